@@ -1,0 +1,182 @@
+package document
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Frontmatter is the YAML block between "---" lines at the start of a file.
+type Frontmatter struct {
+	// Span covers the block, both delimiter lines and the closing line's
+	// terminator included.
+	Span Span
+	// Content covers the YAML text between the delimiters.
+	Content Span
+	// FirstLine is the zero-based document line of the first YAML line.
+	FirstLine int
+	// Root is the top-level mapping node; nil when the YAML is empty, not a
+	// mapping, or failed to parse.
+	Root *yaml.Node
+	// Err describes why the YAML could not be used, or is nil.
+	Err *YAMLError
+}
+
+// YAMLError is a frontmatter problem with the document line it concerns.
+type YAMLError struct {
+	// Line is the zero-based document line.
+	Line int
+	// Message says what is wrong.
+	Message string
+}
+
+func (e *YAMLError) Error() string { return fmt.Sprintf("line %d: %s", e.Line+1, e.Message) }
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseFrontmatter finds and parses the frontmatter block, or returns nil.
+func parseFrontmatter(d *Doc) *Frontmatter {
+	l := d.Lines
+	if l.Count() < 2 || !isDelimiter(l.Line(0), "---") {
+		return nil
+	}
+	closing := -1
+	for i := 1; i < l.Count(); i++ {
+		line := l.Line(i)
+		if isDelimiter(line, "---") || isDelimiter(line, "...") {
+			closing = i
+			break
+		}
+	}
+	fm := &Frontmatter{FirstLine: 1}
+	if closing < 0 {
+		// A leading "---" followed by prose is a thematic break, not an
+		// unclosed frontmatter block.
+		if !bytes.Contains(l.Line(1), []byte(":")) {
+			return nil
+		}
+		fm.Span = Span{0, len(d.Text)}
+		fm.Content = Span{l.Start(1), len(d.Text)}
+		fm.Err = &YAMLError{Line: 0, Message: "frontmatter is not closed by a \"---\" line"}
+		return fm
+	}
+	fm.Content = Span{l.Start(1), l.Start(closing)}
+	end := l.Start(closing + 1)
+	if closing+1 >= l.Count() {
+		end = len(d.Text)
+	}
+	fm.Span = Span{0, end}
+	raw := d.Text[fm.Content.Start:fm.Content.End]
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return fm
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		fm.Err = yamlError(err, fm.FirstLine)
+		return fm
+	}
+	if len(doc.Content) == 0 {
+		return fm
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		fm.Err = &YAMLError{Line: fm.FirstLine + root.Line - 1, Message: "frontmatter must be a mapping of field names to values"}
+		return fm
+	}
+	fm.Root = root
+	return fm
+}
+
+// yamlError turns a yaml.v3 error into a YAMLError on a document line.
+func yamlError(err error, first int) *YAMLError {
+	msg := err.Error()
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &YAMLError{Line: first + n - 1, Message: m[2]}
+	}
+	return &YAMLError{Line: first, Message: msg}
+}
+
+func isDelimiter(line []byte, delim string) bool {
+	return string(bytes.TrimRight(line, " \t")) == delim
+}
+
+// Field returns the value node of the top-level frontmatter field key and
+// its key node, or nils when absent.
+func (fm *Frontmatter) Field(key string) (keyNode, value *yaml.Node) {
+	if fm == nil || fm.Root == nil {
+		return nil, nil
+	}
+	c := fm.Root.Content
+	for i := 0; i+1 < len(c); i += 2 {
+		if c[i].Value == key {
+			return c[i], c[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// NodeSpan returns the byte span in the document of a frontmatter node. For
+// a scalar it covers the scalar as written, quotes included; for other
+// nodes it covers the node's first line from its start.
+func (d *Doc) NodeSpan(n *yaml.Node) Span {
+	fm := d.Frontmatter
+	if fm == nil || n == nil || n.Line == 0 {
+		return Span{}
+	}
+	line := fm.FirstLine + n.Line - 1
+	start := d.Lines.Start(line)
+	end := d.Lines.End(line)
+	text := d.Text[start:end]
+	// yaml.v3 columns count characters, one-based.
+	off := 0
+	for col := 1; col < n.Column && off < len(text); col++ {
+		_, size := utf8.DecodeRune(text[off:])
+		off += size
+	}
+	s := start + off
+	if n.Kind != yaml.ScalarNode {
+		return Span{s, end}
+	}
+	rest := d.Text[s:end]
+	switch n.Style {
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		q := rest[0]
+		for i := 1; i < len(rest); i++ {
+			if rest[i] == '\\' && q == '"' {
+				i++
+				continue
+			}
+			if rest[i] == q {
+				if q == '\'' && i+1 < len(rest) && rest[i+1] == '\'' {
+					i++
+					continue
+				}
+				return Span{s, s + i + 1}
+			}
+		}
+		return Span{s, end}
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		return Span{s, end}
+	}
+	if bytes.HasPrefix(rest, []byte(n.Value)) {
+		return Span{s, s + len(n.Value)}
+	}
+	return Span{s, end}
+}
+
+// ValueSpan returns the span of a scalar node's value without quotes.
+func (d *Doc) ValueSpan(n *yaml.Node) Span {
+	s := d.NodeSpan(n)
+	if n != nil && (n.Style == yaml.DoubleQuotedStyle || n.Style == yaml.SingleQuotedStyle) && s.Len() >= 2 {
+		return Span{s.Start + 1, s.End - 1}
+	}
+	return s
+}
