@@ -1,0 +1,175 @@
+// Entry point of the ctxls extension.
+
+import * as vscode from 'vscode';
+import { CtxlsServer } from './client';
+import { ChainCommands } from './chains';
+import { ContextTreeProvider, topicUri } from './contextView';
+import type { ContextNode, TopicNode } from './contextTree';
+import { ExecutionsTreeProvider } from './executionsView';
+import { Methods, itemsOf, type SearchItem, type SearchResult } from './protocol';
+import { searchPickItems } from './quickPick';
+import { ReadonlyDocs, SCHEME } from './readonlyDocs';
+import { CostStatusBar } from './statusBar';
+import { referenceOf } from './format';
+
+let server: CtxlsServer | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('ctxls', { log: true });
+  server = new CtxlsServer(context, output);
+  const srv = server;
+
+  const docs = new ReadonlyDocs();
+  const contextTree = new ContextTreeProvider(srv);
+  const contextView = vscode.window.createTreeView<ContextNode>('ctxls.contextBrowser', {
+    treeDataProvider: contextTree,
+    showCollapseAll: true,
+  });
+  contextTree.attach(contextView);
+  const executions = new ExecutionsTreeProvider(srv);
+  const executionsView = vscode.window.createTreeView('ctxls.executions', {
+    treeDataProvider: executions,
+    showCollapseAll: true,
+  });
+  const status = new CostStatusBar(srv);
+  const chains = new ChainCommands(srv, executions, docs);
+
+  context.subscriptions.push(
+    output,
+    srv,
+    docs,
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
+    contextTree,
+    contextView,
+    executions,
+    executionsView,
+    status,
+    chains,
+    ...chains.register(),
+    srv.onDidStart(() => {
+      contextTree.refresh();
+      executions.refresh();
+    }),
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      if (doc.languageId === 'markdown' || doc.fileName.endsWith('.ctxls.yaml')) {
+        contextTree.refreshSoon();
+      }
+    }),
+    vscode.workspace.onDidCreateFiles(() => contextTree.refreshSoon()),
+    vscode.workspace.onDidDeleteFiles(() => contextTree.refreshSoon()),
+    vscode.workspace.onDidRenameFiles(() => contextTree.refreshSoon()),
+    vscode.commands.registerCommand('ctxls.restartServer', async () => {
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'ctxls: restarting server' },
+        () => srv.restart(),
+      );
+    }),
+    vscode.commands.registerCommand('ctxls.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('ctxls.showCostBreakdown', (arg?: vscode.Uri | string) => status.showBreakdown(arg)),
+    vscode.commands.registerCommand('ctxls.refreshContext', () => contextTree.refresh()),
+    vscode.commands.registerCommand('ctxls.refreshExecutions', () => executions.refresh()),
+    vscode.commands.registerCommand('ctxls.openTopic', async (node?: TopicNode) => {
+      const uri = node ? topicUri(node) : undefined;
+      if (uri) {
+        await vscode.window.showTextDocument(uri, { preview: true });
+      }
+    }),
+    vscode.commands.registerCommand('ctxls.copyReference', async (node?: ContextNode) => {
+      const selected = node ?? contextView.selection[0];
+      if (!selected || selected.kind !== 'topic') {
+        return;
+      }
+      await vscode.env.clipboard.writeText(selected.reference);
+      vscode.window.setStatusBarMessage(`Copied ${selected.reference}`, 3000);
+    }),
+    vscode.commands.registerCommand('ctxls.searchContext', () => searchContext(srv)),
+  );
+
+  srv.start().catch(() => {
+    // Already reported to the user and the output channel.
+  });
+}
+
+/** "Search Context": a quick pick fed by `ctxls/search` as the user types. */
+async function searchContext(srv: CtxlsServer): Promise<void> {
+  const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value?: SearchItem }>();
+  qp.title = 'Search Context';
+  qp.placeholder = 'Search topics by title, tag, keyword or content';
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  let timer: NodeJS.Timeout | undefined;
+  let pending: vscode.CancellationTokenSource | undefined;
+  const run = (query: string) => {
+    pending?.cancel();
+    if (query.trim() === '') {
+      qp.items = [];
+      qp.busy = false;
+      return;
+    }
+    const cts = new vscode.CancellationTokenSource();
+    pending = cts;
+    qp.busy = true;
+    srv
+      .request<SearchResult>(Methods.search, { query }, cts.token)
+      .then((res) => {
+        if (cts.token.isCancellationRequested) {
+          return;
+        }
+        const items = searchPickItems(itemsOf(res));
+        qp.items =
+          items.length > 0
+            ? items.map((i) => ({
+                label: `$(${i.icon ?? 'book'}) ${i.label}`,
+                description: i.description,
+                detail: i.detail,
+                alwaysShow: true,
+                value: i.value,
+              }))
+            : [{ label: `No topic matches “${query}”`, alwaysShow: true }];
+      })
+      .catch((err) => {
+        if (!cts.token.isCancellationRequested) {
+          qp.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
+        }
+      })
+      .finally(() => {
+        if (pending === cts) {
+          qp.busy = false;
+        }
+      });
+  };
+  qp.onDidChangeValue((value) => {
+    if (timer) {
+      clearTimeout(timer);
+    }
+    timer = setTimeout(() => run(value), 150);
+  });
+  const chosen = await new Promise<SearchItem | undefined>((resolve) => {
+    qp.onDidAccept(() => {
+      resolve(qp.selectedItems[0]?.value);
+      qp.hide();
+    });
+    qp.onDidHide(() => resolve(undefined));
+    qp.show();
+  });
+  if (timer) {
+    clearTimeout(timer);
+  }
+  pending?.cancel();
+  qp.dispose();
+  if (!chosen) {
+    return;
+  }
+  const ref = chosen.reference;
+  const uri = ref.path ? vscode.Uri.file(ref.path) : ref.uri ? vscode.Uri.parse(ref.uri) : undefined;
+  if (uri) {
+    await vscode.window.showTextDocument(uri);
+  } else {
+    void vscode.window.showInformationMessage(`ctxls: ${referenceOf(ref)} has no file path.`);
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+}

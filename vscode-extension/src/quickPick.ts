@@ -1,0 +1,181 @@
+// Quick-pick items built from server results. Plain objects shaped like
+// vscode.QuickPickItem so they can be unit-tested without `vscode`.
+
+import type {
+  CommandInfo,
+  DocumentCostResult,
+  Execution,
+  NamedChain,
+  SearchItem,
+} from './protocol';
+import { itemsOf } from './protocol';
+import { executionState, commandsOf } from './executionsTree';
+import { formatChain, formatRelevance, formatTimestamp, formatTokens, costOf, referenceOf, shortId } from './format';
+
+export interface PickItem<T> {
+  label: string;
+  description?: string;
+  detail?: string;
+  /** Codicon shown before the label. */
+  icon?: string;
+  /** A separator row (kind = Separator in vscode). */
+  separator?: boolean;
+  alwaysShow?: boolean;
+  value: T;
+}
+
+/** Items of the "Search Context" quick pick, best match first. */
+export function searchPickItems(items: readonly SearchItem[]): Array<PickItem<SearchItem>> {
+  const sorted = items
+    .filter((i) => i && i.reference && typeof i.reference.id === 'string')
+    .slice()
+    .sort((a, b) => (b.relevance ?? 0) - (a.relevance ?? 0));
+  return sorted.map((i) => {
+    const ref = i.reference;
+    const detail: string[] = [];
+    const relevance = formatRelevance(i.relevance);
+    if (relevance) {
+      detail.push(`relevance ${relevance}`);
+    }
+    detail.push(formatTokens(costOf(ref)));
+    const matched = Array.isArray(i.matchedOn) ? i.matchedOn : i.matchedOn ? [i.matchedOn] : [];
+    if (matched.length > 0) {
+      detail.push(`matched on ${matched.join(', ')}`);
+    }
+    if (ref.type) {
+      detail.push(ref.type);
+    }
+    return {
+      label: referenceOf(ref),
+      description: ref.title ?? '',
+      detail: detail.join(' · '),
+      icon: 'book',
+      // The query is already matched by the server; keep every result visible.
+      alwaysShow: true,
+      value: i,
+    };
+  });
+}
+
+/** What the chain picker returns. */
+export type ChainChoice = { kind: 'named'; chain: NamedChain } | { kind: 'build' };
+
+/** Items of the first "Run/Preview Chain" quick pick: named chains, then "build". */
+export function chainPickItems(chains: readonly NamedChain[]): Array<PickItem<ChainChoice>> {
+  const items: Array<PickItem<ChainChoice>> = chains
+    .filter((c) => c && typeof c.name === 'string' && Array.isArray(c.commands))
+    .map((c) => ({
+      label: c.name,
+      description: formatChain(c.commands),
+      detail: `${c.commands.length} ${c.commands.length === 1 ? 'step' : 'steps'} from .ctxls.yaml`,
+      icon: 'list-ordered',
+      value: { kind: 'named', chain: c } as ChainChoice,
+    }));
+  items.push({
+    label: 'Build a chain…',
+    description: 'pick commands in order',
+    icon: 'add',
+    alwaysShow: true,
+    value: { kind: 'build' },
+  });
+  return items;
+}
+
+/** What the command picker of "Build a chain" returns. */
+export type CommandChoice = { kind: 'command'; name: string } | { kind: 'done' } | { kind: 'undo' };
+
+/** Items of one round of the command picker, given the steps picked so far. */
+export function commandPickItems(
+  commands: readonly CommandInfo[],
+  picked: readonly string[],
+): Array<PickItem<CommandChoice>> {
+  const items: Array<PickItem<CommandChoice>> = [];
+  if (picked.length > 0) {
+    items.push({
+      label: `Done: ${formatChain(picked)}`,
+      description: `${picked.length} ${picked.length === 1 ? 'step' : 'steps'}`,
+      icon: 'check',
+      alwaysShow: true,
+      value: { kind: 'done' },
+    });
+    items.push({
+      label: `Remove last step (${picked[picked.length - 1]})`,
+      icon: 'discard',
+      alwaysShow: true,
+      value: { kind: 'undo' },
+    });
+  }
+  const sorted = commands.filter((c) => c && typeof c.name === 'string').slice();
+  sorted.sort((a, b) => a.name.localeCompare(b.name));
+  for (const c of sorted) {
+    const detail: string[] = [];
+    if (typeof c.tokens === 'number') {
+      detail.push(`context ${formatTokens(c.tokens)}`);
+    }
+    const refs = c.references ?? [];
+    if (refs.length > 0) {
+      detail.push(`${refs.length} ${refs.length === 1 ? 'reference' : 'references'}`);
+    }
+    const position = picked.filter((p) => p === c.name).length;
+    items.push({
+      label: c.name,
+      description: c.description ?? '',
+      detail: (position > 0 ? [`already step ${picked.indexOf(c.name) + 1}`, ...detail] : detail).join(' · '),
+      icon: 'terminal',
+      value: { kind: 'command', name: c.name },
+    });
+  }
+  return items;
+}
+
+/** Items of an execution picker (resume, cancel, history). */
+export function executionPickItems(
+  executions: readonly Execution[],
+  current?: string,
+): Array<PickItem<Execution>> {
+  return executions
+    .filter((e) => e && typeof e.sessionId === 'string')
+    .map((e) => {
+      const cmds = commandsOf(e);
+      const names = e.chain && e.chain.length > 0 ? e.chain : cmds.map((c) => c.command);
+      const isCurrent = e.current === true || e.sessionId === current;
+      const description = [executionState(e), formatTimestamp(e.startedAt)].filter((s) => s).join(' · ');
+      return {
+        label: names.length > 0 ? formatChain(names) : shortId(e.sessionId),
+        description: isCurrent ? `● current · ${description}` : description,
+        detail: `${e.sessionId}${e.projectName ? ` · ${e.projectName}` : ''}`,
+        icon: isCurrent ? 'star-full' : 'history',
+        value: e,
+      };
+    });
+}
+
+/** Status bar text for a document's reference cost, or undefined when it has none. */
+export function costStatusText(result: DocumentCostResult | null | undefined): string | undefined {
+  const items = itemsOf(result);
+  if (items.length === 0) {
+    return undefined;
+  }
+  const total =
+    typeof result?.total === 'number' ? result.total : items.reduce((s, i) => s + (i.tokens ?? 0), 0);
+  const unresolved = items.filter((i) => i.resolved === false).length;
+  const refs = `${items.length} ${items.length === 1 ? 'ref' : 'refs'}`;
+  return `${formatTokens(total)} · ${refs}${unresolved > 0 ? ` · ${unresolved} unresolved` : ''}`;
+}
+
+/** Rows of the cost breakdown quick pick, most expensive first. */
+export function costBreakdownItems(
+  result: DocumentCostResult | null | undefined,
+): Array<PickItem<DocumentCostResult['items'] extends (infer U)[] | null | undefined ? U : never>> {
+  const items = itemsOf(result).slice();
+  items.sort((a, b) => (b.tokens ?? -1) - (a.tokens ?? -1) || a.reference.localeCompare(b.reference));
+  return items.map((i) => ({
+    label: i.reference,
+    description: i.resolved === false ? 'unresolved' : formatTokens(i.tokens),
+    detail: [i.title, i.section ? `section ${i.section}` : '', typeof i.line === 'number' ? `line ${i.line + 1}` : '']
+      .filter((s) => s)
+      .join(' · '),
+    icon: i.resolved === false ? 'warning' : 'book',
+    value: i,
+  }));
+}

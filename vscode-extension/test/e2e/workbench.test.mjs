@@ -1,0 +1,447 @@
+// End-to-end test of the packaged extension in a real VS Code build
+// (code-server) driven through Debian's chromium with playwright-core.
+// Run through scripts/e2e.sh, which installs code-server and packages the
+// extension first.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const extDir = resolve(here, '..', '..');
+const repoRoot = resolve(extDir, '..');
+
+const env = process.env;
+const codeServer = env.CTXLS_E2E_CODE_SERVER;
+const nodeBinDir = env.CTXLS_E2E_NODE_BIN_DIR;
+const chromiumPath = env.CTXLS_E2E_CHROMIUM || '/usr/bin/chromium';
+const vsix = env.CTXLS_E2E_VSIX || join(extDir, 'ctxls.vsix');
+const artifacts = env.CTXLS_E2E_ARTIFACTS || join(extDir, 'test-artifacts');
+const librarySource = env.CTXLS_E2E_WORKSPACE || join(repoRoot, 'examples', 'library');
+
+const WAIT = 60_000; // generous: two shared cores, cold workbench
+const STEP_TIMEOUT = 240_000;
+
+let tmp;
+let workspace;
+let serverProc;
+let browser;
+let page;
+let shot = 0;
+const browserLog = [];
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForHttp(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    if (serverProc.exitCode !== null) {
+      throw new Error(`code-server exited with ${serverProc.exitCode}; see test-artifacts/code-server.log`);
+    }
+    try {
+      const res = await fetch(url);
+      if (res.ok) {
+        return;
+      }
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms: ${last}`);
+}
+
+async function screenshot(name) {
+  shot += 1;
+  const file = join(artifacts, `${String(shot).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+function codeServerEnv() {
+  return { ...env, PATH: `${nodeBinDir}:${env.PATH}` };
+}
+
+/** Defines a test that leaves a screenshot behind when it fails. */
+function step(title, name, fn) {
+  test(title, { timeout: STEP_TIMEOUT }, async () => {
+    try {
+      await fn();
+    } catch (err) {
+      await screenshot(`${name}-FAILED`).catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
+/** Runs a workbench command through the command palette (F1). */
+async function runCommand(label) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: WAIT });
+  await input.fill(`>${label}`);
+  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ state: 'visible', timeout: WAIT });
+  await row.click();
+}
+
+/** Opens a workspace file with Quick Open. */
+async function openFile(relPath) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: WAIT });
+  await input.fill(relPath);
+  const base = relPath.split('/').pop();
+  const row = page
+    .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: base })
+    .filter({ hasText: dirname(relPath) === '.' ? '' : dirname(relPath) })
+    .first();
+  await row.waitFor({ state: 'visible', timeout: WAIT });
+  await row.click();
+  await page
+    .locator(`.tabs-container .tab[data-resource-name="${base}"], .tabs-container .tab:has-text("${base}")`)
+    .first()
+    .waitFor({ state: 'visible', timeout: WAIT });
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: WAIT });
+}
+
+/** Moves the cursor of the active editor to a 1-based line and column. */
+async function goTo(line, column) {
+  await runCommand('Go to Line/Column');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill(`:${line}:${column}`);
+  await input.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: WAIT });
+}
+
+/** Line and column (1-based) of the first occurrence of `needle` in a file. */
+function positionOf(file, needle, offsetInNeedle = 0) {
+  const text = readFileSync(file, 'utf8');
+  const idx = text.indexOf(needle);
+  assert.ok(idx >= 0, `${needle} not found in ${file}`);
+  const before = text.slice(0, idx + offsetInNeedle);
+  const line = before.split('\n').length;
+  const column = idx + offsetInNeedle - before.lastIndexOf('\n');
+  return { line, column };
+}
+
+/** Waits until `fn` returns a truthy value, polling. */
+async function eventually(fn, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) {
+        return v;
+      }
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
+}
+
+before(async () => {
+  assert.ok(codeServer && existsSync(codeServer), 'CTXLS_E2E_CODE_SERVER must point at code-server (run scripts/e2e.sh)');
+  assert.ok(nodeBinDir, 'CTXLS_E2E_NODE_BIN_DIR must be set (run scripts/e2e.sh)');
+  assert.ok(existsSync(vsix), `${vsix} is missing: run npm run package`);
+  assert.ok(existsSync(librarySource), `${librarySource} is missing`);
+  rmSync(artifacts, { recursive: true, force: true });
+  mkdirSync(artifacts, { recursive: true });
+
+  tmp = mkdtempSync(join(tmpdir(), 'ctxls-e2e-'));
+  workspace = join(tmp, 'library');
+  // A copy, so the server's database and edits stay out of the repository.
+  cpSync(librarySource, workspace, {
+    recursive: true,
+    filter: (src) => !src.split('/').includes('.ctxls') || src.endsWith('.ctxls.yaml'),
+  });
+  const userData = join(tmp, 'user-data');
+  const extensions = join(tmp, 'extensions');
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(userData, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'security.workspace.trust.enabled': false,
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.enableExperiments': false,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'chat.disableAIFeatures': true,
+        'extensions.autoUpdate': false,
+        'extensions.autoCheckUpdates': false,
+        'extensions.ignoreRecommendations': true,
+        'update.mode': 'none',
+        'telemetry.telemetryLevel': 'off',
+        'window.commandCenter': false,
+        'editor.minimap.enabled': false,
+        'editor.hover.delay': 200,
+        'editor.quickSuggestions': { other: true, comments: true, strings: true },
+        'files.autoSave': 'off',
+        'git.enabled': false,
+      },
+      null,
+      2,
+    ),
+  );
+
+  const install = spawnSync(
+    codeServer,
+    ['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', vsix],
+    { env: codeServerEnv(), encoding: 'utf8', timeout: 180_000 },
+  );
+  writeFileSync(join(artifacts, 'install-extension.log'), `${install.stdout}\n${install.stderr}`);
+  assert.equal(install.status, 0, `installing the vsix failed:\n${install.stdout}\n${install.stderr}`);
+  assert.match(install.stdout + install.stderr, /successfully installed/i);
+
+  const port = await freePort();
+  const log = createWriteStream(join(artifacts, 'code-server.log'));
+  serverProc = spawn(
+    codeServer,
+    [
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--extensions-dir', extensions,
+      '--user-data-dir', userData,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      workspace,
+    ],
+    { env: codeServerEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  serverProc.stdout.pipe(log);
+  serverProc.stderr.pipe(log);
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 120_000);
+
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(WAIT);
+  page.on('console', (m) => browserLog.push(`[${m.type()}] ${m.text()}`));
+  page.on('pageerror', (e) => browserLog.push(`[pageerror] ${e.message}`));
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { timeout: 120_000 });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 });
+  // The explorer shows the workspace once the file service is up.
+  await page
+    .locator('.explorer-folders-view .monaco-list-row', { hasText: 'commands' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 120_000 });
+  await screenshot('workbench');
+}, { timeout: 600_000 });
+
+after(async () => {
+  try {
+    if (browserLog.length > 0) {
+      writeFileSync(join(artifacts, 'browser-console.log'), browserLog.join('\n') + '\n');
+    }
+    await browser?.close().catch(() => undefined);
+  } finally {
+    if (serverProc && serverProc.exitCode === null) {
+      const exited = new Promise((r) => serverProc.once('exit', r));
+      try {
+        process.kill(-serverProc.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-serverProc.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (tmp) {
+      // Keep the extension host logs (they hold the ctxls output channel).
+      const logs = join(tmp, 'user-data', 'logs');
+      if (existsSync(logs)) {
+        cpSync(logs, join(artifacts, 'vscode-logs'), { recursive: true });
+      }
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+});
+
+step('opens a command and completes a topic with its token cost', 'completion', async () => {
+  // Click the file in the explorer, as a person would.
+  const commandsRow = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'commands' }).first();
+  await commandsRow.click();
+  const fileRow = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'implement.md' }).first();
+  await fileRow.waitFor({ state: 'visible', timeout: WAIT });
+  await fileRow.click();
+  await page.locator('.tabs-container .tab', { hasText: 'implement.md' }).first().waitFor({ state: 'visible' });
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await editor.locator('.view-lines').waitFor({ state: 'visible' });
+  await editor.locator('.view-lines').click();
+
+  // A fresh line at the end of the file, then the key form prefix.
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Enter');
+  const suggest = page.locator('.editor-widget.suggest-widget');
+  // The server may still be indexing; retry the trigger until items arrive.
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Home');
+      await page.keyboard.press('Shift+End');
+      await page.keyboard.type('python:', { delay: 40 });
+      await page.keyboard.press('Control+Space');
+      await suggest.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 10_000 });
+      return true;
+    },
+    WAIT * 2,
+    'the completion widget',
+  );
+  // Show the details of the focused item too (Ctrl+Space toggles them).
+  const text = await eventually(
+    async () => {
+      const t = await suggest.innerText();
+      return /tok/.test(t) ? t : undefined;
+    },
+    WAIT,
+    'a completion item with a token cost',
+  );
+  await screenshot('completion');
+  assert.match(text, /fastapi_patterns|common_issues|index/, 'completion lists python topics');
+  const rows = await suggest.locator('.monaco-list-row').allInnerTexts();
+  assert.ok(
+    rows.some((r) => /tok/.test(r)),
+    `no completion row shows a token cost: ${JSON.stringify(rows.slice(0, 5))}`,
+  );
+  await page.keyboard.press('Escape');
+  // Leave the document as it was.
+  await page.keyboard.press('Control+Shift+K');
+  await page.keyboard.press('Control+Shift+K');
+  await page.keyboard.press('Control+S');
+});
+
+step('hover on a reference shows its tokens', 'hover', async () => {
+  const file = join(workspace, 'commands', 'implement.md');
+  const { line, column } = positionOf(file, 'python:common_issues', 9);
+  await goTo(line, column);
+  const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: /tok/ }).first();
+  await eventually(
+    async () => {
+      await runCommand('Show or Focus Hover');
+      await hover.waitFor({ state: 'visible', timeout: 8_000 });
+      return true;
+    },
+    WAIT * 2,
+    'a hover with tokens',
+  );
+  const text = await hover.innerText();
+  await screenshot('hover');
+  assert.match(text, /common.issues/i, 'hover names the topic');
+  assert.match(text, /\d[\d,]*\s*tok/i, 'hover shows a token count');
+  await page.keyboard.press('Escape');
+});
+
+step('the Problems panel shows a ctxls diagnostic', 'problems', async () => {
+  await runCommand('Problems: Focus on Problems View');
+  const rows = page.locator('.markers-panel .monaco-list-row');
+  const text = await eventually(
+    async () => {
+      const all = (await rows.allInnerTexts()).join('\n');
+      return /python:fastapi\b|unresolved/i.test(all) ? all : undefined;
+    },
+    WAIT * 2,
+    'the unresolved python:fastapi diagnostic',
+  );
+  await screenshot('problems');
+  assert.match(text, /python:fastapi/);
+});
+
+step('the context browser lists domains and topics with tokens', 'context-browser', async () => {
+  await page.locator('.activitybar .action-item a[aria-label^="ctxls"], .activitybar .action-item[aria-label^="ctxls"]').first().click();
+  const view = page.locator('.sidebar .pane', { hasText: 'Context Library' }).first();
+  await view.waitFor({ state: 'visible' });
+  const tree = view.locator('.monaco-list-row');
+  const text = await eventually(
+    async () => {
+      const all = (await tree.allInnerTexts()).join('\n');
+      return /python/.test(all) && /fastapi_patterns/.test(all) && /tok/.test(all) ? all : undefined;
+    },
+    WAIT * 2,
+    'domains and topics in the Context Library view',
+  );
+  await screenshot('context-browser');
+  for (const domain of ['python', 'security', 'testing', 'git']) {
+    assert.match(text, new RegExp(`^${domain}\\b`, 'm'), `domain ${domain} is listed`);
+  }
+  assert.match(text, /fastapi_patterns[\s\S]*?\d[\d,]* tok/, 'topics show token costs');
+});
+
+step('Preview Chain shows every step of a named chain', 'chain-preview', async () => {
+  await runCommand('ctxls: Preview Chain…');
+  const rowFeature = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'feature' }).first();
+  await rowFeature.waitFor({ state: 'visible', timeout: WAIT });
+  await screenshot('preview-pick-chain');
+  await rowFeature.click();
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await eventually(
+    async () => /Input for/.test(await page.locator('.quick-input-widget').innerText()),
+    WAIT,
+    'the chain input box',
+  );
+  await input.fill('add pagination to the /items endpoint');
+  await input.press('Enter');
+  await page.locator('.tabs-container .tab', { hasText: 'Chain Preview' }).first().waitFor({ state: 'visible', timeout: WAIT * 2 });
+  const body = await eventually(
+    async () => {
+      for (const frame of page.frames()) {
+        const t = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+        if (/Chain preview/.test(t) && /Step 1 of/.test(t)) {
+          return t;
+        }
+      }
+      return undefined;
+    },
+    WAIT * 2,
+    'the chain preview webview',
+  );
+  await screenshot('chain-preview');
+  assert.match(body, /Step 1 of 3: \/brainstorm/);
+  assert.match(body, /Step 2 of 3: \/implement/);
+  assert.match(body, /Step 3 of 3: \/test/);
+  assert.match(body, /\d[\d,]* tok/);
+  assert.match(body, /cache hit/, 'later steps reuse context loaded by earlier ones');
+});

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  buildCommandNodes,
+  buildExecutionNodes,
+  currentSessionId,
+  executionState,
+  isResumable,
+} from '../../src/executionsTree';
+import type { Execution, ExecutionListResult } from '../../src/protocol';
+
+const done: Execution = {
+  sessionId: 'aaaaaaaa-1111-2222-3333-444444444444',
+  startedAt: '2026-01-01T10:00:00Z',
+  state: 'completed',
+  chain: ['brainstorm', 'implement'],
+  commands: [
+    { command: 'brainstorm', status: 'success', attempts: 1, completedAt: '2026-01-01T10:01:00Z' },
+    { command: 'implement', status: 'success', attempts: 2, completedAt: '2026-01-01T10:02:00Z', contextLoaded: ['python:fastapi_patterns'] },
+  ],
+};
+const interrupted: Execution = {
+  sessionId: 'bbbbbbbb-1111-2222-3333-444444444444',
+  startedAt: '2026-01-02T10:00:00Z',
+  chain: ['brainstorm', 'implement', 'test'],
+  commandHistory: [{ command: 'brainstorm', status: 'success', completedAt: '2026-01-02T10:01:00Z' }],
+};
+
+test('current execution comes first, then newest', () => {
+  const result: ExecutionListResult = { items: [interrupted, { ...done, current: true }] };
+  const nodes = buildExecutionNodes(result);
+  assert.deepEqual(
+    nodes.map((n) => n.sessionId),
+    [done.sessionId, interrupted.sessionId],
+  );
+  assert.equal(nodes[0].current, true);
+  assert.equal(nodes[0].contextValue, 'ctxlsExecution.current');
+  assert.equal(nodes[1].contextValue, 'ctxlsExecution');
+  assert.match(nodes[0].description, /^● current · completed/);
+  assert.equal(nodes[0].label, 'brainstorm → implement');
+});
+
+test('current marker from the result field', () => {
+  const result: ExecutionListResult = { items: [done, interrupted], current: interrupted.sessionId };
+  assert.equal(currentSessionId(result), interrupted.sessionId);
+  const nodes = buildExecutionNodes(result);
+  assert.equal(nodes[0].sessionId, interrupted.sessionId);
+  assert.equal(nodes[0].icon, 'star-full');
+});
+
+test('state derived when the server does not send one', () => {
+  assert.equal(executionState(interrupted), 'interrupted');
+  assert.equal(executionState({ sessionId: 'x' }), 'pending');
+  assert.equal(executionState({ sessionId: 'x', commands: [{ command: 'a', status: 'failed' }] }), 'failed');
+  assert.equal(executionState({ sessionId: 'x', commands: [{ command: 'a', status: 'running' }] }), 'running');
+  assert.equal(executionState({ sessionId: 'x', status: 'cancelled' }), 'cancelled');
+});
+
+test('command nodes show status, attempts and pending steps', () => {
+  const nodes = buildCommandNodes(interrupted);
+  assert.deepEqual(
+    nodes.map((n) => [n.label, n.status]),
+    [
+      ['1. brainstorm', 'success'],
+      ['2. implement', 'pending'],
+      ['3. test', 'pending'],
+    ],
+  );
+  const doneNodes = buildCommandNodes(done);
+  assert.equal(doneNodes[1].description, 'success · 2 attempts · 1 context');
+  assert.equal(doneNodes[0].description, 'success · 1 attempt');
+  assert.match(doneNodes[1].tooltip, /Attempts: 2/);
+});
+
+test('resumable unless completed', () => {
+  assert.equal(isResumable(done), false);
+  assert.equal(isResumable(interrupted), true);
+});
+
+test('tolerates empty and malformed lists', () => {
+  assert.deepEqual(buildExecutionNodes(undefined), []);
+  assert.deepEqual(buildExecutionNodes({ items: null }), []);
+  assert.equal(buildExecutionNodes({ items: [{} as Execution, done] }).length, 1);
+});

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildChainFlow, deleteExecutionFlow, progressIncrement, progressText } from '../../src/flows';
+import type { CommandChoice, PickItem } from '../../src/quickPick';
+
+test('delete sends the token back after confirmation', async () => {
+  const calls: Array<{ sessionId: string; confirmToken?: string }> = [];
+  const prompts: string[] = [];
+  const res = await deleteExecutionFlow(
+    's1',
+    async (p) => {
+      calls.push(p);
+      return p.confirmToken ? { deleted: true } : { confirmToken: 'tok-123' };
+    },
+    async (m) => {
+      prompts.push(m);
+      return true;
+    },
+  );
+  assert.equal(res.outcome, 'deleted');
+  assert.deepEqual(calls, [{ sessionId: 's1' }, { sessionId: 's1', confirmToken: 'tok-123' }]);
+  assert.equal(prompts.length, 1);
+});
+
+test('declining sends no second request', async () => {
+  const calls: unknown[] = [];
+  const res = await deleteExecutionFlow(
+    's1',
+    async (p) => {
+      calls.push(p);
+      return { confirmToken: 't' };
+    },
+    async () => false,
+  );
+  assert.equal(res.outcome, 'declined');
+  assert.equal(calls.length, 1);
+});
+
+test('refusal without a token is a failure with the server message', async () => {
+  const res = await deleteExecutionFlow('cur', async () => ({ message: 'the current execution cannot be deleted' }), async () => true);
+  assert.deepEqual(res, { outcome: 'failed', message: 'the current execution cannot be deleted' });
+});
+
+test('building a chain: pick, undo, done', async () => {
+  const script: Array<(items: Array<PickItem<CommandChoice>>) => PickItem<CommandChoice> | undefined> = [
+    (items) => items.find((i) => i.label === 'brainstorm'),
+    (items) => items.find((i) => i.label === 'test'),
+    (items) => items.find((i) => i.value.kind === 'undo'),
+    (items) => items.find((i) => i.label === 'implement'),
+    (items) => items.find((i) => i.value.kind === 'done'),
+  ];
+  let round = 0;
+  const got = await buildChainFlow(
+    [{ name: 'brainstorm' }, { name: 'implement' }, { name: 'test' }],
+    async (items) => script[round++](items),
+  );
+  assert.deepEqual(got, ['brainstorm', 'implement']);
+});
+
+test('escape cancels the chain builder', async () => {
+  const got = await buildChainFlow([{ name: 'a' }], async () => undefined);
+  assert.equal(got, undefined);
+});
+
+test('progress helpers', () => {
+  assert.equal(progressText({ title: 'Chain', message: 'step 2/3: implement' }), 'Chain: step 2/3: implement');
+  assert.equal(progressText({ message: 'x' }), 'x');
+  assert.equal(progressIncrement(0, 33), 33);
+  assert.equal(progressIncrement(33, 66), 33);
+  assert.equal(progressIncrement(66, 50), 0);
+  assert.equal(progressIncrement(90, 150), 10);
+  assert.equal(progressIncrement(10, undefined), 0);
+});
