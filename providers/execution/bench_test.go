@@ -1,0 +1,107 @@
+package execution
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+)
+
+// fillExecutions records n executions of three completed commands each,
+// through the same code as the public methods, in one transaction so that
+// the fixture takes seconds rather than minutes of per-commit syncs.
+func fillExecutions(b testing.TB, s *Store, n int) {
+	ctx := context.Background()
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		for i := range n {
+			st, err := s.create(ctx, tx, fmt.Sprintf("project-%d", i%50), "go", i == n-1)
+			if err != nil {
+				return err
+			}
+			for j, cmd := range []string{"brainstorm", "implement", "test"} {
+				if _, err := s.startCommand(ctx, tx, st.SessionID, cmd, `{"input":"x"}`); err != nil {
+					return err
+				}
+				status := StatusSuccess
+				if i%7 == 0 && j == 2 {
+					status = StatusFailed
+				}
+				if _, err := s.completeCommand(ctx, tx, st.SessionID, cmd, status, `{"ok":true}`); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkList10000 lists 10,000 executions of three commands each.
+func BenchmarkList10000(b *testing.B) {
+	const n = 10000
+	s := newStore(b, openDB(b), Options{})
+	fillExecutions(b, s, n)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		l, err := s.List(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(l) != n {
+			b.Fatalf("listed %d executions, want %d", len(l), n)
+		}
+	}
+}
+
+// BenchmarkStartComplete is one step round trip: StartCommand then
+// CompleteCommand, two durable commits.
+func BenchmarkStartComplete(b *testing.B) {
+	ctx := context.Background()
+	s := newStore(b, openDB(b), Options{})
+	st, err := s.Create(ctx, "p", "go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := map[string]any{"input": "add a login page"}
+	out := map[string]any{"summary": "done", "files": []string{"a.go", "b.go"}}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.StartCommand(ctx, st.SessionID, "implement", in); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.CompleteCommand(ctx, st.SessionID, "implement", StatusSuccess, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGet reads the whole state of an execution of ten steps.
+func BenchmarkGet(b *testing.B) {
+	ctx := context.Background()
+	s := newStore(b, openDB(b), Options{})
+	st, err := s.Create(ctx, "p", "go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 10 {
+		cmd := fmt.Sprintf("c%d", i)
+		if _, err := s.StartCommand(ctx, st.SessionID, cmd, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.RecordContextLoad(ctx, st.SessionID, "d", cmd, "# content"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.CompleteCommand(ctx, st.SessionID, cmd, StatusSuccess, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Get(ctx, st.SessionID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,582 @@
+package execution
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// CreateOption changes what Create does.
+type CreateOption func(*createConfig)
+
+type createConfig struct{ keepCurrent bool }
+
+// KeepCurrent makes Create leave the current execution as it is; by default
+// a new execution becomes the current one.
+func KeepCurrent() CreateOption {
+	return func(c *createConfig) { c.keepCurrent = true }
+}
+
+// Create starts a new execution for a project, with its conversation, and
+// makes it the current execution unless KeepCurrent is given.
+func (s *Store) Create(ctx context.Context, projectName, projectType string, opts ...CreateOption) (*ExecutionState, error) {
+	var cfg createConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := requireName("project name", projectName); err != nil {
+		return nil, err
+	}
+	var st *ExecutionState
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		st, err = s.create(ctx, tx, projectName, projectType, !cfg.keepCurrent)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create execution: %w", err)
+	}
+	return st, nil
+}
+
+func (s *Store) create(ctx context.Context, tx *sql.Tx, projectName, projectType string, makeCurrent bool) (*ExecutionState, error) {
+	id := newID()
+	now := s.now()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, project_type, started_at)
+		VALUES (?, ?, ?, ?)`, id, projectName, projectType, ms(now)); err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at)
+		VALUES (?1, ?1, ?2)`, id, ms(now)); err != nil {
+		return nil, err
+	}
+	if makeCurrent {
+		if err := setCurrent(ctx, tx, id); err != nil {
+			return nil, err
+		}
+	}
+	return &ExecutionState{
+		SessionID:      id,
+		StartedAt:      fromMS(ms(now)),
+		ProjectName:    projectName,
+		ProjectType:    projectType,
+		LoadedContext:  map[string]string{},
+		LoadedMemory:   map[string]string{},
+		CommandHistory: []CommandExecution{},
+		SharedData:     map[string]json.RawMessage{},
+		State:          StateNew,
+		IsCurrent:      makeCurrent,
+		ConversationID: id,
+	}, nil
+}
+
+// GetOrCreate returns the execution a command of projectName should continue:
+// the current execution if it belongs to the project, else the project's most
+// recent one, skipping executions whose chain plan is done; when there is
+// none it creates one, which becomes current.
+func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*ExecutionState, error) {
+	if err := requireName("project name", projectName); err != nil {
+		return nil, err
+	}
+	var st *ExecutionState
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		var id string
+		err := tx.QueryRowContext(ctx, `SELECT session_id FROM executions
+			WHERE project_name = :project AND (plan IS NULL OR plan_done < json_array_length(plan))
+			ORDER BY session_id = coalesce((SELECT value FROM settings WHERE key = 'current_execution'), '') DESC,
+				started_at DESC
+			LIMIT 1`, sql.Named("project", projectName)).Scan(&id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			st, err = s.create(ctx, tx, projectName, "", true)
+		case err == nil:
+			st, err = s.load(ctx, tx, id)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get or create execution of %q: %w", projectName, err)
+	}
+	return st, nil
+}
+
+// StartCommand records the start of command in the execution and returns
+// the new attempt. When the command's most recent step (within the current
+// chain plan, if any) did not succeed, the start is a new attempt of that
+// step; otherwise it is a new step. Starting a command that a live process
+// is running fails with ErrConflict; one this process left running is
+// recorded as interrupted and attempted again.
+func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inputs map[string]any) (*CommandExecution, error) {
+	if err := requireName("command name", command); err != nil {
+		return nil, err
+	}
+	in, err := marshalObject("inputs", inputs)
+	if err != nil {
+		return nil, err
+	}
+	var ce *CommandExecution
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		ce, err = s.startCommand(ctx, tx, sessionID, command, in)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start command %q: %w", command, err)
+	}
+	return ce, nil
+}
+
+func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command, in string) (*CommandExecution, error) {
+	now := s.now()
+	if err := s.sweep(ctx, tx, now); err != nil {
+		return nil, err
+	}
+	ex, err := execRow(ctx, tx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		id             int64
+		step, attempts int
+		status, owner  string
+	)
+	err = tx.QueryRowContext(ctx, `SELECT id, step, attempts, status, owner_id FROM commands
+		WHERE session_id = ? AND command = ? AND step >= ? ORDER BY step DESC LIMIT 1`,
+		sessionID, command, ex.planBase).Scan(&id, &step, &attempts, &status, &owner)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || err == nil && Status(status) == StatusSuccess:
+		err = tx.QueryRowContext(ctx, `INSERT INTO commands (session_id, step, command, status, inputs, started_at, owner_id)
+			VALUES (?1, (SELECT coalesce(max(step) + 1, 0) FROM commands WHERE session_id = ?1), ?2, 'running', ?3, ?4, ?5)
+			RETURNING step`, sessionID, command, in, ms(now), s.owner).Scan(&step)
+		attempts = 1
+	case err == nil:
+		if Status(status) == StatusRunning && owner != s.owner {
+			// The sweep above left it running: its owner is alive.
+			return nil, fmt.Errorf("%w: %q in execution %s (process %s)", ErrConflict, command, sessionID, owner)
+		}
+		attempts++
+		err = retry(ctx, tx, id, in, now, s.owner)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &CommandExecution{
+		Command:       command,
+		StartedAt:     fromMS(ms(now)),
+		Status:        StatusRunning,
+		Inputs:        rawObject(in),
+		Outputs:       map[string]json.RawMessage{},
+		ContextLoaded: []string{},
+		MemoryUpdated: []string{},
+		SkillsInvoked: []string{},
+		Attempts:      attempts,
+		Step:          step,
+	}, nil
+}
+
+// retry moves the latest attempt of step id to command_attempts (a running
+// one as interrupted) and makes the step a new running attempt.
+func retry(ctx context.Context, tx *sql.Tx, id int64, inputs string, now time.Time, owner string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO command_attempts (command_id, attempt, status, inputs, outputs, started_at, completed_at, owner_id)
+		SELECT id, attempts, CASE status WHEN 'running' THEN 'interrupted' ELSE status END,
+			inputs, outputs, started_at, coalesce(completed_at, ?2), owner_id
+		FROM commands WHERE id = ?1`, id, ms(now))
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE commands SET attempts = attempts + 1, status = 'running', inputs = ?2, outputs = '{}',
+		started_at = ?3, completed_at = NULL, owner_id = ?4 WHERE id = ?1`, id, inputs, ms(now), owner)
+	return err
+}
+
+// CompleteCommand records the end of the running attempt of command (its most
+// recent step) with status success, partial or failed, and its outputs. The
+// change is committed when CompleteCommand returns. An attempt of this
+// process that was marked interrupted while the process was unresponsive can
+// still be completed.
+func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, status Status, outputs map[string]any) (*CommandExecution, error) {
+	if err := requireName("command name", command); err != nil {
+		return nil, err
+	}
+	switch status {
+	case StatusSuccess, StatusPartial, StatusFailed:
+	default:
+		return nil, fmt.Errorf("%w: completion status %q: want success, partial or failed", ErrInvalidArgument, status)
+	}
+	out, err := marshalObject("outputs", outputs)
+	if err != nil {
+		return nil, err
+	}
+	var ce *CommandExecution
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		ce, err = s.completeCommand(ctx, tx, sessionID, command, status, out)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("complete command %q: %w", command, err)
+	}
+	return ce, nil
+}
+
+func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, command string, status Status, out string) (*CommandExecution, error) {
+	if _, err := execRow(ctx, tx, sessionID); err != nil {
+		return nil, err
+	}
+	var (
+		id         int64
+		cur, owner string
+		now        = s.now()
+	)
+	notRunning := fmt.Errorf("%w: %q in execution %s", ErrNoRunningCommand, command, sessionID)
+	err := tx.QueryRowContext(ctx, `SELECT id, status, owner_id FROM commands WHERE session_id = ? AND command = ?
+		ORDER BY step DESC LIMIT 1`, sessionID, command).Scan(&id, &cur, &owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notRunning
+	} else if err != nil {
+		return nil, err
+	}
+	if Status(cur) != StatusRunning && !(Status(cur) == StatusInterrupted && owner == s.owner) {
+		return nil, fmt.Errorf("%w (its latest attempt is %s)", notRunning, cur)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE commands SET status = ?, outputs = ?, completed_at = ? WHERE id = ?`,
+		string(status), out, ms(now), id); err != nil {
+		return nil, err
+	}
+	live, err := s.liveSet(ctx, tx, now)
+	if err != nil {
+		return nil, err
+	}
+	cmds, err := loadCommands(ctx, tx, live, selectCommands+`WHERE c.id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	return &cmds[0], nil
+}
+
+// RecordContextLoad caches the content of domain:topic in the execution and
+// adds the key to the contextLoaded list of the running command, if any.
+func (s *Store) RecordContextLoad(ctx context.Context, sessionID, domain, topic, content string) error {
+	if err := requireName("domain", domain); err != nil {
+		return err
+	}
+	if err := requireName("topic", topic); err != nil {
+		return err
+	}
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
+			VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+			sessionID, domain, topic, []byte(content), ms(s.now()))
+		if err != nil {
+			return err
+		}
+		_, err = addItem(ctx, tx, sessionID, "context", domain+":"+topic)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record context load %s:%s: %w", domain, topic, err)
+	}
+	return nil
+}
+
+// GetCachedContext returns the content of domain:topic when a command of the
+// execution recorded it; ok is false on a cache miss.
+func (s *Store) GetCachedContext(ctx context.Context, sessionID, domain, topic string) (content string, ok bool, err error) {
+	content, ok, err = s.cached(ctx, sessionID, `SELECT content FROM context_loads WHERE session_id = ?1 AND domain = ?2 AND topic = ?3`, domain, topic)
+	if err != nil {
+		return "", false, fmt.Errorf("get cached context %s:%s: %w", domain, topic, err)
+	}
+	return content, ok, nil
+}
+
+// RecordMemoryLoad caches memory content under layer:key in the execution.
+func (s *Store) RecordMemoryLoad(ctx context.Context, sessionID, layer, key, content string) error {
+	if err := requireName("memory layer", layer); err != nil {
+		return err
+	}
+	if err := requireName("memory key", key); err != nil {
+		return err
+	}
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
+			VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+			sessionID, layer, key, []byte(content), ms(s.now()))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record memory load %s:%s: %w", layer, key, err)
+	}
+	return nil
+}
+
+// GetCachedMemory returns the memory content cached under layer:key; ok is
+// false on a cache miss.
+func (s *Store) GetCachedMemory(ctx context.Context, sessionID, layer, key string) (content string, ok bool, err error) {
+	content, ok, err = s.cached(ctx, sessionID, `SELECT content FROM memory_loads WHERE session_id = ?1 AND layer = ?2 AND key = ?3`, layer, key)
+	if err != nil {
+		return "", false, fmt.Errorf("get cached memory %s:%s: %w", layer, key, err)
+	}
+	return content, ok, nil
+}
+
+func (s *Store) cached(ctx context.Context, sessionID, query, a, b string) (content string, ok bool, err error) {
+	err = s.db.Read(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var c []byte
+		err := tx.QueryRowContext(ctx, query, sessionID, a, b).Scan(&c)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		content, ok = string(c), err == nil
+		return err
+	})
+	return content, ok, err
+}
+
+// RecordMemoryUpdate adds layer:key to the memoryUpdated list of the running
+// command.
+func (s *Store) RecordMemoryUpdate(ctx context.Context, sessionID, layer, key string) error {
+	if err := requireName("memory layer", layer); err != nil {
+		return err
+	}
+	if err := requireName("memory key", key); err != nil {
+		return err
+	}
+	return s.recordItem(ctx, sessionID, "memory", layer+":"+key)
+}
+
+// RecordSkillInvoked adds skill to the skillsInvoked list of the running
+// command.
+func (s *Store) RecordSkillInvoked(ctx context.Context, sessionID, skill string) error {
+	if err := requireName("skill", skill); err != nil {
+		return err
+	}
+	return s.recordItem(ctx, sessionID, "skill", skill)
+}
+
+func (s *Store) recordItem(ctx context.Context, sessionID, kind, item string) error {
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		added, err := addItem(ctx, tx, sessionID, kind, item)
+		if err == nil && !added {
+			err = fmt.Errorf("%w in execution %s", ErrNoRunningCommand, sessionID)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record %s %q: %w", kind, item, err)
+	}
+	return nil
+}
+
+// addItem adds item to the list of kind of the most recently started running
+// attempt of the execution; it reports whether there was one.
+func addItem(ctx context.Context, tx *sql.Tx, sessionID, kind, item string) (bool, error) {
+	var id int64
+	var attempt int
+	err := tx.QueryRowContext(ctx, `SELECT id, attempts FROM commands WHERE session_id = ? AND status = 'running'
+		ORDER BY started_at DESC, step DESC LIMIT 1`, sessionID).Scan(&id, &attempt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO command_items (command_id, attempt, kind, item) VALUES (?, ?, ?, ?)`,
+		id, attempt, kind, item)
+	return err == nil, err
+}
+
+// SetSharedData stores value, which must be JSON-serialisable (a
+// json.RawMessage must hold valid JSON), under key for later commands.
+func (s *Store) SetSharedData(ctx context.Context, sessionID, key string, value any) error {
+	return s.MergeSharedData(ctx, sessionID, map[string]any{key: value})
+}
+
+// MergeSharedData stores several shared values in one transaction: all of
+// them or, on error, none.
+func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values map[string]any) error {
+	encoded := make(map[string]string, len(values))
+	for k, v := range values {
+		if err := requireName("shared data key", k); err != nil {
+			return err
+		}
+		b, err := marshalValue(v)
+		if err != nil {
+			return fmt.Errorf("%w: shared data %q: %v", ErrInvalidArgument, k, err)
+		}
+		encoded[k] = string(b)
+	}
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		now := ms(s.now())
+		for k, v := range encoded {
+			_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+				ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+				sessionID, k, v, now)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set shared data: %w", err)
+	}
+	return nil
+}
+
+// GetSharedData returns the JSON value stored under key; ok is false when
+// there is none.
+func (s *Store) GetSharedData(ctx context.Context, sessionID, key string) (value json.RawMessage, ok bool, err error) {
+	err = s.db.Read(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM shared_data WHERE session_id = ? AND key = ?`, sessionID, key).Scan(&v)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		value, ok = json.RawMessage(v), err == nil
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("get shared data %q: %w", key, err)
+	}
+	return value, ok, nil
+}
+
+// GetPreviousCommand returns the most recently finished command of the
+// execution, or of the given command when command is not empty; nil when
+// there is none. Running commands are not "previous".
+func (s *Store) GetPreviousCommand(ctx context.Context, sessionID, command string) (*CommandExecution, error) {
+	var ce *CommandExecution
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		live, err := s.liveSet(ctx, tx, s.now())
+		if err != nil {
+			return err
+		}
+		cmds, err := loadCommands(ctx, tx, live, selectCommands+`WHERE c.session_id = ?1 AND (?2 = '' OR c.command = ?2) AND c.status <> 'running'
+			ORDER BY coalesce(c.completed_at, c.started_at) DESC, c.step DESC LIMIT 1`, sessionID, command)
+		if len(cmds) > 0 {
+			ce = &cmds[0]
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get previous command: %w", err)
+	}
+	return ce, nil
+}
+
+// Attempts returns every attempt of a step of the execution, oldest first.
+func (s *Store) Attempts(ctx context.Context, sessionID string, step int) ([]CommandExecution, error) {
+	var out []CommandExecution
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		live, err := s.liveSet(ctx, tx, s.now())
+		if err != nil {
+			return err
+		}
+		latest, err := loadCommands(ctx, tx, live, selectCommands+`WHERE c.session_id = ? AND c.step = ?`, sessionID, step)
+		if err != nil {
+			return err
+		}
+		if len(latest) == 0 {
+			return fmt.Errorf("step %d of execution %s: %w", step, sessionID, ErrNotFound)
+		}
+		out, err = loadCommands(ctx, tx, live, `SELECT a.command_id, c.command, a.attempt, a.status, a.inputs, a.outputs,
+				a.started_at, a.completed_at, c.step, a.owner_id
+			FROM command_attempts a JOIN commands c ON c.id = a.command_id
+			WHERE c.session_id = ? AND c.step = ? ORDER BY a.attempt`, sessionID, step)
+		if err != nil {
+			return err
+		}
+		out = append(out, latest[0])
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("attempts: %w", err)
+	}
+	return out, nil
+}
+
+// execInfo is what the write paths need of an execution row.
+type execInfo struct {
+	planBase int
+}
+
+// execRow reads the execution, failing with ErrNotFound when it does not
+// exist.
+func execRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error) {
+	var e execInfo
+	if sessionID == "" {
+		return e, fmt.Errorf("%w: session id is empty", ErrInvalidArgument)
+	}
+	err := tx.QueryRowContext(ctx, `SELECT plan_base FROM executions WHERE session_id = ?`, sessionID).Scan(&e.planBase)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, fmt.Errorf("execution %q: %w", sessionID, ErrNotFound)
+	}
+	return e, err
+}
+
+func requireName(what, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("%w: %s is empty", ErrInvalidArgument, what)
+	}
+	return nil
+}
+
+// marshalValue encodes a shared value; a json.RawMessage must already be
+// valid JSON.
+func marshalValue(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		if !json.Valid(raw) {
+			return nil, errors.New("not valid JSON")
+		}
+		return raw, nil
+	}
+	return json.Marshal(v)
+}
+
+// marshalObject encodes inputs or outputs; nil is the empty object.
+func marshalObject(what string, m map[string]any) (string, error) {
+	if m == nil {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrInvalidArgument, what, err)
+	}
+	return string(b), nil
+}
+
+func rawObject(s string) map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	// Stored objects were produced by marshalObject; a failure leaves m empty.
+	_ = json.Unmarshal([]byte(s), &m)
+	return m
+}

@@ -1,0 +1,381 @@
+package execution
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// selectCommands selects the columns loadCommands scans, from commands c.
+const selectCommands = `SELECT c.id, c.command, c.attempts, c.status, c.inputs, c.outputs,
+	c.started_at, c.completed_at, c.step, c.owner_id FROM commands c `
+
+// loadCommands runs query, which selects the columns of selectCommands, and
+// loads the item lists of each attempt. A running attempt whose owner is not
+// in live is reported as interrupted.
+func loadCommands(ctx context.Context, tx *sql.Tx, live map[string]bool, query string, args ...any) ([]CommandExecution, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out []CommandExecution
+		ids []int64
+	)
+	for rows.Next() {
+		var (
+			id                   int64
+			ce                   CommandExecution
+			status, in, o, owner string
+			started              int64
+			completed            sql.NullInt64
+		)
+		if err := rows.Scan(&id, &ce.Command, &ce.Attempts, &status, &in, &o, &started, &completed, &ce.Step, &owner); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ce.Status = Status(status)
+		if ce.Status == StatusRunning && !live[owner] {
+			ce.Status = StatusInterrupted
+		}
+		ce.Inputs, ce.Outputs = rawObject(in), rawObject(o)
+		ce.StartedAt = fromMS(started)
+		if completed.Valid {
+			t := fromMS(completed.Int64)
+			ce.CompletedAt = &t
+		}
+		ce.ContextLoaded, ce.MemoryUpdated, ce.SkillsInvoked = []string{}, []string{}, []string{}
+		out = append(out, ce)
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := loadItems(ctx, tx, &out[i], ids[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// loadItems fills the contextLoaded, memoryUpdated and skillsInvoked lists
+// of attempt ce.Attempts of step id.
+func loadItems(ctx context.Context, tx *sql.Tx, ce *CommandExecution, id int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT kind, item FROM command_items WHERE command_id = ? AND attempt = ? ORDER BY rowid`,
+		id, ce.Attempts)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, item string
+		if err := rows.Scan(&kind, &item); err != nil {
+			return err
+		}
+		switch kind {
+		case "context":
+			ce.ContextLoaded = append(ce.ContextLoaded, item)
+		case "memory":
+			ce.MemoryUpdated = append(ce.MemoryUpdated, item)
+		case "skill":
+			ce.SkillsInvoked = append(ce.SkillsInvoked, item)
+		}
+	}
+	return rows.Err()
+}
+
+// liveSet returns the owners whose heartbeat is fresh at now, this process
+// included.
+func (s *Store) liveSet(ctx context.Context, tx *sql.Tx, now time.Time) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, liveOwners, s.liveArgs(now)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	live := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		live[id] = true
+	}
+	return live, rows.Err()
+}
+
+// load reads the whole state of an execution.
+func (s *Store) load(ctx context.Context, tx *sql.Tx, sessionID string) (*ExecutionState, error) {
+	now := s.now()
+	sums, err := s.summaries(ctx, tx, now, `WHERE session_id = ?`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(sums) == 0 {
+		return nil, fmt.Errorf("execution %q: %w", sessionID, ErrNotFound)
+	}
+	sum := sums[0]
+	st := &ExecutionState{
+		SessionID:      sum.SessionID,
+		StartedAt:      sum.Created,
+		ProjectName:    sum.ProjectName,
+		ProjectType:    sum.ProjectType,
+		LoadedContext:  map[string]string{},
+		LoadedMemory:   map[string]string{},
+		SharedData:     map[string]json.RawMessage{},
+		State:          sum.State,
+		IsCurrent:      sum.IsCurrent,
+		ConversationID: sessionID,
+		Summary:        sum.Summary,
+	}
+	var plan sql.NullString
+	var input string
+	if err := tx.QueryRowContext(ctx, `SELECT plan, plan_input FROM executions WHERE session_id = ?`, sessionID).Scan(&plan, &input); err != nil {
+		return nil, err
+	}
+	if plan.Valid {
+		st.Plan = &Plan{Input: input}
+		if err := json.Unmarshal([]byte(plan.String), &st.Plan.Commands); err != nil {
+			return nil, fmt.Errorf("plan of execution %s: %w", sessionID, err)
+		}
+	}
+	live, err := s.liveSet(ctx, tx, now)
+	if err != nil {
+		return nil, err
+	}
+	st.CommandHistory, err = loadCommands(ctx, tx, live, selectCommands+`WHERE c.session_id = ? ORDER BY c.step`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if st.CommandHistory == nil {
+		st.CommandHistory = []CommandExecution{}
+	}
+	for _, q := range []struct {
+		query string
+		into  map[string]string
+	}{
+		{`SELECT domain || ':' || topic, content FROM context_loads WHERE session_id = ?`, st.LoadedContext},
+		{`SELECT layer || ':' || key, content FROM memory_loads WHERE session_id = ?`, st.LoadedMemory},
+	} {
+		err := scanPairs(ctx, tx, q.query, sessionID, func(k string, v []byte) { q.into[k] = string(v) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	err = scanPairs(ctx, tx, `SELECT key, value FROM shared_data WHERE session_id = ?`, sessionID,
+		func(k string, v []byte) { st.SharedData[k] = json.RawMessage(v) })
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func scanPairs(ctx context.Context, tx *sql.Tx, query, sessionID string, add func(string, []byte)) error {
+	rows, err := tx.QueryContext(ctx, query, sessionID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var v []byte
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		add(k, v)
+	}
+	return rows.Err()
+}
+
+// Summary describes one execution in a list.
+type Summary struct {
+	SessionID   string    `json:"sessionId"`
+	ProjectName string    `json:"projectName"`
+	ProjectType string    `json:"projectType"`
+	State       State     `json:"state"`
+	Created     time.Time `json:"created"`
+	IsCurrent   bool      `json:"isCurrent"`
+	Summary     Progress  `json:"summary"`
+}
+
+// Progress counts the commands of an execution.
+type Progress struct {
+	// CurrentCommand is the command of the latest step, running or not.
+	CurrentCommand string `json:"currentCommand"`
+	// CommandsCompleted counts steps whose latest attempt is success or
+	// partial.
+	CommandsCompleted int `json:"commandsCompleted"`
+	// CommandsFailed counts steps whose latest attempt failed.
+	CommandsFailed int `json:"commandsFailed"`
+	// CommandsTotal counts the steps recorded, or planned when a chain plan
+	// holds more.
+	CommandsTotal int `json:"commandsTotal"`
+}
+
+// summaries returns the summaries of the executions selected by where,
+// newest first. The step counts come from the executions row, where triggers
+// keep them; whether a running command or chain run still has a live process
+// is decided here, from the few rows that are running.
+func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where string, args ...any) ([]Summary, error) {
+	// Per execution: 1 when a live process runs something, 0 when only
+	// processes that are gone do.
+	running := map[string]bool{}
+	rows, err := tx.QueryContext(ctx, `WITH live (owner_id) AS (`+liveOwners+`)
+		SELECT session_id, owner_id IN live FROM commands WHERE status = 'running'
+		UNION ALL
+		SELECT session_id, owner_id IN live FROM runs WHERE status = 'running'`, s.liveArgs(now)...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id string
+		var live bool
+		if err := rows.Scan(&id, &live); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		running[id] = running[id] || live
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	cur, err := current(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+
+	// The state apart from running work is decided in SQL, which keeps the
+	// columns crossing the driver few: listing 10,000 executions is bound by
+	// the per-column cost of the driver.
+	rows, err = tx.QueryContext(ctx, `SELECT session_id, project_name, project_type, started_at,
+			CASE
+				WHEN steps_interrupted > 0 THEN 'interrupted'
+				WHEN steps_failed > 0 THEN 'failed'
+				-- A chain that stopped before its end with nothing failed.
+				WHEN plan IS NOT NULL AND plan_done < json_array_length(plan) THEN 'interrupted'
+				WHEN steps = 0 THEN 'new'
+				ELSE 'completed'
+			END,
+			last_command, steps_done, steps_failed,
+			CASE WHEN plan IS NULL THEN steps ELSE max(steps, plan_base + json_array_length(plan)) END
+		FROM executions `+where+`
+		ORDER BY started_at DESC, session_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Summary
+	for rows.Next() {
+		var (
+			sm      Summary
+			started int64
+		)
+		err := rows.Scan(&sm.SessionID, &sm.ProjectName, &sm.ProjectType, &started, &sm.State,
+			&sm.Summary.CurrentCommand, &sm.Summary.CommandsCompleted, &sm.Summary.CommandsFailed, &sm.Summary.CommandsTotal)
+		if err != nil {
+			return nil, err
+		}
+		sm.Created = fromMS(started)
+		sm.IsCurrent = sm.SessionID == cur
+		if live, busy := running[sm.SessionID]; busy && live {
+			sm.State = StateRunning
+		} else if busy {
+			// Running in a process that is gone.
+			sm.State = StateInterrupted
+		}
+		out = append(out, sm)
+	}
+	return out, rows.Err()
+}
+
+// List returns every execution, newest first.
+func (s *Store) List(ctx context.Context) ([]Summary, error) {
+	var out []Summary
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.summaries(ctx, tx, s.now(), "")
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list executions: %w", err)
+	}
+	if out == nil {
+		out = []Summary{}
+	}
+	return out, nil
+}
+
+// Get returns the state of an execution; the current one when sessionID is
+// empty.
+func (s *Store) Get(ctx context.Context, sessionID string) (*ExecutionState, error) {
+	var st *ExecutionState
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		id := sessionID
+		if id == "" {
+			var err error
+			if id, err = current(ctx, tx); err != nil {
+				return err
+			}
+			if id == "" {
+				return fmt.Errorf("no current execution: %w", ErrNotFound)
+			}
+		}
+		var err error
+		st, err = s.load(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get execution: %w", err)
+	}
+	return st, nil
+}
+
+// Current returns the id of the current execution, "" when there is none.
+func (s *Store) Current(ctx context.Context) (string, error) {
+	var id string
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		var err error
+		id, err = current(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("current execution: %w", err)
+	}
+	return id, nil
+}
+
+func current(ctx context.Context, tx *sql.Tx) (string, error) {
+	var id string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'current_execution'`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}
+
+// SetCurrent makes an execution the current one, for every process on the
+// workspace.
+func (s *Store) SetCurrent(ctx context.Context, sessionID string) error {
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		return setCurrent(ctx, tx, sessionID)
+	})
+	if err != nil {
+		return fmt.Errorf("set current execution: %w", err)
+	}
+	return nil
+}
+
+func setCurrent(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('current_execution', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, sessionID)
+	return err
+}

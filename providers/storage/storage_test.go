@@ -1,0 +1,369 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func openTemp(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "nested", "dir", FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestPragmasOnEveryConnection holds several pool connections at once and
+// checks that each got the pragmas of the DSN, not only the first one.
+func TestPragmasOnEveryConnection(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	var conns []*sql.Conn
+	for range 4 {
+		c, err := db.SQL().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i, c := range conns {
+		for _, p := range []struct{ pragma, want string }{
+			{"journal_mode", "wal"},
+			{"foreign_keys", "1"},
+			{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
+			{"synchronous", "2"}, // FULL
+		} {
+			var got string
+			if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != p.want {
+				t.Errorf("connection %d: PRAGMA %s = %q, want %q", i, p.pragma, got, p.want)
+			}
+		}
+	}
+}
+
+// TestTransactionsBeginImmediate checks that an open transaction holds the
+// write lock before it writes anything: another handle cannot write.
+func TestTransactionsBeginImmediate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	o := defaultOptions()
+	o.busyTimeout = 10 * time.Millisecond
+	other, err := open(ctx, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+
+	tx, err := db.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read only; a DEFERRED transaction would hold no write lock now.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	_, err = other.SQL().ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('k', 'v')`)
+	if !IsBusy(err) {
+		t.Fatalf("write while another transaction is open: got %v, want SQLITE_BUSY", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SQL().ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('k', 'v')`); err != nil {
+		t.Fatalf("write after the transaction ended: %v", err)
+	}
+}
+
+// TestReadDoesNotBlockWriters: Read transactions are not IMMEDIATE.
+func TestReadDoesNotBlockWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	o := defaultOptions()
+	o.busyTimeout = 10 * time.Millisecond
+	other, err := open(ctx, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	err = db.Read(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
+			return err
+		}
+		if _, err := other.SQL().ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('k', 'v')`); err != nil {
+			return fmt.Errorf("write during a read transaction: %w", err)
+		}
+		// The read transaction keeps its snapshot.
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
+			return err
+		}
+		if n != 0 {
+			return fmt.Errorf("read transaction sees %d rows written after it began", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriteRetriesWhileLocked holds the write lock in another handle for
+// longer than the busy timeout; Write must get through once it is released.
+func TestWriteRetriesWhileLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	o := defaultOptions()
+	o.busyTimeout = 20 * time.Millisecond
+	db, err := open(ctx, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	holder, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+
+	tx, err := holder.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		tx.Rollback()
+		close(released)
+	}()
+	calls := 0
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		calls++
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('a', 'b')`)
+		return err
+	})
+	<-released
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	var v string
+	if err := db.SQL().QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'a'`).Scan(&v); err != nil || v != "b" {
+		t.Fatalf("value after Write = %q, %v", v, err)
+	}
+	if calls != 1 {
+		// BEGIN IMMEDIATE fails before fn runs, so fn runs once.
+		t.Errorf("fn ran %d times, want 1", calls)
+	}
+}
+
+func TestWriteRollsBackOnError(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	boom := errors.New("boom")
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('x', 'y')`); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Write error = %v, want %v", err, boom)
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d rows after a failed transaction, want 0", n)
+	}
+}
+
+func TestMigrations(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := db.SchemaVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != len(ms) || v < 1 {
+		t.Fatalf("schema version %d, want %d", v, len(ms))
+	}
+	for _, table := range []string{"executions", "commands", "command_attempts", "command_items", "context_loads",
+		"memory_loads", "shared_data", "runs", "owners", "settings", "conversations", "messages"} {
+		var n int
+		if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Errorf("table %s missing", table)
+		}
+	}
+	db.Close()
+
+	// Reopening applies nothing twice.
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	var rows int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(ms) {
+		t.Errorf("schema_migrations has %d rows, want %d", rows, len(ms))
+	}
+
+	// A database migrated by a newer binary is refused, untouched.
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 0)`, len(ms)+1); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(ctx, path)
+	if !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("open of a newer database: %v, want ErrSchemaTooNew", err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("version %d", len(ms)+1)) {
+		t.Errorf("error does not name the database version: %v", err)
+	}
+}
+
+// TestConcurrentOpen opens a fresh database from several goroutines at once,
+// each with its own pool: the switch to WAL and the migrations must be
+// applied once, without errors.
+func TestConcurrentOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	errs := make(chan error, 4)
+	dbs := make(chan *DB, 4)
+	for range 4 {
+		go func() {
+			db, err := Open(ctx, path)
+			errs <- err
+			dbs <- db
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+		if db := <-dbs; db != nil {
+			db.Close()
+		}
+	}
+}
+
+func TestPathWithSpecialCharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a dir?x=1#frag%20")
+	db, err := OpenWorkspace(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := filepath.Join(dir, DirName, FileName)
+	if _, err := os.Stat(want); err != nil {
+		t.Fatalf("database not at %s: %v", want, err)
+	}
+	if db.Path() != want {
+		t.Errorf("Path() = %q, want %q", db.Path(), want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, DirName, ".gitignore")); err != nil || string(b) != "*\n" {
+		t.Errorf(".gitignore = %q, %v", b, err)
+	}
+}
+
+func TestMessagesAppendOnlyAndCascade(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, started_at) VALUES ('s1', 'p', 1)`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at) VALUES ('s1', 's1', 1)`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO messages (conversation_id, role, content, created_at) VALUES ('s1', 'user', 'hi', 1)`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.SQL().ExecContext(ctx, `UPDATE messages SET content = 'changed'`)
+	if err == nil || !strings.Contains(err.Error(), "append-only") {
+		t.Fatalf("update of a message: %v, want append-only error", err)
+	}
+	_, err = db.SQL().ExecContext(ctx, `INSERT INTO messages (conversation_id, role, content, created_at) VALUES ('nope', 'user', 'x', 1)`)
+	if !IsConstraint(err) {
+		t.Fatalf("message in a missing conversation: %v, want constraint error", err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `DELETE FROM executions WHERE session_id = 's1'`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM messages) + (SELECT count(*) FROM conversations)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d conversation rows left after deleting the execution", n)
+	}
+}
+
+// TestBinaryContentRoundTrip stores bytes that are not UTF-8 and hold NULs.
+func TestBinaryContentRoundTrip(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	content := []byte("a\x00b\xff\xfe\x00\x01end")
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at) VALUES ('s', 'd', 't', ?, 1)`, content)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	if err := db.SQL().QueryRowContext(ctx, `SELECT content FROM context_loads`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(content) {
+		t.Fatalf("content = %q, want %q", got, content)
+	}
+}
