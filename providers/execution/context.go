@@ -267,20 +267,10 @@ func (s *Store) RecordContextLoad(ctx context.Context, sessionID, domain, topic,
 	if err := requireName("topic", topic); err != nil {
 		return err
 	}
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-			sessionID, domain, topic, []byte(content), ms(s.now()))
-		if err != nil {
-			return err
-		}
-		_, err = addItem(ctx, tx, sessionID, "context", domain+":"+topic)
-		return err
-	})
+	err := s.cache(ctx, sessionID, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+		domain, topic, content, "context")
 	if err != nil {
 		return fmt.Errorf("record context load %s:%s: %w", domain, topic, err)
 	}
@@ -305,16 +295,10 @@ func (s *Store) RecordMemoryLoad(ctx context.Context, sessionID, layer, key, con
 	if err := requireName("memory key", key); err != nil {
 		return err
 	}
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-			sessionID, layer, key, []byte(content), ms(s.now()))
-		return err
-	})
+	err := s.cache(ctx, sessionID, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+		layer, key, content, "")
 	if err != nil {
 		return fmt.Errorf("record memory load %s:%s: %w", layer, key, err)
 	}
@@ -331,6 +315,25 @@ func (s *Store) GetCachedMemory(ctx context.Context, sessionID, layer, key strin
 	return content, ok, nil
 }
 
+// cache runs upsert, which stores content under the two-part key a:b, and,
+// when itemKind is not empty, adds a:b to that list of the running command.
+func (s *Store) cache(ctx context.Context, sessionID, upsert, a, b, content, itemKind string) error {
+	return s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
+			return err
+		}
+		if itemKind == "" {
+			return nil
+		}
+		_, err := addItem(ctx, tx, sessionID, itemKind, a+":"+b)
+		return err
+	})
+}
+
+// cached runs query, which selects the content stored under a:b.
 func (s *Store) cached(ctx context.Context, sessionID, query, a, b string) (content string, ok bool, err error) {
 	err = s.db.Read(ctx, func(tx *sql.Tx) error {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {

@@ -12,6 +12,20 @@ import (
 	"time"
 )
 
+// openPath opens the database at path with the given busy timeout, closed
+// when the test ends.
+func openPath(t testing.TB, path string, busy time.Duration) *DB {
+	t.Helper()
+	o := defaultOptions()
+	o.busyTimeout = busy
+	db, err := open(context.Background(), path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 func openTemp(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "nested", "dir", FileName))
@@ -61,21 +75,10 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 // TestTransactionsBeginImmediate checks that an open transaction holds the
 // write lock before it writes anything: another handle cannot write.
 func TestTransactionsBeginImmediate(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, FileName)
+	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o := defaultOptions()
-	o.busyTimeout = 10 * time.Millisecond
-	other, err := open(ctx, path, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	db := openPath(t, path, DefaultBusyTimeout)
+	other := openPath(t, path, 10*time.Millisecond)
 
 	tx, err := db.SQL().BeginTx(ctx, nil)
 	if err != nil {
@@ -102,19 +105,9 @@ func TestTransactionsBeginImmediate(t *testing.T) {
 func TestReadDoesNotBlockWriters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o := defaultOptions()
-	o.busyTimeout = 10 * time.Millisecond
-	other, err := open(ctx, path, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	err = db.Read(ctx, func(tx *sql.Tx) error {
+	db := openPath(t, path, DefaultBusyTimeout)
+	other := openPath(t, path, 10*time.Millisecond)
+	err := db.Read(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
 			return err
@@ -141,18 +134,8 @@ func TestReadDoesNotBlockWriters(t *testing.T) {
 func TestWriteRetriesWhileLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	o := defaultOptions()
-	o.busyTimeout = 20 * time.Millisecond
-	db, err := open(ctx, path, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	holder, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
+	db := openPath(t, path, 20*time.Millisecond)
+	holder := openPath(t, path, DefaultBusyTimeout)
 
 	tx, err := holder.SQL().BeginTx(ctx, nil)
 	if err != nil {
