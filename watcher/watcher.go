@@ -1,0 +1,482 @@
+// Package watcher keeps directory trees and single files under observation
+// and reports what changed on disk, whoever changed it (an editor, git, a
+// script), as debounced batches of created, modified and removed paths.
+//
+// It wraps fsnotify, which on Linux watches one directory at a time: the
+// watcher adds a watch for every directory below its roots (skipping ignored
+// ones), walks directories as they appear, drops watches of directories that
+// disappear or move, and re-adds them at their new place. Events only say
+// that something happened to a path; after the debounce the watcher re-stats
+// every path it was told about and reports what the disk says, compared with
+// what it knew before. When the kernel refuses more watches it logs one
+// warning and rescans the directories it could not watch periodically.
+//
+// Notifications from elsewhere (an LSP client's workspace/didChangeWatchedFiles)
+// go through [Watcher.Notify] into the same debounce, so a change seen both
+// ways comes out once.
+package watcher
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// ChangeKind says how a path changed between two batches.
+type ChangeKind uint8
+
+const (
+	// Created: the path did not exist (or was not known) and exists now.
+	Created ChangeKind = iota + 1
+	// Modified: the file existed before and still exists; its content may
+	// have changed. Directories are never reported as modified.
+	Modified
+	// Removed: the path existed before and does not any more.
+	Removed
+)
+
+// String returns "created", "modified" or "removed".
+func (k ChangeKind) String() string {
+	switch k {
+	case Created:
+		return "created"
+	case Modified:
+		return "modified"
+	case Removed:
+		return "removed"
+	}
+	return fmt.Sprintf("ChangeKind(%d)", uint8(k))
+}
+
+// Change is one path that changed.
+type Change struct {
+	// Path is absolute and cleaned.
+	Path string
+	Kind ChangeKind
+	// IsDir is true for directories. A removed directory is reported
+	// together with every file and directory below it that the watcher
+	// knew; a created directory together with everything found in it.
+	IsDir bool
+}
+
+// Batch is the set of changes found after one quiet period.
+//
+// A (Path, IsDir) pair appears at most once per batch; a path whose type
+// changed appears twice, the Removed entry of the old type first. Changes
+// are sorted by path.
+type Batch struct {
+	Changes []Change
+	// Rescan is set when the watcher re-read every directory because
+	// events may have been lost (kernel queue overflow, or [Watcher.Rescan]).
+	// The changes are still exact differences from the previous state; a
+	// consumer that keeps derived data may want to re-validate it.
+	Rescan bool
+}
+
+// Options configure a [Watcher]. Only Roots or Files is required.
+type Options struct {
+	// Roots are directories watched recursively. A root that does not exist
+	// (yet) is polled until it appears.
+	Roots []string
+	// Files are single files watched wherever they are, such as the
+	// workspace's .ctxls.yaml. Their directory is watched (not the file
+	// itself) so that atomic saves and re-creation are seen. They are
+	// reported whatever Match says.
+	Files []string
+	// Match reports whether a file below a root matters. Default: DefaultMatch
+	// (names ending in ".md").
+	Match func(path string) bool
+	// IgnoreDir reports whether the directory at path, below a root, is
+	// neither watched nor read. Default: DefaultIgnoreDir.
+	IgnoreDir func(path string) bool
+	// FollowSymlinks makes the watcher descend into symbolic links to
+	// directories. Off by default; either way a directory reached twice
+	// (a link loop) is read only once. Links to files are always followed.
+	FollowSymlinks bool
+	// Debounce is the quiet time after the last event before a batch is
+	// computed. Default 100ms.
+	Debounce time.Duration
+	// MaxWait bounds how long a never-ending stream of events can delay a
+	// batch. Default 1s.
+	MaxWait time.Duration
+	// PollInterval is how often directories that could not be watched (and
+	// missing roots) are rescanned. Default 2s.
+	PollInterval time.Duration
+	// MaxWatches caps the number of directories watched through the kernel;
+	// beyond it directories are polled as when the kernel limit is hit.
+	// Zero means no cap other than the kernel's.
+	MaxWatches int
+	// Logger receives warnings (watch limit, unreadable directories) and
+	// debug messages. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Default values of [Options].
+const (
+	DefaultDebounce     = 100 * time.Millisecond
+	DefaultMaxWait      = time.Second
+	DefaultPollInterval = 2 * time.Second
+)
+
+// DefaultMatch reports whether path names a markdown file.
+func DefaultMatch(path string) bool {
+	return strings.HasSuffix(path, ".md")
+}
+
+// DefaultIgnoreDir reports whether a directory is skipped by default:
+// .git, node_modules, .ctxls and every name starting with a dot.
+func DefaultIgnoreDir(path string) bool {
+	name := filepath.Base(path)
+	return name == "node_modules" || strings.HasPrefix(name, ".")
+}
+
+// Watcher reports changes below its roots and to its extra files on the
+// channel returned by [Watcher.Batches]. All of its methods are safe for
+// concurrent use.
+type Watcher struct {
+	opts Options
+	log  *slog.Logger
+	fsw  *fsnotify.Watcher // nil when inotify could not start: everything is polled
+
+	batches   chan Batch
+	wake      chan struct{}
+	done      chan struct{}
+	runDone   chan struct{}
+	drainDone chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
+	pmu  sync.Mutex
+	pend pending
+
+	// smu guards the state below against Files; only the run goroutine
+	// (and New, before it starts) writes it.
+	smu sync.RWMutex
+	state
+}
+
+// pending collects what happened since the last batch.
+type pending struct {
+	named  map[string]bool // path → named by a content event (not a mere chmod or hint)
+	rescan bool
+	first  time.Time
+	last   time.Time
+}
+
+// New starts watching. It reads every root once before returning, so
+// [Watcher.Files] is complete at once and later batches are differences from
+// that first scan; for a large tree call it off the request path.
+func New(opts Options) (*Watcher, error) {
+	if opts.Match == nil {
+		opts.Match = DefaultMatch
+	}
+	if opts.IgnoreDir == nil {
+		opts.IgnoreDir = DefaultIgnoreDir
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = DefaultMaxWait
+	}
+	if opts.MaxWait < opts.Debounce {
+		opts.MaxWait = opts.Debounce
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	roots, err := absPaths(opts.Roots)
+	if err != nil {
+		return nil, err
+	}
+	files, err := absPaths(opts.Files)
+	if err != nil {
+		return nil, err
+	}
+	if len(roots) == 0 && len(files) == 0 {
+		return nil, errors.New("watcher: no roots or files to watch")
+	}
+
+	w := &Watcher{
+		opts:    opts,
+		log:     opts.Logger,
+		batches: make(chan Batch),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		runDone: make(chan struct{}),
+		pend:    pending{named: make(map[string]bool)},
+	}
+	w.state.init(roots, files)
+
+	fsw, err := fsnotify.NewWatcher()
+	switch {
+	case err == nil:
+		w.fsw = fsw
+	case isLimitErr(err):
+		w.log.Warn("file watching unavailable: the inotify instance limit is reached (fs.inotify.max_user_instances); "+
+			"all directories are rescanned periodically instead. Raise it with: sudo sysctl fs.inotify.max_user_instances=512",
+			"err", err, "interval", opts.PollInterval)
+		w.limitLogged = true
+	default:
+		return nil, fmt.Errorf("watcher: start inotify: %w", err)
+	}
+
+	w.initialScan()
+
+	if w.fsw != nil {
+		w.drainDone = make(chan struct{})
+		go w.drain()
+	}
+	go w.run()
+	return w, nil
+}
+
+func absPaths(in []string) ([]string, error) {
+	var out []string
+	for _, p := range in {
+		if p == "" {
+			continue
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("watcher: resolve %s: %w", p, err)
+		}
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// Batches returns the channel on which batches are delivered, one at a time.
+// While nobody receives, later events keep being coalesced. The channel is
+// closed by [Watcher.Close].
+func (w *Watcher) Batches() <-chan Batch { return w.batches }
+
+// Notify reports paths that changed according to someone else (an LSP
+// client's workspace/didChangeWatchedFiles). They join the current debounce
+// window and are re-stat'ed like the watcher's own events; a path whose size,
+// modification time and inode are unchanged since the watcher last looked is
+// not reported again, so a change seen both by the watcher and by the client
+// comes out once. Relative paths and paths outside the roots and files are
+// ignored.
+func (w *Watcher) Notify(paths ...string) {
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			w.log.Debug("watcher: ignoring relative path in notification", "path", p)
+			continue
+		}
+		w.note(filepath.Clean(p), false)
+	}
+}
+
+// Rescan asks for every directory to be read again at the end of the current
+// debounce window; the batch that follows has Rescan set.
+func (w *Watcher) Rescan() {
+	w.pmu.Lock()
+	signal := w.pend.idle()
+	now := time.Now()
+	if signal {
+		w.pend.first = now
+	}
+	w.pend.last = now
+	w.pend.rescan = true
+	w.pmu.Unlock()
+	if signal {
+		w.signal()
+	}
+}
+
+// Files returns the files the watcher knows to exist, sorted: the state
+// after the last batch it computed (which the consumer may not have received
+// yet).
+func (w *Watcher) Files() []string {
+	w.smu.RLock()
+	defer w.smu.RUnlock()
+	return w.state.files()
+}
+
+// Close stops watching and returns once every goroutine the watcher started
+// has ended; the channel returned by Batches is then closed. It is safe to
+// call more than once.
+func (w *Watcher) Close() error {
+	w.closeOnce.Do(func() {
+		close(w.done)
+		<-w.runDone
+		if w.fsw != nil {
+			if err := w.fsw.Close(); err != nil {
+				w.closeErr = fmt.Errorf("watcher: close inotify: %w", err)
+			}
+			<-w.drainDone
+		}
+	})
+	return w.closeErr
+}
+
+func (p *pending) idle() bool { return len(p.named) == 0 && !p.rescan }
+
+// note records that path may have changed. strong marks events that imply a
+// write (create, write, remove, rename): such a path is reported as modified
+// even if its size and times look unchanged.
+func (w *Watcher) note(path string, strong bool) {
+	select {
+	case <-w.done:
+		return
+	default:
+	}
+	now := time.Now()
+	w.pmu.Lock()
+	signal := w.pend.idle()
+	if signal {
+		w.pend.first = now
+	}
+	w.pend.last = now
+	w.pend.named[path] = w.pend.named[path] || strong
+	w.pmu.Unlock()
+	if signal {
+		w.signal()
+	}
+}
+
+func (w *Watcher) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// drain moves fsnotify's events into the pending set. It never calls into
+// fsnotify (Add takes a lock the event reader holds while it reports errors)
+// and never blocks on the run goroutine.
+func (w *Watcher) drain() {
+	defer close(w.drainDone)
+	events, errs := w.fsw.Events, w.fsw.Errors
+	for events != nil || errs != nil {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			w.note(filepath.Clean(ev.Name), ev.Op&^fsnotify.Chmod != 0)
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			w.handleError(err)
+		}
+	}
+}
+
+func (w *Watcher) handleError(err error) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.log.Warn("watcher: file events were lost (kernel queue overflow); rescanning everything")
+		w.Rescan()
+		return
+	}
+	w.log.Debug("watcher: fsnotify error", "err", err)
+}
+
+// take returns the pending request when its debounce has elapsed, or how long
+// to wait before asking again.
+func (w *Watcher) take(now time.Time) (request, time.Duration) {
+	w.pmu.Lock()
+	defer w.pmu.Unlock()
+	if w.pend.idle() {
+		return request{}, 0
+	}
+	due := w.pend.last.Add(w.opts.Debounce)
+	if force := w.pend.first.Add(w.opts.MaxWait); force.Before(due) {
+		due = force
+	}
+	if wait := due.Sub(now); wait > 0 {
+		return request{}, wait
+	}
+	req := request{named: w.pend.named, rescan: w.pend.rescan}
+	w.pend.named = make(map[string]bool)
+	w.pend.rescan = false
+	return req, 0
+}
+
+// run owns the watcher's state: it debounces, computes batches, delivers
+// them and polls what could not be watched.
+func (w *Watcher) run() {
+	defer close(w.runDone)
+	defer close(w.batches)
+
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	defer debounce.Stop()
+	armed := false
+	poll := time.NewTimer(time.Hour)
+	poll.Stop()
+	defer poll.Stop()
+	polling := false
+
+	for {
+		if !polling && w.needsPoll() {
+			poll.Reset(w.opts.PollInterval)
+			polling = true
+		}
+		var req request
+		select {
+		case <-w.done:
+			return
+		case <-w.wake:
+			if !armed {
+				debounce.Reset(w.opts.Debounce)
+				armed = true
+			}
+			continue
+		case now := <-debounce.C:
+			armed = false
+			var wait time.Duration
+			req, wait = w.take(now)
+			if wait > 0 {
+				debounce.Reset(wait)
+				armed = true
+				continue
+			}
+			if req.empty() {
+				continue
+			}
+		case <-poll.C:
+			polling = false
+			req = request{poll: true}
+		}
+		b := w.flush(req)
+		if len(b.Changes) == 0 && !b.Rescan {
+			continue
+		}
+		select {
+		case w.batches <- b:
+		case <-w.done:
+			return
+		}
+	}
+}
+
+// flush computes one batch under the state lock.
+func (w *Watcher) flush(req request) Batch {
+	w.smu.Lock()
+	defer w.smu.Unlock()
+	return w.apply(req)
+}
+
+// isLimitErr reports whether err means the kernel ran out of watches or
+// inotify instances.
+func isLimitErr(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
