@@ -5,6 +5,7 @@
 #   CTXLS_E2E_CACHE          install cache (default $HOME/.cache/ctxls-e2e)
 #   CTXLS_E2E_SKIP_PACKAGE=1 reuse an existing ctxls.vsix
 #   CTXLS_E2E_WORKSPACE      library to open (default examples/library)
+#   CTXLS_E2E_SERVER_PATH    server binary to use instead of the bundled one
 # Screenshots and logs go to vscode-extension/test-artifacts/.
 set -euo pipefail
 EXT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -55,6 +55,10 @@ if [ ! -f "$CS_DIR/.complete" ]; then
   PATH="$NODE_BIN_DIR:$PATH" npm_config_unsafe_perm=true npm_config_nodedir="$NODE_HEADERS" \
     npm install --prefix "$CS_DIR" --unsafe-perm --no-audit --no-fund --loglevel=error \
     "code-server@$CODE_SERVER_VERSION" >&2
+  # An interrupted install can exit 0; check that the native modules the
+  # server side of VS Code needs load under Node 24 before caching it.
+  (cd "$CS_DIR/node_modules/code-server/lib/vscode/node_modules" &&
+    "$NODE_BIN_DIR/node" -e "for (const m of ['@vscode/spdlog', '@vscode/sqlite3', 'node-pty', '@vscode/native-watchdog']) require('./' + m)")
   touch "$CS_DIR/.complete"
 fi
 PATH="$NODE_BIN_DIR:$PATH" "$CS_BIN" --version >/dev/null
