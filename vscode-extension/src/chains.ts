@@ -8,7 +8,7 @@ import { renderChainPreviewHtml, summarizePreview } from './chainPreview';
 import { buildChainFlow, deleteExecutionFlow, progressIncrement, progressText } from './flows';
 import { formatChain, formatTokens, shortId } from './format';
 import { renderConversation, renderSharedData } from './history';
-import { executionState, isResumable } from './executionsTree';
+import { executionState, isResumable, plannedCommands } from './executionsTree';
 import {
   Methods,
   itemsOf,
@@ -157,7 +157,7 @@ export class ChainCommands implements vscode.Disposable {
         return;
       }
       sessionId = picked.sessionId;
-      commands = picked.chain ?? [];
+      commands = plannedCommands(picked);
     }
     const id = sessionId;
     await this.runWithProgress(
@@ -384,11 +384,14 @@ export class ChainCommands implements vscode.Disposable {
     if (!sessionId) {
       return;
     }
-    const res = await this.server.tryRequest<HistoryListResult>(Methods.historyList, { conversationId: sessionId });
+    // The execution names its conversation; older servers use the session id.
+    const e = await this.server.request<Execution>(Methods.executionGet, { sessionId }).catch(() => undefined);
+    const conversationId = e?.conversationId || sessionId;
+    const res = await this.server.tryRequest<HistoryListResult>(Methods.historyList, { conversationId });
     if (!res) {
       return;
     }
-    await this.docs.show(`conversation-${shortId(sessionId)}.md`, renderConversation(sessionId, itemsOf(res)));
+    await this.docs.show(`conversation-${shortId(sessionId)}.md`, renderConversation(conversationId, itemsOf(res)));
   }
 
   async deleteExecution(sessionId?: string): Promise<void> {

@@ -49,7 +49,7 @@ export function executionState(e: Execution): string {
   if (cmds.some((c) => !c.completedAt && (c.status === 'running' || !c.status))) {
     return 'running';
   }
-  const planned = e.chain?.length ?? 0;
+  const planned = plannedCommands(e).length;
   if (planned > cmds.length) {
     return 'interrupted';
   }
@@ -67,9 +67,40 @@ export function commandsOf(e: Execution): CommandExecution[] {
   return [];
 }
 
+/** Planned commands of an execution (`chain`, else `plan.commands`). */
+export function plannedCommands(e: Execution): string[] {
+  if (Array.isArray(e.chain) && e.chain.length > 0) {
+    return e.chain;
+  }
+  return Array.isArray(e.plan?.commands) ? (e.plan!.commands as string[]) : [];
+}
+
+/** True when the execution is flagged current. */
+export function isCurrentExecution(e: Execution): boolean {
+  return e.current === true || e.isCurrent === true;
+}
+
+/** When the execution started (`startedAt`, else `created`). */
+export function startedOf(e: Execution): string | undefined {
+  return e.startedAt || e.created || undefined;
+}
+
+/** Command names shown for an execution: its plan, else the commands it ran. */
+export function commandNamesOf(e: Execution): string[] {
+  const planned = plannedCommands(e);
+  if (planned.length > 0) {
+    return planned;
+  }
+  const ran = commandsOf(e).map((c) => c.command);
+  if (ran.length > 0) {
+    return ran;
+  }
+  return e.summary?.currentCommand ? [e.summary.currentCommand] : [];
+}
+
 /** Session id of the current execution, from the items' flag or the result's field. */
 export function currentSessionId(result: ExecutionListResult | null | undefined): string | undefined {
-  const flagged = itemsOf(result).find((e) => e.current === true);
+  const flagged = itemsOf(result).find(isCurrentExecution);
   if (flagged) {
     return flagged.sessionId;
   }
@@ -79,16 +110,20 @@ export function currentSessionId(result: ExecutionListResult | null | undefined)
 /** Builds one execution node. */
 export function executionNode(e: Execution, current: boolean): ExecutionNode {
   const state = executionState(e);
-  const cmds = commandsOf(e);
-  const names = e.chain && e.chain.length > 0 ? e.chain : cmds.map((c) => c.command);
+  const names = commandNamesOf(e);
   const label = names.length > 0 ? formatChain(names) : shortId(e.sessionId);
   const parts: string[] = [];
   if (current) {
     parts.push('● current');
   }
   parts.push(state);
-  if (e.startedAt) {
-    parts.push(formatTimestamp(e.startedAt));
+  const total = e.summary?.commandsTotal;
+  if (typeof total === 'number' && total > 0) {
+    parts.push(`${e.summary?.commandsCompleted ?? 0}/${total} done`);
+  }
+  const started = startedOf(e);
+  if (started) {
+    parts.push(formatTimestamp(started));
   }
   parts.push(shortId(e.sessionId));
   const tooltip = [
@@ -96,8 +131,12 @@ export function executionNode(e: Execution, current: boolean): ExecutionNode {
     e.projectName ? `Project: ${e.projectName}` : '',
     e.projectType ? `Type: ${e.projectType}` : '',
     `State: ${state}${current ? ' (current)' : ''}`,
-    e.startedAt ? `Started: ${e.startedAt}` : '',
+    started ? `Started: ${started}` : '',
     e.updatedAt ? `Updated: ${e.updatedAt}` : '',
+    e.summary?.currentCommand ? `Latest command: ${e.summary.currentCommand}` : '',
+    typeof e.summary?.commandsFailed === 'number' && e.summary.commandsFailed > 0
+      ? `Failed steps: ${e.summary.commandsFailed}`
+      : '',
   ]
     .filter((l) => l !== '')
     .join('\n');
@@ -126,8 +165,8 @@ export function buildExecutionNodes(result: ExecutionListResult | null | undefin
     if (a.current !== b.current) {
       return a.current ? -1 : 1;
     }
-    const at = a.execution.updatedAt ?? a.execution.startedAt ?? '';
-    const bt = b.execution.updatedAt ?? b.execution.startedAt ?? '';
+    const at = a.execution.updatedAt ?? startedOf(a.execution) ?? '';
+    const bt = b.execution.updatedAt ?? startedOf(b.execution) ?? '';
     return bt.localeCompare(at);
   });
   return nodes;
@@ -173,7 +212,7 @@ export function buildCommandNodes(e: Execution): CommandNode[] {
       status,
     };
   });
-  const planned = e.chain ?? [];
+  const planned = plannedCommands(e);
   for (let i = cmds.length; i < planned.length; i++) {
     nodes.push({
       kind: 'command',

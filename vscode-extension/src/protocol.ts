@@ -218,8 +218,8 @@ export interface CommandExecution {
   status?: string;
   attempts?: number;
   startedAt?: string;
-  completedAt?: string;
-  contextLoaded?: string[];
+  completedAt?: string | null;
+  contextLoaded?: string[] | null;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   runId?: string;
@@ -237,8 +237,23 @@ export interface Execution {
   /** Tolerated alias of state. */
   status?: string;
   current?: boolean;
+  /** Alias of current used by the execution store. */
+  isCurrent?: boolean;
+  /** Creation time in list summaries. */
+  created?: string;
+  /** Conversation holding the execution's messages (defaults to sessionId). */
+  conversationId?: string;
   /** Planned commands of the chain, in order. */
   chain?: string[];
+  /** The chain plan: its commands and input. */
+  plan?: { commands?: string[] | null; input?: string } | null;
+  /** Step counts. */
+  summary?: {
+    currentCommand?: string;
+    commandsCompleted?: number;
+    commandsFailed?: number;
+    commandsTotal?: number;
+  } | null;
   commands?: CommandExecution[] | null;
   commandHistory?: CommandExecution[] | null;
   sharedData?: Record<string, unknown> | null;

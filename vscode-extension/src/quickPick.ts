@@ -9,7 +9,7 @@ import type {
   SearchItem,
 } from './protocol';
 import { itemsOf } from './protocol';
-import { executionState, commandsOf } from './executionsTree';
+import { commandNamesOf, executionState, isCurrentExecution, startedOf } from './executionsTree';
 import { formatChain, formatRelevance, formatTimestamp, formatTokens, costOf, referenceOf, shortId } from './format';
 
 export interface PickItem<T> {
@@ -136,10 +136,9 @@ export function executionPickItems(
   return executions
     .filter((e) => e && typeof e.sessionId === 'string')
     .map((e) => {
-      const cmds = commandsOf(e);
-      const names = e.chain && e.chain.length > 0 ? e.chain : cmds.map((c) => c.command);
-      const isCurrent = e.current === true || e.sessionId === current;
-      const description = [executionState(e), formatTimestamp(e.startedAt)].filter((s) => s).join(' · ');
+      const names = commandNamesOf(e);
+      const isCurrent = isCurrentExecution(e) || e.sessionId === current;
+      const description = [executionState(e), formatTimestamp(startedOf(e))].filter((s) => s).join(' · ');
       return {
         label: names.length > 0 ? formatChain(names) : shortId(e.sessionId),
         description: isCurrent ? `● current · ${description}` : description,

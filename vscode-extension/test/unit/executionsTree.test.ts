@@ -82,3 +82,41 @@ test('tolerates empty and malformed lists', () => {
   assert.deepEqual(buildExecutionNodes({ items: null }), []);
   assert.equal(buildExecutionNodes({ items: [{} as Execution, done] }).length, 1);
 });
+
+test('store summaries: isCurrent, created, summary counts', () => {
+  const nodes = buildExecutionNodes({
+    items: [
+      {
+        sessionId: 'cccccccc-1111-2222-3333-444444444444',
+        state: 'running',
+        created: '2026-03-01T09:00:00Z',
+        isCurrent: true,
+        summary: { currentCommand: 'implement', commandsCompleted: 1, commandsFailed: 0, commandsTotal: 3 },
+      },
+      { sessionId: 'dddddddd-1111-2222-3333-444444444444', state: 'new', created: '2026-03-02T09:00:00Z', isCurrent: false },
+    ],
+  });
+  assert.equal(nodes[0].current, true);
+  assert.equal(nodes[0].label, 'implement');
+  assert.equal(nodes[0].description, '● current · running · 1/3 done · 2026-03-01 09:00 · cccccccc');
+  assert.match(nodes[0].tooltip, /Latest command: implement/);
+  assert.equal(nodes[1].label, 'dddddddd');
+});
+
+test('full execution: plan commands and commandHistory with null completedAt', () => {
+  const e: Execution = {
+    sessionId: 'e1',
+    state: 'interrupted',
+    plan: { commands: ['brainstorm', 'implement', 'test'], input: 'x' },
+    commandHistory: [
+      { command: 'brainstorm', status: 'success', attempts: 1, completedAt: '2026-03-01T09:01:00Z' },
+      { command: 'implement', status: 'interrupted', attempts: 2, completedAt: null },
+    ],
+  };
+  const node = buildExecutionNodes({ items: [e] })[0];
+  assert.equal(node.label, 'brainstorm → implement → test');
+  assert.deepEqual(
+    buildCommandNodes(e).map((n) => `${n.label}: ${n.description}`),
+    ['1. brainstorm: success · 1 attempt', '2. implement: interrupted · 2 attempts', '3. test: pending'],
+  );
+});
