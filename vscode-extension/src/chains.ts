@@ -194,6 +194,8 @@ export class ChainCommands implements vscode.Disposable {
               percentage = 100;
               return;
             }
+            // A new step was recorded: show it in the Executions view.
+            this.executions.refresh();
             const increment = progressIncrement(percentage, value.percentage);
             percentage += increment;
             const text = progressText({ title: value.kind === 'begin' ? value.title : undefined, message: value.message });
