@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/ctxls/ctxls/providers/library"
+)
+
+// parseArgs parses flags wherever they stand among the positional
+// arguments, so that "ctxls check DIR --format json" works.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitError(0)
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// newFlagSet makes a flag set that reports errors to stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ctxls "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// formatFlag adds --format text|json.
+func formatFlag(fs *flag.FlagSet) *string {
+	return fs.String("format", "text", "output format: text or json")
+}
+
+func checkFormat(f string) error {
+	if f != "text" && f != "json" {
+		return usageError{fmt.Sprintf("--format must be text or json, not %q", f)}
+	}
+	return nil
+}
+
+// loadLibrary indexes the workspace at dir, logging warnings to stderr.
+func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Library, error) {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	lib, err := library.Load(ctx, dir, nil, library.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range lib.ConfigProblems() {
+		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
+	}
+	return lib, nil
+}

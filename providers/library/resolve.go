@@ -1,0 +1,386 @@
+package library
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/refs"
+)
+
+// TargetKind says what a reference resolved to.
+type TargetKind int
+
+const (
+	// Unresolved means the reference names nothing that exists.
+	Unresolved TargetKind = iota
+	// TopicTarget is a topic.
+	TopicTarget
+	// SectionTarget is a section of a topic.
+	SectionTarget
+	// DomainTarget is a domain (its index).
+	DomainTarget
+	// NotAReference means the text looked like a reference but is not one
+	// (a bare file name that names no topic anywhere).
+	NotAReference
+)
+
+// Part names the part of a reference that failed to resolve.
+type Part string
+
+// Parts of a reference.
+const (
+	PartDomain  Part = "domain"
+	PartTopic   Part = "topic"
+	PartSection Part = "section"
+	PartPath    Part = "path"
+)
+
+// Target is the result of resolving a reference.
+type Target struct {
+	Kind    TargetKind
+	Topic   *Topic
+	Section *Section
+	Domain  *Domain
+	// Failed is the part that did not resolve, for Unresolved targets and
+	// for topics whose section is missing.
+	Failed Part
+	// Message explains a failure.
+	Message string
+	// Candidates are close names for the failed part, best first, written
+	// as they would replace that part (a domain, a topic name, a section
+	// name or a path).
+	Candidates []string
+}
+
+// OK reports whether the reference resolved completely.
+func (t Target) OK() bool {
+	return t.Kind == TopicTarget || t.Kind == SectionTarget || t.Kind == DomainTarget
+}
+
+// Resolve resolves a reference made by file f.
+func (l *Library) Resolve(f *File, r refs.Ref) Target {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.resolve(f, r)
+}
+
+func (l *Library) resolve(f *File, r refs.Ref) Target {
+	switch r.Form {
+	case refs.DomainForm:
+		d, ok := l.domains[r.Domain]
+		if !ok {
+			return l.unknownDomain(r.Domain)
+		}
+		return Target{Kind: DomainTarget, Domain: d, Topic: d.Index}
+	case refs.PathForm:
+		return l.resolvePath(f, r)
+	}
+	d, ok := l.domains[r.Domain]
+	if !ok {
+		return l.unknownDomain(r.Domain)
+	}
+	name := strings.TrimSuffix(r.Topic, ".md")
+	t, ok := l.topics[r.Domain+"/"+name]
+	if !ok {
+		names := make([]string, len(d.Topics))
+		for i, t := range d.Topics {
+			names[i] = t.Name
+		}
+		return Target{Kind: Unresolved, Domain: d, Failed: PartTopic,
+			Message:    fmt.Sprintf("domain %s has no topic %q", r.Domain, name),
+			Candidates: Suggest(name, names, 3)}
+	}
+	return withSection(t, r.Section)
+}
+
+// withSection resolves the section part of a reference to topic t.
+func withSection(t *Topic, section string) Target {
+	if section == "" {
+		return Target{Kind: TopicTarget, Topic: t}
+	}
+	if s, ok := t.Section(section); ok {
+		return Target{Kind: SectionTarget, Topic: t, Section: s}
+	}
+	names := make([]string, len(t.Sections))
+	for i, s := range t.Sections {
+		names[i] = s.Name
+	}
+	return Target{Kind: Unresolved, Topic: t, Failed: PartSection,
+		Message:    fmt.Sprintf("topic %s has no section %q", t.ID, section),
+		Candidates: Suggest(section, names, 3)}
+}
+
+func (l *Library) unknownDomain(name string) Target {
+	names := make([]string, 0, len(l.domains))
+	for n := range l.domains {
+		names = append(names, n)
+	}
+	return Target{Kind: Unresolved, Failed: PartDomain,
+		Message:    fmt.Sprintf("no domain %q", name),
+		Candidates: Suggest(name, names, 3)}
+}
+
+// resolvePath resolves a path reference against the referring file, the
+// layout around each context root, each root, and (for bare file names)
+// every topic's file name.
+func (l *Library) resolvePath(f *File, r refs.Ref) Target {
+	b := l.builder()
+	var inRoot string
+	for _, c := range b.pathCandidates(f.Path, r) {
+		if t := l.topicAt(c); t != nil {
+			return withSection(t, r.Fragment)
+		}
+		if info, err := os.Stat(c); err == nil && !info.IsDir() {
+			return Target{Kind: NotAReference} // an existing file that is not a topic
+		}
+		if inRoot == "" && l.meantInRoot(c) {
+			inRoot = c
+		}
+	}
+	if isBare(r.Path) {
+		stem := strings.TrimSuffix(r.Path, path.Ext(r.Path))
+		found := l.byStem[stem]
+		if len(found) > 0 {
+			// Prefer the referring file's own domain, then the first by id.
+			best := found[0]
+			if f.Topic != nil {
+				for _, t := range found {
+					if t.Domain == f.Topic.Domain {
+						best = t
+						break
+					}
+				}
+			}
+			return withSection(best, r.Fragment)
+		}
+		// A bare file name that names nothing is only a broken reference in
+		// a link, in a domain index or in a detection table; in prose it is
+		// just a file name.
+		if r.Where != refs.Link && !listsTopics(f) {
+			return Target{Kind: NotAReference}
+		}
+	}
+	if inRoot == "" {
+		return Target{Kind: NotAReference}
+	}
+	root := underAny(inRoot, l.contextRoots)
+	dir := filepath.Dir(inRoot)
+	var names []string
+	for _, t := range l.topics {
+		if filepath.Dir(t.Path) == dir {
+			names = append(names, filepath.Base(t.Path))
+		}
+	}
+	cands := Suggest(filepath.Base(inRoot), names, 3)
+	for i, c := range cands {
+		cands[i] = path.Join(path.Dir(r.Path), c)
+	}
+	return Target{Kind: Unresolved, Failed: PartPath,
+		Message:    fmt.Sprintf("%s does not exist in context root %s", r.Path, relSlash(l.dir, root)),
+		Candidates: cands}
+}
+
+// meantInRoot reports whether a missing file at p would be a topic: it lies
+// directly in a context root, or in one of its existing domains.
+func (l *Library) meantInRoot(p string) bool {
+	root := underAny(p, l.contextRoots)
+	if root == "" {
+		return false
+	}
+	rel := relSlash(root, p)
+	domain, _, nested := strings.Cut(rel, "/")
+	if !nested {
+		return true
+	}
+	_, ok := l.domains[domain]
+	return ok
+}
+
+// listsTopics reports whether f is a file whose bare file names are meant
+// as topic references: a domain index or a detection file.
+func listsTopics(f *File) bool {
+	if f.Topic == nil {
+		return false
+	}
+	switch f.Topic.Meta.Type {
+	case "index", "detection":
+		return true
+	}
+	return false
+}
+
+// topicAt returns the topic stored at an absolute path, if any.
+func (l *Library) topicAt(p string) *Topic {
+	if f, ok := l.files[filepath.Clean(p)]; ok && f.Topic != nil {
+		if t := l.topics[f.Topic.ID]; t == f.Topic {
+			return t
+		}
+	}
+	return nil
+}
+
+// builder returns a builder for the current configuration; callers hold mu.
+func (l *Library) builder() *builder {
+	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots}
+}
+
+// Suggest returns up to n names close to want, best first: names that
+// extend or shorten it ("django" → "django_patterns"), names sharing its
+// words, then names within a small edit distance.
+func Suggest(want string, names []string, n int) []string {
+	type scored struct {
+		name  string
+		score int
+	}
+	w := strings.ToLower(want)
+	wWords := splitWords(w)
+	var out []scored
+	for _, name := range names {
+		c := strings.ToLower(name)
+		if c == w {
+			out = append(out, scored{name, 0})
+			continue
+		}
+		score := -1
+		switch {
+		case w != "" && (strings.HasPrefix(c, w) || strings.HasPrefix(w, c)):
+			score = 10 + abs(len(c)-len(w))/4
+		case len(wWords) > 0 && containsWords(splitWords(c), wWords):
+			score = 20 + abs(len(c)-len(w))/4
+		default:
+			d := Distance(w, c)
+			if d <= max(1, min(len(w), len(c))/3) {
+				score = 30 + d
+			}
+		}
+		if score >= 0 {
+			out = append(out, scored{name, score})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score < out[j].score
+		}
+		return out[i].name < out[j].name
+	})
+	res := make([]string, 0, min(n, len(out)))
+	for _, s := range out[:min(n, len(out))] {
+		res = append(res, s.name)
+	}
+	return res
+}
+
+func splitWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' || r == ' ' || r == '/' || r == '.' })
+}
+
+// containsWords reports whether every word of want starts a word of have.
+func containsWords(have, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.HasPrefix(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// Distance is the Levenshtein edit distance between a and b, in runes.
+func Distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Location is one reference and the file making it.
+type Location struct {
+	File *File
+	Ref  refs.Ref
+}
+
+// References returns every reference in the workspace that resolves to
+// topic id (to the topic or one of its sections), ordered by file and
+// position.
+func (l *Library) References(id string) []Location {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	t := l.topics[id]
+	if t == nil {
+		return nil
+	}
+	paths := map[string]bool{}
+	for _, k := range []string{t.ID, "*/" + path.Base(t.Name)} {
+		for p := range l.incoming[k] {
+			paths[p] = true
+		}
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	slices.Sort(sorted)
+	var out []Location
+	for _, p := range sorted {
+		f := l.files[p]
+		if f == nil {
+			continue
+		}
+		for _, r := range f.Refs {
+			if r.Form == refs.DomainForm {
+				continue
+			}
+			if tg := l.resolve(f, r); tg.Topic == t && (tg.OK() || tg.Failed == PartSection) {
+				out = append(out, Location{File: f, Ref: r})
+			}
+		}
+	}
+	return out
+}
+
+// DomainReferences returns every domain-form reference to a domain.
+func (l *Library) DomainReferences(name string) []Location {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	var paths []string
+	for p := range l.incoming["@"+name] {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	var out []Location
+	for _, p := range paths {
+		if f := l.files[p]; f != nil {
+			for _, r := range f.Refs {
+				if r.Form == refs.DomainForm && r.Domain == name {
+					out = append(out, Location{File: f, Ref: r})
+				}
+			}
+		}
+	}
+	return out
+}
