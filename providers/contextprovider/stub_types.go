@@ -1,0 +1,5 @@
+package contextprovider
+
+type detectionRules struct{}
+type crossMatrix struct{}
+type searchIndex struct{}
