@@ -8,9 +8,5 @@ import (
 func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error  { return nil }
 func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error    { return nil }
-func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return nil
-}
-func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) error   { return nil }
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error   { return nil }

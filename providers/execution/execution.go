@@ -275,6 +275,9 @@ const liveOwners = `SELECT owner_id FROM owners WHERE heartbeat_at > :now - stal
 // sweep records as interrupted the running commands and runs of owners that
 // are gone, and forgets those owners.
 func (s *Store) sweep(ctx context.Context, tx *sql.Tx, now time.Time) error {
+	if err := s.forgetDeadProcesses(ctx, tx); err != nil {
+		return fmt.Errorf("find dead processes: %w", err)
+	}
 	args := s.liveArgs(now)
 	for _, q := range []string{
 		`UPDATE commands SET status = 'interrupted', completed_at = :now
@@ -285,6 +288,38 @@ func (s *Store) sweep(ctx context.Context, tx *sql.Tx, now time.Time) error {
 	} {
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("mark interrupted work: %w", err)
+		}
+	}
+	return nil
+}
+
+// forgetDeadProcesses removes the owners of this machine whose process no
+// longer exists, so that what a killed process left running is interrupted
+// at once instead of after its heartbeat goes stale.
+func (s *Store) forgetDeadProcesses(ctx context.Context, tx *sql.Tx) error {
+	host, _ := os.Hostname()
+	rows, err := tx.QueryContext(ctx, `SELECT owner_id, pid FROM owners WHERE host = ? AND owner_id <> ?`, host, s.owner)
+	if err != nil {
+		return err
+	}
+	var dead []string
+	for rows.Next() {
+		var id string
+		var pid int
+		if err := rows.Scan(&id, &pid); err != nil {
+			rows.Close()
+			return err
+		}
+		if pid != os.Getpid() && processGone(pid) {
+			dead = append(dead, id)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, id := range dead {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM owners WHERE owner_id = ?`, id); err != nil {
+			return err
 		}
 	}
 	return nil

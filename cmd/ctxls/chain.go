@@ -1,0 +1,438 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/chain"
+	"github.com/ctxls/ctxls/providers/execution"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/storage"
+)
+
+const chainUsage = `Usage:
+  ctxls chain run COMMAND... [--input TEXT] [--session ID] [--project NAME] [--dir DIR] [--format text|json]
+  ctxls chain preview COMMAND... [--input TEXT] [--session ID] [--dir DIR] [--format text|json]
+  ctxls chain list [--dir DIR] [--format text|json]
+  ctxls chain show [ID] [--dir DIR] [--format text|json]
+  ctxls chain resume ID [--dir DIR] [--format text|json]
+
+A COMMAND is a command name (brainstorm, /implement) or the name of a chain
+from .ctxls.yaml. The executor comes from .ctxls.yaml (executor.kind: preview
+runs nothing and records the prompts; exec runs executor.command per step).
+`
+
+// runChain implements "ctxls chain".
+func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, chainUsage)
+		if len(args) == 0 {
+			return exitError(2)
+		}
+		return nil
+	}
+	sub, rest := args[0], args[1:]
+	fs := newFlagSet("chain "+sub, stderr)
+	dir := fs.String("dir", ".", "workspace directory")
+	format := formatFlag(fs)
+	var input, session, project *string
+	switch sub {
+	case "run", "preview":
+		input = fs.String("input", "", "the user's input, given to every step")
+		session = fs.String("session", "", "continue this execution instead of starting a new one")
+		if sub == "run" {
+			project = fs.String("project", "", "project name of a new execution (default: the directory's name)")
+		}
+	case "list", "show", "resume":
+	default:
+		return usageError{fmt.Sprintf("unknown chain command %q (want run, preview, list, show or resume)", sub)}
+	}
+	pos, err := parseArgs(fs, rest)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	lib, err := loadLibrary(ctx, *dir, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := storage.OpenWorkspace(ctx, lib.Dir())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store, err := execution.New(ctx, db, execution.Options{})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	runner := chain.New(chain.Options{Store: store, Library: func() *library.Library { return lib }})
+	c := chainCLI{lib: lib, store: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
+
+	switch sub {
+	case "run", "preview":
+		if len(pos) == 0 {
+			return usageError{"chain " + sub + " needs at least one command name"}
+		}
+		req := chain.Request{Commands: expandChains(lib, pos), Input: *input, SessionID: *session}
+		if sub == "preview" {
+			res, err := runner.Preview(ctx, req)
+			if err != nil {
+				return err
+			}
+			return c.printResult(res, true)
+		}
+		req.ProjectName = *project
+		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
+			req.Progress = p
+			return runner.Run(ctx, req)
+		})
+	case "resume":
+		if len(pos) != 1 {
+			return usageError{"chain resume needs one execution id"}
+		}
+		id, err := c.resolveID(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
+			return runner.Resume(ctx, id, p)
+		})
+	case "list":
+		if len(pos) != 0 {
+			return usageError{"chain list takes no arguments"}
+		}
+		return c.list(ctx)
+	default: // show
+		if len(pos) > 1 {
+			return usageError{"chain show takes at most one execution id"}
+		}
+		id := ""
+		if len(pos) == 1 {
+			if id, err = c.resolveID(ctx, pos[0]); err != nil {
+				return err
+			}
+		}
+		return c.show(ctx, id)
+	}
+}
+
+// expandChains replaces the name of a chain from .ctxls.yaml by its
+// commands, unless a command has that name.
+func expandChains(lib *library.Library, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, isCmd := lib.Command(strings.TrimPrefix(n, "/")); !isCmd {
+			if ch, ok := lib.Config().Chain(n); ok {
+				out = append(out, ch.Commands...)
+				continue
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+type chainCLI struct {
+	lib            *library.Library
+	store          *execution.Store
+	runner         *chain.Runner
+	json           bool
+	stdout, stderr io.Writer
+}
+
+// resolveID accepts an execution id or a unique prefix of one.
+func (c *chainCLI) resolveID(ctx context.Context, id string) (string, error) {
+	all, err := c.store.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	var match []string
+	for _, s := range all {
+		if s.SessionID == id {
+			return id, nil
+		}
+		if strings.HasPrefix(s.SessionID, id) {
+			match = append(match, s.SessionID)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return "", fmt.Errorf("no execution %q (see ctxls chain list)", id)
+	}
+	return "", fmt.Errorf("execution id %q is ambiguous: %s", id, strings.Join(match, ", "))
+}
+
+// run runs or resumes a chain with a progress display on stderr.
+func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (*chain.Result, error)) error {
+	p := newProgress(c.stderr)
+	defer p.stop()
+	res, err := do(p.event)
+	p.stop()
+	if err != nil {
+		return err
+	}
+	if err := c.printResult(res, false); err != nil {
+		return err
+	}
+	if res.State != execution.StateCompleted {
+		return exitError(1)
+	}
+	return nil
+}
+
+func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
+	if c.json {
+		return writeJSON(c.stdout, res)
+	}
+	w := c.stdout
+	if preview {
+		fmt.Fprintf(w, "Preview (executor %s, budget %d files / %d tokens)\n", res.Executor, res.Budget.Files, res.Budget.Tokens)
+	} else {
+		fmt.Fprintf(w, "Execution %s: %s (executor %s)\n", res.SessionID, res.State, res.Executor)
+	}
+	for _, s := range res.Steps {
+		status := s.Status
+		if s.Skipped {
+			status += ", done earlier"
+		}
+		if s.Attempts > 1 {
+			status += fmt.Sprintf(", attempt %d", s.Attempts)
+		}
+		fmt.Fprintf(w, "\n%d. %s [%s] %d prompt tokens (command %d, context %d, shared %d, history %d, input %d)\n",
+			s.Index+1, s.Command, status, s.PromptTokens, s.CommandTokens, s.ContextTokens, s.SharedDataTokens, s.HistoryTokens, s.InputTokens)
+		for _, it := range s.Context {
+			mark := ""
+			if it.Cached {
+				mark = " (cached)"
+			}
+			fmt.Fprintf(w, "   + %s  %d tokens, %s%s\n", it.Reference, it.Tokens, it.Reason, mark)
+		}
+		for _, it := range s.Dropped {
+			fmt.Fprintf(w, "   - %s  %d tokens, %s\n", it.Reference, it.Tokens, it.Reason)
+		}
+		if s.Reason != "" {
+			fmt.Fprintf(w, "   reason: %s\n", s.Reason)
+		}
+		for _, wn := range s.Warnings {
+			fmt.Fprintf(w, "   warning: %s\n", wn)
+		}
+		if out := strings.TrimSpace(s.Output); out != "" {
+			fmt.Fprintf(w, "   output:\n%s\n", indent(out, "     "))
+		}
+	}
+	for _, wn := range res.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+	fmt.Fprintf(w, "\n%d prompt tokens in total, %d cache hits\n", res.TotalTokens, res.CacheHits)
+	return nil
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (c *chainCLI) list(ctx context.Context) error {
+	all, err := c.store.List(ctx)
+	if err != nil {
+		return err
+	}
+	chains := c.lib.Config().Chains
+	if c.json {
+		return writeJSON(c.stdout, map[string]any{"chains": nonNilChains(chains), "executions": all})
+	}
+	w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	if len(chains) > 0 {
+		fmt.Fprintln(w, "CHAIN\tCOMMANDS")
+		for _, ch := range chains {
+			fmt.Fprintf(w, "%s\t%s\n", ch.Name, strings.Join(ch.Commands, " → "))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(w, "no executions yet (ctxls chain run COMMAND...)")
+		return w.Flush()
+	}
+	fmt.Fprintln(w, "\tEXECUTION\tPROJECT\tSTATE\tSTEPS\tLAST COMMAND\tCREATED")
+	for _, s := range all {
+		cur := ""
+		if s.IsCurrent {
+			cur = "*"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cur, s.SessionID, s.ProjectName, s.State,
+			s.Summary.CommandsCompleted, s.Summary.CommandsTotal, s.Summary.CurrentCommand, s.Created.Local().Format(time.DateTime))
+	}
+	return w.Flush()
+}
+
+func nonNilChains[T any](v []T) []T {
+	if v == nil {
+		return []T{}
+	}
+	return v
+}
+
+func (c *chainCLI) show(ctx context.Context, id string) error {
+	st, err := c.store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(c.stdout, st)
+	}
+	w := c.stdout
+	cur := ""
+	if st.IsCurrent {
+		cur = " (current)"
+	}
+	fmt.Fprintf(w, "Execution %s%s\n  project: %s\n  state:   %s\n  started: %s\n", st.SessionID, cur, st.ProjectName, st.State,
+		st.StartedAt.Local().Format(time.DateTime))
+	if st.Plan != nil {
+		fmt.Fprintf(w, "  chain:   %s\n", strings.Join(st.Plan.Commands, " → "))
+		if st.Plan.Input != "" {
+			fmt.Fprintf(w, "  input:   %s\n", st.Plan.Input)
+		}
+	}
+	for _, ce := range st.CommandHistory {
+		dur := ""
+		if ce.CompletedAt != nil {
+			dur = " in " + ce.CompletedAt.Sub(ce.StartedAt).Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(w, "\n%d. %s [%s, attempt %d]%s\n", ce.Step+1, ce.Command, ce.Status, ce.Attempts, dur)
+		if len(ce.ContextLoaded) > 0 {
+			fmt.Fprintf(w, "   context: %s\n", strings.Join(ce.ContextLoaded, ", "))
+		}
+		if v, ok := ce.Outputs["promptTokens"]; ok {
+			fmt.Fprintf(w, "   prompt tokens: %s\n", v)
+		}
+		var reason string
+		if json.Unmarshal(ce.Outputs["reason"], &reason) == nil && reason != "" {
+			fmt.Fprintf(w, "   reason: %s\n", reason)
+		}
+		var out string
+		if json.Unmarshal(ce.Outputs["output"], &out) == nil && strings.TrimSpace(out) != "" {
+			if len(out) > 2000 {
+				out = strings.ToValidUTF8(out[:2000], "") + "\n…"
+			}
+			fmt.Fprintf(w, "   output:\n%s\n", indent(strings.TrimSpace(out), "     "))
+		}
+	}
+	if len(st.SharedData) > 0 {
+		fmt.Fprintln(w, "\nShared data:")
+		b, _ := json.MarshalIndent(st.SharedData, "  ", "  ")
+		fmt.Fprintf(w, "  %s\n", b)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// progress shows the running step on stderr: a line redrawn every 100 ms on
+// a terminal, plain lines otherwise.
+type progress struct {
+	w    io.Writer
+	tty  bool
+	mu   sync.Mutex
+	cur  *chain.Event
+	from time.Time
+	done chan struct{}
+	once sync.Once
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, done: make(chan struct{})}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb" {
+			p.tty = true
+		}
+	}
+	if p.tty {
+		go p.tick()
+	}
+	return p
+}
+
+func (p *progress) tick() {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.cur != nil {
+				p.redraw()
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *progress) redraw() {
+	e := p.cur
+	fmt.Fprintf(p.w, "\r\x1b[K[%d/%d] %s  %s  %d tokens", e.Index+1, e.Total, e.Step.Command,
+		time.Since(p.from).Round(100*time.Millisecond), e.Step.PromptTokens)
+}
+
+func (p *progress) event(e chain.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Kind {
+	case chain.StepStarted:
+		p.cur, p.from = &e, time.Now()
+		if p.tty {
+			p.redraw()
+		} else {
+			fmt.Fprintf(p.w, "[%d/%d] %s: running (attempt %d, %d prompt tokens, %d context items, %d cached)\n",
+				e.Index+1, e.Total, e.Step.Command, e.Step.Attempts, e.Step.PromptTokens, len(e.Step.Context), e.Step.CacheHits)
+		}
+	case chain.StepFinished:
+		p.cur = nil
+		if p.tty {
+			fmt.Fprint(p.w, "\r\x1b[K")
+		}
+		line := fmt.Sprintf("[%d/%d] %s: %s in %s, %d prompt tokens", e.Index+1, e.Total, e.Step.Command, e.Step.Status,
+			time.Duration(e.Step.ElapsedMS)*time.Millisecond, e.Step.PromptTokens)
+		if e.Step.Reason != "" {
+			line += " (" + firstLine(e.Step.Reason) + ")"
+		}
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func (p *progress) stop() {
+	p.once.Do(func() {
+		close(p.done)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.tty && p.cur != nil {
+			fmt.Fprint(p.w, "\r\x1b[K")
+		}
+		p.cur = nil
+	})
+}

@@ -1,0 +1,663 @@
+// Package chain runs chains of agent commands: for each step it loads the
+// context the command refers to (reusing what earlier steps of the
+// execution loaded), keeps it within the loading protocol's budget,
+// assembles the prompt, hands it to an executor and records everything in the
+// execution (package execution), one committed step at a time.
+package chain
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/execution"
+	"github.com/ctxls/ctxls/providers/library"
+)
+
+// Errors of the Runner; test with errors.Is.
+var (
+	// ErrUnknownCommand: a command name names no command of the library.
+	ErrUnknownCommand = errors.New("unknown command")
+	// ErrConflict: a chain already runs in the execution, in this process
+	// or another one.
+	ErrConflict = execution.ErrConflict
+	// ErrNoCommands: a chain without commands.
+	ErrNoCommands = errors.New("a chain needs at least one command")
+)
+
+// Message is one message of a step's conversation.
+type Message struct {
+	ConversationID string
+	Role           string // "user" or "assistant"
+	Content        string
+	RunID          string
+	Command        string
+}
+
+// History is the conversation history a step's prompt includes and its
+// messages go to.
+type History interface {
+	// Context returns the history of the conversation formatted for a
+	// prompt, and its token cost.
+	Context(ctx context.Context, conversationID string) (text string, tokens int, err error)
+	// Append records a message.
+	Append(ctx context.Context, m Message) error
+}
+
+// Options configure a Runner.
+type Options struct {
+	// Store records executions; required.
+	Store *execution.Store
+	// Library returns the current library snapshot; required.
+	Library func() *library.Library
+	// History, when set, provides the history context of prompts and
+	// records each step's prompt and result.
+	History History
+	// Executor, when set, replaces the executor the configuration names.
+	Executor Executor
+	// MaxOutput is the most bytes of agent output kept per step (default
+	// DefaultMaxOutput).
+	MaxOutput int64
+}
+
+// Runner runs, previews, resumes and cancels chains. It is safe for
+// concurrent use; one chain at a time runs in an execution.
+type Runner struct {
+	opts Options
+
+	mu     sync.Mutex
+	active map[string]context.CancelFunc
+}
+
+// New returns a Runner.
+func New(opts Options) *Runner {
+	return &Runner{opts: opts, active: map[string]context.CancelFunc{}}
+}
+
+// Request asks for a chain to be previewed or run.
+type Request struct {
+	// Commands are command names, with or without a leading "/".
+	Commands []string
+	// Input is the user's input, the last part of every prompt.
+	Input string
+	// SessionID continues an existing execution; empty creates one (run)
+	// or previews without one.
+	SessionID string
+	// ProjectName names a created execution's project (default: the
+	// workspace directory's name).
+	ProjectName string
+	// Progress, when set, receives an event as each step starts and ends.
+	Progress func(Event)
+}
+
+// EventKind says what an Event reports.
+type EventKind string
+
+// Event kinds.
+const (
+	StepStarted  EventKind = "started"
+	StepFinished EventKind = "finished"
+)
+
+// Event reports the progress of a chain.
+type Event struct {
+	Kind EventKind
+	// Index is the 0-based position of the step in the chain, Total the
+	// number of steps.
+	Index, Total int
+	Step         Step
+}
+
+// Result is the outcome of a preview, run or resume.
+type Result struct {
+	SessionID string          `json:"sessionId,omitempty"`
+	State     execution.State `json:"state,omitempty"`
+	RunID     string          `json:"runId,omitempty"`
+	// Executor is the kind of executor that ran the steps.
+	Executor    string        `json:"executor"`
+	Steps       []Step        `json:"steps"`
+	TotalTokens int           `json:"totalTokens"`
+	CacheHits   int           `json:"cacheHits"`
+	Budget      config.Budget `json:"budget"`
+	Warnings    []string      `json:"warnings"`
+}
+
+// Step is one step of a chain as previewed or run.
+type Step struct {
+	Command string `json:"command"`
+	// Index is the position in the chain; Step the position among the
+	// execution's recorded steps (runs only).
+	Index int    `json:"index"`
+	Step  int    `json:"step"`
+	Path  string `json:"path,omitempty"`
+	// Status is the status of the step's latest attempt: success, partial,
+	// failed, interrupted; "pending" for a step not reached.
+	Status   string         `json:"status,omitempty"`
+	Attempts int            `json:"attempts,omitempty"`
+	Context  []*ContextItem `json:"context"`
+	Dropped  []*ContextItem `json:"dropped"`
+	// CacheHits counts context items taken from the execution's cache.
+	CacheHits        int `json:"cacheHits"`
+	CommandTokens    int `json:"commandTokens"`
+	ContextTokens    int `json:"contextTokens"`
+	SharedDataTokens int `json:"sharedDataTokens"`
+	HistoryTokens    int `json:"historyTokens"`
+	InputTokens      int `json:"inputTokens"`
+	PromptTokens     int `json:"promptTokens"`
+	// Prompt is the assembled prompt (previews only).
+	Prompt string `json:"prompt,omitempty"`
+	// Output is the agent's output as text (at most outputInResult bytes).
+	Output      string `json:"output,omitempty"`
+	OutputBytes int64  `json:"outputBytes,omitempty"`
+	ExitCode    *int   `json:"exitCode,omitempty"`
+	ElapsedMS   int64  `json:"elapsedMs"`
+	// Reason says why the step failed or was interrupted.
+	Reason string `json:"reason,omitempty"`
+	// Skipped marks a step that finished in an earlier run and was not run
+	// again.
+	Skipped  bool     `json:"skipped,omitempty"`
+	Warnings []string `json:"warnings"`
+}
+
+// outputInResult is how much of a step's output a Result carries; the
+// execution record keeps the rest.
+const outputInResult = 64 << 10
+
+// Commands resolves command names (with or without a leading "/"). An
+// unknown name is an error wrapping ErrUnknownCommand that lists the
+// available commands.
+func Commands(lib *library.Library, names []string) ([]*library.Command, error) {
+	if len(names) == 0 {
+		return nil, ErrNoCommands
+	}
+	out := make([]*library.Command, 0, len(names))
+	var unknown []string
+	for _, n := range names {
+		name := strings.TrimPrefix(strings.TrimSpace(n), "/")
+		c, ok := lib.Command(name)
+		if !ok || name == "" {
+			unknown = append(unknown, n)
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(unknown) == 0 {
+		return out, nil
+	}
+	var avail []string
+	for _, c := range lib.Commands() {
+		avail = append(avail, c.Name)
+	}
+	msg := fmt.Sprintf("%q", unknown[0])
+	if len(unknown) > 1 {
+		q := make([]string, len(unknown))
+		for i, u := range unknown {
+			q[i] = fmt.Sprintf("%q", u)
+		}
+		msg = strings.Join(q, ", ")
+	}
+	hint := ""
+	if s := library.Suggest(strings.TrimPrefix(unknown[0], "/"), avail, 1); len(s) > 0 {
+		hint = fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	if len(avail) == 0 {
+		return nil, fmt.Errorf("%w %s%s: the workspace has no commands (markdown files under a commands directory)", ErrUnknownCommand, msg, hint)
+	}
+	return nil, fmt.Errorf("%w %s%s; available commands: %s", ErrUnknownCommand, msg, hint, strings.Join(avail, ", "))
+}
+
+// executor returns the executor for lib's configuration.
+func (r *Runner) executor(lib *library.Library) (Executor, error) {
+	if r.opts.Executor != nil {
+		return r.opts.Executor, nil
+	}
+	e, err := NewExecutor(lib.Config().Executor, lib.Dir())
+	if x, ok := e.(*Exec); ok && r.opts.MaxOutput > 0 {
+		x.MaxOutput = r.opts.MaxOutput
+	}
+	return e, err
+}
+
+// Preview assembles every step's prompt without running or recording
+// anything: the context each step would load (items an earlier step of the
+// preview, or of the execution named by req.SessionID, loaded are marked
+// cached), what the budget drops and the prompt's token cost.
+func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
+	lib := r.opts.Library()
+	cmds, err := Commands(lib, req.Commands)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{SessionID: req.SessionID, Executor: KindPreview, Budget: effectiveBudget(lib.Config().Budget), Warnings: []string{}}
+	if e, err := r.executor(lib); err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	} else {
+		res.Executor = e.Kind()
+	}
+	var (
+		shared  map[string]json.RawMessage
+		history string
+	)
+	if req.SessionID != "" {
+		if shared, err = r.opts.Store.AllSharedData(ctx, req.SessionID); err != nil {
+			return nil, err
+		}
+		if r.opts.History != nil {
+			if history, _, err = r.opts.History.Context(ctx, req.SessionID); err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("history: %v", err))
+			}
+		}
+	}
+	seen := map[execution.ContextKey]string{}
+	for i, cmd := range cmds {
+		st := Step{Command: cmd.Name, Index: i, Path: cmd.Path, Status: "preview", Warnings: []string{}}
+		items, warns := collect(lib, cmd)
+		kept, dropped := budgetPlan(items, lib.Config().Budget)
+		st.Warnings = append(append(st.Warnings, warns...), dropWarnings(dropped)...)
+		var cached map[execution.ContextKey]string
+		if req.SessionID != "" {
+			keys := make([]execution.ContextKey, len(kept))
+			for j, it := range kept {
+				keys[j] = it.key()
+			}
+			if cached, err = r.opts.Store.CachedContexts(ctx, req.SessionID, keys); err != nil {
+				return nil, err
+			}
+		}
+		parts := promptParts{command: cmd.Body(), shared: shared, history: history, input: req.Input}
+		for _, it := range kept {
+			k := it.key()
+			c, hit := seen[k]
+			if !hit {
+				c, hit = cached[k]
+			}
+			if hit {
+				it.Cached, it.Source = true, "cache"
+			} else {
+				c, it.Source = it.content(), "materialized"
+				seen[k] = c
+			}
+			parts.context = append(parts.context, loaded{it, c})
+		}
+		prompt, cost := assemble(parts, lib.Counter())
+		fillCost(&st, kept, dropped, cost)
+		st.Prompt = prompt
+		res.Steps = append(res.Steps, st)
+		res.TotalTokens += st.PromptTokens
+		res.CacheHits += st.CacheHits
+	}
+	return res, nil
+}
+
+func effectiveBudget(b config.Budget) config.Budget {
+	if b.Files <= 0 {
+		b.Files = config.DefaultBudgetFiles
+	}
+	if b.Tokens <= 0 {
+		b.Tokens = config.DefaultBudgetTokens
+	}
+	return b
+}
+
+func fillCost(st *Step, kept, dropped []*ContextItem, cost promptCost) {
+	for j, it := range kept {
+		if j < len(cost.perItem) {
+			it.Tokens = cost.perItem[j]
+		}
+		if it.Cached {
+			st.CacheHits++
+		}
+	}
+	st.Context, st.Dropped = nonNil(kept), nonNil(dropped)
+	st.CommandTokens, st.ContextTokens = cost.command, cost.context
+	st.SharedDataTokens, st.HistoryTokens, st.InputTokens = cost.shared, cost.history, cost.input
+	st.PromptTokens = cost.total
+}
+
+func nonNil(items []*ContextItem) []*ContextItem {
+	if items == nil {
+		return []*ContextItem{}
+	}
+	return items
+}
+
+// Run runs a chain: in a new execution (which becomes the current one), or
+// after the steps of req.SessionID's execution. Steps run in order until
+// one fails or is interrupted; each is committed before the next starts.
+// Cancelling ctx (or Cancel) stops the running agent and leaves its step
+// interrupted.
+func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
+	lib := r.opts.Library()
+	cmds, err := Commands(lib, req.Commands)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := r.executor(lib)
+	if err != nil {
+		return nil, err
+	}
+	id := req.SessionID
+	if id != "" {
+		if _, err := r.opts.Store.Summary(ctx, id); err != nil {
+			return nil, err
+		}
+	} else {
+		project := req.ProjectName
+		if project == "" {
+			project = filepath.Base(lib.Dir())
+		}
+		st, err := r.opts.Store.Create(ctx, project, "")
+		if err != nil {
+			return nil, err
+		}
+		id = st.SessionID
+	}
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.Name
+	}
+	return r.drive(ctx, lib, exe, id, execution.RunKindRun, names, req.Input, req.Progress)
+}
+
+// Resume runs an execution's chain again from its first step that did not
+// succeed; steps that succeeded are not run again.
+func (r *Runner) Resume(ctx context.Context, sessionID string, progress func(Event)) (*Result, error) {
+	lib := r.opts.Library()
+	rp, err := r.opts.Store.ResumePoint(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(rp.Steps))
+	for i, s := range rp.Steps {
+		names[i] = s.Command
+	}
+	if _, err := Commands(lib, names[rp.Next:]); err != nil && !rp.Done {
+		return nil, fmt.Errorf("resume %s: %w", sessionID, err)
+	}
+	exe, err := r.executor(lib)
+	if err != nil {
+		return nil, err
+	}
+	return r.drive(ctx, lib, exe, sessionID, execution.RunKindResume, names, rp.Input, progress)
+}
+
+// Cancel stops the chain running in the execution, or every chain this
+// Runner runs when sessionID is empty. It returns the executions whose
+// chain it stopped.
+func (r *Runner) Cancel(sessionID string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for id, cancel := range r.active {
+		if sessionID == "" || id == sessionID {
+			cancel()
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Running reports the executions whose chain this Runner is running.
+func (r *Runner) Running() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.active))
+	for id := range r.active {
+		out = append(out, id)
+	}
+	return out
+}
+
+func (r *Runner) claim(sessionID string, cancel context.CancelFunc) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, busy := r.active[sessionID]; busy {
+		return fmt.Errorf("%w: a chain of execution %s is already running in this process", ErrConflict, sessionID)
+	}
+	r.active[sessionID] = cancel
+	return nil
+}
+
+func (r *Runner) release(sessionID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.active, sessionID)
+}
+
+// drive runs the plan's steps from the first one not done.
+func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, sessionID string, kind execution.RunKind,
+	names []string, input string, progress func(Event)) (*Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := r.claim(sessionID, cancel); err != nil {
+		return nil, err
+	}
+	defer r.release(sessionID)
+	store := r.opts.Store
+	run, err := store.StartRun(ctx, sessionID, kind)
+	if err != nil {
+		return nil, err
+	}
+	// The run's end is recorded even when the request was cancelled.
+	wctx := context.WithoutCancel(ctx)
+	finished := false
+	defer func() {
+		if !finished {
+			store.FinishRun(wctx, run.RunID)
+		}
+	}()
+	if kind == execution.RunKindRun {
+		if err := store.SetPlan(ctx, sessionID, names, input); err != nil {
+			return nil, err
+		}
+	}
+	rp, err := store.ResumePoint(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{SessionID: sessionID, RunID: run.RunID, Executor: exe.Kind(), Budget: effectiveBudget(lib.Config().Budget), Warnings: []string{}}
+	stopped := false
+	for i, ps := range rp.Steps {
+		st := Step{Command: ps.Command, Index: i, Step: ps.Step, Status: string(ps.Status), Attempts: ps.Attempts,
+			Context: []*ContextItem{}, Dropped: []*ContextItem{}, Warnings: []string{}}
+		switch {
+		case ps.Status == execution.StatusSuccess:
+			st.Skipped = kind == execution.RunKindResume
+		case stopped:
+			st.Status = "pending"
+		default:
+			// The library may have changed since the last step.
+			lib = r.opts.Library()
+			cmds, err := Commands(lib, []string{ps.Command})
+			if err != nil {
+				st.Status, st.Reason = "pending", err.Error()
+				res.Warnings = append(res.Warnings, err.Error())
+				stopped = true
+				break
+			}
+			st, err = r.step(ctx, wctx, lib, exe, sessionID, run.RunID, i, len(rp.Steps), cmds[0], input, progress)
+			if err != nil {
+				return nil, err
+			}
+			if st.Status != string(execution.StatusSuccess) && st.Status != string(execution.StatusPartial) {
+				stopped = true
+			}
+		}
+		res.Steps = append(res.Steps, st)
+		res.TotalTokens += st.PromptTokens
+		res.CacheHits += st.CacheHits
+	}
+	finished = true
+	if err := store.FinishRun(wctx, run.RunID); err != nil {
+		return nil, err
+	}
+	sum, err := store.Summary(wctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	res.State = sum.State
+	return res, nil
+}
+
+// step runs one step and records it. ctx cancels the agent; wctx, which is
+// not cancelled, carries the writes that record the outcome. An error means
+// the step could not be recorded.
+func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Executor, sessionID, runID string,
+	index, total int, cmd *library.Command, input string, progress func(Event)) (Step, error) {
+	store := r.opts.Store
+	started := time.Now()
+	st := Step{Command: cmd.Name, Index: index, Path: cmd.Path, Status: string(execution.StatusRunning), Warnings: []string{}}
+	ce, err := store.StartCommand(ctx, sessionID, cmd.Name, map[string]any{"input": input, "runId": runID, "chainIndex": index})
+	if err != nil {
+		return st, err
+	}
+	st.Step, st.Attempts = ce.Step, ce.Attempts
+
+	items, warns := collect(lib, cmd)
+	kept, dropped := budgetPlan(items, lib.Config().Budget)
+	st.Warnings = append(append(st.Warnings, warns...), dropWarnings(dropped)...)
+	keys := make([]execution.ContextKey, len(kept))
+	for i, it := range kept {
+		keys[i] = it.key()
+	}
+	cached, err := store.CachedContexts(wctx, sessionID, keys)
+	if err != nil {
+		return st, err
+	}
+	parts := promptParts{command: cmd.Body(), input: input}
+	loads := make([]execution.ContextLoad, len(kept))
+	for i, it := range kept {
+		c, hit := cached[keys[i]]
+		if hit {
+			it.Cached, it.Source = true, "cache"
+		} else {
+			c, it.Source = it.content(), "materialized"
+		}
+		loads[i] = execution.ContextLoad{ContextKey: keys[i], Content: c, Cached: hit}
+		parts.context = append(parts.context, loaded{it, c})
+	}
+	if err := store.RecordContextLoads(wctx, sessionID, loads); err != nil {
+		return st, err
+	}
+	if parts.shared, err = store.AllSharedData(wctx, sessionID); err != nil {
+		return st, err
+	}
+	if r.opts.History != nil {
+		if parts.history, _, err = r.opts.History.Context(wctx, sessionID); err != nil {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("history left out: %v", err))
+		}
+	}
+	prompt, cost := assemble(parts, lib.Counter())
+	fillCost(&st, kept, dropped, cost)
+	if progress != nil {
+		progress(Event{Kind: StepStarted, Index: index, Total: total, Step: st})
+	}
+
+	outputs := map[string]any{
+		"executor":         exe.Kind(),
+		"promptTokens":     st.PromptTokens,
+		"commandTokens":    st.CommandTokens,
+		"contextTokens":    st.ContextTokens,
+		"sharedDataTokens": st.SharedDataTokens,
+		"historyTokens":    st.HistoryTokens,
+		"inputTokens":      st.InputTokens,
+		"cacheHits":        st.CacheHits,
+	}
+	var dropRefs []string
+	for _, d := range dropped {
+		dropRefs = append(dropRefs, d.Reference)
+	}
+	if dropRefs != nil {
+		outputs["dropped"] = dropRefs
+	}
+
+	var (
+		out    Outcome
+		status = execution.StatusSuccess
+		shared map[string]json.RawMessage
+	)
+	if ctx.Err() != nil {
+		out = Outcome{Cancelled: true, Failure: "cancelled before the agent started"}
+	} else if out, err = exe.Execute(ctx, Job{Command: cmd.Name, SessionID: sessionID, Step: st.Step, Attempt: st.Attempts, Prompt: prompt}); err != nil {
+		out.Failure = err.Error()
+	}
+	text := ""
+	switch {
+	case out.Cancelled || ctx.Err() != nil:
+		status, st.Reason = execution.StatusInterrupted, "cancelled"
+		if out.Failure != "" {
+			st.Reason = out.Failure
+		}
+	case !out.Ran:
+		// The preview executor: the prompt is the record.
+		outputs["prompt"] = prompt
+	case out.Failure != "":
+		status, st.Reason = execution.StatusFailed, out.Failure
+	}
+	if out.Ran {
+		text = string(out.Output)
+		if !utf8.Valid(out.Output) || bytes.IndexByte(out.Output, 0) >= 0 {
+			// Keep the exact bytes; the text form is for people and prompts.
+			outputs["outputBase64"] = base64.StdEncoding.EncodeToString(out.Output)
+			text = strings.ToValidUTF8(strings.ReplaceAll(text, "\x00", "\uFFFD"), "\uFFFD")
+			st.Warnings = append(st.Warnings, fmt.Sprintf("the agent's output is not UTF-8 text (%d bytes); kept as base64 in outputBase64", len(out.Output)))
+		}
+		if out.OutputBytes > int64(len(out.Output)) {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("the agent printed %d bytes; only the first %d were kept", out.OutputBytes, len(out.Output)))
+			if status == execution.StatusSuccess {
+				status = execution.StatusPartial
+			}
+		}
+		outputs["output"] = text
+		outputs["outputBytes"] = out.OutputBytes
+		outputs["exitCode"] = out.ExitCode
+		outputs["elapsedMs"] = out.Elapsed.Milliseconds()
+		code := out.ExitCode
+		st.ExitCode, st.OutputBytes = &code, out.OutputBytes
+		if out.Stderr != "" {
+			outputs["stderr"] = lastLines(out.Stderr, 40)
+		}
+		if status == execution.StatusSuccess || status == execution.StatusPartial {
+			var warns []string
+			shared, warns = parseShared(text)
+			st.Warnings = append(st.Warnings, warns...)
+		}
+	}
+	if st.Reason != "" {
+		outputs["reason"] = st.Reason
+	}
+	if len(st.Warnings) > 0 {
+		outputs["warnings"] = st.Warnings
+	}
+	if r.opts.History != nil && status != execution.StatusInterrupted {
+		if err := r.opts.History.Append(wctx, Message{ConversationID: sessionID, Role: "user", Content: prompt, RunID: runID, Command: cmd.Name}); err != nil {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
+		} else if out.Ran && text != "" {
+			if err := r.opts.History.Append(wctx, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name}); err != nil {
+				st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
+			}
+		}
+	}
+	if _, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared); err != nil {
+		return st, err
+	}
+	st.Status = string(status)
+	if len(text) > outputInResult {
+		text = strings.ToValidUTF8(text[:outputInResult], "") + "\n… (output continues in the execution record)"
+	}
+	st.Output = text
+	st.ElapsedMS = time.Since(started).Milliseconds()
+	if progress != nil {
+		progress(Event{Kind: StepFinished, Index: index, Total: total, Step: st})
+	}
+	return st, nil
+}

@@ -1,0 +1,228 @@
+package chain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/tokens"
+)
+
+// loaded is one context item with the content that goes into the prompt.
+type loaded struct {
+	item    *ContextItem
+	content string
+}
+
+// promptParts are the pieces of a step's prompt, in the order SPEC §5 puts
+// them: command body, context, upstream shared data, history, user input.
+type promptParts struct {
+	command string
+	context []loaded
+	shared  map[string]json.RawMessage
+	history string
+	input   string
+}
+
+// promptCost is the token cost of a prompt and of its parts.
+type promptCost struct {
+	command, context, shared, history, input, total int
+	// perItem is the cost of each context item's content, in order.
+	perItem []int
+}
+
+// assemble builds the prompt text and measures it with one pass of the
+// tokenizer.
+func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
+	var b strings.Builder
+	var spans [][2]int
+	mark := func(write func()) {
+		start := b.Len()
+		write()
+		spans = append(spans, [2]int{start, b.Len()})
+	}
+	mark(func() { b.WriteString(strings.TrimSpace(p.command)) })
+	b.WriteString("\n")
+	ctxStart := len(spans)
+	if len(p.context) > 0 {
+		b.WriteString("\n# Context\n")
+		for _, l := range p.context {
+			fmt.Fprintf(&b, "\n## %s\n\n", l.item.Reference)
+			mark(func() { b.WriteString(strings.TrimSpace(l.content)) })
+			b.WriteString("\n")
+		}
+	}
+	ctxEnd := len(spans)
+	sharedIdx, historyIdx, inputIdx := -1, -1, -1
+	if len(p.shared) > 0 {
+		b.WriteString("\n# Shared data from earlier steps\n\n```json\n")
+		sharedIdx = len(spans)
+		mark(func() { b.Write(renderShared(p.shared)) })
+		b.WriteString("\n```\n")
+	}
+	if strings.TrimSpace(p.history) != "" {
+		b.WriteString("\n# Conversation so far\n\n")
+		historyIdx = len(spans)
+		mark(func() { b.WriteString(strings.TrimSpace(p.history)) })
+		b.WriteString("\n")
+	}
+	if strings.TrimSpace(p.input) != "" {
+		b.WriteString("\n# Input\n\n")
+		inputIdx = len(spans)
+		mark(func() { b.WriteString(strings.TrimSpace(p.input)) })
+		b.WriteString("\n")
+	}
+	text := b.String()
+	var c promptCost
+	if counter == nil {
+		return text, c
+	}
+	total, per := counter.CountSpans(text, spans)
+	c.total = total
+	c.command = per[0]
+	for i := ctxStart; i < ctxEnd; i++ {
+		c.perItem = append(c.perItem, per[i])
+		c.context += per[i]
+	}
+	if sharedIdx >= 0 {
+		c.shared = per[sharedIdx]
+	}
+	if historyIdx >= 0 {
+		c.history = per[historyIdx]
+	}
+	if inputIdx >= 0 {
+		c.input = per[inputIdx]
+	}
+	return text, c
+}
+
+// renderShared writes shared data as one indented JSON object with sorted
+// keys.
+func renderShared(m map[string]json.RawMessage) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	b.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		kb, _ := json.Marshal(k)
+		b.WriteString("\n  ")
+		b.Write(kb)
+		b.WriteString(": ")
+		var v bytes.Buffer
+		if json.Indent(&v, m[k], "  ", "  ") == nil {
+			b.Write(v.Bytes())
+		} else {
+			b.Write(m[k])
+		}
+	}
+	if len(keys) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("}")
+	return b.Bytes()
+}
+
+// parseShared finds the fenced blocks tagged "shared" in an agent's output
+// and merges the JSON objects they hold, later blocks winning. A block that
+// is not a JSON object gives a warning and is left out; the output itself
+// keeps it.
+func parseShared(output string) (map[string]json.RawMessage, []string) {
+	var (
+		merged   map[string]json.RawMessage
+		warnings []string
+	)
+	lines := strings.Split(output, "\n")
+	for i := 0; i < len(lines); i++ {
+		fence, info, ok := openFence(lines[i])
+		if !ok {
+			continue
+		}
+		start := i
+		var body []string
+		closed := false
+		for i++; i < len(lines); i++ {
+			if isCloseFence(lines[i], fence) {
+				closed = true
+				break
+			}
+			body = append(body, lines[i])
+		}
+		if info != "shared" {
+			continue
+		}
+		if !closed {
+			warnings = append(warnings, fmt.Sprintf("the shared block at line %d is not closed; it was ignored", start+1))
+			continue
+		}
+		var obj map[string]json.RawMessage
+		text := strings.Join(body, "\n")
+		if err := json.Unmarshal([]byte(text), &obj); err != nil || obj == nil {
+			msg := "it is not a JSON object"
+			if err != nil {
+				msg = "it is not a JSON object: " + err.Error()
+			}
+			warnings = append(warnings, fmt.Sprintf("the shared block at line %d was ignored: %s", start+1, msg))
+			continue
+		}
+		if merged == nil {
+			merged = map[string]json.RawMessage{}
+		}
+		for k, v := range obj {
+			if strings.TrimSpace(k) == "" {
+				warnings = append(warnings, fmt.Sprintf("the shared block at line %d has an empty key; that entry was ignored", start+1))
+				continue
+			}
+			var c bytes.Buffer
+			if json.Compact(&c, v) == nil {
+				v = c.Bytes()
+			}
+			merged[k] = v
+		}
+	}
+	return merged, warnings
+}
+
+// openFence reports whether line opens a fenced code block, with its fence
+// (the run of ` or ~) and the first word of its info string.
+func openFence(line string) (fence, info string, ok bool) {
+	t := strings.TrimRight(line, " \t\r")
+	indent := len(t) - len(strings.TrimLeft(t, " "))
+	if indent > 3 {
+		return "", "", false
+	}
+	t = t[indent:]
+	if len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return "", "", false
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 {
+		return "", "", false
+	}
+	rest := strings.TrimSpace(t[n:])
+	if t[0] == '`' && strings.Contains(rest, "`") {
+		return "", "", false
+	}
+	if f := strings.Fields(rest); len(f) > 0 {
+		info = strings.ToLower(f[0])
+	}
+	return t[:n], info, true
+}
+
+func isCloseFence(line, fence string) bool {
+	t := strings.TrimSpace(line)
+	if len(t) < len(fence) || t[0] != fence[0] {
+		return false
+	}
+	return strings.Trim(t, string(fence[0])) == ""
+}

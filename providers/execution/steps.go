@@ -1,0 +1,184 @@
+package execution
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ContextKey names a cached context entry: a domain and a topic, where the
+// topic may carry a "#Section" suffix for a section loaded on its own.
+type ContextKey struct {
+	Domain string `json:"domain"`
+	Topic  string `json:"topic"`
+}
+
+// String returns the "domain:topic" form used in contextLoaded.
+func (k ContextKey) String() string { return k.Domain + ":" + k.Topic }
+
+// ContextLoad is one entry of RecordContextLoads.
+type ContextLoad struct {
+	ContextKey
+	// Content is the text loaded.
+	Content string
+	// Cached says the content came from the execution's cache: only the
+	// running command's contextLoaded list is updated, the cache is kept.
+	Cached bool
+}
+
+// CachedContexts returns the cached content of each key the execution has
+// loaded before; keys it never loaded are absent from the map. It is the
+// batch form of GetCachedContext, read in one snapshot.
+func (s *Store) CachedContexts(ctx context.Context, sessionID string, keys []ContextKey) (map[ContextKey]string, error) {
+	out := make(map[ContextKey]string, len(keys))
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		stmt, err := tx.PrepareContext(ctx, `SELECT content FROM context_loads WHERE session_id = ? AND domain = ? AND topic = ?`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, k := range keys {
+			var c []byte
+			err := stmt.QueryRowContext(ctx, sessionID, k.Domain, k.Topic).Scan(&c)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			out[k] = string(c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get cached context: %w", err)
+	}
+	return out, nil
+}
+
+// RecordContextLoads records several context loads in one transaction: the
+// batch form of RecordContextLoad. Every key is added to the running
+// command's contextLoaded list; the content of entries not marked Cached is
+// stored in the execution's cache.
+func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads []ContextLoad) error {
+	for _, l := range loads {
+		if err := requireName("domain", l.Domain); err != nil {
+			return err
+		}
+		if err := requireName("topic", l.Topic); err != nil {
+			return err
+		}
+	}
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		now := ms(s.now())
+		for _, l := range loads {
+			if !l.Cached {
+				_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
+					VALUES (?, ?, ?, ?, ?)
+					ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+					sessionID, l.Domain, l.Topic, []byte(l.Content), now)
+				if err != nil {
+					return err
+				}
+			}
+			if _, err := addItem(ctx, tx, sessionID, "context", l.String()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record context loads: %w", err)
+	}
+	return nil
+}
+
+// AllSharedData returns every shared value of the execution.
+func (s *Store) AllSharedData(ctx context.Context, sessionID string) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		return scanPairs(ctx, tx, `SELECT key, value FROM shared_data WHERE session_id = ?`, sessionID,
+			func(k string, v []byte) { out[k] = json.RawMessage(v) })
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get shared data: %w", err)
+	}
+	return out, nil
+}
+
+// CompleteStep records the end of the running attempt of command like
+// CompleteCommand and, in the same transaction, merges shared into the
+// execution's shared data: a step's result and what it passes on are
+// committed together or not at all. Status may also be interrupted, for a
+// step that was cancelled.
+func (s *Store) CompleteStep(ctx context.Context, sessionID, command string, status Status, outputs map[string]any, shared map[string]json.RawMessage) (*CommandExecution, error) {
+	if err := requireName("command name", command); err != nil {
+		return nil, err
+	}
+	switch status {
+	case StatusSuccess, StatusPartial, StatusFailed, StatusInterrupted:
+	default:
+		return nil, fmt.Errorf("%w: completion status %q: want success, partial, failed or interrupted", ErrInvalidArgument, status)
+	}
+	out, err := marshalObject("outputs", outputs)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range shared {
+		if err := requireName("shared data key", k); err != nil {
+			return nil, err
+		}
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("%w: shared data %q is not valid JSON", ErrInvalidArgument, k)
+		}
+	}
+	var ce *CommandExecution
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		ce, err = s.completeCommand(ctx, tx, sessionID, command, status, out)
+		if err != nil {
+			return err
+		}
+		now := ms(s.now())
+		for k, v := range shared {
+			_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+				ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+				sessionID, k, string(v), now)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("complete command %q: %w", command, err)
+	}
+	return ce, nil
+}
+
+// Summary returns the list entry of one execution.
+func (s *Store) Summary(ctx context.Context, sessionID string) (*Summary, error) {
+	var out []Summary
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.summaries(ctx, tx, s.now(), `WHERE session_id = ?`, sessionID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("execution summary: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("execution %q: %w", sessionID, ErrNotFound)
+	}
+	return &out[0], nil
+}
