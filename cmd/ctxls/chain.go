@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/chain"
+	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/storage"
@@ -75,7 +76,7 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
-	runner := chain.New(chain.Options{Store: store, Library: func() *library.Library { return lib }})
+	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib)})
 	c := chainCLI{lib: lib, store: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
 
 	switch sub {

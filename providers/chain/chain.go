@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
 	"github.com/ctxls/ctxls/providers/library"
 )
@@ -57,7 +58,11 @@ type History interface {
 type Options struct {
 	// Store records executions; required.
 	Store *execution.Store
-	// Library returns the current library snapshot; required.
+	// Provider materializes context and applies the loading protocol's
+	// budget; required.
+	Provider *contextprovider.Provider
+	// Library returns the current library snapshot (default: the
+	// Provider's library).
 	Library func() *library.Library
 	// History, when set, provides the history context of prompts and
 	// records each step's prompt and result.
@@ -80,6 +85,9 @@ type Runner struct {
 
 // New returns a Runner.
 func New(opts Options) *Runner {
+	if opts.Library == nil {
+		opts.Library = opts.Provider.Library
+	}
 	return &Runner{opts: opts, active: map[string]context.CancelFunc{}}
 }
 
@@ -260,9 +268,8 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 	seen := map[execution.ContextKey]string{}
 	for i, cmd := range cmds {
 		st := Step{Command: cmd.Name, Index: i, Path: cmd.Path, Status: "preview", Warnings: []string{}}
-		items, warns := collect(lib, cmd)
-		kept, dropped := budgetPlan(items, lib.Config().Budget)
-		st.Warnings = append(append(st.Warnings, warns...), dropWarnings(dropped)...)
+		kept, dropped, warns := plan(ctx, r.opts.Provider, lib, cmd, lib.Config().Budget)
+		st.Warnings = append(st.Warnings, warns...)
 		var cached map[execution.ContextKey]string
 		if req.SessionID != "" {
 			keys := make([]execution.ContextKey, len(kept))
@@ -274,6 +281,7 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 			}
 		}
 		parts := promptParts{command: cmd.Body(), shared: shared, history: history, input: req.Input}
+		var used []*ContextItem
 		for _, it := range kept {
 			k := it.key()
 			c, hit := seen[k]
@@ -283,11 +291,17 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 			if hit {
 				it.Cached, it.Source = true, "cache"
 			} else {
-				c, it.Source = it.content(), "materialized"
+				if c, err = it.materialize(ctx, r.opts.Provider); err != nil {
+					st.Warnings = append(st.Warnings, err.Error())
+					continue
+				}
+				it.Source = "materialized"
 				seen[k] = c
 			}
+			used = append(used, it)
 			parts.context = append(parts.context, loaded{it, c})
 		}
+		kept = used
 		prompt, cost := assemble(parts, lib.Counter())
 		fillCost(&st, kept, dropped, cost)
 		st.Prompt = prompt
@@ -522,9 +536,8 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	}
 	st.Step, st.Attempts = ce.Step, ce.Attempts
 
-	items, warns := collect(lib, cmd)
-	kept, dropped := budgetPlan(items, lib.Config().Budget)
-	st.Warnings = append(append(st.Warnings, warns...), dropWarnings(dropped)...)
+	kept, dropped, warns := plan(ctx, r.opts.Provider, lib, cmd, lib.Config().Budget)
+	st.Warnings = append(st.Warnings, warns...)
 	keys := make([]execution.ContextKey, len(kept))
 	for i, it := range kept {
 		keys[i] = it.key()
@@ -534,17 +547,25 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		return st, err
 	}
 	parts := promptParts{command: cmd.Body(), input: input}
-	loads := make([]execution.ContextLoad, len(kept))
+	loads := make([]execution.ContextLoad, 0, len(kept))
+	var used []*ContextItem
 	for i, it := range kept {
 		c, hit := cached[keys[i]]
 		if hit {
 			it.Cached, it.Source = true, "cache"
 		} else {
-			c, it.Source = it.content(), "materialized"
+			if c, err = it.materialize(ctx, r.opts.Provider); err != nil {
+				// The file changed or went away since the plan was made.
+				st.Warnings = append(st.Warnings, err.Error())
+				continue
+			}
+			it.Source = "materialized"
 		}
-		loads[i] = execution.ContextLoad{ContextKey: keys[i], Content: c, Cached: hit}
+		used = append(used, it)
+		loads = append(loads, execution.ContextLoad{ContextKey: keys[i], Content: c, Cached: hit})
 		parts.context = append(parts.context, loaded{it, c})
 	}
+	kept = used
 	if err := store.RecordContextLoads(wctx, sessionID, loads); err != nil {
 		return st, err
 	}

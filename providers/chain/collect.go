@@ -1,27 +1,30 @@
 package chain
 
 import (
+	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/refs"
 )
 
-// ContextItem is one topic, or one section of a topic, that a step loads or
-// that the budget left out.
+// ContextItem is one topic, or some sections of a topic, that a step loads
+// or that the budget left out.
 type ContextItem struct {
 	// Reference is "domain:topic" or "domain:topic#Section".
-	Reference       string `json:"reference"`
-	ID              string `json:"id"`
-	Domain          string `json:"domain"`
-	Topic           string `json:"topic"`
+	Reference string `json:"reference"`
+	ID        string `json:"id"`
+	Domain    string `json:"domain"`
+	Topic     string `json:"topic"`
+	// Section names the sections loaded (comma-separated), "" for the
+	// whole topic.
 	Section         string `json:"section,omitempty"`
 	Title           string `json:"title,omitempty"`
-	Type            string `json:"type,omitempty"`
+	Kind            string `json:"kind,omitempty"`
 	LoadingStrategy string `json:"loadingStrategy,omitempty"`
 	// Tokens is the measured cost of the content.
 	Tokens int `json:"tokens"`
@@ -30,14 +33,12 @@ type ContextItem struct {
 	Cached bool `json:"cached"`
 	// Source is "cache" or "materialized"; empty for dropped items.
 	Source string `json:"source,omitempty"`
-	// Reason says why it was chosen (always-load, reference, section) or,
-	// for a dropped item, why the budget left it out.
+	// Reason says why it was chosen (always-load, framework, reference,
+	// section, cross-domain, lookup) or, for a dropped item, why the
+	// budget left it out.
 	Reason string `json:"reason"`
 
-	priority int
-	order    int
-	topic    *library.Topic
-	section  *library.Section
+	sections []string
 }
 
 // key is the cache key of the item in the execution.
@@ -46,80 +47,79 @@ func (c *ContextItem) key() execution.ContextKey {
 	if c.Section != "" {
 		t += "#" + c.Section
 	}
-	return execution.ContextKey{Domain: c.Domain, Topic: t}
-}
-
-// content materializes the item from the library: the topic's body, or the
-// text of one section.
-func (c *ContextItem) content() string {
-	if c.section != nil {
-		return string(c.topic.Doc.Slice(c.section.Content))
+	d := c.Domain
+	if d == "" {
+		// A file directly in a context root, such as loading_protocol.
+		d = "context"
 	}
-	return c.topic.Body()
+	return execution.ContextKey{Domain: d, Topic: t}
 }
 
-// Loading priorities of the loading protocol: always-load topics first, then
-// framework topics, then library and pattern topics, then cross-cutting
-// topics from other domains.
-const (
-	prioAlways = iota
-	prioFramework
-	prioLibrary
-	prioCrossCutting
-)
+// materialize loads the item's content through the provider: the topic's
+// body, or its sections one after the other.
+func (c *ContextItem) materialize(ctx context.Context, p *contextprovider.Provider) (string, error) {
+	ref := contextprovider.Reference{ID: c.ID}
+	if len(c.sections) == 0 {
+		f, err := p.Materialize(ctx, ref)
+		if err != nil {
+			return "", fmt.Errorf("materialize %s: %w", c.Reference, err)
+		}
+		if f.ID == "" {
+			return "", fmt.Errorf("materialize %s: %s", c.Reference, warningsText(f.Warnings))
+		}
+		return f.Content, nil
+	}
+	pc, err := p.MaterializeSections(ctx, ref, c.sections)
+	if err != nil {
+		return "", fmt.Errorf("materialize %s: %w", c.Reference, err)
+	}
+	if len(pc.Sections) == 0 {
+		return "", fmt.Errorf("materialize %s: %s", c.Reference, warningsText(pc.Warnings))
+	}
+	parts := make([]string, len(pc.Sections))
+	for i, s := range pc.Sections {
+		parts[i] = strings.TrimSpace(s.Content)
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
 
-// collect gathers the context a command asks for: every resolved reference
-// it makes, in its frontmatter context list and its body. A domain named
-// alone brings its always-load topics. Unresolved references are reported as
-// warnings and skipped.
-func collect(lib *library.Library, cmd *library.Command) ([]*ContextItem, []string) {
+func warningsText(ws []contextprovider.Warning) string {
+	if len(ws) == 0 {
+		return "not found"
+	}
+	msgs := make([]string, len(ws))
+	for i, w := range ws {
+		msgs[i] = w.Message
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// collect turns the references a command makes, in its frontmatter context
+// list and its body, into requests of the loading protocol. A domain named
+// alone brings its always-load topics; topics of domains the command does
+// not name as a whole are cross-domain. Unresolved references are reported
+// as warnings and skipped.
+func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Request, []string) {
 	f, ok := lib.File(cmd.Path)
 	if !ok {
 		return nil, []string{fmt.Sprintf("command file %s is not indexed", cmd.Path)}
 	}
-	var (
-		items    []*ContextItem
-		warnings []string
-		byKey    = map[string]*ContextItem{}
-		primary  = map[string]bool{}
-		seenWarn = map[string]bool{}
-	)
-	// Primary domains are those the command names as a whole; without any,
-	// the domain of its first reference.
-	for _, r := range f.Refs {
-		if r.Form == refs.DomainForm {
-			if t := lib.Resolve(f, r); t.Kind == library.DomainTarget && t.Domain != nil {
-				primary[t.Domain.Name] = true
-			}
-		}
+	type want struct {
+		topic   *library.Topic
+		section string
+		reason  string
 	}
-	add := func(t *library.Topic, s *library.Section, reason string) {
-		k := t.ID
-		if s != nil {
-			k += "#" + s.Name
+	var (
+		wants    []want
+		warnings []string
+		seenWarn = map[string]bool{}
+		primary  = map[string]bool{}
+	)
+	warn := func(w string) {
+		if !seenWarn[w] {
+			seenWarn[w] = true
+			warnings = append(warnings, w)
 		}
-		if _, dup := byKey[k]; dup {
-			return
-		}
-		if _, whole := byKey[t.ID]; whole && s != nil {
-			return // the whole topic is loaded already
-		}
-		it := &ContextItem{
-			ID: t.ID, Domain: t.Domain, Topic: t.Name, Title: t.Meta.Title, Type: t.Meta.Type,
-			LoadingStrategy: t.Meta.LoadingStrategy, Tokens: t.Tokens, Reason: reason,
-			topic: t, section: s, order: len(items),
-		}
-		if it.Domain == "" {
-			// A file directly in a context root, such as loading_protocol.
-			it.Domain = "context"
-		}
-		it.Reference = it.Domain + ":" + it.Topic
-		if s != nil {
-			it.Section, it.Tokens = s.Name, s.Tokens
-			it.Reference += "#" + s.Name
-		}
-		byKey[k] = it
-		items = append(items, it)
 	}
 	for _, r := range f.Refs {
 		t := lib.Resolve(f, r)
@@ -128,80 +128,52 @@ func collect(lib *library.Library, cmd *library.Command) ([]*ContextItem, []stri
 			if t.Domain == nil {
 				continue
 			}
+			primary[t.Domain.Name] = true
 			for _, tp := range t.Domain.Topics {
 				// The index and detection files are lookups the choice of
 				// topics is made from, not context for the agent.
-				if isAlwaysLoad(tp) && tp.Meta.Type != "index" && tp.Meta.Type != "detection" && tp != t.Domain.Index && tp != t.Domain.Detection {
-					add(tp, nil, "always-load")
+				if isAlwaysLoad(tp) && tp.Meta.Type != "index" && tp.Meta.Type != "detection" &&
+					tp != t.Domain.Index && tp != t.Domain.Detection {
+					wants = append(wants, want{tp, "", "always-load"})
 				}
 			}
 		case library.TopicTarget, library.SectionTarget:
-			if t.Topic == nil {
-				continue
-			}
-			if t.Section != nil {
-				add(t.Topic, t.Section, "section")
-			} else if t.Failed != "" {
+			switch {
+			case t.Topic == nil:
+			case t.Section != nil:
+				wants = append(wants, want{t.Topic, t.Section.Name, "section"})
+			case t.Failed != "":
 				// A missing section: load the whole topic rather than nothing.
-				w := fmt.Sprintf("%s: %s; loading the whole topic", refText(f, r), t.Message)
-				if !seenWarn[w] {
-					seenWarn[w] = true
-					warnings = append(warnings, w)
-				}
-				add(t.Topic, nil, "reference")
-			} else {
-				add(t.Topic, nil, "reference")
+				warn(fmt.Sprintf("%s: %s; loading the whole topic", refText(f, r), t.Message))
+				wants = append(wants, want{t.Topic, "", "reference"})
+			default:
+				wants = append(wants, want{t.Topic, "", "reference"})
 			}
 		case library.Unresolved:
 			w := fmt.Sprintf("unresolved reference %s skipped", refText(f, r))
 			if t.Message != "" {
 				w += ": " + t.Message
 			}
-			if !seenWarn[w] {
-				seenWarn[w] = true
-				warnings = append(warnings, w)
-			}
+			warn(w)
 		}
 	}
-	if len(primary) == 0 && len(items) > 0 {
-		primary[items[0].Domain] = true
+	if len(primary) == 0 && len(wants) > 0 {
+		primary[wants[0].topic.Domain] = true
 	}
-	// A whole topic listed after one of its sections replaces the section.
-	kept := items[:0]
-	for _, it := range items {
-		if it.section != nil {
-			if _, whole := byKey[it.ID]; whole {
-				continue
+	reqs := make([]contextprovider.Request, 0, len(wants))
+	for _, w := range wants {
+		rq := contextprovider.Request{ID: w.topic.ID, Section: w.section, Reason: w.reason}
+		if isAlwaysLoad(w.topic) && w.topic.Meta.Type != "index" && w.topic.Meta.Type != "detection" {
+			rq.Kind, rq.Reason = contextprovider.KindAlways, "always-load"
+		} else if !primary[w.topic.Domain] && w.topic.Domain != "" {
+			rq.Kind = contextprovider.KindCrossDomain
+			if rq.Reason == "reference" {
+				rq.Reason = "cross-domain"
 			}
 		}
-		kept = append(kept, it)
+		reqs = append(reqs, rq)
 	}
-	items = kept
-	for _, it := range items {
-		switch {
-		case isAlwaysLoad(it.topic):
-			it.priority, it.Reason = prioAlways, "always-load"
-		case !primary[it.Domain]:
-			it.priority = prioCrossCutting
-			if it.Reason == "reference" {
-				it.Reason = "cross-domain"
-			}
-		case it.Type == "framework":
-			it.priority = prioFramework
-			if it.Reason == "reference" {
-				it.Reason = "framework"
-			}
-		default:
-			it.priority = prioLibrary
-		}
-	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].priority != items[j].priority {
-			return items[i].priority < items[j].priority
-		}
-		return items[i].order < items[j].order
-	})
-	return items, warnings
+	return reqs, warnings
 }
 
 func isAlwaysLoad(t *library.Topic) bool {
@@ -215,42 +187,46 @@ func refText(f *library.File, r refs.Ref) string {
 	return fmt.Sprintf("%s:%s", r.Domain, r.Topic)
 }
 
-// budgetPlan keeps items in priority order while they fit the budget's file
-// count and token limit; the rest are dropped, each with the reason.
-func budgetPlan(items []*ContextItem, b config.Budget) (kept, dropped []*ContextItem) {
-	maxFiles, maxTokens := b.Files, b.Tokens
-	if maxFiles <= 0 {
-		maxFiles = config.DefaultBudgetFiles
+// plan applies the loading protocol's budget to a command's references:
+// the items to load in priority order and those the budget dropped, each
+// with its reason, plus warnings.
+func plan(ctx context.Context, p *contextprovider.Provider, lib *library.Library, cmd *library.Command, budget config.Budget) (kept, dropped []*ContextItem, warnings []string) {
+	reqs, warnings := collect(lib, cmd)
+	pl := p.Plan(ctx, reqs, budget)
+	for _, it := range pl.Items {
+		kept = append(kept, itemOf(it, ""))
 	}
-	if maxTokens <= 0 {
-		maxTokens = config.DefaultBudgetTokens
-	}
-	total := 0
-	for _, it := range items {
-		switch {
-		case len(kept) >= maxFiles:
-			it.Reason = fmt.Sprintf("dropped: the file budget of %d is used up (%s)", maxFiles, it.Reason)
-			dropped = append(dropped, it)
-		case total+it.Tokens > maxTokens:
-			it.Reason = fmt.Sprintf("dropped: %d tokens would exceed the token budget of %d with %d loaded (%s)",
-				it.Tokens, maxTokens, total, it.Reason)
-			dropped = append(dropped, it)
-		default:
-			kept = append(kept, it)
-			total += it.Tokens
+	if len(pl.Dropped) > 0 {
+		names := make([]string, len(pl.Dropped))
+		for i, d := range pl.Dropped {
+			dropped = append(dropped, itemOf(d.PlanItem, "dropped: "+d.Why))
+			names[i] = fmt.Sprintf("%s (%d tokens: %s)", d.Reference, d.Tokens, d.Why)
 		}
+		warnings = append(warnings, fmt.Sprintf("the context budget dropped %d item(s): %s", len(pl.Dropped), strings.Join(names, "; ")))
 	}
-	return kept, dropped
+	return kept, dropped, warnings
 }
 
-// dropWarnings says what the budget left out.
-func dropWarnings(dropped []*ContextItem) []string {
-	if len(dropped) == 0 {
-		return nil
+func itemOf(it contextprovider.PlanItem, why string) *ContextItem {
+	c := &ContextItem{
+		Reference: it.Reference, ID: it.ID, Domain: it.Domain, Topic: it.Topic, Title: it.Title,
+		Kind: it.Kind.String(), LoadingStrategy: it.LoadingStrategy, Tokens: it.Tokens, Reason: it.Reason,
+		sections: it.Sections,
 	}
-	names := make([]string, len(dropped))
-	for i, d := range dropped {
-		names[i] = fmt.Sprintf("%s (%d tokens)", d.Reference, d.Tokens)
+	if len(it.Sections) > 0 {
+		c.Section = strings.Join(it.Sections, ",")
 	}
-	return []string{fmt.Sprintf("the context budget dropped %d item(s): %s", len(dropped), strings.Join(names, ", "))}
+	switch {
+	case it.Kind == contextprovider.KindLookup:
+		c.Reason = "lookup"
+	case it.Kind == contextprovider.KindFramework && c.Reason == "reference":
+		c.Reason = "framework"
+	}
+	if why != "" {
+		c.Reason = why
+		if it.Reason != "" {
+			c.Reason += " (" + it.Reason + ")"
+		}
+	}
+	return c
 }
