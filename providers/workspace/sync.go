@@ -1,0 +1,529 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/watcher"
+)
+
+// mtimeSlack widens the window of files re-checked after the watcher
+// starts: file systems with coarse timestamps may date a write slightly
+// before the moment it happened.
+const mtimeSlack = 2 * time.Second
+
+// NotifyWatched reports paths the client says changed
+// (workspace/didChangeWatchedFiles). They join the watcher's debounce when
+// it runs; either way each path is re-read and compared with what the
+// library holds, so a change seen by the watcher and by the client is
+// applied once.
+func (w *Workspace) NotifyWatched(paths []string) {
+	clean := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if filepath.IsAbs(p) {
+			clean = append(clean, filepath.Clean(p))
+		}
+	}
+	if len(clean) == 0 || w.closed() {
+		return
+	}
+	w.wmu.Lock()
+	wt := w.watcher
+	w.wmu.Unlock()
+	if wt != nil {
+		wt.Notify(clean...)
+	}
+	// Also look ourselves: the watcher reports only what differs from what
+	// it saw, and a path it does not watch (an ignored name the client
+	// watches anyway) would go unseen. Content comparison makes the second
+	// look free of effect when the watcher already applied the change.
+	w.nmu.Lock()
+	for _, p := range clean {
+		w.notified[p] = true
+	}
+	w.nmu.Unlock()
+	select {
+	case w.nwake <- struct{}{}:
+	default:
+	}
+}
+
+type started struct {
+	wt  *watcher.Watcher
+	err error
+}
+
+// sync follows the disk: it starts the watcher, applies its batches and
+// the client's notifications, and restarts the watcher when the ignored
+// paths change.
+func (w *Workspace) sync(loaded time.Time) {
+	defer w.wg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-w.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	var (
+		ready   chan started
+		batches <-chan watcher.Batch
+		since   = loaded
+	)
+	start := func() {
+		ready = make(chan started)
+		w.wg.Add(1)
+		go w.startWatcher(ready)
+	}
+	stop := func() {
+		w.wmu.Lock()
+		wt := w.watcher
+		w.watcher = nil
+		w.wmu.Unlock()
+		if wt != nil {
+			if err := wt.Close(); err != nil {
+				w.log.Warn("workspace: closing the watcher", "err", err)
+			}
+		}
+		batches = nil
+	}
+	if w.opts.Watch {
+		start()
+	}
+	notifyTimer := time.NewTimer(time.Hour)
+	notifyTimer.Stop()
+	defer notifyTimer.Stop()
+	armed := false
+
+	for {
+		select {
+		case <-w.done:
+			if ready != nil {
+				// The starter closes what it started once done is closed.
+				ready = nil
+			}
+			stop()
+			return
+
+		case r := <-ready:
+			ready = nil
+			if r.err != nil {
+				w.log.Warn("workspace: cannot watch the workspace for changes; changes reach the index only through the editor", "err", r.err)
+				continue
+			}
+			w.wmu.Lock()
+			w.watcher = r.wt
+			w.wmu.Unlock()
+			batches = r.wt.Batches()
+			w.reconcile(ctx, r.wt.Files(), since)
+
+		case b, ok := <-batches:
+			if !ok {
+				batches = nil
+				continue
+			}
+			paths := make([]string, len(b.Changes))
+			for i, c := range b.Changes {
+				paths[i] = c.Path
+			}
+			w.applyMu.Lock()
+			w.applyPaths(ctx, paths, true)
+			w.applyMu.Unlock()
+
+		case <-w.nwake:
+			if !armed {
+				notifyTimer.Reset(w.opts.Debounce)
+				armed = true
+			}
+
+		case <-notifyTimer.C:
+			armed = false
+			w.nmu.Lock()
+			paths := make([]string, 0, len(w.notified))
+			for p := range w.notified {
+				paths = append(paths, p)
+			}
+			clear(w.notified)
+			w.nmu.Unlock()
+			slices.Sort(paths)
+			w.applyMu.Lock()
+			w.applyPaths(ctx, paths, false)
+			w.applyMu.Unlock()
+			w.nmu.Lock()
+			w.notifyPasses++
+			w.nmu.Unlock()
+
+		case <-w.rewatch:
+			if !w.opts.Watch {
+				continue
+			}
+			if ready != nil {
+				// A watcher is starting with the old settings: let it
+				// finish, then start again.
+				select {
+				case r := <-ready:
+					if r.wt != nil {
+						r.wt.Close()
+					}
+				case <-w.done:
+					stop()
+					return
+				}
+			}
+			stop()
+			since = time.Now()
+			start()
+		}
+	}
+}
+
+// startWatcher creates the watcher (which reads the whole tree) off the
+// sync goroutine's path and hands it over, or closes it when the workspace
+// closed meanwhile.
+func (w *Workspace) startWatcher(ready chan<- started) {
+	defer w.wg.Done()
+	cfg := w.lib.Config()
+	wt, err := watcher.New(watcher.Options{
+		Roots:        []string{w.dir},
+		Files:        []string{w.cfgPath},
+		Match:        func(p string) bool { return isMarkdown(p) && !w.ignored(p, cfg.Ignore) },
+		IgnoreDir:    func(p string) bool { return w.ignored(p, cfg.Ignore) },
+		Debounce:     w.opts.Debounce,
+		PollInterval: w.opts.PollInterval,
+		MaxWatches:   w.opts.MaxWatches,
+		Logger:       w.log,
+	})
+	select {
+	case ready <- started{wt, err}:
+	case <-w.done:
+		if wt != nil {
+			wt.Close()
+		}
+	}
+}
+
+// reconcile applies what changed between the library's scan and the moment
+// the watcher read the tree: files only one of them knows, and files
+// modified since.
+func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Time) {
+	w.applyMu.Lock()
+	defer w.applyMu.Unlock()
+	onDisk := make(map[string]bool, len(disk))
+	for _, p := range disk {
+		onDisk[p] = true
+	}
+	var paths []string
+	cutoff := since.Add(-mtimeSlack)
+	for _, f := range w.lib.Files() {
+		if !onDisk[f.Path] {
+			paths = append(paths, f.Path)
+			continue
+		}
+		delete(onDisk, f.Path)
+		if fi, err := os.Stat(f.Path); err != nil || !fi.ModTime().Before(cutoff) {
+			paths = append(paths, f.Path)
+		}
+	}
+	for p := range onDisk {
+		if p != w.cfgPath {
+			paths = append(paths, p)
+		}
+	}
+	if fi, err := os.Stat(w.cfgPath); err == nil && !fi.ModTime().Before(cutoff) {
+		paths = append(paths, w.cfgPath)
+	}
+	slices.Sort(paths)
+	w.applyPaths(ctx, paths, false)
+}
+
+// applyPaths re-reads the given paths, compares them with the library and
+// applies what differs. exhaustive says that every file below a created or
+// removed directory is listed too (a watcher batch), so directories matter
+// only when they make or unmake context and command roots. The caller holds
+// applyMu.
+func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive bool) {
+	if len(paths) == 0 || ctx.Err() != nil {
+		return
+	}
+	cfg := w.lib.Config()
+	c := collector{w: w, cfg: cfg, exhaustive: exhaustive, seen: make(map[string]bool)}
+	for _, p := range paths {
+		c.collect(p)
+	}
+	if c.config {
+		if reloaded, err := w.reconfigure(ctx); err != nil {
+			w.log.Warn("workspace: cannot apply the configuration", "path", w.cfgPath, "err", err)
+		} else if reloaded {
+			return // the reload read everything else from disk too
+		}
+	}
+	if len(c.changes) == 0 {
+		return
+	}
+	warned := w.lib.Warnings()
+	var u Update
+	if len(c.changes) > w.opts.ReloadThreshold {
+		res, err := w.lib.SetConfig(ctx, cfg, w.lib.ConfigProblems())
+		if err != nil {
+			w.log.Warn("workspace: cannot scan the workspace again", "err", err)
+			return
+		}
+		u = Update{Changed: res.Changed, Affected: res.Affected, Reloaded: true}
+		u.merge(w.restoreOverlays(ctx))
+	} else {
+		res, err := w.lib.Apply(ctx, c.changes)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.log.Warn("workspace: cannot apply file changes", "err", err)
+			}
+			return
+		}
+		u = Update{Changed: res.Changed, Affected: res.Affected, Reloaded: res.Reloaded}
+		if res.Reloaded || slices.ContainsFunc(res.Changed, w.isOpen) {
+			u.merge(w.restoreOverlays(ctx))
+		}
+	}
+	w.logWarnings(warned)
+	w.publish(u)
+}
+
+// collector turns paths into library changes.
+type collector struct {
+	w          *Workspace
+	cfg        *config.Config
+	exhaustive bool
+	seen       map[string]bool
+	changes    []library.Change
+	config     bool
+	under      map[string][]string // directory → library files below it, built on demand
+}
+
+func (c *collector) add(ch library.Change) {
+	if c.seen[ch.Path] {
+		return
+	}
+	c.seen[ch.Path] = true
+	c.changes = append(c.changes, ch)
+}
+
+func (c *collector) collect(p string) {
+	w := c.w
+	if p == w.cfgPath {
+		c.config = true
+		return
+	}
+	if c.seen[p] || !within(w.dir, p) || p == w.dir || w.ignored(p, c.cfg.Ignore) || w.isOpen(p) {
+		return
+	}
+	fi, err := os.Lstat(p)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		t, terr := os.Stat(p)
+		switch {
+		case terr != nil:
+			err = terr // dangling or looping: as good as gone
+		case t.IsDir():
+			return // the library does not follow links to directories
+		default:
+			fi = t
+		}
+	}
+	if err != nil {
+		if _, ok := w.lib.File(p); ok {
+			c.add(library.Change{Path: p, Removed: true})
+			return
+		}
+		if w.rootish(p) {
+			// A root or a parent of one is gone: the library scans again.
+			c.add(library.Change{Path: p, Removed: true})
+			return
+		}
+		if !c.exhaustive {
+			for _, q := range c.filesUnder(p) {
+				c.collect(q)
+			}
+		}
+		return
+	}
+	if fi.IsDir() {
+		if w.rootish(p) {
+			c.add(library.Change{Path: p})
+			return
+		}
+		if c.exhaustive {
+			return
+		}
+		for _, q := range c.filesUnder(p) {
+			c.collect(q) // gone ones are removed
+		}
+		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && q != p && w.ignored(q, c.cfg.Ignore) {
+				return fs.SkipDir
+			}
+			if !d.IsDir() {
+				c.collect(q)
+			}
+			return nil
+		})
+		return
+	}
+	if !fi.Mode().IsRegular() || !isMarkdown(p) {
+		return
+	}
+	if fi.Size() > c.cfg.MaxFileSize {
+		c.add(library.Change{Path: p}) // the library records why it skips it
+		return
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		c.add(library.Change{Path: p}) // the library records the error
+		return
+	}
+	if f, ok := w.lib.File(p); ok && f.Doc != nil && sameContent(f.Doc.Text, f.Doc.HasBOM, data) {
+		c.seen[p] = true
+		return // already applied (seen by the watcher and the client)
+	}
+	c.add(library.Change{Path: p, Content: data})
+}
+
+// filesUnder lists the library's files below dir.
+func (c *collector) filesUnder(dir string) []string {
+	if c.under == nil {
+		c.under = make(map[string][]string)
+	}
+	if fs, ok := c.under[dir]; ok {
+		return fs
+	}
+	var out []string
+	for _, f := range c.w.lib.Files() {
+		if within(dir, f.Path) && f.Path != dir {
+			out = append(out, f.Path)
+		}
+	}
+	c.under[dir] = out
+	return out
+}
+
+// rootish reports whether the directory at p is, or would be, a context or
+// command root, or holds one: creating or removing it changes which files
+// are topics and commands.
+func (w *Workspace) rootish(p string) bool {
+	if b := filepath.Base(p); b == library.ContextDirName || b == library.CommandDirName {
+		return true
+	}
+	for _, r := range append(w.lib.ContextRoots(), w.lib.CommandRoots()...) {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// reconfigure re-reads .ctxls.yaml, lays the settings over it and rebuilds
+// the library when the result differs from the configuration in effect.
+// The caller holds applyMu.
+func (w *Workspace) reconfigure(ctx context.Context) (bool, error) {
+	cfg, problems, err := effectiveConfig(w.dir, w.settings)
+	if err != nil {
+		return false, err
+	}
+	cur := w.lib.Config()
+	curProblems := w.lib.ConfigProblems()
+	if sameConfig(cfg, cur) && (len(problems) == 0 && len(curProblems) == 0 || reflect.DeepEqual(problems, curProblems)) {
+		return false, nil
+	}
+	warned := w.lib.Warnings()
+	res, err := w.lib.SetConfig(ctx, cfg, problems)
+	if err != nil {
+		return false, err
+	}
+	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: true}
+	u.merge(w.restoreOverlays(ctx))
+	u.merge(Update{Changed: []string{w.cfgPath}, Affected: []string{w.cfgPath}})
+	w.logWarnings(warned)
+	w.publish(u)
+	if !slices.Equal(cfg.Ignore, cur.Ignore) {
+		select {
+		case w.rewatch <- struct{}{}:
+		default:
+		}
+	}
+	return true, nil
+}
+
+// ignored reports whether the library never reads p: a path below an
+// ignored directory name or matching one of the configured patterns.
+func (w *Workspace) ignored(p string, patterns []string) bool {
+	rel, err := filepath.Rel(w.dir, p)
+	if err != nil || rel == "." {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	for _, part := range strings.Split(rel, "/") {
+		if library.IgnoredDir(part) {
+			return true
+		}
+	}
+	for _, pat := range patterns {
+		pat = strings.Trim(pat, "/")
+		if pat == "" {
+			continue
+		}
+		if ok, _ := path.Match(pat, rel); ok {
+			return true
+		}
+		for _, part := range strings.Split(rel, "/") {
+			if ok, _ := path.Match(pat, part); ok {
+				return true
+			}
+		}
+		if strings.HasPrefix(rel, pat+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+func isMarkdown(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// sameContent reports whether data read from disk is the text a document
+// was parsed from.
+func sameContent(text []byte, hasBOM bool, data []byte) bool {
+	if bytes.HasPrefix(data, bom) != hasBOM {
+		return false
+	}
+	return bytes.Equal(text, bytes.TrimPrefix(data, bom))
+}
+
+// sameConfig compares configurations by their JSON form, which treats
+// empty and nil lists alike.
+func sameConfig(a, b *config.Config) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}

@@ -1,0 +1,311 @@
+// Package workspace is a live workspace session: the library of a directory
+// kept in step with the disk by a file watcher, with the editor's open
+// documents laid over it and the configuration (.ctxls.yaml and the editor's
+// ctxls.* settings) applied.
+//
+// Open documents are the source of truth for their own text until they are
+// closed: changes on disk to an open document are ignored, and closing it
+// reads the disk again. Every change, whoever made it, ends in one call of
+// Options.OnUpdate that names the files whose content changed and the files
+// whose diagnostics may have changed (including those that refer to a
+// changed topic).
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/watcher"
+)
+
+// Options configure a Workspace.
+type Options struct {
+	// Settings is the `ctxls` section of the client's settings; may be nil.
+	Settings json.RawMessage
+	// Watch starts the file watcher.
+	Watch bool
+	// Logger receives warnings (watch limit, unreadable directories) and
+	// debug messages; nil discards.
+	Logger *slog.Logger
+	// OnUpdate is called, from a goroutine of the workspace and one call at
+	// a time, after every applied change. Updates that pile up while it
+	// runs are merged into one.
+	OnUpdate func(Update)
+	// Progress reports the initial index: files parsed so far and total.
+	Progress func(done, total int)
+
+	// Debounce is the quiet time after the last file event before changes
+	// are applied. Zero means watcher.DefaultDebounce.
+	Debounce time.Duration
+	// ReloadThreshold is the number of changed files in one batch above
+	// which the whole library is scanned again rather than updated file by
+	// file. Zero means DefaultReloadThreshold.
+	ReloadThreshold int
+	// MaxWatches caps kernel watches (see watcher.Options); zero: no cap.
+	MaxWatches int
+	// PollInterval is how often what cannot be watched is rescanned. Zero
+	// means watcher.DefaultPollInterval.
+	PollInterval time.Duration
+}
+
+// DefaultReloadThreshold is the default of Options.ReloadThreshold.
+const DefaultReloadThreshold = 20000
+
+// Update says what one applied change touched.
+type Update struct {
+	// Changed lists absolute paths whose content changed (disk or overlay).
+	Changed []string
+	// Affected lists absolute paths whose diagnostics may have changed: the
+	// changed files and the files referring to them.
+	Affected []string
+	// Reloaded says the whole library was rebuilt (configuration change).
+	Reloaded bool
+}
+
+func (u *Update) merge(o Update) {
+	u.Changed = union(u.Changed, o.Changed)
+	u.Affected = union(u.Affected, o.Affected)
+	u.Reloaded = u.Reloaded || o.Reloaded
+}
+
+func (u Update) empty() bool { return len(u.Changed) == 0 && len(u.Affected) == 0 && !u.Reloaded }
+
+func union(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return slices.Clone(b)
+	}
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+type overlay struct {
+	text    string
+	version int32
+}
+
+// Workspace is one live workspace. Its methods are safe for concurrent use.
+type Workspace struct {
+	dir     string
+	cfgPath string
+	lib     *library.Library
+	opts    Options
+	log     *slog.Logger
+
+	// applyMu serialises every change to the library, so that overlays,
+	// disk changes and configuration changes are applied in one order.
+	applyMu  sync.Mutex
+	settings *config.Settings // guarded by applyMu
+
+	omu      sync.RWMutex
+	overlays map[string]overlay
+
+	// Updates waiting for OnUpdate.
+	umu     sync.Mutex
+	pending Update
+	hasPend bool
+	uwake   chan struct{}
+
+	// Notifications from the client while no watcher runs.
+	nmu          sync.Mutex
+	notified     map[string]bool
+	notifyPasses int // notification passes done, for tests
+	nwake        chan struct{}
+
+	// The watcher, owned by the sync goroutine.
+	wmu     sync.Mutex
+	watcher *watcher.Watcher
+	rewatch chan struct{}
+
+	done      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// Open loads the workspace at dir (the cold index) and, when opts.Watch is
+// set, starts watching it in the background.
+func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	abs = filepath.Clean(abs)
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = watcher.DefaultDebounce
+	}
+	if opts.ReloadThreshold <= 0 {
+		opts.ReloadThreshold = DefaultReloadThreshold
+	}
+	settings, err := config.ParseSettings(opts.Settings)
+	if err != nil {
+		log.Warn("ignoring the client's ctxls settings", "err", err)
+		settings = &config.Settings{}
+	}
+	cfg, problems, err := effectiveConfig(abs, settings)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	lopts := library.Options{Logger: log, Progress: opts.Progress}
+	var lib *library.Library
+	if reflect.DeepEqual(settings, &config.Settings{}) {
+		// Without settings the library reads .ctxls.yaml itself and keeps
+		// its problems.
+		lib, err = library.Load(ctx, abs, nil, lopts)
+	} else {
+		lib, err = library.Load(ctx, abs, cfg, lopts)
+		if err == nil && len(problems) > 0 {
+			// Load with an explicit configuration records no problems.
+			_, err = lib.SetConfig(ctx, cfg, problems)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load workspace %s: %w", abs, err)
+	}
+	w := &Workspace{
+		dir:      lib.Dir(),
+		cfgPath:  filepath.Join(lib.Dir(), config.FileName),
+		lib:      lib,
+		opts:     opts,
+		log:      log,
+		settings: settings,
+		overlays: make(map[string]overlay),
+		uwake:    make(chan struct{}, 1),
+		notified: make(map[string]bool),
+		nwake:    make(chan struct{}, 1),
+		rewatch:  make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+	w.logWarnings(nil)
+	w.wg.Add(2)
+	go w.deliver()
+	go w.sync(start)
+	return w, nil
+}
+
+// effectiveConfig reads dir/.ctxls.yaml and lays the settings over it.
+func effectiveConfig(dir string, s *config.Settings) (*config.Config, []config.Problem, error) {
+	fileCfg, problems, err := config.Load(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("configuration of %s: %w", dir, err)
+	}
+	cfg, more := fileCfg.Apply(s)
+	return cfg, append(problems, more...), nil
+}
+
+// Library returns the current library. It changes in place as the workspace
+// follows the disk; the files and topics it hands out are immutable.
+func (w *Workspace) Library() *library.Library { return w.lib }
+
+// Dir returns the workspace directory (absolute, cleaned).
+func (w *Workspace) Dir() string { return w.dir }
+
+// SetSettings lays new client settings (the `ctxls` section) over
+// .ctxls.yaml and rebuilds the library when the effective configuration
+// changed.
+func (w *Workspace) SetSettings(ctx context.Context, raw json.RawMessage) error {
+	s, err := config.ParseSettings(raw)
+	if err != nil {
+		return err
+	}
+	w.applyMu.Lock()
+	defer w.applyMu.Unlock()
+	if w.closed() {
+		return errClosed
+	}
+	w.settings = s
+	_, err = w.reconfigure(ctx)
+	return err
+}
+
+// Close stops watching and waits for the workspace's goroutines. OnUpdate is
+// not called after Close returns. It is safe to call more than once.
+func (w *Workspace) Close() error {
+	var err error
+	w.closeOnce.Do(func() {
+		close(w.done)
+		w.wg.Wait()
+		w.wmu.Lock()
+		if w.watcher != nil {
+			err = w.watcher.Close()
+			w.watcher = nil
+		}
+		w.wmu.Unlock()
+	})
+	return err
+}
+
+func (w *Workspace) closed() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// publish queues an update for OnUpdate.
+func (w *Workspace) publish(u Update) {
+	if u.empty() || w.opts.OnUpdate == nil {
+		return
+	}
+	w.umu.Lock()
+	if w.hasPend {
+		w.pending.merge(u)
+	} else {
+		w.pending, w.hasPend = u, true
+	}
+	w.umu.Unlock()
+	select {
+	case w.uwake <- struct{}{}:
+	default:
+	}
+}
+
+// deliver calls OnUpdate with what publish queued.
+func (w *Workspace) deliver() {
+	defer w.wg.Done()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-w.uwake:
+		}
+		w.umu.Lock()
+		u, ok := w.pending, w.hasPend
+		w.pending, w.hasPend = Update{}, false
+		w.umu.Unlock()
+		if ok && !w.closed() {
+			w.opts.OnUpdate(u)
+		}
+	}
+}
+
+// logWarnings logs the library's workspace warnings that are not in seen.
+func (w *Workspace) logWarnings(seen []library.Warning) {
+	for _, wa := range w.lib.Warnings() {
+		if !slices.Contains(seen, wa) {
+			w.log.Warn("workspace: "+wa.Message, "path", wa.Path)
+		}
+	}
+}
+
+// errClosed is returned by operations on a closed workspace.
+var errClosed = errors.New("workspace is closed")
