@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/ctxls/ctxls/lsp"
+)
+
+// runServe runs the language server over stdin and stdout.
+func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	fs.Bool("stdio", true, "speak LSP over stdin and stdout (the only transport; accepted for editors that pass it)")
+	verbose := fs.Bool("v", false, "log debug messages to stderr")
+	dir := fs.String("dir", "", "workspace directory when the client names none (default: the current directory)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ctxls serve [--stdio] [--dir DIR] [-v]\n\nRuns the ctxls language server over stdin and stdout.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{"serve takes no arguments"}
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version})
+	err = srv.Serve(ctx, stdin, stdout)
+	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
+		return exitError(1)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}

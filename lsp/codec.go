@@ -1,0 +1,60 @@
+package lsp
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// codec marshals payloads with the protocol package's union-aware codec and
+// passes already-encoded JSON (the results of custom methods) through.
+type codec struct{}
+
+func (codec) Marshal(v any) ([]byte, error) {
+	switch m := v.(type) {
+	case jsonrpc2.RawMessage:
+		if m == nil {
+			return []byte("null"), nil
+		}
+		return m, nil
+	case json.RawMessage:
+		if m == nil {
+			return []byte("null"), nil
+		}
+		return m, nil
+	}
+	return protocol.Marshal(v)
+}
+
+func (codec) Unmarshal(data []byte, v any) error {
+	switch p := v.(type) {
+	case *jsonrpc2.RawMessage:
+		*p = append(jsonrpc2.RawMessage(nil), data...)
+		return nil
+	case *json.RawMessage:
+		*p = append(json.RawMessage(nil), data...)
+		return nil
+	}
+	return protocol.Unmarshal(data, v)
+}
+
+// cancelID reads the id of a $/cancelRequest.
+func cancelID(params []byte) (jsonrpc2.ID, bool) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
+		return jsonrpc2.ID{}, false
+	}
+	var str string
+	if json.Unmarshal(p.ID, &str) == nil {
+		return jsonrpc2.NewStringID(str), true
+	}
+	n, err := strconv.ParseInt(string(p.ID), 10, 64)
+	if err != nil {
+		return jsonrpc2.ID{}, false
+	}
+	return jsonrpc2.NewNumberID(n), true
+}

@@ -1,0 +1,177 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refs"
+)
+
+// pathOf converts a file URI into a cleaned absolute path.
+func pathOf(u uri.URI) (string, error) {
+	if u == "" {
+		return "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "missing document uri")
+	}
+	if !u.IsFile() {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "not a file uri: %s", string(u))
+	}
+	p := u.FsPath()
+	if p == "" || !filepath.IsAbs(p) {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "not an absolute file uri: %s", string(u))
+	}
+	return filepath.Clean(p), nil
+}
+
+// uriOf converts an absolute path into a file URI.
+func uriOf(path string) uri.URI { return uri.File(path) }
+
+// toPos converts a document position to a protocol position.
+func toPos(p document.Position) protocol.Position {
+	return protocol.Position{Line: uint32(max(p.Line, 0)), Character: uint32(max(p.Character, 0))}
+}
+
+// toRange converts a byte span of doc into a protocol range.
+func toRange(doc *document.Doc, sp document.Span, enc document.Encoding) protocol.Range {
+	r := doc.Lines.Range(sp, enc)
+	return protocol.Range{Start: toPos(r.Start), End: toPos(r.End)}
+}
+
+// offsetOf converts a protocol position in doc into a byte offset.
+func offsetOf(doc *document.Doc, p protocol.Position, enc document.Encoding) (int, error) {
+	off, err := doc.Lines.Offset(document.Position{Line: int(p.Line), Character: int(p.Character)}, enc)
+	if err != nil {
+		return 0, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "position %d:%d is outside the document", p.Line, p.Character)
+	}
+	return off, nil
+}
+
+// view is one document as the editor sees it, with the library snapshot
+// it is read against.
+type view struct {
+	lib  *library.Library
+	path string
+	// file is the document as the library knows it: the open text when the
+	// library has caught up with it, else a parse of that text.
+	file *library.File
+	doc  *document.Doc
+	enc  document.Encoding
+}
+
+// view returns the document at uri: the editor's text when open, the
+// library's copy or the disk otherwise. Files that are not part of the
+// workspace (or not markdown) still get a view, with no references
+// resolved through the library's index of that file.
+func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
+	path, err := pathOf(u)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lib := ws.Library()
+	v := &view{lib: lib, path: path, enc: s.encoding()}
+	f, known := lib.File(path)
+	text, _, open := ws.Overlay(path)
+	switch {
+	case known && f.Doc != nil && (!open || bytes.Equal(f.Doc.Text, []byte(text))):
+		v.file = f
+	case open:
+		v.file = parseFile(lib, path, []byte(text), f)
+	default:
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
+		}
+		if document.IsBinary(data) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not a text file", path)
+		}
+		v.file = parseFile(lib, path, data, f)
+	}
+	v.doc = v.file.Doc
+	return v, nil
+}
+
+// parseFile parses text the library has not indexed (yet) and scans its
+// references against the library.
+func parseFile(lib *library.Library, path string, text []byte, known *library.File) *library.File {
+	doc := document.Parse(path, text)
+	f := &library.File{Path: path, Doc: doc}
+	if known != nil {
+		f.Rel, f.Kind, f.Topic, f.Command = known.Rel, known.Kind, known.Topic, known.Command
+	}
+	f.Refs = refs.Scan(doc, refOptions(lib))
+	return f
+}
+
+// refOptions tunes the reference scanner to lib.
+func refOptions(lib *library.Library) refs.Options {
+	return refs.Options{
+		IsDomain: lib.IsDomain,
+		Sections: func(domain, topic string) []string {
+			t, ok := lib.Topic(domain + "/" + topic)
+			if !ok {
+				return nil
+			}
+			names := make([]string, len(t.Sections))
+			for i, sec := range t.Sections {
+				names[i] = sec.Name
+			}
+			return names
+		},
+	}
+}
+
+// offset converts a protocol position in the view's document.
+func (v *view) offset(p protocol.Position) (int, error) { return offsetOf(v.doc, p, v.enc) }
+
+// rng converts a span of the view's document.
+func (v *view) rng(sp document.Span) protocol.Range { return toRange(v.doc, sp, v.enc) }
+
+// refAt returns the reference at a position, if any.
+func (v *view) refAt(p protocol.Position) (refs.Ref, bool, error) {
+	off, err := v.offset(p)
+	if err != nil {
+		return refs.Ref{}, false, err
+	}
+	r, ok := refs.At(v.file.Refs, off)
+	return r, ok, nil
+}
+
+// location returns the protocol location of a span in another file of the
+// library, read with the same encoding.
+func location(f *library.File, sp document.Span, enc document.Encoding) protocol.Location {
+	loc := protocol.Location{URI: uriOf(f.Path)}
+	if f.Doc != nil {
+		loc.Range = toRange(f.Doc, sp, enc)
+	}
+	return loc
+}
+
+// invalidParams builds the error for params that do not make sense.
+func invalidParams(format string, args ...any) error {
+	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf(format, args...))
+}
+
+// viewOf is view for a URI given as a string (custom methods); an absolute
+// path is accepted too.
+func (s *Server) viewOf(ctx context.Context, raw string) (*view, error) {
+	if filepath.IsAbs(raw) {
+		return s.view(ctx, uriOf(filepath.Clean(raw)))
+	}
+	u, err := uri.Parse(raw)
+	if err != nil {
+		return nil, invalidParams("invalid uri %q: %v", raw, err)
+	}
+	return s.view(ctx, u)
+}

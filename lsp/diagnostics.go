@@ -1,0 +1,178 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+)
+
+// diagnostics publishes the library's diagnostics: for the whole workspace
+// after the initial index, and, debounced, for every file a change may have
+// affected (the changed files and the files referring to them). A file
+// whose problems are fixed gets an empty list once.
+type diagnostics struct {
+	s *Server
+
+	mu        sync.Mutex
+	pending   map[string]bool
+	reload    bool
+	timer     *time.Timer
+	published map[string]bool // files whose last published list was not empty
+	stopped   bool
+}
+
+func newDiagnostics(s *Server) *diagnostics {
+	return &diagnostics{s: s, pending: map[string]bool{}, published: map[string]bool{}}
+}
+
+// onUpdate is called by the workspace after every applied change.
+func (d *diagnostics) onUpdate(u update) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return
+	}
+	for _, p := range u.Affected {
+		d.pending[p] = true
+	}
+	for _, p := range u.Changed {
+		d.pending[p] = true
+	}
+	if u.Reloaded {
+		d.reload = true
+	}
+	if d.timer == nil {
+		d.timer = time.AfterFunc(d.s.opts.DiagnosticsDelay, d.flush)
+	} else {
+		d.timer.Reset(d.s.opts.DiagnosticsDelay)
+	}
+}
+
+// flush publishes what is pending.
+func (d *diagnostics) flush() {
+	d.mu.Lock()
+	pending, reload := d.pending, d.reload
+	d.pending, d.reload = map[string]bool{}, false
+	stopped := d.stopped
+	d.mu.Unlock()
+	if stopped {
+		return
+	}
+	ctx := d.s.ctx
+	ws, err := d.s.workspaceCtx(ctx)
+	if err != nil {
+		return
+	}
+	select {
+	case <-d.s.initialized:
+	default:
+		return // the initial publication will cover it
+	}
+	if reload {
+		d.publishAll(ctx)
+		return
+	}
+	lib := ws.Library()
+	for p := range pending {
+		d.publish(ctx, ws, lib, p, lib.Diagnose(p))
+	}
+}
+
+// publishAll publishes the diagnostics of every file and clears those of
+// files that no longer have any.
+func (d *diagnostics) publishAll(ctx context.Context) {
+	ws, err := d.s.workspaceCtx(ctx)
+	if err != nil {
+		return
+	}
+	lib := ws.Library()
+	all := lib.DiagnoseAll(ctx)
+	d.mu.Lock()
+	var stale []string
+	for p := range d.published {
+		if _, ok := all[p]; !ok {
+			stale = append(stale, p)
+		}
+	}
+	d.mu.Unlock()
+	for p, ds := range all {
+		if ctx.Err() != nil {
+			return
+		}
+		d.publish(ctx, ws, lib, p, ds)
+	}
+	for _, p := range stale {
+		d.publish(ctx, ws, lib, p, nil)
+	}
+}
+
+// publish sends one file's diagnostics, unless it has none now and had
+// none before.
+func (d *diagnostics) publish(ctx context.Context, ws *session, lib *library.Library, path string, ds []library.Diagnostic) {
+	d.mu.Lock()
+	had := d.published[path]
+	if len(ds) > 0 {
+		d.published[path] = true
+	} else {
+		delete(d.published, path)
+	}
+	d.mu.Unlock()
+	if len(ds) == 0 && !had {
+		return
+	}
+	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Diagnostics: []protocol.Diagnostic{}}
+	if _, version, open := ws.Overlay(path); open {
+		params.Version = protocol.NewOptional(version)
+	}
+	if f, ok := lib.File(path); ok && f.Doc != nil {
+		enc := d.s.encoding()
+		for _, dg := range ds {
+			params.Diagnostics = append(params.Diagnostics, toDiagnostic(f, dg, enc))
+		}
+	}
+	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
+		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
+	}
+}
+
+// diagData is what a diagnostic carries for the code actions that fix it.
+type diagData struct {
+	Code string       `json:"code"`
+	Fix  *library.Fix `json:"fix,omitempty"`
+}
+
+func toDiagnostic(f *library.File, dg library.Diagnostic, enc document.Encoding) protocol.Diagnostic {
+	out := protocol.Diagnostic{
+		Range:    toRange(f.Doc, dg.Span, enc),
+		Severity: protocol.DiagnosticSeverity(dg.Severity),
+		Code:     protocol.String(dg.Code),
+		Source:   protocol.NewOptional("ctxls"),
+		Message:  protocol.String(dg.Message),
+	}
+	if raw, err := json.Marshal(diagData{Code: dg.Code, Fix: dg.Fix}); err == nil {
+		out.Data = raw
+	}
+	return out
+}
+
+// stop ends publishing.
+func (d *diagnostics) stop() {
+	d.mu.Lock()
+	d.stopped = true
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	d.mu.Unlock()
+}
+
+// formatCount renders "12 of 340 files".
+func formatCount(done, total int64) string {
+	return fmt.Sprintf("%d of %d files", done, total)
+}

@@ -1,0 +1,317 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// inprocClient is a minimal LSP client driving a Server in-process
+// through a pipe, with real framing and JSON on the wire.
+type inprocClient struct {
+	t    *testing.T
+	conn jsonrpc2.Conn
+	root string
+
+	mu       sync.Mutex
+	notes    []inprocNote
+	changed  chan struct{}
+	requests []string // server-to-client requests, by method
+
+	done chan error
+}
+
+type inprocNote struct {
+	Method string
+	Params json.RawMessage
+}
+
+// inprocOptions tune the client's initialize request.
+type inprocOptions struct {
+	utf8         bool
+	capabilities map[string]any
+	initOptions  any
+	noInit       bool
+}
+
+// inprocStart serves a new Server on dir and returns an initialized client.
+func inprocStart(t *testing.T, dir string, o inprocOptions) *inprocClient {
+	t.Helper()
+	srvIn, cliOut := io.Pipe()
+	cliIn, srvOut := io.Pipe()
+	srv := New(Options{NoWatch: true, DiagnosticsDelay: 5 * time.Millisecond})
+	c := &inprocClient{t: t, root: dir, changed: make(chan struct{}, 1), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { c.done <- srv.Serve(ctx, srvIn, srvOut) }()
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(inprocRWC{cliIn, cliOut}))
+	c.conn.Go(ctx, c.handle)
+	t.Cleanup(func() {
+		cancel()
+		cliOut.Close()
+		srvOut.Close()
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+			t.Error("server did not stop")
+		}
+		c.conn.Close()
+	})
+	if o.noInit {
+		return c
+	}
+	caps := map[string]any{
+		"window":    map[string]any{"workDoneProgress": true},
+		"workspace": map[string]any{"workspaceEdit": map[string]any{"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}}},
+	}
+	if o.utf8 {
+		caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
+	}
+	for k, v := range o.capabilities {
+		caps[k] = v
+	}
+	init := map[string]any{
+		"processId":        nil,
+		"rootUri":          string(uriOf(dir)),
+		"capabilities":     caps,
+		"workspaceFolders": []any{map[string]any{"uri": string(uriOf(dir)), "name": filepath.Base(dir)}},
+	}
+	if o.initOptions != nil {
+		init["initializationOptions"] = o.initOptions
+	}
+	var res map[string]any
+	if err := c.call("initialize", init, &res); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	c.notify("initialized", map[string]any{})
+	return c
+}
+
+type inprocRWC struct {
+	io.Reader
+	io.WriteCloser
+}
+
+// handle answers the server's requests and records its notifications.
+func (c *inprocClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := req.Method()
+	params := append(json.RawMessage(nil), req.Params()...)
+	c.mu.Lock()
+	if req.IsCall() {
+		c.requests = append(c.requests, method)
+	} else {
+		c.notes = append(c.notes, inprocNote{method, params})
+	}
+	c.mu.Unlock()
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+	if req.IsCall() {
+		switch method {
+		case "workspace/configuration":
+			return []any{nil}, nil
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// call sends a request and decodes its result into out.
+func (c *inprocClient) call(method string, params, out any) error {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	raw, err := json.Marshal(params)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var res json.RawMessage
+	if _, err := c.conn.Call(ctx, method, json.RawMessage(raw), &res); err != nil {
+		return err
+	}
+	if out == nil || len(res) == 0 {
+		return nil
+	}
+	if p, ok := out.(*json.RawMessage); ok {
+		*p = res
+		return nil
+	}
+	if err := protocol.Unmarshal(res, out); err != nil {
+		if err2 := json.Unmarshal(res, out); err2 != nil {
+			c.t.Fatalf("decode %s result %s: %v", method, res, err)
+		}
+	}
+	return nil
+}
+
+// mustCall is call that fails the test on an error.
+func (c *inprocClient) mustCall(method string, params, out any) {
+	c.t.Helper()
+	if err := c.call(method, params, out); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (c *inprocClient) notify(method string, params any) {
+	c.t.Helper()
+	raw, err := json.Marshal(params)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.conn.Notify(context.Background(), method, json.RawMessage(raw)); err != nil {
+		c.t.Fatalf("notify %s: %v", method, err)
+	}
+}
+
+// open sends didOpen for path (relative to the root) with its disk text,
+// or with text when given.
+func (c *inprocClient) open(rel string, text ...string) string {
+	c.t.Helper()
+	p := filepath.Join(c.root, rel)
+	var content string
+	if len(text) > 0 {
+		content = text[0]
+	} else {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		content = string(data)
+	}
+	u := string(uriOf(p))
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": u, "languageId": "markdown", "version": 1, "text": content}})
+	return u
+}
+
+// waitNote waits for a notification that satisfies ok and returns it.
+func (c *inprocClient) waitNote(method string, ok func(json.RawMessage) bool) json.RawMessage {
+	c.t.Helper()
+	deadline := time.After(10 * time.Second)
+	seen := 0
+	for {
+		c.mu.Lock()
+		notes := c.notes[seen:]
+		c.mu.Unlock()
+		for _, n := range notes {
+			seen++
+			if n.Method == method && (ok == nil || ok(n.Params)) {
+				return n.Params
+			}
+		}
+		select {
+		case <-c.changed:
+		case <-time.After(20 * time.Millisecond):
+		case <-deadline:
+			c.t.Fatalf("no %s notification arrived", method)
+		}
+	}
+}
+
+// inprocDiagnostics is the decoded form of publishDiagnostics.
+type inprocDiagnostics struct {
+	URI         string `json:"uri"`
+	Version     *int32 `json:"version"`
+	Diagnostics []struct {
+		Range    protocol.Range  `json:"range"`
+		Severity int             `json:"severity"`
+		Code     string          `json:"code"`
+		Message  string          `json:"message"`
+		Data     json.RawMessage `json:"data"`
+	} `json:"diagnostics"`
+}
+
+// waitDiagnostics waits for diagnostics of uri that satisfy ok.
+func (c *inprocClient) waitDiagnostics(u string, ok func(inprocDiagnostics) bool) inprocDiagnostics {
+	c.t.Helper()
+	var out inprocDiagnostics
+	c.waitNote("textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+		var d inprocDiagnostics
+		if json.Unmarshal(raw, &d) != nil || d.URI != u {
+			return false
+		}
+		if ok != nil && !ok(d) {
+			return false
+		}
+		out = d
+		return true
+	})
+	return out
+}
+
+// inprocCopyLibrary copies the example library into a temporary directory.
+func inprocCopyLibrary(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join("..", "examples", "library")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if d.Name() == ".ctxls" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// inprocWrite writes files (relative path → content) under dir.
+func inprocWrite(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// inprocPos returns the position of the first occurrence of needle in
+// text (plus delta bytes), in the given encoding's units.
+func inprocPos(t *testing.T, text, needle string, delta int, utf8 bool) map[string]any {
+	t.Helper()
+	i := strings.Index(text, needle)
+	if i < 0 {
+		t.Fatalf("%q not in text", needle)
+	}
+	off := i + delta
+	line := strings.Count(text[:off], "\n")
+	start := strings.LastIndex(text[:off], "\n") + 1
+	col := off - start
+	if !utf8 {
+		col = 0
+		for _, r := range text[start:off] {
+			if r >= 0x10000 {
+				col += 2
+			} else {
+				col++
+			}
+		}
+	}
+	return map[string]any{"line": line, "character": col}
+}

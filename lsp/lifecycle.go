@@ -1,0 +1,234 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/document"
+)
+
+// Initialize answers the initialize request: it negotiates the position
+// encoding, records the client's capabilities and starts indexing the
+// workspace in the background.
+func (s *Server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	caps := params.Capabilities
+	enc := document.UTF16
+	encKind := protocol.PositionEncodingKindUTF16
+	if caps.General != nil && slices.Contains(caps.General.PositionEncodings, protocol.PositionEncodingKindUTF8) {
+		enc, encKind = document.UTF8, protocol.PositionEncodingKindUTF8
+	}
+	var cc clientCaps
+	if w := caps.Window; w != nil && w.WorkDoneProgress != nil {
+		cc.workDoneProgress = *w.WorkDoneProgress
+	}
+	if w := caps.Workspace; w != nil {
+		if we := w.WorkspaceEdit; we != nil {
+			cc.documentChanges = we.DocumentChanges != nil && *we.DocumentChanges
+			cc.resourceRename = cc.documentChanges && slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindRename)
+		}
+		cc.configuration = w.Configuration != nil && *w.Configuration
+	}
+	if td := caps.TextDocument; td != nil {
+		if c := td.Completion; c != nil && c.CompletionItem != nil && c.CompletionItem.SnippetSupport != nil {
+			cc.snippets = *c.CompletionItem.SnippetSupport
+		}
+		cc.markdown = true
+		if h := td.Hover; h != nil && len(h.ContentFormat) > 0 {
+			cc.markdown = slices.Contains(h.ContentFormat, protocol.MarkupKindMarkdown)
+		}
+	} else {
+		cc.markdown = true
+	}
+
+	root := ""
+	if folders, ok := params.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+		if p, err := pathOf(folders[0].URI); err == nil {
+			root = p
+		}
+	}
+	if root == "" && params.RootURI != nil {
+		if p, err := pathOf(*params.RootURI); err == nil {
+			root = p
+		}
+	}
+	if rp, ok := params.RootPath.Get(); root == "" && ok && rp != "" {
+		root = rp
+	}
+	if root == "" {
+		root = s.defaultDir()
+	}
+
+	s.mu.Lock()
+	s.state = stateInitialized
+	s.enc = enc
+	s.caps = cc
+	s.root = root
+	s.settings = settingsOf(params.InitializationOptions)
+	s.mu.Unlock()
+
+	go s.openWorkspace()
+
+	yes := true
+	incremental := protocol.TextDocumentSyncKindIncremental
+	mdFiles := protocol.FileOperationRegistrationOptions{Filters: []protocol.FileOperationFilter{
+		{Scheme: ptr("file"), Pattern: protocol.FileOperationPattern{Glob: "**/*.md", Matches: protocol.FileOperationPatternKindFile}},
+		{Scheme: ptr("file"), Pattern: protocol.FileOperationPattern{Glob: "**/*", Matches: protocol.FileOperationPatternKindFolder}},
+	}}
+	version := s.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	return &protocol.InitializeResult{
+		ServerInfo: protocol.ServerInfo{Name: "ctxls", Version: protocol.NewOptional(version)},
+		Capabilities: protocol.ServerCapabilities{
+			PositionEncoding: encKind,
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: &yes,
+				Change:    &incremental,
+				Save:      protocol.Boolean(true),
+			},
+			CompletionProvider: &protocol.CompletionOptions{
+				TriggerCharacters: []string{":", "#", "\"", "/"},
+			},
+			HoverProvider:           protocol.Boolean(true),
+			DefinitionProvider:      protocol.Boolean(true),
+			ReferencesProvider:      protocol.Boolean(true),
+			DocumentSymbolProvider:  protocol.Boolean(true),
+			WorkspaceSymbolProvider: protocol.Boolean(true),
+			CodeActionProvider: &protocol.CodeActionOptions{
+				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindSource},
+			},
+			CodeLensProvider:     &protocol.CodeLensOptions{},
+			DocumentLinkProvider: &protocol.DocumentLinkOptions{},
+			RenameProvider:       &protocol.RenameOptions{PrepareProvider: &yes},
+			InlayHintProvider:    protocol.Boolean(true),
+			Workspace: &protocol.WorkspaceOptions{
+				FileOperations: &protocol.FileOperationOptions{WillRename: mdFiles},
+			},
+		},
+	}, nil
+}
+
+// settingsOf extracts the ctxls settings from initializationOptions, which
+// the extension sends as {"settings": {"ctxls": {...}}}; other clients may
+// send {"ctxls": {...}} or the bare object.
+func settingsOf(raw []byte) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	var wrapped struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	if json.Unmarshal(raw, &wrapped) == nil && len(wrapped.Settings) > 0 && string(wrapped.Settings) != "null" {
+		return wrapped.Settings
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	return raw
+}
+
+// Initialized is the client's confirmation; progress and diagnostics may
+// flow from now on.
+func (s *Server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
+	s.initOnce.Do(func() { close(s.initialized) })
+	return nil
+}
+
+// openWorkspace indexes the workspace, reporting progress once the client
+// has confirmed initialization, then publishes every file's diagnostics.
+func (s *Server) openWorkspace() {
+	ctx := s.ctx
+	var done, total atomic.Int64
+	loaded := make(chan struct{})
+	go s.reportIndexProgress(ctx, loaded, &done, &total)
+	ws, err := openSession(ctx, s.rootDir(), sessionOptions{
+		Settings: s.settings,
+		Logger:   s.log,
+		OnUpdate: s.diags.onUpdate,
+		Progress: func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
+	})
+	close(loaded)
+	s.mu.Lock()
+	if s.state == stateShutdown || ctx.Err() != nil {
+		s.mu.Unlock()
+		if ws != nil {
+			ws.Close()
+		}
+		close(s.ready)
+		return
+	}
+	s.ws, s.wsErr = ws, err
+	s.mu.Unlock()
+	close(s.ready)
+	if err != nil {
+		s.log.Error("open the workspace", "dir", s.rootDir(), "err", err)
+		return
+	}
+	select {
+	case <-s.initialized:
+	case <-ctx.Done():
+		return
+	}
+	s.diags.publishAll(ctx)
+}
+
+// reportIndexProgress sends $/progress while the initial index is built.
+func (s *Server) reportIndexProgress(ctx context.Context, loaded <-chan struct{}, done, total *atomic.Int64) {
+	select {
+	case <-s.initialized:
+	case <-loaded:
+		return
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-loaded:
+		return // too quick to be worth a progress bar
+	case <-time.After(100 * time.Millisecond):
+	}
+	p := s.progress(ctx, nil, "Indexing context library")
+	if p == nil {
+		return
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-loaded:
+			p.End(ctx, "Indexed")
+			return
+		case <-ctx.Done():
+			p.End(ctx, "")
+			return
+		case <-tick.C:
+			d, t := done.Load(), total.Load()
+			if t > 0 {
+				p.Report(ctx, formatCount(d, t), int(d*100/t))
+			}
+		}
+	}
+}
+
+// Shutdown stops the work of the server; only exit follows.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.shutdown = true
+	s.mu.Unlock()
+	s.diags.stop()
+	s.closeResources()
+	return nil
+}
+
+// Exit ends Serve.
+func (s *Server) Exit(ctx context.Context) error {
+	s.exitOnce.Do(func() { close(s.exited) })
+	return nil
+}

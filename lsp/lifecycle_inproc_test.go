@@ -1,0 +1,59 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+func TestInprocLifecycle(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	c := inprocStart(t, dir, inprocOptions{noInit: true})
+
+	// Requests before initialize are refused with ServerNotInitialized.
+	err := c.call("textDocument/hover", map[string]any{}, nil)
+	var werr *jsonrpc2.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc2.ServerNotInitialized {
+		t.Fatalf("hover before initialize: got %v, want ServerNotInitialized", err)
+	}
+
+	var res struct {
+		Capabilities struct {
+			PositionEncoding string          `json:"positionEncoding"`
+			TextDocumentSync json.RawMessage `json:"textDocumentSync"`
+		} `json:"capabilities"`
+		ServerInfo struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	c.mustCall("initialize", map[string]any{"processId": nil, "rootUri": string(uriOf(dir)), "capabilities": map[string]any{}}, &res)
+	if res.ServerInfo.Name != "ctxls" || res.Capabilities.PositionEncoding != "utf-16" {
+		t.Errorf("initialize result: %+v", res)
+	}
+	c.notify("initialized", map[string]any{})
+
+	// An unknown method is MethodNotFound.
+	err = c.call("ctxls/noSuchMethod", map[string]any{}, nil)
+	if !errors.As(err, &werr) || werr.Code != jsonrpc2.MethodNotFound {
+		t.Errorf("unknown method: got %v, want MethodNotFound", err)
+	}
+	var cmds struct {
+		Items []commandInfo `json:"items"`
+	}
+	c.mustCall("ctxls/commands", map[string]any{}, &cmds)
+	if len(cmds.Items) != 4 {
+		t.Errorf("ctxls/commands: %d items, want 4", len(cmds.Items))
+	}
+	c.mustCall("shutdown", nil, nil)
+	err = c.call("textDocument/hover", map[string]any{}, nil)
+	if !errors.As(err, &werr) || werr.Code != jsonrpc2.InvalidRequest {
+		t.Errorf("hover after shutdown: got %v, want InvalidRequest", err)
+	}
+	c.notify("exit", nil)
+	if err := <-c.done; err != nil {
+		t.Errorf("Serve after shutdown+exit: %v", err)
+	}
+	c.done <- nil // for the cleanup
+}

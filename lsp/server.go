@@ -1,0 +1,379 @@
+// Package lsp is the ctxls language server: it speaks the Language Server
+// Protocol over a stream and converts between the protocol and the
+// providers, which hold all the logic. Each editor feature lives in its own
+// file; custom ctxls/* methods are dispatched by the table in methods.go.
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/storage"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Logger receives the server's own log (stderr for ctxls serve); nil
+	// discards. Warnings are also sent to the client as window/logMessage.
+	Logger *slog.Logger
+	// Dir is the workspace used when the client names no root folder;
+	// "" means the current directory.
+	Dir string
+	// NoWatch turns off the server-side file watcher (tests that drive
+	// changes themselves).
+	NoWatch bool
+	// DiagnosticsDelay is how long diagnostics of a changing document wait
+	// for the typing to pause; 0 means the default of 30 ms.
+	DiagnosticsDelay time.Duration
+	// Version is reported to the client in serverInfo.
+	Version string
+}
+
+// state is where the server is in the LSP lifecycle.
+type state int
+
+const (
+	stateNew         state = iota // before initialize
+	stateInitialized              // initialize answered
+	stateShutdown                 // shutdown answered; only exit is accepted
+)
+
+// Server is one language server connection. Create it with New and run it
+// with Serve.
+type Server struct {
+	protocol.UnimplementedServer
+
+	opts   Options
+	stderr *slog.Logger // the server's own log
+	log    *slog.Logger // stderr and window/logMessage for warnings
+
+	ctx         context.Context // lives as long as Serve
+	conn        jsonrpc2.Conn
+	client      protocol.Client
+	exited      chan struct{}
+	initialized chan struct{} // closed by the initialized notification
+	initOnce    sync.Once
+
+	mu       sync.Mutex
+	state    state
+	exitOnce sync.Once
+	shutdown bool // shutdown was requested before exit
+	root     string
+	enc      document.Encoding
+	caps     clientCaps
+	settings []byte // ctxls settings from initializationOptions
+
+	// The workspace is opened after initialize; ready closes when it is
+	// (wsErr says why it could not be).
+	ready chan struct{}
+	ws    *session
+	wsErr error
+
+	dbMu sync.Mutex
+	db   *storage.DB
+
+	diags *diagnostics
+}
+
+// clientCaps are the client capabilities the server acts on.
+type clientCaps struct {
+	workDoneProgress   bool
+	resourceRename     bool
+	documentChanges    bool
+	configuration      bool
+	watchedFilesDynReg bool
+	snippets           bool
+	markdown           bool
+}
+
+// New returns a server.
+func New(opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.DiagnosticsDelay <= 0 {
+		opts.DiagnosticsDelay = 30 * time.Millisecond
+	}
+	s := &Server{
+		opts:        opts,
+		exited:      make(chan struct{}),
+		initialized: make(chan struct{}),
+		ready:       make(chan struct{}),
+		enc:         document.UTF16,
+		stderr:      log,
+	}
+	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
+	s.diags = newDiagnostics(s)
+	return s
+}
+
+// ErrExitWithoutShutdown is returned by Serve when the client sent exit
+// without a shutdown request first; LSP asks for exit status 1 then.
+var ErrExitWithoutShutdown = errors.New("exit without shutdown")
+
+// Serve answers LSP messages read from in, writing to out, until the client
+// sends exit, the input ends or ctx is cancelled.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	st := newStream(pipe{in, out}, s.stderr)
+	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
+	s.client = protocol.ClientDispatcher(s.conn)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	s.conn.Go(ctx, s.handler())
+	select {
+	case <-s.exited:
+	case <-s.conn.Done():
+	case <-ctx.Done():
+	}
+	cancel()
+	s.diags.stop()
+	s.closeResources()
+	go s.conn.Close() // drains in-flight handlers, which see ctx cancelled
+	select {
+	case <-s.conn.Done():
+	case <-time.After(2 * time.Second):
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.exited:
+		if !s.shutdown {
+			return ErrExitWithoutShutdown
+		}
+	default:
+	}
+	return nil
+}
+
+// closeResources closes the workspace and the database.
+func (s *Server) closeResources() {
+	s.mu.Lock()
+	ws := s.ws
+	s.ws = nil
+	s.mu.Unlock()
+	if ws != nil {
+		if err := ws.Close(); err != nil {
+			s.log.Warn("close the workspace", "err", err)
+		}
+	}
+	s.dbMu.Lock()
+	if s.db != nil {
+		if err := s.db.Close(); err != nil {
+			s.log.Warn("close the database", "err", err)
+		}
+		s.db = nil
+	}
+	s.dbMu.Unlock()
+}
+
+// handler is the middleware in front of every request: lifecycle checks,
+// cancellation, concurrency and panic recovery.
+//
+// Handlers never see the connection's per-request context: jsonrpc2 pools
+// it and recycles it when the handler returns, which breaks contexts
+// derived from it. Each request gets its own context instead, derived from
+// the connection's and cancelled by $/cancelRequest.
+func (s *Server) handler() jsonrpc2.Handler {
+	std := protocol.ServerHandler(s, nil)
+	var (
+		mu       sync.Mutex
+		inflight = map[jsonrpc2.ID]context.CancelFunc{}
+	)
+	return func(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
+		method := req.Method()
+		call := req.IsCall()
+		if method == protocol.MethodCancelRequest {
+			if id, ok := cancelID(req.Params()); ok {
+				mu.Lock()
+				cancel := inflight[id]
+				mu.Unlock()
+				if cancel != nil {
+					cancel()
+				}
+			}
+			return nil, nil
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				s.stderr.Error("panic in handler", "method", method, "panic", r, "stack", string(debug.Stack()))
+				result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
+			}
+			if !call {
+				if err != nil {
+					s.stderr.Warn("notification failed", "method", method, "err", err)
+				}
+				result, err = nil, nil // a notification error must not end the connection
+			}
+		}()
+		if err := s.admit(method); err != nil {
+			if !call {
+				return nil, nil
+			}
+			return nil, err
+		}
+		ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(reqCtx))
+		defer cancel()
+		if call {
+			id := req.ID()
+			mu.Lock()
+			inflight[id] = cancel
+			mu.Unlock()
+			defer func() {
+				mu.Lock()
+				delete(inflight, id)
+				mu.Unlock()
+			}()
+			// Requests run concurrently; notifications (document changes)
+			// stay in order on the read loop, so a request sees every change
+			// sent before it. initialize and shutdown change the state and
+			// stay in order too.
+			if method != protocol.MethodInitialize && method != protocol.MethodShutdown {
+				jsonrpc2.Async(reqCtx)
+			}
+		}
+		if m, ok := customMethods[method]; ok {
+			params := append([]byte(nil), req.Params()...)
+			res, err := m(ctx, s, params)
+			if err != nil {
+				return nil, requestError(ctx, err)
+			}
+			return encodeResult(res)
+		}
+		if strings.HasPrefix(method, "$/") && !call {
+			return nil, nil
+		}
+		res, err := std(ctx, req)
+		if err != nil && call && errors.Is(err, jsonrpc2.ErrParse) {
+			// The standard dispatcher reports undecodable params as a parse
+			// error; they are invalid params of a well-formed message.
+			err = jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params for %s: %v", method, err)
+		}
+		if err != nil {
+			return nil, requestError(ctx, err)
+		}
+		return res, nil
+	}
+}
+
+// requestError maps a cancelled request's error to RequestCancelled.
+func requestError(ctx context.Context, err error) error {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, protocol.ErrRequestCancelled)) {
+		return protocol.ErrRequestCancelled
+	}
+	return err
+}
+
+// admit checks a message against the lifecycle state.
+func (s *Server) admit(method string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case stateNew:
+		if method == protocol.MethodInitialize || method == protocol.MethodExit {
+			return nil
+		}
+		return jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized: send initialize first")
+	case stateInitialized:
+		if method == protocol.MethodInitialize {
+			return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+		}
+	case stateShutdown:
+		if method != protocol.MethodExit {
+			return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down")
+		}
+	}
+	return nil
+}
+
+// workspace returns the live workspace, waiting for the initial index. It
+// returns nil only when the workspace could not be opened at all (the
+// failure has been logged) or the server is shutting down.
+func (s *Server) workspace() *session {
+	<-s.ready
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ws
+}
+
+// workspaceCtx is workspace that gives up when ctx is done.
+func (s *Server) workspaceCtx(ctx context.Context) (*session, error) {
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, protocol.ErrRequestCancelled
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ws == nil {
+		if s.wsErr != nil {
+			return nil, fmt.Errorf("the workspace could not be opened: %w", s.wsErr)
+		}
+		return nil, errors.New("the workspace is closed")
+	}
+	return s.ws, nil
+}
+
+// database returns the workspace database, opening it on first use in
+// <root>/.ctxls/. It is closed when the server shuts down.
+func (s *Server) database(ctx context.Context) (*storage.DB, error) {
+	s.dbMu.Lock()
+	defer s.dbMu.Unlock()
+	if s.db != nil {
+		return s.db, nil
+	}
+	s.mu.Lock()
+	root, st := s.root, s.state
+	s.mu.Unlock()
+	if st == stateShutdown {
+		return nil, errors.New("the server is shutting down")
+	}
+	db, err := storage.OpenWorkspace(ctx, root)
+	if err != nil {
+		return nil, fmt.Errorf("open the database in %s: %w", root, err)
+	}
+	s.db = db
+	return db, nil
+}
+
+// encoding returns the negotiated position encoding.
+func (s *Server) encoding() document.Encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enc
+}
+
+// rootDir returns the workspace directory.
+func (s *Server) rootDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.root
+}
+
+// defaultDir is the workspace used when the client names none.
+func (s *Server) defaultDir() string {
+	if s.opts.Dir != "" {
+		if abs, err := filepath.Abs(s.opts.Dir); err == nil {
+			return abs
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
+}

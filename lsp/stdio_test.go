@@ -1,0 +1,1127 @@
+package lsp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests build the ctxls binary once and drive `ctxls serve` over
+// pipes as an editor does. They know the server only through the LSP
+// specification, SPEC.md and the example library.
+
+// stdioBinary is the path of the ctxls binary built by TestMain.
+var stdioBinary string
+
+func TestMain(m *testing.M) {
+	os.Exit(stdioRunMain(m))
+}
+
+func stdioRunMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "ctxls-stdio-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "temp dir:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	stdioBinary = filepath.Join(dir, "ctxls")
+	cmd := exec.Command("go", "build", "-o", stdioBinary, "github.com/ctxls/ctxls/cmd/ctxls")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build ctxls:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// stdioTimeout bounds every wait of a test, generous for 2 shared cores.
+const stdioTimeout = 30 * time.Second
+
+// stdioCtx returns a context that ends with the test or after stdioTimeout.
+func stdioCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), stdioTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// stdioExampleRoot returns the example library of the repository.
+func stdioExampleRoot(t testing.TB) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", "examples", "library"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// stdioWorkspace copies the example library into a temporary directory,
+// so that tests can change files and the server can write its database.
+func stdioWorkspace(t testing.TB) string {
+	t.Helper()
+	src := stdioExampleRoot(t)
+	dst := filepath.Join(t.TempDir(), "library")
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			if d.Name() == ".ctxls" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy example library: %v", err)
+	}
+	return dst
+}
+
+// stdioStart starts `ctxls serve --stdio` in root.
+func stdioStart(t testing.TB, root string) *Client {
+	t.Helper()
+	return StartClient(t, root, stdioBinary, "serve", "--stdio")
+}
+
+// stdioStartInit starts the server on a copy of the example library and
+// initializes it with the default (UTF-16) capabilities.
+func stdioStartInit(t *testing.T) (c *Client, root string, init json.RawMessage) {
+	t.Helper()
+	root = stdioWorkspace(t)
+	c = stdioStart(t, root)
+	init, err := c.Initialize(stdioCtx(t), root, nil, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	}
+	return c, root, init
+}
+
+func stdioRead(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// stdioOpen opens a file of the workspace in the server and returns its
+// URI and text.
+func stdioOpen(t *testing.T, c *Client, root, rel string) (uri, text string) {
+	t.Helper()
+	path := filepath.Join(root, rel)
+	text = stdioRead(t, path)
+	uri = stdioFileURI(path)
+	if err := c.DidOpen(uri, text); err != nil {
+		t.Fatalf("didOpen %s: %v", rel, err)
+	}
+	return uri, text
+}
+
+// stdioAlive checks that the server still answers a request.
+func stdioAlive(t *testing.T, c *Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), stdioTimeout)
+	defer cancel()
+	// workspace/symbol is cheap and needs no open document; any answer,
+	// result or error, shows the connection is alive.
+	_, err := c.CallRaw(ctx, "workspace/symbol", map[string]any{"query": "fastapi"})
+	var rpcErr *ClientRPCError
+	if err != nil && !errors.As(err, &rpcErr) {
+		t.Fatalf("server no longer answers: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	}
+}
+
+// stdioCompletionItem is the part of a CompletionItem the tests read.
+type stdioCompletionItem struct {
+	Label         string          `json:"label"`
+	Detail        string          `json:"detail"`
+	Documentation json.RawMessage `json:"documentation"`
+	InsertText    string          `json:"insertText"`
+	FilterText    string          `json:"filterText"`
+	SortText      string          `json:"sortText"`
+	TextEdit      *struct {
+		Range   *ClientRange `json:"range"`
+		Insert  *ClientRange `json:"insert"`
+		NewText string       `json:"newText"`
+	} `json:"textEdit"`
+}
+
+// text is what accepting the item inserts.
+func (it stdioCompletionItem) text() string {
+	switch {
+	case it.TextEdit != nil:
+		return it.TextEdit.NewText
+	case it.InsertText != "":
+		return it.InsertText
+	}
+	return it.Label
+}
+
+// stdioCompletion requests completion and returns the items of either
+// result shape (CompletionItem[] or CompletionList).
+func stdioCompletion(ctx context.Context, t testing.TB, c *Client, uri string, line, char int) []stdioCompletionItem {
+	t.Helper()
+	raw, err := c.CallRaw(ctx, "textDocument/completion", stdioPos(uri, line, char))
+	if err != nil {
+		t.Fatalf("completion: %v", err)
+	}
+	items, err := stdioDecodeCompletion(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+func stdioDecodeCompletion(raw json.RawMessage) ([]stdioCompletionItem, error) {
+	var items []stdioCompletionItem
+	trimmed := strings.TrimSpace(string(raw))
+	switch {
+	case trimmed == "null":
+		return nil, nil
+	case strings.HasPrefix(trimmed, "["):
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, fmt.Errorf("decode completion items: %w", err)
+		}
+	default:
+		var list struct {
+			Items []stdioCompletionItem `json:"items"`
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("decode completion list: %w", err)
+		}
+		items = list.Items
+	}
+	return items, nil
+}
+
+// stdioHoverText requests hover and returns its text ("" for a null result).
+func stdioHoverText(ctx context.Context, t testing.TB, c *Client, uri string, line, char int) (string, *ClientRange) {
+	t.Helper()
+	var hover *struct {
+		Contents json.RawMessage `json:"contents"`
+		Range    *ClientRange    `json:"range"`
+	}
+	if err := c.Call(ctx, "textDocument/hover", stdioPos(uri, line, char), &hover); err != nil {
+		t.Fatalf("hover: %v", err)
+	}
+	if hover == nil {
+		return "", nil
+	}
+	var markup struct {
+		Kind  string `json:"kind"`
+		Value string `json:"value"`
+	}
+	if json.Unmarshal(hover.Contents, &markup) == nil && markup.Value != "" {
+		return markup.Value, hover.Range
+	}
+	var s string
+	if json.Unmarshal(hover.Contents, &s) == nil {
+		return s, hover.Range
+	}
+	return string(hover.Contents), hover.Range
+}
+
+// stdioLocations decodes a definition or references result (Location,
+// Location[] or LocationLink[]).
+func stdioLocations(t testing.TB, raw json.RawMessage) []ClientLocation {
+	t.Helper()
+	trimmed := strings.TrimSpace(string(raw))
+	if trimmed == "null" {
+		return nil
+	}
+	if !strings.HasPrefix(trimmed, "[") {
+		raw = json.RawMessage("[" + trimmed + "]")
+	}
+	var items []struct {
+		ClientLocation
+		TargetURI            string       `json:"targetUri"`
+		TargetSelectionRange *ClientRange `json:"targetSelectionRange"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		t.Fatalf("decode locations %s: %v", stdioTail(string(raw), 300), err)
+	}
+	var out []ClientLocation
+	for _, it := range items {
+		if it.TargetURI != "" {
+			loc := ClientLocation{URI: it.TargetURI}
+			if it.TargetSelectionRange != nil {
+				loc.Range = *it.TargetSelectionRange
+			}
+			out = append(out, loc)
+			continue
+		}
+		out = append(out, it.ClientLocation)
+	}
+	return out
+}
+
+var stdioTokDetail = regexp.MustCompile(`· [0-9][0-9,.]*k? tok`)
+
+func TestStdioInitializeCapabilities(t *testing.T) {
+	c, _, init := stdioStartInit(t)
+	var res struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+		ServerInfo   struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(init, &res); err != nil {
+		t.Fatalf("initialize result: %v", err)
+	}
+	for _, p := range []string{"completionProvider", "hoverProvider", "definitionProvider", "referencesProvider", "renameProvider", "textDocumentSync"} {
+		if _, ok := res.Capabilities[p]; !ok {
+			t.Errorf("capability %s missing from %s", p, stdioTail(string(init), 1500))
+		}
+	}
+	// No positionEncodings offered: the server must use UTF-16, either by
+	// saying so or by leaving the field out.
+	if enc, ok := res.Capabilities["positionEncoding"]; ok && string(enc) != `"utf-16"` {
+		t.Errorf("positionEncoding = %s, want utf-16 or absent", enc)
+	}
+	var sync struct {
+		Change    int  `json:"change"`
+		OpenClose bool `json:"openClose"`
+	}
+	if raw := res.Capabilities["textDocumentSync"]; len(raw) > 0 && raw[0] == '{' {
+		_ = json.Unmarshal(raw, &sync)
+	} else {
+		_ = json.Unmarshal(raw, &sync.Change)
+	}
+	if sync.Change != 2 {
+		t.Errorf("textDocumentSync change = %d, want 2 (incremental)", sync.Change)
+	}
+	if res.ServerInfo.Name == "" {
+		t.Errorf("serverInfo.name is empty")
+	}
+	if err := c.Shutdown(stdioCtx(t)); err != nil {
+		t.Errorf("shutdown and exit: %v", err)
+	}
+}
+
+func TestStdioPositionEncodingUTF8(t *testing.T) {
+	root := stdioWorkspace(t)
+	c := stdioStart(t, root)
+	ctx := stdioCtx(t)
+	caps := stdioDefaultCapabilities()
+	caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
+	init, err := c.Initialize(ctx, root, caps, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var res struct {
+		Capabilities struct {
+			PositionEncoding string `json:"positionEncoding"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(init, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Capabilities.PositionEncoding != "utf-8" {
+		t.Fatalf("positionEncoding = %q, want utf-8 when the client offers it", res.Capabilities.PositionEncoding)
+	}
+
+	// A line with emoji and CJK text before an unresolved reference: the
+	// diagnostic's columns must count UTF-8 bytes now.
+	path := filepath.Join(root, "commands", "unicode8.md")
+	text := "# Unicode\n\n🚀 测试 héllo 👩‍💻 load `python:fastapi_missing` and `python:fastapi_patterns` now.\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := stdioFileURI(path)
+	if err := c.DidOpen(uri, text); err != nil {
+		t.Fatal(err)
+	}
+	line, _, col8 := stdioFind(t, text, "python:fastapi_missing", 0)
+	diags, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) > 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdioCheckSpan(t, diags, line, col8, col8+len("python:fastapi_missing"))
+
+	// Hover at the first byte of the resolved reference's topic name.
+	hl, _, h8 := stdioFind(t, text, "fastapi_patterns`", 0)
+	hover, _ := stdioHoverText(ctx, t, c, uri, hl, h8+1)
+	if !strings.Contains(hover, "FastAPI Patterns") {
+		t.Errorf("hover at UTF-8 column %d = %q, want the FastAPI Patterns topic", h8+1, hover)
+	}
+}
+
+// stdioCheckSpan checks that one diagnostic lies on line and starts within
+// [start, end) — the reference's span, or the part naming the topic.
+func stdioCheckSpan(t *testing.T, diags []ClientDiagnostic, line, start, end int) {
+	t.Helper()
+	for _, d := range diags {
+		if d.Range.Start.Line != line || d.Range.End.Line != line {
+			continue
+		}
+		if d.Range.Start.Character >= start && d.Range.Start.Character < end &&
+			d.Range.End.Character > d.Range.Start.Character && d.Range.End.Character <= end {
+			return
+		}
+	}
+	t.Errorf("no diagnostic within line %d columns [%d, %d); got %s", line, start, end, stdioDiagSummary(diags))
+}
+
+func TestStdioCompletionAfterDomain(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+
+	line, col, _ := stdioFind(t, text, "python:common_issues", 0)
+	items := stdioCompletion(ctx, t, c, uri, line, col+len("python:"))
+	if len(items) == 0 {
+		t.Fatalf("no completion after python:")
+	}
+	byText := map[string]stdioCompletionItem{}
+	for _, it := range items {
+		byText[it.Label] = it
+		byText[it.text()] = it
+	}
+	for _, topic := range []string{"fastapi_patterns", "common_issues", "django_patterns", "pydantic_models"} {
+		it, ok := byText[topic]
+		if !ok {
+			for _, cand := range items {
+				if strings.Contains(cand.Label, topic) {
+					it, ok = cand, true
+					break
+				}
+			}
+		}
+		if !ok {
+			t.Errorf("completion after python: lacks %s; labels: %v", topic, stdioLabels(items))
+			continue
+		}
+		if !stdioTokDetail.MatchString(it.Detail) {
+			t.Errorf("item %s detail %q does not show the token cost as `· N tok`", topic, it.Detail)
+		}
+	}
+	if it, ok := byText["fastapi_patterns"]; ok && !strings.Contains(it.Detail, "FastAPI Patterns") {
+		t.Errorf("fastapi_patterns detail %q lacks its title", it.Detail)
+	}
+	// Topics of other domains are not offered after python:.
+	for _, it := range items {
+		if strings.Contains(it.Label, "commit_conventions") || strings.Contains(it.Label, "secure_coding") {
+			t.Errorf("completion after python: offers %q of another domain", it.Label)
+		}
+	}
+
+	// After `#`, the sections of the topic.
+	sl, sc, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
+	sections := stdioCompletion(ctx, t, c, uri, sl, sc+len("python:fastapi_patterns#"))
+	labels := stdioLabels(sections)
+	if !slices.ContainsFunc(labels, func(l string) bool { return strings.Contains(l, "Security Issues") }) {
+		t.Errorf("section completion lacks Security Issues: %v", labels)
+	}
+}
+
+func stdioLabels(items []stdioCompletionItem) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Label)
+	}
+	return out
+}
+
+func TestStdioHover(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+
+	cases := []struct {
+		name, needle string
+		offset       int
+		want         []string
+	}{
+		{"key form", "python:fastapi_patterns#Dependency Injection", len("python:fa"), []string{"FastAPI Patterns", "framework", "tok", "fastapi_patterns.md"}},
+		{"call form", `getConditionalContext("python", "sqlalchemy_patterns")`, len(`getConditionalContext("python", "sq`), []string{"sqlalchemy", "tok"}},
+		{"id form in context list", "python/fastapi_patterns", 10, []string{"FastAPI Patterns"}},
+		{"path form", "context/security/secure_coding.md", 20, []string{"tok"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			line, col, _ := stdioFind(t, text, tc.needle, 0)
+			got, rng := stdioHoverText(ctx, t, c, uri, line, col+tc.offset)
+			for _, w := range tc.want {
+				if !strings.Contains(strings.ToLower(got), strings.ToLower(w)) {
+					t.Errorf("hover on %s lacks %q:\n%s", tc.needle, w, got)
+				}
+			}
+			if rng != nil && (rng.Start.Line != line || rng.Start.Character > col+tc.offset || rng.End.Character <= col+tc.offset) {
+				t.Errorf("hover range %+v does not cover the hovered column %d of line %d", *rng, col+tc.offset, line)
+			}
+		})
+	}
+	// Declared and measured tokens both appear: the topic declares 990.
+	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
+	got, _ := stdioHoverText(ctx, t, c, uri, line, col+3)
+	if !strings.Contains(got, "990") {
+		t.Errorf("hover lacks the declared 990 tokens:\n%s", got)
+	}
+	// Plain prose is no reference.
+	pl, pc, _ := stdioFind(t, text, "You are implementing", 0)
+	if got, _ := stdioHoverText(ctx, t, c, uri, pl, pc+2); got != "" {
+		t.Errorf("hover on plain prose = %q, want none", got)
+	}
+}
+
+func TestStdioDefinition(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	topic := filepath.Join(root, "context", "python", "fastapi_patterns.md")
+	topicText := stdioRead(t, topic)
+	headingLine, _, _ := stdioFind(t, topicText, "## Dependency Injection", 0)
+
+	cases := []struct {
+		name, needle string
+		offset       int
+		wantLine     int // -1: any line
+	}{
+		{"topic via call form", `getConditionalContext("python", "fastapi_patterns")`, len(`getConditionalContext("python", "fa`), -1},
+		{"section", "python:fastapi_patterns#Dependency Injection", len("python:fastapi_patterns#Dep"), headingLine},
+		{"id form", "python/fastapi_patterns", 8, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			line, col, _ := stdioFind(t, text, tc.needle, 0)
+			raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, line, col+tc.offset))
+			if err != nil {
+				t.Fatal(err)
+			}
+			locs := stdioLocations(t, raw)
+			if len(locs) != 1 {
+				t.Fatalf("definition = %s, want one location", raw)
+			}
+			if stdioURIPath(locs[0].URI) != topic {
+				t.Errorf("definition in %s, want %s", locs[0].URI, topic)
+			}
+			if tc.wantLine >= 0 && locs[0].Range.Start.Line != tc.wantLine {
+				t.Errorf("definition at line %d, want the heading at line %d", locs[0].Range.Start.Line, tc.wantLine)
+			}
+		})
+	}
+}
+
+func TestStdioReferences(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
+	params := stdioPos(uri, line, col+10)
+	params["context"] = map[string]any{"includeDeclaration": false}
+	raw, err := c.CallRaw(ctx, "textDocument/references", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs := stdioLocations(t, raw)
+	type at struct {
+		file string
+		line int
+	}
+	got := map[at]bool{}
+	for _, l := range locs {
+		rel, _ := filepath.Rel(root, stdioURIPath(l.URI))
+		got[at{filepath.ToSlash(rel), l.Range.Start.Line}] = true
+	}
+	implement := text
+	review := stdioRead(t, filepath.Join(root, "commands", "review.md"))
+	lineOf := func(text, needle string, nth int) int {
+		l, _, _ := stdioFind(t, text, needle, nth)
+		return l
+	}
+	want := []at{
+		{"commands/implement.md", lineOf(implement, "python/fastapi_patterns", 0)},                             // id form in context:
+		{"commands/implement.md", lineOf(implement, `getConditionalContext("python", "fastapi_patterns")`, 0)}, // call form
+		{"commands/implement.md", lineOf(implement, "python:fastapi_patterns#Dependency Injection", 0)},        // key form with section
+		{"commands/implement.md", lineOf(implement, `recordContextLoad(state, "python", "fastapi_patterns"`, 0)},
+		{"commands/review.md", lineOf(review, "context/python/fastapi_patterns.md", 0)}, // path form, unopened file
+		{"commands/review.md", lineOf(review, "python:fastapi_patterns#Security Issues", 0)},
+		{"commands/brainstorm.md", lineOf(stdioRead(t, filepath.Join(root, "commands", "brainstorm.md")), "python:fastapi_patterns#Application Structure", 0)},
+		{"context/python/index.md", lineOf(stdioRead(t, filepath.Join(root, "context", "python", "index.md")), "python/fastapi_patterns", 0)}, // indexedFiles id
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("references lack %s:%d", w.file, w.line+1)
+		}
+	}
+	// `python:fastapi` names another (missing) topic and is not a use.
+	if bad := (at{"commands/implement.md", lineOf(implement, "python:fastapi`", 0)}); got[bad] {
+		t.Errorf("references include %s:%d, a reference to another topic", bad.file, bad.line+1)
+	}
+}
+
+// stdioWorkspaceEdit is an LSP WorkspaceEdit with either changes or
+// documentChanges.
+type stdioWorkspaceEdit struct {
+	Changes         map[string][]ClientTextEdit `json:"changes"`
+	DocumentChanges []struct {
+		Kind         string `json:"kind"`
+		OldURI       string `json:"oldUri"`
+		NewURI       string `json:"newUri"`
+		TextDocument *struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+		Edits []ClientTextEdit `json:"edits"`
+	} `json:"documentChanges"`
+}
+
+func TestStdioRename(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
+	pos := stdioPos(uri, line, col+len("python:fast"))
+
+	var prep json.RawMessage
+	if err := c.Call(ctx, "textDocument/prepareRename", pos, &prep); err != nil {
+		t.Fatalf("prepareRename: %v", err)
+	}
+	if strings.TrimSpace(string(prep)) == "null" {
+		t.Fatalf("prepareRename refused a topic reference")
+	}
+
+	params := stdioPos(uri, line, col+len("python:fast"))
+	params["newName"] = "fastapi_routes"
+	var edit stdioWorkspaceEdit
+	if err := c.Call(ctx, "textDocument/rename", params, &edit); err != nil {
+		t.Fatalf("rename: %v", err)
+	}
+	edits := map[string][]ClientTextEdit{}
+	for u, es := range edit.Changes {
+		edits[stdioURIPath(u)] = append(edits[stdioURIPath(u)], es...)
+	}
+	var renamed bool
+	oldPath := filepath.Join(root, "context", "python", "fastapi_patterns.md")
+	newPath := filepath.Join(root, "context", "python", "fastapi_routes.md")
+	for _, dc := range edit.DocumentChanges {
+		switch {
+		case dc.Kind == "rename":
+			if stdioURIPath(dc.OldURI) == oldPath && stdioURIPath(dc.NewURI) == newPath {
+				renamed = true
+			} else {
+				t.Errorf("unexpected file rename %s -> %s", dc.OldURI, dc.NewURI)
+			}
+		case dc.TextDocument != nil:
+			p := stdioURIPath(dc.TextDocument.URI)
+			edits[p] = append(edits[p], dc.Edits...)
+		}
+	}
+	if !renamed {
+		t.Errorf("rename has no file rename %s -> %s (the client supports resource operations)", oldPath, newPath)
+	}
+	implPath := filepath.Join(root, "commands", "implement.md")
+	after := stdioApplyEdits(t, text, edits[implPath])
+	for _, w := range []string{
+		"python/fastapi_routes,",
+		`getConditionalContext("python", "fastapi_routes")`,
+		"`python:fastapi_routes#Dependency Injection`",
+		`recordContextLoad(state, "python", "fastapi_routes", content)`,
+	} {
+		if !strings.Contains(after, w) {
+			t.Errorf("implement.md after rename lacks %q", w)
+		}
+	}
+	if strings.Contains(after, "fastapi_patterns") {
+		t.Errorf("implement.md after rename still names fastapi_patterns:\n%s", after)
+	}
+	// Untouched text stays: the unresolved python:fastapi is another topic.
+	if !strings.Contains(after, "`python:fastapi`") {
+		t.Errorf("rename changed the reference to the other topic python:fastapi")
+	}
+	reviewPath := filepath.Join(root, "commands", "review.md")
+	reviewAfter := stdioApplyEdits(t, stdioRead(t, reviewPath), edits[reviewPath])
+	for _, w := range []string{"context/python/fastapi_routes.md", "python:fastapi_routes#Security Issues"} {
+		if !strings.Contains(reviewAfter, w) {
+			t.Errorf("review.md (not open) after rename lacks %q", w)
+		}
+	}
+}
+
+// stdioDiagAt reports whether diags hold one with code on line whose
+// message contains substr.
+func stdioDiagAt(diags []ClientDiagnostic, code string, line int, substr string) bool {
+	for _, d := range diags {
+		if d.CodeString() == code && d.Range.Start.Line == line && strings.Contains(d.Message, substr) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestStdioDiagnosticsPublished(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	review := stdioRead(t, filepath.Join(root, "commands", "review.md"))
+	lineOf := func(needle string) int { l, _, _ := stdioFind(t, review, needle, 0); return l }
+	want := []struct {
+		code, substr string
+		line         int
+	}{
+		{"unresolved-reference", "threat_model", lineOf(`getReference("security", "threat_model")`)},
+		{"unknown-section", "Nonexistent Section", lineOf("python:fastapi_patterns#Nonexistent Section")},
+		{"unresolved-reference", "django", lineOf("load python:django and")},
+		{"unresolved-reference", "owasp_checklist", lineOf("owasp_checklist.md")},
+	}
+	// The whole workspace is diagnosed after the initial index: review.md
+	// gets its diagnostics without being opened.
+	reviewURI := stdioFileURI(filepath.Join(root, "commands", "review.md"))
+	check := func(ds []ClientDiagnostic) bool {
+		for _, w := range want {
+			if !stdioDiagAt(ds, w.code, w.line, w.substr) {
+				return false
+			}
+		}
+		return true
+	}
+	ds, err := c.WaitDiagnostics(ctx, reviewURI, check)
+	if err != nil {
+		t.Fatalf("workspace diagnostics of the unopened review.md: %v", err)
+	}
+	// Team conventions: https:, 10:30, note:, skill: are no references.
+	for _, d := range ds {
+		for _, notRef := range []string{"https", "10:30", "note", "skill"} {
+			if strings.Contains(d.Message, `"`+notRef) || strings.Contains(d.Message, "domain "+notRef) {
+				t.Errorf("false diagnostic for %q: %s", notRef, d.Message)
+			}
+		}
+	}
+
+	// Opening a document publishes its diagnostics too.
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	fl, _, _ := stdioFind(t, text, "python:fastapi`", 0)
+	ds, err = c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
+		return stdioDiagAt(ds, "unresolved-reference", fl, "fastapi")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plan note inside a ```text fence and the run-time topic loop
+	// are no references.
+	for _, d := range ds {
+		if strings.Contains(d.Message, "flask") {
+			t.Errorf("unexpected diagnostic %d:%d %s", d.Range.Start.Line, d.Range.Start.Character, d.Message)
+		}
+	}
+	if len(ds) != 1 {
+		t.Errorf("implement.md has %d diagnostics, want exactly the unresolved python:fastapi: %s", len(ds), stdioDiagSummary(ds))
+	}
+}
+
+func TestStdioUnicodeColumnsUTF16(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	path := filepath.Join(root, "commands", "unicode.md")
+	// Emoji outside the BMP count two UTF-16 units, CJK one, combining
+	// sequences several: columns differ from runes and from bytes.
+	text := "# Unicode\n\n" +
+		"🚀🚀 测试文本 e\u0301 👩‍💻 then `python:fastapi_patterns` and `python:fastapi_missing`\n" +
+		"漢字 getConditionalContext(\"python\", \"pydantic_models\")\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := stdioFileURI(path)
+	if err := c.DidOpen(uri, text); err != nil {
+		t.Fatal(err)
+	}
+	ml, m16, m8 := stdioFind(t, text, "python:fastapi_missing", 0)
+	if m16 == m8 {
+		t.Fatalf("test line has no multi-byte text before the reference")
+	}
+	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) > 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdioCheckSpan(t, ds, ml, m16, m16+stdioUTF16Len("python:fastapi_missing"))
+	if len(ds) != 1 {
+		t.Errorf("want one diagnostic (the missing topic), got %s", stdioDiagSummary(ds))
+	}
+
+	// Hover and definition at the exact UTF-16 column of the topic name,
+	// and at one unit before the reference (nothing there).
+	hl, h16, _ := stdioFind(t, text, "python:fastapi_patterns", 0)
+	if got, rng := stdioHoverText(ctx, t, c, uri, hl, h16); !strings.Contains(got, "FastAPI Patterns") {
+		t.Errorf("hover at UTF-16 column %d = %q, want FastAPI Patterns", h16, got)
+	} else if rng != nil && (rng.Start.Character != h16 || rng.End.Character != h16+len("python:fastapi_patterns")) {
+		t.Errorf("hover range %+v, want columns %d..%d", *rng, h16, h16+len("python:fastapi_patterns"))
+	}
+	if got, _ := stdioHoverText(ctx, t, c, uri, hl, h16-2); got != "" {
+		t.Errorf("hover two units before the reference (on the backtick's left) = %q, want none", got)
+	}
+	cl, c16, _ := stdioFind(t, text, `"pydantic_models"`, 0)
+	raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, cl, c16+3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if locs := stdioLocations(t, raw); len(locs) != 1 || !strings.HasSuffix(stdioURIPath(locs[0].URI), "/python/pydantic_models.md") {
+		t.Errorf("definition after CJK text = %s, want pydantic_models.md", raw)
+	}
+	// Completion after `python:` on the emoji line.
+	line := "🚀🚀 测试文本 e\u0301 👩‍💻 then `python:"
+	edited := text + line + "\n"
+	if err := c.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": edited}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	items := stdioCompletion(ctx, t, c, uri, 4, stdioUTF16Len(line))
+	if !slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "fastapi_patterns") }) {
+		t.Errorf("completion after python: on an emoji line lacks fastapi_patterns: %v", stdioLabels(items))
+	}
+	for _, it := range items {
+		if it.TextEdit != nil && it.TextEdit.Range != nil && it.TextEdit.Range.End.Character != stdioUTF16Len(line) {
+			t.Errorf("completion edit %+v does not end at the cursor (UTF-16 column %d)", *it.TextEdit.Range, stdioUTF16Len(line))
+			break
+		}
+	}
+}
+
+func TestStdioIncrementalChangeClearsDiagnostics(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	line, col, _ := stdioFind(t, text, "python:fastapi`", 0)
+	if _, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
+		return stdioDiagAt(ds, "unresolved-reference", line, "fastapi")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Insert "_patterns" after "python:fastapi" with a ranged change, in
+	// two edits (as typing produces), the first of them still broken.
+	at := col + len("python:fastapi")
+	changes := []map[string]any{
+		{"range": ClientRange{Start: ClientPosition{line, at}, End: ClientPosition{line, at}}, "text": "_pat"},
+		{"range": ClientRange{Start: ClientPosition{line, at + 4}, End: ClientPosition{line, at + 4}}, "text": "terns"},
+	}
+	for i, ch := range changes {
+		if err := c.Notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": 2 + i},
+			"contentChanges": []any{ch},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) == 0 })
+	if err != nil {
+		t.Fatalf("diagnostics not cleared after the fix: %v", err)
+	}
+	_ = ds
+	// The server's text is the edited one: hover on the fixed reference.
+	got, _ := stdioHoverText(ctx, t, c, uri, line, at+2)
+	if !strings.Contains(got, "FastAPI Patterns") {
+		t.Errorf("hover on the fixed reference = %q", got)
+	}
+	// Break it again by replacing the fixed part.
+	if err := c.Notify("textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "version": 4},
+		"contentChanges": []any{map[string]any{
+			"range": ClientRange{Start: ClientPosition{line, at}, End: ClientPosition{line, at + len("_patterns")}},
+			"text":  "_routers",
+		}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
+		return stdioDiagAt(ds, "unresolved-reference", line, "fastapi_routers")
+	}); err != nil {
+		t.Fatalf("diagnostic not re-published after breaking the reference: %v", err)
+	}
+	// Closing the document makes the disk the truth again; the file on
+	// disk still has python:fastapi.
+	if err := c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
+		return stdioDiagAt(ds, "unresolved-reference", line, "fastapi") && !stdioDiagAt(ds, "unresolved-reference", line, "fastapi_routers")
+	}); err != nil {
+		t.Errorf("diagnostics after close do not follow the disk: %v", err)
+	}
+}
+
+func TestStdioUnopenedFiles(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	path := filepath.Join(root, "commands", "review.md")
+	text := stdioRead(t, path)
+	uri := stdioFileURI(path)
+	line, col, _ := stdioFind(t, text, "git:pull_requests", 0)
+	got, _ := stdioHoverText(ctx, t, c, uri, line, col+6)
+	if !strings.Contains(strings.ToLower(got), "pull") {
+		t.Errorf("hover in an unopened file = %q, want the pull_requests topic", got)
+	}
+	raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, line, col+6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if locs := stdioLocations(t, raw); len(locs) != 1 || !strings.HasSuffix(stdioURIPath(locs[0].URI), "/git/pull_requests.md") {
+		t.Errorf("definition in an unopened file = %s", raw)
+	}
+	items := stdioCompletion(ctx, t, c, uri, line, col+len("git:"))
+	if !slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "commit_conventions") }) {
+		t.Errorf("completion in an unopened file lacks git topics: %v", stdioLabels(items))
+	}
+	// A file that does not exist: an empty answer or an error, no crash.
+	missing := stdioFileURI(filepath.Join(root, "commands", "nope.md"))
+	if _, err := c.CallRaw(ctx, "textDocument/hover", stdioPos(missing, 0, 0)); err != nil {
+		var rpcErr *ClientRPCError
+		if !errors.As(err, &rpcErr) {
+			t.Fatalf("hover on a missing file: %v", err)
+		}
+	}
+	stdioAlive(t, c)
+}
+
+// --- bad input -------------------------------------------------------------
+
+func TestStdioBadInputGarbage(t *testing.T) {
+	c, _, _ := stdioStartInit(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	garbage := make([]byte, 64<<10)
+	for i := range garbage {
+		garbage[i] = byte(rng.UintN(256))
+	}
+	if err := c.WriteRaw(garbage); err != nil {
+		t.Fatal(err)
+	}
+	// Half a header line, then a valid message.
+	if err := c.WriteRaw([]byte("\r\n\r\nContent-Type: nonsense\r\nContent-Len")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteRaw([]byte("\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	stdioAlive(t, c)
+}
+
+func TestStdioBadInputGarbageThenEOF(t *testing.T) {
+	root := stdioWorkspace(t)
+	c := stdioStart(t, root)
+	if err := c.WriteRaw([]byte("\x00\xff\xfegarbage without any header\r\n\r\n{]")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CloseStdin(); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Wait(stdioCtx(t))
+	if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
+		t.Fatalf("server did not exit cleanly on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	}
+}
+
+func TestStdioBadInputInvalidJSON(t *testing.T) {
+	c, _, _ := stdioStartInit(t)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":99,"method":"textDocument/hover","params":`,
+		`not json at all`,
+		`{"jsonrpc":"2.0","id":98,"method":42}`,
+		`[1,2,`,
+		`{"jsonrpc":"2.0","id":97,"method":"textDocument/hover","params":{"textDocument":"x","position":"y"}}`,
+	} {
+		if err := c.WriteFrame([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdioAlive(t, c)
+	// What came back for those must be JSON-RPC errors, never results.
+	time.Sleep(200 * time.Millisecond)
+	for _, m := range c.Unmatched() {
+		if m.Error == nil {
+			t.Errorf("a malformed message got a non-error response: %+v", m)
+		} else if m.Error.Code != -32700 && m.Error.Code != -32600 && m.Error.Code != -32602 {
+			t.Errorf("a malformed message got error code %d (%s), want -32700, -32600 or -32602", m.Error.Code, m.Error.Message)
+		}
+	}
+}
+
+func TestStdioBadInputWrongContentLength(t *testing.T) {
+	c, _, _ := stdioStartInit(t)
+	body := []byte(`{"jsonrpc":"2.0","id":"short","method":"workspace/symbol","params":{"query":"x"}}`)
+	// Too short: the body's tail looks like garbage before the next header.
+	if err := c.WriteRaw(append([]byte("Content-Length: 20\r\n\r\n"), body...)); err != nil {
+		t.Fatal(err)
+	}
+	stdioAlive(t, c)
+	// Not a number, negative, absurdly large.
+	for _, h := range []string{"Content-Length: abc", "Content-Length: -5", "Content-Length: 99999999999999999999"} {
+		if err := c.WriteRaw(append([]byte(h+"\r\n\r\n"), body...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdioAlive(t, c)
+	// Too long: the server swallows the next message(s) into this body; it
+	// must find its footing again afterwards.
+	if err := c.WriteRaw(append([]byte("Content-Length: 400\r\n\r\n"), body...)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := stdioCtx(t)
+	answered := false
+	for i := 0; i < 10 && !answered; i++ {
+		_, ch, err := c.Send("workspace/symbol", map[string]any{"query": "python"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case _, ok := <-ch:
+			answered = ok
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		}
+	}
+	if !answered {
+		t.Fatalf("no answer after an overlong Content-Length; stderr: %s", stdioTail(c.Stderr(), 2000))
+	}
+	stdioAlive(t, c)
+}
+
+func TestStdioBadInputUnknownMethod(t *testing.T) {
+	c, _, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	for _, m := range []string{"ctxls/noSuchMethod", "textDocument/noSuchFeature", "$/noSuchRequest"} {
+		_, err := c.CallRaw(ctx, m, map[string]any{})
+		var rpcErr *ClientRPCError
+		if !errors.As(err, &rpcErr) || rpcErr.Code != -32601 {
+			t.Errorf("%s: err = %v, want MethodNotFound (-32601)", m, err)
+		}
+	}
+	// Unknown notifications are ignored (and $/ ones must be).
+	if err := c.Notify("$/noSuchNotification", map[string]any{"x": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify("ctxls/noSuchNotification", nil); err != nil {
+		t.Fatal(err)
+	}
+	stdioAlive(t, c)
+}
+
+func TestStdioBadInputPositionsOutOfRange(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, _ := stdioOpen(t, c, root, "commands/implement.md")
+	positions := []struct{ line, char int }{
+		{100000, 0}, {0, 100000}, {3, 1 << 30}, {1<<31 - 1, 1<<31 - 1},
+	}
+	methods := []string{"textDocument/hover", "textDocument/completion", "textDocument/definition", "textDocument/references", "textDocument/prepareRename"}
+	for _, p := range positions {
+		for _, m := range methods {
+			params := stdioPos(uri, p.line, p.char)
+			params["context"] = map[string]any{"includeDeclaration": true}
+			_, err := c.CallRaw(ctx, m, params)
+			var rpcErr *ClientRPCError
+			if err != nil && !errors.As(err, &rpcErr) {
+				t.Fatalf("%s at %d:%d: %v", m, p.line, p.char, err)
+			}
+		}
+	}
+	// Negative numbers are no uinteger: invalid params, not a crash.
+	_, err := c.CallRaw(ctx, "textDocument/hover", stdioPos(uri, -1, -5))
+	var rpcErr *ClientRPCError
+	if err != nil && !errors.As(err, &rpcErr) {
+		t.Fatalf("hover at -1:-5: %v", err)
+	}
+	// An incremental change with a range beyond the document.
+	if err := c.Notify("textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{
+			"range": ClientRange{Start: ClientPosition{5000, 3}, End: ClientPosition{6000, 0}},
+			"text":  "x",
+		}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stdioAlive(t, c)
+}
+
+func TestStdioBadInputHugeDocument(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	var b strings.Builder
+	b.WriteString("# Huge\n\n")
+	line := "Load python:fastapi_patterns and getReference(\"security\", \"secure_coding\") and 🚀 python:nope here.\n"
+	for b.Len() < 10<<20 {
+		b.WriteString(line)
+	}
+	text := b.String()
+	path := filepath.Join(root, "commands", "huge.md")
+	uri := stdioFileURI(path)
+	if err := c.DidOpen(uri, text); err != nil {
+		t.Fatal(err)
+	}
+	stdioAlive(t, c)
+	// A request about the huge document is answered (with a result or an
+	// error saying the file is too large).
+	_, err := c.CallRaw(ctx, "textDocument/hover", stdioPos(uri, 2, 8))
+	var rpcErr *ClientRPCError
+	if err != nil && !errors.As(err, &rpcErr) {
+		t.Fatalf("hover in a 10 MB document: %v", err)
+	}
+	// An edit at its end is applied without losing the connection.
+	last := strings.Count(text, "\n")
+	if err := c.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": ClientRange{Start: ClientPosition{last, 0}, End: ClientPosition{last, 0}}, "text": "python:common_issues\n"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stdioAlive(t, c)
+}
+
+func TestStdioBadInputBeforeInitialize(t *testing.T) {
+	root := stdioWorkspace(t)
+	c := stdioStart(t, root)
+	ctx := stdioCtx(t)
+	uri := stdioFileURI(filepath.Join(root, "commands", "implement.md"))
+	for _, m := range []string{"textDocument/hover", "workspace/symbol", "ctxls/catalog"} {
+		_, err := c.CallRaw(ctx, m, stdioPos(uri, 0, 0))
+		var rpcErr *ClientRPCError
+		if !errors.As(err, &rpcErr) || rpcErr.Code != -32002 {
+			t.Errorf("%s before initialize: err = %v, want ServerNotInitialized (-32002)", m, err)
+		}
+	}
+	// Notifications before initialize are dropped, not fatal.
+	if err := c.DidOpen(uri, "# x\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
+		t.Fatalf("initialize after early requests: %v", err)
+	}
+	stdioAlive(t, c)
+	// A second initialize is an error, not a reset.
+	_, err := c.CallRaw(ctx, "initialize", map[string]any{"processId": nil, "rootUri": stdioFileURI(root), "capabilities": map[string]any{}})
+	var rpcErr *ClientRPCError
+	if !errors.As(err, &rpcErr) {
+		t.Errorf("second initialize: err = %v, want a JSON-RPC error", err)
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+}
+
+func TestStdioEOFAfterInitialize(t *testing.T) {
+	c, _, _ := stdioStartInit(t)
+	if err := c.CloseStdin(); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Wait(stdioCtx(t))
+	if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
+		t.Fatalf("server did not exit on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	}
+}

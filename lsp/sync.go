@@ -1,0 +1,150 @@
+package lsp
+
+import (
+	"context"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/document"
+)
+
+// DidOpen makes the editor's text the source of truth for a document.
+func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+	path, err := pathOf(params.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return err
+	}
+	ws.DidOpen(path, params.TextDocument.Text, params.TextDocument.Version)
+	return nil
+}
+
+// DidChange applies the editor's changes, in order, to the open text.
+func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
+	path, err := pathOf(params.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return err
+	}
+	text, _, open := ws.Overlay(path)
+	if !open {
+		return invalidParams("didChange for %s, which is not open", path)
+	}
+	text, err = applyChanges(text, params.ContentChanges, s.encoding())
+	if err != nil {
+		return err
+	}
+	ws.DidChange(path, text, params.TextDocument.Version)
+	return nil
+}
+
+// applyChanges applies content changes to text. Ranges are read against
+// the text as changed by the preceding changes, as LSP prescribes.
+func applyChanges(text string, changes []protocol.TextDocumentContentChangeEvent, enc document.Encoding) (string, error) {
+	for _, c := range changes {
+		switch c := c.(type) {
+		case *protocol.TextDocumentContentChangeWholeDocument:
+			text = c.Text
+		case *protocol.TextDocumentContentChangePartial:
+			lines := document.NewLines([]byte(text))
+			start, err := lines.Offset(document.Position{Line: int(c.Range.Start.Line), Character: int(c.Range.Start.Character)}, enc)
+			if err != nil {
+				start, err = clampEnd(lines, text, c.Range.Start)
+				if err != nil {
+					return "", err
+				}
+			}
+			end, err := lines.Offset(document.Position{Line: int(c.Range.End.Line), Character: int(c.Range.End.Character)}, enc)
+			if err != nil {
+				end, err = clampEnd(lines, text, c.Range.End)
+				if err != nil {
+					return "", err
+				}
+			}
+			if end < start {
+				return "", invalidParams("change range ends before it starts")
+			}
+			var b strings.Builder
+			b.Grow(len(text) - (end - start) + len(c.Text))
+			b.WriteString(text[:start])
+			b.WriteString(c.Text)
+			b.WriteString(text[end:])
+			text = b.String()
+		default:
+			return "", invalidParams("unknown content change")
+		}
+	}
+	return text, nil
+}
+
+// clampEnd accepts a position one line past the end of the text (some
+// clients address the end of a text that ends in a newline that way).
+func clampEnd(lines *document.Lines, text string, p protocol.Position) (int, error) {
+	if int(p.Line) == lines.Count() && p.Character == 0 {
+		return len(text), nil
+	}
+	return 0, invalidParams("position %d:%d is outside the document", p.Line, p.Character)
+}
+
+// DidSave needs nothing: the open text is already the truth, and the
+// watcher sees the file on disk.
+func (s *Server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
+	return nil
+}
+
+// DidClose hands a document back to the disk.
+func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+	path, err := pathOf(params.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return err
+	}
+	ws.DidClose(path)
+	return nil
+}
+
+// DidChangeWatchedFiles forwards the client's file events to the
+// workspace, which dedupes them with its own watcher.
+func (s *Server) DidChangeWatchedFiles(ctx context.Context, params *protocol.DidChangeWatchedFilesParams) error {
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for _, c := range params.Changes {
+		if p, err := pathOf(c.URI); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) > 0 {
+		ws.NotifyWatched(paths)
+	}
+	return nil
+}
+
+// DidChangeConfiguration applies the client's ctxls.* settings over
+// .ctxls.yaml.
+func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
+	raw := settingsOf(params.Settings)
+	if raw == nil {
+		return nil
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return err
+	}
+	if err := ws.SetSettings(context.WithoutCancel(ctx), raw); err != nil {
+		s.log.Warn("apply the ctxls settings", "err", err)
+	}
+	return nil
+}
