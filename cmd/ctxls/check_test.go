@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// runCLI runs one command line in process.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err = run(t.Context(), args, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func exitCode(err error) int {
+	var code exitError
+	if errors.As(err, &code) {
+		return int(code)
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+func decodeRecords(t *testing.T, out string) []checkRecord {
+	t.Helper()
+	var recs []checkRecord
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var r checkRecord
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("line %q is not a check record: %v", sc.Text(), err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func TestCheckExampleLibraryJSON(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "library")
+	out, _, err := runCLI(t, "check", dir, "--format", "json")
+	if exitCode(err) != 1 {
+		t.Fatalf("exit = %v, want 1 (the example has broken references)", err)
+	}
+	recs := decodeRecords(t, out)
+	if len(recs) == 0 {
+		t.Fatal("no records")
+	}
+	errorsSeen, warnings := 0, 0
+	nameRE := regexp.MustCompile(`no topic "([^"]+)"|no section "([^"]+)"`)
+	checked := 0
+	for _, r := range recs {
+		if filepath.IsAbs(r.File) || strings.HasPrefix(r.File, "..") || strings.Contains(r.File, `\`) {
+			t.Errorf("file %q is not relative to DIR with forward slashes", r.File)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.File)))
+		if err != nil {
+			t.Errorf("record names a file that does not exist: %v", err)
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		if r.Line < 1 || r.Line > len(lines) || r.Column < 1 {
+			t.Errorf("%s:%d:%d out of range", r.File, r.Line, r.Column)
+			continue
+		}
+		switch r.Severity {
+		case "error":
+			errorsSeen++
+		case "warning":
+			warnings++
+		default:
+			t.Errorf("severity %q", r.Severity)
+		}
+		if r.Code == "" || r.Message == "" {
+			t.Errorf("record without code or message: %+v", r)
+		}
+		// The position points at the name the message complains about.
+		if m := nameRE.FindStringSubmatch(r.Message); m != nil {
+			name := m[1] + m[2]
+			line := []rune(lines[r.Line-1])
+			if r.Column-1+len([]rune(name)) > len(line) || string(line[r.Column-1:r.Column-1+len([]rune(name))]) != name {
+				t.Errorf("%s:%d:%d does not point at %q in %q", r.File, r.Line, r.Column, name, lines[r.Line-1])
+			}
+			checked++
+		}
+	}
+	if errorsSeen == 0 || warnings == 0 || checked < 3 {
+		t.Errorf("errors %d warnings %d positions checked %d", errorsSeen, warnings, checked)
+	}
+	// Records are sorted by file and position.
+	for i := 1; i < len(recs); i++ {
+		a, b := recs[i-1], recs[i]
+		if a.File > b.File || a.File == b.File && (a.Line > b.Line || a.Line == b.Line && a.Column > b.Column) {
+			t.Errorf("records out of order: %+v before %+v", a, b)
+		}
+	}
+}
+
+func TestCheckExampleLibraryText(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "library")
+	jsonOut, _, _ := runCLI(t, "check", "--format", "json", dir)
+	recs := decodeRecords(t, jsonOut)
+	out, _, err := runCLI(t, "check", dir)
+	if exitCode(err) != 1 {
+		t.Fatalf("exit = %v, want 1", err)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != len(recs)+2 {
+		t.Fatalf("text has %d lines for %d records:\n%s", len(lines), len(recs), out)
+	}
+	for i, r := range recs {
+		fields := strings.Fields(lines[i])
+		loc := r.File + ":" + strconv.Itoa(r.Line) + ":" + strconv.Itoa(r.Column)
+		if len(fields) < 4 || fields[0] != loc || fields[1] != r.Severity || fields[2] != r.Code {
+			t.Errorf("text line %q does not match record %+v", lines[i], r)
+		}
+	}
+	// Columns are aligned: every severity starts at the same offset.
+	col := strings.Index(lines[0], recs[0].Severity)
+	for i, r := range recs {
+		if strings.Index(lines[i], " "+r.Severity+" ")+1 != col {
+			t.Errorf("line %d not aligned: %q", i, lines[i])
+		}
+	}
+	summary := lines[len(lines)-1]
+	for _, want := range []string{"problems", "errors", "warnings", "topics", "domains", "commands", "tokens"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary %q lacks %q", summary, want)
+		}
+	}
+}
+
+func TestCheckPositionsAndExitStatus(t *testing.T) {
+	write := func(t *testing.T, files map[string]string) string {
+		dir := t.TempDir()
+		for rel, content := range files {
+			p := filepath.Join(dir, rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	t.Run("columns count characters, lines and columns are 1-based", func(t *testing.T) {
+		dir := write(t, map[string]string{
+			"context/python/a.md": "# A\n",
+			"commands/c.md":       "# C\n\n😀 é python:nope\n",
+		})
+		out, _, err := runCLI(t, "check", "--format", "json", dir)
+		if exitCode(err) != 1 {
+			t.Errorf("exit = %v, want 1", err)
+		}
+		recs := decodeRecords(t, out)
+		want := checkRecord{File: "commands/c.md", Line: 3, Column: 12, EndLine: 3, EndColumn: 16, Severity: "error", Code: "unresolved-reference",
+			Message: `domain python has no topic "nope"`}
+		if len(recs) != 1 || recs[0] != want {
+			t.Errorf("records = %+v\nwant %+v", recs, want)
+		}
+	})
+	t.Run("warnings only exit 0", func(t *testing.T) {
+		dir := write(t, map[string]string{
+			"context/python/a.md": "---\nid: python/b\n---\n# A\n",
+		})
+		out, _, err := runCLI(t, "check", "--format", "json", dir)
+		if err != nil {
+			t.Errorf("exit = %v, want success", err)
+		}
+		for _, r := range decodeRecords(t, out) {
+			if r.Severity != "warning" {
+				t.Errorf("record %+v", r)
+			}
+		}
+	})
+	t.Run("clean workspace prints a summary", func(t *testing.T) {
+		dir := write(t, map[string]string{"context/python/a.md": "# A\n\nText.\n", "commands/c.md": "# C\n\npython:a\n"})
+		out, _, err := runCLI(t, "check", dir)
+		if err != nil {
+			t.Errorf("exit = %v", err)
+		}
+		if !strings.HasPrefix(out, "0 problems (0 errors, 0 warnings) in 0 files · 1 topic in 1 domain · 1 command") {
+			t.Errorf("out = %q", out)
+		}
+	})
+	t.Run("bad arguments", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"check", "--format", "xml"},
+			{"check", "a", "b"},
+		} {
+			_, _, err := runCLI(t, args...)
+			var ue usageError
+			if !errors.As(err, &ue) {
+				t.Errorf("%v: err = %v, want a usage error", args, err)
+			}
+		}
+		_, _, err := runCLI(t, "check", filepath.Join(t.TempDir(), "missing"))
+		if err == nil || exitCode(err) != -1 {
+			t.Errorf("missing dir: %v", err)
+		}
+	})
+}

@@ -1,0 +1,281 @@
+package library
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// locations renders References(id) as "rel:text" strings.
+func locations(l *Library, id string) []string {
+	var out []string
+	for _, loc := range l.References(id) {
+		out = append(out, loc.File.Rel+":"+string(loc.File.Doc.Text[loc.Ref.Span.Start:loc.Ref.Span.End]))
+	}
+	return out
+}
+
+func TestApply(t *testing.T) {
+	files := with(map[string]string{
+		"commands/review.md": "# Review\n\nLoad python:django_patterns and python:flask_patterns.\n",
+		"commands/other.md":  "# Other\n\nSee [d](../context/python/django_patterns.md).\n",
+		"notes/readme.md":    "# Notes\n",
+	})
+	dir := writeTree(t, files)
+	l := load(t, dir, nil)
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	review, other, flask, django := abs("commands/review.md"), abs("commands/other.md"), abs("context/python/flask_patterns.md"), abs("context/python/django_patterns.md")
+
+	if got := codes(diagsOf(t, l, "commands/review.md")); !slices.Equal(got, []string{CodeUnresolved}) {
+		t.Fatalf("before: %v", got)
+	}
+	wantRefs := []string{"commands/other.md:../context/python/django_patterns.md", "commands/review.md:python:django_patterns", "context/python/index.md:django_patterns.md"}
+	if got := locations(l, "python/django_patterns"); !slices.Equal(got, wantRefs) {
+		t.Fatalf("References before = %v", got)
+	}
+	v0 := l.Version()
+
+	steps := []struct {
+		name     string
+		change   func() Change
+		changed  []string
+		affected []string // must be included
+		check    func(t *testing.T)
+	}{
+		{
+			name: "create a topic that a command was missing",
+			change: func() Change {
+				must(t, os.WriteFile(flask, []byte("# Flask\n\n## Blueprints\n\nB.\n"), 0o644))
+				return Change{Path: flask}
+			},
+			changed:  []string{flask},
+			affected: []string{flask, review, abs("context/python/index.md")},
+			check: func(t *testing.T) {
+				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+					t.Errorf("review still has %v", ds)
+				}
+				if got := locations(l, "python/flask_patterns"); !slices.Equal(got, []string{"commands/review.md:python:flask_patterns"}) {
+					t.Errorf("References(flask) = %v", got)
+				}
+				// The index does not list the new topic.
+				if !slices.Contains(codes(diagsOf(t, l, "context/python/index.md")), CodeIndexUnlisted) {
+					t.Error("index does not report the unlisted new topic")
+				}
+			},
+		},
+		{
+			name: "change a command through editor content (not on disk)",
+			change: func() Change {
+				return Change{Path: "commands/review.md", Content: []byte("# Review\n\nLoad python:flask_patterns#Blueprints and python:flask_patterns#Routes.\n")}
+			},
+			changed:  []string{review},
+			affected: []string{review},
+			check: func(t *testing.T) {
+				got := diagsOf(t, l, "commands/review.md")
+				if want := []diag{{CodeUnknownSection, SeverityError, "Routes"}}; !slices.Equal(got, want) {
+					t.Errorf("review = %v, want %v", got, want)
+				}
+				if got := locations(l, "python/django_patterns"); !slices.Equal(got, []string{wantRefs[0], wantRefs[2]}) {
+					t.Errorf("References(django) = %v", got)
+				}
+				if got := locations(l, "python/flask_patterns"); len(got) != 2 {
+					t.Errorf("References(flask) = %v", got)
+				}
+			},
+		},
+		{
+			name: "change a topic's headings",
+			change: func() Change {
+				must(t, os.WriteFile(flask, []byte("# Flask\n\n## Blueprints\n\n## Routes\n"), 0o644))
+				return Change{Path: flask}
+			},
+			changed:  []string{flask},
+			affected: []string{flask, review},
+			check: func(t *testing.T) {
+				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+					t.Errorf("review = %v", ds)
+				}
+			},
+		},
+		{
+			name: "remove a topic",
+			change: func() Change {
+				must(t, os.Remove(django))
+				return Change{Path: django, Removed: true}
+			},
+			changed:  []string{django},
+			affected: []string{django, other, abs("context/python/index.md")},
+			check: func(t *testing.T) {
+				if _, ok := l.Topic("python/django_patterns"); ok {
+					t.Error("removed topic still there")
+				}
+				if _, ok := l.File(django); ok {
+					t.Error("removed file still there")
+				}
+				if got := codes(diagsOf(t, l, "commands/other.md")); !slices.Equal(got, []string{CodeUnresolved}) {
+					t.Errorf("other = %v", got)
+				}
+				if got := codes(diagsOf(t, l, "context/python/index.md")); !slices.Equal(got, []string{CodeIndexUnlisted, CodeIndexMissing}) {
+					t.Errorf("index = %v", got)
+				}
+			},
+		},
+		{
+			name: "a new domain makes key forms appear",
+			change: func() Change {
+				must(t, os.WriteFile(review, []byte("# Review\n\nSee rust:ownership.\n"), 0o644))
+				return Change{Path: review}
+			},
+			changed: []string{review},
+			check: func(t *testing.T) {
+				// rust is not a domain yet, so rust:ownership is plain text.
+				f, _ := l.File(review)
+				if len(f.Refs) != 0 {
+					t.Errorf("refs before the domain exists: %+v", f.Refs)
+				}
+			},
+		},
+		{
+			name: "create the domain directory with a topic",
+			change: func() Change {
+				p := abs("context/rust/borrowing.md")
+				must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				must(t, os.WriteFile(p, []byte("# Borrowing\n"), 0o644))
+				return Change{Path: filepath.Dir(p)}
+			},
+			changed:  []string{abs("context/rust/borrowing.md")},
+			affected: []string{review},
+			check: func(t *testing.T) {
+				if !l.IsDomain("rust") {
+					t.Fatal("rust is not a domain")
+				}
+				got := diagsOf(t, l, "commands/review.md")
+				if len(got) != 1 || got[0].Code != CodeUnresolved || got[0].Text != "ownership" {
+					t.Errorf("review = %v", got)
+				}
+			},
+		},
+		{
+			name: "remove the domain directory",
+			change: func() Change {
+				must(t, os.RemoveAll(abs("context/rust")))
+				return Change{Path: abs("context/rust")}
+			},
+			changed:  []string{abs("context/rust/borrowing.md")},
+			affected: []string{review},
+			check: func(t *testing.T) {
+				if l.IsDomain("rust") {
+					t.Error("rust is still a domain")
+				}
+				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+					t.Errorf("review = %v", ds)
+				}
+			},
+		},
+		{
+			name: "a non-markdown file changes nothing",
+			change: func() Change {
+				p := abs("context/python/data.json")
+				must(t, os.WriteFile(p, []byte("{}"), 0o644))
+				return Change{Path: p}
+			},
+		},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			before := l.Version()
+			res, err := l.Apply(t.Context(), []Change{s.change()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Reloaded {
+				t.Error("a file change reloaded the whole workspace")
+			}
+			if !slices.Equal(res.Changed, s.changed) {
+				t.Errorf("Changed = %v, want %v", res.Changed, s.changed)
+			}
+			for _, p := range s.affected {
+				if !slices.Contains(res.Affected, p) {
+					t.Errorf("Affected = %v lacks %s", res.Affected, p)
+				}
+			}
+			if len(s.changed) > 0 && l.Version() <= before {
+				t.Error("version did not increase")
+			}
+			if s.check != nil {
+				s.check(t)
+			}
+		})
+	}
+	if l.Version() <= v0 {
+		t.Error("version did not move")
+	}
+
+	// After all the steps, the incremental state equals a fresh load.
+	fresh := load(t, dir, nil)
+	if got, want := snapshot(l), snapshot(fresh); !slices.Equal(got, want) {
+		t.Errorf("incremental state differs from a fresh load:\n got  %v\n want %v", got, want)
+	}
+}
+
+// snapshot renders a library's topics, references and diagnostics.
+func snapshot(l *Library) []string {
+	var out []string
+	for _, tp := range l.Topics() {
+		out = append(out, "topic "+tp.ID)
+		for _, loc := range l.References(tp.ID) {
+			out = append(out, "  ref "+loc.File.Rel)
+		}
+	}
+	for _, f := range l.Files() {
+		for _, d := range l.Diagnose(f.Path) {
+			out = append(out, "diag "+f.Rel+" "+d.Code+" "+d.Message)
+		}
+	}
+	return out
+}
+
+func TestApplyConfigReloads(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"kb/python/a.md":  "# A\n",
+		"commands/c.md":   "# C\n\npython:a\n",
+		"context/go/x.md": "# X\n",
+	})
+	l, err := Load(t.Context(), dir, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.IsDomain("python") {
+		t.Fatal("kb is not a root yet")
+	}
+	must(t, os.WriteFile(filepath.Join(dir, ".ctxls.yaml"), []byte("contextRoots: [kb]\ntokenizer: estimate\n"), 0o644))
+	res, err := l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, ".ctxls.yaml")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reloaded || !l.IsDomain("python") || l.Counter().Name() != "estimate" {
+		t.Errorf("reloaded %v python %v counter %s", res.Reloaded, l.IsDomain("python"), l.Counter().Name())
+	}
+	f, _ := l.File(filepath.Join(dir, "commands/c.md"))
+	if len(f.Refs) != 1 {
+		t.Errorf("refs = %+v", f.Refs)
+	}
+	// A new context root directory needs a rescan too.
+	must(t, os.MkdirAll(filepath.Join(dir, "more/context/rust"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "more/context/rust/b.md"), []byte("# B\n"), 0o644))
+	res, err = l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "more/context/rust/b.md")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reloaded || !l.IsDomain("rust") {
+		t.Errorf("new root: reloaded %v rust %v", res.Reloaded, l.IsDomain("rust"))
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
