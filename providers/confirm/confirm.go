@@ -1,0 +1,81 @@
+// Package confirm issues the tokens of two-step confirmations, such as the
+// deletion of a recorded execution or conversation: the first request gets a
+// random token bound to what it would act on, and only a second request that
+// presents that token, before it expires, goes ahead.
+package confirm
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// DefaultTTL is how long a token stays valid when New is given no TTL.
+const DefaultTTL = 2 * time.Minute
+
+// ErrInvalidToken is returned by Consume for a token that was not issued for
+// the key, was used already, or expired.
+var ErrInvalidToken = errors.New("invalid confirmation token")
+
+// Tokens holds the tokens issued by one process. They live in memory only:
+// a confirmation does not survive a restart, by design. Tokens is safe for
+// concurrent use.
+type Tokens struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu     sync.Mutex
+	issued map[string]issued
+}
+
+type issued struct {
+	key     string
+	expires time.Time
+}
+
+// New returns an empty token set whose tokens last ttl (DefaultTTL when
+// ttl <= 0), reading the time with now (time.Now when nil).
+func New(ttl time.Duration, now func() time.Time) *Tokens {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Tokens{ttl: ttl, now: now, issued: make(map[string]issued)}
+}
+
+// Issue returns a new random token (at least 128 bits from crypto/rand)
+// bound to key, and when it expires. Expired tokens are forgotten.
+func (t *Tokens) Issue(key string) (token string, expires time.Time) {
+	now := t.now()
+	token = rand.Text()
+	expires = now.Add(t.ttl)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, v := range t.issued {
+		if !now.Before(v.expires) {
+			delete(t.issued, k)
+		}
+	}
+	t.issued[token] = issued{key: key, expires: expires}
+	return token, expires
+}
+
+// Consume checks that token was issued for key and has not expired. A token
+// is consumed by its first use, valid or not, so that it cannot be replayed.
+func (t *Tokens) Consume(key, token string) error {
+	t.mu.Lock()
+	v, ok := t.issued[token]
+	delete(t.issued, token)
+	t.mu.Unlock()
+	switch {
+	case !ok || v.key != key:
+		return ErrInvalidToken
+	case !t.now().Before(v.expires):
+		return fmt.Errorf("%w: it expired at %s", ErrInvalidToken, v.expires.Format(time.RFC3339))
+	}
+	return nil
+}

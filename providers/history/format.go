@@ -1,0 +1,155 @@
+package history
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Formatter defaults.
+const (
+	DefaultMaxOutputLines = 20
+	DefaultHeadLines      = 10
+	DefaultTailLines      = 10
+	// MaxLineBytes is the longest line a block keeps whole; a longer line
+	// (minified output, a base64 blob) keeps its start and says how much
+	// was cut.
+	MaxLineBytes = 2000
+)
+
+// A Formatter renders one message as a block of prompt text.
+type Formatter interface {
+	// Format returns the block of m; it ends with a newline.
+	Format(m Message) string
+	// Shortens reports, from the number of non-blank lines of a message and
+	// its tokens, whether Format may render less than the whole content;
+	// when it does not, the block's cost is the header's plus about the
+	// content's tokens.
+	Shortens(lines, tokens int) bool
+}
+
+// FormatOptions configure the line formatter.
+type FormatOptions struct {
+	// MaxOutputLines is the most lines a message keeps whole.
+	MaxOutputLines int `json:"maxOutputLines"`
+	// HeadLines and TailLines are the lines kept at the start and the end
+	// of a longer message.
+	HeadLines int `json:"headLines"`
+	TailLines int `json:"tailLines"`
+}
+
+// Normalize fills in defaults and checks the options: all zero means the
+// defaults (20, 10, 10); a maximum alone splits it between head and tail;
+// negative numbers, or a head and tail that together exceed the maximum, are
+// errors.
+func (o FormatOptions) Normalize() (FormatOptions, error) {
+	switch {
+	case o.MaxOutputLines < 0 || o.HeadLines < 0 || o.TailLines < 0:
+		return o, fmt.Errorf("%w: formatter: maxOutputLines %d, headLines %d and tailLines %d must not be negative",
+			ErrInvalid, o.MaxOutputLines, o.HeadLines, o.TailLines)
+	case o == FormatOptions{}:
+		return FormatOptions{DefaultMaxOutputLines, DefaultHeadLines, DefaultTailLines}, nil
+	case o.MaxOutputLines == 0:
+		o.MaxOutputLines = max(DefaultMaxOutputLines, o.HeadLines+o.TailLines)
+	}
+	if o.HeadLines == 0 && o.TailLines == 0 {
+		o.HeadLines = o.MaxOutputLines / 2
+		o.TailLines = o.MaxOutputLines - o.HeadLines
+	}
+	if o.HeadLines+o.TailLines > o.MaxOutputLines {
+		return o, fmt.Errorf("%w: formatter: headLines %d + tailLines %d exceed maxOutputLines %d",
+			ErrInvalid, o.HeadLines, o.TailLines, o.MaxOutputLines)
+	}
+	return o, nil
+}
+
+// LineFormatter is the default Formatter: a header line naming the role and
+// the command, then the content without blank lines or carriage returns;
+// content of more than MaxOutputLines lines keeps HeadLines and TailLines
+// with "... (N lines omitted) ..." between them.
+type LineFormatter struct {
+	opts FormatOptions
+}
+
+// NewLineFormatter returns the formatter for o, normalized.
+func NewLineFormatter(o FormatOptions) (*LineFormatter, error) {
+	o, err := o.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	return &LineFormatter{opts: o}, nil
+}
+
+// Options returns the normalized options of f.
+func (f *LineFormatter) Options() FormatOptions { return f.opts }
+
+// Shortens implements Formatter. Besides long messages, a message whose
+// lines average more tokens than a line of MaxLineBytes can hold may have a
+// line cut.
+func (f *LineFormatter) Shortens(lines, tokens int) bool {
+	return lines > f.opts.MaxOutputLines || tokens > lines*(MaxLineBytes/10)
+}
+
+// Header returns the first line of m's block.
+func Header(m Message) string {
+	if m.Command != "" {
+		return "[" + m.Role + " · " + m.Command + "]\n"
+	}
+	return "[" + m.Role + "]\n"
+}
+
+// Format implements Formatter.
+func (f *LineFormatter) Format(m Message) string {
+	var b strings.Builder
+	b.Grow(len(m.Content) + 32)
+	b.WriteString(Header(m))
+	lines := contentLines(m.Content)
+	if len(lines) <= f.opts.MaxOutputLines {
+		for _, l := range lines {
+			writeLine(&b, l)
+		}
+		return b.String()
+	}
+	for _, l := range lines[:f.opts.HeadLines] {
+		writeLine(&b, l)
+	}
+	b.WriteString("... (" + strconv.Itoa(len(lines)-f.opts.HeadLines-f.opts.TailLines) + " lines omitted) ...\n")
+	for _, l := range lines[len(lines)-f.opts.TailLines:] {
+		writeLine(&b, l)
+	}
+	return b.String()
+}
+
+// contentLines splits text into its non-blank lines, without line endings,
+// carriage returns or trailing spaces.
+func contentLines(text string) []string {
+	out := make([]string, 0, strings.Count(text, "\n")+1)
+	for line := range strings.Lines(text) {
+		if strings.IndexByte(line, '\r') >= 0 {
+			line = strings.ReplaceAll(line, "\r", "")
+		}
+		// Trailing spaces cost tokens and say nothing.
+		line = strings.TrimRight(line, " \t\n")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func writeLine(b *strings.Builder, l string) {
+	if len(l) > MaxLineBytes {
+		cut := MaxLineBytes
+		for cut > 0 && !isRuneStart(l[cut]) {
+			cut--
+		}
+		b.WriteString(l[:cut])
+		b.WriteString(" ... (" + strconv.Itoa(len(l)-cut) + " bytes omitted)\n")
+		return
+	}
+	b.WriteString(l)
+	b.WriteByte('\n')
+}
+
+func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
