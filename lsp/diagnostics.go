@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/workspace"
 )
 
 // diagnostics publishes the library's diagnostics: for the whole workspace
@@ -33,7 +34,7 @@ func newDiagnostics(s *Server) *diagnostics {
 }
 
 // onUpdate is called by the workspace after every applied change.
-func (d *diagnostics) onUpdate(u update) {
+func (d *diagnostics) onUpdate(u workspace.Update) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopped {
@@ -115,7 +116,7 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 
 // publish sends one file's diagnostics, unless it has none now and had
 // none before.
-func (d *diagnostics) publish(ctx context.Context, ws *session, lib *library.Library, path string, ds []library.Diagnostic) {
+func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib *library.Library, path string, ds []library.Diagnostic) {
 	d.mu.Lock()
 	had := d.published[path]
 	if len(ds) > 0 {

@@ -9,7 +9,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/workspace"
 )
 
 // Initialize answers the initialize request: it negotiates the position
@@ -148,8 +150,9 @@ func (s *Server) openWorkspace() {
 	var done, total atomic.Int64
 	loaded := make(chan struct{})
 	go s.reportIndexProgress(ctx, loaded, &done, &total)
-	ws, err := openSession(ctx, s.rootDir(), sessionOptions{
+	ws, err := workspace.Open(ctx, s.rootDir(), workspace.Options{
 		Settings: s.settings,
+		Watch:    !s.opts.NoWatch,
 		Logger:   s.log,
 		OnUpdate: s.diags.onUpdate,
 		Progress: func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
@@ -165,6 +168,9 @@ func (s *Server) openWorkspace() {
 		return
 	}
 	s.ws, s.wsErr = ws, err
+	if ws != nil {
+		s.prov = contextprovider.New(ws.Library)
+	}
 	s.mu.Unlock()
 	close(s.ready)
 	if err != nil {

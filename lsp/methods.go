@@ -18,6 +18,16 @@ type method func(ctx context.Context, s *Server, params json.RawMessage) (any, e
 var customMethods = map[string]method{
 	"ctxls/commands":     commands,
 	"ctxls/documentCost": documentCost,
+
+	"ctxls/catalog":             catalog,
+	"ctxls/alwaysLoadFiles":     alwaysLoadFiles,
+	"ctxls/detectProjectType":   detectProjectType,
+	"ctxls/conditionalContext":  conditionalContext,
+	"ctxls/crossDomainContext":  crossDomainContext,
+	"ctxls/reference":           reference,
+	"ctxls/materialize":         materialize,
+	"ctxls/materializeSections": materializeSections,
+	"ctxls/invalidate":          invalidate,
 }
 
 // decodeParams decodes params into v, strictly enough to catch mistakes:

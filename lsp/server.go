@@ -20,8 +20,10 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/storage"
+	"github.com/ctxls/ctxls/providers/workspace"
 )
 
 // Options configure a Server.
@@ -79,7 +81,8 @@ type Server struct {
 	// The workspace is opened after initialize; ready closes when it is
 	// (wsErr says why it could not be).
 	ready chan struct{}
-	ws    *session
+	ws    *workspace.Workspace
+	prov  *contextprovider.Provider
 	wsErr error
 
 	dbMu sync.Mutex
@@ -303,15 +306,27 @@ func (s *Server) admit(method string) error {
 // workspace returns the live workspace, waiting for the initial index. It
 // returns nil only when the workspace could not be opened at all (the
 // failure has been logged) or the server is shutting down.
-func (s *Server) workspace() *session {
+func (s *Server) workspace() *workspace.Workspace {
 	<-s.ready
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ws
 }
 
+// provider returns the ContextProvider over the live workspace, waiting
+// for the initial index like workspace. It returns nil when workspace does.
+func (s *Server) provider() *contextprovider.Provider {
+	<-s.ready
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ws == nil {
+		return nil
+	}
+	return s.prov
+}
+
 // workspaceCtx is workspace that gives up when ctx is done.
-func (s *Server) workspaceCtx(ctx context.Context) (*session, error) {
+func (s *Server) workspaceCtx(ctx context.Context) (*workspace.Workspace, error) {
 	select {
 	case <-s.ready:
 	case <-ctx.Done():

@@ -1,0 +1,175 @@
+-- Neovim end-to-end check of ctxls: the built-in LSP client starts
+-- `ctxls serve` for markdown buffers, and this script asks for completion,
+-- hover and diagnostics in the file given on the command line, then writes
+-- what it got as JSON to $CTXLS_NVIM_OUT and quits.
+--
+-- Environment: CTXLS_BIN (server binary), CTXLS_ROOT (workspace root),
+-- CTXLS_NVIM_OUT (result file). Works with Neovim 0.7 (start_client) and
+-- later (vim.lsp.start).
+
+local bin = assert(os.getenv('CTXLS_BIN'), 'CTXLS_BIN not set')
+local root = assert(os.getenv('CTXLS_ROOT'), 'CTXLS_ROOT not set')
+local out = assert(os.getenv('CTXLS_NVIM_OUT'), 'CTXLS_NVIM_OUT not set')
+local timeout = 20000
+
+local result = { steps = {}, errors = {} }
+
+local function note(msg)
+  table.insert(result.steps, msg)
+end
+
+local function fail(msg)
+  table.insert(result.errors, msg)
+end
+
+local function finish()
+  local f = assert(io.open(out, 'w'))
+  f:write(vim.json.encode(result))
+  f:close()
+  vim.cmd('qall!')
+end
+
+local config = {
+  name = 'ctxls',
+  cmd = { bin, 'serve', '--stdio' },
+  root_dir = root,
+  workspace_folders = { { uri = vim.uri_from_fname(root), name = 'library' } },
+}
+
+-- Attach ctxls to every markdown buffer.
+vim.api.nvim_create_autocmd('FileType', {
+  pattern = 'markdown',
+  callback = function(args)
+    if vim.lsp.start then
+      vim.lsp.start(config)
+    else
+      if not result.client_id then
+        result.client_id = vim.lsp.start_client(config)
+      end
+      if result.client_id then
+        vim.lsp.buf_attach_client(args.buf, result.client_id)
+      end
+    end
+  end,
+})
+
+local function clients(bufnr)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr, name = 'ctxls' })
+  end
+  local list = {}
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if c.name == 'ctxls' then
+      table.insert(list, c)
+    end
+  end
+  return list
+end
+
+-- Runs once the file named on the command line is loaded.
+local function run()
+  local bufnr = vim.api.nvim_get_current_buf()
+  result.file = vim.api.nvim_buf_get_name(bufnr)
+  result.filetype = vim.bo[bufnr].filetype
+
+  local attached = vim.wait(timeout, function()
+    local cs = clients(bufnr)
+    return #cs > 0 and cs[1].initialized ~= false and cs[1].server_capabilities ~= nil
+  end, 50)
+  if not attached then
+    fail('ctxls did not attach to the buffer')
+    return finish()
+  end
+  local client = clients(bufnr)[1]
+  result.offset_encoding = client.offset_encoding
+  note('attached')
+
+  -- The first `python:` of the file (0-based line and column; the line is
+  -- ASCII up to there, so bytes and UTF-16 units agree).
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local line, col
+  for i, l in ipairs(lines) do
+    local s, e = string.find(l, '`python:common_issues', 1, true)
+    if s then
+      line, col = i - 1, e - #'common_issues'
+      break
+    end
+  end
+  if not line then
+    fail('no `python:common_issues` in the file')
+    return finish()
+  end
+  result.position = { line = line, character = col }
+  local pos = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = line, character = col } }
+
+  local resp, err = vim.lsp.buf_request_sync(bufnr, 'textDocument/completion', pos, timeout)
+  if not resp then
+    fail('completion: ' .. tostring(err))
+  else
+    result.completion = {}
+    for _, r in pairs(resp) do
+      if r.err then
+        fail('completion error: ' .. vim.inspect(r.err))
+      end
+      local items = r.result and (r.result.items or r.result) or {}
+      for _, it in ipairs(items) do
+        table.insert(result.completion, { label = it.label, detail = it.detail })
+      end
+    end
+    note('completion')
+  end
+
+  -- Hover on the topic name after `python:`.
+  local hpos = vim.deepcopy(pos)
+  hpos.position.character = col + 3
+  resp, err = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', hpos, timeout)
+  if not resp then
+    fail('hover: ' .. tostring(err))
+  else
+    for _, r in pairs(resp) do
+      if r.err then
+        fail('hover error: ' .. vim.inspect(r.err))
+      elseif r.result then
+        local c = r.result.contents
+        result.hover = type(c) == 'table' and (c.value or vim.json.encode(c)) or c
+      end
+    end
+    note('hover')
+  end
+
+  -- Diagnostics arrive by publishDiagnostics.
+  local got = vim.wait(timeout, function()
+    return #vim.diagnostic.get(bufnr) > 0
+  end, 50)
+  if not got then
+    fail('no diagnostics published for the buffer')
+  end
+  result.diagnostics = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(result.diagnostics, {
+      lnum = d.lnum,
+      col = d.col,
+      message = d.message,
+      severity = d.severity,
+      code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code),
+    })
+  end
+  note('diagnostics')
+
+  vim.lsp.stop_client(client.id)
+  vim.wait(2000, function()
+    return vim.lsp.client_is_stopped(client.id)
+  end, 50)
+  finish()
+end
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  once = true,
+  callback = function()
+    local ok, err = pcall(run)
+    if not ok then
+      fail('script error: ' .. tostring(err))
+      finish()
+    end
+  end,
+})
