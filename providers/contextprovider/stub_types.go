@@ -1,5 +1,0 @@
-package contextprovider
-
-type detectionRules struct{}
-type crossMatrix struct{}
-type searchIndex struct{}
