@@ -636,4 +636,3 @@ func (p *Provider) planFile(it PlanItem) ContextFile {
 	f.Relevance = it.Relevance
 	return f
 }
-
