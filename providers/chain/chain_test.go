@@ -1,0 +1,628 @@
+package chain
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/contextprovider"
+	"github.com/ctxls/ctxls/providers/execution"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/storage"
+)
+
+var (
+	agentOnce sync.Once
+	agentPath string
+	agentErr  error
+)
+
+// buildAgent builds the stand-in agent program once per test binary.
+func buildAgent(t testing.TB) string {
+	t.Helper()
+	agentOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxls-agent")
+		if err != nil {
+			agentErr = err
+			return
+		}
+		agentPath = filepath.Join(dir, "agent")
+		if runtime.GOOS == "windows" {
+			agentPath += ".exe"
+		}
+		out, err := exec.Command("go", "build", "-o", agentPath, "./testdata/agent").CombinedOutput()
+		if err != nil {
+			agentErr = fmt.Errorf("build agent: %v\n%s", err, out)
+		}
+	})
+	if agentErr != nil {
+		t.Fatal(agentErr)
+	}
+	return agentPath
+}
+
+// env is a workspace copied from the example library, with its database and
+// a Runner.
+type env struct {
+	dir    string
+	log    string
+	lib    *library.Library
+	db     *storage.DB
+	store  *execution.Store
+	runner *Runner
+}
+
+// executorYAML returns the executor section running the stand-in agent
+// with the given flags.
+func executorYAML(t testing.TB, timeout string, flags ...string) string {
+	argv := append([]string{buildAgent(t)}, flags...)
+	b, _ := json.Marshal(argv)
+	return fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: %s\n", b, timeout)
+}
+
+// agentEnv is newEnv with the stand-in agent as executor, logging its runs
+// to e.log, plus extra configuration.
+func agentEnv(t testing.TB, timeout, extra string, flags ...string) *env {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "agent.log")
+	e := newEnv(t, executorYAML(t, timeout, append([]string{"-log", log}, flags...)...)+extra)
+	e.log = log
+	return e
+}
+
+// newEnv copies examples/library into a temp dir, replaces its executor
+// section with extra (none: the preview executor) and opens everything.
+func newEnv(t testing.TB, extra string) *env {
+	t.Helper()
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("..", "..", "examples", "library"), dir)
+	cfgPath := filepath.Join(dir, ".ctxls.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	check(t, err)
+	text := strings.Replace(string(cfg), "executor:\n  kind: preview\n", extra, 1)
+	check(t, os.WriteFile(cfgPath, []byte(text), 0o644))
+	ctx := context.Background()
+	e := &env{dir: dir}
+	e.lib, err = library.Load(ctx, dir, nil, library.Options{})
+	check(t, err)
+	e.db, err = storage.OpenWorkspace(ctx, dir)
+	check(t, err)
+	t.Cleanup(func() { e.db.Close() })
+	e.store, err = execution.New(ctx, e.db, execution.Options{})
+	check(t, err)
+	t.Cleanup(func() { e.store.Close() })
+	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib)})
+	return e
+}
+
+func copyDir(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		target := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	check(t, err)
+}
+
+func check(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *env) agentRuns(t testing.TB) []string {
+	t.Helper()
+	b, err := os.ReadFile(e.log)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	check(t, err)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		out = append(out, f[0]+"#"+f[2]) // command#attempt
+	}
+	return out
+}
+
+func statuses(res *Result) string {
+	var s []string
+	for _, st := range res.Steps {
+		s = append(s, st.Command+":"+st.Status)
+	}
+	return strings.Join(s, " ")
+}
+
+var feature = []string{"brainstorm", "implement", "test"}
+
+// TestRunPreviewExecutor runs a chain with the default executor: every
+// step records its prompt and costs, later steps reuse cached context.
+func TestRunPreviewExecutor(t *testing.T) {
+	e := newEnv(t, "executor:\n  kind: preview\n")
+	ctx := context.Background()
+	res, err := e.runner.Run(ctx, Request{Commands: []string{"/brainstorm", "implement", "test"}, Input: "add sorting", ProjectName: "shop"})
+	check(t, err)
+	if res.State != execution.StateCompleted || statuses(res) != "brainstorm:success implement:success test:success" {
+		t.Fatalf("state %s, steps %s", res.State, statuses(res))
+	}
+	if res.Executor != KindPreview || res.CacheHits == 0 {
+		t.Fatalf("executor %s, cache hits %d", res.Executor, res.CacheHits)
+	}
+	st, err := e.store.Get(ctx, res.SessionID)
+	check(t, err)
+	if !st.IsCurrent || st.ProjectName != "shop" || len(st.CommandHistory) != 3 {
+		t.Fatalf("execution: current %v project %q, %d commands", st.IsCurrent, st.ProjectName, len(st.CommandHistory))
+	}
+	common, _ := e.lib.Topic("python/common_issues")
+	if got := st.LoadedContext["python:common_issues"]; got != common.Body() {
+		t.Fatalf("cached python:common_issues differs from the topic body (%d vs %d bytes)", len(got), len(common.Body()))
+	}
+	for i, ce := range st.CommandHistory {
+		var prompt string
+		check(t, json.Unmarshal(ce.Outputs["prompt"], &prompt))
+		if !strings.HasSuffix(strings.TrimSpace(prompt), "add sorting") {
+			t.Errorf("step %d prompt does not end with the input", i)
+		}
+		var tokens int
+		check(t, json.Unmarshal(ce.Outputs["promptTokens"], &tokens))
+		if tokens != res.Steps[i].PromptTokens || tokens < 1000 {
+			t.Errorf("step %d: recorded %d prompt tokens, result says %d", i, tokens, res.Steps[i].PromptTokens)
+		}
+		if len(ce.ContextLoaded) != len(res.Steps[i].Context) {
+			t.Errorf("step %d: contextLoaded %v, result has %d items", i, ce.ContextLoaded, len(res.Steps[i].Context))
+		}
+	}
+	// python:common_issues is always-load in brainstorm and implement: the
+	// second load is a cache hit.
+	var hit bool
+	for _, it := range res.Steps[1].Context {
+		if it.Reference == "python:common_issues" {
+			hit = it.Cached && it.Source == "cache"
+		}
+	}
+	if !hit {
+		t.Fatalf("implement did not reuse python:common_issues: %+v", res.Steps[1].Context)
+	}
+}
+
+// TestRunExec runs the stand-in agent: shared blocks flow into later
+// prompts, the prompt's parts come in order, and the environment names the
+// step.
+func TestRunExec(t *testing.T) {
+	dumps := t.TempDir()
+	e := agentEnv(t, "30s", "", "-dump", dumps)
+	ctx := context.Background()
+	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "INPUT-MARKER add sorting"})
+	check(t, err)
+	if res.State != execution.StateCompleted || res.Executor != KindExec {
+		t.Fatalf("state %s executor %s: %s", res.State, res.Executor, statuses(res))
+	}
+	if got := strings.Join(e.agentRuns(t), " "); got != "brainstorm#1 implement#1 test#1" {
+		t.Fatalf("agent runs: %s", got)
+	}
+	log, _ := os.ReadFile(e.log)
+	if !strings.Contains(string(log), "implement 1 1 "+res.SessionID) {
+		t.Fatalf("environment not passed: %s", log)
+	}
+	shared, err := e.store.AllSharedData(ctx, res.SessionID)
+	check(t, err)
+	for _, c := range feature {
+		if _, ok := shared[c]; !ok {
+			t.Fatalf("shared data lacks %s: %s", c, shared)
+		}
+	}
+	prompt, err := os.ReadFile(filepath.Join(dumps, "test-1.txt"))
+	check(t, err)
+	p := string(prompt)
+	cmd, _ := e.lib.Command("test")
+	order := []string{
+		strings.TrimSpace(cmd.Body())[:40], // command body
+		"## testing:pytest_patterns",       // context
+		`"implement": {`,                   // shared data of an earlier step
+		"INPUT-MARKER",                     // input
+	}
+	last := -1
+	for _, part := range order {
+		i := strings.Index(p, part)
+		if i < 0 || i < last {
+			t.Fatalf("prompt part %q at %d, after %d:\n%s", part, i, last, p[:min(len(p), 2000)])
+		}
+		last = i
+	}
+	st, err := e.store.Get(ctx, res.SessionID)
+	check(t, err)
+	var out string
+	check(t, json.Unmarshal(st.CommandHistory[2].Outputs["output"], &out))
+	if !strings.HasPrefix(out, "result of test (step 2, attempt 1)") {
+		t.Fatalf("recorded output %q", out)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	e := newEnv(t, "executor:\n  kind: preview\n")
+	ctx := context.Background()
+	for _, run := range []bool{false, true} {
+		var err error
+		if run {
+			_, err = e.runner.Run(ctx, Request{Commands: []string{"brainstorm", "implemnt"}})
+		} else {
+			_, err = e.runner.Preview(ctx, Request{Commands: []string{"brainstorm", "implemnt"}})
+		}
+		if !errors.Is(err, ErrUnknownCommand) || !strings.Contains(err.Error(), `"implemnt"`) ||
+			!strings.Contains(err.Error(), `did you mean "implement"`) ||
+			!strings.Contains(err.Error(), "available commands: brainstorm, implement, review, test") {
+			t.Fatalf("run=%v: %v", run, err)
+		}
+	}
+	if _, err := e.runner.Run(ctx, Request{}); !errors.Is(err, ErrNoCommands) {
+		t.Fatalf("empty chain: %v", err)
+	}
+	if l, _ := e.store.List(ctx); len(l) != 0 {
+		t.Fatalf("a failed request created %d executions", len(l))
+	}
+}
+
+func TestExecutorMissing(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"executor:\n  kind: exec\n  command: [\"/nonexistent/agent-cli\", \"-p\"]\n", `agent program "/nonexistent/agent-cli" not found`},
+		{"executor:\n  kind: exec\n  command: [no-such-agent-cli-on-path]\n", `"no-such-agent-cli-on-path" not found`},
+	} {
+		e := newEnv(t, tc.yaml)
+		ctx := context.Background()
+		_, err := e.runner.Run(ctx, Request{Commands: feature})
+		if !errors.Is(err, ErrExecutor) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%q: %v", tc.yaml, err)
+		}
+		if l, _ := e.store.List(ctx); len(l) != 0 {
+			t.Fatalf("a failed run created %d executions", len(l))
+		}
+		// A preview still works and says what is wrong.
+		res, err := e.runner.Preview(ctx, Request{Commands: feature})
+		check(t, err)
+		if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], tc.want) {
+			t.Fatalf("preview warnings %v", res.Warnings)
+		}
+	}
+}
+
+// TestFailureAndResume: a failing step stops the chain with stderr's tail
+// as the reason; resume retries it as attempt 2 and never re-runs the step
+// that succeeded.
+func TestFailureAndResume(t *testing.T) {
+	e := agentEnv(t, "30s", "", "-failonce", "implement")
+	ctx := context.Background()
+	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "x"})
+	check(t, err)
+	if res.State != execution.StateFailed || statuses(res) != "brainstorm:success implement:failed test:pending" {
+		t.Fatalf("state %s: %s", res.State, statuses(res))
+	}
+	reason := res.Steps[1].Reason
+	if !strings.Contains(reason, "exit status 3") || !strings.Contains(reason, "agent failure in implement: the model refused") {
+		t.Fatalf("reason %q", reason)
+	}
+	if _, ok, _ := e.store.GetSharedData(ctx, res.SessionID, "implement"); ok {
+		t.Fatal("a failed step's output was merged into shared data")
+	}
+	res2, err := e.runner.Resume(ctx, res.SessionID, nil)
+	check(t, err)
+	if res2.State != execution.StateCompleted || statuses(res2) != "brainstorm:success implement:success test:success" {
+		t.Fatalf("after resume: %s: %s", res2.State, statuses(res2))
+	}
+	if !res2.Steps[0].Skipped || res2.Steps[1].Attempts != 2 {
+		t.Fatalf("resume steps: %+v", res2.Steps[:2])
+	}
+	if got := strings.Join(e.agentRuns(t), " "); got != "brainstorm#1 implement#1 implement#2 test#1" {
+		t.Fatalf("agent runs: %s", got)
+	}
+	atts, err := e.store.Attempts(ctx, res.SessionID, 1)
+	check(t, err)
+	if len(atts) != 2 || atts[0].Status != execution.StatusFailed || atts[1].Status != execution.StatusSuccess {
+		t.Fatalf("attempts: %+v", atts)
+	}
+	// A finished chain resumes to nothing.
+	res3, err := e.runner.Resume(ctx, res.SessionID, nil)
+	check(t, err)
+	if res3.State != execution.StateCompleted || len(e.agentRuns(t)) != 4 {
+		t.Fatalf("resume of a finished chain: %s, runs %v", res3.State, e.agentRuns(t))
+	}
+}
+
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && len(b) > 0 {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// gone reports whether every pid in the list has exited.
+func gone(pids string) bool {
+	for _, f := range strings.Fields(pids) {
+		pid, _ := strconv.Atoi(f)
+		if syscall.Kill(pid, 0) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func waitGone(t *testing.T, pids string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !gone(pids) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %s still alive", pids)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTimeout: a hanging agent is killed with its children when the step
+// times out, and the step fails with the reason.
+func TestTimeout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process groups")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	e := newEnv(t, executorYAML(t, "1s", "-hang", "brainstorm", "-hangchild", "-pidfile", pidFile))
+	ctx := context.Background()
+	res, err := e.runner.Run(ctx, Request{Commands: feature})
+	check(t, err)
+	if res.State != execution.StateFailed || statuses(res) != "brainstorm:failed implement:pending test:pending" {
+		t.Fatalf("%s: %s", res.State, statuses(res))
+	}
+	if r := res.Steps[0].Reason; !strings.HasPrefix(r, "timed out after 1s") {
+		t.Fatalf("reason %q", r)
+	}
+	pids := waitFile(t, pidFile)
+	if len(strings.Fields(pids)) != 2 {
+		t.Fatalf("pid file %q", pids)
+	}
+	waitGone(t, pids)
+}
+
+// TestCancel: cancelling a run kills the agent, leaves the step
+// interrupted, and a resume completes the chain.
+func TestCancel(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process groups")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	e := agentEnv(t, "1m", "", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
+	ctx := context.Background()
+	var (
+		res *Result
+		err error
+	)
+	done := make(chan struct{})
+	started := make(chan string, 3)
+	go func() {
+		defer close(done)
+		res, err = e.runner.Run(ctx, Request{Commands: feature, Progress: func(ev Event) {
+			if ev.Kind == StepStarted {
+				started <- ev.Step.Command
+			}
+		}})
+	}()
+	pids := waitFile(t, pidFile)
+	running := e.runner.Running()
+	if len(running) != 1 {
+		t.Fatalf("running %v", running)
+	}
+	// A second run of the same execution is refused while it runs.
+	if _, err := e.runner.Resume(ctx, running[0], nil); !errors.Is(err, ErrConflict) {
+		t.Fatalf("concurrent resume: %v", err)
+	}
+	if got := e.runner.Cancel(running[0]); len(got) != 1 {
+		t.Fatalf("cancel stopped %v", got)
+	}
+	<-done
+	check(t, err)
+	waitGone(t, pids)
+	if res.State != execution.StateInterrupted || statuses(res) != "brainstorm:success implement:interrupted test:pending" {
+		t.Fatalf("%s: %s", res.State, statuses(res))
+	}
+	if l, _ := e.store.List(ctx); l[0].State != execution.StateInterrupted {
+		t.Fatalf("listed as %s", l[0].State)
+	}
+	res2, err := e.runner.Resume(ctx, res.SessionID, nil)
+	check(t, err)
+	if res2.State != execution.StateCompleted || res2.Steps[1].Attempts != 2 {
+		t.Fatalf("resume: %s %s attempts %d", res2.State, statuses(res2), res2.Steps[1].Attempts)
+	}
+	if got := strings.Join(e.agentRuns(t), " "); got != "brainstorm#1 implement#1 implement#2 test#1" {
+		t.Fatalf("agent runs: %s", got)
+	}
+}
+
+// TestBadOutput: megabytes, binary data and a broken shared block each give
+// a clear status or warning and lose nothing that was kept.
+func TestBadOutput(t *testing.T) {
+	e := newEnv(t, executorYAML(t, "30s", "-big", "brainstorm", "-bigsize", "3000000", "-binary", "implement", "-badshared", "test"))
+	e.runner.opts.MaxOutput = 1 << 20
+	ctx := context.Background()
+	res, err := e.runner.Run(ctx, Request{Commands: feature})
+	check(t, err)
+	if statuses(res) != "brainstorm:partial implement:success test:success" {
+		t.Fatalf("%s", statuses(res))
+	}
+	big := res.Steps[0]
+	if big.OutputBytes < 3000000 || !containsAny(big.Warnings, "only the first 1048576 were kept") || len(big.Output) > outputInResult+100 {
+		t.Fatalf("big output: %d bytes, warnings %v, %d in result", big.OutputBytes, big.Warnings, len(big.Output))
+	}
+	st, err := e.store.Get(ctx, res.SessionID)
+	check(t, err)
+	var kept string
+	check(t, json.Unmarshal(st.CommandHistory[0].Outputs["output"], &kept))
+	if len(kept) != 1<<20 {
+		t.Fatalf("recorded %d bytes of the big output", len(kept))
+	}
+	var b64 string
+	check(t, json.Unmarshal(st.CommandHistory[1].Outputs["outputBase64"], &b64))
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	check(t, err)
+	if len(raw) != 4096 || raw[1] != 7 || raw[37] != byte(37*7%256) {
+		t.Fatalf("binary output not kept exactly: %d bytes", len(raw))
+	}
+	if !containsAny(res.Steps[1].Warnings, "not UTF-8") {
+		t.Fatalf("binary warnings %v", res.Steps[1].Warnings)
+	}
+	if !containsAny(res.Steps[2].Warnings, "the shared block at line 2 was ignored: it is not a JSON object") {
+		t.Fatalf("bad shared warnings %v", res.Steps[2].Warnings)
+	}
+	var out string
+	check(t, json.Unmarshal(st.CommandHistory[2].Outputs["output"], &out))
+	if !strings.Contains(out, "{not json: [1, 2") {
+		t.Fatalf("output with the bad block lost: %q", out)
+	}
+	if _, ok := st.SharedData["test"]; ok || len(st.SharedData) != 0 {
+		t.Fatalf("shared data %v", st.SharedData)
+	}
+}
+
+func containsAny(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPreview: a preview runs and records nothing, marks what an earlier
+// step (or the named execution) loaded as cached and says what the budget
+// dropped.
+func TestPreview(t *testing.T) {
+	e := agentEnv(t, "30s", "budget:\n  files: 2\n  tokens: 100000\n")
+	ctx := context.Background()
+	res, err := e.runner.Preview(ctx, Request{Commands: feature, Input: "x"})
+	check(t, err)
+	if l, _ := e.store.List(ctx); len(l) != 0 || len(e.agentRuns(t)) != 0 {
+		t.Fatal("preview ran or recorded something")
+	}
+	if res.Budget.Files != 2 || len(res.Steps) != 3 {
+		t.Fatalf("budget %+v, %d steps", res.Budget, len(res.Steps))
+	}
+	for _, st := range res.Steps {
+		files := 0
+		for _, it := range st.Context {
+			if it.Kind != "lookup" {
+				files++
+			}
+		}
+		if files > 2 || len(st.Dropped) == 0 || !containsAny(st.Warnings, "the context budget dropped") {
+			t.Fatalf("%s: %d files, dropped %d, warnings %v", st.Command, files, len(st.Dropped), st.Warnings)
+		}
+		if !strings.HasPrefix(st.Dropped[0].Reason, "dropped: file budget of 2 files reached") {
+			t.Fatalf("drop reason %q", st.Dropped[0].Reason)
+		}
+		if st.PromptTokens <= st.ContextTokens || st.Prompt == "" {
+			t.Fatalf("%s: prompt %d tokens, context %d", st.Command, st.PromptTokens, st.ContextTokens)
+		}
+	}
+	if res.Steps[1].CacheHits == 0 || res.Steps[0].CacheHits != 0 {
+		t.Fatalf("cache hits %d, %d", res.Steps[0].CacheHits, res.Steps[1].CacheHits)
+	}
+	// Against an execution that loaded brainstorm's context already, its
+	// first step is all cache hits.
+	run, err := e.runner.Run(ctx, Request{Commands: []string{"brainstorm"}})
+	check(t, err)
+	res, err = e.runner.Preview(ctx, Request{Commands: []string{"brainstorm"}, SessionID: run.SessionID})
+	check(t, err)
+	if res.Steps[0].CacheHits != len(res.Steps[0].Context) || res.Steps[0].SharedDataTokens == 0 {
+		t.Fatalf("preview in the execution: %d hits of %d, shared %d tokens", res.Steps[0].CacheHits, len(res.Steps[0].Context), res.Steps[0].SharedDataTokens)
+	}
+}
+
+// TestRunInExecution continues an existing execution: the new chain's
+// steps come after the recorded ones and reuse its cache.
+func TestRunInExecution(t *testing.T) {
+	e := newEnv(t, "executor:\n  kind: preview\n")
+	ctx := context.Background()
+	first, err := e.runner.Run(ctx, Request{Commands: []string{"brainstorm"}})
+	check(t, err)
+	second, err := e.runner.Run(ctx, Request{Commands: []string{"implement", "test"}, SessionID: first.SessionID})
+	check(t, err)
+	if second.SessionID != first.SessionID || second.Steps[0].Step != 1 || second.Steps[1].Step != 2 || second.CacheHits == 0 {
+		t.Fatalf("second run: %+v", second.Steps)
+	}
+	if _, err := e.runner.Run(ctx, Request{Commands: []string{"test"}, SessionID: "no-such-session"}); !errors.Is(err, execution.ErrNotFound) {
+		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+func TestParseShared(t *testing.T) {
+	for _, tc := range []struct {
+		name, out, want string
+		warn            string
+	}{
+		{"none", "just text\n```go\nx := 1\n```\n", "", ""},
+		{"one", "a\n```shared\n{\"plan\": [1, 2], \"ok\": true}\n```\n", `ok=true plan=[1,2]`, ""},
+		{"later wins", "```shared\n{\"a\": 1}\n```\n~~~~ shared\n{\"a\": 2, \"b\": \"x\"}\n~~~~\n", `a=2 b="x"`, ""},
+		{"not json", "```shared\nplan: yes\n```\n", "", "at line 1 was ignored: it is not a JSON object"},
+		{"array", "```shared\n[1]\n```\n", "", "not a JSON object"},
+		{"null", "```shared\nnull\n```\n", "", "it is not a JSON object"},
+		{"unclosed", "```shared\n{\"a\": 1}\n", "", "is not closed"},
+		{"indented and info", "  ```Shared json\n{\"a\": {\"b\": 1}}\n  ```", `a={"b":1}`, ""},
+		{"nested fence", "````markdown\n```shared\n{\"a\": 1}\n```\n````\n", "", ""},
+		{"empty key", "```shared\n{\"\": 1, \"k\": 2}\n```", "k=2", "empty key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, warns := parseShared(tc.out)
+			var keys []string
+			for k := range got {
+				keys = append(keys, k)
+			}
+			sortStrings(keys)
+			var parts []string
+			for _, k := range keys {
+				parts = append(parts, k+"="+string(got[k]))
+			}
+			if g := strings.Join(parts, " "); g != tc.want {
+				t.Errorf("shared = %q, want %q", g, tc.want)
+			}
+			if tc.warn == "" && len(warns) > 0 || tc.warn != "" && !containsAny(warns, tc.warn) {
+				t.Errorf("warnings %v, want %q", warns, tc.warn)
+			}
+		})
+	}
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
