@@ -8,5 +8,4 @@ import (
 func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error  { return nil }
 func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error    { return nil }
-func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error   { return nil }

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,4 +118,57 @@ func NewStrategy(spec StrategySpec, b ModelBudget) (s Strategy, warnings []strin
 		return TokenBudget{Tokens: budget}, warnings, nil
 	}
 	return nil, nil, fmt.Errorf("%w: strategy kind %q is not recent or tokenBudget", ErrInvalid, spec.Kind)
+}
+
+// BuildSpec is the JSON form of a build request, as ctxls/history/buildContext
+// takes it.
+type BuildSpec struct {
+	Strategy  StrategySpec   `json:"strategy"`
+	Formatter *FormatOptions `json:"formatter,omitempty"`
+	// Model names the configured model whose budget applies; "" is the
+	// default model.
+	Model string `json:"model,omitempty"`
+}
+
+// BuildFor builds the history context of a conversation as spec says, with
+// the budget of the model spec names in cfg, and logs the effective budget.
+// It returns the model budget used.
+func (s *Store) BuildFor(ctx context.Context, conversationID string, spec BuildSpec, cfg *config.Config) (Context, ModelBudget, error) {
+	b, err := BudgetFor(cfg, spec.Model)
+	if err != nil {
+		return Context{}, ModelBudget{}, err
+	}
+	strat, warnings, err := NewStrategy(spec.Strategy, b)
+	if err != nil {
+		return Context{}, b, err
+	}
+	var fo FormatOptions
+	if spec.Formatter != nil {
+		fo = *spec.Formatter
+	}
+	f, err := NewLineFormatter(fo)
+	if err != nil {
+		return Context{}, b, err
+	}
+	s.log.Info("history budget", "conversation", conversationID, "model", b.Model, "contextWindow", b.Window,
+		"historyBudget", b.History, "fallback", b.Fallback, "strategy", strategyName(strat), "budget", strat.Budget())
+	out, err := s.Build(ctx, conversationID, BuildRequest{Strategy: strat, Formatter: f, Model: b.Model})
+	if err != nil {
+		return Context{}, b, err
+	}
+	if b.Fallback {
+		warnings = append(warnings, fmt.Sprintf("no models configured in .ctxls.yaml; assuming a %d-token context window", b.Window))
+	}
+	out.Warnings = append(out.Warnings, warnings...)
+	return out, b, nil
+}
+
+func strategyName(s Strategy) string {
+	switch s.(type) {
+	case Recent:
+		return KindRecent
+	case TokenBudget:
+		return KindTokenBudget
+	}
+	return fmt.Sprintf("%T", s)
 }

@@ -1,0 +1,218 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/tokens"
+)
+
+// ErrPromptTooLarge: the parts of a prompt that are never cut (the system
+// text and the latest request) do not fit the model's window by themselves.
+var ErrPromptTooLarge = errors.New("prompt does not fit the model's context window")
+
+// Section is a part of a prompt between the system text and the history,
+// such as loaded context or upstream shared data.
+type Section struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// Prompt is the parts of a prompt before fitting.
+type Prompt struct {
+	// System is the system text; never cut.
+	System string
+	// Sections come after the system text; cut last, from the last one.
+	Sections []Section
+	// History are the history messages, oldest first (Context.Messages).
+	History []Message
+	// Request is the latest user request; never cut.
+	Request string
+	// Overhead is the tokens the caller adds when assembling the parts
+	// (headings, separators).
+	Overhead int
+	// Formatter renders the history; nil means the default line formatter.
+	Formatter Formatter
+}
+
+// Cut records one thing Fit removed or shortened.
+type Cut struct {
+	// Action is "dropped" or "truncated".
+	Action string `json:"action"`
+	// Part is "history" or "section".
+	Part string `json:"part"`
+	// MessageID and Role name a history message; Section a section.
+	MessageID int64  `json:"messageId,omitempty"`
+	Role      string `json:"role,omitempty"`
+	Section   string `json:"section,omitempty"`
+	// Before and After are its tokens before and after the cut.
+	Before int `json:"before"`
+	After  int `json:"after"`
+}
+
+// Fitted is a prompt fitted to a window.
+type Fitted struct {
+	// Sections are the sections, some maybe truncated.
+	Sections []Section `json:"sections"`
+	// History is the formatted history and HistoryTokens its tokens.
+	History       string `json:"history"`
+	HistoryTokens int    `json:"historyTokens"`
+	// Messages is how many history messages are (at least partly) in
+	// History.
+	Messages int `json:"messages"`
+	// Tokens is the prompt's total: the parts plus Overhead.
+	Tokens int `json:"tokens"`
+	// Window is the model's window fitted to.
+	Window int `json:"window"`
+	// Cuts says what was dropped or shortened, in order; empty when the
+	// prompt fitted as it was.
+	Cuts []Cut `json:"cuts"`
+}
+
+// Fit makes the parts of p fit in window tokens, cutting by tokens in this
+// order until they fit: the oldest history messages are dropped (the newest
+// stays); tool outputs, then assistant replies, then user and system
+// messages of the history are shortened to their first and last lines; the
+// last history message is dropped; sections are shortened, the last one
+// first. The system text and the request are never cut: when they alone
+// exceed the window the error wraps ErrPromptTooLarge. Only the returned
+// text is cut; the messages in p are not modified.
+func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
+	if window <= 0 {
+		return Fitted{}, fmt.Errorf("%w: fit prompt: window %d must be above 0", ErrInvalid, window)
+	}
+	f := p.Formatter
+	if f == nil {
+		f, _ = NewLineFormatter(FormatOptions{})
+	}
+	fixed := counter.Count(p.System) + counter.Count(p.Request) + max(p.Overhead, 0)
+	if fixed > window {
+		return Fitted{}, fmt.Errorf("%w: the system text and the request take %d tokens, the window is %d", ErrPromptTooLarge, fixed, window)
+	}
+	out := Fitted{Window: window, Sections: append([]Section(nil), p.Sections...), Cuts: []Cut{}}
+	secTokens := make([]int, len(out.Sections))
+	for i, s := range out.Sections {
+		secTokens[i] = counter.Count(s.Text)
+	}
+	type block struct {
+		m      Message
+		text   string
+		tokens int
+	}
+	blocks := make([]block, len(p.History))
+	for i, m := range p.History {
+		b := f.Format(m)
+		blocks[i] = block{m: m, text: b, tokens: counter.Count(b)}
+	}
+	total := func() int {
+		t := fixed
+		for _, n := range secTokens {
+			t += n
+		}
+		for _, b := range blocks {
+			t += b.tokens
+		}
+		return t
+	}
+
+	// 1. Drop the oldest messages, keeping the newest.
+	for total() > window && len(blocks) > 1 {
+		b := blocks[0]
+		out.Cuts = append(out.Cuts, Cut{Action: "dropped", Part: "history", MessageID: b.m.ID, Role: b.m.Role, Before: b.tokens})
+		blocks = blocks[1:]
+	}
+	// 2. Shorten what is left: tool outputs first, user text last.
+	for _, role := range []string{RoleTool, RoleAssistant, RoleSystem, RoleUser} {
+		for i := range blocks {
+			over := total() - window
+			if over <= 0 {
+				break
+			}
+			b := &blocks[i]
+			if b.m.Role != role {
+				continue
+			}
+			text, n := clip(counter, Header(b.m), contentLines(b.m.Content), b.tokens-over)
+			if n < b.tokens {
+				out.Cuts = append(out.Cuts, Cut{Action: "truncated", Part: "history", MessageID: b.m.ID, Role: b.m.Role, Before: b.tokens, After: n})
+				b.text, b.tokens = text, n
+			}
+		}
+	}
+	// 3. Drop the newest message too.
+	if total() > window && len(blocks) == 1 {
+		b := blocks[0]
+		out.Cuts = append(out.Cuts, Cut{Action: "dropped", Part: "history", MessageID: b.m.ID, Role: b.m.Role, Before: b.tokens})
+		blocks = nil
+	}
+	// 4. Shorten sections, the last first.
+	for i := len(out.Sections) - 1; i >= 0 && total() > window; i-- {
+		over := total() - window
+		s := &out.Sections[i]
+		text, n := clip(counter, "", strings.Split(strings.TrimRight(s.Text, "\n"), "\n"), secTokens[i]-over)
+		if n < secTokens[i] {
+			out.Cuts = append(out.Cuts, Cut{Action: "truncated", Part: "section", Section: s.Name, Before: secTokens[i], After: n})
+			s.Text, secTokens[i] = text, n
+		}
+	}
+
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		parts[i] = b.text
+	}
+	out.History = strings.Join(parts, "")
+	out.HistoryTokens = counter.Count(out.History)
+	out.Messages = len(blocks)
+	out.Tokens = total()
+	if out.Tokens > window {
+		// Lines are the unit of cutting; one long line can remain.
+		return out, fmt.Errorf("%w: %d tokens after every cut, the window is %d", ErrPromptTooLarge, out.Tokens, window)
+	}
+	return out, nil
+}
+
+// clip keeps as many of the first and last lines as fit in target tokens
+// (the header included), with a line saying how many were omitted between
+// them, and returns the text and its tokens. With nothing kept but the
+// header and the omission line it returns that, even above target.
+func clip(counter tokens.Counter, header string, lines []string, target int) (string, int) {
+	render := func(k int) string {
+		var b strings.Builder
+		b.WriteString(header)
+		head := (k + 1) / 2
+		tail := k - head
+		for _, l := range lines[:head] {
+			writeLine(&b, l)
+		}
+		if k < len(lines) {
+			b.WriteString("... (" + strconv.Itoa(len(lines)-k) + " lines omitted) ...\n")
+		}
+		for _, l := range lines[len(lines)-tail:] {
+			writeLine(&b, l)
+		}
+		return b.String()
+	}
+	// The largest k whose rendering fits: tokens grow with k.
+	lo, hi := 0, len(lines)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if counter.Count(render(mid)) <= target {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	text := render(lo)
+	return text, counter.Count(text)
+}
+
+// Fit is the package function Fit with the store's token counter. It logs
+// the window and what was cut.
+func (s *Store) Fit(p Prompt, window int) (Fitted, error) {
+	out, err := Fit(s.counter, p, window)
+	s.log.Debug("prompt fitted", "window", window, "tokens", out.Tokens, "historyTokens", out.HistoryTokens,
+		"messages", out.Messages, "cuts", len(out.Cuts), "err", err)
+	return out, err
+}

@@ -1,0 +1,111 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestFormat(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		opts    FormatOptions
+		m       Message
+		want    string
+		wantErr bool
+	}{
+		{
+			name: "short with command",
+			m:    Message{Role: RoleUser, Command: "implement", Content: "do it\n"},
+			want: "[user · implement]\ndo it\n",
+		},
+		{
+			name: "blank lines, CRs and trailing spaces dropped",
+			m:    Message{Role: RoleAssistant, Content: "a\r\n\r\n  \n\tb  \r\n\nc"},
+			want: "[assistant]\na\n\tb\nc\n",
+		},
+		{
+			name: "exactly the maximum stays whole",
+			m:    Message{Role: RoleTool, Content: numbered(20)},
+			want: "[tool]\n" + numbered(20),
+		},
+		{
+			name: "one over keeps 10 and 10",
+			m:    Message{Role: RoleTool, Content: numbered(21)},
+			want: "[tool]\n" + numbered(10) + "... (1 lines omitted) ...\n" + strings.TrimPrefix(numbered(21), numbered(11)),
+		},
+		{
+			name: "blank lines do not count",
+			m:    Message{Role: RoleTool, Content: strings.ReplaceAll(numbered(20), "\n", "\n\n")},
+			want: "[tool]\n" + numbered(20),
+		},
+		{
+			name: "custom head and tail",
+			opts: FormatOptions{MaxOutputLines: 4, HeadLines: 1, TailLines: 2},
+			m:    Message{Role: RoleTool, Content: numbered(6)},
+			want: "[tool]\nline 1\n... (3 lines omitted) ...\nline 5\nline 6\n",
+		},
+		{
+			name: "maximum alone is split",
+			opts: FormatOptions{MaxOutputLines: 3},
+			m:    Message{Role: RoleTool, Content: numbered(5)},
+			want: "[tool]\nline 1\n... (2 lines omitted) ...\nline 4\nline 5\n",
+		},
+		{
+			name: "empty content",
+			m:    Message{Role: RoleUser},
+			want: "[user]\n",
+		},
+		{
+			name:    "head and tail above the maximum",
+			opts:    FormatOptions{MaxOutputLines: 10, HeadLines: 8, TailLines: 8},
+			wantErr: true,
+		},
+		{
+			name:    "negative",
+			opts:    FormatOptions{MaxOutputLines: -1},
+			wantErr: true,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := NewLineFormatter(c.opts)
+			if c.wantErr {
+				if !errors.Is(err, ErrInvalid) {
+					t.Fatalf("options %+v: %v, want ErrInvalid", c.opts, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := f.Format(c.m); got != c.want {
+				t.Errorf("got\n%q\nwant\n%q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestFormatLongLine(t *testing.T) {
+	f, _ := NewLineFormatter(FormatOptions{})
+	long := strings.Repeat("é", MaxLineBytes) // 2 bytes each
+	got := f.Format(Message{Role: RoleTool, Content: long})
+	first, _, _ := strings.Cut(strings.TrimPrefix(got, "[tool]\n"), " ... (")
+	if len(first) != MaxLineBytes || !strings.Contains(got, fmt.Sprintf("(%d bytes omitted)", len(long)-MaxLineBytes)) {
+		t.Errorf("long line kept %d bytes: %.80q", len(first), got)
+	}
+	if !f.Shortens(1, counter(t).Count(long)) {
+		t.Error("Shortens is false for a message with a line over the limit")
+	}
+	if f.Shortens(20, 400) || !f.Shortens(21, 400) {
+		t.Error("Shortens does not follow maxOutputLines")
+	}
+}
