@@ -24,10 +24,10 @@ import (
 const mtimeSlack = 2 * time.Second
 
 // NotifyWatched reports paths the client says changed
-// (workspace/didChangeWatchedFiles). They join the watcher's debounce when
-// it runs; either way each path is re-read and compared with what the
-// library holds, so a change seen by the watcher and by the client is
-// applied once.
+// (workspace/didChangeWatchedFiles). While the watcher runs they join its
+// debounce and are re-stat'ed with its own events, so a change seen both ways
+// comes out once; otherwise the workspace re-reads them itself. Either way a
+// file whose content equals what the library holds is not applied again.
 func (w *Workspace) NotifyWatched(paths []string) {
 	clean := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -39,15 +39,14 @@ func (w *Workspace) NotifyWatched(paths []string) {
 		return
 	}
 	w.wmu.Lock()
-	wt := w.watcher
-	w.wmu.Unlock()
-	if wt != nil {
-		wt.Notify(clean...)
+	defer w.wmu.Unlock()
+	if w.watcher != nil {
+		// One source of truth while the watcher runs: applying what the
+		// client says directly could race with the watcher, which reports
+		// nothing for a file it never knew that is gone again.
+		w.watcher.Notify(clean...)
+		return
 	}
-	// Also look ourselves: the watcher reports only what differs from what
-	// it saw, and a path it does not watch (an ignored name the client
-	// watches anyway) would go unseen. Content comparison makes the second
-	// look free of effect when the watcher already applied the change.
 	w.nmu.Lock()
 	for _, p := range clean {
 		w.notified[p] = true
@@ -163,9 +162,6 @@ func (w *Workspace) sync(loaded time.Time) {
 			w.applyMu.Lock()
 			w.applyPaths(ctx, paths, false)
 			w.applyMu.Unlock()
-			w.nmu.Lock()
-			w.notifyPasses++
-			w.nmu.Unlock()
 
 		case <-w.rewatch:
 			if !w.opts.Watch {
@@ -309,7 +305,7 @@ type collector struct {
 	seen       map[string]bool
 	changes    []library.Change
 	config     bool
-	under      map[string][]string // directory → library files below it, built on demand
+	sorted     []string // the library's file paths, sorted; built on demand
 }
 
 func (c *collector) add(ch library.Change) {
@@ -351,10 +347,10 @@ func (c *collector) collect(p string) {
 			c.add(library.Change{Path: p, Removed: true})
 			return
 		}
-		if !c.exhaustive {
-			for _, q := range c.filesUnder(p) {
-				c.collect(q)
-			}
+		// Files below a removed directory: the watcher lists those it
+		// knew; the library may know more (applied from a notification).
+		for _, q := range c.filesUnder(p) {
+			c.collect(q)
 		}
 		return
 	}
@@ -404,20 +400,18 @@ func (c *collector) collect(p string) {
 
 // filesUnder lists the library's files below dir.
 func (c *collector) filesUnder(dir string) []string {
-	if c.under == nil {
-		c.under = make(map[string][]string)
-	}
-	if fs, ok := c.under[dir]; ok {
-		return fs
-	}
-	var out []string
-	for _, f := range c.w.lib.Files() {
-		if within(dir, f.Path) && f.Path != dir {
-			out = append(out, f.Path)
+	if c.sorted == nil {
+		for _, f := range c.w.lib.Files() { // sorted by path
+			c.sorted = append(c.sorted, f.Path)
 		}
 	}
-	c.under[dir] = out
-	return out
+	prefix := dir + string(filepath.Separator)
+	i, _ := slices.BinarySearch(c.sorted, prefix)
+	j := i
+	for j < len(c.sorted) && strings.HasPrefix(c.sorted[j], prefix) {
+		j++
+	}
+	return c.sorted[i:j]
 }
 
 // rootish reports whether the directory at p is, or would be, a context or

@@ -120,10 +120,9 @@ type Workspace struct {
 	uwake   chan struct{}
 
 	// Notifications from the client while no watcher runs.
-	nmu          sync.Mutex
-	notified     map[string]bool
-	notifyPasses int // notification passes done, for tests
-	nwake        chan struct{}
+	nmu      sync.Mutex
+	notified map[string]bool
+	nwake    chan struct{}
 
 	// The watcher, owned by the sync goroutine.
 	wmu     sync.Mutex

@@ -1,0 +1,203 @@
+package workspace
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// storm applies random file operations to the tree at dir.
+type storm struct {
+	t   *testing.T
+	dir string
+	rnd *rand.Rand
+	n   int // names handed out
+}
+
+func (s *storm) ctx(rel ...string) string {
+	return filepath.Join(append([]string{s.dir, "context"}, rel...)...)
+}
+
+// domains lists the current domain directories.
+func (s *storm) domains() []string {
+	ents, _ := os.ReadDir(s.ctx())
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// files lists the markdown files below the context root and the commands.
+func (s *storm) files() []string {
+	var out []string
+	for _, root := range []string{s.ctx(), filepath.Join(s.dir, "commands")} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+func (s *storm) name(prefix string) string {
+	s.n++
+	return fmt.Sprintf("%s%d", prefix, s.n)
+}
+
+func pick[T any](r *rand.Rand, xs []T) (T, bool) {
+	var zero T
+	if len(xs) == 0 {
+		return zero, false
+	}
+	return xs[r.IntN(len(xs))], true
+}
+
+// content returns a topic for domain/name referring to random topics, some
+// of them missing.
+func (s *storm) content(domain, name string) string {
+	var refs []string
+	for range s.rnd.IntN(4) {
+		if f, ok := pick(s.rnd, s.files()); ok && strings.HasPrefix(f, s.ctx()+string(filepath.Separator)) {
+			rel, _ := filepath.Rel(s.ctx(), f)
+			parts := strings.SplitN(filepath.ToSlash(strings.TrimSuffix(rel, ".md")), "/", 2)
+			if len(parts) == 2 {
+				refs = append(refs, parts[0]+":"+parts[1])
+			}
+		}
+		if s.rnd.IntN(4) == 0 {
+			refs = append(refs, "nowhere:"+s.name("missing"))
+		}
+	}
+	title := fmt.Sprintf("Topic %s %d", name, s.rnd.IntN(1000))
+	txt := topicText(domain, name, title, refs...)
+	for range s.rnd.IntN(3) {
+		txt += fmt.Sprintf("\n## Section %d\n\n%s\n", s.rnd.IntN(100), strings.Repeat("word ", s.rnd.IntN(50)))
+	}
+	return txt
+}
+
+func (s *storm) write(p, content string) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// step performs one random operation.
+func (s *storm) step() {
+	r := s.rnd
+	switch op := r.IntN(100); {
+	case op < 20: // create a topic
+		d, ok := pick(r, s.domains())
+		if !ok || r.IntN(5) == 0 {
+			d = s.name("dom")
+		}
+		n := s.name("t")
+		s.write(s.ctx(d, n+".md"), s.content(d, n))
+	case op < 40: // modify in place
+		if f, ok := pick(r, s.files()); ok {
+			s.write(f, s.content(filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".md")))
+		}
+	case op < 50: // atomic save: write a temporary file, rename it over
+		if f, ok := pick(r, s.files()); ok {
+			tmp := f + ".tmp" + fmt.Sprint(r.IntN(1000))
+			s.write(tmp, s.content(filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".md")))
+			if err := os.Rename(tmp, f); err != nil {
+				s.t.Fatal(err)
+			}
+		}
+	case op < 60: // delete a file
+		if f, ok := pick(r, s.files()); ok {
+			os.Remove(f)
+		}
+	case op < 68: // rename a file, maybe to another domain
+		if f, ok := pick(r, s.files()); ok && strings.HasPrefix(f, s.ctx()) {
+			d, _ := pick(r, s.domains())
+			if d == "" {
+				d = filepath.Base(filepath.Dir(f))
+			}
+			dst := s.ctx(d, s.name("mv")+".md")
+			os.Rename(f, dst)
+		}
+	case op < 76: // mkdir -p a new domain with nested files
+		d := s.name("dom")
+		for i := range 1 + r.IntN(5) {
+			sub := strings.Repeat(fmt.Sprintf("sub%d/", i%2), r.IntN(3))
+			n := s.name("t")
+			s.write(s.ctx(d, filepath.FromSlash(sub), n+".md"), s.content(d, n))
+		}
+	case op < 83: // rename a domain directory
+		if d, ok := pick(r, s.domains()); ok {
+			os.Rename(s.ctx(d), s.ctx(s.name("ren")))
+		}
+	case op < 88: // remove a domain directory
+		if d, ok := pick(r, s.domains()); ok && len(s.domains()) > 2 {
+			os.RemoveAll(s.ctx(d))
+		}
+	case op < 94: // a command
+		n := s.name("cmd")
+		ctx := ""
+		if f, ok := pick(r, s.files()); ok {
+			if rel, err := filepath.Rel(s.ctx(), f); err == nil && !strings.HasPrefix(rel, "..") {
+				ctx = strings.Replace(strings.TrimSuffix(filepath.ToSlash(rel), ".md"), "/", ":", 1)
+			}
+		}
+		s.write(filepath.Join(s.dir, "commands", n+".md"), fmt.Sprintf("---\ndescription: %s\ncontext: [%s]\n---\n\nUse `%s`.\n", n, ctx, ctx))
+	case op < 97: // a file in an ignored directory
+		s.write(filepath.Join(s.dir, "node_modules", s.name("m"), "context", "x.md"), "# X\n")
+	default: // a non-markdown file
+		s.write(s.ctx(s.name("notes")+".txt"), "text")
+	}
+}
+
+func TestStorm(t *testing.T) {
+	seeds := []uint64{1, 2, 3}
+	ops := 300
+	if testing.Short() {
+		seeds, ops = seeds[:1], 100
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			dir := writeTree(t, baseTree())
+			rec := &recorder{}
+			w := open(t, dir, rec, func(o *Options) { o.Debounce = 10 * time.Millisecond })
+			s := &storm{t: t, dir: dir, rnd: rand.New(rand.NewPCG(seed, seed*7919))}
+			for i := range ops {
+				s.step()
+				// Pauses now and then split the storm into several
+				// batches, some of them mid-way through an operation.
+				if i%25 == 0 {
+					time.Sleep(time.Duration(s.rnd.IntN(40)) * time.Millisecond)
+				}
+				if s.rnd.IntN(10) == 0 {
+					if f, ok := pick(s.rnd, s.files()); ok {
+						w.NotifyWatched([]string{f, filepath.Dir(f)})
+					}
+				}
+			}
+			waitInSync(t, w)
+			if len(rec.all()) == 0 {
+				t.Error("no update was published")
+			}
+			// Updates are coalesced: far fewer than the operations.
+			t.Logf("%d operations, %d updates, %d topics", ops, len(rec.all()), len(w.Library().Topics()))
+			for _, u := range rec.all() {
+				if !slices.IsSorted(u.Changed) {
+					t.Errorf("Changed is not sorted: %v", u.Changed)
+				}
+			}
+		})
+	}
+}
