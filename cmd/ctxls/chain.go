@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/chain"
 	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
+	"github.com/ctxls/ctxls/providers/history"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/storage"
 )
@@ -76,7 +77,8 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
-	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib)})
+	hist := chain.NewHistory(history.Open(db, lib.Counter()), lib.Config)
+	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
 	c := chainCLI{lib: lib, store: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
 
 	switch sub {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
+	"github.com/ctxls/ctxls/providers/history"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/storage"
 )
@@ -28,6 +29,14 @@ var (
 	agentPath string
 	agentErr  error
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if agentPath != "" {
+		os.RemoveAll(filepath.Dir(agentPath))
+	}
+	os.Exit(code)
+}
 
 // buildAgent builds the stand-in agent program once per test binary.
 func buildAgent(t testing.TB) string {
@@ -61,6 +70,7 @@ type env struct {
 	lib    *library.Library
 	db     *storage.DB
 	store  *execution.Store
+	hist   *history.Store
 	runner *Runner
 }
 
@@ -103,7 +113,8 @@ func newEnv(t testing.TB, extra string) *env {
 	e.store, err = execution.New(ctx, e.db, execution.Options{})
 	check(t, err)
 	t.Cleanup(func() { e.store.Close() })
-	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib)})
+	e.hist = history.Open(e.db, e.lib.Counter())
+	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib), History: NewHistory(e.hist, e.lib.Config)})
 	return e
 }
 
@@ -243,11 +254,20 @@ func TestRunExec(t *testing.T) {
 		strings.TrimSpace(cmd.Body())[:40], // command body
 		"## testing:pytest_patterns",       // context
 		`"implement": {`,                   // shared data of an earlier step
+		"# Conversation so far",            // history
+		"result of implement (step 1",      // an earlier step's output, in the history
 		"INPUT-MARKER",                     // input
 	}
 	last := -1
 	for _, part := range order {
-		i := strings.Index(p, part)
+		i := strings.Index(p[max(last, 0):], part)
+		if i >= 0 {
+			i += max(last, 0)
+		}
+		if part == "INPUT-MARKER" {
+			// Earlier prompts in the history hold it too.
+			i = strings.LastIndex(p, part)
+		}
 		if i < 0 || i < last {
 			t.Fatalf("prompt part %q at %d, after %d:\n%s", part, i, last, p[:min(len(p), 2000)])
 		}
@@ -259,6 +279,19 @@ func TestRunExec(t *testing.T) {
 	check(t, json.Unmarshal(st.CommandHistory[2].Outputs["output"], &out))
 	if !strings.HasPrefix(out, "result of test (step 2, attempt 1)") {
 		t.Fatalf("recorded output %q", out)
+	}
+	// Each step's prompt and result are in the conversation.
+	page, err := e.hist.List(ctx, res.SessionID, history.ListRequest{})
+	check(t, err)
+	var msgs []string
+	for _, m := range page.Items {
+		if m.RunID != res.RunID {
+			t.Fatalf("message %d has run %q, want %q", m.ID, m.RunID, res.RunID)
+		}
+		msgs = append(msgs, m.Command+":"+m.Role)
+	}
+	if got := strings.Join(msgs, " "); got != "brainstorm:user brainstorm:assistant implement:user implement:assistant test:user test:assistant" {
+		t.Fatalf("conversation: %s", got)
 	}
 }
 
