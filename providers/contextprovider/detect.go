@@ -463,17 +463,32 @@ func (p *Provider) DetectProjectType(ctx context.Context, domain string, signals
 			sigs = append(sigs, sig{s, g.kind})
 		}
 	}
-	for _, r := range rules.rules {
-		m := DetectionMatch{Name: r.name, Category: r.category, Files: r.files}
-		miss := 1.0
-		for _, s := range sigs {
-			best, bp := 0.0, pattern{}
+	// score[i][j] is how well signal j matches rule i; a signal counts
+	// only for the rules it matches best ("from unittest.mock import" is
+	// mocking, not unittest, though both match).
+	type hit struct {
+		score float64
+		pat   pattern
+	}
+	scores := make([][]hit, len(rules.rules))
+	top := make([]float64, len(sigs))
+	for i, r := range rules.rules {
+		scores[i] = make([]hit, len(sigs))
+		for j, s := range sigs {
 			for _, pt := range r.patterns {
-				if sc := matchSignal(s.text, s.kind, pt); sc > best {
-					best, bp = sc, pt
+				if sc := matchSignal(s.text, s.kind, pt); sc > scores[i][j].score {
+					scores[i][j] = hit{sc, pt}
 				}
 			}
-			if best == 0 {
+			top[j] = max(top[j], scores[i][j].score)
+		}
+	}
+	for i, r := range rules.rules {
+		m := DetectionMatch{Name: r.name, Category: r.category, Files: r.files}
+		miss := 1.0
+		for j, s := range sigs {
+			best, bp := scores[i][j].score, scores[i][j].pat
+			if best == 0 || best < top[j]-0.01 {
 				continue
 			}
 			e := best * sigWeight[s.kind]
