@@ -145,10 +145,8 @@ func (c *inprocClient) call(method string, params, out any) error {
 		*p = res
 		return nil
 	}
-	if err := protocol.Unmarshal(res, out); err != nil {
-		if err2 := json.Unmarshal(res, out); err2 != nil {
-			c.t.Fatalf("decode %s result %s: %v", method, res, err)
-		}
+	if err := json.Unmarshal(res, out); err != nil {
+		c.t.Fatalf("decode %s result %s: %v", method, res, err)
 	}
 	return nil
 }

@@ -1,0 +1,87 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/document"
+)
+
+// CodeLens shows, above a document that references topics, what loading
+// them all costs; above a topic file, its cost and how often it is used.
+func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	v, err := s.view(ctx, params.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	out := []protocol.CodeLens{}
+	top := v.rng(document.Span{})
+	if t := v.file.Topic; t != nil {
+		label := fmt.Sprintf("%s · %s", key(t), tok(t.Tokens))
+		if d := t.Declared(); d > 0 {
+			label += fmt.Sprintf(" (%s declared)", thousands(d))
+		}
+		n := len(v.lib.References(t.ID))
+		label += fmt.Sprintf(" · %d reference%s", n, plural(n))
+		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
+	}
+	costs, total := documentCosts(v.lib, v.file)
+	if len(costs) > 0 {
+		topics, unresolved := 0, 0
+		for _, c := range costs {
+			if c.Counted {
+				topics++
+			}
+			if !c.Target.OK() {
+				unresolved++
+			}
+		}
+		label := fmt.Sprintf("Context: %d topic%s · %s", topics, plural(topics), tok(total))
+		if unresolved > 0 {
+			label += fmt.Sprintf(" · %d unresolved", unresolved)
+		}
+		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
+	}
+	return out, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// InlayHint shows the token cost after every resolving reference in range.
+func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
+	v, err := s.view(ctx, params.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	start, err1 := v.offset(params.Range.Start)
+	end, err2 := v.offset(params.Range.End)
+	if err1 != nil || err2 != nil {
+		start, end = 0, len(v.doc.Text)
+	}
+	out := []protocol.InlayHint{}
+	costs, _ := documentCosts(v.lib, v.file)
+	for _, c := range costs {
+		if c.Ref.Span.End < start || c.Ref.Span.Start > end || !c.Target.OK() || c.Target.Topic == nil {
+			continue
+		}
+		pad := true
+		label := tok(c.Tokens)
+		if !c.Counted {
+			label += " (counted)"
+		}
+		out = append(out, protocol.InlayHint{
+			Position:    v.rng(document.Span{Start: c.Ref.Span.End, End: c.Ref.Span.End}).Start,
+			Label:       protocol.String(label),
+			Kind:        protocol.InlayHintKindType,
+			PaddingLeft: &pad,
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refs"
+)
+
+// eagerDocs is the number of items up to which completion items carry
+// their documentation; longer lists get it on completionItem/resolve.
+const eagerDocs = 200
+
+// completionData is what an item carries to completionItem/resolve.
+type completionData struct {
+	Topic string `json:"topic,omitempty"`
+}
+
+// Completion offers domains, topics of a domain and sections of a topic,
+// depending on what refs.CompletionAt says is being typed.
+func (s *Server) Completion(ctx context.Context, params *protocol.CompletionParams) (protocol.CompletionResult, error) {
+	v, err := s.view(ctx, params.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	off, err := v.offset(params.Position)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := refs.CompletionAt(v.doc, off, refOptions(v.lib))
+	if !ok {
+		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, nil
+	}
+	rng := v.rng(c.Replace)
+	var items []protocol.CompletionItem
+	switch c.Kind {
+	case refs.CompleteDomain:
+		for _, d := range v.lib.Domains() {
+			item := protocol.CompletionItem{
+				Label:    d.Name,
+				Kind:     protocol.CompletionItemKindModule,
+				Detail:   protocol.NewOptional(fmt.Sprintf("%d topics · %s", len(d.Topics), tok(d.Tokens()))),
+				SortText: protocol.NewOptional(d.Name),
+				TextEdit: &protocol.TextEdit{Range: rng, NewText: d.Name},
+			}
+			if d.Index != nil {
+				item.Documentation = markup(domainMarkdown(v.lib, d))
+			}
+			items = append(items, item)
+		}
+	case refs.CompleteTopic:
+		d, ok := v.lib.Domain(c.Domain)
+		if !ok {
+			break
+		}
+		eager := len(d.Topics) <= eagerDocs
+		for _, t := range d.Topics {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			items = append(items, topicItem(v.lib, t, rng, eager))
+		}
+	case refs.CompleteSection:
+		t, ok := v.lib.Topic(c.Domain + "/" + c.Topic)
+		if !ok {
+			break
+		}
+		for i, sec := range t.Sections {
+			detail := tok(sec.Tokens)
+			if sec.Declared > 0 {
+				detail += fmt.Sprintf(" · %s declared", thousands(sec.Declared))
+			}
+			item := protocol.CompletionItem{
+				Label:    sec.Name,
+				Kind:     protocol.CompletionItemKindField,
+				Detail:   protocol.NewOptional(detail),
+				SortText: protocol.NewOptional(fmt.Sprintf("%04d", i)), // document order
+				TextEdit: &protocol.TextEdit{Range: rng, NewText: sec.Name},
+			}
+			if len(sec.Keywords) > 0 {
+				item.Documentation = markup("Keywords: " + mdEscape(strings.Join(sec.Keywords, ", ")))
+			}
+			items = append(items, item)
+		}
+	}
+	if items == nil {
+		items = []protocol.CompletionItem{}
+	}
+	return &protocol.CompletionList{Items: items}, nil
+}
+
+// topicItem is the completion item of a topic: its name, with title and
+// measured cost as detail; always-load topics sort first.
+func topicItem(lib *library.Library, t *library.Topic, rng protocol.Range, eager bool) protocol.CompletionItem {
+	sort := "1" + t.Name
+	if alwaysLoad(t) {
+		sort = "0" + t.Name
+	}
+	item := protocol.CompletionItem{
+		Label:    t.Name,
+		Kind:     protocol.CompletionItemKindFile,
+		Detail:   protocol.NewOptional(title(t) + " · " + tok(t.Tokens)),
+		SortText: protocol.NewOptional(sort),
+		TextEdit: &protocol.TextEdit{Range: rng, NewText: t.Name},
+	}
+	if desc := t.Meta.Type; desc != "" {
+		item.LabelDetails = &protocol.CompletionItemLabelDetails{Description: ptr(desc)}
+	}
+	if eager {
+		item.Documentation = markup(topicDoc(t))
+	} else if raw, err := json.Marshal(completionData{Topic: t.ID}); err == nil {
+		item.Data = raw
+	}
+	return item
+}
+
+// topicDoc is a topic's documentation in completion lists: its summary
+// and its loading facts.
+func topicDoc(t *library.Topic) string {
+	var b strings.Builder
+	if s := summary(t); s != "" {
+		b.WriteString(s)
+		b.WriteString("\n\n")
+	}
+	facts := slices.DeleteFunc([]string{t.Meta.Type, t.Meta.LoadingStrategy, tok(t.Tokens)}, func(s string) bool { return s == "" })
+	b.WriteString(strings.Join(facts, " · "))
+	if len(t.Sections) > 0 {
+		fmt.Fprintf(&b, " · %d sections", len(t.Sections))
+	}
+	return b.String()
+}
+
+// CompletionResolve adds the documentation left out of long lists.
+func (s *Server) CompletionResolve(ctx context.Context, item *protocol.CompletionItem) (*protocol.CompletionItem, error) {
+	if len(item.Data) == 0 || item.Documentation != nil {
+		return item, nil
+	}
+	var data completionData
+	if json.Unmarshal(item.Data, &data) != nil || data.Topic == "" {
+		return item, nil
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := ws.Library().Topic(data.Topic); ok {
+		item.Documentation = markup(topicDoc(t))
+	}
+	return item, nil
+}
+
+// markup wraps markdown text for the protocol.
+func markup(md string) *protocol.MarkupContent {
+	return &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}
+}

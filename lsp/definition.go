@@ -1,0 +1,45 @@
+package lsp
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+)
+
+// Definition goes from a reference to the topic file, or to the section's
+// heading when the reference names a section, or to a domain's index.
+func (s *Server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
+	v, err := s.view(ctx, params.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	r, ok, err := v.refAt(params.Position)
+	if err != nil || !ok {
+		return nil, err
+	}
+	t := v.lib.Resolve(v.file, r)
+	loc, ok := targetLocation(v.lib, t, v.enc)
+	if !ok {
+		return nil, nil
+	}
+	return &loc, nil
+}
+
+// targetLocation is where a resolved reference leads.
+func targetLocation(lib *library.Library, t library.Target, enc document.Encoding) (protocol.Location, bool) {
+	topic := t.Topic
+	if topic == nil {
+		return protocol.Location{}, false
+	}
+	f, ok := lib.File(topic.Path)
+	if !ok || f.Doc == nil {
+		return protocol.Location{URI: uriOf(topic.Path)}, true
+	}
+	if t.Section != nil {
+		return location(f, t.Section.Heading, enc), true
+	}
+	return location(f, document.Span{}, enc), true
+}

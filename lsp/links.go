@@ -1,0 +1,58 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refs"
+)
+
+// DocumentLink makes every resolving reference a link to its topic file
+// (to the section's line when one is named).
+func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
+	v, err := s.view(ctx, params.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	out := []protocol.DocumentLink{}
+	for _, r := range v.file.Refs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		t := v.lib.Resolve(v.file, r)
+		if t.Topic == nil || t.Kind == library.NotAReference {
+			continue
+		}
+		target := uriOf(t.Topic.Path)
+		tip := fmt.Sprintf("%s · %s", title(t.Topic), tok(t.Topic.Tokens))
+		if t.Section != nil {
+			line := 1
+			if f, ok := v.lib.File(t.Topic.Path); ok && f.Doc != nil {
+				line = f.Doc.Lines.LineOf(t.Section.Heading.Start) + 1
+			}
+			target = uri.URI(fmt.Sprintf("%s#L%d", target, line))
+			tip = fmt.Sprintf("%s › %s · %s", title(t.Topic), t.Section.Name, tok(t.Section.Tokens))
+		}
+		out = append(out, protocol.DocumentLink{Range: v.rng(linkSpan(r)), Target: &target, Tooltip: &tip})
+	}
+	return out, nil
+}
+
+// linkSpan is the part of a reference that is clickable: the whole key
+// form, the path of a path form, the topic string of a call.
+func linkSpan(r refs.Ref) document.Span {
+	switch {
+	case r.Form == refs.PathForm && r.PathSpan.Len() > 0:
+		return r.PathSpan
+	case r.Form == refs.CallForm && r.TopicSpan.Len() > 0:
+		return r.TopicSpan
+	case r.Form == refs.DomainForm && r.DomainSpan.Len() > 0:
+		return r.DomainSpan
+	}
+	return r.Span
+}

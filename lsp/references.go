@@ -1,0 +1,63 @@
+package lsp
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/library"
+)
+
+// References lists every use of the topic (or domain) under the cursor
+// across the workspace, in every form. In a topic file, away from any
+// reference, it lists the uses of that topic.
+func (s *Server) References(ctx context.Context, params *protocol.ReferenceParams) ([]protocol.Location, error) {
+	v, err := s.view(ctx, params.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	r, onRef, err := v.refAt(params.Position)
+	if err != nil {
+		return nil, err
+	}
+	var target library.Target
+	switch {
+	case onRef:
+		target = v.lib.Resolve(v.file, r)
+	case v.file.Topic != nil:
+		target = library.Target{Kind: library.TopicTarget, Topic: v.file.Topic}
+	default:
+		return []protocol.Location{}, nil
+	}
+	var locs []library.Location
+	switch {
+	case target.Kind == library.DomainTarget && target.Domain != nil:
+		locs = v.lib.DomainReferences(target.Domain.Name)
+	case target.Topic != nil:
+		locs = v.lib.References(target.Topic.ID)
+	default:
+		return []protocol.Location{}, nil
+	}
+	out := make([]protocol.Location, 0, len(locs)+1)
+	if params.Context.IncludeDeclaration && target.Topic != nil {
+		if loc, ok := targetLocation(v.lib, library.Target{Topic: target.Topic}, v.enc); ok {
+			out = append(out, loc)
+		}
+	}
+	for _, l := range locs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out = append(out, refLocation(v, l))
+	}
+	return out, nil
+}
+
+// refLocation converts a reference elsewhere in the workspace. The view's
+// own document is converted against the text the editor has.
+func refLocation(v *view, l library.Location) protocol.Location {
+	if l.File.Path == v.path && l.File.Doc != nil && len(l.File.Doc.Text) == len(v.doc.Text) {
+		return protocol.Location{URI: uriOf(v.path), Range: v.rng(l.Ref.Span)}
+	}
+	return location(l.File, l.Ref.Span, v.enc)
+}
