@@ -22,6 +22,10 @@ type Meta struct {
 	// Lines is the number of non-blank lines of the content, or -1 when
 	// unknown (messages stored by an older ctxls).
 	Lines int
+	// BodyTokens is the tokens of the content as a formatter block holds it
+	// whole (no blank lines, carriage returns or trailing spaces), or -1
+	// when unknown or measured with another tokenizer than the store's.
+	BodyTokens int
 }
 
 // message returns m with content, for formatting.
@@ -196,16 +200,27 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 	// and formatted to learn its cost is not read twice.
 	blocks := map[int64]string{}
 	msgs := map[int64]Message{}
+	costs := map[int64]int{}
+	// The stored body counts are of LineFormatter's blocks; another
+	// formatter's blocks are measured.
+	_, lineFormat := f.(*LineFormatter)
 	headers := map[string]int{}
 	cost := func(ctx context.Context, m Meta) (int, error) {
-		if m.Lines >= 0 && !f.Shortens(m.Lines, m.Tokens) {
+		if c, ok := costs[m.ID]; ok {
+			return c, nil
+		}
+		if lineFormat && m.Lines >= 0 && m.BodyTokens >= 0 && !f.Shortens(m.Lines, m.Tokens) {
+			// A block is its header line and the body; token counts add
+			// up across lines, so the stored body count gives the cost
+			// without tokenizing.
 			key := m.Role + "\x00" + m.Command
 			h, ok := headers[key]
 			if !ok {
 				h = s.counter.Count(Header(Message{Role: m.Role, Command: m.Command}))
 				headers[key] = h
 			}
-			return h + m.Tokens, nil
+			costs[m.ID] = h + m.BodyTokens
+			return h + m.BodyTokens, nil
 		}
 		ms, err := reader.Read(ctx, conversationID, []Meta{m})
 		if err != nil {
@@ -216,9 +231,10 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		}
 		b := f.Format(ms[0])
 		blocks[m.ID], msgs[m.ID] = b, ms[0]
-		return s.counter.Count(b), nil
+		costs[m.ID] = s.counter.Count(b)
+		return costs[m.ID], nil
 	}
-	src := &dbSource{tx: tx, conversationID: conversationID, before: 1<<63 - 1}
+	src := &dbSource{tx: tx, conversationID: conversationID, encoding: s.counter.Name(), before: 1<<63 - 1}
 	sel, err := req.Strategy.Select(ctx, src, cost)
 	if err != nil {
 		return Context{}, err
@@ -242,6 +258,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 	}
 	out := Context{Budget: req.Strategy.Budget(), Messages: make([]Message, 0, len(sel)), Warnings: []string{}}
 	parts := make([]string, 0, len(sel))
+	blockTokens := make([]int, 0, len(sel))
 	for _, m := range sel {
 		msg, read := msgs[m.ID]
 		if !read {
@@ -251,18 +268,25 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		if !ok {
 			b = f.Format(msg)
 		}
+		c, ok := costs[m.ID]
+		if !ok {
+			// Selected without a cost (a strategy that does not ask).
+			if c, err = cost(ctx, m); err != nil {
+				return Context{}, err
+			}
+		}
 		parts = append(parts, b)
+		blockTokens = append(blockTokens, c)
 		out.Messages = append(out.Messages, msg)
+		out.Tokens += c
+	}
+	// A strategy may select more than its budget allows (one that does not
+	// measure); the oldest messages go then.
+	for out.Budget > 0 && out.Tokens > out.Budget && len(parts) > 1 {
+		out.Tokens -= blockTokens[0]
+		parts, blockTokens, out.Messages = parts[1:], blockTokens[1:], out.Messages[1:]
 	}
 	out.Text = strings.Join(parts, "")
-	out.Tokens = s.counter.Count(out.Text)
-	// Costs were estimated per message; the whole text can come out a
-	// little above the budget, in which case the oldest messages go.
-	for out.Budget > 0 && out.Tokens > out.Budget && len(parts) > 1 {
-		parts, out.Messages = parts[1:], out.Messages[1:]
-		out.Text = strings.Join(parts, "")
-		out.Tokens = s.counter.Count(out.Text)
-	}
 	if out.Budget > 0 && out.Tokens > out.Budget {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the newest message alone takes %d tokens, above the history budget of %d; it is kept whole",
 			out.Tokens, out.Budget))
@@ -276,6 +300,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 type dbSource struct {
 	tx             *sql.Tx
 	conversationID string
+	encoding       string
 	before         int64
 	buf            []Meta
 	done           bool
@@ -301,10 +326,11 @@ func (d *dbSource) Next(ctx context.Context) (Meta, bool, error) {
 }
 
 func (d *dbSource) fill(ctx context.Context) error {
-	rows, err := d.tx.QueryContext(ctx, `SELECT id, tokens, coalesce(lines, -1), role, mode, coalesce(command, ''),
-			coalesce(run_id, ''), created_at
+	rows, err := d.tx.QueryContext(ctx, `SELECT id, tokens, coalesce(lines, -1),
+			CASE WHEN encoding = ? THEN coalesce(body_tokens, -1) ELSE -1 END,
+			role, mode, coalesce(command, ''), coalesce(run_id, ''), created_at
 		FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-		d.conversationID, d.before, sourcePage)
+		d.encoding, d.conversationID, d.before, sourcePage)
 	if err != nil {
 		return fmt.Errorf("read message metadata: %w", err)
 	}
@@ -313,7 +339,7 @@ func (d *dbSource) fill(ctx context.Context) error {
 	for rows.Next() {
 		var m Meta
 		var at int64
-		if err := rows.Scan(&m.ID, &m.Tokens, &m.Lines, &m.Role, &m.Mode, &m.Command, &m.RunID, &at); err != nil {
+		if err := rows.Scan(&m.ID, &m.Tokens, &m.Lines, &m.BodyTokens, &m.Role, &m.Mode, &m.Command, &m.RunID, &at); err != nil {
 			return fmt.Errorf("read message metadata: %w", err)
 		}
 		m.CreatedAt = fromMS(at)

@@ -72,11 +72,11 @@ type Fitted struct {
 }
 
 // Fit makes the parts of p fit in window tokens, cutting by tokens in this
-// order until they fit: the oldest history messages are dropped (the newest
-// stays); tool outputs, then assistant replies, then user and system
-// messages of the history are shortened to their first and last lines; the
-// last history message is dropped; sections are shortened, the last one
-// first. The system text and the request are never cut: when they alone
+// order until they fit: the oldest history messages are dropped, down to the
+// latest user message of the history; in what is left, tool outputs, then
+// assistant replies, then system and user messages are shortened to their
+// first and last lines; the rest of the history is dropped, oldest first;
+// sections are shortened, the last one first. The system text and the request are never cut: when they alone
 // exceed the window the error wraps ErrPromptTooLarge. Only the returned
 // text is cut; the messages in p are not modified.
 func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
@@ -117,11 +117,22 @@ func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
 		return t
 	}
 
-	// 1. Drop the oldest messages, keeping the newest.
-	for total() > window && len(blocks) > 1 {
+	// 1. Drop the oldest messages, down to the latest user message (the
+	// request of the latest exchange) and what followed it.
+	keep := len(blocks) - 1
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if blocks[i].m.Role == RoleUser {
+			keep = i
+			break
+		}
+	}
+	drop := func() {
 		b := blocks[0]
 		out.Cuts = append(out.Cuts, Cut{Action: "dropped", Part: "history", MessageID: b.m.ID, Role: b.m.Role, Before: b.tokens})
 		blocks = blocks[1:]
+	}
+	for ; keep > 0 && total() > window; keep-- {
+		drop()
 	}
 	// 2. Shorten what is left: tool outputs first, user text last.
 	for _, role := range []string{RoleTool, RoleAssistant, RoleSystem, RoleUser} {
@@ -141,11 +152,9 @@ func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
 			}
 		}
 	}
-	// 3. Drop the newest message too.
-	if total() > window && len(blocks) == 1 {
-		b := blocks[0]
-		out.Cuts = append(out.Cuts, Cut{Action: "dropped", Part: "history", MessageID: b.m.ID, Role: b.m.Role, Before: b.tokens})
-		blocks = nil
+	// 3. Drop the rest of the history, oldest first.
+	for len(blocks) > 0 && total() > window {
+		drop()
 	}
 	// 4. Shorten sections, the last first.
 	for i := len(out.Sections) - 1; i >= 0 && total() > window; i-- {

@@ -105,9 +105,7 @@ func (f *LineFormatter) Format(m Message) string {
 	b.WriteString(Header(m))
 	lines := contentLines(m.Content)
 	if len(lines) <= f.opts.MaxOutputLines {
-		for _, l := range lines {
-			writeLine(&b, l)
-		}
+		writeBody(&b, lines)
 		return b.String()
 	}
 	for _, l := range lines[:f.opts.HeadLines] {
@@ -136,6 +134,19 @@ func contentLines(text string) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// body returns lines as a block writes them whole.
+func body(lines []string) string {
+	var b strings.Builder
+	writeBody(&b, lines)
+	return b.String()
+}
+
+func writeBody(b *strings.Builder, lines []string) {
+	for _, l := range lines {
+		writeLine(b, l)
+	}
 }
 
 func writeLine(b *strings.Builder, l string) {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -99,6 +100,11 @@ type Store struct {
 	opts    Options
 	log     *slog.Logger
 	tokens  *confirm.Tokens
+
+	// The append queue: requests waiting for the running group commit.
+	qmu        sync.Mutex
+	queue      []*appendReq
+	committing bool
 }
 
 // Open returns the history store of db, measuring tokens with counter.
@@ -135,32 +141,151 @@ func (s *Store) Counter() tokens.Counter { return s.counter }
 // It measures the content's tokens and returns the stored message with its
 // id, time and tokens. Mode defaults to chat. Content that is not UTF-8
 // text, or larger than the store's limit, is refused and nothing is stored.
+//
+// The message is durable when Append returns. Appends that arrive while
+// another is being committed are committed together, in one transaction,
+// which is what lets many concurrent writers share the cost of a synced
+// commit.
 func (s *Store) Append(ctx context.Context, m Message) (Message, error) {
+	out, err := s.AppendAll(ctx, []Message{m})
+	if err != nil {
+		return Message{}, err
+	}
+	return out[0], nil
+}
+
+// AppendAll appends messages in order, in one transaction: all are stored or
+// none is.
+func (s *Store) AppendAll(ctx context.Context, ms []Message) ([]Message, error) {
+	r := &appendReq{msgs: make([]pending, len(ms)), done: make(chan struct{})}
+	for i, m := range ms {
+		p, err := s.prepare(m)
+		if err != nil {
+			return nil, fmt.Errorf("append to %q: %w", m.ConversationID, err)
+		}
+		r.msgs[i] = p
+	}
+	if len(ms) == 0 {
+		return []Message{}, nil
+	}
+	s.commit(ctx, r)
+	if r.err != nil {
+		return nil, fmt.Errorf("append to %q: %w", ms[0].ConversationID, r.err)
+	}
+	out := make([]Message, len(r.msgs))
+	for i, p := range r.msgs {
+		out[i] = p.Message
+	}
+	return out, nil
+}
+
+// pending is a message measured and ready to insert.
+type pending struct {
+	Message
+	lines, bodyTokens int
+}
+
+// appendReq is one caller's messages waiting for a commit.
+type appendReq struct {
+	msgs []pending
+	err  error
+	done chan struct{}
+}
+
+func (s *Store) prepare(m Message) (pending, error) {
 	if m.Mode == "" {
 		m.Mode = ModeChat
 	}
 	if err := s.validate(m); err != nil {
-		return Message{}, fmt.Errorf("append to %q: %w", m.ConversationID, err)
+		return pending{}, err
 	}
-	m.Tokens = s.counter.Count(m.Content)
-	lines := countLines(m.Content)
+	lines := contentLines(m.Content)
+	p := pending{Message: m, lines: len(lines)}
+	p.Tokens = s.counter.Count(m.Content)
+	p.bodyTokens = s.counter.Count(body(lines))
+	return p, nil
+}
+
+// commit stores r's messages. The first caller to find no commit running
+// becomes the committer: it commits every request queued meanwhile, in
+// batches, until the queue is empty; the others wait for their batch.
+func (s *Store) commit(ctx context.Context, r *appendReq) {
+	s.qmu.Lock()
+	s.queue = append(s.queue, r)
+	if s.committing {
+		s.qmu.Unlock()
+		<-r.done
+		return
+	}
+	s.committing = true
+	s.qmu.Unlock()
+	for {
+		s.qmu.Lock()
+		batch := s.queue
+		s.queue = nil
+		if len(batch) == 0 {
+			s.committing = false
+			s.qmu.Unlock()
+			return
+		}
+		s.qmu.Unlock()
+		// The batch runs under the committer's context, detached from its
+		// cancellation: the other callers' messages must not fail with it.
+		bctx := context.WithoutCancel(ctx)
+		if err := s.insert(bctx, batch); err != nil && len(batch) > 1 {
+			// One request's failure must not fail the others.
+			for _, q := range batch {
+				q.err = s.insert(bctx, []*appendReq{q})
+			}
+		} else {
+			for _, q := range batch {
+				q.err = err
+			}
+		}
+		for _, q := range batch {
+			close(q.done)
+		}
+	}
+}
+
+func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 	now := s.opts.Now()
-	m.CreatedAt = time.UnixMilli(now.UnixMilli()).UTC()
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at)
+	at := now.UnixMilli()
+	enc := s.counter.Name()
+	return s.db.Write(ctx, func(tx *sql.Tx) error {
+		conv, err := tx.PrepareContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at)
 			VALUES (?1, (SELECT session_id FROM executions WHERE session_id = ?1), ?2)
-			ON CONFLICT (conversation_id) DO NOTHING`, m.ConversationID, now.UnixMilli()); err != nil {
+			ON CONFLICT (conversation_id) DO NOTHING`)
+		if err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `INSERT INTO messages (conversation_id, role, content, mode, run_id, command, created_at, tokens, lines)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID), nullable(m.Command),
-			now.UnixMilli(), m.Tokens, lines).Scan(&m.ID)
+		defer conv.Close()
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (conversation_id, role, content, mode, run_id, command,
+				created_at, tokens, lines, body_tokens, encoding)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		seen := map[string]bool{}
+		for _, q := range batch {
+			for i := range q.msgs {
+				m := &q.msgs[i]
+				if !seen[m.ConversationID] {
+					if _, err := conv.ExecContext(ctx, m.ConversationID, at); err != nil {
+						return err
+					}
+					seen[m.ConversationID] = true
+				}
+				if err := ins.QueryRowContext(ctx, m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID),
+					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, enc).Scan(&m.ID); err != nil {
+					return err
+				}
+				m.CreatedAt = fromMS(at)
+			}
+		}
+		return nil
 	})
-	if err != nil {
-		return Message{}, fmt.Errorf("append to %q: %w", m.ConversationID, err)
-	}
-	return m, nil
 }
 
 func (s *Store) validate(m Message) error {
@@ -209,17 +334,6 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
-}
-
-// countLines counts the lines of text that are not blank.
-func countLines(text string) int {
-	n := 0
-	for line := range strings.Lines(text) {
-		if strings.TrimSpace(line) != "" {
-			n++
-		}
-	}
-	return n
 }
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
