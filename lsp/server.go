@@ -88,6 +88,9 @@ type Server struct {
 	dbMu sync.Mutex
 	db   *storage.DB
 
+	// exec holds the execution store and chain runner (execution.go).
+	exec executions
+
 	diags *diagnostics
 }
 
@@ -174,6 +177,8 @@ func (s *Server) closeResources() {
 			s.log.Warn("close the workspace", "err", err)
 		}
 	}
+	// Running chains record their interruption before the database closes.
+	s.exec.close(func(err error) { s.log.Warn("close the execution store", "err", err) })
 	s.dbMu.Lock()
 	if s.db != nil {
 		if err := s.db.Close(); err != nil {

@@ -1,0 +1,859 @@
+package lsp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/storage"
+)
+
+// The tests in this file drive `ctxls serve` (the binary TestMain builds)
+// over stdio with a small JSON-RPC client of their own, and run chains with
+// a stand-in agent program (providers/chain/testdata/agent).
+
+var (
+	chainAgentOnce sync.Once
+	chainAgentPath string
+	chainAgentErr  error
+)
+
+// chainAgent builds the stand-in agent next to the ctxls binary.
+func chainAgent(t testing.TB) string {
+	t.Helper()
+	chainAgentOnce.Do(func() {
+		chainAgentPath = filepath.Join(stdioTempDir, "agent")
+		cmd := exec.Command("go", "build", "-o", chainAgentPath, "./testdata/agent")
+		cmd.Dir = filepath.Join("..", "providers", "chain")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			chainAgentErr = fmt.Errorf("build agent: %v\n%s", err, out)
+		}
+	})
+	if chainAgentErr != nil {
+		t.Fatal(chainAgentErr)
+	}
+	return chainAgentPath
+}
+
+// chainWorkspace copies the example library and sets its executor to the
+// agent with flags (none: the preview executor). The agent logs its runs to
+// the returned file.
+func chainWorkspace(t testing.TB, timeout string, flags ...string) (dir, log string) {
+	t.Helper()
+	dir = t.TempDir()
+	src := filepath.Join("..", "examples", "library")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = filepath.Join(t.TempDir(), "agent.log")
+	if flags != nil {
+		argv, _ := json.Marshal(append([]string{chainAgent(t), "-log", log}, flags...))
+		cfgPath := filepath.Join(dir, ".ctxls.yaml")
+		cfg, err := os.ReadFile(cfgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe := fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: %s\n", argv, timeout)
+		text := strings.Replace(string(cfg), "executor:\n  kind: preview\n", exe, 1)
+		if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, log
+}
+
+// chainAgentRuns returns the agent's runs as command#attempt.
+func chainAgentRuns(t testing.TB, log string) string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		out = append(out, f[0]+"#"+f[2])
+	}
+	return strings.Join(out, " ")
+}
+
+// chainRPCError is a JSON-RPC error response.
+type chainRPCError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *chainRPCError) Error() string { return fmt.Sprintf("rpc error %d: %s", e.Code, e.Message) }
+
+type chainMsg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *chainRPCError  `json:"error,omitempty"`
+}
+
+// chainClient is a minimal LSP client over a server process's stdio.
+type chainClient struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr strings.Builder
+
+	mu       sync.Mutex
+	next     int
+	pending  map[string]chan chainMsg
+	progress []json.RawMessage // params of $/progress notifications
+	exited   chan struct{}
+}
+
+// chainStart starts `ctxls serve` in dir and initializes it.
+func chainStart(t testing.TB, dir string) *chainClient {
+	t.Helper()
+	c := &chainClient{t: t, pending: map[string]chan chainMsg{}, exited: make(chan struct{})}
+	c.cmd = exec.Command(stdioBinary, "serve")
+	c.cmd.Dir = dir
+	c.cmd.Stderr = &chainLockedWriter{w: &c.stderr, mu: &c.mu}
+	var err error
+	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go c.read(stdout)
+	t.Cleanup(func() {
+		c.stdin.Close()
+		select {
+		case <-c.exited:
+		case <-time.After(10 * time.Second):
+			c.cmd.Process.Kill()
+			<-c.exited
+		}
+		if s := c.stderrText(); strings.Contains(s, "panic:") {
+			t.Errorf("server panicked:\n%s", s)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	init := map[string]any{
+		"processId": os.Getpid(),
+		"rootUri":   "file://" + filepath.ToSlash(dir),
+		"capabilities": map[string]any{
+			"window": map[string]any{"workDoneProgress": true},
+		},
+	}
+	if err := c.call(ctx, "initialize", init, nil); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, c.stderrText())
+	}
+	c.notify("initialized", map[string]any{})
+	return c
+}
+
+type chainLockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *chainLockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (c *chainClient) stderrText() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stderr.String()
+}
+
+func (c *chainClient) read(r io.Reader) {
+	defer func() {
+		c.cmd.Wait()
+		close(c.exited)
+	}()
+	br := bufio.NewReader(r)
+	for {
+		n := -1
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return
+		}
+		var m chainMsg
+		if json.Unmarshal(body, &m) != nil {
+			continue
+		}
+		switch {
+		case m.Method != "" && len(m.ID) > 0:
+			// A request from the server (progress create, configuration):
+			// answer null.
+			c.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil})
+		case m.Method == "$/progress":
+			c.mu.Lock()
+			c.progress = append(c.progress, m.Params)
+			c.mu.Unlock()
+		case m.Method == "":
+			c.mu.Lock()
+			ch := c.pending[string(m.ID)]
+			delete(c.pending, string(m.ID))
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		}
+	}
+}
+
+func (c *chainClient) write(v any) {
+	b, _ := json.Marshal(v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
+}
+
+func (c *chainClient) notify(method string, params any) {
+	c.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+// send sends a request and returns its id and the channel its response
+// arrives on.
+func (c *chainClient) send(method string, params any) (int, <-chan chainMsg) {
+	ch := make(chan chainMsg, 1)
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	c.pending[strconv.Itoa(id)] = ch
+	c.mu.Unlock()
+	c.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return id, ch
+}
+
+// await waits for a response and decodes its result into out.
+func (c *chainClient) await(ctx context.Context, ch <-chan chainMsg, out any) error {
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return m.Error
+		}
+		if out != nil {
+			return json.Unmarshal(m.Result, out)
+		}
+		return nil
+	case <-c.exited:
+		return fmt.Errorf("server exited: %s", c.stderrText())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *chainClient) call(ctx context.Context, method string, params, out any) error {
+	_, ch := c.send(method, params)
+	return c.await(ctx, ch, out)
+}
+
+// must calls a method and fails the test on error.
+func (c *chainClient) must(method string, params, out any) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.call(ctx, method, params, out); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// rpcErr calls a method that must fail and returns the error.
+func (c *chainClient) rpcErr(method string, params any) *chainRPCError {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := c.call(ctx, method, params, nil)
+	var re *chainRPCError
+	if !errors.As(err, &re) {
+		c.t.Fatalf("%s %v: want an error response, got %v", method, params, err)
+	}
+	return re
+}
+
+func (c *chainClient) progressValues() []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for _, p := range c.progress {
+		var v struct {
+			Token any            `json:"token"`
+			Value map[string]any `json:"value"`
+		}
+		if json.Unmarshal(p, &v) == nil && fmt.Sprint(v.Token) == "chain-progress" {
+			out = append(out, v.Value)
+		}
+	}
+	return out
+}
+
+type chainExecution struct {
+	SessionID      string                     `json:"sessionId"`
+	ProjectName    string                     `json:"projectName"`
+	ProjectType    string                     `json:"projectType"`
+	StartedAt      string                     `json:"startedAt"`
+	State          string                     `json:"state"`
+	IsCurrent      bool                       `json:"isCurrent"`
+	Created        string                     `json:"created"`
+	LoadedContext  map[string]string          `json:"loadedContext"`
+	LoadedMemory   map[string]string          `json:"loadedMemory"`
+	SharedData     map[string]json.RawMessage `json:"sharedData"`
+	CommandHistory []chainCommand             `json:"commandHistory"`
+	Summary        struct {
+		CurrentCommand    string `json:"currentCommand"`
+		CommandsCompleted int    `json:"commandsCompleted"`
+		CommandsTotal     int    `json:"commandsTotal"`
+	} `json:"summary"`
+	Warnings []any `json:"warnings"`
+}
+
+type chainCommand struct {
+	Command       string                     `json:"command"`
+	Status        string                     `json:"status"`
+	Attempts      int                        `json:"attempts"`
+	StartedAt     string                     `json:"startedAt"`
+	CompletedAt   *string                    `json:"completedAt"`
+	Inputs        map[string]json.RawMessage `json:"inputs"`
+	Outputs       map[string]json.RawMessage `json:"outputs"`
+	ContextLoaded []string                   `json:"contextLoaded"`
+	MemoryUpdated []string                   `json:"memoryUpdated"`
+	SkillsInvoked []string                   `json:"skillsInvoked"`
+}
+
+type chainStepResult struct {
+	Command  string `json:"command"`
+	Status   string `json:"status"`
+	Attempts int    `json:"attempts"`
+	Skipped  bool   `json:"skipped"`
+	Reason   string `json:"reason"`
+	Context  []struct {
+		Reference string `json:"reference"`
+		Cached    bool   `json:"cached"`
+		Tokens    int    `json:"tokens"`
+	} `json:"context"`
+	Dropped      []map[string]any `json:"dropped"`
+	CacheHits    int              `json:"cacheHits"`
+	PromptTokens int              `json:"promptTokens"`
+}
+
+type chainRunResult struct {
+	SessionID   string            `json:"sessionId"`
+	State       string            `json:"state"`
+	Steps       []chainStepResult `json:"steps"`
+	TotalTokens int               `json:"totalTokens"`
+	Warnings    []any             `json:"warnings"`
+}
+
+func chainStatuses(r chainRunResult) string {
+	var s []string
+	for _, st := range r.Steps {
+		s = append(s, st.Command+":"+st.Status)
+	}
+	return strings.Join(s, " ")
+}
+
+// TestChainExecutionMethods walks the ExecutionContext of the seed
+// interface and the execution management methods over stdio.
+func TestChainExecutionMethods(t *testing.T) {
+	dir, _ := chainWorkspace(t, "")
+	c := chainStart(t, dir)
+
+	var ex chainExecution
+	c.must("ctxls/execution/create", map[string]any{"projectName": "shop", "projectType": "python"}, &ex)
+	if ex.SessionID == "" || !ex.IsCurrent || ex.State != "new" || ex.ProjectType != "python" || ex.Warnings == nil {
+		t.Fatalf("create: %+v", ex)
+	}
+	id := ex.SessionID
+	var again chainExecution
+	c.must("ctxls/execution/getOrCreate", map[string]any{"projectName": "shop"}, &again)
+	if again.SessionID != id {
+		t.Fatalf("getOrCreate gave %s, want the current %s", again.SessionID, id)
+	}
+
+	var cmd chainCommand
+	c.must("ctxls/execution/startCommand", map[string]any{"sessionId": id, "command": "implement", "inputs": map[string]any{"task": "sort"}}, &cmd)
+	if cmd.Status != "running" || cmd.Attempts != 1 || string(cmd.Inputs["task"]) != `"sort"` {
+		t.Fatalf("startCommand: %+v", cmd)
+	}
+	var rec struct {
+		Recorded bool `json:"recorded"`
+		Bytes    int  `json:"bytes"`
+	}
+	c.must("ctxls/execution/recordContextLoad", map[string]any{"sessionId": id, "domain": "python", "topic": "fastapi_patterns"}, &rec)
+	if !rec.Recorded || rec.Bytes < 1000 {
+		t.Fatalf("recordContextLoad without content: %+v", rec)
+	}
+	c.must("ctxls/execution/recordContextLoad", map[string]any{"sessionId": id, "domain": "notes", "topic": "mine", "content": "my notes"}, &rec)
+	var cached struct {
+		Cached  bool    `json:"cached"`
+		Content *string `json:"content"`
+	}
+	c.must("ctxls/execution/getCachedContext", map[string]any{"sessionId": id, "domain": "python", "topic": "fastapi_patterns"}, &cached)
+	if !cached.Cached || cached.Content == nil || !strings.Contains(*cached.Content, "FastAPI") {
+		t.Fatalf("getCachedContext hit: %+v", cached)
+	}
+	c.must("ctxls/execution/getCachedContext", map[string]any{"sessionId": id, "domain": "python", "topic": "django_patterns"}, &cached)
+	if cached.Cached || cached.Content != nil {
+		t.Fatalf("getCachedContext miss: %+v", cached)
+	}
+	c.must("ctxls/execution/recordMemoryLoad", map[string]any{"sessionId": id, "layer": "project", "key": "stack", "content": "fastapi"}, &rec)
+	c.must("ctxls/execution/getCachedMemory", map[string]any{"sessionId": id, "layer": "project", "key": "stack"}, &cached)
+	if !cached.Cached || *cached.Content != "fastapi" {
+		t.Fatalf("getCachedMemory: %+v", cached)
+	}
+	c.must("ctxls/execution/setSharedData", map[string]any{"sessionId": id, "key": "plan", "value": map[string]any{"steps": []int{1, 2}}}, nil)
+	var shared struct {
+		Found bool            `json:"found"`
+		Value json.RawMessage `json:"value"`
+	}
+	c.must("ctxls/execution/getSharedData", map[string]any{"sessionId": id, "key": "plan"}, &shared)
+	if !shared.Found || string(shared.Value) != `{"steps":[1,2]}` {
+		t.Fatalf("getSharedData: %+v %s", shared, shared.Value)
+	}
+	c.must("ctxls/execution/getSharedData", map[string]any{"sessionId": id, "key": "nothing"}, &shared)
+	if shared.Found || string(shared.Value) != "null" {
+		t.Fatalf("getSharedData of a missing key: %+v", shared)
+	}
+	var prev *chainCommand
+	c.must("ctxls/execution/getPreviousCommand", map[string]any{"sessionId": id}, &prev)
+	if prev != nil {
+		t.Fatalf("previous command while the only one runs: %+v", prev)
+	}
+	c.must("ctxls/execution/completeCommand", map[string]any{"sessionId": id, "command": "implement", "status": "success", "outputs": map[string]any{"files": 2}}, &cmd)
+	if cmd.Status != "success" || cmd.CompletedAt == nil || len(cmd.ContextLoaded) != 2 || cmd.ContextLoaded[0] != "python:fastapi_patterns" {
+		t.Fatalf("completeCommand: %+v", cmd)
+	}
+	c.must("ctxls/execution/getPreviousCommand", map[string]any{"sessionId": id, "command": "implement"}, &prev)
+	if prev == nil || prev.Command != "implement" || string(prev.Outputs["files"]) != "2" {
+		t.Fatalf("getPreviousCommand: %+v", prev)
+	}
+
+	// Management.
+	var other chainExecution
+	c.must("ctxls/execution/create", map[string]any{"projectName": "other"}, &other)
+	var list struct {
+		Items    []chainExecution `json:"items"`
+		Current  string           `json:"current"`
+		Warnings []any            `json:"warnings"`
+	}
+	c.must("ctxls/execution/list", map[string]any{}, &list)
+	if len(list.Items) != 2 || list.Current != other.SessionID || !list.Items[0].IsCurrent || list.Items[0].SessionID != other.SessionID {
+		t.Fatalf("list: %+v", list)
+	}
+	first := list.Items[1]
+	if first.ProjectName != "shop" || first.State != "completed" || first.Created == "" || first.IsCurrent ||
+		first.Summary.CurrentCommand != "implement" || first.Summary.CommandsCompleted != 1 {
+		t.Fatalf("list item: %+v", first)
+	}
+	var got chainExecution
+	c.must("ctxls/execution/get", map[string]any{}, &got)
+	if got.SessionID != other.SessionID {
+		t.Fatalf("get without sessionId gave %s, want the current %s", got.SessionID, other.SessionID)
+	}
+	c.must("ctxls/execution/get", map[string]any{"sessionId": id}, &got)
+	if got.LoadedMemory["project:stack"] != "fastapi" || len(got.CommandHistory) != 1 || string(got.SharedData["plan"]) != `{"steps":[1,2]}` {
+		t.Fatalf("get: %+v", got)
+	}
+
+	// The current execution cannot be deleted.
+	if e := c.rpcErr("ctxls/execution/delete", map[string]any{"sessionId": other.SessionID}); !strings.Contains(e.Message, "current execution cannot be deleted") {
+		t.Fatalf("delete current: %v", e)
+	}
+	var del struct {
+		ConfirmToken string `json:"confirmToken"`
+		Deleted      bool   `json:"deleted"`
+		ExpiresAt    string `json:"expiresAt"`
+	}
+	c.must("ctxls/execution/delete", map[string]any{"sessionId": id}, &del)
+	if len(del.ConfirmToken) < 20 || del.Deleted || del.ExpiresAt == "" {
+		t.Fatalf("delete request: %+v", del)
+	}
+	token := del.ConfirmToken
+	// A token of another execution, or a made-up one, deletes nothing.
+	if e := c.rpcErr("ctxls/execution/delete", map[string]any{"sessionId": other.SessionID, "confirmToken": token}); e.Code != -32602 {
+		t.Fatalf("token of another execution: %v", e)
+	}
+	c.must("ctxls/execution/delete", map[string]any{"sessionId": id}, &del) // a fresh token
+	if e := c.rpcErr("ctxls/execution/delete", map[string]any{"sessionId": id, "confirmToken": "AAAAAAAAAAAAAAAAAAAAAAAAAA"}); !strings.Contains(e.Message, "invalid delete confirmation token") {
+		t.Fatalf("made-up token: %v", e)
+	}
+	c.must("ctxls/execution/delete", map[string]any{"sessionId": id}, &del)
+	c.must("ctxls/execution/delete", map[string]any{"sessionId": id, "confirmToken": del.ConfirmToken}, &del)
+	if !del.Deleted {
+		t.Fatalf("confirm: %+v", del)
+	}
+	c.must("ctxls/execution/list", map[string]any{}, &list)
+	if len(list.Items) != 1 {
+		t.Fatalf("%d executions after delete", len(list.Items))
+	}
+	c.must("ctxls/execution/setCurrent", map[string]any{"sessionId": other.SessionID}, nil)
+
+	// Bad input gets clear errors.
+	for _, tc := range []struct {
+		method string
+		params any
+		want   string
+	}{
+		{"ctxls/execution/startCommand", map[string]any{"command": "x"}, "sessionId is required"},
+		{"ctxls/execution/startCommand", map[string]any{"sessionId": "nope", "command": "x"}, `execution "nope": not found`},
+		{"ctxls/execution/startCommand", map[string]any{"sessionId": 5}, "sessionId must be string"},
+		{"ctxls/execution/completeCommand", map[string]any{"sessionId": other.SessionID, "command": "x", "status": "great"}, "want success, partial or failed"},
+		{"ctxls/execution/completeCommand", map[string]any{"sessionId": other.SessionID, "command": "x"}, "no running command"},
+		{"ctxls/execution/create", map[string]any{}, "projectName is required"},
+		{"ctxls/execution/setSharedData", map[string]any{"sessionId": other.SessionID, "key": "k"}, "value is required"},
+		{"ctxls/execution/get", map[string]any{"sessionId": "gone"}, "not found"},
+		{"ctxls/execution/setCurrent", map[string]any{"sessionId": "gone"}, "not found"},
+	} {
+		e := c.rpcErr(tc.method, tc.params)
+		if e.Code != -32602 || !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s %v: %v, want InvalidParams with %q", tc.method, tc.params, e, tc.want)
+		}
+	}
+}
+
+// TestChainRunOverStdio lists, previews and runs a chain with the agent,
+// with $/progress on the request's token.
+func TestChainRunOverStdio(t *testing.T) {
+	dir, log := chainWorkspace(t, "30s")
+	c := chainStart(t, dir)
+
+	var chains struct {
+		Items []struct {
+			Name     string   `json:"name"`
+			Commands []string `json:"commands"`
+		} `json:"items"`
+		Warnings []any `json:"warnings"`
+	}
+	c.must("ctxls/chain/list", map[string]any{}, &chains)
+	if len(chains.Items) != 2 || chains.Items[0].Name != "feature" || strings.Join(chains.Items[0].Commands, ",") != "brainstorm,implement,test" {
+		t.Fatalf("chain/list: %+v", chains)
+	}
+	var pv chainRunResult
+	c.must("ctxls/chain/preview", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "input": "add sorting"}, &pv)
+	if len(pv.Steps) != 3 || pv.Steps[1].CacheHits == 0 || pv.TotalTokens < 3000 || pv.SessionID != "" {
+		t.Fatalf("preview: %+v", pv)
+	}
+	var hit bool
+	for _, it := range pv.Steps[1].Context {
+		hit = hit || it.Reference == "python:common_issues" && it.Cached
+	}
+	if !hit {
+		t.Fatalf("preview does not mark python:common_issues cached in implement: %+v", pv.Steps[1].Context)
+	}
+	if e := c.rpcErr("ctxls/chain/preview", map[string]any{"commands": []string{"brainstrom"}}); !strings.Contains(e.Message, "available commands: brainstorm, implement, review, test") {
+		t.Fatalf("unknown command: %v", e)
+	}
+	if e := c.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{}}); e.Code != -32602 {
+		t.Fatalf("empty chain: %v", e)
+	}
+	if chainAgentRuns(t, log) != "" {
+		t.Fatal("a preview ran the agent")
+	}
+
+	// The preview executor is the default of the example library.
+	var res chainRunResult
+	c.must("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "input": "add sorting",
+		"projectName": "shop", "workDoneToken": "chain-progress"}, &res)
+	if res.State != "completed" || chainStatuses(res) != "brainstorm:success implement:success test:success" {
+		t.Fatalf("run: %s %s", res.State, chainStatuses(res))
+	}
+	var kinds []string
+	for _, v := range c.progressValues() {
+		kinds = append(kinds, fmt.Sprint(v["kind"]))
+	}
+	if got := strings.Join(kinds, ","); got != "begin,report,report,report,report,report,report,end" {
+		t.Fatalf("progress: %s", got)
+	}
+	if c.progressValues()[0]["cancellable"] != true {
+		t.Fatalf("progress begin is not cancellable: %v", c.progressValues()[0])
+	}
+	var ex chainExecution
+	c.must("ctxls/execution/get", map[string]any{"sessionId": res.SessionID}, &ex)
+	if ex.ProjectName != "shop" || !ex.IsCurrent || len(ex.CommandHistory) != 3 || ex.State != "completed" {
+		t.Fatalf("execution after run: %+v", ex)
+	}
+}
+
+// TestChainCancelOverStdio cancels a running chain in each of the three
+// ways a client can: $/cancelRequest, the progress's cancel and
+// ctxls/chain/cancel. The agent dies and its step is left interrupted.
+func TestChainCancelOverStdio(t *testing.T) {
+	for _, how := range []string{"cancelRequest", "progress", "chain/cancel"} {
+		t.Run(how, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
+			c := chainStart(t, dir)
+			id, ch := c.send("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "workDoneToken": "chain-progress"})
+			pids := chainWaitFile(t, pidFile)
+			switch how {
+			case "cancelRequest":
+				c.notify("$/cancelRequest", map[string]any{"id": id})
+			case "progress":
+				c.notify("window/workDoneProgress/cancel", map[string]any{"token": "chain-progress"})
+			default:
+				var r struct {
+					Cancelled []string `json:"cancelled"`
+				}
+				c.must("ctxls/chain/cancel", map[string]any{}, &r)
+				if len(r.Cancelled) != 1 {
+					t.Fatalf("chain/cancel: %+v", r)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var res chainRunResult
+			err := c.await(ctx, ch, &res)
+			var re *chainRPCError
+			if err != nil && !(errors.As(err, &re) && re.Code == -32800) {
+				t.Fatalf("cancelled run: %v", err)
+			}
+			chainWaitGone(t, pids)
+			var list struct {
+				Items []chainExecution `json:"items"`
+			}
+			c.must("ctxls/execution/list", map[string]any{}, &list)
+			if len(list.Items) != 1 || list.Items[0].State != "interrupted" {
+				t.Fatalf("after cancel: %+v", list.Items)
+			}
+			var ex chainExecution
+			c.must("ctxls/execution/get", map[string]any{"sessionId": list.Items[0].SessionID}, &ex)
+			if len(ex.CommandHistory) != 2 || ex.CommandHistory[1].Status != "interrupted" {
+				t.Fatalf("steps after cancel: %+v", ex.CommandHistory)
+			}
+			c.must("ctxls/chain/resume", map[string]any{"sessionId": ex.SessionID}, &res)
+			if res.State != "completed" || !res.Steps[0].Skipped || res.Steps[1].Attempts != 2 {
+				t.Fatalf("resume: %s %+v", res.State, res.Steps)
+			}
+			if got := chainAgentRuns(t, log); got != "brainstorm#1 implement#1 implement#2 test#1" {
+				t.Fatalf("agent runs: %s", got)
+			}
+		})
+	}
+}
+
+func chainWaitFile(t testing.TB, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func chainWaitGone(t testing.TB, pids string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for _, f := range strings.Fields(pids) {
+		pid, _ := strconv.Atoi(f)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d is still alive", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// TestChainKilledServer kills the server (SIGKILL) in the middle of a step:
+// after a restart the execution is interrupted, the completed step and its
+// shared data survived, and resume finishes the chain without running the
+// completed step again.
+func TestChainKilledServer(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-pidfile", pidFile)
+	c := chainStart(t, dir)
+	c.send("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "input": "add sorting"})
+	agentPid := chainWaitFile(t, pidFile)
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-c.exited
+	// The agent dies with the server.
+	chainWaitGone(t, agentPid)
+
+	c2 := chainStart(t, dir)
+	var list struct {
+		Items []chainExecution `json:"items"`
+	}
+	c2.must("ctxls/execution/list", map[string]any{}, &list)
+	if len(list.Items) != 1 || list.Items[0].State != "interrupted" {
+		t.Fatalf("after SIGKILL: %+v", list.Items)
+	}
+	id := list.Items[0].SessionID
+	var ex chainExecution
+	c2.must("ctxls/execution/get", map[string]any{"sessionId": id}, &ex)
+	if len(ex.CommandHistory) != 2 || ex.CommandHistory[0].Status != "success" || ex.CommandHistory[1].Status != "interrupted" ||
+		ex.SharedData["brainstorm"] == nil || len(ex.CommandHistory[0].ContextLoaded) == 0 {
+		t.Fatalf("execution after SIGKILL: %+v", ex)
+	}
+	var res chainRunResult
+	c2.must("ctxls/chain/resume", map[string]any{"sessionId": id}, &res)
+	if res.State != "completed" || chainStatuses(res) != "brainstorm:success implement:success test:success" || !res.Steps[0].Skipped {
+		t.Fatalf("resume: %s %s", res.State, chainStatuses(res))
+	}
+	if got := chainAgentRuns(t, log); got != "brainstorm#1 implement#1 implement#2 test#1" {
+		t.Fatalf("agent runs: %s", got)
+	}
+	chainIntegrity(t, dir)
+}
+
+// chainIntegrity checks the workspace database's integrity and foreign keys.
+func chainIntegrity(t testing.TB, dir string) {
+	t.Helper()
+	db, err := storage.OpenWorkspace(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var res string
+	if err := db.SQL().QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Fatalf("integrity_check: %s %v", res, err)
+	}
+	rows, err := db.SQL().Query(`PRAGMA foreign_key_check`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		t.Fatal("foreign_key_check reports problems")
+	}
+}
+
+// TestChainTwoServers runs chains from two server processes on one
+// workspace at once; every step of every chain is recorded, and a chain one
+// server runs cannot be resumed by the other meanwhile.
+func TestChainTwoServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	dir, _ := chainWorkspace(t, "30s", "-hang", "review")
+	a, b := chainStart(t, dir), chainStart(t, dir)
+	const n = 6
+	var wg sync.WaitGroup
+	results := make([][]chainRunResult, 2)
+	for i, c := range []*chainClient{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range n {
+				var res chainRunResult
+				ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+				err := c.call(ctx, "ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"},
+					"input": fmt.Sprintf("task %d of server %d", j, i), "projectName": fmt.Sprintf("server-%d", i)}, &res)
+				cancel()
+				if err != nil {
+					t.Errorf("server %d run %d: %v", i, j, err)
+					return
+				}
+				results[i] = append(results[i], res)
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	var list struct {
+		Items []chainExecution `json:"items"`
+	}
+	a.must("ctxls/execution/list", map[string]any{}, &list)
+	if len(list.Items) != 2*n {
+		t.Fatalf("%d executions listed, want %d", len(list.Items), 2*n)
+	}
+	for i, rs := range results {
+		for _, r := range rs {
+			var ex chainExecution
+			b.must("ctxls/execution/get", map[string]any{"sessionId": r.SessionID}, &ex)
+			if r.State != "completed" || ex.State != "completed" || len(ex.CommandHistory) != 3 || len(ex.SharedData) != 3 ||
+				ex.ProjectName != fmt.Sprintf("server-%d", i) {
+				t.Fatalf("execution %s of server %d: %s, %d commands, shared %v", r.SessionID, i, ex.State, len(ex.CommandHistory), ex.SharedData)
+			}
+		}
+	}
+
+	// A chain running in a cannot be resumed by b.
+	var ex chainExecution
+	a.must("ctxls/execution/create", map[string]any{"projectName": "conflict"}, &ex)
+	_, ch := a.send("ctxls/chain/run", map[string]any{"commands": []string{"review"}, "sessionId": ex.SessionID})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var got chainExecution
+		b.must("ctxls/execution/get", map[string]any{"sessionId": ex.SessionID}, &got)
+		if got.State == "running" && len(got.CommandHistory) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the review chain did not start: %+v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if e := b.rpcErr("ctxls/chain/resume", map[string]any{"sessionId": ex.SessionID}); e.Code != -32001 || !strings.Contains(e.Message, "running in another process") {
+		t.Fatalf("resume from the other server: %v", e)
+	}
+	if e := a.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{"test"}, "sessionId": ex.SessionID}); e.Code != -32001 || !strings.Contains(e.Message, "already running in this process") {
+		t.Fatalf("second run in the same server: %v", e)
+	}
+	a.must("ctxls/chain/cancel", map[string]any{"sessionId": ex.SessionID}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var res chainRunResult
+	if err := a.await(ctx, ch, &res); err != nil || res.State != "interrupted" {
+		t.Fatalf("cancelled review: %v %+v", err, res)
+	}
+	chainIntegrity(t, dir)
+}
