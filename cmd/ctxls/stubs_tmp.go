@@ -5,7 +5,4 @@ import (
 	"io"
 )
 
-func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }
-func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error  { return nil }
-func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error    { return nil }
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error   { return nil }
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }

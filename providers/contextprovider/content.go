@@ -158,6 +158,8 @@ func (p *Provider) MaterializeSections(ctx context.Context, ref Reference, secti
 			}
 			if sug := library.Suggest(name, names, 3); len(sug) > 0 {
 				w.Message += fmt.Sprintf("; did you mean %s?", strings.Join(sug, ", "))
+			} else if len(names) > 0 {
+				w.Message += fmt.Sprintf("; its sections are %s", strings.Join(names[:min(len(names), 12)], ", "))
 			}
 			out.Warnings = append(out.Warnings, w)
 			continue

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/providers/contextprovider"
+	"github.com/ctxls/ctxls/providers/library"
+)
+
+// workspaceDir picks the workspace: --dir, else one positional argument
+// when allowed, else the current directory.
+func workspaceDir(flagDir string) (string, error) {
+	dir := flagDir
+	if dir == "" {
+		dir = "."
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", dir)
+	}
+	return dir, nil
+}
+
+// openProvider loads the workspace at dir and returns a provider over it.
+func openProvider(ctx context.Context, dir string, stderr io.Writer) (*contextprovider.Provider, *library.Library, error) {
+	lib, err := loadLibrary(ctx, dir, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return contextprovider.NewStatic(lib), lib, nil
+}
+
+// printWarnings writes result warnings to stderr.
+func printWarnings(stderr io.Writer, ws []contextprovider.Warning) {
+	for _, w := range ws {
+		fmt.Fprintf(stderr, "warning: %s\n", w.Message)
+	}
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("catalog", stderr)
+	format := formatFlag(fs)
+	domain := fs.String("domain", "", "list only this domain")
+	dirFlag := fs.String("dir", "", "workspace directory (default .)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ctxls catalog [DIR] [--domain D] [--format text|json] [--dir DIR]\n\nLists every topic with its type, loading strategy and measured and declared token costs.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	switch {
+	case len(pos) == 1 && *dirFlag == "":
+		*dirFlag = pos[0]
+	case len(pos) > 0:
+		return usageError{"catalog takes at most one directory"}
+	}
+	dir, err := workspaceDir(*dirFlag)
+	if err != nil {
+		return err
+	}
+	p, lib, err := openProvider(ctx, dir, stderr)
+	if err != nil {
+		return err
+	}
+	res, err := p.Catalog(ctx, *domain)
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		return printJSON(stdout, res)
+	}
+	printWarnings(stderr, res.Warnings)
+	printCatalog(stdout, lib, res.Items)
+	if len(res.Warnings) > 0 && len(res.Items) == 0 {
+		return exitError(1)
+	}
+	return nil
+}
+
+func printCatalog(w io.Writer, lib *library.Library, items []contextprovider.Reference) {
+	type row struct{ topic, typ, strategy, measured, declared, title string }
+	rows := []row{{"TOPIC", "TYPE", "STRATEGY", "MEASURED", "DECLARED", "TITLE"}}
+	measured, declared, domains := 0, 0, map[string]bool{}
+	for _, it := range items {
+		decl := "-"
+		if it.EstimatedTokens > 0 {
+			decl = thousands(it.EstimatedTokens)
+			declared += it.EstimatedTokens
+		}
+		measured += it.MeasuredTokens
+		if it.Domain != "" {
+			domains[it.Domain] = true
+		}
+		rows = append(rows, row{it.Key(), it.Type, it.LoadingStrategy, thousands(it.MeasuredTokens), decl, it.Title})
+	}
+	var wd [5]int
+	for _, r := range rows {
+		for i, s := range []string{r.topic, r.typ, r.strategy, r.measured, r.declared} {
+			wd[i] = max(wd[i], utf8.RuneCountInString(s))
+		}
+	}
+	// Text columns align left, token counts right.
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %*s  %*s  %s\n", wd[0], r.topic, wd[1], r.typ, wd[2], r.strategy, wd[3], r.measured, wd[4], r.declared, r.title)
+	}
+	fmt.Fprintf(w, "\n%s in %s · %s tokens measured (%s) · %s declared\n",
+		count(len(items), "topic"), count(len(domains), "domain"), thousands(measured), lib.Counter().Name(), thousands(declared))
+}

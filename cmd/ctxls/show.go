@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/contextprovider"
+)
+
+func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("show", stderr)
+	format := formatFlag(fs)
+	dirFlag := fs.String("dir", "", "workspace directory (default .)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ctxls show domain:topic[#Section] [--format text|json] [--dir DIR]\n\nPrints a topic's body without frontmatter, or only the named section.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{"show takes one reference, such as python:fastapi_patterns#Security Issues"}
+	}
+	ref := strings.TrimSpace(pos[0])
+	section := ""
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		ref, section = ref[:i], strings.TrimSpace(ref[i+1:])
+	}
+	domain, file := "", ref
+	if i := strings.IndexAny(ref, ":/"); i >= 0 {
+		domain, file = ref[:i], ref[i+1:]
+	}
+	domain = strings.TrimPrefix(domain, "context/")
+	if file == "" {
+		return usageError{fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
+	}
+	dir, err := workspaceDir(*dirFlag)
+	if err != nil {
+		return err
+	}
+	p, _, err := openProvider(ctx, dir, stderr)
+	if err != nil {
+		return err
+	}
+	r, err := p.Reference(ctx, domain, file)
+	if err != nil {
+		return err
+	}
+	if r.ID == "" {
+		return fmt.Errorf("unknown topic %s: %s", pos[0], joinWarnings(r.Warnings))
+	}
+	if section == "" {
+		f, err := p.Materialize(ctx, r.Reference)
+		if err != nil {
+			return err
+		}
+		if *format == "json" {
+			return printJSON(stdout, f)
+		}
+		return writeBody(stdout, f.Content)
+	}
+	pc, err := p.MaterializeSections(ctx, r.Reference, []string{section})
+	if err != nil {
+		return err
+	}
+	if len(pc.Sections) == 0 {
+		return fmt.Errorf("unknown section %s#%s: %s", r.Key(), section, joinWarnings(pc.Warnings))
+	}
+	if *format == "json" {
+		return printJSON(stdout, pc)
+	}
+	return writeBody(stdout, pc.Sections[0].Content)
+}
+
+func joinWarnings(ws []contextprovider.Warning) string {
+	var msgs []string
+	for _, w := range ws {
+		msgs = append(msgs, w.Message)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// writeBody prints text, ending it with a newline.
+func writeBody(w io.Writer, text string) error {
+	if _, err := io.WriteString(w, text); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(text, "\n") {
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return nil
+}
