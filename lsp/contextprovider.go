@@ -226,3 +226,57 @@ func invalidate(ctx context.Context, s *Server, params json.RawMessage) (any, er
 	}
 	return invalidateResult{Removed: n, Stats: prov.Stats(), Warnings: []contextprovider.Warning{}}, nil
 }
+
+func domainIndex(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p struct {
+		Domain string `json:"domain"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireField("domain", p.Domain); err != nil {
+		return nil, err
+	}
+	prov, err := contextProvider(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := prov.DomainIndex(ctx, p.Domain)
+	return res, providerError(err)
+}
+
+func loadingProtocol(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p struct{}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	prov, err := contextProvider(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := prov.LoadingProtocol(ctx)
+	return res, providerError(err)
+}
+
+func search(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p struct {
+		Query  string `json:"query"`
+		Domain string `json:"domain"`
+		Limit  int    `json:"limit"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireField("query", p.Query); err != nil {
+		return nil, err
+	}
+	if p.Limit < 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: limit must not be negative")
+	}
+	prov, err := contextProvider(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := prov.Search(ctx, p.Query, p.Domain, p.Limit)
+	return res, providerError(err)
+}

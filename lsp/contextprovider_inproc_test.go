@@ -61,6 +61,26 @@ func TestInprocContextProviderMethods(t *testing.T) {
 				t.Error("python has always-load files")
 			}
 		}},
+		{method: "ctxls/search", params: map[string]any{"query": "fastapi"}, check: func(t *testing.T, raw map[string]json.RawMessage) {
+			var items []struct {
+				Reference struct{ ID string } `json:"reference"`
+			}
+			json.Unmarshal(raw["items"], &items)
+			if len(items) == 0 || items[0].Reference.ID != "python/fastapi_patterns" {
+				t.Errorf("search fastapi: %s", raw["items"])
+			}
+		}},
+		{method: "ctxls/search", params: map[string]any{}, wantCode: jsonrpc2.InvalidParams},
+		{method: "ctxls/domainIndex", params: map[string]any{"domain": "python"}, check: func(t *testing.T, raw map[string]json.RawMessage) {
+			if len(raw) == 0 || string(raw["warnings"]) != "[]" {
+				t.Errorf("domainIndex python: %v", raw)
+			}
+		}},
+		{method: "ctxls/loadingProtocol", params: map[string]any{}, check: func(t *testing.T, raw map[string]json.RawMessage) {
+			if _, ok := raw["warnings"]; !ok {
+				t.Errorf("loadingProtocol: %v", raw)
+			}
+		}},
 		{method: "ctxls/invalidate", params: map[string]any{}, check: func(t *testing.T, raw map[string]json.RawMessage) {
 			if _, ok := raw["removed"]; !ok {
 				t.Errorf("invalidate: %v", raw)
