@@ -31,6 +31,28 @@ var customMethods = map[string]method{
 	"ctxls/materialize":         materialize,
 	"ctxls/materializeSections": materializeSections,
 	"ctxls/invalidate":          invalidate,
+
+	"ctxls/execution/create":             executionCreate,
+	"ctxls/execution/getOrCreate":        executionGetOrCreate,
+	"ctxls/execution/startCommand":       executionStartCommand,
+	"ctxls/execution/completeCommand":    executionCompleteCommand,
+	"ctxls/execution/recordContextLoad":  executionRecordContextLoad,
+	"ctxls/execution/getCachedContext":   executionGetCachedContext,
+	"ctxls/execution/recordMemoryLoad":   executionRecordMemoryLoad,
+	"ctxls/execution/getCachedMemory":    executionGetCachedMemory,
+	"ctxls/execution/setSharedData":      executionSetSharedData,
+	"ctxls/execution/getSharedData":      executionGetSharedData,
+	"ctxls/execution/getPreviousCommand": executionGetPreviousCommand,
+	"ctxls/execution/list":               executionList,
+	"ctxls/execution/get":                executionGet,
+	"ctxls/execution/setCurrent":         executionSetCurrent,
+	"ctxls/execution/delete":             executionDelete,
+
+	"ctxls/chain/list":    chainList,
+	"ctxls/chain/preview": chainPreview,
+	"ctxls/chain/run":     chainRun,
+	"ctxls/chain/resume":  chainResume,
+	"ctxls/chain/cancel":  chainCancel,
 }
 
 // decodeParams decodes params into v, strictly enough to catch mistakes:
