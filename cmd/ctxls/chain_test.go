@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chainBins builds the ctxls binary and the stand-in agent into dir.
+func chainBins(t *testing.T, dir string) (ctxls, agent string) {
+	t.Helper()
+	ctxls, agent = filepath.Join(dir, "ctxls"), filepath.Join(dir, "agent")
+	for _, b := range []struct{ out, pkg, in string }{
+		{ctxls, ".", "."},
+		{agent, "./testdata/agent", filepath.Join("..", "..", "providers", "chain")},
+	} {
+		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		cmd.Dir = b.in
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+	return ctxls, agent
+}
+
+// chainCLIWorkspace copies the example library with the agent as executor.
+func chainCLIWorkspace(t *testing.T, agent, log string, flags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "examples", "library")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, _ := json.Marshal(append([]string{agent, "-log", log}, flags...))
+	cfgPath := filepath.Join(dir, ".ctxls.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(cfg), "executor:\n  kind: preview\n",
+		fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: 2m\n", argv), 1)
+	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type chainCLIResult struct {
+	stdout, stderr string
+	code           int
+}
+
+func chainExec(t *testing.T, bin string, args ...string) chainCLIResult {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return chainCLIResult{out.String(), errb.String(), code}
+}
+
+func chainCLIRuns(t *testing.T, log string) string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		out = append(out, f[0]+"#"+f[2])
+	}
+	return strings.Join(out, " ")
+}
+
+type chainCLIList struct {
+	Chains []struct {
+		Name     string   `json:"name"`
+		Commands []string `json:"commands"`
+	} `json:"chains"`
+	Executions []struct {
+		SessionID   string `json:"sessionId"`
+		ProjectName string `json:"projectName"`
+		State       string `json:"state"`
+		IsCurrent   bool   `json:"isCurrent"`
+		Summary     struct {
+			CommandsCompleted int `json:"commandsCompleted"`
+			CommandsTotal     int `json:"commandsTotal"`
+		} `json:"summary"`
+	} `json:"executions"`
+}
+
+func chainListJSON(t *testing.T, bin, dir string) chainCLIList {
+	t.Helper()
+	r := chainExec(t, bin, "chain", "list", "--dir", dir, "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("chain list: %d %s", r.code, r.stderr)
+	}
+	var l chainCLIList
+	if err := json.Unmarshal([]byte(r.stdout), &l); err != nil {
+		t.Fatalf("chain list output: %v\n%s", err, r.stdout)
+	}
+	return l
+}
+
+// TestChainCLI drives the ctxls binary: run with the live progress as
+// plain lines, bad input, list and show, SIGKILL mid-step then resume, and
+// two processes on one workspace at once.
+func TestChainCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs binaries")
+	}
+	ctxls, agent := chainBins(t, t.TempDir())
+
+	t.Run("run", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "agent.log")
+		dir := chainCLIWorkspace(t, agent, log)
+		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "implement", "test", "--input", "add sorting", "--dir", dir)
+		if r.code != 0 || !strings.Contains(r.stdout, ": completed (executor exec)") || !strings.Contains(r.stdout, "result of test (step 2, attempt 1)") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		for _, want := range []string{"[1/3] brainstorm: running (attempt 1,", "[2/3] implement: success in ", "[3/3] test: success in "} {
+			if !strings.Contains(r.stderr, want) {
+				t.Fatalf("progress lacks %q:\n%s", want, r.stderr)
+			}
+		}
+		if strings.Contains(r.stderr, "\x1b[") {
+			t.Fatal("terminal control sequences on a non-terminal stderr")
+		}
+		l := chainListJSON(t, ctxls, dir)
+		if len(l.Chains) != 2 || len(l.Executions) != 1 || l.Executions[0].State != "completed" || !l.Executions[0].IsCurrent {
+			t.Fatalf("list: %+v", l)
+		}
+		show := chainExec(t, ctxls, "chain", "show", "--dir", dir)
+		if show.code != 0 || !strings.Contains(show.stdout, l.Executions[0].SessionID+" (current)") ||
+			!strings.Contains(show.stdout, "2. implement [success, attempt 1]") || !strings.Contains(show.stdout, "python:fastapi_patterns") {
+			t.Fatalf("show: %d\n%s%s", show.code, show.stdout, show.stderr)
+		}
+		// A named chain of .ctxls.yaml runs by its name.
+		r = chainExec(t, ctxls, "chain", "run", "feature", "--dir", dir, "--format", "json")
+		var res struct {
+			State string `json:"state"`
+			Steps []struct {
+				Command   string `json:"command"`
+				CacheHits int    `json:"cacheHits"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 || res.State != "completed" || len(res.Steps) != 3 {
+			t.Fatalf("run feature: %d %v\n%s", r.code, err, r.stdout)
+		}
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "agent.log")
+		dir := chainCLIWorkspace(t, agent, log, "-fail", "test")
+		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "implemnt", "--dir", dir)
+		if r.code != 1 || !strings.Contains(r.stderr, `unknown command "implemnt" (did you mean "implement"?); available commands: brainstorm, implement, review, test`) {
+			t.Fatalf("unknown command: %d %s", r.code, r.stderr)
+		}
+		if r := chainExec(t, ctxls, "chain", "run", "--dir", dir); r.code != 2 {
+			t.Fatalf("no command: exit %d", r.code)
+		}
+		if r := chainExec(t, ctxls, "chain", "resume", "nope", "--dir", dir); r.code != 1 || !strings.Contains(r.stderr, `no execution "nope"`) {
+			t.Fatalf("resume unknown: %d %s", r.code, r.stderr)
+		}
+		r = chainExec(t, ctxls, "chain", "run", "implement", "test", "--dir", dir)
+		if r.code != 1 || !strings.Contains(r.stdout, ": failed") || !strings.Contains(r.stdout, "agent failure in test: the model refused") ||
+			!strings.Contains(r.stderr, "[2/2] test: failed in ") {
+			t.Fatalf("failing agent: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if len(chainListJSON(t, ctxls, dir).Executions) != 1 {
+			t.Fatal("the refused runs created executions")
+		}
+	})
+
+	t.Run("missing executor", func(t *testing.T) {
+		dir := chainCLIWorkspace(t, filepath.Join(t.TempDir(), "no-such-agent"), filepath.Join(t.TempDir(), "log"))
+		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "--dir", dir)
+		if r.code != 1 || !strings.Contains(r.stderr, "executor: agent program") || !strings.Contains(r.stderr, "no-such-agent") {
+			t.Fatalf("missing executor: %d %s", r.code, r.stderr)
+		}
+	})
+
+	t.Run("sigkill and resume", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "agent.log")
+		pidFile := filepath.Join(t.TempDir(), "pids")
+		dir := chainCLIWorkspace(t, agent, log, "-hangonce", "implement", "-pidfile", pidFile)
+		cmd := exec.Command(ctxls, "chain", "run", "feature", "--input", "add sorting", "--dir", dir)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		var pid []byte
+		for {
+			var err error
+			if pid, err = os.ReadFile(pidFile); err == nil && len(pid) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("the agent did not start:\n%s", errb.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		agentPid, _ := strconv.Atoi(strings.Fields(string(pid))[0])
+		for syscall.Kill(agentPid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatal("the agent outlived the killed ctxls")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		l := chainListJSON(t, ctxls, dir)
+		if len(l.Executions) != 1 || l.Executions[0].State != "interrupted" || l.Executions[0].Summary.CommandsCompleted != 1 {
+			t.Fatalf("after SIGKILL: %+v", l.Executions)
+		}
+		id := l.Executions[0].SessionID
+		r := chainExec(t, ctxls, "chain", "resume", id[:8], "--dir", dir)
+		if r.code != 0 || !strings.Contains(r.stdout, "1. brainstorm [success, done earlier]") || !strings.Contains(r.stdout, "2. implement [success, attempt 2]") {
+			t.Fatalf("resume: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if got := chainCLIRuns(t, log); got != "brainstorm#1 implement#1 implement#2 test#1" {
+			t.Fatalf("agent runs: %s", got)
+		}
+	})
+
+	t.Run("two processes", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "agent.log")
+		dir := chainCLIWorkspace(t, agent, log)
+		const n = 4
+		var wg sync.WaitGroup
+		for p := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range n {
+					r := chainExec(t, ctxls, "chain", "run", "feature", "--dir", dir, "--project", fmt.Sprintf("p%d", p), "--input", strconv.Itoa(i))
+					if r.code != 0 {
+						t.Errorf("process %d run %d: %d\n%s\n%s", p, i, r.code, r.stdout, r.stderr)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		l := chainListJSON(t, ctxls, dir)
+		if len(l.Executions) != 2*n {
+			t.Fatalf("%d executions, want %d", len(l.Executions), 2*n)
+		}
+		for _, e := range l.Executions {
+			if e.State != "completed" || e.Summary.CommandsCompleted != 3 {
+				t.Fatalf("execution %+v", e)
+			}
+		}
+		if got := strings.Count(chainCLIRuns(t, log), "#1"); got != 2*n*3 {
+			t.Fatalf("%d agent runs, want %d", got, 2*n*3)
+		}
+	})
+}
