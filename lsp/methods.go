@@ -53,6 +53,12 @@ var customMethods = map[string]method{
 	"ctxls/chain/run":     chainRun,
 	"ctxls/chain/resume":  chainResume,
 	"ctxls/chain/cancel":  chainCancel,
+
+	"ctxls/history/append":        historyAppend,
+	"ctxls/history/list":          historyList,
+	"ctxls/history/conversations": historyConversations,
+	"ctxls/history/buildContext":  historyBuildContext,
+	"ctxls/history/delete":        historyDelete,
 }
 
 // decodeParams decodes params into v, strictly enough to catch mistakes:

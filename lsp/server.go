@@ -90,6 +90,8 @@ type Server struct {
 
 	// exec holds the execution store and chain runner (execution.go).
 	exec executions
+	// hist holds the history store (history.go).
+	hist histories
 
 	diags *diagnostics
 }

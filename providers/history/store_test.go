@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,72 @@ func TestNewStrategy(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrInvalid) {
 			t.Errorf("error %v does not wrap ErrInvalid", err)
 		}
+	}
+}
+
+// Concurrent appends share commits; every message is stored once, and each
+// writer's messages keep their order.
+func TestConcurrentAppends(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := openStore(t)
+	const writers, each = 8, 40
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := range each {
+				_, err := s.Append(ctx, Message{ConversationID: "c", Role: RoleUser, Content: fmt.Sprintf("w%d-%03d", w, i)})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := s.List(ctx, "c", ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != writers*each {
+		t.Fatalf("%d messages, want %d", len(p.Items), writers*each)
+	}
+	last := map[string]string{}
+	for _, m := range p.Items {
+		w, _, _ := strings.Cut(m.Content, "-")
+		if m.Content <= last[w] {
+			t.Fatalf("%s stored after %s", m.Content, last[w])
+		}
+		last[w] = m.Content
+	}
+	c, err := s.Stat(ctx, "c")
+	if err != nil || c.Messages != writers*each {
+		t.Fatalf("stat %+v %v", c, err)
+	}
+}
+
+func TestAppendAllIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := openStore(t)
+	_, err := s.AppendAll(ctx, []Message{
+		{ConversationID: "c", Role: RoleUser, Content: "prompt"},
+		{ConversationID: "c", Role: "robot", Content: "result"},
+	})
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("err %v, want ErrInvalid", err)
+	}
+	if _, err := s.Stat(ctx, "c"); !errors.Is(err, ErrUnknownConversation) {
+		t.Fatalf("part of a refused batch was stored: %v", err)
+	}
+	ms, err := s.AppendAll(ctx, []Message{
+		{ConversationID: "c", Role: RoleUser, Content: "prompt", Mode: ModeRun, RunID: "r1", Command: "test"},
+		{ConversationID: "c", Role: RoleAssistant, Content: "result", Mode: ModeRun, RunID: "r1", Command: "test"},
+	})
+	if err != nil || len(ms) != 2 || ms[1].ID <= ms[0].ID || ms[1].RunID != "r1" {
+		t.Fatalf("append all: %+v %v", ms, err)
 	}
 }
