@@ -201,7 +201,7 @@ func (w *Workspace) startWatcher(ready chan<- started) {
 		Debounce:     w.opts.Debounce,
 		PollInterval: w.opts.PollInterval,
 		MaxWatches:   w.opts.MaxWatches,
-		Logger:       w.log,
+		Logger:       w.watchLog,
 	})
 	select {
 	case ready <- started{wt, err}:
@@ -255,13 +255,19 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 	if len(paths) == 0 || ctx.Err() != nil {
 		return
 	}
+	t0 := time.Now()
 	cfg := w.lib.Config()
 	c := collector{w: w, cfg: cfg, exhaustive: exhaustive, seen: make(map[string]bool)}
 	for _, p := range paths {
 		c.collect(p)
 	}
+	t1 := time.Now()
+	defer func() {
+		w.log.Debug("workspace: applied file changes", "paths", len(paths), "changes", len(c.changes),
+			"read", t1.Sub(t0), "apply", time.Since(t1))
+	}()
 	if c.config {
-		if reloaded, err := w.reconfigure(ctx); err != nil {
+		if reloaded, err := w.reconfigure(ctx, true); err != nil {
 			w.log.Warn("workspace: cannot apply the configuration", "path", w.cfgPath, "err", err)
 		} else if reloaded {
 			return // the reload read everything else from disk too
@@ -431,8 +437,9 @@ func (w *Workspace) rootish(p string) bool {
 
 // reconfigure re-reads .ctxls.yaml, lays the settings over it and rebuilds
 // the library when the result differs from the configuration in effect.
-// The caller holds applyMu.
-func (w *Workspace) reconfigure(ctx context.Context) (bool, error) {
+// fileChanged says .ctxls.yaml itself changed (rather than the settings),
+// so that its own diagnostics are re-published. The caller holds applyMu.
+func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, error) {
 	cfg, problems, err := effectiveConfig(w.dir, w.settings)
 	if err != nil {
 		return false, err
@@ -449,7 +456,11 @@ func (w *Workspace) reconfigure(ctx context.Context) (bool, error) {
 	}
 	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: true}
 	u.merge(w.restoreOverlays(ctx))
-	u.merge(Update{Changed: []string{w.cfgPath}, Affected: []string{w.cfgPath}})
+	if fileChanged {
+		u.merge(Update{Changed: []string{w.cfgPath}, Affected: []string{w.cfgPath}})
+	} else {
+		u.merge(Update{Affected: []string{w.cfgPath}})
+	}
 	w.logWarnings(warned)
 	w.publish(u)
 	if !slices.Equal(cfg.Ignore, cur.Ignore) {

@@ -104,6 +104,10 @@ type Workspace struct {
 	lib     *library.Library
 	opts    Options
 	log     *slog.Logger
+	// watchLog is log without repeats of a warning: the watcher is started
+	// again when the ignored paths change, and the watch limit or an
+	// unreadable directory is worth saying once.
+	watchLog *slog.Logger
 
 	// applyMu serialises every change to the library, so that overlays,
 	// disk changes and configuration changes are applied in one order.
@@ -184,6 +188,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		lib:      lib,
 		opts:     opts,
 		log:      log,
+		watchLog: slog.New(&onceHandler{Handler: log.Handler(), seen: &seenSet{m: make(map[string]bool)}}),
 		settings: settings,
 		overlays: make(map[string]overlay),
 		uwake:    make(chan struct{}, 1),
@@ -230,12 +235,13 @@ func (w *Workspace) SetSettings(ctx context.Context, raw json.RawMessage) error 
 		return errClosed
 	}
 	w.settings = s
-	_, err = w.reconfigure(ctx)
+	_, err = w.reconfigure(ctx, false)
 	return err
 }
 
 // Close stops watching and waits for the workspace's goroutines. OnUpdate is
-// not called after Close returns. It is safe to call more than once.
+// not called after Close returns; Close must not be called from OnUpdate.
+// It is safe to call more than once.
 func (w *Workspace) Close() error {
 	var err error
 	w.closeOnce.Do(func() {

@@ -380,6 +380,22 @@ func TestWatchLimit(t *testing.T) {
 		t.Errorf("the watch limit was reported %d times, want once", n)
 	}
 	waitInSync(t, w)
+
+	// A new ignore pattern starts the watcher again: still one report.
+	w.wmu.Lock()
+	old := w.watcher
+	w.wmu.Unlock()
+	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\nignore: [drafts]\n")
+	waitFor(t, "a new watcher", func() bool {
+		w.wmu.Lock()
+		defer w.wmu.Unlock()
+		return w.watcher != nil && w.watcher != old
+	})
+	writeFile(t, dir, "context/python/polled2.md", "# Polled\n")
+	waitFor(t, "a change seen by the new watcher", func() bool { return hasTopic(w, "python/polled2") })
+	if n := logs.count("watch limit reached"); n != 1 {
+		t.Errorf("the watch limit was reported %d times, want once", n)
+	}
 }
 
 func TestSymlinkLoopAndUnreadable(t *testing.T) {

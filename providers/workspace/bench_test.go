@@ -1,0 +1,224 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the user and system CPU time this process has used.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchTree writes a library of domains × topics topic files whose bodies
+// refer to other topics, plus a command per domain, and returns the paths
+// of the topic files.
+func benchTree(tb testing.TB, dir string, domains, topics int, variant string) []string {
+	tb.Helper()
+	writeFile(tb, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
+	var paths []string
+	for d := range domains {
+		dom := fmt.Sprintf("d%03d", d)
+		for i := range topics {
+			name := fmt.Sprintf("t%04d", i)
+			refs := []string{
+				fmt.Sprintf("d%03d:t%04d", (d+1)%domains, i),
+				fmt.Sprintf("%s:t%04d", dom, (i+1)%topics),
+			}
+			txt := topicText(dom, name, "Topic "+name+" "+variant, refs...)
+			txt += "\n## Details\n\nThe " + variant + " version of this topic explains how things are done, with some words to count.\n"
+			paths = append(paths, writeFile(tb, dir, "context/"+dom+"/"+name+".md", txt))
+		}
+		writeFile(tb, dir, "commands/"+dom+".md", fmt.Sprintf("---\ndescription: %s\ncontext: [%s:t0000]\n---\n\nUse `%s:t0001`.\n", dom, dom, dom))
+	}
+	return paths
+}
+
+// updateSink receives updates, computes the diagnostics of the affected
+// files as the server does before publishing them, and records what
+// changed.
+type updateSink struct {
+	w       func() *Workspace
+	mu      sync.Mutex
+	changed map[string]bool
+	diags   int
+	signal  chan struct{}
+}
+
+func newSink() *updateSink {
+	return &updateSink{changed: make(map[string]bool), signal: make(chan struct{}, 1)}
+}
+
+func (s *updateSink) onUpdate(u Update) {
+	lib := s.w().Library()
+	t0 := time.Now()
+	n := 0
+	for _, p := range u.Affected {
+		n += len(lib.Diagnose(p))
+	}
+	if os.Getenv("CTXLS_BENCH_LOG") != "" {
+		fmt.Fprintf(os.Stderr, "%s diagnosed %d files in %v\n", time.Now().Format("15:04:05.000"), len(u.Affected), time.Since(t0))
+	}
+	s.mu.Lock()
+	for _, p := range u.Changed {
+		s.changed[p] = true
+	}
+	s.diags += n
+	s.mu.Unlock()
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (s *updateSink) reset() {
+	s.mu.Lock()
+	clear(s.changed)
+	s.mu.Unlock()
+}
+
+// wait blocks until every path in want was reported changed.
+func (s *updateSink) wait(tb testing.TB, want []string) {
+	deadline := time.After(time.Minute)
+	for {
+		s.mu.Lock()
+		all := true
+		for _, p := range want {
+			if !s.changed[p] {
+				all = false
+				break
+			}
+		}
+		s.mu.Unlock()
+		if all {
+			return
+		}
+		select {
+		case <-s.signal:
+		case <-deadline:
+			tb.Fatalf("timed out waiting for %d changes", len(want))
+		}
+	}
+}
+
+func openBench(b *testing.B, dir string, sink *updateSink, mod func(*Options)) *Workspace {
+	var w *Workspace
+	sink.w = func() *Workspace { return w }
+	opts := Options{Watch: true, OnUpdate: sink.onUpdate}
+	if os.Getenv("CTXLS_BENCH_LOG") != "" {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if mod != nil {
+		mod(&opts)
+	}
+	w, err := Open(context.Background(), dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.Close() })
+	waitWatching(b, w)
+	// Let the start-up reconciliation pass settle.
+	time.Sleep(200 * time.Millisecond)
+	return w
+}
+
+// BenchmarkOneFileChange measures the time from writing one topic file to
+// the update with the diagnostics of every affected file computed, with
+// the server's default debounce (100ms), in a workspace of 2,000 topics.
+func BenchmarkOneFileChange(b *testing.B) {
+	dir := b.TempDir()
+	paths := benchTree(b, dir, 20, 100, "a")
+	sink := newSink()
+	openBench(b, dir, sink, nil)
+	target := paths[len(paths)/2]
+	var cpu, wall time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sink.reset()
+		txt := topicText("d010", "t0050", fmt.Sprintf("Changed %d", i), "d011:t0050", "d010:t0051")
+		c0, t0 := cpuTime(b), time.Now()
+		if err := os.WriteFile(target, []byte(txt), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		sink.wait(b, []string{target})
+		wall += time.Since(t0)
+		cpu += cpuTime(b) - c0
+	}
+	b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms/change")
+	b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
+}
+
+// BenchmarkCheckout measures a git-checkout-like burst: 5,000 topic files
+// of a 5,000-topic workspace rewritten by another process (cp), from the
+// start of the copy to the update(s) with every affected file's diagnostics
+// computed. cpu-cores is this process's CPU time over that wall time (the
+// copying process is not counted).
+func BenchmarkCheckout(b *testing.B) {
+	for _, mode := range []struct {
+		name      string
+		threshold int
+	}{{"apply", 0}, {"reload", 1}} {
+		b.Run(mode.name, func(b *testing.B) {
+			dir := b.TempDir()
+			paths := benchTree(b, dir, 50, 100, "a")
+			versions := [2]string{b.TempDir(), b.TempDir()}
+			benchTree(b, versions[0], 50, 100, "a")
+			benchTree(b, versions[1], 50, 100, "b")
+			sink := newSink()
+			openBench(b, dir, sink, func(o *Options) { o.ReloadThreshold = mode.threshold })
+			var cpu, wall time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				sink.reset()
+				src := versions[(i+1)%2]
+				c0, t0 := cpuTime(b), time.Now()
+				if os.Getenv("CTXLS_BENCH_LOG") != "" {
+					fmt.Fprintf(os.Stderr, "%s checkout\n", t0.Format("15:04:05.000"))
+				}
+				cmd := exec.Command("cp", "-r", src+string(filepath.Separator)+".", dir)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("cp: %v\n%s", err, out)
+				}
+				sink.wait(b, paths)
+				wall += time.Since(t0)
+				cpu += cpuTime(b) - c0
+			}
+			b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms/checkout")
+			b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
+		})
+	}
+}
+
+// BenchmarkDidChange measures applying the editor's text of an open topic
+// (the library holds it when DidChange returns) in a workspace of 2,000
+// topics, and the diagnostics of the files it affects.
+func BenchmarkDidChange(b *testing.B) {
+	dir := b.TempDir()
+	paths := benchTree(b, dir, 20, 100, "a")
+	w, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	target := paths[len(paths)/2]
+	w.DidOpen(target, topicText("d010", "t0050", "Open", "d011:t0050"), 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.DidChange(target, topicText("d010", "t0050", fmt.Sprintf("Typed %d", i), "d011:t0050", "d010:t0051"), int32(i+2))
+		for _, p := range []string{target, paths[len(paths)/2-100]} {
+			w.Library().Diagnose(p)
+		}
+	}
+}
