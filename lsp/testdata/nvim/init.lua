@@ -108,8 +108,9 @@ local function run()
   else
     result.completion = {}
     for _, r in pairs(resp) do
-      if r.err then
-        fail('completion error: ' .. vim.inspect(r.err))
+      local rerr = r.err or r.error
+      if rerr then
+        fail('completion error: ' .. vim.inspect(rerr))
       end
       local items = r.result and (r.result.items or r.result) or {}
       for _, it in ipairs(items) do
@@ -127,8 +128,9 @@ local function run()
     fail('hover: ' .. tostring(err))
   else
     for _, r in pairs(resp) do
-      if r.err then
-        fail('hover error: ' .. vim.inspect(r.err))
+      local rerr = r.err or r.error
+      if rerr then
+        fail('hover error: ' .. vim.inspect(rerr))
       elseif r.result then
         local c = r.result.contents
         result.hover = type(c) == 'table' and (c.value or vim.json.encode(c)) or c
