@@ -39,6 +39,7 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 	}
 	rng := v.rng(c.Replace)
 	var items []protocol.CompletionItem
+	incomplete := false
 	switch c.Kind {
 	case refs.CompleteDomain:
 		for _, d := range v.lib.Domains() {
@@ -59,8 +60,15 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 		if !ok {
 			break
 		}
-		eager := len(d.Topics) <= eagerDocs
-		for _, t := range d.Topics {
+		topics := d.Topics
+		if len(topics) > maxCompletionItems {
+			// A huge domain: send the best matches of what is typed and let
+			// the client ask again as the user types on.
+			topics = bestTopics(topics, c.Prefix, maxCompletionItems)
+			incomplete = true
+		}
+		eager := len(topics) <= eagerDocs
+		for _, t := range topics {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -92,7 +100,41 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 	if items == nil {
 		items = []protocol.CompletionItem{}
 	}
-	return &protocol.CompletionList{Items: items}, nil
+	return &protocol.CompletionList{IsIncomplete: incomplete, Items: items}, nil
+}
+
+// maxCompletionItems bounds the topics one completion answer carries.
+const maxCompletionItems = 300
+
+// bestTopics picks up to n topics matching prefix: always-load topics and
+// names starting with the prefix first, then names containing it, then
+// names holding its characters in order.
+func bestTopics(topics []*library.Topic, prefix string, n int) []*library.Topic {
+	p := strings.ToLower(prefix)
+	var tiers [4][]*library.Topic
+	for _, t := range topics {
+		name := strings.ToLower(t.Name)
+		switch {
+		case p == "" && alwaysLoad(t), p != "" && strings.HasPrefix(name, p) && alwaysLoad(t):
+			tiers[0] = append(tiers[0], t)
+		case strings.HasPrefix(name, p):
+			tiers[1] = append(tiers[1], t)
+		case strings.Contains(name, p):
+			tiers[2] = append(tiers[2], t)
+		case subsequence(p, name):
+			tiers[3] = append(tiers[3], t)
+		}
+	}
+	out := make([]*library.Topic, 0, n)
+	for _, tier := range tiers {
+		for _, t := range tier {
+			if len(out) == n {
+				return out
+			}
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // topicItem is the completion item of a topic: its name, with title and

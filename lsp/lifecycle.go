@@ -103,7 +103,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 			DocumentSymbolProvider:  protocol.Boolean(true),
 			WorkspaceSymbolProvider: protocol.Boolean(true),
 			CodeActionProvider: &protocol.CodeActionOptions{
-				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindSource},
+				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite},
 			},
 			CodeLensProvider:     &protocol.CodeLensOptions{},
 			DocumentLinkProvider: &protocol.DocumentLinkOptions{},
@@ -140,7 +140,32 @@ func settingsOf(raw []byte) []byte {
 // flow from now on.
 func (s *Server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
 	s.initOnce.Do(func() { close(s.initialized) })
+	s.mu.Lock()
+	pull := s.caps.configuration && len(s.settings) == 0
+	s.mu.Unlock()
+	if pull {
+		go s.pullSettings()
+	}
 	return nil
+}
+
+// pullSettings asks the client for the ctxls settings
+// (workspace/configuration) and applies them. It runs on its own
+// goroutine: the answer comes through the read loop.
+func (s *Server) pullSettings() {
+	ctx := s.ctx
+	section := "ctxls"
+	res, err := s.client.Configuration(ctx, &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}})
+	if err != nil || len(res) == 0 || len(res[0]) == 0 || string(res[0]) == "null" {
+		return
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return
+	}
+	if err := ws.SetSettings(ctx, json.RawMessage(res[0])); err != nil {
+		s.log.Warn("apply the ctxls settings", "err", err)
+	}
 }
 
 // openWorkspace indexes the workspace, reporting progress once the client

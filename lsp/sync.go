@@ -136,7 +136,14 @@ func (s *Server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 // .ctxls.yaml.
 func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
 	raw := settingsOf(params.Settings)
-	if raw == nil {
+	if raw == nil || string(raw) == "{}" {
+		// The pull model: the notification only says something changed.
+		s.mu.Lock()
+		pull := s.caps.configuration
+		s.mu.Unlock()
+		if pull {
+			go s.pullSettings()
+		}
 		return nil
 	}
 	ws, err := s.workspaceCtx(ctx)
@@ -148,3 +155,4 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	}
 	return nil
 }
+

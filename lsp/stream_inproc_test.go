@@ -1,0 +1,164 @@
+package lsp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// inprocRaw drives a Server with raw bytes, to test what a well-behaved
+// client never sends.
+type inprocRaw struct {
+	t    *testing.T
+	w    io.WriteCloser
+	msgs chan map[string]json.RawMessage
+	done chan error
+}
+
+func inprocRawStart(t *testing.T, dir string) *inprocRaw {
+	t.Helper()
+	srvIn, w := io.Pipe()
+	r, srvOut := io.Pipe()
+	c := &inprocRaw{t: t, w: w, msgs: make(chan map[string]json.RawMessage, 100), done: make(chan error, 1)}
+	srv := New(Options{Dir: dir, NoWatch: true})
+	go func() { c.done <- srv.Serve(context.Background(), srvIn, srvOut) }()
+	go func() {
+		br := bufio.NewReader(r)
+		for {
+			n := 0
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					close(c.msgs)
+					return
+				}
+				line = strings.TrimSpace(line)
+				if line == "" {
+					break
+				}
+				if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+					n, _ = strconv.Atoi(v)
+				}
+			}
+			body := make([]byte, n)
+			if _, err := io.ReadFull(br, body); err != nil {
+				close(c.msgs)
+				return
+			}
+			var m map[string]json.RawMessage
+			json.Unmarshal(body, &m)
+			c.msgs <- m
+		}
+	}()
+	t.Cleanup(func() {
+		w.Close()
+		srvOut.Close()
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+			t.Error("server did not stop at end of input")
+		}
+	})
+	return c
+}
+
+func (c *inprocRaw) send(raw string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.w, raw); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+
+// response waits for the response to id, skipping notifications.
+func (c *inprocRaw) response(id string) map[string]json.RawMessage {
+	c.t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				c.t.Fatalf("the server closed its output waiting for %s", id)
+			}
+			if string(m["id"]) == id {
+				return m
+			}
+		case <-timeout:
+			c.t.Fatalf("no response to %s", id)
+		}
+	}
+}
+
+func errorCode(m map[string]json.RawMessage) int {
+	var e struct{ Code int }
+	json.Unmarshal(m["error"], &e)
+	return e.Code
+}
+
+func TestInprocBadInput(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	c := inprocRawStart(t, dir)
+	hover := func(id int, line int) string {
+		return frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":%d,"character":3}}}`,
+			id, uriOf(dir+"/commands/implement.md"), line))
+	}
+
+	c.send(hover(1, 0))
+	if got := errorCode(c.response("1")); got != -32002 {
+		t.Errorf("hover before initialize: code %d, want -32002", got)
+	}
+	c.send(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":{}}}`, uriOf(dir))))
+	if m := c.response("2"); m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	c.send(frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`))
+
+	tests := []struct {
+		name  string
+		input string
+		id    string // the response to expect, if any
+		code  int    // its error code, 0 for success
+	}{
+		{"garbage", "\x00\xff garbage without headers\r\n\r\n", "", 0},
+		{"invalid JSON", frame(`{"jsonrpc":"2.0","id":10,"method":`), "null", -32700},
+		{"short Content-Length", "Content-Length: 10\r\n\r\n" + `{"jsonrpc":"2.0","id":11,"method":"shutdown"}`, "null", -32700},
+		{"not a message", frame(`[1,2`), "null", -32700},
+		{"unknown method", frame(`{"jsonrpc":"2.0","id":12,"method":"ctxls/nope","params":{}}`), "12", -32601},
+		{"bad notification params", frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":5}}`), "", 0},
+		{"bad request params", frame(`{"jsonrpc":"2.0","id":13,"method":"textDocument/hover","params":{"position":"x"}}`), "13", -32602},
+		{"position out of range", hover(14, 100000), "14", -32602},
+		{"string id", frame(`{"jsonrpc":"2.0","id":"s1","method":"ctxls/commands","params":{}}`), `"s1"`, 0},
+	}
+	for i, tc := range tests {
+		c.send(tc.input)
+		if tc.id != "" {
+			m := c.response(tc.id)
+			if got := errorCode(m); got != tc.code {
+				t.Errorf("%s: error code %d, want %d (%s)", tc.name, got, tc.code, m["error"])
+			}
+		}
+		// The server still answers.
+		id := 100 + i
+		c.send(hover(id, 36))
+		if m := c.response(strconv.Itoa(id)); m["error"] != nil {
+			t.Errorf("after %s: hover failed: %s", tc.name, m["error"])
+		}
+	}
+
+	// A 10 MB document is accepted and answered.
+	big := strings.Repeat("python:fastapi_patterns and some prose 中文 😀\n", 10<<20/50)
+	u := uriOf(dir + "/commands/big.md")
+	text, _ := json.Marshal(big)
+	c.send(frame(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"markdown","version":1,"text":%s}}}`, u, text)))
+	c.send(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":200,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":150000,"character":3}}}`, u)))
+	if m := c.response("200"); m["error"] != nil || !strings.Contains(string(m["result"]), "FastAPI") {
+		t.Errorf("hover in a 10 MB document: %.300s", m["result"])
+	}
+}
