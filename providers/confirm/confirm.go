@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultTTL is how long a token stays valid when New is given no TTL.
-const DefaultTTL = 2 * time.Minute
+const DefaultTTL = 5 * time.Minute
 
 // ErrInvalidToken is returned by Consume for a token that was not issued for
 // the key, was used already, or expired.

@@ -2,7 +2,6 @@ package execution
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"time"
@@ -26,17 +25,7 @@ func (s *Store) RequestDelete(ctx context.Context, sessionID string) (token stri
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("request delete: %w", err)
 	}
-	now := s.now()
-	token = rand.Text()
-	expires = now.Add(s.opts.DeleteTokenTTL)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for t, d := range s.tokens {
-		if !now.Before(d.expires) {
-			delete(s.tokens, t)
-		}
-	}
-	s.tokens[token] = deleteToken{sessionID: sessionID, expires: expires}
+	token, expires = s.tokens.Issue(sessionID)
 	return token, expires, nil
 }
 
@@ -45,15 +34,8 @@ func (s *Store) RequestDelete(ctx context.Context, sessionID string) (token stri
 // conversation and messages) when token is the one RequestDelete issued for
 // it. A token is consumed by its first use, successful or not.
 func (s *Store) ConfirmDelete(ctx context.Context, sessionID, token string) error {
-	s.mu.Lock()
-	d, ok := s.tokens[token]
-	delete(s.tokens, token)
-	s.mu.Unlock()
-	switch {
-	case !ok || d.sessionID != sessionID:
-		return fmt.Errorf("delete execution %s: %w", sessionID, ErrInvalidToken)
-	case !s.now().Before(d.expires):
-		return fmt.Errorf("delete execution %s: %w: it expired at %s", sessionID, ErrInvalidToken, d.expires.Format(time.RFC3339))
+	if err := s.tokens.Consume(sessionID, token); err != nil {
+		return fmt.Errorf("delete execution %s: %w", sessionID, err)
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {

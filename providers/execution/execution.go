@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/confirm"
 	"github.com/ctxls/ctxls/providers/storage"
 )
 
@@ -39,7 +40,7 @@ var (
 	ErrIsCurrent = errors.New("the current execution cannot be deleted")
 	// ErrInvalidToken: a delete confirmation token that this process did not
 	// issue for this execution, was used already, or expired.
-	ErrInvalidToken = errors.New("invalid delete confirmation token")
+	ErrInvalidToken = confirm.ErrInvalidToken
 	// ErrNoPlan: the execution has no chain plan to resume.
 	ErrNoPlan = errors.New("execution has no chain plan")
 )
@@ -167,8 +168,7 @@ type Store struct {
 	opts  Options
 	now   func() time.Time
 
-	mu     sync.Mutex
-	tokens map[string]deleteToken
+	tokens *confirm.Tokens
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -176,23 +176,19 @@ type Store struct {
 	closeErr  error
 }
 
-type deleteToken struct {
-	sessionID string
-	expires   time.Time
-}
-
 // New registers this process as an owner in db and starts its heartbeat.
 // Close the Store before closing db.
 func New(ctx context.Context, db *storage.DB, opts Options) (*Store, error) {
 	s := &Store{
-		db:     db,
-		owner:  newID(),
-		opts:   opts.withDefaults(),
-		now:    time.Now,
-		tokens: map[string]deleteToken{},
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		db:    db,
+		owner: newID(),
+		opts:  opts.withDefaults(),
+		now:   time.Now,
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
+	// Through s.now, which tests move forward.
+	s.tokens = confirm.New(s.opts.DeleteTokenTTL, func() time.Time { return s.now() })
 	if err := s.beat(ctx); err != nil {
 		return nil, fmt.Errorf("register process: %w", err)
 	}
