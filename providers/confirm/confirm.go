@@ -17,7 +17,7 @@ const DefaultTTL = 5 * time.Minute
 
 // ErrInvalidToken is returned by Consume for a token that was not issued for
 // the key, was used already, or expired.
-var ErrInvalidToken = errors.New("invalid confirmation token")
+var ErrInvalidToken = errors.New("invalid delete confirmation token")
 
 // Tokens holds the tokens issued by one process. They live in memory only:
 // a confirmation does not survive a restart, by design. Tokens is safe for
