@@ -70,11 +70,9 @@ func buildMatrix(lib *library.Library) *crossMatrix {
 			r := crossRow{condition: plainCell(cell(trig)), relevance: parseRelevance(cell(score))}
 			r.terms = terms(r.condition)
 			if primary >= 0 {
+				// A row for a domain this workspace lacks never matches;
+				// it is not an error of the caller's domain.
 				r.primary = primaryDomain(lib, cell(primary))
-				if r.primary == "?" {
-					m.warnings = append(m.warnings, warnf(WarnUnresolved, "cross_domain.md: primary domain %q is not a domain", plainCell(cell(primary))))
-					continue
-				}
 			}
 			r.raw = reMarkdown.FindAllString(cell(target), -1)
 			if len(r.raw) == 0 {
@@ -87,7 +85,8 @@ func buildMatrix(lib *library.Library) *crossMatrix {
 }
 
 // primaryDomain reads a matrix's primary-domain cell: "python/",
-// "Python", "Any code review" (any domain, returned as "").
+// "Python", "Any code review" (any domain, returned as ""). A name that
+// is no domain of the library is returned as written.
 func primaryDomain(lib *library.Library, cell string) string {
 	s := strings.ToLower(plainCell(cell))
 	s = strings.Trim(s, "/ ")
@@ -103,7 +102,7 @@ func primaryDomain(lib *library.Library, cell string) string {
 			return w
 		}
 	}
-	return "?"
+	return s
 }
 
 // parseRelevance reads "0.9", "90%", "High".
@@ -214,7 +213,7 @@ func (p *Provider) crossHits(lib *library.Library, dom *library.Domain, triggers
 			continue
 		}
 		for _, raw := range r.raw {
-			id, ok := resolveFile(lib, "", strings.ReplaceAll(raw, "{domain}", dom.Name))
+			id, ok := p.current(lib).resolveFile("", strings.ReplaceAll(raw, "{domain}", dom.Name))
 			if !ok {
 				if !unresolved[raw] {
 					unresolved[raw] = true

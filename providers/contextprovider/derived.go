@@ -13,10 +13,13 @@ type derived struct {
 	lib     *library.Library
 	version uint64
 
-	mu      sync.Mutex
-	detects map[string]*detectionRules
-	matrix  *crossMatrix
-	index   *searchIndex
+	mu        sync.Mutex
+	detects   map[string]*detectionRules
+	matrix    *crossMatrix
+	index     *searchIndex
+	stemsOnce sync.Once
+	stemIDs   map[string][]string
+
 	// prevIndex is the previous version's index, reused per topic.
 	prevIndex *searchIndex
 }

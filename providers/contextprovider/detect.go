@@ -92,6 +92,9 @@ type detectionRule struct {
 	category string
 	patterns []pattern
 	files    []string
+	// derived says the entry has no name of its own: its row named only
+	// files, or it holds a topic's detectionTriggers.
+	derived bool
 }
 
 type detectionRules struct {
@@ -107,12 +110,13 @@ func (d *derived) detection(domain string) *detectionRules {
 	if r, ok := d.detects[domain]; ok {
 		return r
 	}
-	r := buildDetection(d.lib, domain)
+	r := buildDetection(d, domain)
 	d.detects[domain] = r
 	return r
 }
 
-func buildDetection(lib *library.Library, domain string) *detectionRules {
+func buildDetection(d *derived, domain string) *detectionRules {
+	lib := d.lib
 	out := &detectionRules{}
 	dom, ok := lib.Domain(domain)
 	if !ok {
@@ -135,10 +139,26 @@ func buildDetection(lib *library.Library, domain string) *detectionRules {
 		byKey[r.key] = r
 		out.rules = append(out.rules, r)
 	}
-	if det := dom.Detection; det != nil {
-		out.source = true
-		for _, r := range tableRules(lib, det, domain, &out.warnings) {
-			add(r)
+	// Rows that name only files (no framework or library) and topics'
+	// detectionTriggers are attached to a named rule afterwards.
+	var pending []*detectionRule
+	for _, src := range []*library.Topic{dom.Detection, dom.Index} {
+		if src == nil {
+			continue
+		}
+		// An index's tables name situations, not frameworks: only their
+		// patterns and files count.
+		for _, r := range tableRules(d, src, domain, &out.warnings) {
+			out.source = true
+			if r.derived || src == dom.Index {
+				r.name, r.derived = "", true
+				pending = append(pending, r)
+			} else {
+				add(r)
+			}
+		}
+		if src == dom.Detection {
+			out.source = true
 		}
 	}
 	testingDomain := strings.Contains(domain, "test")
@@ -150,8 +170,6 @@ func buildDetection(lib *library.Library, domain string) *detectionRules {
 			r.category = CatTesting
 		}
 	}
-	// Topics' own detectionTriggers join the rule that already loads the
-	// topic, or make one of their own.
 	// Always-load topics are loaded in protocol step 2 whatever is
 	// detected, and their triggers tend to be as broad as "import ".
 	always := alwaysTopics(dom)
@@ -160,39 +178,56 @@ func buildDetection(lib *library.Library, domain string) *detectionRules {
 			continue
 		}
 		out.source = true
-		var pats []pattern
+		r := &detectionRule{files: []string{t.ID}, derived: true}
 		for _, trig := range t.Meta.DetectionTriggers {
 			if !genericPattern(trig) {
-				pats = append(pats, pattern{text: trig, source: t.ID})
+				r.patterns = append(r.patterns, pattern{text: trig, source: t.ID})
 			}
 		}
-		// The rule most specific to the topic owns its triggers.
+		pending = append(pending, r)
+	}
+	for _, pr := range pending {
+		// The most specific named rule loading the same files owns the
+		// patterns.
 		var owner *detectionRule
 		for _, r := range out.rules {
-			if slices.Contains(r.files, t.ID) && (owner == nil || len(r.files) < len(owner.files)) {
+			if !r.derived && containsAll(r.files, pr.files) && (owner == nil || len(r.files) < len(owner.files)) {
 				owner = r
 			}
 		}
 		if owner != nil {
-			owner.patterns = append(owner.patterns, pats...)
+			owner.patterns = append(owner.patterns, pr.patterns...)
 			continue
 		}
-		name := strings.TrimSuffix(path.Base(t.Name), "_patterns")
-		cat := CatLibrary
-		if t.Meta.Type == "framework" {
-			cat = CatFramework
+		pr.name = strings.TrimSuffix(path.Base(pr.files[0]), "_patterns")
+		pr.key = strings.ToLower(pr.name)
+		pr.category = CatLibrary
+		if t, ok := lib.Topic(pr.files[0]); ok && t.Meta.Type == "framework" {
+			pr.category = CatFramework
+			if testingDomain {
+				pr.category = CatTesting
+			}
 		}
-		add(&detectionRule{name: name, key: strings.ToLower(name), category: cat, patterns: pats, files: []string{t.ID}})
+		add(pr)
 	}
 	out.rules = slices.DeleteFunc(out.rules, func(r *detectionRule) bool { return len(r.patterns) == 0 })
 	return out
+}
+
+func containsAll(set, sub []string) bool {
+	for _, s := range sub {
+		if !slices.Contains(set, s) {
+			return false
+		}
+	}
+	return len(sub) > 0
 }
 
 // tableRules reads the pipe tables of a detection file. In each table a
 // "files to load" column names the topics, a name column (Framework,
 // Library, Context…) names the entry, and the backticked text of the other
 // columns are the patterns.
-func tableRules(lib *library.Library, det *library.Topic, domain string, warns *[]Warning) []*detectionRule {
+func tableRules(d *derived, det *library.Topic, domain string, warns *[]Warning) []*detectionRule {
 	doc := det.Doc
 	var out []*detectionRule
 	unresolved := map[string]bool{}
@@ -205,14 +240,21 @@ func tableRules(lib *library.Library, det *library.Topic, domain string, warns *
 		filesCol := pickColumn(header, -1, func(h string) bool { return strings.Contains(h, "to load") }, func(h string) bool { return h == "load" }, func(h string) bool {
 			return strings.Contains(h, "load") || strings.Contains(h, "topic")
 		})
-		nameCol := pickColumn(header, filesCol, func(h string) bool {
-			for _, w := range []string{"framework", "librar", "orm", "context", "signal", "tool", "technology", "package", "name", "platform", "runtime"} {
-				if strings.Contains(h, w) {
-					return true
+		nameCol := -1
+		for _, pass := range []bool{true, false} {
+			// Prefer a column of names over one of backticked packages.
+			nameCol = pickColumn(header, filesCol, func(h string) bool {
+				for _, w := range []string{"framework", "librar", "orm", "context", "signal", "tool", "technology", "package", "name", "platform", "runtime", "type", "system"} {
+					if strings.Contains(h, w) {
+						return !pass || !codeOnlyColumn(doc, tb, slices.Index(header, h))
+					}
 				}
+				return false
+			})
+			if nameCol >= 0 {
+				break
 			}
-			return false
-		})
+		}
 		if nameCol < 0 && len(header) > 0 && filesCol != 0 && !codeOnlyColumn(doc, tb, 0) {
 			nameCol = 0
 		}
@@ -227,7 +269,7 @@ func tableRules(lib *library.Library, det *library.Topic, domain string, warns *
 			}
 			if filesCol >= 0 && filesCol < len(row) {
 				for _, m := range reMarkdown.FindAllString(row[filesCol].Text, -1) {
-					id, ok := resolveFile(lib, domain, m)
+					id, ok := d.resolveFile(domain, m)
 					if !ok {
 						if !unresolved[m] {
 							unresolved[m] = true
@@ -257,7 +299,16 @@ func tableRules(lib *library.Library, det *library.Topic, domain string, warns *
 				if len(r.files) == 0 {
 					continue
 				}
-				r.name = strings.TrimSuffix(path.Base(r.files[0]), "_patterns")
+				r.name, r.derived = "", true
+			}
+			if len(r.patterns) == 0 && filesCol < 0 && nameCol >= 0 && nameCol < len(row) {
+				// A table listing packages in its name column: the names
+				// are the patterns.
+				for _, s := range document.CodeSpans(doc.Text, row[nameCol].Span) {
+					if txt := strings.TrimSpace(string(doc.Slice(s))); !genericPattern(txt) {
+						r.patterns = append(r.patterns, pattern{text: txt, kind: sigAny, source: det.ID + "#" + heading})
+					}
+				}
 			}
 			if len(r.patterns) == 0 {
 				continue
@@ -380,8 +431,11 @@ func plainCell(s string) string {
 
 // resolveFile turns a file named in a table ("fastapi_patterns.md",
 // "testing/pytest_patterns.md", "../security/x.md",
-// "{domain}/performance_patterns.md") into a topic id.
-func resolveFile(lib *library.Library, domain, name string) (string, bool) {
+// "{domain}/performance_patterns.md") into a topic id: relative to the
+// domain, then to the context root, then the one topic anywhere with that
+// file name ("security_guidelines.md" named in python/index.md).
+func (d *derived) resolveFile(domain, name string) (string, bool) {
+	lib := d.lib
 	name = strings.ReplaceAll(name, "{domain}", domain)
 	name = strings.TrimSuffix(name, ".md")
 	name = strings.TrimPrefix(name, "./")
@@ -402,7 +456,24 @@ func resolveFile(lib *library.Library, domain, name string) (string, bool) {
 			return id, true
 		}
 	}
+	if !strings.Contains(name, "/") {
+		if ids := d.stems()[name]; len(ids) == 1 {
+			return ids[0], true
+		}
+	}
 	return "", false
+}
+
+// stems maps file names to the ids of the topics that have them.
+func (d *derived) stems() map[string][]string {
+	d.stemsOnce.Do(func() {
+		d.stemIDs = map[string][]string{}
+		for _, t := range d.lib.Topics() {
+			base := path.Base(t.Name)
+			d.stemIDs[base] = append(d.stemIDs[base], t.ID)
+		}
+	})
+	return d.stemIDs
 }
 
 // matchSignal scores one signal against one pattern, 0 when they do not

@@ -106,7 +106,7 @@ func (p *Provider) buildIndex(lib *library.Library, dom *library.Domain) DomainI
 		addTopic(t, false)
 	}
 	if idx != nil {
-		descs, flows := indexProse(lib, dom.Name, idx)
+		descs, flows := indexProse(p.current(lib), dom.Name, idx)
 		for i := range di.Files {
 			if d, ok := descs[di.Files[i].ID]; ok {
 				di.Files[i].Description = d
@@ -133,14 +133,14 @@ func (p *Provider) buildIndex(lib *library.Library, dom *library.Domain) DomainI
 // line or table row naming one file describes it; a table row whose first
 // cell names no file and whose other cells do is a workflow; so is an
 // ordered list that names files.
-func indexProse(lib *library.Library, domain string, idx *library.Topic) (map[string]string, []WorkflowEntry) {
+func indexProse(d *derived, domain string, idx *library.Topic) (map[string]string, []WorkflowEntry) {
 	doc := idx.Doc
 	descs := map[string]string{}
 	var flows []WorkflowEntry
 	resolveAll := func(s string) []string {
 		var ids []string
 		for _, m := range reMarkdown.FindAllString(s, -1) {
-			if id, ok := resolveFile(lib, domain, m); ok && !slices.Contains(ids, id) {
+			if id, ok := d.resolveFile(domain, m); ok && !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
 		}
@@ -172,7 +172,8 @@ func indexProse(lib *library.Library, domain string, idx *library.Topic) (map[st
 				if _, ok := descs[first[0]]; !ok {
 					descs[first[0]] = strings.Join(others, " — ")
 				}
-			case len(first) == 0 && len(rest) > 0:
+			case len(first) == 0 && len(rest) > 0 && !strings.Contains(row[0].Text, "`"):
+				// A first cell of code is a detection hint, not a task.
 				flows = append(flows, WorkflowEntry{Name: plainCell(row[0].Text), Files: rest})
 			}
 		}

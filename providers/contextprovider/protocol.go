@@ -92,7 +92,7 @@ func protocolSteps(t *library.Topic) []ProtocolStep {
 		} else {
 			body = ""
 		}
-		st.Description = firstParagraph(body)
+		st.Description = strings.TrimSpace(strings.TrimPrefix(strings.NewReplacer("**", "", "__", "").Replace(firstParagraph(body)), "Action:"))
 		if mm := reMethod.FindString(body); mm != "" {
 			st.Method = mm
 		} else if n >= 1 && n <= len(defaultSteps) {
