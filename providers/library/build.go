@@ -28,7 +28,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots}
+	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots)}
 	files := make([]*File, len(s.files))
 	var done atomic.Int64
 	parallel(ctx, len(s.files), func(i int) {
@@ -54,7 +54,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
-	l.contextRoots, l.commandRoots = s.contextRoots, s.commandRoots
+	l.contextRoots, l.commandRoots, l.beside = s.contextRoots, s.commandRoots, b.beside
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.warnings = append(s.warnings, st.warnings...)
 	l.version++
@@ -89,6 +89,25 @@ type builder struct {
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
+	// beside holds, per context root, the names of the directories next
+	// to it (in its parent), which workspace-relative paths start with.
+	beside map[string]map[string]bool
+}
+
+// besideRoots lists the directories next to each context root.
+func besideRoots(roots []string) map[string]map[string]bool {
+	out := make(map[string]map[string]bool, len(roots))
+	for _, r := range roots {
+		names := map[string]bool{}
+		ents, _ := os.ReadDir(filepath.Dir(r))
+		for _, e := range ents {
+			if e.IsDir() && filepath.Join(filepath.Dir(r), e.Name()) != r {
+				names[e.Name()] = true
+			}
+		}
+		out[r] = names
+	}
+	return out
 }
 
 // parse reads (unless content is given) and parses one file. References
@@ -151,16 +170,17 @@ func (b *builder) topic(doc *document.Doc, c class) (*Topic, []metaProblem) {
 	total, per := b.counter.CountSpans(string(doc.Slice(body)), spans)
 	t.Tokens = total
 	for i, s := range secs {
-		sec := Section{Name: s.Text, Level: s.Level, Heading: s.Span, Content: s.Content, Tokens: per[i]}
+		name, anchor := headingName(s.Text)
+		sec := Section{Name: name, Anchor: anchor, Level: s.Level, Heading: s.Span, Content: s.Content, Tokens: per[i]}
 		for _, m := range t.Meta.Sections {
-			if strings.EqualFold(m.Name, s.Text) {
+			if sec.Matches(m.Name) {
 				sec.Declared = m.EstimatedTokens
 				sec.Keywords = m.Keywords
 				break
 			}
 		}
 		if sec.Keywords == nil {
-			sec.Keywords = keywords(s.Text)
+			sec.Keywords = keywords(unnumbered(name))
 		}
 		t.Sections = append(t.Sections, sec)
 	}
@@ -193,11 +213,13 @@ func (b *builder) scanRefs(f *File, v view) []refs.Ref {
 	if f.Doc == nil {
 		return nil
 	}
-	all := refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections})
+	all := refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f)})
 	out := all[:0]
 	for _, r := range all {
 		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {
-			continue
+			if _, _, ok := b.misplaced(f.Path, r, v.isDomain); !ok {
+				continue
+			}
 		}
 		out = append(out, r)
 	}
@@ -206,15 +228,24 @@ func (b *builder) scanRefs(f *File, v view) []refs.Ref {
 
 // pathCandidates lists the absolute paths a path reference may mean, most
 // likely first: relative to the referring file, to the workspace layout
-// around each context root, and to each context root itself.
+// around each context root, and to each context root itself. The last
+// reading is left out for a file outside the root when the path starts
+// with a directory that stands next to the root ("commands/x.md" written
+// in a command means the commands folder, not the context domain of that
+// name).
 func (b *builder) pathCandidates(from string, r refs.Ref) []string {
 	p := filepath.FromSlash(r.Path)
 	if filepath.IsAbs(p) {
 		p = strings.TrimLeft(p, string(filepath.Separator))
 	}
+	first, _, _ := strings.Cut(filepath.ToSlash(p), "/")
 	out := []string{filepath.Join(filepath.Dir(from), p)}
 	for _, root := range b.contextRoots {
-		out = append(out, filepath.Join(filepath.Dir(root), p), filepath.Join(root, p))
+		out = append(out, filepath.Join(filepath.Dir(root), p))
+		if b.beside[root][first] && underAny(from, []string{root}) == "" {
+			continue
+		}
+		out = append(out, filepath.Join(root, p))
 	}
 	return out
 }
@@ -231,6 +262,35 @@ func (b *builder) pathInRoots(from string, r refs.Ref) bool {
 		}
 	}
 	return false
+}
+
+// misplaced reports whether a path reference that leads outside every
+// context root still ends in "domain/topic.md" for a known domain and
+// names no file on disk: a topic reference with a wrong relative path,
+// such as "../../security/x.md" written one level too deep.
+func (b *builder) misplaced(from string, r refs.Ref, isDomain func(string) bool) (domain, stem string, ok bool) {
+	// Only "../…/domain/topic.md": a path that climbs and then names a
+	// domain directly. Deeper paths ("../../memory/commands/index.md")
+	// point at other trees that merely share a folder name.
+	parts := strings.Split(path.Clean(filepath.ToSlash(r.Path)), "/")
+	up := 0
+	for up < len(parts) && parts[up] == ".." {
+		up++
+	}
+	if up == 0 || len(parts)-up != 2 {
+		return "", "", false
+	}
+	domain = parts[up]
+	stem = strings.TrimSuffix(parts[up+1], path.Ext(parts[up+1]))
+	if !isDomain(domain) {
+		return "", "", false
+	}
+	for _, c := range b.pathCandidates(from, r) {
+		if _, err := os.Stat(c); err == nil {
+			return "", "", false
+		}
+	}
+	return domain, stem, true
 }
 
 // isBare reports whether a path is a file name alone, such as
@@ -348,9 +408,9 @@ func (v view) sections(domain, topic string) []string {
 	if t == nil {
 		return nil
 	}
-	out := make([]string, len(t.Sections))
-	for i, s := range t.Sections {
-		out[i] = s.Name
+	out := make([]string, 0, len(t.Sections))
+	for i := range t.Sections {
+		out = append(out, t.Sections[i].names()...)
 	}
 	return out
 }
@@ -396,6 +456,10 @@ func refKeys(b *builder, f *File) []string {
 		case refs.DomainForm:
 			add("@" + r.Domain)
 		case refs.PathForm:
+			// The last two parts name the topic a misplaced path means.
+			if parts := strings.Split(path.Clean(r.Path), "/"); len(parts) >= 2 {
+				add(parts[len(parts)-2] + "/" + strings.TrimSuffix(parts[len(parts)-1], path.Ext(r.Path)))
+			}
 			if isBare(r.Path) {
 				add("*/" + strings.TrimSuffix(path.Base(r.Path), path.Ext(r.Path)))
 			}

@@ -151,7 +151,9 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		case PartPath:
 			span = nonEmpty(r.PathSpan, r.Span)
 		}
-		if code == CodeUnresolved && isIndex(f) && (r.Form == refs.PathForm || r.Field == "indexedFiles") {
+		// An index listing a file that is not there is a stale entry; a
+		// path that misses an existing topic is a broken reference.
+		if code == CodeUnresolved && isIndex(f) && tg.Topic == nil && (r.Form == refs.PathForm || r.Field == "indexedFiles") {
 			code = CodeIndexMissing
 			// An indexedFiles entry names the file twice, by id and path:
 			// report the missing file once.
@@ -209,6 +211,9 @@ func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, strin
 						names[i] = s.Name
 					}
 					d := add(doc.NodeSpan(name), SeverityWarning, CodeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value)
+					for i := range names {
+						names[i] = unnumbered(names[i])
+					}
 					if c := Suggest(name.Value, names, 3); len(c) > 0 {
 						d.Message += "; did you mean " + quoteList(c) + "?"
 						d.Fix = &Fix{Replace: doc.ValueSpan(name), Candidates: c}

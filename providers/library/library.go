@@ -111,13 +111,14 @@ func (t *Topic) Key() string {
 	return t.Domain + ":" + t.Name
 }
 
-// Section returns the section named name (case-insensitively, or by its
-// GitHub-style anchor slug), preferring level-two headings.
+// Section returns the section named name (case-insensitively, without an
+// outline number such as "1.", or by its anchor), preferring level-two
+// headings.
 func (t *Topic) Section(name string) (*Section, bool) {
 	var best *Section
 	for i := range t.Sections {
 		s := &t.Sections[i]
-		if strings.EqualFold(s.Name, name) || Slug(s.Name) == strings.ToLower(name) {
+		if s.Matches(name) {
 			if best == nil || (s.Level == 2 && best.Level != 2) {
 				best = s
 			}
@@ -131,8 +132,11 @@ func (t *Topic) Body() string { return string(t.Doc.Slice(t.Doc.Body)) }
 
 // Section is a section of a topic with its measured cost.
 type Section struct {
-	// Name is the heading text.
+	// Name is the heading text without a trailing attribute block such as
+	// "{#anchor}".
 	Name string
+	// Anchor is the explicit anchor of the heading ("{#anchor}"), or "".
+	Anchor string
 	// Level is the heading level (2 for "##").
 	Level int
 	// Heading spans the heading line; Content spans the whole section.
@@ -217,6 +221,7 @@ type Library struct {
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
+	beside       map[string]map[string]bool
 	files        map[string]*File
 	topics       map[string]*Topic
 	byStem       map[string][]*Topic

@@ -331,7 +331,8 @@ func derive(m *Metadata, doc *document.Doc, domain, id, stem string) {
 	if !m.declared["sections"] {
 		for _, s := range doc.Sections() {
 			if s.Level == 2 {
-				m.Sections = append(m.Sections, SectionMeta{Name: s.Text, Keywords: keywords(s.Text)})
+				name, _ := headingName(s.Text)
+				m.Sections = append(m.Sections, SectionMeta{Name: name, Keywords: keywords(unnumbered(name))})
 			}
 		}
 	}

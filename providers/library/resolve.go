@@ -166,7 +166,7 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 		}
 	}
 	if inRoot == "" {
-		return Target{Kind: NotAReference}
+		return l.misplacedPath(b, f, r)
 	}
 	root := underAny(inRoot, l.contextRoots)
 	dir := filepath.Dir(inRoot)
@@ -182,6 +182,42 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 	}
 	return Target{Kind: Unresolved, Failed: PartPath,
 		Message:    fmt.Sprintf("%s does not exist in context root %s", r.Path, relSlash(l.dir, root)),
+		Candidates: cands}
+}
+
+// misplacedPath resolves a path reference that leads outside every context
+// root: when it still ends in "domain/topic.md" for a known domain it is a
+// topic reference with a wrong relative path, and the fix is the path that
+// reaches the topic from the referring file.
+func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref) Target {
+	domain, stem, ok := b.misplaced(f.Path, r, func(name string) bool { _, ok := l.domains[name]; return ok })
+	if !ok {
+		return Target{Kind: NotAReference}
+	}
+	d := l.domains[domain]
+	if t := l.topics[domain+"/"+stem]; t != nil {
+		fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path)
+		if err != nil {
+			fix = t.Path
+		}
+		return Target{Kind: Unresolved, Topic: t, Failed: PartPath,
+			Message:    fmt.Sprintf("%s leads outside the context roots to a file that does not exist; topic %s is at %s", r.Path, t.ID, filepath.ToSlash(fix)),
+			Candidates: []string{filepath.ToSlash(fix)}}
+	}
+	names := make([]string, len(d.Topics))
+	for i, t := range d.Topics {
+		names[i] = t.Name
+	}
+	var cands []string
+	for _, name := range Suggest(stem, names, 3) {
+		if t := l.topics[domain+"/"+name]; t != nil {
+			if fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path); err == nil {
+				cands = append(cands, filepath.ToSlash(fix))
+			}
+		}
+	}
+	return Target{Kind: Unresolved, Domain: d, Failed: PartPath,
+		Message:    fmt.Sprintf("%s leads outside the context roots to a file that does not exist, and domain %s has no topic %q", r.Path, domain, stem),
 		Candidates: cands}
 }
 
@@ -226,7 +262,7 @@ func (l *Library) topicAt(p string) *Topic {
 
 // builder returns a builder for the current configuration; callers hold mu.
 func (l *Library) builder() *builder {
-	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots}
+	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, beside: l.beside}
 }
 
 // Suggest returns up to n names close to want, best first: names that
@@ -253,8 +289,11 @@ func Suggest(want string, names []string, n int) []string {
 		case len(wWords) > 0 && containsWords(splitWords(c), wWords):
 			score = 20 + abs(len(c)-len(w))/4
 		default:
+			// A small edit distance is a typo; a larger one only counts
+			// when the names start with the same word, so "etl_patterns"
+			// does not suggest "build_patterns".
 			d := Distance(w, c)
-			if d <= max(1, min(len(w), len(c))/3) {
+			if d <= 2 || d <= min(len(w), len(c))/3 && firstWord(w) == firstWord(c) {
 				score = 30 + d
 			}
 		}
@@ -273,6 +312,13 @@ func Suggest(want string, names []string, n int) []string {
 		res = append(res, s.name)
 	}
 	return res
+}
+
+func firstWord(s string) string {
+	if w := splitWords(s); len(w) > 0 {
+		return w[0]
+	}
+	return ""
 }
 
 func splitWords(s string) []string {

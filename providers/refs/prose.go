@@ -363,7 +363,7 @@ func (s *scanner) barePathAt(i int, seg document.Span) (Ref, bool) {
 		j++
 	}
 	tok := t[j:k]
-	if bytes.IndexByte(tok, '/') < 0 || bytes.HasPrefix(tok, []byte("www.")) {
+	if bytes.IndexByte(tok, '/') < 0 && !s.opts.BareNames || bytes.HasPrefix(tok, []byte("www.")) {
 		return Ref{}, false
 	}
 	r, ok := pathRef(t, j, k, false)

@@ -150,6 +150,10 @@ type Options struct {
 	// (ignoring case) is taken as the section; without a match the
 	// heuristic described at Scan applies.
 	Sections func(domain, topic string) []string
+	// BareNames makes a file name without a directory in prose, such as
+	// "**file_formats.md**", a path reference. Index and detection files
+	// list their topics that way; elsewhere such a name is just text.
+	BareNames bool
 }
 
 // Scan returns the references of doc sorted by Span.Start, without

@@ -1,0 +1,128 @@
+package library
+
+import (
+	"slices"
+	"testing"
+)
+
+// Regression tests for findings on a real context library (numbered
+// headings with anchors, a domain named like the commands folder, paths
+// one level too deep, bare file names in an index). Each case is a minimal
+// reproduction of what the library wrote.
+
+func TestNumberedHeadingsWithAnchors(t *testing.T) {
+	src := topicFM("angular/common_issues", "always", 10,
+		"sections:\n  - name: Memory Leaks\n  - name: Lists & `*ngFor`\n  - name: 'Step 2: Load Always Files'\n  - name: What to Check") +
+		"# Common\n\n## 1. Memory Leaks {#memory-leaks}\n\nA.\n\n## 2. Lists & `*ngFor` {#trackby}\n\nB.\n\n## Step 2: Load \"Always\" Files\n\nC.\n\n## 3. What to Check (by Area)\n\nD.\n"
+	dir := writeTree(t, map[string]string{
+		"context/angular/common_issues.md": src,
+		"commands/review.md":               "# Review\n\nSee `angular:common_issues#memory-leaks`, `angular:common_issues#Memory Leaks`, `angular:common_issues#trackby` and `angular:common_issues#1. Memory Leaks`.\n",
+	})
+	l := load(t, dir, nil)
+	tp, _ := l.Topic("angular/common_issues")
+	s, ok := tp.Section("memory leaks")
+	if !ok || s.Name != "1. Memory Leaks" || s.Anchor != "memory-leaks" {
+		t.Fatalf("section = %+v, %v", s, ok)
+	}
+	got := slices.DeleteFunc(diagsOf(t, l, "context/angular/common_issues.md"), func(d diag) bool { return d.Code == CodeTokenDrift })
+	// Only the frontmatter name that really differs from its heading is
+	// reported, and the suggestion drops the outline number.
+	if want := []diag{{CodeSectionMissing, SeverityWarning, "What to Check"}}; !slices.Equal(got, want) {
+		t.Errorf("diagnostics = %v, want %v", got, want)
+	}
+	for _, d := range l.Diagnose(tp.Path) {
+		if d.Code == CodeSectionMissing && (d.Fix == nil || d.Fix.Candidates[0] != "What to Check (by Area)") {
+			t.Errorf("fix = %+v", d.Fix)
+		}
+	}
+	if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+		t.Errorf("references by anchor and unnumbered name: %v", ds)
+	}
+}
+
+func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
+	// The context root has a domain named "commands", and so has the
+	// workspace a commands folder: "commands/analyze.md" written in a
+	// command means the folder.
+	dir := writeTree(t, map[string]string{
+		"context/commands/build_patterns.md": "# Build\n",
+		"commands/build.md":                  "# Build\n",
+		"commands/_docs/README.md":           "# Docs\n\n- `commands/analyze.md` → `/analyze`\n- `commands/build.md`\n",
+		"context/commands/index.md":          "# Index\n\n- `build_patterns.md`\n- see `commands/build_patterns.md`\n",
+	})
+	l := load(t, dir, nil)
+	if ds := diagsOf(t, l, "commands/_docs/README.md"); len(ds) != 0 {
+		t.Errorf("workspace-relative paths reported: %v", ds)
+	}
+	// Inside the root the root-relative reading still holds.
+	f, _ := l.File(l.Dir() + "/context/commands/index.md")
+	for _, r := range f.Refs {
+		if tg := l.Resolve(f, r); tg.Topic == nil || tg.Topic.ID != "commands/build_patterns" {
+			t.Errorf("%s resolved to %+v", r.Path, tg)
+		}
+	}
+}
+
+func TestPathOneLevelTooDeep(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/security/security_guidelines.md": "# Security\n",
+		"context/angular/index.md": "# Angular\n\n| Security | `../../security/security_guidelines.md` |\n\n" +
+			"- Memory: `../../memory/commands/index.md`\n- Skill: `../../skills/angular/SKILL.md`\n- Missing: `../../security/nothing_here.md`\n",
+	})
+	l := load(t, dir, nil)
+	got := diagsOf(t, l, "context/angular/index.md")
+	want := []diag{
+		{CodeUnresolved, SeverityError, "../../security/security_guidelines.md"},
+		{CodeIndexMissing, SeverityWarning, "../../security/nothing_here.md"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("diagnostics = %v, want %v", got, want)
+	}
+	d := l.Diagnose(l.Dir() + "/context/angular/index.md")[0]
+	if d.Fix == nil || !slices.Equal(d.Fix.Candidates, []string{"../security/security_guidelines.md"}) {
+		t.Errorf("fix = %+v", d.Fix)
+	}
+	// Removing the topic changes the diagnostic, so the index depends on it.
+	res, err := l.Apply(t.Context(), []Change{{Path: "context/security/security_guidelines.md", Removed: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Affected, l.Dir()+"/context/angular/index.md") {
+		t.Errorf("Affected = %v lacks the index", res.Affected)
+	}
+}
+
+func TestBareNamesInIndexProse(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/schema/index.md":           "# Schema\n\n### 📁 **file_formats.md**\n\n### **common_patterns.md**\n\nAlso see **ghost.md** here.\n",
+		"context/schema/file_formats.md":    "# Files\n",
+		"context/schema/common_patterns.md": "# Common\n",
+		// Outside an index a bare name in prose is just text.
+		"context/schema/notes.md": "# Notes\n\nWrite ghost.md and **phantom.md** later.\n",
+	})
+	l := load(t, dir, nil)
+	got := diagsOf(t, l, "context/schema/index.md")
+	want := []diag{
+		{CodeIndexUnlisted, SeverityWarning, "Schema"},
+		{CodeIndexMissing, SeverityWarning, "ghost.md"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("index diagnostics = %v, want %v (only notes.md unlisted, ghost.md missing)", got, want)
+	}
+	if ds := diagsOf(t, l, "context/schema/notes.md"); len(ds) != 0 {
+		t.Errorf("bare names outside an index: %v", ds)
+	}
+}
+
+func TestSuggestNeedsSameFirstWordForLargeDistance(t *testing.T) {
+	names := []string{"build_patterns", "analysis_patterns", "implementation_strategies"}
+	if got := Suggest("etl_patterns", names, 3); len(got) != 0 {
+		t.Errorf("Suggest(etl_patterns) = %v, want none", got)
+	}
+	if got := Suggest("biuld_patterns", names, 3); len(got) == 0 || got[0] != "build_patterns" {
+		t.Errorf("Suggest(biuld_patterns) = %v", got)
+	}
+	if got := Suggest("analysis_pattern", names, 3); len(got) == 0 || got[0] != "analysis_patterns" {
+		t.Errorf("Suggest(analysis_pattern) = %v", got)
+	}
+}
