@@ -53,10 +53,11 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 	if w.closed() {
 		return
 	}
-	if f, ok := w.lib.File(path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, []byte(text)) {
+	lib := w.Library()
+	if f, ok := lib.File(path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, []byte(text)) {
 		return // the library already holds this text (opening an unchanged file)
 	}
-	res, err := w.lib.Apply(context.Background(), []library.Change{{Path: path, Content: []byte(text)}})
+	res, err := lib.Apply(context.Background(), []library.Change{{Path: path, Content: []byte(text)}})
 	if err != nil {
 		w.log.Warn("workspace: cannot apply the editor's text", "path", path, "err", err)
 		return
@@ -64,7 +65,7 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: res.Reloaded}
 	if res.Reloaded {
 		// A reload reads the disk: lay the open documents over it again.
-		u.merge(w.restoreOverlays(context.Background()))
+		u.merge(w.restoreOverlays(context.Background(), lib))
 	}
 	w.publish(u)
 }
@@ -87,13 +88,13 @@ func (w *Workspace) isOpen(path string) bool {
 	return ok
 }
 
-// restoreOverlays applies the open documents again after the library read
-// the disk (a reload, or a removed directory that held an open document).
-// The caller holds applyMu.
-func (w *Workspace) restoreOverlays(ctx context.Context) Update {
+// restoreOverlays applies the open documents to lib after it read the disk
+// (a reload, or a removed directory that held an open document). The caller
+// holds applyMu.
+func (w *Workspace) restoreOverlays(ctx context.Context, lib *library.Library) Update {
 	var changes []library.Change
 	for _, c := range w.overlayChanges() {
-		if f, ok := w.lib.File(c.Path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, c.Content) {
+		if f, ok := lib.File(c.Path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, c.Content) {
 			continue
 		}
 		changes = append(changes, c)
@@ -101,7 +102,7 @@ func (w *Workspace) restoreOverlays(ctx context.Context) Update {
 	if len(changes) == 0 {
 		return Update{}
 	}
-	res, err := w.lib.Apply(ctx, changes)
+	res, err := lib.Apply(ctx, changes)
 	if err != nil {
 		w.log.Warn("workspace: cannot apply the open documents", "err", err)
 		return Update{}

@@ -168,11 +168,25 @@ func TestStorm(t *testing.T) {
 	if testing.Short() {
 		seeds, ops = seeds[:1], 100
 	}
+	type run struct {
+		seed       uint64
+		maxWatches int // above zero: most directories are polled
+	}
+	var runs []run
 	for _, seed := range seeds {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+		runs = append(runs, run{seed, 0})
+	}
+	runs = append(runs, run{seeds[0] + 100, 3})
+	for _, rn := range runs {
+		seed := rn.seed
+		t.Run(fmt.Sprintf("seed%d-maxwatches%d", seed, rn.maxWatches), func(t *testing.T) {
 			dir := writeTree(t, baseTree())
 			rec := &recorder{}
-			w := open(t, dir, rec, func(o *Options) { o.Debounce = 10 * time.Millisecond })
+			w := open(t, dir, rec, func(o *Options) {
+				o.Debounce = 10 * time.Millisecond
+				o.MaxWatches = rn.maxWatches
+				o.PollInterval = 50 * time.Millisecond
+			})
 			s := &storm{t: t, dir: dir, rnd: rand.New(rand.NewPCG(seed, seed*7919))}
 			for i := range ops {
 				s.step()

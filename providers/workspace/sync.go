@@ -192,7 +192,7 @@ func (w *Workspace) sync(loaded time.Time) {
 // closed meanwhile.
 func (w *Workspace) startWatcher(ready chan<- started) {
 	defer w.wg.Done()
-	cfg := w.lib.Config()
+	cfg := w.Library().Config()
 	wt, err := watcher.New(watcher.Options{
 		Roots:        []string{w.dir},
 		Files:        []string{w.cfgPath},
@@ -224,7 +224,7 @@ func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Tim
 	}
 	var paths []string
 	cutoff := since.Add(-mtimeSlack)
-	for _, f := range w.lib.Files() {
+	for _, f := range w.Library().Files() {
 		if !onDisk[f.Path] {
 			paths = append(paths, f.Path)
 			continue
@@ -256,8 +256,8 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 		return
 	}
 	t0 := time.Now()
-	cfg := w.lib.Config()
-	c := collector{w: w, cfg: cfg, exhaustive: exhaustive, seen: make(map[string]bool)}
+	lib := w.Library()
+	c := collector{w: w, lib: lib, cfg: lib.Config(), exhaustive: exhaustive, seen: make(map[string]bool)}
 	for _, p := range paths {
 		c.collect(p)
 	}
@@ -270,47 +270,78 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 		if reloaded, err := w.reconfigure(ctx, true); err != nil {
 			w.log.Warn("workspace: cannot apply the configuration", "path", w.cfgPath, "err", err)
 		} else if reloaded {
-			return // the reload read everything else from disk too
+			return // the rebuild read everything else from disk too
 		}
 	}
 	if len(c.changes) == 0 {
 		return
 	}
-	warned := w.lib.Warnings()
-	var u Update
-	if len(c.changes) > w.opts.ReloadThreshold {
-		res, err := w.lib.SetConfig(ctx, cfg, w.lib.ConfigProblems())
-		if err != nil {
-			w.log.Warn("workspace: cannot scan the workspace again", "err", err)
-			return
-		}
-		u = Update{Changed: res.Changed, Affected: res.Affected, Reloaded: true}
-		u.merge(w.restoreOverlays(ctx))
-	} else {
-		res, err := w.lib.Apply(ctx, c.changes)
+	if c.roots || len(c.changes) > w.opts.ReloadThreshold {
+		// New or removed roots change what every file is; past the
+		// threshold a fresh scan is cheaper than file by file.
+		u, err := w.rebuild(ctx, c.cfg, lib.ConfigProblems())
 		if err != nil {
 			if ctx.Err() == nil {
-				w.log.Warn("workspace: cannot apply file changes", "err", err)
+				w.log.Warn("workspace: cannot scan the workspace again", "err", err)
 			}
 			return
 		}
-		u = Update{Changed: res.Changed, Affected: res.Affected, Reloaded: res.Reloaded}
-		if res.Reloaded || slices.ContainsFunc(res.Changed, w.isOpen) {
-			u.merge(w.restoreOverlays(ctx))
+		w.publish(u)
+		return
+	}
+	warned := lib.Warnings()
+	res, err := lib.Apply(ctx, c.changes)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("workspace: cannot apply file changes", "err", err)
 		}
+		return
+	}
+	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: res.Reloaded}
+	if res.Reloaded || slices.ContainsFunc(res.Changed, w.isOpen) {
+		// The library read the disk for an open document (a root appeared
+		// in a way only the library saw, or a directory holding the
+		// document went away): lay the editor's text over it again.
+		u.merge(w.restoreOverlays(ctx, lib))
 	}
 	w.logWarnings(warned)
 	w.publish(u)
 }
 
+// rebuild scans the workspace again into a new library, lays the open
+// documents over it and puts it in place of the current one. The caller
+// holds applyMu.
+func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []config.Problem) (Update, error) {
+	old := w.Library()
+	plain := reflect.DeepEqual(w.settings, &config.Settings{})
+	nl, err := load(ctx, w.dir, cfg, problems, plain, library.Options{Logger: w.log})
+	if err != nil {
+		return Update{}, err
+	}
+	w.restoreOverlays(ctx, nl)
+	w.lib.Store(nl)
+	var all []string
+	for _, l := range []*library.Library{old, nl} {
+		for _, f := range l.Files() {
+			all = append(all, f.Path)
+		}
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	w.logWarnings(old.Warnings())
+	return Update{Changed: all, Affected: slices.Clone(all), Reloaded: true}, nil
+}
+
 // collector turns paths into library changes.
 type collector struct {
 	w          *Workspace
+	lib        *library.Library
 	cfg        *config.Config
 	exhaustive bool
 	seen       map[string]bool
 	changes    []library.Change
 	config     bool
+	roots      bool     // a context or command root appeared or went
 	sorted     []string // the library's file paths, sorted; built on demand
 }
 
@@ -344,12 +375,13 @@ func (c *collector) collect(p string) {
 		}
 	}
 	if err != nil {
-		if _, ok := w.lib.File(p); ok {
+		if _, ok := c.lib.File(p); ok {
 			c.add(library.Change{Path: p, Removed: true})
 			return
 		}
-		if w.rootish(p) {
-			// A root or a parent of one is gone: the library scans again.
+		if c.rootish(p) {
+			// A root or a parent of one is gone: scan again.
+			c.roots = true
 			c.add(library.Change{Path: p, Removed: true})
 			return
 		}
@@ -361,7 +393,8 @@ func (c *collector) collect(p string) {
 		return
 	}
 	if fi.IsDir() {
-		if w.rootish(p) {
+		if c.rootish(p) {
+			c.roots = true
 			c.add(library.Change{Path: p})
 			return
 		}
@@ -397,7 +430,7 @@ func (c *collector) collect(p string) {
 		c.add(library.Change{Path: p}) // the library records the error
 		return
 	}
-	if f, ok := w.lib.File(p); ok && f.Doc != nil && sameContent(f.Doc.Text, f.Doc.HasBOM, data) {
+	if f, ok := c.lib.File(p); ok && f.Doc != nil && sameContent(f.Doc.Text, f.Doc.HasBOM, data) {
 		c.seen[p] = true
 		return // already applied (seen by the watcher and the client)
 	}
@@ -407,7 +440,7 @@ func (c *collector) collect(p string) {
 // filesUnder lists the library's files below dir.
 func (c *collector) filesUnder(dir string) []string {
 	if c.sorted == nil {
-		for _, f := range c.w.lib.Files() { // sorted by path
+		for _, f := range c.lib.Files() { // sorted by path
 			c.sorted = append(c.sorted, f.Path)
 		}
 	}
@@ -423,11 +456,24 @@ func (c *collector) filesUnder(dir string) []string {
 // rootish reports whether the directory at p is, or would be, a context or
 // command root, or holds one: creating or removing it changes which files
 // are topics and commands.
-func (w *Workspace) rootish(p string) bool {
+func (c *collector) rootish(p string) bool {
 	if b := filepath.Base(p); b == library.ContextDirName || b == library.CommandDirName {
+		// Within a context root such a name is an ordinary directory.
+		for _, r := range c.lib.ContextRoots() {
+			if within(r, p) && r != p {
+				return false
+			}
+		}
+		if b == library.CommandDirName {
+			for _, r := range c.lib.CommandRoots() {
+				if within(r, p) && r != p {
+					return false
+				}
+			}
+		}
 		return true
 	}
-	for _, r := range append(w.lib.ContextRoots(), w.lib.CommandRoots()...) {
+	for _, r := range append(c.lib.ContextRoots(), c.lib.CommandRoots()...) {
 		if within(p, r) {
 			return true
 		}
@@ -444,24 +490,21 @@ func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, er
 	if err != nil {
 		return false, err
 	}
-	cur := w.lib.Config()
-	curProblems := w.lib.ConfigProblems()
+	lib := w.Library()
+	cur := lib.Config()
+	curProblems := lib.ConfigProblems()
 	if sameConfig(cfg, cur) && (len(problems) == 0 && len(curProblems) == 0 || reflect.DeepEqual(problems, curProblems)) {
 		return false, nil
 	}
-	warned := w.lib.Warnings()
-	res, err := w.lib.SetConfig(ctx, cfg, problems)
+	u, err := w.rebuild(ctx, cfg, problems)
 	if err != nil {
 		return false, err
 	}
-	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: true}
-	u.merge(w.restoreOverlays(ctx))
 	if fileChanged {
 		u.merge(Update{Changed: []string{w.cfgPath}, Affected: []string{w.cfgPath}})
 	} else {
 		u.merge(Update{Affected: []string{w.cfgPath}})
 	}
-	w.logWarnings(warned)
 	w.publish(u)
 	if !slices.Equal(cfg.Ignore, cur.Ignore) {
 		select {

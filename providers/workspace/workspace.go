@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/providers/config"
@@ -101,7 +102,7 @@ type overlay struct {
 type Workspace struct {
 	dir     string
 	cfgPath string
-	lib     *library.Library
+	lib     atomic.Pointer[library.Library]
 	opts    Options
 	log     *slog.Logger
 	// watchLog is log without repeats of a warning: the watcher is started
@@ -166,26 +167,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	start := time.Now()
-	lopts := library.Options{Logger: log, Progress: opts.Progress}
-	var lib *library.Library
-	if reflect.DeepEqual(settings, &config.Settings{}) {
-		// Without settings the library reads .ctxls.yaml itself and keeps
-		// its problems.
-		lib, err = library.Load(ctx, abs, nil, lopts)
-	} else {
-		lib, err = library.Load(ctx, abs, cfg, lopts)
-		if err == nil && len(problems) > 0 {
-			// Load with an explicit configuration records no problems.
-			_, err = lib.SetConfig(ctx, cfg, problems)
-		}
-	}
+	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress})
 	if err != nil {
-		return nil, fmt.Errorf("load workspace %s: %w", abs, err)
+		return nil, err
 	}
 	w := &Workspace{
 		dir:      lib.Dir(),
 		cfgPath:  filepath.Join(lib.Dir(), config.FileName),
-		lib:      lib,
 		opts:     opts,
 		log:      log,
 		watchLog: slog.New(&onceHandler{Handler: log.Handler(), seen: &seenSet{m: make(map[string]bool)}}),
@@ -197,11 +185,33 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		rewatch:  make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
+	w.lib.Store(lib)
 	w.logWarnings(nil)
 	w.wg.Add(2)
 	go w.deliver()
 	go w.sync(start)
 	return w, nil
+}
+
+// load scans the workspace with cfg, recording problems. plain says that no
+// client settings apply, so that the library may read .ctxls.yaml itself.
+func load(ctx context.Context, dir string, cfg *config.Config, problems []config.Problem, plain bool, opts library.Options) (*library.Library, error) {
+	var lib *library.Library
+	var err error
+	if plain {
+		// The library reads .ctxls.yaml itself and keeps its problems.
+		lib, err = library.Load(ctx, dir, nil, opts)
+	} else {
+		lib, err = library.Load(ctx, dir, cfg, opts)
+		if err == nil && len(problems) > 0 {
+			// Load with an explicit configuration records no problems.
+			_, err = lib.SetConfig(ctx, cfg, problems)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load workspace %s: %w", dir, err)
+	}
+	return lib, nil
 }
 
 // effectiveConfig reads dir/.ctxls.yaml and lays the settings over it.
@@ -214,9 +224,13 @@ func effectiveConfig(dir string, s *config.Settings) (*config.Config, []config.P
 	return cfg, append(problems, more...), nil
 }
 
-// Library returns the current library. It changes in place as the workspace
-// follows the disk; the files and topics it hands out are immutable.
-func (w *Workspace) Library() *library.Library { return w.lib }
+// Library returns the current library. It changes as the workspace follows
+// the disk: file changes are applied to it in place, while a configuration
+// change or a new or removed context root replaces it by a library built
+// aside (with the open documents laid over it), so that no reader sees the
+// disk's text of an open document. Call Library for every request rather
+// than keeping it; the files and topics it hands out are immutable.
+func (w *Workspace) Library() *library.Library { return w.lib.Load() }
 
 // Dir returns the workspace directory (absolute, cleaned).
 func (w *Workspace) Dir() string { return w.dir }
@@ -305,7 +319,7 @@ func (w *Workspace) deliver() {
 
 // logWarnings logs the library's workspace warnings that are not in seen.
 func (w *Workspace) logWarnings(seen []library.Warning) {
-	for _, wa := range w.lib.Warnings() {
+	for _, wa := range w.Library().Warnings() {
 		if !slices.Contains(seen, wa) {
 			w.log.Warn("workspace: "+wa.Message, "path", wa.Path)
 		}

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxls/ctxls/providers/library"
 )
@@ -444,4 +446,68 @@ func TestNoGoroutineLeak(t *testing.T) {
 		}
 		w.Close()
 	})
+}
+
+func TestReloadThreshold(t *testing.T) {
+	dir := writeTree(t, baseTree())
+	rec := &recorder{}
+	w := open(t, dir, rec, func(o *Options) { o.ReloadThreshold = 3 })
+	doc := filepath.Join(dir, "context/git/branches.md")
+	edited := topicText("git", "branches", "Open Branches")
+	w.DidOpen(doc, edited, 1)
+	for i := range 6 {
+		writeFile(t, dir, "context/burst/t"+string(rune('a'+i))+".md", "# Burst\n")
+	}
+	waitFor(t, "a reloading update", func() bool {
+		return slices.ContainsFunc(rec.all(), func(u Update) bool { return u.Reloaded })
+	})
+	waitFor(t, "the burst", func() bool { return hasTopic(w, "burst/tf") && hasTopic(w, "burst/ta") })
+	if got, _ := textOf(w, doc); got != edited {
+		t.Errorf("the reload dropped the open document's text: %q", got)
+	}
+	w.DidClose(doc)
+	waitInSync(t, w)
+}
+
+// TestChangesWhileStarting changes the disk while the watcher is still
+// reading the tree: whatever the timing, the library ends equal to the disk.
+func TestChangesWhileStarting(t *testing.T) {
+	files := baseTree()
+	for i := range 300 {
+		files["context/many/t"+strconv.Itoa(i)+".md"] = topicText("many", "t"+strconv.Itoa(i), "Many")
+	}
+	dir := writeTree(t, files)
+	w, err := Open(context.Background(), dir, Options{Watch: true, Debounce: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", "Early"))
+	os.Remove(filepath.Join(dir, "context/git/branches.md"))
+	writeFile(t, dir, "context/early/x.md", "# Early\n")
+	for i := range 50 {
+		os.Remove(filepath.Join(dir, "context/many/t"+strconv.Itoa(i)+".md"))
+	}
+	waitWatching(t, w)
+	waitInSync(t, w)
+}
+
+func TestUnreadableDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("permissions do not apply to root")
+	}
+	dir := writeTree(t, baseTree())
+	locked := filepath.Join(dir, "context/locked")
+	writeFile(t, dir, "context/locked/x.md", "# X\n")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	logs := &logBuffer{}
+	w := open(t, dir, nil, func(o *Options) { o.Logger = textLogger(logs) })
+	if logs.count("locked") == 0 {
+		t.Errorf("no warning about the unreadable directory; log:\n%s", strings.Join(logs.msgs, ""))
+	}
+	writeFile(t, dir, "context/git/after.md", "# After\n")
+	waitFor(t, "a change beside it", func() bool { return hasTopic(w, "git/after") })
 }
