@@ -892,6 +892,173 @@ func TestStdioUnopenedFiles(t *testing.T) {
 	stdioAlive(t, c)
 }
 
+func TestStdioWillRenameFiles(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	oldPath := filepath.Join(root, "context", "security", "secure_coding.md")
+	newPath := filepath.Join(root, "context", "security", "coding_baseline.md")
+	var edit *stdioWorkspaceEdit
+	if err := c.Call(ctx, "workspace/willRenameFiles", map[string]any{
+		"files": []any{map[string]any{"oldUri": stdioFileURI(oldPath), "newUri": stdioFileURI(newPath)}},
+	}, &edit); err != nil {
+		t.Fatalf("willRenameFiles: %v", err)
+	}
+	if edit == nil {
+		t.Fatal("willRenameFiles returned no edit for a referenced topic")
+	}
+	edits := map[string][]ClientTextEdit{}
+	for u, es := range edit.Changes {
+		edits[stdioURIPath(u)] = append(edits[stdioURIPath(u)], es...)
+	}
+	for _, dc := range edit.DocumentChanges {
+		if dc.Kind != "" {
+			t.Errorf("willRenameFiles edit renames files itself (%s %s): the editor does that", dc.Kind, dc.OldURI)
+			continue
+		}
+		if dc.TextDocument != nil {
+			p := stdioURIPath(dc.TextDocument.URI)
+			edits[p] = append(edits[p], dc.Edits...)
+		}
+	}
+	impl := filepath.Join(root, "commands", "implement.md")
+	implAfter := stdioApplyEdits(t, stdioRead(t, impl), edits[impl])
+	for _, w := range []string{"security/coding_baseline,", "`context/security/coding_baseline.md`"} {
+		if !strings.Contains(implAfter, w) {
+			t.Errorf("implement.md after the file rename lacks %q", w)
+		}
+	}
+	review := filepath.Join(root, "commands", "review.md")
+	reviewAfter := stdioApplyEdits(t, stdioRead(t, review), edits[review])
+	for _, w := range []string{`getReference("security", "coding_baseline")`, "(../context/security/coding_baseline.md)", "security/coding_baseline,"} {
+		if !strings.Contains(reviewAfter, w) {
+			t.Errorf("review.md after the file rename lacks %q", w)
+		}
+	}
+	if strings.Contains(reviewAfter, "secure_coding") || strings.Contains(implAfter, "secure_coding") {
+		t.Errorf("a reference to secure_coding survived the file rename")
+	}
+}
+
+func TestStdioDiskChangesRepublish(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	reviewPath := filepath.Join(root, "commands", "review.md")
+	reviewURI := stdioFileURI(reviewPath)
+	review := stdioRead(t, reviewPath)
+	threatLine, _, _ := stdioFind(t, review, `"threat_model"`, 0)
+	djangoLine, _, _ := stdioFind(t, review, "load python:django and", 0)
+	if _, err := c.WaitDiagnostics(ctx, reviewURI, func(ds []ClientDiagnostic) bool {
+		return stdioDiagAt(ds, "unresolved-reference", threatLine, "threat_model")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Another program creates the missing topic: the server's own watcher
+	// sees it and the unopened review.md loses that diagnostic.
+	topic := "---\nid: security/threat_model\ndomain: security\ntitle: Threat Model\ntype: reference\n" +
+		"estimatedTokens: 20\nloadingStrategy: onDemand\n---\n\n# Threat Model\n\nList the assets, the attackers and the entry points before reviewing a change.\n"
+	if err := os.WriteFile(filepath.Join(root, "context", "security", "threat_model.md"), []byte(topic), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitDiagnostics(ctx, reviewURI, func(ds []ClientDiagnostic) bool {
+		return !stdioDiagAt(ds, "unresolved-reference", threatLine, "threat_model") &&
+			stdioDiagAt(ds, "unresolved-reference", djangoLine, "django")
+	}); err != nil {
+		t.Fatalf("creating a topic on disk did not update diagnostics: %v", err)
+	}
+	// An edit of review.md itself on disk, announced by the client too.
+	fixed := strings.Replace(review, "load python:django and", "load python:django_patterns and", 1)
+	if err := os.WriteFile(reviewPath, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify("workspace/didChangeWatchedFiles", map[string]any{
+		"changes": []any{map[string]any{"uri": reviewURI, "type": 2}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitDiagnostics(ctx, reviewURI, func(ds []ClientDiagnostic) bool {
+		return !stdioDiagAt(ds, "unresolved-reference", djangoLine, "django") && len(ds) > 0
+	}); err != nil {
+		t.Fatalf("a changed file on disk did not update its diagnostics: %v", err)
+	}
+	// The new topic is offered by completion.
+	draft := stdioFileURI(filepath.Join(root, "commands", "draft.md"))
+	if err := c.DidOpen(draft, "Load security:"); err != nil {
+		t.Fatal(err)
+	}
+	items := stdioCompletion(ctx, t, c, draft, 0, len("Load security:"))
+	if !slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "threat_model") }) {
+		t.Errorf("completion after security: lacks the topic created on disk: %v", stdioLabels(items))
+	}
+}
+
+func TestStdioConfigurationChange(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	// django_patterns declares 2400 tokens, about three times what it
+	// measures: a drift warning at the default 25 % threshold.
+	uri := stdioFileURI(filepath.Join(root, "context", "python", "django_patterns.md"))
+	hasDrift := func(ds []ClientDiagnostic) bool {
+		return slices.ContainsFunc(ds, func(d ClientDiagnostic) bool { return d.CodeString() == "token-drift" })
+	}
+	if _, err := c.WaitDiagnostics(ctx, uri, hasDrift); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify("workspace/didChangeConfiguration", map[string]any{
+		"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 5}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return !hasDrift(ds) }); err != nil {
+		t.Fatalf("a drift threshold of 500 %% from the client's settings did not clear the warning: %v", err)
+	}
+	if err := c.Notify("workspace/didChangeConfiguration", map[string]any{
+		"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 0.25}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitDiagnostics(ctx, uri, hasDrift); err != nil {
+		t.Fatalf("restoring the threshold did not bring the warning back: %v", err)
+	}
+}
+
+func TestStdioCancelRequest(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	line, col, _ := stdioFind(t, text, "python:common_issues", 0)
+	// Whether the cancellation arrives in time is a race; either way the
+	// request gets exactly one response: its result or RequestCancelled.
+	for i := 0; i < 20; i++ {
+		id, ch, err := c.Send("textDocument/references", map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"position":     map[string]any{"line": line, "character": col + 8},
+			"context":      map[string]any{"includeDeclaration": true},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case msg, ok := <-ch:
+			if !ok {
+				t.Fatalf("connection closed: %s", stdioTail(c.Stderr(), 2000))
+			}
+			if msg.Error != nil && msg.Error.Code != -32800 {
+				t.Errorf("cancelled request answered with error %d %s, want a result or RequestCancelled (-32800)", msg.Error.Code, msg.Error.Message)
+			}
+		case <-ctx.Done():
+			t.Fatalf("a cancelled request got no response")
+		}
+	}
+	// Cancelling an unknown or finished request is harmless.
+	if err := c.Notify("$/cancelRequest", map[string]any{"id": 987654}); err != nil {
+		t.Fatal(err)
+	}
+	stdioAlive(t, c)
+}
+
 // --- bad input -------------------------------------------------------------
 
 func TestStdioBadInputGarbage(t *testing.T) {
