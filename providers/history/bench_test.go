@@ -23,6 +23,7 @@ func fillFast(b *testing.B, s *Store, c string, n int, maxLines int) {
 	toks := make([]int, len(contents))
 	lines := make([]int, len(contents))
 	body := make([]int, len(contents))
+	short := make([]any, len(contents))
 	for i := range contents {
 		var sb strings.Builder
 		for j := range 1 + i%maxLines {
@@ -32,20 +33,23 @@ func fillFast(b *testing.B, s *Store, c string, n int, maxLines int) {
 		toks[i] = s.counter.Count(contents[i])
 		ls := contentLines(contents[i])
 		lines[i], body[i] = len(ls), s.counter.Count(strings.Join(ls, "\n")+"\n")
+		if len(ls) > DefaultMaxOutputLines {
+			short[i] = s.counter.Count(defaultFormatter.body(ls))
+		}
 	}
 	roles := []string{RoleUser, RoleAssistant, RoleTool}
 	const batch = 5000
 	for i := 1; i < n; i += batch {
 		err := s.db.Write(ctx, func(tx *sql.Tx) error {
-			st, err := tx.PrepareContext(ctx, `INSERT INTO messages (conversation_id, role, content, mode, command, created_at, tokens, lines, body_tokens, encoding)
-				VALUES (?, ?, ?, 'run', 'implement', ?, ?, ?, ?, ?)`)
+			st, err := tx.PrepareContext(ctx, `INSERT INTO messages (conversation_id, role, content, mode, command, created_at, tokens, lines, body_tokens, short_tokens, encoding)
+				VALUES (?, ?, ?, 'run', 'implement', ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			for j := i; j < min(i+batch, n); j++ {
 				k := j % len(contents)
-				if _, err := st.ExecContext(ctx, c, roles[j%3], contents[k], time.Now().UnixMilli(), toks[k], lines[k], body[k], s.counter.Name()); err != nil {
+				if _, err := st.ExecContext(ctx, c, roles[j%3], contents[k], time.Now().UnixMilli(), toks[k], lines[k], body[k], short[k], s.counter.Name()); err != nil {
 					return err
 				}
 			}

@@ -26,6 +26,10 @@ type Meta struct {
 	// whole (no blank lines, carriage returns or trailing spaces), or -1
 	// when unknown or measured with another tokenizer than the store's.
 	BodyTokens int
+	// ShortTokens is, for a message of more than DefaultMaxOutputLines
+	// lines, the tokens of its body as the default formatter shortens it,
+	// or -1 (a shorter message, or unknown like BodyTokens).
+	ShortTokens int
 }
 
 // message returns m with content, for formatting.
@@ -203,24 +207,23 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 	costs := map[int64]int{}
 	// The stored body counts are of LineFormatter's blocks; another
 	// formatter's blocks are measured.
-	_, lineFormat := f.(*LineFormatter)
+	lf, _ := f.(*LineFormatter)
 	headers := map[string]int{}
 	cost := func(ctx context.Context, m Meta) (int, error) {
 		if c, ok := costs[m.ID]; ok {
 			return c, nil
 		}
-		if lineFormat && m.Lines >= 0 && m.BodyTokens >= 0 && !f.Shortens(m.Lines, m.Tokens) {
-			// A block is its header line and the body; token counts add
-			// up across lines, so the stored body count gives the cost
-			// without tokenizing.
+		if lf != nil {
 			key := m.Role + "\x00" + m.Command
 			h, ok := headers[key]
 			if !ok {
 				h = s.counter.Count(Header(Message{Role: m.Role, Command: m.Command}))
 				headers[key] = h
 			}
-			costs[m.ID] = h + m.BodyTokens
-			return h + m.BodyTokens, nil
+			if c, ok := lf.cost(m, h); ok {
+				costs[m.ID] = c
+				return c, nil
+			}
 		}
 		ms, err := reader.Read(ctx, conversationID, []Meta{m})
 		if err != nil {
@@ -302,11 +305,16 @@ type dbSource struct {
 	conversationID string
 	encoding       string
 	before         int64
+	page           int
 	buf            []Meta
 	done           bool
 }
 
-const sourcePage = 512
+// Pages of metadata start small, for the common short history, and grow.
+const (
+	firstSourcePage = 64
+	maxSourcePage   = 4096
+)
 
 func (d *dbSource) Next(ctx context.Context) (Meta, bool, error) {
 	if len(d.buf) == 0 {
@@ -326,11 +334,13 @@ func (d *dbSource) Next(ctx context.Context) (Meta, bool, error) {
 }
 
 func (d *dbSource) fill(ctx context.Context) error {
+	d.page = min(max(2*d.page, firstSourcePage), maxSourcePage)
 	rows, err := d.tx.QueryContext(ctx, `SELECT id, tokens, coalesce(lines, -1),
-			CASE WHEN encoding = ? THEN coalesce(body_tokens, -1) ELSE -1 END,
+			CASE WHEN encoding = ?1 THEN coalesce(body_tokens, -1) ELSE -1 END,
+			CASE WHEN encoding = ?1 THEN coalesce(short_tokens, -1) ELSE -1 END,
 			role, mode, coalesce(command, ''), coalesce(run_id, ''), created_at
-		FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-		d.encoding, d.conversationID, d.before, sourcePage)
+		FROM messages WHERE conversation_id = ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4`,
+		d.encoding, d.conversationID, d.before, d.page)
 	if err != nil {
 		return fmt.Errorf("read message metadata: %w", err)
 	}
@@ -339,7 +349,7 @@ func (d *dbSource) fill(ctx context.Context) error {
 	for rows.Next() {
 		var m Meta
 		var at int64
-		if err := rows.Scan(&m.ID, &m.Tokens, &m.Lines, &m.BodyTokens, &m.Role, &m.Mode, &m.Command, &m.RunID, &at); err != nil {
+		if err := rows.Scan(&m.ID, &m.Tokens, &m.Lines, &m.BodyTokens, &m.ShortTokens, &m.Role, &m.Mode, &m.Command, &m.RunID, &at); err != nil {
 			return fmt.Errorf("read message metadata: %w", err)
 		}
 		m.CreatedAt = fromMS(at)
@@ -348,7 +358,7 @@ func (d *dbSource) fill(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read message metadata: %w", err)
 	}
-	if len(d.buf) < sourcePage {
+	if len(d.buf) < d.page {
 		d.done = true
 	}
 	if len(d.buf) > 0 {

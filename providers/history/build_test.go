@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // seed appends n messages to conversation c, alternating user and
@@ -176,5 +178,62 @@ func TestBuildReplaceableLayers(t *testing.T) {
 	want := fmt.Sprintf("assistant: CONTENT OF %d\nuser: CONTENT OF %d\n", msgs[1].ID, msgs[2].ID)
 	if h.Text != want {
 		t.Errorf("got %q, want %q", h.Text, want)
+	}
+}
+
+// The tokens Build reports come from measurements stored at append time;
+// they must equal the tokens of the text it returns, whatever the content
+// looks like, under the default and other formatters, and after the
+// tokenizer changes.
+func TestBuildTokensMatchText(t *testing.T) {
+	ctx := context.Background()
+	s, db, _ := openStore(t)
+	contents := []string{
+		"plain",
+		"crlf\r\nlines\r\n\r\nand blanks\n\n\n",
+		"trailing spaces   \n\tindented\n    more indented   ",
+		numbered(20),
+		numbered(21),
+		numbered(300),
+		strings.Repeat("x", 5000) + "\nshort line",
+		strings.Repeat("ü", 3000),
+		"/implement the form\n/test it",
+		"emoji 🙂🙂 and 中文字符\n" + numbered(40),
+		"",
+		"\n\n\n",
+	}
+	for i, c := range contents {
+		role := []string{RoleUser, RoleAssistant, RoleTool, RoleSystem}[i%4]
+		mustAppend(t, s, Message{ConversationID: "c", Role: role, Command: []string{"", "implement", "test"}[i%3], Content: c})
+	}
+	for _, opts := range []FormatOptions{{}, {MaxOutputLines: 6}, {MaxOutputLines: 30, HeadLines: 3, TailLines: 1}} {
+		f, err := NewLineFormatter(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, strat := range []Strategy{Recent{N: len(contents)}, TokenBudget{Tokens: 1 << 20}, TokenBudget{Tokens: 700}} {
+			h, err := s.Build(ctx, "c", BuildRequest{Strategy: strat, Formatter: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := counter(t).Count(h.Text); h.Tokens != want {
+				t.Errorf("%+v %T: reported %d tokens, the text has %d", opts, strat, h.Tokens, want)
+			}
+			if strat.Budget() == 1<<20 && h.Selected != len(contents) {
+				t.Errorf("%+v: %d selected", opts, h.Selected)
+			}
+		}
+	}
+	// A store with another tokenizer measures the content again.
+	cl, err := tokens.New(tokens.Cl100kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(db, cl).Build(ctx, "c", BuildRequest{Strategy: Recent{N: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := cl.Count(h.Text); h.Tokens != want {
+		t.Errorf("cl100k: reported %d tokens, the text has %d", h.Tokens, want)
 	}
 }

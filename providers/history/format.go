@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// defaultFormat is what FormatOptions{} normalizes to.
+var defaultFormat = FormatOptions{DefaultMaxOutputLines, DefaultHeadLines, DefaultTailLines}
+
 // Formatter defaults.
 const (
 	DefaultMaxOutputLines = 20
@@ -21,11 +24,6 @@ const (
 type Formatter interface {
 	// Format returns the block of m; it ends with a newline.
 	Format(m Message) string
-	// Shortens reports, from the number of non-blank lines of a message and
-	// its tokens, whether Format may render less than the whole content;
-	// when it does not, the block's cost is the header's plus about the
-	// content's tokens.
-	Shortens(lines, tokens int) bool
 }
 
 // FormatOptions configure the line formatter.
@@ -48,7 +46,7 @@ func (o FormatOptions) Normalize() (FormatOptions, error) {
 		return o, fmt.Errorf("%w: formatter: maxOutputLines %d, headLines %d and tailLines %d must not be negative",
 			ErrInvalid, o.MaxOutputLines, o.HeadLines, o.TailLines)
 	case o == FormatOptions{}:
-		return FormatOptions{DefaultMaxOutputLines, DefaultHeadLines, DefaultTailLines}, nil
+		return defaultFormat, nil
 	case o.MaxOutputLines == 0:
 		o.MaxOutputLines = max(DefaultMaxOutputLines, o.HeadLines+o.TailLines)
 	}
@@ -83,11 +81,20 @@ func NewLineFormatter(o FormatOptions) (*LineFormatter, error) {
 // Options returns the normalized options of f.
 func (f *LineFormatter) Options() FormatOptions { return f.opts }
 
-// Shortens implements Formatter. Besides long messages, a message whose
-// lines average more tokens than a line of MaxLineBytes can hold may have a
-// line cut.
-func (f *LineFormatter) Shortens(lines, tokens int) bool {
-	return lines > f.opts.MaxOutputLines || tokens > lines*(MaxLineBytes/10)
+// cost returns the tokens of m's block from the measurements stored with
+// it, without reading or tokenizing its content, when they suffice: a
+// block is its header line and its body, and token counts add up across
+// lines. header is the tokens of the block's header.
+func (f *LineFormatter) cost(m Meta, header int) (int, bool) {
+	switch {
+	case m.Lines < 0 || m.BodyTokens < 0:
+		return 0, false
+	case m.Lines <= f.opts.MaxOutputLines:
+		return header + m.BodyTokens, true
+	case m.ShortTokens >= 0 && f.opts == defaultFormat:
+		return header + m.ShortTokens, true
+	}
+	return 0, false
 }
 
 // Header returns the first line of m's block.
@@ -100,21 +107,19 @@ func Header(m Message) string {
 
 // Format implements Formatter.
 func (f *LineFormatter) Format(m Message) string {
+	return Header(m) + f.body(contentLines(m.Content))
+}
+
+// body renders the content lines of a block.
+func (f *LineFormatter) body(lines []string) string {
 	var b strings.Builder
-	b.Grow(len(m.Content) + 32)
-	b.WriteString(Header(m))
-	lines := contentLines(m.Content)
 	if len(lines) <= f.opts.MaxOutputLines {
 		writeBody(&b, lines)
 		return b.String()
 	}
-	for _, l := range lines[:f.opts.HeadLines] {
-		writeLine(&b, l)
-	}
+	writeBody(&b, lines[:f.opts.HeadLines])
 	b.WriteString("... (" + strconv.Itoa(len(lines)-f.opts.HeadLines-f.opts.TailLines) + " lines omitted) ...\n")
-	for _, l := range lines[len(lines)-f.opts.TailLines:] {
-		writeLine(&b, l)
-	}
+	writeBody(&b, lines[len(lines)-f.opts.TailLines:])
 	return b.String()
 }
 
@@ -164,3 +169,6 @@ func writeLine(b *strings.Builder, l string) {
 }
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
+
+// defaultFormatter measures the shortened bodies stored with long messages.
+var defaultFormatter = &LineFormatter{opts: defaultFormat}

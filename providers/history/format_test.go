@@ -102,10 +102,4 @@ func TestFormatLongLine(t *testing.T) {
 	if len(first) != MaxLineBytes || !strings.Contains(got, fmt.Sprintf("(%d bytes omitted)", len(long)-MaxLineBytes)) {
 		t.Errorf("long line kept %d bytes: %.80q", len(first), got)
 	}
-	if !f.Shortens(1, counter(t).Count(long)) {
-		t.Error("Shortens is false for a message with a line over the limit")
-	}
-	if f.Shortens(20, 400) || !f.Shortens(21, 400) {
-		t.Error("Shortens does not follow maxOutputLines")
-	}
 }

@@ -183,6 +183,7 @@ func (s *Store) AppendAll(ctx context.Context, ms []Message) ([]Message, error) 
 type pending struct {
 	Message
 	lines, bodyTokens int
+	shortTokens       any // int, or nil for a message the default formatter keeps whole
 }
 
 // appendReq is one caller's messages waiting for a commit.
@@ -203,6 +204,9 @@ func (s *Store) prepare(m Message) (pending, error) {
 	p := pending{Message: m, lines: len(lines)}
 	p.Tokens = s.counter.Count(m.Content)
 	p.bodyTokens = s.counter.Count(body(lines))
+	if len(lines) > DefaultMaxOutputLines {
+		p.shortTokens = s.counter.Count(defaultFormatter.body(lines))
+	}
 	return p, nil
 }
 
@@ -261,8 +265,8 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 		}
 		defer conv.Close()
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (conversation_id, role, content, mode, run_id, command,
-				created_at, tokens, lines, body_tokens, encoding)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+				created_at, tokens, lines, body_tokens, short_tokens, encoding)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if err != nil {
 			return err
 		}
@@ -278,7 +282,7 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 					seen[m.ConversationID] = true
 				}
 				if err := ins.QueryRowContext(ctx, m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID),
-					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, enc).Scan(&m.ID); err != nil {
+					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, m.shortTokens, enc).Scan(&m.ID); err != nil {
 					return err
 				}
 				m.CreatedAt = fromMS(at)
