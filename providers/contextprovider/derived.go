@@ -7,8 +7,8 @@ import (
 )
 
 // derived holds what the provider computes from one version of a library:
-// detection rules per domain, the cross-domain matrix and the search
-// index. Each part is built on first use.
+// detection rules per domain and the cross-domain matrix. Each part is
+// built on first use.
 type derived struct {
 	lib     *library.Library
 	version uint64
@@ -16,12 +16,8 @@ type derived struct {
 	mu        sync.Mutex
 	detects   map[string]*detectionRules
 	matrix    *crossMatrix
-	index     *searchIndex
 	stemsOnce sync.Once
 	stemIDs   map[string][]string
-
-	// prevIndex is the previous version's index, reused per topic.
-	prevIndex *searchIndex
 }
 
 // current returns the derived data of the library's present version,
@@ -33,18 +29,7 @@ func (p *Provider) current(lib *library.Library) *derived {
 	if d := p.derived; d != nil && d.lib == lib && d.version == v {
 		return d
 	}
-	old := p.derived
 	d := &derived{lib: lib, version: v, detects: map[string]*detectionRules{}}
-	if old != nil && old.lib == lib {
-		// The search index is rebuilt per topic: carry the old one over so
-		// unchanged topics are not indexed again.
-		old.mu.Lock()
-		d.prevIndex = old.index
-		if d.prevIndex == nil {
-			d.prevIndex = old.prevIndex
-		}
-		old.mu.Unlock()
-	}
 	p.derived = d
 	return d
 }

@@ -78,7 +78,9 @@ type Provider struct {
 	stats   Stats
 
 	derivedMu sync.Mutex
-	derived   *derived // detection rules, cross-domain matrix and search index of one library version
+	derived   *derived // detection rules and cross-domain matrix of one library version
+
+	search *searchIndex // follows the library file by file
 }
 
 // New returns a provider over the library that source returns at each
@@ -89,6 +91,7 @@ func New(source func() *library.Library) *Provider {
 		catalog: map[string]*catalogEntry{},
 		refs:    map[string]*refEntry{},
 		content: map[string]*contentEntry{},
+		search:  &searchIndex{},
 	}
 }
 

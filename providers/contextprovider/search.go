@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/providers/library"
 )
@@ -60,13 +61,23 @@ type docTerms struct {
 	terms map[string]uint8
 }
 
-// searchIndex is an inverted index of one library version.
+// searchIndex is an inverted index that follows the provider's library:
+// a search first brings it up to date, re-indexing only the topics that
+// changed since the last search.
 type searchIndex struct {
-	docs     []docTerms
-	domains  []string // per doc
+	mu       sync.RWMutex
+	lib      *library.Library // what the index reflects
+	version  uint64
+	docs     []docTerms // a nil topic is a free slot
+	free     []int32
+	byTopic  map[*library.Topic]int32
 	postings map[string][]posting
 	vocab    []string // sorted, for prefix lookups
 }
+
+// bulkThreshold is the number of changed topics above which the index is
+// rebuilt rather than patched.
+const bulkThreshold = 256
 
 // searchWords normalizes text into search terms: lower-case words,
 // stemmed, without articles and prepositions.
@@ -111,29 +122,79 @@ func topicTermsForSearch(t *library.Topic) map[string]uint8 {
 	return m
 }
 
-// searchIndex returns the index of this version, reusing the previous
-// version's words for topics that did not change.
-func (d *derived) searchIndex() *searchIndex {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.index != nil {
-		return d.index
+// rlockCurrent read-locks the index after bringing it up to date with
+// lib. The caller must RUnlock.
+func (ix *searchIndex) rlockCurrent(lib *library.Library) {
+	v := lib.Version()
+	ix.mu.RLock()
+	if ix.lib == lib && ix.version == v {
+		return
 	}
-	prev := map[*library.Topic]map[string]uint8{}
-	if d.prevIndex != nil {
-		for _, dt := range d.prevIndex.docs {
-			prev[dt.topic] = dt.terms
+	ix.mu.RUnlock()
+	ix.mu.Lock()
+	if ix.lib != lib || ix.version != v {
+		ix.sync(lib, v)
+	}
+	ix.mu.Unlock()
+	ix.mu.RLock()
+}
+
+// sync brings the index in step with lib: topics the library replaced or
+// removed leave it, new ones enter. Unchanged topics keep their words, so
+// one edited file costs one file's indexing plus a pass over the topic
+// list.
+func (ix *searchIndex) sync(lib *library.Library, v uint64) {
+	topics := lib.Topics()
+	seen := make([]bool, len(ix.docs))
+	var added []*library.Topic
+	for _, t := range topics {
+		if i, ok := ix.byTopic[t]; ok {
+			seen[i] = true
+		} else {
+			added = append(added, t)
 		}
 	}
-	topics := d.lib.Topics()
-	ix := &searchIndex{docs: make([]docTerms, len(topics)), domains: make([]string, len(topics)), postings: map[string][]posting{}}
+	removed := 0
+	for i, d := range ix.docs {
+		if d.topic != nil && !seen[i] {
+			removed++
+		}
+	}
+	if ix.byTopic == nil || len(added)+removed > bulkThreshold || len(ix.free) > len(topics) {
+		ix.rebuild(topics)
+	} else {
+		for i, d := range ix.docs {
+			if d.topic != nil && !seen[i] {
+				ix.remove(int32(i))
+			}
+		}
+		for _, t := range added {
+			ix.insert(t, topicTermsForSearch(t))
+		}
+	}
+	ix.lib, ix.version = lib, v
+}
+
+// rebuild indexes topics from scratch, reusing the words of topics the
+// index already holds.
+func (ix *searchIndex) rebuild(topics []*library.Topic) {
+	old := map[*library.Topic]map[string]uint8{}
+	for _, d := range ix.docs {
+		if d.topic != nil {
+			old[d.topic] = d.terms
+		}
+	}
+	ix.docs = make([]docTerms, len(topics))
+	ix.free = nil
+	ix.byTopic = make(map[*library.Topic]int32, len(topics))
+	ix.postings = map[string][]posting{}
 	for i, t := range topics {
-		terms, ok := prev[t]
+		terms, ok := old[t]
 		if !ok {
 			terms = topicTermsForSearch(t)
 		}
 		ix.docs[i] = docTerms{topic: t, terms: terms}
-		ix.domains[i] = t.Domain
+		ix.byTopic[t] = int32(i)
 		for w, f := range terms {
 			ix.postings[w] = append(ix.postings[w], posting{doc: int32(i), fields: f})
 		}
@@ -143,9 +204,77 @@ func (d *derived) searchIndex() *searchIndex {
 		ix.vocab = append(ix.vocab, w)
 	}
 	sort.Strings(ix.vocab)
-	d.index = ix
-	d.prevIndex = nil
-	return ix
+}
+
+func (ix *searchIndex) remove(i int32) {
+	d := ix.docs[i]
+	for w := range d.terms {
+		ps := ix.postings[w]
+		for j := range ps {
+			if ps[j].doc == i {
+				ps[j] = ps[len(ps)-1]
+				ps = ps[:len(ps)-1]
+				break
+			}
+		}
+		if len(ps) == 0 {
+			delete(ix.postings, w)
+			if k, ok := slices.BinarySearch(ix.vocab, w); ok {
+				ix.vocab = slices.Delete(ix.vocab, k, k+1)
+			}
+		} else {
+			ix.postings[w] = ps
+		}
+	}
+	delete(ix.byTopic, d.topic)
+	ix.docs[i] = docTerms{}
+	ix.free = append(ix.free, i)
+}
+
+func (ix *searchIndex) insert(t *library.Topic, terms map[string]uint8) {
+	var i int32
+	if n := len(ix.free); n > 0 {
+		i, ix.free = ix.free[n-1], ix.free[:n-1]
+	} else {
+		i = int32(len(ix.docs))
+		ix.docs = append(ix.docs, docTerms{})
+	}
+	ix.docs[i] = docTerms{topic: t, terms: terms}
+	ix.byTopic[t] = i
+	for w, f := range terms {
+		if _, ok := ix.postings[w]; !ok {
+			k, _ := slices.BinarySearch(ix.vocab, w)
+			ix.vocab = slices.Insert(ix.vocab, k, w)
+		}
+		ix.postings[w] = append(ix.postings[w], posting{doc: i, fields: f})
+	}
+}
+
+// scratch holds one query's per-document accumulators.
+type scratch struct {
+	score  []float32
+	best   []float32
+	fields []uint8
+	seen   []bool
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch(n int) *scratch {
+	s := scratchPool.Get().(*scratch)
+	if cap(s.score) < n {
+		s.score, s.best, s.fields, s.seen = make([]float32, n), make([]float32, n), make([]uint8, n), make([]bool, n)
+	}
+	s.score, s.best, s.fields, s.seen = s.score[:n], s.best[:n], s.fields[:n], s.seen[:n]
+	return s
+}
+
+// putScratch clears the entries a query touched and returns s to the pool.
+func putScratch(s *scratch, hit []int32) {
+	for _, d := range hit {
+		s.score[d], s.best[d], s.fields[d], s.seen[d] = 0, 0, 0, false
+	}
+	scratchPool.Put(s)
 }
 
 // bestWeight is the weight of the heaviest field in fields.
@@ -186,19 +315,19 @@ func (p *Provider) Search(ctx context.Context, query, domain string, limit int) 
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
-	ix := p.current(lib).searchIndex()
+	ix := p.search
+	ix.rlockCurrent(lib)
+	defer ix.mu.RUnlock()
 
-	n := len(ix.docs)
-	score := make([]float32, n)
-	fields := make([]uint8, n)
-	best := make([]float32, n) // this query word's best weight per doc
+	sc := getScratch(len(ix.docs))
+	score, fields, best, seen := sc.score, sc.fields, sc.best, sc.seen
 	var touched, hit []int32
-	seen := make([]bool, n)
+	defer func() { putScratch(sc, hit) }()
 	for _, q := range qs {
 		touched = touched[:0]
 		visit := func(ps []posting, factor float32) {
 			for _, ps := range ps {
-				if domain != "" && ix.domains[ps.doc] != domain {
+				if domain != "" && ix.docs[ps.doc].topic.Domain != domain {
 					continue
 				}
 				w := bestWeight(ps.fields) * factor
@@ -238,11 +367,12 @@ func (p *Provider) Search(ctx context.Context, query, domain string, limit int) 
 		}
 		return strings.Compare(ix.docs[a].topic.ID, ix.docs[b].topic.ID)
 	})
-	if len(hit) > limit {
+	shown := hit
+	if len(shown) > limit {
 		out.Warnings = append(out.Warnings, warnf(WarnTruncated, "showing the best %d of %d matches", limit, len(hit)))
-		hit = hit[:limit]
+		shown = shown[:limit]
 	}
-	for _, d := range hit {
+	for _, d := range shown {
 		var on []string
 		for _, f := range fieldNames {
 			if fields[d]&f.f != 0 {

@@ -262,3 +262,47 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	})
 }
+
+// TestSearchIncrementalMatchesRebuild edits, adds and removes files one at
+// a time and checks after each change that the patched index answers
+// exactly as an index built from scratch.
+func TestSearchIncrementalMatchesRebuild(t *testing.T) {
+	dir := genLibrary(t, 120)
+	lib, err := library.Load(bg, dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewStatic(lib)
+	queries := []string{"cache", "auth token", "pay", "billing invoice", "detail7", "walrus", "domain03"}
+	check := func(step string) {
+		t.Helper()
+		fresh := NewStatic(lib)
+		for _, q := range queries {
+			a, _ := p.Search(bg, q, "", 1000)
+			b, _ := fresh.Search(bg, q, "", 1000)
+			if got, want := strings.Join(ids(a.Items), " "), strings.Join(ids(b.Items), " "); got != want {
+				t.Fatalf("%s: %q\npatched: %s\nrebuilt: %s", step, q, got, want)
+			}
+		}
+	}
+	check("initial")
+	topics := lib.Topics()
+	for i := 0; i < 12; i++ {
+		var ch library.Change
+		switch i % 3 {
+		case 0: // edit
+			ch = library.Change{Path: topics[i*7].Path, Content: []byte(fmt.Sprintf("---\ntags: [walrus, cache]\n---\n# Edited %d\n", i))}
+		case 1: // add
+			p := filepath.Join(dir, "context", "domain03", fmt.Sprintf("walrus_%d.md", i))
+			os.WriteFile(p, []byte("---\ntags: [walrus]\n---\n# Walrus\n"), 0o644)
+			ch = library.Change{Path: p}
+		case 2: // remove
+			os.Remove(topics[i*5].Path)
+			ch = library.Change{Path: topics[i*5].Path, Removed: true}
+		}
+		if _, err := lib.Apply(bg, []library.Change{ch}); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("change %d", i))
+	}
+}
