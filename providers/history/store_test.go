@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -341,5 +342,80 @@ func TestAppendAllIsAtomic(t *testing.T) {
 	})
 	if err != nil || len(ms) != 2 || ms[1].ID <= ms[0].ID || ms[1].RunID != "r1" {
 		t.Fatalf("append all: %+v %v", ms, err)
+	}
+}
+
+// Two connections pools on one file, as two editor windows have: appends
+// from both land, and the conversation's counters agree with its messages.
+func TestTwoDatabaseHandles(t *testing.T) {
+	ctx := context.Background()
+	a, _, path := openStore(t)
+	db2, err := storage.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	b := Open(db2, counter(t))
+	const each = 30
+	errs := make(chan error, 4)
+	for i, s := range []*Store{a, b, a, b} {
+		go func() {
+			for j := range each {
+				if _, err := s.Append(ctx, Message{ConversationID: "shared", Role: RoleUser, Content: fmt.Sprintf("%d-%d", i, j)}); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := b.List(ctx, "shared", ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := a.Stat(ctx, "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, m := range p.Items {
+		sum += m.Tokens
+	}
+	if len(p.Items) != 4*each || c.Messages != 4*each || c.Tokens != sum {
+		t.Fatalf("%d messages listed, summary %+v (tokens listed %d)", len(p.Items), c, sum)
+	}
+}
+
+// BuildFor logs the effective budget and warns when no model is configured.
+func TestBuildForLogsBudget(t *testing.T) {
+	ctx := context.Background()
+	_, db, _ := openStore(t)
+	var logBuf strings.Builder
+	s := New(db, counter(t), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "hello"})
+
+	cfg, _ := config.Parse([]byte("models:\n  small: {contextWindow: 8192, historyShare: 0.1}\ndefaultModel: small\n"))
+	h, b, err := s.BuildFor(ctx, "c", BuildSpec{}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Model != "small" || h.Budget != 819 || h.Selected != 1 || len(h.Warnings) != 0 {
+		t.Fatalf("build: %+v, budget %+v", h, b)
+	}
+	if l := logBuf.String(); !strings.Contains(l, "history budget") || !strings.Contains(l, "model=small") ||
+		!strings.Contains(l, "contextWindow=8192") || !strings.Contains(l, "budget=819") {
+		t.Errorf("log lacks the effective budget: %s", l)
+	}
+	h, b, err = s.BuildFor(ctx, "c", BuildSpec{}, config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Fallback || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "no models configured") {
+		t.Errorf("fallback: %+v %+v", b, h.Warnings)
 	}
 }
