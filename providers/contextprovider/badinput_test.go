@@ -1,0 +1,74 @@
+package contextprovider
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/config"
+)
+
+// TestBadInput runs every method over libraries whose detection files,
+// matrices and indexes are malformed: ragged tables, empty cells, stray
+// pipes and backticks, CRLF, random bytes. Nothing may panic, and the
+// methods still answer.
+func TestBadInput(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	garbage := func(n int) string {
+		const alphabet = "|`*#-: \n\r\tab.md/{}[]()0123456789"
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteByte(alphabet[rng.Intn(len(alphabet))])
+		}
+		return b.String()
+	}
+	variants := map[string]string{
+		"ragged": "# D\n\n## Web Frameworks\n\n| Framework | Key Imports | Pattern Files to Load |\n|---|---|---|\n| **A** |\n| | `x` | `a.md` | extra | cells |\n|||\n| **B** | `` | `../../../etc/passwd.md` |\n",
+		"crlf":   "# D\r\n\r\n## Libraries\r\n\r\n| Library | Key Imports | Load |\r\n|---|---|---|\r\n| **Lib** | `import lib` | `a.md` |\r\n",
+		"header": "| Load |\n|---|\n| `a.md` |\n",
+		"random": garbage(4000),
+		"binary": "\x00\x01\x02 | `x` | `a.md` |\n",
+	}
+	for name, det := range variants {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{
+				".ctxls.yaml":                         "budget:\n  files: 2\n  tokens: 50\n",
+				"context/cross_domain.md":             "# X\n\n| Primary Domain | Trigger Condition | Secondary Context to Load | Relevance Score |\n|---|---|---|---|\n" + det + "\n| python/ | | | |\n| | auth | `a.md` | nonsense |\n| Any | auth | `../../x.md` | 7 |\n",
+				"context/loading_protocol.md":         "## Step: \n## Step 99: far\n" + det,
+				"context/python/index.md":             det,
+				"context/python/context_detection.md": det,
+				"context/python/a.md":                 "---\ndetectionTriggers: [\"\", \"import\", \"`\"]\ncrossDomainTriggers: [\"../x\", \"\"]\n---\n# A\n" + det,
+			}
+			p, _, _ := writeLibrary(t, files)
+			sig := Signals{Imports: []string{"", "import lib", "|", garbage(50)}, FilePatterns: []string{"a.md", "*", "["}, CodePatterns: []string{"`x`"}, ConfigFiles: []string{"/"}}
+			r, err := p.DetectProjectType(bg, "python", sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.ConditionalContext(bg, "python", r); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.CrossDomainContext(bg, "python", []string{"auth", "", "|", garbage(30)}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.DomainIndex(bg, "python"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.LoadingProtocol(bg); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Search(bg, garbage(40), "", 0); err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Catalog(bg, "")
+			// Files holding NUL bytes are skipped by the library.
+			if err != nil || len(res.Items) == 0 && name != "binary" {
+				t.Fatalf("catalog %v %d", err, len(res.Items))
+			}
+			plan := p.Plan(bg, []Request{{ID: "python/a"}, {ID: "python/index"}, {ID: ""}, {ID: "#"}, {ID: "python/a#"}}, config.Budget{Files: 1, Tokens: 1})
+			if len(plan.Items)+len(plan.Dropped) == 0 {
+				t.Error("plan lost every request")
+			}
+		})
+	}
+}
