@@ -397,3 +397,51 @@ func TestFollowsSource(t *testing.T) {
 		t.Errorf("titles %q then %q", r.Title, r2.Title)
 	}
 }
+
+// TestConcurrentUse runs readers of every tier and the search index while
+// the library changes underneath them (run with -race to see data races).
+func TestConcurrentUse(t *testing.T) {
+	p, lib, dir := writeLibrary(t, map[string]string{
+		"context/python/a.md": "---\ntags: [alpha]\n---\n# A\n\n## One\n\ntext\n",
+		"context/python/b.md": "---\ntags: [beta]\n---\n# B\n",
+	})
+	a := filepath.Join(dir, "context", "python", "a.md")
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := p.Search(bg, "alpha beta", "", 0); err != nil {
+					errs <- err
+					return
+				}
+				p.Catalog(bg, "python")
+				p.Materialize(bg, Reference{ID: "python/a"})
+				p.MaterializeSections(bg, Reference{ID: "python/a"}, []string{"One"})
+				p.DetectProjectType(bg, "python", Signals{Imports: []string{"import alpha"}})
+			}
+		}()
+	}
+	for i := 0; i < 30; i++ {
+		text := "---\ntags: [alpha, v" + strings.Repeat("x", i) + "]\n---\n# A\n\n## One\n\ntext\n"
+		if _, err := lib.Apply(bg, []library.Change{{Path: a, Content: []byte(text)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := p.Materialize(bg, Reference{ID: "python/a"})
+	if f.Metadata == nil || !slices.Contains(f.Metadata.Tags, "v"+strings.Repeat("x", 29)) {
+		t.Errorf("final content not seen: %+v", f.Metadata)
+	}
+}
