@@ -157,7 +157,7 @@ func (s *Store) Append(ctx context.Context, m Message) (Message, error) {
 // AppendAll appends messages in order, in one transaction: all are stored or
 // none is.
 func (s *Store) AppendAll(ctx context.Context, ms []Message) ([]Message, error) {
-	r := &appendReq{msgs: make([]pending, len(ms)), done: make(chan struct{})}
+	r := &appendReq{msgs: make([]pending, len(ms)), wake: make(chan struct{})}
 	for i, m := range ms {
 		p, err := s.prepare(m)
 		if err != nil {
@@ -190,7 +190,10 @@ type pending struct {
 type appendReq struct {
 	msgs []pending
 	err  error
-	done chan struct{}
+	// wake is closed when the messages are committed (err says how), or,
+	// with lead set, when the caller is to commit the queue itself.
+	wake chan struct{}
+	lead bool
 }
 
 func (s *Store) prepare(m Message) (pending, error) {
@@ -210,44 +213,53 @@ func (s *Store) prepare(m Message) (pending, error) {
 	return p, nil
 }
 
-// commit stores r's messages. The first caller to find no commit running
-// becomes the committer: it commits every request queued meanwhile, in
-// batches, until the queue is empty; the others wait for their batch.
+// commit stores r's messages, durably, before it returns. Requests queue;
+// one caller at a time is the committer: it takes the whole queue, commits
+// it in one transaction, and hands the role to the first request queued
+// meanwhile, so that no caller commits more than one batch and concurrent
+// appends share the cost of a synced commit.
 func (s *Store) commit(ctx context.Context, r *appendReq) {
 	s.qmu.Lock()
 	s.queue = append(s.queue, r)
 	if s.committing {
 		s.qmu.Unlock()
-		<-r.done
-		return
-	}
-	s.committing = true
-	s.qmu.Unlock()
-	for {
-		s.qmu.Lock()
-		batch := s.queue
-		s.queue = nil
-		if len(batch) == 0 {
-			s.committing = false
-			s.qmu.Unlock()
+		<-r.wake
+		if !r.lead {
 			return
 		}
+	} else {
+		s.committing = true
 		s.qmu.Unlock()
-		// The batch runs under the committer's context, detached from its
-		// cancellation: the other callers' messages must not fail with it.
-		bctx := context.WithoutCancel(ctx)
-		if err := s.insert(bctx, batch); err != nil && len(batch) > 1 {
-			// One request's failure must not fail the others.
-			for _, q := range batch {
-				q.err = s.insert(bctx, []*appendReq{q})
-			}
-		} else {
-			for _, q := range batch {
-				q.err = err
-			}
-		}
+	}
+	s.qmu.Lock()
+	batch := s.queue
+	s.queue = nil
+	s.qmu.Unlock()
+	// The batch runs detached from the committer's cancellation: the other
+	// callers' messages must not fail with it.
+	bctx := context.WithoutCancel(ctx)
+	if err := s.insert(bctx, batch); err != nil && len(batch) > 1 {
+		// One request's failure must not fail the others.
 		for _, q := range batch {
-			close(q.done)
+			q.err = s.insert(bctx, []*appendReq{q})
+		}
+	} else {
+		for _, q := range batch {
+			q.err = err
+		}
+	}
+	s.qmu.Lock()
+	if len(s.queue) > 0 {
+		next := s.queue[0]
+		next.lead = true
+		close(next.wake)
+	} else {
+		s.committing = false
+	}
+	s.qmu.Unlock()
+	for _, q := range batch {
+		if q != r {
+			close(q.wake)
 		}
 	}
 }
