@@ -178,6 +178,19 @@ func TestDirectories(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("remove and restore a context root", func(t *testing.T) {
+		ctxDir := filepath.Join(dir, "docs/context")
+		if err := os.Rename(ctxDir, filepath.Join(dir, "docs/old")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "web/http to go", func() bool { return !hasTopic(w, "web/http") })
+		waitInSync(t, w)
+		if err := os.Rename(filepath.Join(dir, "docs/old"), ctxDir); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "web/http back", func() bool { return hasTopic(w, "web/http") })
+	})
 	waitInSync(t, w)
 }
 
