@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/contextprovider"
+	"github.com/ctxls/ctxls/providers/library"
 )
 
 func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -32,11 +33,12 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if i := strings.IndexByte(ref, '#'); i >= 0 {
 		ref, section = ref[:i], strings.TrimSpace(ref[i+1:])
 	}
+	// The path form names the file under its context root.
+	ref = strings.TrimPrefix(strings.TrimPrefix(ref, "./"), library.ContextDirName+"/")
 	domain, file := "", ref
 	if i := strings.IndexAny(ref, ":/"); i >= 0 {
 		domain, file = ref[:i], ref[i+1:]
 	}
-	domain = strings.TrimPrefix(domain, "context/")
 	if file == "" {
 		return usageError{fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
 	}

@@ -26,6 +26,7 @@ func TestShowCommand(t *testing.T) {
 	}{
 		{ref: "python:fastapi_patterns", want: body},
 		{ref: "python/fastapi_patterns.md", want: body},
+		{ref: "context/python/fastapi_patterns.md", want: body},
 		{ref: "python:fastapi_patterns#Security Issues", prefix: "## Security Issues\n", notHas: "## Testing"},
 		{ref: "python:fastapi_patterns#security-issues", prefix: "## Security Issues\n", notHas: "## Testing"},
 		{ref: "loading_protocol", prefix: "# Context Loading Protocol"},
