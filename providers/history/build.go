@@ -225,15 +225,20 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 				return c, nil
 			}
 		}
-		ms, err := reader.Read(ctx, conversationID, []Meta{m})
-		if err != nil {
-			return 0, err
+		msg, ok := msgs[m.ID]
+		if !ok {
+			ms, err := reader.Read(ctx, conversationID, []Meta{m})
+			if err != nil {
+				return 0, err
+			}
+			if len(ms) != 1 {
+				return 0, fmt.Errorf("message %d vanished", m.ID)
+			}
+			msg = ms[0]
+			msgs[m.ID] = msg
 		}
-		if len(ms) != 1 {
-			return 0, fmt.Errorf("message %d vanished", m.ID)
-		}
-		b := f.Format(ms[0])
-		blocks[m.ID], msgs[m.ID] = b, ms[0]
+		b := f.Format(msg)
+		blocks[m.ID] = b
 		costs[m.ID] = s.counter.Count(b)
 		return costs[m.ID], nil
 	}
@@ -267,16 +272,16 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		if !read {
 			return Context{}, fmt.Errorf("read message %d: not found", m.ID)
 		}
-		b, ok := blocks[m.ID]
-		if !ok {
-			b = f.Format(msg)
-		}
 		c, ok := costs[m.ID]
 		if !ok {
 			// Selected without a cost (a strategy that does not ask).
 			if c, err = cost(ctx, m); err != nil {
 				return Context{}, err
 			}
+		}
+		b, ok := blocks[m.ID]
+		if !ok {
+			b = f.Format(msg)
 		}
 		parts = append(parts, b)
 		blockTokens = append(blockTokens, c)
