@@ -28,6 +28,7 @@ func TestBadInput(t *testing.T) {
 		"header": "| Load |\n|---|\n| `a.md` |\n",
 		"random": garbage(4000),
 		"binary": "\x00\x01\x02 | `x` | `a.md` |\n",
+		"nofiles": "# D\n\n## Frameworks\n\n| Framework | Key Imports |\n|---|---|\n| **X** | `import lib` |\n| Any | `import any` |\n",
 	}
 	for name, det := range variants {
 		t.Run(name, func(t *testing.T) {

@@ -151,6 +151,9 @@ func buildDetection(d *derived, domain string) *detectionRules {
 		for _, r := range tableRules(d, src, domain, &out.warnings) {
 			out.source = true
 			if r.derived || src == dom.Index {
+				if len(r.files) == 0 {
+					continue // patterns that call for nothing
+				}
 				r.name, r.derived = "", true
 				pending = append(pending, r)
 			} else {
@@ -187,6 +190,9 @@ func buildDetection(d *derived, domain string) *detectionRules {
 		pending = append(pending, r)
 	}
 	for _, pr := range pending {
+		if len(pr.files) == 0 {
+			continue
+		}
 		// The most specific named rule loading the same files owns the
 		// patterns.
 		var owner *detectionRule
