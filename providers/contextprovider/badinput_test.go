@@ -23,11 +23,11 @@ func TestBadInput(t *testing.T) {
 		return b.String()
 	}
 	variants := map[string]string{
-		"ragged": "# D\n\n## Web Frameworks\n\n| Framework | Key Imports | Pattern Files to Load |\n|---|---|---|\n| **A** |\n| | `x` | `a.md` | extra | cells |\n|||\n| **B** | `` | `../../../etc/passwd.md` |\n",
-		"crlf":   "# D\r\n\r\n## Libraries\r\n\r\n| Library | Key Imports | Load |\r\n|---|---|---|\r\n| **Lib** | `import lib` | `a.md` |\r\n",
-		"header": "| Load |\n|---|\n| `a.md` |\n",
-		"random": garbage(4000),
-		"binary": "\x00\x01\x02 | `x` | `a.md` |\n",
+		"ragged":  "# D\n\n## Web Frameworks\n\n| Framework | Key Imports | Pattern Files to Load |\n|---|---|---|\n| **A** |\n| | `x` | `a.md` | extra | cells |\n|||\n| **B** | `` | `../../../etc/passwd.md` |\n",
+		"crlf":    "# D\r\n\r\n## Libraries\r\n\r\n| Library | Key Imports | Load |\r\n|---|---|---|\r\n| **Lib** | `import lib` | `a.md` |\r\n",
+		"header":  "| Load |\n|---|\n| `a.md` |\n",
+		"random":  garbage(4000),
+		"binary":  "\x00\x01\x02 | `x` | `a.md` |\n",
 		"nofiles": "# D\n\n## Frameworks\n\n| Framework | Key Imports |\n|---|---|\n| **X** | `import lib` |\n| Any | `import any` |\n",
 	}
 	for name, det := range variants {
