@@ -50,8 +50,8 @@ type History interface {
 	// Context returns the history of the conversation formatted for a
 	// prompt, and its token cost.
 	Context(ctx context.Context, conversationID string) (text string, tokens int, err error)
-	// Append records a message.
-	Append(ctx context.Context, m Message) error
+	// Append records messages, all or none.
+	Append(ctx context.Context, msgs ...Message) error
 }
 
 // Options configure a Runner.
@@ -530,19 +530,13 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	store := r.opts.Store
 	started := time.Now()
 	st := Step{Command: cmd.Name, Index: index, Path: cmd.Path, Status: string(execution.StatusRunning), Warnings: []string{}}
-	ce, err := store.StartCommand(ctx, sessionID, cmd.Name, map[string]any{"input": input, "runId": runID, "chainIndex": index})
-	if err != nil {
-		return st, err
-	}
-	st.Step, st.Attempts = ce.Step, ce.Attempts
-
 	kept, dropped, warns := plan(ctx, r.opts.Provider, lib, cmd, lib.Config().Budget)
 	st.Warnings = append(st.Warnings, warns...)
 	keys := make([]execution.ContextKey, len(kept))
 	for i, it := range kept {
 		keys[i] = it.key()
 	}
-	cached, err := store.CachedContexts(wctx, sessionID, keys)
+	cached, err := store.CachedContexts(ctx, sessionID, keys)
 	if err != nil {
 		return st, err
 	}
@@ -566,9 +560,13 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		parts.context = append(parts.context, loaded{it, c})
 	}
 	kept = used
-	if err := store.RecordContextLoads(wctx, sessionID, loads); err != nil {
+	// The start of the command and the context it loads are one commit.
+	ce, err := store.StartStep(ctx, sessionID, cmd.Name, map[string]any{"input": input, "runId": runID, "chainIndex": index}, loads)
+	if err != nil {
 		return st, err
 	}
+	st.Step, st.Attempts = ce.Step, ce.Attempts
+
 	if parts.shared, err = store.AllSharedData(wctx, sessionID); err != nil {
 		return st, err
 	}
@@ -660,12 +658,12 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		outputs["warnings"] = st.Warnings
 	}
 	if r.opts.History != nil && status != execution.StatusInterrupted {
-		if err := r.opts.History.Append(wctx, Message{ConversationID: sessionID, Role: "user", Content: prompt, RunID: runID, Command: cmd.Name}); err != nil {
+		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: prompt, RunID: runID, Command: cmd.Name}}
+		if out.Ran && text != "" {
+			msgs = append(msgs, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name})
+		}
+		if err := r.opts.History.Append(wctx, msgs...); err != nil {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
-		} else if out.Ran && text != "" {
-			if err := r.opts.History.Append(wctx, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name}); err != nil {
-				st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
-			}
 		}
 	}
 	if _, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared); err != nil {

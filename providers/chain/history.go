@@ -31,14 +31,18 @@ func (h *storeHistory) Context(ctx context.Context, conversationID string) (stri
 	return c.Text, c.Tokens, nil
 }
 
-func (h *storeHistory) Append(ctx context.Context, m Message) error {
-	_, err := h.store.Append(ctx, history.Message{
-		ConversationID: m.ConversationID,
-		Role:           m.Role,
-		Content:        m.Content,
-		Mode:           history.ModeRun,
-		RunID:          m.RunID,
-		Command:        m.Command,
-	})
+func (h *storeHistory) Append(ctx context.Context, msgs ...Message) error {
+	hm := make([]history.Message, len(msgs))
+	for i, m := range msgs {
+		hm[i] = history.Message{
+			ConversationID: m.ConversationID,
+			Role:           m.Role,
+			Content:        m.Content,
+			Mode:           history.ModeRun,
+			RunID:          m.RunID,
+			Command:        m.Command,
+		}
+	}
+	_, err := h.store.AppendAll(ctx, hm)
 	return err
 }

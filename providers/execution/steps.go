@@ -77,27 +77,71 @@ func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads 
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		now := ms(s.now())
-		for _, l := range loads {
-			if !l.Cached {
-				_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
-					VALUES (?, ?, ?, ?, ?)
-					ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-					sessionID, l.Domain, l.Topic, []byte(l.Content), now)
-				if err != nil {
-					return err
-				}
-			}
-			if _, err := addItem(ctx, tx, sessionID, "context", l.String()); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := s.recordLoads(ctx, tx, sessionID, loads)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record context loads: %w", err)
 	}
 	return nil
+}
+
+// StartStep starts command like StartCommand and records the context it
+// loads like RecordContextLoads, in one transaction: a chain step begins
+// with one durable commit.
+func (s *Store) StartStep(ctx context.Context, sessionID, command string, inputs map[string]any, loads []ContextLoad) (*CommandExecution, error) {
+	if err := requireName("command name", command); err != nil {
+		return nil, err
+	}
+	for _, l := range loads {
+		if err := requireName("domain", l.Domain); err != nil {
+			return nil, err
+		}
+		if err := requireName("topic", l.Topic); err != nil {
+			return nil, err
+		}
+	}
+	in, err := marshalObject("inputs", inputs)
+	if err != nil {
+		return nil, err
+	}
+	var ce *CommandExecution
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if ce, err = s.startCommand(ctx, tx, sessionID, command, in); err != nil {
+			return err
+		}
+		items, err := s.recordLoads(ctx, tx, sessionID, loads)
+		ce.ContextLoaded = append(ce.ContextLoaded, items...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start command %q: %w", command, err)
+	}
+	return ce, nil
+}
+
+// recordLoads stores the content of loads not marked Cached and adds every
+// key to the running command's contextLoaded list, which it returns.
+func (s *Store) recordLoads(ctx context.Context, tx *sql.Tx, sessionID string, loads []ContextLoad) ([]string, error) {
+	now := ms(s.now())
+	var items []string
+	for _, l := range loads {
+		if !l.Cached {
+			_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
+				VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+				sessionID, l.Domain, l.Topic, []byte(l.Content), now)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if _, err := addItem(ctx, tx, sessionID, "context", l.String()); err != nil {
+			return nil, err
+		}
+		items = append(items, l.String())
+	}
+	return items, nil
 }
 
 // AllSharedData returns every shared value of the execution.

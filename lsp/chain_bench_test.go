@@ -1,0 +1,78 @@
+package lsp_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/storage"
+)
+
+// chainFillExecutions records n executions of three completed steps each,
+// straight into the workspace database in one transaction (the triggers
+// keep the list counters as the store's own writes do).
+func chainFillExecutions(b *testing.B, dir string, n int) {
+	b.Helper()
+	ctx := context.Background()
+	db, err := storage.OpenWorkspace(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now().UnixMilli()
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		for i := range n {
+			id := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, project_type, started_at, plan, plan_input)
+				VALUES (?, ?, 'python', ?, '["brainstorm","implement","test"]', 'input')`, id, fmt.Sprintf("project-%d", i%50), now-int64(i)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at) VALUES (?1, ?1, ?2)`, id, now); err != nil {
+				return err
+			}
+			for step, cmd := range []string{"brainstorm", "implement", "test"} {
+				status := "success"
+				if i%7 == 0 && step == 2 {
+					status = "failed"
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO commands (session_id, step, command, status, started_at, completed_at, owner_id)
+					VALUES (?, ?, ?, ?, ?, ?, 'fixture')`, id, step, cmd, status, now, now); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('current_execution', ?)`, fmt.Sprintf("00000000-0000-4000-8000-%012d", 0))
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkChainExecutionList10000 is ctxls/execution/list over stdio with
+// 10,000 recorded executions: the store's query, the JSON encoding and the
+// transfer through the pipe.
+func BenchmarkChainExecutionList10000(b *testing.B) {
+	const n = 10000
+	dir, _ := chainWorkspace(b, "")
+	chainFillExecutions(b, dir, n)
+	c := chainStart(b, dir)
+	var list struct {
+		Items []struct {
+			SessionID string `json:"sessionId"`
+		} `json:"items"`
+	}
+	c.must("ctxls/execution/list", map[string]any{}, &list) // opens the store
+	if len(list.Items) != n {
+		b.Fatalf("listed %d executions, want %d", len(list.Items), n)
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := c.call(ctx, "ctxls/execution/list", map[string]any{}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
