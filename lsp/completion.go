@@ -15,7 +15,7 @@ import (
 
 // eagerDocs is the number of items up to which completion items carry
 // their documentation; longer lists get it on completionItem/resolve.
-const eagerDocs = 200
+const eagerDocs = 40
 
 // completionData is what an item carries to completionItem/resolve.
 type completionData struct {

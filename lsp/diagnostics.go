@@ -15,16 +15,17 @@ import (
 )
 
 // diagnostics publishes the library's diagnostics: for the whole workspace
-// after the initial index, and, debounced, for every file a change may have
-// affected (the changed files and the files referring to them). A file
-// whose problems are fixed gets an empty list once.
+// after the initial index, and, rate-limited, for every file a change may
+// have affected (the changed files and the files referring to them). A
+// file whose problems are fixed gets an empty list once.
 type diagnostics struct {
 	s *Server
 
 	mu        sync.Mutex
 	pending   map[string]bool
 	reload    bool
-	timer     *time.Timer
+	timer     *time.Timer // the next flush, when one is due
+	last      time.Time   // when the last flush started
 	published map[string]bool // files whose last published list was not empty
 	stopped   bool
 }
@@ -49,18 +50,30 @@ func (d *diagnostics) onUpdate(u workspace.Update) {
 	if u.Reloaded {
 		d.reload = true
 	}
-	if d.timer == nil {
-		d.timer = time.AfterFunc(d.s.opts.DiagnosticsDelay, d.flush)
-	} else {
-		d.timer.Reset(d.s.opts.DiagnosticsDelay)
+	if d.timer != nil {
+		return // a flush is due; it takes these too
 	}
+	// The first change after a quiet spell is published at once (after a
+	// moment that gathers the rest of its burst); while changes keep
+	// coming, at most once per DiagnosticsDelay.
+	wait := minWait
+	if since := time.Since(d.last); since < d.s.opts.DiagnosticsDelay {
+		wait = max(wait, d.s.opts.DiagnosticsDelay-since)
+	}
+	d.timer = time.AfterFunc(wait, d.flush)
 }
+
+// minWait gathers the updates of one burst (a file and the files that
+// refer to it arrive in one update, a rescan in a few) into one flush.
+const minWait = 2 * time.Millisecond
 
 // flush publishes what is pending.
 func (d *diagnostics) flush() {
 	d.mu.Lock()
 	pending, reload := d.pending, d.reload
 	d.pending, d.reload = map[string]bool{}, false
+	d.timer = nil
+	d.last = time.Now()
 	stopped := d.stopped
 	d.mu.Unlock()
 	if stopped {

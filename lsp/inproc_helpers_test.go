@@ -18,7 +18,7 @@ import (
 // inprocClient is a minimal LSP client driving a Server in-process
 // through a pipe, with real framing and JSON on the wire.
 type inprocClient struct {
-	t    *testing.T
+	t    testing.TB
 	conn jsonrpc2.Conn
 	root string
 
@@ -41,14 +41,18 @@ type inprocOptions struct {
 	capabilities map[string]any
 	initOptions  any
 	noInit       bool
+	diagDelay    time.Duration // 0: a short delay for quick tests
 }
 
 // inprocStart serves a new Server on dir and returns an initialized client.
-func inprocStart(t *testing.T, dir string, o inprocOptions) *inprocClient {
+func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	t.Helper()
 	srvIn, cliOut := io.Pipe()
 	cliIn, srvOut := io.Pipe()
-	srv := New(Options{NoWatch: true, DiagnosticsDelay: 5 * time.Millisecond})
+	if o.diagDelay == 0 {
+		o.diagDelay = 5 * time.Millisecond
+	}
+	srv := New(Options{NoWatch: true, DiagnosticsDelay: o.diagDelay})
 	c := &inprocClient{t: t, root: dir, changed: make(chan struct{}, 1), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { c.done <- srv.Serve(ctx, srvIn, srvOut) }()
@@ -194,8 +198,34 @@ func (c *inprocClient) open(rel string, text ...string) string {
 // waitNote waits for a notification that satisfies ok and returns it.
 func (c *inprocClient) waitNote(method string, ok func(json.RawMessage) bool) json.RawMessage {
 	c.t.Helper()
-	deadline := time.After(10 * time.Second)
-	seen := 0
+	return c.waitNoteSince(0, method, ok)
+}
+
+// waitQuiet waits until no notification has arrived for d.
+func (c *inprocClient) waitQuiet(d time.Duration) {
+	n := c.noteCount()
+	for {
+		time.Sleep(d)
+		if m := c.noteCount(); m == n {
+			return
+		} else {
+			n = m
+		}
+	}
+}
+
+// noteCount returns the number of notifications received so far.
+func (c *inprocClient) noteCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.notes)
+}
+
+// waitNoteSince is waitNote among the notifications after the first since.
+func (c *inprocClient) waitNoteSince(since int, method string, ok func(json.RawMessage) bool) json.RawMessage {
+	c.t.Helper()
+	deadline := time.After(30 * time.Second)
+	seen := since
 	for {
 		c.mu.Lock()
 		notes := c.notes[seen:]
@@ -231,8 +261,18 @@ type inprocDiagnostics struct {
 // waitDiagnostics waits for diagnostics of uri that satisfy ok.
 func (c *inprocClient) waitDiagnostics(u string, ok func(inprocDiagnostics) bool) inprocDiagnostics {
 	c.t.Helper()
+	return c.waitDiagnosticsSince(0, u, ok)
+}
+
+// waitDiagnosticsSince is waitDiagnostics among the notifications after
+// the first since.
+func (c *inprocClient) waitDiagnosticsSince(since int, u string, ok func(inprocDiagnostics) bool) inprocDiagnostics {
+	c.t.Helper()
 	var out inprocDiagnostics
-	c.waitNote("textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+	c.waitNoteSince(since, "textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+		if !strings.Contains(string(raw), u) {
+			return false
+		}
 		var d inprocDiagnostics
 		if json.Unmarshal(raw, &d) != nil || d.URI != u {
 			return false

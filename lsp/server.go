@@ -37,8 +37,9 @@ type Options struct {
 	// NoWatch turns off the server-side file watcher (tests that drive
 	// changes themselves).
 	NoWatch bool
-	// DiagnosticsDelay is how long diagnostics of a changing document wait
-	// for the typing to pause; 0 means the default of 30 ms.
+	// DiagnosticsDelay is the least time between two publications of the
+	// diagnostics of changing documents; 0 means the default of 30 ms. The
+	// first change after a pause is published at once.
 	DiagnosticsDelay time.Duration
 	// Version is reported to the client in serverInfo.
 	Version string

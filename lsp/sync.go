@@ -155,4 +155,3 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	}
 	return nil
 }
-

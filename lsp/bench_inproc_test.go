@@ -1,0 +1,163 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// inprocSynthetic writes a library of domains×perDomain topics, each with
+// frontmatter and three sections, and a command of about lines lines that
+// refers to topics in every form.
+func inprocSynthetic(tb testing.TB, domains, perDomain, lines int) (dir, command string) {
+	tb.Helper()
+	dir = tb.TempDir()
+	for d := range domains {
+		dom := fmt.Sprintf("dom%02d", d)
+		ddir := filepath.Join(dir, "context", dom)
+		if err := os.MkdirAll(ddir, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		for i := range perDomain {
+			name := fmt.Sprintf("topic_%04d", i)
+			strategy := "onDemand"
+			if i == 0 {
+				strategy = "always"
+			}
+			body := fmt.Sprintf(`---
+id: %s/%s
+domain: %s
+title: Topic %d of %s
+type: pattern
+estimatedTokens: 120
+loadingStrategy: %s
+tags: [%s, synthetic]
+crossDomainTriggers: [dom00/topic_0001]
+sections:
+  - name: Overview
+    estimatedTokens: 40
+---
+
+# Topic %d of %s
+
+A synthetic topic used to measure the language server on a large library.
+
+## Overview
+
+Explains what the topic covers and when an agent should load it, in a few lines of prose.
+
+## Details
+
+Refers to %s:topic_0001 and to the Overview section.
+
+## Examples
+
+`+"```python\nprint(%d)\n```\n", dom, name, dom, i, dom, strategy, dom, i, dom, dom, i)
+			if err := os.WriteFile(filepath.Join(ddir, name+".md"), []byte(body), 0o644); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("---\nname: big\ncontext: [dom00, dom01/topic_0002]\n---\n\n# /big\n\n")
+	for i := 0; b.Len() < lines*60 && strings.Count(b.String(), "\n") < lines; i++ {
+		dom := fmt.Sprintf("dom%02d", i%domains)
+		topic := fmt.Sprintf("topic_%04d", i%perDomain)
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "- Load %s:%s before the step.\n", dom, topic)
+		case 1:
+			fmt.Fprintf(&b, "- Then %s:%s#Overview for the summary.\n", dom, topic)
+		case 2:
+			fmt.Fprintf(&b, "- Call getReference(%q, %q) when needed.\n", dom, topic)
+		default:
+			b.WriteString("Plain prose between references, with nothing to resolve in it at all.\n")
+		}
+	}
+	command = filepath.Join(dir, "commands", "big.md")
+	if err := os.MkdirAll(filepath.Dir(command), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(command, []byte(b.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, command
+}
+
+// reportLatency reports p50 and p99 of samples.
+func reportLatency(b *testing.B, samples []time.Duration) {
+	if len(samples) == 0 {
+		return
+	}
+	slices.Sort(samples)
+	q := func(p float64) float64 {
+		return float64(samples[min(len(samples)-1, int(p*float64(len(samples))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+// BenchmarkInprocLargeLibrary measures completion, hover and diagnostics
+// after an edit on a 10,000-topic library and a 2,000-line command,
+// through the full JSON-RPC stack over a pipe.
+func BenchmarkInprocLargeLibrary(b *testing.B) {
+	dir, command := inprocSynthetic(b, 50, 200, 2000)
+	c := inprocStart(b, dir, inprocOptions{diagDelay: 30 * time.Millisecond})
+	data, _ := os.ReadFile(command)
+	text := string(data)
+	u := string(uriOf(command))
+	c.mustCall("ctxls/commands", map[string]any{}, nil) // waits for the index
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "markdown", "version": 1, "text": text}})
+	c.waitQuiet(500 * time.Millisecond) // the workspace's diagnostics are out
+	line := strings.Count(text[:strings.Index(text, "- Load dom08:")], "\n")
+	pos := map[string]any{"line": line, "character": len("- Load dom08:topic_")}
+
+	b.Run("completion", func(b *testing.B) {
+		var samples []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			var raw json.RawMessage
+			c.mustCall("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, &raw)
+			samples = append(samples, time.Since(start))
+			if !strings.Contains(string(raw), `"topic_0199"`) {
+				b.Fatalf("completion: %.300s", raw)
+			}
+		}
+		reportLatency(b, samples)
+	})
+	b.Run("hover", func(b *testing.B) {
+		var samples []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			var raw json.RawMessage
+			c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, &raw)
+			samples = append(samples, time.Since(start))
+			if !strings.Contains(string(raw), "Topic 8 of dom08") {
+				b.Fatalf("hover: %s", raw)
+			}
+		}
+		reportLatency(b, samples)
+	})
+	b.Run("diagnostics-after-edit", func(b *testing.B) {
+		var samples []time.Duration
+		version := 1
+		for b.Loop() {
+			version++
+			// Break a reference, then wait for its diagnostic.
+			edit := fmt.Sprintf("x%d", version)
+			since := c.noteCount()
+			start := time.Now()
+			c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": version},
+				"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": edit}}})
+			want := int32(version)
+			c.waitDiagnosticsSince(since, u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == want })
+			samples = append(samples, time.Since(start))
+		}
+		reportLatency(b, samples)
+	})
+}
