@@ -24,8 +24,8 @@ type diagnostics struct {
 	mu        sync.Mutex
 	pending   map[string]bool
 	reload    bool
-	timer     *time.Timer // the next flush, when one is due
-	last      time.Time   // when the last flush started
+	timer     *time.Timer     // the next flush, when one is due
+	last      time.Time       // when the last flush started
 	published map[string]bool // files whose last published list was not empty
 	stopped   bool
 }
