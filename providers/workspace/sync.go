@@ -393,6 +393,10 @@ func (c *collector) collect(p string) {
 		return
 	}
 	if fi.IsDir() {
+		if _, ok := c.lib.File(p); ok {
+			// A file replaced by a directory of the same name.
+			c.add(library.Change{Path: p, Removed: true})
+		}
 		if c.rootish(p) {
 			c.roots = true
 			c.add(library.Change{Path: p})

@@ -524,3 +524,24 @@ func TestUnreadableDirectory(t *testing.T) {
 	writeFile(t, dir, "context/git/after.md", "# After\n")
 	waitFor(t, "a change beside it", func() bool { return hasTopic(w, "git/after") })
 }
+
+func TestTypeChange(t *testing.T) {
+	dir := writeTree(t, baseTree())
+	w := open(t, dir, nil, nil)
+	p := filepath.Join(dir, "context/git/shape.md")
+	writeFile(t, dir, "context/git/shape.md", "# File\n")
+	waitFor(t, "the file", func() bool { return hasTopic(w, "git/shape") })
+	// The file becomes a directory holding a topic, then a file again.
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "context/git/shape.md/inner.md", "# Inner\n")
+	waitFor(t, "the directory's topic", func() bool { return hasTopic(w, "git/shape.md/inner") })
+	waitInSync(t, w)
+	if err := os.RemoveAll(p); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "context/git/shape.md", "# File again\n")
+	waitFor(t, "the file again", func() bool { return hasTopic(w, "git/shape") && !hasTopic(w, "git/shape.md/inner") })
+	waitInSync(t, w)
+}
