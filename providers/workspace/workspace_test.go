@@ -545,3 +545,36 @@ func TestTypeChange(t *testing.T) {
 	waitFor(t, "the file again", func() bool { return hasTopic(w, "git/shape") && !hasTopic(w, "git/shape.md/inner") })
 	waitInSync(t, w)
 }
+
+// TestExampleLibrary follows a change in the example library: the update
+// names every file that refers to the changed topic.
+func TestExampleLibrary(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../examples/library")); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	w := open(t, dir, rec, nil)
+	waitInSync(t, w)
+	tp, ok := w.Library().Topic("python/fastapi_patterns")
+	if !ok {
+		t.Fatal("the example library has no python/fastapi_patterns")
+	}
+	refs := w.Library().References(tp.ID)
+	if len(refs) == 0 {
+		t.Fatal("nothing refers to python/fastapi_patterns")
+	}
+	text, err := os.ReadFile(tp.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "context/python/fastapi_patterns.md", strings.Replace(string(text), "## Testing", "## Tests", 1))
+	waitFor(t, "the update", func() bool { return slices.Contains(rec.changed(), tp.Path) })
+	aff := rec.affected()
+	for _, loc := range refs {
+		if !slices.Contains(aff, loc.File.Path) {
+			t.Errorf("%s refers to %s but is not in Affected", loc.File.Rel, tp.ID)
+		}
+	}
+	waitInSync(t, w)
+}
