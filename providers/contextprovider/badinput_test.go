@@ -73,3 +73,70 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomTables feeds randomly assembled tables, built from the words
+// real detection files and matrices use, to every parser of the provider.
+func TestRandomTables(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	headers := []string{"Framework", "Key Imports", "File Markers", "Pattern Files to Load", "Load", "Library", "ORM", "Primary Domain",
+		"Trigger Condition", "Secondary Context to Load", "Relevance Score", "Token Impact", "If You See...", "Docs", "", "Type", "Topics"}
+	cells := []string{"", "**X**", "`import x`", "`a.md`", "`python/a.md`", "`{domain}/a.md`", "`../a.md`", "Any", "python/", "0.9", "high",
+		"`x`<br/>`y`", "`*.py`", "`dir/`", "auth code", "`a.md`, `b.md`", "[l](a.md)", "|", "`", "**", "all of the above"}
+	table := func() string {
+		var b strings.Builder
+		n := 1 + rng.Intn(5)
+		b.WriteString("\n## " + headers[rng.Intn(len(headers))] + " Detection\n\n|")
+		for i := 0; i < n; i++ {
+			b.WriteString(" " + headers[rng.Intn(len(headers))] + " |")
+		}
+		b.WriteString("\n|" + strings.Repeat("---|", n) + "\n")
+		for r := rng.Intn(6); r > 0; r-- {
+			b.WriteString("|")
+			for i := rng.Intn(n + 2); i > 0; i-- {
+				b.WriteString(" " + cells[rng.Intn(len(cells))] + " |")
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	doc := func() string {
+		s := "# T\n"
+		for i := rng.Intn(4); i >= 0; i-- {
+			s += table()
+		}
+		return s
+	}
+	for i := 0; i < 60; i++ {
+		p, _, _ := writeLibrary(t, map[string]string{
+			"context/cross_domain.md":             doc(),
+			"context/python/index.md":             doc(),
+			"context/python/context_detection.md": doc(),
+			"context/python/a.md":                 "# A\n",
+			"context/security/b.md":               "# B\n",
+		})
+		r, err := p.DetectProjectType(bg, "python", Signals{Imports: []string{"import x", "y"}, FilePatterns: []string{"a.py", "dir/"}, CodePatterns: []string{"x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range r.Matches {
+			if m.Score < detectThreshold || m.Score > 1 {
+				t.Fatalf("score %v", m.Score)
+			}
+		}
+		if _, err := p.ConditionalContext(bg, "python", r); err != nil {
+			t.Fatal(err)
+		}
+		c, err := p.CrossDomainContext(bg, "python", []string{"auth_code", "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range c.Items {
+			if f.Relevance < 0 || f.Relevance > 1 {
+				t.Fatalf("relevance %v", f.Relevance)
+			}
+		}
+		if _, err := p.DomainIndex(bg, "python"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
