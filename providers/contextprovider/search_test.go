@@ -306,3 +306,37 @@ func TestSearchIncrementalMatchesRebuild(t *testing.T) {
 		check(fmt.Sprintf("change %d", i))
 	}
 }
+
+// BenchmarkCatalog measures the catalog of a 10,000-topic library: the
+// first call builds every reference, later calls check the cached entry
+// against the library's topics.
+func BenchmarkCatalog(b *testing.B) {
+	dir := genLibrary(b, 10000)
+	cfg := config.Default()
+	cfg.Tokenizer = "estimate"
+	lib, err := library.Load(bg, dir, cfg, library.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			p := NewStatic(lib)
+			if res, _ := p.Catalog(bg, ""); len(res.Items) != 10000 {
+				b.Fatal(len(res.Items))
+			}
+		}
+	})
+	p := NewStatic(lib)
+	p.Catalog(bg, "")
+	p.Catalog(bg, "domain07")
+	b.Run("cached-all", func(b *testing.B) {
+		for b.Loop() {
+			p.Catalog(bg, "")
+		}
+	})
+	b.Run("cached-domain", func(b *testing.B) {
+		for b.Loop() {
+			p.Catalog(bg, "domain07")
+		}
+	})
+}
