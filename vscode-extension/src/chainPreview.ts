@@ -5,36 +5,22 @@ import type { ChainPreviewResult, ChainStep, StepContextItem } from './protocol'
 import { warningText } from './protocol';
 import { escapeHtml, fenceFor, formatChain, formatTokens } from './format';
 
-/** Steps of a preview result (`steps`, or `items`). */
+/** Steps of a preview or run result. */
 export function stepsOf(result: ChainPreviewResult | null | undefined): ChainStep[] {
-  if (Array.isArray(result?.steps)) {
-    return result!.steps as ChainStep[];
-  }
-  if (Array.isArray(result?.items)) {
-    return result!.items as ChainStep[];
-  }
-  return [];
+  return Array.isArray(result?.steps) ? result.steps : [];
 }
 
 /** True when a context item came from the session cache. */
 export function isCacheHit(c: StepContextItem): boolean {
-  return c.cached === true || c.cacheHit === true || c.source === 'cache' || c.source === 'cached';
+  return c.cached === true;
 }
 
-/** `domain:topic#Section` of a context item, from whichever fields it has. */
+/** `domain:topic#Section` of a context item. */
 export function contextLabel(c: StepContextItem): string {
   if (c.reference) {
     return c.reference;
   }
-  let base = '';
-  if (c.domain && c.topic) {
-    base = `${c.domain}:${c.topic}`;
-  } else if (c.id) {
-    const slash = c.id.indexOf('/');
-    base = slash > 0 ? `${c.id.slice(0, slash)}:${c.id.slice(slash + 1)}` : c.id;
-  } else {
-    base = c.topic ?? c.domain ?? '?';
-  }
+  const base = c.domain ? `${c.domain}:${c.topic}` : c.id;
   return c.section ? `${base}#${c.section}` : base;
 }
 
@@ -61,7 +47,7 @@ export function summarizeStep(step: ChainStep, index: number): StepSummary {
     index: typeof step.index === 'number' ? step.index : index,
     command: step.command,
     contextTokens,
-    promptTokens: step.promptTokens ?? step.totalTokens,
+    promptTokens: step.promptTokens,
     cacheHits,
     loaded: context.length,
     dropped: (step.dropped ?? []).length,

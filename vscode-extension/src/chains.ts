@@ -20,7 +20,9 @@ import {
   type Execution,
   type ExecutionDeleteResult,
   type ExecutionListResult,
+  type HistoryListParams,
   type HistoryListResult,
+  type HistoryMessage,
 } from './protocol';
 import { chainPickItems, executionPickItems, type PickItem } from './quickPick';
 
@@ -228,7 +230,7 @@ export class ChainCommands implements vscode.Disposable {
       void vscode.window.showErrorMessage(`ctxls: chain ${formatChain(commands)} failed: ${message}`);
       return;
     }
-    const state = result?.state ?? result?.status ?? 'finished';
+    const state = result?.state || 'finished';
     const sum = summarizePreview(result);
     const warnings = (result?.warnings ?? []).map(warningText);
     const text =
@@ -339,7 +341,7 @@ export class ChainCommands implements vscode.Disposable {
       void vscode.window.showInformationMessage(`ctxls: ${none}`);
       return undefined;
     }
-    const current = list.current ?? list.currentSessionId ?? undefined;
+    const current = list.current || undefined;
     const picked = await vscode.window.showQuickPick(toQuickPickItems(executionPickItems(candidates, current)), {
       title,
       placeHolder: 'Pick an execution',
@@ -389,11 +391,22 @@ export class ChainCommands implements vscode.Disposable {
     // The execution names its conversation; older servers use the session id.
     const e = await this.server.request<Execution>(Methods.executionGet, { sessionId }).catch(() => undefined);
     const conversationId = e?.conversationId || sessionId;
-    const res = await this.server.tryRequest<HistoryListResult>(Methods.historyList, { conversationId });
-    if (!res) {
-      return;
+    // The server pages from the newest messages backwards.
+    const messages: HistoryMessage[] = [];
+    let before: number | undefined;
+    for (let page = 0; page < 100; page++) {
+      const params: HistoryListParams = { conversationId, ...(before !== undefined ? { before } : {}) };
+      const res = await this.server.tryRequest<HistoryListResult>(Methods.historyList, params);
+      if (!res) {
+        return;
+      }
+      messages.unshift(...itemsOf(res));
+      if (!res.more || res.items.length === 0) {
+        break;
+      }
+      before = res.items[0].id;
     }
-    await this.docs.show(`conversation-${shortId(sessionId)}.md`, renderConversation(conversationId, itemsOf(res)));
+    await this.docs.show(`conversation-${shortId(sessionId)}.md`, renderConversation(conversationId, messages));
   }
 
   async deleteExecution(sessionId?: string): Promise<void> {

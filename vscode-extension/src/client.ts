@@ -218,7 +218,9 @@ export class CtxlsServer implements vscode.Disposable {
     if (!client) {
       throw new Error('the ctxls server is not running');
     }
-    return client.sendRequest<R>(method, params, token);
+    // An explicit undefined token would count as a second parameter and
+    // turn the params into an array.
+    return token ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
   }
 
   /** Sends a request and shows its failure to the user; undefined on failure. */

@@ -31,13 +31,10 @@ export interface CommandNode {
   status: string;
 }
 
-/** State of an execution (`state`, else `status`, else derived from its commands). */
+/** State of an execution (`state`, else derived from its commands). */
 export function executionState(e: Execution): string {
   if (e.state) {
     return e.state;
-  }
-  if (e.status) {
-    return e.status;
   }
   const cmds = commandsOf(e);
   if (cmds.length === 0) {
@@ -56,28 +53,19 @@ export function executionState(e: Execution): string {
   return 'completed';
 }
 
-/** Commands of an execution, from `commands` or `commandHistory`. */
+/** Commands of an execution: one per step, the latest attempt of each. */
 export function commandsOf(e: Execution): CommandExecution[] {
-  if (Array.isArray(e.commands)) {
-    return e.commands;
-  }
-  if (Array.isArray(e.commandHistory)) {
-    return e.commandHistory;
-  }
-  return [];
+  return Array.isArray(e.commandHistory) ? e.commandHistory : [];
 }
 
-/** Planned commands of an execution (`chain`, else `plan.commands`). */
+/** Planned commands of an execution's chain. */
 export function plannedCommands(e: Execution): string[] {
-  if (Array.isArray(e.chain) && e.chain.length > 0) {
-    return e.chain;
-  }
-  return Array.isArray(e.plan?.commands) ? (e.plan!.commands as string[]) : [];
+  return Array.isArray(e.plan?.commands) ? e.plan.commands : [];
 }
 
 /** True when the execution is flagged current. */
 export function isCurrentExecution(e: Execution): boolean {
-  return e.current === true || e.isCurrent === true;
+  return e.isCurrent === true;
 }
 
 /** When the execution started (`startedAt`, else `created`). */
@@ -104,7 +92,7 @@ export function currentSessionId(result: ExecutionListResult | null | undefined)
   if (flagged) {
     return flagged.sessionId;
   }
-  return result?.current ?? result?.currentSessionId ?? undefined;
+  return result?.current || undefined;
 }
 
 /** Builds one execution node. */
@@ -132,7 +120,6 @@ export function executionNode(e: Execution, current: boolean): ExecutionNode {
     e.projectType ? `Type: ${e.projectType}` : '',
     `State: ${state}${current ? ' (current)' : ''}`,
     started ? `Started: ${started}` : '',
-    e.updatedAt ? `Updated: ${e.updatedAt}` : '',
     e.summary?.currentCommand ? `Latest command: ${e.summary.currentCommand}` : '',
     typeof e.summary?.commandsFailed === 'number' && e.summary.commandsFailed > 0
       ? `Failed steps: ${e.summary.commandsFailed}`
@@ -165,8 +152,8 @@ export function buildExecutionNodes(result: ExecutionListResult | null | undefin
     if (a.current !== b.current) {
       return a.current ? -1 : 1;
     }
-    const at = a.execution.updatedAt ?? startedOf(a.execution) ?? '';
-    const bt = b.execution.updatedAt ?? startedOf(b.execution) ?? '';
+    const at = startedOf(a.execution) ?? '';
+    const bt = startedOf(b.execution) ?? '';
     return bt.localeCompare(at);
   });
   return nodes;
@@ -196,7 +183,6 @@ export function buildCommandNodes(e: Execution): CommandNode[] {
       attempts !== undefined ? `Attempts: ${attempts}` : '',
       c.startedAt ? `Started: ${c.startedAt}` : '',
       c.completedAt ? `Completed: ${c.completedAt}` : '',
-      c.runId ? `Run: ${c.runId}` : '',
       c.contextLoaded && c.contextLoaded.length > 0 ? `Context: ${c.contextLoaded.join(', ')}` : '',
     ]
       .filter((l) => l !== '')

@@ -18,14 +18,15 @@ export async function deleteExecutionFlow(
   confirm: (message: string) => Promise<boolean>,
 ): Promise<{ outcome: DeleteOutcome; message?: string }> {
   const first = await request({ sessionId });
-  const token = first?.confirmToken ?? first?.token;
+  const token = first?.confirmToken;
   if (!token) {
     if (first?.deleted === true) {
       return { outcome: 'deleted' };
     }
-    return { outcome: 'failed', message: first?.message ?? 'the server returned no confirmation token' };
+    return { outcome: 'failed', message: first?.message || 'the server returned no confirmation token' };
   }
-  const ok = await confirm(first?.message ?? `Delete execution ${sessionId} and its recorded history?`);
+  // The server's message addresses API callers; the user gets a plain question.
+  const ok = await confirm(`Delete execution ${sessionId} and everything it recorded?`);
   if (!ok) {
     return { outcome: 'declined' };
   }

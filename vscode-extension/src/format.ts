@@ -13,7 +13,7 @@ export function formatTokens(n: number | null | undefined): string {
 }
 
 /** Measured cost when known, else declared, else undefined. */
-export function costOf(item: Pick<CatalogItem, 'measuredTokens' | 'estimatedTokens'>): number | undefined {
+export function costOf(item: Partial<Pick<CatalogItem, 'measuredTokens' | 'estimatedTokens'>>): number | undefined {
   if (typeof item.measuredTokens === 'number') {
     return item.measuredTokens;
   }
@@ -27,7 +27,7 @@ export function costOf(item: Pick<CatalogItem, 'measuredTokens' | 'estimatedToke
  * Token text of a topic: measured first, declared in parentheses when it
  * differs (`1,204 tok (declared 1,000)`).
  */
-export function formatCost(item: Pick<CatalogItem, 'measuredTokens' | 'estimatedTokens'>): string {
+export function formatCost(item: Partial<Pick<CatalogItem, 'measuredTokens' | 'estimatedTokens'>>): string {
   const measured = item.measuredTokens;
   const declared = item.estimatedTokens;
   if (typeof measured === 'number') {
@@ -54,7 +54,7 @@ export function formatRelevance(r: number | null | undefined): string {
 }
 
 /** Domain of a catalog item: its `domain` field, else the first segment of its id. */
-export function domainOf(item: Pick<CatalogItem, 'id' | 'domain'>): string {
+export function domainOf(item: Pick<CatalogItem, 'id'> & Partial<Pick<CatalogItem, 'domain'>>): string {
   if (typeof item.domain === 'string') {
     return item.domain;
   }
@@ -63,7 +63,7 @@ export function domainOf(item: Pick<CatalogItem, 'id' | 'domain'>): string {
 }
 
 /** Topic part of an id: `python/fastapi_patterns` → `fastapi_patterns`. */
-export function topicOf(item: Pick<CatalogItem, 'id' | 'domain'>): string {
+export function topicOf(item: Pick<CatalogItem, 'id'> & Partial<Pick<CatalogItem, 'domain'>>): string {
   const domain = domainOf(item);
   if (domain && item.id.startsWith(domain + '/')) {
     return item.id.slice(domain.length + 1);
@@ -75,18 +75,18 @@ export function topicOf(item: Pick<CatalogItem, 'id' | 'domain'>): string {
  * The key-form reference of a topic: `domain:topic`. Files without a domain
  * have no key form; their id is returned.
  */
-export function referenceOf(item: Pick<CatalogItem, 'id' | 'domain'>): string {
+export function referenceOf(item: Pick<CatalogItem, 'id'> & Partial<Pick<CatalogItem, 'domain'>>): string {
   const domain = domainOf(item);
   return domain ? `${domain}:${topicOf(item)}` : item.id;
 }
 
 /** True when the topic is loaded whenever its domain is. */
-export function isAlwaysLoad(item: Pick<CatalogItem, 'loadingStrategy' | 'type'>): boolean {
+export function isAlwaysLoad(item: Partial<Pick<CatalogItem, 'loadingStrategy' | 'type'>>): boolean {
   return item.loadingStrategy === 'always' || item.type === 'always';
 }
 
 /** Codicon name of a topic by type and loading strategy. */
-export function topicIcon(item: Pick<CatalogItem, 'loadingStrategy' | 'type'>): string {
+export function topicIcon(item: Partial<Pick<CatalogItem, 'loadingStrategy' | 'type'>>): string {
   if (isAlwaysLoad(item)) {
     return 'pinned';
   }

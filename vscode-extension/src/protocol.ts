@@ -1,6 +1,6 @@
 // Types and method names of the custom JSON-RPC methods the ctxls server
-// offers next to LSP. Every field the extension does not strictly need is
-// optional: the extension renders what it gets and skips what is missing.
+// offers next to LSP: the field names and shapes the server sends. Fields
+// are optional only where the server omits them.
 
 /** Methods of the ctxls server used by the extension. */
 export const Methods = {
@@ -18,16 +18,18 @@ export const Methods = {
   executionSetCurrent: 'ctxls/execution/setCurrent',
   executionDelete: 'ctxls/execution/delete',
   historyList: 'ctxls/history/list',
-  historyConversations: 'ctxls/history/conversations',
 } as const;
 
-/** A warning attached to a result: a plain string or an object with a message. */
-export type Warning = string | { message?: string; code?: string; [key: string]: unknown };
+/** A warning attached to a result. */
+export interface Warning {
+  message: string;
+  code?: string;
+}
 
-/** Shape of every list result. */
+/** Shape of every list result; `items` is never null. */
 export interface ListResult<T> {
-  items?: T[] | null;
-  warnings?: Warning[] | null;
+  items: T[];
+  warnings: Warning[];
 }
 
 /** Loading strategies of SPEC §1. */
@@ -39,33 +41,36 @@ export type TopicType = 'always' | 'framework' | 'reference' | 'pattern' | 'inde
 /** A section of a topic. */
 export interface SectionInfo {
   name: string;
+  /** Declared cost; absent when the frontmatter declares none. */
   estimatedTokens?: number;
-  measuredTokens?: number;
+  measuredTokens: number;
   keywords?: string[];
 }
 
-/** One entry of `ctxls/catalog`, also the reference inside search results. */
+/** One entry of `ctxls/catalog` (ContextCatalogEntry), also the reference inside search results. */
 export interface CatalogItem {
   /** `domain/stem` (or `domain/sub/stem`). */
   id: string;
   /** Owning domain; empty for files directly in a context root. */
-  domain?: string;
-  title?: string;
-  type?: TopicType;
-  /** Declared cost from frontmatter. */
+  domain: string;
+  title: string;
+  type: TopicType;
+  /** Declared cost from frontmatter; absent when none is declared. */
   estimatedTokens?: number;
   /** Cost measured with the configured tokenizer. */
-  measuredTokens?: number;
-  loadingStrategy?: LoadingStrategy;
+  measuredTokens: number;
+  loadingStrategy: LoadingStrategy;
   /** Absolute file path. */
-  path?: string;
-  /** `file://` URI, when the server sends one in addition to or instead of `path`. */
+  path: string;
+  /** `file://` URI of the same file. */
   uri?: string;
   tags?: string[];
   version?: string;
   lastUpdated?: string;
+  maintainedFor?: string;
   sections?: SectionInfo[];
   crossDomainTriggers?: string[];
+  detectionTriggers?: string[];
 }
 
 export interface CatalogParams {
@@ -81,10 +86,10 @@ export interface SearchParams {
 
 export interface SearchItem {
   reference: CatalogItem;
-  /** Relevance score; 0..1 or any positive number (higher is better). */
-  relevance?: number;
+  /** Relevance score, higher is better. */
+  relevance: number;
   /** Which fields matched: title, tags, id, keywords, content… */
-  matchedOn?: string[] | string;
+  matchedOn: string[];
 }
 
 export type SearchResult = ListResult<SearchItem>;
@@ -92,12 +97,15 @@ export type SearchResult = ListResult<SearchItem>;
 /** A command found under a command root (`ctxls/commands`). */
 export interface CommandInfo {
   name: string;
-  path?: string;
+  path: string;
+  uri: string;
   description?: string;
-  /** References the command makes (`domain:topic` strings or objects). */
-  references?: Array<string | { reference?: string }>;
+  /** References the command makes, in key form (`domain:topic`, `domain:topic#Section`). */
+  references: string[];
   /** Total token cost of the command's references. */
-  tokens?: number;
+  tokens: number;
+  /** Number of references that do not resolve. */
+  unresolved?: number;
 }
 
 export type CommandsResult = ListResult<CommandInfo>;
@@ -112,16 +120,24 @@ export type ChainListResult = ListResult<NamedChain>;
 
 /** One reference of a document (`ctxls/documentCost`). */
 export interface DocumentCostItem {
+  /** Key form of the reference: `python:fastapi_patterns`, `python:x#Section`, `python`. */
   reference: string;
+  /** Form the reference was written in (key, call, path, …). */
+  form: string;
   domain?: string;
   topic?: string;
   section?: string;
   title?: string;
-  tokens?: number;
-  resolved?: boolean;
+  /** Measured cost of what the reference loads; 0 when it does not resolve. */
+  tokens: number;
+  /** Whether `tokens` is part of the total (a topic referred to twice counts once). */
+  counted: boolean;
+  resolved: boolean;
   path?: string;
-  /** Zero-based line of the reference in the document, when known. */
-  line?: number;
+  /** Zero-based line of the reference in the document. */
+  line: number;
+  /** Why the reference does not resolve. */
+  message?: string;
 }
 
 export interface DocumentCostParams {
@@ -129,10 +145,10 @@ export interface DocumentCostParams {
 }
 
 export interface DocumentCostResult {
-  uri?: string;
-  total?: number;
-  items?: DocumentCostItem[] | null;
-  warnings?: Warning[] | null;
+  uri: string;
+  total: number;
+  items: DocumentCostItem[];
+  warnings: Warning[];
 }
 
 export interface ChainParams {
@@ -146,125 +162,150 @@ export interface ChainRunParams extends ChainParams {
   workDoneToken?: string | number;
 }
 
-/** One context topic of a chain step. */
+/** One context topic (or some sections of one) that a chain step loads or the budget left out. */
 export interface StepContextItem {
   /** `domain:topic` or `domain:topic#Section`. */
-  reference?: string;
-  id?: string;
-  domain?: string;
-  topic?: string;
+  reference: string;
+  id: string;
+  domain: string;
+  topic: string;
+  /** Sections loaded (comma-separated); absent for the whole topic. */
   section?: string;
   title?: string;
-  tokens?: number;
-  /** True when an earlier step of the same session loaded it already. */
-  cached?: boolean;
-  /** Alternative spelling of `cached`. */
-  cacheHit?: boolean;
-  /** `cache` or `materialized`; also read as cache hit when `cache`. */
-  source?: string;
-  /** Why it was loaded: always-load, reference, cross-domain… */
-  reason?: string;
+  kind?: string;
   loadingStrategy?: LoadingStrategy;
+  tokens: number;
+  /** True when an earlier step of the same session loaded it already. */
+  cached: boolean;
+  /** `cache` or `materialized`; absent for dropped items. */
+  source?: string;
+  /** Why it was loaded (always-load, framework, reference, section, cross-domain, lookup) or dropped. */
+  reason: string;
 }
 
 /** One step of a chain preview or run. */
 export interface ChainStep {
   command: string;
-  index?: number;
+  /** Position in the chain (0-based). */
+  index: number;
+  /** Position among the execution's recorded steps (runs only). */
+  step: number;
   path?: string;
+  /** success, partial, failed, interrupted; pending for a step not reached. */
   status?: string;
   attempts?: number;
-  context?: StepContextItem[] | null;
+  context: StepContextItem[];
   /** Context left out by the budget. */
-  dropped?: StepContextItem[] | null;
-  cacheHits?: number;
-  contextTokens?: number;
-  commandTokens?: number;
-  historyTokens?: number;
-  sharedDataTokens?: number;
-  inputTokens?: number;
+  dropped: StepContextItem[];
+  cacheHits: number;
+  commandTokens: number;
+  contextTokens: number;
+  sharedDataTokens: number;
+  historyTokens: number;
+  inputTokens: number;
   /** Total tokens of the assembled prompt. */
-  promptTokens?: number;
-  /** Alias some servers use for promptTokens. */
-  totalTokens?: number;
+  promptTokens: number;
+  /** The assembled prompt (previews only). */
   prompt?: string;
   output?: string;
-  warnings?: Warning[] | null;
+  outputBytes?: number;
+  exitCode?: number;
+  elapsedMs: number;
+  /** Why the step failed or was interrupted. */
+  reason?: string;
+  /** The step finished in an earlier run and was not run again. */
+  skipped?: boolean;
+  warnings: string[];
 }
 
-export interface ChainPreviewResult {
-  steps?: ChainStep[] | null;
-  /** Tolerated alias of steps. */
-  items?: ChainStep[] | null;
-  totalTokens?: number;
-  cacheHits?: number;
-  budget?: { files?: number; tokens?: number };
-  warnings?: Warning[] | null;
-}
-
-export interface ChainRunResult extends ChainPreviewResult {
+/** Result of `ctxls/chain/preview`, `…/run` and `…/resume`. */
+export interface ChainResult {
+  /** The execution (runs and resumes). */
   sessionId?: string;
+  /** State of the execution after the run. */
   state?: string;
-  status?: string;
+  runId?: string;
+  /** Kind of executor that ran the steps: preview or exec. */
+  executor: string;
+  steps: ChainStep[];
+  totalTokens: number;
+  cacheHits: number;
+  budget: { files: number; tokens: number };
+  warnings: Warning[];
+}
+
+export type ChainPreviewResult = ChainResult;
+export type ChainRunResult = ChainResult;
+
+/** Result of `ctxls/chain/cancel`: the executions whose chains were stopped. */
+export interface ChainCancelResult {
+  cancelled: string[];
+  warnings: Warning[];
 }
 
 export interface SessionParams {
   sessionId: string;
 }
 
-/** A command inside an execution (CommandExecution of the seed interface). */
+/** One attempt of a command (CommandExecution of the seed interface). */
 export interface CommandExecution {
   command: string;
-  status?: string;
-  attempts?: number;
-  startedAt?: string;
-  completedAt?: string | null;
-  contextLoaded?: string[] | null;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  runId?: string;
+  /** running, success, partial, failed, interrupted. */
+  status: string;
+  /** In commandHistory: the number of attempts made of the step. */
+  attempts: number;
+  /** 0-based position of the command in the execution. */
+  step: number;
+  startedAt: string;
+  completedAt: string | null;
+  contextLoaded: string[] | null;
+  memoryUpdated?: string[] | null;
+  skillsInvoked?: string[] | null;
+  inputs?: Record<string, unknown> | null;
+  outputs?: Record<string, unknown> | null;
 }
 
-/** An execution (ExecutionState of the seed interface plus management fields). */
+/** Step counts of an execution. */
+export interface ExecutionProgress {
+  currentCommand: string;
+  commandsCompleted: number;
+  commandsFailed: number;
+  commandsTotal: number;
+}
+
+/**
+ * An execution: the summary of `ctxls/execution/list` items (which carry
+ * `created`) or the full ExecutionState of `ctxls/execution/get` (which
+ * carries `startedAt`, `commandHistory`, `sharedData`, `plan`).
+ */
 export interface Execution {
   sessionId: string;
   projectName?: string;
   projectType?: string;
-  startedAt?: string;
-  updatedAt?: string;
-  /** running, completed, failed, interrupted, cancelled, pending… */
-  state?: string;
-  /** Tolerated alias of state. */
-  status?: string;
-  current?: boolean;
-  /** Alias of current used by the execution store. */
-  isCurrent?: boolean;
-  /** Creation time in list summaries. */
+  /** new, running, completed, failed, interrupted. */
+  state: string;
+  isCurrent: boolean;
+  summary?: ExecutionProgress;
+  /** Creation time (list summaries). */
   created?: string;
-  /** Conversation holding the execution's messages (defaults to sessionId). */
+  /** Start time (full record). */
+  startedAt?: string;
+  /** Conversation holding the execution's messages. */
   conversationId?: string;
-  /** Planned commands of the chain, in order. */
-  chain?: string[];
-  /** The chain plan: its commands and input. */
-  plan?: { commands?: string[] | null; input?: string } | null;
-  /** Step counts. */
-  summary?: {
-    currentCommand?: string;
-    commandsCompleted?: number;
-    commandsFailed?: number;
-    commandsTotal?: number;
-  } | null;
-  commands?: CommandExecution[] | null;
+  /** The chain this execution runs: its commands and input. */
+  plan?: { commands: string[]; input: string } | null;
+  /** One entry per step, the latest attempt of each. */
   commandHistory?: CommandExecution[] | null;
   sharedData?: Record<string, unknown> | null;
-  loadedContext?: Record<string, unknown> | string[] | null;
-  warnings?: Warning[] | null;
+  /** `domain:topic` → content loaded. */
+  loadedContext?: Record<string, string> | null;
+  loadedMemory?: Record<string, string> | null;
+  warnings?: Warning[];
 }
 
 export interface ExecutionListResult extends ListResult<Execution> {
-  /** Session id of the current execution, when not flagged on the items. */
-  current?: string | null;
-  currentSessionId?: string | null;
+  /** Session id of the current execution; empty when there is none. */
+  current: string;
 }
 
 export interface ExecutionGetParams {
@@ -277,46 +318,50 @@ export interface ExecutionDeleteParams {
 }
 
 export interface ExecutionDeleteResult {
+  sessionId: string;
+  deleted: boolean;
   /** Present on the first call: pass it back to delete. */
   confirmToken?: string;
-  /** Tolerated alias of confirmToken. */
-  token?: string;
-  deleted?: boolean;
-  message?: string;
-  warnings?: Warning[] | null;
+  /** When the confirm token expires (RFC 3339). */
+  expiresAt?: string;
+  message: string;
+  warnings: Warning[];
 }
 
 /** One persisted message (SPEC §6). */
 export interface HistoryMessage {
-  id?: string | number;
-  conversationId?: string;
+  id: number;
+  conversationId: string;
+  /** user, assistant, system, tool. */
   role: string;
   content: string;
-  mode?: string;
+  mode: string;
   runId?: string;
   command?: string;
-  createdAt?: string;
-  tokens?: number;
+  createdAt: string;
+  /** Measured token count of the content. */
+  tokens: number;
 }
 
 export interface HistoryListParams {
   conversationId: string;
+  runId?: string;
+  limit?: number;
+  /** Page to messages older than this id. */
+  before?: number;
 }
 
-export type HistoryListResult = ListResult<HistoryMessage>;
-
-/** Text of a warning, whatever its shape. */
-export function warningText(w: Warning): string {
-  if (typeof w === 'string') {
-    return w;
-  }
-  if (w && typeof w.message === 'string') {
-    return w.message;
-  }
-  return JSON.stringify(w);
+/** A page of messages, oldest first; `more` when older ones exist before the first item. */
+export interface HistoryListResult extends ListResult<HistoryMessage> {
+  more: boolean;
 }
 
-/** Items of a list result, never null. */
-export function itemsOf<T>(r: ListResult<T> | null | undefined): T[] {
+/** Text of a warning: result warnings are objects, chain step warnings plain strings. */
+export function warningText(w: Warning | string): string {
+  return typeof w === 'string' ? w : w.message;
+}
+
+/** Items of a list result; empty when the request failed (undefined). */
+export function itemsOf<T>(r: Pick<ListResult<T>, 'items'> | null | undefined): T[] {
   return Array.isArray(r?.items) ? (r!.items as T[]) : [];
 }

@@ -170,8 +170,17 @@ export function costBreakdownItems(
   items.sort((a, b) => (b.tokens ?? -1) - (a.tokens ?? -1) || a.reference.localeCompare(b.reference));
   return items.map((i) => ({
     label: i.reference,
-    description: i.resolved === false ? 'unresolved' : formatTokens(i.tokens),
-    detail: [i.title, i.section ? `section ${i.section}` : '', typeof i.line === 'number' ? `line ${i.line + 1}` : '']
+    description:
+      i.resolved === false
+        ? 'unresolved'
+        : i.counted === false
+          ? `${formatTokens(i.tokens)} (counted once)`
+          : formatTokens(i.tokens),
+    detail: [
+      i.resolved === false ? i.message : i.title,
+      i.section ? `section ${i.section}` : '',
+      typeof i.line === 'number' ? `line ${i.line + 1}` : '',
+    ]
       .filter((s) => s)
       .join(' · '),
     icon: i.resolved === false ? 'warning' : 'book',

@@ -8,34 +8,41 @@ import {
   summarizePreview,
 } from '../../src/chainPreview';
 import type { ChainPreviewResult } from '../../src/protocol';
+import { chainResult, chainStep, stepItem } from './fixtures';
 
-const preview: ChainPreviewResult = {
+const preview: ChainPreviewResult = chainResult({
   steps: [
-    {
+    chainStep({
       command: 'brainstorm',
       context: [
-        { reference: 'python:index', tokens: 300, reason: 'always-load' },
-        { domain: 'python', topic: 'fastapi_patterns', section: 'Security', tokens: 400 },
+        stepItem({ reference: 'python:index', tokens: 300, reason: 'always-load', source: 'materialized' }),
+        stepItem({ reference: 'python:fastapi_patterns#Security', tokens: 400, source: 'materialized' }),
       ],
+      contextTokens: 700,
       promptTokens: 1500,
       commandTokens: 600,
       warnings: ['budget: dropped 1 file'],
-      dropped: [{ reference: 'security:owasp', tokens: 5000 }],
-    },
-    {
+      dropped: [stepItem({ reference: 'security:owasp', tokens: 5000, reason: 'over the token limit' })],
+    }),
+    chainStep({
       command: 'implement',
+      index: 1,
       context: [
-        { reference: 'python:index', tokens: 300, cached: true },
-        { id: 'python/testing', tokens: 200, source: 'cache' },
-        { reference: 'python:errors', tokens: 100 },
+        stepItem({ reference: 'python:index', tokens: 300, cached: true, source: 'cache' }),
+        stepItem({ reference: 'python:testing', tokens: 200, cached: true, source: 'cache' }),
+        stepItem({ reference: 'python:errors', tokens: 100, source: 'materialized' }),
       ],
+      contextTokens: 600,
+      cacheHits: 2,
       promptTokens: 2000,
       prompt: '<script>alert(1)</script>',
-    },
+    }),
   ],
-};
+  totalTokens: 3500,
+  cacheHits: 2,
+});
 
-test('summary counts cache hits and tokens', () => {
+test('summary reads the server figures', () => {
   const sum = summarizePreview(preview);
   assert.equal(sum.totalTokens, 3500);
   assert.equal(sum.cacheHits, 2);
@@ -50,15 +57,15 @@ test('server totals win over computed ones', () => {
   assert.equal(sum.cacheHits, 7);
 });
 
-test('steps read from items when steps is absent', () => {
-  assert.equal(stepsOf({ items: preview.steps }).length, 2);
+test('steps of a result; none when the request failed', () => {
+  assert.equal(stepsOf(preview).length, 2);
   assert.equal(stepsOf(undefined).length, 0);
 });
 
-test('context labels from any field combination', () => {
-  assert.equal(contextLabel({ reference: 'a:b#C' }), 'a:b#C');
-  assert.equal(contextLabel({ domain: 'a', topic: 'b', section: 'C' }), 'a:b#C');
-  assert.equal(contextLabel({ id: 'a/b' }), 'a:b');
+test('context labels: the reference, else domain and topic', () => {
+  assert.equal(contextLabel(stepItem({ reference: 'a:b#C' })), 'a:b#C');
+  assert.equal(contextLabel({ ...stepItem({ reference: 'a:b#C' }), reference: '' }), 'a:b#C');
+  assert.equal(contextLabel({ ...stepItem({ reference: 'loading_protocol' }), reference: '', domain: '', id: 'loading_protocol' }), 'loading_protocol');
 });
 
 test('html shows every step with cache hits and escapes content', () => {
@@ -78,7 +85,7 @@ test('html shows every step with cache hits and escapes content', () => {
 });
 
 test('html for an empty preview says so', () => {
-  const html = renderChainPreviewHtml({ steps: [] }, ['x'], '');
+  const html = renderChainPreviewHtml(chainResult({}), ['x'], '');
   assert.match(html, /returned no steps/);
 });
 

@@ -2,14 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildContextTree, LIBRARY_GROUP } from '../../src/contextTree';
 import type { CatalogItem } from '../../src/protocol';
+import { catalogItem } from './fixtures';
 
 const catalog: CatalogItem[] = [
-  { id: 'python/fastapi_patterns', domain: 'python', title: 'FastAPI Patterns', type: 'pattern', estimatedTokens: 1000, measuredTokens: 1204, loadingStrategy: 'onDemand', path: '/lib/context/python/fastapi_patterns.md', tags: ['python', 'fastapi'] },
-  { id: 'python/index', domain: 'python', title: 'Python', type: 'index', measuredTokens: 300, loadingStrategy: 'always', path: '/lib/context/python/index.md' },
-  { id: 'python/common_issues', domain: 'python', title: 'Common Issues', type: 'always', measuredTokens: 500, loadingStrategy: 'always', path: '/lib/context/python/common_issues.md' },
-  { id: 'python/context_detection', domain: 'python', type: 'detection', measuredTokens: 100, loadingStrategy: 'always', path: '/lib/context/python/context_detection.md' },
-  { id: 'angular/components', domain: 'angular', title: 'Components', type: 'framework', estimatedTokens: 800, loadingStrategy: 'lazy', path: '/lib/context/angular/components.md' },
-  { id: 'loading_protocol', domain: '', title: 'Loading protocol', measuredTokens: 50, path: '/lib/context/loading_protocol.md' },
+  catalogItem({ id: 'python/fastapi_patterns', title: 'FastAPI Patterns', type: 'pattern', estimatedTokens: 1000, measuredTokens: 1204, loadingStrategy: 'onDemand', tags: ['python', 'fastapi'] }),
+  catalogItem({ id: 'python/index', title: 'Python', type: 'index', measuredTokens: 300, loadingStrategy: 'always' }),
+  catalogItem({ id: 'python/common_issues', title: 'Common Issues', type: 'always', measuredTokens: 500, loadingStrategy: 'always' }),
+  catalogItem({ id: 'python/context_detection', type: 'detection', measuredTokens: 100, loadingStrategy: 'always' }),
+  catalogItem({ id: 'angular/components', title: 'Components', type: 'framework', estimatedTokens: 800, measuredTokens: 790, loadingStrategy: 'lazy' }),
+  catalogItem({ id: 'loading_protocol', domain: '', title: 'Loading protocol', measuredTokens: 50 }),
 ];
 
 test('groups topics by domain, domains sorted, root files last', () => {
@@ -27,15 +28,15 @@ test('groups topics by domain, domains sorted, root files last', () => {
   );
 });
 
-test('domain totals use measured tokens, falling back to declared', () => {
+test('domain totals use measured tokens', () => {
   const tree = buildContextTree(catalog);
   const python = tree.find((d) => d.label === 'python')!;
   assert.equal(python.tokens, 1204 + 300 + 500 + 100);
   assert.equal(python.alwaysLoadTokens, 300 + 500 + 100);
   assert.equal(python.description, '4 topics · 2,104 tok');
   const angular = tree.find((d) => d.label === 'angular')!;
-  assert.equal(angular.tokens, 800);
-  assert.equal(angular.description, '1 topic · 800 tok');
+  assert.equal(angular.tokens, 790);
+  assert.equal(angular.description, '1 topic · 790 tok');
 });
 
 test('topic nodes carry reference, description, icon and path', () => {
@@ -70,8 +71,8 @@ test('empty catalog gives an empty tree', () => {
   assert.deepEqual(buildContextTree([]), []);
 });
 
-test('domain derived from id when the field is missing', () => {
-  const tree = buildContextTree([{ id: 'go/errors', measuredTokens: 5 }]);
+test('nested topics keep their sub-path', () => {
+  const tree = buildContextTree([catalogItem({ id: 'go/web/errors', domain: 'go', measuredTokens: 5 })]);
   assert.equal(tree[0].label, 'go');
-  assert.equal(tree[0].topics[0].reference, 'go:errors');
+  assert.equal(tree[0].topics[0].reference, 'go:web/errors');
 });

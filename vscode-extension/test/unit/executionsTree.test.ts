@@ -8,27 +8,38 @@ import {
   isResumable,
 } from '../../src/executionsTree';
 import type { Execution, ExecutionListResult } from '../../src/protocol';
+import { commandExecution, execution } from './fixtures';
 
-const done: Execution = {
+const done: Execution = execution({
   sessionId: 'aaaaaaaa-1111-2222-3333-444444444444',
   startedAt: '2026-01-01T10:00:00Z',
   state: 'completed',
-  chain: ['brainstorm', 'implement'],
-  commands: [
-    { command: 'brainstorm', status: 'success', attempts: 1, completedAt: '2026-01-01T10:01:00Z' },
-    { command: 'implement', status: 'success', attempts: 2, completedAt: '2026-01-01T10:02:00Z', contextLoaded: ['python:fastapi_patterns'] },
+  plan: { commands: ['brainstorm', 'implement'], input: 'x' },
+  commandHistory: [
+    commandExecution({ command: 'brainstorm', completedAt: '2026-01-01T10:01:00Z' }),
+    commandExecution({
+      command: 'implement',
+      step: 1,
+      attempts: 2,
+      completedAt: '2026-01-01T10:02:00Z',
+      contextLoaded: ['python:fastapi_patterns'],
+    }),
   ],
-};
-const interrupted: Execution = {
+});
+const interrupted: Execution = execution({
   sessionId: 'bbbbbbbb-1111-2222-3333-444444444444',
   startedAt: '2026-01-02T10:00:00Z',
-  chain: ['brainstorm', 'implement', 'test'],
-  commandHistory: [{ command: 'brainstorm', status: 'success', completedAt: '2026-01-02T10:01:00Z' }],
-};
+  state: 'interrupted',
+  plan: { commands: ['brainstorm', 'implement', 'test'], input: 'x' },
+  commandHistory: [commandExecution({ command: 'brainstorm', completedAt: '2026-01-02T10:01:00Z' })],
+});
+
+function list(items: Execution[], current = ''): ExecutionListResult {
+  return { items, current, warnings: [] };
+}
 
 test('current execution comes first, then newest', () => {
-  const result: ExecutionListResult = { items: [interrupted, { ...done, current: true }] };
-  const nodes = buildExecutionNodes(result);
+  const nodes = buildExecutionNodes(list([interrupted, { ...done, isCurrent: true }], done.sessionId));
   assert.deepEqual(
     nodes.map((n) => n.sessionId),
     [done.sessionId, interrupted.sessionId],
@@ -41,19 +52,23 @@ test('current execution comes first, then newest', () => {
 });
 
 test('current marker from the result field', () => {
-  const result: ExecutionListResult = { items: [done, interrupted], current: interrupted.sessionId };
+  const result = list([done, interrupted], interrupted.sessionId);
   assert.equal(currentSessionId(result), interrupted.sessionId);
+  assert.equal(currentSessionId(list([done])), undefined);
   const nodes = buildExecutionNodes(result);
   assert.equal(nodes[0].sessionId, interrupted.sessionId);
   assert.equal(nodes[0].icon, 'star-full');
 });
 
-test('state derived when the server does not send one', () => {
+test('state: the server state, else derived from the commands', () => {
   assert.equal(executionState(interrupted), 'interrupted');
-  assert.equal(executionState({ sessionId: 'x' }), 'pending');
-  assert.equal(executionState({ sessionId: 'x', commands: [{ command: 'a', status: 'failed' }] }), 'failed');
-  assert.equal(executionState({ sessionId: 'x', commands: [{ command: 'a', status: 'running' }] }), 'running');
-  assert.equal(executionState({ sessionId: 'x', status: 'cancelled' }), 'cancelled');
+  const noState = (e: Partial<Execution>) => ({ ...execution({ sessionId: 'x' }), state: '', ...e });
+  assert.equal(executionState(noState({})), 'pending');
+  assert.equal(executionState(noState({ commandHistory: [commandExecution({ command: 'a', status: 'failed' })] })), 'failed');
+  assert.equal(
+    executionState(noState({ commandHistory: [commandExecution({ command: 'a', status: 'running', completedAt: null })] })),
+    'running',
+  );
 });
 
 test('command nodes show status, attempts and pending steps', () => {
@@ -77,25 +92,33 @@ test('resumable unless completed', () => {
   assert.equal(isResumable(interrupted), true);
 });
 
-test('tolerates empty and malformed lists', () => {
+test('no list (failed request) and items without a session id', () => {
   assert.deepEqual(buildExecutionNodes(undefined), []);
-  assert.deepEqual(buildExecutionNodes({ items: null }), []);
-  assert.equal(buildExecutionNodes({ items: [{} as Execution, done] }).length, 1);
+  assert.deepEqual(buildExecutionNodes(list([])), []);
+  assert.equal(buildExecutionNodes(list([{} as Execution, done])).length, 1);
 });
 
 test('store summaries: isCurrent, created, summary counts', () => {
-  const nodes = buildExecutionNodes({
-    items: [
-      {
-        sessionId: 'cccccccc-1111-2222-3333-444444444444',
-        state: 'running',
-        created: '2026-03-01T09:00:00Z',
-        isCurrent: true,
-        summary: { currentCommand: 'implement', commandsCompleted: 1, commandsFailed: 0, commandsTotal: 3 },
-      },
-      { sessionId: 'dddddddd-1111-2222-3333-444444444444', state: 'new', created: '2026-03-02T09:00:00Z', isCurrent: false },
-    ],
-  });
+  const nodes = buildExecutionNodes(
+    list(
+      [
+        execution({
+          sessionId: 'cccccccc-1111-2222-3333-444444444444',
+          state: 'running',
+          created: '2026-03-01T09:00:00Z',
+          isCurrent: true,
+          summary: { currentCommand: 'implement', commandsCompleted: 1, commandsFailed: 0, commandsTotal: 3 },
+        }),
+        execution({
+          sessionId: 'dddddddd-1111-2222-3333-444444444444',
+          state: 'new',
+          created: '2026-03-02T09:00:00Z',
+          summary: { currentCommand: '', commandsCompleted: 0, commandsFailed: 0, commandsTotal: 0 },
+        }),
+      ],
+      'cccccccc-1111-2222-3333-444444444444',
+    ),
+  );
   assert.equal(nodes[0].current, true);
   assert.equal(nodes[0].label, 'implement');
   assert.equal(nodes[0].description, '● current · running · 1/3 done · 2026-03-01 09:00 · cccccccc');
@@ -104,16 +127,16 @@ test('store summaries: isCurrent, created, summary counts', () => {
 });
 
 test('full execution: plan commands and commandHistory with null completedAt', () => {
-  const e: Execution = {
+  const e = execution({
     sessionId: 'e1',
     state: 'interrupted',
     plan: { commands: ['brainstorm', 'implement', 'test'], input: 'x' },
     commandHistory: [
-      { command: 'brainstorm', status: 'success', attempts: 1, completedAt: '2026-03-01T09:01:00Z' },
-      { command: 'implement', status: 'interrupted', attempts: 2, completedAt: null },
+      commandExecution({ command: 'brainstorm', completedAt: '2026-03-01T09:01:00Z' }),
+      commandExecution({ command: 'implement', step: 1, status: 'interrupted', attempts: 2, completedAt: null }),
     ],
-  };
-  const node = buildExecutionNodes({ items: [e] })[0];
+  });
+  const node = buildExecutionNodes(list([e]))[0];
   assert.equal(node.label, 'brainstorm → implement → test');
   assert.deepEqual(
     buildCommandNodes(e).map((n) => `${n.label}: ${n.description}`),

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildChainFlow, deleteExecutionFlow, progressIncrement, progressText } from '../../src/flows';
 import type { CommandChoice, PickItem } from '../../src/quickPick';
+import { commandInfo, deleteResult } from './fixtures';
 
 test('delete sends the token back after confirmation', async () => {
   const calls: Array<{ sessionId: string; confirmToken?: string }> = [];
@@ -10,7 +11,9 @@ test('delete sends the token back after confirmation', async () => {
     's1',
     async (p) => {
       calls.push(p);
-      return p.confirmToken ? { deleted: true } : { confirmToken: 'tok-123' };
+      return p.confirmToken
+        ? deleteResult({ sessionId: 's1', deleted: true, message: 'execution s1 deleted' })
+        : deleteResult({ sessionId: 's1', confirmToken: 'tok-123', message: 'call ctxls/execution/delete again with this confirmToken' });
     },
     async (m) => {
       prompts.push(m);
@@ -19,7 +22,7 @@ test('delete sends the token back after confirmation', async () => {
   );
   assert.equal(res.outcome, 'deleted');
   assert.deepEqual(calls, [{ sessionId: 's1' }, { sessionId: 's1', confirmToken: 'tok-123' }]);
-  assert.equal(prompts.length, 1);
+  assert.deepEqual(prompts, ['Delete execution s1 and everything it recorded?']);
 });
 
 test('declining sends no second request', async () => {
@@ -28,7 +31,7 @@ test('declining sends no second request', async () => {
     's1',
     async (p) => {
       calls.push(p);
-      return { confirmToken: 't' };
+      return deleteResult({ sessionId: 's1', confirmToken: 't' });
     },
     async () => false,
   );
@@ -37,7 +40,7 @@ test('declining sends no second request', async () => {
 });
 
 test('refusal without a token is a failure with the server message', async () => {
-  const res = await deleteExecutionFlow('cur', async () => ({ message: 'the current execution cannot be deleted' }), async () => true);
+  const res = await deleteExecutionFlow('cur', async () => deleteResult({ sessionId: 'cur', message: 'the current execution cannot be deleted' }), async () => true);
   assert.deepEqual(res, { outcome: 'failed', message: 'the current execution cannot be deleted' });
 });
 
@@ -51,14 +54,14 @@ test('building a chain: pick, undo, done', async () => {
   ];
   let round = 0;
   const got = await buildChainFlow(
-    [{ name: 'brainstorm' }, { name: 'implement' }, { name: 'test' }],
+    [commandInfo({ name: 'brainstorm' }), commandInfo({ name: 'implement' }), commandInfo({ name: 'test' })],
     async (items) => script[round++](items),
   );
   assert.deepEqual(got, ['brainstorm', 'implement']);
 });
 
 test('escape cancels the chain builder', async () => {
-  const got = await buildChainFlow([{ name: 'a' }], async () => undefined);
+  const got = await buildChainFlow([commandInfo({ name: 'a' })], async () => undefined);
   assert.equal(got, undefined);
 });
 

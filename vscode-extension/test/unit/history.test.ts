@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { orderMessages, renderConversation, renderSharedData } from '../../src/history';
 import type { HistoryMessage } from '../../src/protocol';
+import { execution } from './fixtures';
 
 const messages: HistoryMessage[] = [
-  { id: 2, role: 'assistant', content: 'Here is a plan\n```py\nx = 1\n```', command: 'brainstorm', runId: 'r1', tokens: 40, createdAt: '2026-01-01T10:00:02Z' },
-  { id: 1, role: 'user', content: 'add login', command: 'brainstorm', runId: 'r1', tokens: 3, mode: 'preview', createdAt: '2026-01-01T10:00:01Z' },
-  { id: 3, role: 'user', content: 'implement it', command: 'implement', runId: 'r2', tokens: 4, createdAt: '2026-01-01T10:01:00Z' },
+  { id: 2, conversationId: 'sess-1', role: 'assistant', content: 'Here is a plan\n```py\nx = 1\n```', mode: 'run', command: 'brainstorm', runId: 'r1', tokens: 40, createdAt: '2026-01-01T10:00:02Z' },
+  { id: 1, conversationId: 'sess-1', role: 'user', content: 'add login', mode: 'run', command: 'brainstorm', runId: 'r1', tokens: 3, createdAt: '2026-01-01T10:00:01Z' },
+  { id: 3, conversationId: 'sess-1', role: 'user', content: 'implement it', mode: 'run', command: 'implement', runId: 'r2', tokens: 4, createdAt: '2026-01-01T10:01:00Z' },
 ];
 
 test('messages ordered by time', () => {
@@ -20,9 +21,9 @@ test('conversation shows roles, commands, run ids and tokens', () => {
   const md = renderConversation('sess-1', messages);
   assert.match(md, /^# Conversation sess-1/);
   assert.match(md, /3 messages · 47 tok · commands: \/brainstorm → \/implement/);
-  assert.match(md, /## 1\. User — \/brainstorm · run r1 · preview · 3 tok/);
-  assert.match(md, /## 2\. Assistant — \/brainstorm · run r1 · 40 tok/);
-  assert.match(md, /## 3\. User — \/implement · run r2 · 4 tok/);
+  assert.match(md, /## 1\. User — \/brainstorm · run r1 · run · 3 tok/);
+  assert.match(md, /## 2\. Assistant — \/brainstorm · run r1 · run · 40 tok/);
+  assert.match(md, /## 3\. User — \/implement · run r2 · run · 4 tok/);
   // content with a fence inside gets a longer fence
   assert.match(md, /````text\nHere is a plan\n```py/);
 });
@@ -32,6 +33,6 @@ test('empty conversation', () => {
 });
 
 test('shared data as JSON', () => {
-  assert.deepEqual(JSON.parse(renderSharedData({ sessionId: 's', sharedData: { a: [1] } })), { a: [1] });
-  assert.equal(renderSharedData({ sessionId: 's' }), '{}\n');
+  assert.deepEqual(JSON.parse(renderSharedData(execution({ sessionId: 's', sharedData: { a: [1] } }))), { a: [1] });
+  assert.equal(renderSharedData(execution({ sessionId: 's' })), '{}\n');
 });

@@ -8,12 +8,13 @@ import {
   executionPickItems,
   searchPickItems,
 } from '../../src/quickPick';
-import type { SearchItem } from '../../src/protocol';
+import type { DocumentCostResult, SearchItem } from '../../src/protocol';
+import { catalogItem, commandInfo, costItem, execution } from './fixtures';
 
 const results: SearchItem[] = [
-  { reference: { id: 'python/common_issues', domain: 'python', title: 'Common Issues', measuredTokens: 500, type: 'always' }, relevance: 0.4, matchedOn: ['tags'] },
-  { reference: { id: 'python/fastapi_patterns', domain: 'python', title: 'FastAPI Patterns', measuredTokens: 1204, estimatedTokens: 1000 }, relevance: 0.93, matchedOn: ['title', 'keywords'] },
-  { reference: { id: 'security/owasp', domain: 'security', estimatedTokens: 700 }, relevance: 0.61, matchedOn: 'content' },
+  { reference: catalogItem({ id: 'python/common_issues', title: 'Common Issues', measuredTokens: 500, type: 'always' }), relevance: 0.4, matchedOn: ['tags'] },
+  { reference: catalogItem({ id: 'python/fastapi_patterns', title: 'FastAPI Patterns', measuredTokens: 1204, estimatedTokens: 1000, type: 'pattern' }), relevance: 0.93, matchedOn: ['title', 'keywords'] },
+  { reference: catalogItem({ id: 'security/owasp', title: 'OWASP', measuredTokens: 700 }), relevance: 0.61, matchedOn: ['content'] },
 ];
 
 test('search items sorted by relevance with tokens and match fields', () => {
@@ -23,8 +24,8 @@ test('search items sorted by relevance with tokens and match fields', () => {
     ['python:fastapi_patterns', 'security:owasp', 'python:common_issues'],
   );
   assert.equal(items[0].description, 'FastAPI Patterns');
-  assert.equal(items[0].detail, 'relevance 93% · 1,204 tok · matched on title, keywords');
-  assert.equal(items[1].detail, 'relevance 61% · 700 tok · matched on content');
+  assert.equal(items[0].detail, 'relevance 93% · 1,204 tok · matched on title, keywords · pattern');
+  assert.equal(items[1].detail, 'relevance 61% · 700 tok · matched on content · reference');
   assert.equal(items[2].detail, 'relevance 40% · 500 tok · matched on tags · always');
   assert.ok(items.every((i) => i.alwaysShow));
 });
@@ -49,8 +50,8 @@ test('chain items list named chains then "build"', () => {
 
 test('command items: done and undo only after a pick', () => {
   const commands = [
-    { name: 'test', tokens: 300, references: ['python:testing'] },
-    { name: 'brainstorm', description: 'Explore options', tokens: 1200, references: ['a:b', 'c:d'] },
+    commandInfo({ name: 'test', tokens: 300, references: ['python:testing'] }),
+    commandInfo({ name: 'brainstorm', description: 'Explore options', tokens: 1200, references: ['a:b', 'c:d'] }),
   ];
   const first = commandPickItems(commands, []);
   assert.deepEqual(
@@ -68,8 +69,8 @@ test('command items: done and undo only after a pick', () => {
 test('execution items mark the current one', () => {
   const items = executionPickItems(
     [
-      { sessionId: 's1', chain: ['a', 'b'], state: 'interrupted', startedAt: '2026-01-01T00:00:00Z' },
-      { sessionId: 's2', state: 'running' },
+      execution({ sessionId: 's1', plan: { commands: ['a', 'b'], input: '' }, state: 'interrupted', startedAt: '2026-01-01T00:00:00Z' }),
+      execution({ sessionId: 's2', state: 'running' }),
     ],
     's2',
   );
@@ -78,40 +79,46 @@ test('execution items mark the current one', () => {
   assert.equal(items[1].description, '● current · running');
 });
 
+function cost(items: DocumentCostResult['items'], total?: number): DocumentCostResult {
+  return { uri: 'file:///lib/commands/x.md', total: total ?? items.reduce((n, i) => n + (i.counted ? i.tokens : 0), 0), items, warnings: [] };
+}
+
 test('status text for document cost', () => {
   assert.equal(costStatusText(undefined), undefined);
-  assert.equal(costStatusText({ items: [] }), undefined);
+  assert.equal(costStatusText(cost([])), undefined);
   assert.equal(
-    costStatusText({
-      total: 1700,
-      items: [
-        { reference: 'python:fastapi_patterns', tokens: 1200, resolved: true },
-        { reference: 'python:index', tokens: 500, resolved: true },
-        { reference: 'python:django', resolved: false },
-      ],
-    }),
+    costStatusText(
+      cost([
+        costItem({ reference: 'python:fastapi_patterns', tokens: 1200 }),
+        costItem({ reference: 'python:index', tokens: 500 }),
+        costItem({ reference: 'python:django', resolved: false, counted: false }),
+      ]),
+    ),
     '1,700 tok · 3 refs · 1 unresolved',
   );
-  assert.equal(costStatusText({ items: [{ reference: 'a:b', tokens: 5 }] }), '5 tok · 1 ref');
+  assert.equal(costStatusText(cost([costItem({ reference: 'a:b', tokens: 5 })])), '5 tok · 1 ref');
 });
 
-test('breakdown sorted by cost, unresolved flagged', () => {
-  const items = costBreakdownItems({
-    items: [
-      { reference: 'python:index', tokens: 500, title: 'Python', line: 3 },
-      { reference: 'python:django', resolved: false },
-      { reference: 'python:fastapi_patterns', tokens: 1200, section: 'Security' },
-    ],
-  });
+test('breakdown sorted by cost, unresolved and repeated references flagged', () => {
+  const items = costBreakdownItems(
+    cost([
+      costItem({ reference: 'python:index', tokens: 500, title: 'Python', line: 3 }),
+      costItem({ reference: 'python:django', resolved: false, counted: false, line: 7, message: 'no topic django in python; did you mean python:fastapi_patterns?' }),
+      costItem({ reference: 'python:fastapi_patterns', tokens: 1200, section: 'Security', line: 0 }),
+      costItem({ reference: 'python:index', tokens: 500, counted: false, line: 9 }),
+    ]),
+  );
   assert.deepEqual(
     items.map((i) => [i.label, i.description]),
     [
       ['python:fastapi_patterns', '1,200 tok'],
       ['python:index', '500 tok'],
+      ['python:index', '500 tok (counted once)'],
       ['python:django', 'unresolved'],
     ],
   );
-  assert.equal(items[0].detail, 'section Security');
+  assert.equal(items[0].detail, 'section Security · line 1');
   assert.equal(items[1].detail, 'Python · line 4');
-  assert.equal(items[2].icon, 'warning');
+  assert.equal(items[3].detail, 'no topic django in python; did you mean python:fastapi_patterns? · line 8');
+  assert.equal(items[3].icon, 'warning');
 });
