@@ -107,16 +107,11 @@ type contentEntry struct {
 	value any
 }
 
-// sameTopics reports whether two topic lists hold the same topics.
-func sameTopics(a, b []*library.Topic) bool {
-	return slices.Equal(a, b)
-}
-
 // cachedCatalog returns tier-1 entry key when it was built from exactly
 // these topics, else builds it.
 func (p *Provider) cachedCatalog(key string, topics []*library.Topic, build func() any) any {
 	p.mu.Lock()
-	if e, ok := p.catalog[key]; ok && sameTopics(e.topics, topics) {
+	if e, ok := p.catalog[key]; ok && slices.Equal(e.topics, topics) {
 		p.stats.Catalog.Hits++
 		p.mu.Unlock()
 		return e.value
@@ -169,7 +164,7 @@ func (p *Provider) guard(t *library.Topic) error {
 	return err
 }
 
-// topicIDs is the ID of a topic named in domain by file.
+// topicID is the id of the topic that file names in domain.
 func topicID(domain, file string) string {
 	file = strings.TrimSuffix(strings.TrimSpace(file), ".md")
 	if domain == "" {
