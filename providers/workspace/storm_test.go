@@ -98,7 +98,7 @@ func (s *storm) write(p, content string) {
 // step performs one random operation.
 func (s *storm) step() {
 	r := s.rnd
-	switch op := r.IntN(100); {
+	switch op := r.IntN(106); {
 	case op < 20: // create a topic
 		d, ok := pick(r, s.domains())
 		if !ok || r.IntN(5) == 0 {
@@ -157,8 +157,20 @@ func (s *storm) step() {
 		s.write(filepath.Join(s.dir, "commands", n+".md"), fmt.Sprintf("---\ndescription: %s\ncontext: [%s]\n---\n\nUse `%s`.\n", n, ctx, ctx))
 	case op < 97: // a file in an ignored directory
 		s.write(filepath.Join(s.dir, "node_modules", s.name("m"), "context", "x.md"), "# X\n")
-	default: // a non-markdown file
+	case op < 100: // a non-markdown file
 		s.write(s.ctx(s.name("notes")+".txt"), "text")
+	case op < 103: // the configuration: ignore a domain or not
+		cfg := fmt.Sprintf("tokenizer: o200k_base\ndriftThreshold: 0.%d\n", 1+r.IntN(9))
+		if d, ok := pick(r, s.domains()); ok && r.IntN(2) == 0 {
+			cfg += "ignore: [" + d + "]\n"
+		}
+		s.write(filepath.Join(s.dir, ".ctxls.yaml"), cfg)
+	default: // a file becomes a directory of the same name, or back
+		if f, ok := pick(r, s.files()); ok && strings.HasPrefix(f, s.ctx()) {
+			os.Remove(f)
+			n := s.name("t")
+			s.write(filepath.Join(f, n+".md"), "# Inner\n")
+		}
 	}
 }
 
