@@ -56,7 +56,8 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
 	l.contextRoots, l.commandRoots, l.beside = s.contextRoots, s.commandRoots, b.beside
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
-	l.warnings = append(s.warnings, st.warnings...)
+	l.warnings, l.dupWarnings = s.warnings, st.warnings
+	l.dupTopics, l.dupCommands = st.dupTopics, st.dupCommands
 	l.version++
 	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", len(st.topics), "domains", len(st.domains), "commands", len(st.commands))
 	return nil
@@ -305,7 +306,11 @@ type state struct {
 	domains  map[string]*Domain
 	commands map[string]*Command
 	incoming map[string]map[string]bool
-	warnings []Warning
+	// dupTopics and dupCommands hold the ids and names that more than one
+	// file defines; warnings says which definition won.
+	dupTopics   map[string]bool
+	dupCommands map[string]bool
+	warnings    []Warning
 }
 
 func newState(files []*File) *state {
@@ -330,7 +335,9 @@ func (st *state) rebuildTopics() {
 	clear(st.byStem)
 	clear(st.domains)
 	clear(st.commands)
-	st.warnings = st.warnings[:0]
+	st.warnings = nil
+	st.dupTopics = map[string]bool{}
+	st.dupCommands = map[string]bool{}
 	paths := make([]string, 0, len(st.files))
 	for p := range st.files {
 		paths = append(paths, p)
@@ -347,6 +354,7 @@ func (st *state) addFile(f *File) {
 	case f.Topic != nil:
 		t := f.Topic
 		if prev, dup := st.topics[t.ID]; dup {
+			st.dupTopics[t.ID] = true
 			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
 			return
 		}
@@ -374,6 +382,7 @@ func (st *state) addFile(f *File) {
 		}
 	case f.Command != nil:
 		if prev, dup := st.commands[f.Command.Name]; dup {
+			st.dupCommands[f.Command.Name] = true
 			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
 			return
 		}

@@ -228,7 +228,10 @@ type Library struct {
 	domains      map[string]*Domain
 	commands     map[string]*Command
 	incoming     map[string]map[string]bool // target key → referring file paths
-	warnings     []Warning
+	warnings     []Warning                  // from the scan
+	dupWarnings  []Warning                  // duplicate topics and commands
+	dupTopics    map[string]bool
+	dupCommands  map[string]bool
 	version      uint64
 }
 
@@ -305,7 +308,7 @@ func (l *Library) CommandRoots() []string {
 func (l *Library) Warnings() []Warning {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return slices.Clone(l.warnings)
+	return slices.Concat(l.warnings, l.dupWarnings)
 }
 
 // File returns the file at an absolute path.

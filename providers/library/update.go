@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -149,50 +150,68 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := &state{files: l.files, topics: l.topics, byStem: l.byStem, domains: l.domains, commands: l.commands, incoming: l.incoming}
-	oldDomains := st.view().domains
+	st := &state{files: l.files, topics: l.topics, byStem: l.byStem, domains: l.domains, commands: l.commands,
+		incoming: l.incoming, dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings}
 	changed := map[string]bool{}
 	affected := map[string]bool{}
+	var pairs []filePair
 	var touched []*File // old and new versions, to find dependents
 	for i, u := range ups {
-		old := st.files[u.path]
+		old, nf := st.files[u.path], built[i]
+		if old == nil && nf == nil {
+			continue
+		}
 		if old != nil {
 			st.unlink(b, old)
 			touched = append(touched, old)
 			delete(st.files, u.path)
-			changed[u.path] = true
 		}
-		if nf := built[i]; nf != nil {
+		if nf != nil {
 			st.files[u.path] = nf
 			touched = append(touched, nf)
-			changed[u.path] = true
 		}
+		changed[u.path] = true
+		pairs = append(pairs, filePair{old, nf})
 	}
 	if len(changed) == 0 {
 		return Result{}, nil
 	}
-	st.rebuildTopics()
+	// Update topics, domains and commands for the changed files only; a
+	// change that involves a duplicate id rebuilds them from all files.
+	domainsChanged, ok := st.update(pairs)
+	if !ok {
+		oldDomains := make(map[string]bool, len(st.domains))
+		for name := range st.domains {
+			oldDomains[name] = true
+		}
+		st.rebuildTopics()
+		domainsChanged = !sameSet(oldDomains, st.view().domains)
+	}
 	v := st.view()
-	domainsChanged := !sameSet(oldDomains, v.domains)
-	for p, f := range st.files {
+	rescan := func(p string, f *File) {
+		nf := *f
+		nf.Refs = b.scanRefs(&nf, v)
+		if !changed[p] {
+			st.unlink(b, f)
+		}
+		st.files[p] = &nf
+		st.link(b, &nf)
+	}
+	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
-		if changed[p] || domainsChanged {
-			nf := *f
-			nf.Refs = b.scanRefs(&nf, v)
-			if !changed[p] {
-				st.unlink(b, f)
+		for p, f := range st.files {
+			rescan(p, f)
+			affected[p] = true
+		}
+	} else {
+		for p := range changed {
+			if f := st.files[p]; f != nil {
+				rescan(p, f)
 			}
-			st.files[p] = &nf
-			st.link(b, &nf)
 		}
 	}
 	for p := range changed {
 		affected[p] = true
-	}
-	if domainsChanged {
-		for p := range st.files {
-			affected[p] = true
-		}
 	}
 	for _, f := range touched {
 		for _, p := range dependents(st, f) {
@@ -200,10 +219,121 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		}
 	}
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
+	l.dupTopics, l.dupCommands, l.dupWarnings = st.dupTopics, st.dupCommands, st.warnings
 	l.warnings = slices.DeleteFunc(l.warnings, func(w Warning) bool { return changed[w.Path] })
-	l.warnings = append(l.warnings, st.warnings...)
 	l.version++
 	return Result{Changed: sortedKeys(changed), Affected: sortedKeys(affected), Reloaded: false}, nil
+}
+
+// filePair is the old and new version of one changed file; either may be
+// nil (created or removed).
+type filePair struct{ old, new *File }
+
+// update applies changed files to topics, byStem, domains and commands in
+// time proportional to the change. It reports false, having changed
+// nothing, when a pair involves a topic id or command name defined by more
+// than one file: which definition wins then depends on all files. Domains
+// handed out earlier are never modified: a touched domain is copied.
+func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
+	for _, pr := range pairs {
+		for _, f := range []*File{pr.old, pr.new} {
+			if f == nil {
+				continue
+			}
+			if t := f.Topic; t != nil {
+				if st.dupTopics[t.ID] {
+					return false, false
+				}
+				if cur := st.topics[t.ID]; f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
+					return false, false // a new definition of an existing id
+				}
+			}
+			if c := f.Command; c != nil {
+				if st.dupCommands[c.Name] {
+					return false, false
+				}
+				if cur := st.commands[c.Name]; f == pr.new && cur != nil && (pr.old == nil || pr.old.Command == nil || cur != pr.old.Command) {
+					return false, false
+				}
+			}
+		}
+	}
+	copied := map[string]bool{}
+	domain := func(name string) *Domain {
+		d := st.domains[name]
+		if d == nil {
+			d = &Domain{Name: name}
+			st.domains[name] = d
+			copied[name] = true
+			domainsChanged = true
+			return d
+		}
+		if !copied[name] {
+			nd := *d
+			nd.Dirs = slices.Clone(d.Dirs)
+			nd.Topics = slices.Clone(d.Topics)
+			d = &nd
+			st.domains[name] = d
+			copied[name] = true
+		}
+		return d
+	}
+	for _, pr := range pairs {
+		if pr.old != nil {
+			if t := pr.old.Topic; t != nil && st.topics[t.ID] == t {
+				delete(st.topics, t.ID)
+				stem := path.Base(t.Name)
+				st.byStem[stem] = slices.DeleteFunc(st.byStem[stem], func(x *Topic) bool { return x == t })
+				if len(st.byStem[stem]) == 0 {
+					delete(st.byStem, stem)
+				}
+				if t.Domain != "" {
+					d := domain(t.Domain)
+					d.Topics = slices.DeleteFunc(d.Topics, func(x *Topic) bool { return x == t })
+					if d.Index == t {
+						d.Index = nil
+					}
+					if d.Detection == t {
+						d.Detection = nil
+					}
+					if len(d.Topics) == 0 {
+						delete(st.domains, t.Domain)
+						domainsChanged = true
+					}
+				}
+			}
+			if c := pr.old.Command; c != nil && st.commands[c.Name] == c {
+				delete(st.commands, c.Name)
+			}
+		}
+		if pr.new != nil {
+			if t := pr.new.Topic; t != nil {
+				st.topics[t.ID] = t
+				stem := path.Base(t.Name)
+				list := st.byStem[stem]
+				i, _ := slices.BinarySearchFunc(list, t.Path, func(x *Topic, p string) int { return strings.Compare(x.Path, p) })
+				st.byStem[stem] = slices.Insert(list, i, t)
+				if t.Domain != "" {
+					d := domain(t.Domain)
+					if dir := filepath.Join(t.Root, t.Domain); !slices.Contains(d.Dirs, dir) {
+						d.Dirs = append(d.Dirs, dir)
+					}
+					j, _ := slices.BinarySearchFunc(d.Topics, t.Name, func(x *Topic, name string) int { return strings.Compare(x.Name, name) })
+					d.Topics = slices.Insert(d.Topics, j, t)
+					switch t.Name {
+					case "index":
+						d.Index = t
+					case "context_detection":
+						d.Detection = t
+					}
+				}
+			}
+			if c := pr.new.Command; c != nil {
+				st.commands[c.Name] = c
+			}
+		}
+	}
+	return domainsChanged, true
 }
 
 // dependents lists the files whose diagnostics depend on file f: those

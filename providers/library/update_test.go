@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -278,4 +279,81 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/python/a.md":             "# A\n",
+		"context/python/index.md":         "# Python\n\n- `a.md`\n",
+		"docs/context/python/a.md":        "# A again\n",
+		"commands/x.md":                   "# X\n\npython:a\n",
+		"commands/x/COMMAND.md":           "# X too\n",
+		"context/go/context_detection.md": "# Detect\n",
+	})
+	l := load(t, dir, nil)
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	d0, _ := l.Domain("python")
+	n0 := len(d0.Topics)
+	w0 := len(l.Warnings())
+	if w0 != 2 {
+		t.Fatalf("warnings = %v, want the duplicate topic and command", l.Warnings())
+	}
+	steps := []struct {
+		name   string
+		change Change
+	}{
+		{"add a topic", Change{Path: abs("context/python/b.md"), Content: []byte("# B\n")}},
+		{"edit a duplicated topic", Change{Path: abs("docs/context/python/a.md"), Content: []byte("# A edited\n")}},
+		{"edit a duplicated command", Change{Path: abs("commands/x/COMMAND.md"), Content: []byte("# X edited\n")}},
+		{"edit the winning duplicate", Change{Path: abs("context/python/a.md"), Content: []byte("# A first\n\n## Part\n")}},
+		{"add a detection topic", Change{Path: abs("context/python/context_detection.md"), Content: []byte("# Detect\n")}},
+		{"remove the winning duplicate", Change{Path: abs("context/python/a.md"), Removed: true}},
+		{"remove the last topic of a domain", Change{Path: abs("context/go/context_detection.md"), Removed: true}},
+	}
+	for _, s := range steps {
+		if s.change.Content != nil {
+			must(t, os.WriteFile(s.change.Path, s.change.Content, 0o644))
+		} else if s.change.Removed {
+			must(t, os.Remove(s.change.Path))
+		}
+		if _, err := l.Apply(t.Context(), []Change{s.change}); err != nil {
+			t.Fatal(err)
+		}
+		fresh := load(t, dir, nil)
+		if got, want := snapshot(l), snapshot(fresh); !slices.Equal(got, want) {
+			t.Errorf("%s: incremental state differs from a fresh load:\n got  %v\n want %v", s.name, got, want)
+		}
+		if got, want := domainSummary(l), domainSummary(fresh); !slices.Equal(got, want) {
+			t.Errorf("%s: domains %v, want %v", s.name, got, want)
+		}
+		if got, want := len(l.Warnings()), len(fresh.Warnings()); got != want {
+			t.Errorf("%s: %d warnings, want %d: %v", s.name, got, want, l.Warnings())
+		}
+	}
+	// A domain handed out before the changes is a snapshot.
+	if len(d0.Topics) != n0 {
+		t.Errorf("held domain changed: %d topics, had %d", len(d0.Topics), n0)
+	}
+	if tp, ok := l.Topic("python/a"); !ok || tp.Path != abs("docs/context/python/a.md") {
+		t.Errorf("python/a after removing the winner = %+v", tp)
+	}
+}
+
+// domainSummary renders domains with their topics, index and detection.
+func domainSummary(l *Library) []string {
+	var out []string
+	for _, d := range l.Domains() {
+		s := d.Name + ":"
+		for _, tp := range d.Topics {
+			s += " " + tp.Name
+		}
+		if d.Index != nil {
+			s += " index=" + d.Index.ID
+		}
+		if d.Detection != nil {
+			s += " detection=" + d.Detection.ID
+		}
+		out = append(out, s+" dirs="+strings.Join(d.Dirs, ","))
+	}
+	return out
 }
