@@ -103,3 +103,40 @@ func TestFormatLongLine(t *testing.T) {
 		t.Errorf("long line kept %d bytes: %.80q", len(first), got)
 	}
 }
+
+// FuzzFormat checks the formatter's invariants on any text: one header,
+// no blank lines or carriage returns, at most MaxOutputLines content lines
+// plus the omission line, and no line longer than MaxLineBytes plus the
+// note that says what was cut.
+func FuzzFormat(f *testing.F) {
+	for _, s := range []string{"", "a", "a\r\nb", numbered(25), "\n\n \t\n", strings.Repeat("é", 1500), "x\x00y"} {
+		f.Add(s, 4, 2, 1)
+	}
+	f.Fuzz(func(t *testing.T, content string, max, head, tail int) {
+		lf, err := NewLineFormatter(FormatOptions{MaxOutputLines: max % 50, HeadLines: head % 50, TailLines: tail % 50})
+		if err != nil {
+			return
+		}
+		o := lf.Options()
+		out := lf.Format(Message{Role: RoleTool, Content: content})
+		body, ok := strings.CutPrefix(out, "[tool]\n")
+		if !ok || !strings.HasSuffix(out, "\n") {
+			t.Fatalf("block %q lacks its header or final newline", out)
+		}
+		lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+		if body == "" {
+			lines = nil
+		}
+		if len(lines) > o.MaxOutputLines+1 {
+			t.Fatalf("%d lines with options %+v", len(lines), o)
+		}
+		for _, l := range lines {
+			if strings.TrimSpace(l) == "" || strings.Contains(l, "\r") {
+				t.Fatalf("blank line or CR in %q", out)
+			}
+			if len(l) > MaxLineBytes+40 {
+				t.Fatalf("line of %d bytes", len(l))
+			}
+		}
+	})
+}
