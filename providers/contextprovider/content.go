@@ -181,12 +181,13 @@ func (p *Provider) MaterializeSections(ctx context.Context, ref Reference, secti
 }
 
 // alwaysTopics are a domain's always-load topics: loadingStrategy always
-// or type always, excluding the index and detection files, which are
-// lookups of protocol steps 1 and 3.
+// or type always. The index is excluded: protocol step 1 reads it before
+// anything is loaded. A detection file marked always is included, as the
+// interface's example for python shows.
 func alwaysTopics(d *library.Domain) []*library.Topic {
 	var out []*library.Topic
 	for _, t := range d.Topics {
-		if t.Meta.Type == "index" || t.Meta.Type == "detection" {
+		if t.Meta.Type == "index" {
 			continue
 		}
 		if t.Meta.LoadingStrategy == "always" || t.Meta.Type == "always" {

@@ -645,7 +645,8 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 	always := map[string]bool{}
 	for _, t := range alwaysTopics(dom) {
 		always[t.ID] = true
-		reqs = append(reqs, Request{ID: t.ID, Kind: KindAlways, Reason: "always"})
+		// A detection file costs tokens but takes no file slot.
+		reqs = append(reqs, Request{ID: t.ID, Kind: classify(t), Reason: "always"})
 	}
 	qualify := func(f string) string {
 		if strings.ContainsAny(f, "/:") {
@@ -700,7 +701,7 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 	plan := p.Plan(ctx, reqs, lib.Config().Budget)
 	out.Warnings = append(out.Warnings, plan.Warnings...)
 	for _, it := range plan.Items {
-		if always[it.ID] || it.Kind == KindLookup && it.File.Meta.Type == "detection" && it.File.Domain == domain {
+		if always[it.ID] {
 			continue
 		}
 		out.Items = append(out.Items, p.planFile(it))

@@ -282,8 +282,8 @@ func TestAlwaysLoadFiles(t *testing.T) {
 		domain string
 		want   []string
 	}{
-		{"python", []string{"python/common_issues"}},
-		{"testing", []string{"testing/test_strategy"}},
+		{"python", []string{"python/common_issues", "python/context_detection"}},
+		{"testing", []string{"testing/context_detection", "testing/test_strategy"}},
 		{"git", []string{"git/commit_conventions"}},
 		{"nope", nil},
 	}
