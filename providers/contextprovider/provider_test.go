@@ -227,6 +227,11 @@ func TestMaterializeSections(t *testing.T) {
 	sec, _ := topic.Section("Security Issues")
 	dep, _ := topic.Section("Dependency Injection")
 
+	for _, id := range []string{"python/fastapi_patterns.md", "context/python/fastapi_patterns.md", "python:fastapi_patterns#Testing"} {
+		if f, err := p.Materialize(bg, Reference{ID: id}); err != nil || f.ID != "python/fastapi_patterns" {
+			t.Errorf("Materialize(%s) = %q, %v %v", id, f.ID, err, f.Warnings)
+		}
+	}
 	f, err := p.Materialize(bg, Reference{ID: "python:fastapi_patterns"})
 	if err != nil {
 		t.Fatal(err)

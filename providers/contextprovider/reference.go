@@ -244,6 +244,10 @@ func (p *Provider) lookupID(lib *library.Library, id string) (*library.Topic, []
 	if err := checkName(id); err != nil {
 		return nil, nil, err
 	}
+	// The path form: "context/python/x.md".
+	if rest, ok := strings.CutPrefix(strings.TrimPrefix(id, "./"), library.ContextDirName+"/"); ok && !lib.IsDomain(library.ContextDirName) {
+		id = rest
+	}
 	domain, file := "", id
 	if i := strings.IndexAny(id, ":/"); i > 0 {
 		domain, file = id[:i], id[i+1:]
