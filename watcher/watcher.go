@@ -92,7 +92,7 @@ type Options struct {
 	// reported whatever Match says.
 	Files []string
 	// Match reports whether a file below a root matters. Default: DefaultMatch
-	// (names ending in ".md").
+	// (names ending in ".md"). It is called from several goroutines.
 	Match func(path string) bool
 	// IgnoreDir reports whether the directory at path, below a root, is
 	// neither watched nor read. Default: DefaultIgnoreDir.
@@ -157,6 +157,9 @@ type Watcher struct {
 	pmu  sync.Mutex
 	pend pending
 
+	// extraSet holds Options.Files; it never changes after New.
+	extraSet map[string]bool
+
 	// smu guards the state below against Files; only the run goroutine
 	// (and New, before it starts) writes it.
 	smu sync.RWMutex
@@ -218,6 +221,10 @@ func New(opts Options) (*Watcher, error) {
 		pend:    pending{named: make(map[string]bool)},
 	}
 	w.state.init(roots, files)
+	w.extraSet = make(map[string]bool, len(files))
+	for _, f := range files {
+		w.extraSet[f] = true
+	}
 
 	fsw, err := fsnotify.NewWatcher()
 	switch {
@@ -369,7 +376,15 @@ func (w *Watcher) drain() {
 				events = nil
 				continue
 			}
-			w.note(filepath.Clean(ev.Name), ev.Op&^fsnotify.Chmod != 0)
+			name := filepath.Clean(ev.Name)
+			if ev.Op&^(fsnotify.Write|fsnotify.Chmod) == 0 && !w.opts.Match(name) && !w.extraSet[name] {
+				// Writes and attribute changes name files (a directory's
+				// own writes are not reported), and this one does not
+				// matter: a build log written in a loop must not hold
+				// every batch back until MaxWait.
+				continue
+			}
+			w.note(name, ev.Op&^fsnotify.Chmod != 0)
 		case err, ok := <-errs:
 			if !ok {
 				errs = nil

@@ -680,3 +680,40 @@ func TestDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestIrrelevantWritesDoNotDelay: a file that does not match, written in a
+// loop (a build log), must not keep the debounce from ending.
+func TestIrrelevantWritesDoNotDelay(t *testing.T) {
+	root := t.TempDir()
+	e := start(t, Options{Roots: []string{root}, Debounce: 500 * time.Millisecond, MaxWait: time.Hour})
+	log := filepath.Join(root, "build.log")
+	writeFile(t, log, "start")
+	p := filepath.Join(root, "topic.md")
+	stop := time.Now().Add(waitTimeout)
+	got := false
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Append every 5ms (far under the debounce) until the markdown change
+	// comes out; with MaxWait an hour only the debounce can end it.
+	for i := 0; time.Now().Before(stop); i++ {
+		if _, err := f.WriteString("line\n"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 5 {
+			writeFile(t, p, "# Topic\n")
+		}
+		e.c.mu.Lock()
+		got = slices.ContainsFunc(e.c.log, func(c Change) bool { return c.Path == p })
+		e.c.mu.Unlock()
+		if got {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !got {
+		t.Fatal("a change to a markdown file never came out while another file was being written")
+	}
+}
