@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/contextprovider"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libgen"
+)
+
+// benchReport holds what ctxls bench measured. Durations are in
+// milliseconds, sizes in bytes unless the name says otherwise.
+type benchReport struct {
+	Dir          string  `json:"dir"`
+	Generated    bool    `json:"generated"`
+	GenerateMS   float64 `json:"generateMs,omitempty"`
+	Tokenizer    string  `json:"tokenizer"`
+	Cores        int     `json:"cores"`
+	Files        int     `json:"files"`
+	Topics       int     `json:"topics"`
+	Domains      int     `json:"domains"`
+	Bytes        int64   `json:"bytes"`
+	ColdMS       float64 `json:"coldIndexMs"`
+	ColdCPUMS    float64 `json:"coldIndexCpuMs"`
+	ApplyMS      float64 `json:"applyOneFileMs"`
+	ApplyMaxMS   float64 `json:"applyOneFileMaxMs"`
+	SearchMS     float64 `json:"searchMs"`
+	SearchWarmMS float64 `json:"searchWarmMs"`
+	DiagnoseMS   float64 `json:"diagnoseAllMs"`
+	Diagnostics  int     `json:"diagnostics"`
+	HeapLiveMiB  float64 `json:"heapLiveMiB"`
+	RSSMiB       float64 `json:"rssMiB"`
+	RSSPeakMiB   float64 `json:"rssPeakMiB"`
+	SampledFile  string  `json:"sampledFile,omitempty"`
+	SearchQuery  string  `json:"searchQuery,omitempty"`
+	SearchResult int     `json:"searchResults"`
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", stderr)
+	topics := fs.Int("topics", 10000, "number of topics to generate when DIR holds no library")
+	dir := fs.String("dir", "", "workspace to index; generated there when empty or missing (default: a temporary directory)")
+	tokenizer := fs.String("tokenizer", "", "token encoding: o200k_base, cl100k_base or estimate (default: the workspace's)")
+	iterations := fs.Int("n", 30, "iterations of the one-file re-index and search measurements")
+	format := formatFlag(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ctxls bench [--topics N] [--dir DIR] [--tokenizer T] [--format text|json]\n\nMeasures cold indexing, one-file re-indexing, search, diagnostics and memory. Without a\nlibrary in DIR it generates one of N topics (about 4 KB each, 50 domains).")
+		fs.PrintDefaults()
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{"bench takes no positional arguments; use --dir"}
+	}
+	if *topics < 1 || *iterations < 1 {
+		return usageError{"--topics and -n must be at least 1"}
+	}
+	rep := benchReport{Dir: *dir, Cores: runtime.GOMAXPROCS(0)}
+	if rep.Dir == "" {
+		tmp, err := os.MkdirTemp("", "ctxls-bench-")
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		rep.Dir = tmp
+	}
+	opts := libgen.Options{Topics: *topics}
+	if empty(rep.Dir) {
+		fmt.Fprintf(stderr, "generating %s topics in %s…\n", thousands(*topics), rep.Dir)
+		start := time.Now()
+		if _, err := libgen.Generate(rep.Dir, opts); err != nil {
+			return err
+		}
+		rep.Generated, rep.GenerateMS = true, ms(time.Since(start))
+	}
+	cfg, _, err := config.Load(rep.Dir)
+	if err != nil {
+		return err
+	}
+	if *tokenizer != "" {
+		cfg.Tokenizer = *tokenizer
+	}
+	rep.Tokenizer = cfg.Tokenizer
+
+	// Cold index, on all cores.
+	runtime.GC()
+	cpu0, start := cpuTime(), time.Now()
+	lib, err := library.Load(ctx, rep.Dir, cfg, library.Options{})
+	if err != nil {
+		return err
+	}
+	rep.ColdMS, rep.ColdCPUMS = ms(time.Since(start)), ms(cpuTime()-cpu0)
+	files := lib.Files()
+	rep.Files, rep.Topics, rep.Domains = len(files), len(lib.Topics()), len(lib.Domains())
+	for _, f := range files {
+		if f.Doc != nil {
+			rep.Bytes += int64(len(f.Doc.Text))
+		}
+	}
+
+	// One-file re-index through Apply, alternating two versions of a topic.
+	if t := sampleTopic(lib); t != nil {
+		rep.SampledFile = rel(lib.Dir(), t.Path)
+		orig := t.Doc.Text
+		edited := append(slices.Clone(orig), []byte("\n\nEdited paragraph for the benchmark.\n")...)
+		var times []float64
+		for i := range *iterations {
+			content := edited
+			if i%2 == 1 {
+				content = orig
+			}
+			start := time.Now()
+			if _, err := lib.Apply(ctx, []library.Change{{Path: t.Path, Content: content}}); err != nil {
+				return err
+			}
+			times = append(times, ms(time.Since(start)))
+		}
+		// Leave the library as the disk has it.
+		if _, err := lib.Apply(ctx, []library.Change{{Path: t.Path}}); err != nil {
+			return err
+		}
+		rep.ApplyMS, rep.ApplyMaxMS = median(times), slices.Max(times)
+	}
+
+	// Search through the context provider: with a fresh provider (its
+	// caches empty) and again with warm caches.
+	rep.SearchQuery = searchQuery(lib)
+	if rep.SearchQuery != "" {
+		var cold, warm []float64
+		for range *iterations {
+			prov := contextprovider.NewStatic(lib)
+			for _, times := range []*[]float64{&cold, &warm} {
+				start := time.Now()
+				res, err := prov.Search(ctx, rep.SearchQuery, "", 10)
+				if err != nil {
+					return err
+				}
+				*times = append(*times, ms(time.Since(start)))
+				rep.SearchResult = len(res.Items)
+			}
+		}
+		rep.SearchMS, rep.SearchWarmMS = median(cold), median(warm)
+	}
+
+	start = time.Now()
+	for _, ds := range lib.DiagnoseAll(ctx) {
+		rep.Diagnostics += len(ds)
+	}
+	rep.DiagnoseMS = ms(time.Since(start))
+
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	rep.HeapLiveMiB = float64(m.HeapAlloc) / (1 << 20)
+	rep.RSSMiB, rep.RSSPeakMiB = procStatusMiB("VmRSS"), procStatusMiB("VmHWM")
+	runtime.KeepAlive(lib)
+
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printBench(stdout, rep)
+	return nil
+}
+
+func printBench(w io.Writer, r benchReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	src := "existing workspace"
+	if r.Generated {
+		src = fmt.Sprintf("generated in %.0f ms", r.GenerateMS)
+	}
+	fmt.Fprintf(tw, "workspace\t%s (%s)\n", r.Dir, src)
+	fmt.Fprintf(tw, "library\t%s files, %s topics, %s domains, %.1f MB\n", thousands(r.Files), thousands(r.Topics), thousands(r.Domains), float64(r.Bytes)/1e6)
+	fmt.Fprintf(tw, "tokenizer\t%s, %d cores\n", r.Tokenizer, r.Cores)
+	fmt.Fprintf(tw, "cold index\t%.0f ms (%.0f ms CPU, %.1f MB/s)\n", r.ColdMS, r.ColdCPUMS, float64(r.Bytes)/1e6/(r.ColdMS/1000))
+	if r.SampledFile != "" {
+		fmt.Fprintf(tw, "re-index one file\t%.2f ms median, %.2f ms max (%s)\n", r.ApplyMS, r.ApplyMaxMS, r.SampledFile)
+	}
+	if r.SearchQuery != "" {
+		fmt.Fprintf(tw, "search\t%.2f ms median, %.2f ms with warm caches (%q, %d results)\n", r.SearchMS, r.SearchWarmMS, r.SearchQuery, r.SearchResult)
+	}
+	fmt.Fprintf(tw, "diagnose all\t%.0f ms (%s diagnostics)\n", r.DiagnoseMS, thousands(r.Diagnostics))
+	fmt.Fprintf(tw, "memory\t%.0f MiB live heap, %.0f MiB resident, %.0f MiB peak resident (VmHWM)\n", r.HeapLiveMiB, r.RSSMiB, r.RSSPeakMiB)
+	tw.Flush()
+}
+
+// empty reports whether dir is missing or holds nothing.
+func empty(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	return err != nil || len(ents) == 0
+}
+
+// sampleTopic picks a topic in the middle of the library, preferring one
+// with frontmatter.
+func sampleTopic(lib *library.Library) *library.Topic {
+	topics := lib.Topics()
+	if len(topics) == 0 {
+		return nil
+	}
+	for i := len(topics) / 2; i < len(topics); i++ {
+		if topics[i].HasFrontmatter && topics[i].Doc != nil {
+			return topics[i]
+		}
+	}
+	return topics[len(topics)/2]
+}
+
+// searchQuery builds a query from a tag of the library: a word that
+// appears in real metadata, so the search has work to do.
+func searchQuery(lib *library.Library) string {
+	topics := lib.Topics()
+	for i := len(topics) / 3; i < len(topics); i++ {
+		for _, tag := range topics[i].Meta.Tags {
+			if tag != topics[i].Domain && len(tag) > 3 {
+				return tag + " patterns"
+			}
+		}
+	}
+	return ""
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// cpuTime returns the user and system time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procStatusMiB reads a memory field such as VmHWM (peak resident set)
+// from /proc/self/status; 0 where the file does not exist.
+func procStatusMiB(field string) float64 {
+	f, err := os.Open(filepath.Join("/proc", "self", "status"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok || name != field {
+			continue
+		}
+		var kb float64
+		if _, err := fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(val), "kB")), &kb); err == nil {
+			return kb / 1024
+		}
+	}
+	return 0
+}
