@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,10 +72,39 @@ func BenchmarkChainExecutionList10000(b *testing.B) {
 		b.Fatalf("listed %d executions, want %d", len(list.Items), n)
 	}
 	ctx := context.Background()
+	cpu0, ok := chainProcessCPU(c.cmd.Process.Pid)
 	b.ResetTimer()
 	for b.Loop() {
 		if err := c.call(ctx, "ctxls/execution/list", map[string]any{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	// The server's CPU time per call does not depend on how busy the
+	// machine is, unlike the wall time.
+	if cpu1, ok1 := chainProcessCPU(c.cmd.Process.Pid); ok && ok1 {
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N), "server-cpu-ms/op")
+	}
+}
+
+// chainProcessCPU returns the user and system CPU time of a process, from
+// /proc (Linux only).
+func chainProcessCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// Fields after the command name, which is in parentheses.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	// Clock ticks are 1/100 s on Linux.
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }

@@ -296,11 +296,15 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 
 // List returns every execution, newest first.
 func (s *Store) List(ctx context.Context) ([]Summary, error) {
-	var out []Summary
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = s.summaries(ctx, tx, s.now(), "")
-		return err
+	now := s.now()
+	out, err := s.lists.list(ctx, s.db.SQL(), now, s.opts.HeartbeatInterval, func() ([]Summary, error) {
+		var out []Summary
+		err := s.db.Read(ctx, func(tx *sql.Tx) error {
+			var err error
+			out, err = s.summaries(ctx, tx, now, "")
+			return err
+		})
+		return out, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list executions: %w", err)
