@@ -154,8 +154,6 @@ func TestInprocRename(t *testing.T) {
 }
 
 func TestInprocWillRenameFiles(t *testing.T) {
-	dir := inprocCopyLibrary(t)
-	c := inprocStart(t, dir, inprocOptions{})
 	tests := []struct {
 		from, to string
 		want     map[string][]string
@@ -166,7 +164,15 @@ func TestInprocWillRenameFiles(t *testing.T) {
 			"context/python/index.md": {"{id: security/fastapi_security, path: ../security/fastapi_security.md"},
 		}},
 	}
+	tests = append(tests, struct {
+		from, to string
+		want     map[string][]string
+	}{"context/git", "context/vcs", map[string][]string{
+		"commands/implement.md": {"context: [python, vcs, python/fastapi_patterns, security/secure_coding, vcs/commit_conventions]", `getDomainIndex("vcs")`, "`vcs:commit_conventions`"},
+	}})
 	for _, tc := range tests {
+		dir := inprocCopyLibrary(t)
+		c := inprocStart(t, dir, inprocOptions{})
 		var edit inprocEdit
 		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
 			"oldUri": string(uriOf(filepath.Join(dir, tc.from))), "newUri": string(uriOf(filepath.Join(dir, tc.to)))}}}, &edit)

@@ -42,6 +42,7 @@ type inprocOptions struct {
 	initOptions  any
 	noInit       bool
 	diagDelay    time.Duration // 0: a short delay for quick tests
+	watch        bool          // run the server-side file watcher
 }
 
 // inprocStart serves a new Server on dir and returns an initialized client.
@@ -52,7 +53,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	if o.diagDelay == 0 {
 		o.diagDelay = 5 * time.Millisecond
 	}
-	srv := New(Options{NoWatch: true, DiagnosticsDelay: o.diagDelay})
+	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay})
 	c := &inprocClient{t: t, root: dir, changed: make(chan struct{}, 1), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { c.done <- srv.Serve(ctx, srvIn, srvOut) }()
@@ -106,7 +107,7 @@ type inprocRWC struct {
 
 // handle answers the server's requests and records its notifications.
 func (c *inprocClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := req.Method()
+	method := strings.Clone(req.Method())
 	params := append(json.RawMessage(nil), req.Params()...)
 	c.mu.Lock()
 	if req.IsCall() {
@@ -250,13 +251,16 @@ type inprocDiagnostics struct {
 	URI         string `json:"uri"`
 	Version     *int32 `json:"version"`
 	Diagnostics []struct {
-		Range    protocol.Range  `json:"range"`
+		Range    protocolRange   `json:"range"`
 		Severity int             `json:"severity"`
 		Code     string          `json:"code"`
 		Message  string          `json:"message"`
 		Data     json.RawMessage `json:"data"`
 	} `json:"diagnostics"`
 }
+
+// protocolRange is a range as the client decodes it.
+type protocolRange = protocol.Range
 
 // waitDiagnostics waits for diagnostics of uri that satisfy ok.
 func (c *inprocClient) waitDiagnostics(u string, ok func(inprocDiagnostics) bool) inprocDiagnostics {

@@ -202,6 +202,9 @@ func (s *Server) openWorkspace() {
 		s.log.Error("open the workspace", "dir", s.rootDir(), "err", err)
 		return
 	}
+	for _, p := range ws.Library().ConfigProblems() {
+		s.log.Warn(".ctxls.yaml: " + p.String())
+	}
 	select {
 	case <-s.initialized:
 	case <-ctx.Done():

@@ -180,13 +180,50 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 			moves = append(moves, move{topic: t, domain: domain, name: name, newPath: dst})
 		}
 	}
-	if len(moves) == 0 {
+	edits := moveEdits(lib, moves)
+	// A renamed domain folder also renames the domain where it is named
+	// alone (a context list entry, getDomainIndex("python")).
+	for _, fr := range params.Files {
+		oldPath, err1 := pathOfString(fr.OldURI)
+		newPath, err2 := pathOfString(fr.NewURI)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		oldDomain, okOld := domainDir(lib, oldPath)
+		newDomain, okNew := domainDir(lib, newPath)
+		if !okOld || !okNew || oldDomain == newDomain || !lib.IsDomain(oldDomain) {
+			continue
+		}
+		for _, loc := range lib.DomainReferences(oldDomain) {
+			if loc.Ref.DomainSpan.Len() == 0 {
+				continue
+			}
+			e := textEdit{loc.Ref.DomainSpan, newDomain}
+			if !slices.ContainsFunc(edits[loc.File.Path], func(x textEdit) bool { return x.span == e.span }) {
+				edits[loc.File.Path] = append(edits[loc.File.Path], e)
+			}
+		}
+	}
+	if len(edits) == 0 {
 		return nil, nil
+	}
+	for p := range edits {
+		slices.SortFunc(edits[p], func(a, b textEdit) int { return a.span.Start - b.span.Start })
 	}
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
-	return s.workspaceEdit(ctx, lib, moveEdits(lib, moves), nil, caps)
+	return s.workspaceEdit(ctx, lib, edits, nil, caps)
+}
+
+// domainDir says which domain a directory directly in a context root is.
+func domainDir(lib *library.Library, p string) (string, bool) {
+	for _, root := range lib.ContextRoots() {
+		if filepath.Dir(p) == root {
+			return filepath.Base(p), true
+		}
+	}
+	return "", false
 }
 
 // pathOfString is pathOf for a URI held as a string.

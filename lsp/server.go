@@ -206,7 +206,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 		inflight = map[jsonrpc2.ID]context.CancelFunc{}
 	)
 	return func(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
-		method := req.Method()
+		method := strings.Clone(req.Method()) // the frame buffer is reused once the request is released
 		call := req.IsCall()
 		if method == protocol.MethodCancelRequest {
 			if id, ok := cancelID(req.Params()); ok {

@@ -1,0 +1,81 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mentions reports whether any diagnostic message contains s.
+func mentions(d inprocDiagnostics, s string) bool {
+	for _, x := range d.Diagnostics {
+		if strings.Contains(x.Message, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestInprocDiskChanges(t *testing.T) {
+	for _, viaWatcher := range []bool{true, false} {
+		name := map[bool]string{true: "watcher", false: "didChangeWatchedFiles"}[viaWatcher]
+		t.Run(name, func(t *testing.T) {
+			dir := inprocCopyLibrary(t)
+			c := inprocStart(t, dir, inprocOptions{watch: viaWatcher})
+			implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+			c.waitDiagnostics(implement, nil) // the initial publication
+			// Deleting a topic breaks the references to it in a file nobody
+			// has open: its diagnostics are published again.
+			victim := filepath.Join(dir, "context/python/sqlalchemy_patterns.md")
+			if err := os.Remove(victim); err != nil {
+				t.Fatal(err)
+			}
+			if !viaWatcher {
+				c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": string(uriOf(victim)), "type": 3}}})
+			}
+			c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return mentions(d, "sqlalchemy_patterns") })
+		})
+	}
+}
+
+func TestInprocConfiguration(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	c := inprocStart(t, dir, inprocOptions{})
+	django := string(uriOf(filepath.Join(dir, "context/python/django_patterns.md")))
+	drift := func(d inprocDiagnostics) bool {
+		return slices.ContainsFunc(d.Diagnostics, func(x struct {
+			Range    protocolRange   `json:"range"`
+			Severity int             `json:"severity"`
+			Code     string          `json:"code"`
+			Message  string          `json:"message"`
+			Data     json.RawMessage `json:"data"`
+		}) bool {
+			return x.Code == "token-drift"
+		})
+	}
+	c.waitDiagnostics(django, drift)
+	since := c.noteCount()
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 10}}})
+	c.waitDiagnosticsSince(since, django, func(d inprocDiagnostics) bool { return !drift(d) })
+}
+
+func TestInprocLogAndProgress(t *testing.T) {
+	dir, _ := inprocSynthetic(t, 20, 100, 10)
+	inprocWrite(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
+	c := inprocStart(t, dir, inprocOptions{})
+	c.mustCall("ctxls/commands", map[string]any{}, nil)
+	c.waitNote("window/logMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "budgets") })
+	begin := c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"begin"`) })
+	if !strings.Contains(string(begin), "Indexing") {
+		t.Errorf("progress begin: %s", begin)
+	}
+	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.requests, "window/workDoneProgress/create") {
+		t.Errorf("no progress token was created: %v", c.requests)
+	}
+}
