@@ -162,3 +162,46 @@ func TestInprocBadInput(t *testing.T) {
 		t.Errorf("hover in a 10 MB document: %.300s", m["result"])
 	}
 }
+
+func TestInprocCancelRequest(t *testing.T) {
+	// A large library keeps the first request waiting for the index long
+	// enough to cancel it.
+	dir, _ := inprocSynthetic(t, 20, 100, 10)
+	c := inprocRawStart(t, dir)
+	c.send(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":{}}}`, uriOf(dir))))
+	c.response("1")
+	c.send(frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`))
+	c.send(frame(`{"jsonrpc":"2.0","id":2,"method":"ctxls/commands","params":{}}`))
+	c.send(frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`))
+	if got := errorCode(c.response("2")); got != -32800 {
+		t.Errorf("cancelled request: code %d, want -32800 (RequestCancelled)", got)
+	}
+	c.send(frame(`{"jsonrpc":"2.0","id":3,"method":"ctxls/commands","params":{}}`))
+	if m := c.response("3"); m["error"] != nil {
+		t.Errorf("the next request failed: %s", m["error"])
+	}
+}
+
+func TestInprocDocumentCost(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	c := inprocStart(t, dir, inprocOptions{})
+	u := c.open("commands/notes.md", inprocNoteText)
+	var res documentCostResult
+	c.mustCall("ctxls/documentCost", map[string]any{"uri": u}, &res)
+	if res.Total <= 0 || len(res.Items) != 4 {
+		t.Fatalf("documentCost: %+v", res)
+	}
+	if it := res.Items[1]; it.Reference != "python:fastapi_patterns#Dependency Injection" || it.Line != 3 || it.Counted || !it.Resolved {
+		t.Errorf("section item: %+v", it)
+	}
+	if it := res.Items[3]; it.Resolved || it.Reference != "python:django" {
+		t.Errorf("unresolved item: %+v", it)
+	}
+	c.mustCall("ctxls/documentCost", map[string]any{"uri": string(uriOf(dir + "/nope.md"))}, &res)
+	if len(res.Items) != 0 || len(res.Warnings) != 1 {
+		t.Errorf("missing file: %+v", res)
+	}
+	if err := c.call("ctxls/documentCost", map[string]any{}, nil); err == nil {
+		t.Error("documentCost without uri succeeded")
+	}
+}
