@@ -78,7 +78,7 @@ func TestDetectProjectType(t *testing.T) {
 var forgeStyle = map[string]string{
 	".ctxls.yaml":                            "budget:\n  files: 3\n  tokens: 100000\n",
 	"context/cross_domain.md":                "# Cross-Domain\n\n## Matrix\n\n| Primary Domain | Trigger Condition | Secondary Context to Load | Relevance Score | Token Impact |\n|---|---|---|---|---|\n| python/ | Auth, password, or input handling code detected | `security/security_guidelines.md` | 0.9 | ~250 |\n| python/ | SQL queries, ORM usage, or database models detected | `security/security_guidelines.md` | 0.9 | ~250 |\n| python/ | Schema/migration files in diff | `schema/common_patterns.md` | 0.6 | ~300 |\n| angular/ | API integration, HTTP calls, or form input code | `security/security_guidelines.md` | 0.8 | ~250 |\n| Any code review | Performance-critical code flagged | `{domain}/performance_patterns.md` | 0.7 | ~350 |\n| Any code review | Infrastructure or deployment files | `azure/index.md` (for Azure projects) | 0.3 | ~200 |\n",
-	"context/python/index.md":                "# Python\n",
+	"context/python/index.md":                "# Python\n\n### `flask_patterns.md`\n\n**Purpose**: Flask framework best practices\n\n---\n",
 	"context/python/common_issues.md":        "---\ntype: always\nloadingStrategy: always\n---\n# Common\n\ntext\n",
 	"context/python/django_patterns.md":      "# Django\n\ntext\n",
 	"context/python/flask_patterns.md":       "# Flask\n\ntext\n",
@@ -227,6 +227,19 @@ func TestCrossDomainForgeStyle(t *testing.T) {
 	res, _ = p.CrossDomainContext(bg, "angular", []string{"http_calls"})
 	if len(res.Items) != 1 || res.Items[0].Relevance != 0.8 {
 		t.Errorf("angular http: %+v", res.Items)
+	}
+}
+
+func TestDomainIndexHeadings(t *testing.T) {
+	p, _, _ := writeLibrary(t, forgeStyle)
+	di, err := p.DomainIndex(bg, "python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range di.Files {
+		if f.ID == "python/flask_patterns" && f.Description != "Flask framework best practices" {
+			t.Errorf("description %q", f.Description)
+		}
 	}
 }
 

@@ -180,7 +180,7 @@ func indexProse(d *derived, domain string, idx *library.Topic) (map[string]strin
 	}
 	// Ordered lists: "1. `x.md`: what it is for".
 	var cur *WorkflowEntry
-	heading := ""
+	heading, headed := "", ""
 	body := doc.Lines
 	first := doc.Lines.LineOf(doc.Body.Start)
 	for n := first; n < body.Count(); n++ {
@@ -194,7 +194,20 @@ func indexProse(d *derived, domain string, idx *library.Topic) (map[string]strin
 		if strings.HasPrefix(line, "#") {
 			heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
 			cur = nil
+			// "### `x.md`": the first line of prose below describes x.
+			headed = ""
+			if ids := resolveAll(heading); len(ids) == 1 {
+				headed = ids[0]
+			}
 			continue
+		}
+		if headed != "" && line != "" && line != "---" {
+			if _, ok := descs[headed]; !ok {
+				if d := stripLabel(line); len(splitWords(d)) > 0 {
+					descs[headed] = d
+				}
+			}
+			headed = ""
 		}
 		ids := resolveAll(line)
 		if len(ids) == 1 {
@@ -234,4 +247,14 @@ func isOrdered(line string) bool {
 		i++
 	}
 	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')')
+}
+
+// stripLabel removes emphasis and a leading "Purpose:"-style label.
+func stripLabel(line string) string {
+	line = strings.NewReplacer("**", "", "__", "").Replace(line)
+	line = strings.TrimLeft(line, "-*+ ")
+	if i := strings.Index(line, ":"); i > 0 && i < 20 && !strings.ContainsAny(line[:i], " `") {
+		line = strings.TrimSpace(line[i+1:])
+	}
+	return line
 }

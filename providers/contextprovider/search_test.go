@@ -150,6 +150,9 @@ func TestDomainIndex(t *testing.T) {
 	if f := files["python/context_detection"]; !f.Listed || !f.Exists || f.Type != "detection" || f.Description == "" {
 		t.Errorf("context_detection entry %+v", f)
 	}
+	if f := files["python/common_issues"]; f.Description != "always, for any Python change" {
+		t.Errorf("common_issues described as %q", f.Description)
+	}
 	if f := files["python/index"]; f.Listed || !f.Exists {
 		t.Errorf("index entry %+v", f)
 	}
