@@ -1059,6 +1059,178 @@ func TestStdioCancelRequest(t *testing.T) {
 	stdioAlive(t, c)
 }
 
+func TestStdioCodeActionDidYouMean(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	line, _, _ := stdioFind(t, text, "python:fastapi`", 0)
+	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
+		return stdioDiagAt(ds, "unresolved-reference", line, "fastapi")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diag ClientDiagnostic
+	for _, d := range ds {
+		if d.Range.Start.Line == line {
+			diag = d
+		}
+	}
+	var actions []struct {
+		Title string              `json:"title"`
+		Kind  string              `json:"kind"`
+		Edit  *stdioWorkspaceEdit `json:"edit"`
+	}
+	if err := c.Call(ctx, "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        diag.Range,
+		"context":      map[string]any{"diagnostics": []ClientDiagnostic{diag}, "only": []string{"quickfix"}},
+	}, &actions); err != nil {
+		t.Fatalf("codeAction: %v", err)
+	}
+	fixed := false
+	for _, a := range actions {
+		if a.Edit == nil {
+			continue
+		}
+		var edits []ClientTextEdit
+		for u, es := range a.Edit.Changes {
+			if stdioSameURI(u, uri) {
+				edits = append(edits, es...)
+			}
+		}
+		for _, dc := range a.Edit.DocumentChanges {
+			if dc.TextDocument != nil && stdioSameURI(dc.TextDocument.URI, uri) {
+				edits = append(edits, dc.Edits...)
+			}
+		}
+		after := stdioApplyEdits(t, text, edits)
+		if strings.Contains(after, "Routing conventions come from `python:fastapi_patterns` as well.") {
+			fixed = true
+		}
+	}
+	if !fixed {
+		t.Errorf("no quick fix rewrites python:fastapi to python:fastapi_patterns; actions: %+v", actions)
+	}
+}
+
+func TestStdioSymbolsAndLinks(t *testing.T) {
+	c, root, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	topicURI, _ := stdioOpen(t, c, root, "context/python/fastapi_patterns.md")
+
+	// Document symbols: the sections, with their token costs.
+	var raw json.RawMessage
+	if err := c.Call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": topicURI}}, &raw); err != nil {
+		t.Fatalf("documentSymbol: %v", err)
+	}
+	type symbol struct {
+		Name     string   `json:"name"`
+		Detail   string   `json:"detail"`
+		Children []symbol `json:"children"`
+	}
+	var syms []symbol
+	if err := json.Unmarshal(raw, &syms); err != nil {
+		t.Fatalf("documentSymbol result %s: %v", stdioTail(string(raw), 300), err)
+	}
+	var flat []symbol
+	var walk func([]symbol)
+	walk = func(ss []symbol) {
+		for _, s := range ss {
+			flat = append(flat, s)
+			walk(s.Children)
+		}
+	}
+	walk(syms)
+	found := false
+	for _, s := range flat {
+		if strings.Contains(s.Name, "Dependency Injection") {
+			found = true
+			if !strings.Contains(s.Detail+s.Name, "tok") {
+				t.Errorf("section symbol %q (detail %q) shows no token cost", s.Name, s.Detail)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("document symbols lack the Dependency Injection section: %s", stdioTail(string(raw), 500))
+	}
+
+	// Workspace symbols: topics of every domain.
+	type wsymbol struct {
+		Name     string          `json:"name"`
+		Location json.RawMessage `json:"location"`
+	}
+	var wsyms []wsymbol
+	if err := c.Call(ctx, "workspace/symbol", map[string]any{"query": "commit"}, &wsyms); err != nil {
+		t.Fatalf("workspace/symbol: %v", err)
+	}
+	if !slices.ContainsFunc(wsyms, func(s wsymbol) bool {
+		return strings.Contains(s.Name, "commit_conventions") || strings.Contains(strings.ToLower(s.Name), "commit conventions")
+	}) {
+		t.Errorf("workspace symbols for \"commit\" lack git's commit_conventions: %+v", wsyms)
+	}
+
+	// Document links: the markdown link and the path form of review.md.
+	reviewURI, _ := stdioOpen(t, c, root, "commands/review.md")
+	type link struct {
+		Target string `json:"target"`
+	}
+	var links []link
+	if err := c.Call(ctx, "textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": reviewURI}}, &links); err != nil {
+		t.Fatalf("documentLink: %v", err)
+	}
+	want := filepath.Join(root, "context", "security", "secrets_management.md")
+	if !slices.ContainsFunc(links, func(l link) bool {
+		return stdioURIPath(strings.SplitN(l.Target, "#", 2)[0]) == want
+	}) {
+		t.Errorf("document links lack %s: %+v", want, links)
+	}
+}
+
+func TestStdioCustomMethods(t *testing.T) {
+	c, _, _ := stdioStartInit(t)
+	ctx := stdioCtx(t)
+	type list struct {
+		Items    []json.RawMessage `json:"items"`
+		Warnings []json.RawMessage `json:"warnings"`
+	}
+	var all list
+	raw, err := c.CallRaw(ctx, "ctxls/catalog", map[string]any{})
+	if err != nil {
+		t.Fatalf("ctxls/catalog: %v", err)
+	}
+	if err := json.Unmarshal(raw, &all); err != nil || len(all.Items) == 0 {
+		t.Fatalf("ctxls/catalog = %s, want items", stdioTail(string(raw), 300))
+	}
+	// A domain that does not exist: an empty list (not null) and a warning.
+	raw, err = c.CallRaw(ctx, "ctxls/catalog", map[string]any{"domain": "cobol"})
+	if err != nil {
+		t.Fatalf("ctxls/catalog cobol: %v", err)
+	}
+	var none struct {
+		Items    *[]json.RawMessage `json:"items"`
+		Warnings []json.RawMessage  `json:"warnings"`
+	}
+	if err := json.Unmarshal(raw, &none); err != nil || none.Items == nil || len(*none.Items) != 0 || len(none.Warnings) == 0 {
+		t.Errorf("ctxls/catalog for a missing domain = %s, want items [] and a warning", raw)
+	}
+	// Bad parameters: invalid params with a message; an escaping name is refused.
+	for _, params := range []any{
+		map[string]any{"domain": 42},
+		map[string]any{"domain": "../../etc", "file": "passwd"},
+	} {
+		method := "ctxls/catalog"
+		if m := params.(map[string]any); m["file"] != nil {
+			method = "ctxls/reference"
+		}
+		_, err := c.CallRaw(ctx, method, params)
+		var rpcErr *ClientRPCError
+		if !errors.As(err, &rpcErr) || rpcErr.Code != -32602 || rpcErr.Message == "" {
+			t.Errorf("%s %v: err = %v, want InvalidParams (-32602) with a message", method, params, err)
+		}
+	}
+}
+
 // --- bad input -------------------------------------------------------------
 
 func TestStdioBadInputGarbage(t *testing.T) {
