@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/chain"
 )
 
 // chainBins builds the ctxls binary and the stand-in agent into dir.
@@ -293,4 +296,44 @@ func TestChainCLI(t *testing.T) {
 			t.Fatalf("%d agent runs, want %d", got, 2*n*3)
 		}
 	})
+}
+
+// TestChainProgressTerminal checks the live display drawn on a terminal:
+// the running step's line is redrawn in place with its elapsed time and
+// tokens, then replaced by the step's outcome.
+func TestChainProgressTerminal(t *testing.T) {
+	var buf chainSyncBuffer
+	p := &progress{w: &buf, tty: true, done: make(chan struct{})}
+	go p.tick()
+	p.event(chain.Event{Kind: chain.StepStarted, Index: 0, Total: 2, Step: chain.Step{Command: "brainstorm", PromptTokens: 4073}})
+	time.Sleep(350 * time.Millisecond)
+	p.event(chain.Event{Kind: chain.StepFinished, Index: 0, Total: 2, Step: chain.Step{Command: "brainstorm", Status: "success", ElapsedMS: 350, PromptTokens: 4073}})
+	p.stop()
+	out := buf.String()
+	if n := strings.Count(out, "\r\x1b[K[1/2] brainstorm  "); n < 3 {
+		t.Fatalf("the running line was drawn %d times:\n%q", n, out)
+	}
+	if !regexp.MustCompile(`brainstorm  [1-9][0-9]*00ms  4073 tokens`).MatchString(out) {
+		t.Fatalf("no elapsed time or tokens:\n%q", out)
+	}
+	if !strings.HasSuffix(out, "\r\x1b[K[1/2] brainstorm: success in 350ms, 4073 prompt tokens\n") {
+		t.Fatalf("outcome line:\n%q", out)
+	}
+}
+
+type chainSyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *chainSyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *chainSyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
