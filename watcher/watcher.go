@@ -377,11 +377,11 @@ func (w *Watcher) drain() {
 				continue
 			}
 			name := filepath.Clean(ev.Name)
-			if ev.Op&^(fsnotify.Write|fsnotify.Chmod) == 0 && !w.opts.Match(name) && !w.extraSet[name] {
-				// Writes and attribute changes name files (a directory's
-				// own writes are not reported), and this one does not
-				// matter: a build log written in a loop must not hold
-				// every batch back until MaxWait.
+			if ev.Op == fsnotify.Write && !w.opts.Match(name) && !w.extraSet[name] {
+				// Writes name files only (a directory's own changes come
+				// as create, remove, rename or attribute events), and
+				// this one does not matter: a build log written in a
+				// loop must not hold every batch back until MaxWait.
 				continue
 			}
 			w.note(name, ev.Op&^fsnotify.Chmod != 0)
