@@ -56,6 +56,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
 	l.contextRoots, l.commandRoots, l.beside = s.contextRoots, s.commandRoots, b.beside
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
+	l.aliases = st.aliases
 	l.warnings, l.dupWarnings = s.warnings, st.warnings
 	l.dupTopics, l.dupCommands = st.dupTopics, st.dupCommands
 	l.version++
@@ -306,6 +307,9 @@ type state struct {
 	domains  map[string]*Domain
 	commands map[string]*Command
 	incoming map[string]map[string]bool
+	// aliases maps the frontmatter id of a file directly in a context root
+	// ("engineering/cross_domain" for cross_domain.md) to its topic.
+	aliases map[string]*Topic
 	// dupTopics and dupCommands hold the ids and names that more than one
 	// file defines; warnings says which definition won.
 	dupTopics   map[string]bool
@@ -317,6 +321,7 @@ func newState(files []*File) *state {
 	st := &state{
 		files:    make(map[string]*File, len(files)),
 		topics:   make(map[string]*Topic, len(files)),
+		aliases:  map[string]*Topic{},
 		byStem:   make(map[string][]*Topic, len(files)),
 		domains:  map[string]*Domain{},
 		commands: map[string]*Command{},
@@ -332,6 +337,7 @@ func newState(files []*File) *state {
 // rebuildTopics recomputes topics, domains and commands from files.
 func (st *state) rebuildTopics() {
 	clear(st.topics)
+	clear(st.aliases)
 	clear(st.byStem)
 	clear(st.domains)
 	clear(st.commands)
@@ -359,6 +365,9 @@ func (st *state) addFile(f *File) {
 			return
 		}
 		st.topics[t.ID] = t
+		if a := alias(t); a != "" && st.aliases[a] == nil {
+			st.aliases[a] = t
+		}
 		stem := path.Base(t.Name)
 		st.byStem[stem] = append(st.byStem[stem], t)
 		if t.Domain == "" {
@@ -394,6 +403,16 @@ func (st *state) sortDomains() {
 	for _, d := range st.domains {
 		slices.SortFunc(d.Topics, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
 	}
+}
+
+// alias returns the frontmatter id by which a file directly in a context
+// root may also be named, or "": cross_domain.md may declare
+// "engineering/cross_domain".
+func alias(t *Topic) string {
+	if t.Domain != "" || !t.Meta.Declared("id") || t.Meta.ID == t.ID || !strings.Contains(t.Meta.ID, "/") {
+		return ""
+	}
+	return t.Meta.ID
 }
 
 // view answers the questions the reference scanner asks.

@@ -224,6 +224,7 @@ type Library struct {
 	beside       map[string]map[string]bool
 	files        map[string]*File
 	topics       map[string]*Topic
+	aliases      map[string]*Topic // frontmatter ids of root files
 	byStem       map[string][]*Topic
 	domains      map[string]*Domain
 	commands     map[string]*Command
@@ -332,10 +333,16 @@ func (l *Library) Files() []*File {
 }
 
 // Topic returns the topic with an id such as "python/fastapi_patterns".
+// A file directly in a context root is found by its path id
+// ("cross_domain") and by the id its frontmatter declares
+// ("engineering/cross_domain").
 func (l *Library) Topic(id string) (*Topic, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	t, ok := l.topics[id]
+	if t, ok := l.topics[id]; ok {
+		return t, true
+	}
+	t, ok := l.aliases[id]
 	return t, ok
 }
 

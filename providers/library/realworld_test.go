@@ -126,3 +126,40 @@ func TestSuggestNeedsSameFirstWordForLargeDistance(t *testing.T) {
 		t.Errorf("Suggest(analysis_pattern) = %v", got)
 	}
 }
+
+func TestRootFileFrontmatterIDAlias(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/cross_domain.md":            "---\nid: engineering/cross_domain\ndomain: engineering\ntitle: Cross\n---\n# Cross\n\n## Trigger Matrix\n",
+		"context/engineering/index.md":       "# Engineering\n",
+		"commands/review.md":                 "# Review\n\nSee engineering:cross_domain#Trigger Matrix and `getReference(\"engineering\", \"cross_domain\")`.\n",
+		"context/engineering/code_review.md": "# Code review\n",
+		"context/python/flask_patterns.md":   "# Flask\n",
+		"context/python/index.md":            "# Python\n\n- `flask_patterns.md`\n",
+	})
+	l := load(t, dir, nil)
+	if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+		t.Errorf("references by the declared id: %v", ds)
+	}
+	if ds := diagsOf(t, l, "context/cross_domain.md"); len(ds) != 0 {
+		t.Errorf("root file with a domain id: %v", ds)
+	}
+	a, ok1 := l.Topic("engineering/cross_domain")
+	b, ok2 := l.Topic("cross_domain")
+	if !ok1 || !ok2 || a != b {
+		t.Errorf("Topic by alias %v %v", ok1, ok2)
+	}
+	if got := len(l.References("cross_domain")); got != 2 {
+		t.Errorf("References = %d, want 2", got)
+	}
+	// Renaming the declared id drops the alias.
+	res, err := l.Apply(t.Context(), []Change{{Path: "context/cross_domain.md", Content: []byte("---\nid: other/cross_domain\n---\n# Cross\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Affected, l.Dir()+"/commands/review.md") {
+		t.Errorf("Affected = %v", res.Affected)
+	}
+	if got := codes(diagsOf(t, l, "commands/review.md")); len(got) != 2 {
+		t.Errorf("after the id changed: %v", got)
+	}
+}

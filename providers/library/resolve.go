@@ -87,6 +87,9 @@ func (l *Library) resolve(f *File, r refs.Ref) Target {
 	name := strings.TrimSuffix(r.Topic, ".md")
 	t, ok := l.topics[r.Domain+"/"+name]
 	if !ok {
+		t, ok = l.aliases[r.Domain+"/"+name]
+	}
+	if !ok {
 		names := make([]string, len(d.Topics))
 		for i, t := range d.Topics {
 			names[i] = t.Name
@@ -378,10 +381,13 @@ func (l *Library) References(id string) []Location {
 	defer l.mu.RUnlock()
 	t := l.topics[id]
 	if t == nil {
+		t = l.aliases[id]
+	}
+	if t == nil {
 		return nil
 	}
 	paths := map[string]bool{}
-	for _, k := range []string{t.ID, "*/" + path.Base(t.Name)} {
+	for _, k := range []string{t.ID, "*/" + path.Base(t.Name), alias(t)} {
 		for p := range l.incoming[k] {
 			paths[p] = true
 		}

@@ -150,7 +150,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := &state{files: l.files, topics: l.topics, byStem: l.byStem, domains: l.domains, commands: l.commands,
+	st := &state{files: l.files, topics: l.topics, aliases: l.aliases, byStem: l.byStem, domains: l.domains, commands: l.commands,
 		incoming: l.incoming, dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings}
 	changed := map[string]bool{}
 	affected := map[string]bool{}
@@ -219,6 +219,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		}
 	}
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
+	l.aliases = st.aliases
 	l.dupTopics, l.dupCommands, l.dupWarnings = st.dupTopics, st.dupCommands, st.warnings
 	l.warnings = slices.DeleteFunc(l.warnings, func(w Warning) bool { return changed[w.Path] })
 	l.version++
@@ -282,6 +283,9 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 		if pr.old != nil {
 			if t := pr.old.Topic; t != nil && st.topics[t.ID] == t {
 				delete(st.topics, t.ID)
+				if a := alias(t); a != "" && st.aliases[a] == t {
+					delete(st.aliases, a)
+				}
 				stem := path.Base(t.Name)
 				st.byStem[stem] = slices.DeleteFunc(st.byStem[stem], func(x *Topic) bool { return x == t })
 				if len(st.byStem[stem]) == 0 {
@@ -309,6 +313,9 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 		if pr.new != nil {
 			if t := pr.new.Topic; t != nil {
 				st.topics[t.ID] = t
+				if a := alias(t); a != "" && st.aliases[a] == nil {
+					st.aliases[a] = t
+				}
 				stem := path.Base(t.Name)
 				list := st.byStem[stem]
 				i, _ := slices.BinarySearchFunc(list, t.Path, func(x *Topic, p string) int { return strings.Compare(x.Path, p) })
@@ -345,6 +352,9 @@ func dependents(st *state, f *File) []string {
 	}
 	t := f.Topic
 	keys := []string{t.ID, "*/" + filepath.Base(t.Name), "@" + t.Domain}
+	if a := alias(t); a != "" {
+		keys = append(keys, a)
+	}
 	var out []string
 	for _, k := range keys {
 		for p := range st.incoming[k] {
