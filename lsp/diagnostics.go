@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/workspace"
@@ -95,6 +97,10 @@ func (d *diagnostics) flush() {
 	}
 	lib := ws.Library()
 	for p := range pending {
+		if filepath.Base(p) == config.FileName {
+			d.publishConfig(ctx, lib)
+			continue
+		}
 		d.publish(ctx, ws, lib, p, lib.Diagnose(p))
 	}
 }
@@ -124,6 +130,42 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 	}
 	for _, p := range stale {
 		d.publish(ctx, ws, lib, p, nil)
+	}
+	d.publishConfig(ctx, lib)
+}
+
+// publishConfig publishes the problems of .ctxls.yaml on that file.
+func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Library) {
+	path := filepath.Join(lib.Dir(), config.FileName)
+	problems := lib.ConfigProblems()
+	d.mu.Lock()
+	had := d.published[path]
+	if len(problems) > 0 {
+		d.published[path] = true
+	} else {
+		delete(d.published, path)
+	}
+	d.mu.Unlock()
+	if len(problems) == 0 && !had {
+		return
+	}
+	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Diagnostics: []protocol.Diagnostic{}}
+	for _, p := range problems {
+		line := uint32(max(p.Line, 0))
+		sev := protocol.DiagnosticSeverityWarning
+		if p.Severity == "error" {
+			sev = protocol.DiagnosticSeverityError
+		}
+		params.Diagnostics = append(params.Diagnostics, protocol.Diagnostic{
+			Range:    protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}},
+			Severity: sev,
+			Code:     protocol.String("config"),
+			Source:   protocol.NewOptional("ctxls"),
+			Message:  protocol.String(p.Message),
+		})
+	}
+	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
+		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}
 }
 

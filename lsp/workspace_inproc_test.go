@@ -68,6 +68,10 @@ func TestInprocLogAndProgress(t *testing.T) {
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil)
 	c.waitNote("window/logMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "budgets") })
+	yaml := c.waitDiagnostics(string(uriOf(filepath.Join(dir, ".ctxls.yaml"))), nil)
+	if len(yaml.Diagnostics) != 1 || yaml.Diagnostics[0].Range.Start.Line != 1 {
+		t.Errorf(".ctxls.yaml diagnostics: %+v", yaml)
+	}
 	begin := c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"begin"`) })
 	if !strings.Contains(string(begin), "Indexing") {
 		t.Errorf("progress begin: %s", begin)
