@@ -22,7 +22,7 @@ import (
 var (
 	benchOnce sync.Once
 	benchDir  string
-	benchOpts = libgen.Options{Topics: benchTopics(), Domains: 50, TopicBytes: 4000, Seed: 7}
+	benchOpts = libgen.Options{Topics: benchTopics(), Domains: 50, TopicBytes: 3000, Seed: 7}
 	benchErr  error
 	benchKeep bool
 )

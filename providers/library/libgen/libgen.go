@@ -20,8 +20,9 @@ type Options struct {
 	Topics int
 	// Domains is the number of domains they are spread over (default 50).
 	Domains int
-	// TopicBytes is the approximate size of a topic file (default 4,000,
-	// so that 10,000 topics are about 40 MB).
+	// TopicBytes is the approximate size of a topic's sections (default
+	// 3,000; with frontmatter and title a topic file is about 4 KB, so
+	// that 10,000 topics are about 40 MB).
 	TopicBytes int
 	// Commands is the number of command files (default 20).
 	Commands int
@@ -40,7 +41,7 @@ func (o *Options) defaults() {
 		o.Domains = o.Topics
 	}
 	if o.TopicBytes <= 0 {
-		o.TopicBytes = 4000
+		o.TopicBytes = 3000
 	}
 	if o.Commands < 0 {
 		o.Commands = 0
