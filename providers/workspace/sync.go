@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/providers/config"
@@ -261,6 +263,7 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 	for _, p := range paths {
 		c.collect(p)
 	}
+	c.readAll()
 	t1 := time.Now()
 	defer func() {
 		w.log.Debug("workspace: applied file changes", "paths", len(paths), "changes", len(c.changes),
@@ -342,6 +345,7 @@ type collector struct {
 	changes    []library.Change
 	config     bool
 	roots      bool     // a context or command root appeared or went
+	reads      []string // files to read and compare, in order
 	sorted     []string // the library's file paths, sorted; built on demand
 }
 
@@ -429,16 +433,51 @@ func (c *collector) collect(p string) {
 		c.add(library.Change{Path: p}) // the library records why it skips it
 		return
 	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		c.add(library.Change{Path: p}) // the library records the error
-		return
+	c.seen[p] = true
+	c.reads = append(c.reads, p)
+}
+
+// readAll reads the files collect queued, a few at a time (a checkout
+// names thousands), and queues those whose content differs from what the
+// library holds.
+func (c *collector) readAll() {
+	type read struct {
+		data []byte
+		err  error
 	}
-	if f, ok := c.lib.File(p); ok && f.Doc != nil && sameContent(f.Doc.Text, f.Doc.HasBOM, data) {
-		c.seen[p] = true
-		return // already applied (seen by the watcher and the client)
+	out := make([]read, len(c.reads))
+	workers := min(readers, len(c.reads))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(c.reads); i = int(next.Add(1)) - 1 {
+				out[i].data, out[i].err = os.ReadFile(c.reads[i])
+			}
+		}()
 	}
-	c.add(library.Change{Path: p, Content: data})
+	wg.Wait()
+	for i, p := range c.reads {
+		switch {
+		case out[i].err != nil:
+			c.changes = append(c.changes, library.Change{Path: p}) // the library records the error
+		case c.unchanged(p, out[i].data):
+			// Already applied (seen by the watcher and the client).
+		default:
+			c.changes = append(c.changes, library.Change{Path: p, Content: out[i].data})
+		}
+	}
+	c.reads = nil
+}
+
+// readers bounds the files read at once.
+const readers = 4
+
+func (c *collector) unchanged(p string, data []byte) bool {
+	f, ok := c.lib.File(p)
+	return ok && f.Doc != nil && sameContent(f.Doc.Text, f.Doc.HasBOM, data)
 }
 
 // filesUnder lists the library's files below dir.
