@@ -3,6 +3,14 @@
 // documents laid over it and the configuration (.ctxls.yaml and the editor's
 // ctxls.* settings) applied.
 //
+// The watcher covers the whole workspace directory (the library indexes
+// every markdown file in it) except ignored directories, plus .ctxls.yaml.
+// After each quiet period the paths it names are read again and compared
+// with what the library holds; only what differs is applied, in one pass per
+// batch, so a burst such as a checkout costs one update and a change seen
+// both by the watcher and by the client (workspace/didChangeWatchedFiles)
+// is applied once.
+//
 // Open documents are the source of truth for their own text until they are
 // closed: changes on disk to an open document are ignored, and closing it
 // reads the disk again. Every change, whoever made it, ends in one call of
@@ -59,7 +67,11 @@ type Options struct {
 	PollInterval time.Duration
 }
 
-// DefaultReloadThreshold is the default of Options.ReloadThreshold.
+// DefaultReloadThreshold is the default of Options.ReloadThreshold. Applying
+// changes file by file stays cheaper than a full scan even when every file
+// changed (5,000 of 5,000 topics: about half the time of a scan), so only
+// bursts larger than most libraries are rebuilt whole, which bounds the
+// memory of one pass.
 const DefaultReloadThreshold = 20000
 
 // Update says what one applied change touched.
@@ -69,7 +81,10 @@ type Update struct {
 	// Affected lists absolute paths whose diagnostics may have changed: the
 	// changed files and the files referring to them.
 	Affected []string
-	// Reloaded says the whole library was rebuilt (configuration change).
+	// Reloaded says the whole library was rebuilt (configuration change,
+	// a context or command root appearing or going, a very large burst):
+	// every file's diagnostics may have changed, and Library returns a new
+	// library.
 	Reloaded bool
 }
 
