@@ -74,7 +74,7 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 		pad := true
 		label := tok(c.Tokens)
 		if !c.Counted {
-			label += " (counted)"
+			label += " (already counted)"
 		}
 		out = append(out, protocol.InlayHint{
 			Position:    v.rng(document.Span{Start: c.Ref.Span.End, End: c.Ref.Span.End}).Start,
