@@ -1231,6 +1231,53 @@ func TestStdioCustomMethods(t *testing.T) {
 	}
 }
 
+func TestStdioIndexProgress(t *testing.T) {
+	root := stdioWorkspace(t)
+	c := stdioStart(t, root)
+	ctx := stdioCtx(t)
+	end := c.Expect("$/progress", func(raw json.RawMessage) bool {
+		var p struct {
+			Value struct {
+				Kind string `json:"kind"`
+			} `json:"value"`
+		}
+		return json.Unmarshal(raw, &p) == nil && p.Value.Kind == "end"
+	})
+	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var last ClientNotification
+	select {
+	case last = <-end:
+	case <-ctx.Done():
+		t.Fatalf("no $/progress end for the initial index; server requests: %v", c.ServerRequests())
+	}
+	// The token was created by the server first, and began before it ended.
+	if !slices.Contains(c.ServerRequests(), "window/workDoneProgress/create") {
+		t.Errorf("$/progress without window/workDoneProgress/create")
+	}
+	var tok struct {
+		Token json.RawMessage `json:"token"`
+	}
+	_ = json.Unmarshal(last.Params, &tok)
+	began := false
+	for _, n := range c.Notifications("$/progress") {
+		var p struct {
+			Token json.RawMessage `json:"token"`
+			Value struct {
+				Kind  string `json:"kind"`
+				Title string `json:"title"`
+			} `json:"value"`
+		}
+		if json.Unmarshal(n.Params, &p) == nil && string(p.Token) == string(tok.Token) && p.Value.Kind == "begin" {
+			began = p.Value.Title != ""
+		}
+	}
+	if !began {
+		t.Errorf("progress %s ended without a titled begin", tok.Token)
+	}
+}
+
 // --- bad input -------------------------------------------------------------
 
 func TestStdioBadInputGarbage(t *testing.T) {
