@@ -38,6 +38,7 @@ const (
 
 var kindNames = [...]string{"auto", "always", "framework", "library", "crossDomain", "lookup"}
 
+// String returns the kind's name as JSON writes it ("crossDomain").
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
 		return kindNames[k]
