@@ -451,6 +451,27 @@ func TestNoGoroutineLeak(t *testing.T) {
 			t.Fatal("second Close:", err)
 		}
 	})
+	// Nor a watcher started again for a new ignore list.
+	checkGoroutines(t, func() {
+		w, err := Open(context.Background(), dir, Options{Watch: true, Debounce: 20_000_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitWatching(t, w)
+		w.wmu.Lock()
+		old := w.watcher
+		w.wmu.Unlock()
+		writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\nignore: [drafts]\n")
+		waitFor(t, "a new watcher", func() bool {
+			w.wmu.Lock()
+			defer w.wmu.Unlock()
+			return w.watcher != nil && w.watcher != old
+		})
+		// Changed again at once: Close may meet a watcher still starting.
+		writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
+		waitFor(t, "the ignore list to go", func() bool { return len(w.Library().Config().Ignore) == 0 })
+		w.Close()
+	})
 	// Closing while the watcher is still starting must not leak either.
 	checkGoroutines(t, func() {
 		w, err := Open(context.Background(), dir, Options{Watch: true})
