@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refactor"
 )
 
 // kindAddFrontmatter is the kind of the action that writes a frontmatter
@@ -58,24 +59,24 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 			pd := toDiagnostic(v.file, d, v.enc)
 			if d.Code == library.CodeTokenDrift {
 				out = append(out, s.quickFix(v, fmt.Sprintf("Update declared tokens to %d (measured)", d.Fix.Measured), pd, true,
-					textEdit{d.Fix.Replace, strconv.Itoa(d.Fix.Measured)}))
+					refactor.Edit{Span: d.Fix.Replace, NewText: strconv.Itoa(d.Fix.Measured)}))
 				continue
 			}
 			for i, c := range d.Fix.Candidates {
-				out = append(out, s.quickFix(v, fmt.Sprintf("Change to '%s'", c), pd, i == 0, textEdit{d.Fix.Replace, c}))
+				out = append(out, s.quickFix(v, fmt.Sprintf("Change to '%s'", c), pd, i == 0, refactor.Edit{Span: d.Fix.Replace, NewText: c}))
 			}
 		}
 		if len(drift) > 1 && overlapsAny(drift, start, end) {
-			var edits []textEdit
+			var edits []refactor.Edit
 			for _, d := range drift {
-				edits = append(edits, textEdit{d.Fix.Replace, strconv.Itoa(d.Fix.Measured)})
+				edits = append(edits, refactor.Edit{Span: d.Fix.Replace, NewText: strconv.Itoa(d.Fix.Measured)})
 			}
 			out = append(out, s.quickFix(v, fmt.Sprintf("Update all %d declared token numbers in this file", len(drift)), protocol.Diagnostic{}, false, edits...))
 		}
 	}
 	if t := v.file.Topic; t != nil && !t.HasFrontmatter && v.doc.Frontmatter == nil && want(kindAddFrontmatter) {
 		kind := kindAddFrontmatter
-		edit := s.editOf(v, []textEdit{{document.Span{}, frontmatterFor(t)}})
+		edit := s.editOf(v, []refactor.Edit{{Span: document.Span{}, NewText: refactor.Frontmatter(t)}})
 		out = append(out, &protocol.CodeAction{Title: "Add frontmatter with the derived metadata", Kind: &kind, Edit: edit})
 	}
 	return out, nil
@@ -99,7 +100,7 @@ func fileText(lib *library.Library, p string) []byte {
 }
 
 // quickFix builds a quick fix editing the view's document.
-func (s *Server) quickFix(v *view, title string, diag protocol.Diagnostic, preferred bool, edits ...textEdit) *protocol.CodeAction {
+func (s *Server) quickFix(v *view, title string, diag protocol.Diagnostic, preferred bool, edits ...refactor.Edit) *protocol.CodeAction {
 	kind := protocol.CodeActionKindQuickFix
 	a := &protocol.CodeAction{Title: title, Kind: &kind, Edit: s.editOf(v, edits)}
 	if diag.Message != nil {
@@ -112,87 +113,10 @@ func (s *Server) quickFix(v *view, title string, diag protocol.Diagnostic, prefe
 }
 
 // editOf turns edits of the view's document into a workspace edit.
-func (s *Server) editOf(v *view, edits []textEdit) *protocol.WorkspaceEdit {
+func (s *Server) editOf(v *view, edits []refactor.Edit) *protocol.WorkspaceEdit {
 	tes := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {
-		tes[i] = protocol.TextEdit{Range: v.rng(e.span), NewText: e.newText}
+		tes[i] = protocol.TextEdit{Range: v.rng(e.Span), NewText: e.NewText}
 	}
 	return &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uriOf(v.path): tes}}
-}
-
-// frontmatterFor writes the frontmatter a topic's derived metadata gives.
-func frontmatterFor(t *library.Topic) string {
-	var b strings.Builder
-	m := t.Meta
-	b.WriteString("---\n")
-	fmt.Fprintf(&b, "id: %s\n", yamlScalar(t.ID))
-	if t.Domain != "" {
-		fmt.Fprintf(&b, "domain: %s\n", yamlScalar(t.Domain))
-	}
-	fmt.Fprintf(&b, "title: %s\n", yamlScalar(title(t)))
-	fmt.Fprintf(&b, "type: %s\n", yamlScalar(m.Type))
-	fmt.Fprintf(&b, "estimatedTokens: %d\n", max(t.Tokens, 1))
-	fmt.Fprintf(&b, "loadingStrategy: %s\n", yamlScalar(m.LoadingStrategy))
-	if m.Version != "" {
-		fmt.Fprintf(&b, "version: %s\n", yamlScalar(m.Version))
-	}
-	if m.LastUpdated != "" {
-		fmt.Fprintf(&b, "lastUpdated: %s\n", yamlScalar(m.LastUpdated))
-	}
-	if m.MaintainedFor != "" {
-		fmt.Fprintf(&b, "maintainedFor: %s\n", yamlScalar(m.MaintainedFor))
-	}
-	var secs []library.Section
-	for _, s := range t.Sections {
-		if s.Level == 2 {
-			secs = append(secs, s)
-		}
-	}
-	if len(secs) > 0 {
-		b.WriteString("sections:\n")
-		for _, s := range secs {
-			fmt.Fprintf(&b, "  - name: %s\n    estimatedTokens: %d\n", yamlScalar(s.Name), max(s.Tokens, 1))
-		}
-	}
-	if len(m.Tags) > 0 {
-		tags := make([]string, len(m.Tags))
-		for i, tag := range m.Tags {
-			tags[i] = yamlScalar(tag)
-		}
-		fmt.Fprintf(&b, "tags: [%s]\n", strings.Join(tags, ", "))
-	}
-	b.WriteString("---\n\n")
-	return b.String()
-}
-
-// yamlScalar writes s as a YAML scalar, quoted when it would not read back
-// as the same string.
-func yamlScalar(s string) string {
-	if s == "" {
-		return `""`
-	}
-	plain := true
-	for i, r := range s {
-		if !(r == '_' || r == '-' || r == '.' || r == '/' || r == ' ' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127) {
-			plain = false
-			break
-		}
-		if i == 0 && (r == '-' || r == ' ') {
-			plain = false
-		}
-	}
-	if plain && strings.TrimSpace(s) == s && !isYAMLKeyword(s) {
-		if _, err := strconv.ParseFloat(s, 64); err != nil {
-			return s
-		}
-	}
-	return strconv.Quote(s)
-}
-
-func isYAMLKeyword(s string) bool {
-	switch strings.ToLower(s) {
-	case "true", "false", "yes", "no", "on", "off", "null", "~":
-		return true
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/cost"
 	"github.com/ctxls/ctxls/providers/document"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		label += fmt.Sprintf(" · %d reference%s", n, plural(n))
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
 	}
-	costs, total := documentCosts(v.lib, v.file)
+	costs, total := cost.Document(v.lib, v.file)
 	if len(costs) > 0 {
 		topics, unresolved := 0, 0
 		for _, c := range costs {
@@ -66,7 +67,7 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 		start, end = 0, len(v.doc.Text)
 	}
 	out := []protocol.InlayHint{}
-	costs, _ := documentCosts(v.lib, v.file)
+	costs, _ := cost.Document(v.lib, v.file)
 	for _, c := range costs {
 		if c.Ref.Span.End < start || c.Ref.Span.Start > end || !c.Target.OK() || c.Target.Topic == nil {
 			continue

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/ctxls/ctxls/providers/cost"
 	"github.com/ctxls/ctxls/providers/refs"
 )
 
@@ -38,10 +39,10 @@ func commands(ctx context.Context, s *Server, params json.RawMessage) (any, erro
 		}
 		info := commandInfo{Name: c.Name, Path: c.Path, URI: string(uriOf(c.Path)), Description: c.Description, References: []string{}}
 		if f, ok := lib.File(c.Path); ok {
-			costs, total := documentCosts(lib, f)
+			costs, total := cost.Document(lib, f)
 			info.Tokens = total
 			for _, rc := range costs {
-				text := refText(rc.Ref, rc.Target)
+				text := cost.Text(rc.Ref, rc.Target)
 				if !rc.Target.OK() {
 					info.Unresolved++
 				}
@@ -96,11 +97,11 @@ func documentCost(ctx context.Context, s *Server, params json.RawMessage) (any, 
 		res.Warnings = append(res.Warnings, warning{Message: err.Error(), Code: "unreadable-document"})
 		return res, nil
 	}
-	costs, total := documentCosts(v.lib, v.file)
+	costs, total := cost.Document(v.lib, v.file)
 	res.Total = total
 	for _, rc := range costs {
 		it := documentCostItem{
-			Reference: refText(rc.Ref, rc.Target),
+			Reference: cost.Text(rc.Ref, rc.Target),
 			Form:      rc.Ref.Form.String(),
 			Domain:    rc.Ref.Domain,
 			Topic:     rc.Ref.Topic,
