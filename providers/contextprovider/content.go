@@ -79,7 +79,7 @@ func (p *Provider) file(t *library.Topic) ContextFile {
 // Materialize loads the full body of the file a reference names (by its
 // id, "domain/file" or "domain:file").
 func (p *Provider) Materialize(ctx context.Context, ref Reference) (FileResult, error) {
-	lib := p.source()
+	lib := p.library()
 	t, warns, err := p.lookupRef(lib, ref)
 	if err != nil {
 		return FileResult{}, err
@@ -117,7 +117,7 @@ func (p *Provider) lookupRef(lib *library.Library, ref Reference) (*library.Topi
 // case-insensitively (or by their anchor slug); a name that matches no
 // section is skipped with a warning.
 func (p *Provider) MaterializeSections(ctx context.Context, ref Reference, sections []string) (PartialContextFile, error) {
-	lib := p.source()
+	lib := p.library()
 	t, warns, err := p.lookupRef(lib, ref)
 	if err != nil {
 		return PartialContextFile{}, err
@@ -202,7 +202,7 @@ func (p *Provider) AlwaysLoadFiles(ctx context.Context, domain string) (List[Con
 	if err := checkName(domain); err != nil {
 		return List[ContextFile]{}, err
 	}
-	lib := p.source()
+	lib := p.library()
 	out := newList[ContextFile]()
 	d, ok := lib.Domain(domain)
 	if !ok || strings.ContainsAny(domain, `/\`) {

@@ -144,7 +144,7 @@ func (p *Provider) CrossDomainContext(ctx context.Context, domain string, trigge
 		return List[ContextFile]{}, err
 	}
 	out := newList[ContextFile]()
-	lib := p.source()
+	lib := p.library()
 	dom, ok := lib.Domain(domain)
 	if !ok || strings.ContainsAny(domain, `/\`) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))

@@ -519,7 +519,7 @@ func (p *Provider) DetectProjectType(ctx context.Context, domain string, signals
 		return DetectionResult{}, err
 	}
 	res := DetectionResult{Libraries: []string{}, RecommendedFiles: []string{}, Warnings: []Warning{}}
-	lib := p.source()
+	lib := p.library()
 	if _, ok := lib.Domain(domain); !ok || strings.ContainsAny(domain, `/\`) {
 		res.Warnings = append(res.Warnings, notFoundDomain(lib, domain))
 		return res, nil
@@ -635,7 +635,7 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 		return List[ContextFile]{}, err
 	}
 	out := newList[ContextFile]()
-	lib := p.source()
+	lib := p.library()
 	dom, ok := lib.Domain(domain)
 	if !ok || strings.ContainsAny(domain, `/\`) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))

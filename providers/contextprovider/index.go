@@ -57,7 +57,7 @@ func (p *Provider) DomainIndex(ctx context.Context, domain string) (DomainIndex,
 	if err := checkName(domain); err != nil {
 		return DomainIndex{}, err
 	}
-	lib := p.source()
+	lib := p.library()
 	dom, ok := lib.Domain(domain)
 	if !ok || strings.ContainsAny(domain, `/\`) {
 		return DomainIndex{Domain: domain, Files: []FileEntry{}, Workflows: []WorkflowEntry{}, DetectionHints: []DetectionHint{},

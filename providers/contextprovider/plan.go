@@ -157,7 +157,7 @@ func classify(t *library.Topic) Kind {
 // each with a warning. Zero limits mean the configuration's defaults.
 func (p *Provider) Plan(ctx context.Context, requests []Request, budget config.Budget) Plan {
 	budget = defaultBudget(budget)
-	lib := p.source()
+	lib := p.library()
 	plan := Plan{Items: []PlanItem{}, Dropped: []Dropped{}, Budget: budget, Warnings: []Warning{}}
 	drop := func(it PlanItem, why string) {
 		plan.Dropped = append(plan.Dropped, Dropped{PlanItem: it, Why: why})

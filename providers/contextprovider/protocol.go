@@ -46,7 +46,7 @@ var reStep = regexp.MustCompile(`(?i)^step\s+(\d+)\s*[:.)\-–—]?\s*(.*)$`)
 // loading_protocol.md when it has "Step N: …" headings, else the five
 // standard steps; the budget comes from the configuration.
 func (p *Provider) LoadingProtocol(ctx context.Context) (LoadingProtocol, error) {
-	lib := p.source()
+	lib := p.library()
 	var topics []*library.Topic
 	t, ok := lib.RootFile("loading_protocol")
 	if ok {

@@ -76,6 +76,8 @@ type Provider struct {
 	refs    map[string]*refEntry     // tier 2: "ref:{id}"
 	content map[string]*contentEntry // tier 3: "content:{id}", "sections:{id}:{a,b}"
 	stats   Stats
+	seenLib *library.Library // the library and version the cache last saw
+	seenVer uint64
 
 	derivedMu sync.Mutex
 	derived   *derived // detection rules and cross-domain matrix of one library version
@@ -102,6 +104,35 @@ func NewStatic(lib *library.Library) *Provider {
 
 // Library returns the library the provider reads now.
 func (p *Provider) Library() *library.Library { return p.source() }
+
+// library returns the current library. When it changed since the last
+// call, reference and content entries of topics that no longer exist or
+// were replaced are dropped, so the cache does not keep dead text alive.
+func (p *Provider) library() *library.Library {
+	lib := p.source()
+	v := lib.Version()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seenLib == lib && p.seenVer == v {
+		return lib
+	}
+	p.seenLib, p.seenVer = lib, v
+	live := func(t *library.Topic) bool {
+		cur, ok := lib.Topic(t.ID)
+		return ok && cur == t
+	}
+	for k, e := range p.refs {
+		if !live(e.topic) {
+			delete(p.refs, k)
+		}
+	}
+	for k, e := range p.content {
+		if !live(e.topic) {
+			delete(p.content, k)
+		}
+	}
+	return lib
+}
 
 // TierStats counts the lookups of one cache tier.
 type TierStats struct {

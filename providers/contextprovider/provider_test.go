@@ -363,6 +363,11 @@ func TestCacheTiersAndInvalidation(t *testing.T) {
 		t.Errorf("reference tier did not miss for the changed file: %+v → %+v", refBefore, st().Reference)
 	}
 
+	if n := st().Content.Entries; n != 3 {
+		// Entries of the replaced a.md were dropped and rebuilt: content
+		// and sections of a.md, content of b.md.
+		t.Errorf("%d content entries after the change, want 3", n)
+	}
 	p.Catalog(bg, "python")   // a.md changed: rebuilt
 	p.Catalog(bg, "security") // untouched domain: still cached
 	check("catalog after change", st().Catalog, TierStats{Hits: 2, Misses: 3})
@@ -448,5 +453,32 @@ func TestConcurrentUse(t *testing.T) {
 	f, _ := p.Materialize(bg, Reference{ID: "python/a"})
 	if f.Metadata == nil || !slices.Contains(f.Metadata.Tags, "v"+strings.Repeat("x", 29)) {
 		t.Errorf("final content not seen: %+v", f.Metadata)
+	}
+}
+
+// TestCacheDropsRemovedTopics checks that entries of a removed file do not
+// outlive it.
+func TestCacheDropsRemovedTopics(t *testing.T) {
+	p, lib, dir := writeLibrary(t, map[string]string{
+		"context/python/a.md": "# A\n\nalpha\n",
+		"context/python/b.md": "# B\n\nbeta\n",
+	})
+	p.Materialize(bg, Reference{ID: "python/a"})
+	p.Materialize(bg, Reference{ID: "python/b"})
+	p.Reference(bg, "python", "b")
+	if s := p.Stats(); s.Content.Entries != 2 || s.Reference.Entries != 2 {
+		t.Fatalf("stats %+v", s)
+	}
+	b := filepath.Join(dir, "context", "python", "b.md")
+	os.Remove(b)
+	if _, err := lib.Apply(bg, []library.Change{{Path: b, Removed: true}}); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := p.Reference(bg, "python", "b")
+	if r.ID != "" || !hasWarning(r.Warnings, WarnFileNotFound, "b") {
+		t.Errorf("removed file still found: %+v", r)
+	}
+	if s := p.Stats(); s.Content.Entries != 1 || s.Reference.Entries != 1 {
+		t.Errorf("entries of the removed file kept: %+v", s)
 	}
 }

@@ -273,7 +273,7 @@ func (p *Provider) Catalog(ctx context.Context, domain string) (List[Reference],
 	if err := checkName(domain); err != nil {
 		return List[Reference]{}, err
 	}
-	lib := p.source()
+	lib := p.library()
 	out := newList[Reference]()
 	var topics []*library.Topic
 	key := "catalog:*"
@@ -301,7 +301,7 @@ func (p *Provider) Catalog(ctx context.Context, domain string) (List[Reference],
 
 // Reference returns the metadata of one file without loading its content.
 func (p *Provider) Reference(ctx context.Context, domain, file string) (ReferenceResult, error) {
-	lib := p.source()
+	lib := p.library()
 	t, warns, err := p.lookup(lib, domain, file)
 	if err != nil {
 		return ReferenceResult{}, err

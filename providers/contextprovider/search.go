@@ -297,7 +297,7 @@ func (p *Provider) Search(ctx context.Context, query, domain string, limit int) 
 		return List[SearchItem]{}, err
 	}
 	out := newList[SearchItem]()
-	lib := p.source()
+	lib := p.library()
 	if domain != "" && !lib.IsDomain(domain) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
 		return out, nil
