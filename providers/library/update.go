@@ -155,7 +155,6 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	changed := map[string]bool{}
 	affected := map[string]bool{}
 	var pairs []filePair
-	var touched []*File // old and new versions, to find dependents
 	for i, u := range ups {
 		old, nf := st.files[u.path], built[i]
 		if old == nil && nf == nil {
@@ -163,12 +162,10 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		}
 		if old != nil {
 			st.unlink(b, old)
-			touched = append(touched, old)
 			delete(st.files, u.path)
 		}
 		if nf != nil {
 			st.files[u.path] = nf
-			touched = append(touched, nf)
 		}
 		changed[u.path] = true
 		pairs = append(pairs, filePair{old, nf})
@@ -213,9 +210,18 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	for p := range changed {
 		affected[p] = true
 	}
-	for _, f := range touched {
-		for _, p := range dependents(st, f) {
-			affected[p] = true
+	for _, pr := range pairs {
+		// Editing a topic in place keeps its id: files that only refer to
+		// its domain (or to other topics of it) see no difference, unless
+		// it is the domain's index. Creating or removing one may change
+		// the suggestions offered for broken references into the domain.
+		edit := pr.old != nil && pr.new != nil && pr.old.Topic != nil && pr.new.Topic != nil && pr.old.Topic.ID == pr.new.Topic.ID
+		for _, f := range []*File{pr.old, pr.new} {
+			if f != nil {
+				for _, p := range dependents(st, f, edit) {
+					affected[p] = true
+				}
+			}
 		}
 	}
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
@@ -344,14 +350,18 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 }
 
 // dependents lists the files whose diagnostics depend on file f: those
-// referring to its topic, its domain or its file name, and its domain's
-// index.
-func dependents(st *state, f *File) []string {
+// referring to its topic or its file name, and its domain's index; unless
+// edit says the topic was only edited in place (or f is the domain's
+// index), also those referring to its domain.
+func dependents(st *state, f *File, edit bool) []string {
 	if f.Topic == nil {
 		return nil
 	}
 	t := f.Topic
-	keys := []string{t.ID, "*/" + filepath.Base(t.Name), "@" + t.Domain}
+	keys := []string{t.ID, "*/" + filepath.Base(t.Name)}
+	if !edit || t.Name == "index" {
+		keys = append(keys, "@"+t.Domain)
+	}
 	if a := alias(t); a != "" {
 		keys = append(keys, a)
 	}

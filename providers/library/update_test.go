@@ -357,3 +357,46 @@ func domainSummary(l *Library) []string {
 	}
 	return out
 }
+
+func TestApplyAffectedIsProportional(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/python/a.md":     "# A\n\n## Part\n",
+		"context/python/b.md":     "# B\n",
+		"context/python/index.md": "# Python\n\n- `a.md`\n- `b.md`\n",
+		"commands/uses_a.md":      "# A\n\npython:a#Part\n",
+		"commands/uses_b.md":      "# B\n\npython:b and python:djangoo\n",
+		"commands/uses_domain.md": "---\ncontext: [python]\n---\n# D\n",
+	})
+	l := load(t, dir, nil)
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	tests := []struct {
+		name   string
+		change Change
+		want   []string
+		not    []string
+	}{
+		{"edit in place", Change{Path: abs("context/python/a.md"), Content: []byte("# A\n\n## Part\n\nMore.\n")},
+			[]string{"context/python/a.md", "commands/uses_a.md", "context/python/index.md"},
+			[]string{"commands/uses_b.md", "commands/uses_domain.md"}},
+		{"create a topic", Change{Path: abs("context/python/djangoo.md"), Content: []byte("# D\n")},
+			[]string{"context/python/djangoo.md", "commands/uses_b.md", "commands/uses_domain.md"}, nil},
+		{"edit the index", Change{Path: abs("context/python/index.md"), Content: []byte("# Python index\n")},
+			[]string{"context/python/index.md", "commands/uses_domain.md"}, nil},
+	}
+	for _, tc := range tests {
+		res, err := l.Apply(t.Context(), []Change{tc.change})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(res.Affected, abs(w)) {
+				t.Errorf("%s: Affected %v lacks %s", tc.name, res.Affected, w)
+			}
+		}
+		for _, n := range tc.not {
+			if slices.Contains(res.Affected, abs(n)) {
+				t.Errorf("%s: Affected %v has %s", tc.name, res.Affected, n)
+			}
+		}
+	}
+}
