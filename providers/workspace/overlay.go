@@ -33,7 +33,7 @@ func (w *Workspace) DidClose(path string) {
 	if !ok || w.closed() {
 		return
 	}
-	w.applyPaths(context.Background(), []string{path}, false)
+	w.applyPaths(w.ctx, []string{path}, false)
 }
 
 // Overlay returns the editor's text of an open document.
@@ -57,7 +57,7 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 	if f, ok := lib.File(path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, []byte(text)) {
 		return // the library already holds this text (opening an unchanged file)
 	}
-	res, err := lib.Apply(context.Background(), []library.Change{{Path: path, Content: []byte(text)}})
+	res, err := lib.Apply(w.ctx, []library.Change{{Path: path, Content: []byte(text)}})
 	if err != nil {
 		w.log.Warn("workspace: cannot apply the editor's text", "path", path, "err", err)
 		return
@@ -65,7 +65,7 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: res.Reloaded}
 	if res.Reloaded {
 		// A reload reads the disk: lay the open documents over it again.
-		u.merge(w.restoreOverlays(context.Background(), lib))
+		u.merge(w.restoreOverlays(w.ctx, lib))
 	}
 	w.publish(u)
 }

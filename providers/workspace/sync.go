@@ -70,15 +70,7 @@ type started struct {
 // paths change.
 func (w *Workspace) sync(loaded time.Time) {
 	defer w.wg.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-w.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx := w.ctx
 
 	var (
 		ready   chan started

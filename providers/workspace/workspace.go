@@ -149,6 +149,9 @@ type Workspace struct {
 	watcher *watcher.Watcher
 	rewatch chan struct{}
 
+	// ctx is cancelled by Close, stopping a pass in progress.
+	ctx       context.Context
+	cancel    context.CancelFunc
 	done      chan struct{}
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -200,6 +203,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		rewatch:  make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.lib.Store(lib)
 	w.logWarnings(nil)
 	w.wg.Add(2)
@@ -275,6 +279,7 @@ func (w *Workspace) Close() error {
 	var err error
 	w.closeOnce.Do(func() {
 		close(w.done)
+		w.cancel()
 		w.wg.Wait()
 		w.wmu.Lock()
 		if w.watcher != nil {
