@@ -290,3 +290,21 @@ func TestInprocAddFrontmatter(t *testing.T) {
 		}
 	}
 }
+
+func TestInprocRenameWithoutResourceOperations(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	c := inprocStart(t, dir, inprocOptions{capabilities: map[string]any{"workspace": map[string]any{}}})
+	u := c.open("commands/notes.md", inprocNoteText)
+	var edit inprocEdit
+	c.mustCall("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u},
+		"position": inprocPos(t, inprocNoteText, "python:fastapi_patterns for", 10, false), "newName": "fastapi_guide"}, &edit)
+	if len(edit.DocumentChanges) != 0 || len(edit.Changes) < 5 {
+		t.Fatalf("edit for a client without documentChanges: %+v", edit)
+	}
+	implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+	if len(edit.Changes[implement]) < 5 {
+		t.Errorf("implement.md edits: %+v", edit.Changes[implement])
+	}
+	// The user is told to rename the file.
+	c.waitNote("window/logMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "fastapi_guide.md yourself") })
+}
