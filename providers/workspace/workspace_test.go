@@ -599,3 +599,26 @@ func TestExampleLibrary(t *testing.T) {
 	}
 	waitInSync(t, w)
 }
+
+// TestCreateResolvesWaitingReferences: a new topic affects the files that
+// referred to it before it existed, whose unresolved references now resolve.
+func TestCreateResolvesWaitingReferences(t *testing.T) {
+	files := baseTree()
+	files["context/python/waiting.md"] = topicText("python", "waiting", "Waiting", "git:tags")
+	dir := writeTree(t, files)
+	rec := &recorder{}
+	w := open(t, dir, rec, nil)
+	waiting := filepath.Join(dir, "context/python/waiting.md")
+	if !hasCode(w.Library().Diagnose(waiting), library.CodeUnresolved) {
+		t.Fatal("waiting.md has no unresolved reference to begin with")
+	}
+	writeFile(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
+	waitFor(t, "git/tags", func() bool { return hasTopic(w, "git/tags") })
+	waitFor(t, "the update", func() bool { return slices.Contains(rec.changed(), filepath.Join(dir, "context/git/tags.md")) })
+	if !slices.Contains(rec.affected(), waiting) {
+		t.Errorf("Affected %v lacks waiting.md, whose reference now resolves", rec.affected())
+	}
+	if hasCode(w.Library().Diagnose(waiting), library.CodeUnresolved) {
+		t.Error("waiting.md still has an unresolved reference")
+	}
+}
