@@ -55,6 +55,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         contextTree.refreshSoon();
       }
     }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('ctxls')) {
+        // After the server has re-indexed with the new settings.
+        contextTree.refreshSoon(1500);
+      }
+    }),
     vscode.workspace.onDidCreateFiles(() => contextTree.refreshSoon()),
     vscode.workspace.onDidDeleteFiles(() => contextTree.refreshSoon()),
     vscode.workspace.onDidRenameFiles(() => contextTree.refreshSoon()),

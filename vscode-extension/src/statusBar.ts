@@ -26,6 +26,19 @@ export class CostStatusBar implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidSaveTextDocument(() => this.schedule(200)),
+      // The server re-publishes diagnostics after it re-indexed (disk
+      // changes, settings): the costs may have changed with them.
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        const active = vscode.window.activeTextEditor?.document.uri.toString();
+        if (active && e.uris.some((u) => u.toString() === active)) {
+          this.schedule(300);
+        }
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('ctxls')) {
+          this.schedule(1000);
+        }
+      }),
       server.onDidStart(() => this.schedule(0)),
     );
   }

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -77,6 +77,13 @@ async function screenshot(name) {
   return file;
 }
 
+/** With CTXLS_E2E_UPDATE_MEDIA=1, a screenshot also replaces the README's copy in media/. */
+function updateMedia(file, name) {
+  if (env.CTXLS_E2E_UPDATE_MEDIA === '1') {
+    copyFileSync(file, join(extDir, 'media', name));
+  }
+}
+
 function codeServerEnv() {
   return { ...env, PATH: `${nodeBinDir}:${env.PATH}` };
 }
@@ -85,6 +92,7 @@ function codeServerEnv() {
 function step(title, name, fn) {
   test(title, { timeout: STEP_TIMEOUT }, async () => {
     try {
+      assertServerUp();
       await fn();
     } catch (err) {
       await screenshot(`${name}-FAILED`).catch(() => undefined);
@@ -146,11 +154,45 @@ function positionOf(file, needle, offsetInNeedle = 0) {
   return { line, column };
 }
 
+/** The ctxls output channel as written to the extension host logs. */
+function serverLog() {
+  const logs = join(tmp, 'user-data', 'logs');
+  if (!existsSync(logs)) {
+    return '';
+  }
+  const found = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        walk(p);
+      } else if (e.name === 'ctxls.log') {
+        found.push(readFileSync(p, 'utf8'));
+      }
+    }
+  };
+  walk(logs);
+  return found.join('\n');
+}
+
+/** Raised when the language server cannot start: no point in waiting. */
+class ServerDown extends Error {}
+
+/** Throws ServerDown when the ctxls log shows that the server failed to start or died. */
+function assertServerUp() {
+  const log = serverLog();
+  const fatal = /couldn't create connection to server|Server initialization failed|server failed to start|No ctxls server for|ctxls\.serverPath: .* (does not exist|is not on PATH)|The ctxls server crashed/.exec(log);
+  if (fatal) {
+    throw new ServerDown(`the ctxls server is not running (${fatal[0]}); its log:\n${log.slice(0, 4000)}`);
+  }
+}
+
 /** Waits until `fn` returns a truthy value, polling. */
 async function eventually(fn, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   let last;
   while (Date.now() < deadline) {
+    assertServerUp();
     try {
       const v = await fn();
       if (v) {
@@ -182,6 +224,13 @@ before(async () => {
   const userData = join(tmp, 'user-data');
   const extensions = join(tmp, 'extensions');
   mkdirSync(join(userData, 'User'), { recursive: true });
+  mkdirSync(join(userData, 'Machine'), { recursive: true });
+  // code-server applies machine-scoped settings (ctxls.serverPath) from the
+  // Machine settings only.
+  writeFileSync(
+    join(userData, 'Machine', 'settings.json'),
+    JSON.stringify(serverPathSetting ? { 'ctxls.serverPath': serverPathSetting } : {}, null, 2),
+  );
   writeFileSync(
     join(userData, 'User', 'settings.json'),
     JSON.stringify(
@@ -205,7 +254,6 @@ before(async () => {
         'git.enabled': false,
         // Only the language server's items in the completion widget.
         'editor.wordBasedSuggestions': 'off',
-        ...(serverPathSetting ? { 'ctxls.serverPath': serverPathSetting } : {}),
       },
       null,
       2,
@@ -338,22 +386,28 @@ step('opens a command and completes a topic with its token cost', 'completion', 
     WAIT * 2,
     'the completion widget',
   );
-  // Show the details of the focused item too (Ctrl+Space toggles them).
-  const text = await eventually(
-    async () => {
-      const t = await suggest.innerText();
-      return /tok/.test(t) ? t : undefined;
-    },
-    WAIT,
-    'a completion item with a token cost',
-  );
-  await screenshot('completion');
-  assert.match(text, /fastapi_patterns|common_issues|index/, 'completion lists python topics');
   const rows = await suggest.locator('.monaco-list-row').allInnerTexts();
   assert.ok(
-    rows.some((r) => /tok/.test(r)),
-    `no completion row shows a token cost: ${JSON.stringify(rows.slice(0, 5))}`,
+    rows.some((r) => /fastapi_patterns/.test(r)) && rows.some((r) => /common_issues/.test(r)),
+    `completion lists python topics: ${JSON.stringify(rows.slice(0, 8))}`,
   );
+  // The item's detail (title and token cost) is in the details pane, which
+  // Ctrl+Space toggles; the workbench remembers the choice.
+  const details = page.locator('.suggest-details');
+  const detail = await eventually(
+    async () => {
+      if (!(await details.isVisible())) {
+        await page.keyboard.press('Control+Space');
+        await page.waitForTimeout(500);
+      }
+      const t = await details.innerText();
+      return /\d[\d,]* tok/.test(t) ? t : undefined;
+    },
+    WAIT,
+    'the details of a completion item with its token cost',
+  );
+  updateMedia(await screenshot('completion'), 'screenshot-completion.png');
+  assert.match(detail, /\d[\d,]* tok/, 'the focused item shows its token cost');
   await page.keyboard.press('Escape');
   // Leave the document as it was.
   await page.keyboard.press('Control+Shift+K');
@@ -361,11 +415,43 @@ step('opens a command and completes a topic with its token cost', 'completion', 
   await page.keyboard.press('Control+S');
 });
 
+step('the status bar shows the reference cost of the command file and opens a breakdown', 'status-bar', async () => {
+  const item = page.locator('.statusbar-item', { hasText: /[\d,]+ tok · \d+ refs?/ }).first();
+  await eventually(() => item.isVisible(), WAIT * 2, 'the token cost in the status bar');
+  const text = await item.innerText();
+  await item.click();
+  const widget = page.locator('.quick-input-widget');
+  await eventually(
+    async () => /Token cost of commands\/implement\.md/.test(await widget.innerText()),
+    WAIT,
+    'the token cost breakdown',
+  );
+  const list = widget.locator('.quick-input-list .monaco-list-row');
+  const rows = await list.allInnerTexts();
+  await screenshot('cost-breakdown');
+  assert.ok(rows.some((r) => /python:fastapi_patterns/.test(r) && /[\d,]+ tok/.test(r)), `breakdown rows: ${JSON.stringify(rows.slice(0, 6))}`);
+  // The list is virtual: narrow it to see the unresolved reference.
+  await widget.locator('.quick-input-box input').fill('python:fastapi');
+  const filtered = await eventually(
+    async () => {
+      const all = await list.allInnerTexts();
+      return all.some((r) => /unresolved/.test(r)) ? all : undefined;
+    },
+    WAIT,
+    'the unresolved python:fastapi in the breakdown',
+  );
+  assert.ok(filtered.some((r) => /python:fastapi(?!_)/.test(r) && /unresolved/.test(r)), `filtered rows: ${JSON.stringify(filtered)}`);
+  assert.match(text, /unresolved/, 'the status bar counts unresolved references');
+  await page.keyboard.press('Escape');
+  // Keep the status bar's tooltip out of the next steps.
+  await page.mouse.move(700, 300);
+});
+
 step('hover on a reference shows its tokens', 'hover', async () => {
   const file = join(workspace, 'commands', 'implement.md');
   const { line, column } = positionOf(file, 'python:common_issues', 9);
   await goTo(line, column);
-  const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: /tok/ }).first();
+  const hover = page.locator('.monaco-editor .monaco-hover:not(.hidden)', { hasText: 'python:common_issues' }).first();
   await eventually(
     async () => {
       await runCommand('Show or Focus Hover');
@@ -377,8 +463,9 @@ step('hover on a reference shows its tokens', 'hover', async () => {
   );
   const text = await hover.innerText();
   await screenshot('hover');
-  assert.match(text, /common.issues/i, 'hover names the topic');
-  assert.match(text, /\d[\d,]*\s*tok/i, 'hover shows a token count');
+  assert.match(text, /Common Python Issues/, 'hover names the topic');
+  assert.match(text, /\d[\d,]* tok measured/, 'hover shows the measured tokens');
+  assert.match(text, /Exception Handling\s+\d+/, 'hover lists sections with their tokens');
   await page.keyboard.press('Escape');
 });
 
@@ -388,13 +475,17 @@ step('the Problems panel shows a ctxls diagnostic', 'problems', async () => {
   const text = await eventually(
     async () => {
       const all = (await rows.allInnerTexts()).join('\n');
-      return /python:fastapi\b|unresolved/i.test(all) ? all : undefined;
+      return /no topic "fastapi"/.test(all) ? all : undefined;
     },
     WAIT * 2,
     'the unresolved python:fastapi diagnostic',
   );
   await screenshot('problems');
-  assert.match(text, /python:fastapi/);
+  assert.match(text, /domain python has no topic "fastapi"; did you mean 'fastapi_patterns'\?/);
+  assert.match(text, /unresolved-reference/);
+  // Give the editor area back to the next steps.
+  await page.keyboard.press('Control+J');
+  await page.locator('.part.panel').waitFor({ state: 'hidden', timeout: WAIT });
 });
 
 step('the context browser lists domains and topics with tokens', 'context-browser', async () => {
@@ -443,11 +534,13 @@ step('Preview Chain shows every step of a named chain', 'chain-preview', async (
   await input.fill('add pagination to the /items endpoint');
   await input.press('Enter');
   await page.locator('.tabs-container .tab', { hasText: 'Chain Preview' }).first().waitFor({ state: 'visible', timeout: WAIT * 2 });
+  let previewFrame;
   const body = await eventually(
     async () => {
       for (const frame of page.frames()) {
         const t = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
         if (/Chain preview/.test(t) && /Step 1 of/.test(t)) {
+          previewFrame = frame;
           return t;
         }
       }
@@ -457,9 +550,32 @@ step('Preview Chain shows every step of a named chain', 'chain-preview', async (
     'the chain preview webview',
   );
   await screenshot('chain-preview');
+  // Later steps reuse what earlier ones loaded: show the second step.
+  await previewFrame.evaluate(() => document.querySelector('section[data-step="2"]')?.scrollIntoView({ block: 'start' }));
+  await page.waitForTimeout(500);
+  updateMedia(await screenshot('chain-preview-step2'), 'screenshot-chain-preview.png');
   assert.match(body, /Step 1 of 3: \/brainstorm/);
   assert.match(body, /Step 2 of 3: \/implement/);
   assert.match(body, /Step 3 of 3: \/test/);
   assert.match(body, /\d[\d,]* tok/);
   assert.match(body, /cache hit/, 'later steps reuse context loaded by earlier ones');
+});
+
+step('a changed ctxls setting reaches the server', 'settings', async () => {
+  await page.locator('.tabs-container .tab', { hasText: 'implement.md' }).first().click();
+  const item = page.locator('.statusbar-item', { hasText: /[\d,]+ tok · \d+ refs?/ }).first();
+  const before = await eventually(async () => (await item.isVisible()) && (await item.innerText()), WAIT, 'the token cost in the status bar');
+  // The word-count estimate gives other costs than the default BPE tokenizer.
+  mkdirSync(join(workspace, '.vscode'), { recursive: true });
+  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'ctxls.tokenizer': 'estimate' }, null, 2));
+  const after = await eventually(
+    async () => {
+      const t = (await item.isVisible()) && (await item.innerText());
+      return t && t !== before ? t : undefined;
+    },
+    WAIT * 2,
+    `the status bar cost to change from "${before}" after setting ctxls.tokenizer`,
+  );
+  await screenshot('settings-estimate');
+  assert.match(after, /[\d,]+ tok · \d+ refs?/);
 });
