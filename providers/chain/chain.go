@@ -299,7 +299,7 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 				seen[k] = c
 			}
 			used = append(used, it)
-			parts.context = append(parts.context, loaded{it, c})
+			parts.context = append(parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
 		}
 		kept = used
 		prompt, cost := assemble(parts, lib.Counter())
@@ -310,6 +310,19 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 		res.CacheHits += st.CacheHits
 	}
 	return res, nil
+}
+
+// knownTokens returns the cost of an item's content as the library
+// measured it when it indexed the topic, when the content is what the
+// library holds (always for content materialized now); -1 otherwise.
+func (r *Runner) knownTokens(ctx context.Context, it *ContextItem, content string, materialized bool) int {
+	if materialized {
+		return it.Tokens
+	}
+	if cur, err := it.materialize(ctx, r.opts.Provider); err == nil && cur == content {
+		return it.Tokens
+	}
+	return -1
 }
 
 func effectiveBudget(b config.Budget) config.Budget {
@@ -557,7 +570,7 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		}
 		used = append(used, it)
 		loads = append(loads, execution.ContextLoad{ContextKey: keys[i], Content: c, Cached: hit})
-		parts.context = append(parts.context, loaded{it, c})
+		parts.context = append(parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
 	}
 	kept = used
 	// The start of the command and the context it loads are one commit.

@@ -661,3 +661,22 @@ func sortStrings(s []string) {
 		}
 	}
 }
+
+// TestPromptTokens: a prompt's cost, summed from its measured parts, is
+// the tokenizer's count of the whole prompt to within a token per part.
+func TestPromptTokens(t *testing.T) {
+	e := newEnv(t, "executor:\n  kind: preview\n")
+	ctx := context.Background()
+	run, err := e.runner.Run(ctx, Request{Commands: []string{"brainstorm"}, Input: "seed the cache and the history"})
+	check(t, err)
+	check(t, e.store.SetSharedData(ctx, run.SessionID, "plan", map[string]any{"steps": []string{"a", "b"}, "risk": "low"}))
+	res, err := e.runner.Preview(ctx, Request{Commands: feature, Input: "add sorting\nwith two lines", SessionID: run.SessionID})
+	check(t, err)
+	for _, st := range res.Steps {
+		exact := e.lib.Counter().Count(st.Prompt)
+		parts := 5 + len(st.Context)
+		if d := st.PromptTokens - exact; d < -parts || d > parts || st.HistoryTokens == 0 || st.SharedDataTokens == 0 {
+			t.Errorf("%s: %d tokens by parts, %d counted (history %d, shared %d)", st.Command, st.PromptTokens, exact, st.HistoryTokens, st.SharedDataTokens)
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 type loaded struct {
 	item    *ContextItem
 	content string
+	// tokens is the content's known cost, -1 when it must be counted.
+	tokens int
 }
 
 // promptParts are the pieces of a step's prompt, in the order SPEC §5 puts
@@ -33,69 +35,67 @@ type promptCost struct {
 	perItem []int
 }
 
-// assemble builds the prompt text and measures it with one pass of the
-// tokenizer.
+// assemble builds the prompt text and measures it and its parts.
 func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
-	var b strings.Builder
-	var spans [][2]int
-	mark := func(write func()) {
-		start := b.Len()
-		write()
-		spans = append(spans, [2]int{start, b.Len()})
+	var (
+		b        strings.Builder
+		scaffold strings.Builder // headings and separators, counted together
+		c        promptCost
+	)
+	count := func(text string) int {
+		if counter == nil {
+			return 0
+		}
+		return counter.Count(text)
 	}
-	mark(func() { b.WriteString(strings.TrimSpace(p.command)) })
-	b.WriteString("\n")
-	ctxStart := len(spans)
+	frame := func(s string) {
+		b.WriteString(s)
+		scaffold.WriteString(s)
+	}
+	cmd := strings.TrimSpace(p.command)
+	b.WriteString(cmd)
+	c.command = count(cmd)
+	frame("\n")
 	if len(p.context) > 0 {
-		b.WriteString("\n# Context\n")
+		frame("\n# Context\n")
 		for _, l := range p.context {
-			fmt.Fprintf(&b, "\n## %s\n\n", l.item.Reference)
-			mark(func() { b.WriteString(strings.TrimSpace(l.content)) })
-			b.WriteString("\n")
+			frame("\n## " + l.item.Reference + "\n\n")
+			text := strings.TrimSpace(l.content)
+			b.WriteString(text)
+			n := l.tokens
+			if n < 0 {
+				n = count(text)
+			}
+			c.perItem = append(c.perItem, n)
+			c.context += n
+			frame("\n")
 		}
 	}
-	ctxEnd := len(spans)
-	sharedIdx, historyIdx, inputIdx := -1, -1, -1
 	if len(p.shared) > 0 {
-		b.WriteString("\n# Shared data from earlier steps\n\n```json\n")
-		sharedIdx = len(spans)
-		mark(func() { b.Write(renderShared(p.shared)) })
-		b.WriteString("\n```\n")
+		frame("\n# Shared data from earlier steps\n\n```json\n")
+		sh := renderShared(p.shared)
+		b.Write(sh)
+		c.shared = count(string(sh))
+		frame("\n```\n")
 	}
-	if strings.TrimSpace(p.history) != "" {
-		b.WriteString("\n# Conversation so far\n\n")
-		historyIdx = len(spans)
-		mark(func() { b.WriteString(strings.TrimSpace(p.history)) })
-		b.WriteString("\n")
+	if h := strings.TrimSpace(p.history); h != "" {
+		frame("\n# Conversation so far\n\n")
+		b.WriteString(h)
+		c.history = count(h)
+		frame("\n")
 	}
-	if strings.TrimSpace(p.input) != "" {
-		b.WriteString("\n# Input\n\n")
-		inputIdx = len(spans)
-		mark(func() { b.WriteString(strings.TrimSpace(p.input)) })
-		b.WriteString("\n")
+	if in := strings.TrimSpace(p.input); in != "" {
+		frame("\n# Input\n\n")
+		b.WriteString(in)
+		c.input = count(in)
+		frame("\n")
 	}
-	text := b.String()
-	var c promptCost
-	if counter == nil {
-		return text, c
-	}
-	total, per := counter.CountSpans(text, spans)
-	c.total = total
-	c.command = per[0]
-	for i := ctxStart; i < ctxEnd; i++ {
-		c.perItem = append(c.perItem, per[i])
-		c.context += per[i]
-	}
-	if sharedIdx >= 0 {
-		c.shared = per[sharedIdx]
-	}
-	if historyIdx >= 0 {
-		c.history = per[historyIdx]
-	}
-	if inputIdx >= 0 {
-		c.input = per[inputIdx]
-	}
-	return text, c
+	// The parts are measured on their own (topics with the cost the
+	// library measured when it indexed them): the tokenizer splits at the
+	// line breaks between parts anyway, so the sum is the prompt's cost to
+	// within a token or two per part, without tokenizing every topic again.
+	c.total = c.command + c.context + c.shared + c.history + c.input + count(scaffold.String())
+	return b.String(), c
 }
 
 // renderShared writes shared data as one indented JSON object with sorted
