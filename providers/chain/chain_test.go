@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
 	"github.com/ctxls/ctxls/providers/history"
@@ -678,5 +679,22 @@ func TestPromptTokens(t *testing.T) {
 		if d := st.PromptTokens - exact; d < -parts || d > parts || st.HistoryTokens == 0 || st.SharedDataTokens == 0 {
 			t.Errorf("%s: %d tokens by parts, %d counted (history %d, shared %d)", st.Command, st.PromptTokens, exact, st.HistoryTokens, st.SharedDataTokens)
 		}
+	}
+}
+
+// TestExecutorRelativePath: a relative agent path is taken from the
+// workspace, not from the directory the server runs in.
+func TestExecutorRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	check(t, os.MkdirAll(filepath.Join(dir, "tools"), 0o755))
+	check(t, os.WriteFile(filepath.Join(dir, "tools", "agent"), []byte("#!/bin/sh\ncat\n"), 0o755))
+	e, err := NewExecutor(config.Executor{Kind: KindExec, Command: []string{"./tools/agent", "-x"}}, dir)
+	check(t, err)
+	x := e.(*Exec)
+	if x.Path != filepath.Join(dir, "tools", "agent") || len(x.Args) != 1 || x.Timeout != config.DefaultExecTimeout {
+		t.Fatalf("executor %+v", x)
+	}
+	if _, err := NewExecutor(config.Executor{Kind: KindExec, Command: []string{"tools/missing"}}, dir); !errors.Is(err, ErrExecutor) {
+		t.Fatalf("missing relative agent: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,13 @@ func NewExecutor(cfg config.Executor, dir string) (Executor, error) {
 		if len(cfg.Command) == 0 || strings.TrimSpace(cfg.Command[0]) == "" {
 			return nil, fmt.Errorf("%w: kind exec needs executor.command, the argv of the agent program (for example [\"claude\", \"-p\"])", ErrExecutor)
 		}
-		path, err := exec.LookPath(cfg.Command[0])
+		prog := cfg.Command[0]
+		if !filepath.IsAbs(prog) && strings.ContainsAny(prog, `/\`) {
+			// A relative path names a program in the workspace, wherever
+			// the server was started.
+			prog = filepath.Join(dir, prog)
+		}
+		path, err := exec.LookPath(prog)
 		if err != nil {
 			return nil, fmt.Errorf("%w: agent program %q not found: %v", ErrExecutor, cfg.Command[0], err)
 		}
