@@ -150,6 +150,9 @@ func BenchmarkInprocLargeLibrary(b *testing.B) {
 			version++
 			// Break a reference, then wait for its diagnostic.
 			edit := fmt.Sprintf("x%d", version)
+			// A pause as between keystrokes: publication is rate-limited to
+			// one per DiagnosticsDelay while changes come faster than that.
+			time.Sleep(35 * time.Millisecond)
 			since := c.noteCount()
 			start := time.Now()
 			c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": version},

@@ -156,10 +156,17 @@ func topicItem(lib *library.Library, t *library.Topic, rng protocol.Range, eager
 	}
 	if eager {
 		item.Documentation = markup(topicDoc(t))
-	} else if raw, err := json.Marshal(completionData{Topic: t.ID}); err == nil {
-		item.Data = raw
+	} else {
+		item.Data = completionDataOf(t.ID)
 	}
 	return item
+}
+
+// completionDataOf encodes completionData without reflection: long
+// lists carry one per item.
+func completionDataOf(id string) []byte {
+	q, _ := json.Marshal(id) // a string always encodes
+	return append(append([]byte(`{"topic":`), q...), '}')
 }
 
 // topicDoc is a topic's documentation in completion lists: its summary
