@@ -141,11 +141,22 @@ func (s *Server) driveChain(ctx context.Context, token json.RawMessage, title st
 }
 
 // cancellableProgress starts a progress the client may cancel, on the
-// request's token; without a token it falls back to a server token.
+// request's token or, without one, on a token the server creates when the
+// client supports that. It returns nil when there is no way to report.
 func (s *Server) cancellableProgress(ctx context.Context, token json.RawMessage, title string) *progress {
 	tok := progressToken(token)
 	if tok == nil {
-		return s.progress(ctx, nil, title)
+		s.mu.Lock()
+		ok := s.caps.workDoneProgress
+		s.mu.Unlock()
+		if !ok || s.client == nil {
+			return nil
+		}
+		tok = protocol.String(fmt.Sprintf("ctxls-chain-%d", tokenSeq.Add(1)))
+		if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: tok}); err != nil {
+			s.stderr.Debug("create a progress token", "err", err)
+			return nil
+		}
 	}
 	p := &progress{s: s, token: tok}
 	p.send(ctx, protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: ptr(true), Percentage: ptr(uint32(0))})

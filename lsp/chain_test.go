@@ -337,6 +337,27 @@ func (c *chainClient) progressValues() []map[string]any {
 	return out
 }
 
+// chainBeginToken returns the token of a cancellable progress whose title
+// names a chain.
+func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.progress {
+		var v struct {
+			Token json.RawMessage `json:"token"`
+			Value struct {
+				Kind        string `json:"kind"`
+				Title       string `json:"title"`
+				Cancellable bool   `json:"cancellable"`
+			} `json:"value"`
+		}
+		if json.Unmarshal(p, &v) == nil && v.Value.Kind == "begin" && v.Value.Cancellable && strings.HasPrefix(v.Value.Title, "Chain ") {
+			return v.Token, true
+		}
+	}
+	return nil, false
+}
+
 type chainExecution struct {
 	SessionID      string                     `json:"sessionId"`
 	ProjectName    string                     `json:"projectName"`
@@ -628,18 +649,29 @@ func TestChainRunOverStdio(t *testing.T) {
 // ways a client can: $/cancelRequest, the progress's cancel and
 // ctxls/chain/cancel. The agent dies and its step is left interrupted.
 func TestChainCancelOverStdio(t *testing.T) {
-	for _, how := range []string{"cancelRequest", "progress", "chain/cancel"} {
+	for _, how := range []string{"cancelRequest", "progress", "serverProgress", "chain/cancel"} {
 		t.Run(how, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pids")
 			dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
 			c := chainStart(t, dir)
-			id, ch := c.send("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "workDoneToken": "chain-progress"})
+			params := map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "workDoneToken": "chain-progress"}
+			if how == "serverProgress" {
+				// No token: the server creates one and offers a cancel.
+				delete(params, "workDoneToken")
+			}
+			id, ch := c.send("ctxls/chain/run", params)
 			pids := chainWaitFile(t, pidFile)
 			switch how {
 			case "cancelRequest":
 				c.notify("$/cancelRequest", map[string]any{"id": id})
 			case "progress":
 				c.notify("window/workDoneProgress/cancel", map[string]any{"token": "chain-progress"})
+			case "serverProgress":
+				tok, ok := c.chainBeginToken()
+				if !ok {
+					t.Fatal("no cancellable progress began for the chain")
+				}
+				c.notify("window/workDoneProgress/cancel", map[string]any{"token": tok})
 			default:
 				var r struct {
 					Cancelled []string `json:"cancelled"`
