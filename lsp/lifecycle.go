@@ -52,6 +52,9 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 		if p, err := pathOf(folders[0].URI); err == nil {
 			root = p
 		}
+		if len(folders) > 1 {
+			s.log.Warn("ctxls serves the first workspace folder only", "folder", root, "ignored", len(folders)-1)
+		}
 	}
 	if root == "" && params.RootURI != nil {
 		if p, err := pathOf(*params.RootURI); err == nil {
