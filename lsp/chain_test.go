@@ -877,7 +877,7 @@ func TestChainTwoServers(t *testing.T) {
 	if e := b.rpcErr("ctxls/chain/resume", map[string]any{"sessionId": ex.SessionID}); e.Code != -32001 || !strings.Contains(e.Message, "running in another process") {
 		t.Fatalf("resume from the other server: %v", e)
 	}
-	if e := a.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{"test"}, "sessionId": ex.SessionID}); e.Code != -32001 || !strings.Contains(e.Message, "already running in this process") {
+	if e := a.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{"test"}, "sessionId": ex.SessionID}); e.Code != -32001 || !strings.Contains(e.Message, "a chain is already running in execution "+ex.SessionID+" in this process") {
 		t.Fatalf("second run in the same server: %v", e)
 	}
 	a.must("ctxls/chain/cancel", map[string]any{"sessionId": ex.SessionID}, nil)

@@ -103,7 +103,7 @@ func executionError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, execution.ErrConflict):
+	case errors.Is(err, execution.ErrConflict), errors.Is(err, chain.ErrConflict):
 		return jsonrpc2.NewError(codeConflict, err.Error())
 	case errors.Is(err, execution.ErrInvalidArgument), errors.Is(err, execution.ErrNotFound),
 		errors.Is(err, execution.ErrNoRunningCommand), errors.Is(err, execution.ErrIsCurrent),

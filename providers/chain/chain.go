@@ -28,9 +28,9 @@ import (
 var (
 	// ErrUnknownCommand: a command name names no command of the library.
 	ErrUnknownCommand = errors.New("unknown command")
-	// ErrConflict: a chain already runs in the execution, in this process
-	// or another one.
-	ErrConflict = execution.ErrConflict
+	// ErrConflict: a chain already runs in the execution in this process.
+	// One running in another process gives execution.ErrConflict.
+	ErrConflict = errors.New("a chain is already running")
 	// ErrNoCommands: a chain without commands.
 	ErrNoCommands = errors.New("a chain needs at least one command")
 )
@@ -448,7 +448,7 @@ func (r *Runner) claim(sessionID string, cancel context.CancelFunc) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, busy := r.active[sessionID]; busy {
-		return fmt.Errorf("%w: a chain of execution %s is already running in this process", ErrConflict, sessionID)
+		return fmt.Errorf("%w in execution %s in this process", ErrConflict, sessionID)
 	}
 	r.active[sessionID] = cancel
 	return nil
