@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -216,19 +217,14 @@ func (s *Server) openWorkspace() {
 	s.diags.publishAll(ctx)
 }
 
-// reportIndexProgress sends $/progress while the initial index is built.
+// reportIndexProgress sends $/progress for the initial index, once the
+// client has confirmed initialization: a begin, reports while files are
+// parsed, and an end when the index is ready (at once when it already is).
 func (s *Server) reportIndexProgress(ctx context.Context, loaded <-chan struct{}, done, total *atomic.Int64) {
 	select {
 	case <-s.initialized:
-	case <-loaded:
-		return
 	case <-ctx.Done():
 		return
-	}
-	select {
-	case <-loaded:
-		return // too quick to be worth a progress bar
-	case <-time.After(100 * time.Millisecond):
 	}
 	p := s.progress(ctx, nil, "Indexing context library")
 	if p == nil {
@@ -239,7 +235,11 @@ func (s *Server) reportIndexProgress(ctx context.Context, loaded <-chan struct{}
 	for {
 		select {
 		case <-loaded:
-			p.End(ctx, "Indexed")
+			msg := "Indexed"
+			if t := total.Load(); t > 0 {
+				msg = fmt.Sprintf("Indexed %d files", t)
+			}
+			p.End(ctx, msg)
 			return
 		case <-ctx.Done():
 			p.End(ctx, "")
