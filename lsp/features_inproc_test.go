@@ -214,3 +214,29 @@ func TestInprocNavigation(t *testing.T) {
 		})
 	}
 }
+
+func TestInprocCompletionResolve(t *testing.T) {
+	dir, command := inprocSynthetic(t, 2, 60, 10)
+	c := inprocStart(t, dir, inprocOptions{})
+	text := "dom01:topic_00\n"
+	u := c.open(command[len(dir)+1:], text)
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	c.mustCall("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": len("dom01:topic_00")}}, &list)
+	if len(list.Items) != 60 {
+		t.Fatalf("%d items, want 60", len(list.Items))
+	}
+	var item map[string]any
+	json.Unmarshal(list.Items[5], &item)
+	if item["documentation"] != nil || item["data"] == nil {
+		t.Fatalf("a long list's item carries documentation or lacks data: %v", item)
+	}
+	var resolved struct {
+		Documentation struct{ Value string } `json:"documentation"`
+	}
+	c.mustCall("completionItem/resolve", item, &resolved)
+	if !strings.Contains(resolved.Documentation.Value, "synthetic topic") {
+		t.Errorf("resolved documentation: %q", resolved.Documentation.Value)
+	}
+}

@@ -100,6 +100,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 			},
 			CompletionProvider: &protocol.CompletionOptions{
 				TriggerCharacters: []string{":", "#", "\"", "/"},
+				ResolveProvider:   &yes,
 			},
 			HoverProvider:           protocol.Boolean(true),
 			DefinitionProvider:      protocol.Boolean(true),
