@@ -1278,6 +1278,39 @@ func TestStdioIndexProgress(t *testing.T) {
 	}
 }
 
+func TestStdioShutdownAndExit(t *testing.T) {
+	t.Run("requests after shutdown", func(t *testing.T) {
+		c, _, _ := stdioStartInit(t)
+		ctx := stdioCtx(t)
+		if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+		_, err := c.CallRaw(ctx, "workspace/symbol", map[string]any{"query": "x"})
+		var rpcErr *ClientRPCError
+		if !errors.As(err, &rpcErr) || rpcErr.Code != -32600 {
+			t.Errorf("request after shutdown: err = %v, want InvalidRequest (-32600)", err)
+		}
+		if err := c.Notify("exit", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Wait(ctx); err != nil {
+			t.Errorf("exit after shutdown: %v, want status 0", err)
+		}
+	})
+	t.Run("exit without shutdown", func(t *testing.T) {
+		c, _, _ := stdioStartInit(t)
+		ctx := stdioCtx(t)
+		if err := c.Notify("exit", nil); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Wait(ctx)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("exit without shutdown: %v, want exit status 1", err)
+		}
+	})
+}
+
 // --- bad input -------------------------------------------------------------
 
 func TestStdioBadInputGarbage(t *testing.T) {
