@@ -877,6 +877,9 @@ func TestChainTwoServers(t *testing.T) {
 	if e := b.rpcErr("ctxls/chain/resume", map[string]any{"sessionId": ex.SessionID}); e.Code != -32001 || !strings.Contains(e.Message, "running in another process") {
 		t.Fatalf("resume from the other server: %v", e)
 	}
+	if e := a.rpcErr("ctxls/execution/startCommand", map[string]any{"sessionId": ex.SessionID, "command": "review"}); e.Code != -32001 {
+		t.Fatalf("startCommand by hand during the chain: %v", e)
+	}
 	if e := a.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{"test"}, "sessionId": ex.SessionID}); e.Code != -32001 || !strings.Contains(e.Message, "a chain is already running in execution "+ex.SessionID+" in this process") {
 		t.Fatalf("second run in the same server: %v", e)
 	}

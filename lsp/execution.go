@@ -97,6 +97,24 @@ func (e *executions) close(log func(error)) {
 	}
 }
 
+// chainIdle refuses to start or complete commands by hand in an execution
+// whose chain this server is running: the store would take them for the
+// chain's own and the chain would lose its step.
+func (s *Server) chainIdle(sessionID string) error {
+	s.exec.mu.Lock()
+	runner := s.exec.runner
+	s.exec.mu.Unlock()
+	if runner == nil {
+		return nil
+	}
+	for _, id := range runner.Running() {
+		if id == sessionID {
+			return jsonrpc2.NewError(codeConflict, fmt.Sprintf("a chain is running in execution %s; cancel it (ctxls/chain/cancel) before recording commands by hand", sessionID))
+		}
+	}
+	return nil
+}
+
 // executionError maps the store's errors to JSON-RPC errors with the
 // store's message.
 func executionError(err error) error {
@@ -225,6 +243,9 @@ func executionStartCommand(ctx context.Context, s *Server, params json.RawMessag
 		if err := requireField("command", p.Command); err != nil {
 			return nil, err
 		}
+		if err := s.chainIdle(p.SessionID); err != nil {
+			return nil, err
+		}
 		ce, err := st.StartCommand(ctx, p.SessionID, p.Command, p.Inputs)
 		if err != nil {
 			return nil, err
@@ -237,6 +258,9 @@ func executionCompleteCommand(ctx context.Context, s *Server, params json.RawMes
 	var p commandParams
 	return withStore(ctx, s, params, &p, sessionOf[commandParams], func(st *execution.Store) (any, error) {
 		if err := requireField("command", p.Command); err != nil {
+			return nil, err
+		}
+		if err := s.chainIdle(p.SessionID); err != nil {
 			return nil, err
 		}
 		if p.Status == "" {
