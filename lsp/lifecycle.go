@@ -189,6 +189,7 @@ func (s *Server) openWorkspace() {
 	})
 	close(loaded)
 	s.mu.Lock()
+	s.docsLive = true
 	if s.state == stateShutdown || ctx.Err() != nil {
 		s.mu.Unlock()
 		if ws != nil {
@@ -200,7 +201,15 @@ func (s *Server) openWorkspace() {
 	s.ws, s.wsErr = ws, err
 	if ws != nil {
 		s.prov = contextprovider.New(ws.Library)
+		// Documents opened while the index was built join it now, under
+		// the lock, so that no later change can overtake them.
+		for _, p := range s.earlyOrder {
+			if d := s.early[p]; d.open {
+				ws.DidOpen(p, d.text, d.version)
+			}
+		}
 	}
+	s.early, s.earlyOrder = nil, nil
 	s.mu.Unlock()
 	close(s.ready)
 	if err != nil {

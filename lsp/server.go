@@ -82,9 +82,14 @@ type Server struct {
 	// The workspace is opened after initialize; ready closes when it is
 	// (wsErr says why it could not be).
 	ready chan struct{}
-	ws    *workspace.Workspace
-	prov  *contextprovider.Provider
-	wsErr error
+	// Until docsLive, document notifications are kept in early (by path,
+	// in earlyOrder) instead of waiting for the index on the read loop.
+	docsLive   bool
+	early      map[string]*earlyDoc
+	earlyOrder []string
+	ws         *workspace.Workspace
+	prov       *contextprovider.Provider
+	wsErr      error
 
 	dbMu sync.Mutex
 	db   *storage.DB
@@ -379,6 +384,9 @@ func (s *Server) encoding() document.Encoding {
 	defer s.mu.Unlock()
 	return s.enc
 }
+
+// encodingLocked is encoding for callers holding s.mu.
+func (s *Server) encodingLocked() document.Encoding { return s.enc }
 
 // rootDir returns the workspace directory.
 func (s *Server) rootDir() string {

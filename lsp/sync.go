@@ -15,11 +15,18 @@ func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	if err != nil {
 		return err
 	}
+	td := params.TextDocument
+	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
+		d.text, d.version, d.open = td.Text, td.Version, true
+		return nil
+	}); queued {
+		return err
+	}
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
 		return err
 	}
-	ws.DidOpen(path, params.TextDocument.Text, params.TextDocument.Version)
+	ws.DidOpen(path, td.Text, td.Version)
 	return nil
 }
 
@@ -27,6 +34,18 @@ func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
 	path, err := pathOf(params.TextDocument.URI)
 	if err != nil {
+		return err
+	}
+	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
+		if !d.open {
+			return invalidParams("didChange for %s, which is not open", path)
+		}
+		text, err := applyChanges(d.text, params.ContentChanges, s.encodingLocked())
+		if err == nil {
+			d.text, d.version = text, params.TextDocument.Version
+		}
+		return err
+	}); queued {
 		return err
 	}
 	ws, err := s.workspaceCtx(ctx)
@@ -105,6 +124,12 @@ func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	if err != nil {
 		return err
 	}
+	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
+		d.open = false
+		return nil
+	}); queued {
+		return err
+	}
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
 		return err
@@ -154,4 +179,32 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 		s.log.Warn("apply the ctxls settings", "err", err)
 	}
 	return nil
+}
+
+// earlyDoc is a document the editor opened before the workspace was ready.
+type earlyDoc struct {
+	text    string
+	version int32
+	open    bool
+}
+
+// deferDoc records a document event while the initial index is built, so
+// that the read loop does not wait for it; it reports false once the
+// workspace takes events itself. f runs under the server's lock.
+func (s *Server) deferDoc(path string, f func(d *earlyDoc) error) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.docsLive {
+		return false, nil
+	}
+	if s.early == nil {
+		s.early = map[string]*earlyDoc{}
+	}
+	d, ok := s.early[path]
+	if !ok {
+		d = &earlyDoc{}
+		s.early[path] = d
+		s.earlyOrder = append(s.earlyOrder, path)
+	}
+	return true, f(d)
 }

@@ -83,3 +83,24 @@ func TestInprocLogAndProgress(t *testing.T) {
 		t.Errorf("no progress token was created: %v", c.requests)
 	}
 }
+
+func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
+	dir, _ := inprocSynthetic(t, 20, 100, 10)
+	c := inprocStart(t, dir, inprocOptions{})
+	// The index of 2,000 topics is still being built: these are queued.
+	text := "see dom03:topic_0007 here, not dom05:nope\n"
+	u := c.open("commands/early.md", text)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 4}, "end": map[string]any{"line": 0, "character": 9}}, "text": "dom05"}}})
+	var h struct {
+		Contents struct{ Value string } `json:"contents"`
+	}
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 8}}, &h)
+	if !strings.Contains(h.Contents.Value, "Topic 7 of dom05") {
+		t.Errorf("hover after an early change: %q", h.Contents.Value)
+	}
+	d := c.waitDiagnostics(u, nil)
+	if d.Version == nil || *d.Version != 2 || len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "nope") {
+		t.Errorf("diagnostics of a document opened during the index: %+v", d)
+	}
+}
