@@ -40,7 +40,13 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 		}
 	}
 	rng := v.rng(r.Span)
-	return &protocol.Hover{Contents: markup(md), Range: &rng}, nil
+	contents := markup(md)
+	s.mu.Lock()
+	if !s.caps.markdown {
+		contents.Kind = protocol.MarkupKindPlainText
+	}
+	s.mu.Unlock()
+	return &protocol.Hover{Contents: contents, Range: &rng}, nil
 }
 
 func quoteList(names []string) string {

@@ -37,9 +37,6 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 		cc.configuration = w.Configuration != nil && *w.Configuration
 	}
 	if td := caps.TextDocument; td != nil {
-		if c := td.Completion; c != nil && c.CompletionItem != nil && c.CompletionItem.SnippetSupport != nil {
-			cc.snippets = *c.CompletionItem.SnippetSupport
-		}
 		cc.markdown = true
 		if h := td.Hover; h != nil && len(h.ContentFormat) > 0 {
 			cc.markdown = slices.Contains(h.ContentFormat, protocol.MarkupKindMarkdown)

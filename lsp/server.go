@@ -104,13 +104,11 @@ type Server struct {
 
 // clientCaps are the client capabilities the server acts on.
 type clientCaps struct {
-	workDoneProgress   bool
-	resourceRename     bool
-	documentChanges    bool
-	configuration      bool
-	watchedFilesDynReg bool
-	snippets           bool
-	markdown           bool
+	workDoneProgress bool
+	resourceRename   bool
+	documentChanges  bool
+	configuration    bool
+	markdown         bool // hover may be markdown (else plain text)
 }
 
 // New returns a server.
