@@ -79,11 +79,8 @@ export function commandNamesOf(e: Execution): string[] {
   if (planned.length > 0) {
     return planned;
   }
-  const ran = commandsOf(e).map((c) => c.command);
-  if (ran.length > 0) {
-    return ran;
-  }
-  return e.summary?.currentCommand ? [e.summary.currentCommand] : [];
+  // List summaries name only the latest command, which is not the chain.
+  return commandsOf(e).map((c) => c.command);
 }
 
 /** Session id of the current execution, from the items' flag or the result's field. */
@@ -99,7 +96,7 @@ export function currentSessionId(result: ExecutionListResult | null | undefined)
 export function executionNode(e: Execution, current: boolean): ExecutionNode {
   const state = executionState(e);
   const names = commandNamesOf(e);
-  const label = names.length > 0 ? formatChain(names) : shortId(e.sessionId);
+  const label = names.length > 0 ? formatChain(names) : `execution ${shortId(e.sessionId)}`;
   const parts: string[] = [];
   if (current) {
     parts.push('● current');
@@ -108,6 +105,9 @@ export function executionNode(e: Execution, current: boolean): ExecutionNode {
   const total = e.summary?.commandsTotal;
   if (typeof total === 'number' && total > 0) {
     parts.push(`${e.summary?.commandsCompleted ?? 0}/${total} done`);
+  }
+  if (names.length === 0 && e.summary?.currentCommand) {
+    parts.push(`latest /${e.summary.currentCommand}`);
   }
   const started = startedOf(e);
   if (started) {

@@ -56,7 +56,7 @@ export function renderConversation(conversationId: string, messages: readonly Hi
       meta.push(`run ${m.runId}`);
     }
     if (m.mode) {
-      meta.push(m.mode);
+      meta.push(`${m.mode} mode`);
     }
     meta.push(formatTokens(m.tokens));
     if (m.createdAt) {

@@ -86,7 +86,7 @@ export interface SearchParams {
 
 export interface SearchItem {
   reference: CatalogItem;
-  /** Relevance score, higher is better. */
+  /** Relevance in 0..1: the share of the query's words that matched, weighted by field. */
   relevance: number;
   /** Which fields matched: title, tags, id, keywords, content… */
   matchedOn: string[];

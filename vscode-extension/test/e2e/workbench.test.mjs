@@ -561,6 +561,69 @@ step('Preview Chain shows every step of a named chain', 'chain-preview', async (
   assert.match(body, /cache hit/, 'later steps reuse context loaded by earlier ones');
 });
 
+step('Run Chain records an execution with its steps and conversation', 'chain-run', async () => {
+  await runCommand('ctxls: Run Chain…');
+  const rowFeature = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'feature' }).first();
+  await rowFeature.waitFor({ state: 'visible', timeout: WAIT });
+  await rowFeature.click();
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await eventually(
+    async () => /Input for/.test(await page.locator('.quick-input-widget').innerText()),
+    WAIT,
+    'the chain input box',
+  );
+  await input.fill('add pagination to the /items endpoint');
+  await input.press('Enter');
+  // The preview executor records every step's prompt without running an agent.
+  const done = page.locator('.notification-toast', { hasText: /chain brainstorm → implement → test completed/ }).first();
+  await done.waitFor({ state: 'visible', timeout: WAIT * 2 });
+  const note = await done.innerText();
+  await screenshot('chain-run');
+  assert.match(note, /3 steps, [\d,]+ tok/);
+
+  // Its conversation: one user message (the prompt) and one result per step.
+  await done.locator('.monaco-button', { hasText: 'Show History' }).click();
+  await page.locator('.tabs-container .tab', { hasText: /^conversation-/ }).first().waitFor({ state: 'visible', timeout: WAIT });
+  const doc = await eventually(
+    async () => {
+      // The editor renders spaces as no-break spaces.
+      const t = (await page.locator('.monaco-editor .view-lines', { hasText: 'Conversation' }).first().innerText()).replace(/\u00a0/g, ' ');
+      return /User — /.test(t) ? t : undefined;
+    },
+    WAIT,
+    'the conversation document',
+  );
+  await screenshot('conversation');
+  assert.match(doc, /3 messages · [\d,]+ tok · commands: \/brainstorm → \/implement → \/test/);
+  assert.match(doc, /1\. User — \/brainstorm · run [0-9a-f-]+ · run mode · [\d,]+ tok/);
+
+  // The Executions view lists it as current, with its three steps. (A click
+  // on the icon of the container already shown would hide the side bar.)
+  const view = page.locator('.sidebar .pane', { hasText: 'Executions' }).last();
+  if (!(await view.isVisible())) {
+    await page.locator('.activitybar .action-item a[aria-label^="ctxls"], .activitybar .action-item[aria-label^="ctxls"]').first().click();
+  }
+  const rows = view.locator('.monaco-list-row');
+  const current = rows.filter({ hasText: /current · completed/ }).first();
+  await eventually(() => current.isVisible(), WAIT, 'the completed execution in the Executions view');
+  await current.click();
+  const steps = await eventually(
+    async () => {
+      const all = await rows.allInnerTexts();
+      return all.some((r) => /3\. test/.test(r)) ? all : undefined;
+    },
+    WAIT,
+    'the steps of the execution',
+  );
+  await screenshot('executions');
+  for (const [i, name] of ['brainstorm', 'implement', 'test'].entries()) {
+    assert.ok(
+      steps.some((r) => r.includes(`${i + 1}. ${name}`) && /success/.test(r)),
+      `step ${name} succeeded: ${JSON.stringify(steps)}`,
+    );
+  }
+});
+
 step('a changed ctxls setting reaches the server', 'settings', async () => {
   await page.locator('.tabs-container .tab', { hasText: 'implement.md' }).first().click();
   const item = page.locator('.statusbar-item', { hasText: /[\d,]+ tok · \d+ refs?/ }).first();
@@ -578,4 +641,29 @@ step('a changed ctxls setting reaches the server', 'settings', async () => {
   );
   await screenshot('settings-estimate');
   assert.match(after, /[\d,]+ tok · \d+ refs?/);
+});
+
+step('Restart Server starts a new server that answers again', 'restart', async () => {
+  const starts = () => (serverLog().match(/\[ctxls\] starting .* serve/g) ?? []).length;
+  const before = starts();
+  await runCommand('ctxls: Restart Server');
+  await eventually(() => starts() > before, WAIT, 'a second server start in the ctxls log');
+  // The new server answers: Search Context lists topics with relevance and tokens.
+  await runCommand('ctxls: Search Context');
+  const widget = page.locator('.quick-input-widget');
+  await widget.locator('.quick-input-box input').fill('fastapi dependency injection');
+  const rows = await eventually(
+    async () => {
+      const all = await widget.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+      return all.some((r) => /python:fastapi_patterns/.test(r)) ? all : undefined;
+    },
+    WAIT,
+    'search results from the restarted server',
+  );
+  await screenshot('search');
+  assert.ok(
+    rows.some((r) => /python:fastapi_patterns/.test(r) && /relevance [\d.]+%? · [\d,]+ tok/.test(r)),
+    `search rows show relevance and tokens: ${JSON.stringify(rows.slice(0, 4))}`,
+  );
+  await page.keyboard.press('Escape');
 });

@@ -120,10 +120,11 @@ test('store summaries: isCurrent, created, summary counts', () => {
     ),
   );
   assert.equal(nodes[0].current, true);
-  assert.equal(nodes[0].label, 'implement');
-  assert.equal(nodes[0].description, '● current · running · 1/3 done · 2026-03-01 09:00 · cccccccc');
+  assert.equal(nodes[0].label, 'execution cccccccc');
+  assert.equal(nodes[0].description, '● current · running · 1/3 done · latest /implement · 2026-03-01 09:00 · cccccccc');
   assert.match(nodes[0].tooltip, /Latest command: implement/);
-  assert.equal(nodes[1].label, 'dddddddd');
+  assert.equal(nodes[1].label, 'execution dddddddd');
+  assert.equal(nodes[1].description, 'new · 2026-03-02 09:00 · dddddddd');
 });
 
 test('full execution: plan commands and commandHistory with null completedAt', () => {

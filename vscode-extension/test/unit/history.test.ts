@@ -21,9 +21,9 @@ test('conversation shows roles, commands, run ids and tokens', () => {
   const md = renderConversation('sess-1', messages);
   assert.match(md, /^# Conversation sess-1/);
   assert.match(md, /3 messages · 47 tok · commands: \/brainstorm → \/implement/);
-  assert.match(md, /## 1\. User — \/brainstorm · run r1 · run · 3 tok/);
-  assert.match(md, /## 2\. Assistant — \/brainstorm · run r1 · run · 40 tok/);
-  assert.match(md, /## 3\. User — \/implement · run r2 · run · 4 tok/);
+  assert.match(md, /## 1\. User — \/brainstorm · run r1 · run mode · 3 tok/);
+  assert.match(md, /## 2\. Assistant — \/brainstorm · run r1 · run mode · 40 tok/);
+  assert.match(md, /## 3\. User — \/implement · run r2 · run mode · 4 tok/);
   // content with a fence inside gets a longer fence
   assert.match(md, /````text\nHere is a plan\n```py/);
 });
