@@ -62,3 +62,17 @@ test('protocol helpers', () => {
   assert.equal(warningText('plain step warning'), 'plain step warning');
   assert.equal(warningText({ message: 'with message', code: 'x' }), 'with message');
 });
+
+test('the README settings table lists every setting with its default', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const rows = new Map(
+    [...readme.matchAll(/^\| `(ctxls\.[\w.]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()] as const),
+  );
+  const props = manifest.contributes.configuration.properties as Record<string, { default: unknown }>;
+  assert.deepEqual([...rows.keys()].sort(), Object.keys(props).sort());
+  const shown = (v: unknown) =>
+    v === null ? '(none)' : typeof v === 'string' && v !== '' ? `\`${v}\`` : `\`${JSON.stringify(v)}\``;
+  for (const [key, p] of Object.entries(props)) {
+    assert.equal(rows.get(key), shown(p.default), `README default of ${key}`);
+  }
+});
