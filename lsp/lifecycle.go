@@ -207,7 +207,19 @@ func (s *Server) openWorkspace() {
 		}
 	}
 	s.early, s.earlyOrder = nil, nil
+	settings, watched := s.earlySettings, s.earlyWatched
+	s.earlySettings, s.earlyWatched = nil, nil
 	s.mu.Unlock()
+	// Changes the client announced during the index apply before any
+	// request runs; later ones wait for ready and follow them.
+	if ws != nil && settings != nil {
+		if err := ws.SetSettings(ctx, settings); err != nil {
+			s.log.Warn("apply the ctxls settings", "err", err)
+		}
+	}
+	if ws != nil && len(watched) > 0 {
+		ws.NotifyWatched(watched)
+	}
 	close(s.ready)
 	if err != nil {
 		s.log.Error("open the workspace", "dir", s.rootDir(), "err", err)

@@ -87,9 +87,12 @@ type Server struct {
 	docsLive   bool
 	early      map[string]*earlyDoc
 	earlyOrder []string
-	ws         *workspace.Workspace
-	prov       *contextprovider.Provider
-	wsErr      error
+	// Settings and watched-file events that arrive before docsLive.
+	earlySettings []byte
+	earlyWatched  []string
+	ws            *workspace.Workspace
+	prov          *contextprovider.Provider
+	wsErr         error
 
 	dbMu sync.Mutex
 	db   *storage.DB

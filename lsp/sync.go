@@ -141,19 +141,27 @@ func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 // DidChangeWatchedFiles forwards the client's file events to the
 // workspace, which dedupes them with its own watcher.
 func (s *Server) DidChangeWatchedFiles(ctx context.Context, params *protocol.DidChangeWatchedFilesParams) error {
-	ws, err := s.workspaceCtx(ctx)
-	if err != nil {
-		return err
-	}
 	var paths []string
 	for _, c := range params.Changes {
 		if p, err := pathOf(c.URI); err == nil {
 			paths = append(paths, p)
 		}
 	}
-	if len(paths) > 0 {
-		ws.NotifyWatched(paths)
+	if len(paths) == 0 {
+		return nil
 	}
+	s.mu.Lock()
+	if !s.docsLive {
+		s.earlyWatched = append(s.earlyWatched, paths...) // applied when the index is ready
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return err
+	}
+	ws.NotifyWatched(paths)
 	return nil
 }
 
@@ -171,6 +179,13 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 		}
 		return nil
 	}
+	s.mu.Lock()
+	if !s.docsLive {
+		s.earlySettings = raw // the latest wins; applied when the index is ready
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
 		return err

@@ -104,3 +104,19 @@ func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
 		t.Errorf("diagnostics of a document opened during the index: %+v", d)
 	}
 }
+
+func TestInprocSettingsDuringIndex(t *testing.T) {
+	dir, _ := inprocSynthetic(t, 20, 100, 10)
+	c := inprocStart(t, dir, inprocOptions{})
+	// Sent while the index is built, as the extension does right after start.
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 100}}})
+	u := c.open("context/dom02/topic_0003.md")
+	var actions []struct{ Title string }
+	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
+		"range":   map[string]any{"start": map[string]any{"line": 5, "character": 0}, "end": map[string]any{"line": 5, "character": 20}},
+		"context": map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}}}, &actions)
+	// The synthetic topics drift beyond the default 25 %, not beyond 10,000 %.
+	if len(actions) != 0 {
+		t.Errorf("with a 10,000 %% drift threshold set during the index: actions %+v", actions)
+	}
+}
