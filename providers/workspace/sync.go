@@ -336,9 +336,11 @@ type collector struct {
 	seen       map[string]bool
 	changes    []library.Change
 	config     bool
-	roots      bool     // a context or command root appeared or went
-	reads      []string // files to read and compare, in order
-	sorted     []string // the library's file paths, sorted; built on demand
+	roots      bool            // a context or command root appeared or went
+	reads      []string        // files to read and compare, in order
+	dirRoot    map[string]bool // directory → inNewRoot, memoized
+	roots0     map[string]bool // the library's roots
+	sorted     []string        // the library's file paths, sorted; built on demand
 }
 
 func (c *collector) add(ch library.Change) {
@@ -427,6 +429,37 @@ func (c *collector) collect(p string) {
 	}
 	c.seen[p] = true
 	c.reads = append(c.reads, p)
+	if !c.roots && c.inNewRoot(filepath.Dir(p)) {
+		// The library would scan again in place, showing the disk's text
+		// of open documents for a moment; rebuild aside instead.
+		c.roots = true
+	}
+}
+
+// inNewRoot reports whether dir is, or lies below, a directory that would
+// be a new context or command root (a "context" directory outside any
+// root, say), as when a file arrives before its directory was reported.
+func (c *collector) inNewRoot(dir string) bool {
+	if c.dirRoot == nil {
+		c.dirRoot = make(map[string]bool)
+		c.roots0 = make(map[string]bool)
+		for _, r := range append(c.lib.ContextRoots(), c.lib.CommandRoots()...) {
+			c.roots0[r] = true
+		}
+	}
+	if !within(c.w.dir, dir) || dir == c.w.dir {
+		return false
+	}
+	if v, ok := c.dirRoot[dir]; ok {
+		return v
+	}
+	b := filepath.Base(dir)
+	v := (b == library.ContextDirName || b == library.CommandDirName) && !c.roots0[dir] && c.rootish(dir)
+	if !v {
+		v = c.inNewRoot(filepath.Dir(dir))
+	}
+	c.dirRoot[dir] = v
+	return v
 }
 
 // readAll reads the files collect queued, a few at a time (a checkout

@@ -622,3 +622,27 @@ func TestCreateResolvesWaitingReferences(t *testing.T) {
 		t.Error("waiting.md still has an unresolved reference")
 	}
 }
+
+// TestNewRootFromFileRebuildsAside: a file notified inside a new context
+// root (its directory never named) makes a new library built aside, with
+// the open documents laid over it, rather than a scan in place.
+func TestNewRootFromFileRebuildsAside(t *testing.T) {
+	dir := writeTree(t, baseTree())
+	rec := &recorder{}
+	w := open(t, dir, rec, func(o *Options) { o.Watch = false })
+	doc := filepath.Join(dir, "context/git/commits.md")
+	edited := topicText("git", "commits", "Open")
+	w.DidOpen(doc, edited, 1)
+	before := w.Library()
+	p := writeFile(t, dir, "extra/context/web/http.md", topicText("web", "http", "HTTP"))
+	w.NotifyWatched([]string{p})
+	waitFor(t, "web/http", func() bool { return hasTopic(w, "web/http") })
+	if w.Library() == before {
+		t.Error("a new root was scanned in place, not rebuilt aside")
+	}
+	if got, _ := textOf(w, doc); got != edited {
+		t.Errorf("the open document's text was lost: %q", got)
+	}
+	w.DidClose(doc)
+	waitInSync(t, w)
+}
