@@ -191,7 +191,7 @@ export interface ChainStep {
   /** Position among the execution's recorded steps (runs only). */
   step: number;
   path?: string;
-  /** success, partial, failed, interrupted; pending for a step not reached. */
+  /** preview in previews; success, partial, failed, interrupted in runs; pending for a step not reached. */
   status?: string;
   attempts?: number;
   context: StepContextItem[];
