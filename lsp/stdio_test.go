@@ -476,6 +476,40 @@ func TestStdioPositionEncodingUTF8(t *testing.T) {
 	}
 }
 
+func TestStdioPositionEncodingNegotiation(t *testing.T) {
+	for _, tc := range []struct {
+		offered []string
+		want    []string // acceptable answers; "" means the field left out
+	}{
+		{[]string{"utf-32", "utf-16"}, []string{"utf-32", "utf-16"}},
+		{[]string{"utf-16"}, []string{"utf-16", ""}},
+		{[]string{}, []string{"utf-16", ""}},
+		{[]string{"latin-1"}, []string{"utf-16", ""}},
+	} {
+		t.Run(strings.Join(tc.offered, ","), func(t *testing.T) {
+			root := stdioWorkspace(t)
+			c := stdioStart(t, root)
+			caps := stdioDefaultCapabilities()
+			caps["general"] = map[string]any{"positionEncodings": tc.offered}
+			init, err := c.Initialize(stdioCtx(t), root, caps, nil)
+			if err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			var res struct {
+				Capabilities struct {
+					PositionEncoding string `json:"positionEncoding"`
+				} `json:"capabilities"`
+			}
+			if err := json.Unmarshal(init, &res); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(tc.want, res.Capabilities.PositionEncoding) {
+				t.Errorf("offered %v: positionEncoding = %q, want one of %q", tc.offered, res.Capabilities.PositionEncoding, tc.want)
+			}
+		})
+	}
+}
+
 func TestStdioCompletionAfterDomain(t *testing.T) {
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
@@ -516,6 +550,32 @@ func TestStdioCompletionAfterDomain(t *testing.T) {
 	for _, it := range items {
 		if strings.Contains(it.Label, "commit_conventions") || strings.Contains(it.Label, "secure_coding") {
 			t.Errorf("completion after python: offers %q of another domain", it.Label)
+		}
+	}
+
+	// With part of the name typed, accepting an item that carries a text
+	// edit must give the full reference, not the prefix twice.
+	partial := stdioCompletion(ctx, t, c, uri, line, col+len("python:co"))
+	if !slices.ContainsFunc(partial, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "common_issues") }) {
+		t.Errorf("completion at python:co| lacks common_issues: %v", stdioLabels(partial))
+	}
+	for _, it := range partial {
+		if it.TextEdit == nil || !strings.Contains(it.text(), "common_issues") {
+			continue
+		}
+		rng := it.TextEdit.Range
+		if rng == nil {
+			rng = it.TextEdit.Insert
+		}
+		if rng == nil {
+			continue
+		}
+		got := stdioApplyEdits(t, text, []ClientTextEdit{{Range: *rng, NewText: it.TextEdit.NewText}})
+		gotLine := strings.Split(got, "\n")[line]
+		wantLine := strings.Split(text, "\n")[line]
+		// The rest of the old name stays after the cursor in insert mode.
+		if !strings.Contains(gotLine, "`python:common_issues") || strings.Contains(gotLine, "python:cocommon") || strings.Contains(gotLine, "python:python:") {
+			t.Errorf("accepting %q at python:co| gives %q (was %q)", it.Label, gotLine, wantLine)
 		}
 	}
 
@@ -776,6 +836,30 @@ func TestStdioUnicodeColumnsUTF16(t *testing.T) {
 	if locs := stdioLocations(t, raw); len(locs) != 1 || !strings.HasSuffix(stdioURIPath(locs[0].URI), "/python/pydantic_models.md") {
 		t.Errorf("definition after CJK text = %s, want pydantic_models.md", raw)
 	}
+	// A rename on the emoji line: its edits, applied with UTF-16 offsets,
+	// must land exactly on the topic names.
+	params := stdioPos(uri, hl, h16+len("python:fa"))
+	params["newName"] = "fastapi_routes"
+	var edit stdioWorkspaceEdit
+	if err := c.Call(ctx, "textDocument/rename", params, &edit); err != nil {
+		t.Fatalf("rename on the emoji line: %v", err)
+	}
+	var mine []ClientTextEdit
+	for u, es := range edit.Changes {
+		if stdioSameURI(u, uri) {
+			mine = append(mine, es...)
+		}
+	}
+	for _, dc := range edit.DocumentChanges {
+		if dc.TextDocument != nil && stdioSameURI(dc.TextDocument.URI, uri) {
+			mine = append(mine, dc.Edits...)
+		}
+	}
+	renamed := stdioApplyEdits(t, text, mine)
+	if want := strings.Replace(text, "`python:fastapi_patterns`", "`python:fastapi_routes`", 1); renamed != want {
+		t.Errorf("rename edits on the emoji line give\n%s\nwant\n%s", renamed, want)
+	}
+
 	// Completion after `python:` on the emoji line.
 	line := "🚀🚀 测试文本 e\u0301 👩‍💻 then `python:"
 	edited := text + line + "\n"
