@@ -22,10 +22,11 @@ import (
 // server (vscode-markdown-languageserver from npm, in
 // testdata/markdownls; `npm ci` there first) for comparison:
 //
-//	go test -run '^$' -bench . -benchtime 200x ./lsp
+//	go test -run '^$' -bench 'StdioCompletion|StdioHover|StdioDiagnosticsAfterEdit' -benchtime 1000x ./lsp
+//	go test -run '^$' -bench StdioInitializeToDiagnostics -benchtime 5x ./lsp
 //
-// Each reports the latency p50 and p99 in milliseconds besides ns/op
-// (the mean).
+// (each iteration of the last one is a cold start). Each reports the
+// latency p50 and p99 in milliseconds besides ns/op (the mean).
 
 const (
 	benchDomains         = 50
