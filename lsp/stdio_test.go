@@ -1395,6 +1395,47 @@ func TestStdioShutdownAndExit(t *testing.T) {
 	})
 }
 
+func TestStdioBadConfigurationWarns(t *testing.T) {
+	root := stdioWorkspace(t)
+	// A config file with a tokenizer that does not exist and broken YAML
+	// further down: the server says so and keeps serving the library.
+	if err := os.WriteFile(filepath.Join(root, ".ctxls.yaml"), []byte("tokenizer: gpt-17\ndriftThreshold: [oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := stdioStart(t, root)
+	ctx := stdioCtx(t)
+	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
+		t.Fatalf("initialize with a broken .ctxls.yaml: %v", err)
+	}
+	// Features still work on the library.
+	uri, text := stdioOpen(t, c, root, "commands/implement.md")
+	line, col, _ := stdioFind(t, text, "python:common_issues", 0)
+	if got, _ := stdioHoverText(ctx, t, c, uri, line, col+9); !strings.Contains(got, "tok") {
+		t.Errorf("hover with a broken config = %q", got)
+	}
+	// The problem is reported: a message to the user or the log, or a
+	// diagnostic on .ctxls.yaml.
+	configURI := stdioFileURI(filepath.Join(root, ".ctxls.yaml"))
+	reported := func() bool {
+		for _, m := range []string{"window/logMessage", "window/showMessage"} {
+			for _, n := range c.Notifications(m) {
+				if strings.Contains(string(n.Params), ".ctxls.yaml") || strings.Contains(string(n.Params), "gpt-17") {
+					return true
+				}
+			}
+		}
+		p, ok := c.LatestDiagnostics(configURI)
+		return ok && len(p.Diagnostics) > 0
+	}
+	for !reported() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the broken .ctxls.yaml was not reported (log messages: %d)", len(c.Notifications("window/logMessage")))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // --- bad input -------------------------------------------------------------
 
 func TestStdioBadInputGarbage(t *testing.T) {
