@@ -44,9 +44,12 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 	case refs.CompleteDomain:
 		for _, d := range v.lib.Domains() {
 			item := protocol.CompletionItem{
-				Label:    d.Name,
-				Kind:     protocol.CompletionItemKindModule,
-				Detail:   protocol.NewOptional(fmt.Sprintf("%d topics · %s", len(d.Topics), tok(d.Tokens()))),
+				Label:  d.Name,
+				Kind:   protocol.CompletionItemKindModule,
+				Detail: protocol.NewOptional(fmt.Sprintf("%d topics · %s", len(d.Topics), tok(d.Tokens()))),
+				LabelDetails: &protocol.CompletionItemLabelDetails{
+					Description: ptr(fmt.Sprintf("%d topics", len(d.Topics))),
+				},
 				SortText: protocol.NewOptional(d.Name),
 				TextEdit: &protocol.TextEdit{Range: rng, NewText: d.Name},
 			}
@@ -85,9 +88,12 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 				detail += fmt.Sprintf(" · %s declared", thousands(sec.Declared))
 			}
 			item := protocol.CompletionItem{
-				Label:    sec.Name,
-				Kind:     protocol.CompletionItemKindField,
-				Detail:   protocol.NewOptional(detail),
+				Label:  sec.Name,
+				Kind:   protocol.CompletionItemKindField,
+				Detail: protocol.NewOptional(detail),
+				LabelDetails: &protocol.CompletionItemLabelDetails{
+					Description: ptr(tok(sec.Tokens)),
+				},
 				SortText: protocol.NewOptional(fmt.Sprintf("%04d", i)), // document order
 				TextEdit: &protocol.TextEdit{Range: rng, NewText: sec.Name},
 			}
@@ -151,9 +157,13 @@ func topicItem(lib *library.Library, t *library.Topic, rng protocol.Range, eager
 		SortText: protocol.NewOptional(sort),
 		TextEdit: &protocol.TextEdit{Range: rng, NewText: t.Name},
 	}
-	if desc := t.Meta.Type; desc != "" {
-		item.LabelDetails = &protocol.CompletionItemLabelDetails{Description: ptr(desc)}
+	// The cost shows in every row of the list, not only in the focused
+	// item's detail.
+	desc := tok(t.Tokens)
+	if typ := t.Meta.Type; typ != "" {
+		desc = typ + " · " + desc
 	}
+	item.LabelDetails = &protocol.CompletionItemLabelDetails{Description: ptr(desc)}
 	if eager {
 		item.Documentation = markup(topicDoc(t))
 	} else {

@@ -154,8 +154,11 @@ func stdioAlive(t *testing.T, c *Client) {
 
 // stdioCompletionItem is the part of a CompletionItem the tests read.
 type stdioCompletionItem struct {
-	Label         string          `json:"label"`
-	Detail        string          `json:"detail"`
+	Label        string `json:"label"`
+	Detail       string `json:"detail"`
+	LabelDetails *struct {
+		Description string `json:"description"`
+	} `json:"labelDetails"`
 	Documentation json.RawMessage `json:"documentation"`
 	InsertText    string          `json:"insertText"`
 	FilterText    string          `json:"filterText"`
@@ -541,6 +544,11 @@ func TestStdioCompletionAfterDomain(t *testing.T) {
 		}
 		if !stdioTokDetail.MatchString(it.Detail) {
 			t.Errorf("item %s detail %q does not show the token cost as `· N tok`", topic, it.Detail)
+		}
+		// Clients show labelDetails in every row, the detail only for the
+		// focused item.
+		if it.LabelDetails == nil || !stdioTokDetail.MatchString(it.LabelDetails.Description) {
+			t.Errorf("item %s labelDetails %+v do not show the token cost", topic, it.LabelDetails)
 		}
 	}
 	if it, ok := byText["fastapi_patterns"]; ok && !strings.Contains(it.Detail, "FastAPI Patterns") {
