@@ -2,11 +2,14 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 // inprocEdit is a workspace edit as the client receives it.
@@ -104,6 +107,13 @@ func TestInprocRename(t *testing.T) {
 	c.mustCall("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, &prep)
 	if prep.Placeholder != "fastapi_patterns" || prep.Range.End.Character-prep.Range.Start.Character != len("fastapi_patterns") {
 		t.Fatalf("prepareRename: %+v", prep)
+	}
+	// Where there is nothing to rename the client gets RequestFailed and
+	// a reason to show.
+	err := c.call("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 0}}, nil)
+	var werr *jsonrpc2.Error
+	if !errors.As(err, &werr) || werr.Code != -32803 || !strings.Contains(werr.Message, "no topic reference") {
+		t.Errorf("prepareRename away from a reference: %v, want RequestFailed (-32803)", err)
 	}
 	var edit inprocEdit
 	c.mustCall("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos, "newName": "fastapi_guide"}, &edit)
@@ -306,5 +316,5 @@ func TestInprocRenameWithoutResourceOperations(t *testing.T) {
 		t.Errorf("implement.md edits: %+v", edit.Changes[implement])
 	}
 	// The user is told to rename the file.
-	c.waitNote("window/logMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "fastapi_guide.md yourself") })
+	c.waitNote("window/showMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "fastapi_guide.md yourself") })
 }

@@ -174,7 +174,7 @@ func topicMarkdown(lib *library.Library, t *library.Topic, sec *library.Section)
 			names = append(names, "`"+id+"`")
 		}
 		fmt.Fprintf(&b, "Cross-domain triggers: %s\n\n", strings.Join(names, ", "))
-		fmt.Fprintf(&b, "Loading it with %d trigger(s) costs %s\n\n", len(triggers), tok(total))
+		fmt.Fprintf(&b, "Loading it with its %d trigger%s costs %s\n\n", len(triggers), plural(len(triggers)), tok(total))
 	}
 	fmt.Fprintf(&b, "`%s`", relPath(lib, t.Path))
 	return b.String()

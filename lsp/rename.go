@@ -31,6 +31,10 @@ func (s *Server) PrepareRename(ctx context.Context, params *protocol.PrepareRena
 	return &protocol.PrepareRenamePlaceholder{Range: v.rng(refactor.NameSpan(v.doc, r)), Placeholder: path.Base(t.Name)}, nil
 }
 
+// codeRequestFailed is LSP's RequestFailed: the request was valid, but
+// there is nothing here it can do (the client shows the message).
+const codeRequestFailed jsonrpc2.Code = -32803
+
 // renameTarget finds the topic under the cursor.
 func renameTarget(v *view, pos protocol.Position) (refs.Ref, *library.Topic, error) {
 	r, ok, err := v.refAt(pos)
@@ -38,17 +42,17 @@ func renameTarget(v *view, pos protocol.Position) (refs.Ref, *library.Topic, err
 		return refs.Ref{}, nil, err
 	}
 	if !ok {
-		return refs.Ref{}, nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no topic reference here to rename")
+		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "no topic reference here to rename")
 	}
 	t := v.lib.Resolve(v.file, r)
 	if t.Kind == library.DomainTarget || r.Form == refs.DomainForm {
-		return refs.Ref{}, nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "a domain is renamed by renaming its folder")
+		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "a domain is renamed by renaming its folder")
 	}
 	if t.Topic == nil || (!t.OK() && t.Failed != library.PartSection) {
-		return refs.Ref{}, nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the reference does not resolve to a topic")
+		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "the reference does not resolve to a topic")
 	}
 	if t.Topic.Domain == "" {
-		return refs.Ref{}, nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "files directly in a context root are not renamed")
+		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "files directly in a context root are not renamed")
 	}
 	return r, t.Topic, nil
 }
@@ -82,7 +86,13 @@ func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 	if caps.resourceRename {
 		renames = []refactor.Move{m}
 	} else {
-		s.log.Warn("the client cannot rename files: rename " + relPath(v.lib, t.Path) + " to " + filepath.Base(m.NewPath) + " yourself")
+		// The references change now and the file does not: say so where
+		// the user looks, not only in the log.
+		msg := "the client cannot rename files: rename " + relPath(v.lib, t.Path) + " to " + filepath.Base(m.NewPath) + " yourself"
+		s.log.Warn(msg)
+		if s.client != nil {
+			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "ctxls: " + msg})
+		}
 	}
 	return s.workspaceEdit(ctx, v.lib, edits, renames, caps)
 }

@@ -232,7 +232,9 @@ func (s *Server) handler() jsonrpc2.Handler {
 			}
 			if !call {
 				if err != nil {
-					s.stderr.Warn("notification failed", "method", method, "err", err)
+					// Through s.log the user sees it too: a didChange that
+					// could not be applied leaves the document out of step.
+					s.log.Warn("notification failed", "method", method, "err", err)
 				}
 				result, err = nil, nil // a notification error must not end the connection
 			}
