@@ -33,6 +33,9 @@ const (
 	benchTopicsPerDomain = 200 // 50 × 200 = 10,000 topics
 	benchCommandLines    = 2000
 	benchBrokenEvery     = 200 // one broken reference and link per 200 lines
+	// benchEditPause is the quiet spell before each edit of the
+	// diagnostics benchmark: longer than the server's DiagnosticsDelay.
+	benchEditPause = 60 * time.Millisecond
 )
 
 // benchLib is the generated library and the positions the benchmarks use
@@ -374,8 +377,9 @@ func BenchmarkStdioHover(b *testing.B) {
 
 // BenchmarkStdioDiagnosticsAfterEdit measures the time from an edit of the
 // 2,000-line command file (breaking or fixing one reference) to the
-// diagnostics that reflect it: published (ctxls, including its typing
-// debounce) or pulled (markdownls).
+// diagnostics that reflect it: published (ctxls, including the moment it
+// waits to gather a burst) or pulled (markdownls). Each edit follows a
+// pause of benchEditPause, which is not timed.
 func BenchmarkStdioDiagnosticsAfterEdit(b *testing.B) {
 	lib := benchLibrary(b)
 	for _, s := range benchServers(b) {
@@ -399,6 +403,13 @@ func BenchmarkStdioDiagnosticsAfterEdit(b *testing.B) {
 					rng.End.Character++
 					text, want = "", base
 				}
+				// Each edit follows a pause, as after a user stops typing:
+				// while edits keep coming, ctxls publishes at most once per
+				// DiagnosticsDelay on purpose, and that would be measured
+				// instead of the work.
+				b.StopTimer()
+				time.Sleep(benchEditPause)
+				b.StartTimer()
 				var published <-chan ClientNotification
 				if !s.pull {
 					published = c.Expect("textDocument/publishDiagnostics", func(raw json.RawMessage) bool {

@@ -90,11 +90,15 @@ framer(process.stdin, (body) => {
 });
 
 framer(child.stdout, (body) => {
-  let msg;
-  try {
-    msg = JSON.parse(body.toString('utf8'));
-  } catch {
-    msg = null;
+  // Only the server's requests to its client are parsed; everything else,
+  // responses above all, passes through as bytes, so the hop costs little.
+  let msg = null;
+  if (body.includes('"markdown/')) {
+    try {
+      msg = JSON.parse(body.toString('utf8'));
+    } catch {
+      msg = null;
+    }
   }
   const h = msg && msg.id !== undefined && msg.method && handlers[msg.method];
   if (!h) {
