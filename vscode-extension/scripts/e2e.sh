@@ -24,4 +24,4 @@ fi
 export CTXLS_E2E_VSIX="$EXT_DIR/ctxls.vsix"
 export CTXLS_E2E_ARTIFACTS="$EXT_DIR/test-artifacts"
 cd "$EXT_DIR"
-exec node --test --test-concurrency=1 test/e2e/
+exec node --test --test-concurrency=1 test/e2e/workbench.test.mjs

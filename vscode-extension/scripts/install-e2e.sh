@@ -4,7 +4,7 @@
 # build against. Everything lands in a cache directory so later runs are quick.
 #
 #   CTXLS_E2E_CACHE   cache directory (default: $HOME/.cache/ctxls-e2e)
-#   CTXLS_E2E_NO_APT  set to 1 to skip the apt-get step
+#   CTXLS_E2E_NO_APT  set to 1 to skip the apt-get step (CTXLS_NO_APT=1 too)
 #
 # Prints nothing but progress; the paths it prepared are written to
 # $CTXLS_E2E_CACHE/env.sh for the test runner to source.
@@ -32,7 +32,7 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
-if [ "${#need_apt[@]}" -gt 0 ] && [ "${CTXLS_E2E_NO_APT:-0}" != 1 ]; then
+if [ "${#need_apt[@]}" -gt 0 ] && [ "${CTXLS_E2E_NO_APT:-${CTXLS_NO_APT:-0}}" != 1 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"

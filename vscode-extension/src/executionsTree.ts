@@ -15,7 +15,10 @@ export interface ExecutionNode {
   icon: string;
   current: boolean;
   state: string;
-  /** Context value for menus: `ctxlsExecution` or `ctxlsExecution.current`. */
+  /**
+   * Context value for menus: `ctxlsExecution`, then `.current` for the
+   * current execution and `.resumable` for one that did not complete.
+   */
   contextValue: string;
   execution: Execution;
 }
@@ -137,7 +140,7 @@ export function executionNode(e: Execution, current: boolean): ExecutionNode {
     icon: current ? 'star-full' : statusIcon(state),
     current,
     state,
-    contextValue: current ? 'ctxlsExecution.current' : 'ctxlsExecution',
+    contextValue: 'ctxlsExecution' + (current ? '.current' : '') + (isResumable(e) ? '.resumable' : ''),
     execution: e,
   };
 }

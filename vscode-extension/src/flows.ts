@@ -31,8 +31,10 @@ export async function deleteExecutionFlow(
     return { outcome: 'declined' };
   }
   const second = await request({ sessionId, confirmToken: token });
-  if (second && second.deleted === false) {
-    return { outcome: 'failed', message: second.message ?? 'the server refused to delete the execution' };
+  // Only the server's word that it deleted counts: a failed request (an
+  // expired token, a lost connection) must not read as success.
+  if (second?.deleted !== true) {
+    return { outcome: 'failed', message: second?.message || 'the server did not delete the execution' };
   }
   return { outcome: 'deleted' };
 }

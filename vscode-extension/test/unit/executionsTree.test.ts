@@ -46,7 +46,7 @@ test('current execution comes first, then newest', () => {
   );
   assert.equal(nodes[0].current, true);
   assert.equal(nodes[0].contextValue, 'ctxlsExecution.current');
-  assert.equal(nodes[1].contextValue, 'ctxlsExecution');
+  assert.equal(nodes[1].contextValue, 'ctxlsExecution.resumable');
   assert.match(nodes[0].description, /^● current · completed/);
   assert.equal(nodes[0].label, 'brainstorm → implement');
 });

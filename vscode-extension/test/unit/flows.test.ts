@@ -44,6 +44,20 @@ test('refusal without a token is a failure with the server message', async () =>
   assert.deepEqual(res, { outcome: 'failed', message: 'the current execution cannot be deleted' });
 });
 
+test('a failed second request is a failure, not a deletion', async () => {
+  for (const second of [undefined, deleteResult({ sessionId: 's1', message: 'the confirmToken has expired' })]) {
+    const res = await deleteExecutionFlow(
+      's1',
+      async (p) => (p.confirmToken ? second : deleteResult({ sessionId: 's1', confirmToken: 't' })),
+      async () => true,
+    );
+    assert.equal(res.outcome, 'failed');
+    if (second) {
+      assert.equal(res.message, 'the confirmToken has expired');
+    }
+  }
+});
+
 test('building a chain: pick, undo, done', async () => {
   const script: Array<(items: Array<PickItem<CommandChoice>>) => PickItem<CommandChoice> | undefined> = [
     (items) => items.find((i) => i.label === 'brainstorm'),

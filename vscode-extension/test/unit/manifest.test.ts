@@ -26,6 +26,27 @@ test('every registered command is declared, and every declared one registered', 
   }
 });
 
+test('execution menus fit the rows they are shown on', () => {
+  // The item's context value (see executionsTree.ts) against each menu
+  // entry's `viewItem =~ /.../` clause.
+  const entries = (manifest.contributes.menus['view/item/context'] as Array<{ command: string; when: string }>).filter((e) =>
+    e.when.includes('view == ctxls.executions'),
+  );
+  const shownOn = (value: string) =>
+    entries
+      .filter((e) => {
+        const m = /viewItem =~ \/(.+)\/(?:\s|$)/.exec(e.when);
+        return m !== null && new RegExp(m[1]).test(value);
+      })
+      .map((e) => e.command.replace('ctxls.execution.', ''))
+      .sort();
+  assert.deepEqual(shownOn('ctxlsExecutionCommand'), [], 'a step row offers no execution actions');
+  assert.deepEqual(shownOn('ctxlsExecution'), ['delete', 'setCurrent', 'showHistory', 'showSharedData']);
+  assert.deepEqual(shownOn('ctxlsExecution.resumable'), ['delete', 'resume', 'setCurrent', 'showHistory', 'showSharedData']);
+  assert.deepEqual(shownOn('ctxlsExecution.current'), ['delete', 'showHistory', 'showSharedData']);
+  assert.deepEqual(shownOn('ctxlsExecution.current.resumable'), ['delete', 'resume', 'showHistory', 'showSharedData']);
+});
+
 test('menus refer to declared commands and views', () => {
   const views = new Set<string>(Object.values(manifest.contributes.views).flat().map((v) => (v as { id: string }).id));
   for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
