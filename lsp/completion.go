@@ -121,7 +121,7 @@ func bestTopics(topics []*library.Topic, prefix string, n int) []*library.Topic 
 	for _, t := range topics {
 		name := strings.ToLower(t.Name)
 		switch {
-		case p == "" && alwaysLoad(t), p != "" && strings.HasPrefix(name, p) && alwaysLoad(t):
+		case p == "" && t.AlwaysLoad(), p != "" && strings.HasPrefix(name, p) && t.AlwaysLoad():
 			tiers[0] = append(tiers[0], t)
 		case strings.HasPrefix(name, p):
 			tiers[1] = append(tiers[1], t)
@@ -147,7 +147,7 @@ func bestTopics(topics []*library.Topic, prefix string, n int) []*library.Topic 
 // measured cost as detail; always-load topics sort first.
 func topicItem(lib *library.Library, t *library.Topic, rng protocol.Range, eager bool) protocol.CompletionItem {
 	sort := "1" + t.Name
-	if alwaysLoad(t) {
+	if t.AlwaysLoad() {
 		sort = "0" + t.Name
 	}
 	item := protocol.CompletionItem{

@@ -40,11 +40,6 @@ func key(t *library.Topic) string {
 	return t.Key()
 }
 
-// alwaysLoad reports whether every invocation in the domain loads t.
-func alwaysLoad(t *library.Topic) bool {
-	return t.Meta.LoadingStrategy == "always" || t.Meta.Type == "always"
-}
-
 // summary is a one-paragraph description of a topic: its frontmatter
 // description when it has one, else the first paragraph of its body.
 func summary(t *library.Topic) string {
@@ -187,7 +182,7 @@ func domainMarkdown(lib *library.Library, d *library.Domain) string {
 	var always []string
 	alwaysTok := 0
 	for _, t := range d.Topics {
-		if alwaysLoad(t) {
+		if t.AlwaysLoad() {
 			always = append(always, "`"+t.Name+"`")
 			alwaysTok += t.Tokens
 		}

@@ -132,7 +132,7 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 			for _, tp := range t.Domain.Topics {
 				// The index and detection files are lookups the choice of
 				// topics is made from, not context for the agent.
-				if isAlwaysLoad(tp) && tp.Meta.Type != "index" && tp.Meta.Type != "detection" &&
+				if tp.AlwaysLoad() && tp.Meta.Type != "index" && tp.Meta.Type != "detection" &&
 					tp != t.Domain.Index && tp != t.Domain.Detection {
 					wants = append(wants, want{tp, "", "always-load"})
 				}
@@ -163,7 +163,7 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 	reqs := make([]contextprovider.Request, 0, len(wants))
 	for _, w := range wants {
 		rq := contextprovider.Request{ID: w.topic.ID, Section: w.section, Reason: w.reason}
-		if isAlwaysLoad(w.topic) && w.topic.Meta.Type != "index" && w.topic.Meta.Type != "detection" {
+		if w.topic.AlwaysLoad() && w.topic.Meta.Type != "index" && w.topic.Meta.Type != "detection" {
 			rq.Kind, rq.Reason = contextprovider.KindAlways, "always-load"
 		} else if !primary[w.topic.Domain] && w.topic.Domain != "" {
 			rq.Kind = contextprovider.KindCrossDomain
@@ -174,10 +174,6 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 		reqs = append(reqs, rq)
 	}
 	return reqs, warnings
-}
-
-func isAlwaysLoad(t *library.Topic) bool {
-	return t.Meta.LoadingStrategy == "always" || t.Meta.Type == "always"
 }
 
 func refText(f *library.File, r refs.Ref) string {

@@ -190,7 +190,7 @@ func alwaysTopics(d *library.Domain) []*library.Topic {
 		if t.Meta.Type == "index" {
 			continue
 		}
-		if t.Meta.LoadingStrategy == "always" || t.Meta.Type == "always" {
+		if t.AlwaysLoad() {
 			out = append(out, t)
 		}
 	}

@@ -139,7 +139,7 @@ func classify(t *library.Topic) Kind {
 	switch {
 	case t.Meta.Type == "index" || t.Meta.Type == "detection":
 		return KindLookup
-	case t.Meta.Type == "always" || t.Meta.LoadingStrategy == "always":
+	case t.AlwaysLoad():
 		return KindAlways
 	case t.Meta.Type == "framework":
 		return KindFramework
