@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
 )
@@ -53,7 +54,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	lib, err := loadLibrary(ctx, dir, stderr)
+	// Problems in .ctxls.yaml are reported as records below, not warned
+	// about on stderr, so that they count and fail the check.
+	lib, err := openLibrary(ctx, dir, stderr)
 	if err != nil {
 		return err
 	}
@@ -84,10 +87,25 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// collect gathers every diagnostic, sorted by file and position.
+// codeConfig is the code of a problem in .ctxls.yaml, the one the
+// language server publishes them with.
+const codeConfig = "config"
+
+// collect gathers every diagnostic and every problem of .ctxls.yaml,
+// sorted by file and position.
 func collect(ctx context.Context, lib *library.Library) []checkRecord {
 	all := lib.DiagnoseAll(ctx)
 	var out []checkRecord
+	for _, p := range lib.ConfigProblems() {
+		// Like the language server, a problem covers its whole line; one
+		// without a line points at the start of the file.
+		r := checkRecord{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
+			Severity: p.Severity, Code: codeConfig, Message: p.Message}
+		if p.Line >= 0 {
+			r.Line, r.EndLine = p.Line+1, p.Line+2
+		}
+		out = append(out, r)
+	}
 	for p, ds := range all {
 		f, _ := lib.File(p)
 		for _, d := range ds {
@@ -101,7 +119,8 @@ func collect(ctx context.Context, lib *library.Library) []checkRecord {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b checkRecord) int {
+	// Stable, so that .ctxls.yaml problems without a line keep their order.
+	slices.SortStableFunc(out, func(a, b checkRecord) int {
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c
 		}

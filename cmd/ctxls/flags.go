@@ -54,14 +54,26 @@ func checkFormat(f string) error {
 }
 
 // loadLibrary indexes the workspace at dir, logging warnings to stderr.
+// Problems in .ctxls.yaml only go to stderr: the library has already fallen
+// back to defaults for the bad values, so the command can go on.
 func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Library, error) {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	lib, err := library.Load(ctx, dir, nil, library.Options{Logger: log})
+	lib, err := openLibrary(ctx, dir, stderr)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range lib.ConfigProblems() {
 		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
+	}
+	return lib, nil
+}
+
+// openLibrary is loadLibrary for callers that report the problems of
+// .ctxls.yaml themselves.
+func openLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Library, error) {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	lib, err := library.Load(ctx, dir, nil, library.Options{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("load workspace %s: %w", dir, err)
 	}
 	return lib, nil
 }

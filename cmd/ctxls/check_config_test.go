@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writeWorkspace creates files, named by slash paths, in a new directory.
+func writeWorkspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestCheckReportsConfigProblems(t *testing.T) {
+	const topic = "# A\n\nText.\n"
+	cases := []struct {
+		name   string
+		config string
+		want   []checkRecord
+		code   int
+	}{
+		{
+			name:   "bad tokenizer has no line",
+			config: "tokenizer: bogus\n",
+			want: []checkRecord{{File: ".ctxls.yaml", Line: 1, Column: 1, EndLine: 1, EndColumn: 1, Severity: "error", Code: "config",
+				Message: `unknown tokenizer "bogus" (want one of o200k_base, cl100k_base, estimate); using o200k_base`}},
+			code: 1,
+		},
+		{
+			name:   "unknown setting is a warning on its line",
+			config: "ignore: [vendor]\nfoo: 1\n",
+			want: []checkRecord{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "warning", Code: "config",
+				Message: `unknown setting "foo" is ignored`}},
+			code: 0,
+		},
+		{
+			name:   "valid configuration",
+			config: "tokenizer: estimate\n",
+			code:   0,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeWorkspace(t, map[string]string{".ctxls.yaml": c.config, "context/python/a.md": topic})
+			out, stderr, err := runCLI(t, "check", dir, "--format", "json")
+			if exitCode(err) != c.code {
+				t.Errorf("exit = %v, want %d", err, c.code)
+			}
+			if got := decodeRecords(t, out); !slices.Equal(got, c.want) {
+				t.Errorf("records = %+v\nwant %+v", got, c.want)
+			}
+			// Reported once, as records.
+			if strings.Contains(stderr, ".ctxls.yaml") {
+				t.Errorf("stderr repeats the problems: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestCheckTextCountsConfigProblems(t *testing.T) {
+	dir := writeWorkspace(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
+	out, _, err := runCLI(t, "check", dir)
+	if exitCode(err) != 1 {
+		t.Errorf("exit = %v, want 1", err)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want two problems, a blank line and a summary:\n%s", out)
+	}
+	for i, prefix := range []string{".ctxls.yaml:1:1  error    config  unknown tokenizer", ".ctxls.yaml:2:1  warning  config  unknown setting"} {
+		if !strings.HasPrefix(lines[i], prefix) {
+			t.Errorf("line %d = %q, want prefix %q", i+1, lines[i], prefix)
+		}
+	}
+	if want := "2 problems (1 error, 1 warning) in 1 file · "; !strings.HasPrefix(lines[3], want) {
+		t.Errorf("summary = %q, want prefix %q", lines[3], want)
+	}
+}
+
+// Commands other than check warn about .ctxls.yaml and go on with the
+// defaults.
+func TestOtherCommandsWarnAboutConfig(t *testing.T) {
+	dir := writeWorkspace(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n", "context/python/a.md": "# Alpha\n\nText.\n"})
+	for _, args := range [][]string{
+		{"catalog", "--dir", dir},
+		{"search", "alpha", "--dir", dir},
+		{"show", "python:a", "--dir", dir},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			out, stderr, err := runCLI(t, args...)
+			if err != nil {
+				t.Errorf("err = %v", err)
+			}
+			if !strings.Contains(stderr, `error: .ctxls.yaml: unknown tokenizer "bogus"`) {
+				t.Errorf("stderr = %q, want the configuration problem", stderr)
+			}
+			if out == "" {
+				t.Error("no output")
+			}
+		})
+	}
+}
