@@ -61,8 +61,18 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	records := collect(ctx, lib)
+	// A duplicate topic is both a library warning and a diagnostic of the
+	// losing file; the record is enough.
+	dup := map[string]bool{}
+	for _, r := range records {
+		if r.Code == library.CodeDuplicateTopic {
+			dup[r.File] = true
+		}
+	}
 	for _, w := range lib.Warnings() {
-		fmt.Fprintf(stderr, "warning: %s: %s\n", rel(lib.Dir(), w.Path), w.Message)
+		if p := rel(lib.Dir(), w.Path); !dup[p] {
+			fmt.Fprintf(stderr, "warning: %s: %s\n", p, w.Message)
+		}
 	}
 	errors := 0
 	for _, r := range records {

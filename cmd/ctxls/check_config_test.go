@@ -113,3 +113,30 @@ func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
+	dir := writeWorkspace(t, map[string]string{
+		"context/python/a.md":      "# A\n\nText.\n",
+		"docs/context/python/a.md": "# A\n\nText.\n",
+		"commands/c.md":            "# C\n",
+		"tools/commands/c.md":      "# C\n",
+	})
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			out, stderr, err := runCLI(t, "check", dir, "--format", format)
+			if err != nil {
+				t.Errorf("exit = %v, want success (warnings only)", err)
+			}
+			if n := strings.Count(out, "duplicate-topic"); n != 1 {
+				t.Errorf("stdout has %d duplicate-topic problems, want 1:\n%s", n, out)
+			}
+			if strings.Contains(stderr, "python/a") {
+				t.Errorf("stderr repeats the duplicate topic: %q", stderr)
+			}
+			// A duplicate command has no diagnostic, so its warning stays.
+			if !strings.Contains(stderr, "warning: tools/commands/c.md: command c is also defined by") {
+				t.Errorf("stderr lacks the duplicate command: %q", stderr)
+			}
+		})
+	}
+}
