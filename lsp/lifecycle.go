@@ -35,6 +35,9 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 			cc.resourceRename = cc.documentChanges && slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindRename)
 		}
 		cc.configuration = w.Configuration != nil && *w.Configuration
+		if d := w.DidChangeWatchedFiles; d != nil && d.DynamicRegistration != nil {
+			cc.watchedFiles = *d.DynamicRegistration
+		}
 	}
 	if td := caps.TextDocument; td != nil {
 		cc.markdown = true
@@ -144,11 +147,31 @@ func (s *Server) Initialized(ctx context.Context, params *protocol.InitializedPa
 	s.initOnce.Do(func() { close(s.initialized) })
 	s.mu.Lock()
 	pull := s.caps.configuration && len(s.settings) == 0
+	watch := s.caps.watchedFiles
 	s.mu.Unlock()
 	if pull {
 		go s.pullSettings()
 	}
+	if watch {
+		go s.registerWatchers()
+	}
 	return nil
+}
+
+// registerWatchers asks the client to report changes to markdown files and
+// .ctxls.yaml. The server's own watcher sees them too; a change reported
+// both ways is applied once. It runs on its own goroutine: the answer
+// comes through the read loop.
+func (s *Server) registerWatchers() {
+	reg := protocol.Registration{
+		ID:              "ctxls-watched-files",
+		Method:          "workspace/didChangeWatchedFiles",
+		RegisterOptions: []byte(`{"watchers":[{"globPattern":"**/*.md"},{"globPattern":"**/.ctxls.yaml"}]}`),
+	}
+	err := s.client.RegisterCapability(s.ctx, &protocol.RegistrationParams{Registrations: []protocol.Registration{reg}})
+	if err != nil {
+		s.stderr.Info("the client declined file watchers; the server's own watcher goes on", "err", err)
+	}
 }
 
 // pullSettings asks the client for the ctxls settings

@@ -112,6 +112,7 @@ type clientCaps struct {
 	documentChanges  bool
 	configuration    bool
 	markdown         bool // hover may be markdown (else plain text)
+	watchedFiles     bool // the client registers file watchers for the server
 }
 
 // New returns a server.

@@ -1681,3 +1681,54 @@ func TestStdioEOFAfterInitialize(t *testing.T) {
 		t.Fatalf("server did not exit on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
 	}
 }
+
+func TestStdioRegistersFileWatchers(t *testing.T) {
+	// The test client offers dynamic registration of file watchers, as
+	// VS Code and Neovim do: the server asks for markdown files and its
+	// configuration.
+	root := stdioWorkspace(t)
+	c := stdioStart(t, root)
+	ctx := stdioCtx(t)
+	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var reg json.RawMessage
+		c.mu.Lock()
+		for _, m := range c.serverReqs {
+			if m.Method == "client/registerCapability" {
+				reg = m.Params
+			}
+		}
+		c.mu.Unlock()
+		if reg != nil {
+			var p struct {
+				Registrations []struct {
+					Method          string `json:"method"`
+					RegisterOptions struct {
+						Watchers []struct {
+							GlobPattern string `json:"globPattern"`
+						} `json:"watchers"`
+					} `json:"registerOptions"`
+				} `json:"registrations"`
+			}
+			if err := json.Unmarshal(reg, &p); err != nil || len(p.Registrations) != 1 {
+				t.Fatalf("registration %s: %v", reg, err)
+			}
+			r := p.Registrations[0]
+			var globs []string
+			for _, w := range r.RegisterOptions.Watchers {
+				globs = append(globs, w.GlobPattern)
+			}
+			if r.Method != "workspace/didChangeWatchedFiles" || !slices.Equal(globs, []string{"**/*.md", "**/.ctxls.yaml"}) {
+				t.Errorf("registration = %s", reg)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no client/registerCapability; server requests: %v", c.ServerRequests())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
