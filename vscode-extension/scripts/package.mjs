@@ -35,17 +35,16 @@ if (process.env.CTXLS_PACKAGE_NO_SERVER !== '1') {
   console.log(`server: ${bin} (${(statSync(bin).size / 1e6).toFixed(1)} MB)`);
 }
 
-// The README's screenshots stay out of the package; its links point at the
-// repository instead.
-const base = 'https://github.com/ctxls/ctxls';
+// The README's screenshots ship in the package and its relative links stay
+// as they are: the extension's details page resolves them inside the
+// installed extension.
 rmSync(out, { force: true });
 const vsce = join(dirname(require.resolve('@vscode/vsce/package.json')), 'vsce');
 run(
   process.execPath,
   [
     vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license',
-    '--baseContentUrl', `${base}/blob/HEAD/vscode-extension`,
-    '--baseImagesUrl', `${base}/raw/HEAD/vscode-extension`,
+    '--no-rewrite-relative-links',
     '--out', out,
   ],
   { cwd: extDir, env: { ...process.env, VSCE_TELEMETRY: 'false' } },
