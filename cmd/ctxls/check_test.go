@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,6 +141,96 @@ func TestCheckExampleLibraryText(t *testing.T) {
 	for _, want := range []string{"problems", "errors", "warnings", "topics", "domains", "commands", "tokens"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary %q lacks %q", summary, want)
+		}
+	}
+}
+
+// readmeProblem is one row of the table of deliberate problems in
+// examples/library/README.md.
+type readmeProblem struct {
+	File       string
+	Line       int
+	Code       string
+	DidYouMean bool
+}
+
+// readmeProblems parses the table that follows the "should report exactly
+// these" sentence of the example library's README.
+func readmeProblems(t *testing.T, readme string) []readmeProblem {
+	t.Helper()
+	_, after, ok := strings.Cut(readme, "should report exactly these")
+	if !ok {
+		t.Fatal("README has no table of expected problems")
+	}
+	code := regexp.MustCompile("`([^`]+)`")
+	var rows []readmeProblem
+	inTable := false
+	for line := range strings.Lines(after) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			if inTable {
+				break
+			}
+			continue
+		}
+		inTable = true
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) != 4 {
+			t.Fatalf("table row %q has %d cells, want 4", line, len(cells))
+		}
+		if cells[0] == "File" || strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		n, err := strconv.Atoi(cells[1])
+		file, diag := code.FindStringSubmatch(cells[0]), code.FindStringSubmatch(cells[3])
+		if err != nil || file == nil || diag == nil {
+			t.Fatalf("table row %q: want a `file`, a line number and a `code`", line)
+		}
+		rows = append(rows, readmeProblem{File: file[1], Line: n, Code: diag[1], DidYouMean: strings.Contains(cells[3], "did you mean")})
+	}
+	if len(rows) == 0 {
+		t.Fatal("README's table of expected problems is empty")
+	}
+	return rows
+}
+
+// TestCheckExampleLibraryMatchesREADME keeps the example library's README
+// honest: its table of deliberate problems is exactly what check reports.
+func TestCheckExampleLibraryMatchesREADME(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "library")
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readmeProblems(t, string(readme))
+	out, _, _ := runCLI(t, "check", "--format", "json", dir)
+	var got []readmeProblem
+	for _, r := range decodeRecords(t, out) {
+		got = append(got, readmeProblem{File: r.File, Line: r.Line, Code: r.Code, DidYouMean: strings.Contains(r.Message, "did you mean")})
+	}
+	key := func(p readmeProblem) string {
+		k := fmt.Sprintf("%s:%d %s", p.File, p.Line, p.Code)
+		if p.DidYouMean {
+			k += " (did you mean)"
+		}
+		return k
+	}
+	count := map[string]int{}
+	for _, p := range want {
+		count[key(p)]++
+	}
+	for _, p := range got {
+		count[key(p)]--
+	}
+	for _, k := range slices.Sorted(maps.Keys(count)) {
+		switch n := count[k]; {
+		case n > 0:
+			t.Errorf("README lists %s, check does not report it", k)
+		case n < 0:
+			t.Errorf("check reports %s, the README does not list it", k)
 		}
 	}
 }

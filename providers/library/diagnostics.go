@@ -132,6 +132,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		}
 		l.diagnoseTopic(f, add)
 	}
+	missing := map[string]bool{}
 	for _, r := range f.Refs {
 		tg := l.resolve(f, r)
 		if tg.Kind != Unresolved {
@@ -155,10 +156,14 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		// path that misses an existing topic is a broken reference.
 		if code == CodeUnresolved && isIndex(f) && tg.Topic == nil && (r.Form == refs.PathForm || r.Field == "indexedFiles") {
 			code = CodeIndexMissing
-			// An indexedFiles entry names the file twice, by id and path:
-			// report the missing file once.
-			if r.Field == "indexedFiles" && r.Form == refs.PathForm && sameEntryReported(ds, r) {
-				continue
+			// An index names a topic several times (an indexedFiles entry
+			// by id and path, then the body in prose or links): one
+			// report per missing topic, at its first mention, is enough.
+			if tg.Missing != "" {
+				if missing[tg.Missing] {
+					continue
+				}
+				missing[tg.Missing] = true
 			}
 		}
 		msg := tg.Message
@@ -321,14 +326,3 @@ func quoteList(xs []string) string {
 }
 
 func isIndex(f *File) bool { return f.Topic != nil && f.Topic.Meta.Type == "index" }
-
-// sameEntryReported reports whether a missing indexedFiles id on the same
-// line as path reference r was already reported.
-func sameEntryReported(ds []Diagnostic, r refs.Ref) bool {
-	for _, d := range ds {
-		if d.Code == CodeIndexMissing && d.Span.End <= r.Span.Start && r.Span.Start-d.Span.End < 200 {
-			return true
-		}
-	}
-	return false
-}

@@ -145,6 +145,22 @@ func TestDiagnostics(t *testing.T) {
 				{CodeIndexMissing, SeverityWarning, "phantom.md"},
 			},
 		},
+		{
+			// One report per missing topic, at its first mention, whatever
+			// forms the later mentions take.
+			name: "index mentions a missing topic several times",
+			files: with(map[string]string{
+				"context/python/index.md": topicFM("python/index", "index", 45,
+					"indexedFiles:\n  - {id: python/django_patterns, path: django_patterns.md}\n  - {id: python/ghost, path: ghost.md}") +
+					"\n# Python\n\n- `django_patterns.md`\n- `fastapi_patterns.md`\n- `ghost.md`, see [ghost](ghost.md)\n" +
+					"- [phantom](./phantom.md), then `phantom.md`\n",
+			}),
+			file: "context/python/index.md",
+			want: []diag{
+				{CodeIndexMissing, SeverityWarning, "ghost"},
+				{CodeIndexMissing, SeverityWarning, "./phantom.md"},
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -249,5 +265,27 @@ func TestDriftThresholdConfigurable(t *testing.T) {
 		if got != tc.drift {
 			t.Errorf("threshold %v: drift reported %v, want %v", tc.threshold, got, tc.drift)
 		}
+	}
+}
+
+// TestMissingFileMessages checks that a path reference to a missing file
+// says what is missing in the library's terms, not where the path leads.
+func TestMissingFileMessages(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{"link into a domain", "[x](../context/security/owasp_checklist.md)", "domain security has no topic file owasp_checklist.md"},
+		{"path form into a domain", "`context/python/celery_patterns.md`", "domain python has no topic file celery_patterns.md"},
+		{"link to a root file", "[x](../context/style_guide.md)", "context root context/ has no topic file style_guide.md"},
+		{"key form", "python:celery", `domain python has no topic "celery"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := load(t, writeTree(t, with(map[string]string{"commands/c.md": "# C\n\n" + tc.line + "\n"})), nil)
+			ds := l.Diagnose(filepath.Join(l.Dir(), "commands", "c.md"))
+			if len(ds) != 1 || ds[0].Message != tc.want {
+				t.Errorf("diagnostics of %q = %+v, want one with message %q", tc.line, ds, tc.want)
+			}
+		})
 	}
 }

@@ -55,6 +55,10 @@ type Target struct {
 	// as they would replace that part (a domain, a topic name, a section
 	// name or a path).
 	Candidates []string
+	// Missing is the id of the topic an unresolved reference names, such
+	// as "testing/property_based", whatever form the reference takes; ""
+	// when the reference does not name a topic.
+	Missing string
 }
 
 // OK reports whether the reference resolved completely.
@@ -74,17 +78,17 @@ func (l *Library) resolve(f *File, r refs.Ref) Target {
 	case refs.DomainForm:
 		d, ok := l.domains[r.Domain]
 		if !ok {
-			return l.unknownDomain(r.Domain)
+			return l.unknownDomain(r.Domain, "")
 		}
 		return Target{Kind: DomainTarget, Domain: d, Topic: d.Index}
 	case refs.PathForm:
 		return l.resolvePath(f, r)
 	}
+	name := strings.TrimSuffix(r.Topic, ".md")
 	d, ok := l.domains[r.Domain]
 	if !ok {
-		return l.unknownDomain(r.Domain)
+		return l.unknownDomain(r.Domain, r.Domain+"/"+name)
 	}
-	name := strings.TrimSuffix(r.Topic, ".md")
 	t, ok := l.topics[r.Domain+"/"+name]
 	if !ok {
 		t, ok = l.aliases[r.Domain+"/"+name]
@@ -96,7 +100,8 @@ func (l *Library) resolve(f *File, r refs.Ref) Target {
 		}
 		return Target{Kind: Unresolved, Domain: d, Failed: PartTopic,
 			Message:    fmt.Sprintf("domain %s has no topic %q", r.Domain, name),
-			Candidates: Suggest(name, names, 3)}
+			Candidates: Suggest(name, names, 3),
+			Missing:    r.Domain + "/" + name}
 	}
 	return withSection(t, r.Section)
 }
@@ -118,14 +123,17 @@ func withSection(t *Topic, section string) Target {
 		Candidates: Suggest(section, names, 3)}
 }
 
-func (l *Library) unknownDomain(name string) Target {
+// unknownDomain is the failure of a reference to a domain that does not
+// exist; missing is the topic id the reference names, if any.
+func (l *Library) unknownDomain(name, missing string) Target {
 	names := make([]string, 0, len(l.domains))
 	for n := range l.domains {
 		names = append(names, n)
 	}
 	return Target{Kind: Unresolved, Failed: PartDomain,
 		Message:    fmt.Sprintf("no domain %q", name),
-		Candidates: Suggest(name, names, 3)}
+		Candidates: Suggest(name, names, 3),
+		Missing:    missing}
 }
 
 // resolvePath resolves a path reference against the referring file, the
@@ -171,7 +179,6 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 	if inRoot == "" {
 		return l.misplacedPath(b, f, r)
 	}
-	root := underAny(inRoot, l.contextRoots)
 	dir := filepath.Dir(inRoot)
 	var names []string
 	for _, t := range l.topics {
@@ -183,9 +190,26 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 	for i, c := range cands {
 		cands[i] = path.Join(path.Dir(r.Path), c)
 	}
+	c := classify(inRoot, l.contextRoots, nil)
+	missing := c.name
+	if c.domain != "" {
+		missing = c.domain + "/" + c.name
+	}
 	return Target{Kind: Unresolved, Failed: PartPath,
-		Message:    fmt.Sprintf("%s does not exist in context root %s", r.Path, relSlash(l.dir, root)),
-		Candidates: cands}
+		Message:    missingFileMessage(c, relSlash(l.dir, c.root)),
+		Candidates: cands,
+		Missing:    missing}
+}
+
+// missingFileMessage says which topic file a path reference misses, by
+// domain (or context root, for a file directly in one) and file name: the
+// path as written is already what the diagnostic points at, and relative
+// paths are hard to read back.
+func missingFileMessage(c class, root string) string {
+	if c.domain != "" {
+		return fmt.Sprintf("domain %s has no topic file %s", c.domain, strings.TrimPrefix(c.relPath, c.domain+"/"))
+	}
+	return fmt.Sprintf("context root %s/ has no topic file %s", root, c.relPath)
 }
 
 // misplacedPath resolves a path reference that leads outside every context
