@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,13 +13,19 @@ import (
 	"github.com/ctxls/ctxls/providers/library"
 )
 
-// workspaceDir picks the workspace: --dir, else one positional argument
-// when allowed, else the current directory.
-func workspaceDir(flagDir string) (string, error) {
-	dir := flagDir
-	if dir == "" {
-		dir = "."
+// workspaceDir picks the workspace of command cmd: --dir (flagDir), else
+// the positional DIR (the one element of dirArgs), else the current
+// directory. Naming more than one directory is a usage error.
+func workspaceDir(cmd, flagDir string, dirArgs []string) (string, error) {
+	switch {
+	case len(dirArgs) > 1:
+		return "", usageError{fmt.Sprintf("%s takes at most one directory", cmd)}
+	case len(dirArgs) == 1 && flagDir != "":
+		return "", usageError{fmt.Sprintf("%s takes one directory: give DIR or --dir, not both", cmd)}
+	case len(dirArgs) == 1:
+		flagDir = dirArgs[0]
 	}
+	dir := cmp.Or(flagDir, ".")
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return "", fmt.Errorf("%s is not a directory", dir)
 	}
@@ -64,13 +71,7 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	switch {
-	case len(pos) == 1 && *dirFlag == "":
-		*dirFlag = pos[0]
-	case len(pos) > 0:
-		return usageError{"catalog takes at most one directory"}
-	}
-	dir, err := workspaceDir(*dirFlag)
+	dir, err := workspaceDir("catalog", *dirFlag, pos)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,8 +31,9 @@ type checkRecord struct {
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", stderr)
 	format := formatFlag(fs)
+	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json]\n\nReports every diagnostic of the workspace DIR (default .); exits 1 when any is an error.")
+		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json] [--dir DIR]\n\nReports every diagnostic of the workspace DIR (default .); exits 1 when any is an error.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -43,16 +43,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	dir := "."
-	switch len(pos) {
-	case 0:
-	case 1:
-		dir = pos[0]
-	default:
-		return usageError{"check takes at most one directory"}
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
+	dir, err := workspaceDir("check", *dirFlag, pos)
+	if err != nil {
+		return err
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
 	// about on stderr, so that they count and fail the check.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,5 +139,17 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 				t.Errorf("stderr lacks the duplicate command: %q", stderr)
 			}
 		})
+	}
+}
+
+// check takes its workspace as catalog and search do: DIR or --dir.
+func TestCheckDirFlag(t *testing.T) {
+	dir := writeWorkspace(t, map[string]string{"context/python/a.md": "# A\n\nText.\n"})
+	if out, _, err := runCLI(t, "check", "--dir", dir); err != nil || !strings.HasPrefix(out, "0 problems") {
+		t.Errorf("--dir: %v %q", err, out)
+	}
+	var ue usageError
+	if _, _, err := runCLI(t, "check", dir, "--dir", dir); !errors.As(err, &ue) {
+		t.Errorf("DIR and --dir: err = %v, want a usage error", err)
 	}
 }

@@ -6,8 +6,8 @@
 //
 //	ctxls serve [--stdio]              language server over stdio
 //	ctxls check [DIR]                  all diagnostics; exit 1 on any error
-//	ctxls catalog [--domain D]         topics with their token costs
-//	ctxls search QUERY                 topics matching a query
+//	ctxls catalog [DIR] [--domain D]   topics with their token costs
+//	ctxls search QUERY [DIR]           topics matching a query
 //	ctxls show domain:topic[#Section]  print a topic or one section
 //	ctxls chain run|list|show|resume   chained command execution
 //	ctxls history [CONVERSATION]       conversation history
@@ -39,14 +39,16 @@ const usage = `ctxls — language server and tools for context libraries
 Usage:
   ctxls serve [--stdio]                 run the language server over stdio
   ctxls check [DIR] [--format text|json] report every diagnostic; exit 1 on errors
-  ctxls catalog [--domain D] [--format text|json] [--dir DIR]
-  ctxls search QUERY [--domain D] [--format text|json] [--dir DIR]
+  ctxls catalog [DIR] [--domain D] [--format text|json]
+  ctxls search QUERY [DIR] [--domain D] [--format text|json]
   ctxls show domain:topic[#Section] [--dir DIR]
   ctxls chain run COMMAND... [--input TEXT] | list | show [ID] | resume ID
   ctxls history [CONVERSATION] [--run ID] [--context]
   ctxls bench [--topics N] [--dir DIR]   measure index, re-index and search speed
 
-Run 'ctxls COMMAND --help' for a command's flags.
+Every command takes --dir DIR for the workspace (default .); check, catalog
+and search also take it as their last argument. Quote a search QUERY of
+several words. Run 'ctxls COMMAND --help' for a command's flags.
 `
 
 func main() {

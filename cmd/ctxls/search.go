@@ -17,7 +17,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
 	limit := fs.Int("limit", contextprovider.DefaultSearchLimit, "most results to show")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls search QUERY [--domain D] [--format text|json] [--dir DIR] [--limit N]\n\nFinds topics whose tags, section keywords, titles, detection triggers or names match QUERY, best first.")
+		fmt.Fprintln(stderr, "usage: ctxls search QUERY [DIR] [--domain D] [--format text|json] [--dir DIR] [--limit N]\n\nFinds topics whose tags, section keywords, titles, detection triggers or names match QUERY, best first,\nin the workspace DIR (default .). Quote a QUERY of several words.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -27,12 +27,21 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	query := strings.TrimSpace(strings.Join(pos, " "))
-	if query == "" {
+	// QUERY [DIR], like catalog [DIR] and grep PATTERN [FILE]: guessing
+	// which words are a directory would misread "ctxls search loading
+	// context" wherever context/ exists.
+	if len(pos) == 0 || strings.TrimSpace(pos[0]) == "" {
 		return usageError{"search needs a query"}
 	}
-	dir, err := workspaceDir(*dirFlag)
+	query := strings.TrimSpace(pos[0])
+	if len(pos) > 2 || len(pos) == 2 && *dirFlag != "" {
+		return usageError{fmt.Sprintf("search takes one QUERY and at most one directory; quote a query of several words: ctxls search %q", strings.Join(pos, " "))}
+	}
+	dir, err := workspaceDir("search", *dirFlag, pos[1:])
 	if err != nil {
+		if len(pos) == 2 {
+			return fmt.Errorf("%w (quote a query of several words: ctxls search %q)", err, strings.Join(pos, " "))
+		}
 		return err
 	}
 	p, _, err := openProvider(ctx, dir, stderr)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -13,7 +15,7 @@ func TestSearchCommand(t *testing.T) {
 		code int
 	}{
 		{[]string{"search", "fastapi", "--dir", exampleDir, "--format", "json"}, "python/fastapi_patterns", 0},
-		{[]string{"search", "pytest", "fixtures", "--format", "json", "--dir", exampleDir}, "testing/pytest_patterns", 0},
+		{[]string{"search", "pytest fixtures", "--format", "json", "--dir", exampleDir}, "testing/pytest_patterns", 0},
 		{[]string{"search", "secret", "--domain", "python", "--format", "json", "--dir", exampleDir}, "", 0},
 		{[]string{"search", "nothingmatchesthis", "--format", "json", "--dir", exampleDir}, "", 0},
 	}
@@ -68,5 +70,47 @@ func TestSearchText(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "search", "--dir", exampleDir); err == nil {
 		t.Error("search without a query succeeded")
+	}
+}
+
+// search takes its workspace as catalog and check do: QUERY [DIR] or --dir.
+func TestSearchDirectoryArgument(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     []string
+		usage    bool   // a usage error
+		errorHas string // another error mentioning this
+		query    string // the query searched for
+	}{
+		{name: "positional DIR", args: []string{"search", "django", exampleDir}, query: "django"},
+		{name: "dir flag", args: []string{"search", "django", "--dir", exampleDir}, query: "django"},
+		{name: "quoted words and DIR", args: []string{"search", "pytest fixtures", exampleDir}, query: "pytest fixtures"},
+		{name: "DIR and dir flag", args: []string{"search", "django", exampleDir, "--dir", exampleDir}, usage: true},
+		{name: "unquoted words", args: []string{"search", "pytest", "fixtures", "--dir", exampleDir}, usage: true},
+		{name: "three words", args: []string{"search", "a", "b", "c"}, usage: true},
+		{name: "second word not a directory", args: []string{"search", "pytest", "fixtures-not-a-dir"}, errorHas: `quote a query of several words: ctxls search "pytest fixtures-not-a-dir"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := runCLI(t, c.args...)
+			var ue usageError
+			switch {
+			case c.usage:
+				if !errors.As(err, &ue) {
+					t.Errorf("err = %v, want a usage error", err)
+				}
+			case c.errorHas != "":
+				if err == nil || !strings.Contains(err.Error(), c.errorHas) {
+					t.Errorf("err = %v, want one mentioning %q", err, c.errorHas)
+				}
+			default:
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				if !strings.Contains(out, fmt.Sprintf("for %q", c.query)) {
+					t.Errorf("output does not search for %q:\n%s", c.query, out)
+				}
+			}
+		})
 	}
 }

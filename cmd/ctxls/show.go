@@ -42,7 +42,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if file == "" {
 		return usageError{fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
 	}
-	dir, err := workspaceDir(*dirFlag)
+	dir, err := workspaceDir("show", *dirFlag, nil)
 	if err != nil {
 		return err
 	}
