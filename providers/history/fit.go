@@ -3,7 +3,6 @@ package history
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/tokens"
@@ -196,7 +195,7 @@ func clip(counter tokens.Counter, header string, lines []string, target int) (st
 			writeLine(&b, l)
 		}
 		if k < len(lines) {
-			b.WriteString("... (" + strconv.Itoa(len(lines)-k) + " lines omitted) ...\n")
+			b.WriteString(omitted(len(lines)-k, "line"))
 		}
 		for _, l := range lines[len(lines)-tail:] {
 			writeLine(&b, l)

@@ -118,7 +118,7 @@ func (f *LineFormatter) body(lines []string) string {
 		return b.String()
 	}
 	writeBody(&b, lines[:f.opts.HeadLines])
-	b.WriteString("... (" + strconv.Itoa(len(lines)-f.opts.HeadLines-f.opts.TailLines) + " lines omitted) ...\n")
+	b.WriteString(omitted(len(lines)-f.opts.HeadLines-f.opts.TailLines, "line"))
 	writeBody(&b, lines[len(lines)-f.opts.TailLines:])
 	return b.String()
 }
@@ -161,7 +161,7 @@ func writeLine(b *strings.Builder, l string) {
 			cut--
 		}
 		b.WriteString(l[:cut])
-		b.WriteString(" ... (" + strconv.Itoa(len(l)-cut) + " bytes omitted)\n")
+		b.WriteString(" ... (" + plural(len(l)-cut, "byte") + " omitted)\n")
 		return
 	}
 	b.WriteString(l)
@@ -169,6 +169,20 @@ func writeLine(b *strings.Builder, l string) {
 }
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
+
+// omitted returns the line that stands for n omitted lines:
+// "... (1 line omitted) ...", "... (12 lines omitted) ...".
+func omitted(n int, unit string) string {
+	return "... (" + plural(n, unit) + " omitted) ...\n"
+}
+
+// plural returns n and unit, with an "s" unless n is 1.
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
 
 // defaultFormatter measures the shortened bodies stored with long messages.
 var defaultFormatter = &LineFormatter{opts: defaultFormat}

@@ -41,7 +41,7 @@ func TestFormat(t *testing.T) {
 		{
 			name: "one over keeps 10 and 10",
 			m:    Message{Role: RoleTool, Content: numbered(21)},
-			want: "[tool]\n" + numbered(10) + "... (1 lines omitted) ...\n" + strings.TrimPrefix(numbered(21), numbered(11)),
+			want: "[tool]\n" + numbered(10) + "... (1 line omitted) ...\n" + strings.TrimPrefix(numbered(21), numbered(11)),
 		},
 		{
 			name: "blank lines do not count",
@@ -101,6 +101,38 @@ func TestFormatLongLine(t *testing.T) {
 	first, _, _ := strings.Cut(strings.TrimPrefix(got, "[tool]\n"), " ... (")
 	if len(first) != MaxLineBytes || !strings.Contains(got, fmt.Sprintf("(%d bytes omitted)", len(long)-MaxLineBytes)) {
 		t.Errorf("long line kept %d bytes: %.80q", len(first), got)
+	}
+}
+
+// TestOmittedCount: the line that says what was left out counts in the
+// singular for one, wherever it is written.
+func TestOmittedCount(t *testing.T) {
+	cnt := counter(t)
+	f, _ := NewLineFormatter(FormatOptions{})
+	long := strings.Repeat("word ", 40)
+	threeLines := []string{"first " + long, "second " + long, "third " + long}
+	// The largest target that keeps two of the three lines.
+	two, _ := clip(cnt, "", threeLines, 1<<20)
+	for target := cnt.Count(two); ; target-- {
+		if text, _ := clip(cnt, "", threeLines, target); strings.Contains(text, "omitted") {
+			two = text
+			break
+		}
+	}
+	for _, c := range []struct {
+		name, got, want, notWant string
+	}{
+		{"formatter, one line", f.Format(Message{Role: RoleTool, Content: numbered(21)}), "... (1 line omitted) ...\n", "lines"},
+		{"formatter, two lines", f.Format(Message{Role: RoleTool, Content: numbered(22)}), "... (2 lines omitted) ...\n", ""},
+		{"fit, one line", two, "... (1 line omitted) ...\n", "lines"},
+		{"long line, one byte", f.Format(Message{Role: RoleTool, Content: strings.Repeat("a", MaxLineBytes+1)}), " ... (1 byte omitted)\n", "bytes"},
+		{"long line, two bytes", f.Format(Message{Role: RoleTool, Content: strings.Repeat("a", MaxLineBytes+2)}), " ... (2 bytes omitted)\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(c.got, c.want) || c.notWant != "" && strings.Contains(c.got, c.notWant) {
+				t.Errorf("got %q, want it to hold %q", c.got, c.want)
+			}
+		})
 	}
 }
 
