@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/contextprovider"
@@ -95,8 +96,7 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func printCatalog(w io.Writer, lib *library.Library, items []contextprovider.Reference) {
-	type row struct{ topic, typ, strategy, measured, declared, title string }
-	rows := []row{{"TOPIC", "TYPE", "STRATEGY", "MEASURED", "DECLARED", "TITLE"}}
+	rows := [][]string{{"TOPIC", "TYPE", "STRATEGY", "MEASURED", "DECLARED", "TITLE"}}
 	measured, declared, domains := 0, 0, map[string]bool{}
 	for _, it := range items {
 		decl := "-"
@@ -108,18 +108,44 @@ func printCatalog(w io.Writer, lib *library.Library, items []contextprovider.Ref
 		if it.Domain != "" {
 			domains[it.Domain] = true
 		}
-		rows = append(rows, row{it.Key(), it.Type, it.LoadingStrategy, thousands(it.MeasuredTokens), decl, it.Title})
+		rows = append(rows, []string{it.Key(), it.Type, it.LoadingStrategy, thousands(it.MeasuredTokens), decl, it.Title})
 	}
-	var wd [5]int
+	printTable(w, rows, []bool{false, false, false, true, true, false})
+	fmt.Fprintf(w, "\n%s in %s · %s tokens measured (%s) · %s declared\n",
+		count(len(items), "topic"), count(len(domains), "domain"), thousands(measured), lib.Counter().Name(), thousands(declared))
+}
+
+// printTable writes rows as columns two spaces apart. Text columns align
+// left and the columns marked in right, numbers, align right; the last
+// column is not padded, so lines carry no trailing spaces.
+func printTable(w io.Writer, rows [][]string, right []bool) {
+	var wd []int
 	for _, r := range rows {
-		for i, s := range []string{r.topic, r.typ, r.strategy, r.measured, r.declared} {
+		for i, s := range r {
+			if i == len(wd) {
+				wd = append(wd, 0)
+			}
 			wd[i] = max(wd[i], utf8.RuneCountInString(s))
 		}
 	}
-	// Text columns align left, token counts right.
+	var b strings.Builder
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %*s  %*s  %s\n", wd[0], r.topic, wd[1], r.typ, wd[2], r.strategy, wd[3], r.measured, wd[4], r.declared, r.title)
+		b.Reset()
+		for i, s := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", wd[i]-utf8.RuneCountInString(s))
+			switch {
+			case i < len(right) && right[i]:
+				b.WriteString(pad + s)
+			case i == len(r)-1:
+				b.WriteString(s)
+			default:
+				b.WriteString(s + pad)
+			}
+		}
+		b.WriteByte('\n')
+		io.WriteString(w, b.String())
 	}
-	fmt.Fprintf(w, "\n%s in %s · %s tokens measured (%s) · %s declared\n",
-		count(len(items), "topic"), count(len(domains), "domain"), thousands(measured), lib.Counter().Name(), thousands(declared))
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ctxls/ctxls/providers/contextprovider"
+	"github.com/ctxls/ctxls/providers/library"
 )
 
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,7 +44,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return err
 	}
-	p, _, err := openProvider(ctx, dir, stderr)
+	p, lib, err := openProvider(ctx, dir, stderr)
 	if err != nil {
 		return err
 	}
@@ -56,21 +56,31 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return printJSON(stdout, res)
 	}
 	printWarnings(stderr, res.Warnings)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	if len(res.Items) > 0 {
-		fmt.Fprintln(tw, "RELEVANCE\tTOPIC\tTYPE\tTOKENS\tMATCHED ON\tTITLE")
-	}
-	for _, it := range res.Items {
-		r := it.Reference
-		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\t%s\t%s\n", it.Relevance, r.Key(), r.Type, thousands(r.MeasuredTokens), strings.Join(it.MatchedOn, ", "), r.Title)
-	}
-	tw.Flush()
-	if len(res.Items) > 0 {
-		fmt.Fprintln(stdout)
-	}
-	fmt.Fprintf(stdout, "%s for %q\n", count(len(res.Items), "result"), query)
+	printSearch(stdout, lib, query, res.Items)
 	if len(res.Items) == 0 {
 		return exitError(1)
 	}
 	return nil
+}
+
+// printSearch writes results as catalog writes topics: a table with the
+// numbers aligned right, then a summary.
+func printSearch(w io.Writer, lib *library.Library, query string, items []contextprovider.SearchItem) {
+	if len(items) == 0 {
+		fmt.Fprintf(w, "0 results for %q\n", query)
+		return
+	}
+	rows := [][]string{{"RELEVANCE", "TOPIC", "TYPE", "TOKENS", "MATCHED ON", "TITLE"}}
+	tokens, domains := 0, map[string]bool{}
+	for _, it := range items {
+		r := it.Reference
+		tokens += r.MeasuredTokens
+		if r.Domain != "" {
+			domains[r.Domain] = true
+		}
+		rows = append(rows, []string{fmt.Sprintf("%.2f", it.Relevance), r.Key(), r.Type, thousands(r.MeasuredTokens), strings.Join(it.MatchedOn, ", "), r.Title})
+	}
+	printTable(w, rows, []bool{true, false, false, true, false, false})
+	fmt.Fprintf(w, "\n%s for %q in %s · %s tokens measured (%s)\n",
+		count(len(items), "result"), query, count(len(domains), "domain"), thousands(tokens), lib.Counter().Name())
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -62,7 +63,7 @@ func TestSearchText(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "RELEVANCE") || !strings.Contains(lines[1], "security:secure_coding") {
 		t.Errorf("output:\n%s", out)
 	}
-	if !strings.HasSuffix(lines[len(lines)-1], `results for "sql injection"`) {
+	if !strings.HasPrefix(lines[len(lines)-1], `3 results for "sql injection" in 2 domains · `) {
 		t.Errorf("summary %q", lines[len(lines)-1])
 	}
 	if out, _, err := runCLI(t, "search", "zzzz", "--dir", exampleDir); exitCode(err) != 1 || !strings.Contains(out, `0 results for "zzzz"`) {
@@ -110,6 +111,63 @@ func TestSearchDirectoryArgument(t *testing.T) {
 				if !strings.Contains(out, fmt.Sprintf("for %q", c.query)) {
 					t.Errorf("output does not search for %q:\n%s", c.query, out)
 				}
+			}
+		})
+	}
+}
+
+// The text table is formatted as catalog's: numbers right-aligned with
+// thousands separators, then a summary.
+func TestSearchTextFormatsLikeCatalog(t *testing.T) {
+	dir := writeWorkspace(t, map[string]string{
+		"context/big/large.md": "# Widget Large\n\n" + strings.Repeat("word ", 3000) + "\n",
+		"context/big/small.md": "# Widget Small\n\nShort.\n",
+	})
+	out, _, err := runCLI(t, "search", "widget", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want a header, two rows, a blank line and a summary:\n%s", out)
+	}
+	tokensEnd := strings.Index(lines[0], "TOKENS") + len("TOKENS")
+	for _, line := range lines[1:3] {
+		fields := strings.Fields(line)
+		if !strings.HasPrefix(line, " ") || !strings.Contains(fields[0], ".") {
+			t.Errorf("relevance not right-aligned under RELEVANCE: %q", line)
+		}
+		// The count ends where the header does.
+		if c := line[tokensEnd-1]; c < '0' || c > '9' || line[tokensEnd] != ' ' {
+			t.Errorf("token count not right-aligned under TOKENS: %q", line)
+		}
+	}
+	if !strings.Contains(lines[1], "big:large") || !regexp.MustCompile(`\b\d,\d{3}\b`).MatchString(lines[1]) {
+		t.Errorf("large topic without a thousands separator: %q", lines[1])
+	}
+	if !regexp.MustCompile(`^2 results for "widget" in 1 domain · \d,\d{3} tokens measured \(o200k_base\)$`).MatchString(lines[4]) {
+		t.Errorf("summary = %q", lines[4])
+	}
+}
+
+func TestPrintTable(t *testing.T) {
+	cases := []struct {
+		name  string
+		rows  [][]string
+		right []bool
+		want  string
+	}{
+		{"left", [][]string{{"A", "B", "C"}, {"long", "x", "y"}}, nil, "A     B  C\nlong  x  y\n"},
+		{"right numbers", [][]string{{"N", "NAME"}, {"1,234", "é"}, {"5", "z"}}, []bool{true}, "    N  NAME\n1,234  é\n    5  z\n"},
+		{"last column unpadded", [][]string{{"A", "TITLE"}, {"b", "x"}}, []bool{false, false}, "A  TITLE\nb  x\n"},
+		{"runes count as one", [][]string{{"ÉÉ", "1"}, {"a", "22"}}, []bool{false, true}, "ÉÉ   1\na   22\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			printTable(&b, c.rows, c.right)
+			if b.String() != c.want {
+				t.Errorf("got\n%q\nwant\n%q", b.String(), c.want)
 			}
 		})
 	}
