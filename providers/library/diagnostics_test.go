@@ -178,7 +178,7 @@ func TestDiagnostics(t *testing.T) {
 
 func TestDidYouMean(t *testing.T) {
 	files := with(map[string]string{
-		"commands/review.md": "# Review\n\npython:django\npython:fastapi_pattern\n`python:django_patterns#Security Isues`\n",
+		"commands/review.md": "# Review\n\npython:django\npython:fastapi_pattern\npython:djangoo\n`python:django_patterns#Security Isues`\n",
 	})
 	l := load(t, writeTree(t, files), nil)
 	p := filepath.Join(l.Dir(), "commands/review.md")
@@ -189,6 +189,7 @@ func TestDidYouMean(t *testing.T) {
 	wants := []want{
 		{CodeUnresolved, "django_patterns"},
 		{CodeUnresolved, "fastapi_patterns"},
+		{CodeUnresolved, "django_patterns"},
 		{CodeUnknownSection, "Security Issues"},
 	}
 	ds := l.Diagnose(p)
@@ -248,6 +249,41 @@ func TestSuggest(t *testing.T) {
 	}
 	if d := Distance("héllo", "hello"); d != 1 {
 		t.Errorf("Distance counts bytes, not runes: %d", d)
+	}
+}
+
+// TestSuggestScalesWithLength checks that what counts as a close name
+// depends on the names' length: a short name is not a typo of every name
+// of about its length, while prefixes and misspelled prefixes still lead
+// to the longer topic.
+func TestSuggestScalesWithLength(t *testing.T) {
+	names := []string{"a", "bom", "good", "go_modules", "django_patterns", "fastapi_patterns", "pytest_fixtures", "common_issues"}
+	tests := []struct {
+		want string
+		got  []string
+	}{
+		{"zz", nil},
+		{"goo", []string{"good"}}, // one letter short of "good", not "bom"
+		{"bo", []string{"bom"}},
+		{"x", nil},
+		{"g", nil},
+		{"django", []string{"django_patterns"}},
+		{"djangoo", []string{"django_patterns"}},
+		{"djnago", []string{"django_patterns"}},
+		{"djnago_patterns", []string{"django_patterns"}},
+		{"fastapi", []string{"fastapi_patterns"}},
+		{"fastap", []string{"fastapi_patterns"}},
+		{"fast", []string{"fastapi_patterns"}}, // starts a word
+		{"fst", nil},
+		{"fixture", []string{"pytest_fixtures"}},
+		{"django_patterns_v2", []string{"django_patterns"}},
+		{"go", []string{"go_modules"}},
+		{"good_practice", []string{"good"}},
+	}
+	for _, tc := range tests {
+		if got := Suggest(tc.want, names, 3); !slices.Equal(got, tc.got) {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.want, got, tc.got)
+		}
 	}
 }
 

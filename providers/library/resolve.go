@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -293,8 +294,11 @@ func (l *Library) builder() *builder {
 }
 
 // Suggest returns up to n names close to want, best first: names that
-// extend or shorten it ("django" → "django_patterns"), names sharing its
-// words, then names within a small edit distance.
+// extend or shorten it by whole words ("django" → "django_patterns"),
+// names whose first words want misspells ("djangoo" → "django_patterns"),
+// names sharing its words, then names within an edit distance that is
+// small for their length, so that short names ("zz", "goo") do not match
+// everything of about their length.
 func Suggest(want string, names []string, n int) []string {
 	type scored struct {
 		name  string
@@ -310,19 +314,16 @@ func Suggest(want string, names []string, n int) []string {
 			continue
 		}
 		score := -1
-		switch {
-		case w != "" && (strings.HasPrefix(c, w) || strings.HasPrefix(w, c)):
+		if w != "" && (wordPrefix(c, w) || wordPrefix(w, c)) {
 			score = 10 + abs(len(c)-len(w))/4
-		case len(wWords) > 0 && containsWords(splitWords(c), wWords):
+		} else if d, ok := prefixTypo(w, c); ok {
+			score = 15 + d
+		} else if len(wWords) > 0 && containsWords(splitWords(c), wWords) {
 			score = 20 + abs(len(c)-len(w))/4
-		default:
-			// A small edit distance is a typo; a larger one only counts
-			// when the names start with the same word, so "etl_patterns"
-			// does not suggest "build_patterns".
-			d := Distance(w, c)
-			if d <= 2 || d <= min(len(w), len(c))/3 && firstWord(w) == firstWord(c) {
-				score = 30 + d
-			}
+		} else if d := Distance(w, c); d <= typoLimit(w, c) && (d <= 2 || firstWord(w) == firstWord(c)) {
+			// Beyond two edits the names must also start with the same
+			// word, so "etl_patterns" does not suggest "build_patterns".
+			score = 30 + d
 		}
 		if score >= 0 {
 			out = append(out, scored{name, score})
@@ -341,6 +342,43 @@ func Suggest(want string, names []string, n int) []string {
 	return res
 }
 
+// typoLimit is the largest edit distance at which b still reads as a
+// misspelling of a: a third of the longer name and at least one edit, but
+// fewer edits than the shorter name has letters, since rewriting all of
+// "x" gives any one-letter name.
+func typoLimit(a, b string) int {
+	la, lb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
+	return min(max(1, max(la, lb)/3), min(la, lb)-1)
+}
+
+// wordPrefix reports whether p is a proper prefix of s that ends where a
+// word of s ends: "django" of "django_patterns", not "goo" of "good".
+func wordPrefix(s, p string) bool {
+	return len(p) < len(s) && strings.HasPrefix(s, p) && isWordSep(rune(s[len(p)]))
+}
+
+// prefixTypo reports whether want misspells a word-aligned proper prefix
+// of name ("djangoo" for "django" of "django_patterns"), and by how many
+// edits. The prefix must be long enough that a third of it allows an
+// edit, so "goo" does not misspell "go" of "go_modules".
+func prefixTypo(want, name string) (int, bool) {
+	best, found := 0, false
+	for i, r := range name {
+		if !isWordSep(r) || i == 0 {
+			continue
+		}
+		p := name[:i]
+		limit := utf8.RuneCountInString(p) / 3
+		if limit == 0 {
+			continue
+		}
+		if d := Distance(want, p); d <= limit && (!found || d < best) {
+			best, found = d, true
+		}
+	}
+	return best, found
+}
+
 func firstWord(s string) string {
 	if w := splitWords(s); len(w) > 0 {
 		return w[0]
@@ -348,14 +386,22 @@ func firstWord(s string) string {
 	return ""
 }
 
-func splitWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' || r == ' ' || r == '/' || r == '.' })
+func isWordSep(r rune) bool {
+	return r == '_' || r == '-' || r == ' ' || r == '/' || r == '.'
 }
 
-// containsWords reports whether every word of want starts a word of have.
+func splitWords(s string) []string {
+	return strings.FieldsFunc(s, isWordSep)
+}
+
+// containsWords reports whether every word of want is a word of have or,
+// when it has at least three letters, starts one ("fixture" of
+// "fixtures"); a letter or two starts too many words to mean anything.
 func containsWords(have, want []string) bool {
 	for _, w := range want {
-		if !slices.ContainsFunc(have, func(h string) bool { return strings.HasPrefix(h, w) }) {
+		if !slices.ContainsFunc(have, func(h string) bool {
+			return h == w || utf8.RuneCountInString(w) >= 3 && strings.HasPrefix(h, w)
+		}) {
 			return false
 		}
 	}
