@@ -126,6 +126,7 @@ func executionError(err error) error {
 	case errors.Is(err, execution.ErrInvalidArgument), errors.Is(err, execution.ErrNotFound),
 		errors.Is(err, execution.ErrNoRunningCommand), errors.Is(err, execution.ErrIsCurrent),
 		errors.Is(err, execution.ErrInvalidToken), errors.Is(err, execution.ErrNoPlan),
+		errors.Is(err, execution.ErrUnfinishedChain),
 		errors.Is(err, chain.ErrUnknownCommand), errors.Is(err, chain.ErrNoCommands),
 		errors.Is(err, chain.ErrExecutor):
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,10 +96,14 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return c.printResult(res, true)
 		}
 		req.ProjectName = *project
-		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
+		err := c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
 			req.Progress = p
 			return runner.Run(ctx, req)
 		})
+		if errors.Is(err, execution.ErrUnfinishedChain) {
+			return fmt.Errorf("%w\nto finish it: ctxls chain resume %s", err, req.SessionID)
+		}
+		return err
 	case "resume":
 		if len(pos) != 1 {
 			return usageError{"chain resume needs one execution id"}

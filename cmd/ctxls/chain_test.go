@@ -207,8 +207,22 @@ func TestChainCLI(t *testing.T) {
 			!strings.Contains(r.stderr, "[2/2] test: failed in ") {
 			t.Fatalf("failing agent: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
-		if len(chainListJSON(t, ctxls, dir).Executions) != 1 {
-			t.Fatal("the refused runs created executions")
+		l := chainListJSON(t, ctxls, dir)
+		if len(l.Executions) != 1 || l.Executions[0].State != "failed" {
+			t.Fatalf("the refused runs created executions: %+v", l.Executions)
+		}
+		// A new chain does not start in an execution whose chain failed:
+		// it would leave that chain failed for good.
+		id, runs := l.Executions[0].SessionID, chainCLIRuns(t, log)
+		r = chainExec(t, ctxls, "chain", "run", "test", "--session", id, "--dir", dir)
+		if r.code != 1 || !strings.Contains(r.stderr, "stopped at test (failed)") || !strings.Contains(r.stderr, "ctxls chain resume "+id) {
+			t.Fatalf("run in the failed execution: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if got := chainCLIRuns(t, log); got != runs {
+			t.Fatalf("the refused run ran the agent: %s, before %s", got, runs)
+		}
+		if l := chainListJSON(t, ctxls, dir); l.Executions[0].State != "failed" {
+			t.Fatalf("after the refused run: %+v", l.Executions)
 		}
 	})
 
@@ -257,12 +271,26 @@ func TestChainCLI(t *testing.T) {
 			t.Fatalf("after SIGKILL: %+v", l.Executions)
 		}
 		id := l.Executions[0].SessionID
-		r := chainExec(t, ctxls, "chain", "resume", id[:8], "--dir", dir)
+		// Another chain in the interrupted execution would leave it
+		// interrupted for good: refused, pointing to resume.
+		r := chainExec(t, ctxls, "chain", "run", "review", "--session", id, "--dir", dir)
+		if r.code != 1 || !strings.Contains(r.stderr, "stopped at implement (interrupted)") || !strings.Contains(r.stderr, "ctxls chain resume "+id) {
+			t.Fatalf("run in the interrupted execution: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		r = chainExec(t, ctxls, "chain", "resume", id[:8], "--dir", dir)
 		if r.code != 0 || !strings.Contains(r.stdout, "1. brainstorm [success, done earlier]") || !strings.Contains(r.stdout, "2. implement [success, attempt 2]") {
 			t.Fatalf("resume: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 		if got := chainCLIRuns(t, log); got != "brainstorm#1 implement#1 implement#2 test#1" {
 			t.Fatalf("agent runs: %s", got)
+		}
+		if l := chainListJSON(t, ctxls, dir); l.Executions[0].State != "completed" {
+			t.Fatalf("after the resume: %+v", l.Executions)
+		}
+		// Finished, the execution takes another chain.
+		r = chainExec(t, ctxls, "chain", "run", "review", "--session", id, "--dir", dir)
+		if r.code != 0 || !strings.Contains(r.stdout, id+": completed") {
+			t.Fatalf("run after the resume: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
 

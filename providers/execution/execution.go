@@ -43,6 +43,10 @@ var (
 	ErrInvalidToken = confirm.ErrInvalidToken
 	// ErrNoPlan: the execution has no chain plan to resume.
 	ErrNoPlan = errors.New("execution has no chain plan")
+	// ErrUnfinishedChain: a new chain cannot start in an execution whose
+	// chain has a command that did not succeed; that chain is resumed
+	// instead.
+	ErrUnfinishedChain = errors.New("unfinished chain")
 )
 
 // Status is the status of one attempt of a command.

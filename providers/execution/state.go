@@ -222,25 +222,36 @@ type Progress struct {
 // newest first. The step counts come from the executions row, where triggers
 // keep them; whether a running command or chain run still has a live process
 // is decided here, from the few rows that are running.
+//
+// The state describes the execution's current work: the steps from its
+// chain plan's first step on (every step when it never ran a chain), which
+// takes in the commands started by hand after the chain. What an earlier
+// chain left failed or interrupted is history, not the state of the
+// execution.
 func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where string, args ...any) ([]Summary, error) {
-	// Per execution: 1 when a live process runs something, 0 when only
-	// processes that are gone do.
-	running := map[string]bool{}
+	// Per execution: whether a live process runs something in it, and
+	// whether a process that is gone left current work running.
+	type busy struct{ live, dead bool }
+	running := map[string]busy{}
 	rows, err := tx.QueryContext(ctx, `WITH live (owner_id) AS (`+liveOwners+`)
-		SELECT session_id, owner_id IN live FROM commands WHERE status = 'running'
+		SELECT c.session_id, c.owner_id IN live, c.step >= e.plan_base
+			FROM commands c JOIN executions e ON e.session_id = c.session_id WHERE c.status = 'running'
 		UNION ALL
-		SELECT session_id, owner_id IN live FROM runs WHERE status = 'running'`, s.liveArgs(now)...)
+		SELECT session_id, owner_id IN live, 1 FROM runs WHERE status = 'running'`, s.liveArgs(now)...)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		var id string
-		var live bool
-		if err := rows.Scan(&id, &live); err != nil {
+		var live, current bool
+		if err := rows.Scan(&id, &live, &current); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		running[id] = running[id] || live
+		b := running[id]
+		b.live = b.live || live
+		b.dead = b.dead || !live && current
+		running[id] = b
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
@@ -252,11 +263,18 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 
 	// The state apart from running work is decided in SQL, which keeps the
 	// columns crossing the driver few: listing 10,000 executions is bound by
-	// the per-column cost of the driver.
+	// the per-column cost of the driver. The counters cover every step; an
+	// execution whose chain started after earlier steps (plan_base > 0)
+	// counts the steps of its current work instead, through the index on
+	// (session_id, step).
 	rows, err = tx.QueryContext(ctx, `SELECT session_id, project_name, project_type, started_at,
 			CASE
-				WHEN steps_interrupted > 0 THEN 'interrupted'
-				WHEN steps_failed > 0 THEN 'failed'
+				WHEN CASE WHEN plan_base = 0 THEN steps_interrupted > 0
+					ELSE EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.session_id
+						AND c.step >= e.plan_base AND c.status = 'interrupted') END THEN 'interrupted'
+				WHEN CASE WHEN plan_base = 0 THEN steps_failed > 0
+					ELSE EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.session_id
+						AND c.step >= e.plan_base AND c.status = 'failed') END THEN 'failed'
 				-- A chain that stopped before its end with nothing failed.
 				WHEN plan IS NOT NULL AND plan_done < json_array_length(plan) THEN 'interrupted'
 				WHEN steps = 0 THEN 'new'
@@ -264,7 +282,7 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 			END,
 			last_command, steps_done, steps_failed,
 			CASE WHEN plan IS NULL THEN steps ELSE max(steps, plan_base + json_array_length(plan)) END
-		FROM executions `+where+`
+		FROM executions e `+where+`
 		ORDER BY started_at DESC, session_id`, args...)
 	if err != nil {
 		return nil, err
@@ -283,9 +301,10 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 		}
 		sm.Created = fromMS(started)
 		sm.IsCurrent = sm.SessionID == cur
-		if live, busy := running[sm.SessionID]; busy && live {
+		switch b := running[sm.SessionID]; {
+		case b.live:
 			sm.State = StateRunning
-		} else if busy {
+		case b.dead:
 			// Running in a process that is gone.
 			sm.State = StateInterrupted
 		}

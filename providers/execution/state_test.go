@@ -1,0 +1,162 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// step runs command to completion with status in the execution, the way a
+// client records a command by hand; StatusRunning leaves it running.
+func step(t *testing.T, s *Store, id, command string, status Status) {
+	t.Helper()
+	ctx := context.Background()
+	must[*CommandExecution](t)(s.StartCommand(ctx, id, command, nil))
+	switch status {
+	case StatusRunning:
+	case StatusInterrupted:
+		// Only the chain runner ends a step as interrupted (cancelled).
+		must[*CommandExecution](t)(s.CompleteStep(ctx, id, command, status, nil, nil))
+	default:
+		must[*CommandExecution](t)(s.CompleteCommand(ctx, id, command, status, nil))
+	}
+}
+
+// runChain runs a chain in the execution the way the chain runner does,
+// each command ending with the status of the same index (success when
+// statuses run out).
+func runChain(t *testing.T, s *Store, id string, commands []string, statuses ...Status) {
+	t.Helper()
+	ctx := context.Background()
+	run := must[*Run](t)(s.StartRun(ctx, id, RunKindRun))
+	check(t, s.SetPlan(ctx, id, commands, "input"))
+	for i, c := range commands {
+		status := StatusSuccess
+		if i < len(statuses) {
+			status = statuses[i]
+		}
+		step(t, s, id, c, status)
+	}
+	check(t, s.FinishRun(ctx, run.RunID))
+}
+
+// TestStateFollowsCurrentChain checks that an execution's state comes from
+// its current chain and the commands recorded since, not from what an
+// earlier command left failed or interrupted.
+func TestStateFollowsCurrentChain(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s := newStore(t, db, Options{})
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, id string)
+		want  State
+	}{
+		{"failed command, then a chain that succeeds", func(t *testing.T, id string) {
+			step(t, s, id, "test", StatusFailed)
+			runChain(t, s, id, []string{"test"})
+		}, StateCompleted},
+		{"interrupted command, then a chain that succeeds", func(t *testing.T, id string) {
+			other := must[*Store](t)(New(ctx, db, Options{}))
+			must[*CommandExecution](t)(other.StartCommand(ctx, id, "review", nil))
+			check(t, other.Close()) // leaves "review" interrupted
+			runChain(t, s, id, []string{"review"})
+		}, StateCompleted},
+		{"chain, then a failed command", func(t *testing.T, id string) {
+			runChain(t, s, id, []string{"a"})
+			step(t, s, id, "b", StatusFailed)
+		}, StateFailed},
+		{"chain, then an interrupted command", func(t *testing.T, id string) {
+			runChain(t, s, id, []string{"a"})
+			other := must[*Store](t)(New(ctx, db, Options{}))
+			must[*CommandExecution](t)(other.StartCommand(ctx, id, "b", nil))
+			check(t, other.Close())
+		}, StateInterrupted},
+		{"failed chain step", func(t *testing.T, id string) {
+			runChain(t, s, id, []string{"a", "b"}, StatusSuccess, StatusFailed)
+		}, StateFailed},
+		{"failed command, then a chain whose step fails", func(t *testing.T, id string) {
+			step(t, s, id, "a", StatusFailed)
+			runChain(t, s, id, []string{"a", "b"}, StatusSuccess, StatusInterrupted)
+		}, StateInterrupted},
+		{"commands without a chain", func(t *testing.T, id string) {
+			step(t, s, id, "a", StatusFailed)
+			step(t, s, id, "b", StatusSuccess)
+		}, StateFailed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
+			c.setup(t, id)
+			if st := must[*ExecutionState](t)(s.Get(ctx, id)); st.State != c.want {
+				t.Errorf("Get: state %s, want %s", st.State, c.want)
+			}
+			for _, sm := range must[[]Summary](t)(s.List(ctx)) {
+				if sm.SessionID == id && sm.State != c.want {
+					t.Errorf("List: state %s, want %s", sm.State, c.want)
+				}
+			}
+		})
+	}
+	checkCounters(t, db)
+}
+
+// TestNewChainWaitsForUnfinishedChain checks that a new chain does not
+// start in an execution whose chain did not finish (it would be left behind
+// for good), and that it starts once a resume finished that chain.
+func TestNewChainWaitsForUnfinishedChain(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s := newStore(t, db, Options{})
+	runs := func(id string) int {
+		var n int
+		check(t, db.SQL().QueryRow(`SELECT count(*) FROM runs WHERE session_id = ?`, id).Scan(&n))
+		return n
+	}
+	for _, c := range []struct {
+		name   string
+		status Status // of the chain's second command; "" when not started
+		want   string
+	}{
+		{"failed", StatusFailed, "stopped at b (failed)"},
+		{"interrupted", StatusInterrupted, "stopped at b (interrupted)"},
+		{"not started", "", "stopped at b (not started)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
+			run := must[*Run](t)(s.StartRun(ctx, id, RunKindRun))
+			check(t, s.SetPlan(ctx, id, []string{"a", "b"}, "input"))
+			step(t, s, id, "a", StatusSuccess)
+			if c.status != "" {
+				must[*CommandExecution](t)(s.StartStep(ctx, id, "b", nil, nil))
+				must[*CommandExecution](t)(s.CompleteStep(ctx, id, "b", c.status, nil, nil))
+			}
+			check(t, s.FinishRun(ctx, run.RunID))
+			before := runs(id)
+
+			_, err := s.StartRun(ctx, id, RunKindRun)
+			if !errors.Is(err, ErrUnfinishedChain) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "resume") {
+				t.Fatalf("StartRun of a new chain: %v", err)
+			}
+			if err := s.SetPlan(ctx, id, []string{"c"}, ""); !errors.Is(err, ErrUnfinishedChain) {
+				t.Fatalf("SetPlan: %v", err)
+			}
+			if n := runs(id); n != before {
+				t.Fatalf("the refused run was recorded: %d runs, had %d", n, before)
+			}
+			rp := must[*ResumePoint](t)(s.ResumePoint(ctx, id))
+			if len(rp.Steps) != 2 || rp.Steps[1].Command != "b" || rp.Next != 1 {
+				t.Fatalf("the refused chain changed the plan: %+v", rp)
+			}
+
+			// Resumed and finished, the execution takes a new chain.
+			resume := must[*Run](t)(s.StartRun(ctx, id, RunKindResume))
+			step(t, s, id, "b", StatusSuccess)
+			check(t, s.FinishRun(ctx, resume.RunID))
+			runChain(t, s, id, []string{"c"})
+			if st := must[*ExecutionState](t)(s.Get(ctx, id)); st.State != StateCompleted || st.Plan.Commands[0] != "c" {
+				t.Fatalf("after the resume and a new chain: state %s, plan %+v", st.State, st.Plan)
+			}
+		})
+	}
+}
