@@ -645,6 +645,33 @@ func TestChainRunOverStdio(t *testing.T) {
 	}
 }
 
+// TestChainNamedOverStdio previews and runs a chain by the name
+// .ctxls.yaml gives it; a command of the same name would win.
+func TestChainNamedOverStdio(t *testing.T) {
+	dir, _ := chainWorkspace(t, "30s")
+	c := chainStart(t, dir)
+	for _, method := range []string{"ctxls/chain/preview", "ctxls/chain/run"} {
+		var res chainRunResult
+		c.must(method, map[string]any{"commands": []string{"feature"}, "input": "add sorting"}, &res)
+		var cmds []string
+		for _, st := range res.Steps {
+			cmds = append(cmds, st.Command)
+		}
+		if got := strings.Join(cmds, " "); got != "brainstorm implement test" {
+			t.Fatalf("%s feature: steps %q", method, got)
+		}
+		if method == "ctxls/chain/run" && res.State != "completed" {
+			t.Fatalf("run feature: %s %s", res.State, chainStatuses(res))
+		}
+	}
+	// review is both a command and a chain: the command runs.
+	var res chainRunResult
+	c.must("ctxls/chain/run", map[string]any{"commands": []string{"review"}}, &res)
+	if chainStatuses(res) != "review:success" {
+		t.Fatalf("run review: %s", chainStatuses(res))
+	}
+}
+
 // TestChainCancelOverStdio cancels a running chain in each of the three
 // ways a client can: $/cancelRequest, the progress's cancel and
 // ctxls/chain/cancel. The agent dies and its step is left interrupted.

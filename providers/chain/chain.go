@@ -93,7 +93,8 @@ func New(opts Options) *Runner {
 
 // Request asks for a chain to be previewed or run.
 type Request struct {
-	// Commands are command names, with or without a leading "/".
+	// Commands are command names, with or without a leading "/", or names
+	// of chains from the configuration.
 	Commands []string
 	// Input is the user's input, the last part of every prompt.
 	Input string
@@ -223,6 +224,29 @@ func Commands(lib *library.Library, names []string) ([]*library.Command, error) 
 	return nil, fmt.Errorf("%w %s%s; available commands: %s", ErrUnknownCommand, msg, hint, strings.Join(avail, ", "))
 }
 
+// Expand replaces each name of a chain from the configuration (chains: in
+// .ctxls.yaml) by the chain's commands. A command and a chain of the same
+// name mean the command: a name is expanded only when no command has it.
+// Names may have a leading "/"; other names are returned as they are.
+func Expand(lib *library.Library, names []string) []string {
+	chains := lib.Config().Chains
+	if len(chains) == 0 {
+		return names
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		name := strings.TrimPrefix(strings.TrimSpace(n), "/")
+		if _, isCmd := lib.Command(name); !isCmd && name != "" {
+			if ch, ok := lib.Config().Chain(name); ok {
+				out = append(out, ch.Commands...)
+				continue
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 // executor returns the executor for lib's configuration.
 func (r *Runner) executor(lib *library.Library) (Executor, error) {
 	if r.opts.Executor != nil {
@@ -236,12 +260,13 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 }
 
 // Preview assembles every step's prompt without running or recording
-// anything: the context each step would load (items an earlier step of the
+// anything (names of chains from the configuration are expanded, see
+// Expand): the context each step would load (items an earlier step of the
 // preview, or of the execution named by req.SessionID, loaded are marked
 // cached), what the budget drops and the prompt's token cost.
 func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
-	cmds, err := Commands(lib, req.Commands)
+	cmds, err := Commands(lib, Expand(lib, req.Commands))
 	if err != nil {
 		return nil, err
 	}
@@ -358,13 +383,14 @@ func nonNil(items []*ContextItem) []*ContextItem {
 }
 
 // Run runs a chain: in a new execution (which becomes the current one), or
-// after the steps of req.SessionID's execution. Steps run in order until
+// after the steps of req.SessionID's execution. Names of chains from the
+// configuration are expanded (see Expand). Steps run in order until
 // one fails or is interrupted; each is committed before the next starts.
 // Cancelling ctx (or Cancel) stops the running agent and leaves its step
 // interrupted.
 func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
-	cmds, err := Commands(lib, req.Commands)
+	cmds, err := Commands(lib, Expand(lib, req.Commands))
 	if err != nil {
 		return nil, err
 	}

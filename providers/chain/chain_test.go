@@ -99,13 +99,20 @@ func agentEnv(t testing.TB, timeout, extra string, flags ...string) *env {
 // section with extra (none: the preview executor) and opens everything.
 func newEnv(t testing.TB, extra string) *env {
 	t.Helper()
+	return newEnvConfig(t, func(cfg string) string {
+		return strings.Replace(cfg, "executor:\n  kind: preview\n", extra, 1)
+	})
+}
+
+// newEnvConfig is newEnv with the example's .ctxls.yaml rewritten by edit.
+func newEnvConfig(t testing.TB, edit func(string) string) *env {
+	t.Helper()
 	dir := t.TempDir()
 	copyDir(t, filepath.Join("..", "..", "examples", "library"), dir)
 	cfgPath := filepath.Join(dir, ".ctxls.yaml")
 	cfg, err := os.ReadFile(cfgPath)
 	check(t, err)
-	text := strings.Replace(string(cfg), "executor:\n  kind: preview\n", extra, 1)
-	check(t, os.WriteFile(cfgPath, []byte(text), 0o644))
+	check(t, os.WriteFile(cfgPath, []byte(edit(string(cfg))), 0o644))
 	ctx := context.Background()
 	e := &env{dir: dir}
 	e.lib, err = library.Load(ctx, dir, nil, library.Options{})
@@ -696,5 +703,44 @@ func TestExecutorRelativePath(t *testing.T) {
 	}
 	if _, err := NewExecutor(config.Executor{Kind: KindExec, Command: []string{"tools/missing"}}, dir); !errors.Is(err, ErrExecutor) {
 		t.Fatalf("missing relative agent: %v", err)
+	}
+}
+
+// TestExpandChains: a chain's name stands for its commands in runs and
+// previews, unless a command has that name.
+func TestExpandChains(t *testing.T) {
+	e := newEnvConfig(t, func(cfg string) string {
+		return strings.Replace(cfg, "  review: [review]\n", "  review: [review]\n  test: [brainstorm]\n  both: [brainstorm, /test]\n", 1)
+	})
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"feature"}, "brainstorm implement test"},
+		{[]string{"/feature"}, "brainstorm implement test"},
+		{[]string{"test"}, "test"}, // the command wins over the chain
+		{[]string{"feature", "review"}, "brainstorm implement test review"},
+		{[]string{"both"}, "brainstorm /test"},
+		{[]string{"implement", "nope"}, "implement nope"},
+	} {
+		if got := strings.Join(Expand(e.lib, tc.names), " "); got != tc.want {
+			t.Errorf("Expand(%v) = %q, want %q", tc.names, got, tc.want)
+		}
+	}
+	ctx := context.Background()
+	pv, err := e.runner.Preview(ctx, Request{Commands: []string{"feature"}, Input: "x"})
+	check(t, err)
+	if len(pv.Steps) != 3 || pv.Steps[2].Command != "test" {
+		t.Fatalf("preview of the feature chain: %d steps", len(pv.Steps))
+	}
+	res, err := e.runner.Run(ctx, Request{Commands: []string{"feature"}, Input: "x"})
+	check(t, err)
+	if statuses(res) != "brainstorm:success implement:success test:success" {
+		t.Fatalf("run of the feature chain: %s", statuses(res))
+	}
+	res, err = e.runner.Run(ctx, Request{Commands: []string{"test"}, Input: "x"})
+	check(t, err)
+	if statuses(res) != "test:success" {
+		t.Fatalf("run of test, a command and a chain: %s", statuses(res))
 	}
 }
