@@ -244,6 +244,11 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 	fmt.Fprintf(w, "\n%d prompt tokens in total, %d cache hits\n", res.TotalTokens, res.CacheHits)
+	if !preview && (res.State == execution.StateFailed || res.State == execution.StateInterrupted) {
+		// Resume runs again every command that did not succeed, partial
+		// ones included.
+		fmt.Fprintf(w, "to finish the chain: ctxls chain resume %s\n", res.SessionID)
+	}
 	return nil
 }
 

@@ -214,6 +214,9 @@ func TestChainCLI(t *testing.T) {
 		// A new chain does not start in an execution whose chain failed:
 		// it would leave that chain failed for good.
 		id, runs := l.Executions[0].SessionID, chainCLIRuns(t, log)
+		if !strings.Contains(r.stdout, "to finish the chain: ctxls chain resume "+id) {
+			t.Fatalf("the failed run does not say how to resume:\n%s", r.stdout)
+		}
 		r = chainExec(t, ctxls, "chain", "run", "test", "--session", id, "--dir", dir)
 		if r.code != 1 || !strings.Contains(r.stderr, "stopped at test (failed)") || !strings.Contains(r.stderr, "ctxls chain resume "+id) {
 			t.Fatalf("run in the failed execution: %d\n%s\n%s", r.code, r.stdout, r.stderr)

@@ -76,8 +76,9 @@ func (s *Store) create(ctx context.Context, tx *sql.Tx, projectName, projectType
 
 // GetOrCreate returns the execution a command of projectName should continue:
 // the current execution if it belongs to the project, else the project's most
-// recent one, skipping executions whose chain plan is done; when there is
-// none it creates one, which becomes current.
+// recent one, skipping executions whose chain plan is done (every planned
+// command succeeded, as for ResumePoint); when there is none it creates one,
+// which becomes current.
 func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*ExecutionState, error) {
 	if err := requireName("project name", projectName); err != nil {
 		return nil, err
@@ -85,8 +86,8 @@ func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*Execution
 	var st *ExecutionState
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		var id string
-		err := tx.QueryRowContext(ctx, `SELECT session_id FROM executions
-			WHERE project_name = :project AND (plan IS NULL OR plan_done < json_array_length(plan))
+		err := tx.QueryRowContext(ctx, `SELECT session_id FROM executions e
+			WHERE project_name = :project AND (plan IS NULL OR plan_done < json_array_length(plan) OR `+planHasPartial+`)
 			ORDER BY session_id = coalesce((SELECT value FROM settings WHERE key = 'current_execution'), '') DESC,
 				started_at DESC
 			LIMIT 1`, sql.Named("project", projectName)).Scan(&id)

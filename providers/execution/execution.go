@@ -71,13 +71,14 @@ const (
 	StateNew State = "new"
 	// StateRunning: a live process is running one of its commands or its chain.
 	StateRunning State = "running"
-	// StateCompleted: every command finished (success or partial), and the
-	// chain plan, if any, is done.
+	// StateCompleted: every command of the current work finished (success
+	// or partial) and every command of the chain plan, if any, succeeded.
 	StateCompleted State = "completed"
 	// StateFailed: a command's latest attempt failed.
 	StateFailed State = "failed"
 	// StateInterrupted: a command or chain was cut off (its process died or
-	// stopped) and can be resumed.
+	// stopped), or a command of the chain only partly succeeded; resuming
+	// the chain runs it again from there.
 	StateInterrupted State = "interrupted"
 )
 

@@ -277,6 +277,9 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 						AND c.step >= e.plan_base AND c.status = 'failed') END THEN 'failed'
 				-- A chain that stopped before its end with nothing failed.
 				WHEN plan IS NOT NULL AND plan_done < json_array_length(plan) THEN 'interrupted'
+				-- A chain with a command that only partly succeeded: resume
+				-- runs it again.
+				WHEN plan IS NOT NULL AND `+planHasPartial+` THEN 'interrupted'
 				WHEN steps = 0 THEN 'new'
 				ELSE 'completed'
 			END,
@@ -312,6 +315,11 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 	}
 	return out, rows.Err()
 }
+
+// planHasPartial is an SQL condition on executions e: a command of its chain
+// plan ended partial.
+const planHasPartial = `EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.session_id
+	AND c.step >= e.plan_base AND c.step < e.plan_base + json_array_length(e.plan) AND c.status = 'partial')`
 
 // List returns every execution, newest first.
 func (s *Store) List(ctx context.Context) ([]Summary, error) {

@@ -160,3 +160,57 @@ func TestNewChainWaitsForUnfinishedChain(t *testing.T) {
 		})
 	}
 }
+
+// TestPartialStepIsResumable checks that list state and resume agree on a
+// chain command that ended partial: resume runs it again, so the execution
+// is not completed but interrupted (resumable) until it succeeds.
+func TestPartialStepIsResumable(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s := newStore(t, db, Options{})
+	state := func(id string) State {
+		t.Helper()
+		st := must[*ExecutionState](t)(s.Get(ctx, id))
+		for _, sm := range must[[]Summary](t)(s.List(ctx)) {
+			if sm.SessionID == id && sm.State != st.State {
+				t.Fatalf("List says %s, Get says %s", sm.State, st.State)
+			}
+		}
+		return st.State
+	}
+
+	// By hand, without a chain, there is nothing to resume: partial is done.
+	loose := must[*ExecutionState](t)(s.Create(ctx, "loose", "")).SessionID
+	step(t, s, loose, "a", StatusPartial)
+	if got := state(loose); got != StateCompleted {
+		t.Fatalf("partial command without a chain: %s", got)
+	}
+
+	id := must[*ExecutionState](t)(s.Create(ctx, "chain", "")).SessionID
+	runChain(t, s, id, []string{"a", "b"}, StatusPartial, StatusSuccess)
+	rp := must[*ResumePoint](t)(s.ResumePoint(ctx, id))
+	if rp.Done || rp.Next != 0 {
+		t.Fatalf("resume point: %+v", rp)
+	}
+	if got := state(id); got != StateInterrupted {
+		t.Fatalf("chain with a partial command: %s, want interrupted", got)
+	}
+	if err := s.SetPlan(ctx, id, []string{"c"}, ""); !errors.Is(err, ErrUnfinishedChain) || !strings.Contains(err.Error(), "stopped at a (partial)") {
+		t.Fatalf("new chain after a partial command: %v", err)
+	}
+	check(t, s.SetCurrent(ctx, loose))
+	if got := must[*ExecutionState](t)(s.GetOrCreate(ctx, "chain")); got.SessionID != id {
+		t.Fatalf("GetOrCreate did not continue the unfinished chain: %s", got.SessionID)
+	}
+
+	resume := must[*Run](t)(s.StartRun(ctx, id, RunKindResume))
+	step(t, s, id, "a", StatusSuccess)
+	check(t, s.FinishRun(ctx, resume.RunID))
+	if rp := must[*ResumePoint](t)(s.ResumePoint(ctx, id)); !rp.Done {
+		t.Fatalf("resume point after the resume: %+v", rp)
+	}
+	if got := state(id); got != StateCompleted {
+		t.Fatalf("after the resume: %s", got)
+	}
+	checkCounters(t, db)
+}
