@@ -29,6 +29,16 @@ type exitError int
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
+// failure is an error that exits with a status other than 1, for commands
+// where 1 means something else.
+type failure struct {
+	status int
+	err    error
+}
+
+func (f failure) Error() string { return f.err.Error() }
+func (f failure) Unwrap() error { return f.err }
+
 // usageError is a mistake in the command line.
 type usageError struct{ msg string }
 
@@ -55,18 +65,29 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	os.Exit(exitStatus(err, os.Stderr))
+}
+
+// exitStatus reports err on stderr and returns the process exit status:
+// 0 for none, 2 for a usage error, a failure's own status, else 1.
+func exitStatus(err error, stderr io.Writer) int {
 	var code exitError
 	var ue usageError
+	var f failure
 	switch {
 	case err == nil:
+		return 0
 	case errors.As(err, &code):
-		os.Exit(int(code))
+		return int(code)
 	case errors.As(err, &ue):
-		fmt.Fprintf(os.Stderr, "ctxls: %s\n\n%s", ue.msg, usage)
-		os.Exit(2)
+		fmt.Fprintf(stderr, "ctxls: %s\n\n%s", ue.msg, usage)
+		return 2
+	case errors.As(err, &f):
+		fmt.Fprintf(stderr, "ctxls: %v\n", err)
+		return f.status
 	default:
-		fmt.Fprintf(os.Stderr, "ctxls: %v\n", err)
-		os.Exit(1)
+		fmt.Fprintf(stderr, "ctxls: %v\n", err)
+		return 1
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,7 +11,20 @@ import (
 	"github.com/ctxls/ctxls/providers/library"
 )
 
+// runSearch exits as grep does: 0 when something matches, 1 when nothing
+// does, whatever the format, and 2 on a usage error or a failure, so that
+// scripts can tell "no match" from "could not search".
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := search(ctx, args, stdout, stderr)
+	var code exitError
+	var ue usageError
+	if err != nil && !errors.As(err, &code) && !errors.As(err, &ue) {
+		return failure{status: 2, err: err}
+	}
+	return err
+}
+
+func search(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("search", stderr)
 	format := formatFlag(fs)
 	domain := fs.String("domain", "", "search only this domain")
@@ -53,10 +67,13 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *format == "json" {
-		return printJSON(stdout, res)
+		if err := printJSON(stdout, res); err != nil {
+			return err
+		}
+	} else {
+		printWarnings(stderr, res.Warnings)
+		printSearch(stdout, lib, query, res.Items)
 	}
-	printWarnings(stderr, res.Warnings)
-	printSearch(stdout, lib, query, res.Items)
 	if len(res.Items) == 0 {
 		return exitError(1)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,7 +20,7 @@ func TestSearchCommand(t *testing.T) {
 		{[]string{"search", "fastapi", "--dir", exampleDir, "--format", "json"}, "python/fastapi_patterns", 0},
 		{[]string{"search", "pytest fixtures", "--format", "json", "--dir", exampleDir}, "testing/pytest_patterns", 0},
 		{[]string{"search", "secret", "--domain", "python", "--format", "json", "--dir", exampleDir}, "", 0},
-		{[]string{"search", "nothingmatchesthis", "--format", "json", "--dir", exampleDir}, "", 0},
+		{[]string{"search", "nothingmatchesthis", "--format", "json", "--dir", exampleDir}, "", 1},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -168,6 +170,32 @@ func TestPrintTable(t *testing.T) {
 			printTable(&b, c.rows, c.right)
 			if b.String() != c.want {
 				t.Errorf("got\n%q\nwant\n%q", b.String(), c.want)
+			}
+		})
+	}
+}
+
+// search exits as grep does, in either format.
+func TestSearchExitStatus(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"search", "django", exampleDir}, 0},
+		{[]string{"search", "django", exampleDir, "--format", "json"}, 0},
+		{[]string{"search", "nothingmatchesthis", exampleDir}, 1},
+		{[]string{"search", "nothingmatchesthis", exampleDir, "--format", "json"}, 1},
+		{[]string{"search", "django", exampleDir, "--domain", "nosuchdomain"}, 1},
+		{[]string{"search", "--dir", exampleDir}, 2},
+		{[]string{"search", "django", exampleDir, "--format", "xml"}, 2},
+		{[]string{"search", "django", "--dir", missing}, 2},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, _, err := runCLI(t, c.args...)
+			if got := exitStatus(err, io.Discard); got != c.want {
+				t.Errorf("exit status %d (%v), want %d", got, err, c.want)
 			}
 		})
 	}
