@@ -157,7 +157,7 @@ func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command
 	case err == nil:
 		if Status(status) == StatusRunning && owner != s.owner {
 			// The sweep above left it running: its owner is alive.
-			return nil, fmt.Errorf("%w: %q in execution %s (process %s)", ErrConflict, command, sessionID, owner)
+			return nil, conflictf("command %q of execution %s is running in another process (%s)", command, sessionID, s.describeOwner(ctx, tx, owner))
 		}
 		attempts++
 		err = retry(ctx, tx, id, in, now, s.owner)

@@ -34,7 +34,9 @@ var (
 	// ErrNoRunningCommand: CompleteCommand (or a record call that needs a
 	// running command) found none.
 	ErrNoRunningCommand = errors.New("no running command")
-	// ErrConflict: the command is running in another live process.
+	// ErrConflict: the command, chain or execution is busy with work that a
+	// live process runs. The errors that match it name that process by its
+	// pid and host.
 	ErrConflict = errors.New("command is running in another process")
 	// ErrIsCurrent: the current execution cannot be deleted.
 	ErrIsCurrent = errors.New("the current execution cannot be deleted")
@@ -331,6 +333,36 @@ func (s *Store) forgetDeadProcesses(ctx context.Context, tx *sql.Tx) error {
 
 func (s *Store) liveArgs(now time.Time) []any {
 	return []any{sql.Named("now", ms(now)), sql.Named("self", s.owner)}
+}
+
+// conflictError matches ErrConflict and carries a message of its own, so
+// that the message can say what is busy and where.
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+
+func (e *conflictError) Is(target error) bool { return target == ErrConflict }
+
+func conflictf(format string, args ...any) error {
+	return &conflictError{msg: fmt.Sprintf(format, args...)}
+}
+
+// describeOwner names the process behind an owner id the way people know
+// it: by the pid and host its owner row records.
+func (s *Store) describeOwner(ctx context.Context, tx *sql.Tx, ownerID string) string {
+	if ownerID == s.owner {
+		return fmt.Sprintf("this process (pid %d)", os.Getpid())
+	}
+	var pid int
+	var host string
+	err := tx.QueryRowContext(ctx, `SELECT pid, host FROM owners WHERE owner_id = ?`, ownerID).Scan(&pid, &host)
+	switch {
+	case err != nil:
+		return "another process"
+	case host == "":
+		return fmt.Sprintf("pid %d", pid)
+	}
+	return fmt.Sprintf("pid %d on host %s", pid, host)
 }
 
 // newID returns a random (version 4) UUID.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -336,12 +337,18 @@ func TestOwners(t *testing.T) {
 	must[*CommandExecution](t)(a.CompleteCommand(ctx, id, "plan", StatusSuccess, map[string]any{"n": 1}))
 	must[*CommandExecution](t)(a.StartCommand(ctx, id, "build", nil))
 
-	if _, err := b.StartCommand(ctx, id, "build", nil); !errors.Is(err, ErrConflict) {
+	// Conflicts name the other process as people know it: pid and host,
+	// not its owner id.
+	host, _ := os.Hostname()
+	where := fmt.Sprintf("running in another process (pid %d on host %s)", os.Getpid(), host)
+	_, err := b.StartCommand(ctx, id, "build", nil)
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.OwnerID()) {
 		t.Fatalf("start of a command another live process runs: %v", err)
 	}
 	// A resume: the plan is set, a run of kind RunKindRun would set another.
 	runA := must[*Run](t)(a.StartRun(ctx, id, RunKindResume))
-	if _, err := b.StartRun(ctx, id, RunKindResume); !errors.Is(err, ErrConflict) {
+	_, err = b.StartRun(ctx, id, RunKindResume)
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.OwnerID()) {
 		t.Fatalf("resume of a chain another live process runs: %v", err)
 	}
 	if st := must[*ExecutionState](t)(b.Get(ctx, id)); st.State != StateRunning {

@@ -200,7 +200,7 @@ func (s *Store) StartRun(ctx context.Context, sessionID string, kind RunKind) (*
 			sessionID, s.owner).Scan(&other)
 		if err == nil {
 			// The sweep left it running: its owner is alive.
-			return fmt.Errorf("%w: a chain of execution %s runs in process %s", ErrConflict, sessionID, other)
+			return conflictf("a chain of execution %s is running in another process (%s)", sessionID, s.describeOwner(ctx, tx, other))
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
