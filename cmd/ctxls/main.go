@@ -51,7 +51,7 @@ Usage:
   ctxls check [DIR] [--format text|json] report every diagnostic; exit 1 on errors
   ctxls catalog [DIR] [--domain D] [--format text|json]
   ctxls search QUERY [DIR] [--domain D] [--format text|json]
-  ctxls show domain:topic[#Section] [--dir DIR]
+  ctxls show domain:topic[#Section] [--format text|json]
   ctxls chain run COMMAND... [--input TEXT] | list | show [ID] | resume ID
   ctxls history [CONVERSATION] [--run ID] [--context]
   ctxls bench [--topics N] [--dir DIR]   measure index, re-index and search speed

@@ -4,18 +4,31 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/library"
 )
 
+// showRecord is show's JSON output: what was printed and what it costs.
+type showRecord struct {
+	// Reference is the canonical domain:topic, with #Section when one
+	// section was asked for.
+	Reference string `json:"reference"`
+	Title     string `json:"title"`
+	// Tokens is the measured cost of Content.
+	Tokens  int    `json:"tokens"`
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
 func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("show", stderr)
 	format := formatFlag(fs)
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls show domain:topic[#Section] [--format text|json] [--dir DIR]\n\nPrints a topic's body without frontmatter, or only the named section.")
+		fmt.Fprintln(stderr, "usage: ctxls show domain:topic[#Section] [--format text|json] [--dir DIR]\n\nPrints a topic's body without frontmatter, or only the named section, exactly, so that it\ncan be piped. JSON: {reference, title, tokens, path, content}.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -46,7 +59,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	p, _, err := openProvider(ctx, dir, stderr)
+	p, lib, err := openProvider(ctx, dir, stderr)
 	if err != nil {
 		return err
 	}
@@ -57,27 +70,49 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if r.ID == "" {
 		return fmt.Errorf("unknown topic %s: %s", pos[0], joinWarnings(r.Warnings))
 	}
+	rec := showRecord{Reference: r.Key(), Title: r.Title, Path: r.Path}
 	if section == "" {
 		f, err := p.Materialize(ctx, r.Reference)
 		if err != nil {
-			return err
+			return fmt.Errorf("load %s: %w", r.Key(), err)
 		}
-		if *format == "json" {
-			return printJSON(stdout, f)
+		rec.Tokens, rec.Content = f.EstimatedTokens, f.Content
+	} else {
+		pc, err := p.MaterializeSections(ctx, r.Reference, []string{section})
+		if err != nil {
+			return fmt.Errorf("load %s#%s: %w", r.Key(), section, err)
 		}
-		return writeBody(stdout, f.Content)
-	}
-	pc, err := p.MaterializeSections(ctx, r.Reference, []string{section})
-	if err != nil {
-		return err
-	}
-	if len(pc.Sections) == 0 {
-		return fmt.Errorf("unknown section %s#%s: %s", r.Key(), section, joinWarnings(pc.Warnings))
+		if len(pc.Sections) == 0 {
+			return fmt.Errorf("unknown section %s#%s: %s", r.Key(), section, joinWarnings(pc.Warnings))
+		}
+		s := pc.Sections[0]
+		rec.Reference += "#" + s.Name
+		rec.Tokens, rec.Content = s.EstimatedTokens, s.Content
 	}
 	if *format == "json" {
-		return printJSON(stdout, pc)
+		return printJSON(stdout, rec)
 	}
-	return writeBody(stdout, pc.Sections[0].Content)
+	// stdout stays the exact text, for piping into an agent; a person at a
+	// terminal also sees what was printed and its cost.
+	if isTerminal(stdout) {
+		fmt.Fprintln(stderr, showHeader(rec, lib.Counter().Name()))
+	}
+	return writeBody(stdout, rec.Content)
+}
+
+// showHeader is the line that names what show prints.
+func showHeader(rec showRecord, tokenizer string) string {
+	return fmt.Sprintf("%s · %s · %s tokens (%s)", rec.Reference, rec.Title, thousands(rec.Tokens), tokenizer)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func joinWarnings(ws []contextprovider.Warning) string {

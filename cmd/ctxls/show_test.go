@@ -56,22 +56,75 @@ func TestShowCommand(t *testing.T) {
 		})
 	}
 
-	out, _, err := runCLI(t, "show", "python:fastapi_patterns#Testing", "--dir", exampleDir, "--format", "json")
+	if _, _, err := runCLI(t, "show", "--dir", exampleDir); err == nil {
+		t.Error("show without a reference succeeded")
+	}
+}
+
+func TestShowJSON(t *testing.T) {
+	path, err := filepath.Abs(filepath.Join(exampleDir, "context", "python", "fastapi_patterns.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pc struct {
-		ID       string `json:"id"`
-		Sections []struct {
-			Name    string `json:"name"`
-			Content string `json:"content"`
-		} `json:"sections"`
-		TotalTokens int `json:"totalTokens"`
+	cases := []struct {
+		ref       string
+		reference string
+		prefix    string
+	}{
+		{"python:fastapi_patterns", "python:fastapi_patterns", "\n# FastAPI Patterns\n"},
+		{"context/python/fastapi_patterns.md", "python:fastapi_patterns", "\n# FastAPI Patterns\n"},
+		{"python:fastapi_patterns#testing", "python:fastapi_patterns#Testing", "## Testing\n"},
 	}
-	if err := json.Unmarshal([]byte(out), &pc); err != nil || pc.ID != "python/fastapi_patterns" || len(pc.Sections) != 1 || pc.TotalTokens == 0 {
-		t.Errorf("json: %v %s", err, out)
+	for _, c := range cases {
+		t.Run(c.ref, func(t *testing.T) {
+			out, _, err := runCLI(t, "show", c.ref, "--dir", exampleDir, "--format", "json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got showRecord
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("not a show record (%v): %s", err, out)
+			}
+			if got.Reference != c.reference || got.Title != "FastAPI Patterns" || got.Path != path || got.Tokens <= 0 || !strings.HasPrefix(got.Content, c.prefix) {
+				t.Errorf("record = %+v", got)
+			}
+			// The content is what the text format prints.
+			text, _, err := runCLI(t, "show", c.ref, "--dir", exampleDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Content != text {
+				t.Errorf("content differs from the text output: %q vs %q", got.Content, text)
+			}
+		})
 	}
-	if _, _, err := runCLI(t, "show", "--dir", exampleDir); err == nil {
-		t.Error("show without a reference succeeded")
+	// A section costs less than its topic.
+	var whole, section showRecord
+	for ref, rec := range map[string]*showRecord{"python:fastapi_patterns": &whole, "python:fastapi_patterns#Testing": &section} {
+		out, _, err := runCLI(t, "show", ref, "--dir", exampleDir, "--format", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(out), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if section.Tokens >= whole.Tokens {
+		t.Errorf("section %d tokens, whole topic %d", section.Tokens, whole.Tokens)
+	}
+}
+
+// The header is for people: with stdout piped, stderr stays quiet and
+// stdout holds only the body.
+func TestShowHeader(t *testing.T) {
+	_, stderr, err := runCLI(t, "show", "python:fastapi_patterns", "--dir", exampleDir)
+	if err != nil || stderr != "" {
+		t.Errorf("piped: err %v, stderr %q", err, stderr)
+	}
+	rec := showRecord{Reference: "python:fastapi_patterns#Testing", Title: "FastAPI Patterns", Tokens: 1234}
+	if got, want := showHeader(rec, "o200k_base"), "python:fastapi_patterns#Testing · FastAPI Patterns · 1,234 tokens (o200k_base)"; got != want {
+		t.Errorf("header = %q, want %q", got, want)
 	}
 }
