@@ -638,13 +638,15 @@ func TestDelete(t *testing.T) {
 	other := newStore(t, db, Options{})
 
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
-	must[*Run](t)(s.StartRun(ctx, id, RunKindRun))
+	run := must[*Run](t)(s.StartRun(ctx, id, RunKindRun))
 	must[*CommandExecution](t)(s.StartCommand(ctx, id, "a", nil))
 	check(t, s.RecordContextLoad(ctx, id, "d", "t", "c"))
 	check(t, s.RecordMemoryLoad(ctx, id, "l", "k", "c"))
 	check(t, s.SetSharedData(ctx, id, "k", 1))
 	must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "a", StatusFailed, nil))
 	must[*CommandExecution](t)(s.StartCommand(ctx, id, "a", nil))
+	must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "a", StatusSuccess, nil))
+	check(t, s.FinishRun(ctx, run.RunID))
 	_, err := db.SQL().Exec(`INSERT INTO messages (conversation_id, role, content, created_at) VALUES (?, 'user', 'hello', 0)`, id)
 	check(t, err)
 	keep := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID // now current
@@ -715,6 +717,78 @@ func TestDelete(t *testing.T) {
 	if v, ok, err := s.GetSharedData(ctx, keep, "k"); err != nil || !ok || string(v) != "2" {
 		t.Fatalf("the other execution lost data: %s %v %v", v, ok, err)
 	}
+}
+
+// TestDeleteRefusedWhileRunning checks that an execution in which a live
+// process runs a command or a chain is not deleted, at either step, and that
+// what a dead process left running does not stop the delete.
+func TestDeleteRefusedWhileRunning(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s := newStore(t, db, Options{})
+	other := newStore(t, db, Options{})
+	host, _ := os.Hostname()
+	for _, c := range []struct {
+		name string
+		// busy starts the work in the execution and returns what ends it.
+		busy func(t *testing.T, id string) (done func())
+		want string
+	}{
+		{"command of this process", func(t *testing.T, id string) func() {
+			must[*CommandExecution](t)(s.StartCommand(ctx, id, "a", nil))
+			return func() { must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "a", StatusSuccess, nil)) }
+		}, fmt.Sprintf(`command "a" runs in this process (pid %d)`, os.Getpid())},
+		{"command of another process", func(t *testing.T, id string) func() {
+			must[*CommandExecution](t)(other.StartCommand(ctx, id, "b", nil))
+			return func() { must[*CommandExecution](t)(other.CompleteCommand(ctx, id, "b", StatusFailed, nil)) }
+		}, fmt.Sprintf(`command "b" runs in pid %d on host %s`, os.Getpid(), host)},
+		{"chain of another process", func(t *testing.T, id string) func() {
+			run := must[*Run](t)(other.StartRun(ctx, id, RunKindRun))
+			return func() { check(t, other.FinishRun(ctx, run.RunID)) }
+		}, fmt.Sprintf(`its chain runs in pid %d on host %s`, os.Getpid(), host)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := must[*ExecutionState](t)(s.Create(ctx, "p", "", KeepCurrent())).SessionID
+			// A token issued before the work started does not delete it either.
+			early, _, err := s.RequestDelete(ctx, id)
+			check(t, err)
+			done := c.busy(t, id)
+			_, _, err = s.RequestDelete(ctx, id)
+			if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("delete request: %v, want a conflict saying %q", err, c.want)
+			}
+			err = s.ConfirmDelete(ctx, id, early)
+			if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("delete confirmation: %v, want a conflict saying %q", err, c.want)
+			}
+			if countRows(t, db, id) == 0 {
+				t.Fatal("the running execution was deleted")
+			}
+			done()
+			tok, _, err := s.RequestDelete(ctx, id)
+			check(t, err)
+			check(t, s.ConfirmDelete(ctx, id, tok))
+			if n := countRows(t, db, id); n != 0 {
+				t.Fatalf("%d rows remain after the work ended", n)
+			}
+		})
+	}
+
+	t.Run("command of a dead process", func(t *testing.T) {
+		gone := newStore(t, db, Options{})
+		id := must[*ExecutionState](t)(s.Create(ctx, "p", "", KeepCurrent())).SessionID
+		must[*CommandExecution](t)(gone.StartCommand(ctx, id, "c", nil))
+		crash(gone)
+		// Seen from later, gone's heartbeat is stale.
+		s.now = func() time.Time { return time.Now().Add(time.Hour) }
+		defer func() { s.now = time.Now }()
+		tok, _, err := s.RequestDelete(ctx, id)
+		check(t, err)
+		check(t, s.ConfirmDelete(ctx, id, tok))
+		if n := countRows(t, db, id); n != 0 {
+			t.Fatalf("%d rows remain", n)
+		}
+	})
 }
 
 func TestBadInput(t *testing.T) {
