@@ -173,57 +173,12 @@ func (p *Provider) CrossDomainContext(ctx context.Context, domain string, trigge
 func (p *Provider) crossHits(lib *library.Library, dom *library.Domain, triggers []string, warns *[]Warning) []crossHit {
 	m := p.current(lib).crossMatrix()
 	*warns = append(*warns, m.warnings...)
-	byID := map[string]*crossHit{}
-	var order []string
-	add := func(id string, rel float64, why string) {
-		h := byID[id]
-		if h == nil {
-			h = &crossHit{id: id}
-			byID[id] = h
-			order = append(order, id)
-		}
-		h.relevance = max(h.relevance, round2(rel))
-		if !slices.Contains(h.matched, why) {
-			h.matched = append(h.matched, why)
-		}
-	}
-	type trig struct {
-		text  string
-		terms []string
-	}
-	var trigs []trig
-	for _, t := range triggers {
-		if tt := terms(t); len(tt) > 0 {
-			trigs = append(trigs, trig{t, tt})
-		}
-	}
+	hits := &hitSet{byID: map[string]*crossHit{}}
+	trigs := triggerTerms(triggers)
 	if !m.found {
 		*warns = append(*warns, warnf(WarnNoMatrix, "no cross_domain.md with a trigger matrix at a context root; only topics' crossDomainTriggers apply"))
 	}
-	unresolved := map[string]bool{}
-	for _, r := range m.rows {
-		if r.primary != "" && r.primary != dom.Name {
-			continue
-		}
-		best := 0.0
-		for _, t := range trigs {
-			best = max(best, coverage(t.terms, r.terms))
-		}
-		if best < 0.5 {
-			continue
-		}
-		for _, raw := range r.raw {
-			id, ok := p.current(lib).resolveFile("", strings.ReplaceAll(raw, "{domain}", dom.Name))
-			if !ok {
-				if !unresolved[raw] {
-					unresolved[raw] = true
-					*warns = append(*warns, warnf(WarnUnresolved, "cross_domain.md row %q names %s, which is not a topic", r.condition, strings.ReplaceAll(raw, "{domain}", dom.Name)))
-				}
-				continue
-			}
-			add(id, r.relevance*best, r.condition)
-		}
-	}
+	p.matrixHits(lib, m, dom, trigs, hits, warns)
 	// Topics' crossDomainTriggers: a trigger that names the topic or the
 	// target (by its words, tags or id) pulls the target in, below the
 	// matrix's explicit rows.
@@ -237,16 +192,88 @@ func (p *Provider) crossHits(lib *library.Library, dom *library.Domain, triggers
 			dstTerms := topicTerms(tt)
 			best := 0.0
 			for _, t := range trigs {
-				best = max(best, coverage(t.terms, srcTerms), coverage(t.terms, dstTerms))
+				best = max(best, coverage(t, srcTerms), coverage(t, dstTerms))
 			}
 			if best == 1 {
-				add(tt.ID, 0.5, src.ID+" crossDomainTriggers")
+				hits.add(tt.ID, triggerRelevance, src.ID+" crossDomainTriggers")
 			}
 		}
 	}
-	out := make([]crossHit, 0, len(order))
-	for _, id := range order {
-		out = append(out, *byID[id])
+	return hits.sorted()
+}
+
+// triggerRelevance is the relevance of a topic pulled in by another
+// topic's crossDomainTriggers: below the matrix's strong rows, which a
+// library's author scored for the case at hand.
+const triggerRelevance = 0.5
+
+// triggerTerms returns the terms of each trigger that has any.
+func triggerTerms(triggers []string) [][]string {
+	var out [][]string
+	for _, t := range triggers {
+		if tt := terms(t); len(tt) > 0 {
+			out = append(out, tt)
+		}
+	}
+	return out
+}
+
+// matrixHits adds the secondary topics of the matrix rows for dom (or for
+// any domain) whose trigger condition covers at least half of a trigger's
+// terms, weighted by the row's relevance and that coverage.
+func (p *Provider) matrixHits(lib *library.Library, m *crossMatrix, dom *library.Domain, trigs [][]string, hits *hitSet, warns *[]Warning) {
+	unresolved := map[string]bool{}
+	for _, r := range m.rows {
+		if r.primary != "" && r.primary != dom.Name {
+			continue
+		}
+		best := 0.0
+		for _, t := range trigs {
+			best = max(best, coverage(t, r.terms))
+		}
+		if best < 0.5 {
+			continue
+		}
+		for _, raw := range r.raw {
+			id, ok := p.current(lib).resolveFile("", strings.ReplaceAll(raw, "{domain}", dom.Name))
+			if !ok {
+				if !unresolved[raw] {
+					unresolved[raw] = true
+					*warns = append(*warns, warnf(WarnUnresolved, "cross_domain.md row %q names %s, which is not a topic", r.condition, strings.ReplaceAll(raw, "{domain}", dom.Name)))
+				}
+				continue
+			}
+			hits.add(id, r.relevance*best, r.condition)
+		}
+	}
+}
+
+// hitSet collects secondary topics, each once, with its best relevance
+// and every reason it was chosen.
+type hitSet struct {
+	byID  map[string]*crossHit
+	order []string
+}
+
+func (s *hitSet) add(id string, rel float64, why string) {
+	h := s.byID[id]
+	if h == nil {
+		h = &crossHit{id: id}
+		s.byID[id] = h
+		s.order = append(s.order, id)
+	}
+	h.relevance = max(h.relevance, round2(rel))
+	if !slices.Contains(h.matched, why) {
+		h.matched = append(h.matched, why)
+	}
+}
+
+// sorted returns the hits by relevance, highest first, then in the order
+// they were found.
+func (s *hitSet) sorted() []crossHit {
+	out := make([]crossHit, 0, len(s.order))
+	for _, id := range s.order {
+		out = append(out, *s.byID[id])
 	}
 	slices.SortStableFunc(out, func(a, b crossHit) int {
 		switch {

@@ -628,8 +628,11 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 // ConditionalContext loads the files a detection result calls for within
 // the budget of the library's configuration: the domain's always-load
 // files are counted first (and not returned: AlwaysLoadFiles returns
-// them), then framework files, then library and testing files. Files that
-// do not fit are left out with a warning.
+// them), then framework files, then library and testing files, then
+// cross-cutting topics: the crossDomainTriggers into other domains of the
+// topics chosen so far, and the cross-domain matrix rows of the domain
+// whose trigger condition names a detected framework or library. Files
+// that do not fit are left out with a warning.
 func (p *Provider) ConditionalContext(ctx context.Context, domain string, det DetectionResult) (List[ContextFile], error) {
 	if err := checkName(domain); err != nil {
 		return List[ContextFile]{}, err
@@ -698,15 +701,74 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 			reqs = append(reqs, Request{ID: qualify(f), Relevance: 1 / float64(i+1), Reason: "recommended"})
 		}
 	}
-	plan := p.Plan(ctx, reqs, lib.Config().Budget)
+	budget := lib.Config().Budget
+	plan := p.Plan(ctx, reqs, budget)
+	// Cross-cutting topics come last in the priority order, so planning
+	// again with them keeps every choice of the first plan and spends
+	// only the budget it left.
+	cross := p.crossCutting(lib, dom, plan, detectedNames(det), &out.Warnings)
+	if len(cross) > 0 {
+		for _, h := range cross {
+			reqs = append(reqs, Request{ID: h.id, Kind: KindCrossDomain, Relevance: h.relevance, Reason: "cross-domain: " + h.matched[0]})
+		}
+		plan = p.Plan(ctx, reqs, budget)
+	}
 	out.Warnings = append(out.Warnings, plan.Warnings...)
 	for _, it := range plan.Items {
 		if always[it.ID] {
 			continue
 		}
-		out.Items = append(out.Items, p.planFile(it))
+		f := p.planFile(it)
+		if it.Kind == KindCrossDomain {
+			for _, h := range cross {
+				if h.id == it.ID {
+					f.MatchedOn = h.matched
+				}
+			}
+		}
+		out.Items = append(out.Items, f)
 	}
 	return out, nil
+}
+
+// detectedNames are the names a detection result detected, which the
+// cross-domain matrix's trigger conditions may mention.
+func detectedNames(det DetectionResult) []string {
+	names := slices.Concat([]string{det.Framework, det.TestingFramework, det.Architecture}, det.Libraries)
+	return slices.DeleteFunc(names, func(s string) bool { return s == "" })
+}
+
+// crossCutting returns the cross-cutting topics of a conditional-context
+// plan, by relevance: the crossDomainTriggers (into other domains) of the
+// topics the plan keeps, and the topics of the matrix rows for dom whose
+// trigger condition names a detected entry. Topics the plan already holds
+// or dropped are left out, so a topic is never asked for twice.
+func (p *Provider) crossCutting(lib *library.Library, dom *library.Domain, plan Plan, names []string, warns *[]Warning) []crossHit {
+	hits := &hitSet{byID: map[string]*crossHit{}}
+	for _, it := range plan.Items {
+		if it.File == nil {
+			continue
+		}
+		for _, target := range it.File.Meta.CrossDomainTriggers {
+			// A trigger naming no topic is a diagnostic of its file.
+			if t, ok := lib.Topic(strings.TrimSuffix(target, ".md")); ok && t.Domain != dom.Name {
+				hits.add(t.ID, triggerRelevance, it.ID+" crossDomainTriggers")
+			}
+		}
+	}
+	if trigs := triggerTerms(names); len(trigs) > 0 {
+		m := p.current(lib).crossMatrix()
+		*warns = append(*warns, m.warnings...)
+		p.matrixHits(lib, m, dom, trigs, hits, warns)
+	}
+	held := map[string]bool{}
+	for _, it := range plan.Items {
+		held[it.ID] = true
+	}
+	for _, d := range plan.Dropped {
+		held[d.ID] = true
+	}
+	return slices.DeleteFunc(hits.sorted(), func(h crossHit) bool { return held[h.id] })
 }
 
 // planFile materializes a plan item: the whole file, or its sections.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -251,5 +252,105 @@ func TestPlanBudgetFromConfig(t *testing.T) {
 	lp, err := p.LoadingProtocol(bg)
 	if err != nil || lp.TokenBudget != 3 || lp.TokenLimit != 100000 || len(lp.Steps) != 5 || !hasWarning(lp.Warnings, WarnFileNotFound, "loading_protocol.md") {
 		t.Errorf("%v %+v", err, lp)
+	}
+}
+
+// crossCuttingLibrary is a library whose detected topics name
+// cross-cutting topics: common_issues (always loaded), fastapi_patterns
+// and sqlalchemy_patterns through crossDomainTriggers, and sqlalchemy
+// through a matrix row for python. budget is the .ctxls.yaml budget block.
+func crossCuttingLibrary(budget string) map[string]string {
+	long := strings.Repeat("Validate every input at the boundary and log the refusal. ", 20)
+	return map[string]string{
+		".ctxls.yaml": "budget:\n" + budget,
+		"context/cross_domain.md": "# Cross-Domain\n\n| Primary Domain | Trigger Condition | Secondary Context to Load | Relevance Score |\n|---|---|---|---|\n" +
+			"| python/ | SQLAlchemy sessions or raw SQL queries | `security/secrets_management.md` | 0.7 |\n" +
+			"| testing/ | SQLAlchemy fixtures | `security/auth_patterns.md` | 0.9 |\n" +
+			"| python/ | Celery workers | `security/auth_patterns.md` | 0.9 |\n",
+		"context/python/common_issues.md": "---\ntype: always\nloadingStrategy: always\ncrossDomainTriggers: [security/secure_coding]\n---\n# Common Issues\n\nMutable defaults.\n",
+		"context/python/fastapi_patterns.md": "---\ntype: framework\ncrossDomainTriggers: [security/secure_coding, security/auth_patterns, python/pydantic_models]\n---\n" +
+			"# FastAPI Patterns\n\nUse Depends.\n",
+		"context/python/sqlalchemy_patterns.md":   "---\ntype: library\ncrossDomainTriggers: [security/dependency_security]\n---\n# SQLAlchemy Patterns\n\nOne session per request.\n",
+		"context/python/pydantic_models.md":       "---\ntype: library\n---\n# Pydantic Models\n\nValidate at the edge.\n",
+		"context/security/secure_coding.md":       "# Secure Coding\n\n" + long + "\n",
+		"context/security/auth_patterns.md":       "# Auth Patterns\n\n" + long + "\n",
+		"context/security/secrets_management.md":  "# Secrets Management\n\n" + long + "\n",
+		"context/security/dependency_security.md": "# Dependency Security\n\n" + long + "\n",
+	}
+}
+
+func TestConditionalContextCrossCutting(t *testing.T) {
+	det := DetectionResult{Framework: "fastapi", Libraries: []string{"sqlalchemy"}, Matches: []DetectionMatch{
+		{Name: "FastAPI", Category: CatFramework, Score: 1, Files: []string{"fastapi_patterns.md"}},
+		{Name: "SQLAlchemy", Category: CatLibrary, Score: 0.9, Files: []string{"sqlalchemy_patterns.md"}},
+	}}
+	primary := []string{"python/fastapi_patterns", "python/sqlalchemy_patterns"}
+	// Cross-cutting topics by relevance: the matrix row (0.7), then the
+	// crossDomainTriggers (0.5) in the order their sources load. Rows of
+	// another primary domain or with other conditions add nothing, nor do
+	// triggers into the primary domain itself.
+	cross := []string{"security/secrets_management", "security/secure_coding", "security/auth_patterns", "security/dependency_security"}
+	cases := []struct {
+		name   string
+		budget string // "tokens: primary" is the cost of the primary topics
+		det    DetectionResult
+		want   []string
+		crossN int // how many of want, at the end, are cross-cutting
+		drop   []string
+	}{
+		{"everything fits", "  files: 7\n", det, slices.Concat(primary, cross), len(cross), nil},
+		// common_issues takes one of the file slots.
+		{"file limit drops cross-cutting topics first", "  files: 4\n", det, slices.Concat(primary, cross[:1]), 1, cross[1:]},
+		{"no slot left for cross-cutting topics", "  files: 3\n", det, primary, 0, cross},
+		{"token limit drops cross-cutting topics first", "  files: 7\n  tokens: primary\n", det, primary, 0, cross},
+		// A dropped topic's crossDomainTriggers do not count; the matrix
+		// row of a detected name still does.
+		{"a dropped topic pulls nothing in", "  files: 2\n", det, primary[:1], 0,
+			[]string{"python/sqlalchemy_patterns", "security/secrets_management", "security/secure_coding", "security/auth_patterns"}},
+		{"a topic detected as a library is not also cross-cutting", "  files: 7\n", DetectionResult{Matches: []DetectionMatch{
+			det.Matches[0],
+			{Name: "Auth", Category: CatLibrary, Score: 1, Files: []string{"security/auth_patterns"}},
+		}}, []string{"python/fastapi_patterns", "security/auth_patterns", "security/secure_coding"}, 1, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			budget := c.budget
+			if strings.Contains(budget, "tokens: primary") {
+				_, lib, _ := writeLibrary(t, crossCuttingLibrary("  files: 7\n"))
+				n := 0
+				for _, id := range append([]string{"python/common_issues"}, primary...) {
+					tp, ok := lib.Topic(id)
+					if !ok {
+						t.Fatalf("no topic %s", id)
+					}
+					n += tp.Tokens
+				}
+				budget = strings.Replace(budget, "primary", strconv.Itoa(n), 1)
+			}
+			p, _, _ := writeLibrary(t, crossCuttingLibrary(budget))
+			res, err := p.ConditionalContext(bg, "python", c.det)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for i, f := range res.Items {
+				ids = append(ids, f.ID)
+				isCross := strings.HasPrefix(f.Reason, "cross-domain: ") && len(f.MatchedOn) > 0
+				if wantCross := i >= len(res.Items)-c.crossN; isCross != wantCross {
+					t.Errorf("%s: reason %q, matched on %v; cross-cutting %v, want %v", f.ID, f.Reason, f.MatchedOn, isCross, wantCross)
+				}
+			}
+			if !slices.Equal(ids, c.want) {
+				t.Errorf("items %v\nwant  %v", ids, c.want)
+			}
+			for _, id := range c.drop {
+				if !hasWarning(res.Warnings, WarnBudget, "dropped "+strings.Replace(id, "/", ":", 1)+":") {
+					t.Errorf("no budget warning for %s: %v", id, res.Warnings)
+				}
+			}
+			if len(res.Warnings) != len(c.drop) {
+				t.Errorf("%d warnings, want one per dropped topic (%d): %v", len(res.Warnings), len(c.drop), res.Warnings)
+			}
+		})
 	}
 }
