@@ -159,7 +159,7 @@ func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Library) {
 		params.Diagnostics = append(params.Diagnostics, protocol.Diagnostic{
 			Range:    protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}},
 			Severity: sev,
-			Code:     protocol.String("config"),
+			Code:     protocol.String(config.ProblemCode),
 			Source:   protocol.NewOptional("ctxls"),
 			Message:  protocol.String(p.Message),
 		})

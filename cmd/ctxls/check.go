@@ -90,10 +90,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// codeConfig is the code of a problem in .ctxls.yaml, the one the
-// language server publishes them with.
-const codeConfig = "config"
-
 // collect gathers every diagnostic and every problem of .ctxls.yaml,
 // sorted by file and position.
 func collect(ctx context.Context, lib *library.Library) []checkRecord {
@@ -103,7 +99,7 @@ func collect(ctx context.Context, lib *library.Library) []checkRecord {
 		// Like the language server, a problem covers its whole line; one
 		// without a line points at the start of the file.
 		r := checkRecord{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-			Severity: p.Severity, Code: codeConfig, Message: p.Message}
+			Severity: p.Severity, Code: config.ProblemCode, Message: p.Message}
 		if p.Line >= 0 {
 			r.Line, r.EndLine = p.Line+1, p.Line+2
 		}

@@ -582,6 +582,11 @@ step('Run Chain records an execution with its steps and conversation', 'chain-ru
   assert.match(note, /3 steps, [\d,]+ tok/);
 
   // Its conversation: one user message (the prompt) and one result per step.
+  // The progress toast closes first; until it does the toasts still move.
+  await page
+    .locator('.notification-toast', { hasText: /\[\d+\/\d+\]/ })
+    .first()
+    .waitFor({ state: 'hidden', timeout: WAIT });
   await done.locator('.monaco-button', { hasText: 'Show History' }).click();
   await page.locator('.tabs-container .tab', { hasText: /^conversation-/ }).first().waitFor({ state: 'visible', timeout: WAIT });
   const doc = await eventually(

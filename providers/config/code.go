@@ -1,0 +1,5 @@
+package config
+
+// ProblemCode is the diagnostic code of every problem in .ctxls.yaml, the
+// same for the language server and `ctxls check`.
+const ProblemCode = "config"
