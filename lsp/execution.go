@@ -232,6 +232,16 @@ type commandParams struct {
 	Inputs    map[string]any `json:"inputs"`
 	Status    string         `json:"status"`
 	Outputs   map[string]any `json:"outputs"`
+	// MemoryUpdated ("layer:key") and SkillsInvoked, given to startCommand
+	// or completeCommand, are added to the attempt's lists.
+	MemoryUpdated []string `json:"memoryUpdated"`
+	SkillsInvoked []string `json:"skillsInvoked"`
+}
+
+// items returns the options that record p's memoryUpdated and
+// skillsInvoked entries.
+func (p commandParams) items() []execution.CommandOption {
+	return []execution.CommandOption{execution.WithMemoryUpdated(p.MemoryUpdated...), execution.WithSkillsInvoked(p.SkillsInvoked...)}
 }
 
 func sessionOf[P interface{ session() string }](p *P) string { return (*p).session() }
@@ -247,7 +257,7 @@ func executionStartCommand(ctx context.Context, s *Server, params json.RawMessag
 		if err := s.chainIdle(p.SessionID); err != nil {
 			return nil, err
 		}
-		ce, err := st.StartCommand(ctx, p.SessionID, p.Command, p.Inputs)
+		ce, err := st.StartCommand(ctx, p.SessionID, p.Command, p.Inputs, p.items()...)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +277,7 @@ func executionCompleteCommand(ctx context.Context, s *Server, params json.RawMes
 		if p.Status == "" {
 			p.Status = string(execution.StatusSuccess)
 		}
-		ce, err := st.CompleteCommand(ctx, p.SessionID, p.Command, execution.Status(p.Status), p.Outputs)
+		ce, err := st.CompleteCommand(ctx, p.SessionID, p.Command, execution.Status(p.Status), p.Outputs, p.items()...)
 		if err != nil {
 			return nil, err
 		}

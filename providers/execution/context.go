@@ -105,13 +105,87 @@ func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*Execution
 	return st, nil
 }
 
+// CommandOption adds to what StartCommand and CompleteCommand record of an
+// attempt.
+type CommandOption func(*commandItems)
+
+// commandItems are the memoryUpdated and skillsInvoked entries given to
+// StartCommand or CompleteCommand.
+type commandItems struct{ memory, skills []string }
+
+// WithMemoryUpdated adds memory entries, each "layer:key", to the
+// memoryUpdated list of the attempt.
+func WithMemoryUpdated(entries ...string) CommandOption {
+	return func(c *commandItems) { c.memory = append(c.memory, entries...) }
+}
+
+// WithSkillsInvoked adds skills to the skillsInvoked list of the attempt.
+func WithSkillsInvoked(skills ...string) CommandOption {
+	return func(c *commandItems) { c.skills = append(c.skills, skills...) }
+}
+
+// itemsOf applies opts and checks the entries they give.
+func itemsOf(opts []CommandOption) (commandItems, error) {
+	var c commandItems
+	for _, o := range opts {
+		o(&c)
+	}
+	for _, m := range c.memory {
+		layer, key, ok := strings.Cut(m, ":")
+		if !ok || strings.TrimSpace(layer) == "" || strings.TrimSpace(key) == "" {
+			return c, fmt.Errorf("%w: memoryUpdated entry %q: want layer:key", ErrInvalidArgument, m)
+		}
+	}
+	for _, sk := range c.skills {
+		if err := requireName("skillsInvoked entry", sk); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// recordItems adds items to the lists of attempt ce.Attempts of step
+// ce.Step, and to ce the entries it did not hold yet.
+func recordItems(ctx context.Context, tx *sql.Tx, sessionID string, ce *CommandExecution, items commandItems) error {
+	if len(items.memory) == 0 && len(items.skills) == 0 {
+		return nil
+	}
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM commands WHERE session_id = ? AND step = ?`, sessionID, ce.Step).Scan(&id); err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		kind  string
+		items []string
+		into  *[]string
+	}{
+		{"memory", items.memory, &ce.MemoryUpdated},
+		{"skill", items.skills, &ce.SkillsInvoked},
+	} {
+		for _, it := range l.items {
+			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO command_items (command_id, attempt, kind, item) VALUES (?, ?, ?, ?)`,
+				id, ce.Attempts, l.kind, it)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n > 0 {
+				*l.into = append(*l.into, it)
+			}
+		}
+	}
+	return nil
+}
+
 // StartCommand records the start of command in the execution and returns
 // the new attempt. When the command's most recent step (within the current
 // chain plan, if any) did not succeed, the start is a new attempt of that
 // step; otherwise it is a new step. Starting a command that a live process
 // is running fails with ErrConflict; one this process left running is
-// recorded as interrupted and attempted again.
-func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inputs map[string]any) (*CommandExecution, error) {
+// recorded as interrupted and attempted again. Options add memory updated
+// and skills invoked to the new attempt.
+func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inputs map[string]any, opts ...CommandOption) (*CommandExecution, error) {
 	if err := requireName("command name", command); err != nil {
 		return nil, err
 	}
@@ -119,11 +193,17 @@ func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inp
 	if err != nil {
 		return nil, err
 	}
+	items, err := itemsOf(opts)
+	if err != nil {
+		return nil, err
+	}
 	var ce *CommandExecution
 	err = s.db.Write(ctx, func(tx *sql.Tx) error {
 		var err error
-		ce, err = s.startCommand(ctx, tx, sessionID, command, in)
-		return err
+		if ce, err = s.startCommand(ctx, tx, sessionID, command, in); err != nil {
+			return err
+		}
+		return recordItems(ctx, tx, sessionID, ce, items)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start command %q: %w", command, err)
@@ -198,8 +278,9 @@ func retry(ctx context.Context, tx *sql.Tx, id int64, inputs string, now time.Ti
 // recent step) with status success, partial or failed, and its outputs. The
 // change is committed when CompleteCommand returns. An attempt of this
 // process that was marked interrupted while the process was unresponsive can
-// still be completed.
-func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, status Status, outputs map[string]any) (*CommandExecution, error) {
+// still be completed. Options add memory updated and skills invoked to the
+// attempt, in the same transaction.
+func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, status Status, outputs map[string]any, opts ...CommandOption) (*CommandExecution, error) {
 	if err := requireName("command name", command); err != nil {
 		return nil, err
 	}
@@ -212,11 +293,17 @@ func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, 
 	if err != nil {
 		return nil, err
 	}
+	items, err := itemsOf(opts)
+	if err != nil {
+		return nil, err
+	}
 	var ce *CommandExecution
 	err = s.db.Write(ctx, func(tx *sql.Tx) error {
 		var err error
-		ce, err = s.completeCommand(ctx, tx, sessionID, command, status, out)
-		return err
+		if ce, err = s.completeCommand(ctx, tx, sessionID, command, status, out); err != nil {
+			return err
+		}
+		return recordItems(ctx, tx, sessionID, ce, items)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("complete command %q: %w", command, err)
@@ -288,7 +375,9 @@ func (s *Store) GetCachedContext(ctx context.Context, sessionID, domain, topic s
 	return content, ok, nil
 }
 
-// RecordMemoryLoad caches memory content under layer:key in the execution.
+// RecordMemoryLoad caches memory content under layer:key in the execution
+// and, as the seed interface does, adds layer:key to the memoryUpdated list
+// of the running command, if any.
 func (s *Store) RecordMemoryLoad(ctx context.Context, sessionID, layer, key, content string) error {
 	if err := requireName("memory layer", layer); err != nil {
 		return err
@@ -299,7 +388,7 @@ func (s *Store) RecordMemoryLoad(ctx context.Context, sessionID, layer, key, con
 	err := s.cache(ctx, sessionID, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
 		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-		layer, key, content, "")
+		layer, key, content, "memory")
 	if err != nil {
 		return fmt.Errorf("record memory load %s:%s: %w", layer, key, err)
 	}

@@ -188,7 +188,7 @@ func TestSeedChain(t *testing.T) {
 	done := must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "brainstorm", StatusSuccess, map[string]any{"ideas": 3}))
 	if done.Status != StatusSuccess || done.CompletedAt == nil || string(done.Outputs["ideas"]) != "3" ||
 		!reflect.DeepEqual(done.ContextLoaded, []string{"commands:brainstorm_patterns"}) ||
-		!reflect.DeepEqual(done.MemoryUpdated, []string{"project:decisions"}) ||
+		!reflect.DeepEqual(done.MemoryUpdated, []string{"project:overview", "project:decisions"}) ||
 		!reflect.DeepEqual(done.SkillsInvoked, []string{"python-code-review"}) {
 		t.Fatalf("completed: %+v", done)
 	}

@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -213,4 +214,53 @@ func TestPartialStepIsResumable(t *testing.T) {
 		t.Fatalf("after the resume: %s", got)
 	}
 	checkCounters(t, db)
+}
+
+// TestCommandItems checks the memoryUpdated and skillsInvoked entries given
+// when a command starts or completes: recorded on that attempt, once each,
+// next to those of RecordMemoryLoad, and found again by every read.
+func TestCommandItems(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t, openDB(t), Options{})
+	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
+
+	started := must[*CommandExecution](t)(s.StartCommand(ctx, id, "implement", nil, WithSkillsInvoked("tdd")))
+	if !slices.Equal(started.SkillsInvoked, []string{"tdd"}) || len(started.MemoryUpdated) != 0 {
+		t.Fatalf("started: %+v", started)
+	}
+	check(t, s.RecordMemoryLoad(ctx, id, "project", "stack", "fastapi"))
+	done := must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "implement", StatusSuccess, nil,
+		WithMemoryUpdated("project:decisions", "project:stack"), WithSkillsInvoked("tdd", "code-review")))
+	wantMemory, wantSkills := []string{"project:stack", "project:decisions"}, []string{"tdd", "code-review"}
+	prev := must[*CommandExecution](t)(s.GetPreviousCommand(ctx, id, "implement"))
+	got := must[*ExecutionState](t)(s.Get(ctx, id)).CommandHistory[0]
+	for name, ce := range map[string]*CommandExecution{"CompleteCommand": done, "GetPreviousCommand": prev, "Get": &got} {
+		if !slices.Equal(ce.MemoryUpdated, wantMemory) || !slices.Equal(ce.SkillsInvoked, wantSkills) {
+			t.Errorf("%s: memoryUpdated %q, skillsInvoked %q; want %q, %q", name, ce.MemoryUpdated, ce.SkillsInvoked, wantMemory, wantSkills)
+		}
+	}
+
+	// A new attempt starts with lists of its own.
+	must[*CommandExecution](t)(s.StartCommand(ctx, id, "test", nil))
+	must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "test", StatusFailed, nil, WithSkillsInvoked("pytest")))
+	retry := must[*CommandExecution](t)(s.StartCommand(ctx, id, "test", nil))
+	if retry.Attempts != 2 || len(retry.SkillsInvoked) != 0 {
+		t.Fatalf("retry: %+v", retry)
+	}
+
+	for _, c := range []struct {
+		name string
+		opt  CommandOption
+	}{
+		{"memory entry without a key", WithMemoryUpdated("project:")},
+		{"memory entry without a layer", WithMemoryUpdated("stack")},
+		{"empty skill", WithSkillsInvoked(" ")},
+	} {
+		if _, err := s.CompleteCommand(ctx, id, "test", StatusSuccess, nil, c.opt); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", c.name, err)
+		}
+	}
+	if ce := must[*CommandExecution](t)(s.GetPreviousCommand(ctx, id, "")); ce.Command != "implement" {
+		t.Fatalf("a refused completion completed %s", ce.Command)
+	}
 }
