@@ -769,21 +769,25 @@ func chainWaitGone(t testing.TB, pids string) {
 }
 
 // TestChainKilledServer kills the server (SIGKILL) in the middle of a step:
-// after a restart the execution is interrupted, the completed step and its
-// shared data survived, and resume finishes the chain without running the
-// completed step again.
+// the agent and the child it started die with it; after a restart the
+// execution is interrupted, the completed step and its shared data
+// survived, and resume finishes the chain without running the completed
+// step again.
 func TestChainKilledServer(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
-	dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-pidfile", pidFile)
+	dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
 	c := chainStart(t, dir)
 	c.send("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "input": "add sorting"})
-	agentPid := chainWaitFile(t, pidFile)
+	pids := chainWaitFile(t, pidFile)
+	if len(strings.Fields(pids)) != 2 {
+		t.Fatalf("pid file %q: want the agent's and its child's", pids)
+	}
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-c.exited
-	// The agent dies with the server.
-	chainWaitGone(t, agentPid)
+	// The agent and its child die with the server.
+	chainWaitGone(t, pids)
 
 	c2 := chainStart(t, dir)
 	var list struct {

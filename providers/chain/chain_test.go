@@ -34,6 +34,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(serveEnv); dir != "" {
+		os.Exit(serveChain(dir))
+	}
 	code := m.Run()
 	if agentPath != "" {
 		os.RemoveAll(filepath.Dir(agentPath))
@@ -743,4 +746,76 @@ func TestExpandChains(t *testing.T) {
 	if statuses(res) != "test:success" {
 		t.Fatalf("run of test, a command and a chain: %s", statuses(res))
 	}
+}
+
+// serveEnv names the workspace in which the test binary, started again by
+// a test, runs the feature chain as a server would (see serveChain).
+const serveEnv = "CTXLS_CHAIN_TEST_SERVE"
+
+// serveChain runs the feature chain in the workspace dir, as a ctxls
+// server would, for a test that kills this process.
+func serveChain(dir string) int {
+	ctx := context.Background()
+	lib, err := library.Load(ctx, dir, nil, library.Options{})
+	if err == nil {
+		var db *storage.DB
+		if db, err = storage.OpenWorkspace(ctx, dir); err == nil {
+			var store *execution.Store
+			if store, err = execution.New(ctx, db, execution.Options{}); err == nil {
+				runner := New(Options{Store: store, Provider: contextprovider.NewStatic(lib)})
+				_, err = runner.Run(ctx, Request{Commands: feature})
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestAgentDiesWithServer kills the process running a chain (SIGKILL, which
+// it cannot handle) while the agent hangs with a child of its own: the
+// agent and its child die too.
+func TestAgentDiesWithServer(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	e := newEnv(t, executorYAML(t, "5m", "-hang", "brainstorm", "-hangchild", "-pidfile", pidFile))
+	server := exec.Command(os.Args[0], "-test.run", "^$")
+	server.Env = append(os.Environ(), serveEnv+"="+e.dir)
+	var stderr strings.Builder
+	server.Stderr = &stderr
+	check(t, server.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- server.Wait() }()
+	t.Cleanup(func() {
+		server.Process.Kill()
+		<-exited
+	})
+	pids := waitFile(t, pidFile)
+	if len(strings.Fields(pids)) != 2 {
+		t.Fatalf("pid file %q", pids)
+	}
+	check(t, server.Process.Signal(syscall.SIGKILL))
+	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("server: %v\n%s", err, stderr.String())
+	}
+	exited <- nil // for the cleanup
+	waitGone(t, pids)
+}
+
+// TestAgentLeavesNoChild: what an agent leaves running in its process group
+// when it exits is killed once its step is over.
+func TestAgentLeavesNoChild(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	e := newEnv(t, executorYAML(t, "30s", "-leavechild", "brainstorm", "-pidfile", pidFile))
+	res, err := e.runner.Run(context.Background(), Request{Commands: []string{"brainstorm"}})
+	check(t, err)
+	if statuses(res) != "brainstorm:success" || !strings.Contains(res.Steps[0].Output, "a child left behind") {
+		t.Fatalf("%s: %q", statuses(res), res.Steps[0].Output)
+	}
+	pids := waitFile(t, pidFile)
+	if len(strings.Fields(pids)) != 2 {
+		t.Fatalf("pid file %q", pids)
+	}
+	waitGone(t, pids)
 }

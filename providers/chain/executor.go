@@ -136,11 +136,18 @@ func (e *Exec) Kind() string { return KindExec }
 
 // Execute runs the program with the job's prompt on standard input and the
 // CTXLS_COMMAND, CTXLS_SESSION_ID, CTXLS_STEP and CTXLS_ATTEMPT environment
-// variables. On timeout or cancellation the program's whole process group is
-// killed.
+// variables. On Unix the program runs in a process group of its own under a
+// small shell supervisor: on timeout or cancellation the whole group is
+// killed, and so is what is left of it when the program exits or when the
+// server dies, however it dies.
 func (e *Exec) Execute(ctx context.Context, job Job) (Outcome, error) {
 	start := time.Now()
-	cmd := exec.Command(e.Path, e.Args...)
+	proc, err := newAgentProcess(e.Path, e.Args)
+	if err != nil {
+		return Outcome{Ran: true, Failure: fmt.Sprintf("cannot start %s: %v", e.Path, err), ExitCode: -1, Elapsed: time.Since(start)}, nil
+	}
+	defer proc.done()
+	cmd := proc.cmd
 	cmd.Dir = e.Dir
 	cmd.Env = append(os.Environ(),
 		"CTXLS_COMMAND="+job.Command,
@@ -156,7 +163,6 @@ func (e *Exec) Execute(ctx context.Context, job Job) (Outcome, error) {
 	stdout := &capped{max: max}
 	stderr := &tail{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
 	grace := e.KillGrace
 	if grace <= 0 {
 		grace = 2 * time.Second
@@ -164,7 +170,9 @@ func (e *Exec) Execute(ctx context.Context, job Job) (Outcome, error) {
 	// Grandchildren holding the pipes open must not hang the step.
 	cmd.WaitDelay = grace
 
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	proc.started()
+	if err != nil {
 		return Outcome{Ran: true, Failure: fmt.Sprintf("cannot start %s: %v", e.Path, err), ExitCode: -1, Elapsed: time.Since(start)}, nil
 	}
 	done := make(chan error, 1)
@@ -180,11 +188,11 @@ func (e *Exec) Execute(ctx context.Context, job Job) (Outcome, error) {
 	case waitErr = <-done:
 	case <-timer.C:
 		timedOut = true
-		killGroup(cmd)
+		proc.killGroup()
 		waitErr = <-done
 	case <-ctx.Done():
 		canceled = true
-		killGroup(cmd)
+		proc.killGroup()
 		waitErr = <-done
 	}
 	out := Outcome{

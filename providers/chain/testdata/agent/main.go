@@ -26,6 +26,7 @@ func main() {
 		hang      = flag.String("hang", "", "hang for these commands")
 		hangOnce  = flag.String("hangonce", "", "hang on the first attempt of these commands")
 		hangChild = flag.Bool("hangchild", false, "when hanging, start a child that hangs too and write its pid to -pidfile")
+		leave     = flag.String("leavechild", "", "for these commands, start a child that hangs, write both pids to -pidfile and answer")
 		pidFile   = flag.String("pidfile", "", "file for the pid of the hanging process (and its child)")
 		big       = flag.String("big", "", "print -bigsize bytes for these commands")
 		bigSize   = flag.Int("bigsize", 8<<20, "bytes printed by -big")
@@ -74,6 +75,16 @@ func main() {
 		}
 		fmt.Println("thinking...")
 		time.Sleep(time.Hour)
+	case in(*leave, cmd):
+		c := exec.Command(os.Args[0], "-sleep", "1h")
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start child:", err)
+			os.Exit(2)
+		}
+		pids := strconv.Itoa(os.Getpid()) + " " + strconv.Itoa(c.Process.Pid)
+		os.WriteFile(*pidFile+".tmp", []byte(pids), 0o644)
+		os.Rename(*pidFile+".tmp", *pidFile)
+		fmt.Printf("result of %s, a child left behind\n", cmd)
 	case in(*big, cmd):
 		line := strings.Repeat("x", 1023) + "\n"
 		for n := 0; n < *bigSize; n += len(line) {
