@@ -697,7 +697,12 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		outputs["warnings"] = st.Warnings
 	}
 	if r.opts.History != nil && status != execution.StatusInterrupted {
-		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: prompt, RunID: runID, Command: cmd.Name}}
+		// The step's request is its prompt without the history it was
+		// given: the history holds that already, and a copy in every
+		// message would nest each step's history in the next.
+		parts.history = ""
+		asked, _ := assemble(parts, nil)
+		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: asked, RunID: runID, Command: cmd.Name}}
 		if out.Ran && text != "" {
 			msgs = append(msgs, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name})
 		}

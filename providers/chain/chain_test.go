@@ -819,3 +819,42 @@ func TestAgentLeavesNoChild(t *testing.T) {
 	}
 	waitGone(t, pids)
 }
+
+// TestHistoryDoesNotNest: a step's stored request is its prompt without the
+// history it was given, so the history of a three-step chain holds no
+// history in it, and the last prompt has one history section.
+func TestHistoryDoesNotNest(t *testing.T) {
+	dumps := t.TempDir()
+	e := agentEnv(t, "30s", "", "-dump", dumps)
+	ctx := context.Background()
+	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "add sorting"})
+	check(t, err)
+	if res.State != execution.StateCompleted {
+		t.Fatalf("%s: %s", res.State, statuses(res))
+	}
+	const heading = "# Conversation so far"
+	page, err := e.hist.List(ctx, res.SessionID, history.ListRequest{})
+	check(t, err)
+	if len(page.Items) != 6 {
+		t.Fatalf("%d messages, want 6", len(page.Items))
+	}
+	for _, m := range page.Items {
+		if strings.Contains(m.Content, heading) {
+			t.Errorf("%s message of %s holds a history section", m.Role, m.Command)
+		}
+		if m.Role == "user" && !strings.HasSuffix(strings.TrimSpace(m.Content), "add sorting") {
+			t.Errorf("request of %s does not end with the input", m.Command)
+		}
+	}
+	// What the next prompt would receive (ctxls history --context).
+	hc, _, err := e.hist.BuildFor(ctx, res.SessionID, history.BuildSpec{}, e.lib.Config())
+	check(t, err)
+	if strings.Contains(hc.Text, heading) || hc.Selected == 0 {
+		t.Errorf("history context (%d messages) holds a history section:\n%s", hc.Selected, hc.Text)
+	}
+	prompt, err := os.ReadFile(filepath.Join(dumps, "test-1.txt"))
+	check(t, err)
+	if n := strings.Count(string(prompt), heading); n != 1 {
+		t.Errorf("the last prompt has %d history sections, want 1", n)
+	}
+}
