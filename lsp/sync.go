@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -64,52 +63,36 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 	return nil
 }
 
-// applyChanges applies content changes to text. Ranges are read against
-// the text as changed by the preceding changes, as LSP prescribes.
+// applyChanges applies content changes to text with
+// document.ApplyChanges. A change of an unknown type is an error once the
+// changes before it are applied.
 func applyChanges(text string, changes []protocol.TextDocumentContentChangeEvent, enc document.Encoding) (string, error) {
+	cs := make([]document.Change, 0, len(changes))
+	unknown := false
+loop:
 	for _, c := range changes {
 		switch c := c.(type) {
 		case *protocol.TextDocumentContentChangeWholeDocument:
-			text = c.Text
+			cs = append(cs, document.Change{Text: c.Text})
 		case *protocol.TextDocumentContentChangePartial:
-			lines := document.NewLines([]byte(text))
-			start, err := lines.Offset(document.Position{Line: int(c.Range.Start.Line), Character: int(c.Range.Start.Character)}, enc)
-			if err != nil {
-				start, err = clampEnd(lines, text, c.Range.Start)
-				if err != nil {
-					return "", err
-				}
+			r := document.Range{
+				Start: document.Position{Line: int(c.Range.Start.Line), Character: int(c.Range.Start.Character)},
+				End:   document.Position{Line: int(c.Range.End.Line), Character: int(c.Range.End.Character)},
 			}
-			end, err := lines.Offset(document.Position{Line: int(c.Range.End.Line), Character: int(c.Range.End.Character)}, enc)
-			if err != nil {
-				end, err = clampEnd(lines, text, c.Range.End)
-				if err != nil {
-					return "", err
-				}
-			}
-			if end < start {
-				return "", invalidParams("change range ends before it starts")
-			}
-			var b strings.Builder
-			b.Grow(len(text) - (end - start) + len(c.Text))
-			b.WriteString(text[:start])
-			b.WriteString(c.Text)
-			b.WriteString(text[end:])
-			text = b.String()
+			cs = append(cs, document.Change{Range: &r, Text: c.Text})
 		default:
-			return "", invalidParams("unknown content change")
+			unknown = true
+			break loop
 		}
 	}
-	return text, nil
-}
-
-// clampEnd accepts a position one line past the end of the text (some
-// clients address the end of a text that ends in a newline that way).
-func clampEnd(lines *document.Lines, text string, p protocol.Position) (int, error) {
-	if int(p.Line) == lines.Count() && p.Character == 0 {
-		return len(text), nil
+	text, err := document.ApplyChanges(text, cs, enc)
+	if err != nil {
+		return "", invalidParams("%v", err)
 	}
-	return 0, invalidParams("position %d:%d is outside the document", p.Line, p.Character)
+	if unknown {
+		return "", invalidParams("unknown content change")
+	}
+	return text, nil
 }
 
 // DidSave needs nothing: the open text is already the truth, and the

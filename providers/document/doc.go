@@ -1,7 +1,7 @@
 // Package document parses one markdown file of a context library: its YAML
 // frontmatter, ATX headings and the sections they open, fenced code blocks,
-// pipe tables and footer metadata, and converts between byte offsets and
-// editor positions.
+// pipe tables and footer metadata, converts between byte offsets and
+// editor positions, and applies an editor's changes to a text.
 //
 // The parser is line-based and keeps the exact byte span of everything it
 // finds, because every editor feature needs ranges, and a library of ten
