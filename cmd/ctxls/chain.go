@@ -68,6 +68,9 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if sub == "list" || sub == "show" {
+		return readChains(ctx, lib, sub, pos, *format == "json", stdout, stderr)
+	}
 	db, err := storage.OpenWorkspace(ctx, lib.Dir())
 	if err != nil {
 		return err
@@ -80,7 +83,7 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer store.Close()
 	hist := chain.NewHistory(history.Open(db, lib.Counter()), lib.Config)
 	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
-	c := chainCLI{lib: lib, store: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
+	c := chainCLI{lib: lib, execs: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
 
 	switch sub {
 	case "run", "preview":
@@ -104,7 +107,7 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w\nto finish it: ctxls chain resume %s", err, req.SessionID)
 		}
 		return err
-	case "resume":
+	default: // resume
 		if len(pos) != 1 {
 			return usageError{"chain resume needs one execution id"}
 		}
@@ -115,23 +118,65 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
 			return runner.Resume(ctx, id, p)
 		})
-	case "list":
-		if len(pos) != 0 {
-			return usageError{"chain list takes no arguments"}
-		}
-		return c.list(ctx)
-	default: // show
-		if len(pos) > 1 {
-			return usageError{"chain show takes at most one execution id"}
-		}
-		id := ""
-		if len(pos) == 1 {
-			if id, err = c.resolveID(ctx, pos[0]); err != nil {
-				return err
-			}
-		}
-		return c.show(ctx, id)
 	}
+}
+
+// readChains implements "chain list" and "chain show", which only read: they
+// open the workspace database only when it exists, take no part in it (no
+// owner row, no writes) and create nothing.
+func readChains(ctx context.Context, lib *library.Library, sub string, pos []string, asJSON bool, stdout, stderr io.Writer) error {
+	switch {
+	case sub == "list" && len(pos) != 0:
+		return usageError{"chain list takes no arguments"}
+	case sub == "show" && len(pos) > 1:
+		return usageError{"chain show takes at most one execution id"}
+	}
+	c := chainCLI{lib: lib, json: asJSON, stdout: stdout, stderr: stderr}
+	dir := lib.Dir()
+	path := storage.WorkspacePath(dir)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if sub == "list" {
+			c.execs = noExecutions{}
+			return c.list(ctx, dir)
+		}
+		return fmt.Errorf("no executions recorded in %s (ctxls chain run COMMAND...)", dir)
+	} else if err != nil {
+		return err
+	}
+	db, err := storage.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	c.execs = execution.NewReader(db)
+	if sub == "list" {
+		return c.list(ctx, dir)
+	}
+	id := ""
+	if len(pos) == 1 {
+		if id, err = c.resolveID(ctx, pos[0]); err != nil {
+			return err
+		}
+	}
+	return c.show(ctx, id)
+}
+
+// executions is what the chain commands read of the executions: a Store
+// when they also run chains, a Reader when they only look.
+type executions interface {
+	List(ctx context.Context) ([]execution.Summary, error)
+	Get(ctx context.Context, sessionID string) (*execution.ExecutionState, error)
+}
+
+// noExecutions are the executions of a workspace without a database.
+type noExecutions struct{}
+
+func (noExecutions) List(context.Context) ([]execution.Summary, error) {
+	return []execution.Summary{}, nil
+}
+
+func (noExecutions) Get(_ context.Context, id string) (*execution.ExecutionState, error) {
+	return nil, fmt.Errorf("execution %q: %w", id, execution.ErrNotFound)
 }
 
 // expandChains replaces the name of a chain from .ctxls.yaml by its
@@ -152,7 +197,7 @@ func expandChains(lib *library.Library, names []string) []string {
 
 type chainCLI struct {
 	lib            *library.Library
-	store          *execution.Store
+	execs          executions
 	runner         *chain.Runner
 	json           bool
 	stdout, stderr io.Writer
@@ -160,7 +205,7 @@ type chainCLI struct {
 
 // resolveID accepts an execution id or a unique prefix of one.
 func (c *chainCLI) resolveID(ctx context.Context, id string) (string, error) {
-	all, err := c.store.List(ctx)
+	all, err := c.execs.List(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -260,8 +305,9 @@ func indent(s, prefix string) string {
 	return strings.Join(lines, "\n")
 }
 
-func (c *chainCLI) list(ctx context.Context) error {
-	all, err := c.store.List(ctx)
+// list prints the configured chains and the executions recorded in dir.
+func (c *chainCLI) list(ctx context.Context, dir string) error {
+	all, err := c.execs.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -278,7 +324,7 @@ func (c *chainCLI) list(ctx context.Context) error {
 		fmt.Fprintln(w)
 	}
 	if len(all) == 0 {
-		fmt.Fprintln(w, "no executions yet (ctxls chain run COMMAND...)")
+		fmt.Fprintf(w, "no executions recorded in %s (ctxls chain run COMMAND...)\n", dir)
 		return w.Flush()
 	}
 	fmt.Fprintln(w, "\tEXECUTION\tPROJECT\tSTATE\tSTEPS\tLAST COMMAND\tCREATED")
@@ -301,7 +347,7 @@ func nonNilChains[T any](v []T) []T {
 }
 
 func (c *chainCLI) show(ctx context.Context, id string) error {
-	st, err := c.store.Get(ctx, id)
+	st, err := c.execs.Get(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/chain"
+	"github.com/ctxls/ctxls/providers/execution"
+	"github.com/ctxls/ctxls/providers/storage"
 )
 
 // chainBins builds the ctxls binary and the stand-in agent into dir.
@@ -369,4 +371,80 @@ func (s *chainSyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestChainReadOnly checks that chain list and chain show only read: in a
+// workspace without a database they create nothing, and in one with a
+// database they commit nothing (no owner row, no sweep).
+func TestChainReadOnly(t *testing.T) {
+	ctx := t.Context()
+	fresh := t.TempDir()
+	out, _, err := runCLI(t, "chain", "list", "--dir", fresh)
+	if err != nil || !strings.Contains(out, "no executions recorded in ") {
+		t.Errorf("list without a database: %v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, "chain", "list", "--dir", fresh, "--format", "json")
+	if err != nil || !strings.Contains(out, `"executions": []`) {
+		t.Errorf("JSON list without a database: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "chain", "show", "--dir", fresh); err == nil || !strings.Contains(err.Error(), "no executions recorded in ") {
+		t.Errorf("show without a database: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, storage.DirName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("reading created %s: %v", storage.DirName, err)
+	}
+
+	dir := t.TempDir()
+	db, err := storage.OpenWorkspace(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := execution.New(ctx, db, execution.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := s.Create(ctx, "shop", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StartCommand(ctx, ex.SessionID, "implement", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CompleteCommand(ctx, ex.SessionID, "implement", execution.StatusSuccess, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// data_version changes when another connection commits.
+	version := func() (v int64) {
+		if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := version()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chain", "list"}, ex.SessionID},
+		{[]string{"chain", "list", "--format", "json"}, `"state": "completed"`},
+		{[]string{"chain", "show"}, "1. implement [success, attempt 1]"},
+		{[]string{"chain", "show", ex.SessionID[:8]}, ex.SessionID + " (current)"},
+	} {
+		out, _, err := runCLI(t, append(c.args, "--dir", dir)...)
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("%v: %v, want output with %q:\n%s", c.args, err, c.want, out)
+		}
+	}
+	if after := version(); after != before {
+		t.Errorf("chain list and show committed to the database (data_version %d → %d)", before, after)
+	}
 }

@@ -76,14 +76,18 @@ func (s *Store) ConfirmDelete(ctx context.Context, sessionID, token string) erro
 // chain in the execution: deleting it would pull the rows from under that
 // work.
 func (s *Store) requireIdle(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	args, err := s.liveArgs(ctx, tx, s.now())
+	if err != nil {
+		return err
+	}
 	var owner, what string
-	err := tx.QueryRowContext(ctx, `WITH live (owner_id) AS (`+liveOwners+`)
+	err = tx.QueryRowContext(ctx, `WITH live (owner_id) AS (`+liveOwners+`)
 		SELECT owner_id, 'command "' || command || '"' FROM commands
 			WHERE session_id = :session AND status = 'running' AND owner_id IN live
 		UNION ALL
 		SELECT owner_id, 'its chain' FROM runs
 			WHERE session_id = :session AND status = 'running' AND owner_id IN live
-		LIMIT 1`, append(s.liveArgs(s.now()), sql.Named("session", sessionID))...).Scan(&owner, &what)
+		LIMIT 1`, append(args, sql.Named("session", sessionID))...).Scan(&owner, &what)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	} else if err != nil {

@@ -172,8 +172,10 @@ func (o Options) withDefaults() Options {
 type Store struct {
 	db    *storage.DB
 	owner string
-	opts  Options
-	now   func() time.Time
+	// host is this machine's name, as the owner rows record it.
+	host string
+	opts Options
+	now  func() time.Time
 
 	tokens *confirm.Tokens
 
@@ -188,9 +190,11 @@ type Store struct {
 // New registers this process as an owner in db and starts its heartbeat.
 // Close the Store before closing db.
 func New(ctx context.Context, db *storage.DB, opts Options) (*Store, error) {
+	host, _ := os.Hostname()
 	s := &Store{
 		db:    db,
 		owner: newID(),
+		host:  host,
 		opts:  opts.withDefaults(),
 		now:   time.Now,
 		stop:  make(chan struct{}),
@@ -260,7 +264,7 @@ func (s *Store) heartbeat() {
 // beat records that this process is alive and marks what dead processes
 // left running as interrupted.
 func (s *Store) beat(ctx context.Context) error {
-	host, _ := os.Hostname()
+	host := s.host
 	return s.db.Write(ctx, func(tx *sql.Tx) error {
 		now := s.now()
 		_, err := tx.ExecContext(ctx, `INSERT INTO owners (owner_id, pid, host, started_at, heartbeat_at, stale_ms)
@@ -274,9 +278,12 @@ func (s *Store) beat(ctx context.Context) error {
 	})
 }
 
-// liveOwners is a subquery of the owners whose heartbeat is fresh, this
-// process always among them; it takes the named arguments now and self.
-const liveOwners = `SELECT owner_id FROM owners WHERE heartbeat_at > :now - stale_ms UNION SELECT :self`
+// liveOwners is a subquery of the live owners: those whose heartbeat is
+// fresh and which are not among the owners of this machine whose process is
+// gone, with this process always among them. It takes the named arguments
+// that liveArgs returns.
+const liveOwners = `SELECT owner_id FROM owners WHERE heartbeat_at > :now - stale_ms
+	AND owner_id NOT IN (SELECT value FROM json_each(:dead)) UNION SELECT :self`
 
 // sweep records as interrupted the running commands and runs of owners that
 // are gone, and forgets those owners.
@@ -284,7 +291,7 @@ func (s *Store) sweep(ctx context.Context, tx *sql.Tx, now time.Time) error {
 	if err := s.forgetDeadProcesses(ctx, tx); err != nil {
 		return fmt.Errorf("find dead processes: %w", err)
 	}
-	args := s.liveArgs(now)
+	args := s.argsAt(now, nil)
 	for _, q := range []string{
 		`UPDATE commands SET status = 'interrupted', completed_at = :now
 			WHERE status = 'running' AND owner_id NOT IN (` + liveOwners + `)`,
@@ -303,24 +310,8 @@ func (s *Store) sweep(ctx context.Context, tx *sql.Tx, now time.Time) error {
 // longer exists, so that what a killed process left running is interrupted
 // at once instead of after its heartbeat goes stale.
 func (s *Store) forgetDeadProcesses(ctx context.Context, tx *sql.Tx) error {
-	host, _ := os.Hostname()
-	rows, err := tx.QueryContext(ctx, `SELECT owner_id, pid FROM owners WHERE host = ? AND owner_id <> ?`, host, s.owner)
+	dead, err := s.deadProcesses(ctx, tx)
 	if err != nil {
-		return err
-	}
-	var dead []string
-	for rows.Next() {
-		var id string
-		var pid int
-		if err := rows.Scan(&id, &pid); err != nil {
-			rows.Close()
-			return err
-		}
-		if pid != os.Getpid() && processGone(pid) {
-			dead = append(dead, id)
-		}
-	}
-	if err := rows.Close(); err != nil {
 		return err
 	}
 	for _, id := range dead {
@@ -331,8 +322,48 @@ func (s *Store) forgetDeadProcesses(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-func (s *Store) liveArgs(now time.Time) []any {
-	return []any{sql.Named("now", ms(now)), sql.Named("self", s.owner)}
+// deadProcesses returns the owners of this machine whose process no longer
+// exists.
+func (s *Store) deadProcesses(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT owner_id, pid FROM owners WHERE host = ? AND owner_id <> ?`, s.host, s.owner)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var dead []string
+	for rows.Next() {
+		var id string
+		var pid int
+		if err := rows.Scan(&id, &pid); err != nil {
+			return nil, err
+		}
+		if pid != os.Getpid() && processGone(pid) {
+			dead = append(dead, id)
+		}
+	}
+	return dead, rows.Err()
+}
+
+// liveArgs returns the arguments of liveOwners at now. Reads use it: they
+// see the work of a killed process of this machine as interrupted before a
+// write records it so.
+func (s *Store) liveArgs(ctx context.Context, tx *sql.Tx, now time.Time) ([]any, error) {
+	dead, err := s.deadProcesses(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("find dead processes: %w", err)
+	}
+	return s.argsAt(now, dead), nil
+}
+
+// argsAt returns the arguments of liveOwners at now, with the owners dead
+// taken for gone whatever their heartbeat.
+func (s *Store) argsAt(now time.Time, dead []string) []any {
+	list := "[]"
+	if len(dead) > 0 {
+		b, _ := json.Marshal(dead) // strings always encode
+		list = string(b)
+	}
+	return []any{sql.Named("now", ms(now)), sql.Named("self", s.owner), sql.Named("dead", list)}
 }
 
 // conflictError matches ErrConflict and carries a message of its own, so

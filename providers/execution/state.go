@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/storage"
 )
 
 // selectCommands selects the columns loadCommands scans, from commands c.
@@ -94,7 +97,11 @@ func loadItems(ctx context.Context, tx *sql.Tx, ce *CommandExecution, id int64) 
 // liveSet returns the owners whose heartbeat is fresh at now, this process
 // included.
 func (s *Store) liveSet(ctx context.Context, tx *sql.Tx, now time.Time) (map[string]bool, error) {
-	rows, err := tx.QueryContext(ctx, liveOwners, s.liveArgs(now)...)
+	args, err := s.liveArgs(ctx, tx, now)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, liveOwners, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -233,11 +240,15 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 	// whether a process that is gone left current work running.
 	type busy struct{ live, dead bool }
 	running := map[string]busy{}
+	liveArgs, err := s.liveArgs(ctx, tx, now)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := tx.QueryContext(ctx, `WITH live (owner_id) AS (`+liveOwners+`)
 		SELECT c.session_id, c.owner_id IN live, c.step >= e.plan_base
 			FROM commands c JOIN executions e ON e.session_id = c.session_id WHERE c.status = 'running'
 		UNION ALL
-		SELECT session_id, owner_id IN live, 1 FROM runs WHERE status = 'running'`, s.liveArgs(now)...)
+		SELECT session_id, owner_id IN live, 1 FROM runs WHERE status = 'running'`, liveArgs...)
 	if err != nil {
 		return nil, err
 	}
@@ -325,13 +336,7 @@ const planHasPartial = `EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.
 func (s *Store) List(ctx context.Context) ([]Summary, error) {
 	now := s.now()
 	out, err := s.lists.list(ctx, s.db.SQL(), now, s.opts.HeartbeatInterval, func() ([]Summary, error) {
-		var out []Summary
-		err := s.db.Read(ctx, func(tx *sql.Tx) error {
-			var err error
-			out, err = s.summaries(ctx, tx, now, "")
-			return err
-		})
-		return out, err
+		return s.list(ctx, now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list executions: %w", err)
@@ -340,6 +345,49 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 		out = []Summary{}
 	}
 	return out, nil
+}
+
+// list reads the summaries of every execution, newest first.
+func (s *Store) list(ctx context.Context, now time.Time) ([]Summary, error) {
+	var out []Summary
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.summaries(ctx, tx, now, "")
+		return err
+	})
+	return out, err
+}
+
+// Reader reads the executions of a database without taking part in its
+// work: it registers no owner, runs no heartbeat and writes nothing, so that
+// looking at executions leaves the workspace as it was. It reports work the
+// way a Store does: running while its process lives, interrupted once the
+// process is gone (its heartbeat went stale, or it was on this machine and
+// no longer exists), though only a Store records that.
+type Reader struct{ s *Store }
+
+// NewReader returns a Reader of db. It has nothing to close.
+func NewReader(db *storage.DB) *Reader {
+	host, _ := os.Hostname()
+	return &Reader{s: &Store{db: db, host: host, opts: Options{}.withDefaults(), now: time.Now}}
+}
+
+// List returns every execution, newest first.
+func (r *Reader) List(ctx context.Context) ([]Summary, error) {
+	out, err := r.s.list(ctx, r.s.now())
+	if err != nil {
+		return nil, fmt.Errorf("list executions: %w", err)
+	}
+	if out == nil {
+		out = []Summary{}
+	}
+	return out, nil
+}
+
+// Get returns the state of an execution; the current one when sessionID is
+// empty.
+func (r *Reader) Get(ctx context.Context, sessionID string) (*ExecutionState, error) {
+	return r.s.Get(ctx, sessionID)
 }
 
 // Get returns the state of an execution; the current one when sessionID is

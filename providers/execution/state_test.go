@@ -3,9 +3,12 @@ package execution
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // step runs command to completion with status in the execution, the way a
@@ -262,5 +265,70 @@ func TestCommandItems(t *testing.T) {
 	}
 	if ce := must[*CommandExecution](t)(s.GetPreviousCommand(ctx, id, "")); ce.Command != "implement" {
 		t.Fatalf("a refused completion completed %s", ce.Command)
+	}
+}
+
+// TestReaderWritesNothing checks that a Reader reports executions as a Store
+// does, the work of a killed process included, without committing anything
+// to the database.
+func TestReaderWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	// No heartbeat commits while the test watches the database.
+	quiet := Options{HeartbeatInterval: time.Hour}
+	s := newStore(t, db, quiet)
+	killed := newStore(t, db, quiet)
+
+	done := must[*ExecutionState](t)(s.Create(ctx, "done", "")).SessionID
+	step(t, s, done, "a", StatusSuccess)
+	busy := must[*ExecutionState](t)(s.Create(ctx, "busy", "", KeepCurrent())).SessionID
+	step(t, s, busy, "a", StatusRunning)
+	cut := must[*ExecutionState](t)(s.Create(ctx, "cut", "", KeepCurrent())).SessionID
+	step(t, killed, cut, "b", StatusRunning)
+	// killed's process is gone: its owner row gets the pid of a process
+	// that exited.
+	exited := exec.Command(os.Args[0], "-test.run=^$")
+	check(t, exited.Run())
+	crash(killed)
+	_, err := db.SQL().Exec(`UPDATE owners SET pid = ? WHERE owner_id = ?`, exited.Process.Pid, killed.OwnerID())
+	check(t, err)
+
+	conn, err := db.SQL().Conn(ctx)
+	check(t, err)
+	defer conn.Close()
+	version := func() (v int64) {
+		check(t, conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v))
+		return v
+	}
+	before := version()
+
+	r := NewReader(db)
+	want := map[string]State{done: StateCompleted, busy: StateRunning, cut: StateInterrupted}
+	list := must[[]Summary](t)(r.List(ctx))
+	if len(list) != len(want) {
+		t.Fatalf("List: %d executions, want %d", len(list), len(want))
+	}
+	for _, sm := range list {
+		if sm.State != want[sm.SessionID] || sm.IsCurrent != (sm.SessionID == done) {
+			t.Errorf("List: %s (%s) is %s, current %v; want %s", sm.SessionID, sm.ProjectName, sm.State, sm.IsCurrent, want[sm.SessionID])
+		}
+	}
+	if st := must[*ExecutionState](t)(r.Get(ctx, cut)); st.State != StateInterrupted || st.CommandHistory[0].Status != StatusInterrupted {
+		t.Errorf("Get of the killed process's execution: %s, command %s", st.State, st.CommandHistory[0].Status)
+	}
+	if st := must[*ExecutionState](t)(r.Get(ctx, "")); st.SessionID != done {
+		t.Errorf("Get of the current execution: %s", st.SessionID)
+	}
+	if _, err := r.Get(ctx, "missing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of an unknown execution: %v", err)
+	}
+
+	if after := version(); after != before {
+		t.Errorf("the reader committed to the database (data_version %d → %d)", before, after)
+	}
+	var status string
+	check(t, db.SQL().QueryRow(`SELECT status FROM commands WHERE session_id = ?`, cut).Scan(&status))
+	if status != "running" {
+		t.Errorf("the reader recorded the killed command as %s", status)
 	}
 }
