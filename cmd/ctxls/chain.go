@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -276,7 +277,7 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 			fmt.Fprintf(w, "   - %s  %d tokens, %s\n", it.Reference, it.Tokens, it.Reason)
 		}
 		if s.Reason != "" {
-			fmt.Fprintf(w, "   reason: %s\n", s.Reason)
+			fmt.Fprintf(w, "   reason: %s\n", hangingIndent(s.Reason, "           "))
 		}
 		for _, wn := range s.Warnings {
 			fmt.Fprintf(w, "   warning: %s\n", wn)
@@ -295,6 +296,21 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 		fmt.Fprintf(w, "to finish the chain: ctxls chain resume %s\n", res.SessionID)
 	}
 	return nil
+}
+
+// hangingIndent indents every line of s but the first with prefix, so that
+// a multi-line text after a label stays in its column. Blank lines stay
+// empty.
+func hangingIndent(s, prefix string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		if i > 0 && l != "" {
+			l = prefix + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }
 
 func indent(s, prefix string) string {
@@ -381,7 +397,7 @@ func (c *chainCLI) show(ctx context.Context, id string) error {
 		}
 		var reason string
 		if json.Unmarshal(ce.Outputs["reason"], &reason) == nil && reason != "" {
-			fmt.Fprintf(w, "   reason: %s\n", reason)
+			fmt.Fprintf(w, "   reason: %s\n", hangingIndent(reason, "           "))
 		}
 		var out string
 		if json.Unmarshal(ce.Outputs["output"], &out) == nil && strings.TrimSpace(out) != "" {
@@ -473,15 +489,37 @@ func (p *progress) event(e chain.Event) {
 		line := fmt.Sprintf("[%d/%d] %s: %s in %s, %d prompt tokens", e.Index+1, e.Total, e.Step.Command, e.Step.Status,
 			time.Duration(e.Step.ElapsedMS)*time.Millisecond, e.Step.PromptTokens)
 		if e.Step.Reason != "" {
-			line += " (" + firstLine(e.Step.Reason) + ")"
+			line += " (" + shortReason(e.Step.Reason) + ")"
 		}
 		fmt.Fprintln(p.w, line)
 	}
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
+// failureKind matches how the exec executor words a failure at the start of
+// a step's reason, before ": " and the last lines of the agent's stderr.
+var failureKind = regexp.MustCompile(`^(exit status -?\d+|signal: [^:]+|timed out after [^:]+|cancelled)(: |$)`)
+
+// shortReason puts a step's reason on one line: the failure and the last
+// line of what follows it. The last line of an agent's stderr is the one
+// that tells why, the first is often noise.
+func shortReason(reason string) string {
+	var lines []string
+	for l := range strings.Lines(reason) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return lines[0]
+	}
+	head := lines[0]
+	if m := failureKind.FindStringSubmatch(head); m != nil {
+		head = m[1]
+	}
+	return head + ": " + lines[len(lines)-1]
 }
 
 func (p *progress) stop() {

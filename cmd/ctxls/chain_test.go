@@ -209,6 +209,17 @@ func TestChainCLI(t *testing.T) {
 			!strings.Contains(r.stderr, "[2/2] test: failed in ") {
 			t.Fatalf("failing agent: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
+		// The progress line ends with the last line of the agent's stderr;
+		// the result prints every line in the reason's column.
+		if !regexp.MustCompile(`\[2/2\] test: failed in .*\(exit status 3: agent failure in test: the model refused\)\n`).MatchString(r.stderr) {
+			t.Fatalf("progress line of the failed step:\n%s", r.stderr)
+		}
+		if !strings.Contains(r.stdout, "   reason: exit status 3: noise line\n           agent failure in test: the model refused\n") {
+			t.Fatalf("reason of the failed step:\n%s", r.stdout)
+		}
+		if show := chainExec(t, ctxls, "chain", "show", "--dir", dir); !strings.Contains(show.stdout, "   reason: exit status 3: noise line\n           agent failure in test: the model refused\n") {
+			t.Fatalf("reason in chain show:\n%s", show.stdout)
+		}
 		l := chainListJSON(t, ctxls, dir)
 		if len(l.Executions) != 1 || l.Executions[0].State != "failed" {
 			t.Fatalf("the refused runs created executions: %+v", l.Executions)
@@ -446,5 +457,32 @@ func TestChainReadOnly(t *testing.T) {
 	}
 	if after := version(); after != before {
 		t.Errorf("chain list and show committed to the database (data_version %d → %d)", before, after)
+	}
+}
+
+// TestStepReason checks how a step's failure reason is shown: on the
+// progress line, the failure and the last line of the agent's stderr; in
+// the result, every line, each in the reason's column.
+func TestStepReason(t *testing.T) {
+	for _, c := range []struct {
+		reason, short, block string
+	}{
+		{"", "", ""},
+		{"cancelled", "cancelled", "cancelled"},
+		{"exit status 3: agent failure", "exit status 3: agent failure", "exit status 3: agent failure"},
+		{"exit status 3: noise line\nagent failure in test: the model refused",
+			"exit status 3: agent failure in test: the model refused",
+			"exit status 3: noise line\n    agent failure in test: the model refused"},
+		{"signal: killed: starting\n\nout of memory\n", "signal: killed: out of memory", "signal: killed: starting\n\n    out of memory"},
+		{"timed out after 2m0s: thinking\nstill thinking", "timed out after 2m0s: still thinking", "timed out after 2m0s: thinking\n    still thinking"},
+		{"exit status -1: a\r\nb\r\n", "exit status -1: b", "exit status -1: a\n    b"},
+		{"agent program gone\nsee the log", "agent program gone: see the log", "agent program gone\n    see the log"},
+	} {
+		if got := shortReason(c.reason); got != c.short {
+			t.Errorf("shortReason(%q) = %q, want %q", c.reason, got, c.short)
+		}
+		if got := hangingIndent(c.reason, "    "); got != c.block {
+			t.Errorf("hangingIndent(%q) = %q, want %q", c.reason, got, c.block)
+		}
 	}
 }
