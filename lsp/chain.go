@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,11 +15,14 @@ import (
 )
 
 // chainParams are the parameters of ctxls/chain/preview, run and resume.
+// Model names the configured model whose window the prompts are fitted to
+// (default: the configuration's defaultModel).
 type chainParams struct {
 	Commands      []string        `json:"commands"`
 	Input         string          `json:"input"`
 	SessionID     string          `json:"sessionId"`
 	ProjectName   string          `json:"projectName"`
+	Model         string          `json:"model"`
 	WorkDoneToken json.RawMessage `json:"workDoneToken"`
 }
 
@@ -44,6 +48,15 @@ type chainResult struct {
 	Warnings []warning `json:"warnings"`
 }
 
+// chainError maps the runner's errors to JSON-RPC errors: an unknown model
+// is a bad parameter, like an unknown command.
+func chainError(err error) error {
+	if errors.Is(err, chain.ErrUnknownModel) {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	return executionError(err)
+}
+
 func newChainResult(r *chain.Result) chainResult {
 	ws := make([]warning, 0, len(r.Warnings))
 	for _, w := range r.Warnings {
@@ -61,9 +74,9 @@ func chainPreview(ctx context.Context, s *Server, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	res, err := runner.Preview(ctx, chain.Request{Commands: p.Commands, Input: p.Input, SessionID: p.SessionID})
+	res, err := runner.Preview(ctx, chain.Request{Commands: p.Commands, Input: p.Input, SessionID: p.SessionID, Model: p.Model})
 	if err != nil {
-		return nil, executionError(err)
+		return nil, chainError(err)
 	}
 	return newChainResult(res), nil
 }
@@ -76,7 +89,7 @@ func chainRun(ctx context.Context, s *Server, params json.RawMessage) (any, erro
 	title := "Chain " + strings.Join(p.Commands, " → ")
 	return s.driveChain(ctx, p.WorkDoneToken, title, func(ctx context.Context, runner *chain.Runner, progress func(chain.Event)) (*chain.Result, error) {
 		return runner.Run(ctx, chain.Request{Commands: p.Commands, Input: p.Input, SessionID: p.SessionID,
-			ProjectName: p.ProjectName, Progress: progress})
+			ProjectName: p.ProjectName, Model: p.Model, Progress: progress})
 	})
 }
 
@@ -89,7 +102,7 @@ func chainResume(ctx context.Context, s *Server, params json.RawMessage) (any, e
 		return nil, err
 	}
 	return s.driveChain(ctx, p.WorkDoneToken, "Resume chain", func(ctx context.Context, runner *chain.Runner, progress func(chain.Event)) (*chain.Result, error) {
-		return runner.Resume(ctx, p.SessionID, progress)
+		return runner.ResumeWith(ctx, chain.Request{SessionID: p.SessionID, Model: p.Model, Progress: progress})
 	})
 }
 
@@ -134,7 +147,7 @@ func (s *Server) driveChain(ctx context.Context, token json.RawMessage, title st
 	})
 	if err != nil {
 		prog.End(ctx, "failed: "+err.Error())
-		return nil, executionError(err)
+		return nil, chainError(err)
 	}
 	prog.End(ctx, fmt.Sprintf("%s: %s", res.SessionID, res.State))
 	return newChainResult(res), nil

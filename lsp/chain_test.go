@@ -405,6 +405,8 @@ type chainStepResult struct {
 	Dropped      []map[string]any `json:"dropped"`
 	CacheHits    int              `json:"cacheHits"`
 	PromptTokens int              `json:"promptTokens"`
+	Cuts         []map[string]any `json:"cuts"`
+	Warnings     []string         `json:"warnings"`
 }
 
 type chainRunResult struct {
@@ -412,7 +414,11 @@ type chainRunResult struct {
 	State       string            `json:"state"`
 	Steps       []chainStepResult `json:"steps"`
 	TotalTokens int               `json:"totalTokens"`
-	Warnings    []any             `json:"warnings"`
+	Model       struct {
+		Model         string `json:"model"`
+		ContextWindow int    `json:"contextWindow"`
+	} `json:"model"`
+	Warnings []any `json:"warnings"`
 }
 
 func chainStatuses(r chainRunResult) string {
@@ -669,6 +675,59 @@ func TestChainNamedOverStdio(t *testing.T) {
 	c.must("ctxls/chain/run", map[string]any{"commands": []string{"review"}}, &res)
 	if chainStatuses(res) != "review:success" {
 		t.Fatalf("run review: %s", chainStatuses(res))
+	}
+}
+
+// TestChainModelOverStdio: previews, runs and resumes fit their prompts to
+// the window of the model they name, the default model without one.
+func TestChainModelOverStdio(t *testing.T) {
+	dir, _ := chainWorkspace(t, "30s")
+	cfgPath := filepath.Join(dir, ".ctxls.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(cfg), "contextWindow: 8192", "contextWindow: 3000", 1)
+	text = strings.Replace(text, "defaultModel: large", "defaultModel: small", 1)
+	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := chainStart(t, dir)
+	feature := []string{"brainstorm", "implement", "test"}
+	for _, tc := range []struct {
+		model    string
+		window   int
+		wantCuts bool
+	}{
+		{"", 3000, true},
+		{"small", 3000, true},
+		{"large", 200000, false},
+	} {
+		var pv chainRunResult
+		c.must("ctxls/chain/preview", map[string]any{"commands": feature, "input": "add sorting", "model": tc.model}, &pv)
+		cut, largest := false, 0
+		for _, st := range pv.Steps {
+			cut = cut || len(st.Cuts) > 0
+			largest = max(largest, st.PromptTokens)
+		}
+		if pv.Model.ContextWindow != tc.window || cut != tc.wantCuts || largest > tc.window || !tc.wantCuts && largest <= 3000 {
+			t.Errorf("preview with model %q: window %d, cuts %v, largest prompt %d", tc.model, pv.Model.ContextWindow, cut, largest)
+		}
+	}
+	if e := c.rpcErr("ctxls/chain/run", map[string]any{"commands": feature, "model": "huge"}); e.Code != -32602 || !strings.Contains(e.Message, `unknown model "huge" (models: large, small)`) {
+		t.Fatalf("unknown model: %v", e)
+	}
+	var res chainRunResult
+	c.must("ctxls/chain/run", map[string]any{"commands": feature, "input": "add sorting"}, &res)
+	if res.State != "completed" || res.Model.Model != "small" || len(res.Steps[2].Cuts) == 0 {
+		t.Fatalf("run: %s, model %+v, last step cuts %v", res.State, res.Model, res.Steps[2].Cuts)
+	}
+	if e := c.rpcErr("ctxls/chain/resume", map[string]any{"sessionId": res.SessionID, "model": "huge"}); e.Code != -32602 {
+		t.Fatalf("resume with an unknown model: %v", e)
+	}
+	c.must("ctxls/chain/resume", map[string]any{"sessionId": res.SessionID, "model": "large"}, &res)
+	if res.State != "completed" || res.Model.Model != "large" {
+		t.Fatalf("resume: %s, model %+v", res.State, res.Model)
 	}
 }
 

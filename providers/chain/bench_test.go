@@ -31,6 +31,10 @@ func BenchmarkStepSixTopics(b *testing.B) {
 		st  Step
 		cpu time.Duration
 	)
+	budget, err := modelBudget(e.lib.Config(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		b.StopTimer()
 		ex, err := e.store.Create(ctx, "bench", "")
@@ -43,7 +47,7 @@ func BenchmarkStepSixTopics(b *testing.B) {
 		}
 		b.StartTimer()
 		c0 := processCPU()
-		st, err = e.runner.step(ctx, ctx, e.lib, exe, ex.SessionID, run.RunID, 0, 1, cmds[0], "add sorting", nil)
+		st, err = e.runner.step(ctx, ctx, e.lib, exe, budget, ex.SessionID, run.RunID, 0, 1, cmds[0], "add sorting", nil)
 		cpu += processCPU() - c0
 		if err != nil {
 			b.Fatal(err)

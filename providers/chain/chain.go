@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
+	"github.com/ctxls/ctxls/providers/history"
 	"github.com/ctxls/ctxls/providers/library"
 )
 
@@ -33,6 +35,9 @@ var (
 	ErrConflict = errors.New("a chain is already running")
 	// ErrNoCommands: a chain without commands.
 	ErrNoCommands = errors.New("a chain needs at least one command")
+	// ErrUnknownModel: a model the configuration does not define, or no
+	// model named where the configuration defines several and no default.
+	ErrUnknownModel = errors.New("unknown model")
 )
 
 // Message is one message of a step's conversation.
@@ -47,9 +52,14 @@ type Message struct {
 // History is the conversation history a step's prompt includes and its
 // messages go to.
 type History interface {
-	// Context returns the history of the conversation formatted for a
-	// prompt, and its token cost.
-	Context(ctx context.Context, conversationID string) (text string, tokens int, err error)
+	// Fit completes p with the history of the conversation, as it would be
+	// with pending appended after its stored messages, within the history
+	// budget of model b, and fits the whole prompt to b's window (see
+	// history.Fit): it returns the fitted parts and what was cut, plus
+	// warnings. An empty conversationID is a conversation not created yet.
+	// The error wraps history.ErrPromptTooLarge when the parts that are
+	// never cut do not fit.
+	Fit(ctx context.Context, conversationID string, pending []Message, p history.Prompt, b history.ModelBudget) (history.Fitted, []string, error)
 	// Append records messages, all or none.
 	Append(ctx context.Context, msgs ...Message) error
 }
@@ -65,7 +75,8 @@ type Options struct {
 	// Provider's library).
 	Library func() *library.Library
 	// History, when set, provides the history context of prompts and
-	// records each step's prompt and result.
+	// records each step's request and result. Without it prompts have no
+	// history, and are still fitted to their model's window.
 	History History
 	// Executor, when set, replaces the executor the configuration names.
 	Executor Executor
@@ -104,6 +115,10 @@ type Request struct {
 	// ProjectName names a created execution's project (default: the
 	// workspace directory's name).
 	ProjectName string
+	// Model names the configured model whose context window bounds the
+	// prompts and whose history budget selects their history (default: the
+	// configuration's defaultModel).
+	Model string
 	// Progress, when set, receives an event as each step starts and ends.
 	Progress func(Event)
 }
@@ -137,7 +152,9 @@ type Result struct {
 	TotalTokens int           `json:"totalTokens"`
 	CacheHits   int           `json:"cacheHits"`
 	Budget      config.Budget `json:"budget"`
-	Warnings    []string      `json:"warnings"`
+	// Model is the budget of the model the prompts were fitted to.
+	Model    history.ModelBudget `json:"model"`
+	Warnings []string            `json:"warnings"`
 }
 
 // Step is one step of a chain as previewed or run.
@@ -162,6 +179,10 @@ type Step struct {
 	HistoryTokens    int `json:"historyTokens"`
 	InputTokens      int `json:"inputTokens"`
 	PromptTokens     int `json:"promptTokens"`
+	// Cuts says what the prompt lost to fit the model's context window:
+	// history messages dropped or shortened, sections shortened. Absent
+	// when the prompt fitted whole.
+	Cuts []history.Cut `json:"cuts,omitempty"`
 	// Prompt is the assembled prompt (previews only).
 	Prompt string `json:"prompt,omitempty"`
 	// Output is the agent's output as text (at most outputInResult bytes).
@@ -263,31 +284,30 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 // anything (names of chains from the configuration are expanded, see
 // Expand): the context each step would load (items an earlier step of the
 // preview, or of the execution named by req.SessionID, loaded are marked
-// cached), what the budget drops and the prompt's token cost.
+// cached), what the budget drops, what fitting the prompt to the model's
+// window cuts, and the prompt's token cost. A step whose command and input
+// alone exceed the window gets the reason in Reason.
 func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
 	cmds, err := Commands(lib, Expand(lib, req.Commands))
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{SessionID: req.SessionID, Executor: KindPreview, Budget: effectiveBudget(lib.Config().Budget), Warnings: []string{}}
+	b, err := modelBudget(lib.Config(), req.Model)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{SessionID: req.SessionID, Executor: KindPreview, Budget: effectiveBudget(lib.Config().Budget), Model: b,
+		Warnings: append([]string{}, fallbackWarning(b)...)}
 	if e, err := r.executor(lib); err != nil {
 		res.Warnings = append(res.Warnings, err.Error())
 	} else {
 		res.Executor = e.Kind()
 	}
-	var (
-		shared  map[string]json.RawMessage
-		history string
-	)
+	var shared map[string]json.RawMessage
 	if req.SessionID != "" {
 		if shared, err = r.opts.Store.AllSharedData(ctx, req.SessionID); err != nil {
 			return nil, err
-		}
-		if r.opts.History != nil {
-			if history, _, err = r.opts.History.Context(ctx, req.SessionID); err != nil {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("history: %v", err))
-			}
 		}
 	}
 	seen := map[execution.ContextKey]string{}
@@ -305,7 +325,7 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 				return nil, err
 			}
 		}
-		parts := promptParts{command: cmd.Body(), shared: shared, history: history, input: req.Input}
+		parts := promptParts{command: cmd.Body(), shared: renderShared(shared), input: req.Input}
 		var used []*ContextItem
 		for _, it := range kept {
 			k := it.key()
@@ -327,9 +347,19 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 			parts.context = append(parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
 		}
 		kept = used
-		prompt, cost := assemble(parts, lib.Counter())
-		fillCost(&st, kept, dropped, cost)
-		st.Prompt = prompt
+		bl, warns, err := r.build(ctx, lib, b, req.SessionID, nil, parts)
+		st.Warnings = append(st.Warnings, warns...)
+		if err != nil {
+			if !errors.Is(err, history.ErrPromptTooLarge) {
+				return nil, err
+			}
+			// What the step would ask, without history: it fails anyway.
+			bl.prompt, bl.cost = assemble(parts, lib.Counter())
+			st.Reason = err.Error()
+			st.Warnings = append(st.Warnings, "a run would fail this step: "+err.Error())
+		}
+		fillCost(&st, kept, dropped, bl.cost)
+		st.Prompt, st.Cuts = bl.prompt, bl.cuts
 		res.Steps = append(res.Steps, st)
 		res.TotalTokens += st.PromptTokens
 		res.CacheHits += st.CacheHits
@@ -358,6 +388,135 @@ func effectiveBudget(b config.Budget) config.Budget {
 		b.Tokens = config.DefaultBudgetTokens
 	}
 	return b
+}
+
+// modelBudget returns the budget of the named model of cfg, or of its
+// default model when name is "". The error wraps ErrUnknownModel.
+func modelBudget(cfg *config.Config, name string) (history.ModelBudget, error) {
+	b, err := history.BudgetFor(cfg, name)
+	if err == nil {
+		return b, nil
+	}
+	var names []string
+	for n := range cfg.Models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	switch {
+	case name == "":
+		return b, fmt.Errorf("%w: no model named and no defaultModel configured (models: %s)", ErrUnknownModel, strings.Join(names, ", "))
+	case len(names) == 0:
+		return b, fmt.Errorf("%w %q: .ctxls.yaml configures no models", ErrUnknownModel, name)
+	}
+	return b, fmt.Errorf("%w %q (models: %s)", ErrUnknownModel, name, strings.Join(names, ", "))
+}
+
+// fallbackWarning is the warning of a budget of the stand-in model.
+func fallbackWarning(b history.ModelBudget) []string {
+	if !b.Fallback {
+		return nil
+	}
+	return []string{fmt.Sprintf("no models configured in .ctxls.yaml; prompts are fitted to an assumed %d-token context window", b.Window)}
+}
+
+// built is a step's prompt, fitted to its model's window.
+type built struct {
+	prompt string
+	// asked is the prompt without the history it was given: the step's
+	// request as the history stores it.
+	asked string
+	cost  promptCost
+	cuts  []history.Cut
+}
+
+// build completes parts with the history of the conversation (with pending
+// messages after its stored ones) and fits the prompt to the window of model
+// b: the history is compressed first, the context and shared data cut last,
+// the command and the input never (history.Fit). The error wraps
+// history.ErrPromptTooLarge when the command and the input alone do not fit.
+// When the history cannot be read the prompt is fitted without it, with a
+// warning.
+func (r *Runner) build(ctx context.Context, lib *library.Library, b history.ModelBudget, conversationID string,
+	pending []Message, parts promptParts) (built, []string, error) {
+	counter := lib.Counter()
+	sections := make([]history.Section, 0, len(parts.context)+1)
+	for _, l := range parts.context {
+		sections = append(sections, history.Section{Name: l.item.Reference, Text: strings.TrimSpace(l.content), Tokens: max(l.tokens, 0)})
+	}
+	if parts.shared != "" {
+		sections = append(sections, history.Section{Name: "shared data", Text: parts.shared})
+	}
+	framed := parts
+	framed.history = "history" // the headings of a prompt with history
+	p := history.Prompt{System: strings.TrimSpace(parts.command), Sections: sections, Request: strings.TrimSpace(parts.input),
+		Overhead: counter.Count(scaffold(framed))}
+	var (
+		fit      history.Fitted
+		warnings []string
+		err      error
+	)
+	if r.opts.History != nil {
+		fit, warnings, err = r.opts.History.Fit(ctx, conversationID, pending, p, b)
+		if err != nil && !errors.Is(err, history.ErrPromptTooLarge) {
+			warnings = append(warnings, fmt.Sprintf("history left out: %v", err))
+			fit, err = history.Fit(counter, p, b.Window)
+		}
+	} else {
+		fit, err = history.Fit(counter, p, b.Window)
+	}
+	if err != nil {
+		return built{}, warnings, fmt.Errorf("model %s (context window %d): %w", b.Model, b.Window, err)
+	}
+	parts.context = append([]loaded(nil), parts.context...)
+	for i := range parts.context {
+		if fit.Sections[i].Text != sections[i].Text {
+			parts.context[i].content, parts.context[i].tokens = fit.Sections[i].Text, -1
+		}
+	}
+	if parts.shared != "" {
+		parts.shared = strings.TrimRight(fit.Sections[len(fit.Sections)-1].Text, "\n")
+	}
+	parts.history = fit.History
+	out := built{cuts: fit.Cuts}
+	out.prompt, out.cost = assemble(parts, counter)
+	parts.history = ""
+	out.asked, _ = assemble(parts, nil)
+	if len(fit.Cuts) > 0 {
+		warnings = append(warnings, cutSummary(b, fit.Cuts))
+	}
+	return out, warnings, nil
+}
+
+// cutSummary says in one line what a prompt lost to fit a model's window.
+func cutSummary(b history.ModelBudget, cuts []history.Cut) string {
+	var sections []string
+	final := map[int64]string{} // a history message's last cut
+	for _, c := range cuts {
+		if c.Part == "section" {
+			sections = append(sections, c.Section)
+		} else {
+			final[c.MessageID] = c.Action
+		}
+	}
+	var dropped, shortened int
+	for _, action := range final {
+		if action == "dropped" {
+			dropped++
+		} else {
+			shortened++
+		}
+	}
+	var what []string
+	if dropped > 0 {
+		what = append(what, fmt.Sprintf("%d history message(s) left out", dropped))
+	}
+	if shortened > 0 {
+		what = append(what, fmt.Sprintf("%d history message(s) shortened", shortened))
+	}
+	if len(sections) > 0 {
+		what = append(what, "shortened: "+strings.Join(sections, ", "))
+	}
+	return fmt.Sprintf("the prompt was cut to fit the %d-token context window of model %s: %s", b.Window, b.Model, strings.Join(what, "; "))
 }
 
 func fillCost(st *Step, kept, dropped []*ContextItem, cost promptCost) {
@@ -394,6 +553,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := modelBudget(lib.Config(), req.Model); err != nil {
+		return nil, err
+	}
 	exe, err := r.executor(lib)
 	if err != nil {
 		return nil, err
@@ -418,13 +580,25 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	for i, c := range cmds {
 		names[i] = c.Name
 	}
-	return r.drive(ctx, lib, exe, id, execution.RunKindRun, names, req.Input, req.Progress)
+	return r.drive(ctx, lib, exe, id, execution.RunKindRun, names, req.Input, req.Model, req.Progress)
 }
 
 // Resume runs an execution's chain again from its first step that did not
-// succeed; steps that succeeded are not run again.
+// succeed, with the configuration's default model; steps that succeeded are
+// not run again.
 func (r *Runner) Resume(ctx context.Context, sessionID string, progress func(Event)) (*Result, error) {
+	return r.ResumeWith(ctx, Request{SessionID: sessionID, Progress: progress})
+}
+
+// ResumeWith is Resume with the execution, model and progress of req. The
+// commands and input are those of the chain being resumed; req's are not
+// used.
+func (r *Runner) ResumeWith(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
+	sessionID, progress := req.SessionID, req.Progress
+	if _, err := modelBudget(lib.Config(), req.Model); err != nil {
+		return nil, err
+	}
 	rp, err := r.opts.Store.ResumePoint(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -440,7 +614,7 @@ func (r *Runner) Resume(ctx context.Context, sessionID string, progress func(Eve
 	if err != nil {
 		return nil, err
 	}
-	return r.drive(ctx, lib, exe, sessionID, execution.RunKindResume, names, rp.Input, progress)
+	return r.drive(ctx, lib, exe, sessionID, execution.RunKindResume, names, rp.Input, req.Model, progress)
 }
 
 // Cancel stops the chain running in the execution, or every chain this
@@ -486,9 +660,10 @@ func (r *Runner) release(sessionID string) {
 	delete(r.active, sessionID)
 }
 
-// drive runs the plan's steps from the first one not done.
+// drive runs the plan's steps from the first one not done, with the prompts
+// fitted to the named model.
 func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, sessionID string, kind execution.RunKind,
-	names []string, input string, progress func(Event)) (*Result, error) {
+	names []string, input, model string, progress func(Event)) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := r.claim(sessionID, cancel); err != nil {
@@ -518,6 +693,9 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 		return nil, err
 	}
 	res := &Result{SessionID: sessionID, RunID: run.RunID, Executor: exe.Kind(), Budget: effectiveBudget(lib.Config().Budget), Warnings: []string{}}
+	if res.Model, err = modelBudget(lib.Config(), model); err == nil {
+		res.Warnings = append(res.Warnings, fallbackWarning(res.Model)...)
+	}
 	stopped := false
 	for i, ps := range rp.Steps {
 		st := Step{Command: ps.Command, Index: i, Step: ps.Step, Status: string(ps.Status), Attempts: ps.Attempts,
@@ -531,13 +709,18 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 			// The library may have changed since the last step.
 			lib = r.opts.Library()
 			cmds, err := Commands(lib, []string{ps.Command})
+			var b history.ModelBudget
+			if err == nil {
+				b, err = modelBudget(lib.Config(), model)
+			}
 			if err != nil {
 				st.Status, st.Reason = "pending", err.Error()
 				res.Warnings = append(res.Warnings, err.Error())
 				stopped = true
 				break
 			}
-			st, err = r.step(ctx, wctx, lib, exe, sessionID, run.RunID, i, len(rp.Steps), cmds[0], input, progress)
+			res.Model = b
+			st, err = r.step(ctx, wctx, lib, exe, b, sessionID, run.RunID, i, len(rp.Steps), cmds[0], input, progress)
 			if err != nil {
 				return nil, err
 			}
@@ -561,10 +744,11 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 	return res, nil
 }
 
-// step runs one step and records it. ctx cancels the agent; wctx, which is
-// not cancelled, carries the writes that record the outcome. An error means
-// the step could not be recorded.
-func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Executor, sessionID, runID string,
+// step runs one step, its prompt fitted to the window of model b, and
+// records it. ctx cancels the agent; wctx, which is not cancelled, carries
+// the writes that record the outcome. An error means the step could not be
+// recorded.
+func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Executor, b history.ModelBudget, sessionID, runID string,
 	index, total int, cmd *library.Command, input string, progress func(Event)) (Step, error) {
 	store := r.opts.Store
 	started := time.Now()
@@ -606,21 +790,28 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	}
 	st.Step, st.Attempts = ce.Step, ce.Attempts
 
-	if parts.shared, err = store.AllSharedData(wctx, sessionID); err != nil {
+	upstream, err := store.AllSharedData(wctx, sessionID)
+	if err != nil {
 		return st, err
 	}
-	if r.opts.History != nil {
-		if parts.history, _, err = r.opts.History.Context(wctx, sessionID); err != nil {
-			st.Warnings = append(st.Warnings, fmt.Sprintf("history left out: %v", err))
-		}
+	parts.shared = renderShared(upstream)
+	bl, warns, tooLarge := r.build(wctx, lib, b, sessionID, nil, parts)
+	st.Warnings = append(st.Warnings, warns...)
+	if tooLarge != nil {
+		// Nothing is sent; the costs say what would not fit.
+		_, bl.cost = assemble(parts, lib.Counter())
 	}
-	prompt, cost := assemble(parts, lib.Counter())
-	fillCost(&st, kept, dropped, cost)
+	prompt := bl.prompt
+	fillCost(&st, kept, dropped, bl.cost)
+	st.Cuts = bl.cuts
 	if progress != nil {
 		progress(Event{Kind: StepStarted, Index: index, Total: total, Step: st})
 	}
 
 	outputs := map[string]any{
+		"model":            b.Model,
+		"contextWindow":    b.Window,
+		"historyBudget":    b.History,
 		"executor":         exe.Kind(),
 		"promptTokens":     st.PromptTokens,
 		"commandTokens":    st.CommandTokens,
@@ -637,16 +828,24 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	if dropRefs != nil {
 		outputs["dropped"] = dropRefs
 	}
+	if len(bl.cuts) > 0 {
+		outputs["cuts"] = bl.cuts
+	}
 
 	var (
 		out    Outcome
 		status = execution.StatusSuccess
 		shared map[string]json.RawMessage
 	)
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		out = Outcome{Cancelled: true, Failure: "cancelled before the agent started"}
-	} else if out, err = exe.Execute(ctx, Job{Command: cmd.Name, SessionID: sessionID, Step: st.Step, Attempt: st.Attempts, Prompt: prompt}); err != nil {
-		out.Failure = err.Error()
+	case tooLarge != nil:
+		out = Outcome{Failure: tooLarge.Error()}
+	default:
+		if out, err = exe.Execute(ctx, Job{Command: cmd.Name, SessionID: sessionID, Step: st.Step, Attempt: st.Attempts, Prompt: prompt}); err != nil {
+			out.Failure = err.Error()
+		}
 	}
 	text := ""
 	switch {
@@ -655,6 +854,8 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		if out.Failure != "" {
 			st.Reason = out.Failure
 		}
+	case tooLarge != nil:
+		status, st.Reason = execution.StatusFailed, out.Failure
 	case !out.Ran:
 		// The preview executor: the prompt is the record.
 		outputs["prompt"] = prompt
@@ -696,13 +897,11 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	if len(st.Warnings) > 0 {
 		outputs["warnings"] = st.Warnings
 	}
-	if r.opts.History != nil && status != execution.StatusInterrupted {
+	if r.opts.History != nil && status != execution.StatusInterrupted && tooLarge == nil {
 		// The step's request is its prompt without the history it was
 		// given: the history holds that already, and a copy in every
 		// message would nest each step's history in the next.
-		parts.history = ""
-		asked, _ := assemble(parts, nil)
-		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: asked, RunID: runID, Command: cmd.Name}}
+		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: bl.asked, RunID: runID, Command: cmd.Name}}
 		if out.Ran && text != "" {
 			msgs = append(msgs, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name})
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -856,5 +857,163 @@ func TestHistoryDoesNotNest(t *testing.T) {
 	check(t, err)
 	if n := strings.Count(string(prompt), heading); n != 1 {
 		t.Errorf("the last prompt has %d history sections, want 1", n)
+	}
+}
+
+// modelsYAML replaces the example's models with small (3000 tokens), large
+// and tiny (50 tokens), small the default.
+func modelsYAML(cfg string) string {
+	i := strings.Index(cfg, "models:\n")
+	if i < 0 {
+		panic("the example configuration has no models")
+	}
+	return cfg[:i] + `models:
+  small: {contextWindow: 3000, historyShare: 0.25}
+  large: {contextWindow: 200000, historyShare: 0.2}
+  tiny: {contextWindow: 50}
+defaultModel: small
+`
+}
+
+// TestPromptFitsModelWindow: every prompt fits the window of the model the
+// run names (the default model without one); the history is compressed
+// first, the command and the input are kept whole, what was cut is
+// recorded, the stored messages keep what was sent and the effective budget
+// is logged.
+func TestPromptFitsModelWindow(t *testing.T) {
+	const input = "INPUT add sorting to the product list"
+	for _, tc := range []struct {
+		name     string
+		model    string
+		window   int
+		wantCuts bool
+		wantErr  error
+	}{
+		{"default model", "", 3000, true, nil},
+		{"small named", "small", 3000, true, nil},
+		{"large named", "large", 200000, false, nil},
+		{"unknown model", "huge", 0, false, ErrUnknownModel},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnvConfig(t, modelsYAML)
+			var logBuf strings.Builder
+			e.runner.opts.History = StoreHistory(history.New(e.db, e.lib.Counter(),
+				history.Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}))
+			ctx := context.Background()
+			res, err := e.runner.Run(ctx, Request{Commands: feature, Input: input, Model: tc.model})
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), "large, small, tiny") {
+					t.Fatalf("err %v, want %v listing the models", err, tc.wantErr)
+				}
+				if l, _ := e.store.List(ctx); len(l) != 0 {
+					t.Fatal("a run with an unknown model created an execution")
+				}
+				return
+			}
+			check(t, err)
+			if res.State != execution.StateCompleted || res.Model.Window != tc.window {
+				t.Fatalf("%s with window %d: %s", res.State, res.Model.Window, statuses(res))
+			}
+			st, err := e.store.Get(ctx, res.SessionID)
+			check(t, err)
+			cut, maxTokens := false, 0
+			for i, ce := range st.CommandHistory {
+				var (
+					prompt, model string
+					tokens, win   int
+					cuts          []history.Cut
+				)
+				check(t, json.Unmarshal(ce.Outputs["prompt"], &prompt))
+				check(t, json.Unmarshal(ce.Outputs["promptTokens"], &tokens))
+				check(t, json.Unmarshal(ce.Outputs["model"], &model))
+				check(t, json.Unmarshal(ce.Outputs["contextWindow"], &win))
+				if raw, ok := ce.Outputs["cuts"]; ok {
+					check(t, json.Unmarshal(raw, &cuts))
+				}
+				if win != tc.window || model != res.Model.Model {
+					t.Errorf("step %d recorded model %s window %d", i, model, win)
+				}
+				if exact := e.lib.Counter().Count(prompt); tokens > tc.window || exact > tc.window {
+					t.Errorf("step %d: %d tokens (%d counted) above the window of %d", i, tokens, exact, tc.window)
+				}
+				if len(cuts) != len(res.Steps[i].Cuts) {
+					t.Errorf("step %d: %d cuts recorded, %d in the result", i, len(cuts), len(res.Steps[i].Cuts))
+				}
+				cmd, _ := e.lib.Command(ce.Command)
+				if !strings.HasPrefix(prompt, strings.TrimSpace(cmd.Body())) || !strings.HasSuffix(strings.TrimSpace(prompt), input) {
+					t.Errorf("step %d: the command or the input was cut", i)
+				}
+				cut = cut || len(cuts) > 0
+				maxTokens = max(maxTokens, tokens)
+			}
+			if cut != tc.wantCuts {
+				t.Errorf("cuts: %v, want %v", cut, tc.wantCuts)
+			}
+			if !tc.wantCuts && maxTokens <= 3000 {
+				t.Errorf("the largest prompt has %d tokens: the large model's window was not used", maxTokens)
+			}
+			if tc.wantCuts && !containsAny(res.Steps[2].Warnings, "the prompt was cut to fit the 3000-token context window of model small") {
+				t.Errorf("warnings of the last step: %v", res.Steps[2].Warnings)
+			}
+			// The stored messages are what was sent, whatever later prompts
+			// cut of them.
+			page, err := e.hist.List(ctx, res.SessionID, history.ListRequest{})
+			check(t, err)
+			var first string
+			check(t, json.Unmarshal(st.CommandHistory[0].Outputs["prompt"], &first))
+			if len(page.Items) != 3 || page.Items[0].Content != first {
+				t.Errorf("%d messages; the first is not the first prompt", len(page.Items))
+			}
+			for _, want := range []string{"prompt budget", "model=" + res.Model.Model, fmt.Sprintf("contextWindow=%d", tc.window)} {
+				if !strings.Contains(logBuf.String(), want) {
+					t.Errorf("log lacks %q:\n%s", want, logBuf.String())
+				}
+			}
+		})
+	}
+}
+
+// TestPromptTooLarge: a step whose command and input alone exceed the
+// model's window fails with the reason and runs no agent; a preview says
+// so and shows what fitting cut.
+func TestPromptTooLarge(t *testing.T) {
+	e := agentEnv(t, "30s", "")
+	ctx := context.Background()
+	cfgPath := filepath.Join(e.dir, ".ctxls.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	check(t, err)
+	check(t, os.WriteFile(cfgPath, []byte(modelsYAML(string(cfg))), 0o644))
+	e.lib, err = library.Load(ctx, e.dir, nil, library.Options{})
+	check(t, err)
+	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib), History: StoreHistory(e.hist)})
+
+	pv, err := e.runner.Preview(ctx, Request{Commands: feature, Input: "x"})
+	check(t, err)
+	for _, st := range pv.Steps {
+		if len(st.Cuts) == 0 || !containsAny(st.Warnings, "the prompt was cut") || st.PromptTokens > 3000 {
+			t.Errorf("preview of %s: %d tokens, cuts %+v, warnings %v", st.Command, st.PromptTokens, st.Cuts, st.Warnings)
+		}
+	}
+	pv, err = e.runner.Preview(ctx, Request{Commands: feature, Input: "x", Model: "tiny"})
+	check(t, err)
+	if r := pv.Steps[0].Reason; !strings.Contains(r, "does not fit") || !strings.Contains(r, "model tiny") {
+		t.Fatalf("preview with the tiny model: reason %q", r)
+	}
+	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "x", Model: "tiny"})
+	check(t, err)
+	if statuses(res) != "brainstorm:failed implement:pending test:pending" || !strings.Contains(res.Steps[0].Reason, "does not fit the model's context window") {
+		t.Fatalf("%s: %q", statuses(res), res.Steps[0].Reason)
+	}
+	if runs := e.agentRuns(t); len(runs) != 0 {
+		t.Fatalf("the agent ran: %v", runs)
+	}
+	if page, err := e.hist.List(ctx, res.SessionID, history.ListRequest{}); err == nil && len(page.Items) != 0 {
+		t.Fatalf("a prompt that was not sent is in the history: %d messages", len(page.Items))
+	}
+	// Resumed with a model whose window fits, the chain completes.
+	res, err = e.runner.ResumeWith(ctx, Request{SessionID: res.SessionID, Model: "large"})
+	check(t, err)
+	if res.State != execution.StateCompleted || res.Steps[0].Attempts != 2 {
+		t.Fatalf("resume with the large model: %s %s", res.State, statuses(res))
 	}
 }

@@ -7,31 +7,40 @@ import (
 	"github.com/ctxls/ctxls/providers/history"
 )
 
-// storeHistory is the History of a conversation store: prompts get as many
-// of the newest messages as fit the history budget of the configured
-// default model.
+// storeHistory is the History of a conversation store.
 type storeHistory struct {
-	store  *history.Store
-	config func() *config.Config
+	store *history.Store
 }
 
-// NewHistory returns the History backed by a conversation store; config
-// returns the configuration in effect, whose default model sets the
-// history budget.
+// StoreHistory returns the History backed by a conversation store: a prompt
+// gets as many of the conversation's newest messages as fit the history
+// budget of its model, and what does not fit the model's window is cut
+// (history.Store.FitPrompt). The store's logger receives each prompt's
+// effective budget.
+func StoreHistory(store *history.Store) History {
+	return &storeHistory{store: store}
+}
+
+// NewHistory returns StoreHistory(store); config is not used, each prompt
+// comes with the budget of its model.
+//
+// Deprecated: use StoreHistory.
 func NewHistory(store *history.Store, config func() *config.Config) History {
-	return &storeHistory{store: store, config: config}
+	return StoreHistory(store)
 }
 
-func (h *storeHistory) Context(ctx context.Context, conversationID string) (string, int, error) {
-	spec := history.BuildSpec{Strategy: history.StrategySpec{Kind: history.KindTokenBudget}}
-	c, _, err := h.store.BuildFor(ctx, conversationID, spec, h.config())
-	if err != nil {
-		return "", 0, err
-	}
-	return c.Text, c.Tokens, nil
+func (h *storeHistory) Fit(ctx context.Context, conversationID string, pending []Message, p history.Prompt, b history.ModelBudget) (history.Fitted, []string, error) {
+	return h.store.FitPrompt(ctx, history.PromptRequest{ConversationID: conversationID, Pending: messages(pending),
+		Budget: b, Prompt: p})
 }
 
 func (h *storeHistory) Append(ctx context.Context, msgs ...Message) error {
+	_, err := h.store.AppendAll(ctx, messages(msgs))
+	return err
+}
+
+// messages converts messages of a chain to messages of the history store.
+func messages(msgs []Message) []history.Message {
 	hm := make([]history.Message, len(msgs))
 	for i, m := range msgs {
 		hm[i] = history.Message{
@@ -43,6 +52,5 @@ func (h *storeHistory) Append(ctx context.Context, msgs ...Message) error {
 			Command:        m.Command,
 		}
 	}
-	_, err := h.store.AppendAll(ctx, hm)
-	return err
+	return hm
 }

@@ -23,7 +23,9 @@ type loaded struct {
 type promptParts struct {
 	command string
 	context []loaded
-	shared  map[string]json.RawMessage
+	// shared is the upstream shared data as the prompt shows it
+	// (renderShared), "" for none.
+	shared  string
 	history string
 	input   string
 }
@@ -35,12 +37,60 @@ type promptCost struct {
 	perItem []int
 }
 
-// assemble builds the prompt text and measures it and its parts.
+// Part kinds of layout.
+const (
+	partCommand = iota
+	partContext
+	partShared
+	partHistory
+	partInput
+)
+
+// layout lays the parts of a prompt out in order: frame receives the
+// headings and separators between the parts, body each part's text (trimmed)
+// with its kind and, for context, the item's index.
+func layout(p promptParts, frame func(string), body func(kind, item int, text string)) {
+	body(partCommand, 0, strings.TrimSpace(p.command))
+	frame("\n")
+	if len(p.context) > 0 {
+		frame("\n# Context\n")
+		for i, l := range p.context {
+			frame("\n## " + l.item.Reference + "\n\n")
+			body(partContext, i, strings.TrimSpace(l.content))
+			frame("\n")
+		}
+	}
+	if p.shared != "" {
+		frame("\n# Shared data from earlier steps\n\n```json\n")
+		body(partShared, 0, p.shared)
+		frame("\n```\n")
+	}
+	if h := strings.TrimSpace(p.history); h != "" {
+		frame("\n# Conversation so far\n\n")
+		body(partHistory, 0, h)
+		frame("\n")
+	}
+	if in := strings.TrimSpace(p.input); in != "" {
+		frame("\n# Input\n\n")
+		body(partInput, 0, in)
+		frame("\n")
+	}
+}
+
+// scaffold returns the headings and separators of a prompt of parts p.
+func scaffold(p promptParts) string {
+	var b strings.Builder
+	layout(p, func(s string) { b.WriteString(s) }, func(int, int, string) {})
+	return b.String()
+}
+
+// assemble builds the prompt text and measures it and its parts; with a nil
+// counter it measures nothing.
 func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
 	var (
-		b        strings.Builder
-		scaffold strings.Builder // headings and separators, counted together
-		c        promptCost
+		b      strings.Builder
+		frames strings.Builder // headings and separators, counted together
+		c      promptCost
 	)
 	count := func(text string) int {
 		if counter == nil {
@@ -48,59 +98,43 @@ func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
 		}
 		return counter.Count(text)
 	}
-	frame := func(s string) {
+	layout(p, func(s string) {
 		b.WriteString(s)
-		scaffold.WriteString(s)
-	}
-	cmd := strings.TrimSpace(p.command)
-	b.WriteString(cmd)
-	c.command = count(cmd)
-	frame("\n")
-	if len(p.context) > 0 {
-		frame("\n# Context\n")
-		for _, l := range p.context {
-			frame("\n## " + l.item.Reference + "\n\n")
-			text := strings.TrimSpace(l.content)
-			b.WriteString(text)
-			n := l.tokens
+		frames.WriteString(s)
+	}, func(kind, item int, text string) {
+		b.WriteString(text)
+		switch kind {
+		case partCommand:
+			c.command = count(text)
+		case partContext:
+			n := p.context[item].tokens
 			if n < 0 {
 				n = count(text)
 			}
 			c.perItem = append(c.perItem, n)
 			c.context += n
-			frame("\n")
+		case partShared:
+			c.shared = count(text)
+		case partHistory:
+			c.history = count(text)
+		case partInput:
+			c.input = count(text)
 		}
-	}
-	if len(p.shared) > 0 {
-		frame("\n# Shared data from earlier steps\n\n```json\n")
-		sh := renderShared(p.shared)
-		b.Write(sh)
-		c.shared = count(string(sh))
-		frame("\n```\n")
-	}
-	if h := strings.TrimSpace(p.history); h != "" {
-		frame("\n# Conversation so far\n\n")
-		b.WriteString(h)
-		c.history = count(h)
-		frame("\n")
-	}
-	if in := strings.TrimSpace(p.input); in != "" {
-		frame("\n# Input\n\n")
-		b.WriteString(in)
-		c.input = count(in)
-		frame("\n")
-	}
+	})
 	// The parts are measured on their own (topics with the cost the
 	// library measured when it indexed them): the tokenizer splits at the
 	// line breaks between parts anyway, so the sum is the prompt's cost to
 	// within a token or two per part, without tokenizing every topic again.
-	c.total = c.command + c.context + c.shared + c.history + c.input + count(scaffold.String())
+	c.total = c.command + c.context + c.shared + c.history + c.input + count(frames.String())
 	return b.String(), c
 }
 
 // renderShared writes shared data as one indented JSON object with sorted
-// keys.
-func renderShared(m map[string]json.RawMessage) []byte {
+// keys; nothing for none.
+func renderShared(m map[string]json.RawMessage) string {
+	if len(m) == 0 {
+		return ""
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -127,7 +161,7 @@ func renderShared(m map[string]json.RawMessage) []byte {
 		b.WriteString("\n")
 	}
 	b.WriteString("}")
-	return b.Bytes()
+	return b.String()
 }
 
 // parseShared finds the fenced blocks tagged "shared" in an agent's output

@@ -127,6 +127,11 @@ type BuildRequest struct {
 	Reader Reader
 	// Model names the model the budget came from, for the log.
 	Model string
+	// Pending are messages taken as appended after the stored ones,
+	// without storing them (see PromptRequest.Pending). They are checked
+	// and measured as Append would; in the built context they have ids
+	// below 0.
+	Pending []Message
 }
 
 // Context is a built history context.
@@ -151,10 +156,11 @@ type Context struct {
 
 // Build builds the history context of a conversation: the strategy selects
 // on metadata and measured costs, the reader loads the selected messages'
-// content, the formatter renders them. An unknown conversation gives an
-// empty context with a warning.
+// content, the formatter renders them. An unknown conversation gives a
+// context of req.Pending alone (empty without it) with a warning; an empty
+// conversationID, allowed with req.Pending, one of req.Pending without.
 func (s *Store) Build(ctx context.Context, conversationID string, req BuildRequest) (Context, error) {
-	if err := checkID("conversationId", conversationID, true); err != nil {
+	if err := checkID("conversationId", conversationID, len(req.Pending) == 0); err != nil {
 		return Context{}, fmt.Errorf("build history of %q: %w", conversationID, err)
 	}
 	if req.Strategy == nil {
@@ -163,16 +169,37 @@ func (s *Store) Build(ctx context.Context, conversationID string, req BuildReque
 	if req.Formatter == nil {
 		req.Formatter, _ = NewLineFormatter(FormatOptions{})
 	}
+	pend := make([]pending, len(req.Pending))
+	for i, m := range req.Pending {
+		m.ConversationID = conversationID
+		p, err := s.measure(m, conversationID != "")
+		if err != nil {
+			return Context{}, fmt.Errorf("build history of %q: pending message %d: %w", conversationID, i, err)
+		}
+		p.ID, p.CreatedAt = int64(-1-i), s.opts.Now().UTC()
+		pend[i] = p
+	}
 	start := time.Now()
 	var out Context
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		st, err := s.statTx(ctx, tx, conversationID)
-		if err != nil {
+	var err error
+	if conversationID == "" {
+		out, err = s.build(ctx, nil, conversationID, 0, pend, req)
+	} else {
+		err = s.db.Read(ctx, func(tx *sql.Tx) error {
+			st, err := s.statTx(ctx, tx, conversationID)
+			if errors.Is(err, ErrUnknownConversation) && len(pend) > 0 {
+				if out, err = s.build(ctx, nil, conversationID, 0, pend, req); err == nil {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("unknown conversation %q: no stored history", conversationID))
+				}
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			out, err = s.build(ctx, tx, conversationID, st.Messages, pend, req)
 			return err
-		}
-		out, err = s.build(ctx, tx, conversationID, st.Messages, req)
-		return err
-	})
+		})
+	}
 	if errors.Is(err, ErrUnknownConversation) {
 		return Context{Messages: []Message{}, Warnings: []string{fmt.Sprintf("unknown conversation %q: no history", conversationID)}}, nil
 	}
@@ -194,7 +221,10 @@ func (s *Store) statTx(ctx context.Context, tx *sql.Tx, conversationID string) (
 	return c, err
 }
 
-func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, total int, req BuildRequest) (Context, error) {
+// build builds the history of a conversation from its stored messages (read
+// in tx; none when tx is nil), total in number, and the pending messages
+// after them.
+func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, total int, pending []pending, req BuildRequest) (Context, error) {
 	reader := req.Reader
 	if reader == nil {
 		reader = dbReader{tx}
@@ -205,6 +235,18 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 	blocks := map[int64]string{}
 	msgs := map[int64]Message{}
 	costs := map[int64]int{}
+	// Pending messages come first, newest first, with their content at
+	// hand.
+	src := &pendingSource{}
+	for i := len(pending) - 1; i >= 0; i-- {
+		p := pending[i]
+		msgs[p.ID] = p.Message
+		src.metas = append(src.metas, p.meta())
+	}
+	if tx != nil {
+		src.next = &dbSource{tx: tx, conversationID: conversationID, encoding: s.counter.Name(), before: 1<<63 - 1}
+	}
+	total += len(pending)
 	// The stored body counts are of LineFormatter's blocks; another
 	// formatter's blocks are measured.
 	lf, _ := f.(*LineFormatter)
@@ -242,7 +284,6 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		costs[m.ID] = s.counter.Count(b)
 		return costs[m.ID], nil
 	}
-	src := &dbSource{tx: tx, conversationID: conversationID, encoding: s.counter.Name(), before: 1<<63 - 1}
 	sel, err := req.Strategy.Select(ctx, src, cost)
 	if err != nil {
 		return Context{}, err
@@ -302,6 +343,25 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 	out.Selected = len(parts)
 	out.Omitted = max(total-out.Selected, 0)
 	return out, nil
+}
+
+// pendingSource yields the metadata of pending messages, then what next
+// yields.
+type pendingSource struct {
+	metas []Meta
+	next  Source
+}
+
+func (p *pendingSource) Next(ctx context.Context) (Meta, bool, error) {
+	if len(p.metas) > 0 {
+		m := p.metas[0]
+		p.metas = p.metas[1:]
+		return m, true, nil
+	}
+	if p.next == nil {
+		return Meta{}, false, nil
+	}
+	return p.next.Next(ctx)
 }
 
 // dbSource pages through the metadata index, newest first.

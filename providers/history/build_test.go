@@ -237,3 +237,79 @@ func TestBuildTokensMatchText(t *testing.T) {
 		t.Errorf("cl100k: reported %d tokens, the text has %d", h.Tokens, want)
 	}
 }
+
+// TestBuildPending: a build with pending messages is the build the
+// conversation would give once they were appended.
+func TestBuildPending(t *testing.T) {
+	ctx := context.Background()
+	pendingMsgs := []Message{
+		{Role: RoleUser, Content: numbered(30), Mode: ModeRun, Command: "implement"},
+		{Role: RoleAssistant, Content: "done\n" + numbered(5), Mode: ModeRun, Command: "implement"},
+		{Role: RoleUser, Content: "and the tests", Mode: ModeRun, Command: "test"},
+	}
+	for _, c := range []struct {
+		name   string
+		stored int // messages stored before; -1: no conversation
+		budget int
+	}{
+		{"stored and pending, all fit", 6, 1 << 20},
+		{"stored and pending, budget for some", 6, 120},
+		{"budget below the newest pending", 6, 1},
+		{"pending alone", -1, 1 << 20},
+		{"pending alone, budget for some", -1, 60},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _, _ := openStore(t)
+			id := ""
+			if c.stored >= 0 {
+				id = "c"
+				seed(t, s, id, c.stored, func(i int) int { return 1 + 5*i })
+			}
+			req := BuildRequest{Strategy: TokenBudget{Tokens: c.budget}, Pending: pendingMsgs}
+			got, err := s.Build(ctx, id, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range got.Messages {
+				if m.ID > 0 && m.ID <= int64(c.stored) || m.ID < 0 {
+					continue
+				}
+				t.Errorf("message id %d is neither stored nor pending", m.ID)
+			}
+			// Now append them for real.
+			if id == "" {
+				id = "fresh"
+			}
+			for _, m := range pendingMsgs {
+				m.ConversationID = id
+				mustAppend(t, s, m)
+			}
+			want, err := s.Build(ctx, id, BuildRequest{Strategy: req.Strategy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Text != want.Text || got.Tokens != want.Tokens || got.Selected != want.Selected || got.Omitted != want.Omitted {
+				t.Errorf("with pending: %d messages, %d tokens, %d omitted; appended: %d, %d, %d\n%s\n---\n%s",
+					got.Selected, got.Tokens, got.Omitted, want.Selected, want.Tokens, want.Omitted, got.Text, want.Text)
+			}
+			if got.Selected == 0 {
+				t.Error("nothing selected")
+			}
+		})
+	}
+	s, _, _ := openStore(t)
+	// A bad pending message is refused like a bad append.
+	if _, err := s.Build(ctx, "", BuildRequest{Strategy: TokenBudget{Tokens: 10}, Pending: []Message{{Role: "robot"}}}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad pending role: %v", err)
+	}
+	// An unknown conversation with pending messages builds on them, with a
+	// warning.
+	h, err := s.Build(ctx, "nope", BuildRequest{Strategy: TokenBudget{Tokens: 1000}, Pending: pendingMsgs[2:]})
+	if err != nil || h.Selected != 1 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "unknown conversation") {
+		t.Errorf("unknown conversation with pending: %+v, %v", h, err)
+	}
+	// Without pending messages a conversation id is required.
+	if _, err := s.Build(ctx, "", BuildRequest{Strategy: TokenBudget{Tokens: 10}}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("no conversation: %v", err)
+	}
+}

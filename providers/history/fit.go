@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,6 +18,9 @@ var ErrPromptTooLarge = errors.New("prompt does not fit the model's context wind
 type Section struct {
 	Name string `json:"name"`
 	Text string `json:"text"`
+	// Tokens is the cost of Text: when above 0 in a Prompt, its known cost
+	// (Fit does not count it again); in a Fitted, its cost after fitting.
+	Tokens int `json:"tokens"`
 }
 
 // Prompt is the parts of a prompt before fitting.
@@ -93,7 +97,10 @@ func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
 	out := Fitted{Window: window, Sections: append([]Section(nil), p.Sections...), Cuts: []Cut{}}
 	secTokens := make([]int, len(out.Sections))
 	for i, s := range out.Sections {
-		secTokens[i] = counter.Count(s.Text)
+		secTokens[i] = s.Tokens
+		if secTokens[i] <= 0 {
+			secTokens[i] = counter.Count(s.Text)
+		}
 	}
 	type block struct {
 		m      Message
@@ -166,6 +173,9 @@ func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
 		}
 	}
 
+	for i := range out.Sections {
+		out.Sections[i].Tokens = secTokens[i]
+	}
 	parts := make([]string, len(blocks))
 	for i, b := range blocks {
 		parts[i] = b.text
@@ -223,4 +233,54 @@ func (s *Store) Fit(p Prompt, window int) (Fitted, error) {
 	s.log.Debug("prompt fitted", "window", window, "tokens", out.Tokens, "historyTokens", out.HistoryTokens,
 		"messages", out.Messages, "cuts", len(out.Cuts), "err", err)
 	return out, err
+}
+
+// PromptRequest asks FitPrompt for a prompt with a conversation's history.
+type PromptRequest struct {
+	// ConversationID names the conversation whose history the prompt
+	// includes; "" is a conversation not created yet, whose history is
+	// Pending alone (none without it).
+	ConversationID string
+	// Pending are messages taken as appended after the conversation's
+	// stored messages, without storing them: what a preview expects a run
+	// to have appended by then.
+	Pending []Message
+	// Budget is the model's: its history budget selects the history, its
+	// window bounds the whole prompt.
+	Budget ModelBudget
+	// Prompt holds the other parts of the prompt; its History is replaced
+	// by the selected messages.
+	Prompt Prompt
+}
+
+// FitPrompt builds the history of a prompt for a model and fits the prompt
+// to the model's window: the newest messages of the conversation (with
+// req.Pending after them) that fit the model's history budget are selected
+// (strategy tokenBudget, the default formatter) and Fit cuts what does not
+// fit the window. It logs the effective budget, and returns the warnings of
+// the build with the fitted prompt. The error wraps ErrPromptTooLarge when
+// the parts that are never cut do not fit.
+func (s *Store) FitPrompt(ctx context.Context, req PromptRequest) (Fitted, []string, error) {
+	b := req.Budget
+	if b.Window <= 0 || b.History <= 0 {
+		return Fitted{}, nil, fmt.Errorf("%w: fit prompt: model %q has a window of %d and a history budget of %d tokens",
+			ErrInvalid, b.Model, b.Window, b.History)
+	}
+	f, _ := NewLineFormatter(FormatOptions{})
+	h := Context{Messages: []Message{}}
+	if req.ConversationID != "" || len(req.Pending) > 0 {
+		var err error
+		h, err = s.Build(ctx, req.ConversationID, BuildRequest{Strategy: TokenBudget{Tokens: b.History}, Formatter: f,
+			Model: b.Model, Pending: req.Pending})
+		if err != nil {
+			return Fitted{}, nil, fmt.Errorf("fit prompt: %w", err)
+		}
+	}
+	p := req.Prompt
+	p.History, p.Formatter = h.Messages, f
+	out, err := Fit(s.counter, p, b.Window)
+	s.log.Info("prompt budget", "conversation", req.ConversationID, "model", b.Model, "contextWindow", b.Window,
+		"historyBudget", b.History, "fallback", b.Fallback, "tokens", out.Tokens, "historyTokens", out.HistoryTokens,
+		"messages", out.Messages, "omitted", h.Omitted, "cuts", len(out.Cuts), "err", err)
+	return out, h.Warnings, err
 }

@@ -1,8 +1,10 @@
 package history
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -72,7 +74,7 @@ func TestFit(t *testing.T) {
 				for _, m := range history {
 					want.WriteString(f.Format(m))
 				}
-				if out.History != want.String() || out.Sections[0] != sections[0] {
+				if out.History != want.String() || out.Sections[0].Text != sections[0].Text || out.Sections[0].Tokens != cnt.Count(sections[0].Text) {
 					t.Error("a fitting prompt was changed")
 				}
 			}
@@ -121,5 +123,96 @@ func TestFitToolBeforeUser(t *testing.T) {
 	}
 	if len(out.Cuts) != 2 || out.Cuts[0].MessageID != 2 || out.Cuts[1].MessageID != 1 || out.Cuts[1].Action != "truncated" {
 		t.Fatalf("cuts %+v", out.Cuts)
+	}
+}
+
+// A section's known cost is taken as given, and the fitted sections carry
+// their cost.
+func TestFitKnownSectionTokens(t *testing.T) {
+	cnt := counter(t)
+	text := strings.Repeat("context line\n", 100)
+	for _, c := range []struct {
+		name    string
+		known   int
+		wantCut bool
+	}{
+		{"counted", 0, true},
+		{"known small", 10, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := Fit(cnt, Prompt{Sections: []Section{{Name: "ctx", Text: text, Tokens: c.known}}, Request: "go"}, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cut := len(out.Cuts) > 0; cut != c.wantCut {
+				t.Fatalf("cuts %+v", out.Cuts)
+			}
+			want := c.known
+			if c.wantCut {
+				want = cnt.Count(out.Sections[0].Text)
+			}
+			if out.Sections[0].Tokens != want {
+				t.Errorf("section tokens %d, want %d", out.Sections[0].Tokens, want)
+			}
+		})
+	}
+}
+
+// TestFitPrompt fits a prompt with a stored conversation to a model's
+// window: the history is cut, never the stored messages, and the
+// effective budget is logged.
+func TestFitPrompt(t *testing.T) {
+	ctx := context.Background()
+	_, db, _ := openStore(t)
+	var logBuf strings.Builder
+	s := New(db, counter(t), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	stored := seed(t, s, "c", 8, func(i int) int { return 40 })
+	p := Prompt{System: "You are careful.", Sections: []Section{{Name: "ctx", Text: strings.Repeat("fact\n", 50)}}, Request: "Write the tests."}
+	for _, c := range []struct {
+		name     string
+		budget   ModelBudget
+		wantCuts bool
+		wantErr  error
+	}{
+		{"large window", ModelBudget{Model: "large", Window: 100000, History: 20000}, false, nil},
+		{"small window", ModelBudget{Model: "small", Window: 700, History: 600}, true, nil},
+		{"window below the kept parts", ModelBudget{Model: "tiny", Window: 5, History: 1}, false, ErrPromptTooLarge},
+		{"no window", ModelBudget{Model: "none"}, false, ErrInvalid},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			logBuf.Reset()
+			out, _, err := s.FitPrompt(ctx, PromptRequest{ConversationID: "c", Budget: c.budget, Prompt: p})
+			if c.wantErr != nil {
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("err %v, want %v", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Tokens > c.budget.Window || out.Window != c.budget.Window || out.Messages == 0 {
+				t.Errorf("%d tokens, %d messages in a window of %d", out.Tokens, out.Messages, out.Window)
+			}
+			if (len(out.Cuts) > 0) != c.wantCuts {
+				t.Errorf("cuts %+v", out.Cuts)
+			}
+			l := logBuf.String()
+			for _, want := range []string{"prompt budget", "model=" + c.budget.Model, fmt.Sprintf("contextWindow=%d", c.budget.Window),
+				fmt.Sprintf("historyBudget=%d", c.budget.History)} {
+				if !strings.Contains(l, want) {
+					t.Errorf("log lacks %q: %s", want, l)
+				}
+			}
+		})
+	}
+	page, err := s.List(ctx, "c", ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range page.Items {
+		if m.Content != stored[i].Content {
+			t.Fatalf("stored message %d changed", m.ID)
+		}
 	}
 }

@@ -186,6 +186,16 @@ type pending struct {
 	shortTokens       any // int, or nil for a message the default formatter keeps whole
 }
 
+// meta returns the metadata of p as the database holds it.
+func (p pending) meta() Meta {
+	short := -1
+	if n, ok := p.shortTokens.(int); ok {
+		short = n
+	}
+	return Meta{ID: p.ID, Role: p.Role, Mode: p.Mode, RunID: p.RunID, Command: p.Command, CreatedAt: p.CreatedAt,
+		Tokens: p.Tokens, Lines: p.lines, BodyTokens: p.bodyTokens, ShortTokens: short}
+}
+
 // appendReq is one caller's messages waiting for a commit.
 type appendReq struct {
 	msgs []pending
@@ -197,10 +207,16 @@ type appendReq struct {
 }
 
 func (s *Store) prepare(m Message) (pending, error) {
+	return s.measure(m, true)
+}
+
+// measure checks m (its conversation id only when conversation is set) and
+// measures it as Append stores it.
+func (s *Store) measure(m Message, conversation bool) (pending, error) {
 	if m.Mode == "" {
 		m.Mode = ModeChat
 	}
-	if err := s.validate(m); err != nil {
+	if err := s.validate(m, conversation); err != nil {
 		return pending{}, err
 	}
 	lines := contentLines(m.Content)
@@ -304,8 +320,8 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 	})
 }
 
-func (s *Store) validate(m Message) error {
-	if err := checkID("conversationId", m.ConversationID, true); err != nil {
+func (s *Store) validate(m Message, conversation bool) error {
+	if err := checkID("conversationId", m.ConversationID, conversation); err != nil {
 		return err
 	}
 	switch m.Role {
