@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/cost"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/present"
 )
 
 // CodeLens shows, above a document that references topics, what loading
@@ -20,12 +21,12 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	out := []protocol.CodeLens{}
 	top := v.rng(document.Span{})
 	if t := v.file.Topic; t != nil {
-		label := fmt.Sprintf("%s · %s", key(t), tok(t.Tokens))
+		label := fmt.Sprintf("%s · %s", present.Key(t), present.Tokens(t.Tokens))
 		if d := t.Declared(); d > 0 {
-			label += fmt.Sprintf(" (%s declared)", thousands(d))
+			label += fmt.Sprintf(" (%s declared)", present.Thousands(d))
 		}
 		n := len(v.lib.References(t.ID))
-		label += fmt.Sprintf(" · %d reference%s", n, plural(n))
+		label += fmt.Sprintf(" · %d reference%s", n, present.Plural(n))
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
 	}
 	costs, total := cost.Document(v.lib, v.file)
@@ -39,20 +40,13 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 				unresolved++
 			}
 		}
-		label := fmt.Sprintf("Context: %d topic%s · %s", topics, plural(topics), tok(total))
+		label := fmt.Sprintf("Context: %d topic%s · %s", topics, present.Plural(topics), present.Tokens(total))
 		if unresolved > 0 {
 			label += fmt.Sprintf(" · %d unresolved", unresolved)
 		}
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
 	}
 	return out, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // InlayHint shows the token cost after every resolving reference in range.
@@ -73,7 +67,7 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 			continue
 		}
 		pad := true
-		label := tok(c.Tokens)
+		label := present.Tokens(c.Tokens)
 		if !c.Counted {
 			label += " (already counted)"
 		}

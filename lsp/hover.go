@@ -2,12 +2,10 @@ package lsp
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/present"
 )
 
 // Hover describes the reference under the cursor: what it loads and what
@@ -21,23 +19,9 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if err != nil || !ok {
 		return nil, err
 	}
-	t := v.lib.Resolve(v.file, r)
-	var md string
-	switch {
-	case t.Kind == library.NotAReference:
+	md, ok := present.Hover(v.lib, v.lib.Resolve(v.file, r))
+	if !ok {
 		return nil, nil
-	case t.Kind == library.DomainTarget && t.Domain != nil:
-		md = domainMarkdown(v.lib, t.Domain)
-	case t.Topic != nil && (t.OK() || t.Failed == library.PartSection):
-		md = topicMarkdown(v.lib, t.Topic, t.Section)
-		if !t.OK() {
-			md = fmt.Sprintf("⚠ %s\n\n%s", mdEscape(t.Message), md)
-		}
-	default:
-		md = "⚠ " + mdEscape(t.Message)
-		if len(t.Candidates) > 0 {
-			md += "\n\nDid you mean " + quoteList(t.Candidates) + "?"
-		}
 	}
 	rng := v.rng(r.Span)
 	contents := markup(md)
@@ -47,12 +31,4 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	}
 	s.mu.Unlock()
 	return &protocol.Hover{Contents: contents, Range: &rng}, nil
-}
-
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = "`" + n + "`"
-	}
-	return strings.Join(q, ", ")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/present"
 	"github.com/ctxls/ctxls/providers/refs"
 )
 
@@ -29,14 +30,14 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 			continue
 		}
 		target := uriOf(t.Topic.Path)
-		tip := fmt.Sprintf("%s · %s", title(t.Topic), tok(t.Topic.Tokens))
+		tip := fmt.Sprintf("%s · %s", present.Title(t.Topic), present.Tokens(t.Topic.Tokens))
 		if t.Section != nil {
 			line := 1
 			if f, ok := v.lib.File(t.Topic.Path); ok && f.Doc != nil {
 				line = f.Doc.Lines.LineOf(t.Section.Heading.Start) + 1
 			}
 			target = uri.URI(fmt.Sprintf("%s#L%d", target, line))
-			tip = fmt.Sprintf("%s › %s · %s", title(t.Topic), t.Section.Name, tok(t.Section.Tokens))
+			tip = fmt.Sprintf("%s › %s · %s", present.Title(t.Topic), t.Section.Name, present.Tokens(t.Section.Tokens))
 		}
 		out = append(out, protocol.DocumentLink{Range: v.rng(linkSpan(r)), Target: &target, Tooltip: &tip})
 	}

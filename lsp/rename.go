@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/present"
 	"github.com/ctxls/ctxls/providers/refactor"
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -88,7 +89,7 @@ func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 	} else {
 		// The references change now and the file does not: say so where
 		// the user looks, not only in the log.
-		msg := "the client cannot rename files: rename " + relPath(v.lib, t.Path) + " to " + filepath.Base(m.NewPath) + " yourself"
+		msg := "the client cannot rename files: rename " + present.RelPath(v.lib, t.Path) + " to " + filepath.Base(m.NewPath) + " yourself"
 		s.log.Warn(msg)
 		if s.client != nil {
 			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "ctxls: " + msg})
@@ -114,7 +115,7 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 		}
 		moves, stranded := refactor.Moves(lib, oldPath, newPath)
 		for _, t := range stranded {
-			s.log.Warn(fmt.Sprintf("%s moves out of the context roots: its references are left as they are", relPath(lib, t.Path)))
+			s.log.Warn(fmt.Sprintf("%s moves out of the context roots: its references are left as they are", present.RelPath(lib, t.Path)))
 		}
 		for p, es := range refactor.Edits(lib, moves, oldPath, newPath) {
 			for _, e := range es {

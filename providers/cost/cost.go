@@ -1,6 +1,7 @@
 // Package cost prices the references a document makes: what loading each
 // referenced topic or section costs in tokens, and the document's total
-// with repeats counted once.
+// with repeats counted once. It also prices a topic together with its
+// cross-domain triggers.
 package cost
 
 import (
