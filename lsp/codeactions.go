@@ -2,14 +2,11 @@ package lsp
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/refactor"
 )
@@ -45,50 +42,19 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		return false
 	}
 	out := []protocol.CommandOrCodeAction{}
-	diags := v.lib.Diagnose(v.path)
 	synced := len(v.doc.Text) == len(fileText(v.lib, v.path))
 	if want(protocol.CodeActionKindQuickFix) && synced {
-		var drift []library.Diagnostic
-		for _, d := range diags {
-			if d.Code == library.CodeTokenDrift && d.Fix != nil {
-				drift = append(drift, d)
-			}
-			if d.Fix == nil || d.Span.End < start || d.Span.Start > end {
-				continue
-			}
-			pd := toDiagnostic(v.file, d, v.enc)
-			if d.Code == library.CodeTokenDrift {
-				out = append(out, s.quickFix(v, fmt.Sprintf("Update declared tokens to %d (measured)", d.Fix.Measured), pd, true,
-					refactor.Edit{Span: d.Fix.Replace, NewText: strconv.Itoa(d.Fix.Measured)}))
-				continue
-			}
-			for i, c := range d.Fix.Candidates {
-				out = append(out, s.quickFix(v, fmt.Sprintf("Change to '%s'", c), pd, i == 0, refactor.Edit{Span: d.Fix.Replace, NewText: c}))
-			}
-		}
-		if len(drift) > 1 && overlapsAny(drift, start, end) {
-			var edits []refactor.Edit
-			for _, d := range drift {
-				edits = append(edits, refactor.Edit{Span: d.Fix.Replace, NewText: strconv.Itoa(d.Fix.Measured)})
-			}
-			out = append(out, s.quickFix(v, fmt.Sprintf("Update all %d declared token numbers in this file", len(drift)), protocol.Diagnostic{}, false, edits...))
+		for _, f := range refactor.Fixes(v.lib.Diagnose(v.path), start, end) {
+			out = append(out, s.quickFix(v, f))
 		}
 	}
-	if t := v.file.Topic; t != nil && !t.HasFrontmatter && v.doc.Frontmatter == nil && want(kindAddFrontmatter) {
-		kind := kindAddFrontmatter
-		edit := s.editOf(v, []refactor.Edit{{Span: document.Span{}, NewText: refactor.Frontmatter(t)}})
-		out = append(out, &protocol.CodeAction{Title: "Add frontmatter with the derived metadata", Kind: &kind, Edit: edit})
+	if want(kindAddFrontmatter) {
+		if f, ok := refactor.AddFrontmatter(v.file.Topic, v.doc); ok {
+			kind := kindAddFrontmatter
+			out = append(out, &protocol.CodeAction{Title: f.Title, Kind: &kind, Edit: s.editOf(v, f.Edits)})
+		}
 	}
 	return out, nil
-}
-
-func overlapsAny(ds []library.Diagnostic, start, end int) bool {
-	for _, d := range ds {
-		if d.Span.End >= start && d.Span.Start <= end {
-			return true
-		}
-	}
-	return false
 }
 
 // fileText is the library's text of a file.
@@ -99,14 +65,15 @@ func fileText(lib *library.Library, p string) []byte {
 	return nil
 }
 
-// quickFix builds a quick fix editing the view's document.
-func (s *Server) quickFix(v *view, title string, diag protocol.Diagnostic, preferred bool, edits ...refactor.Edit) *protocol.CodeAction {
+// quickFix converts a fix of the view's document into a quick fix.
+func (s *Server) quickFix(v *view, f refactor.Fix) *protocol.CodeAction {
 	kind := protocol.CodeActionKindQuickFix
-	a := &protocol.CodeAction{Title: title, Kind: &kind, Edit: s.editOf(v, edits)}
-	if diag.Message != nil {
-		a.Diagnostics = []protocol.Diagnostic{diag}
+	a := &protocol.CodeAction{Title: f.Title, Kind: &kind, Edit: s.editOf(v, f.Edits)}
+	if f.Diagnostic != nil {
+		a.Diagnostics = []protocol.Diagnostic{toDiagnostic(v.file, *f.Diagnostic, v.enc)}
 	}
-	if preferred {
+	if f.Preferred {
+		preferred := true
 		a.IsPreferred = &preferred
 	}
 	return a

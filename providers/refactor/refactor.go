@@ -1,7 +1,8 @@
 // Package refactor computes the text edits that keep a context library
 // consistent when a topic is renamed or moved: every reference to it, in
 // every form, follows it to its new domain, name and path. It also writes
-// frontmatter for topics that have none.
+// frontmatter for topics that have none, and builds the quick fixes that
+// the library's diagnostics carry.
 package refactor
 
 import (
