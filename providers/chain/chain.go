@@ -286,7 +286,10 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 // preview, or of the execution named by req.SessionID, loaded are marked
 // cached), what the budget drops, what fitting the prompt to the model's
 // window cuts, and the prompt's token cost. A step whose command and input
-// alone exceed the window gets the reason in Reason.
+// alone exceed the window gets the reason in Reason. Each step's history
+// holds what the steps before it would have added in a run with the preview
+// executor (their requests; that executor answers nothing), so that its cost
+// is the one such a run records.
 func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
 	cmds, err := Commands(lib, Expand(lib, req.Commands))
@@ -311,6 +314,7 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 		}
 	}
 	seen := map[execution.ContextKey]string{}
+	var pending []Message // what the steps previewed so far would append
 	for i, cmd := range cmds {
 		st := Step{Command: cmd.Name, Index: i, Path: cmd.Path, Status: "preview", Warnings: []string{}}
 		kept, dropped, warns := plan(ctx, r.opts.Provider, lib, cmd, lib.Config().Budget)
@@ -347,16 +351,18 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 			parts.context = append(parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
 		}
 		kept = used
-		bl, warns, err := r.build(ctx, lib, b, req.SessionID, nil, parts)
+		bl, warns, err := r.build(ctx, lib, b, req.SessionID, pending, parts)
 		st.Warnings = append(st.Warnings, warns...)
-		if err != nil {
-			if !errors.Is(err, history.ErrPromptTooLarge) {
-				return nil, err
-			}
+		switch {
+		case errors.Is(err, history.ErrPromptTooLarge):
 			// What the step would ask, without history: it fails anyway.
 			bl.prompt, bl.cost = assemble(parts, lib.Counter())
 			st.Reason = err.Error()
 			st.Warnings = append(st.Warnings, "a run would fail this step: "+err.Error())
+		case err != nil:
+			return nil, err
+		default:
+			pending = append(pending, Message{ConversationID: req.SessionID, Role: "user", Content: bl.asked, Command: cmd.Name})
 		}
 		fillCost(&st, kept, dropped, bl.cost)
 		st.Prompt, st.Cuts = bl.prompt, bl.cuts

@@ -1017,3 +1017,55 @@ func TestPromptTooLarge(t *testing.T) {
 		t.Fatalf("resume with the large model: %s %s", res.State, statuses(res))
 	}
 }
+
+// TestPreviewMatchesRun: the preview of each step costs what a run with the
+// preview executor records for it, later steps with the history the earlier
+// ones add, in a new execution or after an existing one's steps, with the
+// prompts fitted to a small window or not.
+func TestPreviewMatchesRun(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		model    string
+		existing bool // preview and run after a step of an existing execution
+	}{
+		{"new execution", "large", false},
+		{"new execution, small window", "small", false},
+		{"existing execution", "large", true},
+		{"existing execution, small window", "small", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnvConfig(t, modelsYAML)
+			ctx := context.Background()
+			session := ""
+			if tc.existing {
+				first, err := e.runner.Run(ctx, Request{Commands: []string{"review"}, Input: "earlier work", Model: tc.model})
+				check(t, err)
+				session = first.SessionID
+			}
+			req := Request{Commands: feature, Input: "add sorting", SessionID: session, Model: tc.model}
+			pv, err := e.runner.Preview(ctx, req)
+			check(t, err)
+			res, err := e.runner.Run(ctx, req)
+			check(t, err)
+			st, err := e.store.Get(ctx, res.SessionID)
+			check(t, err)
+			recorded := st.CommandHistory[len(st.CommandHistory)-len(feature):]
+			for i, ce := range recorded {
+				var (
+					prompt string
+					tokens int
+				)
+				check(t, json.Unmarshal(ce.Outputs["prompt"], &prompt))
+				check(t, json.Unmarshal(ce.Outputs["promptTokens"], &tokens))
+				p := pv.Steps[i]
+				if p.PromptTokens != tokens || p.Prompt != prompt || len(p.Cuts) != len(res.Steps[i].Cuts) {
+					t.Errorf("%s: preview %d tokens (history %d, %d cuts), run recorded %d (history %d, %d cuts); same prompt: %v",
+						ce.Command, p.PromptTokens, p.HistoryTokens, len(p.Cuts), tokens, res.Steps[i].HistoryTokens, len(res.Steps[i].Cuts), p.Prompt == prompt)
+				}
+			}
+			if tc.model == "large" && pv.Steps[2].HistoryTokens == 0 {
+				t.Error("the last step's preview has no history")
+			}
+		})
+	}
+}
