@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -210,22 +211,38 @@ func (c *chainCLI) resolveID(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var match []string
-	for _, s := range all {
-		if s.SessionID == id {
-			return id, nil
+	ids := make([]string, len(all))
+	for i, s := range all {
+		ids[i] = s.SessionID
+	}
+	match, found, err := matchID("execution", id, ids)
+	if err == nil && !found {
+		err = fmt.Errorf("no execution %q (see ctxls chain list)", id)
+	}
+	return match, err
+}
+
+// matchID finds id among ids: the id itself, or else the only one it is a
+// prefix of. found is false when none matches; a prefix of several is an
+// error that lists them in order. what names the kind of id in the error.
+func matchID(what, id string, ids []string) (match string, found bool, err error) {
+	var matches []string
+	for _, s := range ids {
+		if s == id {
+			return id, true, nil
 		}
-		if strings.HasPrefix(s.SessionID, id) {
-			match = append(match, s.SessionID)
+		if strings.HasPrefix(s, id) {
+			matches = append(matches, s)
 		}
 	}
-	switch len(match) {
-	case 1:
-		return match[0], nil
+	switch len(matches) {
 	case 0:
-		return "", fmt.Errorf("no execution %q (see ctxls chain list)", id)
+		return "", false, nil
+	case 1:
+		return matches[0], true, nil
 	}
-	return "", fmt.Errorf("execution id %q is ambiguous: %s", id, strings.Join(match, ", "))
+	slices.Sort(matches)
+	return "", false, fmt.Errorf("%s id %q is ambiguous: %s", what, id, strings.Join(matches, ", "))
 }
 
 // run runs or resumes a chain with a progress display on stderr.

@@ -32,8 +32,10 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, `usage: ctxls history [CONVERSATION] [--dir D] [--run ID] [--context [--model M]] [--format text|json]
 
 Without a conversation, lists the conversations recorded in the workspace.
-With one, prints its messages, oldest first; --context prints instead what the
-next prompt would receive as history, within the model's budget.`)
+With one (its id or a unique prefix of it), prints its messages, oldest
+first; --context prints instead what the next prompt would receive as
+history, within the model's budget. A conversation without history gives
+an empty result and a warning.`)
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -49,6 +51,15 @@ next prompt would receive as history, within the model's budget.`)
 	if len(pos) == 0 && (*run != "" || *showContext) {
 		return usageError{"--run and --context need a conversation id"}
 	}
+	spec := history.BuildSpec{Model: *model}
+	switch {
+	case *maxMessages != 0 && *budget != 0:
+		return usageError{"--recent and --budget exclude each other"}
+	case *maxMessages != 0:
+		spec.Strategy = history.StrategySpec{Kind: history.KindRecent, MaxMessages: maxMessages}
+	case *budget != 0:
+		spec.Strategy = history.StrategySpec{Kind: history.KindTokenBudget, TokenBudget: budget}
+	}
 	cfg, problems, err := config.Load(*dir)
 	if err != nil {
 		return err
@@ -56,13 +67,23 @@ next prompt would receive as history, within the model's budget.`)
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
 	}
+	if *showContext {
+		// Bad flags are errors even for a conversation without history.
+		b, err := history.BudgetFor(cfg, spec.Model)
+		if err != nil {
+			return err
+		}
+		if _, _, err := history.NewStrategy(spec.Strategy, b); err != nil {
+			return err
+		}
+	}
 	path := storage.WorkspacePath(*dir)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		// Reading must not create a database.
 		if len(pos) == 0 {
 			return printHistoryConversations(stdout, *format, nil)
 		}
-		return fmt.Errorf("no history recorded in %s (no %s)", *dir, path)
+		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("no history recorded in %s (no %s)", *dir, path))
 	}
 	db, err := storage.Open(ctx, path)
 	if err != nil {
@@ -76,24 +97,26 @@ next prompt would receive as history, within the model's budget.`)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	store := history.New(db, counter, history.Options{Logger: log})
 
+	cs, err := store.Conversations(ctx)
+	if err != nil {
+		return err
+	}
 	if len(pos) == 0 {
-		cs, err := store.Conversations(ctx)
-		if err != nil {
-			return err
-		}
 		return printHistoryConversations(stdout, *format, cs)
 	}
-	id := pos[0]
+	// An id or a unique prefix of one, as chain show takes them.
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ConversationID
+	}
+	id, found, err := matchID("conversation", pos[0], ids)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("unknown conversation %q: no history (see ctxls history)", pos[0]))
+	}
 	if *showContext {
-		spec := history.BuildSpec{Model: *model}
-		switch {
-		case *maxMessages != 0 && *budget != 0:
-			return usageError{"--recent and --budget exclude each other"}
-		case *maxMessages != 0:
-			spec.Strategy = history.StrategySpec{Kind: history.KindRecent, MaxMessages: maxMessages}
-		case *budget != 0:
-			spec.Strategy = history.StrategySpec{Kind: history.KindTokenBudget, TokenBudget: budget}
-		}
 		hc, b, err := store.BuildFor(ctx, id, spec, cfg)
 		if err != nil {
 			return err
@@ -116,8 +139,15 @@ next prompt would receive as history, within the model's budget.`)
 	if err != nil {
 		return err
 	}
+	warnings := []string{}
+	if *run != "" && len(page.Items) == 0 {
+		warnings = append(warnings, fmt.Sprintf("no messages of run %q in conversation %s", *run, id))
+	}
 	if *format == "json" {
-		return historyJSON(stdout, map[string]any{"items": page.Items, "more": page.More})
+		return historyJSON(stdout, map[string]any{"items": page.Items, "more": page.More, "warnings": warnings})
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if page.More {
 		fmt.Fprintf(stderr, "showing the newest %d messages; use --limit for more\n", len(page.Items))
@@ -139,6 +169,20 @@ next prompt would receive as history, within the model's budget.`)
 			fmt.Fprint(stdout, "    ", strings.TrimRight(line, "\r\n"), "\n")
 		}
 	}
+	return nil
+}
+
+// printNoHistory answers a request for a conversation there is no history
+// of: an empty result and a warning, as the protocol answers an unknown
+// name, and exit status 0.
+func printNoHistory(stdout, stderr io.Writer, format string, context bool, warning string) error {
+	if format == "json" {
+		if context {
+			return historyJSON(stdout, history.Context{Warnings: []string{warning}})
+		}
+		return historyJSON(stdout, map[string]any{"items": []history.Message{}, "more": false, "warnings": []string{warning}})
+	}
+	fmt.Fprintf(stderr, "warning: %s\n", warning)
 	return nil
 }
 

@@ -118,9 +118,9 @@ func TestHistoryCommand(t *testing.T) {
 	}{
 		{[]string{"history", "conv-a", "--dir", dir, "--context", "--model", "huge"}, "unknown model"},
 		{[]string{"history", "conv-a", "--dir", dir, "--context", "--budget", "-4"}, "above 0"},
+		{[]string{"history", "nope", "--dir", dir, "--context", "--model", "huge"}, "unknown model"},
 		{[]string{"history", "--dir", dir, "--context"}, "need a conversation"},
-		{[]string{"history", "nope", "--dir", dir}, "unknown conversation"},
-		{[]string{"history", "x", "--dir", t.TempDir()}, "no history recorded"},
+		{[]string{"history", "conv", "--dir", dir}, `conversation id "conv" is ambiguous: conv-a, conv-b`},
 	} {
 		_, _, err := runCLI(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -135,5 +135,66 @@ func TestHistoryCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(storage.WorkspacePath(empty)); !os.IsNotExist(err) {
 		t.Errorf("listing created a database: %v", err)
+	}
+}
+
+// TestHistoryLookups checks how history finds a conversation: by id or a
+// unique prefix, and, for what has no history (an unknown id, a workspace
+// without a database, a run with no messages), an empty result with a
+// warning on stderr and exit status 0.
+func TestHistoryLookups(t *testing.T) {
+	dir := historyFixture(t)
+	ctx := t.Context()
+	db, err := storage.OpenWorkspace(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, err := tokens.New(tokens.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := history.Open(db, counter).Append(ctx, history.Message{ConversationID: "review-7f3a", Role: history.RoleUser, Content: "looks good"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	noDB := t.TempDir()
+	for _, c := range []struct {
+		name     string
+		args     []string
+		stdout   string // in stdout; "" for none at all
+		warning  string // in stderr; "" for none at all
+		notInErr string
+	}{
+		{"id", []string{"history", "conv-b", "--dir", dir}, "hello", "", ""},
+		{"unique prefix", []string{"history", "rev", "--dir", dir}, "looks good", "", ""},
+		{"unique prefix with context", []string{"history", "review", "--dir", dir, "--context"}, "looks good", "budget 300", ""},
+		{"unknown id", []string{"history", "nope", "--dir", dir}, "", `warning: unknown conversation "nope": no history`, ""},
+		{"unknown id with context", []string{"history", "nope", "--dir", dir, "--context"}, "", `warning: unknown conversation "nope": no history`, "budget"},
+		{"unknown id as JSON", []string{"history", "nope", "--dir", dir, "--format", "json"}, `"warnings": [
+    "unknown conversation \"nope\": no history`, "", ""},
+		{"unknown context as JSON", []string{"history", "nope", "--dir", dir, "--context", "--format", "json"}, `"unknown conversation \"nope\": no history`, "", ""},
+		{"no database", []string{"history", "x", "--dir", noDB}, "", "warning: no history recorded in " + noDB, ""},
+		{"no database with context", []string{"history", "x", "--dir", noDB, "--context"}, "", "warning: no history recorded in ", "budget"},
+		{"unknown run", []string{"history", "conv-a", "--dir", dir, "--run", "nope"}, "", `warning: no messages of run "nope" in conversation conv-a`, ""},
+		{"unknown run as JSON", []string{"history", "conv-a", "--dir", dir, "--run", "nope", "--format", "json"}, `"no messages of run \"nope\" in conversation conv-a"`, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, err := runCLI(t, c.args...)
+			if err != nil {
+				t.Fatalf("exit %d: %v\n%s", exitCode(err), err, errOut)
+			}
+			if c.stdout == "" && out != "" || !strings.Contains(out, c.stdout) {
+				t.Errorf("stdout:\n%s\nwant %q", out, c.stdout)
+			}
+			if c.warning == "" && strings.Contains(errOut, "warning") || !strings.Contains(errOut, c.warning) {
+				t.Errorf("stderr:\n%s\nwant %q", errOut, c.warning)
+			}
+			if c.notInErr != "" && strings.Contains(errOut, c.notInErr) {
+				t.Errorf("stderr mentions %q:\n%s", c.notInErr, errOut)
+			}
+		})
+	}
+	if _, err := os.Stat(storage.WorkspacePath(noDB)); !os.IsNotExist(err) {
+		t.Errorf("reading created a database: %v", err)
 	}
 }
