@@ -32,6 +32,17 @@ const chainUsage = `Usage:
 A COMMAND is a command name (brainstorm, /implement) or the name of a chain
 from .ctxls.yaml. The executor comes from .ctxls.yaml (executor.kind: preview
 runs nothing and records the prompts; exec runs executor.command per step).
+An ID is an execution id or a unique prefix of one. run --session continues
+an execution whose chain finished; one whose chain did not is resumed.
+
+An execution's state, in list and show, is that of its current chain and of
+the commands run since:
+  new          no command started yet
+  running      a live ctxls process runs one of its commands or its chain
+  completed    every command finished and every command of the chain succeeded
+  failed       a command's latest attempt failed; resume runs it again
+  interrupted  a command or the chain was cut off, or a command of the chain
+               only partly succeeded; resume continues from there
 `
 
 // runChain implements "ctxls chain".
@@ -101,6 +112,11 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return c.printResult(res, true)
 		}
 		req.ProjectName = *project
+		if req.SessionID != "" {
+			if req.SessionID, err = c.resolveID(ctx, req.SessionID); err != nil {
+				return err
+			}
+		}
 		err := c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
 			req.Progress = p
 			return runner.Run(ctx, req)

@@ -303,8 +303,8 @@ func TestChainCLI(t *testing.T) {
 		if l := chainListJSON(t, ctxls, dir); l.Executions[0].State != "completed" {
 			t.Fatalf("after the resume: %+v", l.Executions)
 		}
-		// Finished, the execution takes another chain.
-		r = chainExec(t, ctxls, "chain", "run", "review", "--session", id, "--dir", dir)
+		// Finished, the execution takes another chain (named by a prefix).
+		r = chainExec(t, ctxls, "chain", "run", "review", "--session", id[:8], "--dir", dir)
 		if r.code != 0 || !strings.Contains(r.stdout, id+": completed") {
 			t.Fatalf("run after the resume: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
@@ -483,6 +483,21 @@ func TestStepReason(t *testing.T) {
 		}
 		if got := hangingIndent(c.reason, "    "); got != c.block {
 			t.Errorf("hangingIndent(%q) = %q, want %q", c.reason, got, c.block)
+		}
+	}
+}
+
+// TestChainHelpStates checks that chain --help describes every state an
+// execution can be listed in.
+func TestChainHelpStates(t *testing.T) {
+	out, _, err := runCLI(t, "chain", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []execution.State{execution.StateNew, execution.StateRunning, execution.StateCompleted,
+		execution.StateFailed, execution.StateInterrupted} {
+		if !regexp.MustCompile(`(?m)^  ` + string(st) + ` +\S`).MatchString(out) {
+			t.Errorf("chain --help does not describe the state %q:\n%s", st, out)
 		}
 	}
 }

@@ -67,7 +67,11 @@ const (
 // State is the state of an execution as a whole.
 type State string
 
-// Execution states.
+// Execution states. An execution's state is that of its current work: its
+// chain plan's steps and the commands started since (every step when it
+// never ran a chain). Besides the four states of a run (running, completed,
+// failed, interrupted), a fresh execution is new: nothing has run in it to
+// complete, fail or interrupt.
 const (
 	// StateNew: no command started yet.
 	StateNew State = "new"
