@@ -715,19 +715,23 @@ func (w *Watcher) limitReached(cause error) {
 		return
 	}
 	w.limitLogged = true
+	var msg string
 	if cause == nil {
-		w.log.Warn(fmt.Sprintf("watcher: watch limit reached: %d directories watched, the configured maximum; "+
+		msg = fmt.Sprintf("watcher: watch limit reached: %d directories watched, the configured maximum; "+
 			"the others are rescanned every %s instead (the kernel's own limit is fs.inotify.max_user_watches)",
-			len(w.watches), w.opts.PollInterval),
-			"watched", len(w.watches), "poll", w.opts.PollInterval)
-		return
+			len(w.watches), w.opts.PollInterval)
+		w.log.Warn(msg, "watched", len(w.watches), "poll", w.opts.PollInterval)
+	} else {
+		msg = fmt.Sprintf("watcher: watch limit reached: the kernel refused to watch more than %d directories "+
+			"(fs.inotify.max_user_watches); the others are rescanned every %s instead. "+
+			"To raise the limit: sudo sysctl fs.inotify.max_user_watches=524288 "+
+			"(add the line fs.inotify.max_user_watches=524288 to /etc/sysctl.d/90-inotify.conf to keep it)",
+			len(w.watches), w.opts.PollInterval)
+		w.log.Warn(msg, "watched", len(w.watches), "poll", w.opts.PollInterval, "err", cause)
 	}
-	w.log.Warn(fmt.Sprintf("watcher: watch limit reached: the kernel refused to watch more than %d directories "+
-		"(fs.inotify.max_user_watches); the others are rescanned every %s instead. "+
-		"To raise the limit: sudo sysctl fs.inotify.max_user_watches=524288 "+
-		"(add the line fs.inotify.max_user_watches=524288 to /etc/sysctl.d/90-inotify.conf to keep it)",
-		len(w.watches), w.opts.PollInterval),
-		"watched", len(w.watches), "poll", w.opts.PollInterval, "err", cause)
+	if w.opts.OnLimit != nil {
+		w.opts.OnLimit(msg)
+	}
 }
 
 func (w *Watcher) warnOnce(p, msg string, args ...any) {

@@ -8,8 +8,11 @@
 // disappear or move, and re-adds them at their new place. Events only say
 // that something happened to a path; after the debounce the watcher re-stats
 // every path it was told about and reports what the disk says, compared with
-// what it knew before. When the kernel refuses more watches it logs one
-// warning and rescans the directories it could not watch periodically.
+// what it knew before. A burst of changes to many paths (a git checkout) is
+// held until it pauses, however long it keeps naming new paths (up to
+// [Options.MaxBurst]), so that it comes out as one batch. When the kernel
+// refuses more watches it logs one warning and rescans the directories it
+// could not watch periodically.
 //
 // Notifications from elsewhere (an LSP client's workspace/didChangeWatchedFiles)
 // go through [Watcher.Notify] into the same debounce, so a change seen both
@@ -102,11 +105,21 @@ type Options struct {
 	// (a link loop) is read only once. Links to files are always followed.
 	FollowSymlinks bool
 	// Debounce is the quiet time after the last event before a batch is
-	// computed. Default 100ms.
+	// computed. Default 100ms. Once the pending batch names many paths (a
+	// burst, such as a checkout) the quiet time is five times as long, so
+	// that a writer stalled for a moment on a busy machine or a slow disk
+	// does not split the burst.
 	Debounce time.Duration
-	// MaxWait bounds how long a never-ending stream of events can delay a
-	// batch. Default 1s.
+	// MaxWait bounds how long a stream of events that keeps naming the
+	// same paths (a file rewritten in a loop) can delay a batch. Default 1s.
 	MaxWait time.Duration
+	// MaxBurst bounds how long a burst that keeps naming new paths (a git
+	// checkout, a copy of a tree) can delay a batch: such a burst is held
+	// past MaxWait, until it pauses or MaxBurst has passed, so that it
+	// comes out as one batch and its consumer does the work once. Default
+	// 30s (a checkout of 5,000 files can take several seconds on a slow
+	// disk); never less than MaxWait.
+	MaxBurst time.Duration
 	// PollInterval is how often directories that could not be watched (and
 	// missing roots) are rescanned. Default 2s.
 	PollInterval time.Duration
@@ -117,13 +130,28 @@ type Options struct {
 	// Logger receives warnings (watch limit, unreadable directories) and
 	// debug messages. Default: slog.Default().
 	Logger *slog.Logger
+	// OnLimit, when set, is called at most once per watcher, with the
+	// warning also given to Logger, when directories have to be polled
+	// because no more can be watched through the kernel: its inotify
+	// instance or watch limit was reached, or MaxWatches. It is called
+	// from New or from the watcher's goroutine and must not block or call
+	// the watcher.
+	OnLimit func(message string)
 }
 
 // Default values of [Options].
 const (
 	DefaultDebounce     = 100 * time.Millisecond
 	DefaultMaxWait      = time.Second
+	DefaultMaxBurst     = 30 * time.Second
 	DefaultPollInterval = 2 * time.Second
+)
+
+// A pending batch naming burstPaths paths or more is a burst: it needs
+// burstQuiet Debounces of quiet to end.
+const (
+	burstPaths = 32
+	burstQuiet = 5
 )
 
 // DefaultMatch reports whether path names a markdown file.
@@ -170,8 +198,53 @@ type Watcher struct {
 type pending struct {
 	named  map[string]bool // path → named by a content event (not a mere chmod or hint)
 	rescan bool
-	first  time.Time
-	last   time.Time
+	first  time.Time // the first event
+	last   time.Time // the last event
+	grew   time.Time // the last event naming a path not named before
+}
+
+// add records an event at now naming path (or a rescan when path is "").
+// It reports whether the set was idle before, so that the run goroutine
+// must be woken.
+func (p *pending) add(now time.Time, path string, strong bool) bool {
+	idle := p.idle()
+	if idle {
+		p.first = now
+	}
+	p.last = now
+	if path == "" {
+		p.rescan = true
+		p.grew = now
+		return idle
+	}
+	old, ok := p.named[path]
+	if !ok {
+		p.grew = now
+	}
+	p.named[path] = old || strong
+	return idle
+}
+
+// due returns when the pending set is to be flushed: after a quiet time
+// following the last event (longer for a burst); or once MaxWait has
+// passed, unless the set is still growing; or at the latest after MaxBurst.
+func (p *pending) due(debounce, maxWait, maxBurst time.Duration) time.Time {
+	quiet := debounce
+	if len(p.named) >= burstPaths || p.rescan {
+		quiet *= burstQuiet
+	}
+	due := p.last.Add(quiet)
+	soft := p.first.Add(maxWait)
+	if g := p.grew.Add(quiet); g.After(soft) {
+		soft = g // new paths keep coming: hold the batch
+	}
+	if soft.Before(due) {
+		due = soft
+	}
+	if hard := p.first.Add(maxBurst); hard.Before(due) {
+		due = hard
+	}
+	return due
 }
 
 // New starts watching. It reads every root once before returning, so
@@ -192,6 +265,12 @@ func New(opts Options) (*Watcher, error) {
 	}
 	if opts.MaxWait < opts.Debounce {
 		opts.MaxWait = opts.Debounce
+	}
+	if opts.MaxBurst <= 0 {
+		opts.MaxBurst = DefaultMaxBurst
+	}
+	if opts.MaxBurst < opts.MaxWait {
+		opts.MaxBurst = opts.MaxWait
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
@@ -231,10 +310,13 @@ func New(opts Options) (*Watcher, error) {
 	case err == nil:
 		w.fsw = fsw
 	case isLimitErr(err):
-		w.log.Warn("file watching unavailable: the inotify instance limit is reached (fs.inotify.max_user_instances); "+
-			"all directories are rescanned periodically instead. Raise it with: sudo sysctl fs.inotify.max_user_instances=512",
-			"err", err, "interval", opts.PollInterval)
 		w.limitLogged = true
+		msg := "file watching unavailable: the inotify instance limit is reached (fs.inotify.max_user_instances); " +
+			"all directories are rescanned periodically instead. Raise it with: sudo sysctl fs.inotify.max_user_instances=512"
+		w.log.Warn(msg, "err", err, "interval", opts.PollInterval)
+		if opts.OnLimit != nil {
+			opts.OnLimit(msg)
+		}
 	default:
 		return nil, fmt.Errorf("watcher: start inotify: %w", err)
 	}
@@ -292,17 +374,24 @@ func (w *Watcher) Notify(paths ...string) {
 // debounce window; the batch that follows has Rescan set.
 func (w *Watcher) Rescan() {
 	w.pmu.Lock()
-	signal := w.pend.idle()
-	now := time.Now()
-	if signal {
-		w.pend.first = now
-	}
-	w.pend.last = now
-	w.pend.rescan = true
+	signal := w.pend.add(time.Now(), "", false)
 	w.pmu.Unlock()
 	if signal {
 		w.signal()
 	}
+}
+
+// Watched returns the directories watched through the kernel, sorted. The
+// other directories below the roots that are not ignored are polled.
+func (w *Watcher) Watched() []string {
+	w.smu.RLock()
+	defer w.smu.RUnlock()
+	out := make([]string, 0, len(w.watches))
+	for p := range w.watches {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Files returns the files the watcher knows to exist, sorted: the state
@@ -344,12 +433,7 @@ func (w *Watcher) note(path string, strong bool) {
 	}
 	now := time.Now()
 	w.pmu.Lock()
-	signal := w.pend.idle()
-	if signal {
-		w.pend.first = now
-	}
-	w.pend.last = now
-	w.pend.named[path] = w.pend.named[path] || strong
+	signal := w.pend.add(now, path, strong)
 	w.pmu.Unlock()
 	if signal {
 		w.signal()
@@ -412,10 +496,7 @@ func (w *Watcher) take(now time.Time) (request, time.Duration) {
 	if w.pend.idle() {
 		return request{}, 0
 	}
-	due := w.pend.last.Add(w.opts.Debounce)
-	if force := w.pend.first.Add(w.opts.MaxWait); force.Before(due) {
-		due = force
-	}
+	due := w.pend.due(w.opts.Debounce, w.opts.MaxWait, w.opts.MaxBurst)
 	if wait := due.Sub(now); wait > 0 {
 		return request{}, wait
 	}

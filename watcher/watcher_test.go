@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -298,6 +299,9 @@ func TestIgnoredDirectoriesNeverWatched(t *testing.T) {
 	if got := e.watched(); !slices.Equal(got, want) {
 		t.Errorf("watched %q, want %q", got, want)
 	}
+	if got := e.w.Watched(); !slices.Equal(got, want) {
+		t.Errorf("Watched() = %q, want %q", got, want)
+	}
 	// A notification for a path in an ignored directory is ignored too.
 	m = e.c.mark()
 	e.w.Notify(filepath.Join(root, ".git", "HEAD.md"), filepath.Join(root, "node_modules", "p", "r.md"))
@@ -382,9 +386,13 @@ func TestWatchLimitFallback(t *testing.T) {
 	for _, d := range []string{"a", "b", "c", "c/d"} {
 		writeFile(t, filepath.Join(root, d, "f.md"), d)
 	}
-	e := start(t, Options{Roots: []string{root}, MaxWatches: 2, PollInterval: 30 * time.Millisecond})
+	var limits onLimit
+	e := start(t, Options{Roots: []string{root}, MaxWatches: 2, PollInterval: 30 * time.Millisecond, OnLimit: limits.add})
 	if n := len(e.watched()); n != 2 {
 		t.Fatalf("%d watches, want 2", n)
+	}
+	if got := e.w.Watched(); !slices.Equal(got, e.watched()) {
+		t.Errorf("Watched() = %q, want %q", got, e.watched())
 	}
 	if got := e.w.Files(); len(got) != 4 {
 		t.Fatalf("Files() = %q", got)
@@ -396,6 +404,9 @@ func TestWatchLimitFallback(t *testing.T) {
 	}
 	if n := e.logs.count(slog.LevelWarn, "fs.inotify.max_user_watches"); n != 1 {
 		t.Errorf("the warning does not name fs.inotify.max_user_watches:\n%s", e.logs)
+	}
+	if got := limits.all(); len(got) != 1 || !strings.Contains(got[0], "watch limit reached") {
+		t.Errorf("OnLimit called with %q, want the warning once", got)
 	}
 	if n := len(e.watched()); n > 2 {
 		t.Errorf("%d watches over the cap of 2", n)
@@ -716,4 +727,22 @@ func TestIrrelevantWritesDoNotDelay(t *testing.T) {
 	if !got {
 		t.Fatal("a change to a markdown file never came out while another file was being written")
 	}
+}
+
+// onLimit records the calls of Options.OnLimit.
+type onLimit struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *onLimit) add(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, msg)
+}
+
+func (l *onLimit) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.msgs)
 }
