@@ -47,6 +47,12 @@ type Message struct {
 	Content        string
 	RunID          string
 	Command        string
+	// Step and Attempt place the message in the execution: its step's
+	// 0-based position and attempt (from 1; 0 for a message no recorded
+	// step sent, such as a preview's). An attempt has one message per
+	// role, and the history of later prompts takes a step's messages from
+	// its latest attempt.
+	Step, Attempt int
 }
 
 // History is the conversation history a step's prompt includes and its
@@ -60,7 +66,8 @@ type History interface {
 	// The error wraps history.ErrPromptTooLarge when the parts that are
 	// never cut do not fit.
 	Fit(ctx context.Context, conversationID string, pending []Message, p history.Prompt, b history.ModelBudget) (history.Fitted, []string, error)
-	// Append records messages, all or none.
+	// Append records messages, all or none. Appending again a message of
+	// a step's attempt and role stores nothing.
 	Append(ctx context.Context, msgs ...Message) error
 }
 
@@ -907,9 +914,14 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		// The step's request is its prompt without the history it was
 		// given: the history holds that already, and a copy in every
 		// message would nest each step's history in the next.
-		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: bl.asked, RunID: runID, Command: cmd.Name}}
+		// They are committed before the step's completion; should the
+		// process die in between, the step is interrupted and its next
+		// attempt's messages supersede these.
+		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: bl.asked, RunID: runID, Command: cmd.Name,
+			Step: st.Step, Attempt: st.Attempts}}
 		if out.Ran && text != "" {
-			msgs = append(msgs, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name})
+			msgs = append(msgs, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name,
+				Step: st.Step, Attempt: st.Attempts})
 		}
 		if err := r.opts.History.Append(wctx, msgs...); err != nil {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))

@@ -750,11 +750,16 @@ func TestExpandChains(t *testing.T) {
 }
 
 // serveEnv names the workspace in which the test binary, started again by
-// a test, runs the feature chain as a server would (see serveChain).
-const serveEnv = "CTXLS_CHAIN_TEST_SERVE"
+// a test, runs the feature chain as a server would (see serveChain);
+// crashEnv a command after whose messages are stored the process kills
+// itself.
+const (
+	serveEnv = "CTXLS_CHAIN_TEST_SERVE"
+	crashEnv = "CTXLS_CHAIN_TEST_CRASH"
+)
 
 // serveChain runs the feature chain in the workspace dir, as a ctxls
-// server would, for a test that kills this process.
+// server would, for a test that kills this process or has it crash.
 func serveChain(dir string) int {
 	ctx := context.Background()
 	lib, err := library.Load(ctx, dir, nil, library.Options{})
@@ -763,8 +768,9 @@ func serveChain(dir string) int {
 		if db, err = storage.OpenWorkspace(ctx, dir); err == nil {
 			var store *execution.Store
 			if store, err = execution.New(ctx, db, execution.Options{}); err == nil {
-				runner := New(Options{Store: store, Provider: contextprovider.NewStatic(lib)})
-				_, err = runner.Run(ctx, Request{Commands: feature})
+				hist := &crashingHistory{History: StoreHistory(history.Open(db, lib.Counter())), crash: os.Getenv(crashEnv)}
+				runner := New(Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
+				_, err = runner.Run(ctx, Request{Commands: feature, Input: "add sorting"})
 			}
 		}
 	}
@@ -1067,5 +1073,71 @@ func TestPreviewMatchesRun(t *testing.T) {
 				t.Error("the last step's preview has no history")
 			}
 		})
+	}
+}
+
+// crashingHistory kills its process (SIGKILL) right after the messages of
+// the command named crash are committed, before the step's completion.
+type crashingHistory struct {
+	History
+	crash string
+}
+
+func (h *crashingHistory) Append(ctx context.Context, msgs ...Message) error {
+	err := h.History.Append(ctx, msgs...)
+	if err == nil && len(msgs) > 0 && msgs[0].Command == h.crash {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	return err
+}
+
+// TestCrashBetweenHistoryAndCompletion: when a step's messages are stored
+// but its completion is not, the resumed step's messages supersede them:
+// later prompts get the step's exchange once, from the attempt that
+// completed, while every stored message is kept.
+func TestCrashBetweenHistoryAndCompletion(t *testing.T) {
+	dumps := t.TempDir()
+	e := agentEnv(t, "30s", "", "-dump", dumps)
+	ctx := context.Background()
+	server := exec.Command(os.Args[0], "-test.run", "^$")
+	server.Env = append(os.Environ(), serveEnv+"="+e.dir, crashEnv+"=implement")
+	var stderr strings.Builder
+	server.Stderr = &stderr
+	if err := server.Run(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("the process running the chain: %v\n%s", err, stderr.String())
+	}
+	// This process finds the step interrupted and resumes the chain.
+	list, err := e.store.List(ctx)
+	check(t, err)
+	if len(list) != 1 || list[0].State != execution.StateInterrupted {
+		t.Fatalf("after the crash: %+v", list)
+	}
+	res, err := e.runner.Resume(ctx, list[0].SessionID, nil)
+	check(t, err)
+	if res.State != execution.StateCompleted || res.Steps[1].Attempts != 2 {
+		t.Fatalf("resume: %s %s, implement attempts %d", res.State, statuses(res), res.Steps[1].Attempts)
+	}
+	page, err := e.hist.List(ctx, res.SessionID, history.ListRequest{})
+	check(t, err)
+	var stored []string
+	for _, m := range page.Items {
+		stored = append(stored, fmt.Sprintf("%s:%s#%d", m.Command, m.Role, m.Attempt))
+	}
+	if got := strings.Join(stored, " "); got != "brainstorm:user#1 brainstorm:assistant#1 implement:user#1 implement:assistant#1 "+
+		"implement:user#2 implement:assistant#2 test:user#1 test:assistant#1" {
+		t.Fatalf("stored: %s", got)
+	}
+	hc, _, err := e.hist.BuildFor(ctx, res.SessionID, history.BuildSpec{}, e.lib.Config())
+	check(t, err)
+	prompt, err := os.ReadFile(filepath.Join(dumps, "test-1.txt"))
+	check(t, err)
+	for what, text := range map[string]string{"history": hc.Text, "the test step's prompt": string(prompt)} {
+		if n := strings.Count(text, "[assistant · implement]"); n != 1 || !strings.Contains(text, "result of implement (step 1, attempt 2)") {
+			t.Errorf("%s has %d answers of implement:\n%s", what, n, text)
+		}
+		if n := strings.Count(text, "[user · implement]"); n != 1 {
+			t.Errorf("%s has %d requests of implement", what, n)
+		}
 	}
 }

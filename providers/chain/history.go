@@ -51,6 +51,10 @@ func messages(msgs []Message) []history.Message {
 			RunID:          m.RunID,
 			Command:        m.Command,
 		}
+		if m.Attempt > 0 {
+			step := m.Step
+			hm[i].Step, hm[i].Attempt = &step, m.Attempt
+		}
 	}
 	return hm
 }

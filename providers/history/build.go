@@ -364,7 +364,8 @@ func (p *pendingSource) Next(ctx context.Context) (Meta, bool, error) {
 	return p.next.Next(ctx)
 }
 
-// dbSource pages through the metadata index, newest first.
+// dbSource pages through the metadata index, newest first, leaving out the
+// messages of a chain step's attempts that a later attempt superseded.
 type dbSource struct {
 	tx             *sql.Tx
 	conversationID string
@@ -404,7 +405,10 @@ func (d *dbSource) fill(ctx context.Context) error {
 			CASE WHEN encoding = ?1 THEN coalesce(body_tokens, -1) ELSE -1 END,
 			CASE WHEN encoding = ?1 THEN coalesce(short_tokens, -1) ELSE -1 END,
 			role, mode, coalesce(command, ''), coalesce(run_id, ''), created_at
-		FROM messages WHERE conversation_id = ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4`,
+		FROM messages m WHERE conversation_id = ?2 AND id < ?3
+			AND (step IS NULL OR NOT EXISTS (SELECT 1 FROM messages later
+				WHERE later.conversation_id = m.conversation_id AND later.step = m.step AND later.attempt > m.attempt))
+		ORDER BY id DESC LIMIT ?4`,
 		d.encoding, d.conversationID, d.before, d.page)
 	if err != nil {
 		return fmt.Errorf("read message metadata: %w", err)

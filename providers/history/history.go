@@ -65,6 +65,11 @@ var (
 )
 
 // Message is one persisted message of a conversation.
+//
+// Step and Attempt place a chain step's message: the 0-based step of the
+// execution and its attempt, from 1 (nil and 0 for other messages). An
+// attempt stores one message per role, and a later attempt's messages
+// supersede an earlier one's in built histories.
 type Message struct {
 	ID             int64     `json:"id"`
 	ConversationID string    `json:"conversationId"`
@@ -73,6 +78,8 @@ type Message struct {
 	Mode           string    `json:"mode"`
 	RunID          string    `json:"runId,omitempty"`
 	Command        string    `json:"command,omitempty"`
+	Step           *int      `json:"step,omitempty"`
+	Attempt        int       `json:"attempt,omitempty"`
 	CreatedAt      time.Time `json:"createdAt"`
 	// Tokens is the measured token count of Content.
 	Tokens int `json:"tokens"`
@@ -155,7 +162,8 @@ func (s *Store) Append(ctx context.Context, m Message) (Message, error) {
 }
 
 // AppendAll appends messages in order, in one transaction: all are stored or
-// none is.
+// none is. A chain step's message whose attempt already stored one of its
+// role is not stored again: the stored one is returned instead.
 func (s *Store) AppendAll(ctx context.Context, ms []Message) ([]Message, error) {
 	r := &appendReq{msgs: make([]pending, len(ms)), wake: make(chan struct{})}
 	for i, m := range ms {
@@ -293,8 +301,10 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 		}
 		defer conv.Close()
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (conversation_id, role, content, mode, run_id, command,
-				created_at, tokens, lines, body_tokens, short_tokens, encoding)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+				created_at, tokens, lines, body_tokens, short_tokens, encoding, step, attempt)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (conversation_id, step, attempt, role) WHERE step IS NOT NULL DO NOTHING
+			RETURNING id`)
 		if err != nil {
 			return err
 		}
@@ -309,8 +319,25 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 					}
 					seen[m.ConversationID] = true
 				}
-				if err := ins.QueryRowContext(ctx, m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID),
-					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, m.shortTokens, enc).Scan(&m.ID); err != nil {
+				var step, attempt any
+				if m.Step != nil {
+					step, attempt = *m.Step, m.Attempt
+				}
+				err := ins.QueryRowContext(ctx, m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID),
+					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, m.shortTokens, enc, step, attempt).Scan(&m.ID)
+				if errors.Is(err, sql.ErrNoRows) {
+					// The attempt stored its message of this role already.
+					var created int64
+					err = tx.QueryRowContext(ctx, `SELECT id, content, tokens, created_at FROM messages
+						WHERE conversation_id = ? AND step = ? AND attempt = ? AND role = ?`,
+						m.ConversationID, step, attempt, m.Role).Scan(&m.ID, &m.Content, &m.Tokens, &created)
+					m.CreatedAt = fromMS(created)
+					if err != nil {
+						return err
+					}
+					continue
+				}
+				if err != nil {
 					return err
 				}
 				m.CreatedAt = fromMS(at)
@@ -336,6 +363,14 @@ func (s *Store) validate(m Message, conversation bool) error {
 	}
 	if err := checkID("runId", m.RunID, false); err != nil {
 		return err
+	}
+	switch {
+	case m.Step == nil && m.Attempt != 0:
+		return fmt.Errorf("%w: attempt %d without a step", ErrInvalid, m.Attempt)
+	case m.Step != nil && *m.Step < 0:
+		return fmt.Errorf("%w: step %d is negative", ErrInvalid, *m.Step)
+	case m.Step != nil && m.Attempt < 1:
+		return fmt.Errorf("%w: step %d needs an attempt from 1, not %d", ErrInvalid, *m.Step, m.Attempt)
 	}
 	if err := checkID("command", m.Command, false); err != nil {
 		return err

@@ -62,10 +62,10 @@ func (s *Store) List(ctx context.Context, conversationID string, req ListRequest
 		if err := exists(ctx, tx, conversationID); err != nil {
 			return err
 		}
-		q := `SELECT id, role, content, mode, coalesce(run_id, ''), coalesce(command, ''), created_at, tokens
+		q := `SELECT id, role, content, mode, coalesce(run_id, ''), coalesce(command, ''), created_at, tokens, step, coalesce(attempt, 0)
 			FROM messages WHERE conversation_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3`
 		if req.RunID != "" {
-			q = `SELECT id, role, content, mode, coalesce(run_id, ''), coalesce(command, ''), created_at, tokens
+			q = `SELECT id, role, content, mode, coalesce(run_id, ''), coalesce(command, ''), created_at, tokens, step, coalesce(attempt, 0)
 			FROM messages WHERE conversation_id = ?1 AND id < ?2 AND run_id = ?4 ORDER BY id DESC LIMIT ?3`
 		}
 		rows, err := tx.QueryContext(ctx, q, conversationID, before, req.Limit+1, req.RunID)
@@ -76,8 +76,13 @@ func (s *Store) List(ctx context.Context, conversationID string, req ListRequest
 		for rows.Next() {
 			m := Message{ConversationID: conversationID}
 			var at int64
-			if err := rows.Scan(&m.ID, &m.Role, &m.Content, &m.Mode, &m.RunID, &m.Command, &at, &m.Tokens); err != nil {
+			var step sql.NullInt64
+			if err := rows.Scan(&m.ID, &m.Role, &m.Content, &m.Mode, &m.RunID, &m.Command, &at, &m.Tokens, &step, &m.Attempt); err != nil {
 				return err
+			}
+			if step.Valid {
+				n := int(step.Int64)
+				m.Step = &n
 			}
 			m.CreatedAt = fromMS(at)
 			page.Items = append(page.Items, m)

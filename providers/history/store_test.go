@@ -419,3 +419,75 @@ func TestBuildForLogsBudget(t *testing.T) {
 		t.Errorf("fallback: %+v %+v", b, h.Warnings)
 	}
 }
+
+// TestStepMessages: a chain step's attempt stores one message per role,
+// however often it is appended, and a built history takes a step's messages
+// from its latest attempt; listing keeps every stored message.
+func TestStepMessages(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := openStore(t)
+	step := func(n int) *int { return &n }
+	msg := func(st, attempt int, role, content string) Message {
+		return Message{ConversationID: "c", Role: role, Content: content, Mode: ModeRun, Command: "implement", Step: step(st), Attempt: attempt}
+	}
+	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "a chat message"})
+	first, err := s.AppendAll(ctx, []Message{msg(0, 1, RoleUser, "plan v1"), msg(0, 1, RoleAssistant, "answer v1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same attempt again (a write retried after a crash): nothing new.
+	again, err := s.AppendAll(ctx, []Message{msg(0, 1, RoleUser, "plan v1 again"), msg(0, 1, RoleAssistant, "answer v1 again")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range first {
+		if again[i].ID != first[i].ID || again[i].Content != first[i].Content || again[i].Tokens != first[i].Tokens {
+			t.Errorf("appended again: %+v, first %+v", again[i], first[i])
+		}
+	}
+	// The step's second attempt, then the next step.
+	if _, err := s.AppendAll(ctx, []Message{msg(0, 2, RoleUser, "plan v2"), msg(0, 2, RoleAssistant, "answer v2"),
+		msg(1, 1, RoleUser, "tests v1")}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.List(ctx, "c", ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, m := range page.Items {
+		at := "-"
+		if m.Step != nil {
+			at = fmt.Sprintf("%d.%d", *m.Step, m.Attempt)
+		}
+		listed = append(listed, at+":"+m.Content)
+	}
+	if got := strings.Join(listed, " | "); got != "-:a chat message | 0.1:plan v1 | 0.1:answer v1 | 0.2:plan v2 | 0.2:answer v2 | 1.1:tests v1" {
+		t.Errorf("listed: %s", got)
+	}
+	if c, _ := s.Stat(ctx, "c"); c.Messages != 6 {
+		t.Errorf("conversation counts %d messages, want 6", c.Messages)
+	}
+	for _, strat := range []Strategy{TokenBudget{Tokens: 1 << 20}, Recent{N: 100}} {
+		h, err := s.Build(ctx, "c", BuildRequest{Strategy: strat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var contents []string
+		for _, m := range h.Messages {
+			contents = append(contents, m.Content)
+		}
+		if got := strings.Join(contents, " | "); got != "a chat message | plan v2 | answer v2 | tests v1" {
+			t.Errorf("%T: built from %s", strat, got)
+		}
+	}
+	for _, bad := range []Message{
+		{ConversationID: "c", Role: RoleUser, Content: "x", Attempt: 1},
+		{ConversationID: "c", Role: RoleUser, Content: "x", Step: step(0)},
+		{ConversationID: "c", Role: RoleUser, Content: "x", Step: step(-1), Attempt: 1},
+	} {
+		if _, err := s.Append(ctx, bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("append step %v attempt %d: %v", bad.Step, bad.Attempt, err)
+		}
+	}
+}
