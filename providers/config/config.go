@@ -40,7 +40,11 @@ type Config struct {
 	// "commands" outside context roots are always command roots.
 	CommandRoots []string `yaml:"commandRoots" json:"commandRoots,omitempty"`
 	// Ignore lists directory names or slash-separated glob patterns,
-	// relative to the workspace, that are never read.
+	// relative to the workspace, that are never read (nor watched). They
+	// come on top of what is never read anyway: version control,
+	// dependency, virtual-environment and cache directories, other hidden
+	// directories unless they lead to a configured root, and build, dist
+	// and target at the top of the workspace (see library.Filter).
 	Ignore []string `yaml:"ignore" json:"ignore,omitempty"`
 	// Tokenizer names the token encoding (see package tokens).
 	Tokenizer string `yaml:"tokenizer" json:"tokenizer"`

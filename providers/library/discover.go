@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctxls/ctxls/providers/config"
 )
 
 // Directory names that hold context and commands by convention.
@@ -17,15 +19,162 @@ const (
 	CommandDirName = "commands"
 )
 
-// IgnoredDir reports whether a directory with this base name is never read:
-// version control, dependencies, our own database folder and hidden
-// directories.
+// IgnoredDir reports whether a directory with this base name is never
+// read, whatever the configuration: version control, dependencies, virtual
+// environments, tool caches and our own database folder. Other hidden
+// directories (names starting with a dot) are skipped as well unless they
+// lead to a configured root; see [Filter].
 func IgnoredDir(name string) bool {
 	switch name {
-	case "node_modules", "vendor", "__pycache__":
+	case ".git", ".hg", ".svn", ".ctxls",
+		"node_modules", "bower_components", "vendor",
+		"__pycache__", "venv", ".venv", ".tox", ".nox",
+		".mypy_cache", ".pytest_cache", ".ruff_cache",
+		".next", ".nuxt", ".cache", ".gradle", ".terraform":
 		return true
 	}
+	return false
+}
+
+// hidden reports whether name is a hidden file or directory name.
+func hidden(name string) bool {
 	return strings.HasPrefix(name, ".") && name != "." && name != ".."
+}
+
+// outputDir reports whether a directory of this name at the top of a
+// workspace holds build output (which may copy the library, making every
+// topic a duplicate) rather than sources.
+func outputDir(name string) bool {
+	switch name {
+	case "build", "dist", "target":
+		return true
+	}
+	return false
+}
+
+// A Filter decides which directories and files of a workspace the library
+// reads, and so which directories a file watcher has to watch:
+//
+//   - directories named by [IgnoredDir] and hidden directories are skipped;
+//   - so are build, dist and target at the top of the workspace, unless the
+//     workspace is itself a context or command root (then they are domains
+//     or commands);
+//   - paths matching the configured ignore patterns are skipped;
+//   - but a configured context or command root, and every directory on the
+//     way to it, is entered whatever its name (only the ignore patterns can
+//     exclude it). A directory entered only on the way to a root
+//     (".claude" for the root ".claude/commands") is passed through: its
+//     own files and its other sub-directories are not read.
+//
+// Below a configured root the same rules apply again, counted from the root.
+// A Filter is immutable and safe for concurrent use.
+type Filter struct {
+	dir      string
+	ignore   []string
+	roots    []string // configured context and command roots inside dir
+	selfRoot bool     // dir is itself a context or command root
+}
+
+// NewFilter returns the filter of the workspace dir (absolute and clean)
+// under the ignore patterns and extra roots of cfg. Configured roots outside
+// the workspace play no part.
+func NewFilter(dir string, cfg *config.Config) *Filter {
+	var roots []string
+	for _, r := range slices.Concat(cfg.ContextRoots, cfg.CommandRoots) {
+		if p, ok := within(dir, r); ok {
+			roots = append(roots, p)
+		}
+	}
+	return newFilter(dir, cfg.Ignore, roots)
+}
+
+func newFilter(dir string, ignore, roots []string) *Filter {
+	b := filepath.Base(dir)
+	return &Filter{
+		dir:      dir,
+		ignore:   ignore,
+		roots:    roots,
+		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(dir),
+	}
+}
+
+// dirState says how far a walk goes into a directory.
+type dirState uint8
+
+const (
+	dirRead dirState = iota // read its files, enter its sub-directories
+	dirPass                 // only on the way to a configured root
+	dirSkip                 // neither read nor entered
+)
+
+// SkipDir reports whether the directory at p (absolute, below the
+// workspace) is neither read nor watched.
+func (f *Filter) SkipDir(p string) bool {
+	return f.state(p) == dirSkip
+}
+
+// SkipFile reports whether the file at p (absolute, below the workspace) is
+// not read: its directory is skipped or only passed through, or an ignore
+// pattern matches it.
+func (f *Filter) SkipFile(p string) bool {
+	if d := filepath.Dir(p); d != f.dir && f.state(d) != dirRead {
+		return true
+	}
+	return ignoredPath(relSlash(f.dir, p), f.ignore)
+}
+
+// state classifies the directory at p.
+func (f *Filter) state(p string) dirState {
+	if p == f.dir {
+		return dirRead
+	}
+	rel := relSlash(f.dir, p)
+	if rel == ".." || strings.HasPrefix(rel, "../") || ignoredPath(rel, f.ignore) {
+		return dirSkip
+	}
+	base := f.dir
+	if r := innermost(p, f.roots); r != "" {
+		if r == p {
+			return dirRead
+		}
+		base = r
+	}
+	parts := strings.Split(relSlash(base, p), "/")
+	blocked := false
+	for i, part := range parts {
+		if IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
+			blocked = true
+			break
+		}
+	}
+	switch {
+	case !blocked:
+		return dirRead
+	case f.leadsToRoot(p):
+		return dirPass
+	}
+	return dirSkip
+}
+
+// leadsToRoot reports whether a configured root lies below p.
+func (f *Filter) leadsToRoot(p string) bool {
+	for _, r := range f.roots {
+		if r != p && strings.HasPrefix(r, p+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// innermost returns the longest of roots that holds p, or "".
+func innermost(p string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		if len(r) > len(best) && (p == r || strings.HasPrefix(p, r+string(filepath.Separator))) {
+			best = r
+		}
+	}
+	return best
 }
 
 // entry is a markdown file found by the walk.
@@ -61,6 +210,8 @@ func walk(ctx context.Context, dir string, ignore []string, extraContext, extraC
 			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
 		}
 	}
+	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots))
+	pass := make(map[string]bool) // directories only on the way to a configured root
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -74,11 +225,18 @@ func walk(ctx context.Context, dir string, ignore []string, extraContext, extraC
 		}
 		rel := relSlash(dir, p)
 		if d.Type()&fs.ModeSymlink != 0 {
+			if pass[filepath.Dir(p)] {
+				return nil
+			}
 			return s.symlink(dir, p, rel)
 		}
 		if d.IsDir() {
-			if p != dir && (IgnoredDir(d.Name()) || ignoredPath(rel, ignore)) {
+			switch f.state(p) {
+			case dirSkip:
 				return fs.SkipDir
+			case dirPass:
+				pass[p] = true
+				return nil
 			}
 			if d.Name() == ContextDirName && p != dir && underAny(p, s.contextRoots) == "" {
 				s.contextRoots = append(s.contextRoots, p)
@@ -87,7 +245,7 @@ func walk(ctx context.Context, dir string, ignore []string, extraContext, extraC
 			}
 			return nil
 		}
-		if isMarkdown(d.Name()) && !ignoredPath(rel, ignore) {
+		if isMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !ignoredPath(rel, ignore) {
 			s.files = append(s.files, entry{p, rel})
 		}
 		return nil
@@ -151,7 +309,7 @@ func looksLikeContextRoot(dir string) bool {
 	}
 	domains := 0
 	for _, e := range ents {
-		if e.IsDir() && !IgnoredDir(e.Name()) {
+		if e.IsDir() && !IgnoredDir(e.Name()) && !hidden(e.Name()) {
 			if _, err := os.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
 				domains++
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -226,4 +227,89 @@ func TestStorm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckoutIsOnePass: a burst rewriting 5,000 topic files as fast as
+// the disk takes them, as a git checkout does, is applied in one pass and
+// published as one update, with the server's default debounce. The
+// assertion counts passes; it does not time anything.
+func TestCheckoutIsOnePass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 5,000 files")
+	}
+	tests := []struct {
+		name string
+		// setup writes variant a of a 5,000-topic tree at dir and returns
+		// its topic files and a checkout rewriting them to variant b.
+		setup func(t *testing.T, dir string) ([]string, func())
+	}{
+		{"writes", func(t *testing.T, dir string) ([]string, func()) {
+			return benchTree(t, dir, 50, 100, "a"), func() { benchTree(t, dir, 50, 100, "b") }
+		}},
+		{"git checkout", gitBranches},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			paths, checkout := tc.setup(t, dir)
+			rec := &recorder{}
+			w := open(t, dir, rec, func(o *Options) { o.Debounce = 0 }) // the default
+			// The sentinel comes out after the start-up reconciliation.
+			writeFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
+			waitFor(t, "the sentinel", func() bool { return hasTopic(w, "d000/sentinel") })
+			rec.reset()
+
+			checkout()
+			waitFor(t, "every topic at variant b, and its update", func() bool {
+				for _, tp := range w.Library().Topics() {
+					if tp.ID != "d000/sentinel" && !strings.HasSuffix(tp.Meta.Title, " b") {
+						return false
+					}
+				}
+				changed := rec.changed()
+				for _, p := range paths {
+					if _, ok := slices.BinarySearch(changed, p); !ok {
+						return false
+					}
+				}
+				return true
+			})
+			ups := rec.all()
+			if len(ups) != 1 {
+				for i, u := range ups {
+					t.Logf("update %d: %d changed, reloaded %v", i, len(u.Changed), u.Reloaded)
+				}
+				t.Fatalf("the checkout took %d updates, want 1", len(ups))
+			}
+			if got := len(ups[0].Changed); got != len(paths) {
+				t.Errorf("the update names %d changed files, want %d", got, len(paths))
+			}
+		})
+	}
+}
+
+// gitBranches commits variant b of a 5,000-topic tree at dir on branch b
+// and variant a on branch a, which it leaves checked out, and returns the
+// topic files and a checkout of b.
+func gitBranches(t *testing.T, dir string) ([]string, func()) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	benchTree(t, dir, 50, 100, "b")
+	git("init", "-q", "-b", "b")
+	git("add", "-A")
+	git("commit", "-q", "-m", "b")
+	git("checkout", "-q", "-b", "a")
+	paths := benchTree(t, dir, 50, 100, "a")
+	git("commit", "-q", "-a", "-m", "a")
+	return paths, func() { git("checkout", "-q", "b") }
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -186,16 +185,21 @@ func (w *Workspace) sync(loaded time.Time) {
 // closed meanwhile.
 func (w *Workspace) startWatcher(ready chan<- started) {
 	defer w.wg.Done()
-	cfg := w.Library().Config()
+	// The whole tree is watched, not only the roots: a directory named
+	// context or commands may appear anywhere. The filter keeps out what
+	// the library never reads (dependencies, virtual environments, caches,
+	// build output), which would only use up kernel watches.
+	f := w.filter(w.Library().Config())
 	wt, err := watcher.New(watcher.Options{
 		Roots:        []string{w.dir},
 		Files:        []string{w.cfgPath},
-		Match:        func(p string) bool { return isMarkdown(p) && !w.ignored(p, cfg.Ignore) },
-		IgnoreDir:    func(p string) bool { return w.ignored(p, cfg.Ignore) },
+		Match:        func(p string) bool { return isMarkdown(p) && !f.SkipFile(p) },
+		IgnoreDir:    f.SkipDir,
 		Debounce:     w.opts.Debounce,
 		PollInterval: w.opts.PollInterval,
 		MaxWatches:   w.opts.MaxWatches,
 		Logger:       w.watchLog,
+		OnLimit:      w.watchLimit,
 	})
 	select {
 	case ready <- started{wt, err}:
@@ -203,6 +207,14 @@ func (w *Workspace) startWatcher(ready chan<- started) {
 		if wt != nil {
 			wt.Close()
 		}
+	}
+}
+
+// watchLimit passes the watcher's limit warning on to Options.OnWatchLimit,
+// once per workspace.
+func (w *Workspace) watchLimit(message string) {
+	if w.opts.OnWatchLimit != nil && w.limitSaid.CompareAndSwap(false, true) {
+		w.opts.OnWatchLimit(message)
 	}
 }
 
@@ -357,9 +369,10 @@ func (c *collector) collect(p string) {
 		c.config = true
 		return
 	}
-	if c.seen[p] || !within(w.dir, p) || p == w.dir || w.ignored(p, c.cfg.Ignore) || w.isOpen(p) {
+	if c.seen[p] || !within(w.dir, p) || p == w.dir || w.isOpen(p) {
 		return
 	}
+	f := w.filter(c.cfg)
 	fi, err := os.Lstat(p)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		t, terr := os.Stat(p)
@@ -376,6 +389,9 @@ func (c *collector) collect(p string) {
 		if _, ok := c.lib.File(p); ok {
 			c.add(library.Change{Path: p, Removed: true})
 			return
+		}
+		if f.SkipDir(p) {
+			return // nothing the library read was there
 		}
 		if c.rootish(p) {
 			// A root or a parent of one is gone: scan again.
@@ -395,6 +411,9 @@ func (c *collector) collect(p string) {
 			// A file replaced by a directory of the same name.
 			c.add(library.Change{Path: p, Removed: true})
 		}
+		if f.SkipDir(p) {
+			return
+		}
 		if c.rootish(p) {
 			c.roots = true
 			c.add(library.Change{Path: p})
@@ -410,7 +429,7 @@ func (c *collector) collect(p string) {
 			if err != nil {
 				return nil
 			}
-			if d.IsDir() && q != p && w.ignored(q, c.cfg.Ignore) {
+			if d.IsDir() && q != p && f.SkipDir(q) {
 				return fs.SkipDir
 			}
 			if !d.IsDir() {
@@ -421,6 +440,12 @@ func (c *collector) collect(p string) {
 		return
 	}
 	if !fi.Mode().IsRegular() || !isMarkdown(p) {
+		return
+	}
+	if f.SkipFile(p) {
+		if _, ok := c.lib.File(p); ok {
+			c.add(library.Change{Path: p, Removed: true})
+		}
 		return
 	}
 	if fi.Size() > c.cfg.MaxFileSize {
@@ -574,7 +599,8 @@ func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, er
 		u.merge(Update{Affected: []string{w.cfgPath}})
 	}
 	w.publish(u)
-	if !slices.Equal(cfg.Ignore, cur.Ignore) {
+	if !slices.Equal(cfg.Ignore, cur.Ignore) || !slices.Equal(cfg.ContextRoots, cur.ContextRoots) || !slices.Equal(cfg.CommandRoots, cur.CommandRoots) {
+		// What the watcher watches depends on these.
 		select {
 		case w.rewatch <- struct{}{}:
 		default:
@@ -583,37 +609,15 @@ func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, er
 	return true, nil
 }
 
-// ignored reports whether the library never reads p: a path below an
-// ignored directory name or matching one of the configured patterns.
-func (w *Workspace) ignored(p string, patterns []string) bool {
-	rel, err := filepath.Rel(w.dir, p)
-	if err != nil || rel == "." {
-		return false
+// filter returns the directory rules of cfg: what the library reads, and
+// so what the watcher watches. It is cached for the configuration in effect.
+func (w *Workspace) filter(cfg *config.Config) *library.Filter {
+	w.fmu.Lock()
+	defer w.fmu.Unlock()
+	if w.fcfg != cfg {
+		w.fcfg, w.flt = cfg, library.NewFilter(w.dir, cfg)
 	}
-	rel = filepath.ToSlash(rel)
-	for _, part := range strings.Split(rel, "/") {
-		if library.IgnoredDir(part) {
-			return true
-		}
-	}
-	for _, pat := range patterns {
-		pat = strings.Trim(pat, "/")
-		if pat == "" {
-			continue
-		}
-		if ok, _ := path.Match(pat, rel); ok {
-			return true
-		}
-		for _, part := range strings.Split(rel, "/") {
-			if ok, _ := path.Match(pat, part); ok {
-				return true
-			}
-		}
-		if strings.HasPrefix(rel, pat+"/") {
-			return true
-		}
-	}
-	return false
+	return w.flt
 }
 
 func within(dir, p string) bool {

@@ -4,7 +4,9 @@
 // ctxls.* settings) applied.
 //
 // The watcher covers the whole workspace directory (the library indexes
-// every markdown file in it) except ignored directories, plus .ctxls.yaml.
+// every markdown file in it, and a context or command root may appear
+// anywhere) except the directories the library never reads (see
+// library.Filter), plus .ctxls.yaml.
 // After each quiet period the paths it names are read again and compared
 // with what the library holds; only what differs is applied, in one pass per
 // batch, so a burst such as a checkout costs one update and a change seen
@@ -65,6 +67,14 @@ type Options struct {
 	// PollInterval is how often what cannot be watched is rescanned. Zero
 	// means watcher.DefaultPollInterval.
 	PollInterval time.Duration
+	// OnWatchLimit, when set, is called at most once per workspace when
+	// directories cannot be watched through the kernel (its inotify watch
+	// or instance limit, or MaxWatches) and are rescanned every
+	// PollInterval instead. message says so and how to raise the limit;
+	// it is logged as a warning too. OnWatchLimit is called from a
+	// goroutine of the workspace's watcher and must not block or call the
+	// workspace.
+	OnWatchLimit func(message string)
 }
 
 // DefaultReloadThreshold is the default of Options.ReloadThreshold. Applying
@@ -148,6 +158,14 @@ type Workspace struct {
 	wmu     sync.Mutex
 	watcher *watcher.Watcher
 	rewatch chan struct{}
+	// limitSaid is set once OnWatchLimit was called: the watcher is
+	// started again when the configuration changes.
+	limitSaid atomic.Bool
+
+	// The directory rules of the configuration fcfg.
+	fmu  sync.Mutex
+	fcfg *config.Config
+	flt  *library.Filter
 
 	// ctx is cancelled by Close, stopping a pass in progress.
 	ctx       context.Context
