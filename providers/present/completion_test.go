@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/library"
@@ -44,6 +45,31 @@ func TestItems(t *testing.T) {
 	for _, tc := range tests {
 		if tc.got != tc.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestBestTopics(t *testing.T) {
+	all := topics("zeta", "fastapi_patterns", "common!", "fa_st", "async_fast", "Fastify", "fast_rules!", "other")
+	tests := []struct {
+		prefix string
+		n      int
+		want   []string
+	}{
+		// Always-load first, then the rest in order.
+		{"", 10, []string{"common", "fast_rules", "zeta", "fastapi_patterns", "fa_st", "async_fast", "Fastify", "other"}},
+		{"", 3, []string{"common", "fast_rules", "zeta"}},
+		// Always-load with the prefix, prefix, substring, subsequence.
+		{"fast", 10, []string{"fast_rules", "fastapi_patterns", "Fastify", "async_fast", "fa_st"}},
+		{"FAST", 2, []string{"fast_rules", "fastapi_patterns"}},
+		{"com", 10, []string{"common"}},
+		{"mmn", 10, []string{"common"}},
+		{"xyz", 10, []string{}},
+		{"fast", 0, []string{}},
+	}
+	for _, tc := range tests {
+		if got := names(BestTopics(all, tc.prefix, tc.n)); !slices.Equal(got, tc.want) {
+			t.Errorf("BestTopics(%q, %d) = %v, want %v", tc.prefix, tc.n, got, tc.want)
 		}
 	}
 }

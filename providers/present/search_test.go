@@ -32,31 +32,6 @@ func names(ts []*library.Topic) []string {
 	return out
 }
 
-func TestBestTopics(t *testing.T) {
-	all := topics("zeta", "fastapi_patterns", "common!", "async_fast", "fa_st", "Fastify", "fast_rules!", "other")
-	tests := []struct {
-		prefix string
-		n      int
-		want   []string
-	}{
-		// Always-load first, then the rest in order.
-		{"", 10, []string{"common", "fast_rules", "zeta", "fastapi_patterns", "async_fast", "fa_st", "Fastify", "other"}},
-		{"", 3, []string{"common", "fast_rules", "zeta"}},
-		// Always-load with the prefix, prefix, substring, subsequence.
-		{"fast", 10, []string{"fast_rules", "fastapi_patterns", "Fastify", "async_fast", "fa_st"}},
-		{"FAST", 2, []string{"fast_rules", "fastapi_patterns"}},
-		{"com", 10, []string{"common"}},
-		{"mmn", 10, []string{"common"}},
-		{"xyz", 10, []string{}},
-		{"fast", 0, []string{}},
-	}
-	for _, tc := range tests {
-		if got := names(BestTopics(all, tc.prefix, tc.n)); !slices.Equal(got, tc.want) {
-			t.Errorf("BestTopics(%q, %d) = %v, want %v", tc.prefix, tc.n, got, tc.want)
-		}
-	}
-}
-
 func TestMatchScore(t *testing.T) {
 	tp := &library.Topic{ID: "python/fastapi_patterns", Domain: "python", Name: "fastapi_patterns",
 		Meta: library.Metadata{Title: "FastAPI Web Patterns", Tags: []string{"Routing", "dependency-injection"}}}
