@@ -12,7 +12,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ctxls/ctxls/providers/chain"
-	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/contextprovider"
 	"github.com/ctxls/ctxls/providers/execution"
 	"github.com/ctxls/ctxls/providers/history"
@@ -70,8 +69,7 @@ func (s *Server) chainState(ctx context.Context) (*execution.Store, *chain.Runne
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the execution store: %w", err)
 	}
-	lib := func() *config.Config { return prov.Library().Config() }
-	hist := chain.NewHistory(history.Open(db, prov.Library().Counter()), lib)
+	hist := chain.StoreHistory(history.New(db, prov.Library().Counter(), history.Options{Logger: s.stderr}))
 	e.store = store
 	e.runner = chain.New(chain.Options{Store: store, Provider: prov, History: hist})
 	return e.store, e.runner, nil

@@ -128,7 +128,7 @@ func newEnvConfig(t testing.TB, edit func(string) string) *env {
 	check(t, err)
 	t.Cleanup(func() { e.store.Close() })
 	e.hist = history.Open(e.db, e.lib.Counter())
-	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib), History: NewHistory(e.hist, e.lib.Config)})
+	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib), History: StoreHistory(e.hist)})
 	return e
 }
 

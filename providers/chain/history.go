@@ -3,7 +3,6 @@ package chain
 import (
 	"context"
 
-	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/history"
 )
 
@@ -19,14 +18,6 @@ type storeHistory struct {
 // effective budget.
 func StoreHistory(store *history.Store) History {
 	return &storeHistory{store: store}
-}
-
-// NewHistory returns StoreHistory(store); config is not used, each prompt
-// comes with the budget of its model.
-//
-// Deprecated: use StoreHistory.
-func NewHistory(store *history.Store, config func() *config.Config) History {
-	return StoreHistory(store)
 }
 
 func (h *storeHistory) Fit(ctx context.Context, conversationID string, pending []Message, p history.Prompt, b history.ModelBudget) (history.Fitted, []string, error) {
