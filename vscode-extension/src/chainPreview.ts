@@ -197,6 +197,12 @@ export function renderChainPreviewHtml(
             } per step`,
           )
         : '') +
+      (result?.model?.contextWindow
+        ? escapeHtml(
+            ` · model ${result.model.model} (${formatTokens(result.model.contextWindow)} window, ` +
+              `history ${formatTokens(result.model.historyBudget)})`,
+          )
+        : '') +
       ` · nothing has run</div>`,
   );
   if (input) {

@@ -154,6 +154,8 @@ export interface DocumentCostResult {
 export interface ChainParams {
   commands: string[];
   input: string;
+  /** A model of `.ctxls.yaml`'s `models`; its context window bounds each prompt (default: `defaultModel`). */
+  model?: string;
 }
 
 export interface ChainRunParams extends ChainParams {
@@ -215,7 +217,29 @@ export interface ChainStep {
   reason?: string;
   /** The step finished in an earlier run and was not run again. */
   skipped?: boolean;
+  /** What the prompt lost to fit the model's context window. */
+  cuts?: PromptCut[];
   warnings: string[];
+}
+
+/** One cut made to fit a prompt into the model's context window. */
+export interface PromptCut {
+  action: 'dropped' | 'truncated';
+  part: 'history' | 'section';
+  messageId?: number;
+  role?: string;
+  section?: string;
+  before: number;
+  after: number;
+}
+
+/** The model whose window and history share bound a chain's prompts. */
+export interface ModelBudget {
+  model: string;
+  contextWindow: number;
+  historyBudget: number;
+  /** No model is configured: a stand-in was used. */
+  fallback?: boolean;
 }
 
 /** Result of `ctxls/chain/preview`, `…/run` and `…/resume`. */
@@ -231,6 +255,8 @@ export interface ChainResult {
   totalTokens: number;
   cacheHits: number;
   budget: { files: number; tokens: number };
+  /** The model the prompts were fitted to. */
+  model?: ModelBudget;
   warnings: Warning[];
 }
 

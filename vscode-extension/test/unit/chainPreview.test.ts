@@ -84,6 +84,16 @@ test('html shows every step with cache hits and escapes content', () => {
   assert.match(html, /default-src 'none'/);
 });
 
+test('html names the model the prompts were fitted to', () => {
+  const html = renderChainPreviewHtml(
+    { ...preview, model: { model: 'small', contextWindow: 8192, historyBudget: 2048 } },
+    ['brainstorm', 'implement'],
+    '',
+  );
+  assert.match(html, /model small \(8,192 tok window, history 2,048 tok\)/);
+  assert.doesNotMatch(renderChainPreviewHtml(preview, ['brainstorm'], ''), /window/);
+});
+
 test('html for an empty preview says so', () => {
   const html = renderChainPreviewHtml(chainResult({}), ['x'], '');
   assert.match(html, /returned no steps/);
