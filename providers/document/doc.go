@@ -104,8 +104,20 @@ func Parse(path string, content []byte) *Doc {
 		}
 	}
 	d.scanBlocks(first)
+	// A library keeps every file's Doc: drop the spare capacity appending
+	// left behind.
+	d.Headings, d.Fences, d.Tables = exact(d.Headings), exact(d.Fences), exact(d.Tables)
 	d.Footer = parseFooter(d)
 	return d
+}
+
+// exact returns s in a slice of its own length, copying only when it has
+// spare capacity.
+func exact[S ~[]E, E any](s S) S {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(S(nil), s...)
 }
 
 // Title returns the text of the first level-one heading, or "".

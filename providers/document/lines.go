@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"unicode/utf8"
@@ -59,17 +60,28 @@ func (s Span) Contains(off int) bool { return off >= s.Start && off <= s.End }
 // Lines indexes the start offset of every line of a text so that byte
 // offsets and positions convert in O(log n).
 type Lines struct {
-	text   []byte
-	starts []int
+	text []byte
+	// starts holds 32-bit offsets, half the size of ints: a library keeps
+	// the index of every file, and no file it indexes nears 4 GiB (see
+	// maxLinesText).
+	starts []uint32
 }
 
+// maxLinesText is the largest text whose offsets fit starts.
+const maxLinesText = 1<<32 - 1
+
 // NewLines indexes text. Lines end at "\n"; a preceding "\r" belongs to the
-// line terminator, not to the line's characters.
+// line terminator, not to the line's characters. It panics for a text of
+// 4 GiB or more.
 func NewLines(text []byte) *Lines {
-	starts := make([]int, 1, len(text)/40+1)
+	if uint64(len(text)) > maxLinesText {
+		panic("document: text too large to index")
+	}
+	// Counting first sizes the index exactly: it lives as long as the text.
+	starts := make([]uint32, 1, bytes.Count(text, []byte{'\n'})+1)
 	for i, c := range text {
 		if c == '\n' {
-			starts = append(starts, i+1)
+			starts = append(starts, uint32(i+1))
 		}
 	}
 	return &Lines{text: text, starts: starts}
@@ -87,7 +99,7 @@ func (l *Lines) Start(n int) int {
 	if n >= len(l.starts) {
 		return len(l.text)
 	}
-	return l.starts[n]
+	return int(l.starts[n])
 }
 
 // End returns the byte offset at which line n's content ends, excluding the
@@ -99,13 +111,11 @@ func (l *Lines) End(n int) int {
 	if n >= len(l.starts) {
 		return len(l.text)
 	}
-	end := len(l.text)
+	start, end := int(l.starts[n]), len(l.text)
 	if n+1 < len(l.starts) {
-		end = l.starts[n+1] - 1
-		if end > l.starts[n] && l.text[end-1] == '\r' {
-			end--
-		}
-	} else if end > l.starts[n] && l.text[end-1] == '\r' {
+		end = int(l.starts[n+1]) - 1
+	}
+	if end > start && l.text[end-1] == '\r' {
 		end--
 	}
 	return end
@@ -119,7 +129,7 @@ func (l *Lines) LineOf(off int) int {
 	if off <= 0 {
 		return 0
 	}
-	return sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > off }) - 1
+	return sort.Search(len(l.starts), func(i int) bool { return int(l.starts[i]) > off }) - 1
 }
 
 // Position converts a byte offset into a position in the given encoding.
@@ -133,7 +143,7 @@ func (l *Lines) Position(off int, enc Encoding) Position {
 		off = 0
 	}
 	line := l.LineOf(off)
-	start := l.starts[line]
+	start := int(l.starts[line])
 	if end := l.End(line); off > end {
 		off = end
 	}
@@ -156,7 +166,7 @@ func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
 	if p.Line >= len(l.starts) {
 		return 0, fmt.Errorf("line %d is beyond the last line %d", p.Line, len(l.starts)-1)
 	}
-	start, end := l.starts[p.Line], l.End(p.Line)
+	start, end := int(l.starts[p.Line]), l.End(p.Line)
 	n, i := 0, start
 	for i < end {
 		r, size := utf8.DecodeRune(l.text[i:end])
