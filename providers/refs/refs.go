@@ -186,7 +186,9 @@ func Scan(doc *document.Doc, opts Options) []Ref {
 
 // normalize sorts refs by start (longest first on ties) and drops every
 // reference that overlaps one kept before it. It sorts indices, not the
-// large Ref values, and skips sorting when the order is already right.
+// large Ref values, skips sorting when the order is already right, and
+// returns the kept references in a slice of their own length: a library
+// keeps the references of every file, and a Ref is large.
 func normalize(refs []Ref) []Ref {
 	before := func(a, b *Ref) bool {
 		if a.Span.Start != b.Span.Start {
@@ -198,8 +200,9 @@ func normalize(refs []Ref) []Ref {
 	for i := 1; i < len(refs) && sorted; i++ {
 		sorted = !before(&refs[i], &refs[i-1])
 	}
+	var idx []int32
 	if !sorted {
-		idx := make([]int32, len(refs))
+		idx = make([]int32, len(refs))
 		for i := range idx {
 			idx[i] = int32(i)
 		}
@@ -212,20 +215,29 @@ func normalize(refs []Ref) []Ref {
 			}
 			return 0
 		})
-		out := make([]Ref, len(refs))
-		for i, k := range idx {
-			out[i] = refs[k]
-		}
-		refs = out
 	}
-	out := refs[:0]
-	end := -1
-	for i := range refs {
-		if refs[i].Span.Start < end {
-			continue
+	at := func(i int) *Ref {
+		if idx == nil {
+			return &refs[i]
 		}
-		out = append(out, refs[i])
-		end = refs[i].Span.End
+		return &refs[idx[i]]
+	}
+	n, end := 0, -1
+	for i := range refs {
+		if r := at(i); r.Span.Start >= end {
+			n, end = n+1, r.Span.End
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Ref, 0, n)
+	end = -1
+	for i := range refs {
+		if r := at(i); r.Span.Start >= end {
+			out = append(out, *r)
+			end = r.Span.End
+		}
 	}
 	return out
 }
