@@ -8,7 +8,9 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -51,27 +53,60 @@ func New(name string) (Counter, error) {
 	return nil, fmt.Errorf("unknown tokenizer %q (want one of %s)", name, strings.Join(Names, ", "))
 }
 
+// bpe counts tokens exactly as tiktoken-go does, faster: split finds the
+// pieces in place (see split.go), and the token offsets of each distinct
+// short piece come from the codec once and then from a cache shared by all
+// counters of the encoding.
 type bpe struct {
-	name string
-	enc  tokenizer.Codec
+	name  string
+	enc   tokenizer.Codec
+	split splitFunc
+	cache *pieceCache
 }
+
+var (
+	cachesMu sync.Mutex
+	caches   = map[tokenizer.Encoding]*pieceCache{}
+)
 
 func newBPE(e tokenizer.Encoding) (Counter, error) {
 	enc, err := tokenizer.Get(e)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", e, err)
 	}
-	return &bpe{name: string(e), enc: enc}, nil
+	split := splitO200k
+	if e == tokenizer.Cl100kBase {
+		split = splitCl100k
+	}
+	cachesMu.Lock()
+	defer cachesMu.Unlock()
+	c := caches[e]
+	if c == nil {
+		c = newPieceCache()
+		caches[e] = c
+	}
+	return &bpe{name: string(e), enc: enc, split: split, cache: c}, nil
 }
 
 func (b *bpe) Name() string { return b.name }
 
 func (b *bpe) Count(text string) int {
-	n, err := b.enc.Count(text)
-	if err != nil {
-		// The codec only fails on invalid UTF-8 in strict mode, which is not
-		// used; fall back to the estimate rather than report zero.
-		return estimate{}.Count(text)
+	n := 0
+	for i := 0; i < len(text); {
+		e := b.split(text, i)
+		switch {
+		case e < 0:
+			_, w := decode(text, i)
+			e = i + w
+		case e-i == 1:
+			// Every byte is a token.
+			n++
+		case e-i <= maxCachedPiece:
+			n += len(b.cached(text[i:e]).starts) + 1
+		default:
+			n += len(b.encodePiece(text[i:e]))
+		}
+		i = e
 	}
 	return n
 }
@@ -80,19 +115,99 @@ func (b *bpe) CountSpans(text string, spans [][2]int) (int, []int) {
 	if len(spans) == 0 {
 		return b.Count(text), nil
 	}
-	_, toks, err := b.enc.Encode(text)
-	if err != nil {
-		return estimate{}.CountSpans(text, spans)
+	starts := b.tokenStarts(text)
+	return len(starts), countIn(starts, spans)
+}
+
+// tokenStarts returns the byte offset in text at which each token starts.
+// A token that starts inside the U+FFFD standing for an invalid byte starts
+// at that byte.
+func (b *bpe) tokenStarts(text string) []int {
+	starts := make([]int, 0, len(text)/4)
+	for i := 0; i < len(text); {
+		e := b.split(text, i)
+		switch {
+		case e < 0:
+			_, w := decode(text, i)
+			e = i + w
+		case e-i == 1:
+			starts = append(starts, i)
+		case e-i <= maxCachedPiece:
+			starts = append(starts, i)
+			for _, o := range []byte(b.cached(text[i:e]).starts) {
+				starts = append(starts, i+int(o))
+			}
+		default:
+			for _, o := range b.encodePiece(text[i:e]) {
+				starts = append(starts, i+o)
+			}
+		}
+		i = e
 	}
-	// Token pieces are consecutive substrings of text (invalid UTF-8 is
-	// passed through unchanged), so their lengths give start offsets.
+	return starts
+}
+
+// cached returns the cache entry for a piece of at most maxCachedPiece
+// bytes, encoding the piece on a miss.
+func (b *bpe) cached(piece string) *cacheEntry {
+	e, h := b.cache.get(piece)
+	if e != nil {
+		return e
+	}
+	starts := b.encodePiece(piece)
+	offs := make([]byte, len(starts)-1)
+	for k, o := range starts[1:] {
+		offs[k] = byte(o)
+	}
+	// Clone the piece so the entry does not keep the whole text alive.
+	e = &cacheEntry{piece: strings.Clone(piece), starts: string(offs)}
+	b.cache.put(h, e)
+	return e
+}
+
+// encodePiece returns the offsets in piece at which its tokens start.
+// Encoding a piece alone gives the tokens it has in context, because the
+// piece alone splits into itself: the pattern reads past a piece only in
+// (?!\S), and at the end of the text that holds.
+func (b *bpe) encodePiece(piece string) []int {
+	spelled, at := piece, []int(nil)
+	if !utf8.ValidString(piece) {
+		spelled, at = spellRunes(piece)
+	}
+	// Encode fails only on invalid UTF-8 in strict mode; spelled is valid.
+	_, toks, _ := b.enc.Encode(spelled)
 	starts := make([]int, len(toks))
 	off := 0
-	for i, t := range toks {
-		starts[i] = off
+	for k, t := range toks {
+		starts[k] = off
+		if at != nil {
+			starts[k] = at[off]
+		}
 		off += len(t)
 	}
-	return len(toks), countIn(starts, spans)
+	return starts
+}
+
+// spellRunes returns piece with each invalid byte replaced by U+FFFD, as
+// the codec spells the pieces it matches, and for each byte of the result
+// (and its end) the offset in piece of the byte it comes from.
+func spellRunes(piece string) (string, []int) {
+	var sb strings.Builder
+	at := make([]int, 0, len(piece)+9)
+	for i := 0; i < len(piece); {
+		r, w := utf8.DecodeRuneInString(piece[i:])
+		if r == utf8.RuneError && w == 1 {
+			sb.WriteRune(r)
+			at = append(at, i, i, i)
+		} else {
+			sb.WriteString(piece[i : i+w])
+			for k := range w {
+				at = append(at, i+k)
+			}
+		}
+		i += w
+	}
+	return sb.String(), append(at, len(piece))
 }
 
 // countIn counts, for each span, the sorted offsets that fall inside it.
