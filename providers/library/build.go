@@ -94,6 +94,28 @@ type builder struct {
 	// beside holds, per context root, the names of the directories next
 	// to it (in its parent), which workspace-relative paths start with.
 	beside map[string]map[string]bool
+
+	// kwMu guards kw, the keywords derived from each section heading seen
+	// so far: thousands of topics share headings such as "Overview", and
+	// sharing their keyword lists keeps one copy in the model.
+	kwMu sync.Mutex
+	kw   map[string][]string
+}
+
+// headingKeywords returns keywords(name), the same slice for the same name.
+// Callers must not modify it.
+func (b *builder) headingKeywords(name string) []string {
+	b.kwMu.Lock()
+	defer b.kwMu.Unlock()
+	if kw, ok := b.kw[name]; ok {
+		return kw
+	}
+	kw := slices.Clip(keywords(name))
+	if b.kw == nil {
+		b.kw = map[string][]string{}
+	}
+	b.kw[strings.Clone(name)] = kw
+	return kw
 }
 
 // besideRoots lists the directories next to each context root.
@@ -171,6 +193,7 @@ func (b *builder) topic(doc *document.Doc, c class) (*Topic, []metaProblem) {
 	}
 	total, per := b.counter.CountSpans(string(doc.Slice(body)), spans)
 	t.Tokens = total
+	t.Sections = make([]Section, 0, len(secs))
 	for i, s := range secs {
 		name, anchor := headingName(s.Text)
 		sec := Section{Name: name, Anchor: anchor, Level: s.Level, Heading: s.Span, Content: s.Content, Tokens: per[i]}
@@ -182,7 +205,7 @@ func (b *builder) topic(doc *document.Doc, c class) (*Topic, []metaProblem) {
 			}
 		}
 		if sec.Keywords == nil {
-			sec.Keywords = keywords(unnumbered(name))
+			sec.Keywords = b.headingKeywords(unnumbered(name))
 		}
 		t.Sections = append(t.Sections, sec)
 	}
@@ -223,9 +246,14 @@ func (b *builder) scanRefs(f *File, v view) []refs.Ref {
 				continue
 			}
 		}
+		v.share(&r)
 		out = append(out, r)
 	}
-	return slices.Clip(out)
+	if len(out) < cap(out) {
+		// The library keeps every file's references; a Ref is large.
+		out = slices.Clone(out)
+	}
+	return out
 }
 
 // pathCandidates lists the absolute paths a path reference may mean, most
@@ -419,14 +447,33 @@ func alias(t *Topic) string {
 type view struct {
 	domains map[string]bool
 	topics  map[string]*Topic
+	// names maps each domain name to the model's own copy of it.
+	names map[string]string
 }
 
 func (st *state) view() view {
-	v := view{domains: make(map[string]bool, len(st.domains)), topics: st.topics}
-	for name := range st.domains {
+	v := view{domains: make(map[string]bool, len(st.domains)), topics: st.topics, names: make(map[string]string, len(st.domains))}
+	for name, d := range st.domains {
 		v.domains[name] = true
+		v.names[name] = d.Name
 	}
 	return v
+}
+
+// share replaces the domain and topic of a reference to a known domain or
+// topic by the model's copies of the same strings, so that the thousands
+// of references to one domain do not each keep their own.
+func (v view) share(r *refs.Ref) {
+	name, ok := v.names[r.Domain]
+	if !ok {
+		return
+	}
+	r.Domain = name
+	if r.Topic != "" {
+		if t := v.topics[name+"/"+r.Topic]; t != nil && t.Domain == name && t.Name == r.Topic {
+			r.Topic = t.Name
+		}
+	}
 }
 
 func (v view) isDomain(name string) bool { return v.domains[name] }

@@ -35,26 +35,29 @@ var knownFields = map[string]bool{
 // Metadata is a topic's effective metadata: frontmatter fields where given,
 // derived values (path, first heading, footer, headings) elsewhere.
 type Metadata struct {
-	ID                  string          `json:"id"`
-	Domain              string          `json:"domain"`
-	Title               string          `json:"title"`
-	Type                string          `json:"type"`
-	EstimatedTokens     int             `json:"estimatedTokens,omitempty"`
-	LoadingStrategy     string          `json:"loadingStrategy"`
-	Version             string          `json:"version,omitempty"`
-	LastUpdated         string          `json:"lastUpdated,omitempty"`
-	MaintainedFor       string          `json:"maintainedFor,omitempty"`
-	Sections            []SectionMeta   `json:"sections,omitempty"`
-	Tags                []string        `json:"tags,omitempty"`
-	CrossDomainTriggers []string        `json:"crossDomainTriggers,omitempty"`
-	DetectionTriggers   []string        `json:"detectionTriggers,omitempty"`
-	IndexedFiles        []IndexedFile   `json:"indexedFiles,omitempty"`
-	Extra               map[string]any  `json:"extra,omitempty"`
-	declared            map[string]bool // fields present in the frontmatter
+	ID                  string         `json:"id"`
+	Domain              string         `json:"domain"`
+	Title               string         `json:"title"`
+	Type                string         `json:"type"`
+	EstimatedTokens     int            `json:"estimatedTokens,omitempty"`
+	LoadingStrategy     string         `json:"loadingStrategy"`
+	Version             string         `json:"version,omitempty"`
+	LastUpdated         string         `json:"lastUpdated,omitempty"`
+	MaintainedFor       string         `json:"maintainedFor,omitempty"`
+	Sections            []SectionMeta  `json:"sections,omitempty"`
+	Tags                []string       `json:"tags,omitempty"`
+	CrossDomainTriggers []string       `json:"crossDomainTriggers,omitempty"`
+	DetectionTriggers   []string       `json:"detectionTriggers,omitempty"`
+	IndexedFiles        []IndexedFile  `json:"indexedFiles,omitempty"`
+	Extra               map[string]any `json:"extra,omitempty"`
+	// declared lists the fields present in the frontmatter: a dozen at
+	// most, and a slice of shared key strings costs a fraction of a map
+	// in a model that keeps one per topic.
+	declared []string
 }
 
 // Declared reports whether the frontmatter sets field.
-func (m *Metadata) Declared(field string) bool { return m.declared[field] }
+func (m *Metadata) Declared(field string) bool { return slices.Contains(m.declared, field) }
 
 // SectionMeta is a section as the frontmatter declares it.
 type SectionMeta struct {
@@ -91,7 +94,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	if fm == nil || fm.Root == nil {
 		return nil
 	}
-	m.declared = map[string]bool{}
+	m.declared = make([]string, 0, len(fm.Root.Content)/2)
 	var probs []metaProblem
 	bad := func(n *yaml.Node, code, format string, args ...any) {
 		probs = append(probs, metaProblem{code, doc.NodeSpan(n), fmt.Sprintf(format, args...)})
@@ -125,7 +128,9 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	for i := 0; i+1 < len(c); i += 2 {
 		k, v := c[i], c[i+1]
 		key := k.Value
-		m.declared[key] = true
+		if !slices.Contains(m.declared, key) {
+			m.declared = append(m.declared, key)
+		}
 		switch key {
 		case "id":
 			if s, ok := str(key, v); ok {
@@ -205,7 +210,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	if required {
 		var missing []string
 		for _, f := range requiredFields {
-			if !m.declared[f] {
+			if !m.Declared(f) {
 				missing = append(missing, f)
 			}
 		}
@@ -286,10 +291,10 @@ func decodeIndexed(v *yaml.Node, bad func(*yaml.Node, string, string, ...any)) [
 // derive fills the fields the frontmatter left out from the path, the
 // first heading, the headings and the footer (the seed's fallback rules).
 func derive(m *Metadata, doc *document.Doc, domain, id, stem string) {
-	if !m.declared["id"] {
+	if !m.Declared("id") {
 		m.ID = id
 	}
-	if !m.declared["domain"] {
+	if !m.Declared("domain") {
 		m.Domain = domain
 	}
 	if m.Title == "" {
@@ -325,10 +330,10 @@ func derive(m *Metadata, doc *document.Doc, domain, id, stem string) {
 	if m.MaintainedFor == "" {
 		m.MaintainedFor = doc.Footer.MaintainedFor
 	}
-	if !m.declared["tags"] {
+	if !m.Declared("tags") {
 		m.Tags = deriveTags(domain, stem)
 	}
-	if !m.declared["sections"] {
+	if !m.Declared("sections") {
 		for _, s := range doc.Sections() {
 			if s.Level == 2 {
 				name, _ := headingName(s.Text)
