@@ -5,15 +5,16 @@ import (
 	"slices"
 )
 
-// builder accumulates what one flush learns about each path and turns it
-// into a de-duplicated batch. A path's state before the batch is taken at its
-// first touch; its state after at its last one, so a file created and removed
-// within one debounce window does not appear at all, and one removed and
-// created again comes out as modified.
+// builder accumulates what the flushes of one batch learn about each path
+// and turns it into a de-duplicated batch. A path's state before the batch is
+// taken at its first touch; its state after at its last one, so a file
+// created and removed within one batch does not appear at all, and one
+// removed and created again comes out as modified.
 //
 // A nil builder records nothing (the initial scan).
 type builder struct {
 	deltas map[changeKey]*delta
+	found  int // entries created that no event named: read from a directory
 }
 
 type changeKey struct {
@@ -56,6 +57,14 @@ func (b *builder) fileGone(path string, known bool) {
 		return
 	}
 	b.touch(changeKey{path, false}, known).after = false
+}
+
+// discovered counts an entry found created while reading a directory,
+// rather than named by an event: the disk is busier than the events say.
+func (b *builder) discovered() {
+	if b != nil {
+		b.found++
+	}
 }
 
 func (b *builder) dirSeen(path string, known bool) {

@@ -2,6 +2,8 @@ package watcher
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 )
@@ -86,4 +88,68 @@ func TestPendingAddReportsIdle(t *testing.T) {
 	if !p.named["/w/a.md"] {
 		t.Error("a weak event cleared a strong one")
 	}
+}
+
+// TestPendingNext walks the run goroutine's decisions through a burst on a
+// synthetic clock.
+func TestPendingNext(t *testing.T) {
+	const ms = time.Millisecond
+	o := &Options{Debounce: 100 * ms, MaxWait: time.Second, MaxBurst: 30 * time.Second}
+	t0 := time.Unix(1000, 0)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	p := pending{named: make(map[string]bool)}
+
+	type want struct {
+		apply   []string // paths handed out to apply
+		deliver bool
+		wait    time.Duration
+	}
+	check := func(step string, now time.Duration, final bool, w want) {
+		t.Helper()
+		req, deliver, wait := p.next(at(now), o, final)
+		got := slices.Sorted(maps.Keys(req.named))
+		slices.Sort(w.apply)
+		if !slices.Equal(got, w.apply) || deliver != w.deliver || wait != w.wait {
+			t.Fatalf("%s: next = apply %v, deliver %v, wait %v; want apply %v, deliver %v, wait %v",
+				step, got, deliver, wait, w.apply, w.deliver, w.wait)
+		}
+	}
+
+	check("nothing happened", 0, false, want{})
+
+	// A directory is created; files are written into it, unwatched.
+	p.add(at(0), "/w/new", true)
+	check("within the debounce", 50*ms, false, want{wait: 50 * ms})
+	check("the debounce passed: apply, decide after", 100*ms, false, want{apply: []string{"/w/new"}})
+	p.found(at(120*ms), 200) // reading /w/new found 200 files
+	check("what was found holds the batch", 120*ms, true, want{wait: 500 * ms})
+
+	// Events from the now watched directory; a stall shorter than the
+	// quiet time of a burst.
+	p.add(at(300*ms), "/w/new/a.md", true)
+	p.add(at(350*ms), "/w/new/b.md", true)
+	check("events applied after the debounce", 450*ms, false, want{apply: []string{"/w/new/a.md", "/w/new/b.md"}})
+	check("the burst is not over", 450*ms, true, want{wait: 400 * ms})
+	check("the burst is over", 850*ms, false, want{deliver: true})
+	check("delivered: nothing more", 900*ms, false, want{})
+	if !p.first.IsZero() || p.paths != 0 {
+		t.Errorf("the burst was not reset: %+v", p)
+	}
+
+	// A lone save: applied and delivered at once.
+	p.add(at(2*time.Second), "/w/x.md", true)
+	check("a lone save, first ask", 2100*ms, false, want{apply: []string{"/w/x.md"}})
+	check("a lone save, after applying", 2100*ms, true, want{deliver: true})
+
+	// At the cap, what came during the application is applied and the
+	// batch delivered all the same.
+	p = pending{named: make(map[string]bool)}
+	var stream []string
+	for i := range 100 {
+		stream = append(stream, fmt.Sprintf("/w/s%d.md", i))
+		p.add(at(time.Duration(i)*300*ms), stream[i], true)
+	}
+	check("at the cap", 30*time.Second, false, want{apply: stream})
+	p.add(at(30*time.Second), "/w/late.md", true)
+	check("at the cap, after applying", 30*time.Second, true, want{apply: []string{"/w/late.md"}, deliver: true})
 }

@@ -183,10 +183,9 @@ func (w *Watcher) needsPoll() bool {
 	return false
 }
 
-// apply brings the state in line with the disk for everything req names and
-// returns the differences.
-func (w *Watcher) apply(req request) Batch {
-	b := newBuilder()
+// apply brings the state in line with the disk for everything req names,
+// recording the differences in b.
+func (w *Watcher) apply(req request, b *builder) {
 	named := slices.Sorted(maps.Keys(req.named))
 
 	// Forget vanished directories before adding any watch: the kernel hands
@@ -243,7 +242,6 @@ func (w *Watcher) apply(req request) Batch {
 	for _, p := range named {
 		w.visitNamed(p, req.named[p], b)
 	}
-	return b.batch(req.rescan)
 }
 
 // dropIfGone forgets the known directory p if it no longer exists or is
@@ -445,6 +443,9 @@ func (w *Watcher) visitEntry(parent string, pn *dirNode, name string, typ fs.Fil
 			b.fileSeen(p, true, fl&vStrong != 0 || pn.files[name] != fp)
 		} else {
 			b.fileSeen(p, false, true)
+			if hinted {
+				b.discovered()
+			}
 		}
 		pn.files[name] = fp
 
@@ -479,6 +480,9 @@ func (w *Watcher) visitEntry(parent string, pn *dirNode, name string, typ fs.Fil
 			w.dirs[p] = node
 			w.inodes[id] = p
 			b.dirSeen(p, false)
+			if hinted {
+				b.discovered()
+			}
 			w.scanDir(p, node, b, fl|vDeep)
 			return
 		}

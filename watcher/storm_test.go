@@ -200,3 +200,80 @@ func (s *storm) run(n int, w *Watcher) {
 		}
 	}
 }
+
+// TestBurstIsOneBatch: a burst of writes such as a checkout, even one that
+// creates directories (whose files raise no event until the directory is
+// watched), comes out as one batch with the default timings. The test
+// counts batches; it does not time anything.
+func TestBurstIsOneBatch(t *testing.T) {
+	const dirs, perDir = 40, 25
+	tree := func(root string) (paths []string) {
+		for d := range dirs {
+			for f := range perDir {
+				paths = append(paths, filepath.Join(root, "co", fmt.Sprintf("d%02d", d), fmt.Sprintf("t%02d.md", f)))
+			}
+		}
+		return paths
+	}
+	tests := []struct {
+		name     string
+		existing bool // the files exist before the burst
+		burst    func(t *testing.T, paths []string)
+		kind     ChangeKind
+	}{
+		{"directories first, then files", false, func(t *testing.T, paths []string) {
+			for i := 0; i < len(paths); i += perDir {
+				mkdirAll(t, filepath.Dir(paths[i]))
+			}
+			for _, p := range paths {
+				writeFile(t, p, "new")
+			}
+		}, Created},
+		{"directory by directory", false, func(t *testing.T, paths []string) {
+			for _, p := range paths {
+				writeFile(t, p, "new") // creates the directory with its first file
+			}
+		}, Created},
+		{"rewrite", true, func(t *testing.T, paths []string) {
+			for _, p := range paths {
+				writeFile(t, p, "changed")
+			}
+		}, Modified},
+		{"remove and create again", true, func(t *testing.T, paths []string) {
+			for _, p := range paths {
+				removeAll(t, p)
+				writeFile(t, p, "checked out")
+			}
+		}, Modified},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			paths := tree(root)
+			if tc.existing {
+				for _, p := range paths {
+					writeFile(t, p, "old")
+				}
+			}
+			e := start(t, Options{Roots: []string{root}, Debounce: DefaultDebounce})
+			m := e.c.mark()
+			tc.burst(t, paths)
+			e.c.waitUntil(t, "every file reported", func() bool {
+				n := 0
+				for _, c := range e.c.log[m:] {
+					if c.Kind == tc.kind && !c.IsDir {
+						n++
+					}
+				}
+				return n >= len(paths)
+			})
+			e.c.mu.Lock()
+			n := len(e.c.batches)
+			e.c.mu.Unlock()
+			if n != 1 {
+				t.Errorf("the burst came out in %d batches, want 1", n)
+			}
+			e.requireDisk(t)
+		})
+	}
+}

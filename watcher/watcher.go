@@ -70,7 +70,8 @@ type Change struct {
 	IsDir bool
 }
 
-// Batch is the set of changes found after one quiet period.
+// Batch is the set of changes of one burst of events, delivered once the
+// burst is over (a quiet period passed).
 //
 // A (Path, IsDir) pair appears at most once per batch; a path whose type
 // changed appears twice, the Removed entry of the old type first. Changes
@@ -185,6 +186,11 @@ type Watcher struct {
 	pmu  sync.Mutex
 	pend pending
 
+	// acc holds the differences of the batch being built, across the
+	// applications of one burst; only the run goroutine touches it.
+	acc       *builder
+	accRescan bool
+
 	// extraSet holds Options.Files; it never changes after New.
 	extraSet map[string]bool
 
@@ -194,21 +200,33 @@ type Watcher struct {
 	state
 }
 
-// pending collects what happened since the last batch.
+// pending collects what happened since the last batch was delivered.
+//
+// The events of a batch are applied to the state (re-stat'ed, new
+// directories watched and read) after a short quiet time, but the batch is
+// delivered only when the burst they belong to is over (see due). Applying
+// early matters when directories are created: files written into a new
+// directory raise no event until it is watched, so a checkout that creates
+// directories would otherwise look over after its first mkdir.
 type pending struct {
-	named  map[string]bool // path → named by a content event (not a mere chmod or hint)
-	rescan bool
-	first  time.Time // the first event
-	last   time.Time // the last event
-	grew   time.Time // the last event naming a path not named before
+	named  map[string]bool // path → named by a content event (not a mere chmod or hint); not applied yet
+	rescan bool            // a rescan is requested; not applied yet
+
+	// The burst: what happened since the last batch was delivered, across
+	// the applications of named. first is zero when nothing did.
+	first time.Time // the first event
+	last  time.Time // the last event, or the last time a directory read found entries no event named
+	grew  time.Time // the last time a path joined that the burst had not named
+	paths int       // paths named (again after each application) or found
 }
 
+// idle reports whether nothing waits to be applied.
 // add records an event at now naming path (or a rescan when path is "").
-// It reports whether the set was idle before, so that the run goroutine
-// must be woken.
+// It reports whether nothing waited to be applied before, so that the run
+// goroutine must be woken.
 func (p *pending) add(now time.Time, path string, strong bool) bool {
 	idle := p.idle()
-	if idle {
+	if p.first.IsZero() {
 		p.first = now
 	}
 	p.last = now
@@ -220,17 +238,35 @@ func (p *pending) add(now time.Time, path string, strong bool) bool {
 	old, ok := p.named[path]
 	if !ok {
 		p.grew = now
+		p.paths++
 	}
 	p.named[path] = old || strong
 	return idle
 }
 
-// due returns when the pending set is to be flushed: after a quiet time
-// following the last event (longer for a burst); or once MaxWait has
-// passed, unless the set is still growing; or at the latest after MaxBurst.
+// found records that applying the burst found n entries no event named.
+func (p *pending) found(now time.Time, n int) {
+	if n > 0 && !p.first.IsZero() {
+		p.last, p.grew = now, now
+		p.paths += n
+	}
+}
+
+// take hands out what waits to be applied.
+func (p *pending) take() request {
+	req := request{named: p.named, rescan: p.rescan}
+	p.named = make(map[string]bool)
+	p.rescan = false
+	return req
+}
+
+// due returns when the burst is over: after a quiet time following the
+// last event (longer once the burst names many paths); or once MaxWait has
+// passed, unless the burst is still growing; or at the latest after
+// MaxBurst.
 func (p *pending) due(debounce, maxWait, maxBurst time.Duration) time.Time {
 	quiet := debounce
-	if len(p.named) >= burstPaths || p.rescan {
+	if p.paths >= burstPaths || p.rescan {
 		quiet *= burstQuiet
 	}
 	due := p.last.Add(quiet)
@@ -245,6 +281,36 @@ func (p *pending) due(debounce, maxWait, maxBurst time.Duration) time.Time {
 		due = hard
 	}
 	return due
+}
+
+// next says what the run goroutine does at now: apply req to the state
+// (when not empty), then deliver the batch, which ends the burst; or wait
+// before asking again. When the burst looks over, what waits is applied
+// before deciding, since what that finds may show the burst goes on;
+// final says this was done, so that a stream of events cannot postpone
+// the decision.
+func (p *pending) next(now time.Time, o *Options, final bool) (req request, deliver bool, wait time.Duration) {
+	if p.first.IsZero() {
+		return request{}, false, 0
+	}
+	due := p.due(o.Debounce, o.MaxWait, o.MaxBurst)
+	if !now.Before(due) {
+		if !p.idle() {
+			req = p.take()
+			if !final {
+				return req, false, 0
+			}
+		}
+		*p = pending{named: p.named}
+		return req, true, 0
+	}
+	if p.idle() {
+		return request{}, false, due.Sub(now)
+	}
+	if apply := p.last.Add(o.Debounce); now.Before(apply) {
+		return request{}, false, min(apply.Sub(now), due.Sub(now))
+	}
+	return p.take(), false, 0
 }
 
 // New starts watching. It reads every root once before returning, so
@@ -298,6 +364,7 @@ func New(opts Options) (*Watcher, error) {
 		done:    make(chan struct{}),
 		runDone: make(chan struct{}),
 		pend:    pending{named: make(map[string]bool)},
+		acc:     newBuilder(),
 	}
 	w.state.init(roots, files)
 	w.extraSet = make(map[string]bool, len(files))
@@ -394,9 +461,9 @@ func (w *Watcher) Watched() []string {
 	return out
 }
 
-// Files returns the files the watcher knows to exist, sorted: the state
-// after the last batch it computed (which the consumer may not have received
-// yet).
+// Files returns the files the watcher knows to exist, sorted: the state as
+// of the last time it looked at the disk, which may be ahead of the batches
+// delivered (a burst is applied as it comes and delivered once over).
 func (w *Watcher) Files() []string {
 	w.smu.RLock()
 	defer w.smu.RUnlock()
@@ -488,34 +555,44 @@ func (w *Watcher) handleError(err error) {
 	w.log.Debug("watcher: fsnotify error", "err", err)
 }
 
-// take returns the pending request when its debounce has elapsed, or how long
-// to wait before asking again.
-func (w *Watcher) take(now time.Time) (request, time.Duration) {
-	w.pmu.Lock()
-	defer w.pmu.Unlock()
-	if w.pend.idle() {
-		return request{}, 0
-	}
-	due := w.pend.due(w.opts.Debounce, w.opts.MaxWait, w.opts.MaxBurst)
-	if wait := due.Sub(now); wait > 0 {
-		return request{}, wait
-	}
-	req := request{named: w.pend.named, rescan: w.pend.rescan}
-	w.pend.named = make(map[string]bool)
-	w.pend.rescan = false
-	return req, 0
-}
-
-// run owns the watcher's state: it debounces, computes batches, delivers
-// them and polls what could not be watched.
+// run owns the watcher's state: it applies events after a short quiet
+// time, delivers a batch when the burst is over, and polls what could not
+// be watched.
 func (w *Watcher) run() {
 	defer close(w.runDone)
 	defer close(w.batches)
 
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
-	defer debounce.Stop()
-	armed := false
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var armed time.Time // when timer fires; zero when stopped
+	arm := func(d time.Duration) {
+		timer.Reset(d)
+		armed = time.Now().Add(d)
+	}
+	// step applies what is due and reports whether the batch is to be
+	// delivered; otherwise it sets the timer for the next step, if any.
+	step := func() bool {
+		for applied := false; ; {
+			now := time.Now()
+			w.pmu.Lock()
+			req, deliver, wait := w.pend.next(now, &w.opts, applied)
+			w.pmu.Unlock()
+			if !req.empty() {
+				w.flush(req)
+				applied = true
+			}
+			switch {
+			case deliver:
+				return true
+			case wait > 0:
+				arm(wait)
+				return false
+			case req.empty():
+				return false // nothing happened
+			}
+		}
+	}
 	poll := time.NewTimer(time.Hour)
 	poll.Stop()
 	defer poll.Stop()
@@ -526,33 +603,33 @@ func (w *Watcher) run() {
 			poll.Reset(w.opts.PollInterval)
 			polling = true
 		}
-		var req request
 		select {
 		case <-w.done:
 			return
 		case <-w.wake:
-			if !armed {
-				debounce.Reset(w.opts.Debounce)
-				armed = true
+			// Something waits to be applied: step after the debounce,
+			// or sooner if the timer was set for later.
+			if armed.IsZero() || time.Until(armed) > w.opts.Debounce {
+				arm(w.opts.Debounce)
 			}
 			continue
-		case now := <-debounce.C:
-			armed = false
-			var wait time.Duration
-			req, wait = w.take(now)
-			if wait > 0 {
-				debounce.Reset(wait)
-				armed = true
-				continue
-			}
-			if req.empty() {
+		case <-timer.C:
+			armed = time.Time{}
+			if !step() {
 				continue
 			}
 		case <-poll.C:
 			polling = false
-			req = request{poll: true}
+			w.flush(request{poll: true})
+			w.pmu.Lock()
+			bursting := !w.pend.first.IsZero()
+			w.pmu.Unlock()
+			if bursting {
+				continue // delivered with the burst
+			}
 		}
-		b := w.flush(req)
+		b := w.acc.batch(w.accRescan)
+		w.acc, w.accRescan = newBuilder(), false
 		if len(b.Changes) == 0 && !b.Rescan {
 			continue
 		}
@@ -564,11 +641,19 @@ func (w *Watcher) run() {
 	}
 }
 
-// flush computes one batch under the state lock.
-func (w *Watcher) flush(req request) Batch {
+// flush applies req to the state under the state lock, adding the
+// differences to the batch being built, and tells the burst about entries
+// found that no event named.
+func (w *Watcher) flush(req request) {
 	w.smu.Lock()
-	defer w.smu.Unlock()
-	return w.apply(req)
+	found := w.acc.found
+	w.apply(req, w.acc)
+	found = w.acc.found - found
+	w.smu.Unlock()
+	w.accRescan = w.accRescan || req.rescan
+	w.pmu.Lock()
+	w.pend.found(time.Now(), found)
+	w.pmu.Unlock()
 }
 
 // isLimitErr reports whether err means the kernel ran out of watches or
