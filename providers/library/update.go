@@ -95,6 +95,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		removed bool
 	}
 	var ups []upd
+	flt := NewFilter(l.dir, cfg) // the rules of the scan, so Apply reads what a fresh scan would
 	for _, c := range changes {
 		p, ok := within(l.dir, c.Path)
 		if !ok {
@@ -108,7 +109,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			}
 			return l.reloadWith(ctx, cfg, problems)
 		}
-		if l.ignored(rel, cfg.Ignore) {
+		if flt.SkipFile(p) {
 			continue
 		}
 		if l.touchesRoots(p, b) {
@@ -125,7 +126,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 				ups = append(ups, upd{path: p, removed: true})
 				continue
 			case err == nil && info.IsDir():
-				for _, q := range markdownUnder(p) {
+				for _, q := range markdownUnder(flt, p) {
 					ups = append(ups, upd{path: q})
 				}
 				continue
@@ -407,15 +408,6 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 	return false
 }
 
-func (l *Library) ignored(rel string, patterns []string) bool {
-	for _, part := range strings.Split(rel, "/") {
-		if IgnoredDir(part) {
-			return true
-		}
-	}
-	return ignoredPath(rel, patterns)
-}
-
 func (l *Library) filesUnder(dir string) []string {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -428,18 +420,20 @@ func (l *Library) filesUnder(dir string) []string {
 	return out
 }
 
-// markdownUnder lists the markdown files below dir, skipping ignored
-// directories and links.
-func markdownUnder(dir string) []string {
+// markdownUnder lists the markdown files under dir that the scan reads.
+func markdownUnder(flt *Filter, dir string) []string {
+	if flt.SkipDir(dir) {
+		return nil
+	}
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && p != dir && IgnoredDir(d.Name()) {
+		if d.IsDir() && p != dir && flt.SkipDir(p) {
 			return fs.SkipDir
 		}
-		if d.Type().IsRegular() && isMarkdown(d.Name()) {
+		if d.Type().IsRegular() && isMarkdown(d.Name()) && !flt.SkipFile(p) {
 			out = append(out, p)
 		}
 		return nil

@@ -1,11 +1,14 @@
 package library
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/config"
 )
 
 // locations renders References(id) as "rel:text" strings.
@@ -398,5 +401,53 @@ func TestApplyAffectedIsProportional(t *testing.T) {
 				t.Errorf("%s: Affected %v has %s", tc.name, res.Affected, n)
 			}
 		}
+	}
+}
+
+// TestApplyFollowsTheScan checks that Apply reads exactly what a fresh scan
+// reads: files in hidden or ignored folders stay out, and a configured root
+// inside such a folder is read.
+func TestApplyFollowsTheScan(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/python/index.md": "# Python\n",
+		".cache/kb/notes.md":      "# Notes\n",
+	})
+	cfg := config.Default()
+	cfg.CommandRoots = []string{".cache/kb"}
+	l := load(t, dir, cfg)
+	cases := []struct {
+		rel  string
+		read bool
+	}{
+		{".github/workflow.md", false},
+		{"node_modules/pkg/readme.md", false},
+		{".cache/other/x.md", false},
+		{".cache/kb/new.md", true},
+		{"docs/guide.md", true},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, filepath.FromSlash(c.rel))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte("# New\n\nSee python:nothing_here.\n"), 0o644))
+		if _, err := l.Apply(context.Background(), []Change{{Path: p}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := l.File(p); ok != c.read {
+			t.Errorf("%s: indexed = %v, want %v", c.rel, ok, c.read)
+		}
+	}
+	// A new directory brings what the scan would read of it, no more.
+	sub := filepath.Join(dir, "docs", "more")
+	must(t, os.MkdirAll(filepath.Join(sub, ".hidden"), 0o755))
+	must(t, os.WriteFile(filepath.Join(sub, "a.md"), []byte("# A\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(sub, ".hidden", "b.md"), []byte("# B\n"), 0o644))
+	if _, err := l.Apply(context.Background(), []Change{{Path: sub}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.File(filepath.Join(sub, "a.md")); !ok {
+		t.Errorf("docs/more/a.md not indexed")
+	}
+	if _, ok := l.File(filepath.Join(sub, ".hidden", "b.md")); ok {
+		t.Errorf("docs/more/.hidden/b.md indexed")
 	}
 }
