@@ -206,6 +206,14 @@ func (s *Server) openWorkspace() {
 		Logger:   s.log,
 		OnUpdate: s.diags.onUpdate,
 		Progress: func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
+		// The log has it too; this one the user sees without opening it.
+		OnWatchLimit: func(msg string) {
+			if s.client == nil {
+				return
+			}
+			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{
+				Type: protocol.MessageTypeWarning, Message: "ctxls: " + msg})
+		},
 	})
 	close(loaded)
 	s.mu.Lock()
