@@ -35,20 +35,20 @@ const (
 	cNL             // [\r\n]
 )
 
-// asciiClass holds the classes of the ASCII runes.
-var asciiClass = func() (t [utf8.RuneSelf]uint8) {
-	for r := range rune(utf8.RuneSelf) {
-		t[r] = classOf(r)
+// byteClass holds the classes of the ASCII runes, and multiByte for the
+// bytes that start (or are invalid in) a multi-byte sequence.
+var byteClass = func() (t [256]uint8) {
+	for b := range t {
+		t[b] = multiByte
+		if b < utf8.RuneSelf {
+			t[b] = classOf(rune(b))
+		}
 	}
 	return t
 }()
 
-func class(r rune) uint8 {
-	if r < utf8.RuneSelf {
-		return asciiClass[r]
-	}
-	return classOf(r)
-}
+// multiByte is no rune's class: no rune is both a letter and a number.
+const multiByte = 0xff
 
 func classOf(r rune) uint8 {
 	switch {
@@ -80,14 +80,21 @@ func decode(s string, i int) (rune, int) {
 	if c := s[i]; c < utf8.RuneSelf {
 		return rune(c), 1
 	}
-	return utf8.DecodeRuneInString(s[i:])
+	return decodeMulti(s, i)
 }
 
-// classAt returns the class of the rune at s[i] and its width.
+func decodeMulti(s string, i int) (rune, int) { return utf8.DecodeRuneInString(s[i:]) }
+
+// classAt returns the class of the rune at s[i] and its width. It is kept
+// small enough to inline, for ASCII.
 func classAt(s string, i int) (uint8, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return asciiClass[c], 1
+	if c := byteClass[s[i]]; c != multiByte {
+		return c, 1
 	}
+	return classAtMulti(s, i)
+}
+
+func classAtMulti(s string, i int) (uint8, int) {
 	r, w := utf8.DecodeRuneInString(s[i:])
 	return classOf(r), w
 }
@@ -95,7 +102,12 @@ func classAt(s string, i int) (uint8, int) {
 // skip returns the end of the run of runes of a class in mask from i.
 func skip(s string, i int, mask uint8) int {
 	for i < len(s) {
-		c, w := classAt(s, i)
+		// ASCII is looked up here rather than through classAt, which does
+		// not inline.
+		c, w := byteClass[s[i]], 1
+		if c == multiByte {
+			c, w = classAtMulti(s, i)
+		}
 		if c&mask == 0 {
 			break
 		}
