@@ -264,3 +264,41 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestLinesStartEnd(t *testing.T) {
+	tests := []struct {
+		name   string
+		text   string
+		starts []int
+		ends   []int
+	}{
+		{"empty", "", []int{0}, []int{0}},
+		{"no final newline", "ab\ncd", []int{0, 3}, []int{2, 5}},
+		{"final newline", "ab\n", []int{0, 3}, []int{2, 3}},
+		{"crlf", "ab\r\ncd\r\n", []int{0, 4, 8}, []int{2, 6, 8}},
+		{"cr at end", "ab\r", []int{0}, []int{2}},
+		{"empty lines", "\n\n", []int{0, 1, 2}, []int{0, 1, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := NewLines([]byte(tt.text))
+			if l.Count() != len(tt.starts) {
+				t.Fatalf("Count() = %d, want %d", l.Count(), len(tt.starts))
+			}
+			for n := range tt.starts {
+				if got := l.Start(n); got != tt.starts[n] {
+					t.Errorf("Start(%d) = %d, want %d", n, got, tt.starts[n])
+				}
+				if got := l.End(n); got != tt.ends[n] {
+					t.Errorf("End(%d) = %d, want %d", n, got, tt.ends[n])
+				}
+				if got := l.LineOf(tt.starts[n]); got != n {
+					t.Errorf("LineOf(%d) = %d, want %d", tt.starts[n], got, n)
+				}
+			}
+			if got, want := l.Start(len(tt.starts)), len(tt.text); got != want {
+				t.Errorf("Start past the end = %d, want %d", got, want)
+			}
+		})
+	}
+}
