@@ -240,3 +240,29 @@ func TestInprocCompletionResolve(t *testing.T) {
 		t.Errorf("resolved documentation: %q", resolved.Documentation.Value)
 	}
 }
+
+func TestInprocHoverPlainText(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	c := inprocStart(t, dir, inprocOptions{capabilities: map[string]any{
+		"textDocument": map[string]any{"hover": map[string]any{"contentFormat": []string{"plaintext"}}},
+	}})
+	u := c.open("commands/notes.md", inprocNoteText)
+	var h struct {
+		Contents struct{ Kind, Value string } `json:"contents"`
+	}
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u},
+		"position": inprocPos(t, inprocNoteText, "python:fastapi_patterns for", 3, false)}, &h)
+	if h.Contents.Kind != "plaintext" {
+		t.Errorf("hover kind = %q, want plaintext", h.Contents.Kind)
+	}
+	for _, want := range []string{"FastAPI Patterns python:fastapi_patterns", "context/python/fastapi_patterns.md"} {
+		if !strings.Contains(h.Contents.Value, want) {
+			t.Errorf("plain hover lacks %q:\n%s", want, h.Contents.Value)
+		}
+	}
+	for _, markup := range []string{"**", "`", "|---"} {
+		if strings.Contains(h.Contents.Value, markup) {
+			t.Errorf("plain hover holds markdown %q:\n%s", markup, h.Contents.Value)
+		}
+	}
+}

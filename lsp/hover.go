@@ -24,11 +24,12 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 		return nil, nil
 	}
 	rng := v.rng(r.Span)
-	contents := markup(md)
 	s.mu.Lock()
-	if !s.caps.markdown {
-		contents.Kind = protocol.MarkupKindPlainText
-	}
+	plain := !s.caps.markdown
 	s.mu.Unlock()
+	contents := markup(md)
+	if plain {
+		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(md)}
+	}
 	return &protocol.Hover{Contents: contents, Range: &rng}, nil
 }
