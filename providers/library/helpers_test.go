@@ -115,3 +115,29 @@ func topicFM(id, typ string, tokens int, extra ...string) string {
 	b.WriteString("---\n")
 	return b.String()
 }
+
+// checkDiscovered compares what l found in dir (paths relative to dir)
+// with what a discovery test expects.
+func checkDiscovered(t *testing.T, dir string, l *Library, contextRoots, commandRoots, topics, commands []string) {
+	t.Helper()
+	if got := rels(dir, l.ContextRoots()); !slices.Equal(got, contextRoots) {
+		t.Errorf("context roots = %v, want %v", got, contextRoots)
+	}
+	if got := rels(dir, l.CommandRoots()); !slices.Equal(got, commandRoots) {
+		t.Errorf("command roots = %v, want %v", got, commandRoots)
+	}
+	var gotTopics []string
+	for _, tp := range l.Topics() {
+		gotTopics = append(gotTopics, tp.ID)
+	}
+	if !slices.Equal(gotTopics, topics) {
+		t.Errorf("topics = %v, want %v", gotTopics, topics)
+	}
+	var gotCommands []string
+	for _, c := range l.Commands() {
+		gotCommands = append(gotCommands, c.Name)
+	}
+	if !slices.Equal(gotCommands, commands) {
+		t.Errorf("commands = %v, want %v", gotCommands, commands)
+	}
+}

@@ -112,26 +112,7 @@ func TestDiscovery(t *testing.T) {
 				tc.cfg(cfg)
 			}
 			l := load(t, dir, cfg)
-			if got := rels(dir, l.ContextRoots()); !slices.Equal(got, tc.contextRoots) {
-				t.Errorf("context roots = %v, want %v", got, tc.contextRoots)
-			}
-			if got := rels(dir, l.CommandRoots()); !slices.Equal(got, tc.commandRoots) {
-				t.Errorf("command roots = %v, want %v", got, tc.commandRoots)
-			}
-			var topics []string
-			for _, tp := range l.Topics() {
-				topics = append(topics, tp.ID)
-			}
-			if !slices.Equal(topics, tc.topics) {
-				t.Errorf("topics = %v, want %v", topics, tc.topics)
-			}
-			var cmds []string
-			for _, c := range l.Commands() {
-				cmds = append(cmds, c.Name)
-			}
-			if !slices.Equal(cmds, tc.commands) {
-				t.Errorf("commands = %v, want %v", cmds, tc.commands)
-			}
+			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
 			for rel, want := range tc.kinds {
 				f, ok := l.File(filepath.Join(dir, rel))
 				if !ok {
