@@ -2,28 +2,12 @@ package main
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// writeWorkspace creates files, named by slash paths, in a new directory.
-func writeWorkspace(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+	"github.com/ctxls/ctxls/providers/library/libtest"
+)
 
 func TestCheckReportsConfigProblems(t *testing.T) {
 	const topic = "# A\n\nText.\n"
@@ -55,7 +39,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := writeWorkspace(t, map[string]string{".ctxls.yaml": c.config, "context/python/a.md": topic})
+			dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": c.config, "context/python/a.md": topic})
 			out, stderr, err := runCLI(t, "check", dir, "--format", "json")
 			if exitCode(err) != c.code {
 				t.Errorf("exit = %v, want %d", err, c.code)
@@ -72,7 +56,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 }
 
 func TestCheckTextCountsConfigProblems(t *testing.T) {
-	dir := writeWorkspace(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
+	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
 	out, _, err := runCLI(t, "check", dir)
 	if exitCode(err) != 1 {
 		t.Errorf("exit = %v, want 1", err)
@@ -94,7 +78,7 @@ func TestCheckTextCountsConfigProblems(t *testing.T) {
 // Commands other than check warn about .ctxls.yaml and go on with the
 // defaults.
 func TestOtherCommandsWarnAboutConfig(t *testing.T) {
-	dir := writeWorkspace(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n", "context/python/a.md": "# Alpha\n\nText.\n"})
+	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n", "context/python/a.md": "# Alpha\n\nText.\n"})
 	for _, args := range [][]string{
 		{"catalog", "--dir", dir},
 		{"search", "alpha", "--dir", dir},
@@ -116,7 +100,7 @@ func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 }
 
 func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
-	dir := writeWorkspace(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/a.md":      "# A\n\nText.\n",
 		"docs/context/python/a.md": "# A\n\nText.\n",
 		"commands/c.md":            "# C\n",
@@ -144,7 +128,7 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 
 // check takes its workspace as catalog and search do: DIR or --dir.
 func TestCheckDirFlag(t *testing.T) {
-	dir := writeWorkspace(t, map[string]string{"context/python/a.md": "# A\n\nText.\n"})
+	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": "# A\n\nText.\n"})
 	if out, _, err := runCLI(t, "check", "--dir", dir); err != nil || !strings.HasPrefix(out, "0 problems") {
 		t.Errorf("--dir: %v %q", err, out)
 	}

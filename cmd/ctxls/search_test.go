@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 func TestSearchCommand(t *testing.T) {
@@ -121,7 +123,7 @@ func TestSearchDirectoryArgument(t *testing.T) {
 // The text table is formatted as catalog's: numbers right-aligned with
 // thousands separators, then a summary.
 func TestSearchTextFormatsLikeCatalog(t *testing.T) {
-	dir := writeWorkspace(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/big/large.md": "# Widget Large\n\n" + strings.Repeat("word ", 3000) + "\n",
 		"context/big/small.md": "# Widget Small\n\nShort.\n",
 	})

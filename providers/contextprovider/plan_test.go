@@ -2,13 +2,13 @@ package contextprovider
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // exampleProvider loads the example library shipped with the project.
@@ -25,20 +25,7 @@ func exampleProvider(t testing.TB) (*Provider, *library.Library) {
 // and loads it with the real tokenizer.
 func writeLibrary(t testing.TB, files map[string]string) (*Provider, *library.Library, string) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, dir := libtest.Load(t, files)
 	return NewStatic(lib), lib, dir
 }
 

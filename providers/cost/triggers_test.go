@@ -1,18 +1,15 @@
 package cost
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 func TestWithTriggers(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	lib, _ := libtest.Load(t, map[string]string{
 		"context/python/a.md":       "---\ncrossDomainTriggers: [security/b, security/b.md, \" testing/c \", python/a, missing/x]\n---\n# A\n\nSome words about a.\n",
 		"context/python/solo.md":    "# Solo\n\nNo triggers here.\n",
 		"context/python/broken.md":  "---\ncrossDomainTriggers: [nowhere/y]\n---\n# Broken\n\nText.\n",
@@ -21,20 +18,7 @@ func TestWithTriggers(t *testing.T) {
 		"context/testing/index.md":  "# Testing\n",
 		"context/security/index.md": "# Security\n",
 		"context/python/index.md":   "# Python\n",
-	}
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	topic := func(id string) *library.Topic {
 		tp, ok := lib.Topic(id)
 		if !ok {

@@ -1,34 +1,19 @@
 package present
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // load writes files (path → text) under a temporary workspace and loads
 // it.
 func load(t *testing.T, files map[string]string) *library.Library {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, _ := libtest.Load(t, files)
 	return lib
 }
 
