@@ -100,6 +100,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep.Tokenizer = cfg.Tokenizer
 
+	// Measure the memory the server would use: with its GC setting.
+	setServerGC()
+
 	// Cold index, on all cores.
 	runtime.GC()
 	cpu0, start := cpuTime(), time.Now()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"runtime/debug"
 
 	"github.com/ctxls/ctxls/lsp"
 )
@@ -32,6 +34,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	setServerGC()
 	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version})
 	err = srv.Serve(ctx, stdin, stdout)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
@@ -41,4 +44,20 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	return nil
+}
+
+// serverGCPercent is the GOGC of the language server, unless the GOGC
+// environment variable sets one.
+const serverGCPercent = 50
+
+// setServerGC lowers GOGC for a long-running server. Its heap is mostly the
+// library model, which lives as long as the process; the default of 100
+// lets the heap grow to twice the model before a collection, so the server
+// would keep as much memory in garbage as in the model. Past the cold
+// index it allocates little per request, so collecting twice as often
+// costs little CPU (the cold index of 10,000 topics measured the same).
+func setServerGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serverGCPercent)
+	}
 }
