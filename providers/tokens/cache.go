@@ -5,9 +5,10 @@ import (
 	"sync/atomic"
 )
 
-// maxCachedPiece is the longest piece, in bytes, that the cache holds. Long
-// pieces rarely repeat, and the limit lets a byte hold a token offset.
-const maxCachedPiece = 64
+// maxCachedPiece is the longest piece, in bytes, that the cache holds, so
+// that a byte holds a token offset. Longer pieces are rare and seldom
+// repeat; markdown table rules, which do, are shorter.
+const maxCachedPiece = 255
 
 // cacheSlots is the number of entries a pieceCache holds at most.
 const cacheSlots = 1 << 17

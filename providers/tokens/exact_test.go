@@ -1,12 +1,14 @@
 package tokens
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -230,6 +232,38 @@ func TestCountMatchesTiktoken(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCountConcurrent counts on several goroutines at once, sharing the
+// piece cache, and expects the counts of one goroutine alone.
+func TestCountConcurrent(t *testing.T) {
+	texts := append(exampleLibrary(t), exactCases...)
+	for _, shared := range bpeCounters(t) {
+		// An empty cache, so that goroutines race to fill it.
+		c := *shared
+		c.cache = newPieceCache()
+		want := make([]int, len(texts))
+		for i, text := range texts {
+			want[i] = len(referenceStarts(t, c.enc, text))
+		}
+		var wg sync.WaitGroup
+		errs := make(chan string, 4*len(texts))
+		for g := range 4 {
+			wg.Go(func() {
+				for k := range texts {
+					i := (k + g*len(texts)/4) % len(texts)
+					if got := c.Count(texts[i]); got != want[i] {
+						errs <- fmt.Sprintf("%s: text %d: Count = %d, want %d", c.name, i, got, want[i])
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
 	}
 }
 
