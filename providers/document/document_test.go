@@ -302,3 +302,38 @@ func TestLinesStartEnd(t *testing.T) {
 		})
 	}
 }
+
+func TestFrontmatterTreeReleased(t *testing.T) {
+	cases := []struct {
+		name, text string
+		fields     map[string]string // field → scalar value; nil: no root
+	}{
+		{"mapping", "---\nid: python/a\ntitle: A\n---\n# A\n", map[string]string{"id": "python/a", "title": "A"}},
+		{"not a mapping", "---\n- a\n- b\n---\n# A\n", nil},
+		{"broken", "---\nid: [a\n---\n# A\n", nil},
+		{"none", "# A\n", nil},
+	}
+	for _, c := range cases {
+		d := Parse("/w/a.md", []byte(c.text))
+		fm := d.Frontmatter
+		for _, released := range []bool{false, true} {
+			if released {
+				fm.ReleaseTree()
+			}
+			root := fm.Root()
+			if (root != nil) != (c.fields != nil) {
+				t.Errorf("%s (released %v): root = %v", c.name, released, root)
+				continue
+			}
+			for k, want := range c.fields {
+				if _, v := fm.Field(k); v == nil || v.Value != want {
+					t.Errorf("%s (released %v): field %s = %v, want %q", c.name, released, k, v, want)
+				}
+				// Node positions still map into the document.
+				if _, v := FieldOf(root, k); string(d.Slice(d.ValueSpan(v))) != want {
+					t.Errorf("%s (released %v): span of %s = %q", c.name, released, k, d.Slice(d.ValueSpan(v)))
+				}
+			}
+		}
+	}
+}

@@ -19,11 +19,39 @@ type Frontmatter struct {
 	Content Span
 	// FirstLine is the zero-based document line of the first YAML line.
 	FirstLine int
-	// Root is the top-level mapping node; nil when the YAML is empty, not a
-	// mapping, or failed to parse.
-	Root *yaml.Node
 	// Err describes why the YAML could not be used, or is nil.
 	Err *YAMLError
+
+	raw     []byte     // the YAML text, a slice of the document's text
+	mapping bool       // raw parses to a mapping
+	tree    *yaml.Node // the mapping as Parse found it, until ReleaseTree
+}
+
+// Root returns the top-level mapping node, or nil when the YAML is empty,
+// not a mapping, or failed to parse. Once ReleaseTree has run, each call
+// parses the YAML again: take the root once per use, not once per field.
+func (fm *Frontmatter) Root() *yaml.Node {
+	if fm == nil || !fm.mapping {
+		return nil
+	}
+	if fm.tree != nil {
+		return fm.tree
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(fm.raw, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// ReleaseTree drops the parsed YAML that Parse kept. A library holds many
+// documents and needs their trees only while it builds them: the nodes of
+// a frontmatter take several times the memory of its text. Call it only
+// while no other goroutine can see the document.
+func (fm *Frontmatter) ReleaseTree() {
+	if fm != nil {
+		fm.tree = nil
+	}
 }
 
 // YAMLError is a frontmatter problem with the document line it concerns.
@@ -87,7 +115,7 @@ func parseFrontmatter(d *Doc) *Frontmatter {
 		fm.Err = &YAMLError{Line: fm.FirstLine + root.Line - 1, Message: "frontmatter must be a mapping of field names to values"}
 		return fm
 	}
-	fm.Root = root
+	fm.raw, fm.mapping, fm.tree = raw, true, root
 	return fm
 }
 
@@ -109,12 +137,18 @@ func isDelimiter(line []byte, delim string) bool {
 }
 
 // Field returns the value node of the top-level frontmatter field key and
-// its key node, or nils when absent.
+// its key node, or nils when absent. See Root for its cost.
 func (fm *Frontmatter) Field(key string) (keyNode, value *yaml.Node) {
-	if fm == nil || fm.Root == nil {
+	return FieldOf(fm.Root(), key)
+}
+
+// FieldOf returns the value node of the field key of the mapping root and
+// its key node, or nils when absent.
+func FieldOf(root *yaml.Node, key string) (keyNode, value *yaml.Node) {
+	if root == nil {
 		return nil, nil
 	}
-	c := fm.Root.Content
+	c := root.Content
 	for i := 0; i+1 < len(c); i += 2 {
 		if c[i].Value == key {
 			return c[i], c[i+1]

@@ -45,7 +45,10 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 	st := newState(files)
 	view := st.view()
-	parallel(ctx, len(files), func(i int) { files[i].Refs = b.scanRefs(files[i], view) })
+	parallel(ctx, len(files), func(i int) {
+		files[i].Refs = b.scanRefs(files[i], view)
+		files[i].releaseTree()
+	})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -230,6 +233,15 @@ func command(doc *document.Doc, name, p string) *Command {
 		c.Description = doc.Title()
 	}
 	return c
+}
+
+// releaseTree drops the frontmatter tree of a file the builder parsed, once
+// its metadata and references are read: the library keeps thousands of
+// documents, and later uses parse the small YAML text again.
+func (f *File) releaseTree() {
+	if f != nil && f.Doc != nil {
+		f.Doc.Frontmatter.ReleaseTree()
+	}
 }
 
 // scanRefs scans a file's references against a view of the library and

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -183,27 +185,28 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 // diagnoseTopic adds the checks that only apply to topic files.
 func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
 	t, doc := f.Topic, f.Doc
-	fm := doc.Frontmatter
-	if fm != nil && fm.Root != nil && t.Domain != "" {
-		if k, v := fm.Field("id"); k != nil && t.Meta.ID != t.ID {
+	root := doc.Frontmatter.Root() // parsed once for all the checks below
+	field := func(key string) (k, v *yaml.Node) { return document.FieldOf(root, key) }
+	if root != nil && t.Domain != "" {
+		if k, v := field("id"); k != nil && t.Meta.ID != t.ID {
 			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
 			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.ID}}
 		}
-		if k, v := fm.Field("domain"); k != nil && t.Meta.Domain != t.Domain {
+		if k, v := field("domain"); k != nil && t.Meta.Domain != t.Domain {
 			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
 			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.Domain}}
 		}
 	}
-	if fm != nil && fm.Root != nil {
+	if root != nil {
 		threshold := l.cfg.DriftThreshold
-		if _, v := fm.Field("estimatedTokens"); v != nil && t.Meta.EstimatedTokens > 0 {
+		if _, v := field("estimatedTokens"); v != nil && t.Meta.EstimatedTokens > 0 {
 			if drifted(t.Meta.EstimatedTokens, t.Tokens, threshold) {
 				d := add(doc.NodeSpan(v), SeverityWarning, CodeTokenDrift, "declares %d tokens but the body measures %d (%s), %s off; the threshold is %.0f %%",
 					t.Meta.EstimatedTokens, t.Tokens, l.counter.Name(), percent(t.Meta.EstimatedTokens, t.Tokens), threshold*100)
 				d.Fix = &Fix{Replace: doc.NodeSpan(v), Declared: t.Meta.EstimatedTokens, Measured: t.Tokens}
 			}
 		}
-		if _, secs := fm.Field("sections"); secs != nil {
+		if _, secs := field("sections"); secs != nil {
 			for _, item := range secs.Content {
 				name, tokNode := sectionNodes(item)
 				if name == nil {

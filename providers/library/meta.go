@@ -90,11 +90,11 @@ type metaProblem struct {
 // declares, and returns the problems found. requireAll is false for files
 // outside a domain (root files) and for non-topic files.
 func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
-	fm := doc.Frontmatter
-	if fm == nil || fm.Root == nil {
+	root := doc.Frontmatter.Root()
+	if root == nil {
 		return nil
 	}
-	m.declared = make([]string, 0, len(fm.Root.Content)/2)
+	m.declared = make([]string, 0, len(root.Content)/2)
 	var probs []metaProblem
 	bad := func(n *yaml.Node, code, format string, args ...any) {
 		probs = append(probs, metaProblem{code, doc.NodeSpan(n), fmt.Sprintf(format, args...)})
@@ -124,7 +124,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 		}
 		return out
 	}
-	c := fm.Root.Content
+	c := root.Content
 	for i := 0; i+1 < len(c); i += 2 {
 		k, v := c[i], c[i+1]
 		key := k.Value
@@ -215,7 +215,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 			}
 		}
 		if len(missing) > 0 {
-			s := document.Span{Start: fm.Span.Start, End: fm.Span.Start + 3}
+			s := document.Span{Start: doc.Frontmatter.Span.Start, End: doc.Frontmatter.Span.Start + 3}
 			probs = append(probs, metaProblem{CodeMissingField, s, fmt.Sprintf("frontmatter lacks required field%s %s", plural(len(missing)), strings.Join(missing, ", "))})
 		}
 	}

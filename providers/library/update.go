@@ -225,6 +225,9 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			}
 		}
 	}
+	for _, f := range built {
+		f.releaseTree() // readers cannot see the new files before the lock is released
+	}
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.aliases = st.aliases
 	l.dupTopics, l.dupCommands, l.dupWarnings = st.dupTopics, st.dupCommands, st.warnings

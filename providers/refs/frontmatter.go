@@ -18,11 +18,11 @@ const (
 // fields that hold references. Other fields are never scanned: a YAML key
 // such as "python: x" is not a reference.
 func (s *scanner) frontmatter() {
-	fm := s.doc.Frontmatter
-	if fm == nil || fm.Root == nil {
+	root := s.doc.Frontmatter.Root()
+	if root == nil {
 		return
 	}
-	c := fm.Root.Content
+	c := root.Content
 	for i := 0; i+1 < len(c); i += 2 {
 		key, val := c[i].Value, c[i+1]
 		switch key {
