@@ -180,9 +180,20 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 	if inRoot == "" {
 		return l.misplacedPath(b, f, r)
 	}
+	c := classify(inRoot, l.contextRoots, nil)
 	dir := filepath.Dir(inRoot)
+	// The files beside the missing one: those of its domain, when it has
+	// one (every topic otherwise; a large library has thousands).
+	var near []*Topic
+	if d := l.domains[c.domain]; c.domain != "" && d != nil {
+		near = d.Topics
+	} else {
+		for _, t := range l.topics {
+			near = append(near, t)
+		}
+	}
 	var names []string
-	for _, t := range l.topics {
+	for _, t := range near {
 		if filepath.Dir(t.Path) == dir {
 			names = append(names, filepath.Base(t.Path))
 		}
@@ -191,7 +202,6 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 	for i, c := range cands {
 		cands[i] = path.Join(path.Dir(r.Path), c)
 	}
-	c := classify(inRoot, l.contextRoots, nil)
 	missing := c.name
 	if c.domain != "" {
 		missing = c.domain + "/" + c.name
