@@ -511,7 +511,8 @@ func (st *state) buildIncoming(b *builder) {
 }
 
 func (st *state) link(b *builder, f *File) {
-	for _, k := range refKeys(b, f) {
+	f.inKeys = refKeys(b, f)
+	for _, k := range f.inKeys {
 		m := st.incoming[k]
 		if m == nil {
 			m = map[string]bool{}
@@ -522,7 +523,11 @@ func (st *state) link(b *builder, f *File) {
 }
 
 func (st *state) unlink(b *builder, f *File) {
-	for _, k := range refKeys(b, f) {
+	keys := f.inKeys
+	if keys == nil {
+		keys = refKeys(b, f)
+	}
+	for _, k := range keys {
 		delete(st.incoming[k], f.Path)
 	}
 }

@@ -66,6 +66,10 @@ type File struct {
 	Skipped string
 
 	problems []metaProblem
+	// inKeys are the keys link filed the file under in the incoming
+	// index; unlink reuses them (computing them resolves every path
+	// reference again).
+	inKeys []string
 }
 
 // Topic is a markdown file in a context root.
