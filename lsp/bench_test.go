@@ -215,7 +215,12 @@ func benchServers(b *testing.B) []benchServer {
 	ctxls := benchServer{
 		name: "ctxls",
 		start: func(b *testing.B, root string) *Client {
-			return StartClient(b, root, stdioBinary, "serve", "--stdio")
+			args := []string{"serve", "--stdio"}
+			// CTXLS_BENCH_CPUPROFILE profiles the ctxls server of a benchmark.
+			if p := os.Getenv("CTXLS_BENCH_CPUPROFILE"); p != "" {
+				args = append(args, "--cpuprofile", p)
+			}
+			return StartClient(b, root, stdioBinary, args...)
 		},
 	}
 	markdownls := benchServer{

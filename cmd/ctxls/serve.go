@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/ctxls/ctxls/lsp"
 )
@@ -18,8 +19,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.Bool("stdio", true, "speak LSP over stdin and stdout (the only transport; accepted for editors that pass it)")
 	verbose := fs.Bool("v", false, "log debug messages to stderr")
 	dir := fs.String("dir", "", "workspace directory when the client names none (default: the current directory)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file when the server exits")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls serve [--stdio] [--dir DIR] [-v]\n\nRuns the ctxls language server over stdin and stdout.")
+		fmt.Fprintln(stderr, "usage: ctxls serve [--stdio] [--dir DIR] [--cpuprofile FILE] [-v]\n\nRuns the ctxls language server over stdin and stdout.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -35,6 +37,13 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	setServerGC()
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version})
 	err = srv.Serve(ctx, stdin, stdout)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
@@ -60,4 +69,20 @@ func setServerGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
 	}
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
