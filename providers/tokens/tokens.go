@@ -64,6 +64,10 @@ type bpe struct {
 	cache *pieceCache
 }
 
+// caches holds one piece cache per encoding for the whole process. A
+// piece's tokens depend on the encoding alone, like the vocabulary that
+// tokenizer.Get shares, so every counter of an encoding shares the cache:
+// a library rebuilt after a configuration change starts warm.
 var (
 	cachesMu sync.Mutex
 	caches   = map[tokenizer.Encoding]*pieceCache{}
