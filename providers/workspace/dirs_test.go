@@ -165,15 +165,7 @@ func TestWatchLimitReportedOnce(t *testing.T) {
 	}
 	waitFor(t, "the watch limit to be reported", func() bool { return len(said()) > 0 })
 
-	w.wmu.Lock()
-	first := w.watcher
-	w.wmu.Unlock()
-	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\nignore: [drafts]\n")
-	waitFor(t, "the watcher to start again", func() bool {
-		w.wmu.Lock()
-		defer w.wmu.Unlock()
-		return w.watcher != nil && w.watcher != first
-	})
+	restartWatcher(t, w, dir, "tokenizer: o200k_base\nignore: [drafts]\n")
 	// New returned, so the new watcher met the limit already.
 	if got := said(); len(got) != 1 || !strings.Contains(got[0], "watch limit") {
 		t.Errorf("OnWatchLimit called with %q, want one message about the watch limit", got)

@@ -45,6 +45,22 @@ func writeTree(t testing.TB, files map[string]string) string {
 	return dir
 }
 
+// restartWatcher writes config to .ctxls.yaml and waits until the
+// workspace has replaced its watcher, as it does when the watched set
+// changes.
+func restartWatcher(t testing.TB, w *Workspace, dir, config string) {
+	t.Helper()
+	w.wmu.Lock()
+	old := w.watcher
+	w.wmu.Unlock()
+	writeFile(t, dir, ".ctxls.yaml", config)
+	waitFor(t, "a new watcher", func() bool {
+		w.wmu.Lock()
+		defer w.wmu.Unlock()
+		return w.watcher != nil && w.watcher != old
+	})
+}
+
 // topicText returns a topic file of domain with a title and sections whose
 // body refers to refs.
 func topicText(domain, name, title string, refs ...string) string {

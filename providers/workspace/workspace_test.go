@@ -397,15 +397,7 @@ func TestWatchLimit(t *testing.T) {
 	waitInSync(t, w)
 
 	// A new ignore pattern starts the watcher again: still one report.
-	w.wmu.Lock()
-	old := w.watcher
-	w.wmu.Unlock()
-	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\nignore: [drafts]\n")
-	waitFor(t, "a new watcher", func() bool {
-		w.wmu.Lock()
-		defer w.wmu.Unlock()
-		return w.watcher != nil && w.watcher != old
-	})
+	restartWatcher(t, w, dir, "tokenizer: o200k_base\nignore: [drafts]\n")
 	writeFile(t, dir, "context/python/polled2.md", "# Polled\n")
 	waitFor(t, "a change seen by the new watcher", func() bool { return hasTopic(w, "python/polled2") })
 	if n := logs.count("watch limit reached"); n != 1 {
@@ -458,15 +450,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitWatching(t, w)
-		w.wmu.Lock()
-		old := w.watcher
-		w.wmu.Unlock()
-		writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\nignore: [drafts]\n")
-		waitFor(t, "a new watcher", func() bool {
-			w.wmu.Lock()
-			defer w.wmu.Unlock()
-			return w.watcher != nil && w.watcher != old
-		})
+		restartWatcher(t, w, dir, "tokenizer: o200k_base\nignore: [drafts]\n")
 		// Changed again at once: Close may meet a watcher still starting.
 		writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
 		waitFor(t, "the ignore list to go", func() bool { return len(w.Library().Config().Ignore) == 0 })
