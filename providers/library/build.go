@@ -57,6 +57,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
+	l.filter = NewFilter(l.dir, cfg)
 	l.contextRoots, l.commandRoots, l.beside = s.contextRoots, s.commandRoots, b.beside
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.aliases = st.aliases

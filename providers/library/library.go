@@ -221,6 +221,7 @@ type Library struct {
 
 	mu           sync.RWMutex
 	cfg          *config.Config
+	filter       *Filter // cfg's directory rules
 	cfgProblems  []config.Problem
 	counter      tokens.Counter
 	contextRoots []string
@@ -272,6 +273,14 @@ func (l *Library) Config() *config.Config {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.cfg
+}
+
+// Filter returns the directory rules of the configuration: what a scan of
+// the workspace reads, and what Apply accepts.
+func (l *Library) Filter() *Filter {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.filter
 }
 
 // ConfigProblems returns what was wrong with the configuration.

@@ -86,7 +86,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 
 	l.mu.RLock()
 	b := l.builder()
-	cfg := l.cfg
+	cfg, flt := l.cfg, l.filter
 	l.mu.RUnlock()
 
 	type upd struct {
@@ -95,7 +95,6 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		removed bool
 	}
 	var ups []upd
-	flt := NewFilter(l.dir, cfg) // the rules of the scan, so Apply reads what a fresh scan would
 	for _, c := range changes {
 		p, ok := within(l.dir, c.Path)
 		if !ok {

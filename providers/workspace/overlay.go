@@ -57,9 +57,6 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 	if f, ok := lib.File(path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, []byte(text)) {
 		return // the library already holds this text (opening an unchanged file)
 	}
-	if w.filter(lib.Config()).SkipFile(path) {
-		return // a file the library does not read (in node_modules, say)
-	}
 	res, err := lib.Apply(w.ctx, []library.Change{{Path: path, Content: []byte(text)}})
 	if err != nil {
 		w.log.Warn("workspace: cannot apply the editor's text", "path", path, "err", err)
@@ -96,12 +93,8 @@ func (w *Workspace) isOpen(path string) bool {
 // holds applyMu.
 func (w *Workspace) restoreOverlays(ctx context.Context, lib *library.Library) Update {
 	var changes []library.Change
-	flt := w.filter(lib.Config())
 	for _, c := range w.overlayChanges() {
 		if f, ok := lib.File(c.Path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, c.Content) {
-			continue
-		}
-		if flt.SkipFile(c.Path) {
 			continue
 		}
 		changes = append(changes, c)

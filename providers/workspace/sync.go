@@ -189,7 +189,7 @@ func (w *Workspace) startWatcher(ready chan<- started) {
 	// context or commands may appear anywhere. The filter keeps out what
 	// the library never reads (dependencies, virtual environments, caches,
 	// build output), which would only use up kernel watches.
-	f := w.filter(w.Library().Config())
+	f := w.Library().Filter()
 	wt, err := watcher.New(watcher.Options{
 		Roots:        []string{w.dir},
 		Files:        []string{w.cfgPath},
@@ -263,7 +263,7 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 	}
 	t0 := time.Now()
 	lib := w.Library()
-	c := collector{w: w, lib: lib, cfg: lib.Config(), exhaustive: exhaustive, seen: make(map[string]bool)}
+	c := collector{w: w, lib: lib, cfg: lib.Config(), flt: lib.Filter(), exhaustive: exhaustive, seen: make(map[string]bool)}
 	for _, p := range paths {
 		c.collect(p)
 	}
@@ -344,6 +344,7 @@ type collector struct {
 	w          *Workspace
 	lib        *library.Library
 	cfg        *config.Config
+	flt        *library.Filter // cfg's directory rules
 	exhaustive bool
 	seen       map[string]bool
 	changes    []library.Change
@@ -372,7 +373,7 @@ func (c *collector) collect(p string) {
 	if c.seen[p] || !within(w.dir, p) || p == w.dir || w.isOpen(p) {
 		return
 	}
-	f := w.filter(c.cfg)
+	f := c.flt
 	fi, err := os.Lstat(p)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		t, terr := os.Stat(p)
@@ -607,17 +608,6 @@ func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, er
 		}
 	}
 	return true, nil
-}
-
-// filter returns the directory rules of cfg: what the library reads, and
-// so what the watcher watches. It is cached for the configuration in effect.
-func (w *Workspace) filter(cfg *config.Config) *library.Filter {
-	w.fmu.Lock()
-	defer w.fmu.Unlock()
-	if w.fcfg != cfg {
-		w.fcfg, w.flt = cfg, library.NewFilter(w.dir, cfg)
-	}
-	return w.flt
 }
 
 func within(dir, p string) bool {

@@ -162,11 +162,6 @@ type Workspace struct {
 	// started again when the configuration changes.
 	limitSaid atomic.Bool
 
-	// The directory rules of the configuration fcfg.
-	fmu  sync.Mutex
-	fcfg *config.Config
-	flt  *library.Filter
-
 	// ctx is cancelled by Close, stopping a pass in progress.
 	ctx       context.Context
 	cancel    context.CancelFunc
