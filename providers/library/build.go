@@ -28,7 +28,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots)}
+	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo()}
 	files := make([]*File, len(s.files))
 	var done atomic.Int64
 	parallel(ctx, len(s.files), func(i int) {
@@ -58,7 +58,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	defer l.mu.Unlock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
 	l.filter = NewFilter(l.dir, cfg)
-	l.contextRoots, l.commandRoots, l.beside = s.contextRoots, s.commandRoots, b.beside
+	l.contextRoots, l.commandRoots, l.beside, l.readings = s.contextRoots, s.commandRoots, b.beside, b.paths
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.aliases = st.aliases
 	l.warnings, l.dupWarnings = s.warnings, st.warnings
@@ -98,6 +98,9 @@ type builder struct {
 	// beside holds, per context root, the names of the directories next
 	// to it (in its parent), which workspace-relative paths start with.
 	beside map[string]map[string]bool
+	// paths remembers the readings of path references; nil computes each
+	// reading afresh.
+	paths *pathMemo
 
 	// kwMu guards kw, the keywords derived from each section heading seen
 	// so far: thousands of topics share headings such as "Overview", and
@@ -277,34 +280,23 @@ func (b *builder) scanRefs(f *File, v view) []refs.Ref {
 // in a command means the commands folder, not the context domain of that
 // name).
 func (b *builder) pathCandidates(from string, r refs.Ref) []string {
-	p := filepath.FromSlash(r.Path)
-	if filepath.IsAbs(p) {
-		p = strings.TrimLeft(p, string(filepath.Separator))
+	return b.readingOf(from, r).candidates
+}
+
+// readingOf returns the reading of the path reference r in the file from,
+// from the memo when the builder has one.
+func (b *builder) readingOf(from string, r refs.Ref) *pathReading {
+	dir := filepath.Dir(from)
+	if b.paths == nil {
+		return b.readPath(dir, r.Path)
 	}
-	first, _, _ := strings.Cut(filepath.ToSlash(p), "/")
-	out := []string{filepath.Join(filepath.Dir(from), p)}
-	for _, root := range b.contextRoots {
-		out = append(out, filepath.Join(filepath.Dir(root), p))
-		if b.beside[root][first] && underAny(from, []string{root}) == "" {
-			continue
-		}
-		out = append(out, filepath.Join(root, p))
-	}
-	return out
+	return b.paths.reading(b, dir, r.Path)
 }
 
 // pathInRoots reports whether a path reference lands inside a context root
 // under any reading, or is a bare file name (resolved by name).
 func (b *builder) pathInRoots(from string, r refs.Ref) bool {
-	if isBare(r.Path) {
-		return true
-	}
-	for _, c := range b.pathCandidates(from, r) {
-		if underAny(c, b.contextRoots) != "" {
-			return true
-		}
-	}
-	return false
+	return isBare(r.Path) || b.readingOf(from, r).inRoots
 }
 
 // misplaced reports whether a path reference that leads outside every
@@ -556,10 +548,8 @@ func refKeys(b *builder, f *File) []string {
 			if isBare(r.Path) {
 				add("*/" + strings.TrimSuffix(path.Base(r.Path), path.Ext(r.Path)))
 			}
-			for _, c := range b.pathCandidates(f.Path, r) {
-				if root := underAny(c, b.contextRoots); root != "" {
-					add(strings.TrimSuffix(relSlash(root, c), path.Ext(c)))
-				}
+			for _, k := range b.readingOf(f.Path, r).keys {
+				add(k)
 			}
 		default:
 			add(r.Domain + "/" + strings.TrimSuffix(r.Topic, ".md"))

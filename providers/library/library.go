@@ -227,6 +227,7 @@ type Library struct {
 	contextRoots []string
 	commandRoots []string
 	beside       map[string]map[string]bool
+	readings     *pathMemo // readings of path references under these roots
 	files        map[string]*File
 	topics       map[string]*Topic
 	aliases      map[string]*Topic // frontmatter ids of root files

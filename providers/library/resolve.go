@@ -300,7 +300,7 @@ func (l *Library) topicAt(p string) *Topic {
 
 // builder returns a builder for the current configuration; callers hold mu.
 func (l *Library) builder() *builder {
-	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, beside: l.beside}
+	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, beside: l.beside, paths: l.readings}
 }
 
 // Suggest returns up to n names close to want, best first: names that

@@ -1,0 +1,92 @@
+package library
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// pathReading is what a path reference written in one directory may mean:
+// its candidate files, whether any lies in a context root, and the index
+// keys ("domain/topic") of those that do.
+type pathReading struct {
+	candidates []string
+	inRoots    bool
+	keys       []string
+}
+
+// pathMemo remembers the readings of path references per (directory,
+// path). Indexing, linking and resolving a file ask for the same readings
+// several times, and a command file of thousands of links asks for each
+// on every keystroke; each reading costs several Join and Clean calls.
+// A reading depends only on the context roots and the directories beside
+// them, which are fixed for the memo's life: a reload makes a new memo.
+type pathMemo struct {
+	mu sync.Mutex
+	m  map[pathMemoKey]*pathReading
+}
+
+type pathMemoKey struct{ dir, path string }
+
+// maxPathMemo bounds the memo; past it the memo starts over, which costs
+// only recomputation.
+const maxPathMemo = 1 << 16
+
+func newPathMemo() *pathMemo {
+	return &pathMemo{m: map[pathMemoKey]*pathReading{}}
+}
+
+// reading returns the reading of p written in a file of directory dir,
+// computing it with b when it is not known. The result is shared: callers
+// must not modify it.
+func (pm *pathMemo) reading(b *builder, dir, p string) *pathReading {
+	k := pathMemoKey{dir, p}
+	pm.mu.Lock()
+	r, ok := pm.m[k]
+	pm.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = b.readPath(dir, p)
+	pm.mu.Lock()
+	if len(pm.m) >= maxPathMemo {
+		clear(pm.m)
+	}
+	pm.m[pathMemoKey{strings.Clone(dir), strings.Clone(p)}] = r
+	pm.mu.Unlock()
+	return r
+}
+
+// readPath computes the reading of the path reference p written in a file
+// of directory dir; see pathCandidates.
+func (b *builder) readPath(dir, p string) *pathReading {
+	fp := filepath.FromSlash(p)
+	if filepath.IsAbs(fp) {
+		fp = strings.TrimLeft(fp, string(filepath.Separator))
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(fp), "/")
+	r := &pathReading{candidates: []string{filepath.Join(dir, fp)}}
+	for _, root := range b.contextRoots {
+		r.candidates = append(r.candidates, filepath.Join(filepath.Dir(root), fp))
+		// dir stands for the referring file: a file is under root exactly
+		// when its directory is.
+		if b.beside[root][first] && underAny(dir, []string{root}) == "" {
+			continue
+		}
+		r.candidates = append(r.candidates, filepath.Join(root, fp))
+	}
+	seen := map[string]bool{}
+	for _, c := range r.candidates {
+		root := underAny(c, b.contextRoots)
+		if root == "" {
+			continue
+		}
+		r.inRoots = true
+		if k := strings.TrimSuffix(relSlash(root, c), path.Ext(c)); !seen[k] {
+			seen[k] = true
+			r.keys = append(r.keys, k)
+		}
+	}
+	return r
+}
