@@ -550,8 +550,8 @@ func (c *Client) Initialize(ctx context.Context, root string, capabilities map[s
 }
 
 // stdioDefaultCapabilities are the client capabilities of an ordinary
-// editor: markdown hovers, snippets, rename with file operations, work
-// done progress, UTF-16 positions.
+// editor: markdown hovers, snippets, completion list defaults, rename with
+// file operations, work done progress, UTF-16 positions.
 func stdioDefaultCapabilities() map[string]any {
 	return map[string]any{
 		"general": map[string]any{},
@@ -573,6 +573,10 @@ func stdioDefaultCapabilities() map[string]any {
 				"completionItem": map[string]any{
 					"snippetSupport":      true,
 					"documentationFormat": []string{"markdown", "plaintext"},
+				},
+				// As VS Code's client asks.
+				"completionList": map[string]any{
+					"itemDefaults": []string{"commitCharacters", "editRange", "insertTextFormat", "insertTextMode", "data"},
 				},
 			},
 			"hover":              map[string]any{"contentFormat": []string{"markdown", "plaintext"}},

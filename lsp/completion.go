@@ -36,12 +36,23 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, nil
 	}
 	rng := v.rng(c.Replace)
+	s.mu.Lock()
+	shared := s.caps.editRange
+	s.mu.Unlock()
+	// Every item replaces the same range: a client that takes it once for
+	// the list gets a third of the bytes to read.
+	edit := &rng
+	if shared {
+		edit = nil
+	}
 	var items []protocol.CompletionItem
 	incomplete := false
 	switch c.Kind {
 	case refs.CompleteDomain:
-		for _, d := range v.lib.Domains() {
-			items = append(items, completionItem(present.DomainItem(v.lib, d), protocol.CompletionItemKindModule, rng))
+		domains := v.lib.Domains()
+		items = make([]protocol.CompletionItem, 0, len(domains))
+		for _, d := range domains {
+			items = append(items, completionItem(present.DomainItem(v.lib, d), protocol.CompletionItemKindModule, edit))
 		}
 	case refs.CompleteTopic:
 		d, ok := v.lib.Domain(c.Domain)
@@ -56,25 +67,31 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 			incomplete = true
 		}
 		eager := len(topics) <= eagerDocs
+		items = make([]protocol.CompletionItem, 0, len(topics))
 		for _, t := range topics {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			items = append(items, topicItem(t, rng, eager))
+			items = append(items, topicItem(t, edit, eager))
 		}
 	case refs.CompleteSection:
 		t, ok := v.lib.Topic(c.Domain + "/" + c.Topic)
 		if !ok {
 			break
 		}
+		items = make([]protocol.CompletionItem, 0, len(t.Sections))
 		for i := range t.Sections {
-			items = append(items, completionItem(present.SectionItem(i, &t.Sections[i]), protocol.CompletionItemKindField, rng))
+			items = append(items, completionItem(present.SectionItem(i, &t.Sections[i]), protocol.CompletionItemKindField, edit))
 		}
 	}
 	if items == nil {
 		items = []protocol.CompletionItem{}
 	}
-	return &protocol.CompletionList{IsIncomplete: incomplete, Items: items}, nil
+	list := &protocol.CompletionList{IsIncomplete: incomplete, Items: items}
+	if shared {
+		list.ItemDefaults = &protocol.CompletionItemDefaults{EditRange: &rng}
+	}
+	return list, nil
 }
 
 // maxCompletionItems bounds the topics one completion answer carries.
@@ -82,7 +99,7 @@ const maxCompletionItems = 300
 
 // topicItem is the completion item of a topic; without its documentation
 // (eager false) it carries what completionItem/resolve needs to add it.
-func topicItem(t *library.Topic, rng protocol.Range, eager bool) protocol.CompletionItem {
+func topicItem(t *library.Topic, rng *protocol.Range, eager bool) protocol.CompletionItem {
 	item := completionItem(present.TopicItem(t, eager), protocol.CompletionItemKindFile, rng)
 	if !eager {
 		item.Data = completionDataOf(t.ID)
@@ -90,15 +107,18 @@ func topicItem(t *library.Topic, rng protocol.Range, eager bool) protocol.Comple
 	return item
 }
 
-// completionItem converts an item replacing rng.
-func completionItem(it present.Item, kind protocol.CompletionItemKind, rng protocol.Range) protocol.CompletionItem {
+// completionItem converts an item replacing rng, or the list's default
+// edit range when rng is nil.
+func completionItem(it present.Item, kind protocol.CompletionItemKind, rng *protocol.Range) protocol.CompletionItem {
 	item := protocol.CompletionItem{
 		Label:        it.Label,
 		Kind:         kind,
 		Detail:       protocol.NewOptional(it.Detail),
 		LabelDetails: &protocol.CompletionItemLabelDetails{Description: ptr(it.Description)},
 		SortText:     protocol.NewOptional(it.SortText),
-		TextEdit:     &protocol.TextEdit{Range: rng, NewText: it.Label},
+	}
+	if rng != nil {
+		item.TextEdit = &protocol.TextEdit{Range: *rng, NewText: it.Label}
 	}
 	if it.Doc != "" {
 		item.Documentation = markup(it.Doc)

@@ -241,6 +241,67 @@ func TestInprocCompletionResolve(t *testing.T) {
 	}
 }
 
+// TestInprocCompletionEditRange checks that a client that takes a list's
+// default edit range gets it once, and that other clients get a text edit
+// in every item; both replace what is typed of the name.
+func TestInprocCompletionEditRange(t *testing.T) {
+	dir, command := inprocSynthetic(t, 2, 5, 10)
+	type rng struct {
+		Start, End struct{ Line, Character int }
+	}
+	want := rng{}
+	want.Start.Character, want.End.Character = len("dom01:"), len("dom01:topic_00")
+	for _, tt := range []struct {
+		name     string
+		defaults []string
+		shared   bool
+	}{
+		{"no itemDefaults", nil, false},
+		{"other itemDefaults", []string{"commitCharacters", "data"}, false},
+		{"editRange", []string{"commitCharacters", "editRange", "insertTextFormat", "insertTextMode", "data"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			caps := map[string]any{"textDocument": map[string]any{"completion": map[string]any{}}}
+			if tt.defaults != nil {
+				caps["textDocument"] = map[string]any{"completion": map[string]any{"completionList": map[string]any{"itemDefaults": tt.defaults}}}
+			}
+			c := inprocStart(t, dir, inprocOptions{capabilities: caps})
+			u := c.open(command[len(dir)+1:], "dom01:topic_00\n")
+			var list struct {
+				ItemDefaults *struct {
+					EditRange *rng `json:"editRange"`
+				} `json:"itemDefaults"`
+				Items []struct {
+					Label    string `json:"label"`
+					TextEdit *struct {
+						Range   rng    `json:"range"`
+						NewText string `json:"newText"`
+					} `json:"textEdit"`
+				} `json:"items"`
+			}
+			c.mustCall("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": len("dom01:topic_00")}}, &list)
+			if len(list.Items) != 5 {
+				t.Fatalf("%d items, want 5", len(list.Items))
+			}
+			if tt.shared {
+				if list.ItemDefaults == nil || list.ItemDefaults.EditRange == nil || *list.ItemDefaults.EditRange != want {
+					t.Fatalf("itemDefaults = %+v, want editRange %+v", list.ItemDefaults, want)
+				}
+			} else if list.ItemDefaults != nil {
+				t.Fatalf("itemDefaults %+v sent to a client that did not ask for them", list.ItemDefaults)
+			}
+			for _, it := range list.Items {
+				switch {
+				case tt.shared && it.TextEdit != nil:
+					t.Errorf("item %s repeats the edit range: %+v", it.Label, it.TextEdit)
+				case !tt.shared && (it.TextEdit == nil || it.TextEdit.Range != want || it.TextEdit.NewText != it.Label):
+					t.Errorf("item %s: textEdit %+v, want %s over %+v", it.Label, it.TextEdit, it.Label, want)
+				}
+			}
+		})
+	}
+}
+
 func TestInprocHoverPlainText(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{capabilities: map[string]any{

@@ -44,6 +44,9 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 		if h := td.Hover; h != nil && len(h.ContentFormat) > 0 {
 			cc.markdown = slices.Contains(h.ContentFormat, protocol.MarkupKindMarkdown)
 		}
+		if c := td.Completion; c != nil && c.CompletionList != nil {
+			cc.editRange = slices.Contains(c.CompletionList.ItemDefaults, "editRange")
+		}
 	} else {
 		cc.markdown = true
 	}

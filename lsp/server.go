@@ -113,6 +113,7 @@ type clientCaps struct {
 	configuration    bool
 	markdown         bool // hover may be markdown (else plain text)
 	watchedFiles     bool // the client registers file watchers for the server
+	editRange        bool // completion lists may give one edit range for all items
 }
 
 // New returns a server.

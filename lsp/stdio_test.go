@@ -163,11 +163,15 @@ type stdioCompletionItem struct {
 	InsertText    string          `json:"insertText"`
 	FilterText    string          `json:"filterText"`
 	SortText      string          `json:"sortText"`
-	TextEdit      *struct {
-		Range   *ClientRange `json:"range"`
-		Insert  *ClientRange `json:"insert"`
-		NewText string       `json:"newText"`
-	} `json:"textEdit"`
+	TextEdit      *stdioTextEdit  `json:"textEdit"`
+}
+
+// stdioTextEdit is a completion item's edit: a TextEdit or an
+// InsertReplaceEdit.
+type stdioTextEdit struct {
+	Range   *ClientRange `json:"range"`
+	Insert  *ClientRange `json:"insert"`
+	NewText string       `json:"newText"`
 }
 
 // text is what accepting the item inserts.
@@ -208,12 +212,24 @@ func stdioDecodeCompletion(raw json.RawMessage) ([]stdioCompletionItem, error) {
 		}
 	default:
 		var list struct {
+			ItemDefaults *struct {
+				EditRange *ClientRange `json:"editRange"`
+			} `json:"itemDefaults"`
 			Items []stdioCompletionItem `json:"items"`
 		}
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return nil, fmt.Errorf("decode completion list: %w", err)
 		}
 		items = list.Items
+		// As a client does: an item without its own edit replaces the
+		// list's default range with its label.
+		if d := list.ItemDefaults; d != nil && d.EditRange != nil {
+			for i := range items {
+				if items[i].TextEdit == nil {
+					items[i].TextEdit = &stdioTextEdit{Range: d.EditRange, NewText: items[i].Label}
+				}
+			}
+		}
 	}
 	return items, nil
 }
