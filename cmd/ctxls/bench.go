@@ -55,9 +55,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dir := fs.String("dir", "", "workspace to index; generated there when empty or missing (default: a temporary directory)")
 	tokenizer := fs.String("tokenizer", "", "token encoding: o200k_base, cl100k_base or estimate (default: the workspace's)")
 	iterations := fs.Int("n", 30, "iterations of the one-file re-index and search measurements")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cold index to this file")
 	format := formatFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls bench [--topics N] [--dir DIR] [--tokenizer T] [--format text|json]\n\nMeasures cold indexing, one-file re-indexing, search, diagnostics and memory. Without a\nlibrary in DIR it generates one of N topics (about 4 KB each, 50 domains).")
+		fmt.Fprintln(stderr, "usage: ctxls bench [--topics N] [--dir DIR] [--tokenizer T] [--cpuprofile FILE] [--format text|json]\n\nMeasures cold indexing, one-file re-indexing, search, diagnostics and memory. Without a\nlibrary in DIR it generates one of N topics (about 4 KB each, 50 domains).")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -105,12 +106,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	// Cold index, on all cores.
 	runtime.GC()
+	stopProfile := func() {}
+	if *cpuProfile != "" {
+		if stopProfile, err = startCPUProfile(*cpuProfile); err != nil {
+			return err
+		}
+	}
 	cpu0, start := cpuTime(), time.Now()
 	lib, err := library.Load(ctx, rep.Dir, cfg, library.Options{})
 	if err != nil {
+		stopProfile()
 		return err
 	}
 	rep.ColdMS, rep.ColdCPUMS = ms(time.Since(start)), ms(cpuTime()-cpu0)
+	stopProfile()
 	files := lib.Files()
 	rep.Files, rep.Topics, rep.Domains = len(files), len(lib.Topics()), len(lib.Domains())
 	for _, f := range files {
