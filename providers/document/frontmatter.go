@@ -37,11 +37,26 @@ func (fm *Frontmatter) Root() *yaml.Node {
 	if fm.tree != nil {
 		return fm.tree
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(fm.raw, &doc) != nil || len(doc.Content) == 0 {
+	root, err := parseYAML(fm.raw)
+	if err != nil {
 		return nil
 	}
-	return doc.Content[0]
+	return root
+}
+
+// parseYAML returns the top node of raw, nil when raw holds none.
+func parseYAML(raw []byte) (*yaml.Node, error) {
+	if root, ok := parseYAMLSubset(raw); ok {
+		return root, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
 }
 
 // ReleaseTree drops the parsed YAML that Parse kept. A library holds many
@@ -102,15 +117,14 @@ func parseFrontmatter(d *Doc) *Frontmatter {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return fm
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
+	root, err := parseYAML(raw)
+	if err != nil {
 		fm.Err = yamlError(err, fm.FirstLine)
 		return fm
 	}
-	if len(doc.Content) == 0 {
+	if root == nil {
 		return fm
 	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		fm.Err = &YAMLError{Line: fm.FirstLine + root.Line - 1, Message: "frontmatter must be a mapping of field names to values"}
 		return fm
