@@ -11,6 +11,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -43,6 +45,12 @@ const writeRetries = 8
 type DB struct {
 	sql  *sql.DB
 	path string
+
+	// The writers of the database, by their queries, closed with it: each
+	// holds a connection that the pool would not close on its own.
+	wmu     sync.Mutex
+	writers map[string]*Writer
+	closed  bool
 }
 
 // options are the knobs of open; Open uses the defaults, tests and benchmarks
@@ -135,11 +143,22 @@ func dsn(abs string, o options) string {
 func (db *DB) Path() string { return db.path }
 
 // SQL returns the underlying connection pool, for reads. Writes should go
-// through Write so that they retry on SQLITE_BUSY.
+// through Write, or a Writer, so that they retry on SQLITE_BUSY.
 func (db *DB) SQL() *sql.DB { return db.sql }
 
-// Close closes the database.
-func (db *DB) Close() error { return db.sql.Close() }
+// Close closes the database and its writers.
+func (db *DB) Close() error {
+	db.wmu.Lock()
+	db.closed = true
+	ws := db.writers
+	db.writers = nil
+	db.wmu.Unlock()
+	var errs []error
+	for _, w := range ws {
+		errs = append(errs, w.close())
+	}
+	return errors.Join(append(errs, db.sql.Close())...)
+}
 
 // Write runs fn in a write transaction (BEGIN IMMEDIATE) and commits it when
 // fn returns nil. When the transaction fails because another connection or
@@ -149,10 +168,17 @@ func (db *DB) Close() error { return db.sql.Close() }
 // transaction. Any other error from fn rolls the transaction back and is
 // returned as is.
 func (db *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return retryBusy(ctx, func() error { return db.run(ctx, nil, fn) })
+}
+
+// retryBusy runs attempt until it succeeds, fails with an error other than
+// SQLITE_BUSY, or has been retried writeRetries times, pausing a growing,
+// randomised time between attempts.
+func retryBusy(ctx context.Context, attempt func() error) error {
 	pause := 5 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		err := db.run(ctx, nil, fn)
-		if err == nil || !IsBusy(err) || attempt == writeRetries {
+	for n := 0; ; n++ {
+		err := attempt()
+		if err == nil || !IsBusy(err) || n == writeRetries {
 			return err
 		}
 		t := time.NewTimer(pause/2 + rand.N(pause))
@@ -183,6 +209,198 @@ func (db *DB) run(ctx context.Context, opts *sql.TxOptions, fn func(*sql.Tx) err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// ErrWriterClosed is returned by Writer.Write once its database is closed.
+var ErrWriterClosed = errors.New("database writer is closed")
+
+// Writer runs write transactions on a connection of its own, with the
+// statements it was made for prepared once on that connection. It serves a
+// writer that commits often: compiling its statements for every transaction,
+// and database/sql's per-transaction work, would cost more than running them.
+// Its transactions behave as those of DB.Write: they begin IMMEDIATE, get
+// the pragmas of every connection, and are retried on SQLITE_BUSY. A Writer
+// is safe for concurrent use; its transactions run one at a time.
+//
+// DB.Writer returns the same Writer for the same queries, so that every user
+// of those queries in the process shares one connection, however many
+// there are.
+type Writer struct {
+	db      *DB
+	queries []string
+
+	mu     sync.Mutex
+	conn   *sql.Conn
+	begin  *sql.Stmt
+	commit *sql.Stmt
+	undo   *sql.Stmt
+	stmts  []*sql.Stmt
+	closed bool
+}
+
+// Writer returns the writer of db whose transactions run queries as
+// prepared statements (WriteTx.Stmt), creating it on first use. It takes a
+// connection from the pool at its first Write and keeps it until db is
+// closed.
+func (db *DB) Writer(queries ...string) *Writer {
+	key := strings.Join(queries, "\x00")
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	if w, ok := db.writers[key]; ok {
+		return w
+	}
+	w := &Writer{db: db, queries: queries, closed: db.closed}
+	if db.closed {
+		return w
+	}
+	if db.writers == nil {
+		db.writers = map[string]*Writer{}
+	}
+	db.writers[key] = w
+	return w
+}
+
+// WriteTx is a transaction of a Writer. It is valid only during the
+// function given to Writer.Write.
+type WriteTx struct {
+	w *Writer
+}
+
+// Stmt returns the prepared statement of the i-th query given to DB.Writer.
+func (t *WriteTx) Stmt(i int) *sql.Stmt { return t.w.stmts[i] }
+
+// ExecContext runs a statement that is not one of the writer's prepared
+// ones.
+func (t *WriteTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.w.conn.ExecContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query that is not one of the writer's prepared
+// ones.
+func (t *WriteTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.w.conn.QueryRowContext(ctx, query, args...)
+}
+
+// Write runs fn in a write transaction (BEGIN IMMEDIATE) on w's connection
+// and commits it when fn returns nil, retrying on SQLITE_BUSY as DB.Write
+// does; fn must therefore have no effects outside the transaction. Any other
+// error from fn rolls the transaction back and is returned as is.
+func (w *Writer) Write(ctx context.Context, fn func(*WriteTx) error) error {
+	return retryBusy(ctx, func() error { return w.run(ctx, fn) })
+}
+
+func (w *Writer) run(ctx context.Context, fn func(*WriteTx) error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrWriterClosed
+	}
+	if w.conn == nil {
+		if err := w.connect(ctx); err != nil {
+			return err
+		}
+	}
+	if _, err := w.begin.ExecContext(ctx); err != nil {
+		// A BEGIN that failed with SQLITE_BUSY did not start a
+		// transaction. After any other failure, such as the end of ctx
+		// during the wait for the lock, the connection may be left inside
+		// one: it is discarded, which rolls it back.
+		if !IsBusy(err) {
+			w.drop()
+		}
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			// fn panicked and left the transaction open.
+			w.drop()
+		}
+	}()
+	err := fn(&WriteTx{w: w})
+	finished = true
+	if err == nil {
+		// COMMIT waits for nothing (the transaction holds the write lock),
+		// and run with ctx it could be reported as failed after it took
+		// effect, once ctx ended.
+		if _, err = w.commit.ExecContext(context.WithoutCancel(ctx)); err == nil {
+			return nil
+		}
+		err = fmt.Errorf("commit: %w", err)
+	}
+	if _, rerr := w.undo.ExecContext(context.WithoutCancel(ctx)); rerr != nil {
+		// The transaction may be over already (SQLite ends it on some
+		// errors) or the connection broken: either way, a fresh
+		// connection is certain not to be inside a transaction.
+		w.drop()
+	}
+	return err
+}
+
+// connect takes a connection from the pool and prepares w's statements on
+// it.
+func (w *Writer) connect(ctx context.Context) error {
+	conn, err := w.db.sql.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("writer connection: %w", err)
+	}
+	w.conn = conn
+	queries := append([]string{"BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"}, w.queries...)
+	stmts := make([]*sql.Stmt, 0, len(queries))
+	for _, q := range queries {
+		st, err := conn.PrepareContext(ctx, q)
+		if err != nil {
+			w.stmts = stmts
+			w.drop()
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+		stmts = append(stmts, st)
+	}
+	w.begin, w.commit, w.undo, w.stmts = stmts[0], stmts[1], stmts[2], stmts[3:]
+	return nil
+}
+
+// closeStmts closes w's statements. database/sql leaves those of a
+// connection taken out of the pool to their user, and SQLite closes no
+// connection that has statements left.
+func (w *Writer) closeStmts() {
+	for _, st := range append([]*sql.Stmt{w.begin, w.commit, w.undo}, w.stmts...) {
+		if st != nil {
+			st.Close()
+		}
+	}
+	w.begin, w.commit, w.undo, w.stmts = nil, nil, nil, nil
+}
+
+// drop discards w's connection, which may be broken or inside a
+// transaction: the pool closes it, which rolls the transaction back, rather
+// than hand it out again. The next Write takes a new one.
+func (w *Writer) drop() {
+	if w.conn == nil {
+		return
+	}
+	w.closeStmts()
+	w.conn.Raw(func(any) error { return driver.ErrBadConn })
+	w.conn.Close()
+	w.conn = nil
+}
+
+// close closes w, once its running transaction is over, and gives its
+// connection back to the pool.
+func (w *Writer) close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	if w.conn == nil {
+		return nil
+	}
+	w.closeStmts()
+	err := w.conn.Close()
+	w.conn = nil
+	if err != nil {
+		return fmt.Errorf("close database writer: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,281 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+const insertSetting = `INSERT INTO settings (key, value) VALUES (?, ?)`
+
+// countSettings returns the number of rows of settings, read through db's
+// pool.
+func countSettings(t *testing.T, db *DB) int {
+	t.Helper()
+	var n int
+	if err := db.SQL().QueryRowContext(context.Background(), `SELECT count(*) FROM settings`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// writeSetting stores key=value through w's prepared statement.
+func writeSetting(ctx context.Context, w *Writer, key, value string) error {
+	return w.Write(ctx, func(tx *WriteTx) error {
+		_, err := tx.Stmt(0).ExecContext(ctx, key, value)
+		return err
+	})
+}
+
+// The writer's connection comes from the pool, so it has the pragmas of the
+// DSN, synchronous=FULL above all; and its transactions hold the write lock
+// from their start, as DB.Write's do.
+func TestWriterPragmasAndImmediate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	db := openPath(t, path, DefaultBusyTimeout)
+	other := openPath(t, path, 10*time.Millisecond)
+	w := db.Writer(insertSetting)
+	err := w.Write(ctx, func(tx *WriteTx) error {
+		for _, p := range []struct{ pragma, want string }{
+			{"journal_mode", "wal"},
+			{"foreign_keys", "1"},
+			{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
+			{"synchronous", "2"}, // FULL
+		} {
+			var got string
+			if err := tx.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
+				return err
+			}
+			if got != p.want {
+				t.Errorf("writer connection: PRAGMA %s = %q, want %q", p.pragma, got, p.want)
+			}
+		}
+		// Nothing written yet; a DEFERRED transaction would hold no lock.
+		_, err := other.SQL().ExecContext(ctx, insertSetting, "other", "v")
+		if !IsBusy(err) {
+			t.Errorf("write while the writer's transaction is open: got %v, want SQLITE_BUSY", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SQL().ExecContext(ctx, insertSetting, "other", "v"); err != nil {
+		t.Fatalf("write after the writer's transaction: %v", err)
+	}
+}
+
+// Each Write commits, durably, through the statement prepared once, and a
+// failed one leaves nothing behind and the connection usable.
+func TestWriterCommitsAndRollsBack(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	w := db.Writer(insertSetting)
+	for i := range 3 {
+		if err := writeSetting(ctx, w, fmt.Sprint("k", i), "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boom := errors.New("boom")
+	err := w.Write(ctx, func(tx *WriteTx) error {
+		if _, err := tx.Stmt(0).ExecContext(ctx, "lost", "v"); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Write error = %v, want %v", err, boom)
+	}
+	// A constraint error inside the transaction rolls back what fn wrote
+	// before it.
+	err = w.Write(ctx, func(tx *WriteTx) error {
+		if _, err := tx.Stmt(0).ExecContext(ctx, "lost too", "v"); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, insertSetting, "k0", "duplicate")
+		return err
+	})
+	if !IsConstraint(err) {
+		t.Fatalf("duplicate key: %v, want a constraint error", err)
+	}
+	if err := writeSetting(ctx, w, "k3", "v"); err != nil {
+		t.Fatalf("write after failed ones: %v", err)
+	}
+	if n := countSettings(t, db); n != 4 {
+		t.Fatalf("%d rows, want 4", n)
+	}
+}
+
+// A function that panics leaves no transaction open: the lock is free for
+// others, what it wrote is gone, and the writer goes on.
+func TestWriterPanicRollsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	db := openPath(t, path, DefaultBusyTimeout)
+	other := openPath(t, path, 10*time.Millisecond)
+	w := db.Writer(insertSetting)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("no panic")
+			}
+		}()
+		w.Write(ctx, func(tx *WriteTx) error {
+			if _, err := tx.Stmt(0).ExecContext(ctx, "lost", "v"); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	if _, err := other.SQL().ExecContext(ctx, insertSetting, "other", "v"); err != nil {
+		t.Fatalf("write after the panic: %v", err)
+	}
+	if err := writeSetting(ctx, w, "next", "v"); err != nil {
+		t.Fatalf("writer after the panic: %v", err)
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM settings WHERE key = 'lost'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the panicking transaction's row: %d, %v", n, err)
+	}
+}
+
+// TestWriterRetriesWhileLocked: as DB.Write, a writer waits out a lock held
+// for longer than the busy timeout.
+func TestWriterRetriesWhileLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	db := openPath(t, path, 20*time.Millisecond)
+	holder := openPath(t, path, DefaultBusyTimeout)
+	tx, err := holder.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		tx.Rollback()
+		close(released)
+	}()
+	err = writeSetting(ctx, db.Writer(insertSetting), "a", "b")
+	<-released
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if n := countSettings(t, db); n != 1 {
+		t.Fatalf("%d rows, want 1", n)
+	}
+}
+
+// A context that ends while the writer waits for the lock fails that Write,
+// and leaves the writer's connection outside any transaction.
+func TestWriterContextEndsWhileWaiting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	db := openPath(t, path, DefaultBusyTimeout)
+	holder := openPath(t, path, DefaultBusyTimeout)
+	w := db.Writer(insertSetting)
+	if err := writeSetting(ctx, w, "first", "v"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := holder.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	err = writeSetting(short, w, "late", "v")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Write with an ended context: %v, want context.DeadlineExceeded", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSetting(ctx, w, "second", "v"); err != nil {
+		t.Fatalf("Write after the ended one: %v", err)
+	}
+	if _, err := holder.SQL().ExecContext(ctx, insertSetting, "holder", "v"); err != nil {
+		t.Fatalf("another handle cannot write after the writer: %v", err)
+	}
+	if n := countSettings(t, db); n != 3 {
+		t.Fatalf("%d rows, want 3", n)
+	}
+}
+
+// Once fn has returned nil the transaction commits, even if the context
+// ended meanwhile, and Write says so: a commit is never reported failed
+// after it took effect.
+func TestWriterCommitAfterContextEnds(t *testing.T) {
+	db := openTemp(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	err := db.Writer(insertSetting).Write(ctx, func(tx *WriteTx) error {
+		if _, err := tx.Stmt(0).ExecContext(ctx, "k", "v"); err != nil {
+			return err
+		}
+		cancel()
+		return nil
+	})
+	if n := countSettings(t, db); (err == nil) != (n == 1) {
+		t.Fatalf("Write returned %v with %d rows stored", err, n)
+	}
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+}
+
+// Prepared statements survive a schema change made by another connection:
+// SQLite compiles them again.
+func TestWriterAfterSchemaChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	db := openPath(t, path, DefaultBusyTimeout)
+	other := openPath(t, path, DefaultBusyTimeout)
+	w := db.Writer(insertSetting)
+	if err := writeSetting(ctx, w, "before", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SQL().ExecContext(ctx, `CREATE INDEX settings_value ON settings (value)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSetting(ctx, w, "after", "v"); err != nil {
+		t.Fatalf("write after the schema change: %v", err)
+	}
+	if n := countSettings(t, other); n != 2 {
+		t.Fatalf("%d rows, want 2", n)
+	}
+}
+
+// Users of the same queries share one writer, hence one connection of the
+// pool, and the writers close with the database: its last connection gone,
+// SQLite checkpoints the WAL and removes it.
+func TestWritersSharedAndClosedWithDB(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := db.Writer(insertSetting)
+	if db.Writer(insertSetting) != w {
+		t.Error("two writers for the same queries")
+	}
+	if db.Writer(insertSetting, `SELECT 1`) == w {
+		t.Error("one writer for different queries")
+	}
+	if err := writeSetting(ctx, w, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSetting(ctx, w, "late", "v"); !errors.Is(err, ErrWriterClosed) {
+		t.Errorf("Write after Close: %v, want ErrWriterClosed", err)
+	}
+	if _, err := os.Stat(path + "-wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("WAL left after Close (a connection is still open): %v", err)
+	}
+}
