@@ -96,22 +96,26 @@ func BenchmarkBuildContext(b *testing.B) {
 
 // BenchmarkAppend measures Append with durable commits (one synced
 // transaction per message): sequentially, and from 8 goroutines at once.
+// Besides wall time it reports the process's CPU time per message.
 func BenchmarkAppend(b *testing.B) {
 	content := "a message of ordinary length, a sentence or two of a chat between a user and an agent."
 	b.Run("sequential", func(b *testing.B) {
 		s, _, _ := openStore(b)
 		ctx := context.Background()
+		cpu := startCPU()
 		for b.Loop() {
 			if _, err := s.Append(ctx, Message{ConversationID: "c", Role: RoleUser, Content: content}); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cpu.report(b, b.N)
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
 	b.Run("batch2", func(b *testing.B) {
 		// A chain step appends its prompt and its result together.
 		s, _, _ := openStore(b)
 		ctx := context.Background()
+		cpu := startCPU()
 		for b.Loop() {
 			if _, err := s.AppendAll(ctx, []Message{
 				{ConversationID: "c", Role: RoleUser, Content: content},
@@ -120,6 +124,7 @@ func BenchmarkAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		cpu.report(b, 2*b.N)
 		b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
 	b.Run("parallel8", func(b *testing.B) {
@@ -127,6 +132,7 @@ func BenchmarkAppend(b *testing.B) {
 		ctx := context.Background()
 		b.SetParallelism(8)
 		var once sync.Once
+		cpu := startCPU()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if _, err := s.Append(ctx, Message{ConversationID: "c", Role: RoleUser, Content: content}); err != nil {
@@ -135,6 +141,30 @@ func BenchmarkAppend(b *testing.B) {
 				}
 			}
 		})
+		cpu.report(b, b.N)
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
+}
+
+// cpuMeter measures the process's CPU time from startCPU to report.
+type cpuMeter struct {
+	user, sys time.Duration
+	ok        bool
+}
+
+func startCPU() cpuMeter {
+	user, sys, ok := processCPU()
+	return cpuMeter{user: user, sys: sys, ok: ok}
+}
+
+// report adds the CPU time per message, in microseconds, to b's results: in
+// user space (SQLite, database/sql, tokenizer) and in the kernel (mostly the
+// writes and syncs of the WAL).
+func (m cpuMeter) report(b *testing.B, msgs int) {
+	user, sys, ok := processCPU()
+	if !m.ok || !ok || msgs == 0 {
+		return
+	}
+	b.ReportMetric(float64((user-m.user).Microseconds())/float64(msgs), "user-µs/msg")
+	b.ReportMetric(float64((sys-m.sys).Microseconds())/float64(msgs), "sys-µs/msg")
 }

@@ -13,7 +13,6 @@ package history
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -112,6 +111,11 @@ type Store struct {
 	qmu        sync.Mutex
 	queue      []*appendReq
 	committing bool
+
+	// writer commits appends with their statements prepared once:
+	// compiling them (the messages insert fires a trigger and maintains
+	// indexes) costs more than running them.
+	writer *storage.Writer
 }
 
 // Open returns the history store of db, measuring tokens with counter.
@@ -137,6 +141,7 @@ func New(db *storage.DB, counter tokens.Counter, opts Options) *Store {
 		opts:    opts,
 		log:     log,
 		tokens:  confirm.New(opts.DeleteTokenTTL, opts.Now),
+		writer:  db.Writer(convSQL, insSQL),
 	}
 }
 
@@ -292,23 +297,8 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 	now := s.opts.Now()
 	at := now.UnixMilli()
 	enc := s.counter.Name()
-	return s.db.Write(ctx, func(tx *sql.Tx) error {
-		conv, err := tx.PrepareContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at)
-			VALUES (?1, (SELECT session_id FROM executions WHERE session_id = ?1), ?2)
-			ON CONFLICT (conversation_id) DO NOTHING`)
-		if err != nil {
-			return err
-		}
-		defer conv.Close()
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (conversation_id, role, content, mode, run_id, command,
-				created_at, tokens, lines, body_tokens, short_tokens, encoding, step, attempt)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (conversation_id, step, attempt, role) WHERE step IS NOT NULL DO NOTHING
-			RETURNING id`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
+	return s.writer.Write(ctx, func(tx *storage.WriteTx) error {
+		conv, ins := tx.Stmt(convQuery), tx.Stmt(insQuery)
 		seen := map[string]bool{}
 		for _, q := range batch {
 			for i := range q.msgs {
@@ -323,9 +313,16 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 				if m.Step != nil {
 					step, attempt = *m.Step, m.Attempt
 				}
-				err := ins.QueryRowContext(ctx, m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID),
-					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, m.shortTokens, enc, step, attempt).Scan(&m.ID)
-				if errors.Is(err, sql.ErrNoRows) {
+				res, err := ins.ExecContext(ctx, m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID),
+					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, m.shortTokens, enc, step, attempt)
+				if err != nil {
+					return err
+				}
+				n, err := res.RowsAffected()
+				if err != nil {
+					return err
+				}
+				if n == 0 {
 					// The attempt stored its message of this role already.
 					var created int64
 					err = tx.QueryRowContext(ctx, `SELECT id, content, tokens, created_at FROM messages
@@ -337,7 +334,7 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 					}
 					continue
 				}
-				if err != nil {
+				if m.ID, err = res.LastInsertId(); err != nil {
 					return err
 				}
 				m.CreatedAt = fromMS(at)
@@ -346,6 +343,29 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 		return nil
 	})
 }
+
+// The queries of the store's writer, and their indexes in its list.
+const (
+	convQuery = iota
+	insQuery
+)
+
+const (
+	// convSQL creates the conversation of a message, bound to the
+	// execution of the same id when there is one. It runs for every
+	// commit, not only for conversations new to this store: another
+	// process may have deleted the conversation since.
+	convSQL = `INSERT INTO conversations (conversation_id, session_id, created_at)
+		VALUES (?1, (SELECT session_id FROM executions WHERE session_id = ?1), ?2)
+		ON CONFLICT (conversation_id) DO NOTHING`
+	// insSQL stores a message; the store reads its id from the result
+	// rather than with RETURNING, which costs more. A chain step's message
+	// already stored by its attempt changes no row.
+	insSQL = `INSERT INTO messages (conversation_id, role, content, mode, run_id, command,
+			created_at, tokens, lines, body_tokens, short_tokens, encoding, step, attempt)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (conversation_id, step, attempt, role) WHERE step IS NOT NULL DO NOTHING`
+)
 
 func (s *Store) validate(m Message, conversation bool) error {
 	if err := checkID("conversationId", m.ConversationID, conversation); err != nil {
