@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -42,11 +43,16 @@ type benchReport struct {
 	DiagnoseMS   float64 `json:"diagnoseAllMs"`
 	Diagnostics  int     `json:"diagnostics"`
 	HeapLiveMiB  float64 `json:"heapLiveMiB"`
-	RSSMiB       float64 `json:"rssMiB"`
-	RSSPeakMiB   float64 `json:"rssPeakMiB"`
-	SampledFile  string  `json:"sampledFile,omitempty"`
-	SearchQuery  string  `json:"searchQuery,omitempty"`
-	SearchResult int     `json:"searchResults"`
+	// RSSIndexMiB and RSSIndexPeakMiB are read right after the cold
+	// index; RSSMiB and RSSPeakMiB at the end, after the other
+	// measurements and a collection.
+	RSSIndexMiB     float64 `json:"rssIndexMiB"`
+	RSSIndexPeakMiB float64 `json:"rssIndexPeakMiB"`
+	RSSMiB          float64 `json:"rssMiB"`
+	RSSPeakMiB      float64 `json:"rssPeakMiB"`
+	SampledFile     string  `json:"sampledFile,omitempty"`
+	SearchQuery     string  `json:"searchQuery,omitempty"`
+	SearchResult    int     `json:"searchResults"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -56,9 +62,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tokenizer := fs.String("tokenizer", "", "token encoding: o200k_base, cl100k_base or estimate (default: the workspace's)")
 	iterations := fs.Int("n", 30, "iterations of the one-file re-index and search measurements")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cold index to this file")
+	memProfile := fs.String("memprofile", "", "write a heap profile, taken after the cold index, to this file")
 	format := formatFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls bench [--topics N] [--dir DIR] [--tokenizer T] [--cpuprofile FILE] [--format text|json]\n\nMeasures cold indexing, one-file re-indexing, search, diagnostics and memory. Without a\nlibrary in DIR it generates one of N topics (about 4 KB each, 50 domains).")
+		fmt.Fprintln(stderr, "usage: ctxls bench [--topics N] [--dir DIR] [--tokenizer T] [--cpuprofile FILE] [--memprofile FILE] [--format text|json]\n\nMeasures cold indexing, one-file re-indexing, search, diagnostics and memory. Without a\nlibrary in DIR it generates one of N topics (about 4 KB each, 50 domains).")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -120,6 +127,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep.ColdMS, rep.ColdCPUMS = ms(time.Since(start)), ms(cpuTime()-cpu0)
 	stopProfile()
+	rep.RSSIndexMiB, rep.RSSIndexPeakMiB = procStatusMiB("VmRSS"), procStatusMiB("VmHWM")
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			return err
+		}
+	}
 	files := lib.Files()
 	rep.Files, rep.Topics, rep.Domains = len(files), len(lib.Topics()), len(lib.Domains())
 	for _, f := range files {
@@ -211,7 +224,8 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(tw, "search\t%.2f ms median, %.2f ms with warm caches (%q, %d results)\n", r.SearchMS, r.SearchWarmMS, r.SearchQuery, r.SearchResult)
 	}
 	fmt.Fprintf(tw, "diagnose all\t%.0f ms (%s diagnostics)\n", r.DiagnoseMS, thousands(r.Diagnostics))
-	fmt.Fprintf(tw, "memory\t%.0f MiB live heap, %.0f MiB resident, %.0f MiB peak resident (VmHWM)\n", r.HeapLiveMiB, r.RSSMiB, r.RSSPeakMiB)
+	fmt.Fprintf(tw, "memory after index\t%.0f MiB resident, %.0f MiB peak resident (VmHWM)\n", r.RSSIndexMiB, r.RSSIndexPeakMiB)
+	fmt.Fprintf(tw, "memory at the end\t%.0f MiB live heap, %.0f MiB resident, %.0f MiB peak resident\n", r.HeapLiveMiB, r.RSSMiB, r.RSSPeakMiB)
 	tw.Flush()
 }
 
@@ -287,4 +301,18 @@ func procStatusMiB(field string) float64 {
 		}
 	}
 	return 0
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile %s: %w", path, err)
+	}
+	return f.Close()
 }
