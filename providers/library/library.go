@@ -234,9 +234,9 @@ type Library struct {
 	byStem       map[string][]*Topic
 	domains      map[string]*Domain
 	commands     map[string]*Command
-	incoming     map[string]map[string]bool // target key → referring file paths
-	warnings     []Warning                  // from the scan
-	dupWarnings  []Warning                  // duplicate topics and commands
+	incoming     incomingIndex // target key → referring file paths
+	warnings     []Warning     // from the scan
+	dupWarnings  []Warning     // duplicate topics and commands
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64

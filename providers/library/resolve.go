@@ -468,7 +468,7 @@ func (l *Library) References(id string) []Location {
 	}
 	paths := map[string]bool{}
 	for _, k := range []string{t.ID, "*/" + path.Base(t.Name), alias(t)} {
-		for p := range l.incoming[k] {
+		for p := range l.incoming.paths(k) {
 			paths[p] = true
 		}
 	}
@@ -500,7 +500,7 @@ func (l *Library) DomainReferences(name string) []Location {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	var paths []string
-	for p := range l.incoming["@"+name] {
+	for p := range l.incoming.paths("@" + name) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)

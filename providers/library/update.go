@@ -192,7 +192,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			st.unlink(b, f)
 		}
 		st.files[p] = &nf
-		st.link(b, &nf)
+		st.link(&nf, refKeys(b, &nf))
 	}
 	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
@@ -223,9 +223,6 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 				}
 			}
 		}
-	}
-	for _, f := range built {
-		f.releaseTree() // readers cannot see the new files before the lock is released
 	}
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.aliases = st.aliases
@@ -370,7 +367,7 @@ func dependents(st *state, f *File, edit bool) []string {
 	}
 	var out []string
 	for _, k := range keys {
-		for p := range st.incoming[k] {
+		for p := range st.incoming.paths(k) {
 			out = append(out, p)
 		}
 	}

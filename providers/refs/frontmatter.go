@@ -25,14 +25,22 @@ func (s *scanner) frontmatter() {
 	c := root.Content
 	for i := 0; i+1 < len(c); i += 2 {
 		key, val := c[i].Value, c[i+1]
+		// Refs keep the constant, not the key: node strings are slices of
+		// the whole frontmatter text, which a library must not keep.
 		switch key {
 		case fieldCrossDomain, fieldContext:
+			if key == fieldCrossDomain {
+				key = fieldCrossDomain
+			} else {
+				key = fieldContext
+			}
 			for _, n := range scalars(val) {
 				for _, e := range s.entries(n) {
 					s.idRef(e.span, e.value, key, key == fieldContext && !strings.Contains(e.value, "/"))
 				}
 			}
 		case fieldIndexedFiles:
+			key = fieldIndexedFiles
 			if val.Kind != yaml.SequenceNode {
 				continue
 			}
@@ -111,6 +119,7 @@ func (s *scanner) idRef(sp document.Span, value, field string, domainOnly bool) 
 	if sp.Len() == 0 {
 		return
 	}
+	value = strings.Clone(value) // see frontmatter
 	exact := string(s.doc.Slice(sp)) == value
 	part := func(a, b int) document.Span {
 		if !exact {
@@ -152,10 +161,11 @@ func (s *scanner) pathField(v *yaml.Node) {
 	if sp.Len() == 0 {
 		return
 	}
-	r := Ref{Form: PathForm, Where: Frontmatter, Span: sp, Field: fieldIndexedFiles, Path: v.Value, PathSpan: sp}
-	if h := strings.IndexByte(v.Value, '#'); h >= 0 {
-		r.Path, r.Fragment = v.Value[:h], v.Value[h+1:]
-		if string(s.doc.Slice(sp)) == v.Value {
+	value := strings.Clone(v.Value) // see frontmatter
+	r := Ref{Form: PathForm, Where: Frontmatter, Span: sp, Field: fieldIndexedFiles, Path: value, PathSpan: sp}
+	if h := strings.IndexByte(value, '#'); h >= 0 {
+		r.Path, r.Fragment = value[:h], value[h+1:]
+		if string(s.doc.Slice(sp)) == value {
 			r.PathSpan = document.Span{Start: sp.Start, End: sp.Start + h}
 		}
 	}
