@@ -307,11 +307,16 @@ func (b *builder) topic(doc *document.Doc, c class) (*Topic, []metaProblem) {
 	total, per := b.counter.CountSpans(string(doc.Slice(body)), spans)
 	t.Tokens = total
 	t.Sections = make([]Section, 0, len(secs))
+	wants := make([]wantMatch, len(t.Meta.Sections))
+	for i, m := range t.Meta.Sections {
+		wants[i] = wantKey(m.Name)
+	}
 	for i, s := range secs {
 		name, anchor := headingName(s.Text)
 		sec := Section{Name: name, Anchor: anchor, Level: s.Level, Heading: s.Span, Content: s.Content, Tokens: per[i]}
-		for _, m := range t.Meta.Sections {
-			if sec.Matches(m.Name) {
+		key := sec.matchKey()
+		for j, m := range t.Meta.Sections {
+			if key.matches(wants[j]) {
 				sec.Declared = m.EstimatedTokens
 				sec.Keywords = m.Keywords
 				break

@@ -54,25 +54,42 @@ func unnumbered(name string) string {
 // without an outline number, its explicit anchor or its GitHub-style slug,
 // ignoring case.
 func (s *Section) Matches(want string) bool {
+	return s.matchKey().matches(wantKey(want))
+}
+
+// sectionMatch holds what Matches compares of a section, so that a section
+// compared with many names computes its slugs once.
+type sectionMatch struct{ name, short, anchor, slug, shortSlug string }
+
+func (s *Section) matchKey() sectionMatch {
+	short := unnumbered(s.Name)
+	return sectionMatch{name: s.Name, short: short, anchor: strings.ToLower(s.Anchor), slug: Slug(s.Name), shortSlug: Slug(short)}
+}
+
+// wantMatch is a name a section is looked up by, prepared for matches.
+type wantMatch struct{ want, lower, slug string }
+
+func wantKey(want string) wantMatch {
 	want = strings.TrimSpace(want)
-	if want == "" {
+	return wantMatch{want: want, lower: strings.ToLower(strings.TrimPrefix(want, "#")), slug: Slug(want)}
+}
+
+func (k sectionMatch) matches(w wantMatch) bool {
+	if w.want == "" {
 		return false
 	}
-	if strings.EqualFold(s.Name, want) {
+	if strings.EqualFold(k.name, w.want) {
 		return true
 	}
-	short := unnumbered(s.Name)
-	if short != s.Name && strings.EqualFold(short, want) {
+	if k.short != k.name && strings.EqualFold(k.short, w.want) {
 		return true
 	}
-	lw := strings.ToLower(strings.TrimPrefix(want, "#"))
-	if s.Anchor != "" && strings.ToLower(s.Anchor) == lw {
+	if k.anchor != "" && k.anchor == w.lower {
 		return true
 	}
 	// Names that give the same GitHub anchor are the same section: they
 	// differ only in case and punctuation ('Load "Always" Files').
-	sw := Slug(want)
-	return Slug(s.Name) == lw || Slug(short) == lw || Slug(s.Name) == sw || Slug(short) == sw
+	return k.slug == w.lower || k.shortSlug == w.lower || k.slug == w.slug || k.shortSlug == w.slug
 }
 
 // names lists what a section may be called in prose, longest first.
