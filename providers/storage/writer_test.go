@@ -279,3 +279,35 @@ func TestWritersSharedAndClosedWithDB(t *testing.T) {
 		t.Errorf("WAL left after Close (a connection is still open): %v", err)
 	}
 }
+
+// The writer's kept connection pins no snapshot between its transactions:
+// its commits checkpoint the WAL, which then starts over from its beginning
+// instead of growing with every commit.
+func TestWriterLetsTheWALRestart(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db := openPath(t, path, DefaultBusyTimeout)
+	w := db.Writer(insertSetting)
+	err := w.Write(ctx, func(tx *WriteTx) error {
+		// A connection setting, so that a few commits are enough.
+		_, err := tx.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 10`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const commits = 300
+	for i := range commits {
+		if err := writeSetting(ctx, w, fmt.Sprint("k", i), "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each commit appends at least one 4 KiB page to the WAL.
+	if fi.Size() >= commits*4096/2 {
+		t.Fatalf("WAL is %d bytes after %d commits: it was not restarted", fi.Size(), commits)
+	}
+}
