@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -466,80 +465,14 @@ func executionGetPreviousCommand(ctx context.Context, s *Server, params json.Raw
 	})
 }
 
-// executionListResult is ctxls/execution/list: the executions newest first
-// and the current one's id.
-type executionListResult struct {
-	Items    []execution.Summary `json:"items"`
-	Current  string              `json:"current"`
-	Warnings []warning           `json:"warnings"`
-}
-
+// executionList answers ctxls/execution/list with the store's encoding,
+// which it caches: with 10,000 executions, encoding them on every call
+// would cost more than the rest of the call.
 func executionList(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 	var p struct{}
 	return withStore(ctx, s, params, &p, nil, func(st *execution.Store) (any, error) {
-		items, err := st.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return encodeExecutionList(items), nil
+		return st.ListJSON(ctx)
 	})
-}
-
-// encodeExecutionList writes the ctxls/execution/list result as
-// encoding/json would write executionListResult, several times faster:
-// with 10,000 executions the encoding would otherwise cost as much as the
-// query.
-func encodeExecutionList(items []execution.Summary) json.RawMessage {
-	b := make([]byte, 0, 64+len(items)*300)
-	b = append(b, `{"items":[`...)
-	current := ""
-	for i, it := range items {
-		if it.IsCurrent {
-			current = it.SessionID
-		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"sessionId":`...)
-		b = appendJSONString(b, it.SessionID)
-		b = append(b, `,"projectName":`...)
-		b = appendJSONString(b, it.ProjectName)
-		b = append(b, `,"projectType":`...)
-		b = appendJSONString(b, it.ProjectType)
-		b = append(b, `,"state":`...)
-		b = appendJSONString(b, string(it.State))
-		b = append(b, `,"created":"`...)
-		b = it.Created.AppendFormat(b, time.RFC3339Nano)
-		b = append(b, `","isCurrent":`...)
-		b = strconv.AppendBool(b, it.IsCurrent)
-		b = append(b, `,"summary":{"currentCommand":`...)
-		b = appendJSONString(b, it.Summary.CurrentCommand)
-		b = append(b, `,"commandsCompleted":`...)
-		b = strconv.AppendInt(b, int64(it.Summary.CommandsCompleted), 10)
-		b = append(b, `,"commandsFailed":`...)
-		b = strconv.AppendInt(b, int64(it.Summary.CommandsFailed), 10)
-		b = append(b, `,"commandsTotal":`...)
-		b = strconv.AppendInt(b, int64(it.Summary.CommandsTotal), 10)
-		b = append(b, `}}`...)
-	}
-	b = append(b, `],"current":`...)
-	b = appendJSONString(b, current)
-	b = append(b, `,"warnings":[]}`...)
-	return b
-}
-
-// appendJSONString appends s as a JSON string; anything but plain
-// printable ASCII goes through encoding/json for its escaping rules.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= 0x80 {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 func executionGet(ctx context.Context, s *Server, params json.RawMessage) (any, error) {

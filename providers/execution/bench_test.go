@@ -105,3 +105,52 @@ func BenchmarkGet(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListJSON10000 is ctxls/execution/list's work in the server with
+// 10,000 executions when none changed since the last call: the running
+// work read afresh and the cached encoding.
+func BenchmarkListJSON10000(b *testing.B) {
+	const n = 10000
+	s := newStore(b, openDB(b), Options{})
+	fillExecutions(b, s, n)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		l, err := s.ListJSON(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(l) < n*100 {
+			b.Fatalf("listed %d bytes for %d executions", len(l), n)
+		}
+	}
+}
+
+// BenchmarkListJSONAfterStep10000 is ctxls/execution/list with 10,000
+// executions after a step of one of them was recorded, as when an editor
+// refreshes the list after every step of a chain.
+func BenchmarkListJSONAfterStep10000(b *testing.B) {
+	const n = 10000
+	s := newStore(b, openDB(b), Options{})
+	fillExecutions(b, s, n)
+	ctx := context.Background()
+	st, err := s.Create(ctx, "p", "go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if _, err := s.StartCommand(ctx, st.SessionID, fmt.Sprint("c", i), nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		l, err := s.ListJSON(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(l) < n*100 {
+			b.Fatalf("listed %d bytes for %d executions", len(l), n)
+		}
+	}
+}

@@ -225,21 +225,44 @@ type Progress struct {
 	CommandsTotal int `json:"commandsTotal"`
 }
 
-// summaries returns the summaries of the executions selected by where,
-// newest first. The step counts come from the executions row, where triggers
-// keep them; whether a running command or chain run still has a live process
-// is decided here, from the few rows that are running.
-//
-// The state describes the execution's current work: the steps from its
-// chain plan's first step on (every step when it never ran a chain), which
-// takes in the commands started by hand after the chain. What an earlier
-// chain left failed or interrupted is history, not the state of the
-// execution.
-func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where string, args ...any) ([]Summary, error) {
-	// Per execution: whether a live process runs something in it, and
-	// whether a process that is gone left current work running.
-	type busy struct{ live, dead bool }
-	running := map[string]busy{}
+// summaries returns the summaries of the executions that clause selects
+// (a WHERE and ORDER BY clause of executions e), as they are at now.
+func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, clause string, args ...any) ([]Summary, error) {
+	live, err := s.liveState(ctx, tx, now)
+	if err != nil {
+		return nil, err
+	}
+	out, err := recordedSummaries(ctx, tx, clause, args...)
+	if err != nil {
+		return nil, err
+	}
+	live.apply(out)
+	return out, nil
+}
+
+// liveState reads the current execution and the running work at now.
+func (s *Store) liveState(ctx context.Context, tx *sql.Tx, now time.Time) (liveState, error) {
+	cur, err := current(ctx, tx)
+	if err != nil {
+		return liveState{}, err
+	}
+	work, err := s.runningWork(ctx, tx, now)
+	if err != nil {
+		return liveState{}, err
+	}
+	return liveState{current: cur, work: work}, nil
+}
+
+// runningWork maps the executions in which something is running to the
+// state that running work gives them: running while a live process runs it,
+// interrupted once the process that runs their current work is gone. It is
+// the part of a summary that changes without a commit, when a heartbeat
+// goes stale, so List reads it afresh on every call.
+type runningWork map[string]State
+
+// runningWork reads the running work at now: from the few running commands
+// and chain runs and the small owners table.
+func (s *Store) runningWork(ctx context.Context, tx *sql.Tx, now time.Time) (runningWork, error) {
 	liveArgs, err := s.liveArgs(ctx, tx, now)
 	if err != nil {
 		return nil, err
@@ -252,33 +275,62 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
+	var work runningWork
 	for rows.Next() {
 		var id string
 		var live, current bool
 		if err := rows.Scan(&id, &live, &current); err != nil {
-			rows.Close()
 			return nil, err
 		}
-		b := running[id]
-		b.live = b.live || live
-		b.dead = b.dead || !live && current
-		running[id] = b
+		if work == nil {
+			work = runningWork{}
+		}
+		switch {
+		case live:
+			work[id] = StateRunning
+		case current && work[id] != StateRunning:
+			// Running in a process that is gone.
+			work[id] = StateInterrupted
+		}
 	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	cur, err := current(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
+	return work, rows.Err()
+}
 
+// apply sets the state of the summaries whose execution has running work.
+func (w runningWork) apply(sums []Summary) {
+	if len(w) == 0 {
+		return
+	}
+	for i := range sums {
+		if st, ok := w[sums[i].SessionID]; ok {
+			sums[i].State = st
+		}
+	}
+}
+
+// listOrder orders summaries as lists show them: newest first.
+const listOrder = `ORDER BY started_at DESC, session_id`
+
+// recordedSummaries returns the summaries of the executions that clause
+// selects (a WHERE and ORDER BY clause of executions e), apart from their
+// running work and current mark: what only a commit to the executions
+// changes. The step counts come from the executions row, where triggers
+// keep them.
+//
+// The state describes the execution's current work: the steps from its
+// chain plan's first step on (every step when it never ran a chain), which
+// takes in the commands started by hand after the chain. What an earlier
+// chain left failed or interrupted is history, not the state of the
+// execution.
+func recordedSummaries(ctx context.Context, tx *sql.Tx, clause string, args ...any) ([]Summary, error) {
 	// The state apart from running work is decided in SQL, which keeps the
 	// columns crossing the driver few: listing 10,000 executions is bound by
 	// the per-column cost of the driver. The counters cover every step; an
 	// execution whose chain started after earlier steps (plan_base > 0)
 	// counts the steps of its current work instead, through the index on
 	// (session_id, step).
-	rows, err = tx.QueryContext(ctx, `SELECT session_id, project_name, project_type, started_at,
+	rows, err := tx.QueryContext(ctx, `SELECT session_id, project_name, project_type, started_at,
 			CASE
 				WHEN CASE WHEN plan_base = 0 THEN steps_interrupted > 0
 					ELSE EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.session_id
@@ -296,8 +348,7 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 			END,
 			last_command, steps_done, steps_failed,
 			CASE WHEN plan IS NULL THEN steps ELSE max(steps, plan_base + json_array_length(plan)) END
-		FROM executions e `+where+`
-		ORDER BY started_at DESC, session_id`, args...)
+		FROM executions e `+clause, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -314,14 +365,6 @@ func (s *Store) summaries(ctx context.Context, tx *sql.Tx, now time.Time, where 
 			return nil, err
 		}
 		sm.Created = fromMS(started)
-		sm.IsCurrent = sm.SessionID == cur
-		switch b := running[sm.SessionID]; {
-		case b.live:
-			sm.State = StateRunning
-		case b.dead:
-			// Running in a process that is gone.
-			sm.State = StateInterrupted
-		}
 		out = append(out, sm)
 	}
 	return out, rows.Err()
@@ -334,17 +377,41 @@ const planHasPartial = `EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.
 
 // List returns every execution, newest first.
 func (s *Store) List(ctx context.Context) ([]Summary, error) {
-	now := s.now()
-	out, err := s.lists.list(ctx, s.db.SQL(), now, s.opts.HeartbeatInterval, func() ([]Summary, error) {
-		return s.list(ctx, now)
-	})
+	l, err := s.listing(ctx, false)
 	if err != nil {
 		return nil, fmt.Errorf("list executions: %w", err)
 	}
-	if out == nil {
-		out = []Summary{}
+	// The cached summaries are shared by every call; the caller gets its own.
+	return append(make([]Summary, 0, len(l.items)), l.items...), nil
+}
+
+// ListJSON returns the result of ctxls/execution/list: every execution,
+// newest first, as "items", the current one's id as "current" ("" when
+// there is none), and an empty "warnings". The bytes are shared with other
+// calls and must not be modified.
+func (s *Store) ListJSON(ctx context.Context) (json.RawMessage, error) {
+	l, err := s.listing(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("list executions: %w", err)
 	}
-	return out, nil
+	return l.json, nil
+}
+
+// listing returns the list of executions as it is now: the cached one
+// brought up to date, with the current execution and the running work read
+// afresh, and encoded when encode is set.
+func (s *Store) listing(ctx context.Context, encode bool) (*listing, error) {
+	s.lists.mu.Lock()
+	defer s.lists.mu.Unlock()
+	var l *listing
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		var err error
+		l, err = s.lists.get(ctx, tx, func(tx *sql.Tx) (liveState, error) {
+			return s.liveState(ctx, tx, s.now())
+		}, encode)
+		return err
+	})
+	return l, err
 }
 
 // list reads the summaries of every execution, newest first.
@@ -352,7 +419,7 @@ func (s *Store) list(ctx context.Context, now time.Time) ([]Summary, error) {
 	var out []Summary
 	err := s.db.Read(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = s.summaries(ctx, tx, now, "")
+		out, err = s.summaries(ctx, tx, now, listOrder)
 		return err
 	})
 	return out, err
