@@ -21,7 +21,9 @@ import (
 // execution or its commands. The triggers of list_version stamp each such
 // change, whichever process makes it, with a new version on the
 // execution's row, so the cache reads again only the executions stamped
-// since its version; a deletion makes it read them all. Heartbeats stamp
+// since its version, and drops those deleted since, which list_deletions
+// names; when that log no longer goes back far enough, it reads them all.
+// Heartbeats stamp
 // nothing, so a process's own heartbeat, every two seconds, does not throw
 // the list away. What changes without a commit to the executions (running
 // work whose process's heartbeat goes stale) and the current execution come
@@ -91,21 +93,29 @@ func (c *listCache) get(ctx context.Context, tx *sql.Tx, readLive func(*sql.Tx) 
 	if err != nil {
 		return nil, err
 	}
+	var deleted []string
+	if c.valid && c.deletions < deletions {
+		if deleted, err = deletedSince(ctx, tx, c.version); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case c.valid && c.version == version && c.deletions == deletions:
 		if live.equal(c.lastLive) {
 			c.encode(encode)
 			return c.last, nil
 		}
-	case c.valid && c.version < version && c.deletions == deletions:
+	case c.valid && c.version < version && int64(len(deleted)) == deletions-c.deletions:
 		// Unordered, so that the index on list_version finds the few.
 		changed, err := recordedSummaries(ctx, tx, `WHERE list_version > ?`, c.version)
 		if err != nil {
 			return nil, err
 		}
 		c.updates++
-		c.recorded, c.version = merge(c.recorded, changed), version
+		c.recorded = merge(remove(c.recorded, deleted), changed)
+		c.version, c.deletions = version, deletions
 	default:
+		// The first list, or deletions that list_deletions no longer holds.
 		// Dropped first: a failed read must not leave the old summaries
 		// standing for the new version.
 		c.valid, c.recorded, c.last = false, nil, nil
@@ -132,6 +142,36 @@ func (c *listCache) encode(wanted bool) {
 	}
 	c.last.json, c.last.spans = appendListJSON(nil, c.last.items, c.encoded)
 	c.encoded = c.last
+}
+
+// deletedSince returns the ids of the executions deleted after version.
+func deletedSince(ctx context.Context, tx *sql.Tx, version int64) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT session_id FROM list_deletions WHERE version > ?`, version)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// remove returns sums without the summaries of the executions ids.
+func remove(sums []Summary, ids []string) []Summary {
+	if len(ids) == 0 {
+		return sums
+	}
+	gone := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		gone[id] = true
+	}
+	return slices.DeleteFunc(sums, func(sm Summary) bool { return gone[sm.SessionID] })
 }
 
 // newer reports whether a comes before b in a list: newest first, then by

@@ -2,7 +2,9 @@ package execution
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -112,7 +114,7 @@ func TestListCache(t *testing.T) {
 			token, _ = must2(t)(b.RequestDelete(ctx, second))
 		}, readNone, nil},
 		{"another process deletes it", func() { check(t, b.ConfirmDelete(ctx, second, token)) },
-			readAll, func(l []Summary) bool { return len(l) == 1 && l[0].SessionID == first }},
+			readChanged, func(l []Summary) bool { return len(l) == 1 && l[0].SessionID == first }},
 		{"another process starts a command again", func() {
 			must[*CommandExecution](t)(b.StartCommand(ctx, first, "test", nil))
 		}, readChanged, func(l []Summary) bool { return l[0].State == StateRunning }},
@@ -193,6 +195,82 @@ func TestListCacheOrder(t *testing.T) {
 			t.Fatalf("%s: listed %+v", c.name, l)
 		}
 	}
+}
+
+// TestListCacheDeletions: the cache drops the executions deleted since it
+// read them, and reads them all when the log of deletions, which keeps the
+// last 1,000, no longer goes back to its version.
+func TestListCacheDeletions(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	s := newStore(t, db, Options{HeartbeatInterval: time.Hour})
+	var ids []string
+	for range 4 {
+		ids = append(ids, must[*ExecutionState](t)(s.Create(ctx, "p", "", KeepCurrent())).SessionID)
+	}
+	del := func(id string) {
+		t.Helper()
+		tok, _ := must2(t)(s.RequestDelete(ctx, id))
+		check(t, s.ConfirmDelete(ctx, id, tok))
+	}
+	for _, c := range []struct {
+		name   string
+		change func()
+		read   int
+	}{
+		{"four executions", func() {}, readAll},
+		{"two deleted", func() { del(ids[0]); del(ids[2]) }, readChanged},
+		{"one deleted, one created", func() {
+			del(ids[1])
+			must[*ExecutionState](t)(s.Create(ctx, "q", "", KeepCurrent()))
+		}, readChanged},
+		{"one deleted beyond the log", func() {
+			del(ids[3])
+			_, err := db.SQL().ExecContext(ctx, `DELETE FROM list_deletions`)
+			check(t, err)
+		}, readAll},
+	} {
+		loads, updates := s.lists.loads, s.lists.updates
+		c.change()
+		checkListed(t, c.name, s)
+		read := readNone
+		switch {
+		case s.lists.loads != loads:
+			read = readAll
+		case s.lists.updates != updates:
+			read = readChanged
+		}
+		if read != c.read {
+			t.Errorf("%s: read %d of the executions, want %d", c.name, read, c.read)
+		}
+	}
+
+	// 1,005 executions created and deleted in one transaction leave the
+	// last 1,000 deletions in the log.
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		for i := range 1005 {
+			id := fmt.Sprint("bulk-", i)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, started_at) VALUES (?, 'bulk', 0)`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM executions WHERE session_id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	check(t, err)
+	var n int
+	check(t, db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM list_deletions`).Scan(&n))
+	if n != 1000 {
+		t.Errorf("list_deletions holds %d deletions, want the last 1000", n)
+	}
+	var oldest string
+	check(t, db.SQL().QueryRowContext(ctx, `SELECT session_id FROM list_deletions ORDER BY version LIMIT 1`).Scan(&oldest))
+	if oldest != "bulk-5" {
+		t.Errorf("the oldest deletion kept is %s, want bulk-5", oldest)
+	}
+	checkListed(t, "after the bulk deletions", s)
 }
 
 func must2(t testing.TB) func(string, time.Time, error) (string, time.Time) {

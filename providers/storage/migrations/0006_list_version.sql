@@ -1,8 +1,8 @@
 -- Versions of what a list of executions shows, so that a process can keep
 -- the list it read and, after commits of any process, read again only the
 -- executions that changed. Every change to an execution or its commands
--- takes the next version and stamps it on the execution's row; deleting an
--- execution also counts a deletion, after which the list is read whole.
+-- takes the next version and stamps it on the execution's row; a deleted
+-- execution leaves its id in list_deletions with the version it took.
 --
 -- Heartbeats (owners), chain runs and the current execution leave the
 -- versions alone: they decide only which work is running and which
@@ -32,9 +32,19 @@ BEGIN
     UPDATE executions SET list_version = (SELECT version FROM list_version) WHERE rowid = NEW.rowid;
 END;
 
+-- The last 1,000 deletions: a list older than those is read whole again,
+-- which the count of deletions in list_version tells.
+CREATE TABLE list_deletions (
+    version    INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL
+);
+
 CREATE TRIGGER list_version_executions_delete AFTER DELETE ON executions
 BEGIN
     UPDATE list_version SET version = version + 1, deletions = deletions + 1;
+    INSERT INTO list_deletions (version, session_id) SELECT version, OLD.session_id FROM list_version;
+    DELETE FROM list_deletions
+        WHERE version <= (SELECT version FROM list_deletions ORDER BY version DESC LIMIT 1 OFFSET 1000);
 END;
 
 -- The counters of executions follow the commands through the triggers of
