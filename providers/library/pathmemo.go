@@ -22,19 +22,22 @@ type pathReading struct {
 // on every keystroke; each reading costs several Join and Clean calls.
 // A reading depends only on the context roots and the directories beside
 // them, which are fixed for the memo's life: a reload makes a new memo.
+//
+// The memo keeps two generations of at most maxPathMemo readings each: a
+// full pass over the workspace (diagnostics of every file) cycles through
+// them, while the files being edited keep theirs in the current one.
 type pathMemo struct {
-	mu sync.Mutex
-	m  map[pathMemoKey]*pathReading
+	mu       sync.Mutex
+	cur, old map[pathMemoKey]*pathReading
 }
 
 type pathMemoKey struct{ dir, path string }
 
-// maxPathMemo bounds the memo; past it the memo starts over, which costs
-// only recomputation.
-const maxPathMemo = 1 << 16
+// maxPathMemo bounds each generation of the memo.
+const maxPathMemo = 4096
 
 func newPathMemo() *pathMemo {
-	return &pathMemo{m: map[pathMemoKey]*pathReading{}}
+	return &pathMemo{cur: map[pathMemoKey]*pathReading{}}
 }
 
 // reading returns the reading of p written in a file of directory dir,
@@ -43,19 +46,30 @@ func newPathMemo() *pathMemo {
 func (pm *pathMemo) reading(b *builder, dir, p string) *pathReading {
 	k := pathMemoKey{dir, p}
 	pm.mu.Lock()
-	r, ok := pm.m[k]
+	r, ok := pm.cur[k]
+	if !ok {
+		if r, ok = pm.old[k]; ok {
+			pm.keep(k, r)
+		}
+	}
 	pm.mu.Unlock()
 	if ok {
 		return r
 	}
 	r = b.readPath(dir, p)
 	pm.mu.Lock()
-	if len(pm.m) >= maxPathMemo {
-		clear(pm.m)
-	}
-	pm.m[pathMemoKey{strings.Clone(dir), strings.Clone(p)}] = r
+	pm.keep(pathMemoKey{strings.Clone(dir), strings.Clone(p)}, r)
 	pm.mu.Unlock()
 	return r
+}
+
+// keep stores a reading in the current generation, starting a new one
+// when it is full; callers hold mu.
+func (pm *pathMemo) keep(k pathMemoKey, r *pathReading) {
+	if len(pm.cur) >= maxPathMemo {
+		pm.old, pm.cur = pm.cur, make(map[pathMemoKey]*pathReading, maxPathMemo)
+	}
+	pm.cur[k] = r
 }
 
 // readPath computes the reading of the path reference p written in a file

@@ -70,10 +70,21 @@ func TestPathMemoIsBounded(t *testing.T) {
 	root := filepath.FromSlash("/ws/context")
 	b := &builder{contextRoots: []string{root}, paths: newPathMemo()}
 	from := filepath.Join(root, "python", "django.md")
-	for i := range maxPathMemo + 10 {
-		b.readingOf(from, refs.Ref{Form: refs.PathForm, Path: fmt.Sprintf("t%d.md", i)})
+	read := func(i int) *pathReading {
+		return b.readingOf(from, refs.Ref{Form: refs.PathForm, Path: fmt.Sprintf("t%d.md", i)})
 	}
-	if n := len(b.paths.m); n == 0 || n > maxPathMemo {
-		t.Fatalf("memo holds %d readings, want 1..%d", n, maxPathMemo)
+	// A reading used again while others pass through stays remembered.
+	kept := read(-1)
+	for i := range 5 * maxPathMemo {
+		read(i)
+		if i%(maxPathMemo/2) == 0 && read(-1) != kept {
+			t.Fatalf("after %d other readings, the reading in use was computed again", i)
+		}
+	}
+	if n := len(b.paths.cur) + len(b.paths.old); n > 2*maxPathMemo {
+		t.Fatalf("memo holds %d readings, want at most %d", n, 2*maxPathMemo)
+	}
+	if r := read(7); read(7) != r {
+		t.Fatal("a reading just computed is not remembered")
 	}
 }
