@@ -106,7 +106,8 @@ func (d *diagnostics) flush() {
 }
 
 // publishAll publishes the diagnostics of every file and clears those of
-// files that no longer have any.
+// files that no longer have any. Diagnosing every file reads each
+// frontmatter again and leaves that garbage to Options.Reclaim.
 func (d *diagnostics) publishAll(ctx context.Context) {
 	ws, err := d.s.workspaceCtx(ctx)
 	if err != nil {
@@ -132,6 +133,10 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 		d.publish(ctx, ws, lib, p, nil)
 	}
 	d.publishConfig(ctx, lib)
+	all = nil
+	if r := d.s.opts.Reclaim; r != nil {
+		r()
+	}
 }
 
 // publishConfig publishes the problems of .ctxls.yaml on that file.

@@ -3,7 +3,9 @@ package lsp
 import (
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -56,4 +58,24 @@ func TestInprocLifecycle(t *testing.T) {
 		t.Errorf("Serve after shutdown+exit: %v", err)
 	}
 	c.done <- nil // for the cleanup
+}
+
+// TestInprocReclaim checks that the server hands the garbage of its
+// initial work to Options.Reclaim: once after the index and once after the
+// diagnostics of every file, and not on ordinary edits.
+func TestInprocReclaim(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	var calls atomic.Int32
+	c := inprocStart(t, dir, inprocOptions{reclaim: func() { calls.Add(1) }})
+	deadline := time.Now().Add(20 * time.Second)
+	for calls.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	u := c.open("commands/notes.md", inprocNoteText)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
+		"contentChanges": []any{map[string]any{"text": inprocNoteText + "\nmore\n"}}})
+	c.waitQuiet(200 * time.Millisecond)
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("Reclaim ran %d times, want 2 (after the index and after the first diagnostics)", n)
+	}
 }

@@ -43,6 +43,11 @@ type Options struct {
 	DiagnosticsDelay time.Duration
 	// Version is reported to the client in serverInfo.
 	Version string
+	// Reclaim, when set, runs after work that leaves much garbage behind:
+	// each full index of the workspace and the first diagnostics of every
+	// file. A long-running server returns that memory to the operating
+	// system there instead of keeping it resident.
+	Reclaim func()
 }
 
 // state is where the server is in the LSP lifecycle.

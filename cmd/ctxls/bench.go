@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -120,7 +121,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	cpu0, start := cpuTime(), time.Now()
-	lib, err := library.Load(ctx, rep.Dir, cfg, library.Options{})
+	lib, err := library.Load(ctx, rep.Dir, cfg, library.Options{AfterIndex: debug.FreeOSMemory})
 	if err != nil {
 		stopProfile()
 		return err

@@ -11,7 +11,6 @@ import (
 	"runtime/pprof"
 
 	"github.com/ctxls/ctxls/lsp"
-	"github.com/ctxls/ctxls/providers/library"
 )
 
 // runServe runs the language server over stdin and stdout.
@@ -45,7 +44,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		defer stop()
 	}
-	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version})
+	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version, Reclaim: debug.FreeOSMemory})
 	err = srv.Serve(ctx, stdin, stdout)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
 		return exitError(1)
@@ -69,15 +68,15 @@ const serverGCPercent = 50
 // garbage as in the model. Past the cold index it allocates little per
 // request, so collecting twice as often costs little CPU.
 //
-// After each full index it returns the memory the build used (parsed
-// trees, scanner buffers, the replaced model) to the operating system: the
-// runtime would otherwise keep it resident until its background scavenger
-// caught up, minutes later.
+// The server and the bench also return the memory a full index used
+// (parsed trees, scanner buffers, the replaced model) to the operating
+// system once it is done, through debug.FreeOSMemory as their Reclaim and
+// AfterIndex options: the runtime would otherwise keep it resident until
+// its background scavenger caught up, minutes later.
 func setServerGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
 	}
-	library.AfterIndex = debug.FreeOSMemory
 }
 
 // startCPUProfile profiles the process into path until stop is called.

@@ -67,17 +67,11 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	l.version++
 	l.mu.Unlock()
 	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", len(st.topics), "domains", len(st.domains), "commands", len(st.commands))
-	if AfterIndex != nil {
-		AfterIndex()
+	if l.opts.AfterIndex != nil {
+		l.opts.AfterIndex()
 	}
 	return nil
 }
-
-// AfterIndex, when set, runs after each full index of a workspace has
-// replaced the model, outside the library's locks. A long-running process
-// sets it once, before loading, to return the memory the build needed to
-// the operating system.
-var AfterIndex func()
 
 // parallel runs fn(0..n-1) on all cores.
 func parallel(ctx context.Context, n int, fn func(i int)) {

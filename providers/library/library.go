@@ -209,6 +209,10 @@ type Options struct {
 	// Progress, when set, is called during the initial scan with the number
 	// of files parsed so far and the total.
 	Progress func(done, total int)
+	// AfterIndex, when set, runs after each full index of the workspace has
+	// replaced the model, outside the library's locks: a long-running
+	// process returns the memory the build needed to the operating system.
+	AfterIndex func()
 }
 
 // Library is the model of one workspace.

@@ -54,6 +54,9 @@ type Options struct {
 	OnUpdate func(Update)
 	// Progress reports the initial index: files parsed so far and total.
 	Progress func(done, total int)
+	// AfterIndex runs after each full index of the workspace (see
+	// library.Options).
+	AfterIndex func()
 
 	// Debounce is the quiet time after the last file event before changes
 	// are applied. Zero means watcher.DefaultDebounce.
@@ -198,7 +201,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	start := time.Now()
-	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress})
+	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress, AfterIndex: opts.AfterIndex})
 	if err != nil {
 		return nil, err
 	}
