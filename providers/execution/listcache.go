@@ -79,7 +79,7 @@ type listing struct {
 }
 
 // span is a range of bytes.
-type span struct{ start, end int }
+type span struct{ start, end int32 }
 
 // get returns the list of executions as tx sees them, with the live state
 // that readLive returns, and its encoding when encode is set. The caller
@@ -232,9 +232,10 @@ func appendListJSON(b []byte, items []Summary, prev *listing) ([]byte, []span) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		spans[i].start = len(b)
+		spans[i].start = int32(len(b))
 		if prev != nil {
-			for j < len(prev.items) && newer(prev.items[j], it) < 0 {
+			// Mostly the same executions in the same order: the id settles it.
+			for j < len(prev.items) && prev.items[j].SessionID != it.SessionID && newer(prev.items[j], it) < 0 {
 				j++
 			}
 		}
@@ -243,7 +244,7 @@ func appendListJSON(b []byte, items []Summary, prev *listing) ([]byte, []span) {
 		} else {
 			b = appendSummaryJSON(b, it)
 		}
-		spans[i].end = len(b)
+		spans[i].end = int32(len(b))
 	}
 	b = append(b, `],"current":`...)
 	b = appendJSONString(b, current)
