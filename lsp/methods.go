@@ -96,8 +96,22 @@ func requireField(name, value string) error {
 
 // encodeResult encodes a custom method's result with encoding/json (so
 // providers' struct tags apply as written) into a raw message the
-// connection sends verbatim.
+// connection sends verbatim. A result that is JSON already (a provider's
+// cached encoding, such as the 10,000-item execution list) goes out as it
+// is: json.Marshal would scan and compact all of it again.
 func encodeResult(v any) (any, error) {
+	switch r := v.(type) {
+	case json.RawMessage:
+		if len(r) == 0 {
+			return jsonrpc2.RawMessage("null"), nil
+		}
+		return jsonrpc2.RawMessage(r), nil
+	case jsonrpc2.RawMessage:
+		if len(r) == 0 {
+			return jsonrpc2.RawMessage("null"), nil
+		}
+		return r, nil
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode the result: %w", err)
