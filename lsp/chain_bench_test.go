@@ -122,9 +122,8 @@ func chainListed(b *testing.B, c *chainClient, n int) string {
 }
 
 // chainReportDecode reports how long the benchmark's client takes to
-// decode one ctxls/execution/list response (encoding/json, as chainClient
-// reads every message): that much of the wall time per call is the
-// client's.
+// decode one ctxls/execution/list response (as chainClient reads every
+// message): that much of the wall time per call is the client's.
 func chainReportDecode(b *testing.B, c *chainClient) {
 	var raw json.RawMessage
 	c.must("ctxls/execution/list", map[string]any{}, &raw)
@@ -133,7 +132,7 @@ func chainReportDecode(b *testing.B, c *chainClient) {
 	start := time.Now()
 	for range rounds {
 		var m chainMsg
-		if err := json.Unmarshal(body, &m); err != nil {
+		if err := decodeChainMsg(body, &m); err != nil {
 			b.Fatal(err)
 		}
 	}

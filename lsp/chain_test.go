@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctxls/ctxls/providers/storage"
 )
@@ -123,6 +126,46 @@ type chainMsg struct {
 	Error   *chainRPCError  `json:"error,omitempty"`
 }
 
+// decodeChainMsg decodes a message into m as json.Unmarshal would. It
+// walks the top level with jsontext and copies the raw values: with
+// encoding/json, the client took longer to read a 10,000-item execution
+// list than the server to answer it, as an editor's JSON.parse does not.
+func decodeChainMsg(body []byte, m *chainMsg) error {
+	d := jsontext.NewDecoder(bytes.NewReader(body))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return fmt.Errorf("a message is a JSON object: %.40q", body)
+	}
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String() // the token is void after the next read
+		v, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "jsonrpc":
+			err = json.Unmarshal(v, &m.JSONRPC)
+		case "id":
+			m.ID = json.RawMessage(v.Clone())
+		case "method":
+			err = json.Unmarshal(v, &m.Method)
+		case "params":
+			m.Params = json.RawMessage(v.Clone())
+		case "result":
+			m.Result = json.RawMessage(v.Clone())
+		case "error":
+			err = json.Unmarshal(v, &m.Error)
+		}
+		if err != nil {
+			return fmt.Errorf("message field %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // chainClient is a minimal LSP client over a server process's stdio.
 type chainClient struct {
 	t      testing.TB
@@ -227,7 +270,7 @@ func (c *chainClient) read(r io.Reader) {
 			return
 		}
 		var m chainMsg
-		if json.Unmarshal(body, &m) != nil {
+		if decodeChainMsg(body, &m) != nil {
 			continue
 		}
 		switch {
