@@ -192,7 +192,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep.DiagnoseMS = ms(time.Since(start))
 
-	runtime.GC()
+	// As the server does once it has published them (lsp.Options.Reclaim).
+	debug.FreeOSMemory()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	rep.HeapLiveMiB = float64(m.HeapAlloc) / (1 << 20)
