@@ -48,7 +48,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	view := st.view()
 	keys := make([][]string, len(files))
 	parallel(ctx, len(files), func(i int) {
-		files[i].Refs = b.scanRefs(files[i], view)
+		files[i].Refs = b.scanRefs(files[i], view, 0)
 		keys[i] = refKeys(b, files[i])
 	})
 	if ctx.Err() != nil {
@@ -356,11 +356,13 @@ func (f *File) releaseTree() {
 
 // scanRefs scans a file's references against a view of the library and
 // drops path references that lead outside every context root.
-func (b *builder) scanRefs(f *File, v view) []refs.Ref {
+//
+// hint is how many references the file held before (0 when unknown).
+func (b *builder) scanRefs(f *File, v view, hint int) []refs.Ref {
 	if f.Doc == nil {
 		return nil
 	}
-	all := refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f)})
+	all := refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
 	out := all[:0]
 	for _, r := range all {
 		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {

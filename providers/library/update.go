@@ -154,6 +154,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		incoming: l.incoming, dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings}
 	changed := map[string]bool{}
 	affected := map[string]bool{}
+	before := map[string]int{} // reference counts of the replaced files
 	var pairs []filePair
 	for i, u := range ups {
 		old, nf := st.files[u.path], built[i]
@@ -161,6 +162,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			continue
 		}
 		if old != nil {
+			before[u.path] = len(old.Refs)
 			st.unlink(b, old)
 			delete(st.files, u.path)
 		}
@@ -187,7 +189,11 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	v := st.view()
 	rescan := func(p string, f *File) {
 		nf := *f
-		nf.Refs = b.scanRefs(&nf, v)
+		hint := len(f.Refs)
+		if changed[p] {
+			hint = before[p]
+		}
+		nf.Refs = b.scanRefs(&nf, v, hint)
 		if !changed[p] {
 			st.unlink(b, f)
 		}

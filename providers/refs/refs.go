@@ -154,6 +154,11 @@ type Options struct {
 	// "**file_formats.md**", a path reference. Index and detection files
 	// list their topics that way; elsewhere such a name is just text.
 	BareNames bool
+	// SizeHint is how many references the document probably holds, such
+	// as the count of its previous scan: the scan then makes room for them
+	// once instead of growing as it goes, which for a long command file
+	// edited keystroke by keystroke is most of what a scan allocates.
+	SizeHint int
 }
 
 // Scan returns the references of doc sorted by Span.Start, without

@@ -387,3 +387,29 @@ func TestFormAndWhereNames(t *testing.T) {
 		t.Errorf("wheres %s", got)
 	}
 }
+
+func TestScanSizeHint(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\ncontext: [python, security:secure_coding]\n---\n\n")
+	for i := range 50 {
+		fmt.Fprintf(&b, "Step %d: python:fastapi_patterns#Errors, `security:secure_coding` and [notes](../context/python/t%d.md).\n", i, i)
+	}
+	doc := document.Parse("/ws/commands/big.md", []byte(b.String()))
+	want := Scan(doc, testOpts())
+	if len(want) < 150 {
+		t.Fatalf("the document holds %d references, want at least 150", len(want))
+	}
+	for _, hint := range []int{1, len(want) - 10, len(want), len(want) + 1, 10 * len(want)} {
+		opts := testOpts()
+		opts.SizeHint = hint
+		got := Scan(doc, opts)
+		if len(got) != len(want) {
+			t.Fatalf("hint %d: %d references, want %d", hint, len(got), len(want))
+		}
+		for i := range got {
+			if show(doc, got[i]) != show(doc, want[i]) || got[i].Span != want[i].Span {
+				t.Errorf("hint %d: reference %d is %s, want %s", hint, i, show(doc, got[i]), show(doc, want[i]))
+			}
+		}
+	}
+}

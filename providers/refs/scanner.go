@@ -51,6 +51,10 @@ func (s *scanner) str(b []byte) string {
 
 func newScanner(doc *document.Doc, opts Options) *scanner {
 	s := &scanner{doc: doc, text: doc.Text, opts: opts, prevAt: -1, nextFrom: -1}
+	if opts.SizeHint > 0 {
+		// A little room to grow: an edit usually adds a reference or none.
+		s.refs = make([]Ref, 0, opts.SizeHint+opts.SizeHint/16+4)
+	}
 	s.segments()
 	s.codeSpans()
 	s.htmlComments()
