@@ -144,7 +144,8 @@ func (ix *searchIndex) rlockCurrent(lib *library.Library) {
 // one edited file costs one file's indexing plus a pass over the topic
 // list.
 func (ix *searchIndex) sync(lib *library.Library, v uint64) {
-	topics := lib.Topics()
+	// In no order: a rebuild sorts them, a few changes are looked up.
+	topics := lib.TopicsUnordered()
 	seen := make([]bool, len(ix.docs))
 	var added []*library.Topic
 	for _, t := range topics {
@@ -161,6 +162,7 @@ func (ix *searchIndex) sync(lib *library.Library, v uint64) {
 		}
 	}
 	if ix.byTopic == nil || len(added)+removed > bulkThreshold || len(ix.free) > len(topics) {
+		library.SortTopics(topics)
 		ix.rebuild(topics)
 	} else {
 		for i, d := range ix.docs {
@@ -168,6 +170,7 @@ func (ix *searchIndex) sync(lib *library.Library, v uint64) {
 				ix.remove(int32(i))
 			}
 		}
+		library.SortTopics(added) // the same slots, whatever the map's order
 		for _, t := range added {
 			ix.insert(t, topicTermsForSearch(t))
 		}
