@@ -718,14 +718,23 @@ func refKeys(b *builder, f *File) []string {
 			keys = append(keys, k)
 		}
 	}
+	// A long command names the same few domains thousands of times: their
+	// keys are added once rather than sorted away.
+	domains := map[string]bool{}
+	addDomain := func(d string) {
+		if !domains[d] {
+			domains[d] = true
+			add("@" + d)
+		}
+	}
 	for _, r := range f.Refs {
 		switch r.Form {
 		case refs.DomainForm:
-			add("@" + r.Domain)
+			addDomain(r.Domain)
 		case refs.PathForm:
 			// The last two parts name the topic a misplaced path means.
-			if parts := strings.Split(path.Clean(r.Path), "/"); len(parts) >= 2 {
-				add(parts[len(parts)-2] + "/" + strings.TrimSuffix(parts[len(parts)-1], path.Ext(r.Path)))
+			if dir, file, ok := lastTwo(path.Clean(r.Path)); ok {
+				add(dir + "/" + strings.TrimSuffix(file, path.Ext(r.Path)))
 			}
 			if isBare(r.Path) {
 				add("*/" + strings.TrimSuffix(path.Base(r.Path), path.Ext(r.Path)))
@@ -735,11 +744,22 @@ func refKeys(b *builder, f *File) []string {
 			}
 		default:
 			add(r.Domain + "/" + strings.TrimSuffix(r.Topic, ".md"))
-			add("@" + r.Domain)
+			addDomain(r.Domain)
 		}
 	}
 	slices.Sort(keys)
 	return slices.Clip(slices.Compact(keys))
+}
+
+// lastTwo splits the last two parts off a slash-separated path: "a/b/c.md"
+// gives "b" and "c.md"; a path of one part gives ok false.
+func lastTwo(p string) (dir, file string, ok bool) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", "", false
+	}
+	j := strings.LastIndexByte(p[:i], '/')
+	return p[j+1 : i], p[i+1:], true
 }
 
 func humanBytes(n int64) string {

@@ -288,9 +288,10 @@ func listsTopics(f *File) bool {
 	return false
 }
 
-// topicAt returns the topic stored at an absolute path, if any.
+// topicAt returns the topic stored at an absolute, clean path (as
+// filepath.Join returns), if any.
 func (l *Library) topicAt(p string) *Topic {
-	if f, ok := l.files[filepath.Clean(p)]; ok && f.Topic != nil {
+	if f, ok := l.files[p]; ok && f.Topic != nil {
 		if t := l.topics[f.Topic.ID]; t == f.Topic {
 			return t
 		}
@@ -420,9 +421,17 @@ func containsWords(have, want []string) bool {
 
 // Distance is the Levenshtein edit distance between a and b, in runes.
 func Distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	// Names are short: the buffers stay on the stack, and a diagnostics
+	// pass that measures thousands of names allocates nothing here.
+	var abuf, bbuf [48]rune
+	var pbuf, cbuf [49]int
+	ra, rb := appendRunes(abuf[:0], a), appendRunes(bbuf[:0], b)
+	prev, cur := pbuf[:0], cbuf[:0]
+	if n := len(rb) + 1; n > len(pbuf) {
+		prev, cur = make([]int, n), make([]int, n)
+	} else {
+		prev, cur = pbuf[:n], cbuf[:n]
+	}
 	for j := range prev {
 		prev[j] = j
 	}
@@ -438,6 +447,13 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+func appendRunes(dst []rune, s string) []rune {
+	for _, r := range s {
+		dst = append(dst, r)
+	}
+	return dst
 }
 
 func abs(x int) int {

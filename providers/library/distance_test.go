@@ -1,0 +1,53 @@
+package library
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDistance(t *testing.T) {
+	long := strings.Repeat("patterns_", 8) // longer than the stack buffers
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"abc", "", 3},
+		{"django", "django", 0},
+		{"djangoo", "django", 1},
+		{"fastapi", "fastpai", 2},
+		{"kitten", "sitting", 3},
+		{"café", "cafe", 1},
+		{"日本語", "日本", 1},
+		{long, long + "x", 1},
+		{"x" + long, long, 1},
+		{long, strings.ToUpper(long), 64},
+	}
+	for _, tt := range tests {
+		if got := Distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := Distance(tt.b, tt.a); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+func TestLastTwo(t *testing.T) {
+	tests := []struct {
+		p, dir, file string
+		ok           bool
+	}{
+		{"python/django.md", "python", "django.md", true},
+		{"../context/python/django.md", "python", "django.md", true},
+		{"/django.md", "", "django.md", true},
+		{"django.md", "", "", false},
+	}
+	for _, tt := range tests {
+		dir, file, ok := lastTwo(tt.p)
+		if dir != tt.dir || file != tt.file || ok != tt.ok {
+			t.Errorf("lastTwo(%q) = %q, %q, %v; want %q, %q, %v", tt.p, dir, file, ok, tt.dir, tt.file, tt.ok)
+		}
+	}
+}
