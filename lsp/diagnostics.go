@@ -27,6 +27,7 @@ type diagnostics struct {
 	pending   map[string]bool
 	reload    bool
 	timer     *time.Timer     // the next flush, when one is due
+	idle      *time.Timer     // the next run of Options.Idle, when one is due
 	last      time.Time       // when the last flush started
 	published map[string]bool // files whose last published list was not empty
 	stopped   bool
@@ -51,6 +52,10 @@ func (d *diagnostics) onUpdate(u workspace.Update) {
 	}
 	if u.Reloaded {
 		d.reload = true
+	}
+	if d.idle != nil {
+		d.idle.Stop() // not idle after all
+		d.idle = nil
 	}
 	if d.timer != nil {
 		return // a flush is due; it takes these too
@@ -103,6 +108,35 @@ func (d *diagnostics) flush() {
 		}
 		d.publish(ctx, ws, lib, p, lib.Diagnose(p))
 	}
+	d.scheduleIdle()
+}
+
+// scheduleIdle runs Options.Idle after IdleDelay unless a change comes
+// first.
+func (d *diagnostics) scheduleIdle() {
+	idle := d.s.opts.Idle
+	if idle == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped || d.timer != nil {
+		return // more is pending: that flush schedules it
+	}
+	if d.idle != nil {
+		d.idle.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(IdleDelay, func() {
+		d.mu.Lock()
+		due := d.idle == t && !d.stopped
+		d.idle = nil
+		d.mu.Unlock()
+		if due {
+			idle()
+		}
+	})
+	d.idle = t
 }
 
 // publishAll publishes the diagnostics of every file and clears those of
@@ -229,6 +263,9 @@ func (d *diagnostics) stop() {
 	d.stopped = true
 	if d.timer != nil {
 		d.timer.Stop()
+	}
+	if d.idle != nil {
+		d.idle.Stop()
 	}
 	d.mu.Unlock()
 }

@@ -44,6 +44,7 @@ type inprocOptions struct {
 	diagDelay    time.Duration // 0: a short delay for quick tests
 	watch        bool          // run the server-side file watcher
 	reclaim      func()        // Options.Reclaim
+	idle         func()        // Options.Idle
 }
 
 // inprocStart serves a new Server on dir and returns an initialized client.
@@ -54,7 +55,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	if o.diagDelay == 0 {
 		o.diagDelay = 5 * time.Millisecond
 	}
-	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim})
+	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle})
 	c := &inprocClient{t: t, root: dir, changed: make(chan struct{}, 1), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { c.done <- srv.Serve(ctx, srvIn, srvOut) }()

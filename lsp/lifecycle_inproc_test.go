@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,5 +78,34 @@ func TestInprocReclaim(t *testing.T) {
 	c.waitQuiet(200 * time.Millisecond)
 	if n := calls.Load(); n != 2 {
 		t.Fatalf("Reclaim ran %d times, want 2 (after the index and after the first diagnostics)", n)
+	}
+}
+
+// TestInprocIdle checks that Options.Idle runs once the diagnostics of an
+// edit are out and no further change came, once per such pause.
+func TestInprocIdle(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	var calls atomic.Int32
+	c := inprocStart(t, dir, inprocOptions{idle: func() { calls.Add(1) }})
+	u := c.open("commands/notes.md", inprocNoteText)
+	c.waitQuiet(200 * time.Millisecond)
+	base := calls.Load()
+	for i := range 3 {
+		since := c.noteCount()
+		want := int32(i + 2)
+		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": want},
+			"contentChanges": []any{map[string]any{"text": inprocNoteText + strings.Repeat("\nmore", i+1) + "\n"}}})
+		c.waitDiagnosticsSince(since, u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == want })
+		deadline := time.Now().Add(10 * time.Second)
+		for calls.Load() < base+int32(i)+1 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n := calls.Load() - base; n != int32(i)+1 {
+			t.Fatalf("after edit %d, Idle ran %d times, want %d", i+1, n, i+1)
+		}
+	}
+	c.waitQuiet(100 * time.Millisecond)
+	if n := calls.Load() - base; n != 3 {
+		t.Fatalf("Idle ran %d times for 3 pauses, want 3", n)
 	}
 }

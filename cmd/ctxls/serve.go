@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 
 	"github.com/ctxls/ctxls/lsp"
@@ -44,7 +46,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		defer stop()
 	}
-	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version, Reclaim: debug.FreeOSMemory})
+	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version, Reclaim: debug.FreeOSMemory, Idle: collectIfDue})
 	err = srv.Serve(ctx, stdin, stdout)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
 		return exitError(1)
@@ -76,6 +78,29 @@ const serverGCPercent = 50
 func setServerGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
+	}
+}
+
+// collectIfDue collects garbage now when more than half of the room the
+// GC allows before its next cycle is used. The server calls it when it has
+// published the diagnostics of an edit and nothing else came in: the
+// cycle then runs while the user pauses, instead of on the next edit,
+// which it would slow by a third to a half.
+func collectIfDue() {
+	s := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/heap/goal:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+	}
+	metrics.Read(s)
+	for _, v := range s {
+		if v.Value.Kind() != metrics.KindUint64 {
+			return // a runtime without these metrics: leave the GC alone
+		}
+	}
+	live, goal, used := s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()
+	if goal > live && used > live && used-live > (goal-live)/2 {
+		runtime.GC()
 	}
 }
 
