@@ -135,20 +135,9 @@ func TestWriteRetriesWhileLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
 	db := openPath(t, path, 20*time.Millisecond)
-	holder := openPath(t, path, DefaultBusyTimeout)
-
-	tx, err := holder.SQL().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	released := make(chan struct{})
-	go func() {
-		time.Sleep(150 * time.Millisecond)
-		tx.Rollback()
-		close(released)
-	}()
+	released := holdWriteLock(t, openPath(t, path, DefaultBusyTimeout), 150*time.Millisecond)
 	calls := 0
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *sql.Tx) error {
 		calls++
 		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('a', 'b')`)
 		return err
@@ -165,6 +154,23 @@ func TestWriteRetriesWhileLocked(t *testing.T) {
 		// BEGIN IMMEDIATE fails before fn runs, so fn runs once.
 		t.Errorf("fn ran %d times, want 1", calls)
 	}
+}
+
+// holdWriteLock takes the write lock through holder and releases it after
+// d; the returned channel is closed once it is released.
+func holdWriteLock(t *testing.T, holder *DB, d time.Duration) <-chan struct{} {
+	t.Helper()
+	tx, err := holder.SQL().BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(d)
+		tx.Rollback()
+		close(released)
+	}()
+	return released
 }
 
 func TestWriteRollsBackOnError(t *testing.T) {

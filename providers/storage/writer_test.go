@@ -150,18 +150,8 @@ func TestWriterRetriesWhileLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
 	db := openPath(t, path, 20*time.Millisecond)
-	holder := openPath(t, path, DefaultBusyTimeout)
-	tx, err := holder.SQL().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	released := make(chan struct{})
-	go func() {
-		time.Sleep(150 * time.Millisecond)
-		tx.Rollback()
-		close(released)
-	}()
-	err = writeSetting(ctx, db.Writer(insertSetting), "a", "b")
+	released := holdWriteLock(t, openPath(t, path, DefaultBusyTimeout), 150*time.Millisecond)
+	err := writeSetting(ctx, db.Writer(insertSetting), "a", "b")
 	<-released
 	if err != nil {
 		t.Fatalf("Write: %v", err)
