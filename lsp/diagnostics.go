@@ -167,7 +167,6 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 		d.publish(ctx, ws, lib, p, nil)
 	}
 	d.publishConfig(ctx, lib)
-	all = nil
 	if r := d.s.opts.Reclaim; r != nil {
 		r()
 	}
