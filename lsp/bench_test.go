@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/tokens"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // The benchmarks drive server binaries over stdio on a generated library

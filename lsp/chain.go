@@ -10,8 +10,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/chain"
-	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/runs/chain"
 )
 
 // chainParams are the parameters of ctxls/chain/preview, run and resume.

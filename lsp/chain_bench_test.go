@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/storage"
+	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 // chainFillExecutions records n executions of three completed steps each,

@@ -20,12 +20,12 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ctxls/ctxls/providers/storage"
+	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 // The tests in this file drive `ctxls serve` (the binary TestMain builds)
 // over stdio with a small JSON-RPC client of their own, and run chains with
-// a stand-in agent program (providers/chain/testdata/agent).
+// a stand-in agent program (providers/runs/chain/testdata/agent).
 
 var (
 	chainAgentOnce sync.Once
@@ -39,7 +39,7 @@ func chainAgent(t testing.TB) string {
 	chainAgentOnce.Do(func() {
 		chainAgentPath = filepath.Join(stdioTempDir, "agent")
 		cmd := exec.Command("go", "build", "-o", chainAgentPath, "./testdata/agent")
-		cmd.Dir = filepath.Join("..", "providers", "chain")
+		cmd.Dir = filepath.Join("..", "providers", "runs", "chain")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			chainAgentErr = fmt.Errorf("build agent: %v\n%s", err, out)
 		}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/ctxls/ctxls/providers/cost"
-	"github.com/ctxls/ctxls/providers/refs"
+	"github.com/ctxls/ctxls/providers/context/cost"
+	"github.com/ctxls/ctxls/providers/context/refs"
 )
 
 // commandInfo is one entry of ctxls/commands.

@@ -6,9 +6,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/library"
-	"github.com/ctxls/ctxls/providers/present"
-	"github.com/ctxls/ctxls/providers/refs"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/context/refs"
 )
 
 // eagerDocs is the number of items up to which completion items carry

@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxls/ctxls/providers/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
 )
 
 // The ContextProvider methods of SPEC §4: each decodes its params,

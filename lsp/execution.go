@@ -10,10 +10,10 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxls/ctxls/providers/chain"
-	"github.com/ctxls/ctxls/providers/contextprovider"
-	"github.com/ctxls/ctxls/providers/execution"
-	"github.com/ctxls/ctxls/providers/history"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/execution"
+	"github.com/ctxls/ctxls/providers/runs/history"
 )
 
 // codeConflict is the JSON-RPC error code of a request that collides with

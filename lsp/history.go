@@ -12,8 +12,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxls/ctxls/providers/config"
-	"github.com/ctxls/ctxls/providers/history"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/runs/history"
 )
 
 // histories holds the server's history store, made with the database on

@@ -5,7 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/present"
+	"github.com/ctxls/ctxls/providers/context/present"
 )
 
 // Hover describes the reference under the cursor: what it loads and what

@@ -10,9 +10,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/contextprovider"
-	"github.com/ctxls/ctxls/providers/document"
-	"github.com/ctxls/ctxls/providers/workspace"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
 // Initialize answers the initialize request: it negotiates the position

@@ -7,10 +7,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/ctxls/ctxls/providers/document"
-	"github.com/ctxls/ctxls/providers/library"
-	"github.com/ctxls/ctxls/providers/present"
-	"github.com/ctxls/ctxls/providers/refs"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/context/refs"
 )
 
 // DocumentLink makes every resolving reference a link to its topic file

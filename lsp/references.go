@@ -5,7 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/context/library"
 )
 
 // References lists every use of the topic (or domain) under the cursor

@@ -20,10 +20,10 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/contextprovider"
-	"github.com/ctxls/ctxls/providers/document"
-	"github.com/ctxls/ctxls/providers/storage"
-	"github.com/ctxls/ctxls/providers/workspace"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 // Options configure a Server.

@@ -5,9 +5,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/document"
-	"github.com/ctxls/ctxls/providers/library"
-	"github.com/ctxls/ctxls/providers/present"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/present"
 )
 
 // DocumentSymbol outlines a document by its sections with their token

@@ -5,7 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/context/document"
 )
 
 // DidOpen makes the editor's text the source of truth for a document.

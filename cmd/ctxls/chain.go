@@ -15,12 +15,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/chain"
-	"github.com/ctxls/ctxls/providers/contextprovider"
-	"github.com/ctxls/ctxls/providers/execution"
-	"github.com/ctxls/ctxls/providers/history"
-	"github.com/ctxls/ctxls/providers/library"
-	"github.com/ctxls/ctxls/providers/storage"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/execution"
+	"github.com/ctxls/ctxls/providers/runs/history"
+	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 const chainUsage = `Usage:

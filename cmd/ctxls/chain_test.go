@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/chain"
-	"github.com/ctxls/ctxls/providers/execution"
-	"github.com/ctxls/ctxls/providers/storage"
+	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/execution"
+	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 // chainBins builds the ctxls binary and the stand-in agent into dir.
@@ -29,7 +29,7 @@ func chainBins(t *testing.T, dir string) (ctxls, agent string) {
 	ctxls, agent = filepath.Join(dir, "ctxls"), filepath.Join(dir, "agent")
 	for _, b := range []struct{ out, pkg, in string }{
 		{ctxls, ".", "."},
-		{agent, "./testdata/agent", filepath.Join("..", "..", "providers", "chain")},
+		{agent, "./testdata/agent", filepath.Join("..", "..", "providers", "runs", "chain")},
 	} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
 		cmd.Dir = b.in

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ctxls/ctxls/providers/config"
-	"github.com/ctxls/ctxls/providers/document"
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/library"
 )
 
 // checkRecord is one diagnostic in check's JSON output. Lines and columns

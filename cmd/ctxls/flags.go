@@ -8,7 +8,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/context/library"
 )
 
 // parseArgs parses flags wherever they stand among the positional

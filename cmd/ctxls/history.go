@@ -12,10 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/config"
-	"github.com/ctxls/ctxls/providers/history"
-	"github.com/ctxls/ctxls/providers/storage"
-	"github.com/ctxls/ctxls/providers/tokens"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/runs/history"
+	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/history"
-	"github.com/ctxls/ctxls/providers/storage"
-	"github.com/ctxls/ctxls/providers/tokens"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/runs/history"
+	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 // historyFixture makes a workspace with a small model and two recorded

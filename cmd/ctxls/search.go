@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/contextprovider"
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/library"
 )
 
 // runSearch exits as grep does: 0 when something matches, 1 when nothing

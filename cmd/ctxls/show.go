@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/contextprovider"
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/library"
 )
 
 // showRecord is show's JSON output: what was printed and what it costs.

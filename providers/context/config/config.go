@@ -1,0 +1,378 @@
+// Package config reads a workspace's .ctxls.yaml and merges the editor's
+// ctxls.* settings over it.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// FileName is the configuration file at the workspace root.
+const FileName = ".ctxls.yaml"
+
+// Defaults.
+const (
+	DefaultDriftThreshold = 0.25
+	DefaultBudgetFiles    = 6
+	DefaultBudgetTokens   = 16000
+	DefaultMaxFileSize    = 8 << 20
+	DefaultExecTimeout    = 10 * time.Minute
+	DefaultHistoryShare   = 0.25
+)
+
+// Config is the effective configuration of a workspace.
+type Config struct {
+	// ContextRoots are extra context root directories, relative to the
+	// workspace; directories named "context" are always roots.
+	ContextRoots []string `yaml:"contextRoots" json:"contextRoots,omitempty"`
+	// CommandRoots are extra command directories; directories named
+	// "commands" outside context roots are always command roots.
+	CommandRoots []string `yaml:"commandRoots" json:"commandRoots,omitempty"`
+	// Ignore lists directory names or slash-separated glob patterns,
+	// relative to the workspace, that are never read (nor watched). They
+	// come on top of what is never read anyway: version control,
+	// dependency, virtual-environment and cache directories, other hidden
+	// directories unless they lead to a configured root, and build, dist
+	// and target at the top of the workspace (see library.Filter).
+	Ignore []string `yaml:"ignore" json:"ignore,omitempty"`
+	// Tokenizer names the token encoding (see package tokens).
+	Tokenizer string `yaml:"tokenizer" json:"tokenizer"`
+	// DriftThreshold is the relative difference between declared and
+	// measured tokens beyond which a warning is given (0.25 = 25 %).
+	DriftThreshold float64 `yaml:"driftThreshold" json:"driftThreshold"`
+	// Budget limits what the loading protocol materializes for one prompt.
+	Budget Budget `yaml:"budget" json:"budget"`
+	// Executor runs chain steps.
+	Executor Executor `yaml:"executor" json:"executor"`
+	// Chains are named command chains, in file order.
+	Chains []Chain `yaml:"-" json:"chains,omitempty"`
+	// Models maps a model name to its context window and history share.
+	Models map[string]Model `yaml:"models" json:"models,omitempty"`
+	// DefaultModel names the model used when a request names none.
+	DefaultModel string `yaml:"defaultModel" json:"defaultModel,omitempty"`
+	// MaxFileSize is the size in bytes above which a file is skipped.
+	MaxFileSize int64 `yaml:"maxFileSize" json:"maxFileSize"`
+}
+
+// Budget is the loading protocol's limit per prompt.
+type Budget struct {
+	Files  int `yaml:"files" json:"files"`
+	Tokens int `yaml:"tokens" json:"tokens"`
+}
+
+// Executor configures how chain steps run.
+type Executor struct {
+	// Kind is "preview" (record prompts, run nothing) or "exec".
+	Kind string `yaml:"kind" json:"kind"`
+	// Command is the argv of the agent program for kind exec; the prompt
+	// arrives on its standard input.
+	Command []string `yaml:"command" json:"command,omitempty"`
+	// Timeout bounds one step.
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+}
+
+// Chain is a named, ordered list of command names.
+type Chain struct {
+	Name     string   `json:"name"`
+	Commands []string `json:"commands"`
+}
+
+// Model is a model's prompt budget.
+type Model struct {
+	// ContextWindow is the model's context size in tokens.
+	ContextWindow int `yaml:"contextWindow" json:"contextWindow"`
+	// HistoryShare is the fraction of the window given to history.
+	HistoryShare float64 `yaml:"historyShare" json:"historyShare"`
+	// HistoryTokens, when set, is an absolute history budget that
+	// overrides HistoryShare.
+	HistoryTokens int `yaml:"historyTokens" json:"historyTokens,omitempty"`
+}
+
+// HistoryBudget returns the number of tokens of history this model allows.
+func (m Model) HistoryBudget() int {
+	if m.HistoryTokens > 0 {
+		return m.HistoryTokens
+	}
+	share := m.HistoryShare
+	if share <= 0 {
+		share = DefaultHistoryShare
+	}
+	return int(float64(m.ContextWindow) * share)
+}
+
+// Duration is a time.Duration written as "10m" or "90s" in YAML and JSON.
+type Duration struct{ time.Duration }
+
+// UnmarshalYAML parses a duration string or a number of seconds.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	return d.parse(n.Value)
+}
+
+// UnmarshalJSON parses a duration string or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	return d.parse(strings.Trim(string(b), `"`))
+}
+
+// MarshalJSON writes the duration as a string such as "10m0s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+func (d *Duration) parse(s string) error {
+	if s == "" {
+		d.Duration = 0
+		return nil
+	}
+	if v, err := time.ParseDuration(s); err == nil {
+		d.Duration = v
+		return nil
+	}
+	var secs float64
+	if _, err := fmt.Sscanf(s, "%g", &secs); err == nil {
+		d.Duration = time.Duration(secs * float64(time.Second))
+		return nil
+	}
+	return fmt.Errorf("invalid duration %q (want e.g. 90s or 10m)", s)
+}
+
+// Problem is something wrong in the configuration file.
+type Problem struct {
+	// Line is the zero-based line in .ctxls.yaml, or -1.
+	Line int
+	// Severity is "error" or "warning".
+	Severity string
+	// Message says what is wrong and what was used instead.
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Line >= 0 {
+		return fmt.Sprintf("%s:%d: %s", FileName, p.Line+1, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", FileName, p.Message)
+}
+
+// Default returns the configuration used when there is no file.
+func Default() *Config {
+	return &Config{
+		Tokenizer:      tokens.Default,
+		DriftThreshold: DefaultDriftThreshold,
+		Budget:         Budget{Files: DefaultBudgetFiles, Tokens: DefaultBudgetTokens},
+		Executor:       Executor{Kind: "preview", Timeout: Duration{DefaultExecTimeout}},
+		MaxFileSize:    DefaultMaxFileSize,
+	}
+}
+
+// Load reads dir/.ctxls.yaml. A missing file gives the defaults. Problems
+// in the file never stop loading: the offending values keep their defaults
+// and each is reported.
+func Load(dir string) (*Config, []Problem, error) {
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil, nil
+	}
+	if err != nil {
+		return Default(), nil, fmt.Errorf("read %s: %w", FileName, err)
+	}
+	cfg, problems := Parse(data)
+	return cfg, problems, nil
+}
+
+// known lists the top-level keys of .ctxls.yaml.
+var known = map[string]bool{
+	"contextRoots": true, "commandRoots": true, "ignore": true, "tokenizer": true,
+	"driftThreshold": true, "budget": true, "executor": true, "chains": true,
+	"models": true, "defaultModel": true, "maxFileSize": true,
+}
+
+// Parse parses the content of a .ctxls.yaml file.
+func Parse(data []byte) (*Config, []Problem) {
+	cfg := Default()
+	var problems []Problem
+	if len(bytes.TrimSpace(data)) == 0 {
+		return cfg, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return cfg, []Problem{{Line: -1, Severity: "error", Message: fmt.Sprintf("cannot parse (%v); using defaults", err)}}
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return cfg, []Problem{{Line: 0, Severity: "error", Message: "must be a mapping of settings; using defaults"}}
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i], root.Content[i+1]
+		if !known[key.Value] {
+			problems = append(problems, Problem{Line: key.Line - 1, Severity: "warning", Message: fmt.Sprintf("unknown setting %q is ignored", key.Value)})
+			continue
+		}
+		if key.Value == "chains" {
+			problems = append(problems, decodeChains(cfg, val)...)
+			continue
+		}
+		// Decode each key on its own so one bad value spoils only itself.
+		one := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, val}}
+		if err := one.Decode(cfg); err != nil {
+			problems = append(problems, Problem{Line: val.Line - 1, Severity: "error", Message: fmt.Sprintf("%s: %v; using the default", key.Value, cleanYAMLErr(err))})
+			def := Default()
+			restoreDefault(cfg, def, key.Value)
+		}
+	}
+	problems = append(problems, cfg.Validate()...)
+	return cfg, problems
+}
+
+func cleanYAMLErr(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		return strings.TrimPrefix(te.Errors[0], "yaml: ")
+	}
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+func restoreDefault(cfg, def *Config, key string) {
+	switch key {
+	case "budget":
+		cfg.Budget = def.Budget
+	case "executor":
+		cfg.Executor = def.Executor
+	case "driftThreshold":
+		cfg.DriftThreshold = def.DriftThreshold
+	case "maxFileSize":
+		cfg.MaxFileSize = def.MaxFileSize
+	case "tokenizer":
+		cfg.Tokenizer = def.Tokenizer
+	case "models":
+		cfg.Models = nil
+	}
+}
+
+func decodeChains(cfg *Config, n *yaml.Node) []Problem {
+	if n.Kind != yaml.MappingNode {
+		return []Problem{{Line: n.Line - 1, Severity: "error", Message: "chains must map a chain name to a list of commands"}}
+	}
+	var problems []Problem
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		name, list := n.Content[i], n.Content[i+1]
+		var cmds []string
+		if err := list.Decode(&cmds); err != nil || len(cmds) == 0 {
+			problems = append(problems, Problem{Line: list.Line - 1, Severity: "error", Message: fmt.Sprintf("chain %q must be a non-empty list of command names", name.Value)})
+			continue
+		}
+		cfg.Chains = append(cfg.Chains, Chain{Name: name.Value, Commands: cmds})
+	}
+	return problems
+}
+
+// Validate checks values and replaces unusable ones by defaults, returning
+// what it changed.
+func (c *Config) Validate() []Problem {
+	var p []Problem
+	def := Default()
+	bad := func(format string, args ...any) {
+		p = append(p, Problem{Line: -1, Severity: "error", Message: fmt.Sprintf(format, args...)})
+	}
+	if _, err := tokens.New(c.Tokenizer); err != nil {
+		bad("%v; using %s", err, def.Tokenizer)
+		c.Tokenizer = def.Tokenizer
+	}
+	if c.DriftThreshold <= 0 {
+		bad("driftThreshold must be above 0 (0.25 means 25 %%); using %g", def.DriftThreshold)
+		c.DriftThreshold = def.DriftThreshold
+	}
+	if c.Budget.Files < 1 {
+		bad("budget.files must be at least 1; using %d", def.Budget.Files)
+		c.Budget.Files = def.Budget.Files
+	}
+	if c.Budget.Tokens < 1 {
+		bad("budget.tokens must be at least 1; using %d", def.Budget.Tokens)
+		c.Budget.Tokens = def.Budget.Tokens
+	}
+	switch c.Executor.Kind {
+	case "":
+		c.Executor.Kind = "preview"
+	case "preview":
+	case "exec":
+		if len(c.Executor.Command) == 0 {
+			bad("executor.command is required when executor.kind is exec; using the preview executor")
+			c.Executor.Kind = "preview"
+		}
+	default:
+		bad("executor.kind %q is not preview or exec; using preview", c.Executor.Kind)
+		c.Executor.Kind = "preview"
+	}
+	if c.Executor.Timeout.Duration <= 0 {
+		c.Executor.Timeout = def.Executor.Timeout
+	}
+	if c.MaxFileSize <= 0 {
+		c.MaxFileSize = def.MaxFileSize
+	}
+	for name, m := range c.Models {
+		switch {
+		case m.ContextWindow <= 0:
+			bad("model %q: contextWindow must be a positive number of tokens; model ignored", name)
+			delete(c.Models, name)
+		case m.HistoryShare < 0 || m.HistoryShare >= 1:
+			bad("model %q: historyShare %g must be at least 0 and below 1 (the history cannot take the whole window); model ignored", name, m.HistoryShare)
+			delete(c.Models, name)
+		case m.HistoryTokens < 0 || m.HistoryTokens >= m.ContextWindow:
+			bad("model %q: historyTokens %d must be below the context window %d; model ignored", name, m.HistoryTokens, m.ContextWindow)
+			delete(c.Models, name)
+		}
+	}
+	if c.DefaultModel != "" {
+		if _, ok := c.Models[c.DefaultModel]; !ok {
+			bad("defaultModel %q is not among the models; no default model", c.DefaultModel)
+			c.DefaultModel = ""
+		}
+	}
+	return p
+}
+
+// Chain returns the named chain.
+func (c *Config) Chain(name string) (Chain, bool) {
+	for _, ch := range c.Chains {
+		if ch.Name == name {
+			return ch, true
+		}
+	}
+	return Chain{}, false
+}
+
+// Model returns the named model, or the default model when name is "".
+func (c *Config) Model(name string) (string, Model, bool) {
+	if name == "" {
+		name = c.DefaultModel
+	}
+	m, ok := c.Models[name]
+	return name, m, ok
+}
+
+// Clone returns a deep copy.
+func (c *Config) Clone() *Config {
+	out := *c
+	out.ContextRoots = append([]string(nil), c.ContextRoots...)
+	out.CommandRoots = append([]string(nil), c.CommandRoots...)
+	out.Ignore = append([]string(nil), c.Ignore...)
+	out.Executor.Command = append([]string(nil), c.Executor.Command...)
+	out.Chains = make([]Chain, len(c.Chains))
+	for i, ch := range c.Chains {
+		out.Chains[i] = Chain{Name: ch.Name, Commands: append([]string(nil), ch.Commands...)}
+	}
+	if c.Models != nil {
+		out.Models = make(map[string]Model, len(c.Models))
+		for k, v := range c.Models {
+			out.Models[k] = v
+		}
+	}
+	return &out
+}

@@ -1,0 +1,91 @@
+// Package cost prices the references a document makes: what loading each
+// referenced topic or section costs in tokens, and the document's total
+// with repeats counted once. It also prices a topic together with its
+// cross-domain triggers.
+package cost
+
+import (
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/refs"
+)
+
+// Item is one reference of a document with what loading it costs.
+type Item struct {
+	Ref    refs.Ref
+	Target library.Target
+	// Tokens is the measured cost of what the reference loads: the section
+	// when one is named, else the topic (a domain's index for the domain
+	// form); 0 when it does not resolve.
+	Tokens int
+	// Counted reports whether Tokens is part of the document's total: a
+	// topic (or section) referred to twice counts once, and a section of a
+	// topic loaded whole counts not at all.
+	Counted bool
+}
+
+// Document resolves the references of f against lib and prices them. Text
+// that only looks like a reference (library.NotAReference) is left out.
+func Document(lib *library.Library, f *library.File) (items []Item, total int) {
+	targets := make([]library.Target, len(f.Refs))
+	whole := map[string]bool{}
+	for i, r := range f.Refs {
+		t := lib.Resolve(f, r)
+		targets[i] = t
+		if t.Topic != nil && t.Section == nil && t.OK() {
+			whole[t.Topic.ID] = true
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range f.Refs {
+		t := targets[i]
+		if t.Kind == library.NotAReference {
+			continue
+		}
+		c := Item{Ref: r, Target: t}
+		if t.OK() && t.Topic != nil {
+			key := t.Topic.ID
+			c.Tokens = t.Topic.Tokens
+			if t.Section != nil {
+				key += "#" + t.Section.Name
+				c.Tokens = t.Section.Tokens
+			}
+			if !seen[key] && (t.Section == nil || !whole[t.Topic.ID]) {
+				seen[key] = true
+				c.Counted = true
+				total += c.Tokens
+			}
+		}
+		items = append(items, c)
+	}
+	return items, total
+}
+
+// Text renders a reference in key form: "python:fastapi_patterns",
+// "python:x#Section", "python" for a domain, the path as written for an
+// unresolved path.
+func Text(r refs.Ref, t library.Target) string {
+	if r.Form == refs.DomainForm && t.Domain != nil {
+		return t.Domain.Name
+	}
+	if t.Topic != nil {
+		s := t.Topic.Key()
+		if t.Topic.Domain == "" {
+			s = t.Topic.ID
+		}
+		if t.Section != nil {
+			s += "#" + t.Section.Name
+		}
+		return s
+	}
+	switch {
+	case r.Form == refs.PathForm:
+		return r.Path
+	case r.Form == refs.DomainForm:
+		return r.Domain
+	case r.Section != "":
+		return r.Domain + ":" + r.Topic + "#" + r.Section
+	case r.Topic != "":
+		return r.Domain + ":" + r.Topic
+	}
+	return r.Domain
+}

@@ -1,0 +1,58 @@
+package cost
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+func TestDocument(t *testing.T) {
+	dir, err := filepath.Abs("../../../examples/library")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fastapi, _ := lib.Topic("python/fastapi_patterns")
+	di, _ := fastapi.Section("Dependency Injection")
+	tests := []struct {
+		file        string
+		ref         string // Text of an item to check
+		wantTokens  int
+		wantCounted bool
+	}{
+		// The context list loads the topic whole: its section is not counted again.
+		{"commands/implement.md", "python:fastapi_patterns", fastapi.Tokens, true},
+		{"commands/implement.md", "python:fastapi_patterns#Dependency Injection", di.Tokens, false},
+		{"commands/implement.md", "python:fastapi", 0, false},
+	}
+	for _, tc := range tests {
+		f, ok := lib.File(filepath.Join(dir, tc.file))
+		if !ok {
+			t.Fatalf("no %s", tc.file)
+		}
+		items, total := Document(lib, f)
+		sum, found := 0, false
+		for _, it := range items {
+			if it.Counted {
+				sum += it.Tokens
+			}
+			if Text(it.Ref, it.Target) == tc.ref && !found {
+				found = true
+				if it.Tokens != tc.wantTokens || it.Counted != tc.wantCounted {
+					t.Errorf("%s %s: tokens %d counted %v, want %d %v", tc.file, tc.ref, it.Tokens, it.Counted, tc.wantTokens, tc.wantCounted)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no item %s", tc.file, tc.ref)
+		}
+		if sum != total || total <= fastapi.Tokens {
+			t.Errorf("%s: total %d, counted items sum to %d", tc.file, total, sum)
+		}
+	}
+}

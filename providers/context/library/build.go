@@ -1,0 +1,773 @@
+package library
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// reload scans the whole workspace again with cfg and replaces the model.
+func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []config.Problem) error {
+	counter, err := tokens.New(cfg.Tokenizer)
+	if err != nil {
+		return fmt.Errorf("tokenizer: %w", err)
+	}
+	s, err := walk(ctx, l.dir, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", l.dir, err)
+	}
+	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo()}
+	files := make([]*File, len(s.files))
+	var done atomic.Int64
+	parallel(ctx, len(s.files), func(i int) {
+		files[i] = b.parse(s.files[i].path, s.files[i].rel, nil)
+		if l.opts.Progress != nil {
+			n := done.Add(1)
+			if n%256 == 0 || int(n) == len(files) {
+				l.opts.Progress(int(n), len(files))
+			}
+		}
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	st := newState(files)
+	view := st.view()
+	keys := make([][]string, len(files))
+	parallel(ctx, len(files), func(i int) {
+		files[i].Refs = b.scanRefs(files[i], view, 0)
+		keys[i] = refKeys(b, files[i])
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	st.buildIncoming(files, keys)
+
+	l.mu.Lock()
+	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
+	l.filter = NewFilter(l.dir, cfg)
+	l.contextRoots, l.commandRoots, l.beside, l.readings = s.contextRoots, s.commandRoots, b.beside, b.paths
+	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
+	l.aliases = st.aliases
+	l.warnings, l.dupWarnings = s.warnings, st.warnings
+	l.dupTopics, l.dupCommands = st.dupTopics, st.dupCommands
+	l.version++
+	l.mu.Unlock()
+	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", len(st.topics), "domains", len(st.domains), "commands", len(st.commands))
+	if l.opts.AfterIndex != nil {
+		l.opts.AfterIndex()
+	}
+	return nil
+}
+
+// parallel runs fn(0..n-1) on all cores.
+func parallel(ctx context.Context, n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(n, 1))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// builder turns files on disk into File values under one configuration.
+type builder struct {
+	cfg          *config.Config
+	counter      tokens.Counter
+	contextRoots []string
+	commandRoots []string
+	// beside holds, per context root, the names of the directories next
+	// to it (in its parent), which workspace-relative paths start with.
+	beside map[string]map[string]bool
+	// paths remembers the readings of path references; nil computes each
+	// reading afresh.
+	paths *pathMemo
+
+	// kwMu guards kw, the keywords derived from each section heading seen
+	// so far: thousands of topics share headings such as "Overview", and
+	// sharing their keyword lists keeps one copy in the model.
+	kwMu sync.Mutex
+	kw   map[string][]string
+
+	strings interner
+}
+
+// interner keeps one copy of each string it is given. Frontmatter values
+// are slices of a copy of their whole YAML text: the model keeps its own
+// copies, one per distinct value for the tags, keywords and section names
+// that thousands of topics repeat.
+type interner struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (in *interner) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	v := strings.Clone(s)
+	in.m[v] = v
+	return v
+}
+
+func (in *interner) internAll(xs []string) []string {
+	for i, x := range xs {
+		xs[i] = in.intern(x)
+	}
+	return slices.Clip(xs)
+}
+
+// ownMeta gives m copies of its strings of its own, shared where values
+// repeat, so that the model does not keep the frontmatter's text alive.
+func (b *builder) ownMeta(m *Metadata) {
+	in := &b.strings
+	m.ID, m.Title = strings.Clone(m.ID), strings.Clone(m.Title)
+	m.Domain, m.Type, m.LoadingStrategy = in.intern(m.Domain), in.intern(m.Type), in.intern(m.LoadingStrategy)
+	m.Version, m.LastUpdated, m.MaintainedFor = in.intern(m.Version), in.intern(m.LastUpdated), in.intern(m.MaintainedFor)
+	for i := range m.Sections {
+		s := &m.Sections[i]
+		s.Name, s.Keywords = in.intern(s.Name), in.internAll(s.Keywords)
+	}
+	m.Tags = in.internAll(m.Tags)
+	m.CrossDomainTriggers = in.internAll(m.CrossDomainTriggers)
+	for i, t := range m.DetectionTriggers {
+		m.DetectionTriggers[i] = strings.Clone(t)
+	}
+	for i := range m.IndexedFiles {
+		f := &m.IndexedFiles[i]
+		f.ID, f.Path = strings.Clone(f.ID), strings.Clone(f.Path)
+		f.Type, f.LoadingStrategy = in.intern(f.Type), in.intern(f.LoadingStrategy)
+	}
+	for i, d := range m.declared {
+		m.declared[i] = in.intern(d)
+	}
+	if m.Extra != nil {
+		extra := make(map[string]any, len(m.Extra))
+		for k, v := range m.Extra {
+			extra[strings.Clone(k)] = cloneValue(v)
+		}
+		m.Extra = extra
+	}
+}
+
+// cloneValue copies the strings of a value decoded from YAML.
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return strings.Clone(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cloneValue(x)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[strings.Clone(k)] = cloneValue(x)
+		}
+		return out
+	}
+	return v
+}
+
+// headingKeywords returns keywords(name), the same slice for the same name.
+// Callers must not modify it.
+func (b *builder) headingKeywords(name string) []string {
+	b.kwMu.Lock()
+	defer b.kwMu.Unlock()
+	if kw, ok := b.kw[name]; ok {
+		return kw
+	}
+	kw := slices.Clip(keywords(name))
+	if b.kw == nil {
+		b.kw = map[string][]string{}
+	}
+	b.kw[strings.Clone(name)] = kw
+	return kw
+}
+
+// besideRoots lists the directories next to each context root.
+func besideRoots(roots []string) map[string]map[string]bool {
+	out := make(map[string]map[string]bool, len(roots))
+	for _, r := range roots {
+		names := map[string]bool{}
+		ents, _ := os.ReadDir(filepath.Dir(r))
+		for _, e := range ents {
+			if e.IsDir() && filepath.Join(filepath.Dir(r), e.Name()) != r {
+				names[e.Name()] = true
+			}
+		}
+		out[r] = names
+	}
+	return out
+}
+
+// parse reads (unless content is given) and parses one file. References
+// are scanned separately, once the set of domains is known.
+func (b *builder) parse(p, rel string, content []byte) *File {
+	c := classify(p, b.contextRoots, b.commandRoots)
+	f := &File{Path: p, Rel: rel, Kind: c.kind}
+	if content == nil {
+		info, err := os.Stat(p)
+		if err != nil {
+			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
+			return f
+		}
+		if info.Size() > b.cfg.MaxFileSize {
+			f.Skipped = fmt.Sprintf("file is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(info.Size()), humanBytes(b.cfg.MaxFileSize), config.FileName)
+			return f
+		}
+		content, err = os.ReadFile(p)
+		if err != nil {
+			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
+			return f
+		}
+	} else if int64(len(content)) > b.cfg.MaxFileSize {
+		f.Skipped = fmt.Sprintf("document is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(int64(len(content))), humanBytes(b.cfg.MaxFileSize), config.FileName)
+		return f
+	}
+	if document.IsBinary(content) {
+		f.Skipped = "file holds binary data, not markdown text; not indexed"
+		return f
+	}
+	f.Doc = document.Parse(p, content)
+	switch c.kind {
+	case TopicFile:
+		f.Topic, f.problems = b.topic(f.Doc, c)
+	case CommandFile:
+		f.Command = command(f.Doc, c.name, p)
+	}
+	// Free the tree now rather than after the references are scanned:
+	// the trees of every file of a library would otherwise be live at
+	// once (the peak resident set of a cold index of 10,000 topics fell
+	// from about 465 to 315 MiB). Scanning parses the YAML again, cheaply.
+	f.releaseTree()
+	return f
+}
+
+// topic builds a topic from a parsed file.
+func (b *builder) topic(doc *document.Doc, c class) (*Topic, []metaProblem) {
+	id := c.name
+	if c.domain != "" {
+		id = c.domain + "/" + c.name
+	}
+	t := &Topic{
+		ID: id, Domain: c.domain, Name: c.name, Path: doc.Path, Root: c.root, RelPath: c.relPath,
+		HasFrontmatter: doc.Frontmatter != nil, Doc: doc,
+	}
+	probs := decodeMeta(doc, &t.Meta, c.domain != "")
+	b.ownMeta(&t.Meta)
+	derive(&t.Meta, doc, c.domain, id, c.name)
+
+	secs := doc.Sections()
+	spans := make([][2]int, len(secs))
+	body := doc.Body
+	for i, s := range secs {
+		spans[i] = [2]int{s.Content.Start - body.Start, s.Content.End - body.Start}
+	}
+	total, per := b.counter.CountSpans(string(doc.Slice(body)), spans)
+	t.Tokens = total
+	t.Sections = make([]Section, 0, len(secs))
+	wants := make([]wantMatch, len(t.Meta.Sections))
+	for i, m := range t.Meta.Sections {
+		wants[i] = wantKey(m.Name)
+	}
+	for i, s := range secs {
+		name, anchor := headingName(s.Text)
+		sec := Section{Name: name, Anchor: anchor, Level: s.Level, Heading: s.Span, Content: s.Content, Tokens: per[i]}
+		key := sec.matchKey()
+		for j, m := range t.Meta.Sections {
+			if key.matches(wants[j]) {
+				sec.Declared = m.EstimatedTokens
+				sec.Keywords = m.Keywords
+				break
+			}
+		}
+		if sec.Keywords == nil {
+			sec.Keywords = b.headingKeywords(unnumbered(name))
+		}
+		t.Sections = append(t.Sections, sec)
+	}
+	return t, probs
+}
+
+// command builds a command from a parsed file.
+func command(doc *document.Doc, name, p string) *Command {
+	c := &Command{Name: name, Path: p, Doc: doc}
+	// Clones: the values are slices of the whole frontmatter text.
+	if _, v := doc.Frontmatter.Field("name"); v != nil && v.Value != "" {
+		c.Name = strings.Clone(v.Value)
+	}
+	if _, v := doc.Frontmatter.Field("description"); v != nil {
+		c.Description = strings.Clone(v.Value)
+	}
+	if _, v := doc.Frontmatter.Field("context"); v != nil {
+		for _, e := range v.Content {
+			c.Context = append(c.Context, strings.Clone(e.Value))
+		}
+	}
+	if c.Description == "" {
+		c.Description = doc.Title()
+	}
+	return c
+}
+
+// releaseTree drops the frontmatter tree of a file the builder parsed, once
+// its metadata is read: the library keeps thousands of documents, and
+// later uses parse the small YAML text again.
+func (f *File) releaseTree() {
+	if f != nil && f.Doc != nil {
+		f.Doc.Frontmatter.ReleaseTree()
+	}
+}
+
+// scanRefs scans a file's references against a view of the library and
+// drops path references that lead outside every context root.
+//
+// hint is how many references the file held before (0 when unknown).
+func (b *builder) scanRefs(f *File, v view, hint int) []refs.Ref {
+	if f.Doc == nil {
+		return nil
+	}
+	all := refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+	out := all[:0]
+	for _, r := range all {
+		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {
+			if _, _, ok := b.misplaced(f.Path, r, v.isDomain); !ok {
+				continue
+			}
+		}
+		v.share(&r)
+		out = append(out, r)
+	}
+	if len(out) < cap(out) {
+		// The library keeps every file's references; a Ref is large.
+		out = slices.Clone(out)
+	}
+	return out
+}
+
+// pathCandidates lists the absolute paths a path reference may mean, most
+// likely first: relative to the referring file, to the workspace layout
+// around each context root, and to each context root itself. The last
+// reading is left out for a file outside the root when the path starts
+// with a directory that stands next to the root ("commands/x.md" written
+// in a command means the commands folder, not the context domain of that
+// name).
+func (b *builder) pathCandidates(from string, r refs.Ref) []string {
+	return b.readingOf(from, r).candidates
+}
+
+// readingOf returns the reading of the path reference r in the file from,
+// from the memo when the builder has one.
+func (b *builder) readingOf(from string, r refs.Ref) *pathReading {
+	dir := filepath.Dir(from)
+	if b.paths == nil {
+		return b.readPath(dir, r.Path)
+	}
+	return b.paths.reading(b, dir, r.Path)
+}
+
+// pathInRoots reports whether a path reference lands inside a context root
+// under any reading, or is a bare file name (resolved by name).
+func (b *builder) pathInRoots(from string, r refs.Ref) bool {
+	return isBare(r.Path) || b.readingOf(from, r).inRoots
+}
+
+// misplaced reports whether a path reference that leads outside every
+// context root still ends in "domain/topic.md" for a known domain and
+// names no file on disk: a topic reference with a wrong relative path,
+// such as "../../security/x.md" written one level too deep.
+func (b *builder) misplaced(from string, r refs.Ref, isDomain func(string) bool) (domain, stem string, ok bool) {
+	// Only "../…/domain/topic.md": a path that climbs and then names a
+	// domain directly. Deeper paths ("../../memory/commands/index.md")
+	// point at other trees that merely share a folder name.
+	parts := strings.Split(path.Clean(filepath.ToSlash(r.Path)), "/")
+	up := 0
+	for up < len(parts) && parts[up] == ".." {
+		up++
+	}
+	if up == 0 || len(parts)-up != 2 {
+		return "", "", false
+	}
+	domain = parts[up]
+	stem = strings.TrimSuffix(parts[up+1], path.Ext(parts[up+1]))
+	if !isDomain(domain) {
+		return "", "", false
+	}
+	for _, c := range b.pathCandidates(from, r) {
+		if _, err := os.Stat(c); err == nil {
+			return "", "", false
+		}
+	}
+	return domain, stem, true
+}
+
+// isBare reports whether a path is a file name alone, such as
+// "fastapi_patterns.md".
+func isBare(p string) bool { return !strings.ContainsAny(p, "/\\") }
+
+// state is the set of indexes built from a set of files.
+type state struct {
+	files    map[string]*File
+	topics   map[string]*Topic
+	byStem   map[string][]*Topic
+	domains  map[string]*Domain
+	commands map[string]*Command
+	incoming incomingIndex
+	// aliases maps the frontmatter id of a file directly in a context root
+	// ("engineering/cross_domain" for cross_domain.md) to its topic.
+	aliases map[string]*Topic
+	// dupTopics and dupCommands hold the ids and names that more than one
+	// file defines; warnings says which definition won.
+	dupTopics   map[string]bool
+	dupCommands map[string]bool
+	warnings    []Warning
+}
+
+func newState(files []*File) *state {
+	st := &state{
+		files:    make(map[string]*File, len(files)),
+		topics:   make(map[string]*Topic, len(files)),
+		aliases:  map[string]*Topic{},
+		byStem:   make(map[string][]*Topic, len(files)),
+		domains:  map[string]*Domain{},
+		commands: map[string]*Command{},
+	}
+	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		st.files[f.Path] = f
+	}
+	st.rebuildTopics()
+	return st
+}
+
+// rebuildTopics recomputes topics, domains and commands from files.
+func (st *state) rebuildTopics() {
+	clear(st.topics)
+	clear(st.aliases)
+	clear(st.byStem)
+	clear(st.domains)
+	clear(st.commands)
+	st.warnings = nil
+	st.dupTopics = map[string]bool{}
+	st.dupCommands = map[string]bool{}
+	paths := make([]string, 0, len(st.files))
+	for p := range st.files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		st.addFile(st.files[p])
+	}
+	st.sortDomains()
+}
+
+func (st *state) addFile(f *File) {
+	switch {
+	case f.Topic != nil:
+		t := f.Topic
+		if prev, dup := st.topics[t.ID]; dup {
+			st.dupTopics[t.ID] = true
+			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
+			return
+		}
+		st.topics[t.ID] = t
+		if a := alias(t); a != "" && st.aliases[a] == nil {
+			st.aliases[a] = t
+		}
+		stem := path.Base(t.Name)
+		st.byStem[stem] = append(st.byStem[stem], t)
+		if t.Domain == "" {
+			return
+		}
+		d := st.domains[t.Domain]
+		if d == nil {
+			d = &Domain{Name: t.Domain}
+			st.domains[t.Domain] = d
+		}
+		dir := filepath.Join(t.Root, t.Domain)
+		if !slices.Contains(d.Dirs, dir) {
+			d.Dirs = append(d.Dirs, dir)
+		}
+		d.Topics = append(d.Topics, t)
+		switch t.Name {
+		case "index":
+			d.Index = t
+		case "context_detection":
+			d.Detection = t
+		}
+	case f.Command != nil:
+		if prev, dup := st.commands[f.Command.Name]; dup {
+			st.dupCommands[f.Command.Name] = true
+			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
+			return
+		}
+		st.commands[f.Command.Name] = f.Command
+	}
+}
+
+func (st *state) sortDomains() {
+	for _, d := range st.domains {
+		slices.SortFunc(d.Topics, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
+	}
+}
+
+// alias returns the frontmatter id by which a file directly in a context
+// root may also be named, or "": cross_domain.md may declare
+// "engineering/cross_domain".
+func alias(t *Topic) string {
+	if t.Domain != "" || !t.Meta.Declared("id") || t.Meta.ID == t.ID || !strings.Contains(t.Meta.ID, "/") {
+		return ""
+	}
+	return t.Meta.ID
+}
+
+// view answers the questions the reference scanner asks.
+type view struct {
+	domains map[string]bool
+	topics  map[string]*Topic
+	// names maps each domain name to the model's own copy of it.
+	names map[string]string
+}
+
+func (st *state) view() view {
+	v := view{domains: make(map[string]bool, len(st.domains)), topics: st.topics, names: make(map[string]string, len(st.domains))}
+	for name, d := range st.domains {
+		v.domains[name] = true
+		v.names[name] = d.Name
+	}
+	return v
+}
+
+// share replaces the domain and topic of a reference to a known domain or
+// topic by the model's copies of the same strings, so that the thousands
+// of references to one domain do not each keep their own.
+func (v view) share(r *refs.Ref) {
+	name, ok := v.names[r.Domain]
+	if !ok {
+		return
+	}
+	r.Domain = name
+	if r.Topic != "" {
+		if t := v.topics[name+"/"+r.Topic]; t != nil && t.Domain == name && t.Name == r.Topic {
+			r.Topic = t.Name
+		}
+	}
+}
+
+func (v view) isDomain(name string) bool { return v.domains[name] }
+
+func (v view) sections(domain, topic string) []string {
+	t := v.topics[domain+"/"+strings.TrimSuffix(topic, ".md")]
+	if t == nil {
+		return nil
+	}
+	out := make([]string, 0, len(t.Sections))
+	for i := range t.Sections {
+		out = append(out, t.Sections[i].names()...)
+	}
+	return out
+}
+
+// buildIncoming indexes which files refer to which targets, given the
+// refKeys of each file.
+func (st *state) buildIncoming(files []*File, keys [][]string) {
+	st.incoming = make(incomingIndex, len(st.topics))
+	for i, f := range files {
+		if st.files[f.Path] == f {
+			st.link(f, keys[i])
+		}
+	}
+}
+
+// link files f in the incoming index under keys, its refKeys.
+func (st *state) link(f *File, keys []string) {
+	for i, k := range keys {
+		keys[i] = st.incoming.add(k, f.Path)
+	}
+	f.inKeys = keys
+}
+
+func (st *state) unlink(b *builder, f *File) {
+	keys := f.inKeys
+	if keys == nil {
+		keys = refKeys(b, f)
+	}
+	for _, k := range keys {
+		st.incoming.remove(k, f.Path)
+	}
+}
+
+// incomingIndex maps the key of a target ("domain/topic", "@domain",
+// "*/stem") to the paths of the files that refer to it.
+type incomingIndex map[string]*fileSet
+
+// fileSet is a set of file paths: a slice while small, as most are (the
+// files naming one topic), a map once large (those naming a domain).
+type fileSet struct {
+	// key is the index's copy of its key: files keep it in inKeys rather
+	// than a copy each.
+	key  string
+	list []string
+	m    map[string]struct{}
+}
+
+// smallSet is the size past which a fileSet becomes a map.
+const smallSet = 32
+
+// add puts p under key k and returns the index's copy of k.
+func (ix incomingIndex) add(k, p string) string {
+	s := ix[k]
+	if s == nil {
+		s = &fileSet{key: k}
+		ix[k] = s
+	}
+	switch {
+	case s.m != nil:
+		s.m[p] = struct{}{}
+	case slices.Contains(s.list, p):
+	case len(s.list) < smallSet:
+		s.list = append(s.list, p)
+	default:
+		s.m = make(map[string]struct{}, 2*smallSet)
+		for _, q := range s.list {
+			s.m[q] = struct{}{}
+		}
+		s.m[p] = struct{}{}
+		s.list = nil
+	}
+	return s.key
+}
+
+func (ix incomingIndex) remove(k, p string) {
+	s := ix[k]
+	switch {
+	case s == nil:
+	case s.m != nil:
+		delete(s.m, p)
+	default:
+		if i := slices.Index(s.list, p); i >= 0 {
+			s.list = slices.Delete(s.list, i, i+1)
+		}
+	}
+}
+
+// paths returns the paths filed under key k, in no particular order.
+func (ix incomingIndex) paths(k string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		s := ix[k]
+		if s == nil {
+			return
+		}
+		if s.m != nil {
+			for p := range s.m {
+				if !yield(p) {
+					return
+				}
+			}
+			return
+		}
+		for _, p := range s.list {
+			if !yield(p) {
+				return
+			}
+		}
+	}
+}
+
+// refKeys lists the index keys of a file's references: "domain/topic" for
+// named topics, "@domain" for domains, "*/stem" for bare file names.
+func refKeys(b *builder, f *File) []string {
+	var keys []string
+	add := func(k string) {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	// A long command names the same few domains thousands of times: their
+	// keys are added once rather than sorted away.
+	domains := map[string]bool{}
+	addDomain := func(d string) {
+		if !domains[d] {
+			domains[d] = true
+			add("@" + d)
+		}
+	}
+	for _, r := range f.Refs {
+		switch r.Form {
+		case refs.DomainForm:
+			addDomain(r.Domain)
+		case refs.PathForm:
+			// The last two parts name the topic a misplaced path means.
+			if dir, file, ok := lastTwo(path.Clean(r.Path)); ok {
+				add(dir + "/" + strings.TrimSuffix(file, path.Ext(r.Path)))
+			}
+			if isBare(r.Path) {
+				add("*/" + strings.TrimSuffix(path.Base(r.Path), path.Ext(r.Path)))
+			}
+			for _, k := range b.readingOf(f.Path, r).keys {
+				add(k)
+			}
+		default:
+			add(r.Domain + "/" + strings.TrimSuffix(r.Topic, ".md"))
+			addDomain(r.Domain)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Clip(slices.Compact(keys))
+}
+
+// lastTwo splits the last two parts off a slash-separated path: "a/b/c.md"
+// gives "b" and "c.md"; a path of one part gives ok false.
+func lastTwo(p string) (dir, file string, ok bool) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", "", false
+	}
+	j := strings.LastIndexByte(p[:i], '/')
+	return p[j+1 : i], p[i+1:], true
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,331 @@
+package library
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/refs"
+)
+
+// Diagnostic codes. They are stable: editors and scripts match on them.
+const (
+	CodeUnresolved      = "unresolved-reference"
+	CodeUnknownSection  = "unknown-section"
+	CodeMissingField    = "frontmatter-missing-field"
+	CodeInvalidValue    = "frontmatter-invalid-value"
+	CodeIDMismatch      = "frontmatter-id-mismatch"
+	CodeParseError      = "frontmatter-parse-error"
+	CodeUnknownField    = "frontmatter-unknown-field"
+	CodeSectionMissing  = "section-missing"
+	CodeTokenDrift      = "token-drift"
+	CodeIndexMissing    = "index-missing-topic"
+	CodeIndexUnlisted   = "index-unlisted-topic"
+	CodeFileSkipped     = "file-skipped"
+	CodeDuplicateTopic  = "duplicate-topic"
+	driftMinimumTokens  = 10
+	maxUnlistedPerIndex = 50
+)
+
+// Severity follows the LSP numbering.
+type Severity int
+
+// Severities.
+const (
+	SeverityError       Severity = 1
+	SeverityWarning     Severity = 2
+	SeverityInformation Severity = 3
+	SeverityHint        Severity = 4
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	case SeverityInformation:
+		return "info"
+	}
+	return "hint"
+}
+
+// Diagnostic is a problem in one file.
+type Diagnostic struct {
+	Path     string
+	Span     document.Span
+	Severity Severity
+	Code     string
+	Message  string
+	// Fix carries what a quick fix needs, or nil.
+	Fix *Fix
+}
+
+// Fix is the machine-readable part of a diagnostic that code actions use.
+type Fix struct {
+	// Replace is the span a did-you-mean candidate replaces.
+	Replace document.Span `json:"replace"`
+	// Candidates are replacement texts, best first.
+	Candidates []string `json:"candidates,omitempty"`
+	// Declared and Measured are token counts for token-drift.
+	Declared int `json:"declared,omitempty"`
+	Measured int `json:"measured,omitempty"`
+}
+
+// Diagnose returns the diagnostics of the file at path, in order.
+func (l *Library) Diagnose(p string) []Diagnostic {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	f := l.files[filepath.Clean(p)]
+	if f == nil {
+		return nil
+	}
+	return l.diagnose(f)
+}
+
+// DiagnoseAll returns the diagnostics of every file that has some, keyed by
+// path, computed on all cores.
+func (l *Library) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
+	files := l.Files()
+	out := make([][]Diagnostic, len(files))
+	parallel(ctx, len(files), func(i int) {
+		l.mu.RLock()
+		defer l.mu.RUnlock()
+		out[i] = l.diagnose(files[i])
+	})
+	m := make(map[string][]Diagnostic)
+	for i, f := range files {
+		if len(out[i]) > 0 {
+			m[f.Path] = out[i]
+		}
+	}
+	return m
+}
+
+func (l *Library) diagnose(f *File) []Diagnostic {
+	var ds []Diagnostic
+	add := func(s document.Span, sev Severity, code, format string, args ...any) *Diagnostic {
+		ds = append(ds, Diagnostic{Path: f.Path, Span: s, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
+		return &ds[len(ds)-1]
+	}
+	if f.Skipped != "" {
+		add(document.Span{}, SeverityWarning, CodeFileSkipped, "%s", f.Skipped)
+		return ds
+	}
+	doc := f.Doc
+	if fm := doc.Frontmatter; fm != nil && fm.Err != nil {
+		line := min(fm.Err.Line, doc.Lines.Count()-1)
+		add(document.Span{Start: doc.Lines.Start(line), End: doc.Lines.End(line)}, SeverityError, CodeParseError, "frontmatter cannot be parsed: %s", fm.Err.Message)
+	}
+	for _, p := range f.problems {
+		sev := SeverityWarning
+		add(p.span, sev, p.code, "%s", p.message)
+	}
+	if t := f.Topic; t != nil {
+		if cur := l.topics[t.ID]; cur != t && cur != nil {
+			add(headSpan(doc), SeverityWarning, CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
+		}
+		l.diagnoseTopic(f, add)
+	}
+	missing := map[string]bool{}
+	for _, r := range f.Refs {
+		tg := l.resolve(f, r)
+		if tg.Kind != Unresolved {
+			continue
+		}
+		code, span := CodeUnresolved, r.Span
+		switch tg.Failed {
+		case PartSection:
+			code, span = CodeUnknownSection, nonEmpty(r.SectionSpan, r.Span)
+			if r.Form == refs.PathForm {
+				span = r.Span
+			}
+		case PartDomain:
+			span = nonEmpty(r.DomainSpan, r.Span)
+		case PartTopic:
+			span = nonEmpty(r.TopicSpan, r.Span)
+		case PartPath:
+			span = nonEmpty(r.PathSpan, r.Span)
+		}
+		// An index listing a file that is not there is a stale entry; a
+		// path that misses an existing topic is a broken reference.
+		if code == CodeUnresolved && isIndex(f) && tg.Topic == nil && (r.Form == refs.PathForm || r.Field == "indexedFiles") {
+			code = CodeIndexMissing
+			// An index names a topic several times (an indexedFiles entry
+			// by id and path, then the body in prose or links): one
+			// report per missing topic, at its first mention, is enough.
+			if tg.Missing != "" {
+				if missing[tg.Missing] {
+					continue
+				}
+				missing[tg.Missing] = true
+			}
+		}
+		msg := tg.Message
+		if len(tg.Candidates) > 0 {
+			msg += "; did you mean " + quoteList(tg.Candidates) + "?"
+		}
+		d := add(span, SeverityError, code, "%s", msg)
+		if code == CodeIndexMissing {
+			d.Severity = SeverityWarning
+		}
+		d.Fix = &Fix{Replace: span, Candidates: tg.Candidates}
+	}
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	return ds
+}
+
+// diagnoseTopic adds the checks that only apply to topic files.
+func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+	t, doc := f.Topic, f.Doc
+	root := doc.Frontmatter.Root() // parsed once for all the checks below
+	field := func(key string) (k, v *yaml.Node) { return document.FieldOf(root, key) }
+	if root != nil && t.Domain != "" {
+		if k, v := field("id"); k != nil && t.Meta.ID != t.ID {
+			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
+			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.ID}}
+		}
+		if k, v := field("domain"); k != nil && t.Meta.Domain != t.Domain {
+			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
+			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.Domain}}
+		}
+	}
+	if root != nil {
+		threshold := l.cfg.DriftThreshold
+		if _, v := field("estimatedTokens"); v != nil && t.Meta.EstimatedTokens > 0 {
+			if drifted(t.Meta.EstimatedTokens, t.Tokens, threshold) {
+				d := add(doc.NodeSpan(v), SeverityWarning, CodeTokenDrift, "declares %d tokens but the body measures %d (%s), %s off; the threshold is %.0f %%",
+					t.Meta.EstimatedTokens, t.Tokens, l.counter.Name(), percent(t.Meta.EstimatedTokens, t.Tokens), threshold*100)
+				d.Fix = &Fix{Replace: doc.NodeSpan(v), Declared: t.Meta.EstimatedTokens, Measured: t.Tokens}
+			}
+		}
+		if _, secs := field("sections"); secs != nil {
+			for _, item := range secs.Content {
+				name, tokNode := sectionNodes(item)
+				if name == nil {
+					continue
+				}
+				s, ok := t.Section(name.Value)
+				if !ok {
+					names := make([]string, len(t.Sections))
+					for i, s := range t.Sections {
+						names[i] = s.Name
+					}
+					d := add(doc.NodeSpan(name), SeverityWarning, CodeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value)
+					for i := range names {
+						names[i] = unnumbered(names[i])
+					}
+					if c := Suggest(name.Value, names, 3); len(c) > 0 {
+						d.Message += "; did you mean " + quoteList(c) + "?"
+						d.Fix = &Fix{Replace: doc.ValueSpan(name), Candidates: c}
+					}
+					continue
+				}
+				if tokNode != nil && s.Declared > 0 && drifted(s.Declared, s.Tokens, threshold) {
+					d := add(doc.NodeSpan(tokNode), SeverityWarning, CodeTokenDrift, "section %q declares %d tokens but measures %d (%s), %s off",
+						s.Name, s.Declared, s.Tokens, l.counter.Name(), percent(s.Declared, s.Tokens))
+					d.Fix = &Fix{Replace: doc.NodeSpan(tokNode), Declared: s.Declared, Measured: s.Tokens}
+				}
+			}
+		}
+	}
+	if t.Domain != "" && t.Name == "index" {
+		l.diagnoseIndex(f, add)
+	}
+}
+
+// diagnoseIndex checks a domain index: what it lists must exist (through
+// references and indexedFiles) and every topic of the domain should be
+// listed.
+func (l *Library) diagnoseIndex(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+	t := f.Topic
+	d := l.domains[t.Domain]
+	if d == nil {
+		return
+	}
+	listed := map[*Topic]bool{t: true}
+	for _, r := range f.Refs {
+		if tg := l.resolve(f, r); tg.Topic != nil {
+			listed[tg.Topic] = true
+		}
+	}
+	// indexedFiles[].path is relative to the index; its id is checked as a
+	// reference already.
+	if _, v := f.Doc.Frontmatter.Field("indexedFiles"); v != nil {
+		for _, item := range v.Content {
+			for j := 0; j+1 < len(item.Content); j += 2 {
+				val := item.Content[j+1].Value
+				switch item.Content[j].Value {
+				case "id":
+					if x := l.topics[val]; x != nil {
+						listed[x] = true
+					}
+				case "path":
+					if x := l.topicAt(filepath.Join(filepath.Dir(f.Path), filepath.FromSlash(val))); x != nil {
+						listed[x] = true
+					}
+				}
+			}
+		}
+	}
+	n := 0
+	for _, x := range d.Topics {
+		if listed[x] {
+			continue
+		}
+		if n++; n > maxUnlistedPerIndex {
+			break
+		}
+		add(headSpan(f.Doc), SeverityWarning, CodeIndexUnlisted, "topic %s (%s) is not listed in this index", x.Key(), path.Base(x.RelPath))
+	}
+}
+
+// headSpan is where whole-file diagnostics point: the first heading, or
+// the first line.
+func headSpan(doc *document.Doc) document.Span {
+	for _, h := range doc.Headings {
+		if h.Level == 1 {
+			return h.TextSpan
+		}
+	}
+	return document.Span{Start: doc.Body.Start, End: doc.Lines.End(doc.Lines.LineOf(doc.Body.Start))}
+}
+
+// drifted reports whether a declared count is off the measured one by more
+// than the threshold; differences under a few tokens never count, since a
+// tiny section cannot be declared that precisely.
+func drifted(declared, measured int, threshold float64) bool {
+	diff := math.Abs(float64(declared - measured))
+	if diff < driftMinimumTokens {
+		return false
+	}
+	return diff > threshold*float64(max(measured, 1))
+}
+
+func percent(declared, measured int) string {
+	return fmt.Sprintf("%+.0f %%", 100*float64(declared-measured)/float64(max(measured, 1)))
+}
+
+func nonEmpty(s, fallback document.Span) document.Span {
+	if s.End > s.Start {
+		return s
+	}
+	return fallback
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = "'" + x + "'"
+	}
+	return strings.Join(q, " or ")
+}
+
+func isIndex(f *File) bool { return f.Topic != nil && f.Topic.Meta.Type == "index" }

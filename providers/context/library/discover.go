@@ -1,0 +1,419 @@
+package library
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+)
+
+// Directory names that hold context and commands by convention.
+const (
+	ContextDirName = "context"
+	CommandDirName = "commands"
+)
+
+// IgnoredDir reports whether a directory with this base name is never
+// read, whatever the configuration: version control, dependencies, virtual
+// environments, tool caches and our own database folder. Other hidden
+// directories (names starting with a dot) are skipped as well unless they
+// lead to a configured root; see [Filter].
+func IgnoredDir(name string) bool {
+	switch name {
+	case ".git", ".hg", ".svn", ".ctxls",
+		"node_modules", "bower_components", "vendor",
+		"__pycache__", "venv", ".venv", ".tox", ".nox",
+		".mypy_cache", ".pytest_cache", ".ruff_cache",
+		".next", ".nuxt", ".cache", ".gradle", ".terraform":
+		return true
+	}
+	return false
+}
+
+// hidden reports whether name is a hidden file or directory name.
+func hidden(name string) bool {
+	return strings.HasPrefix(name, ".") && name != "." && name != ".."
+}
+
+// outputDir reports whether a directory of this name at the top of a
+// workspace holds build output (which may copy the library, making every
+// topic a duplicate) rather than sources.
+func outputDir(name string) bool {
+	switch name {
+	case "build", "dist", "target":
+		return true
+	}
+	return false
+}
+
+// A Filter decides which directories and files of a workspace the library
+// reads, and so which directories a file watcher has to watch:
+//
+//   - directories named by [IgnoredDir] and hidden directories are skipped;
+//   - so are build, dist and target at the top of the workspace, unless the
+//     workspace is itself a context or command root (then they are domains
+//     or commands);
+//   - paths matching the configured ignore patterns are skipped;
+//   - but a configured context or command root, and every directory on the
+//     way to it, is entered whatever its name (only the ignore patterns can
+//     exclude it). A directory entered only on the way to a root
+//     (".claude" for the root ".claude/commands") is passed through: its
+//     own files and its other sub-directories are not read.
+//
+// Below a configured root the same rules apply again, counted from the root.
+// A Filter is immutable and safe for concurrent use.
+type Filter struct {
+	dir      string
+	ignore   []string
+	roots    []string // configured context and command roots inside dir
+	selfRoot bool     // dir is itself a context or command root
+}
+
+// NewFilter returns the filter of the workspace dir (absolute and clean)
+// under the ignore patterns and extra roots of cfg. Configured roots outside
+// the workspace play no part.
+func NewFilter(dir string, cfg *config.Config) *Filter {
+	var roots []string
+	for _, r := range slices.Concat(cfg.ContextRoots, cfg.CommandRoots) {
+		if p, ok := within(dir, r); ok {
+			roots = append(roots, p)
+		}
+	}
+	return newFilter(dir, cfg.Ignore, roots)
+}
+
+func newFilter(dir string, ignore, roots []string) *Filter {
+	b := filepath.Base(dir)
+	return &Filter{
+		dir:      dir,
+		ignore:   ignore,
+		roots:    roots,
+		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(dir),
+	}
+}
+
+// dirState says how far a walk goes into a directory.
+type dirState uint8
+
+const (
+	dirRead dirState = iota // read its files, enter its sub-directories
+	dirPass                 // only on the way to a configured root
+	dirSkip                 // neither read nor entered
+)
+
+// SkipDir reports whether the directory at p (absolute, below the
+// workspace) is neither read nor watched.
+func (f *Filter) SkipDir(p string) bool {
+	return f.state(p) == dirSkip
+}
+
+// SkipFile reports whether the file at p (absolute, below the workspace) is
+// not read: its directory is skipped or only passed through, or an ignore
+// pattern matches it.
+func (f *Filter) SkipFile(p string) bool {
+	if d := filepath.Dir(p); d != f.dir && f.state(d) != dirRead {
+		return true
+	}
+	return ignoredPath(relSlash(f.dir, p), f.ignore)
+}
+
+// state classifies the directory at p.
+func (f *Filter) state(p string) dirState {
+	if p == f.dir {
+		return dirRead
+	}
+	rel := relSlash(f.dir, p)
+	if rel == ".." || strings.HasPrefix(rel, "../") || ignoredPath(rel, f.ignore) {
+		return dirSkip
+	}
+	base := f.dir
+	if r := innermost(p, f.roots); r != "" {
+		if r == p {
+			return dirRead
+		}
+		base = r
+	}
+	parts := strings.Split(relSlash(base, p), "/")
+	blocked := false
+	for i, part := range parts {
+		if IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
+			blocked = true
+			break
+		}
+	}
+	switch {
+	case !blocked:
+		return dirRead
+	case f.leadsToRoot(p):
+		return dirPass
+	}
+	return dirSkip
+}
+
+// leadsToRoot reports whether a configured root lies below p.
+func (f *Filter) leadsToRoot(p string) bool {
+	for _, r := range f.roots {
+		if r != p && strings.HasPrefix(r, p+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// innermost returns the longest of roots that holds p, or "".
+func innermost(p string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		if len(r) > len(best) && (p == r || strings.HasPrefix(p, r+string(filepath.Separator))) {
+			best = r
+		}
+	}
+	return best
+}
+
+// entry is a markdown file found by the walk.
+type entry struct {
+	path string
+	rel  string
+}
+
+// scan is what a walk of the workspace found.
+type scan struct {
+	contextRoots []string
+	commandRoots []string
+	files        []entry
+	warnings     []Warning
+}
+
+// walk lists the workspace's markdown files and its context and command
+// roots. It never follows symbolic links to directories (they may loop or
+// leave the workspace) and skips unreadable directories with a warning.
+func walk(ctx context.Context, dir string, ignore []string, extraContext, extraCommands []string) (*scan, error) {
+	s := &scan{}
+	for _, r := range extraContext {
+		if p, ok := within(dir, r); ok {
+			s.contextRoots = append(s.contextRoots, p)
+		} else {
+			s.warnings = append(s.warnings, Warning{r, "configured context root is outside the workspace; ignored"})
+		}
+	}
+	for _, r := range extraCommands {
+		if p, ok := within(dir, r); ok {
+			s.commandRoots = append(s.commandRoots, p)
+		} else {
+			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
+		}
+	}
+	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots))
+	pass := make(map[string]bool) // directories only on the way to a configured root
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("cannot read: %v; skipped", unwrapPath(err))})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel := relSlash(dir, p)
+		if d.Type()&fs.ModeSymlink != 0 {
+			if pass[filepath.Dir(p)] {
+				return nil
+			}
+			return s.symlink(dir, p, rel)
+		}
+		if d.IsDir() {
+			switch f.state(p) {
+			case dirSkip:
+				return fs.SkipDir
+			case dirPass:
+				pass[p] = true
+				return nil
+			}
+			if d.Name() == ContextDirName && p != dir && underAny(p, s.contextRoots) == "" {
+				s.contextRoots = append(s.contextRoots, p)
+			} else if d.Name() == CommandDirName && underAny(p, s.contextRoots) == "" && underAny(p, s.commandRoots) == "" {
+				s.commandRoots = append(s.commandRoots, p)
+			}
+			return nil
+		}
+		if isMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !ignoredPath(rel, ignore) {
+			s.files = append(s.files, entry{p, rel})
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if dirName := filepath.Base(dir); dirName == ContextDirName && underAny(dir, s.contextRoots) == "" {
+		s.contextRoots = append(s.contextRoots, dir)
+	} else if len(s.contextRoots) == 0 && looksLikeContextRoot(dir) {
+		s.contextRoots = append(s.contextRoots, dir)
+	}
+	slices.Sort(s.contextRoots)
+	slices.Sort(s.commandRoots)
+	return s, nil
+}
+
+// symlink decides about a symbolic link met by the walk.
+func (s *scan) symlink(dir, p, rel string) error {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("broken or looping symbolic link (%v); skipped", unwrapPath(err))})
+		return nil
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("cannot read link target: %v; skipped", unwrapPath(err))})
+		return nil
+	}
+	if info.IsDir() {
+		s.warnings = append(s.warnings, Warning{p, "symbolic link to a directory is not followed (it could loop or leave the workspace)"})
+		return nil
+	}
+	if !isMarkdown(p) {
+		return nil
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		realDir = dir
+	}
+	if _, ok := within(realDir, target); !ok {
+		s.warnings = append(s.warnings, Warning{p, "symbolic link points outside the workspace; skipped"})
+		return nil
+	}
+	s.files = append(s.files, entry{p, rel})
+	return nil
+}
+
+// looksLikeContextRoot reports whether dir is itself laid out as a context
+// root: it holds a loading protocol or cross-domain file, or an index.md
+// beside sub-directories that hold index.md files.
+func looksLikeContextRoot(dir string) bool {
+	for _, name := range []string{"loading_protocol.md", "cross_domain.md"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	domains := 0
+	for _, e := range ents {
+		if e.IsDir() && !IgnoredDir(e.Name()) && !hidden(e.Name()) {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
+				domains++
+			}
+		}
+	}
+	return domains >= 2
+}
+
+func isMarkdown(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+// ignoredPath reports whether a workspace-relative path matches one of
+// the configured ignore patterns (a directory name or a glob).
+func ignoredPath(rel string, patterns []string) bool {
+	for _, pat := range patterns {
+		pat = strings.Trim(pat, "/")
+		if pat == "" {
+			continue
+		}
+		if ok, _ := path.Match(pat, rel); ok {
+			return true
+		}
+		for _, part := range strings.Split(rel, "/") {
+			if ok, _ := path.Match(pat, part); ok {
+				return true
+			}
+		}
+		if strings.HasPrefix(rel, pat+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// within joins p to dir when relative, cleans it, and reports whether the
+// result stays inside dir.
+func within(dir, p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	return p, p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// underAny returns the first of roots that holds p, or "".
+func underAny(p string, roots []string) string {
+	for _, r := range roots {
+		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) {
+			return r
+		}
+	}
+	return ""
+}
+
+func relSlash(base, p string) string {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if e, ok := err.(*fs.PathError); ok {
+		pe = e
+		return pe.Err
+	}
+	return err
+}
+
+// classify says what role a markdown file plays given the roots.
+type class struct {
+	kind    Kind
+	root    string // context or command root
+	domain  string // topic files
+	name    string // topic name within domain, or command name
+	relPath string // relative to root
+}
+
+func classify(p string, contextRoots, commandRoots []string) class {
+	if r := underAny(p, contextRoots); r != "" {
+		rel := relSlash(r, p)
+		stem := strings.TrimSuffix(rel, path.Ext(rel))
+		domain, name, found := strings.Cut(stem, "/")
+		if !found {
+			return class{kind: TopicFile, root: r, name: stem, relPath: rel}
+		}
+		return class{kind: TopicFile, root: r, domain: domain, name: name, relPath: rel}
+	}
+	if r := underAny(p, commandRoots); r != "" {
+		rel := relSlash(r, p)
+		parts := strings.Split(rel, "/")
+		switch {
+		case len(parts) == 1:
+			stem := strings.TrimSuffix(parts[0], path.Ext(parts[0]))
+			if !strings.EqualFold(stem, "index") && !strings.EqualFold(stem, "readme") && !strings.HasPrefix(stem, "_") {
+				return class{kind: CommandFile, root: r, name: stem, relPath: rel}
+			}
+		case len(parts) == 2 && strings.EqualFold(parts[1], "COMMAND.md") && !strings.HasPrefix(parts[0], "_"):
+			return class{kind: CommandFile, root: r, name: parts[0], relPath: rel}
+		}
+	}
+	return class{kind: OtherFile}
+}

@@ -1,0 +1,143 @@
+package library
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+)
+
+// writeTree writes files (relative path → content) under a new temporary
+// directory and returns it.
+func writeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// load indexes dir with the default configuration and the estimate
+// tokenizer unless cfg is given.
+func load(t testing.TB, dir string, cfg *config.Config) *Library {
+	t.Helper()
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	l, err := Load(context.Background(), dir, cfg, Options{})
+	if err != nil {
+		t.Fatalf("Load(%s): %v", dir, err)
+	}
+	return l
+}
+
+// diag is a diagnostic reduced to what tests compare.
+type diag struct {
+	Code     string
+	Severity Severity
+	Text     string // the text the span covers
+}
+
+// diagsOf returns the diagnostics of one file (relative to dir).
+func diagsOf(t testing.TB, l *Library, rel string) []diag {
+	t.Helper()
+	p := filepath.Join(l.Dir(), filepath.FromSlash(rel))
+	f, ok := l.File(p)
+	if !ok {
+		t.Fatalf("no file %s; files: %v", rel, fileNames(l))
+	}
+	var out []diag
+	for _, d := range l.Diagnose(p) {
+		text := ""
+		if f.Doc != nil && d.Span.End <= len(f.Doc.Text) && d.Span.Start <= d.Span.End {
+			text = string(f.Doc.Text[d.Span.Start:d.Span.End])
+		}
+		out = append(out, diag{d.Code, d.Severity, text})
+	}
+	return out
+}
+
+func fileNames(l *Library) []string {
+	var out []string
+	for _, f := range l.Files() {
+		out = append(out, f.Rel)
+	}
+	return out
+}
+
+// codes returns the diagnostic codes of one file, in order.
+func codes(ds []diag) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Code
+	}
+	return out
+}
+
+// allCodes returns every diagnostic code in the library, sorted.
+func allCodes(l *Library) []string {
+	var out []string
+	for _, ds := range l.DiagnoseAll(context.Background()) {
+		for _, d := range ds {
+			out = append(out, d.Code)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// topicFM renders a complete, valid topic frontmatter block.
+func topicFM(id, typ string, tokens int, extra ...string) string {
+	domain, _, _ := strings.Cut(id, "/")
+	var b strings.Builder
+	b.WriteString("---\n")
+	b.WriteString("id: " + id + "\n")
+	b.WriteString("domain: " + domain + "\n")
+	b.WriteString("title: Title of " + id + "\n")
+	b.WriteString("type: " + typ + "\n")
+	b.WriteString("estimatedTokens: " + strconv.Itoa(tokens) + "\n")
+	b.WriteString("loadingStrategy: onDemand\n")
+	for _, e := range extra {
+		b.WriteString(e + "\n")
+	}
+	b.WriteString("---\n")
+	return b.String()
+}
+
+// checkDiscovered compares what l found in dir (paths relative to dir)
+// with what a discovery test expects.
+func checkDiscovered(t *testing.T, dir string, l *Library, contextRoots, commandRoots, topics, commands []string) {
+	t.Helper()
+	if got := rels(dir, l.ContextRoots()); !slices.Equal(got, contextRoots) {
+		t.Errorf("context roots = %v, want %v", got, contextRoots)
+	}
+	if got := rels(dir, l.CommandRoots()); !slices.Equal(got, commandRoots) {
+		t.Errorf("command roots = %v, want %v", got, commandRoots)
+	}
+	var gotTopics []string
+	for _, tp := range l.Topics() {
+		gotTopics = append(gotTopics, tp.ID)
+	}
+	if !slices.Equal(gotTopics, topics) {
+		t.Errorf("topics = %v, want %v", gotTopics, topics)
+	}
+	var gotCommands []string
+	for _, c := range l.Commands() {
+		gotCommands = append(gotCommands, c.Name)
+	}
+	if !slices.Equal(gotCommands, commands) {
+		t.Errorf("commands = %v, want %v", gotCommands, commands)
+	}
+}

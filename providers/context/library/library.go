@@ -1,0 +1,459 @@
+// Package library is the model of a workspace's context libraries: it
+// discovers context roots, command roots and every other markdown file,
+// builds topics, domains and commands from them, scans and resolves the
+// references between them, reports diagnostics, and follows changes one
+// file at a time.
+//
+// A Library is safe for concurrent use. Files, topics, domains and commands
+// it hands out are immutable: a change replaces them, so a caller may keep
+// using what it got while the library moves on.
+package library
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// Kind says what role a markdown file plays.
+type Kind int
+
+const (
+	// OtherFile is any markdown file outside context and command roots.
+	OtherFile Kind = iota
+	// TopicFile is a markdown file inside a context root.
+	TopicFile
+	// CommandFile is a command inside a command root.
+	CommandFile
+)
+
+func (k Kind) String() string {
+	switch k {
+	case TopicFile:
+		return "topic"
+	case CommandFile:
+		return "command"
+	}
+	return "markdown"
+}
+
+// File is one markdown file of the workspace.
+type File struct {
+	// Path is the absolute, cleaned path.
+	Path string
+	// Rel is the path relative to the workspace, with forward slashes.
+	Rel string
+	// Kind is the file's role.
+	Kind Kind
+	// Doc is the parsed content; nil when the file was skipped.
+	Doc *document.Doc
+	// Refs are the references the file makes, in order.
+	Refs []refs.Ref
+	// Topic is set for topic files.
+	Topic *Topic
+	// Command is set for command files.
+	Command *Command
+	// Skipped says why the file was not read (too large, binary), or "".
+	Skipped string
+
+	problems []metaProblem
+	// inKeys are the keys link filed the file under in the incoming
+	// index; unlink reuses them (computing them resolves every path
+	// reference again).
+	inKeys []string
+}
+
+// Topic is a markdown file in a context root.
+type Topic struct {
+	// ID is "domain/stem", or "stem" for files directly in a context root.
+	ID string
+	// Domain is the owning domain, "" for root files.
+	Domain string
+	// Name is the stem within the domain ("fastapi_patterns",
+	// "frameworks/fastapi" for nested files).
+	Name string
+	// Path is the absolute path.
+	Path string
+	// Root is the context root directory holding the file.
+	Root string
+	// RelPath is the path relative to Root, with forward slashes.
+	RelPath string
+	// Meta is the effective metadata.
+	Meta Metadata
+	// HasFrontmatter reports whether the file has a frontmatter block.
+	HasFrontmatter bool
+	// Tokens is the measured token cost of the body.
+	Tokens int
+	// Sections are the sections with their measured costs.
+	Sections []Section
+	// Doc is the parsed file.
+	Doc *document.Doc
+}
+
+// Declared returns the declared token cost, or 0 when none is declared.
+func (t *Topic) Declared() int {
+	if t.Meta.Declared("estimatedTokens") {
+		return t.Meta.EstimatedTokens
+	}
+	return 0
+}
+
+// Key returns the key form of the topic, "domain:name".
+func (t *Topic) Key() string {
+	if t.Domain == "" {
+		return t.Name
+	}
+	return t.Domain + ":" + t.Name
+}
+
+// Section returns the section named name (case-insensitively, without an
+// outline number such as "1.", or by its anchor), preferring level-two
+// headings.
+func (t *Topic) Section(name string) (*Section, bool) {
+	var best *Section
+	for i := range t.Sections {
+		s := &t.Sections[i]
+		if s.Matches(name) {
+			if best == nil || (s.Level == 2 && best.Level != 2) {
+				best = s
+			}
+		}
+	}
+	return best, best != nil
+}
+
+// Body returns the topic's text without frontmatter.
+func (t *Topic) Body() string { return string(t.Doc.Slice(t.Doc.Body)) }
+
+// Section is a section of a topic with its measured cost.
+type Section struct {
+	// Name is the heading text without a trailing attribute block such as
+	// "{#anchor}".
+	Name string
+	// Anchor is the explicit anchor of the heading ("{#anchor}"), or "".
+	Anchor string
+	// Level is the heading level (2 for "##").
+	Level int
+	// Heading spans the heading line; Content spans the whole section.
+	Heading, Content document.Span
+	// Tokens is the measured cost of the section.
+	Tokens int
+	// Declared is the cost the frontmatter declares, or 0.
+	Declared int
+	// Keywords come from the frontmatter, or from the heading's words.
+	Keywords []string
+}
+
+// Domain is a first-level directory of a context root.
+type Domain struct {
+	// Name is the directory name.
+	Name string
+	// Dirs are the directories (one per context root holding the domain).
+	Dirs []string
+	// Topics are the domain's topics, sorted by name.
+	Topics []*Topic
+	// Index is the domain's index.md topic, if any.
+	Index *Topic
+	// Detection is the domain's context_detection.md topic, if any.
+	Detection *Topic
+}
+
+// Tokens returns the sum of the measured costs of the domain's topics.
+func (d *Domain) Tokens() int {
+	n := 0
+	for _, t := range d.Topics {
+		n += t.Tokens
+	}
+	return n
+}
+
+// Command is an agent command: commands/NAME.md or commands/NAME/COMMAND.md.
+type Command struct {
+	// Name is the command's name ("implement").
+	Name string
+	// Path is the absolute path.
+	Path string
+	// Description comes from the frontmatter's description field.
+	Description string
+	// Context is the frontmatter's context list as written.
+	Context []string
+	// Doc is the parsed file.
+	Doc *document.Doc
+}
+
+// Body returns the command's prompt text without frontmatter.
+func (c *Command) Body() string { return string(c.Doc.Slice(c.Doc.Body)) }
+
+// Warning is a problem with the workspace that belongs to no diagnostic,
+// such as a directory that could not be read.
+type Warning struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Path, w.Message) }
+
+// Options tune a Library.
+type Options struct {
+	// Logger receives progress and problems; nil discards.
+	Logger *slog.Logger
+	// Progress, when set, is called during the initial scan with the number
+	// of files parsed so far and the total.
+	Progress func(done, total int)
+	// AfterIndex, when set, runs after each full index of the workspace has
+	// replaced the model, outside the library's locks: a long-running
+	// process returns the memory the build needed to the operating system.
+	AfterIndex func()
+}
+
+// Library is the model of one workspace.
+type Library struct {
+	dir  string
+	opts Options
+	log  *slog.Logger
+
+	applyMu sync.Mutex // serialises changes
+
+	mu           sync.RWMutex
+	cfg          *config.Config
+	filter       *Filter // cfg's directory rules
+	cfgProblems  []config.Problem
+	counter      tokens.Counter
+	contextRoots []string
+	commandRoots []string
+	beside       map[string]map[string]bool
+	readings     *pathMemo // readings of path references under these roots
+	files        map[string]*File
+	topics       map[string]*Topic
+	aliases      map[string]*Topic // frontmatter ids of root files
+	byStem       map[string][]*Topic
+	domains      map[string]*Domain
+	commands     map[string]*Command
+	incoming     incomingIndex // target key → referring file paths
+	warnings     []Warning     // from the scan
+	dupWarnings  []Warning     // duplicate topics and commands
+	dupTopics    map[string]bool
+	dupCommands  map[string]bool
+	version      uint64
+}
+
+// Load scans the workspace at dir with the given configuration; a nil cfg
+// reads dir/.ctxls.yaml.
+func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*Library, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	l := &Library{dir: filepath.Clean(abs), opts: opts, log: opts.Logger}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+	var problems []config.Problem
+	if cfg == nil {
+		cfg, problems, err = config.Load(l.dir)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := l.reload(ctx, cfg, problems); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Dir returns the workspace directory.
+func (l *Library) Dir() string { return l.dir }
+
+// Config returns the configuration in effect. Callers must not modify it.
+func (l *Library) Config() *config.Config {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.cfg
+}
+
+// Filter returns the directory rules of the configuration: what a scan of
+// the workspace reads, and what Apply accepts.
+func (l *Library) Filter() *Filter {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.filter
+}
+
+// ConfigProblems returns what was wrong with the configuration.
+func (l *Library) ConfigProblems() []config.Problem {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return slices.Clone(l.cfgProblems)
+}
+
+// Counter returns the token counter in effect.
+func (l *Library) Counter() tokens.Counter {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.counter
+}
+
+// Version increases with every change to the library.
+func (l *Library) Version() uint64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.version
+}
+
+// ContextRoots returns the context root directories.
+func (l *Library) ContextRoots() []string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return slices.Clone(l.contextRoots)
+}
+
+// CommandRoots returns the command root directories.
+func (l *Library) CommandRoots() []string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return slices.Clone(l.commandRoots)
+}
+
+// Warnings returns workspace problems that are not diagnostics.
+func (l *Library) Warnings() []Warning {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return slices.Concat(l.warnings, l.dupWarnings)
+}
+
+// File returns the file at an absolute path.
+func (l *Library) File(path string) (*File, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	f, ok := l.files[filepath.Clean(path)]
+	return f, ok
+}
+
+// Files returns every markdown file, sorted by path.
+func (l *Library) Files() []*File {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make([]*File, 0, len(l.files))
+	for _, f := range l.files {
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Topic returns the topic with an id such as "python/fastapi_patterns".
+// A file directly in a context root is found by its path id
+// ("cross_domain") and by the id its frontmatter declares
+// ("engineering/cross_domain").
+func (l *Library) Topic(id string) (*Topic, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if t, ok := l.topics[id]; ok {
+		return t, true
+	}
+	t, ok := l.aliases[id]
+	return t, ok
+}
+
+// Topics returns every topic, sorted by id.
+func (l *Library) Topics() []*Topic {
+	out := l.TopicsUnordered()
+	SortTopics(out)
+	return out
+}
+
+// TopicsUnordered returns every topic in no particular order, for callers
+// that only look each one up: sorting ten thousand ids costs more than
+// what such a caller does with them.
+func (l *Library) TopicsUnordered() []*Topic {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make([]*Topic, 0, len(l.topics))
+	for _, t := range l.topics {
+		out = append(out, t)
+	}
+	return out
+}
+
+// SortTopics sorts topics by id, the order of Topics.
+func SortTopics(topics []*Topic) {
+	slices.SortFunc(topics, func(a, b *Topic) int { return strings.Compare(a.ID, b.ID) })
+}
+
+// Domain returns a domain by name.
+func (l *Library) Domain(name string) (*Domain, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	d, ok := l.domains[name]
+	return d, ok
+}
+
+// Domains returns every domain, sorted by name.
+func (l *Library) Domains() []*Domain {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make([]*Domain, 0, len(l.domains))
+	for _, d := range l.domains {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b *Domain) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// IsDomain reports whether name is a domain.
+func (l *Library) IsDomain(name string) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	_, ok := l.domains[name]
+	return ok
+}
+
+// Command returns a command by name.
+func (l *Library) Command(name string) (*Command, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	c, ok := l.commands[name]
+	return c, ok
+}
+
+// Commands returns every command, sorted by name.
+func (l *Library) Commands() []*Command {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make([]*Command, 0, len(l.commands))
+	for _, c := range l.commands {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// RootFile returns the topic of a file directly in a context root, such as
+// "loading_protocol" or "cross_domain", from the first root that has it.
+func (l *Library) RootFile(stem string) (*Topic, bool) {
+	return l.Topic(stem)
+}
+
+// Slug returns the GitHub-style anchor of a heading: lower case, spaces as
+// hyphens, punctuation dropped.
+func Slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ' || r == '-':
+			b.WriteByte('-')
+		case r == '_' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

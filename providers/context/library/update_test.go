@@ -1,0 +1,453 @@
+package library
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+)
+
+// locations renders References(id) as "rel:text" strings.
+func locations(l *Library, id string) []string {
+	var out []string
+	for _, loc := range l.References(id) {
+		out = append(out, loc.File.Rel+":"+string(loc.File.Doc.Text[loc.Ref.Span.Start:loc.Ref.Span.End]))
+	}
+	return out
+}
+
+func TestApply(t *testing.T) {
+	files := with(map[string]string{
+		"commands/review.md": "# Review\n\nLoad python:django_patterns and python:flask_patterns.\n",
+		"commands/other.md":  "# Other\n\nSee [d](../context/python/django_patterns.md).\n",
+		"notes/readme.md":    "# Notes\n",
+	})
+	dir := writeTree(t, files)
+	l := load(t, dir, nil)
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	review, other, flask, django := abs("commands/review.md"), abs("commands/other.md"), abs("context/python/flask_patterns.md"), abs("context/python/django_patterns.md")
+
+	if got := codes(diagsOf(t, l, "commands/review.md")); !slices.Equal(got, []string{CodeUnresolved}) {
+		t.Fatalf("before: %v", got)
+	}
+	wantRefs := []string{"commands/other.md:../context/python/django_patterns.md", "commands/review.md:python:django_patterns", "context/python/index.md:django_patterns.md"}
+	if got := locations(l, "python/django_patterns"); !slices.Equal(got, wantRefs) {
+		t.Fatalf("References before = %v", got)
+	}
+	v0 := l.Version()
+
+	steps := []struct {
+		name     string
+		change   func() Change
+		changed  []string
+		affected []string // must be included
+		check    func(t *testing.T)
+	}{
+		{
+			name: "create a topic that a command was missing",
+			change: func() Change {
+				must(t, os.WriteFile(flask, []byte("# Flask\n\n## Blueprints\n\nB.\n"), 0o644))
+				return Change{Path: flask}
+			},
+			changed:  []string{flask},
+			affected: []string{flask, review, abs("context/python/index.md")},
+			check: func(t *testing.T) {
+				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+					t.Errorf("review still has %v", ds)
+				}
+				if got := locations(l, "python/flask_patterns"); !slices.Equal(got, []string{"commands/review.md:python:flask_patterns"}) {
+					t.Errorf("References(flask) = %v", got)
+				}
+				// The index does not list the new topic.
+				if !slices.Contains(codes(diagsOf(t, l, "context/python/index.md")), CodeIndexUnlisted) {
+					t.Error("index does not report the unlisted new topic")
+				}
+			},
+		},
+		{
+			name: "change a command through editor content (not on disk)",
+			change: func() Change {
+				return Change{Path: "commands/review.md", Content: []byte("# Review\n\nLoad python:flask_patterns#Blueprints and python:flask_patterns#Routes.\n")}
+			},
+			changed:  []string{review},
+			affected: []string{review},
+			check: func(t *testing.T) {
+				got := diagsOf(t, l, "commands/review.md")
+				if want := []diag{{CodeUnknownSection, SeverityError, "Routes"}}; !slices.Equal(got, want) {
+					t.Errorf("review = %v, want %v", got, want)
+				}
+				if got := locations(l, "python/django_patterns"); !slices.Equal(got, []string{wantRefs[0], wantRefs[2]}) {
+					t.Errorf("References(django) = %v", got)
+				}
+				if got := locations(l, "python/flask_patterns"); len(got) != 2 {
+					t.Errorf("References(flask) = %v", got)
+				}
+			},
+		},
+		{
+			name: "change a topic's headings",
+			change: func() Change {
+				must(t, os.WriteFile(flask, []byte("# Flask\n\n## Blueprints\n\n## Routes\n"), 0o644))
+				return Change{Path: flask}
+			},
+			changed:  []string{flask},
+			affected: []string{flask, review},
+			check: func(t *testing.T) {
+				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+					t.Errorf("review = %v", ds)
+				}
+			},
+		},
+		{
+			name: "remove a topic",
+			change: func() Change {
+				must(t, os.Remove(django))
+				return Change{Path: django, Removed: true}
+			},
+			changed:  []string{django},
+			affected: []string{django, other, abs("context/python/index.md")},
+			check: func(t *testing.T) {
+				if _, ok := l.Topic("python/django_patterns"); ok {
+					t.Error("removed topic still there")
+				}
+				if _, ok := l.File(django); ok {
+					t.Error("removed file still there")
+				}
+				if got := codes(diagsOf(t, l, "commands/other.md")); !slices.Equal(got, []string{CodeUnresolved}) {
+					t.Errorf("other = %v", got)
+				}
+				if got := codes(diagsOf(t, l, "context/python/index.md")); !slices.Equal(got, []string{CodeIndexUnlisted, CodeIndexMissing}) {
+					t.Errorf("index = %v", got)
+				}
+			},
+		},
+		{
+			name: "a new domain makes key forms appear",
+			change: func() Change {
+				must(t, os.WriteFile(review, []byte("# Review\n\nSee rust:ownership.\n"), 0o644))
+				return Change{Path: review}
+			},
+			changed: []string{review},
+			check: func(t *testing.T) {
+				// rust is not a domain yet, so rust:ownership is plain text.
+				f, _ := l.File(review)
+				if len(f.Refs) != 0 {
+					t.Errorf("refs before the domain exists: %+v", f.Refs)
+				}
+			},
+		},
+		{
+			name: "create the domain directory with a topic",
+			change: func() Change {
+				p := abs("context/rust/borrowing.md")
+				must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				must(t, os.WriteFile(p, []byte("# Borrowing\n"), 0o644))
+				return Change{Path: filepath.Dir(p)}
+			},
+			changed:  []string{abs("context/rust/borrowing.md")},
+			affected: []string{review},
+			check: func(t *testing.T) {
+				if !l.IsDomain("rust") {
+					t.Fatal("rust is not a domain")
+				}
+				got := diagsOf(t, l, "commands/review.md")
+				if len(got) != 1 || got[0].Code != CodeUnresolved || got[0].Text != "ownership" {
+					t.Errorf("review = %v", got)
+				}
+			},
+		},
+		{
+			name: "remove the domain directory",
+			change: func() Change {
+				must(t, os.RemoveAll(abs("context/rust")))
+				return Change{Path: abs("context/rust")}
+			},
+			changed:  []string{abs("context/rust/borrowing.md")},
+			affected: []string{review},
+			check: func(t *testing.T) {
+				if l.IsDomain("rust") {
+					t.Error("rust is still a domain")
+				}
+				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
+					t.Errorf("review = %v", ds)
+				}
+			},
+		},
+		{
+			name: "a non-markdown file changes nothing",
+			change: func() Change {
+				p := abs("context/python/data.json")
+				must(t, os.WriteFile(p, []byte("{}"), 0o644))
+				return Change{Path: p}
+			},
+		},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			before := l.Version()
+			res, err := l.Apply(t.Context(), []Change{s.change()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Reloaded {
+				t.Error("a file change reloaded the whole workspace")
+			}
+			if !slices.Equal(res.Changed, s.changed) {
+				t.Errorf("Changed = %v, want %v", res.Changed, s.changed)
+			}
+			for _, p := range s.affected {
+				if !slices.Contains(res.Affected, p) {
+					t.Errorf("Affected = %v lacks %s", res.Affected, p)
+				}
+			}
+			if len(s.changed) > 0 && l.Version() <= before {
+				t.Error("version did not increase")
+			}
+			if s.check != nil {
+				s.check(t)
+			}
+		})
+	}
+	if l.Version() <= v0 {
+		t.Error("version did not move")
+	}
+
+	// After all the steps, the incremental state equals a fresh load.
+	fresh := load(t, dir, nil)
+	if got, want := snapshot(l), snapshot(fresh); !slices.Equal(got, want) {
+		t.Errorf("incremental state differs from a fresh load:\n got  %v\n want %v", got, want)
+	}
+}
+
+// snapshot renders a library's topics, references and diagnostics.
+func snapshot(l *Library) []string {
+	var out []string
+	for _, tp := range l.Topics() {
+		out = append(out, "topic "+tp.ID)
+		for _, loc := range l.References(tp.ID) {
+			out = append(out, "  ref "+loc.File.Rel)
+		}
+	}
+	for _, f := range l.Files() {
+		for _, d := range l.Diagnose(f.Path) {
+			out = append(out, "diag "+f.Rel+" "+d.Code+" "+d.Message)
+		}
+	}
+	return out
+}
+
+func TestApplyConfigReloads(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"kb/python/a.md":  "# A\n",
+		"commands/c.md":   "# C\n\npython:a\n",
+		"context/go/x.md": "# X\n",
+	})
+	l, err := Load(t.Context(), dir, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.IsDomain("python") {
+		t.Fatal("kb is not a root yet")
+	}
+	must(t, os.WriteFile(filepath.Join(dir, ".ctxls.yaml"), []byte("contextRoots: [kb]\ntokenizer: estimate\n"), 0o644))
+	res, err := l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, ".ctxls.yaml")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reloaded || !l.IsDomain("python") || l.Counter().Name() != "estimate" {
+		t.Errorf("reloaded %v python %v counter %s", res.Reloaded, l.IsDomain("python"), l.Counter().Name())
+	}
+	f, _ := l.File(filepath.Join(dir, "commands/c.md"))
+	if len(f.Refs) != 1 {
+		t.Errorf("refs = %+v", f.Refs)
+	}
+	// A new context root directory needs a rescan too.
+	must(t, os.MkdirAll(filepath.Join(dir, "more/context/rust"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "more/context/rust/b.md"), []byte("# B\n"), 0o644))
+	res, err = l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "more/context/rust/b.md")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reloaded || !l.IsDomain("rust") {
+		t.Errorf("new root: reloaded %v rust %v", res.Reloaded, l.IsDomain("rust"))
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/python/a.md":             "# A\n",
+		"context/python/index.md":         "# Python\n\n- `a.md`\n",
+		"docs/context/python/a.md":        "# A again\n",
+		"commands/x.md":                   "# X\n\npython:a\n",
+		"commands/x/COMMAND.md":           "# X too\n",
+		"context/go/context_detection.md": "# Detect\n",
+	})
+	l := load(t, dir, nil)
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	d0, _ := l.Domain("python")
+	n0 := len(d0.Topics)
+	w0 := len(l.Warnings())
+	if w0 != 2 {
+		t.Fatalf("warnings = %v, want the duplicate topic and command", l.Warnings())
+	}
+	steps := []struct {
+		name   string
+		change Change
+	}{
+		{"add a topic", Change{Path: abs("context/python/b.md"), Content: []byte("# B\n")}},
+		{"edit a duplicated topic", Change{Path: abs("docs/context/python/a.md"), Content: []byte("# A edited\n")}},
+		{"edit a duplicated command", Change{Path: abs("commands/x/COMMAND.md"), Content: []byte("# X edited\n")}},
+		{"edit the winning duplicate", Change{Path: abs("context/python/a.md"), Content: []byte("# A first\n\n## Part\n")}},
+		{"add a detection topic", Change{Path: abs("context/python/context_detection.md"), Content: []byte("# Detect\n")}},
+		{"remove the winning duplicate", Change{Path: abs("context/python/a.md"), Removed: true}},
+		{"remove the last topic of a domain", Change{Path: abs("context/go/context_detection.md"), Removed: true}},
+	}
+	for _, s := range steps {
+		if s.change.Content != nil {
+			must(t, os.WriteFile(s.change.Path, s.change.Content, 0o644))
+		} else if s.change.Removed {
+			must(t, os.Remove(s.change.Path))
+		}
+		if _, err := l.Apply(t.Context(), []Change{s.change}); err != nil {
+			t.Fatal(err)
+		}
+		fresh := load(t, dir, nil)
+		if got, want := snapshot(l), snapshot(fresh); !slices.Equal(got, want) {
+			t.Errorf("%s: incremental state differs from a fresh load:\n got  %v\n want %v", s.name, got, want)
+		}
+		if got, want := domainSummary(l), domainSummary(fresh); !slices.Equal(got, want) {
+			t.Errorf("%s: domains %v, want %v", s.name, got, want)
+		}
+		if got, want := len(l.Warnings()), len(fresh.Warnings()); got != want {
+			t.Errorf("%s: %d warnings, want %d: %v", s.name, got, want, l.Warnings())
+		}
+	}
+	// A domain handed out before the changes is a snapshot.
+	if len(d0.Topics) != n0 {
+		t.Errorf("held domain changed: %d topics, had %d", len(d0.Topics), n0)
+	}
+	if tp, ok := l.Topic("python/a"); !ok || tp.Path != abs("docs/context/python/a.md") {
+		t.Errorf("python/a after removing the winner = %+v", tp)
+	}
+}
+
+// domainSummary renders domains with their topics, index and detection.
+func domainSummary(l *Library) []string {
+	var out []string
+	for _, d := range l.Domains() {
+		s := d.Name + ":"
+		for _, tp := range d.Topics {
+			s += " " + tp.Name
+		}
+		if d.Index != nil {
+			s += " index=" + d.Index.ID
+		}
+		if d.Detection != nil {
+			s += " detection=" + d.Detection.ID
+		}
+		out = append(out, s+" dirs="+strings.Join(d.Dirs, ","))
+	}
+	return out
+}
+
+func TestApplyAffectedIsProportional(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/python/a.md":     "# A\n\n## Part\n",
+		"context/python/b.md":     "# B\n",
+		"context/python/index.md": "# Python\n\n- `a.md`\n- `b.md`\n",
+		"commands/uses_a.md":      "# A\n\npython:a#Part\n",
+		"commands/uses_b.md":      "# B\n\npython:b and python:djangoo\n",
+		"commands/uses_domain.md": "---\ncontext: [python]\n---\n# D\n",
+	})
+	l := load(t, dir, nil)
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	tests := []struct {
+		name   string
+		change Change
+		want   []string
+		not    []string
+	}{
+		{"edit in place", Change{Path: abs("context/python/a.md"), Content: []byte("# A\n\n## Part\n\nMore.\n")},
+			[]string{"context/python/a.md", "commands/uses_a.md", "context/python/index.md"},
+			[]string{"commands/uses_b.md", "commands/uses_domain.md"}},
+		{"create a topic", Change{Path: abs("context/python/djangoo.md"), Content: []byte("# D\n")},
+			[]string{"context/python/djangoo.md", "commands/uses_b.md", "commands/uses_domain.md"}, nil},
+		{"edit the index", Change{Path: abs("context/python/index.md"), Content: []byte("# Python index\n")},
+			[]string{"context/python/index.md", "commands/uses_domain.md"}, nil},
+	}
+	for _, tc := range tests {
+		res, err := l.Apply(t.Context(), []Change{tc.change})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(res.Affected, abs(w)) {
+				t.Errorf("%s: Affected %v lacks %s", tc.name, res.Affected, w)
+			}
+		}
+		for _, n := range tc.not {
+			if slices.Contains(res.Affected, abs(n)) {
+				t.Errorf("%s: Affected %v has %s", tc.name, res.Affected, n)
+			}
+		}
+	}
+}
+
+// TestApplyFollowsTheScan checks that Apply reads exactly what a fresh scan
+// reads: files in hidden or ignored folders stay out, and a configured root
+// inside such a folder is read.
+func TestApplyFollowsTheScan(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"context/python/index.md": "# Python\n",
+		".cache/kb/notes.md":      "# Notes\n",
+	})
+	cfg := config.Default()
+	cfg.CommandRoots = []string{".cache/kb"}
+	l := load(t, dir, cfg)
+	cases := []struct {
+		rel  string
+		read bool
+	}{
+		{".github/workflow.md", false},
+		{"node_modules/pkg/readme.md", false},
+		{".cache/other/x.md", false},
+		{".cache/kb/new.md", true},
+		{"docs/guide.md", true},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, filepath.FromSlash(c.rel))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte("# New\n\nSee python:nothing_here.\n"), 0o644))
+		if _, err := l.Apply(context.Background(), []Change{{Path: p}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := l.File(p); ok != c.read {
+			t.Errorf("%s: indexed = %v, want %v", c.rel, ok, c.read)
+		}
+	}
+	// A new directory brings what the scan would read of it, no more.
+	sub := filepath.Join(dir, "docs", "more")
+	must(t, os.MkdirAll(filepath.Join(sub, ".hidden"), 0o755))
+	must(t, os.WriteFile(filepath.Join(sub, "a.md"), []byte("# A\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(sub, ".hidden", "b.md"), []byte("# B\n"), 0o644))
+	if _, err := l.Apply(context.Background(), []Change{{Path: sub}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.File(filepath.Join(sub, "a.md")); !ok {
+		t.Errorf("docs/more/a.md not indexed")
+	}
+	if _, ok := l.File(filepath.Join(sub, ".hidden", "b.md")); ok {
+		t.Errorf("docs/more/.hidden/b.md indexed")
+	}
+}

@@ -1,0 +1,71 @@
+// Package present renders what an editor shows of a context library and
+// ranks topics against what the user types: token counts, the hover text
+// of topics and domains with the summary taken from a topic's body,
+// completion items, the names of workspace symbols and a document's
+// outline with the cost of each section. The text is markdown; the lsp
+// package only wraps it in protocol types.
+package present
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// Tokens renders a token count: "1,234 tok".
+func Tokens(n int) string { return Thousands(n) + " tok" }
+
+// Thousands formats n with comma separators.
+func Thousands(n int) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Plural returns the "s" that follows a noun counted n times.
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Title returns a topic's title, or its key when it has none.
+func Title(t *library.Topic) string {
+	if t.Meta.Title != "" {
+		return t.Meta.Title
+	}
+	return t.Key()
+}
+
+// Key returns how a topic is referred to: "domain:name", or its id for a
+// file directly in a context root.
+func Key(t *library.Topic) string {
+	if t.Domain == "" {
+		return t.ID
+	}
+	return t.Key()
+}
+
+// RelPath shows a path relative to the library's directory, or as it is
+// when it lies outside.
+func RelPath(lib *library.Library, p string) string {
+	if r, err := filepath.Rel(lib.Dir(), p); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// escaper escapes markdown markup.
+var escaper = strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "<", "&lt;", ">", "&gt;")
+
+// Escape escapes the characters that would turn plain text into markdown
+// markup.
+func Escape(s string) string { return escaper.Replace(s) }

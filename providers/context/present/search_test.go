@@ -1,0 +1,117 @@
+package present
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// topics builds topics of domain "d" from names; a name ending in "!" is
+// always loaded.
+func topics(names ...string) []*library.Topic {
+	var out []*library.Topic
+	for _, n := range names {
+		t := &library.Topic{Domain: "d"}
+		if n[len(n)-1] == '!' {
+			n = n[:len(n)-1]
+			t.Meta.LoadingStrategy = "always"
+		}
+		t.Name, t.ID = n, "d/"+n
+		out = append(out, t)
+	}
+	return out
+}
+
+func names(ts []*library.Topic) []string {
+	out := []string{}
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func TestMatchScore(t *testing.T) {
+	tp := &library.Topic{ID: "python/fastapi_patterns", Domain: "python", Name: "fastapi_patterns",
+		Meta: library.Metadata{Title: "FastAPI Web Patterns", Tags: []string{"Routing", "dependency-injection"}}}
+	tests := []struct {
+		q     string
+		score int
+		ok    bool
+	}{
+		{"", 0, true},
+		{"fast", 4, true},      // prefix of the name
+		{"python:fa", 3, true}, // substring of the key
+		{"patterns", 3, true},  // substring of the key
+		{"web pat", 2, true},   // substring of the title
+		{"pyfp", 1, true},      // subsequence of the key
+		{"routing", 1, true},   // substring of a tag
+		{"injection", 1, true}, // substring of a tag
+		{"django", 0, false},   // nothing
+		{"zz", 0, false},       // nothing
+		{"FAST", 0, false},     // the query is already lower case
+		{"python:fastapi_patterns", 3, true},
+	}
+	for _, tc := range tests {
+		score, ok := matchScore(tc.q, tp)
+		if score != tc.score || ok != tc.ok {
+			t.Errorf("matchScore(%q) = %d, %v; want %d, %v", tc.q, score, ok, tc.score, tc.ok)
+		}
+	}
+}
+
+func TestSubsequence(t *testing.T) {
+	tests := []struct {
+		q, s string
+		want bool
+	}{
+		{"", "", true},
+		{"", "abc", true},
+		{"ac", "abc", true},
+		{"abc", "abc", true},
+		{"ca", "abc", false},
+		{"abcd", "abc", false},
+		{"aa", "a", false},
+	}
+	for _, tc := range tests {
+		if got := subsequence(tc.q, tc.s); got != tc.want {
+			t.Errorf("subsequence(%q, %q) = %v, want %v", tc.q, tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestSearch(t *testing.T) {
+	all := topics("zeta", "alpha_fast", "fast_one", "fxaxsxt", "fast_two", "other")
+	all[0].Meta.Title = "Fast Zeta"
+	tests := []struct {
+		query string
+		limit int
+		want  []string
+	}{
+		{"", 10, []string{"zeta", "alpha_fast", "fast_one", "fxaxsxt", "fast_two", "other"}},
+		{"", 2, []string{"zeta", "alpha_fast"}},
+		// Best first; equal scores keep their order.
+		{"  FAST ", 10, []string{"fast_one", "fast_two", "alpha_fast", "zeta", "fxaxsxt"}},
+		{"fast", 3, []string{"fast_one", "fast_two", "alpha_fast"}},
+		{"nothing", 10, []string{}},
+	}
+	for _, tc := range tests {
+		got, err := Search(context.Background(), all, tc.query, tc.limit)
+		if err != nil || !slices.Equal(names(got), tc.want) {
+			t.Errorf("Search(%q, %d) = %v, %v; want %v", tc.query, tc.limit, names(got), err, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := Search(ctx, all, "", 10); err != context.Canceled || got != nil {
+		t.Errorf("Search after cancel = %v, %v", names(got), err)
+	}
+}
+
+func TestSymbolName(t *testing.T) {
+	tp := &library.Topic{ID: "python/fastapi", Domain: "python", Name: "fastapi", Tokens: 1234, Meta: library.Metadata{Title: "FastAPI"}}
+	if got, want := SymbolName(tp), "python:fastapi — FastAPI · 1,234 tok"; got != want {
+		t.Errorf("SymbolName = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,247 @@
+// Package refactor computes the text edits that keep a context library
+// consistent when a topic is renamed or moved: every reference to it, in
+// every form, follows it to its new domain, name and path. It also writes
+// frontmatter for topics that have none, and builds the quick fixes that
+// the library's diagnostics carry.
+package refactor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/refs"
+)
+
+// Edit replaces a span of one file's text.
+type Edit struct {
+	Span    document.Span
+	NewText string
+}
+
+// Move is where a topic goes.
+type Move struct {
+	Topic *library.Topic
+	// Domain and Name are the topic's new domain and name within it
+	// ("frameworks/fastapi" for a nested topic).
+	Domain, Name string
+	// NewPath is the new absolute file path.
+	NewPath string
+}
+
+// Errors of Rename.
+var (
+	ErrInvalidName = errors.New("not a valid topic name: use letters, digits, '_', '-' and '.'")
+	ErrExists      = errors.New("already exists")
+)
+
+// validName matches a topic name a rename may give: a file stem.
+var validName = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_.\-]*$`)
+
+// Rename returns the move that renames t to newName within its directory.
+// newName is a file stem, with or without ".md".
+func Rename(lib *library.Library, t *library.Topic, newName string) (Move, error) {
+	newName = strings.TrimSuffix(strings.TrimSpace(newName), ".md")
+	if !validName.MatchString(newName) {
+		return Move{}, fmt.Errorf("%q is %w", newName, ErrInvalidName)
+	}
+	if dir := path.Dir(t.Name); dir != "." {
+		newName = dir + "/" + newName
+	}
+	m := Move{Topic: t, Domain: t.Domain, Name: newName, NewPath: filepath.Join(filepath.Dir(t.Path), path.Base(newName)+".md")}
+	if newName == t.Name {
+		return m, nil
+	}
+	if _, exists := lib.Topic(t.Domain + "/" + newName); exists {
+		return Move{}, fmt.Errorf("topic %s:%s %w", t.Domain, newName, ErrExists)
+	}
+	if _, err := os.Stat(m.NewPath); err == nil {
+		return Move{}, fmt.Errorf("%s %w", m.NewPath, ErrExists)
+	}
+	return m, nil
+}
+
+// Moves returns the moves of the topics a file or folder rename from
+// oldPath to newPath carries along. Topics that would leave every context
+// root (or land directly in one) are returned in stranded.
+func Moves(lib *library.Library, oldPath, newPath string) (moves []Move, stranded []*library.Topic) {
+	for _, t := range lib.Topics() {
+		var dst string
+		switch {
+		case t.Path == oldPath:
+			dst = newPath
+		case strings.HasPrefix(t.Path, oldPath+string(filepath.Separator)):
+			dst = filepath.Join(newPath, strings.TrimPrefix(t.Path, oldPath))
+		default:
+			continue
+		}
+		if t.Domain == "" || !strings.EqualFold(filepath.Ext(dst), ".md") {
+			continue
+		}
+		domain, name, ok := TopicAt(lib, dst)
+		if !ok {
+			stranded = append(stranded, t)
+			continue
+		}
+		moves = append(moves, Move{Topic: t, Domain: domain, Name: name, NewPath: dst})
+	}
+	return moves, stranded
+}
+
+// TopicAt says which topic a file at p would be: its domain and name.
+func TopicAt(lib *library.Library, p string) (domain, name string, ok bool) {
+	for _, root := range lib.ContextRoots() {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		parts := strings.Split(filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel))), "/")
+		if len(parts) < 2 {
+			return "", "", false // directly in the root: not a domain topic
+		}
+		return parts[0], strings.Join(parts[1:], "/"), true
+	}
+	return "", "", false
+}
+
+// DomainDir says which domain a directory directly in a context root is.
+func DomainDir(lib *library.Library, p string) (string, bool) {
+	for _, root := range lib.ContextRoots() {
+		if filepath.Dir(p) == root {
+			return filepath.Base(p), true
+		}
+	}
+	return "", false
+}
+
+// Edits computes, by file, the edits that follow topics to their new
+// place: every reference to them and their own frontmatter id and domain.
+// When a folder rename renames a domain (oldDir and newDir directly in a
+// context root), pass both to rewrite the domain where it is named alone
+// too; otherwise pass "".
+func Edits(lib *library.Library, moves []Move, oldDir, newDir string) map[string][]Edit {
+	out := map[string][]Edit{}
+	add := func(p string, e Edit) {
+		if !slices.ContainsFunc(out[p], func(x Edit) bool { return x.Span == e.Span }) {
+			out[p] = append(out[p], e)
+		}
+	}
+	for _, m := range moves {
+		t := m.Topic
+		for _, loc := range lib.References(t.ID) {
+			for _, e := range refEdits(lib, loc, m) {
+				add(loc.File.Path, e)
+			}
+		}
+		if t.Doc == nil {
+			continue
+		}
+		if root := t.Doc.Frontmatter.Root(); root != nil {
+			if _, val := document.FieldOf(root, "id"); val != nil && val.Value == t.ID {
+				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain + "/" + m.Name})
+			}
+			if _, val := document.FieldOf(root, "domain"); val != nil && m.Domain != t.Domain && val.Value == t.Domain {
+				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain})
+			}
+		}
+	}
+	if oldDir != "" {
+		oldDomain, okOld := DomainDir(lib, oldDir)
+		newDomain, okNew := DomainDir(lib, newDir)
+		if okOld && okNew && oldDomain != newDomain && lib.IsDomain(oldDomain) {
+			for _, loc := range lib.DomainReferences(oldDomain) {
+				if loc.Ref.DomainSpan.Len() > 0 {
+					add(loc.File.Path, Edit{loc.Ref.DomainSpan, newDomain})
+				}
+			}
+		}
+	}
+	for p := range out {
+		slices.SortFunc(out[p], func(a, b Edit) int { return a.Span.Start - b.Span.Start })
+	}
+	return out
+}
+
+// refEdits rewrites one reference for a move.
+func refEdits(lib *library.Library, loc library.Location, m Move) []Edit {
+	r := loc.Ref
+	switch r.Form {
+	case refs.KeyForm, refs.CallForm, refs.IDForm:
+		var es []Edit
+		if m.Domain != r.Domain && r.DomainSpan.Len() > 0 {
+			es = append(es, Edit{r.DomainSpan, m.Domain})
+		}
+		if m.Name != strings.TrimSuffix(r.Topic, ".md") && r.TopicSpan.Len() > 0 {
+			es = append(es, Edit{r.TopicSpan, m.Name})
+		}
+		return es
+	case refs.PathForm:
+		if r.PathSpan.Len() == 0 || loc.File.Doc == nil {
+			return nil
+		}
+		return []Edit{{r.PathSpan, newPathText(lib, loc.File, r.Path, m)}}
+	}
+	return nil
+}
+
+// newPathText rewrites a path reference in the style it was written: a
+// path relative to the referring file stays relative to it, a path from
+// the workspace or context root stays so, a bare file name stays bare.
+func newPathText(lib *library.Library, f *library.File, written string, m Move) string {
+	slash := filepath.ToSlash
+	if filepath.IsAbs(written) {
+		return m.NewPath
+	}
+	fromFile := filepath.Join(filepath.Dir(f.Path), filepath.FromSlash(written))
+	if filepath.Clean(fromFile) == m.Topic.Path {
+		if rel, err := filepath.Rel(filepath.Dir(f.Path), m.NewPath); err == nil {
+			if strings.HasPrefix(written, "./") && !strings.HasPrefix(rel, "..") {
+				rel = "./" + rel
+			}
+			return slash(rel)
+		}
+	}
+	if filepath.Join(lib.Dir(), filepath.FromSlash(written)) == m.Topic.Path {
+		if rel, err := filepath.Rel(lib.Dir(), m.NewPath); err == nil {
+			return slash(rel)
+		}
+	}
+	for _, root := range lib.ContextRoots() {
+		if filepath.Join(root, filepath.FromSlash(written)) == m.Topic.Path {
+			if rel, err := filepath.Rel(root, m.NewPath); err == nil {
+				return slash(rel)
+			}
+		}
+	}
+	if !strings.ContainsAny(written, "/\\") {
+		return filepath.Base(m.NewPath) // a bare name found by its stem
+	}
+	// Unknown style: keep the directories as written, change the name.
+	dir := written[:strings.LastIndexAny(written, "/\\")+1]
+	return dir + filepath.Base(m.NewPath)
+}
+
+// NameSpan is the span holding the topic's name in a reference: the topic
+// part, or the file stem of a path.
+func NameSpan(doc *document.Doc, r refs.Ref) document.Span {
+	if r.Form == refs.PathForm {
+		text := string(doc.Slice(r.PathSpan))
+		start := strings.LastIndexAny(text, "/\\") + 1
+		stem := strings.TrimSuffix(text[start:], path.Ext(text[start:]))
+		if stem == "" {
+			return r.PathSpan
+		}
+		return document.Span{Start: r.PathSpan.Start + start, End: r.PathSpan.Start + start + len(stem)}
+	}
+	if r.TopicSpan.Len() > 0 {
+		return r.TopicSpan
+	}
+	return r.Span
+}

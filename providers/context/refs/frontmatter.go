@@ -1,0 +1,173 @@
+package refs
+
+import (
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"gopkg.in/yaml.v3"
+)
+
+// Frontmatter fields that hold references.
+const (
+	fieldCrossDomain  = "crossDomainTriggers"
+	fieldIndexedFiles = "indexedFiles"
+	fieldContext      = "context"
+)
+
+// frontmatter reads the id, domain and path forms of the frontmatter
+// fields that hold references. Other fields are never scanned: a YAML key
+// such as "python: x" is not a reference.
+func (s *scanner) frontmatter() {
+	root := s.doc.Frontmatter.Root()
+	if root == nil {
+		return
+	}
+	c := root.Content
+	for i := 0; i+1 < len(c); i += 2 {
+		key, val := c[i].Value, c[i+1]
+		// Refs keep the constant, not the key: node strings are slices of
+		// the whole frontmatter text, which a library must not keep.
+		switch key {
+		case fieldCrossDomain, fieldContext:
+			if key == fieldCrossDomain {
+				key = fieldCrossDomain
+			} else {
+				key = fieldContext
+			}
+			for _, n := range scalars(val) {
+				for _, e := range s.entries(n) {
+					s.idRef(e.span, e.value, key, key == fieldContext && !strings.Contains(e.value, "/"))
+				}
+			}
+		case fieldIndexedFiles:
+			key = fieldIndexedFiles
+			if val.Kind != yaml.SequenceNode {
+				continue
+			}
+			for _, item := range val.Content {
+				if item.Kind != yaml.MappingNode {
+					continue
+				}
+				for k := 0; k+1 < len(item.Content); k += 2 {
+					v := item.Content[k+1]
+					if v.Kind != yaml.ScalarNode || v.Value == "" {
+						continue
+					}
+					switch item.Content[k].Value {
+					case "id":
+						s.idRef(s.doc.ValueSpan(v), v.Value, key, false)
+					case "path":
+						s.pathField(v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// scalars returns the non-empty scalars of a sequence, or the node itself
+// when it is a non-empty scalar.
+func scalars(n *yaml.Node) []*yaml.Node {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Value != "" && n.Tag != "!!null" {
+			return []*yaml.Node{n}
+		}
+	case yaml.SequenceNode:
+		var out []*yaml.Node
+		for _, c := range n.Content {
+			if c.Kind == yaml.ScalarNode && c.Value != "" && c.Tag != "!!null" {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+type entry struct {
+	span  document.Span
+	value string
+}
+
+// entries splits a plain scalar written as "a, b" into its parts; other
+// scalars are one entry.
+func (s *scanner) entries(n *yaml.Node) []entry {
+	sp := s.doc.ValueSpan(n)
+	raw := string(s.doc.Slice(sp))
+	if n.Style != 0 || raw != n.Value || !strings.Contains(raw, ",") {
+		return []entry{{sp, n.Value}}
+	}
+	var out []entry
+	off := 0
+	for _, part := range strings.Split(raw, ",") {
+		lead := len(part) - len(strings.TrimLeft(part, " \t"))
+		v := strings.TrimSpace(part)
+		if v != "" {
+			st := sp.Start + off + lead
+			out = append(out, entry{document.Span{Start: st, End: st + len(v)}, v})
+		}
+		off += len(part) + 1
+	}
+	return out
+}
+
+// idRef records "domain/topic" (or a domain alone) written at sp. When the
+// text at sp differs from value (a quoted scalar with escapes), every part
+// spans the whole value.
+func (s *scanner) idRef(sp document.Span, value, field string, domainOnly bool) {
+	if sp.Len() == 0 {
+		return
+	}
+	value = strings.Clone(value) // see frontmatter
+	exact := string(s.doc.Slice(sp)) == value
+	part := func(a, b int) document.Span {
+		if !exact {
+			return sp
+		}
+		return document.Span{Start: sp.Start + a, End: sp.Start + b}
+	}
+	r := Ref{Where: Frontmatter, Span: sp, Field: field}
+	if domainOnly {
+		r.Form = DomainForm
+		r.Domain, r.DomainSpan = value, sp
+		s.refs = append(s.refs, r)
+		return
+	}
+	r.Form = IDForm
+	slash := strings.IndexByte(value, '/')
+	if slash < 0 {
+		// Not a topic id; the library reports it. Topic stays empty.
+		r.Domain, r.DomainSpan = value, sp
+		r.TopicSpan = document.Span{Start: sp.End, End: sp.End}
+		s.refs = append(s.refs, r)
+		return
+	}
+	r.Domain, r.DomainSpan = value[:slash], part(0, slash)
+	rest := value[slash+1:]
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		r.Section = rest[h+1:]
+		r.SectionSpan = part(slash+1+h+1, len(value))
+		rest = rest[:h]
+	}
+	r.Topic = dropMD(rest)
+	r.TopicSpan = part(slash+1, slash+1+len(r.Topic))
+	s.refs = append(s.refs, r)
+}
+
+// pathField records indexedFiles[].path as a path form reference.
+func (s *scanner) pathField(v *yaml.Node) {
+	sp := s.doc.ValueSpan(v)
+	if sp.Len() == 0 {
+		return
+	}
+	value := strings.Clone(v.Value) // see frontmatter
+	r := Ref{Form: PathForm, Where: Frontmatter, Span: sp, Field: fieldIndexedFiles, Path: value, PathSpan: sp}
+	if h := strings.IndexByte(value, '#'); h >= 0 {
+		r.Path, r.Fragment = value[:h], value[h+1:]
+		if string(s.doc.Slice(sp)) == value {
+			r.PathSpan = document.Span{Start: sp.Start, End: sp.Start + h}
+		}
+	}
+	s.refs = append(s.refs, r)
+}

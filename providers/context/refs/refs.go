@@ -1,0 +1,267 @@
+// Package refs finds the references to context topics that a markdown file
+// makes, with the exact byte range of every part, and tells what is being
+// typed at a cursor for completion.
+//
+// A reference is written in one of five forms (see Form). The scanner works
+// on a parsed document.Doc: it skips the frontmatter (which it reads through
+// its YAML nodes instead), fenced code blocks (where only the call form is
+// recognised), HTML comments and URLs. It walks the text byte by byte and
+// stops only at the few characters that can end or open a reference (':',
+// '(', ']', '<' and the '.' of ".md"), so it runs in time linear in the size
+// of the document.
+package refs
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+)
+
+// Form says how a reference is written.
+type Form int
+
+const (
+	// KeyForm is "domain:topic" or "domain:topic#Section" in prose or inline
+	// code, recognised only for known domains.
+	KeyForm Form = iota
+	// CallForm is a ContextProvider or ExecutionContext call whose domain and
+	// topic arguments are string literals, such as
+	// getReference("python", "fastapi_patterns").
+	CallForm
+	// IDForm is "domain/topic" in a frontmatter field: crossDomainTriggers,
+	// indexedFiles[].id, or an entry of a command's context list.
+	IDForm
+	// DomainForm names a domain alone: an entry without '/' of a context
+	// list, or the string domain argument of a call such as
+	// getDomainIndex("python").
+	DomainForm
+	// PathForm is a relative or absolute path to a markdown file: a link
+	// target, a path in inline code, a bare path in prose, or
+	// indexedFiles[].path.
+	PathForm
+)
+
+// String returns "key", "call", "id", "domain" or "path".
+func (f Form) String() string {
+	switch f {
+	case KeyForm:
+		return "key"
+	case CallForm:
+		return "call"
+	case IDForm:
+		return "id"
+	case DomainForm:
+		return "domain"
+	case PathForm:
+		return "path"
+	}
+	return "unknown"
+}
+
+// Where tells in which part of the document a reference was found.
+type Where int
+
+const (
+	// Prose is ordinary text, headings and list items included.
+	Prose Where = iota
+	// InlineCode is the inside of an inline code span.
+	InlineCode
+	// Link is a link's text or target, or an autolink.
+	Link
+	// Fence is the inside of a fenced code block.
+	Fence
+	// Frontmatter is the YAML frontmatter block.
+	Frontmatter
+	// Table is a pipe table row outside inline code and links.
+	Table
+)
+
+// String returns "prose", "inline-code", "link", "fence", "frontmatter" or
+// "table".
+func (w Where) String() string {
+	switch w {
+	case Prose:
+		return "prose"
+	case InlineCode:
+		return "inline-code"
+	case Link:
+		return "link"
+	case Fence:
+		return "fence"
+	case Frontmatter:
+		return "frontmatter"
+	case Table:
+		return "table"
+	}
+	return "unknown"
+}
+
+// Ref is one reference found in a document. Every span is a byte range in
+// document.Doc.Text; parts that are absent have a zero span.
+type Ref struct {
+	Form  Form
+	Where Where
+	// Span covers the whole reference as written: "python:x#Sec", a call
+	// from its function name to its closing parenthesis, a frontmatter
+	// value without its quotes, a link target.
+	Span document.Span
+	// Domain is the domain as written; "" for the path form.
+	Domain     string
+	DomainSpan document.Span
+	// Topic is the topic as written without a trailing ".md"; "" for the
+	// domain and path forms. Nested topics keep their '/': "frameworks/fastapi".
+	Topic string
+	// TopicSpan covers Topic (without the ".md" the text may carry).
+	TopicSpan document.Span
+	// Section is the section name after '#', or "".
+	Section     string
+	SectionSpan document.Span
+	// Path is the path of the path form as written, without "#fragment".
+	Path     string
+	PathSpan document.Span
+	// Fragment is the path form's fragment without '#', or "".
+	Fragment string
+	// Call is the function name of a reference found in a call, such as
+	// "getConditionalContext"; "" otherwise.
+	Call string
+	// Field is the frontmatter field a reference was found in:
+	// "crossDomainTriggers", "indexedFiles" or "context"; "" elsewhere.
+	Field string
+}
+
+// TopicID returns "domain/topic" for a reference that names a topic by
+// domain and topic, or "" for the domain and path forms.
+func (r Ref) TopicID() string {
+	if r.Domain == "" || r.Topic == "" {
+		return ""
+	}
+	return r.Domain + "/" + r.Topic
+}
+
+// Options tunes recognition to the library the document belongs to.
+type Options struct {
+	// IsDomain reports whether name is a known domain; the key form is only
+	// recognised for known domains. nil means no key form is recognised.
+	IsDomain func(name string) bool
+	// Sections, when non-nil, returns the section names of a topic. In
+	// prose, the longest of them that the text after '#' starts with
+	// (ignoring case) is taken as the section; without a match the
+	// heuristic described at Scan applies.
+	Sections func(domain, topic string) []string
+	// BareNames makes a file name without a directory in prose, such as
+	// "**file_formats.md**", a path reference. Index and detection files
+	// list their topics that way; elsewhere such a name is just text.
+	BareNames bool
+	// SizeHint is how many references the document probably holds, such
+	// as the count of its previous scan: the scan then makes room for them
+	// once instead of growing as it goes, which for a long command file
+	// edited keystroke by keystroke is most of what a scan allocates.
+	SizeHint int
+}
+
+// Scan returns the references of doc sorted by Span.Start, without
+// overlaps.
+//
+// The end of a section name after '#' is decided as follows. Inside inline
+// code the name runs to the end of the code span, and after an opening
+// quote (`"python:x#Name"`) to the closing quote on the same line. In prose
+// the longest section name known through Options.Sections that the text
+// starts with wins. Otherwise the name stops at the end of the line or at
+// one of "`|()[]{}<>,;:!?*\"'", and within that it takes the first word (so
+// a slug such as "security-issues" is one word); when that word is
+// capitalised it goes on over capitalised words, numbers, and lower-case
+// joining words ("to", "and", "of", …) or symbols ("/", "&", "-") that are
+// followed by a capitalised word, up to eight words, and it stops after a
+// word ending in '.'. A trailing '.' is never part of the name. So
+// "see python:x#Security Issues for details." yields "Security Issues" and
+// "python:x#How to Use" yields "How to Use".
+func Scan(doc *document.Doc, opts Options) []Ref {
+	if doc == nil {
+		return nil
+	}
+	s := newScanner(doc, opts)
+	s.frontmatter()
+	s.prose()
+	s.codePaths()
+	s.fences()
+	return normalize(s.refs)
+}
+
+// normalize sorts refs by start (longest first on ties) and drops every
+// reference that overlaps one kept before it. It sorts indices, not the
+// large Ref values, skips sorting when the order is already right, and
+// returns the kept references in a slice of their own length: a library
+// keeps the references of every file, and a Ref is large.
+func normalize(refs []Ref) []Ref {
+	before := func(a, b *Ref) bool {
+		if a.Span.Start != b.Span.Start {
+			return a.Span.Start < b.Span.Start
+		}
+		return a.Span.End > b.Span.End
+	}
+	sorted := true
+	for i := 1; i < len(refs) && sorted; i++ {
+		sorted = !before(&refs[i], &refs[i-1])
+	}
+	var idx []int32
+	if !sorted {
+		idx = make([]int32, len(refs))
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		slices.SortStableFunc(idx, func(a, b int32) int {
+			switch {
+			case before(&refs[a], &refs[b]):
+				return -1
+			case before(&refs[b], &refs[a]):
+				return 1
+			}
+			return 0
+		})
+	}
+	at := func(i int) *Ref {
+		if idx == nil {
+			return &refs[i]
+		}
+		return &refs[idx[i]]
+	}
+	n, end := 0, -1
+	for i := range refs {
+		if r := at(i); r.Span.Start >= end {
+			n, end = n+1, r.Span.End
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Ref, 0, n)
+	end = -1
+	for i := range refs {
+		if r := at(i); r.Span.Start >= end {
+			out = append(out, *r)
+			end = r.Span.End
+		}
+	}
+	return out
+}
+
+// At returns the reference whose Span contains byte offset off (its end
+// included, so a cursor just after a reference still finds it). refs must
+// be sorted and non-overlapping, as Scan returns them.
+func At(refs []Ref, off int) (Ref, bool) {
+	i := sort.Search(len(refs), func(i int) bool { return refs[i].Span.Start > off }) - 1
+	if i >= 0 && refs[i].Span.Contains(off) {
+		return refs[i], true
+	}
+	return Ref{}, false
+}
+
+// dropMD removes a trailing ".md" from a topic as written.
+func dropMD(topic string) string {
+	if len(topic) > 3 && strings.HasSuffix(topic, ".md") {
+		return topic[:len(topic)-3]
+	}
+	return topic
+}

@@ -1,0 +1,94 @@
+package tokens
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library/libgen"
+)
+
+var (
+	markdownOnce sync.Once
+	markdownText string
+	markdownErr  error
+)
+
+// benchMarkdown returns about 1 MB of generated library markdown: 250 topics
+// with frontmatter, sections and references, concatenated.
+func benchMarkdown(tb testing.TB) string {
+	tb.Helper()
+	markdownOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxls-tokens-")
+		if err != nil {
+			markdownErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		if _, err := libgen.Generate(dir, libgen.Options{Topics: 250, Domains: 10, Commands: 1, Seed: 3}); err != nil {
+			markdownErr = err
+			return
+		}
+		var sb strings.Builder
+		markdownErr = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			sb.Write(b)
+			return err
+		})
+		markdownText = sb.String()
+	})
+	if markdownErr != nil {
+		tb.Fatal(markdownErr)
+	}
+	return markdownText
+}
+
+func BenchmarkCountMarkdown(b *testing.B) {
+	text := benchMarkdown(b)
+	for _, name := range Names {
+		c, _ := New(name)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Count(text)
+			}
+		})
+	}
+}
+
+// BenchmarkCountSpansMarkdown counts a file at a time with a span per
+// section, as indexing does.
+func BenchmarkCountSpansMarkdown(b *testing.B) {
+	text := benchMarkdown(b)
+	files := strings.SplitAfter(text, "\n---\n")
+	spans := make([][][2]int, len(files))
+	for i, f := range files {
+		start := 0
+		for j := 1; j < len(f); j++ {
+			if f[j] == '#' && f[j-1] == '\n' {
+				spans[i] = append(spans[i], [2]int{start, j})
+				start = j
+			}
+		}
+		spans[i] = append(spans[i], [2]int{start, len(f)})
+	}
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		c, _ := New(name)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, f := range files {
+					c.CountSpans(f, spans[i])
+				}
+			}
+		})
+	}
+}

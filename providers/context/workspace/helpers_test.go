@@ -1,0 +1,313 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// waitDeadline bounds every wait for something asynchronous. It is generous:
+// the machines running the tests are shared and slow, and waits end as soon
+// as the condition holds.
+const waitDeadline = 20 * time.Second
+
+// writeFile writes content at rel below dir, creating directories.
+func writeFile(t testing.TB, dir, rel, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeTree writes files (relative path → content) under a new temporary
+// directory and returns it.
+func writeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, content := range files {
+		writeFile(t, dir, rel, content)
+	}
+	return dir
+}
+
+// restartWatcher writes config to .ctxls.yaml and waits until the
+// workspace has replaced its watcher, as it does when the watched set
+// changes.
+func restartWatcher(t testing.TB, w *Workspace, dir, config string) {
+	t.Helper()
+	w.wmu.Lock()
+	old := w.watcher
+	w.wmu.Unlock()
+	writeFile(t, dir, ".ctxls.yaml", config)
+	waitFor(t, "a new watcher", func() bool {
+		w.wmu.Lock()
+		defer w.wmu.Unlock()
+		return w.watcher != nil && w.watcher != old
+	})
+}
+
+// topicText returns a topic file of domain with a title and sections whose
+// body refers to refs.
+func topicText(domain, name, title string, refs ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nid: %s/%s\ndomain: %s\ntitle: %s\ntype: reference\nloadingStrategy: onDemand\n---\n\n# %s\n\n", domain, name, domain, title, title)
+	b.WriteString("## Overview\n\nSome words about " + title + ".\n\n")
+	for _, r := range refs {
+		fmt.Fprintf(&b, "See `%s`.\n", r)
+	}
+	return b.String()
+}
+
+// baseTree is a small workspace: two domains, a command and a README.
+func baseTree() map[string]string {
+	return map[string]string{
+		".ctxls.yaml":             "tokenizer: o200k_base\n",
+		"context/python/index.md": "---\nid: python/index\ndomain: python\ntitle: Python\ntype: index\nloadingStrategy: always\n---\n\n# Python\n",
+		"context/python/async.md": topicText("python", "async", "Async", "git:commits"),
+		"context/git/commits.md":  topicText("git", "commits", "Commits"),
+		"context/git/branches.md": topicText("git", "branches", "Branches", "git:commits"),
+		"commands/implement.md":   "---\ndescription: implement\ncontext: [python:async]\n---\n\nImplement it using `git:commits`.\n",
+		"README.md":               "# Readme\n\nMentions `python:async`.\n",
+	}
+}
+
+// recorder collects the updates a workspace publishes.
+type recorder struct {
+	mu      sync.Mutex
+	updates []Update
+}
+
+func (r *recorder) add(u Update) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates = append(r.updates, u)
+}
+
+func (r *recorder) all() []Update {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.updates)
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates = nil
+}
+
+// changed returns every path reported changed so far.
+func (r *recorder) changed() []string {
+	var out []string
+	for _, u := range r.all() {
+		out = append(out, u.Changed...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// affected returns every path reported affected so far.
+func (r *recorder) affected() []string {
+	var out []string
+	for _, u := range r.all() {
+		out = append(out, u.Affected...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// logBuffer is a slog handler target that keeps messages for inspection.
+type logBuffer struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, string(p))
+	return len(p), nil
+}
+
+func (l *logBuffer) count(substr string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.msgs {
+		if strings.Contains(m, substr) {
+			n++
+		}
+	}
+	return n
+}
+
+// open opens a watched workspace on dir with a short debounce, closing it
+// when the test ends.
+func open(t testing.TB, dir string, rec *recorder, mod func(*Options)) *Workspace {
+	t.Helper()
+	opts := Options{Watch: true, Debounce: 30 * time.Millisecond, PollInterval: 200 * time.Millisecond}
+	if rec != nil {
+		opts.OnUpdate = rec.add
+	}
+	if mod != nil {
+		mod(&opts)
+	}
+	w, err := Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
+	}
+	t.Cleanup(func() { w.Close() })
+	if opts.Watch {
+		waitWatching(t, w)
+	}
+	return w
+}
+
+// waitWatching waits until the workspace's watcher runs.
+func waitWatching(t testing.TB, w *Workspace) {
+	t.Helper()
+	waitFor(t, "the watcher to start", func() bool {
+		w.wmu.Lock()
+		defer w.wmu.Unlock()
+		return w.watcher != nil
+	})
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitDeadline)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// hasTopic reports whether the workspace's library has topic id.
+func hasTopic(w *Workspace, id string) bool {
+	_, ok := w.Library().Topic(id)
+	return ok
+}
+
+// textOf returns the library's text of the file at p, or "" when absent.
+func textOf(w *Workspace, p string) (string, bool) {
+	f, ok := w.Library().File(p)
+	if !ok || f.Doc == nil {
+		return "", ok
+	}
+	return string(f.Doc.Text), true
+}
+
+// snapshot renders what a library knows in a comparable form: files with
+// their kind, topics with ids, token costs and sections, commands,
+// references and diagnostics.
+func snapshot(l *library.Library) string {
+	var b strings.Builder
+	for _, f := range l.Files() {
+		fmt.Fprintf(&b, "file %s kind=%s skipped=%q\n", f.Rel, f.Kind, f.Skipped)
+		if t := f.Topic; t != nil {
+			fmt.Fprintf(&b, "  topic %s tokens=%d title=%q\n", t.ID, t.Tokens, t.Meta.Title)
+			for _, s := range t.Sections {
+				fmt.Fprintf(&b, "    section %q tokens=%d\n", s.Name, s.Tokens)
+			}
+		}
+		if c := f.Command; c != nil {
+			fmt.Fprintf(&b, "  command %s context=%v\n", c.Name, c.Context)
+		}
+		for _, r := range f.Refs {
+			fmt.Fprintf(&b, "  ref %+v\n", r)
+		}
+		for _, d := range l.Diagnose(f.Path) {
+			fmt.Fprintf(&b, "  diag %s %s %v %q\n", d.Code, d.Severity, d.Span, d.Message)
+		}
+	}
+	for _, d := range l.Domains() {
+		fmt.Fprintf(&b, "domain %s topics=%d tokens=%d\n", d.Name, len(d.Topics), d.Tokens())
+	}
+	for _, t := range l.Topics() {
+		fmt.Fprintf(&b, "topic %s %s\n", t.ID, t.Path)
+	}
+	fmt.Fprintf(&b, "roots %v %v\n", l.ContextRoots(), l.CommandRoots())
+	return b.String()
+}
+
+// fresh loads dir from scratch.
+func fresh(t testing.TB, dir string) *library.Library {
+	t.Helper()
+	l, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatalf("Load(%s): %v", dir, err)
+	}
+	return l
+}
+
+// diffLines returns the lines of a and b that the other lacks.
+func diffLines(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out strings.Builder
+	for _, l := range al {
+		if !slices.Contains(bl, l) {
+			fmt.Fprintf(&out, "- %s\n", l)
+		}
+	}
+	for _, l := range bl {
+		if !slices.Contains(al, l) {
+			fmt.Fprintf(&out, "+ %s\n", l)
+		}
+	}
+	return out.String()
+}
+
+// waitInSync waits until the workspace's library equals a fresh load of
+// its directory.
+func waitInSync(t testing.TB, w *Workspace) {
+	t.Helper()
+	deadline := time.Now().Add(waitDeadline)
+	for {
+		got, want := snapshot(w.Library()), snapshot(fresh(t, w.Dir()))
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workspace differs from a fresh load of the disk (- workspace, + disk):\n%s", diffLines(got, want))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkGoroutines fails when more goroutines run after f than before,
+// allowing a grace period for goroutines that are ending.
+func checkGoroutines(t *testing.T, f func()) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	f()
+	deadline := time.Now().Add(waitDeadline)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:n])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func textLogger(l *logBuffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

@@ -1,0 +1,228 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/runs/execution"
+)
+
+// ContextItem is one topic, or some sections of a topic, that a step loads
+// or that the budget left out.
+type ContextItem struct {
+	// Reference is "domain:topic" or "domain:topic#Section".
+	Reference string `json:"reference"`
+	ID        string `json:"id"`
+	Domain    string `json:"domain"`
+	Topic     string `json:"topic"`
+	// Section names the sections loaded (comma-separated), "" for the
+	// whole topic.
+	Section         string `json:"section,omitempty"`
+	Title           string `json:"title,omitempty"`
+	Kind            string `json:"kind,omitempty"`
+	LoadingStrategy string `json:"loadingStrategy,omitempty"`
+	// Tokens is the measured cost of the content.
+	Tokens int `json:"tokens"`
+	// Cached reports that an earlier step of the session loaded it and its
+	// cached copy is used.
+	Cached bool `json:"cached"`
+	// Source is "cache" or "materialized"; empty for dropped items.
+	Source string `json:"source,omitempty"`
+	// Reason says why it was chosen (always-load, framework, reference,
+	// section, cross-domain, lookup) or, for a dropped item, why the
+	// budget left it out.
+	Reason string `json:"reason"`
+
+	sections []string
+}
+
+// key is the cache key of the item in the execution.
+func (c *ContextItem) key() execution.ContextKey {
+	t := c.Topic
+	if c.Section != "" {
+		t += "#" + c.Section
+	}
+	d := c.Domain
+	if d == "" {
+		// A file directly in a context root, such as loading_protocol.
+		d = "context"
+	}
+	return execution.ContextKey{Domain: d, Topic: t}
+}
+
+// materialize loads the item's content through the provider: the topic's
+// body, or its sections one after the other.
+func (c *ContextItem) materialize(ctx context.Context, p *contextprovider.Provider) (string, error) {
+	ref := contextprovider.Reference{ID: c.ID}
+	if len(c.sections) == 0 {
+		f, err := p.Materialize(ctx, ref)
+		if err != nil {
+			return "", fmt.Errorf("materialize %s: %w", c.Reference, err)
+		}
+		if f.ID == "" {
+			return "", fmt.Errorf("materialize %s: %s", c.Reference, warningsText(f.Warnings))
+		}
+		return f.Content, nil
+	}
+	pc, err := p.MaterializeSections(ctx, ref, c.sections)
+	if err != nil {
+		return "", fmt.Errorf("materialize %s: %w", c.Reference, err)
+	}
+	if len(pc.Sections) == 0 {
+		return "", fmt.Errorf("materialize %s: %s", c.Reference, warningsText(pc.Warnings))
+	}
+	parts := make([]string, len(pc.Sections))
+	for i, s := range pc.Sections {
+		parts[i] = strings.TrimSpace(s.Content)
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+func warningsText(ws []contextprovider.Warning) string {
+	if len(ws) == 0 {
+		return "not found"
+	}
+	msgs := make([]string, len(ws))
+	for i, w := range ws {
+		msgs[i] = w.Message
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// collect turns the references a command makes, in its frontmatter context
+// list and its body, into requests of the loading protocol. A domain named
+// alone brings its always-load topics; topics of domains the command does
+// not name as a whole are cross-domain. Unresolved references are reported
+// as warnings and skipped.
+func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Request, []string) {
+	f, ok := lib.File(cmd.Path)
+	if !ok {
+		return nil, []string{fmt.Sprintf("command file %s is not indexed", cmd.Path)}
+	}
+	type want struct {
+		topic   *library.Topic
+		section string
+		reason  string
+	}
+	var (
+		wants    []want
+		warnings []string
+		seenWarn = map[string]bool{}
+		primary  = map[string]bool{}
+	)
+	warn := func(w string) {
+		if !seenWarn[w] {
+			seenWarn[w] = true
+			warnings = append(warnings, w)
+		}
+	}
+	for _, r := range f.Refs {
+		t := lib.Resolve(f, r)
+		switch t.Kind {
+		case library.DomainTarget:
+			if t.Domain == nil {
+				continue
+			}
+			primary[t.Domain.Name] = true
+			for _, tp := range t.Domain.Topics {
+				// The index and detection files are lookups the choice of
+				// topics is made from, not context for the agent.
+				if tp.AlwaysLoad() && tp.Meta.Type != "index" && tp.Meta.Type != "detection" &&
+					tp != t.Domain.Index && tp != t.Domain.Detection {
+					wants = append(wants, want{tp, "", "always-load"})
+				}
+			}
+		case library.TopicTarget, library.SectionTarget:
+			switch {
+			case t.Topic == nil:
+			case t.Section != nil:
+				wants = append(wants, want{t.Topic, t.Section.Name, "section"})
+			case t.Failed != "":
+				// A missing section: load the whole topic rather than nothing.
+				warn(fmt.Sprintf("%s: %s; loading the whole topic", refText(f, r), t.Message))
+				wants = append(wants, want{t.Topic, "", "reference"})
+			default:
+				wants = append(wants, want{t.Topic, "", "reference"})
+			}
+		case library.Unresolved:
+			w := fmt.Sprintf("unresolved reference %s skipped", refText(f, r))
+			if t.Message != "" {
+				w += ": " + t.Message
+			}
+			warn(w)
+		}
+	}
+	if len(primary) == 0 && len(wants) > 0 {
+		primary[wants[0].topic.Domain] = true
+	}
+	reqs := make([]contextprovider.Request, 0, len(wants))
+	for _, w := range wants {
+		rq := contextprovider.Request{ID: w.topic.ID, Section: w.section, Reason: w.reason}
+		if w.topic.AlwaysLoad() && w.topic.Meta.Type != "index" && w.topic.Meta.Type != "detection" {
+			rq.Kind, rq.Reason = contextprovider.KindAlways, "always-load"
+		} else if !primary[w.topic.Domain] && w.topic.Domain != "" {
+			rq.Kind = contextprovider.KindCrossDomain
+			if rq.Reason == "reference" {
+				rq.Reason = "cross-domain"
+			}
+		}
+		reqs = append(reqs, rq)
+	}
+	return reqs, warnings
+}
+
+func refText(f *library.File, r refs.Ref) string {
+	if f.Doc != nil && r.Span.End <= len(f.Doc.Text) && r.Span.Start < r.Span.End {
+		return fmt.Sprintf("%q (line %d)", string(f.Doc.Slice(r.Span)), f.Doc.Lines.LineOf(r.Span.Start)+1)
+	}
+	return fmt.Sprintf("%s:%s", r.Domain, r.Topic)
+}
+
+// plan applies the loading protocol's budget to a command's references:
+// the items to load in priority order and those the budget dropped, each
+// with its reason, plus warnings.
+func plan(ctx context.Context, p *contextprovider.Provider, lib *library.Library, cmd *library.Command, budget config.Budget) (kept, dropped []*ContextItem, warnings []string) {
+	reqs, warnings := collect(lib, cmd)
+	pl := p.Plan(ctx, reqs, budget)
+	for _, it := range pl.Items {
+		kept = append(kept, itemOf(it, ""))
+	}
+	if len(pl.Dropped) > 0 {
+		names := make([]string, len(pl.Dropped))
+		for i, d := range pl.Dropped {
+			dropped = append(dropped, itemOf(d.PlanItem, "dropped: "+d.Why))
+			names[i] = fmt.Sprintf("%s (%d tokens: %s)", d.Reference, d.Tokens, d.Why)
+		}
+		warnings = append(warnings, fmt.Sprintf("the context budget dropped %d item(s): %s", len(pl.Dropped), strings.Join(names, "; ")))
+	}
+	return kept, dropped, warnings
+}
+
+func itemOf(it contextprovider.PlanItem, why string) *ContextItem {
+	c := &ContextItem{
+		Reference: it.Reference, ID: it.ID, Domain: it.Domain, Topic: it.Topic, Title: it.Title,
+		Kind: it.Kind.String(), LoadingStrategy: it.LoadingStrategy, Tokens: it.Tokens, Reason: it.Reason,
+		sections: it.Sections,
+	}
+	if len(it.Sections) > 0 {
+		c.Section = strings.Join(it.Sections, ",")
+	}
+	switch {
+	case it.Kind == contextprovider.KindLookup:
+		c.Reason = "lookup"
+	case it.Kind == contextprovider.KindFramework && c.Reason == "reference":
+		c.Reason = "framework"
+	}
+	if why != "" {
+		c.Reason = why
+		if it.Reason != "" {
+			c.Reason += " (" + it.Reason + ")"
+		}
+	}
+	return c
+}
