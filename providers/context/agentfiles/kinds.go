@@ -20,8 +20,12 @@ var commandFields = []field{
 	{"disable-model-invocation", tBool},
 }
 
+// fileLike matches a path that ends in a file extension.
+//
 // fileRef matches an @path file reference of a command: an @ at the start
 // of a word, then a path with a folder or an extension.
+var fileLike = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]*$`)
+
 var fileRef = regexp.MustCompile(`(?:^|[\s(\["'])@((?:\.{1,2}/|[\w-])[\w./-]*[\w])`)
 
 func (c *checker) command() {
@@ -42,8 +46,8 @@ func (c *checker) command() {
 				continue
 			}
 			p := string(text[m[2]:m[3]])
-			if !strings.ContainsAny(p, "/.") {
-				continue // @name is a mention, not a file
+			if !fileLike.MatchString(p) && !c.existsRel(strings.SplitN(path.Clean(p), "/", 2)[0]) {
+				continue // @name, @scope/package: a mention, not a file
 			}
 			if !c.commandFileExists(p) {
 				c.add(document.Span{Start: s.Start - 1, End: s.End}, rules.CommandFileMissing, "@%s names no file (looked in the project root and next to the command)", p)

@@ -163,15 +163,19 @@ var (
 	// skillPath matches a file path into a skill's optional folders.
 	skillPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\./)?(?:scripts|references|assets)/[\w./-]*\w\.[A-Za-z0-9]+)`)
 	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	// linkDef matches a link reference definition: [label]: target.
+	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
 )
 
 // skillLinks checks that relative links and file paths of the body name
-// files inside the skill's folder.
+// files inside the skill's folder. A bare path (scripts/x.py in the text)
+// that is not in the skill but is in the project is taken as the
+// project's: a project skill talks about the project's files.
 func (c *checker) skillLinks() {
 	doc := c.f.Doc
 	dir := path.Dir(c.f.Rel)
 	seen := map[int]bool{}
-	check := func(target string, span document.Span) {
+	check := func(target string, span document.Span, bare bool) {
 		if seen[span.Start] {
 			return
 		}
@@ -191,6 +195,9 @@ func (c *checker) skillLinks() {
 		}
 		rel := path.Join(dir, t)
 		exists := c.existsRel(rel)
+		if !exists && bare && c.existsRel(path.Clean(t)) {
+			return // a path of the project the skill works on, not of the skill
+		}
 		inside := rel == dir || strings.HasPrefix(rel, dir+"/")
 		switch {
 		case !exists:
@@ -218,10 +225,13 @@ func (c *checker) skillLinks() {
 			if inCode(start + m[0]) {
 				continue
 			}
-			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]})
+			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
+		}
+		if m := linkDef.FindSubmatchIndex(text); m != nil {
+			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
 		}
 		for _, m := range skillPath.FindAllSubmatchIndex(text, -1) {
-			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]})
+			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, true)
 		}
 	}
 }
