@@ -2,7 +2,6 @@ package agentfiles
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -143,7 +142,7 @@ func (s *Set) read(f *File, content []byte) {
 		info, err := os.Stat(f.Path)
 		switch {
 		case err != nil:
-			f.Skipped = fmt.Sprintf("cannot be read: %v", errors.Unwrap(err))
+			f.Skipped = fmt.Sprintf("cannot be read: %v", err)
 		case info.Size() > s.cfg.MaxFileSize:
 			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", info.Size(), s.cfg.MaxFileSize)
 		default:

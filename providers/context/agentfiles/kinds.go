@@ -3,6 +3,7 @@ package agentfiles
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -111,7 +112,7 @@ func (c *checker) subagent() {
 	if name, _, v := str(root, "name"); v != nil && name != "" && !subagentNameRE.MatchString(name) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
 	}
-	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !contains(permissionModes, mode) {
+	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !slices.Contains(permissionModes, mode) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
 	}
 	if _, v := document.FieldOf(root, "skills"); v != nil {
@@ -142,15 +143,6 @@ func listItems(v *yaml.Node) []*yaml.Node {
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // skillNames are the names skills answer to: their name field and their
@@ -243,7 +235,7 @@ func (c *checker) copilot() {
 		return
 	}
 	c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid)
-	if v, _, n := str(root, "excludeAgent"); n != nil && !contains(excludeAgents, v) {
+	if v, _, n := str(root, "excludeAgent"); n != nil && !slices.Contains(excludeAgents, v) {
 		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", v, strings.Join(excludeAgents, ", "))
 	}
 	_, v := document.FieldOf(root, "applyTo")

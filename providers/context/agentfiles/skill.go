@@ -94,8 +94,7 @@ func (c *checker) skillName(root *yaml.Node) {
 	folder := path.Base(path.Dir(c.f.Rel))
 	switch {
 	case k == nil || v.ShortTag() == "!!null" || (isString(v) && name == ""):
-		d := c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
-		_ = d
+		c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
 		return
 	case !isString(v):
 		c.add(c.nodeSpan(v), rules.SkillNameInvalid, "name must be a string of lowercase letters, digits and hyphens")
