@@ -230,9 +230,35 @@ func (c *checker) skillLinks() {
 			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
 		}
 		for _, m := range skillPath.FindAllSubmatchIndex(text, -1) {
-			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, true)
+			sp := document.Span{Start: start + m[2], End: start + m[3]}
+			// In code, a path is often an example ("`scripts/rotate.py`
+			// for PDF rotation"); a command that runs it is a reference.
+			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) {
+				continue
+			}
+			check(string(text[m[2]:m[3]]), sp, true)
 		}
 	}
+}
+
+// spanAt returns the span of spans holding off.
+func spanAt(spans []document.Span, off int) (document.Span, bool) {
+	for _, s := range spans {
+		if off >= s.Start && off < s.End {
+			return s, true
+		}
+	}
+	return document.Span{}, false
+}
+
+// runCommand matches the start of a code span that runs a file: an
+// interpreter, then the file.
+var runCommand = regexp.MustCompile(`^(?:(?:uv run|python3?|node|bash|sh|ruby|deno run|bun|npx tsx|tsx)\s+)$`)
+
+// runsPath reports whether the code holds a command that runs the path at
+// offset at: the interpreter is all that comes before it.
+func runsPath(code []byte, at int) bool {
+	return runCommand.Match(code[:at])
 }
 
 // existsRel reports whether a path relative to the workspace root names
