@@ -26,6 +26,7 @@ func TestClassify(t *testing.T) {
 		{"plugins/p/agents/a.md", KindSubagent},
 		{"tools/myplug/agents/a.md", KindSubagent},
 		{"docs/agents/a.md", KindUnknown},
+		{".claude/agents/README.md", KindUnknown},
 		{"CLAUDE.md", KindMemory},
 		{"sub/CLAUDE.local.md", KindMemory},
 		{".claude/CLAUDE.md", KindMemory},
