@@ -47,6 +47,8 @@ func TestClassify(t *testing.T) {
 		{".github/instructions/go.instructions.md", KindCopilotInstructions},
 		{".github/prompts/review.prompt.md", KindCopilotPrompt},
 		{"README.md", KindUnknown},
+		{"agents", KindUnknown},
+		{"", KindUnknown},
 	}
 	for _, tc := range tests {
 		if got := Classify(tc.rel, plugin); got != tc.want {
