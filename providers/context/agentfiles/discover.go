@@ -226,6 +226,11 @@ var (
 	hintLine = regexp.MustCompile(`^argument-hint:[ \t]+(\[[^\n]*?)[ \t]*$`)
 )
 
+// fileSpan maps a span of f.Doc's text to the file's text.
+func (f *File) fileSpan(s document.Span) document.Span {
+	return document.Span{Start: f.fileOffset(s.Start), End: f.fileOffset(s.End)}
+}
+
 // fileOffset maps an offset of f.Doc's text to the file's text. Quoting
 // a value may escape characters in it; an offset inside a quoted value
 // maps to the value's start.
