@@ -49,7 +49,6 @@ type Edit struct {
 // Check returns the diagnostics of every agent file that has some, keyed
 // by absolute path, without the codes the configuration disables.
 func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
-	counter := s.counter()
 	out := make([][]Diagnostic, len(s.Files))
 	idx := make(chan int)
 	var wg sync.WaitGroup
@@ -58,7 +57,7 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 		go func() {
 			defer wg.Done()
 			for i := range idx {
-				out[i] = s.check(s.Files[i], counter)
+				out[i] = s.check(s.Files[i])
 			}
 		}()
 	}
@@ -107,27 +106,31 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		s.read(g, content)
 		f = g
 	}
-	return f, s.check(f, s.counter())
+	return f, s.check(f)
 }
 
+// counter returns the workspace's tokenizer, made on first use: only
+// skills need it, and its vocabulary takes a while to load.
 func (s *Set) counter() tokens.Counter {
-	c, err := tokens.New(s.cfg.Tokenizer)
-	if err != nil {
-		c, _ = tokens.New(tokens.Default)
-	}
-	return c
+	s.counterOnce.Do(func() {
+		c, err := tokens.New(s.cfg.Tokenizer)
+		if err != nil {
+			c, _ = tokens.New(tokens.Default)
+		}
+		s.ctr = c
+	})
+	return s.ctr
 }
 
 // checker gathers the diagnostics of one file.
 type checker struct {
-	s       *Set
-	f       *File
-	counter tokens.Counter
-	out     []Diagnostic
+	s   *Set
+	f   *File
+	out []Diagnostic
 }
 
-func (s *Set) check(f *File, counter tokens.Counter) (out []Diagnostic) {
-	c := &checker{s: s, f: f, counter: counter}
+func (s *Set) check(f *File) (out []Diagnostic) {
+	c := &checker{s: s, f: f}
 	// A check that fails on some input must cost that file its
 	// diagnostics, not the server its life.
 	defer func() {

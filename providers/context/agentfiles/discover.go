@@ -15,6 +15,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/glob"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // File is one agent file of a workspace.
@@ -54,6 +55,9 @@ type Set struct {
 
 	skillsOnce sync.Once
 	skills     map[string]bool // names and folders of skills, for subagents
+
+	counterOnce sync.Once
+	ctr         tokens.Counter // see counter
 }
 
 // maxWorkspaceFiles bounds the file list globs are matched against.

@@ -151,8 +151,9 @@ func (c *checker) skillBody() {
 		c.add(c.lineSpan(first+lim.SkillBodyLines), rules.SkillBodyTooLong, "the body is %d lines, over the %d the specification recommends; move details into references/ files the body links to", lines, lim.SkillBodyLines)
 		return
 	}
-	if n := c.counter.Count(string(doc.Text[doc.Body.Start:])); n > lim.SkillBodyTokens {
-		c.add(c.lineSpan(first), rules.SkillBodyTooLong, "the body is %d tokens (%s), over the %d the specification recommends; it is loaded whole when the skill activates", n, c.counter.Name(), lim.SkillBodyTokens)
+	counter := c.s.counter()
+	if n := counter.Count(string(doc.Text[doc.Body.Start:])); n > lim.SkillBodyTokens {
+		c.add(c.lineSpan(first), rules.SkillBodyTooLong, "the body is %d tokens (%s), over the %d the specification recommends; it is loaded whole when the skill activates", n, counter.Name(), lim.SkillBodyTokens)
 	}
 }
 
