@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -227,6 +228,11 @@ func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib 
 	var agent []protocol.Diagnostic
 	if af, ads := d.s.agentDiagnostics(ctx, ws, path); af != nil {
 		agent = agentProtocolDiagnostics(af, ads, d.s.encoding())
+		// The agent file's own report of a YAML error has the cause and
+		// a fix; the library's would repeat it.
+		if slices.ContainsFunc(ads, func(a agentfiles.Diagnostic) bool { return a.Code == library.CodeParseError }) {
+			ds = slices.DeleteFunc(slices.Clone(ds), func(l library.Diagnostic) bool { return l.Code == library.CodeParseError })
+		}
 	}
 	d.mu.Lock()
 	had := d.published[path]

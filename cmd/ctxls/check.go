@@ -67,7 +67,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	records := collect(ctx, lib, agents)
-	if *fix || *fixUnsafe {
+	// A fix can reveal the next problem (a skill's name is checked once
+	// its YAML parses): fix, check again, a few rounds at most.
+	for round := 0; (*fix || *fixUnsafe) && round < maxFixRounds; round++ {
 		changed, err := applyFixes(records, *fixUnsafe, *dryRun, stdout)
 		if err != nil {
 			return err
@@ -78,16 +80,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			return nil
 		}
-		if changed > 0 {
-			fmt.Fprintf(stderr, "fixed %s\n", count(changed, "file"))
-			if lib, err = openLibrary(ctx, dir, stderr); err != nil {
-				return err
-			}
-			if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
-				return err
-			}
-			records = collect(ctx, lib, agents)
+		if changed == 0 {
+			break
 		}
+		fmt.Fprintf(stderr, "fixed %s\n", count(changed, "file"))
+		if lib, err = openLibrary(ctx, dir, stderr); err != nil {
+			return err
+		}
+		if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
+			return err
+		}
+		records = collect(ctx, lib, agents)
 	}
 	// A duplicate topic is both a library warning and a diagnostic of the
 	// losing file; the record is enough.
@@ -150,9 +153,18 @@ func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) 
 		}
 		out = append(out, r)
 	}
+	var agentDiags map[string][]agentfiles.Diagnostic
+	if agents != nil {
+		agentDiags = agents.Check(ctx)
+	}
 	for p, ds := range all {
 		f, _ := lib.File(p)
 		for _, d := range ds {
+			// An agent file's YAML error is reported by its own check,
+			// with the cause and a fix.
+			if d.Code == library.CodeParseError && hasCode(agentDiags[p], library.CodeParseError) {
+				continue
+			}
 			r := checkRecord{File: rel(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 				Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
 			if f != nil && f.Doc != nil {
@@ -163,7 +175,7 @@ func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) 
 		}
 	}
 	if agents != nil {
-		for p, ds := range agents.Check(ctx) {
+		for p, ds := range agentDiags {
 			f, _ := agents.File(p)
 			for _, d := range ds {
 				r := checkRecord{File: rel(lib.Dir(), p), Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
@@ -184,6 +196,13 @@ func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) 
 		return a.Column - b.Column
 	})
 	return out
+}
+
+// maxFixRounds bounds how often check --fix fixes and checks again.
+const maxFixRounds = 5
+
+func hasCode(ds []agentfiles.Diagnostic, code string) bool {
+	return slices.ContainsFunc(ds, func(d agentfiles.Diagnostic) bool { return d.Code == code })
 }
 
 // at sets the record's 1-based range from a span of a file's text.

@@ -197,3 +197,33 @@ func TestCheckFix(t *testing.T) {
 		})
 	}
 }
+
+// A skill outside hidden folders is read by the library too: its YAML
+// error is reported once, and --fix goes on to the problem the parsed
+// YAML shows.
+func TestCheckSkillOutsideHiddenFolders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "skills", "deploy", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("\xef\xbb\xbf---\nname: deploy-x\ndescription: Use when: x\n---\nBody\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runCLI(t, "check", dir, "--format", "json")
+	if recs := decodeRecords(t, out); len(recs) != 1 || recs[0].Code != "frontmatter-parse-error" {
+		t.Fatalf("records %+v, want one frontmatter-parse-error", recs)
+	}
+	out, _, err := runCLI(t, "check", dir, "--format", "json", "--fix")
+	if exitCode(err) != 0 || len(decodeRecords(t, out)) != 0 {
+		t.Fatalf("after --fix: exit %v, records %s", err, out)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\xef\xbb\xbf---\nname: deploy\ndescription: \"Use when: x\"\n---\nBody\n"; string(data) != want {
+		t.Errorf("fixed file %q, want %q (byte order mark kept)", data, want)
+	}
+}
