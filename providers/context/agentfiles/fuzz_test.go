@@ -18,7 +18,7 @@ func FuzzClassify(f *testing.F) {
 
 // FuzzCheckFile checks arbitrary content as every kind of agent file.
 func FuzzCheckFile(f *testing.F) {
-	for _, s := range []string{"", "---\nname: x\n---\n", "{\"name\": 1}", "---\nglobs: *.ts\n---\n", "---\na: [\n---\n", "[x](../../..)\n@a/b.md"} {
+	for _, s := range []string{"", "---\nname: x\n---\n", "{\"name\": 1}", "---\nglobs: *.ts\n---\n", "---\na: [\n---\n", "[x](../../..)\n@a/b.md", "---\nargument-hint: [a] [\"b\"]\nname: x\n---\n", "---\nglobs: *.ts, *.{a,b}\napplyTo: **/*.py\n---\n"} {
 		f.Add(s)
 	}
 	s, err := Load(context.Background(), f.TempDir(), nil)
