@@ -36,13 +36,17 @@ type Diagnostic struct {
 // Fix is a titled set of edits of the diagnostic's file. Whether it may be
 // applied unattended is the rule's FixSafety.
 type Fix struct {
+	// Title says what the fix does.
 	Title string
+	// Edits change the file's text; they do not overlap.
 	Edits []Edit
 }
 
 // Edit replaces a span of a file's text.
 type Edit struct {
-	Span    document.Span
+	// Span is the replaced bytes of the file's text.
+	Span document.Span
+	// NewText replaces them.
 	NewText string
 }
 

@@ -64,6 +64,7 @@ var kindNames = [...]string{
 	KindCopilotPrompt:       "copilot-prompt",
 }
 
+// String returns the kind's name: "skill", "command", "cursor-rule", ….
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
 		return kindNames[k]

@@ -21,6 +21,7 @@ const (
 	Hint        Severity = 4
 )
 
+// String returns "error", "warning", "info" or "hint".
 func (s Severity) String() string {
 	switch s {
 	case Error:
@@ -46,6 +47,7 @@ const (
 	Unsafe
 )
 
+// String returns "none", "safe" or "unsafe".
 func (f FixSafety) String() string {
 	switch f {
 	case Safe:
