@@ -233,8 +233,8 @@ func (c *checker) copilot() {
 	c.globs(v, rules.CopilotApplyToInvalid, rules.CopilotApplyToUnmatched, "applyTo")
 }
 
-// globs checks the globs of a field: each must compile and match a file
-// of the workspace.
+// globs checks the globs of a field: each must compile and, unless
+// unmatched is "", match a file of the workspace.
 func (c *checker) globs(v *yaml.Node, invalid, unmatched, field string) {
 	if v == nil {
 		return
@@ -246,7 +246,7 @@ func (c *checker) globs(v *yaml.Node, invalid, unmatched, field string) {
 				c.add(c.nodeSpan(it), invalid, "%s: %v", field, err)
 				continue
 			}
-			if !c.s.anyMatch(g) {
+			if unmatched != "" && !c.s.anyMatch(g) {
 				c.add(c.nodeSpan(it), unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, pat)
 			}
 		}

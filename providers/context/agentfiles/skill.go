@@ -49,6 +49,10 @@ func (c *checker) skill() {
 			c.add(c.nodeSpan(v), rules.SkillFieldInvalid, "context must be a string (fork runs the skill in a subagent)")
 		}
 		c.skillName(root)
+		// A skill's paths may name files the project does not have yet,
+		// so only their syntax is checked.
+		_, pv := document.FieldOf(root, "paths")
+		c.globs(pv, rules.SkillFieldInvalid, "", "paths")
 		desc, dk, dv := str(root, "description")
 		switch {
 		case dk == nil || dv.ShortTag() == "!!null" || (isString(dv) && strings.TrimSpace(desc) == ""):
