@@ -186,7 +186,7 @@ var table = []Rule{
 	{SkillDescriptionTooLong, Error, "a skill `description` is over `limits.skillDescription` characters (1,024)", srcSkillSpec, NoFix},
 	{SkillCompatibilityLong, Error, "a skill `compatibility` is over `limits.skillCompatibility` characters (500)", srcSkillSpec, NoFix},
 	{SkillMetadataInvalid, Error, "a skill `metadata` is not a map of string values", srcSkillSpec, NoFix},
-	{SkillFieldInvalid, Warning, "a Claude Code skill field (`when_to_use`, `model`, `allowed-tools`, …) has the wrong type", srcClaudeCode, NoFix},
+	{SkillFieldInvalid, Warning, "a Claude Code skill field (`when_to_use`, `model`, `allowed-tools`, …) has the wrong type, or a `paths` glob is invalid", srcClaudeCode, NoFix},
 	{SkillListingTooLong, Warning, "`description` and `when_to_use` together are over `limits.skillListing` characters (1,536); the listing cuts them", srcClaudeCode, NoFix},
 	{SkillBodyTooLong, Warning, "a skill body is over `limits.skillBodyLines` lines (500) or `limits.skillBodyTokens` tokens (5,000)", srcSkillSpec, NoFix},
 	{SkillLinkBroken, Error, "a relative link or file path in a skill names no file", srcSkillSpec, NoFix},
