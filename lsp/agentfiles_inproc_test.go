@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -69,4 +70,16 @@ func TestInprocAgentFileCreated(t *testing.T) {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
 	})
 	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+
+	// Deleting the skill clears its diagnostics and breaks the subagent again.
+	if err := os.Remove(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	since := c.noteCount()
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+		map[string]any{"uri": skill, "type": 3}, map[string]any{"uri": agent, "type": 2}}})
+	c.waitDiagnosticsSince(since, skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnosticsSince(since, agent, func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
+	})
 }

@@ -3,6 +3,7 @@ package agentfiles
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -99,6 +100,11 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
 		if k == KindUnknown {
 			return nil, nil
+		}
+		if content == nil {
+			if _, err := os.Stat(p); err != nil {
+				return nil, nil // gone, or never there
+			}
 		}
 		f = &File{Path: p, Rel: rel, Kind: k}
 		if content == nil {

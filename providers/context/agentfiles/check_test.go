@@ -48,6 +48,9 @@ func TestCheckFile(t *testing.T) {
 	if f == nil || f.Kind != KindSkill || len(ds) != 1 || ds[0].Code != "frontmatter-missing" {
 		t.Errorf("new skill: file %v, diagnostics %+v", f, ds)
 	}
+	if f, _ := s.CheckFile(context.Background(), filepath.Join(s.Root, "skills/gone/SKILL.md"), nil); f != nil {
+		t.Errorf("a skill that is not on disk was checked: %+v", f)
+	}
 	if f, _ := s.CheckFile(context.Background(), filepath.Join(s.Root, "README.md"), nil); f != nil {
 		t.Errorf("README.md is not an agent file: %+v", f)
 	}
