@@ -6,17 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
-)
-
-// Diagnostic codes of imports and memory size. Their severity and
-// documentation live in the rules table.
-const (
-	CodeTrailingPunctuation = "import-trailing-punctuation"
-	CodeMissing             = "import-missing"
-	CodeCycle               = "import-cycle"
-	CodeTooDeep             = "import-too-deep"
-	CodeOutside             = "import-outside-project"
-	CodeTooLarge            = "memory-too-large"
+	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
 // Problem is something the agent does not load, or loads at a cost worth
@@ -27,6 +17,7 @@ type Problem struct {
 	// Span is the exact place: the import, or the first line of a file
 	// too large.
 	Span document.Span
+	// Code is a code of the rules table.
 	Code string
 	// Message says what the agent does and why.
 	Message string
@@ -45,10 +36,10 @@ type Edit struct {
 func (t *Tree) Problems(root string) []Problem {
 	var out []Problem
 	r := t.Root()
-	if r.Chars > MaxChars {
-		out = append(out, Problem{File: r.Path, Span: r.firstLine, Code: CodeTooLarge,
+	if r.Chars > t.MaxChars {
+		out = append(out, Problem{File: r.Path, Span: r.firstLine, Code: rules.MemoryTooLarge,
 			Message: fmt.Sprintf("%s has %s characters, over the %s at which Claude Code warns that memory is large; move parts into imports loaded on demand, rules with paths, or skills",
-				filepath.Base(r.Path), thousands(r.Chars), thousands(MaxChars))})
+				filepath.Base(r.Path), thousands(r.Chars), thousands(t.MaxChars))})
 	}
 	for _, f := range t.Files {
 		for _, e := range f.Imports {
@@ -66,19 +57,19 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 	switch e.Status {
 	case Loaded:
 		f := t.File(e.Target)
-		if f == nil || f.Chars <= MaxChars {
+		if f == nil || f.Chars <= t.MaxChars {
 			return p, false
 		}
-		p.Code = CodeTooLarge
+		p.Code = rules.MemoryTooLarge
 		p.Message = fmt.Sprintf("%s loads %s characters, over the %s at which Claude Code warns that memory is large",
-			written, thousands(f.Chars), thousands(MaxChars))
+			written, thousands(f.Chars), thousands(t.MaxChars))
 	case Again:
 		return p, false
 	case Missing:
-		p.Code = CodeMissing
+		p.Code = rules.ImportMissing
 		p.Message = fmt.Sprintf("%s is not loaded: there is no file %s", written, show(root, e.Target))
 	case Punctuation:
-		p.Code = CodeTrailingPunctuation
+		p.Code = rules.ImportTrailingPunctuation
 		p.Message = fmt.Sprintf("%s is not loaded: the agent reads the trailing %q as part of the file name; put a space before it",
 			written, e.Trailing)
 		end := e.PathSpan().End
@@ -89,21 +80,21 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 			chain = append(chain, show(root, c))
 		}
 		chain = append(chain, show(root, e.Target))
-		p.Code = CodeCycle
+		p.Code = rules.ImportCycle
 		p.Message = fmt.Sprintf("%s closes an import cycle (%s); the file is not loaded again", written, strings.Join(chain, " → "))
 	case TooDeep:
-		p.Code = CodeTooDeep
+		p.Code = rules.ImportTooDeep
 		p.Message = fmt.Sprintf("%s is not loaded: it is %d hops from %s, past the limit of %d",
 			written, e.Hop, show(root, t.Root().Path), t.MaxHops)
 	case Outside:
-		p.Code = CodeOutside
+		p.Code = rules.ImportOutsideProject
 		where := "outside the project"
 		if e.Target != "" {
 			where = e.Target + ", " + where
 		}
 		p.Message = fmt.Sprintf("%s leads to %s: its cost is not counted, and Claude Code asks before loading files outside the project", written, where)
 	case TooLarge:
-		p.Code = CodeTooLarge
+		p.Code = rules.MemoryTooLarge
 		p.Message = fmt.Sprintf("%s is not loaded: the file is larger than 4 MiB", written)
 	default:
 		return p, false

@@ -21,9 +21,9 @@ const (
 	// a memory file: a file four imports away loads, one five away does
 	// not. Older versions followed five.
 	DefaultMaxHops = 4
-	// MaxChars is the size, in characters, past which Claude Code warns
-	// that a memory file is large.
-	MaxChars = 40000
+	// DefaultMaxChars is the size, in characters, past which Claude Code
+	// warns that a memory file is large.
+	DefaultMaxChars = 40000
 	// MaxFileBytes is the size past which Claude Code skips a file; it is
 	// also what ctxls reads at most of one.
 	MaxFileBytes = 4 << 20
@@ -103,8 +103,8 @@ type Tree struct {
 	Files []*File
 	// Tokens is the sum of the files' tokens.
 	Tokens int
-	// MaxHops is the depth limit the tree was built with.
-	MaxHops int
+	// MaxHops and MaxChars are the limits the tree was built with.
+	MaxHops, MaxChars int
 }
 
 // Root returns the memory file the tree starts from.
@@ -157,6 +157,9 @@ type Options struct {
 	Home string
 	// MaxHops is the depth limit; 0 means DefaultMaxHops.
 	MaxHops int
+	// MaxChars is the size of a file worth a warning; 0 means
+	// DefaultMaxChars.
+	MaxChars int
 	// Counter measures tokens; nil leaves them 0.
 	Counter tokens.Counter
 	// Read returns a file's content, for instance an editor's unsaved
@@ -205,6 +208,9 @@ func Build(ctx context.Context, path string, opt Options) (*Tree, error) {
 	if opt.MaxHops <= 0 {
 		opt.MaxHops = DefaultMaxHops
 	}
+	if opt.MaxChars <= 0 {
+		opt.MaxChars = DefaultMaxChars
+	}
 	if opt.Read == nil {
 		opt.Read = ReadFile
 	}
@@ -213,7 +219,7 @@ func Build(ctx context.Context, path string, opt Options) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read memory file: %w", err)
 	}
-	b := &builder{ctx: ctx, opt: opt, tree: &Tree{MaxHops: opt.MaxHops}, onStack: map[string]bool{}, loaded: map[string]bool{}}
+	b := &builder{ctx: ctx, opt: opt, tree: &Tree{MaxHops: opt.MaxHops, MaxChars: opt.MaxChars}, onStack: map[string]bool{}, loaded: map[string]bool{}}
 	b.visit(path, text, 0)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -73,11 +74,11 @@ func TestBuildProject(t *testing.T) {
 		}
 	}
 	wantProblems := []problem{
-		{"CLAUDE.md", "@docs/workflow.md:", CodeTrailingPunctuation},
-		{"CLAUDE.md", "@docs/missing.md", CodeMissing},
-		{"CLAUDE.md", "@~/.claude/personal.md", CodeOutside},
-		{"docs/guide.md", "@../CLAUDE.md", CodeCycle},
-		{"chain/four.md", "@five.md", CodeTooDeep},
+		{"CLAUDE.md", "@docs/workflow.md:", rules.ImportTrailingPunctuation},
+		{"CLAUDE.md", "@docs/missing.md", rules.ImportMissing},
+		{"CLAUDE.md", "@~/.claude/personal.md", rules.ImportOutsideProject},
+		{"docs/guide.md", "@../CLAUDE.md", rules.ImportCycle},
+		{"chain/four.md", "@five.md", rules.ImportTooDeep},
 	}
 	if !slices.Equal(got, wantProblems) {
 		t.Errorf("problems\n got %v\nwant %v", got, wantProblems)
@@ -97,7 +98,7 @@ func TestBuildFixAndMessages(t *testing.T) {
 	}
 	for _, p := range tree.Problems(root) {
 		switch p.Code {
-		case CodeTrailingPunctuation:
+		case rules.ImportTrailingPunctuation:
 			if p.Fix == nil {
 				t.Fatal("trailing punctuation without a fix")
 			}
@@ -105,11 +106,11 @@ func TestBuildFixAndMessages(t *testing.T) {
 			if !strings.Contains(fixed, "@docs/workflow.md : read") {
 				t.Errorf("fix gives %q", fixed)
 			}
-		case CodeCycle:
+		case rules.ImportCycle:
 			if !strings.Contains(p.Message, "CLAUDE.md → docs/guide.md → CLAUDE.md") {
 				t.Errorf("cycle message %q does not show the cycle", p.Message)
 			}
-		case CodeTooDeep:
+		case rules.ImportTooDeep:
 			if !strings.Contains(p.Message, "5 hops") || !strings.Contains(p.Message, "limit of 4") {
 				t.Errorf("too-deep message %q", p.Message)
 			}
@@ -132,7 +133,7 @@ func TestBuildDepthSetting(t *testing.T) {
 		t.Error("with 5 hops allowed, chain/five.md does not load")
 	}
 	for _, p := range tree.Problems(root) {
-		if p.Code == CodeTooDeep {
+		if p.Code == rules.ImportTooDeep {
 			t.Errorf("unexpected %s: %s", p.Code, p.Message)
 		}
 	}
@@ -157,7 +158,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	write("proj/b.md", "@a.md\n")
 	write("proj/folder/x.md", "x\n")
 	write("outside.md", "o\n")
-	write("proj/big.md", strings.Repeat("é", MaxChars+1))
+	write("proj/big.md", strings.Repeat("é", DefaultMaxChars+1))
 	huge, err := os.Create(filepath.Join(dir, "proj/huge.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -183,11 +184,14 @@ func TestBuildEdgeCases(t *testing.T) {
 	codes := map[string]int{}
 	for _, p := range tree.Problems(root) {
 		codes[p.Code]++
+		if _, ok := rules.Lookup(p.Code); !ok {
+			t.Errorf("code %q is not in the rules table", p.Code)
+		}
 	}
 	// self.md imports itself, CLAUDE.md imports itself; b.md's import of
 	// a.md is no problem; big.md is flagged for size, huge.md for being
 	// skipped.
-	wantCodes := map[string]int{CodeCycle: 2, CodeMissing: 1, CodeOutside: 1, CodeTooLarge: 2}
+	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 1, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
 	if !maps.Equal(codes, wantCodes) {
 		t.Errorf("codes %v, want %v", codes, wantCodes)
 	}
@@ -205,7 +209,7 @@ func TestRootTooLarge(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "CLAUDE.md")
-	if err := os.WriteFile(p, []byte("# Big\n"+strings.Repeat("word ", MaxChars/5+1)), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("# Big\n"+strings.Repeat("word ", DefaultMaxChars/5+1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tree, err := Build(context.Background(), p, Options{Root: dir})
@@ -213,7 +217,7 @@ func TestRootTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps := tree.Problems(dir)
-	if len(ps) != 1 || ps[0].Code != CodeTooLarge || ps[0].Span.Start != 0 || ps[0].Span.End != len("# Big") {
-		t.Errorf("problems %+v, want one %s on the first line", ps, CodeTooLarge)
+	if len(ps) != 1 || ps[0].Code != rules.MemoryTooLarge || ps[0].Span.Start != 0 || ps[0].Span.End != len("# Big") {
+		t.Errorf("problems %+v, want one %s on the first line", ps, rules.MemoryTooLarge)
 	}
 }
