@@ -2,6 +2,7 @@ package imports
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -68,6 +69,11 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 	case Missing:
 		p.Code = rules.ImportMissing
 		p.Message = fmt.Sprintf("%s is not loaded: there is no file %s", written, show(root, e.Target))
+		if trimmed := strings.TrimRight(e.Path, "."); trimmed != e.Path && e.Kind() == Relative {
+			if st, err := os.Stat(filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))); err == nil && !st.IsDir() {
+				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", e.Path[len(trimmed):])
+			}
+		}
 	case Punctuation:
 		p.Code = rules.ImportTrailingPunctuation
 		p.Message = fmt.Sprintf("%s is not loaded: the agent reads the trailing %q as part of the file name; put a space before it",

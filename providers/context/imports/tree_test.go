@@ -152,7 +152,7 @@ func TestBuildEdgeCases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md\n")
+	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n")
 	write("proj/self.md", "@self.md\n")
 	write("proj/a.md", "a\n")
 	write("proj/b.md", "@a.md\n")
@@ -177,13 +177,16 @@ func TestBuildEdgeCases(t *testing.T) {
 		statuses = append(statuses, e.Path+"="+e.Status.String())
 	}
 	want := []string{"self.md=loaded", "a.md=loaded", "a.md=already loaded", "b.md=loaded", "folder=missing",
-		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle"}
+		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing"}
 	if !slices.Equal(statuses, want) {
 		t.Errorf("statuses\n got %v\nwant %v", statuses, want)
 	}
 	codes := map[string]int{}
 	for _, p := range tree.Problems(root) {
 		codes[p.Code]++
+		if p.Code == rules.ImportMissing && strings.Contains(p.Message, "a.md.") && !strings.Contains(p.Message, `final "."`) {
+			t.Errorf("the message of a path ending in a period does not say why: %s", p.Message)
+		}
 		if _, ok := rules.Lookup(p.Code); !ok {
 			t.Errorf("code %q is not in the rules table", p.Code)
 		}
@@ -191,7 +194,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	// self.md imports itself, CLAUDE.md imports itself; b.md's import of
 	// a.md is no problem; big.md is flagged for size, huge.md for being
 	// skipped.
-	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 1, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
+	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 2, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
 	if !maps.Equal(codes, wantCodes) {
 		t.Errorf("codes %v, want %v", codes, wantCodes)
 	}

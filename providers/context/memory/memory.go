@@ -69,6 +69,10 @@ func IsMemory(rel string) bool { return Classify(rel) != NotMemory }
 func Options(cfg *config.Config, root string, counter tokens.Counter) imports.Options {
 	home, _ := os.UserHomeDir()
 	opt := imports.Options{Root: root, Home: home, Counter: counter}
+	if cfg != nil {
+		opt.MaxHops = cfg.Limits.ImportDepth
+		opt.MaxChars = cfg.Limits.MemoryChars
+	}
 	return opt
 }
 
