@@ -7,6 +7,7 @@
 //	ctxls serve [--stdio]              language server over stdio
 //	ctxls check [DIR]                  all diagnostics; exit 1 on any error
 //	ctxls catalog [DIR] [--domain D]   topics with their token costs
+//	ctxls cost [DIR] [--agent A]       what a session of an agent loads
 //	ctxls search QUERY [DIR]           topics matching a query
 //	ctxls show domain:topic[#Section]  print a topic or one section
 //	ctxls chain run|list|show|resume   chained command execution
@@ -50,6 +51,7 @@ Usage:
   ctxls serve [--stdio]                 run the language server over stdio
   ctxls check [DIR] [--format text|json] report every diagnostic; exit 1 on errors
   ctxls catalog [DIR] [--domain D] [--format text|json]
+  ctxls cost [DIR] [--agent claude|codex|cursor|copilot] [--context-window N] [--format text|json]
   ctxls search QUERY [DIR] [--domain D] [--format text|json]
   ctxls show domain:topic[#Section] [--format text|json]
   ctxls chain run COMMAND... [--input TEXT] | list | show [ID] | resume ID
@@ -103,6 +105,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCheck(ctx, rest, stdout, stderr)
 	case "catalog":
 		return runCatalog(ctx, rest, stdout, stderr)
+	case "cost":
+		return runCost(ctx, rest, stdout, stderr)
 	case "search":
 		return runSearch(ctx, rest, stdout, stderr)
 	case "show":
