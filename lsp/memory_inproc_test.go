@@ -104,3 +104,37 @@ func TestInprocMemoryFeatures(t *testing.T) {
 		}
 	})
 }
+
+func TestInprocSessionCost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{"CLAUDE.md": "# Memory\n\nSee @docs/guide.md now.\n"}
+	for k, v := range memoryProject {
+		files[k] = v
+	}
+	inprocWrite(t, dir, files)
+	c := inprocStart(t, dir, inprocOptions{})
+	var res struct {
+		Agent        string `json:"agent"`
+		AlwaysLoaded []struct {
+			File   string `json:"file"`
+			Tokens int    `json:"tokens"`
+			Reason string `json:"reason"`
+		} `json:"alwaysLoaded"`
+		OnDemand          []json.RawMessage `json:"onDemand"`
+		TotalAlwaysLoaded int               `json:"totalAlwaysLoaded"`
+	}
+	c.mustCall("ctxls/sessionCost", map[string]any{}, &res)
+	var got []string
+	sum := 0
+	for _, e := range res.AlwaysLoaded {
+		got = append(got, e.File)
+		sum += e.Tokens
+	}
+	if res.Agent != "claude" || strings.Join(got, ",") != "CLAUDE.md,docs/guide.md,docs/more.md" || sum != res.TotalAlwaysLoaded || sum == 0 || res.OnDemand == nil {
+		t.Errorf("session cost %+v", res)
+	}
+	if err := c.call("ctxls/sessionCost", map[string]any{"agent": "gemini"}, nil); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+		t.Errorf("unknown agent: %v", err)
+	}
+}
