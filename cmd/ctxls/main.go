@@ -49,7 +49,8 @@ const usage = `ctxls — language server and tools for context libraries
 
 Usage:
   ctxls serve [--stdio]                 run the language server over stdio
-  ctxls check [DIR] [--format text|json] report every diagnostic; exit 1 on errors
+  ctxls check [DIR] [--format text|json|sarif] [--fix|--fix-unsafe] [--dry-run]
+                                        report every diagnostic; exit 1 on errors
   ctxls catalog [DIR] [--domain D] [--format text|json]
   ctxls cost [DIR] [--agent claude|codex|cursor|copilot] [--context-window N] [--format text|json]
   ctxls search QUERY [DIR] [--domain D] [--format text|json]

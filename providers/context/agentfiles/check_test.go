@@ -13,8 +13,14 @@ func TestValidFilesAreClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Files) == 0 {
-		t.Fatal("no agent files found in testdata/valid")
+	seen := map[Kind]int{}
+	for _, f := range s.Files {
+		seen[f.Kind]++
+	}
+	for k := KindSkill; k <= KindCopilotPrompt; k++ {
+		if seen[k] == 0 && k != KindMemory && k != KindRule {
+			t.Errorf("testdata/valid has no file of kind %v", k)
+		}
 	}
 	for p, ds := range s.Check(context.Background()) {
 		for _, d := range ds {

@@ -334,3 +334,14 @@ func TestMissingFileMessages(t *testing.T) {
 		})
 	}
 }
+
+func TestDisabledCodesAreNotReported(t *testing.T) {
+	src := topicFM("python/x", "reference", 10) + "# X\n\n" + strings.Repeat("word ", 60) + "\nSee python:nothing_here.\n"
+	files := with(map[string]string{"context/python/x.md": src})
+	cfg := config.Default()
+	cfg.Disable = []string{CodeTokenDrift}
+	got := codes(diagsOf(t, load(t, writeTree(t, files), cfg), "context/python/x.md"))
+	if slices.Contains(got, CodeTokenDrift) || !slices.Contains(got, CodeUnresolved) {
+		t.Errorf("codes with token-drift disabled = %v, want the unresolved reference only", got)
+	}
+}
