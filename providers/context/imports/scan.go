@@ -170,7 +170,10 @@ func paragraphs(text []byte, s document.Span) []document.Span {
 func scanRegion(text []byte, r document.Span, out []Import) []Import {
 	prevSpace := true
 	for i := r.Start; i < r.End; {
-		c, w := utf8.DecodeRune(text[i:r.End])
+		c, w := rune(text[i]), 1
+		if c >= utf8.RuneSelf {
+			c, w = utf8.DecodeRune(text[i:r.End])
+		}
 		if c == '@' && prevSpace {
 			end := pathEnd(text, i+1, r.End)
 			if raw := text[i+1 : end]; len(raw) > 0 {
@@ -181,7 +184,7 @@ func scanRegion(text []byte, r document.Span, out []Import) []Import {
 			i, prevSpace = end, false
 			continue
 		}
-		prevSpace = unicode.IsSpace(c)
+		prevSpace = isSpace(c)
 		i += w
 	}
 	return out
@@ -191,7 +194,10 @@ func scanRegion(text []byte, r document.Span, out []Import) []Import {
 // backslash that escapes no space, or at limit.
 func pathEnd(text []byte, i, limit int) int {
 	for i < limit {
-		c, w := utf8.DecodeRune(text[i:limit])
+		c, w := rune(text[i]), 1
+		if c >= utf8.RuneSelf {
+			c, w = utf8.DecodeRune(text[i:limit])
+		}
 		switch {
 		case c == '\\':
 			if i+1 < limit && text[i+1] == ' ' {
@@ -199,7 +205,7 @@ func pathEnd(text []byte, i, limit int) int {
 				continue
 			}
 			return i
-		case unicode.IsSpace(c):
+		case isSpace(c):
 			return i
 		}
 		i += w
@@ -252,4 +258,12 @@ func unescape(raw []byte) string {
 		out = append(out, raw[i])
 	}
 	return string(out)
+}
+
+// isSpace is unicode.IsSpace with a fast path for ASCII.
+func isSpace(c rune) bool {
+	if c < utf8.RuneSelf {
+		return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+	}
+	return unicode.IsSpace(c)
 }
