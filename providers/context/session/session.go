@@ -237,6 +237,14 @@ func (b *builder) claude() {
 			b.memory(f, fmt.Sprintf("nested memory, when Claude reads files in %s/", nestedDir(f.Rel, "")), false)
 		}
 	}
+	// A command named like a skill is the skill's: the skill wins.
+	skills := map[string]bool{}
+	for _, f := range b.files(agentfiles.KindSkill) {
+		if projectLevel(f) {
+			name, _ := listingOf(f, 0)
+			skills[name] = true
+		}
+	}
 	listing := 0
 	for _, f := range b.files(agentfiles.KindSkill, agentfiles.KindCommand, agentfiles.KindSubagent) {
 		if b.ctx.Err() != nil {
@@ -251,6 +259,8 @@ func (b *builder) claude() {
 		body := b.count(f.Text)
 		name, desc := listingOf(f, b.opt.Config.Limits.SkillListing)
 		switch {
+		case f.Kind == agentfiles.KindCommand && skills[name]:
+			// Never listed nor run: /name runs the skill.
 		case f.Kind == agentfiles.KindSubagent:
 			n := b.count([]byte(listingLine(name, desc)))
 			listing += n
@@ -372,7 +382,7 @@ func listingOf(f *agentfiles.File, max int) (string, string) {
 		if w := strings.TrimSpace(f.Meta.WhenToUse); w != "" {
 			desc += " " + w
 		}
-		if utf8.RuneCountInString(desc) > max {
+		if max > 0 && utf8.RuneCountInString(desc) > max {
 			desc = string([]rune(desc)[:max])
 		}
 	}

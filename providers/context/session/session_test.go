@@ -166,6 +166,25 @@ func TestSkillListingCut(t *testing.T) {
 	}
 }
 
+func TestCommandHiddenBySkill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, ".claude/skills/review/SKILL.md", "---\nname: review\ndescription: Review a diff.\n---\nbody\n")
+	write(t, dir, ".claude/commands/review.md", "---\ndescription: Old review command.\n---\nReview.\n")
+	c, err := Compute(context.Background(), load(t, dir), Options{Counter: counter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != ".claude/skills/review/SKILL.md" {
+		t.Errorf("alwaysLoaded %+v, want only the skill's listing entry", c.AlwaysLoaded)
+	}
+	for _, e := range c.OnDemand {
+		if e.File == ".claude/commands/review.md" {
+			t.Errorf("the hidden command is listed as on demand: %+v", e)
+		}
+	}
+}
+
 func TestOtherAgents(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
