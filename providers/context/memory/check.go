@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -83,7 +84,24 @@ func CheckFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, cou
 		}
 	}
 	if Classify(f.Rel) == Rule {
-		out = append(out, rulePaths(f, set.WorkspaceFiles())...)
+		out = append(out, rulePaths(f, ruleFiles(f.Rel, set.WorkspaceFiles()))...)
+	}
+	return out
+}
+
+// ruleFiles returns the files a rule's globs are matched against: those
+// of the folder holding its .claude folder, relative to that folder.
+func ruleFiles(rel string, files []string) []string {
+	i := strings.Index(rel, ".claude/rules/")
+	if i <= 0 {
+		return files
+	}
+	prefix := rel[:i]
+	var out []string
+	for _, f := range files {
+		if r, ok := strings.CutPrefix(f, prefix); ok {
+			out = append(out, r)
+		}
 	}
 	return out
 }

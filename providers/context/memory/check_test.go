@@ -71,3 +71,20 @@ func TestCheck(t *testing.T) {
 		t.Errorf("with %s disabled: %v", rules.RulePathsInvalid, got)
 	}
 }
+
+func TestRuleFiles(t *testing.T) {
+	t.Parallel()
+	files := []string{"main.go", "pkg/a.go", "pkg/sub/b.ts", "other/c.go"}
+	tests := []struct {
+		rel  string
+		want []string
+	}{
+		{".claude/rules/x.md", files},
+		{"pkg/.claude/rules/x.md", []string{"a.go", "sub/b.ts"}},
+	}
+	for _, tt := range tests {
+		if got := ruleFiles(tt.rel, files); !slices.Equal(got, tt.want) {
+			t.Errorf("ruleFiles(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		}
 		opt.Counter = c
 	}
-	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{},
+	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{},
 		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}}}
 	switch opt.Agent {
 	case Claude:
@@ -134,6 +134,8 @@ type builder struct {
 	// seen holds the files already counted as always loaded: the agent
 	// loads a file once however many memory files import it.
 	seen map[string]bool
+	// later holds the files already listed as loading later.
+	later map[string]bool
 }
 
 func (b *builder) always(rel string, n int, reason string) {
@@ -202,9 +204,14 @@ func (b *builder) memory(f *agentfiles.File, reason string, always bool) {
 				why += ", loads with it"
 			}
 		}
-		if always {
+		switch {
+		case always:
 			b.always(b.rel(m.Path), m.Tokens, why)
-		} else {
+		case m.Hop > 0 && b.later[m.Path]:
+			// Imported by another file that loads later too: once is
+			// enough to say it.
+		default:
+			b.later[m.Path] = true
 			b.onDemand(b.rel(m.Path), m.Tokens, why)
 		}
 	}
