@@ -57,7 +57,7 @@ func TestFixes(t *testing.T) {
 			if !strings.Contains(string(fixed), "\n"+tc.want+"\n") {
 				t.Errorf("fixed text lacks %q:\n%s", tc.want, fixed)
 			}
-			after, _ := s.CheckFile(context.Background(), p, fixed)
+			_, after := s.CheckFile(context.Background(), p, fixed)
 			if len(after) != 0 {
 				t.Errorf("after %q: %+v", ds[0].Fix.Title, after)
 			}

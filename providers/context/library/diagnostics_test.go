@@ -345,3 +345,18 @@ func TestDisabledCodesAreNotReported(t *testing.T) {
 		t.Errorf("codes with token-drift disabled = %v, want the unresolved reference only", got)
 	}
 }
+
+// A Forge skill's context mapping names a primary domain and topics of it;
+// each resolves like any reference, and a template is not one.
+func TestForgeSkillContextResolves(t *testing.T) {
+	files := map[string]string{
+		"context/python/dependency_management.md": topicFM("python/dependency_management", "reference", 3) + "# Deps\n\nA.\n",
+		"skills/deps/SKILL.md": "---\nname: deps\ndescription: Manages dependencies.\ncontext:\n  primary: [python]\n  topics: [dependency_management, virtual_envs]\n---\n\n" +
+			"Load python:{topic} as needed.\n",
+	}
+	l := load(t, writeTree(t, files), nil)
+	got := diagsOf(t, l, "skills/deps/SKILL.md")
+	if want := []diag{{CodeUnresolved, SeverityError, "virtual_envs"}}; !slices.Equal(got, want) {
+		t.Errorf("diagnostics = %v, want %v", got, want)
+	}
+}
