@@ -138,3 +138,54 @@ func TestInprocSessionCost(t *testing.T) {
 		t.Errorf("unknown agent: %v", err)
 	}
 }
+
+// Memory files get the problems of their imports from the first
+// publication on, a file an import loads gets the problems of its own
+// imports, both follow the editor's text, and the cut import has its fix.
+func TestInprocMemoryDiagnostics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		"CLAUDE.md":      "# Memory\n\nSee @docs/guide.md: first.\nAnd @docs/more.md\n",
+		"docs/guide.md":  "# Guide\n",
+		"docs/more.md":   "More: @gone.md\n",
+		"context/p/x.md": "# X\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	codes := func(want ...string) func(inprocDiagnostics) bool {
+		return func(d inprocDiagnostics) bool {
+			var got []string
+			for _, dg := range d.Diagnostics {
+				got = append(got, dg.Code)
+			}
+			return strings.Join(got, ",") == strings.Join(want, ",")
+		}
+	}
+	memURI := string(uriOf(filepath.Join(dir, "CLAUDE.md")))
+	moreURI := string(uriOf(filepath.Join(dir, "docs/more.md")))
+	d := c.waitDiagnostics(memURI, codes("import-trailing-punctuation"))
+	if r := d.Diagnostics[0].Range; r.Start.Line != 2 || r.Start.Character != 4 || int(r.End.Character) != 4+len("@docs/guide.md:") {
+		t.Errorf("range %+v, want 2:4 to the colon", r)
+	}
+	c.waitDiagnostics(moreURI, codes("import-missing"))
+
+	var actions []struct {
+		Title string
+		Edit  inprocEdit
+	}
+	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": memURI},
+		"range": d.Diagnostics[0].Range, "context": map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}}}, &actions)
+	if len(actions) != 1 || len(actions[0].Edit.Changes[memURI]) != 1 || actions[0].Edit.Changes[memURI][0].NewText != " " {
+		t.Fatalf("code actions: %+v", actions)
+	}
+
+	// Fixing the colon in the editor clears it; dropping the import of
+	// docs/more.md clears that file's problem, which no session loads now.
+	c.open("CLAUDE.md", "# Memory\n\nSee @docs/guide.md : first.\n")
+	c.waitDiagnostics(memURI, codes())
+	c.waitDiagnostics(moreURI, codes())
+	// An import added in the editor is checked at once.
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": memURI, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "# Memory\n\n@docs/none.md\n"}}})
+	c.waitDiagnostics(memURI, codes("import-missing"))
+}

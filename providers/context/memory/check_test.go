@@ -29,7 +29,7 @@ func TestCheck(t *testing.T) {
 	type diag struct{ file, at, code string }
 	collect := func(cfg *config.Config) []diag {
 		var out []diag
-		all := Check(context.Background(), set, cfg, counter)
+		all := Check(context.Background(), set, cfg, counter, nil).Diagnostics
 		var paths []string
 		for p := range all {
 			paths = append(paths, p)
