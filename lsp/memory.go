@@ -150,15 +150,13 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if n := len(t.Files) - 1; n > 0 {
 		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
 	}
+	// Imports the agent tries and fails to load; a cycle's file and one
+	// outside the project may well be loaded.
 	notLoaded := 0
-	for _, e := range t.Root().Imports {
-		if e.Status != imports.Loaded && e.Status != imports.Again {
-			notLoaded++
-		}
-	}
-	for _, f := range t.Files[1:] {
+	for _, f := range t.Files {
 		for _, e := range f.Imports {
-			if e.Status != imports.Loaded && e.Status != imports.Again {
+			switch e.Status {
+			case imports.Missing, imports.Punctuation, imports.TooDeep, imports.TooLarge:
 				notLoaded++
 			}
 		}
