@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,4 +189,48 @@ func TestInprocMemoryDiagnostics(t *testing.T) {
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": memURI, "version": 2},
 		"contentChanges": []any{map[string]any{"text": "# Memory\n\n@docs/none.md\n"}}})
 	c.waitDiagnostics(memURI, codes("import-missing"))
+}
+
+// Moving a file or folder rewrites the @imports that name it and the
+// relative imports the moved file makes.
+func TestInprocMemoryRename(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"CLAUDE.md":      "# Memory\n\nSee @docs/guide.md: and @./docs/more.md\n@sub/x.md and `@docs/guide.md`\n",
+		"docs/guide.md":  "guide\n",
+		"docs/more.md":   "more\n",
+		"sub/x.md":       "x uses @../docs/guide.md\n",
+		"context/p/y.md": "# Y\n",
+	}
+	tests := []struct {
+		from, to string
+		want     map[string]string
+	}{
+		{"docs", "notes", map[string]string{
+			"CLAUDE.md": "# Memory\n\nSee @notes/guide.md: and @./notes/more.md\n@sub/x.md and `@docs/guide.md`\n",
+			"sub/x.md":  "x uses @../notes/guide.md\n",
+		}},
+		{"sub/x.md", "sub/deeper/x y.md", map[string]string{
+			"CLAUDE.md": "# Memory\n\nSee @docs/guide.md: and @./docs/more.md\n@sub/deeper/x\\ y.md and `@docs/guide.md`\n",
+			"sub/x.md":  "x uses @../../docs/guide.md\n",
+		}},
+	}
+	for _, tc := range tests {
+		dir := t.TempDir()
+		inprocWrite(t, dir, files)
+		c := inprocStart(t, dir, inprocOptions{})
+		var edit inprocEdit
+		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
+			"oldUri": string(uriOf(filepath.Join(dir, tc.from))), "newUri": string(uriOf(filepath.Join(dir, tc.to)))}}}, &edit)
+		inprocApply(t, edit)
+		for rel, want := range tc.want {
+			data, err := os.ReadFile(filepath.Join(dir, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(data) != want {
+				t.Errorf("moving %s to %s: %s is\n%q\nwant\n%q", tc.from, tc.to, rel, data, want)
+			}
+		}
+	}
 }
