@@ -6,8 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
@@ -147,6 +147,10 @@ func (s *Set) check(f *File, counter tokens.Counter) []Diagnostic {
 		c.cursorRule()
 	case KindCopilotInstructions, KindCopilotPrompt:
 		c.copilot()
+	}
+	for i := range c.out {
+		sp := &c.out[i].Span
+		sp.Start, sp.End = f.fileOffset(sp.Start), f.fileOffset(sp.End)
 	}
 	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return c.out

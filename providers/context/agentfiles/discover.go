@@ -2,12 +2,12 @@ package agentfiles
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +35,8 @@ type File struct {
 	Doc *document.Doc
 	// Skipped says why the file was not read (too large, binary), or "".
 	Skipped string
+
+	quoted [2]int // the glob value Doc reads quoted; see lenientGlobs
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -140,7 +142,7 @@ func (s *Set) read(f *File, content []byte) {
 		info, err := os.Stat(f.Path)
 		switch {
 		case err != nil:
-			f.Skipped = fmt.Sprintf("cannot be read: %v", errors.Unwrap(err))
+			f.Skipped = fmt.Sprintf("cannot be read: %v", err)
 		case info.Size() > s.cfg.MaxFileSize:
 			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", info.Size(), s.cfg.MaxFileSize)
 		default:
@@ -166,7 +168,60 @@ func (s *Set) read(f *File, content []byte) {
 	}
 	f.Doc = document.Parse(f.Path, content)
 	f.Text, f.Lines = f.Doc.Text, f.Doc.Lines
+	if f.Kind == KindCursorRule || f.Kind == KindCopilotInstructions {
+		f.lenientGlobs()
+	}
 	f.Meta = metaOf(f.Doc)
+}
+
+// lenientGlobs reads a glob field written without quotes, such as
+// "globs: *.ts" or "applyTo: **/*.py": not valid YAML (a leading * is an
+// alias), but Cursor and Copilot read it as the glob it looks like. The
+// file's Doc is then the parse of the text with the value quoted, and
+// shift maps its offsets back to the file's.
+func (f *File) lenientGlobs() {
+	fm := f.Doc.Frontmatter
+	if fm == nil || fm.Err == nil {
+		return
+	}
+	lines := f.Doc.Lines
+	for n := lines.LineOf(fm.Content.Start); n < lines.Count() && lines.Start(n) < fm.Content.End; n++ {
+		m := globLine.FindSubmatchIndex(lines.Line(n))
+		if m == nil {
+			continue
+		}
+		start := lines.Start(n) + m[2]
+		end := lines.Start(n) + m[3]
+		text := make([]byte, 0, len(f.Text)+2)
+		text = append(text, f.Text[:start]...)
+		text = append(text, '\'')
+		text = append(text, f.Text[start:end]...)
+		text = append(text, '\'')
+		text = append(text, f.Text[end:]...)
+		doc := document.Parse(f.Path, text)
+		if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
+			return
+		}
+		f.Doc, f.quoted = doc, [2]int{start, end}
+		return
+	}
+}
+
+// globLine matches a glob field whose plain value starts with "*".
+var globLine = regexp.MustCompile(`^(?:globs|applyTo):[ \t]+(\*[^'"\n]*?)[ \t]*$`)
+
+// fileOffset maps an offset of f.Doc's text to the file's text.
+func (f *File) fileOffset(off int) int {
+	if f.quoted == [2]int{} {
+		return off
+	}
+	switch {
+	case off <= f.quoted[0]:
+		return off
+	case off <= f.quoted[1]+1:
+		return min(off-1, f.quoted[1])
+	}
+	return off - 2
 }
 
 // File returns the agent file at the absolute path p.

@@ -3,6 +3,7 @@ package agentfiles
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -20,8 +21,12 @@ var commandFields = []field{
 	{"disable-model-invocation", tBool},
 }
 
+// fileLike matches a path that ends in a file extension.
+//
 // fileRef matches an @path file reference of a command: an @ at the start
 // of a word, then a path with a folder or an extension.
+var fileLike = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]*$`)
+
 var fileRef = regexp.MustCompile(`(?:^|[\s(\["'])@((?:\.{1,2}/|[\w-])[\w./-]*[\w])`)
 
 func (c *checker) command() {
@@ -42,8 +47,8 @@ func (c *checker) command() {
 				continue
 			}
 			p := string(text[m[2]:m[3]])
-			if !strings.ContainsAny(p, "/.") {
-				continue // @name is a mention, not a file
+			if !fileLike.MatchString(p) && !c.existsRel(strings.SplitN(path.Clean(p), "/", 2)[0]) {
+				continue // @name, @scope/package: a mention, not a file
 			}
 			if !c.commandFileExists(p) {
 				c.add(document.Span{Start: s.Start - 1, End: s.End}, rules.CommandFileMissing, "@%s names no file (looked in the project root and next to the command)", p)
@@ -107,7 +112,7 @@ func (c *checker) subagent() {
 	if name, _, v := str(root, "name"); v != nil && name != "" && !subagentNameRE.MatchString(name) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
 	}
-	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !contains(permissionModes, mode) {
+	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !slices.Contains(permissionModes, mode) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
 	}
 	if _, v := document.FieldOf(root, "skills"); v != nil {
@@ -138,15 +143,6 @@ func listItems(v *yaml.Node) []*yaml.Node {
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // skillNames are the names skills answer to: their name field and their
@@ -239,7 +235,7 @@ func (c *checker) copilot() {
 		return
 	}
 	c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid)
-	if v, _, n := str(root, "excludeAgent"); n != nil && !contains(excludeAgents, v) {
+	if v, _, n := str(root, "excludeAgent"); n != nil && !slices.Contains(excludeAgents, v) {
 		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", v, strings.Join(excludeAgents, ", "))
 	}
 	_, v := document.FieldOf(root, "applyTo")
