@@ -96,6 +96,8 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		if e.Status == imports.Again {
 			b.WriteString(" · already loaded above, counted once")
 		}
+	case imports.Mention:
+		b.WriteString("Not a file: the agent looks for one at this path and finds none; ctxls takes it for a mention, not an import")
 	default:
 		for _, p := range t.Problems(root) {
 			if p.File == e.From && p.Span == e.Span {

@@ -152,7 +152,8 @@ func TestBuildEdgeCases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n")
+	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n"+
+		"Ask @alice, install @types/node and @v2.1; not @folder/none nor @gone.md\n")
 	write("proj/self.md", "@self.md\n")
 	write("proj/a.md", "a\n")
 	write("proj/b.md", "@a.md\n")
@@ -177,7 +178,8 @@ func TestBuildEdgeCases(t *testing.T) {
 		statuses = append(statuses, e.Path+"="+e.Status.String())
 	}
 	want := []string{"self.md=loaded", "a.md=loaded", "a.md=already loaded", "b.md=loaded", "folder=missing",
-		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing"}
+		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing",
+		"alice,=not a file", "types/node=not a file", "v2.1;=not a file", "folder/none=missing", "gone.md=missing"}
 	if !slices.Equal(statuses, want) {
 		t.Errorf("statuses\n got %v\nwant %v", statuses, want)
 	}
@@ -194,7 +196,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	// self.md imports itself, CLAUDE.md imports itself; b.md's import of
 	// a.md is no problem; big.md is flagged for size, huge.md for being
 	// skipped.
-	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 2, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
+	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 4, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
 	if !maps.Equal(codes, wantCodes) {
 		t.Errorf("codes %v, want %v", codes, wantCodes)
 	}
