@@ -287,7 +287,7 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 	read := overlayRead(ws)
 	lib := ws.Library()
 	old := m.report
-	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), lib.Counter(), read)
+	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, read)
 	if old != nil && !stale {
 		for p := range changedFiles(old, m.report) {
 			if p != path {
@@ -312,7 +312,7 @@ func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	lib := ws.Library()
-	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), lib.Counter(), overlayRead(ws))
+	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, overlayRead(ws))
 	out := make([]string, 0, len(m.report.Diagnostics))
 	for p := range m.report.Diagnostics {
 		out = append(out, p)

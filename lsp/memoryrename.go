@@ -42,7 +42,7 @@ func (s *Server) importRenameEdits(ctx context.Context, ws *workspace.Workspace,
 		return nil
 	}
 	read := overlayRead(ws)
-	report := memory.Check(ctx, set, lib.Config(), lib.Counter(), read)
+	report := memory.Check(ctx, set, lib.Config(), nil, read)
 	files := make([]string, 0, len(report.Files))
 	for p := range report.Files {
 		files = append(files, p)

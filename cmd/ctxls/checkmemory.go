@@ -13,7 +13,7 @@ import (
 // files themselves.
 func memoryRecords(ctx context.Context, lib *library.Library, agents *agentfiles.Set) []checkRecord {
 	var out []checkRecord
-	for p, ds := range memory.Check(ctx, agents, lib.Config(), lib.Counter(), nil).Diagnostics {
+	for p, ds := range memory.Check(ctx, agents, lib.Config(), nil, nil).Diagnostics {
 		f, ok := memory.FileOf(agents, p, nil)
 		if !ok {
 			continue

@@ -35,6 +35,7 @@ type Read func(path string) ([]byte, error)
 // of the files their imports load, without the codes cfg disables. A
 // problem reached from several memory files is reported once. read nil
 // reads the set's text of agent files and the disk for the others.
+// counter may be nil: no diagnostic needs a token count.
 func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, read Read) *Report {
 	if cfg == nil {
 		cfg = config.Default()
