@@ -107,7 +107,14 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		}
 	}
 	rng := v.rng(e.Span)
-	return &protocol.Hover{Contents: markup(b.String()), Range: &rng}, true
+	s.mu.Lock()
+	plain := !s.caps.markdown
+	s.mu.Unlock()
+	contents := markup(b.String())
+	if plain {
+		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(b.String())}
+	}
+	return &protocol.Hover{Contents: contents, Range: &rng}, true
 }
 
 // importDefinition goes from an import to its file.
