@@ -349,7 +349,8 @@ func (b *builder) mention(dir, clean string) bool {
 		return false // a folder: named, but no file
 	}
 	// A sentence's final period is no extension: "@guide.md." is a file.
-	if fileExt(path.Ext(strings.TrimRight(path.Base(clean), "."))) {
+	base := strings.TrimRight(path.Base(clean), ".")
+	if fileExt(path.Ext(base)) || fileLike(base) || len(Siblings(b.join(dir, clean))) > 0 {
 		return false
 	}
 	first, _, nested := strings.Cut(strings.TrimPrefix(clean, "./"), "/")
@@ -358,6 +359,41 @@ func (b *builder) mention(dir, clean string) bool {
 	}
 	st, err := os.Stat(b.join(dir, first))
 	return err != nil || !st.IsDir()
+}
+
+// fileLike reports whether an extensionless name is a file's all the
+// same: README, LICENSE, Makefile, Dockerfile.
+func fileLike(name string) bool {
+	if strings.HasSuffix(name, "file") && len(name) > len("file") {
+		return true
+	}
+	letters := 0
+	for _, c := range name {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			letters++
+		case c == '_' || c == '-' || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return letters >= 3
+}
+
+// Siblings returns the names of the files next to p whose name is p's
+// followed by an extension: README.md for README.
+func Siblings(p string) []string {
+	entries, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if rest, ok := strings.CutPrefix(e.Name(), filepath.Base(p)+"."); ok && rest != "" && !e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 // fileExt reports whether ext (".md") looks like a file extension: a dot
