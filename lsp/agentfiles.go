@@ -41,6 +41,14 @@ func (s *Server) agentSet(ctx context.Context, lib *library.Library) *agentfiles
 	return set
 }
 
+// forgetAgents drops the agent files read so far: the next use reads
+// them again from disk.
+func (s *Server) forgetAgents() {
+	s.agents.mu.Lock()
+	s.agents.set = nil
+	s.agents.mu.Unlock()
+}
+
 // isAgentFile reports whether path is one of the agent files ctxls checks.
 func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 	rel, err := filepath.Rel(ws.Dir(), path)

@@ -126,8 +126,16 @@ type checker struct {
 	out     []Diagnostic
 }
 
-func (s *Set) check(f *File, counter tokens.Counter) []Diagnostic {
+func (s *Set) check(f *File, counter tokens.Counter) (out []Diagnostic) {
 	c := &checker{s: s, f: f, counter: counter}
+	// A check that fails on some input must cost that file its
+	// diagnostics, not the server its life.
+	defer func() {
+		if r := recover(); r != nil {
+			out = []Diagnostic{{Path: f.Path, Severity: rules.Default(rules.FileSkipped), Code: rules.FileSkipped,
+				Message: fmt.Sprintf("could not be checked (an internal error of ctxls: %v); please report it", r)}}
+		}
+	}()
 	if f.Skipped != "" {
 		c.add(document.Span{}, rules.FileSkipped, "%s", f.Skipped)
 		return c.out

@@ -21,13 +21,13 @@ var commandFields = []field{
 	{"disable-model-invocation", tBool},
 }
 
-// fileLike matches a path that ends in a file extension.
-//
-// fileRef matches an @path file reference of a command: an @ at the start
-// of a word, then a path with a folder or an extension.
-var fileLike = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]*$`)
-
-var fileRef = regexp.MustCompile(`(?:^|[\s(\["'])@((?:\.{1,2}/|[\w-])[\w./-]*[\w])`)
+var (
+	// fileLike matches a path that ends in a file extension.
+	fileLike = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]*$`)
+	// fileRef matches an @path file reference of a command: an @ at the
+	// start of a word, then a path.
+	fileRef = regexp.MustCompile(`(?:^|[\s(\["'])@((?:\.{1,2}/|[\w-])[\w./-]*[\w])`)
+)
 
 func (c *checker) command() {
 	if root := c.frontmatter(false, "a command"); root != nil {
@@ -43,7 +43,7 @@ func (c *checker) command() {
 		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
 		for _, m := range fileRef.FindAllSubmatchIndex(text, -1) {
 			s := document.Span{Start: start + m[2], End: start + m[3]}
-			if inSpans(codes, s.Start) {
+			if _, in := spanAt(codes, s.Start); in {
 				continue
 			}
 			p := string(text[m[2]:m[3]])
@@ -61,15 +61,6 @@ func (c *checker) command() {
 // from the project root, and, for a plugin, next to the command.
 func (c *checker) commandFileExists(p string) bool {
 	return c.existsRel(path.Join(".", p)) || c.existsRel(path.Join(path.Dir(c.f.Rel), p))
-}
-
-func inSpans(spans []document.Span, off int) bool {
-	for _, s := range spans {
-		if off >= s.Start && off < s.End {
-			return true
-		}
-	}
-	return false
 }
 
 var subagentFields = []field{

@@ -212,16 +212,8 @@ func (c *checker) skillLinks() {
 		}
 		text := doc.Lines.Line(n)
 		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
-		inCode := func(off int) bool {
-			for _, s := range codes {
-				if off >= s.Start && off < s.End {
-					return true
-				}
-			}
-			return false
-		}
 		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
-			if inCode(start + m[0]) {
+			if _, in := spanAt(codes, start+m[0]); in {
 				continue
 			}
 			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)

@@ -164,7 +164,7 @@ var table = []Rule{
 	{IndexMissingTopic, Warning, "an index lists a file that is not there", srcCtxls, NoFix},
 	{IndexUnlistedTopic, Warning, "a topic of the domain is missing from its index", srcCtxls, NoFix},
 	{DuplicateTopic, Warning, "two roots define the same `domain/topic`", srcCtxls, NoFix},
-	{FileSkipped, Warning, "a file is binary or larger than `maxFileSize`", srcCtxls, NoFix},
+	{FileSkipped, Warning, "a file is binary, larger than `maxFileSize`, or could not be checked", srcCtxls, NoFix},
 	{Config, Error, "a problem in `.ctxls.yaml` (reported on that file, some as warnings; the defaults are used)", srcCtxls, NoFix},
 
 	{ImportTrailingPunctuation, Warning, "an `@path` import followed by `:` `,` `;` or `)` is skipped by the agent", srcClaudeCode, Safe},
