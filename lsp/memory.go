@@ -295,7 +295,7 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 	lib := ws.Library()
 	old := m.report
 	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, read)
-	if old != nil && !stale {
+	if old != nil {
 		for p := range changedFiles(old, m.report) {
 			if p != path {
 				s.diags.touch(p)
