@@ -234,3 +234,23 @@ func TestInprocMemoryRename(t *testing.T) {
 		}
 	}
 }
+
+// A file an import loads, changed on disk, is checked again when the
+// client reports it.
+func TestInprocMemoryDiskChange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		"CLAUDE.md":    "# Memory\n\n@docs/more.md\n",
+		"docs/more.md": "More: @gone.md\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	more := filepath.Join(dir, "docs/more.md")
+	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "import-missing"
+	})
+	inprocWrite(t, dir, map[string]string{"docs/more.md": "More, and nothing else.\n"})
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+		map[string]any{"uri": string(uriOf(more)), "type": 2}}})
+	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+}
