@@ -288,8 +288,9 @@ func (b *builder) claude() {
 	}
 }
 
-// agentsMd adds the AGENTS.md (or AGENTS.override.md) at the root, cut at
-// the configured byte cap, and lists the nested ones as on demand.
+// agentsMd adds the AGENTS.md at the root (for Codex, AGENTS.override.md
+// in its place when there is one), cut at the configured byte cap for
+// Codex, and lists the nested ones as on demand.
 func (b *builder) agentsMd(agent string) {
 	limit := b.opt.Config.Limits.AgentsMdBytes
 	for _, f := range b.files(agentfiles.KindAgentsMd) {
@@ -300,13 +301,19 @@ func (b *builder) agentsMd(agent string) {
 			b.onDemand(f.Rel, b.count(f.Text), fmt.Sprintf("AGENTS.md of %s/, when %s works there", path.Dir(f.Rel), agent))
 			continue
 		}
-		text, reason := f.Text, "project instructions (AGENTS.md)"
-		if agent == "Codex" && len(text) > limit {
-			text = cutUTF8(text, limit)
-			reason = fmt.Sprintf("project instructions (AGENTS.md), cut at %d bytes", limit)
-			b.warn("AGENTS.md is %d bytes; Codex reads the first %d (project_doc_max_bytes) and drops the rest", len(f.Text), limit)
+		name, text := f.Rel, f.Text
+		if agent == "Codex" {
+			if o, err := imports.ReadFile(filepath.Join(b.set.Root, "AGENTS.override.md")); err == nil {
+				name, text = "AGENTS.override.md", o
+			}
 		}
-		b.always(f.Rel, b.count(text), reason)
+		reason := fmt.Sprintf("project instructions (%s)", name)
+		if agent == "Codex" && len(text) > limit {
+			b.warn("%s is %d bytes; Codex reads the first %d (project_doc_max_bytes) and drops the rest", name, len(text), limit)
+			text = cutUTF8(text, limit)
+			reason = fmt.Sprintf("project instructions (%s), cut at %d bytes", name, limit)
+		}
+		b.always(name, b.count(text), reason)
 	}
 }
 

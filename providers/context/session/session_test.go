@@ -234,6 +234,11 @@ func TestOtherAgents(t *testing.T) {
 		!slices.Equal(demand, []string{".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
 		t.Errorf("copilot: always %v, on demand %v", always, demand)
 	}
+	write(t, dir, "AGENTS.override.md", "Override.\n")
+	c, err := Compute(context.Background(), load(t, dir), Options{Agent: Codex, Counter: counter(t)})
+	if err != nil || len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.override.md" || c.AlwaysLoaded[0].Tokens != counter(t).Count("Override.\n") {
+		t.Errorf("codex with an override: %+v, %v", c, err)
+	}
 	if _, err := Compute(context.Background(), set, Options{Agent: "gemini"}); err == nil {
 		t.Error("an unknown agent gave no error")
 	}
