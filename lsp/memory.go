@@ -25,11 +25,12 @@ import (
 // here first and falls back to the library's references.
 
 // memoryTree returns the import tree of the view's file when it is a
-// memory file, built from the editor's text of every open file.
+// memory file or a file a memory file's imports load (then the tree
+// starts from it), built from the editor's text of every open file.
 func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) {
 	root := v.lib.Dir()
 	rel, err := filepath.Rel(root, v.path)
-	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) {
+	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) && !s.inMemoryTree(v.path) {
 		return nil, false
 	}
 	ws, err := s.workspaceCtx(ctx)
@@ -89,7 +90,12 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		if f == nil {
 			break
 		}
-		fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
+		if rel, err := filepath.Rel(root, v.path); err == nil && memory.IsMemory(filepath.ToSlash(rel)) {
+			fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
+		} else {
+			// The tree starts here, not at the memory file: no hop to tell.
+			b.WriteString(present.Tokens(f.Tokens))
+		}
 		if sub := t.Subtree(f.Path); sub != f.Tokens {
 			fmt.Fprintf(&b, " · with its imports %s", present.Tokens(sub))
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // memoryProject is a small Claude Code project: a CLAUDE.md whose first
@@ -253,4 +254,45 @@ func TestInprocMemoryDiskChange(t *testing.T) {
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": string(uriOf(more)), "type": 2}}})
 	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+}
+
+// In a file a memory file imports, imports are links too, and hover tells
+// their cost.
+func TestInprocImportedFileFeatures(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		"CLAUDE.md":     "# Memory\n\n@docs/guide.md\n",
+		"docs/guide.md": "Guide, then @more.md\n",
+		"docs/more.md":  "More.\n",
+		"docs/other.md": "Not imported: @more.md\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	// The trees are known once the first publication has checked them.
+	guide := string(uriOf(filepath.Join(dir, "docs/guide.md")))
+	var links []struct {
+		Target string `json:"target"`
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(links) == 0 && time.Now().Before(deadline) {
+		c.mustCall("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": guide}}, &links)
+		if len(links) == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if len(links) != 1 || !strings.HasSuffix(links[0].Target, "docs/more.md") {
+		t.Fatalf("links in docs/guide.md: %+v, want one to docs/more.md", links)
+	}
+	var h struct {
+		Contents struct{ Value string } `json:"contents"`
+	}
+	text := "Guide, then @more.md\n"
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": guide}, "position": inprocPos(t, text, "@more", 2, false)}, &h)
+	if !strings.Contains(h.Contents.Value, "`docs/more.md`") || strings.Contains(h.Contents.Value, "hop") {
+		t.Errorf("hover %q", h.Contents.Value)
+	}
+	c.mustCall("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": string(uriOf(filepath.Join(dir, "docs/other.md")))}}, &links)
+	if len(links) != 0 {
+		t.Errorf("a file no memory file imports has import links: %+v", links)
+	}
 }
