@@ -156,9 +156,18 @@ func (s *Set) check(f *File, counter tokens.Counter) (out []Diagnostic) {
 	case KindCopilotInstructions, KindCopilotPrompt:
 		c.copilot()
 	}
-	for i := range c.out {
-		sp := &c.out[i].Span
-		sp.Start, sp.End = f.fileOffset(sp.Start), f.fileOffset(sp.End)
+	if len(f.quoted) > 0 {
+		for i := range c.out {
+			d := &c.out[i]
+			d.Span = f.fileSpan(d.Span)
+			if d.Fix != nil {
+				edits := make([]Edit, len(d.Fix.Edits))
+				for j, e := range d.Fix.Edits {
+					edits[j] = Edit{Span: f.fileSpan(e.Span), NewText: e.NewText}
+				}
+				d.Fix = &Fix{Title: d.Fix.Title, Edits: edits}
+			}
+		}
 	}
 	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return c.out

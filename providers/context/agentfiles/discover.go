@@ -36,7 +36,7 @@ type File struct {
 	// Skipped says why the file was not read (too large, binary), or "".
 	Skipped string
 
-	quoted [2]int // the glob value Doc reads quoted; see lenientGlobs
+	quoted [][2]int // the values Doc reads quoted; see lenient
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -168,60 +168,89 @@ func (s *Set) read(f *File, content []byte) {
 	}
 	f.Doc = document.Parse(f.Path, content)
 	f.Text, f.Lines = f.Doc.Text, f.Doc.Lines
-	if f.Kind == KindCursorRule || f.Kind == KindCopilotInstructions {
-		f.lenientGlobs()
-	}
+	f.lenient()
 	f.Meta = metaOf(f.Doc)
 }
 
-// lenientGlobs reads a glob field written without quotes, such as
-// "globs: *.ts" or "applyTo: **/*.py": not valid YAML (a leading * is an
-// alias), but Cursor and Copilot read it as the glob it looks like. The
-// file's Doc is then the parse of the text with the value quoted, and
-// shift maps its offsets back to the file's.
-func (f *File) lenientGlobs() {
+// lenient reads values the agents accept although they are not valid
+// YAML: a glob written without quotes ("globs: *.ts", "applyTo: **/*.py":
+// a leading * is an alias) for Cursor and Copilot, and an argument hint
+// such as "argument-hint: [file] [mode]" (Claude Code's own documented
+// form) for commands and skills. When the frontmatter does not parse and
+// quoting such values makes it parse, Doc is the parse of the quoted
+// text, and fileOffset maps its offsets back to the file's.
+func (f *File) lenient() {
 	fm := f.Doc.Frontmatter
 	if fm == nil || fm.Err == nil {
 		return
 	}
-	lines := f.Doc.Lines
-	for n := lines.LineOf(fm.Content.Start); n < lines.Count() && lines.Start(n) < fm.Content.End; n++ {
-		m := globLine.FindSubmatchIndex(lines.Line(n))
-		if m == nil {
-			continue
-		}
-		start := lines.Start(n) + m[2]
-		end := lines.Start(n) + m[3]
-		text := make([]byte, 0, len(f.Text)+2)
-		text = append(text, f.Text[:start]...)
-		text = append(text, '\'')
-		text = append(text, f.Text[start:end]...)
-		text = append(text, '\'')
-		text = append(text, f.Text[end:]...)
-		doc := document.Parse(f.Path, text)
-		if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
-			return
-		}
-		f.Doc, f.quoted = doc, [2]int{start, end}
+	var re *regexp.Regexp
+	switch f.Kind {
+	case KindCursorRule, KindCopilotInstructions:
+		re = globLine
+	case KindCommand, KindSkill:
+		re = hintLine
+	default:
 		return
 	}
+	lines := f.Doc.Lines
+	var quoted [][2]int
+	for n := lines.LineOf(fm.Content.Start); n < lines.Count() && lines.Start(n) < fm.Content.End; n++ {
+		if m := re.FindSubmatchIndex(lines.Line(n)); m != nil {
+			quoted = append(quoted, [2]int{lines.Start(n) + m[2], lines.Start(n) + m[3]})
+		}
+	}
+	if len(quoted) == 0 {
+		return
+	}
+	text := make([]byte, 0, len(f.Text)+2*len(quoted))
+	at := 0
+	for _, q := range quoted {
+		value := f.Text[q[0]:q[1]]
+		text = append(text, f.Text[at:q[0]]...)
+		text = append(text, yamlQuote(string(value))...)
+		at = q[1]
+	}
+	text = append(text, f.Text[at:]...)
+	doc := document.Parse(f.Path, text)
+	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
+		return
+	}
+	f.Doc, f.quoted = doc, quoted
 }
 
-// globLine matches a glob field whose plain value starts with "*".
-var globLine = regexp.MustCompile(`^(?:globs|applyTo):[ \t]+(\*[^'"\n]*?)[ \t]*$`)
+var (
+	// globLine matches a glob field whose plain value starts with "*".
+	globLine = regexp.MustCompile(`^(?:globs|applyTo):[ \t]+(\*[^'"\n]*?)[ \t]*$`)
+	// hintLine matches an argument hint written as bracketed words.
+	hintLine = regexp.MustCompile(`^argument-hint:[ \t]+(\[[^\n]*?)[ \t]*$`)
+)
 
-// fileOffset maps an offset of f.Doc's text to the file's text.
+// fileSpan maps a span of f.Doc's text to the file's text.
+func (f *File) fileSpan(s document.Span) document.Span {
+	return document.Span{Start: f.fileOffset(s.Start), End: f.fileOffset(s.End)}
+}
+
+// fileOffset maps an offset of f.Doc's text to the file's text. Quoting
+// a value may escape characters in it; an offset inside a quoted value
+// maps to the value's start.
 func (f *File) fileOffset(off int) int {
-	if f.quoted == [2]int{} {
-		return off
+	shift := 0
+	for _, q := range f.quoted {
+		grown := len(yamlQuote(string(f.Text[q[0]:q[1]]))) - (q[1] - q[0])
+		start := q[0] + shift
+		switch {
+		case off <= start:
+			return off - shift
+		case off < start+(q[1]-q[0])+grown:
+			if off == start+(q[1]-q[0])+grown-1 {
+				return q[1]
+			}
+			return min(max(off-shift-1, q[0]), q[1])
+		}
+		shift += grown
 	}
-	switch {
-	case off <= f.quoted[0]:
-		return off
-	case off <= f.quoted[1]+1:
-		return min(off-1, f.quoted[1])
-	}
-	return off - 2
+	return off - shift
 }
 
 // File returns the agent file at the absolute path p.

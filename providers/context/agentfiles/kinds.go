@@ -15,7 +15,7 @@ import (
 
 var commandFields = []field{
 	{"description", tString},
-	{"argument-hint", tString},
+	{"argument-hint", tStringOrList},
 	{"allowed-tools", tStringOrList},
 	{"model", tString},
 	{"disable-model-invocation", tBool},
@@ -212,7 +212,7 @@ func (c *checker) cursorRule() {
 
 var (
 	copilotInstructionFields = []field{{"applyTo", tString}, {"excludeAgent", tString}, {"description", tString}, {"name", tString}}
-	copilotPromptFields      = []field{{"description", tString}, {"mode", tString}, {"agent", tString}, {"model", tString}, {"tools", tList}, {"name", tString}, {"argument-hint", tString}}
+	copilotPromptFields      = []field{{"description", tString}, {"mode", tString}, {"agent", tString}, {"model", tString}, {"tools", tList}, {"name", tString}, {"argument-hint", tStringOrList}}
 	excludeAgents            = []string{"code-review", "coding-agent"}
 )
 

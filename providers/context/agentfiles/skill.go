@@ -27,7 +27,7 @@ var skillFields = []field{
 	{"metadata", tMap},
 	{"allowed-tools", tStringOrList},
 	{"when_to_use", tString},
-	{"argument-hint", tString},
+	{"argument-hint", tStringOrList},
 	{"disable-model-invocation", tBool},
 	{"user-invocable", tBool},
 	{"model", tString},

@@ -44,3 +44,14 @@ func TestSettingsDisable(t *testing.T) {
 		t.Errorf("disable = %v (file: %v)", out.Disable, cfg.Disable)
 	}
 }
+
+func TestDisableUnknownCode(t *testing.T) {
+	t.Parallel()
+	cfg, problems := Parse([]byte("disable: [token-drift, tokendrift]\n"))
+	if len(problems) != 1 || problems[0].Severity != "warning" || !strings.Contains(problems[0].Message, `"tokendrift"`) {
+		t.Fatalf("problems = %v", problems)
+	}
+	if !cfg.Disabled("token-drift") {
+		t.Error("the known code was dropped")
+	}
+}
