@@ -184,6 +184,7 @@ func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) 
 				out = append(out, r)
 			}
 		}
+		out = append(out, memoryRecords(ctx, lib, agents)...)
 	}
 	// Stable, so that .ctxls.yaml problems without a line keep their order.
 	slices.SortStableFunc(out, func(a, b checkRecord) int {

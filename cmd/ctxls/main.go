@@ -7,6 +7,7 @@
 //	ctxls serve [--stdio]              language server over stdio
 //	ctxls check [DIR]                  all diagnostics; exit 1 on any error
 //	ctxls catalog [DIR] [--domain D]   topics with their token costs
+//	ctxls cost [DIR] [--agent A]       what a session of an agent loads
 //	ctxls search QUERY [DIR]           topics matching a query
 //	ctxls show domain:topic[#Section]  print a topic or one section
 //	ctxls chain run|list|show|resume   chained command execution
@@ -51,14 +52,15 @@ Usage:
   ctxls check [DIR] [--format text|json|sarif] [--fix|--fix-unsafe] [--dry-run]
                                         report every diagnostic; exit 1 on errors
   ctxls catalog [DIR] [--domain D] [--format text|json]
+  ctxls cost [DIR] [--agent claude|codex|cursor|copilot] [--context-window N] [--format text|json]
   ctxls search QUERY [DIR] [--domain D] [--format text|json]
   ctxls show domain:topic[#Section] [--format text|json]
   ctxls chain run COMMAND... [--input TEXT] | list | show [ID] | resume ID
   ctxls history [CONVERSATION] [--run ID] [--context]
   ctxls bench [--topics N] [--dir DIR]   measure index, re-index and search speed
 
-Every command takes --dir DIR for the workspace (default .); check, catalog
-and search also take it as their last argument. Quote a search QUERY of
+Every command takes --dir DIR for the workspace (default .); check, catalog,
+cost and search also take it as their last argument. Quote a search QUERY of
 several words. Run 'ctxls COMMAND --help' for a command's flags.
 `
 
@@ -104,6 +106,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCheck(ctx, rest, stdout, stderr)
 	case "catalog":
 		return runCatalog(ctx, rest, stdout, stderr)
+	case "cost":
+		return runCost(ctx, rest, stdout, stderr)
 	case "search":
 		return runSearch(ctx, rest, stdout, stderr)
 	case "show":
