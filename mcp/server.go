@@ -1,0 +1,105 @@
+// Package mcp serves a live workspace's context library to coding agents
+// over the Model Context Protocol: tools to list, search, load and check
+// context within a token budget, and every topic as a resource.
+//
+// It is the protocol edge beside lsp/: the tools are thin adapters over
+// providers/ops and the workspace is the same live, watched workspace the
+// language server uses, so the resource list follows the disk and clients
+// are told when it changes (notifications/resources/list_changed).
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/workspace"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Dir is the workspace directory.
+	Dir string
+	// Version is reported to clients as the server's version.
+	Version string
+	// Logger receives warnings and debug messages; nil discards.
+	Logger *slog.Logger
+	// NoWatch leaves the file watcher off: the library is what Dir held
+	// when the server started.
+	NoWatch bool
+	// Debounce is the watcher's quiet time; zero means its default.
+	Debounce time.Duration
+}
+
+// Server is an MCP server over one workspace. Its methods are safe for
+// concurrent use.
+type Server struct {
+	ws       *workspace.Workspace
+	provider *contextprovider.Provider
+	srv      *sdk.Server
+	log      *slog.Logger
+
+	// rmu guards resources: what is registered with srv, by URI.
+	rmu       sync.Mutex
+	resources map[string]registered
+}
+
+// New indexes the workspace at opts.Dir, starts watching it unless
+// opts.NoWatch, and registers the tools and resources.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{log: log, resources: make(map[string]registered)}
+	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
+		Watch:    !opts.NoWatch,
+		Logger:   log,
+		Debounce: opts.Debounce,
+		OnUpdate: func(workspace.Update) { s.syncResources() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	s.ws = ws
+	s.provider = contextprovider.New(ws.Library)
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+		// Topics come and go with the disk; say so from the start, so that
+		// clients listen for list changes even in an empty workspace.
+		HasResources: true,
+		HasTools:     true,
+	})
+	s.addTools()
+	s.addResourceTemplates()
+	s.syncResources()
+	return s, nil
+}
+
+// instructions tell the agent how the tools fit together.
+const instructions = `ctxls serves this project's context library: markdown topics grouped in domains ("domain:topic"), commands and skills.
+Use catalog or search to find what exists and what it costs in tokens, then load_context with the refs you need and a budgetTokens bound: it returns the text, what was loaded and what was left out. check reports the library's problems.`
+
+// Run serves one session over t until the client disconnects or ctx is
+// cancelled.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.srv.Run(ctx, t)
+}
+
+// Connect starts a session over t and returns without waiting for it to
+// end.
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.srv.Connect(ctx, t, nil)
+}
+
+// Workspace returns the live workspace the server serves.
+func (s *Server) Workspace() *workspace.Workspace { return s.ws }
+
+// Close stops watching the workspace.
+func (s *Server) Close() error { return s.ws.Close() }

@@ -1,0 +1,316 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// LoadContextRequest names what to load, in order, and the most tokens the
+// loaded text may cost.
+type LoadContextRequest struct {
+	// Refs are "domain:topic", "domain:topic#Section", a root topic's
+	// name or a path to a markdown file of the workspace (relative to the
+	// workspace directory, or absolute inside it).
+	Refs []string `json:"refs"`
+	// BudgetTokens bounds the tokens of the returned text; 0 means no
+	// bound.
+	BudgetTokens int `json:"budgetTokens,omitempty"`
+}
+
+// LoadedRef is one piece of the loaded text.
+type LoadedRef struct {
+	// Ref is the canonical reference of the piece: "domain:topic",
+	// "domain:topic#Section" or a workspace-relative path.
+	Ref string `json:"ref"`
+	// Tokens is the cost of the piece, its header line included.
+	Tokens int `json:"tokens"`
+}
+
+// OmittedRef is something asked for that was left out.
+type OmittedRef struct {
+	Ref string `json:"ref"`
+	// Tokens is what the piece would have cost.
+	Tokens int    `json:"tokens"`
+	Reason string `json:"reason"`
+}
+
+// LoadContextResult is the loaded text and its accounting.
+type LoadContextResult struct {
+	// Text is every loaded piece, in the order asked for, each after a
+	// header line that names it.
+	Text string `json:"text"`
+	// Tokens is the measured cost of Text; it never exceeds the budget.
+	Tokens  int          `json:"tokens"`
+	Loaded  []LoadedRef  `json:"loaded"`
+	Omitted []OmittedRef `json:"omitted"`
+}
+
+// ErrBadRef is wrapped by the errors of refs that are malformed, unknown or
+// outside the workspace.
+var ErrBadRef = errors.New("bad ref")
+
+// MaxLoadRefs bounds the refs of one request, so that a request's memory
+// is bounded.
+const MaxLoadRefs = 256
+
+// piece is one resolvable part of a topic or file.
+type piece struct {
+	ref     string
+	content string
+	tokens  int // of content, as the library measured it
+}
+
+// resolved is one ref, resolved: the whole of a file (with its sections,
+// for a section-level cut) or one section.
+type resolved struct {
+	whole    piece
+	sections []piece // level-two sections in order; empty for a section ref
+	section  bool
+}
+
+// LoadContext loads refs in order within req.BudgetTokens. A ref that does
+// not fit whole is cut to the level-two sections that fit before it is
+// dropped; what is left out is listed with the reason. Every ref is
+// checked before anything is loaded: one that is malformed, unknown or
+// outside the workspace fails the request with an error wrapping
+// ErrBadRef.
+func LoadContext(ctx context.Context, p *contextprovider.Provider, req LoadContextRequest) (LoadContextResult, error) {
+	if len(req.Refs) == 0 {
+		return LoadContextResult{}, fmt.Errorf("%w: refs is empty; name at least one topic, section or file", ErrBadRef)
+	}
+	if len(req.Refs) > MaxLoadRefs {
+		return LoadContextResult{}, fmt.Errorf("%w: %d refs; at most %d per request", ErrBadRef, len(req.Refs), MaxLoadRefs)
+	}
+	if req.BudgetTokens < 0 {
+		return LoadContextResult{}, fmt.Errorf("%w: budgetTokens %d is negative", ErrBadRef, req.BudgetTokens)
+	}
+	lib := p.Library()
+	all := make([]resolved, 0, len(req.Refs))
+	for _, r := range req.Refs {
+		if err := ctx.Err(); err != nil {
+			return LoadContextResult{}, err
+		}
+		res, err := resolveRef(ctx, p, lib, r)
+		if err != nil {
+			return LoadContextResult{}, err
+		}
+		all = append(all, res)
+	}
+
+	counter := lib.Counter()
+	out := LoadContextResult{Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
+	var parts []string
+	used := 0
+	budget := req.BudgetTokens
+	loaded := map[string]bool{}
+	add := func(pc piece) bool {
+		text := header(pc.ref) + strings.TrimRight(pc.content, "\n") + "\n"
+		n := counter.Count(text)
+		if budget > 0 && used+n > budget {
+			return false
+		}
+		parts = append(parts, text)
+		used += n
+		loaded[pc.ref] = true
+		out.Loaded = append(out.Loaded, LoadedRef{Ref: pc.ref, Tokens: n})
+		return true
+	}
+	omit := func(pc piece, reason string) {
+		out.Omitted = append(out.Omitted, OmittedRef{Ref: pc.ref, Tokens: pc.tokens, Reason: reason})
+	}
+	for _, r := range all {
+		w := r.whole
+		switch {
+		case loaded[w.ref] || r.section && loaded[parentRef(w.ref)]:
+			omit(w, "already loaded")
+			continue
+		case add(w):
+			continue
+		case r.section || len(r.sections) == 0:
+			omit(w, overBudget(budget, used))
+			continue
+		}
+		// A section-level cut: the sections that fit, in order.
+		var cut []piece
+		for _, s := range r.sections {
+			if loaded[s.ref] {
+				continue
+			}
+			if !add(s) {
+				cut = append(cut, s)
+			}
+		}
+		for _, s := range cut {
+			omit(s, overBudget(budget, used))
+		}
+	}
+	out.Text = strings.Join(parts, "\n")
+	out.Tokens = counter.Count(out.Text)
+	// Pieces were counted one by one; joined, the text may tokenize a
+	// little differently, and the budget is hard.
+	for budget > 0 && out.Tokens > budget && len(parts) > 0 {
+		last := out.Loaded[len(out.Loaded)-1]
+		out.Loaded = out.Loaded[:len(out.Loaded)-1]
+		parts = parts[:len(parts)-1]
+		out.Omitted = append(out.Omitted, OmittedRef{Ref: last.Ref, Tokens: last.Tokens, Reason: overBudget(budget, used-last.Tokens)})
+		used -= last.Tokens
+		out.Text = strings.Join(parts, "\n")
+		out.Tokens = counter.Count(out.Text)
+	}
+	return out, nil
+}
+
+// header is the line that opens a loaded piece.
+func header(ref string) string { return "<!-- ctxls: " + ref + " -->\n" }
+
+func overBudget(budget, used int) string {
+	return fmt.Sprintf("over budget: %d of %d tokens left", max(budget-used, 0), budget)
+}
+
+// parentRef is the topic of a section ref.
+func parentRef(ref string) string {
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		return ref[:i]
+	}
+	return ref
+}
+
+// resolveRef resolves one ref against the library.
+func resolveRef(ctx context.Context, p *contextprovider.Provider, lib *library.Library, raw string) (resolved, error) {
+	ref := strings.TrimSpace(raw)
+	if ref == "" {
+		return resolved{}, fmt.Errorf("%w: an empty ref", ErrBadRef)
+	}
+	if strings.ContainsRune(ref, 0) {
+		return resolved{}, fmt.Errorf("%w: %q holds a NUL byte", ErrBadRef, raw)
+	}
+	name, section, hasSection := strings.Cut(ref, "#")
+	name, section = strings.TrimSpace(name), strings.TrimSpace(section)
+	if hasSection && section == "" {
+		return resolved{}, fmt.Errorf("%w: %q names no section after #", ErrBadRef, raw)
+	}
+	if name == "" {
+		return resolved{}, fmt.Errorf("%w: %q names no topic before #", ErrBadRef, raw)
+	}
+	var t *library.Topic
+	if isPath(name) {
+		f, err := fileAt(lib, name)
+		if err != nil {
+			return resolved{}, fmt.Errorf("%w: %s", ErrBadRef, err)
+		}
+		if f.Topic == nil {
+			if hasSection {
+				return resolved{}, fmt.Errorf("%w: %s is not a topic, so it has no sections to name", ErrBadRef, f.Rel)
+			}
+			body := string(f.Doc.Slice(f.Doc.Body))
+			return resolved{whole: piece{ref: f.Rel, content: body, tokens: lib.Counter().Count(body)}}, nil
+		}
+		t = f.Topic
+	} else {
+		domain, file := "", name
+		if i := strings.IndexAny(name, ":/"); i >= 0 {
+			domain, file = name[:i], name[i+1:]
+		}
+		if file == "" {
+			return resolved{}, fmt.Errorf("%w: %q names no topic; write domain:topic", ErrBadRef, raw)
+		}
+		rr, err := p.Reference(ctx, domain, file)
+		if err != nil {
+			return resolved{}, fmt.Errorf("%w: %s: %v", ErrBadRef, raw, err)
+		}
+		if rr.ID == "" {
+			return resolved{}, fmt.Errorf("%w: unknown topic %s: %s", ErrBadRef, raw, joinWarnings(rr.Warnings))
+		}
+		var ok bool
+		if t, ok = lib.Topic(rr.ID); !ok {
+			return resolved{}, fmt.Errorf("%w: unknown topic %s (the library changed)", ErrBadRef, raw)
+		}
+	}
+	if hasSection {
+		s, ok := t.Section(section)
+		if !ok {
+			var names []string
+			for _, s := range t.Sections {
+				names = append(names, s.Name)
+			}
+			hint := ""
+			if sug := library.Suggest(section, names, 3); len(sug) > 0 {
+				hint = "; did you mean " + strings.Join(sug, ", ") + "?"
+			}
+			return resolved{}, fmt.Errorf("%w: %s has no section %q%s", ErrBadRef, t.Key(), section, hint)
+		}
+		return resolved{section: true, whole: piece{ref: t.Key() + "#" + s.Name, content: string(t.Doc.Slice(s.Content)), tokens: s.Tokens}}, nil
+	}
+	r := resolved{whole: piece{ref: t.Key(), content: t.Body(), tokens: t.Tokens}}
+	for _, s := range t.Sections {
+		if s.Level == 2 {
+			r.sections = append(r.sections, piece{ref: t.Key() + "#" + s.Name, content: string(t.Doc.Slice(s.Content)), tokens: s.Tokens})
+		}
+	}
+	return r, nil
+}
+
+// isPath reports whether a ref names a file rather than a topic.
+func isPath(name string) bool {
+	return strings.HasSuffix(strings.ToLower(name), ".md") || filepath.IsAbs(name) ||
+		strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") || strings.ContainsRune(name, '\\')
+}
+
+// fileAt returns the markdown file of the workspace at name, refusing
+// anything outside the workspace directory, links followed.
+func fileAt(lib *library.Library, name string) (*library.File, error) {
+	dir := lib.Dir()
+	abs := filepath.Clean(filepath.FromSlash(name))
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, abs)
+	}
+	if !within(dir, abs) {
+		return nil, fmt.Errorf("%s is outside the workspace %s", name, dir)
+	}
+	f, ok := lib.File(abs)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a markdown file of the workspace", name)
+	}
+	if f.Doc == nil {
+		return nil, fmt.Errorf("%s was not read: %s", f.Rel, f.Skipped)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolve the workspace %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", f.Rel, err)
+	}
+	if !within(realDir, real) {
+		return nil, fmt.Errorf("%s links outside the workspace", f.Rel)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", f.Rel)
+	}
+	return f, nil
+}
+
+// within reports whether p lies inside dir (both cleaned).
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func joinWarnings(ws []contextprovider.Warning) string {
+	msgs := make([]string, 0, len(ws))
+	for _, w := range ws {
+		msgs = append(msgs, w.Message)
+	}
+	if len(msgs) == 0 {
+		return "no such topic"
+	}
+	return strings.Join(msgs, "; ")
+}
