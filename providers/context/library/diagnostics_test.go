@@ -122,14 +122,23 @@ func TestDiagnostics(t *testing.T) {
 			name:  "token drift of the body",
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 5000) + "# X\n\nShort body.\n"}),
 			file:  "context/python/x.md",
-			want:  []diag{{CodeTokenDrift, SeverityWarning, "5000"}},
+			want:  []diag{{CodeTokenDrift, SeverityInformation, "5000"}},
 		},
 		{
 			name: "token drift of a section",
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 300,
 				"sections:\n  - name: Long\n    estimatedTokens: 20\n") + "# X\n\n## Long\n\n" + strings.Repeat("Many words make a long section here. ", 40) + "\n"}),
 			file: "context/python/x.md",
-			want: []diag{{CodeTokenDrift, SeverityWarning, "20"}},
+			want: []diag{{CodeTokenDrift, SeverityInformation, "20"}},
+		},
+		{
+			// One report per file, at the first drifting number.
+			name: "token drift of the body and of two sections",
+			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 5000,
+				"sections:\n  - name: Long\n    estimatedTokens: 20\n  - name: Other\n    estimatedTokens: 900\n") +
+				"# X\n\n## Long\n\n" + strings.Repeat("Many words make a long section here. ", 40) + "\n\n## Other\n\nShort.\n"}),
+			file: "context/python/x.md",
+			want: []diag{{CodeTokenDrift, SeverityInformation, "5000"}},
 		},
 		{
 			name: "index lists a missing topic and misses one",
