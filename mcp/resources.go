@@ -5,30 +5,38 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"maps"
 	"path/filepath"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // Resource URIs: a topic is ctxls://topics/ followed by its id
 // ("domain/name", or a root file's name), each path element escaped; one
-// section of it adds ?section=Name.
+// section of it adds ?section=Name. A skill is ctxls://skills/ and its
+// name.
 const (
 	topicPrefix     = "ctxls://topics/"
+	skillPrefix     = "ctxls://skills/"
 	sectionTemplate = "ctxls://topics/{+topic}{?section}"
 	markdownMIME    = "text/markdown"
 )
 
-// registered is a topic as the resource list last saw it: topics are
-// immutable, so the same pointer means nothing to register again. A topic
-// whose file, links followed, lies outside its context root is kept with
-// outside set and is not a resource.
+// registered is a topic or skill as the resource list last saw it: both
+// are immutable, so the same pointer means nothing to register again. One
+// whose file, links followed, lies outside its root (the context root of a
+// topic, the workspace of a skill) is kept with outside set and is not a
+// resource.
 type registered struct {
 	topic   *library.Topic
+	skill   *agentfiles.File
 	outside bool
 }
 
@@ -40,6 +48,9 @@ func TopicURI(id string) string {
 	}
 	return topicPrefix + strings.Join(els, "/")
 }
+
+// SkillURI returns the resource URI of a skill.
+func SkillURI(name string) string { return skillPrefix + url.PathEscape(name) }
 
 // SectionURI returns the resource URI of one section of a topic.
 func SectionURI(id, section string) string {
@@ -56,9 +67,9 @@ func (s *Server) addResourceTemplates() {
 	}, s.readResource)
 }
 
-// syncResources registers a resource for every topic of the library and
-// removes those of topics that went. The SDK tells connected clients that
-// the list changed, once for a burst of changes.
+// syncResources registers a resource for every topic and skill of the
+// workspace and removes those that went. The SDK tells connected clients
+// that the list changed, once for a burst of changes.
 func (s *Server) syncResources() {
 	lib := s.ws.Library()
 	topics := lib.Topics()
@@ -67,6 +78,21 @@ func (s *Server) syncResources() {
 	seen := make(map[string]bool, len(topics))
 	var gone []string
 	realRoots := map[string]string{}
+	outside := s.outside
+	copied := false
+	setOutside := func(id string, out bool) {
+		if outside[id] == out {
+			return
+		}
+		if !copied {
+			outside, copied = maps.Clone(outside), true
+		}
+		if out {
+			outside[id] = true
+		} else {
+			delete(outside, id)
+		}
+	}
 	for _, t := range topics {
 		uri := TopicURI(t.ID)
 		seen[uri] = true
@@ -74,8 +100,9 @@ func (s *Server) syncResources() {
 		if ok && r.topic == t {
 			continue
 		}
-		out := outsideRoot(t, realRoots)
+		out := outsideRoot(t.Root, t.Path, realRoots)
 		s.resources[uri] = registered{topic: t, outside: out}
+		setOutside(t.ID, out)
 		switch {
 		case !out:
 			s.srv.AddResource(topicResource(uri, t, lib.Counter().Name()), s.readResource)
@@ -83,49 +110,79 @@ func (s *Server) syncResources() {
 			gone = append(gone, uri)
 		}
 	}
+	if set := s.agents.Load(); set != nil {
+		for _, f := range set.Files {
+			if f.Kind != agentfiles.KindSkill || f.Doc == nil {
+				continue
+			}
+			name := ops.SkillName(f)
+			uri := SkillURI(name)
+			if seen[uri] {
+				continue // two skills of one name: the first is served
+			}
+			seen[uri] = true
+			r, ok := s.resources[uri]
+			if ok && r.skill == f {
+				continue
+			}
+			out := outsideRoot(set.Root, f.Path, realRoots)
+			s.resources[uri] = registered{skill: f, outside: out}
+			switch {
+			case !out:
+				s.srv.AddResource(skillResource(uri, name, f, lib.Counter()), s.readResource)
+			case ok && !r.outside:
+				gone = append(gone, uri)
+			}
+		}
+	}
 	for uri, r := range s.resources {
 		if !seen[uri] {
 			if !r.outside {
 				gone = append(gone, uri)
 			}
+			if r.topic != nil {
+				setOutside(r.topic.ID, false)
+			}
 			delete(s.resources, uri)
 		}
 	}
+	s.outside = outside
 	if len(gone) > 0 {
 		s.srv.RemoveResources(gone...)
 	}
 }
 
-// outsideRoot reports whether a topic's file, links followed, lies
-// outside its context root (or cannot be resolved). realRoots caches the
-// resolved roots of one pass.
-func outsideRoot(t *library.Topic, realRoots map[string]string) bool {
-	root, ok := realRoots[t.Root]
+// outsideRoot reports whether file p, links followed, lies outside root
+// (or cannot be resolved). realRoots caches the resolved roots of one
+// pass.
+func outsideRoot(root, p string, realRoots map[string]string) bool {
+	realRoot, ok := realRoots[root]
 	if !ok {
-		r, err := filepath.EvalSymlinks(t.Root)
+		r, err := filepath.EvalSymlinks(root)
 		if err != nil {
 			r = ""
 		}
-		realRoots[t.Root], root = r, r
+		realRoots[root], realRoot = r, r
 	}
-	if root == "" {
+	if realRoot == "" {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(t.Path)
+	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return true
 	}
-	rel, err := filepath.Rel(root, real)
+	rel, err := filepath.Rel(realRoot, real)
 	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel)
 }
 
-// listed reports whether a topic is served: it is a resource, inside its
-// root.
-func (s *Server) listed(id string) bool {
+// listedSet returns the test of whether a topic is served: a topic whose
+// file lies outside its root is not. The set it reads is replaced, never
+// changed, so the test needs no lock.
+func (s *Server) listedSet() func(id string) bool {
 	s.rmu.Lock()
-	r, ok := s.resources[TopicURI(id)]
+	outside := s.outside
 	s.rmu.Unlock()
-	return ok && !r.outside
+	return func(id string) bool { return !outside[id] }
 }
 
 // topicResource describes a topic as a resource.
@@ -154,18 +211,34 @@ func topicResource(uri string, t *library.Topic, tokenizer string) *sdk.Resource
 	}
 }
 
-// readResource returns a topic, or one section of it, from the current
-// library.
+// skillResource describes a skill as a resource.
+func skillResource(uri, name string, f *agentfiles.File, counter tokens.Counter) *sdk.Resource {
+	body := f.Doc.Slice(f.Doc.Body)
+	return &sdk.Resource{
+		URI:         uri,
+		Name:        name,
+		Title:       name,
+		Description: fmt.Sprintf("skill, %d tokens (%s): %s", counter.Count(string(body)), counter.Name(), f.Meta.Description),
+		MIMEType:    markdownMIME,
+		Size:        int64(len(body)),
+	}
+}
+
+// readResource returns a topic, one section of it or a skill, as the
+// workspace holds it now.
 func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	uri := req.Params.URI
+	if strings.HasPrefix(uri, skillPrefix) {
+		return s.readSkill(uri)
+	}
 	id, section, err := parseTopicURI(uri)
 	if err != nil {
 		return nil, err
 	}
-	ref := contextprovider.Reference{ID: id}
+	ref := &ops.TopicRef{Reference: contextprovider.Reference{ID: id}}
 	var text string
 	if section == "" {
-		f, err := s.provider.Materialize(ctx, ref)
+		f, err := s.ops.Materialize(ctx, ops.MaterializeRequest{Reference: ref})
 		if err != nil {
 			return nil, resourceError(uri, err)
 		}
@@ -174,7 +247,7 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		}
 		text = f.Content
 	} else {
-		pc, err := s.provider.MaterializeSections(ctx, ref, []string{section})
+		pc, err := s.ops.MaterializeSections(ctx, ops.MaterializeSectionsRequest{Reference: ref, Sections: []string{section}})
 		if err != nil {
 			return nil, resourceError(uri, err)
 		}
@@ -187,6 +260,19 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		text = pc.Sections[0].Content
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: markdownMIME, Text: text}}}, nil
+}
+
+// readSkill reads a skill as the resource list last saw it, after
+// checking again that its file, links followed, is inside the workspace.
+func (s *Server) readSkill(uri string) (*sdk.ReadResourceResult, error) {
+	s.rmu.Lock()
+	r, ok := s.resources[uri]
+	s.rmu.Unlock()
+	set := s.agents.Load()
+	if !ok || r.skill == nil || r.outside || set == nil || outsideRoot(set.Root, r.skill.Path, map[string]string{}) {
+		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: markdownMIME, Text: string(r.skill.Doc.Slice(r.skill.Doc.Body))}}}, nil
 }
 
 // parseTopicURI splits a topic or section URI into the topic id and the

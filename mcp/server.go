@@ -13,12 +13,14 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // Options configure a Server.
@@ -39,14 +41,21 @@ type Options struct {
 // Server is an MCP server over one workspace. Its methods are safe for
 // concurrent use.
 type Server struct {
-	ws       *workspace.Workspace
-	provider *contextprovider.Provider
-	srv      *sdk.Server
-	log      *slog.Logger
+	ws     *workspace.Workspace
+	ops    *ops.Ops
+	srv    *sdk.Server
+	log    *slog.Logger
+	agents atomic.Pointer[agentfiles.Set]
+	// ready is set once the fields above are; updates of the workspace
+	// wait for it.
+	ready atomic.Bool
 
-	// rmu guards resources: what is registered with srv, by URI.
+	// rmu guards resources, what is registered with srv by URI, and
+	// outside, the ids of topics whose files lie outside their roots
+	// (replaced, never changed, so readers may keep it).
 	rmu       sync.Mutex
 	resources map[string]registered
+	outside   map[string]bool
 }
 
 // New indexes the workspace at opts.Dir, starts watching it unless
@@ -56,18 +65,26 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{log: log, resources: make(map[string]registered)}
+	s := &Server{log: log, resources: make(map[string]registered), outside: map[string]bool{}}
 	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
 		Watch:    !opts.NoWatch,
 		Logger:   log,
 		Debounce: opts.Debounce,
-		OnUpdate: func(workspace.Update) { s.syncResources() },
+		OnUpdate: func(workspace.Update) {
+			// New syncs once it is ready; what changed before then is in
+			// the library it reads.
+			if s.ready.Load() {
+				s.loadAgentFiles(context.Background())
+				s.syncResources()
+			}
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.ws = ws
-	s.provider = contextprovider.New(ws.Library)
+	s.ops = ops.New(ops.Options{Library: ws.Library, Logger: log, AgentFiles: s.agents.Load})
+	s.loadAgentFiles(ctx)
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -78,6 +95,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	})
 	s.addTools()
 	s.addResourceTemplates()
+	s.ready.Store(true)
 	s.syncResources()
 	return s, nil
 }
@@ -85,6 +103,17 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 // instructions tell the agent how the tools fit together.
 const instructions = `ctxls serves this project's context library: markdown topics grouped in domains ("domain:topic"), commands and skills.
 Use catalog or search to find what exists and what it costs in tokens, then load_context with the refs you need and a budgetTokens bound: it returns the text, what was loaded and what was left out. check reports the library's problems.`
+
+// loadAgentFiles reads the workspace's agent files again (skills, rules,
+// agent commands), keeping the previous set when that fails.
+func (s *Server) loadAgentFiles(ctx context.Context) {
+	set, err := agentfiles.Load(ctx, s.ws.Dir(), s.ws.Library().Config())
+	if err != nil {
+		s.log.Warn("mcp: agent files", "err", err)
+		return
+	}
+	s.agents.Store(set)
+}
 
 // Run serves one session over t until the client disconnects or ctx is
 // cancelled.

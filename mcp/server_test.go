@@ -27,11 +27,14 @@ func fixture() map[string]string {
 	return map[string]string{
 		"context/web/api.md": "---\ntitle: API Design\ntags: [http, rest]\n---\n\n# API Design\n\nIntro line.\n\n" +
 			section("Routing", 40) + section("Errors", 200) + section("Security", 60),
-		"context/web/index.md":        "# Web\n\n- [API](api.md)\n",
-		"context/ops/deploy.md":       "---\ntitle: Deploying\ntags: [release]\n---\n\n# Deploying\n\n" + section("Rollback", 30),
-		"context/loading_protocol.md": "# Loading protocol\n\n## Step 1: Read the index\n\nRead it.\n",
-		"commands/implement.md":       "# Implement\n\nLoad web:api first.\n",
-		"notes/todo.md":               "# Todo\n\nShip it.\n",
+		"context/web/index.md":               "# Web\n\n- [API](api.md)\n",
+		"context/ops/deploy.md":              "---\ntitle: Deploying\ntags: [release]\n---\n\n# Deploying\n\n" + section("Rollback", 30),
+		"context/loading_protocol.md":        "# Loading protocol\n\n## Step 1: Read the index\n\nRead it.\n",
+		"commands/implement.md":              "# Implement\n\nLoad web:api first.\n",
+		"notes/todo.md":                      "# Todo\n\nShip it.\n",
+		"commands/review.md":                 "# Review\n\nLoad web:nope first.\n",
+		".claude/skills/deploy-app/SKILL.md": "---\nname: deploy-app\ndescription: Deploys the app. Use when asked to ship.\n---\n\n# Deploy\n\nRun make deploy.\n",
+		".claude/rules/style.md":             "# Style\n\nTabs, not spaces.\n",
 	}
 }
 
@@ -111,7 +114,7 @@ func TestToolsList(t *testing.T) {
 		}
 		names = append(names, tool.Name)
 	}
-	want := []string{"catalog", "load_context", "search"}
+	want := []string{"catalog", "check", "load_context", "search"}
 	for _, w := range want {
 		if !slices.Contains(names, w) {
 			t.Errorf("tools %v lack %s", names, w)
@@ -130,7 +133,9 @@ func TestCatalog(t *testing.T) {
 		notWant []string
 		errHas  string
 	}{
-		{"all", map[string]any{}, []string{"web:api", "ops:deploy", "loading_protocol", "commands/implement.md"}, []string{"web:leak"}, ""},
+		{"all", map[string]any{}, []string{"web:api", "ops:deploy", "loading_protocol", "commands/implement.md", "deploy-app", ".claude/rules/style.md"}, []string{"web:leak"}, ""},
+		{"kind skill", map[string]any{"kind": "skill"}, []string{"deploy-app"}, []string{"web:api", "commands/implement.md"}, ""},
+		{"kind rule", map[string]any{"kind": "rule"}, []string{".claude/rules/style.md"}, []string{"deploy-app"}, ""},
 		{"domain", map[string]any{"domain": "ops"}, []string{"ops:deploy"}, []string{"web:api", "commands/implement.md"}, ""},
 		{"kind command", map[string]any{"kind": "command"}, []string{"commands/implement.md"}, []string{"web:api"}, ""},
 		{"kind topic", map[string]any{"kind": "topic"}, []string{"web:api"}, []string{"commands/implement.md"}, ""},
@@ -200,7 +205,7 @@ func TestSearch(t *testing.T) {
 		{"domain filter", map[string]any{"query": "rest", "domain": "ops"}, "", 0, ""},
 		{"limit", map[string]any{"query": "api deploying", "limit": 1}, "", 1, ""},
 		{"no match", map[string]any{"query": "kubernetes"}, "", 0, ""},
-		{"empty query", map[string]any{"query": "  "}, "", 0, "query is empty"},
+		{"empty query", map[string]any{"query": "  "}, "", 0, "query is required"},
 		{"missing query", map[string]any{}, "", 0, "query"},
 		{"negative limit", map[string]any{"query": "api", "limit": -1}, "", 0, "negative"},
 		{"unknown domain", map[string]any{"query": "api", "domain": "nope"}, "", 0, `domain "nope" not found`},
@@ -250,6 +255,10 @@ func TestLoadContext(t *testing.T) {
 		{"slash form", map[string]any{"refs": []string{"ops/deploy"}}, []string{"ops:deploy"}, nil, nil, ""},
 		{"path of a topic", map[string]any{"refs": []string{"context/ops/deploy.md"}}, []string{"ops:deploy"}, nil, nil, ""},
 		{"path of a note", map[string]any{"refs": []string{"notes/todo.md"}}, []string{"notes/todo.md"}, nil, []string{"Ship it."}, ""},
+		{"skill", map[string]any{"refs": []string{"deploy-app"}}, []string{"deploy-app"}, nil, []string{"Run make deploy."}, ""},
+		{"path of a rule", map[string]any{"refs": []string{".claude/rules/style.md"}}, []string{".claude/rules/style.md"}, nil, []string{"Tabs, not spaces."}, ""},
+		{"section of a skill", map[string]any{"refs": []string{"deploy-app#Deploy"}}, nil, nil, nil, "is a skill"},
+		{"unknown name", map[string]any{"refs": []string{"deploy-ap"}}, nil, nil, nil, "no topic or skill has that name"},
 		{"absolute path inside", map[string]any{"refs": []string{filepath.Join(dir, "notes", "todo.md")}}, []string{"notes/todo.md"}, nil, nil, ""},
 		{"order kept", map[string]any{"refs": []string{"ops:deploy", "web:api#Routing"}}, []string{"ops:deploy", "web:api#Routing"}, nil, nil, ""},
 		{"duplicate", map[string]any{"refs": []string{"web:api", "web:api#Errors"}}, []string{"web:api"}, []string{"web:api#Errors"}, nil, ""},
@@ -381,7 +390,7 @@ func TestResources(t *testing.T) {
 		}
 		uris = append(uris, r.URI)
 	}
-	for _, want := range []string{"ctxls://topics/web/api", "ctxls://topics/ops/deploy", "ctxls://topics/loading_protocol"} {
+	for _, want := range []string{"ctxls://topics/web/api", "ctxls://topics/ops/deploy", "ctxls://topics/loading_protocol", "ctxls://skills/deploy-app"} {
 		if !slices.Contains(uris, want) {
 			t.Errorf("resources %v lack %s", uris, want)
 		}
@@ -407,6 +416,9 @@ func TestResources(t *testing.T) {
 		{SectionURI("web/api", "Security"), "security detail", "routing detail", ""},
 		{"ctxls://topics/web/api?section=security", "security detail", "", ""},
 		{"ctxls://topics/web/api?section=Nope", "", "", "not found"},
+		{"ctxls://skills/deploy-app", "Run make deploy.", "description:", ""},
+		{"ctxls://skills/nope", "", "", "not found"},
+		{"ctxls://skills/..%2F..%2Fetc", "", "", "not found"},
 		{"ctxls://topics/web/nope", "", "", "not found"},
 		{"ctxls://topics/web/leak", "", "", "not found"},
 		{"ctxls://topics/web/..%2F..%2Fetc%2Fpasswd", "", "", "not found"},
@@ -477,6 +489,73 @@ func TestResourceListChanged(t *testing.T) {
 		}
 	}
 	t.Errorf("resources/list lacks %s after the change", uri)
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	dir, secret := outsideFixture(t)
+	_, cs := connect(t, dir, nil)
+	tests := []struct {
+		name   string
+		args   map[string]any
+		files  []string // files with diagnostics; all must be among them
+		errHas string
+	}{
+		{"workspace", map[string]any{}, []string{"commands/review.md"}, ""},
+		{"one file", map[string]any{"path": "commands/review.md"}, []string{"commands/review.md"}, ""},
+		{"a clean file", map[string]any{"path": "notes/todo.md"}, nil, ""},
+		{"a folder", map[string]any{"path": "commands"}, []string{"commands/review.md"}, ""},
+		{"absolute inside", map[string]any{"path": filepath.Join(dir, "commands", "review.md")}, []string{"commands/review.md"}, ""},
+		{"missing file", map[string]any{"path": "commands/nope.md"}, nil, "does not exist"},
+		{"outside by dot-dot", map[string]any{"path": "../x.md"}, nil, "outside the workspace"},
+		{"outside absolute", map[string]any{"path": secret}, nil, "outside the workspace"},
+		{"wrong type", map[string]any{"path": 7}, nil, "path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out ops.CheckResponse
+			text, isErr := call(t, cs, "check", tt.args, &out)
+			if tt.errHas != "" {
+				if !isErr || !strings.Contains(text, tt.errHas) {
+					t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, tt.errHas)
+				}
+				return
+			}
+			if isErr {
+				t.Fatalf("unexpected error: %s", text)
+			}
+			files := map[string]bool{}
+			errs := 0
+			for _, d := range out.Items {
+				files[d.File] = true
+				if d.Line < 1 || d.Column < 1 || d.Code == "" || d.Message == "" {
+					t.Errorf("diagnostic %+v lacks a position, code or message", d)
+				}
+				if d.Severity == "error" {
+					errs++
+				}
+			}
+			for _, f := range tt.files {
+				if !files[f] {
+					t.Errorf("no diagnostic of %s in %+v", f, out.Items)
+				}
+			}
+			if tt.files == nil && len(out.Items) > 0 {
+				t.Errorf("diagnostics of a clean path: %+v", out.Items)
+			}
+			if errs != out.Errors {
+				t.Errorf("errors %d, items hold %d", out.Errors, errs)
+			}
+			if strings.Contains(text, "TOP-SECRET") {
+				t.Errorf("content from outside the root: %q", text)
+			}
+		})
+	}
+	var out ops.CheckResponse
+	call(t, cs, "check", map[string]any{"path": "commands/review.md"}, &out)
+	if len(out.Items) == 0 || out.Items[0].Code != "unresolved-reference" || out.Items[0].Line != 3 {
+		t.Errorf("check of commands/review.md: %+v, want unresolved-reference on line 3", out.Items)
+	}
 }
 
 func TestTopicURI(t *testing.T) {

@@ -2,7 +2,11 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,23 +15,17 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
-// Kinds of catalog entries.
-const (
-	KindTopic   = "topic"
-	KindCommand = "command"
-)
-
 // CatalogInput filters the catalog.
 type CatalogInput struct {
 	Domain string `json:"domain,omitempty" jsonschema:"list only this domain's topics"`
-	Kind   string `json:"kind,omitempty" jsonschema:"list only this kind: topic or command"`
+	Kind   string `json:"kind,omitempty" jsonschema:"list only this kind: topic, skill, command or rule"`
 }
 
-// CatalogEntry is one loadable thing of the library.
+// CatalogEntry is one loadable thing of the workspace.
 type CatalogEntry struct {
-	Reference string `json:"reference" jsonschema:"what load_context takes: domain:topic or a command's path"`
+	Reference string `json:"reference" jsonschema:"what load_context takes: domain:topic, a skill's name, or a command's or rule's path"`
 	Title     string `json:"title"`
-	Kind      string `json:"kind" jsonschema:"topic or command"`
+	Kind      string `json:"kind" jsonschema:"topic, skill, command or rule"`
 	Tokens    int    `json:"tokens" jsonschema:"measured cost of the body"`
 }
 
@@ -70,7 +68,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name:        "catalog",
 		Title:       "Catalog of the context library",
-		Description: "Lists every topic and command of the project's context library with its reference, title, kind and measured token cost.",
+		Description: "Lists every topic, skill, command and rule of the project's context library with its reference, title, kind and measured token cost.",
 		Annotations: readOnly,
 	}, s.catalog)
 	sdk.AddTool(s.srv, &sdk.Tool{
@@ -85,43 +83,67 @@ func (s *Server) addTools() {
 		Description: "Returns the text of topics, sections and files, in the order given, within budgetTokens: a topic that does not fit is cut to the sections that fit before it is left out. Says what was loaded and what was omitted and why.",
 		Annotations: readOnly,
 	}, s.loadContext)
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        "check",
+		Title:       "Check the context library",
+		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them.",
+		Annotations: readOnly,
+	}, s.check)
+}
+
+// CheckInput names what to check.
+type CheckInput struct {
+	Path string `json:"path,omitempty" jsonschema:"a file or folder of the workspace (relative to it, or absolute inside it); the whole workspace when empty"`
+}
+
+func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInput) (*sdk.CallToolResult, ops.CheckResponse, error) {
+	p := strings.TrimSpace(in.Path)
+	if strings.ContainsRune(p, 0) {
+		return nil, ops.CheckResponse{}, fmt.Errorf("path %q holds a NUL byte", in.Path)
+	}
+	if p != "" {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(s.ws.Dir(), abs)
+		}
+		if _, err := os.Stat(abs); err != nil && errors.Is(err, fs.ErrNotExist) {
+			// Checked after the workspace bound, so that the error of a
+			// path outside it says so rather than whether it exists.
+			if _, err := s.ops.Check(ctx, ops.CheckRequest{Path: p}); err != nil {
+				return nil, ops.CheckResponse{}, err
+			}
+			return nil, ops.CheckResponse{}, fmt.Errorf("%s does not exist in the workspace", p)
+		}
+	}
+	res, err := s.ops.Check(ctx, ops.CheckRequest{Path: p})
+	if err != nil {
+		return nil, ops.CheckResponse{}, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems, %d errors\n", len(res.Items), res.Errors)
+	for _, d := range res.Items {
+		fmt.Fprintf(&b, "%s:%d:%d\t%s\t%s\t%s\n", d.File, d.Line, d.Column, d.Severity, d.Code, d.Message)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w.Message)
+	}
+	return textResult(b.String()), res, nil
 }
 
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
 
 func (s *Server) catalog(ctx context.Context, _ *sdk.CallToolRequest, in CatalogInput) (*sdk.CallToolResult, CatalogOutput, error) {
-	kind := strings.TrimSpace(in.Kind)
-	if kind != "" && kind != KindTopic && kind != KindCommand {
-		return nil, CatalogOutput{}, fmt.Errorf("unknown kind %q: use topic or command", in.Kind)
+	res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: in.Domain, Kind: in.Kind})
+	if err != nil {
+		return nil, CatalogOutput{}, err
 	}
-	lib := s.ws.Library()
-	out := CatalogOutput{Entries: []CatalogEntry{}, Tokenizer: lib.Counter().Name()}
-	if kind == "" || kind == KindTopic {
-		res, err := s.provider.Catalog(ctx, strings.TrimSpace(in.Domain))
-		if err != nil {
-			return nil, CatalogOutput{}, err
+	out := CatalogOutput{Entries: make([]CatalogEntry, 0, len(res.Entries)), Tokenizer: res.Tokenizer}
+	listed := s.listedSet()
+	for _, e := range res.Entries {
+		if e.Kind == ops.KindTopic && !listed(e.ID) {
+			continue
 		}
-		if len(res.Warnings) > 0 && len(res.Items) == 0 {
-			return nil, CatalogOutput{}, fmt.Errorf("%s", joinWarnings(res.Warnings))
-		}
-		for _, r := range res.Items {
-			if !s.listed(r.ID) {
-				continue
-			}
-			out.Entries = append(out.Entries, CatalogEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic, Tokens: r.MeasuredTokens})
-		}
-	}
-	if (kind == "" || kind == KindCommand) && in.Domain == "" {
-		counter := lib.Counter()
-		for _, c := range lib.Commands() {
-			rel := c.Path
-			if f, ok := lib.File(c.Path); ok {
-				rel = f.Rel
-			}
-			out.Entries = append(out.Entries, CatalogEntry{Reference: rel, Title: c.Name, Kind: KindCommand, Tokens: counter.Count(c.Body())})
-		}
-	}
-	for _, e := range out.Entries {
+		out.Entries = append(out.Entries, CatalogEntry{Reference: e.Reference, Title: e.Title, Kind: e.Kind, Tokens: e.Tokens})
 		out.Tokens += e.Tokens
 	}
 	return textResult(catalogText(out)), out, nil
@@ -138,13 +160,7 @@ func catalogText(out CatalogOutput) string {
 
 func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
 	q := strings.TrimSpace(in.Query)
-	if q == "" {
-		return nil, SearchOutput{}, fmt.Errorf("query is empty: give words to search for")
-	}
-	if in.Limit < 0 {
-		return nil, SearchOutput{}, fmt.Errorf("limit %d is negative", in.Limit)
-	}
-	res, err := s.provider.Search(ctx, q, strings.TrimSpace(in.Domain), in.Limit)
+	res, err := s.ops.Search(ctx, ops.SearchRequest{Query: q, Domain: strings.TrimSpace(in.Domain), Limit: in.Limit})
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
@@ -154,10 +170,11 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 		}
 	}
 	out := SearchOutput{Results: make([]SearchResult, 0, len(res.Items))}
+	listed := s.listedSet()
 	var b strings.Builder
 	for _, it := range res.Items {
 		r := it.Reference
-		if !s.listed(r.ID) {
+		if !listed(r.ID) {
 			continue
 		}
 		out.Results = append(out.Results, SearchResult{Reference: r.Key(), Title: r.Title, Relevance: it.Relevance, MatchedOn: it.MatchedOn, Tokens: r.MeasuredTokens})
@@ -167,7 +184,7 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 }
 
 func (s *Server) loadContext(ctx context.Context, _ *sdk.CallToolRequest, in LoadContextInput) (*sdk.CallToolResult, ops.LoadContextResult, error) {
-	res, err := ops.LoadContext(ctx, s.provider, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens})
+	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens})
 	if err != nil {
 		return nil, ops.LoadContextResult{}, err
 	}

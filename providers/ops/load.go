@@ -1,14 +1,13 @@
 package ops
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -16,8 +15,9 @@ import (
 // loaded text may cost.
 type LoadContextRequest struct {
 	// Refs are "domain:topic", "domain:topic#Section", a root topic's
-	// name or a path to a markdown file of the workspace (relative to the
-	// workspace directory, or absolute inside it).
+	// name, a skill's name or the path of a markdown file of the workspace
+	// (relative to the workspace directory, or absolute inside it): a
+	// file of the library, or a skill, command or rule.
 	Refs []string `json:"refs"`
 	// BudgetTokens bounds the tokens of the returned text; 0 means no
 	// bound.
@@ -52,10 +52,6 @@ type LoadContextResult struct {
 	Omitted []OmittedRef `json:"omitted"`
 }
 
-// ErrBadRef is wrapped by the errors of refs that are malformed, unknown or
-// outside the workspace.
-var ErrBadRef = errors.New("bad ref")
-
 // MaxLoadRefs bounds the refs of one request, so that a request's memory
 // is bounded.
 const MaxLoadRefs = 256
@@ -79,25 +75,25 @@ type resolved struct {
 // not fit whole is cut to the level-two sections that fit before it is
 // dropped; what is left out is listed with the reason. Every ref is
 // checked before anything is loaded: one that is malformed, unknown or
-// outside the workspace fails the request with an error wrapping
-// ErrBadRef.
-func LoadContext(ctx context.Context, p *contextprovider.Provider, req LoadContextRequest) (LoadContextResult, error) {
+// outside the workspace fails the request with an ErrInvalid error that
+// says why.
+func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadContextResult, error) {
 	if len(req.Refs) == 0 {
-		return LoadContextResult{}, fmt.Errorf("%w: refs is empty; name at least one topic, section or file", ErrBadRef)
+		return LoadContextResult{}, badRef("refs is empty; name at least one topic, section or file")
 	}
 	if len(req.Refs) > MaxLoadRefs {
-		return LoadContextResult{}, fmt.Errorf("%w: %d refs; at most %d per request", ErrBadRef, len(req.Refs), MaxLoadRefs)
+		return LoadContextResult{}, badRef("%d refs; at most %d per request", len(req.Refs), MaxLoadRefs)
 	}
 	if req.BudgetTokens < 0 {
-		return LoadContextResult{}, fmt.Errorf("%w: budgetTokens %d is negative", ErrBadRef, req.BudgetTokens)
+		return LoadContextResult{}, badRef("budgetTokens %d is negative", req.BudgetTokens)
 	}
-	lib := p.Library()
+	lib := o.Library()
 	all := make([]resolved, 0, len(req.Refs))
 	for _, r := range req.Refs {
 		if err := ctx.Err(); err != nil {
 			return LoadContextResult{}, err
 		}
-		res, err := resolveRef(ctx, p, lib, r)
+		res, err := o.resolveRef(ctx, lib, r)
 		if err != nil {
 			return LoadContextResult{}, err
 		}
@@ -183,54 +179,66 @@ func parentRef(ref string) string {
 }
 
 // resolveRef resolves one ref against the library.
-func resolveRef(ctx context.Context, p *contextprovider.Provider, lib *library.Library, raw string) (resolved, error) {
+func (o *Ops) resolveRef(ctx context.Context, lib *library.Library, raw string) (resolved, error) {
 	ref := strings.TrimSpace(raw)
 	if ref == "" {
-		return resolved{}, fmt.Errorf("%w: an empty ref", ErrBadRef)
+		return resolved{}, badRef("an empty ref")
 	}
 	if strings.ContainsRune(ref, 0) {
-		return resolved{}, fmt.Errorf("%w: %q holds a NUL byte", ErrBadRef, raw)
+		return resolved{}, badRef("%q holds a NUL byte", raw)
 	}
 	name, section, hasSection := strings.Cut(ref, "#")
 	name, section = strings.TrimSpace(name), strings.TrimSpace(section)
 	if hasSection && section == "" {
-		return resolved{}, fmt.Errorf("%w: %q names no section after #", ErrBadRef, raw)
+		return resolved{}, badRef("%q names no section after #", raw)
 	}
 	if name == "" {
-		return resolved{}, fmt.Errorf("%w: %q names no topic before #", ErrBadRef, raw)
+		return resolved{}, badRef("%q names no topic before #", raw)
 	}
 	var t *library.Topic
 	if isPath(name) {
-		f, err := fileAt(lib, name)
+		f, err := o.fileAt(lib, name)
 		if err != nil {
-			return resolved{}, fmt.Errorf("%w: %s", ErrBadRef, err)
+			return resolved{}, withKind(ErrInvalid, err)
 		}
-		if f.Topic == nil {
+		if f.topic == nil {
 			if hasSection {
-				return resolved{}, fmt.Errorf("%w: %s is not a topic, so it has no sections to name", ErrBadRef, f.Rel)
+				return resolved{}, badRef("%s is not a topic, so it has no sections to name", f.rel)
 			}
-			body := string(f.Doc.Slice(f.Doc.Body))
-			return resolved{whole: piece{ref: f.Rel, content: body, tokens: lib.Counter().Count(body)}}, nil
+			return resolved{whole: piece{ref: f.rel, content: f.body, tokens: lib.Counter().Count(f.body)}}, nil
 		}
-		t = f.Topic
+		t = f.topic
 	} else {
 		domain, file := "", name
 		if i := strings.IndexAny(name, ":/"); i >= 0 {
 			domain, file = name[:i], name[i+1:]
 		}
 		if file == "" {
-			return resolved{}, fmt.Errorf("%w: %q names no topic; write domain:topic", ErrBadRef, raw)
+			return resolved{}, badRef("%q names no topic; write domain:topic", raw)
 		}
-		rr, err := p.Reference(ctx, domain, file)
+		rr, err := o.prov.Reference(ctx, domain, file)
 		if err != nil {
-			return resolved{}, fmt.Errorf("%w: %s: %v", ErrBadRef, raw, err)
+			return resolved{}, badRef("%s: %v", raw, err)
+		}
+		if rr.ID == "" && domain == "" {
+			if sk, ok := o.skill(name); ok && sk.Doc != nil {
+				if hasSection {
+					return resolved{}, badRef("%s is a skill; load it whole, without #%s", name, section)
+				}
+				if _, err := o.fileAt(lib, sk.Path); err != nil {
+					return resolved{}, withKind(ErrInvalid, err)
+				}
+				body := string(sk.Doc.Slice(sk.Doc.Body))
+				return resolved{whole: piece{ref: name, content: body, tokens: lib.Counter().Count(body)}}, nil
+			}
+			return resolved{}, badRef("unknown ref %s: no topic or skill has that name", raw)
 		}
 		if rr.ID == "" {
-			return resolved{}, fmt.Errorf("%w: unknown topic %s: %s", ErrBadRef, raw, joinWarnings(rr.Warnings))
+			return resolved{}, badRef("unknown topic %s: %s", raw, cmp.Or(joinWarnings(rr.Warnings), "no such topic"))
 		}
 		var ok bool
 		if t, ok = lib.Topic(rr.ID); !ok {
-			return resolved{}, fmt.Errorf("%w: unknown topic %s (the library changed)", ErrBadRef, raw)
+			return resolved{}, badRef("unknown topic %s (the library changed)", raw)
 		}
 	}
 	if hasSection {
@@ -244,7 +252,7 @@ func resolveRef(ctx context.Context, p *contextprovider.Provider, lib *library.L
 			if sug := library.Suggest(section, names, 3); len(sug) > 0 {
 				hint = "; did you mean " + strings.Join(sug, ", ") + "?"
 			}
-			return resolved{}, fmt.Errorf("%w: %s has no section %q%s", ErrBadRef, t.Key(), section, hint)
+			return resolved{}, badRef("%s has no section %q%s", t.Key(), section, hint)
 		}
 		return resolved{section: true, whole: piece{ref: t.Key() + "#" + s.Name, content: string(t.Doc.Slice(s.Content)), tokens: s.Tokens}}, nil
 	}
@@ -263,54 +271,64 @@ func isPath(name string) bool {
 		strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") || strings.ContainsRune(name, '\\')
 }
 
+// workspaceFile is a markdown file of the workspace: a file of the
+// library (a topic when topic is set) or an agent file.
+type workspaceFile struct {
+	rel   string
+	body  string
+	topic *library.Topic
+}
+
 // fileAt returns the markdown file of the workspace at name, refusing
 // anything outside the workspace directory, links followed.
-func fileAt(lib *library.Library, name string) (*library.File, error) {
+func (o *Ops) fileAt(lib *library.Library, name string) (workspaceFile, error) {
 	dir := lib.Dir()
 	abs := filepath.Clean(filepath.FromSlash(name))
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(dir, abs)
 	}
 	if !within(dir, abs) {
-		return nil, fmt.Errorf("%s is outside the workspace %s", name, dir)
+		return workspaceFile{}, fmt.Errorf("%s is outside the workspace %s", name, dir)
 	}
-	f, ok := lib.File(abs)
-	if !ok {
-		return nil, fmt.Errorf("%s is not a markdown file of the workspace", name)
-	}
-	if f.Doc == nil {
-		return nil, fmt.Errorf("%s was not read: %s", f.Rel, f.Skipped)
+	var wf workspaceFile
+	if f, ok := lib.File(abs); ok {
+		if f.Doc == nil {
+			return workspaceFile{}, fmt.Errorf("%s was not read: %s", f.Rel, f.Skipped)
+		}
+		wf = workspaceFile{rel: f.Rel, body: string(f.Doc.Slice(f.Doc.Body)), topic: f.Topic}
+	} else if af, ok := o.agentFile(abs); ok {
+		if af.Doc == nil {
+			return workspaceFile{}, fmt.Errorf("%s was not read: %s", af.Rel, af.Skipped)
+		}
+		wf = workspaceFile{rel: af.Rel, body: string(af.Doc.Slice(af.Doc.Body))}
+	} else {
+		return workspaceFile{}, fmt.Errorf("%s is not a markdown file of the workspace's library, nor a skill, command or rule", name)
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, fmt.Errorf("resolve the workspace %s: %w", dir, err)
+		return workspaceFile{}, fmt.Errorf("resolve the workspace %s: %w", dir, err)
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, fmt.Errorf("resolve %s: %w", f.Rel, err)
+		return workspaceFile{}, fmt.Errorf("resolve %s: %w", wf.rel, err)
 	}
 	if !within(realDir, real) {
-		return nil, fmt.Errorf("%s links outside the workspace", f.Rel)
+		return workspaceFile{}, fmt.Errorf("%s links outside the workspace", wf.rel)
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", f.Rel)
+		return workspaceFile{}, fmt.Errorf("%s is not a regular file", wf.rel)
 	}
-	return f, nil
+	return wf, nil
+}
+
+// badRef is the error of a ref that is malformed, unknown or outside the
+// workspace.
+func badRef(format string, args ...any) error {
+	return withKind(ErrInvalid, fmt.Errorf(format, args...))
 }
 
 // within reports whether p lies inside dir (both cleaned).
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-func joinWarnings(ws []contextprovider.Warning) string {
-	msgs := make([]string, 0, len(ws))
-	for _, w := range ws {
-		msgs = append(msgs, w.Message)
-	}
-	if len(msgs) == 0 {
-		return "no such topic"
-	}
-	return strings.Join(msgs, "; ")
 }

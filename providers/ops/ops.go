@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
@@ -94,6 +95,9 @@ type Options struct {
 	Overlay func(path string) (text string, ok bool)
 	// Logger receives the log of the stores; nil discards.
 	Logger *slog.Logger
+	// AgentFiles, when set, returns the workspace's agent files (skills,
+	// rules, agent commands) for the inventory and for loading.
+	AgentFiles func() *agentfiles.Set
 }
 
 // Ops is the operations over one workspace. It is safe for concurrent
