@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"strings"
 
