@@ -43,6 +43,7 @@ type Options struct {
 type Server struct {
 	ws     *workspace.Workspace
 	ops    *ops.Ops
+	diags  *ops.Diagnostics
 	srv    *sdk.Server
 	log    *slog.Logger
 	agents atomic.Pointer[agentfiles.Set]
@@ -65,12 +66,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{log: log, resources: make(map[string]registered), outside: map[string]bool{}}
+	s := &Server{log: log, resources: make(map[string]registered), outside: map[string]bool{}, diags: ops.NewDiagnostics()}
 	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
 		Watch:    !opts.NoWatch,
 		Logger:   log,
 		Debounce: opts.Debounce,
-		OnUpdate: func(workspace.Update) {
+		OnUpdate: func(u workspace.Update) {
+			s.diags.Invalidate(u.Affected, u.Reloaded)
 			// New syncs once it is ready; what changed before then is in
 			// the library it reads.
 			if s.ready.Load() {
@@ -83,7 +85,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.ws = ws
-	s.ops = ops.New(ops.Options{Library: ws.Library, Logger: log, AgentFiles: s.agents.Load})
+	s.ops = ops.New(ops.Options{Library: ws.Library, Logger: log, AgentFiles: s.agents.Load, Diagnostics: s.diags})
 	s.loadAgentFiles(ctx)
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,

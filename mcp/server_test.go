@@ -580,3 +580,49 @@ func TestTopicURI(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFollowsDisk checks that the diagnostics a check keeps between
+// calls follow changes on disk, including those of a file that refers to
+// a topic that went.
+func TestCheckFollowsDisk(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, fixture())
+	_, cs := connect(t, dir, nil)
+	has := func(file, code string) bool {
+		var out ops.CheckResponse
+		if text, isErr := call(t, cs, "check", map[string]any{}, &out); isErr {
+			t.Fatalf("check: %s", text)
+		}
+		for _, d := range out.Items {
+			if d.File == file && d.Code == code {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("within 10s: %s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if has("commands/implement.md", "unresolved-reference") {
+		t.Fatal("commands/implement.md has an unresolved reference before any change")
+	}
+	if err := os.Remove(filepath.Join(dir, "context", "web", "api.md")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("commands/implement.md reports web:api unresolved after api.md went", func() bool {
+		return has("commands/implement.md", "unresolved-reference")
+	})
+	if err := os.WriteFile(filepath.Join(dir, "commands", "review.md"), []byte("# Review\n\nLoad ops:deploy first.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("commands/review.md is clean after its fix", func() bool {
+		return !has("commands/review.md", "unresolved-reference")
+	})
+}

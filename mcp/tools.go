@@ -65,25 +65,25 @@ type LoadContextInput struct {
 }
 
 func (s *Server) addTools() {
-	sdk.AddTool(s.srv, &sdk.Tool{
+	addTool(s.srv, &sdk.Tool{
 		Name:        "catalog",
 		Title:       "Catalog of the context library",
 		Description: "Lists every topic, skill, command and rule of the project's context library with its reference, title, kind and measured token cost.",
 		Annotations: readOnly,
 	}, s.catalog)
-	sdk.AddTool(s.srv, &sdk.Tool{
+	addTool(s.srv, &sdk.Tool{
 		Name:        "search",
 		Title:       "Search the context library",
 		Description: "Finds topics by tags, titles, section keywords, detection triggers and names, best first, with relevance 0..1 and token costs.",
 		Annotations: readOnly,
 	}, s.search)
-	sdk.AddTool(s.srv, &sdk.Tool{
+	addTool(s.srv, &sdk.Tool{
 		Name:        "load_context",
 		Title:       "Load context within a token budget",
 		Description: "Returns the text of topics, sections and files, in the order given, within budgetTokens: a topic that does not fit is cut to the sections that fit before it is left out. Says what was loaded and what was omitted and why.",
 		Annotations: readOnly,
 	}, s.loadContext)
-	sdk.AddTool(s.srv, &sdk.Tool{
+	addTool(s.srv, &sdk.Tool{
 		Name:        "check",
 		Title:       "Check the context library",
 		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them.",
@@ -96,10 +96,10 @@ type CheckInput struct {
 	Path string `json:"path,omitempty" jsonschema:"a file or folder of the workspace (relative to it, or absolute inside it); the whole workspace when empty"`
 }
 
-func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInput) (*sdk.CallToolResult, ops.CheckResponse, error) {
+func (s *Server) check(ctx context.Context, in CheckInput) (string, ops.CheckResponse, error) {
 	p := strings.TrimSpace(in.Path)
 	if strings.ContainsRune(p, 0) {
-		return nil, ops.CheckResponse{}, fmt.Errorf("path %q holds a NUL byte", in.Path)
+		return "", ops.CheckResponse{}, fmt.Errorf("path %q holds a NUL byte", in.Path)
 	}
 	if p != "" {
 		abs := p
@@ -110,14 +110,14 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 			// Checked after the workspace bound, so that the error of a
 			// path outside it says so rather than whether it exists.
 			if _, err := s.ops.Check(ctx, ops.CheckRequest{Path: p}); err != nil {
-				return nil, ops.CheckResponse{}, err
+				return "", ops.CheckResponse{}, err
 			}
-			return nil, ops.CheckResponse{}, fmt.Errorf("%s does not exist in the workspace", p)
+			return "", ops.CheckResponse{}, fmt.Errorf("%s does not exist in the workspace", p)
 		}
 	}
 	res, err := s.ops.Check(ctx, ops.CheckRequest{Path: p})
 	if err != nil {
-		return nil, ops.CheckResponse{}, err
+		return "", ops.CheckResponse{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d problems, %d errors\n", len(res.Items), res.Errors)
@@ -127,15 +127,15 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 	for _, w := range res.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w.Message)
 	}
-	return textResult(b.String()), res, nil
+	return b.String(), res, nil
 }
 
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
 
-func (s *Server) catalog(ctx context.Context, _ *sdk.CallToolRequest, in CatalogInput) (*sdk.CallToolResult, CatalogOutput, error) {
+func (s *Server) catalog(ctx context.Context, in CatalogInput) (string, CatalogOutput, error) {
 	res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: in.Domain, Kind: in.Kind})
 	if err != nil {
-		return nil, CatalogOutput{}, err
+		return "", CatalogOutput{}, err
 	}
 	out := CatalogOutput{Entries: make([]CatalogEntry, 0, len(res.Entries)), Tokenizer: res.Tokenizer}
 	listed := s.listedSet()
@@ -146,27 +146,59 @@ func (s *Server) catalog(ctx context.Context, _ *sdk.CallToolRequest, in Catalog
 		out.Entries = append(out.Entries, CatalogEntry{Reference: e.Reference, Title: e.Title, Kind: e.Kind, Tokens: e.Tokens})
 		out.Tokens += e.Tokens
 	}
-	return textResult(catalogText(out)), out, nil
+	return catalogText(out), out, nil
 }
+
+// maxCatalogLines bounds the text block of the catalog: past it the text
+// sums topics up by domain, since an agent that reads 10,000 lines has
+// spent its context on the listing. The structured content keeps every
+// entry.
+const maxCatalogLines = 300
 
 func catalogText(out CatalogOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d entries, %d tokens (%s)\n", len(out.Entries), out.Tokens, out.Tokenizer)
+	if len(out.Entries) <= maxCatalogLines {
+		for _, e := range out.Entries {
+			fmt.Fprintf(&b, "%s\t%s\t%d tokens\t%s\n", e.Reference, e.Kind, e.Tokens, e.Title)
+		}
+		return b.String()
+	}
+	type sum struct{ topics, tokens int }
+	var domains []string
+	byDomain := map[string]*sum{}
 	for _, e := range out.Entries {
-		fmt.Fprintf(&b, "%s\t%s\t%d\t%s\n", e.Reference, e.Kind, e.Tokens, e.Title)
+		if e.Kind != ops.KindTopic {
+			fmt.Fprintf(&b, "%s\t%s\t%d tokens\t%s\n", e.Reference, e.Kind, e.Tokens, e.Title)
+			continue
+		}
+		d, _, ok := strings.Cut(e.Reference, ":")
+		if !ok {
+			d = "(root)"
+		}
+		if byDomain[d] == nil {
+			byDomain[d] = &sum{}
+			domains = append(domains, d)
+		}
+		byDomain[d].topics++
+		byDomain[d].tokens += e.Tokens
+	}
+	fmt.Fprintf(&b, "topics by domain (call catalog with a domain to list its topics):\n")
+	for _, d := range domains {
+		fmt.Fprintf(&b, "%s\t%d topics\t%d tokens\n", d, byDomain[d].topics, byDomain[d].tokens)
 	}
 	return b.String()
 }
 
-func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
+func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutput, error) {
 	q := strings.TrimSpace(in.Query)
 	res, err := s.ops.Search(ctx, ops.SearchRequest{Query: q, Domain: strings.TrimSpace(in.Domain), Limit: in.Limit})
 	if err != nil {
-		return nil, SearchOutput{}, err
+		return "", SearchOutput{}, err
 	}
 	for _, w := range res.Warnings {
 		if w.Code == contextprovider.WarnDomainNotFound {
-			return nil, SearchOutput{}, fmt.Errorf("%s", w.Message)
+			return "", SearchOutput{}, fmt.Errorf("%s", w.Message)
 		}
 	}
 	out := SearchOutput{Results: make([]SearchResult, 0, len(res.Items))}
@@ -180,13 +212,13 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 		out.Results = append(out.Results, SearchResult{Reference: r.Key(), Title: r.Title, Relevance: it.Relevance, MatchedOn: it.MatchedOn, Tokens: r.MeasuredTokens})
 		fmt.Fprintf(&b, "%.2f\t%s\t%d tokens\t%s\t(%s)\n", it.Relevance, r.Key(), r.MeasuredTokens, r.Title, strings.Join(it.MatchedOn, ", "))
 	}
-	return textResult(fmt.Sprintf("%d results for %q\n", len(out.Results), q) + b.String()), out, nil
+	return fmt.Sprintf("%d results for %q\n", len(out.Results), q) + b.String(), out, nil
 }
 
-func (s *Server) loadContext(ctx context.Context, _ *sdk.CallToolRequest, in LoadContextInput) (*sdk.CallToolResult, ops.LoadContextResult, error) {
+func (s *Server) loadContext(ctx context.Context, in LoadContextInput) (string, ops.LoadContextResult, error) {
 	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens})
 	if err != nil {
-		return nil, ops.LoadContextResult{}, err
+		return "", ops.LoadContextResult{}, err
 	}
 	text := res.Text
 	if len(res.Omitted) > 0 {
@@ -199,11 +231,5 @@ func (s *Server) loadContext(ctx context.Context, _ *sdk.CallToolRequest, in Loa
 		b.WriteString(" -->\n")
 		text = b.String()
 	}
-	return textResult(text), res, nil
-}
-
-// textResult is a result whose text block is text; the SDK adds the
-// structured content.
-func textResult(text string) *sdk.CallToolResult {
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	return text, res, nil
 }

@@ -51,7 +51,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 	if err != nil {
 		return CheckResponse{}, err
 	}
-	items := diagnostics(ctx, lib, keep)
+	items := diagnostics(lib, keep, o.diagnoseAll(ctx, lib, req.Path))
 	if err := ctx.Err(); err != nil {
 		return CheckResponse{}, err
 	}
@@ -96,9 +96,9 @@ func pathFilter(dir, path string) (func(string) bool, error) {
 	}, nil
 }
 
-// diagnostics gathers the diagnostics of the files keep accepts and the
-// problems of the configuration file, sorted by file and position.
-func diagnostics(ctx context.Context, lib *library.Library, keep func(string) bool) []Diagnostic {
+// diagnostics gathers the diagnostics of the files keep accepts from all
+// and the problems of the configuration file, sorted by file and position.
+func diagnostics(lib *library.Library, keep func(string) bool, all map[string][]library.Diagnostic) []Diagnostic {
 	out := []Diagnostic{}
 	if keep(filepath.Join(lib.Dir(), config.FileName)) {
 		for _, p := range lib.ConfigProblems() {
@@ -112,7 +112,7 @@ func diagnostics(ctx context.Context, lib *library.Library, keep func(string) bo
 			out = append(out, d)
 		}
 	}
-	for p, ds := range lib.DiagnoseAll(ctx) {
+	for p, ds := range all {
 		if !keep(p) {
 			continue
 		}

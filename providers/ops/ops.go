@@ -98,6 +98,9 @@ type Options struct {
 	// AgentFiles, when set, returns the workspace's agent files (skills,
 	// rules, agent commands) for the inventory and for loading.
 	AgentFiles func() *agentfiles.Set
+	// Diagnostics, when set, keeps the diagnostics of a live workspace
+	// between checks; its owner invalidates what each update affects.
+	Diagnostics *Diagnostics
 }
 
 // Ops is the operations over one workspace. It is safe for concurrent
