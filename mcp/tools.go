@@ -119,15 +119,53 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, ops.CheckRes
 	if err != nil {
 		return "", ops.CheckResponse{}, err
 	}
+	return checkText(res), res, nil
+}
+
+// maxCheckLines bounds the diagnostics the text block of check lists,
+// errors first; the structured content has them all.
+const maxCheckLines = 200
+
+func checkText(res ops.CheckResponse) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d problems, %d errors\n", len(res.Items), res.Errors)
+	byCode := map[string]int{}
+	var codes []string
 	for _, d := range res.Items {
-		fmt.Fprintf(&b, "%s:%d:%d\t%s\t%s\t%s\n", d.File, d.Line, d.Column, d.Severity, d.Code, d.Message)
+		if byCode[d.Code] == 0 {
+			codes = append(codes, d.Code)
+		}
+		byCode[d.Code]++
+	}
+	fmt.Fprintf(&b, "%d problems, %d errors", len(res.Items), res.Errors)
+	for i, c := range codes {
+		sep := "; "
+		if i > 0 {
+			sep = ", "
+		}
+		fmt.Fprintf(&b, "%s%s %d", sep, c, byCode[c])
+	}
+	b.WriteString("\n")
+	n := 0
+	for _, errorsFirst := range []bool{true, false} {
+		for _, d := range res.Items {
+			if (d.Severity == "error") != errorsFirst {
+				continue
+			}
+			if n == maxCheckLines {
+				fmt.Fprintf(&b, "… and %d more (call check with a path to see one file's)\n", len(res.Items)-n)
+				break
+			}
+			n++
+			fmt.Fprintf(&b, "%s:%d:%d\t%s\t%s\t%s\n", d.File, d.Line, d.Column, d.Severity, d.Code, d.Message)
+		}
+		if n == maxCheckLines && len(res.Items) > n {
+			break
+		}
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w.Message)
 	}
-	return b.String(), res, nil
+	return b.String()
 }
 
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
