@@ -115,6 +115,8 @@ type Server struct {
 	exec executions
 	// hist holds the history store (history.go).
 	hist histories
+	// agents holds the workspace's agent files (agentfiles.go).
+	agents agentState
 
 	diags *diagnostics
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -26,22 +27,30 @@ type checkRecord struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
+
+	fix *fileFix // the fix the diagnostic offers, or nil
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", stderr)
-	format := formatFlag(fs)
+	format := fs.String("format", "text", "output format: text, json or sarif (SARIF 2.1.0, for code scanning)")
 	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
+	fix := fs.Bool("fix", false, "apply the safe fixes, then report what is left")
+	fixUnsafe := fs.Bool("fix-unsafe", false, "apply every fix, the unsafe ones (guesses) included")
+	dryRun := fs.Bool("dry-run", false, "with --fix or --fix-unsafe, print the fixes as a unified diff instead of writing them; exit 1 when there is one")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json] [--dir DIR]\n\nReports every diagnostic of the workspace DIR (default .); exits 1 when any is an error.")
+		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json|sarif] [--fix | --fix-unsafe] [--dry-run] [--dir DIR]\n\nReports every diagnostic of the workspace DIR (default .), its context library and its agent files; exits 1 when any is an error.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(*format); err != nil {
-		return err
+	if *format != "text" && *format != "json" && *format != "sarif" {
+		return usageError{fmt.Sprintf("--format must be text, json or sarif, not %q", *format)}
+	}
+	if *dryRun && !*fix && !*fixUnsafe {
+		*fix = true // --dry-run alone shows the safe fixes
 	}
 	dir, err := workspaceDir("check", *dirFlag, pos)
 	if err != nil {
@@ -53,7 +62,33 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	records := collect(ctx, lib)
+	agents, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	if err != nil {
+		return err
+	}
+	records := collect(ctx, lib, agents)
+	if *fix || *fixUnsafe {
+		changed, err := applyFixes(records, *fixUnsafe, *dryRun, stdout)
+		if err != nil {
+			return err
+		}
+		if *dryRun {
+			if changed > 0 {
+				return exitError(1)
+			}
+			return nil
+		}
+		if changed > 0 {
+			fmt.Fprintf(stderr, "fixed %s\n", count(changed, "file"))
+			if lib, err = openLibrary(ctx, dir, stderr); err != nil {
+				return err
+			}
+			if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
+				return err
+			}
+			records = collect(ctx, lib, agents)
+		}
+	}
 	// A duplicate topic is both a library warning and a diagnostic of the
 	// losing file; the record is enough.
 	dup := map[string]bool{}
@@ -73,7 +108,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			errors++
 		}
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		for _, r := range records {
@@ -81,7 +117,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return err
 			}
 		}
-	} else {
+	case "sarif":
+		if err := writeSARIF(stdout, records); err != nil {
+			return err
+		}
+	default:
 		printCheck(stdout, lib, records, errors)
 	}
 	if errors > 0 {
@@ -90,12 +130,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// collect gathers every diagnostic and every problem of .ctxls.yaml,
-// sorted by file and position.
-func collect(ctx context.Context, lib *library.Library) []checkRecord {
+// collect gathers every diagnostic of the library and of the agent
+// files, and every problem of .ctxls.yaml, sorted by file and position,
+// leaving out the codes the configuration disables.
+func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) []checkRecord {
 	all := lib.DiagnoseAll(ctx)
 	var out []checkRecord
+	cfg := lib.Config()
 	for _, p := range lib.ConfigProblems() {
+		if cfg.Disabled(config.ProblemCode) {
+			break
+		}
 		// Like the language server, a problem covers its whole line; one
 		// without a line points at the start of the file.
 		r := checkRecord{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
@@ -111,12 +156,23 @@ func collect(ctx context.Context, lib *library.Library) []checkRecord {
 			r := checkRecord{File: rel(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 				Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
 			if f != nil && f.Doc != nil {
-				rg := f.Doc.Lines.Range(d.Span, document.UTF32)
-				r.Line, r.Column = rg.Start.Line+1, rg.Start.Character+1
-				r.EndLine, r.EndColumn = rg.End.Line+1, rg.End.Character+1
+				r.at(f.Doc.Lines, d.Span)
+				r.fix = libraryFix(p, f.Doc, d)
 			}
 			out = append(out, r)
 		}
+	}
+	if agents != nil {
+		for p, ds := range agents.Check(ctx) {
+			f, _ := agents.File(p)
+			for _, d := range ds {
+				r := checkRecord{File: rel(lib.Dir(), p), Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
+				r.at(f.Lines, d.Span)
+				r.fix = agentFix(f, d)
+				out = append(out, r)
+			}
+		}
+		out = append(out, memoryRecords(ctx, lib, agents)...)
 	}
 	// Stable, so that .ctxls.yaml problems without a line keep their order.
 	slices.SortStableFunc(out, func(a, b checkRecord) int {
@@ -129,6 +185,13 @@ func collect(ctx context.Context, lib *library.Library) []checkRecord {
 		return a.Column - b.Column
 	})
 	return out
+}
+
+// at sets the record's 1-based range from a span of a file's text.
+func (r *checkRecord) at(lines *document.Lines, s document.Span) {
+	rg := lines.Range(s, document.UTF32)
+	r.Line, r.Column = rg.Start.Line+1, rg.Start.Character+1
+	r.EndLine, r.EndColumn = rg.End.Line+1, rg.End.Character+1
 }
 
 func printCheck(w io.Writer, lib *library.Library, records []checkRecord, errors int) {

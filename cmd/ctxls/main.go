@@ -8,6 +8,7 @@
 //	ctxls mcp [--dir DIR]              MCP server for coding agents over stdio
 //	ctxls check [DIR]                  all diagnostics; exit 1 on any error
 //	ctxls catalog [DIR] [--domain D]   topics with their token costs
+//	ctxls cost [DIR] [--agent A]       what a session of an agent loads
 //	ctxls search QUERY [DIR]           topics matching a query
 //	ctxls show domain:topic[#Section]  print a topic or one section
 //	ctxls chain run|list|show|resume   chained command execution
@@ -50,8 +51,10 @@ const usage = `ctxls — language server and tools for context libraries
 Usage:
   ctxls serve [--stdio]                 run the language server over stdio
   ctxls mcp [--dir DIR]                 serve the library to coding agents over MCP (stdio)
-  ctxls check [DIR] [--format text|json] report every diagnostic; exit 1 on errors
+  ctxls check [DIR] [--format text|json|sarif] [--fix|--fix-unsafe] [--dry-run]
+                                        report every diagnostic; exit 1 on errors
   ctxls catalog [DIR] [--domain D] [--format text|json]
+  ctxls cost [DIR] [--agent claude|codex|cursor|copilot] [--context-window N] [--format text|json]
   ctxls search QUERY [DIR] [--domain D] [--format text|json]
   ctxls show domain:topic[#Section] [--format text|json]
   ctxls chain run COMMAND... [--input TEXT] | list | show [ID] | resume ID
@@ -105,6 +108,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCheck(ctx, rest, stdout, stderr)
 	case "catalog":
 		return runCatalog(ctx, rest, stdout, stderr)
+	case "cost":
+		return runCost(ctx, rest, stdout, stderr)
 	case "search":
 		return runSearch(ctx, rest, stdout, stderr)
 	case "show":

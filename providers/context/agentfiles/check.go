@@ -3,7 +3,10 @@ package agentfiles
 import (
 	"context"
 	"fmt"
+	"path"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"slices"
 	"sync"
 
@@ -76,20 +79,35 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 	return m
 }
 
-// CheckFile returns the diagnostics of the agent file at the absolute path
-// p with content in place of what is on disk (an editor's unsaved text),
-// and whether p is an agent file at all.
-func (s *Set) CheckFile(ctx context.Context, p string, content []byte) ([]Diagnostic, bool) {
+// CheckFile checks the file at the absolute path p with content in place
+// of what is on disk (an editor's unsaved text; nil reads the disk). It
+// returns the file as checked and its diagnostics, or a nil file when p is
+// not an agent file. A file that appeared after Load is checked too, with
+// what the set knows of the rest of the workspace.
+func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, []Diagnostic) {
+	p = filepath.Clean(p)
 	f, ok := s.File(p)
 	if !ok {
-		return nil, false
+		rel, err := filepath.Rel(s.Root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, nil
+		}
+		rel = filepath.ToSlash(rel)
+		k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+		if k == KindUnknown {
+			return nil, nil
+		}
+		f = &File{Path: p, Rel: rel, Kind: k}
+		if content == nil {
+			s.read(f, nil)
+		}
 	}
 	if content != nil {
 		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind}
 		s.read(g, content)
 		f = g
 	}
-	return s.check(f, s.counter()), true
+	return f, s.check(f, s.counter())
 }
 
 func (s *Set) counter() tokens.Counter {

@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 )
 
@@ -13,13 +14,43 @@ func TestValidFilesAreClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Files) == 0 {
-		t.Fatal("no agent files found in testdata/valid")
+	seen := map[Kind]int{}
+	for _, f := range s.Files {
+		seen[f.Kind]++
+	}
+	for k := KindSkill; k <= KindCopilotPrompt; k++ {
+		if seen[k] == 0 && k != KindMemory && k != KindRule {
+			t.Errorf("testdata/valid has no file of kind %v", k)
+		}
 	}
 	for p, ds := range s.Check(context.Background()) {
 		for _, d := range ds {
 			f, _ := s.File(p)
 			t.Errorf("%s:%d: %s %s", f.Rel, f.Lines.LineOf(d.Span.Start)+1, d.Code, d.Message)
 		}
+	}
+}
+
+func TestCheckFile(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
+	f, ds := s.CheckFile(context.Background(), skill, []byte("---\nname: other\ndescription: X.\n---\n"))
+	if f == nil || len(ds) != 1 || ds[0].Code != "skill-name-mismatch" {
+		t.Errorf("unsaved text: file %v, diagnostics %+v", f, ds)
+	}
+	// A skill created after Load is an agent file too.
+	f, ds = s.CheckFile(context.Background(), filepath.Join(s.Root, "skills/new/SKILL.md"), []byte("# no frontmatter\n"))
+	if f == nil || f.Kind != KindSkill || len(ds) != 1 || ds[0].Code != "frontmatter-missing" {
+		t.Errorf("new skill: file %v, diagnostics %+v", f, ds)
+	}
+	if f, _ := s.CheckFile(context.Background(), filepath.Join(s.Root, "README.md"), nil); f != nil {
+		t.Errorf("README.md is not an agent file: %+v", f)
+	}
+	if f, _ := s.CheckFile(context.Background(), "/elsewhere/AGENTS.md", []byte("x")); f != nil {
+		t.Errorf("a file outside the workspace was checked: %+v", f)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -48,6 +49,9 @@ type Set struct {
 	all    []string // every file of the workspace, relative, slash-separated, sorted
 	dirs   map[string]bool
 	byPath map[string]*File
+
+	skillsOnce sync.Once
+	skills     map[string]bool // names and folders of skills, for subagents
 }
 
 // maxWorkspaceFiles bounds the file list globs are matched against.

@@ -40,7 +40,7 @@ func (t fieldType) String() string {
 // isString reports whether a node is a string scalar. As in YAML 1.2, an
 // unquoted date is a string; numbers, booleans and null are not.
 func isString(n *yaml.Node) bool {
-	if n.Kind != yaml.ScalarNode {
+	if n == nil || n.Kind != yaml.ScalarNode {
 		return false
 	}
 	switch n.ShortTag() {

@@ -70,7 +70,7 @@ func (c *checker) skill() {
 			}
 		}
 		when, _, _ := str(root, "when_to_use")
-		if n := utf8.RuneCountInString(desc) + utf8.RuneCountInString(when); isString(dv) && n > lim.SkillListing {
+		if n := utf8.RuneCountInString(desc) + utf8.RuneCountInString(when); dv != nil && isString(dv) && n > lim.SkillListing {
 			c.add(c.nodeSpan(dv), rules.SkillListingTooLong, "description and when_to_use are %d characters together; the skill listing shows the first %d and cuts the rest, after %q",
 				n, lim.SkillListing, cutPoint(desc+when, lim.SkillListing))
 		}
@@ -145,6 +145,9 @@ func (c *checker) skillBody() {
 		return
 	}
 	lines := doc.Lines.Count() - first
+	if len(doc.Text) > 0 && doc.Text[len(doc.Text)-1] == '\n' {
+		lines-- // the empty "line" after the last line break
+	}
 	if lines > lim.SkillBodyLines {
 		c.add(c.lineSpan(first+lim.SkillBodyLines), rules.SkillBodyTooLong, "the body is %d lines, over the %d the specification recommends; move details into references/ files the body links to", lines, lim.SkillBodyLines)
 		return

@@ -169,6 +169,9 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		d := add(span, SeverityError, code, "%s", msg)
 		d.Fix = &Fix{Replace: span, Candidates: tg.Candidates}
 	}
+	if len(l.cfg.Disable) > 0 {
+		ds = slices.DeleteFunc(ds, func(d Diagnostic) bool { return l.cfg.Disabled(d.Code) })
+	}
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return ds
 }

@@ -334,3 +334,29 @@ func TestMissingFileMessages(t *testing.T) {
 		})
 	}
 }
+
+func TestDisabledCodesAreNotReported(t *testing.T) {
+	src := topicFM("python/x", "reference", 10) + "# X\n\n" + strings.Repeat("word ", 60) + "\nSee python:nothing_here.\n"
+	files := with(map[string]string{"context/python/x.md": src})
+	cfg := config.Default()
+	cfg.Disable = []string{CodeTokenDrift}
+	got := codes(diagsOf(t, load(t, writeTree(t, files), cfg), "context/python/x.md"))
+	if slices.Contains(got, CodeTokenDrift) || !slices.Contains(got, CodeUnresolved) {
+		t.Errorf("codes with token-drift disabled = %v, want the unresolved reference only", got)
+	}
+}
+
+// A Forge skill's context mapping names a primary domain and topics of it;
+// each resolves like any reference, and a template is not one.
+func TestForgeSkillContextResolves(t *testing.T) {
+	files := map[string]string{
+		"context/python/dependency_management.md": topicFM("python/dependency_management", "reference", 3) + "# Deps\n\nA.\n",
+		"skills/deps/SKILL.md": "---\nname: deps\ndescription: Manages dependencies.\ncontext:\n  primary: [python]\n  topics: [dependency_management, virtual_envs]\n---\n\n" +
+			"Load python:{topic} as needed.\n",
+	}
+	l := load(t, writeTree(t, files), nil)
+	got := diagsOf(t, l, "skills/deps/SKILL.md")
+	if want := []diag{{CodeUnresolved, SeverityError, "virtual_envs"}}; !slices.Equal(got, want) {
+		t.Errorf("diagnostics = %v, want %v", got, want)
+	}
+}
