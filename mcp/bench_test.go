@@ -62,6 +62,7 @@ func BenchmarkTools(b *testing.B) {
 		}},
 		{"check", "one file", func(int) map[string]any { return map[string]any{"path": one} }},
 		{"check", "workspace", func(int) map[string]any { return map[string]any{} }},
+		{"session_cost", "claude", func(int) map[string]any { return map[string]any{"agent": "claude"} }},
 	}
 	for _, c := range cases {
 		b.Run(c.tool+"/"+c.name, func(b *testing.B) {

@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +50,22 @@ func TestBinaryOverCommandTransport(t *testing.T) {
 	res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "ctxls://topics/ops/deploy"})
 	if err != nil || !strings.Contains(res.Contents[0].Text, "rollback detail") {
 		t.Errorf("read ops/deploy: %v", err)
+	}
+
+	// session_cost answers what ctxls cost --format json prints.
+	cost, err := exec.Command(bin, "cost", "--dir", dir, "--agent", "claude", "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("ctxls cost: %v", err)
+	}
+	var fromCLI, fromTool any
+	if err := json.Unmarshal(cost, &fromCLI); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := call(t, cs, "session_cost", map[string]any{"agent": "claude"}, &fromTool); isErr {
+		t.Fatalf("session_cost: %s", text)
+	}
+	if !reflect.DeepEqual(fromCLI, fromTool) {
+		t.Errorf("session_cost %v\nctxls cost --format json %v", fromTool, fromCLI)
 	}
 
 	if err := cs.Close(); err != nil {

@@ -35,6 +35,7 @@ func fixture() map[string]string {
 		"commands/review.md":                 "# Review\n\nLoad web:nope first.\n",
 		".claude/skills/deploy-app/SKILL.md": "---\nname: deploy-app\ndescription: Deploys the app. Use when asked to ship.\n---\n\n# Deploy\n\nRun make deploy.\n",
 		".claude/rules/style.md":             "# Style\n\nTabs, not spaces.\n",
+		"CLAUDE.md":                          "# Project\n\nSee @notes/todo.md for what is left.\n",
 	}
 }
 
@@ -114,7 +115,7 @@ func TestToolsList(t *testing.T) {
 		}
 		names = append(names, tool.Name)
 	}
-	want := []string{"catalog", "check", "load_context", "search"}
+	want := []string{"catalog", "check", "load_context", "search", "session_cost"}
 	for _, w := range want {
 		if !slices.Contains(names, w) {
 			t.Errorf("tools %v lack %s", names, w)
@@ -555,6 +556,60 @@ func TestCheck(t *testing.T) {
 	call(t, cs, "check", map[string]any{"path": "commands/review.md"}, &out)
 	if len(out.Items) == 0 || out.Items[0].Code != "unresolved-reference" || out.Items[0].Line != 3 {
 		t.Errorf("check of commands/review.md: %+v, want unresolved-reference on line 3", out.Items)
+	}
+}
+
+func TestSessionCost(t *testing.T) {
+	t.Parallel()
+	_, cs := connect(t, libtest.WriteTree(t, fixture()), nil)
+	tests := []struct {
+		name   string
+		args   map[string]any
+		always []string
+		errHas string
+	}{
+		{"claude", map[string]any{"agent": "claude"}, []string{"CLAUDE.md", "notes/todo.md", ".claude/rules/style.md", ".claude/skills/deploy-app/SKILL.md"}, ""},
+		{"claude small window", map[string]any{"agent": "claude", "contextWindow": 1000}, []string{"CLAUDE.md"}, ""},
+		{"codex", map[string]any{"agent": "codex"}, nil, ""},
+		{"unknown agent", map[string]any{"agent": "vim"}, nil, `agent must be one of claude, codex, cursor, copilot, not "vim"`},
+		{"missing agent", map[string]any{}, nil, "agent"},
+		{"negative window", map[string]any{"agent": "claude", "contextWindow": -1}, nil, "negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out struct {
+				Agent        string `json:"agent"`
+				AlwaysLoaded []struct {
+					File   string `json:"file"`
+					Tokens int    `json:"tokens"`
+				} `json:"alwaysLoaded"`
+				TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
+			}
+			text, isErr := call(t, cs, "session_cost", tt.args, &out)
+			if tt.errHas != "" {
+				if !isErr || !strings.Contains(text, tt.errHas) {
+					t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, tt.errHas)
+				}
+				return
+			}
+			if isErr {
+				t.Fatalf("unexpected error: %s", text)
+			}
+			files := map[string]bool{}
+			sum := 0
+			for _, e := range out.AlwaysLoaded {
+				files[e.File] = true
+				sum += e.Tokens
+			}
+			for _, f := range tt.always {
+				if !files[f] {
+					t.Errorf("alwaysLoaded lacks %s: %+v", f, out.AlwaysLoaded)
+				}
+			}
+			if out.Agent != tt.args["agent"] || sum != out.TotalAlwaysLoaded {
+				t.Errorf("agent %q, total %d, entries sum to %d", out.Agent, out.TotalAlwaysLoaded, sum)
+			}
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/session"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -89,6 +90,37 @@ func (s *Server) addTools() {
 		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them.",
 		Annotations: readOnly,
 	}, s.check)
+	addTool(s.srv, &sdk.Tool{
+		Name:        "session_cost",
+		Title:       "What a coding agent's session loads",
+		Description: "The tokens a session of claude, codex, cursor or copilot loads from this project before the first prompt (memory files and their imports, rules, the listing of skills and commands) and what loads on demand, as ctxls cost --format json gives them.",
+		Annotations: readOnly,
+	}, s.sessionCost)
+}
+
+// SessionCostInput names the agent.
+type SessionCostInput struct {
+	Agent         string `json:"agent" jsonschema:"the agent whose session is costed: claude, codex, cursor or copilot"`
+	ContextWindow int    `json:"contextWindow,omitempty" jsonschema:"the model's context window in tokens (default 200000)"`
+}
+
+func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, session.Cost, error) {
+	c, err := s.ops.SessionCost(ctx, ops.SessionCostRequest{Agent: in.Agent, ContextWindow: in.ContextWindow})
+	if err != nil {
+		return "", session.Cost{}, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d tokens always loaded\n", c.Agent, c.TotalAlwaysLoaded)
+	for _, e := range c.AlwaysLoaded {
+		fmt.Fprintf(&b, "always\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
+	}
+	for _, e := range c.OnDemand {
+		fmt.Fprintf(&b, "on demand\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String(), *c, nil
 }
 
 // CheckInput names what to check.
