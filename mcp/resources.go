@@ -78,19 +78,18 @@ func (s *Server) syncResources() {
 	seen := make(map[string]bool, len(topics))
 	var gone []string
 	realRoots := map[string]string{}
-	outside := s.outside
+	served := s.served
 	copied := false
-	setOutside := func(id string, out bool) {
-		if outside[id] == out {
-			return
-		}
-		if !copied {
-			outside, copied = maps.Clone(outside), true
-		}
-		if out {
-			outside[id] = true
-		} else {
-			delete(outside, id)
+	setServed := func(id string, inside, gone bool) {
+		if v, ok := served[id]; ok != !gone || v != inside {
+			if !copied {
+				served, copied = maps.Clone(served), true
+			}
+			if gone {
+				delete(served, id)
+			} else {
+				served[id] = inside
+			}
 		}
 	}
 	for _, t := range topics {
@@ -102,7 +101,7 @@ func (s *Server) syncResources() {
 		}
 		out := outsideRoot(t.Root, t.Path, realRoots)
 		s.resources[uri] = registered{topic: t, outside: out}
-		setOutside(t.ID, out)
+		setServed(t.ID, !out, false)
 		switch {
 		case !out:
 			s.srv.AddResource(topicResource(uri, t, lib.Counter().Name()), s.readResource)
@@ -141,12 +140,12 @@ func (s *Server) syncResources() {
 				gone = append(gone, uri)
 			}
 			if r.topic != nil {
-				setOutside(r.topic.ID, false)
+				setServed(r.topic.ID, false, true)
 			}
 			delete(s.resources, uri)
 		}
 	}
-	s.outside = outside
+	s.served = served
 	if len(gone) > 0 {
 		s.srv.RemoveResources(gone...)
 	}
@@ -176,13 +175,23 @@ func outsideRoot(root, p string, realRoots map[string]string) bool {
 }
 
 // listedSet returns the test of whether a topic is served: a topic whose
-// file lies outside its root is not. The set it reads is replaced, never
-// changed, so the test needs no lock.
+// file lies outside its root is not. A topic the resource list has not
+// seen yet (the library changed, its update is on the way) is checked on
+// the spot. The set it reads is replaced, never changed, so the test takes
+// no lock.
 func (s *Server) listedSet() func(id string) bool {
 	s.rmu.Lock()
-	outside := s.outside
+	served := s.served
 	s.rmu.Unlock()
-	return func(id string) bool { return !outside[id] }
+	lib := s.ws.Library()
+	realRoots := map[string]string{}
+	return func(id string) bool {
+		if inside, ok := served[id]; ok {
+			return inside
+		}
+		t, ok := lib.Topic(id)
+		return ok && !outsideRoot(t.Root, t.Path, realRoots)
+	}
 }
 
 // topicResource describes a topic as a resource.

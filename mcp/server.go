@@ -52,11 +52,11 @@ type Server struct {
 	ready atomic.Bool
 
 	// rmu guards resources, what is registered with srv by URI, and
-	// outside, the ids of topics whose files lie outside their roots
+	// served, whether each topic id the resources know is inside its root
 	// (replaced, never changed, so readers may keep it).
 	rmu       sync.Mutex
 	resources map[string]registered
-	outside   map[string]bool
+	served    map[string]bool
 }
 
 // New indexes the workspace at opts.Dir, starts watching it unless
@@ -66,7 +66,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{log: log, resources: make(map[string]registered), outside: map[string]bool{}, diags: ops.NewDiagnostics()}
+	s := &Server{log: log, resources: make(map[string]registered), served: map[string]bool{}, diags: ops.NewDiagnostics()}
 	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
 		Watch:    !opts.NoWatch,
 		Logger:   log,

@@ -29,7 +29,8 @@ type LoadedRef struct {
 	// Ref is the canonical reference of the piece: "domain:topic",
 	// "domain:topic#Section" or a workspace-relative path.
 	Ref string `json:"ref"`
-	// Tokens is the cost of the piece, its header line included.
+	// Tokens is the cost of the piece, its header line included, as its
+	// parts were measured.
 	Tokens int `json:"tokens"`
 }
 
@@ -107,12 +108,15 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	budget := req.BudgetTokens
 	loaded := map[string]bool{}
 	add := func(pc piece) bool {
-		text := header(pc.ref) + strings.TrimRight(pc.content, "\n") + "\n"
-		n := counter.Count(text)
+		// The content's tokens were measured when the library read it; only
+		// the header is counted here. The joined text is counted once, at
+		// the end.
+		h := header(pc.ref)
+		n := counter.Count(h) + pc.tokens
 		if budget > 0 && used+n > budget {
 			return false
 		}
-		parts = append(parts, text)
+		parts = append(parts, h+strings.TrimRight(pc.content, "\n")+"\n")
 		used += n
 		loaded[pc.ref] = true
 		out.Loaded = append(out.Loaded, LoadedRef{Ref: pc.ref, Tokens: n})
@@ -149,7 +153,7 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	}
 	out.Text = strings.Join(parts, "\n")
 	out.Tokens = counter.Count(out.Text)
-	// Pieces were counted one by one; joined, the text may tokenize a
+	// Pieces were counted part by part; joined, the text may tokenize a
 	// little differently, and the budget is hard.
 	for budget > 0 && out.Tokens > budget && len(parts) > 0 {
 		last := out.Loaded[len(out.Loaded)-1]
