@@ -21,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/watcher"
 )
 
 // Options configure a Server.
@@ -47,6 +48,8 @@ type Server struct {
 	srv    *sdk.Server
 	log    *slog.Logger
 	agents atomic.Pointer[agentfiles.Set]
+	// agentWatch follows the hidden agent folders the workspace skips.
+	agentWatch *watcher.Watcher
 	// ready is set once the fields above are; updates of the workspace
 	// wait for it.
 	ready atomic.Bool
@@ -99,6 +102,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.addResourceTemplates()
 	s.ready.Store(true)
 	s.syncResources()
+	if !opts.NoWatch {
+		if err := s.watchAgentDirs(opts); err != nil {
+			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
+		}
+	}
 	return s, nil
 }
 
@@ -133,4 +141,9 @@ func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSessi
 func (s *Server) Workspace() *workspace.Workspace { return s.ws }
 
 // Close stops watching the workspace.
-func (s *Server) Close() error { return s.ws.Close() }
+func (s *Server) Close() error {
+	if s.agentWatch != nil {
+		s.agentWatch.Close()
+	}
+	return s.ws.Close()
+}

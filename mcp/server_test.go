@@ -681,3 +681,45 @@ func TestCheckFollowsDisk(t *testing.T) {
 		return !has("commands/review.md", "unresolved-reference")
 	})
 }
+
+// TestSkillFollowsDisk checks that a skill written into .claude, a folder
+// the workspace's watcher skips, becomes a resource and a catalog entry.
+func TestSkillFollowsDisk(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, fixture())
+	changed := make(chan struct{}, 16)
+	_, cs := connect(t, dir, &sdk.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
+	p := filepath.Join(dir, ".claude", "skills", "fresh", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("---\nname: fresh\ndescription: New.\n---\n\nFresh body.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatal("the new skill is not a resource within 10s")
+		}
+		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "ctxls://skills/fresh"})
+		if err != nil {
+			continue
+		}
+		if !strings.Contains(res.Contents[0].Text, "Fresh body.") {
+			t.Fatalf("skill text %q", res.Contents[0].Text)
+		}
+		break
+	}
+	var out CatalogOutput
+	call(t, cs, "catalog", map[string]any{"kind": "skill"}, &out)
+	for _, e := range out.Entries {
+		if e.Reference == "fresh" {
+			return
+		}
+	}
+	t.Errorf("catalog lacks the new skill: %+v", out.Entries)
+}
