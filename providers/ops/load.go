@@ -19,8 +19,8 @@ type LoadContextRequest struct {
 	// (relative to the workspace directory, or absolute inside it): a
 	// file of the library, or a skill, command or rule.
 	Refs []string `json:"refs"`
-	// BudgetTokens bounds the tokens of the returned text; 0 means no
-	// bound.
+	// BudgetTokens bounds the tokens of the returned text; 0 means
+	// MaxLoadTokens.
 	BudgetTokens int `json:"budgetTokens,omitempty"`
 }
 
@@ -53,9 +53,12 @@ type LoadContextResult struct {
 	Omitted []OmittedRef `json:"omitted"`
 }
 
-// MaxLoadRefs bounds the refs of one request, so that a request's memory
-// is bounded.
-const MaxLoadRefs = 256
+// MaxLoadRefs and MaxLoadTokens bound a request, and so its memory: a
+// million tokens is about 4 MB of text, more than any model's window.
+const (
+	MaxLoadRefs   = 256
+	MaxLoadTokens = 1_000_000
+)
 
 // piece is one resolvable part of a topic or file.
 type piece struct {
@@ -85,8 +88,8 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	if len(req.Refs) > MaxLoadRefs {
 		return LoadContextResult{}, badRef("%d refs; at most %d per request", len(req.Refs), MaxLoadRefs)
 	}
-	if req.BudgetTokens < 0 {
-		return LoadContextResult{}, badRef("budgetTokens %d is negative", req.BudgetTokens)
+	if req.BudgetTokens < 0 || req.BudgetTokens > MaxLoadTokens {
+		return LoadContextResult{}, badRef("budgetTokens %d is out of range: 1 to %d, or 0 for %d", req.BudgetTokens, MaxLoadTokens, MaxLoadTokens)
 	}
 	lib := o.Library()
 	all := make([]resolved, 0, len(req.Refs))
@@ -105,7 +108,7 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	out := LoadContextResult{Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
 	var parts []string
 	used := 0
-	budget := req.BudgetTokens
+	budget := cmp.Or(req.BudgetTokens, MaxLoadTokens)
 	loaded := map[string]bool{}
 	add := func(pc piece) bool {
 		// The content's tokens were measured when the library read it; only
@@ -113,7 +116,7 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 		// the end.
 		h := header(pc.ref)
 		n := counter.Count(h) + pc.tokens
-		if budget > 0 && used+n > budget {
+		if used+n > budget {
 			return false
 		}
 		parts = append(parts, h+strings.TrimRight(pc.content, "\n")+"\n")
@@ -155,7 +158,7 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	out.Tokens = counter.Count(out.Text)
 	// Pieces were counted part by part; joined, the text may tokenize a
 	// little differently, and the budget is hard.
-	for budget > 0 && out.Tokens > budget && len(parts) > 0 {
+	for out.Tokens > budget && len(parts) > 0 {
 		last := out.Loaded[len(out.Loaded)-1]
 		out.Loaded = out.Loaded[:len(out.Loaded)-1]
 		parts = parts[:len(parts)-1]
