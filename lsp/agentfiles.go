@@ -41,6 +41,14 @@ func (s *Server) agentSet(ctx context.Context, lib *library.Library) *agentfiles
 	return set
 }
 
+// forgetAgents drops the agent files read so far: the next use reads
+// them again from disk.
+func (s *Server) forgetAgents() {
+	s.agents.mu.Lock()
+	s.agents.set = nil
+	s.agents.mu.Unlock()
+}
+
 // isAgentFile reports whether path is one of the agent files ctxls checks.
 func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 	rel, err := filepath.Rel(ws.Dir(), path)
@@ -55,7 +63,7 @@ func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 		return false
 	}
 	_, ok := set.File(path)
-	return ok
+	return ok || s.inMemoryTree(path)
 }
 
 // agentDiagnostics returns the diagnostics of the agent file at path, of
@@ -70,7 +78,7 @@ func (s *Server) agentDiagnostics(ctx context.Context, ws *workspace.Workspace, 
 	if text, _, open := ws.Overlay(path); open {
 		content = []byte(text)
 	}
-	return set.CheckFile(ctx, path, content)
+	return s.checkAgentFile(ctx, ws, set, path, content)
 }
 
 // agentProtocolDiagnostics converts the diagnostics of an agent file.
@@ -103,7 +111,7 @@ func (s *Server) agentPaths(ctx context.Context, ws *workspace.Workspace) []stri
 	for p := range set.Check(ctx) {
 		out = append(out, p)
 	}
-	return out
+	return append(out, s.memoryPaths(ctx, ws, set)...)
 }
 
 // agentQuickFixes returns the fixes of the view's agent-file diagnostics
@@ -113,7 +121,11 @@ func (s *Server) agentQuickFixes(ctx context.Context, v *view, start, end int) [
 	if set == nil {
 		return nil
 	}
-	f, ds := set.CheckFile(ctx, v.path, v.doc.Text)
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return nil
+	}
+	f, ds := s.checkAgentFile(ctx, ws, set, v.path, v.doc.Text)
 	if f == nil {
 		return nil
 	}

@@ -48,3 +48,25 @@ func TestInprocAgentFiles(t *testing.T) {
 	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": skill}})
 	c.waitDiagnostics(skill, has("skill-name-mismatch"))
 }
+
+// A skill created on disk is checked once the client reports it, and a
+// subagent naming it is then satisfied.
+func TestInprocAgentFileCreated(t *testing.T) {
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
+	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
+	})
+	inprocWrite(t, dir, map[string]string{".claude/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
+	skill := string(uriOf(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")))
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+		map[string]any{"uri": skill, "type": 1}, map[string]any{"uri": agent, "type": 2}}})
+	c.waitDiagnostics(skill, func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
+	})
+	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+}

@@ -7,13 +7,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/memory"
 	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
 // The editor features of Claude Code memory files (CLAUDE.md,
@@ -22,11 +25,12 @@ import (
 // here first and falls back to the library's references.
 
 // memoryTree returns the import tree of the view's file when it is a
-// memory file, built from the editor's text of every open file.
+// memory file or a file a memory file's imports load (then the tree
+// starts from it), built from the editor's text of every open file.
 func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) {
 	root := v.lib.Dir()
 	rel, err := filepath.Rel(root, v.path)
-	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) {
+	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) && !s.inMemoryTree(v.path) {
 		return nil, false
 	}
 	ws, err := s.workspaceCtx(ctx)
@@ -34,17 +38,12 @@ func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) 
 		return nil, false
 	}
 	opt := memory.Options(v.lib.Config(), root, v.lib.Counter())
+	read := overlayRead(ws)
 	opt.Read = func(p string) ([]byte, error) {
 		if p == v.path {
 			return v.doc.Text, nil
 		}
-		if text, _, ok := ws.Overlay(p); ok {
-			if len(text) > imports.MaxFileBytes {
-				return nil, imports.ErrTooLarge
-			}
-			return []byte(text), nil
-		}
-		return imports.ReadFile(p)
+		return read(p)
 	}
 	t, err := imports.Build(ctx, v.path, opt)
 	if err != nil {
@@ -91,13 +90,20 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		if f == nil {
 			break
 		}
-		fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
+		if rel, err := filepath.Rel(root, v.path); err == nil && memory.IsMemory(filepath.ToSlash(rel)) {
+			fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
+		} else {
+			// The tree starts here, not at the memory file: no hop to tell.
+			b.WriteString(present.Tokens(f.Tokens))
+		}
 		if sub := t.Subtree(f.Path); sub != f.Tokens {
 			fmt.Fprintf(&b, " · with its imports %s", present.Tokens(sub))
 		}
 		if e.Status == imports.Again {
 			b.WriteString(" · already loaded above, counted once")
 		}
+	case imports.Mention:
+		b.WriteString("Not a file: the agent looks for one at this path and finds none; ctxls takes it for a mention, not an import")
 	default:
 		for _, p := range t.Problems(root) {
 			if p.File == e.From && p.Span == e.Span {
@@ -107,7 +113,14 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		}
 	}
 	rng := v.rng(e.Span)
-	return &protocol.Hover{Contents: markup(b.String()), Range: &rng}, true
+	s.mu.Lock()
+	plain := !s.caps.markdown
+	s.mu.Unlock()
+	contents := markup(b.String())
+	if plain {
+		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(b.String())}
+	}
+	return &protocol.Hover{Contents: contents, Range: &rng}, true
 }
 
 // importDefinition goes from an import to its file.
@@ -152,15 +165,13 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if n := len(t.Files) - 1; n > 0 {
 		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
 	}
+	// Imports the agent tries and fails to load; a cycle's file and one
+	// outside the project may well be loaded.
 	notLoaded := 0
-	for _, e := range t.Root().Imports {
-		if e.Status != imports.Loaded && e.Status != imports.Again {
-			notLoaded++
-		}
-	}
-	for _, f := range t.Files[1:] {
+	for _, f := range t.Files {
 		for _, e := range f.Imports {
-			if e.Status != imports.Loaded && e.Status != imports.Again {
+			switch e.Status {
+			case imports.Missing, imports.Punctuation, imports.TooDeep, imports.TooLarge:
 				notLoaded++
 			}
 		}
@@ -233,4 +244,121 @@ func shown(root, p string) string {
 		return filepath.ToSlash(rel)
 	}
 	return p
+}
+
+// memoryState memoizes the problems of the memory files' import trees.
+// They may lie in files that are no agent files (what the imports load),
+// so a change to any file of a tree checks every tree again, and the
+// files whose problems changed with it are published again.
+type memoryState struct {
+	mu     sync.Mutex
+	set    *agentfiles.Set
+	report *memory.Report
+}
+
+// overlayRead reads the editor's text of open files, the disk's of others.
+func overlayRead(ws *workspace.Workspace) memory.Read {
+	return func(p string) ([]byte, error) {
+		if text, _, ok := ws.Overlay(p); ok {
+			if len(text) > imports.MaxFileBytes {
+				return nil, imports.ErrTooLarge
+			}
+			return []byte(text), nil
+		}
+		return imports.ReadFile(p)
+	}
+}
+
+// checkAgentFile is set.CheckFile with the memory problems of path added.
+func (s *Server) checkAgentFile(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string, content []byte) (*agentfiles.File, []agentfiles.Diagnostic) {
+	f, ds := set.CheckFile(ctx, path, content)
+	mf, mds := s.memoryDiagnostics(ctx, ws, set, path)
+	if len(mds) == 0 {
+		return f, ds
+	}
+	if f == nil {
+		f = mf
+	}
+	return f, append(ds, mds...)
+}
+
+// memoryDiagnostics returns the memory problems of path and the file their
+// spans refer to, checking every tree again when path is a memory file or
+// a file of a tree.
+func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
+	m := &s.memory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rel, err := filepath.Rel(ws.Dir(), path)
+	if err != nil {
+		return nil, nil
+	}
+	stale := m.set != set || m.report == nil
+	if !stale && !memory.IsMemory(filepath.ToSlash(rel)) && !m.report.Files[path] {
+		return nil, nil
+	}
+	read := overlayRead(ws)
+	lib := ws.Library()
+	old := m.report
+	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, read)
+	if old != nil {
+		for p := range changedFiles(old, m.report) {
+			if p != path {
+				s.diags.touch(p)
+			}
+		}
+	}
+	ds := m.report.Diagnostics[path]
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	f, ok := memory.FileOf(set, path, read)
+	if !ok {
+		return nil, nil
+	}
+	return f, ds
+}
+
+// memoryPaths returns the files with memory problems now.
+func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set) []string {
+	m := &s.memory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lib := ws.Library()
+	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, overlayRead(ws))
+	out := make([]string, 0, len(m.report.Diagnostics))
+	for p := range m.report.Diagnostics {
+		out = append(out, p)
+	}
+	return out
+}
+
+// inMemoryTree reports whether path is a file of a memory file's import
+// tree, as last checked.
+func (s *Server) inMemoryTree(path string) bool {
+	m := &s.memory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.report != nil && m.report.Files[path]
+}
+
+// changedFiles returns the files whose problems differ between a and b.
+func changedFiles(a, b *memory.Report) map[string]bool {
+	out := map[string]bool{}
+	same := func(x, y []agentfiles.Diagnostic) bool {
+		return slices.EqualFunc(x, y, func(d, e agentfiles.Diagnostic) bool {
+			return d.Span == e.Span && d.Code == e.Code && d.Message == e.Message
+		})
+	}
+	for p, ds := range a.Diagnostics {
+		if !same(ds, b.Diagnostics[p]) {
+			out[p] = true
+		}
+	}
+	for p, ds := range b.Diagnostics {
+		if !same(ds, a.Diagnostics[p]) {
+			out[p] = true
+		}
+	}
+	return out
 }

@@ -117,6 +117,8 @@ type Server struct {
 	hist histories
 	// agents holds the workspace's agent files (agentfiles.go).
 	agents agentState
+	// memory holds the problems of the memory files' imports (memory.go).
+	memory memoryState
 
 	diags *diagnostics
 }

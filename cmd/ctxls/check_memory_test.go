@@ -81,4 +81,3 @@ func TestCheckMemoryFix(t *testing.T) {
 		t.Errorf("after the fix the session does not load docs/workflow.md: %v\n%s", err, out)
 	}
 }
-

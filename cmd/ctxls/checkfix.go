@@ -181,17 +181,61 @@ func unifiedDiff(rel string, text []byte, edits []agentfiles.Edit) string {
 		for _, l := range before {
 			b.WriteString(" " + l)
 		}
-		for _, l := range oldLines {
-			b.WriteString("-" + l)
-		}
-		for _, l := range newLines {
-			b.WriteString("+" + l)
-		}
+		b.WriteString(lineDiff(oldLines, newLines))
 		for _, l := range after {
 			b.WriteString(" " + l)
 		}
 	}
 	return b.String()
+}
+
+// maxLineDiff bounds the lines × lines table of lineDiff; past it the
+// region is shown as removed, then added.
+const maxLineDiff = 1 << 20
+
+// lineDiff renders the change from a to b: lines both keep as context,
+// the others removed or added, by their longest common subsequence.
+func lineDiff(a, b []string) string {
+	var out strings.Builder
+	if len(a)*len(b) > maxLineDiff {
+		for _, l := range a {
+			out.WriteString("-" + l)
+		}
+		for _, l := range b {
+			out.WriteString("+" + l)
+		}
+		return out.String()
+	}
+	// lcs[i][j] is the length of the longest common subsequence of a[i:]
+	// and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out.WriteString(" " + a[i])
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out.WriteString("-" + a[i])
+			i++
+		default:
+			out.WriteString("+" + b[j])
+			j++
+		}
+	}
+	return out.String()
 }
 
 // lineEnd is the offset after line n's terminator.

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/memory"
 )
@@ -15,16 +13,10 @@ import (
 // files themselves.
 func memoryRecords(ctx context.Context, lib *library.Library, agents *agentfiles.Set) []checkRecord {
 	var out []checkRecord
-	for p, ds := range memory.Check(ctx, agents, lib.Config(), lib.Counter()) {
-		f, ok := agents.File(p)
+	for p, ds := range memory.Check(ctx, agents, lib.Config(), nil, nil).Diagnostics {
+		f, ok := memory.FileOf(agents, p, nil)
 		if !ok {
-			// An imported file: read it as the import tree did.
-			text, err := imports.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			doc := document.Parse(p, text)
-			f = &agentfiles.File{Path: p, Text: doc.Text, Lines: doc.Lines, Doc: doc}
+			continue
 		}
 		for _, d := range ds {
 			r := checkRecord{File: rel(lib.Dir(), p), Severity: d.Severity.String(), Code: d.Code, Message: d.Message}

@@ -61,8 +61,8 @@ Usage:
   ctxls history [CONVERSATION] [--run ID] [--context]
   ctxls bench [--topics N] [--dir DIR]   measure index, re-index and search speed
 
-Every command takes --dir DIR for the workspace (default .); check, catalog
-and search also take it as their last argument. Quote a search QUERY of
+Every command takes --dir DIR for the workspace (default .); check, catalog,
+cost and search also take it as their last argument. Quote a search QUERY of
 several words. Run 'ctxls COMMAND --help' for a command's flags.
 `
 

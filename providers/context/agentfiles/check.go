@@ -6,8 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
@@ -126,8 +126,16 @@ type checker struct {
 	out     []Diagnostic
 }
 
-func (s *Set) check(f *File, counter tokens.Counter) []Diagnostic {
+func (s *Set) check(f *File, counter tokens.Counter) (out []Diagnostic) {
 	c := &checker{s: s, f: f, counter: counter}
+	// A check that fails on some input must cost that file its
+	// diagnostics, not the server its life.
+	defer func() {
+		if r := recover(); r != nil {
+			out = []Diagnostic{{Path: f.Path, Severity: rules.Default(rules.FileSkipped), Code: rules.FileSkipped,
+				Message: fmt.Sprintf("could not be checked (an internal error of ctxls: %v); please report it", r)}}
+		}
+	}()
 	if f.Skipped != "" {
 		c.add(document.Span{}, rules.FileSkipped, "%s", f.Skipped)
 		return c.out
@@ -147,6 +155,19 @@ func (s *Set) check(f *File, counter tokens.Counter) []Diagnostic {
 		c.cursorRule()
 	case KindCopilotInstructions, KindCopilotPrompt:
 		c.copilot()
+	}
+	if len(f.quoted) > 0 {
+		for i := range c.out {
+			d := &c.out[i]
+			d.Span = f.fileSpan(d.Span)
+			if d.Fix != nil {
+				edits := make([]Edit, len(d.Fix.Edits))
+				for j, e := range d.Fix.Edits {
+					edits[j] = Edit{Span: f.fileSpan(e.Span), NewText: e.NewText}
+				}
+				d.Fix = &Fix{Title: d.Fix.Title, Edits: edits}
+			}
+		}
 	}
 	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return c.out

@@ -3,6 +3,7 @@ package agentfiles
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -52,5 +53,27 @@ func TestCheckFile(t *testing.T) {
 	}
 	if f, _ := s.CheckFile(context.Background(), "/elsewhere/AGENTS.md", []byte("x")); f != nil {
 		t.Errorf("a file outside the workspace was checked: %+v", f)
+	}
+}
+
+// An unquoted glob is read as Cursor reads it, and diagnostics point at
+// the file's own text.
+func TestUnquotedGlobSpans(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/codes/cursor-field-invalid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ds := s.CheckFile(context.Background(), filepath.Join(s.Root, ".cursor/rules/unquoted.mdc"), nil)
+	if f == nil || len(f.Meta.Globs) != 1 || f.Meta.Globs[0] != "*.rs" {
+		t.Fatalf("file %+v", f)
+	}
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Code+" "+string(f.Text[d.Span.Start:d.Span.End]))
+	}
+	want := []string{"cursor-rule-never-loads *.rs", `cursor-field-invalid "yes"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("diagnostics cover %q, want %q", got, want)
 	}
 }

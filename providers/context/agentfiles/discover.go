@@ -2,12 +2,12 @@ package agentfiles
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +35,8 @@ type File struct {
 	Doc *document.Doc
 	// Skipped says why the file was not read (too large, binary), or "".
 	Skipped string
+
+	quoted [][2]int // the values Doc reads quoted; see lenient
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -140,7 +142,7 @@ func (s *Set) read(f *File, content []byte) {
 		info, err := os.Stat(f.Path)
 		switch {
 		case err != nil:
-			f.Skipped = fmt.Sprintf("cannot be read: %v", errors.Unwrap(err))
+			f.Skipped = fmt.Sprintf("cannot be read: %v", err)
 		case info.Size() > s.cfg.MaxFileSize:
 			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", info.Size(), s.cfg.MaxFileSize)
 		default:
@@ -166,7 +168,89 @@ func (s *Set) read(f *File, content []byte) {
 	}
 	f.Doc = document.Parse(f.Path, content)
 	f.Text, f.Lines = f.Doc.Text, f.Doc.Lines
+	f.lenient()
 	f.Meta = metaOf(f.Doc)
+}
+
+// lenient reads values the agents accept although they are not valid
+// YAML: a glob written without quotes ("globs: *.ts", "applyTo: **/*.py":
+// a leading * is an alias) for Cursor and Copilot, and an argument hint
+// such as "argument-hint: [file] [mode]" (Claude Code's own documented
+// form) for commands and skills. When the frontmatter does not parse and
+// quoting such values makes it parse, Doc is the parse of the quoted
+// text, and fileOffset maps its offsets back to the file's.
+func (f *File) lenient() {
+	fm := f.Doc.Frontmatter
+	if fm == nil || fm.Err == nil {
+		return
+	}
+	var re *regexp.Regexp
+	switch f.Kind {
+	case KindCursorRule, KindCopilotInstructions:
+		re = globLine
+	case KindCommand, KindSkill:
+		re = hintLine
+	default:
+		return
+	}
+	lines := f.Doc.Lines
+	var quoted [][2]int
+	for n := lines.LineOf(fm.Content.Start); n < lines.Count() && lines.Start(n) < fm.Content.End; n++ {
+		if m := re.FindSubmatchIndex(lines.Line(n)); m != nil {
+			quoted = append(quoted, [2]int{lines.Start(n) + m[2], lines.Start(n) + m[3]})
+		}
+	}
+	if len(quoted) == 0 {
+		return
+	}
+	text := make([]byte, 0, len(f.Text)+2*len(quoted))
+	at := 0
+	for _, q := range quoted {
+		value := f.Text[q[0]:q[1]]
+		text = append(text, f.Text[at:q[0]]...)
+		text = append(text, yamlQuote(string(value))...)
+		at = q[1]
+	}
+	text = append(text, f.Text[at:]...)
+	doc := document.Parse(f.Path, text)
+	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
+		return
+	}
+	f.Doc, f.quoted = doc, quoted
+}
+
+var (
+	// globLine matches a glob field whose plain value starts with "*".
+	globLine = regexp.MustCompile(`^(?:globs|applyTo):[ \t]+(\*[^'"\n]*?)[ \t]*$`)
+	// hintLine matches an argument hint written as bracketed words.
+	hintLine = regexp.MustCompile(`^argument-hint:[ \t]+(\[[^\n]*?)[ \t]*$`)
+)
+
+// fileSpan maps a span of f.Doc's text to the file's text.
+func (f *File) fileSpan(s document.Span) document.Span {
+	return document.Span{Start: f.fileOffset(s.Start), End: f.fileOffset(s.End)}
+}
+
+// fileOffset maps an offset of f.Doc's text to the file's text. Quoting
+// a value may escape characters in it; an offset inside a quoted value
+// maps to the value's start.
+func (f *File) fileOffset(off int) int {
+	shift := 0
+	for _, q := range f.quoted {
+		grown := len(yamlQuote(string(f.Text[q[0]:q[1]]))) - (q[1] - q[0])
+		start := q[0] + shift
+		switch {
+		case off <= start:
+			return off - shift
+		case off < start+(q[1]-q[0])+grown:
+			if off == start+(q[1]-q[0])+grown-1 {
+				return q[1]
+			}
+			return min(max(off-shift-1, q[0]), q[1])
+		}
+		shift += grown
+	}
+	return off - shift
 }
 
 // File returns the agent file at the absolute path p.

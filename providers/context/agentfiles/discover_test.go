@@ -26,6 +26,7 @@ func TestClassify(t *testing.T) {
 		{"plugins/p/agents/a.md", KindSubagent},
 		{"tools/myplug/agents/a.md", KindSubagent},
 		{"docs/agents/a.md", KindUnknown},
+		{".claude/agents/README.md", KindUnknown},
 		{"CLAUDE.md", KindMemory},
 		{"sub/CLAUDE.local.md", KindMemory},
 		{".claude/CLAUDE.md", KindMemory},
@@ -46,6 +47,8 @@ func TestClassify(t *testing.T) {
 		{".github/instructions/go.instructions.md", KindCopilotInstructions},
 		{".github/prompts/review.prompt.md", KindCopilotPrompt},
 		{"README.md", KindUnknown},
+		{"agents", KindUnknown},
+		{"", KindUnknown},
 	}
 	for _, tc := range tests {
 		if got := Classify(tc.rel, plugin); got != tc.want {

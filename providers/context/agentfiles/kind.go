@@ -133,6 +133,9 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		if indexPair(segs, ".claude", "commands") >= 0 {
 			return KindCommand
 		}
+		if strings.EqualFold(base, "README.md") && len(segs) >= 2 && segs[len(segs)-2] == "agents" {
+			return KindUnknown // documents the folder; Claude Code loads no agent from it
+		}
 		if i := indexPair(segs, ".claude", "agents"); i >= 0 && i+3 == len(segs) {
 			return KindSubagent
 		}

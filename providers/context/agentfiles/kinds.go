@@ -3,6 +3,7 @@ package agentfiles
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -14,15 +15,19 @@ import (
 
 var commandFields = []field{
 	{"description", tString},
-	{"argument-hint", tString},
+	{"argument-hint", tStringOrList},
 	{"allowed-tools", tStringOrList},
 	{"model", tString},
 	{"disable-model-invocation", tBool},
 }
 
-// fileRef matches an @path file reference of a command: an @ at the start
-// of a word, then a path with a folder or an extension.
-var fileRef = regexp.MustCompile(`(?:^|[\s(\["'])@((?:\.{1,2}/|[\w-])[\w./-]*[\w])`)
+var (
+	// fileLike matches a path that ends in a file extension.
+	fileLike = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]*$`)
+	// fileRef matches an @path file reference of a command: an @ at the
+	// start of a word, then a path.
+	fileRef = regexp.MustCompile(`(?:^|[\s(\["'])@((?:\.{1,2}/|[\w-])[\w./-]*[\w])`)
+)
 
 func (c *checker) command() {
 	if root := c.frontmatter(false, "a command"); root != nil {
@@ -38,12 +43,12 @@ func (c *checker) command() {
 		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
 		for _, m := range fileRef.FindAllSubmatchIndex(text, -1) {
 			s := document.Span{Start: start + m[2], End: start + m[3]}
-			if inSpans(codes, s.Start) {
+			if _, in := spanAt(codes, s.Start); in {
 				continue
 			}
 			p := string(text[m[2]:m[3]])
-			if !strings.ContainsAny(p, "/.") {
-				continue // @name is a mention, not a file
+			if !fileLike.MatchString(p) && !c.existsRel(strings.SplitN(path.Clean(p), "/", 2)[0]) {
+				continue // @name, @scope/package: a mention, not a file
 			}
 			if !c.commandFileExists(p) {
 				c.add(document.Span{Start: s.Start - 1, End: s.End}, rules.CommandFileMissing, "@%s names no file (looked in the project root and next to the command)", p)
@@ -56,15 +61,6 @@ func (c *checker) command() {
 // from the project root, and, for a plugin, next to the command.
 func (c *checker) commandFileExists(p string) bool {
 	return c.existsRel(path.Join(".", p)) || c.existsRel(path.Join(path.Dir(c.f.Rel), p))
-}
-
-func inSpans(spans []document.Span, off int) bool {
-	for _, s := range spans {
-		if off >= s.Start && off < s.End {
-			return true
-		}
-	}
-	return false
 }
 
 var subagentFields = []field{
@@ -107,7 +103,7 @@ func (c *checker) subagent() {
 	if name, _, v := str(root, "name"); v != nil && name != "" && !subagentNameRE.MatchString(name) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
 	}
-	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !contains(permissionModes, mode) {
+	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !slices.Contains(permissionModes, mode) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
 	}
 	if _, v := document.FieldOf(root, "skills"); v != nil {
@@ -138,15 +134,6 @@ func listItems(v *yaml.Node) []*yaml.Node {
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // skillNames are the names skills answer to: their name field and their
@@ -225,7 +212,7 @@ func (c *checker) cursorRule() {
 
 var (
 	copilotInstructionFields = []field{{"applyTo", tString}, {"excludeAgent", tString}, {"description", tString}, {"name", tString}}
-	copilotPromptFields      = []field{{"description", tString}, {"mode", tString}, {"agent", tString}, {"model", tString}, {"tools", tList}, {"name", tString}, {"argument-hint", tString}}
+	copilotPromptFields      = []field{{"description", tString}, {"mode", tString}, {"agent", tString}, {"model", tString}, {"tools", tList}, {"name", tString}, {"argument-hint", tStringOrList}}
 	excludeAgents            = []string{"code-review", "coding-agent"}
 )
 
@@ -239,7 +226,7 @@ func (c *checker) copilot() {
 		return
 	}
 	c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid)
-	if v, _, n := str(root, "excludeAgent"); n != nil && !contains(excludeAgents, v) {
+	if v, _, n := str(root, "excludeAgent"); n != nil && !slices.Contains(excludeAgents, v) {
 		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", v, strings.Join(excludeAgents, ", "))
 	}
 	_, v := document.FieldOf(root, "applyTo")

@@ -27,7 +27,7 @@ var skillFields = []field{
 	{"metadata", tMap},
 	{"allowed-tools", tStringOrList},
 	{"when_to_use", tString},
-	{"argument-hint", tString},
+	{"argument-hint", tStringOrList},
 	{"disable-model-invocation", tBool},
 	{"user-invocable", tBool},
 	{"model", tString},
@@ -94,8 +94,7 @@ func (c *checker) skillName(root *yaml.Node) {
 	folder := path.Base(path.Dir(c.f.Rel))
 	switch {
 	case k == nil || v.ShortTag() == "!!null" || (isString(v) && name == ""):
-		d := c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
-		_ = d
+		c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
 		return
 	case !isString(v):
 		c.add(c.nodeSpan(v), rules.SkillNameInvalid, "name must be a string of lowercase letters, digits and hyphens")
@@ -163,15 +162,19 @@ var (
 	// skillPath matches a file path into a skill's optional folders.
 	skillPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\./)?(?:scripts|references|assets)/[\w./-]*\w\.[A-Za-z0-9]+)`)
 	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	// linkDef matches a link reference definition: [label]: target.
+	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
 )
 
 // skillLinks checks that relative links and file paths of the body name
-// files inside the skill's folder.
+// files inside the skill's folder. A bare path (scripts/x.py in the text)
+// that is not in the skill but is in the project is taken as the
+// project's: a project skill talks about the project's files.
 func (c *checker) skillLinks() {
 	doc := c.f.Doc
 	dir := path.Dir(c.f.Rel)
 	seen := map[int]bool{}
-	check := func(target string, span document.Span) {
+	check := func(target string, span document.Span, bare bool) {
 		if seen[span.Start] {
 			return
 		}
@@ -191,6 +194,9 @@ func (c *checker) skillLinks() {
 		}
 		rel := path.Join(dir, t)
 		exists := c.existsRel(rel)
+		if !exists && bare && c.existsRel(path.Clean(t)) {
+			return // a path of the project the skill works on, not of the skill
+		}
 		inside := rel == dir || strings.HasPrefix(rel, dir+"/")
 		switch {
 		case !exists:
@@ -206,24 +212,45 @@ func (c *checker) skillLinks() {
 		}
 		text := doc.Lines.Line(n)
 		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
-		inCode := func(off int) bool {
-			for _, s := range codes {
-				if off >= s.Start && off < s.End {
-					return true
-				}
-			}
-			return false
-		}
 		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
-			if inCode(start + m[0]) {
+			if _, in := spanAt(codes, start+m[0]); in {
 				continue
 			}
-			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]})
+			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
+		}
+		if m := linkDef.FindSubmatchIndex(text); m != nil {
+			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
 		}
 		for _, m := range skillPath.FindAllSubmatchIndex(text, -1) {
-			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]})
+			sp := document.Span{Start: start + m[2], End: start + m[3]}
+			// In code, a path is often an example ("`scripts/rotate.py`
+			// for PDF rotation"); a command that runs it is a reference.
+			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) {
+				continue
+			}
+			check(string(text[m[2]:m[3]]), sp, true)
 		}
 	}
+}
+
+// spanAt returns the span of spans holding off.
+func spanAt(spans []document.Span, off int) (document.Span, bool) {
+	for _, s := range spans {
+		if off >= s.Start && off < s.End {
+			return s, true
+		}
+	}
+	return document.Span{}, false
+}
+
+// runCommand matches the start of a code span that runs a file: an
+// interpreter, then the file.
+var runCommand = regexp.MustCompile(`^(?:(?:uv run|python3?|node|bash|sh|ruby|deno run|bun|npx tsx|tsx)\s+)$`)
+
+// runsPath reports whether the code holds a command that runs the path at
+// offset at: the interpreter is all that comes before it.
+func runsPath(code []byte, at int) bool {
+	return runCommand.Match(code[:at])
 }
 
 // existsRel reports whether a path relative to the workspace root names

@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -340,6 +341,11 @@ func (c *Config) Validate() []Problem {
 		}
 	}
 	p = append(p, c.Limits.validate()...)
+	for _, code := range c.Disable {
+		if _, ok := rules.Lookup(code); !ok {
+			p = append(p, Problem{Line: -1, Severity: "warning", Message: fmt.Sprintf("disable: %q is not a diagnostic code of ctxls, so it turns nothing off", code)})
+		}
+	}
 	if c.DefaultModel != "" {
 		if _, ok := c.Models[c.DefaultModel]; !ok {
 			bad("defaultModel %q is not among the models; no default model", c.DefaultModel)

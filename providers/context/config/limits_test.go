@@ -31,3 +31,27 @@ func TestDisableMustBeAList(t *testing.T) {
 		t.Fatalf("problems = %v, disable = %v", problems, cfg.Disable)
 	}
 }
+
+func TestSettingsDisable(t *testing.T) {
+	t.Parallel()
+	cfg, _ := Parse([]byte("disable: [token-drift]\n"))
+	s, err := ParseSettings([]byte(`{"ctxls": {"disable": ["agent-unknown-field"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cfg.Apply(s)
+	if !out.Disabled("token-drift") || !out.Disabled("agent-unknown-field") || cfg.Disabled("agent-unknown-field") {
+		t.Errorf("disable = %v (file: %v)", out.Disable, cfg.Disable)
+	}
+}
+
+func TestDisableUnknownCode(t *testing.T) {
+	t.Parallel()
+	cfg, problems := Parse([]byte("disable: [token-drift, tokendrift]\n"))
+	if len(problems) != 1 || problems[0].Severity != "warning" || !strings.Contains(problems[0].Message, `"tokendrift"`) {
+		t.Fatalf("problems = %v", problems)
+	}
+	if !cfg.Disabled("token-drift") {
+		t.Error("the known code was dropped")
+	}
+}

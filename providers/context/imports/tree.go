@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -53,9 +54,14 @@ const (
 	Outside
 	// TooLarge: the target is larger than the agent reads.
 	TooLarge
+	// Mention: the path names no file and does not look like one (no file
+	// extension, no existing folder), as in "ask @alice" or "install
+	// @types/node": the agent looks and finds nothing, which is what the
+	// writer meant.
+	Mention
 )
 
-var statusNames = [...]string{"loaded", "already loaded", "missing", "trailing punctuation", "cycle", "too deep", "outside the project", "too large"}
+var statusNames = [...]string{"loaded", "already loaded", "missing", "trailing punctuation", "cycle", "too deep", "outside the project", "too large", "not a file"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
@@ -278,6 +284,8 @@ func (b *builder) visit(path string, text []byte, hop int) {
 			switch {
 			case errors.Is(err, ErrTooLarge):
 				e.Status = TooLarge
+			case err != nil && b.mention(dir, im.Clean()):
+				e.Status = Mention
 			case err != nil && im.Trailing != "":
 				e.Status = Punctuation
 			case err != nil:
@@ -328,6 +336,83 @@ func (b *builder) resolve(dir string, im Import, hop int) (string, Status) {
 		return target, TooDeep
 	}
 	return target, Loaded
+}
+
+// mention reports whether a path that names no file is no file reference
+// at all: nothing is at the path without its trailing punctuation, its
+// last part has no file extension, and its first folder does not exist.
+func (b *builder) mention(dir, clean string) bool {
+	if _, err := b.opt.Read(b.join(dir, clean)); err == nil || errors.Is(err, ErrTooLarge) {
+		return false
+	}
+	if _, err := os.Stat(b.join(dir, clean)); err == nil {
+		return false // a folder: named, but no file
+	}
+	// A sentence's final period is no extension: "@guide.md." is a file.
+	base := strings.TrimRight(path.Base(clean), ".")
+	if fileExt(path.Ext(base)) || fileLike(base) || len(Siblings(b.join(dir, clean))) > 0 {
+		return false
+	}
+	first, _, nested := strings.Cut(strings.TrimPrefix(clean, "./"), "/")
+	if !nested {
+		return true
+	}
+	st, err := os.Stat(b.join(dir, first))
+	return err != nil || !st.IsDir()
+}
+
+// fileLike reports whether an extensionless name is a file's all the
+// same: README, LICENSE, Makefile, Dockerfile.
+func fileLike(name string) bool {
+	if strings.HasSuffix(name, "file") && len(name) > len("file") {
+		return true
+	}
+	letters := 0
+	for _, c := range name {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			letters++
+		case c == '_' || c == '-' || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return letters >= 3
+}
+
+// Siblings returns the names of the files next to p whose name is p's
+// followed by an extension: README.md for README.
+func Siblings(p string) []string {
+	entries, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if rest, ok := strings.CutPrefix(e.Name(), filepath.Base(p)+"."); ok && rest != "" && !e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// fileExt reports whether ext (".md") looks like a file extension: a dot
+// and letters or digits, at least one a letter, so that "v2.1" is none.
+func fileExt(ext string) bool {
+	if len(ext) < 2 {
+		return false
+	}
+	letter := false
+	for _, c := range ext[1:] {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 func (b *builder) join(dir, p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }

@@ -152,7 +152,10 @@ func TestBuildEdgeCases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n")
+	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n"+
+		"Ask @alice, install @types/node and @v2.1; not @folder/none nor @gone.md\n"+
+		"See @README and @LICENSE and @Makefile\n")
+	write("proj/README.md", "readme\n")
 	write("proj/self.md", "@self.md\n")
 	write("proj/a.md", "a\n")
 	write("proj/b.md", "@a.md\n")
@@ -177,7 +180,9 @@ func TestBuildEdgeCases(t *testing.T) {
 		statuses = append(statuses, e.Path+"="+e.Status.String())
 	}
 	want := []string{"self.md=loaded", "a.md=loaded", "a.md=already loaded", "b.md=loaded", "folder=missing",
-		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing"}
+		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing",
+		"alice,=not a file", "types/node=not a file", "v2.1;=not a file", "folder/none=missing", "gone.md=missing",
+		"README=missing", "LICENSE=missing", "Makefile=missing"}
 	if !slices.Equal(statuses, want) {
 		t.Errorf("statuses\n got %v\nwant %v", statuses, want)
 	}
@@ -187,6 +192,9 @@ func TestBuildEdgeCases(t *testing.T) {
 		if p.Code == rules.ImportMissing && strings.Contains(p.Message, "a.md.") && !strings.Contains(p.Message, `final "."`) {
 			t.Errorf("the message of a path ending in a period does not say why: %s", p.Message)
 		}
+		if p.Code == rules.ImportMissing && strings.HasPrefix(p.Message, "@README ") && !strings.Contains(p.Message, "did you mean README.md?") {
+			t.Errorf("no did-you-mean for @README: %s", p.Message)
+		}
 		if _, ok := rules.Lookup(p.Code); !ok {
 			t.Errorf("code %q is not in the rules table", p.Code)
 		}
@@ -194,7 +202,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	// self.md imports itself, CLAUDE.md imports itself; b.md's import of
 	// a.md is no problem; big.md is flagged for size, huge.md for being
 	// skipped.
-	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 2, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
+	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 7, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
 	if !maps.Equal(codes, wantCodes) {
 		t.Errorf("codes %v, want %v", codes, wantCodes)
 	}

@@ -17,24 +17,31 @@ import (
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
+// Report is what Check finds in the memory files of a workspace.
+type Report struct {
+	// Diagnostics holds the problems by absolute path: in memory files,
+	// and in the files their imports load.
+	Diagnostics map[string][]agentfiles.Diagnostic
+	// Files holds every file of every memory file's import tree, the
+	// memory files included.
+	Files map[string]bool
+}
+
+// Read returns a file's content: an editor's text, or the disk's. It
+// fails as imports.ReadFile does.
+type Read func(path string) ([]byte, error)
+
 // Check returns the diagnostics of the memory files and rules of set, and
-// of the files their imports load, keyed by absolute path, without the
-// codes cfg disables. A problem reached from several memory files is
-// reported once.
-func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter) map[string][]agentfiles.Diagnostic {
+// of the files their imports load, without the codes cfg disables. A
+// problem reached from several memory files is reported once. read nil
+// reads the set's text of agent files and the disk for the others.
+// counter may be nil: no diagnostic needs a token count.
+func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, read Read) *Report {
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	out := map[string][]agentfiles.Diagnostic{}
+	r := &Report{Diagnostics: map[string][]agentfiles.Diagnostic{}, Files: map[string]bool{}}
 	seen := map[key]bool{}
-	add := func(d agentfiles.Diagnostic) {
-		k := key{d.Path, d.Span, d.Code}
-		if cfg.Disabled(d.Code) || seen[k] {
-			return
-		}
-		seen[k] = true
-		out[d.Path] = append(out[d.Path], d)
-	}
 	for _, f := range set.Files {
 		if ctx.Err() != nil {
 			break
@@ -42,14 +49,26 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		if f.Skipped != "" || Classify(f.Rel) == NotMemory {
 			continue
 		}
-		for _, d := range CheckFile(ctx, set, cfg, counter, f) {
-			add(d)
+		ds, t := CheckFile(ctx, set, cfg, counter, f, read)
+		for _, d := range ds {
+			k := key{d.Path, d.Span, d.Code}
+			if cfg.Disabled(d.Code) || seen[k] {
+				continue
+			}
+			seen[k] = true
+			r.Diagnostics[d.Path] = append(r.Diagnostics[d.Path], d)
+		}
+		r.Files[f.Path] = true
+		if t != nil {
+			for _, tf := range t.Files {
+				r.Files[tf.Path] = true
+			}
 		}
 	}
-	for p := range out {
-		slices.SortStableFunc(out[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })
+	for p := range r.Diagnostics {
+		slices.SortStableFunc(r.Diagnostics[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	}
-	return out
+	return r
 }
 
 type key struct {
@@ -58,22 +77,31 @@ type key struct {
 	code string
 }
 
-// CheckFile returns the diagnostics of one memory file or rule: its
-// imports and theirs (which may lie in other files), its size and, for a
-// rule, its paths globs. Disabled codes are left in; Check drops them.
-func CheckFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File) []agentfiles.Diagnostic {
-	var out []agentfiles.Diagnostic
+// CheckFile returns the diagnostics of one memory file or rule (its
+// imports and theirs, which may lie in other files, its size and, for a
+// rule, its paths globs) and its import tree, nil when the file cannot be
+// read. Disabled codes are left in; Check drops them. read nil reads f's
+// text and the disk.
+func CheckFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]agentfiles.Diagnostic, *imports.Tree) {
 	if f.Doc == nil {
-		return nil
+		return nil, nil
+	}
+	if read == nil {
+		read = func(p string) ([]byte, error) {
+			if p == f.Path {
+				return f.Text, nil
+			}
+			return imports.ReadFile(p)
+		}
 	}
 	opt := Options(cfg, set.Root, counter)
-	opt.Read = func(p string) ([]byte, error) {
-		if p == f.Path {
-			return f.Text, nil
-		}
-		return imports.ReadFile(p)
+	opt.Read = read
+	t, err := imports.Build(ctx, f.Path, opt)
+	if err != nil {
+		t = nil
 	}
-	if t, err := imports.Build(ctx, f.Path, opt); err == nil {
+	var out []agentfiles.Diagnostic
+	if t != nil {
 		for _, p := range t.Problems(set.Root) {
 			d := agentfiles.Diagnostic{Path: p.File, Span: p.Span, Severity: rules.Default(p.Code), Code: p.Code, Message: p.Message}
 			if p.Fix != nil {
@@ -84,9 +112,38 @@ func CheckFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, cou
 		}
 	}
 	if Classify(f.Rel) == Rule {
-		out = append(out, rulePaths(f, ruleFiles(f.Rel, set.WorkspaceFiles()))...)
+		doc := f.Doc
+		if t != nil {
+			// The rule's text as the tree read it: the editor's, when open.
+			if text, err := read(f.Path); err == nil {
+				doc = document.Parse(f.Path, text)
+			}
+		}
+		out = append(out, rulePaths(f.Path, doc, ruleFiles(f.Rel, set.WorkspaceFiles()))...)
 	}
-	return out
+	return out, t
+}
+
+// FileOf returns a file for turning the spans of Check's diagnostics in
+// path into lines and columns: the set's agent file, or the file read as
+// the import trees read it.
+func FileOf(set *agentfiles.Set, path string, read Read) (*agentfiles.File, bool) {
+	if read == nil {
+		if f, ok := set.File(path); ok {
+			return f, true
+		}
+		read = imports.ReadFile
+	}
+	text, err := read(path)
+	if err != nil {
+		return nil, false
+	}
+	doc := document.Parse(path, text)
+	f := &agentfiles.File{Path: path, Text: doc.Text, Lines: doc.Lines, Doc: doc}
+	if sf, ok := set.File(path); ok {
+		f.Rel, f.Kind, f.Meta = sf.Rel, sf.Kind, sf.Meta
+	}
+	return f, true
 }
 
 // ruleFiles returns the files a rule's globs are matched against: those
@@ -136,8 +193,7 @@ func globNodes(v *yaml.Node) []*yaml.Node {
 
 // rulePaths checks a rule's paths: a glob or a list of globs, each valid
 // and matching at least one file of the workspace.
-func rulePaths(f *agentfiles.File, files []string) []agentfiles.Diagnostic {
-	doc := f.Doc
+func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diagnostic {
 	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
 		return nil
 	}
@@ -151,7 +207,7 @@ func rulePaths(f *agentfiles.File, files []string) []agentfiles.Diagnostic {
 		if sp.Len() == 0 {
 			sp = doc.NodeSpan(k)
 		}
-		out = append(out, agentfiles.Diagnostic{Path: f.Path, Span: sp, Severity: rules.Default(rules.RulePathsInvalid),
+		out = append(out, agentfiles.Diagnostic{Path: path, Span: sp, Severity: rules.Default(rules.RulePathsInvalid),
 			Code: rules.RulePathsInvalid, Message: fmt.Sprintf(format, args...)})
 	}
 	if v.Kind == yaml.MappingNode {

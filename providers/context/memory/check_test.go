@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -29,7 +30,7 @@ func TestCheck(t *testing.T) {
 	type diag struct{ file, at, code string }
 	collect := func(cfg *config.Config) []diag {
 		var out []diag
-		all := Check(context.Background(), set, cfg, counter)
+		all := Check(context.Background(), set, cfg, counter, nil).Diagnostics
 		var paths []string
 		for p := range all {
 			paths = append(paths, p)
@@ -86,5 +87,43 @@ func TestRuleFiles(t *testing.T) {
 		if got := ruleFiles(tt.rel, files); !slices.Equal(got, tt.want) {
 			t.Errorf("ruleFiles(%q) = %v, want %v", tt.rel, got, tt.want)
 		}
+	}
+}
+
+// Check reads files through the reader it is given (an editor's text),
+// and reports every file of the trees.
+func TestCheckReader(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("testdata/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := agentfiles.Load(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := filepath.Join(dir, "CLAUDE.md")
+	read := func(p string) ([]byte, error) {
+		if p == claude {
+			return []byte("# Memory\n\n@docs/b.md and @docs/nope.md\n"), nil
+		}
+		return os.ReadFile(p)
+	}
+	r := Check(context.Background(), set, nil, nil, read)
+	ds := r.Diagnostics[claude]
+	if len(ds) != 1 || ds[0].Code != rules.ImportMissing {
+		t.Errorf("CLAUDE.md as read: %+v, want one %s", ds, rules.ImportMissing)
+	}
+	for _, rel := range []string{"CLAUDE.md", "CLAUDE.local.md", "docs/a.md", "docs/b.md", ".claude/rules/ok.md"} {
+		if !r.Files[filepath.Join(dir, rel)] {
+			t.Errorf("Files lacks %s", rel)
+		}
+	}
+	if r.Files[filepath.Join(dir, "main.go")] {
+		t.Error("Files holds main.go, which no tree loads")
+	}
+	f, ok := FileOf(set, claude, read)
+	if !ok || string(f.Text) != "# Memory\n\n@docs/b.md and @docs/nope.md\n" || f.Kind != agentfiles.KindMemory {
+		t.Errorf("FileOf = %+v, %v", f, ok)
 	}
 }

@@ -40,8 +40,13 @@ var Agents = []string{Claude, Codex, Cursor, Copilot}
 const DefaultContextWindow = 200_000
 
 // ListingShare is the part of the context window past which Claude Code
-// drops descriptions from the listing of skills and commands.
+// drops descriptions from the listing of skills and commands. Claude Code
+// counts the budget in characters, four to a token: 8,000 characters of a
+// 200,000-token window.
 const ListingShare = 0.01
+
+// charsPerToken converts the listing budget from tokens to characters.
+const charsPerToken = 4
 
 // Cost is what a session loads. It is the result of `ctxls cost` and of
 // the MCP session_cost tool.
@@ -252,7 +257,8 @@ func (b *builder) claude() {
 			skills[name] = true
 		}
 	}
-	listing := 0
+	// The skill listing: skills and commands (subagents are listed apart).
+	listing, listingChars := 0, 0
 	for _, f := range b.files(agentfiles.KindSkill, agentfiles.KindCommand, agentfiles.KindSubagent) {
 		if b.ctx.Err() != nil {
 			return
@@ -270,26 +276,28 @@ func (b *builder) claude() {
 			// Never listed nor run: /name runs the skill.
 		case f.Kind == agentfiles.KindSubagent:
 			n := b.count([]byte(listingLine(name, desc)))
-			listing += n
 			b.always(f.Rel, n, "subagent listing")
 			b.onDemand(f.Rel, body, "subagent prompt, in the subagent's own context when it runs")
 		case flag(f.Doc, "disable-model-invocation"):
 			b.onDemand(f.Rel, body, fmt.Sprintf("%s, only when run as /%s (disable-model-invocation)", kind, name))
 		default:
-			n := b.count([]byte(listingLine(name, desc)))
+			line := listingLine(name, desc)
+			n := b.count([]byte(line))
 			listing += n
+			listingChars += utf8.RuneCountInString(line)
 			b.always(f.Rel, n, kind+" listing")
 			b.onDemand(f.Rel, body, fmt.Sprintf("%s body, when invoked", kind))
 		}
 	}
-	if budget := int(float64(b.opt.ContextWindow) * ListingShare); listing > budget {
-		b.warn("the listing of skills, commands and subagents takes %d tokens, over 1%% of the %d-token context window (%d): Claude Code drops descriptions past that, and skills without one are not picked",
-			listing, b.opt.ContextWindow, budget)
+	if budget := int(float64(b.opt.ContextWindow) * ListingShare * charsPerToken); listingChars > budget {
+		b.warn("the listing of skills and commands is %d characters (%d tokens), over Claude Code's budget of %d characters, 1%% of the %d-token context window: Claude Code drops descriptions past that, and a skill without one is not picked",
+			listingChars, listing, budget, b.opt.ContextWindow)
 	}
 }
 
-// agentsMd adds the AGENTS.md (or AGENTS.override.md) at the root, cut at
-// the configured byte cap, and lists the nested ones as on demand.
+// agentsMd adds the AGENTS.md at the root (for Codex, AGENTS.override.md
+// in its place when there is one), cut at the configured byte cap for
+// Codex, and lists the nested ones as on demand.
 func (b *builder) agentsMd(agent string) {
 	limit := b.opt.Config.Limits.AgentsMdBytes
 	for _, f := range b.files(agentfiles.KindAgentsMd) {
@@ -300,13 +308,19 @@ func (b *builder) agentsMd(agent string) {
 			b.onDemand(f.Rel, b.count(f.Text), fmt.Sprintf("AGENTS.md of %s/, when %s works there", path.Dir(f.Rel), agent))
 			continue
 		}
-		text, reason := f.Text, "project instructions (AGENTS.md)"
-		if agent == "Codex" && len(text) > limit {
-			text = cutUTF8(text, limit)
-			reason = fmt.Sprintf("project instructions (AGENTS.md), cut at %d bytes", limit)
-			b.warn("AGENTS.md is %d bytes; Codex reads the first %d (project_doc_max_bytes) and drops the rest", len(f.Text), limit)
+		name, text := f.Rel, f.Text
+		if agent == "Codex" {
+			if o, err := imports.ReadFile(filepath.Join(b.set.Root, "AGENTS.override.md")); err == nil {
+				name, text = "AGENTS.override.md", o
+			}
 		}
-		b.always(f.Rel, b.count(text), reason)
+		reason := fmt.Sprintf("project instructions (%s)", name)
+		if agent == "Codex" && len(text) > limit {
+			b.warn("%s is %d bytes; Codex reads the first %d (project_doc_max_bytes) and drops the rest", name, len(text), limit)
+			text = cutUTF8(text, limit)
+			reason = fmt.Sprintf("project instructions (%s), cut at %d bytes", name, limit)
+		}
+		b.always(name, b.count(text), reason)
 	}
 }
 

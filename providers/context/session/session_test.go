@@ -141,13 +141,22 @@ func TestListingBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Four entries of a few dozen tokens pass 1 % of a 3,000-token window.
+	// A skill and a command listed in about 150 characters pass the
+	// 120 characters of 1 % of a 3,000-token window, not the 160 of a
+	// 4,000-token one.
 	c, err := Compute(context.Background(), load(t, dir), Options{ContextWindow: 3000, Counter: counter(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "over 1% of the 3000-token context window (30)") {
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "over Claude Code's budget of 120 characters, 1% of the 3000-token context window") {
 		t.Errorf("warnings %v", c.Warnings)
+	}
+	c, err = Compute(context.Background(), load(t, dir), Options{ContextWindow: 4000, Counter: counter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings %v with a 4,000-token window", c.Warnings)
 	}
 }
 
@@ -233,6 +242,11 @@ func TestOtherAgents(t *testing.T) {
 	if !slices.Equal(always, []string{".github/copilot-instructions.md", ".github/instructions/all.instructions.md"}) ||
 		!slices.Equal(demand, []string{".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
 		t.Errorf("copilot: always %v, on demand %v", always, demand)
+	}
+	write(t, dir, "AGENTS.override.md", "Override.\n")
+	c, err := Compute(context.Background(), load(t, dir), Options{Agent: Codex, Counter: counter(t)})
+	if err != nil || len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.override.md" || c.AlwaysLoaded[0].Tokens != counter(t).Count("Override.\n") {
+		t.Errorf("codex with an override: %+v, %v", c, err)
 	}
 	if _, err := Compute(context.Background(), set, Options{Agent: "gemini"}); err == nil {
 		t.Error("an unknown agent gave no error")

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/document"
+)
+
+func TestUnifiedDiff(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	text := b.String()
+	at := func(s string) document.Span {
+		i := strings.Index(text, s)
+		return document.Span{Start: i, End: i + len(s)}
+	}
+	tests := []struct {
+		name  string
+		edits []agentfiles.Edit
+		want  string
+	}{
+		{"two hunks far apart", []agentfiles.Edit{{Span: at("line 2\n"), NewText: "two\n"}, {Span: at("line 18"), NewText: "eighteen\nand more"}},
+			"--- a/f.md\n+++ b/f.md\n" +
+				"@@ -1,5 +1,5 @@\n line 1\n-line 2\n+two\n line 3\n line 4\n line 5\n" +
+				"@@ -15,6 +15,7 @@\n line 15\n line 16\n line 17\n-line 18\n+eighteen\n+and more\n line 19\n line 20\n"},
+		{"near edits share a hunk", []agentfiles.Edit{{Span: at("line 5"), NewText: "five"}, {Span: at("line 8\n"), NewText: ""}},
+			"--- a/f.md\n+++ b/f.md\n" +
+				"@@ -2,10 +2,9 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n-line 8\n line 9\n line 10\n line 11\n"},
+	}
+	for _, tc := range tests {
+		if got := unifiedDiff("f.md", []byte(text), tc.edits); got != tc.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestLineDiffKeepsCommonLines(t *testing.T) {
+	t.Parallel()
+	got := lineDiff([]string{"a\n", "b\n", "c\n"}, []string{"a\n", "B\n", "c\n", "d\n"})
+	if want := " a\n-b\n+B\n c\n+d\n"; got != want {
+		t.Errorf("lineDiff = %q, want %q", got, want)
+	}
+}
