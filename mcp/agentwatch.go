@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 
@@ -36,8 +35,7 @@ func (s *Server) watchAgentDirs(opts Options) error {
 	s.agentWatch = w
 	go func() {
 		for range w.Batches() {
-			s.loadAgentFiles(context.Background())
-			s.syncResources()
+			s.refresh()
 		}
 	}()
 	return nil

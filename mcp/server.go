@@ -53,6 +53,8 @@ type Server struct {
 	// ready is set once the fields above are; updates of the workspace
 	// wait for it.
 	ready atomic.Bool
+	// refreshMu serialises refresh, called by both watchers.
+	refreshMu sync.Mutex
 
 	// rmu guards resources, what is registered with srv by URI, and
 	// served, whether each topic id the resources know is inside its root
@@ -79,8 +81,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			// New syncs once it is ready; what changed before then is in
 			// the library it reads.
 			if s.ready.Load() {
-				s.loadAgentFiles(context.Background())
-				s.syncResources()
+				s.refresh()
 			}
 		},
 	})
@@ -113,6 +114,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 // instructions tell the agent how the tools fit together.
 const instructions = `ctxls serves this project's context library: markdown topics grouped in domains ("domain:topic"), commands and skills.
 Use catalog or search to find what exists and what it costs in tokens, then load_context with the refs you need and a budgetTokens bound: it returns the text, what was loaded and what was left out. check reports the library's problems.`
+
+// refresh reads the agent files again and resyncs the resources, one
+// caller at a time, so that an older read never replaces a newer one.
+func (s *Server) refresh() {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	s.loadAgentFiles(context.Background())
+	s.syncResources()
+}
 
 // loadAgentFiles reads the workspace's agent files again (skills, rules,
 // agent commands), keeping the previous set when that fails.
