@@ -61,7 +61,7 @@ type SearchOutput struct {
 
 // LoadContextInput is what to load.
 type LoadContextInput struct {
-	Refs         []string `json:"refs" jsonschema:"in order: domain:topic, domain:topic#Section, a root topic's name or the path of a markdown file of the workspace"`
+	Refs         []string `json:"refs" jsonschema:"in order: domain:topic, domain:topic#Section, a root topic's or a skill's name, or the path of a markdown file of the workspace (a topic, command, rule or other note)"`
 	BudgetTokens int      `json:"budgetTokens,omitempty" jsonschema:"most tokens the returned text may cost (default and most 1000000); refs that do not fit are cut to the sections that fit, then left out"`
 }
 
