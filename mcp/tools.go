@@ -154,6 +154,14 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, ops.CheckRes
 	return checkText(res), res, nil
 }
 
+// count writes n and the noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // maxCheckLines bounds the diagnostics the text block of check lists,
 // errors first; the structured content has them all.
 const maxCheckLines = 200
@@ -168,7 +176,7 @@ func checkText(res ops.CheckResponse) string {
 		}
 		byCode[d.Code]++
 	}
-	fmt.Fprintf(&b, "%d problems, %d errors", len(res.Items), res.Errors)
+	fmt.Fprintf(&b, "%s, %s", count(len(res.Items), "problem"), count(res.Errors, "error"))
 	for i, c := range codes {
 		sep := "; "
 		if i > 0 {
@@ -227,7 +235,11 @@ const maxCatalogLines = 300
 
 func catalogText(out CatalogOutput) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d entries, %d tokens (%s)\n", len(out.Entries), out.Tokens, out.Tokenizer)
+	entries := fmt.Sprintf("%d entries", len(out.Entries))
+	if len(out.Entries) == 1 {
+		entries = "1 entry"
+	}
+	fmt.Fprintf(&b, "%s, %d tokens (%s)\n", entries, out.Tokens, out.Tokenizer)
 	if len(out.Entries) <= maxCatalogLines {
 		for _, e := range out.Entries {
 			fmt.Fprintf(&b, "%s\t%s\t%d tokens\t%s\n", e.Reference, e.Kind, e.Tokens, e.Title)
