@@ -5,6 +5,7 @@
 // Usage:
 //
 //	ctxls serve [--stdio]              language server over stdio
+//	ctxls mcp [--dir DIR]              MCP server for coding agents over stdio
 //	ctxls check [DIR]                  all diagnostics; exit 1 on any error
 //	ctxls catalog [DIR] [--domain D]   topics with their token costs
 //	ctxls cost [DIR] [--agent A]       what a session of an agent loads
@@ -49,6 +50,7 @@ const usage = `ctxls — language server and tools for context libraries
 
 Usage:
   ctxls serve [--stdio]                 run the language server over stdio
+  ctxls mcp [--dir DIR]                 serve the library to coding agents over MCP (stdio)
   ctxls check [DIR] [--format text|json|sarif] [--fix|--fix-unsafe] [--dry-run]
                                         report every diagnostic; exit 1 on errors
   ctxls catalog [DIR] [--domain D] [--format text|json]
@@ -114,6 +116,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runShow(ctx, rest, stdout, stderr)
 	case "serve":
 		return runServe(ctx, rest, stdin, stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, rest, stdin, stdout, stderr)
 	case "chain":
 		return runChain(ctx, rest, stdout, stderr)
 	case "history":

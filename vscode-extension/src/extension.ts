@@ -12,6 +12,7 @@ import { ReadonlyDocs, SCHEME } from './readonlyDocs';
 import { CostStatusBar } from './statusBar';
 import { SessionStatusBar } from './sessionStatus';
 import { referenceOf } from './format';
+import { registerMcpServers } from './mcpProvider';
 
 let server: CtxlsServer | undefined;
 
@@ -35,6 +36,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new CostStatusBar(srv);
   const session = new SessionStatusBar(srv);
   const chains = new ChainCommands(srv, executions, docs);
+  const mcp = registerMcpServers(context, output);
+  if (mcp) {
+    context.subscriptions.push(mcp);
+  }
 
   context.subscriptions.push(
     output,

@@ -1,0 +1,159 @@
+// Package mcp serves a live workspace's context library to coding agents
+// over the Model Context Protocol: tools to list, search, load and check
+// context within a token budget, and every topic as a resource.
+//
+// It is the protocol edge beside lsp/: the tools are thin adapters over
+// providers/ops and the workspace is the same live, watched workspace the
+// language server uses, so the resource list follows the disk and clients
+// are told when it changes (notifications/resources/list_changed).
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/watcher"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Dir is the workspace directory.
+	Dir string
+	// Version is reported to clients as the server's version.
+	Version string
+	// Logger receives warnings and debug messages; nil discards.
+	Logger *slog.Logger
+	// NoWatch leaves the file watcher off: the library is what Dir held
+	// when the server started.
+	NoWatch bool
+	// Debounce is the watcher's quiet time; zero means its default.
+	Debounce time.Duration
+}
+
+// Server is an MCP server over one workspace. Its methods are safe for
+// concurrent use.
+type Server struct {
+	ws     *workspace.Workspace
+	ops    *ops.Ops
+	diags  *ops.Diagnostics
+	srv    *sdk.Server
+	log    *slog.Logger
+	agents atomic.Pointer[agentfiles.Set]
+	// agentWatch follows the hidden agent folders the workspace skips.
+	agentWatch *watcher.Watcher
+	// ready is set once the fields above are; updates of the workspace
+	// wait for it.
+	ready atomic.Bool
+	// refreshMu serialises refresh, called by both watchers.
+	refreshMu sync.Mutex
+
+	// rmu guards resources, what is registered with srv by URI, and
+	// served, whether each topic id the resources know is inside its root
+	// (replaced, never changed, so readers may keep it).
+	rmu       sync.Mutex
+	resources map[string]registered
+	served    map[string]bool
+}
+
+// New indexes the workspace at opts.Dir, starts watching it unless
+// opts.NoWatch, and registers the tools and resources.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{log: log, resources: make(map[string]registered), served: map[string]bool{}, diags: ops.NewDiagnostics()}
+	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
+		Watch:    !opts.NoWatch,
+		Logger:   log,
+		Debounce: opts.Debounce,
+		OnUpdate: func(u workspace.Update) {
+			s.diags.Invalidate(u.Affected, u.Reloaded)
+			// New syncs once it is ready; what changed before then is in
+			// the library it reads.
+			if s.ready.Load() {
+				s.refresh()
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	s.ws = ws
+	s.ops = ops.New(ops.Options{Library: ws.Library, Logger: log, AgentFiles: s.agents.Load, Diagnostics: s.diags})
+	s.loadAgentFiles(ctx)
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+		// Topics come and go with the disk; say so from the start, so that
+		// clients listen for list changes even in an empty workspace.
+		HasResources: true,
+		HasTools:     true,
+	})
+	s.addTools()
+	s.addResourceTemplates()
+	s.ready.Store(true)
+	s.syncResources()
+	if !opts.NoWatch {
+		if err := s.watchAgentDirs(opts); err != nil {
+			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
+		}
+	}
+	return s, nil
+}
+
+// instructions tell the agent how the tools fit together.
+const instructions = `ctxls serves this project's context library: markdown topics grouped in domains ("domain:topic"), commands and skills.
+Use catalog or search to find what exists and what it costs in tokens, then load_context with the refs you need and a budgetTokens bound: it returns the text, what was loaded and what was left out. check reports the library's problems.`
+
+// refresh reads the agent files again and resyncs the resources, one
+// caller at a time, so that an older read never replaces a newer one.
+func (s *Server) refresh() {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	s.loadAgentFiles(context.Background())
+	s.syncResources()
+}
+
+// loadAgentFiles reads the workspace's agent files again (skills, rules,
+// agent commands), keeping the previous set when that fails.
+func (s *Server) loadAgentFiles(ctx context.Context) {
+	set, err := agentfiles.Load(ctx, s.ws.Dir(), s.ws.Library().Config())
+	if err != nil {
+		s.log.Warn("mcp: agent files", "err", err)
+		return
+	}
+	s.agents.Store(set)
+}
+
+// Run serves one session over t until the client disconnects or ctx is
+// cancelled.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.srv.Run(ctx, t)
+}
+
+// Connect starts a session over t and returns without waiting for it to
+// end.
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.srv.Connect(ctx, t, nil)
+}
+
+// Workspace returns the live workspace the server serves.
+func (s *Server) Workspace() *workspace.Workspace { return s.ws }
+
+// Close stops watching the workspace.
+func (s *Server) Close() error {
+	if s.agentWatch != nil {
+		s.agentWatch.Close()
+	}
+	return s.ws.Close()
+}

@@ -1,0 +1,215 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"go.lsp.dev/uri"
+
+	"github.com/ctxls/ctxls/providers/context/cost"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/refs"
+)
+
+// CommandInfo is one command of the workspace with the references it
+// makes and their total token cost.
+type CommandInfo struct {
+	Name        string `json:"name"`
+	Path        string `json:"path"`
+	URI         string `json:"uri"`
+	Description string `json:"description,omitempty"`
+	// References are the command's references in key form, each once.
+	References []string `json:"references"`
+	// Tokens is the total cost of loading the references.
+	Tokens int `json:"tokens"`
+	// Unresolved is the number of references that do not resolve.
+	Unresolved int `json:"unresolved,omitempty"`
+}
+
+// CommandsResponse lists every command.
+type CommandsResponse = List[CommandInfo]
+
+// Commands lists every command with its references and their total token
+// cost: the cost of running each command.
+func (o *Ops) Commands(ctx context.Context, _ Empty) (CommandsResponse, error) {
+	lib := o.Library()
+	var items []CommandInfo
+	for _, c := range lib.Commands() {
+		if err := ctx.Err(); err != nil {
+			return CommandsResponse{}, err
+		}
+		info := CommandInfo{Name: c.Name, Path: c.Path, URI: string(uri.File(c.Path)), Description: c.Description, References: []string{}}
+		if f, ok := lib.File(c.Path); ok {
+			costs, total := cost.Document(lib, f)
+			info.Tokens = total
+			for _, rc := range costs {
+				text := cost.Text(rc.Ref, rc.Target)
+				if !rc.Target.OK() {
+					info.Unresolved++
+				}
+				if !slices.Contains(info.References, text) {
+					info.References = append(info.References, text)
+				}
+			}
+		}
+		items = append(items, info)
+	}
+	return newList(items, nil), nil
+}
+
+// DocumentCostRequest names a document by its file URI or absolute path.
+type DocumentCostRequest struct {
+	URI string `json:"uri"`
+}
+
+// DocumentCostItem is one reference of a document and what loading it
+// costs.
+type DocumentCostItem struct {
+	// Reference is the key form: "python:fastapi_patterns",
+	// "python:x#Section", "python".
+	Reference string `json:"reference"`
+	// Form is the form the reference was written in.
+	Form    string `json:"form"`
+	Domain  string `json:"domain,omitempty"`
+	Topic   string `json:"topic,omitempty"`
+	Section string `json:"section,omitempty"`
+	Title   string `json:"title,omitempty"`
+	// Tokens is the measured cost of what the reference loads; 0 when it
+	// does not resolve.
+	Tokens int `json:"tokens"`
+	// Counted says whether Tokens is part of the total: a topic referred
+	// to twice counts once.
+	Counted  bool   `json:"counted"`
+	Resolved bool   `json:"resolved"`
+	Path     string `json:"path,omitempty"`
+	// Line is the zero-based line of the reference in the document.
+	Line int `json:"line"`
+	// Message says why the reference does not resolve.
+	Message string `json:"message,omitempty"`
+}
+
+// DocumentCostResponse is the references of a document and their total
+// cost. A document that cannot be read gives no items and a warning of
+// code unreadable-document.
+type DocumentCostResponse struct {
+	URI      string             `json:"uri"`
+	Total    int                `json:"total"`
+	Items    []DocumentCostItem `json:"items"`
+	Warnings []Warning          `json:"warnings"`
+}
+
+// DocumentCost returns the references of a document, as the editor has it
+// when it is open, and what loading them costs.
+func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (DocumentCostResponse, error) {
+	if err := require("uri", req.URI); err != nil {
+		return DocumentCostResponse{}, err
+	}
+	res := DocumentCostResponse{URI: req.URI, Items: []DocumentCostItem{}, Warnings: []Warning{}}
+	lib := o.Library()
+	f, err := o.document(lib, req.URI)
+	if err != nil {
+		res.Warnings = append(res.Warnings, Warning{Message: err.Error(), Code: "unreadable-document"})
+		return res, nil
+	}
+	costs, total := cost.Document(lib, f)
+	res.Total = total
+	for _, rc := range costs {
+		it := DocumentCostItem{
+			Reference: cost.Text(rc.Ref, rc.Target),
+			Form:      rc.Ref.Form.String(),
+			Domain:    rc.Ref.Domain,
+			Topic:     rc.Ref.Topic,
+			Section:   rc.Ref.Section,
+			Tokens:    rc.Tokens,
+			Counted:   rc.Counted,
+			Resolved:  rc.Target.OK(),
+			Line:      f.Doc.Lines.LineOf(rc.Ref.Span.Start),
+			Message:   rc.Target.Message,
+		}
+		if t := rc.Target.Topic; t != nil {
+			it.Domain, it.Topic, it.Title, it.Path = t.Domain, t.Name, t.Meta.Title, t.Path
+			if rc.Target.Section != nil {
+				it.Section = rc.Target.Section.Name
+			}
+		}
+		if rc.Ref.Form == refs.PathForm && rc.Target.Topic == nil {
+			it.Topic = ""
+		}
+		res.Items = append(res.Items, it)
+	}
+	return res, nil
+}
+
+// document returns the document named by a URI or absolute path: the
+// editor's text when open, the library's copy or the disk otherwise.
+func (o *Ops) document(lib *library.Library, raw string) (*library.File, error) {
+	path, err := pathOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	f, known := lib.File(path)
+	text, open := o.opts.Overlay(path)
+	switch {
+	case known && f.Doc != nil && (!open || string(f.Doc.Text) == text):
+		return f, nil
+	case open:
+		return parseFile(lib, path, []byte(text), f), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if document.IsBinary(data) {
+		return nil, fmt.Errorf("%s is not a text file", path)
+	}
+	return parseFile(lib, path, data, f), nil
+}
+
+// pathOf converts a file URI or an absolute path into a cleaned absolute
+// path.
+func pathOf(raw string) (string, error) {
+	if filepath.IsAbs(raw) {
+		return filepath.Clean(raw), nil
+	}
+	u, err := uri.Parse(raw)
+	if err != nil {
+		return "", invalidf("invalid uri %q: %v", raw, err)
+	}
+	if !u.IsFile() {
+		return "", invalidf("not a file uri: %s", raw)
+	}
+	p := u.FsPath()
+	if p == "" || !filepath.IsAbs(p) {
+		return "", invalidf("not an absolute file uri: %s", raw)
+	}
+	return filepath.Clean(p), nil
+}
+
+// parseFile parses text the library has not indexed (yet) and scans its
+// references against the library.
+func parseFile(lib *library.Library, path string, text []byte, known *library.File) *library.File {
+	doc := document.Parse(path, text)
+	f := &library.File{Path: path, Doc: doc}
+	if known != nil {
+		f.Rel, f.Kind, f.Topic, f.Command = known.Rel, known.Kind, known.Topic, known.Command
+	}
+	f.Refs = refs.Scan(doc, refs.Options{
+		IsDomain: lib.IsDomain,
+		Sections: func(domain, topic string) []string {
+			t, ok := lib.Topic(domain + "/" + topic)
+			if !ok {
+				return nil
+			}
+			names := make([]string, len(t.Sections))
+			for i, sec := range t.Sections {
+				names[i] = sec.Name
+			}
+			return names
+		},
+	})
+	return f
+}

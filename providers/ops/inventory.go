@@ -1,0 +1,168 @@
+package ops
+
+import (
+	"cmp"
+	"context"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+)
+
+// Kinds of inventory entries.
+const (
+	KindTopic   = "topic"
+	KindCommand = "command"
+	KindSkill   = "skill"
+	KindRule    = "rule"
+)
+
+// InventoryKinds are the kinds an inventory lists, in order.
+var InventoryKinds = []string{KindTopic, KindSkill, KindCommand, KindRule}
+
+// InventoryRequest filters the inventory: one domain's topics, one kind,
+// or both; empty fields filter nothing.
+type InventoryRequest struct {
+	Domain string `json:"domain,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+}
+
+// InventoryEntry is one thing an agent can load.
+type InventoryEntry struct {
+	// Reference is what LoadContext takes: "domain:topic" for a topic, the
+	// name of a skill, the workspace-relative path of a command or rule.
+	Reference string `json:"reference"`
+	Title     string `json:"title"`
+	Kind      string `json:"kind"`
+	// Tokens is the measured cost of the body.
+	Tokens int `json:"tokens"`
+	// ID is a topic's id ("domain/name"), empty for other kinds.
+	ID string `json:"id,omitempty"`
+	// Path is relative to the workspace, with forward slashes.
+	Path string `json:"path"`
+}
+
+// InventoryResponse lists what the workspace offers an agent.
+type InventoryResponse struct {
+	Entries []InventoryEntry `json:"entries"`
+	// Tokens is the sum of the entries' tokens.
+	Tokens    int    `json:"tokens"`
+	Tokenizer string `json:"tokenizer"`
+}
+
+// Inventory lists every topic, skill, command and rule with its reference,
+// title, kind and token cost. A domain keeps only that domain's topics.
+func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryResponse, error) {
+	kind := strings.TrimSpace(req.Kind)
+	if kind != "" && !slices.Contains(InventoryKinds, kind) {
+		return InventoryResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(InventoryKinds, ", "))
+	}
+	domain := strings.TrimSpace(req.Domain)
+	lib := o.Library()
+	counter := lib.Counter()
+	out := InventoryResponse{Entries: []InventoryEntry{}, Tokenizer: counter.Name()}
+	want := func(k string) bool { return kind == "" || kind == k }
+	if want(KindTopic) {
+		res, err := o.Catalog(ctx, CatalogRequest{Domain: domain})
+		if err != nil {
+			return InventoryResponse{}, err
+		}
+		if len(res.Items) == 0 && len(res.Warnings) > 0 {
+			return InventoryResponse{}, withKind(ErrInvalid, errorString(joinWarnings(res.Warnings)))
+		}
+		for _, r := range res.Items {
+			out.Entries = append(out.Entries, InventoryEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic,
+				Tokens: r.MeasuredTokens, ID: r.ID, Path: relSlash(lib.Dir(), r.Path)})
+		}
+	}
+	if domain == "" {
+		seen := map[string]bool{}
+		if want(KindCommand) {
+			for _, c := range lib.Commands() {
+				seen[c.Path] = true
+				out.Entries = append(out.Entries, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
+					Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+			}
+		}
+		for _, f := range o.agentFiles() {
+			k := agentKind(f.Kind)
+			if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
+				continue
+			}
+			e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
+				Kind: k, Tokens: counter.Count(string(f.Doc.Slice(f.Doc.Body))), Path: f.Rel}
+			if k == KindSkill {
+				e.Reference = SkillName(f)
+			}
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	for _, e := range out.Entries {
+		out.Tokens += e.Tokens
+	}
+	return out, nil
+}
+
+// agentKind is the inventory kind of an agent file, or "" for files that
+// are not loaded as context (plugin manifests, memory files).
+func agentKind(k agentfiles.Kind) string {
+	switch k {
+	case agentfiles.KindSkill:
+		return KindSkill
+	case agentfiles.KindCommand:
+		return KindCommand
+	case agentfiles.KindRule, agentfiles.KindCursorRule:
+		return KindRule
+	}
+	return ""
+}
+
+// SkillName is the name a skill is called by: its frontmatter name, else
+// its folder's.
+func SkillName(f *agentfiles.File) string {
+	return cmp.Or(strings.TrimSpace(f.Meta.Name), path.Base(path.Dir(f.Rel)))
+}
+
+// agentFiles returns the workspace's agent files, none when the Ops has
+// no source of them.
+func (o *Ops) agentFiles() []*agentfiles.File {
+	if o.opts.AgentFiles == nil {
+		return nil
+	}
+	if s := o.opts.AgentFiles(); s != nil {
+		return s.Files
+	}
+	return nil
+}
+
+// skill returns the skill called name.
+func (o *Ops) skill(name string) (*agentfiles.File, bool) {
+	for _, f := range o.agentFiles() {
+		if f.Kind == agentfiles.KindSkill && SkillName(f) == name {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// agentFile returns the agent file of kind skill, command or rule at the
+// absolute path p.
+func (o *Ops) agentFile(p string) (*agentfiles.File, bool) {
+	if o.opts.AgentFiles == nil {
+		return nil, false
+	}
+	s := o.opts.AgentFiles()
+	if s == nil {
+		return nil, false
+	}
+	f, ok := s.File(p)
+	if !ok || agentKind(f.Kind) == "" {
+		return nil, false
+	}
+	return f, true
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }

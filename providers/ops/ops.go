@@ -1,0 +1,149 @@
+// Package ops is the typed operations of ctxls: one request type and one
+// response type per operation, each a method taking a context and the
+// request. The language server's custom methods, the command line's JSON
+// output and the MCP tools are adapters over it, so the three front ends
+// agree on names, shapes and errors.
+//
+// An Ops reads the library its source returns at each call, so the same
+// type serves a live workspace (the language server, MCP) and a directory
+// loaded once (the command line).
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// Errors that say what kind of failure an operation met. Errors returned
+// by operations match one of them with errors.Is when the kind is known,
+// and keep their own message.
+var (
+	// ErrInvalid is a request that does not make sense: a missing or bad
+	// field, a name that escapes the context root, an unknown execution.
+	ErrInvalid = errors.New("invalid params")
+	// ErrConflict is a request that collides with work in progress, such
+	// as a chain already running in the execution.
+	ErrConflict = errors.New("conflict")
+	// ErrUnavailable is a workspace that is closed or could not be opened.
+	ErrUnavailable = errors.New("unavailable")
+)
+
+// kindError is an error of a known kind with the message of its cause.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// withKind marks err as of kind, keeping its message.
+func withKind(kind, err error) error {
+	if err == nil || errors.Is(err, kind) {
+		return err
+	}
+	return &kindError{kind: kind, err: err}
+}
+
+// invalidf returns an ErrInvalid error with a message of its own.
+func invalidf(format string, args ...any) error {
+	return withKind(ErrInvalid, fmt.Errorf("invalid params: "+format, args...))
+}
+
+// require returns an ErrInvalid error when a required string field is
+// empty.
+func require(name, value string) error {
+	if strings.TrimSpace(value) == "" {
+		return invalidf("%s is required", name)
+	}
+	return nil
+}
+
+// Warning is a problem attached to a response. Code is stable and
+// machine-readable; Message is for people.
+type Warning = contextprovider.Warning
+
+// List is the shape of every list response: items and warnings, neither
+// ever null.
+type List[T any] = contextprovider.List[T]
+
+// newList returns a list of items and warnings, with empty slices for nil.
+func newList[T any](items []T, warnings []Warning) List[T] {
+	if items == nil {
+		items = []T{}
+	}
+	if warnings == nil {
+		warnings = []Warning{}
+	}
+	return List[T]{Items: items, Warnings: warnings}
+}
+
+// Options configure an Ops.
+type Options struct {
+	// Library returns the library in effect; it is called at each
+	// operation and must not return nil.
+	Library func() *library.Library
+	// Overlay returns the text of a document open in an editor, which
+	// wins over the file on disk; nil means none is open.
+	Overlay func(path string) (text string, ok bool)
+	// Logger receives the log of the stores; nil discards.
+	Logger *slog.Logger
+	// AgentFiles, when set, returns the workspace's agent files (skills,
+	// rules, agent commands) for the inventory and for loading.
+	AgentFiles func() *agentfiles.Set
+	// Diagnostics, when set, keeps the diagnostics of a live workspace
+	// between checks; its owner invalidates what each update affects.
+	Diagnostics *Diagnostics
+}
+
+// Ops is the operations over one workspace. It is safe for concurrent
+// use.
+type Ops struct {
+	opts Options
+	log  *slog.Logger
+	prov *contextprovider.Provider
+}
+
+// New returns the operations over the library that opts.Library returns.
+func New(opts Options) *Ops {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Overlay == nil {
+		opts.Overlay = func(string) (string, bool) { return "", false }
+	}
+	return &Ops{opts: opts, log: log, prov: contextprovider.New(opts.Library)}
+}
+
+// Load loads the workspace at dir once and returns the operations over
+// that library, for a process that answers and exits.
+func Load(ctx context.Context, dir string, opts library.Options) (*Ops, error) {
+	lib, err := library.Load(ctx, dir, nil, opts)
+	if err != nil {
+		return nil, fmt.Errorf("load workspace %s: %w", dir, err)
+	}
+	return New(Options{Library: func() *library.Library { return lib }, Logger: opts.Logger}), nil
+}
+
+// Library returns the library in effect.
+func (o *Ops) Library() *library.Library { return o.opts.Library() }
+
+// Provider returns the ContextProvider the operations read through, for
+// editor features that share its caches.
+func (o *Ops) Provider() *contextprovider.Provider { return o.prov }
+
+// providerError marks a provider's refusal of a name as invalid params.
+func providerError(err error) error {
+	if errors.Is(err, contextprovider.ErrEscape) {
+		return withKind(ErrInvalid, err)
+	}
+	return err
+}

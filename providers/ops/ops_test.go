@@ -1,0 +1,189 @@
+package ops_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
+)
+
+// writeTree writes files (relative path → content) under a new temporary
+// directory and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const fastapi = `---
+id: python/fastapi_patterns
+domain: python
+title: FastAPI patterns
+type: pattern
+loadingStrategy: onDemand
+tags: [fastapi, api]
+---
+# FastAPI patterns
+
+Intro.
+
+## Security
+
+Use OAuth2.
+`
+
+var tree = map[string]string{
+	"context/python/fastapi_patterns.md": fastapi,
+	"commands/implement.md":              "# Implement\n\nLoad python:fastapi_patterns and python:missing.\n",
+}
+
+func load(t *testing.T, files map[string]string) (*ops.Ops, string) {
+	t.Helper()
+	dir := writeTree(t, files)
+	o, err := ops.Load(context.Background(), dir, library.Options{})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return o, dir
+}
+
+func TestContextOperations(t *testing.T) {
+	t.Parallel()
+	o, _ := load(t, tree)
+	ctx := context.Background()
+
+	cat, err := o.Catalog(ctx, ops.CatalogRequest{})
+	if err != nil || len(cat.Items) != 1 || cat.Items[0].ID != "python/fastapi_patterns" {
+		t.Fatalf("Catalog = %+v, %v; want the one topic", cat, err)
+	}
+	found, err := o.Search(ctx, ops.SearchRequest{Query: "fastapi"})
+	if err != nil || len(found.Items) != 1 {
+		t.Fatalf("Search(fastapi) = %+v, %v; want one item", found, err)
+	}
+	ref, err := o.Reference(ctx, ops.ReferenceRequest{Domain: "python", File: "fastapi_patterns"})
+	if err != nil || ref.Title != "FastAPI patterns" {
+		t.Fatalf("Reference = %+v, %v", ref, err)
+	}
+	file, err := o.Materialize(ctx, ops.MaterializeRequest{Reference: &ops.TopicRef{Reference: ref.Reference}})
+	if err != nil || !strings.Contains(file.Content, "Use OAuth2.") || strings.Contains(file.Content, "loadingStrategy") {
+		t.Fatalf("Materialize = %+v, %v; want the body without frontmatter", file, err)
+	}
+	shown, err := o.Show(ctx, ops.ShowRequest{Reference: "python:fastapi_patterns#Security"})
+	if err != nil || shown.Reference != "python:fastapi_patterns#Security" || !strings.Contains(shown.Content, "OAuth2") || shown.Tokens <= 0 {
+		t.Fatalf("Show = %+v, %v", shown, err)
+	}
+	cmds, err := o.Commands(ctx, ops.Empty{})
+	if err != nil || len(cmds.Items) != 1 || cmds.Items[0].Unresolved != 1 || cmds.Items[0].Tokens <= 0 {
+		t.Fatalf("Commands = %+v, %v; want one command with one unresolved reference", cmds, err)
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	t.Parallel()
+	o, _ := load(t, tree)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"search without query", func() error { _, err := o.Search(ctx, ops.SearchRequest{Query: " "}); return err }},
+		{"negative limit", func() error { _, err := o.Search(ctx, ops.SearchRequest{Query: "x", Limit: -1}); return err }},
+		{"reference without file", func() error { _, err := o.Reference(ctx, ops.ReferenceRequest{Domain: "python"}); return err }},
+		{"reference escaping the root", func() error {
+			_, err := o.Reference(ctx, ops.ReferenceRequest{Domain: "..", File: "etc/passwd"})
+			return err
+		}},
+		{"materialize without reference", func() error { _, err := o.Materialize(ctx, ops.MaterializeRequest{}); return err }},
+		{"domain index without domain", func() error { _, err := o.DomainIndex(ctx, ops.DomainRequest{}); return err }},
+		{"invalidate a file without domain", func() error {
+			_, err := o.Invalidate(ctx, ops.InvalidateRequest{File: "x"})
+			return err
+		}},
+		{"show an unknown topic", func() error { _, err := o.Show(ctx, ops.ShowRequest{Reference: "python:nope"}); return err }},
+		{"show an unknown section", func() error {
+			_, err := o.Show(ctx, ops.ShowRequest{Reference: "python:fastapi_patterns#Nope"})
+			return err
+		}},
+		{"check outside the workspace", func() error { _, err := o.Check(ctx, ops.CheckRequest{Path: "../x"}); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.call()
+			if !errors.Is(err, ops.ErrInvalid) {
+				t.Fatalf("error = %v; want one matching ErrInvalid", err)
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	o, dir := load(t, tree)
+	ctx := context.Background()
+	all, err := o.Check(ctx, ops.CheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unresolved *ops.Diagnostic
+	for i, d := range all.Items {
+		if d.Code == "unresolved-reference" {
+			unresolved = &all.Items[i]
+		}
+	}
+	if unresolved == nil || unresolved.File != "commands/implement.md" || unresolved.Line != 3 || all.Errors == 0 {
+		t.Fatalf("Check = %+v; want the unresolved python:missing on line 3 of commands/implement.md", all)
+	}
+	for _, path := range []string{"context", filepath.Join(dir, "context", "python", "fastapi_patterns.md")} {
+		some, err := o.Check(ctx, ops.CheckRequest{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range some.Items {
+			if !strings.HasPrefix(d.File, "context/") {
+				t.Errorf("Check(%s) reports %s; want only files under context/", path, d.File)
+			}
+		}
+	}
+}
+
+func TestDocumentCostOverlay(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, tree)
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := filepath.Join(dir, "commands", "implement.md")
+	o := ops.New(ops.Options{
+		Library: func() *library.Library { return lib },
+		Overlay: func(p string) (string, bool) {
+			return "python:fastapi_patterns\n", p == cmd
+		},
+	})
+	res, err := o.DocumentCost(context.Background(), ops.DocumentCostRequest{URI: "file://" + filepath.ToSlash(cmd)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 1 || !res.Items[0].Resolved || res.Total <= 0 {
+		t.Fatalf("DocumentCost = %+v; want the one resolved reference of the editor's text", res)
+	}
+	res, err = o.DocumentCost(context.Background(), ops.DocumentCostRequest{URI: filepath.Join(dir, "absent.md")})
+	if err != nil || len(res.Warnings) != 1 || res.Warnings[0].Code != "unreadable-document" {
+		t.Fatalf("DocumentCost(absent) = %+v, %v; want a warning", res, err)
+	}
+}

@@ -1,0 +1,83 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// ShowRequest names a topic, or one section of it, in any written form:
+// "domain:topic", "domain/topic", "context/domain/topic.md", each with an
+// optional "#Section".
+type ShowRequest struct {
+	Reference string `json:"reference"`
+}
+
+// ShowResponse is the text of a topic or a section and what it costs.
+type ShowResponse struct {
+	// Reference is the canonical domain:topic, with #Section when one
+	// section was asked for.
+	Reference string `json:"reference"`
+	Title     string `json:"title"`
+	// Tokens is the measured cost of Content.
+	Tokens  int    `json:"tokens"`
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// Show returns a topic's body without frontmatter, or one section of it,
+// exactly. An unknown topic or section is an ErrInvalid error that says
+// why.
+func (o *Ops) Show(ctx context.Context, req ShowRequest) (ShowResponse, error) {
+	ref := strings.TrimSpace(req.Reference)
+	section := ""
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		ref, section = ref[:i], strings.TrimSpace(ref[i+1:])
+	}
+	// The path form names the file under its context root.
+	ref = strings.TrimPrefix(strings.TrimPrefix(ref, "./"), library.ContextDirName+"/")
+	domain, file := "", ref
+	if i := strings.IndexAny(ref, ":/"); i >= 0 {
+		domain, file = ref[:i], ref[i+1:]
+	}
+	if file == "" {
+		return ShowResponse{}, invalidf("%q names no topic; write domain:topic", req.Reference)
+	}
+	r, err := o.prov.Reference(ctx, domain, file)
+	if err != nil {
+		return ShowResponse{}, providerError(err)
+	}
+	if r.ID == "" {
+		return ShowResponse{}, withKind(ErrInvalid, fmt.Errorf("unknown topic %s: %s", req.Reference, joinWarnings(r.Warnings)))
+	}
+	res := ShowResponse{Reference: r.Key(), Title: r.Title, Path: r.Path}
+	if section == "" {
+		f, err := o.prov.Materialize(ctx, r.Reference)
+		if err != nil {
+			return ShowResponse{}, fmt.Errorf("load %s: %w", r.Key(), providerError(err))
+		}
+		res.Tokens, res.Content = f.EstimatedTokens, f.Content
+		return res, nil
+	}
+	pc, err := o.prov.MaterializeSections(ctx, r.Reference, []string{section})
+	if err != nil {
+		return ShowResponse{}, fmt.Errorf("load %s#%s: %w", r.Key(), section, providerError(err))
+	}
+	if len(pc.Sections) == 0 {
+		return ShowResponse{}, withKind(ErrInvalid, fmt.Errorf("unknown section %s#%s: %s", r.Key(), section, joinWarnings(pc.Warnings)))
+	}
+	s := pc.Sections[0]
+	res.Reference += "#" + s.Name
+	res.Tokens, res.Content = s.EstimatedTokens, s.Content
+	return res, nil
+}
+
+func joinWarnings(ws []Warning) string {
+	msgs := make([]string, len(ws))
+	for i, w := range ws {
+		msgs[i] = w.Message
+	}
+	return strings.Join(msgs, "; ")
+}
