@@ -95,7 +95,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func collect(ctx context.Context, lib *library.Library) []checkRecord {
 	all := lib.DiagnoseAll(ctx)
 	var out []checkRecord
-	for _, p := range lib.ConfigProblems() {
+	problems := lib.ConfigProblems()
+	problems = append(problems, lib.Config().UnknownChainCommands(func(name string) bool {
+		_, ok := lib.Command(name)
+		return ok
+	})...)
+	for _, p := range problems {
 		// Like the language server, a problem covers its whole line; one
 		// without a line points at the start of the file.
 		r := checkRecord{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
