@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,20 +24,8 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
-const chainUsage = `Usage:
-  ctxls chain run COMMAND... [--input TEXT] [--session ID] [--project NAME] [--dir DIR] [--format text|json]
-  ctxls chain preview COMMAND... [--input TEXT] [--session ID] [--dir DIR] [--format text|json]
-  ctxls chain list [--dir DIR] [--format text|json]
-  ctxls chain show [ID] [--dir DIR] [--format text|json]
-  ctxls chain resume ID [--dir DIR] [--format text|json]
-
-A COMMAND is a command name (brainstorm, /implement) or the name of a chain
-from .ctxls.yaml. The executor comes from .ctxls.yaml (executor.kind: preview
-runs nothing and records the prompts; exec runs executor.command per step).
-An ID is an execution id or a unique prefix of one. run --session continues
-an execution whose chain finished; one whose chain did not is resumed.
-
-An execution's state, in list and show, is that of its current chain and of
+// chainStates explains the states list and show print.
+const chainStates = `An execution's state, in list and show, is that of its current chain and of
 the commands run since:
   new          no command started yet
   running      a live ctxls process runs one of its commands or its chain
@@ -46,20 +35,63 @@ the commands run since:
                only partly succeeded; resume continues from there
 `
 
+// chainUsage is the help of "ctxls chain".
+func chainUsage() string {
+	var b strings.Builder
+	b.WriteString("Usage:\n")
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, "chain ") {
+			fmt.Fprintf(&b, "  %s\n", c.synopsis(true))
+		}
+	}
+	b.WriteString(`
+A COMMAND is a command name (brainstorm, /implement) or the name of a chain
+from .ctxls.yaml. The executor comes from .ctxls.yaml (executor.kind: preview
+runs nothing and records the prompts; exec runs executor.command per step).
+An ID is an execution id or a unique prefix of one. run --session continues
+an execution whose chain finished; one whose chain did not is resumed.
+Run 'ctxls chain SUBCOMMAND --help' for its flags.
+
+`)
+	b.WriteString(chainStates)
+	return b.String()
+}
+
 // runChain implements "ctxls chain".
-func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runChain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, chainUsage)
 		if len(args) == 0 {
+			fmt.Fprint(stderr, chainUsage())
 			return exitError(2)
 		}
+		fmt.Fprint(stdout, chainUsage())
 		return nil
 	}
 	sub, rest := args[0], args[1:]
+	name := "chain " + sub
+	if _, ok := helpFor(name); !ok {
+		return usageError{msg: fmt.Sprintf("unknown chain command %q (want run, preview, list, show, resume, use or delete)", sub), cmd: "chain"}
+	}
+	err := chainCommand(ctx, sub, rest, stdin, stdout, stderr)
+	var ue usageError
+	if errors.As(err, &ue) && ue.cmd == "" {
+		ue.cmd = name
+		return ue
+	}
+	return err
+}
+
+func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("chain "+sub, stderr)
 	dir := fs.String("dir", ".", "workspace directory")
-	format := formatFlag(fs)
-	var input, session, project *string
+	var format, input, session, project, model *string
+	var yes *bool
+	switch sub {
+	case "run", "preview", "resume":
+		model = fs.String("model", "", "model whose context window bounds the prompts (default: the configured defaultModel)")
+	case "delete":
+		yes = fs.Bool("yes", false, "delete without asking for the confirmation token")
+	}
 	switch sub {
 	case "run", "preview":
 		input = fs.String("input", "", "the user's input, given to every step")
@@ -67,15 +99,32 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if sub == "run" {
 			project = fs.String("project", "", "project name of a new execution (default: the directory's name)")
 		}
-	case "list", "show", "resume":
-	default:
-		return usageError{fmt.Sprintf("unknown chain command %q (want run, preview, list, show or resume)", sub)}
+	}
+	if sub != "use" && sub != "delete" {
+		format = formatFlag(fs)
 	}
 	pos, err := parseArgs(fs, rest)
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(*format); err != nil {
+	asJSON := false
+	if format != nil {
+		if err := checkFormat(*format); err != nil {
+			return err
+		}
+		asJSON = *format == "json"
+	}
+	switch {
+	case (sub == "run" || sub == "preview") && len(pos) == 0:
+		return usageError{msg: "chain " + sub + " needs at least one command name"}
+	case sub == "list" && len(pos) != 0:
+		return usageError{msg: "chain list takes no arguments"}
+	case (sub == "show" || sub == "resume") && len(pos) > 1:
+		return usageError{msg: "chain " + sub + " takes at most one execution id"}
+	case (sub == "use" || sub == "delete") && len(pos) != 1:
+		return usageError{msg: "chain " + sub + " needs one execution id"}
+	}
+	if _, err := workspaceDir("chain "+sub, *dir, nil); err != nil {
 		return err
 	}
 	lib, err := loadLibrary(ctx, *dir, stderr)
@@ -83,7 +132,7 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if sub == "list" || sub == "show" {
-		return readChains(ctx, lib, sub, pos, *format == "json", stdout, stderr)
+		return readChains(ctx, lib, sub, pos, asJSON, stdout, stderr)
 	}
 	db, err := storage.OpenWorkspace(ctx, lib.Dir())
 	if err != nil {
@@ -95,16 +144,37 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
+	c := chainCLI{lib: lib, execs: store, json: asJSON, stdout: stdout, stderr: stderr}
+	switch sub {
+	case "use":
+		id, err := c.resolveID(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if err := store.SetCurrent(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "current execution: %s\n", id)
+		return nil
+	case "delete":
+		id, err := c.resolveID(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		return c.delete(ctx, store, id, *yes, stdin)
+	}
 	hist := chain.StoreHistory(history.New(db, lib.Counter(), history.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}))
 	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
-	c := chainCLI{lib: lib, execs: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
+	c.runner = runner
 
 	switch sub {
 	case "run", "preview":
-		if len(pos) == 0 {
-			return usageError{"chain " + sub + " needs at least one command name"}
+		req := chain.Request{Commands: expandChains(lib, pos), Input: *input, SessionID: *session, Model: *model}
+		if req.SessionID != "" {
+			if req.SessionID, err = c.resolveID(ctx, req.SessionID); err != nil {
+				return err
+			}
 		}
-		req := chain.Request{Commands: expandChains(lib, pos), Input: *input, SessionID: *session}
 		if sub == "preview" {
 			res, err := runner.Preview(ctx, req)
 			if err != nil {
@@ -113,11 +183,6 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return c.printResult(res, true)
 		}
 		req.ProjectName = *project
-		if req.SessionID != "" {
-			if req.SessionID, err = c.resolveID(ctx, req.SessionID); err != nil {
-				return err
-			}
-		}
 		err := c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
 			req.Progress = p
 			return runner.Run(ctx, req)
@@ -127,29 +192,51 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	default: // resume
-		if len(pos) != 1 {
-			return usageError{"chain resume needs one execution id"}
-		}
-		id, err := c.resolveID(ctx, pos[0])
-		if err != nil {
+		id := ""
+		if len(pos) == 1 {
+			if id, err = c.resolveID(ctx, pos[0]); err != nil {
+				return err
+			}
+		} else if id, err = store.Current(ctx); err != nil {
 			return err
+		} else if id == "" {
+			return errors.New("no current execution to resume; name one (see ctxls chain list)")
 		}
 		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
-			return runner.Resume(ctx, id, p)
+			return runner.ResumeWith(ctx, chain.Request{SessionID: id, Model: *model, Progress: p})
 		})
 	}
+}
+
+// delete deletes an execution once the confirmation token the store issues
+// is typed back on stdin, or at once with yes.
+func (c *chainCLI) delete(ctx context.Context, store *execution.Store, id string, yes bool, stdin io.Reader) error {
+	token, _, err := store.RequestDelete(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !yes {
+		fmt.Fprintf(c.stderr, "Deleting execution %s deletes every command, loaded context, shared value and\nmessage it recorded. To go ahead, type this token and press Enter:\n  %s\n> ", id, token)
+		line, err := bufio.NewReader(io.LimitReader(stdin, 1024)).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the confirmation token: %w", err)
+		}
+		typed := strings.TrimSpace(line)
+		if typed != token {
+			return fmt.Errorf("execution %s not deleted: the token typed does not match (or use --yes)", id)
+		}
+	}
+	if err := store.ConfirmDelete(ctx, id, token); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "deleted execution %s\n", id)
+	return nil
 }
 
 // readChains implements "chain list" and "chain show", which only read: they
 // open the workspace database only when it exists, take no part in it (no
 // owner row, no writes) and create nothing.
 func readChains(ctx context.Context, lib *library.Library, sub string, pos []string, asJSON bool, stdout, stderr io.Writer) error {
-	switch {
-	case sub == "list" && len(pos) != 0:
-		return usageError{"chain list takes no arguments"}
-	case sub == "show" && len(pos) > 1:
-		return usageError{"chain show takes at most one execution id"}
-	}
 	c := chainCLI{lib: lib, json: asJSON, stdout: stdout, stderr: stderr}
 	dir := lib.Dir()
 	path := storage.WorkspacePath(dir)

@@ -32,10 +32,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("check", stderr)
 	format := formatFlag(fs)
 	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json] [--dir DIR]\n\nReports every diagnostic of the workspace DIR (default .); exits 1 when any is an error.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

@@ -28,16 +28,6 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	budget := fs.Int("budget", 0, "with --context: token budget instead of the model's history budget")
 	limit := fs.Int("limit", 0, fmt.Sprintf("most messages to print (default %d)", history.DefaultListLimit))
 	format := formatFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: ctxls history [CONVERSATION] [--dir D] [--run ID] [--context [--model M]] [--format text|json]
-
-Without a conversation, lists the conversations recorded in the workspace.
-With one (its id or a unique prefix of it), prints its messages, oldest
-first; --context prints instead what the next prompt would receive as
-history, within the model's budget. A conversation without history gives
-an empty result and a warning.`)
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -46,15 +36,15 @@ an empty result and a warning.`)
 		return err
 	}
 	if len(pos) > 1 {
-		return usageError{"history takes at most one conversation id"}
+		return usageError{msg: "history takes at most one conversation id"}
 	}
 	if len(pos) == 0 && (*run != "" || *showContext) {
-		return usageError{"--run and --context need a conversation id"}
+		return usageError{msg: "--run and --context need a conversation id"}
 	}
 	spec := history.BuildSpec{Model: *model}
 	switch {
 	case *maxMessages != 0 && *budget != 0:
-		return usageError{"--recent and --budget exclude each other"}
+		return usageError{msg: "--recent and --budget exclude each other"}
 	case *maxMessages != 0:
 		spec.Strategy = history.StrategySpec{Kind: history.KindRecent, MaxMessages: maxMessages}
 	case *budget != 0:

@@ -27,10 +27,6 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("show", stderr)
 	format := formatFlag(fs)
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls show domain:topic[#Section] [--format text|json] [--dir DIR]\n\nPrints a topic's body without frontmatter, or only the named section, exactly, so that it\ncan be piped. JSON: {reference, title, tokens, path, content}.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -39,7 +35,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError{"show takes one reference, such as python:fastapi_patterns#Security Issues"}
+		return usageError{msg: "show takes one reference, such as python:fastapi_patterns#Security Issues"}
 	}
 	ref := strings.TrimSpace(pos[0])
 	section := ""
@@ -53,7 +49,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		domain, file = ref[:i], ref[i+1:]
 	}
 	if file == "" {
-		return usageError{fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
+		return usageError{msg: fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
 	}
 	dir, err := workspaceDir("show", *dirFlag, nil)
 	if err != nil {
