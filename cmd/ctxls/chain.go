@@ -202,10 +202,32 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		} else if id == "" {
 			return errors.New("no current execution to resume; name one (see ctxls chain list)")
 		}
+		rp, err := store.ResumePoint(ctx, id)
+		if err != nil {
+			return err
+		}
+		if rp.Done {
+			return c.nothingToResume(rp)
+		}
 		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
 			return runner.ResumeWith(ctx, chain.Request{SessionID: id, Model: *model, Progress: p})
 		})
 	}
+}
+
+// nothingToResume reports an execution whose chain has nothing left to run.
+func (c *chainCLI) nothingToResume(rp *execution.ResumePoint) error {
+	names := make([]string, len(rp.Steps))
+	for i, st := range rp.Steps {
+		names[i] = st.Command
+	}
+	msg := fmt.Sprintf("nothing to resume: every command of the chain of execution %s (%s) succeeded", rp.SessionID, strings.Join(names, " → "))
+	if c.json {
+		return writeJSON(c.stdout, &chain.Result{SessionID: rp.SessionID, State: execution.StateCompleted,
+			Steps: []chain.Step{}, Warnings: []string{msg}})
+	}
+	fmt.Fprintln(c.stdout, msg)
+	return nil
 }
 
 // delete deletes an execution once the confirmation token the store issues

@@ -50,6 +50,9 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case *budget != 0:
 		spec.Strategy = history.StrategySpec{Kind: history.KindTokenBudget, TokenBudget: budget}
 	}
+	if _, err := workspaceDir("history", *dir, nil); err != nil {
+		return err
+	}
 	cfg, problems, err := config.Load(*dir)
 	if err != nil {
 		return err
@@ -73,7 +76,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(pos) == 0 {
 			return printHistoryConversations(stdout, *format, nil)
 		}
-		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("no history recorded in %s (no %s)", *dir, path))
+		return fmt.Errorf("unknown conversation %q: no history recorded in %s (no %s)", pos[0], *dir, path)
 	}
 	db, err := storage.Open(ctx, path)
 	if err != nil {
@@ -104,7 +107,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if !found {
-		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("unknown conversation %q: no history (see ctxls history)", pos[0]))
+		return fmt.Errorf("unknown conversation %q (see ctxls history)", pos[0])
 	}
 	if *showContext {
 		hc, b, err := store.BuildFor(ctx, id, spec, cfg)
@@ -125,14 +128,31 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			hc.Tokens, hc.Selected, hc.Omitted, hc.Budget, b.Model, b.Window)
 		return nil
 	}
-	page, err := store.List(ctx, id, history.ListRequest{RunID: *run, Limit: *limit})
+	runID := *run
+	if runID != "" {
+		// A run id or a unique prefix of one, as for conversations.
+		runs, err := store.RunIDs(ctx, id)
+		if err != nil {
+			return err
+		}
+		match, found, err := matchID("run", runID, runs)
+		if err != nil {
+			return err
+		}
+		if !found {
+			known := "it has none"
+			if len(runs) > 0 {
+				known = "its runs: " + strings.Join(runs, ", ")
+			}
+			return fmt.Errorf("conversation %s has no messages of run %q (%s)", id, runID, known)
+		}
+		runID = match
+	}
+	page, err := store.List(ctx, id, history.ListRequest{RunID: runID, Limit: *limit})
 	if err != nil {
 		return err
 	}
 	warnings := []string{}
-	if *run != "" && len(page.Items) == 0 {
-		warnings = append(warnings, fmt.Sprintf("no messages of run %q in conversation %s", *run, id))
-	}
 	if *format == "json" {
 		return historyJSON(stdout, map[string]any{"items": page.Items, "more": page.More, "warnings": warnings})
 	}
@@ -159,20 +179,6 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprint(stdout, "    ", strings.TrimRight(line, "\r\n"), "\n")
 		}
 	}
-	return nil
-}
-
-// printNoHistory answers a request for a conversation there is no history
-// of: an empty result and a warning, as the protocol answers an unknown
-// name, and exit status 0.
-func printNoHistory(stdout, stderr io.Writer, format string, context bool, warning string) error {
-	if format == "json" {
-		if context {
-			return historyJSON(stdout, history.Context{Warnings: []string{warning}})
-		}
-		return historyJSON(stdout, map[string]any{"items": []history.Message{}, "more": false, "warnings": []string{warning}})
-	}
-	fmt.Fprintf(stderr, "warning: %s\n", warning)
 	return nil
 }
 
