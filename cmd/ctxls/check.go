@@ -69,6 +69,15 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			errors++
 		}
 	}
+	if len(records) == 0 && len(lib.Topics()) == 0 && len(lib.Commands()) == 0 && len(lib.Domains()) == 0 {
+		// "0 problems" would pass a directory ctxls cannot see into as clean.
+		w := stdout
+		if *format == "json" {
+			w = stderr
+		}
+		fmt.Fprintf(w, "nothing to check in %s: %s\n", dir, lookedFor)
+		return nil
+	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -85,6 +94,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	return nil
 }
+
+// lookedFor says what check looks for in a workspace.
+const lookedFor = `ctxls looks for markdown topics under directories named context
+(a domain per subdirectory), markdown commands under directories named
+commands, and the roots that contextRoots and commandRoots in .ctxls.yaml add`
 
 // collect gathers every diagnostic and every problem of .ctxls.yaml,
 // sorted by file and position.

@@ -156,3 +156,17 @@ func TestCheckReportsUnknownChainCommand(t *testing.T) {
 		t.Errorf("records = %+v\nwant %+v", got, want)
 	}
 }
+
+// A directory without anything ctxls recognises is not reported clean.
+func TestCheckNothingRecognised(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{"README.md": "# Hello\n", "src/main.go": "package main\n"})
+	out, stderr, status := runCLIStatus(t, "", "check", dir)
+	if status != 0 || !strings.HasPrefix(out, "nothing to check in "+dir) || !strings.Contains(out, "directories named context") || strings.Contains(out, "0 problems") {
+		t.Errorf("exit %d, stdout %q, stderr %q", status, out, stderr)
+	}
+	out, stderr, _ = runCLIStatus(t, "", "check", dir, "--format", "json")
+	if out != "" || !strings.Contains(stderr, "nothing to check") {
+		t.Errorf("JSON: stdout %q, stderr %q", out, stderr)
+	}
+}

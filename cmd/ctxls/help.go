@@ -15,45 +15,47 @@ type commandHelp struct {
 	args string
 	// doc describes it, in full lines.
 	doc string
+	// noFlags is set for a subcommand without flags.
+	noFlags bool
 }
 
 // commands lists every subcommand, in the order help lists them. The
 // README's command table has a row for each, and a test holds the two
 // together.
 var commands = []commandHelp{
-	{"check", "[DIR]", `Reports every diagnostic of the workspace DIR (default .) and every
+	{name: "check", args: "[DIR]", doc: `Reports every diagnostic of the workspace DIR (default .) and every
 problem of its .ctxls.yaml. Exits 1 when any is an error. When DIR holds
 nothing ctxls recognises it says what it looks for.`},
-	{"catalog", "[DIR]", `Lists every topic with its type, loading strategy and measured and
+	{name: "catalog", args: "[DIR]", doc: `Lists every topic with its type, loading strategy and measured and
 declared token costs.`},
-	{"search", "QUERY [DIR]", `Finds topics whose tags, section keywords, titles, detection triggers or
+	{name: "search", args: "QUERY [DIR]", doc: `Finds topics whose tags, section keywords, titles, detection triggers or
 names match QUERY, best first. Quote a QUERY of several words. Exits 0
 when a topic matches, 1 when none does.`},
-	{"show", "domain:topic[#Section]", `Prints a topic's body without frontmatter, or only the named section,
-exactly, so that it can be piped. A domain alone lists its topics.
+	{name: "show", args: "domain:topic[#Section]", doc: `Prints a topic's body without frontmatter, or only the named section,
+exactly, so that it can be piped. Given a domain alone, it lists its topics.
 JSON: {reference, title, tokens, path, content}.`},
-	{"chain run", "COMMAND...", `Runs a chain of commands (command names or names of chains from
+	{name: "chain run", args: "COMMAND...", doc: `Runs a chain of commands (command names or names of chains from
 .ctxls.yaml) with live progress, recording every step. Exits 1 when the
 chain does not complete.`},
-	{"chain preview", "COMMAND...", `Shows what each step of a chain would load and send, without running or
+	{name: "chain preview", args: "COMMAND...", doc: `Shows what each step of a chain would load and send, without running or
 recording anything.`},
-	{"chain list", "", `Lists the configured chains and the recorded executions; * marks the
+	{name: "chain list", args: "", doc: `Lists the configured chains and the recorded executions; * marks the
 current one.`},
-	{"chain show", "[ID]", `Prints an execution (default: the current one) step by step.`},
-	{"chain resume", "[ID]", `Runs an execution's chain again from its first step that did not
+	{name: "chain show", args: "[ID]", doc: `Prints an execution (default: the current one) step by step.`},
+	{name: "chain resume", args: "[ID]", doc: `Runs an execution's chain again from its first step that did not
 succeed (default: the current execution).`},
-	{"chain use", "ID", `Makes an execution the current one.`},
-	{"chain delete", "ID", `Deletes an execution and everything it recorded. It asks for the
+	{name: "chain use", args: "ID", doc: `Makes an execution the current one.`},
+	{name: "chain delete", args: "ID", doc: `Deletes an execution and everything it recorded. It asks for the
 confirmation token it prints to be typed back, unless --yes is given.`},
-	{"history", "[CONVERSATION]", `Without a conversation, lists the conversations recorded in the
+	{name: "history", args: "[CONVERSATION]", doc: `Without a conversation, lists the conversations recorded in the
 workspace. With one, prints its messages, oldest first; --context prints
 instead what the next prompt would receive as history, within the
 model's budget.`},
-	{"serve", "", `Runs the ctxls language server over stdin and stdout.`},
-	{"bench", "", `Measures cold indexing, one-file re-indexing, search, diagnostics and
+	{name: "serve", args: "", doc: `Runs the ctxls language server over stdin and stdout.`},
+	{name: "bench", args: "", doc: `Measures cold indexing, one-file re-indexing, search, diagnostics and
 memory. Without a library in --dir it generates one of --topics topics
 (about 4 KB each, 50 domains).`},
-	{"version", "", `Prints the version of ctxls.`},
+	{name: "version", args: "", doc: `Prints the version of ctxls.`, noFlags: true},
 }
 
 // helpFor returns the help of the named subcommand.
@@ -135,7 +137,7 @@ func printUsageLine(w io.Writer, name string) {
 		fmt.Fprint(w, usage)
 		return
 	}
-	fmt.Fprintf(w, "Usage: %s\nRun 'ctxls %s --help' for its flags.\n", c.synopsis(true), c.name)
+	fmt.Fprintf(w, "Usage: %s\nRun 'ctxls %s --help' for more.\n", c.synopsis(!c.noFlags), c.name)
 }
 
 // globalUsage is the help of ctxls itself.

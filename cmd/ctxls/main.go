@@ -139,7 +139,11 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprint(stdout, usage)
 		return nil
 	case "version", "--version":
-		if len(rest) > 0 {
+		pos, err := parseArgs(newFlagSet("version", stderr), rest)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 0 {
 			return usageError{msg: "version takes no arguments", cmd: "version"}
 		}
 		fmt.Fprintln(stdout, "ctxls", version)
