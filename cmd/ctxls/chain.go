@@ -434,11 +434,45 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 	}
 	fmt.Fprintf(w, "\n%d prompt tokens in total, %d cache hits\n", res.TotalTokens, res.CacheHits)
 	if !preview && (res.State == execution.StateFailed || res.State == execution.StateInterrupted) {
-		// Resume runs again every command that did not succeed, partial
-		// ones included.
-		fmt.Fprintf(w, "to finish the chain: ctxls chain resume %s\n", res.SessionID)
+		if s, ok := tooLargeStep(res); ok {
+			// Resuming with the same model would fail the same way.
+			fmt.Fprintf(w, "%s cannot fit the context window of model %s (%d tokens) whatever is cut; %s\n",
+				s.Command, res.Model.Model, res.Model.Window, c.largerModels(res))
+		} else {
+			// Resume runs again every command that did not succeed,
+			// partial ones included.
+			fmt.Fprintf(w, "to finish the chain: ctxls chain resume %s\n", res.SessionID)
+		}
 	}
 	return nil
+}
+
+// tooLargeStep returns the step of res whose prompt can never fit its
+// model, if any.
+func tooLargeStep(res *chain.Result) (chain.Step, bool) {
+	for _, s := range res.Steps {
+		if s.TooLarge {
+			return s, true
+		}
+	}
+	return chain.Step{}, false
+}
+
+// largerModels says how to finish a chain whose step did not fit the
+// model of res: resume with a model of a larger window, if one is
+// configured.
+func (c *chainCLI) largerModels(res *chain.Result) string {
+	var names []string
+	for name, m := range c.lib.Config().Models {
+		if m.ContextWindow > res.Model.Window {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "shorten the command or the input, or configure a model with a larger window in .ctxls.yaml and resume with --model"
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("to finish the chain with a larger model (%s): ctxls chain resume %s --model %s", strings.Join(names, ", "), res.SessionID, names[0])
 }
 
 // hangingIndent indents every line of s but the first with prefix, so that

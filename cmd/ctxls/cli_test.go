@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -240,5 +241,56 @@ func TestChainRunModel(t *testing.T) {
 	}
 	if _, stderr, status := runCLIStatus(t, "", "chain", "run", "plan", "--model", "huge", "--dir", dir); status != 2 || !strings.Contains(stderr, `unknown model "huge"`) {
 		t.Fatalf("unknown model: %d %s", status, stderr)
+	}
+}
+
+func TestHistoryContextCountsOneMessage(t *testing.T) {
+	t.Parallel()
+	dir := historyFixture(t)
+	_, stderr, status := runCLIStatus(t, "", "history", "conv-b", "--context", "--dir", dir)
+	if status != 0 || !strings.Contains(stderr, "1 message selected") {
+		t.Errorf("exit %d, stderr %q; want \"1 message selected\"", status, stderr)
+	}
+}
+
+// run's progress and show print the same duration for a step: the one
+// recorded.
+func TestChainDurationsAgree(t *testing.T) {
+	t.Parallel()
+	dir := chainWorkspace(t)
+	_, progress, status := runCLIStatus(t, "", "chain", "run", "plan", "implement", "--dir", dir)
+	if status != 0 {
+		t.Fatalf("run: exit %d\n%s", status, progress)
+	}
+	show, _, _ := runCLIStatus(t, "", "chain", "show", "--dir", dir)
+	ran := regexp.MustCompile(`\] (\w+): success in (\S+),`).FindAllStringSubmatch(progress, -1)
+	shown := regexp.MustCompile(`\d+\. (\w+) \[success, attempt 1\] in (\S+)\n`).FindAllStringSubmatch(show, -1)
+	if len(ran) != 2 || len(shown) != 2 {
+		t.Fatalf("durations not found:\n%s\n%s", progress, show)
+	}
+	for i := range ran {
+		if ran[i][1] != shown[i][1] || ran[i][2] != shown[i][2] {
+			t.Errorf("step %d: run says %s in %s, show says %s in %s", i+1, ran[i][1], ran[i][2], shown[i][1], shown[i][2])
+		}
+	}
+}
+
+// A step whose prompt can never fit its model is not worth resuming as
+// it is: the hint names a larger model instead.
+func TestChainTooLargeSuggestsLargerModel(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{
+		"commands/huge.md": "# Huge\n\n" + strings.Repeat("Every word of this command counts. ", 200),
+		".ctxls.yaml":      "models:\n  tiny: {contextWindow: 100}\n  wide: {contextWindow: 100000}\ndefaultModel: tiny\n",
+	})
+	out, stderr, status := runCLIStatus(t, "", "chain", "run", "huge", "--dir", dir)
+	if status != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", status, out, stderr)
+	}
+	if strings.Contains(out, "to finish the chain: ctxls chain resume") {
+		t.Errorf("suggests a resume that would fail the same way:\n%s", out)
+	}
+	if !regexp.MustCompile(`huge cannot fit the context window of model tiny \(100 tokens\).*ctxls chain resume \S+ --model wide`).MatchString(out) {
+		t.Errorf("no hint with the larger model:\n%s", out)
 	}
 }

@@ -124,8 +124,8 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		for _, w := range hc.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-		fmt.Fprintf(stderr, "%d tokens, %d messages selected, %d omitted; budget %d (model %s, window %d)\n",
-			hc.Tokens, hc.Selected, hc.Omitted, hc.Budget, b.Model, b.Window)
+		fmt.Fprintf(stderr, "%s, %s selected, %d omitted; budget %s (model %s, window %s)\n",
+			count(hc.Tokens, "token"), count(hc.Selected, "message"), hc.Omitted, thousands(hc.Budget), b.Model, thousands(b.Window))
 		return nil
 	}
 	runID := *run
@@ -160,7 +160,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if page.More {
-		fmt.Fprintf(stderr, "showing the newest %d messages; use --limit for more\n", len(page.Items))
+		fmt.Fprintf(stderr, "showing the newest %s; use --limit for more\n", count(len(page.Items), "message"))
 	}
 	for i, m := range page.Items {
 		if i > 0 {

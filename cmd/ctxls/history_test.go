@@ -90,7 +90,7 @@ func TestHistoryCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(out, "message 29\n"+strings.Repeat("output line\n", 9)+"... (10 lines omitted) ...\n"+strings.Repeat("output line\n", 10)) ||
-		strings.Contains(out, "message 0\n") || !strings.Contains(errOut, "budget 300 (model small, window 4096)") {
+		strings.Contains(out, "message 0\n") || !strings.Contains(errOut, "budget 300 (model small, window 4,096)") {
 		t.Errorf("context:\n%s\nstderr: %s", out, errOut)
 	}
 

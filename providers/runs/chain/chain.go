@@ -199,6 +199,10 @@ type Step struct {
 	ElapsedMS   int64  `json:"elapsedMs"`
 	// Reason says why the step failed or was interrupted.
 	Reason string `json:"reason,omitempty"`
+	// TooLarge marks a step that failed because its prompt cannot fit the
+	// model's context window even with everything that may be cut cut:
+	// running it again with the same model fails the same way.
+	TooLarge bool `json:"tooLarge,omitempty"`
 	// Skipped marks a step that finished in an earlier run and was not run
 	// again.
 	Skipped  bool     `json:"skipped,omitempty"`
@@ -868,7 +872,7 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 			st.Reason = out.Failure
 		}
 	case tooLarge != nil:
-		status, st.Reason = execution.StatusFailed, out.Failure
+		status, st.Reason, st.TooLarge = execution.StatusFailed, out.Failure, true
 	case !out.Ran:
 		// The preview executor: the prompt is the record.
 		outputs["prompt"] = prompt
@@ -927,7 +931,8 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 			st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
 		}
 	}
-	if _, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared); err != nil {
+	done, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared)
+	if err != nil {
 		return st, err
 	}
 	st.Status = string(status)
@@ -935,7 +940,12 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		text = strings.ToValidUTF8(text[:outputInResult], "") + "\n… (output continues in the execution record)"
 	}
 	st.Output = text
+	// The recorded duration of the attempt, which the execution record
+	// shows too.
 	st.ElapsedMS = time.Since(started).Milliseconds()
+	if done.CompletedAt != nil {
+		st.ElapsedMS = done.CompletedAt.Sub(done.StartedAt).Milliseconds()
+	}
 	if progress != nil {
 		progress(Event{Kind: StepFinished, Index: index, Total: total, Step: st})
 	}
