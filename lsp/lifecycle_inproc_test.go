@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -107,5 +108,27 @@ func TestInprocIdle(t *testing.T) {
 	c.waitQuiet(100 * time.Millisecond)
 	if n := calls.Load() - base; n != 3 {
 		t.Fatalf("Idle ran %d times for 3 pauses, want 3", n)
+	}
+}
+
+// A workspace folder that does not exist is reported to the user, and
+// requests say why they fail, instead of serving an empty library.
+func TestInprocMissingRootShowsMessage(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "gone")
+	c := inprocStart(t, dir, inprocOptions{})
+	note := c.waitNote("window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "does not exist")
+	})
+	var msg struct {
+		Type    int    `json:"type"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(note, &msg); err != nil || msg.Type != 1 || !strings.Contains(msg.Message, dir) {
+		t.Errorf("showMessage = %s (%v); want an error naming %s", note, err, dir)
+	}
+	var res any
+	if err := c.call("ctxls/catalog", map[string]any{}, &res); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("catalog on a missing root: %v, %v; want an error that says the folder does not exist", res, err)
 	}
 }
