@@ -139,7 +139,8 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		return err
 	}
 	defer db.Close()
-	store, err := execution.New(ctx, db, execution.Options{})
+	prov := contextprovider.NewStatic(lib)
+	store, err := execution.New(ctx, db, execution.Options{DetectProjectType: chain.ProjectTypeDetector(prov, nil)})
 	if err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		return c.delete(ctx, store, id, *yes, stdin)
 	}
 	hist := chain.StoreHistory(history.New(db, lib.Counter(), history.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}))
-	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
+	runner := chain.New(chain.Options{Store: store, Provider: prov, History: hist})
 	c.runner = runner
 
 	switch sub {

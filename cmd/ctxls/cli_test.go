@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -292,5 +293,25 @@ func TestChainTooLargeSuggestsLargerModel(t *testing.T) {
 	}
 	if !regexp.MustCompile(`huge cannot fit the context window of model tiny \(100 tokens\).*ctxls chain resume \S+ --model wide`).MatchString(out) {
 		t.Errorf("no hint with the larger model:\n%s", out)
+	}
+}
+
+// A chain run records the project type detected in the workspace.
+func TestChainRunDetectsProjectType(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(exampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.py"), []byte("from fastapi import FastAPI\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := chainRunID(t, dir, "review")
+	out, stderr, status := runCLIStatus(t, "", "chain", "show", id, "--dir", dir, "--format", "json")
+	var st struct {
+		ProjectType string `json:"projectType"`
+	}
+	if status != 0 || json.Unmarshal([]byte(out), &st) != nil || st.ProjectType != "fastapi" {
+		t.Errorf("projectType %q (exit %d, %s)", st.ProjectType, status, stderr)
 	}
 }

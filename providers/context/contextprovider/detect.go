@@ -27,7 +27,7 @@ type Signals struct {
 type DetectionResult struct {
 	Framework        string           `json:"framework"`
 	Libraries        []string         `json:"libraries"`
-	Architecture     string           `json:"architecture,omitempty"`
+	Architecture     string           `json:"architecture"`
 	TestingFramework string           `json:"testingFramework"`
 	RecommendedFiles []string         `json:"recommendedFiles"`
 	Matches          []DetectionMatch `json:"matches,omitempty"`

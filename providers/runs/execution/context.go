@@ -31,6 +31,9 @@ func (s *Store) Create(ctx context.Context, projectName, projectType string, opt
 	if err := requireName("project name", projectName); err != nil {
 		return nil, err
 	}
+	if projectType == "" {
+		projectType = s.detectProjectType(ctx)
+	}
 	var st *ExecutionState
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -83,6 +86,22 @@ func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*Execution
 	if err := requireName("project name", projectName); err != nil {
 		return nil, err
 	}
+	// The project type is detected, outside the transaction, only when
+	// there is no execution to continue; the second pass creates one
+	// unless another process did meanwhile.
+	st, err := s.getOrCreate(ctx, projectName, "", false)
+	if err == nil && st == nil {
+		st, err = s.getOrCreate(ctx, projectName, s.detectProjectType(ctx), true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get or create execution of %q: %w", projectName, err)
+	}
+	return st, nil
+}
+
+// getOrCreate is GetOrCreate in one transaction; without create it
+// returns nil when there is no execution to continue.
+func (s *Store) getOrCreate(ctx context.Context, projectName, projectType string, create bool) (*ExecutionState, error) {
 	var st *ExecutionState
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		var id string
@@ -92,17 +111,25 @@ func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*Execution
 				started_at DESC
 			LIMIT 1`, sql.Named("project", projectName)).Scan(&id)
 		switch {
+		case errors.Is(err, sql.ErrNoRows) && create:
+			st, err = s.create(ctx, tx, projectName, projectType, true)
 		case errors.Is(err, sql.ErrNoRows):
-			st, err = s.create(ctx, tx, projectName, "", true)
+			err = nil
 		case err == nil:
 			st, err = s.load(ctx, tx, id)
 		}
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("get or create execution of %q: %w", projectName, err)
+	return st, err
+}
+
+// detectProjectType names the project type of a new execution through
+// Options.DetectProjectType.
+func (s *Store) detectProjectType(ctx context.Context) string {
+	if s.opts.DetectProjectType == nil {
+		return ""
 	}
-	return st, nil
+	return s.opts.DetectProjectType(ctx)
 }
 
 // CommandOption adds to what StartCommand and CompleteCommand record of an

@@ -154,6 +154,10 @@ type Options struct {
 	// OnError, when set, receives errors of the background heartbeat, which
 	// has no caller to return them to.
 	OnError func(error)
+	// DetectProjectType, when set, names the project type of an execution
+	// created without one ("" when it cannot tell). It runs outside any
+	// transaction, since it may scan the workspace.
+	DetectProjectType func(ctx context.Context) string
 }
 
 func (o Options) withDefaults() Options {

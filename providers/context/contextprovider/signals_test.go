@@ -1,0 +1,95 @@
+package contextprovider
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// projectWithExample writes files (path → content) into a workspace that
+// holds a copy of the example library, and loads it.
+func projectWithExample(t *testing.T, files map[string]string) *Provider {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "examples", "library"))); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lib, err := library.Load(t.Context(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewStatic(lib)
+}
+
+func TestWorkspaceSignals(t *testing.T) {
+	t.Parallel()
+	p := projectWithExample(t, map[string]string{
+		"pyproject.toml":          "[project]\nname = \"shop\"\n",
+		"app/main.py":             "\"\"\"Shop.\"\"\"\nfrom fastapi import FastAPI\nimport sqlalchemy\n\napp = FastAPI()\n",
+		"app/routers/items.py":    "from fastapi import APIRouter\n",
+		"node_modules/x/index.js": "import 'should-not-be-read'\n",
+		".venv/lib/site.py":       "import hidden\n",
+	})
+	sig, err := p.WorkspaceSignals(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"from fastapi import FastAPI", "import sqlalchemy", "from fastapi import APIRouter"} {
+		if !slices.Contains(sig.Imports, want) {
+			t.Errorf("imports %q lack %q", sig.Imports, want)
+		}
+	}
+	for _, s := range slices.Concat(sig.Imports, sig.FilePatterns) {
+		if strings.Contains(s, "should-not-be-read") || strings.Contains(s, "hidden") || strings.HasPrefix(s, "context/") || strings.HasPrefix(s, "commands/") {
+			t.Errorf("signal %q comes from a directory that is not the project's", s)
+		}
+	}
+	if !slices.Contains(sig.ConfigFiles, "pyproject.toml") || !slices.Contains(sig.FilePatterns, "app/routers/items.py") {
+		t.Errorf("config files %q, file patterns %q", sig.ConfigFiles, sig.FilePatterns)
+	}
+}
+
+func TestDetectWorkspace(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"fastapi", map[string]string{"app/main.py": "from fastapi import FastAPI\nfrom sqlalchemy.orm import Session\n"}, "fastapi"},
+		{"django", map[string]string{"manage.py": "import django\n", "blog/models.py": "from django.db import models\n"}, "django"},
+		{"nothing but the library", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := projectWithExample(t, tc.files).DetectWorkspace(t.Context())
+			if err != nil || got != tc.want {
+				t.Errorf("DetectWorkspace = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// The detection result always carries architecture, empty or not.
+func TestDetectionResultHasArchitecture(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(DetectionResult{})
+	if err != nil || !strings.Contains(string(b), `"architecture":""`) {
+		t.Errorf("DetectionResult JSON = %s, %v; want an architecture field", b, err)
+	}
+}
