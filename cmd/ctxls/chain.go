@@ -29,10 +29,12 @@ const chainStates = `An execution's state, in list and show, is that of its curr
 the commands run since:
   new          no command started yet
   running      a live ctxls process runs one of its commands or its chain
-  completed    every command finished and every command of the chain succeeded
+  completed    every command finished; the last one and every command of the
+               chain succeeded
   failed       a command's latest attempt failed; resume runs it again
-  interrupted  a command or the chain was cut off, or a command of the chain
-               only partly succeeded; resume continues from there
+  interrupted  a command or the chain was cut off, or the last command or a
+               command of the chain only partly succeeded; resume continues
+               from there
 `
 
 // chainUsage is the help of "ctxls chain".
@@ -567,6 +569,9 @@ func (c *chainCLI) show(ctx context.Context, id string) error {
 			dur = " in " + ce.CompletedAt.Sub(ce.StartedAt).Round(time.Millisecond).String()
 		}
 		fmt.Fprintf(w, "\n%d. %s [%s, attempt %d]%s\n", ce.Step+1, ce.Command, ce.Status, ce.Attempts, dur)
+		if ce.Attempts > 1 {
+			fmt.Fprintf(w, "   first attempt: %s\n", ce.FirstAttemptAt.Local().Format(time.DateTime))
+		}
 		if len(ce.ContextLoaded) > 0 {
 			fmt.Fprintf(w, "   context: %s\n", strings.Join(ce.ContextLoaded, ", "))
 		}

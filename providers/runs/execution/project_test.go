@@ -2,8 +2,11 @@ package execution
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // An execution created without a project type gets the detected one;
@@ -33,5 +36,112 @@ func TestProjectTypeDetected(t *testing.T) {
 	st, err = s.GetOrCreate(ctx, "blog")
 	if err != nil || st.ProjectType != "fastapi" || calls.Load() != 2 {
 		t.Errorf("GetOrCreate of a new project: %+v, %v, %d detections", st, err, calls.Load())
+	}
+}
+
+// A retry keeps when the step's first attempt started.
+func TestRetryKeepsFirstAttempt(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, openDB(t), Options{})
+	ctx := t.Context()
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
+	s.now = func() time.Time { return time.UnixMilli(clock.Load()).UTC() }
+	st, err := s.Create(ctx, "shop", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.now()
+	if _, err := s.StartCommand(ctx, st.SessionID, "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CompleteCommand(ctx, st.SessionID, "test", StatusFailed, nil); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(int64(time.Minute / time.Millisecond))
+	second := s.now()
+	ce, err := s.StartCommand(ctx, st.SessionID, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce.Attempts != 2 || !ce.FirstAttemptAt.Equal(first) || !ce.LastAttemptAt.Equal(second) || !ce.StartedAt.Equal(second) {
+		t.Errorf("started retry: attempts %d, first %v, last %v, started %v; want 2, %v, %v", ce.Attempts, ce.FirstAttemptAt, ce.LastAttemptAt, ce.StartedAt, first, second)
+	}
+	got, err := s.Get(ctx, st.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := got.CommandHistory[0]; !h.FirstAttemptAt.Equal(first) || !h.LastAttemptAt.Equal(second) {
+		t.Errorf("recorded: first %v, last %v; want %v, %v", h.FirstAttemptAt, h.LastAttemptAt, first, second)
+	}
+	all, err := s.Attempts(ctx, st.SessionID, 0)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("attempts: %v, %v", all, err)
+	}
+	for i, a := range all {
+		if !a.FirstAttemptAt.Equal(first) || !a.LastAttemptAt.Equal(second) {
+			t.Errorf("attempt %d: first %v, last %v; want %v, %v", i+1, a.FirstAttemptAt, a.LastAttemptAt, first, second)
+		}
+	}
+}
+
+// A list entry says what the execution is working on and how many of its
+// commands are done; a partial command is not.
+func TestSummaryCurrentPromptAndTasks(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, openDB(t), Options{})
+	ctx := t.Context()
+	loose, err := s.Create(ctx, "loose", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("é", currentPromptMax+50)
+	for _, c := range []struct {
+		command string
+		input   any
+		status  Status
+	}{{"a", "first", StatusSuccess}, {"b", long, StatusPartial}} {
+		if _, err := s.StartCommand(ctx, loose.SessionID, c.command, map[string]any{"input": c.input}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CompleteCommand(ctx, loose.SessionID, c.command, c.status, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chained, err := s.Create(ctx, "chained", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runChain(t, s, chained.SessionID, []string{"x", "y", "z"}, StatusSuccess, StatusSuccess, StatusFailed)
+
+	want := map[string]Progress{
+		loose.SessionID: {CurrentCommand: "b", CommandsCompleted: 2, CommandsTotal: 2,
+			CurrentPrompt: strings.Repeat("é", currentPromptMax), TasksCompleted: 1},
+		chained.SessionID: {CurrentCommand: "z", CommandsCompleted: 2, CommandsFailed: 1, CommandsTotal: 3,
+			CurrentPrompt: "input", TasksCompleted: 2},
+	}
+	list, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sm := range list {
+		if sm.Summary != want[sm.SessionID] {
+			t.Errorf("%s: summary %+v, want %+v", sm.ProjectName, sm.Summary, want[sm.SessionID])
+		}
+	}
+	raw, err := s.ListJSON(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded struct {
+		Items []Summary `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	for _, sm := range decoded.Items {
+		if sm.Summary != want[sm.SessionID] {
+			t.Errorf("ListJSON %s: summary %+v, want %+v", sm.ProjectName, sm.Summary, want[sm.SessionID])
+		}
 	}
 }
