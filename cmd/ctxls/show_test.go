@@ -64,10 +64,8 @@ func TestShowCommand(t *testing.T) {
 }
 
 func TestShowJSON(t *testing.T) {
-	path, err := filepath.Abs(filepath.Join(exampleDir, "context", "python", "fastapi_patterns.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Relative to the workspace, as catalog and search give it.
+	const path = "context/python/fastapi_patterns.md"
 	cases := []struct {
 		ref       string
 		reference string

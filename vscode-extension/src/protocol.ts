@@ -60,7 +60,7 @@ export interface CatalogItem {
   /** Cost measured with the configured tokenizer. */
   measuredTokens: number;
   loadingStrategy: LoadingStrategy;
-  /** Absolute file path. */
+  /** File path relative to the workspace, slash-separated. */
   path: string;
   /** `file://` URI of the same file. */
   uri?: string;

@@ -93,3 +93,25 @@ func TestDetectionResultHasArchitecture(t *testing.T) {
 		t.Errorf("DetectionResult JSON = %s, %v; want an architecture field", b, err)
 	}
 }
+
+// A reference's path is relative to the library's root, and a reference
+// given by that path, or by the absolute one, materializes its file.
+func TestReferencePathRelative(t *testing.T) {
+	t.Parallel()
+	p, lib := exampleProvider(t)
+	cat, err := p.Catalog(t.Context(), "python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range cat.Items {
+		if filepath.IsAbs(it.Path) || !strings.HasPrefix(it.Path, "context/python/") {
+			t.Errorf("catalog path %q, want one relative to the library root", it.Path)
+		}
+	}
+	for _, path := range []string{"context/python/fastapi_patterns.md", filepath.Join(lib.Dir(), "context", "python", "fastapi_patterns.md")} {
+		f, err := p.Materialize(t.Context(), Reference{Path: path})
+		if err != nil || f.ID != "python/fastapi_patterns" {
+			t.Errorf("materialize by path %s: %+v, %v", path, f, err)
+		}
+	}
+}
