@@ -48,6 +48,9 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 			out = append(out, s.quickFix(v, f))
 		}
 	}
+	if want(protocol.CodeActionKindQuickFix) {
+		out = append(out, s.agentQuickFixes(ctx, v, start, end)...)
+	}
 	if want(kindAddFrontmatter) {
 		if f, ok := refactor.AddFrontmatter(v.file.Topic, v.doc); ok {
 			kind := kindAddFrontmatter

@@ -19,6 +19,9 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		return nil, err
 	}
 	out := []protocol.CodeLens{}
+	if l, ok := s.memoryLens(ctx, v); ok {
+		out = append(out, l)
+	}
 	top := v.rng(document.Span{})
 	if t := v.file.Topic; t != nil {
 		label := fmt.Sprintf("%s · %s", present.Key(t), present.Tokens(t.Tokens))

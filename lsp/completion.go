@@ -31,6 +31,9 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 	if err != nil {
 		return nil, err
 	}
+	if l, ok := s.memoryCompletion(ctx, v, off); ok {
+		return l, nil
+	}
 	c, ok := refs.CompletionAt(v.doc, off, refOptions(v.lib))
 	if !ok {
 		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, nil

@@ -16,6 +16,12 @@ func (s *Server) Definition(ctx context.Context, params *protocol.DefinitionPara
 	if err != nil {
 		return nil, err
 	}
+	if loc, ok := s.importDefinition(ctx, v, params.Position); ok {
+		if loc == nil {
+			return nil, nil
+		}
+		return loc, nil
+	}
 	r, ok, err := v.refAt(params.Position)
 	if err != nil || !ok {
 		return nil, err

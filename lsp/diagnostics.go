@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -68,6 +69,12 @@ func (d *diagnostics) onUpdate(u workspace.Update) {
 		wait = max(wait, d.s.opts.DiagnosticsDelay-since)
 	}
 	d.timer = time.AfterFunc(wait, d.flush)
+}
+
+// touch schedules the diagnostics of an agent file the library does not
+// index (agent files live in hidden folders such as .claude).
+func (d *diagnostics) touch(path string) {
+	d.onUpdate(workspace.Update{Changed: []string{path}})
 }
 
 // minWait gathers the updates of one burst (a file and the files that
@@ -149,10 +156,11 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 	}
 	lib := ws.Library()
 	all := lib.DiagnoseAll(ctx)
+	agents := d.s.agentPaths(ctx, ws)
 	d.mu.Lock()
 	var stale []string
 	for p := range d.published {
-		if _, ok := all[p]; !ok {
+		if _, ok := all[p]; !ok && !slices.Contains(agents, p) {
 			stale = append(stale, p)
 		}
 	}
@@ -162,6 +170,11 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 			return
 		}
 		d.publish(ctx, ws, lib, p, ds)
+	}
+	for _, p := range agents {
+		if _, done := all[p]; !done && ctx.Err() == nil {
+			d.publish(ctx, ws, lib, p, nil)
+		}
 	}
 	for _, p := range stale {
 		d.publish(ctx, ws, lib, p, nil)
@@ -210,15 +223,20 @@ func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Library) {
 // publish sends one file's diagnostics, unless it has none now and had
 // none before.
 func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib *library.Library, path string, ds []library.Diagnostic) {
+	// An agent file may be a library file too: one list holds both.
+	var agent []protocol.Diagnostic
+	if af, ads := d.s.agentDiagnostics(ctx, ws, path); af != nil {
+		agent = agentProtocolDiagnostics(af, ads, d.s.encoding())
+	}
 	d.mu.Lock()
 	had := d.published[path]
-	if len(ds) > 0 {
+	if len(ds)+len(agent) > 0 {
 		d.published[path] = true
 	} else {
 		delete(d.published, path)
 	}
 	d.mu.Unlock()
-	if len(ds) == 0 && !had {
+	if len(ds)+len(agent) == 0 && !had {
 		return
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Diagnostics: []protocol.Diagnostic{}}
@@ -231,6 +249,7 @@ func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib 
 			params.Diagnostics = append(params.Diagnostics, toDiagnostic(f, dg, enc))
 		}
 	}
+	params.Diagnostics = append(params.Diagnostics, agent...)
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}

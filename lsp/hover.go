@@ -15,6 +15,9 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if err != nil {
 		return nil, err
 	}
+	if h, ok := s.importHover(ctx, v, params.Position); ok {
+		return h, nil
+	}
 	r, ok, err := v.refAt(params.Position)
 	if err != nil || !ok {
 		return nil, err

@@ -102,7 +102,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 				Save:      protocol.Boolean(true),
 			},
 			CompletionProvider: &protocol.CompletionOptions{
-				TriggerCharacters: []string{":", "#", "\"", "/"},
+				TriggerCharacters: []string{":", "#", "\"", "/", "@"},
 				ResolveProvider:   &yes,
 			},
 			HoverProvider:           protocol.Boolean(true),

@@ -20,7 +20,7 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 	if err != nil {
 		return nil, err
 	}
-	out := []protocol.DocumentLink{}
+	out := append([]protocol.DocumentLink{}, s.importLinks(ctx, v)...)
 	for _, r := range v.file.Refs {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -18,6 +18,7 @@ type method func(ctx context.Context, s *Server, params json.RawMessage) (any, e
 var customMethods = map[string]method{
 	"ctxls/commands":     commands,
 	"ctxls/documentCost": documentCost,
+	"ctxls/sessionCost":  sessionCost,
 
 	"ctxls/catalog":             catalog,
 	"ctxls/domainIndex":         domainIndex,

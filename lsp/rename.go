@@ -99,7 +99,9 @@ func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 }
 
 // WillRenameFiles updates every reference to topics the user is moving or
-// renaming in the editor (files, or folders holding topics).
+// renaming in the editor (files, or folders holding topics), and every
+// @import of a memory file's tree that names a moved file or is made by
+// one.
 func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFilesParams) (*protocol.WorkspaceEdit, error) {
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
@@ -126,7 +128,7 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 		}
 	}
 	if len(edits) == 0 {
-		return nil, nil
+		return s.addImportRenames(ctx, ws, params, nil), nil
 	}
 	for p := range edits {
 		slices.SortFunc(edits[p], func(a, b refactor.Edit) int { return a.Span.Start - b.Span.Start })
@@ -134,7 +136,11 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
-	return s.workspaceEdit(ctx, lib, edits, nil, caps)
+	out, err := s.workspaceEdit(ctx, lib, edits, nil, caps)
+	if err != nil {
+		return nil, err
+	}
+	return s.addImportRenames(ctx, ws, params, out), nil
 }
 
 // pathOfString is pathOf for a URI held as a string.

@@ -115,6 +115,10 @@ type Server struct {
 	exec executions
 	// hist holds the history store (history.go).
 	hist histories
+	// agents holds the workspace's agent files (agentfiles.go).
+	agents agentState
+	// memory holds the problems of the memory files' imports (memory.go).
+	memory memoryState
 
 	diags *diagnostics
 }

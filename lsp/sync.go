@@ -26,6 +26,9 @@ func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 		return err
 	}
 	ws.DidOpen(path, td.Text, td.Version)
+	if s.isAgentFile(ws, path) {
+		s.diags.touch(path)
+	}
 	return nil
 }
 
@@ -60,6 +63,9 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 		return err
 	}
 	ws.DidChange(path, text, params.TextDocument.Version)
+	if s.isAgentFile(ws, path) {
+		s.diags.touch(path)
+	}
 	return nil
 }
 
@@ -118,6 +124,9 @@ func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 		return err
 	}
 	ws.DidClose(path)
+	if s.isAgentFile(ws, path) {
+		s.diags.touch(path) // the disk's text is the truth again
+	}
 	return nil
 }
 

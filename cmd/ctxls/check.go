@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -26,18 +27,26 @@ type checkRecord struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
+
+	fix *fileFix // the fix the diagnostic offers, or nil
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", stderr)
-	format := formatFlag(fs)
+	format := fs.String("format", "text", "output format: text, json or sarif (SARIF 2.1.0, for code scanning)")
 	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
+	fix := fs.Bool("fix", false, "apply the safe fixes, then report what is left")
+	fixUnsafe := fs.Bool("fix-unsafe", false, "apply every fix, the unsafe ones (guesses) included")
+	dryRun := fs.Bool("dry-run", false, "with --fix or --fix-unsafe, print the fixes as a unified diff instead of writing them; exit 1 when there is one")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(*format); err != nil {
-		return err
+	if *format != "text" && *format != "json" && *format != "sarif" {
+		return usageError{msg: fmt.Sprintf("--format must be text, json or sarif, not %q", *format)}
+	}
+	if *dryRun && !*fix && !*fixUnsafe {
+		*fix = true // --dry-run alone shows the safe fixes
 	}
 	dir, err := workspaceDir("check", *dirFlag, pos)
 	if err != nil {
@@ -49,7 +58,33 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	records := collect(ctx, lib)
+	agents, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	if err != nil {
+		return err
+	}
+	records := collect(ctx, lib, agents)
+	if *fix || *fixUnsafe {
+		changed, err := applyFixes(records, *fixUnsafe, *dryRun, stdout)
+		if err != nil {
+			return err
+		}
+		if *dryRun {
+			if changed > 0 {
+				return exitError(1)
+			}
+			return nil
+		}
+		if changed > 0 {
+			fmt.Fprintf(stderr, "fixed %s\n", count(changed, "file"))
+			if lib, err = openLibrary(ctx, dir, stderr); err != nil {
+				return err
+			}
+			if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
+				return err
+			}
+			records = collect(ctx, lib, agents)
+		}
+	}
 	// A duplicate topic is both a library warning and a diagnostic of the
 	// losing file; the record is enough.
 	dup := map[string]bool{}
@@ -69,16 +104,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			errors++
 		}
 	}
-	if len(records) == 0 && len(lib.Topics()) == 0 && len(lib.Commands()) == 0 && len(lib.Domains()) == 0 {
+	if len(records) == 0 && len(lib.Topics()) == 0 && len(lib.Commands()) == 0 && len(lib.Domains()) == 0 && (agents == nil || len(agents.Files) == 0) {
 		// "0 problems" would pass a directory ctxls cannot see into as clean.
 		w := stdout
-		if *format == "json" {
+		if *format != "text" {
 			w = stderr
 		}
 		fmt.Fprintf(w, "nothing to check in %s: %s\n", dir, lookedFor)
 		return nil
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		for _, r := range records {
@@ -86,7 +122,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return err
 			}
 		}
-	} else {
+	case "sarif":
+		if err := writeSARIF(stdout, records); err != nil {
+			return err
+		}
+	default:
 		printCheck(stdout, lib, records, errors)
 	}
 	if errors > 0 {
@@ -98,19 +138,25 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // lookedFor says what check looks for in a workspace.
 const lookedFor = `ctxls looks for markdown topics under directories named context
 (a domain per subdirectory), markdown commands under directories named
-commands, and the roots that contextRoots and commandRoots in .ctxls.yaml add`
+commands, the roots that contextRoots and commandRoots in .ctxls.yaml add,
+and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
 
-// collect gathers every diagnostic and every problem of .ctxls.yaml,
-// sorted by file and position.
-func collect(ctx context.Context, lib *library.Library) []checkRecord {
+// collect gathers every diagnostic of the library and of the agent
+// files, and every problem of .ctxls.yaml, sorted by file and position,
+// leaving out the codes the configuration disables.
+func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) []checkRecord {
 	all := lib.DiagnoseAll(ctx)
 	var out []checkRecord
+	cfg := lib.Config()
 	problems := lib.ConfigProblems()
-	problems = append(problems, lib.Config().UnknownChainCommands(func(name string) bool {
+	problems = append(problems, cfg.UnknownChainCommands(func(name string) bool {
 		_, ok := lib.Command(name)
 		return ok
 	})...)
 	for _, p := range problems {
+		if cfg.Disabled(config.ProblemCode) {
+			break
+		}
 		// Like the language server, a problem covers its whole line; one
 		// without a line points at the start of the file.
 		r := checkRecord{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
@@ -126,12 +172,23 @@ func collect(ctx context.Context, lib *library.Library) []checkRecord {
 			r := checkRecord{File: rel(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 				Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
 			if f != nil && f.Doc != nil {
-				rg := f.Doc.Lines.Range(d.Span, document.UTF32)
-				r.Line, r.Column = rg.Start.Line+1, rg.Start.Character+1
-				r.EndLine, r.EndColumn = rg.End.Line+1, rg.End.Character+1
+				r.at(f.Doc.Lines, d.Span)
+				r.fix = libraryFix(p, f.Doc, d)
 			}
 			out = append(out, r)
 		}
+	}
+	if agents != nil {
+		for p, ds := range agents.Check(ctx) {
+			f, _ := agents.File(p)
+			for _, d := range ds {
+				r := checkRecord{File: rel(lib.Dir(), p), Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
+				r.at(f.Lines, d.Span)
+				r.fix = agentFix(f, d)
+				out = append(out, r)
+			}
+		}
+		out = append(out, memoryRecords(ctx, lib, agents)...)
 	}
 	// Stable, so that .ctxls.yaml problems without a line keep their order.
 	slices.SortStableFunc(out, func(a, b checkRecord) int {
@@ -144,6 +201,13 @@ func collect(ctx context.Context, lib *library.Library) []checkRecord {
 		return a.Column - b.Column
 	})
 	return out
+}
+
+// at sets the record's 1-based range from a span of a file's text.
+func (r *checkRecord) at(lines *document.Lines, s document.Span) {
+	rg := lines.Range(s, document.UTF32)
+	r.Line, r.Column = rg.Start.Line+1, rg.Start.Character+1
+	r.EndLine, r.EndColumn = rg.End.Line+1, rg.End.Character+1
 }
 
 func printCheck(w io.Writer, lib *library.Library, records []checkRecord, errors int) {

@@ -23,11 +23,15 @@ type commandHelp struct {
 // README's command table has a row for each, and a test holds the two
 // together.
 var commands = []commandHelp{
-	{name: "check", args: "[DIR]", doc: `Reports every diagnostic of the workspace DIR (default .) and every
-problem of its .ctxls.yaml. Exits 1 when any is an error. When DIR holds
-nothing ctxls recognises it says what it looks for.`},
+	{name: "check", args: "[DIR]", doc: `Reports every diagnostic of the workspace DIR (default .): its context
+library, its agent files and its .ctxls.yaml. Exits 1 when any is an
+error. --fix applies the safe fixes, --fix-unsafe every fix; --dry-run
+prints them as a diff. When DIR holds nothing ctxls recognises it says
+what it looks for.`},
 	{name: "catalog", args: "[DIR]", doc: `Lists every topic with its type, loading strategy and measured and
 declared token costs.`},
+	{name: "cost", args: "[DIR]", doc: `Tells what a session of the agent started in DIR (default .) loads: at
+start, and later on demand, with measured tokens.`},
 	{name: "search", args: "QUERY [DIR]", doc: `Finds topics whose tags, section keywords, titles, detection triggers or
 names match QUERY, best first. Quote a QUERY of several words. Exits 0
 when a topic matches, 1 when none does.`},

@@ -7,6 +7,7 @@
 //	ctxls serve [--stdio]              language server over stdio
 //	ctxls check [DIR]                  all diagnostics; exit 1 on any error
 //	ctxls catalog [DIR] [--domain D]   topics with their token costs
+//	ctxls cost [DIR] [--agent A]       what a session of an agent loads
 //	ctxls search QUERY [DIR]           topics matching a query
 //	ctxls show domain:topic[#Section]  print a topic or one section
 //	ctxls chain run|preview|list|show|resume|use|delete
@@ -119,6 +120,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runCheck(ctx, rest, stdout, stderr)
 	case "catalog":
 		return runCatalog(ctx, rest, stdout, stderr)
+	case "cost":
+		return runCost(ctx, rest, stdout, stderr)
 	case "search":
 		return runSearch(ctx, rest, stdout, stderr)
 	case "show":

@@ -16,6 +16,7 @@ import {
   type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
 import { resolveServer, serverSettings, type Inspected } from './settings';
+import { DOCUMENT_SELECTOR, WATCH_GLOB } from './agentFiles';
 
 /** The `ctxls` object mirrored to the server from the current settings. */
 export function currentServerSettings(scope?: vscode.ConfigurationScope): Record<string, unknown> {
@@ -136,9 +137,9 @@ export class CtxlsServer implements vscode.Disposable {
       options: { cwd: folder?.uri.fsPath, env: { ...process.env } },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', language: 'markdown' }],
+      documentSelector: [...DOCUMENT_SELECTOR],
       synchronize: {
-        fileEvents: vscode.workspace.createFileSystemWatcher('**/{*.md,.ctxls.yaml}'),
+        fileEvents: vscode.workspace.createFileSystemWatcher(WATCH_GLOB),
       },
       outputChannel: this.output,
       initializationOptions: { settings: { ctxls: currentServerSettings() } },

@@ -10,6 +10,7 @@ import { Methods, itemsOf, type SearchItem, type SearchResult } from './protocol
 import { searchPickItems } from './quickPick';
 import { ReadonlyDocs, SCHEME } from './readonlyDocs';
 import { CostStatusBar } from './statusBar';
+import { SessionStatusBar } from './sessionStatus';
 import { referenceOf } from './format';
 
 let server: CtxlsServer | undefined;
@@ -32,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     showCollapseAll: true,
   });
   const status = new CostStatusBar(srv);
+  const session = new SessionStatusBar(srv);
   const chains = new ChainCommands(srv, executions, docs);
 
   context.subscriptions.push(
@@ -44,6 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     executions,
     executionsView,
     status,
+    session,
     chains,
     ...chains.register(),
     srv.onDidStart(() => {
@@ -72,6 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('ctxls.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('ctxls.showCostBreakdown', (arg?: vscode.Uri | string) => status.showBreakdown(arg)),
+    vscode.commands.registerCommand('ctxls.showSessionCost', () => session.showBreakdown()),
     vscode.commands.registerCommand('ctxls.refreshContext', () => contextTree.refresh()),
     vscode.commands.registerCommand('ctxls.refreshExecutions', () => executions.refresh()),
     vscode.commands.registerCommand('ctxls.openTopic', async (node?: TopicNode) => {

@@ -8,6 +8,7 @@ export const Methods = {
   search: 'ctxls/search',
   commands: 'ctxls/commands',
   documentCost: 'ctxls/documentCost',
+  sessionCost: 'ctxls/sessionCost',
   chainList: 'ctxls/chain/list',
   chainPreview: 'ctxls/chain/preview',
   chainRun: 'ctxls/chain/run',
@@ -390,4 +391,21 @@ export function warningText(w: Warning | string): string {
 /** Items of a list result; empty when the request failed (undefined). */
 export function itemsOf<T>(r: Pick<ListResult<T>, 'items'> | null | undefined): T[] {
   return Array.isArray(r?.items) ? (r!.items as T[]) : [];
+}
+
+/** One file, or one listing entry, of `ctxls/sessionCost`. */
+export interface SessionEntry {
+  /** Relative to the workspace, with forward slashes. */
+  file: string;
+  tokens: number;
+  reason: string;
+}
+
+/** Result of `ctxls/sessionCost`: what a session of an agent loads. */
+export interface SessionCost {
+  agent: string;
+  alwaysLoaded: SessionEntry[];
+  onDemand: SessionEntry[];
+  totalAlwaysLoaded: number;
+  warnings?: string[];
 }

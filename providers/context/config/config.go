@@ -65,6 +65,10 @@ type Config struct {
 	DefaultModel string `yaml:"defaultModel" json:"defaultModel,omitempty"`
 	// MaxFileSize is the size in bytes above which a file is skipped.
 	MaxFileSize int64 `yaml:"maxFileSize" json:"maxFileSize"`
+	// Disable lists diagnostic codes that are not reported.
+	Disable []string `yaml:"disable" json:"disable,omitempty"`
+	// Limits are the sizes past which agent files are flagged.
+	Limits Limits `yaml:"limits" json:"limits"`
 }
 
 // Budget is the loading protocol's limit per prompt.
@@ -181,6 +185,7 @@ func Default() *Config {
 		Budget:         Budget{Files: DefaultBudgetFiles, Tokens: DefaultBudgetTokens},
 		Executor:       Executor{Kind: "preview", Timeout: Duration{DefaultExecTimeout}},
 		MaxFileSize:    DefaultMaxFileSize,
+		Limits:         DefaultLimits(),
 	}
 }
 
@@ -204,6 +209,7 @@ var known = map[string]bool{
 	"contextRoots": true, "commandRoots": true, "ignore": true, "tokenizer": true,
 	"driftThreshold": true, "budget": true, "executor": true, "chains": true,
 	"models": true, "defaultModel": true, "maxFileSize": true,
+	"disable": true, "limits": true,
 }
 
 // Parse parses the content of a .ctxls.yaml file.
@@ -335,6 +341,10 @@ func restoreDefault(cfg, def *Config, key string) {
 		cfg.Tokenizer = def.Tokenizer
 	case "models":
 		cfg.Models = nil
+	case "disable":
+		cfg.Disable = nil
+	case "limits":
+		cfg.Limits = def.Limits
 	}
 }
 
@@ -412,6 +422,7 @@ func (c *Config) Validate() []Problem {
 			delete(c.Models, name)
 		}
 	}
+	p = append(p, c.Limits.validate()...)
 	if c.DefaultModel != "" {
 		if _, ok := c.Models[c.DefaultModel]; !ok {
 			bad([]string{"defaultModel"}, "defaultModel %q is not among the models; no default model", c.DefaultModel)
@@ -465,6 +476,7 @@ func (c *Config) Clone() *Config {
 	out.ContextRoots = append([]string(nil), c.ContextRoots...)
 	out.CommandRoots = append([]string(nil), c.CommandRoots...)
 	out.Ignore = append([]string(nil), c.Ignore...)
+	out.Disable = append([]string(nil), c.Disable...)
 	out.Executor.Command = append([]string(nil), c.Executor.Command...)
 	out.Chains = make([]Chain, len(c.Chains))
 	for i, ch := range c.Chains {

@@ -21,6 +21,8 @@ type Settings struct {
 	} `json:"executor,omitempty"`
 	ContextRoots []string `json:"contextRoots,omitempty"`
 	CommandRoots []string `json:"commandRoots,omitempty"`
+	// Disable adds diagnostic codes to .ctxls.yaml's disable list.
+	Disable []string `json:"disable,omitempty"`
 }
 
 // ParseSettings decodes the "ctxls" object of the editor's settings. It
@@ -78,6 +80,9 @@ func (c *Config) Apply(s *Settings) (*Config, []Problem) {
 	}
 	if len(s.CommandRoots) > 0 {
 		out.CommandRoots = append(out.CommandRoots, s.CommandRoots...)
+	}
+	if len(s.Disable) > 0 {
+		out.Disable = append(out.Disable, s.Disable...)
 	}
 	return out, out.Validate()
 }

@@ -13,49 +13,39 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
-// Diagnostic codes. They are stable: editors and scripts match on them.
+// Diagnostic codes, from the rules table. They are stable: editors and
+// scripts match on them.
 const (
-	CodeUnresolved      = "unresolved-reference"
-	CodeUnknownSection  = "unknown-section"
-	CodeMissingField    = "frontmatter-missing-field"
-	CodeInvalidValue    = "frontmatter-invalid-value"
-	CodeIDMismatch      = "frontmatter-id-mismatch"
-	CodeParseError      = "frontmatter-parse-error"
-	CodeUnknownField    = "frontmatter-unknown-field"
-	CodeSectionMissing  = "section-missing"
-	CodeTokenDrift      = "token-drift"
-	CodeIndexMissing    = "index-missing-topic"
-	CodeIndexUnlisted   = "index-unlisted-topic"
-	CodeFileSkipped     = "file-skipped"
-	CodeDuplicateTopic  = "duplicate-topic"
+	CodeUnresolved      = rules.UnresolvedReference
+	CodeUnknownSection  = rules.UnknownSection
+	CodeMissingField    = rules.MissingField
+	CodeInvalidValue    = rules.InvalidValue
+	CodeIDMismatch      = rules.IDMismatch
+	CodeParseError      = rules.FrontmatterParse
+	CodeUnknownField    = rules.UnknownField
+	CodeSectionMissing  = rules.SectionMissing
+	CodeTokenDrift      = rules.TokenDrift
+	CodeIndexMissing    = rules.IndexMissingTopic
+	CodeIndexUnlisted   = rules.IndexUnlistedTopic
+	CodeFileSkipped     = rules.FileSkipped
+	CodeDuplicateTopic  = rules.DuplicateTopic
 	driftMinimumTokens  = 10
 	maxUnlistedPerIndex = 50
 )
 
 // Severity follows the LSP numbering.
-type Severity int
+type Severity = rules.Severity
 
 // Severities.
 const (
-	SeverityError       Severity = 1
-	SeverityWarning     Severity = 2
-	SeverityInformation Severity = 3
-	SeverityHint        Severity = 4
+	SeverityError       = rules.Error
+	SeverityWarning     = rules.Warning
+	SeverityInformation = rules.Information
+	SeverityHint        = rules.Hint
 )
-
-func (s Severity) String() string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityWarning:
-		return "warning"
-	case SeverityInformation:
-		return "info"
-	}
-	return "hint"
-}
 
 // Diagnostic is a problem in one file.
 type Diagnostic struct {
@@ -77,6 +67,9 @@ type Fix struct {
 	// Declared and Measured are token counts for token-drift.
 	Declared int `json:"declared,omitempty"`
 	Measured int `json:"measured,omitempty"`
+	// More are the other token counts of the same file that drift: a
+	// file has one token-drift diagnostic, whose fix updates them all.
+	More []Fix `json:"more,omitempty"`
 }
 
 // Diagnose returns the diagnostics of the file at path, in order.
@@ -111,8 +104,9 @@ func (l *Library) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
 
 func (l *Library) diagnose(f *File) []Diagnostic {
 	var ds []Diagnostic
-	add := func(s document.Span, sev Severity, code, format string, args ...any) *Diagnostic {
-		ds = append(ds, Diagnostic{Path: f.Path, Span: s, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
+	// Severities come from the rules table; sev only documents the call.
+	add := func(s document.Span, _ Severity, code, format string, args ...any) *Diagnostic {
+		ds = append(ds, Diagnostic{Path: f.Path, Span: s, Severity: rules.Default(code), Code: code, Message: fmt.Sprintf(format, args...)})
 		return &ds[len(ds)-1]
 	}
 	if f.Skipped != "" {
@@ -173,10 +167,10 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 			msg += "; did you mean " + quoteList(tg.Candidates) + "?"
 		}
 		d := add(span, SeverityError, code, "%s", msg)
-		if code == CodeIndexMissing {
-			d.Severity = SeverityWarning
-		}
 		d.Fix = &Fix{Replace: span, Candidates: tg.Candidates}
+	}
+	if len(l.cfg.Disable) > 0 {
+		ds = slices.DeleteFunc(ds, func(d Diagnostic) bool { return l.cfg.Disabled(d.Code) })
 	}
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return ds
@@ -199,13 +193,32 @@ func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, strin
 	}
 	if root != nil {
 		threshold := l.cfg.DriftThreshold
+		// Drift is reported once per file, at its first drifting number,
+		// so that a library whose counts are all stale still shows its
+		// real problems; the fix updates every number.
+		var drift []driftAt
 		if _, v := field("estimatedTokens"); v != nil && t.Meta.EstimatedTokens > 0 {
 			if drifted(t.Meta.EstimatedTokens, t.Tokens, threshold) {
-				d := add(doc.NodeSpan(v), SeverityWarning, CodeTokenDrift, "declares %d tokens but the body measures %d (%s), %s off; the threshold is %.0f %%",
-					t.Meta.EstimatedTokens, t.Tokens, l.counter.Name(), percent(t.Meta.EstimatedTokens, t.Tokens), threshold*100)
-				d.Fix = &Fix{Replace: doc.NodeSpan(v), Declared: t.Meta.EstimatedTokens, Measured: t.Tokens}
+				drift = append(drift, driftAt{doc.NodeSpan(v), t.Meta.EstimatedTokens, t.Tokens,
+					fmt.Sprintf("declares %d tokens but the body measures %d (%s), %s off; the threshold is %.0f %%",
+						t.Meta.EstimatedTokens, t.Tokens, l.counter.Name(), percent(t.Meta.EstimatedTokens, t.Tokens), threshold*100)})
 			}
 		}
+		defer func() {
+			if len(drift) == 0 {
+				return
+			}
+			first := drift[0]
+			msg := first.message
+			if n := len(drift) - 1; n > 0 {
+				msg += fmt.Sprintf("; %d more token count%s in this file drift too", n, plural(n))
+			}
+			d := add(first.span, SeverityInformation, CodeTokenDrift, "%s", msg)
+			d.Fix = &Fix{Replace: first.span, Declared: first.declared, Measured: first.measured}
+			for _, x := range drift[1:] {
+				d.Fix.More = append(d.Fix.More, Fix{Replace: x.span, Declared: x.declared, Measured: x.measured})
+			}
+		}()
 		if _, secs := field("sections"); secs != nil {
 			for _, item := range secs.Content {
 				name, tokNode := sectionNodes(item)
@@ -229,9 +242,9 @@ func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, strin
 					continue
 				}
 				if tokNode != nil && s.Declared > 0 && drifted(s.Declared, s.Tokens, threshold) {
-					d := add(doc.NodeSpan(tokNode), SeverityWarning, CodeTokenDrift, "section %q declares %d tokens but measures %d (%s), %s off",
-						s.Name, s.Declared, s.Tokens, l.counter.Name(), percent(s.Declared, s.Tokens))
-					d.Fix = &Fix{Replace: doc.NodeSpan(tokNode), Declared: s.Declared, Measured: s.Tokens}
+					drift = append(drift, driftAt{doc.NodeSpan(tokNode), s.Declared, s.Tokens,
+						fmt.Sprintf("section %q declares %d tokens but measures %d (%s), %s off",
+							s.Name, s.Declared, s.Tokens, l.counter.Name(), percent(s.Declared, s.Tokens))})
 				}
 			}
 		}
@@ -307,6 +320,13 @@ func drifted(declared, measured int, threshold float64) bool {
 		return false
 	}
 	return diff > threshold*float64(max(measured, 1))
+}
+
+// driftAt is one declared token count that drifts.
+type driftAt struct {
+	span               document.Span
+	declared, measured int
+	message            string
 }
 
 func percent(declared, measured int) string {

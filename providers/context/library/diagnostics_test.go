@@ -122,14 +122,23 @@ func TestDiagnostics(t *testing.T) {
 			name:  "token drift of the body",
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 5000) + "# X\n\nShort body.\n"}),
 			file:  "context/python/x.md",
-			want:  []diag{{CodeTokenDrift, SeverityWarning, "5000"}},
+			want:  []diag{{CodeTokenDrift, SeverityInformation, "5000"}},
 		},
 		{
 			name: "token drift of a section",
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 300,
 				"sections:\n  - name: Long\n    estimatedTokens: 20\n") + "# X\n\n## Long\n\n" + strings.Repeat("Many words make a long section here. ", 40) + "\n"}),
 			file: "context/python/x.md",
-			want: []diag{{CodeTokenDrift, SeverityWarning, "20"}},
+			want: []diag{{CodeTokenDrift, SeverityInformation, "20"}},
+		},
+		{
+			// One report per file, at the first drifting number.
+			name: "token drift of the body and of two sections",
+			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 5000,
+				"sections:\n  - name: Long\n    estimatedTokens: 20\n  - name: Other\n    estimatedTokens: 900\n") +
+				"# X\n\n## Long\n\n" + strings.Repeat("Many words make a long section here. ", 40) + "\n\n## Other\n\nShort.\n"}),
+			file: "context/python/x.md",
+			want: []diag{{CodeTokenDrift, SeverityInformation, "5000"}},
 		},
 		{
 			name: "index lists a missing topic and misses one",
@@ -323,5 +332,31 @@ func TestMissingFileMessages(t *testing.T) {
 				t.Errorf("diagnostics of %q = %+v, want one with message %q", tc.line, ds, tc.want)
 			}
 		})
+	}
+}
+
+func TestDisabledCodesAreNotReported(t *testing.T) {
+	src := topicFM("python/x", "reference", 10) + "# X\n\n" + strings.Repeat("word ", 60) + "\nSee python:nothing_here.\n"
+	files := with(map[string]string{"context/python/x.md": src})
+	cfg := config.Default()
+	cfg.Disable = []string{CodeTokenDrift}
+	got := codes(diagsOf(t, load(t, writeTree(t, files), cfg), "context/python/x.md"))
+	if slices.Contains(got, CodeTokenDrift) || !slices.Contains(got, CodeUnresolved) {
+		t.Errorf("codes with token-drift disabled = %v, want the unresolved reference only", got)
+	}
+}
+
+// A Forge skill's context mapping names a primary domain and topics of it;
+// each resolves like any reference, and a template is not one.
+func TestForgeSkillContextResolves(t *testing.T) {
+	files := map[string]string{
+		"context/python/dependency_management.md": topicFM("python/dependency_management", "reference", 3) + "# Deps\n\nA.\n",
+		"skills/deps/SKILL.md": "---\nname: deps\ndescription: Manages dependencies.\ncontext:\n  primary: [python]\n  topics: [dependency_management, virtual_envs]\n---\n\n" +
+			"Load python:{topic} as needed.\n",
+	}
+	l := load(t, writeTree(t, files), nil)
+	got := diagsOf(t, l, "skills/deps/SKILL.md")
+	if want := []diag{{CodeUnresolved, SeverityError, "virtual_envs"}}; !slices.Equal(got, want) {
+		t.Errorf("diagnostics = %v, want %v", got, want)
 	}
 }

@@ -38,11 +38,19 @@ func Fixes(diags []library.Diagnostic, start, end int) []Fix {
 			continue
 		}
 		if d.Code == library.CodeTokenDrift {
+			title := fmt.Sprintf("Update declared tokens to %d (measured)", d.Fix.Measured)
+			edits := []Edit{measuredEdit(d)}
+			for _, m := range d.Fix.More {
+				edits = append(edits, Edit{Span: m.Replace, NewText: strconv.Itoa(m.Measured)})
+			}
+			if len(edits) > 1 {
+				title = fmt.Sprintf("Update all %d declared token numbers in this file", len(edits))
+			}
 			out = append(out, Fix{
-				Title:      fmt.Sprintf("Update declared tokens to %d (measured)", d.Fix.Measured),
+				Title:      title,
 				Diagnostic: &d,
 				Preferred:  true,
-				Edits:      []Edit{measuredEdit(d)},
+				Edits:      edits,
 			})
 			continue
 		}

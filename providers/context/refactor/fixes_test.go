@@ -113,3 +113,16 @@ func TestAddFrontmatter(t *testing.T) {
 		}
 	}
 }
+
+// A file has one token-drift diagnostic; its fix updates every drifting
+// number of the file.
+func TestDriftFixUpdatesEveryNumber(t *testing.T) {
+	d := library.Diagnostic{Code: library.CodeTokenDrift, Span: document.Span{Start: 10, End: 14},
+		Fix: &library.Fix{Replace: document.Span{Start: 10, End: 14}, Declared: 5000, Measured: 40,
+			More: []library.Fix{{Replace: document.Span{Start: 30, End: 32}, Declared: 20, Measured: 300}}}}
+	fixes := Fixes([]library.Diagnostic{d}, 10, 10)
+	if len(fixes) != 1 || !fixes[0].Preferred || len(fixes[0].Edits) != 2 ||
+		fixes[0].Edits[0].NewText != "40" || fixes[0].Edits[1].NewText != "300" || fixes[0].Edits[1].Span.Start != 30 {
+		t.Fatalf("fixes = %+v", fixes)
+	}
+}

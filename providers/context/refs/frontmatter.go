@@ -29,6 +29,10 @@ func (s *scanner) frontmatter() {
 		// the whole frontmatter text, which a library must not keep.
 		switch key {
 		case fieldCrossDomain, fieldContext:
+			if key == fieldContext && val.Kind == yaml.MappingNode {
+				s.forgeContext(val)
+				continue
+			}
 			if key == fieldCrossDomain {
 				key = fieldCrossDomain
 			} else {
@@ -60,6 +64,51 @@ func (s *scanner) frontmatter() {
 						s.pathField(v)
 					}
 				}
+			}
+		}
+	}
+}
+
+// forgeContext reads the context mapping of a Forge skill,
+// {primary: [domain, ...], topics: [topic, ...]}: the entries of primary
+// (and of any other list but topics) are domains or topic ids, and each
+// topic is a topic of the primary domain. With several primary domains
+// the topic's domain is unknown, so a bare topic is left alone.
+func (s *scanner) forgeContext(m *yaml.Node) {
+	var primary []string
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == "topics" {
+			continue
+		}
+		for _, n := range scalars(m.Content[i+1]) {
+			for _, e := range s.entries(n) {
+				s.idRef(e.span, e.value, fieldContext, !strings.Contains(e.value, "/"))
+				if m.Content[i].Value == "primary" && !strings.Contains(e.value, "/") {
+					primary = append(primary, e.value)
+				}
+			}
+		}
+	}
+	_, topics := document.FieldOf(m, "topics")
+	if topics == nil {
+		return
+	}
+	for _, n := range scalars(topics) {
+		for _, e := range s.entries(n) {
+			switch {
+			case strings.Contains(e.value, "/"):
+				s.idRef(e.span, e.value, fieldContext, false)
+			case len(primary) == 1:
+				// The domain is not written here: its span is empty, so
+				// renaming the domain leaves the entry as it is.
+				topic := dropMD(strings.Clone(e.value))
+				r := Ref{Form: IDForm, Where: Frontmatter, Span: e.span, Field: fieldContext,
+					Domain: strings.Clone(primary[0]), DomainSpan: document.Span{Start: e.span.Start, End: e.span.Start},
+					Topic: topic, TopicSpan: e.span}
+				if string(s.doc.Slice(e.span)) == e.value {
+					r.TopicSpan = document.Span{Start: e.span.Start, End: e.span.Start + len(topic)}
+				}
+				s.refs = append(s.refs, r)
 			}
 		}
 	}

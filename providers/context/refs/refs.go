@@ -186,7 +186,30 @@ func Scan(doc *document.Doc, opts Options) []Ref {
 	s.prose()
 	s.codePaths()
 	s.fences()
-	return normalize(s.refs)
+	return normalize(slices.DeleteFunc(s.refs, templated))
+}
+
+// templated reports a reference with a template placeholder such as
+// "{domain}", "<topic>" or "${lang}" in a name: documentation writes
+// python:{topic} to explain a pattern, not to name a topic.
+func templated(r Ref) bool {
+	for _, v := range [...]string{r.Domain, r.Topic, r.Path, r.Section} {
+		if placeholder(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholder reports whether s holds a {…} or <…> placeholder.
+func placeholder(s string) bool {
+	if i := strings.IndexByte(s, '{'); i >= 0 && strings.IndexByte(s[i:], '}') > 0 {
+		return true
+	}
+	if i := strings.IndexByte(s, '<'); i >= 0 && strings.IndexByte(s[i:], '>') > 0 {
+		return true
+	}
+	return false
 }
 
 // normalize sorts refs by start (longest first on ties) and drops every

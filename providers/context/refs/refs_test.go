@@ -51,8 +51,8 @@ func checkRefs(t *testing.T, d *document.Doc, refs []Ref) {
 			sp   document.Span
 			want string
 		}{{r.DomainSpan, r.Domain}, {r.TopicSpan, r.Topic}, {r.SectionSpan, r.Section}, {r.PathSpan, r.Path}} {
-			if part.want == "" {
-				continue
+			if part.want == "" || (part.sp.Len() == 0 && r.Field == fieldContext) {
+				continue // a Forge topic's domain is not written in the entry
 			}
 			if part.sp.Start < r.Span.Start || part.sp.End > r.Span.End {
 				t.Fatalf("part %+v of %q outside span %+v", part.sp, part.want, r.Span)

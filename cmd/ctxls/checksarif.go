@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+
+	"github.com/ctxls/ctxls/providers/context/rules"
+)
+
+// SARIF 2.1.0, the subset code scanning reads.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool       sarifTool     `json:"tool"`
+		ColumnKind string        `json:"columnKind"`
+		Results    []sarifResult `json:"results"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string            `json:"id"`
+		ShortDescription     sarifText         `json:"shortDescription"`
+		DefaultConfiguration sarifConfig       `json:"defaultConfiguration"`
+		Properties           map[string]string `json:"properties"`
+	}
+	sarifConfig struct {
+		Level string `json:"level"`
+	}
+	sarifText struct {
+		Text string `json:"text"`
+	}
+	sarifResult struct {
+		RuleID    string          `json:"ruleId"`
+		RuleIndex int             `json:"ruleIndex"`
+		Level     string          `json:"level"`
+		Message   sarifText       `json:"message"`
+		Locations []sarifLocation `json:"locations"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           sarifRegion   `json:"region"`
+	}
+	sarifArtifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+		EndLine     int `json:"endLine"`
+		EndColumn   int `json:"endColumn"`
+	}
+)
+
+// sarifLevel maps a record's severity to a SARIF level.
+func sarifLevel(severity string) string {
+	switch severity {
+	case "error", "warning":
+		return severity
+	}
+	return "note"
+}
+
+// writeSARIF writes the records as one SARIF 2.1.0 run whose rules are the
+// rules table. Columns count Unicode code points, as the records do.
+func writeSARIF(w io.Writer, records []checkRecord) error {
+	all := rules.All()
+	index := map[string]int{}
+	driver := sarifDriver{Name: "ctxls", Version: version, InformationURI: "https://github.com/ctxls/ctxls", Rules: []sarifRule{}}
+	for i, r := range all {
+		index[r.Code] = i
+		driver.Rules = append(driver.Rules, sarifRule{
+			ID:                   r.Code,
+			ShortDescription:     sarifText{r.Doc},
+			DefaultConfiguration: sarifConfig{sarifLevel(r.Severity.String())},
+			Properties:           map[string]string{"source": r.Source, "fix": r.Fix.String()},
+		})
+	}
+	run := sarifRun{Tool: sarifTool{driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
+	for _, r := range records {
+		run.Results = append(run.Results, sarifResult{
+			RuleID:    r.Code,
+			RuleIndex: index[r.Code],
+			Level:     sarifLevel(r.Severity),
+			Message:   sarifText{r.Message},
+			Locations: []sarifLocation{{sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.File}).EscapedPath(), URIBaseID: "%SRCROOT%"},
+				Region:           sarifRegion{r.Line, r.Column, r.EndLine, r.EndColumn},
+			}}},
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("cost", stderr)
+	format := formatFlag(fs)
+	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
+	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", "))
+	window := fs.Int("context-window", session.DefaultContextWindow, "the model's context window in tokens")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if !slices.Contains(session.Agents, *agent) {
+		return usageError{msg: fmt.Sprintf("--agent must be one of %s, not %q", strings.Join(session.Agents, ", "), *agent)}
+	}
+	if *window < 1 {
+		return usageError{msg: fmt.Sprintf("--context-window must be a positive number of tokens, not %d", *window)}
+	}
+	dir, err := workspaceDir("cost", *dirFlag, pos)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("cost: %w", err)
+	}
+	cfg, problems, err := config.Load(abs)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
+	}
+	counter, err := tokens.New(cfg.Tokenizer)
+	if err != nil {
+		return err
+	}
+	set, err := agentfiles.Load(ctx, abs, cfg)
+	if err != nil {
+		return err
+	}
+	c, err := session.Compute(ctx, set, session.Options{Agent: *agent, ContextWindow: *window, Config: cfg, Counter: counter})
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(c); err != nil {
+			return err
+		}
+		for _, w := range c.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+		return nil
+	}
+	printCost(stdout, c, *window, counter.Name())
+	return nil
+}
+
+func printCost(w io.Writer, c *session.Cost, window int, tokenizer string) {
+	fmt.Fprintf(w, "%s session: %s tokens loaded at start, %.1f %% of a %s-token window (%s)\n",
+		c.Agent, thousands(c.TotalAlwaysLoaded), 100*float64(c.TotalAlwaysLoaded)/float64(window), thousands(window), tokenizer)
+	section := func(title string, entries []session.Entry) {
+		fmt.Fprintf(w, "\n%s\n", title)
+		if len(entries) == 0 {
+			fmt.Fprintln(w, "  (none)")
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, e := range entries {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.File, thousands(e.Tokens), e.Reason)
+		}
+		tw.Flush()
+	}
+	section("Loaded at start", c.AlwaysLoaded)
+	section("Loaded later", c.OnDemand)
+	for _, msg := range c.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s\n", msg)
+	}
+}

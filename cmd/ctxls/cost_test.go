@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/session"
+)
+
+var claudeProject = filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude")
+
+func TestCostCommand(t *testing.T) {
+	out, stderr, err := runCLI(t, "cost", claudeProject, "--format", "json")
+	if err != nil {
+		t.Fatalf("cost: %v\n%s", err, stderr)
+	}
+	var c session.Cost
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("output is not the JSON object: %v\n%s", err, out)
+	}
+	if c.Agent != "claude" || len(c.AlwaysLoaded) != 8 || c.AlwaysLoaded[0].File != "CLAUDE.md" || c.AlwaysLoaded[0].Reason != "project memory" {
+		t.Errorf("cost = %+v", c)
+	}
+	sum := 0
+	for _, e := range c.AlwaysLoaded {
+		sum += e.Tokens
+		if strings.Contains(e.File, `\`) || filepath.IsAbs(e.File) {
+			t.Errorf("file %q is not relative with forward slashes", e.File)
+		}
+	}
+	if sum != c.TotalAlwaysLoaded || sum == 0 {
+		t.Errorf("totalAlwaysLoaded %d, sum %d", c.TotalAlwaysLoaded, sum)
+	}
+
+	text, _, err := runCLI(t, "cost", "--dir", claudeProject, "--context-window", "3000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"claude session: ", "Loaded at start", "docs/style.md", "imported by CLAUDE.md (hop 1)", "Loaded later", "warning: the listing"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestCostCommandAgents(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Agents\n\nRun make.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, "cost", dir, "--agent", "codex", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, `{"agent":"codex","alwaysLoaded":[{"file":"AGENTS.md","tokens":`) {
+		t.Errorf("codex cost: %s", out)
+	}
+	for _, args := range [][]string{
+		{"cost", dir, "--agent", "gemini"},
+		{"cost", dir, "--context-window", "0"},
+		{"cost", dir, "--format", "xml"},
+		{"cost", dir, dir},
+	} {
+		if _, _, err := runCLI(t, args...); err == nil {
+			t.Errorf("%v: no error", args)
+		} else if _, ok := err.(usageError); !ok {
+			t.Errorf("%v: %v is not a usage error", args, err)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/workspace"
+)
+
+// agentState holds the workspace's agent files, read again whenever the
+// library is rebuilt (a new configuration, a reload).
+type agentState struct {
+	mu  sync.Mutex
+	lib *library.Library
+	set *agentfiles.Set
+}
+
+// agentSet returns the agent files of the workspace of lib.
+func (s *Server) agentSet(ctx context.Context, lib *library.Library) *agentfiles.Set {
+	a := &s.agents
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.set != nil && a.lib == lib {
+		return a.set
+	}
+	set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	if err != nil {
+		s.stderr.Debug("agent files", "err", err)
+		return nil
+	}
+	a.lib, a.set = lib, set
+	return set
+}
+
+// isAgentFile reports whether path is one of the agent files ctxls checks.
+func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
+	rel, err := filepath.Rel(ws.Dir(), path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	if agentfiles.Classify(filepath.ToSlash(rel), nil) != agentfiles.KindUnknown {
+		return true
+	}
+	set := s.agentSet(s.ctx, ws.Library())
+	if set == nil {
+		return false
+	}
+	_, ok := set.File(path)
+	return ok || s.inMemoryTree(path)
+}
+
+// agentDiagnostics returns the diagnostics of the agent file at path, of
+// its open text when the editor has it open, and the file as checked; nil
+// when path is no agent file.
+func (s *Server) agentDiagnostics(ctx context.Context, ws *workspace.Workspace, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
+	set := s.agentSet(ctx, ws.Library())
+	if set == nil {
+		return nil, nil
+	}
+	var content []byte
+	if text, _, open := ws.Overlay(path); open {
+		content = []byte(text)
+	}
+	return s.checkAgentFile(ctx, ws, set, path, content)
+}
+
+// agentProtocolDiagnostics converts the diagnostics of an agent file.
+func agentProtocolDiagnostics(f *agentfiles.File, ds []agentfiles.Diagnostic, enc document.Encoding) []protocol.Diagnostic {
+	out := make([]protocol.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		r := f.Lines.Range(d.Span, enc)
+		pd := protocol.Diagnostic{
+			Range:    protocol.Range{Start: toPos(r.Start), End: toPos(r.End)},
+			Severity: protocol.DiagnosticSeverity(d.Severity),
+			Code:     protocol.String(d.Code),
+			Source:   protocol.NewOptional("ctxls"),
+			Message:  protocol.String(d.Message),
+		}
+		if raw, err := json.Marshal(diagData{Code: d.Code}); err == nil {
+			pd.Data = raw
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+// agentPaths returns the agent files that have diagnostics now.
+func (s *Server) agentPaths(ctx context.Context, ws *workspace.Workspace) []string {
+	set := s.agentSet(ctx, ws.Library())
+	if set == nil {
+		return nil
+	}
+	var out []string
+	for p := range set.Check(ctx) {
+		out = append(out, p)
+	}
+	return append(out, s.memoryPaths(ctx, ws, set)...)
+}
+
+// agentQuickFixes returns the fixes of the view's agent-file diagnostics
+// that overlap the byte range [start, end].
+func (s *Server) agentQuickFixes(ctx context.Context, v *view, start, end int) []protocol.CommandOrCodeAction {
+	set := s.agentSet(ctx, v.lib)
+	if set == nil {
+		return nil
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return nil
+	}
+	f, ds := s.checkAgentFile(ctx, ws, set, v.path, v.doc.Text)
+	if f == nil {
+		return nil
+	}
+	var out []protocol.CommandOrCodeAction
+	pds := agentProtocolDiagnostics(f, ds, v.enc)
+	for i, d := range ds {
+		if d.Fix == nil || d.Span.End < start || d.Span.Start > end {
+			continue
+		}
+		kind := protocol.CodeActionKindQuickFix
+		preferred := true
+		edits := make([]protocol.TextEdit, len(d.Fix.Edits))
+		for j, e := range d.Fix.Edits {
+			edits[j] = protocol.TextEdit{Range: v.rng(e.Span), NewText: e.NewText}
+		}
+		out = append(out, &protocol.CodeAction{
+			Title:       d.Fix.Title,
+			Kind:        &kind,
+			Diagnostics: []protocol.Diagnostic{pds[i]},
+			IsPreferred: &preferred,
+			Edit:        &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uriOf(v.path): edits}},
+		})
+	}
+	return out
+}

@@ -1,0 +1,349 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/imports"
+	"github.com/ctxls/ctxls/providers/context/memory"
+	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/context/workspace"
+)
+
+// The editor features of Claude Code memory files (CLAUDE.md,
+// CLAUDE.local.md, .claude/rules): hover, definition, links, code lens
+// and completion of @path imports. Each handler of those features asks
+// here first and falls back to the library's references.
+
+// memoryTree returns the import tree of the view's file when it is a
+// memory file, built from the editor's text of every open file.
+func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) {
+	root := v.lib.Dir()
+	rel, err := filepath.Rel(root, v.path)
+	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) {
+		return nil, false
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return nil, false
+	}
+	opt := memory.Options(v.lib.Config(), root, v.lib.Counter())
+	read := overlayRead(ws)
+	opt.Read = func(p string) ([]byte, error) {
+		if p == v.path {
+			return v.doc.Text, nil
+		}
+		return read(p)
+	}
+	t, err := imports.Build(ctx, v.path, opt)
+	if err != nil {
+		return nil, false
+	}
+	return t, true
+}
+
+// importAt returns the import of the view's memory file at a position.
+func (s *Server) importAt(ctx context.Context, v *view, pos protocol.Position) (*imports.Tree, imports.Edge, bool) {
+	t, ok := s.memoryTree(ctx, v)
+	if !ok {
+		return nil, imports.Edge{}, false
+	}
+	off, err := v.offset(pos)
+	if err != nil {
+		return nil, imports.Edge{}, false
+	}
+	for _, e := range t.Root().Imports {
+		if off >= e.Span.Start && off <= e.Span.End {
+			return t, e, true
+		}
+	}
+	return nil, imports.Edge{}, false
+}
+
+// importHover describes an import: where it leads, its hop, and what the
+// file and the imports under it cost.
+func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position) (*protocol.Hover, bool) {
+	t, e, ok := s.importAt(ctx, v, pos)
+	if !ok {
+		return nil, false
+	}
+	root := v.lib.Dir()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**@%s**", e.Path)
+	if e.Target != "" {
+		fmt.Fprintf(&b, " → `%s`", shown(root, e.Target))
+	}
+	b.WriteString("\n\n")
+	switch e.Status {
+	case imports.Loaded, imports.Again:
+		f := t.File(e.Target)
+		if f == nil {
+			break
+		}
+		fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
+		if sub := t.Subtree(f.Path); sub != f.Tokens {
+			fmt.Fprintf(&b, " · with its imports %s", present.Tokens(sub))
+		}
+		if e.Status == imports.Again {
+			b.WriteString(" · already loaded above, counted once")
+		}
+	default:
+		for _, p := range t.Problems(root) {
+			if p.File == e.From && p.Span == e.Span {
+				fmt.Fprintf(&b, "Not loaded (%s): %s", e.Status, p.Message)
+				break
+			}
+		}
+	}
+	rng := v.rng(e.Span)
+	return &protocol.Hover{Contents: markup(b.String()), Range: &rng}, true
+}
+
+// importDefinition goes from an import to its file.
+func (s *Server) importDefinition(ctx context.Context, v *view, pos protocol.Position) (*protocol.Location, bool) {
+	_, e, ok := s.importAt(ctx, v, pos)
+	if !ok || !exists(e.Target) {
+		return nil, ok
+	}
+	return &protocol.Location{URI: uriOf(e.Target)}, true
+}
+
+// importLinks makes each import of a memory file whose file exists a link
+// to it, with its cost as the tooltip.
+func (s *Server) importLinks(ctx context.Context, v *view) []protocol.DocumentLink {
+	t, ok := s.memoryTree(ctx, v)
+	if !ok {
+		return nil
+	}
+	var out []protocol.DocumentLink
+	for _, e := range t.Root().Imports {
+		if !exists(e.Target) {
+			continue
+		}
+		target := uriOf(e.Target)
+		tip := shown(v.lib.Dir(), e.Target)
+		if f := t.File(e.Target); f != nil {
+			tip += " · " + present.Tokens(f.Tokens)
+		}
+		out = append(out, protocol.DocumentLink{Range: v.rng(e.PathSpan()), Target: &target, Tooltip: &tip})
+	}
+	return out
+}
+
+// memoryLens is the code lens above a memory file: its own tokens and
+// those of the tree its imports load.
+func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bool) {
+	t, ok := s.memoryTree(ctx, v)
+	if !ok {
+		return protocol.CodeLens{}, false
+	}
+	label := fmt.Sprintf("Memory: %s", present.Tokens(t.Root().Tokens))
+	if n := len(t.Files) - 1; n > 0 {
+		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
+	}
+	// Imports the agent tries and fails to load; a cycle's file and one
+	// outside the project may well be loaded.
+	notLoaded := 0
+	for _, f := range t.Files {
+		for _, e := range f.Imports {
+			switch e.Status {
+			case imports.Missing, imports.Punctuation, imports.TooDeep, imports.TooLarge:
+				notLoaded++
+			}
+		}
+	}
+	if notLoaded > 0 {
+		label += fmt.Sprintf(" · %d not loaded", notLoaded)
+	}
+	return protocol.CodeLens{Range: v.rng(document.Span{}), Command: protocol.Command{Title: label}}, true
+}
+
+// memoryCompletion completes the path of an @import or of a markdown link
+// target in a memory file, relative to the file's folder.
+func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*protocol.CompletionList, bool) {
+	rel, err := filepath.Rel(v.lib.Dir(), v.path)
+	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) {
+		return nil, false
+	}
+	start, ok := memory.PathPrefixAt(v.doc, off)
+	if !ok {
+		return nil, false
+	}
+	typed := string(v.doc.Text[start:off])
+	dirPart, prefix := "", typed
+	if i := strings.LastIndexByte(typed, '/'); i >= 0 {
+		dirPart, prefix = typed[:i+1], typed[i+1:]
+	}
+	dir := filepath.Join(filepath.Dir(v.path), filepath.FromSlash(dirPart))
+	if strings.HasPrefix(dirPart, "~/") || strings.HasPrefix(dirPart, "/") {
+		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, true
+	}
+	rng := v.rng(document.Span{Start: off - len(prefix), End: off})
+	items := []protocol.CompletionItem{}
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) {
+			continue
+		}
+		kind := protocol.CompletionItemKindFile
+		text := name
+		if e.IsDir() {
+			kind, text = protocol.CompletionItemKindFolder, name+"/"
+		}
+		items = append(items, protocol.CompletionItem{Label: text, Kind: kind, TextEdit: &protocol.TextEdit{Range: rng, NewText: text}})
+		if len(items) == maxCompletionItems {
+			break
+		}
+	}
+	slices.SortFunc(items, func(a, b protocol.CompletionItem) int { return strings.Compare(a.Label, b.Label) })
+	return &protocol.CompletionList{Items: items}, true
+}
+
+func exists(p string) bool {
+	if p == "" {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// shown is p relative to root with forward slashes when inside it.
+func shown(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+// memoryState memoizes the problems of the memory files' import trees.
+// They may lie in files that are no agent files (what the imports load),
+// so a change to any file of a tree checks every tree again, and the
+// files whose problems changed with it are published again.
+type memoryState struct {
+	mu     sync.Mutex
+	set    *agentfiles.Set
+	report *memory.Report
+}
+
+// overlayRead reads the editor's text of open files, the disk's of others.
+func overlayRead(ws *workspace.Workspace) memory.Read {
+	return func(p string) ([]byte, error) {
+		if text, _, ok := ws.Overlay(p); ok {
+			if len(text) > imports.MaxFileBytes {
+				return nil, imports.ErrTooLarge
+			}
+			return []byte(text), nil
+		}
+		return imports.ReadFile(p)
+	}
+}
+
+// checkAgentFile is set.CheckFile with the memory problems of path added.
+func (s *Server) checkAgentFile(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string, content []byte) (*agentfiles.File, []agentfiles.Diagnostic) {
+	f, ds := set.CheckFile(ctx, path, content)
+	mf, mds := s.memoryDiagnostics(ctx, ws, set, path)
+	if len(mds) == 0 {
+		return f, ds
+	}
+	if f == nil {
+		f = mf
+	}
+	return f, append(ds, mds...)
+}
+
+// memoryDiagnostics returns the memory problems of path and the file their
+// spans refer to, checking every tree again when path is a memory file or
+// a file of a tree.
+func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
+	m := &s.memory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rel, err := filepath.Rel(ws.Dir(), path)
+	if err != nil {
+		return nil, nil
+	}
+	stale := m.set != set || m.report == nil
+	if !stale && !memory.IsMemory(filepath.ToSlash(rel)) && !m.report.Files[path] {
+		return nil, nil
+	}
+	read := overlayRead(ws)
+	lib := ws.Library()
+	old := m.report
+	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), lib.Counter(), read)
+	if old != nil && !stale {
+		for p := range changedFiles(old, m.report) {
+			if p != path {
+				s.diags.touch(p)
+			}
+		}
+	}
+	ds := m.report.Diagnostics[path]
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	f, ok := memory.FileOf(set, path, read)
+	if !ok {
+		return nil, nil
+	}
+	return f, ds
+}
+
+// memoryPaths returns the files with memory problems now.
+func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set) []string {
+	m := &s.memory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lib := ws.Library()
+	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), lib.Counter(), overlayRead(ws))
+	out := make([]string, 0, len(m.report.Diagnostics))
+	for p := range m.report.Diagnostics {
+		out = append(out, p)
+	}
+	return out
+}
+
+// inMemoryTree reports whether path is a file of a memory file's import
+// tree, as last checked.
+func (s *Server) inMemoryTree(path string) bool {
+	m := &s.memory
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.report != nil && m.report.Files[path]
+}
+
+// changedFiles returns the files whose problems differ between a and b.
+func changedFiles(a, b *memory.Report) map[string]bool {
+	out := map[string]bool{}
+	same := func(x, y []agentfiles.Diagnostic) bool {
+		return slices.EqualFunc(x, y, func(d, e agentfiles.Diagnostic) bool {
+			return d.Span == e.Span && d.Code == e.Code && d.Message == e.Message
+		})
+	}
+	for p, ds := range a.Diagnostics {
+		if !same(ds, b.Diagnostics[p]) {
+			out[p] = true
+		}
+	}
+	for p, ds := range b.Diagnostics {
+		if !same(ds, a.Diagnostics[p]) {
+			out[p] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,236 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// memoryProject is a small Claude Code project: a CLAUDE.md whose first
+// import loads a guide that imports a second file, and whose second import
+// is cut by a colon; the "@docs/" being typed names a folder.
+var memoryProject = map[string]string{
+	"docs/guide.md":   "# Guide\n\nSee @more.md for more.\n",
+	"docs/more.md":    "More words here.\n",
+	"docs/extra.md":   "extra\n",
+	"src/main.go":     "package main\n",
+	".claude/x/y.txt": "y\n",
+}
+
+const memoryText = "# Memory 😀\n\nRead @docs/guide.md first.\nThe plan is in @docs/extra.md: read it.\nLink [g](docs/gu) and @docs/\n"
+
+func TestInprocMemoryFeatures(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, memoryProject)
+	c := inprocStart(t, dir, inprocOptions{})
+	u := c.open("CLAUDE.md", memoryText)
+	doc := map[string]any{"uri": u}
+
+	t.Run("hover", func(t *testing.T) {
+		var h struct {
+			Contents struct{ Value string } `json:"contents"`
+			Range    struct {
+				Start, End struct{ Line, Character int }
+			} `json:"range"`
+		}
+		c.mustCall("textDocument/hover", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, "@docs/guide", 3, false)}, &h)
+		for _, want := range []string{"`docs/guide.md`", "hop 1 of 4", " tok", "with its imports"} {
+			if !strings.Contains(h.Contents.Value, want) {
+				t.Errorf("hover %q lacks %q", h.Contents.Value, want)
+			}
+		}
+		if h.Range.Start.Line != 2 || h.Range.Start.Character != 5 || h.Range.End.Character != 5+len("@docs/guide.md") {
+			t.Errorf("hover range %+v, want the import on line 2 from 5", h.Range)
+		}
+		c.mustCall("textDocument/hover", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, "@docs/extra", 3, false)}, &h)
+		if !strings.Contains(h.Contents.Value, "Not loaded (trailing punctuation)") {
+			t.Errorf("hover on the cut import: %q", h.Contents.Value)
+		}
+	})
+
+	t.Run("definition", func(t *testing.T) {
+		var locs json.RawMessage
+		c.mustCall("textDocument/definition", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, "@docs/guide", 3, false)}, &locs)
+		if !strings.Contains(string(locs), "docs/guide.md") {
+			t.Errorf("definition %s does not lead to docs/guide.md", locs)
+		}
+	})
+
+	t.Run("links", func(t *testing.T) {
+		var links []struct {
+			Target  string `json:"target"`
+			Tooltip string `json:"tooltip"`
+		}
+		c.mustCall("textDocument/documentLink", map[string]any{"textDocument": doc}, &links)
+		var targets []string
+		for _, l := range links {
+			targets = append(targets, filepath.Base(l.Target))
+		}
+		// The cut import still links to the file that was meant.
+		if strings.Join(targets, ",") != "guide.md,extra.md" {
+			t.Errorf("links to %v, want guide.md and extra.md", targets)
+		}
+	})
+
+	t.Run("code lens", func(t *testing.T) {
+		var lenses []struct {
+			Command struct{ Title string } `json:"command"`
+		}
+		c.mustCall("textDocument/codeLens", map[string]any{"textDocument": doc}, &lenses)
+		if len(lenses) == 0 || !strings.HasPrefix(lenses[0].Command.Title, "Memory: ") ||
+			!strings.Contains(lenses[0].Command.Title, "with 2 imports") || !strings.Contains(lenses[0].Command.Title, "2 not loaded") {
+			t.Errorf("code lenses %+v", lenses)
+		}
+	})
+
+	t.Run("completion", func(t *testing.T) {
+		for _, tc := range []struct{ needle, want string }{
+			{"@docs/\n", "guide.md"},
+			{"](docs/gu", "guide.md"},
+		} {
+			var list struct {
+				Items []struct{ Label string } `json:"items"`
+			}
+			c.mustCall("textDocument/completion", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, tc.needle, len(strings.TrimSuffix(tc.needle, "\n")), false)}, &list)
+			var labels []string
+			for _, it := range list.Items {
+				labels = append(labels, it.Label)
+			}
+			if !strings.Contains(strings.Join(labels, ","), tc.want) {
+				t.Errorf("completion at %q: %v, want %s", tc.needle, labels, tc.want)
+			}
+		}
+	})
+}
+
+func TestInprocSessionCost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{"CLAUDE.md": "# Memory\n\nSee @docs/guide.md now.\n"}
+	for k, v := range memoryProject {
+		files[k] = v
+	}
+	inprocWrite(t, dir, files)
+	c := inprocStart(t, dir, inprocOptions{})
+	var res struct {
+		Agent        string `json:"agent"`
+		AlwaysLoaded []struct {
+			File   string `json:"file"`
+			Tokens int    `json:"tokens"`
+			Reason string `json:"reason"`
+		} `json:"alwaysLoaded"`
+		OnDemand          []json.RawMessage `json:"onDemand"`
+		TotalAlwaysLoaded int               `json:"totalAlwaysLoaded"`
+	}
+	c.mustCall("ctxls/sessionCost", map[string]any{}, &res)
+	var got []string
+	sum := 0
+	for _, e := range res.AlwaysLoaded {
+		got = append(got, e.File)
+		sum += e.Tokens
+	}
+	if res.Agent != "claude" || strings.Join(got, ",") != "CLAUDE.md,docs/guide.md,docs/more.md" || sum != res.TotalAlwaysLoaded || sum == 0 || res.OnDemand == nil {
+		t.Errorf("session cost %+v", res)
+	}
+	if err := c.call("ctxls/sessionCost", map[string]any{"agent": "gemini"}, nil); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+		t.Errorf("unknown agent: %v", err)
+	}
+}
+
+// Memory files get the problems of their imports from the first
+// publication on, a file an import loads gets the problems of its own
+// imports, both follow the editor's text, and the cut import has its fix.
+func TestInprocMemoryDiagnostics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		"CLAUDE.md":      "# Memory\n\nSee @docs/guide.md: first.\nAnd @docs/more.md\n",
+		"docs/guide.md":  "# Guide\n",
+		"docs/more.md":   "More: @gone.md\n",
+		"context/p/x.md": "# X\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	codes := func(want ...string) func(inprocDiagnostics) bool {
+		return func(d inprocDiagnostics) bool {
+			var got []string
+			for _, dg := range d.Diagnostics {
+				got = append(got, dg.Code)
+			}
+			return strings.Join(got, ",") == strings.Join(want, ",")
+		}
+	}
+	memURI := string(uriOf(filepath.Join(dir, "CLAUDE.md")))
+	moreURI := string(uriOf(filepath.Join(dir, "docs/more.md")))
+	d := c.waitDiagnostics(memURI, codes("import-trailing-punctuation"))
+	if r := d.Diagnostics[0].Range; r.Start.Line != 2 || r.Start.Character != 4 || int(r.End.Character) != 4+len("@docs/guide.md:") {
+		t.Errorf("range %+v, want 2:4 to the colon", r)
+	}
+	c.waitDiagnostics(moreURI, codes("import-missing"))
+
+	var actions []struct {
+		Title string
+		Edit  inprocEdit
+	}
+	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": memURI},
+		"range": d.Diagnostics[0].Range, "context": map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}}}, &actions)
+	if len(actions) != 1 || len(actions[0].Edit.Changes[memURI]) != 1 || actions[0].Edit.Changes[memURI][0].NewText != " " {
+		t.Fatalf("code actions: %+v", actions)
+	}
+
+	// Fixing the colon in the editor clears it; dropping the import of
+	// docs/more.md clears that file's problem, which no session loads now.
+	c.open("CLAUDE.md", "# Memory\n\nSee @docs/guide.md : first.\n")
+	c.waitDiagnostics(memURI, codes())
+	c.waitDiagnostics(moreURI, codes())
+	// An import added in the editor is checked at once.
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": memURI, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "# Memory\n\n@docs/none.md\n"}}})
+	c.waitDiagnostics(memURI, codes("import-missing"))
+}
+
+// Moving a file or folder rewrites the @imports that name it and the
+// relative imports the moved file makes.
+func TestInprocMemoryRename(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"CLAUDE.md":      "# Memory\n\nSee @docs/guide.md: and @./docs/more.md\n@sub/x.md and `@docs/guide.md`\n",
+		"docs/guide.md":  "guide\n",
+		"docs/more.md":   "more\n",
+		"sub/x.md":       "x uses @../docs/guide.md\n",
+		"context/p/y.md": "# Y\n",
+	}
+	tests := []struct {
+		from, to string
+		want     map[string]string
+	}{
+		{"docs", "notes", map[string]string{
+			"CLAUDE.md": "# Memory\n\nSee @notes/guide.md: and @./notes/more.md\n@sub/x.md and `@docs/guide.md`\n",
+			"sub/x.md":  "x uses @../notes/guide.md\n",
+		}},
+		{"sub/x.md", "sub/deeper/x y.md", map[string]string{
+			"CLAUDE.md": "# Memory\n\nSee @docs/guide.md: and @./docs/more.md\n@sub/deeper/x\\ y.md and `@docs/guide.md`\n",
+			"sub/x.md":  "x uses @../../docs/guide.md\n",
+		}},
+	}
+	for _, tc := range tests {
+		dir := t.TempDir()
+		inprocWrite(t, dir, files)
+		c := inprocStart(t, dir, inprocOptions{})
+		var edit inprocEdit
+		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
+			"oldUri": string(uriOf(filepath.Join(dir, tc.from))), "newUri": string(uriOf(filepath.Join(dir, tc.to)))}}}, &edit)
+		inprocApply(t, edit)
+		for rel, want := range tc.want {
+			data, err := os.ReadFile(filepath.Join(dir, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(data) != want {
+				t.Errorf("moving %s to %s: %s is\n%q\nwant\n%q", tc.from, tc.to, rel, data, want)
+			}
+		}
+	}
+}

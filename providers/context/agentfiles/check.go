@@ -1,0 +1,202 @@
+package agentfiles
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// Diagnostic is a problem in one agent file.
+type Diagnostic struct {
+	// Path is the file's absolute path.
+	Path string
+	// Span is where the problem is, in bytes of the file's text.
+	Span document.Span
+	// Severity is the code's default severity from the rules table.
+	Severity rules.Severity
+	// Code is the rule's code.
+	Code string
+	// Message says what is wrong.
+	Message string
+	// Fix is the fix the rule offers, or nil.
+	Fix *Fix
+}
+
+// Fix is a titled set of edits of the diagnostic's file. Whether it may be
+// applied unattended is the rule's FixSafety.
+type Fix struct {
+	Title string
+	Edits []Edit
+}
+
+// Edit replaces a span of a file's text.
+type Edit struct {
+	Span    document.Span
+	NewText string
+}
+
+// Check returns the diagnostics of every agent file that has some, keyed
+// by absolute path, without the codes the configuration disables.
+func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
+	counter := s.counter()
+	out := make([][]Diagnostic, len(s.Files))
+	idx := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				out[i] = s.check(s.Files[i], counter)
+			}
+		}()
+	}
+	for i := range s.Files {
+		if ctx.Err() != nil {
+			break
+		}
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	m := map[string][]Diagnostic{}
+	for i, f := range s.Files {
+		if len(out[i]) > 0 {
+			m[f.Path] = out[i]
+		}
+	}
+	return m
+}
+
+// CheckFile checks the file at the absolute path p with content in place
+// of what is on disk (an editor's unsaved text; nil reads the disk). It
+// returns the file as checked and its diagnostics, or a nil file when p is
+// not an agent file. A file that appeared after Load is checked too, with
+// what the set knows of the rest of the workspace.
+func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, []Diagnostic) {
+	p = filepath.Clean(p)
+	f, ok := s.File(p)
+	if !ok {
+		rel, err := filepath.Rel(s.Root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, nil
+		}
+		rel = filepath.ToSlash(rel)
+		k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+		if k == KindUnknown {
+			return nil, nil
+		}
+		f = &File{Path: p, Rel: rel, Kind: k}
+		if content == nil {
+			s.read(f, nil)
+		}
+	}
+	if content != nil {
+		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind}
+		s.read(g, content)
+		f = g
+	}
+	return f, s.check(f, s.counter())
+}
+
+func (s *Set) counter() tokens.Counter {
+	c, err := tokens.New(s.cfg.Tokenizer)
+	if err != nil {
+		c, _ = tokens.New(tokens.Default)
+	}
+	return c
+}
+
+// checker gathers the diagnostics of one file.
+type checker struct {
+	s       *Set
+	f       *File
+	counter tokens.Counter
+	out     []Diagnostic
+}
+
+func (s *Set) check(f *File, counter tokens.Counter) []Diagnostic {
+	c := &checker{s: s, f: f, counter: counter}
+	if f.Skipped != "" {
+		c.add(document.Span{}, rules.FileSkipped, "%s", f.Skipped)
+		return c.out
+	}
+	switch f.Kind {
+	case KindSkill:
+		c.skill()
+	case KindCommand:
+		c.command()
+	case KindSubagent:
+		c.subagent()
+	case KindPlugin, KindMarketplace, KindMCP, KindLSP:
+		c.pluginJSON()
+	case KindAgentsMd:
+		c.agentsMd()
+	case KindCursorRule:
+		c.cursorRule()
+	case KindCopilotInstructions, KindCopilotPrompt:
+		c.copilot()
+	}
+	for i := range c.out {
+		sp := &c.out[i].Span
+		sp.Start, sp.End = f.fileOffset(sp.Start), f.fileOffset(sp.End)
+	}
+	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	return c.out
+}
+
+// add reports a diagnostic with the code's default severity, unless the
+// configuration disables the code. It returns nil for a disabled code.
+func (c *checker) add(span document.Span, code, format string, args ...any) *Diagnostic {
+	if c.s.cfg.Disabled(code) {
+		return nil
+	}
+	c.out = append(c.out, Diagnostic{Path: c.f.Path, Span: span, Severity: rules.Default(code), Code: code, Message: fmt.Sprintf(format, args...)})
+	return &c.out[len(c.out)-1]
+}
+
+// lineSpan covers the zero-based line n, without its terminator.
+func (c *checker) lineSpan(n int) document.Span {
+	l := c.f.Lines
+	n = max(0, min(n, l.Count()-1))
+	return document.Span{Start: l.Start(n), End: l.End(n)}
+}
+
+// frontmatter checks that the file's frontmatter parses, reporting why not
+// (with a fix for the usual causes), and returns its root mapping or nil.
+// required says whether a missing frontmatter is a problem.
+func (c *checker) frontmatter(required bool, what string) *yaml.Node {
+	doc := c.f.Doc
+	fm := doc.Frontmatter
+	if fm == nil {
+		if required {
+			c.add(c.lineSpan(0), rules.FrontmatterMissing, "%s has no YAML frontmatter (a block between --- lines at the top of the file)", what)
+		}
+		return nil
+	}
+	if fm.Err != nil {
+		c.yamlError(fm)
+		return nil
+	}
+	return fm.Root()
+}
+
+// nodeSpan is the span of a frontmatter node, or the frontmatter's first
+// line when the node has no position.
+func (c *checker) nodeSpan(n *yaml.Node) document.Span {
+	if s := c.f.Doc.NodeSpan(n); s.End > s.Start {
+		return s
+	}
+	return c.lineSpan(0)
+}

@@ -1,0 +1,79 @@
+package agentfiles
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestValidFilesAreClean checks that the valid fixtures, which use every
+// documented field and form, produce no diagnostic at all.
+func TestValidFilesAreClean(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[Kind]int{}
+	for _, f := range s.Files {
+		seen[f.Kind]++
+	}
+	for k := KindSkill; k <= KindCopilotPrompt; k++ {
+		if seen[k] == 0 && k != KindMemory && k != KindRule {
+			t.Errorf("testdata/valid has no file of kind %v", k)
+		}
+	}
+	for p, ds := range s.Check(context.Background()) {
+		for _, d := range ds {
+			f, _ := s.File(p)
+			t.Errorf("%s:%d: %s %s", f.Rel, f.Lines.LineOf(d.Span.Start)+1, d.Code, d.Message)
+		}
+	}
+}
+
+func TestCheckFile(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
+	f, ds := s.CheckFile(context.Background(), skill, []byte("---\nname: other\ndescription: X.\n---\n"))
+	if f == nil || len(ds) != 1 || ds[0].Code != "skill-name-mismatch" {
+		t.Errorf("unsaved text: file %v, diagnostics %+v", f, ds)
+	}
+	// A skill created after Load is an agent file too.
+	f, ds = s.CheckFile(context.Background(), filepath.Join(s.Root, "skills/new/SKILL.md"), []byte("# no frontmatter\n"))
+	if f == nil || f.Kind != KindSkill || len(ds) != 1 || ds[0].Code != "frontmatter-missing" {
+		t.Errorf("new skill: file %v, diagnostics %+v", f, ds)
+	}
+	if f, _ := s.CheckFile(context.Background(), filepath.Join(s.Root, "README.md"), nil); f != nil {
+		t.Errorf("README.md is not an agent file: %+v", f)
+	}
+	if f, _ := s.CheckFile(context.Background(), "/elsewhere/AGENTS.md", []byte("x")); f != nil {
+		t.Errorf("a file outside the workspace was checked: %+v", f)
+	}
+}
+
+// An unquoted glob is read as Cursor reads it, and diagnostics point at
+// the file's own text.
+func TestUnquotedGlobSpans(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/codes/cursor-field-invalid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ds := s.CheckFile(context.Background(), filepath.Join(s.Root, ".cursor/rules/unquoted.mdc"), nil)
+	if f == nil || len(f.Meta.Globs) != 1 || f.Meta.Globs[0] != "*.rs" {
+		t.Fatalf("file %+v", f)
+	}
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Code+" "+string(f.Text[d.Span.Start:d.Span.End]))
+	}
+	want := []string{"cursor-rule-never-loads *.rs", `cursor-field-invalid "yes"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("diagnostics cover %q, want %q", got, want)
+	}
+}

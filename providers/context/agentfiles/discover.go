@@ -1,0 +1,296 @@
+package agentfiles
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/glob"
+)
+
+// File is one agent file of a workspace.
+type File struct {
+	// Path is the absolute path.
+	Path string
+	// Rel is the path relative to the workspace root, with forward slashes.
+	Rel string
+	// Kind is what the file is.
+	Kind Kind
+	// Meta holds the frontmatter fields listings need.
+	Meta Meta
+	// Text is the content (without a byte order mark); nil when Skipped.
+	Text []byte
+	// Lines indexes Text.
+	Lines *document.Lines
+	// Doc is the parsed markdown, or nil for JSON files.
+	Doc *document.Doc
+	// Skipped says why the file was not read (too large, binary), or "".
+	Skipped string
+
+	quoted [2]int // the glob value Doc reads quoted; see lenientGlobs
+}
+
+// Set is the agent files of a workspace, read once, with what their checks
+// need to know about the rest of the workspace.
+type Set struct {
+	// Root is the absolute workspace root.
+	Root string
+	// Files are the agent files, sorted by Rel.
+	Files []*File
+
+	cfg    *config.Config
+	all    []string // every file of the workspace, relative, slash-separated, sorted
+	dirs   map[string]bool
+	byPath map[string]*File
+
+	skillsOnce sync.Once
+	skills     map[string]bool // names and folders of skills, for subagents
+}
+
+// maxWorkspaceFiles bounds the file list globs are matched against.
+const maxWorkspaceFiles = 500_000
+
+// Discover lists every agent file under root with its kind and metadata.
+func Discover(ctx context.Context, root string, cfg *config.Config) ([]File, error) {
+	s, err := Load(ctx, root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, len(s.Files))
+	for i, f := range s.Files {
+		out[i] = *f
+	}
+	return out, nil
+}
+
+// Load finds and reads every agent file under root. cfg may be nil for the
+// defaults. A file that cannot be read is kept with Skipped set; only a
+// root that cannot be walked is an error.
+func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("agent files of %s: %w", root, err)
+	}
+	s := &Set{Root: abs, cfg: cfg, dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
+	ignore := newIgnore(cfg.Ignore)
+	var candidates []string
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil {
+			if p == abs {
+				return err
+			}
+			return nil // an unreadable folder is skipped, as the agents do
+		}
+		rel, _ := filepath.Rel(abs, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != abs && (ignoredDir(d.Name()) || ignore.match(rel)) {
+				return filepath.SkipDir
+			}
+			s.dirs[rel] = true
+			return nil
+		}
+		if ignore.match(rel) {
+			return nil
+		}
+		if len(s.all) < maxWorkspaceFiles {
+			s.all = append(s.all, rel)
+		}
+		if maybeAgentFile(d.Name()) {
+			candidates = append(candidates, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agent files of %s: %w", root, err)
+	}
+	slices.Sort(s.all)
+	plugin := func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] }
+	for _, rel := range candidates {
+		k := Classify(rel, plugin)
+		if k == KindUnknown {
+			continue
+		}
+		f := &File{Path: filepath.Join(abs, filepath.FromSlash(rel)), Rel: rel, Kind: k}
+		s.read(f, nil)
+		s.Files = append(s.Files, f)
+		s.byPath[f.Path] = f
+	}
+	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	return s, nil
+}
+
+// read fills f's text, document and metadata from content, or from disk
+// when content is nil.
+func (s *Set) read(f *File, content []byte) {
+	if content == nil {
+		info, err := os.Stat(f.Path)
+		switch {
+		case err != nil:
+			f.Skipped = fmt.Sprintf("cannot be read: %v", err)
+		case info.Size() > s.cfg.MaxFileSize:
+			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", info.Size(), s.cfg.MaxFileSize)
+		default:
+			content, err = os.ReadFile(f.Path)
+			if err != nil {
+				f.Skipped = fmt.Sprintf("cannot be read: %v", err)
+			}
+		}
+		if f.Skipped != "" {
+			f.Lines = document.NewLines(nil)
+			return
+		}
+	}
+	if document.IsBinary(content) {
+		f.Skipped = "is binary; not checked"
+		f.Lines = document.NewLines(nil)
+		return
+	}
+	if f.Kind.JSON() {
+		f.Text = content
+		f.Lines = document.NewLines(content)
+		return
+	}
+	f.Doc = document.Parse(f.Path, content)
+	f.Text, f.Lines = f.Doc.Text, f.Doc.Lines
+	if f.Kind == KindCursorRule || f.Kind == KindCopilotInstructions {
+		f.lenientGlobs()
+	}
+	f.Meta = metaOf(f.Doc)
+}
+
+// lenientGlobs reads a glob field written without quotes, such as
+// "globs: *.ts" or "applyTo: **/*.py": not valid YAML (a leading * is an
+// alias), but Cursor and Copilot read it as the glob it looks like. The
+// file's Doc is then the parse of the text with the value quoted, and
+// shift maps its offsets back to the file's.
+func (f *File) lenientGlobs() {
+	fm := f.Doc.Frontmatter
+	if fm == nil || fm.Err == nil {
+		return
+	}
+	lines := f.Doc.Lines
+	for n := lines.LineOf(fm.Content.Start); n < lines.Count() && lines.Start(n) < fm.Content.End; n++ {
+		m := globLine.FindSubmatchIndex(lines.Line(n))
+		if m == nil {
+			continue
+		}
+		start := lines.Start(n) + m[2]
+		end := lines.Start(n) + m[3]
+		text := make([]byte, 0, len(f.Text)+2)
+		text = append(text, f.Text[:start]...)
+		text = append(text, '\'')
+		text = append(text, f.Text[start:end]...)
+		text = append(text, '\'')
+		text = append(text, f.Text[end:]...)
+		doc := document.Parse(f.Path, text)
+		if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
+			return
+		}
+		f.Doc, f.quoted = doc, [2]int{start, end}
+		return
+	}
+}
+
+// globLine matches a glob field whose plain value starts with "*".
+var globLine = regexp.MustCompile(`^(?:globs|applyTo):[ \t]+(\*[^'"\n]*?)[ \t]*$`)
+
+// fileOffset maps an offset of f.Doc's text to the file's text.
+func (f *File) fileOffset(off int) int {
+	if f.quoted == [2]int{} {
+		return off
+	}
+	switch {
+	case off <= f.quoted[0]:
+		return off
+	case off <= f.quoted[1]+1:
+		return min(off-1, f.quoted[1])
+	}
+	return off - 2
+}
+
+// File returns the agent file at the absolute path p.
+func (s *Set) File(p string) (*File, bool) {
+	f, ok := s.byPath[filepath.Clean(p)]
+	return f, ok
+}
+
+// WorkspaceFiles returns every file of the workspace, relative to the root
+// with forward slashes, sorted. Globs are matched against it.
+func (s *Set) WorkspaceFiles() []string { return s.all }
+
+// exists reports whether the relative slash path names a file or folder.
+func (s *Set) exists(rel string) bool {
+	rel = path.Clean(rel)
+	if s.dirs[rel] {
+		return true
+	}
+	_, found := slices.BinarySearch(s.all, rel)
+	return found
+}
+
+// maybeAgentFile filters file names before classifying their paths.
+func maybeAgentFile(name string) bool {
+	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")
+}
+
+// ignoredDir reports folders the agents never load files from.
+func ignoredDir(name string) bool {
+	switch name {
+	case ".git", ".hg", ".svn", ".ctxls",
+		"node_modules", "bower_components", "vendor",
+		"__pycache__", "venv", ".venv", ".tox", ".nox",
+		".mypy_cache", ".pytest_cache", ".ruff_cache",
+		".next", ".nuxt", ".cache", ".gradle", ".terraform":
+		return true
+	}
+	return false
+}
+
+// ignoreSet holds the configured ignore entries: folder names, or globs
+// of relative paths.
+type ignoreSet struct {
+	names map[string]bool
+	globs []*glob.Glob
+}
+
+func newIgnore(entries []string) ignoreSet {
+	is := ignoreSet{names: map[string]bool{}}
+	for _, e := range entries {
+		if !strings.ContainsAny(e, "/*?[{") {
+			is.names[e] = true
+			continue
+		}
+		if g, err := glob.Compile(strings.TrimSuffix(e, "/")); err == nil {
+			is.globs = append(is.globs, g)
+		}
+	}
+	return is
+}
+
+func (is ignoreSet) match(rel string) bool {
+	if is.names[path.Base(rel)] {
+		return true
+	}
+	for _, g := range is.globs {
+		if g.Match(rel) {
+			return true
+		}
+	}
+	return false
+}

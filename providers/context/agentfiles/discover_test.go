@@ -1,0 +1,80 @@
+package agentfiles
+
+import (
+	"context"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	plugin := func(dir string) bool { return dir == "tools/myplug" }
+	tests := []struct {
+		rel  string
+		want Kind
+	}{
+		{".claude/skills/deploy/SKILL.md", KindSkill},
+		{"skills/x/SKILL.md", KindSkill},
+		{"plugins/p/skills/x/SKILL.md", KindSkill},
+		{".agents/skills/x/SKILL.md", KindSkill},
+		{"SKILL.md", KindUnknown},
+		{".claude/commands/review.md", KindCommand},
+		{".claude/commands/git/commit.md", KindCommand},
+		{"plugins/p/commands/c.md", KindCommand},
+		{"tools/myplug/commands/c.md", KindCommand},
+		{"commands/implement.md", KindUnknown},
+		{".claude/agents/reviewer.md", KindSubagent},
+		{"plugins/p/agents/a.md", KindSubagent},
+		{"tools/myplug/agents/a.md", KindSubagent},
+		{"docs/agents/a.md", KindUnknown},
+		{".claude/agents/README.md", KindUnknown},
+		{"CLAUDE.md", KindMemory},
+		{"sub/CLAUDE.local.md", KindMemory},
+		{".claude/CLAUDE.md", KindMemory},
+		{".claude/rules/go.md", KindRule},
+		{".claude/rules/lang/go.md", KindRule},
+		{".claude-plugin/plugin.json", KindPlugin},
+		{"plugins/p/.claude-plugin/plugin.json", KindPlugin},
+		{".claude-plugin/marketplace.json", KindMarketplace},
+		{"plugin.json", KindUnknown},
+		{".mcp.json", KindMCP},
+		{"plugins/p/.lsp.json", KindLSP},
+		{"AGENTS.md", KindAgentsMd},
+		{"pkg/GEMINI.md", KindAgentsMd},
+		{".cursor/rules/style.mdc", KindCursorRule},
+		{".cursor/rules/a/b.mdc", KindCursorRule},
+		{"x.mdc", KindUnknown},
+		{".github/copilot-instructions.md", KindCopilotInstructions},
+		{".github/instructions/go.instructions.md", KindCopilotInstructions},
+		{".github/prompts/review.prompt.md", KindCopilotPrompt},
+		{"README.md", KindUnknown},
+		{"agents", KindUnknown},
+		{"", KindUnknown},
+	}
+	for _, tc := range tests {
+		if got := Classify(tc.rel, plugin); got != tc.want {
+			t.Errorf("Classify(%q) = %v, want %v", tc.rel, got, tc.want)
+		}
+	}
+}
+
+func TestDiscoverMeta(t *testing.T) {
+	t.Parallel()
+	files, err := Discover(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skill *File
+	for i := range files {
+		if files[i].Rel == ".claude/skills/deploy/SKILL.md" {
+			skill = &files[i]
+		}
+	}
+	if skill == nil {
+		t.Fatalf("the deploy skill was not discovered: %+v", files)
+	}
+	m := skill.Meta
+	if skill.Kind != KindSkill || !m.HasFrontmatter || m.Name != "deploy" || m.WhenToUse != "When a release is tagged." ||
+		m.Description != "Deploys the service. Use when: the user asks to ship a release." || len(m.Globs) != 1 || m.Globs[0] != "deploy/**" {
+		t.Errorf("meta = %+v", m)
+	}
+}

@@ -1,0 +1,138 @@
+package agentfiles
+
+import (
+	"slices"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/rules"
+)
+
+// fieldType is the YAML shape a frontmatter field must have.
+type fieldType int
+
+const (
+	tString       fieldType = iota // a string
+	tBool                          // true or false
+	tStringOrList                  // a string, or a list of strings
+	tMap                           // a mapping
+	tList                          // a list of strings
+	tInt                           // an integer
+)
+
+func (t fieldType) String() string {
+	switch t {
+	case tBool:
+		return "true or false"
+	case tStringOrList:
+		return "a string or a list of strings"
+	case tMap:
+		return "a mapping"
+	case tList:
+		return "a list of strings"
+	case tInt:
+		return "an integer"
+	}
+	return "a string"
+}
+
+// isString reports whether a node is a string scalar. As in YAML 1.2, an
+// unquoted date is a string; numbers, booleans and null are not.
+func isString(n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return false
+	}
+	switch n.ShortTag() {
+	case "!!str", "!!timestamp":
+		return true
+	}
+	return false
+}
+
+func (t fieldType) accepts(n *yaml.Node) bool {
+	switch t {
+	case tBool:
+		return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool"
+	case tInt:
+		return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int"
+	case tMap:
+		return n.Kind == yaml.MappingNode
+	case tStringOrList:
+		if isString(n) {
+			return true
+		}
+		fallthrough
+	case tList:
+		if n.Kind != yaml.SequenceNode {
+			return false
+		}
+		for _, it := range n.Content {
+			if !isString(it) {
+				return false
+			}
+		}
+		return true
+	}
+	return isString(n)
+}
+
+// field is a frontmatter field of a kind: its name and type.
+type field struct {
+	name string
+	typ  fieldType
+}
+
+// typed checks the fields of root against the schema, reporting a wrong
+// type under code and, as a hint, keys the schema does not know unless
+// open is set. A null value (a key with nothing after it) is left to the
+// required-field checks.
+func (c *checker) typed(root *yaml.Node, schema []field, code string, known ...string) {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		j := slices.IndexFunc(schema, func(f field) bool { return f.name == k.Value })
+		if j < 0 {
+			if !slices.Contains(known, k.Value) {
+				c.add(c.nodeSpan(k), rules.AgentUnknownField, "%s is not a field %s documents; it is kept but has no effect", k.Value, c.f.Kind.agent())
+			}
+			continue
+		}
+		if v.ShortTag() == "!!null" {
+			continue
+		}
+		if f := schema[j]; !f.typ.accepts(v) {
+			c.add(c.valueSpan(k, v), code, "%s must be %s", f.name, f.typ)
+		}
+	}
+}
+
+// valueSpan is the span of a value node, or of its key when the value
+// has no position of its own.
+func (c *checker) valueSpan(k, v *yaml.Node) document.Span {
+	if s := c.f.Doc.NodeSpan(v); s.End > s.Start {
+		return s
+	}
+	return c.nodeSpan(k)
+}
+
+// agent names the agent whose documentation defines the kind.
+func (k Kind) agent() string {
+	switch k {
+	case KindCursorRule:
+		return "Cursor"
+	case KindCopilotInstructions, KindCopilotPrompt:
+		return "GitHub Copilot"
+	case KindSkill:
+		return "the Agent Skills specification or Claude Code"
+	}
+	return "Claude Code"
+}
+
+// str returns a string field's value and node, or "" and nil.
+func str(root *yaml.Node, key string) (string, *yaml.Node, *yaml.Node) {
+	k, v := document.FieldOf(root, key)
+	if v == nil || !isString(v) {
+		return "", k, v
+	}
+	return v.Value, k, v
+}

@@ -1,0 +1,175 @@
+// Package agentfiles knows the files coding agents load besides a context
+// library: Agent Skills, Claude Code commands, subagents, memory, rules and
+// plugins, AGENTS.md and GEMINI.md, Cursor rules and Copilot instructions
+// and prompts. It finds them in a workspace (Discover), reads the
+// frontmatter fields listings need (Meta), and checks each kind against
+// what the agent documents (Check), with a code from the rules table.
+package agentfiles
+
+import (
+	"path"
+	"strings"
+)
+
+// Kind is a kind of agent file.
+type Kind int
+
+// Kinds of agent files.
+const (
+	KindUnknown Kind = iota
+	// KindSkill is an Agent Skill: a SKILL.md in a folder of its name.
+	KindSkill
+	// KindCommand is a Claude Code slash command.
+	KindCommand
+	// KindSubagent is a Claude Code subagent.
+	KindSubagent
+	// KindMemory is a Claude Code memory file: CLAUDE.md, CLAUDE.local.md.
+	KindMemory
+	// KindRule is a Claude Code rule under .claude/rules, loaded always
+	// or, with paths globs, when a matching file is read.
+	KindRule
+	// KindPlugin is a plugin manifest, .claude-plugin/plugin.json.
+	KindPlugin
+	// KindMarketplace is a plugin marketplace, .claude-plugin/marketplace.json.
+	KindMarketplace
+	// KindMCP is an MCP server configuration, .mcp.json.
+	KindMCP
+	// KindLSP is a language server configuration of a plugin, .lsp.json.
+	KindLSP
+	// KindAgentsMd is an AGENTS.md or GEMINI.md.
+	KindAgentsMd
+	// KindCursorRule is a Cursor rule, .cursor/rules/**/*.mdc.
+	KindCursorRule
+	// KindCopilotInstructions is .github/copilot-instructions.md or a
+	// .github/instructions/*.instructions.md file.
+	KindCopilotInstructions
+	// KindCopilotPrompt is a .github/prompts/*.prompt.md file.
+	KindCopilotPrompt
+)
+
+var kindNames = [...]string{
+	KindUnknown:             "unknown",
+	KindSkill:               "skill",
+	KindCommand:             "command",
+	KindSubagent:            "subagent",
+	KindMemory:              "memory",
+	KindRule:                "rule",
+	KindPlugin:              "plugin",
+	KindMarketplace:         "marketplace",
+	KindMCP:                 "mcp",
+	KindLSP:                 "lsp",
+	KindAgentsMd:            "agents-md",
+	KindCursorRule:          "cursor-rule",
+	KindCopilotInstructions: "copilot-instructions",
+	KindCopilotPrompt:       "copilot-prompt",
+}
+
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// JSON reports whether files of the kind are JSON rather than markdown.
+func (k Kind) JSON() bool {
+	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP
+}
+
+// Classify returns the kind of the file at rel, a slash-separated path
+// relative to the workspace root, or KindUnknown. pluginRoot reports
+// whether a folder (slash-separated, relative; "." for the root) holds a
+// .claude-plugin folder, whose commands/ and agents/ belong to the plugin;
+// it may be nil.
+func Classify(rel string, pluginRoot func(dir string) bool) Kind {
+	rel = path.Clean(strings.TrimPrefix(rel, "./"))
+	base := path.Base(rel)
+	dir := path.Dir(rel)
+	segs := strings.Split(rel, "/")
+	switch base {
+	case "SKILL.md":
+		if dir != "." {
+			return KindSkill
+		}
+		return KindUnknown
+	case "CLAUDE.md", "CLAUDE.local.md":
+		return KindMemory
+	case "AGENTS.md", "GEMINI.md":
+		return KindAgentsMd
+	case "plugin.json":
+		if path.Base(dir) == ".claude-plugin" {
+			return KindPlugin
+		}
+	case "marketplace.json":
+		if path.Base(dir) == ".claude-plugin" {
+			return KindMarketplace
+		}
+	case ".mcp.json":
+		return KindMCP
+	case ".lsp.json":
+		return KindLSP
+	case "copilot-instructions.md":
+		if path.Base(dir) == ".github" {
+			return KindCopilotInstructions
+		}
+	}
+	switch {
+	case strings.HasSuffix(base, ".mdc"):
+		if i := indexPair(segs, ".cursor", "rules"); i >= 0 {
+			return KindCursorRule
+		}
+	case strings.HasSuffix(base, ".instructions.md"):
+		if i := indexPair(segs, ".github", "instructions"); i >= 0 {
+			return KindCopilotInstructions
+		}
+	case strings.HasSuffix(base, ".prompt.md"):
+		if i := indexPair(segs, ".github", "prompts"); i >= 0 && i+3 == len(segs) {
+			return KindCopilotPrompt
+		}
+	case strings.HasSuffix(base, ".md"):
+		if indexPair(segs, ".claude", "rules") >= 0 {
+			return KindRule
+		}
+		if indexPair(segs, ".claude", "commands") >= 0 {
+			return KindCommand
+		}
+		if strings.EqualFold(base, "README.md") && len(segs) >= 2 && segs[len(segs)-2] == "agents" {
+			return KindUnknown // documents the folder; Claude Code loads no agent from it
+		}
+		if i := indexPair(segs, ".claude", "agents"); i >= 0 && i+3 == len(segs) {
+			return KindSubagent
+		}
+		// A plugin's commands/ and agents/ sit at its root, next to
+		// .claude-plugin; plugins/NAME/ is the usual place for one.
+		for i := len(segs) - 2; i >= 0; i-- {
+			if segs[i] != "commands" && segs[i] != "agents" {
+				continue
+			}
+			root := path.Join(segs[:i]...)
+			if root == "" {
+				root = "."
+			}
+			isPlugin := (i >= 2 && segs[i-2] == "plugins") || (pluginRoot != nil && pluginRoot(root))
+			if !isPlugin {
+				continue
+			}
+			if segs[i] == "agents" && i+2 == len(segs) {
+				return KindSubagent
+			}
+			if segs[i] == "commands" {
+				return KindCommand
+			}
+		}
+	}
+	return KindUnknown
+}
+
+// indexPair returns the index of the first segment a followed by b, or -1.
+func indexPair(segs []string, a, b string) int {
+	for i := 0; i+1 < len(segs); i++ {
+		if segs[i] == a && segs[i+1] == b {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,273 @@
+package agentfiles
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/glob"
+	"github.com/ctxls/ctxls/providers/context/rules"
+)
+
+var commandFields = []field{
+	{"description", tString},
+	{"argument-hint", tString},
+	{"allowed-tools", tStringOrList},
+	{"model", tString},
+	{"disable-model-invocation", tBool},
+}
+
+// fileLike matches a path that ends in a file extension.
+//
+// fileRef matches an @path file reference of a command: an @ at the start
+// of a word, then a path with a folder or an extension.
+var fileLike = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]*$`)
+
+var fileRef = regexp.MustCompile(`(?:^|[\s(\["'])@((?:\.{1,2}/|[\w-])[\w./-]*[\w])`)
+
+func (c *checker) command() {
+	if root := c.frontmatter(false, "a command"); root != nil {
+		c.typed(root, commandFields, rules.CommandFieldInvalid)
+	}
+	doc := c.f.Doc
+	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
+		start := doc.Lines.Start(n)
+		if _, in := doc.InFence(start); in {
+			continue
+		}
+		text := doc.Lines.Line(n)
+		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
+		for _, m := range fileRef.FindAllSubmatchIndex(text, -1) {
+			s := document.Span{Start: start + m[2], End: start + m[3]}
+			if inSpans(codes, s.Start) {
+				continue
+			}
+			p := string(text[m[2]:m[3]])
+			if !fileLike.MatchString(p) && !c.existsRel(strings.SplitN(path.Clean(p), "/", 2)[0]) {
+				continue // @name, @scope/package: a mention, not a file
+			}
+			if !c.commandFileExists(p) {
+				c.add(document.Span{Start: s.Start - 1, End: s.End}, rules.CommandFileMissing, "@%s names no file (looked in the project root and next to the command)", p)
+			}
+		}
+	}
+}
+
+// commandFileExists resolves an @path of a command as Claude Code does,
+// from the project root, and, for a plugin, next to the command.
+func (c *checker) commandFileExists(p string) bool {
+	return c.existsRel(path.Join(".", p)) || c.existsRel(path.Join(path.Dir(c.f.Rel), p))
+}
+
+func inSpans(spans []document.Span, off int) bool {
+	for _, s := range spans {
+		if off >= s.Start && off < s.End {
+			return true
+		}
+	}
+	return false
+}
+
+var subagentFields = []field{
+	{"name", tString},
+	{"description", tString},
+	{"tools", tStringOrList},
+	{"disallowedTools", tStringOrList},
+	{"model", tString},
+	{"permissionMode", tString},
+	{"skills", tStringOrList},
+	{"mcpServers", tStringOrList},
+	{"hooks", tMap},
+	{"color", tString},
+	{"maxTurns", tInt},
+	{"memory", tString},
+	{"background", tBool},
+	{"effort", tString},
+	{"isolation", tString},
+	{"initialPrompt", tString},
+}
+
+var (
+	subagentNameRE  = regexp.MustCompile(`^[a-z0-9-]+$`)
+	permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
+)
+
+func (c *checker) subagent() {
+	root := c.frontmatter(true, "a subagent")
+	if root == nil {
+		return
+	}
+	// mcpServers may also be a list of server definitions.
+	c.typed(root, subagentFields, rules.SubagentFieldInvalid)
+	for _, key := range []string{"name", "description"} {
+		v, k, n := str(root, key)
+		if k == nil || n == nil || n.ShortTag() == "!!null" || (isString(n) && strings.TrimSpace(v) == "") {
+			c.add(c.headSpan(k), rules.SubagentFieldMissing, "a subagent needs a %s", key)
+		}
+	}
+	if name, _, v := str(root, "name"); v != nil && name != "" && !subagentNameRE.MatchString(name) {
+		c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
+	}
+	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !slices.Contains(permissionModes, mode) {
+		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
+	}
+	if _, v := document.FieldOf(root, "skills"); v != nil {
+		names := c.s.skillNames()
+		for _, it := range listItems(v) {
+			for _, name := range strings.Split(it.Value, ",") {
+				name = strings.TrimSpace(name)
+				if name == "" || names[name] || names[name[strings.LastIndex(name, ":")+1:]] {
+					continue
+				}
+				c.add(c.nodeSpan(it), rules.SubagentSkillMissing, "skills names %q, but no skill of the project has that name", name)
+			}
+		}
+	}
+}
+
+// listItems returns the string items of a string or list node.
+func listItems(v *yaml.Node) []*yaml.Node {
+	if isString(v) {
+		return []*yaml.Node{v}
+	}
+	var out []*yaml.Node
+	if v.Kind == yaml.SequenceNode {
+		for _, it := range v.Content {
+			if isString(it) {
+				out = append(out, it)
+			}
+		}
+	}
+	return out
+}
+
+// skillNames are the names skills answer to: their name field and their
+// folder's name.
+func (s *Set) skillNames() map[string]bool {
+	s.skillsOnce.Do(func() {
+		s.skills = map[string]bool{}
+		for _, f := range s.Files {
+			if f.Kind != KindSkill {
+				continue
+			}
+			s.skills[path.Base(path.Dir(f.Rel))] = true
+			if f.Meta.Name != "" {
+				s.skills[f.Meta.Name] = true
+			}
+		}
+	})
+	return s.skills
+}
+
+func (c *checker) agentsMd() {
+	if n := len(c.f.Text); n > c.s.cfg.Limits.AgentsMdBytes {
+		// Point at the line where the cap falls: what follows is not read.
+		at := c.f.Lines.LineOf(c.s.cfg.Limits.AgentsMdBytes)
+		c.add(c.lineSpan(at), rules.AgentsMdTooLarge, "%s is %d bytes; Codex reads the first %d (project_doc_max_bytes) and drops the rest, from this line on",
+			path.Base(c.f.Rel), n, c.s.cfg.Limits.AgentsMdBytes)
+	}
+}
+
+var cursorFields = []field{
+	{"description", tString},
+	{"globs", tStringOrList},
+	{"alwaysApply", tBool},
+}
+
+// CursorRuleType is the type a Cursor rule's frontmatter gives it.
+type CursorRuleType string
+
+// Cursor rule types.
+const (
+	CursorAlways         CursorRuleType = "always"
+	CursorAutoAttached   CursorRuleType = "auto-attached"
+	CursorAgentRequested CursorRuleType = "agent-requested"
+	CursorManual         CursorRuleType = "manual"
+)
+
+// CursorType returns the rule type of a Cursor rule's metadata.
+func CursorType(m Meta) CursorRuleType {
+	switch {
+	case m.AlwaysApply:
+		return CursorAlways
+	case len(m.Globs) > 0:
+		return CursorAutoAttached
+	case strings.TrimSpace(m.Description) != "":
+		return CursorAgentRequested
+	}
+	return CursorManual
+}
+
+func (c *checker) cursorRule() {
+	root := c.frontmatter(false, "a Cursor rule")
+	if root != nil {
+		c.typed(root, cursorFields, rules.CursorFieldInvalid)
+	}
+	typ := CursorType(c.f.Meta)
+	switch typ {
+	case CursorManual:
+		c.add(c.lineSpan(0), rules.CursorRuleNeverLoads, "this rule has no alwaysApply: true, no globs and no description, so Cursor never loads it on its own: only an explicit @-mention does")
+	case CursorAutoAttached:
+		if root != nil {
+			_, v := document.FieldOf(root, "globs")
+			c.globs(v, rules.CursorFieldInvalid, rules.CursorRuleNeverLoads, "globs")
+		}
+	}
+}
+
+var (
+	copilotInstructionFields = []field{{"applyTo", tString}, {"excludeAgent", tString}, {"description", tString}, {"name", tString}}
+	copilotPromptFields      = []field{{"description", tString}, {"mode", tString}, {"agent", tString}, {"model", tString}, {"tools", tList}, {"name", tString}, {"argument-hint", tString}}
+	excludeAgents            = []string{"code-review", "coding-agent"}
+)
+
+func (c *checker) copilot() {
+	root := c.frontmatter(false, "a Copilot file")
+	if root == nil {
+		return
+	}
+	if c.f.Kind == KindCopilotPrompt {
+		c.typed(root, copilotPromptFields, rules.CopilotFieldInvalid)
+		return
+	}
+	c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid)
+	if v, _, n := str(root, "excludeAgent"); n != nil && !slices.Contains(excludeAgents, v) {
+		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", v, strings.Join(excludeAgents, ", "))
+	}
+	_, v := document.FieldOf(root, "applyTo")
+	c.globs(v, rules.CopilotApplyToInvalid, rules.CopilotApplyToUnmatched, "applyTo")
+}
+
+// globs checks the globs of a field: each must compile and match a file
+// of the workspace.
+func (c *checker) globs(v *yaml.Node, invalid, unmatched, field string) {
+	if v == nil {
+		return
+	}
+	for _, it := range listItems(v) {
+		for _, pat := range splitGlobs(it.Value) {
+			g, err := glob.Compile(pat)
+			if err != nil {
+				c.add(c.nodeSpan(it), invalid, "%s: %v", field, err)
+				continue
+			}
+			if !c.s.anyMatch(g) {
+				c.add(c.nodeSpan(it), unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, pat)
+			}
+		}
+	}
+}
+
+// anyMatch reports whether the glob matches a file of the workspace.
+func (s *Set) anyMatch(g *glob.Glob) bool {
+	for _, p := range s.all {
+		if g.Match(p) {
+			return true
+		}
+	}
+	return false
+}

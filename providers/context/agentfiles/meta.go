@@ -1,0 +1,106 @@
+package agentfiles
+
+import (
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+)
+
+// Meta is what listings and session costs need from an agent file's
+// frontmatter. Fields the file lacks are empty.
+type Meta struct {
+	// HasFrontmatter reports whether the file opens with a frontmatter
+	// block that parses as a mapping.
+	HasFrontmatter bool
+	// Name is the name field (skills, subagents).
+	Name string
+	// Description is the description field.
+	Description string
+	// WhenToUse is the when_to_use field of a Claude Code skill.
+	WhenToUse string
+	// Globs are the path globs that attach the file: a Cursor rule's
+	// globs, a Claude Code rule's paths, a Copilot instruction's applyTo.
+	Globs []string
+	// AlwaysApply is a Cursor rule's alwaysApply.
+	AlwaysApply bool
+}
+
+func metaOf(doc *document.Doc) Meta {
+	var m Meta
+	root := doc.Frontmatter.Root()
+	if root == nil {
+		return m
+	}
+	m.HasFrontmatter = true
+	str := func(key string) string {
+		if _, v := document.FieldOf(root, key); v != nil && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+		return ""
+	}
+	m.Name = str("name")
+	m.Description = str("description")
+	m.WhenToUse = str("when_to_use")
+	for _, key := range []string{"globs", "paths", "applyTo"} {
+		if _, v := document.FieldOf(root, key); v != nil {
+			m.Globs = append(m.Globs, globList(v)...)
+		}
+	}
+	if _, v := document.FieldOf(root, "alwaysApply"); v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+		m.AlwaysApply = v.Value == "true"
+	}
+	return m
+}
+
+// globList reads a glob field: a list of strings, or one string whose
+// comma-separated parts are globs (as Cursor and Copilot write them).
+func globList(v *yaml.Node) []string {
+	var out []string
+	add := func(s string) {
+		for _, part := range splitGlobs(s) {
+			out = append(out, part)
+		}
+	}
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag != "!!null" {
+			add(v.Value)
+		}
+	case yaml.SequenceNode:
+		for _, it := range v.Content {
+			if it.Kind == yaml.ScalarNode {
+				add(it.Value)
+			}
+		}
+	}
+	return out
+}
+
+// splitGlobs splits at commas outside {…} alternatives.
+func splitGlobs(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				if p := strings.TrimSpace(s[start:i]); p != "" {
+					out = append(out, p)
+				}
+				start = i + 1
+			}
+		}
+	}
+	if p := strings.TrimSpace(s[start:]); p != "" {
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package agentfiles
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/rules"
+)
+
+// skillFields are the fields of the Agent Skills specification and the
+// ones Claude Code adds. context is a string ("fork") for Claude Code and
+// a mapping of topic lists in Forge libraries; both are accepted.
+var skillFields = []field{
+	{"name", tString},
+	{"description", tString},
+	{"license", tString},
+	{"compatibility", tString},
+	{"metadata", tMap},
+	{"allowed-tools", tStringOrList},
+	{"when_to_use", tString},
+	{"argument-hint", tString},
+	{"disable-model-invocation", tBool},
+	{"user-invocable", tBool},
+	{"model", tString},
+	{"agent", tString},
+	{"paths", tStringOrList},
+	{"hooks", tMap},
+}
+
+// skillNameRE is the specification's name: lowercase letters, digits and
+// single hyphens between them.
+var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+func (c *checker) skill() {
+	lim := c.s.cfg.Limits
+	root := c.frontmatter(true, "a skill")
+	if root != nil {
+		c.typed(root, skillFields, rules.SkillFieldInvalid, "context")
+		if _, v := document.FieldOf(root, "context"); v != nil && !isString(v) && v.Kind != yaml.MappingNode && v.ShortTag() != "!!null" {
+			c.add(c.nodeSpan(v), rules.SkillFieldInvalid, "context must be a string (fork runs the skill in a subagent)")
+		}
+		c.skillName(root)
+		desc, dk, dv := str(root, "description")
+		switch {
+		case dk == nil || dv.ShortTag() == "!!null" || (isString(dv) && strings.TrimSpace(desc) == ""):
+			c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "a skill needs a description of what it does and when to use it: the agent picks skills by it")
+		case !isString(dv):
+			c.add(c.nodeSpan(dv), rules.SkillDescriptionMissing, "description must be a string")
+		case utf8.RuneCountInString(desc) > lim.SkillDescription:
+			c.add(c.nodeSpan(dv), rules.SkillDescriptionTooLong, "description is %d characters, over the %d the specification allows", utf8.RuneCountInString(desc), lim.SkillDescription)
+		}
+		if comp, _, cv := str(root, "compatibility"); cv != nil && utf8.RuneCountInString(comp) > lim.SkillCompatibility {
+			c.add(c.nodeSpan(cv), rules.SkillCompatibilityLong, "compatibility is %d characters, over the %d the specification allows", utf8.RuneCountInString(comp), lim.SkillCompatibility)
+		}
+		if _, mv := document.FieldOf(root, "metadata"); mv != nil && mv.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(mv.Content); i += 2 {
+				k, v := mv.Content[i], mv.Content[i+1]
+				if !isString(v) {
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value)
+				}
+			}
+		}
+		when, _, _ := str(root, "when_to_use")
+		if n := utf8.RuneCountInString(desc) + utf8.RuneCountInString(when); dv != nil && isString(dv) && n > lim.SkillListing {
+			c.add(c.nodeSpan(dv), rules.SkillListingTooLong, "description and when_to_use are %d characters together; the skill listing shows the first %d and cuts the rest, after %q",
+				n, lim.SkillListing, cutPoint(desc+when, lim.SkillListing))
+		}
+	}
+	c.skillBody()
+	c.skillLinks()
+}
+
+// headSpan is where a missing field is reported: the key when present,
+// else the frontmatter's opening line.
+func (c *checker) headSpan(k *yaml.Node) document.Span {
+	if k != nil {
+		return c.nodeSpan(k)
+	}
+	return c.lineSpan(0)
+}
+
+// skillName checks the name against the specification and the folder.
+func (c *checker) skillName(root *yaml.Node) {
+	name, k, v := str(root, "name")
+	folder := path.Base(path.Dir(c.f.Rel))
+	switch {
+	case k == nil || v.ShortTag() == "!!null" || (isString(v) && name == ""):
+		c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
+		return
+	case !isString(v):
+		c.add(c.nodeSpan(v), rules.SkillNameInvalid, "name must be a string of lowercase letters, digits and hyphens")
+		return
+	}
+	if why := skillNameProblem(name); why != "" {
+		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameInvalid, "name %q %s", name, why)
+	}
+	if name != folder && skillNameProblem(folder) == "" {
+		d := c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %s; the specification requires them equal", name, folder)
+		if d != nil {
+			d.Fix = &Fix{Title: fmt.Sprintf("Rename the skill to %s (its folder)", folder), Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: folder}}}
+		}
+	}
+}
+
+// skillNameProblem says what is wrong with a skill name, or "".
+func skillNameProblem(name string) string {
+	switch {
+	case len(name) > 64:
+		return fmt.Sprintf("is %d characters, over 64", len(name))
+	case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
+		return "must not start or end with a hyphen"
+	case strings.Contains(name, "--"):
+		return "must not hold two hyphens in a row"
+	case !skillNameRE.MatchString(name):
+		return "must be lowercase letters, digits and hyphens"
+	}
+	return ""
+}
+
+// cutPoint returns the last words before the cut at n characters.
+func cutPoint(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return "…" + string(r[max(0, n-30):n])
+}
+
+// skillBody warns about a body past the recommended lines or tokens.
+func (c *checker) skillBody() {
+	lim := c.s.cfg.Limits
+	doc := c.f.Doc
+	first := doc.Lines.LineOf(doc.Body.Start)
+	if doc.Body.Start >= len(doc.Text) {
+		return
+	}
+	lines := doc.Lines.Count() - first
+	if len(doc.Text) > 0 && doc.Text[len(doc.Text)-1] == '\n' {
+		lines-- // the empty "line" after the last line break
+	}
+	if lines > lim.SkillBodyLines {
+		c.add(c.lineSpan(first+lim.SkillBodyLines), rules.SkillBodyTooLong, "the body is %d lines, over the %d the specification recommends; move details into references/ files the body links to", lines, lim.SkillBodyLines)
+		return
+	}
+	if n := c.counter.Count(string(doc.Text[doc.Body.Start:])); n > lim.SkillBodyTokens {
+		c.add(c.lineSpan(first), rules.SkillBodyTooLong, "the body is %d tokens (%s), over the %d the specification recommends; it is loaded whole when the skill activates", n, c.counter.Name(), lim.SkillBodyTokens)
+	}
+}
+
+var (
+	// mdLink matches an inline link or image target: [text](target "title").
+	mdLink = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)`)
+	// skillPath matches a file path into a skill's optional folders.
+	skillPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\./)?(?:scripts|references|assets)/[\w./-]*\w\.[A-Za-z0-9]+)`)
+	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	// linkDef matches a link reference definition: [label]: target.
+	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
+)
+
+// skillLinks checks that relative links and file paths of the body name
+// files inside the skill's folder. A bare path (scripts/x.py in the text)
+// that is not in the skill but is in the project is taken as the
+// project's: a project skill talks about the project's files.
+func (c *checker) skillLinks() {
+	doc := c.f.Doc
+	dir := path.Dir(c.f.Rel)
+	seen := map[int]bool{}
+	check := func(target string, span document.Span, bare bool) {
+		if seen[span.Start] {
+			return
+		}
+		seen[span.Start] = true
+		t := strings.Trim(target, "<>")
+		if t == "" || t[0] == '#' || t[0] == '/' || t[0] == '~' || schemeRE.MatchString(t) || strings.ContainsAny(t, "{}<>$*") {
+			return
+		}
+		if i := strings.IndexAny(t, "#?"); i >= 0 {
+			t = t[:i]
+		}
+		if u, err := url.PathUnescape(t); err == nil {
+			t = u
+		}
+		if t == "" {
+			return
+		}
+		rel := path.Join(dir, t)
+		exists := c.existsRel(rel)
+		if !exists && bare && c.existsRel(path.Clean(t)) {
+			return // a path of the project the skill works on, not of the skill
+		}
+		inside := rel == dir || strings.HasPrefix(rel, dir+"/")
+		switch {
+		case !exists:
+			c.add(span, rules.SkillLinkBroken, "%s names no file (looked for %s)", target, rel)
+		case !inside:
+			c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill installed elsewhere will not have it", target)
+		}
+	}
+	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
+		start := doc.Lines.Start(n)
+		if _, in := doc.InFence(start); in {
+			continue
+		}
+		text := doc.Lines.Line(n)
+		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
+		inCode := func(off int) bool {
+			for _, s := range codes {
+				if off >= s.Start && off < s.End {
+					return true
+				}
+			}
+			return false
+		}
+		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
+			if inCode(start + m[0]) {
+				continue
+			}
+			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
+		}
+		if m := linkDef.FindSubmatchIndex(text); m != nil {
+			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
+		}
+		for _, m := range skillPath.FindAllSubmatchIndex(text, -1) {
+			sp := document.Span{Start: start + m[2], End: start + m[3]}
+			// In code, a path is often an example ("`scripts/rotate.py`
+			// for PDF rotation"); a command that runs it is a reference.
+			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) {
+				continue
+			}
+			check(string(text[m[2]:m[3]]), sp, true)
+		}
+	}
+}
+
+// spanAt returns the span of spans holding off.
+func spanAt(spans []document.Span, off int) (document.Span, bool) {
+	for _, s := range spans {
+		if off >= s.Start && off < s.End {
+			return s, true
+		}
+	}
+	return document.Span{}, false
+}
+
+// runCommand matches the start of a code span that runs a file: an
+// interpreter, then the file.
+var runCommand = regexp.MustCompile(`^(?:(?:uv run|python3?|node|bash|sh|ruby|deno run|bun|npx tsx|tsx)\s+)$`)
+
+// runsPath reports whether the code holds a command that runs the path at
+// offset at: the interpreter is all that comes before it.
+func runsPath(code []byte, at int) bool {
+	return runCommand.Match(code[:at])
+}
+
+// existsRel reports whether a path relative to the workspace root names
+// a file or folder, looking on disk for paths above the root.
+func (c *checker) existsRel(rel string) bool {
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		_, err := os.Stat(filepath.Join(c.s.Root, filepath.FromSlash(rel)))
+		return err == nil
+	}
+	return c.s.exists(rel)
+}

@@ -1,0 +1,131 @@
+package agentfiles
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/rules"
+)
+
+// keyValue matches a top-level "key: value" line.
+var keyValue = regexp.MustCompile(`^([A-Za-z_][\w.-]*):(?:[ \t]+(.*?))?[ \t]*$`)
+
+// yamlError reports a frontmatter that does not parse, at the line the
+// parser names. When the cause is one of the usual ones it says so and
+// offers a fix:
+//   - a one-line value that is not valid YAML on its own (it holds ": ",
+//     starts with a character YAML reserves such as ` @ % * [ {, or has
+//     quotes inside quotes) is written as a double-quoted string;
+//   - a line that continues the value above without indentation is
+//     indented;
+//   - indentation by tabs becomes spaces.
+func (c *checker) yamlError(fm *document.Frontmatter) {
+	line := fm.Err.Line
+	d := c.add(c.lineSpan(line), rules.FrontmatterParse, "frontmatter is not valid YAML, so the agent ignores it: %s", fm.Err.Message)
+	if d == nil {
+		return
+	}
+	doc := c.f.Doc
+	first := doc.Lines.LineOf(fm.Content.Start)
+	last := first - 1
+	for n := first; n < doc.Lines.Count() && doc.Lines.Start(n) < fm.Content.End; n++ {
+		last = n
+	}
+	var edits []Edit
+	var causes []string
+	indented := func(n int) bool {
+		if n > last {
+			return false
+		}
+		l := doc.Lines.Line(n)
+		return len(l) > 0 && (l[0] == ' ' || l[0] == '\t')
+	}
+	prevValue := false // the line above is a key with a one-line plain value
+	for n := first; n <= last; n++ {
+		text := doc.Lines.Line(n)
+		trimmed := bytes.TrimSpace(text)
+		switch {
+		case len(trimmed) == 0 || trimmed[0] == '#':
+			prevValue = false
+			continue
+		case text[0] == '\t':
+			tabs := len(text) - len(bytes.TrimLeft(text, "\t"))
+			edits = append(edits, Edit{Span: document.Span{Start: doc.Lines.Start(n), End: doc.Lines.Start(n) + tabs}, NewText: strings.Repeat("  ", tabs)})
+			causes = append(causes, fmt.Sprintf("line %d is indented with tabs", n+1))
+			continue
+		case text[0] == ' ' || text[0] == '-':
+			continue
+		}
+		m := keyValue.FindSubmatchIndex(text)
+		if m == nil {
+			if prevValue {
+				edits = append(edits, Edit{Span: document.Span{Start: doc.Lines.Start(n), End: doc.Lines.Start(n)}, NewText: "  "})
+				causes = append(causes, fmt.Sprintf("line %d continues the value above but is not indented", n+1))
+			}
+			continue
+		}
+		prevValue = false
+		if m[4] < 0 || indented(n+1) {
+			continue // a block value, or a value over several lines
+		}
+		key, value := string(text[m[2]:m[3]]), string(text[m[4]:m[5]])
+		if value == "" || value[0] == '|' || value[0] == '>' {
+			continue
+		}
+		if validAlone(key, value) {
+			prevValue = value[0] != '"' && value[0] != '\'' && value[0] != '[' && value[0] != '{'
+			continue
+		}
+		inner := value
+		if len(inner) >= 2 && (inner[0] == '"' || inner[0] == '\'') && inner[len(inner)-1] == inner[0] {
+			inner = inner[1 : len(inner)-1]
+		}
+		start := doc.Lines.Start(n) + m[4]
+		edits = append(edits, Edit{Span: document.Span{Start: start, End: start + len(value)}, NewText: yamlQuote(inner)})
+		switch {
+		case strings.Contains(value, ": ") || strings.HasSuffix(value, ":"):
+			causes = append(causes, fmt.Sprintf("the value of %s holds \": \" and is not quoted", key))
+		case strings.ContainsAny(value[:1], "\"'"):
+			causes = append(causes, fmt.Sprintf("the quotes of %s's value do not match", key))
+		default:
+			causes = append(causes, fmt.Sprintf("the value of %s starts with %q, which YAML reserves", key, value[:1]))
+		}
+	}
+	if len(edits) == 0 {
+		return
+	}
+	d.Message += "; " + strings.Join(causes, "; ")
+	title := "Fix the frontmatter's YAML"
+	if len(edits) == 1 {
+		switch {
+		case strings.Contains(causes[0], "tabs"):
+			title = "Indent with spaces"
+		case strings.Contains(causes[0], "not indented"):
+			title = "Indent the continued value"
+		default:
+			title = "Quote the value"
+		}
+	}
+	d.Fix = &Fix{Title: title, Edits: edits}
+}
+
+// validAlone reports whether "key: value" parses on its own as YAML with
+// a scalar, sequence or mapping value.
+func validAlone(key, value string) bool {
+	var m map[string]yaml.Node
+	if err := yaml.Unmarshal([]byte(key+": "+value+"\n"), &m); err != nil {
+		return false
+	}
+	return true
+}
+
+// yamlQuote writes s as a double-quoted YAML scalar.
+func yamlQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}

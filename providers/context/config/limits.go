@@ -1,0 +1,86 @@
+package config
+
+import "fmt"
+
+// Limits are the sizes past which agent files are flagged. The defaults
+// are what the agents document; a project may tighten or relax them.
+type Limits struct {
+	// SkillDescription is the longest skill description, in characters.
+	SkillDescription int `yaml:"skillDescription" json:"skillDescription"`
+	// SkillCompatibility is the longest skill compatibility, in characters.
+	SkillCompatibility int `yaml:"skillCompatibility" json:"skillCompatibility"`
+	// SkillListing is how many characters of description and when_to_use
+	// together the skill listing shows.
+	SkillListing int `yaml:"skillListing" json:"skillListing"`
+	// SkillBodyLines and SkillBodyTokens bound a skill's body.
+	SkillBodyLines  int `yaml:"skillBodyLines" json:"skillBodyLines"`
+	SkillBodyTokens int `yaml:"skillBodyTokens" json:"skillBodyTokens"`
+	// AgentsMdBytes is the size past which AGENTS.md and GEMINI.md are cut.
+	AgentsMdBytes int `yaml:"agentsMdBytes" json:"agentsMdBytes"`
+	// MemoryChars is the size in characters past which a memory file is flagged.
+	MemoryChars int `yaml:"memoryChars" json:"memoryChars"`
+	// ImportDepth is how many hops of @path imports the agent follows.
+	ImportDepth int `yaml:"importDepth" json:"importDepth"`
+}
+
+// Default limits.
+const (
+	DefaultSkillDescription   = 1024
+	DefaultSkillCompatibility = 500
+	DefaultSkillListing       = 1536
+	DefaultSkillBodyLines     = 500
+	DefaultSkillBodyTokens    = 5000
+	DefaultAgentsMdBytes      = 32 << 10
+	DefaultMemoryChars        = 40000
+	DefaultImportDepth        = 4
+)
+
+// DefaultLimits returns the documented limits of the agents.
+func DefaultLimits() Limits {
+	return Limits{
+		SkillDescription:   DefaultSkillDescription,
+		SkillCompatibility: DefaultSkillCompatibility,
+		SkillListing:       DefaultSkillListing,
+		SkillBodyLines:     DefaultSkillBodyLines,
+		SkillBodyTokens:    DefaultSkillBodyTokens,
+		AgentsMdBytes:      DefaultAgentsMdBytes,
+		MemoryChars:        DefaultMemoryChars,
+		ImportDepth:        DefaultImportDepth,
+	}
+}
+
+// validate replaces limits below 1 by their defaults, reporting each.
+func (l *Limits) validate() []Problem {
+	var p []Problem
+	def := DefaultLimits()
+	for _, f := range []struct {
+		name     string
+		v        *int
+		fallback int
+	}{
+		{"skillDescription", &l.SkillDescription, def.SkillDescription},
+		{"skillCompatibility", &l.SkillCompatibility, def.SkillCompatibility},
+		{"skillListing", &l.SkillListing, def.SkillListing},
+		{"skillBodyLines", &l.SkillBodyLines, def.SkillBodyLines},
+		{"skillBodyTokens", &l.SkillBodyTokens, def.SkillBodyTokens},
+		{"agentsMdBytes", &l.AgentsMdBytes, def.AgentsMdBytes},
+		{"memoryChars", &l.MemoryChars, def.MemoryChars},
+		{"importDepth", &l.ImportDepth, def.ImportDepth},
+	} {
+		if *f.v < 1 {
+			p = append(p, Problem{Line: -1, Severity: "error", Message: fmt.Sprintf("limits.%s must be at least 1; using %d", f.name, f.fallback)})
+			*f.v = f.fallback
+		}
+	}
+	return p
+}
+
+// Disabled reports whether diagnostics of code are turned off.
+func (c *Config) Disabled(code string) bool {
+	for _, d := range c.Disable {
+		if d == code {
+			return true
+		}
+	}
+	return false
+}

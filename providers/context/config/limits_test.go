@@ -1,0 +1,46 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDisableAndLimits(t *testing.T) {
+	t.Parallel()
+	cfg, problems := Parse([]byte("disable: [token-drift, skill-body-too-long]\nlimits: {skillDescription: 2000, importDepth: 0}\n"))
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "limits.importDepth") {
+		t.Fatalf("problems = %v", problems)
+	}
+	if !cfg.Disabled("token-drift") || !cfg.Disabled("skill-body-too-long") || cfg.Disabled("skill-name-missing") {
+		t.Errorf("disable = %v", cfg.Disable)
+	}
+	want := DefaultLimits()
+	want.SkillDescription = 2000
+	if cfg.Limits != want {
+		t.Errorf("limits = %+v, want %+v (unset and invalid limits keep their defaults)", cfg.Limits, want)
+	}
+	if c := cfg.Clone(); &c.Disable[0] == &cfg.Disable[0] {
+		t.Error("Clone shares the disable list")
+	}
+}
+
+func TestDisableMustBeAList(t *testing.T) {
+	t.Parallel()
+	cfg, problems := Parse([]byte("disable: {a: b}\n"))
+	if len(problems) != 1 || problems[0].Line != 0 || cfg.Disable != nil {
+		t.Fatalf("problems = %v, disable = %v", problems, cfg.Disable)
+	}
+}
+
+func TestSettingsDisable(t *testing.T) {
+	t.Parallel()
+	cfg, _ := Parse([]byte("disable: [token-drift]\n"))
+	s, err := ParseSettings([]byte(`{"ctxls": {"disable": ["agent-unknown-field"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cfg.Apply(s)
+	if !out.Disabled("token-drift") || !out.Disabled("agent-unknown-field") || cfg.Disabled("agent-unknown-field") {
+		t.Errorf("disable = %v (file: %v)", out.Disable, cfg.Disable)
+	}
+}

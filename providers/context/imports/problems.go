@@ -1,0 +1,128 @@
+package imports
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/rules"
+)
+
+// Problem is something the agent does not load, or loads at a cost worth
+// a warning, at a place in a file of a tree.
+type Problem struct {
+	// File is the file the problem is in (absolute).
+	File string
+	// Span is the exact place: the import, or the first line of a file
+	// too large.
+	Span document.Span
+	// Code is a code of the rules table.
+	Code string
+	// Message says what the agent does and why.
+	Message string
+	// Fix is the safe edit that makes the agent load the import, or nil.
+	Fix *Edit
+}
+
+// Edit replaces Span of File's text with NewText.
+type Edit struct {
+	Span    document.Span
+	NewText string
+}
+
+// Problems returns the problems of the tree's files, in tree order and
+// then document order. Paths in messages are shown relative to root.
+func (t *Tree) Problems(root string) []Problem {
+	var out []Problem
+	r := t.Root()
+	if r.Chars > t.MaxChars {
+		out = append(out, Problem{File: r.Path, Span: r.firstLine, Code: rules.MemoryTooLarge,
+			Message: fmt.Sprintf("%s has %s characters, over the %s at which Claude Code warns that memory is large; move parts into imports loaded on demand, rules with paths, or skills",
+				filepath.Base(r.Path), thousands(r.Chars), thousands(t.MaxChars))})
+	}
+	for _, f := range t.Files {
+		for _, e := range f.Imports {
+			if p, ok := t.problem(root, e); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func (t *Tree) problem(root string, e Edge) (Problem, bool) {
+	p := Problem{File: e.From, Span: e.Span}
+	written := "@" + e.Path
+	switch e.Status {
+	case Loaded:
+		f := t.File(e.Target)
+		if f == nil || f.Chars <= t.MaxChars {
+			return p, false
+		}
+		p.Code = rules.MemoryTooLarge
+		p.Message = fmt.Sprintf("%s loads %s characters, over the %s at which Claude Code warns that memory is large",
+			written, thousands(f.Chars), thousands(t.MaxChars))
+	case Again:
+		return p, false
+	case Missing:
+		p.Code = rules.ImportMissing
+		p.Message = fmt.Sprintf("%s is not loaded: there is no file %s", written, show(root, e.Target))
+		if trimmed := strings.TrimRight(e.Path, "."); trimmed != e.Path && e.Kind() == Relative {
+			if st, err := os.Stat(filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))); err == nil && !st.IsDir() {
+				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", e.Path[len(trimmed):])
+			}
+		}
+	case Punctuation:
+		p.Code = rules.ImportTrailingPunctuation
+		p.Message = fmt.Sprintf("%s is not loaded: the agent reads the trailing %q as part of the file name; put a space before it",
+			written, e.Trailing)
+		end := e.PathSpan().End
+		p.Fix = &Edit{Span: document.Span{Start: end, End: end}, NewText: " "}
+	case Cycle:
+		chain := make([]string, 0, len(e.Chain)+1)
+		for _, c := range e.Chain {
+			chain = append(chain, show(root, c))
+		}
+		chain = append(chain, show(root, e.Target))
+		p.Code = rules.ImportCycle
+		p.Message = fmt.Sprintf("%s closes an import cycle (%s); the file is not loaded again", written, strings.Join(chain, " → "))
+	case TooDeep:
+		p.Code = rules.ImportTooDeep
+		p.Message = fmt.Sprintf("%s is not loaded: it is %d hops from %s, past the limit of %d",
+			written, e.Hop, show(root, t.Root().Path), t.MaxHops)
+	case Outside:
+		p.Code = rules.ImportOutsideProject
+		where := "outside the project"
+		if e.Target != "" {
+			where = e.Target + ", " + where
+		}
+		p.Message = fmt.Sprintf("%s leads to %s: its cost is not counted, and Claude Code asks before loading files outside the project", written, where)
+	case TooLarge:
+		p.Code = rules.MemoryTooLarge
+		p.Message = fmt.Sprintf("%s is not loaded: the file is larger than 4 MiB", written)
+	default:
+		return p, false
+	}
+	return p, true
+}
+
+// show returns p relative to root with forward slashes when it is inside.
+func show(root, p string) string {
+	if root != "" {
+		if rel, err := filepath.Rel(root, p); err == nil && within(root, p) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+// thousands formats n with comma separators: 40,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

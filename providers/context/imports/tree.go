@@ -1,0 +1,339 @@
+package imports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// Limits Claude Code applies to memory files.
+const (
+	// DefaultMaxHops is how many hops of imports Claude Code follows from
+	// a memory file: a file four imports away loads, one five away does
+	// not. Older versions followed five.
+	DefaultMaxHops = 4
+	// DefaultMaxChars is the size, in characters, past which Claude Code
+	// warns that a memory file is large.
+	DefaultMaxChars = 40000
+	// MaxFileBytes is the size past which Claude Code skips a file; it is
+	// also what ctxls reads at most of one.
+	MaxFileBytes = 4 << 20
+)
+
+// Status says what the agent does with an import.
+type Status int
+
+// Statuses of an import.
+const (
+	// Loaded: the target loads here.
+	Loaded Status = iota
+	// Again: the target loaded earlier in the same tree and is not loaded
+	// twice.
+	Again
+	// Missing: no file at the path (or a folder).
+	Missing
+	// Punctuation: the path ends in punctuation, so the agent looks for a
+	// file that is not there.
+	Punctuation
+	// Cycle: the target is one of the files importing it.
+	Cycle
+	// TooDeep: the target is past the depth limit and does not load.
+	TooDeep
+	// Outside: the path is absolute, in the user's home, or leads out of
+	// the project; ctxls does not follow it.
+	Outside
+	// TooLarge: the target is larger than the agent reads.
+	TooLarge
+)
+
+var statusNames = [...]string{"loaded", "already loaded", "missing", "trailing punctuation", "cycle", "too deep", "outside the project", "too large"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Edge is an import and what became of it.
+type Edge struct {
+	Import
+	// From is the importing file (absolute, clean).
+	From string
+	// Target is the file the import names (absolute, clean), with
+	// trailing punctuation left out; "" for a home path when the home
+	// folder is unknown.
+	Target string
+	// Hop is the target's distance in imports from the tree's root.
+	Hop int
+	// Status says whether and why not the target loads.
+	Status Status
+	// Chain lists, for a cycle, the files from the target to the
+	// importing file along the imports that led here.
+	Chain []string
+}
+
+// File is a file of an import tree that loads.
+type File struct {
+	// Path is absolute and clean.
+	Path string
+	// Hop is 0 for the root and one more than its importer otherwise.
+	Hop int
+	// Chars and Tokens measure the whole text.
+	Chars, Tokens int
+	// Imports are the file's imports in order.
+	Imports []Edge
+
+	firstLine document.Span // where a file too large is flagged
+}
+
+// Tree is what loading one memory file brings in.
+type Tree struct {
+	// Files lists the files that load, the root first, then in the order
+	// the agent reaches them (depth first, in document order).
+	Files []*File
+	// Tokens is the sum of the files' tokens.
+	Tokens int
+	// MaxHops and MaxChars are the limits the tree was built with.
+	MaxHops, MaxChars int
+}
+
+// Root returns the memory file the tree starts from.
+func (t *Tree) Root() *File { return t.Files[0] }
+
+// File returns the tree's file at path, or nil.
+func (t *Tree) File(path string) *File {
+	for _, f := range t.Files {
+		if f.Path == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// Subtree returns the token cost of the files that load through f: f
+// itself and every file first reached through it.
+func (t *Tree) Subtree(path string) int {
+	f := t.File(path)
+	if f == nil {
+		return 0
+	}
+	seen := map[string]bool{}
+	var walk func(f *File) int
+	walk = func(f *File) int {
+		if seen[f.Path] {
+			return 0
+		}
+		seen[f.Path] = true
+		n := f.Tokens
+		for _, e := range f.Imports {
+			if e.Status == Loaded {
+				if c := t.File(e.Target); c != nil {
+					n += walk(c)
+				}
+			}
+		}
+		return n
+	}
+	return walk(f)
+}
+
+// Options configure Build.
+type Options struct {
+	// Root is the project folder (absolute); relative imports leading out
+	// of it are Outside.
+	Root string
+	// Home is the user's home folder, used only to show where "~/" paths
+	// lead; "" leaves their Target empty.
+	Home string
+	// MaxHops is the depth limit; 0 means DefaultMaxHops.
+	MaxHops int
+	// MaxChars is the size of a file worth a warning; 0 means
+	// DefaultMaxChars.
+	MaxChars int
+	// Counter measures tokens; nil leaves them 0.
+	Counter tokens.Counter
+	// Read returns a file's content, for instance an editor's unsaved
+	// text; nil reads the disk. It must fail with an error wrapping
+	// fs.ErrNotExist for a missing file and must not return more than
+	// MaxFileBytes (see ErrTooLarge).
+	Read func(path string) ([]byte, error)
+}
+
+// ErrTooLarge is returned by a reader for a file over MaxFileBytes.
+var ErrTooLarge = errors.New("file larger than 4 MiB")
+
+// ReadFile reads a file from disk for Build: a folder counts as missing,
+// and a file over MaxFileBytes is not read.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder: %w", path, fs.ErrNotExist)
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, ErrTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, ErrTooLarge
+	}
+	return b, nil
+}
+
+// Build reads the memory file at path and follows its imports as the
+// agent does: depth first in document order, each file loaded once, up to
+// opt.MaxHops hops away. It fails only when the memory file itself cannot
+// be read or ctx is done.
+func Build(ctx context.Context, path string, opt Options) (*Tree, error) {
+	if opt.MaxHops <= 0 {
+		opt.MaxHops = DefaultMaxHops
+	}
+	if opt.MaxChars <= 0 {
+		opt.MaxChars = DefaultMaxChars
+	}
+	if opt.Read == nil {
+		opt.Read = ReadFile
+	}
+	path = filepath.Clean(path)
+	text, err := opt.Read(path)
+	if err != nil {
+		return nil, fmt.Errorf("read memory file: %w", err)
+	}
+	b := &builder{ctx: ctx, opt: opt, tree: &Tree{MaxHops: opt.MaxHops, MaxChars: opt.MaxChars}, onStack: map[string]bool{}, loaded: map[string]bool{}}
+	b.visit(path, text, 0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, f := range b.tree.Files {
+		b.tree.Tokens += f.Tokens
+	}
+	return b.tree, nil
+}
+
+type builder struct {
+	ctx     context.Context
+	opt     Options
+	tree    *Tree
+	onStack map[string]bool
+	stack   []string
+	loaded  map[string]bool
+}
+
+// cycle returns the files on the stack from target to the top.
+func (b *builder) cycle(target string) []string {
+	for i, p := range b.stack {
+		if p == target {
+			return append([]string(nil), b.stack[i:]...)
+		}
+	}
+	return nil
+}
+
+func (b *builder) visit(path string, text []byte, hop int) {
+	f := &File{Path: path, Hop: hop, Chars: utf8.RuneCount(text)}
+	if b.opt.Counter != nil {
+		f.Tokens = b.opt.Counter.Count(string(text))
+	}
+	b.tree.Files = append(b.tree.Files, f)
+	b.loaded[path] = true
+	b.onStack[path] = true
+	b.stack = append(b.stack, path)
+	defer func() {
+		delete(b.onStack, path)
+		b.stack = b.stack[:len(b.stack)-1]
+	}()
+	doc := document.Parse(path, text)
+	f.firstLine = document.Span{Start: 0, End: doc.Lines.End(0)}
+	dir := filepath.Dir(path)
+	for _, im := range Scan(doc) {
+		if b.ctx.Err() != nil {
+			return
+		}
+		e := Edge{Import: im, From: path, Hop: hop + 1}
+		var next []byte
+		e.Target, e.Status = b.resolve(dir, im, e.Hop)
+		if e.Status == Loaded {
+			var err error
+			next, err = b.opt.Read(e.Target)
+			switch {
+			case errors.Is(err, ErrTooLarge):
+				e.Status = TooLarge
+			case err != nil && im.Trailing != "":
+				e.Status = Punctuation
+			case err != nil:
+				e.Status = Missing
+			}
+		}
+		if e.Status == Punctuation && im.Kind() == Relative {
+			e.Target = b.join(dir, im.Clean())
+		}
+		if e.Status == Cycle {
+			e.Chain = b.cycle(e.Target)
+		}
+		f.Imports = append(f.Imports, e)
+		if e.Status == Loaded {
+			b.visit(e.Target, next, e.Hop)
+		}
+	}
+}
+
+// resolve returns the file an import names as written and its status
+// before reading: Loaded means "read it".
+func (b *builder) resolve(dir string, im Import, hop int) (string, Status) {
+	// ctxls does not follow paths out of the project, but a path that
+	// ends in punctuation is not loaded wherever it leads.
+	outside := Outside
+	if im.Trailing != "" {
+		outside = Punctuation
+	}
+	switch im.Kind() {
+	case Home:
+		if b.opt.Home == "" {
+			return "", outside
+		}
+		return filepath.Join(b.opt.Home, filepath.FromSlash(im.Clean()[2:])), outside
+	case Absolute:
+		return filepath.Clean(filepath.FromSlash(im.Clean())), outside
+	}
+	target := b.join(dir, im.Path)
+	if b.opt.Root != "" && !within(b.opt.Root, target) {
+		return b.join(dir, im.Clean()), outside
+	}
+	switch {
+	case b.onStack[target]:
+		return target, Cycle
+	case b.loaded[target]:
+		return target, Again
+	case hop > b.opt.MaxHops:
+		return target, TooDeep
+	}
+	return target, Loaded
+}
+
+func (b *builder) join(dir, p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
+
+// within reports whether path is root or inside it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

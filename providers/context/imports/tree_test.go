@@ -1,0 +1,226 @@
+package imports
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+func project(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("testdata/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestBuildProject(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	counter, err := tokens.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root, Home: "/home/u", Counter: counter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded []string
+	for _, f := range tree.Files {
+		loaded = append(loaded, show(root, f.Path)+"@"+string(rune('0'+f.Hop)))
+	}
+	want := []string{"CLAUDE.md@0", "docs/guide.md@1", "chain/one.md@1", "chain/two.md@2", "chain/three.md@3", "chain/four.md@4"}
+	if !slices.Equal(loaded, want) {
+		t.Errorf("loaded %v, want %v", loaded, want)
+	}
+	// Tokens are the real tokenizer's count of each file, summed once.
+	sum := 0
+	for _, f := range tree.Files {
+		b, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := counter.Count(string(b)); f.Tokens != n || n == 0 {
+			t.Errorf("%s: %d tokens, counted %d", f.Path, f.Tokens, n)
+		}
+		sum += f.Tokens
+	}
+	if tree.Tokens != sum {
+		t.Errorf("tree tokens %d, want the sum %d", tree.Tokens, sum)
+	}
+	one := filepath.Join(root, "chain/one.md")
+	if got, want := tree.Subtree(one), sum-tree.File(filepath.Join(root, "CLAUDE.md")).Tokens-tree.File(filepath.Join(root, "docs/guide.md")).Tokens; got != want {
+		t.Errorf("subtree of chain/one.md = %d, want %d", got, want)
+	}
+
+	type problem struct{ file, at, code string }
+	var got []problem
+	for _, p := range tree.Problems(root) {
+		b, err := os.ReadFile(p.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, problem{show(root, p.File), string(b[p.Span.Start:p.Span.End]), p.Code})
+		if p.Message == "" {
+			t.Errorf("%v: no message", p)
+		}
+	}
+	wantProblems := []problem{
+		{"CLAUDE.md", "@docs/workflow.md:", rules.ImportTrailingPunctuation},
+		{"CLAUDE.md", "@docs/missing.md", rules.ImportMissing},
+		{"CLAUDE.md", "@~/.claude/personal.md", rules.ImportOutsideProject},
+		{"docs/guide.md", "@../CLAUDE.md", rules.ImportCycle},
+		{"chain/four.md", "@five.md", rules.ImportTooDeep},
+	}
+	if !slices.Equal(got, wantProblems) {
+		t.Errorf("problems\n got %v\nwant %v", got, wantProblems)
+	}
+}
+
+func TestBuildFixAndMessages(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(filepath.Join(root, "CLAUDE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range tree.Problems(root) {
+		switch p.Code {
+		case rules.ImportTrailingPunctuation:
+			if p.Fix == nil {
+				t.Fatal("trailing punctuation without a fix")
+			}
+			fixed := string(text[:p.Fix.Span.Start]) + p.Fix.NewText + string(text[p.Fix.Span.End:])
+			if !strings.Contains(fixed, "@docs/workflow.md : read") {
+				t.Errorf("fix gives %q", fixed)
+			}
+		case rules.ImportCycle:
+			if !strings.Contains(p.Message, "CLAUDE.md → docs/guide.md → CLAUDE.md") {
+				t.Errorf("cycle message %q does not show the cycle", p.Message)
+			}
+		case rules.ImportTooDeep:
+			if !strings.Contains(p.Message, "5 hops") || !strings.Contains(p.Message, "limit of 4") {
+				t.Errorf("too-deep message %q", p.Message)
+			}
+		default:
+			if p.Fix != nil {
+				t.Errorf("%s has a fix", p.Code)
+			}
+		}
+	}
+}
+
+func TestBuildDepthSetting(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root, MaxHops: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.File(filepath.Join(root, "chain/five.md")) == nil {
+		t.Error("with 5 hops allowed, chain/five.md does not load")
+	}
+	for _, p := range tree.Problems(root) {
+		if p.Code == rules.ImportTooDeep {
+			t.Errorf("unexpected %s: %s", p.Code, p.Message)
+		}
+	}
+}
+
+func TestBuildEdgeCases(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n")
+	write("proj/self.md", "@self.md\n")
+	write("proj/a.md", "a\n")
+	write("proj/b.md", "@a.md\n")
+	write("proj/folder/x.md", "x\n")
+	write("outside.md", "o\n")
+	write("proj/big.md", strings.Repeat("é", DefaultMaxChars+1))
+	huge, err := os.Create(filepath.Join(dir, "proj/huge.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := huge.Truncate(MaxFileBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	huge.Close()
+	root := filepath.Join(dir, "proj")
+	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, e := range tree.Root().Imports {
+		statuses = append(statuses, e.Path+"="+e.Status.String())
+	}
+	want := []string{"self.md=loaded", "a.md=loaded", "a.md=already loaded", "b.md=loaded", "folder=missing",
+		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing"}
+	if !slices.Equal(statuses, want) {
+		t.Errorf("statuses\n got %v\nwant %v", statuses, want)
+	}
+	codes := map[string]int{}
+	for _, p := range tree.Problems(root) {
+		codes[p.Code]++
+		if p.Code == rules.ImportMissing && strings.Contains(p.Message, "a.md.") && !strings.Contains(p.Message, `final "."`) {
+			t.Errorf("the message of a path ending in a period does not say why: %s", p.Message)
+		}
+		if _, ok := rules.Lookup(p.Code); !ok {
+			t.Errorf("code %q is not in the rules table", p.Code)
+		}
+	}
+	// self.md imports itself, CLAUDE.md imports itself; b.md's import of
+	// a.md is no problem; big.md is flagged for size, huge.md for being
+	// skipped.
+	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 2, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
+	if !maps.Equal(codes, wantCodes) {
+		t.Errorf("codes %v, want %v", codes, wantCodes)
+	}
+	if _, err := Build(context.Background(), filepath.Join(root, "nope.md"), Options{Root: root}); err == nil {
+		t.Error("Build of a missing memory file did not fail")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, filepath.Join(root, "CLAUDE.md"), Options{Root: root}); err == nil {
+		t.Error("Build with a cancelled context did not fail")
+	}
+}
+
+func TestRootTooLarge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "CLAUDE.md")
+	if err := os.WriteFile(p, []byte("# Big\n"+strings.Repeat("word ", DefaultMaxChars/5+1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := Build(context.Background(), p, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := tree.Problems(dir)
+	if len(ps) != 1 || ps[0].Code != rules.MemoryTooLarge || ps[0].Span.Start != 0 || ps[0].Span.End != len("# Big") {
+		t.Errorf("problems %+v, want one %s on the first line", ps, rules.MemoryTooLarge)
+	}
+}

@@ -1,0 +1,247 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/glob"
+	"github.com/ctxls/ctxls/providers/context/imports"
+	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// Report is what Check finds in the memory files of a workspace.
+type Report struct {
+	// Diagnostics holds the problems by absolute path: in memory files,
+	// and in the files their imports load.
+	Diagnostics map[string][]agentfiles.Diagnostic
+	// Files holds every file of every memory file's import tree, the
+	// memory files included.
+	Files map[string]bool
+}
+
+// Read returns a file's content: an editor's text, or the disk's. It
+// fails as imports.ReadFile does.
+type Read func(path string) ([]byte, error)
+
+// Check returns the diagnostics of the memory files and rules of set, and
+// of the files their imports load, without the codes cfg disables. A
+// problem reached from several memory files is reported once. read nil
+// reads the set's text of agent files and the disk for the others.
+func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, read Read) *Report {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	r := &Report{Diagnostics: map[string][]agentfiles.Diagnostic{}, Files: map[string]bool{}}
+	seen := map[key]bool{}
+	for _, f := range set.Files {
+		if ctx.Err() != nil {
+			break
+		}
+		if f.Skipped != "" || Classify(f.Rel) == NotMemory {
+			continue
+		}
+		ds, t := CheckFile(ctx, set, cfg, counter, f, read)
+		for _, d := range ds {
+			k := key{d.Path, d.Span, d.Code}
+			if cfg.Disabled(d.Code) || seen[k] {
+				continue
+			}
+			seen[k] = true
+			r.Diagnostics[d.Path] = append(r.Diagnostics[d.Path], d)
+		}
+		r.Files[f.Path] = true
+		if t != nil {
+			for _, tf := range t.Files {
+				r.Files[tf.Path] = true
+			}
+		}
+	}
+	for p := range r.Diagnostics {
+		slices.SortStableFunc(r.Diagnostics[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })
+	}
+	return r
+}
+
+type key struct {
+	path string
+	span document.Span
+	code string
+}
+
+// CheckFile returns the diagnostics of one memory file or rule (its
+// imports and theirs, which may lie in other files, its size and, for a
+// rule, its paths globs) and its import tree, nil when the file cannot be
+// read. Disabled codes are left in; Check drops them. read nil reads f's
+// text and the disk.
+func CheckFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]agentfiles.Diagnostic, *imports.Tree) {
+	if f.Doc == nil {
+		return nil, nil
+	}
+	if read == nil {
+		read = func(p string) ([]byte, error) {
+			if p == f.Path {
+				return f.Text, nil
+			}
+			return imports.ReadFile(p)
+		}
+	}
+	opt := Options(cfg, set.Root, counter)
+	opt.Read = read
+	t, err := imports.Build(ctx, f.Path, opt)
+	if err != nil {
+		t = nil
+	}
+	var out []agentfiles.Diagnostic
+	if t != nil {
+		for _, p := range t.Problems(set.Root) {
+			d := agentfiles.Diagnostic{Path: p.File, Span: p.Span, Severity: rules.Default(p.Code), Code: p.Code, Message: p.Message}
+			if p.Fix != nil {
+				d.Fix = &agentfiles.Fix{Title: "Put a space between the import and the punctuation",
+					Edits: []agentfiles.Edit{{Span: p.Fix.Span, NewText: p.Fix.NewText}}}
+			}
+			out = append(out, d)
+		}
+	}
+	if Classify(f.Rel) == Rule {
+		doc := f.Doc
+		if t != nil {
+			// The rule's text as the tree read it: the editor's, when open.
+			if text, err := read(f.Path); err == nil {
+				doc = document.Parse(f.Path, text)
+			}
+		}
+		out = append(out, rulePaths(f.Path, doc, ruleFiles(f.Rel, set.WorkspaceFiles()))...)
+	}
+	return out, t
+}
+
+// FileOf returns a file for turning the spans of Check's diagnostics in
+// path into lines and columns: the set's agent file, or the file read as
+// the import trees read it.
+func FileOf(set *agentfiles.Set, path string, read Read) (*agentfiles.File, bool) {
+	if read == nil {
+		if f, ok := set.File(path); ok {
+			return f, true
+		}
+		read = imports.ReadFile
+	}
+	text, err := read(path)
+	if err != nil {
+		return nil, false
+	}
+	doc := document.Parse(path, text)
+	f := &agentfiles.File{Path: path, Text: doc.Text, Lines: doc.Lines, Doc: doc}
+	if sf, ok := set.File(path); ok {
+		f.Rel, f.Kind, f.Meta = sf.Rel, sf.Kind, sf.Meta
+	}
+	return f, true
+}
+
+// ruleFiles returns the files a rule's globs are matched against: those
+// of the folder holding its .claude folder, relative to that folder.
+func ruleFiles(rel string, files []string) []string {
+	i := strings.Index(rel, ".claude/rules/")
+	if i <= 0 {
+		return files
+	}
+	prefix := rel[:i]
+	var out []string
+	for _, f := range files {
+		if r, ok := strings.CutPrefix(f, prefix); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// RulePaths returns the globs of a rule's paths field and whether it has
+// one: a rule without paths loads at the start of every session.
+func RulePaths(doc *document.Doc) ([]string, bool) {
+	if doc.Frontmatter == nil {
+		return nil, false
+	}
+	_, v := document.FieldOf(doc.Frontmatter.Root(), "paths")
+	if v == nil || v.Tag == "!!null" {
+		return nil, false
+	}
+	var out []string
+	for _, n := range globNodes(v) {
+		if n.Kind == yaml.ScalarNode {
+			out = append(out, n.Value)
+		}
+	}
+	return out, true
+}
+
+// globNodes returns the items of a paths value: the value itself when it
+// is not a list.
+func globNodes(v *yaml.Node) []*yaml.Node {
+	if v.Kind == yaml.SequenceNode {
+		return v.Content
+	}
+	return []*yaml.Node{v}
+}
+
+// rulePaths checks a rule's paths: a glob or a list of globs, each valid
+// and matching at least one file of the workspace.
+func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diagnostic {
+	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
+		return nil
+	}
+	k, v := document.FieldOf(doc.Frontmatter.Root(), "paths")
+	if v == nil || v.Tag == "!!null" {
+		return nil
+	}
+	var out []agentfiles.Diagnostic
+	bad := func(n *yaml.Node, format string, args ...any) {
+		sp := doc.NodeSpan(n)
+		if sp.Len() == 0 {
+			sp = doc.NodeSpan(k)
+		}
+		out = append(out, agentfiles.Diagnostic{Path: path, Span: sp, Severity: rules.Default(rules.RulePathsInvalid),
+			Code: rules.RulePathsInvalid, Message: fmt.Sprintf(format, args...)})
+	}
+	if v.Kind == yaml.MappingNode {
+		bad(v, "paths must be a glob or a list of globs, not a map")
+		return out
+	}
+	for _, n := range globNodes(v) {
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+			bad(n, "paths holds %s, not a glob string; the rule never attaches by it", describe(n))
+			continue
+		}
+		g, err := glob.Compile(n.Value)
+		if err != nil {
+			bad(n, "paths glob %q is invalid: %v", n.Value, err)
+			continue
+		}
+		if !slices.ContainsFunc(files, g.Match) {
+			bad(n, "paths glob %q matches no file of the project, so the rule never loads", n.Value)
+		}
+	}
+	return out
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a map"
+	}
+	switch n.Tag {
+	case "!!int", "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}

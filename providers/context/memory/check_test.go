@@ -1,0 +1,129 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("testdata/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := agentfiles.Load(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, err := tokens.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type diag struct{ file, at, code string }
+	collect := func(cfg *config.Config) []diag {
+		var out []diag
+		all := Check(context.Background(), set, cfg, counter, nil).Diagnostics
+		var paths []string
+		for p := range all {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+		for _, p := range paths {
+			for _, d := range all[p] {
+				f, _ := filepath.Rel(dir, p)
+				text := ""
+				if af, ok := set.File(p); ok {
+					text = string(af.Text[d.Span.Start:d.Span.End])
+				} else {
+					text = "@" // a file that is not an agent file: only imports
+				}
+				out = append(out, diag{filepath.ToSlash(f), text, d.Code})
+				if d.Severity != rules.Default(d.Code) || d.Message == "" {
+					t.Errorf("%+v: severity %v, message %q", d, d.Severity, d.Message)
+				}
+			}
+		}
+		return out
+	}
+	want := []diag{
+		{".claude/rules/bad.md", `"src/**/*.{ts"`, rules.RulePathsInvalid},
+		{".claude/rules/bad.md", `42`, rules.RulePathsInvalid},
+		{".claude/rules/bad.md", `"nomatch/**"`, rules.RulePathsInvalid},
+		{".claude/rules/map.md", `a: b`, rules.RulePathsInvalid},
+		{"CLAUDE.local.md", `@docs/b.md,`, rules.ImportTrailingPunctuation},
+		// Reached from CLAUDE.md and CLAUDE.local.md, reported once.
+		{"docs/a.md", `@`, rules.ImportMissing},
+	}
+	got := collect(nil)
+	if !slices.Equal(got, want) {
+		t.Errorf("diagnostics\n got %v\nwant %v", got, want)
+	}
+	cfg := config.Default()
+	cfg.Disable = []string{rules.RulePathsInvalid}
+	if got := collect(cfg); len(got) != 2 {
+		t.Errorf("with %s disabled: %v", rules.RulePathsInvalid, got)
+	}
+}
+
+func TestRuleFiles(t *testing.T) {
+	t.Parallel()
+	files := []string{"main.go", "pkg/a.go", "pkg/sub/b.ts", "other/c.go"}
+	tests := []struct {
+		rel  string
+		want []string
+	}{
+		{".claude/rules/x.md", files},
+		{"pkg/.claude/rules/x.md", []string{"a.go", "sub/b.ts"}},
+	}
+	for _, tt := range tests {
+		if got := ruleFiles(tt.rel, files); !slices.Equal(got, tt.want) {
+			t.Errorf("ruleFiles(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+	}
+}
+
+// Check reads files through the reader it is given (an editor's text),
+// and reports every file of the trees.
+func TestCheckReader(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("testdata/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := agentfiles.Load(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := filepath.Join(dir, "CLAUDE.md")
+	read := func(p string) ([]byte, error) {
+		if p == claude {
+			return []byte("# Memory\n\n@docs/b.md and @docs/nope.md\n"), nil
+		}
+		return os.ReadFile(p)
+	}
+	r := Check(context.Background(), set, nil, nil, read)
+	ds := r.Diagnostics[claude]
+	if len(ds) != 1 || ds[0].Code != rules.ImportMissing {
+		t.Errorf("CLAUDE.md as read: %+v, want one %s", ds, rules.ImportMissing)
+	}
+	for _, rel := range []string{"CLAUDE.md", "CLAUDE.local.md", "docs/a.md", "docs/b.md", ".claude/rules/ok.md"} {
+		if !r.Files[filepath.Join(dir, rel)] {
+			t.Errorf("Files lacks %s", rel)
+		}
+	}
+	if r.Files[filepath.Join(dir, "main.go")] {
+		t.Error("Files holds main.go, which no tree loads")
+	}
+	f, ok := FileOf(set, claude, read)
+	if !ok || string(f.Text) != "# Memory\n\n@docs/b.md and @docs/nope.md\n" || f.Kind != agentfiles.KindMemory {
+		t.Errorf("FileOf = %+v, %v", f, ok)
+	}
+}

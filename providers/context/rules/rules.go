@@ -1,0 +1,266 @@
+// Package rules is the one table of every diagnostic ctxls emits: its
+// stable code, default severity, a line of documentation, where the rule
+// comes from and whether its fix may be applied without review. The
+// README's rule list is generated from it, and every package that emits
+// diagnostics takes its codes from here.
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Severity follows the LSP numbering.
+type Severity int
+
+// Severities.
+const (
+	Error       Severity = 1
+	Warning     Severity = 2
+	Information Severity = 3
+	Hint        Severity = 4
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	case Information:
+		return "info"
+	}
+	return "hint"
+}
+
+// FixSafety says whether the fix a rule offers may be applied unattended.
+type FixSafety int
+
+// Fix safeties.
+const (
+	// NoFix: the rule offers no fix.
+	NoFix FixSafety = iota
+	// Safe fixes keep what the author meant (`ctxls check --fix`).
+	Safe
+	// Unsafe fixes guess (`ctxls check --fix-unsafe`).
+	Unsafe
+)
+
+func (f FixSafety) String() string {
+	switch f {
+	case Safe:
+		return "safe"
+	case Unsafe:
+		return "unsafe"
+	}
+	return "none"
+}
+
+// Rule is one diagnostic ctxls emits.
+type Rule struct {
+	// Code is stable: editors, scripts and .ctxls.yaml's disable list match on it.
+	Code string
+	// Severity is the default severity.
+	Severity Severity
+	// Doc says in one line when the rule fires.
+	Doc string
+	// Source is what the rule is based on: a specification, an agent's
+	// documented behaviour or ctxls's own model.
+	Source string
+	// Fix says whether and how safely the rule can be fixed.
+	Fix FixSafety
+}
+
+// Sources of rules.
+const (
+	srcCtxls       = "ctxls"
+	srcSkillSpec   = "Agent Skills specification"
+	srcClaudeCode  = "Claude Code docs"
+	srcCodex       = "Codex docs"
+	srcCursor      = "Cursor docs"
+	srcCopilot     = "GitHub Copilot docs"
+	srcYAML        = "YAML 1.2"
+	srcJSON        = "JSON (RFC 8259)"
+	srcClaudePlugs = "Claude Code plugin docs"
+)
+
+// Codes of the context library.
+const (
+	UnresolvedReference = "unresolved-reference"
+	UnknownSection      = "unknown-section"
+	FrontmatterParse    = "frontmatter-parse-error"
+	MissingField        = "frontmatter-missing-field"
+	InvalidValue        = "frontmatter-invalid-value"
+	UnknownField        = "frontmatter-unknown-field"
+	IDMismatch          = "frontmatter-id-mismatch"
+	SectionMissing      = "section-missing"
+	TokenDrift          = "token-drift"
+	IndexMissingTopic   = "index-missing-topic"
+	IndexUnlistedTopic  = "index-unlisted-topic"
+	DuplicateTopic      = "duplicate-topic"
+	FileSkipped         = "file-skipped"
+	Config              = "config"
+)
+
+// Codes of memory files and their imports.
+const (
+	ImportTrailingPunctuation = "import-trailing-punctuation"
+	ImportMissing             = "import-missing"
+	ImportCycle               = "import-cycle"
+	ImportTooDeep             = "import-too-deep"
+	ImportOutsideProject      = "import-outside-project"
+	MemoryTooLarge            = "memory-too-large"
+	RulePathsInvalid          = "rule-paths-invalid"
+)
+
+// Codes of agent files: skills, commands, subagents, plugins, AGENTS.md,
+// Cursor and Copilot rules.
+const (
+	FrontmatterMissing      = "frontmatter-missing"
+	AgentUnknownField       = "agent-unknown-field"
+	SkillNameMissing        = "skill-name-missing"
+	SkillNameInvalid        = "skill-name-invalid"
+	SkillNameMismatch       = "skill-name-mismatch"
+	SkillDescriptionMissing = "skill-description-missing"
+	SkillDescriptionTooLong = "skill-description-too-long"
+	SkillCompatibilityLong  = "skill-compatibility-too-long"
+	SkillMetadataInvalid    = "skill-metadata-invalid"
+	SkillFieldInvalid       = "skill-field-invalid"
+	SkillListingTooLong     = "skill-listing-too-long"
+	SkillBodyTooLong        = "skill-body-too-long"
+	SkillLinkBroken         = "skill-link-broken"
+	SkillLinkOutside        = "skill-link-outside"
+	CommandFieldInvalid     = "command-field-invalid"
+	CommandFileMissing      = "command-file-missing"
+	SubagentFieldMissing    = "subagent-field-missing"
+	SubagentNameInvalid     = "subagent-name-invalid"
+	SubagentFieldInvalid    = "subagent-field-invalid"
+	SubagentSkillMissing    = "subagent-skill-missing"
+	JSONSyntax              = "json-syntax-error"
+	PluginFieldMissing      = "plugin-field-missing"
+	PluginFieldInvalid      = "plugin-field-invalid"
+	PluginNameInvalid       = "plugin-name-invalid"
+	PluginNameDuplicate     = "plugin-name-duplicate"
+	PluginPathMissing       = "plugin-path-missing"
+	AgentsMdTooLarge        = "agents-md-too-large"
+	CursorFieldInvalid      = "cursor-field-invalid"
+	CursorRuleNeverLoads    = "cursor-rule-never-loads"
+	CopilotFieldInvalid     = "copilot-field-invalid"
+	CopilotApplyToInvalid   = "copilot-applyto-invalid"
+	CopilotApplyToUnmatched = "copilot-applyto-unmatched"
+)
+
+// table lists every rule, in the order the README shows them.
+var table = []Rule{
+	{UnresolvedReference, Error, "a reference names no topic, domain or file; the fix is a did-you-mean", srcCtxls, Unsafe},
+	{UnknownSection, Error, "`domain:topic#Section` names a section the topic lacks", srcCtxls, Unsafe},
+	{FrontmatterParse, Error, "the frontmatter is not valid YAML; fixes quote a value holding `: ` and replace tab indentation", srcYAML, Safe},
+	{MissingField, Warning, "a required field of a topic is missing", srcCtxls, NoFix},
+	{InvalidValue, Warning, "a topic field has a bad enum value, a non-positive token count, …", srcCtxls, NoFix},
+	{UnknownField, Warning, "a topic field ctxls does not know (kept)", srcCtxls, NoFix},
+	{IDMismatch, Warning, "`id` or `domain` differs from the file's path", srcCtxls, Safe},
+	{SectionMissing, Warning, "a section named in the frontmatter has no heading", srcCtxls, Unsafe},
+	{TokenDrift, Information, "declared and measured tokens differ beyond the threshold, once per file; the fix rewrites the numbers", srcCtxls, Safe},
+	{IndexMissingTopic, Warning, "an index lists a file that is not there", srcCtxls, NoFix},
+	{IndexUnlistedTopic, Warning, "a topic of the domain is missing from its index", srcCtxls, NoFix},
+	{DuplicateTopic, Warning, "two roots define the same `domain/topic`", srcCtxls, NoFix},
+	{FileSkipped, Warning, "a file is binary or larger than `maxFileSize`", srcCtxls, NoFix},
+	{Config, Error, "a problem in `.ctxls.yaml` (reported on that file, some as warnings; the defaults are used)", srcCtxls, NoFix},
+
+	{ImportTrailingPunctuation, Warning, "an `@path` import followed by `:` `,` `;` or `)` is skipped by the agent", srcClaudeCode, Safe},
+	{ImportMissing, Error, "an `@path` import names no file", srcClaudeCode, NoFix},
+	{ImportCycle, Warning, "an `@path` import leads back to a file that imports it", srcClaudeCode, NoFix},
+	{ImportTooDeep, Warning, "an `@path` import is past the depth limit (`limits.importDepth`) and is not loaded", srcClaudeCode, NoFix},
+	{ImportOutsideProject, Information, "an `@path` import with `~/` or an absolute path loads a file outside the project", srcClaudeCode, NoFix},
+	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
+	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
+
+	{FrontmatterMissing, Error, "a skill or subagent has no YAML frontmatter", srcSkillSpec, NoFix},
+	{AgentUnknownField, Hint, "a frontmatter field the agent does not document (kept)", srcClaudeCode, NoFix},
+	{SkillNameMissing, Error, "a skill has no `name`", srcSkillSpec, NoFix},
+	{SkillNameInvalid, Error, "a skill `name` is not 1-64 characters of `a-z 0-9 -` without leading, trailing or doubled hyphens", srcSkillSpec, NoFix},
+	{SkillNameMismatch, Error, "a skill `name` differs from its folder's name; the fix renames it to the folder", srcSkillSpec, Safe},
+	{SkillDescriptionMissing, Error, "a skill has no `description`", srcSkillSpec, NoFix},
+	{SkillDescriptionTooLong, Error, "a skill `description` is over `limits.skillDescription` characters (1,024)", srcSkillSpec, NoFix},
+	{SkillCompatibilityLong, Error, "a skill `compatibility` is over `limits.skillCompatibility` characters (500)", srcSkillSpec, NoFix},
+	{SkillMetadataInvalid, Error, "a skill `metadata` is not a map of string values", srcSkillSpec, NoFix},
+	{SkillFieldInvalid, Warning, "a Claude Code skill field (`when_to_use`, `model`, `allowed-tools`, …) has the wrong type", srcClaudeCode, NoFix},
+	{SkillListingTooLong, Warning, "`description` and `when_to_use` together are over `limits.skillListing` characters (1,536); the listing cuts them", srcClaudeCode, NoFix},
+	{SkillBodyTooLong, Warning, "a skill body is over `limits.skillBodyLines` lines (500) or `limits.skillBodyTokens` tokens (5,000)", srcSkillSpec, NoFix},
+	{SkillLinkBroken, Error, "a relative link or file path in a skill names no file", srcSkillSpec, NoFix},
+	{SkillLinkOutside, Warning, "a relative link or file path in a skill leaves the skill's folder", srcSkillSpec, NoFix},
+	{CommandFieldInvalid, Warning, "a command field (`description`, `argument-hint`, `allowed-tools`, `model`) has the wrong type", srcClaudeCode, NoFix},
+	{CommandFileMissing, Error, "an `@path` file reference in a command names no file", srcClaudeCode, NoFix},
+	{SubagentFieldMissing, Error, "a subagent has no `name` or no `description`", srcClaudeCode, NoFix},
+	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcClaudeCode, NoFix},
+	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcClaudeCode, NoFix},
+	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcClaudeCode, NoFix},
+	{JSONSyntax, Error, "a plugin, marketplace, `.mcp.json` or `.lsp.json` file is not valid JSON", srcJSON, NoFix},
+	{PluginFieldMissing, Error, "a required field of a plugin JSON file is missing", srcClaudePlugs, NoFix},
+	{PluginFieldInvalid, Warning, "a field of a plugin JSON file has the wrong type", srcClaudePlugs, NoFix},
+	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
+	{PluginNameDuplicate, Error, "two plugins of a marketplace, or two servers, have the same name", srcClaudePlugs, NoFix},
+	{PluginPathMissing, Error, "a path or local plugin source named by a plugin JSON file does not exist", srcClaudePlugs, NoFix},
+	{AgentsMdTooLarge, Warning, "an `AGENTS.md` or `GEMINI.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
+	{CursorFieldInvalid, Warning, "a Cursor rule field (`description`, `globs`, `alwaysApply`) has the wrong type", srcCursor, NoFix},
+	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description`, so only an explicit @-mention loads it", srcCursor, NoFix},
+	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},
+	{CopilotApplyToInvalid, Error, "an `applyTo` glob of Copilot instructions is not a valid glob", srcCopilot, NoFix},
+	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file", srcCopilot, NoFix},
+}
+
+var byCode = func() map[string]*Rule {
+	m := make(map[string]*Rule, len(table))
+	for i := range table {
+		m[table[i].Code] = &table[i]
+	}
+	return m
+}()
+
+// All returns every rule, in table order.
+func All() []Rule { return append([]Rule(nil), table...) }
+
+// Lookup returns the rule of a code.
+func Lookup(code string) (Rule, bool) {
+	r, ok := byCode[code]
+	if !ok {
+		return Rule{}, false
+	}
+	return *r, true
+}
+
+// Default returns the default severity of a code; an unknown code is an
+// error, so that a missing table row is noticed.
+func Default(code string) Severity {
+	if r, ok := byCode[code]; ok {
+		return r.Severity
+	}
+	return Error
+}
+
+// Markdown renders the table as the README shows it.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| code | severity | fix | source | when |\n|---|---|---|---|---|\n")
+	for _, r := range table {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Code, r.Severity, r.Fix, r.Source, r.Doc)
+	}
+	return b.String()
+}
+
+// Markers delimit the generated block in README.md.
+const (
+	BeginMarker = "<!-- rules:begin (generated by go run ./providers/context/rules/gen) -->"
+	EndMarker   = "<!-- rules:end -->"
+)
+
+// Splice returns readme with the block between the markers replaced by
+// the table, or an error when the markers are missing.
+func Splice(readme string) (string, error) {
+	i := strings.Index(readme, BeginMarker)
+	j := strings.Index(readme, EndMarker)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("README has no %q … %q block", BeginMarker, EndMarker)
+	}
+	return readme[:i+len(BeginMarker)] + "\n" + Markdown() + readme[j:], nil
+}

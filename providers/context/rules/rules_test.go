@@ -1,0 +1,69 @@
+package rules
+
+import (
+	"os"
+	"regexp"
+	"testing"
+)
+
+// TestReadmeAgrees fails when README.md's rule list is not the one the
+// table generates; run go run ./providers/context/rules/gen to update it.
+func TestReadmeAgrees(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Splice(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want != string(data) {
+		t.Fatal("README.md's rule list differs from the rules table; run: go run ./providers/context/rules/gen")
+	}
+}
+
+var codeRE = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+
+func TestTable(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, r := range All() {
+		if seen[r.Code] {
+			t.Errorf("code %s is in the table twice", r.Code)
+		}
+		seen[r.Code] = true
+		if !codeRE.MatchString(r.Code) {
+			t.Errorf("code %q is not kebab-case", r.Code)
+		}
+		if r.Severity < Error || r.Severity > Hint {
+			t.Errorf("%s: severity %d", r.Code, r.Severity)
+		}
+		if r.Doc == "" || r.Source == "" {
+			t.Errorf("%s: doc or source is empty", r.Code)
+		}
+		if got, ok := Lookup(r.Code); !ok || got != r {
+			t.Errorf("Lookup(%s) = %v, %v", r.Code, got, ok)
+		}
+	}
+	if _, ok := Lookup("no-such-code"); ok {
+		t.Error("Lookup found an unknown code")
+	}
+	if Default("no-such-code") != Error {
+		t.Error("an unknown code must default to error")
+	}
+}
+
+func TestSpliceNeedsMarkers(t *testing.T) {
+	t.Parallel()
+	if _, err := Splice("# no markers\n"); err == nil {
+		t.Fatal("Splice accepted a README without markers")
+	}
+	got, err := Splice("a\n" + BeginMarker + "\nold\n" + EndMarker + "\nb\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a\n" + BeginMarker + "\n" + Markdown() + EndMarker + "\nb\n"; got != want {
+		t.Fatalf("Splice = %q, want %q", got, want)
+	}
+}

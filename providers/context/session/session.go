@@ -1,0 +1,450 @@
+// Package session computes what a session of a coding agent loads from a
+// project: the files in context from the start (memory files and their
+// import trees, rules that apply everywhere, AGENTS.md), the listing of
+// skills, commands and subagents by name and description, and what loads
+// later, on demand or when files matching a rule's globs are read. Every
+// count comes from the real tokenizer.
+package session
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/imports"
+	"github.com/ctxls/ctxls/providers/context/memory"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// Agents whose sessions Compute knows.
+const (
+	Claude  = "claude"
+	Codex   = "codex"
+	Cursor  = "cursor"
+	Copilot = "copilot"
+)
+
+// Agents lists the accepted agent names.
+var Agents = []string{Claude, Codex, Cursor, Copilot}
+
+// DefaultContextWindow is the context window assumed when none is given.
+const DefaultContextWindow = 200_000
+
+// ListingShare is the part of the context window past which Claude Code
+// drops descriptions from the listing of skills and commands.
+const ListingShare = 0.01
+
+// Cost is what a session loads. It is the result of `ctxls cost` and of
+// the MCP session_cost tool.
+type Cost struct {
+	// Agent is the agent's name.
+	Agent string `json:"agent"`
+	// AlwaysLoaded lists what is in context from the first prompt: whole
+	// files, and one listing entry per skill, command or subagent.
+	AlwaysLoaded []Entry `json:"alwaysLoaded"`
+	// OnDemand lists what loads later: skill bodies when invoked, rules
+	// when matching files are read, nested memory files, prompts.
+	OnDemand []Entry `json:"onDemand"`
+	// TotalAlwaysLoaded is the sum of AlwaysLoaded's tokens.
+	TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
+	// Warnings say where the agent drops or cuts what the files hold.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Entry is one file, or one file's listing entry, and its cost.
+type Entry struct {
+	// File is relative to the project, with forward slashes.
+	File string `json:"file"`
+	// Tokens is what the entry puts in context.
+	Tokens int `json:"tokens"`
+	// Reason says why and when it loads.
+	Reason string `json:"reason"`
+}
+
+// Options configure Compute.
+type Options struct {
+	// Agent is one of Agents; "" means Claude.
+	Agent string
+	// ContextWindow is the model's window in tokens; 0 means
+	// DefaultContextWindow.
+	ContextWindow int
+	// Config supplies the limits; nil means the defaults.
+	Config *config.Config
+	// Counter counts tokens; nil means the configured tokenizer.
+	Counter tokens.Counter
+}
+
+// Compute returns what a session of opt.Agent started at the root of set
+// loads.
+func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, error) {
+	if opt.Agent == "" {
+		opt.Agent = Claude
+	}
+	if !slices.Contains(Agents, opt.Agent) {
+		return nil, fmt.Errorf("unknown agent %q (want one of %s)", opt.Agent, strings.Join(Agents, ", "))
+	}
+	if opt.ContextWindow <= 0 {
+		opt.ContextWindow = DefaultContextWindow
+	}
+	if opt.Config == nil {
+		opt.Config = config.Default()
+	}
+	if opt.Counter == nil {
+		c, err := tokens.New(opt.Config.Tokenizer)
+		if err != nil {
+			return nil, fmt.Errorf("session cost: %w", err)
+		}
+		opt.Counter = c
+	}
+	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{},
+		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}}}
+	switch opt.Agent {
+	case Claude:
+		b.claude()
+	case Codex:
+		b.codex()
+	case Cursor:
+		b.cursor()
+	case Copilot:
+		b.copilot()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, e := range b.cost.AlwaysLoaded {
+		b.cost.TotalAlwaysLoaded += e.Tokens
+	}
+	return b.cost, nil
+}
+
+type builder struct {
+	ctx  context.Context
+	set  *agentfiles.Set
+	opt  Options
+	cost *Cost
+	// seen holds the files already counted as always loaded: the agent
+	// loads a file once however many memory files import it.
+	seen map[string]bool
+	// later holds the files already listed as loading later.
+	later map[string]bool
+}
+
+func (b *builder) always(rel string, n int, reason string) {
+	b.cost.AlwaysLoaded = append(b.cost.AlwaysLoaded, Entry{File: rel, Tokens: n, Reason: reason})
+}
+
+func (b *builder) onDemand(rel string, n int, reason string) {
+	b.cost.OnDemand = append(b.cost.OnDemand, Entry{File: rel, Tokens: n, Reason: reason})
+}
+
+func (b *builder) warn(format string, args ...any) {
+	b.cost.Warnings = append(b.cost.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (b *builder) count(text []byte) int { return b.opt.Counter.Count(string(text)) }
+
+// files returns the readable agent files of the given kinds, by path.
+func (b *builder) files(kinds ...agentfiles.Kind) []*agentfiles.File {
+	var out []*agentfiles.File
+	for _, f := range b.set.Files {
+		if f.Skipped == "" && slices.Contains(kinds, f.Kind) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (b *builder) rel(p string) string {
+	r, err := filepath.Rel(b.set.Root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+// tree returns the files a memory file's imports load, itself first, each
+// with its hop.
+func (b *builder) tree(f *agentfiles.File) []*imports.File {
+	opt := memory.Options(b.opt.Config, b.set.Root, b.opt.Counter)
+	opt.Read = func(p string) ([]byte, error) {
+		if p == f.Path {
+			return f.Text, nil
+		}
+		return imports.ReadFile(p)
+	}
+	t, err := imports.Build(b.ctx, f.Path, opt)
+	if err != nil {
+		return nil
+	}
+	return t.Files
+}
+
+// memory adds a memory file and the files its imports load.
+func (b *builder) memory(f *agentfiles.File, reason string, always bool) {
+	for _, m := range b.tree(f) {
+		if always {
+			if b.seen[m.Path] {
+				continue
+			}
+			b.seen[m.Path] = true
+		}
+		why := reason
+		if m.Hop > 0 {
+			why = fmt.Sprintf("imported by %s (hop %d)", f.Rel, m.Hop)
+			if !always {
+				why += ", loads with it"
+			}
+		}
+		switch {
+		case always:
+			b.always(b.rel(m.Path), m.Tokens, why)
+		case m.Hop > 0 && b.later[m.Path]:
+			// Imported by another file that loads later too: once is
+			// enough to say it.
+		default:
+			b.later[m.Path] = true
+			b.onDemand(b.rel(m.Path), m.Tokens, why)
+		}
+	}
+}
+
+func (b *builder) claude() {
+	mem := b.files(agentfiles.KindMemory, agentfiles.KindRule)
+	// Project memory, then local memory, then rules, as Claude Code
+	// lists them.
+	for _, k := range []memory.Kind{memory.Project, memory.Local} {
+		for _, f := range mem {
+			if memory.Classify(f.Rel) == k {
+				b.memory(f, k.String(), true)
+			}
+		}
+	}
+	for _, f := range mem {
+		switch memory.Classify(f.Rel) {
+		case memory.Rule:
+			globs, scoped := memory.RulePaths(f.Doc)
+			switch {
+			case !topLevel(f.Rel, ".claude/rules/"):
+				b.memory(f, fmt.Sprintf("rule of %s, when Claude works there", nestedDir(f.Rel, ".claude/rules/")), false)
+			case scoped:
+				b.memory(f, fmt.Sprintf("rule, when files matching %s are read", strings.Join(globs, ", ")), false)
+			default:
+				b.memory(f, "rule without paths", true)
+			}
+		case memory.Nested:
+			b.memory(f, fmt.Sprintf("nested memory, when Claude reads files in %s/", nestedDir(f.Rel, "")), false)
+		}
+	}
+	// A command named like a skill is the skill's: the skill wins.
+	skills := map[string]bool{}
+	for _, f := range b.files(agentfiles.KindSkill) {
+		if projectLevel(f) {
+			name, _ := listingOf(f, 0)
+			skills[name] = true
+		}
+	}
+	listing := 0
+	for _, f := range b.files(agentfiles.KindSkill, agentfiles.KindCommand, agentfiles.KindSubagent) {
+		if b.ctx.Err() != nil {
+			return
+		}
+		kind := map[agentfiles.Kind]string{agentfiles.KindSkill: "skill", agentfiles.KindCommand: "command", agentfiles.KindSubagent: "subagent"}[f.Kind]
+		if !projectLevel(f) {
+			// Plugin and nested files load only where the plugin is
+			// installed or Claude works in that folder.
+			continue
+		}
+		body := b.count(f.Text)
+		name, desc := listingOf(f, b.opt.Config.Limits.SkillListing)
+		switch {
+		case f.Kind == agentfiles.KindCommand && skills[name]:
+			// Never listed nor run: /name runs the skill.
+		case f.Kind == agentfiles.KindSubagent:
+			n := b.count([]byte(listingLine(name, desc)))
+			listing += n
+			b.always(f.Rel, n, "subagent listing")
+			b.onDemand(f.Rel, body, "subagent prompt, in the subagent's own context when it runs")
+		case flag(f.Doc, "disable-model-invocation"):
+			b.onDemand(f.Rel, body, fmt.Sprintf("%s, only when run as /%s (disable-model-invocation)", kind, name))
+		default:
+			n := b.count([]byte(listingLine(name, desc)))
+			listing += n
+			b.always(f.Rel, n, kind+" listing")
+			b.onDemand(f.Rel, body, fmt.Sprintf("%s body, when invoked", kind))
+		}
+	}
+	if budget := int(float64(b.opt.ContextWindow) * ListingShare); listing > budget {
+		b.warn("the listing of skills, commands and subagents takes %d tokens, over 1%% of the %d-token context window (%d): Claude Code drops descriptions past that, and skills without one are not picked",
+			listing, b.opt.ContextWindow, budget)
+	}
+}
+
+// agentsMd adds the AGENTS.md (or AGENTS.override.md) at the root, cut at
+// the configured byte cap, and lists the nested ones as on demand.
+func (b *builder) agentsMd(agent string) {
+	limit := b.opt.Config.Limits.AgentsMdBytes
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		if path.Base(f.Rel) != "AGENTS.md" {
+			continue
+		}
+		if path.Dir(f.Rel) != "." {
+			b.onDemand(f.Rel, b.count(f.Text), fmt.Sprintf("AGENTS.md of %s/, when %s works there", path.Dir(f.Rel), agent))
+			continue
+		}
+		text, reason := f.Text, "project instructions (AGENTS.md)"
+		if agent == "Codex" && len(text) > limit {
+			text = cutUTF8(text, limit)
+			reason = fmt.Sprintf("project instructions (AGENTS.md), cut at %d bytes", limit)
+			b.warn("AGENTS.md is %d bytes; Codex reads the first %d (project_doc_max_bytes) and drops the rest", len(f.Text), limit)
+		}
+		b.always(f.Rel, b.count(text), reason)
+	}
+}
+
+func (b *builder) codex() { b.agentsMd("Codex") }
+
+func (b *builder) cursor() {
+	b.agentsMd("Cursor")
+	for _, f := range b.files(agentfiles.KindCursorRule) {
+		m := f.Meta
+		body := b.count(f.Text)
+		switch {
+		case m.AlwaysApply:
+			b.always(f.Rel, body, "Cursor rule, alwaysApply")
+		case len(m.Globs) > 0:
+			b.onDemand(f.Rel, body, fmt.Sprintf("Cursor rule, when files matching %s are in context", strings.Join(m.Globs, ", ")))
+		case strings.TrimSpace(m.Description) != "":
+			b.always(f.Rel, b.count([]byte(listingLine(strings.TrimSuffix(path.Base(f.Rel), ".mdc"), m.Description))), "Cursor rule description, for the agent to request it")
+			b.onDemand(f.Rel, body, "Cursor rule, when the agent requests it")
+		default:
+			b.onDemand(f.Rel, body, "Cursor rule, only when @-mentioned")
+		}
+	}
+}
+
+func (b *builder) copilot() {
+	for _, f := range b.files(agentfiles.KindCopilotInstructions) {
+		body := b.count(f.Text)
+		if path.Base(f.Rel) == "copilot-instructions.md" {
+			b.always(f.Rel, body, "repository instructions")
+			continue
+		}
+		globs := f.Meta.Globs
+		switch {
+		case slices.ContainsFunc(globs, everywhere):
+			b.always(f.Rel, body, fmt.Sprintf("instructions, applyTo %s", strings.Join(globs, ", ")))
+		case len(globs) > 0:
+			b.onDemand(f.Rel, body, fmt.Sprintf("instructions, when files matching %s are in the request", strings.Join(globs, ", ")))
+		default:
+			b.onDemand(f.Rel, body, "instructions without applyTo, only when attached by hand")
+		}
+	}
+	for _, f := range b.files(agentfiles.KindCopilotPrompt) {
+		name := strings.TrimSuffix(path.Base(f.Rel), ".prompt.md")
+		b.onDemand(f.Rel, b.count(f.Text), fmt.Sprintf("prompt, when run as /%s", name))
+	}
+}
+
+// everywhere reports whether an applyTo glob matches every file.
+func everywhere(g string) bool { return g == "**" || g == "**/*" || g == "*" }
+
+// projectLevel reports whether a skill, command or subagent belongs to
+// the project's own .claude folder, which every session at the root reads.
+func projectLevel(f *agentfiles.File) bool {
+	return strings.HasPrefix(f.Rel, ".claude/")
+}
+
+// listingOf returns the name and description the agent lists a skill,
+// command or subagent with. A skill's description and when_to_use are
+// joined and cut at max characters; a file without a description is
+// listed with its first paragraph.
+func listingOf(f *agentfiles.File, max int) (string, string) {
+	name := f.Meta.Name
+	switch f.Kind {
+	case agentfiles.KindSkill:
+		if name == "" {
+			name = path.Base(path.Dir(f.Rel))
+		}
+	case agentfiles.KindCommand:
+		name = strings.TrimSuffix(path.Base(f.Rel), ".md")
+	default:
+		if name == "" {
+			name = strings.TrimSuffix(path.Base(f.Rel), ".md")
+		}
+	}
+	desc := strings.TrimSpace(f.Meta.Description)
+	if desc == "" && f.Doc != nil {
+		desc = firstParagraph(f.Doc)
+	}
+	if f.Kind == agentfiles.KindSkill {
+		if w := strings.TrimSpace(f.Meta.WhenToUse); w != "" {
+			desc += " " + w
+		}
+		if max > 0 && utf8.RuneCountInString(desc) > max {
+			desc = string([]rune(desc)[:max])
+		}
+	}
+	return name, desc
+}
+
+func listingLine(name, desc string) string { return "- " + name + ": " + desc + "\n" }
+
+// firstParagraph returns the body's first paragraph that is not a heading.
+func firstParagraph(doc *document.Doc) string {
+	var lines []string
+	for _, l := range strings.Split(string(doc.Text[doc.Body.Start:doc.Body.End]), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "" && len(lines) > 0:
+			return strings.Join(lines, " ")
+		case l == "" || strings.HasPrefix(l, "#"):
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, " ")
+}
+
+// flag reports whether the frontmatter sets a boolean field to true.
+func flag(doc *document.Doc, key string) bool {
+	if doc == nil || doc.Frontmatter == nil {
+		return false
+	}
+	_, v := document.FieldOf(doc.Frontmatter.Root(), key)
+	return v != nil && v.Kind == yaml.ScalarNode && v.Value == "true"
+}
+
+// topLevel reports whether rel lies under prefix at the project root.
+func topLevel(rel, prefix string) bool { return strings.HasPrefix(rel, prefix) }
+
+// nestedDir returns the folder holding a nested memory file or the
+// .claude folder of a nested rule.
+func nestedDir(rel, marker string) string {
+	if marker != "" {
+		if i := strings.Index(rel, "/"+marker); i >= 0 {
+			return rel[:i]
+		}
+	}
+	d := path.Dir(rel)
+	return strings.TrimSuffix(d, "/.claude")
+}
+
+// cutUTF8 returns at most n bytes of b, not splitting a character.
+func cutUTF8(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
+}

@@ -1,0 +1,251 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+func load(t *testing.T, dir string) *agentfiles.Set {
+	t.Helper()
+	set, err := agentfiles.Load(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func counter(t *testing.T) tokens.Counter {
+	t.Helper()
+	c, err := tokens.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func fileTokens(t *testing.T, dir, rel string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return counter(t).Count(string(b))
+}
+
+// TestClaudeAlwaysLoaded checks, on a Claude Code project, that exactly
+// the files a session loads at start are in alwaysLoaded: the memory
+// files and what their imports load (not what code spans, fences or
+// e-mail addresses mention, nor a missing or cut import), rules without
+// paths, and one listing entry per project skill, command and subagent
+// that the model may invoke.
+func TestClaudeAlwaysLoaded(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("testdata/claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compute(context.Background(), load(t, dir), Options{Agent: Claude, Counter: counter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ file, reason string }
+	var got []row
+	sum := 0
+	for _, e := range c.AlwaysLoaded {
+		got = append(got, row{e.File, e.Reason})
+		sum += e.Tokens
+		if e.Tokens <= 0 {
+			t.Errorf("%s: %d tokens", e.File, e.Tokens)
+		}
+	}
+	want := []row{
+		{"CLAUDE.md", "project memory"},
+		{"docs/style.md", "imported by CLAUDE.md (hop 1)"},
+		{"docs/more.md", "imported by CLAUDE.md (hop 2)"},
+		{"CLAUDE.local.md", "local memory"},
+		{".claude/rules/general.md", "rule without paths"},
+		{".claude/agents/tester.md", "subagent listing"},
+		{".claude/commands/review.md", "command listing"},
+		{".claude/skills/deploy/SKILL.md", "skill listing"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("alwaysLoaded\n got %v\nwant %v", got, want)
+	}
+	if c.TotalAlwaysLoaded != sum {
+		t.Errorf("totalAlwaysLoaded %d, want the sum %d", c.TotalAlwaysLoaded, sum)
+	}
+	if len(c.AlwaysLoaded) != len(want) {
+		t.FailNow()
+	}
+	// Whole files cost what the tokenizer counts in them.
+	for _, e := range c.AlwaysLoaded[:5] {
+		if n := fileTokens(t, dir, e.File); e.Tokens != n {
+			t.Errorf("%s: %d tokens, the file has %d", e.File, e.Tokens, n)
+		}
+	}
+	// A listing entry costs its name and description, not the body.
+	deploy := c.AlwaysLoaded[7]
+	line := "- deploy: Deploy the shop to staging or production. Use when asked to ship or release.\n"
+	if n := counter(t).Count(line); deploy.Tokens != n {
+		t.Errorf("deploy listing: %d tokens, want %d", deploy.Tokens, n)
+	}
+
+	var onDemand []string
+	for _, e := range c.OnDemand {
+		onDemand = append(onDemand, e.File)
+	}
+	for _, f := range []string{".claude/rules/go.md", "pkg/CLAUDE.md", ".claude/skills/manual/SKILL.md", ".claude/skills/deploy/SKILL.md"} {
+		if !slices.Contains(onDemand, f) {
+			t.Errorf("onDemand %v lacks %s", onDemand, f)
+		}
+	}
+	for _, f := range []string{"AGENTS.md", "docs/code.md", "docs/fenced.md", "docs/workflow.md", "plugins/p/skills/x/SKILL.md"} {
+		if slices.Contains(onDemand, f) || slices.ContainsFunc(c.AlwaysLoaded, func(e Entry) bool { return e.File == f }) {
+			t.Errorf("%s is counted, but a Claude session does not load it", f)
+		}
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings %v", c.Warnings)
+	}
+
+	raw, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for k := range keys {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if strings.Join(names, ",") != "agent,alwaysLoaded,onDemand,totalAlwaysLoaded" {
+		t.Errorf("JSON keys %v", names)
+	}
+}
+
+func TestListingBudget(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("testdata/claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Four entries of a few dozen tokens pass 1 % of a 3,000-token window.
+	c, err := Compute(context.Background(), load(t, dir), Options{ContextWindow: 3000, Counter: counter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "over 1% of the 3000-token context window (30)") {
+		t.Errorf("warnings %v", c.Warnings)
+	}
+}
+
+func TestSkillListingCut(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	desc := strings.Repeat("word ", 400) // 2,000 characters
+	write(t, dir, ".claude/skills/long/SKILL.md", "---\nname: long\ndescription: "+desc+"\n---\nbody\n")
+	c, err := Compute(context.Background(), load(t, dir), Options{Counter: counter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := "- long: " + strings.TrimSpace(desc)[:config.DefaultSkillListing] + "\n"
+	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].Tokens != counter(t).Count(cut) {
+		t.Errorf("alwaysLoaded %+v, want one entry of %d tokens", c.AlwaysLoaded, counter(t).Count(cut))
+	}
+}
+
+func TestCommandHiddenBySkill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, ".claude/skills/review/SKILL.md", "---\nname: review\ndescription: Review a diff.\n---\nbody\n")
+	write(t, dir, ".claude/commands/review.md", "---\ndescription: Old review command.\n---\nReview.\n")
+	c, err := Compute(context.Background(), load(t, dir), Options{Counter: counter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != ".claude/skills/review/SKILL.md" {
+		t.Errorf("alwaysLoaded %+v, want only the skill's listing entry", c.AlwaysLoaded)
+	}
+	for _, e := range c.OnDemand {
+		if e.File == ".claude/commands/review.md" {
+			t.Errorf("the hidden command is listed as on demand: %+v", e)
+		}
+	}
+}
+
+func TestOtherAgents(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := "# Agents\n\n" + strings.Repeat("Keep the build green. ", 2000) // about 44 KB
+	write(t, dir, "AGENTS.md", big)
+	write(t, dir, "pkg/AGENTS.md", "pkg notes\n")
+	write(t, dir, ".cursor/rules/always.mdc", "---\nalwaysApply: true\n---\nAlways.\n")
+	write(t, dir, ".cursor/rules/go.mdc", "---\nglobs: \"**/*.go\"\n---\nGo.\n")
+	write(t, dir, ".cursor/rules/asked.mdc", "---\ndescription: Database migrations\n---\nMigrate.\n")
+	write(t, dir, ".cursor/rules/manual.mdc", "Manual.\n")
+	write(t, dir, ".github/copilot-instructions.md", "Be brief.\n")
+	write(t, dir, ".github/instructions/all.instructions.md", "---\napplyTo: \"**\"\n---\nAll.\n")
+	write(t, dir, ".github/instructions/go.instructions.md", "---\napplyTo: \"**/*.go\"\n---\nGo.\n")
+	write(t, dir, ".github/prompts/plan.prompt.md", "---\ndescription: Plan\n---\nPlan it.\n")
+	write(t, dir, "CLAUDE.md", "claude only\n")
+	set := load(t, dir)
+	files := func(agent string) (always, demand []string, c *Cost) {
+		c, err := Compute(context.Background(), set, Options{Agent: agent, Counter: counter(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range c.AlwaysLoaded {
+			always = append(always, e.File)
+		}
+		for _, e := range c.OnDemand {
+			demand = append(demand, e.File)
+		}
+		return always, demand, c
+	}
+	always, demand, c := files(Codex)
+	if !slices.Equal(always, []string{"AGENTS.md"}) || !slices.Equal(demand, []string{"pkg/AGENTS.md"}) {
+		t.Errorf("codex: always %v, on demand %v", always, demand)
+	}
+	capped := counter(t).Count(big[:config.DefaultAgentsMdBytes])
+	if c.AlwaysLoaded[0].Tokens != capped || len(c.Warnings) != 1 {
+		t.Errorf("codex AGENTS.md: %d tokens (want %d, the first 32 KiB), warnings %v", c.AlwaysLoaded[0].Tokens, capped, c.Warnings)
+	}
+	always, demand, _ = files(Cursor)
+	if !slices.Equal(always, []string{"AGENTS.md", ".cursor/rules/always.mdc", ".cursor/rules/asked.mdc"}) {
+		t.Errorf("cursor: always %v", always)
+	}
+	if !slices.Equal(demand, []string{"pkg/AGENTS.md", ".cursor/rules/asked.mdc", ".cursor/rules/go.mdc", ".cursor/rules/manual.mdc"}) {
+		t.Errorf("cursor: on demand %v", demand)
+	}
+	always, demand, _ = files(Copilot)
+	if !slices.Equal(always, []string{".github/copilot-instructions.md", ".github/instructions/all.instructions.md"}) ||
+		!slices.Equal(demand, []string{".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
+		t.Errorf("copilot: always %v, on demand %v", always, demand)
+	}
+	if _, err := Compute(context.Background(), set, Options{Agent: "gemini"}); err == nil {
+		t.Error("an unknown agent gave no error")
+	}
+}
+
+func write(t *testing.T, dir, rel, text string) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

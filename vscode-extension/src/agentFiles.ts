@@ -1,0 +1,83 @@
+// Which files the language server serves besides markdown, and the
+// session-cost texts of the status bar. No `vscode` import: unit-tested.
+
+import type { SessionCost, SessionEntry } from './protocol';
+import { formatTokens } from './format';
+
+/** A document filter in the shape vscode-languageclient takes. */
+export interface Filter {
+  scheme: string;
+  language?: string;
+  pattern?: string;
+}
+
+/**
+ * The documents the server serves: markdown (context libraries, memory
+ * files, skills, commands, AGENTS.md), Cursor rules, Copilot instructions
+ * and prompts (which VS Code may give languages of their own), and the
+ * plugin JSON files.
+ */
+export const DOCUMENT_SELECTOR: readonly Filter[] = [
+  { scheme: 'file', language: 'markdown' },
+  { scheme: 'file', pattern: '**/*.mdc' },
+  { scheme: 'file', pattern: '**/*.instructions.md' },
+  { scheme: 'file', pattern: '**/*.prompt.md' },
+  { scheme: 'file', pattern: '**/.claude-plugin/{plugin,marketplace}.json' },
+  { scheme: 'file', pattern: '**/{.mcp,.lsp}.json' },
+];
+
+/** The files whose changes on disk the server is told of. */
+export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json}';
+
+/** Whether a saved file may change what a session loads. */
+export function affectsSession(fileName: string): boolean {
+  const f = fileName.replace(/\\/g, '/');
+  return /\.(md|mdc)$/.test(f) || /(^|\/)(\.ctxls\.yaml|\.mcp\.json|\.lsp\.json|plugin\.json|marketplace\.json)$/.test(f);
+}
+
+/** Status bar text of a session cost, or undefined when nothing loads. */
+export function sessionStatusText(cost: SessionCost | undefined): string | undefined {
+  if (!cost || !Array.isArray(cost.alwaysLoaded) || cost.alwaysLoaded.length === 0) {
+    return undefined;
+  }
+  const warn = cost.warnings && cost.warnings.length > 0 ? ' $(warning)' : '';
+  return `$(hubot) ${formatTokens(cost.totalAlwaysLoaded)}${warn}`;
+}
+
+/** Tooltip of the status bar item: what loads at start, biggest first. */
+export function sessionTooltip(cost: SessionCost, max = 8): string {
+  const lines = [`A ${cost.agent} session loads ${formatTokens(cost.totalAlwaysLoaded)} at start:`];
+  const sorted = byTokens(cost.alwaysLoaded);
+  for (const e of sorted.slice(0, max)) {
+    lines.push(`${e.file} — ${formatTokens(e.tokens)} (${e.reason})`);
+  }
+  if (sorted.length > max) {
+    lines.push(`… and ${sorted.length - max} more`);
+  }
+  for (const w of cost.warnings ?? []) {
+    lines.push(`⚠ ${w}`);
+  }
+  lines.push('Click for the breakdown.');
+  return lines.join('\n');
+}
+
+/** Quick-pick rows: what loads at start, then what loads later. */
+export function sessionPickItems(cost: SessionCost): Array<{ label: string; description: string; detail: string; file?: string; separator?: boolean }> {
+  const rows: Array<{ label: string; description: string; detail: string; file?: string; separator?: boolean }> = [];
+  const section = (title: string, entries: readonly SessionEntry[]) => {
+    if (entries.length === 0) {
+      return;
+    }
+    rows.push({ label: title, description: '', detail: '', separator: true });
+    for (const e of byTokens(entries)) {
+      rows.push({ label: e.file, description: formatTokens(e.tokens), detail: e.reason, file: e.file });
+    }
+  };
+  section('Loaded at start', cost.alwaysLoaded ?? []);
+  section('Loaded later', cost.onDemand ?? []);
+  return rows;
+}
+
+function byTokens(entries: readonly SessionEntry[]): SessionEntry[] {
+  return entries.slice().sort((a, b) => b.tokens - a.tokens || a.file.localeCompare(b.file));
+}

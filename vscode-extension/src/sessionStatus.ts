@@ -1,0 +1,106 @@
+// Status bar item with what a Claude Code session started in the
+// workspace loads, from ctxls/sessionCost.
+
+import * as vscode from 'vscode';
+import type { CtxlsServer } from './client';
+import { Methods, type SessionCost } from './protocol';
+import { affectsSession, sessionPickItems, sessionStatusText, sessionTooltip } from './agentFiles';
+
+export class SessionStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private readonly disposables: vscode.Disposable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private generation = 0;
+  private last: SessionCost | undefined;
+
+  constructor(private readonly server: CtxlsServer) {
+    this.item = vscode.window.createStatusBarItem('ctxls.session', vscode.StatusBarAlignment.Right, 99);
+    this.item.name = 'ctxls session cost';
+    this.item.command = 'ctxls.showSessionCost';
+    const soon = () => this.schedule(500);
+    this.disposables.push(
+      this.item,
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (affectsSession(doc.fileName)) {
+          soon();
+        }
+      }),
+      vscode.workspace.onDidCreateFiles(soon),
+      vscode.workspace.onDidDeleteFiles(soon),
+      vscode.workspace.onDidRenameFiles(soon),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('ctxls')) {
+          this.schedule(1500);
+        }
+      }),
+      server.onDidStart(() => this.schedule(0)),
+    );
+  }
+
+  /** Recomputes after `delayMs`. */
+  schedule(delayMs: number): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => void this.update(), delayMs);
+  }
+
+  private async update(): Promise<void> {
+    const gen = ++this.generation;
+    if (!this.server.running) {
+      this.item.hide();
+      return;
+    }
+    let cost: SessionCost | undefined;
+    try {
+      cost = await this.server.request<SessionCost>(Methods.sessionCost, {});
+    } catch (err) {
+      this.server.output.appendLine(`[ctxls] ${Methods.sessionCost}: ${String(err)}`);
+    }
+    if (gen !== this.generation) {
+      return;
+    }
+    const text = sessionStatusText(cost);
+    this.last = cost;
+    if (!text || !cost) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = text;
+    this.item.tooltip = sessionTooltip(cost);
+    this.item.show();
+  }
+
+  /** Shows what the session loads; picking a row opens its file. */
+  async showBreakdown(): Promise<void> {
+    const cost = this.last ?? (await this.server.tryRequest<SessionCost>(Methods.sessionCost, {}));
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!cost || !folder) {
+      void vscode.window.showInformationMessage('ctxls: no session cost yet; is the server running?');
+      return;
+    }
+    const items = sessionPickItems(cost).map((r) =>
+      r.separator
+        ? { label: r.label, kind: vscode.QuickPickItemKind.Separator, file: undefined }
+        : { label: r.label, description: r.description, detail: r.detail, file: r.file },
+    );
+    const picked = await vscode.window.showQuickPick(items, {
+      title: sessionStatusText(cost)?.replace(/\$\([\w-]+\) ?/g, '').trim() + ` at the start of a ${cost.agent} session`,
+      placeHolder: 'Files a session loads, most expensive first — pick one to open it',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (picked?.file) {
+      await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, ...picked.file.split('/')));
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DOCUMENT_SELECTOR, affectsSession, sessionPickItems, sessionStatusText, sessionTooltip } from '../../src/agentFiles';
+import type { SessionCost } from '../../src/protocol';
+
+const root = process.cwd();
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** Matches a path against the document filters' globs (**, *, {a,b}). */
+function selected(path: string): boolean {
+  return DOCUMENT_SELECTOR.some((f) => {
+    if (f.language === 'markdown') {
+      return path.endsWith('.md');
+    }
+    if (!f.pattern) {
+      return false;
+    }
+    const re = f.pattern
+      .replace(/[.+^$()|[\]\\]/g, '\\$&')
+      .replace(/\{([^}]*)\}/g, (_, alts: string) => `(?:${alts.split(',').join('|')})`)
+      .replace(/\*\*\//g, '\u0000')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\u0000/g, '(?:.*/)?');
+    return new RegExp(`^${re}$`).test(path);
+  });
+}
+
+test('the server gets the agent files that are not plain markdown', () => {
+  for (const p of [
+    'CLAUDE.md',
+    '.cursor/rules/go.mdc',
+    '.github/instructions/go.instructions.md',
+    '.github/prompts/plan.prompt.md',
+    'plugins/p/.claude-plugin/plugin.json',
+    '.claude-plugin/marketplace.json',
+    '.mcp.json',
+    'plugins/p/.lsp.json',
+  ]) {
+    assert.ok(selected(p), `${p} is not served`);
+  }
+  for (const p of ['package.json', 'src/main.go', 'tsconfig.json']) {
+    assert.ok(!selected(p), `${p} is served`);
+  }
+  const client = readFileSync(join(root, 'src', 'client.ts'), 'utf8');
+  assert.match(client, /documentSelector: \[\.\.\.DOCUMENT_SELECTOR\]/);
+});
+
+test('the extension starts in workspaces with context or agent files, not on any markdown file', () => {
+  const events: string[] = manifest.activationEvents;
+  assert.ok(!events.includes('onLanguage:markdown'), 'activates on every markdown file');
+  for (const e of events) {
+    assert.match(e, /^workspaceContains:/);
+  }
+  for (const file of ['CLAUDE.md', 'SKILL.md', 'AGENTS.md', '.cursor/rules/**/*.mdc', 'copilot-instructions.md', '.ctxls.yaml', 'context/*/*.md']) {
+    assert.ok(
+      events.some((e) => e.endsWith(file)),
+      `no activation event for ${file}`,
+    );
+  }
+});
+
+test('saves that change a session', () => {
+  assert.ok(affectsSession('/w/CLAUDE.md'));
+  assert.ok(affectsSession('C:\\w\\.cursor\\rules\\a.mdc'));
+  assert.ok(affectsSession('/w/.claude-plugin/plugin.json'));
+  assert.ok(!affectsSession('/w/package.json'));
+  assert.ok(!affectsSession('/w/main.go'));
+});
+
+const cost: SessionCost = {
+  agent: 'claude',
+  alwaysLoaded: [
+    { file: 'CLAUDE.md', tokens: 412, reason: 'project memory' },
+    { file: '.claude/skills/deploy/SKILL.md', tokens: 31, reason: 'skill listing' },
+    { file: 'docs/style.md', tokens: 1200, reason: 'imported by CLAUDE.md (hop 1)' },
+  ],
+  onDemand: [{ file: '.claude/skills/deploy/SKILL.md', tokens: 900, reason: 'skill body, when invoked' }],
+  totalAlwaysLoaded: 1643,
+};
+
+test('session status text and tooltip', () => {
+  assert.equal(sessionStatusText(undefined), undefined);
+  assert.equal(sessionStatusText({ ...cost, alwaysLoaded: [], totalAlwaysLoaded: 0 }), undefined);
+  assert.equal(sessionStatusText(cost), '$(hubot) 1,643 tok');
+  assert.equal(sessionStatusText({ ...cost, warnings: ['listing too long'] }), '$(hubot) 1,643 tok $(warning)');
+  const tip = sessionTooltip({ ...cost, warnings: ['listing too long'] }, 2).split('\n');
+  assert.deepEqual(tip, [
+    'A claude session loads 1,643 tok at start:',
+    'docs/style.md — 1,200 tok (imported by CLAUDE.md (hop 1))',
+    'CLAUDE.md — 412 tok (project memory)',
+    '… and 1 more',
+    '⚠ listing too long',
+    'Click for the breakdown.',
+  ]);
+});
+
+test('session breakdown rows', () => {
+  const rows = sessionPickItems(cost);
+  assert.deepEqual(
+    rows.map((r) => (r.separator ? `-- ${r.label}` : `${r.label} ${r.description}`)),
+    [
+      '-- Loaded at start',
+      'docs/style.md 1,200 tok',
+      'CLAUDE.md 412 tok',
+      '.claude/skills/deploy/SKILL.md 31 tok',
+      '-- Loaded later',
+      '.claude/skills/deploy/SKILL.md 900 tok',
+    ],
+  );
+  assert.equal(rows[1].file, 'docs/style.md');
+  assert.equal(rows[1].detail, 'imported by CLAUDE.md (hop 1)');
+});
