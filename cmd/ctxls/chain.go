@@ -410,8 +410,15 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 		if s.Attempts > 1 {
 			status += fmt.Sprintf(", attempt %d", s.Attempts)
 		}
-		fmt.Fprintf(w, "\n%d. %s [%s] %d prompt tokens (command %d, context %d, shared %d, history %d, input %d)\n",
-			s.Index+1, s.Command, status, s.PromptTokens, s.CommandTokens, s.ContextTokens, s.SharedDataTokens, s.HistoryTokens, s.InputTokens)
+		fmt.Fprintf(w, "\n%d. %s [%s] %d prompt tokens (command %d, memory %d, context %d, shared %d, history %d, input %d)\n",
+			s.Index+1, s.Command, status, s.PromptTokens, s.CommandTokens, s.MemoryTokens, s.ContextTokens, s.SharedDataTokens, s.HistoryTokens, s.InputTokens)
+		for _, m := range s.Memory {
+			mark := ""
+			if m.Cached {
+				mark = " (cached)"
+			}
+			fmt.Fprintf(w, "   m %s  %d tokens, memory%s\n", m.Key, m.Tokens, mark)
+		}
 		for _, it := range s.Context {
 			mark := ""
 			if it.Cached {

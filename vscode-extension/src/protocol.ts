@@ -202,6 +202,9 @@ export interface ChainStep {
   dropped: StepContextItem[];
   cacheHits: number;
   commandTokens: number;
+  /** The workspace's memory files (CLAUDE.md, AGENTS.md and their imports), loaded once per execution. */
+  memory?: { key: string; tokens: number; cached: boolean }[];
+  memoryTokens?: number;
   contextTokens: number;
   sharedDataTokens: number;
   historyTokens: number;

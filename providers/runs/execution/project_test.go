@@ -145,3 +145,36 @@ func TestSummaryCurrentPromptAndTasks(t *testing.T) {
 		}
 	}
 }
+
+// Memory recorded for a whole execution reads back in the order it was
+// recorded, without touching any command's lists.
+func TestMemoryLayer(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, openDB(t), Options{})
+	ctx := t.Context()
+	st, err := s.Create(ctx, "shop", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StartCommand(ctx, st.SessionID, "plan", nil); err != nil {
+		t.Fatal(err)
+	}
+	loads := []MemoryLoad{{"project", "CLAUDE.md", "a"}, {"project", "docs/b.md", "b"}, {"project", "AGENTS.md", "c"}, {"user", "x", "y"}}
+	if err := s.RecordMemoryLoads(ctx, st.SessionID, loads); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.MemoryLayer(ctx, st.SessionID, "project")
+	if err != nil || len(got) != 3 || got[0] != loads[0] || got[1] != loads[1] || got[2] != loads[2] {
+		t.Errorf("MemoryLayer = %+v, %v", got, err)
+	}
+	full, err := s.Get(ctx, st.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.CommandHistory[0].MemoryUpdated) != 0 || full.LoadedMemory["project:docs/b.md"] != "b" {
+		t.Errorf("memoryUpdated %v, loadedMemory %v", full.CommandHistory[0].MemoryUpdated, full.LoadedMemory)
+	}
+	if err := s.RecordMemoryLoads(ctx, st.SessionID, []MemoryLoad{{"project", "", "x"}}); err == nil {
+		t.Error("an empty key was recorded")
+	}
+}
