@@ -132,3 +132,26 @@ func TestInprocMissingRootShowsMessage(t *testing.T) {
 		t.Errorf("catalog on a missing root: %v, %v; want an error that says the folder does not exist", res, err)
 	}
 }
+
+// A chain of .ctxls.yaml that names no command is a problem of that file,
+// which goes away once the command exists.
+func TestInprocChainNamingNoCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".ctxls.yaml":           "chains:\n  ok: [implement]\n  broken: [implement, deploy]\n",
+		"commands/implement.md": "# Implement\n",
+		"context/python/a.md":   "# A\n\nText.\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	cfg := string(uriOf(filepath.Join(dir, ".ctxls.yaml")))
+	got := c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Range.Start.Line != 2 ||
+		!strings.Contains(got.Diagnostics[0].Message, `chain "broken" names "deploy"`) {
+		t.Fatalf("diagnostics of .ctxls.yaml: %+v", got.Diagnostics)
+	}
+	inprocWrite(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
+	deploy := string(uriOf(filepath.Join(dir, "commands", "deploy.md")))
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": deploy, "type": 1}}})
+	c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+}
