@@ -60,7 +60,10 @@ func (p *Provider) WorkspaceSignals(ctx context.Context) (Signals, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || len(sig.FilePatterns) >= signalMaxFiles {
+		if len(sig.FilePatterns) >= signalMaxFiles {
+			return filepath.SkipAll
+		}
+		if !d.Type().IsRegular() {
 			return nil
 		}
 		sig.FilePatterns = append(sig.FilePatterns, rel)
