@@ -178,3 +178,34 @@ func TestMemoryLayer(t *testing.T) {
 		t.Error("an empty key was recorded")
 	}
 }
+
+// A retry's input becomes the current prompt, and a step that succeeds on
+// retry counts as done.
+func TestSummaryFollowsRetry(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, openDB(t), Options{})
+	ctx := t.Context()
+	st, err := s.Create(ctx, "shop", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, try := range []struct {
+		input  string
+		status Status
+	}{{"first try", StatusFailed}, {"second try", StatusSuccess}} {
+		if _, err := s.StartCommand(ctx, st.SessionID, "build", map[string]any{"input": try.input}); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := s.Summary(ctx, st.SessionID)
+		if err != nil || sum.Summary.CurrentPrompt != try.input {
+			t.Fatalf("attempt %d started: %+v, %v; want current prompt %q", i+1, sum, err, try.input)
+		}
+		if _, err := s.CompleteCommand(ctx, st.SessionID, "build", try.status, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := s.Summary(ctx, st.SessionID)
+	if err != nil || sum.Summary.TasksCompleted != 1 || sum.State != StateCompleted {
+		t.Errorf("after the retry succeeded: %+v, %v", sum, err)
+	}
+}

@@ -235,7 +235,8 @@ type Progress struct {
 }
 
 // currentPromptMax bounds Progress.CurrentPrompt, which every list entry
-// carries.
+// carries; the triggers of storage migration 7 keep as much of the latest
+// step's input.
 const currentPromptMax = 200
 
 // summaries returns the summaries of the executions that clause selects
@@ -358,17 +359,13 @@ func recordedSummaries(ctx context.Context, tx *sql.Tx, clause string, args ...a
 				WHEN plan IS NOT NULL AND `+planHasPartial+` THEN 'interrupted'
 				WHEN steps = 0 THEN 'new'
 				-- Work whose last command only partly succeeded is not done.
-				WHEN (SELECT c.status FROM commands c WHERE c.session_id = e.session_id
-					ORDER BY c.step DESC LIMIT 1) = 'partial' THEN 'interrupted'
+				WHEN last_status = 'partial' THEN 'interrupted'
 				ELSE 'completed'
 			END,
 			last_command, steps_done, steps_failed,
 			CASE WHEN plan IS NULL THEN steps ELSE max(steps, plan_base + json_array_length(plan)) END,
-			substr(CASE WHEN plan IS NOT NULL THEN plan_input
-				ELSE coalesce((SELECT CASE WHEN json_valid(c.inputs) AND json_type(c.inputs, '$.input') = 'text'
-					THEN json_extract(c.inputs, '$.input') END
-					FROM commands c WHERE c.session_id = e.session_id ORDER BY c.step DESC LIMIT 1), '') END, 1, `+strconv.Itoa(currentPromptMax)+`),
-			(SELECT count(*) FROM commands c WHERE c.session_id = e.session_id AND c.status = 'success')
+			CASE WHEN plan IS NOT NULL THEN substr(plan_input, 1, `+strconv.Itoa(currentPromptMax)+`) ELSE last_input END,
+			steps_succeeded
 		FROM executions e `+clause, args...)
 	if err != nil {
 		return nil, err
