@@ -16,7 +16,7 @@ const (
 	signalMaxDepth   = 4         // directories below the workspace
 	signalMaxFiles   = 5000      // file paths collected
 	signalMaxSources = 200       // source files read for imports
-	signalMaxImports = 500       // distinct import lines kept
+	signalMaxImports = 200       // packages whose import line is kept
 	signalReadBytes  = 16 << 10  // read of one source file
 	signalMaxSize    = 256 << 10 // larger source files are not read
 )
@@ -72,9 +72,12 @@ func (p *Provider) WorkspaceSignals(ctx context.Context) (Signals, error) {
 		}
 		if sources < signalMaxSources && len(imports) < signalMaxImports && sourceExts[filepath.Ext(rel)] {
 			sources++
+			// One import line per package: a project's own modules would
+			// otherwise crowd out the libraries, and every line costs a
+			// match against every detection rule.
 			for _, l := range importLines(path) {
-				if len(imports) < signalMaxImports && !imports[l] {
-					imports[l] = true
+				if root := importRoot(l); len(imports) < signalMaxImports && !imports[root] {
+					imports[root] = true
 					sig.Imports = append(sig.Imports, l)
 				}
 			}
@@ -121,6 +124,39 @@ func importLines(path string) []string {
 		}
 	}
 	return out
+}
+
+// importRoot names the package an import line imports from: the first
+// name of a dotted module (app.models → app), the scope and name of an npm
+// package, the host, owner and repository of a Go module path, else the
+// first path element.
+func importRoot(line string) string {
+	f := strings.Fields(line)
+	if len(f) < 2 {
+		return line
+	}
+	name := f[1]
+	if i := strings.Index(line, "require("); i >= 0 {
+		name = line[i+len("require("):]
+	}
+	if f[0] == "import" && len(f) > 2 && !strings.ContainsAny(f[1], `"'`) && strings.Contains(line, " from ") {
+		// import x from 'pkg'
+		name = line[strings.LastIndex(line, " from ")+len(" from "):]
+	}
+	name = strings.Trim(name, "\"'`();{}")
+	if !strings.Contains(name, "/") {
+		root, _, _ := strings.Cut(name, ".")
+		return root
+	}
+	parts := strings.Split(name, "/")
+	n := 1
+	switch {
+	case strings.HasPrefix(parts[0], "@"):
+		n = 2
+	case strings.Contains(parts[0], "."):
+		n = 3
+	}
+	return strings.Join(parts[:min(n, len(parts))], "/")
 }
 
 // DetectWorkspace detects the project type of the workspace: it runs
