@@ -33,6 +33,9 @@ type diagnostics struct {
 	last      time.Time       // when the last flush started
 	published map[string]bool // files whose last published list was not empty
 	stopped   bool
+	// chainProblems are the chain commands naming no command, as last
+	// published with the problems of .ctxls.yaml.
+	chainProblems []config.Problem
 }
 
 func newDiagnostics(s *Server) *diagnostics {
@@ -116,7 +119,26 @@ func (d *diagnostics) flush() {
 		}
 		d.publish(ctx, ws, lib, p, lib.Diagnose(p))
 	}
+	// A command added or removed changes which chains name no command.
+	if len(lib.Config().Chains) > 0 && !slices.Equal(chainProblems(lib), d.lastChainProblems()) {
+		d.publishConfig(ctx, lib)
+	}
 	d.scheduleIdle()
+}
+
+// chainProblems reports the chains of .ctxls.yaml that name no command of
+// the library.
+func chainProblems(lib *library.Library) []config.Problem {
+	return lib.Config().UnknownChainCommands(func(name string) bool {
+		_, ok := lib.Command(name)
+		return ok
+	})
+}
+
+func (d *diagnostics) lastChainProblems() []config.Problem {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.chainProblems
 }
 
 // scheduleIdle runs Options.Idle after IdleDelay unless a change comes
@@ -189,8 +211,10 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 // publishConfig publishes the problems of .ctxls.yaml on that file.
 func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Library) {
 	path := filepath.Join(lib.Dir(), config.FileName)
-	problems := lib.ConfigProblems()
+	chains := chainProblems(lib)
+	problems := append(lib.ConfigProblems(), chains...)
 	d.mu.Lock()
+	d.chainProblems = chains
 	had := d.published[path]
 	if len(problems) > 0 {
 		d.published[path] = true

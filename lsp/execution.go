@@ -64,7 +64,9 @@ func (s *Server) chainState(ctx context.Context) (*execution.Store, *chain.Runne
 	}
 	store, err := execution.New(ctx, db, execution.Options{OnError: func(err error) {
 		s.stderr.Warn("execution store", "err", err)
-	}})
+	}, DetectProjectType: chain.ProjectTypeDetector(prov, func(err error) {
+		s.stderr.Warn("detect the project type", "err", err)
+	})})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the execution store: %w", err)
 	}

@@ -258,6 +258,17 @@ func (s *Server) openWorkspace() {
 	close(s.ready)
 	if err != nil {
 		s.log.Error("open the workspace", "dir", s.rootDir(), "err", err)
+		// Every request fails without a workspace: the user is told why,
+		// where they look, once the client is ready for it.
+		select {
+		case <-s.initialized:
+		case <-ctx.Done():
+			return
+		}
+		if s.client != nil {
+			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{
+				Type: protocol.MessageTypeError, Message: "ctxls: " + err.Error() + "; nothing is served"})
+		}
 		return
 	}
 	for _, p := range ws.Library().ConfigProblems() {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -108,4 +109,49 @@ func TestInprocIdle(t *testing.T) {
 	if n := calls.Load() - base; n != 3 {
 		t.Fatalf("Idle ran %d times for 3 pauses, want 3", n)
 	}
+}
+
+// A workspace folder that does not exist is reported to the user, and
+// requests say why they fail, instead of serving an empty library.
+func TestInprocMissingRootShowsMessage(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "gone")
+	c := inprocStart(t, dir, inprocOptions{})
+	note := c.waitNote("window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "does not exist")
+	})
+	var msg struct {
+		Type    int    `json:"type"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(note, &msg); err != nil || msg.Type != 1 || !strings.Contains(msg.Message, dir) {
+		t.Errorf("showMessage = %s (%v); want an error naming %s", note, err, dir)
+	}
+	var res any
+	if err := c.call("ctxls/catalog", map[string]any{}, &res); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("catalog on a missing root: %v, %v; want an error that says the folder does not exist", res, err)
+	}
+}
+
+// A chain of .ctxls.yaml that names no command is a problem of that file,
+// which goes away once the command exists.
+func TestInprocChainNamingNoCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".ctxls.yaml":           "chains:\n  ok: [implement]\n  broken: [implement, deploy]\n",
+		"commands/implement.md": "# Implement\n",
+		"context/python/a.md":   "# A\n\nText.\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	cfg := string(uriOf(filepath.Join(dir, ".ctxls.yaml")))
+	got := c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Range.Start.Line != 2 ||
+		!strings.Contains(got.Diagnostics[0].Message, `chain "broken" names "deploy"`) {
+		t.Fatalf("diagnostics of .ctxls.yaml: %+v", got.Diagnostics)
+	}
+	inprocWrite(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
+	deploy := string(uriOf(filepath.Join(dir, "commands", "deploy.md")))
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": deploy, "type": 1}}})
+	c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
 }

@@ -65,10 +65,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cold index to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken after the cold index, to this file")
 	format := formatFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls bench [--topics N] [--dir DIR] [--tokenizer T] [--cpuprofile FILE] [--memprofile FILE] [--format text|json]\n\nMeasures cold indexing, one-file re-indexing, search, diagnostics and memory. Without a\nlibrary in DIR it generates one of N topics (about 4 KB each, 50 domains).")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -77,10 +73,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError{"bench takes no positional arguments; use --dir"}
+		return usageError{msg: "bench takes no positional arguments; use --dir"}
 	}
 	if *topics < 1 || *iterations < 1 {
-		return usageError{"--topics and -n must be at least 1"}
+		return usageError{msg: "--topics and -n must be at least 1"}
 	}
 	rep := benchReport{Dir: *dir, Cores: runtime.GOMAXPROCS(0)}
 	if rep.Dir == "" {

@@ -20,9 +20,9 @@ import (
 func workspaceDir(cmd, flagDir string, dirArgs []string) (string, error) {
 	switch {
 	case len(dirArgs) > 1:
-		return "", usageError{fmt.Sprintf("%s takes at most one directory", cmd)}
+		return "", usageError{msg: fmt.Sprintf("%s takes at most one directory", cmd)}
 	case len(dirArgs) == 1 && flagDir != "":
-		return "", usageError{fmt.Sprintf("%s takes one directory: give DIR or --dir, not both", cmd)}
+		return "", usageError{msg: fmt.Sprintf("%s takes one directory: give DIR or --dir, not both", cmd)}
 	case len(dirArgs) == 1:
 		flagDir = dirArgs[0]
 	}
@@ -61,10 +61,6 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	format := formatFlag(fs)
 	domain := fs.String("domain", "", "list only this domain")
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls catalog [DIR] [--domain D] [--format text|json] [--dir DIR]\n\nLists every topic with its type, loading strategy and measured and declared token costs.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

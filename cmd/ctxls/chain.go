@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,43 +24,76 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
-const chainUsage = `Usage:
-  ctxls chain run COMMAND... [--input TEXT] [--session ID] [--project NAME] [--dir DIR] [--format text|json]
-  ctxls chain preview COMMAND... [--input TEXT] [--session ID] [--dir DIR] [--format text|json]
-  ctxls chain list [--dir DIR] [--format text|json]
-  ctxls chain show [ID] [--dir DIR] [--format text|json]
-  ctxls chain resume ID [--dir DIR] [--format text|json]
+// chainStates explains the states list and show print.
+const chainStates = `An execution's state, in list and show, is that of its current chain and of
+the commands run since:
+  new          no command started yet
+  running      a live ctxls process runs one of its commands or its chain
+  completed    every command finished; the last one and every command of the
+               chain succeeded
+  failed       a command's latest attempt failed; resume runs it again
+  interrupted  a command or the chain was cut off, or the last command or a
+               command of the chain only partly succeeded; resume continues
+               from there
+`
 
+// chainUsage is the help of "ctxls chain".
+func chainUsage() string {
+	var b strings.Builder
+	b.WriteString("Usage:\n")
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, "chain ") {
+			fmt.Fprintf(&b, "  %s\n", c.synopsis(true))
+		}
+	}
+	b.WriteString(`
 A COMMAND is a command name (brainstorm, /implement) or the name of a chain
 from .ctxls.yaml. The executor comes from .ctxls.yaml (executor.kind: preview
 runs nothing and records the prompts; exec runs executor.command per step).
 An ID is an execution id or a unique prefix of one. run --session continues
 an execution whose chain finished; one whose chain did not is resumed.
+Run 'ctxls chain SUBCOMMAND --help' for its flags.
 
-An execution's state, in list and show, is that of its current chain and of
-the commands run since:
-  new          no command started yet
-  running      a live ctxls process runs one of its commands or its chain
-  completed    every command finished and every command of the chain succeeded
-  failed       a command's latest attempt failed; resume runs it again
-  interrupted  a command or the chain was cut off, or a command of the chain
-               only partly succeeded; resume continues from there
-`
+`)
+	b.WriteString(chainStates)
+	return b.String()
+}
 
 // runChain implements "ctxls chain".
-func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runChain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, chainUsage)
 		if len(args) == 0 {
+			fmt.Fprint(stderr, chainUsage())
 			return exitError(2)
 		}
+		fmt.Fprint(stdout, chainUsage())
 		return nil
 	}
 	sub, rest := args[0], args[1:]
+	name := "chain " + sub
+	if _, ok := helpFor(name); !ok {
+		return usageError{msg: fmt.Sprintf("unknown chain command %q (want run, preview, list, show, resume, use or delete)", sub), cmd: "chain"}
+	}
+	err := chainCommand(ctx, sub, rest, stdin, stdout, stderr)
+	var ue usageError
+	if errors.As(err, &ue) && ue.cmd == "" {
+		ue.cmd = name
+		return ue
+	}
+	return err
+}
+
+func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("chain "+sub, stderr)
 	dir := fs.String("dir", ".", "workspace directory")
-	format := formatFlag(fs)
-	var input, session, project *string
+	var format, input, session, project, model *string
+	var yes *bool
+	switch sub {
+	case "run", "preview", "resume":
+		model = fs.String("model", "", "model whose context window bounds the prompts (default: the configured defaultModel)")
+	case "delete":
+		yes = fs.Bool("yes", false, "delete without asking for the confirmation token")
+	}
 	switch sub {
 	case "run", "preview":
 		input = fs.String("input", "", "the user's input, given to every step")
@@ -67,15 +101,32 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if sub == "run" {
 			project = fs.String("project", "", "project name of a new execution (default: the directory's name)")
 		}
-	case "list", "show", "resume":
-	default:
-		return usageError{fmt.Sprintf("unknown chain command %q (want run, preview, list, show or resume)", sub)}
+	}
+	if sub != "use" && sub != "delete" {
+		format = formatFlag(fs)
 	}
 	pos, err := parseArgs(fs, rest)
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(*format); err != nil {
+	asJSON := false
+	if format != nil {
+		if err := checkFormat(*format); err != nil {
+			return err
+		}
+		asJSON = *format == "json"
+	}
+	switch {
+	case (sub == "run" || sub == "preview") && len(pos) == 0:
+		return usageError{msg: "chain " + sub + " needs at least one command name"}
+	case sub == "list" && len(pos) != 0:
+		return usageError{msg: "chain list takes no arguments"}
+	case (sub == "show" || sub == "resume") && len(pos) > 1:
+		return usageError{msg: "chain " + sub + " takes at most one execution id"}
+	case (sub == "use" || sub == "delete") && len(pos) != 1:
+		return usageError{msg: "chain " + sub + " needs one execution id"}
+	}
+	if _, err := workspaceDir("chain "+sub, *dir, nil); err != nil {
 		return err
 	}
 	lib, err := loadLibrary(ctx, *dir, stderr)
@@ -83,28 +134,50 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if sub == "list" || sub == "show" {
-		return readChains(ctx, lib, sub, pos, *format == "json", stdout, stderr)
+		return readChains(ctx, lib, sub, pos, asJSON, stdout, stderr)
 	}
 	db, err := storage.OpenWorkspace(ctx, lib.Dir())
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	store, err := execution.New(ctx, db, execution.Options{})
+	prov := contextprovider.NewStatic(lib)
+	store, err := execution.New(ctx, db, execution.Options{DetectProjectType: chain.ProjectTypeDetector(prov, nil)})
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	c := chainCLI{lib: lib, execs: store, json: asJSON, stdout: stdout, stderr: stderr}
+	switch sub {
+	case "use":
+		id, err := c.resolveID(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if err := store.SetCurrent(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "current execution: %s\n", id)
+		return nil
+	case "delete":
+		id, err := c.resolveID(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		return c.delete(ctx, store, id, *yes, stdin)
+	}
 	hist := chain.StoreHistory(history.New(db, lib.Counter(), history.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}))
-	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
-	c := chainCLI{lib: lib, execs: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
+	runner := chain.New(chain.Options{Store: store, Provider: prov, History: hist})
+	c.runner = runner
 
 	switch sub {
 	case "run", "preview":
-		if len(pos) == 0 {
-			return usageError{"chain " + sub + " needs at least one command name"}
+		req := chain.Request{Commands: expandChains(lib, pos), Input: *input, SessionID: *session, Model: *model}
+		if req.SessionID != "" {
+			if req.SessionID, err = c.resolveID(ctx, req.SessionID); err != nil {
+				return err
+			}
 		}
-		req := chain.Request{Commands: expandChains(lib, pos), Input: *input, SessionID: *session}
 		if sub == "preview" {
 			res, err := runner.Preview(ctx, req)
 			if err != nil {
@@ -113,11 +186,6 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return c.printResult(res, true)
 		}
 		req.ProjectName = *project
-		if req.SessionID != "" {
-			if req.SessionID, err = c.resolveID(ctx, req.SessionID); err != nil {
-				return err
-			}
-		}
 		err := c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
 			req.Progress = p
 			return runner.Run(ctx, req)
@@ -127,29 +195,73 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	default: // resume
-		if len(pos) != 1 {
-			return usageError{"chain resume needs one execution id"}
+		id := ""
+		if len(pos) == 1 {
+			if id, err = c.resolveID(ctx, pos[0]); err != nil {
+				return err
+			}
+		} else if id, err = store.Current(ctx); err != nil {
+			return err
+		} else if id == "" {
+			return errors.New("no current execution to resume; name one (see ctxls chain list)")
 		}
-		id, err := c.resolveID(ctx, pos[0])
+		rp, err := store.ResumePoint(ctx, id)
 		if err != nil {
 			return err
 		}
+		if rp.Done {
+			return c.nothingToResume(rp)
+		}
 		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
-			return runner.Resume(ctx, id, p)
+			return runner.ResumeWith(ctx, chain.Request{SessionID: id, Model: *model, Progress: p})
 		})
 	}
+}
+
+// nothingToResume reports an execution whose chain has nothing left to run.
+func (c *chainCLI) nothingToResume(rp *execution.ResumePoint) error {
+	names := make([]string, len(rp.Steps))
+	for i, st := range rp.Steps {
+		names[i] = st.Command
+	}
+	msg := fmt.Sprintf("nothing to resume: every command of the chain of execution %s (%s) succeeded", rp.SessionID, strings.Join(names, " → "))
+	if c.json {
+		return writeJSON(c.stdout, &chain.Result{SessionID: rp.SessionID, State: execution.StateCompleted,
+			Steps: []chain.Step{}, Warnings: []string{msg}})
+	}
+	fmt.Fprintln(c.stdout, msg)
+	return nil
+}
+
+// delete deletes an execution once the confirmation token the store issues
+// is typed back on stdin, or at once with yes.
+func (c *chainCLI) delete(ctx context.Context, store *execution.Store, id string, yes bool, stdin io.Reader) error {
+	token, _, err := store.RequestDelete(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !yes {
+		fmt.Fprintf(c.stderr, "Deleting execution %s deletes every command, loaded context, shared value and\nmessage it recorded. To go ahead, type this token and press Enter:\n  %s\n> ", id, token)
+		line, err := bufio.NewReader(io.LimitReader(stdin, 1024)).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the confirmation token: %w", err)
+		}
+		typed := strings.TrimSpace(line)
+		if typed != token {
+			return fmt.Errorf("execution %s not deleted: the token typed does not match (or use --yes)", id)
+		}
+	}
+	if err := store.ConfirmDelete(ctx, id, token); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "deleted execution %s\n", id)
+	return nil
 }
 
 // readChains implements "chain list" and "chain show", which only read: they
 // open the workspace database only when it exists, take no part in it (no
 // owner row, no writes) and create nothing.
 func readChains(ctx context.Context, lib *library.Library, sub string, pos []string, asJSON bool, stdout, stderr io.Writer) error {
-	switch {
-	case sub == "list" && len(pos) != 0:
-		return usageError{"chain list takes no arguments"}
-	case sub == "show" && len(pos) > 1:
-		return usageError{"chain show takes at most one execution id"}
-	}
 	c := chainCLI{lib: lib, json: asJSON, stdout: stdout, stderr: stderr}
 	dir := lib.Dir()
 	path := storage.WorkspacePath(dir)
@@ -298,8 +410,15 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 		if s.Attempts > 1 {
 			status += fmt.Sprintf(", attempt %d", s.Attempts)
 		}
-		fmt.Fprintf(w, "\n%d. %s [%s] %d prompt tokens (command %d, context %d, shared %d, history %d, input %d)\n",
-			s.Index+1, s.Command, status, s.PromptTokens, s.CommandTokens, s.ContextTokens, s.SharedDataTokens, s.HistoryTokens, s.InputTokens)
+		fmt.Fprintf(w, "\n%d. %s [%s] %d prompt tokens (command %d, memory %d, context %d, shared %d, history %d, input %d)\n",
+			s.Index+1, s.Command, status, s.PromptTokens, s.CommandTokens, s.MemoryTokens, s.ContextTokens, s.SharedDataTokens, s.HistoryTokens, s.InputTokens)
+		for _, m := range s.Memory {
+			mark := ""
+			if m.Cached {
+				mark = " (cached)"
+			}
+			fmt.Fprintf(w, "   m %s  %d tokens, memory%s\n", m.Key, m.Tokens, mark)
+		}
 		for _, it := range s.Context {
 			mark := ""
 			if it.Cached {
@@ -325,11 +444,45 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 	}
 	fmt.Fprintf(w, "\n%d prompt tokens in total, %d cache hits\n", res.TotalTokens, res.CacheHits)
 	if !preview && (res.State == execution.StateFailed || res.State == execution.StateInterrupted) {
-		// Resume runs again every command that did not succeed, partial
-		// ones included.
-		fmt.Fprintf(w, "to finish the chain: ctxls chain resume %s\n", res.SessionID)
+		if s, ok := tooLargeStep(res); ok {
+			// Resuming with the same model would fail the same way.
+			fmt.Fprintf(w, "%s cannot fit the context window of model %s (%d tokens) whatever is cut; %s\n",
+				s.Command, res.Model.Model, res.Model.Window, c.largerModels(res))
+		} else {
+			// Resume runs again every command that did not succeed,
+			// partial ones included.
+			fmt.Fprintf(w, "to finish the chain: ctxls chain resume %s\n", res.SessionID)
+		}
 	}
 	return nil
+}
+
+// tooLargeStep returns the step of res whose prompt can never fit its
+// model, if any.
+func tooLargeStep(res *chain.Result) (chain.Step, bool) {
+	for _, s := range res.Steps {
+		if s.TooLarge {
+			return s, true
+		}
+	}
+	return chain.Step{}, false
+}
+
+// largerModels says how to finish a chain whose step did not fit the
+// model of res: resume with a model of a larger window, if one is
+// configured.
+func (c *chainCLI) largerModels(res *chain.Result) string {
+	var names []string
+	for name, m := range c.lib.Config().Models {
+		if m.ContextWindow > res.Model.Window {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "shorten the command or the input, or configure a model with a larger window in .ctxls.yaml and resume with --model"
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("to finish the chain with a larger model (%s): ctxls chain resume %s --model %s", strings.Join(names, ", "), res.SessionID, names[0])
 }
 
 // hangingIndent indents every line of s but the first with prefix, so that
@@ -423,6 +576,9 @@ func (c *chainCLI) show(ctx context.Context, id string) error {
 			dur = " in " + ce.CompletedAt.Sub(ce.StartedAt).Round(time.Millisecond).String()
 		}
 		fmt.Fprintf(w, "\n%d. %s [%s, attempt %d]%s\n", ce.Step+1, ce.Command, ce.Status, ce.Attempts, dur)
+		if ce.Attempts > 1 {
+			fmt.Fprintf(w, "   first attempt: %s\n", ce.FirstAttemptAt.Local().Format(time.DateTime))
+		}
 		if len(ce.ContextLoaded) > 0 {
 			fmt.Fprintf(w, "   context: %s\n", strings.Join(ce.ContextLoaded, ", "))
 		}

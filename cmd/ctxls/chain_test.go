@@ -195,13 +195,13 @@ func TestChainCLI(t *testing.T) {
 		log := filepath.Join(t.TempDir(), "agent.log")
 		dir := chainCLIWorkspace(t, agent, log, "-fail", "test")
 		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "implemnt", "--dir", dir)
-		if r.code != 1 || !strings.Contains(r.stderr, `unknown command "implemnt" (did you mean "implement"?); available commands: brainstorm, implement, review, test`) {
+		if r.code != 2 || !strings.Contains(r.stderr, `unknown command "implemnt" (did you mean "implement"?); available commands: brainstorm, implement, review, test`) {
 			t.Fatalf("unknown command: %d %s", r.code, r.stderr)
 		}
 		if r := chainExec(t, ctxls, "chain", "run", "--dir", dir); r.code != 2 {
 			t.Fatalf("no command: exit %d", r.code)
 		}
-		if r := chainExec(t, ctxls, "chain", "resume", "nope", "--dir", dir); r.code != 1 || !strings.Contains(r.stderr, `no execution "nope"`) {
+		if r := chainExec(t, ctxls, "chain", "resume", "nope", "--dir", dir); r.code != 2 || !strings.Contains(r.stderr, `no execution "nope"`) {
 			t.Fatalf("resume unknown: %d %s", r.code, r.stderr)
 		}
 		r = chainExec(t, ctxls, "chain", "run", "implement", "test", "--dir", dir)
@@ -231,7 +231,7 @@ func TestChainCLI(t *testing.T) {
 			t.Fatalf("the failed run does not say how to resume:\n%s", r.stdout)
 		}
 		r = chainExec(t, ctxls, "chain", "run", "test", "--session", id, "--dir", dir)
-		if r.code != 1 || !strings.Contains(r.stderr, "stopped at test (failed)") || !strings.Contains(r.stderr, "ctxls chain resume "+id) {
+		if r.code != 2 || !strings.Contains(r.stderr, "stopped at test (failed)") || !strings.Contains(r.stderr, "ctxls chain resume "+id) {
 			t.Fatalf("run in the failed execution: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 		if got := chainCLIRuns(t, log); got != runs {
@@ -245,7 +245,7 @@ func TestChainCLI(t *testing.T) {
 	t.Run("missing executor", func(t *testing.T) {
 		dir := chainCLIWorkspace(t, filepath.Join(t.TempDir(), "no-such-agent"), filepath.Join(t.TempDir(), "log"))
 		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "--dir", dir)
-		if r.code != 1 || !strings.Contains(r.stderr, "executor: agent program") || !strings.Contains(r.stderr, "no-such-agent") {
+		if r.code != 2 || !strings.Contains(r.stderr, "executor: agent program") || !strings.Contains(r.stderr, "no-such-agent") {
 			t.Fatalf("missing executor: %d %s", r.code, r.stderr)
 		}
 	})
@@ -290,7 +290,7 @@ func TestChainCLI(t *testing.T) {
 		// Another chain in the interrupted execution would leave it
 		// interrupted for good: refused, pointing to resume.
 		r := chainExec(t, ctxls, "chain", "run", "review", "--session", id, "--dir", dir)
-		if r.code != 1 || !strings.Contains(r.stderr, "stopped at implement (interrupted)") || !strings.Contains(r.stderr, "ctxls chain resume "+id) {
+		if r.code != 2 || !strings.Contains(r.stderr, "stopped at implement (interrupted)") || !strings.Contains(r.stderr, "ctxls chain resume "+id) {
 			t.Fatalf("run in the interrupted execution: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 		r = chainExec(t, ctxls, "chain", "resume", id[:8], "--dir", dir)

@@ -38,16 +38,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fix := fs.Bool("fix", false, "apply the safe fixes, then report what is left")
 	fixUnsafe := fs.Bool("fix-unsafe", false, "apply every fix, the unsafe ones (guesses) included")
 	dryRun := fs.Bool("dry-run", false, "with --fix or --fix-unsafe, print the fixes as a unified diff instead of writing them; exit 1 when there is one")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json|sarif] [--fix | --fix-unsafe] [--dry-run] [--dir DIR]\n\nReports every diagnostic of the workspace DIR (default .), its context library and its agent files; exits 1 when any is an error.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if *format != "text" && *format != "json" && *format != "sarif" {
-		return usageError{fmt.Sprintf("--format must be text, json or sarif, not %q", *format)}
+		return usageError{msg: fmt.Sprintf("--format must be text, json or sarif, not %q", *format)}
 	}
 	if *dryRun && !*fix && !*fixUnsafe {
 		*fix = true // --dry-run alone shows the safe fixes
@@ -111,6 +107,15 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			errors++
 		}
 	}
+	if len(records) == 0 && len(lib.Topics()) == 0 && len(lib.Commands()) == 0 && len(lib.Domains()) == 0 && (agents == nil || len(agents.Files) == 0) {
+		// "0 problems" would pass a directory ctxls cannot see into as clean.
+		w := stdout
+		if *format != "text" {
+			w = stderr
+		}
+		fmt.Fprintf(w, "nothing to check in %s: %s\n", dir, lookedFor)
+		return nil
+	}
 	switch *format {
 	case "json":
 		enc := json.NewEncoder(stdout)
@@ -133,6 +138,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// lookedFor says what check looks for in a workspace.
+const lookedFor = `ctxls looks for markdown topics under directories named context
+(a domain per subdirectory), markdown commands under directories named
+commands, the roots that contextRoots and commandRoots in .ctxls.yaml add,
+and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
+
 // collect gathers every diagnostic of the library and of the agent
 // files, and every problem of .ctxls.yaml, sorted by file and position,
 // leaving out the codes the configuration disables.
@@ -140,7 +151,12 @@ func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) 
 	all := lib.DiagnoseAll(ctx)
 	var out []checkRecord
 	cfg := lib.Config()
-	for _, p := range lib.ConfigProblems() {
+	problems := lib.ConfigProblems()
+	problems = append(problems, cfg.UnknownChainCommands(func(name string) bool {
+		_, ok := lib.Command(name)
+		return ok
+	})...)
+	for _, p := range problems {
 		if cfg.Disabled(config.ProblemCode) {
 			break
 		}

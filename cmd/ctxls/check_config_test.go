@@ -18,9 +18,9 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 		code   int
 	}{
 		{
-			name:   "bad tokenizer has no line",
-			config: "tokenizer: bogus\n",
-			want: []checkRecord{{File: ".ctxls.yaml", Line: 1, Column: 1, EndLine: 1, EndColumn: 1, Severity: "error", Code: "config",
+			name:   "bad tokenizer is an error on its line",
+			config: "ignore: [vendor]\ntokenizer: bogus\n",
+			want: []checkRecord{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "error", Code: "config",
 				Message: `unknown tokenizer "bogus" (want one of o200k_base, cl100k_base, estimate); using o200k_base`}},
 			code: 1,
 		},
@@ -89,7 +89,7 @@ func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 			if err != nil {
 				t.Errorf("err = %v", err)
 			}
-			if !strings.Contains(stderr, `error: .ctxls.yaml: unknown tokenizer "bogus"`) {
+			if !strings.Contains(stderr, `error: .ctxls.yaml:1: unknown tokenizer "bogus"`) {
 				t.Errorf("stderr = %q, want the configuration problem", stderr)
 			}
 			if out == "" {
@@ -135,5 +135,38 @@ func TestCheckDirFlag(t *testing.T) {
 	var ue usageError
 	if _, _, err := runCLI(t, "check", dir, "--dir", dir); !errors.As(err, &ue) {
 		t.Errorf("DIR and --dir: err = %v, want a usage error", err)
+	}
+}
+
+// A chain that names no command would fail at that step when run; check
+// says so at the chain's line.
+func TestCheckReportsUnknownChainCommand(t *testing.T) {
+	dir := libtest.WriteTree(t, map[string]string{
+		".ctxls.yaml":           "chains:\n  ok: [implement]\n  broken: [implement, deploy]\n",
+		"commands/implement.md": "# Implement\n",
+		"context/python/a.md":   "# A\n\nText.\n",
+	})
+	out, _, err := runCLI(t, "check", dir, "--format", "json")
+	if exitCode(err) != 1 {
+		t.Errorf("exit = %v, want 1", err)
+	}
+	want := []checkRecord{{File: ".ctxls.yaml", Line: 3, Column: 1, EndLine: 4, EndColumn: 1, Severity: "error", Code: "config",
+		Message: `chain "broken" names "deploy", which is no command of the workspace`}}
+	if got := decodeRecords(t, out); !slices.Equal(got, want) {
+		t.Errorf("records = %+v\nwant %+v", got, want)
+	}
+}
+
+// A directory without anything ctxls recognises is not reported clean.
+func TestCheckNothingRecognised(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{"README.md": "# Hello\n", "src/main.go": "package main\n"})
+	out, stderr, status := runCLIStatus(t, "", "check", dir)
+	if status != 0 || !strings.HasPrefix(out, "nothing to check in "+dir) || !strings.Contains(out, "directories named context") || strings.Contains(out, "0 problems") {
+		t.Errorf("exit %d, stdout %q, stderr %q", status, out, stderr)
+	}
+	out, stderr, _ = runCLIStatus(t, "", "check", dir, "--format", "json")
+	if out != "" || !strings.Contains(stderr, "nothing to check") {
+		t.Errorf("JSON: stdout %q, stderr %q", out, stderr)
 	}
 }

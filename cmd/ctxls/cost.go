@@ -22,10 +22,6 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
 	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", "))
 	window := fs.Int("context-window", session.DefaultContextWindow, "the model's context window in tokens")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls cost [DIR] [--agent claude|codex|cursor|copilot] [--context-window N] [--format text|json]\n\nTells what a session of the agent started in DIR (default .) loads: at start, and later on demand.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -34,10 +30,10 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if !slices.Contains(session.Agents, *agent) {
-		return usageError{fmt.Sprintf("--agent must be one of %s, not %q", strings.Join(session.Agents, ", "), *agent)}
+		return usageError{msg: fmt.Sprintf("--agent must be one of %s, not %q", strings.Join(session.Agents, ", "), *agent)}
 	}
 	if *window < 1 {
-		return usageError{fmt.Sprintf("--context-window must be a positive number of tokens, not %d", *window)}
+		return usageError{msg: fmt.Sprintf("--context-window must be a positive number of tokens, not %d", *window)}
 	}
 	dir, err := workspaceDir("cost", *dirFlag, pos)
 	if err != nil {

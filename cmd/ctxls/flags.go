@@ -13,14 +13,23 @@ import (
 
 // parseArgs parses flags wherever they stand among the positional
 // arguments, so that "ctxls check DIR --format json" works.
+//
+// --help prints the subcommand's help and ends it with status 0; a flag
+// error is a usage error, which ends with the subcommand's usage line.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	// The flag package would print the whole help on any error; a usage
+	// error prints the short form instead (see exitStatus).
+	help := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = help }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				help()
 				return nil, exitError(0)
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{msg: err.Error()}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -34,10 +43,13 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// newFlagSet makes a flag set that reports errors to stderr.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet makes the flag set of subcommand name (as commands names
+// it), whose --help prints the subcommand's help to w. Errors are returned,
+// not printed.
+func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ctxls "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() { printHelp(w, name, fs) }
 	return fs
 }
 
@@ -48,7 +60,7 @@ func formatFlag(fs *flag.FlagSet) *string {
 
 func checkFormat(f string) error {
 	if f != "text" && f != "json" {
-		return usageError{fmt.Sprintf("--format must be text or json, not %q", f)}
+		return usageError{msg: fmt.Sprintf("--format must be text or json, not %q", f)}
 	}
 	return nil
 }

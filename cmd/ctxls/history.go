@@ -28,16 +28,6 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	budget := fs.Int("budget", 0, "with --context: token budget instead of the model's history budget")
 	limit := fs.Int("limit", 0, fmt.Sprintf("most messages to print (default %d)", history.DefaultListLimit))
 	format := formatFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: ctxls history [CONVERSATION] [--dir D] [--run ID] [--context [--model M]] [--format text|json]
-
-Without a conversation, lists the conversations recorded in the workspace.
-With one (its id or a unique prefix of it), prints its messages, oldest
-first; --context prints instead what the next prompt would receive as
-history, within the model's budget. A conversation without history gives
-an empty result and a warning.`)
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -46,19 +36,22 @@ an empty result and a warning.`)
 		return err
 	}
 	if len(pos) > 1 {
-		return usageError{"history takes at most one conversation id"}
+		return usageError{msg: "history takes at most one conversation id"}
 	}
 	if len(pos) == 0 && (*run != "" || *showContext) {
-		return usageError{"--run and --context need a conversation id"}
+		return usageError{msg: "--run and --context need a conversation id"}
 	}
 	spec := history.BuildSpec{Model: *model}
 	switch {
 	case *maxMessages != 0 && *budget != 0:
-		return usageError{"--recent and --budget exclude each other"}
+		return usageError{msg: "--recent and --budget exclude each other"}
 	case *maxMessages != 0:
 		spec.Strategy = history.StrategySpec{Kind: history.KindRecent, MaxMessages: maxMessages}
 	case *budget != 0:
 		spec.Strategy = history.StrategySpec{Kind: history.KindTokenBudget, TokenBudget: budget}
+	}
+	if _, err := workspaceDir("history", *dir, nil); err != nil {
+		return err
 	}
 	cfg, problems, err := config.Load(*dir)
 	if err != nil {
@@ -83,7 +76,7 @@ an empty result and a warning.`)
 		if len(pos) == 0 {
 			return printHistoryConversations(stdout, *format, nil)
 		}
-		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("no history recorded in %s (no %s)", *dir, path))
+		return fmt.Errorf("unknown conversation %q: no history recorded in %s (no %s)", pos[0], *dir, path)
 	}
 	db, err := storage.Open(ctx, path)
 	if err != nil {
@@ -114,7 +107,7 @@ an empty result and a warning.`)
 		return err
 	}
 	if !found {
-		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("unknown conversation %q: no history (see ctxls history)", pos[0]))
+		return fmt.Errorf("unknown conversation %q (see ctxls history)", pos[0])
 	}
 	if *showContext {
 		hc, b, err := store.BuildFor(ctx, id, spec, cfg)
@@ -131,18 +124,35 @@ an empty result and a warning.`)
 		for _, w := range hc.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-		fmt.Fprintf(stderr, "%d tokens, %d messages selected, %d omitted; budget %d (model %s, window %d)\n",
-			hc.Tokens, hc.Selected, hc.Omitted, hc.Budget, b.Model, b.Window)
+		fmt.Fprintf(stderr, "%s, %s selected, %d omitted; budget %s (model %s, window %s)\n",
+			count(hc.Tokens, "token"), count(hc.Selected, "message"), hc.Omitted, thousands(hc.Budget), b.Model, thousands(b.Window))
 		return nil
 	}
-	page, err := store.List(ctx, id, history.ListRequest{RunID: *run, Limit: *limit})
+	runID := *run
+	if runID != "" {
+		// A run id or a unique prefix of one, as for conversations.
+		runs, err := store.RunIDs(ctx, id)
+		if err != nil {
+			return err
+		}
+		match, found, err := matchID("run", runID, runs)
+		if err != nil {
+			return err
+		}
+		if !found {
+			known := "it has none"
+			if len(runs) > 0 {
+				known = "its runs: " + strings.Join(runs, ", ")
+			}
+			return fmt.Errorf("conversation %s has no messages of run %q (%s)", id, runID, known)
+		}
+		runID = match
+	}
+	page, err := store.List(ctx, id, history.ListRequest{RunID: runID, Limit: *limit})
 	if err != nil {
 		return err
 	}
 	warnings := []string{}
-	if *run != "" && len(page.Items) == 0 {
-		warnings = append(warnings, fmt.Sprintf("no messages of run %q in conversation %s", *run, id))
-	}
 	if *format == "json" {
 		return historyJSON(stdout, map[string]any{"items": page.Items, "more": page.More, "warnings": warnings})
 	}
@@ -150,7 +160,7 @@ an empty result and a warning.`)
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if page.More {
-		fmt.Fprintf(stderr, "showing the newest %d messages; use --limit for more\n", len(page.Items))
+		fmt.Fprintf(stderr, "showing the newest %s; use --limit for more\n", count(len(page.Items), "message"))
 	}
 	for i, m := range page.Items {
 		if i > 0 {
@@ -169,20 +179,6 @@ an empty result and a warning.`)
 			fmt.Fprint(stdout, "    ", strings.TrimRight(line, "\r\n"), "\n")
 		}
 	}
-	return nil
-}
-
-// printNoHistory answers a request for a conversation there is no history
-// of: an empty result and a warning, as the protocol answers an unknown
-// name, and exit status 0.
-func printNoHistory(stdout, stderr io.Writer, format string, context bool, warning string) error {
-	if format == "json" {
-		if context {
-			return historyJSON(stdout, history.Context{Warnings: []string{warning}})
-		}
-		return historyJSON(stdout, map[string]any{"items": []history.Message{}, "more": false, "warnings": []string{warning}})
-	}
-	fmt.Fprintf(stderr, "warning: %s\n", warning)
 	return nil
 }
 

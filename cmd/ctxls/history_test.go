@@ -90,7 +90,7 @@ func TestHistoryCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(out, "message 29\n"+strings.Repeat("output line\n", 9)+"... (10 lines omitted) ...\n"+strings.Repeat("output line\n", 10)) ||
-		strings.Contains(out, "message 0\n") || !strings.Contains(errOut, "budget 300 (model small, window 4096)") {
+		strings.Contains(out, "message 0\n") || !strings.Contains(errOut, "budget 300 (model small, window 4,096)") {
 		t.Errorf("context:\n%s\nstderr: %s", out, errOut)
 	}
 
@@ -139,9 +139,8 @@ func TestHistoryCommand(t *testing.T) {
 }
 
 // TestHistoryLookups checks how history finds a conversation: by id or a
-// unique prefix, and, for what has no history (an unknown id, a workspace
-// without a database, a run with no messages), an empty result with a
-// warning on stderr and exit status 0.
+// unique prefix; an unknown id, a workspace without a database and a run
+// with no messages are errors.
 func TestHistoryLookups(t *testing.T) {
 	dir := historyFixture(t)
 	ctx := t.Context()
@@ -156,6 +155,10 @@ func TestHistoryLookups(t *testing.T) {
 	if _, err := history.Open(db, counter).Append(ctx, history.Message{ConversationID: "review-7f3a", Role: history.RoleUser, Content: "looks good"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := history.Open(db, counter).Append(ctx, history.Message{ConversationID: "review-7f3a", Role: history.RoleUser, Mode: history.ModeRun,
+		RunID: "7c1e9a-run", Command: "review", Content: "in a run"}); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	noDB := t.TempDir()
 	for _, c := range []struct {
@@ -167,16 +170,8 @@ func TestHistoryLookups(t *testing.T) {
 	}{
 		{"id", []string{"history", "conv-b", "--dir", dir}, "hello", "", ""},
 		{"unique prefix", []string{"history", "rev", "--dir", dir}, "looks good", "", ""},
+		{"run id prefix", []string{"history", "rev", "--run", "7c1", "--dir", dir}, "in a run", "", ""},
 		{"unique prefix with context", []string{"history", "review", "--dir", dir, "--context"}, "looks good", "budget 300", ""},
-		{"unknown id", []string{"history", "nope", "--dir", dir}, "", `warning: unknown conversation "nope": no history`, ""},
-		{"unknown id with context", []string{"history", "nope", "--dir", dir, "--context"}, "", `warning: unknown conversation "nope": no history`, "budget"},
-		{"unknown id as JSON", []string{"history", "nope", "--dir", dir, "--format", "json"}, `"warnings": [
-    "unknown conversation \"nope\": no history`, "", ""},
-		{"unknown context as JSON", []string{"history", "nope", "--dir", dir, "--context", "--format", "json"}, `"unknown conversation \"nope\": no history`, "", ""},
-		{"no database", []string{"history", "x", "--dir", noDB}, "", "warning: no history recorded in " + noDB, ""},
-		{"no database with context", []string{"history", "x", "--dir", noDB, "--context"}, "", "warning: no history recorded in ", "budget"},
-		{"unknown run", []string{"history", "conv-a", "--dir", dir, "--run", "nope"}, "", `warning: no messages of run "nope" in conversation conv-a`, ""},
-		{"unknown run as JSON", []string{"history", "conv-a", "--dir", dir, "--run", "nope", "--format", "json"}, `"no messages of run \"nope\" in conversation conv-a"`, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut, err := runCLI(t, c.args...)
@@ -191,6 +186,25 @@ func TestHistoryLookups(t *testing.T) {
 			}
 			if c.notInErr != "" && strings.Contains(errOut, c.notInErr) {
 				t.Errorf("stderr mentions %q:\n%s", c.notInErr, errOut)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown id", []string{"history", "nope", "--dir", dir}, `unknown conversation "nope"`},
+		{"unknown id with context", []string{"history", "nope", "--dir", dir, "--context"}, `unknown conversation "nope"`},
+		{"unknown id as JSON", []string{"history", "nope", "--dir", dir, "--format", "json"}, `unknown conversation "nope"`},
+		{"no database", []string{"history", "x", "--dir", noDB}, "no history recorded in " + noDB},
+		{"unknown run", []string{"history", "conv-a", "--dir", dir, "--run", "nope"}, `conversation conv-a has no messages of run "nope" (its runs: run-1, run-2)`},
+		{"ambiguous run", []string{"history", "conv-a", "--dir", dir, "--run", "run-"}, `run id "run-" is ambiguous: run-1, run-2`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, status := runCLIStatus(t, "", c.args...)
+			if status != 2 || out != "" || !strings.Contains(errOut, c.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, %q", status, out, errOut, c.want)
 			}
 		})
 	}

@@ -11,9 +11,12 @@
 //	ctxls cost [DIR] [--agent A]       what a session of an agent loads
 //	ctxls search QUERY [DIR]           topics matching a query
 //	ctxls show domain:topic[#Section]  print a topic or one section
-//	ctxls chain run|list|show|resume   chained command execution
+//	ctxls chain run|preview|list|show|resume|use|delete
+//	                                   chained command execution
 //	ctxls history [CONVERSATION]       conversation history
 //	ctxls bench                        measure indexing speed
+//
+// Run "ctxls help" for every command and "ctxls help COMMAND" for one.
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -41,30 +45,17 @@ type failure struct {
 func (f failure) Error() string { return f.err.Error() }
 func (f failure) Unwrap() error { return f.err }
 
-// usageError is a mistake in the command line.
-type usageError struct{ msg string }
+// usageError is a mistake in the command line of subcommand cmd (as
+// commands names it; "" for ctxls itself).
+type usageError struct {
+	msg string
+	cmd string
+}
 
 func (e usageError) Error() string { return e.msg }
 
-const usage = `ctxls — language server and tools for context libraries
-
-Usage:
-  ctxls serve [--stdio]                 run the language server over stdio
-  ctxls mcp [--dir DIR]                 serve the library to coding agents over MCP (stdio)
-  ctxls check [DIR] [--format text|json|sarif] [--fix|--fix-unsafe] [--dry-run]
-                                        report every diagnostic; exit 1 on errors
-  ctxls catalog [DIR] [--domain D] [--format text|json]
-  ctxls cost [DIR] [--agent claude|codex|cursor|copilot] [--context-window N] [--format text|json]
-  ctxls search QUERY [DIR] [--domain D] [--format text|json]
-  ctxls show domain:topic[#Section] [--format text|json]
-  ctxls chain run COMMAND... [--input TEXT] | list | show [ID] | resume ID
-  ctxls history [CONVERSATION] [--run ID] [--context]
-  ctxls bench [--topics N] [--dir DIR]   measure index, re-index and search speed
-
-Every command takes --dir DIR for the workspace (default .); check, catalog,
-cost and search also take it as their last argument. Quote a search QUERY of
-several words. Run 'ctxls COMMAND --help' for a command's flags.
-`
+// usage is the help of ctxls itself.
+var usage = globalUsage()
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -74,7 +65,9 @@ func main() {
 }
 
 // exitStatus reports err on stderr and returns the process exit status:
-// 0 for none, 2 for a usage error, a failure's own status, else 1.
+// 0 for none, an exitError's own status (1 when the command found
+// problems), 2 for a usage error, a failure's own status, and 2 for any
+// other error: the command could not do what was asked.
 func exitStatus(err error, stderr io.Writer) int {
 	var code exitError
 	var ue usageError
@@ -85,14 +78,19 @@ func exitStatus(err error, stderr io.Writer) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "ctxls: %s\n\n%s", ue.msg, usage)
+		if ue.cmd == "" {
+			fmt.Fprintf(stderr, "ctxls: %s\n\n%s", ue.msg, usage)
+		} else {
+			fmt.Fprintf(stderr, "ctxls %s: %s\n\n", ue.cmd, ue.msg)
+			printUsageLine(stderr, ue.cmd)
+		}
 		return 2
 	case errors.As(err, &f):
 		fmt.Fprintf(stderr, "ctxls: %v\n", err)
 		return f.status
 	default:
 		fmt.Fprintf(stderr, "ctxls: %v\n", err)
-		return 1
+		return 2
 	}
 }
 
@@ -102,6 +100,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return exitError(2)
 	}
+	err := dispatch(ctx, args, stdin, stdout, stderr)
+	// A usage error names its subcommand, so that it ends with that
+	// subcommand's usage.
+	var ue usageError
+	if errors.As(err, &ue) && ue.cmd == "" {
+		if _, ok := helpFor(args[0]); ok {
+			ue.cmd = args[0]
+			return ue
+		}
+	}
+	return err
+}
+
+// dispatch runs the subcommand args[0].
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "check":
@@ -119,19 +132,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "mcp":
 		return runMCP(ctx, rest, stdin, stdout, stderr)
 	case "chain":
-		return runChain(ctx, rest, stdout, stderr)
+		return runChain(ctx, rest, stdin, stdout, stderr)
 	case "history":
 		return runHistory(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
+		if len(rest) > 0 && rest[0] != "help" {
+			// ctxls help CMD is ctxls CMD --help.
+			return dispatch(ctx, append(slices.Clone(rest), "--help"), stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return nil
 	case "version", "--version":
+		pos, err := parseArgs(newFlagSet("version", stderr), rest)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 0 {
+			return usageError{msg: "version takes no arguments", cmd: "version"}
+		}
 		fmt.Fprintln(stdout, "ctxls", version)
 		return nil
 	}
-	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+	return usageError{msg: fmt.Sprintf("unknown command %q", cmd)}
 }
 
 // version is set at build time with -ldflags "-X main.version=...".

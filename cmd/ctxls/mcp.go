@@ -19,16 +19,12 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs := newFlagSet("mcp", stderr)
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
 	verbose := fs.Bool("v", false, "log debug messages to stderr")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls mcp [--dir DIR] [-v]\n\nServes the workspace's context library to coding agents over MCP on stdin and stdout:\ntools catalog, search, load_context and check, and every topic as a ctxls:// resource.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError{"mcp takes no arguments; give the workspace with --dir DIR"}
+		return usageError{msg: "mcp takes no arguments; give the workspace with --dir DIR", cmd: "mcp"}
 	}
 	dir, err := workspaceDir("mcp", *dirFlag, nil)
 	if err != nil {

@@ -30,10 +30,6 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	domain := fs.String("domain", "", "search only this domain")
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
 	limit := fs.Int("limit", contextprovider.DefaultSearchLimit, "most results to show")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls search QUERY [DIR] [--domain D] [--format text|json] [--dir DIR] [--limit N]\n\nFinds topics whose tags, section keywords, titles, detection triggers or names match QUERY, best first,\nin the workspace DIR (default .). Quote a QUERY of several words.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -45,11 +41,11 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// which words are a directory would misread "ctxls search loading
 	// context" wherever context/ exists.
 	if len(pos) == 0 || strings.TrimSpace(pos[0]) == "" {
-		return usageError{"search needs a query"}
+		return usageError{msg: "search needs a query"}
 	}
 	query := strings.TrimSpace(pos[0])
 	if len(pos) > 2 || len(pos) == 2 && *dirFlag != "" {
-		return usageError{fmt.Sprintf("search takes one QUERY and at most one directory; quote a query of several words: ctxls search %q", strings.Join(pos, " "))}
+		return usageError{msg: fmt.Sprintf("search takes one QUERY and at most one directory; quote a query of several words: ctxls search %q", strings.Join(pos, " "))}
 	}
 	dir, err := workspaceDir("search", *dirFlag, pos[1:])
 	if err != nil {

@@ -22,16 +22,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	verbose := fs.Bool("v", false, "log debug messages to stderr")
 	dir := fs.String("dir", "", "workspace directory when the client names none (default: the current directory)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the session to this file when the server exits")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls serve [--stdio] [--dir DIR] [--cpuprofile FILE] [-v]\n\nRuns the ctxls language server over stdin and stdout.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError{"serve takes no arguments"}
+		return usageError{msg: "serve takes no arguments"}
 	}
 	level := slog.LevelInfo
 	if *verbose {

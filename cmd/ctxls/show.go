@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -27,10 +28,6 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("show", stderr)
 	format := formatFlag(fs)
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls show domain:topic[#Section] [--format text|json] [--dir DIR]\n\nPrints a topic's body without frontmatter, or only the named section, exactly, so that it\ncan be piped. JSON: {reference, title, tokens, path, content}.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -39,7 +36,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError{"show takes one reference, such as python:fastapi_patterns#Security Issues"}
+		return usageError{msg: "show takes one reference, such as python:fastapi_patterns#Security Issues"}
 	}
 	ref := strings.TrimSpace(pos[0])
 	section := ""
@@ -52,8 +49,8 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if i := strings.IndexAny(ref, ":/"); i >= 0 {
 		domain, file = ref[:i], ref[i+1:]
 	}
-	if file == "" {
-		return usageError{fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
+	if file == "" && domain == "" {
+		return usageError{msg: fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
 	}
 	dir, err := workspaceDir("show", *dirFlag, nil)
 	if err != nil {
@@ -62,6 +59,15 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	p, lib, err := openProvider(ctx, dir, stderr)
 	if err != nil {
 		return err
+	}
+	// "python" or "python:" names a domain, which has no body to print.
+	if name := cmp.Or(domain, file); (file == "" || domain == "") && section == "" {
+		if _, ok := lib.Domain(name); ok {
+			return domainNotTopic(lib, name)
+		}
+	}
+	if file == "" {
+		return usageError{msg: fmt.Sprintf("%q names no topic; write domain:topic", pos[0])}
 	}
 	r, err := p.Reference(ctx, domain, file)
 	if err != nil {
@@ -98,6 +104,26 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, showHeader(rec, lib.Counter().Name()))
 	}
 	return writeBody(stdout, rec.Content)
+}
+
+// domainNotTopic is the error for show given a domain: it lists the
+// domain's topics, the references show takes.
+func domainNotTopic(lib *library.Library, domain string) error {
+	var refs []string
+	for _, t := range lib.Topics() {
+		if t.Domain == domain {
+			refs = append(refs, t.Key())
+		}
+	}
+	const most = 20
+	list := strings.Join(refs[:min(len(refs), most)], ", ")
+	if len(refs) > most {
+		list += fmt.Sprintf(", … (%d in all; ctxls catalog --domain %s)", len(refs), domain)
+	}
+	if len(refs) == 0 {
+		return fmt.Errorf("%s is a domain, not a topic, and has no topics", domain)
+	}
+	return fmt.Errorf("%s is a domain, not a topic; show one of its topics: %s", domain, list)
 }
 
 // showHeader is the line that names what show prints.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 func TestShowCommand(t *testing.T) {
@@ -62,10 +64,8 @@ func TestShowCommand(t *testing.T) {
 }
 
 func TestShowJSON(t *testing.T) {
-	path, err := filepath.Abs(filepath.Join(exampleDir, "context", "python", "fastapi_patterns.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Relative to the workspace, as catalog and search give it.
+	const path = "context/python/fastapi_patterns.md"
 	cases := []struct {
 		ref       string
 		reference string
@@ -126,5 +126,18 @@ func TestShowHeader(t *testing.T) {
 	rec := showRecord{Reference: "python:fastapi_patterns#Testing", Title: "FastAPI Patterns", Tokens: 1234}
 	if got, want := showHeader(rec, "o200k_base"), "python:fastapi_patterns#Testing · FastAPI Patterns · 1,234 tokens (o200k_base)"; got != want {
 		t.Errorf("header = %q, want %q", got, want)
+	}
+}
+
+// A domain has no body to show: show says so and lists its topics
+// instead of "file not found".
+func TestShowDomain(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": "# A\n\nText.\n", "context/python/b.md": "# B\n\nText.\n"})
+	for _, ref := range []string{"python", "python:"} {
+		out, stderr, status := runCLIStatus(t, "", "show", ref, "--dir", dir)
+		if status != 2 || out != "" || !strings.Contains(stderr, "python is a domain, not a topic; show one of its topics: python:a, python:b") {
+			t.Errorf("show %s: exit %d, stdout %q, stderr %q", ref, status, out, stderr)
+		}
 	}
 }

@@ -5,13 +5,13 @@ import type { CtxlsServer } from './client';
 import { buildContextTree, type ContextNode, type DomainNode, type TopicNode } from './contextTree';
 import { Methods, itemsOf, warningText, type CatalogResult } from './protocol';
 
-/** Uri of a topic node's file. */
+/** Uri of a topic node's file: its `uri`, else an absolute `path` (the server gives paths relative to the workspace). */
 export function topicUri(node: Pick<TopicNode, 'path' | 'uri'>): vscode.Uri | undefined {
-  if (node.path) {
-    return vscode.Uri.file(node.path);
-  }
   if (node.uri) {
     return vscode.Uri.parse(node.uri);
+  }
+  if (node.path && node.path.startsWith('/')) {
+    return vscode.Uri.file(node.path);
   }
   return undefined;
 }

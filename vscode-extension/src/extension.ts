@@ -176,7 +176,7 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
     return;
   }
   const ref = chosen.reference;
-  const uri = ref.path ? vscode.Uri.file(ref.path) : ref.uri ? vscode.Uri.parse(ref.uri) : undefined;
+  const uri = ref.uri ? vscode.Uri.parse(ref.uri) : ref.path?.startsWith('/') ? vscode.Uri.file(ref.path) : undefined;
   if (uri) {
     await vscode.window.showTextDocument(uri);
   } else {

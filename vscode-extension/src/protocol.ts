@@ -61,7 +61,7 @@ export interface CatalogItem {
   /** Cost measured with the configured tokenizer. */
   measuredTokens: number;
   loadingStrategy: LoadingStrategy;
-  /** Absolute file path. */
+  /** File path relative to the workspace, slash-separated. */
   path: string;
   /** `file://` URI of the same file. */
   uri?: string;
@@ -202,6 +202,9 @@ export interface ChainStep {
   dropped: StepContextItem[];
   cacheHits: number;
   commandTokens: number;
+  /** The workspace's memory files (CLAUDE.md, AGENTS.md and their imports), loaded once per execution. */
+  memory?: { key: string; tokens: number; cached: boolean }[];
+  memoryTokens?: number;
   contextTokens: number;
   sharedDataTokens: number;
   historyTokens: number;

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,6 +93,9 @@ type Executor struct {
 type Chain struct {
 	Name     string   `json:"name"`
 	Commands []string `json:"commands"`
+	// Line is the zero-based line of the chain's name in .ctxls.yaml, -1
+	// when it does not come from the file.
+	Line int `json:"-"`
 }
 
 // Model is a model's prompt budget.
@@ -157,7 +162,14 @@ type Problem struct {
 	Severity string
 	// Message says what is wrong and what was used instead.
 	Message string
+	// key is the path of the setting at fault, its names joined by
+	// keySep, so that Parse can point at its line.
+	key string
 }
+
+// keySep joins the names of a setting's path; it cannot occur in a YAML
+// key that anyone writes.
+const keySep = "\x00"
 
 func (p Problem) String() string {
 	if p.Line >= 0 {
@@ -226,6 +238,15 @@ func Parse(data []byte) (*Config, []Problem) {
 			problems = append(problems, decodeChains(cfg, val)...)
 			continue
 		}
+		if key.Value == "maxFileSize" {
+			if n, err := ParseSize(val.Value); err != nil || val.Kind != yaml.ScalarNode {
+				problems = append(problems, Problem{Line: val.Line - 1, Severity: "error",
+					Message: fmt.Sprintf("maxFileSize: %q is not a size (write 16MB, 512KiB or a number of bytes); using the default", val.Value)})
+			} else {
+				cfg.MaxFileSize = n
+			}
+			continue
+		}
 		// Decode each key on its own so one bad value spoils only itself.
 		one := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, val}}
 		if err := one.Decode(cfg); err != nil {
@@ -234,8 +255,69 @@ func Parse(data []byte) (*Config, []Problem) {
 			restoreDefault(cfg, def, key.Value)
 		}
 	}
-	problems = append(problems, cfg.Validate()...)
+	for _, p := range cfg.Validate() {
+		p.Line = keyLine(root, p.key)
+		problems = append(problems, p)
+	}
 	return cfg, problems
+}
+
+// keyLine returns the zero-based line of the setting at path (names joined
+// by keySep) in the mapping root: of its deepest key present, so that a
+// value that was defaulted because it is missing points at its parent.
+func keyLine(root *yaml.Node, path string) int {
+	if path == "" {
+		return -1
+	}
+	line, n := -1, root
+	for name := range strings.SplitSeq(path, keySep) {
+		if n == nil || n.Kind != yaml.MappingNode {
+			break
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == name {
+				line, next = n.Content[i].Line-1, n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return line
+}
+
+// ParseSize parses a size in bytes: a number, optionally followed by a unit
+// B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), with or
+// without a space between, case-insensitively.
+func ParseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.TrimSpace(s[i:])
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, fmt.Errorf("invalid size %q", s)
+	}
+	mult, ok := sizeUnits[strings.ToLower(unit)]
+	if !ok {
+		return 0, fmt.Errorf("invalid size %q: unknown unit %q", s, unit)
+	}
+	v *= mult
+	if v < 0 || v >= math.MaxInt64 {
+		return 0, fmt.Errorf("invalid size %q: out of range", s)
+	}
+	return int64(v), nil
+}
+
+var sizeUnits = map[string]float64{
+	"": 1, "b": 1,
+	"k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30,
 }
 
 func cleanYAMLErr(err error) string {
@@ -279,7 +361,7 @@ func decodeChains(cfg *Config, n *yaml.Node) []Problem {
 			problems = append(problems, Problem{Line: list.Line - 1, Severity: "error", Message: fmt.Sprintf("chain %q must be a non-empty list of command names", name.Value)})
 			continue
 		}
-		cfg.Chains = append(cfg.Chains, Chain{Name: name.Value, Commands: cmds})
+		cfg.Chains = append(cfg.Chains, Chain{Name: name.Value, Commands: cmds, Line: name.Line - 1})
 	}
 	return problems
 }
@@ -289,23 +371,23 @@ func decodeChains(cfg *Config, n *yaml.Node) []Problem {
 func (c *Config) Validate() []Problem {
 	var p []Problem
 	def := Default()
-	bad := func(format string, args ...any) {
-		p = append(p, Problem{Line: -1, Severity: "error", Message: fmt.Sprintf(format, args...)})
+	bad := func(key []string, format string, args ...any) {
+		p = append(p, Problem{Line: -1, Severity: "error", Message: fmt.Sprintf(format, args...), key: strings.Join(key, keySep)})
 	}
 	if _, err := tokens.New(c.Tokenizer); err != nil {
-		bad("%v; using %s", err, def.Tokenizer)
+		bad([]string{"tokenizer"}, "%v; using %s", err, def.Tokenizer)
 		c.Tokenizer = def.Tokenizer
 	}
 	if c.DriftThreshold <= 0 {
-		bad("driftThreshold must be above 0 (0.25 means 25 %%); using %g", def.DriftThreshold)
+		bad([]string{"driftThreshold"}, "driftThreshold must be above 0 (0.25 means 25 %%); using %g", def.DriftThreshold)
 		c.DriftThreshold = def.DriftThreshold
 	}
 	if c.Budget.Files < 1 {
-		bad("budget.files must be at least 1; using %d", def.Budget.Files)
+		bad([]string{"budget", "files"}, "budget.files must be at least 1; using %d", def.Budget.Files)
 		c.Budget.Files = def.Budget.Files
 	}
 	if c.Budget.Tokens < 1 {
-		bad("budget.tokens must be at least 1; using %d", def.Budget.Tokens)
+		bad([]string{"budget", "tokens"}, "budget.tokens must be at least 1; using %d", def.Budget.Tokens)
 		c.Budget.Tokens = def.Budget.Tokens
 	}
 	switch c.Executor.Kind {
@@ -314,29 +396,30 @@ func (c *Config) Validate() []Problem {
 	case "preview":
 	case "exec":
 		if len(c.Executor.Command) == 0 {
-			bad("executor.command is required when executor.kind is exec; using the preview executor")
+			bad([]string{"executor", "command"}, "executor.command is required when executor.kind is exec; using the preview executor")
 			c.Executor.Kind = "preview"
 		}
 	default:
-		bad("executor.kind %q is not preview or exec; using preview", c.Executor.Kind)
+		bad([]string{"executor", "kind"}, "executor.kind %q is not preview or exec; using preview", c.Executor.Kind)
 		c.Executor.Kind = "preview"
 	}
 	if c.Executor.Timeout.Duration <= 0 {
 		c.Executor.Timeout = def.Executor.Timeout
 	}
 	if c.MaxFileSize <= 0 {
+		bad([]string{"maxFileSize"}, "maxFileSize must be above 0; using %d", def.MaxFileSize)
 		c.MaxFileSize = def.MaxFileSize
 	}
 	for name, m := range c.Models {
 		switch {
 		case m.ContextWindow <= 0:
-			bad("model %q: contextWindow must be a positive number of tokens; model ignored", name)
+			bad([]string{"models", name, "contextWindow"}, "model %q: contextWindow must be a positive number of tokens; model ignored", name)
 			delete(c.Models, name)
 		case m.HistoryShare < 0 || m.HistoryShare >= 1:
-			bad("model %q: historyShare %g must be at least 0 and below 1 (the history cannot take the whole window); model ignored", name, m.HistoryShare)
+			bad([]string{"models", name, "historyShare"}, "model %q: historyShare %g must be at least 0 and below 1 (the history cannot take the whole window); model ignored", name, m.HistoryShare)
 			delete(c.Models, name)
 		case m.HistoryTokens < 0 || m.HistoryTokens >= m.ContextWindow:
-			bad("model %q: historyTokens %d must be below the context window %d; model ignored", name, m.HistoryTokens, m.ContextWindow)
+			bad([]string{"models", name, "historyTokens"}, "model %q: historyTokens %d must be below the context window %d; model ignored", name, m.HistoryTokens, m.ContextWindow)
 			delete(c.Models, name)
 		}
 	}
@@ -348,7 +431,7 @@ func (c *Config) Validate() []Problem {
 	}
 	if c.DefaultModel != "" {
 		if _, ok := c.Models[c.DefaultModel]; !ok {
-			bad("defaultModel %q is not among the models; no default model", c.DefaultModel)
+			bad([]string{"defaultModel"}, "defaultModel %q is not among the models; no default model", c.DefaultModel)
 			c.DefaultModel = ""
 		}
 	}
@@ -363,6 +446,25 @@ func (c *Config) Chain(name string) (Chain, bool) {
 		}
 	}
 	return Chain{}, false
+}
+
+// UnknownChainCommands reports, at the chain's line, each command of a
+// chain that names no command (as isCommand tells, given the name without
+// a leading slash): running that chain would fail at that step. Chains do
+// not nest, so the name of another chain is no command either.
+func (c *Config) UnknownChainCommands(isCommand func(name string) bool) []Problem {
+	var p []Problem
+	for _, ch := range c.Chains {
+		for _, cmd := range ch.Commands {
+			name := strings.TrimPrefix(cmd, "/")
+			if isCommand(name) {
+				continue
+			}
+			p = append(p, Problem{Line: ch.Line, Severity: "error",
+				Message: fmt.Sprintf("chain %q names %q, which is no command of the workspace", ch.Name, cmd)})
+		}
+	}
+	return p
 }
 
 // Model returns the named model, or the default model when name is "".
@@ -384,7 +486,7 @@ func (c *Config) Clone() *Config {
 	out.Executor.Command = append([]string(nil), c.Executor.Command...)
 	out.Chains = make([]Chain, len(c.Chains))
 	for i, ch := range c.Chains {
-		out.Chains[i] = Chain{Name: ch.Name, Commands: append([]string(nil), ch.Commands...)}
+		out.Chains[i] = Chain{Name: ch.Name, Commands: append([]string(nil), ch.Commands...), Line: ch.Line}
 	}
 	if c.Models != nil {
 		out.Models = make(map[string]Model, len(c.Models))

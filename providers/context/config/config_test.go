@@ -109,3 +109,92 @@ func TestApplySettings(t *testing.T) {
 		t.Error("bad settings: want error")
 	}
 }
+
+func TestParseProblemLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		data string
+		want string // the message's substring
+		line int    // 1-based
+	}{
+		{"tokenizer", "budget: {files: 2}\ntokenizer: gpt9\n", "unknown tokenizer", 2},
+		{"drift threshold", "tokenizer: estimate\n\ndriftThreshold: -1\n", "driftThreshold", 3},
+		{"budget files", "budget:\n  tokens: 100\n  files: 0\n", "budget.files", 3},
+		{"exec without command", "executor:\n  kind: exec\n", "executor.command", 1},
+		{"bad executor kind", "executor:\n  timeout: 5m\n  kind: shell\n", "executor.kind", 3},
+		{"model window", "models:\n  small:\n    historyShare: 0.5\n    contextWindow: 0\n", "contextWindow", 4},
+		{"model share", "models:\n  big:\n    contextWindow: 100\n    historyShare: 2\n", "historyShare", 4},
+		{"default model", "models: {m: {contextWindow: 9}}\ndefaultModel: other\n", "defaultModel", 2},
+		{"max file size", "tokenizer: estimate\nmaxFileSize: lots\n", "maxFileSize", 2},
+		{"max file size zero", "maxFileSize: 0\n", "maxFileSize", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, problems := Parse([]byte(tc.data))
+			for _, p := range problems {
+				if strings.Contains(p.Message, tc.want) {
+					if p.Line+1 != tc.line {
+						t.Errorf("%q at line %d, want %d", p.Message, p.Line+1, tc.line)
+					}
+					return
+				}
+			}
+			t.Errorf("no problem mentions %q: %v", tc.want, problems)
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{in: "16MB", want: 16_000_000},
+		{in: "16 MiB", want: 16 << 20},
+		{in: "512kib", want: 512 << 10},
+		{in: "1.5GB", want: 1_500_000_000},
+		{in: "4096", want: 4096},
+		{in: "100B", want: 100},
+		{in: "16XB", bad: true},
+		{in: "MB", bad: true},
+		{in: "", bad: true},
+		{in: "-3MB", bad: true},
+	}
+	for _, tc := range tests {
+		got, err := ParseSize(tc.in)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("ParseSize(%q) = %d, want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	cfg, problems := Parse([]byte("maxFileSize: 16MB\n"))
+	if len(problems) != 0 || cfg.MaxFileSize != 16_000_000 {
+		t.Errorf("maxFileSize: 16MB gives %d, %v", cfg.MaxFileSize, problems)
+	}
+}
+
+func TestUnknownChainCommands(t *testing.T) {
+	t.Parallel()
+	cfg, _ := Parse([]byte("chains:\n  ok: [implement, /test]\n  bad: [implement, deploy]\n  nested: [ok]\n"))
+	isCmd := func(n string) bool { return n == "implement" || n == "test" }
+	var got []string
+	for _, p := range cfg.UnknownChainCommands(isCmd) {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`.ctxls.yaml:3: chain "bad" names "deploy", which is no command of the workspace`,
+		`.ctxls.yaml:4: chain "nested" names "ok", which is no command of the workspace`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

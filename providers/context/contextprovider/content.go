@@ -3,6 +3,7 @@ package contextprovider
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -99,8 +100,14 @@ func (p *Provider) lookupRef(lib *library.Library, ref Reference) (*library.Topi
 		id = id[:i]
 	}
 	if id == "" && ref.Path != "" {
+		// The path of a Reference is relative to the workspace; an
+		// absolute one is accepted too.
+		path := ref.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(lib.Dir(), filepath.FromSlash(path))
+		}
 		for _, t := range lib.Topics() {
-			if t.Path == ref.Path {
+			if t.Path == path {
 				p.reference(t)
 				if err := p.guard(t); err != nil {
 					return nil, nil, err

@@ -27,7 +27,7 @@ type Signals struct {
 type DetectionResult struct {
 	Framework        string           `json:"framework"`
 	Libraries        []string         `json:"libraries"`
-	Architecture     string           `json:"architecture,omitempty"`
+	Architecture     string           `json:"architecture"`
 	TestingFramework string           `json:"testingFramework"`
 	RecommendedFiles []string         `json:"recommendedFiles"`
 	Matches          []DetectionMatch `json:"matches,omitempty"`
@@ -484,7 +484,10 @@ func (d *derived) stems() map[string][]string {
 
 // matchSignal scores one signal against one pattern, 0 when they do not
 // match.
-func matchSignal(sig, sigKind string, p pattern) float64 {
+//
+// mod returns the module an import names (module, or a memo of it: the
+// same signals and patterns meet again for every rule).
+func matchSignal(sig, sigKind string, p pattern, mod func(string) string) float64 {
 	s := strings.ToLower(strings.TrimSpace(sig))
 	q := strings.ToLower(strings.TrimSpace(p.text))
 	if s == "" || q == "" {
@@ -498,7 +501,7 @@ func matchSignal(sig, sigKind string, p pattern) float64 {
 	}
 	best := 0.0
 	if sigKind == sigImport || p.kind == sigImport {
-		if sameModule(module(s), module(q)) {
+		if sameModule(mod(s), mod(q)) {
 			best = 0.85
 		}
 	}
@@ -547,13 +550,22 @@ func (p *Provider) DetectProjectType(ctx context.Context, domain string, signals
 		score float64
 		pat   pattern
 	}
+	modules := map[string]string{}
+	mod := func(x string) string {
+		m, ok := modules[x]
+		if !ok {
+			m = module(x)
+			modules[x] = m
+		}
+		return m
+	}
 	scores := make([][]hit, len(rules.rules))
 	top := make([]float64, len(sigs))
 	for i, r := range rules.rules {
 		scores[i] = make([]hit, len(sigs))
 		for j, s := range sigs {
 			for _, pt := range r.patterns {
-				if sc := matchSignal(s.text, s.kind, pt); sc > scores[i][j].score {
+				if sc := matchSignal(s.text, s.kind, pt, mod); sc > scores[i][j].score {
 					scores[i][j] = hit{sc, pt}
 				}
 			}

@@ -25,13 +25,15 @@ type SectionInfo struct {
 // is the declared cost (absent when the file declares none); MeasuredTokens
 // is the cost measured with the configured tokenizer.
 type Reference struct {
-	ID                  string        `json:"id"`
-	Domain              string        `json:"domain"`
-	Title               string        `json:"title"`
-	Type                string        `json:"type"`
-	EstimatedTokens     int           `json:"estimatedTokens,omitempty"`
-	MeasuredTokens      int           `json:"measuredTokens"`
-	LoadingStrategy     string        `json:"loadingStrategy"`
+	ID              string `json:"id"`
+	Domain          string `json:"domain"`
+	Title           string `json:"title"`
+	Type            string `json:"type"`
+	EstimatedTokens int    `json:"estimatedTokens,omitempty"`
+	MeasuredTokens  int    `json:"measuredTokens"`
+	LoadingStrategy string `json:"loadingStrategy"`
+	// Path is the file's path relative to the workspace (the library's
+	// root), slash-separated; URI locates it absolutely.
 	Path                string        `json:"path"`
 	URI                 string        `json:"uri,omitempty"`
 	Tags                []string      `json:"tags,omitempty"`
@@ -58,8 +60,8 @@ type ReferenceResult struct {
 	Warnings []Warning `json:"warnings"`
 }
 
-// newReference describes a topic.
-func newReference(t *library.Topic) Reference {
+// newReference describes a topic of the workspace at dir.
+func newReference(t *library.Topic, dir string) Reference {
 	m := &t.Meta
 	r := Reference{
 		ID:                  t.ID,
@@ -69,7 +71,7 @@ func newReference(t *library.Topic) Reference {
 		EstimatedTokens:     t.Declared(),
 		MeasuredTokens:      t.Tokens,
 		LoadingStrategy:     m.LoadingStrategy,
-		Path:                t.Path,
+		Path:                workspacePath(dir, t.Path),
 		URI:                 fileURI(t.Path),
 		Tags:                m.Tags,
 		Version:             m.Version,
@@ -125,6 +127,16 @@ func (p *Provider) cachedCatalog(key string, topics []*library.Topic, build func
 	return v
 }
 
+// workspacePath returns path relative to the workspace dir, slash-separated;
+// path itself when it is not below dir.
+func workspacePath(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
 // reference returns the tier-2 entry of a topic.
 func (p *Provider) reference(t *library.Topic) Reference {
 	key := "ref:" + t.ID
@@ -136,7 +148,7 @@ func (p *Provider) reference(t *library.Topic) Reference {
 	}
 	p.stats.Reference.Misses++
 	p.mu.Unlock()
-	e := &refEntry{topic: t, ref: newReference(t)}
+	e := &refEntry{topic: t, ref: newReference(t, p.library().Dir())}
 	p.mu.Lock()
 	p.refs[key] = e
 	p.mu.Unlock()

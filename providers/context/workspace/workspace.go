@@ -26,7 +26,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -181,6 +184,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
 	abs = filepath.Clean(abs)
+	// A folder that is gone or unreadable would be served as an empty
+	// library, which looks like one without problems.
+	if err := checkDir(abs); err != nil {
+		return nil, err
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -364,3 +372,25 @@ func (w *Workspace) logWarnings(seen []library.Warning) {
 
 // errClosed is returned by operations on a closed workspace.
 var errClosed = errors.New("workspace is closed")
+
+// checkDir fails unless dir is a directory whose entries can be read.
+func checkDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("workspace folder %s does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("workspace folder %s cannot be read: %w", dir, err)
+	case !info.IsDir():
+		return fmt.Errorf("workspace folder %s is not a directory", dir)
+	}
+	f, err := os.Open(dir)
+	if err == nil {
+		_, err = f.ReadDir(1)
+		f.Close()
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("workspace folder %s cannot be read: %w", dir, err)
+	}
+	return nil
+}

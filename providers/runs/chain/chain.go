@@ -179,13 +179,18 @@ type Step struct {
 	Context  []*ContextItem `json:"context"`
 	Dropped  []*ContextItem `json:"dropped"`
 	// CacheHits counts context items taken from the execution's cache.
-	CacheHits        int `json:"cacheHits"`
-	CommandTokens    int `json:"commandTokens"`
-	ContextTokens    int `json:"contextTokens"`
-	SharedDataTokens int `json:"sharedDataTokens"`
-	HistoryTokens    int `json:"historyTokens"`
-	InputTokens      int `json:"inputTokens"`
-	PromptTokens     int `json:"promptTokens"`
+	CacheHits int `json:"cacheHits"`
+	// Memory are the workspace's agent memory files the prompt carries
+	// (CLAUDE.md, AGENTS.md and what they import), loaded once per
+	// execution.
+	Memory           []*MemoryItem `json:"memory"`
+	MemoryTokens     int           `json:"memoryTokens"`
+	CommandTokens    int           `json:"commandTokens"`
+	ContextTokens    int           `json:"contextTokens"`
+	SharedDataTokens int           `json:"sharedDataTokens"`
+	HistoryTokens    int           `json:"historyTokens"`
+	InputTokens      int           `json:"inputTokens"`
+	PromptTokens     int           `json:"promptTokens"`
 	// Cuts says what the prompt lost to fit the model's context window:
 	// history messages dropped or shortened, sections shortened. Absent
 	// when the prompt fitted whole.
@@ -199,6 +204,10 @@ type Step struct {
 	ElapsedMS   int64  `json:"elapsedMs"`
 	// Reason says why the step failed or was interrupted.
 	Reason string `json:"reason,omitempty"`
+	// TooLarge marks a step that failed because its prompt cannot fit the
+	// model's context window even with everything that may be cut cut:
+	// running it again with the same model fails the same way.
+	TooLarge bool `json:"tooLarge,omitempty"`
 	// Skipped marks a step that finished in an earlier run and was not run
 	// again.
 	Skipped  bool     `json:"skipped,omitempty"`
@@ -320,6 +329,12 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
+	// Memory as the execution has it, or as a new one would load it.
+	mem, warns, err := r.executionMemory(ctx, lib, req.SessionID, false)
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(res.Warnings, warns...)
 	seen := map[execution.ContextKey]string{}
 	var pending []Message // what the steps previewed so far would append
 	for i, cmd := range cmds {
@@ -336,7 +351,7 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 				return nil, err
 			}
 		}
-		parts := promptParts{command: cmd.Body(), shared: renderShared(shared), input: req.Input}
+		parts := promptParts{command: cmd.Body(), memory: previewMemory(mem, i > 0), shared: renderShared(shared), input: req.Input}
 		var used []*ContextItem
 		for _, it := range kept {
 			k := it.key()
@@ -372,6 +387,7 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 			pending = append(pending, Message{ConversationID: req.SessionID, Role: "user", Content: bl.asked, Command: cmd.Name})
 		}
 		fillCost(&st, kept, dropped, bl.cost)
+		fillMemory(&st, parts.memory, bl.cost)
 		st.Prompt, st.Cuts = bl.prompt, bl.cuts
 		res.Steps = append(res.Steps, st)
 		res.TotalTokens += st.PromptTokens
@@ -452,7 +468,12 @@ type built struct {
 func (r *Runner) build(ctx context.Context, lib *library.Library, b history.ModelBudget, conversationID string,
 	pending []Message, parts promptParts) (built, []string, error) {
 	counter := lib.Counter()
-	sections := make([]history.Section, 0, len(parts.context)+1)
+	// Memory comes first: sections are cut from the last one, and the
+	// project's instructions are the last thing to lose.
+	sections := make([]history.Section, 0, len(parts.memory)+len(parts.context)+1)
+	for _, m := range parts.memory {
+		sections = append(sections, history.Section{Name: m.item.Key, Text: strings.TrimSpace(m.content), Tokens: max(m.tokens, 0)})
+	}
 	for _, l := range parts.context {
 		sections = append(sections, history.Section{Name: l.item.Reference, Text: strings.TrimSpace(l.content), Tokens: max(l.tokens, 0)})
 	}
@@ -480,10 +501,17 @@ func (r *Runner) build(ctx context.Context, lib *library.Library, b history.Mode
 	if err != nil {
 		return built{}, warnings, fmt.Errorf("model %s (context window %d): %w", b.Model, b.Window, err)
 	}
+	parts.memory = append([]memoryPart(nil), parts.memory...)
+	for i := range parts.memory {
+		if fit.Sections[i].Text != sections[i].Text {
+			parts.memory[i].content, parts.memory[i].tokens = fit.Sections[i].Text, -1
+		}
+	}
 	parts.context = append([]loaded(nil), parts.context...)
 	for i := range parts.context {
-		if fit.Sections[i].Text != sections[i].Text {
-			parts.context[i].content, parts.context[i].tokens = fit.Sections[i].Text, -1
+		j := len(parts.memory) + i
+		if fit.Sections[j].Text != sections[j].Text {
+			parts.context[i].content, parts.context[i].tokens = fit.Sections[j].Text, -1
 		}
 	}
 	if parts.shared != "" {
@@ -530,6 +558,18 @@ func cutSummary(b history.ModelBudget, cuts []history.Cut) string {
 		what = append(what, "shortened: "+strings.Join(sections, ", "))
 	}
 	return fmt.Sprintf("the prompt was cut to fit the %d-token context window of model %s: %s", b.Window, b.Model, strings.Join(what, "; "))
+}
+
+// fillMemory sets the memory items of a step and their costs.
+func fillMemory(st *Step, mem []memoryPart, cost promptCost) {
+	st.Memory = make([]*MemoryItem, len(mem))
+	for i, m := range mem {
+		if i < len(cost.perMemory) {
+			m.item.Tokens = cost.perMemory[i]
+		}
+		st.Memory[i] = m.item
+	}
+	st.MemoryTokens = cost.memory
 }
 
 func fillCost(st *Step, kept, dropped []*ContextItem, cost promptCost) {
@@ -712,7 +752,7 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 	stopped := false
 	for i, ps := range rp.Steps {
 		st := Step{Command: ps.Command, Index: i, Step: ps.Step, Status: string(ps.Status), Attempts: ps.Attempts,
-			Context: []*ContextItem{}, Dropped: []*ContextItem{}, Warnings: []string{}}
+			Context: []*ContextItem{}, Dropped: []*ContextItem{}, Memory: []*MemoryItem{}, Warnings: []string{}}
 		switch {
 		case ps.Status == execution.StatusSuccess:
 			st.Skipped = kind == execution.RunKindResume
@@ -776,7 +816,12 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	if err != nil {
 		return st, err
 	}
-	parts := promptParts{command: cmd.Body(), input: input}
+	mem, warns, err := r.executionMemory(ctx, lib, sessionID, true)
+	if err != nil {
+		return st, err
+	}
+	st.Warnings = append(st.Warnings, warns...)
+	parts := promptParts{command: cmd.Body(), memory: mem, input: input}
 	loads := make([]execution.ContextLoad, 0, len(kept))
 	var used []*ContextItem
 	for i, it := range kept {
@@ -816,6 +861,7 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	}
 	prompt := bl.prompt
 	fillCost(&st, kept, dropped, bl.cost)
+	fillMemory(&st, parts.memory, bl.cost)
 	st.Cuts = bl.cuts
 	if progress != nil {
 		progress(Event{Kind: StepStarted, Index: index, Total: total, Step: st})
@@ -828,6 +874,7 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		"executor":         exe.Kind(),
 		"promptTokens":     st.PromptTokens,
 		"commandTokens":    st.CommandTokens,
+		"memoryTokens":     st.MemoryTokens,
 		"contextTokens":    st.ContextTokens,
 		"sharedDataTokens": st.SharedDataTokens,
 		"historyTokens":    st.HistoryTokens,
@@ -868,7 +915,7 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 			st.Reason = out.Failure
 		}
 	case tooLarge != nil:
-		status, st.Reason = execution.StatusFailed, out.Failure
+		status, st.Reason, st.TooLarge = execution.StatusFailed, out.Failure, true
 	case !out.Ran:
 		// The preview executor: the prompt is the record.
 		outputs["prompt"] = prompt
@@ -927,7 +974,8 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 			st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
 		}
 	}
-	if _, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared); err != nil {
+	done, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared)
+	if err != nil {
 		return st, err
 	}
 	st.Status = string(status)
@@ -935,7 +983,12 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		text = strings.ToValidUTF8(text[:outputInResult], "") + "\n… (output continues in the execution record)"
 	}
 	st.Output = text
+	// The recorded duration of the attempt, which the execution record
+	// shows too.
 	st.ElapsedMS = time.Since(started).Milliseconds()
+	if done.CompletedAt != nil {
+		st.ElapsedMS = done.CompletedAt.Sub(done.StartedAt).Milliseconds()
+	}
 	if progress != nil {
 		progress(Event{Kind: StepFinished, Index: index, Total: total, Step: st})
 	}

@@ -18,10 +18,12 @@ type loaded struct {
 	tokens int
 }
 
-// promptParts are the pieces of a step's prompt, in the order SPEC §5 puts
-// them: command body, context, upstream shared data, history, user input.
+// promptParts are the pieces of a step's prompt, in order: command body,
+// project memory, context, upstream shared data, history, user input.
 type promptParts struct {
 	command string
+	// memory are the workspace's agent memory files, after the command.
+	memory  []memoryPart
 	context []loaded
 	// shared is the upstream shared data as the prompt shows it
 	// (renderShared), "" for none.
@@ -32,14 +34,16 @@ type promptParts struct {
 
 // promptCost is the token cost of a prompt and of its parts.
 type promptCost struct {
-	command, context, shared, history, input, total int
-	// perItem is the cost of each context item's content, in order.
-	perItem []int
+	command, memory, context, shared, history, input, total int
+	// perItem is the cost of each context item's content, in order;
+	// perMemory that of each memory file.
+	perItem, perMemory []int
 }
 
 // Part kinds of layout.
 const (
 	partCommand = iota
+	partMemory
 	partContext
 	partShared
 	partHistory
@@ -52,6 +56,14 @@ const (
 func layout(p promptParts, frame func(string), body func(kind, item int, text string)) {
 	body(partCommand, 0, strings.TrimSpace(p.command))
 	frame("\n")
+	if len(p.memory) > 0 {
+		frame("\n# Project memory\n")
+		for i, m := range p.memory {
+			frame("\n## " + strings.TrimPrefix(m.item.Key, MemoryLayer+":") + "\n\n")
+			body(partMemory, i, strings.TrimSpace(m.content))
+			frame("\n")
+		}
+	}
 	if len(p.context) > 0 {
 		frame("\n# Context\n")
 		for i, l := range p.context {
@@ -106,6 +118,13 @@ func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
 		switch kind {
 		case partCommand:
 			c.command = count(text)
+		case partMemory:
+			n := p.memory[item].tokens
+			if n < 0 {
+				n = count(text)
+			}
+			c.perMemory = append(c.perMemory, n)
+			c.memory += n
 		case partContext:
 			n := p.context[item].tokens
 			if n < 0 {
@@ -125,7 +144,7 @@ func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
 	// library measured when it indexed them): the tokenizer splits at the
 	// line breaks between parts anyway, so the sum is the prompt's cost to
 	// within a token or two per part, without tokenizing every topic again.
-	c.total = c.command + c.context + c.shared + c.history + c.input + count(frames.String())
+	c.total = c.command + c.memory + c.context + c.shared + c.history + c.input + count(frames.String())
 	return b.String(), c
 }
 

@@ -31,6 +31,9 @@ func (s *Store) Create(ctx context.Context, projectName, projectType string, opt
 	if err := requireName("project name", projectName); err != nil {
 		return nil, err
 	}
+	if projectType == "" {
+		projectType = s.detectProjectType(ctx)
+	}
 	var st *ExecutionState
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -83,6 +86,22 @@ func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*Execution
 	if err := requireName("project name", projectName); err != nil {
 		return nil, err
 	}
+	// The project type is detected, outside the transaction, only when
+	// there is no execution to continue; the second pass creates one
+	// unless another process did meanwhile.
+	st, err := s.getOrCreate(ctx, projectName, "", false)
+	if err == nil && st == nil {
+		st, err = s.getOrCreate(ctx, projectName, s.detectProjectType(ctx), true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get or create execution of %q: %w", projectName, err)
+	}
+	return st, nil
+}
+
+// getOrCreate is GetOrCreate in one transaction; without create it
+// returns nil when there is no execution to continue.
+func (s *Store) getOrCreate(ctx context.Context, projectName, projectType string, create bool) (*ExecutionState, error) {
 	var st *ExecutionState
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		var id string
@@ -92,17 +111,25 @@ func (s *Store) GetOrCreate(ctx context.Context, projectName string) (*Execution
 				started_at DESC
 			LIMIT 1`, sql.Named("project", projectName)).Scan(&id)
 		switch {
+		case errors.Is(err, sql.ErrNoRows) && create:
+			st, err = s.create(ctx, tx, projectName, projectType, true)
 		case errors.Is(err, sql.ErrNoRows):
-			st, err = s.create(ctx, tx, projectName, "", true)
+			err = nil
 		case err == nil:
 			st, err = s.load(ctx, tx, id)
 		}
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("get or create execution of %q: %w", projectName, err)
+	return st, err
+}
+
+// detectProjectType names the project type of a new execution through
+// Options.DetectProjectType.
+func (s *Store) detectProjectType(ctx context.Context) string {
+	if s.opts.DetectProjectType == nil {
+		return ""
 	}
-	return st, nil
+	return s.opts.DetectProjectType(ctx)
 }
 
 // CommandOption adds to what StartCommand and CompleteCommand record of an
@@ -224,14 +251,16 @@ func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command
 		id             int64
 		step, attempts int
 		status, owner  string
+		first          = ms(now)
 	)
-	err = tx.QueryRowContext(ctx, `SELECT id, step, attempts, status, owner_id FROM commands
+	err = tx.QueryRowContext(ctx, `SELECT id, step, attempts, status, owner_id, coalesce(first_started_at, started_at) FROM commands
 		WHERE session_id = ? AND command = ? AND step >= ? ORDER BY step DESC LIMIT 1`,
-		sessionID, command, ex.planBase).Scan(&id, &step, &attempts, &status, &owner)
+		sessionID, command, ex.planBase).Scan(&id, &step, &attempts, &status, &owner, &first)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) || err == nil && Status(status) == StatusSuccess:
-		err = tx.QueryRowContext(ctx, `INSERT INTO commands (session_id, step, command, status, inputs, started_at, owner_id)
-			VALUES (?1, (SELECT coalesce(max(step) + 1, 0) FROM commands WHERE session_id = ?1), ?2, 'running', ?3, ?4, ?5)
+		first = ms(now)
+		err = tx.QueryRowContext(ctx, `INSERT INTO commands (session_id, step, command, status, inputs, started_at, first_started_at, owner_id)
+			VALUES (?1, (SELECT coalesce(max(step) + 1, 0) FROM commands WHERE session_id = ?1), ?2, 'running', ?3, ?4, ?4, ?5)
 			RETURNING step`, sessionID, command, in, ms(now), s.owner).Scan(&step)
 		attempts = 1
 	case err == nil:
@@ -246,16 +275,18 @@ func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command
 		return nil, err
 	}
 	return &CommandExecution{
-		Command:       command,
-		StartedAt:     fromMS(ms(now)),
-		Status:        StatusRunning,
-		Inputs:        rawObject(in),
-		Outputs:       map[string]json.RawMessage{},
-		ContextLoaded: []string{},
-		MemoryUpdated: []string{},
-		SkillsInvoked: []string{},
-		Attempts:      attempts,
-		Step:          step,
+		Command:        command,
+		StartedAt:      fromMS(ms(now)),
+		FirstAttemptAt: fromMS(first),
+		LastAttemptAt:  fromMS(ms(now)),
+		Status:         StatusRunning,
+		Inputs:         rawObject(in),
+		Outputs:        map[string]json.RawMessage{},
+		ContextLoaded:  []string{},
+		MemoryUpdated:  []string{},
+		SkillsInvoked:  []string{},
+		Attempts:       attempts,
+		Step:           step,
 	}, nil
 }
 
@@ -602,11 +633,14 @@ func (s *Store) Attempts(ctx context.Context, sessionID string, step int) ([]Com
 			return fmt.Errorf("step %d of execution %s: %w", step, sessionID, ErrNotFound)
 		}
 		out, err = loadCommands(ctx, tx, live, `SELECT a.command_id, c.command, a.attempt, a.status, a.inputs, a.outputs,
-				a.started_at, a.completed_at, c.step, a.owner_id
+				a.started_at, a.completed_at, c.step, a.owner_id, coalesce(c.first_started_at, c.started_at)
 			FROM command_attempts a JOIN commands c ON c.id = a.command_id
 			WHERE c.session_id = ? AND c.step = ? ORDER BY a.attempt`, sessionID, step)
 		if err != nil {
 			return err
+		}
+		for i := range out {
+			out[i].LastAttemptAt = latest[0].StartedAt
 		}
 		out = append(out, latest[0])
 		return nil

@@ -78,13 +78,14 @@ const (
 	// StateRunning: a live process is running one of its commands or its chain.
 	StateRunning State = "running"
 	// StateCompleted: every command of the current work finished (success
-	// or partial) and every command of the chain plan, if any, succeeded.
+	// or partial), its last command and every command of the chain plan,
+	// if any, succeeded.
 	StateCompleted State = "completed"
 	// StateFailed: a command's latest attempt failed.
 	StateFailed State = "failed"
 	// StateInterrupted: a command or chain was cut off (its process died or
-	// stopped), or a command of the chain only partly succeeded; resuming
-	// the chain runs it again from there.
+	// stopped), or the last command or a command of the chain only partly
+	// succeeded; resuming the chain runs it again from there.
 	StateInterrupted State = "interrupted"
 )
 
@@ -116,7 +117,8 @@ type ExecutionState struct {
 // CommandExecution records one attempt of a command. The fields up to
 // SkillsInvoked are those of the seed interface.
 type CommandExecution struct {
-	Command     string                     `json:"command"`
+	Command string `json:"command"`
+	// StartedAt is when this attempt started.
 	StartedAt   time.Time                  `json:"startedAt"`
 	CompletedAt *time.Time                 `json:"completedAt"`
 	Status      Status                     `json:"status"`
@@ -132,6 +134,11 @@ type CommandExecution struct {
 	Attempts int `json:"attempts"`
 	// Step is the 0-based position of the command in the execution.
 	Step int `json:"step"`
+	// FirstAttemptAt is when the step's first attempt started,
+	// LastAttemptAt when its latest one did (StartedAt of that attempt):
+	// retries keep the first.
+	FirstAttemptAt time.Time `json:"firstAttemptAt"`
+	LastAttemptAt  time.Time `json:"lastAttemptAt"`
 }
 
 // Plan is the chain of commands an execution runs.
@@ -154,6 +161,10 @@ type Options struct {
 	// OnError, when set, receives errors of the background heartbeat, which
 	// has no caller to return them to.
 	OnError func(error)
+	// DetectProjectType, when set, names the project type of an execution
+	// created without one ("" when it cannot tell). It runs outside any
+	// transaction, since it may scan the workspace.
+	DetectProjectType func(ctx context.Context) string
 }
 
 func (o Options) withDefaults() Options {

@@ -142,7 +142,7 @@ func TestJSONFieldNames(t *testing.T) {
 		}
 	}
 	cmdKeys := jsonKeys(t, got.CommandHistory[0])
-	want := []string{"attempts", "command", "completedAt", "contextLoaded", "inputs", "memoryUpdated", "outputs", "skillsInvoked", "startedAt", "status", "step"}
+	want := []string{"attempts", "command", "completedAt", "contextLoaded", "firstAttemptAt", "inputs", "lastAttemptAt", "memoryUpdated", "outputs", "skillsInvoked", "startedAt", "status", "step"}
 	if !reflect.DeepEqual(cmdKeys, want) {
 		t.Errorf("CommandExecution JSON keys = %v, want %v", cmdKeys, want)
 	}
@@ -230,7 +230,8 @@ func TestSeedChain(t *testing.T) {
 	}
 
 	got := must[*ExecutionState](t)(s.Get(ctx, id))
-	if got.State != StateCompleted || len(got.CommandHistory) != 2 {
+	// Its last command only partly succeeded: not completed.
+	if got.State != StateInterrupted || len(got.CommandHistory) != 2 {
 		t.Fatalf("state %s with %d commands", got.State, len(got.CommandHistory))
 	}
 	if h := got.CommandHistory[1]; h.Command != "implement" || h.Status != StatusPartial || h.Step != 1 ||
@@ -244,7 +245,7 @@ func TestSeedChain(t *testing.T) {
 	if !reflect.DeepEqual(got.LoadedMemory, map[string]string{"project:overview": "a shop"}) {
 		t.Fatalf("loadedMemory = %v", got.LoadedMemory)
 	}
-	if want := (Progress{CurrentCommand: "implement", CommandsCompleted: 2, CommandsTotal: 2}); got.Summary != want {
+	if want := (Progress{CurrentCommand: "implement", CommandsCompleted: 2, CommandsTotal: 2, TasksCompleted: 1}); got.Summary != want {
 		t.Fatalf("summary = %+v, want %+v", got.Summary, want)
 	}
 	checkCounters(t, s.db)
@@ -553,8 +554,8 @@ func TestListAndCurrent(t *testing.T) {
 	}
 	create(StateNew)
 	id := create(StateCompleted)
-	step(id, "a", StatusSuccess)
-	step(id, "b", StatusPartial)
+	step(id, "a", StatusPartial)
+	step(id, "b", StatusSuccess)
 	id = create(StateFailed)
 	step(id, "a", StatusSuccess)
 	step(id, "b", StatusFailed)
@@ -587,10 +588,10 @@ func TestListAndCurrent(t *testing.T) {
 			t.Errorf("item %d (%s): isCurrent %v", i, want, sm.IsCurrent)
 		}
 	}
-	if want := (Progress{CurrentCommand: "b", CommandsCompleted: 1, CommandsTotal: 2}); list[0].Summary != want {
+	if want := (Progress{CurrentCommand: "b", CommandsCompleted: 1, CommandsTotal: 2, TasksCompleted: 1}); list[0].Summary != want {
 		t.Errorf("running summary = %+v, want %+v", list[0].Summary, want)
 	}
-	if want := (Progress{CurrentCommand: "b", CommandsCompleted: 1, CommandsFailed: 1, CommandsTotal: 2}); list[2].Summary != want {
+	if want := (Progress{CurrentCommand: "b", CommandsCompleted: 1, CommandsFailed: 1, CommandsTotal: 2, TasksCompleted: 1}); list[2].Summary != want {
 		t.Errorf("failed summary = %+v, want %+v", list[2].Summary, want)
 	}
 

@@ -281,6 +281,10 @@ func appendSummaryJSON(b []byte, it Summary) []byte {
 	b = strconv.AppendInt(b, int64(it.Summary.CommandsFailed), 10)
 	b = append(b, `,"commandsTotal":`...)
 	b = strconv.AppendInt(b, int64(it.Summary.CommandsTotal), 10)
+	b = append(b, `,"currentPrompt":`...)
+	b = appendJSONString(b, it.Summary.CurrentPrompt)
+	b = append(b, `,"tasksCompleted":`...)
+	b = strconv.AppendInt(b, int64(it.Summary.TasksCompleted), 10)
 	return append(b, `}}`...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/ctxls/ctxls/providers/runs/storage"
@@ -14,7 +15,7 @@ import (
 
 // selectCommands selects the columns loadCommands scans, from commands c.
 const selectCommands = `SELECT c.id, c.command, c.attempts, c.status, c.inputs, c.outputs,
-	c.started_at, c.completed_at, c.step, c.owner_id FROM commands c `
+	c.started_at, c.completed_at, c.step, c.owner_id, coalesce(c.first_started_at, c.started_at) FROM commands c `
 
 // loadCommands runs query, which selects the columns of selectCommands, and
 // loads the item lists of each attempt. A running attempt whose owner is not
@@ -33,10 +34,10 @@ func loadCommands(ctx context.Context, tx *sql.Tx, live map[string]bool, query s
 			id                   int64
 			ce                   CommandExecution
 			status, in, o, owner string
-			started              int64
+			started, first       int64
 			completed            sql.NullInt64
 		)
-		if err := rows.Scan(&id, &ce.Command, &ce.Attempts, &status, &in, &o, &started, &completed, &ce.Step, &owner); err != nil {
+		if err := rows.Scan(&id, &ce.Command, &ce.Attempts, &status, &in, &o, &started, &completed, &ce.Step, &owner, &first); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -46,6 +47,7 @@ func loadCommands(ctx context.Context, tx *sql.Tx, live map[string]bool, query s
 		}
 		ce.Inputs, ce.Outputs = rawObject(in), rawObject(o)
 		ce.StartedAt = fromMS(started)
+		ce.FirstAttemptAt, ce.LastAttemptAt = fromMS(first), ce.StartedAt
 		if completed.Valid {
 			t := fromMS(completed.Int64)
 			ce.CompletedAt = &t
@@ -223,7 +225,19 @@ type Progress struct {
 	// CommandsTotal counts the steps recorded, or planned when a chain plan
 	// holds more.
 	CommandsTotal int `json:"commandsTotal"`
+	// CurrentPrompt is the user's input to the current work: the input of
+	// the chain plan, else of the latest command (its first
+	// currentPromptMax characters).
+	CurrentPrompt string `json:"currentPrompt"`
+	// TasksCompleted counts the steps whose latest attempt succeeded
+	// (partial ones are not done).
+	TasksCompleted int `json:"tasksCompleted"`
 }
+
+// currentPromptMax bounds Progress.CurrentPrompt, which every list entry
+// carries; the triggers of storage migration 7 keep as much of the latest
+// step's input.
+const currentPromptMax = 200
 
 // summaries returns the summaries of the executions that clause selects
 // (a WHERE and ORDER BY clause of executions e), as they are at now.
@@ -344,10 +358,14 @@ func recordedSummaries(ctx context.Context, tx *sql.Tx, clause string, args ...a
 				-- runs it again.
 				WHEN plan IS NOT NULL AND `+planHasPartial+` THEN 'interrupted'
 				WHEN steps = 0 THEN 'new'
+				-- Work whose last command only partly succeeded is not done.
+				WHEN last_status = 'partial' THEN 'interrupted'
 				ELSE 'completed'
 			END,
 			last_command, steps_done, steps_failed,
-			CASE WHEN plan IS NULL THEN steps ELSE max(steps, plan_base + json_array_length(plan)) END
+			CASE WHEN plan IS NULL THEN steps ELSE max(steps, plan_base + json_array_length(plan)) END,
+			CASE WHEN plan IS NOT NULL THEN substr(plan_input, 1, `+strconv.Itoa(currentPromptMax)+`) ELSE last_input END,
+			steps_succeeded
 		FROM executions e `+clause, args...)
 	if err != nil {
 		return nil, err
@@ -360,7 +378,8 @@ func recordedSummaries(ctx context.Context, tx *sql.Tx, clause string, args ...a
 			started int64
 		)
 		err := rows.Scan(&sm.SessionID, &sm.ProjectName, &sm.ProjectType, &started, &sm.State,
-			&sm.Summary.CurrentCommand, &sm.Summary.CommandsCompleted, &sm.Summary.CommandsFailed, &sm.Summary.CommandsTotal)
+			&sm.Summary.CurrentCommand, &sm.Summary.CommandsCompleted, &sm.Summary.CommandsFailed, &sm.Summary.CommandsTotal,
+			&sm.Summary.CurrentPrompt, &sm.Summary.TasksCompleted)
 		if err != nil {
 			return nil, err
 		}

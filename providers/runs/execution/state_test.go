@@ -183,11 +183,17 @@ func TestPartialStepIsResumable(t *testing.T) {
 		return st.State
 	}
 
-	// By hand, without a chain, there is nothing to resume: partial is done.
+	// By hand, without a chain, work whose last command only partly
+	// succeeded is not completed; a command after it that succeeds
+	// completes it.
 	loose := must[*ExecutionState](t)(s.Create(ctx, "loose", "")).SessionID
 	step(t, s, loose, "a", StatusPartial)
+	if got := state(loose); got != StateInterrupted {
+		t.Fatalf("last command partial, without a chain: %s, want interrupted", got)
+	}
+	step(t, s, loose, "b", StatusSuccess)
 	if got := state(loose); got != StateCompleted {
-		t.Fatalf("partial command without a chain: %s", got)
+		t.Fatalf("a command succeeded after the partial one: %s, want completed", got)
 	}
 
 	id := must[*ExecutionState](t)(s.Create(ctx, "chain", "")).SessionID

@@ -226,3 +226,76 @@ func (s *Store) Summary(ctx context.Context, sessionID string) (*Summary, error)
 	}
 	return &out[0], nil
 }
+
+// MemoryLoad is one memory entry of an execution: the content of
+// layer:key.
+type MemoryLoad struct {
+	Layer   string `json:"layer"`
+	Key     string `json:"key"`
+	Content string `json:"content"`
+}
+
+// MemoryLayer returns the entries of one memory layer the execution has
+// loaded, in the order they were first recorded; none when it loaded
+// none.
+func (s *Store) MemoryLayer(ctx context.Context, sessionID, layer string) ([]MemoryLoad, error) {
+	var out []MemoryLoad
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT key, content FROM memory_loads WHERE session_id = ? AND layer = ? ORDER BY rowid`, sessionID, layer)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m := MemoryLoad{Layer: layer}
+			var c []byte
+			if err := rows.Scan(&m.Key, &c); err != nil {
+				return err
+			}
+			m.Content = string(c)
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get memory layer %s: %w", layer, err)
+	}
+	return out, nil
+}
+
+// RecordMemoryLoads caches several memory entries in one transaction, in
+// order. Unlike RecordMemoryLoad it adds them to no command's lists: it is
+// what an execution loads for all its commands.
+func (s *Store) RecordMemoryLoads(ctx context.Context, sessionID string, loads []MemoryLoad) error {
+	for _, l := range loads {
+		if err := requireName("memory layer", l.Layer); err != nil {
+			return err
+		}
+		if err := requireName("memory key", l.Key); err != nil {
+			return err
+		}
+	}
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		now := ms(s.now())
+		for _, l := range loads {
+			_, err := tx.ExecContext(ctx, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
+				VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+				sessionID, l.Layer, l.Key, []byte(l.Content), now)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record memory loads: %w", err)
+	}
+	return nil
+}

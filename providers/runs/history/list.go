@@ -209,3 +209,32 @@ func (s *Store) ConfirmDelete(ctx context.Context, conversationID, token string)
 	}
 	return nil
 }
+
+// RunIDs returns the ids of the chain runs that added messages to the
+// conversation, sorted.
+func (s *Store) RunIDs(ctx context.Context, conversationID string) ([]string, error) {
+	out := []string{}
+	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+		if err := exists(ctx, tx, conversationID); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT run_id FROM messages
+			WHERE conversation_id = ? AND run_id IS NOT NULL AND run_id <> '' ORDER BY run_id`, conversationID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			out = append(out, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("runs of conversation %q: %w", conversationID, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// commandHelp is what a subcommand's help says besides its flags.
+type commandHelp struct {
+	// name is the subcommand as typed after "ctxls": "check", "chain run".
+	name string
+	// args is the synopsis of its arguments, without flags.
+	args string
+	// doc describes it, in full lines.
+	doc string
+	// noFlags is set for a subcommand without flags.
+	noFlags bool
+}
+
+// commands lists every subcommand, in the order help lists them. The
+// README's command table has a row for each, and a test holds the two
+// together.
+var commands = []commandHelp{
+	{name: "check", args: "[DIR]", doc: `Reports every diagnostic of the workspace DIR (default .): its context
+library, its agent files and its .ctxls.yaml. Exits 1 when any is an
+error. --fix applies the safe fixes, --fix-unsafe every fix; --dry-run
+prints them as a diff. When DIR holds nothing ctxls recognises it says
+what it looks for.`},
+	{name: "catalog", args: "[DIR]", doc: `Lists every topic with its type, loading strategy and measured and
+declared token costs.`},
+	{name: "cost", args: "[DIR]", doc: `Tells what a session of the agent started in DIR (default .) loads: at
+start, and later on demand, with measured tokens.`},
+	{name: "search", args: "QUERY [DIR]", doc: `Finds topics whose tags, section keywords, titles, detection triggers or
+names match QUERY, best first. Quote a QUERY of several words. Exits 0
+when a topic matches, 1 when none does.`},
+	{name: "show", args: "domain:topic[#Section]", doc: `Prints a topic's body without frontmatter, or only the named section,
+exactly, so that it can be piped. Given a domain alone, it lists its topics.
+JSON: {reference, title, tokens, path, content}.`},
+	{name: "chain run", args: "COMMAND...", doc: `Runs a chain of commands (command names or names of chains from
+.ctxls.yaml) with live progress, recording every step. Exits 1 when the
+chain does not complete.`},
+	{name: "chain preview", args: "COMMAND...", doc: `Shows what each step of a chain would load and send, without running or
+recording anything.`},
+	{name: "chain list", args: "", doc: `Lists the configured chains and the recorded executions; * marks the
+current one.`},
+	{name: "chain show", args: "[ID]", doc: `Prints an execution (default: the current one) step by step.`},
+	{name: "chain resume", args: "[ID]", doc: `Runs an execution's chain again from its first step that did not
+succeed (default: the current execution).`},
+	{name: "chain use", args: "ID", doc: `Makes an execution the current one.`},
+	{name: "chain delete", args: "ID", doc: `Deletes an execution and everything it recorded. It asks for the
+confirmation token it prints to be typed back, unless --yes is given.`},
+	{name: "history", args: "[CONVERSATION]", doc: `Without a conversation, lists the conversations recorded in the
+workspace. With one, prints its messages, oldest first; --context prints
+instead what the next prompt would receive as history, within the
+model's budget.`},
+	{name: "serve", args: "", doc: `Runs the ctxls language server over stdin and stdout.`},
+	{name: "mcp", args: "", doc: `Serves the workspace to coding agents over the Model Context Protocol on
+stdin and stdout: tools catalog, search, load_context, check and
+session_cost, and every topic and skill as a ctxls:// resource.`},
+	{name: "bench", args: "", doc: `Measures cold indexing, one-file re-indexing, search, diagnostics and
+memory. Without a library in --dir it generates one of --topics topics
+(about 4 KB each, 50 domains).`},
+	{name: "version", args: "", doc: `Prints the version of ctxls.`, noFlags: true},
+}
+
+// helpFor returns the help of the named subcommand.
+func helpFor(name string) (commandHelp, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return commandHelp{}, false
+}
+
+// synopsis is the usage line of a subcommand.
+func (c commandHelp) synopsis(hasFlags bool) string {
+	s := "ctxls " + c.name
+	if c.args != "" {
+		s += " " + c.args
+	}
+	if hasFlags {
+		s += " [flags]"
+	}
+	return s
+}
+
+// printHelp writes the help of subcommand name in the layout every
+// subcommand shares: the usage line, the description, the flags.
+func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
+	c, _ := helpFor(name)
+	hasFlags := false
+	if fs != nil {
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	}
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.synopsis(hasFlags), c.doc)
+	if !hasFlags {
+		return
+	}
+	fmt.Fprintln(w, "\nFlags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		head := "--" + f.Name
+		if len(f.Name) == 1 {
+			head = "-" + f.Name
+		}
+		switch arg {
+		case "":
+		case "string":
+			head += " " + strings.ToUpper(f.Name)
+		case "int":
+			head += " N"
+		default:
+			head += " " + strings.ToUpper(arg)
+		}
+		if !isZeroDefault(f) {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", head, usage)
+	})
+}
+
+// isZeroDefault reports whether a flag's default says nothing worth
+// printing.
+func isZeroDefault(f *flag.Flag) bool {
+	switch f.DefValue {
+	case "", "0", "false":
+		return true
+	}
+	return false
+}
+
+// printUsageLine writes the short form a usage error ends with: the
+// subcommand's usage line and where its help is.
+func printUsageLine(w io.Writer, name string) {
+	c, ok := helpFor(name)
+	switch {
+	case name == "chain":
+		fmt.Fprint(w, chainUsage())
+		return
+	case !ok:
+		fmt.Fprint(w, usage)
+		return
+	}
+	fmt.Fprintf(w, "Usage: %s\nRun 'ctxls %s --help' for more.\n", c.synopsis(!c.noFlags), c.name)
+}
+
+// globalUsage is the help of ctxls itself.
+func globalUsage() string {
+	var b strings.Builder
+	b.WriteString("ctxls — language server and tools for context libraries\n\nUsage:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %s\n", c.synopsis(false))
+	}
+	b.WriteString(`
+Every command but version takes --dir DIR for the workspace (default .);
+check, catalog and search also take it as their last argument. Run
+'ctxls COMMAND --help' for a command's flags.
+
+Exit status: 0 when all went well, 1 when problems were found (check found
+an error, search matched nothing, a chain did not complete), 2 on a usage
+error, a missing or unreadable directory, or any other failure.
+`)
+	return b.String()
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// readmeRows returns the rows of the README's command table: the
+// subcommand of each (as commands names it) and the flags its flags column
+// lists.
+func readmeRows(t *testing.T) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "## The command line\n")
+	if !ok {
+		t.Fatal(`README.md has no "## The command line" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	word := regexp.MustCompile(`^[a-z]+$`)
+	flagRE := regexp.MustCompile("`(--?[a-zA-Z0-9-]+)")
+	rows := map[string][]string{}
+	for line := range strings.Lines(section) {
+		if !strings.HasPrefix(line, "| `ctxls ") {
+			continue
+		}
+		// Cells split at the pipes that are not escaped.
+		cells := strings.Split(strings.ReplaceAll(strings.TrimSpace(line), `\|`, "\x00"), "|")
+		cells = cells[1 : len(cells)-1]
+		if len(cells) < 3 {
+			t.Fatalf("README.md command table: row %q has not the three columns command | flags | what it does", strings.TrimSpace(line))
+		}
+		var name []string
+		for _, w := range strings.Fields(strings.Trim(cells[0], "` "))[1:] {
+			if !word.MatchString(w) {
+				break
+			}
+			name = append(name, w)
+		}
+		var flags []string
+		for _, m := range flagRE.FindAllStringSubmatch(cells[1], -1) {
+			flags = append(flags, strings.TrimLeft(m[1], "-"))
+		}
+		rows[strings.Join(name, " ")] = flags
+	}
+	return rows
+}
+
+// definedFlags returns the flags subcommand name defines, as its help
+// lists them.
+func definedFlags(t *testing.T, name string) []string {
+	t.Helper()
+	stdout, stderr, status := runCLIStatus(t, "", append(strings.Fields(name), "--help")...)
+	if status != 0 {
+		t.Fatalf("ctxls %s --help: exit %d\n%s", name, status, stderr)
+	}
+	_, list, _ := strings.Cut(stdout+stderr, "\nFlags:\n")
+	re := regexp.MustCompile(`(?m)^  --?([a-zA-Z0-9-]+)`)
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(list, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// The README's command table has a row for every subcommand, and each row
+// lists exactly the flags that subcommand defines.
+func TestReadmeCommandTable(t *testing.T) {
+	t.Parallel()
+	rows := readmeRows(t)
+	for _, c := range commands {
+		listed, ok := rows[c.name]
+		if !ok {
+			t.Errorf("README.md command table: no row for `ctxls %s`; add | `ctxls %s` | its flags | what it does |", c.name, c.synopsis(false)[len("ctxls "):])
+			continue
+		}
+		delete(rows, c.name)
+		defined := definedFlags(t, c.name)
+		for _, f := range defined {
+			if !slices.Contains(listed, f) {
+				t.Errorf("README.md command table, row `ctxls %s`: flag --%s is defined but not in the flags column", c.name, f)
+			}
+		}
+		for _, f := range listed {
+			if !slices.Contains(defined, f) {
+				t.Errorf("README.md command table, row `ctxls %s`: the flags column lists --%s, which the command does not define", c.name, f)
+			}
+		}
+	}
+	for name := range rows {
+		t.Errorf("README.md command table: row `ctxls %s` names no subcommand of ctxls (none in the commands table of cmd/ctxls/help.go)", name)
+	}
+}
+
+// Every subcommand dispatch knows has help, and so a README row.
+func TestEverySubcommandHasHelp(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliases := map[string]bool{"help": true, "-h": true, "--help": true, "--version": true}
+	found := 0
+	ast.Inspect(f, func(n ast.Node) bool {
+		fn, ok := n.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "dispatch" {
+			return true
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			cc, ok := n.(*ast.CaseClause)
+			if !ok {
+				return true
+			}
+			for _, e := range cc.List {
+				lit, ok := e.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					continue
+				}
+				name, _ := strconv.Unquote(lit.Value)
+				found++
+				if aliases[name] || name == "chain" {
+					continue
+				}
+				if _, ok := helpFor(name); !ok {
+					t.Errorf("subcommand %q of dispatch (main.go) has no entry in the commands table of help.go", name)
+				}
+			}
+			return true
+		})
+		return false
+	})
+	if found == 0 {
+		t.Fatal("found no case of dispatch in main.go")
+	}
+}

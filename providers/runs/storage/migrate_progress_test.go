@@ -1,0 +1,64 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+)
+
+// Migration 7 gives the commands recorded before it the start of their
+// first attempt (the earliest one command_attempts holds, else their own)
+// and their executions the progress a list shows.
+func TestMigrationFirstAttempt(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := raw.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+	for _, m := range ms[:6] {
+		exec(m.sql)
+		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
+	}
+	exec(`INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`)
+	exec(`INSERT INTO commands (id, session_id, step, command, attempts, status, started_at, owner_id) VALUES (1, 's', 0, 'retried', 3, 'success', 300, 'o')`)
+	exec(`INSERT INTO command_attempts (command_id, attempt, status, started_at, owner_id) VALUES (1, 1, 'failed', 100, 'o'), (1, 2, 'failed', 200, 'o')`)
+	exec(`INSERT INTO commands (id, session_id, step, command, status, inputs, started_at, owner_id) VALUES (2, 's', 1, 'once', 'partial', '{"input":"go on"}', 400, 'o')`)
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var succeeded int
+	var status, input string
+	if err := db.SQL().QueryRowContext(ctx, `SELECT steps_succeeded, last_status, last_input FROM executions`).Scan(&succeeded, &status, &input); err != nil {
+		t.Fatal(err)
+	}
+	if succeeded != 1 || status != "partial" || input != "go on" {
+		t.Errorf("execution: %d succeeded, last status %q, last input %q; want 1, partial, go on", succeeded, status, input)
+	}
+	for id, want := range map[int]int64{1: 100, 2: 400} {
+		var got int64
+		if err := db.SQL().QueryRowContext(ctx, `SELECT first_started_at FROM commands WHERE id = ?`, id).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("command %d: first_started_at %d, want %d", id, got, want)
+		}
+	}
+}
