@@ -205,7 +205,11 @@ func chainStart(t testing.TB, dir string) *chainClient {
 		case <-c.exited:
 		case <-time.After(10 * time.Second):
 			c.cmd.Process.Kill()
-			<-c.exited
+			select {
+			case <-c.exited:
+			case <-time.After(10 * time.Second):
+				t.Errorf("the killed server's output did not end (a child may hold it)")
+			}
 		}
 		if s := c.stderrText(); strings.Contains(s, "panic:") {
 			t.Errorf("server panicked:\n%s", s)
@@ -887,7 +891,11 @@ func TestChainKilledServer(t *testing.T) {
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-c.exited
+	select {
+	case <-c.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed server's output did not end: its agent holds it")
+	}
 	// The agent and its child die with the server.
 	chainWaitGone(t, pids)
 

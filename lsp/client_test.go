@@ -199,7 +199,11 @@ func StartClient(t testing.TB, dir string, name string, args ...string) *Client 
 			case <-c.exited:
 			case <-time.After(5 * time.Second):
 				_ = cmd.Process.Kill()
-				<-c.exited
+				select {
+				case <-c.exited:
+				case <-time.After(10 * time.Second):
+					t.Errorf("the killed server's output did not end (a child may hold it)")
+				}
 			}
 		}
 		if s := c.stderr.String(); stdioLooksLikeCrash(s) {

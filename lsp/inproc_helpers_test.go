@@ -123,6 +123,12 @@ func (c *inprocClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, 
 	default:
 	}
 	if req.IsCall() {
+		// The pipe has no buffer: a reply written on the read goroutine
+		// would wait for the server to read while the server may be
+		// waiting for us to read its notification. Answering off the read
+		// goroutine keeps the client reading at all times, as an editor
+		// does; notifications stay on it, in order.
+		jsonrpc2.Async(ctx)
 		switch method {
 		case "workspace/configuration":
 			return []any{nil}, nil
@@ -206,8 +212,13 @@ func (c *inprocClient) waitNote(method string, ok func(json.RawMessage) bool) js
 
 // waitQuiet waits until no notification has arrived for d.
 func (c *inprocClient) waitQuiet(d time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
 	n := c.noteCount()
 	for {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("notifications kept arriving for 30 s (%d so far)", n)
+		}
 		time.Sleep(d)
 		if m := c.noteCount(); m == n {
 			return

@@ -55,8 +55,13 @@ func TestInprocLifecycle(t *testing.T) {
 		t.Errorf("hover after shutdown: got %v, want InvalidRequest", err)
 	}
 	c.notify("exit", nil)
-	if err := <-c.done; err != nil {
-		t.Errorf("Serve after shutdown+exit: %v", err)
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Errorf("Serve after shutdown+exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after shutdown and exit")
 	}
 	c.done <- nil // for the cleanup
 }

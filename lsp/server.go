@@ -74,8 +74,9 @@ type Server struct {
 	protocol.UnimplementedServer
 
 	opts   Options
-	stderr *slog.Logger // the server's own log
-	log    *slog.Logger // stderr and window/logMessage for warnings
+	stderr *slog.Logger                    // the server's own log
+	log    *slog.Logger                    // stderr and window/logMessage for warnings
+	logq   chan *protocol.LogMessageParams // window/logMessage waiting to be sent
 
 	ctx         context.Context // lives as long as Serve
 	conn        jsonrpc2.Conn
@@ -146,6 +147,7 @@ func New(opts Options) *Server {
 		ready:       make(chan struct{}),
 		enc:         document.UTF16,
 		stderr:      log,
+		logq:        make(chan *protocol.LogMessageParams, logQueue),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)
@@ -165,6 +167,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
+	go s.sendLogs(ctx)
 	s.conn.Go(ctx, s.handler())
 	select {
 	case <-s.exited:

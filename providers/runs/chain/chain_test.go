@@ -494,7 +494,11 @@ func TestCancel(t *testing.T) {
 	if got := e.runner.Cancel(running[0]); len(got) != 1 {
 		t.Fatalf("cancel stopped %v", got)
 	}
-	<-done
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled chain did not return")
+	}
 	check(t, err)
 	waitGone(t, pids)
 	if res.State != execution.StateInterrupted || statuses(res) != "brainstorm:success implement:interrupted test:pending" {
@@ -789,6 +793,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 	e := newEnv(t, executorYAML(t, "5m", "-hang", "brainstorm", "-hangchild", "-pidfile", pidFile))
 	server := exec.Command(os.Args[0], "-test.run", "^$")
 	server.Env = append(os.Environ(), serveEnv+"="+e.dir)
+	server.WaitDelay = 5 * time.Second // the agent's child may hold stderr
 	var stderr strings.Builder
 	server.Stderr = &stderr
 	check(t, server.Start())
@@ -796,14 +801,24 @@ func TestAgentDiesWithServer(t *testing.T) {
 	go func() { exited <- server.Wait() }()
 	t.Cleanup(func() {
 		server.Process.Kill()
-		<-exited
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			t.Error("the killed server was not reaped")
+		}
 	})
 	pids := waitFile(t, pidFile)
 	if len(strings.Fields(pids)) != 2 {
 		t.Fatalf("pid file %q", pids)
 	}
 	check(t, server.Process.Signal(syscall.SIGKILL))
-	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed server was not reaped")
+	}
+	if err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("server: %v\n%s", err, stderr.String())
 	}
 	exited <- nil // for the cleanup
@@ -1100,8 +1115,11 @@ func TestCrashBetweenHistoryAndCompletion(t *testing.T) {
 	dumps := t.TempDir()
 	e := agentEnv(t, "30s", "", "-dump", dumps)
 	ctx := context.Background()
-	server := exec.Command(os.Args[0], "-test.run", "^$")
+	runCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	server := exec.CommandContext(runCtx, os.Args[0], "-test.run", "^$")
 	server.Env = append(os.Environ(), serveEnv+"="+e.dir, crashEnv+"=implement")
+	server.WaitDelay = 5 * time.Second
 	var stderr strings.Builder
 	server.Stderr = &stderr
 	if err := server.Run(); err == nil || !strings.Contains(err.Error(), "killed") {
