@@ -63,7 +63,6 @@ func TestInprocLifecycle(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return after shutdown and exit")
 	}
-	c.done <- nil // for the cleanup
 }
 
 // TestInprocReclaim checks that the server hands the garbage of its

@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func TestNeovim(t *testing.T) {
 	cmd.Dir = root
 	// A private home keeps the user's configuration, plugins and state out.
 	cmd.Env = append(os.Environ(),
-		"CTXLS_BIN="+stdioBinary,
+		"CTXLS_BIN="+stdioBinaryPath(t),
 		"CTXLS_ROOT="+root,
 		"CTXLS_NVIM_OUT="+out,
 		"HOME="+tmp,

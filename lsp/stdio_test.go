@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -22,9 +23,9 @@ import (
 // pipes as an editor does. They know the server only through the LSP
 // specification, SPEC.md and the example library.
 
-// stdioBinary is the path of the ctxls binary built by TestMain, in
-// stdioTempDir, which TestMain removes at the end.
-var stdioBinary, stdioTempDir string
+// stdioTempDir is a directory for the whole test binary (the ctxls
+// binary, generated libraries); TestMain removes it at the end.
+var stdioTempDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(stdioRunMain(m))
@@ -38,14 +39,28 @@ func stdioRunMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	stdioTempDir = dir
-	stdioBinary = filepath.Join(dir, "ctxls")
-	cmd := exec.Command("go", "build", "-o", stdioBinary, "github.com/ctxls/ctxls/cmd/ctxls")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build ctxls:", err)
-		return 1
-	}
 	return m.Run()
+}
+
+// stdioBuild builds the ctxls binary once, for the tests that run it.
+var stdioBuild = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(stdioTempDir, "ctxls")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxls/ctxls/cmd/ctxls").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build ctxls: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// stdioBinaryPath returns the path of the ctxls binary, building it on
+// first use (the in-process tests need none).
+func stdioBinaryPath(t testing.TB) string {
+	t.Helper()
+	bin, err := stdioBuild()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
 
 // stdioTimeout bounds every wait of a test, generous for 2 shared cores.
@@ -100,7 +115,7 @@ func stdioWorkspace(t testing.TB) string {
 // stdioStart starts `ctxls serve --stdio` in root.
 func stdioStart(t testing.TB, root string) *Client {
 	t.Helper()
-	return StartClient(t, root, stdioBinary, "serve", "--stdio")
+	return StartClient(t, root, stdioBinaryPath(t), "serve", "--stdio")
 }
 
 // stdioStartInit starts the server on a copy of the example library and

@@ -77,10 +77,8 @@ func TestInprocLogAndProgress(t *testing.T) {
 		t.Errorf("progress begin: %s", begin)
 	}
 	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !slices.Contains(c.requests, "window/workDoneProgress/create") {
-		t.Errorf("no progress token was created: %v", c.requests)
+	if !slices.Contains(c.ServerRequests(), "window/workDoneProgress/create") {
+		t.Errorf("no progress token was created: %v", c.ServerRequests())
 	}
 }
 
