@@ -300,6 +300,7 @@ func chainStatuses(r chainRunResult) string {
 // TestChainExecutionMethods walks the ExecutionContext of the seed
 // interface and the execution management methods over stdio.
 func TestChainExecutionMethods(t *testing.T) {
+	t.Parallel()
 	dir, _ := chainWorkspace(t, "")
 	c := chainStart(t, dir)
 
@@ -459,6 +460,7 @@ func TestChainExecutionMethods(t *testing.T) {
 // TestChainRunOverStdio lists, previews and runs a chain with the agent,
 // with $/progress on the request's token.
 func TestChainRunOverStdio(t *testing.T) {
+	t.Parallel()
 	dir, log := chainWorkspace(t, "30s")
 	c := chainStart(t, dir)
 
@@ -522,6 +524,7 @@ func TestChainRunOverStdio(t *testing.T) {
 // TestChainNamedOverStdio previews and runs a chain by the name
 // .ctxls.yaml gives it; a command of the same name would win.
 func TestChainNamedOverStdio(t *testing.T) {
+	t.Parallel()
 	dir, _ := chainWorkspace(t, "30s")
 	c := chainStart(t, dir)
 	for _, method := range []string{"ctxls/chain/preview", "ctxls/chain/run"} {
@@ -549,6 +552,7 @@ func TestChainNamedOverStdio(t *testing.T) {
 // TestChainModelOverStdio: previews, runs and resumes fit their prompts to
 // the window of the model they name, the default model without one.
 func TestChainModelOverStdio(t *testing.T) {
+	t.Parallel()
 	dir, _ := chainWorkspace(t, "30s")
 	cfgPath := filepath.Join(dir, ".ctxls.yaml")
 	cfg, err := os.ReadFile(cfgPath)
@@ -603,6 +607,7 @@ func TestChainModelOverStdio(t *testing.T) {
 // ways a client can: $/cancelRequest, the progress's cancel and
 // ctxls/chain/cancel. The agent dies and its step is left interrupted.
 func TestChainCancelOverStdio(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"cancelRequest", "progress", "serverProgress", "chain/cancel"} {
 		t.Run(how, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pids")
@@ -701,6 +706,7 @@ func chainWaitGone(t testing.TB, pids string) {
 // survived, and resume finishes the chain without running the completed
 // step again.
 func TestChainKilledServer(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
 	c := chainStart(t, dir)
@@ -772,6 +778,7 @@ func chainIntegrity(t testing.TB, dir string) {
 // workspace at once; every step of every chain is recorded, and a chain one
 // server runs cannot be resumed by the other meanwhile.
 func TestChainTwoServers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts two servers")
 	}

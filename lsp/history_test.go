@@ -83,6 +83,7 @@ func historyAppendAll(c *chainClient, conv string, n int, runID string) []histor
 }
 
 func TestHistoryMethodsOverStdio(t *testing.T) {
+	t.Parallel()
 	dir := historyWorkspace(t)
 	c := chainStart(t, dir)
 

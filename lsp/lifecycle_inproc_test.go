@@ -12,6 +12,7 @@ import (
 )
 
 func TestInprocLifecycle(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{noInit: true})
 
@@ -69,6 +70,7 @@ func TestInprocLifecycle(t *testing.T) {
 // initial work to Options.Reclaim: once after the index and once after the
 // diagnostics of every file, and not on ordinary edits.
 func TestInprocReclaim(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{reclaim: func() { calls.Add(1) }})
@@ -88,6 +90,7 @@ func TestInprocReclaim(t *testing.T) {
 // TestInprocIdle checks that Options.Idle runs once the diagnostics of an
 // edit are out and no further change came, once per such pause.
 func TestInprocIdle(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{idle: func() { calls.Add(1) }})

@@ -35,6 +35,7 @@ type nvimResult struct {
 // Neovim, whose built-in LSP client starts ctxls, and checks completion,
 // hover and diagnostics as Neovim received them.
 func TestNeovim(t *testing.T) {
+	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		if os.Getenv("CI") == "true" {

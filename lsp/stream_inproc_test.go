@@ -76,6 +76,7 @@ func errorCode(m map[string]json.RawMessage) int {
 }
 
 func TestInprocBadInput(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocRawStart(t, dir)
 	hover := func(id int, line int) string {
@@ -137,6 +138,7 @@ func TestInprocBadInput(t *testing.T) {
 }
 
 func TestInprocCancelRequest(t *testing.T) {
+	t.Parallel()
 	// A large library keeps the first request waiting for the index long
 	// enough to cancel it.
 	dir, _ := inprocSynthetic(t, 20, 100, 10)
@@ -156,6 +158,7 @@ func TestInprocCancelRequest(t *testing.T) {
 }
 
 func TestInprocDocumentCost(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)
