@@ -220,6 +220,9 @@ func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command
 	if err != nil {
 		return nil, err
 	}
+	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		return nil, err
+	}
 	var (
 		id             int64
 		step, attempts int
@@ -313,6 +316,9 @@ func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, 
 
 func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, command string, status Status, out string) (*CommandExecution, error) {
 	if _, err := execRow(ctx, tx, sessionID); err != nil {
+		return nil, err
+	}
+	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
 	var (
@@ -412,6 +418,9 @@ func (s *Store) cache(ctx context.Context, sessionID, upsert, a, b, content, ite
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
 			return err
 		}
@@ -466,6 +475,9 @@ func (s *Store) recordItem(ctx context.Context, sessionID, kind, item string) er
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		added, err := addItem(ctx, tx, sessionID, kind, item)
 		if err == nil && !added {
 			err = fmt.Errorf("%w in execution %s", ErrNoRunningCommand, sessionID)
@@ -517,6 +529,9 @@ func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values ma
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		now := ms(s.now())

@@ -940,3 +940,58 @@ func TestSameProcessConcurrency(t *testing.T) {
 		t.Fatalf("%d shared values, want %d", n, workers*each)
 	}
 }
+
+// TestWritesRefusedWhileAChainRunsElsewhere: while one process runs a chain
+// of an execution, every write another process makes to that execution is
+// refused with the error a second resume of the chain gets, and goes
+// through once the chain has finished.
+func TestWritesRefusedWhileAChainRunsElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openDB(t)
+	a := newStore(t, db, Options{})
+	b := newStore(t, db, Options{})
+	id := must[*ExecutionState](t)(a.Create(ctx, "p", "")).SessionID
+	check(t, a.SetPlan(ctx, id, []string{"plan", "build"}, "input"))
+	run := must[*Run](t)(a.StartRun(ctx, id, RunKindResume))
+	must[*CommandExecution](t)(a.StartCommand(ctx, id, "plan", nil))
+
+	_, resumeErr := b.StartRun(ctx, id, RunKindResume)
+	if !errors.Is(resumeErr, ErrConflict) {
+		t.Fatalf("second resume: %v", resumeErr)
+	}
+	_, want, _ := strings.Cut(resumeErr.Error(), ": ") // after "start run"
+	writes := []struct {
+		name  string
+		write func() error
+	}{
+		{"StartCommand", func() error { _, err := b.StartCommand(ctx, id, "build", nil); return err }},
+		{"StartStep", func() error { _, err := b.StartStep(ctx, id, "build", nil, nil); return err }},
+		{"CompleteCommand", func() error { _, err := b.CompleteCommand(ctx, id, "plan", StatusSuccess, nil); return err }},
+		{"CompleteStep", func() error { _, err := b.CompleteStep(ctx, id, "plan", StatusFailed, nil, nil); return err }},
+		{"SetPlan", func() error { return b.SetPlan(ctx, id, []string{"other"}, "") }},
+		{"SetSharedData", func() error { return b.SetSharedData(ctx, id, "k", 1) }},
+		{"MergeSharedData", func() error { return b.MergeSharedData(ctx, id, map[string]any{"k": 1}) }},
+		{"RecordContextLoad", func() error { return b.RecordContextLoad(ctx, id, "d", "t", "content") }},
+		{"RecordContextLoads", func() error {
+			return b.RecordContextLoads(ctx, id, []ContextLoad{{ContextKey: ContextKey{Domain: "d", Topic: "t"}}})
+		}},
+		{"RecordMemoryLoad", func() error { return b.RecordMemoryLoad(ctx, id, "l", "k", "content") }},
+		{"RecordMemoryUpdate", func() error { return b.RecordMemoryUpdate(ctx, id, "l", "k") }},
+		{"RecordSkillInvoked", func() error { return b.RecordSkillInvoked(ctx, id, "s") }},
+	}
+	for _, w := range writes {
+		err := w.write()
+		if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s while a chain runs in another process: %v, want %q", w.name, err, want)
+		}
+	}
+	// The process running the chain writes as before.
+	check(t, a.SetSharedData(ctx, id, "k", "a"))
+	must[*CommandExecution](t)(a.CompleteCommand(ctx, id, "plan", StatusSuccess, nil))
+	check(t, a.FinishRun(ctx, run.RunID))
+	check(t, b.SetSharedData(ctx, id, "k", "b"))
+	if v, _, err := b.GetSharedData(ctx, id, "k"); err != nil || string(v) != `"b"` {
+		t.Fatalf("shared data after the chain: %s %v", v, err)
+	}
+}
