@@ -103,3 +103,18 @@ func TestInprocWarningDoesNotBlockReading(t *testing.T) {
 		t.Fatal("the server stopped reading while a warning waited for the client")
 	}
 }
+
+// TestInprocGenericErrorCode: a request that fails for a reason with no
+// JSON-RPC code of its own (here the database cannot be opened, because
+// .ctxls is a file) is answered with RequestFailed, not with code 0.
+func TestInprocGenericErrorCode(t *testing.T) {
+	t.Parallel()
+	dir := inprocCopyLibrary(t)
+	inprocWrite(t, dir, map[string]string{".ctxls": "not a directory"})
+	c := inprocStart(t, dir, inprocOptions{})
+	err := c.call("ctxls/execution/list", map[string]any{}, nil)
+	var werr *jsonrpc2.Error
+	if !errors.As(err, &werr) || werr.Code != codeRequestFailed || !strings.Contains(werr.Message, "database") {
+		t.Fatalf("execution/list without a database: %v, want RequestFailed (%d) naming the database", err, codeRequestFailed)
+	}
+}

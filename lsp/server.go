@@ -308,10 +308,17 @@ func (s *Server) handler() jsonrpc2.Handler {
 	}
 }
 
-// requestError maps a cancelled request's error to RequestCancelled.
+// requestError maps a cancelled request's error to RequestCancelled, and
+// an error that carries no JSON-RPC code to RequestFailed (the request was
+// valid but could not be carried out): left alone it would go out with
+// code 0, which is no JSON-RPC code.
 func requestError(ctx context.Context, err error) error {
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, protocol.ErrRequestCancelled)) {
 		return protocol.ErrRequestCancelled
+	}
+	var rpc *jsonrpc2.Error
+	if !errors.As(err, &rpc) {
+		return jsonrpc2.NewError(codeRequestFailed, err.Error())
 	}
 	return err
 }
