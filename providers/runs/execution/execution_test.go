@@ -995,3 +995,24 @@ func TestWritesRefusedWhileAChainRunsElsewhere(t *testing.T) {
 		t.Fatalf("shared data after the chain: %s %v", v, err)
 	}
 }
+
+// TestSharedDataLimit: a shared value larger than MaxSharedDataBytes is
+// refused and stores nothing; one at the limit is stored.
+func TestSharedDataLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t, openDB(t), Options{})
+	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
+	atLimit := strings.Repeat("x", MaxSharedDataBytes-2) // quoted: exactly the limit
+	check(t, s.SetSharedData(ctx, id, "k", atLimit))
+	err := s.MergeSharedData(ctx, id, map[string]any{"k": atLimit + "y", "other": 1})
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "the limit is") {
+		t.Fatalf("a value over the limit: %v", err)
+	}
+	if _, ok, _ := s.GetSharedData(ctx, id, "other"); ok {
+		t.Error("a refused merge stored part of its values")
+	}
+	if v, _, _ := s.GetSharedData(ctx, id, "k"); len(v) != MaxSharedDataBytes {
+		t.Errorf("stored value: %d bytes, want %d", len(v), MaxSharedDataBytes)
+	}
+}
