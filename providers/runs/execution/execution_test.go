@@ -875,7 +875,8 @@ func TestHugeAndBinaryValues(t *testing.T) {
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
 
 	huge := strings.Repeat("0123456789abcdef", 6<<20/16) // 6 MiB
-	check(t, s.SetSharedData(ctx, id, "huge", huge))
+	largest := huge[:MaxSharedDataBytes-2]               // the limit, quoted
+	check(t, s.SetSharedData(ctx, id, "huge", largest))
 	check(t, s.RecordContextLoad(ctx, id, "big", "topic", huge))
 	binary := "head\x00\xff\xfe\x80 tail\x00"
 	check(t, s.RecordContextLoad(ctx, id, "bin", "topic", binary))
@@ -887,8 +888,8 @@ func TestHugeAndBinaryValues(t *testing.T) {
 	check(t, err)
 	var back string
 	check(t, json.Unmarshal(v, &back))
-	if !ok || back != huge {
-		t.Fatalf("huge shared value: %d bytes back, want %d", len(back), len(huge))
+	if !ok || back != largest {
+		t.Fatalf("huge shared value: %d bytes back, want %d", len(back), len(largest))
 	}
 	if c, ok, err := s.GetCachedContext(ctx, id, "big", "topic"); err != nil || !ok || c != huge {
 		t.Fatalf("huge context: %d bytes, %v, %v", len(c), ok, err)
