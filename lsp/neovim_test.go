@@ -124,3 +124,25 @@ func TestNeovim(t *testing.T) {
 		t.Errorf("diagnostics lack the unresolved python:fastapi on line %d: %+v", wantLine+1, res.Diagnostics)
 	}
 }
+
+// TestNeovimReadmeSnippet: the Neovim configuration the README gives is
+// the one TestNeovim runs (testdata/nvim/ctxls.lua), word for word.
+func TestNeovimReadmeSnippet(t *testing.T) {
+	t.Parallel()
+	readme := stdioRead(t, filepath.Join("..", "README.md"))
+	config := stdioRead(t, filepath.Join("testdata", "nvim", "ctxls.lua"))
+	_, after, ok := strings.Cut(readme, "**Neovim**")
+	if !ok {
+		t.Fatal("the README has no Neovim section")
+	}
+	_, block, ok := strings.Cut(after, "```lua\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```\n")
+	}
+	if !ok {
+		t.Fatal("the README's Neovim section has no lua block")
+	}
+	if block != config {
+		t.Errorf("the README's Neovim configuration differs from testdata/nvim/ctxls.lua:\n%s\n--- want ---\n%s", block, config)
+	}
+}
