@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"context"
@@ -239,7 +239,7 @@ func benchServers(b *testing.B) []benchServer {
 			if p := os.Getenv("CTXLS_BENCH_CPUPROFILE"); p != "" {
 				args = append(args, "--cpuprofile", p)
 			}
-			return StartClient(b, root, stdioBinary, args...)
+			return StartClient(b, root, stdioBinaryPath(b), args...)
 		},
 	}
 	markdownls := benchServer{

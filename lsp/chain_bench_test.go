@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"context"
@@ -131,8 +131,8 @@ func chainReportDecode(b *testing.B, c *chainClient) {
 	const rounds = 10
 	start := time.Now()
 	for range rounds {
-		var m chainMsg
-		if err := decodeChainMsg(body, &m); err != nil {
+		var m stdioMessage
+		if err := decodeMessage(body, &m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,13 +1,10 @@
-package lsp_test
+package lsp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,14 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
-// The tests in this file drive `ctxls serve` (the binary TestMain builds)
-// over stdio with a small JSON-RPC client of their own, and run chains with
-// a stand-in agent program (providers/runs/chain/testdata/agent).
+// The tests in this file drive `ctxls serve` over stdio with the test
+// client (client_test.go), and run chains with a stand-in agent program
+// (providers/runs/chain/testdata/agent).
 
 var (
 	chainAgentOnce sync.Once
@@ -110,218 +105,55 @@ func chainAgentRuns(t testing.TB, log string) string {
 }
 
 // chainRPCError is a JSON-RPC error response.
-type chainRPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
+type chainRPCError = ClientRPCError
 
-func (e *chainRPCError) Error() string { return fmt.Sprintf("rpc error %d: %s", e.Code, e.Message) }
-
-type chainMsg struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *chainRPCError  `json:"error,omitempty"`
-}
-
-// decodeChainMsg decodes a message into m as json.Unmarshal would. It
-// walks the top level with jsontext and copies the raw values: with
-// encoding/json, the client took longer to read a 10,000-item execution
-// list than the server to answer it, as an editor's JSON.parse does not.
-func decodeChainMsg(body []byte, m *chainMsg) error {
-	d := jsontext.NewDecoder(bytes.NewReader(body))
-	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
-		return fmt.Errorf("a message is a JSON object: %.40q", body)
-	}
-	for d.PeekKind() != '}' {
-		tok, err := d.ReadToken()
-		if err != nil {
-			return err
-		}
-		name := tok.String() // the token is void after the next read
-		v, err := d.ReadValue()
-		if err != nil {
-			return err
-		}
-		switch name {
-		case "jsonrpc":
-			err = json.Unmarshal(v, &m.JSONRPC)
-		case "id":
-			m.ID = json.RawMessage(v.Clone())
-		case "method":
-			err = json.Unmarshal(v, &m.Method)
-		case "params":
-			m.Params = json.RawMessage(v.Clone())
-		case "result":
-			m.Result = json.RawMessage(v.Clone())
-		case "error":
-			err = json.Unmarshal(v, &m.Error)
-		}
-		if err != nil {
-			return fmt.Errorf("message field %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// chainClient is a minimal LSP client over a server process's stdio.
+// chainClient is the test client over `ctxls serve`, with the calls the
+// chain tests make.
 type chainClient struct {
-	t      testing.TB
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr strings.Builder
-
-	mu       sync.Mutex
-	next     int
-	pending  map[string]chan chainMsg
-	progress []json.RawMessage // params of $/progress notifications
-	exited   chan struct{}
+	*Client
 }
 
 // chainStart starts `ctxls serve` in dir and initializes it.
 func chainStart(t testing.TB, dir string) *chainClient {
 	t.Helper()
-	c := &chainClient{t: t, pending: map[string]chan chainMsg{}, exited: make(chan struct{})}
-	c.cmd = exec.Command(stdioBinary, "serve")
-	c.cmd.Dir = dir
-	c.cmd.Stderr = &chainLockedWriter{w: &c.stderr, mu: &c.mu}
-	var err error
-	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := c.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go c.read(stdout)
-	t.Cleanup(func() {
-		c.stdin.Close()
-		select {
-		case <-c.exited:
-		case <-time.After(10 * time.Second):
-			c.cmd.Process.Kill()
-			<-c.exited
-		}
-		if s := c.stderrText(); strings.Contains(s, "panic:") {
-			t.Errorf("server panicked:\n%s", s)
-		}
-	})
+	c := &chainClient{StartClient(t, dir, stdioBinaryPath(t), "serve")}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	init := map[string]any{
-		"processId": os.Getpid(),
-		"rootUri":   "file://" + filepath.ToSlash(dir),
-		"capabilities": map[string]any{
-			"window": map[string]any{"workDoneProgress": true},
-		},
+	caps := map[string]any{"window": map[string]any{"workDoneProgress": true}}
+	if _, err := c.Initialize(ctx, dir, caps, nil); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, c.Stderr())
 	}
-	if err := c.call(ctx, "initialize", init, nil); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, c.stderrText())
-	}
-	c.notify("initialized", map[string]any{})
 	return c
 }
 
-type chainLockedWriter struct {
-	w  io.Writer
-	mu *sync.Mutex
-}
-
-func (l *chainLockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (c *chainClient) stderrText() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stderr.String()
-}
-
-func (c *chainClient) read(r io.Reader) {
-	defer func() {
-		c.cmd.Wait()
-		close(c.exited)
-	}()
-	br := bufio.NewReader(r)
-	for {
-		n := -1
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-				n, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return
-		}
-		var m chainMsg
-		if decodeChainMsg(body, &m) != nil {
-			continue
-		}
-		switch {
-		case m.Method != "" && len(m.ID) > 0:
-			// A request from the server (progress create, configuration):
-			// answer null.
-			c.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil})
-		case m.Method == "$/progress":
-			c.mu.Lock()
-			c.progress = append(c.progress, m.Params)
-			c.mu.Unlock()
-		case m.Method == "":
-			c.mu.Lock()
-			ch := c.pending[string(m.ID)]
-			delete(c.pending, string(m.ID))
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		}
-	}
-}
-
-func (c *chainClient) write(v any) {
-	b, _ := json.Marshal(v)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	fmt.Fprintf(c.stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
-}
+// stderrText returns what the server wrote to stderr so far.
+func (c *chainClient) stderrText() string { return c.Stderr() }
 
 func (c *chainClient) notify(method string, params any) {
-	c.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	c.t.Helper()
+	if err := c.Notify(method, params); err != nil {
+		c.t.Fatalf("notify %s: %v", method, err)
+	}
 }
 
 // send sends a request and returns its id and the channel its response
 // arrives on.
-func (c *chainClient) send(method string, params any) (int, <-chan chainMsg) {
-	ch := make(chan chainMsg, 1)
-	c.mu.Lock()
-	c.next++
-	id := c.next
-	c.pending[strconv.Itoa(id)] = ch
-	c.mu.Unlock()
-	c.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+func (c *chainClient) send(method string, params any) (json.RawMessage, <-chan stdioMessage) {
+	c.t.Helper()
+	id, ch, err := c.Send(method, params)
+	if err != nil {
+		c.t.Fatal(err)
+	}
 	return id, ch
 }
 
 // await waits for a response and decodes its result into out.
-func (c *chainClient) await(ctx context.Context, ch <-chan chainMsg, out any) error {
+func (c *chainClient) await(ctx context.Context, ch <-chan stdioMessage, out any) error {
 	select {
-	case m := <-ch:
+	case m, ok := <-ch:
+		if !ok {
+			return fmt.Errorf("server exited: %s", c.Stderr())
+		}
 		if m.Error != nil {
 			return m.Error
 		}
@@ -329,16 +161,13 @@ func (c *chainClient) await(ctx context.Context, ch <-chan chainMsg, out any) er
 			return json.Unmarshal(m.Result, out)
 		}
 		return nil
-	case <-c.exited:
-		return fmt.Errorf("server exited: %s", c.stderrText())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
 func (c *chainClient) call(ctx context.Context, method string, params, out any) error {
-	_, ch := c.send(method, params)
-	return c.await(ctx, ch, out)
+	return c.Call(ctx, method, params, out)
 }
 
 // must calls a method and fails the test on error.
@@ -365,15 +194,13 @@ func (c *chainClient) rpcErr(method string, params any) *chainRPCError {
 }
 
 func (c *chainClient) progressValues() []map[string]any {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var out []map[string]any
-	for _, p := range c.progress {
+	for _, n := range c.Notifications("$/progress") {
 		var v struct {
 			Token any            `json:"token"`
 			Value map[string]any `json:"value"`
 		}
-		if json.Unmarshal(p, &v) == nil && fmt.Sprint(v.Token) == "chain-progress" {
+		if json.Unmarshal(n.Params, &v) == nil && fmt.Sprint(v.Token) == "chain-progress" {
 			out = append(out, v.Value)
 		}
 	}
@@ -383,9 +210,7 @@ func (c *chainClient) progressValues() []map[string]any {
 // chainBeginToken returns the token of a cancellable progress whose title
 // names a chain.
 func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range c.progress {
+	for _, n := range c.Notifications("$/progress") {
 		var v struct {
 			Token json.RawMessage `json:"token"`
 			Value struct {
@@ -394,7 +219,7 @@ func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
 				Cancellable bool   `json:"cancellable"`
 			} `json:"value"`
 		}
-		if json.Unmarshal(p, &v) == nil && v.Value.Kind == "begin" && v.Value.Cancellable && strings.HasPrefix(v.Value.Title, "Chain ") {
+		if json.Unmarshal(n.Params, &v) == nil && v.Value.Kind == "begin" && v.Value.Cancellable && strings.HasPrefix(v.Value.Title, "Chain ") {
 			return v.Token, true
 		}
 	}
@@ -475,6 +300,7 @@ func chainStatuses(r chainRunResult) string {
 // TestChainExecutionMethods walks the ExecutionContext of the seed
 // interface and the execution management methods over stdio.
 func TestChainExecutionMethods(t *testing.T) {
+	t.Parallel()
 	dir, _ := chainWorkspace(t, "")
 	c := chainStart(t, dir)
 
@@ -634,6 +460,7 @@ func TestChainExecutionMethods(t *testing.T) {
 // TestChainRunOverStdio lists, previews and runs a chain with the agent,
 // with $/progress on the request's token.
 func TestChainRunOverStdio(t *testing.T) {
+	t.Parallel()
 	dir, log := chainWorkspace(t, "30s")
 	c := chainStart(t, dir)
 
@@ -697,6 +524,7 @@ func TestChainRunOverStdio(t *testing.T) {
 // TestChainNamedOverStdio previews and runs a chain by the name
 // .ctxls.yaml gives it; a command of the same name would win.
 func TestChainNamedOverStdio(t *testing.T) {
+	t.Parallel()
 	dir, _ := chainWorkspace(t, "30s")
 	c := chainStart(t, dir)
 	for _, method := range []string{"ctxls/chain/preview", "ctxls/chain/run"} {
@@ -724,6 +552,7 @@ func TestChainNamedOverStdio(t *testing.T) {
 // TestChainModelOverStdio: previews, runs and resumes fit their prompts to
 // the window of the model they name, the default model without one.
 func TestChainModelOverStdio(t *testing.T) {
+	t.Parallel()
 	dir, _ := chainWorkspace(t, "30s")
 	cfgPath := filepath.Join(dir, ".ctxls.yaml")
 	cfg, err := os.ReadFile(cfgPath)
@@ -778,6 +607,7 @@ func TestChainModelOverStdio(t *testing.T) {
 // ways a client can: $/cancelRequest, the progress's cancel and
 // ctxls/chain/cancel. The agent dies and its step is left interrupted.
 func TestChainCancelOverStdio(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"cancelRequest", "progress", "serverProgress", "chain/cancel"} {
 		t.Run(how, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pids")
@@ -876,6 +706,7 @@ func chainWaitGone(t testing.TB, pids string) {
 // survived, and resume finishes the chain without running the completed
 // step again.
 func TestChainKilledServer(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
 	c := chainStart(t, dir)
@@ -887,7 +718,11 @@ func TestChainKilledServer(t *testing.T) {
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-c.exited
+	select {
+	case <-c.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed server's output did not end: its agent holds it")
+	}
 	// The agent and its child die with the server.
 	chainWaitGone(t, pids)
 
@@ -943,6 +778,7 @@ func chainIntegrity(t testing.TB, dir string) {
 // workspace at once; every step of every chain is recorded, and a chain one
 // server runs cannot be resumed by the other meanwhile.
 func TestChainTwoServers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts two servers")
 	}

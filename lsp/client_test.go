@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,11 +22,16 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// This file holds a small LSP client that talks to a server process over
-// stdio with Content-Length framing, written from the LSP specification so
-// that the tests see the server exactly as an editor does.
+// This file holds the one LSP client of the tests, written from the LSP
+// specification so that the tests see the server exactly as an editor
+// does: Content-Length framing over a server process's stdio
+// (StartClient) or over pipes to a Server in this process (inprocStart).
+// It reads at all times and answers the server's requests off its read
+// loop, so that it never makes the server wait.
 
 // stdioMessage is any JSON-RPC 2.0 message: request, notification or
 // response.
@@ -106,16 +112,16 @@ type ClientTextEdit struct {
 	NewText string      `json:"newText"`
 }
 
-// Client is an LSP client driving one server process over its stdin and
-// stdout.
+// Client is an LSP client driving one server over a pair of streams.
 type Client struct {
 	t       testing.TB
-	cmd     *exec.Cmd
+	cmd     *exec.Cmd // nil for a server in this process
 	stdin   io.WriteCloser
 	stderr  *stdioSafeBuffer
 	done    chan struct{} // closed when the read loop ends
-	exited  chan struct{} // closed when the process has been waited for
+	exited  chan struct{} // closed when the server has ended
 	waitErr error
+	changed chan struct{} // signalled on every notification
 
 	writeMu sync.Mutex
 	nextID  atomic.Int64
@@ -171,20 +177,13 @@ func StartClient(t testing.TB, dir string, name string, args ...string) *Client 
 	if err != nil {
 		t.Fatalf("stdout pipe: %v", err)
 	}
-	c := &Client{
-		t:       t,
-		cmd:     cmd,
-		stdin:   stdin,
-		stderr:  &stdioSafeBuffer{},
-		done:    make(chan struct{}),
-		exited:  make(chan struct{}),
-		pending: map[string]chan stdioMessage{},
-	}
+	c := newClient(t, stdin)
+	c.cmd = cmd
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	go c.readLoop(stdout)
+	c.start(stdout)
 	go func() {
 		<-c.done
 		c.waitErr = cmd.Wait()
@@ -199,7 +198,11 @@ func StartClient(t testing.TB, dir string, name string, args ...string) *Client 
 			case <-c.exited:
 			case <-time.After(5 * time.Second):
 				_ = cmd.Process.Kill()
-				<-c.exited
+				select {
+				case <-c.exited:
+				case <-time.After(10 * time.Second):
+					t.Errorf("the killed server's output did not end (a child may hold it)")
+				}
 			}
 		}
 		if s := c.stderr.String(); stdioLooksLikeCrash(s) {
@@ -208,6 +211,22 @@ func StartClient(t testing.TB, dir string, name string, args ...string) *Client 
 	})
 	return c
 }
+
+// newClient returns a client that writes to w; start begins reading.
+func newClient(t testing.TB, w io.WriteCloser) *Client {
+	return &Client{
+		t:       t,
+		stdin:   w,
+		stderr:  &stdioSafeBuffer{},
+		done:    make(chan struct{}),
+		exited:  make(chan struct{}),
+		changed: make(chan struct{}, 1),
+		pending: map[string]chan stdioMessage{},
+	}
+}
+
+// start reads the server's messages from r until it ends.
+func (c *Client) start(r io.Reader) { go c.readLoop(r) }
 
 // stdioLooksLikeCrash reports whether a server's stderr shows a Go panic
 // or a fatal runtime error.
@@ -247,7 +266,7 @@ func (c *Client) readLoop(stdout io.Reader) {
 			return
 		}
 		var msg stdioMessage
-		if err := json.Unmarshal(body, &msg); err != nil {
+		if err := decodeMessage(body, &msg); err != nil {
 			c.setReadErr(fmt.Errorf("server sent invalid JSON %q: %w", stdioTail(string(body), 200), err))
 			return
 		}
@@ -287,6 +306,10 @@ func (c *Client) dispatch(msg stdioMessage) {
 		}
 		c.watchers = keep
 		c.mu.Unlock()
+		select {
+		case c.changed <- struct{}{}:
+		default:
+		}
 	default: // response
 		key := string(msg.ID)
 		c.mu.Lock()
@@ -298,6 +321,11 @@ func (c *Client) dispatch(msg stdioMessage) {
 		c.mu.Unlock()
 		if ok {
 			ch <- msg
+		} else {
+			select {
+			case c.changed <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
@@ -323,6 +351,46 @@ func (c *Client) answerServerRequest(msg stdioMessage) {
 	_ = c.write(stdioMessage{JSONRPC: "2.0", ID: msg.ID, Result: raw})
 }
 
+// decodeMessage decodes a message into m as json.Unmarshal would. It
+// walks the top level with jsontext and copies the raw values: with
+// encoding/json, the client took longer to read a 10,000-item execution
+// list than the server to answer it, as an editor's JSON.parse does not.
+func decodeMessage(body []byte, m *stdioMessage) error {
+	d := jsontext.NewDecoder(bytes.NewReader(body))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return fmt.Errorf("a message is a JSON object: %.40q", body)
+	}
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String() // the token is void after the next read
+		v, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "jsonrpc":
+			err = json.Unmarshal(v, &m.JSONRPC)
+		case "id":
+			m.ID = json.RawMessage(v.Clone())
+		case "method":
+			err = json.Unmarshal(v, &m.Method)
+		case "params":
+			m.Params = json.RawMessage(v.Clone())
+		case "result":
+			m.Result = json.RawMessage(v.Clone())
+		case "error":
+			err = json.Unmarshal(v, &m.Error)
+		}
+		if err != nil {
+			return fmt.Errorf("message field %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // ServerRequests returns the methods of the requests the server sent.
 func (c *Client) ServerRequests() []string {
 	c.mu.Lock()
@@ -340,6 +408,31 @@ func (c *Client) Unmatched() []stdioMessage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]stdioMessage(nil), c.unmatched...)
+}
+
+// WaitUnmatched waits for a response to id (as written in JSON) among
+// those to messages the client did not send itself (WriteRaw, WriteFrame).
+// Each response is returned once.
+func (c *Client) WaitUnmatched(ctx context.Context, id string) (stdioMessage, error) {
+	for {
+		c.mu.Lock()
+		for i, m := range c.unmatched {
+			if string(m.ID) == id {
+				c.unmatched = slices.Delete(c.unmatched, i, i+1)
+				c.mu.Unlock()
+				return m, nil
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.changed:
+		case <-time.After(20 * time.Millisecond):
+		case <-c.done:
+			return stdioMessage{}, fmt.Errorf("the server closed its output before the response to %s: %v", id, c.readError())
+		case <-ctx.Done():
+			return stdioMessage{}, fmt.Errorf("no response to %s: %w", id, ctx.Err())
+		}
+	}
 }
 
 func (c *Client) write(msg stdioMessage) error {

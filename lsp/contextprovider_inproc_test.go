@@ -9,6 +9,7 @@ import (
 )
 
 func TestInprocContextProviderMethods(t *testing.T) {
+	t.Parallel()
 	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
 	tests := []struct {
 		method   string

@@ -94,6 +94,7 @@ func inprocApply(t *testing.T, e inprocEdit) (renames [][2]string) {
 }
 
 func TestInprocRename(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)
@@ -164,6 +165,7 @@ func TestInprocRename(t *testing.T) {
 }
 
 func TestInprocWillRenameFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		from, to string
 		want     map[string][]string
@@ -201,6 +203,7 @@ func TestInprocWillRenameFiles(t *testing.T) {
 }
 
 func TestInprocDiagnosticsAndFixes(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
@@ -269,6 +272,7 @@ func TestInprocDiagnosticsAndFixes(t *testing.T) {
 }
 
 func TestInprocAddFrontmatter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	inprocWrite(t, dir, map[string]string{
 		"context/go/errors.md": "# Error Handling\n\nWrap errors with context.\n\n## Wrapping\n\nUse %w.\n\n## Sentinels\n\nCompare with errors.Is.\n",
@@ -302,6 +306,7 @@ func TestInprocAddFrontmatter(t *testing.T) {
 }
 
 func TestInprocRenameWithoutResourceOperations(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{capabilities: map[string]any{"workspace": map[string]any{}}})
 	u := c.open("commands/notes.md", inprocNoteText)

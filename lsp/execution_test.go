@@ -22,6 +22,7 @@ type executionCommand struct {
 // startCommand, recordMemoryLoad and completeCommand, and reads them back
 // with getPreviousCommand and get.
 func TestExecutionCommandItems(t *testing.T) {
+	t.Parallel()
 	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
 	var ex struct {
 		SessionID string `json:"sessionId"`

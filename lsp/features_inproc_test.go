@@ -18,6 +18,7 @@ typo python:django here
 `
 
 func TestInprocCompletion(t *testing.T) {
+	t.Parallel()
 	for _, utf8 := range []bool{false, true} {
 		name := "utf-16"
 		if utf8 {
@@ -92,6 +93,7 @@ func TestInprocCompletion(t *testing.T) {
 }
 
 func TestInprocNavigation(t *testing.T) {
+	t.Parallel()
 	for _, utf8 := range []bool{false, true} {
 		name := map[bool]string{false: "utf-16", true: "utf-8"}[utf8]
 		t.Run(name, func(t *testing.T) {
@@ -216,6 +218,7 @@ func TestInprocNavigation(t *testing.T) {
 }
 
 func TestInprocCompletionResolve(t *testing.T) {
+	t.Parallel()
 	dir, command := inprocSynthetic(t, 2, 60, 10)
 	c := inprocStart(t, dir, inprocOptions{})
 	text := "dom01:topic_00\n"
@@ -245,6 +248,7 @@ func TestInprocCompletionResolve(t *testing.T) {
 // default edit range gets it once, and that other clients get a text edit
 // in every item; both replace what is typed of the name.
 func TestInprocCompletionEditRange(t *testing.T) {
+	t.Parallel()
 	dir, command := inprocSynthetic(t, 2, 5, 10)
 	type rng struct {
 		Start, End struct{ Line, Character int }
@@ -303,6 +307,7 @@ func TestInprocCompletionEditRange(t *testing.T) {
 }
 
 func TestInprocHoverPlainText(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{capabilities: map[string]any{
 		"textDocument": map[string]any{"hover": map[string]any{"contentFormat": []string{"plaintext"}}},

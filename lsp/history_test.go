@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ type historyWarning struct {
 	Code    string `json:"code"`
 }
 
-type historyList struct {
+type historyPage struct {
 	Items    []historyMessage `json:"items"`
 	Warnings []historyWarning `json:"warnings"`
 	More     bool             `json:"more"`
@@ -83,6 +83,7 @@ func historyAppendAll(c *chainClient, conv string, n int, runID string) []histor
 }
 
 func TestHistoryMethodsOverStdio(t *testing.T) {
+	t.Parallel()
 	dir := historyWorkspace(t)
 	c := chainStart(t, dir)
 
@@ -93,7 +94,7 @@ func TestHistoryMethodsOverStdio(t *testing.T) {
 		t.Fatalf("appended message: %+v", first[0])
 	}
 
-	var l historyList
+	var l historyPage
 	c.must("ctxls/history/list", map[string]any{"conversationId": "conv-1"}, &l)
 	if len(l.Items) != 50 || l.Items[0].ID != first[0].ID || l.Items[49].ID != second[9].ID || l.More {
 		t.Fatalf("list: %d items, first %d, more %v", len(l.Items), l.Items[0].ID, l.More)

@@ -3,11 +3,11 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +15,12 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// inprocClient is a minimal LSP client driving a Server in-process
-// through a pipe, with real framing and JSON on the wire.
+// inprocClient is the test client (client_test.go) driving a Server in
+// this process through pipes, with real framing and JSON on the wire.
 type inprocClient struct {
-	t    testing.TB
-	conn jsonrpc2.Conn
+	*Client
 	root string
-
-	mu       sync.Mutex
-	notes    []inprocNote
-	changed  chan struct{}
-	requests []string // server-to-client requests, by method
-
-	done chan error
-}
-
-type inprocNote struct {
-	Method string
-	Params json.RawMessage
+	done chan error // what Serve returned
 }
 
 // inprocOptions tune the client's initialize request.
@@ -56,21 +44,22 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 		o.diagDelay = 5 * time.Millisecond
 	}
 	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle})
-	c := &inprocClient{t: t, root: dir, changed: make(chan struct{}, 1), done: make(chan error, 1)}
+	c := &inprocClient{Client: newClient(t, cliOut), root: dir, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { c.done <- srv.Serve(ctx, srvIn, srvOut) }()
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(inprocRWC{cliIn, cliOut}))
-	c.conn.Go(ctx, c.handle)
+	go func() {
+		err := srv.Serve(ctx, srvIn, srvOut)
+		srvOut.Close() // the client's read loop ends
+		c.done <- err
+	}()
+	c.start(cliIn)
 	t.Cleanup(func() {
 		cancel()
 		cliOut.Close()
-		srvOut.Close()
 		select {
-		case <-c.done:
+		case <-c.Client.done:
 		case <-time.After(5 * time.Second):
 			t.Error("server did not stop")
 		}
-		c.conn.Close()
 	})
 	if o.noInit {
 		return c
@@ -102,47 +91,21 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	return c
 }
 
-type inprocRWC struct {
-	io.Reader
-	io.WriteCloser
-}
-
-// handle answers the server's requests and records its notifications.
-func (c *inprocClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := strings.Clone(req.Method())
-	params := append(json.RawMessage(nil), req.Params()...)
-	c.mu.Lock()
-	if req.IsCall() {
-		c.requests = append(c.requests, method)
-	} else {
-		c.notes = append(c.notes, inprocNote{method, params})
-	}
-	c.mu.Unlock()
-	select {
-	case c.changed <- struct{}{}:
-	default:
-	}
-	if req.IsCall() {
-		switch method {
-		case "workspace/configuration":
-			return []any{nil}, nil
-		}
-		return nil, nil
-	}
-	return nil, nil
-}
-
-// call sends a request and decodes its result into out.
+// call sends a request and decodes its result into out. An error response
+// is returned as a *jsonrpc2.Error, as the server made it.
 func (c *inprocClient) call(method string, params, out any) error {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	raw, err := json.Marshal(params)
-	if err != nil {
-		c.t.Fatal(err)
+	if params == nil {
+		params = json.RawMessage("null")
 	}
-	var res json.RawMessage
-	if _, err := c.conn.Call(ctx, method, json.RawMessage(raw), &res); err != nil {
+	res, err := c.CallRaw(ctx, method, params)
+	var rpcErr *ClientRPCError
+	if errors.As(err, &rpcErr) {
+		return jsonrpc2.NewError(jsonrpc2.Code(rpcErr.Code), rpcErr.Message)
+	}
+	if err != nil {
 		return err
 	}
 	if out == nil || len(res) == 0 {
@@ -168,11 +131,10 @@ func (c *inprocClient) mustCall(method string, params, out any) {
 
 func (c *inprocClient) notify(method string, params any) {
 	c.t.Helper()
-	raw, err := json.Marshal(params)
-	if err != nil {
-		c.t.Fatal(err)
+	if params == nil {
+		params = json.RawMessage("null")
 	}
-	if err := c.conn.Notify(context.Background(), method, json.RawMessage(raw)); err != nil {
+	if err := c.Notify(method, params); err != nil {
 		c.t.Fatalf("notify %s: %v", method, err)
 	}
 }
@@ -206,8 +168,13 @@ func (c *inprocClient) waitNote(method string, ok func(json.RawMessage) bool) js
 
 // waitQuiet waits until no notification has arrived for d.
 func (c *inprocClient) waitQuiet(d time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
 	n := c.noteCount()
 	for {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("notifications kept arriving for 30 s (%d so far)", n)
+		}
 		time.Sleep(d)
 		if m := c.noteCount(); m == n {
 			return
@@ -221,7 +188,7 @@ func (c *inprocClient) waitQuiet(d time.Duration) {
 func (c *inprocClient) noteCount() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.notes)
+	return len(c.notifications)
 }
 
 // waitNoteSince is waitNote among the notifications after the first since.
@@ -231,7 +198,7 @@ func (c *inprocClient) waitNoteSince(since int, method string, ok func(json.RawM
 	seen := since
 	for {
 		c.mu.Lock()
-		notes := c.notes[seen:]
+		notes := c.notifications[seen:]
 		c.mu.Unlock()
 		for _, n := range notes {
 			seen++

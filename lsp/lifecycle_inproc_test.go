@@ -13,6 +13,7 @@ import (
 )
 
 func TestInprocLifecycle(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{noInit: true})
 
@@ -56,16 +57,21 @@ func TestInprocLifecycle(t *testing.T) {
 		t.Errorf("hover after shutdown: got %v, want InvalidRequest", err)
 	}
 	c.notify("exit", nil)
-	if err := <-c.done; err != nil {
-		t.Errorf("Serve after shutdown+exit: %v", err)
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Errorf("Serve after shutdown+exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after shutdown and exit")
 	}
-	c.done <- nil // for the cleanup
 }
 
 // TestInprocReclaim checks that the server hands the garbage of its
 // initial work to Options.Reclaim: once after the index and once after the
 // diagnostics of every file, and not on ordinary edits.
 func TestInprocReclaim(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{reclaim: func() { calls.Add(1) }})
@@ -85,6 +91,7 @@ func TestInprocReclaim(t *testing.T) {
 // TestInprocIdle checks that Options.Idle runs once the diagnostics of an
 // edit are out and no further change came, once per such pause.
 func TestInprocIdle(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{idle: func() { calls.Add(1) }})

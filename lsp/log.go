@@ -45,9 +45,31 @@ func (h *clientLogHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level >= slog.LevelError {
 		typ = protocol.MessageTypeError
 	}
-	// Notify only writes; it never waits for the client.
-	_ = h.s.client.LogMessage(context.WithoutCancel(ctx), &protocol.LogMessageParams{Type: typ, Message: b.String()})
+	// The message is queued, not written: a warning logged on the read loop
+	// must not wait for the client to read, or a client that is writing to
+	// the server at that moment waits for the read loop in turn. A message
+	// that finds the queue full has reached the server's own log only.
+	select {
+	case h.s.logq <- &protocol.LogMessageParams{Type: typ, Message: b.String()}:
+	default:
+	}
 	return nil
+}
+
+// logQueue is how many window/logMessage notifications may wait for the
+// client; more are dropped from the client's view (not from stderr).
+const logQueue = 256
+
+// sendLogs writes queued log messages to the client until ctx is done.
+func (s *Server) sendLogs(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-s.logq:
+			_ = s.client.LogMessage(context.WithoutCancel(ctx), m)
+		}
+	}
 }
 
 func (h *clientLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {

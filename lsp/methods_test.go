@@ -8,6 +8,7 @@ import (
 )
 
 func TestEncodeResult(t *testing.T) {
+	t.Parallel()
 	big := json.RawMessage(`{"items":[{"sessionId":"a"}],"warnings":[]}`)
 	tests := []struct {
 		name string

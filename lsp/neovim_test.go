@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"context"
@@ -35,6 +35,7 @@ type nvimResult struct {
 // Neovim, whose built-in LSP client starts ctxls, and checks completion,
 // hover and diagnostics as Neovim received them.
 func TestNeovim(t *testing.T) {
+	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -57,7 +58,7 @@ func TestNeovim(t *testing.T) {
 	cmd.Dir = root
 	// A private home keeps the user's configuration, plugins and state out.
 	cmd.Env = append(os.Environ(),
-		"CTXLS_BIN="+stdioBinary,
+		"CTXLS_BIN="+stdioBinaryPath(t),
 		"CTXLS_ROOT="+root,
 		"CTXLS_NVIM_OUT="+out,
 		"HOME="+tmp,
@@ -121,5 +122,27 @@ func TestNeovim(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("diagnostics lack the unresolved python:fastapi on line %d: %+v", wantLine+1, res.Diagnostics)
+	}
+}
+
+// TestNeovimReadmeSnippet: the Neovim configuration the README gives is
+// the one TestNeovim runs (testdata/nvim/ctxls.lua), word for word.
+func TestNeovimReadmeSnippet(t *testing.T) {
+	t.Parallel()
+	readme := stdioRead(t, filepath.Join("..", "README.md"))
+	config := stdioRead(t, filepath.Join("testdata", "nvim", "ctxls.lua"))
+	_, after, ok := strings.Cut(readme, "**Neovim**")
+	if !ok {
+		t.Fatal("the README has no Neovim section")
+	}
+	_, block, ok := strings.Cut(after, "```lua\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```\n")
+	}
+	if !ok {
+		t.Fatal("the README's Neovim section has no lua block")
+	}
+	if block != config {
+		t.Errorf("the README's Neovim configuration differs from testdata/nvim/ctxls.lua:\n%s\n--- want ---\n%s", block, config)
 	}
 }

@@ -74,8 +74,9 @@ type Server struct {
 	protocol.UnimplementedServer
 
 	opts   Options
-	stderr *slog.Logger // the server's own log
-	log    *slog.Logger // stderr and window/logMessage for warnings
+	stderr *slog.Logger                    // the server's own log
+	log    *slog.Logger                    // stderr and window/logMessage for warnings
+	logq   chan *protocol.LogMessageParams // window/logMessage waiting to be sent
 
 	ctx         context.Context // lives as long as Serve
 	conn        jsonrpc2.Conn
@@ -150,6 +151,7 @@ func New(opts Options) *Server {
 		ready:       make(chan struct{}),
 		enc:         document.UTF16,
 		stderr:      log,
+		logq:        make(chan *protocol.LogMessageParams, logQueue),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)
@@ -169,6 +171,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
+	go s.sendLogs(ctx)
 	s.conn.Go(ctx, s.handler())
 	select {
 	case <-s.exited:
@@ -309,10 +312,17 @@ func (s *Server) handler() jsonrpc2.Handler {
 	}
 }
 
-// requestError maps a cancelled request's error to RequestCancelled.
+// requestError maps a cancelled request's error to RequestCancelled, and
+// an error that carries no JSON-RPC code to RequestFailed (the request was
+// valid but could not be carried out): left alone it would go out with
+// code 0, which is no JSON-RPC code.
 func requestError(ctx context.Context, err error) error {
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, protocol.ErrRequestCancelled)) {
 		return protocol.ErrRequestCancelled
+	}
+	var rpc *jsonrpc2.Error
+	if !errors.As(err, &rpc) {
+		return jsonrpc2.NewError(codeRequestFailed, err.Error())
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -22,9 +23,9 @@ import (
 // pipes as an editor does. They know the server only through the LSP
 // specification, SPEC.md and the example library.
 
-// stdioBinary is the path of the ctxls binary built by TestMain, in
-// stdioTempDir, which TestMain removes at the end.
-var stdioBinary, stdioTempDir string
+// stdioTempDir is a directory for the whole test binary (the ctxls
+// binary, generated libraries); TestMain removes it at the end.
+var stdioTempDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(stdioRunMain(m))
@@ -38,14 +39,28 @@ func stdioRunMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	stdioTempDir = dir
-	stdioBinary = filepath.Join(dir, "ctxls")
-	cmd := exec.Command("go", "build", "-o", stdioBinary, "github.com/ctxls/ctxls/cmd/ctxls")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build ctxls:", err)
-		return 1
-	}
 	return m.Run()
+}
+
+// stdioBuild builds the ctxls binary once, for the tests that run it.
+var stdioBuild = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(stdioTempDir, "ctxls")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxls/ctxls/cmd/ctxls").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build ctxls: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// stdioBinaryPath returns the path of the ctxls binary, building it on
+// first use (the in-process tests need none).
+func stdioBinaryPath(t testing.TB) string {
+	t.Helper()
+	bin, err := stdioBuild()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
 
 // stdioTimeout bounds every wait of a test, generous for 2 shared cores.
@@ -100,7 +115,7 @@ func stdioWorkspace(t testing.TB) string {
 // stdioStart starts `ctxls serve --stdio` in root.
 func stdioStart(t testing.TB, root string) *Client {
 	t.Helper()
-	return StartClient(t, root, stdioBinary, "serve", "--stdio")
+	return StartClient(t, root, stdioBinaryPath(t), "serve", "--stdio")
 }
 
 // stdioStartInit starts the server on a copy of the example library and
@@ -298,6 +313,7 @@ func stdioLocations(t testing.TB, raw json.RawMessage) []ClientLocation {
 var stdioTokDetail = regexp.MustCompile(`· [0-9][0-9,.]*k? tok`)
 
 func TestStdioInitializeCapabilities(t *testing.T) {
+	t.Parallel()
 	c, _, init := stdioStartInit(t)
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
@@ -389,6 +405,7 @@ func stdioDiagAt(diags []ClientDiagnostic, code string, line int, substr string)
 }
 
 func TestStdioDiagnosticsPublished(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	review := stdioRead(t, filepath.Join(root, "commands", "review.md"))
@@ -448,6 +465,7 @@ func TestStdioDiagnosticsPublished(t *testing.T) {
 }
 
 func TestStdioPositionEncodingUTF8(t *testing.T) {
+	t.Parallel()
 	root := stdioWorkspace(t)
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
@@ -496,6 +514,7 @@ func TestStdioPositionEncodingUTF8(t *testing.T) {
 }
 
 func TestStdioPositionEncodingNegotiation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		offered []string
 		want    []string // acceptable answers; "" means the field left out
@@ -530,6 +549,7 @@ func TestStdioPositionEncodingNegotiation(t *testing.T) {
 }
 
 func TestStdioCompletionAfterDomain(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -613,6 +633,7 @@ func TestStdioCompletionAfterDomain(t *testing.T) {
 }
 
 func TestStdioHover(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -655,6 +676,7 @@ func TestStdioHover(t *testing.T) {
 }
 
 func TestStdioDefinition(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -693,6 +715,7 @@ func TestStdioDefinition(t *testing.T) {
 }
 
 func TestStdioReferences(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -741,6 +764,7 @@ func TestStdioReferences(t *testing.T) {
 }
 
 func TestStdioRename(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -813,6 +837,7 @@ func TestStdioRename(t *testing.T) {
 }
 
 func TestStdioUnicodeColumnsUTF16(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	path := filepath.Join(root, "commands", "unicode.md")
@@ -906,6 +931,7 @@ func TestStdioUnicodeColumnsUTF16(t *testing.T) {
 }
 
 func TestStdioIncrementalChangeClearsDiagnostics(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -968,6 +994,7 @@ func TestStdioIncrementalChangeClearsDiagnostics(t *testing.T) {
 }
 
 func TestStdioUnopenedFiles(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	path := filepath.Join(root, "commands", "review.md")
@@ -1001,6 +1028,7 @@ func TestStdioUnopenedFiles(t *testing.T) {
 }
 
 func TestStdioWillRenameFiles(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	oldPath := filepath.Join(root, "context", "security", "secure_coding.md")
@@ -1048,6 +1076,7 @@ func TestStdioWillRenameFiles(t *testing.T) {
 }
 
 func TestStdioDiskChangesRepublish(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	reviewPath := filepath.Join(root, "commands", "review.md")
@@ -1100,6 +1129,7 @@ func TestStdioDiskChangesRepublish(t *testing.T) {
 }
 
 func TestStdioConfigurationChange(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	// django_patterns declares 2400 tokens, about three times what it
@@ -1130,6 +1160,7 @@ func TestStdioConfigurationChange(t *testing.T) {
 }
 
 func TestStdioCancelRequest(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -1168,6 +1199,7 @@ func TestStdioCancelRequest(t *testing.T) {
 }
 
 func TestStdioCodeActionDidYouMean(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
@@ -1223,6 +1255,7 @@ func TestStdioCodeActionDidYouMean(t *testing.T) {
 }
 
 func TestStdioSymbolsAndLinks(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	topicURI, _ := stdioOpen(t, c, root, "context/python/fastapi_patterns.md")
@@ -1296,6 +1329,7 @@ func TestStdioSymbolsAndLinks(t *testing.T) {
 }
 
 func TestStdioCustomMethods(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	type list struct {
@@ -1340,6 +1374,7 @@ func TestStdioCustomMethods(t *testing.T) {
 }
 
 func TestStdioIndexProgress(t *testing.T) {
+	t.Parallel()
 	root := stdioWorkspace(t)
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
@@ -1387,6 +1422,7 @@ func TestStdioIndexProgress(t *testing.T) {
 }
 
 func TestStdioShutdownAndExit(t *testing.T) {
+	t.Parallel()
 	t.Run("requests after shutdown", func(t *testing.T) {
 		c, _, _ := stdioStartInit(t)
 		ctx := stdioCtx(t)
@@ -1420,6 +1456,7 @@ func TestStdioShutdownAndExit(t *testing.T) {
 }
 
 func TestStdioBadConfigurationWarns(t *testing.T) {
+	t.Parallel()
 	root := stdioWorkspace(t)
 	// A config file with a tokenizer that does not exist and broken YAML
 	// further down: the server says so and keeps serving the library.
@@ -1463,6 +1500,7 @@ func TestStdioBadConfigurationWarns(t *testing.T) {
 // --- bad input -------------------------------------------------------------
 
 func TestStdioBadInputGarbage(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioStartInit(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	garbage := make([]byte, 64<<10)
@@ -1483,6 +1521,7 @@ func TestStdioBadInputGarbage(t *testing.T) {
 }
 
 func TestStdioBadInputGarbageThenEOF(t *testing.T) {
+	t.Parallel()
 	root := stdioWorkspace(t)
 	c := stdioStart(t, root)
 	if err := c.WriteRaw([]byte("\x00\xff\xfegarbage without any header\r\n\r\n{]")); err != nil {
@@ -1498,6 +1537,7 @@ func TestStdioBadInputGarbageThenEOF(t *testing.T) {
 }
 
 func TestStdioBadInputInvalidJSON(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioStartInit(t)
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":99,"method":"textDocument/hover","params":`,
@@ -1523,6 +1563,7 @@ func TestStdioBadInputInvalidJSON(t *testing.T) {
 }
 
 func TestStdioBadInputWrongContentLength(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioStartInit(t)
 	body := []byte(`{"jsonrpc":"2.0","id":"short","method":"workspace/symbol","params":{"query":"x"}}`)
 	// Too short: the body's tail looks like garbage before the next header.
@@ -1565,6 +1606,7 @@ func TestStdioBadInputWrongContentLength(t *testing.T) {
 }
 
 func TestStdioBadInputUnknownMethod(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	for _, m := range []string{"ctxls/noSuchMethod", "textDocument/noSuchFeature", "$/noSuchRequest"} {
@@ -1585,6 +1627,7 @@ func TestStdioBadInputUnknownMethod(t *testing.T) {
 }
 
 func TestStdioBadInputPositionsOutOfRange(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	uri, _ := stdioOpen(t, c, root, "commands/implement.md")
@@ -1623,6 +1666,7 @@ func TestStdioBadInputPositionsOutOfRange(t *testing.T) {
 }
 
 func TestStdioBadInputHugeDocument(t *testing.T) {
+	t.Parallel()
 	c, root, _ := stdioStartInit(t)
 	ctx := stdioCtx(t)
 	var b strings.Builder
@@ -1657,6 +1701,7 @@ func TestStdioBadInputHugeDocument(t *testing.T) {
 }
 
 func TestStdioBadInputBeforeInitialize(t *testing.T) {
+	t.Parallel()
 	root := stdioWorkspace(t)
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
@@ -1688,6 +1733,7 @@ func TestStdioBadInputBeforeInitialize(t *testing.T) {
 }
 
 func TestStdioEOFAfterInitialize(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioStartInit(t)
 	if err := c.CloseStdin(); err != nil {
 		t.Fatal(err)
@@ -1699,6 +1745,7 @@ func TestStdioEOFAfterInitialize(t *testing.T) {
 }
 
 func TestStdioRegistersFileWatchers(t *testing.T) {
+	t.Parallel()
 	// The test client offers dynamic registration of file watchers, as
 	// VS Code and Neovim do: the server asks for markdown files and its
 	// configuration.

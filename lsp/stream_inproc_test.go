@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,55 +11,28 @@ import (
 	"time"
 )
 
-// inprocRaw drives a Server with raw bytes, to test what a well-behaved
-// client never sends.
+// inprocRaw is the test client over pipes to a Server in this process,
+// for tests that write frames by hand (malformed ones too).
 type inprocRaw struct {
-	t    *testing.T
-	w    io.WriteCloser
-	msgs chan map[string]json.RawMessage
-	done chan error
+	*Client
 }
 
 func inprocRawStart(t *testing.T, dir string) *inprocRaw {
 	t.Helper()
 	srvIn, w := io.Pipe()
 	r, srvOut := io.Pipe()
-	c := &inprocRaw{t: t, w: w, msgs: make(chan map[string]json.RawMessage, 100), done: make(chan error, 1)}
+	c := &inprocRaw{newClient(t, w)}
 	srv := New(Options{Dir: dir, NoWatch: true})
-	go func() { c.done <- srv.Serve(context.Background(), srvIn, srvOut) }()
+	served := make(chan error, 1)
 	go func() {
-		br := bufio.NewReader(r)
-		for {
-			n := 0
-			for {
-				line, err := br.ReadString('\n')
-				if err != nil {
-					close(c.msgs)
-					return
-				}
-				line = strings.TrimSpace(line)
-				if line == "" {
-					break
-				}
-				if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-					n, _ = strconv.Atoi(v)
-				}
-			}
-			body := make([]byte, n)
-			if _, err := io.ReadFull(br, body); err != nil {
-				close(c.msgs)
-				return
-			}
-			var m map[string]json.RawMessage
-			json.Unmarshal(body, &m)
-			c.msgs <- m
-		}
+		served <- srv.Serve(context.Background(), srvIn, srvOut)
+		srvOut.Close()
 	}()
+	c.start(r)
 	t.Cleanup(func() {
 		w.Close()
-		srvOut.Close()
 		select {
-		case <-c.done:
+		case <-served:
 		case <-time.After(5 * time.Second):
 			t.Error("server did not stop at end of input")
 		}
@@ -70,30 +42,31 @@ func inprocRawStart(t *testing.T, dir string) *inprocRaw {
 
 func (c *inprocRaw) send(raw string) {
 	c.t.Helper()
-	if _, err := io.WriteString(c.w, raw); err != nil {
+	if err := c.WriteRaw([]byte(raw)); err != nil {
 		c.t.Fatalf("write: %v", err)
 	}
 }
 
 func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
 
-// response waits for the response to id, skipping notifications.
+// response waits for the response to id (as it is written in JSON) among
+// those to frames written by hand.
 func (c *inprocRaw) response(id string) map[string]json.RawMessage {
 	c.t.Helper()
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case m, ok := <-c.msgs:
-			if !ok {
-				c.t.Fatalf("the server closed its output waiting for %s", id)
-			}
-			if string(m["id"]) == id {
-				return m
-			}
-		case <-timeout:
-			c.t.Fatalf("no response to %s", id)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m, err := c.WaitUnmatched(ctx, id)
+	if err != nil {
+		c.t.Fatal(err)
 	}
+	out := map[string]json.RawMessage{"id": m.ID}
+	if m.Result != nil {
+		out["result"] = m.Result
+	}
+	if m.Error != nil {
+		out["error"], _ = json.Marshal(m.Error)
+	}
+	return out
 }
 
 func errorCode(m map[string]json.RawMessage) int {
@@ -103,6 +76,7 @@ func errorCode(m map[string]json.RawMessage) int {
 }
 
 func TestInprocBadInput(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocRawStart(t, dir)
 	hover := func(id int, line int) string {
@@ -164,6 +138,7 @@ func TestInprocBadInput(t *testing.T) {
 }
 
 func TestInprocCancelRequest(t *testing.T) {
+	t.Parallel()
 	// A large library keeps the first request waiting for the index long
 	// enough to cancel it.
 	dir, _ := inprocSynthetic(t, 20, 100, 10)
@@ -183,6 +158,7 @@ func TestInprocCancelRequest(t *testing.T) {
 }
 
 func TestInprocDocumentCost(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)

@@ -20,6 +20,7 @@ func mentions(d inprocDiagnostics, s string) bool {
 }
 
 func TestInprocDiskChanges(t *testing.T) {
+	t.Parallel()
 	for _, viaWatcher := range []bool{true, false} {
 		name := map[bool]string{true: "watcher", false: "didChangeWatchedFiles"}[viaWatcher]
 		t.Run(name, func(t *testing.T) {
@@ -42,6 +43,7 @@ func TestInprocDiskChanges(t *testing.T) {
 }
 
 func TestInprocConfiguration(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	django := string(uriOf(filepath.Join(dir, "context/python/django_patterns.md")))
@@ -63,6 +65,7 @@ func TestInprocConfiguration(t *testing.T) {
 }
 
 func TestInprocLogAndProgress(t *testing.T) {
+	t.Parallel()
 	dir, _ := inprocSynthetic(t, 20, 100, 10)
 	inprocWrite(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
 	c := inprocStart(t, dir, inprocOptions{})
@@ -77,14 +80,13 @@ func TestInprocLogAndProgress(t *testing.T) {
 		t.Errorf("progress begin: %s", begin)
 	}
 	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !slices.Contains(c.requests, "window/workDoneProgress/create") {
-		t.Errorf("no progress token was created: %v", c.requests)
+	if !slices.Contains(c.ServerRequests(), "window/workDoneProgress/create") {
+		t.Errorf("no progress token was created: %v", c.ServerRequests())
 	}
 }
 
 func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
+	t.Parallel()
 	dir, _ := inprocSynthetic(t, 20, 100, 10)
 	c := inprocStart(t, dir, inprocOptions{})
 	// The index of 2,000 topics is still being built: these are queued.
@@ -106,6 +108,7 @@ func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
 }
 
 func TestInprocSettingsDuringIndex(t *testing.T) {
+	t.Parallel()
 	dir, _ := inprocSynthetic(t, 20, 100, 10)
 	c := inprocStart(t, dir, inprocOptions{})
 	// Sent while the index is built, as the extension does right after start.

@@ -375,7 +375,11 @@ func start(t testing.TB, opts Options) *env {
 		if err := w.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		<-c.done
+		select {
+		case <-c.done:
+		case <-time.After(waitTimeout):
+			t.Fatal("the consumer of batches did not end after Close")
+		}
 		c.check(t)
 		if t.Failed() {
 			t.Logf("log:\n%s", logs)

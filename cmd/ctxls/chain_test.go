@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,10 +84,16 @@ type chainCLIResult struct {
 
 func chainExec(t *testing.T, bin string, args ...string) chainCLIResult {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.WaitDelay = 5 * time.Second // an agent left behind may hold the output
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("ctxls %v did not end within 2 minutes:\n%s", args, errb.String())
+	}
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -255,6 +262,7 @@ func TestChainCLI(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pids")
 		dir := chainCLIWorkspace(t, agent, log, "-hangonce", "implement", "-pidfile", pidFile)
 		cmd := exec.Command(ctxls, "chain", "run", "feature", "--input", "add sorting", "--dir", dir)
+		cmd.WaitDelay = 5 * time.Second // the killed agent's output must not hold Wait
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		if err := cmd.Start(); err != nil {

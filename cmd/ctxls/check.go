@@ -7,8 +7,10 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
@@ -232,7 +234,7 @@ func (r *checkRecord) at(lines *document.Lines, s document.Span) {
 func printCheck(w io.Writer, lib *library.Library, records []checkRecord, errors int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range records {
-		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\n", r.File, r.Line, r.Column, r.Severity, r.Code, r.Message)
+		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\n", oneLine(r.File), r.Line, r.Column, r.Severity, r.Code, oneLine(r.Message))
 	}
 	tw.Flush()
 	files := map[string]bool{}
@@ -278,4 +280,16 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// oneLine escapes the control characters of s as Go does in a string
+// literal: a file name may hold a newline or a tab, and the text output
+// must keep one record per line, so that no name can pass for another
+// record or the summary.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

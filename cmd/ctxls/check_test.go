@@ -307,3 +307,36 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckTextEscapesFileNames: a file name holding a newline cannot
+// forge a line of the text output; it is printed escaped, on its record's
+// one line.
+func TestCheckTextEscapesFileNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"context/python/fastapi.md": "# FastAPI\n\nRoutes.\n",
+		"commands/a\nforged.md":     "Use python:nope_topic here.\n",
+	}
+	for rel, content := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runCLI(t, "check", dir)
+	if exitCode(err) != 1 {
+		t.Fatalf("exit = %v, want 1\n%s", err, out)
+	}
+	if !strings.Contains(out, `commands/a\nforged.md:1:`) {
+		t.Errorf("the record does not name the file escaped:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "forged.md") {
+			t.Errorf("a file name forged the line %q", line)
+		}
+	}
+}

@@ -3,9 +3,9 @@
 -- hover and diagnostics in the file given on the command line, then writes
 -- what it got as JSON to $CTXLS_NVIM_OUT and quits.
 --
--- Environment: CTXLS_BIN (server binary), CTXLS_ROOT (workspace root),
--- CTXLS_NVIM_OUT (result file). Works with Neovim 0.7 (start_client) and
--- later (vim.lsp.start).
+-- Environment: CTXLS_BIN (server binary, named ctxls), CTXLS_ROOT
+-- (workspace root), CTXLS_NVIM_OUT (result file). Works with Neovim 0.7
+-- and later.
 
 local bin = assert(os.getenv('CTXLS_BIN'), 'CTXLS_BIN not set')
 local root = assert(os.getenv('CTXLS_ROOT'), 'CTXLS_ROOT not set')
@@ -29,29 +29,11 @@ local function finish()
   vim.cmd('qall!')
 end
 
-local config = {
-  name = 'ctxls',
-  cmd = { bin, 'serve', '--stdio' },
-  root_dir = root,
-  workspace_folders = { { uri = vim.uri_from_fname(root), name = 'library' } },
-}
-
--- Attach ctxls to every markdown buffer.
-vim.api.nvim_create_autocmd('FileType', {
-  pattern = 'markdown',
-  callback = function(args)
-    if vim.lsp.start then
-      vim.lsp.start(config)
-    else
-      if not result.client_id then
-        result.client_id = vim.lsp.start_client(config)
-      end
-      if result.client_id then
-        vim.lsp.buf_attach_client(args.buf, result.client_id)
-      end
-    end
-  end,
-})
+-- The configuration is the README's (ctxls.lua, next to this file), with
+-- the binary under test first on PATH.
+local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+vim.env.PATH = vim.fn.fnamemodify(bin, ':p:h') .. ':' .. vim.env.PATH
+dofile(here .. '/ctxls.lua')
 
 local function clients(bufnr)
   if vim.lsp.get_clients then

@@ -42,6 +42,10 @@ var (
 	ErrExists      = errors.New("already exists")
 )
 
+// maxFileName is the longest file name, in bytes, that common file
+// systems (ext4, APFS, NTFS in UTF-16 units) take.
+const maxFileName = 255
+
 // validName matches a topic name a rename may give: a file stem.
 var validName = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_.\-]*$`)
 
@@ -55,17 +59,42 @@ func Rename(lib *library.Library, t *library.Topic, newName string) (Move, error
 	if dir := path.Dir(t.Name); dir != "." {
 		newName = dir + "/" + newName
 	}
-	m := Move{Topic: t, Domain: t.Domain, Name: newName, NewPath: filepath.Join(filepath.Dir(t.Path), path.Base(newName)+".md")}
+	file := path.Base(newName) + ".md"
+	if len(file) > maxFileName {
+		return Move{}, fmt.Errorf("%q is %w: its file name would be %d bytes long, the limit is %d", path.Base(newName), ErrInvalidName, len(file), maxFileName)
+	}
+	m := Move{Topic: t, Domain: t.Domain, Name: newName, NewPath: filepath.Join(filepath.Dir(t.Path), file)}
 	if newName == t.Name {
 		return m, nil
 	}
 	if _, exists := lib.Topic(t.Domain + "/" + newName); exists {
 		return Move{}, fmt.Errorf("topic %s:%s %w", t.Domain, newName, ErrExists)
 	}
-	if _, err := os.Stat(m.NewPath); err == nil {
+	// Names that differ only in case are one file on a case-insensitive
+	// file system and two easily confused topics on the others.
+	for _, o := range lib.TopicsUnordered() {
+		if o != t && o.Domain == t.Domain && strings.EqualFold(o.Name, newName) {
+			return Move{}, fmt.Errorf("topic %s:%s %w (the names differ only in case)", o.Domain, o.Name, ErrExists)
+		}
+	}
+	if _, err := os.Stat(m.NewPath); err == nil && !sameFile(m.NewPath, t.Path) {
 		return Move{}, fmt.Errorf("%s %w", m.NewPath, ErrExists)
 	}
+	entries, _ := os.ReadDir(filepath.Dir(t.Path))
+	for _, e := range entries {
+		if e.Name() != filepath.Base(t.Path) && e.Name() != file && strings.EqualFold(e.Name(), file) {
+			return Move{}, fmt.Errorf("%s %w (the names differ only in case)", filepath.Join(filepath.Dir(t.Path), e.Name()), ErrExists)
+		}
+	}
 	return m, nil
+}
+
+// sameFile reports whether a and b are one file (a case-only rename on a
+// case-insensitive file system).
+func sameFile(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // Moves returns the moves of the topics a file or folder rename from

@@ -69,6 +69,10 @@ func TestRenameErrors(t *testing.T) {
 		{"", ErrInvalidName},
 		{"a b", ErrInvalidName},
 		{"pydantic_models", ErrExists},
+		{"Pydantic_Models", ErrExists}, // differs from a topic only in case
+		{strings.Repeat("a", 253), ErrInvalidName},
+		{strings.Repeat("a", 252), nil}, // 255 bytes with .md
+		{"FastAPI_Patterns", nil},       // its own name in other case
 		{"fastapi_guide.md", nil},
 	}
 	for _, tc := range tests {

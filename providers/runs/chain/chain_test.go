@@ -187,6 +187,7 @@ var feature = []string{"brainstorm", "implement", "test"}
 // TestRunPreviewExecutor runs a chain with the default executor: every
 // step records its prompt and costs, later steps reuse cached context.
 func TestRunPreviewExecutor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
 	ctx := context.Background()
 	res, err := e.runner.Run(ctx, Request{Commands: []string{"/brainstorm", "implement", "test"}, Input: "add sorting", ProjectName: "shop"})
@@ -238,6 +239,7 @@ func TestRunPreviewExecutor(t *testing.T) {
 // prompts, the prompt's parts come in order, and the environment names the
 // step.
 func TestRunExec(t *testing.T) {
+	t.Parallel()
 	dumps := t.TempDir()
 	e := agentEnv(t, "30s", "", "-dump", dumps)
 	ctx := context.Background()
@@ -310,6 +312,7 @@ func TestRunExec(t *testing.T) {
 }
 
 func TestUnknownCommand(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
 	ctx := context.Background()
 	for _, run := range []bool{false, true} {
@@ -334,6 +337,7 @@ func TestUnknownCommand(t *testing.T) {
 }
 
 func TestExecutorMissing(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, want string }{
 		{"executor:\n  kind: exec\n  command: [\"/nonexistent/agent-cli\", \"-p\"]\n", `agent program "/nonexistent/agent-cli" not found`},
 		{"executor:\n  kind: exec\n  command: [no-such-agent-cli-on-path]\n", `"no-such-agent-cli-on-path" not found`},
@@ -360,6 +364,7 @@ func TestExecutorMissing(t *testing.T) {
 // as the reason; resume retries it as attempt 2 and never re-runs the step
 // that succeeded.
 func TestFailureAndResume(t *testing.T) {
+	t.Parallel()
 	e := agentEnv(t, "30s", "", "-failonce", "implement")
 	ctx := context.Background()
 	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "x"})
@@ -438,6 +443,7 @@ func waitGone(t *testing.T, pids string) {
 // TestTimeout: a hanging agent is killed with its children when the step
 // times out, and the step fails with the reason.
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups")
 	}
@@ -462,6 +468,7 @@ func TestTimeout(t *testing.T) {
 // TestCancel: cancelling a run kills the agent, leaves the step
 // interrupted, and a resume completes the chain.
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups")
 	}
@@ -494,7 +501,11 @@ func TestCancel(t *testing.T) {
 	if got := e.runner.Cancel(running[0]); len(got) != 1 {
 		t.Fatalf("cancel stopped %v", got)
 	}
-	<-done
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled chain did not return")
+	}
 	check(t, err)
 	waitGone(t, pids)
 	if res.State != execution.StateInterrupted || statuses(res) != "brainstorm:success implement:interrupted test:pending" {
@@ -516,6 +527,7 @@ func TestCancel(t *testing.T) {
 // TestBadOutput: megabytes, binary data and a broken shared block each give
 // a clear status or warning and lose nothing that was kept.
 func TestBadOutput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, executorYAML(t, "30s", "-big", "brainstorm", "-bigsize", "3000000", "-binary", "implement", "-badshared", "test"))
 	e.runner.opts.MaxOutput = 1 << 20
 	ctx := context.Background()
@@ -571,6 +583,7 @@ func containsAny(list []string, sub string) bool {
 // step (or the named execution) loaded as cached and says what the budget
 // dropped.
 func TestPreview(t *testing.T) {
+	t.Parallel()
 	e := agentEnv(t, "30s", "budget:\n  files: 2\n  tokens: 100000\n")
 	ctx := context.Background()
 	res, err := e.runner.Preview(ctx, Request{Commands: feature, Input: "x"})
@@ -615,6 +628,7 @@ func TestPreview(t *testing.T) {
 // TestRunInExecution continues an existing execution: the new chain's
 // steps come after the recorded ones and reuse its cache.
 func TestRunInExecution(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
 	ctx := context.Background()
 	first, err := e.runner.Run(ctx, Request{Commands: []string{"brainstorm"}})
@@ -630,6 +644,7 @@ func TestRunInExecution(t *testing.T) {
 }
 
 func TestParseShared(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, out, want string
 		warn            string
@@ -677,6 +692,7 @@ func sortStrings(s []string) {
 // TestPromptTokens: a prompt's cost, summed from its measured parts, is
 // the tokenizer's count of the whole prompt to within a token per part.
 func TestPromptTokens(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
 	ctx := context.Background()
 	run, err := e.runner.Run(ctx, Request{Commands: []string{"brainstorm"}, Input: "seed the cache and the history"})
@@ -696,6 +712,7 @@ func TestPromptTokens(t *testing.T) {
 // TestExecutorRelativePath: a relative agent path is taken from the
 // workspace, not from the directory the server runs in.
 func TestExecutorRelativePath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	check(t, os.MkdirAll(filepath.Join(dir, "tools"), 0o755))
 	check(t, os.WriteFile(filepath.Join(dir, "tools", "agent"), []byte("#!/bin/sh\ncat\n"), 0o755))
@@ -713,6 +730,7 @@ func TestExecutorRelativePath(t *testing.T) {
 // TestExpandChains: a chain's name stands for its commands in runs and
 // previews, unless a command has that name.
 func TestExpandChains(t *testing.T) {
+	t.Parallel()
 	e := newEnvConfig(t, func(cfg string) string {
 		return strings.Replace(cfg, "  review: [review]\n", "  review: [review]\n  test: [brainstorm]\n  both: [brainstorm, /test]\n", 1)
 	})
@@ -785,10 +803,12 @@ func serveChain(dir string) int {
 // it cannot handle) while the agent hangs with a child of its own: the
 // agent and its child die too.
 func TestAgentDiesWithServer(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	e := newEnv(t, executorYAML(t, "5m", "-hang", "brainstorm", "-hangchild", "-pidfile", pidFile))
 	server := exec.Command(os.Args[0], "-test.run", "^$")
 	server.Env = append(os.Environ(), serveEnv+"="+e.dir)
+	server.WaitDelay = 5 * time.Second // the agent's child may hold stderr
 	var stderr strings.Builder
 	server.Stderr = &stderr
 	check(t, server.Start())
@@ -796,14 +816,24 @@ func TestAgentDiesWithServer(t *testing.T) {
 	go func() { exited <- server.Wait() }()
 	t.Cleanup(func() {
 		server.Process.Kill()
-		<-exited
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			t.Error("the killed server was not reaped")
+		}
 	})
 	pids := waitFile(t, pidFile)
 	if len(strings.Fields(pids)) != 2 {
 		t.Fatalf("pid file %q", pids)
 	}
 	check(t, server.Process.Signal(syscall.SIGKILL))
-	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed server was not reaped")
+	}
+	if err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("server: %v\n%s", err, stderr.String())
 	}
 	exited <- nil // for the cleanup
@@ -813,6 +843,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 // TestAgentLeavesNoChild: what an agent leaves running in its process group
 // when it exits is killed once its step is over.
 func TestAgentLeavesNoChild(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	e := newEnv(t, executorYAML(t, "30s", "-leavechild", "brainstorm", "-pidfile", pidFile))
 	res, err := e.runner.Run(context.Background(), Request{Commands: []string{"brainstorm"}})
@@ -831,6 +862,7 @@ func TestAgentLeavesNoChild(t *testing.T) {
 // history it was given, so the history of a three-step chain holds no
 // history in it, and the last prompt has one history section.
 func TestHistoryDoesNotNest(t *testing.T) {
+	t.Parallel()
 	dumps := t.TempDir()
 	e := agentEnv(t, "30s", "", "-dump", dumps)
 	ctx := context.Background()
@@ -887,6 +919,7 @@ defaultModel: small
 // recorded, the stored messages keep what was sent and the effective budget
 // is logged.
 func TestPromptFitsModelWindow(t *testing.T) {
+	t.Parallel()
 	const input = "INPUT add sorting to the product list"
 	for _, tc := range []struct {
 		name     string
@@ -983,6 +1016,7 @@ func TestPromptFitsModelWindow(t *testing.T) {
 // model's window fails with the reason and runs no agent; a preview says
 // so and shows what fitting cut.
 func TestPromptTooLarge(t *testing.T) {
+	t.Parallel()
 	e := agentEnv(t, "30s", "")
 	ctx := context.Background()
 	cfgPath := filepath.Join(e.dir, ".ctxls.yaml")
@@ -1029,6 +1063,7 @@ func TestPromptTooLarge(t *testing.T) {
 // ones add, in a new execution or after an existing one's steps, with the
 // prompts fitted to a small window or not.
 func TestPreviewMatchesRun(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		model    string
@@ -1097,11 +1132,15 @@ func (h *crashingHistory) Append(ctx context.Context, msgs ...Message) error {
 // later prompts get the step's exchange once, from the attempt that
 // completed, while every stored message is kept.
 func TestCrashBetweenHistoryAndCompletion(t *testing.T) {
+	t.Parallel()
 	dumps := t.TempDir()
 	e := agentEnv(t, "30s", "", "-dump", dumps)
 	ctx := context.Background()
-	server := exec.Command(os.Args[0], "-test.run", "^$")
+	runCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	server := exec.CommandContext(runCtx, os.Args[0], "-test.run", "^$")
 	server.Env = append(os.Environ(), serveEnv+"="+e.dir, crashEnv+"=implement")
+	server.WaitDelay = 5 * time.Second
 	var stderr strings.Builder
 	server.Stderr = &stderr
 	if err := server.Run(); err == nil || !strings.Contains(err.Error(), "killed") {

@@ -247,6 +247,9 @@ func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command
 	if err != nil {
 		return nil, err
 	}
+	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		return nil, err
+	}
 	var (
 		id             int64
 		step, attempts int
@@ -346,6 +349,9 @@ func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, comm
 	if _, err := execRow(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
+	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		return nil, err
+	}
 	var (
 		id         int64
 		cur, owner string
@@ -443,6 +449,9 @@ func (s *Store) cache(ctx context.Context, sessionID, upsert, a, b, content, ite
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
 			return err
 		}
@@ -497,6 +506,9 @@ func (s *Store) recordItem(ctx context.Context, sessionID, kind, item string) er
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		added, err := addItem(ctx, tx, sessionID, kind, item)
 		if err == nil && !added {
 			err = fmt.Errorf("%w in execution %s", ErrNoRunningCommand, sessionID)
@@ -526,6 +538,11 @@ func addItem(ctx context.Context, tx *sql.Tx, sessionID, kind, item string) (boo
 	return err == nil, err
 }
 
+// MaxSharedDataBytes is the largest shared value (as JSON) SetSharedData
+// and MergeSharedData accept: the limit history puts on a message, so that
+// one call cannot grow the database and every later read without bound.
+const MaxSharedDataBytes = 4 << 20
+
 // SetSharedData stores value, which must be JSON-serialisable (a
 // json.RawMessage must hold valid JSON), under key for later commands.
 func (s *Store) SetSharedData(ctx context.Context, sessionID, key string, value any) error {
@@ -544,10 +561,16 @@ func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values ma
 		if err != nil {
 			return fmt.Errorf("%w: shared data %q: %v", ErrInvalidArgument, k, err)
 		}
+		if len(b) > MaxSharedDataBytes {
+			return fmt.Errorf("%w: shared data %q: %d bytes, the limit is %d", ErrInvalidArgument, k, len(b), MaxSharedDataBytes)
+		}
 		encoded[k] = string(b)
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		now := ms(s.now())

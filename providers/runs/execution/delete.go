@@ -72,6 +72,30 @@ func (s *Store) ConfirmDelete(ctx context.Context, sessionID, token string) erro
 	return nil
 }
 
+// requireNoChainElsewhere fails with ErrConflict when a live process other
+// than this one runs a chain of the execution. Every write to an execution
+// checks it: a command started or completed, a plan set or data recorded
+// from here would change the steps under that chain (a command started
+// here is left interrupted when the chain records its own). It is the
+// error a second run or resume of that chain gets.
+func (s *Store) requireNoChainElsewhere(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	args, err := s.liveArgs(ctx, tx, s.now())
+	if err != nil {
+		return err
+	}
+	var owner string
+	err = tx.QueryRowContext(ctx, `WITH live (owner_id) AS (`+liveOwners+`)
+		SELECT owner_id FROM runs
+			WHERE session_id = :session AND status = 'running' AND owner_id <> :self AND owner_id IN live
+		LIMIT 1`, append(args, sql.Named("session", sessionID), sql.Named("self", s.owner))...).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return conflictf("a chain of execution %s is running in another process (%s)", sessionID, s.describeOwner(ctx, tx, owner))
+}
+
 // requireIdle fails with ErrConflict when a live process runs a command or a
 // chain in the execution: deleting it would pull the rows from under that
 // work.

@@ -876,7 +876,8 @@ func TestHugeAndBinaryValues(t *testing.T) {
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
 
 	huge := strings.Repeat("0123456789abcdef", 6<<20/16) // 6 MiB
-	check(t, s.SetSharedData(ctx, id, "huge", huge))
+	largest := huge[:MaxSharedDataBytes-2]               // the limit, quoted
+	check(t, s.SetSharedData(ctx, id, "huge", largest))
 	check(t, s.RecordContextLoad(ctx, id, "big", "topic", huge))
 	binary := "head\x00\xff\xfe\x80 tail\x00"
 	check(t, s.RecordContextLoad(ctx, id, "bin", "topic", binary))
@@ -888,8 +889,8 @@ func TestHugeAndBinaryValues(t *testing.T) {
 	check(t, err)
 	var back string
 	check(t, json.Unmarshal(v, &back))
-	if !ok || back != huge {
-		t.Fatalf("huge shared value: %d bytes back, want %d", len(back), len(huge))
+	if !ok || back != largest {
+		t.Fatalf("huge shared value: %d bytes back, want %d", len(back), len(largest))
 	}
 	if c, ok, err := s.GetCachedContext(ctx, id, "big", "topic"); err != nil || !ok || c != huge {
 		t.Fatalf("huge context: %d bytes, %v, %v", len(c), ok, err)
@@ -939,5 +940,81 @@ func TestSameProcessConcurrency(t *testing.T) {
 	}
 	if n := len(must[*ExecutionState](t)(s.Get(ctx, id)).SharedData); n != workers*each {
 		t.Fatalf("%d shared values, want %d", n, workers*each)
+	}
+}
+
+// TestWritesRefusedWhileAChainRunsElsewhere: while one process runs a chain
+// of an execution, every write another process makes to that execution is
+// refused with the error a second resume of the chain gets, and goes
+// through once the chain has finished.
+func TestWritesRefusedWhileAChainRunsElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openDB(t)
+	a := newStore(t, db, Options{})
+	b := newStore(t, db, Options{})
+	id := must[*ExecutionState](t)(a.Create(ctx, "p", "")).SessionID
+	check(t, a.SetPlan(ctx, id, []string{"plan", "build"}, "input"))
+	run := must[*Run](t)(a.StartRun(ctx, id, RunKindResume))
+	must[*CommandExecution](t)(a.StartCommand(ctx, id, "plan", nil))
+
+	_, resumeErr := b.StartRun(ctx, id, RunKindResume)
+	if !errors.Is(resumeErr, ErrConflict) {
+		t.Fatalf("second resume: %v", resumeErr)
+	}
+	_, want, _ := strings.Cut(resumeErr.Error(), ": ") // after "start run"
+	writes := []struct {
+		name  string
+		write func() error
+	}{
+		{"StartCommand", func() error { _, err := b.StartCommand(ctx, id, "build", nil); return err }},
+		{"StartStep", func() error { _, err := b.StartStep(ctx, id, "build", nil, nil); return err }},
+		{"CompleteCommand", func() error { _, err := b.CompleteCommand(ctx, id, "plan", StatusSuccess, nil); return err }},
+		{"CompleteStep", func() error { _, err := b.CompleteStep(ctx, id, "plan", StatusFailed, nil, nil); return err }},
+		{"SetPlan", func() error { return b.SetPlan(ctx, id, []string{"other"}, "") }},
+		{"SetSharedData", func() error { return b.SetSharedData(ctx, id, "k", 1) }},
+		{"MergeSharedData", func() error { return b.MergeSharedData(ctx, id, map[string]any{"k": 1}) }},
+		{"RecordContextLoad", func() error { return b.RecordContextLoad(ctx, id, "d", "t", "content") }},
+		{"RecordContextLoads", func() error {
+			return b.RecordContextLoads(ctx, id, []ContextLoad{{ContextKey: ContextKey{Domain: "d", Topic: "t"}}})
+		}},
+		{"RecordMemoryLoad", func() error { return b.RecordMemoryLoad(ctx, id, "l", "k", "content") }},
+		{"RecordMemoryUpdate", func() error { return b.RecordMemoryUpdate(ctx, id, "l", "k") }},
+		{"RecordSkillInvoked", func() error { return b.RecordSkillInvoked(ctx, id, "s") }},
+	}
+	for _, w := range writes {
+		err := w.write()
+		if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s while a chain runs in another process: %v, want %q", w.name, err, want)
+		}
+	}
+	// The process running the chain writes as before.
+	check(t, a.SetSharedData(ctx, id, "k", "a"))
+	must[*CommandExecution](t)(a.CompleteCommand(ctx, id, "plan", StatusSuccess, nil))
+	check(t, a.FinishRun(ctx, run.RunID))
+	check(t, b.SetSharedData(ctx, id, "k", "b"))
+	if v, _, err := b.GetSharedData(ctx, id, "k"); err != nil || string(v) != `"b"` {
+		t.Fatalf("shared data after the chain: %s %v", v, err)
+	}
+}
+
+// TestSharedDataLimit: a shared value larger than MaxSharedDataBytes is
+// refused and stores nothing; one at the limit is stored.
+func TestSharedDataLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t, openDB(t), Options{})
+	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
+	atLimit := strings.Repeat("x", MaxSharedDataBytes-2) // quoted: exactly the limit
+	check(t, s.SetSharedData(ctx, id, "k", atLimit))
+	err := s.MergeSharedData(ctx, id, map[string]any{"k": atLimit + "y", "other": 1})
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "the limit is") {
+		t.Fatalf("a value over the limit: %v", err)
+	}
+	if _, ok, _ := s.GetSharedData(ctx, id, "other"); ok {
+		t.Error("a refused merge stored part of its values")
+	}
+	if v, _, _ := s.GetSharedData(ctx, id, "k"); len(v) != MaxSharedDataBytes {
+		t.Errorf("stored value: %d bytes, want %d", len(v), MaxSharedDataBytes)
 	}
 }

@@ -33,6 +33,9 @@ func (s *Store) SetPlan(ctx context.Context, sessionID string, commands []string
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		if err := s.requireChainFinished(ctx, tx, sessionID); err != nil {
 			return err
 		}
@@ -195,13 +198,7 @@ func (s *Store) StartRun(ctx context.Context, sessionID string, kind RunKind) (*
 		if err := s.sweep(ctx, tx, now); err != nil {
 			return err
 		}
-		var other string
-		err := tx.QueryRowContext(ctx, `SELECT owner_id FROM runs WHERE session_id = ? AND status = 'running' AND owner_id <> ?`,
-			sessionID, s.owner).Scan(&other)
-		if err == nil {
-			// The sweep left it running: its owner is alive.
-			return conflictf("a chain of execution %s is running in another process (%s)", sessionID, s.describeOwner(ctx, tx, other))
-		} else if !errors.Is(err, sql.ErrNoRows) {
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		if kind == RunKindRun {
@@ -209,7 +206,7 @@ func (s *Store) StartRun(ctx context.Context, sessionID string, kind RunKind) (*
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO runs (run_id, session_id, kind, started_at, owner_id) VALUES (?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO runs (run_id, session_id, kind, started_at, owner_id) VALUES (?, ?, ?, ?, ?)`,
 			r.RunID, sessionID, string(kind), ms(r.StartedAt), s.owner)
 		return err
 	})

@@ -236,7 +236,13 @@ func TestTwoProcesses(t *testing.T) {
 		check(t, s.SetSharedData(ctx, shared, fmt.Sprintf("parent-%d", i), i))
 		must[[]Summary](t)(s.List(ctx))
 	}
-	wg.Wait()
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the child processes did not finish within 2 minutes")
+	}
 	if t.Failed() {
 		return
 	}

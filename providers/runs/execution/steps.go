@@ -77,6 +77,9 @@ func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads 
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
+		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		_, err := s.recordLoads(ctx, tx, sessionID, loads)
 		return err
 	})

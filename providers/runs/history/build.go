@@ -335,11 +335,23 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		out.Tokens -= blockTokens[0]
 		parts, blockTokens, out.Messages = parts[1:], blockTokens[1:], out.Messages[1:]
 	}
-	out.Text = strings.Join(parts, "")
 	if out.Budget > 0 && out.Tokens > out.Budget {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("the newest message alone takes %d tokens, above the history budget of %d; it is kept whole",
-			out.Tokens, out.Budget))
+		// The newest message alone is above the budget, which is a hard
+		// limit: it is clipped to fit, its first and last lines kept, or
+		// left out when not even its header fits.
+		newest := out.Messages[0]
+		text, n := clip(s.counter, Header(newest), contentLines(newest.Content), out.Budget)
+		if n <= out.Budget {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("the newest message alone takes %d tokens, above the history budget of %d; it is clipped to %d tokens",
+				out.Tokens, out.Budget, n))
+			parts[0], out.Tokens = text, n
+		} else {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("the newest message alone takes %d tokens, and %d clipped, above the history budget of %d; it is left out",
+				out.Tokens, n, out.Budget))
+			parts, out.Messages, out.Tokens = parts[:0], out.Messages[:0], 0
+		}
 	}
+	out.Text = strings.Join(parts, "")
 	out.Selected = len(parts)
 	out.Omitted = max(total-out.Selected, 0)
 	return out, nil

@@ -48,7 +48,7 @@ func TestStrategies(t *testing.T) {
 		{"recent zero", Recent{N: 0}, 0, true},
 		{"budget for three", TokenBudget{Tokens: 3*blockCost + 1}, 3, false},
 		{"budget for all", TokenBudget{Tokens: 1 << 20}, 30, false},
-		{"budget below one message keeps the newest", TokenBudget{Tokens: 1}, 1, false},
+		{"budget below the newest message, even clipped", TokenBudget{Tokens: 1}, 0, false},
 		{"budget zero", TokenBudget{Tokens: 0}, 0, true},
 		{"budget negative", TokenBudget{Tokens: -5}, 0, true},
 	} {
@@ -77,11 +77,11 @@ func TestStrategies(t *testing.T) {
 			if h.Tokens != counter(t).Count(h.Text) {
 				t.Errorf("tokens %d, text has %d", h.Tokens, counter(t).Count(h.Text))
 			}
-			if b := c.strat.Budget(); b > 0 && h.Tokens > b && h.Selected > 1 {
+			if b := c.strat.Budget(); b > 0 && h.Tokens > b {
 				t.Errorf("%d tokens over the budget %d", h.Tokens, b)
 			}
-			if c.wantSelected == 1 && c.strat.Budget() == 1 && len(h.Warnings) == 0 {
-				t.Error("no warning for a newest message above the budget")
+			if c.strat.Budget() == 1 && (len(h.Warnings) == 0 || !strings.Contains(h.Warnings[0], "left out")) {
+				t.Errorf("warnings %q, want one saying the newest message is left out", h.Warnings)
 			}
 		})
 	}
@@ -254,7 +254,7 @@ func TestBuildPending(t *testing.T) {
 	}{
 		{"stored and pending, all fit", 6, 1 << 20},
 		{"stored and pending, budget for some", 6, 120},
-		{"budget below the newest pending", 6, 1},
+		{"budget below the newest pending", 6, 1}, // nothing fits
 		{"pending alone", -1, 1 << 20},
 		{"pending alone, budget for some", -1, 60},
 	} {
@@ -292,7 +292,7 @@ func TestBuildPending(t *testing.T) {
 				t.Errorf("with pending: %d messages, %d tokens, %d omitted; appended: %d, %d, %d\n%s\n---\n%s",
 					got.Selected, got.Tokens, got.Omitted, want.Selected, want.Tokens, want.Omitted, got.Text, want.Text)
 			}
-			if got.Selected == 0 {
+			if got.Selected == 0 && c.budget > 1 {
 				t.Error("nothing selected")
 			}
 		})
@@ -311,5 +311,28 @@ func TestBuildPending(t *testing.T) {
 	// Without pending messages a conversation id is required.
 	if _, err := s.Build(ctx, "", BuildRequest{Strategy: TokenBudget{Tokens: 10}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("no conversation: %v", err)
+	}
+}
+
+// TestBuildClipsNewestToBudget: a newest message above the budget is
+// clipped to it (the budget is a hard limit), and the warning says so.
+func TestBuildClipsNewestToBudget(t *testing.T) {
+	t.Parallel()
+	s, _, _ := openStore(t)
+	content := numbered(40)
+	whole := mustAppend(t, s, Message{ConversationID: "c", Role: RoleAssistant, Content: content})
+	budget := whole.Tokens / 2
+	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: TokenBudget{Tokens: budget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Selected != 1 || h.Tokens > budget || h.Tokens != s.Counter().Count(h.Text) {
+		t.Fatalf("selected %d, %d tokens (text %d), budget %d", h.Selected, h.Tokens, s.Counter().Count(h.Text), budget)
+	}
+	if !strings.Contains(h.Text, "line 1\n") || !strings.Contains(h.Text, "omitted") {
+		t.Errorf("clipped text keeps no head or says nothing of the cut:\n%s", h.Text)
+	}
+	if len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "clipped") || strings.Contains(h.Warnings[0], "whole") {
+		t.Errorf("warnings %q, want one saying the message is clipped", h.Warnings)
 	}
 }

@@ -224,11 +224,12 @@ func (s *Store) prepare(m Message) (pending, error) {
 }
 
 // measure checks m (its conversation id only when conversation is set) and
-// measures it as Append stores it.
+// measures it as Append stores it: without terminal escape sequences.
 func (s *Store) measure(m Message, conversation bool) (pending, error) {
 	if m.Mode == "" {
 		m.Mode = ModeChat
 	}
+	m.Content = stripANSI(m.Content)
 	if err := s.validate(m, conversation); err != nil {
 		return pending{}, err
 	}
