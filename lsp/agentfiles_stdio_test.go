@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"os"
