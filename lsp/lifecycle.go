@@ -204,12 +204,14 @@ func (s *Server) openWorkspace() {
 	loaded := make(chan struct{})
 	go s.reportIndexProgress(ctx, loaded, &done, &total)
 	ws, err := workspace.Open(ctx, s.rootDir(), workspace.Options{
-		Settings:   s.settings,
-		Watch:      !s.opts.NoWatch,
-		Logger:     s.log,
-		OnUpdate:   s.diags.onUpdate,
-		Progress:   func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
-		AfterIndex: s.opts.Reclaim,
+		Settings:     s.settings,
+		Watch:        !s.opts.NoWatch,
+		Logger:       s.log,
+		OnUpdate:     s.diags.onUpdate,
+		Progress:     func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
+		AfterIndex:   s.opts.Reclaim,
+		CacheDir:     s.opts.CacheDir,
+		CacheVersion: s.opts.CacheVersion,
 		// The log has it too; this one the user sees without opening it.
 		OnWatchLimit: func(msg string) {
 			if s.client == nil {

@@ -53,6 +53,9 @@ type Options struct {
 	// housekeeping such as a garbage collection that would otherwise fall
 	// on the next keystroke.
 	Idle func()
+	// CacheDir and CacheVersion configure the index cache of the
+	// workspace (see library.Options); an empty CacheDir keeps none.
+	CacheDir, CacheVersion string
 }
 
 // IdleDelay is how long after publishing the diagnostics of a change the

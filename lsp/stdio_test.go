@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/context/indexcache"
 )
 
 // These tests build the ctxls binary once and drive `ctxls serve` over
@@ -38,6 +40,8 @@ func stdioRunMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	stdioTempDir = dir
+	// The servers these tests start keep their index cache here.
+	os.Setenv(indexcache.EnvDir, filepath.Join(dir, "cache"))
 	stdioBinary = filepath.Join(dir, "ctxls")
 	cmd := exec.Command("go", "build", "-o", stdioBinary, "github.com/ctxls/ctxls/cmd/ctxls")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -32,8 +32,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("check", stderr)
 	format := formatFlag(fs)
 	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
+	noCache := fs.Bool("no-cache", false, "index every file, neither reading nor writing the index cache")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json] [--dir DIR]\n\nReports every diagnostic of the workspace DIR (default .); exits 1 when any is an error.")
+		fmt.Fprintln(stderr, "usage: ctxls check [DIR] [--format text|json] [--dir DIR] [--no-cache]\n\nReports every diagnostic of the workspace DIR (default .); exits 1 when any is an error.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)
@@ -49,7 +50,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
 	// about on stderr, so that they count and fail the check.
-	lib, err := openLibrary(ctx, dir, stderr)
+	lib, err := openLibrary(ctx, dir, !*noCache, stderr)
 	if err != nil {
 		return err
 	}

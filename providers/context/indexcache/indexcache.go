@@ -424,3 +424,6 @@ func (r *reader) uint64() uint64 {
 	}
 	return binary.LittleEndian.Uint64(b)
 }
+
+// Key returns the cache's key.
+func (c *Cache) Key() Key { return c.key }

@@ -57,6 +57,9 @@ type Options struct {
 	// AfterIndex runs after each full index of the workspace (see
 	// library.Options).
 	AfterIndex func()
+	// CacheDir and CacheVersion configure the index cache (see
+	// library.Options); an empty CacheDir keeps none.
+	CacheDir, CacheVersion string
 
 	// Debounce is the quiet time after the last file event before changes
 	// are applied. Zero means watcher.DefaultDebounce.
@@ -201,7 +204,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	start := time.Now()
-	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress, AfterIndex: opts.AfterIndex})
+	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress, AfterIndex: opts.AfterIndex, CacheDir: opts.CacheDir, Version: opts.CacheVersion})
 	if err != nil {
 		return nil, err
 	}
