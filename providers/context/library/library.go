@@ -122,9 +122,10 @@ func (t *Topic) Key() string {
 // headings.
 func (t *Topic) Section(name string) (*Section, bool) {
 	var best *Section
+	want := wantKey(name)
 	for i := range t.Sections {
 		s := &t.Sections[i]
-		if s.Matches(name) {
+		if s.matchKey().matches(want) {
 			if best == nil || (s.Level == 2 && best.Level != 2) {
 				best = s
 			}
