@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -102,6 +103,14 @@ func Sum(content []byte) Hash { return sha256.Sum256(content) }
 type Entry struct {
 	// Hash is the hash of the content the entry was computed from.
 	Hash Hash
+	// Size and ModTime (Unix nanoseconds) are the file's when it was
+	// read: enough for a quick look at the library before it is read
+	// again, never for the results below.
+	Size, ModTime int64
+	// Headings are a topic's sections; Alias the frontmatter id a file
+	// directly in a context root may also be named by.
+	Headings []Heading
+	Alias    string
 	// Tokens is the measured cost of a topic's body; Sections the cost of
 	// each of its sections, in order.
 	Tokens   int
@@ -112,6 +121,12 @@ type Entry struct {
 	// Refs are the file's references in the encoding of AppendRefs; nil
 	// when none were stored.
 	Refs []byte
+}
+
+// Heading is a section heading of a topic.
+type Heading struct {
+	Name, Anchor string
+	Level        int
 }
 
 // Cache is the cache of one workspace: the entries read from disk, and the
@@ -201,21 +216,11 @@ func (c *Cache) Store(path string, e Entry) {
 }
 
 func sameEntry(a, b Entry) bool {
-	return a.Hash == b.Hash && a.Tokens == b.Tokens && a.View == b.View &&
-		slicesEqual(a.Sections, b.Sections) && bytes.Equal(a.Refs, b.Refs)
+	return a.Hash == b.Hash && a.Size == b.Size && a.ModTime == b.ModTime && a.Alias == b.Alias &&
+		a.Tokens == b.Tokens && a.View == b.View &&
+		slices.Equal(a.Sections, b.Sections) && slices.Equal(a.Headings, b.Headings) && bytes.Equal(a.Refs, b.Refs)
 }
 
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // Save writes the stored entries, replacing the cache file, unless they
 // are the ones it holds. Entries of files not stored since Open (deleted
@@ -289,6 +294,15 @@ func encode(key Key, entries map[string]Entry) []byte {
 	for p, e := range entries {
 		b = appendString(b, p)
 		b = append(b, e.Hash[:]...)
+		b = binary.AppendVarint(b, e.Size)
+		b = binary.AppendVarint(b, e.ModTime)
+		b = binary.AppendUvarint(b, uint64(len(e.Headings)))
+		for _, h := range e.Headings {
+			b = appendString(b, h.Name)
+			b = appendString(b, h.Anchor)
+			b = binary.AppendUvarint(b, uint64(h.Level))
+		}
+		b = appendString(b, e.Alias)
 		b = binary.AppendUvarint(b, uint64(e.Tokens))
 		b = binary.AppendUvarint(b, uint64(len(e.Sections)))
 		for _, n := range e.Sections {
@@ -329,6 +343,15 @@ func decode(data []byte, key Key) (map[string]Entry, error) {
 		p := r.string()
 		var e Entry
 		copy(e.Hash[:], r.bytes(len(e.Hash)))
+		e.Size, e.ModTime = r.varint(), r.varint()
+		// A heading takes at least three bytes.
+		if k := r.count(len(r.b) / 3); k > 0 {
+			e.Headings = make([]Heading, k)
+			for i := range e.Headings {
+				e.Headings[i] = Heading{Name: r.string(), Anchor: r.string(), Level: r.int()}
+			}
+		}
+		e.Alias = r.string()
 		e.Tokens = r.int()
 		if k := r.count(len(r.b)); k > 0 {
 			e.Sections = make([]int, k)
@@ -382,6 +405,19 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
+func (r *reader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errCorrupt
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
 // int reads a non-negative int.
 func (r *reader) int() int {
 	v := r.uvarint()
@@ -427,3 +463,19 @@ func (r *reader) uint64() uint64 {
 
 // Key returns the cache's key.
 func (c *Cache) Key() Key { return c.key }
+
+// Peek returns the entry of the file at path when it was recorded with
+// this size and modification time. That does not prove the content is
+// the same (a file may be rewritten within the clock's resolution, or its
+// time set back): Peek serves quick looks that a full read corrects, never
+// results.
+func (c *Cache) Peek(path string, size, modTime int64) (Entry, bool) {
+	if c == nil {
+		return Entry{}, false
+	}
+	e, ok := c.old[path]
+	if !ok || e.Size != size || e.ModTime != modTime {
+		return Entry{}, false
+	}
+	return e, true
+}

@@ -22,7 +22,7 @@ func saved(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Store("/work/lib/context/a/x.md", Entry{Hash: Sum([]byte("x")), Tokens: 12, Sections: []int{4, 8}, View: 7, Refs: AppendRefs(nil, []refs.Ref{{Domain: "a", Topic: "y"}})})
+	c.Store("/work/lib/context/a/x.md", Entry{Hash: Sum([]byte("x")), Size: 1, ModTime: -5, Headings: []Heading{{Name: "Usage", Anchor: "use", Level: 2}}, Alias: "eng/x", Tokens: 12, Sections: []int{4, 8}, View: 7, Refs: AppendRefs(nil, []refs.Ref{{Domain: "a", Topic: "y"}})})
 	c.Store("/work/lib/commands/c.md", Entry{Hash: Sum([]byte("c"))})
 	if err := c.Save(); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,8 @@ func TestRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatal("entry of an unchanged file not found")
 	}
-	if e.Tokens != 12 || !reflect.DeepEqual(e.Sections, []int{4, 8}) || e.View != 7 {
+	if e.Tokens != 12 || !reflect.DeepEqual(e.Sections, []int{4, 8}) || e.View != 7 || e.Size != 1 || e.ModTime != -5 || e.Alias != "eng/x" ||
+		!reflect.DeepEqual(e.Headings, []Heading{{Name: "Usage", Anchor: "use", Level: 2}}) {
 		t.Errorf("entry = %+v", e)
 	}
 	rs, err := DecodeRefs(e.Refs, 0)

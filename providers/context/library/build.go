@@ -253,12 +253,14 @@ func besideRoots(roots []string) map[string]map[string]bool {
 func (b *builder) parse(p, rel string, content []byte) *File {
 	c := classify(p, b.contextRoots, b.commandRoots)
 	f := &File{Path: p, Rel: rel, Kind: c.kind}
+	var size, mtime int64
 	if content == nil {
 		info, err := os.Stat(p)
 		if err != nil {
 			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
 			return f
 		}
+		size, mtime = info.Size(), info.ModTime().UnixNano()
 		if info.Size() > b.cfg.MaxFileSize {
 			f.Skipped = fmt.Sprintf("file is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(info.Size()), humanBytes(b.cfg.MaxFileSize), config.FileName)
 			return f
@@ -277,7 +279,7 @@ func (b *builder) parse(p, rel string, content []byte) *File {
 		return f
 	}
 	if b.cache != nil {
-		f.cache = &cached{hash: indexcache.Sum(content)}
+		f.cache = &cached{hash: indexcache.Sum(content), size: size, mtime: mtime}
 		f.cache.entry, f.cache.hit = b.cache.Lookup(p, f.cache.hash)
 	}
 	f.Doc = document.Parse(p, content)

@@ -17,9 +17,10 @@ type cached struct {
 	entry indexcache.Entry
 	hit   bool
 
-	tokens   int
-	sections []int
-	refs     []byte
+	size, mtime int64
+	tokens      int
+	sections    []int
+	refs        []byte
 }
 
 // openCache opens the index cache of the workspace for an index under
@@ -65,7 +66,15 @@ func (l *Library) saveCache(c *indexcache.Cache, view uint64, files []*File) {
 		if s.hit {
 			hits++
 		}
-		c.Store(f.Path, indexcache.Entry{Hash: s.hash, Tokens: s.tokens, Sections: s.sections, View: view, Refs: s.refs})
+		e := indexcache.Entry{Hash: s.hash, Size: s.size, ModTime: s.mtime, Tokens: s.tokens, Sections: s.sections, View: view, Refs: s.refs}
+		if t := f.Topic; t != nil {
+			e.Alias = alias(t)
+			e.Headings = make([]indexcache.Heading, len(t.Sections))
+			for i, sec := range t.Sections {
+				e.Headings[i] = indexcache.Heading{Name: sec.Name, Anchor: sec.Anchor, Level: sec.Level}
+			}
+		}
+		c.Store(f.Path, e)
 	}
 	if err := c.Save(); err != nil {
 		l.log.Warn("write the index cache", "err", err)
