@@ -221,7 +221,6 @@ func sameEntry(a, b Entry) bool {
 		slices.Equal(a.Sections, b.Sections) && slices.Equal(a.Headings, b.Headings) && bytes.Equal(a.Refs, b.Refs)
 }
 
-
 // Save writes the stored entries, replacing the cache file, unless they
 // are the ones it holds. Entries of files not stored since Open (deleted
 // files) are dropped. The file is replaced atomically: a reader sees the
