@@ -203,6 +203,7 @@ func (s *Server) openWorkspace() {
 	var done, total atomic.Int64
 	loaded := make(chan struct{})
 	go s.reportIndexProgress(ctx, loaded, &done, &total)
+	stopPreview := s.startPreview(ctx)
 	ws, err := workspace.Open(ctx, s.rootDir(), workspace.Options{
 		Settings:     s.settings,
 		Watch:        !s.opts.NoWatch,
@@ -222,6 +223,8 @@ func (s *Server) openWorkspace() {
 		},
 	})
 	close(loaded)
+	// From here on the workspace's diagnostics are the ones to publish.
+	stopPreview()
 	s.mu.Lock()
 	s.docsLive = true
 	if s.state == stateShutdown || ctx.Err() != nil {

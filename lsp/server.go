@@ -104,6 +104,8 @@ type Server struct {
 	docsLive   bool
 	early      map[string]*earlyDoc
 	earlyOrder []string
+	// earlyWake is signalled when an early document changes.
+	earlyWake chan struct{}
 	// Settings and watched-file events that arrive before docsLive.
 	earlySettings []byte
 	earlyWatched  []string
@@ -147,6 +149,7 @@ func New(opts Options) *Server {
 		exited:      make(chan struct{}),
 		initialized: make(chan struct{}),
 		ready:       make(chan struct{}),
+		earlyWake:   make(chan struct{}, 1),
 		enc:         document.UTF16,
 		stderr:      log,
 	}

@@ -231,6 +231,26 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	return w, nil
 }
 
+// Preview looks at the workspace at dir under the configuration Open
+// would use, to diagnose open documents while Open indexes it (see
+// library.Preview). Of opts it uses Settings, Logger, CacheDir and
+// CacheVersion.
+func Preview(ctx context.Context, dir string, opts Options) (*library.Preview, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	settings, err := config.ParseSettings(opts.Settings)
+	if err != nil {
+		settings = &config.Settings{}
+	}
+	cfg, _, err := effectiveConfig(filepath.Clean(abs), settings)
+	if err != nil {
+		return nil, err
+	}
+	return library.NewPreview(ctx, abs, cfg, library.Options{Logger: opts.Logger, CacheDir: opts.CacheDir, Version: opts.CacheVersion})
+}
+
 // load scans the workspace with cfg, recording problems. plain says that no
 // client settings apply, so that the library may read .ctxls.yaml itself.
 func load(ctx context.Context, dir string, cfg *config.Config, problems []config.Problem, plain bool, opts library.Options) (*library.Library, error) {
