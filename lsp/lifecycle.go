@@ -203,7 +203,11 @@ func (s *Server) openWorkspace() {
 	var done, total atomic.Int64
 	loaded := make(chan struct{})
 	go s.reportIndexProgress(ctx, loaded, &done, &total)
-	stopPreview := s.startPreview(ctx)
+	previewed, stopPreview := s.startPreview(ctx)
+	select {
+	case <-previewed:
+	case <-ctx.Done():
+	}
 	ws, err := workspace.Open(ctx, s.rootDir(), workspace.Options{
 		Settings:     s.settings,
 		Watch:        !s.opts.NoWatch,

@@ -12,23 +12,25 @@ import (
 // startPreview publishes the diagnostics of documents the editor opens
 // while the workspace is indexed, against a preview of the workspace (see
 // library.Preview): the user sees the problems of the file in front of
-// them in a fraction of the index's time. The returned function stops the
-// preview and returns once it publishes nothing more; the workspace's own
-// diagnostics follow.
-func (s *Server) startPreview(ctx context.Context) (stop func()) {
+// them in a fraction of the index's time. built is closed once the
+// preview is ready (or failed): the index waits for it rather than slow
+// it down. stop ends the preview and returns once it publishes nothing
+// more; the workspace's own diagnostics follow.
+func (s *Server) startPreview(ctx context.Context) (built <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	exited := make(chan struct{})
+	ready := make(chan struct{})
 	go func() {
 		defer close(exited)
-		s.runPreview(ctx)
+		s.runPreview(ctx, ready)
 	}()
-	return func() {
+	return ready, func() {
 		cancel()
 		<-exited
 	}
 }
 
-func (s *Server) runPreview(ctx context.Context) {
+func (s *Server) runPreview(ctx context.Context, built chan<- struct{}) {
 	s.mu.Lock()
 	settings := s.settings
 	s.mu.Unlock()
@@ -36,6 +38,7 @@ func (s *Server) runPreview(ctx context.Context) {
 		Settings: settings, Logger: s.stderr,
 		CacheDir: s.opts.CacheDir, CacheVersion: s.opts.CacheVersion,
 	})
+	close(built)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.stderr.Debug("preview the workspace", "err", err)

@@ -105,7 +105,14 @@ func (b *builder) sketch(p, rel string, cache *indexcache.Cache) (f *File, hit b
 			f.Skipped = "not read"
 			return f, false
 		}
-		doc := document.Parse(p, content)
+		// Only commands and files directly in a context root need their
+		// frontmatter (a name, an id); the topics of domains need their
+		// headings alone.
+		parse := document.ParseOutline
+		if c.kind != TopicFile || c.domain == "" {
+			parse = document.Parse
+		}
+		doc := parse(p, content)
 		for _, s := range doc.Sections() {
 			name, anchor := headingName(s.Text)
 			headings = append(headings, indexcache.Heading{Name: strings.Clone(name), Anchor: strings.Clone(anchor), Level: s.Level})
