@@ -208,6 +208,12 @@ func (s *Server) openWorkspace() {
 	case <-previewed:
 	case <-ctx.Done():
 	}
+	if g := s.opts.indexGate; g != nil {
+		select {
+		case <-g:
+		case <-ctx.Done():
+		}
+	}
 	ws, err := workspace.Open(ctx, s.rootDir(), workspace.Options{
 		Settings:     s.settings,
 		Watch:        !s.opts.NoWatch,

@@ -56,6 +56,10 @@ type Options struct {
 	// CacheDir and CacheVersion configure the index cache of the
 	// workspace (see library.Options); an empty CacheDir keeps none.
 	CacheDir, CacheVersion string
+
+	// indexGate, when set, holds the initial index back until it is
+	// closed, after the preview is built: tests see the server between.
+	indexGate <-chan struct{}
 }
 
 // IdleDelay is how long after publishing the diagnostics of a change the
