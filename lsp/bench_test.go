@@ -506,6 +506,18 @@ func BenchmarkStdioInitializeToDiagnostics(b *testing.B) {
 			emptyCache(b)
 			c := s.open(ctx, b, lib)
 			s.diagnostics(ctx, b, c, stdioFileURI(lib.command), func(n int) bool { return n > 0 })
+			// The cache is written at the end of the index, after the
+			// first diagnostics.
+			deadline := time.Now().Add(2 * time.Minute)
+			for {
+				if m, _ := filepath.Glob(filepath.Join(cacheDir, "index-*.bin")); len(m) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					b.Fatalf("no index cache in %s after 2 minutes", cacheDir)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			if err := c.Shutdown(ctx); err != nil {
 				b.Logf("%s shutdown: %v", s.name, err)
 			}
