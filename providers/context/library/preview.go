@@ -161,11 +161,15 @@ func (b *builder) sketchTopic(c class, p string, headings []indexcache.Heading, 
 // converts their spans).
 func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, error) {
 	path = filepath.Clean(path)
-	p.counterOnce.Do(func() {
-		p.b.counter, p.counterErr = tokens.New(p.cfg.Tokenizer)
-	})
-	if p.counterErr != nil {
-		return nil, nil, fmt.Errorf("tokenizer: %w", p.counterErr)
+	// Only topics are measured; loading the tokenizer's tables takes
+	// longer than the rest of a command's diagnostics.
+	if classify(path, p.b.contextRoots, p.b.commandRoots).kind == TopicFile {
+		p.counterOnce.Do(func() {
+			p.b.counter, p.counterErr = tokens.New(p.cfg.Tokenizer)
+		})
+		if p.counterErr != nil {
+			return nil, nil, fmt.Errorf("tokenizer: %w", p.counterErr)
+		}
 	}
 	f := p.b.parse(path, relSlash(p.dir, path), content)
 	files := slices.Clone(p.files)
