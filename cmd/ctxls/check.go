@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -48,42 +50,100 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// A report stored for exactly this workspace is the report.
+	var cache *indexcache.Cache
+	var fp indexcache.Hash
+	opts := library.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if !*noCache {
+		opts.CacheDir, opts.Version = indexCache(opts.Logger)
+	}
+	if opts.CacheDir != "" {
+		if cache, fp, err = library.ResultCache(ctx, dir, opts); err != nil {
+			cache = nil
+		} else if data, ok := cache.Result("check", fp); ok {
+			var rep checkReport
+			if json.Unmarshal(data, &rep) == nil {
+				return rep.emit(*format, stdout, stderr)
+			}
+		}
+	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
 	// about on stderr, so that they count and fail the check.
 	lib, err := openLibrary(ctx, dir, !*noCache, stderr)
 	if err != nil {
 		return err
 	}
-	records := collect(ctx, lib)
+	rep := report(ctx, lib)
+	if cache != nil {
+		// The index just rewrote the cache: store the report in that one.
+		if c, err := indexcache.Open(filepath.Dir(cache.Path()), cache.Key()); err == nil {
+			if data, err := json.Marshal(rep); err == nil {
+				c.StoreResult("check", fp, data)
+				if err := c.Save(); err != nil {
+					opts.Logger.Warn("store the check in the index cache", "err", err)
+				}
+			}
+		}
+	}
+	return rep.emit(*format, stdout, stderr)
+}
+
+// checkReport is what check prints: the records, the library's warnings
+// and the summary's counts. The index cache keeps it as JSON.
+type checkReport struct {
+	Records   []checkRecord `json:"records"`
+	Warnings  []string      `json:"warnings"`
+	Topics    int           `json:"topics"`
+	Domains   int           `json:"domains"`
+	Commands  int           `json:"commands"`
+	Tokens    int           `json:"tokens"`
+	Tokenizer string        `json:"tokenizer"`
+}
+
+// report checks the library.
+func report(ctx context.Context, lib *library.Library) checkReport {
+	rep := checkReport{Records: collect(ctx, lib), Domains: len(lib.Domains()), Commands: len(lib.Commands()), Tokenizer: lib.Counter().Name()}
 	// A duplicate topic is both a library warning and a diagnostic of the
 	// losing file; the record is enough.
 	dup := map[string]bool{}
-	for _, r := range records {
+	for _, r := range rep.Records {
 		if r.Code == library.CodeDuplicateTopic {
 			dup[r.File] = true
 		}
 	}
 	for _, w := range lib.Warnings() {
 		if p := rel(lib.Dir(), w.Path); !dup[p] {
-			fmt.Fprintf(stderr, "warning: %s: %s\n", p, w.Message)
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("warning: %s: %s", p, w.Message))
 		}
 	}
+	for _, t := range lib.TopicsUnordered() {
+		rep.Topics++
+		rep.Tokens += t.Tokens
+	}
+	return rep
+}
+
+// emit prints the report and returns exit status 1 when it holds errors.
+func (rep checkReport) emit(format string, stdout, stderr io.Writer) error {
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(stderr, w)
+	}
 	errors := 0
-	for _, r := range records {
+	for _, r := range rep.Records {
 		if r.Severity == "error" {
 			errors++
 		}
 	}
-	if *format == "json" {
+	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		for _, r := range records {
+		for _, r := range rep.Records {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
 		}
 	} else {
-		printCheck(stdout, lib, records, errors)
+		printCheck(stdout, rep, errors)
 	}
 	if errors > 0 {
 		return exitError(1)
@@ -132,7 +192,8 @@ func collect(ctx context.Context, lib *library.Library) []checkRecord {
 	return out
 }
 
-func printCheck(w io.Writer, lib *library.Library, records []checkRecord, errors int) {
+func printCheck(w io.Writer, rep checkReport, errors int) {
+	records := rep.Records
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range records {
 		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\n", r.File, r.Line, r.Column, r.Severity, r.Code, r.Message)
@@ -142,18 +203,13 @@ func printCheck(w io.Writer, lib *library.Library, records []checkRecord, errors
 	for _, r := range records {
 		files[r.File] = true
 	}
-	total := 0
-	topics := lib.Topics()
-	for _, t := range topics {
-		total += t.Tokens
-	}
 	if len(records) > 0 {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "%s (%s, %s) in %s · %s in %s · %s · %s tokens (%s)\n",
 		count(len(records), "problem"), count(errors, "error"), count(len(records)-errors, "warning"), count(len(files), "file"),
-		count(len(topics), "topic"), count(len(lib.Domains()), "domain"), count(len(lib.Commands()), "command"),
-		thousands(total), lib.Counter().Name())
+		count(rep.Topics, "topic"), count(rep.Domains, "domain"), count(rep.Commands, "command"),
+		thousands(rep.Tokens), rep.Tokenizer)
 }
 
 func rel(dir, p string) string {

@@ -1,19 +1,47 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 )
 
-// check writes the index cache and gives the same report from it;
-// --no-cache neither reads nor writes it.
+// copyTree copies the directory src to a new temporary directory.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// check writes the index cache and gives the same report from it, in
+// both formats and after a file changed; --no-cache neither reads nor
+// writes it.
 func TestCheckIndexCache(t *testing.T) {
 	cacheDir := t.TempDir()
 	t.Setenv(indexcache.EnvDir, cacheDir)
-	dir := filepath.Join("..", "..", "examples", "library")
+	dir := copyTree(t, filepath.Join("..", "..", "examples", "library"))
 	cacheFiles := func() int {
 		t.Helper()
 		ents, err := os.ReadDir(cacheDir)
@@ -22,24 +50,47 @@ func TestCheckIndexCache(t *testing.T) {
 		}
 		return len(ents)
 	}
+	check := func(args ...string) (string, int) {
+		t.Helper()
+		out, _, err := runCLI(t, append([]string{"check", dir}, args...)...)
+		return out, exitCode(err)
+	}
 
-	want, _, err := runCLI(t, "check", dir, "--format", "json", "--no-cache")
-	if exitCode(err) != 1 || want == "" {
-		t.Fatalf("check --no-cache: exit %v, output %q", err, want)
-	}
-	if n := cacheFiles(); n != 0 {
-		t.Fatalf("check --no-cache left %d files in the cache directory", n)
-	}
-	for _, run := range []string{"cold", "warm"} {
-		got, _, err := runCLI(t, "check", dir, "--format", "json")
-		if exitCode(err) != 1 {
-			t.Fatalf("%s check: exit %v", run, err)
+	for _, step := range []string{"unchanged", "changed"} {
+		if step == "changed" {
+			p := filepath.Join(dir, "commands", "implement.md")
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, append(data, "\nAlso load python:no_such_topic_here.\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if got != want {
-			t.Errorf("%s check differs from check --no-cache:\n got %s\nwant %s", run, got, want)
+		for _, format := range []string{"json", "text"} {
+			want, wantCode := check("--format", format, "--no-cache")
+			if wantCode != 1 || want == "" {
+				t.Fatalf("%s, check --no-cache --format %s: exit %d, output %q", step, format, wantCode, want)
+			}
+			if step == "changed" && !strings.Contains(want, "no_such_topic_here") {
+				t.Fatalf("the changed file's problem is missing from check --no-cache:\n%s", want)
+			}
+			for _, run := range []string{"first", "second"} {
+				got, code := check("--format", format)
+				if got != want || code != wantCode {
+					t.Errorf("%s, %s check --format %s (exit %d) differs from check --no-cache (exit %d):\n got %s\nwant %s", step, run, format, code, wantCode, got, want)
+				}
+			}
 		}
 		if n := cacheFiles(); n != 1 {
-			t.Fatalf("%s check: %d files in the cache directory, want 1", run, n)
+			t.Fatalf("%s: %d files in the cache directory, want 1", step, n)
 		}
+	}
+
+	empty := t.TempDir()
+	t.Setenv(indexcache.EnvDir, empty)
+	check("--no-cache")
+	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+		t.Errorf("check --no-cache wrote %d files to the cache directory", len(ents))
 	}
 }

@@ -143,6 +143,18 @@ type Cache struct {
 	mu    sync.Mutex
 	cur   map[string]Entry
 	dirty bool
+	// stored says that Store was called: Save then writes the stored
+	// entries, else the ones read.
+	stored bool
+	// results are whole results kept beside the entries (see Result).
+	results map[string]result
+}
+
+// result is a stored result and the fingerprint of what it was computed
+// from.
+type result struct {
+	fp   Hash
+	data []byte
 }
 
 // Open reads the cache of the workspace key.Root from dir. It fails only
@@ -154,9 +166,10 @@ func Open(dir string, key Key) (*Cache, error) {
 	}
 	sum := sha256.Sum256([]byte(key.Root))
 	c := &Cache{
-		path: filepath.Join(dir, fmt.Sprintf("index-%x.bin", sum[:12])),
-		key:  key,
-		cur:  map[string]Entry{},
+		path:    filepath.Join(dir, fmt.Sprintf("index-%x.bin", sum[:12])),
+		key:     key,
+		cur:     map[string]Entry{},
+		results: map[string]result{},
 	}
 	data, err := readBounded(c.path)
 	switch {
@@ -168,17 +181,18 @@ func Open(dir string, key Key) (*Cache, error) {
 		c.discard(err.Error())
 		return c, nil
 	}
-	old, err := decode(data, key)
+	old, results, err := decode(data, key)
 	if err != nil {
 		c.discard(err.Error())
 		return c, nil
 	}
-	c.old = old
+	c.old, c.results = old, results
 	return c, nil
 }
 
 func (c *Cache) discard(why string) {
 	c.discarded = why
+	c.results = map[string]result{}
 	c.old = map[string]Entry{}
 	c.dirty = true
 }
@@ -213,6 +227,28 @@ func (c *Cache) Store(path string, e Entry) {
 		}
 	}
 	c.cur[path] = e
+	c.stored = true
+}
+
+// Result returns the result stored under name for the fingerprint fp.
+// A command whose whole output follows from what it read (such as a check
+// of the workspace) keeps it this way, under a fingerprint of all it read.
+func (c *Cache) Result(name string, fp Hash) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.results[name]
+	if !ok || r.fp != fp {
+		return nil, false
+	}
+	return r.data, true
+}
+
+// StoreResult records a result for Save, replacing the one under name.
+func (c *Cache) StoreResult(name string, fp Hash, data []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.results[name] = result{fp, data}
+	c.dirty = true
 }
 
 func sameEntry(a, b Entry) bool {
@@ -228,10 +264,14 @@ func sameEntry(a, b Entry) bool {
 func (c *Cache) Save() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.dirty && len(c.cur) == len(c.old) {
+	entries := c.cur
+	if !c.stored {
+		entries = c.old
+	}
+	if !c.dirty && len(entries) == len(c.old) {
 		return nil
 	}
-	data := encode(c.key, c.cur)
+	data := encode(c.key, entries, c.results)
 	dir := filepath.Dir(c.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("index cache: %w", err)
@@ -279,7 +319,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // encode lays out a cache file: magic, the key, the entries, and a CRC-32C
 // of everything before it.
-func encode(key Key, entries map[string]Entry) []byte {
+func encode(key Key, entries map[string]Entry, results map[string]result) []byte {
 	size := len(magic) + 64 + len(key.Root) + len(key.Version) + len(key.Settings)
 	for p, e := range entries {
 		size += len(p) + len(e.Refs) + 64 + 4*len(e.Sections)
@@ -310,31 +350,37 @@ func encode(key Key, entries map[string]Entry) []byte {
 		b = binary.LittleEndian.AppendUint64(b, e.View)
 		b = appendString(b, string(e.Refs))
 	}
+	b = binary.AppendUvarint(b, uint64(len(results)))
+	for name, r := range results {
+		b = appendString(b, name)
+		b = append(b, r.fp[:]...)
+		b = appendString(b, string(r.data))
+	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 }
 
 // decode reads a cache file written under key. Entries' Refs are slices of
 // data.
-func decode(data []byte, key Key) (map[string]Entry, error) {
+func decode(data []byte, key Key) (map[string]Entry, map[string]result, error) {
 	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
-		return nil, errors.New("not a ctxls index cache of this format")
+		return nil, nil, errors.New("not a ctxls index cache of this format")
 	}
 	body := data[:len(data)-4]
 	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(data[len(body):]) {
-		return nil, errors.New("checksum mismatch: the cache file is damaged")
+		return nil, nil, errors.New("checksum mismatch: the cache file is damaged")
 	}
 	r := &reader{b: body[len(magic):]}
 	root, version, settings := r.string(), r.string(), r.string()
 	if r.err != nil {
-		return nil, r.err
+		return nil, nil, r.err
 	}
 	switch {
 	case root != key.Root:
-		return nil, fmt.Errorf("cache of another workspace (%s)", root)
+		return nil, nil, fmt.Errorf("cache of another workspace (%s)", root)
 	case version != key.Version:
-		return nil, errors.New("cache of another ctxls build")
+		return nil, nil, errors.New("cache of another ctxls build")
 	case settings != key.Settings:
-		return nil, errors.New("cache of other settings")
+		return nil, nil, errors.New("cache of other settings")
 	}
 	n := r.count(len(r.b))
 	out := make(map[string]Entry, n)
@@ -363,17 +409,26 @@ func decode(data []byte, key Key) (map[string]Entry, error) {
 			e.Refs = refs
 		}
 		if r.err != nil {
-			return nil, r.err
+			return nil, nil, r.err
 		}
 		out[p] = e
+	}
+	n = r.count(len(r.b))
+	results := make(map[string]result, n)
+	for range n {
+		name := r.string()
+		var res result
+		copy(res.fp[:], r.bytes(len(res.fp)))
+		res.data = r.bytes(r.count(len(r.b)))
+		results[name] = res
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.err = errors.New("trailing bytes")
 	}
 	if r.err != nil {
-		return nil, r.err
+		return nil, nil, r.err
 	}
-	return out, nil
+	return out, results, nil
 }
 
 func appendString(b []byte, s string) []byte {

@@ -234,3 +234,38 @@ func TestDecodeRefsMalformed(t *testing.T) {
 		}
 	}
 }
+
+// Results are kept beside the entries and answer only to their
+// fingerprint; saving entries keeps them, and saving a result keeps the
+// entries.
+func TestResults(t *testing.T) {
+	t.Parallel()
+	dir := saved(t)
+	fp := Sum([]byte("the whole workspace"))
+	c, _ := Open(dir, testKey)
+	c.StoreResult("check", fp, []byte("report"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = Open(dir, testKey)
+	if c.Len() != 2 {
+		t.Errorf("saving a result kept %d entries, want 2", c.Len())
+	}
+	if data, ok := c.Result("check", fp); !ok || string(data) != "report" {
+		t.Errorf("Result = %q, %v", data, ok)
+	}
+	if _, ok := c.Result("check", Sum([]byte("another workspace"))); ok {
+		t.Error("a result answered to another fingerprint")
+	}
+	for p, e := range c.old {
+		c.Store(p, e)
+	}
+	c.Store("/work/lib/new.md", Entry{Hash: Sum(nil)})
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = Open(dir, testKey)
+	if _, ok := c.Result("check", fp); !ok || c.Len() != 3 {
+		t.Errorf("after saving entries: result kept %v, %d entries", ok, c.Len())
+	}
+}

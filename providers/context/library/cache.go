@@ -1,10 +1,17 @@
 package library
 
 import (
+	"context"
+	"crypto/sha256"
+	"fmt"
 	"hash/fnv"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/refs"
 )
@@ -131,4 +138,75 @@ func (b *builder) cachedRefs(f *File) []refs.Ref {
 		rs = []refs.Ref{}
 	}
 	return rs
+}
+
+// ResultCache opens the index cache of the workspace at dir for a result
+// that follows from the workspace as a whole, such as a check's report,
+// and returns it with the fingerprint of the workspace: the configuration
+// file and the path and content hash of every markdown file an index
+// would read. Options.CacheDir and Options.Version name the cache; the
+// result is to be looked up and stored with Cache.Result and
+// Cache.StoreResult under that fingerprint. A change to any of those
+// files, one added or removed, or another build gives another
+// fingerprint.
+func ResultCache(ctx context.Context, dir string, opts Options) (*indexcache.Cache, indexcache.Hash, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, indexcache.Hash{}, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	l := &Library{dir: filepath.Clean(abs), opts: opts, log: opts.Logger}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+	cfg, _, err := config.Load(l.dir)
+	if err != nil {
+		return nil, indexcache.Hash{}, err
+	}
+	s, err := walk(ctx, l.dir, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
+	if err != nil {
+		return nil, indexcache.Hash{}, fmt.Errorf("scan %s: %w", l.dir, err)
+	}
+	c := l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
+	if c == nil {
+		return nil, indexcache.Hash{}, fmt.Errorf("no index cache for %s", l.dir)
+	}
+	sums := make([]indexcache.Hash, len(s.files))
+	fails := make([]error, len(s.files))
+	parallel(ctx, len(s.files), func(i int) {
+		content, err := os.ReadFile(s.files[i].path)
+		if err != nil {
+			fails[i] = err
+			return
+		}
+		sums[i] = indexcache.Sum(content)
+	})
+	if ctx.Err() != nil {
+		return nil, indexcache.Hash{}, ctx.Err()
+	}
+	h := sha256.New()
+	// A configuration file that cannot be read gives a result of its own.
+	yml, yerr := os.ReadFile(filepath.Join(l.dir, config.FileName))
+	fmt.Fprintf(h, "config %d %v\x00", len(yml), yerr != nil)
+	h.Write(yml)
+	for i, f := range s.files {
+		fmt.Fprintf(h, "\x00%s\x00%v\x00", f.path, fails[i] != nil)
+		h.Write(sums[i][:])
+	}
+	// Path references are read against the directories beside each root.
+	beside := besideRoots(s.contextRoots)
+	for _, root := range s.contextRoots {
+		names := beside[root]
+		sorted := make([]string, 0, len(names))
+		for n := range names {
+			sorted = append(sorted, n)
+		}
+		slices.Sort(sorted)
+		fmt.Fprintf(h, "\x00beside %s %q", root, sorted)
+	}
+	for _, w := range s.warnings {
+		fmt.Fprintf(h, "\x00warning %s %s", w.Path, w.Message)
+	}
+	var fp indexcache.Hash
+	h.Sum(fp[:0])
+	return c, fp, nil
 }
