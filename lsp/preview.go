@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 
 	"go.lsp.dev/protocol"
 
@@ -74,7 +75,7 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}) {
 			if ctx.Err() != nil {
 				return
 			}
-			f, ds, err := p.Diagnose(d.path, []byte(d.text))
+			f, ds, err := diagnosePreview(p, d.path, d.text)
 			if err != nil {
 				s.stderr.Debug("preview diagnostics", "path", d.path, "err", err)
 				continue
@@ -88,6 +89,18 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}) {
 			return
 		}
 	}
+}
+
+// diagnosePreview diagnoses a document against the preview. The preview's
+// topics have no text: should a check ever reach for one, the document
+// waits for the index rather than take the server down.
+func diagnosePreview(p *library.Preview, path, text string) (f *library.File, ds []library.Diagnostic, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ds, err = nil, nil, fmt.Errorf("preview diagnostics of %s: %v", path, r)
+		}
+	}()
+	return p.Diagnose(path, []byte(text))
 }
 
 // publishPreview sends the preview's diagnostics of an open document.

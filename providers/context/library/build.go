@@ -298,8 +298,8 @@ func (b *builder) parse(p, rel string, content []byte) *File {
 }
 
 // topic builds a topic from a parsed file, with the token counts of the
-// index cache when s holds them.
-func (b *builder) topic(doc *document.Doc, c class, s *cached) (*Topic, []metaProblem) {
+// index cache when fc holds them.
+func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaProblem) {
 	id := c.name
 	if c.domain != "" {
 		id = c.domain + "/" + c.name
@@ -320,13 +320,13 @@ func (b *builder) topic(doc *document.Doc, c class, s *cached) (*Topic, []metaPr
 	}
 	var total int
 	var per []int
-	if s != nil && s.hit && len(s.entry.Sections) == len(spans) {
-		total, per = s.entry.Tokens, s.entry.Sections
+	if fc != nil && fc.hit && len(fc.entry.Sections) == len(spans) {
+		total, per = fc.entry.Tokens, fc.entry.Sections
 	} else {
 		total, per = b.counter.CountSpans(string(doc.Slice(body)), spans)
 	}
-	if s != nil {
-		s.tokens, s.sections = total, per
+	if fc != nil {
+		fc.tokens, fc.sections = total, per
 	}
 	t.Tokens = total
 	t.Sections = make([]Section, 0, len(secs))
