@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -51,8 +52,13 @@ type inprocOptions struct {
 // inprocStart serves a new Server on dir and returns an initialized client.
 func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	t.Helper()
-	srvIn, cliOut := io.Pipe()
-	cliIn, srvOut := io.Pipe()
+	// Buffered both ways, as the operating system's pipes between an
+	// editor and the server are: with io.Pipe, a notification the server
+	// writes while the client writes a request and answers one of the
+	// server's deadlocks the three.
+	toSrv, toCli := newBufPipe(), newBufPipe()
+	srvIn, cliOut := toSrv, toSrv
+	cliIn, srvOut := toCli, toCli
 	if o.diagDelay == 0 {
 		o.diagDelay = 5 * time.Millisecond
 	}
@@ -101,6 +107,52 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	}
 	c.notify("initialized", map[string]any{})
 	return c
+}
+
+// bufPipe is an in-memory pipe whose writes never wait for the reader.
+type bufPipe struct {
+	mu     sync.Mutex
+	more   *sync.Cond
+	buf    bytes.Buffer
+	closed bool
+}
+
+func newBufPipe() *bufPipe {
+	p := &bufPipe{}
+	p.more = sync.NewCond(&p.mu)
+	return p
+}
+
+func (p *bufPipe) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return 0, io.ErrClosedPipe
+	}
+	p.buf.Write(b)
+	p.more.Broadcast()
+	return len(b), nil
+}
+
+// Read waits for data; after Close it returns what is left, then io.EOF.
+func (p *bufPipe) Read(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.buf.Len() == 0 && !p.closed {
+		p.more.Wait()
+	}
+	if p.buf.Len() == 0 {
+		return 0, io.EOF
+	}
+	return p.buf.Read(b)
+}
+
+func (p *bufPipe) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	p.more.Broadcast()
+	return nil
 }
 
 type inprocRWC struct {
