@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -228,6 +229,10 @@ type benchServer struct {
 	settings any
 	// pull is true for servers with pull diagnostics only.
 	pull bool
+	// setup, when set, runs once before a benchmark's iterations, and
+	// prepare before each, outside the timer.
+	setup   func(ctx context.Context, b *testing.B)
+	prepare func(b *testing.B)
 }
 
 func benchServers(b *testing.B) []benchServer {
@@ -470,17 +475,69 @@ func BenchmarkStdioDiagnosticsAfterEdit(b *testing.B) {
 	}
 }
 
-// BenchmarkStdioInitializeToDiagnostics measures a cold start: from
-// sending initialize to the first diagnostics of the opened command file.
-// ctxls indexes the whole library first; markdownls reads files lazily.
+// BenchmarkStdioInitializeToDiagnostics measures a start: from sending
+// initialize to the first diagnostics of the opened command file.
+// markdownls reads files lazily.
+//
+// ctxls runs twice: cold, with its index cache emptied before every start,
+// and warm, with the cache of an earlier start on the unchanged library.
 func BenchmarkStdioInitializeToDiagnostics(b *testing.B) {
 	lib := benchLibrary(b)
+	cacheDir := os.Getenv(indexcache.EnvDir)
+	if cacheDir == "" {
+		b.Fatal(indexcache.EnvDir + " is not set; TestMain sets it")
+	}
+	emptyCache := func(b *testing.B) {
+		if err := os.RemoveAll(cacheDir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var servers []benchServer
 	for _, s := range benchServers(b) {
+		if s.name != "ctxls" {
+			servers = append(servers, s)
+			continue
+		}
+		cold, warm := s, s
+		cold.name, cold.prepare = "ctxls-cold", emptyCache
+		warm.name = "ctxls-warm"
+		warm.setup = func(ctx context.Context, b *testing.B) {
+			// One start fills the cache.
+			emptyCache(b)
+			c := s.open(ctx, b, lib)
+			s.diagnostics(ctx, b, c, stdioFileURI(lib.command), func(n int) bool { return n > 0 })
+			// The cache is written at the end of the index, after the
+			// first diagnostics.
+			deadline := time.Now().Add(2 * time.Minute)
+			for {
+				if m, _ := filepath.Glob(filepath.Join(cacheDir, "index-*.bin")); len(m) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					b.Fatalf("no index cache in %s after 2 minutes", cacheDir)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := c.Shutdown(ctx); err != nil {
+				b.Logf("%s shutdown: %v", s.name, err)
+			}
+		}
+		servers = append(servers, cold, warm)
+	}
+	for _, s := range servers {
 		b.Run(s.name, func(b *testing.B) {
 			ctx := benchCtx(b)
+			if s.setup != nil {
+				s.setup(ctx, b)
+			}
 			var lat benchLatencies
 			var rss []float64
 			for b.Loop() {
+				if s.prepare != nil {
+					b.StopTimer()
+					s.prepare(b)
+					b.StartTimer()
+				}
 				start := time.Now()
 				c := s.open(ctx, b, lib)
 				s.diagnostics(ctx, b, c, stdioFileURI(lib.command), func(n int) bool { return n > 0 })

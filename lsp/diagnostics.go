@@ -170,14 +170,21 @@ func (d *diagnostics) scheduleIdle() {
 }
 
 // publishAll publishes the diagnostics of every file and clears those of
-// files that no longer have any. Diagnosing every file reads each
-// frontmatter again and leaves that garbage to Options.Reclaim.
+// files that no longer have any, those of the open documents first: the
+// user looks at them, and diagnosing a whole library takes a while.
+// Diagnosing every file reads each frontmatter again and leaves that
+// garbage to Options.Reclaim.
 func (d *diagnostics) publishAll(ctx context.Context) {
 	ws, err := d.s.workspaceCtx(ctx)
 	if err != nil {
 		return
 	}
 	lib := ws.Library()
+	open := map[string]bool{}
+	for _, p := range ws.OpenPaths() {
+		open[p] = true
+		d.publish(ctx, ws, lib, p, lib.Diagnose(p))
+	}
 	all := lib.DiagnoseAll(ctx)
 	agents := d.s.agentPaths(ctx, ws)
 	d.mu.Lock()
@@ -191,6 +198,9 @@ func (d *diagnostics) publishAll(ctx context.Context) {
 	for p, ds := range all {
 		if ctx.Err() != nil {
 			return
+		}
+		if open[p] {
+			continue
 		}
 		d.publish(ctx, ws, lib, p, ds)
 	}

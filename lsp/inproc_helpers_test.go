@@ -33,6 +33,7 @@ type inprocOptions struct {
 	watch        bool          // run the server-side file watcher
 	reclaim      func()        // Options.Reclaim
 	idle         func()        // Options.Idle
+	indexGate    chan struct{} // Options.indexGate
 }
 
 // inprocStart serves a new Server on dir and returns an initialized client.
@@ -43,7 +44,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	if o.diagDelay == 0 {
 		o.diagDelay = 5 * time.Millisecond
 	}
-	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle})
+	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle, indexGate: o.indexGate})
 	c := &inprocClient{Client: newClient(t, cliOut), root: dir, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {

@@ -203,13 +203,26 @@ func (s *Server) openWorkspace() {
 	var done, total atomic.Int64
 	loaded := make(chan struct{})
 	go s.reportIndexProgress(ctx, loaded, &done, &total)
+	previewed, stopPreview := s.startPreview(ctx)
+	select {
+	case <-previewed:
+	case <-ctx.Done():
+	}
+	if g := s.opts.indexGate; g != nil {
+		select {
+		case <-g:
+		case <-ctx.Done():
+		}
+	}
 	ws, err := workspace.Open(ctx, s.rootDir(), workspace.Options{
-		Settings:   s.settings,
-		Watch:      !s.opts.NoWatch,
-		Logger:     s.log,
-		OnUpdate:   s.diags.onUpdate,
-		Progress:   func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
-		AfterIndex: s.opts.Reclaim,
+		Settings:     s.settings,
+		Watch:        !s.opts.NoWatch,
+		Logger:       s.log,
+		OnUpdate:     s.diags.onUpdate,
+		Progress:     func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
+		AfterIndex:   s.opts.Reclaim,
+		CacheDir:     s.opts.CacheDir,
+		CacheVersion: s.opts.CacheVersion,
 		// The log has it too; this one the user sees without opening it.
 		OnWatchLimit: func(msg string) {
 			if s.client == nil {
@@ -220,6 +233,8 @@ func (s *Server) openWorkspace() {
 		},
 	})
 	close(loaded)
+	// From here on the workspace's diagnostics are the ones to publish.
+	stopPreview()
 	s.mu.Lock()
 	s.docsLive = true
 	if s.state == stateShutdown || ctx.Err() != nil {

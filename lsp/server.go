@@ -53,6 +53,13 @@ type Options struct {
 	// housekeeping such as a garbage collection that would otherwise fall
 	// on the next keystroke.
 	Idle func()
+	// CacheDir and CacheVersion configure the index cache of the
+	// workspace (see library.Options); an empty CacheDir keeps none.
+	CacheDir, CacheVersion string
+
+	// indexGate, when set, holds the initial index back until it is
+	// closed, after the preview is built: tests see the server between.
+	indexGate <-chan struct{}
 }
 
 // IdleDelay is how long after publishing the diagnostics of a change the
@@ -102,6 +109,8 @@ type Server struct {
 	docsLive   bool
 	early      map[string]*earlyDoc
 	earlyOrder []string
+	// earlyWake is signalled when an early document changes.
+	earlyWake chan struct{}
 	// Settings and watched-file events that arrive before docsLive.
 	earlySettings []byte
 	earlyWatched  []string
@@ -149,6 +158,7 @@ func New(opts Options) *Server {
 		exited:      make(chan struct{}),
 		initialized: make(chan struct{}),
 		ready:       make(chan struct{}),
+		earlyWake:   make(chan struct{}, 1),
 		enc:         document.UTF16,
 		stderr:      log,
 		logq:        make(chan *protocol.LogMessageParams, logQueue),

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/context/indexcache"
 )
 
 // These tests build the ctxls binary once and drive `ctxls serve` over
@@ -39,6 +41,8 @@ func stdioRunMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	stdioTempDir = dir
+	// The servers these tests start keep their index cache here.
+	os.Setenv(indexcache.EnvDir, filepath.Join(dir, "cache"))
 	return m.Run()
 }
 

@@ -227,5 +227,9 @@ func (s *Server) deferDoc(path string, f func(d *earlyDoc) error) (bool, error) 
 		s.early[path] = d
 		s.earlyOrder = append(s.earlyOrder, path)
 	}
+	select {
+	case s.earlyWake <- struct{}{}:
+	default:
+	}
 	return true, f(d)
 }

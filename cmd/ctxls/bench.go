@@ -51,9 +51,16 @@ type benchReport struct {
 	RSSIndexPeakMiB float64 `json:"rssIndexPeakMiB"`
 	RSSMiB          float64 `json:"rssMiB"`
 	RSSPeakMiB      float64 `json:"rssPeakMiB"`
-	SampledFile     string  `json:"sampledFile,omitempty"`
-	SearchQuery     string  `json:"searchQuery,omitempty"`
-	SearchResult    int     `json:"searchResults"`
+	// WarmMS and WarmCPUMS are a full index with the index cache of an
+	// earlier one; PreviewMS and PreviewColdMS a preview of the
+	// workspace with and without that cache.
+	WarmMS        float64 `json:"warmIndexMs"`
+	WarmCPUMS     float64 `json:"warmIndexCpuMs"`
+	PreviewMS     float64 `json:"previewMs"`
+	PreviewColdMS float64 `json:"previewColdMs"`
+	SampledFile   string  `json:"sampledFile,omitempty"`
+	SearchQuery   string  `json:"searchQuery,omitempty"`
+	SearchResult  int     `json:"searchResults"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -195,6 +202,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep.HeapLiveMiB = float64(m.HeapAlloc) / (1 << 20)
 	rep.RSSMiB, rep.RSSPeakMiB = procStatusMiB("VmRSS"), procStatusMiB("VmHWM")
 	runtime.KeepAlive(lib)
+	lib = nil
+	if err := benchCache(ctx, &rep, cfg); err != nil {
+		return err
+	}
 
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
@@ -222,9 +233,44 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(tw, "search\t%.2f ms median, %.2f ms with warm caches (%q, %d results)\n", r.SearchMS, r.SearchWarmMS, r.SearchQuery, r.SearchResult)
 	}
 	fmt.Fprintf(tw, "diagnose all\t%.0f ms (%s diagnostics)\n", r.DiagnoseMS, thousands(r.Diagnostics))
+	fmt.Fprintf(tw, "warm index\t%.0f ms (%.0f ms CPU) with the index cache of an earlier index\n", r.WarmMS, r.WarmCPUMS)
+	fmt.Fprintf(tw, "preview\t%.0f ms with the index cache, %.0f ms without\n", r.PreviewMS, r.PreviewColdMS)
 	fmt.Fprintf(tw, "memory after index\t%.0f MiB resident, %.0f MiB peak resident (VmHWM)\n", r.RSSIndexMiB, r.RSSIndexPeakMiB)
 	fmt.Fprintf(tw, "memory at the end\t%.0f MiB live heap, %.0f MiB resident, %.0f MiB peak resident\n", r.HeapLiveMiB, r.RSSMiB, r.RSSPeakMiB)
 	tw.Flush()
+}
+
+// benchCache measures, after the other figures so that it does not
+// change their memory, a full index with the index cache of an earlier
+// one and previews of the workspace, in a temporary cache directory.
+func benchCache(ctx context.Context, rep *benchReport, cfg *config.Config) error {
+	dir, err := os.MkdirTemp("", "ctxls-bench-cache-")
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	if _, err := library.NewPreview(ctx, rep.Dir, cfg, library.Options{}); err != nil {
+		return err
+	}
+	rep.PreviewColdMS = ms(time.Since(start))
+	opts := library.Options{CacheDir: dir, Version: "bench"}
+	if _, err := library.Load(ctx, rep.Dir, cfg, opts); err != nil {
+		return err
+	}
+	runtime.GC()
+	cpu0, start := cpuTime(), time.Now()
+	if _, err := library.Load(ctx, rep.Dir, cfg, opts); err != nil {
+		return err
+	}
+	rep.WarmMS, rep.WarmCPUMS = ms(time.Since(start)), ms(cpuTime()-cpu0)
+	runtime.GC()
+	start = time.Now()
+	if _, err := library.NewPreview(ctx, rep.Dir, cfg, opts); err != nil {
+		return err
+	}
+	rep.PreviewMS = ms(time.Since(start))
+	return nil
 }
 
 // empty reports whether dir is missing or holds nothing.

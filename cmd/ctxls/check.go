@@ -40,6 +40,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fix := fs.Bool("fix", false, "apply the safe fixes, then report what is left")
 	fixUnsafe := fs.Bool("fix-unsafe", false, "apply every fix, the unsafe ones (guesses) included")
 	dryRun := fs.Bool("dry-run", false, "with --fix or --fix-unsafe, print the fixes as a unified diff instead of writing them; exit 1 when there is one")
+	noCache := fs.Bool("no-cache", false, "index every file, neither reading nor writing the index cache")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
 	// about on stderr, so that they count and fail the check.
-	lib, err := openLibrary(ctx, dir, stderr)
+	lib, err := openLibrary(ctx, dir, !*noCache, stderr)
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			break
 		}
 		fmt.Fprintf(stderr, "fixed %s\n", count(changed, "file"))
-		if lib, err = openLibrary(ctx, dir, stderr); err != nil {
+		if lib, err = openLibrary(ctx, dir, !*noCache, stderr); err != nil {
 			return err
 		}
 		if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {

@@ -69,7 +69,7 @@ func checkFormat(f string) error {
 // Problems in .ctxls.yaml only go to stderr: the library has already fallen
 // back to defaults for the bad values, so the command can go on.
 func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Library, error) {
-	lib, err := openLibrary(ctx, dir, stderr)
+	lib, err := openLibrary(ctx, dir, true, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -80,10 +80,14 @@ func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Li
 }
 
 // openLibrary is loadLibrary for callers that report the problems of
-// .ctxls.yaml themselves.
-func openLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Library, error) {
+// .ctxls.yaml themselves; cache says whether to use the index cache.
+func openLibrary(ctx context.Context, dir string, cache bool, stderr io.Writer) (*library.Library, error) {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	lib, err := library.Load(ctx, dir, nil, library.Options{Logger: log})
+	opts := library.Options{Logger: log}
+	if cache {
+		opts.CacheDir, opts.Version = indexCache(log)
+	}
+	lib, err := library.Load(ctx, dir, nil, opts)
 	if err != nil {
 		return nil, fmt.Errorf("load workspace %s: %w", dir, err)
 	}

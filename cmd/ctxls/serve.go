@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/ctxls/ctxls/lsp"
+	"github.com/ctxls/ctxls/providers/context/indexcache"
 )
 
 // runServe runs the language server over stdin and stdout.
@@ -42,7 +43,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		defer stop()
 	}
-	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version, Reclaim: debug.FreeOSMemory, Idle: collectIfDue})
+	cacheDir, cacheVersion := indexCache(log)
+	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version, Reclaim: debug.FreeOSMemory, Idle: collectIfDue, CacheDir: cacheDir, CacheVersion: cacheVersion})
 	err = srv.Serve(ctx, stdin, stdout)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
 		return exitError(1)
@@ -114,4 +116,15 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// indexCache returns the directory and build identity of the index cache,
+// or "" when there is no cache directory.
+func indexCache(log *slog.Logger) (dir, build string) {
+	dir, err := indexcache.Dir()
+	if err != nil {
+		log.Warn("no index cache", "err", err)
+		return "", ""
+	}
+	return dir, version + " " + indexcache.BuildID()
 }

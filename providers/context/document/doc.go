@@ -86,6 +86,19 @@ type Footer struct {
 // Parse parses the content of the markdown file at path. It never fails:
 // problems such as unparsable frontmatter are recorded in the result.
 func Parse(path string, content []byte) *Doc {
+	return parse(path, content, true)
+}
+
+// ParseOutline parses only what a file's outline needs: it is Parse
+// without decoding the frontmatter's YAML (Frontmatter has its span and
+// Root returns nil) and without footer metadata. Previews of a large
+// library use it, where decoding every frontmatter would cost most of the
+// time.
+func ParseOutline(path string, content []byte) *Doc {
+	return parse(path, content, false)
+}
+
+func parse(path string, content []byte, full bool) *Doc {
 	d := &Doc{Path: path}
 	if bytes.HasPrefix(content, bom) {
 		content = content[len(bom):]
@@ -95,7 +108,7 @@ func Parse(path string, content []byte) *Doc {
 	d.Lines = NewLines(content)
 	d.Body = Span{0, len(content)}
 	first := 0
-	if fm := parseFrontmatter(d); fm != nil {
+	if fm := parseFrontmatter(d, full); fm != nil {
 		d.Frontmatter = fm
 		d.Body.Start = fm.Span.End
 		first = d.Lines.LineOf(fm.Span.End)
@@ -107,7 +120,9 @@ func Parse(path string, content []byte) *Doc {
 	// A library keeps every file's Doc: drop the spare capacity appending
 	// left behind.
 	d.Headings, d.Fences, d.Tables = exact(d.Headings), exact(d.Fences), exact(d.Tables)
-	d.Footer = parseFooter(d)
+	if full {
+		d.Footer = parseFooter(d)
+	}
 	return d
 }
 

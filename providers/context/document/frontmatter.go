@@ -81,8 +81,9 @@ func (e *YAMLError) Error() string { return fmt.Sprintf("line %d: %s", e.Line+1,
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// parseFrontmatter finds and parses the frontmatter block, or returns nil.
-func parseFrontmatter(d *Doc) *Frontmatter {
+// parseFrontmatter finds the frontmatter block, and parses it when decode
+// is set, or returns nil.
+func parseFrontmatter(d *Doc, decode bool) *Frontmatter {
 	l := d.Lines
 	if l.Count() < 2 || !isDelimiter(l.Line(0), "---") {
 		return nil
@@ -114,7 +115,7 @@ func parseFrontmatter(d *Doc) *Frontmatter {
 	}
 	fm.Span = Span{0, end}
 	raw := d.Text[fm.Content.Start:fm.Content.End]
-	if len(bytes.TrimSpace(raw)) == 0 {
+	if !decode || len(bytes.TrimSpace(raw)) == 0 {
 		return fm
 	}
 	root, err := parseYAML(raw)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -30,6 +31,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
 	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo()}
+	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
 	files := make([]*File, len(s.files))
 	var done atomic.Int64
 	parallel(ctx, len(s.files), func(i int) {
@@ -46,6 +48,9 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 	st := newState(files)
 	view := st.view()
+	if b.cache != nil {
+		b.view = viewKey(st)
+	}
 	keys := make([][]string, len(files))
 	parallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(files[i], view, 0)
@@ -55,6 +60,9 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		return ctx.Err()
 	}
 	st.buildIncoming(files, keys)
+	if b.cache != nil {
+		l.saveCache(b.cache, b.view, files)
+	}
 
 	l.mu.Lock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
@@ -114,6 +122,11 @@ type builder struct {
 	kw   map[string][]string
 
 	strings interner
+
+	// cache, during a full index, holds what an earlier index computed;
+	// view is the viewKey the references are scanned under.
+	cache *indexcache.Cache
+	view  uint64
 }
 
 // interner keeps one copy of each string it is given. Frontmatter values
@@ -240,12 +253,14 @@ func besideRoots(roots []string) map[string]map[string]bool {
 func (b *builder) parse(p, rel string, content []byte) *File {
 	c := classify(p, b.contextRoots, b.commandRoots)
 	f := &File{Path: p, Rel: rel, Kind: c.kind}
+	var size, mtime int64
 	if content == nil {
 		info, err := os.Stat(p)
 		if err != nil {
 			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
 			return f
 		}
+		size, mtime = info.Size(), info.ModTime().UnixNano()
 		if info.Size() > b.cfg.MaxFileSize {
 			f.Skipped = fmt.Sprintf("file is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(info.Size()), humanBytes(b.cfg.MaxFileSize), config.FileName)
 			return f
@@ -263,10 +278,14 @@ func (b *builder) parse(p, rel string, content []byte) *File {
 		f.Skipped = "file holds binary data, not markdown text; not indexed"
 		return f
 	}
+	if b.cache != nil {
+		f.cache = &cached{hash: indexcache.Sum(content), size: size, mtime: mtime}
+		f.cache.entry, f.cache.hit = b.cache.Lookup(p, f.cache.hash)
+	}
 	f.Doc = document.Parse(p, content)
 	switch c.kind {
 	case TopicFile:
-		f.Topic, f.problems = b.topic(f.Doc, c)
+		f.Topic, f.problems = b.topic(f.Doc, c, f.cache)
 	case CommandFile:
 		f.Command = command(f.Doc, c.name, p)
 	}
@@ -278,8 +297,9 @@ func (b *builder) parse(p, rel string, content []byte) *File {
 	return f
 }
 
-// topic builds a topic from a parsed file.
-func (b *builder) topic(doc *document.Doc, c class) (*Topic, []metaProblem) {
+// topic builds a topic from a parsed file, with the token counts of the
+// index cache when fc holds them.
+func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaProblem) {
 	id := c.name
 	if c.domain != "" {
 		id = c.domain + "/" + c.name
@@ -298,7 +318,16 @@ func (b *builder) topic(doc *document.Doc, c class) (*Topic, []metaProblem) {
 	for i, s := range secs {
 		spans[i] = [2]int{s.Content.Start - body.Start, s.Content.End - body.Start}
 	}
-	total, per := b.counter.CountSpans(string(doc.Slice(body)), spans)
+	var total int
+	var per []int
+	if fc != nil && fc.hit && len(fc.entry.Sections) == len(spans) {
+		total, per = fc.entry.Tokens, fc.entry.Sections
+	} else {
+		total, per = b.counter.CountSpans(string(doc.Slice(body)), spans)
+	}
+	if fc != nil {
+		fc.tokens, fc.sections = total, per
+	}
 	t.Tokens = total
 	t.Sections = make([]Section, 0, len(secs))
 	wants := make([]wantMatch, len(t.Meta.Sections))
@@ -362,7 +391,13 @@ func (b *builder) scanRefs(f *File, v view, hint int) []refs.Ref {
 	if f.Doc == nil {
 		return nil
 	}
-	all := refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+	all := b.cachedRefs(f)
+	if all == nil {
+		all = refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+		if f.cache != nil {
+			f.cache.refs = indexcache.AppendRefs(nil, all)
+		}
+	}
 	out := all[:0]
 	for _, r := range all {
 		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {

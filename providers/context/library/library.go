@@ -70,6 +70,8 @@ type File struct {
 	// index; unlink reuses them (computing them resolves every path
 	// reference again).
 	inKeys []string
+	// cache is the file's index cache state during a full index, or nil.
+	cache *cached
 }
 
 // Topic is a markdown file in a context root.
@@ -120,9 +122,10 @@ func (t *Topic) Key() string {
 // headings.
 func (t *Topic) Section(name string) (*Section, bool) {
 	var best *Section
+	want := wantKey(name)
 	for i := range t.Sections {
 		s := &t.Sections[i]
-		if s.Matches(name) {
+		if s.matchKey().matches(want) {
 			if best == nil || (s.Level == 2 && best.Level != 2) {
 				best = s
 			}
@@ -213,6 +216,12 @@ type Options struct {
 	// replaced the model, outside the library's locks: a long-running
 	// process returns the memory the build needed to the operating system.
 	AfterIndex func()
+	// CacheDir, when set, is where the index cache lives (see package
+	// indexcache): a full index takes the token counts and references of
+	// files unchanged since the last one from it. "" keeps no cache.
+	CacheDir string
+	// Version identifies the build for the index cache (indexcache.BuildID).
+	Version string
 }
 
 // Library is the model of one workspace.

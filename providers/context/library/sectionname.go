@@ -2,6 +2,8 @@ package library
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // headingName splits a heading's text into the section name and its
@@ -57,13 +59,14 @@ func (s *Section) Matches(want string) bool {
 	return s.matchKey().matches(wantKey(want))
 }
 
-// sectionMatch holds what Matches compares of a section, so that a section
-// compared with many names computes its slugs once.
-type sectionMatch struct{ name, short, anchor, slug, shortSlug string }
+// sectionMatch holds what Matches compares of a section. Its slugs are
+// compared without being built (slugIs): a topic's sections are looked up
+// by name for every reference to it, and building the slugs of each was
+// most of the time of diagnosing a library.
+type sectionMatch struct{ name, short, anchor string }
 
 func (s *Section) matchKey() sectionMatch {
-	short := unnumbered(s.Name)
-	return sectionMatch{name: s.Name, short: short, anchor: strings.ToLower(s.Anchor), slug: Slug(s.Name), shortSlug: Slug(short)}
+	return sectionMatch{name: s.Name, short: unnumbered(s.Name), anchor: s.Anchor}
 }
 
 // wantMatch is a name a section is looked up by, prepared for matches.
@@ -84,12 +87,38 @@ func (k sectionMatch) matches(w wantMatch) bool {
 	if k.short != k.name && strings.EqualFold(k.short, w.want) {
 		return true
 	}
-	if k.anchor != "" && k.anchor == w.lower {
+	if k.anchor != "" && strings.ToLower(k.anchor) == w.lower {
 		return true
 	}
 	// Names that give the same GitHub anchor are the same section: they
 	// differ only in case and punctuation ('Load "Always" Files').
-	return k.slug == w.lower || k.shortSlug == w.lower || k.slug == w.slug || k.shortSlug == w.slug
+	return slugIs(k.name, w.lower) || slugIs(k.short, w.lower) || slugIs(k.name, w.slug) || slugIs(k.short, w.slug)
+}
+
+// slugIs reports whether Slug(heading) == slug, without building it.
+func slugIs(heading, slug string) bool {
+	i := 0
+	for _, r := range strings.TrimSpace(heading) {
+		r = unicode.ToLower(r)
+		var c rune
+		switch {
+		case r == ' ' || r == '-':
+			c = '-'
+		case r == '_' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || r > 127:
+			c = r
+		default:
+			continue
+		}
+		if i >= len(slug) {
+			return false
+		}
+		got, n := utf8.DecodeRuneInString(slug[i:])
+		if got != c || got == utf8.RuneError && n <= 1 {
+			return false
+		}
+		i += n
+	}
+	return i == len(slug)
 }
 
 // names lists what a section may be called in prose, longest first.

@@ -81,6 +81,18 @@ func (w *Workspace) overlayChanges() []library.Change {
 	return out
 }
 
+// OpenPaths returns the paths of the open documents, in no particular
+// order.
+func (w *Workspace) OpenPaths() []string {
+	w.omu.RLock()
+	defer w.omu.RUnlock()
+	out := make([]string, 0, len(w.overlays))
+	for p := range w.overlays {
+		out = append(out, p)
+	}
+	return out
+}
+
 func (w *Workspace) isOpen(path string) bool {
 	w.omu.RLock()
 	defer w.omu.RUnlock()

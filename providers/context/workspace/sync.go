@@ -321,7 +321,7 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []config.Problem) (Update, error) {
 	old := w.Library()
 	plain := reflect.DeepEqual(w.settings, &config.Settings{})
-	nl, err := load(ctx, w.dir, cfg, problems, plain, library.Options{Logger: w.log, AfterIndex: w.opts.AfterIndex})
+	nl, err := load(ctx, w.dir, cfg, problems, plain, library.Options{Logger: w.log, AfterIndex: w.opts.AfterIndex, CacheDir: w.opts.CacheDir, Version: w.opts.CacheVersion})
 	if err != nil {
 		return Update{}, err
 	}

@@ -60,6 +60,9 @@ type Options struct {
 	// AfterIndex runs after each full index of the workspace (see
 	// library.Options).
 	AfterIndex func()
+	// CacheDir and CacheVersion configure the index cache (see
+	// library.Options); an empty CacheDir keeps none.
+	CacheDir, CacheVersion string
 
 	// Debounce is the quiet time after the last file event before changes
 	// are applied. Zero means watcher.DefaultDebounce.
@@ -209,7 +212,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	start := time.Now()
-	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress, AfterIndex: opts.AfterIndex})
+	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress, AfterIndex: opts.AfterIndex, CacheDir: opts.CacheDir, Version: opts.CacheVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +237,26 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	go w.deliver()
 	go w.sync(start)
 	return w, nil
+}
+
+// Preview looks at the workspace at dir under the configuration Open
+// would use, to diagnose open documents while Open indexes it (see
+// library.Preview). Of opts it uses Settings, Logger, CacheDir and
+// CacheVersion.
+func Preview(ctx context.Context, dir string, opts Options) (*library.Preview, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	settings, err := config.ParseSettings(opts.Settings)
+	if err != nil {
+		settings = &config.Settings{}
+	}
+	cfg, _, err := effectiveConfig(filepath.Clean(abs), settings)
+	if err != nil {
+		return nil, err
+	}
+	return library.NewPreview(ctx, abs, cfg, library.Options{Logger: opts.Logger, CacheDir: opts.CacheDir, Version: opts.CacheVersion})
 }
 
 // load scans the workspace with cfg, recording problems. plain says that no
