@@ -83,3 +83,28 @@ func TestInprocAgentFileCreated(t *testing.T) {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
 	})
 }
+
+// A skill edited on disk, in a hidden folder the library's watcher skips
+// and with no event from the client, is checked again by the server's
+// own watcher.
+func TestInprocAgentFileWatched(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".claude/skills/x/SKILL.md": "---\nname: y\ndescription: Does x.\n---\nBody.\n",
+		"context/python/x.md":       "# X\n\nBody.\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{watch: true})
+	mismatch := func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
+	}
+	skill := string(uriOf(filepath.Join(dir, ".claude/skills/x/SKILL.md")))
+	c.waitDiagnostics(skill, mismatch)
+	since := c.noteCount()
+	inprocWrite(t, dir, map[string]string{".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
+	c.waitDiagnosticsSince(since, skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	// A skill created in a folder that did not exist is seen too.
+	fresh := string(uriOf(filepath.Join(dir, ".claude/skills/fresh/SKILL.md")))
+	inprocWrite(t, dir, map[string]string{".claude/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
+	c.waitDiagnostics(fresh, mismatch)
+}
