@@ -293,11 +293,12 @@ func HiddenDirs() []string {
 	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin"}
 }
 
-// ignoredDir reports folders the agents never load files from.
+// ignoredDir reports folders the agents never load files from, and
+// testdata folders, whose fixtures are broken on purpose.
 func ignoredDir(name string) bool {
 	switch name {
 	case ".git", ".hg", ".svn", ".ctxls",
-		"node_modules", "bower_components", "vendor",
+		"node_modules", "bower_components", "vendor", "testdata",
 		"__pycache__", "venv", ".venv", ".tox", ".nox",
 		".mypy_cache", ".pytest_cache", ".ruff_cache",
 		".next", ".nuxt", ".cache", ".gradle", ".terraform":
