@@ -105,10 +105,18 @@ func TestInprocAgentFileWatched(t *testing.T) {
 	since := c.noteCount()
 	inprocWrite(t, dir, map[string]string{".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
 	c.waitDiagnosticsSince(since, skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
-	// A skill created in a folder that did not exist is seen too.
+	// A skill created in a folder that did not exist is seen too, and the
+	// subagent naming it is checked again.
+	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
+	inprocWrite(t, dir, map[string]string{".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [fresh]\n---\nAgent.\n"})
+	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
+	})
+	since = c.noteCount()
 	fresh := string(uriOf(filepath.Join(dir, ".claude/skills/fresh/SKILL.md")))
 	inprocWrite(t, dir, map[string]string{".claude/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
 	c.waitDiagnostics(fresh, mismatch)
+	c.waitDiagnosticsSince(since, agent, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
 }
 
 // Frontmatter keys and values complete with their documentation, a

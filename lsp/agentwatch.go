@@ -48,12 +48,17 @@ func (s *Server) watchAgentDirs(ws *workspace.Workspace) {
 }
 
 // agentFilesChanged reads the agent files again when any of paths is one
-// and schedules the diagnostics of those that are.
+// and schedules the diagnostics of those that are, and of the subagents
+// when a skill changed.
 func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	var agents []string
+	skills := false
 	for _, p := range paths {
 		if s.isAgentFile(ws, p) {
 			agents = append(agents, p)
+			if rel, err := filepath.Rel(ws.Dir(), p); err == nil && agentfiles.Classify(filepath.ToSlash(rel), nil) == agentfiles.KindSkill {
+				skills = true
+			}
 		}
 	}
 	if len(agents) == 0 {
@@ -62,5 +67,17 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	s.forgetAgents()
 	for _, p := range agents {
 		s.diags.touch(p)
+	}
+	if !skills {
+		return
+	}
+	// A subagent's skills name skills: one created, renamed or removed
+	// changes what the subagents' checks say.
+	if set := s.agentSet(s.ctx, ws.Library()); set != nil {
+		for _, f := range set.Files {
+			if f.Kind == agentfiles.KindSubagent {
+				s.diags.touch(f.Path)
+			}
+		}
 	}
 }
