@@ -75,6 +75,8 @@ type Spot struct {
 	Replace document.Span
 	// KeySpan covers the key.
 	KeySpan document.Span
+	// Colon reports whether the key already has its colon.
+	Colon bool
 }
 
 // SpotAt tells what byte offset off of text is on in the frontmatter: a
@@ -163,7 +165,7 @@ func spotOnLine(text []byte, lineStart, off int, key string, keySpan document.Sp
 			return Spot{}, false
 		}
 		return Spot{Key: k, Replace: document.Span{Start: lineStart, End: off},
-			KeySpan: document.Span{Start: lineStart, End: lineStart + len(k)}}, true
+			KeySpan: document.Span{Start: lineStart, End: lineStart + len(k)}, Colon: colon >= 0}, true
 	}
 	k := strings.TrimSpace(line[:colon])
 	return Spot{Key: k, Value: true, Replace: word(), KeySpan: document.Span{Start: lineStart, End: lineStart + len(strings.TrimRight(line[:colon], " "))}}, true
@@ -203,7 +205,15 @@ func (s *Set) CompleteFrontmatter(k Kind, text []byte, off int) (items []Complet
 			if present[f.Name] && f.Name != spot.Key {
 				continue
 			}
-			items = append(items, Completion{Label: f.Name, Insert: f.Name + ": ", Detail: f.Type, Doc: f.Doc})
+			insert := f.Name + ": "
+			if spot.Colon {
+				insert = f.Name
+			}
+			items = append(items, Completion{Label: f.Name, Insert: insert, Detail: f.Type, Doc: f.Doc})
+		}
+		if spot.Colon {
+			// Renaming a key: the whole key goes, its value stays.
+			return items, spot.KeySpan, true
 		}
 		return items, spot.Replace, true
 	}

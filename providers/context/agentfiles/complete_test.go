@@ -25,6 +25,7 @@ func TestCompleteFrontmatter(t *testing.T) {
 		{"skill key", KindSkill, "---\nname: x\nde|\n---\n", true, []string{"description", "license"}, "de"},
 		{"key at an empty line", KindCommand, "---\n|\n---\nBody.\n", true, []string{"description", "argument-hint", "allowed-tools", "model", "disable-model-invocation"}, ""},
 		{"keys present are not offered", KindCursorRule, "---\ndescription: x\n|\n---\n", true, []string{"globs", "alwaysApply"}, ""},
+		{"renaming a key keeps its value", KindCursorRule, "---\nglo|bs: '*.go'\n---\n", true, []string{"description", "globs", "alwaysApply"}, "globs"},
 		{"bool value", KindCursorRule, "---\nalwaysApply: t|\n---\n", true, []string{"true", "false"}, "t"},
 		{"enum value", KindSubagent, "---\npermissionMode: |\n---\n", true, permissionModes, ""},
 		{"skills in a flow list", KindSubagent, "---\nname: a\nskills: [deploy, l|]\n---\n", true, []string{"deploy", "lint"}, "l"},
@@ -61,6 +62,17 @@ func TestCompleteFrontmatter(t *testing.T) {
 			}
 			if r := string(text[rep.Start:rep.End]); r != tc.replaced {
 				t.Errorf("replaces %q, want %q", r, tc.replaced)
+			}
+			// A key gets its colon unless its line has one already.
+			rest, _, _ := strings.Cut(string(text[off:]), "\n")
+			for _, it := range items {
+				want := it.Label
+				if !it.Value && !strings.Contains(rest, ":") {
+					want += ": "
+				}
+				if it.Insert != want {
+					t.Errorf("%s inserts %q, want %q", it.Label, it.Insert, want)
+				}
 			}
 		})
 	}
