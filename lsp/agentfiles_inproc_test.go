@@ -3,6 +3,8 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -82,4 +84,100 @@ func TestInprocAgentFileCreated(t *testing.T) {
 	c.waitDiagnosticsSince(since, agent, func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
 	})
+}
+
+// A skill edited on disk, in a hidden folder the library's watcher skips
+// and with no event from the client, is checked again by the server's
+// own watcher.
+func TestInprocAgentFileWatched(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".claude/skills/x/SKILL.md": "---\nname: y\ndescription: Does x.\n---\nBody.\n",
+		"context/python/x.md":       "# X\n\nBody.\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{watch: true})
+	mismatch := func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
+	}
+	skill := string(uriOf(filepath.Join(dir, ".claude/skills/x/SKILL.md")))
+	c.waitDiagnostics(skill, mismatch)
+	since := c.noteCount()
+	inprocWrite(t, dir, map[string]string{".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
+	c.waitDiagnosticsSince(since, skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	// A skill created in a folder that did not exist is seen too, and the
+	// subagent naming it is checked again.
+	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
+	inprocWrite(t, dir, map[string]string{".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [fresh]\n---\nAgent.\n"})
+	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
+		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
+	})
+	since = c.noteCount()
+	fresh := string(uriOf(filepath.Join(dir, ".claude/skills/fresh/SKILL.md")))
+	inprocWrite(t, dir, map[string]string{".claude/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
+	c.waitDiagnostics(fresh, mismatch)
+	c.waitDiagnosticsSince(since, agent, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+}
+
+// Frontmatter keys and values complete with their documentation, a
+// subagent's skills with the project's skills, and hover on a key shows
+// the field's documentation.
+func TestInprocAgentFrontmatter(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the service.\n---\nBody.\n",
+		".claude/agents/a.md":            "---\nname: a\ndescription: Reviews.\n---\nAgent.\n",
+		"context/python/x.md":            "# X\n\nBody.\n",
+	})
+	c := inprocStart(t, dir, inprocOptions{})
+	type item struct {
+		Label         string
+		Kind          int
+		Documentation struct{ Value string }
+		TextEdit      struct{ NewText string }
+	}
+	complete := func(text, marker string, delta int) []item {
+		t.Helper()
+		u := c.open(".claude/agents/a.md", text)
+		var list struct{ Items []item }
+		c.mustCall("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": u},
+			"position": inprocPos(t, text, marker, delta, false)}, &list)
+		return list.Items
+	}
+	labels := func(items []item) []string {
+		var out []string
+		for _, it := range items {
+			out = append(out, it.Label)
+		}
+		return out
+	}
+
+	// Every key not yet present; the client filters by what is typed.
+	items := complete("---\nname: a\ndescription: Reviews.\nsk\n---\nAgent.\n", "sk\n", 2)
+	i := slices.IndexFunc(items, func(it item) bool { return it.Label == "skills" })
+	if got := labels(items); i < 0 || slices.Contains(got, "name") || items[i].TextEdit.NewText != "skills: " ||
+		!strings.Contains(items[i].Documentation.Value, "Skills loaded into the subagent's context") {
+		t.Errorf("key completion %+v", items)
+	}
+	items = complete("---\nname: a\ndescription: Reviews.\nskills: [de]\n---\nAgent.\n", "de]", 2)
+	if got := labels(items); len(got) != 1 || got[0] != "deploy" || items[0].Documentation.Value != "Deploys the service." {
+		t.Errorf("skills completion %+v", items)
+	}
+	items = complete("---\nname: a\ndescription: Reviews.\npermissionMode: \n---\nAgent.\n", "permissionMode: ", 16)
+	if got := labels(items); !slices.Contains(got, "plan") || !slices.Contains(got, "acceptEdits") {
+		t.Errorf("value completion %q", got)
+	}
+
+	text := "---\nname: a\ndescription: Reviews.\ntools: Read\n---\nAgent.\n"
+	u := c.open(".claude/agents/a.md", text)
+	var h struct {
+		Contents struct{ Value string }
+		Range    protocolRange
+	}
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u},
+		"position": inprocPos(t, text, "tools", 2, false)}, &h)
+	if !strings.HasPrefix(h.Contents.Value, "**tools** · a string or a list of strings") || h.Range.Start.Line != 3 || h.Range.End.Character != 5 {
+		t.Errorf("hover %+v", h)
+	}
 }

@@ -3,9 +3,13 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/present"
 	"github.com/ctxls/ctxls/providers/context/refs"
@@ -30,6 +34,9 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 	off, err := v.offset(params.Position)
 	if err != nil {
 		return nil, err
+	}
+	if l, ok := s.frontmatterCompletion(ctx, v, off); ok {
+		return l, nil
 	}
 	if l, ok := s.memoryCompletion(ctx, v, off); ok {
 		return l, nil
@@ -95,6 +102,51 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 		list.ItemDefaults = &protocol.CompletionItemDefaults{EditRange: &rng}
 	}
 	return list, nil
+}
+
+// frontmatterCompletion completes the frontmatter keys of an agent file,
+// their values, and the skill names of a subagent's skills.
+func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*protocol.CompletionList, bool) {
+	kind := agentKind(v)
+	if kind == agentfiles.KindUnknown {
+		return nil, false
+	}
+	items, rep, ok := s.agentSet(ctx, v.lib).CompleteFrontmatter(kind, v.doc.Text, off)
+	if !ok {
+		return nil, false
+	}
+	rng := v.rng(rep)
+	out := make([]protocol.CompletionItem, 0, len(items))
+	for i, it := range items {
+		kind := protocol.CompletionItemKindProperty
+		doc := it.Doc
+		if it.Value {
+			kind = protocol.CompletionItemKindValue
+		} else if f, ok := agentfiles.FieldNamed(agentKind(v), it.Label); ok {
+			doc = present.FieldDoc(f)
+		}
+		item := protocol.CompletionItem{
+			Label:    it.Label,
+			Kind:     kind,
+			Detail:   protocol.NewOptional(it.Detail),
+			SortText: protocol.NewOptional(fmt.Sprintf("%04d", i)), // the schema's order
+			TextEdit: &protocol.TextEdit{Range: rng, NewText: it.Insert},
+		}
+		if doc != "" {
+			item.Documentation = markup(doc)
+		}
+		out = append(out, item)
+	}
+	return &protocol.CompletionList{Items: out}, true
+}
+
+// agentKind is the kind of agent file the view shows.
+func agentKind(v *view) agentfiles.Kind {
+	rel, err := filepath.Rel(v.lib.Dir(), v.path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return agentfiles.KindUnknown
+	}
+	return agentfiles.Classify(filepath.ToSlash(rel), nil)
 }
 
 // maxCompletionItems bounds the topics one completion answer carries.

@@ -5,6 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/present"
 )
 
@@ -18,6 +19,9 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if h, ok := s.importHover(ctx, v, params.Position); ok {
 		return h, nil
 	}
+	if h, ok := s.fieldHover(v, params.Position); ok {
+		return h, nil
+	}
 	r, ok, err := v.refAt(params.Position)
 	if err != nil || !ok {
 		return nil, err
@@ -26,7 +30,12 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if !ok {
 		return nil, nil
 	}
-	rng := v.rng(r.Span)
+	return s.hover(md, v.rng(r.Span)), nil
+}
+
+// hover is a hover of markdown md over rng, in plain text for clients
+// without markdown.
+func (s *Server) hover(md string, rng protocol.Range) *protocol.Hover {
 	s.mu.Lock()
 	plain := !s.caps.markdown
 	s.mu.Unlock()
@@ -34,5 +43,27 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if plain {
 		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(md)}
 	}
-	return &protocol.Hover{Contents: contents, Range: &rng}, nil
+	return &protocol.Hover{Contents: contents, Range: &rng}
+}
+
+// fieldHover documents the frontmatter key under the cursor in an agent
+// file.
+func (s *Server) fieldHover(v *view, pos protocol.Position) (*protocol.Hover, bool) {
+	kind := agentKind(v)
+	if kind == agentfiles.KindUnknown {
+		return nil, false
+	}
+	off, err := v.offset(pos)
+	if err != nil {
+		return nil, false
+	}
+	spot, ok := agentfiles.SpotAt(v.doc.Text, off)
+	if !ok || spot.Value || off >= spot.KeySpan.End {
+		return nil, false
+	}
+	f, ok := agentfiles.FieldNamed(kind, spot.Key)
+	if !ok {
+		return nil, false
+	}
+	return s.hover(present.FieldDoc(f), v.rng(spot.KeySpan)), true
 }

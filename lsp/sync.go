@@ -155,19 +155,8 @@ func (s *Server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	}
 	ws.NotifyWatched(paths)
 	// The library's watcher does not see the hidden folders agent files
-	// live in: the client's events are what tells of them.
-	var agents []string
-	for _, p := range paths {
-		if s.isAgentFile(ws, p) {
-			agents = append(agents, p)
-		}
-	}
-	if len(agents) > 0 {
-		s.forgetAgents()
-		for _, p := range agents {
-			s.diags.touch(p)
-		}
-	}
+	// live in: the client's events tell of them too.
+	s.agentFilesChanged(ws, paths)
 	return nil
 }
 

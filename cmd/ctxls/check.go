@@ -133,7 +133,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	default:
-		printCheck(stdout, lib, records, errors)
+		printCheck(stdout, lib, records)
 	}
 	if errors > 0 {
 		return exitError(1)
@@ -232,7 +232,7 @@ func (r *checkRecord) at(lines *document.Lines, s document.Span) {
 	r.EndLine, r.EndColumn = rg.End.Line+1, rg.End.Character+1
 }
 
-func printCheck(w io.Writer, lib *library.Library, records []checkRecord, errors int) {
+func printCheck(w io.Writer, lib *library.Library, records []checkRecord) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range records {
 		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\n", oneLine(r.File), r.Line, r.Column, r.Severity, r.Code, oneLine(r.Message))
@@ -250,10 +250,27 @@ func printCheck(w io.Writer, lib *library.Library, records []checkRecord, errors
 	if len(records) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%s (%s, %s) in %s · %s in %s · %s · %s tokens (%s)\n",
-		count(len(records), "problem"), count(errors, "error"), count(len(records)-errors, "warning"), count(len(files), "file"),
+	fmt.Fprintf(w, "%s (%s) in %s · %s in %s · %s · %s tokens (%s)\n",
+		count(len(records), "problem"), severityCounts(records), count(len(files), "file"),
 		count(len(topics), "topic"), count(len(lib.Domains()), "domain"), count(len(lib.Commands()), "command"),
 		thousands(total), lib.Counter().Name())
+}
+
+// severityCounts says how many of the records are errors and warnings,
+// and, when there are any, information and hints, which are no warnings.
+func severityCounts(records []checkRecord) string {
+	n := map[string]int{}
+	for _, r := range records {
+		n[r.Severity]++
+	}
+	out := count(n["error"], "error") + ", " + count(n["warning"], "warning")
+	if n["info"] > 0 {
+		out += fmt.Sprintf(", %d info", n["info"])
+	}
+	if n["hint"] > 0 {
+		out += ", " + count(n["hint"], "hint")
+	}
+	return out
 }
 
 func rel(dir, p string) string {

@@ -144,6 +144,22 @@ func TestCheckExampleLibraryText(t *testing.T) {
 			t.Errorf("summary %q lacks %q", summary, want)
 		}
 	}
+	// Each severity is counted on its own: information is no warning.
+	bySeverity := map[string]int{}
+	for _, r := range recs {
+		bySeverity[r.Severity]++
+	}
+	if bySeverity["info"] == 0 {
+		t.Fatal("the example library has no information to count")
+	}
+	want := fmt.Sprintf("%d problems (%d errors, %d warnings, %d info",
+		len(recs), bySeverity["error"], bySeverity["warning"], bySeverity["info"])
+	if bySeverity["hint"] > 0 {
+		want += fmt.Sprintf(", %d hint", bySeverity["hint"])
+	}
+	if !strings.HasPrefix(summary, want) {
+		t.Errorf("summary %q, want prefix %q", summary, want)
+	}
 }
 
 // readmeProblem is one row of the table of deliberate problems in

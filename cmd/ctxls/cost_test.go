@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,5 +70,51 @@ func TestCostCommandAgents(t *testing.T) {
 		} else if _, ok := err.(usageError); !ok {
 			t.Errorf("%v: %v is not a usage error", args, err)
 		}
+	}
+}
+
+// The example library's session, as its README describes it: the memory
+// and the two imports Claude Code follows (not the one with a trailing
+// colon), one listing entry per skill, command and subagent; Cursor gets
+// its rule by glob.
+func TestCostExampleLibrary(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "library")
+	files := func(agent string) (always, later []string) {
+		t.Helper()
+		out, stderr, err := runCLI(t, "cost", dir, "--agent", agent, "--format", "json")
+		if err != nil {
+			t.Fatalf("cost --agent %s: %v\n%s", agent, err, stderr)
+		}
+		var c session.Cost
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range c.AlwaysLoaded {
+			always = append(always, e.File+" "+e.Reason)
+		}
+		for _, e := range c.OnDemand {
+			later = append(later, e.File)
+		}
+		return always, later
+	}
+	always, later := files("claude")
+	want := []string{
+		"CLAUDE.md project memory",
+		"context/loading_protocol.md imported by CLAUDE.md (hop 1)",
+		"context/git/commit_conventions.md imported by CLAUDE.md (hop 1)",
+		".claude/agents/reviewer.md subagent listing",
+		".claude/commands/ship.md command listing",
+		".claude/skills/release-notes/SKILL.md skill listing",
+		".claude/skills/review-pr/SKILL.md skill listing",
+	}
+	if strings.Join(always, "\n") != strings.Join(want, "\n") {
+		t.Errorf("claude loads at start:\n%s\nwant:\n%s", strings.Join(always, "\n"), strings.Join(want, "\n"))
+	}
+	if !slices.Contains(later, ".claude/rules/python.md") {
+		t.Errorf("claude loads later %q, want the Python rule among them", later)
+	}
+	always, later = files("cursor")
+	if len(always) != 0 || !slices.Equal(later, []string{".cursor/rules/python.mdc"}) {
+		t.Errorf("cursor: at start %q, later %q", always, later)
 	}
 }

@@ -81,3 +81,43 @@ export function sessionPickItems(cost: SessionCost): Array<{ label: string; desc
 function byTokens(entries: readonly SessionEntry[]): SessionEntry[] {
   return entries.slice().sort((a, b) => b.tokens - a.tokens || a.file.localeCompare(b.file));
 }
+
+/** The agents whose sessions ctxls/sessionCost computes. */
+export const SESSION_AGENTS = ['claude', 'codex', 'cursor', 'copilot'] as const;
+export type SessionAgent = (typeof SESSION_AGENTS)[number];
+
+/** The `ctxls.sessionAgent` setting's value, or claude when unset or unknown. */
+export function sessionAgent(value: unknown): SessionAgent {
+  return SESSION_AGENTS.find((a) => a === value) ?? 'claude';
+}
+
+/** A group of the session tree: what loads at start, the listing, what loads later. */
+export interface SessionGroup {
+  label: string;
+  tokens: number;
+  entries: SessionEntry[];
+}
+
+/**
+ * The session tree's groups, each with its entries biggest first: files
+ * always loaded at start, the listing (name and description of each skill,
+ * command and subagent, loaded at start too), and files loaded on demand.
+ * Empty groups are left out.
+ */
+export function sessionGroups(cost: SessionCost | undefined): SessionGroup[] {
+  if (!cost) {
+    return [];
+  }
+  const listing = (e: SessionEntry) => / listing$/.test(e.reason);
+  const always = cost.alwaysLoaded ?? [];
+  const groups: SessionGroup[] = [
+    group('Always loaded', always.filter((e) => !listing(e))),
+    group('Listing', always.filter(listing)),
+    group('On demand', cost.onDemand ?? []),
+  ];
+  return groups.filter((g) => g.entries.length > 0);
+}
+
+function group(label: string, entries: SessionEntry[]): SessionGroup {
+  return { label, tokens: entries.reduce((n, e) => n + e.tokens, 0), entries: byTokens(entries) };
+}

@@ -11,6 +11,7 @@ import { searchPickItems } from './quickPick';
 import { ReadonlyDocs, SCHEME } from './readonlyDocs';
 import { CostStatusBar } from './statusBar';
 import { SessionStatusBar } from './sessionStatus';
+import { SessionTreeProvider } from './sessionTree';
 import { referenceOf } from './format';
 import { registerMcpServers } from './mcpProvider';
 
@@ -34,7 +35,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     showCollapseAll: true,
   });
   const status = new CostStatusBar(srv);
-  const session = new SessionStatusBar(srv);
+  const sessionTree = new SessionTreeProvider();
+  const sessionView = vscode.window.createTreeView('ctxls.sessionCost', { treeDataProvider: sessionTree });
+  const session = new SessionStatusBar(srv, (cost) => {
+    sessionTree.update(cost);
+    sessionView.message = cost ? `A ${cost.agent} session` : undefined;
+  });
   const chains = new ChainCommands(srv, executions, docs);
   const mcp = registerMcpServers(context, output);
   if (mcp) {
@@ -51,6 +57,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     executions,
     executionsView,
     status,
+    sessionTree,
+    sessionView,
     session,
     chains,
     ...chains.register(),
@@ -81,6 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('ctxls.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('ctxls.showCostBreakdown', (arg?: vscode.Uri | string) => status.showBreakdown(arg)),
     vscode.commands.registerCommand('ctxls.showSessionCost', () => session.showBreakdown()),
+    vscode.commands.registerCommand('ctxls.refreshSessionCost', () => session.schedule(0)),
     vscode.commands.registerCommand('ctxls.refreshContext', () => contextTree.refresh()),
     vscode.commands.registerCommand('ctxls.refreshExecutions', () => executions.refresh()),
     vscode.commands.registerCommand('ctxls.openTopic', async (node?: TopicNode) => {

@@ -1,10 +1,11 @@
-// Status bar item with what a Claude Code session started in the
-// workspace loads, from ctxls/sessionCost.
+// Status bar item with what a session of the configured agent
+// (ctxls.sessionAgent) started in the workspace loads, from
+// ctxls/sessionCost; each new answer goes to the session tree too.
 
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
 import { Methods, type SessionCost } from './protocol';
-import { affectsSession, sessionPickItems, sessionStatusText, sessionTooltip } from './agentFiles';
+import { affectsSession, sessionAgent, sessionPickItems, sessionStatusText, sessionTooltip } from './agentFiles';
 
 export class SessionStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -13,7 +14,10 @@ export class SessionStatusBar implements vscode.Disposable {
   private generation = 0;
   private last: SessionCost | undefined;
 
-  constructor(private readonly server: CtxlsServer) {
+  constructor(
+    private readonly server: CtxlsServer,
+    private readonly onCost: (cost: SessionCost | undefined) => void = () => {},
+  ) {
     this.item = vscode.window.createStatusBarItem('ctxls.session', vscode.StatusBarAlignment.Right, 99);
     this.item.name = 'ctxls session cost';
     this.item.command = 'ctxls.showSessionCost';
@@ -29,7 +33,9 @@ export class SessionStatusBar implements vscode.Disposable {
       vscode.workspace.onDidDeleteFiles(soon),
       vscode.workspace.onDidRenameFiles(soon),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('ctxls')) {
+        if (e.affectsConfiguration('ctxls.sessionAgent')) {
+          this.schedule(0);
+        } else if (e.affectsConfiguration('ctxls')) {
           this.schedule(1500);
         }
       }),
@@ -49,11 +55,12 @@ export class SessionStatusBar implements vscode.Disposable {
     const gen = ++this.generation;
     if (!this.server.running) {
       this.item.hide();
+      this.onCost(undefined);
       return;
     }
     let cost: SessionCost | undefined;
     try {
-      cost = await this.server.request<SessionCost>(Methods.sessionCost, {});
+      cost = await this.server.request<SessionCost>(Methods.sessionCost, this.params());
     } catch (err) {
       this.server.output.appendLine(`[ctxls] ${Methods.sessionCost}: ${String(err)}`);
     }
@@ -62,6 +69,7 @@ export class SessionStatusBar implements vscode.Disposable {
     }
     const text = sessionStatusText(cost);
     this.last = cost;
+    this.onCost(cost);
     if (!text || !cost) {
       this.item.hide();
       return;
@@ -73,7 +81,7 @@ export class SessionStatusBar implements vscode.Disposable {
 
   /** Shows what the session loads; picking a row opens its file. */
   async showBreakdown(): Promise<void> {
-    const cost = this.last ?? (await this.server.tryRequest<SessionCost>(Methods.sessionCost, {}));
+    const cost = this.last ?? (await this.server.tryRequest<SessionCost>(Methods.sessionCost, this.params()));
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!cost || !folder) {
       void vscode.window.showInformationMessage('ctxls: no session cost yet; is the server running?');
@@ -93,6 +101,11 @@ export class SessionStatusBar implements vscode.Disposable {
     if (picked?.file) {
       await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, ...picked.file.split('/')));
     }
+  }
+
+  /** The request's parameters: the agent of the ctxls.sessionAgent setting. */
+  private params(): { agent: string } {
+    return { agent: sessionAgent(vscode.workspace.getConfiguration('ctxls').get('sessionAgent')) };
   }
 
   dispose(): void {

@@ -282,11 +282,23 @@ func maybeAgentFile(name string) bool {
 	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")
 }
 
-// ignoredDir reports folders the agents never load files from.
+// MaybeFile reports whether a file of that name or path can be an agent
+// file: a filter for file watchers, cheaper than [Classify].
+func MaybeFile(name string) bool { return maybeAgentFile(name) }
+
+// HiddenDirs returns the hidden folders at a project's root where agents
+// keep skills, rules, commands and instructions. A watcher that skips
+// hidden folders, as the library's does, watches these besides.
+func HiddenDirs() []string {
+	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin"}
+}
+
+// ignoredDir reports folders the agents never load files from, and
+// testdata folders, whose fixtures are broken on purpose.
 func ignoredDir(name string) bool {
 	switch name {
 	case ".git", ".hg", ".svn", ".ctxls",
-		"node_modules", "bower_components", "vendor",
+		"node_modules", "bower_components", "vendor", "testdata",
 		"__pycache__", "venv", ".venv", ".tox", ".nox",
 		".mypy_cache", ".pytest_cache", ".ruff_cache",
 		".next", ".nuxt", ".cache", ".gradle", ".terraform":

@@ -2,6 +2,9 @@ package agentfiles
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -76,5 +79,44 @@ func TestDiscoverMeta(t *testing.T) {
 	if skill.Kind != KindSkill || !m.HasFrontmatter || m.Name != "deploy" || m.WhenToUse != "When a release is tagged." ||
 		m.Description != "Deploys the service. Use when: the user asks to ship a release." || len(m.Globs) != 1 || m.Globs[0] != "deploy/**" {
 		t.Errorf("meta = %+v", m)
+	}
+}
+
+// Fixtures in testdata folders are broken on purpose and no agent loads
+// them, like vendored folders; a root that is itself inside testdata is
+// still read.
+func TestDiscoverSkipsTestdata(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, rel := range []string{"skills/kept/SKILL.md", "pkg/testdata/skills/fixture/SKILL.md",
+		"testdata/CLAUDE.md", "vendor/x/AGENTS.md", "CLAUDE.md"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\nname: x\ndescription: X.\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		root string
+		want []string
+	}{
+		{dir, []string{"CLAUDE.md", "skills/kept/SKILL.md"}},
+		{filepath.Join(dir, "pkg", "testdata"), []string{"skills/fixture/SKILL.md"}},
+	}
+	for _, tc := range tests {
+		files, err := Discover(context.Background(), tc.root, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range files {
+			got = append(got, f.Rel)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Discover(%s) = %q, want %q", tc.root, got, tc.want)
+		}
 	}
 }

@@ -19,6 +19,7 @@ const (
 	tMap                           // a mapping
 	tList                          // a list of strings
 	tInt                           // an integer
+	tContext                       // a skill's context: checked on its own
 )
 
 func (t fieldType) String() string {
@@ -33,6 +34,8 @@ func (t fieldType) String() string {
 		return "a list of strings"
 	case tInt:
 		return "an integer"
+	case tContext:
+		return "fork, or in a Forge library a mapping of topic lists"
 	}
 	return "a string"
 }
@@ -52,6 +55,8 @@ func isString(n *yaml.Node) bool {
 
 func (t fieldType) accepts(n *yaml.Node) bool {
 	switch t {
+	case tContext:
+		return true
 	case tBool:
 		return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool"
 	case tInt:
@@ -77,11 +82,18 @@ func (t fieldType) accepts(n *yaml.Node) bool {
 	return isString(n)
 }
 
-// field is a frontmatter field of a kind: its name and type.
+// field is a frontmatter field of a kind: its name, its type, what it
+// does, and the values it takes when they are few. The checks, completion
+// and hover all read it: it is the one place a field is documented.
 type field struct {
-	name string
-	typ  fieldType
+	name   string
+	typ    fieldType
+	doc    string
+	values []string
 }
+
+// boolValues are the values of a boolean field.
+var boolValues = []string{"true", "false"}
 
 // typed checks the fields of root against the schema, reporting a wrong
 // type under code and, as a hint, keys the schema does not know unless

@@ -47,3 +47,22 @@ func FuzzCheckFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCompleteFrontmatter completes at every offset of arbitrary text: the
+// spans it returns lie in the text and end at the offset or at the key.
+func FuzzCompleteFrontmatter(f *testing.F) {
+	for _, s := range []string{"", "---", "---\n", "---\r\nname: x\r\n---\r\n", "---\nskills:\n  - a\n  -\n---\n", "---\n: x\n-\n#c\n", "---\nk: [a, b\n"} {
+		f.Add(s)
+	}
+	set := &Set{Files: []*File{{Rel: "skills/x/SKILL.md", Kind: KindSkill}}}
+	f.Fuzz(func(t *testing.T, text string) {
+		for off := 0; off <= len(text); off++ {
+			for _, k := range []Kind{KindSkill, KindSubagent, KindCursorRule} {
+				_, rep, ok := set.CompleteFrontmatter(k, []byte(text), off)
+				if ok && (rep.Start < 0 || rep.Start > rep.End || rep.End > len(text)) {
+					t.Fatalf("offset %d: replace %+v outside the text", off, rep)
+				}
+			}
+		}
+	})
+}

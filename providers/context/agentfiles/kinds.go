@@ -14,11 +14,11 @@ import (
 )
 
 var commandFields = []field{
-	{"description", tString},
-	{"argument-hint", tStringOrList},
-	{"allowed-tools", tStringOrList},
-	{"model", tString},
-	{"disable-model-invocation", tBool},
+	{"description", tString, "What the command does, shown in the / menu and in the listing the model reads.", nil},
+	{"argument-hint", tStringOrList, "The arguments shown after the command's name, such as [file] [mode]; the body reads them as $ARGUMENTS, $1, $2.", nil},
+	{"allowed-tools", tStringOrList, "Tools the command may use without asking, such as Bash(git status:*).", nil},
+	{"model", tString, "The model the command runs with.", []string{"sonnet", "opus", "haiku", "inherit"}},
+	{"disable-model-invocation", tBool, "true keeps the model from running the command on its own.", boolValues},
 }
 
 var (
@@ -64,22 +64,20 @@ func (c *checker) commandFileExists(p string) bool {
 }
 
 var subagentFields = []field{
-	{"name", tString},
-	{"description", tString},
-	{"tools", tStringOrList},
-	{"disallowedTools", tStringOrList},
-	{"model", tString},
-	{"permissionMode", tString},
-	{"skills", tStringOrList},
-	{"mcpServers", tStringOrList},
-	{"hooks", tMap},
-	{"color", tString},
-	{"maxTurns", tInt},
-	{"memory", tString},
-	{"background", tBool},
-	{"effort", tString},
-	{"isolation", tString},
-	{"initialPrompt", tString},
+	{"name", tString, "The subagent's name: lowercase letters, digits and hyphens. Required.", nil},
+	{"description", tString, "When the subagent should be used; Claude delegates by it. Required.", nil},
+	{"tools", tStringOrList, "The tools the subagent may use, comma-separated or a list; all tools when left out.", nil},
+	{"disallowedTools", tStringOrList, "Tools the subagent may not use.", nil},
+	{"model", tString, "The model the subagent runs with; inherit uses the main conversation's.", []string{"sonnet", "opus", "haiku", "inherit"}},
+	{"permissionMode", tString, "How the subagent asks for permissions: plan only reads, acceptEdits edits without asking, bypassPermissions asks for nothing.", permissionModes},
+	{"skills", tStringOrList, "Skills loaded into the subagent's context when it starts; each must name a skill of the project.", nil},
+	{"mcpServers", tStringOrList, "MCP servers the subagent may use.", nil},
+	{"hooks", tMap, "Hooks that run while the subagent is active.", nil},
+	{"color", tString, "The color the subagent is shown in.", []string{"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"}},
+	{"maxTurns", tInt, "The most turns the subagent takes before it stops.", nil},
+	{"memory", tString, "The memory the subagent keeps across runs.", []string{"user", "project", "local"}},
+	{"background", tBool, "true runs the subagent in the background.", boolValues},
+	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high"}},
 }
 
 var (
@@ -164,9 +162,9 @@ func (c *checker) agentsMd() {
 }
 
 var cursorFields = []field{
-	{"description", tString},
-	{"globs", tStringOrList},
-	{"alwaysApply", tBool},
+	{"description", tString, "What the rule is for. Without globs and alwaysApply, the agent reads it to decide whether to load the rule (agent-requested).", nil},
+	{"globs", tStringOrList, "Globs of the files the rule is attached to when they are in context (auto-attached), comma-separated or a list.", nil},
+	{"alwaysApply", tBool, "true loads the rule in every request (always).", boolValues},
 }
 
 // CursorRuleType is the type a Cursor rule's frontmatter gives it.
@@ -211,9 +209,22 @@ func (c *checker) cursorRule() {
 }
 
 var (
-	copilotInstructionFields = []field{{"applyTo", tString}, {"excludeAgent", tString}, {"description", tString}, {"name", tString}}
-	copilotPromptFields      = []field{{"description", tString}, {"mode", tString}, {"agent", tString}, {"model", tString}, {"tools", tList}, {"name", tString}, {"argument-hint", tStringOrList}}
-	excludeAgents            = []string{"code-review", "coding-agent"}
+	copilotInstructionFields = []field{
+		{"applyTo", tString, "Globs of the files the instructions apply to, comma-separated, such as **/*.go; ** applies them everywhere.", nil},
+		{"excludeAgent", tString, "The Copilot agent that does not use these instructions.", excludeAgents},
+		{"description", tString, "What the instructions are about.", nil},
+		{"name", tString, "The name shown for the instructions.", nil},
+	}
+	copilotPromptFields = []field{
+		{"description", tString, "What the prompt does, shown when it is picked.", nil},
+		{"mode", tString, "The chat mode the prompt runs in (older name of agent).", []string{"ask", "edit", "agent"}},
+		{"agent", tString, "The agent the prompt runs with.", []string{"ask", "edit", "agent"}},
+		{"model", tString, "The model the prompt runs with.", nil},
+		{"tools", tList, "The tools the prompt may use.", nil},
+		{"name", tString, "The name typed after / to run the prompt.", nil},
+		{"argument-hint", tStringOrList, "The hint shown in the chat input for the prompt's arguments.", nil},
+	}
+	excludeAgents = []string{"code-review", "coding-agent"}
 )
 
 func (c *checker) copilot() {

@@ -20,20 +20,21 @@ import (
 // ones Claude Code adds. context is a string ("fork") for Claude Code and
 // a mapping of topic lists in Forge libraries; both are accepted.
 var skillFields = []field{
-	{"name", tString},
-	{"description", tString},
-	{"license", tString},
-	{"compatibility", tString},
-	{"metadata", tMap},
-	{"allowed-tools", tStringOrList},
-	{"when_to_use", tString},
-	{"argument-hint", tStringOrList},
-	{"disable-model-invocation", tBool},
-	{"user-invocable", tBool},
-	{"model", tString},
-	{"agent", tString},
-	{"paths", tStringOrList},
-	{"hooks", tMap},
+	{"name", tString, "The skill's name: 1-64 lowercase letters, digits and single hyphens, equal to the skill's folder. Required.", nil},
+	{"description", tString, "What the skill does and when to use it, 1-1024 characters. The agent picks skills by it: only name and description are loaded at session start. Required.", nil},
+	{"license", tString, "The license of the skill, a name or the file that holds it.", nil},
+	{"compatibility", tString, "What the skill needs from its environment (products, packages, network), at most 500 characters.", nil},
+	{"metadata", tMap, "A map of string keys to string values, for properties the specification does not define.", nil},
+	{"allowed-tools", tStringOrList, "Tools the skill may use without asking, space-separated or a list (experimental).", nil},
+	{"when_to_use", tString, "Claude Code: when to use the skill, shown after the description in the skill listing; the two together are cut at 1,536 characters.", nil},
+	{"argument-hint", tStringOrList, "Claude Code: the arguments shown after the skill's name when it is invoked as /name, such as [issue-number].", nil},
+	{"disable-model-invocation", tBool, "Claude Code: true keeps the model from invoking the skill on its own; only the user runs it.", boolValues},
+	{"user-invocable", tBool, "Claude Code: false hides the skill from the / menu; the model can still invoke it.", boolValues},
+	{"model", tString, "Claude Code: the model the skill runs with.", []string{"sonnet", "opus", "haiku", "inherit"}},
+	{"context", tContext, "Claude Code: fork runs the skill in a subagent of its own context. A Forge skill's mapping of primary and topics lists names the topics it loads.", []string{"fork"}},
+	{"agent", tString, "Claude Code: the subagent type that runs the skill when context is fork.", nil},
+	{"paths", tStringOrList, "Claude Code: globs of the files the skill applies to; the skill is offered when such files are involved.", nil},
+	{"hooks", tMap, "Claude Code: hooks that run while the skill is active.", nil},
 }
 
 // skillNameRE is the specification's name: lowercase letters, digits and
@@ -44,7 +45,7 @@ func (c *checker) skill() {
 	lim := c.s.cfg.Limits
 	root := c.frontmatter(true, "a skill")
 	if root != nil {
-		c.typed(root, skillFields, rules.SkillFieldInvalid, "context")
+		c.typed(root, skillFields, rules.SkillFieldInvalid)
 		if _, v := document.FieldOf(root, "context"); v != nil && !isString(v) && v.Kind != yaml.MappingNode && v.ShortTag() != "!!null" {
 			c.add(c.nodeSpan(v), rules.SkillFieldInvalid, "context must be a string (fork runs the skill in a subagent)")
 		}

@@ -20,14 +20,15 @@ const (
 )
 
 // IgnoredDir reports whether a directory with this base name is never
-// read, whatever the configuration: version control, dependencies, virtual
-// environments, tool caches and our own database folder. Other hidden
+// read, whatever the configuration: version control, dependencies, test
+// fixtures (testdata, broken on purpose), virtual environments, tool
+// caches and our own database folder. Other hidden
 // directories (names starting with a dot) are skipped as well unless they
 // lead to a configured root; see [Filter].
 func IgnoredDir(name string) bool {
 	switch name {
 	case ".git", ".hg", ".svn", ".ctxls",
-		"node_modules", "bower_components", "vendor",
+		"node_modules", "bower_components", "vendor", "testdata",
 		"__pycache__", "venv", ".venv", ".tox", ".nox",
 		".mypy_cache", ".pytest_cache", ".ruff_cache",
 		".next", ".nuxt", ".cache", ".gradle", ".terraform":

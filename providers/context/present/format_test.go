@@ -3,6 +3,7 @@ package present
 import (
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -72,6 +73,23 @@ func TestEscape(t *testing.T) {
 	for _, tc := range tests {
 		if got := Escape(tc.in); got != tc.want {
 			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestFieldDoc(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		f    agentfiles.Field
+		want string
+	}{
+		{agentfiles.Field{Name: "alwaysApply", Type: "true or false", Doc: "Loads it.", Values: []string{"true", "false"}},
+			"**alwaysApply** · true or false\n\nLoads it.\n\nValues: `true`, `false`"},
+		{agentfiles.Field{Name: "name", Type: "a string", Doc: "The name."}, "**name** · a string\n\nThe name."},
+	}
+	for _, tc := range tests {
+		if got := FieldDoc(tc.f); got != tc.want {
+			t.Errorf("FieldDoc(%s) = %q, want %q", tc.f.Name, got, tc.want)
 		}
 	}
 }

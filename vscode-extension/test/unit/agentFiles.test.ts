@@ -2,7 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOCUMENT_SELECTOR, affectsSession, sessionPickItems, sessionStatusText, sessionTooltip } from '../../src/agentFiles';
+import {
+  DOCUMENT_SELECTOR,
+  SESSION_AGENTS,
+  affectsSession,
+  sessionAgent,
+  sessionGroups,
+  sessionPickItems,
+  sessionStatusText,
+  sessionTooltip,
+} from '../../src/agentFiles';
 import type { SessionCost } from '../../src/protocol';
 
 const root = process.cwd();
@@ -111,4 +120,36 @@ test('session breakdown rows', () => {
   );
   assert.equal(rows[1].file, 'docs/style.md');
   assert.equal(rows[1].detail, 'imported by CLAUDE.md (hop 1)');
+});
+
+test('session tree groups: always loaded, listing, on demand', () => {
+  assert.deepEqual(sessionGroups(undefined), []);
+  const groups = sessionGroups({
+    ...cost,
+    alwaysLoaded: [...cost.alwaysLoaded, { file: '.claude/agents/a.md', tokens: 20, reason: 'subagent listing' }],
+  });
+  assert.deepEqual(
+    groups.map((g) => [g.label, g.tokens, g.entries.map((e) => e.file)]),
+    [
+      ['Always loaded', 1612, ['docs/style.md', 'CLAUDE.md']],
+      ['Listing', 51, ['.claude/skills/deploy/SKILL.md', '.claude/agents/a.md']],
+      ['On demand', 900, ['.claude/skills/deploy/SKILL.md']],
+    ],
+  );
+  // A group with nothing in it is left out.
+  assert.deepEqual(
+    sessionGroups({ ...cost, onDemand: [] }).map((g) => g.label),
+    ['Always loaded', 'Listing'],
+  );
+});
+
+test('the session agent setting', () => {
+  assert.equal(sessionAgent(undefined), 'claude');
+  assert.equal(sessionAgent('bogus'), 'claude');
+  for (const a of SESSION_AGENTS) {
+    assert.equal(sessionAgent(a), a);
+  }
+  const p = manifest.contributes.configuration.properties['ctxls.sessionAgent'];
+  assert.deepEqual(p.enum, [...SESSION_AGENTS]);
+  assert.equal(p.default, 'claude');
 });

@@ -73,7 +73,7 @@ test('the views live in their own activity-bar container', () => {
   assert.deepEqual(containers, ['ctxls']);
   assert.deepEqual(
     manifest.contributes.views.ctxls.map((v: { id: string }) => v.id),
-    ['ctxls.contextBrowser', 'ctxls.executions'],
+    ['ctxls.contextBrowser', 'ctxls.executions', 'ctxls.sessionCost'],
   );
 });
 

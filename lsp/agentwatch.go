@@ -1,0 +1,83 @@
+package lsp
+
+import (
+	"path/filepath"
+
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/watcher"
+)
+
+// watchAgentDirs follows the hidden folders agent files live in, which the
+// workspace's watcher skips, so that a skill or rule changed on disk and
+// not open in the editor is checked again without the client's events.
+// A folder that does not exist yet is polled until it appears. The
+// watcher stops with the server's context.
+func (s *Server) watchAgentDirs(ws *workspace.Workspace) {
+	var roots []string
+	for _, d := range agentfiles.HiddenDirs() {
+		roots = append(roots, filepath.Join(ws.Dir(), d))
+	}
+	w, err := watcher.New(watcher.Options{
+		Roots:     roots,
+		Logger:    s.log,
+		Match:     agentfiles.MaybeFile,
+		IgnoreDir: func(p string) bool { return filepath.Base(p) == "node_modules" },
+	})
+	if err != nil {
+		s.log.Warn("agent folders are not watched; their files are checked again when the editor reports them", "err", err)
+		return
+	}
+	go func() {
+		<-s.ctx.Done()
+		if err := w.Close(); err != nil {
+			s.log.Warn("close the agent-folder watcher", "err", err)
+		}
+	}()
+	go func() {
+		for b := range w.Batches() {
+			var paths []string
+			for _, c := range b.Changes {
+				if !c.IsDir {
+					paths = append(paths, c.Path)
+				}
+			}
+			s.agentFilesChanged(ws, paths)
+		}
+	}()
+}
+
+// agentFilesChanged reads the agent files again when any of paths is one
+// and schedules the diagnostics of those that are, and of the subagents
+// when a skill changed.
+func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
+	var agents []string
+	skills := false
+	for _, p := range paths {
+		if s.isAgentFile(ws, p) {
+			agents = append(agents, p)
+			if rel, err := filepath.Rel(ws.Dir(), p); err == nil && agentfiles.Classify(filepath.ToSlash(rel), nil) == agentfiles.KindSkill {
+				skills = true
+			}
+		}
+	}
+	if len(agents) == 0 {
+		return
+	}
+	s.forgetAgents()
+	for _, p := range agents {
+		s.diags.touch(p)
+	}
+	if !skills {
+		return
+	}
+	// A subagent's skills name skills: one created, renamed or removed
+	// changes what the subagents' checks say.
+	if set := s.agentSet(s.ctx, ws.Library()); set != nil {
+		for _, f := range set.Files {
+			if f.Kind == agentfiles.KindSubagent {
+				s.diags.touch(f.Path)
+			}
+		}
+	}
+}
