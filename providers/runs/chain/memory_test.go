@@ -77,6 +77,10 @@ func TestChainMemory(t *testing.T) {
 // Without memory files, a step has none and says so with empty lists.
 func TestChainNoMemory(t *testing.T) {
 	e := newEnv(t, "executor:\n  kind: preview\n")
+	// The example library has memory files of its own; this workspace has none.
+	for _, name := range []string{"CLAUDE.md", "AGENTS.md", filepath.Join(".claude", "CLAUDE.md"), filepath.Join(".claude", "rules")} {
+		check(t, os.RemoveAll(filepath.Join(e.dir, name)))
+	}
 	res, err := e.runner.Run(context.Background(), Request{Commands: []string{"brainstorm"}, Input: "x"})
 	check(t, err)
 	if s := res.Steps[0]; s.Memory == nil || len(s.Memory) != 0 || s.MemoryTokens != 0 {
