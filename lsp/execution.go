@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
@@ -68,7 +69,7 @@ func (s *Server) chainState(ctx context.Context) (*execution.Store, *chain.Runne
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the execution store: %w", err)
 	}
-	hist := chain.StoreHistory(history.New(db, prov.Library().Counter(), history.Options{Logger: s.stderr}))
+	hist := chain.StoreHistory(history.New(db, func() tokens.Counter { return prov.Library().Counter() }, history.Options{Logger: s.stderr}))
 	e.store = store
 	e.runner = chain.New(chain.Options{Store: store, Provider: prov, History: hist})
 	return e.store, e.runner, nil

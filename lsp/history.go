@@ -43,7 +43,7 @@ func (s *Server) historyStore(ctx context.Context) (*history.Store, *config.Conf
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.store == nil || h.store.Counter().Name() != lib.Counter().Name() {
-		h.store = history.New(db, lib.Counter(), history.Options{Logger: s.stderr})
+		h.store = history.New(db, lib.Counter, history.Options{Logger: s.stderr})
 	}
 	return h.store, lib.Config(), nil
 }

@@ -95,7 +95,7 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
-	hist := chain.StoreHistory(history.New(db, lib.Counter(), history.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}))
+	hist := chain.StoreHistory(history.New(db, lib.Counter, history.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}))
 	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
 	c := chainCLI{lib: lib, execs: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
 

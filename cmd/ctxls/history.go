@@ -95,7 +95,7 @@ an empty result and a warning.`)
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store := history.New(db, counter, history.Options{Logger: log})
+	store := history.New(db, func() tokens.Counter { return counter }, history.Options{Logger: log})
 
 	cs, err := store.Conversations(ctx)
 	if err != nil {

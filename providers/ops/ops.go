@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/runs/chain"
 )
 
 // Errors that say what kind of failure an operation met. Errors returned
@@ -94,6 +95,13 @@ type Options struct {
 	Overlay func(path string) (text string, ok bool)
 	// Logger receives the log of the stores; nil discards.
 	Logger *slog.Logger
+	// Executor, when set, runs chain steps instead of the executor the
+	// configuration names.
+	Executor chain.Executor
+	// ExecutionsChanged, when set, is called after an operation of this
+	// Ops changed the executions: created, recorded, ran, made current or
+	// deleted one.
+	ExecutionsChanged func()
 }
 
 // Ops is the operations over one workspace. It is safe for concurrent
@@ -102,6 +110,7 @@ type Ops struct {
 	opts Options
 	log  *slog.Logger
 	prov *contextprovider.Provider
+	runs runs
 }
 
 // New returns the operations over the library that opts.Library returns.
@@ -132,6 +141,13 @@ func (o *Ops) Library() *library.Library { return o.opts.Library() }
 // Provider returns the ContextProvider the operations read through, for
 // editor features that share its caches.
 func (o *Ops) Provider() *contextprovider.Provider { return o.prov }
+
+// executionsChanged tells opts.ExecutionsChanged.
+func (o *Ops) executionsChanged() {
+	if o.opts.ExecutionsChanged != nil {
+		o.opts.ExecutionsChanged()
+	}
+}
 
 // providerError marks a provider's refusal of a name as invalid params.
 func providerError(err error) error {
