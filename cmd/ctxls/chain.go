@@ -15,11 +15,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/execution"
-	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
@@ -85,28 +84,19 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if sub == "list" || sub == "show" {
 		return readChains(ctx, lib, sub, pos, *format == "json", stdout, stderr)
 	}
-	db, err := storage.OpenWorkspace(ctx, lib.Dir())
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	store, err := execution.New(ctx, db, execution.Options{})
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	hist := chain.StoreHistory(history.New(db, lib.Counter, history.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}))
-	runner := chain.New(chain.Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
-	c := chainCLI{lib: lib, execs: store, runner: runner, json: *format == "json", stdout: stdout, stderr: stderr}
+	o := ops.New(ops.Options{Library: func() *library.Library { return lib },
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	defer o.Close()
+	c := chainCLI{lib: lib, execs: opsExecutions{o}, json: *format == "json", stdout: stdout, stderr: stderr}
 
 	switch sub {
 	case "run", "preview":
 		if len(pos) == 0 {
 			return usageError{"chain " + sub + " needs at least one command name"}
 		}
-		req := chain.Request{Commands: expandChains(lib, pos), Input: *input, SessionID: *session}
+		req := ops.ChainRequest{Commands: expandChains(lib, pos), Input: *input, SessionID: *session}
 		if sub == "preview" {
-			res, err := runner.Preview(ctx, req)
+			res, err := o.PreviewChain(ctx, req)
 			if err != nil {
 				return err
 			}
@@ -118,9 +108,9 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return err
 			}
 		}
-		err := c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
+		err := c.run(ctx, func(p func(chain.Event)) (ops.ChainResponse, error) {
 			req.Progress = p
-			return runner.Run(ctx, req)
+			return o.RunChain(ctx, req)
 		})
 		if errors.Is(err, execution.ErrUnfinishedChain) {
 			return fmt.Errorf("%w\nto finish it: ctxls chain resume %s", err, req.SessionID)
@@ -134,8 +124,8 @@ func runChain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
-			return runner.Resume(ctx, id, p)
+		return c.run(ctx, func(p func(chain.Event)) (ops.ChainResponse, error) {
+			return o.ResumeChain(ctx, ops.ChainRequest{SessionID: id, Progress: p})
 		})
 	}
 }
@@ -187,6 +177,19 @@ type executions interface {
 	Get(ctx context.Context, sessionID string) (*execution.ExecutionState, error)
 }
 
+// opsExecutions are the executions of the run operations.
+type opsExecutions struct{ o *ops.Ops }
+
+func (e opsExecutions) List(ctx context.Context) ([]execution.Summary, error) {
+	res, err := e.o.Executions(ctx, ops.Empty{})
+	return res.Items, err
+}
+
+func (e opsExecutions) Get(ctx context.Context, id string) (*execution.ExecutionState, error) {
+	res, err := e.o.Execution(ctx, ops.SessionRequest{SessionID: id})
+	return res.ExecutionState, err
+}
+
 // noExecutions are the executions of a workspace without a database.
 type noExecutions struct{}
 
@@ -217,7 +220,6 @@ func expandChains(lib *library.Library, names []string) []string {
 type chainCLI struct {
 	lib            *library.Library
 	execs          executions
-	runner         *chain.Runner
 	json           bool
 	stdout, stderr io.Writer
 }
@@ -263,7 +265,7 @@ func matchID(what, id string, ids []string) (match string, found bool, err error
 }
 
 // run runs or resumes a chain with a progress display on stderr.
-func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (*chain.Result, error)) error {
+func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (ops.ChainResponse, error)) error {
 	p := newProgress(c.stderr)
 	defer p.stop()
 	res, err := do(p.event)
@@ -280,7 +282,7 @@ func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (*chain.R
 	return nil
 }
 
-func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
+func (c *chainCLI) printResult(res ops.ChainResponse, preview bool) error {
 	if c.json {
 		return writeJSON(c.stdout, res)
 	}
@@ -321,7 +323,7 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 		}
 	}
 	for _, wn := range res.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		fmt.Fprintf(w, "warning: %s\n", wn.Message)
 	}
 	fmt.Fprintf(w, "\n%d prompt tokens in total, %d cache hits\n", res.TotalTokens, res.CacheHits)
 	if !preview && (res.State == execution.StateFailed || res.State == execution.StateInterrupted) {
@@ -363,7 +365,7 @@ func (c *chainCLI) list(ctx context.Context, dir string) error {
 	}
 	chains := c.lib.Config().Chains
 	if c.json {
-		return writeJSON(c.stdout, map[string]any{"chains": nonNilChains(chains), "executions": all})
+		return writeJSON(c.stdout, chainListing{Chains: nonNilChains(chains), Executions: nonNilChains(all)})
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	if len(chains) > 0 {
@@ -389,6 +391,12 @@ func (c *chainCLI) list(ctx context.Context, dir string) error {
 	return w.Flush()
 }
 
+// chainListing is the JSON output of chain list.
+type chainListing struct {
+	Chains     []ops.NamedChain       `json:"chains"`
+	Executions []ops.ExecutionSummary `json:"executions"`
+}
+
 func nonNilChains[T any](v []T) []T {
 	if v == nil {
 		return []T{}
@@ -402,7 +410,7 @@ func (c *chainCLI) show(ctx context.Context, id string) error {
 		return err
 	}
 	if c.json {
-		return writeJSON(c.stdout, st)
+		return writeJSON(c.stdout, ops.ExecutionResponse{ExecutionState: st, Warnings: []ops.Warning{}})
 	}
 	w := c.stdout
 	cur := ""

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -122,10 +123,8 @@ an empty result and a warning.`)
 			return err
 		}
 		if *format == "json" {
-			return historyJSON(stdout, struct {
-				history.Context
-				Model history.ModelBudget `json:"model"`
-			}{hc, b})
+			return historyJSON(stdout, ops.BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected,
+				Omitted: hc.Omitted, Budget: hc.Budget, Model: b, Warnings: warningsOf(hc.Warnings)})
 		}
 		fmt.Fprint(stdout, hc.Text)
 		for _, w := range hc.Warnings {
@@ -139,16 +138,17 @@ an empty result and a warning.`)
 	if err != nil {
 		return err
 	}
-	warnings := []string{}
+	res := ops.HistoryListResponse{Items: page.Items, More: page.More, Warnings: []ops.Warning{}}
+	if res.Items == nil {
+		res.Items = []ops.HistoryMessage{}
+	}
 	if *run != "" && len(page.Items) == 0 {
-		warnings = append(warnings, fmt.Sprintf("no messages of run %q in conversation %s", *run, id))
+		res.Warnings = append(res.Warnings, ops.Warning{Message: fmt.Sprintf("no messages of run %q in conversation %s", *run, id)})
 	}
 	if *format == "json" {
-		return historyJSON(stdout, map[string]any{"items": page.Items, "more": page.More, "warnings": warnings})
+		return historyJSON(stdout, res)
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
+	printWarnings(stderr, res.Warnings)
 	if page.More {
 		fmt.Fprintf(stderr, "showing the newest %d messages; use --limit for more\n", len(page.Items))
 	}
@@ -177,10 +177,11 @@ an empty result and a warning.`)
 // name, and exit status 0.
 func printNoHistory(stdout, stderr io.Writer, format string, context bool, warning string) error {
 	if format == "json" {
+		ws := []ops.Warning{{Message: warning}}
 		if context {
-			return historyJSON(stdout, history.Context{Warnings: []string{warning}})
+			return historyJSON(stdout, ops.BuildHistoryResponse{Warnings: ws})
 		}
-		return historyJSON(stdout, map[string]any{"items": []history.Message{}, "more": false, "warnings": []string{warning}})
+		return historyJSON(stdout, ops.HistoryListResponse{Items: []ops.HistoryMessage{}, Warnings: ws})
 	}
 	fmt.Fprintf(stderr, "warning: %s\n", warning)
 	return nil
@@ -191,7 +192,7 @@ func printHistoryConversations(w io.Writer, format string, cs []history.Conversa
 		cs = []history.Conversation{}
 	}
 	if format == "json" {
-		return historyJSON(w, map[string]any{"items": cs})
+		return historyJSON(w, ops.ConversationsResponse{Items: cs, Warnings: []ops.Warning{}})
 	}
 	if len(cs) == 0 {
 		fmt.Fprintln(w, "no conversations recorded")
@@ -203,6 +204,15 @@ func printHistoryConversations(w io.Writer, format string, cs []history.Conversa
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.ConversationID, c.Messages, c.Tokens, c.LastActivity.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
+}
+
+// warningsOf returns messages as response warnings.
+func warningsOf(msgs []string) []ops.Warning {
+	ws := make([]ops.Warning, len(msgs))
+	for i, m := range msgs {
+		ws[i] = ops.Warning{Message: m}
+	}
+	return ws
 }
 
 func historyJSON(w io.Writer, v any) error {

@@ -171,7 +171,8 @@ func TestHistoryLookups(t *testing.T) {
 		{"unknown id", []string{"history", "nope", "--dir", dir}, "", `warning: unknown conversation "nope": no history`, ""},
 		{"unknown id with context", []string{"history", "nope", "--dir", dir, "--context"}, "", `warning: unknown conversation "nope": no history`, "budget"},
 		{"unknown id as JSON", []string{"history", "nope", "--dir", dir, "--format", "json"}, `"warnings": [
-    "unknown conversation \"nope\": no history`, "", ""},
+    {
+      "message": "unknown conversation \"nope\": no history`, "", ""},
 		{"unknown context as JSON", []string{"history", "nope", "--dir", dir, "--context", "--format", "json"}, `"unknown conversation \"nope\": no history`, "", ""},
 		{"no database", []string{"history", "x", "--dir", noDB}, "", "warning: no history recorded in " + noDB, ""},
 		{"no database with context", []string{"history", "x", "--dir", noDB, "--context"}, "", "warning: no history recorded in ", "budget"},
