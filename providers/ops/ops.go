@@ -9,6 +9,8 @@
 // loaded once (the command line).
 package ops
 
+//go:generate go run ./internal/protocolts -o ../../vscode-extension/src/protocol.gen.ts
+
 import (
 	"context"
 	"errors"

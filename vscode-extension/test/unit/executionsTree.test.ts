@@ -34,8 +34,10 @@ const interrupted: Execution = execution({
   commandHistory: [commandExecution({ command: 'brainstorm', completedAt: '2026-01-02T10:01:00Z' })],
 });
 
+// The tree takes list items and full executions alike; the fixtures are
+// full executions.
 function list(items: Execution[], current = ''): ExecutionListResult {
-  return { items, current, warnings: [] };
+  return { items: items as ExecutionListResult['items'], current, warnings: [] };
 }
 
 test('current execution comes first, then newest', () => {
