@@ -207,7 +207,7 @@ func (s *Server) openWorkspace() {
 		Settings:   s.settings,
 		Watch:      !s.opts.NoWatch,
 		Logger:     s.log,
-		OnUpdate:   s.diags.onUpdate,
+		OnUpdate:   s.onUpdate,
 		Progress:   func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
 		AfterIndex: s.opts.Reclaim,
 		// The log has it too; this one the user sees without opening it.
@@ -238,8 +238,10 @@ func (s *Server) openWorkspace() {
 				text, _, ok := ws.Overlay(path)
 				return text, ok
 			},
-			Logger: s.stderr,
+			Logger:            s.stderr,
+			ExecutionsChanged: func() { s.notify(notifyExecutionsChanged) },
 		})
+		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under
 		// the lock, so that no later change can overtake them.
 		for _, p := range s.earlyOrder {

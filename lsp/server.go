@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -106,7 +107,10 @@ type Server struct {
 	earlyWatched  []string
 	ws            *workspace.Workspace
 	ops           *ops.Ops // the operations over ws, which own its run stores
-	wsErr         error
+	// live is ws for the workspace's own goroutines, which must not wait
+	// for mu: it is held while the workspace is closed.
+	live  atomic.Pointer[workspace.Workspace]
+	wsErr error
 
 	// chains maps the work-done token of each running chain request to the
 	// cancel function of that request, for window/workDoneProgress/cancel.

@@ -15,6 +15,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
+import { Notifications } from './protocol';
 import { resolveServer, serverSettings, type Inspected } from './settings';
 
 /** The `ctxls` object mirrored to the server from the current settings. */
@@ -56,8 +57,15 @@ export class CtxlsServer implements vscode.Disposable {
   /** Why the last start failed; cleared by restart and by settings changes. */
   private startError: Error | undefined;
 
+  private readonly libraryEmitter = new vscode.EventEmitter<void>();
+  private readonly executionsEmitter = new vscode.EventEmitter<void>();
+
   /** Fires after every successful start (initial and restarts). */
   readonly onDidStart = this.startedEmitter.event;
+  /** Fires when the server says the library changed. */
+  readonly onLibraryChanged = this.libraryEmitter.event;
+  /** Fires when the server says the executions changed. */
+  readonly onExecutionsChanged = this.executionsEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -166,6 +174,8 @@ export class CtxlsServer implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('ctxls', 'ctxls', serverOptions, clientOptions);
+    client.onNotification(Notifications.libraryChanged, () => this.libraryEmitter.fire());
+    client.onNotification(Notifications.executionsChanged, () => this.executionsEmitter.fire());
     this.client = client;
     try {
       await client.start();
@@ -255,6 +265,8 @@ export class CtxlsServer implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.startedEmitter.dispose();
+    this.libraryEmitter.dispose();
+    this.executionsEmitter.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }

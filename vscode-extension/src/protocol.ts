@@ -20,6 +20,14 @@ export const Methods = {
   historyList: 'ctxls/history/list',
 } as const;
 
+/** Notifications the ctxls server sends when the client's views are stale. */
+export const Notifications = {
+  /** Topics, commands or the configuration changed on disk, or a document was saved. */
+  libraryChanged: 'ctxls/libraryChanged',
+  /** An execution was created, recorded, run, made current or deleted. */
+  executionsChanged: 'ctxls/executionsChanged',
+} as const;
+
 export * from './protocol.gen';
 import type { ChainParams, ChainResult, ExecutionState, ExecutionSummary, ListResult, ModelBudget, Warning } from './protocol.gen';
 
