@@ -6,8 +6,8 @@ import (
 )
 
 // The server tells the client when its views are stale: executions after
-// a change through the server, the library after a change on disk or a
-// save, not after each edit of an open document.
+// a change through the server, the library after a change on disk, of the
+// settings or a save, not after each edit of an open document.
 func TestInprocChangeNotifications(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
@@ -21,6 +21,10 @@ func TestInprocChangeNotifications(t *testing.T) {
 	inprocWrite(t, dir, map[string]string{"context/python/new_topic.md": "# New topic\n\nText.\n"})
 	u := string(uriOf(filepath.Join(dir, "context/python/new_topic.md")))
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": u, "type": 1}}})
+	c.waitNoteSince(since, notifyLibraryChanged, nil)
+
+	since = c.noteCount()
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"tokenizer": "estimate"}}})
 	c.waitNoteSince(since, notifyLibraryChanged, nil)
 
 	doc := c.open("commands/implement.md")
