@@ -54,16 +54,23 @@ func chainResponse(r *ChainResult, err error) (ChainResponse, error) {
 	return ChainResponse{ChainResult: r, Warnings: ws}, nil
 }
 
-func (r ChainRequest) check(needCommands bool) error {
-	if needCommands && len(r.Commands) == 0 {
-		return invalidf("commands must list at least one command name")
+// chainStores checks a chain request and returns the stores to run it
+// with. A resume names its execution instead of commands.
+func (o *Ops) chainStores(ctx context.Context, r ChainRequest, resume bool) (*stores, error) {
+	if !resume && len(r.Commands) == 0 {
+		return nil, invalidf("commands must list at least one command name")
 	}
 	for i, c := range r.Commands {
 		if strings.TrimSpace(c) == "" {
-			return invalidf("commands[%d] is empty", i)
+			return nil, invalidf("commands[%d] is empty", i)
 		}
 	}
-	return nil
+	if resume {
+		if err := require("sessionId", r.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	return o.stores(ctx)
 }
 
 func (r ChainRequest) chain() chain.Request {
@@ -74,10 +81,7 @@ func (r ChainRequest) chain() chain.Request {
 // PreviewChain assembles the prompts of a chain without running anything
 // or recording an execution.
 func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
-	if err := req.check(true); err != nil {
-		return ChainResponse{}, err
-	}
-	st, err := o.stores(ctx)
+	st, err := o.chainStores(ctx, req, false)
 	if err != nil {
 		return ChainResponse{}, err
 	}
@@ -89,10 +93,7 @@ func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse
 // RunChain runs a chain in an execution, recording every step.
 // Cancelling ctx stops the running step.
 func (o *Ops) RunChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
-	if err := req.check(true); err != nil {
-		return ChainResponse{}, err
-	}
-	st, err := o.stores(ctx)
+	st, err := o.chainStores(ctx, req, false)
 	if err != nil {
 		return ChainResponse{}, err
 	}
@@ -105,13 +106,7 @@ func (o *Ops) RunChain(ctx context.Context, req ChainRequest) (ChainResponse, er
 
 // ResumeChain continues the chain of an execution where it stopped.
 func (o *Ops) ResumeChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
-	if err := req.check(false); err != nil {
-		return ChainResponse{}, err
-	}
-	if err := require("sessionId", req.SessionID); err != nil {
-		return ChainResponse{}, err
-	}
-	st, err := o.stores(ctx)
+	st, err := o.chainStores(ctx, req, true)
 	if err != nil {
 		return ChainResponse{}, err
 	}
