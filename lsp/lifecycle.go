@@ -239,7 +239,7 @@ func (s *Server) openWorkspace() {
 				return text, ok
 			},
 			Logger:            s.stderr,
-			ExecutionsChanged: func() { s.notify(notifyExecutionsChanged) },
+			ExecutionsChanged: func() { mark(s.stale.executions) },
 		})
 		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under

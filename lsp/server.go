@@ -112,6 +112,10 @@ type Server struct {
 	live  atomic.Pointer[workspace.Workspace]
 	wsErr error
 
+	// stale queues the notifications that tell the client its views are
+	// stale (notify.go).
+	stale staleViews
+
 	// chains maps the work-done token of each running chain request to the
 	// cancel function of that request, for window/workDoneProgress/cancel.
 	chains sync.Map
@@ -146,6 +150,7 @@ func New(opts Options) *Server {
 		ready:       make(chan struct{}),
 		enc:         document.UTF16,
 		stderr:      log,
+		stale:       newStaleViews(),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)
@@ -166,6 +171,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer cancel()
 	s.ctx = ctx
 	s.conn.Go(ctx, s.handler())
+	go s.sendStale(ctx)
 	select {
 	case <-s.exited:
 	case <-s.conn.Done():

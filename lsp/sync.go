@@ -99,7 +99,7 @@ loop:
 // already the truth, and the watcher sees the file on disk, but the views
 // follow the edits of open documents only when they are saved.
 func (s *Server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
-	s.notify(notifyLibraryChanged)
+	mark(s.stale.library)
 	return nil
 }
 
