@@ -36,21 +36,27 @@ export interface CatalogItem {
   detectionTriggers?: string[];
 }
 
+/** CatalogRequest asks for the topics of one domain, or of all when Domain is empty. */
 export interface CatalogParams {
   domain?: string;
 }
 
 export type CatalogResult = ListResult<CatalogItem>;
 
+/** SearchRequest asks for the topics matching Query, best first. */
 export interface SearchParams {
   query: string;
   domain?: string;
+  /** Limit is the most results returned; 0 means the default of 50. */
   limit?: number;
 }
 
+/** SearchItem is one search result. */
 export interface SearchItem {
   reference: CatalogItem;
+  /** Relevance is in 0..1: the share of the query's words that matched, each weighted by the field it matched in. */
   relevance: number;
+  /** MatchedOn lists the fields that matched: tag, keyword, title, detectionTrigger, id. */
   matchedOn: string[];
 }
 
@@ -62,8 +68,11 @@ export interface CommandInfo {
   path: string;
   uri: string;
   description?: string;
+  /** References are the command's references in key form, each once. */
   references: string[];
+  /** Tokens is the total cost of loading the references. */
   tokens: number;
+  /** Unresolved is the number of references that do not resolve. */
   unresolved?: number;
 }
 
@@ -77,26 +86,34 @@ export interface NamedChain {
 
 export type ChainListResult = ListResult<NamedChain>;
 
+/** DocumentCostRequest names a document by its file URI or absolute path. */
 export interface DocumentCostParams {
   uri: string;
 }
 
 /** One reference of a document (`ctxls/documentCost`). */
 export interface DocumentCostItem {
+  /** Reference is the key form: "python:fastapi_patterns", "python:x#Section", "python". */
   reference: string;
+  /** Form is the form the reference was written in. */
   form: string;
   domain?: string;
   topic?: string;
   section?: string;
   title?: string;
+  /** Tokens is the measured cost of what the reference loads; 0 when it does not resolve. */
   tokens: number;
+  /** Counted says whether Tokens is part of the total: a topic referred to twice counts once. */
   counted: boolean;
   resolved: boolean;
   path?: string;
+  /** Line is the zero-based line of the reference in the document. */
   line: number;
+  /** Message says why the reference does not resolve. */
   message?: string;
 }
 
+/** DocumentCostResponse is the references of a document and their total cost. A document that cannot be read gives no items and a warning of code unreadable-document. */
 export interface DocumentCostResult {
   uri: string;
   total: number;
@@ -104,24 +121,33 @@ export interface DocumentCostResult {
   warnings: Warning[];
 }
 
+/** ChainRequest asks for a chain of commands to be previewed, run or resumed. */
 export interface ChainParams {
+  /** Commands are command names, with or without a leading "/", or names of chains from the configuration. */
   commands: string[];
+  /** Input is the user's input, the last part of every prompt. */
   input: string;
+  /** SessionID continues an execution; empty creates one (run) or previews without one. */
   sessionId?: string;
+  /** ProjectName names a created execution's project (default: the workspace directory's name). */
   projectName?: string;
+  /** Model names the configured model whose context window the prompts are fitted to (default: the configuration's defaultModel). */
   model?: string;
 }
 
 /** One step of a chain preview or run. */
 export interface ChainStep {
   command: string;
+  /** Index is the position in the chain; Step the position among the execution's recorded steps (runs only). */
   index: number;
   step: number;
   path?: string;
+  /** Status is the status of the step's latest attempt: success, partial, failed, interrupted; "pending" for a step not reached. */
   status?: string;
   attempts?: number;
   context: StepContextItem[];
   dropped: StepContextItem[];
+  /** CacheHits counts context items taken from the execution's cache. */
   cacheHits: number;
   commandTokens: number;
   contextTokens: number;
@@ -129,13 +155,18 @@ export interface ChainStep {
   historyTokens: number;
   inputTokens: number;
   promptTokens: number;
+  /** Cuts says what the prompt lost to fit the model's context window: history messages dropped or shortened, sections shortened. Absent when the prompt fitted whole. */
   cuts?: PromptCut[];
+  /** Prompt is the assembled prompt (previews only). */
   prompt?: string;
+  /** Output is the agent's output as text (at most outputInResult bytes). */
   output?: string;
   outputBytes?: number;
   exitCode?: number;
   elapsedMs: number;
+  /** Reason says why the step failed or was interrupted. */
   reason?: string;
+  /** Skipped marks a step that finished in an earlier run and was not run again. */
   skipped?: boolean;
   warnings: string[];
 }
@@ -145,11 +176,13 @@ export interface ChainResult {
   sessionId?: string;
   state?: string;
   runId?: string;
+  /** Executor is the kind of executor that ran the steps. */
   executor: string;
   steps: ChainStep[];
   totalTokens: number;
   cacheHits: number;
   budget: ContextBudget;
+  /** Model is the budget of the model the prompts were fitted to. */
   model: ModelBudget;
   warnings: Warning[];
 }
@@ -160,6 +193,7 @@ export interface ChainCancelResult {
   warnings: Warning[];
 }
 
+/** SessionRequest names an execution; some operations take the current one when SessionID is empty. */
 export interface SessionParams {
   sessionId: string;
 }
@@ -172,10 +206,14 @@ export interface CommandExecution {
   status: string;
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
+  /** ContextLoaded lists the "domain:topic" keys recorded while it ran. */
   contextLoaded: string[];
+  /** MemoryUpdated lists the "layer:key" memory entries it updated. */
   memoryUpdated: string[];
   skillsInvoked: string[];
+  /** Attempts is this attempt's number, 1 for the first; for the entries of CommandHistory that is the number of attempts made of the step. */
   attempts: number;
+  /** Step is the 0-based position of the command in the execution. */
   step: number;
 }
 
@@ -196,29 +234,37 @@ export interface ExecutionState {
   startedAt: string;
   projectName: string;
   projectType: string;
+  /** LoadedContext maps "domain:topic" to the content loaded. */
   loadedContext: Record<string, string>;
+  /** LoadedMemory maps "layer:key" to the content loaded. */
   loadedMemory: Record<string, string>;
+  /** CommandHistory holds one entry per step, in step order, each the latest attempt of that step. */
   commandHistory: CommandExecution[];
+  /** SharedData holds JSON values passed between commands. */
   sharedData: Record<string, unknown>;
   state: string;
   isCurrent: boolean;
   conversationId: string;
   summary: ExecutionProgress;
+  /** Plan is the chain running in this execution, if any. */
   plan?: ExecutionPlan;
   warnings: Warning[];
 }
 
+/** ExecutionListResponse is every execution, newest first, and the id of the current one ("" when there is none). */
 export interface ExecutionListResult {
   items: ExecutionSummary[];
   current: string;
   warnings: Warning[];
 }
 
+/** DeleteExecutionRequest deletes an execution in two calls: the first, without ConfirmToken, returns a token that the second passes back. */
 export interface ExecutionDeleteParams {
   sessionId: string;
   confirmToken?: string;
 }
 
+/** DeleteExecutionResponse is the token to confirm with, or the deletion. */
 export interface ExecutionDeleteResult {
   sessionId: string;
   deleted: boolean;
@@ -240,13 +286,17 @@ export interface HistoryMessage {
   step?: number;
   attempt?: number;
   createdAt: string;
+  /** Tokens is the measured token count of Content. */
   tokens: number;
 }
 
+/** HistoryListRequest asks for a page of a conversation's messages. */
 export interface HistoryListParams {
   conversationId: string;
+  /** RunID keeps only the messages of one chain run. */
   runId?: string;
   limit?: number;
+  /** Before pages to messages older than this id. */
   before?: number | string;
 }
 
@@ -254,9 +304,11 @@ export interface HistoryListParams {
 export interface HistoryListResult {
   items: HistoryMessage[];
   warnings: Warning[];
+  /** More reports older messages before the first item. */
   more: boolean;
 }
 
+/** SectionInfo is a section of a topic: its name, declared and measured token costs and keywords. */
 export interface SectionInfo {
   name: string;
   estimatedTokens?: number;
@@ -264,50 +316,74 @@ export interface SectionInfo {
   keywords?: string[];
 }
 
+/** ContextItem is one topic, or some sections of a topic, that a step loads or that the budget left out. */
 export interface StepContextItem {
+  /** Reference is "domain:topic" or "domain:topic#Section". */
   reference: string;
   id: string;
   domain: string;
   topic: string;
+  /** Section names the sections loaded (comma-separated), "" for the whole topic. */
   section?: string;
   title?: string;
   kind?: string;
   loadingStrategy?: string;
+  /** Tokens is the measured cost of the content. */
   tokens: number;
+  /** Cached reports that an earlier step of the session loaded it and its cached copy is used. */
   cached: boolean;
+  /** Source is "cache" or "materialized"; empty for dropped items. */
   source?: string;
+  /** Reason says why it was chosen (always-load, framework, reference, section, cross-domain, lookup) or, for a dropped item, why the budget left it out. */
   reason: string;
 }
 
+/** Cut records one thing Fit removed or shortened. */
 export interface PromptCut {
+  /** Action is "dropped" or "truncated". */
   action: string;
+  /** Part is "history" or "section". */
   part: string;
+  /** MessageID and Role name a history message; Section a section. */
   messageId?: number;
   role?: string;
   section?: string;
+  /** Before and After are its tokens before and after the cut. */
   before: number;
   after: number;
 }
 
+/** Budget is the loading protocol's limit per prompt. */
 export interface ContextBudget {
   files: number;
   tokens: number;
 }
 
+/** ModelBudget is the effective prompt budget of a model. */
 export interface ModelBudget {
+  /** Model is the model's name. */
   model: string;
+  /** Window is the model's context window in tokens. */
   contextWindow: number;
+  /** History is the part of the window given to history. */
   historyBudget: number;
+  /** Fallback reports that the configuration names no model and the stand-in was used. */
   fallback?: boolean;
 }
 
+/** Progress counts the commands of an execution. */
 export interface ExecutionProgress {
+  /** CurrentCommand is the command of the latest step, running or not. */
   currentCommand: string;
+  /** CommandsCompleted counts steps whose latest attempt is success or partial. */
   commandsCompleted: number;
+  /** CommandsFailed counts steps whose latest attempt failed. */
   commandsFailed: number;
+  /** CommandsTotal counts the steps recorded, or planned when a chain plan holds more. */
   commandsTotal: number;
 }
 
+/** Plan is the chain of commands an execution runs. */
 export interface ExecutionPlan {
   commands: string[];
   input: string;

@@ -9,9 +9,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 
 	"github.com/ctxls/ctxls/providers/ops"
@@ -32,10 +34,33 @@ func root[T any](name, doc string) tsgen.Root {
 	return tsgen.Root{Name: name, Type: reflect.TypeFor[T](), Doc: doc}
 }
 
-// config is what the extension uses, under the names it uses.
-func config() tsgen.Config {
+// module is the path of the module whose sources hold the doc comments.
+const module = "github.com/ctxls/ctxls"
+
+// moduleRoot returns the directory of the go.mod above the current one.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the current directory")
+		}
+		dir = parent
+	}
+}
+
+// config is what the extension uses, under the names it uses, with the
+// doc comments of the Go sources under dir.
+func config(dir string) tsgen.Config {
 	return tsgen.Config{
 		Header: header,
+		Docs:   tsgen.SourceDocs(dir, module),
 		Names: map[string]string{
 			"contextprovider.Reference": "CatalogItem",
 			"config.Chain":              "NamedChain",
@@ -89,7 +114,12 @@ func config() tsgen.Config {
 func main() {
 	out := flag.String("o", "", "file to write (default: standard output)")
 	flag.Parse()
-	b, err := tsgen.Generate(config())
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	b, err := tsgen.Generate(config(root))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

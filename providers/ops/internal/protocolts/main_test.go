@@ -12,7 +12,11 @@ import (
 // The extension's generated types are those of the Go types now: run
 // go generate ./providers/ops after changing a type of package ops.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, err := tsgen.Generate(config())
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tsgen.Generate(config(root))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,9 @@ type Config struct {
 	// Literal gives the TypeScript of types that encode themselves, by
 	// "package.Name".
 	Literal map[string]string
+	// Docs, when set, returns the doc comment of a named type (field "")
+	// or of one of its fields, by the type's package path and name.
+	Docs func(pkgPath, typeName, field string) string
 }
 
 var (
@@ -69,7 +72,7 @@ export interface ListResult<T> {
 	for len(g.queue) > 0 {
 		t := g.queue[0]
 		g.queue = g.queue[1:]
-		g.declareStruct(g.names[t], t, "")
+		g.declareStruct(g.names[t], t, g.doc(t, ""))
 	}
 	if g.err != nil {
 		return nil, g.err
@@ -110,7 +113,11 @@ func (g *generator) declareRoot(r Root) {
 		}
 		g.names[t] = r.Name
 		g.claim(r.Name, t)
-		g.declareStruct(r.Name, t, r.Doc)
+		d := r.Doc
+		if d == "" {
+			d = g.doc(t, "")
+		}
+		g.declareStruct(r.Name, t, d)
 		return
 	}
 	g.out.WriteString("\n" + doc(r.Doc, ""))
@@ -125,7 +132,7 @@ func doc(text, indent string) string {
 	if text == "" {
 		return ""
 	}
-	return indent + "/** " + text + " */\n"
+	return indent + "/** " + strings.ReplaceAll(text, "*/", "*\\/") + " */\n"
 }
 
 // field is one encoded field of a struct.
@@ -134,6 +141,7 @@ type field struct {
 	ts       string
 	optional bool
 	depth    int
+	doc      string
 }
 
 func (g *generator) declareStruct(name string, t reflect.Type, docText string) {
@@ -145,6 +153,7 @@ func (g *generator) declareStruct(name string, t reflect.Type, docText string) {
 		if f.optional {
 			opt = "?"
 		}
+		g.out.WriteString(doc(f.doc, "  "))
 		fmt.Fprintf(&g.out, "  %s%s: %s;\n", f.name, opt, f.ts)
 	}
 	g.out.WriteString("}\n")
@@ -188,7 +197,7 @@ func (g *generator) fields(t reflect.Type, depth int, seen []reflect.Type) []fie
 		if ft.Kind() == reflect.Pointer && !omit && !g.literal(ft.Elem()) {
 			ts += " | null"
 		}
-		out = merge(out, []field{{name: name, ts: ts, optional: omit, depth: depth}})
+		out = merge(out, []field{{name: name, ts: ts, optional: omit, depth: depth, doc: g.doc(t, sf.Name)}})
 	}
 	return out
 }
@@ -206,6 +215,18 @@ func merge(out, add []field) []field {
 		}
 	}
 	return out
+}
+
+// doc returns the doc comment of a field of t, or of t itself for "".
+func (g *generator) doc(t reflect.Type, field string) string {
+	if g.cfg.Docs == nil || t.Name() == "" {
+		return ""
+	}
+	name := t.Name()
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		name = name[:i]
+	}
+	return g.cfg.Docs(t.PkgPath(), name, field)
 }
 
 // literal reports whether t encodes itself as a string.
