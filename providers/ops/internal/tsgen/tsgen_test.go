@@ -2,6 +2,7 @@ package tsgen
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -84,5 +85,20 @@ func TestGenerateErrors(t *testing.T) {
 	if _, err := Generate(Config{Roots: []Root{{Name: "B", Type: reflect.TypeFor[b]()}},
 		Names: map[string]string{"tsgen.inner": "B"}}); err == nil {
 		t.Error("two types named B: no error")
+	}
+}
+
+func TestSourceDocs(t *testing.T) {
+	docs := SourceDocs(filepath.Join("..", "..", "..", ".."), "github.com/ctxls/ctxls")
+	tests := []struct{ pkg, typ, field, want string }{
+		{"github.com/ctxls/ctxls/providers/ops", "SearchRequest", "Limit", "Limit is the most results returned; 0 means the default of 50."},
+		{"github.com/ctxls/ctxls/providers/ops", "SearchRequest", "", "SearchRequest asks for the topics matching Query, best first."},
+		{"github.com/ctxls/ctxls/providers/ops", "SearchRequest", "Nope", ""},
+		{"example.com/elsewhere", "T", "", ""},
+	}
+	for _, tt := range tests {
+		if got := docs(tt.pkg, tt.typ, tt.field); got != tt.want {
+			t.Errorf("docs(%s, %s, %q) = %q, want %q", tt.pkg, tt.typ, tt.field, got, tt.want)
+		}
 	}
 }
