@@ -95,8 +95,6 @@ type Options struct {
 	// Overlay returns the text of a document open in an editor, which
 	// wins over the file on disk; nil means none is open.
 	Overlay func(path string) (text string, ok bool)
-	// Logger receives the log of the stores; nil discards.
-	Logger *slog.Logger
 	// Executor, when set, runs chain steps instead of the executor the
 	// configuration names.
 	Executor chain.Executor
@@ -104,6 +102,9 @@ type Options struct {
 	// Ops changed the executions: created, recorded, ran, made current or
 	// deleted one.
 	ExecutionsChanged func()
+
+	// Logger receives the log of the stores; nil discards.
+	Logger *slog.Logger
 }
 
 // Ops is the operations over one workspace. It is safe for concurrent
