@@ -31,7 +31,7 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 	if err != nil {
 		return nil, err
 	}
-	c, ok := refs.CompletionAt(v.doc, off, v.lib.RefOptions())
+	c, ok := refs.CompletionAt(v.doc, off, refOptions(v.lib))
 	if !ok {
 		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, nil
 	}

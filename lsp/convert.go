@@ -102,6 +102,9 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	return v, nil
 }
 
+// refOptions tunes the reference scanner to lib.
+func refOptions(lib *library.Library) refs.Options { return lib.RefOptions() }
+
 // offset converts a protocol position in the view's document.
 func (v *view) offset(p protocol.Position) (int, error) { return offsetOf(v.doc, p, v.enc) }
 

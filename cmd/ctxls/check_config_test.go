@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
-
-	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func TestCheckReportsConfigProblems(t *testing.T) {
@@ -16,20 +14,20 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 	cases := []struct {
 		name   string
 		config string
-		want   []ops.Diagnostic
+		want   []checkRecord
 		code   int
 	}{
 		{
 			name:   "bad tokenizer has no line",
 			config: "tokenizer: bogus\n",
-			want: []ops.Diagnostic{{File: ".ctxls.yaml", Line: 1, Column: 1, EndLine: 1, EndColumn: 1, Severity: "error", Code: "config",
+			want: []checkRecord{{File: ".ctxls.yaml", Line: 1, Column: 1, EndLine: 1, EndColumn: 1, Severity: "error", Code: "config",
 				Message: `unknown tokenizer "bogus" (want one of o200k_base, cl100k_base, estimate); using o200k_base`}},
 			code: 1,
 		},
 		{
 			name:   "unknown setting is a warning on its line",
 			config: "ignore: [vendor]\nfoo: 1\n",
-			want: []ops.Diagnostic{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "warning", Code: "config",
+			want: []checkRecord{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "warning", Code: "config",
 				Message: `unknown setting "foo" is ignored`}},
 			code: 0,
 		},

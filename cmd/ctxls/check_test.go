@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // runCLI runs one command line in process.
@@ -37,12 +35,12 @@ func exitCode(err error) int {
 	return 0
 }
 
-func decodeRecords(t *testing.T, out string) []ops.Diagnostic {
+func decodeRecords(t *testing.T, out string) []checkRecord {
 	t.Helper()
-	var recs []ops.Diagnostic
+	var recs []checkRecord
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
-		var r ops.Diagnostic
+		var r checkRecord
 		dec := json.NewDecoder(strings.NewReader(sc.Text()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
@@ -261,7 +259,7 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 			t.Errorf("exit = %v, want 1", err)
 		}
 		recs := decodeRecords(t, out)
-		want := ops.Diagnostic{File: "commands/c.md", Line: 3, Column: 12, EndLine: 3, EndColumn: 16, Severity: "error", Code: "unresolved-reference",
+		want := checkRecord{File: "commands/c.md", Line: 3, Column: 12, EndLine: 3, EndColumn: 16, Severity: "error", Code: "unresolved-reference",
 			Message: `domain python has no topic "nope"`}
 		if len(recs) != 1 || recs[0] != want {
 			t.Errorf("records = %+v\nwant %+v", recs, want)
