@@ -733,8 +733,7 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 				break
 			}
 			res.Model = b
-			st, err = r.step(&stepRun{ctx: ctx, wctx: wctx, lib: lib, exe: exe, budget: b, sessionID: sessionID, runID: run.RunID,
-				index: i, total: len(rp.Steps), cmd: cmds[0], input: input, progress: progress})
+			st, err = r.step(ctx, wctx, lib, exe, b, sessionID, run.RunID, i, len(rp.Steps), cmds[0], input, progress)
 			if err != nil {
 				return nil, err
 			}
@@ -758,71 +757,26 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 	return res, nil
 }
 
-// stepRun is one step being run: what it runs with, and what each phase
-// leaves for the next.
-type stepRun struct {
-	r *Runner
-	// ctx cancels the agent; wctx, which is not cancelled, carries the
-	// writes that record the outcome.
-	ctx, wctx context.Context
-	lib       *library.Library
-	exe       Executor
-	budget    history.ModelBudget
-	sessionID string
-	runID     string
-	index     int
-	total     int
-	cmd       *library.Command
-	input     string
-	progress  func(Event)
-
-	started  time.Time
-	st       Step
-	kept     []*ContextItem
-	dropped  []*ContextItem
-	parts    promptParts
-	built    built
-	tooLarge error
-	outputs  map[string]any
-	out      Outcome
-	status   execution.Status
-	text     string
-	shared   map[string]json.RawMessage
-}
-
 // step runs one step, its prompt fitted to the window of model b, and
-// records it. An error means the step could not be recorded.
-func (r *Runner) step(s *stepRun) (Step, error) {
-	s.r, s.started = r, time.Now()
-	s.st = Step{Command: s.cmd.Name, Index: s.index, Path: s.cmd.Path, Status: string(execution.StatusRunning), Warnings: []string{}}
-	if err := s.loadContext(); err != nil {
-		return s.st, err
-	}
-	if err := s.assemblePrompt(); err != nil {
-		return s.st, err
-	}
-	s.execute()
-	s.recordOutcome()
-	s.recordHistory()
-	return s.complete()
-}
-
-// loadContext plans the step's context within the budget, takes what the
-// execution has cached and materializes the rest, and records the start of
-// the command with the context it loads in one commit.
-func (s *stepRun) loadContext() error {
-	r, ctx, store := s.r, s.ctx, s.r.opts.Store
-	kept, dropped, warns := plan(ctx, r.opts.Provider, s.lib, s.cmd, s.lib.Config().Budget)
-	s.st.Warnings = append(s.st.Warnings, warns...)
+// records it. ctx cancels the agent; wctx, which is not cancelled, carries
+// the writes that record the outcome. An error means the step could not be
+// recorded.
+func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Executor, b history.ModelBudget, sessionID, runID string,
+	index, total int, cmd *library.Command, input string, progress func(Event)) (Step, error) {
+	store := r.opts.Store
+	started := time.Now()
+	st := Step{Command: cmd.Name, Index: index, Path: cmd.Path, Status: string(execution.StatusRunning), Warnings: []string{}}
+	kept, dropped, warns := plan(ctx, r.opts.Provider, lib, cmd, lib.Config().Budget)
+	st.Warnings = append(st.Warnings, warns...)
 	keys := make([]execution.ContextKey, len(kept))
 	for i, it := range kept {
 		keys[i] = it.key()
 	}
-	cached, err := store.CachedContexts(ctx, s.sessionID, keys)
+	cached, err := store.CachedContexts(ctx, sessionID, keys)
 	if err != nil {
-		return err
+		return st, err
 	}
-	s.parts = promptParts{command: s.cmd.Body(), input: s.input}
+	parts := promptParts{command: cmd.Body(), input: input}
 	loads := make([]execution.ContextLoad, 0, len(kept))
 	var used []*ContextItem
 	for i, it := range kept {
@@ -832,122 +786,110 @@ func (s *stepRun) loadContext() error {
 		} else {
 			if c, err = it.materialize(ctx, r.opts.Provider); err != nil {
 				// The file changed or went away since the plan was made.
-				s.st.Warnings = append(s.st.Warnings, err.Error())
+				st.Warnings = append(st.Warnings, err.Error())
 				continue
 			}
 			it.Source = "materialized"
 		}
 		used = append(used, it)
 		loads = append(loads, execution.ContextLoad{ContextKey: keys[i], Content: c, Cached: hit})
-		s.parts.context = append(s.parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
+		parts.context = append(parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
 	}
-	s.kept, s.dropped = used, dropped
-	ce, err := store.StartStep(ctx, s.sessionID, s.cmd.Name, map[string]any{"input": s.input, "runId": s.runID, "chainIndex": s.index}, loads)
+	kept = used
+	// The start of the command and the context it loads are one commit.
+	ce, err := store.StartStep(ctx, sessionID, cmd.Name, map[string]any{"input": input, "runId": runID, "chainIndex": index}, loads)
 	if err != nil {
-		return err
+		return st, err
 	}
-	s.st.Step, s.st.Attempts = ce.Step, ce.Attempts
-	return nil
-}
+	st.Step, st.Attempts = ce.Step, ce.Attempts
 
-// assemblePrompt adds the upstream shared data and the history to the
-// prompt, fits it to the model's window, and reports the step started with
-// its costs.
-func (s *stepRun) assemblePrompt() error {
-	upstream, err := s.r.opts.Store.AllSharedData(s.wctx, s.sessionID)
+	upstream, err := store.AllSharedData(wctx, sessionID)
 	if err != nil {
-		return err
+		return st, err
 	}
-	s.parts.shared = renderShared(upstream)
-	var warns []string
-	s.built, warns, s.tooLarge = s.r.build(s.wctx, s.lib, s.budget, s.sessionID, nil, s.parts)
-	s.st.Warnings = append(s.st.Warnings, warns...)
-	if s.tooLarge != nil {
+	parts.shared = renderShared(upstream)
+	bl, warns, tooLarge := r.build(wctx, lib, b, sessionID, nil, parts)
+	st.Warnings = append(st.Warnings, warns...)
+	if tooLarge != nil {
 		// Nothing is sent; the costs say what would not fit.
-		_, s.built.cost = assemble(s.parts, s.lib.Counter())
+		_, bl.cost = assemble(parts, lib.Counter())
 	}
-	fillCost(&s.st, s.kept, s.dropped, s.built.cost)
-	s.st.Cuts = s.built.cuts
-	if s.progress != nil {
-		s.progress(Event{Kind: StepStarted, Index: s.index, Total: s.total, Step: s.st})
+	prompt := bl.prompt
+	fillCost(&st, kept, dropped, bl.cost)
+	st.Cuts = bl.cuts
+	if progress != nil {
+		progress(Event{Kind: StepStarted, Index: index, Total: total, Step: st})
 	}
-	s.outputs = map[string]any{
-		"model":            s.budget.Model,
-		"contextWindow":    s.budget.Window,
-		"historyBudget":    s.budget.History,
-		"executor":         s.exe.Kind(),
-		"promptTokens":     s.st.PromptTokens,
-		"commandTokens":    s.st.CommandTokens,
-		"contextTokens":    s.st.ContextTokens,
-		"sharedDataTokens": s.st.SharedDataTokens,
-		"historyTokens":    s.st.HistoryTokens,
-		"inputTokens":      s.st.InputTokens,
-		"cacheHits":        s.st.CacheHits,
+
+	outputs := map[string]any{
+		"model":            b.Model,
+		"contextWindow":    b.Window,
+		"historyBudget":    b.History,
+		"executor":         exe.Kind(),
+		"promptTokens":     st.PromptTokens,
+		"commandTokens":    st.CommandTokens,
+		"contextTokens":    st.ContextTokens,
+		"sharedDataTokens": st.SharedDataTokens,
+		"historyTokens":    st.HistoryTokens,
+		"inputTokens":      st.InputTokens,
+		"cacheHits":        st.CacheHits,
 	}
 	var dropRefs []string
-	for _, d := range s.dropped {
+	for _, d := range dropped {
 		dropRefs = append(dropRefs, d.Reference)
 	}
 	if dropRefs != nil {
-		s.outputs["dropped"] = dropRefs
+		outputs["dropped"] = dropRefs
 	}
-	if len(s.built.cuts) > 0 {
-		s.outputs["cuts"] = s.built.cuts
+	if len(bl.cuts) > 0 {
+		outputs["cuts"] = bl.cuts
 	}
-	return nil
-}
 
-// execute gives the prompt to the executor, unless the step was cancelled
-// or the prompt does not fit.
-func (s *stepRun) execute() {
+	var (
+		out    Outcome
+		status = execution.StatusSuccess
+		shared map[string]json.RawMessage
+	)
 	switch {
-	case s.ctx.Err() != nil:
-		s.out = Outcome{Cancelled: true, Failure: "cancelled before the agent started"}
-	case s.tooLarge != nil:
-		s.out = Outcome{Failure: s.tooLarge.Error()}
+	case ctx.Err() != nil:
+		out = Outcome{Cancelled: true, Failure: "cancelled before the agent started"}
+	case tooLarge != nil:
+		out = Outcome{Failure: tooLarge.Error()}
 	default:
-		var err error
-		s.out, err = s.exe.Execute(s.ctx, Job{Command: s.cmd.Name, SessionID: s.sessionID, Step: s.st.Step, Attempt: s.st.Attempts, Prompt: s.built.prompt})
-		if err != nil {
-			s.out.Failure = err.Error()
+		if out, err = exe.Execute(ctx, Job{Command: cmd.Name, SessionID: sessionID, Step: st.Step, Attempt: st.Attempts, Prompt: prompt}); err != nil {
+			out.Failure = err.Error()
 		}
 	}
-}
-
-// recordOutcome sets the step's status from the executor's outcome and
-// puts what the agent printed in the outputs.
-func (s *stepRun) recordOutcome() {
-	out, st, outputs := s.out, &s.st, s.outputs
-	s.status = execution.StatusSuccess
+	text := ""
 	switch {
-	case out.Cancelled || s.ctx.Err() != nil:
-		s.status, st.Reason = execution.StatusInterrupted, "cancelled"
+	case out.Cancelled || ctx.Err() != nil:
+		status, st.Reason = execution.StatusInterrupted, "cancelled"
 		if out.Failure != "" {
 			st.Reason = out.Failure
 		}
-	case s.tooLarge != nil:
-		s.status, st.Reason = execution.StatusFailed, out.Failure
+	case tooLarge != nil:
+		status, st.Reason = execution.StatusFailed, out.Failure
 	case !out.Ran:
 		// The preview executor: the prompt is the record.
-		outputs["prompt"] = s.built.prompt
+		outputs["prompt"] = prompt
 	case out.Failure != "":
-		s.status, st.Reason = execution.StatusFailed, out.Failure
+		status, st.Reason = execution.StatusFailed, out.Failure
 	}
 	if out.Ran {
-		s.text = string(out.Output)
+		text = string(out.Output)
 		if !utf8.Valid(out.Output) || bytes.IndexByte(out.Output, 0) >= 0 {
 			// Keep the exact bytes; the text form is for people and prompts.
 			outputs["outputBase64"] = base64.StdEncoding.EncodeToString(out.Output)
-			s.text = strings.ToValidUTF8(strings.ReplaceAll(s.text, "\x00", "\uFFFD"), "\uFFFD")
+			text = strings.ToValidUTF8(strings.ReplaceAll(text, "\x00", "\uFFFD"), "\uFFFD")
 			st.Warnings = append(st.Warnings, fmt.Sprintf("the agent's output is not UTF-8 text (%d bytes); kept as base64 in outputBase64", len(out.Output)))
 		}
 		if out.OutputBytes > int64(len(out.Output)) {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("the agent printed %d bytes; only the first %d were kept", out.OutputBytes, len(out.Output)))
-			if s.status == execution.StatusSuccess {
-				s.status = execution.StatusPartial
+			if status == execution.StatusSuccess {
+				status = execution.StatusPartial
 			}
 		}
-		outputs["output"] = s.text
+		outputs["output"] = text
 		outputs["outputBytes"] = out.OutputBytes
 		outputs["exitCode"] = out.ExitCode
 		outputs["elapsedMs"] = out.Elapsed.Milliseconds()
@@ -956,58 +898,46 @@ func (s *stepRun) recordOutcome() {
 		if out.Stderr != "" {
 			outputs["stderr"] = lastLines(out.Stderr, 40)
 		}
-		if s.status == execution.StatusSuccess || s.status == execution.StatusPartial {
+		if status == execution.StatusSuccess || status == execution.StatusPartial {
 			var warns []string
-			s.shared, warns = parseShared(s.text)
+			shared, warns = parseShared(text)
 			st.Warnings = append(st.Warnings, warns...)
 		}
 	}
 	if st.Reason != "" {
 		outputs["reason"] = st.Reason
 	}
-}
-
-// recordHistory appends the step's request and the agent's answer to the
-// conversation.
-func (s *stepRun) recordHistory() {
-	h := s.r.opts.History
-	if h == nil || s.status == execution.StatusInterrupted || s.tooLarge != nil {
-		return
-	}
-	// The step's request is its prompt without the history it was given:
-	// the history holds that already, and a copy in every message would
-	// nest each step's history in the next. They are committed before the
-	// step's completion; should the process die in between, the step is
-	// interrupted and its next attempt's messages supersede these.
-	msgs := []Message{{ConversationID: s.sessionID, Role: "user", Content: s.built.asked, RunID: s.runID, Command: s.cmd.Name,
-		Step: s.st.Step, Attempt: s.st.Attempts}}
-	if s.out.Ran && s.text != "" {
-		msgs = append(msgs, Message{ConversationID: s.sessionID, Role: "assistant", Content: s.text, RunID: s.runID, Command: s.cmd.Name,
-			Step: s.st.Step, Attempt: s.st.Attempts})
-	}
-	if err := h.Append(s.wctx, msgs...); err != nil {
-		s.st.Warnings = append(s.st.Warnings, fmt.Sprintf("history: %v", err))
-	}
-}
-
-// complete records the end of the step and reports it finished.
-func (s *stepRun) complete() (Step, error) {
-	st := &s.st
 	if len(st.Warnings) > 0 {
-		s.outputs["warnings"] = st.Warnings
+		outputs["warnings"] = st.Warnings
 	}
-	if _, err := s.r.opts.Store.CompleteStep(s.wctx, s.sessionID, s.cmd.Name, s.status, s.outputs, s.shared); err != nil {
-		return *st, err
+	if r.opts.History != nil && status != execution.StatusInterrupted && tooLarge == nil {
+		// The step's request is its prompt without the history it was
+		// given: the history holds that already, and a copy in every
+		// message would nest each step's history in the next.
+		// They are committed before the step's completion; should the
+		// process die in between, the step is interrupted and its next
+		// attempt's messages supersede these.
+		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: bl.asked, RunID: runID, Command: cmd.Name,
+			Step: st.Step, Attempt: st.Attempts}}
+		if out.Ran && text != "" {
+			msgs = append(msgs, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name,
+				Step: st.Step, Attempt: st.Attempts})
+		}
+		if err := r.opts.History.Append(wctx, msgs...); err != nil {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
+		}
 	}
-	st.Status = string(s.status)
-	text := s.text
+	if _, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared); err != nil {
+		return st, err
+	}
+	st.Status = string(status)
 	if len(text) > outputInResult {
 		text = strings.ToValidUTF8(text[:outputInResult], "") + "\n… (output continues in the execution record)"
 	}
 	st.Output = text
-	st.ElapsedMS = time.Since(s.started).Milliseconds()
-	if s.progress != nil {
-		s.progress(Event{Kind: StepFinished, Index: s.index, Total: s.total, Step: *st})
+	st.ElapsedMS = time.Since(started).Milliseconds()
+	if progress != nil {
+		progress(Event{Kind: StepFinished, Index: index, Total: total, Step: st})
 	}
-	return *st, nil
+	return st, nil
 }
