@@ -89,13 +89,54 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	cfg, flt := l.cfg, l.filter
 	l.mu.RUnlock()
 
-	ups, full, err := l.updates(changes, b, cfg, flt)
-	if err != nil {
-		return Result{}, err
+	type upd struct {
+		path    string
+		content []byte
+		removed bool
 	}
-	if full != nil {
-		return l.reloadWith(ctx, full.cfg, full.problems)
+	var ups []upd
+	for _, c := range changes {
+		p, ok := within(l.dir, c.Path)
+		if !ok {
+			continue // outside the workspace: none of our business
+		}
+		rel := relSlash(l.dir, p)
+		if rel == config.FileName {
+			cfg, problems, err := config.Load(l.dir)
+			if err != nil {
+				return Result{}, err
+			}
+			return l.reloadWith(ctx, cfg, problems)
+		}
+		if flt.SkipFile(p) {
+			continue
+		}
+		if l.touchesRoots(p, b) {
+			return l.reloadWith(ctx, cfg, nil)
+		}
+		if c.Removed || c.Content == nil {
+			info, err := os.Stat(p)
+			switch {
+			case c.Removed || errors.Is(err, fs.ErrNotExist):
+				// A removed directory takes every file under it along.
+				for _, q := range l.filesUnder(p) {
+					ups = append(ups, upd{path: q, removed: true})
+				}
+				ups = append(ups, upd{path: p, removed: true})
+				continue
+			case err == nil && info.IsDir():
+				for _, q := range markdownUnder(flt, p) {
+					ups = append(ups, upd{path: q})
+				}
+				continue
+			}
+		}
+		if !isMarkdown(p) {
+			continue
+		}
+		ups = append(ups, upd{path: p, content: c.Content})
 	}
+
 	// Parse outside the lock: a slow file must not stall readers.
 	built := make([]*File, len(ups))
 	parallel(ctx, len(ups), func(i int) {
@@ -111,117 +152,32 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	defer l.mu.Unlock()
 	st := &state{files: l.files, topics: l.topics, aliases: l.aliases, byStem: l.byStem, domains: l.domains, commands: l.commands,
 		incoming: l.incoming, dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings}
-	ch := st.replaceFiles(b, ups, built)
-	if len(ch.changed) == 0 {
-		return Result{}, nil
-	}
-	affected := st.relink(b, ch)
-	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
-	l.aliases = st.aliases
-	l.dupTopics, l.dupCommands, l.dupWarnings = st.dupTopics, st.dupCommands, st.warnings
-	l.warnings = slices.DeleteFunc(l.warnings, func(w Warning) bool { return ch.changed[w.Path] })
-	l.version++
-	return Result{Changed: sortedKeys(ch.changed), Affected: sortedKeys(affected), Reloaded: false}, nil
-}
-
-// fileUpdate is one file to read again (content nil: from disk) or drop.
-type fileUpdate struct {
-	path    string
-	content []byte
-	removed bool
-}
-
-// reload is a change that rebuilds the whole library, with the
-// configuration to rebuild it with.
-type reload struct {
-	cfg      *config.Config
-	problems []config.Problem
-}
-
-// updates turns changes into the files to read again or drop. A change
-// of the configuration file, or one that adds or removes a context or
-// command root, asks for a reload instead.
-func (l *Library) updates(changes []Change, b *builder, cfg *config.Config, flt *Filter) ([]fileUpdate, *reload, error) {
-	var ups []fileUpdate
-	for _, c := range changes {
-		p, ok := within(l.dir, c.Path)
-		if !ok {
-			continue // outside the workspace: none of our business
-		}
-		if relSlash(l.dir, p) == config.FileName {
-			cfg, problems, err := config.Load(l.dir)
-			if err != nil {
-				return nil, nil, err
-			}
-			return nil, &reload{cfg: cfg, problems: problems}, nil
-		}
-		if flt.SkipFile(p) {
-			continue
-		}
-		if l.touchesRoots(p, b) {
-			return nil, &reload{cfg: cfg}, nil
-		}
-		if c.Removed || c.Content == nil {
-			info, err := os.Stat(p)
-			switch {
-			case c.Removed || errors.Is(err, fs.ErrNotExist):
-				// A removed directory takes every file under it along.
-				for _, q := range l.filesUnder(p) {
-					ups = append(ups, fileUpdate{path: q, removed: true})
-				}
-				ups = append(ups, fileUpdate{path: p, removed: true})
-				continue
-			case err == nil && info.IsDir():
-				for _, q := range markdownUnder(flt, p) {
-					ups = append(ups, fileUpdate{path: q})
-				}
-				continue
-			}
-		}
-		if !isMarkdown(p) {
-			continue
-		}
-		ups = append(ups, fileUpdate{path: p, content: c.Content})
-	}
-	return ups, nil, nil
-}
-
-// fileChanges are the files one Apply replaced.
-type fileChanges struct {
-	changed map[string]bool
-	before  map[string]int // reference counts of the replaced files
-	pairs   []filePair
-}
-
-// replaceFiles puts the parsed files in place of the old ones (built[i]
-// is ups[i] parsed, nil when removed).
-func (st *state) replaceFiles(b *builder, ups []fileUpdate, built []*File) fileChanges {
-	ch := fileChanges{changed: map[string]bool{}, before: map[string]int{}}
+	changed := map[string]bool{}
+	affected := map[string]bool{}
+	before := map[string]int{} // reference counts of the replaced files
+	var pairs []filePair
 	for i, u := range ups {
 		old, nf := st.files[u.path], built[i]
 		if old == nil && nf == nil {
 			continue
 		}
 		if old != nil {
-			ch.before[u.path] = len(old.Refs)
+			before[u.path] = len(old.Refs)
 			st.unlink(b, old)
 			delete(st.files, u.path)
 		}
 		if nf != nil {
 			st.files[u.path] = nf
 		}
-		ch.changed[u.path] = true
-		ch.pairs = append(ch.pairs, filePair{old, nf})
+		changed[u.path] = true
+		pairs = append(pairs, filePair{old, nf})
 	}
-	return ch
-}
-
-// relink updates topics, domains and commands for the changed files,
-// scans the references of the files that need it again, and returns the
-// files whose diagnostics may have changed.
-func (st *state) relink(b *builder, ch fileChanges) map[string]bool {
-	// A change that involves a duplicate id rebuilds them from all files.
-	domainsChanged, ok := st.update(ch.pairs)
+	if len(changed) == 0 {
+		return Result{}, nil
+	}
+	// Update topics, domains and commands for the changed files only; a
+	// change that involves a duplicate id rebuilds them from all files.
+	domainsChanged, ok := st.update(pairs)
 	if !ok {
 		oldDomains := make(map[string]bool, len(st.domains))
 		for name := range st.domains {
@@ -231,15 +187,14 @@ func (st *state) relink(b *builder, ch fileChanges) map[string]bool {
 		domainsChanged = !sameSet(oldDomains, st.view().domains)
 	}
 	v := st.view()
-	affected := map[string]bool{}
 	rescan := func(p string, f *File) {
 		nf := *f
 		hint := len(f.Refs)
-		if ch.changed[p] {
-			hint = ch.before[p]
+		if changed[p] {
+			hint = before[p]
 		}
 		nf.Refs = b.scanRefs(&nf, v, hint)
-		if !ch.changed[p] {
+		if !changed[p] {
 			st.unlink(b, f)
 		}
 		st.files[p] = &nf
@@ -252,16 +207,16 @@ func (st *state) relink(b *builder, ch fileChanges) map[string]bool {
 			affected[p] = true
 		}
 	} else {
-		for p := range ch.changed {
+		for p := range changed {
 			if f := st.files[p]; f != nil {
 				rescan(p, f)
 			}
 		}
 	}
-	for p := range ch.changed {
+	for p := range changed {
 		affected[p] = true
 	}
-	for _, pr := range ch.pairs {
+	for _, pr := range pairs {
 		// Editing a topic in place keeps its id: files that only refer to
 		// its domain (or to other topics of it) see no difference, unless
 		// it is the domain's index. Creating or removing one may change
@@ -275,7 +230,12 @@ func (st *state) relink(b *builder, ch fileChanges) map[string]bool {
 			}
 		}
 	}
-	return affected
+	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
+	l.aliases = st.aliases
+	l.dupTopics, l.dupCommands, l.dupWarnings = st.dupTopics, st.dupCommands, st.warnings
+	l.warnings = slices.DeleteFunc(l.warnings, func(w Warning) bool { return changed[w.Path] })
+	l.version++
+	return Result{Changed: sortedKeys(changed), Affected: sortedKeys(affected), Reloaded: false}, nil
 }
 
 // filePair is the old and new version of one changed file; either may be
