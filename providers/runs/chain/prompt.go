@@ -18,9 +18,8 @@ type loaded struct {
 	tokens int
 }
 
-// promptParts are the pieces of a step's prompt, in the order a prompt
-// holds them: command body, context, upstream shared data, history, user
-// input.
+// promptParts are the pieces of a step's prompt, in the order SPEC §5 puts
+// them: command body, context, upstream shared data, history, user input.
 type promptParts struct {
 	command string
 	context []loaded
