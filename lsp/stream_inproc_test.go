@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // inprocRaw drives a Server with raw bytes, to test what a well-behaved
@@ -186,7 +188,7 @@ func TestInprocDocumentCost(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)
-	var res documentCostResult
+	var res ops.DocumentCostResponse
 	c.mustCall("ctxls/documentCost", map[string]any{"uri": u}, &res)
 	if res.Total <= 0 || len(res.Items) != 4 {
 		t.Fatalf("documentCost: %+v", res)
