@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -122,5 +123,27 @@ func TestExecutionOperations(t *testing.T) {
 	}
 	if _, err := o2.Executions(ctx, ops.Empty{}); !errors.Is(err, ops.ErrUnavailable) {
 		t.Errorf("Executions after Close: %v; want ErrUnavailable", err)
+	}
+}
+
+// ResumePoint looks at the current execution when none is named, and says
+// so when there is none; a new execution has no chain to resume.
+func TestResumePoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o, _ := load(t, tree)
+	t.Cleanup(func() { o.Close() })
+	if _, err := o.ResumePoint(ctx, ops.SessionRequest{}); !errors.Is(err, ops.ErrInvalid) {
+		t.Errorf("ResumePoint without a current execution: %v; want ErrInvalid", err)
+	}
+	es, err := o.CreateExecution(ctx, ops.CreateExecutionRequest{ProjectName: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.ResumePoint(ctx, ops.SessionRequest{}); err == nil || !strings.Contains(err.Error(), es.SessionID) || !strings.Contains(err.Error(), "no chain plan") {
+		t.Errorf("ResumePoint of a new current execution: %v; want an error that it has no chain plan", err)
+	}
+	if _, err := o.ResumePoint(ctx, ops.SessionRequest{SessionID: "nope"}); !errors.Is(err, ops.ErrInvalid) {
+		t.Errorf("ResumePoint(nope): %v; want ErrInvalid", err)
 	}
 }
