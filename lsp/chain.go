@@ -3,136 +3,50 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 )
 
-// chainParams are the parameters of ctxls/chain/preview, run and resume.
-// Model names the configured model whose window the prompts are fitted to
-// (default: the configuration's defaultModel).
-type chainParams struct {
-	Commands      []string        `json:"commands"`
-	Input         string          `json:"input"`
-	SessionID     string          `json:"sessionId"`
-	ProjectName   string          `json:"projectName"`
-	Model         string          `json:"model"`
-	WorkDoneToken json.RawMessage `json:"workDoneToken"`
+// chainRunParams are the parameters of ctxls/chain/run and resume: the
+// operation's request and the work-done token its progress reports on.
+type chainRunParams struct {
+	ops.ChainRequest
+	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
 }
 
-func decodeChainParams(params json.RawMessage, needCommands bool) (chainParams, error) {
-	var p chainParams
-	if err := decodeParams(params, &p); err != nil {
-		return p, err
-	}
-	if needCommands && len(p.Commands) == 0 {
-		return p, jsonrpc2.NewError(jsonrpc2.InvalidParams, "invalid params: commands must list at least one command name")
-	}
-	for i, c := range p.Commands {
-		if strings.TrimSpace(c) == "" {
-			return p, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("invalid params: commands[%d] is empty", i))
-		}
-	}
-	return p, nil
-}
-
-// chainResult is a chain.Result with its warnings in the protocol's shape.
-type chainResult struct {
-	*chain.Result
-	Warnings []warning `json:"warnings"`
-}
-
-// chainError maps the runner's errors to JSON-RPC errors: an unknown model
-// is a bad parameter, like an unknown command.
-func chainError(err error) error {
-	if errors.Is(err, chain.ErrUnknownModel) {
-		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
-	}
-	return executionError(err)
-}
-
-func newChainResult(r *chain.Result) chainResult {
-	ws := make([]warning, 0, len(r.Warnings))
-	for _, w := range r.Warnings {
-		ws = append(ws, warning{Message: w})
-	}
-	return chainResult{Result: r, Warnings: ws}
-}
-
-func chainPreview(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	p, err := decodeChainParams(params, true)
-	if err != nil {
-		return nil, err
-	}
-	_, runner, err := s.chainState(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := runner.Preview(ctx, chain.Request{Commands: p.Commands, Input: p.Input, SessionID: p.SessionID, Model: p.Model})
-	if err != nil {
-		return nil, chainError(err)
-	}
-	return newChainResult(res), nil
-}
-
-func chainRun(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	p, err := decodeChainParams(params, true)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) chainRun(ctx context.Context, p chainRunParams) (ops.ChainResponse, error) {
 	title := "Chain " + strings.Join(p.Commands, " → ")
-	return s.driveChain(ctx, p.WorkDoneToken, title, func(ctx context.Context, runner *chain.Runner, progress func(chain.Event)) (*chain.Result, error) {
-		return runner.Run(ctx, chain.Request{Commands: p.Commands, Input: p.Input, SessionID: p.SessionID,
-			ProjectName: p.ProjectName, Model: p.Model, Progress: progress})
-	})
+	return s.driveChain(ctx, p, title, (*ops.Ops).RunChain)
 }
 
-func chainResume(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	p, err := decodeChainParams(params, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := requireField("sessionId", p.SessionID); err != nil {
-		return nil, err
-	}
-	return s.driveChain(ctx, p.WorkDoneToken, "Resume chain", func(ctx context.Context, runner *chain.Runner, progress func(chain.Event)) (*chain.Result, error) {
-		return runner.ResumeWith(ctx, chain.Request{SessionID: p.SessionID, Model: p.Model, Progress: progress})
-	})
+func (s *Server) chainResume(ctx context.Context, p chainRunParams) (ops.ChainResponse, error) {
+	return s.driveChain(ctx, p, "Resume chain", (*ops.Ops).ResumeChain)
 }
 
 // driveChain runs or resumes a chain, reporting each step with $/progress
 // on the request's work-done token. Cancelling the request, or the
 // progress, stops the running agent.
-func (s *Server) driveChain(ctx context.Context, token json.RawMessage, title string,
-	do func(context.Context, *chain.Runner, func(chain.Event)) (*chain.Result, error)) (any, error) {
-	_, runner, err := s.chainState(ctx)
+func (s *Server) driveChain(ctx context.Context, p chainRunParams, title string,
+	do func(*ops.Ops, context.Context, ops.ChainRequest) (ops.ChainResponse, error)) (ops.ChainResponse, error) {
+	o, err := s.operations(ctx)
 	if err != nil {
-		return nil, err
+		return ops.ChainResponse{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	prog := s.cancellableProgress(ctx, token, title)
+	prog := s.cancellableProgress(ctx, p.WorkDoneToken, title)
 	if prog != nil {
 		key := tokenKey(prog.token)
-		s.exec.mu.Lock()
-		if s.exec.chains == nil {
-			s.exec.chains = map[string]context.CancelFunc{}
-		}
-		s.exec.chains[key] = cancel
-		s.exec.mu.Unlock()
-		defer func() {
-			s.exec.mu.Lock()
-			delete(s.exec.chains, key)
-			s.exec.mu.Unlock()
-		}()
+		s.chains.Store(key, cancel)
+		defer s.chains.Delete(key)
 	}
-	res, err := do(ctx, runner, func(e chain.Event) {
+	req := p.ChainRequest
+	req.Progress = func(e chain.Event) {
 		pct := 100 * e.Index / max(e.Total, 1)
 		var msg string
 		switch e.Kind {
@@ -144,13 +58,14 @@ func (s *Server) driveChain(ctx context.Context, token json.RawMessage, title st
 			msg = fmt.Sprintf("[%d/%d] %s: %s", e.Index+1, e.Total, e.Step.Command, e.Step.Status)
 		}
 		prog.Report(ctx, msg, pct)
-	})
+	}
+	res, err := do(o, ctx, req)
 	if err != nil {
 		prog.End(ctx, "failed: "+err.Error())
-		return nil, chainError(err)
+		return ops.ChainResponse{}, err
 	}
 	prog.End(ctx, fmt.Sprintf("%s: %s", res.SessionID, res.State))
-	return newChainResult(res), nil
+	return res, nil
 }
 
 // cancellableProgress starts a progress the client may cancel, on the
@@ -186,57 +101,8 @@ func (s *Server) WorkDoneProgressCancel(ctx context.Context, params *protocol.Wo
 	if params == nil || params.Token == nil {
 		return nil
 	}
-	s.exec.mu.Lock()
-	cancel := s.exec.chains[tokenKey(params.Token)]
-	s.exec.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if cancel, ok := s.chains.Load(tokenKey(params.Token)); ok {
+		cancel.(context.CancelFunc)()
 	}
 	return nil
-}
-
-func chainCancel(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	_, runner, err := s.chainState(ctx)
-	if err != nil {
-		return nil, err
-	}
-	stopped := runner.Cancel(p.SessionID)
-	ws := []warning{}
-	if len(stopped) == 0 {
-		what := "no chain is running"
-		if p.SessionID != "" {
-			what = "no chain of execution " + p.SessionID + " is running in this server"
-		}
-		ws = append(ws, warning{Message: what})
-	}
-	if stopped == nil {
-		stopped = []string{}
-	}
-	return map[string]any{"cancelled": stopped, "warnings": ws}, nil
-}
-
-func chainList(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	var p struct{}
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	ws, err := s.workspaceCtx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	chains := ws.Library().Config().Chains
-	if chains == nil {
-		chains = []config.Chain{}
-	}
-	var warns []warning
-	for _, pr := range ws.Library().ConfigProblems() {
-		if strings.Contains(pr.Message, "chain") {
-			warns = append(warns, warning{Message: pr.String()})
-		}
-	}
-	return newList(chains, warns), nil
 }

@@ -87,7 +87,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	case known && f.Doc != nil && (!open || bytes.Equal(f.Doc.Text, []byte(text))):
 		v.file = f
 	case open:
-		v.file = parseFile(lib, path, []byte(text), f)
+		v.file = lib.ParseFile(path, []byte(text), f)
 	default:
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -96,41 +96,14 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 		if document.IsBinary(data) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not a text file", path)
 		}
-		v.file = parseFile(lib, path, data, f)
+		v.file = lib.ParseFile(path, data, f)
 	}
 	v.doc = v.file.Doc
 	return v, nil
 }
 
-// parseFile parses text the library has not indexed (yet) and scans its
-// references against the library.
-func parseFile(lib *library.Library, path string, text []byte, known *library.File) *library.File {
-	doc := document.Parse(path, text)
-	f := &library.File{Path: path, Doc: doc}
-	if known != nil {
-		f.Rel, f.Kind, f.Topic, f.Command = known.Rel, known.Kind, known.Topic, known.Command
-	}
-	f.Refs = refs.Scan(doc, refOptions(lib))
-	return f
-}
-
 // refOptions tunes the reference scanner to lib.
-func refOptions(lib *library.Library) refs.Options {
-	return refs.Options{
-		IsDomain: lib.IsDomain,
-		Sections: func(domain, topic string) []string {
-			t, ok := lib.Topic(domain + "/" + topic)
-			if !ok {
-				return nil
-			}
-			names := make([]string, len(t.Sections))
-			for i, sec := range t.Sections {
-				names[i] = sec.Name
-			}
-			return names
-		},
-	}
-}
+func refOptions(lib *library.Library) refs.Options { return lib.RefOptions() }
 
 // offset converts a protocol position in the view's document.
 func (v *view) offset(p protocol.Position) (int, error) { return offsetOf(v.doc, p, v.enc) }

@@ -10,9 +10,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // Initialize answers the initialize request: it negotiates the position
@@ -218,7 +218,7 @@ func (s *Server) openWorkspace() {
 		Settings:     s.settings,
 		Watch:        !s.opts.NoWatch,
 		Logger:       s.log,
-		OnUpdate:     s.diags.onUpdate,
+		OnUpdate:     s.onUpdate,
 		Progress:     func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
 		AfterIndex:   s.opts.Reclaim,
 		CacheDir:     s.opts.CacheDir,
@@ -247,7 +247,16 @@ func (s *Server) openWorkspace() {
 	}
 	s.ws, s.wsErr = ws, err
 	if ws != nil {
-		s.prov = contextprovider.New(ws.Library)
+		s.ops = ops.New(ops.Options{
+			Library: ws.Library,
+			Overlay: func(path string) (string, bool) {
+				text, _, ok := ws.Overlay(path)
+				return text, ok
+			},
+			Logger:            s.stderr,
+			ExecutionsChanged: func() { mark(s.stale.executions) },
+		})
+		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under
 		// the lock, so that no later change can overtake them.
 		for _, p := range s.earlyOrder {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func TestInprocLifecycle(t *testing.T) {
@@ -45,7 +47,7 @@ func TestInprocLifecycle(t *testing.T) {
 		t.Errorf("unknown method: got %v, want MethodNotFound", err)
 	}
 	var cmds struct {
-		Items []commandInfo `json:"items"`
+		Items []ops.CommandInfo `json:"items"`
 	}
 	c.mustCall("ctxls/commands", map[string]any{}, &cmds)
 	if len(cmds.Items) != 4 {

@@ -3,74 +3,128 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // method handles one custom JSON-RPC method. params is the raw params
 // value (nil when absent); the result is encoded with encoding/json.
 type method func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
 
-// customMethods are the ctxls/* methods next to LSP, by name. Each
-// feature's handlers live in their own file.
+// codeConflict is the JSON-RPC error code of a request that collides with
+// work in progress: a chain already running in the execution, here or in
+// another ctxls process.
+const codeConflict jsonrpc2.Code = -32001
+
+// customMethods are the ctxls/* methods next to LSP, by name. Each is an
+// operation of package ops, or, where the protocol adds to it (progress
+// of a running chain), a handler in its feature's file.
 var customMethods = map[string]method{
-	"ctxls/commands":     commands,
-	"ctxls/documentCost": documentCost,
-	"ctxls/sessionCost":  sessionCost,
+	"ctxls/commands":     op((*ops.Ops).Commands),
+	"ctxls/documentCost": op((*ops.Ops).DocumentCost),
+	"ctxls/sessionCost":  op((*ops.Ops).SessionCost),
 
-	"ctxls/catalog":             catalog,
-	"ctxls/domainIndex":         domainIndex,
-	"ctxls/loadingProtocol":     loadingProtocol,
-	"ctxls/search":              search,
-	"ctxls/alwaysLoadFiles":     alwaysLoadFiles,
-	"ctxls/detectProjectType":   detectProjectType,
-	"ctxls/conditionalContext":  conditionalContext,
-	"ctxls/crossDomainContext":  crossDomainContext,
-	"ctxls/reference":           reference,
-	"ctxls/materialize":         materialize,
-	"ctxls/materializeSections": materializeSections,
-	"ctxls/invalidate":          invalidate,
+	"ctxls/catalog":             op((*ops.Ops).Catalog),
+	"ctxls/domainIndex":         op((*ops.Ops).DomainIndex),
+	"ctxls/loadingProtocol":     op((*ops.Ops).LoadingProtocol),
+	"ctxls/search":              op((*ops.Ops).Search),
+	"ctxls/alwaysLoadFiles":     op((*ops.Ops).AlwaysLoadFiles),
+	"ctxls/detectProjectType":   op((*ops.Ops).DetectProjectType),
+	"ctxls/conditionalContext":  op((*ops.Ops).ConditionalContext),
+	"ctxls/crossDomainContext":  op((*ops.Ops).CrossDomainContext),
+	"ctxls/reference":           op((*ops.Ops).Reference),
+	"ctxls/materialize":         op((*ops.Ops).Materialize),
+	"ctxls/materializeSections": op((*ops.Ops).MaterializeSections),
+	"ctxls/invalidate":          op((*ops.Ops).Invalidate),
 
-	"ctxls/execution/create":             executionCreate,
-	"ctxls/execution/getOrCreate":        executionGetOrCreate,
-	"ctxls/execution/startCommand":       executionStartCommand,
-	"ctxls/execution/completeCommand":    executionCompleteCommand,
-	"ctxls/execution/recordContextLoad":  executionRecordContextLoad,
-	"ctxls/execution/getCachedContext":   executionGetCachedContext,
-	"ctxls/execution/recordMemoryLoad":   executionRecordMemoryLoad,
-	"ctxls/execution/getCachedMemory":    executionGetCachedMemory,
-	"ctxls/execution/setSharedData":      executionSetSharedData,
-	"ctxls/execution/getSharedData":      executionGetSharedData,
-	"ctxls/execution/getPreviousCommand": executionGetPreviousCommand,
-	"ctxls/execution/list":               executionList,
-	"ctxls/execution/get":                executionGet,
-	"ctxls/execution/setCurrent":         executionSetCurrent,
-	"ctxls/execution/delete":             executionDelete,
+	"ctxls/execution/create":             op((*ops.Ops).CreateExecution),
+	"ctxls/execution/getOrCreate":        op((*ops.Ops).GetOrCreateExecution),
+	"ctxls/execution/startCommand":       op((*ops.Ops).StartCommand),
+	"ctxls/execution/completeCommand":    op((*ops.Ops).CompleteCommand),
+	"ctxls/execution/recordContextLoad":  op((*ops.Ops).RecordContextLoad),
+	"ctxls/execution/getCachedContext":   op((*ops.Ops).CachedContext),
+	"ctxls/execution/recordMemoryLoad":   op((*ops.Ops).RecordMemoryLoad),
+	"ctxls/execution/getCachedMemory":    op((*ops.Ops).CachedMemory),
+	"ctxls/execution/setSharedData":      op((*ops.Ops).SetSharedData),
+	"ctxls/execution/getSharedData":      op((*ops.Ops).SharedData),
+	"ctxls/execution/getPreviousCommand": op((*ops.Ops).PreviousCommand),
+	"ctxls/execution/list":               op((*ops.Ops).Executions),
+	"ctxls/execution/get":                op((*ops.Ops).Execution),
+	"ctxls/execution/setCurrent":         op((*ops.Ops).SetCurrentExecution),
+	"ctxls/execution/delete":             op((*ops.Ops).DeleteExecution),
 
-	"ctxls/chain/list":    chainList,
-	"ctxls/chain/preview": chainPreview,
-	"ctxls/chain/run":     chainRun,
-	"ctxls/chain/resume":  chainResume,
-	"ctxls/chain/cancel":  chainCancel,
+	"ctxls/chain/list":    op((*ops.Ops).Chains),
+	"ctxls/chain/preview": op((*ops.Ops).PreviewChain),
+	"ctxls/chain/run":     handle((*Server).chainRun),
+	"ctxls/chain/resume":  handle((*Server).chainResume),
+	"ctxls/chain/cancel":  op((*ops.Ops).CancelChain),
 
-	"ctxls/history/append":        historyAppend,
-	"ctxls/history/list":          historyList,
-	"ctxls/history/conversations": historyConversations,
-	"ctxls/history/buildContext":  historyBuildContext,
-	"ctxls/history/delete":        historyDelete,
+	"ctxls/history/append":        op((*ops.Ops).AppendMessage),
+	"ctxls/history/list":          op((*ops.Ops).History),
+	"ctxls/history/conversations": op((*ops.Ops).Conversations),
+	"ctxls/history/buildContext":  op((*ops.Ops).BuildHistory),
+	"ctxls/history/delete":        op((*ops.Ops).DeleteConversation),
+}
+
+// handle makes a method of a typed handler: params are decoded into Req
+// and the Resp returned is the result.
+func handle[Req, Resp any](fn func(s *Server, ctx context.Context, req Req) (Resp, error)) method {
+	return func(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+		var req Req
+		if err := decodeParams(params, &req); err != nil {
+			return nil, err
+		}
+		res, err := fn(s, ctx, req)
+		if err != nil {
+			return nil, opsError(err)
+		}
+		return res, nil
+	}
+}
+
+// op makes a method of an operation, run on the live workspace's Ops.
+func op[Req, Resp any](fn func(o *ops.Ops, ctx context.Context, req Req) (Resp, error)) method {
+	return handle(func(s *Server, ctx context.Context, req Req) (Resp, error) {
+		o, err := s.operations(ctx)
+		if err != nil {
+			var zero Resp
+			return zero, err
+		}
+		return fn(o, ctx, req)
+	})
+}
+
+// opsError maps the kinds of ops errors to JSON-RPC errors with the
+// operation's message.
+func opsError(err error) error {
+	var rpc *jsonrpc2.Error
+	switch {
+	case errors.As(err, &rpc):
+		return err
+	case errors.Is(err, ops.ErrInvalid):
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	case errors.Is(err, ops.ErrConflict):
+		return jsonrpc2.NewError(codeConflict, err.Error())
+	}
+	return err
 }
 
 // decodeParams decodes params into v, strictly enough to catch mistakes:
 // a value of the wrong type is an InvalidParams error naming the field.
+// Absent params, null and [] (how some clients encode an empty object)
+// are an empty object.
 func decodeParams(params json.RawMessage, v any) error {
-	if len(params) == 0 || string(params) == "null" {
+	switch string(params) {
+	case "", "null", "[]":
 		params = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(params, v); err != nil {
 		var te *json.UnmarshalTypeError
-		if ok := asTypeError(err, &te); ok && te.Field != "" {
+		if errors.As(err, &te) && te.Field != "" {
 			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %s must be %s, not %s", te.Field, te.Type, te.Value)
 		}
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
@@ -78,66 +132,29 @@ func decodeParams(params json.RawMessage, v any) error {
 	return nil
 }
 
-func asTypeError(err error, te **json.UnmarshalTypeError) bool {
-	t, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*te = t
-	}
-	return ok
-}
-
-// requireField returns an InvalidParams error when a required string
-// parameter is empty.
-func requireField(name, value string) error {
-	if strings.TrimSpace(value) == "" {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %s is required", name)
-	}
-	return nil
-}
-
 // encodeResult encodes a custom method's result with encoding/json (so
-// providers' struct tags apply as written) into a raw message the
-// connection sends verbatim. A result that is JSON already (a provider's
-// cached encoding, such as the 10,000-item execution list) goes out as it
-// is: json.Marshal would scan and compact all of it again.
+// the struct tags of package ops apply as written) into a raw message the
+// connection sends verbatim. A result that encodes itself (such as the
+// execution list, whose store keeps its encoding of 10,000 items) goes out
+// as it encodes: json.Marshal would scan and compact all of it again.
 func encodeResult(v any) (any, error) {
+	var raw []byte
+	var err error
 	switch r := v.(type) {
 	case json.RawMessage:
-		if len(r) == 0 {
-			return jsonrpc2.RawMessage("null"), nil
-		}
-		return jsonrpc2.RawMessage(r), nil
+		raw = r
 	case jsonrpc2.RawMessage:
-		if len(r) == 0 {
-			return jsonrpc2.RawMessage("null"), nil
-		}
-		return r, nil
+		raw = r
+	case json.Marshaler:
+		raw, err = r.MarshalJSON()
+	default:
+		raw, err = json.Marshal(v)
 	}
-	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode the result: %w", err)
 	}
+	if len(raw) == 0 {
+		return jsonrpc2.RawMessage("null"), nil
+	}
 	return jsonrpc2.RawMessage(raw), nil
-}
-
-// warning is one entry of a result's warnings list.
-type warning struct {
-	Message string `json:"message"`
-	Code    string `json:"code,omitempty"`
-}
-
-// list is the shape of every list result: items is never null.
-type list[T any] struct {
-	Items    []T       `json:"items"`
-	Warnings []warning `json:"warnings"`
-}
-
-func newList[T any](items []T, warnings []warning) list[T] {
-	if items == nil {
-		items = []T{}
-	}
-	if warnings == nil {
-		warnings = []warning{}
-	}
-	return list[T]{Items: items, Warnings: warnings}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func TestInprocPanicRecovered(t *testing.T) {
@@ -28,7 +30,7 @@ func TestInprocPanicRecovered(t *testing.T) {
 		t.Fatalf("panicking request: %v, want InternalError", err)
 	}
 	c.notify("ctxls/test/panic", map[string]any{}) // a panicking notification is dropped
-	var cmds struct{ Items []commandInfo }
+	var cmds struct{ Items []ops.CommandInfo }
 	c.mustCall("ctxls/commands", map[string]any{}, &cmds)
 	if len(cmds.Items) == 0 {
 		t.Error("the server stopped answering after a panic")

@@ -1,7 +1,8 @@
 // Package lsp is the ctxls language server: it speaks the Language Server
 // Protocol over a stream and converts between the protocol and the
 // providers, which hold all the logic. Each editor feature lives in its own
-// file; custom ctxls/* methods are dispatched by the table in methods.go.
+// file; custom ctxls/* methods are the operations of package ops, dispatched
+// by the table in methods.go.
 package lsp
 
 import (
@@ -15,15 +16,15 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/workspace"
-	"github.com/ctxls/ctxls/providers/runs/storage"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // Options configure a Server.
@@ -115,16 +116,19 @@ type Server struct {
 	earlySettings []byte
 	earlyWatched  []string
 	ws            *workspace.Workspace
-	prov          *contextprovider.Provider
-	wsErr         error
+	ops           *ops.Ops // the operations over ws, which own its run stores
+	// live is ws for the workspace's own goroutines, which must not wait
+	// for mu: it is held while the workspace is closed.
+	live  atomic.Pointer[workspace.Workspace]
+	wsErr error
 
-	dbMu sync.Mutex
-	db   *storage.DB
+	// stale queues the notifications that tell the client its views are
+	// stale (notify.go).
+	stale staleViews
 
-	// exec holds the execution store and chain runner (execution.go).
-	exec executions
-	// hist holds the history store (history.go).
-	hist histories
+	// chains maps the work-done token of each running chain request to the
+	// cancel function of that request, for window/workDoneProgress/cancel.
+	chains sync.Map
 	// agents holds the workspace's agent files (agentfiles.go).
 	agents agentState
 	// memory holds the problems of the memory files' imports (memory.go).
@@ -162,6 +166,7 @@ func New(opts Options) *Server {
 		enc:         document.UTF16,
 		stderr:      log,
 		logq:        make(chan *protocol.LogMessageParams, logQueue),
+		stale:       newStaleViews(),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)
@@ -183,6 +188,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.ctx = ctx
 	go s.sendLogs(ctx)
 	s.conn.Go(ctx, s.handler())
+	go s.sendStale(ctx)
 	select {
 	case <-s.exited:
 	case <-s.conn.Done():
@@ -208,10 +214,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// closeResources closes the workspace and the database.
+// closeResources closes the workspace and its operations, whose running
+// chains record their interruption before the database closes.
 func (s *Server) closeResources() {
 	s.mu.Lock()
-	ws := s.ws
+	ws, o := s.ws, s.ops
 	s.ws = nil
 	s.mu.Unlock()
 	if ws != nil {
@@ -219,16 +226,11 @@ func (s *Server) closeResources() {
 			s.log.Warn("close the workspace", "err", err)
 		}
 	}
-	// Running chains record their interruption before the database closes.
-	s.exec.close(func(err error) { s.log.Warn("close the execution store", "err", err) })
-	s.dbMu.Lock()
-	if s.db != nil {
-		if err := s.db.Close(); err != nil {
-			s.log.Warn("close the database", "err", err)
+	if o != nil {
+		if err := o.Close(); err != nil {
+			s.log.Warn("close the run stores", "err", err)
 		}
-		s.db = nil
 	}
-	s.dbMu.Unlock()
 }
 
 // handler is the middleware in front of every request: lifecycle checks,
@@ -369,18 +371,6 @@ func (s *Server) workspace() *workspace.Workspace {
 	return s.ws
 }
 
-// provider returns the ContextProvider over the live workspace, waiting
-// for the initial index like workspace. It returns nil when workspace does.
-func (s *Server) provider() *contextprovider.Provider {
-	<-s.ready
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ws == nil {
-		return nil
-	}
-	return s.prov
-}
-
 // workspaceCtx is workspace that gives up when ctx is done.
 func (s *Server) workspaceCtx(ctx context.Context) (*workspace.Workspace, error) {
 	select {
@@ -399,26 +389,15 @@ func (s *Server) workspaceCtx(ctx context.Context) (*workspace.Workspace, error)
 	return s.ws, nil
 }
 
-// database returns the workspace database, opening it on first use in
-// <root>/.ctxls/. It is closed when the server shuts down.
-func (s *Server) database(ctx context.Context) (*storage.DB, error) {
-	s.dbMu.Lock()
-	defer s.dbMu.Unlock()
-	if s.db != nil {
-		return s.db, nil
+// operations returns the operations over the live workspace, waiting for
+// the initial index like workspaceCtx.
+func (s *Server) operations(ctx context.Context) (*ops.Ops, error) {
+	if _, err := s.workspaceCtx(ctx); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
-	root, st := s.root, s.state
-	s.mu.Unlock()
-	if st == stateShutdown {
-		return nil, errors.New("the server is shutting down")
-	}
-	db, err := storage.OpenWorkspace(ctx, root)
-	if err != nil {
-		return nil, fmt.Errorf("open the database in %s: %w", root, err)
-	}
-	s.db = db
-	return db, nil
+	defer s.mu.Unlock()
+	return s.ops, nil
 }
 
 // encoding returns the negotiated position encoding.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // inprocRaw is the test client over pipes to a Server in this process,
@@ -162,7 +164,7 @@ func TestInprocDocumentCost(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)
-	var res documentCostResult
+	var res ops.DocumentCostResponse
 	c.mustCall("ctxls/documentCost", map[string]any{"uri": u}, &res)
 	if res.Total <= 0 || len(res.Items) != 4 {
 		t.Fatalf("documentCost: %+v", res)

@@ -101,9 +101,11 @@ loop:
 	return text, nil
 }
 
-// DidSave needs nothing: the open text is already the truth, and the
-// watcher sees the file on disk.
+// DidSave tells the client to refresh its library views: the open text is
+// already the truth, and the watcher sees the file on disk, but the views
+// follow the edits of open documents only when they are saved.
 func (s *Server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
+	mark(s.stale.library)
 	return nil
 }
 

@@ -87,7 +87,7 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "check",
 		Title:       "Check the context library",
-		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them.",
+		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift, problems of agent files (skills, rules, memory files and their imports) and of .ctxls.yaml; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them.",
 		Annotations: readOnly,
 	}, s.check)
 	addTool(s.srv, &sdk.Tool{

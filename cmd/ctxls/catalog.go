@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // workspaceDir picks the workspace of command cmd: --dir (flagDir), else
@@ -33,17 +33,17 @@ func workspaceDir(cmd, flagDir string, dirArgs []string) (string, error) {
 	return dir, nil
 }
 
-// openProvider loads the workspace at dir and returns a provider over it.
-func openProvider(ctx context.Context, dir string, stderr io.Writer) (*contextprovider.Provider, *library.Library, error) {
+// openOps loads the workspace at dir and returns the operations over it.
+func openOps(ctx context.Context, dir string, stderr io.Writer) (*ops.Ops, error) {
 	lib, err := loadLibrary(ctx, dir, stderr)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return contextprovider.NewStatic(lib), lib, nil
+	return ops.New(ops.Options{Library: func() *library.Library { return lib }}), nil
 }
 
 // printWarnings writes result warnings to stderr.
-func printWarnings(stderr io.Writer, ws []contextprovider.Warning) {
+func printWarnings(stderr io.Writer, ws []ops.Warning) {
 	for _, w := range ws {
 		fmt.Fprintf(stderr, "warning: %s\n", w.Message)
 	}
@@ -72,11 +72,11 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	p, lib, err := openProvider(ctx, dir, stderr)
+	o, err := openOps(ctx, dir, stderr)
 	if err != nil {
 		return err
 	}
-	res, err := p.Catalog(ctx, *domain)
+	res, err := o.Catalog(ctx, ops.CatalogRequest{Domain: *domain})
 	if err != nil {
 		return err
 	}
@@ -84,14 +84,14 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return printJSON(stdout, res)
 	}
 	printWarnings(stderr, res.Warnings)
-	printCatalog(stdout, lib, res.Items)
+	printCatalog(stdout, o.Library(), res.Items)
 	if len(res.Warnings) > 0 && len(res.Items) == 0 {
 		return exitError(1)
 	}
 	return nil
 }
 
-func printCatalog(w io.Writer, lib *library.Library, items []contextprovider.Reference) {
+func printCatalog(w io.Writer, lib *library.Library, items []ops.Reference) {
 	rows := [][]string{{"TOPIC", "TYPE", "STRATEGY", "MEASURED", "DECLARED", "TITLE"}}
 	measured, declared, domains := 0, 0, map[string]bool{}
 	for _, it := range items {

@@ -16,11 +16,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/execution"
-	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
@@ -136,25 +135,17 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 	if sub == "list" || sub == "show" {
 		return readChains(ctx, lib, sub, pos, asJSON, stdout, stderr)
 	}
-	db, err := storage.OpenWorkspace(ctx, lib.Dir())
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	prov := contextprovider.NewStatic(lib)
-	store, err := execution.New(ctx, db, execution.Options{DetectProjectType: chain.ProjectTypeDetector(prov, nil)})
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	c := chainCLI{lib: lib, execs: store, json: asJSON, stdout: stdout, stderr: stderr}
+	o := ops.New(ops.Options{Library: func() *library.Library { return lib },
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	defer o.Close()
+	c := chainCLI{lib: lib, execs: opsExecutions{o}, json: asJSON, stdout: stdout, stderr: stderr}
 	switch sub {
 	case "use":
 		id, err := c.resolveID(ctx, pos[0])
 		if err != nil {
 			return err
 		}
-		if err := store.SetCurrent(ctx, id); err != nil {
+		if _, err := o.SetCurrentExecution(ctx, ops.SessionRequest{SessionID: id}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "current execution: %s\n", id)
@@ -164,31 +155,28 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		if err != nil {
 			return err
 		}
-		return c.delete(ctx, store, id, *yes, stdin)
+		return c.delete(ctx, o, id, *yes, stdin)
 	}
-	hist := chain.StoreHistory(history.New(db, lib.Counter(), history.Options{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}))
-	runner := chain.New(chain.Options{Store: store, Provider: prov, History: hist})
-	c.runner = runner
 
 	switch sub {
 	case "run", "preview":
-		req := chain.Request{Commands: expandChains(lib, pos), Input: *input, SessionID: *session, Model: *model}
+		req := ops.ChainRequest{Commands: expandChains(lib, pos), Input: *input, SessionID: *session, Model: *model}
 		if req.SessionID != "" {
 			if req.SessionID, err = c.resolveID(ctx, req.SessionID); err != nil {
 				return err
 			}
 		}
 		if sub == "preview" {
-			res, err := runner.Preview(ctx, req)
+			res, err := o.PreviewChain(ctx, req)
 			if err != nil {
 				return err
 			}
 			return c.printResult(res, true)
 		}
 		req.ProjectName = *project
-		err := c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
+		err := c.run(ctx, func(p func(chain.Event)) (ops.ChainResponse, error) {
 			req.Progress = p
-			return runner.Run(ctx, req)
+			return o.RunChain(ctx, req)
 		})
 		if errors.Is(err, execution.ErrUnfinishedChain) {
 			return fmt.Errorf("%w\nto finish it: ctxls chain resume %s", err, req.SessionID)
@@ -200,20 +188,17 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 			if id, err = c.resolveID(ctx, pos[0]); err != nil {
 				return err
 			}
-		} else if id, err = store.Current(ctx); err != nil {
-			return err
-		} else if id == "" {
-			return errors.New("no current execution to resume; name one (see ctxls chain list)")
 		}
-		rp, err := store.ResumePoint(ctx, id)
+		rp, err := o.ResumePoint(ctx, ops.SessionRequest{SessionID: id})
 		if err != nil {
 			return err
 		}
+		id = rp.SessionID
 		if rp.Done {
 			return c.nothingToResume(rp)
 		}
-		return c.run(ctx, func(p func(chain.Event)) (*chain.Result, error) {
-			return runner.ResumeWith(ctx, chain.Request{SessionID: id, Model: *model, Progress: p})
+		return c.run(ctx, func(p func(chain.Event)) (ops.ChainResponse, error) {
+			return o.ResumeChain(ctx, ops.ChainRequest{SessionID: id, Model: *model, Progress: p})
 		})
 	}
 }
@@ -235,11 +220,12 @@ func (c *chainCLI) nothingToResume(rp *execution.ResumePoint) error {
 
 // delete deletes an execution once the confirmation token the store issues
 // is typed back on stdin, or at once with yes.
-func (c *chainCLI) delete(ctx context.Context, store *execution.Store, id string, yes bool, stdin io.Reader) error {
-	token, _, err := store.RequestDelete(ctx, id)
+func (c *chainCLI) delete(ctx context.Context, o *ops.Ops, id string, yes bool, stdin io.Reader) error {
+	req, err := o.DeleteExecution(ctx, ops.DeleteExecutionRequest{SessionID: id})
 	if err != nil {
 		return err
 	}
+	token := req.ConfirmToken
 	if !yes {
 		fmt.Fprintf(c.stderr, "Deleting execution %s deletes every command, loaded context, shared value and\nmessage it recorded. To go ahead, type this token and press Enter:\n  %s\n> ", id, token)
 		line, err := bufio.NewReader(io.LimitReader(stdin, 1024)).ReadString('\n')
@@ -251,7 +237,7 @@ func (c *chainCLI) delete(ctx context.Context, store *execution.Store, id string
 			return fmt.Errorf("execution %s not deleted: the token typed does not match (or use --yes)", id)
 		}
 	}
-	if err := store.ConfirmDelete(ctx, id, token); err != nil {
+	if _, err := o.DeleteExecution(ctx, ops.DeleteExecutionRequest{SessionID: id, ConfirmToken: token}); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.stdout, "deleted execution %s\n", id)
@@ -299,6 +285,19 @@ type executions interface {
 	Get(ctx context.Context, sessionID string) (*execution.ExecutionState, error)
 }
 
+// opsExecutions are the executions of the run operations.
+type opsExecutions struct{ o *ops.Ops }
+
+func (e opsExecutions) List(ctx context.Context) ([]execution.Summary, error) {
+	res, err := e.o.Executions(ctx, ops.Empty{})
+	return res.Items, err
+}
+
+func (e opsExecutions) Get(ctx context.Context, id string) (*execution.ExecutionState, error) {
+	res, err := e.o.Execution(ctx, ops.SessionRequest{SessionID: id})
+	return res.ExecutionState, err
+}
+
 // noExecutions are the executions of a workspace without a database.
 type noExecutions struct{}
 
@@ -329,7 +328,6 @@ func expandChains(lib *library.Library, names []string) []string {
 type chainCLI struct {
 	lib            *library.Library
 	execs          executions
-	runner         *chain.Runner
 	json           bool
 	stdout, stderr io.Writer
 }
@@ -375,7 +373,7 @@ func matchID(what, id string, ids []string) (match string, found bool, err error
 }
 
 // run runs or resumes a chain with a progress display on stderr.
-func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (*chain.Result, error)) error {
+func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (ops.ChainResponse, error)) error {
 	p := newProgress(c.stderr)
 	defer p.stop()
 	res, err := do(p.event)
@@ -392,7 +390,7 @@ func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (*chain.R
 	return nil
 }
 
-func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
+func (c *chainCLI) printResult(res ops.ChainResponse, preview bool) error {
 	if c.json {
 		return writeJSON(c.stdout, res)
 	}
@@ -440,14 +438,14 @@ func (c *chainCLI) printResult(res *chain.Result, preview bool) error {
 		}
 	}
 	for _, wn := range res.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		fmt.Fprintf(w, "warning: %s\n", wn.Message)
 	}
 	fmt.Fprintf(w, "\n%d prompt tokens in total, %d cache hits\n", res.TotalTokens, res.CacheHits)
 	if !preview && (res.State == execution.StateFailed || res.State == execution.StateInterrupted) {
-		if s, ok := tooLargeStep(res); ok {
+		if s, ok := tooLargeStep(res.ChainResult); ok {
 			// Resuming with the same model would fail the same way.
 			fmt.Fprintf(w, "%s cannot fit the context window of model %s (%d tokens) whatever is cut; %s\n",
-				s.Command, res.Model.Model, res.Model.Window, c.largerModels(res))
+				s.Command, res.Model.Model, res.Model.Window, c.largerModels(res.ChainResult))
 		} else {
 			// Resume runs again every command that did not succeed,
 			// partial ones included.
@@ -516,7 +514,7 @@ func (c *chainCLI) list(ctx context.Context, dir string) error {
 	}
 	chains := c.lib.Config().Chains
 	if c.json {
-		return writeJSON(c.stdout, map[string]any{"chains": nonNilChains(chains), "executions": all})
+		return writeJSON(c.stdout, chainListing{Chains: nonNilChains(chains), Executions: nonNilChains(all)})
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	if len(chains) > 0 {
@@ -542,6 +540,12 @@ func (c *chainCLI) list(ctx context.Context, dir string) error {
 	return w.Flush()
 }
 
+// chainListing is the JSON output of chain list.
+type chainListing struct {
+	Chains     []ops.NamedChain       `json:"chains"`
+	Executions []ops.ExecutionSummary `json:"executions"`
+}
+
 func nonNilChains[T any](v []T) []T {
 	if v == nil {
 		return []T{}
@@ -555,7 +559,7 @@ func (c *chainCLI) show(ctx context.Context, id string) error {
 		return err
 	}
 	if c.json {
-		return writeJSON(c.stdout, st)
+		return writeJSON(c.stdout, ops.ExecutionResponse{ExecutionState: st, Warnings: []ops.Warning{}})
 	}
 	w := c.stdout
 	cur := ""

@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // checkRecord is one diagnostic in check's JSON output. Lines and columns
@@ -65,7 +63,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	records := collect(ctx, lib, agents)
+	records, warnings, err := collect(ctx, lib, agents)
+	if err != nil {
+		return err
+	}
 	// A fix can reveal the next problem (a skill's name is checked once
 	// its YAML parses): fix, check again, a few rounds at most.
 	for round := 0; (*fix || *fixUnsafe) && round < maxFixRounds; round++ {
@@ -89,21 +90,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
 			return err
 		}
-		records = collect(ctx, lib, agents)
-	}
-	// A duplicate topic is both a library warning and a diagnostic of the
-	// losing file; the record is enough.
-	dup := map[string]bool{}
-	for _, r := range records {
-		if r.Code == library.CodeDuplicateTopic {
-			dup[r.File] = true
+		if records, warnings, err = collect(ctx, lib, agents); err != nil {
+			return err
 		}
 	}
-	for _, w := range lib.Warnings() {
-		if p := rel(lib.Dir(), w.Path); !dup[p] {
-			fmt.Fprintf(stderr, "warning: %s: %s\n", p, w.Message)
-		}
-	}
+	printWarnings(stderr, warnings)
 	errors := 0
 	for _, r := range records {
 		if r.Severity == "error" {
@@ -147,90 +138,34 @@ const lookedFor = `ctxls looks for markdown topics under directories named conte
 commands, the roots that contextRoots and commandRoots in .ctxls.yaml add,
 and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
 
-// collect gathers every diagnostic of the library and of the agent
-// files, and every problem of .ctxls.yaml, sorted by file and position,
-// leaving out the codes the configuration disables.
-func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) []checkRecord {
-	all := lib.DiagnoseAll(ctx)
-	var out []checkRecord
-	cfg := lib.Config()
-	problems := lib.ConfigProblems()
-	problems = append(problems, cfg.UnknownChainCommands(func(name string) bool {
-		_, ok := lib.Command(name)
-		return ok
-	})...)
-	for _, p := range problems {
-		if cfg.Disabled(config.ProblemCode) {
-			break
-		}
-		// Like the language server, a problem covers its whole line; one
-		// without a line points at the start of the file.
-		r := checkRecord{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-			Severity: p.Severity, Code: config.ProblemCode, Message: p.Message}
-		if p.Line >= 0 {
-			r.Line, r.EndLine = p.Line+1, p.Line+2
-		}
-		out = append(out, r)
+// collect gathers the diagnostics ops.Check reports, with the fix each
+// offers, and the warnings of problems no diagnostic reports.
+func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) ([]checkRecord, []ops.Warning, error) {
+	o := ops.New(ops.Options{Library: func() *library.Library { return lib }, AgentFiles: func() *agentfiles.Set { return agents }})
+	defer o.Close()
+	res, err := o.Check(ctx, ops.CheckRequest{})
+	if err != nil {
+		return nil, nil, err
 	}
-	var agentDiags map[string][]agentfiles.Diagnostic
-	if agents != nil {
-		agentDiags = agents.Check(ctx)
-	}
-	for p, ds := range all {
-		f, _ := lib.File(p)
-		for _, d := range ds {
-			// An agent file's YAML error is reported by its own check,
-			// with the cause and a fix.
-			if d.Code == library.CodeParseError && hasCode(agentDiags[p], library.CodeParseError) {
-				continue
+	out := make([]checkRecord, len(res.Items))
+	for i, d := range res.Items {
+		r := checkRecord{File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,
+			Severity: d.Severity, Code: d.Code, Message: d.Message}
+		switch src := d.Source; {
+		case src.Library != nil:
+			if f, ok := lib.File(src.Path); ok && f.Doc != nil {
+				r.fix = libraryFix(src.Path, f.Doc, *src.Library)
 			}
-			r := checkRecord{File: rel(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-				Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
-			if f != nil && f.Doc != nil {
-				r.at(f.Doc.Lines, d.Span)
-				r.fix = libraryFix(p, f.Doc, d)
-			}
-			out = append(out, r)
+		case src.Agent != nil:
+			r.fix = agentFix(src.AgentFile, *src.Agent)
 		}
+		out[i] = r
 	}
-	if agents != nil {
-		for p, ds := range agentDiags {
-			f, _ := agents.File(p)
-			for _, d := range ds {
-				r := checkRecord{File: rel(lib.Dir(), p), Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
-				r.at(f.Lines, d.Span)
-				r.fix = agentFix(f, d)
-				out = append(out, r)
-			}
-		}
-		out = append(out, memoryRecords(ctx, lib, agents)...)
-	}
-	// Stable, so that .ctxls.yaml problems without a line keep their order.
-	slices.SortStableFunc(out, func(a, b checkRecord) int {
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		return a.Column - b.Column
-	})
-	return out
+	return out, res.Warnings, nil
 }
 
 // maxFixRounds bounds how often check --fix fixes and checks again.
 const maxFixRounds = 5
-
-func hasCode(ds []agentfiles.Diagnostic, code string) bool {
-	return slices.ContainsFunc(ds, func(d agentfiles.Diagnostic) bool { return d.Code == code })
-}
-
-// at sets the record's 1-based range from a span of a file's text.
-func (r *checkRecord) at(lines *document.Lines, s document.Span) {
-	rg := lines.Range(s, document.UTF32)
-	r.Line, r.Column = rg.Start.Line+1, rg.Start.Character+1
-	r.EndLine, r.EndColumn = rg.End.Line+1, rg.End.Character+1
-}
 
 func printCheck(w io.Writer, lib *library.Library, records []checkRecord) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -88,7 +89,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store := history.New(db, counter, history.Options{Logger: log})
+	store := history.New(db, func() tokens.Counter { return counter }, history.Options{Logger: log})
 
 	cs, err := store.Conversations(ctx)
 	if err != nil {
@@ -115,10 +116,8 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		if *format == "json" {
-			return historyJSON(stdout, struct {
-				history.Context
-				Model history.ModelBudget `json:"model"`
-			}{hc, b})
+			return historyJSON(stdout, ops.BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected,
+				Omitted: hc.Omitted, Budget: hc.Budget, Model: b, Warnings: warningsOf(hc.Warnings)})
 		}
 		fmt.Fprint(stdout, hc.Text)
 		for _, w := range hc.Warnings {
@@ -152,13 +151,14 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	warnings := []string{}
+	res := ops.HistoryListResponse{Items: page.Items, More: page.More, Warnings: []ops.Warning{}}
+	if res.Items == nil {
+		res.Items = []ops.HistoryMessage{}
+	}
 	if *format == "json" {
-		return historyJSON(stdout, map[string]any{"items": page.Items, "more": page.More, "warnings": warnings})
+		return historyJSON(stdout, res)
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
+	printWarnings(stderr, res.Warnings)
 	if page.More {
 		fmt.Fprintf(stderr, "showing the newest %s; use --limit for more\n", count(len(page.Items), "message"))
 	}
@@ -187,7 +187,7 @@ func printHistoryConversations(w io.Writer, format string, cs []history.Conversa
 		cs = []history.Conversation{}
 	}
 	if format == "json" {
-		return historyJSON(w, map[string]any{"items": cs})
+		return historyJSON(w, ops.ConversationsResponse{Items: cs, Warnings: []ops.Warning{}})
 	}
 	if len(cs) == 0 {
 		fmt.Fprintln(w, "no conversations recorded")
@@ -199,6 +199,15 @@ func printHistoryConversations(w io.Writer, format string, cs []history.Conversa
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.ConversationID, c.Messages, c.Tokens, c.LastActivity.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
+}
+
+// warningsOf returns messages as response warnings.
+func warningsOf(msgs []string) []ops.Warning {
+	ws := make([]ops.Warning, len(msgs))
+	for i, m := range msgs {
+		ws[i] = ops.Warning{Message: m}
+	}
+	return ws
 }
 
 func historyJSON(w io.Writer, v any) error {

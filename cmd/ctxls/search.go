@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // runSearch exits as grep does: 0 when something matches, 1 when nothing
@@ -54,11 +55,11 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	p, lib, err := openProvider(ctx, dir, stderr)
+	o, err := openOps(ctx, dir, stderr)
 	if err != nil {
 		return err
 	}
-	res, err := p.Search(ctx, query, *domain, *limit)
+	res, err := o.Search(ctx, ops.SearchRequest{Query: query, Domain: *domain, Limit: *limit})
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	} else {
 		printWarnings(stderr, res.Warnings)
-		printSearch(stdout, lib, query, res.Items)
+		printSearch(stdout, o.Library(), query, res.Items)
 	}
 	if len(res.Items) == 0 {
 		return exitError(1)
@@ -78,7 +79,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // printSearch writes results as catalog writes topics: a table with the
 // numbers aligned right, then a summary.
-func printSearch(w io.Writer, lib *library.Library, query string, items []contextprovider.SearchItem) {
+func printSearch(w io.Writer, lib *library.Library, query string, items []ops.SearchItem) {
 	if len(items) == 0 {
 		fmt.Fprintf(w, "0 results for %q\n", query)
 		return

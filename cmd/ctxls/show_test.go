@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func TestShowCommand(t *testing.T) {
@@ -81,7 +82,7 @@ func TestShowJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got showRecord
+			var got ops.ShowResponse
 			dec := json.NewDecoder(strings.NewReader(out))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&got); err != nil {
@@ -101,8 +102,8 @@ func TestShowJSON(t *testing.T) {
 		})
 	}
 	// A section costs less than its topic.
-	var whole, section showRecord
-	for ref, rec := range map[string]*showRecord{"python:fastapi_patterns": &whole, "python:fastapi_patterns#Testing": &section} {
+	var whole, section ops.ShowResponse
+	for ref, rec := range map[string]*ops.ShowResponse{"python:fastapi_patterns": &whole, "python:fastapi_patterns#Testing": &section} {
 		out, _, err := runCLI(t, "show", ref, "--dir", exampleDir, "--format", "json")
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +124,7 @@ func TestShowHeader(t *testing.T) {
 	if err != nil || stderr != "" {
 		t.Errorf("piped: err %v, stderr %q", err, stderr)
 	}
-	rec := showRecord{Reference: "python:fastapi_patterns#Testing", Title: "FastAPI Patterns", Tokens: 1234}
+	rec := ops.ShowResponse{Reference: "python:fastapi_patterns#Testing", Title: "FastAPI Patterns", Tokens: 1234}
 	if got, want := showHeader(rec, "o200k_base"), "python:fastapi_patterns#Testing · FastAPI Patterns · 1,234 tokens (o200k_base)"; got != want {
 		t.Errorf("header = %q, want %q", got, want)
 	}

@@ -2,13 +2,16 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/memory"
 )
 
 // CheckRequest asks for the diagnostics of the workspace, or of one file
@@ -30,6 +33,22 @@ type Diagnostic struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
+
+	// Source is the checker's own diagnostic, for a presentation that
+	// offers its fix. It is not part of the result sent.
+	Source DiagnosticSource `json:"-"`
+}
+
+// DiagnosticSource is where a Diagnostic comes from: a library file's
+// diagnostic, or an agent file's (memory files and their imports
+// included). Both are nil for a problem of the configuration file.
+type DiagnosticSource struct {
+	// Path is the file's absolute path.
+	Path    string
+	Library *library.Diagnostic
+	// AgentFile holds the text Agent's span is in.
+	AgentFile *agentfiles.File
+	Agent     *agentfiles.Diagnostic
 }
 
 // CheckResponse is every diagnostic, sorted by file and position, and
@@ -43,15 +62,21 @@ type CheckResponse struct {
 	Warnings []Warning `json:"warnings"`
 }
 
-// Check returns the diagnostics of the workspace or of Path. A path
-// outside the workspace is an ErrInvalid error.
+// Check returns the diagnostics of the workspace or of Path: those of the
+// library's files, of the agent files and the files their imports load,
+// and the problems of the configuration file, as ctxls check reports them.
+// A path outside the workspace is an ErrInvalid error.
 func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
 	lib := o.Library()
 	keep, err := pathFilter(lib.Dir(), req.Path)
 	if err != nil {
 		return CheckResponse{}, err
 	}
-	items := diagnostics(lib, keep, o.diagnoseAll(ctx, lib, req.Path))
+	agents, err := o.agentSet(ctx)
+	if err != nil {
+		return CheckResponse{}, err
+	}
+	items := diagnostics(ctx, lib, agents, keep, o.diagnoseAll(ctx, lib, req.Path))
 	if err := ctx.Err(); err != nil {
 		return CheckResponse{}, err
 	}
@@ -75,6 +100,22 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 	return res, nil
 }
 
+// agentSet returns the workspace's agent files: those the Ops is given,
+// else read from disk.
+func (o *Ops) agentSet(ctx context.Context) (*agentfiles.Set, error) {
+	if o.opts.AgentFiles != nil {
+		if set := o.opts.AgentFiles(); set != nil {
+			return set, nil
+		}
+	}
+	lib := o.Library()
+	set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	if err != nil {
+		return nil, fmt.Errorf("load the agent files: %w", err)
+	}
+	return set, nil
+}
+
 // pathFilter returns the test of the files a check covers.
 func pathFilter(dir, path string) (func(string) bool, error) {
 	if path == "" {
@@ -96,12 +137,20 @@ func pathFilter(dir, path string) (func(string) bool, error) {
 	}, nil
 }
 
-// diagnostics gathers the diagnostics of the files keep accepts from all
-// and the problems of the configuration file, sorted by file and position.
-func diagnostics(lib *library.Library, keep func(string) bool, all map[string][]library.Diagnostic) []Diagnostic {
+// diagnostics gathers the diagnostics of the files keep accepts: of the
+// library's files from all, of the agent files and the files their
+// imports load, and the problems of the configuration file, sorted by file
+// and position, without the codes the configuration disables.
+func diagnostics(ctx context.Context, lib *library.Library, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) []Diagnostic {
 	out := []Diagnostic{}
-	if keep(filepath.Join(lib.Dir(), config.FileName)) {
-		for _, p := range lib.ConfigProblems() {
+	cfg := lib.Config()
+	if keep(filepath.Join(lib.Dir(), config.FileName)) && !cfg.Disabled(config.ProblemCode) {
+		problems := lib.ConfigProblems()
+		problems = append(problems, cfg.UnknownChainCommands(func(name string) bool {
+			_, ok := lib.Command(name)
+			return ok
+		})...)
+		for _, p := range problems {
 			// Like the language server, a problem covers its whole line; one
 			// without a line points at the start of the file.
 			d := Diagnostic{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
@@ -112,20 +161,46 @@ func diagnostics(lib *library.Library, keep func(string) bool, all map[string][]
 			out = append(out, d)
 		}
 	}
+	agentDiags := agents.Check(ctx)
 	for p, ds := range all {
 		if !keep(p) {
 			continue
 		}
 		f, _ := lib.File(p)
-		for _, ld := range ds {
+		for i, ld := range ds {
+			// An agent file's YAML error is reported by its own check,
+			// with the cause and a fix.
+			if ld.Code == library.CodeParseError && hasCode(agentDiags[p], library.CodeParseError) {
+				continue
+			}
 			d := Diagnostic{File: relSlash(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-				Severity: ld.Severity.String(), Code: ld.Code, Message: ld.Message}
+				Severity: ld.Severity.String(), Code: ld.Code, Message: ld.Message,
+				Source: DiagnosticSource{Path: p, Library: &ds[i]}}
 			if f != nil && f.Doc != nil {
-				rg := f.Doc.Lines.Range(ld.Span, document.UTF32)
-				d.Line, d.Column = rg.Start.Line+1, rg.Start.Character+1
-				d.EndLine, d.EndColumn = rg.End.Line+1, rg.End.Character+1
+				d.at(f.Doc.Lines, ld.Span)
 			}
 			out = append(out, d)
+		}
+	}
+	add := func(p string, f *agentfiles.File, ds []agentfiles.Diagnostic) {
+		for i, ad := range ds {
+			d := Diagnostic{File: relSlash(lib.Dir(), p), Severity: ad.Severity.String(), Code: ad.Code, Message: ad.Message,
+				Source: DiagnosticSource{Path: p, AgentFile: f, Agent: &ds[i]}}
+			d.at(f.Lines, ad.Span)
+			out = append(out, d)
+		}
+	}
+	for p, ds := range agentDiags {
+		if f, ok := agents.File(p); ok && keep(p) {
+			add(p, f, ds)
+		}
+	}
+	for p, ds := range memory.Check(ctx, agents, cfg, nil, nil).Diagnostics {
+		if !keep(p) {
+			continue
+		}
+		if f, ok := memory.FileOf(agents, p, nil); ok {
+			add(p, f, ds)
 		}
 	}
 	// Stable, so that configuration problems without a line keep their
@@ -140,6 +215,17 @@ func diagnostics(lib *library.Library, keep func(string) bool, all map[string][]
 		return a.Column - b.Column
 	})
 	return out
+}
+
+func hasCode(ds []agentfiles.Diagnostic, code string) bool {
+	return slices.ContainsFunc(ds, func(d agentfiles.Diagnostic) bool { return d.Code == code })
+}
+
+// at sets the diagnostic's 1-based range from a span of a file's text.
+func (d *Diagnostic) at(lines *document.Lines, s document.Span) {
+	rg := lines.Range(s, document.UTF32)
+	d.Line, d.Column = rg.Start.Line+1, rg.Start.Character+1
+	d.EndLine, d.EndColumn = rg.End.Line+1, rg.End.Character+1
 }
 
 // relSlash returns p relative to dir with forward slashes, or p when it

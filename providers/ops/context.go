@@ -29,7 +29,7 @@ type (
 // CatalogRequest asks for the topics of one domain, or of all when Domain
 // is empty.
 type CatalogRequest struct {
-	Domain string `json:"domain"`
+	Domain string `json:"domain,omitempty"`
 }
 
 // Catalog lists topics with their metadata and token costs.
@@ -61,7 +61,7 @@ func (o *Ops) Search(ctx context.Context, req SearchRequest) (SearchResponse, er
 
 // ReferenceRequest names a file of a domain.
 type ReferenceRequest struct {
-	Domain string `json:"domain"`
+	Domain string `json:"domain,omitempty"`
 	File   string `json:"file"`
 }
 

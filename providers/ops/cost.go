@@ -157,7 +157,7 @@ func (o *Ops) document(lib *library.Library, raw string) (*library.File, error) 
 	case known && f.Doc != nil && (!open || string(f.Doc.Text) == text):
 		return f, nil
 	case open:
-		return parseFile(lib, path, []byte(text), f), nil
+		return lib.ParseFile(path, []byte(text), f), nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -166,7 +166,7 @@ func (o *Ops) document(lib *library.Library, raw string) (*library.File, error) 
 	if document.IsBinary(data) {
 		return nil, fmt.Errorf("%s is not a text file", path)
 	}
-	return parseFile(lib, path, data, f), nil
+	return lib.ParseFile(path, data, f), nil
 }
 
 // pathOf converts a file URI or an absolute path into a cleaned absolute
@@ -187,29 +187,4 @@ func pathOf(raw string) (string, error) {
 		return "", invalidf("not an absolute file uri: %s", raw)
 	}
 	return filepath.Clean(p), nil
-}
-
-// parseFile parses text the library has not indexed (yet) and scans its
-// references against the library.
-func parseFile(lib *library.Library, path string, text []byte, known *library.File) *library.File {
-	doc := document.Parse(path, text)
-	f := &library.File{Path: path, Doc: doc}
-	if known != nil {
-		f.Rel, f.Kind, f.Topic, f.Command = known.Rel, known.Kind, known.Topic, known.Command
-	}
-	f.Refs = refs.Scan(doc, refs.Options{
-		IsDomain: lib.IsDomain,
-		Sections: func(domain, topic string) []string {
-			t, ok := lib.Topic(domain + "/" + topic)
-			if !ok {
-				return nil
-			}
-			names := make([]string, len(t.Sections))
-			for i, sec := range t.Sections {
-				names[i] = sec.Name
-			}
-			return names
-		},
-	})
-	return f
 }

@@ -9,6 +9,8 @@
 // loaded once (the command line).
 package ops
 
+//go:generate go run ./internal/protocolts -o ../../vscode-extension/src/protocol.gen.ts
+
 import (
 	"context"
 	"errors"
@@ -19,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/runs/chain"
 )
 
 // Errors that say what kind of failure an operation met. Errors returned
@@ -93,6 +96,14 @@ type Options struct {
 	// Overlay returns the text of a document open in an editor, which
 	// wins over the file on disk; nil means none is open.
 	Overlay func(path string) (text string, ok bool)
+	// Executor, when set, runs chain steps instead of the executor the
+	// configuration names.
+	Executor chain.Executor
+	// ExecutionsChanged, when set, is called after an operation of this
+	// Ops changed the executions: created, recorded, ran, made current or
+	// deleted one.
+	ExecutionsChanged func()
+
 	// Logger receives the log of the stores; nil discards.
 	Logger *slog.Logger
 	// AgentFiles, when set, returns the workspace's agent files (skills,
@@ -109,6 +120,7 @@ type Ops struct {
 	opts Options
 	log  *slog.Logger
 	prov *contextprovider.Provider
+	runs runs
 }
 
 // New returns the operations over the library that opts.Library returns.
@@ -139,6 +151,13 @@ func (o *Ops) Library() *library.Library { return o.opts.Library() }
 // Provider returns the ContextProvider the operations read through, for
 // editor features that share its caches.
 func (o *Ops) Provider() *contextprovider.Provider { return o.prov }
+
+// executionsChanged tells opts.ExecutionsChanged.
+func (o *Ops) executionsChanged() {
+	if o.opts.ExecutionsChanged != nil {
+		o.opts.ExecutionsChanged()
+	}
+}
 
 // providerError marks a provider's refusal of a name as invalid params.
 func providerError(err error) error {

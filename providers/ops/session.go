@@ -12,8 +12,8 @@ import (
 
 // SessionCostRequest names the agent whose session is costed.
 type SessionCostRequest struct {
-	// Agent is claude, codex, cursor or copilot.
-	Agent string `json:"agent"`
+	// Agent is claude, codex, cursor or copilot; empty means claude.
+	Agent string `json:"agent,omitempty"`
 	// ContextWindow is the model's window in tokens; 0 means the default.
 	ContextWindow int `json:"contextWindow,omitempty"`
 }
@@ -22,6 +22,9 @@ type SessionCostRequest struct {
 // same object as ctxls cost --format json.
 func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session.Cost, error) {
 	agent := strings.TrimSpace(req.Agent)
+	if agent == "" {
+		agent = session.Claude
+	}
 	if !slices.Contains(session.Agents, agent) {
 		return nil, invalidf("agent must be one of %s, not %q", strings.Join(session.Agents, ", "), req.Agent)
 	}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -42,6 +43,17 @@ func (o *Ops) Show(ctx context.Context, req ShowRequest) (ShowResponse, error) {
 	if i := strings.IndexAny(ref, ":/"); i >= 0 {
 		domain, file = ref[:i], ref[i+1:]
 	}
+	if file == "" && domain == "" {
+		return ShowResponse{}, invalidf("%q names no topic; write domain:topic", req.Reference)
+	}
+	// "python" or "python:" names a domain, which has no body to show.
+	if name := cmp.Or(domain, file); (file == "" || domain == "") && section == "" {
+		if lib := o.Library(); lib != nil {
+			if _, ok := lib.Domain(name); ok {
+				return ShowResponse{}, withKind(ErrInvalid, domainNotTopic(lib, name))
+			}
+		}
+	}
 	if file == "" {
 		return ShowResponse{}, invalidf("%q names no topic; write domain:topic", req.Reference)
 	}
@@ -80,4 +92,24 @@ func joinWarnings(ws []Warning) string {
 		msgs[i] = w.Message
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// domainNotTopic is the error for a domain named where a topic is wanted:
+// it lists the domain's topics, the references Show takes.
+func domainNotTopic(lib *library.Library, domain string) error {
+	var refs []string
+	for _, t := range lib.Topics() {
+		if t.Domain == domain {
+			refs = append(refs, t.Key())
+		}
+	}
+	if len(refs) == 0 {
+		return fmt.Errorf("%s is a domain, not a topic, and has no topics", domain)
+	}
+	const most = 20
+	list := strings.Join(refs[:min(len(refs), most)], ", ")
+	if len(refs) > most {
+		list += fmt.Sprintf(", … (%d in all; ctxls catalog --domain %s)", len(refs), domain)
+	}
+	return fmt.Errorf("%s is a domain, not a topic; show one of its topics: %s", domain, list)
 }

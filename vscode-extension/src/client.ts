@@ -15,6 +15,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
+import { Notifications } from './protocol';
 import { resolveServer, serverSettings, type Inspected } from './settings';
 import { DOCUMENT_SELECTOR, WATCH_GLOB } from './agentFiles';
 
@@ -57,8 +58,15 @@ export class CtxlsServer implements vscode.Disposable {
   /** Why the last start failed; cleared by restart and by settings changes. */
   private startError: Error | undefined;
 
+  private readonly libraryEmitter = new vscode.EventEmitter<void>();
+  private readonly executionsEmitter = new vscode.EventEmitter<void>();
+
   /** Fires after every successful start (initial and restarts). */
   readonly onDidStart = this.startedEmitter.event;
+  /** Fires when the server says the library changed. */
+  readonly onLibraryChanged = this.libraryEmitter.event;
+  /** Fires when the server says the executions changed. */
+  readonly onExecutionsChanged = this.executionsEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -167,6 +175,8 @@ export class CtxlsServer implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('ctxls', 'ctxls', serverOptions, clientOptions);
+    client.onNotification(Notifications.libraryChanged, () => this.libraryEmitter.fire());
+    client.onNotification(Notifications.executionsChanged, () => this.executionsEmitter.fire());
     this.client = client;
     try {
       await client.start();
@@ -256,6 +266,8 @@ export class CtxlsServer implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.startedEmitter.dispose();
+    this.libraryEmitter.dispose();
+    this.executionsEmitter.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }

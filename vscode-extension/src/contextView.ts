@@ -21,7 +21,6 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
   readonly onDidChangeTreeData = this.changed.event;
   private domains: DomainNode[] | undefined;
   private loading: Promise<DomainNode[]> | undefined;
-  private refreshTimer: NodeJS.Timeout | undefined;
   private view: vscode.TreeView<ContextNode> | undefined;
 
   constructor(private readonly server: CtxlsServer) {}
@@ -38,13 +37,6 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
     this.changed.fire(undefined);
   }
 
-  /** Reloads the catalog after a quiet period (file saves come in bursts). */
-  refreshSoon(delayMs = 400): void {
-    if (this.refreshTimer) {
-      clearTimeout(this.refreshTimer);
-    }
-    this.refreshTimer = setTimeout(() => this.refresh(), delayMs);
-  }
 
   private async load(): Promise<DomainNode[]> {
     if (this.domains) {
@@ -112,9 +104,6 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
   }
 
   dispose(): void {
-    if (this.refreshTimer) {
-      clearTimeout(this.refreshTimer);
-    }
     this.changed.dispose();
   }
 }

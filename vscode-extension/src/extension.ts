@@ -66,20 +66,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       contextTree.refresh();
       executions.refresh();
     }),
-    vscode.workspace.onDidSaveTextDocument((doc) => {
-      if (doc.languageId === 'markdown' || doc.fileName.endsWith('.ctxls.yaml')) {
-        contextTree.refreshSoon();
-      }
-    }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ctxls')) {
-        // After the server has re-indexed with the new settings.
-        contextTree.refreshSoon(1500);
-      }
-    }),
-    vscode.workspace.onDidCreateFiles(() => contextTree.refreshSoon()),
-    vscode.workspace.onDidDeleteFiles(() => contextTree.refreshSoon()),
-    vscode.workspace.onDidRenameFiles(() => contextTree.refreshSoon()),
+    // The server says when the views are stale: no timers, no guesses.
+    srv.onLibraryChanged(() => contextTree.refresh()),
+    srv.onExecutionsChanged(() => executions.refresh()),
     vscode.commands.registerCommand('ctxls.restartServer', async () => {
       await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'ctxls: restarting server' },

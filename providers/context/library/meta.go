@@ -14,7 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 )
 
-// Topic types and loading strategies of SPEC §1.
+// Topic types and loading strategies a topic's frontmatter may declare.
 var (
 	Types      = []string{"always", "framework", "reference", "pattern", "index", "detection"}
 	Strategies = []string{"always", "onDemand", "lazy"}
@@ -23,8 +23,8 @@ var (
 // requiredFields must be present in a topic's frontmatter.
 var requiredFields = []string{"id", "domain", "title", "type", "estimatedTokens", "loadingStrategy"}
 
-// knownFields are the frontmatter fields of SPEC §1 for topics, plus the
-// fields commands and skills use.
+// knownFields are the frontmatter fields of topics, plus the fields
+// commands and skills use.
 var knownFields = map[string]bool{
 	"id": true, "domain": true, "title": true, "type": true, "estimatedTokens": true,
 	"loadingStrategy": true, "version": true, "lastUpdated": true, "maintainedFor": true,

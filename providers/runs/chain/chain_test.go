@@ -936,7 +936,7 @@ func TestPromptFitsModelWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnvConfig(t, modelsYAML)
 			var logBuf strings.Builder
-			e.runner.opts.History = StoreHistory(history.New(e.db, e.lib.Counter(),
+			e.runner.opts.History = StoreHistory(history.New(e.db, e.lib.Counter,
 				history.Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}))
 			ctx := context.Background()
 			res, err := e.runner.Run(ctx, Request{Commands: feature, Input: input, Model: tc.model})

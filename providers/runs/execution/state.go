@@ -416,6 +416,17 @@ func (s *Store) ListJSON(ctx context.Context) (json.RawMessage, error) {
 	return l.json, nil
 }
 
+// ListEncoded is List and ListJSON from one read: the summaries and the
+// encoding of the same list. Both are shared with other calls and must not
+// be modified.
+func (s *Store) ListEncoded(ctx context.Context) ([]Summary, json.RawMessage, error) {
+	l, err := s.listing(ctx, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list executions: %w", err)
+	}
+	return l.items, l.json, nil
+}
+
 // listing returns the list of executions as it is now: the cached one
 // brought up to date, with the current execution and the running work read
 // afresh, and encoded when encode is set.

@@ -30,11 +30,11 @@ func fillFast(b *testing.B, s *Store, c string, n int, maxLines int) {
 			fmt.Fprintf(&sb, "step %d output line %d: the build passed and the tests ran\n", i, j)
 		}
 		contents[i] = sb.String()
-		toks[i] = s.counter.Count(contents[i])
+		toks[i] = s.counter().Count(contents[i])
 		ls := contentLines(contents[i])
-		lines[i], body[i] = len(ls), s.counter.Count(strings.Join(ls, "\n")+"\n")
+		lines[i], body[i] = len(ls), s.counter().Count(strings.Join(ls, "\n")+"\n")
 		if len(ls) > DefaultMaxOutputLines {
-			short[i] = s.counter.Count(defaultFormatter.body(ls))
+			short[i] = s.counter().Count(defaultFormatter.body(ls))
 		}
 	}
 	roles := []string{RoleUser, RoleAssistant, RoleTool}
@@ -49,7 +49,7 @@ func fillFast(b *testing.B, s *Store, c string, n int, maxLines int) {
 			defer st.Close()
 			for j := i; j < min(i+batch, n); j++ {
 				k := j % len(contents)
-				if _, err := st.ExecContext(ctx, c, roles[j%3], contents[k], time.Now().UnixMilli(), toks[k], lines[k], body[k], short[k], s.counter.Name()); err != nil {
+				if _, err := st.ExecContext(ctx, c, roles[j%3], contents[k], time.Now().UnixMilli(), toks[k], lines[k], body[k], short[k], s.counter().Name()); err != nil {
 					return err
 				}
 			}

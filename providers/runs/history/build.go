@@ -229,6 +229,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 	if reader == nil {
 		reader = dbReader{tx}
 	}
+	counter := s.counter()
 	f := req.Formatter
 	// Blocks measured while selecting, by message id, so that content read
 	// and formatted to learn its cost is not read twice.
@@ -244,7 +245,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		src.metas = append(src.metas, p.meta())
 	}
 	if tx != nil {
-		src.next = &dbSource{tx: tx, conversationID: conversationID, encoding: s.counter.Name(), before: 1<<63 - 1}
+		src.next = &dbSource{tx: tx, conversationID: conversationID, encoding: counter.Name(), before: 1<<63 - 1}
 	}
 	total += len(pending)
 	// The stored body counts are of LineFormatter's blocks; another
@@ -259,7 +260,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 			key := m.Role + "\x00" + m.Command
 			h, ok := headers[key]
 			if !ok {
-				h = s.counter.Count(Header(Message{Role: m.Role, Command: m.Command}))
+				h = counter.Count(Header(Message{Role: m.Role, Command: m.Command}))
 				headers[key] = h
 			}
 			if c, ok := lf.cost(m, h); ok {
@@ -281,7 +282,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		}
 		b := f.Format(msg)
 		blocks[m.ID] = b
-		costs[m.ID] = s.counter.Count(b)
+		costs[m.ID] = counter.Count(b)
 		return costs[m.ID], nil
 	}
 	sel, err := req.Strategy.Select(ctx, src, cost)
@@ -340,7 +341,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		// limit: it is clipped to fit, its first and last lines kept, or
 		// left out when not even its header fits.
 		newest := out.Messages[0]
-		text, n := clip(s.counter, Header(newest), contentLines(newest.Content), out.Budget)
+		text, n := clip(counter, Header(newest), contentLines(newest.Content), out.Budget)
 		if n <= out.Budget {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("the newest message alone takes %d tokens, above the history budget of %d; it is clipped to %d tokens",
 				out.Tokens, out.Budget, n))

@@ -229,7 +229,7 @@ func clip(counter tokens.Counter, header string, lines []string, target int) (st
 // Fit is the package function Fit with the store's token counter. It logs
 // the window and what was cut.
 func (s *Store) Fit(p Prompt, window int) (Fitted, error) {
-	out, err := Fit(s.counter, p, window)
+	out, err := Fit(s.counter(), p, window)
 	s.log.Debug("prompt fitted", "window", window, "tokens", out.Tokens, "historyTokens", out.HistoryTokens,
 		"messages", out.Messages, "cuts", len(out.Cuts), "err", err)
 	return out, err
@@ -278,7 +278,7 @@ func (s *Store) FitPrompt(ctx context.Context, req PromptRequest) (Fitted, []str
 	}
 	p := req.Prompt
 	p.History, p.Formatter = h.Messages, f
-	out, err := Fit(s.counter, p, b.Window)
+	out, err := Fit(s.counter(), p, b.Window)
 	s.log.Info("prompt budget", "conversation", req.ConversationID, "model", b.Model, "contextWindow", b.Window,
 		"historyBudget", b.History, "fallback", b.Fallback, "tokens", out.Tokens, "historyTokens", out.HistoryTokens,
 		"messages", out.Messages, "omitted", h.Omitted, "cuts", len(out.Cuts), "err", err)

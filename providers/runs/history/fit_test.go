@@ -165,7 +165,7 @@ func TestFitPrompt(t *testing.T) {
 	ctx := context.Background()
 	_, db, _ := openStore(t)
 	var logBuf strings.Builder
-	s := New(db, counter(t), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	s := New(db, fixed(counter(t)), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
 	stored := seed(t, s, "c", 8, func(i int) int { return 40 })
 	p := Prompt{System: "You are careful.", Sections: []Section{{Name: "ctx", Text: strings.Repeat("fact\n", 50)}}, Request: "Write the tests."}
 	for _, c := range []struct {

@@ -101,8 +101,10 @@ type Options struct {
 // Store is the conversation history of one database. It is safe for
 // concurrent use; several processes may share the database.
 type Store struct {
-	db      *storage.DB
-	counter tokens.Counter
+	db *storage.DB
+	// counter returns the tokenizer in effect, read once per operation,
+	// so that a changed setting applies from the next one on.
+	counter func() tokens.Counter
 	opts    Options
 	log     *slog.Logger
 	tokens  *confirm.Tokens
@@ -120,11 +122,13 @@ type Store struct {
 
 // Open returns the history store of db, measuring tokens with counter.
 func Open(db *storage.DB, counter tokens.Counter) *Store {
-	return New(db, counter, Options{})
+	return New(db, func() tokens.Counter { return counter }, Options{})
 }
 
-// New is Open with options.
-func New(db *storage.DB, counter tokens.Counter, opts Options) *Store {
+// New returns the history store of db, measuring tokens with the counter
+// that counter returns at each operation: a workspace passes the counter of
+// its current configuration.
+func New(db *storage.DB, counter func() tokens.Counter, opts Options) *Store {
 	if opts.MaxContentBytes <= 0 {
 		opts.MaxContentBytes = DefaultMaxContentBytes
 	}
@@ -145,8 +149,8 @@ func New(db *storage.DB, counter tokens.Counter, opts Options) *Store {
 	}
 }
 
-// Counter returns the token counter of the store.
-func (s *Store) Counter() tokens.Counter { return s.counter }
+// Counter returns the token counter the store measures with now.
+func (s *Store) Counter() tokens.Counter { return s.counter() }
 
 // Append stores m at the end of its conversation, creating the conversation
 // when it is new (bound to the execution of the same id, when there is one).
@@ -196,7 +200,8 @@ func (s *Store) AppendAll(ctx context.Context, ms []Message) ([]Message, error) 
 type pending struct {
 	Message
 	lines, bodyTokens int
-	shortTokens       any // int, or nil for a message the default formatter keeps whole
+	shortTokens       any    // int, or nil for a message the default formatter keeps whole
+	encoding          string // the tokenizer that measured it
 }
 
 // meta returns the metadata of p as the database holds it.
@@ -235,10 +240,12 @@ func (s *Store) measure(m Message, conversation bool) (pending, error) {
 	}
 	lines := contentLines(m.Content)
 	p := pending{Message: m, lines: len(lines)}
-	p.Tokens = s.counter.Count(m.Content)
-	p.bodyTokens = s.counter.Count(body(lines))
+	c := s.counter()
+	p.encoding = c.Name()
+	p.Tokens = c.Count(m.Content)
+	p.bodyTokens = c.Count(body(lines))
 	if len(lines) > DefaultMaxOutputLines {
-		p.shortTokens = s.counter.Count(defaultFormatter.body(lines))
+		p.shortTokens = c.Count(defaultFormatter.body(lines))
 	}
 	return p, nil
 }
@@ -297,7 +304,6 @@ func (s *Store) commit(ctx context.Context, r *appendReq) {
 func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 	now := s.opts.Now()
 	at := now.UnixMilli()
-	enc := s.counter.Name()
 	return s.writer.Write(ctx, func(tx *storage.WriteTx) error {
 		conv, ins := tx.Stmt(convQuery), tx.Stmt(insQuery)
 		seen := map[string]bool{}
@@ -315,7 +321,7 @@ func (s *Store) insert(ctx context.Context, batch []*appendReq) error {
 					step, attempt = *m.Step, m.Attempt
 				}
 				res, err := ins.ExecContext(ctx, m.ConversationID, m.Role, m.Content, m.Mode, nullable(m.RunID),
-					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, m.shortTokens, enc, step, attempt)
+					nullable(m.Command), at, m.Tokens, m.lines, m.bodyTokens, m.shortTokens, m.encoding, step, attempt)
 				if err != nil {
 					return err
 				}

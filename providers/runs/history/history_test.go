@@ -33,6 +33,11 @@ func counter(t testing.TB) tokens.Counter {
 	return c
 }
 
+// fixed returns a counter source that always gives c.
+func fixed(c tokens.Counter) func() tokens.Counter {
+	return func() tokens.Counter { return c }
+}
+
 func mustAppend(t testing.TB, s *Store, m Message) Message {
 	t.Helper()
 	out, err := s.Append(context.Background(), m)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -17,7 +18,7 @@ import (
 func TestAppendBadInput(t *testing.T) {
 	ctx := context.Background()
 	s, db, _ := openStore(t)
-	s = New(db, counter(t), Options{MaxContentBytes: 1 << 20})
+	s = New(db, fixed(counter(t)), Options{MaxContentBytes: 1 << 20})
 	ok := Message{ConversationID: "c", Role: RoleUser, Content: "fine"}
 	for _, c := range []struct {
 		name string
@@ -140,7 +141,7 @@ func TestDeleteTwoSteps(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	s, db, _ := openStore(t)
-	s = New(db, counter(t), Options{DeleteTokenTTL: time.Minute, Now: func() time.Time { return now }})
+	s = New(db, fixed(counter(t)), Options{DeleteTokenTTL: time.Minute, Now: func() time.Time { return now }})
 	mustAppend(t, s, Message{ConversationID: "a", Role: RoleUser, Content: "x"})
 	mustAppend(t, s, Message{ConversationID: "b", Role: RoleUser, Content: "y"})
 
@@ -396,7 +397,7 @@ func TestBuildForLogsBudget(t *testing.T) {
 	ctx := context.Background()
 	_, db, _ := openStore(t)
 	var logBuf strings.Builder
-	s := New(db, counter(t), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	s := New(db, fixed(counter(t)), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
 	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "hello"})
 
 	cfg, _ := config.Parse([]byte("models:\n  small: {contextWindow: 8192, historyShare: 0.1}\ndefaultModel: small\n"))
@@ -489,5 +490,42 @@ func TestStepMessages(t *testing.T) {
 		if _, err := s.Append(ctx, bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("append step %v attempt %d: %v", bad.Step, bad.Attempt, err)
 		}
+	}
+}
+
+// A store follows its counter source: each append is measured with the
+// tokenizer in effect when it is made, not the one the store was made
+// with.
+func TestAppendFollowsTokenizer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, db, _ := openStore(t)
+	exact := counter(t)
+	estimate, err := tokens.New(tokens.Estimate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := exact
+	s := New(db, func() tokens.Counter { return current }, Options{})
+	content := strings.Repeat("tokenizers disagree about this sentence. ", 40)
+	for _, c := range []tokens.Counter{exact, estimate} {
+		current = c
+		m, err := s.Append(ctx, Message{ConversationID: "c", Role: RoleUser, Content: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := c.Count(content); m.Tokens != want {
+			t.Errorf("with %s: Tokens = %d, want %d", c.Name(), m.Tokens, want)
+		}
+		var enc string
+		if err := db.SQL().QueryRowContext(ctx, `SELECT encoding FROM messages WHERE id = ?`, m.ID).Scan(&enc); err != nil {
+			t.Fatal(err)
+		}
+		if enc != c.Name() {
+			t.Errorf("with %s: stored encoding %q", c.Name(), enc)
+		}
+	}
+	if exact.Count(content) == estimate.Count(content) {
+		t.Fatal("the two tokenizers agree on the content; the test cannot tell them apart")
 	}
 }

@@ -34,8 +34,10 @@ const interrupted: Execution = execution({
   commandHistory: [commandExecution({ command: 'brainstorm', completedAt: '2026-01-02T10:01:00Z' })],
 });
 
+// The tree takes list items and full executions alike; the fixtures are
+// full executions.
 function list(items: Execution[], current = ''): ExecutionListResult {
-  return { items, current, warnings: [] };
+  return { items: items as ExecutionListResult['items'], current, warnings: [] };
 }
 
 test('current execution comes first, then newest', () => {
@@ -107,13 +109,13 @@ test('store summaries: isCurrent, created, summary counts', () => {
           state: 'running',
           created: '2026-03-01T09:00:00Z',
           isCurrent: true,
-          summary: { currentCommand: 'implement', commandsCompleted: 1, commandsFailed: 0, commandsTotal: 3 },
+          summary: { currentCommand: 'implement', commandsCompleted: 1, commandsFailed: 0, commandsTotal: 3, currentPrompt: '', tasksCompleted: 0 },
         }),
         execution({
           sessionId: 'dddddddd-1111-2222-3333-444444444444',
           state: 'new',
           created: '2026-03-02T09:00:00Z',
-          summary: { currentCommand: '', commandsCompleted: 0, commandsFailed: 0, commandsTotal: 0 },
+          summary: { currentCommand: '', commandsCompleted: 0, commandsFailed: 0, commandsTotal: 0, currentPrompt: '', tasksCompleted: 0 },
         }),
       ],
       'cccccccc-1111-2222-3333-444444444444',

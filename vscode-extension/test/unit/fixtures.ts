@@ -3,7 +3,7 @@
 
 import type {
   CatalogItem,
-  ChainResult,
+  ChainPreviewResult,
   ChainStep,
   CommandExecution,
   CommandInfo,
@@ -49,6 +49,8 @@ export function chainStep(p: Partial<ChainStep> & { command: string }): ChainSte
     dropped: [],
     cacheHits: 0,
     commandTokens: 0,
+    memory: [],
+    memoryTokens: 0,
     contextTokens: 0,
     sharedDataTokens: 0,
     historyTokens: 0,
@@ -60,7 +62,7 @@ export function chainStep(p: Partial<ChainStep> & { command: string }): ChainSte
   };
 }
 
-export function chainResult(p: Partial<ChainResult>): ChainResult {
+export function chainResult(p: Partial<ChainPreviewResult>): ChainPreviewResult {
   return {
     executor: 'preview',
     steps: [],
@@ -83,7 +85,13 @@ export function commandExecution(p: Partial<CommandExecution> & { command: strin
     step: 0,
     startedAt: '2026-01-01T10:00:00Z',
     completedAt: '2026-01-01T10:01:00Z',
+    firstAttemptAt: '2026-01-01T10:00:00Z',
+    lastAttemptAt: '2026-01-01T10:00:00Z',
+    inputs: {},
+    outputs: {},
     contextLoaded: [],
+    memoryUpdated: [],
+    skillsInvoked: [],
     ...p,
   };
 }

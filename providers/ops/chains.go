@@ -1,0 +1,195 @@
+package ops
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/execution"
+)
+
+// Types of the chain runner as the chain operations return them.
+type (
+	ChainResult = chain.Result
+	ChainEvent  = chain.Event
+	NamedChain  = config.Chain
+)
+
+// ChainRequest asks for a chain of commands to be previewed, run or
+// resumed.
+type ChainRequest struct {
+	// Commands are command names, with or without a leading "/", or names
+	// of chains from the configuration.
+	Commands []string `json:"commands"`
+	// Input is the user's input, the last part of every prompt.
+	Input string `json:"input"`
+	// SessionID continues an execution; empty creates one (run) or
+	// previews without one.
+	SessionID string `json:"sessionId,omitempty"`
+	// ProjectName names a created execution's project (default: the
+	// workspace directory's name).
+	ProjectName string `json:"projectName,omitempty"`
+	// Model names the configured model whose context window the prompts
+	// are fitted to (default: the configuration's defaultModel).
+	Model string `json:"model,omitempty"`
+	// Progress, when set, receives an event as each step starts and ends.
+	Progress func(ChainEvent) `json:"-"`
+}
+
+// ChainResponse is a chain's preview or run, with its warnings in the
+// response's shape.
+type ChainResponse struct {
+	*ChainResult
+	Warnings []Warning `json:"warnings"`
+}
+
+func chainResponse(r *ChainResult, err error) (ChainResponse, error) {
+	if err != nil {
+		return ChainResponse{}, runsError(err)
+	}
+	ws := make([]Warning, 0, len(r.Warnings))
+	for _, w := range r.Warnings {
+		ws = append(ws, Warning{Message: w})
+	}
+	return ChainResponse{ChainResult: r, Warnings: ws}, nil
+}
+
+// chainStores checks a chain request and returns the stores to run it
+// with. A resume names its execution instead of commands.
+func (o *Ops) chainStores(ctx context.Context, r ChainRequest, resume bool) (*stores, error) {
+	if !resume && len(r.Commands) == 0 {
+		return nil, invalidf("commands must list at least one command name")
+	}
+	for i, c := range r.Commands {
+		if strings.TrimSpace(c) == "" {
+			return nil, invalidf("commands[%d] is empty", i)
+		}
+	}
+	if resume {
+		if err := require("sessionId", r.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	return o.stores(ctx)
+}
+
+func (r ChainRequest) chain() chain.Request {
+	return chain.Request{Commands: r.Commands, Input: r.Input, SessionID: r.SessionID,
+		ProjectName: r.ProjectName, Model: r.Model, Progress: r.Progress}
+}
+
+// PreviewChain assembles the prompts of a chain without running anything
+// or recording an execution.
+func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
+	st, err := o.chainStores(ctx, req, false)
+	if err != nil {
+		return ChainResponse{}, err
+	}
+	r := req.chain()
+	r.ProjectName, r.Progress = "", nil
+	return chainResponse(st.runner.Preview(ctx, r))
+}
+
+// RunChain runs a chain in an execution, recording every step.
+// Cancelling ctx stops the running step.
+func (o *Ops) RunChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
+	st, err := o.chainStores(ctx, req, false)
+	if err != nil {
+		return ChainResponse{}, err
+	}
+	r := req.chain()
+	r.Progress = o.tellProgress(req.Progress)
+	res, err := st.runner.Run(ctx, r)
+	o.executionsChanged()
+	return chainResponse(res, err)
+}
+
+// ResumeChain continues the chain of an execution where it stopped.
+func (o *Ops) ResumeChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
+	st, err := o.chainStores(ctx, req, true)
+	if err != nil {
+		return ChainResponse{}, err
+	}
+	res, err := st.runner.ResumeWith(ctx, chain.Request{SessionID: req.SessionID, Model: req.Model, Progress: o.tellProgress(req.Progress)})
+	o.executionsChanged()
+	return chainResponse(res, err)
+}
+
+// tellProgress returns progress that also reports each step's end as a
+// change of the executions.
+func (o *Ops) tellProgress(progress func(ChainEvent)) func(ChainEvent) {
+	return func(e ChainEvent) {
+		if progress != nil {
+			progress(e)
+		}
+		o.executionsChanged()
+	}
+}
+
+// CancelChainResponse lists the executions whose chains were stopped.
+type CancelChainResponse struct {
+	Cancelled []string  `json:"cancelled"`
+	Warnings  []Warning `json:"warnings"`
+}
+
+// CancelChain stops the chain running in an execution, or every chain
+// this process runs when SessionID is empty.
+func (o *Ops) CancelChain(ctx context.Context, req SessionRequest) (CancelChainResponse, error) {
+	st, err := o.stores(ctx)
+	if err != nil {
+		return CancelChainResponse{}, err
+	}
+	stopped := st.runner.Cancel(req.SessionID)
+	res := CancelChainResponse{Cancelled: stopped, Warnings: []Warning{}}
+	if len(stopped) == 0 {
+		what := "no chain is running"
+		if req.SessionID != "" {
+			what = "no chain of execution " + req.SessionID + " is running in this server"
+		}
+		res.Warnings = append(res.Warnings, Warning{Message: what})
+	}
+	if res.Cancelled == nil {
+		res.Cancelled = []string{}
+	}
+	return res, nil
+}
+
+// ChainsResponse lists the named chains of the configuration.
+type ChainsResponse = List[NamedChain]
+
+// Chains lists the named chains of the configuration, with the problems
+// of the configuration that concern them.
+func (o *Ops) Chains(_ context.Context, _ Empty) (ChainsResponse, error) {
+	lib := o.Library()
+	var warns []Warning
+	for _, pr := range lib.ConfigProblems() {
+		if strings.Contains(pr.Message, "chain") {
+			warns = append(warns, Warning{Message: pr.String()})
+		}
+	}
+	return newList(lib.Config().Chains, warns), nil
+}
+
+// ResumePoint is where resuming an execution's chain would start: the
+// execution named, or the current one when SessionID is empty.
+func (o *Ops) ResumePoint(ctx context.Context, req SessionRequest) (*execution.ResumePoint, error) {
+	st, err := o.stores(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := req.SessionID
+	if id == "" {
+		if id, err = st.exec.Current(ctx); err != nil {
+			return nil, runsError(err)
+		}
+		if id == "" {
+			return nil, invalidf("no current execution to resume; name one")
+		}
+	}
+	rp, err := st.exec.ResumePoint(ctx, id)
+	if err != nil {
+		return nil, runsError(err)
+	}
+	return rp, nil
+}

@@ -1,0 +1,481 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/runs/execution"
+)
+
+// Types of the execution store as the execution operations return them.
+type (
+	ExecutionState   = execution.ExecutionState
+	CommandExecution = execution.CommandExecution
+	ExecutionSummary = execution.Summary
+)
+
+// ExecutionResponse is an execution with the response's warnings.
+type ExecutionResponse struct {
+	*ExecutionState
+	Warnings []Warning `json:"warnings"`
+}
+
+// CommandResponse is one attempt of a command with the response's
+// warnings.
+type CommandResponse struct {
+	*CommandExecution
+	Warnings []Warning `json:"warnings"`
+}
+
+// CreateExecutionRequest asks for a new execution.
+type CreateExecutionRequest struct {
+	ProjectName string `json:"projectName"`
+	ProjectType string `json:"projectType,omitempty"`
+	// MakeCurrent false keeps the current execution; absent or true makes
+	// the new one current.
+	MakeCurrent *bool `json:"makeCurrent,omitempty"`
+}
+
+// CreateExecution creates an execution.
+func (o *Ops) CreateExecution(ctx context.Context, req CreateExecutionRequest) (ExecutionResponse, error) {
+	if err := require("projectName", req.ProjectName); err != nil {
+		return ExecutionResponse{}, err
+	}
+	st, err := o.stores(ctx)
+	if err != nil {
+		return ExecutionResponse{}, err
+	}
+	var opts []execution.CreateOption
+	if req.MakeCurrent != nil && !*req.MakeCurrent {
+		opts = append(opts, execution.KeepCurrent())
+	}
+	es, err := st.exec.Create(ctx, req.ProjectName, req.ProjectType, opts...)
+	o.executionsChanged()
+	return executionResponse(es, err)
+}
+
+// ProjectRequest names a project.
+type ProjectRequest struct {
+	ProjectName string `json:"projectName"`
+}
+
+// GetOrCreateExecution returns the current execution of a project,
+// creating one when there is none.
+func (o *Ops) GetOrCreateExecution(ctx context.Context, req ProjectRequest) (ExecutionResponse, error) {
+	if err := require("projectName", req.ProjectName); err != nil {
+		return ExecutionResponse{}, err
+	}
+	st, err := o.stores(ctx)
+	if err != nil {
+		return ExecutionResponse{}, err
+	}
+	es, err := st.exec.GetOrCreate(ctx, req.ProjectName)
+	o.executionsChanged()
+	return executionResponse(es, err)
+}
+
+func executionResponse(es *ExecutionState, err error) (ExecutionResponse, error) {
+	if err != nil {
+		return ExecutionResponse{}, runsError(err)
+	}
+	return ExecutionResponse{ExecutionState: es, Warnings: []Warning{}}, nil
+}
+
+// SessionRequest names an execution; some operations take the current one
+// when SessionID is empty.
+type SessionRequest struct {
+	SessionID string `json:"sessionId"`
+}
+
+// CommandRequest records the start or the end of a command by hand.
+type CommandRequest struct {
+	SessionID string         `json:"sessionId"`
+	Command   string         `json:"command"`
+	Inputs    map[string]any `json:"inputs,omitempty"`
+	// Status ends the command (default success).
+	Status  string         `json:"status,omitempty"`
+	Outputs map[string]any `json:"outputs,omitempty"`
+	// MemoryUpdated ("layer:key") and SkillsInvoked are added to the
+	// attempt's lists.
+	MemoryUpdated []string `json:"memoryUpdated,omitempty"`
+	SkillsInvoked []string `json:"skillsInvoked,omitempty"`
+}
+
+func (r CommandRequest) items() []execution.CommandOption {
+	return []execution.CommandOption{execution.WithMemoryUpdated(r.MemoryUpdated...), execution.WithSkillsInvoked(r.SkillsInvoked...)}
+}
+
+// commandStores checks a hand-recorded command's request and returns the
+// stores. It refuses an execution whose chain this process runs: the store
+// would take the command for the chain's own and the chain would lose its
+// step.
+func (o *Ops) commandStores(ctx context.Context, req CommandRequest) (*stores, error) {
+	if err := require("sessionId", req.SessionID); err != nil {
+		return nil, err
+	}
+	if err := require("command", req.Command); err != nil {
+		return nil, err
+	}
+	st, err := o.stores(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(st.runner.Running(), req.SessionID) {
+		return nil, withKind(ErrConflict, fmt.Errorf("a chain is running in execution %s; cancel it (ctxls/chain/cancel) before recording commands by hand", req.SessionID))
+	}
+	return st, nil
+}
+
+// StartCommand records that a command started in an execution.
+func (o *Ops) StartCommand(ctx context.Context, req CommandRequest) (CommandResponse, error) {
+	st, err := o.commandStores(ctx, req)
+	if err != nil {
+		return CommandResponse{}, err
+	}
+	ce, err := st.exec.StartCommand(ctx, req.SessionID, req.Command, req.Inputs, req.items()...)
+	o.executionsChanged()
+	return commandResponse(ce, err)
+}
+
+// CompleteCommand records that a command ended.
+func (o *Ops) CompleteCommand(ctx context.Context, req CommandRequest) (CommandResponse, error) {
+	st, err := o.commandStores(ctx, req)
+	if err != nil {
+		return CommandResponse{}, err
+	}
+	status := execution.StatusSuccess
+	if req.Status != "" {
+		status = execution.Status(req.Status)
+	}
+	ce, err := st.exec.CompleteCommand(ctx, req.SessionID, req.Command, status, req.Outputs, req.items()...)
+	o.executionsChanged()
+	return commandResponse(ce, err)
+}
+
+func commandResponse(ce *CommandExecution, err error) (CommandResponse, error) {
+	if err != nil {
+		return CommandResponse{}, runsError(err)
+	}
+	return CommandResponse{CommandExecution: ce, Warnings: []Warning{}}, nil
+}
+
+// PreviousCommandRequest asks for the latest attempt of a command, or of
+// the latest command when Command is empty.
+type PreviousCommandRequest struct {
+	SessionID string `json:"sessionId"`
+	Command   string `json:"command,omitempty"`
+}
+
+// PreviousCommand returns the latest attempt of a command, or nil when
+// there is none.
+func (o *Ops) PreviousCommand(ctx context.Context, req PreviousCommandRequest) (*CommandResponse, error) {
+	if err := require("sessionId", req.SessionID); err != nil {
+		return nil, err
+	}
+	st, err := o.stores(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ce, err := st.exec.GetPreviousCommand(ctx, req.SessionID, req.Command)
+	if err != nil || ce == nil {
+		return nil, runsError(err)
+	}
+	return &CommandResponse{CommandExecution: ce, Warnings: []Warning{}}, nil
+}
+
+// ContextLoadRequest records a topic loaded in an execution. Without
+// Content the topic is recorded as the library has it.
+type ContextLoadRequest struct {
+	SessionID string  `json:"sessionId"`
+	Domain    string  `json:"domain"`
+	Topic     string  `json:"topic"`
+	Content   *string `json:"content,omitempty"`
+}
+
+// MemoryLoadRequest records a memory entry loaded in an execution.
+type MemoryLoadRequest struct {
+	SessionID string  `json:"sessionId"`
+	Layer     string  `json:"layer"`
+	Key       string  `json:"key"`
+	Content   *string `json:"content"`
+}
+
+// RecordResponse says what was recorded.
+type RecordResponse struct {
+	Recorded bool   `json:"recorded"`
+	Key      string `json:"key"`
+	// Bytes is the size of the content recorded.
+	Bytes    int       `json:"bytes"`
+	Warnings []Warning `json:"warnings"`
+}
+
+// CachedResponse is a cache lookup: Content is null on a miss.
+type CachedResponse struct {
+	Cached   bool      `json:"cached"`
+	Content  *string   `json:"content"`
+	Warnings []Warning `json:"warnings"`
+}
+
+func cachedResponse(content string, ok bool, err error) (CachedResponse, error) {
+	if err != nil {
+		return CachedResponse{}, runsError(err)
+	}
+	res := CachedResponse{Cached: ok, Warnings: []Warning{}}
+	if ok {
+		res.Content = &content
+	}
+	return res, nil
+}
+
+func (o *Ops) cacheStores(ctx context.Context, session string, fields ...[2]string) (*stores, error) {
+	if err := require("sessionId", session); err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		if err := require(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	return o.stores(ctx)
+}
+
+// RecordContextLoad records a topic loaded in an execution, for later
+// steps to take from the cache.
+func (o *Ops) RecordContextLoad(ctx context.Context, req ContextLoadRequest) (RecordResponse, error) {
+	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"domain", req.Domain}, [2]string{"topic", req.Topic})
+	if err != nil {
+		return RecordResponse{}, err
+	}
+	res := RecordResponse{Key: req.Domain + ":" + req.Topic, Warnings: []Warning{}}
+	var content string
+	if req.Content != nil {
+		content = *req.Content
+	} else {
+		f, err := o.prov.Materialize(ctx, Reference{ID: req.Domain + "/" + req.Topic})
+		if err != nil {
+			return RecordResponse{}, withKind(ErrInvalid, err)
+		}
+		if f.ID == "" {
+			for _, w := range f.Warnings {
+				res.Warnings = append(res.Warnings, Warning{Message: w.Message + "; nothing recorded", Code: w.Code})
+			}
+			return res, nil
+		}
+		content = f.Content
+	}
+	if err := st.exec.RecordContextLoad(ctx, req.SessionID, req.Domain, req.Topic, content); err != nil {
+		return RecordResponse{}, runsError(err)
+	}
+	res.Recorded, res.Bytes = true, len(content)
+	return res, nil
+}
+
+// CachedContext returns a topic recorded in an execution.
+func (o *Ops) CachedContext(ctx context.Context, req ContextLoadRequest) (CachedResponse, error) {
+	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"domain", req.Domain}, [2]string{"topic", req.Topic})
+	if err != nil {
+		return CachedResponse{}, err
+	}
+	return cachedResponse(st.exec.GetCachedContext(ctx, req.SessionID, req.Domain, req.Topic))
+}
+
+// RecordMemoryLoad records a memory entry loaded in an execution.
+func (o *Ops) RecordMemoryLoad(ctx context.Context, req MemoryLoadRequest) (RecordResponse, error) {
+	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"layer", req.Layer}, [2]string{"key", req.Key})
+	if err != nil {
+		return RecordResponse{}, err
+	}
+	if req.Content == nil {
+		return RecordResponse{}, invalidf("content is required")
+	}
+	if err := st.exec.RecordMemoryLoad(ctx, req.SessionID, req.Layer, req.Key, *req.Content); err != nil {
+		return RecordResponse{}, runsError(err)
+	}
+	return RecordResponse{Recorded: true, Key: req.Layer + ":" + req.Key, Bytes: len(*req.Content), Warnings: []Warning{}}, nil
+}
+
+// CachedMemory returns a memory entry recorded in an execution.
+func (o *Ops) CachedMemory(ctx context.Context, req MemoryLoadRequest) (CachedResponse, error) {
+	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"layer", req.Layer}, [2]string{"key", req.Key})
+	if err != nil {
+		return CachedResponse{}, err
+	}
+	return cachedResponse(st.exec.GetCachedMemory(ctx, req.SessionID, req.Layer, req.Key))
+}
+
+// SharedDataRequest names, and for SetSharedData gives, a value shared
+// between the commands of an execution.
+type SharedDataRequest struct {
+	SessionID string          `json:"sessionId"`
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value,omitempty"`
+}
+
+// SharedDataResponse is a shared value: Stored after a set, Found and
+// Value after a get (Value is null when not found).
+type SharedDataResponse struct {
+	Key      string          `json:"key"`
+	Stored   bool            `json:"stored,omitempty"`
+	Found    *bool           `json:"found,omitempty"`
+	Value    json.RawMessage `json:"value,omitempty"`
+	Warnings []Warning       `json:"warnings"`
+}
+
+// SetSharedData stores a value for the other commands of an execution.
+func (o *Ops) SetSharedData(ctx context.Context, req SharedDataRequest) (SharedDataResponse, error) {
+	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"key", req.Key})
+	if err != nil {
+		return SharedDataResponse{}, err
+	}
+	if len(req.Value) == 0 {
+		return SharedDataResponse{}, invalidf("value is required (use null to store null)")
+	}
+	if err := st.exec.SetSharedData(ctx, req.SessionID, req.Key, req.Value); err != nil {
+		return SharedDataResponse{}, runsError(err)
+	}
+	return SharedDataResponse{Key: req.Key, Stored: true, Warnings: []Warning{}}, nil
+}
+
+// SharedData returns a value stored for the commands of an execution.
+func (o *Ops) SharedData(ctx context.Context, req SharedDataRequest) (SharedDataResponse, error) {
+	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"key", req.Key})
+	if err != nil {
+		return SharedDataResponse{}, err
+	}
+	v, ok, err := st.exec.GetSharedData(ctx, req.SessionID, req.Key)
+	if err != nil {
+		return SharedDataResponse{}, runsError(err)
+	}
+	if !ok {
+		v = json.RawMessage("null")
+	}
+	return SharedDataResponse{Key: req.Key, Found: &ok, Value: v, Warnings: []Warning{}}, nil
+}
+
+// ExecutionListResponse is every execution, newest first, and the id of
+// the current one ("" when there is none).
+type ExecutionListResponse struct {
+	Items    []ExecutionSummary `json:"items"`
+	Current  string             `json:"current"`
+	Warnings []Warning          `json:"warnings"`
+	// encoded is the store's encoding of the same list, which it keeps:
+	// with 10,000 executions, encoding them on every call would cost more
+	// than the rest of the call.
+	encoded json.RawMessage
+}
+
+// MarshalJSON returns the store's encoding of the list when it has one.
+func (r ExecutionListResponse) MarshalJSON() ([]byte, error) {
+	if r.encoded != nil {
+		return r.encoded, nil
+	}
+	type plain ExecutionListResponse
+	p := plain(r)
+	if p.Items == nil {
+		p.Items = []ExecutionSummary{}
+	}
+	if p.Warnings == nil {
+		p.Warnings = []Warning{}
+	}
+	return json.Marshal(p)
+}
+
+// Executions lists every execution. The items are shared with other calls
+// and must not be modified.
+func (o *Ops) Executions(ctx context.Context, _ Empty) (ExecutionListResponse, error) {
+	st, err := o.stores(ctx)
+	if err != nil {
+		return ExecutionListResponse{}, err
+	}
+	items, enc, err := st.exec.ListEncoded(ctx)
+	if err != nil {
+		return ExecutionListResponse{}, runsError(err)
+	}
+	res := ExecutionListResponse{Items: items, Warnings: []Warning{}, encoded: enc}
+	for _, it := range items {
+		if it.IsCurrent {
+			res.Current = it.SessionID
+			break
+		}
+	}
+	return res, nil
+}
+
+// Execution returns an execution, the current one when SessionID is empty.
+func (o *Ops) Execution(ctx context.Context, req SessionRequest) (ExecutionResponse, error) {
+	st, err := o.stores(ctx)
+	if err != nil {
+		return ExecutionResponse{}, err
+	}
+	return executionResponse(st.exec.Get(ctx, req.SessionID))
+}
+
+// SetCurrentResponse confirms the current execution.
+type SetCurrentResponse struct {
+	SessionID string    `json:"sessionId"`
+	IsCurrent bool      `json:"isCurrent"`
+	Warnings  []Warning `json:"warnings"`
+}
+
+// SetCurrentExecution makes an execution the current one.
+func (o *Ops) SetCurrentExecution(ctx context.Context, req SessionRequest) (SetCurrentResponse, error) {
+	if err := require("sessionId", req.SessionID); err != nil {
+		return SetCurrentResponse{}, err
+	}
+	st, err := o.stores(ctx)
+	if err != nil {
+		return SetCurrentResponse{}, err
+	}
+	if err := st.exec.SetCurrent(ctx, req.SessionID); err != nil {
+		return SetCurrentResponse{}, runsError(err)
+	}
+	o.executionsChanged()
+	return SetCurrentResponse{SessionID: req.SessionID, IsCurrent: true, Warnings: []Warning{}}, nil
+}
+
+// DeleteExecutionRequest deletes an execution in two calls: the first,
+// without ConfirmToken, returns a token that the second passes back.
+type DeleteExecutionRequest struct {
+	SessionID    string `json:"sessionId"`
+	ConfirmToken string `json:"confirmToken,omitempty"`
+}
+
+// DeleteExecutionResponse is the token to confirm with, or the deletion.
+type DeleteExecutionResponse struct {
+	SessionID    string     `json:"sessionId"`
+	Deleted      bool       `json:"deleted"`
+	ConfirmToken string     `json:"confirmToken,omitempty"`
+	ExpiresAt    *time.Time `json:"expiresAt,omitempty"`
+	Message      string     `json:"message"`
+	Warnings     []Warning  `json:"warnings"`
+}
+
+// DeleteExecution deletes an execution and everything it recorded, once
+// confirmed.
+func (o *Ops) DeleteExecution(ctx context.Context, req DeleteExecutionRequest) (DeleteExecutionResponse, error) {
+	if err := require("sessionId", req.SessionID); err != nil {
+		return DeleteExecutionResponse{}, err
+	}
+	st, err := o.stores(ctx)
+	if err != nil {
+		return DeleteExecutionResponse{}, err
+	}
+	if req.ConfirmToken == "" {
+		tok, exp, err := st.exec.RequestDelete(ctx, req.SessionID)
+		if err != nil {
+			return DeleteExecutionResponse{}, runsError(err)
+		}
+		exp = exp.UTC()
+		return DeleteExecutionResponse{SessionID: req.SessionID, ConfirmToken: tok, ExpiresAt: &exp, Warnings: []Warning{},
+			Message: fmt.Sprintf("call ctxls/execution/delete again with this confirmToken before %s to delete execution %s and everything it recorded",
+				exp.Format(time.RFC3339), req.SessionID)}, nil
+	}
+	if err := st.exec.ConfirmDelete(ctx, req.SessionID, req.ConfirmToken); err != nil {
+		return DeleteExecutionResponse{}, runsError(err)
+	}
+	o.executionsChanged()
+	return DeleteExecutionResponse{SessionID: req.SessionID, Deleted: true, Message: "execution " + req.SessionID + " deleted", Warnings: []Warning{}}, nil
+}

@@ -1,0 +1,104 @@
+package tsgen
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+type inner struct {
+	Name   string `json:"name"`
+	Hidden string `json:"hidden"`
+}
+
+type outer struct {
+	*inner
+	Hidden   int             `json:"hidden"`
+	When     time.Time       `json:"when"`
+	Maybe    *inner          `json:"maybe"`
+	Opt      *inner          `json:"opt,omitempty"`
+	Raw      json.RawMessage `json:"raw"`
+	Tags     []string        `json:"tags,omitempty"`
+	Counts   map[string]int  `json:"counts"`
+	Skipped  func()          `json:"-"`
+	List     List[inner]     `json:"list"`
+	Nested   struct{ A int } `json:"nested"`
+	Untagged bool
+	private  int
+}
+
+// List stands for the generic list type of the ops package.
+type List[T any] struct {
+	Items []T `json:"items"`
+}
+
+type selfEncoded struct{}
+
+func (selfEncoded) MarshalJSON() ([]byte, error) { return []byte(`"x"`), nil }
+
+func TestGenerate(t *testing.T) {
+	got, err := Generate(Config{Roots: []Root{{Name: "Outer", Type: reflect.TypeFor[outer](), Doc: "An outer."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"/** An outer. */\nexport interface Outer {\n  name: string;\n  hidden: number;\n",
+		"  when: string;\n",
+		"  maybe: inner | null;\n",
+		"  opt?: inner;\n",
+		"  raw: unknown;\n",
+		"  tags?: string[];\n",
+		"  counts: Record<string, number>;\n",
+		"  list: ListResult<inner>;\n",
+		"  nested: { A: number; };\n",
+		"  Untagged: boolean;\n}",
+		"export interface inner {\n  name: string;\n  hidden: string;\n}",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"Skipped", "private"} {
+		if strings.Contains(string(got), bad) {
+			t.Errorf("%s declared:\n%s", bad, got)
+		}
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	type a struct {
+		S selfEncoded `json:"s"`
+	}
+	if _, err := Generate(Config{Roots: []Root{{Name: "A", Type: reflect.TypeFor[a]()}}}); err == nil {
+		t.Error("a type that encodes itself without a literal: no error")
+	}
+	if _, err := Generate(Config{Roots: []Root{{Name: "A", Type: reflect.TypeFor[a]()}},
+		Literal: map[string]string{"tsgen.selfEncoded": "string"}}); err != nil {
+		t.Errorf("with a literal: %v", err)
+	}
+	type b struct {
+		X inner `json:"x"`
+	}
+	if _, err := Generate(Config{Roots: []Root{{Name: "B", Type: reflect.TypeFor[b]()}},
+		Names: map[string]string{"tsgen.inner": "B"}}); err == nil {
+		t.Error("two types named B: no error")
+	}
+}
+
+func TestSourceDocs(t *testing.T) {
+	docs := SourceDocs(filepath.Join("..", "..", "..", ".."), "github.com/ctxls/ctxls")
+	tests := []struct{ pkg, typ, field, want string }{
+		{"github.com/ctxls/ctxls/providers/ops", "SearchRequest", "Limit", "Limit is the most results returned; 0 means the default of 50."},
+		{"github.com/ctxls/ctxls/providers/ops", "SearchRequest", "", "SearchRequest asks for the topics matching Query, best first."},
+		{"github.com/ctxls/ctxls/providers/ops", "SearchRequest", "Nope", ""},
+		{"example.com/elsewhere", "T", "", ""},
+	}
+	for _, tt := range tests {
+		if got := docs(tt.pkg, tt.typ, tt.field); got != tt.want {
+			t.Errorf("docs(%s, %s, %q) = %q, want %q", tt.pkg, tt.typ, tt.field, got, tt.want)
+		}
+	}
+}

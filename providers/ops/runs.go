@@ -1,0 +1,110 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/execution"
+	"github.com/ctxls/ctxls/providers/runs/history"
+	"github.com/ctxls/ctxls/providers/runs/storage"
+)
+
+// runs is what the run operations share: the workspace database with its
+// one execution store and one history store, and the chain runner over
+// them. They are made on first use, so that operations on the context
+// alone never create the database, and closed by Close.
+type runs struct {
+	mu     sync.Mutex
+	closed bool
+	open   *stores
+}
+
+// stores are the run stores of a workspace; once made they do not change.
+type stores struct {
+	db     *storage.DB
+	exec   *execution.Store
+	hist   *history.Store
+	runner *chain.Runner
+}
+
+// stores returns the run stores, opening the database in the workspace's
+// .ctxls directory on first use.
+func (o *Ops) stores(ctx context.Context) (*stores, error) {
+	r := &o.runs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, withKind(ErrUnavailable, errors.New("the workspace is closed"))
+	}
+	if r.open != nil {
+		return r.open, nil
+	}
+	dir := o.Library().Dir()
+	db, err := storage.OpenWorkspace(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the database in %s: %w", dir, err)
+	}
+	exec, err := execution.New(ctx, db, execution.Options{OnError: func(err error) {
+		o.log.Warn("execution store", "err", err)
+	}, DetectProjectType: chain.ProjectTypeDetector(o.prov, func(err error) {
+		o.log.Warn("detect the project type", "err", err)
+	})})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open the execution store: %w", err)
+	}
+	// The history store measures with the tokenizer of the library in
+	// effect at each operation, so that a changed setting applies to the
+	// next chain step without a restart.
+	hist := history.New(db, func() tokens.Counter { return o.Library().Counter() }, history.Options{Logger: o.log})
+	runner := chain.New(chain.Options{Store: exec, Provider: o.prov, History: chain.StoreHistory(hist), Executor: o.opts.Executor})
+	r.open = &stores{db: db, exec: exec, hist: hist, runner: runner}
+	return r.open, nil
+}
+
+// Close stops running chains, which record their interruption, and closes
+// the stores and the database. Operations that need them fail afterwards.
+func (o *Ops) Close() error {
+	r := &o.runs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	st := r.open
+	r.open = nil
+	if st == nil {
+		return nil
+	}
+	st.runner.Cancel("")
+	// Give cancelled steps a moment to record themselves.
+	deadline := time.Now().Add(3 * time.Second)
+	for len(st.runner.Running()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return errors.Join(st.exec.Close(), st.db.Close())
+}
+
+// runsError marks the errors of the run stores with their kind: bad input
+// is ErrInvalid, work in progress ErrConflict.
+func runsError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, execution.ErrConflict), errors.Is(err, chain.ErrConflict):
+		return withKind(ErrConflict, err)
+	case errors.Is(err, execution.ErrInvalidArgument), errors.Is(err, execution.ErrNotFound),
+		errors.Is(err, execution.ErrNoRunningCommand), errors.Is(err, execution.ErrIsCurrent),
+		errors.Is(err, execution.ErrInvalidToken), errors.Is(err, execution.ErrNoPlan),
+		errors.Is(err, execution.ErrUnfinishedChain),
+		errors.Is(err, chain.ErrUnknownCommand), errors.Is(err, chain.ErrNoCommands),
+		errors.Is(err, chain.ErrExecutor), errors.Is(err, chain.ErrUnknownModel),
+		errors.Is(err, history.ErrInvalid), errors.Is(err, history.ErrBinary), errors.Is(err, history.ErrTooLarge),
+		errors.Is(err, history.ErrInvalidToken), errors.Is(err, history.ErrUnknownConversation):
+		return withKind(ErrInvalid, err)
+	}
+	return err
+}
