@@ -183,6 +183,17 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 	return res, nil
 }
 
+// CostSummary prices the references of f, a document of the library in
+// effect, through the cache the cost operations share.
+func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, error) {
+	release, err := o.heavy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return o.costs.Summary(ctx, o.Library(), f)
+}
+
 // heavy waits for one of the few places of the requests that price whole
 // documents, so that a flood of them queues instead of holding one
 // document's work each at once; release gives the place back.

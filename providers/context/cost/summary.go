@@ -18,6 +18,9 @@ type Summary struct {
 	References int
 	// Unresolved is the number of references that do not resolve.
 	Unresolved int
+	// Counted is the number of references that count in Total: distinct
+	// topics and sections loaded.
+	Counted int
 	// Topics is the cost of each topic loaded, in order of first reference.
 	Topics []TopicCost
 	// Items are the first references, at most the limit, resolved without
@@ -101,6 +104,7 @@ func Summarize(ctx context.Context, lib *library.Library, f *library.File, limit
 			if !seen[k] && (b.section == nil || !whole[b.topic]) {
 				seen[k] = true
 				it.Counted = true
+				s.Counted++
 				s.Total += it.Tokens
 			}
 			j, known := topicAt[b.topic]

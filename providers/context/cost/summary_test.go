@@ -27,11 +27,14 @@ func TestSummarizeAgreesWithDocument(t *testing.T) {
 	priced := 0
 	for _, f := range lib.Files() {
 		items, total := Document(lib, f)
-		unresolved := 0
+		unresolved, counted := 0, 0
 		keys := map[string]bool{}
 		for _, it := range items {
 			if !it.Target.OK() {
 				unresolved++
+			}
+			if it.Counted {
+				counted++
 			}
 			keys[Text(it.Ref, it.Target)] = true
 		}
@@ -40,8 +43,8 @@ func TestSummarizeAgreesWithDocument(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", f.Path, err)
 			}
-			if s.Total != total || s.References != len(items) || s.Unresolved != unresolved {
-				t.Errorf("%s limit %d: total %d refs %d unresolved %d, want %d %d %d", f.Path, limit, s.Total, s.References, s.Unresolved, total, len(items), unresolved)
+			if s.Total != total || s.References != len(items) || s.Unresolved != unresolved || s.Counted != counted {
+				t.Errorf("%s limit %d: total %d refs %d unresolved %d counted %d, want %d %d %d %d", f.Path, limit, s.Total, s.References, s.Unresolved, s.Counted, total, len(items), unresolved, counted)
 			}
 			if len(s.Items)+s.OmittedItems != len(items) || len(s.Items) > limit {
 				t.Errorf("%s limit %d: %d items and %d omitted, want %d in all", f.Path, limit, len(s.Items), s.OmittedItems, len(items))
