@@ -198,6 +198,9 @@ func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, 
 // documents, so that a flood of them queues instead of holding one
 // document's work each at once; release gives the place back.
 func (o *Ops) heavy(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	select {
 	case o.heavySem <- struct{}{}:
 		return func() { <-o.heavySem }, nil
