@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
-
 	"sync"
 
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -49,7 +48,8 @@ func NewCache(limit int) *Cache {
 }
 
 // Summary returns the summary of f priced against lib, computing it once
-// per library generation and document text. Concurrent callers wait for
+// per library generation and document text. The summary is shared by
+// every caller that asks for it: callers must not change it. Concurrent callers wait for
 // the one computation; a caller whose ctx is done stops waiting, and a
 // computation stopped by its caller's ctx is started again by the next
 // caller.
