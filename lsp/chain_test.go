@@ -442,7 +442,7 @@ func TestChainExecutionMethods(t *testing.T) {
 	}{
 		{"ctxls/execution/startCommand", map[string]any{"command": "x"}, "sessionId is required"},
 		{"ctxls/execution/startCommand", map[string]any{"sessionId": "nope", "command": "x"}, `execution "nope": not found`},
-		{"ctxls/execution/startCommand", map[string]any{"sessionId": 5}, "sessionId must be string"},
+		{"ctxls/execution/startCommand", map[string]any{"sessionId": 5}, "sessionId must be a string, not a number"},
 		{"ctxls/execution/completeCommand", map[string]any{"sessionId": other.SessionID, "command": "x", "status": "great"}, "want success, partial or failed"},
 		{"ctxls/execution/completeCommand", map[string]any{"sessionId": other.SessionID, "command": "x"}, "no running command"},
 		{"ctxls/execution/create", map[string]any{}, "projectName is required"},

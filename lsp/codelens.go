@@ -32,20 +32,21 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		label += fmt.Sprintf(" · %d reference%s", n, present.Plural(n))
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
 	}
-	costs, total := cost.Document(v.lib, v.file)
-	if len(costs) > 0 {
-		topics, unresolved := 0, 0
-		for _, c := range costs {
-			if c.Counted {
-				topics++
-			}
-			if !c.Target.OK() {
-				unresolved++
-			}
-		}
-		label := fmt.Sprintf("Context: %d topic%s · %s", topics, present.Plural(topics), present.Tokens(total))
-		if unresolved > 0 {
-			label += fmt.Sprintf(" · %d unresolved", unresolved)
+	o, err := s.operations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The shared cache prices a document once per version of the library
+	// and of its text, however many lenses and cost requests ask.
+	sum, err := o.CostSummary(ctx, v.file)
+	if err != nil {
+		return nil, err
+	}
+	if sum.References > 0 {
+		topics := sum.Counted
+		label := fmt.Sprintf("Context: %d topic%s · %s", topics, present.Plural(topics), present.Tokens(sum.Total))
+		if sum.Unresolved > 0 {
+			label += fmt.Sprintf(" · %d unresolved", sum.Unresolved)
 		}
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
 	}

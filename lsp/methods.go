@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -114,7 +115,8 @@ func opsError(err error) error {
 }
 
 // decodeParams decodes params into v, strictly enough to catch mistakes:
-// a value of the wrong type is an InvalidParams error naming the field.
+// a value of the wrong type is an InvalidParams error naming the field
+// and the JSON value expected, in the client's terms rather than Go's.
 // Absent params, null and [] (how some clients encode an empty object)
 // are an empty object.
 func decodeParams(params json.RawMessage, v any) error {
@@ -124,12 +126,66 @@ func decodeParams(params json.RawMessage, v any) error {
 	}
 	if err := json.Unmarshal(params, v); err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %s must be %s, not %s", te.Field, te.Type, te.Value)
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %s must be %s, not %s", te.Field, jsonKind(te.Type), jsonValue(te.Value))
+		case errors.As(err, &te):
+			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: params must be %s, not %s", jsonKind(te.Type), jsonValue(te.Value))
+		case errors.As(err, &se):
+			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: not valid JSON at byte %d: %v", se.Offset, err)
 		}
+		// Otherwise the error comes from a type's own UnmarshalJSON, whose
+		// message is written for people.
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
 	}
 	return nil
+}
+
+// jsonKind names the JSON value that decodes into t: "a string", "an
+// object" and so on.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a different value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a different value"
+}
+
+// jsonValue names the JSON value the decoder met, as encoding/json
+// reports it ("string", "number 1.5", "bool"), with an article.
+func jsonValue(v string) string {
+	switch {
+	case v == "bool":
+		return "true or false"
+	case v == "array", v == "object":
+		return "an " + v
+	case v == "":
+		return "that value"
+	}
+	return "a " + v
 }
 
 // encodeResult encodes a custom method's result with encoding/json (so

@@ -59,6 +59,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // environment variable sets one.
 const serverGCPercent = 50
 
+// serverMemoryLimit is the soft memory limit of the language server,
+// unless the GOMEMLIMIT environment variable sets one.
+const serverMemoryLimit = 384 << 20
+
 // setServerGC sets the memory policy of a long-running server; ctxls bench
 // uses it too, so that it measures what the server does.
 //
@@ -73,9 +77,20 @@ const serverGCPercent = 50
 // system once it is done, through debug.FreeOSMemory as their Reclaim and
 // AfterIndex options: the runtime would otherwise keep it resident until
 // its background scavenger caught up, minutes later.
+//
+// It sets a soft memory limit: parsing a document of hundreds of
+// thousands of references makes several times its model in short-lived
+// garbage, and requests that arrive together each add theirs, so the heap
+// can reach twice the limit GOGC alone implies before a cycle runs. Near
+// the limit the runtime collects sooner (spending at most half the CPU on
+// it), which keeps the resident size near the live model. The limit is
+// soft: a larger live model still gets the memory it needs.
 func setServerGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serverMemoryLimit)
 	}
 }
 

@@ -82,6 +82,12 @@ func (r ChainRequest) chain() chain.Request {
 // PreviewChain assembles the prompts of a chain without running anything
 // or recording an execution.
 func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
+	// A preview builds and measures every prompt: as heavy as pricing.
+	release, err := o.heavy(ctx)
+	if err != nil {
+		return ChainResponse{}, err
+	}
+	defer release()
 	st, err := o.chainStores(ctx, req, false)
 	if err != nil {
 		return ChainResponse{}, err

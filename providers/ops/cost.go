@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"go.lsp.dev/uri"
 
@@ -15,6 +14,10 @@ import (
 	"github.com/ctxls/ctxls/providers/context/refs"
 )
 
+// listLimit bounds the references a cost reply lists: a document may make
+// hundreds of thousands, and the totals already account for them all.
+const listLimit = 500
+
 // CommandInfo is one command of the workspace with the references it
 // makes and their total token cost.
 type CommandInfo struct {
@@ -22,8 +25,10 @@ type CommandInfo struct {
 	Path        string `json:"path"`
 	URI         string `json:"uri"`
 	Description string `json:"description,omitempty"`
-	// References are the command's references in key form, each once.
-	References []string `json:"references"`
+	// References are the command's references in key form, each once, at
+	// most 500; OmittedReferences counts the others.
+	References        []string `json:"references"`
+	OmittedReferences int      `json:"omittedReferences,omitempty"`
 	// Tokens is the total cost of loading the references.
 	Tokens int `json:"tokens"`
 	// Unresolved is the number of references that do not resolve.
@@ -36,25 +41,23 @@ type CommandsResponse = List[CommandInfo]
 // Commands lists every command with its references and their total token
 // cost: the cost of running each command.
 func (o *Ops) Commands(ctx context.Context, _ Empty) (CommandsResponse, error) {
+	release, err := o.heavy(ctx)
+	if err != nil {
+		return CommandsResponse{}, err
+	}
+	defer release()
 	lib := o.Library()
 	var items []CommandInfo
 	for _, c := range lib.Commands() {
-		if err := ctx.Err(); err != nil {
-			return CommandsResponse{}, err
-		}
 		info := CommandInfo{Name: c.Name, Path: c.Path, URI: string(uri.File(c.Path)), Description: c.Description, References: []string{}}
 		if f, ok := lib.File(c.Path); ok {
-			costs, total := cost.Document(lib, f)
-			info.Tokens = total
-			for _, rc := range costs {
-				text := cost.Text(rc.Ref, rc.Target)
-				if !rc.Target.OK() {
-					info.Unresolved++
-				}
-				if !slices.Contains(info.References, text) {
-					info.References = append(info.References, text)
-				}
+			s, err := o.costs.Summary(ctx, lib, f)
+			if err != nil {
+				return CommandsResponse{}, err
 			}
+			info.Tokens, info.Unresolved = s.Total, s.Unresolved
+			info.References = append(info.References, s.Keys...)
+			info.OmittedReferences = s.OmittedKeys
 		}
 		items = append(items, info)
 	}
@@ -92,14 +95,38 @@ type DocumentCostItem struct {
 	Message string `json:"message,omitempty"`
 }
 
+// TopicCost is what the references of a document to one topic cost.
+type TopicCost struct {
+	Domain string `json:"domain,omitempty"`
+	Topic  string `json:"topic"`
+	Title  string `json:"title,omitempty"`
+	Path   string `json:"path"`
+	// Tokens is the part of the document's total the topic accounts for:
+	// the topic when loaded whole, else the sections named.
+	Tokens int `json:"tokens"`
+	// References is the number of references to the topic or its
+	// sections.
+	References int `json:"references"`
+}
+
 // DocumentCostResponse is the references of a document and their total
-// cost. A document that cannot be read gives no items and a warning of
-// code unreadable-document.
+// cost: the totals, the cost per topic, and the first 500 references with
+// a count of the others. A document that cannot be read gives no items
+// and a warning of code unreadable-document.
 type DocumentCostResponse struct {
-	URI      string             `json:"uri"`
-	Total    int                `json:"total"`
-	Items    []DocumentCostItem `json:"items"`
-	Warnings []Warning          `json:"warnings"`
+	URI   string `json:"uri"`
+	Total int    `json:"total"`
+	// References is the number of references, listed or not; Unresolved
+	// the number of those that do not resolve.
+	References int `json:"references"`
+	Unresolved int `json:"unresolved"`
+	// Topics is the cost of each topic the document loads, in order of
+	// first reference.
+	Topics []TopicCost        `json:"topics"`
+	Items  []DocumentCostItem `json:"items"`
+	// Omitted is the number of references not listed in Items.
+	Omitted  int       `json:"omitted"`
+	Warnings []Warning `json:"warnings"`
 }
 
 // DocumentCost returns the references of a document, as the editor has it
@@ -108,16 +135,28 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 	if err := require("uri", req.URI); err != nil {
 		return DocumentCostResponse{}, err
 	}
-	res := DocumentCostResponse{URI: req.URI, Items: []DocumentCostItem{}, Warnings: []Warning{}}
+	release, err := o.heavy(ctx)
+	if err != nil {
+		return DocumentCostResponse{}, err
+	}
+	defer release()
+	res := DocumentCostResponse{URI: req.URI, Topics: []TopicCost{}, Items: []DocumentCostItem{}, Warnings: []Warning{}}
 	lib := o.Library()
 	f, err := o.document(lib, req.URI)
 	if err != nil {
 		res.Warnings = append(res.Warnings, Warning{Message: err.Error(), Code: "unreadable-document"})
 		return res, nil
 	}
-	costs, total := cost.Document(lib, f)
-	res.Total = total
-	for _, rc := range costs {
+	s, err := o.costs.Summary(ctx, lib, f)
+	if err != nil {
+		return DocumentCostResponse{}, err
+	}
+	res.Total, res.References, res.Unresolved, res.Omitted = s.Total, s.References, s.Unresolved, s.OmittedItems
+	for _, tc := range s.Topics {
+		t := tc.Topic
+		res.Topics = append(res.Topics, TopicCost{Domain: t.Domain, Topic: t.Name, Title: t.Meta.Title, Path: t.Path, Tokens: tc.Tokens, References: tc.References})
+	}
+	for _, rc := range s.Items {
 		it := DocumentCostItem{
 			Reference: cost.Text(rc.Ref, rc.Target),
 			Form:      rc.Ref.Form.String(),
@@ -142,6 +181,32 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 		res.Items = append(res.Items, it)
 	}
 	return res, nil
+}
+
+// CostSummary prices the references of f, a document of the library in
+// effect, through the cache the cost operations share.
+func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, error) {
+	release, err := o.heavy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return o.costs.Summary(ctx, o.Library(), f)
+}
+
+// heavy waits for one of the few places of the requests that price whole
+// documents, so that a flood of them queues instead of holding one
+// document's work each at once; release gives the place back.
+func (o *Ops) heavy(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case o.heavySem <- struct{}{}:
+		return func() { <-o.heavySem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // document returns the document named by a URI or absolute path: the

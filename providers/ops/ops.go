@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/cost"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 )
@@ -121,7 +122,15 @@ type Ops struct {
 	log  *slog.Logger
 	prov *contextprovider.Provider
 	runs runs
+	// costs shares the pricing of documents among requests.
+	costs *cost.Cache
+	// heavySem holds a token per heavy request in progress.
+	heavySem chan struct{}
 }
+
+// heavyRequests is how many requests that price whole documents run at
+// once.
+const heavyRequests = 2
 
 // New returns the operations over the library that opts.Library returns.
 func New(opts Options) *Ops {
@@ -132,7 +141,8 @@ func New(opts Options) *Ops {
 	if opts.Overlay == nil {
 		opts.Overlay = func(string) (string, bool) { return "", false }
 	}
-	return &Ops{opts: opts, log: log, prov: contextprovider.New(opts.Library)}
+	return &Ops{opts: opts, log: log, prov: contextprovider.New(opts.Library),
+		costs: cost.NewCache(listLimit), heavySem: make(chan struct{}, heavyRequests)}
 }
 
 // Load loads the workspace at dir once and returns the operations over

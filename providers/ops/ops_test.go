@@ -3,6 +3,7 @@ package ops_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,5 +186,46 @@ func TestDocumentCostOverlay(t *testing.T) {
 	res, err = o.DocumentCost(context.Background(), ops.DocumentCostRequest{URI: filepath.Join(dir, "absent.md")})
 	if err != nil || len(res.Warnings) != 1 || res.Warnings[0].Code != "unreadable-document" {
 		t.Fatalf("DocumentCost(absent) = %+v, %v; want a warning", res, err)
+	}
+}
+
+// TestCostRepliesBounded prices a command of 4,000 references, half of
+// them to distinct missing topics: the replies list at most 500 and count
+// the rest, and a cancelled request gives its context's error.
+func TestCostRepliesBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("# Dense\n\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "python:fastapi_patterns python:missing%d\n", i)
+	}
+	o, dir := load(t, map[string]string{
+		"context/python/fastapi_patterns.md": fastapi,
+		"commands/dense.md":                  b.String(),
+	})
+	ctx := context.Background()
+	res, err := o.DocumentCost(ctx, ops.DocumentCostRequest{URI: filepath.Join(dir, "commands", "dense.md")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 500 || res.Omitted != 3500 || res.References != 4000 || res.Unresolved != 2000 || res.Total <= 0 {
+		t.Errorf("DocumentCost: %d items, %d omitted, %d references, %d unresolved, total %d; want 500, 3500, 4000, 2000, > 0",
+			len(res.Items), res.Omitted, res.References, res.Unresolved, res.Total)
+	}
+	if len(res.Topics) != 1 || res.Topics[0].References != 2000 || res.Topics[0].Tokens != res.Total {
+		t.Errorf("DocumentCost topics = %+v; want fastapi_patterns, 2000 references, the whole total", res.Topics)
+	}
+	cmds, err := o.Commands(ctx, ops.Empty{})
+	if err != nil || len(cmds.Items) != 1 {
+		t.Fatalf("Commands = %+v, %v; want one command", cmds, err)
+	}
+	if c := cmds.Items[0]; len(c.References) != 500 || c.OmittedReferences != 2001-500 || c.Unresolved != 2000 || c.Tokens != res.Total {
+		t.Errorf("Commands: %d references, %d omitted, %d unresolved, %d tokens; want 500, 1501, 2000, %d",
+			len(c.References), c.OmittedReferences, c.Unresolved, c.Tokens, res.Total)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := o.Commands(cancelled, ops.Empty{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Commands with a cancelled context: %v, want context.Canceled", err)
 	}
 }

@@ -69,8 +69,9 @@ export interface CommandInfo {
   path: string;
   uri: string;
   description?: string;
-  /** References are the command's references in key form, each once. */
+  /** References are the command's references in key form, each once, at most 500; OmittedReferences counts the others. */
   references: string[];
+  omittedReferences?: number;
   /** Tokens is the total cost of loading the references. */
   tokens: number;
   /** Unresolved is the number of references that do not resolve. */
@@ -114,11 +115,18 @@ export interface DocumentCostItem {
   message?: string;
 }
 
-/** DocumentCostResponse is the references of a document and their total cost. A document that cannot be read gives no items and a warning of code unreadable-document. */
+/** DocumentCostResponse is the references of a document and their total cost: the totals, the cost per topic, and the first 500 references with a count of the others. A document that cannot be read gives no items and a warning of code unreadable-document. */
 export interface DocumentCostResult {
   uri: string;
   total: number;
+  /** References is the number of references, listed or not; Unresolved the number of those that do not resolve. */
+  references: number;
+  unresolved: number;
+  /** Topics is the cost of each topic the document loads, in order of first reference. */
+  topics: TopicCost[];
   items: DocumentCostItem[];
+  /** Omitted is the number of references not listed in Items. */
+  omitted: number;
   warnings: Warning[];
 }
 
@@ -346,6 +354,18 @@ export interface SectionInfo {
   estimatedTokens?: number;
   measuredTokens: number;
   keywords?: string[];
+}
+
+/** TopicCost is what the references of a document to one topic cost. */
+export interface TopicCost {
+  domain?: string;
+  topic: string;
+  title?: string;
+  path: string;
+  /** Tokens is the part of the document's total the topic accounts for: the topic when loaded whole, else the sections named. */
+  tokens: number;
+  /** References is the number of references to the topic or its sections. */
+  references: number;
 }
 
 /** Entry is one file, or one file's listing entry, and its cost. */

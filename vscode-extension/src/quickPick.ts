@@ -157,8 +157,11 @@ export function costStatusText(result: DocumentCostResult | null | undefined): s
   }
   const total =
     typeof result?.total === 'number' ? result.total : items.reduce((s, i) => s + (i.tokens ?? 0), 0);
-  const unresolved = items.filter((i) => i.resolved === false).length;
-  const refs = `${items.length} ${items.length === 1 ? 'ref' : 'refs'}`;
+  // The reply lists the first references only; its counts cover them all.
+  const unresolved =
+    typeof result?.unresolved === 'number' ? result.unresolved : items.filter((i) => i.resolved === false).length;
+  const count = typeof result?.references === 'number' ? result.references : items.length;
+  const refs = `${count} ${count === 1 ? 'ref' : 'refs'}`;
   return `${formatTokens(total)} · ${refs}${unresolved > 0 ? ` · ${unresolved} unresolved` : ''}`;
 }
 

@@ -25,11 +25,13 @@ type Item struct {
 
 // Document resolves the references of f against lib and prices them. Text
 // that only looks like a reference (library.NotAReference) is left out.
+// Targets carry no close names for failures: those are for diagnostics.
+// It keeps an item per reference; Summarize is its bounded form.
 func Document(lib *library.Library, f *library.File) (items []Item, total int) {
 	targets := make([]library.Target, len(f.Refs))
 	whole := map[string]bool{}
 	for i, r := range f.Refs {
-		t := lib.Resolve(f, r)
+		t := lib.ResolveBrief(f, r)
 		targets[i] = t
 		if t.Topic != nil && t.Section == nil && t.OK() {
 			whole[t.Topic.ID] = true

@@ -74,78 +74,103 @@ func (l *Library) Resolve(f *File, r refs.Ref) Target {
 	return l.resolve(f, r)
 }
 
-func (l *Library) resolve(f *File, r refs.Ref) Target {
+// ResolveBrief resolves a reference made by file f as Resolve does, without
+// the close names of a failure (Target.Candidates stays nil): what pricing
+// a document needs, at a fraction of the cost for unresolved references.
+func (l *Library) ResolveBrief(f *File, r refs.Ref) Target {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.resolveWith(f, r, false)
+}
+
+func (l *Library) resolve(f *File, r refs.Ref) Target { return l.resolveWith(f, r, true) }
+
+// resolveWith resolves r; suggest says whether to look for close names
+// when it fails.
+func (l *Library) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	switch r.Form {
 	case refs.DomainForm:
 		d, ok := l.domains[r.Domain]
 		if !ok {
-			return l.unknownDomain(r.Domain, "")
+			return l.unknownDomain(r.Domain, "", suggest)
 		}
 		return Target{Kind: DomainTarget, Domain: d, Topic: d.Index}
 	case refs.PathForm:
-		return l.resolvePath(f, r)
+		return l.resolvePath(f, r, suggest)
 	}
 	name := strings.TrimSuffix(r.Topic, ".md")
 	d, ok := l.domains[r.Domain]
 	if !ok {
-		return l.unknownDomain(r.Domain, r.Domain+"/"+name)
+		return l.unknownDomain(r.Domain, r.Domain+"/"+name, suggest)
 	}
 	t, ok := l.topics[r.Domain+"/"+name]
 	if !ok {
 		t, ok = l.aliases[r.Domain+"/"+name]
 	}
 	if !ok {
-		names := make([]string, len(d.Topics))
-		for i, t := range d.Topics {
-			names[i] = t.Name
+		var cands []string
+		if suggest {
+			names := make([]string, len(d.Topics))
+			for i, t := range d.Topics {
+				names[i] = t.Name
+			}
+			cands = Suggest(name, names, 3)
 		}
 		return Target{Kind: Unresolved, Domain: d, Failed: PartTopic,
 			Message:    fmt.Sprintf("domain %s has no topic %q", r.Domain, name),
-			Candidates: Suggest(name, names, 3),
+			Candidates: cands,
 			Missing:    r.Domain + "/" + name}
 	}
-	return withSection(t, r.Section)
+	return withSection(t, r.Section, suggest)
 }
 
 // withSection resolves the section part of a reference to topic t.
-func withSection(t *Topic, section string) Target {
+func withSection(t *Topic, section string, suggest bool) Target {
 	if section == "" {
 		return Target{Kind: TopicTarget, Topic: t}
 	}
 	if s, ok := t.Section(section); ok {
 		return Target{Kind: SectionTarget, Topic: t, Section: s}
 	}
-	names := make([]string, len(t.Sections))
-	for i, s := range t.Sections {
-		names[i] = s.Name
+	var cands []string
+	if suggest {
+		names := make([]string, len(t.Sections))
+		for i, s := range t.Sections {
+			names[i] = s.Name
+		}
+		cands = Suggest(section, names, 3)
 	}
 	return Target{Kind: Unresolved, Topic: t, Failed: PartSection,
 		Message:    fmt.Sprintf("topic %s has no section %q", t.ID, section),
-		Candidates: Suggest(section, names, 3)}
+		Candidates: cands}
 }
 
 // unknownDomain is the failure of a reference to a domain that does not
 // exist; missing is the topic id the reference names, if any.
-func (l *Library) unknownDomain(name, missing string) Target {
-	names := make([]string, 0, len(l.domains))
-	for n := range l.domains {
-		names = append(names, n)
+func (l *Library) unknownDomain(name, missing string, suggest bool) Target {
+	var cands []string
+	if suggest {
+		names := make([]string, 0, len(l.domains))
+		for n := range l.domains {
+			names = append(names, n)
+		}
+		cands = Suggest(name, names, 3)
 	}
 	return Target{Kind: Unresolved, Failed: PartDomain,
 		Message:    fmt.Sprintf("no domain %q", name),
-		Candidates: Suggest(name, names, 3),
+		Candidates: cands,
 		Missing:    missing}
 }
 
 // resolvePath resolves a path reference against the referring file, the
 // layout around each context root, each root, and (for bare file names)
 // every topic's file name.
-func (l *Library) resolvePath(f *File, r refs.Ref) Target {
+func (l *Library) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	b := l.builder()
 	var inRoot string
 	for _, c := range b.pathCandidates(f.Path, r) {
 		if t := l.topicAt(c); t != nil {
-			return withSection(t, r.Fragment)
+			return withSection(t, r.Fragment, suggest)
 		}
 		if info, err := os.Stat(c); err == nil && !info.IsDir() {
 			return Target{Kind: NotAReference} // an existing file that is not a topic
@@ -168,7 +193,7 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 					}
 				}
 			}
-			return withSection(best, r.Fragment)
+			return withSection(best, r.Fragment, suggest)
 		}
 		// A bare file name that names nothing is only a broken reference in
 		// a link, in a domain index or in a detection table; in prose it is
@@ -178,12 +203,29 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 		}
 	}
 	if inRoot == "" {
-		return l.misplacedPath(b, f, r)
+		return l.misplacedPath(b, f, r, suggest)
 	}
 	c := classify(inRoot, l.contextRoots, nil)
 	dir := filepath.Dir(inRoot)
-	// The files beside the missing one: those of its domain, when it has
-	// one (every topic otherwise; a large library has thousands).
+	var cands []string
+	if suggest {
+		cands = l.nearFiles(c, dir, inRoot, r.Path)
+	}
+	missing := c.name
+	if c.domain != "" {
+		missing = c.domain + "/" + c.name
+	}
+	return Target{Kind: Unresolved, Failed: PartPath,
+		Message:    missingFileMessage(c, relSlash(l.dir, c.root)),
+		Candidates: cands,
+		Missing:    missing}
+}
+
+// nearFiles returns the close names of a missing topic file at inRoot,
+// written as the reference wrote its path: among the files beside it, those
+// of its domain when it has one (every topic otherwise; a large library has
+// thousands).
+func (l *Library) nearFiles(c class, dir, inRoot, written string) []string {
 	var near []*Topic
 	if d := l.domains[c.domain]; c.domain != "" && d != nil {
 		near = d.Topics
@@ -200,16 +242,9 @@ func (l *Library) resolvePath(f *File, r refs.Ref) Target {
 	}
 	cands := Suggest(filepath.Base(inRoot), names, 3)
 	for i, c := range cands {
-		cands[i] = path.Join(path.Dir(r.Path), c)
+		cands[i] = path.Join(path.Dir(written), c)
 	}
-	missing := c.name
-	if c.domain != "" {
-		missing = c.domain + "/" + c.name
-	}
-	return Target{Kind: Unresolved, Failed: PartPath,
-		Message:    missingFileMessage(c, relSlash(l.dir, c.root)),
-		Candidates: cands,
-		Missing:    missing}
+	return cands
 }
 
 // missingFileMessage says which topic file a path reference misses, by
@@ -227,7 +262,7 @@ func missingFileMessage(c class, root string) string {
 // root: when it still ends in "domain/topic.md" for a known domain it is a
 // topic reference with a wrong relative path, and the fix is the path that
 // reaches the topic from the referring file.
-func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref) Target {
+func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Target {
 	domain, stem, ok := b.misplaced(f.Path, r, func(name string) bool { _, ok := l.domains[name]; return ok })
 	if !ok {
 		return Target{Kind: NotAReference}
@@ -242,11 +277,14 @@ func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref) Target {
 			Message:    fmt.Sprintf("%s leads outside the context roots to a file that does not exist; topic %s is at %s", r.Path, t.ID, filepath.ToSlash(fix)),
 			Candidates: []string{filepath.ToSlash(fix)}}
 	}
-	names := make([]string, len(d.Topics))
-	for i, t := range d.Topics {
-		names[i] = t.Name
-	}
 	var cands []string
+	var names []string
+	if suggest {
+		names = make([]string, len(d.Topics))
+		for i, t := range d.Topics {
+			names[i] = t.Name
+		}
+	}
 	for _, name := range Suggest(stem, names, 3) {
 		if t := l.topics[domain+"/"+name]; t != nil {
 			if fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path); err == nil {

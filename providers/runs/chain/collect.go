@@ -94,6 +94,10 @@ func warningsText(ws []contextprovider.Warning) string {
 	return strings.Join(msgs, "; ")
 }
 
+// maxCollectWarnings bounds the warnings of one command's references; the
+// rest are counted in one more.
+const maxCollectWarnings = 50
+
 // collect turns the references a command makes, in its frontmatter context
 // list and its body, into requests of the loading protocol. A domain named
 // alone brings its always-load topics; topics of domains the command does
@@ -113,16 +117,30 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 		wants    []want
 		warnings []string
 		seenWarn = map[string]bool{}
+		unwarned int
 		primary  = map[string]bool{}
+		wanted   = map[want]bool{}
 	)
 	warn := func(w string) {
-		if !seenWarn[w] {
+		switch {
+		case seenWarn[w]:
+		case len(warnings) >= maxCollectWarnings:
+			unwarned++
+		default:
 			seenWarn[w] = true
 			warnings = append(warnings, w)
 		}
 	}
+	// A command may repeat a reference thousands of times; it loads once.
+	add := func(w want) {
+		if !wanted[w] {
+			wanted[w] = true
+			wants = append(wants, w)
+		}
+	}
 	for _, r := range f.Refs {
-		t := lib.Resolve(f, r)
+		// The close names of a failure are for diagnostics, not warnings.
+		t := lib.ResolveBrief(f, r)
 		switch t.Kind {
 		case library.DomainTarget:
 			if t.Domain == nil {
@@ -134,20 +152,20 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 				// topics is made from, not context for the agent.
 				if tp.AlwaysLoad() && tp.Meta.Type != "index" && tp.Meta.Type != "detection" &&
 					tp != t.Domain.Index && tp != t.Domain.Detection {
-					wants = append(wants, want{tp, "", "always-load"})
+					add(want{tp, "", "always-load"})
 				}
 			}
 		case library.TopicTarget, library.SectionTarget:
 			switch {
 			case t.Topic == nil:
 			case t.Section != nil:
-				wants = append(wants, want{t.Topic, t.Section.Name, "section"})
+				add(want{t.Topic, t.Section.Name, "section"})
 			case t.Failed != "":
 				// A missing section: load the whole topic rather than nothing.
 				warn(fmt.Sprintf("%s: %s; loading the whole topic", refText(f, r), t.Message))
-				wants = append(wants, want{t.Topic, "", "reference"})
+				add(want{t.Topic, "", "reference"})
 			default:
-				wants = append(wants, want{t.Topic, "", "reference"})
+				add(want{t.Topic, "", "reference"})
 			}
 		case library.Unresolved:
 			w := fmt.Sprintf("unresolved reference %s skipped", refText(f, r))
@@ -156,6 +174,9 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 			}
 			warn(w)
 		}
+	}
+	if unwarned > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d more warnings about references not listed", unwarned))
 	}
 	if len(primary) == 0 && len(wants) > 0 {
 		primary[wants[0].topic.Domain] = true

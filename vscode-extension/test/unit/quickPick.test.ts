@@ -80,7 +80,16 @@ test('execution items mark the current one', () => {
 });
 
 function cost(items: DocumentCostResult['items'], total?: number): DocumentCostResult {
-  return { uri: 'file:///lib/commands/x.md', total: total ?? items.reduce((n, i) => n + (i.counted ? i.tokens : 0), 0), items, warnings: [] };
+  return {
+    uri: 'file:///lib/commands/x.md',
+    total: total ?? items.reduce((n, i) => n + (i.counted ? i.tokens : 0), 0),
+    references: items.length,
+    unresolved: items.filter((i) => i.resolved === false).length,
+    topics: [],
+    items,
+    omitted: 0,
+    warnings: [],
+  };
 }
 
 test('status text for document cost', () => {
@@ -97,6 +106,11 @@ test('status text for document cost', () => {
     '1,700 tok · 3 refs · 1 unresolved',
   );
   assert.equal(costStatusText(cost([costItem({ reference: 'a:b', tokens: 5 })])), '5 tok · 1 ref');
+  // A reply that lists only its first references still counts them all.
+  assert.equal(
+    costStatusText({ ...cost([costItem({ reference: 'a:b', tokens: 5 })]), references: 4000, unresolved: 2000, omitted: 3999 }),
+    '5 tok · 4000 refs · 2000 unresolved',
+  );
 });
 
 test('breakdown sorted by cost, unresolved and repeated references flagged', () => {

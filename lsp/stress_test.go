@@ -1,0 +1,217 @@
+package lsp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stressResidentLimit is the most resident memory the server may reach
+// under the flood of TestStdioFloodBoundedMemory.
+const stressResidentLimit = 500 << 20
+
+// stressDenseDocument returns a command of n references, a few bytes each
+// and of every kind that prices differently: topics, sections, repeats,
+// unknown topics and sections, unknown domains and links. Topic python:a
+// is stressTopic.
+func stressDenseDocument(n int) string {
+	var b strings.Builder
+	b.WriteString("---\ndescription: dense\n---\n# Dense\n\n")
+	for i := range n {
+		switch i % 8 {
+		case 0:
+			b.WriteString("python:a ")
+		case 1:
+			b.WriteString("python:a#S ")
+		case 2:
+			fmt.Fprintf(&b, "python:n%d ", i)
+		case 3:
+			fmt.Fprintf(&b, "python:a#G%d ", i)
+		case 4:
+			fmt.Fprintf(&b, "p%d:x ", i)
+		case 5:
+			b.WriteString("python:async_patterns ")
+		case 6:
+			fmt.Fprintf(&b, "[x](../context/python/m%d.md) ", i)
+		case 7:
+			b.WriteString("git:index\n")
+		}
+	}
+	return b.String()
+}
+
+// stressTopic is a topic with a short name, for dense references to it.
+const stressTopic = "# A\n\nA topic.\n\n## S\n\nA section.\n"
+
+// stressPeakResident returns the peak resident memory of a process, from
+// VmHWM in /proc/PID/status.
+func stressPeakResident(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("VmHWM %q: %w", rest, err)
+		}
+		return kb << 10, nil
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// TestStdioFloodBoundedMemory opens a reference-dense document (400,000
+// references, under the 8 MiB file limit) and floods the server with
+// pipelined requests of every custom method, a hundred of each that
+// prices whole documents. The server must answer them all, stay alive,
+// and keep its resident peak under stressResidentLimit.
+func TestStdioFloodBoundedMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the resident peak from /proc")
+	}
+	heavy := 100
+	if s := os.Getenv("CTXLS_STRESS_HEAVY"); s != "" {
+		// A smaller flood, for measuring servers that do not bound memory.
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("CTXLS_STRESS_HEAVY=%q: %v", s, err)
+		}
+		heavy = n
+	}
+	root := stdioWorkspace(t)
+	if err := os.WriteFile(filepath.Join(root, "context", "python", "a.md"), []byte(stressTopic), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dense := filepath.Join(root, "commands", "dense.md")
+	text := stressDenseDocument(400_000)
+	if len(text) >= 8<<20 {
+		t.Fatalf("dense document is %d bytes, over the file limit", len(text))
+	}
+	if err := os.WriteFile(dense, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := stdioStart(t, root)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
+		t.Fatalf("initialize: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	}
+	uri := stdioFileURI(dense)
+	if err := c.DidOpen(uri, text); err != nil {
+		t.Fatalf("didOpen: %v", err)
+	}
+
+	type call struct {
+		method string
+		params map[string]any
+		n      int
+	}
+	calls := []call{
+		{"ctxls/commands", map[string]any{}, heavy},
+		{"ctxls/documentCost", map[string]any{"uri": uri}, heavy},
+		{"ctxls/catalog", map[string]any{}, 10},
+		{"ctxls/domainIndex", map[string]any{"domain": "python"}, 10},
+		{"ctxls/loadingProtocol", map[string]any{}, 10},
+		{"ctxls/search", map[string]any{"query": "fastapi"}, 10},
+		{"ctxls/alwaysLoadFiles", map[string]any{}, 10},
+		{"ctxls/detectProjectType", map[string]any{}, 10},
+		{"ctxls/conditionalContext", map[string]any{}, 10},
+		{"ctxls/crossDomainContext", map[string]any{"domain": "python"}, 10},
+		{"ctxls/reference", map[string]any{"domain": "python", "topic": "fastapi_patterns"}, 10},
+		{"ctxls/materialize", map[string]any{"domain": "python", "topic": "fastapi_patterns"}, 10},
+		{"ctxls/materializeSections", map[string]any{"domain": "python", "topic": "fastapi_patterns"}, 10},
+		{"ctxls/invalidate", map[string]any{}, 2},
+		{"ctxls/execution/create", map[string]any{"projectName": "flood"}, 2},
+		{"ctxls/execution/getOrCreate", map[string]any{"projectName": "flood"}, 2},
+		{"ctxls/execution/startCommand", map[string]any{}, 10},
+		{"ctxls/execution/completeCommand", map[string]any{}, 10},
+		{"ctxls/execution/recordContextLoad", map[string]any{}, 10},
+		{"ctxls/execution/getCachedContext", map[string]any{}, 10},
+		{"ctxls/execution/recordMemoryLoad", map[string]any{}, 10},
+		{"ctxls/execution/getCachedMemory", map[string]any{}, 10},
+		{"ctxls/execution/setSharedData", map[string]any{}, 10},
+		{"ctxls/execution/getSharedData", map[string]any{}, 10},
+		{"ctxls/execution/getPreviousCommand", map[string]any{}, 10},
+		{"ctxls/execution/list", map[string]any{}, 10},
+		{"ctxls/execution/get", map[string]any{}, 10},
+		{"ctxls/execution/setCurrent", map[string]any{}, 10},
+		{"ctxls/execution/delete", map[string]any{}, 10},
+		{"ctxls/chain/list", map[string]any{}, 10},
+		{"ctxls/chain/preview", map[string]any{"commands": []string{"dense", "implement"}}, 10},
+		{"ctxls/chain/run", map[string]any{}, 10},
+		{"ctxls/chain/resume", map[string]any{}, 10},
+		{"ctxls/chain/cancel", map[string]any{}, 10},
+		{"ctxls/history/append", map[string]any{}, 10},
+		{"ctxls/history/list", map[string]any{}, 10},
+		{"ctxls/history/conversations", map[string]any{}, 10},
+		{"ctxls/history/buildContext", map[string]any{}, 10},
+		{"ctxls/history/delete", map[string]any{}, 10},
+	}
+	type sent struct {
+		method string
+		resp   <-chan stdioMessage
+	}
+	var pending []sent
+	for i := range heavy {
+		for _, cl := range calls {
+			if i >= cl.n {
+				continue
+			}
+			_, ch, err := c.Send(cl.method, cl.params)
+			if err != nil {
+				t.Fatalf("send %s: %v\nstderr: %s", cl.method, err, stdioTail(c.Stderr(), 2000))
+			}
+			pending = append(pending, sent{cl.method, ch})
+		}
+	}
+	answered := map[string]int{}
+	for _, p := range pending {
+		select {
+		case msg, ok := <-p.resp:
+			if !ok {
+				t.Fatalf("%s: connection closed before the response: the server died\nstderr: %s", p.method, stdioTail(c.Stderr(), 2000))
+			}
+			if msg.Error == nil {
+				answered[p.method]++
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: no response after %d requests: %v", p.method, len(pending), ctx.Err())
+		}
+	}
+	for _, m := range []string{"ctxls/commands", "ctxls/documentCost", "ctxls/catalog", "ctxls/chain/preview"} {
+		if answered[m] == 0 {
+			t.Errorf("%s: no request answered without an error", m)
+		}
+	}
+	var total struct {
+		Total      int `json:"total"`
+		References int `json:"references"`
+	}
+	if err := c.Call(ctx, "ctxls/documentCost", map[string]any{"uri": uri}, &total); err != nil {
+		t.Fatalf("documentCost after the flood: %v", err)
+	}
+	if total.Total == 0 {
+		t.Errorf("documentCost after the flood: total 0, want the cost of the topics the dense document loads")
+	}
+	peak, err := stressPeakResident(c.cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB", len(pending), heavy, peak>>20)
+	if peak > stressResidentLimit {
+		t.Errorf("server resident peak %d MB, want under %d MB", peak>>20, stressResidentLimit>>20)
+	}
+}
