@@ -77,16 +77,14 @@ an empty result and a warning.`)
 			return err
 		}
 	}
-	path := storage.WorkspacePath(*dir)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		// Reading must not create a database.
+	// Reading must not create a database.
+	db, err := storage.OpenExistingWorkspace(ctx, *dir)
+	if errors.Is(err, os.ErrNotExist) {
 		if len(pos) == 0 {
 			return printHistoryConversations(stdout, *format, nil)
 		}
-		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("no history recorded in %s (no %s)", *dir, path))
-	}
-	db, err := storage.Open(ctx, path)
-	if err != nil {
+		return printNoHistory(stdout, stderr, *format, *showContext, fmt.Sprintf("no history recorded in %s (no %s)", *dir, storage.WorkspacePath(*dir)))
+	} else if err != nil {
 		return err
 	}
 	defer db.Close()
