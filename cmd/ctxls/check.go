@@ -54,6 +54,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	records := collect(ctx, lib)
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: the records are not all there
+	}
 	// A duplicate topic is both a library warning and a diagnostic of the
 	// losing file; the record is enough.
 	dup := map[string]bool{}
