@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -24,6 +25,29 @@ type chainParams struct {
 	ProjectName   string          `json:"projectName"`
 	Model         string          `json:"model"`
 	WorkDoneToken json.RawMessage `json:"workDoneToken"`
+	// ExecutorCommand, when given (run and resume), is the executor's
+	// command line as the client showed it to the user: the chain runs
+	// only while the configuration's exec executor still has exactly that
+	// argv, so that an edit of .ctxls.yaml after the user agreed does not
+	// run something else. An empty list agrees to no exec executor.
+	ExecutorCommand []string `json:"executorCommand"`
+}
+
+// checkExecutor refuses to run when the client agreed to a command line
+// that is not the one the exec executor in effect would run.
+func (s *Server) checkExecutor(ctx context.Context, p chainParams) error {
+	if p.ExecutorCommand == nil {
+		return nil
+	}
+	ws, err := s.workspaceCtx(ctx)
+	if err != nil {
+		return err
+	}
+	e := ws.Library().Config().Executor
+	if e.Kind != chain.KindExec || slices.Equal(e.Command, p.ExecutorCommand) {
+		return nil
+	}
+	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("the exec executor's command line is now %q, not the %q that was confirmed; confirm it again before running", e.Command, p.ExecutorCommand))
 }
 
 func decodeChainParams(params json.RawMessage, needCommands bool) (chainParams, error) {
@@ -86,6 +110,9 @@ func chainRun(ctx context.Context, s *Server, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkExecutor(ctx, p); err != nil {
+		return nil, err
+	}
 	title := "Chain " + strings.Join(p.Commands, " → ")
 	return s.driveChain(ctx, p.WorkDoneToken, title, func(ctx context.Context, runner *chain.Runner, progress func(chain.Event)) (*chain.Result, error) {
 		return runner.Run(ctx, chain.Request{Commands: p.Commands, Input: p.Input, SessionID: p.SessionID,
@@ -99,6 +126,9 @@ func chainResume(ctx context.Context, s *Server, params json.RawMessage) (any, e
 		return nil, err
 	}
 	if err := requireField("sessionId", p.SessionID); err != nil {
+		return nil, err
+	}
+	if err := s.checkExecutor(ctx, p); err != nil {
 		return nil, err
 	}
 	return s.driveChain(ctx, p.WorkDoneToken, "Resume chain", func(ctx context.Context, runner *chain.Runner, progress func(chain.Event)) (*chain.Result, error) {
@@ -238,5 +268,31 @@ func chainList(ctx context.Context, s *Server, params json.RawMessage) (any, err
 			warns = append(warns, warning{Message: pr.String()})
 		}
 	}
-	return newList(chains, warns), nil
+	return chainListResult{list: newList(chains, warns), Executor: executorOf(ws.Library().Config().Executor)}, nil
+}
+
+// chainListResult is the result of ctxls/chain/list: the named chains and
+// the executor their steps run with, whose command line a client shows
+// before the first run of an exec executor that the workspace configures.
+type chainListResult struct {
+	list[config.Chain]
+	Executor executorInfo `json:"executor"`
+}
+
+// executorInfo is the executor in effect as ctxls/chain/list reports it.
+type executorInfo struct {
+	Kind string `json:"kind"`
+	// Command is the argv of an exec executor, empty otherwise.
+	Command []string `json:"command"`
+}
+
+func executorOf(e config.Executor) executorInfo {
+	info := executorInfo{Kind: e.Kind, Command: []string{}}
+	if info.Kind == "" {
+		info.Kind = chain.KindPreview
+	}
+	if info.Kind == chain.KindExec {
+		info.Command = slices.Clone(e.Command)
+	}
+	return info
 }
