@@ -32,7 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     showCollapseAll: true,
   });
   const status = new CostStatusBar(srv);
-  const chains = new ChainCommands(srv, executions, docs);
+  const chains = new ChainCommands(srv, executions, docs, context.workspaceState);
 
   context.subscriptions.push(
     output,
@@ -46,6 +46,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     chains,
     ...chains.register(),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      // The server was not started from inside the untrusted workspace.
+      if (!srv.running) {
+        void srv.restart().catch(() => undefined);
+      }
+    }),
     srv.onDidStart(() => {
       contextTree.refresh();
       executions.refresh();

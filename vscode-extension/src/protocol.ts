@@ -116,7 +116,10 @@ export interface NamedChain {
   commands: string[];
 }
 
-export type ChainListResult = ListResult<NamedChain>;
+export type ChainListResult = ListResult<NamedChain> & {
+  /** The executor chain steps run with (servers before it was reported: absent). */
+  executor?: { kind: string; command: string[] };
+};
 
 /** One reference of a document (`ctxls/documentCost`). */
 export interface DocumentCostItem {
