@@ -204,8 +204,9 @@ func Load(dir string) (*Config, []Problem, error) {
 	return cfg, problems, nil
 }
 
-// maxConfigSize bounds .ctxls.yaml, which holds a few dozen lines.
-const maxConfigSize = 1 << 20
+// maxConfigSize bounds .ctxls.yaml, which holds a few dozen lines: yaml.v3
+// needs more than a second per megabyte of some inputs.
+const maxConfigSize = 256 << 10
 
 // unwrapPath returns the error of a *fs.PathError without its path: a
 // problem of .ctxls.yaml is reported on that file already.
