@@ -177,6 +177,7 @@ type chainClient struct {
 	next     int
 	pending  map[string]chan chainMsg
 	progress []json.RawMessage // params of $/progress notifications
+	diags    []json.RawMessage // params of textDocument/publishDiagnostics
 	exited   chan struct{}
 }
 
@@ -281,6 +282,10 @@ func (c *chainClient) read(r io.Reader) {
 		case m.Method == "$/progress":
 			c.mu.Lock()
 			c.progress = append(c.progress, m.Params)
+			c.mu.Unlock()
+		case m.Method == "textDocument/publishDiagnostics":
+			c.mu.Lock()
+			c.diags = append(c.diags, m.Params)
 			c.mu.Unlock()
 		case m.Method == "":
 			c.mu.Lock()
