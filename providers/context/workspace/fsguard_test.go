@@ -3,11 +3,13 @@
 package workspace
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestLiveSyncRootCheck adds, while the workspace runs, the files that are
@@ -27,7 +29,7 @@ func TestLiveSyncRootCheck(t *testing.T) {
 			dir := writeTree(t, baseTree())
 			outside := t.TempDir()
 			writeFile(t, outside, "host.md", "# Host secret\n\n## Status\n\nfrom outside\n")
-			w := open(t, dir, nil, func(o *Options) { o.Watch = watch })
+			w := openGuarded(t, dir, watch)
 
 			py := filepath.Join(dir, "context/python")
 			links := map[string]string{
@@ -97,4 +99,45 @@ func TestLiveSyncLinkRetargeted(t *testing.T) {
 	w.NotifyWatched([]string{link})
 	waitFor(t, "the retargeted link to go", func() bool { return !hasTopic(w, "python/alias") })
 	waitInSync(t, w)
+}
+
+// openGuarded opens a workspace on dir like open, but an Open or a Close
+// that does not return (a read blocked on a named pipe) fails the test
+// instead of hanging it.
+func openGuarded(t *testing.T, dir string, watch bool) *Workspace {
+	t.Helper()
+	opts := Options{Watch: watch, Debounce: 30 * time.Millisecond, PollInterval: 200 * time.Millisecond}
+	opened := make(chan *Workspace, 1)
+	go func() {
+		w, err := Open(context.Background(), dir, opts)
+		if err != nil {
+			t.Errorf("Open(%s): %v", dir, err)
+		}
+		opened <- w
+	}()
+	var w *Workspace
+	select {
+	case w = <-opened:
+	case <-time.After(waitDeadline):
+		t.Fatal("Open blocked")
+	}
+	if w == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() {
+		closed := make(chan struct{})
+		go func() {
+			w.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(waitDeadline):
+			t.Error("Close blocked: a goroutine of the workspace is stuck")
+		}
+	})
+	if watch {
+		waitWatching(t, w)
+	}
+	return w
 }
