@@ -53,7 +53,9 @@ func TestLiveSyncRootCheck(t *testing.T) {
 				paths = append(paths, filepath.Join(py, name))
 			}
 			paths = append(paths, filepath.Join(py, "pipe.md"))
-			w.NotifyWatched(paths)
+			// Aside: with a reader stuck on the pipe, the notification
+			// could wait for it; the wait below then fails.
+			go w.NotifyWatched(paths)
 			waitFor(t, "the marker file", func() bool { return hasTopic(w, "python/after") })
 			waitFor(t, "the link inside the workspace", func() bool { return hasTopic(w, "python/alias") })
 
@@ -66,6 +68,9 @@ func TestLiveSyncRootCheck(t *testing.T) {
 				if f.Doc != nil && strings.Contains(string(f.Doc.Text), "from outside") {
 					t.Errorf("%s holds the text of a file outside the workspace", f.Rel)
 				}
+			}
+			if t.Failed() {
+				return // a fresh scan might block on the pipe as well
 			}
 			// What the live sync holds is what a fresh scan finds.
 			waitInSync(t, w)
