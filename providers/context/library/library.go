@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -227,6 +228,7 @@ type Options struct {
 // Library is the model of one workspace.
 type Library struct {
 	dir  string
+	root *fsguard.Root
 	opts Options
 	log  *slog.Logger
 
@@ -262,7 +264,7 @@ func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*L
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
-	l := &Library{dir: filepath.Clean(abs), opts: opts, log: opts.Logger}
+	l := &Library{dir: filepath.Clean(abs), root: fsguard.NewRoot(filepath.Clean(abs)), opts: opts, log: opts.Logger}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -281,6 +283,10 @@ func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*L
 
 // Dir returns the workspace directory.
 func (l *Library) Dir() string { return l.dir }
+
+// Root returns the workspace directory as the check that every file read
+// from the workspace passes.
+func (l *Library) Root() *fsguard.Root { return l.root }
 
 // Config returns the configuration in effect. Callers must not modify it.
 func (l *Library) Config() *config.Config {
