@@ -5,14 +5,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/refs"
 )
@@ -90,7 +88,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	case open:
 		v.file = lib.ParseFile(path, []byte(text), f)
 	default:
-		data, err := readView(ctx, lib, path)
+		data, err := lib.ReadDocument(ctx, path)
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
 		}
@@ -101,20 +99,6 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	}
 	v.doc = v.file.Doc
 	return v, nil
-}
-
-// readView reads a document that is neither open nor indexed. Inside the
-// workspace it passes the library's root check first (a link to a file
-// outside is not read); anywhere it must be a regular file within the
-// size limit, so that a named pipe cannot hold the request.
-func readView(ctx context.Context, lib *library.Library, path string) ([]byte, error) {
-	root := lib.Root()
-	if path == root.Dir() || strings.HasPrefix(path, root.Dir()+string(filepath.Separator)) {
-		if _, err := root.Check(path); err != nil {
-			return nil, err
-		}
-	}
-	return fsguard.ReadFile(ctx, path, lib.Config().MaxFileSize)
 }
 
 // refOptions tunes the reference scanner to lib.

@@ -288,6 +288,19 @@ func (l *Library) Dir() string { return l.dir }
 // from the workspace passes.
 func (l *Library) Root() *fsguard.Root { return l.root }
 
+// ReadDocument reads a document that is neither open in an editor nor
+// indexed. Inside the workspace it passes the root check first (a link to
+// a file outside is not read); anywhere it must be a regular file within
+// maxFileSize, so that a named pipe cannot hold the request.
+func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error) {
+	if path == l.root.Dir() || strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
+		if _, err := l.root.Check(path); err != nil {
+			return nil, err
+		}
+	}
+	return fsguard.ReadFile(ctx, path, l.Config().MaxFileSize)
+}
+
 // Config returns the configuration in effect. Callers must not modify it.
 func (l *Library) Config() *config.Config {
 	l.mu.RLock()
