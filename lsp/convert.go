@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
@@ -89,7 +88,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	case open:
 		v.file = lib.ParseFile(path, []byte(text), f)
 	default:
-		data, err := os.ReadFile(path)
+		data, err := lib.ReadDocument(ctx, path)
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
 		}

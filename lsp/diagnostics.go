@@ -283,7 +283,7 @@ func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib 
 	if _, version, open := ws.Overlay(path); open {
 		params.Version = protocol.NewOptional(version)
 	}
-	if f, ok := lib.File(path); ok && f.Doc != nil {
+	if f, ok := lib.File(path); ok {
 		enc := d.s.encoding()
 		for _, dg := range ds {
 			params.Diagnostics = append(params.Diagnostics, toDiagnostic(f, dg, enc))
@@ -302,8 +302,12 @@ type diagData struct {
 }
 
 func toDiagnostic(f *library.File, dg library.Diagnostic, enc document.Encoding) protocol.Diagnostic {
+	var rg protocol.Range // a skipped file has no text: its start
+	if f.Doc != nil {
+		rg = toRange(f.Doc, dg.Span, enc)
+	}
 	out := protocol.Diagnostic{
-		Range:    toRange(f.Doc, dg.Span, enc),
+		Range:    rg,
 		Severity: protocol.DiagnosticSeverity(dg.Severity),
 		Code:     protocol.String(dg.Code),
 		Source:   protocol.NewOptional("ctxls"),

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 
 	"go.lsp.dev/jsonrpc2"
@@ -65,14 +66,8 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if cap(s.buf) < length {
-			s.buf = make([]byte, length)
-		}
-		body := s.buf[:length]
-		if _, err := io.ReadFull(s.in, body); err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
+		body, err := s.readBody(length)
+		if err != nil {
 			return nil, 0, err
 		}
 		if err := checkFrame(body); err != nil {
@@ -82,6 +77,32 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		}
 		return body, int64(consumed + length), nil
 	}
+}
+
+// bodyChunk is how much more buffer readBody allocates at a time.
+const bodyChunk = 1 << 20
+
+// readBody reads a body of length bytes into s.buf. The buffer grows with
+// the bytes that arrive rather than with the length a header declares, so
+// that a peer declaring a huge frame and sending little costs little.
+func (s *stream) readBody(length int) ([]byte, error) {
+	buf := s.buf[:0]
+	for len(buf) < length {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(length-len(buf), max(bodyChunk, len(buf))))
+		}
+		n, err := io.ReadFull(s.in, buf[len(buf):min(cap(buf), length)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			s.buf = buf[:0]
+			return nil, err
+		}
+	}
+	s.buf = buf[:0]
+	return buf, nil
 }
 
 // checkFrame reports whether body is something the connection can
@@ -181,7 +202,9 @@ func eofError(err error, consumed int) error {
 // it on the line.
 func contentLength(line []byte) (int, bool) {
 	const key = "content-length:"
-	i := bytes.Index(bytes.ToLower(line), []byte(key))
+	// Not bytes.ToLower: it rewrites invalid UTF-8, which changes the
+	// offsets, and the index would not fit the line any more.
+	i := indexASCIIFold(line, key)
 	if i < 0 {
 		return 0, false
 	}
@@ -191,6 +214,28 @@ func contentLength(line []byte) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// indexASCIIFold returns the offset of the first match of key, lower-case
+// ASCII, in s under ASCII case folding, or -1.
+func indexASCIIFold(s []byte, key string) int {
+	for i := 0; i+len(key) <= len(s); i++ {
+		j := 0
+		for j < len(key) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != key[j] {
+				break
+			}
+			j++
+		}
+		if j == len(key) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Write implements jsonrpc2.Stream.

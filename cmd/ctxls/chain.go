@@ -250,18 +250,14 @@ func (c *chainCLI) delete(ctx context.Context, o *ops.Ops, id string, yes bool, 
 func readChains(ctx context.Context, lib *library.Library, sub string, pos []string, asJSON bool, stdout, stderr io.Writer) error {
 	c := chainCLI{lib: lib, json: asJSON, stdout: stdout, stderr: stderr}
 	dir := lib.Dir()
-	path := storage.WorkspacePath(dir)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	db, err := storage.OpenExistingWorkspace(ctx, dir)
+	if errors.Is(err, os.ErrNotExist) {
 		if sub == "list" {
 			c.execs = noExecutions{}
 			return c.list(ctx, dir)
 		}
 		return fmt.Errorf("no executions recorded in %s (ctxls chain run COMMAND...)", dir)
 	} else if err != nil {
-		return err
-	}
-	db, err := storage.Open(ctx, path)
-	if err != nil {
 		return err
 	}
 	defer db.Close()

@@ -147,6 +147,9 @@ func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err // interrupted: the records are not all there
+	}
 	out := make([]checkRecord, len(res.Items))
 	for i, d := range res.Items {
 		r := checkRecord{File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,

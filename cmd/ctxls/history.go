@@ -71,16 +71,14 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	path := storage.WorkspacePath(*dir)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		// Reading must not create a database.
+	// Reading must not create a database.
+	db, err := storage.OpenExistingWorkspace(ctx, *dir)
+	if errors.Is(err, os.ErrNotExist) {
 		if len(pos) == 0 {
 			return printHistoryConversations(stdout, *format, nil)
 		}
-		return fmt.Errorf("unknown conversation %q: no history recorded in %s (no %s)", pos[0], *dir, path)
-	}
-	db, err := storage.Open(ctx, path)
-	if err != nil {
+		return fmt.Errorf("unknown conversation %q: no history recorded in %s (no %s)", pos[0], *dir, storage.WorkspacePath(*dir))
+	} else if err != nil {
 		return err
 	}
 	defer db.Close()

@@ -77,6 +77,10 @@ func exitStatus(err error, stderr io.Writer) int {
 		return 0
 	case errors.As(err, &code):
 		return int(code)
+	case errors.Is(err, context.Canceled):
+		// SIGINT or SIGTERM: the shell's status for an interrupted command.
+		fmt.Fprintln(stderr, "ctxls: interrupted")
+		return 130
 	case errors.As(err, &ue):
 		if ue.cmd == "" {
 			fmt.Fprintf(stderr, "ctxls: %s\n\n%s", ue.msg, usage)

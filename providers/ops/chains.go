@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/config"
@@ -33,6 +34,12 @@ type ChainRequest struct {
 	// Model names the configured model whose context window the prompts
 	// are fitted to (default: the configuration's defaultModel).
 	Model string `json:"model,omitempty"`
+	// ExecutorCommand, when given (run and resume), is the executor's
+	// command line as the client showed it to the user: the chain runs
+	// only while the configuration's exec executor still has exactly that
+	// argv, so that an edit of .ctxls.yaml after the user agreed does not
+	// run something else. An empty list agrees to no exec executor.
+	ExecutorCommand []string `json:"executorCommand,omitempty"`
 	// Progress, when set, receives an event as each step starts and ends.
 	Progress func(ChainEvent) `json:"-"`
 }
@@ -74,6 +81,20 @@ func (o *Ops) chainStores(ctx context.Context, r ChainRequest, resume bool) (*st
 	return o.stores(ctx)
 }
 
+// checkExecutor refuses to run when the client agreed to a command line
+// (agreed is not nil) other than the one the exec executor in effect
+// would run.
+func (o *Ops) checkExecutor(agreed []string) error {
+	if agreed == nil {
+		return nil
+	}
+	e := o.Library().Config().Executor
+	if e.Kind != chain.KindExec || slices.Equal(e.Command, agreed) {
+		return nil
+	}
+	return invalidf("the exec executor's command line is now %q, not the %q that was confirmed; confirm it again before running", e.Command, agreed)
+}
+
 func (r ChainRequest) chain() chain.Request {
 	return chain.Request{Commands: r.Commands, Input: r.Input, SessionID: r.SessionID,
 		ProjectName: r.ProjectName, Model: r.Model, Progress: r.Progress}
@@ -104,6 +125,9 @@ func (o *Ops) RunChain(ctx context.Context, req ChainRequest) (ChainResponse, er
 	if err != nil {
 		return ChainResponse{}, err
 	}
+	if err := o.checkExecutor(req.ExecutorCommand); err != nil {
+		return ChainResponse{}, err
+	}
 	r := req.chain()
 	r.Progress = o.tellProgress(req.Progress)
 	res, err := st.runner.Run(ctx, r)
@@ -115,6 +139,9 @@ func (o *Ops) RunChain(ctx context.Context, req ChainRequest) (ChainResponse, er
 func (o *Ops) ResumeChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
 	st, err := o.chainStores(ctx, req, true)
 	if err != nil {
+		return ChainResponse{}, err
+	}
+	if err := o.checkExecutor(req.ExecutorCommand); err != nil {
 		return ChainResponse{}, err
 	}
 	res, err := st.runner.ResumeWith(ctx, chain.Request{SessionID: req.SessionID, Model: req.Model, Progress: o.tellProgress(req.Progress)})
@@ -161,8 +188,32 @@ func (o *Ops) CancelChain(ctx context.Context, req SessionRequest) (CancelChainR
 	return res, nil
 }
 
-// ChainsResponse lists the named chains of the configuration.
-type ChainsResponse = List[NamedChain]
+// ChainsResponse lists the named chains of the configuration and the
+// executor their steps run with, whose command line a client shows
+// before the first run of an exec executor that the workspace configures.
+type ChainsResponse struct {
+	List[NamedChain]
+	Executor ExecutorInfo `json:"executor"`
+}
+
+// ExecutorInfo is the executor in effect, as the chain list reports it.
+type ExecutorInfo struct {
+	// Kind is the executor's kind: preview or exec.
+	Kind string `json:"kind"`
+	// Command is the argv of an exec executor, empty otherwise.
+	Command []string `json:"command"`
+}
+
+func executorOf(e config.Executor) ExecutorInfo {
+	info := ExecutorInfo{Kind: e.Kind, Command: []string{}}
+	if info.Kind == "" {
+		info.Kind = chain.KindPreview
+	}
+	if info.Kind == chain.KindExec {
+		info.Command = slices.Clone(e.Command)
+	}
+	return info
+}
 
 // Chains lists the named chains of the configuration, with the problems
 // of the configuration that concern them.
@@ -174,7 +225,8 @@ func (o *Ops) Chains(_ context.Context, _ Empty) (ChainsResponse, error) {
 			warns = append(warns, Warning{Message: pr.String()})
 		}
 	}
-	return newList(lib.Config().Chains, warns), nil
+	cfg := lib.Config()
+	return ChainsResponse{List: newList(cfg.Chains, warns), Executor: executorOf(cfg.Executor)}, nil
 }
 
 // ResumePoint is where resuming an execution's chain would start: the

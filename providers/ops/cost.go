@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"go.lsp.dev/uri"
@@ -142,7 +141,7 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 	defer release()
 	res := DocumentCostResponse{URI: req.URI, Topics: []TopicCost{}, Items: []DocumentCostItem{}, Warnings: []Warning{}}
 	lib := o.Library()
-	f, err := o.document(lib, req.URI)
+	f, err := o.document(ctx, lib, req.URI)
 	if err != nil {
 		res.Warnings = append(res.Warnings, Warning{Message: err.Error(), Code: "unreadable-document"})
 		return res, nil
@@ -211,7 +210,7 @@ func (o *Ops) heavy(ctx context.Context) (release func(), err error) {
 
 // document returns the document named by a URI or absolute path: the
 // editor's text when open, the library's copy or the disk otherwise.
-func (o *Ops) document(lib *library.Library, raw string) (*library.File, error) {
+func (o *Ops) document(ctx context.Context, lib *library.Library, raw string) (*library.File, error) {
 	path, err := pathOf(raw)
 	if err != nil {
 		return nil, err
@@ -224,7 +223,7 @@ func (o *Ops) document(lib *library.Library, raw string) (*library.File, error) 
 	case open:
 		return lib.ParseFile(path, []byte(text), f), nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := lib.ReadDocument(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

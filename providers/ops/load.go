@@ -3,11 +3,12 @@ package ops
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -297,6 +298,14 @@ func (o *Ops) fileAt(lib *library.Library, name string) (workspaceFile, error) {
 	if !within(dir, abs) {
 		return workspaceFile{}, fmt.Errorf("%s is outside the workspace %s", name, dir)
 	}
+	// Discovery skips what the root check refuses, so check first: the
+	// error then says why rather than that the file is unknown.
+	switch _, err := lib.Root().Check(abs); {
+	case errors.Is(err, fsguard.ErrOutsideWorkspace):
+		return workspaceFile{}, fmt.Errorf("%s links outside the workspace", name)
+	case errors.Is(err, fsguard.ErrNotRegular):
+		return workspaceFile{}, fmt.Errorf("%s is not a regular file", name)
+	}
 	var wf workspaceFile
 	if f, ok := lib.File(abs); ok {
 		if f.Doc == nil {
@@ -310,20 +319,6 @@ func (o *Ops) fileAt(lib *library.Library, name string) (workspaceFile, error) {
 		wf = workspaceFile{rel: af.Rel, body: string(af.Doc.Slice(af.Doc.Body))}
 	} else {
 		return workspaceFile{}, fmt.Errorf("%s is not a markdown file of the workspace's library, nor a skill, command or rule", name)
-	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return workspaceFile{}, fmt.Errorf("resolve the workspace %s: %w", dir, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return workspaceFile{}, fmt.Errorf("resolve %s: %w", wf.rel, err)
-	}
-	if !within(realDir, real) {
-		return workspaceFile{}, fmt.Errorf("%s links outside the workspace", wf.rel)
-	}
-	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
-		return workspaceFile{}, fmt.Errorf("%s is not a regular file", wf.rel)
 	}
 	return wf, nil
 }

@@ -14,7 +14,9 @@ import {
   itemsOf,
   warningText,
   type ChainListResult,
+  type ChainParams,
   type ChainPreviewResult,
+  type ChainRunParams,
   type ChainRunResult,
   type CommandsResult,
   type Execution,
@@ -25,6 +27,10 @@ import {
   type HistoryMessage,
 } from './protocol';
 import { chainPickItems, executionPickItems, type PickItem } from './quickPick';
+import { RESTRICTED_RUN_MESSAGE, confirmationText, executorDecision, withApproval } from './trust';
+
+/** workspaceState key of the executor command lines the user agreed to run. */
+const APPROVED_EXECUTORS = 'ctxls.approvedExecutors';
 
 type Picked<T> = vscode.QuickPickItem & { value: T };
 
@@ -54,7 +60,48 @@ export class ChainCommands implements vscode.Disposable {
     private readonly server: CtxlsServer,
     private readonly executions: ExecutionsTreeProvider,
     private readonly docs: ReadonlyDocs,
+    private readonly state: vscode.Memento,
   ) {}
+
+  /**
+   * What has to hold before a chain runs: the workspace is trusted, and an
+   * `exec` executor that the workspace's `.ctxls.yaml` chose was shown and
+   * agreed to, once per workspace and command line. Returns the request
+   * fields that pin the agreed command line (the server refuses to run
+   * another), or undefined to run nothing.
+   */
+  private async allowRun(): Promise<Pick<ChainParams, 'executorCommand'> | undefined> {
+    if (!vscode.workspace.isTrusted) {
+      const choice = await vscode.window.showWarningMessage(RESTRICTED_RUN_MESSAGE, 'Manage Workspace Trust');
+      if (choice) {
+        void vscode.commands.executeCommand('workbench.trust.manage');
+      }
+      return undefined;
+    }
+    const list = await this.server.tryRequest<ChainListResult>(Methods.chainList, {});
+    if (!list) {
+      return undefined;
+    }
+    const executor = list.executor;
+    if (!executor) {
+      return {};
+    }
+    const user = vscode.workspace.getConfiguration('ctxls').inspect<string[]>('executor.command')?.globalValue;
+    const approved = this.state.get<string[]>(APPROVED_EXECUTORS, []);
+    const decision = executorDecision(executor, user, approved);
+    if (decision.kind === 'confirm') {
+      const choice = await vscode.window.showWarningMessage(
+        'ctxls: run a program that this workspace chose?',
+        { modal: true, detail: confirmationText(decision.commandLine) },
+        'Run',
+      );
+      if (choice !== 'Run') {
+        return undefined;
+      }
+      await this.state.update(APPROVED_EXECUTORS, withApproval(approved, decision.key));
+    }
+    return { executorCommand: executor.kind === 'exec' ? executor.command : [] };
+  }
 
   /** Registers every chain and execution command. */
   register(): vscode.Disposable[] {
@@ -137,6 +184,10 @@ export class ChainCommands implements vscode.Disposable {
 
   /** "Run Chain…" */
   async runChain(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      await this.allowRun();
+      return;
+    }
     const commands = await this.pickChain('Run Chain');
     if (!commands) {
       return;
@@ -145,13 +196,21 @@ export class ChainCommands implements vscode.Disposable {
     if (input === undefined) {
       return;
     }
+    const allowed = await this.allowRun();
+    if (!allowed) {
+      return;
+    }
     await this.runWithProgress(commands, (workDoneToken, token) =>
-      this.server.request<ChainRunResult>(Methods.chainRun, { commands, input, workDoneToken }, token),
+      this.server.request<ChainRunResult>(Methods.chainRun, { commands, input, workDoneToken, ...allowed } satisfies ChainRunParams, token),
     );
   }
 
   /** "Resume Chain" */
   async resumeChain(sessionId?: string): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      await this.allowRun();
+      return;
+    }
     let commands: string[] = [];
     if (!sessionId) {
       const picked = await this.pickExecution('Resume Chain', (e) => isResumable(e), 'No unfinished execution to resume.');
@@ -162,10 +221,14 @@ export class ChainCommands implements vscode.Disposable {
       commands = plannedCommands(picked);
     }
     const id = sessionId;
+    const allowed = await this.allowRun();
+    if (!allowed) {
+      return;
+    }
     await this.runWithProgress(
       commands.length > 0 ? commands : [`session ${shortId(id)}`],
       (workDoneToken, token) =>
-        this.server.request<ChainRunResult>(Methods.chainResume, { sessionId: id, workDoneToken }, token),
+        this.server.request<ChainRunResult>(Methods.chainResume, { sessionId: id, workDoneToken, ...allowed }, token),
       id,
     );
   }

@@ -18,11 +18,16 @@ import {
 import { Notifications } from './protocol';
 import { resolveServer, serverSettings, type Inspected } from './settings';
 import { DOCUMENT_SELECTOR, WATCH_GLOB } from './agentFiles';
+import { serverAllowed, trustedServerSettings } from './trust';
 
-/** The `ctxls` object mirrored to the server from the current settings. */
+/**
+ * The `ctxls` object mirrored to the server from the current settings; in
+ * Restricted Mode with the executor forced to preview, so that nothing runs.
+ */
 export function currentServerSettings(scope?: vscode.ConfigurationScope): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration('ctxls', scope);
-  return serverSettings((key) => config.inspect(key) as Inspected | undefined);
+  const settings = serverSettings((key) => config.inspect(key) as Inspected | undefined);
+  return trustedServerSettings(settings, vscode.workspace.isTrusted);
 }
 
 function isFile(p: string): boolean {
@@ -83,6 +88,8 @@ export class CtxlsServer implements vscode.Disposable {
         }
         void this.pushSettings();
       }),
+      // Trusting the workspace lifts the preview-only executor.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.pushSettings()),
     );
   }
 
@@ -134,6 +141,17 @@ export class CtxlsServer implements vscode.Disposable {
         }
       });
       throw new Error(found.error);
+    }
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    if (!serverAllowed(found.command, folders, vscode.workspace.isTrusted)) {
+      const message = `ctxls: the server ${found.command} lies in the workspace, which is not trusted; it is not started in Restricted Mode.`;
+      this.output.appendLine(`[ctxls] ${message}`);
+      void vscode.window.showErrorMessage(message, 'Manage Workspace Trust').then((choice) => {
+        if (choice) {
+          void vscode.commands.executeCommand('workbench.trust.manage');
+        }
+      });
+      throw new Error(message);
     }
     if (found.source === 'bundled') {
       ensureExecutable(found.command);

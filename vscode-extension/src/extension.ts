@@ -41,7 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     sessionTree.update(cost);
     sessionView.message = cost ? `A ${cost.agent} session` : undefined;
   });
-  const chains = new ChainCommands(srv, executions, docs);
+  const chains = new ChainCommands(srv, executions, docs, context.workspaceState);
   const mcp = registerMcpServers(context, output);
   if (mcp) {
     context.subscriptions.push(mcp);
@@ -62,6 +62,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     session,
     chains,
     ...chains.register(),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      // The server was not started from inside the untrusted workspace.
+      if (!srv.running) {
+        void srv.restart().catch(() => undefined);
+      }
+    }),
     srv.onDidStart(() => {
       contextTree.refresh();
       executions.refresh();

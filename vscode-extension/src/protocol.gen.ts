@@ -86,7 +86,12 @@ export interface NamedChain {
   commands: string[];
 }
 
-export type ChainListResult = ListResult<NamedChain>;
+/** ChainsResponse lists the named chains of the configuration and the executor their steps run with, whose command line a client shows before the first run of an exec executor that the workspace configures. */
+export interface ChainListResult {
+  items: NamedChain[];
+  warnings: Warning[];
+  executor: ExecutorInfo;
+}
 
 /** DocumentCostRequest names a document by its file URI or absolute path. */
 export interface DocumentCostParams {
@@ -164,6 +169,8 @@ export interface ChainParams {
   projectName?: string;
   /** Model names the configured model whose context window the prompts are fitted to (default: the configuration's defaultModel). */
   model?: string;
+  /** ExecutorCommand, when given (run and resume), is the executor's command line as the client showed it to the user: the chain runs only while the configuration's exec executor still has exactly that argv, so that an edit of .ctxls.yaml after the user agreed does not run something else. An empty list agrees to no exec executor. */
+  executorCommand?: string[];
 }
 
 /** One step of a chain preview or run. */
@@ -354,6 +361,14 @@ export interface SectionInfo {
   estimatedTokens?: number;
   measuredTokens: number;
   keywords?: string[];
+}
+
+/** ExecutorInfo is the executor in effect, as the chain list reports it. */
+export interface ExecutorInfo {
+  /** Kind is the executor's kind: preview or exec. */
+  kind: string;
+  /** Command is the argv of an exec executor, empty otherwise. */
+  command: string[];
 }
 
 /** TopicCost is what the references of a document to one topic cost. */

@@ -14,6 +14,13 @@ export const MIRRORED_KEYS = [
   'executor.timeout',
 ] as const;
 
+/**
+ * Settings of scope `machine` (see package.json): only the user's own value
+ * counts, so that a checked-in `.vscode/settings.json` cannot choose the
+ * program a chain runs.
+ */
+export const MACHINE_KEYS: ReadonlySet<string> = new Set(['executor.kind', 'executor.command']);
+
 /** The values VS Code knows for one setting (shape of WorkspaceConfiguration.inspect). */
 export interface Inspected<T = unknown> {
   defaultValue?: T;
@@ -45,7 +52,8 @@ export function explicitValue<T>(i: Inspected<T> | undefined): T | undefined {
 export function serverSettings(inspect: (key: string) => Inspected | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of MIRRORED_KEYS) {
-    const v = explicitValue(inspect(key));
+    const i = inspect(key);
+    const v = MACHINE_KEYS.has(key) ? i?.globalValue ?? undefined : explicitValue(i);
     if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) {
       continue;
     }

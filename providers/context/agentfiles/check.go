@@ -108,12 +108,12 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		}
 		f = &File{Path: p, Rel: rel, Kind: k}
 		if content == nil {
-			s.read(f, nil)
+			s.read(ctx, f, nil)
 		}
 	}
 	if content != nil {
 		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind}
-		s.read(g, content)
+		s.read(ctx, g, content)
 		f = g
 	}
 	return f, s.check(f)

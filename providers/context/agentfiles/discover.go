@@ -2,9 +2,9 @@ package agentfiles
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/glob"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -49,7 +50,8 @@ type Set struct {
 	Files []*File
 
 	cfg    *config.Config
-	all    []string // every file of the workspace, relative, slash-separated, sorted
+	root   *fsguard.Root // the check every file read passes
+	all    []string      // every file of the workspace, relative, slash-separated, sorted
 	dirs   map[string]bool
 	byPath map[string]*File
 
@@ -87,7 +89,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
-	s := &Set{Root: abs, cfg: cfg, dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
+	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
 	ignore := newIgnore(cfg.Ignore)
 	var candidates []string
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
@@ -131,7 +133,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 			continue
 		}
 		f := &File{Path: filepath.Join(abs, filepath.FromSlash(rel)), Rel: rel, Kind: k}
-		s.read(f, nil)
+		s.read(ctx, f, nil)
 		s.Files = append(s.Files, f)
 		s.byPath[f.Path] = f
 	}
@@ -141,19 +143,25 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 
 // read fills f's text, document and metadata from content, or from disk
 // when content is nil.
-func (s *Set) read(f *File, content []byte) {
+func (s *Set) read(ctx context.Context, f *File, content []byte) {
 	if content == nil {
-		info, err := os.Stat(f.Path)
+		// The workspace's root check, as for the library: a link out of the
+		// workspace is not followed, and a named pipe is not opened for
+		// reading, which would block.
+		root := s.root
+		if root == nil {
+			root = fsguard.NewRoot(s.Root)
+		}
+		_, err := root.Check(f.Path)
+		if err == nil {
+			content, err = fsguard.ReadFile(ctx, f.Path, s.cfg.MaxFileSize)
+		}
+		var big *fsguard.TooLargeError
 		switch {
+		case errors.As(err, &big):
+			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", big.Size, s.cfg.MaxFileSize)
 		case err != nil:
 			f.Skipped = fmt.Sprintf("cannot be read: %v", err)
-		case info.Size() > s.cfg.MaxFileSize:
-			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", info.Size(), s.cfg.MaxFileSize)
-		default:
-			content, err = os.ReadFile(f.Path)
-			if err != nil {
-				f.Skipped = fmt.Sprintf("cannot be read: %v", err)
-			}
 		}
 		if f.Skipped != "" {
 			f.Lines = document.NewLines(nil)

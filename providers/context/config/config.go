@@ -4,12 +4,12 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -193,16 +194,46 @@ func Default() *Config {
 // Load reads dir/.ctxls.yaml. A missing file gives the defaults. Problems
 // in the file never stop loading: the offending values keep their defaults
 // and each is reported.
+//
+// The file passes the check every file read from the workspace passes: a
+// symbolic link that leaves the workspace, a named pipe or a file above
+// maxConfigSize is reported as a problem, and the defaults are used.
 func Load(dir string) (*Config, []Problem, error) {
-	data, err := os.ReadFile(filepath.Join(dir, FileName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return Default(), nil, nil
-	}
+	abs, err := filepath.Abs(dir)
 	if err != nil {
+		return Default(), nil, fmt.Errorf("read %s: %w", FileName, err)
+	}
+	path := filepath.Join(abs, FileName)
+	_, err = fsguard.NewRoot(abs).Check(path)
+	var data []byte
+	if err == nil {
+		data, err = fsguard.ReadFile(context.Background(), path, maxConfigSize)
+	}
+	var big *fsguard.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Default(), nil, nil
+	case errors.Is(err, fsguard.ErrOutsideWorkspace), errors.Is(err, fsguard.ErrNotRegular), errors.As(err, &big), err != nil && fsguard.IsLoop(err):
+		return Default(), []Problem{{Line: -1, Severity: "error", Message: fmt.Sprintf("not read: %v; the defaults are used", unwrapPath(err))}}, nil
+	case err != nil:
 		return Default(), nil, fmt.Errorf("read %s: %w", FileName, err)
 	}
 	cfg, problems := Parse(data)
 	return cfg, problems, nil
+}
+
+// maxConfigSize bounds .ctxls.yaml, which holds a few dozen lines: yaml.v3
+// needs more than a second per megabyte of some inputs.
+const maxConfigSize = 256 << 10
+
+// unwrapPath returns the error of a *fs.PathError without its path: a
+// problem of .ctxls.yaml is reported on that file already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // known lists the top-level keys of .ctxls.yaml.

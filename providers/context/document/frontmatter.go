@@ -22,9 +22,10 @@ type Frontmatter struct {
 	// Err describes why the YAML could not be used, or is nil.
 	Err *YAMLError
 
-	raw     []byte     // the YAML text, a slice of the document's text
-	mapping bool       // raw parses to a mapping
-	tree    *yaml.Node // the mapping as Parse found it, until ReleaseTree
+	lastLine int        // the zero-based document line of the last YAML line
+	raw      []byte     // the YAML text, a slice of the document's text
+	mapping  bool       // raw parses to a mapping
+	tree     *yaml.Node // the mapping as Parse found it, until ReleaseTree
 }
 
 // Root returns the top-level mapping node, or nil when the YAML is empty,
@@ -79,6 +80,12 @@ type YAMLError struct {
 
 func (e *YAMLError) Error() string { return fmt.Sprintf("line %d: %s", e.Line+1, e.Message) }
 
+// MaxFrontmatterSize bounds the YAML of a frontmatter block that is
+// parsed. yaml.v3 needs more than a second per megabyte of some inputs
+// (lines of a thousand nested "- ", say), and an open document is parsed
+// again on every change; a topic's frontmatter is a few kilobytes.
+const MaxFrontmatterSize = 256 << 10
+
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // parseFrontmatter finds the frontmatter block, and parses it when decode
@@ -109,6 +116,7 @@ func parseFrontmatter(d *Doc, decode bool) *Frontmatter {
 		return fm
 	}
 	fm.Content = Span{l.Start(1), l.Start(closing)}
+	fm.lastLine = max(1, closing-1)
 	end := l.Start(closing + 1)
 	if closing+1 >= l.Count() {
 		end = len(d.Text)
@@ -118,33 +126,45 @@ func parseFrontmatter(d *Doc, decode bool) *Frontmatter {
 	if !decode || len(bytes.TrimSpace(raw)) == 0 {
 		return fm
 	}
+	if len(raw) > MaxFrontmatterSize {
+		fm.Err = &YAMLError{Line: 0, Message: fmt.Sprintf("frontmatter is %d KiB, above the %d KiB that ctxls parses; its fields are not read", len(raw)>>10, MaxFrontmatterSize>>10)}
+		return fm
+	}
 	root, err := parseYAML(raw)
 	if err != nil {
-		fm.Err = yamlError(err, fm.FirstLine)
+		fm.Err = fm.yamlError(err)
 		return fm
 	}
 	if root == nil {
 		return fm
 	}
 	if root.Kind != yaml.MappingNode {
-		fm.Err = &YAMLError{Line: fm.FirstLine + root.Line - 1, Message: "frontmatter must be a mapping of field names to values"}
+		fm.Err = &YAMLError{Line: fm.docLine(root.Line), Message: "frontmatter must be a mapping of field names to values"}
 		return fm
 	}
 	fm.raw, fm.mapping, fm.tree = raw, true, root
 	return fm
 }
 
+// docLine returns the document line of the one-based line n of the YAML
+// text, kept within the frontmatter: yaml.v3 counts a lone "\r" as a line
+// break, which the document's lines do not, and reports an unexpected end
+// one line past the text.
+func (fm *Frontmatter) docLine(n int) int {
+	return max(fm.FirstLine, min(fm.FirstLine+n-1, fm.lastLine))
+}
+
 // yamlError turns a yaml.v3 error into a YAMLError on a document line.
-func yamlError(err error, first int) *YAMLError {
+func (fm *Frontmatter) yamlError(err error) *YAMLError {
 	msg := err.Error()
 	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return &YAMLError{Line: first + n - 1, Message: m[2]}
+		return &YAMLError{Line: fm.docLine(n), Message: m[2]}
 	}
-	return &YAMLError{Line: first, Message: msg}
+	return &YAMLError{Line: fm.FirstLine, Message: msg}
 }
 
 func isDelimiter(line []byte, delim string) bool {
@@ -180,7 +200,7 @@ func (d *Doc) NodeSpan(n *yaml.Node) Span {
 	if fm == nil || n == nil || n.Line == 0 {
 		return Span{}
 	}
-	line := fm.FirstLine + n.Line - 1
+	line := fm.docLine(n.Line)
 	start := d.Lines.Start(line)
 	end := d.Lines.End(line)
 	text := d.Text[start:end]
@@ -197,6 +217,9 @@ func (d *Doc) NodeSpan(n *yaml.Node) Span {
 	rest := d.Text[s:end]
 	switch n.Style {
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		if len(rest) == 0 || rest[0] != '"' && rest[0] != '\'' {
+			return Span{s, end} // lines counted differently, see docLine
+		}
 		q := rest[0]
 		for i := 1; i < len(rest); i++ {
 			if rest[i] == '\\' && q == '"' {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -179,31 +179,21 @@ type Options struct {
 var ErrTooLarge = errors.New("file larger than 4 MiB")
 
 // ReadFile reads a file from disk for Build: a folder counts as missing,
-// and a file over MaxFileBytes is not read.
+// and a file over MaxFileBytes is not read. It opens without blocking, so
+// that an import of a named pipe fails instead of holding the check.
 func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder: %w", path, fs.ErrNotExist)
-	}
-	if st.Size() > MaxFileBytes {
+	// Build's readers take no context; the file is bounded instead.
+	b, err := fsguard.ReadFile(context.Background(), path, MaxFileBytes)
+	var big *fsguard.TooLargeError
+	switch {
+	case errors.As(err, &big):
 		return nil, ErrTooLarge
+	case errors.Is(err, fsguard.ErrNotRegular):
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s is a folder: %w", path, fs.ErrNotExist)
+		}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileBytes {
-		return nil, ErrTooLarge
-	}
-	return b, nil
+	return b, err
 }
 
 // Build reads the memory file at path and follows its imports as the

@@ -2,7 +2,9 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"path"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/tokens"
@@ -26,7 +29,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
 	}
-	s, err := walk(ctx, l.dir, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
+	s, err := walk(ctx, l.root, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
@@ -35,7 +38,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	files := make([]*File, len(s.files))
 	var done atomic.Int64
 	parallel(ctx, len(s.files), func(i int) {
-		files[i] = b.parse(s.files[i].path, s.files[i].rel, nil)
+		files[i] = b.parse(ctx, s.files[i].path, s.files[i].rel, nil)
 		if l.opts.Progress != nil {
 			n := done.Add(1)
 			if n%256 == 0 || int(n) == len(files) {
@@ -249,27 +252,29 @@ func besideRoots(roots []string) map[string]map[string]bool {
 }
 
 // parse reads (unless content is given) and parses one file. References
-// are scanned separately, once the set of domains is known.
-func (b *builder) parse(p, rel string, content []byte) *File {
+// are scanned separately, once the set of domains is known. The caller has
+// checked p against the workspace root.
+func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *File {
 	c := classify(p, b.contextRoots, b.commandRoots)
 	f := &File{Path: p, Rel: rel, Kind: c.kind}
 	var size, mtime int64
 	if content == nil {
-		info, err := os.Stat(p)
-		if err != nil {
+		var info fs.FileInfo
+		var err error
+		content, info, err = fsguard.ReadFileInfo(ctx, p, b.cfg.MaxFileSize)
+		var big *fsguard.TooLargeError
+		switch {
+		case errors.As(err, &big):
+			f.Skipped = fmt.Sprintf("file is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(big.Size), humanBytes(b.cfg.MaxFileSize), config.FileName)
+			return f
+		case errors.Is(err, fsguard.ErrNotRegular):
+			f.Skipped = fmt.Sprintf("%v; not indexed", unwrapPath(err))
+			return f
+		case err != nil:
 			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
 			return f
 		}
 		size, mtime = info.Size(), info.ModTime().UnixNano()
-		if info.Size() > b.cfg.MaxFileSize {
-			f.Skipped = fmt.Sprintf("file is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(info.Size()), humanBytes(b.cfg.MaxFileSize), config.FileName)
-			return f
-		}
-		content, err = os.ReadFile(p)
-		if err != nil {
-			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
-			return f
-		}
 	} else if int64(len(content)) > b.cfg.MaxFileSize {
 		f.Skipped = fmt.Sprintf("document is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(int64(len(content))), humanBytes(b.cfg.MaxFileSize), config.FileName)
 		return f

@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 )
 
 // Directory names that hold context and commands by convention.
@@ -194,8 +196,10 @@ type scan struct {
 
 // walk lists the workspace's markdown files and its context and command
 // roots. It never follows symbolic links to directories (they may loop or
-// leave the workspace) and skips unreadable directories with a warning.
-func walk(ctx context.Context, dir string, ignore []string, extraContext, extraCommands []string) (*scan, error) {
+// leave the workspace), lists only regular files and links that pass the
+// root's check, and skips unreadable directories with a warning.
+func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext, extraCommands []string) (*scan, error) {
+	dir := root.Dir()
 	s := &scan{}
 	for _, r := range extraContext {
 		if p, ok := within(dir, r); ok {
@@ -229,7 +233,7 @@ func walk(ctx context.Context, dir string, ignore []string, extraContext, extraC
 			if pass[filepath.Dir(p)] {
 				return nil
 			}
-			return s.symlink(dir, p, rel)
+			return s.symlink(root, p, rel)
 		}
 		if d.IsDir() {
 			switch f.state(p) {
@@ -247,6 +251,11 @@ func walk(ctx context.Context, dir string, ignore []string, extraContext, extraC
 			return nil
 		}
 		if isMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !ignoredPath(rel, ignore) {
+			if !d.Type().IsRegular() {
+				// A named pipe would block the read, a device never end.
+				s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})
+				return nil
+			}
 			s.files = append(s.files, entry{p, rel})
 		}
 		return nil
@@ -264,31 +273,26 @@ func walk(ctx context.Context, dir string, ignore []string, extraContext, extraC
 	return s, nil
 }
 
-// symlink decides about a symbolic link met by the walk.
-func (s *scan) symlink(dir, p, rel string) error {
-	target, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("broken or looping symbolic link (%v); skipped", unwrapPath(err))})
-		return nil
-	}
-	info, err := os.Stat(target)
-	if err != nil {
-		s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("cannot read link target: %v; skipped", unwrapPath(err))})
-		return nil
-	}
-	if info.IsDir() {
+// symlink decides about a symbolic link met by the walk: a link to a
+// markdown file is listed when it passes the root's check.
+func (s *scan) symlink(root *fsguard.Root, p, rel string) error {
+	target, err := os.Stat(p)
+	if err == nil && target.IsDir() {
 		s.warnings = append(s.warnings, Warning{p, "symbolic link to a directory is not followed (it could loop or leave the workspace)"})
 		return nil
 	}
-	if !isMarkdown(p) {
+	if err == nil && !isMarkdown(p) {
 		return nil
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		realDir = dir
-	}
-	if _, ok := within(realDir, target); !ok {
-		s.warnings = append(s.warnings, Warning{p, "symbolic link points outside the workspace; skipped"})
+	if _, err := root.Check(p); err != nil {
+		msg := fmt.Sprintf("%v; skipped", err)
+		switch {
+		case errors.Is(err, fs.ErrNotExist), fsguard.IsLoop(err):
+			msg = fmt.Sprintf("broken or looping symbolic link (%v); skipped", err)
+		case !errors.Is(err, fsguard.ErrOutsideWorkspace) && !errors.Is(err, fsguard.ErrNotRegular):
+			msg = fmt.Sprintf("cannot read link target: %v; skipped", err)
+		}
+		s.warnings = append(s.warnings, Warning{p, msg})
 		return nil
 	}
 	s.files = append(s.files, entry{p, rel})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -227,6 +228,7 @@ type Options struct {
 // Library is the model of one workspace.
 type Library struct {
 	dir  string
+	root *fsguard.Root
 	opts Options
 	log  *slog.Logger
 
@@ -262,7 +264,7 @@ func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*L
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
-	l := &Library{dir: filepath.Clean(abs), opts: opts, log: opts.Logger}
+	l := &Library{dir: filepath.Clean(abs), root: fsguard.NewRoot(filepath.Clean(abs)), opts: opts, log: opts.Logger}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -281,6 +283,23 @@ func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*L
 
 // Dir returns the workspace directory.
 func (l *Library) Dir() string { return l.dir }
+
+// Root returns the workspace directory as the check that every file read
+// from the workspace passes.
+func (l *Library) Root() *fsguard.Root { return l.root }
+
+// ReadDocument reads a document that is neither open in an editor nor
+// indexed. Inside the workspace it passes the root check first (a link to
+// a file outside is not read); anywhere it must be a regular file within
+// maxFileSize, so that a named pipe cannot hold the request.
+func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error) {
+	if path == l.root.Dir() || strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
+		if _, err := l.root.Check(path); err != nil {
+			return nil, err
+		}
+	}
+	return fsguard.ReadFile(ctx, path, l.Config().MaxFileSize)
+}
 
 // Config returns the configuration in effect. Callers must not modify it.
 func (l *Library) Config() *config.Config {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -46,7 +47,7 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
-	l := &Library{dir: filepath.Clean(abs), opts: opts, log: opts.Logger}
+	l := &Library{dir: filepath.Clean(abs), root: fsguard.NewRoot(filepath.Clean(abs)), opts: opts, log: opts.Logger}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -55,7 +56,7 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 			return nil, err
 		}
 	}
-	s, err := walk(ctx, l.dir, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
+	s, err := walk(ctx, l.root, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", l.dir, err)
 	}
@@ -64,7 +65,7 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 	p.files = make([]*File, len(s.files))
 	hits := make([]bool, len(s.files))
 	parallel(ctx, len(s.files), func(i int) {
-		p.files[i], hits[i] = p.b.sketch(s.files[i].path, s.files[i].rel, cache)
+		p.files[i], hits[i] = p.b.sketch(ctx, s.files[i].path, s.files[i].rel, cache)
 	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -83,7 +84,7 @@ func (p *Preview) Files() int { return len(p.files) }
 // sketch returns what a preview knows of one file: its role, and for a
 // topic its id and sections. hit reports whether that came from the
 // cache.
-func (b *builder) sketch(p, rel string, cache *indexcache.Cache) (f *File, hit bool) {
+func (b *builder) sketch(ctx context.Context, p, rel string, cache *indexcache.Cache) (f *File, hit bool) {
 	c := classify(p, b.contextRoots, b.commandRoots)
 	f = &File{Path: p, Rel: rel, Kind: c.kind}
 	info, err := os.Stat(p)
@@ -100,7 +101,7 @@ func (b *builder) sketch(p, rel string, cache *indexcache.Cache) (f *File, hit b
 			f.Skipped = "too large"
 			return f, false
 		}
-		content, err := os.ReadFile(p)
+		content, err := fsguard.ReadFile(ctx, p, b.cfg.MaxFileSize)
 		if err != nil || document.IsBinary(content) {
 			f.Skipped = "not read"
 			return f, false
@@ -171,7 +172,8 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, er
 			return nil, nil, fmt.Errorf("tokenizer: %w", p.counterErr)
 		}
 	}
-	f := p.b.parse(path, relSlash(p.dir, path), content)
+	// The content is given, so parse reads nothing and needs no context.
+	f := p.b.parse(context.Background(), path, relSlash(p.dir, path), content)
 	files := slices.Clone(p.files)
 	if i := slices.IndexFunc(files, func(g *File) bool { return g.Path == path }); i >= 0 {
 		files[i] = f

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 )
 
 // Change is one file that changed.
@@ -115,9 +115,13 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			return l.reloadWith(ctx, cfg, nil)
 		}
 		if c.Removed || c.Content == nil {
-			info, err := os.Stat(p)
+			// What is missing, a dangling or looping link, a link out of
+			// the workspace and a file that is not a regular file are as
+			// good as gone.
+			info, err := l.root.Stat(p)
 			switch {
-			case c.Removed || errors.Is(err, fs.ErrNotExist):
+			case c.Removed || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsguard.ErrOutsideWorkspace) || err != nil && fsguard.IsLoop(err) ||
+				err == nil && !info.IsDir() && !info.Mode().IsRegular():
 				// A removed directory takes every file under it along.
 				for _, q := range l.filesUnder(p) {
 					ups = append(ups, upd{path: q, removed: true})
@@ -141,7 +145,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	built := make([]*File, len(ups))
 	parallel(ctx, len(ups), func(i int) {
 		if !ups[i].removed {
-			built[i] = b.parse(ups[i].path, relSlash(l.dir, ups[i].path), ups[i].content)
+			built[i] = b.parse(ctx, ups[i].path, relSlash(l.dir, ups[i].path), ups[i].content)
 		}
 	})
 	if ctx.Err() != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/watcher"
 )
@@ -267,7 +268,7 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 	for _, p := range paths {
 		c.collect(p)
 	}
-	c.readAll()
+	c.readAll(ctx)
 	t1 := time.Now()
 	defer func() {
 		w.log.Debug("workspace: applied file changes", "paths", len(paths), "changes", len(c.changes),
@@ -376,15 +377,12 @@ func (c *collector) collect(p string) {
 	f := c.flt
 	fi, err := os.Lstat(p)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		t, terr := os.Stat(p)
-		switch {
-		case terr != nil:
-			err = terr // dangling or looping: as good as gone
-		case t.IsDir():
+		if t, terr := os.Stat(p); terr == nil && t.IsDir() {
 			return // the library does not follow links to directories
-		default:
-			fi = t
 		}
+		// A link to a file is left to the root's check below, which
+		// refuses a dangling or looping link and one that leaves the
+		// workspace.
 	}
 	if err != nil {
 		if _, ok := c.lib.File(p); ok {
@@ -440,10 +438,14 @@ func (c *collector) collect(p string) {
 		})
 		return
 	}
-	if !fi.Mode().IsRegular() || !isMarkdown(p) {
+	if !isMarkdown(p) {
 		return
 	}
-	if f.SkipFile(p) {
+	// The one check that discovery makes too: what p leads to is a
+	// regular file inside the workspace, links in its directories
+	// included (a client may name any path).
+	fi, err = c.lib.Root().Check(p)
+	if err != nil || f.SkipFile(p) {
 		if _, ok := c.lib.File(p); ok {
 			c.add(library.Change{Path: p, Removed: true})
 		}
@@ -491,7 +493,7 @@ func (c *collector) inNewRoot(dir string) bool {
 // readAll reads the files collect queued, a few at a time (a checkout
 // names thousands), and queues those whose content differs from what the
 // library holds.
-func (c *collector) readAll() {
+func (c *collector) readAll(ctx context.Context) {
 	type read struct {
 		data []byte
 		err  error
@@ -505,7 +507,7 @@ func (c *collector) readAll() {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(c.reads); i = int(next.Add(1)) - 1 {
-				out[i].data, out[i].err = os.ReadFile(c.reads[i])
+				out[i].data, out[i].err = fsguard.ReadFile(ctx, c.reads[i], c.cfg.MaxFileSize)
 			}
 		}()
 	}

@@ -74,19 +74,144 @@ func WorkspacePath(root string) string {
 	return filepath.Join(root, DirName, FileName)
 }
 
+// ErrLink is wrapped by the errors of OpenWorkspace when the state
+// directory, or a file in it, is a symbolic link or not the kind of file it
+// should be: a repository that ships .ctxls/ctxls.db as a link to a file
+// elsewhere would otherwise have ctxls write its database, or its
+// .gitignore, outside the workspace.
+var ErrLink = errors.New("ctxls keeps its state only in a real directory and regular files inside the workspace")
+
+// refuse is the error for a state path whose file info fi is not what
+// ctxls would have created there.
+func refuse(path string, fi os.FileInfo) error {
+	kind := "not a regular file"
+	switch m := fi.Mode(); {
+	case m&os.ModeSymlink != 0:
+		kind = "a symbolic link"
+	case m.IsRegular():
+		kind = "a file, not a directory"
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	}
+	return fmt.Errorf("refusing %s: it is %s; %w", path, kind, ErrLink)
+}
+
 // OpenWorkspace opens the database of the workspace rooted at root, creating
 // the .ctxls directory with a .gitignore that keeps it out of version control.
+// Neither the directory nor its files are followed when they are symbolic
+// links: such a link is refused with an error wrapping ErrLink that names it.
 func OpenWorkspace(ctx context.Context, root string) (*DB, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", root, err)
+	}
 	dir := filepath.Join(root, DirName)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+	if err := ensureDir(dir); err != nil {
+		return nil, err
 	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-		// Best effort: the database works without it.
-		_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
+	if err := ensureFile(filepath.Join(dir, ".gitignore"), "*\n"); err != nil {
+		return nil, err
 	}
-	return Open(ctx, filepath.Join(dir, FileName))
+	path := filepath.Join(dir, FileName)
+	if err := checkStateFiles(path); err != nil {
+		return nil, err
+	}
+	if err := ensureFile(path, ""); err != nil {
+		return nil, err
+	}
+	return Open(ctx, path)
+}
+
+// OpenExistingWorkspace opens the database of the workspace rooted at root
+// when there is one, with the same checks as OpenWorkspace, and creates
+// nothing: without a database it returns an error wrapping os.ErrNotExist.
+func OpenExistingWorkspace(ctx context.Context, root string) (*DB, error) {
+	dir := filepath.Join(root, DirName)
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the database of %s: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, refuse(dir, fi)
+	}
+	path := filepath.Join(dir, FileName)
+	if err := checkStateFiles(path); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(path); err != nil {
+		return nil, fmt.Errorf("open the database of %s: %w", root, err)
+	}
+	return Open(ctx, path)
+}
+
+// ensureDir creates dir unless it exists, and refuses it when it is not a
+// real directory. Mkdir does not follow a link in the last element, so a
+// link created between the check and Mkdir makes it fail rather than
+// create the directory elsewhere.
+func ensureDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+		// Another process may have created it, or something else, meanwhile.
+		return ensureDir(dir)
+	case err != nil:
+		return fmt.Errorf("open %s: %w", dir, err)
+	case !fi.IsDir():
+		return refuse(dir, fi)
+	}
+	return nil
+}
+
+// ensureFile creates the file at path with content unless it exists, and
+// refuses it when it is not a regular file. O_EXCL makes the creation fail
+// on any existing name, a dangling link included, so nothing is ever
+// written through a link.
+func ensureFile(path, content string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			return ensureFile(path, content)
+		}
+		if err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+		_, werr := f.WriteString(content)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("open %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return refuse(path, fi)
+	}
+	return nil
+}
+
+// checkStateFiles refuses the database at path when it, or one of the
+// files SQLite keeps beside it, exists and is not a regular file. SQLite
+// resolves a link named as the database and then writes the database, its
+// journal and its WAL next to the link's target.
+func checkStateFiles(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("open %s: %w", p, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return refuse(p, fi)
+		}
+	}
+	return nil
 }
 
 // Open opens (creating it if needed) the database at path, creates its

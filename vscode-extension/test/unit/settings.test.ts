@@ -16,8 +16,8 @@ test('server settings hold explicit values only, nested by dots', () => {
     driftThreshold: { defaultValue: 0.25 },
     'budget.files': { defaultValue: 6, globalValue: 4 },
     'budget.tokens': { defaultValue: null, workspaceValue: 8000 },
-    'executor.kind': { defaultValue: 'preview', workspaceValue: 'exec' },
-    'executor.command': { defaultValue: [], workspaceValue: ['agent', '--print'] },
+    'executor.kind': { defaultValue: 'preview', globalValue: 'exec' },
+    'executor.command': { defaultValue: [], globalValue: ['agent', '--print'] },
     'executor.timeout': { defaultValue: '10m', globalValue: '' },
   };
   assert.deepEqual(serverSettings((k) => values[k]), {
@@ -25,6 +25,14 @@ test('server settings hold explicit values only, nested by dots', () => {
     budget: { files: 4, tokens: 8000 },
     executor: { kind: 'exec', command: ['agent', '--print'] },
   });
+});
+
+test('the executor comes from the user settings only, never the workspace', () => {
+  const values: Record<string, Inspected> = {
+    'executor.kind': { defaultValue: 'preview', workspaceValue: 'exec', workspaceFolderValue: 'exec' },
+    'executor.command': { defaultValue: [], globalValue: ['mine'], workspaceValue: ['./tools/theirs'] },
+  };
+  assert.deepEqual(serverSettings((k) => values[k]), { executor: { command: ['mine'] } });
 });
 
 test('nothing set gives an empty object', () => {

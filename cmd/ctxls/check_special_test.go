@@ -1,0 +1,149 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libgen"
+)
+
+// buildCtxls builds the ctxls binary into a temporary directory.
+func buildCtxls(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ctxls")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build ctxls: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// specialTree adds to dir a named pipe called pipe.md, a markdown link out
+// of the workspace and a loop of links, all in the python domain.
+func specialTree(t *testing.T, dir string) {
+	t.Helper()
+	py := filepath.Join(dir, "context", "python")
+	if err := os.MkdirAll(py, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(py, "pipe.md"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	outside := filepath.Join(t.TempDir(), "host.md")
+	if err := os.WriteFile(outside, []byte("# Host secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"host.md": outside, "loop1.md": "loop2.md", "loop2.md": "loop1.md"} {
+		if err := os.Symlink(target, filepath.Join(py, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCheckSpecialFilesAndSignals runs the ctxls binary on workspaces
+// holding a named pipe, an outward link and a loop of links: check must
+// finish, skip each with a warning, and stop promptly on SIGINT or
+// SIGTERM with status 130.
+func TestCheckSpecialFilesAndSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildCtxls(t)
+
+	t.Run("finishes and warns", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "commands"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "commands", "c.md"), []byte("# C\n\nUse python:host and python:good.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		specialTree(t, dir)
+		if err := os.WriteFile(filepath.Join(dir, "context", "python", "good.md"), []byte("# Good\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, bin, "check", "--format", "json", dir)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if ctx.Err() != nil {
+			t.Fatalf("check did not finish within 30s; stderr:\n%s", stderr.String())
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("check: %v, want exit status 1 (python:host is unresolved); stderr:\n%s", err, stderr.String())
+		}
+		for _, want := range []string{
+			"context/python/pipe.md: not a regular file (named pipe); skipped",
+			"context/python/host.md: symbolic link points outside the workspace; skipped",
+			"context/python/loop1.md: broken or looping symbolic link",
+		} {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+			}
+		}
+		recs := decodeRecords(t, stdout.String())
+		if len(recs) != 1 || recs[0].Code != library.CodeUnresolved || recs[0].File != "commands/c.md" || !strings.Contains(recs[0].Message, `"host"`) {
+			t.Errorf("records = %+v, want python:host unresolved only", recs)
+		}
+	})
+
+	// A library big enough that check is still running when the signal
+	// comes, with the pipe that used to block it forever.
+	dir := t.TempDir()
+	if _, err := libgen.Generate(dir, libgen.Options{Topics: 3000, Domains: 20}); err != nil {
+		t.Fatal(err)
+	}
+	specialTree(t, dir)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, "check", dir)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// Late enough for main to have installed its handler.
+			time.Sleep(150 * time.Millisecond)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Logf("signal: %v (the check may have finished)", err)
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("check did not stop within 10s of %v", sig)
+			}
+			var ee *exec.ExitError
+			switch {
+			case errors.As(err, &ee) && ee.ExitCode() == 130:
+				if !strings.Contains(stderr.String(), "ctxls: interrupted") {
+					t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
+				}
+			case err == nil || errors.As(err, &ee) && ee.ExitCode() == 1:
+				// Finished before the signal, on a fast machine: it did not
+				// block on the pipe, which is the other half of the point.
+				t.Logf("check finished before %v", sig)
+			default:
+				t.Errorf("check: %v, want exit status 130; stderr:\n%s", err, stderr.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,360 @@
+//go:build unix
+
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/providers/context/library"
+)
+
+// badCase is a case of the bad-input catalogue (testdata/badinput).
+type badCase struct {
+	About       string     `json:"about"`
+	Setup       []badSetup `json:"setup"`
+	Diagnostics []badDiag  `json:"diagnostics"`
+	Warnings    []badDiag  `json:"warnings"`
+	Frames      []string   `json:"frames"`
+}
+
+// badSetup is what a case generates at test time.
+type badSetup struct {
+	Kind    string `json:"kind"` // write, symlink, fifo, outside
+	Path    string `json:"path"`
+	Target  string `json:"target"` // symlink; "@outside/" stands for the directory outside
+	Prefix  string `json:"prefix"`
+	Repeat  string `json:"repeat"`
+	Count   int    `json:"count"`
+	Suffix  string `json:"suffix"`
+	Content string `json:"content"` // outside
+}
+
+// badDiag is an expected diagnostic or warning: the message must hold
+// Message.
+type badDiag struct {
+	File     string `json:"file"`
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+func (d badDiag) String() string { return d.File + " " + d.Code + " " + d.Severity }
+
+const badRoot = "../testdata/badinput"
+
+// TestBadInputCatalogue runs every case of testdata/badinput through the
+// library loader, ctxls check and the language server. Each must report
+// exactly the case's diagnostics, warn as the case says, finish, and keep
+// the base library whole: python:good#Part resolves and commands/use.md
+// has no diagnostic.
+func TestBadInputCatalogue(t *testing.T) {
+	entries, err := os.ReadDir(badRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), "_") {
+			continue
+		}
+		n++
+		t.Run(e.Name(), func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(badRoot, e.Name(), "expect.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c badCase
+			if err := json.Unmarshal(raw, &c); err != nil {
+				t.Fatalf("expect.json: %v", err)
+			}
+			if c.About == "" {
+				t.Fatal("expect.json says nothing about the case")
+			}
+			dir := badWorkspace(t, e.Name(), c)
+			t.Run("library", func(t *testing.T) { badLibrary(t, dir, c) })
+			t.Run("check", func(t *testing.T) { badCheck(t, dir, c) })
+			t.Run("server", func(t *testing.T) { badServer(t, dir, c) })
+		})
+	}
+	if n < 15 {
+		t.Errorf("only %d cases in %s", n, badRoot)
+	}
+}
+
+// badWorkspace lays the case's files over the base library in a new
+// directory and runs its setup.
+func badWorkspace(t *testing.T, name string, c badCase) string {
+	t.Helper()
+	dir, outside := t.TempDir(), t.TempDir()
+	for _, src := range []string{filepath.Join(badRoot, "_base"), filepath.Join(badRoot, name, "files")} {
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				if errors.Is(err, fs.ErrNotExist) && p == src {
+					return nil
+				}
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return writeBad(filepath.Join(dir, rel), b)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range c.Setup {
+		p := filepath.Join(dir, filepath.FromSlash(s.Path))
+		var err error
+		switch s.Kind {
+		case "write":
+			var b bytes.Buffer
+			b.WriteString(s.Prefix)
+			for range s.Count {
+				b.WriteString(s.Repeat)
+			}
+			b.WriteString(s.Suffix)
+			data := b.Bytes()
+			if strings.Contains(s.Repeat, "\u00ff") {
+				data = latin1(b.String()) // binary: one byte per character
+			}
+			err = writeBad(p, data)
+		case "outside":
+			err = writeBad(filepath.Join(outside, filepath.FromSlash(s.Path)), []byte(s.Content))
+		case "symlink":
+			target := strings.Replace(s.Target, "@outside", outside, 1)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.Symlink(target, p)
+			}
+		case "fifo":
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = syscall.Mkfifo(p, 0o644)
+			}
+		default:
+			err = fmt.Errorf("unknown setup kind %q", s.Kind)
+		}
+		if err != nil {
+			t.Fatalf("setup %+v: %v", s, err)
+		}
+	}
+	return dir
+}
+
+func writeBad(p string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, b, 0o644)
+}
+
+// latin1 turns characters 0 to 255 into one byte each.
+func latin1(s string) []byte {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		out = append(out, byte(r))
+	}
+	return out
+}
+
+// sameDiags fails t unless got holds exactly the diagnostics of want, by
+// file, code and severity (when want names one), each message holding
+// the expected text.
+func sameDiags(t *testing.T, where string, got, want []badDiag) {
+	t.Helper()
+	key := func(d badDiag) string { return d.File + " " + d.Code }
+	gotKeys, wantKeys := make([]string, len(got)), make([]string, len(want))
+	for i, d := range got {
+		gotKeys[i] = key(d)
+	}
+	for i, d := range want {
+		wantKeys[i] = key(d)
+	}
+	slices.Sort(gotKeys)
+	slices.Sort(wantKeys)
+	if !slices.Equal(gotKeys, wantKeys) {
+		t.Errorf("%s: diagnostics\n got %q\nwant %q\nin full: %+v", where, gotKeys, wantKeys, got)
+		return
+	}
+	for _, w := range want {
+		i := slices.IndexFunc(got, func(g badDiag) bool {
+			return key(g) == key(w) && strings.Contains(g.Message, w.Message) && (w.Severity == "" || g.Severity == w.Severity)
+		})
+		if i < 0 {
+			t.Errorf("%s: no %s diagnostic says %q (severity %q); got %+v", where, key(w), w.Message, w.Severity, got)
+		}
+	}
+}
+
+func badLibrary(t *testing.T, dir string, c badCase) {
+	done := make(chan *library.Library, 1)
+	errc := make(chan error, 1)
+	go func() {
+		l, err := library.Load(context.Background(), dir, nil, library.Options{})
+		if err != nil {
+			errc <- err
+			return
+		}
+		done <- l
+	}()
+	var l *library.Library
+	select {
+	case l = <-done:
+	case err := <-errc:
+		t.Fatalf("Load: %v", err)
+	case <-time.After(stdioTimeout):
+		t.Fatal("Load did not finish")
+	}
+	var got []badDiag
+	for p, ds := range l.DiagnoseAll(context.Background()) {
+		rel, _ := filepath.Rel(dir, p)
+		for _, d := range ds {
+			got = append(got, badDiag{File: filepath.ToSlash(rel), Code: d.Code, Severity: d.Severity.String(), Message: d.Message})
+		}
+	}
+	for _, pr := range l.ConfigProblems() {
+		got = append(got, badDiag{File: ".ctxls.yaml", Code: "config", Severity: pr.Severity, Message: pr.Message})
+	}
+	sameDiags(t, "library", got, c.Diagnostics)
+	for _, w := range c.Warnings {
+		if !slices.ContainsFunc(l.Warnings(), func(lw library.Warning) bool {
+			return strings.HasSuffix(lw.Path, filepath.FromSlash(w.File)) && strings.Contains(lw.Message, w.Message)
+		}) {
+			t.Errorf("no warning for %s saying %q; warnings: %v", w.File, w.Message, l.Warnings())
+		}
+	}
+	if tp, ok := l.Topic("python/good"); !ok || len(tp.Sections) == 0 {
+		t.Error("python/good lost")
+	}
+}
+
+func badCheck(t *testing.T, dir string, c badCase) {
+	ctx, cancel := context.WithTimeout(context.Background(), stdioTimeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, stdioBinaryPath(t), "check", "--format", "json", dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("ctxls check did not finish; stderr:\n%s", stderr.String())
+	}
+	var got []badDiag
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var d badDiag
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatalf("check output line %q: %v", line, err)
+		}
+		got = append(got, d)
+	}
+	sameDiags(t, "check", got, c.Diagnostics)
+	wantStatus := 0
+	for _, d := range got {
+		if d.Severity == "error" {
+			wantStatus = 1
+		}
+	}
+	var ee *exec.ExitError
+	switch {
+	case err == nil && wantStatus != 0, errors.As(err, &ee) && ee.ExitCode() != wantStatus, err != nil && !errors.As(err, &ee):
+		t.Errorf("ctxls check: %v, want exit status %d; stderr:\n%s", err, wantStatus, stderr.String())
+	}
+	for _, w := range c.Warnings {
+		if !strings.Contains(stderr.String(), w.File+": ") || !strings.Contains(stderr.String(), w.Message) {
+			t.Errorf("check's stderr lacks the warning for %s (%q):\n%s", w.File, w.Message, stderr.String())
+		}
+	}
+	if strings.Contains(stderr.String(), "panic") {
+		t.Errorf("check panicked:\n%s", stderr.String())
+	}
+}
+
+func badServer(t *testing.T, dir string, c badCase) {
+	cl := chainStart(t, dir)
+	for _, f := range c.Frames {
+		if err := cl.WriteRaw(latin1(f)); err != nil {
+			t.Fatalf("write frame %q: %v", f, err)
+		}
+	}
+	// The server still answers, and python:good#Part resolves.
+	use := filepath.Join(dir, "commands", "use.md")
+	var hover struct {
+		Contents struct {
+			Value string `json:"value"`
+		} `json:"contents"`
+	}
+	cl.must("textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": "file://" + filepath.ToSlash(use)},
+		"position":     map[string]any{"line": 2, "character": 8},
+	}, &hover)
+	if !strings.Contains(hover.Contents.Value, "Good") {
+		t.Errorf("hover on python:good#Part = %q", hover.Contents.Value)
+	}
+	// The workspace's diagnostics, as published after the index.
+	want := map[string]bool{}
+	for _, d := range c.Diagnostics {
+		want[d.File] = true
+	}
+	var got []badDiag
+	deadline := time.Now().Add(stdioTimeout)
+	for {
+		got = got[:0]
+		seen := map[string]bool{}
+		latest := map[string][]badDiag{}
+		for _, n := range cl.Notifications("textDocument/publishDiagnostics") {
+			raw := n.Params
+			var p struct {
+				URI         string `json:"uri"`
+				Diagnostics []struct {
+					Code     string `json:"code"`
+					Severity int    `json:"severity"`
+					Message  string `json:"message"`
+				} `json:"diagnostics"`
+			}
+			if json.Unmarshal(raw, &p) != nil {
+				continue
+			}
+			rel, _ := filepath.Rel(dir, strings.TrimPrefix(p.URI, "file://"))
+			rel = filepath.ToSlash(rel)
+			seen[rel] = true
+			latest[rel] = nil
+			for _, d := range p.Diagnostics {
+				sev := map[int]string{1: "error", 2: "warning", 3: "information", 4: "hint"}[d.Severity]
+				latest[rel] = append(latest[rel], badDiag{File: rel, Code: d.Code, Severity: sev, Message: d.Message})
+			}
+		}
+		for _, ds := range latest {
+			got = append(got, ds...)
+		}
+		complete := true
+		for f := range want {
+			complete = complete && seen[f]
+		}
+		if complete || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	sameDiags(t, "server", got, c.Diagnostics)
+	for _, d := range got {
+		if d.File == "commands/use.md" {
+			t.Errorf("diagnostic beside the bad input: %+v", d)
+		}
+	}
+}

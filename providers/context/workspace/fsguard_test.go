@@ -1,0 +1,148 @@
+//go:build unix
+
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLiveSyncRootCheck adds, while the workspace runs, the files that are
+// not what they seem: a markdown link out of the workspace, a file below a
+// link to a directory outside, a named pipe and a link to it. The live
+// sync, through the watcher and through the client's notifications, reads
+// none of them, as discovery does not; a link inside the workspace is read.
+func TestLiveSyncRootCheck(t *testing.T) {
+	t.Parallel()
+	for _, watch := range []bool{true, false} {
+		name := "notifications"
+		if watch {
+			name = "watcher"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, baseTree())
+			outside := t.TempDir()
+			writeFile(t, outside, "host.md", "# Host secret\n\n## Status\n\nfrom outside\n")
+			w := openGuarded(t, dir, watch)
+
+			py := filepath.Join(dir, "context/python")
+			links := map[string]string{
+				"host.md":   filepath.Join(outside, "host.md"),
+				"alias.md":  "async.md",
+				"outdir":    outside,
+				"topipe.md": "pipe.md",
+			}
+			for name, target := range links {
+				if err := os.Symlink(target, filepath.Join(py, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := syscall.Mkfifo(filepath.Join(py, "pipe.md"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The marker comes last: once it is in, so is what came before.
+			writeFile(t, dir, "context/python/after.md", "# After\n")
+			paths := []string{filepath.Join(py, "outdir", "host.md"), filepath.Join(py, "after.md")}
+			for name := range links {
+				paths = append(paths, filepath.Join(py, name))
+			}
+			paths = append(paths, filepath.Join(py, "pipe.md"))
+			// Aside: with a reader stuck on the pipe, the notification
+			// could wait for it; the wait below then fails.
+			go w.NotifyWatched(paths)
+			waitFor(t, "the marker file", func() bool { return hasTopic(w, "python/after") })
+			waitFor(t, "the link inside the workspace", func() bool { return hasTopic(w, "python/alias") })
+
+			for _, id := range []string{"python/host", "python/outdir/host", "python/pipe", "python/topipe"} {
+				if hasTopic(w, id) {
+					t.Errorf("topic %s indexed", id)
+				}
+			}
+			for _, f := range w.Library().Files() {
+				if f.Doc != nil && strings.Contains(string(f.Doc.Text), "from outside") {
+					t.Errorf("%s holds the text of a file outside the workspace", f.Rel)
+				}
+			}
+			if t.Failed() {
+				return // a fresh scan might block on the pipe as well
+			}
+			// What the live sync holds is what a fresh scan finds.
+			waitInSync(t, w)
+		})
+	}
+}
+
+// TestLiveSyncLinkRetargeted points a link that was inside the workspace
+// out of it: the file it stood for goes away rather than showing the
+// outside file's text.
+func TestLiveSyncLinkRetargeted(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, baseTree())
+	outside := t.TempDir()
+	writeFile(t, outside, "host.md", "# Host secret\n")
+	link := filepath.Join(dir, "context/python/alias.md")
+	if err := os.Symlink("async.md", link); err != nil {
+		t.Fatal(err)
+	}
+	w := open(t, dir, nil, nil)
+	if !hasTopic(w, "python/alias") {
+		t.Fatal("the link inside the workspace was not indexed")
+	}
+	tmp := link + ".tmp"
+	if err := os.Symlink(filepath.Join(outside, "host.md"), tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+	w.NotifyWatched([]string{link})
+	waitFor(t, "the retargeted link to go", func() bool { return !hasTopic(w, "python/alias") })
+	waitInSync(t, w)
+}
+
+// openGuarded opens a workspace on dir like open, but an Open or a Close
+// that does not return (a read blocked on a named pipe) fails the test
+// instead of hanging it.
+func openGuarded(t *testing.T, dir string, watch bool) *Workspace {
+	t.Helper()
+	opts := Options{Watch: watch, Debounce: 30 * time.Millisecond, PollInterval: 200 * time.Millisecond}
+	opened := make(chan *Workspace, 1)
+	go func() {
+		w, err := Open(context.Background(), dir, opts)
+		if err != nil {
+			t.Errorf("Open(%s): %v", dir, err)
+		}
+		opened <- w
+	}()
+	var w *Workspace
+	select {
+	case w = <-opened:
+	case <-time.After(waitDeadline):
+		t.Fatal("Open blocked")
+	}
+	if w == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() {
+		closed := make(chan struct{})
+		go func() {
+			w.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(waitDeadline):
+			t.Error("Close blocked: a goroutine of the workspace is stuck")
+		}
+	})
+	if watch {
+		waitWatching(t, w)
+	}
+	return w
+}
