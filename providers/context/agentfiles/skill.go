@@ -1,6 +1,7 @@
 package agentfiles
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"os"
@@ -108,11 +109,17 @@ func (c *checker) skillName(root *yaml.Node) {
 	if why := skillNameProblem(name); why != "" {
 		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameInvalid, "name %q %s", name, why)
 	}
-	if name != folder && skillNameProblem(folder) == "" {
+	switch {
+	case name == folder:
+	case skillNameProblem(folder) == "":
 		d := c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %s; the specification requires them equal", name, folder)
 		if d != nil {
 			d.Fix = &Fix{Title: fmt.Sprintf("Rename the skill to %s (its folder)", folder), Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: folder}}}
 		}
+	default:
+		// The folder's name cannot be a skill's name, so renaming the
+		// skill cannot fix it: the folder has to move.
+		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %q, which is no valid skill name; rename the folder", name, folder)
 	}
 }
 
@@ -170,6 +177,12 @@ var (
 	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 	// linkDef matches a link reference definition: [label]: target.
 	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
+	// readCue matches what comes before a code span that points the agent
+	// at a file ("Read `references/x.md`", "Detail: `...`", a table's
+	// first cell), unlike an example of a layout ("e.g. `references/x.md`").
+	readCue = regexp.MustCompile(`(?i)(?:\b(?:read|see|load|consult|open|follow)|\bdetails?:|^\s*\|)\s*$`)
+	// mdName matches a bare markdown file name in prose: see FORMS.md.
+	mdName = regexp.MustCompile(`(?:^|[\s(])([\w-]+\.md)\b`)
 )
 
 // skillLinks checks that relative links and file paths of the body name
@@ -211,13 +224,13 @@ func (c *checker) skillLinks() {
 			c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill installed elsewhere will not have it", target)
 		}
 	}
+	codes := c.bodyCodeSpans()
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
 		start := doc.Lines.Start(n)
 		if _, in := doc.InFence(start); in {
 			continue
 		}
 		text := doc.Lines.Line(n)
-		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
 		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
 			if _, in := spanAt(codes, start+m[0]); in {
 				continue
@@ -231,12 +244,79 @@ func (c *checker) skillLinks() {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
 			// In code, a path is often an example ("`scripts/rotate.py`
 			// for PDF rotation"); a command that runs it is a reference.
-			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) {
+			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) && !pointsAt(doc.Text, start, code, sp) {
 				continue
 			}
 			check(string(text[m[2]:m[3]]), sp, true)
 		}
+		// A bare file name in prose ("read FORMS.md") is checked only when
+		// the skill has the file under another case: on a case-sensitive
+		// file system the agent finds nothing, and the author did not see
+		// it on theirs.
+		var links []document.Span
+		for _, m := range mdLink.FindAllIndex(text, -1) {
+			links = append(links, document.Span{Start: start + m[0], End: start + m[1]})
+		}
+		for _, m := range mdName.FindAllSubmatchIndex(text, -1) {
+			sp := document.Span{Start: start + m[2], End: start + m[3]}
+			name := string(text[m[2]:m[3]])
+			_, inCode := spanAt(codes, sp.Start)
+			_, inLink := spanAt(links, sp.Start)
+			if inCode || inLink || c.existsRel(path.Join(dir, name)) {
+				continue
+			}
+			// "skill.md" names the file the reader is in, whatever its case.
+			if twin := c.s.caseTwin(dir, name); twin != "" && twin != "SKILL.md" && !seen[sp.Start] {
+				seen[sp.Start] = true
+				c.add(sp, rules.SkillLinkBroken, "%s names no file: the skill has %s, and file names are case-sensitive where the agent runs", name, twin)
+			}
+		}
 	}
+}
+
+// pointsAt reports whether the code span code, starting the path at sp,
+// points the agent at that file: the path is all the span holds and a
+// reading cue comes before it on its line.
+func pointsAt(text []byte, line int, code, sp document.Span) bool {
+	if sp.Start != code.Start && !(sp.Start == code.Start+2 && string(text[code.Start:sp.Start]) == "./") {
+		return false
+	}
+	if sp.End != code.End {
+		return false
+	}
+	open := code.Start
+	for open > line && text[open-1] == '`' {
+		open--
+	}
+	return readCue.Match(text[line:open])
+}
+
+// bodyCodeSpans returns the code spans of the body outside fences. A code
+// span may run over a line break but not past a paragraph's end, so the
+// backticks are paired paragraph by paragraph.
+func (c *checker) bodyCodeSpans() []document.Span {
+	doc := c.f.Doc
+	var out []document.Span
+	para := -1
+	flush := func(end int) {
+		if para >= 0 {
+			out = append(out, document.CodeSpans(doc.Text, document.Span{Start: para, End: end})...)
+		}
+		para = -1
+	}
+	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
+		start := doc.Lines.Start(n)
+		text := doc.Lines.Line(n)
+		if _, in := doc.InFence(start); in || len(bytes.TrimSpace(text)) == 0 {
+			flush(start)
+			continue
+		}
+		if para < 0 {
+			para = start
+		}
+	}
+	flush(len(doc.Text))
+	return out
 }
 
 // spanAt returns the span of spans holding off.
