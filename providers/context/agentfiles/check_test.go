@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,30 @@ func TestUnquotedGlobSpans(t *testing.T) {
 	want := []string{"cursor-rule-never-loads *.rs", `cursor-field-invalid "yes"`}
 	if !slices.Equal(got, want) {
 		t.Errorf("diagnostics cover %q, want %q", got, want)
+	}
+}
+
+// A field spelt with the wrong separator or case is named in the hint.
+func TestUnknownFieldSuggestsSpelling(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := filepath.Join(s.Root, ".claude/commands/new.md")
+	tests := []struct{ text, want string }{
+		{"---\nallowed_tools: Read\n---\nDo it.\n", "did you mean allowed-tools?"},
+		{"---\nArgument-Hint: x\n---\nDo it.\n", "did you mean argument-hint?"},
+		{"---\nflavour: x\n---\nDo it.\n", ""},
+	}
+	for _, tt := range tests {
+		_, ds := s.CheckFile(context.Background(), cmd, []byte(tt.text))
+		if len(ds) != 1 || ds[0].Code != "agent-unknown-field" {
+			t.Errorf("%q: diagnostics %+v, want one agent-unknown-field", tt.text, ds)
+			continue
+		}
+		if got := ds[0].Message; tt.want == "" && strings.Contains(got, "did you mean") || !strings.Contains(got, tt.want) {
+			t.Errorf("%q: message %q, want it to hold %q", tt.text, got, tt.want)
+		}
 	}
 }
