@@ -106,3 +106,26 @@ func TestUnknownFieldSuggestsSpelling(t *testing.T) {
 		}
 	}
 }
+
+// A metadata value that is a list or a map is not cured by quoting, and
+// the message says what is.
+func TestMetadataMessages(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
+	head := "---\nname: deploy\ndescription: Deploys. Use when shipping.\nmetadata:\n"
+	tests := []struct{ meta, want string }{
+		{"  tags:\n    - a\n    - b\n", "not a list"},
+		{"  owner:\n    team: x\n", "not a map"},
+		{"  version: 2\n", "quote it"},
+	}
+	for _, tt := range tests {
+		_, ds := s.CheckFile(context.Background(), skill, []byte(head+tt.meta+"---\nBody.\n"))
+		if len(ds) != 1 || ds[0].Code != "skill-metadata-invalid" || !strings.Contains(ds[0].Message, tt.want) {
+			t.Errorf("%q: diagnostics %+v, want one skill-metadata-invalid saying %q", tt.meta, ds, tt.want)
+		}
+	}
+}

@@ -70,7 +70,13 @@ func (c *checker) skill() {
 		if _, mv := document.FieldOf(root, "metadata"); mv != nil && mv.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(mv.Content); i += 2 {
 				k, v := mv.Content[i], mv.Content[i+1]
-				if !isString(v) {
+				switch {
+				case isString(v):
+				case v.Kind == yaml.SequenceNode:
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a list; write the items as one string", k.Value)
+				case v.Kind == yaml.MappingNode:
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map; move its keys up into metadata", k.Value)
+				default:
 					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value)
 				}
 			}
