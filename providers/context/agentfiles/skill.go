@@ -231,6 +231,8 @@ func (c *checker) skillLinks() {
 		}
 	}
 	codes := c.bodyCodeSpans()
+	// A link the author commented out is not one the reader follows.
+	codes = append(codes, c.bodyComments()...)
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
 		start := doc.Lines.Start(n)
 		if _, in := doc.InFence(start); in {
@@ -295,6 +297,31 @@ func pointsAt(text []byte, line int, code, sp document.Span) bool {
 		open--
 	}
 	return readCue.Match(text[line:open])
+}
+
+// bodyComments returns the HTML comments of the body outside fences; an
+// unclosed one runs to the end.
+func (c *checker) bodyComments() []document.Span {
+	doc := c.f.Doc
+	var out []document.Span
+	for at := doc.Body.Start; at < len(doc.Text); {
+		i := bytes.Index(doc.Text[at:], []byte("<!--"))
+		if i < 0 {
+			break
+		}
+		open := at + i
+		if _, in := doc.InFence(open); in {
+			at = open + 4
+			continue
+		}
+		end := len(doc.Text)
+		if j := bytes.Index(doc.Text[open+4:], []byte("-->")); j >= 0 {
+			end = open + 4 + j + 3
+		}
+		out = append(out, document.Span{Start: open, End: end})
+		at = end
+	}
+	return out
 }
 
 // bodyCodeSpans returns the code spans of the body outside fences. A code
