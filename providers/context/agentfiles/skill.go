@@ -75,7 +75,7 @@ func (c *checker) skill() {
 				case v.Kind == yaml.SequenceNode:
 					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a list; write the items as one string", k.Value)
 				case v.Kind == yaml.MappingNode:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map: the specification allows string values only, so tools that follow it may drop the skill", k.Value)
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map: the specification allows string values only", k.Value)
 				default:
 					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value)
 				}
