@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -187,6 +188,8 @@ var (
 	// at a file ("Read `references/x.md`", "Detail: `...`", a table's
 	// first cell), unlike an example of a layout ("e.g. `references/x.md`").
 	readCue = regexp.MustCompile(`(?i)(?:\b(?:read|see|load|consult|open|follow)|\bdetails?:|^\s*\|)\s*$`)
+	// cuedPath matches a relative path with a folder and an extension.
+	cuedPath = regexp.MustCompile(`^(?:\./)?[\w-][\w.-]*(?:/[\w.-]+)+\.[A-Za-z0-9]+$`)
 	// mdName matches a bare markdown file name in prose: see FORMS.md.
 	mdName = regexp.MustCompile(`(?:^|[\s(])([\w-]+\.md)\b`)
 )
@@ -230,9 +233,11 @@ func (c *checker) skillLinks() {
 			c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill installed elsewhere will not have it", target)
 		}
 	}
-	codes := c.bodyCodeSpans()
+	spans := c.bodyCodeSpans()
 	// A link the author commented out is not one the reader follows.
-	codes = append(codes, c.bodyComments()...)
+	comments := c.bodyComments()
+	codes := append(slices.Clone(spans), comments...)
+	next := 0 // the first code span not yet looked at
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
 		start := doc.Lines.Start(n)
 		if _, in := doc.InFence(start); in {
@@ -256,6 +261,19 @@ func (c *checker) skillLinks() {
 				continue
 			}
 			check(string(text[m[2]:m[3]]), sp, true)
+		}
+		// A code span that is a path the text tells the agent to read
+		// ("Read `examples/report.md`", a table's first cell) is checked
+		// whatever folder it names.
+		end := start + len(text)
+		for ; next < len(spans) && spans[next].Start < end; next++ {
+			sp := spans[next]
+			if sp.Start < start || !cuedPath.Match(doc.Text[sp.Start:sp.End]) {
+				continue
+			}
+			if _, in := spanAt(comments, sp.Start); !in && pointsAt(doc.Text, start, sp, sp) {
+				check(string(doc.Text[sp.Start:sp.End]), sp, true)
+			}
 		}
 		// A bare file name in prose ("read FORMS.md") is checked only when
 		// the skill has the file under another case: on a case-sensitive
