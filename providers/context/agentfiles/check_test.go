@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,53 @@ func TestUnquotedGlobSpans(t *testing.T) {
 	want := []string{"cursor-rule-never-loads *.rs", `cursor-field-invalid "yes"`}
 	if !slices.Equal(got, want) {
 		t.Errorf("diagnostics cover %q, want %q", got, want)
+	}
+}
+
+// A field spelt with the wrong separator or case is named in the hint.
+func TestUnknownFieldSuggestsSpelling(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := filepath.Join(s.Root, ".claude/commands/new.md")
+	tests := []struct{ text, want string }{
+		{"---\nallowed_tools: Read\n---\nDo it.\n", "did you mean allowed-tools?"},
+		{"---\nArgument-Hint: x\n---\nDo it.\n", "did you mean argument-hint?"},
+		{"---\nflavour: x\n---\nDo it.\n", ""},
+	}
+	for _, tt := range tests {
+		_, ds := s.CheckFile(context.Background(), cmd, []byte(tt.text))
+		if len(ds) != 1 || ds[0].Code != "agent-unknown-field" {
+			t.Errorf("%q: diagnostics %+v, want one agent-unknown-field", tt.text, ds)
+			continue
+		}
+		if got := ds[0].Message; tt.want == "" && strings.Contains(got, "did you mean") || !strings.Contains(got, tt.want) {
+			t.Errorf("%q: message %q, want it to hold %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// A metadata value that is a list or a map is not cured by quoting, and
+// the message says what is.
+func TestMetadataMessages(t *testing.T) {
+	t.Parallel()
+	s, err := Load(context.Background(), "testdata/valid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
+	head := "---\nname: deploy\ndescription: Deploys. Use when shipping.\nmetadata:\n"
+	tests := []struct{ meta, want string }{
+		{"  tags:\n    - a\n    - b\n", "not a list"},
+		{"  owner:\n    team: x\n", "not a map"},
+		{"  version: 2\n", "quote it"},
+	}
+	for _, tt := range tests {
+		_, ds := s.CheckFile(context.Background(), skill, []byte(head+tt.meta+"---\nBody.\n"))
+		if len(ds) != 1 || ds[0].Code != "skill-metadata-invalid" || !strings.Contains(ds[0].Message, tt.want) {
+			t.Errorf("%q: diagnostics %+v, want one skill-metadata-invalid saying %q", tt.meta, ds, tt.want)
+		}
 	}
 }

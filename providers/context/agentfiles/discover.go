@@ -285,6 +285,20 @@ func (s *Set) exists(rel string) bool {
 	return found
 }
 
+// caseTwin returns the name of a file in folder dir that equals name but
+// for case, or "".
+func (s *Set) caseTwin(dir, name string) string {
+	prefix := dir + "/"
+	i, _ := slices.BinarySearch(s.all, prefix)
+	for ; i < len(s.all) && strings.HasPrefix(s.all[i], prefix); i++ {
+		base := s.all[i][len(prefix):]
+		if !strings.Contains(base, "/") && strings.EqualFold(base, name) {
+			return base
+		}
+	}
+	return ""
+}
+
 // maybeAgentFile filters file names before classifying their paths.
 func maybeAgentFile(name string) bool {
 	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")

@@ -1,7 +1,9 @@
 package agentfiles
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -95,6 +97,12 @@ type field struct {
 // boolValues are the values of a boolean field.
 var boolValues = []string{"true", "false"}
 
+// fieldSpelling folds the case and the separators of a field name, so
+// that allowed_tools, AllowedTools and allowed-tools compare equal.
+func fieldSpelling(name string) string {
+	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
+}
+
 // typed checks the fields of root against the schema, reporting a wrong
 // type under code and, as a hint, keys the schema does not know unless
 // open is set. A null value (a key with nothing after it) is left to the
@@ -105,7 +113,12 @@ func (c *checker) typed(root *yaml.Node, schema []field, code string, known ...s
 		j := slices.IndexFunc(schema, func(f field) bool { return f.name == k.Value })
 		if j < 0 {
 			if !slices.Contains(known, k.Value) {
-				c.add(c.nodeSpan(k), rules.AgentUnknownField, "%s is not a field %s documents; it is kept but has no effect", k.Value, c.f.Kind.agent())
+				msg := fmt.Sprintf("%s is not a field %s documents; it is kept but has no effect", k.Value, c.f.Kind.agent())
+				// "allowed_tools" for "allowed-tools" is a slip worth naming.
+				if j := slices.IndexFunc(schema, func(f field) bool { return fieldSpelling(f.name) == fieldSpelling(k.Value) }); j >= 0 {
+					msg += fmt.Sprintf("; did you mean %s?", schema[j].name)
+				}
+				c.add(c.nodeSpan(k), rules.AgentUnknownField, "%s", msg)
 			}
 			continue
 		}

@@ -1,12 +1,14 @@
 package agentfiles
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -69,7 +71,13 @@ func (c *checker) skill() {
 		if _, mv := document.FieldOf(root, "metadata"); mv != nil && mv.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(mv.Content); i += 2 {
 				k, v := mv.Content[i], mv.Content[i+1]
-				if !isString(v) {
+				switch {
+				case isString(v):
+				case v.Kind == yaml.SequenceNode:
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a list; write the items as one string", k.Value)
+				case v.Kind == yaml.MappingNode:
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map: the specification allows string values only", k.Value)
+				default:
 					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value)
 				}
 			}
@@ -108,11 +116,17 @@ func (c *checker) skillName(root *yaml.Node) {
 	if why := skillNameProblem(name); why != "" {
 		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameInvalid, "name %q %s", name, why)
 	}
-	if name != folder && skillNameProblem(folder) == "" {
+	switch {
+	case name == folder:
+	case skillNameProblem(folder) == "":
 		d := c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %s; the specification requires them equal", name, folder)
 		if d != nil {
 			d.Fix = &Fix{Title: fmt.Sprintf("Rename the skill to %s (its folder)", folder), Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: folder}}}
 		}
+	default:
+		// The folder's name cannot be a skill's name, so renaming the
+		// skill cannot fix it: the folder has to move.
+		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %q, which is no valid skill name; rename the folder", name, folder)
 	}
 }
 
@@ -170,6 +184,14 @@ var (
 	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 	// linkDef matches a link reference definition: [label]: target.
 	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
+	// readCue matches what comes before a code span that points the agent
+	// at a file ("Read `references/x.md`", "Detail: `...`", a table's
+	// first cell), unlike an example of a layout ("e.g. `references/x.md`").
+	readCue = regexp.MustCompile(`(?i)(?:\b(?:read|see|load|consult|open|follow)|\bdetails?:|^\s*\|)\s*$`)
+	// cuedPath matches a relative path with a folder and an extension.
+	cuedPath = regexp.MustCompile(`^(?:\./)?[\w-][\w.-]*(?:/[\w.-]+)+\.[A-Za-z0-9]+$`)
+	// mdName matches a bare markdown file name in prose: see FORMS.md.
+	mdName = regexp.MustCompile(`(?:^|[\s(])([\w-]+\.md)\b`)
 )
 
 // skillLinks checks that relative links and file paths of the body name
@@ -211,13 +233,17 @@ func (c *checker) skillLinks() {
 			c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill installed elsewhere will not have it", target)
 		}
 	}
+	spans := c.bodyCodeSpans()
+	// A link the author commented out is not one the reader follows.
+	comments := c.bodyComments()
+	codes := append(slices.Clone(spans), comments...)
+	next := 0 // the first code span not yet looked at
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
 		start := doc.Lines.Start(n)
 		if _, in := doc.InFence(start); in {
 			continue
 		}
 		text := doc.Lines.Line(n)
-		codes := document.CodeSpans(doc.Text, document.Span{Start: start, End: start + len(text)})
 		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
 			if _, in := spanAt(codes, start+m[0]); in {
 				continue
@@ -231,12 +257,117 @@ func (c *checker) skillLinks() {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
 			// In code, a path is often an example ("`scripts/rotate.py`
 			// for PDF rotation"); a command that runs it is a reference.
-			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) {
+			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) && !pointsAt(doc.Text, start, code, sp) {
 				continue
 			}
 			check(string(text[m[2]:m[3]]), sp, true)
 		}
+		// A code span that is a path the text tells the agent to read
+		// ("Read `examples/report.md`", a table's first cell) is checked
+		// whatever folder it names.
+		end := start + len(text)
+		for ; next < len(spans) && spans[next].Start < end; next++ {
+			sp := spans[next]
+			if sp.Start < start || !cuedPath.Match(doc.Text[sp.Start:sp.End]) {
+				continue
+			}
+			if _, in := spanAt(comments, sp.Start); !in && pointsAt(doc.Text, start, sp, sp) {
+				check(string(doc.Text[sp.Start:sp.End]), sp, true)
+			}
+		}
+		// A bare file name in prose ("read FORMS.md") is checked only when
+		// the skill has the file under another case: on a case-sensitive
+		// file system the agent finds nothing, and the author did not see
+		// it on theirs.
+		var links []document.Span
+		for _, m := range mdLink.FindAllIndex(text, -1) {
+			links = append(links, document.Span{Start: start + m[0], End: start + m[1]})
+		}
+		for _, m := range mdName.FindAllSubmatchIndex(text, -1) {
+			sp := document.Span{Start: start + m[2], End: start + m[3]}
+			name := string(text[m[2]:m[3]])
+			_, inCode := spanAt(codes, sp.Start)
+			_, inLink := spanAt(links, sp.Start)
+			if inCode || inLink || c.existsRel(path.Join(dir, name)) {
+				continue
+			}
+			// "skill.md" names the file the reader is in, whatever its case.
+			if twin := c.s.caseTwin(dir, name); twin != "" && twin != "SKILL.md" && !seen[sp.Start] {
+				seen[sp.Start] = true
+				c.add(sp, rules.SkillLinkBroken, "%s names no file: the skill has %s, and file names are case-sensitive where the agent runs", name, twin)
+			}
+		}
 	}
+}
+
+// pointsAt reports whether the code span code, starting the path at sp,
+// points the agent at that file: the path is all the span holds and a
+// reading cue comes before it on its line.
+func pointsAt(text []byte, line int, code, sp document.Span) bool {
+	if sp.Start != code.Start && !(sp.Start == code.Start+2 && string(text[code.Start:sp.Start]) == "./") {
+		return false
+	}
+	if sp.End != code.End {
+		return false
+	}
+	open := code.Start
+	for open > line && text[open-1] == '`' {
+		open--
+	}
+	return readCue.Match(text[line:open])
+}
+
+// bodyComments returns the HTML comments of the body outside fences; an
+// unclosed one runs to the end.
+func (c *checker) bodyComments() []document.Span {
+	doc := c.f.Doc
+	var out []document.Span
+	for at := doc.Body.Start; at < len(doc.Text); {
+		i := bytes.Index(doc.Text[at:], []byte("<!--"))
+		if i < 0 {
+			break
+		}
+		open := at + i
+		if _, in := doc.InFence(open); in {
+			at = open + 4
+			continue
+		}
+		end := len(doc.Text)
+		if j := bytes.Index(doc.Text[open+4:], []byte("-->")); j >= 0 {
+			end = open + 4 + j + 3
+		}
+		out = append(out, document.Span{Start: open, End: end})
+		at = end
+	}
+	return out
+}
+
+// bodyCodeSpans returns the code spans of the body outside fences. A code
+// span may run over a line break but not past a paragraph's end, so the
+// backticks are paired paragraph by paragraph.
+func (c *checker) bodyCodeSpans() []document.Span {
+	doc := c.f.Doc
+	var out []document.Span
+	para := -1
+	flush := func(end int) {
+		if para >= 0 {
+			out = append(out, document.CodeSpans(doc.Text, document.Span{Start: para, End: end})...)
+		}
+		para = -1
+	}
+	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
+		start := doc.Lines.Start(n)
+		text := doc.Lines.Line(n)
+		if _, in := doc.InFence(start); in || len(bytes.TrimSpace(text)) == 0 {
+			flush(start)
+			continue
+		}
+		if para < 0 {
+			para = start
+		}
+	}
+	flush(len(doc.Text))
+	return out
 }
 
 // spanAt returns the span of spans holding off.

@@ -340,10 +340,13 @@ func (b *builder) mention(dir, clean string) bool {
 	}
 	// A sentence's final period is no extension: "@guide.md." is a file.
 	base := strings.TrimRight(path.Base(clean), ".")
-	if fileExt(path.Ext(base)) || fileLike(base) || len(Siblings(b.join(dir, clean))) > 0 {
+	first, _, nested := strings.Cut(strings.TrimPrefix(clean, "./"), "/")
+	// A dotted name alone ("@app.get", "@pytest.fixture") is a decorator
+	// or a method far more often than a file, unless it ends as files do.
+	ext := path.Ext(base)
+	if fileExt(ext) && (nested || knownExt[strings.ToLower(ext[1:])]) || fileLike(base) || len(Siblings(b.join(dir, clean))) > 0 {
 		return false
 	}
-	first, _, nested := strings.Cut(strings.TrimPrefix(clean, "./"), "/")
 	if !nested {
 		return true
 	}
@@ -403,6 +406,23 @@ func fileExt(ext string) bool {
 		}
 	}
 	return letter
+}
+
+// knownExt holds the extensions of the files a memory file imports: text,
+// data, configuration and source files.
+var knownExt = map[string]bool{
+	"md": true, "mdx": true, "mdc": true, "markdown": true, "txt": true, "rst": true, "adoc": true, "org": true,
+	"json": true, "jsonc": true, "json5": true, "yaml": true, "yml": true, "toml": true, "ini": true, "cfg": true,
+	"conf": true, "env": true, "xml": true, "html": true, "htm": true, "css": true, "scss": true, "csv": true,
+	"tsv": true, "sql": true, "graphql": true, "gql": true, "proto": true, "lock": true, "mod": true, "sum": true,
+	"py": true, "pyi": true, "ipynb": true, "ts": true, "tsx": true, "js": true, "jsx": true, "mjs": true,
+	"cjs": true, "vue": true, "svelte": true, "go": true, "rs": true, "rb": true, "java": true, "kt": true,
+	"kts": true, "gradle": true, "scala": true, "swift": true, "m": true, "c": true, "h": true, "cc": true,
+	"cpp": true, "hpp": true, "cs": true, "fs": true, "php": true, "dart": true, "ex": true, "exs": true,
+	"erl": true, "hs": true, "ml": true, "clj": true, "lua": true, "r": true, "pl": true, "sh": true,
+	"bash": true, "zsh": true, "fish": true, "ps1": true, "bat": true, "tf": true, "hcl": true, "nix": true,
+	"properties": true, "example": true, "sample": true, "template": true, "tmpl": true, "log": true,
+	"pdf": true, "png": true, "jpg": true, "jpeg": true, "svg": true, "gif": true,
 }
 
 func (b *builder) join(dir, p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }

@@ -232,3 +232,28 @@ func TestRootTooLarge(t *testing.T) {
 		t.Errorf("problems %+v, want one %s on the first line", ps, rules.MemoryTooLarge)
 	}
 }
+
+// A dotted name in prose is a decorator or a method, not a file the
+// writer meant to import, unless it ends as a file does.
+func TestDottedNamesAreMentions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := "Route with @app.get, test with @pytest.mark.parametrize and @app.get.\n" +
+		"Keep @notes.md, @settings.yaml and @lib/app.get in mind.\n"
+	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := Build(context.Background(), filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range tree.Root().Imports {
+		got = append(got, e.Path+"="+e.Status.String())
+	}
+	want := []string{"app.get,=not a file", "pytest.mark.parametrize=not a file", "app.get.=not a file",
+		"notes.md,=trailing punctuation", "settings.yaml=missing", "lib/app.get=missing"}
+	if !slices.Equal(got, want) {
+		t.Errorf("statuses\n got %v\nwant %v", got, want)
+	}
+}

@@ -214,6 +214,8 @@ func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diag
 		bad(v, "paths must be a glob or a list of globs, not a map")
 		return out
 	}
+	var unmatched []*yaml.Node
+	loads := false
 	for _, n := range globNodes(v) {
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
 			bad(n, "paths holds %s, not a glob string; the rule never attaches by it", describe(n))
@@ -224,7 +226,18 @@ func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diag
 			bad(n, "paths glob %q is invalid: %v", n.Value, err)
 			continue
 		}
-		if !slices.ContainsFunc(files, g.Match) {
+		if slices.ContainsFunc(files, g.Match) {
+			loads = true
+		} else {
+			unmatched = append(unmatched, n)
+		}
+	}
+	// The rule loads when any of its globs matches, so an unmatched glob
+	// beside a matching one costs nothing but may be a typo.
+	for _, n := range unmatched {
+		if loads {
+			bad(n, "paths glob %q matches no file of the project; the rule loads by its other globs only", n.Value)
+		} else {
 			bad(n, "paths glob %q matches no file of the project, so the rule never loads", n.Value)
 		}
 	}

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -125,5 +127,32 @@ func TestCheckReader(t *testing.T) {
 	f, ok := FileOf(set, claude, read)
 	if !ok || string(f.Text) != "# Memory\n\n@docs/b.md and @docs/nope.md\n" || f.Kind != agentfiles.KindMemory {
 		t.Errorf("FileOf = %+v, %v", f, ok)
+	}
+}
+
+// A glob that matches nothing does not stop the rule loading by another.
+func TestRulePathsMessages(t *testing.T) {
+	t.Parallel()
+	files := []string{"src/a.go"}
+	tests := []struct {
+		globs string
+		want  []string
+	}{
+		{"[\"src/**\", \"tests/**\"]", []string{"loads by its other globs only"}},
+		{"[\"tests/**\", \"docs/**\"]", []string{"never loads", "never loads"}},
+		{"[\"src/**\"]", nil},
+	}
+	for _, tt := range tests {
+		doc := document.Parse("r.md", []byte("---\npaths: "+tt.globs+"\n---\nRule.\n"))
+		ds := rulePaths("r.md", doc, files)
+		if len(ds) != len(tt.want) {
+			t.Errorf("%s: %d diagnostics %+v, want %d", tt.globs, len(ds), ds, len(tt.want))
+			continue
+		}
+		for i, d := range ds {
+			if !strings.Contains(d.Message, tt.want[i]) {
+				t.Errorf("%s: message %q, want it to hold %q", tt.globs, d.Message, tt.want[i])
+			}
+		}
 	}
 }
