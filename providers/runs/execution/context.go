@@ -383,101 +383,102 @@ func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, comm
 	return &cmds[0], nil
 }
 
+// loadCache names a table that caches content under a two-part key a:b.
+type loadCache struct {
+	kind         string // the item list of the command: "context" or "memory"
+	aName, bName string // the key parts, as errors name them
+	upsert       string // stores (session_id, a, b, content, loaded_at)
+	query        string // selects content by ?1 session_id, ?2 a, ?3 b
+}
+
+var (
+	contextLoads = loadCache{
+		kind: "context", aName: "domain", bName: "topic",
+		upsert: `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+		query: `SELECT content FROM context_loads WHERE session_id = ?1 AND domain = ?2 AND topic = ?3`,
+	}
+	memoryLoads = loadCache{
+		kind: "memory", aName: "memory layer", bName: "memory key",
+		upsert: `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+		query: `SELECT content FROM memory_loads WHERE session_id = ?1 AND layer = ?2 AND key = ?3`,
+	}
+)
+
 // RecordContextLoad caches the content of domain:topic in the execution and
 // adds the key to the contextLoaded list of the running command, if any.
 func (s *Store) RecordContextLoad(ctx context.Context, sessionID, domain, topic, content string) error {
-	if err := requireName("domain", domain); err != nil {
-		return err
-	}
-	if err := requireName("topic", topic); err != nil {
-		return err
-	}
-	err := s.cache(ctx, sessionID, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-		domain, topic, content, "context")
-	if err != nil {
-		return fmt.Errorf("record context load %s:%s: %w", domain, topic, err)
-	}
-	return nil
+	return s.cache(ctx, contextLoads, sessionID, domain, topic, content)
 }
 
 // GetCachedContext returns the content of domain:topic when a command of the
 // execution recorded it; ok is false on a cache miss.
 func (s *Store) GetCachedContext(ctx context.Context, sessionID, domain, topic string) (content string, ok bool, err error) {
-	content, ok, err = s.cached(ctx, sessionID, `SELECT content FROM context_loads WHERE session_id = ?1 AND domain = ?2 AND topic = ?3`, domain, topic)
-	if err != nil {
-		return "", false, fmt.Errorf("get cached context %s:%s: %w", domain, topic, err)
-	}
-	return content, ok, nil
+	return s.cached(ctx, contextLoads, sessionID, domain, topic)
 }
 
 // RecordMemoryLoad caches memory content under layer:key in the execution
 // and, as the seed interface does, adds layer:key to the memoryUpdated list
 // of the running command, if any.
 func (s *Store) RecordMemoryLoad(ctx context.Context, sessionID, layer, key, content string) error {
-	if err := requireName("memory layer", layer); err != nil {
-		return err
-	}
-	if err := requireName("memory key", key); err != nil {
-		return err
-	}
-	err := s.cache(ctx, sessionID, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-		layer, key, content, "memory")
-	if err != nil {
-		return fmt.Errorf("record memory load %s:%s: %w", layer, key, err)
-	}
-	return nil
+	return s.cache(ctx, memoryLoads, sessionID, layer, key, content)
 }
 
 // GetCachedMemory returns the memory content cached under layer:key; ok is
 // false on a cache miss.
 func (s *Store) GetCachedMemory(ctx context.Context, sessionID, layer, key string) (content string, ok bool, err error) {
-	content, ok, err = s.cached(ctx, sessionID, `SELECT content FROM memory_loads WHERE session_id = ?1 AND layer = ?2 AND key = ?3`, layer, key)
-	if err != nil {
-		return "", false, fmt.Errorf("get cached memory %s:%s: %w", layer, key, err)
-	}
-	return content, ok, nil
+	return s.cached(ctx, memoryLoads, sessionID, layer, key)
 }
 
-// cache runs upsert, which stores content under the two-part key a:b, and,
-// when itemKind is not empty, adds a:b to that list of the running command.
-func (s *Store) cache(ctx context.Context, sessionID, upsert, a, b, content, itemKind string) error {
-	return s.db.Write(ctx, func(tx *sql.Tx) error {
+// cache stores content under a:b in the table of c and adds a:b to that
+// list of the running command, if any.
+func (s *Store) cache(ctx context.Context, c loadCache, sessionID, a, b, content string) error {
+	if err := requireName(c.aName, a); err != nil {
+		return err
+	}
+	if err := requireName(c.bName, b); err != nil {
+		return err
+	}
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
+		if _, err := tx.ExecContext(ctx, c.upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
 			return err
 		}
-		if itemKind == "" {
-			return nil
-		}
-		_, err := addItem(ctx, tx, sessionID, itemKind, a+":"+b)
+		_, err := addItem(ctx, tx, sessionID, c.kind, a+":"+b)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("record %s load %s:%s: %w", c.kind, a, b, err)
+	}
+	return nil
 }
 
-// cached runs query, which selects the content stored under a:b.
-func (s *Store) cached(ctx context.Context, sessionID, query, a, b string) (content string, ok bool, err error) {
+// cached returns the content stored under a:b in the table of c.
+func (s *Store) cached(ctx context.Context, c loadCache, sessionID, a, b string) (content string, ok bool, err error) {
 	err = s.db.Read(ctx, func(tx *sql.Tx) error {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		var c []byte
-		err := tx.QueryRowContext(ctx, query, sessionID, a, b).Scan(&c)
+		var v []byte
+		err := tx.QueryRowContext(ctx, c.query, sessionID, a, b).Scan(&v)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
-		content, ok = string(c), err == nil
+		content, ok = string(v), err == nil
 		return err
 	})
-	return content, ok, err
+	if err != nil {
+		return "", false, fmt.Errorf("get cached %s %s:%s: %w", c.kind, a, b, err)
+	}
+	return content, ok, nil
 }
 
 // RecordMemoryUpdate adds layer:key to the memoryUpdated list of the running

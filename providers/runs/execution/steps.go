@@ -131,10 +131,7 @@ func (s *Store) recordLoads(ctx context.Context, tx *sql.Tx, sessionID string, l
 	var items []string
 	for _, l := range loads {
 		if !l.Cached {
-			_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
-				VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-				sessionID, l.Domain, l.Topic, []byte(l.Content), now)
+			_, err := tx.ExecContext(ctx, contextLoads.upsert, sessionID, l.Domain, l.Topic, []byte(l.Content), now)
 			if err != nil {
 				return nil, err
 			}
@@ -287,10 +284,7 @@ func (s *Store) RecordMemoryLoads(ctx context.Context, sessionID string, loads [
 		}
 		now := ms(s.now())
 		for _, l := range loads {
-			_, err := tx.ExecContext(ctx, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
-				VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-				sessionID, l.Layer, l.Key, []byte(l.Content), now)
+			_, err := tx.ExecContext(ctx, memoryLoads.upsert, sessionID, l.Layer, l.Key, []byte(l.Content), now)
 			if err != nil {
 				return err
 			}
