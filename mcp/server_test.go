@@ -86,22 +86,29 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) (
 	return text.String(), res.IsError
 }
 
-// callCase calls a tool for a table case: when errHas is set it fails
-// unless the result is an error containing errHas and returns false;
-// otherwise it fails on an error result and returns true.
+// callCase calls a tool for a table case and reports, as wantResult does,
+// whether the case goes on to check a result.
 func callCase(t *testing.T, cs *sdk.ClientSession, name string, args any, out any, errHas string) (string, bool) {
 	t.Helper()
 	text, isErr := call(t, cs, name, args, out)
+	return text, wantResult(t, text, isErr, errHas)
+}
+
+// wantResult fails unless a result is an error containing errHas, when
+// errHas is set, or no error otherwise; it returns true when the case has
+// a result to check further.
+func wantResult(t *testing.T, text string, isErr bool, errHas string) bool {
+	t.Helper()
 	if errHas != "" {
 		if !isErr || !strings.Contains(text, errHas) {
 			t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, errHas)
 		}
-		return text, false
+		return false
 	}
 	if isErr {
 		t.Fatalf("unexpected error: %s", text)
 	}
-	return text, true
+	return true
 }
 
 // outsideFixture writes the fixture and, next to it, a secret file that
@@ -227,7 +234,7 @@ func TestSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out SearchOutput
-			text, ok := callCase(t, cs, "search", tt.args, &out, tt.errHas)
+			_, ok := callCase(t, cs, "search", tt.args, &out, tt.errHas)
 			if !ok {
 				return
 			}
@@ -581,7 +588,7 @@ func TestSessionCost(t *testing.T) {
 				} `json:"alwaysLoaded"`
 				TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
 			}
-			text, ok := callCase(t, cs, "session_cost", tt.args, &out, tt.errHas)
+			_, ok := callCase(t, cs, "session_cost", tt.args, &out, tt.errHas)
 			if !ok {
 				return
 			}
