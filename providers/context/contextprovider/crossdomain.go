@@ -140,15 +140,9 @@ type crossHit struct {
 // Results are ordered by relevance, highest first, and kept within the
 // configured budget; what does not fit is reported as a warning.
 func (p *Provider) CrossDomainContext(ctx context.Context, domain string, triggers []string) (List[ContextFile], error) {
-	if err := checkName(domain); err != nil {
-		return List[ContextFile]{}, err
-	}
-	out := newList[ContextFile]()
-	lib := p.library()
-	dom, ok := lib.Domain(domain)
-	if !ok || strings.ContainsAny(domain, `/\`) {
-		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
-		return out, nil
+	lib, dom, out, err := p.domainFiles(domain)
+	if err != nil || dom == nil {
+		return out, err
 	}
 	hits := p.crossHits(lib, dom, triggers, &out.Warnings)
 	reqs := make([]Request, 0, len(hits))

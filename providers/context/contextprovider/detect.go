@@ -646,15 +646,9 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 // whose trigger condition names a detected framework or library. Files
 // that do not fit are left out with a warning.
 func (p *Provider) ConditionalContext(ctx context.Context, domain string, det DetectionResult) (List[ContextFile], error) {
-	if err := checkName(domain); err != nil {
-		return List[ContextFile]{}, err
-	}
-	out := newList[ContextFile]()
-	lib := p.library()
-	dom, ok := lib.Domain(domain)
-	if !ok || strings.ContainsAny(domain, `/\`) {
-		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
-		return out, nil
+	lib, dom, out, err := p.domainFiles(domain)
+	if err != nil || dom == nil {
+		return out, err
 	}
 	var reqs []Request
 	always := map[string]bool{}
