@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -184,7 +185,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			oldDomains[name] = true
 		}
 		st.rebuildTopics()
-		domainsChanged = !sameSet(oldDomains, st.view().domains)
+		domainsChanged = !maps.Equal(oldDomains, st.view().domains)
 	}
 	v := st.view()
 	rescan := func(p string, f *File) {
@@ -444,18 +445,6 @@ func markdownUnder(flt *Filter, dir string) []string {
 		return nil
 	})
 	return out
-}
-
-func sameSet(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }
 
 func sortedKeys(m map[string]bool) []string {
