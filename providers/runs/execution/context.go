@@ -216,7 +216,17 @@ func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inp
 	if err := requireName("command name", command); err != nil {
 		return nil, err
 	}
-	in, err := marshalObject("inputs", inputs)
+	return s.writeCommand(ctx, sessionID, "start", command, "inputs", inputs, opts,
+		func(tx *sql.Tx, in string) (*CommandExecution, error) {
+			return s.startCommand(ctx, tx, sessionID, command, in)
+		})
+}
+
+// writeCommand encodes values, which are the command's field what, and in
+// one write transaction runs step with them and records the items that
+// opts add to the attempt step returns. verb names the step in errors.
+func (s *Store) writeCommand(ctx context.Context, sessionID, verb, command, what string, values map[string]any, opts []CommandOption, step func(tx *sql.Tx, encoded string) (*CommandExecution, error)) (*CommandExecution, error) {
+	encoded, err := marshalObject(what, values)
 	if err != nil {
 		return nil, err
 	}
@@ -227,13 +237,13 @@ func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inp
 	var ce *CommandExecution
 	err = s.db.Write(ctx, func(tx *sql.Tx) error {
 		var err error
-		if ce, err = s.startCommand(ctx, tx, sessionID, command, in); err != nil {
+		if ce, err = step(tx, encoded); err != nil {
 			return err
 		}
 		return recordItems(ctx, tx, sessionID, ce, items)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("start command %q: %w", command, err)
+		return nil, fmt.Errorf("%s command %q: %w", verb, command, err)
 	}
 	return ce, nil
 }
@@ -323,26 +333,10 @@ func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, 
 	default:
 		return nil, fmt.Errorf("%w: completion status %q: want success, partial or failed", ErrInvalidArgument, status)
 	}
-	out, err := marshalObject("outputs", outputs)
-	if err != nil {
-		return nil, err
-	}
-	items, err := itemsOf(opts)
-	if err != nil {
-		return nil, err
-	}
-	var ce *CommandExecution
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if ce, err = s.completeCommand(ctx, tx, sessionID, command, status, out); err != nil {
-			return err
-		}
-		return recordItems(ctx, tx, sessionID, ce, items)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("complete command %q: %w", command, err)
-	}
-	return ce, nil
+	return s.writeCommand(ctx, sessionID, "complete", command, "outputs", outputs, opts,
+		func(tx *sql.Tx, out string) (*CommandExecution, error) {
+			return s.completeCommand(ctx, tx, sessionID, command, status, out)
+		})
 }
 
 func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, command string, status Status, out string) (*CommandExecution, error) {
