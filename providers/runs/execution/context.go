@@ -430,10 +430,7 @@ func (s *Store) GetCachedMemory(ctx context.Context, sessionID, layer, key strin
 // cache stores content under a:b in the table of c and adds a:b to that
 // list of the running command, if any.
 func (s *Store) cache(ctx context.Context, c loadCache, sessionID, a, b, content string) error {
-	if err := requireName(c.aName, a); err != nil {
-		return err
-	}
-	if err := requireName(c.bName, b); err != nil {
+	if err := requireKey(c.aName, a, c.bName, b); err != nil {
 		return err
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
@@ -478,10 +475,7 @@ func (s *Store) cached(ctx context.Context, c loadCache, sessionID, a, b string)
 // RecordMemoryUpdate adds layer:key to the memoryUpdated list of the running
 // command.
 func (s *Store) RecordMemoryUpdate(ctx context.Context, sessionID, layer, key string) error {
-	if err := requireName("memory layer", layer); err != nil {
-		return err
-	}
-	if err := requireName("memory key", key); err != nil {
+	if err := requireKey("memory layer", layer, "memory key", key); err != nil {
 		return err
 	}
 	return s.recordItem(ctx, sessionID, "memory", layer+":"+key)
@@ -568,16 +562,7 @@ func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values ma
 		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		now := ms(s.now())
-		for k, v := range encoded {
-			_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
-				ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				sessionID, k, v, now)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return storeShared(ctx, tx, sessionID, encoded, ms(s.now()))
 	})
 	if err != nil {
 		return fmt.Errorf("set shared data: %w", err)
@@ -686,6 +671,28 @@ func execRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error
 		return e, fmt.Errorf("execution %q: %w", sessionID, ErrNotFound)
 	}
 	return e, err
+}
+
+// storeShared stores each of values, encoded JSON, under its key in the
+// execution's shared data, replacing what was there.
+func storeShared[V ~string | ~[]byte](ctx context.Context, tx *sql.Tx, sessionID string, values map[string]V, now int64) error {
+	for k, v := range values {
+		_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+			sessionID, k, string(v), now)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// requireKey checks both parts of a two-part key a:b.
+func requireKey(aName, a, bName, b string) error {
+	if err := requireName(aName, a); err != nil {
+		return err
+	}
+	return requireName(bName, b)
 }
 
 func requireName(what, v string) error {

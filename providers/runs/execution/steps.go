@@ -66,10 +66,7 @@ func (s *Store) CachedContexts(ctx context.Context, sessionID string, keys []Con
 // stored in the execution's cache.
 func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads []ContextLoad) error {
 	for _, l := range loads {
-		if err := requireName("domain", l.Domain); err != nil {
-			return err
-		}
-		if err := requireName("topic", l.Topic); err != nil {
+		if err := requireKey("domain", l.Domain, "topic", l.Topic); err != nil {
 			return err
 		}
 	}
@@ -97,10 +94,7 @@ func (s *Store) StartStep(ctx context.Context, sessionID, command string, inputs
 		return nil, err
 	}
 	for _, l := range loads {
-		if err := requireName("domain", l.Domain); err != nil {
-			return nil, err
-		}
-		if err := requireName("topic", l.Topic); err != nil {
+		if err := requireKey("domain", l.Domain, "topic", l.Topic); err != nil {
 			return nil, err
 		}
 	}
@@ -193,16 +187,7 @@ func (s *Store) CompleteStep(ctx context.Context, sessionID, command string, sta
 		if err != nil {
 			return err
 		}
-		now := ms(s.now())
-		for k, v := range shared {
-			_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
-				ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				sessionID, k, string(v), now)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return storeShared(ctx, tx, sessionID, shared, ms(s.now()))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("complete command %q: %w", command, err)
@@ -271,10 +256,7 @@ func (s *Store) MemoryLayer(ctx context.Context, sessionID, layer string) ([]Mem
 // what an execution loads for all its commands.
 func (s *Store) RecordMemoryLoads(ctx context.Context, sessionID string, loads []MemoryLoad) error {
 	for _, l := range loads {
-		if err := requireName("memory layer", l.Layer); err != nil {
-			return err
-		}
-		if err := requireName("memory key", l.Key); err != nil {
+		if err := requireKey("memory layer", l.Layer, "memory key", l.Key); err != nil {
 			return err
 		}
 	}
