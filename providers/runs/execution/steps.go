@@ -98,24 +98,16 @@ func (s *Store) StartStep(ctx context.Context, sessionID, command string, inputs
 			return nil, err
 		}
 	}
-	in, err := marshalObject("inputs", inputs)
-	if err != nil {
-		return nil, err
-	}
-	var ce *CommandExecution
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if ce, err = s.startCommand(ctx, tx, sessionID, command, in); err != nil {
-			return err
-		}
-		items, err := s.recordLoads(ctx, tx, sessionID, loads)
-		ce.ContextLoaded = append(ce.ContextLoaded, items...)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("start command %q: %w", command, err)
-	}
-	return ce, nil
+	return s.writeCommand(ctx, sessionID, "start", command, "inputs", inputs, nil,
+		func(tx *sql.Tx, in string) (*CommandExecution, error) {
+			ce, err := s.startCommand(ctx, tx, sessionID, command, in)
+			if err != nil {
+				return nil, err
+			}
+			items, err := s.recordLoads(ctx, tx, sessionID, loads)
+			ce.ContextLoaded = append(ce.ContextLoaded, items...)
+			return ce, err
+		})
 }
 
 // recordLoads stores the content of loads not marked Cached and adds every
