@@ -253,11 +253,8 @@ func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command
 	if err := s.sweep(ctx, tx, now); err != nil {
 		return nil, err
 	}
-	ex, err := execRow(ctx, tx, sessionID)
+	ex, err := s.writableRow(ctx, tx, sessionID)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
 	var (
@@ -340,10 +337,7 @@ func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, 
 }
 
 func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, command string, status Status, out string) (*CommandExecution, error) {
-	if _, err := execRow(ctx, tx, sessionID); err != nil {
-		return nil, err
-	}
-	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+	if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
 	var (
@@ -434,10 +428,7 @@ func (s *Store) cache(ctx context.Context, c loadCache, sessionID, a, b, content
 		return err
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, c.upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
@@ -492,10 +483,7 @@ func (s *Store) RecordSkillInvoked(ctx context.Context, sessionID, skill string)
 
 func (s *Store) recordItem(ctx context.Context, sessionID, kind, item string) error {
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		added, err := addItem(ctx, tx, sessionID, kind, item)
@@ -556,10 +544,7 @@ func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values ma
 		encoded[k] = string(b)
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		return storeShared(ctx, tx, sessionID, encoded, ms(s.now()))
@@ -661,6 +646,16 @@ type execInfo struct {
 
 // execRow reads the execution, failing with ErrNotFound when it does not
 // exist.
+// writableRow reads the execution as execRow does and fails unless the
+// caller may write to it: no chain run elsewhere owns it.
+func (s *Store) writableRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error) {
+	ex, err := execRow(ctx, tx, sessionID)
+	if err != nil {
+		return ex, err
+	}
+	return ex, s.requireNoChainElsewhere(ctx, tx, sessionID)
+}
+
 func execRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error) {
 	var e execInfo
 	if sessionID == "" {

@@ -71,10 +71,7 @@ func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads 
 		}
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		_, err := s.recordLoads(ctx, tx, sessionID, loads)
