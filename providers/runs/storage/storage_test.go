@@ -26,6 +26,14 @@ func openPath(t testing.TB, path string, busy time.Duration) *DB {
 	return db
 }
 
+// openPair opens two handles on one new database file, with the busy
+// timeouts busy and otherBusy.
+func openPair(t testing.TB, busy, otherBusy time.Duration) (db, other *DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	return openPath(t, path, busy), openPath(t, path, otherBusy)
+}
+
 func openTemp(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "nested", "dir", FileName))
@@ -75,10 +83,8 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 // TestTransactionsBeginImmediate checks that an open transaction holds the
 // write lock before it writes anything: another handle cannot write.
 func TestTransactionsBeginImmediate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	other := openPath(t, path, 10*time.Millisecond)
+	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
 
 	tx, err := db.SQL().BeginTx(ctx, nil)
 	if err != nil {
@@ -103,10 +109,8 @@ func TestTransactionsBeginImmediate(t *testing.T) {
 
 // TestReadDoesNotBlockWriters: Read transactions are not IMMEDIATE.
 func TestReadDoesNotBlockWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	other := openPath(t, path, 10*time.Millisecond)
+	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
 	err := db.Read(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
@@ -132,10 +136,9 @@ func TestReadDoesNotBlockWriters(t *testing.T) {
 // TestWriteRetriesWhileLocked holds the write lock in another handle for
 // longer than the busy timeout; Write must get through once it is released.
 func TestWriteRetriesWhileLocked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, 20*time.Millisecond)
-	released := holdWriteLock(t, openPath(t, path, DefaultBusyTimeout), 150*time.Millisecond)
+	db, holder := openPair(t, 20*time.Millisecond, DefaultBusyTimeout)
+	released := holdWriteLock(t, holder, 150*time.Millisecond)
 	calls := 0
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		calls++
