@@ -71,11 +71,7 @@ func (l *Library) reloadWith(ctx context.Context, cfg *config.Config, problems [
 func (l *Library) paths() []string {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	out := make([]string, 0, len(l.files))
-	for p := range l.files {
-		out = append(out, p)
-	}
-	return out
+	return slices.Collect(maps.Keys(l.files))
 }
 
 // Apply brings the library in step with a set of changed files. Changes to
