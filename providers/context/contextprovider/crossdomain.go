@@ -1,6 +1,7 @@
 package contextprovider
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -270,13 +271,7 @@ func (s *hitSet) sorted() []crossHit {
 		out = append(out, *s.byID[id])
 	}
 	slices.SortStableFunc(out, func(a, b crossHit) int {
-		switch {
-		case a.relevance > b.relevance:
-			return -1
-		case a.relevance < b.relevance:
-			return 1
-		}
-		return 0
+		return cmp.Compare(b.relevance, a.relevance) // highest first
 	})
 	return out
 }

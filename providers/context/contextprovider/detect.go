@@ -1,6 +1,7 @@
 package contextprovider
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"path"
@@ -596,13 +597,7 @@ func (p *Provider) DetectProjectType(ctx context.Context, domain string, signals
 		if catOrder[a.Category] != catOrder[b.Category] {
 			return catOrder[a.Category] - catOrder[b.Category]
 		}
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
+		return cmp.Compare(b.Score, a.Score) // highest first
 	})
 	for _, m := range res.Matches {
 		name := strings.ToLower(m.Name)
