@@ -582,10 +582,7 @@ func (s *Store) GetSharedData(ctx context.Context, sessionID, key string) (value
 func (s *Store) GetPreviousCommand(ctx context.Context, sessionID, command string) (*CommandExecution, error) {
 	var ce *CommandExecution
 	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		live, err := s.liveSet(ctx, tx, s.now())
+		live, err := s.liveOf(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -606,10 +603,7 @@ func (s *Store) GetPreviousCommand(ctx context.Context, sessionID, command strin
 func (s *Store) Attempts(ctx context.Context, sessionID string, step int) ([]CommandExecution, error) {
 	var out []CommandExecution
 	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		live, err := s.liveSet(ctx, tx, s.now())
+		live, err := s.liveOf(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -646,6 +640,15 @@ type execInfo struct {
 
 // execRow reads the execution, failing with ErrNotFound when it does not
 // exist.
+// liveOf checks that the execution exists and returns the owners whose
+// heartbeat is fresh now, as liveSet does.
+func (s *Store) liveOf(ctx context.Context, tx *sql.Tx, sessionID string) (map[string]bool, error) {
+	if _, err := execRow(ctx, tx, sessionID); err != nil {
+		return nil, err
+	}
+	return s.liveSet(ctx, tx, s.now())
+}
+
 // writableRow reads the execution as execRow does and fails unless the
 // caller may write to it: no chain run elsewhere owns it.
 func (s *Store) writableRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error) {
