@@ -63,21 +63,34 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 		}
 	}()
 	for i, c := range conns {
-		for _, p := range []struct{ pragma, want string }{
-			{"journal_mode", "wal"},
-			{"foreign_keys", "1"},
-			{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
-			{"synchronous", "2"}, // FULL
-		} {
-			var got string
-			if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-			if got != p.want {
-				t.Errorf("connection %d: PRAGMA %s = %q, want %q", i, p.pragma, got, p.want)
-			}
+		if err := checkPragmas(t, fmt.Sprintf("connection %d", i), c); err != nil {
+			t.Fatal(err)
 		}
 	}
+}
+
+// checkPragmas checks the pragmas that every connection of the DSN has,
+// as q, the connection called what, reports them. It returns the error of
+// a query that failed.
+func checkPragmas(t *testing.T, what string, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) error {
+	t.Helper()
+	for _, p := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"foreign_keys", "1"},
+		{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
+		{"synchronous", "2"}, // FULL
+	} {
+		var got string
+		if err := q.QueryRowContext(context.Background(), "PRAGMA "+p.pragma).Scan(&got); err != nil {
+			return err
+		}
+		if got != p.want {
+			t.Errorf("%s: PRAGMA %s = %q, want %q", what, p.pragma, got, p.want)
+		}
+	}
+	return nil
 }
 
 // TestTransactionsBeginImmediate checks that an open transaction holds the

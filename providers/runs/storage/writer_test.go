@@ -39,19 +39,8 @@ func TestWriterPragmasAndImmediate(t *testing.T) {
 	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
 	w := db.Writer(insertSetting)
 	err := w.Write(ctx, func(tx *WriteTx) error {
-		for _, p := range []struct{ pragma, want string }{
-			{"journal_mode", "wal"},
-			{"foreign_keys", "1"},
-			{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
-			{"synchronous", "2"}, // FULL
-		} {
-			var got string
-			if err := tx.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
-				return err
-			}
-			if got != p.want {
-				t.Errorf("writer connection: PRAGMA %s = %q, want %q", p.pragma, got, p.want)
-			}
+		if err := checkPragmas(t, "writer connection", tx); err != nil {
+			return err
 		}
 		// Nothing written yet; a DEFERRED transaction would hold no lock.
 		_, err := other.SQL().ExecContext(ctx, insertSetting, "other", "v")
