@@ -86,6 +86,31 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) (
 	return text.String(), res.IsError
 }
 
+// callCase calls a tool for a table case and reports, as wantResult does,
+// whether the case goes on to check a result.
+func callCase(t *testing.T, cs *sdk.ClientSession, name string, args any, out any, errHas string) (string, bool) {
+	t.Helper()
+	text, isErr := call(t, cs, name, args, out)
+	return text, wantResult(t, text, isErr, errHas)
+}
+
+// wantResult fails unless a result is an error containing errHas, when
+// errHas is set, or no error otherwise; it returns true when the case has
+// a result to check further.
+func wantResult(t *testing.T, text string, isErr bool, errHas string) bool {
+	t.Helper()
+	if errHas != "" {
+		if !isErr || !strings.Contains(text, errHas) {
+			t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, errHas)
+		}
+		return false
+	}
+	if isErr {
+		t.Fatalf("unexpected error: %s", text)
+	}
+	return true
+}
+
 // outsideFixture writes the fixture and, next to it, a secret file that
 // a link inside the context root points to.
 func outsideFixture(t *testing.T) (dir, secret string) {
@@ -148,15 +173,9 @@ func TestCatalog(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out CatalogOutput
-			text, isErr := call(t, cs, "catalog", tt.args, &out)
-			if tt.errHas != "" {
-				if !isErr || !strings.Contains(text, tt.errHas) {
-					t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, tt.errHas)
-				}
+			text, ok := callCase(t, cs, "catalog", tt.args, &out, tt.errHas)
+			if !ok {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", text)
 			}
 			refs := map[string]CatalogEntry{}
 			sum := 0
@@ -215,15 +234,9 @@ func TestSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out SearchOutput
-			text, isErr := call(t, cs, "search", tt.args, &out)
-			if tt.errHas != "" {
-				if !isErr || !strings.Contains(text, tt.errHas) {
-					t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, tt.errHas)
-				}
+			_, ok := callCase(t, cs, "search", tt.args, &out, tt.errHas)
+			if !ok {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", text)
 			}
 			if len(out.Results) != tt.count {
 				t.Fatalf("%d results, want %d: %+v", len(out.Results), tt.count, out.Results)
@@ -290,14 +303,8 @@ func TestLoadContext(t *testing.T) {
 			if strings.Contains(text, "TOP-SECRET") {
 				t.Fatalf("content from outside the root: %q", text)
 			}
-			if tt.errHas != "" {
-				if !isErr || !strings.Contains(text, tt.errHas) {
-					t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, tt.errHas)
-				}
+			if !wantResult(t, text, isErr, tt.errHas) {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", text)
 			}
 			var got, omitted []string
 			sum := 0
@@ -517,15 +524,9 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out ops.CheckResponse
-			text, isErr := call(t, cs, "check", tt.args, &out)
-			if tt.errHas != "" {
-				if !isErr || !strings.Contains(text, tt.errHas) {
-					t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, tt.errHas)
-				}
+			text, ok := callCase(t, cs, "check", tt.args, &out, tt.errHas)
+			if !ok {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", text)
 			}
 			files := map[string]bool{}
 			errs := 0
@@ -587,15 +588,9 @@ func TestSessionCost(t *testing.T) {
 				} `json:"alwaysLoaded"`
 				TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
 			}
-			text, isErr := call(t, cs, "session_cost", tt.args, &out)
-			if tt.errHas != "" {
-				if !isErr || !strings.Contains(text, tt.errHas) {
-					t.Fatalf("got error=%v %q, want an error containing %q", isErr, text, tt.errHas)
-				}
+			_, ok := callCase(t, cs, "session_cost", tt.args, &out, tt.errHas)
+			if !ok {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", text)
 			}
 			files := map[string]bool{}
 			sum := 0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -291,7 +292,7 @@ func (c *consumer) check(t testing.TB) {
 
 // equalsDisk reports (with c.mu held) whether the consumer matches disk.
 func (c *consumer) equalsDisk(d diskState) bool {
-	return mapsEqual(c.files, d.files) && mapsEqual(c.dirs, d.dirs)
+	return maps.Equal(c.files, d.files) && maps.Equal(c.dirs, d.dirs)
 }
 
 func (c *consumer) diff(d diskState) string {
@@ -314,18 +315,6 @@ func (c *consumer) diff(d diskState) string {
 		}
 	}
 	return b.String()
-}
-
-func mapsEqual(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }
 
 func formatChanges(cs []Change) string {

@@ -33,10 +33,7 @@ func TestStorm(t *testing.T) {
 			e.settle(t)
 			// Every directory must still be watched under its current name:
 			// a new file in each is reported without any poll or rescan.
-			dirs, _ := s.scan()
-			for _, d := range dirs {
-				writeFile(t, filepath.Join(d, "probe.md"), "probe")
-			}
+			s.probe()
 			e.settle(t)
 			if got, want := len(e.w.Files()), len(walkDisk(t, []string{root}, nil).files); got != want {
 				t.Errorf("Files() has %d files, disk %d", got, want)
@@ -56,10 +53,7 @@ func TestStormWithWatchLimit(t *testing.T) {
 	e := start(t, Options{Roots: []string{root}, MaxWatches: 4, PollInterval: 40 * time.Millisecond})
 	s.run(300, e.w)
 	e.waitDisk(t)
-	dirs, _ := s.scan()
-	for _, d := range dirs {
-		writeFile(t, filepath.Join(d, "probe.md"), "probe")
-	}
+	s.probe()
 	e.waitDisk(t)
 }
 
@@ -80,6 +74,15 @@ func newStorm(t *testing.T, root string, seed uint64) *storm {
 func (s *storm) name(prefix, ext string) string {
 	s.n++
 	return fmt.Sprintf("%s%d%s", prefix, s.n, ext)
+}
+
+// probe writes a new file in every directory on disk, which a watcher
+// that still watches each of them reports.
+func (s *storm) probe() {
+	dirs, _ := s.scan()
+	for _, d := range dirs {
+		writeFile(s.t, filepath.Join(d, "probe.md"), "probe")
+	}
 }
 
 // scan lists the directories (root included, ignored ones left out) and

@@ -204,17 +204,28 @@ func alwaysTopics(d *library.Domain) []*library.Topic {
 	return out
 }
 
-// AlwaysLoadFiles loads the files every invocation in a domain loads.
-func (p *Provider) AlwaysLoadFiles(ctx context.Context, domain string) (List[ContextFile], error) {
+// domainFiles checks a domain name and looks it up in the current library
+// for a request that lists files. When the domain is not there dom is nil
+// and out carries the warning that says so; out is otherwise empty.
+func (p *Provider) domainFiles(domain string) (lib *library.Library, dom *library.Domain, out List[ContextFile], err error) {
 	if err := checkName(domain); err != nil {
-		return List[ContextFile]{}, err
+		return nil, nil, List[ContextFile]{}, err
 	}
-	lib := p.library()
-	out := newList[ContextFile]()
-	d, ok := lib.Domain(domain)
+	lib = p.library()
+	out = newList[ContextFile]()
+	dom, ok := lib.Domain(domain)
 	if !ok || strings.ContainsAny(domain, `/\`) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
-		return out, nil
+		return lib, nil, out, nil
+	}
+	return lib, dom, out, nil
+}
+
+// AlwaysLoadFiles loads the files every invocation in a domain loads.
+func (p *Provider) AlwaysLoadFiles(ctx context.Context, domain string) (List[ContextFile], error) {
+	_, d, out, err := p.domainFiles(domain)
+	if err != nil || d == nil {
+		return out, err
 	}
 	for _, t := range alwaysTopics(d) {
 		p.reference(t)

@@ -1,6 +1,7 @@
 package contextprovider
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -140,15 +141,9 @@ type crossHit struct {
 // Results are ordered by relevance, highest first, and kept within the
 // configured budget; what does not fit is reported as a warning.
 func (p *Provider) CrossDomainContext(ctx context.Context, domain string, triggers []string) (List[ContextFile], error) {
-	if err := checkName(domain); err != nil {
-		return List[ContextFile]{}, err
-	}
-	out := newList[ContextFile]()
-	lib := p.library()
-	dom, ok := lib.Domain(domain)
-	if !ok || strings.ContainsAny(domain, `/\`) {
-		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
-		return out, nil
+	lib, dom, out, err := p.domainFiles(domain)
+	if err != nil || dom == nil {
+		return out, err
 	}
 	hits := p.crossHits(lib, dom, triggers, &out.Warnings)
 	reqs := make([]Request, 0, len(hits))
@@ -276,13 +271,7 @@ func (s *hitSet) sorted() []crossHit {
 		out = append(out, *s.byID[id])
 	}
 	slices.SortStableFunc(out, func(a, b crossHit) int {
-		switch {
-		case a.relevance > b.relevance:
-			return -1
-		case a.relevance < b.relevance:
-			return 1
-		}
-		return 0
+		return cmp.Compare(b.relevance, a.relevance) // highest first
 	})
 	return out
 }

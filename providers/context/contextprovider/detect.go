@@ -1,6 +1,7 @@
 package contextprovider
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"path"
@@ -596,13 +597,7 @@ func (p *Provider) DetectProjectType(ctx context.Context, domain string, signals
 		if catOrder[a.Category] != catOrder[b.Category] {
 			return catOrder[a.Category] - catOrder[b.Category]
 		}
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
+		return cmp.Compare(b.Score, a.Score) // highest first
 	})
 	for _, m := range res.Matches {
 		name := strings.ToLower(m.Name)
@@ -646,15 +641,9 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 // whose trigger condition names a detected framework or library. Files
 // that do not fit are left out with a warning.
 func (p *Provider) ConditionalContext(ctx context.Context, domain string, det DetectionResult) (List[ContextFile], error) {
-	if err := checkName(domain); err != nil {
-		return List[ContextFile]{}, err
-	}
-	out := newList[ContextFile]()
-	lib := p.library()
-	dom, ok := lib.Domain(domain)
-	if !ok || strings.ContainsAny(domain, `/\`) {
-		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
-		return out, nil
+	lib, dom, out, err := p.domainFiles(domain)
+	if err != nil || dom == nil {
+		return out, err
 	}
 	var reqs []Request
 	always := map[string]bool{}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // projectWithExample writes files (path → content) into a workspace that
@@ -20,15 +21,7 @@ func projectWithExample(t *testing.T, files map[string]string) *Provider {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "examples", "library"))); err != nil {
 		t.Fatal(err)
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	libtest.WriteFiles(t, dir, files)
 	lib, err := library.Load(t.Context(), dir, nil, library.Options{})
 	if err != nil {
 		t.Fatal(err)

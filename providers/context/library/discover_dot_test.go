@@ -37,16 +37,7 @@ func TestConfiguredRootInDotDirectory(t *testing.T) {
 }
 
 func TestDiscoveryDirectoryRules(t *testing.T) {
-	tests := []struct {
-		name         string
-		files        map[string]string
-		cfg          func(*config.Config)
-		contextRoots []string // relative to the workspace; "." is the workspace itself
-		commandRoots []string
-		topics       []string
-		commands     []string
-		files2       []string // every file indexed, relative
-	}{
+	testDiscovery(t, []discoveryCase{
 		{
 			name: "configured command root in a hidden directory",
 			files: map[string]string{
@@ -156,31 +147,7 @@ func TestDiscoveryDirectoryRules(t *testing.T) {
 			topics:       []string{"python/a"},
 			files2:       []string{"build/kb/python/a.md"},
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, tc.files)
-			cfg := config.Default()
-			if tc.cfg != nil {
-				tc.cfg(cfg)
-			}
-			l := load(t, dir, cfg)
-			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
-			if got := fileNames(l); !slices.Equal(got, tc.files2) {
-				t.Errorf("files = %v, want %v", got, tc.files2)
-			}
-			// The filter a watcher uses agrees with the walk: every file
-			// indexed passes it, every other markdown file does not.
-			f := NewFilter(dir, cfg)
-			for rel := range tc.files {
-				p := filepath.Join(dir, filepath.FromSlash(rel))
-				_, indexed := l.File(p)
-				if skip := f.SkipFile(p); skip == indexed {
-					t.Errorf("SkipFile(%s) = %v, but indexed = %v", rel, skip, indexed)
-				}
-			}
-		})
-	}
+	})
 }
 
 func TestFilter(t *testing.T) {

@@ -260,9 +260,23 @@ type Library struct {
 // Load scans the workspace at dir with the given configuration; a nil cfg
 // reads dir/.ctxls.yaml.
 func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*Library, error) {
+	l, cfg, problems, err := newLibrary(dir, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.reload(ctx, cfg, problems); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// newLibrary returns an empty library of the workspace at dir and the
+// configuration to load it with: cfg, or when cfg is nil what
+// dir/.ctxls.yaml says, with the problems found in it.
+func newLibrary(dir string, cfg *config.Config, opts Options) (*Library, *config.Config, []config.Problem, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+		return nil, nil, nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
 	l := &Library{dir: filepath.Clean(abs), root: fsguard.NewRoot(filepath.Clean(abs)), opts: opts, log: opts.Logger}
 	if l.log == nil {
@@ -270,15 +284,11 @@ func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*L
 	}
 	var problems []config.Problem
 	if cfg == nil {
-		cfg, problems, err = config.Load(l.dir)
-		if err != nil {
-			return nil, err
+		if cfg, problems, err = config.Load(l.dir); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	if err := l.reload(ctx, cfg, problems); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return l, cfg, problems, nil
 }
 
 // Dir returns the workspace directory.

@@ -106,6 +106,14 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 		}
 		return n.Value, true
 	}
+	oneOf := func(key string, n *yaml.Node, values []string) (string, bool) {
+		s, ok := str(key, n)
+		if ok && !slices.Contains(values, s) {
+			bad(n, CodeInvalidValue, "%s %q is not one of %s", key, s, strings.Join(values, ", "))
+			return "", false
+		}
+		return s, ok
+	}
 	strList := func(key string, n *yaml.Node) []string {
 		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 			return nil
@@ -145,20 +153,12 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 				m.Title = s
 			}
 		case "type":
-			if s, ok := str(key, v); ok {
-				if !slices.Contains(Types, s) {
-					bad(v, CodeInvalidValue, "type %q is not one of %s", s, strings.Join(Types, ", "))
-				} else {
-					m.Type = s
-				}
+			if s, ok := oneOf(key, v, Types); ok {
+				m.Type = s
 			}
 		case "loadingStrategy":
-			if s, ok := str(key, v); ok {
-				if !slices.Contains(Strategies, s) {
-					bad(v, CodeInvalidValue, "loadingStrategy %q is not one of %s", s, strings.Join(Strategies, ", "))
-				} else {
-					m.LoadingStrategy = s
-				}
+			if s, ok := oneOf(key, v, Strategies); ok {
+				m.LoadingStrategy = s
 			}
 		case "estimatedTokens":
 			n, err := strconv.Atoi(v.Value)

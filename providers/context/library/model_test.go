@@ -10,17 +10,63 @@ import (
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
+// discoveryCase is a tree to load and what discovery must find in it.
+type discoveryCase struct {
+	name         string
+	files        map[string]string
+	cfg          func(*config.Config)
+	contextRoots []string // relative to the workspace; "." is the workspace itself
+	commandRoots []string
+	topics       []string
+	commands     []string
+	kinds        map[string]Kind
+	files2       []string // every file indexed, relative; nil leaves it unchecked
+}
+
+// testDiscovery loads each case's tree and checks what was found, and that
+// the filter a watcher uses agrees with the walk: every file indexed passes
+// it, every other markdown file does not.
+func testDiscovery(t *testing.T, tests []discoveryCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeTree(t, tc.files)
+			cfg := config.Default()
+			if tc.cfg != nil {
+				tc.cfg(cfg)
+			}
+			l := load(t, dir, cfg)
+			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
+			for rel, want := range tc.kinds {
+				f, ok := l.File(filepath.Join(dir, rel))
+				if !ok {
+					t.Errorf("file %s not indexed", rel)
+					continue
+				}
+				if f.Kind != want {
+					t.Errorf("%s kind = %v, want %v", rel, f.Kind, want)
+				}
+			}
+			if got := fileNames(l); tc.files2 != nil && !slices.Equal(got, tc.files2) {
+				t.Errorf("files = %v, want %v", got, tc.files2)
+			}
+			f := NewFilter(dir, cfg)
+			for rel := range tc.files {
+				if !strings.HasSuffix(rel, ".md") {
+					continue
+				}
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				_, indexed := l.File(p)
+				if skip := f.SkipFile(p); skip == indexed {
+					t.Errorf("SkipFile(%s) = %v, but indexed = %v", rel, skip, indexed)
+				}
+			}
+		})
+	}
+}
+
 func TestDiscovery(t *testing.T) {
-	tests := []struct {
-		name         string
-		files        map[string]string
-		cfg          func(*config.Config)
-		contextRoots []string // relative to the workspace; "." is the workspace itself
-		commandRoots []string
-		topics       []string
-		commands     []string
-		kinds        map[string]Kind
-	}{
+	testDiscovery(t, []discoveryCase{
 		{
 			name: "directory named context anywhere",
 			files: map[string]string{
@@ -103,28 +149,7 @@ func TestDiscovery(t *testing.T) {
 			contextRoots: []string{"context"},
 			topics:       []string{"python/a"},
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, tc.files)
-			cfg := config.Default()
-			if tc.cfg != nil {
-				tc.cfg(cfg)
-			}
-			l := load(t, dir, cfg)
-			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
-			for rel, want := range tc.kinds {
-				f, ok := l.File(filepath.Join(dir, rel))
-				if !ok {
-					t.Errorf("file %s not indexed", rel)
-					continue
-				}
-				if f.Kind != want {
-					t.Errorf("%s kind = %v, want %v", rel, f.Kind, want)
-				}
-			}
-		})
-	}
+	})
 }
 
 func rels(dir string, paths []string) []string {

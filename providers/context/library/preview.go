@@ -43,18 +43,9 @@ type Preview struct {
 // (nil reads dir/.ctxls.yaml). Options.CacheDir and Options.Version name
 // the index cache, as for Load; Progress and AfterIndex are not used.
 func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Options) (*Preview, error) {
-	abs, err := filepath.Abs(dir)
+	l, cfg, _, err := newLibrary(dir, cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", dir, err)
-	}
-	l := &Library{dir: filepath.Clean(abs), root: fsguard.NewRoot(filepath.Clean(abs)), opts: opts, log: opts.Logger}
-	if l.log == nil {
-		l.log = slog.New(slog.DiscardHandler)
-	}
-	if cfg == nil {
-		if cfg, _, err = config.Load(l.dir); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	s, err := walk(ctx, l.root, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -70,11 +71,7 @@ func (l *Library) reloadWith(ctx context.Context, cfg *config.Config, problems [
 func (l *Library) paths() []string {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	out := make([]string, 0, len(l.files))
-	for p := range l.files {
-		out = append(out, p)
-	}
-	return out
+	return slices.Collect(maps.Keys(l.files))
 }
 
 // Apply brings the library in step with a set of changed files. Changes to
@@ -188,7 +185,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			oldDomains[name] = true
 		}
 		st.rebuildTopics()
-		domainsChanged = !sameSet(oldDomains, st.view().domains)
+		domainsChanged = !maps.Equal(oldDomains, st.view().domains)
 	}
 	v := st.view()
 	rescan := func(p string, f *File) {
@@ -448,18 +445,6 @@ func markdownUnder(flt *Filter, dir string) []string {
 		return nil
 	})
 	return out
-}
-
-func sameSet(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }
 
 func sortedKeys(m map[string]bool) []string {

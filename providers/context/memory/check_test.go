@@ -15,8 +15,10 @@ import (
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
-func TestCheck(t *testing.T) {
-	t.Parallel()
+// loadProject loads the agent files of testdata/project and returns its
+// absolute path with them.
+func loadProject(t *testing.T) (string, *agentfiles.Set) {
+	t.Helper()
 	dir, err := filepath.Abs("testdata/project")
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +27,12 @@ func TestCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, set
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	dir, set := loadProject(t)
 	counter, err := tokens.New("")
 	if err != nil {
 		t.Fatal(err)
@@ -96,14 +104,7 @@ func TestRuleFiles(t *testing.T) {
 // and reports every file of the trees.
 func TestCheckReader(t *testing.T) {
 	t.Parallel()
-	dir, err := filepath.Abs("testdata/project")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := agentfiles.Load(context.Background(), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, set := loadProject(t)
 	claude := filepath.Join(dir, "CLAUDE.md")
 	read := func(p string) ([]byte, error) {
 		if p == claude {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // waitDeadline bounds every wait for something asynchronous. It is generous:
@@ -24,14 +24,8 @@ const waitDeadline = 20 * time.Second
 // writeFile writes content at rel below dir, creating directories.
 func writeFile(t testing.TB, dir, rel, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	libtest.WriteFiles(t, dir, map[string]string{rel: content})
+	return filepath.Join(dir, filepath.FromSlash(rel))
 }
 
 // writeTree writes files (relative path → content) under a new temporary

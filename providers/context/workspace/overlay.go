@@ -3,7 +3,9 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/ctxls/ctxls/providers/context/library"
 )
@@ -86,11 +88,7 @@ func (w *Workspace) overlayChanges() []library.Change {
 func (w *Workspace) OpenPaths() []string {
 	w.omu.RLock()
 	defer w.omu.RUnlock()
-	out := make([]string, 0, len(w.overlays))
-	for p := range w.overlays {
-		out = append(out, p)
-	}
-	return out
+	return slices.Collect(maps.Keys(w.overlays))
 }
 
 func (w *Workspace) isOpen(path string) bool {

@@ -88,12 +88,7 @@ func (s *storm) content(domain, name string) string {
 }
 
 func (s *storm) write(p, content string) {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		s.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		s.t.Fatal(err)
-	}
+	writeFile(s.t, filepath.Dir(p), filepath.Base(p), content)
 }
 
 // step performs one random operation.

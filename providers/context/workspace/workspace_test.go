@@ -269,25 +269,9 @@ func TestNotifyWatchedWithoutWatcher(t *testing.T) {
 	dir := writeTree(t, baseTree())
 	rec := &recorder{}
 	w := open(t, dir, rec, func(o *Options) { o.Watch = false })
-	p := writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", "Notified"))
-	w.NotifyWatched([]string{p})
-	waitFor(t, "the notified change", func() bool {
-		tp, ok := w.Library().Topic("git/commits")
-		return ok && tp.Meta.Title == "Notified"
-	})
-
 	// The same change notified again, with another file in the same
 	// notification: only the other file is applied.
-	s := writeFile(t, dir, "context/git/sentinel.md", "# Sentinel\n")
-	w.NotifyWatched([]string{p, s})
-	waitFor(t, "the sentinel", func() bool { return hasTopic(w, "git/sentinel") })
-	n := 0
-	for _, u := range rec.all() {
-		if slices.Contains(u.Changed, p) {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := notifyTwice(t, dir, w, rec, "Notified"); n != 1 {
 		t.Errorf("commits.md was applied %d times, want once", n)
 	}
 
@@ -309,14 +293,24 @@ func TestNotifyWatchedDedupe(t *testing.T) {
 	dir := writeTree(t, baseTree())
 	rec := &recorder{}
 	w := open(t, dir, rec, nil)
-	p := writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", "Both Ways"))
-	w.NotifyWatched([]string{p})
-	waitFor(t, "the change", func() bool {
-		tp, ok := w.Library().Topic("git/commits")
-		return ok && tp.Meta.Title == "Both Ways"
-	})
 	// The notification joined the watcher's debounce: once a later change
-	// sent both ways is through, p has been looked at by both.
+	// sent both ways is through, commits.md has been looked at by both.
+	if n := notifyTwice(t, dir, w, rec, "Both Ways"); n != 1 {
+		t.Errorf("a change seen by the watcher and the client was applied %d times, want once: %+v", n, rec.all())
+	}
+}
+
+// notifyTwice writes git/commits titled title, notifies it and waits for
+// the title, then notifies it again together with a new sentinel file and
+// waits for the sentinel. It returns how many updates named commits.md.
+func notifyTwice(t *testing.T, dir string, w *Workspace, rec *recorder, title string) int {
+	t.Helper()
+	p := writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", title))
+	w.NotifyWatched([]string{p})
+	waitFor(t, "the notified change", func() bool {
+		tp, ok := w.Library().Topic("git/commits")
+		return ok && tp.Meta.Title == title
+	})
 	s := writeFile(t, dir, "context/git/sentinel.md", "# Sentinel\n")
 	w.NotifyWatched([]string{p, s})
 	waitFor(t, "the sentinel", func() bool { return hasTopic(w, "git/sentinel") })
@@ -326,9 +320,7 @@ func TestNotifyWatchedDedupe(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 {
-		t.Errorf("a change seen by the watcher and the client was applied %d times, want once: %+v", n, rec.all())
-	}
+	return n
 }
 
 func TestConfigChanges(t *testing.T) {

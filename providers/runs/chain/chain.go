@@ -343,36 +343,13 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 		st.Warnings = append(st.Warnings, warns...)
 		var cached map[execution.ContextKey]string
 		if req.SessionID != "" {
-			keys := make([]execution.ContextKey, len(kept))
-			for j, it := range kept {
-				keys[j] = it.key()
-			}
-			if cached, err = r.opts.Store.CachedContexts(ctx, req.SessionID, keys); err != nil {
+			if cached, err = r.opts.Store.CachedContexts(ctx, req.SessionID, keysOf(kept)); err != nil {
 				return nil, err
 			}
 		}
 		parts := promptParts{command: cmd.Body(), memory: previewMemory(mem, i > 0), shared: renderShared(shared), input: req.Input}
-		var used []*ContextItem
-		for _, it := range kept {
-			k := it.key()
-			c, hit := seen[k]
-			if !hit {
-				c, hit = cached[k]
-			}
-			if hit {
-				it.Cached, it.Source = true, "cache"
-			} else {
-				if c, err = it.materialize(ctx, r.opts.Provider); err != nil {
-					st.Warnings = append(st.Warnings, err.Error())
-					continue
-				}
-				it.Source = "materialized"
-				seen[k] = c
-			}
-			used = append(used, it)
-			parts.context = append(parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
-		}
-		kept = used
+		parts.context, _ = r.loadContext(ctx, kept, seen, cached, &st)
+		kept = itemsOf(parts.context)
 		bl, warns, err := r.build(ctx, lib, b, req.SessionID, pending, parts)
 		st.Warnings = append(st.Warnings, warns...)
 		switch {
@@ -394,6 +371,57 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 		res.CacheHits += st.CacheHits
 	}
 	return res, nil
+}
+
+// loadContext gives each kept item its content: what seen or cached hold
+// under its key, in that order, or else the item read now, which seen (when
+// not nil) then holds. An item that can no longer be read, because its file
+// changed or went away since the plan was made, is left out with a warning
+// on st. It returns the items loaded and whether each was a cache hit.
+func (r *Runner) loadContext(ctx context.Context, kept []*ContextItem, seen, cached map[execution.ContextKey]string, st *Step) ([]loaded, []bool) {
+	var out []loaded
+	var hits []bool
+	for _, it := range kept {
+		k := it.key()
+		c, hit := seen[k]
+		if !hit {
+			c, hit = cached[k]
+		}
+		if hit {
+			it.Cached, it.Source = true, "cache"
+		} else {
+			var err error
+			if c, err = it.materialize(ctx, r.opts.Provider); err != nil {
+				st.Warnings = append(st.Warnings, err.Error())
+				continue
+			}
+			it.Source = "materialized"
+			if seen != nil {
+				seen[k] = c
+			}
+		}
+		out = append(out, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
+		hits = append(hits, hit)
+	}
+	return out, hits
+}
+
+// keysOf returns the cache key of each item.
+func keysOf(items []*ContextItem) []execution.ContextKey {
+	keys := make([]execution.ContextKey, len(items))
+	for i, it := range items {
+		keys[i] = it.key()
+	}
+	return keys
+}
+
+// itemsOf returns the item of each loaded content.
+func itemsOf(ls []loaded) []*ContextItem {
+	var out []*ContextItem
+	for _, l := range ls {
+		out = append(out, l.item)
+	}
+	return out
 }
 
 // knownTokens returns the cost of an item's content as the library
@@ -808,11 +836,7 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	st := Step{Command: cmd.Name, Index: index, Path: cmd.Path, Status: string(execution.StatusRunning), Warnings: []string{}}
 	kept, dropped, warns := plan(ctx, r.opts.Provider, lib, cmd, lib.Config().Budget)
 	st.Warnings = append(st.Warnings, warns...)
-	keys := make([]execution.ContextKey, len(kept))
-	for i, it := range kept {
-		keys[i] = it.key()
-	}
-	cached, err := store.CachedContexts(ctx, sessionID, keys)
+	cached, err := store.CachedContexts(ctx, sessionID, keysOf(kept))
 	if err != nil {
 		return st, err
 	}
@@ -822,25 +846,13 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 	}
 	st.Warnings = append(st.Warnings, warns...)
 	parts := promptParts{command: cmd.Body(), memory: mem, input: input}
-	loads := make([]execution.ContextLoad, 0, len(kept))
-	var used []*ContextItem
-	for i, it := range kept {
-		c, hit := cached[keys[i]]
-		if hit {
-			it.Cached, it.Source = true, "cache"
-		} else {
-			if c, err = it.materialize(ctx, r.opts.Provider); err != nil {
-				// The file changed or went away since the plan was made.
-				st.Warnings = append(st.Warnings, err.Error())
-				continue
-			}
-			it.Source = "materialized"
-		}
-		used = append(used, it)
-		loads = append(loads, execution.ContextLoad{ContextKey: keys[i], Content: c, Cached: hit})
-		parts.context = append(parts.context, loaded{it, c, r.knownTokens(ctx, it, c, !hit)})
+	var hits []bool
+	parts.context, hits = r.loadContext(ctx, kept, nil, cached, &st)
+	kept = itemsOf(parts.context)
+	loads := make([]execution.ContextLoad, len(parts.context))
+	for i, l := range parts.context {
+		loads[i] = execution.ContextLoad{ContextKey: l.item.key(), Content: l.content, Cached: hits[i]}
 	}
-	kept = used
 	// The start of the command and the context it loads are one commit.
 	ce, err := store.StartStep(ctx, sessionID, cmd.Name, map[string]any{"input": input, "runId": runID, "chainIndex": index}, loads)
 	if err != nil {

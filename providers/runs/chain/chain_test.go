@@ -429,6 +429,17 @@ func gone(pids string) bool {
 	return true
 }
 
+// waitPids waits for the agent's pid file and checks that it names two
+// processes, the agent and the child it left; it returns the file's text.
+func waitPids(t *testing.T, pidFile string) string {
+	t.Helper()
+	pids := waitFile(t, pidFile)
+	if len(strings.Fields(pids)) != 2 {
+		t.Fatalf("pid file %q", pids)
+	}
+	return pids
+}
+
 func waitGone(t *testing.T, pids string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -458,10 +469,7 @@ func TestTimeout(t *testing.T) {
 	if r := res.Steps[0].Reason; !strings.HasPrefix(r, "timed out after 1s") {
 		t.Fatalf("reason %q", r)
 	}
-	pids := waitFile(t, pidFile)
-	if len(strings.Fields(pids)) != 2 {
-		t.Fatalf("pid file %q", pids)
-	}
+	pids := waitPids(t, pidFile)
 	waitGone(t, pids)
 }
 
@@ -822,10 +830,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 			t.Error("the killed server was not reaped")
 		}
 	})
-	pids := waitFile(t, pidFile)
-	if len(strings.Fields(pids)) != 2 {
-		t.Fatalf("pid file %q", pids)
-	}
+	pids := waitPids(t, pidFile)
 	check(t, server.Process.Signal(syscall.SIGKILL))
 	var err error
 	select {
@@ -851,10 +856,7 @@ func TestAgentLeavesNoChild(t *testing.T) {
 	if statuses(res) != "brainstorm:success" || !strings.Contains(res.Steps[0].Output, "a child left behind") {
 		t.Fatalf("%s: %q", statuses(res), res.Steps[0].Output)
 	}
-	pids := waitFile(t, pidFile)
-	if len(strings.Fields(pids)) != 2 {
-		t.Fatalf("pid file %q", pids)
-	}
+	pids := waitPids(t, pidFile)
 	waitGone(t, pids)
 }
 

@@ -115,21 +115,22 @@ func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
 		frames.WriteString(s)
 	}, func(kind, item int, text string) {
 		b.WriteString(text)
+		// known is a part's known cost, or text counted when it is -1.
+		known := func(n int) int {
+			if n < 0 {
+				return count(text)
+			}
+			return n
+		}
 		switch kind {
 		case partCommand:
 			c.command = count(text)
 		case partMemory:
-			n := p.memory[item].tokens
-			if n < 0 {
-				n = count(text)
-			}
+			n := known(p.memory[item].tokens)
 			c.perMemory = append(c.perMemory, n)
 			c.memory += n
 		case partContext:
-			n := p.context[item].tokens
-			if n < 0 {
-				n = count(text)
-			}
+			n := known(p.context[item].tokens)
 			c.perItem = append(c.perItem, n)
 			c.context += n
 		case partShared:

@@ -7,6 +7,14 @@ import (
 	"testing"
 )
 
+// filledStore returns a store on a new database holding n executions, as
+// fillExecutions records them.
+func filledStore(b testing.TB, n int) *Store {
+	s := newStore(b, openDB(b), Options{})
+	fillExecutions(b, s, n)
+	return s
+}
+
 // fillExecutions records n executions of three completed commands each,
 // through the same code as the public methods, in one transaction so that
 // the fixture takes seconds rather than minutes of per-commit syncs.
@@ -41,8 +49,7 @@ func fillExecutions(b testing.TB, s *Store, n int) {
 // BenchmarkList10000 lists 10,000 executions of three commands each.
 func BenchmarkList10000(b *testing.B) {
 	const n = 10000
-	s := newStore(b, openDB(b), Options{})
-	fillExecutions(b, s, n)
+	s := filledStore(b, n)
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
@@ -111,8 +118,7 @@ func BenchmarkGet(b *testing.B) {
 // work read afresh and the cached encoding.
 func BenchmarkListJSON10000(b *testing.B) {
 	const n = 10000
-	s := newStore(b, openDB(b), Options{})
-	fillExecutions(b, s, n)
+	s := filledStore(b, n)
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
@@ -131,8 +137,7 @@ func BenchmarkListJSON10000(b *testing.B) {
 // refreshes the list after every step of a chain.
 func BenchmarkListJSONAfterStep10000(b *testing.B) {
 	const n = 10000
-	s := newStore(b, openDB(b), Options{})
-	fillExecutions(b, s, n)
+	s := filledStore(b, n)
 	ctx := context.Background()
 	st, err := s.Create(ctx, "p", "go")
 	if err != nil {

@@ -216,7 +216,17 @@ func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inp
 	if err := requireName("command name", command); err != nil {
 		return nil, err
 	}
-	in, err := marshalObject("inputs", inputs)
+	return s.writeCommand(ctx, sessionID, "start", command, "inputs", inputs, opts,
+		func(tx *sql.Tx, in string) (*CommandExecution, error) {
+			return s.startCommand(ctx, tx, sessionID, command, in)
+		})
+}
+
+// writeCommand encodes values, which are the command's field what, and in
+// one write transaction runs step with them and records the items that
+// opts add to the attempt step returns. verb names the step in errors.
+func (s *Store) writeCommand(ctx context.Context, sessionID, verb, command, what string, values map[string]any, opts []CommandOption, step func(tx *sql.Tx, encoded string) (*CommandExecution, error)) (*CommandExecution, error) {
+	encoded, err := marshalObject(what, values)
 	if err != nil {
 		return nil, err
 	}
@@ -227,13 +237,13 @@ func (s *Store) StartCommand(ctx context.Context, sessionID, command string, inp
 	var ce *CommandExecution
 	err = s.db.Write(ctx, func(tx *sql.Tx) error {
 		var err error
-		if ce, err = s.startCommand(ctx, tx, sessionID, command, in); err != nil {
+		if ce, err = step(tx, encoded); err != nil {
 			return err
 		}
 		return recordItems(ctx, tx, sessionID, ce, items)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("start command %q: %w", command, err)
+		return nil, fmt.Errorf("%s command %q: %w", verb, command, err)
 	}
 	return ce, nil
 }
@@ -243,11 +253,8 @@ func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command
 	if err := s.sweep(ctx, tx, now); err != nil {
 		return nil, err
 	}
-	ex, err := execRow(ctx, tx, sessionID)
+	ex, err := s.writableRow(ctx, tx, sessionID)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
 	var (
@@ -323,33 +330,14 @@ func (s *Store) CompleteCommand(ctx context.Context, sessionID, command string, 
 	default:
 		return nil, fmt.Errorf("%w: completion status %q: want success, partial or failed", ErrInvalidArgument, status)
 	}
-	out, err := marshalObject("outputs", outputs)
-	if err != nil {
-		return nil, err
-	}
-	items, err := itemsOf(opts)
-	if err != nil {
-		return nil, err
-	}
-	var ce *CommandExecution
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if ce, err = s.completeCommand(ctx, tx, sessionID, command, status, out); err != nil {
-			return err
-		}
-		return recordItems(ctx, tx, sessionID, ce, items)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("complete command %q: %w", command, err)
-	}
-	return ce, nil
+	return s.writeCommand(ctx, sessionID, "complete", command, "outputs", outputs, opts,
+		func(tx *sql.Tx, out string) (*CommandExecution, error) {
+			return s.completeCommand(ctx, tx, sessionID, command, status, out)
+		})
 }
 
 func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, command string, status Status, out string) (*CommandExecution, error) {
-	if _, err := execRow(ctx, tx, sessionID); err != nil {
-		return nil, err
-	}
-	if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+	if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 		return nil, err
 	}
 	var (
@@ -383,110 +371,102 @@ func (s *Store) completeCommand(ctx context.Context, tx *sql.Tx, sessionID, comm
 	return &cmds[0], nil
 }
 
+// loadCache names a table that caches content under a two-part key a:b.
+type loadCache struct {
+	kind         string // the item list of the command: "context" or "memory"
+	aName, bName string // the key parts, as errors name them
+	upsert       string // stores (session_id, a, b, content, loaded_at)
+	query        string // selects content by ?1 session_id, ?2 a, ?3 b
+}
+
+var (
+	contextLoads = loadCache{
+		kind: "context", aName: "domain", bName: "topic",
+		upsert: `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+		query: `SELECT content FROM context_loads WHERE session_id = ?1 AND domain = ?2 AND topic = ?3`,
+	}
+	memoryLoads = loadCache{
+		kind: "memory", aName: "memory layer", bName: "memory key",
+		upsert: `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
+		query: `SELECT content FROM memory_loads WHERE session_id = ?1 AND layer = ?2 AND key = ?3`,
+	}
+)
+
 // RecordContextLoad caches the content of domain:topic in the execution and
 // adds the key to the contextLoaded list of the running command, if any.
 func (s *Store) RecordContextLoad(ctx context.Context, sessionID, domain, topic, content string) error {
-	if err := requireName("domain", domain); err != nil {
-		return err
-	}
-	if err := requireName("topic", topic); err != nil {
-		return err
-	}
-	err := s.cache(ctx, sessionID, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-		domain, topic, content, "context")
-	if err != nil {
-		return fmt.Errorf("record context load %s:%s: %w", domain, topic, err)
-	}
-	return nil
+	return s.cache(ctx, contextLoads, sessionID, domain, topic, content)
 }
 
 // GetCachedContext returns the content of domain:topic when a command of the
 // execution recorded it; ok is false on a cache miss.
 func (s *Store) GetCachedContext(ctx context.Context, sessionID, domain, topic string) (content string, ok bool, err error) {
-	content, ok, err = s.cached(ctx, sessionID, `SELECT content FROM context_loads WHERE session_id = ?1 AND domain = ?2 AND topic = ?3`, domain, topic)
-	if err != nil {
-		return "", false, fmt.Errorf("get cached context %s:%s: %w", domain, topic, err)
-	}
-	return content, ok, nil
+	return s.cached(ctx, contextLoads, sessionID, domain, topic)
 }
 
 // RecordMemoryLoad caches memory content under layer:key in the execution
 // and, as the seed interface does, adds layer:key to the memoryUpdated list
 // of the running command, if any.
 func (s *Store) RecordMemoryLoad(ctx context.Context, sessionID, layer, key, content string) error {
-	if err := requireName("memory layer", layer); err != nil {
-		return err
-	}
-	if err := requireName("memory key", key); err != nil {
-		return err
-	}
-	err := s.cache(ctx, sessionID, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-		layer, key, content, "memory")
-	if err != nil {
-		return fmt.Errorf("record memory load %s:%s: %w", layer, key, err)
-	}
-	return nil
+	return s.cache(ctx, memoryLoads, sessionID, layer, key, content)
 }
 
 // GetCachedMemory returns the memory content cached under layer:key; ok is
 // false on a cache miss.
 func (s *Store) GetCachedMemory(ctx context.Context, sessionID, layer, key string) (content string, ok bool, err error) {
-	content, ok, err = s.cached(ctx, sessionID, `SELECT content FROM memory_loads WHERE session_id = ?1 AND layer = ?2 AND key = ?3`, layer, key)
-	if err != nil {
-		return "", false, fmt.Errorf("get cached memory %s:%s: %w", layer, key, err)
-	}
-	return content, ok, nil
+	return s.cached(ctx, memoryLoads, sessionID, layer, key)
 }
 
-// cache runs upsert, which stores content under the two-part key a:b, and,
-// when itemKind is not empty, adds a:b to that list of the running command.
-func (s *Store) cache(ctx context.Context, sessionID, upsert, a, b, content, itemKind string) error {
-	return s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
+// cache stores content under a:b in the table of c and adds a:b to that
+// list of the running command, if any.
+func (s *Store) cache(ctx context.Context, c loadCache, sessionID, a, b, content string) error {
+	if err := requireKey(c.aName, a, c.bName, b); err != nil {
+		return err
+	}
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := tx.ExecContext(ctx, c.upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
-			return err
-		}
-		if itemKind == "" {
-			return nil
-		}
-		_, err := addItem(ctx, tx, sessionID, itemKind, a+":"+b)
+		_, err := addItem(ctx, tx, sessionID, c.kind, a+":"+b)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("record %s load %s:%s: %w", c.kind, a, b, err)
+	}
+	return nil
 }
 
-// cached runs query, which selects the content stored under a:b.
-func (s *Store) cached(ctx context.Context, sessionID, query, a, b string) (content string, ok bool, err error) {
+// cached returns the content stored under a:b in the table of c.
+func (s *Store) cached(ctx context.Context, c loadCache, sessionID, a, b string) (content string, ok bool, err error) {
 	err = s.db.Read(ctx, func(tx *sql.Tx) error {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		var c []byte
-		err := tx.QueryRowContext(ctx, query, sessionID, a, b).Scan(&c)
+		var v []byte
+		err := tx.QueryRowContext(ctx, c.query, sessionID, a, b).Scan(&v)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
-		content, ok = string(c), err == nil
+		content, ok = string(v), err == nil
 		return err
 	})
-	return content, ok, err
+	if err != nil {
+		return "", false, fmt.Errorf("get cached %s %s:%s: %w", c.kind, a, b, err)
+	}
+	return content, ok, nil
 }
 
 // RecordMemoryUpdate adds layer:key to the memoryUpdated list of the running
 // command.
 func (s *Store) RecordMemoryUpdate(ctx context.Context, sessionID, layer, key string) error {
-	if err := requireName("memory layer", layer); err != nil {
-		return err
-	}
-	if err := requireName("memory key", key); err != nil {
+	if err := requireKey("memory layer", layer, "memory key", key); err != nil {
 		return err
 	}
 	return s.recordItem(ctx, sessionID, "memory", layer+":"+key)
@@ -503,10 +483,7 @@ func (s *Store) RecordSkillInvoked(ctx context.Context, sessionID, skill string)
 
 func (s *Store) recordItem(ctx context.Context, sessionID, kind, item string) error {
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		added, err := addItem(ctx, tx, sessionID, kind, item)
@@ -567,22 +544,10 @@ func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values ma
 		encoded[k] = string(b)
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		now := ms(s.now())
-		for k, v := range encoded {
-			_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
-				ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				sessionID, k, v, now)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return storeShared(ctx, tx, sessionID, encoded, ms(s.now()))
 	})
 	if err != nil {
 		return fmt.Errorf("set shared data: %w", err)
@@ -617,10 +582,7 @@ func (s *Store) GetSharedData(ctx context.Context, sessionID, key string) (value
 func (s *Store) GetPreviousCommand(ctx context.Context, sessionID, command string) (*CommandExecution, error) {
 	var ce *CommandExecution
 	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		live, err := s.liveSet(ctx, tx, s.now())
+		live, err := s.liveOf(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -641,10 +603,7 @@ func (s *Store) GetPreviousCommand(ctx context.Context, sessionID, command strin
 func (s *Store) Attempts(ctx context.Context, sessionID string, step int) ([]CommandExecution, error) {
 	var out []CommandExecution
 	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		live, err := s.liveSet(ctx, tx, s.now())
+		live, err := s.liveOf(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -681,6 +640,25 @@ type execInfo struct {
 
 // execRow reads the execution, failing with ErrNotFound when it does not
 // exist.
+// liveOf checks that the execution exists and returns the owners whose
+// heartbeat is fresh now, as liveSet does.
+func (s *Store) liveOf(ctx context.Context, tx *sql.Tx, sessionID string) (map[string]bool, error) {
+	if _, err := execRow(ctx, tx, sessionID); err != nil {
+		return nil, err
+	}
+	return s.liveSet(ctx, tx, s.now())
+}
+
+// writableRow reads the execution as execRow does and fails unless the
+// caller may write to it: no chain run elsewhere owns it.
+func (s *Store) writableRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error) {
+	ex, err := execRow(ctx, tx, sessionID)
+	if err != nil {
+		return ex, err
+	}
+	return ex, s.requireNoChainElsewhere(ctx, tx, sessionID)
+}
+
 func execRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error) {
 	var e execInfo
 	if sessionID == "" {
@@ -691,6 +669,28 @@ func execRow(ctx context.Context, tx *sql.Tx, sessionID string) (execInfo, error
 		return e, fmt.Errorf("execution %q: %w", sessionID, ErrNotFound)
 	}
 	return e, err
+}
+
+// storeShared stores each of values, encoded JSON, under its key in the
+// execution's shared data, replacing what was there.
+func storeShared[V ~string | ~[]byte](ctx context.Context, tx *sql.Tx, sessionID string, values map[string]V, now int64) error {
+	for k, v := range values {
+		_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+			sessionID, k, string(v), now)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// requireKey checks both parts of a two-part key a:b.
+func requireKey(aName, a, bName, b string) error {
+	if err := requireName(aName, a); err != nil {
+		return err
+	}
+	return requireName(bName, b)
 }
 
 func requireName(what, v string) error {

@@ -48,6 +48,22 @@ func checkListed(t *testing.T, what string, s *Store) []Summary {
 }
 
 // What a List call read of the executions.
+// listAfter runs change, then lists s as checkListed does, and returns the
+// list and how much of the executions listing it read.
+func listAfter(t *testing.T, what string, s *Store, change func()) ([]Summary, int) {
+	t.Helper()
+	loads, updates := s.lists.loads, s.lists.updates
+	change()
+	l := checkListed(t, what, s)
+	switch {
+	case s.lists.loads != loads:
+		return l, readAll
+	case s.lists.updates != updates:
+		return l, readChanged
+	}
+	return l, readNone
+}
+
 const (
 	readNone    = iota // nothing: the cached summaries were up to date
 	readChanged        // the executions changed since the cached ones
@@ -127,16 +143,7 @@ func TestListCache(t *testing.T) {
 		{"this process's heartbeat records the interruption", func() { check(t, a.beat(ctx)) },
 			readChanged, func(l []Summary) bool { return l[0].State == StateInterrupted }},
 	} {
-		loads, updates := a.lists.loads, a.lists.updates
-		c.change()
-		l := checkListed(t, c.name, a)
-		read := readNone
-		switch {
-		case a.lists.loads != loads:
-			read = readAll
-		case a.lists.updates != updates:
-			read = readChanged
-		}
+		l, read := listAfter(t, c.name, a, c.change)
 		if read != c.read {
 			t.Errorf("%s: read %d of the executions, want %d (0 none, 1 the changed ones, 2 all)", c.name, read, c.read)
 		}
@@ -230,16 +237,7 @@ func TestListCacheDeletions(t *testing.T) {
 			check(t, err)
 		}, readAll},
 	} {
-		loads, updates := s.lists.loads, s.lists.updates
-		c.change()
-		checkListed(t, c.name, s)
-		read := readNone
-		switch {
-		case s.lists.loads != loads:
-			read = readAll
-		case s.lists.updates != updates:
-			read = readChanged
-		}
+		_, read := listAfter(t, c.name, s, c.change)
 		if read != c.read {
 			t.Errorf("%s: read %d of the executions, want %d", c.name, read, c.read)
 		}

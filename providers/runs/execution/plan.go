@@ -30,10 +30,7 @@ func (s *Store) SetPlan(ctx context.Context, sessionID string, commands []string
 		return fmt.Errorf("set plan: %w", err)
 	}
 	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		if err := s.requireChainFinished(ctx, tx, sessionID); err != nil {

@@ -66,18 +66,12 @@ func (s *Store) CachedContexts(ctx context.Context, sessionID string, keys []Con
 // stored in the execution's cache.
 func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads []ContextLoad) error {
 	for _, l := range loads {
-		if err := requireName("domain", l.Domain); err != nil {
-			return err
-		}
-		if err := requireName("topic", l.Topic); err != nil {
+		if err := requireKey("domain", l.Domain, "topic", l.Topic); err != nil {
 			return err
 		}
 	}
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		if err := s.requireNoChainElsewhere(ctx, tx, sessionID); err != nil {
+		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		_, err := s.recordLoads(ctx, tx, sessionID, loads)
@@ -97,31 +91,20 @@ func (s *Store) StartStep(ctx context.Context, sessionID, command string, inputs
 		return nil, err
 	}
 	for _, l := range loads {
-		if err := requireName("domain", l.Domain); err != nil {
-			return nil, err
-		}
-		if err := requireName("topic", l.Topic); err != nil {
+		if err := requireKey("domain", l.Domain, "topic", l.Topic); err != nil {
 			return nil, err
 		}
 	}
-	in, err := marshalObject("inputs", inputs)
-	if err != nil {
-		return nil, err
-	}
-	var ce *CommandExecution
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if ce, err = s.startCommand(ctx, tx, sessionID, command, in); err != nil {
-			return err
-		}
-		items, err := s.recordLoads(ctx, tx, sessionID, loads)
-		ce.ContextLoaded = append(ce.ContextLoaded, items...)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("start command %q: %w", command, err)
-	}
-	return ce, nil
+	return s.writeCommand(ctx, sessionID, "start", command, "inputs", inputs, nil,
+		func(tx *sql.Tx, in string) (*CommandExecution, error) {
+			ce, err := s.startCommand(ctx, tx, sessionID, command, in)
+			if err != nil {
+				return nil, err
+			}
+			items, err := s.recordLoads(ctx, tx, sessionID, loads)
+			ce.ContextLoaded = append(ce.ContextLoaded, items...)
+			return ce, err
+		})
 }
 
 // recordLoads stores the content of loads not marked Cached and adds every
@@ -131,10 +114,7 @@ func (s *Store) recordLoads(ctx context.Context, tx *sql.Tx, sessionID string, l
 	var items []string
 	for _, l := range loads {
 		if !l.Cached {
-			_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
-				VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-				sessionID, l.Domain, l.Topic, []byte(l.Content), now)
+			_, err := tx.ExecContext(ctx, contextLoads.upsert, sessionID, l.Domain, l.Topic, []byte(l.Content), now)
 			if err != nil {
 				return nil, err
 			}
@@ -196,16 +176,7 @@ func (s *Store) CompleteStep(ctx context.Context, sessionID, command string, sta
 		if err != nil {
 			return err
 		}
-		now := ms(s.now())
-		for k, v := range shared {
-			_, err := tx.ExecContext(ctx, `INSERT INTO shared_data (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
-				ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				sessionID, k, string(v), now)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return storeShared(ctx, tx, sessionID, shared, ms(s.now()))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("complete command %q: %w", command, err)
@@ -274,10 +245,7 @@ func (s *Store) MemoryLayer(ctx context.Context, sessionID, layer string) ([]Mem
 // what an execution loads for all its commands.
 func (s *Store) RecordMemoryLoads(ctx context.Context, sessionID string, loads []MemoryLoad) error {
 	for _, l := range loads {
-		if err := requireName("memory layer", l.Layer); err != nil {
-			return err
-		}
-		if err := requireName("memory key", l.Key); err != nil {
+		if err := requireKey("memory layer", l.Layer, "memory key", l.Key); err != nil {
 			return err
 		}
 	}
@@ -287,10 +255,7 @@ func (s *Store) RecordMemoryLoads(ctx context.Context, sessionID string, loads [
 		}
 		now := ms(s.now())
 		for _, l := range loads {
-			_, err := tx.ExecContext(ctx, `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
-				VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-				sessionID, l.Layer, l.Key, []byte(l.Content), now)
+			_, err := tx.ExecContext(ctx, memoryLoads.upsert, sessionID, l.Layer, l.Key, []byte(l.Content), now)
 			if err != nil {
 				return err
 			}

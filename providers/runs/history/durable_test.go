@@ -88,12 +88,7 @@ func TestAppendSurvivesKilledProcess(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	db, err := storage.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s := Open(db, counter(t))
+	s, _ := openPath(t, path)
 	p, err := s.List(ctx, "c", ListRequest{Limit: MaxListLimit})
 	if err != nil {
 		t.Fatal(err)
@@ -122,12 +117,7 @@ func TestAppendSurvivesKilledProcess(t *testing.T) {
 func TestAppendAfterDeleteByAnotherHandle(t *testing.T) {
 	ctx := context.Background()
 	a, _, path := openStore(t)
-	db2, err := storage.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	b := Open(db2, counter(t))
+	b, _ := openPath(t, path)
 	mustAppend(t, a, Message{ConversationID: "c", Role: RoleUser, Content: "first"})
 	mustAppend(t, a, Message{ConversationID: "c", Role: RoleAssistant, Content: "second"})
 	tok, _, err := b.RequestDelete(ctx, "c")

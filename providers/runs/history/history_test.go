@@ -16,12 +16,20 @@ import (
 func openStore(t testing.TB) (*Store, *storage.DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), storage.FileName)
+	s, db := openPath(t, path)
+	return s, db, path
+}
+
+// openPath opens the database file at path, closed when the test ends,
+// and a store over it.
+func openPath(t testing.TB, path string) (*Store, *storage.DB) {
+	t.Helper()
 	db, err := storage.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return Open(db, counter(t)), db, path
+	return Open(db, counter(t)), db
 }
 
 func counter(t testing.TB) tokens.Counter {

@@ -12,7 +12,6 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/runs/execution"
-	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
 func TestAppendBadInput(t *testing.T) {
@@ -84,12 +83,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 	}
 	db.Close()
 
-	db2, err := storage.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	s2 := Open(db2, counter(t))
+	s2, _ := openPath(t, path)
 	p, err := s2.List(ctx, "c", ListRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -351,12 +345,7 @@ func TestAppendAllIsAtomic(t *testing.T) {
 func TestTwoDatabaseHandles(t *testing.T) {
 	ctx := context.Background()
 	a, _, path := openStore(t)
-	db2, err := storage.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	b := Open(db2, counter(t))
+	b, _ := openPath(t, path)
 	const each = 30
 	errs := make(chan error, 4)
 	for i, s := range []*Store{a, b, a, b} {

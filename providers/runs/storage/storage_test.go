@@ -26,6 +26,14 @@ func openPath(t testing.TB, path string, busy time.Duration) *DB {
 	return db
 }
 
+// openPair opens two handles on one new database file, with the busy
+// timeouts busy and otherBusy.
+func openPair(t testing.TB, busy, otherBusy time.Duration) (db, other *DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	return openPath(t, path, busy), openPath(t, path, otherBusy)
+}
+
 func openTemp(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "nested", "dir", FileName))
@@ -55,30 +63,41 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 		}
 	}()
 	for i, c := range conns {
-		for _, p := range []struct{ pragma, want string }{
-			{"journal_mode", "wal"},
-			{"foreign_keys", "1"},
-			{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
-			{"synchronous", "2"}, // FULL
-		} {
-			var got string
-			if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-			if got != p.want {
-				t.Errorf("connection %d: PRAGMA %s = %q, want %q", i, p.pragma, got, p.want)
-			}
+		if err := checkPragmas(t, fmt.Sprintf("connection %d", i), c); err != nil {
+			t.Fatal(err)
 		}
 	}
+}
+
+// checkPragmas checks the pragmas that every connection of the DSN has,
+// as q, the connection called what, reports them. It returns the error of
+// a query that failed.
+func checkPragmas(t *testing.T, what string, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) error {
+	t.Helper()
+	for _, p := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"foreign_keys", "1"},
+		{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
+		{"synchronous", "2"}, // FULL
+	} {
+		var got string
+		if err := q.QueryRowContext(context.Background(), "PRAGMA "+p.pragma).Scan(&got); err != nil {
+			return err
+		}
+		if got != p.want {
+			t.Errorf("%s: PRAGMA %s = %q, want %q", what, p.pragma, got, p.want)
+		}
+	}
+	return nil
 }
 
 // TestTransactionsBeginImmediate checks that an open transaction holds the
 // write lock before it writes anything: another handle cannot write.
 func TestTransactionsBeginImmediate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	other := openPath(t, path, 10*time.Millisecond)
+	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
 
 	tx, err := db.SQL().BeginTx(ctx, nil)
 	if err != nil {
@@ -103,10 +122,8 @@ func TestTransactionsBeginImmediate(t *testing.T) {
 
 // TestReadDoesNotBlockWriters: Read transactions are not IMMEDIATE.
 func TestReadDoesNotBlockWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	other := openPath(t, path, 10*time.Millisecond)
+	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
 	err := db.Read(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
@@ -132,10 +149,9 @@ func TestReadDoesNotBlockWriters(t *testing.T) {
 // TestWriteRetriesWhileLocked holds the write lock in another handle for
 // longer than the busy timeout; Write must get through once it is released.
 func TestWriteRetriesWhileLocked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, 20*time.Millisecond)
-	released := holdWriteLock(t, openPath(t, path, DefaultBusyTimeout), 150*time.Millisecond)
+	db, holder := openPair(t, 20*time.Millisecond, DefaultBusyTimeout)
+	released := holdWriteLock(t, holder, 150*time.Millisecond)
 	calls := 0
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		calls++

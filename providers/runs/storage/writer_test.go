@@ -35,25 +35,12 @@ func writeSetting(ctx context.Context, w *Writer, key, value string) error {
 // DSN, synchronous=FULL above all; and its transactions hold the write lock
 // from their start, as DB.Write's do.
 func TestWriterPragmasAndImmediate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	other := openPath(t, path, 10*time.Millisecond)
+	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
 	w := db.Writer(insertSetting)
 	err := w.Write(ctx, func(tx *WriteTx) error {
-		for _, p := range []struct{ pragma, want string }{
-			{"journal_mode", "wal"},
-			{"foreign_keys", "1"},
-			{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
-			{"synchronous", "2"}, // FULL
-		} {
-			var got string
-			if err := tx.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
-				return err
-			}
-			if got != p.want {
-				t.Errorf("writer connection: PRAGMA %s = %q, want %q", p.pragma, got, p.want)
-			}
+		if err := checkPragmas(t, "writer connection", tx); err != nil {
+			return err
 		}
 		// Nothing written yet; a DEFERRED transaction would hold no lock.
 		_, err := other.SQL().ExecContext(ctx, insertSetting, "other", "v")
@@ -114,10 +101,8 @@ func TestWriterCommitsAndRollsBack(t *testing.T) {
 // A function that panics leaves no transaction open: the lock is free for
 // others, what it wrote is gone, and the writer goes on.
 func TestWriterPanicRollsBack(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	other := openPath(t, path, 10*time.Millisecond)
+	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
 	w := db.Writer(insertSetting)
 	func() {
 		defer func() {
@@ -147,10 +132,9 @@ func TestWriterPanicRollsBack(t *testing.T) {
 // TestWriterRetriesWhileLocked: as DB.Write, a writer waits out a lock held
 // for longer than the busy timeout.
 func TestWriterRetriesWhileLocked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, 20*time.Millisecond)
-	released := holdWriteLock(t, openPath(t, path, DefaultBusyTimeout), 150*time.Millisecond)
+	db, holder := openPair(t, 20*time.Millisecond, DefaultBusyTimeout)
+	released := holdWriteLock(t, holder, 150*time.Millisecond)
 	err := writeSetting(ctx, db.Writer(insertSetting), "a", "b")
 	<-released
 	if err != nil {
@@ -164,10 +148,8 @@ func TestWriterRetriesWhileLocked(t *testing.T) {
 // A context that ends while the writer waits for the lock fails that Write,
 // and leaves the writer's connection outside any transaction.
 func TestWriterContextEndsWhileWaiting(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	holder := openPath(t, path, DefaultBusyTimeout)
+	db, holder := openPair(t, DefaultBusyTimeout, DefaultBusyTimeout)
 	w := db.Writer(insertSetting)
 	if err := writeSetting(ctx, w, "first", "v"); err != nil {
 		t.Fatal(err)
@@ -220,10 +202,8 @@ func TestWriterCommitAfterContextEnds(t *testing.T) {
 // Prepared statements survive a schema change made by another connection:
 // SQLite compiles them again.
 func TestWriterAfterSchemaChange(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	db := openPath(t, path, DefaultBusyTimeout)
-	other := openPath(t, path, DefaultBusyTimeout)
+	db, other := openPair(t, DefaultBusyTimeout, DefaultBusyTimeout)
 	w := db.Writer(insertSetting)
 	if err := writeSetting(ctx, w, "before", "v"); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,14 @@ import (
 func WriteTree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
+	WriteFiles(t, dir, files)
+	return dir
+}
+
+// WriteFiles writes files (slash path → text) under dir, making the
+// folders they need and replacing what is there.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
 	for name, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -26,7 +34,6 @@ func WriteTree(t testing.TB, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // Load writes files as WriteTree does and loads the workspace with the
