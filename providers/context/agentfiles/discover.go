@@ -105,7 +105,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		rel, _ := filepath.Rel(abs, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != abs && (ignoredDir(d.Name()) || ignore.match(rel)) {
+			if p != abs && (config.IgnoredDir(d.Name()) || ignore.match(rel)) {
 				return filepath.SkipDir
 			}
 			s.dirs[rel] = true
@@ -313,20 +313,6 @@ func MaybeFile(name string) bool { return maybeAgentFile(name) }
 // hidden folders, as the library's does, watches these besides.
 func HiddenDirs() []string {
 	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin"}
-}
-
-// ignoredDir reports folders the agents never load files from, and
-// testdata folders, whose fixtures are broken on purpose.
-func ignoredDir(name string) bool {
-	switch name {
-	case ".git", ".hg", ".svn", ".ctxls",
-		"node_modules", "bower_components", "vendor", "testdata",
-		"__pycache__", "venv", ".venv", ".tox", ".nox",
-		".mypy_cache", ".pytest_cache", ".ruff_cache",
-		".next", ".nuxt", ".cache", ".gradle", ".terraform":
-		return true
-	}
-	return false
 }
 
 // ignoreSet holds the configured ignore entries: folder names, or globs

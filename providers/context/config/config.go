@@ -527,3 +527,20 @@ func (c *Config) Clone() *Config {
 	}
 	return &out
 }
+
+// IgnoredDir reports whether a directory with this base name is never
+// read, whatever the configuration: version control, dependencies, test
+// fixtures (testdata, broken on purpose), virtual environments, tool
+// caches and ctxls's own state folder. The library and agent-file
+// discovery both skip them, besides what .ctxls.yaml's ignore adds.
+func IgnoredDir(name string) bool {
+	switch name {
+	case ".git", ".hg", ".svn", ".ctxls",
+		"node_modules", "bower_components", "vendor", "testdata",
+		"__pycache__", "venv", ".venv", ".tox", ".nox",
+		".mypy_cache", ".pytest_cache", ".ruff_cache",
+		".next", ".nuxt", ".cache", ".gradle", ".terraform":
+		return true
+	}
+	return false
+}

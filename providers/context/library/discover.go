@@ -21,24 +21,6 @@ const (
 	CommandDirName = "commands"
 )
 
-// IgnoredDir reports whether a directory with this base name is never
-// read, whatever the configuration: version control, dependencies, test
-// fixtures (testdata, broken on purpose), virtual environments, tool
-// caches and our own database folder. Other hidden
-// directories (names starting with a dot) are skipped as well unless they
-// lead to a configured root; see [Filter].
-func IgnoredDir(name string) bool {
-	switch name {
-	case ".git", ".hg", ".svn", ".ctxls",
-		"node_modules", "bower_components", "vendor", "testdata",
-		"__pycache__", "venv", ".venv", ".tox", ".nox",
-		".mypy_cache", ".pytest_cache", ".ruff_cache",
-		".next", ".nuxt", ".cache", ".gradle", ".terraform":
-		return true
-	}
-	return false
-}
-
 // hidden reports whether name is a hidden file or directory name.
 func hidden(name string) bool {
 	return strings.HasPrefix(name, ".") && name != "." && name != ".."
@@ -58,7 +40,7 @@ func outputDir(name string) bool {
 // A Filter decides which directories and files of a workspace the library
 // reads, and so which directories a file watcher has to watch:
 //
-//   - directories named by [IgnoredDir] and hidden directories are skipped;
+//   - directories named by [config.IgnoredDir] and hidden directories are skipped;
 //   - so are build, dist and target at the top of the workspace, unless the
 //     workspace is itself a context or command root (then they are domains
 //     or commands);
@@ -145,7 +127,7 @@ func (f *Filter) state(p string) dirState {
 	parts := strings.Split(relSlash(base, p), "/")
 	blocked := false
 	for i, part := range parts {
-		if IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
+		if config.IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
 			blocked = true
 			break
 		}
@@ -314,7 +296,7 @@ func looksLikeContextRoot(dir string) bool {
 	}
 	domains := 0
 	for _, e := range ents {
-		if e.IsDir() && !IgnoredDir(e.Name()) && !hidden(e.Name()) {
+		if e.IsDir() && !config.IgnoredDir(e.Name()) && !hidden(e.Name()) {
 			if _, err := os.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
 				domains++
 			}
