@@ -163,8 +163,9 @@ func (p *Provider) guard(t *library.Topic) error {
 	p.mu.Lock()
 	e, ok := p.refs[key]
 	if ok && e.topic == t && e.checked {
+		err := e.err // read under the lock: another lookup may be writing it
 		p.mu.Unlock()
-		return e.err
+		return err
 	}
 	p.mu.Unlock()
 	err := checkInside(t.Root, t.Path)
