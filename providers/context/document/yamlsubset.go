@@ -27,6 +27,12 @@ func parseYAMLSubset(raw []byte) (*yaml.Node, bool) {
 	}
 	p := yamlSubset{src: string(raw)}
 	p.split()
+	for _, l := range p.lines {
+		// "---" and "..." at the start of a line mark documents, not keys.
+		if l.start-l.lineStart == 0 && (strings.HasPrefix(p.src[l.start:], "---") || strings.HasPrefix(p.src[l.start:], "...")) {
+			return nil, false
+		}
+	}
 	p.skipBlank()
 	if p.cur >= len(p.lines) || p.lines[p.cur].ind != 0 {
 		return nil, false

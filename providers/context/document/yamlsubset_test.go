@@ -100,6 +100,8 @@ var subsetCases = []string{
 	"m: {a: b,}\n",
 	"m: {a: b} x\n",
 	"0: {0: 0?}\n",
+	"... : 0",         // a document end marker, not a key
+	"a: 1\n--- : 2\n", // a document start marker
 }
 
 func TestYAMLSubsetMatchesYAMLv3(t *testing.T) {
