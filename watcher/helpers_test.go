@@ -3,6 +3,7 @@ package watcher
 import (
 	"context"
 	"fmt"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -471,4 +472,36 @@ func (e *env) watched() []string {
 	l := e.w.fsw.WatchList()
 	slices.Sort(l)
 	return l
+}
+
+// endBurst ends a burst written below root while clk stood still: it
+// writes one more file there and waits until the watcher has received it,
+// and so every event before it, then moves clk on until cond holds (under
+// the consumer's lock).
+func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, cond func() bool) {
+	t.Helper()
+	last := filepath.Join(root, "zz-end-of-burst.md")
+	writeFile(t, last, "end")
+	deadline := time.Now().Add(waitTimeout)
+	for !e.w.Waiting(last) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher never received the event for %s", last)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for {
+		e.c.mu.Lock()
+		ok := cond()
+		e.c.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.c.mu.Lock()
+			defer e.c.mu.Unlock()
+			t.Fatalf("timed out waiting for %s; changes so far:\n%s", what, formatChanges(e.c.log))
+		}
+		clk.Advance(time.Second)
+		time.Sleep(time.Millisecond)
+	}
 }

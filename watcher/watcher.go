@@ -138,6 +138,30 @@ type Options struct {
 	// from New or from the watcher's goroutine and must not block or call
 	// the watcher.
 	OnLimit func(message string)
+	// Clock is the watcher's time source: the debounce, the burst limits
+	// and polling run on it. Default: the system clock. Tests give a
+	// manual clock (package watchertest) so that whether a burst comes out
+	// as one batch does not depend on how fast the disk takes it.
+	Clock Clock
+}
+
+// Clock is a source of time and timers. Its method set is that of the
+// time package, so that a clock need not import this one.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has passed, unless
+	// the returned stop is called first; stop reports whether it
+	// prevented the call, as [time.Timer.Stop].
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// systemClock is the default Clock.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
 }
 
 // Default values of [Options].
@@ -344,6 +368,9 @@ func New(opts Options) (*Watcher, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
 	roots, err := absPaths(opts.Roots)
 	if err != nil {
 		return nil, err
@@ -441,11 +468,24 @@ func (w *Watcher) Notify(paths ...string) {
 // debounce window; the batch that follows has Rescan set.
 func (w *Watcher) Rescan() {
 	w.pmu.Lock()
-	signal := w.pend.add(time.Now(), "", false)
+	signal := w.pend.add(w.opts.Clock.Now(), "", false)
 	w.pmu.Unlock()
 	if signal {
 		w.signal()
 	}
+}
+
+// Waiting reports whether an event naming path (a file or directory below
+// a root) has been received and not yet applied. Events are received in
+// the order the kernel gives them, and with a manual [Clock] nothing is
+// applied until the clock moves, so a test that writes a last file after
+// a burst knows, once that file is waiting, that the whole burst has
+// arrived.
+func (w *Watcher) Waiting(path string) bool {
+	w.pmu.Lock()
+	defer w.pmu.Unlock()
+	_, ok := w.pend.named[filepath.Clean(path)]
+	return ok
 }
 
 // Watched returns the directories watched through the kernel, sorted. The
@@ -498,7 +538,7 @@ func (w *Watcher) note(path string, strong bool) {
 		return
 	default:
 	}
-	now := time.Now()
+	now := w.opts.Clock.Now()
 	w.pmu.Lock()
 	signal := w.pend.add(now, path, strong)
 	w.pmu.Unlock()
@@ -562,19 +602,31 @@ func (w *Watcher) run() {
 	defer close(w.runDone)
 	defer close(w.batches)
 
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	var armed time.Time // when timer fires; zero when stopped
+	clock := w.opts.Clock
+	// A timer that fires sends on its channel; a stale send from a timer
+	// stopped too late only makes step look again, which is harmless.
+	fired := func(ch chan struct{}) func() {
+		return func() {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+	timerC := make(chan struct{}, 1)
+	stopTimer := func() bool { return false }
+	defer func() { stopTimer() }()
+	var armed time.Time // when the timer fires; zero when stopped
 	arm := func(d time.Duration) {
-		timer.Reset(d)
-		armed = time.Now().Add(d)
+		stopTimer()
+		armed = clock.Now().Add(d)
+		stopTimer = clock.AfterFunc(d, fired(timerC))
 	}
 	// step applies what is due and reports whether the batch is to be
 	// delivered; otherwise it sets the timer for the next step, if any.
 	step := func() bool {
 		for applied := false; ; {
-			now := time.Now()
+			now := clock.Now()
 			w.pmu.Lock()
 			req, deliver, wait := w.pend.next(now, &w.opts, applied)
 			w.pmu.Unlock()
@@ -593,14 +645,14 @@ func (w *Watcher) run() {
 			}
 		}
 	}
-	poll := time.NewTimer(time.Hour)
-	poll.Stop()
-	defer poll.Stop()
+	pollC := make(chan struct{}, 1)
+	stopPoll := func() bool { return false }
+	defer func() { stopPoll() }()
 	polling := false
 
 	for {
 		if !polling && w.needsPoll() {
-			poll.Reset(w.opts.PollInterval)
+			stopPoll = clock.AfterFunc(w.opts.PollInterval, fired(pollC))
 			polling = true
 		}
 		select {
@@ -609,16 +661,16 @@ func (w *Watcher) run() {
 		case <-w.wake:
 			// Something waits to be applied: step after the debounce,
 			// or sooner if the timer was set for later.
-			if armed.IsZero() || time.Until(armed) > w.opts.Debounce {
+			if armed.IsZero() || armed.Sub(clock.Now()) > w.opts.Debounce {
 				arm(w.opts.Debounce)
 			}
 			continue
-		case <-timer.C:
+		case <-timerC:
 			armed = time.Time{}
 			if !step() {
 				continue
 			}
-		case <-poll.C:
+		case <-pollC:
 			polling = false
 			w.flush(request{poll: true})
 			w.pmu.Lock()
@@ -652,7 +704,7 @@ func (w *Watcher) flush(req request) {
 	w.smu.Unlock()
 	w.accRescan = w.accRescan || req.rescan
 	w.pmu.Lock()
-	w.pend.found(time.Now(), found)
+	w.pend.found(w.opts.Clock.Now(), found)
 	w.pmu.Unlock()
 }
 

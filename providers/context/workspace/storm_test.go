@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -224,10 +225,11 @@ func TestStorm(t *testing.T) {
 	}
 }
 
-// TestCheckoutIsOnePass: a burst rewriting 5,000 topic files as fast as
-// the disk takes them, as a git checkout does, is applied in one pass and
-// published as one update, with the server's default debounce. The
-// assertion counts passes; it does not time anything.
+// TestCheckoutIsOnePass: a burst rewriting 5,000 topic files, as a git
+// checkout does, is applied in one pass and published as one update, with
+// the server's default debounce. The watcher runs on a manual clock that
+// stands still during the burst, so the count of passes does not depend
+// on how fast the machine writes.
 func TestCheckoutIsOnePass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 5,000 files")
@@ -248,21 +250,33 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			dir := t.TempDir()
 			paths, checkout := tc.setup(t, dir)
 			rec := &recorder{}
-			w := open(t, dir, rec, func(o *Options) { o.Debounce = 0 }) // the default
+			clk := watchertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			w := open(t, dir, rec, func(o *Options) {
+				o.Debounce = 0 // the default
+				o.clock = clk
+			})
 			// The sentinel comes out after the start-up reconciliation.
 			writeFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
-			waitFor(t, "the sentinel", func() bool { return hasTopic(w, "d000/sentinel") })
+			advanceUntil(t, clk, "the sentinel", func() bool { return hasTopic(w, "d000/sentinel") })
 			rec.reset()
 
 			checkout()
-			waitFor(t, "every topic at variant b, and its update", func() bool {
+			// A last file written after the burst: once the watcher has
+			// received its event it has received the whole burst's.
+			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End b"))
+			waitFor(t, "the event of the last file", func() bool {
+				w.wmu.Lock()
+				defer w.wmu.Unlock()
+				return w.watcher != nil && w.watcher.Waiting(end)
+			})
+			advanceUntil(t, clk, "every topic at variant b, and its update", func() bool {
 				for _, tp := range w.Library().Topics() {
 					if tp.ID != "d000/sentinel" && !strings.HasSuffix(tp.Meta.Title, " b") {
 						return false
 					}
 				}
 				changed := rec.changed()
-				for _, p := range paths {
+				for _, p := range append(paths, end) {
 					if _, ok := slices.BinarySearch(changed, p); !ok {
 						return false
 					}
@@ -276,10 +290,24 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				}
 				t.Fatalf("the checkout took %d updates, want 1", len(ups))
 			}
-			if got := len(ups[0].Changed); got != len(paths) {
-				t.Errorf("the update names %d changed files, want %d", got, len(paths))
+			if got := len(ups[0].Changed); got != len(paths)+1 {
+				t.Errorf("the update names %d changed files, want %d", got, len(paths)+1)
 			}
 		})
+	}
+}
+
+// advanceUntil moves clk on until cond holds, or fails the test at the
+// deadline.
+func advanceUntil(t testing.TB, clk *watchertest.Clock, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitDeadline)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		clk.Advance(time.Second)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -201,6 +201,7 @@ func (w *Workspace) startWatcher(ready chan<- started) {
 		MaxWatches:   w.opts.MaxWatches,
 		Logger:       w.watchLog,
 		OnLimit:      w.watchLimit,
+		Clock:        w.opts.clock,
 	})
 	select {
 	case ready <- started{wt, err}:

@@ -84,6 +84,10 @@ type Options struct {
 	// goroutine of the workspace's watcher and must not block or call the
 	// workspace.
 	OnWatchLimit func(message string)
+
+	// clock is the watcher's time source (see watcher.Options.Clock);
+	// tests of this package set a manual one.
+	clock watcher.Clock
 }
 
 // DefaultReloadThreshold is the default of Options.ReloadThreshold. Applying
