@@ -488,8 +488,38 @@ step('the Problems panel shows a ctxls diagnostic', 'problems', async () => {
   await page.locator('.part.panel').waitFor({ state: 'hidden', timeout: WAIT });
 });
 
+step('CLAUDE.md shows its import tree cost and the Session Cost view lists what loads at start', 'agent-files', async () => {
+  await openFile('CLAUDE.md');
+  const lens = page.locator('.editor-instance .monaco-editor .codelens-decoration', { hasText: 'Memory:' }).first();
+  const label = await eventually(
+    async () => ((await lens.count()) > 0 ? lens.innerText() : undefined),
+    WAIT * 2,
+    'the memory code lens on CLAUDE.md',
+  );
+  await screenshot('agent-files-lens');
+  // Two imports load; the third is followed by a colon, so the agent skips it.
+  assert.match(label, /Memory: [\d,]+ tok · with 2 imports [\d,]+ tok · 1 not loaded/, `code lens: ${label}`);
+
+  await runCommand('Focus on Session Cost View');
+  const view = page.locator('.sidebar .pane', { hasText: 'Session Cost' }).first();
+  await view.waitFor({ state: 'visible', timeout: WAIT });
+  const rows = await eventually(
+    async () => {
+      const all = (await view.locator('.monaco-list-row').allInnerTexts()).join('\n');
+      return /CLAUDE\.md/.test(all) && /loading_protocol\.md/.test(all) ? all : undefined;
+    },
+    WAIT * 2,
+    'CLAUDE.md and its import in the Session Cost view',
+  );
+  await screenshot('agent-files-session');
+  assert.match(rows, /CLAUDE\.md\s*[\d,]+ tok/, `session cost rows: ${rows}`);
+  assert.doesNotMatch(rows, /common_issues\.md/, 'the import the agent skips is not counted as loaded');
+});
+
 step('the context browser lists domains and topics with tokens', 'context-browser', async () => {
-  await page.locator('.activitybar .action-item a[aria-label^="ctxls"], .activitybar .action-item[aria-label^="ctxls"]').first().click();
+  // Focusing the view opens the ctxls side bar whatever its state (a click
+  // on the activity bar icon would close it if it were open).
+  await runCommand('Focus on Context Library View');
   const view = page.locator('.sidebar .pane', { hasText: 'Context Library' }).first();
   await view.waitFor({ state: 'visible' });
   const tree = view.locator('.monaco-list-row');
