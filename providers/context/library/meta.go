@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 )
 
@@ -91,22 +89,22 @@ type metaProblem struct {
 // outside a domain (root files) and for non-topic files.
 func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	root := doc.Frontmatter.Root()
-	if root == nil {
+	if !root.Exists() {
 		return nil
 	}
-	m.declared = make([]string, 0, len(root.Content)/2)
+	m.declared = make([]string, 0, root.Len())
 	var probs []metaProblem
-	bad := func(n *yaml.Node, code, format string, args ...any) {
+	bad := func(n document.Node, code, format string, args ...any) {
 		probs = append(probs, metaProblem{code, doc.NodeSpan(n), fmt.Sprintf(format, args...)})
 	}
-	str := func(key string, n *yaml.Node) (string, bool) {
-		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+	str := func(key string, n document.Node) (string, bool) {
+		if n.Kind() != document.ScalarNode || n.Tag() == "!!null" {
 			bad(n, CodeInvalidValue, "%s must be a string", key)
 			return "", false
 		}
-		return n.Value, true
+		return n.Value(), true
 	}
-	oneOf := func(key string, n *yaml.Node, values []string) (string, bool) {
+	oneOf := func(key string, n document.Node, values []string) (string, bool) {
 		s, ok := str(key, n)
 		if ok && !slices.Contains(values, s) {
 			bad(n, CodeInvalidValue, "%s %q is not one of %s", key, s, strings.Join(values, ", "))
@@ -114,28 +112,26 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 		}
 		return s, ok
 	}
-	strList := func(key string, n *yaml.Node) []string {
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+	strList := func(key string, n document.Node) []string {
+		if n.Kind() == document.ScalarNode && n.Tag() == "!!null" {
 			return nil
 		}
-		if n.Kind != yaml.SequenceNode {
+		if n.Kind() != document.SequenceNode {
 			bad(n, CodeInvalidValue, "%s must be a list of strings", key)
 			return nil
 		}
 		var out []string
-		for _, c := range n.Content {
-			if c.Kind != yaml.ScalarNode {
+		for c := range n.Items() {
+			if c.Kind() != document.ScalarNode {
 				bad(c, CodeInvalidValue, "%s entries must be strings", key)
 				continue
 			}
-			out = append(out, c.Value)
+			out = append(out, c.Value())
 		}
 		return out
 	}
-	c := root.Content
-	for i := 0; i+1 < len(c); i += 2 {
-		k, v := c[i], c[i+1]
-		key := k.Value
+	for k, v := range root.Entries() {
+		key := k.Value()
 		if !slices.Contains(m.declared, key) {
 			m.declared = append(m.declared, key)
 		}
@@ -161,9 +157,9 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 				m.LoadingStrategy = s
 			}
 		case "estimatedTokens":
-			n, err := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || n < 1 {
-				bad(v, CodeInvalidValue, "estimatedTokens must be a whole number of at least 1, not %q", v.Value)
+			n, err := strconv.Atoi(v.Value())
+			if v.Kind() != document.ScalarNode || err != nil || n < 1 {
+				bad(v, CodeInvalidValue, "estimatedTokens must be a whole number of at least 1, not %q", v.Value())
 			} else {
 				m.EstimatedTokens = n
 			}
@@ -222,37 +218,36 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	return probs
 }
 
-func decodeSections(v *yaml.Node, bad func(*yaml.Node, string, string, ...any)) []SectionMeta {
-	if v.Kind != yaml.SequenceNode {
+func decodeSections(v document.Node, bad func(document.Node, string, string, ...any)) []SectionMeta {
+	if v.Kind() != document.SequenceNode {
 		bad(v, CodeInvalidValue, "sections must be a list of {name, estimatedTokens, keywords}")
 		return nil
 	}
 	var out []SectionMeta
-	for _, item := range v.Content {
+	for item := range v.Items() {
 		var s SectionMeta
-		if item.Kind != yaml.MappingNode {
+		if item.Kind() != document.MappingNode {
 			bad(item, CodeInvalidValue, "a section must be a mapping with name, estimatedTokens and keywords")
 			continue
 		}
-		for j := 0; j+1 < len(item.Content); j += 2 {
-			k, val := item.Content[j], item.Content[j+1]
-			switch k.Value {
+		for k, val := range item.Entries() {
+			switch k.Value() {
 			case "name":
-				s.Name = val.Value
+				s.Name = val.Value()
 			case "estimatedTokens":
-				n, err := strconv.Atoi(val.Value)
+				n, err := strconv.Atoi(val.Value())
 				if err != nil || n < 1 {
-					bad(val, CodeInvalidValue, "section estimatedTokens must be a whole number of at least 1, not %q", val.Value)
+					bad(val, CodeInvalidValue, "section estimatedTokens must be a whole number of at least 1, not %q", val.Value())
 				} else {
 					s.EstimatedTokens = n
 				}
 			case "keywords":
-				if val.Kind != yaml.SequenceNode {
+				if val.Kind() != document.SequenceNode {
 					bad(val, CodeInvalidValue, "section keywords must be a list of strings")
 					continue
 				}
-				for _, kw := range val.Content {
-					s.Keywords = append(s.Keywords, kw.Value)
+				for kw := range val.Items() {
+					s.Keywords = append(s.Keywords, kw.Value())
 				}
 			}
 		}
@@ -265,15 +260,15 @@ func decodeSections(v *yaml.Node, bad func(*yaml.Node, string, string, ...any)) 
 	return out
 }
 
-func decodeIndexed(v *yaml.Node, bad func(*yaml.Node, string, string, ...any)) []IndexedFile {
-	if v.Kind != yaml.SequenceNode {
+func decodeIndexed(v document.Node, bad func(document.Node, string, string, ...any)) []IndexedFile {
+	if v.Kind() != document.SequenceNode {
 		bad(v, CodeInvalidValue, "indexedFiles must be a list of {id, path, type, loadingStrategy}")
 		return nil
 	}
 	var out []IndexedFile
-	for _, item := range v.Content {
+	for item := range v.Items() {
 		var f IndexedFile
-		if item.Kind != yaml.MappingNode || item.Decode(&f) != nil {
+		if item.Kind() != document.MappingNode || item.Decode(&f) != nil {
 			bad(item, CodeInvalidValue, "an indexedFiles entry must be a mapping with id, path, type and loadingStrategy")
 			continue
 		}

@@ -172,11 +172,11 @@ func Edits(lib *library.Library, moves []Move, oldDir, newDir string) map[string
 		if t.Doc == nil {
 			continue
 		}
-		if root := t.Doc.Frontmatter.Root(); root != nil {
-			if _, val := document.FieldOf(root, "id"); val != nil && val.Value == t.ID {
+		if root := t.Doc.Frontmatter.Root(); root.Exists() {
+			if _, val := root.Field("id"); val.Exists() && val.Value() == t.ID {
 				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain + "/" + m.Name})
 			}
-			if _, val := document.FieldOf(root, "domain"); val != nil && m.Domain != t.Domain && val.Value == t.Domain {
+			if _, val := root.Field("domain"); val.Exists() && m.Domain != t.Domain && val.Value() == t.Domain {
 				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain})
 			}
 		}

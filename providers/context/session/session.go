@@ -15,8 +15,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -433,8 +431,8 @@ func flag(doc *document.Doc, key string) bool {
 	if doc == nil || doc.Frontmatter == nil {
 		return false
 	}
-	_, v := document.FieldOf(doc.Frontmatter.Root(), key)
-	return v != nil && v.Kind == yaml.ScalarNode && v.Value == "true"
+	_, v := doc.Frontmatter.Root().Field(key)
+	return v.Exists() && v.Kind() == document.ScalarNode && v.Value() == "true"
 }
 
 // topLevel reports whether rel lies under prefix at the project root.
