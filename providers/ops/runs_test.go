@@ -92,7 +92,7 @@ func TestExecutionOperations(t *testing.T) {
 	if changed == 0 {
 		t.Error("creating an execution did not report a change")
 	}
-	list, err := o2.Executions(ctx, ops.Empty{})
+	list, err := o2.Executions(ctx, ops.ExecutionListRequest{})
 	if err != nil || len(list.Items) != 1 || list.Current != es.SessionID {
 		t.Fatalf("Executions = %+v, %v", list, err)
 	}
@@ -121,7 +121,7 @@ func TestExecutionOperations(t *testing.T) {
 	if err := o2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o2.Executions(ctx, ops.Empty{}); !errors.Is(err, ops.ErrUnavailable) {
+	if _, err := o2.Executions(ctx, ops.ExecutionListRequest{}); !errors.Is(err, ops.ErrUnavailable) {
 		t.Errorf("Executions after Close: %v; want ErrUnavailable", err)
 	}
 }
