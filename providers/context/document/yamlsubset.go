@@ -151,19 +151,34 @@ func (p *yamlSubset) text() (string, int) {
 
 func isSeqItem(s string) bool { return s != "" && s[0] == '-' && (len(s) == 1 || s[1] == ' ') }
 
+// lineAt moves past blank lines to the next line of a block whose lines
+// stand at indentation ind. It returns nil at the block's end (the end of
+// the text or a line indented less), and ok false at a line indented more,
+// which the subset leaves to yaml.v3.
+func (p *yamlSubset) lineAt(ind int) (ln *subsetLine, ok bool) {
+	if p.skipBlank(); p.cur >= len(p.lines) {
+		return nil, true
+	}
+	ln = &p.lines[p.cur]
+	switch {
+	case ln.ind < ind:
+		return nil, true
+	case ln.ind > ind:
+		return nil, false
+	}
+	return ln, true
+}
+
 // mapping parses a block mapping whose keys stand at indentation ind.
 func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
 	var m *yaml.Node
 	for {
-		if p.skipBlank(); p.cur >= len(p.lines) {
-			break
-		}
-		ln := &p.lines[p.cur]
-		if ln.ind < ind {
-			break
-		}
-		if ln.ind > ind {
+		ln, fits := p.lineAt(ind)
+		if !fits {
 			return nil, false
+		}
+		if ln == nil {
+			break
 		}
 		text, off := p.text()
 		colon := keyEnd(text)
@@ -214,15 +229,12 @@ func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
 func (p *yamlSubset) sequence(ind int) (*yaml.Node, bool) {
 	var s *yaml.Node
 	for {
-		if p.skipBlank(); p.cur >= len(p.lines) {
-			break
-		}
-		ln := &p.lines[p.cur]
-		if ln.ind < ind {
-			break
-		}
-		if ln.ind > ind {
+		ln, fits := p.lineAt(ind)
+		if !fits {
 			return nil, false
+		}
+		if ln == nil {
+			break
 		}
 		text, off := p.text()
 		if !isSeqItem(text) {
