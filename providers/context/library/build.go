@@ -69,7 +69,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 
 	l.mu.Lock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
-	l.filter = NewFilter(l.dir, cfg)
+	l.filter = filterFor(l.dir, cfg)
 	l.contextRoots, l.commandRoots, l.beside, l.readings = s.contextRoots, s.commandRoots, b.beside, b.paths
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.aliases = st.aliases

@@ -18,17 +18,17 @@ import (
 // scripts match on them.
 const (
 	CodeUnresolved      = rules.UnresolvedReference
-	CodeUnknownSection  = rules.UnknownSection
+	codeUnknownSection  = rules.UnknownSection
 	CodeMissingField    = rules.MissingField
-	CodeInvalidValue    = rules.InvalidValue
-	CodeIDMismatch      = rules.IDMismatch
+	codeInvalidValue    = rules.InvalidValue
+	codeIDMismatch      = rules.IDMismatch
 	CodeParseError      = rules.FrontmatterParse
-	CodeUnknownField    = rules.UnknownField
-	CodeSectionMissing  = rules.SectionMissing
+	codeUnknownField    = rules.UnknownField
+	codeSectionMissing  = rules.SectionMissing
 	CodeTokenDrift      = rules.TokenDrift
-	CodeIndexMissing    = rules.IndexMissingTopic
-	CodeIndexUnlisted   = rules.IndexUnlistedTopic
-	CodeFileSkipped     = rules.FileSkipped
+	codeIndexMissing    = rules.IndexMissingTopic
+	codeIndexUnlisted   = rules.IndexUnlistedTopic
+	codeFileSkipped     = rules.FileSkipped
 	CodeDuplicateTopic  = rules.DuplicateTopic
 	driftMinimumTokens  = 10
 	maxUnlistedPerIndex = 50
@@ -108,7 +108,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		return &ds[len(ds)-1]
 	}
 	if f.Skipped != "" {
-		add(document.Span{}, SeverityWarning, CodeFileSkipped, "%s", f.Skipped)
+		add(document.Span{}, SeverityWarning, codeFileSkipped, "%s", f.Skipped)
 		return ds
 	}
 	doc := f.Doc
@@ -135,7 +135,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		code, span := CodeUnresolved, r.Span
 		switch tg.Failed {
 		case PartSection:
-			code, span = CodeUnknownSection, nonEmpty(r.SectionSpan, r.Span)
+			code, span = codeUnknownSection, nonEmpty(r.SectionSpan, r.Span)
 			if r.Form == refs.PathForm {
 				span = r.Span
 			}
@@ -149,7 +149,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		// An index listing a file that is not there is a stale entry; a
 		// path that misses an existing topic is a broken reference.
 		if code == CodeUnresolved && isIndex(f) && tg.Topic == nil && (r.Form == refs.PathForm || r.Field == "indexedFiles") {
-			code = CodeIndexMissing
+			code = codeIndexMissing
 			// An index names a topic several times (an indexedFiles entry
 			// by id and path, then the body in prose or links): one
 			// report per missing topic, at its first mention, is enough.
@@ -181,11 +181,11 @@ func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, strin
 	field := func(key string) (k, v document.Node) { return root.Field(key) }
 	if root.Exists() && t.Domain != "" {
 		if k, v := field("id"); k.Exists() && t.Meta.ID != t.ID {
-			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
+			d := add(doc.NodeSpan(v), SeverityWarning, codeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
 			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.ID}}
 		}
 		if k, v := field("domain"); k.Exists() && t.Meta.Domain != t.Domain {
-			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
+			d := add(doc.NodeSpan(v), SeverityWarning, codeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
 			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.Domain}}
 		}
 	}
@@ -229,7 +229,7 @@ func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, strin
 					for i, s := range t.Sections {
 						names[i] = s.Name
 					}
-					d := add(doc.NodeSpan(name), SeverityWarning, CodeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value())
+					d := add(doc.NodeSpan(name), SeverityWarning, codeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value())
 					for i := range names {
 						names[i] = unnumbered(names[i])
 					}
@@ -294,7 +294,7 @@ func (l *Library) diagnoseIndex(f *File, add func(document.Span, Severity, strin
 		if n++; n > maxUnlistedPerIndex {
 			break
 		}
-		add(headSpan(f.Doc), SeverityWarning, CodeIndexUnlisted, "topic %s (%s) is not listed in this index", x.Key(), path.Base(x.RelPath))
+		add(headSpan(f.Doc), SeverityWarning, codeIndexUnlisted, "topic %s (%s) is not listed in this index", x.Key(), path.Base(x.RelPath))
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 
 // Topic types and loading strategies a topic's frontmatter may declare.
 var (
-	Types      = []string{"always", "framework", "reference", "pattern", "index", "detection"}
-	Strategies = []string{"always", "onDemand", "lazy"}
+	types      = []string{"always", "framework", "reference", "pattern", "index", "detection"}
+	strategies = []string{"always", "onDemand", "lazy"}
 )
 
 // requiredFields must be present in a topic's frontmatter.
@@ -99,7 +99,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	}
 	str := func(key string, n document.Node) (string, bool) {
 		if n.Kind() != document.ScalarNode || n.Tag() == "!!null" {
-			bad(n, CodeInvalidValue, "%s must be a string", key)
+			bad(n, codeInvalidValue, "%s must be a string", key)
 			return "", false
 		}
 		return n.Value(), true
@@ -107,7 +107,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	oneOf := func(key string, n document.Node, values []string) (string, bool) {
 		s, ok := str(key, n)
 		if ok && !slices.Contains(values, s) {
-			bad(n, CodeInvalidValue, "%s %q is not one of %s", key, s, strings.Join(values, ", "))
+			bad(n, codeInvalidValue, "%s %q is not one of %s", key, s, strings.Join(values, ", "))
 			return "", false
 		}
 		return s, ok
@@ -117,13 +117,13 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 			return nil
 		}
 		if n.Kind() != document.SequenceNode {
-			bad(n, CodeInvalidValue, "%s must be a list of strings", key)
+			bad(n, codeInvalidValue, "%s must be a list of strings", key)
 			return nil
 		}
 		var out []string
 		for c := range n.Items() {
 			if c.Kind() != document.ScalarNode {
-				bad(c, CodeInvalidValue, "%s entries must be strings", key)
+				bad(c, codeInvalidValue, "%s entries must be strings", key)
 				continue
 			}
 			out = append(out, c.Value())
@@ -149,31 +149,31 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 				m.Title = s
 			}
 		case "type":
-			if s, ok := oneOf(key, v, Types); ok {
+			if s, ok := oneOf(key, v, types); ok {
 				m.Type = s
 			}
 		case "loadingStrategy":
-			if s, ok := oneOf(key, v, Strategies); ok {
+			if s, ok := oneOf(key, v, strategies); ok {
 				m.LoadingStrategy = s
 			}
 		case "estimatedTokens":
 			n, err := strconv.Atoi(v.Value())
 			if v.Kind() != document.ScalarNode || err != nil || n < 1 {
-				bad(v, CodeInvalidValue, "estimatedTokens must be a whole number of at least 1, not %q", v.Value())
+				bad(v, codeInvalidValue, "estimatedTokens must be a whole number of at least 1, not %q", v.Value())
 			} else {
 				m.EstimatedTokens = n
 			}
 		case "version":
 			if s, ok := str(key, v); ok {
 				if !semverRE.MatchString(s) {
-					bad(v, CodeInvalidValue, "version %q is not a semantic version such as 1.2.0 or 0.3.0-alpha", s)
+					bad(v, codeInvalidValue, "version %q is not a semantic version such as 1.2.0 or 0.3.0-alpha", s)
 				}
 				m.Version = s
 			}
 		case "lastUpdated":
 			if s, ok := str(key, v); ok {
 				if _, err := time.Parse("2006-01-02", s); err != nil {
-					bad(v, CodeInvalidValue, "lastUpdated %q is not a date such as 2026-02-10", s)
+					bad(v, codeInvalidValue, "lastUpdated %q is not a date such as 2026-02-10", s)
 				}
 				m.LastUpdated = s
 			}
@@ -199,7 +199,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 			_ = v.Decode(&val)
 			m.Extra[key] = val
 			if required {
-				probs = append(probs, metaProblem{CodeUnknownField, doc.NodeSpan(k), fmt.Sprintf("unknown frontmatter field %q (kept, but no tool reads it)", key)})
+				probs = append(probs, metaProblem{codeUnknownField, doc.NodeSpan(k), fmt.Sprintf("unknown frontmatter field %q (kept, but no tool reads it)", key)})
 			}
 		}
 	}
@@ -220,14 +220,14 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 
 func decodeSections(v document.Node, bad func(document.Node, string, string, ...any)) []SectionMeta {
 	if v.Kind() != document.SequenceNode {
-		bad(v, CodeInvalidValue, "sections must be a list of {name, estimatedTokens, keywords}")
+		bad(v, codeInvalidValue, "sections must be a list of {name, estimatedTokens, keywords}")
 		return nil
 	}
 	var out []SectionMeta
 	for item := range v.Items() {
 		var s SectionMeta
 		if item.Kind() != document.MappingNode {
-			bad(item, CodeInvalidValue, "a section must be a mapping with name, estimatedTokens and keywords")
+			bad(item, codeInvalidValue, "a section must be a mapping with name, estimatedTokens and keywords")
 			continue
 		}
 		for k, val := range item.Entries() {
@@ -237,13 +237,13 @@ func decodeSections(v document.Node, bad func(document.Node, string, string, ...
 			case "estimatedTokens":
 				n, err := strconv.Atoi(val.Value())
 				if err != nil || n < 1 {
-					bad(val, CodeInvalidValue, "section estimatedTokens must be a whole number of at least 1, not %q", val.Value())
+					bad(val, codeInvalidValue, "section estimatedTokens must be a whole number of at least 1, not %q", val.Value())
 				} else {
 					s.EstimatedTokens = n
 				}
 			case "keywords":
 				if val.Kind() != document.SequenceNode {
-					bad(val, CodeInvalidValue, "section keywords must be a list of strings")
+					bad(val, codeInvalidValue, "section keywords must be a list of strings")
 					continue
 				}
 				for kw := range val.Items() {
@@ -252,7 +252,7 @@ func decodeSections(v document.Node, bad func(document.Node, string, string, ...
 			}
 		}
 		if s.Name == "" {
-			bad(item, CodeInvalidValue, "a section needs a name")
+			bad(item, codeInvalidValue, "a section needs a name")
 			continue
 		}
 		out = append(out, s)
@@ -262,21 +262,21 @@ func decodeSections(v document.Node, bad func(document.Node, string, string, ...
 
 func decodeIndexed(v document.Node, bad func(document.Node, string, string, ...any)) []IndexedFile {
 	if v.Kind() != document.SequenceNode {
-		bad(v, CodeInvalidValue, "indexedFiles must be a list of {id, path, type, loadingStrategy}")
+		bad(v, codeInvalidValue, "indexedFiles must be a list of {id, path, type, loadingStrategy}")
 		return nil
 	}
 	var out []IndexedFile
 	for item := range v.Items() {
 		var f IndexedFile
 		if item.Kind() != document.MappingNode || item.Decode(&f) != nil {
-			bad(item, CodeInvalidValue, "an indexedFiles entry must be a mapping with id, path, type and loadingStrategy")
+			bad(item, codeInvalidValue, "an indexedFiles entry must be a mapping with id, path, type and loadingStrategy")
 			continue
 		}
-		if f.Type != "" && !slices.Contains(Types, f.Type) {
-			bad(item, CodeInvalidValue, "indexedFiles type %q is not one of %s", f.Type, strings.Join(Types, ", "))
+		if f.Type != "" && !slices.Contains(types, f.Type) {
+			bad(item, codeInvalidValue, "indexedFiles type %q is not one of %s", f.Type, strings.Join(types, ", "))
 		}
-		if f.LoadingStrategy != "" && !slices.Contains(Strategies, f.LoadingStrategy) {
-			bad(item, CodeInvalidValue, "indexedFiles loadingStrategy %q is not one of %s", f.LoadingStrategy, strings.Join(Strategies, ", "))
+		if f.LoadingStrategy != "" && !slices.Contains(strategies, f.LoadingStrategy) {
+			bad(item, codeInvalidValue, "indexedFiles loadingStrategy %q is not one of %s", f.LoadingStrategy, strings.Join(strategies, ", "))
 		}
 		out = append(out, f)
 	}
