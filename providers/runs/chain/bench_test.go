@@ -22,11 +22,11 @@ import (
 func BenchmarkStepSixTopics(b *testing.B) {
 	e := newEnv(b, "executor:\n  kind: preview\n")
 	ctx := context.Background()
-	cmds, err := Commands(e.lib, []string{"implement"})
+	cmds, err := commandsOf(e.lib, []string{"implement"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	exe := Preview{}
+	exe := previewExecutor{}
 	var (
 		st  Step
 		cpu time.Duration

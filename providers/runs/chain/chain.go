@@ -88,7 +88,7 @@ type Options struct {
 	// Executor, when set, replaces the executor the configuration names.
 	Executor Executor
 	// MaxOutput is the most bytes of agent output kept per step (default
-	// DefaultMaxOutput).
+	// defaultMaxOutput).
 	MaxOutput int64
 }
 
@@ -218,10 +218,10 @@ type Step struct {
 // execution record keeps the rest.
 const outputInResult = 64 << 10
 
-// Commands resolves command names (with or without a leading "/"). An
+// commandsOf resolves command names (with or without a leading "/"). An
 // unknown name is an error wrapping ErrUnknownCommand that lists the
 // available commands.
-func Commands(lib *library.Library, names []string) ([]*library.Command, error) {
+func commandsOf(lib *library.Library, names []string) ([]*library.Command, error) {
 	if len(names) == 0 {
 		return nil, ErrNoCommands
 	}
@@ -261,11 +261,11 @@ func Commands(lib *library.Library, names []string) ([]*library.Command, error) 
 	return nil, fmt.Errorf("%w %s%s; available commands: %s", ErrUnknownCommand, msg, hint, strings.Join(avail, ", "))
 }
 
-// Expand replaces each name of a chain from the configuration (chains: in
+// expand replaces each name of a chain from the configuration (chains: in
 // .ctxls.yaml) by the chain's commands. A command and a chain of the same
 // name mean the command: a name is expanded only when no command has it.
 // Names may have a leading "/"; other names are returned as they are.
-func Expand(lib *library.Library, names []string) []string {
+func expand(lib *library.Library, names []string) []string {
 	chains := lib.Config().Chains
 	if len(chains) == 0 {
 		return names
@@ -289,8 +289,8 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 	if r.opts.Executor != nil {
 		return r.opts.Executor, nil
 	}
-	e, err := NewExecutor(lib.Config().Executor, lib.Dir())
-	if x, ok := e.(*Exec); ok && r.opts.MaxOutput > 0 {
+	e, err := newExecutor(lib.Config().Executor, lib.Dir())
+	if x, ok := e.(*execExecutor); ok && r.opts.MaxOutput > 0 {
 		x.MaxOutput = r.opts.MaxOutput
 	}
 	return e, err
@@ -298,7 +298,7 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 
 // Preview assembles every step's prompt without running or recording
 // anything (names of chains from the configuration are expanded, see
-// Expand): the context each step would load (items an earlier step of the
+// expand): the context each step would load (items an earlier step of the
 // preview, or of the execution named by req.SessionID, loaded are marked
 // cached), what the budget drops, what fitting the prompt to the model's
 // window cuts, and the prompt's token cost. A step whose command and input
@@ -308,7 +308,7 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 // is the one such a run records.
 func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
-	cmds, err := Commands(lib, Expand(lib, req.Commands))
+	cmds, err := commandsOf(lib, expand(lib, req.Commands))
 	if err != nil {
 		return nil, err
 	}
@@ -624,13 +624,13 @@ func nonNil(items []*ContextItem) []*ContextItem {
 
 // Run runs a chain: in a new execution (which becomes the current one), or
 // after the steps of req.SessionID's execution. Names of chains from the
-// configuration are expanded (see Expand). Steps run in order until
+// configuration are expanded (see expand). Steps run in order until
 // one fails or is interrupted; each is committed before the next starts.
 // Cancelling ctx (or Cancel) stops the running agent and leaves its step
 // interrupted.
 func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
-	cmds, err := Commands(lib, Expand(lib, req.Commands))
+	cmds, err := commandsOf(lib, expand(lib, req.Commands))
 	if err != nil {
 		return nil, err
 	}
@@ -688,7 +688,7 @@ func (r *Runner) ResumeWith(ctx context.Context, req Request) (*Result, error) {
 	for i, s := range rp.Steps {
 		names[i] = s.Command
 	}
-	if _, err := Commands(lib, names[rp.Next:]); err != nil && !rp.Done {
+	if _, err := commandsOf(lib, names[rp.Next:]); err != nil && !rp.Done {
 		return nil, fmt.Errorf("resume %s: %w", sessionID, err)
 	}
 	exe, err := r.executor(lib)
@@ -789,7 +789,7 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 		default:
 			// The library may have changed since the last step.
 			lib = r.opts.Library()
-			cmds, err := Commands(lib, []string{ps.Command})
+			cmds, err := commandsOf(lib, []string{ps.Command})
 			var b history.ModelBudget
 			if err == nil {
 				b, err = modelBudget(lib.Config(), model)
