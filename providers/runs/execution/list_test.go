@@ -186,8 +186,8 @@ func TestListPageRequests(t *testing.T) {
 	}
 	all := must[[]Summary](t)(s.List(ctx))
 	for _, c := range []string{"x", "12", "/id", "a/b"} {
-		if _, err := s.ListPage(ctx, ListRequest{Cursor: c}); !errors.Is(err, ErrBadCursor) {
-			t.Errorf("cursor %q: error %v, want ErrBadCursor", c, err)
+		if _, err := s.ListPage(ctx, ListRequest{Cursor: c}); !errors.Is(err, errBadCursor) {
+			t.Errorf("cursor %q: error %v, want errBadCursor", c, err)
 		}
 	}
 	if _, err := s.ListPage(ctx, ListRequest{Limit: -1}); err == nil {

@@ -427,9 +427,9 @@ const (
 	MaxListLimit     = 1000
 )
 
-// ErrBadCursor is returned for a cursor that no page of the list gave. It
+// errBadCursor is returned for a cursor that no page of the list gave. It
 // is an ErrInvalidArgument.
-var ErrBadCursor = fmt.Errorf("%w: not a cursor of the execution list", ErrInvalidArgument)
+var errBadCursor = fmt.Errorf("%w: not a cursor of the execution list", ErrInvalidArgument)
 
 // ListRequest selects a page of the executions, newest first.
 type ListRequest struct {
@@ -512,7 +512,7 @@ func parseCursor(c string) (started int64, id string, err error) {
 	n, id, ok := strings.Cut(c, "/")
 	started, perr := strconv.ParseInt(n, 10, 64)
 	if !ok || perr != nil || id == "" {
-		return 0, "", ErrBadCursor
+		return 0, "", errBadCursor
 	}
 	return started, id, nil
 }
