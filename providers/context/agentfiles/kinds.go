@@ -165,28 +165,28 @@ var cursorFields = []field{
 	{"alwaysApply", tBool, "true loads the rule in every request (always).", boolValues},
 }
 
-// CursorRuleType is the type a Cursor rule's frontmatter gives it.
-type CursorRuleType string
+// cursorRuleType is the type a Cursor rule's frontmatter gives it.
+type cursorRuleType string
 
 // Cursor rule types.
 const (
-	CursorAlways         CursorRuleType = "always"
-	CursorAutoAttached   CursorRuleType = "auto-attached"
-	CursorAgentRequested CursorRuleType = "agent-requested"
-	CursorManual         CursorRuleType = "manual"
+	cursorAlways         cursorRuleType = "always"
+	cursorAutoAttached   cursorRuleType = "auto-attached"
+	cursorAgentRequested cursorRuleType = "agent-requested"
+	cursorManual         cursorRuleType = "manual"
 )
 
-// CursorType returns the rule type of a Cursor rule's metadata.
-func CursorType(m Meta) CursorRuleType {
+// cursorType returns the rule type of a Cursor rule's metadata.
+func cursorType(m Meta) cursorRuleType {
 	switch {
 	case m.AlwaysApply:
-		return CursorAlways
+		return cursorAlways
 	case len(m.Globs) > 0:
-		return CursorAutoAttached
+		return cursorAutoAttached
 	case strings.TrimSpace(m.Description) != "":
-		return CursorAgentRequested
+		return cursorAgentRequested
 	}
-	return CursorManual
+	return cursorManual
 }
 
 func (c *checker) cursorRule() {
@@ -194,11 +194,11 @@ func (c *checker) cursorRule() {
 	if root.Exists() {
 		c.typed(root, cursorFields, rules.CursorFieldInvalid)
 	}
-	typ := CursorType(c.f.Meta)
+	typ := cursorType(c.f.Meta)
 	switch typ {
-	case CursorManual:
+	case cursorManual:
 		c.add(c.lineSpan(0), rules.CursorRuleNeverLoads, "this rule has no alwaysApply: true, no globs and no description, so Cursor never loads it on its own: only an explicit @-mention does")
-	case CursorAutoAttached:
+	case cursorAutoAttached:
 		if root.Exists() {
 			_, v := root.Field("globs")
 			c.globs(v, rules.CursorFieldInvalid, rules.CursorRuleNeverLoads, "globs")
