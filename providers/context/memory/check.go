@@ -47,7 +47,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		if f.Skipped != "" || Classify(f.Rel) == NotMemory {
 			continue
 		}
-		ds, t := CheckFile(ctx, set, cfg, counter, f, read)
+		ds, t := checkFile(ctx, set, cfg, counter, f, read)
 		for _, d := range ds {
 			k := key{d.Path, d.Span, d.Code}
 			if cfg.Disabled(d.Code) || seen[k] {
@@ -75,12 +75,12 @@ type key struct {
 	code string
 }
 
-// CheckFile returns the diagnostics of one memory file or rule (its
+// checkFile returns the diagnostics of one memory file or rule (its
 // imports and theirs, which may lie in other files, its size and, for a
 // rule, its paths globs) and its import tree, nil when the file cannot be
 // read. Disabled codes are left in; Check drops them. read nil reads f's
 // text and the disk.
-func CheckFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]agentfiles.Diagnostic, *imports.Tree) {
+func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]agentfiles.Diagnostic, *imports.Tree) {
 	if f.Doc == nil {
 		return nil, nil
 	}
