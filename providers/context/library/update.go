@@ -37,17 +37,6 @@ type Result struct {
 	Reloaded bool
 }
 
-// Reload scans the workspace again, re-reading .ctxls.yaml.
-func (l *Library) Reload(ctx context.Context) (Result, error) {
-	l.applyMu.Lock()
-	defer l.applyMu.Unlock()
-	cfg, problems, err := config.Load(l.dir)
-	if err != nil {
-		return Result{}, err
-	}
-	return l.reloadWith(ctx, cfg, problems)
-}
-
 // SetConfig replaces the configuration (for example with the editor's
 // settings laid over .ctxls.yaml) and scans again.
 func (l *Library) SetConfig(ctx context.Context, cfg *config.Config, problems []config.Problem) (Result, error) {
