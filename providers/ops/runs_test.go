@@ -96,6 +96,9 @@ func TestExecutionOperations(t *testing.T) {
 	if err != nil || len(list.Items) != 1 || list.Current != es.SessionID {
 		t.Fatalf("Executions = %+v, %v", list, err)
 	}
+	if _, err := o2.Executions(ctx, ops.ExecutionListRequest{Cursor: "not a cursor"}); !errors.Is(err, ops.ErrInvalid) {
+		t.Errorf("Executions with a bad cursor: %v; want ErrInvalid", err)
+	}
 	if _, err := o2.StartCommand(ctx, ops.CommandRequest{SessionID: es.SessionID}); !errors.Is(err, ops.ErrInvalid) {
 		t.Errorf("StartCommand without command: %v; want ErrInvalid", err)
 	}
