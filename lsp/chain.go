@@ -72,23 +72,8 @@ func (s *Server) driveChain(ctx context.Context, p chainRunParams, title string,
 // request's token or, without one, on a token the server creates when the
 // client supports that. It returns nil when there is no way to report.
 func (s *Server) cancellableProgress(ctx context.Context, token json.RawMessage, title string) *progress {
-	tok := progressToken(token)
-	if tok == nil {
-		s.mu.Lock()
-		ok := s.caps.workDoneProgress
-		s.mu.Unlock()
-		if !ok || s.client == nil {
-			return nil
-		}
-		tok = protocol.String(fmt.Sprintf("ctxls-chain-%d", tokenSeq.Add(1)))
-		if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: tok}); err != nil {
-			s.stderr.Debug("create a progress token", "err", err)
-			return nil
-		}
-	}
-	p := &progress{s: s, token: tok}
-	p.send(ctx, protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: ptr(true), Percentage: ptr(uint32(0))})
-	return p
+	return s.beginProgress(ctx, token, "ctxls-chain-",
+		protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: ptr(true), Percentage: ptr(uint32(0))})
 }
 
 func tokenKey(t protocol.ProgressToken) string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
@@ -57,9 +58,9 @@ func chainFillExecutions(b *testing.B, dir string, n int) {
 
 // BenchmarkChainExecutionList10000 is ctxls/execution/list over stdio with
 // 10,000 recorded executions and no change between calls: the store's
-// query, the JSON encoding and the transfer through the pipe, and the
-// client's own decoding of the 2.7 MB response, which client-decode-ms/op
-// reports apart.
+// query of the first page, the JSON encoding and the transfer through the
+// pipe, and the client's own decoding of the response, which
+// client-decode-ms/op reports apart.
 func BenchmarkChainExecutionList10000(b *testing.B) {
 	const n = 10000
 	dir, _ := chainWorkspace(b, "")
@@ -105,18 +106,20 @@ func BenchmarkChainExecutionListAfterStep10000(b *testing.B) {
 	}
 }
 
-// chainListed lists the executions, checks that there are n, and returns
-// the id of the newest.
+// chainListed lists the first page of the executions, checks that it is
+// full and that more follow when there are n, and returns the id of the
+// newest.
 func chainListed(b *testing.B, c *chainClient, n int) string {
 	b.Helper()
 	var list struct {
 		Items []struct {
 			SessionID string `json:"sessionId"`
 		} `json:"items"`
+		Next string `json:"next"`
 	}
 	c.must("ctxls/execution/list", map[string]any{}, &list)
-	if len(list.Items) != n {
-		b.Fatalf("listed %d executions, want %d", len(list.Items), n)
+	if want := min(n, execution.DefaultListLimit); len(list.Items) != want || (n > want) != (list.Next != "") {
+		b.Fatalf("listed %d executions (next %q), want a page of %d of %d", len(list.Items), list.Next, want, n)
 	}
 	return list.Items[0].SessionID
 }

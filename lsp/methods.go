@@ -190,9 +190,7 @@ func jsonValue(v string) string {
 
 // encodeResult encodes a custom method's result with encoding/json (so
 // the struct tags of package ops apply as written) into a raw message the
-// connection sends verbatim. A result that encodes itself (such as the
-// execution list, whose store keeps its encoding of 10,000 items) goes out
-// as it encodes: json.Marshal would scan and compact all of it again.
+// connection sends verbatim.
 func encodeResult(v any) (any, error) {
 	var raw []byte
 	var err error
@@ -201,8 +199,6 @@ func encodeResult(v any) (any, error) {
 		raw = r
 	case jsonrpc2.RawMessage:
 		raw = r
-	case json.Marshaler:
-		raw, err = r.MarshalJSON()
 	default:
 		raw, err = json.Marshal(v)
 	}

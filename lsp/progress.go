@@ -28,6 +28,13 @@ var tokenSeq atomic.Int64
 // its raw JSON); when it is nil the server creates its own token if the
 // client supports window/workDoneProgress/create, else it returns nil.
 func (s *Server) progress(ctx context.Context, token any, title string) *progress {
+	return s.beginProgress(ctx, token, "ctxls-", protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Percentage: ptr(uint32(0))})
+}
+
+// beginProgress starts a progress with begin, on token or else, when the
+// client supports that, on a token the server creates with prefix. It
+// returns nil when there is no way to report.
+func (s *Server) beginProgress(ctx context.Context, token any, prefix string, begin protocol.WorkDoneProgressBegin) *progress {
 	tok := progressToken(token)
 	if tok == nil {
 		s.mu.Lock()
@@ -36,14 +43,14 @@ func (s *Server) progress(ctx context.Context, token any, title string) *progres
 		if !ok || s.client == nil {
 			return nil
 		}
-		tok = protocol.String(fmt.Sprintf("ctxls-%d", tokenSeq.Add(1)))
+		tok = protocol.String(fmt.Sprintf("%s%d", prefix, tokenSeq.Add(1)))
 		if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: tok}); err != nil {
 			s.stderr.Debug("create a progress token", "err", err)
 			return nil
 		}
 	}
 	p := &progress{s: s, token: tok}
-	p.send(ctx, protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Percentage: ptr(uint32(0))})
+	p.send(ctx, begin)
 	return p
 }
 

@@ -40,8 +40,8 @@ type registered struct {
 	outside bool
 }
 
-// TopicURI returns the resource URI of a topic id.
-func TopicURI(id string) string {
+// topicURI returns the resource URI of a topic id.
+func topicURI(id string) string {
 	els := strings.Split(id, "/")
 	for i, e := range els {
 		els[i] = url.PathEscape(e)
@@ -49,12 +49,12 @@ func TopicURI(id string) string {
 	return topicPrefix + strings.Join(els, "/")
 }
 
-// SkillURI returns the resource URI of a skill.
-func SkillURI(name string) string { return skillPrefix + url.PathEscape(name) }
+// skillURI returns the resource URI of a skill.
+func skillURI(name string) string { return skillPrefix + url.PathEscape(name) }
 
-// SectionURI returns the resource URI of one section of a topic.
-func SectionURI(id, section string) string {
-	return TopicURI(id) + "?section=" + url.QueryEscape(section)
+// sectionURI returns the resource URI of one section of a topic.
+func sectionURI(id, section string) string {
+	return topicURI(id) + "?section=" + url.QueryEscape(section)
 }
 
 func (s *Server) addResourceTemplates() {
@@ -93,7 +93,7 @@ func (s *Server) syncResources() {
 		}
 	}
 	for _, t := range topics {
-		uri := TopicURI(t.ID)
+		uri := topicURI(t.ID)
 		seen[uri] = true
 		r, ok := s.resources[uri]
 		if ok && r.topic == t {
@@ -115,7 +115,7 @@ func (s *Server) syncResources() {
 				continue
 			}
 			name := ops.SkillName(f)
-			uri := SkillURI(name)
+			uri := skillURI(name)
 			if seen[uri] {
 				continue // two skills of one name: the first is served
 			}

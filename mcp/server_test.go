@@ -423,7 +423,7 @@ func TestResources(t *testing.T) {
 		errHas string
 	}{
 		{"ctxls://topics/web/api", "routing detail", "title: API Design", ""},
-		{SectionURI("web/api", "Security"), "security detail", "routing detail", ""},
+		{sectionURI("web/api", "Security"), "security detail", "routing detail", ""},
 		{"ctxls://topics/web/api?section=security", "security detail", "", ""},
 		{"ctxls://topics/web/api?section=Nope", "", "", "not found"},
 		{"ctxls://skills/deploy-app", "Run make deploy.", "description:", ""},
@@ -619,9 +619,9 @@ func TestTopicURI(t *testing.T) {
 		{"python/fastapi_patterns", "Security Issues", "ctxls://topics/python/fastapi_patterns?section=Security+Issues"},
 	}
 	for _, tt := range tests {
-		got := TopicURI(tt.id)
+		got := topicURI(tt.id)
 		if tt.section != "" {
-			got = SectionURI(tt.id, tt.section)
+			got = sectionURI(tt.id, tt.section)
 		}
 		if got != tt.want {
 			t.Errorf("URI(%q, %q) = %q, want %q", tt.id, tt.section, got, tt.want)

@@ -72,11 +72,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cold index to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken after the cold index, to this file")
 	format := formatFlag(fs)
-	pos, err := parseArgs(fs, args)
+	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if len(pos) > 0 {

@@ -61,11 +61,8 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	format := formatFlag(fs)
 	domain := fs.String("domain", "", "list only this domain")
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
-	pos, err := parseArgs(fs, args)
+	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	dir, err := workspaceDir("catalog", *dirFlag, pos)

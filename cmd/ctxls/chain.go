@@ -85,13 +85,17 @@ func runChain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("chain "+sub, stderr)
 	dir := fs.String("dir", ".", "workspace directory")
-	var format, input, session, project, model *string
+	var format, input, session, project, model, cursor *string
 	var yes *bool
+	var limit *int
 	switch sub {
 	case "run", "preview", "resume":
 		model = fs.String("model", "", "model whose context window bounds the prompts (default: the configured defaultModel)")
 	case "delete":
 		yes = fs.Bool("yes", false, "delete without asking for the confirmation token")
+	case "list":
+		limit = fs.Int("limit", 0, fmt.Sprintf("most executions to list (default %d, at most %d)", execution.DefaultListLimit, execution.MaxListLimit))
+		cursor = fs.String("cursor", "", "list the executions after the page that printed this cursor")
 	}
 	switch sub {
 	case "run", "preview":
@@ -133,7 +137,11 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		return err
 	}
 	if sub == "list" || sub == "show" {
-		return readChains(ctx, lib, sub, pos, asJSON, stdout, stderr)
+		var page execution.ListRequest
+		if sub == "list" {
+			page = execution.ListRequest{Limit: *limit, Cursor: *cursor}
+		}
+		return readChains(ctx, lib, sub, pos, page, asJSON, stdout, stderr)
 	}
 	o := ops.New(ops.Options{Library: func() *library.Library { return lib },
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
@@ -247,14 +255,14 @@ func (c *chainCLI) delete(ctx context.Context, o *ops.Ops, id string, yes bool, 
 // readChains implements "chain list" and "chain show", which only read: they
 // open the workspace database only when it exists, take no part in it (no
 // owner row, no writes) and create nothing.
-func readChains(ctx context.Context, lib *library.Library, sub string, pos []string, asJSON bool, stdout, stderr io.Writer) error {
+func readChains(ctx context.Context, lib *library.Library, sub string, pos []string, page execution.ListRequest, asJSON bool, stdout, stderr io.Writer) error {
 	c := chainCLI{lib: lib, json: asJSON, stdout: stdout, stderr: stderr}
 	dir := lib.Dir()
 	db, err := storage.OpenExistingWorkspace(ctx, dir)
 	if errors.Is(err, os.ErrNotExist) {
 		if sub == "list" {
 			c.execs = noExecutions{}
-			return c.list(ctx, dir)
+			return c.list(ctx, dir, page)
 		}
 		return fmt.Errorf("no executions recorded in %s (ctxls chain run COMMAND...)", dir)
 	} else if err != nil {
@@ -263,7 +271,7 @@ func readChains(ctx context.Context, lib *library.Library, sub string, pos []str
 	defer db.Close()
 	c.execs = execution.NewReader(db)
 	if sub == "list" {
-		return c.list(ctx, dir)
+		return c.list(ctx, dir, page)
 	}
 	id := ""
 	if len(pos) == 1 {
@@ -278,15 +286,33 @@ func readChains(ctx context.Context, lib *library.Library, sub string, pos []str
 // when they also run chains, a Reader when they only look.
 type executions interface {
 	List(ctx context.Context) ([]execution.Summary, error)
+	ListPage(ctx context.Context, req execution.ListRequest) (execution.ListPage, error)
 	Get(ctx context.Context, sessionID string) (*execution.ExecutionState, error)
 }
 
 // opsExecutions are the executions of the run operations.
 type opsExecutions struct{ o *ops.Ops }
 
+// List reads every page.
 func (e opsExecutions) List(ctx context.Context) ([]execution.Summary, error) {
-	res, err := e.o.Executions(ctx, ops.Empty{})
-	return res.Items, err
+	var all []execution.Summary
+	req := execution.ListRequest{Limit: execution.MaxListLimit}
+	for {
+		page, err := e.ListPage(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page.Items...)
+		if page.Next == "" {
+			return all, nil
+		}
+		req.Cursor = page.Next
+	}
+}
+
+func (e opsExecutions) ListPage(ctx context.Context, req execution.ListRequest) (execution.ListPage, error) {
+	res, err := e.o.Executions(ctx, ops.ExecutionListRequest{Limit: req.Limit, Cursor: req.Cursor})
+	return execution.ListPage{Items: res.Items, Current: res.Current, Next: res.Next}, err
 }
 
 func (e opsExecutions) Get(ctx context.Context, id string) (*execution.ExecutionState, error) {
@@ -299,6 +325,10 @@ type noExecutions struct{}
 
 func (noExecutions) List(context.Context) ([]execution.Summary, error) {
 	return []execution.Summary{}, nil
+}
+
+func (noExecutions) ListPage(context.Context, execution.ListRequest) (execution.ListPage, error) {
+	return execution.ListPage{}, nil
 }
 
 func (noExecutions) Get(_ context.Context, id string) (*execution.ExecutionState, error) {
@@ -503,14 +533,15 @@ func indent(s, prefix string) string {
 }
 
 // list prints the configured chains and the executions recorded in dir.
-func (c *chainCLI) list(ctx context.Context, dir string) error {
-	all, err := c.execs.List(ctx)
+func (c *chainCLI) list(ctx context.Context, dir string, req execution.ListRequest) error {
+	page, err := c.execs.ListPage(ctx, req)
 	if err != nil {
 		return err
 	}
+	all := page.Items
 	chains := c.lib.Config().Chains
 	if c.json {
-		return writeJSON(c.stdout, chainListing{Chains: nonNilChains(chains), Executions: nonNilChains(all)})
+		return writeJSON(c.stdout, chainListing{Chains: nonNilChains(chains), Executions: nonNilChains(all), Next: page.Next})
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	if len(chains) > 0 {
@@ -533,6 +564,9 @@ func (c *chainCLI) list(ctx context.Context, dir string) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cur, s.SessionID, s.ProjectName, s.State,
 			s.Summary.CommandsCompleted, s.Summary.CommandsTotal, s.Summary.CurrentCommand, s.Created.Local().Format(time.DateTime))
 	}
+	if page.Next != "" {
+		fmt.Fprintf(w, "\nolder executions: ctxls chain list --cursor %s\n", page.Next)
+	}
 	return w.Flush()
 }
 
@@ -540,6 +574,8 @@ func (c *chainCLI) list(ctx context.Context, dir string) error {
 type chainListing struct {
 	Chains     []ops.NamedChain       `json:"chains"`
 	Executions []ops.ExecutionSummary `json:"executions"`
+	// Next is the cursor of the older executions, when there are more.
+	Next string `json:"next,omitempty"`
 }
 
 func nonNilChains[T any](v []T) []T {

@@ -509,3 +509,67 @@ func TestChainHelpStates(t *testing.T) {
 		}
 	}
 }
+
+// TestChainListPages: chain list prints a page of the executions, newest
+// first, with the cursor of the next; the cursor lists the rest.
+func TestChainListPages(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	db, err := storage.OpenWorkspace(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := execution.New(ctx, db, execution.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a", "b", "c"} {
+		if _, err := s.Create(ctx, p, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list := func(args ...string) (ids []string, next string) {
+		t.Helper()
+		out, _, err := runCLI(t, append([]string{"chain", "list", "--dir", dir, "--format", "json"}, args...)...)
+		if err != nil {
+			t.Fatalf("chain list %v: %v", args, err)
+		}
+		var l struct {
+			Executions []struct {
+				SessionID string `json:"sessionId"`
+			} `json:"executions"`
+			Next string `json:"next"`
+		}
+		if err := json.Unmarshal([]byte(out), &l); err != nil {
+			t.Fatalf("chain list %v: %v\n%s", args, err, out)
+		}
+		for _, e := range l.Executions {
+			ids = append(ids, e.SessionID)
+		}
+		return ids, l.Next
+	}
+	first, next := list("--limit", "2")
+	if len(first) != 2 || first[0] != all[0].SessionID || first[1] != all[1].SessionID || next == "" {
+		t.Fatalf("first page: %v, next %q; want the two newest of %+v and a cursor", first, next, all)
+	}
+	rest, next2 := list("--limit", "2", "--cursor", next)
+	if len(rest) != 1 || rest[0] != all[2].SessionID || next2 != "" {
+		t.Errorf("second page: %v, next %q; want %s alone", rest, next2, all[2].SessionID)
+	}
+	out, _, err := runCLI(t, "chain", "list", "--dir", dir, "--limit", "2")
+	if err != nil || !strings.Contains(out, "--cursor "+next) {
+		t.Errorf("text list of a page does not say how to list the rest: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "chain", "list", "--dir", dir, "--cursor", "nonsense"); err == nil || !strings.Contains(err.Error(), "cursor") {
+		t.Errorf("a bad cursor: %v, want an error about it", err)
+	}
+}

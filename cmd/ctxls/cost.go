@@ -22,11 +22,8 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
 	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", "))
 	window := fs.Int("context-window", session.DefaultContextWindow, "the model's context window in tokens")
-	pos, err := parseArgs(fs, args)
+	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if !slices.Contains(session.Agents, *agent) {

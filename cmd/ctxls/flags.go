@@ -58,6 +58,16 @@ func formatFlag(fs *flag.FlagSet) *string {
 	return fs.String("format", "text", "output format: text or json")
 }
 
+// parseFormatted parses args as parseArgs does and then checks format, the
+// value of the command's --format, which parsing has set.
+func parseFormatted(fs *flag.FlagSet, args []string, format *string) ([]string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	return pos, checkFormat(*format)
+}
+
 func checkFormat(f string) error {
 	if f != "text" && f != "json" {
 		return usageError{msg: fmt.Sprintf("--format must be text or json, not %q", f)}

@@ -43,8 +43,9 @@ JSON: {reference, title, tokens, path, content}.`},
 chain does not complete.`},
 	{name: "chain preview", args: "COMMAND...", doc: `Shows what each step of a chain would load and send, without running or
 recording anything.`},
-	{name: "chain list", args: "", doc: `Lists the configured chains and the recorded executions; * marks the
-current one.`},
+	{name: "chain list", args: "", doc: `Lists the configured chains and the recorded executions, newest first,
+a page at a time; * marks the current one. When older executions remain,
+it prints the cursor that lists them (--cursor).`},
 	{name: "chain show", args: "[ID]", doc: `Prints an execution (default: the current one) step by step.`},
 	{name: "chain resume", args: "[ID]", doc: `Runs an execution's chain again from its first step that did not
 succeed (default: the current execution).`},

@@ -29,11 +29,8 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	budget := fs.Int("budget", 0, "with --context: token budget instead of the model's history budget")
 	limit := fs.Int("limit", 0, fmt.Sprintf("most messages to print (default %d)", history.DefaultListLimit))
 	format := formatFlag(fs)
-	pos, err := parseArgs(fs, args)
+	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if len(pos) > 1 {

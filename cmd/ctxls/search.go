@@ -31,11 +31,8 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	domain := fs.String("domain", "", "search only this domain")
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
 	limit := fs.Int("limit", contextprovider.DefaultSearchLimit, "most results to show")
-	pos, err := parseArgs(fs, args)
+	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	// QUERY [DIR], like catalog [DIR] and grep PATTERN [FILE]: guessing

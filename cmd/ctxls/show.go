@@ -14,11 +14,8 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("show", stderr)
 	format := formatFlag(fs)
 	dirFlag := fs.String("dir", "", "workspace directory (default .)")
-	pos, err := parseArgs(fs, args)
+	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if len(pos) != 1 {

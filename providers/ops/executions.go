@@ -355,53 +355,39 @@ func (o *Ops) SharedData(ctx context.Context, req SharedDataRequest) (SharedData
 	return SharedDataResponse{Key: req.Key, Found: &ok, Value: v, Warnings: []Warning{}}, nil
 }
 
-// ExecutionListResponse is every execution, newest first, and the id of
-// the current one ("" when there is none).
+// ExecutionListRequest asks for a page of the executions, newest first.
+type ExecutionListRequest struct {
+	// Limit is the most executions the page holds: 0 means 100, and it is
+	// capped at 1,000.
+	Limit int `json:"limit,omitempty"`
+	// Cursor is the next of the page before; empty for the first page.
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ExecutionListResponse is a page of the executions, newest first, and the
+// id of the current one ("" when there is none), on the page or not.
 type ExecutionListResponse struct {
-	Items    []ExecutionSummary `json:"items"`
-	Current  string             `json:"current"`
-	Warnings []Warning          `json:"warnings"`
-	// encoded is the store's encoding of the same list, which it keeps:
-	// with 10,000 executions, encoding them on every call would cost more
-	// than the rest of the call.
-	encoded json.RawMessage
+	Items   []ExecutionSummary `json:"items"`
+	Current string             `json:"current"`
+	// Next is the cursor of the page after this one; empty on the last.
+	Next     string    `json:"next,omitempty"`
+	Warnings []Warning `json:"warnings"`
 }
 
-// MarshalJSON returns the store's encoding of the list when it has one.
-func (r ExecutionListResponse) MarshalJSON() ([]byte, error) {
-	if r.encoded != nil {
-		return r.encoded, nil
-	}
-	type plain ExecutionListResponse
-	p := plain(r)
-	if p.Items == nil {
-		p.Items = []ExecutionSummary{}
-	}
-	if p.Warnings == nil {
-		p.Warnings = []Warning{}
-	}
-	return json.Marshal(p)
-}
-
-// Executions lists every execution. The items are shared with other calls
-// and must not be modified.
-func (o *Ops) Executions(ctx context.Context, _ Empty) (ExecutionListResponse, error) {
+// Executions lists a page of the executions.
+func (o *Ops) Executions(ctx context.Context, req ExecutionListRequest) (ExecutionListResponse, error) {
 	st, err := o.stores(ctx)
 	if err != nil {
 		return ExecutionListResponse{}, err
 	}
-	items, enc, err := st.exec.ListEncoded(ctx)
+	page, err := st.exec.ListPage(ctx, execution.ListRequest{Limit: req.Limit, Cursor: req.Cursor})
 	if err != nil {
 		return ExecutionListResponse{}, runsError(err)
 	}
-	res := ExecutionListResponse{Items: items, Warnings: []Warning{}, encoded: enc}
-	for _, it := range items {
-		if it.IsCurrent {
-			res.Current = it.SessionID
-			break
-		}
+	if page.Items == nil {
+		page.Items = []ExecutionSummary{}
 	}
-	return res, nil
+	return ExecutionListResponse{Items: page.Items, Current: page.Current, Next: page.Next, Warnings: []Warning{}}, nil
 }
 
 // Execution returns an execution, the current one when SessionID is empty.

@@ -92,9 +92,12 @@ func TestExecutionOperations(t *testing.T) {
 	if changed == 0 {
 		t.Error("creating an execution did not report a change")
 	}
-	list, err := o2.Executions(ctx, ops.Empty{})
+	list, err := o2.Executions(ctx, ops.ExecutionListRequest{})
 	if err != nil || len(list.Items) != 1 || list.Current != es.SessionID {
 		t.Fatalf("Executions = %+v, %v", list, err)
+	}
+	if _, err := o2.Executions(ctx, ops.ExecutionListRequest{Cursor: "not a cursor"}); !errors.Is(err, ops.ErrInvalid) {
+		t.Errorf("Executions with a bad cursor: %v; want ErrInvalid", err)
 	}
 	if _, err := o2.StartCommand(ctx, ops.CommandRequest{SessionID: es.SessionID}); !errors.Is(err, ops.ErrInvalid) {
 		t.Errorf("StartCommand without command: %v; want ErrInvalid", err)
@@ -121,7 +124,7 @@ func TestExecutionOperations(t *testing.T) {
 	if err := o2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o2.Executions(ctx, ops.Empty{}); !errors.Is(err, ops.ErrUnavailable) {
+	if _, err := o2.Executions(ctx, ops.ExecutionListRequest{}); !errors.Is(err, ops.ErrUnavailable) {
 		t.Errorf("Executions after Close: %v; want ErrUnavailable", err)
 	}
 }

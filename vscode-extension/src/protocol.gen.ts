@@ -298,10 +298,20 @@ export interface ExecutionState {
   warnings: Warning[];
 }
 
-/** ExecutionListResponse is every execution, newest first, and the id of the current one ("" when there is none). */
+/** ExecutionListRequest asks for a page of the executions, newest first. */
+export interface ExecutionListParams {
+  /** Limit is the most executions the page holds: 0 means 100, and it is capped at 1,000. */
+  limit?: number;
+  /** Cursor is the next of the page before; empty for the first page. */
+  cursor?: string;
+}
+
+/** ExecutionListResponse is a page of the executions, newest first, and the id of the current one ("" when there is none), on the page or not. */
 export interface ExecutionListResult {
   items: ExecutionSummary[];
   current: string;
+  /** Next is the cursor of the page after this one; empty on the last. */
+  next?: string;
   warnings: Warning[];
 }
 

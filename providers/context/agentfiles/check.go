@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
@@ -204,27 +202,28 @@ func (c *checker) lineSpan(n int) document.Span {
 }
 
 // frontmatter checks that the file's frontmatter parses, reporting why not
-// (with a fix for the usual causes), and returns its root mapping or nil.
+// (with a fix for the usual causes), and returns its root mapping, a zero
+// Node when there is none.
 // required says whether a missing frontmatter is a problem.
-func (c *checker) frontmatter(required bool, what string) *yaml.Node {
+func (c *checker) frontmatter(required bool, what string) document.Node {
 	doc := c.f.Doc
 	fm := doc.Frontmatter
 	if fm == nil {
 		if required {
 			c.add(c.lineSpan(0), rules.FrontmatterMissing, "%s has no YAML frontmatter (a block between --- lines at the top of the file)", what)
 		}
-		return nil
+		return document.Node{}
 	}
 	if fm.Err != nil {
 		c.yamlError(fm)
-		return nil
+		return document.Node{}
 	}
 	return fm.Root()
 }
 
 // nodeSpan is the span of a frontmatter node, or the frontmatter's first
 // line when the node has no position.
-func (c *checker) nodeSpan(n *yaml.Node) document.Span {
+func (c *checker) nodeSpan(n document.Node) document.Span {
 	if s := c.f.Doc.NodeSpan(n); s.End > s.Start {
 		return s
 	}

@@ -27,9 +27,9 @@ type Field struct {
 	Values []string
 }
 
-// Fields returns the frontmatter fields of kind k in the order the agent
+// fieldsOf returns the frontmatter fields of kind k in the order the agent
 // documents them, or nil for a kind without frontmatter.
-func Fields(k Kind) []Field {
+func fieldsOf(k Kind) []Field {
 	var schema []field
 	switch k {
 	case KindSkill:
@@ -56,7 +56,7 @@ func Fields(k Kind) []Field {
 
 // FieldNamed returns the field of kind k called name.
 func FieldNamed(k Kind, name string) (Field, bool) {
-	fs := Fields(k)
+	fs := fieldsOf(k)
 	i := slices.IndexFunc(fs, func(f Field) bool { return f.Name == name })
 	if i < 0 {
 		return Field{}, false
@@ -191,7 +191,7 @@ type Completion struct {
 // completed with the names of the set's skills. ok is false outside the
 // frontmatter or for a kind without fields.
 func (s *Set) CompleteFrontmatter(k Kind, text []byte, off int) (items []Completion, replace document.Span, ok bool) {
-	fields := Fields(k)
+	fields := fieldsOf(k)
 	if len(fields) == 0 {
 		return nil, document.Span{}, false
 	}

@@ -83,7 +83,7 @@ func TestCompleteFrontmatter(t *testing.T) {
 func TestFieldsDocumented(t *testing.T) {
 	t.Parallel()
 	for k := KindSkill; k <= KindCopilotPrompt; k++ {
-		for _, f := range Fields(k) {
+		for _, f := range fieldsOf(k) {
 			if f.Doc == "" || f.Type == "" {
 				t.Errorf("%v field %s: doc %q, type %q", k, f.Name, f.Doc, f.Type)
 			}

@@ -65,19 +65,6 @@ type Set struct {
 // maxWorkspaceFiles bounds the file list globs are matched against.
 const maxWorkspaceFiles = 500_000
 
-// Discover lists every agent file under root with its kind and metadata.
-func Discover(ctx context.Context, root string, cfg *config.Config) ([]File, error) {
-	s, err := Load(ctx, root, cfg)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]File, len(s.Files))
-	for i, f := range s.Files {
-		out[i] = *f
-	}
-	return out, nil
-}
-
 // Load finds and reads every agent file under root. cfg may be nil for the
 // defaults. A file that cannot be read is kept with Skipped set; only a
 // root that cannot be walked is an error.

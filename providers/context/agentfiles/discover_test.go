@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/config"
 )
 
 func TestClassify(t *testing.T) {
@@ -62,7 +64,7 @@ func TestClassify(t *testing.T) {
 
 func TestDiscoverMeta(t *testing.T) {
 	t.Parallel()
-	files, err := Discover(context.Background(), "testdata/valid", nil)
+	files, err := discover(context.Background(), "testdata/valid", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestDiscoverSkipsTestdata(t *testing.T) {
 		{filepath.Join(dir, "pkg", "testdata"), []string{"skills/fixture/SKILL.md"}},
 	}
 	for _, tc := range tests {
-		files, err := Discover(context.Background(), tc.root, nil)
+		files, err := discover(context.Background(), tc.root, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +118,20 @@ func TestDiscoverSkipsTestdata(t *testing.T) {
 		}
 		slices.Sort(got)
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("Discover(%s) = %q, want %q", tc.root, got, tc.want)
+			t.Errorf("discover(%s) = %q, want %q", tc.root, got, tc.want)
 		}
 	}
+}
+
+// discover lists every agent file under root with its kind and metadata.
+func discover(ctx context.Context, root string, cfg *config.Config) ([]File, error) {
+	s, err := Load(ctx, root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, len(s.Files))
+	for i, f := range s.Files {
+		out[i] = *f
+	}
+	return out, nil
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
@@ -44,37 +42,37 @@ func (t fieldType) String() string {
 
 // isString reports whether a node is a string scalar. As in YAML 1.2, an
 // unquoted date is a string; numbers, booleans and null are not.
-func isString(n *yaml.Node) bool {
-	if n == nil || n.Kind != yaml.ScalarNode {
+func isString(n document.Node) bool {
+	if !n.Exists() || n.Kind() != document.ScalarNode {
 		return false
 	}
-	switch n.ShortTag() {
+	switch n.Tag() {
 	case "!!str", "!!timestamp":
 		return true
 	}
 	return false
 }
 
-func (t fieldType) accepts(n *yaml.Node) bool {
+func (t fieldType) accepts(n document.Node) bool {
 	switch t {
 	case tContext:
 		return true
 	case tBool:
-		return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool"
+		return n.Kind() == document.ScalarNode && n.Tag() == "!!bool"
 	case tInt:
-		return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int"
+		return n.Kind() == document.ScalarNode && n.Tag() == "!!int"
 	case tMap:
-		return n.Kind == yaml.MappingNode
+		return n.Kind() == document.MappingNode
 	case tStringOrList:
 		if isString(n) {
 			return true
 		}
 		fallthrough
 	case tList:
-		if n.Kind != yaml.SequenceNode {
+		if n.Kind() != document.SequenceNode {
 			return false
 		}
-		for _, it := range n.Content {
+		for it := range n.Items() {
 			if !isString(it) {
 				return false
 			}
@@ -107,22 +105,21 @@ func fieldSpelling(name string) string {
 // type under code and, as a hint, keys the schema does not know unless
 // open is set. A null value (a key with nothing after it) is left to the
 // required-field checks.
-func (c *checker) typed(root *yaml.Node, schema []field, code string, known ...string) {
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		j := slices.IndexFunc(schema, func(f field) bool { return f.name == k.Value })
+func (c *checker) typed(root document.Node, schema []field, code string, known ...string) {
+	for k, v := range root.Entries() {
+		j := slices.IndexFunc(schema, func(f field) bool { return f.name == k.Value() })
 		if j < 0 {
-			if !slices.Contains(known, k.Value) {
-				msg := fmt.Sprintf("%s is not a field %s documents; it is kept but has no effect", k.Value, c.f.Kind.agent())
+			if !slices.Contains(known, k.Value()) {
+				msg := fmt.Sprintf("%s is not a field %s documents; it is kept but has no effect", k.Value(), c.f.Kind.agent())
 				// "allowed_tools" for "allowed-tools" is a slip worth naming.
-				if j := slices.IndexFunc(schema, func(f field) bool { return fieldSpelling(f.name) == fieldSpelling(k.Value) }); j >= 0 {
+				if j := slices.IndexFunc(schema, func(f field) bool { return fieldSpelling(f.name) == fieldSpelling(k.Value()) }); j >= 0 {
 					msg += fmt.Sprintf("; did you mean %s?", schema[j].name)
 				}
 				c.add(c.nodeSpan(k), rules.AgentUnknownField, "%s", msg)
 			}
 			continue
 		}
-		if v.ShortTag() == "!!null" {
+		if v.Tag() == "!!null" {
 			continue
 		}
 		if f := schema[j]; !f.typ.accepts(v) {
@@ -133,7 +130,7 @@ func (c *checker) typed(root *yaml.Node, schema []field, code string, known ...s
 
 // valueSpan is the span of a value node, or of its key when the value
 // has no position of its own.
-func (c *checker) valueSpan(k, v *yaml.Node) document.Span {
+func (c *checker) valueSpan(k, v document.Node) document.Span {
 	if s := c.f.Doc.NodeSpan(v); s.End > s.Start {
 		return s
 	}
@@ -154,10 +151,10 @@ func (k Kind) agent() string {
 }
 
 // str returns a string field's value and node, or "" and nil.
-func str(root *yaml.Node, key string) (string, *yaml.Node, *yaml.Node) {
-	k, v := document.FieldOf(root, key)
-	if v == nil || !isString(v) {
+func str(root document.Node, key string) (string, document.Node, document.Node) {
+	k, v := root.Field(key)
+	if !v.Exists() || !isString(v) {
 		return "", k, v
 	}
-	return v.Value, k, v
+	return v.Value(), k, v
 }

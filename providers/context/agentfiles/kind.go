@@ -1,7 +1,7 @@
 // Package agentfiles knows the files coding agents load besides a context
 // library: Agent Skills, Claude Code commands, subagents, memory, rules and
 // plugins, AGENTS.md and GEMINI.md, Cursor rules and Copilot instructions
-// and prompts. It finds them in a workspace (Discover), reads the
+// and prompts. It finds them in a workspace (Load), reads the
 // frontmatter fields listings need (Meta), and checks each kind against
 // what the agent documents (Check), with a code from the rules table.
 package agentfiles

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
@@ -30,7 +28,7 @@ var (
 )
 
 func (c *checker) command() {
-	if root := c.frontmatter(false, "a command"); root != nil {
+	if root := c.frontmatter(false, "a command"); root.Exists() {
 		c.typed(root, commandFields, rules.CommandFieldInvalid)
 	}
 	doc := c.f.Doc
@@ -87,27 +85,27 @@ var (
 
 func (c *checker) subagent() {
 	root := c.frontmatter(true, "a subagent")
-	if root == nil {
+	if !root.Exists() {
 		return
 	}
 	// mcpServers may also be a list of server definitions.
 	c.typed(root, subagentFields, rules.SubagentFieldInvalid)
 	for _, key := range []string{"name", "description"} {
 		v, k, n := str(root, key)
-		if k == nil || n == nil || n.ShortTag() == "!!null" || (isString(n) && strings.TrimSpace(v) == "") {
+		if !k.Exists() || !n.Exists() || n.Tag() == "!!null" || (isString(n) && strings.TrimSpace(v) == "") {
 			c.add(c.headSpan(k), rules.SubagentFieldMissing, "a subagent needs a %s", key)
 		}
 	}
-	if name, _, v := str(root, "name"); v != nil && name != "" && !subagentNameRE.MatchString(name) {
+	if name, _, v := str(root, "name"); v.Exists() && name != "" && !subagentNameRE.MatchString(name) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
 	}
-	if mode, _, v := str(root, "permissionMode"); v != nil && mode != "" && !slices.Contains(permissionModes, mode) {
+	if mode, _, v := str(root, "permissionMode"); v.Exists() && mode != "" && !slices.Contains(permissionModes, mode) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
 	}
-	if _, v := document.FieldOf(root, "skills"); v != nil {
+	if _, v := root.Field("skills"); v.Exists() {
 		names := c.s.skillNames()
 		for _, it := range listItems(v) {
-			for _, name := range strings.Split(it.Value, ",") {
+			for _, name := range strings.Split(it.Value(), ",") {
 				name = strings.TrimSpace(name)
 				if name == "" || names[name] || names[name[strings.LastIndex(name, ":")+1:]] {
 					continue
@@ -119,13 +117,13 @@ func (c *checker) subagent() {
 }
 
 // listItems returns the string items of a string or list node.
-func listItems(v *yaml.Node) []*yaml.Node {
+func listItems(v document.Node) []document.Node {
 	if isString(v) {
-		return []*yaml.Node{v}
+		return []document.Node{v}
 	}
-	var out []*yaml.Node
-	if v.Kind == yaml.SequenceNode {
-		for _, it := range v.Content {
+	var out []document.Node
+	if v.Kind() == document.SequenceNode {
+		for it := range v.Items() {
 			if isString(it) {
 				out = append(out, it)
 			}
@@ -167,42 +165,42 @@ var cursorFields = []field{
 	{"alwaysApply", tBool, "true loads the rule in every request (always).", boolValues},
 }
 
-// CursorRuleType is the type a Cursor rule's frontmatter gives it.
-type CursorRuleType string
+// cursorRuleType is the type a Cursor rule's frontmatter gives it.
+type cursorRuleType string
 
 // Cursor rule types.
 const (
-	CursorAlways         CursorRuleType = "always"
-	CursorAutoAttached   CursorRuleType = "auto-attached"
-	CursorAgentRequested CursorRuleType = "agent-requested"
-	CursorManual         CursorRuleType = "manual"
+	cursorAlways         cursorRuleType = "always"
+	cursorAutoAttached   cursorRuleType = "auto-attached"
+	cursorAgentRequested cursorRuleType = "agent-requested"
+	cursorManual         cursorRuleType = "manual"
 )
 
-// CursorType returns the rule type of a Cursor rule's metadata.
-func CursorType(m Meta) CursorRuleType {
+// cursorType returns the rule type of a Cursor rule's metadata.
+func cursorType(m Meta) cursorRuleType {
 	switch {
 	case m.AlwaysApply:
-		return CursorAlways
+		return cursorAlways
 	case len(m.Globs) > 0:
-		return CursorAutoAttached
+		return cursorAutoAttached
 	case strings.TrimSpace(m.Description) != "":
-		return CursorAgentRequested
+		return cursorAgentRequested
 	}
-	return CursorManual
+	return cursorManual
 }
 
 func (c *checker) cursorRule() {
 	root := c.frontmatter(false, "a Cursor rule")
-	if root != nil {
+	if root.Exists() {
 		c.typed(root, cursorFields, rules.CursorFieldInvalid)
 	}
-	typ := CursorType(c.f.Meta)
+	typ := cursorType(c.f.Meta)
 	switch typ {
-	case CursorManual:
+	case cursorManual:
 		c.add(c.lineSpan(0), rules.CursorRuleNeverLoads, "this rule has no alwaysApply: true, no globs and no description, so Cursor never loads it on its own: only an explicit @-mention does")
-	case CursorAutoAttached:
-		if root != nil {
-			_, v := document.FieldOf(root, "globs")
+	case cursorAutoAttached:
+		if root.Exists() {
+			_, v := root.Field("globs")
 			c.globs(v, rules.CursorFieldInvalid, rules.CursorRuleNeverLoads, "globs")
 		}
 	}
@@ -229,7 +227,7 @@ var (
 
 func (c *checker) copilot() {
 	root := c.frontmatter(false, "a Copilot file")
-	if root == nil {
+	if !root.Exists() {
 		return
 	}
 	if c.f.Kind == KindCopilotPrompt {
@@ -237,21 +235,21 @@ func (c *checker) copilot() {
 		return
 	}
 	c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid)
-	if v, _, n := str(root, "excludeAgent"); n != nil && !slices.Contains(excludeAgents, v) {
+	if v, _, n := str(root, "excludeAgent"); n.Exists() && !slices.Contains(excludeAgents, v) {
 		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", v, strings.Join(excludeAgents, ", "))
 	}
-	_, v := document.FieldOf(root, "applyTo")
+	_, v := root.Field("applyTo")
 	c.globs(v, rules.CopilotApplyToInvalid, rules.CopilotApplyToUnmatched, "applyTo")
 }
 
 // globs checks the globs of a field: each must compile and, unless
 // unmatched is "", match a file of the workspace.
-func (c *checker) globs(v *yaml.Node, invalid, unmatched, field string) {
-	if v == nil {
+func (c *checker) globs(v document.Node, invalid, unmatched, field string) {
+	if !v.Exists() {
 		return
 	}
 	for _, it := range listItems(v) {
-		for _, pat := range splitGlobs(it.Value) {
+		for _, pat := range splitGlobs(it.Value()) {
 			g, err := glob.Compile(pat)
 			if err != nil {
 				c.add(c.nodeSpan(it), invalid, "%s: %v", field, err)

@@ -3,8 +3,6 @@ package agentfiles
 import (
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 )
 
@@ -30,13 +28,13 @@ type Meta struct {
 func metaOf(doc *document.Doc) Meta {
 	var m Meta
 	root := doc.Frontmatter.Root()
-	if root == nil {
+	if !root.Exists() {
 		return m
 	}
 	m.HasFrontmatter = true
 	str := func(key string) string {
-		if _, v := document.FieldOf(root, key); v != nil && v.Kind == yaml.ScalarNode {
-			return v.Value
+		if _, v := root.Field(key); v.Exists() && v.Kind() == document.ScalarNode {
+			return v.Value()
 		}
 		return ""
 	}
@@ -44,34 +42,34 @@ func metaOf(doc *document.Doc) Meta {
 	m.Description = str("description")
 	m.WhenToUse = str("when_to_use")
 	for _, key := range []string{"globs", "paths", "applyTo"} {
-		if _, v := document.FieldOf(root, key); v != nil {
+		if _, v := root.Field(key); v.Exists() {
 			m.Globs = append(m.Globs, globList(v)...)
 		}
 	}
-	if _, v := document.FieldOf(root, "alwaysApply"); v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
-		m.AlwaysApply = v.Value == "true"
+	if _, v := root.Field("alwaysApply"); v.Exists() && v.Kind() == document.ScalarNode && v.Tag() == "!!bool" {
+		m.AlwaysApply = v.Value() == "true"
 	}
 	return m
 }
 
 // globList reads a glob field: a list of strings, or one string whose
 // comma-separated parts are globs (as Cursor and Copilot write them).
-func globList(v *yaml.Node) []string {
+func globList(v document.Node) []string {
 	var out []string
 	add := func(s string) {
 		for _, part := range splitGlobs(s) {
 			out = append(out, part)
 		}
 	}
-	switch v.Kind {
-	case yaml.ScalarNode:
-		if v.Tag != "!!null" {
-			add(v.Value)
+	switch v.Kind() {
+	case document.ScalarNode:
+		if v.Tag() != "!!null" {
+			add(v.Value())
 		}
-	case yaml.SequenceNode:
-		for _, it := range v.Content {
-			if it.Kind == yaml.ScalarNode {
-				add(it.Value)
+	case document.SequenceNode:
+		for it := range v.Items() {
+			if it.Kind() == document.ScalarNode {
+				add(it.Value())
 			}
 		}
 	}

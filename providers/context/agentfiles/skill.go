@@ -12,8 +12,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
@@ -46,44 +44,43 @@ var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 func (c *checker) skill() {
 	lim := c.s.cfg.Limits
 	root := c.frontmatter(true, "a skill")
-	if root != nil {
+	if root.Exists() {
 		c.typed(root, skillFields, rules.SkillFieldInvalid)
-		if _, v := document.FieldOf(root, "context"); v != nil && !isString(v) && v.Kind != yaml.MappingNode && v.ShortTag() != "!!null" {
+		if _, v := root.Field("context"); v.Exists() && !isString(v) && v.Kind() != document.MappingNode && v.Tag() != "!!null" {
 			c.add(c.nodeSpan(v), rules.SkillFieldInvalid, "context must be a string (fork runs the skill in a subagent)")
 		}
 		c.skillName(root)
 		// A skill's paths may name files the project does not have yet,
 		// so only their syntax is checked.
-		_, pv := document.FieldOf(root, "paths")
+		_, pv := root.Field("paths")
 		c.globs(pv, rules.SkillFieldInvalid, "", "paths")
 		desc, dk, dv := str(root, "description")
 		switch {
-		case dk == nil || dv.ShortTag() == "!!null" || (isString(dv) && strings.TrimSpace(desc) == ""):
+		case !dk.Exists() || dv.Tag() == "!!null" || (isString(dv) && strings.TrimSpace(desc) == ""):
 			c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "a skill needs a description of what it does and when to use it: the agent picks skills by it")
 		case !isString(dv):
 			c.add(c.nodeSpan(dv), rules.SkillDescriptionMissing, "description must be a string")
 		case utf8.RuneCountInString(desc) > lim.SkillDescription:
 			c.add(c.nodeSpan(dv), rules.SkillDescriptionTooLong, "description is %d characters, over the %d the specification allows", utf8.RuneCountInString(desc), lim.SkillDescription)
 		}
-		if comp, _, cv := str(root, "compatibility"); cv != nil && utf8.RuneCountInString(comp) > lim.SkillCompatibility {
+		if comp, _, cv := str(root, "compatibility"); cv.Exists() && utf8.RuneCountInString(comp) > lim.SkillCompatibility {
 			c.add(c.nodeSpan(cv), rules.SkillCompatibilityLong, "compatibility is %d characters, over the %d the specification allows", utf8.RuneCountInString(comp), lim.SkillCompatibility)
 		}
-		if _, mv := document.FieldOf(root, "metadata"); mv != nil && mv.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(mv.Content); i += 2 {
-				k, v := mv.Content[i], mv.Content[i+1]
+		if _, mv := root.Field("metadata"); mv.Exists() && mv.Kind() == document.MappingNode {
+			for k, v := range mv.Entries() {
 				switch {
 				case isString(v):
-				case v.Kind == yaml.SequenceNode:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a list; write the items as one string", k.Value)
-				case v.Kind == yaml.MappingNode:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map: the specification allows string values only", k.Value)
+				case v.Kind() == document.SequenceNode:
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a list; write the items as one string", k.Value())
+				case v.Kind() == document.MappingNode:
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map: the specification allows string values only", k.Value())
 				default:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value)
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value())
 				}
 			}
 		}
 		when, _, _ := str(root, "when_to_use")
-		if n := utf8.RuneCountInString(desc) + utf8.RuneCountInString(when); dv != nil && isString(dv) && n > lim.SkillListing {
+		if n := utf8.RuneCountInString(desc) + utf8.RuneCountInString(when); dv.Exists() && isString(dv) && n > lim.SkillListing {
 			c.add(c.nodeSpan(dv), rules.SkillListingTooLong, "description and when_to_use are %d characters together; the skill listing shows the first %d and cuts the rest, after %q",
 				n, lim.SkillListing, cutPoint(desc+when, lim.SkillListing))
 		}
@@ -94,19 +91,19 @@ func (c *checker) skill() {
 
 // headSpan is where a missing field is reported: the key when present,
 // else the frontmatter's opening line.
-func (c *checker) headSpan(k *yaml.Node) document.Span {
-	if k != nil {
+func (c *checker) headSpan(k document.Node) document.Span {
+	if k.Exists() {
 		return c.nodeSpan(k)
 	}
 	return c.lineSpan(0)
 }
 
 // skillName checks the name against the specification and the folder.
-func (c *checker) skillName(root *yaml.Node) {
+func (c *checker) skillName(root document.Node) {
 	name, k, v := str(root, "name")
 	folder := path.Base(path.Dir(c.f.Rel))
 	switch {
-	case k == nil || v.ShortTag() == "!!null" || (isString(v) && name == ""):
+	case !k.Exists() || v.Tag() == "!!null" || (isString(v) && name == ""):
 		c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
 		return
 	case !isString(v):

@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
@@ -77,7 +75,7 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 		if value == "" || value[0] == '|' || value[0] == '>' {
 			continue
 		}
-		if validAlone(key, value) {
+		if document.FieldParses(key, value) {
 			prevValue = value[0] != '"' && value[0] != '\'' && value[0] != '[' && value[0] != '{'
 			continue
 		}
@@ -112,16 +110,6 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 		}
 	}
 	d.Fix = &Fix{Title: title, Edits: edits}
-}
-
-// validAlone reports whether "key: value" parses on its own as YAML with
-// a scalar, sequence or mapping value.
-func validAlone(key, value string) bool {
-	var m map[string]yaml.Node
-	if err := yaml.Unmarshal([]byte(key+": "+value+"\n"), &m); err != nil {
-		return false
-	}
-	return true
 }
 
 // yamlQuote writes s as a double-quoted YAML scalar.

@@ -27,12 +27,12 @@ const FileName = ".ctxls.yaml"
 
 // Defaults.
 const (
-	DefaultDriftThreshold = 0.25
+	defaultDriftThreshold = 0.25
 	DefaultBudgetFiles    = 6
 	DefaultBudgetTokens   = 16000
-	DefaultMaxFileSize    = 8 << 20
+	defaultMaxFileSize    = 8 << 20
 	DefaultExecTimeout    = 10 * time.Minute
-	DefaultHistoryShare   = 0.25
+	defaultHistoryShare   = 0.25
 )
 
 // Config is the effective configuration of a workspace.
@@ -117,7 +117,7 @@ func (m Model) HistoryBudget() int {
 	}
 	share := m.HistoryShare
 	if share <= 0 {
-		share = DefaultHistoryShare
+		share = defaultHistoryShare
 	}
 	return int(float64(m.ContextWindow) * share)
 }
@@ -183,11 +183,11 @@ func (p Problem) String() string {
 func Default() *Config {
 	return &Config{
 		Tokenizer:      tokens.Default,
-		DriftThreshold: DefaultDriftThreshold,
+		DriftThreshold: defaultDriftThreshold,
 		Budget:         Budget{Files: DefaultBudgetFiles, Tokens: DefaultBudgetTokens},
 		Executor:       Executor{Kind: "preview", Timeout: Duration{DefaultExecTimeout}},
-		MaxFileSize:    DefaultMaxFileSize,
-		Limits:         DefaultLimits(),
+		MaxFileSize:    defaultMaxFileSize,
+		Limits:         defaultLimits(),
 	}
 }
 
@@ -270,7 +270,7 @@ func Parse(data []byte) (*Config, []Problem) {
 			continue
 		}
 		if key.Value == "maxFileSize" {
-			if n, err := ParseSize(val.Value); err != nil || val.Kind != yaml.ScalarNode {
+			if n, err := parseSize(val.Value); err != nil || val.Kind != yaml.ScalarNode {
 				problems = append(problems, Problem{Line: val.Line - 1, Severity: "error",
 					Message: fmt.Sprintf("maxFileSize: %q is not a size (write 16MB, 512KiB or a number of bytes); using the default", val.Value)})
 			} else {
@@ -323,7 +323,7 @@ func keyLine(root *yaml.Node, path string) int {
 // ParseSize parses a size in bytes: a number, optionally followed by a unit
 // B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), with or
 // without a space between, case-insensitively.
-func ParseSize(s string) (int64, error) {
+func parseSize(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	num, unit := s, ""

@@ -165,15 +165,15 @@ func TestParseSize(t *testing.T) {
 		{in: "-3MB", bad: true},
 	}
 	for _, tc := range tests {
-		got, err := ParseSize(tc.in)
+		got, err := parseSize(tc.in)
 		if tc.bad {
 			if err == nil {
-				t.Errorf("ParseSize(%q) = %d, want an error", tc.in, got)
+				t.Errorf("parseSize(%q) = %d, want an error", tc.in, got)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+			t.Errorf("parseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
 		}
 	}
 	cfg, problems := Parse([]byte("maxFileSize: 16MB\n"))

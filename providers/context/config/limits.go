@@ -25,34 +25,34 @@ type Limits struct {
 
 // Default limits.
 const (
-	DefaultSkillDescription   = 1024
-	DefaultSkillCompatibility = 500
+	defaultSkillDescription   = 1024
+	defaultSkillCompatibility = 500
 	DefaultSkillListing       = 1536
-	DefaultSkillBodyLines     = 500
-	DefaultSkillBodyTokens    = 5000
+	defaultSkillBodyLines     = 500
+	defaultSkillBodyTokens    = 5000
 	DefaultAgentsMdBytes      = 32 << 10
-	DefaultMemoryChars        = 40000
-	DefaultImportDepth        = 4
+	defaultMemoryChars        = 40000
+	defaultImportDepth        = 4
 )
 
-// DefaultLimits returns the documented limits of the agents.
-func DefaultLimits() Limits {
+// defaultLimits returns the documented limits of the agents.
+func defaultLimits() Limits {
 	return Limits{
-		SkillDescription:   DefaultSkillDescription,
-		SkillCompatibility: DefaultSkillCompatibility,
+		SkillDescription:   defaultSkillDescription,
+		SkillCompatibility: defaultSkillCompatibility,
 		SkillListing:       DefaultSkillListing,
-		SkillBodyLines:     DefaultSkillBodyLines,
-		SkillBodyTokens:    DefaultSkillBodyTokens,
+		SkillBodyLines:     defaultSkillBodyLines,
+		SkillBodyTokens:    defaultSkillBodyTokens,
 		AgentsMdBytes:      DefaultAgentsMdBytes,
-		MemoryChars:        DefaultMemoryChars,
-		ImportDepth:        DefaultImportDepth,
+		MemoryChars:        defaultMemoryChars,
+		ImportDepth:        defaultImportDepth,
 	}
 }
 
 // validate replaces limits below 1 by their defaults, reporting each.
 func (l *Limits) validate() []Problem {
 	var p []Problem
-	def := DefaultLimits()
+	def := defaultLimits()
 	for _, f := range []struct {
 		name     string
 		v        *int

@@ -14,7 +14,7 @@ func TestDisableAndLimits(t *testing.T) {
 	if !cfg.Disabled("token-drift") || !cfg.Disabled("skill-body-too-long") || cfg.Disabled("skill-name-missing") {
 		t.Errorf("disable = %v", cfg.Disable)
 	}
-	want := DefaultLimits()
+	want := defaultLimits()
 	want.SkillDescription = 2000
 	if cfg.Limits != want {
 		t.Errorf("limits = %+v, want %+v (unset and invalid limits keep their defaults)", cfg.Limits, want)

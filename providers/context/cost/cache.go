@@ -62,7 +62,7 @@ func (c *Cache) Summary(ctx context.Context, lib *library.Library, f *library.Fi
 	for {
 		cl, mine := c.call(lib, version, k)
 		if mine {
-			cl.s, cl.err = Summarize(ctx, lib, f, c.limit)
+			cl.s, cl.err = summarize(ctx, lib, f, c.limit)
 			if cl.err != nil {
 				c.forget(k, cl)
 			}

@@ -26,7 +26,7 @@ type Item struct {
 // Document resolves the references of f against lib and prices them. Text
 // that only looks like a reference (library.NotAReference) is left out.
 // Targets carry no close names for failures: those are for diagnostics.
-// It keeps an item per reference; Summarize is its bounded form.
+// It keeps an item per reference; summarize is its bounded form.
 func Document(lib *library.Library, f *library.File) (items []Item, total int) {
 	targets := make([]library.Target, len(f.Refs))
 	whole := map[string]bool{}

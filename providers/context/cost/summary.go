@@ -51,12 +51,12 @@ type brief struct {
 	kind    library.TargetKind
 }
 
-// Summarize prices the references of f against lib as Document does,
+// summarize prices the references of f against lib as Document does,
 // keeping at most limit items and limit keys. It resolves each reference
 // once without looking for close names (the listed ones twice, for their
 // message), holds a few words per reference and each distinct key while
 // it works, and stops with the context's error when ctx is done.
-func Summarize(ctx context.Context, lib *library.Library, f *library.File, limit int) (*Summary, error) {
+func summarize(ctx context.Context, lib *library.Library, f *library.File, limit int) (*Summary, error) {
 	targets := make([]brief, len(f.Refs))
 	whole := map[*library.Topic]bool{}
 	for i, r := range f.Refs {

@@ -39,7 +39,7 @@ func TestSummarizeAgreesWithDocument(t *testing.T) {
 			keys[Text(it.Ref, it.Target)] = true
 		}
 		for _, limit := range []int{1000, 1} {
-			s, err := Summarize(context.Background(), lib, f, limit)
+			s, err := summarize(context.Background(), lib, f, limit)
 			if err != nil {
 				t.Fatalf("%s: %v", f.Path, err)
 			}
@@ -119,8 +119,8 @@ func TestCacheShares(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Summarize(ctx, lib, f, 10); !errors.Is(err, context.Canceled) {
-		t.Errorf("Summarize with a cancelled context: %v, want context.Canceled", err)
+	if _, err := summarize(ctx, lib, f, 10); !errors.Is(err, context.Canceled) {
+		t.Errorf("summarize with a cancelled context: %v, want context.Canceled", err)
 	}
 }
 

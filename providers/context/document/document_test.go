@@ -112,7 +112,7 @@ func TestNodeSpan(t *testing.T) {
 	}
 	_, cdt := d.Frontmatter.Field("crossDomainTriggers")
 	var got []string
-	for _, n := range cdt.Content {
+	for n := range cdt.Items() {
 		got = append(got, string(d.Slice(d.ValueSpan(n))))
 	}
 	if strings.Join(got, ",") != "security/x,a/b" {
@@ -321,16 +321,16 @@ func TestFrontmatterTreeReleased(t *testing.T) {
 				fm.ReleaseTree()
 			}
 			root := fm.Root()
-			if (root != nil) != (c.fields != nil) {
+			if root.Exists() != (c.fields != nil) {
 				t.Errorf("%s (released %v): root = %v", c.name, released, root)
 				continue
 			}
 			for k, want := range c.fields {
-				if _, v := fm.Field(k); v == nil || v.Value != want {
+				if _, v := fm.Field(k); v.Value() != want {
 					t.Errorf("%s (released %v): field %s = %v, want %q", c.name, released, k, v, want)
 				}
 				// Node positions still map into the document.
-				if _, v := FieldOf(root, k); string(d.Slice(d.ValueSpan(v))) != want {
+				if _, v := root.Field(k); string(d.Slice(d.ValueSpan(v))) != want {
 					t.Errorf("%s (released %v): span of %s = %q", c.name, released, k, d.Slice(d.ValueSpan(v)))
 				}
 			}

@@ -28,21 +28,22 @@ type Frontmatter struct {
 	tree     *yaml.Node // the mapping as Parse found it, until ReleaseTree
 }
 
-// Root returns the top-level mapping node, or nil when the YAML is empty,
-// not a mapping, or failed to parse. Once ReleaseTree has run, each call
-// parses the YAML again: take the root once per use, not once per field.
-func (fm *Frontmatter) Root() *yaml.Node {
+// Root returns the top-level mapping node, a zero Node when the YAML is
+// empty, not a mapping, or failed to parse. Once ReleaseTree has run, each
+// call parses the YAML again: take the root once per use, not once per
+// field.
+func (fm *Frontmatter) Root() Node {
 	if fm == nil || !fm.mapping {
-		return nil
+		return Node{}
 	}
 	if fm.tree != nil {
-		return fm.tree
+		return Node{fm.tree}
 	}
 	root, err := parseYAML(fm.raw)
 	if err != nil {
-		return nil
+		return Node{}
 	}
-	return root
+	return Node{root}
 }
 
 // parseYAML returns the top node of raw, nil when raw holds none.
@@ -171,32 +172,17 @@ func isDelimiter(line []byte, delim string) bool {
 	return string(bytes.TrimRight(line, " \t")) == delim
 }
 
-// Field returns the value node of the top-level frontmatter field key and
-// its key node, or nils when absent. See Root for its cost.
-func (fm *Frontmatter) Field(key string) (keyNode, value *yaml.Node) {
-	return FieldOf(fm.Root(), key)
-}
-
-// FieldOf returns the value node of the field key of the mapping root and
-// its key node, or nils when absent.
-func FieldOf(root *yaml.Node, key string) (keyNode, value *yaml.Node) {
-	if root == nil {
-		return nil, nil
-	}
-	c := root.Content
-	for i := 0; i+1 < len(c); i += 2 {
-		if c[i].Value == key {
-			return c[i], c[i+1]
-		}
-	}
-	return nil, nil
+// Field returns the key and value nodes of the top-level frontmatter field
+// key, zero Nodes when absent. See Root for its cost.
+func (fm *Frontmatter) Field(key string) (keyNode, value Node) {
+	return fm.Root().Field(key)
 }
 
 // NodeSpan returns the byte span in the document of a frontmatter node. For
 // a scalar it covers the scalar as written, quotes included; for other
 // nodes it covers the node's first line from its start.
-func (d *Doc) NodeSpan(n *yaml.Node) Span {
-	fm := d.Frontmatter
+func (d *Doc) NodeSpan(node Node) Span {
+	fm, n := d.Frontmatter, node.y
 	if fm == nil || n == nil || n.Line == 0 {
 		return Span{}
 	}
@@ -245,8 +231,8 @@ func (d *Doc) NodeSpan(n *yaml.Node) Span {
 }
 
 // ValueSpan returns the span of a scalar node's value without quotes.
-func (d *Doc) ValueSpan(n *yaml.Node) Span {
-	s := d.NodeSpan(n)
+func (d *Doc) ValueSpan(node Node) Span {
+	s, n := d.NodeSpan(node), node.y
 	if n != nil && (n.Style == yaml.DoubleQuotedStyle || n.Style == yaml.SingleQuotedStyle) && s.Len() >= 2 {
 		return Span{s.Start + 1, s.End - 1}
 	}

@@ -151,28 +151,42 @@ func (p *yamlSubset) text() (string, int) {
 
 func isSeqItem(s string) bool { return s != "" && s[0] == '-' && (len(s) == 1 || s[1] == ' ') }
 
-// mapping parses a block mapping whose keys stand at indentation ind.
-func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
-	var m *yaml.Node
+// block calls line for each line of a block whose lines stand at
+// indentation ind, with the line's unconsumed text and its offset, until
+// the block ends (at the end of the text or a line indented less) or line
+// reports no more. It reports false when line does, or at a line indented
+// more, which the subset leaves to yaml.v3.
+func (p *yamlSubset) block(ind int, line func(ln *subsetLine, text string, off int) (more, ok bool)) bool {
 	for {
 		if p.skipBlank(); p.cur >= len(p.lines) {
-			break
+			return true
 		}
 		ln := &p.lines[p.cur]
 		if ln.ind < ind {
-			break
+			return true
 		}
 		if ln.ind > ind {
-			return nil, false
+			return false
 		}
 		text, off := p.text()
+		more, ok := line(ln, text, off)
+		if !ok || !more {
+			return ok
+		}
+	}
+}
+
+// mapping parses a block mapping whose keys stand at indentation ind.
+func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
+	var m *yaml.Node
+	fits := p.block(ind, func(ln *subsetLine, text string, off int) (bool, bool) {
 		colon := keyEnd(text)
 		if colon < 0 {
-			return nil, false
+			return false, false
 		}
 		key := strings.TrimRight(text[:colon], " ")
 		if !plainStart(key) || strings.IndexByte(key, ':') >= 0 || len(key) > 1000 || key == "<<" {
-			return nil, false
+			return false, false
 		}
 		if m == nil {
 			m = p.node(yaml.MappingNode, "!!map", "", 0, ln, off)
@@ -188,7 +202,7 @@ func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
 			p.cur++
 			p.skipBlank()
 			if p.cur >= len(p.lines) {
-				return nil, false
+				return false, false
 			}
 			next := &p.lines[p.cur]
 			nt, _ := p.text()
@@ -203,9 +217,13 @@ func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
 			}
 		}
 		if !ok {
-			return nil, false
+			return false, false
 		}
 		m.Content = append(m.Content, k, v)
+		return true, true
+	})
+	if !fits {
+		return nil, false
 	}
 	return m, m != nil
 }
@@ -213,27 +231,16 @@ func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
 // sequence parses a block sequence whose dashes stand at indentation ind.
 func (p *yamlSubset) sequence(ind int) (*yaml.Node, bool) {
 	var s *yaml.Node
-	for {
-		if p.skipBlank(); p.cur >= len(p.lines) {
-			break
-		}
-		ln := &p.lines[p.cur]
-		if ln.ind < ind {
-			break
-		}
-		if ln.ind > ind {
-			return nil, false
-		}
-		text, off := p.text()
+	fits := p.block(ind, func(ln *subsetLine, text string, off int) (bool, bool) {
 		if !isSeqItem(text) {
-			break
+			return false, true
 		}
 		if s == nil {
 			s = p.node(yaml.SequenceNode, "!!seq", "", 0, ln, off)
 		}
 		item := strings.TrimLeft(text[1:], " ")
 		if item == "" || isSeqItem(item) {
-			return nil, false
+			return false, false
 		}
 		var v *yaml.Node
 		var ok bool
@@ -246,9 +253,13 @@ func (p *yamlSubset) sequence(ind int) (*yaml.Node, bool) {
 			p.cur++
 		}
 		if !ok {
-			return nil, false
+			return false, false
 		}
 		s.Content = append(s.Content, v)
+		return true, true
+	})
+	if !fits {
+		return nil, false
 	}
 	return s, s != nil
 }

@@ -17,7 +17,7 @@ import (
 // twenty lines.
 func benchMemory() []byte {
 	var b strings.Builder
-	for i := 0; b.Len() < DefaultMaxChars; i++ {
+	for i := 0; b.Len() < defaultMaxChars; i++ {
 		if i%20 == 0 {
 			b.WriteString("```sh\n@not/an/import.md\n```\n")
 		}

@@ -69,7 +69,7 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 	case Missing:
 		p.Code = rules.ImportMissing
 		p.Message = fmt.Sprintf("%s is not loaded: there is no file %s", written, show(root, e.Target))
-		if sib := Siblings(e.Target); len(sib) > 0 && e.Kind() == Relative {
+		if sib := siblings(e.Target); len(sib) > 0 && e.Kind() == Relative {
 			p.Message += fmt.Sprintf(" (did you mean %s?)", filepath.ToSlash(filepath.Join(filepath.Dir(e.Path), sib[0])))
 		}
 		if trimmed := strings.TrimRight(e.Path, "."); trimmed != e.Path && e.Kind() == Relative {

@@ -18,13 +18,13 @@ import (
 
 // Limits Claude Code applies to memory files.
 const (
-	// DefaultMaxHops is how many hops of imports Claude Code follows from
+	// defaultMaxHops is how many hops of imports Claude Code follows from
 	// a memory file: a file four imports away loads, one five away does
 	// not. Older versions followed five.
-	DefaultMaxHops = 4
-	// DefaultMaxChars is the size, in characters, past which Claude Code
+	defaultMaxHops = 4
+	// defaultMaxChars is the size, in characters, past which Claude Code
 	// warns that a memory file is large.
-	DefaultMaxChars = 40000
+	defaultMaxChars = 40000
 	// MaxFileBytes is the size past which Claude Code skips a file; it is
 	// also what ctxls reads at most of one.
 	MaxFileBytes = 4 << 20
@@ -161,10 +161,10 @@ type Options struct {
 	// Home is the user's home folder, used only to show where "~/" paths
 	// lead; "" leaves their Target empty.
 	Home string
-	// MaxHops is the depth limit; 0 means DefaultMaxHops.
+	// MaxHops is the depth limit; 0 means defaultMaxHops.
 	MaxHops int
 	// MaxChars is the size of a file worth a warning; 0 means
-	// DefaultMaxChars.
+	// defaultMaxChars.
 	MaxChars int
 	// Counter measures tokens; nil leaves them 0.
 	Counter tokens.Counter
@@ -202,10 +202,10 @@ func ReadFile(path string) ([]byte, error) {
 // be read or ctx is done.
 func Build(ctx context.Context, path string, opt Options) (*Tree, error) {
 	if opt.MaxHops <= 0 {
-		opt.MaxHops = DefaultMaxHops
+		opt.MaxHops = defaultMaxHops
 	}
 	if opt.MaxChars <= 0 {
-		opt.MaxChars = DefaultMaxChars
+		opt.MaxChars = defaultMaxChars
 	}
 	if opt.Read == nil {
 		opt.Read = ReadFile
@@ -344,7 +344,7 @@ func (b *builder) mention(dir, clean string) bool {
 	// A dotted name alone ("@app.get", "@pytest.fixture") is a decorator
 	// or a method far more often than a file, unless it ends as files do.
 	ext := path.Ext(base)
-	if fileExt(ext) && (nested || knownExt[strings.ToLower(ext[1:])]) || fileLike(base) || len(Siblings(b.join(dir, clean))) > 0 {
+	if fileExt(ext) && (nested || knownExt[strings.ToLower(ext[1:])]) || fileLike(base) || len(siblings(b.join(dir, clean))) > 0 {
 		return false
 	}
 	if !nested {
@@ -373,9 +373,9 @@ func fileLike(name string) bool {
 	return letters >= 3
 }
 
-// Siblings returns the names of the files next to p whose name is p's
+// siblings returns the names of the files next to p whose name is p's
 // followed by an extension: README.md for README.
-func Siblings(p string) []string {
+func siblings(p string) []string {
 	entries, err := os.ReadDir(filepath.Dir(p))
 	if err != nil {
 		return nil

@@ -161,7 +161,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	write("proj/b.md", "@a.md\n")
 	write("proj/folder/x.md", "x\n")
 	write("outside.md", "o\n")
-	write("proj/big.md", strings.Repeat("é", DefaultMaxChars+1))
+	write("proj/big.md", strings.Repeat("é", defaultMaxChars+1))
 	huge, err := os.Create(filepath.Join(dir, "proj/huge.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestRootTooLarge(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "CLAUDE.md")
-	if err := os.WriteFile(p, []byte("# Big\n"+strings.Repeat("word ", DefaultMaxChars/5+1)), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("# Big\n"+strings.Repeat("word ", defaultMaxChars/5+1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tree, err := Build(context.Background(), p, Options{Root: dir})

@@ -446,24 +446,17 @@ type reader struct {
 	err error
 }
 
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errCorrupt
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *reader) varint() int64 {
+func (r *reader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads one number that decode (binary.Uvarint or
+// binary.Varint) decodes.
+func readVarint[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b)
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.err = errCorrupt
 		return 0

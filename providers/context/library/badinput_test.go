@@ -81,7 +81,7 @@ func TestRandomBytes(t *testing.T) {
 			t.Fatalf("case %d: the file vanished", i)
 		}
 		if f.Skipped != "" {
-			if got := codes(diagsOf(t, l, "context/python/noise.md")); !slices.Equal(got, []string{CodeFileSkipped}) {
+			if got := codes(diagsOf(t, l, "context/python/noise.md")); !slices.Equal(got, []string{codeFileSkipped}) {
 				t.Errorf("case %d: skipped file diagnostics = %v", i, got)
 			}
 		}
@@ -147,7 +147,7 @@ func TestHugeFile(t *testing.T) {
 			t.Fatalf("huge file: ok %v skipped %q", ok, f.Skipped)
 		}
 		ds := diagsOf(t, l, "context/python/huge.md")
-		if len(ds) != 1 || ds[0].Code != CodeFileSkipped || ds[0].Severity != SeverityWarning {
+		if len(ds) != 1 || ds[0].Code != codeFileSkipped || ds[0].Severity != SeverityWarning {
 			t.Errorf("diagnostics = %v", ds)
 		}
 		if !strings.Contains(l.Diagnose(huge)[0].Message, "maxFileSize") {

@@ -69,7 +69,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 
 	l.mu.Lock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
-	l.filter = NewFilter(l.dir, cfg)
+	l.filter = filterFor(l.dir, cfg)
 	l.contextRoots, l.commandRoots, l.beside, l.readings = s.contextRoots, s.commandRoots, b.beside, b.paths
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.aliases = st.aliases
@@ -362,15 +362,15 @@ func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaP
 func command(doc *document.Doc, name, p string) *Command {
 	c := &Command{Name: name, Path: p, Doc: doc}
 	// Clones: the values are slices of the whole frontmatter text.
-	if _, v := doc.Frontmatter.Field("name"); v != nil && v.Value != "" {
-		c.Name = strings.Clone(v.Value)
+	if _, v := doc.Frontmatter.Field("name"); v.Exists() && v.Value() != "" {
+		c.Name = strings.Clone(v.Value())
 	}
-	if _, v := doc.Frontmatter.Field("description"); v != nil {
-		c.Description = strings.Clone(v.Value)
+	if _, v := doc.Frontmatter.Field("description"); v.Exists() {
+		c.Description = strings.Clone(v.Value())
 	}
-	if _, v := doc.Frontmatter.Field("context"); v != nil {
-		for _, e := range v.Content {
-			c.Context = append(c.Context, strings.Clone(e.Value))
+	if _, v := doc.Frontmatter.Field("context"); v.Exists() {
+		for e := range v.Items() {
+			c.Context = append(c.Context, strings.Clone(e.Value()))
 		}
 	}
 	if c.Description == "" {

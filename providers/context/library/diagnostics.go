@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/rules"
@@ -20,17 +18,17 @@ import (
 // scripts match on them.
 const (
 	CodeUnresolved      = rules.UnresolvedReference
-	CodeUnknownSection  = rules.UnknownSection
+	codeUnknownSection  = rules.UnknownSection
 	CodeMissingField    = rules.MissingField
-	CodeInvalidValue    = rules.InvalidValue
-	CodeIDMismatch      = rules.IDMismatch
+	codeInvalidValue    = rules.InvalidValue
+	codeIDMismatch      = rules.IDMismatch
 	CodeParseError      = rules.FrontmatterParse
-	CodeUnknownField    = rules.UnknownField
-	CodeSectionMissing  = rules.SectionMissing
+	codeUnknownField    = rules.UnknownField
+	codeSectionMissing  = rules.SectionMissing
 	CodeTokenDrift      = rules.TokenDrift
-	CodeIndexMissing    = rules.IndexMissingTopic
-	CodeIndexUnlisted   = rules.IndexUnlistedTopic
-	CodeFileSkipped     = rules.FileSkipped
+	codeIndexMissing    = rules.IndexMissingTopic
+	codeIndexUnlisted   = rules.IndexUnlistedTopic
+	codeFileSkipped     = rules.FileSkipped
 	CodeDuplicateTopic  = rules.DuplicateTopic
 	driftMinimumTokens  = 10
 	maxUnlistedPerIndex = 50
@@ -110,7 +108,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		return &ds[len(ds)-1]
 	}
 	if f.Skipped != "" {
-		add(document.Span{}, SeverityWarning, CodeFileSkipped, "%s", f.Skipped)
+		add(document.Span{}, SeverityWarning, codeFileSkipped, "%s", f.Skipped)
 		return ds
 	}
 	doc := f.Doc
@@ -137,7 +135,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		code, span := CodeUnresolved, r.Span
 		switch tg.Failed {
 		case PartSection:
-			code, span = CodeUnknownSection, nonEmpty(r.SectionSpan, r.Span)
+			code, span = codeUnknownSection, nonEmpty(r.SectionSpan, r.Span)
 			if r.Form == refs.PathForm {
 				span = r.Span
 			}
@@ -151,7 +149,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		// An index listing a file that is not there is a stale entry; a
 		// path that misses an existing topic is a broken reference.
 		if code == CodeUnresolved && isIndex(f) && tg.Topic == nil && (r.Form == refs.PathForm || r.Field == "indexedFiles") {
-			code = CodeIndexMissing
+			code = codeIndexMissing
 			// An index names a topic several times (an indexedFiles entry
 			// by id and path, then the body in prose or links): one
 			// report per missing topic, at its first mention, is enough.
@@ -180,24 +178,24 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
 	t, doc := f.Topic, f.Doc
 	root := doc.Frontmatter.Root() // parsed once for all the checks below
-	field := func(key string) (k, v *yaml.Node) { return document.FieldOf(root, key) }
-	if root != nil && t.Domain != "" {
-		if k, v := field("id"); k != nil && t.Meta.ID != t.ID {
-			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
+	field := func(key string) (k, v document.Node) { return root.Field(key) }
+	if root.Exists() && t.Domain != "" {
+		if k, v := field("id"); k.Exists() && t.Meta.ID != t.ID {
+			d := add(doc.NodeSpan(v), SeverityWarning, codeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
 			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.ID}}
 		}
-		if k, v := field("domain"); k != nil && t.Meta.Domain != t.Domain {
-			d := add(doc.NodeSpan(v), SeverityWarning, CodeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
+		if k, v := field("domain"); k.Exists() && t.Meta.Domain != t.Domain {
+			d := add(doc.NodeSpan(v), SeverityWarning, codeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
 			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.Domain}}
 		}
 	}
-	if root != nil {
+	if root.Exists() {
 		threshold := l.cfg.DriftThreshold
 		// Drift is reported once per file, at its first drifting number,
 		// so that a library whose counts are all stale still shows its
 		// real problems; the fix updates every number.
 		var drift []driftAt
-		if _, v := field("estimatedTokens"); v != nil && t.Meta.EstimatedTokens > 0 {
+		if _, v := field("estimatedTokens"); v.Exists() && t.Meta.EstimatedTokens > 0 {
 			if drifted(t.Meta.EstimatedTokens, t.Tokens, threshold) {
 				drift = append(drift, driftAt{doc.NodeSpan(v), t.Meta.EstimatedTokens, t.Tokens,
 					fmt.Sprintf("declares %d tokens but the body measures %d (%s), %s off; the threshold is %.0f %%",
@@ -219,29 +217,29 @@ func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, strin
 				d.Fix.More = append(d.Fix.More, Fix{Replace: x.span, Declared: x.declared, Measured: x.measured})
 			}
 		}()
-		if _, secs := field("sections"); secs != nil {
-			for _, item := range secs.Content {
+		if _, secs := field("sections"); secs.Exists() {
+			for item := range secs.Items() {
 				name, tokNode := sectionNodes(item)
-				if name == nil {
+				if !name.Exists() {
 					continue
 				}
-				s, ok := t.Section(name.Value)
+				s, ok := t.Section(name.Value())
 				if !ok {
 					names := make([]string, len(t.Sections))
 					for i, s := range t.Sections {
 						names[i] = s.Name
 					}
-					d := add(doc.NodeSpan(name), SeverityWarning, CodeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value)
+					d := add(doc.NodeSpan(name), SeverityWarning, codeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value())
 					for i := range names {
 						names[i] = unnumbered(names[i])
 					}
-					if c := Suggest(name.Value, names, 3); len(c) > 0 {
+					if c := Suggest(name.Value(), names, 3); len(c) > 0 {
 						d.Message += "; did you mean " + quoteList(c) + "?"
 						d.Fix = &Fix{Replace: doc.ValueSpan(name), Candidates: c}
 					}
 					continue
 				}
-				if tokNode != nil && s.Declared > 0 && drifted(s.Declared, s.Tokens, threshold) {
+				if tokNode.Exists() && s.Declared > 0 && drifted(s.Declared, s.Tokens, threshold) {
 					drift = append(drift, driftAt{doc.NodeSpan(tokNode), s.Declared, s.Tokens,
 						fmt.Sprintf("section %q declares %d tokens but measures %d (%s), %s off",
 							s.Name, s.Declared, s.Tokens, l.counter.Name(), percent(s.Declared, s.Tokens))})
@@ -271,11 +269,11 @@ func (l *Library) diagnoseIndex(f *File, add func(document.Span, Severity, strin
 	}
 	// indexedFiles[].path is relative to the index; its id is checked as a
 	// reference already.
-	if _, v := f.Doc.Frontmatter.Field("indexedFiles"); v != nil {
-		for _, item := range v.Content {
-			for j := 0; j+1 < len(item.Content); j += 2 {
-				val := item.Content[j+1].Value
-				switch item.Content[j].Value {
+	if _, v := f.Doc.Frontmatter.Field("indexedFiles"); v.Exists() {
+		for item := range v.Items() {
+			for k, vn := range item.Entries() {
+				val := vn.Value()
+				switch k.Value() {
 				case "id":
 					if x := l.topics[val]; x != nil {
 						listed[x] = true
@@ -296,7 +294,7 @@ func (l *Library) diagnoseIndex(f *File, add func(document.Span, Severity, strin
 		if n++; n > maxUnlistedPerIndex {
 			break
 		}
-		add(headSpan(f.Doc), SeverityWarning, CodeIndexUnlisted, "topic %s (%s) is not listed in this index", x.Key(), path.Base(x.RelPath))
+		add(headSpan(f.Doc), SeverityWarning, codeIndexUnlisted, "topic %s (%s) is not listed in this index", x.Key(), path.Base(x.RelPath))
 	}
 }
 

@@ -72,7 +72,7 @@ func TestDiagnostics(t *testing.T) {
 			name:  "unknown section",
 			files: with(map[string]string{"commands/review.md": "# Review\n\nRead `python:django_patterns#Securty Issues`.\n"}),
 			file:  "commands/review.md",
-			want:  []diag{{CodeUnknownSection, SeverityError, "Securty Issues"}},
+			want:  []diag{{codeUnknownSection, SeverityError, "Securty Issues"}},
 		},
 		{
 			name:  "resolved references of every form are silent",
@@ -91,19 +91,19 @@ func TestDiagnostics(t *testing.T) {
 			files: with(map[string]string{"context/python/x.md": "---\nid: python/x\ndomain: python\ntitle: X\ntype: recipe\nestimatedTokens: lots\nloadingStrategy: sometimes\nversion: one\nlastUpdated: yesterday\ntags: python\n---\n# X\n"}),
 			file:  "context/python/x.md",
 			want: []diag{
-				{CodeInvalidValue, SeverityWarning, "recipe"},
-				{CodeInvalidValue, SeverityWarning, "lots"},
-				{CodeInvalidValue, SeverityWarning, "sometimes"},
-				{CodeInvalidValue, SeverityWarning, "one"},
-				{CodeInvalidValue, SeverityWarning, "yesterday"},
-				{CodeInvalidValue, SeverityWarning, "python"},
+				{codeInvalidValue, SeverityWarning, "recipe"},
+				{codeInvalidValue, SeverityWarning, "lots"},
+				{codeInvalidValue, SeverityWarning, "sometimes"},
+				{codeInvalidValue, SeverityWarning, "one"},
+				{codeInvalidValue, SeverityWarning, "yesterday"},
+				{codeInvalidValue, SeverityWarning, "python"},
 			},
 		},
 		{
 			name:  "frontmatter id and domain mismatch",
 			files: with(map[string]string{"context/python/x.md": strings.Replace(strings.Replace(topicFM("python/x", "reference", 3), "id: python/x", "id: python/y", 1), "domain: python", "domain: snake", 1) + "# X\n"}),
 			file:  "context/python/x.md",
-			want:  []diag{{CodeIDMismatch, SeverityWarning, "python/y"}, {CodeIDMismatch, SeverityWarning, "snake"}},
+			want:  []diag{{codeIDMismatch, SeverityWarning, "python/y"}, {codeIDMismatch, SeverityWarning, "snake"}},
 		},
 		{
 			name:  "frontmatter parse error",
@@ -116,7 +116,7 @@ func TestDiagnostics(t *testing.T) {
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 3,
 				"sections:\n  - name: Security Issue\n    estimatedTokens: 3\n") + "# X\n\n## Security Issues\n\nA.\n"}),
 			file: "context/python/x.md",
-			want: []diag{{CodeSectionMissing, SeverityWarning, "Security Issue"}},
+			want: []diag{{codeSectionMissing, SeverityWarning, "Security Issue"}},
 		},
 		{
 			name:  "token drift of the body",
@@ -149,9 +149,9 @@ func TestDiagnostics(t *testing.T) {
 			}),
 			file: "context/python/index.md",
 			want: []diag{
-				{CodeIndexMissing, SeverityWarning, "ghost"},
-				{CodeIndexUnlisted, SeverityWarning, "Python"},
-				{CodeIndexMissing, SeverityWarning, "phantom.md"},
+				{codeIndexMissing, SeverityWarning, "ghost"},
+				{codeIndexUnlisted, SeverityWarning, "Python"},
+				{codeIndexMissing, SeverityWarning, "phantom.md"},
 			},
 		},
 		{
@@ -166,8 +166,8 @@ func TestDiagnostics(t *testing.T) {
 			}),
 			file: "context/python/index.md",
 			want: []diag{
-				{CodeIndexMissing, SeverityWarning, "ghost"},
-				{CodeIndexMissing, SeverityWarning, "./phantom.md"},
+				{codeIndexMissing, SeverityWarning, "ghost"},
+				{codeIndexMissing, SeverityWarning, "./phantom.md"},
 			},
 		},
 	}
@@ -199,7 +199,7 @@ func TestDidYouMean(t *testing.T) {
 		{CodeUnresolved, "django_patterns"},
 		{CodeUnresolved, "fastapi_patterns"},
 		{CodeUnresolved, "django_patterns"},
-		{CodeUnknownSection, "Security Issues"},
+		{codeUnknownSection, "Security Issues"},
 	}
 	ds := l.Diagnose(p)
 	if len(ds) != len(wants) {
@@ -253,10 +253,10 @@ func TestSuggest(t *testing.T) {
 			t.Errorf("Suggest(%q) = %v, want first %q", tc.want, got, tc.top)
 		}
 	}
-	if d := Distance("kitten", "sitting"); d != 3 {
+	if d := distance("kitten", "sitting"); d != 3 {
 		t.Errorf("Distance = %d, want 3", d)
 	}
-	if d := Distance("héllo", "hello"); d != 1 {
+	if d := distance("héllo", "hello"); d != 1 {
 		t.Errorf("Distance counts bytes, not runes: %d", d)
 	}
 }

@@ -60,10 +60,10 @@ type Filter struct {
 	selfRoot bool     // dir is itself a context or command root
 }
 
-// NewFilter returns the filter of the workspace dir (absolute and clean)
+// filterFor returns the filter of the workspace dir (absolute and clean)
 // under the ignore patterns and extra roots of cfg. Configured roots outside
 // the workspace play no part.
-func NewFilter(dir string, cfg *config.Config) *Filter {
+func filterFor(dir string, cfg *config.Config) *Filter {
 	var roots []string
 	for _, r := range slices.Concat(cfg.ContextRoots, cfg.CommandRoots) {
 		if p, ok := within(dir, r); ok {

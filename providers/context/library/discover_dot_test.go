@@ -156,7 +156,7 @@ func TestFilter(t *testing.T) {
 	cfg.CommandRoots = []string{".claude/commands"}
 	cfg.ContextRoots = []string{"build/kb", "../outside"}
 	cfg.Ignore = []string{"drafts"}
-	f := NewFilter(dir, cfg)
+	f := filterFor(dir, cfg)
 	tests := []struct {
 		rel      string
 		skipDir  bool // as a directory

@@ -25,10 +25,10 @@ func TestDistance(t *testing.T) {
 		{long, strings.ToUpper(long), 64},
 	}
 	for _, tt := range tests {
-		if got := Distance(tt.a, tt.b); got != tt.want {
+		if got := distance(tt.a, tt.b); got != tt.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
-		if got := Distance(tt.b, tt.a); got != tt.want {
+		if got := distance(tt.b, tt.a); got != tt.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
 		}
 	}

@@ -481,9 +481,9 @@ func (l *Library) RootFile(stem string) (*Topic, bool) {
 	return l.Topic(stem)
 }
 
-// Slug returns the GitHub-style anchor of a heading: lower case, spaces as
+// slugOf returns the GitHub-style anchor of a heading: lower case, spaces as
 // hyphens, punctuation dropped.
-func Slug(heading string) string {
+func slugOf(heading string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
 		switch {

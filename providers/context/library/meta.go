@@ -9,15 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/document"
 )
 
 // Topic types and loading strategies a topic's frontmatter may declare.
 var (
-	Types      = []string{"always", "framework", "reference", "pattern", "index", "detection"}
-	Strategies = []string{"always", "onDemand", "lazy"}
+	types      = []string{"always", "framework", "reference", "pattern", "index", "detection"}
+	strategies = []string{"always", "onDemand", "lazy"}
 )
 
 // requiredFields must be present in a topic's frontmatter.
@@ -91,51 +89,49 @@ type metaProblem struct {
 // outside a domain (root files) and for non-topic files.
 func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	root := doc.Frontmatter.Root()
-	if root == nil {
+	if !root.Exists() {
 		return nil
 	}
-	m.declared = make([]string, 0, len(root.Content)/2)
+	m.declared = make([]string, 0, root.Len())
 	var probs []metaProblem
-	bad := func(n *yaml.Node, code, format string, args ...any) {
+	bad := func(n document.Node, code, format string, args ...any) {
 		probs = append(probs, metaProblem{code, doc.NodeSpan(n), fmt.Sprintf(format, args...)})
 	}
-	str := func(key string, n *yaml.Node) (string, bool) {
-		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			bad(n, CodeInvalidValue, "%s must be a string", key)
+	str := func(key string, n document.Node) (string, bool) {
+		if n.Kind() != document.ScalarNode || n.Tag() == "!!null" {
+			bad(n, codeInvalidValue, "%s must be a string", key)
 			return "", false
 		}
-		return n.Value, true
+		return n.Value(), true
 	}
-	oneOf := func(key string, n *yaml.Node, values []string) (string, bool) {
+	oneOf := func(key string, n document.Node, values []string) (string, bool) {
 		s, ok := str(key, n)
 		if ok && !slices.Contains(values, s) {
-			bad(n, CodeInvalidValue, "%s %q is not one of %s", key, s, strings.Join(values, ", "))
+			bad(n, codeInvalidValue, "%s %q is not one of %s", key, s, strings.Join(values, ", "))
 			return "", false
 		}
 		return s, ok
 	}
-	strList := func(key string, n *yaml.Node) []string {
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+	strList := func(key string, n document.Node) []string {
+		if n.Kind() == document.ScalarNode && n.Tag() == "!!null" {
 			return nil
 		}
-		if n.Kind != yaml.SequenceNode {
-			bad(n, CodeInvalidValue, "%s must be a list of strings", key)
+		if n.Kind() != document.SequenceNode {
+			bad(n, codeInvalidValue, "%s must be a list of strings", key)
 			return nil
 		}
 		var out []string
-		for _, c := range n.Content {
-			if c.Kind != yaml.ScalarNode {
-				bad(c, CodeInvalidValue, "%s entries must be strings", key)
+		for c := range n.Items() {
+			if c.Kind() != document.ScalarNode {
+				bad(c, codeInvalidValue, "%s entries must be strings", key)
 				continue
 			}
-			out = append(out, c.Value)
+			out = append(out, c.Value())
 		}
 		return out
 	}
-	c := root.Content
-	for i := 0; i+1 < len(c); i += 2 {
-		k, v := c[i], c[i+1]
-		key := k.Value
+	for k, v := range root.Entries() {
+		key := k.Value()
 		if !slices.Contains(m.declared, key) {
 			m.declared = append(m.declared, key)
 		}
@@ -153,31 +149,31 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 				m.Title = s
 			}
 		case "type":
-			if s, ok := oneOf(key, v, Types); ok {
+			if s, ok := oneOf(key, v, types); ok {
 				m.Type = s
 			}
 		case "loadingStrategy":
-			if s, ok := oneOf(key, v, Strategies); ok {
+			if s, ok := oneOf(key, v, strategies); ok {
 				m.LoadingStrategy = s
 			}
 		case "estimatedTokens":
-			n, err := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || n < 1 {
-				bad(v, CodeInvalidValue, "estimatedTokens must be a whole number of at least 1, not %q", v.Value)
+			n, err := strconv.Atoi(v.Value())
+			if v.Kind() != document.ScalarNode || err != nil || n < 1 {
+				bad(v, codeInvalidValue, "estimatedTokens must be a whole number of at least 1, not %q", v.Value())
 			} else {
 				m.EstimatedTokens = n
 			}
 		case "version":
 			if s, ok := str(key, v); ok {
 				if !semverRE.MatchString(s) {
-					bad(v, CodeInvalidValue, "version %q is not a semantic version such as 1.2.0 or 0.3.0-alpha", s)
+					bad(v, codeInvalidValue, "version %q is not a semantic version such as 1.2.0 or 0.3.0-alpha", s)
 				}
 				m.Version = s
 			}
 		case "lastUpdated":
 			if s, ok := str(key, v); ok {
 				if _, err := time.Parse("2006-01-02", s); err != nil {
-					bad(v, CodeInvalidValue, "lastUpdated %q is not a date such as 2026-02-10", s)
+					bad(v, codeInvalidValue, "lastUpdated %q is not a date such as 2026-02-10", s)
 				}
 				m.LastUpdated = s
 			}
@@ -203,7 +199,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 			_ = v.Decode(&val)
 			m.Extra[key] = val
 			if required {
-				probs = append(probs, metaProblem{CodeUnknownField, doc.NodeSpan(k), fmt.Sprintf("unknown frontmatter field %q (kept, but no tool reads it)", key)})
+				probs = append(probs, metaProblem{codeUnknownField, doc.NodeSpan(k), fmt.Sprintf("unknown frontmatter field %q (kept, but no tool reads it)", key)})
 			}
 		}
 	}
@@ -222,42 +218,41 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	return probs
 }
 
-func decodeSections(v *yaml.Node, bad func(*yaml.Node, string, string, ...any)) []SectionMeta {
-	if v.Kind != yaml.SequenceNode {
-		bad(v, CodeInvalidValue, "sections must be a list of {name, estimatedTokens, keywords}")
+func decodeSections(v document.Node, bad func(document.Node, string, string, ...any)) []SectionMeta {
+	if v.Kind() != document.SequenceNode {
+		bad(v, codeInvalidValue, "sections must be a list of {name, estimatedTokens, keywords}")
 		return nil
 	}
 	var out []SectionMeta
-	for _, item := range v.Content {
+	for item := range v.Items() {
 		var s SectionMeta
-		if item.Kind != yaml.MappingNode {
-			bad(item, CodeInvalidValue, "a section must be a mapping with name, estimatedTokens and keywords")
+		if item.Kind() != document.MappingNode {
+			bad(item, codeInvalidValue, "a section must be a mapping with name, estimatedTokens and keywords")
 			continue
 		}
-		for j := 0; j+1 < len(item.Content); j += 2 {
-			k, val := item.Content[j], item.Content[j+1]
-			switch k.Value {
+		for k, val := range item.Entries() {
+			switch k.Value() {
 			case "name":
-				s.Name = val.Value
+				s.Name = val.Value()
 			case "estimatedTokens":
-				n, err := strconv.Atoi(val.Value)
+				n, err := strconv.Atoi(val.Value())
 				if err != nil || n < 1 {
-					bad(val, CodeInvalidValue, "section estimatedTokens must be a whole number of at least 1, not %q", val.Value)
+					bad(val, codeInvalidValue, "section estimatedTokens must be a whole number of at least 1, not %q", val.Value())
 				} else {
 					s.EstimatedTokens = n
 				}
 			case "keywords":
-				if val.Kind != yaml.SequenceNode {
-					bad(val, CodeInvalidValue, "section keywords must be a list of strings")
+				if val.Kind() != document.SequenceNode {
+					bad(val, codeInvalidValue, "section keywords must be a list of strings")
 					continue
 				}
-				for _, kw := range val.Content {
-					s.Keywords = append(s.Keywords, kw.Value)
+				for kw := range val.Items() {
+					s.Keywords = append(s.Keywords, kw.Value())
 				}
 			}
 		}
 		if s.Name == "" {
-			bad(item, CodeInvalidValue, "a section needs a name")
+			bad(item, codeInvalidValue, "a section needs a name")
 			continue
 		}
 		out = append(out, s)
@@ -265,23 +260,23 @@ func decodeSections(v *yaml.Node, bad func(*yaml.Node, string, string, ...any)) 
 	return out
 }
 
-func decodeIndexed(v *yaml.Node, bad func(*yaml.Node, string, string, ...any)) []IndexedFile {
-	if v.Kind != yaml.SequenceNode {
-		bad(v, CodeInvalidValue, "indexedFiles must be a list of {id, path, type, loadingStrategy}")
+func decodeIndexed(v document.Node, bad func(document.Node, string, string, ...any)) []IndexedFile {
+	if v.Kind() != document.SequenceNode {
+		bad(v, codeInvalidValue, "indexedFiles must be a list of {id, path, type, loadingStrategy}")
 		return nil
 	}
 	var out []IndexedFile
-	for _, item := range v.Content {
+	for item := range v.Items() {
 		var f IndexedFile
-		if item.Kind != yaml.MappingNode || item.Decode(&f) != nil {
-			bad(item, CodeInvalidValue, "an indexedFiles entry must be a mapping with id, path, type and loadingStrategy")
+		if item.Kind() != document.MappingNode || item.Decode(&f) != nil {
+			bad(item, codeInvalidValue, "an indexedFiles entry must be a mapping with id, path, type and loadingStrategy")
 			continue
 		}
-		if f.Type != "" && !slices.Contains(Types, f.Type) {
-			bad(item, CodeInvalidValue, "indexedFiles type %q is not one of %s", f.Type, strings.Join(Types, ", "))
+		if f.Type != "" && !slices.Contains(types, f.Type) {
+			bad(item, codeInvalidValue, "indexedFiles type %q is not one of %s", f.Type, strings.Join(types, ", "))
 		}
-		if f.LoadingStrategy != "" && !slices.Contains(Strategies, f.LoadingStrategy) {
-			bad(item, CodeInvalidValue, "indexedFiles loadingStrategy %q is not one of %s", f.LoadingStrategy, strings.Join(Strategies, ", "))
+		if f.LoadingStrategy != "" && !slices.Contains(strategies, f.LoadingStrategy) {
+			bad(item, codeInvalidValue, "indexedFiles loadingStrategy %q is not one of %s", f.LoadingStrategy, strings.Join(strategies, ", "))
 		}
 		out = append(out, f)
 	}

@@ -50,7 +50,7 @@ func testDiscovery(t *testing.T, tests []discoveryCase) {
 			if got := fileNames(l); tc.files2 != nil && !slices.Equal(got, tc.files2) {
 				t.Errorf("files = %v, want %v", got, tc.files2)
 			}
-			f := NewFilter(dir, cfg)
+			f := filterFor(dir, cfg)
 			for rel := range tc.files {
 				if !strings.HasSuffix(rel, ".md") {
 					continue
@@ -285,7 +285,7 @@ Validate input.
 	}
 	var unknown []string
 	for _, d := range diagsOf(t, l, "context/python/fastapi_patterns.md") {
-		if d.Code == CodeUnknownField {
+		if d.Code == codeUnknownField {
 			if d.Severity != SeverityWarning {
 				t.Errorf("unknown field severity = %v", d.Severity)
 			}

@@ -110,8 +110,8 @@ func (b *builder) sketch(ctx context.Context, p, rel string, cache *indexcache.C
 			headings = append(headings, indexcache.Heading{Name: strings.Clone(name), Anchor: strings.Clone(anchor), Level: s.Level})
 		}
 		if c.kind == TopicFile && c.domain == "" {
-			if _, v := doc.Frontmatter.Field("id"); v != nil && v.Value != "" {
-				alias = strings.Clone(v.Value)
+			if _, v := doc.Frontmatter.Field("id"); v.Exists() && v.Value() != "" {
+				alias = strings.Clone(v.Value())
 			}
 		}
 		if c.kind == CommandFile {

@@ -74,8 +74,8 @@ func TestPreviewDiagnose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if codes := diagCodes(ds); !slices.Equal(codes, []string{CodeUnknownSection}) {
-		t.Errorf("edited text: codes %v, want [%s]", codes, CodeUnknownSection)
+	if codes := diagCodes(ds); !slices.Equal(codes, []string{codeUnknownSection}) {
+		t.Errorf("edited text: codes %v, want [%s]", codes, codeUnknownSection)
 	}
 }
 

@@ -27,11 +27,11 @@ func TestNumberedHeadingsWithAnchors(t *testing.T) {
 	got := slices.DeleteFunc(diagsOf(t, l, "context/angular/common_issues.md"), func(d diag) bool { return d.Code == CodeTokenDrift })
 	// Only the frontmatter name that really differs from its heading is
 	// reported, and the suggestion drops the outline number.
-	if want := []diag{{CodeSectionMissing, SeverityWarning, "What to Check"}}; !slices.Equal(got, want) {
+	if want := []diag{{codeSectionMissing, SeverityWarning, "What to Check"}}; !slices.Equal(got, want) {
 		t.Errorf("diagnostics = %v, want %v", got, want)
 	}
 	for _, d := range l.Diagnose(tp.Path) {
-		if d.Code == CodeSectionMissing && (d.Fix == nil || d.Fix.Candidates[0] != "What to Check (by Area)") {
+		if d.Code == codeSectionMissing && (d.Fix == nil || d.Fix.Candidates[0] != "What to Check (by Area)") {
 			t.Errorf("fix = %+v", d.Fix)
 		}
 	}
@@ -73,7 +73,7 @@ func TestPathOneLevelTooDeep(t *testing.T) {
 	got := diagsOf(t, l, "context/angular/index.md")
 	want := []diag{
 		{CodeUnresolved, SeverityError, "../../security/security_guidelines.md"},
-		{CodeIndexMissing, SeverityWarning, "../../security/nothing_here.md"},
+		{codeIndexMissing, SeverityWarning, "../../security/nothing_here.md"},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("diagnostics = %v, want %v", got, want)
@@ -103,8 +103,8 @@ func TestBareNamesInIndexProse(t *testing.T) {
 	l := load(t, dir, nil)
 	got := diagsOf(t, l, "context/schema/index.md")
 	want := []diag{
-		{CodeIndexUnlisted, SeverityWarning, "Schema"},
-		{CodeIndexMissing, SeverityWarning, "ghost.md"},
+		{codeIndexUnlisted, SeverityWarning, "Schema"},
+		{codeIndexMissing, SeverityWarning, "ghost.md"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("index diagnostics = %v, want %v (only notes.md unlisted, ghost.md missing)", got, want)

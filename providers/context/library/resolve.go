@@ -369,7 +369,7 @@ func Suggest(want string, names []string, n int) []string {
 			score = 15 + d
 		} else if len(wWords) > 0 && containsWords(splitWords(c), wWords) {
 			score = 20 + abs(len(c)-len(w))/4
-		} else if d := Distance(w, c); d <= typoLimit(w, c) && (d <= 2 || firstWord(w) == firstWord(c)) {
+		} else if d := distance(w, c); d <= typoLimit(w, c) && (d <= 2 || firstWord(w) == firstWord(c)) {
 			// Beyond two edits the names must also start with the same
 			// word, so "etl_patterns" does not suggest "build_patterns".
 			score = 30 + d
@@ -421,7 +421,7 @@ func prefixTypo(want, name string) (int, bool) {
 		if limit == 0 {
 			continue
 		}
-		if d := Distance(want, p); d <= limit && (!found || d < best) {
+		if d := distance(want, p); d <= limit && (!found || d < best) {
 			best, found = d, true
 		}
 	}
@@ -457,8 +457,8 @@ func containsWords(have, want []string) bool {
 	return true
 }
 
-// Distance is the Levenshtein edit distance between a and b, in runes.
-func Distance(a, b string) int {
+// distance is the Levenshtein edit distance between a and b, in runes.
+func distance(a, b string) int {
 	// Names are short: the buffers stay on the stack, and a diagnostics
 	// pass that measures thousands of names allocates nothing here.
 	var abuf, bbuf [48]rune

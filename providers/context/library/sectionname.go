@@ -74,7 +74,7 @@ type wantMatch struct{ want, lower, slug string }
 
 func wantKey(want string) wantMatch {
 	want = strings.TrimSpace(want)
-	return wantMatch{want: want, lower: strings.ToLower(strings.TrimPrefix(want, "#")), slug: Slug(want)}
+	return wantMatch{want: want, lower: strings.ToLower(strings.TrimPrefix(want, "#")), slug: slugOf(want)}
 }
 
 func (k sectionMatch) matches(w wantMatch) bool {
@@ -95,7 +95,7 @@ func (k sectionMatch) matches(w wantMatch) bool {
 	return slugIs(k.name, w.lower) || slugIs(k.short, w.lower) || slugIs(k.name, w.slug) || slugIs(k.short, w.slug)
 }
 
-// slugIs reports whether Slug(heading) == slug, without building it.
+// slugIs reports whether slugOf(heading) == slug, without building it.
 func slugIs(heading, slug string) bool {
 	i := 0
 	for _, r := range strings.TrimSpace(heading) {

@@ -1,19 +1,16 @@
 package library
 
-import "gopkg.in/yaml.v3"
+import "github.com/ctxls/ctxls/providers/context/document"
 
 // sectionNodes returns the name and estimatedTokens value nodes of one
 // frontmatter sections entry.
-func sectionNodes(item *yaml.Node) (name, tokens *yaml.Node) {
-	if item.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for j := 0; j+1 < len(item.Content); j += 2 {
-		switch item.Content[j].Value {
+func sectionNodes(item document.Node) (name, tokens document.Node) {
+	for k, v := range item.Entries() {
+		switch k.Value() {
 		case "name":
-			name = item.Content[j+1]
+			name = v
 		case "estimatedTokens":
-			tokens = item.Content[j+1]
+			tokens = v
 		}
 	}
 	return name, tokens

@@ -12,9 +12,9 @@ func TestSlugIs(t *testing.T) {
 	}
 	slugs := []string{"", "overview", "1-memory-leaks", "load-always-files", "spaced--out", "memory-leaks", "\xff"}
 	for _, h := range headings {
-		for _, s := range append([]string{Slug(h)}, slugs...) {
-			if got, want := slugIs(h, s), Slug(h) == s; got != want {
-				t.Errorf("slugIs(%q, %q) = %v, want %v (Slug gives %q)", h, s, got, want, Slug(h))
+		for _, s := range append([]string{slugOf(h)}, slugs...) {
+			if got, want := slugIs(h, s), slugOf(h) == s; got != want {
+				t.Errorf("slugIs(%q, %q) = %v, want %v (Slug gives %q)", h, s, got, want, slugOf(h))
 			}
 		}
 	}

@@ -37,17 +37,6 @@ type Result struct {
 	Reloaded bool
 }
 
-// Reload scans the workspace again, re-reading .ctxls.yaml.
-func (l *Library) Reload(ctx context.Context) (Result, error) {
-	l.applyMu.Lock()
-	defer l.applyMu.Unlock()
-	cfg, problems, err := config.Load(l.dir)
-	if err != nil {
-		return Result{}, err
-	}
-	return l.reloadWith(ctx, cfg, problems)
-}
-
 // SetConfig replaces the configuration (for example with the editor's
 // settings laid over .ctxls.yaml) and scans again.
 func (l *Library) SetConfig(ctx context.Context, cfg *config.Config, problems []config.Problem) (Result, error) {
@@ -82,16 +71,67 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	defer l.applyMu.Unlock()
 
 	l.mu.RLock()
-	b := l.builder()
-	cfg, flt := l.cfg, l.filter
+	a := &applyRun{l: l, b: l.builder(), cfg: l.cfg, flt: l.filter}
 	l.mu.RUnlock()
 
-	type upd struct {
-		path    string
-		content []byte
-		removed bool
+	reload, err := a.collect(changes)
+	if err != nil {
+		return Result{}, err
 	}
-	var ups []upd
+	if reload != nil {
+		return l.reloadWith(ctx, reload.cfg, reload.problems)
+	}
+	// Parse outside the lock: a slow file must not stall readers.
+	if err := a.parse(ctx); err != nil {
+		return Result{}, err
+	}
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a.st = l.state()
+	if !a.swap() {
+		return Result{}, nil
+	}
+	a.relink()
+	a.markDependents()
+	return a.commit(), nil
+}
+
+// applyRun holds what one Apply works out, step by step.
+type applyRun struct {
+	l   *Library
+	b   *builder
+	cfg *config.Config
+	flt *Filter
+
+	ups   []fileUpdate // the files to parse again or drop
+	built []*File      // the new version of each, nil for a drop
+
+	st       *state          // the library's maps, updated in place
+	changed  map[string]bool // files whose content changed
+	affected map[string]bool // files whose diagnostics may have changed
+	before   map[string]int  // reference counts of the replaced files
+	pairs    []filePair
+}
+
+// fileUpdate is one file that Apply parses again or drops.
+type fileUpdate struct {
+	path    string
+	content []byte
+	removed bool
+}
+
+// reloadRequest says Apply must scan the whole workspace again, with cfg
+// and its problems.
+type reloadRequest struct {
+	cfg      *config.Config
+	problems []config.Problem
+}
+
+// collect turns the changes into the files to parse again or drop, or
+// asks for a whole scan.
+func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
+	l := a.l
 	for _, c := range changes {
 		p, ok := within(l.dir, c.Path)
 		if !ok {
@@ -101,84 +141,100 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		if rel == config.FileName {
 			cfg, problems, err := config.Load(l.dir)
 			if err != nil {
-				return Result{}, err
+				return nil, err
 			}
-			return l.reloadWith(ctx, cfg, problems)
+			return &reloadRequest{cfg, problems}, nil
 		}
-		if flt.SkipFile(p) {
+		if a.flt.SkipFile(p) {
 			continue
 		}
-		if l.touchesRoots(p, b) {
-			return l.reloadWith(ctx, cfg, nil)
+		if l.touchesRoots(p, a.b) {
+			return &reloadRequest{cfg: a.cfg}, nil
 		}
-		if c.Removed || c.Content == nil {
-			// What is missing, a dangling or looping link, a link out of
-			// the workspace and a file that is not a regular file are as
-			// good as gone.
-			info, err := l.root.Stat(p)
-			switch {
-			case c.Removed || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsguard.ErrOutsideWorkspace) || err != nil && fsguard.IsLoop(err) ||
-				err == nil && !info.IsDir() && !info.Mode().IsRegular():
-				// A removed directory takes every file under it along.
-				for _, q := range l.filesUnder(p) {
-					ups = append(ups, upd{path: q, removed: true})
-				}
-				ups = append(ups, upd{path: p, removed: true})
-				continue
-			case err == nil && info.IsDir():
-				for _, q := range markdownUnder(flt, p) {
-					ups = append(ups, upd{path: q})
-				}
-				continue
-			}
+		if (c.Removed || c.Content == nil) && a.collectFromDisk(p, c.Removed) {
+			continue
 		}
 		if !isMarkdown(p) {
 			continue
 		}
-		ups = append(ups, upd{path: p, content: c.Content})
+		a.ups = append(a.ups, fileUpdate{path: p, content: c.Content})
 	}
+	return nil, nil
+}
 
-	// Parse outside the lock: a slow file must not stall readers.
-	built := make([]*File, len(ups))
-	parallel(ctx, len(ups), func(i int) {
-		if !ups[i].removed {
-			built[i] = b.parse(ctx, ups[i].path, relSlash(l.dir, ups[i].path), ups[i].content)
+// collectFromDisk looks at the disk for a change that brought no text. It
+// reports whether it dealt with p: a file gone takes every file under it
+// along, and a directory brings in the markdown under it.
+func (a *applyRun) collectFromDisk(p string, removed bool) bool {
+	// What is missing, a dangling or looping link, a link out of the
+	// workspace and a file that is not a regular file are as good as gone.
+	info, err := a.l.root.Stat(p)
+	switch {
+	case removed || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsguard.ErrOutsideWorkspace) || err != nil && fsguard.IsLoop(err) ||
+		err == nil && !info.IsDir() && !info.Mode().IsRegular():
+		for _, q := range a.l.filesUnder(p) {
+			a.ups = append(a.ups, fileUpdate{path: q, removed: true})
+		}
+		a.ups = append(a.ups, fileUpdate{path: p, removed: true})
+		return true
+	case err == nil && info.IsDir():
+		for _, q := range markdownUnder(a.flt, p) {
+			a.ups = append(a.ups, fileUpdate{path: q})
+		}
+		return true
+	}
+	return false
+}
+
+// parse builds the new version of each file that is not dropped.
+func (a *applyRun) parse(ctx context.Context) error {
+	a.built = make([]*File, len(a.ups))
+	parallel(ctx, len(a.ups), func(i int) {
+		if u := a.ups[i]; !u.removed {
+			a.built[i] = a.b.parse(ctx, u.path, relSlash(a.l.dir, u.path), u.content)
 		}
 	})
-	if ctx.Err() != nil {
-		return Result{}, ctx.Err()
-	}
+	return ctx.Err()
+}
 
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	st := &state{files: l.files, topics: l.topics, aliases: l.aliases, byStem: l.byStem, domains: l.domains, commands: l.commands,
+// state returns the library's maps as a state to update. The caller holds
+// l.mu.
+func (l *Library) state() *state {
+	return &state{files: l.files, topics: l.topics, aliases: l.aliases, byStem: l.byStem, domains: l.domains, commands: l.commands,
 		incoming: l.incoming, dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings}
-	changed := map[string]bool{}
-	affected := map[string]bool{}
-	before := map[string]int{} // reference counts of the replaced files
-	var pairs []filePair
-	for i, u := range ups {
-		old, nf := st.files[u.path], built[i]
+}
+
+// swap puts the new versions of the files in place of the old ones and
+// reports whether anything changed.
+func (a *applyRun) swap() bool {
+	st := a.st
+	a.changed, a.affected, a.before = map[string]bool{}, map[string]bool{}, map[string]int{}
+	for i, u := range a.ups {
+		old, nf := st.files[u.path], a.built[i]
 		if old == nil && nf == nil {
 			continue
 		}
 		if old != nil {
-			before[u.path] = len(old.Refs)
-			st.unlink(b, old)
+			a.before[u.path] = len(old.Refs)
+			st.unlink(a.b, old)
 			delete(st.files, u.path)
 		}
 		if nf != nil {
 			st.files[u.path] = nf
 		}
-		changed[u.path] = true
-		pairs = append(pairs, filePair{old, nf})
+		a.changed[u.path] = true
+		a.pairs = append(a.pairs, filePair{old, nf})
 	}
-	if len(changed) == 0 {
-		return Result{}, nil
-	}
-	// Update topics, domains and commands for the changed files only; a
-	// change that involves a duplicate id rebuilds them from all files.
-	domainsChanged, ok := st.update(pairs)
+	return len(a.changed) > 0
+}
+
+// relink updates topics, domains and commands for the changed files, and
+// scans again the references of the files whose references may now read
+// differently.
+func (a *applyRun) relink() {
+	st := a.st
+	// A change that involves a duplicate id rebuilds them from all files.
+	domainsChanged, ok := st.update(a.pairs)
 	if !ok {
 		oldDomains := make(map[string]bool, len(st.domains))
 		for name := range st.domains {
@@ -191,33 +247,38 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	rescan := func(p string, f *File) {
 		nf := *f
 		hint := len(f.Refs)
-		if changed[p] {
-			hint = before[p]
+		if a.changed[p] {
+			hint = a.before[p]
 		}
-		nf.Refs = b.scanRefs(&nf, v, hint)
-		if !changed[p] {
-			st.unlink(b, f)
+		nf.Refs = a.b.scanRefs(&nf, v, hint)
+		if !a.changed[p] {
+			st.unlink(a.b, f)
 		}
 		st.files[p] = &nf
-		st.link(&nf, refKeys(b, &nf))
+		st.link(&nf, refKeys(a.b, &nf))
 	}
 	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
 		for p, f := range st.files {
 			rescan(p, f)
-			affected[p] = true
+			a.affected[p] = true
 		}
-	} else {
-		for p := range changed {
-			if f := st.files[p]; f != nil {
-				rescan(p, f)
-			}
+		return
+	}
+	for p := range a.changed {
+		if f := st.files[p]; f != nil {
+			rescan(p, f)
 		}
 	}
-	for p := range changed {
-		affected[p] = true
+}
+
+// markDependents adds to the affected files the changed files and those
+// that refer to them.
+func (a *applyRun) markDependents() {
+	for p := range a.changed {
+		a.affected[p] = true
 	}
-	for _, pr := range pairs {
+	for _, pr := range a.pairs {
 		// Editing a topic in place keeps its id: files that only refer to
 		// its domain (or to other topics of it) see no difference, unless
 		// it is the domain's index. Creating or removing one may change
@@ -225,18 +286,24 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 		edit := pr.old != nil && pr.new != nil && pr.old.Topic != nil && pr.new.Topic != nil && pr.old.Topic.ID == pr.new.Topic.ID
 		for _, f := range []*File{pr.old, pr.new} {
 			if f != nil {
-				for _, p := range dependents(st, f, edit) {
-					affected[p] = true
+				for _, p := range dependents(a.st, f, edit) {
+					a.affected[p] = true
 				}
 			}
 		}
 	}
+}
+
+// commit makes the updated state the library's and says what changed.
+// The caller holds l.mu.
+func (a *applyRun) commit() Result {
+	l, st := a.l, a.st
 	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	l.aliases = st.aliases
 	l.dupTopics, l.dupCommands, l.dupWarnings = st.dupTopics, st.dupCommands, st.warnings
-	l.warnings = slices.DeleteFunc(l.warnings, func(w Warning) bool { return changed[w.Path] })
+	l.warnings = slices.DeleteFunc(l.warnings, func(w Warning) bool { return a.changed[w.Path] })
 	l.version++
-	return Result{Changed: sortedKeys(changed), Affected: sortedKeys(affected), Reloaded: false}, nil
+	return Result{Changed: sortedKeys(a.changed), Affected: sortedKeys(a.affected), Reloaded: false}
 }
 
 // filePair is the old and new version of one changed file; either may be

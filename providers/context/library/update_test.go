@@ -63,7 +63,7 @@ func TestApply(t *testing.T) {
 					t.Errorf("References(flask) = %v", got)
 				}
 				// The index does not list the new topic.
-				if !slices.Contains(codes(diagsOf(t, l, "context/python/index.md")), CodeIndexUnlisted) {
+				if !slices.Contains(codes(diagsOf(t, l, "context/python/index.md")), codeIndexUnlisted) {
 					t.Error("index does not report the unlisted new topic")
 				}
 			},
@@ -77,7 +77,7 @@ func TestApply(t *testing.T) {
 			affected: []string{review},
 			check: func(t *testing.T) {
 				got := diagsOf(t, l, "commands/review.md")
-				if want := []diag{{CodeUnknownSection, SeverityError, "Routes"}}; !slices.Equal(got, want) {
+				if want := []diag{{codeUnknownSection, SeverityError, "Routes"}}; !slices.Equal(got, want) {
 					t.Errorf("review = %v, want %v", got, want)
 				}
 				if got := locations(l, "python/django_patterns"); !slices.Equal(got, []string{wantRefs[0], wantRefs[2]}) {
@@ -120,7 +120,7 @@ func TestApply(t *testing.T) {
 				if got := codes(diagsOf(t, l, "commands/other.md")); !slices.Equal(got, []string{CodeUnresolved}) {
 					t.Errorf("other = %v", got)
 				}
-				if got := codes(diagsOf(t, l, "context/python/index.md")); !slices.Equal(got, []string{CodeIndexUnlisted, CodeIndexMissing}) {
+				if got := codes(diagsOf(t, l, "context/python/index.md")); !slices.Equal(got, []string{codeIndexUnlisted, codeIndexMissing}) {
 					t.Errorf("index = %v", got)
 				}
 			},

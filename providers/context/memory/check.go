@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -49,7 +47,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		if f.Skipped != "" || Classify(f.Rel) == NotMemory {
 			continue
 		}
-		ds, t := CheckFile(ctx, set, cfg, counter, f, read)
+		ds, t := checkFile(ctx, set, cfg, counter, f, read)
 		for _, d := range ds {
 			k := key{d.Path, d.Span, d.Code}
 			if cfg.Disabled(d.Code) || seen[k] {
@@ -77,12 +75,12 @@ type key struct {
 	code string
 }
 
-// CheckFile returns the diagnostics of one memory file or rule (its
+// checkFile returns the diagnostics of one memory file or rule (its
 // imports and theirs, which may lie in other files, its size and, for a
 // rule, its paths globs) and its import tree, nil when the file cannot be
 // read. Disabled codes are left in; Check drops them. read nil reads f's
 // text and the disk.
-func CheckFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]agentfiles.Diagnostic, *imports.Tree) {
+func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]agentfiles.Diagnostic, *imports.Tree) {
 	if f.Doc == nil {
 		return nil, nil
 	}
@@ -169,14 +167,14 @@ func RulePaths(doc *document.Doc) ([]string, bool) {
 	if doc.Frontmatter == nil {
 		return nil, false
 	}
-	_, v := document.FieldOf(doc.Frontmatter.Root(), "paths")
-	if v == nil || v.Tag == "!!null" {
+	_, v := doc.Frontmatter.Root().Field("paths")
+	if !v.Exists() || v.Tag() == "!!null" {
 		return nil, false
 	}
 	var out []string
 	for _, n := range globNodes(v) {
-		if n.Kind == yaml.ScalarNode {
-			out = append(out, n.Value)
+		if n.Kind() == document.ScalarNode {
+			out = append(out, n.Value())
 		}
 	}
 	return out, true
@@ -184,11 +182,11 @@ func RulePaths(doc *document.Doc) ([]string, bool) {
 
 // globNodes returns the items of a paths value: the value itself when it
 // is not a list.
-func globNodes(v *yaml.Node) []*yaml.Node {
-	if v.Kind == yaml.SequenceNode {
-		return v.Content
+func globNodes(v document.Node) []document.Node {
+	if v.Kind() == document.SequenceNode {
+		return slices.Collect(v.Items())
 	}
-	return []*yaml.Node{v}
+	return []document.Node{v}
 }
 
 // rulePaths checks a rule's paths: a glob or a list of globs, each valid
@@ -197,12 +195,12 @@ func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diag
 	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
 		return nil
 	}
-	k, v := document.FieldOf(doc.Frontmatter.Root(), "paths")
-	if v == nil || v.Tag == "!!null" {
+	k, v := doc.Frontmatter.Root().Field("paths")
+	if !v.Exists() || v.Tag() == "!!null" {
 		return nil
 	}
 	var out []agentfiles.Diagnostic
-	bad := func(n *yaml.Node, format string, args ...any) {
+	bad := func(n document.Node, format string, args ...any) {
 		sp := doc.NodeSpan(n)
 		if sp.Len() == 0 {
 			sp = doc.NodeSpan(k)
@@ -210,20 +208,20 @@ func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diag
 		out = append(out, agentfiles.Diagnostic{Path: path, Span: sp, Severity: rules.Default(rules.RulePathsInvalid),
 			Code: rules.RulePathsInvalid, Message: fmt.Sprintf(format, args...)})
 	}
-	if v.Kind == yaml.MappingNode {
+	if v.Kind() == document.MappingNode {
 		bad(v, "paths must be a glob or a list of globs, not a map")
 		return out
 	}
-	var unmatched []*yaml.Node
+	var unmatched []document.Node
 	loads := false
 	for _, n := range globNodes(v) {
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		if n.Kind() != document.ScalarNode || n.Tag() != "!!str" {
 			bad(n, "paths holds %s, not a glob string; the rule never attaches by it", describe(n))
 			continue
 		}
-		g, err := glob.Compile(n.Value)
+		g, err := glob.Compile(n.Value())
 		if err != nil {
-			bad(n, "paths glob %q is invalid: %v", n.Value, err)
+			bad(n, "paths glob %q is invalid: %v", n.Value(), err)
 			continue
 		}
 		if slices.ContainsFunc(files, g.Match) {
@@ -236,26 +234,26 @@ func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diag
 	// beside a matching one costs nothing but may be a typo.
 	for _, n := range unmatched {
 		if loads {
-			bad(n, "paths glob %q matches no file of the project; the rule loads by its other globs only", n.Value)
+			bad(n, "paths glob %q matches no file of the project; the rule loads by its other globs only", n.Value())
 		} else {
-			bad(n, "paths glob %q matches no file of the project, so the rule never loads", n.Value)
+			bad(n, "paths glob %q matches no file of the project, so the rule never loads", n.Value())
 		}
 	}
 	return out
 }
 
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
+func describe(n document.Node) string {
+	switch n.Kind() {
+	case document.SequenceNode:
 		return "a list"
-	case yaml.MappingNode:
+	case document.MappingNode:
 		return "a map"
 	}
-	switch n.Tag {
+	switch n.Tag() {
 	case "!!int", "!!float":
 		return "a number"
 	case "!!bool":
 		return "a boolean"
 	}
-	return fmt.Sprintf("%q", n.Value)
+	return fmt.Sprintf("%q", n.Value())
 }

@@ -32,7 +32,7 @@ func DomainItem(lib *library.Library, d *library.Domain) Item {
 		SortText:    d.Name,
 	}
 	if d.Index != nil {
-		it.Doc = DomainHover(lib, d)
+		it.Doc = domainHover(lib, d)
 	}
 	return it
 }
@@ -66,7 +66,7 @@ func TopicItem(t *library.Topic, withDoc bool) Item {
 // and its loading facts.
 func TopicDoc(t *library.Topic) string {
 	var b strings.Builder
-	if s := Summary(t); s != "" {
+	if s := summary(t); s != "" {
 		b.WriteString(s)
 		b.WriteString("\n\n")
 	}
@@ -93,7 +93,7 @@ func SectionItem(i int, sec *library.Section) Item {
 		SortText:    fmt.Sprintf("%04d", i),
 	}
 	if len(sec.Keywords) > 0 {
-		it.Doc = "Keywords: " + Escape(strings.Join(sec.Keywords, ", "))
+		it.Doc = "Keywords: " + escape(strings.Join(sec.Keywords, ", "))
 	}
 	return it
 }

@@ -21,7 +21,7 @@ func TestItems(t *testing.T) {
 		want Item
 	}{
 		{"domain with an index", DomainItem(lib, python), Item{
-			Label: "python", Detail: "4 topics · " + Tokens(python.Tokens()), Description: "4 topics", SortText: "python", Doc: DomainHover(lib, python)}},
+			Label: "python", Detail: "4 topics · " + Tokens(python.Tokens()), Description: "4 topics", SortText: "python", Doc: domainHover(lib, python)}},
 		{"domain without an index", DomainItem(lib, bare), Item{
 			Label: "bare", Detail: "1 topics · " + Tokens(bare.Tokens()), Description: "1 topics", SortText: "bare"}},
 		{"topic", TopicItem(fast, true), Item{

@@ -66,6 +66,6 @@ func RelPath(lib *library.Library, p string) string {
 // escaper escapes markdown markup.
 var escaper = strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "<", "&lt;", ">", "&gt;")
 
-// Escape escapes the characters that would turn plain text into markdown
+// escape escapes the characters that would turn plain text into markdown
 // markup.
-func Escape(s string) string { return escaper.Replace(s) }
+func escape(s string) string { return escaper.Replace(s) }

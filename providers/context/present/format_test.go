@@ -71,7 +71,7 @@ func TestEscape(t *testing.T) {
 		{`back\slash`, `back\\slash`},
 	}
 	for _, tc := range tests {
-		if got := Escape(tc.in); got != tc.want {
+		if got := escape(tc.in); got != tc.want {
 			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

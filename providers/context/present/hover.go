@@ -16,15 +16,15 @@ func Hover(lib *library.Library, t library.Target) (string, bool) {
 	case t.Kind == library.NotAReference:
 		return "", false
 	case t.Kind == library.DomainTarget && t.Domain != nil:
-		return DomainHover(lib, t.Domain), true
+		return domainHover(lib, t.Domain), true
 	case t.Topic != nil && (t.OK() || t.Failed == library.PartSection):
-		md := TopicHover(lib, t.Topic, t.Section)
+		md := topicHover(lib, t.Topic, t.Section)
 		if !t.OK() {
-			md = fmt.Sprintf("⚠ %s\n\n%s", Escape(t.Message), md)
+			md = fmt.Sprintf("⚠ %s\n\n%s", escape(t.Message), md)
 		}
 		return md, true
 	}
-	md := "⚠ " + Escape(t.Message)
+	md := "⚠ " + escape(t.Message)
 	if len(t.Candidates) > 0 {
 		md += "\n\nDid you mean " + quoteList(t.Candidates) + "?"
 	}
@@ -40,17 +40,17 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// TopicHover renders the hover of a topic, or of its section sec when sec
+// topicHover renders the hover of a topic, or of its section sec when sec
 // is not nil: title, key, type, loading strategy and measured and
 // declared cost, the summary, the level-two sections with their costs,
 // tags, cross-domain triggers with what loading them too costs, and the
 // topic's path.
-func TopicHover(lib *library.Library, t *library.Topic, sec *library.Section) string {
+func topicHover(lib *library.Library, t *library.Topic, sec *library.Section) string {
 	var b strings.Builder
 	if sec != nil {
-		fmt.Fprintf(&b, "**%s › %s** · %s\n\n", Escape(Title(t)), Escape(sec.Name), Tokens(sec.Tokens))
+		fmt.Fprintf(&b, "**%s › %s** · %s\n\n", escape(Title(t)), escape(sec.Name), Tokens(sec.Tokens))
 	}
-	fmt.Fprintf(&b, "**%s** `%s`\n\n", Escape(Title(t)), Key(t))
+	fmt.Fprintf(&b, "**%s** `%s`\n\n", escape(Title(t)), Key(t))
 	line := []string{}
 	if t.Meta.Type != "" {
 		line = append(line, t.Meta.Type)
@@ -65,7 +65,7 @@ func TopicHover(lib *library.Library, t *library.Topic, sec *library.Section) st
 	line = append(line, price)
 	b.WriteString(strings.Join(line, " · "))
 	b.WriteString("\n\n")
-	if s := Summary(t); s != "" {
+	if s := summary(t); s != "" {
 		b.WriteString(s)
 		b.WriteString("\n\n")
 	}
@@ -75,7 +75,7 @@ func TopicHover(lib *library.Library, t *library.Topic, sec *library.Section) st
 			if s.Level != 2 {
 				continue
 			}
-			name := Escape(s.Name)
+			name := escape(s.Name)
 			if sec != nil && strings.EqualFold(s.Name, sec.Name) {
 				name = "**" + name + "**"
 			}
@@ -88,7 +88,7 @@ func TopicHover(lib *library.Library, t *library.Topic, sec *library.Section) st
 		b.WriteString("\n")
 	}
 	if len(t.Meta.Tags) > 0 {
-		fmt.Fprintf(&b, "Tags: %s\n\n", Escape(strings.Join(t.Meta.Tags, ", ")))
+		fmt.Fprintf(&b, "Tags: %s\n\n", escape(strings.Join(t.Meta.Tags, ", ")))
 	}
 	if len(t.Meta.CrossDomainTriggers) > 0 {
 		total, triggers := cost.WithTriggers(lib, t)
@@ -103,11 +103,11 @@ func TopicHover(lib *library.Library, t *library.Topic, sec *library.Section) st
 	return b.String()
 }
 
-// DomainHover renders the hover of a domain: its topics and their cost,
+// domainHover renders the hover of a domain: its topics and their cost,
 // the always-load topics and the index.
-func DomainHover(lib *library.Library, d *library.Domain) string {
+func domainHover(lib *library.Library, d *library.Domain) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** domain · %d topics · %s\n\n", Escape(d.Name), len(d.Topics), Tokens(d.Tokens()))
+	fmt.Fprintf(&b, "**%s** domain · %d topics · %s\n\n", escape(d.Name), len(d.Topics), Tokens(d.Tokens()))
 	var always []string
 	alwaysTok := 0
 	for _, t := range d.Topics {
@@ -120,7 +120,7 @@ func DomainHover(lib *library.Library, d *library.Domain) string {
 		fmt.Fprintf(&b, "Always loaded: %s (%s)\n\n", strings.Join(always, ", "), Tokens(alwaysTok))
 	}
 	if d.Index != nil {
-		fmt.Fprintf(&b, "Index: **%s** · %s\n\n", Escape(Title(d.Index)), Tokens(d.Index.Tokens))
+		fmt.Fprintf(&b, "Index: **%s** · %s\n\n", escape(Title(d.Index)), Tokens(d.Index.Tokens))
 		fmt.Fprintf(&b, "`%s`", RelPath(lib, d.Index.Path))
 	}
 	return strings.TrimSpace(b.String())

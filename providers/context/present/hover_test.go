@@ -57,7 +57,7 @@ func TestTopicHover(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := TopicHover(lib, tc.topic, tc.sec); got != tc.want {
+			if got := topicHover(lib, tc.topic, tc.sec); got != tc.want {
 				t.Errorf("TopicHover =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -85,7 +85,7 @@ func TestDomainHover(t *testing.T) {
 		{bare, fmt.Sprintf("**bare** domain · 1 topics · %s", Tokens(one.Tokens))},
 	}
 	for _, tc := range tests {
-		if got := DomainHover(lib, tc.d); got != tc.want {
+		if got := domainHover(lib, tc.d); got != tc.want {
 			t.Errorf("DomainHover(%s) =\n%s\nwant\n%s", tc.d.Name, got, tc.want)
 		}
 	}
@@ -102,10 +102,10 @@ func TestHover(t *testing.T) {
 		ok     bool
 	}{
 		{"not a reference", library.Target{Kind: library.NotAReference}, "", false},
-		{"domain", library.Target{Kind: library.DomainTarget, Domain: python}, DomainHover(lib, python), true},
-		{"topic", library.Target{Kind: library.TopicTarget, Topic: fast}, TopicHover(lib, fast, nil), true},
+		{"domain", library.Target{Kind: library.DomainTarget, Domain: python}, domainHover(lib, python), true},
+		{"topic", library.Target{Kind: library.TopicTarget, Topic: fast}, topicHover(lib, fast, nil), true},
 		{"missing section", library.Target{Kind: library.Unresolved, Topic: fast, Failed: library.PartSection, Message: "no section *x*"},
-			"⚠ no section \\*x\\*\n\n" + TopicHover(lib, fast, nil), true},
+			"⚠ no section \\*x\\*\n\n" + topicHover(lib, fast, nil), true},
 		{"unresolved with candidates", library.Target{Kind: library.Unresolved, Failed: library.PartTopic, Message: "no topic fast_api", Candidates: []string{"fastapi", "flask"}},
 			"⚠ no topic fast\\_api\n\nDid you mean `fastapi`, `flask`?", true},
 		{"unresolved", library.Target{Kind: library.Unresolved, Failed: library.PartDomain, Message: "no domain"}, "⚠ no domain", true},

@@ -86,7 +86,7 @@ func alignRows(rows [][]string) []string {
 }
 
 // plainInline drops bold markers and code-span backticks and undoes the
-// escapes of Escape.
+// escapes of escape.
 func plainInline(s string) string {
 	s = strings.NewReplacer("&lt;", "<", "&gt;", ">").Replace(s)
 	var b strings.Builder

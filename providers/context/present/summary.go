@@ -9,11 +9,11 @@ import (
 // summaryLen bounds a summary, in bytes.
 const summaryLen = 300
 
-// Summary is a one-paragraph description of a topic: its frontmatter
+// summary is a one-paragraph description of a topic: its frontmatter
 // description when it has one, else the first paragraph of its body (code
 // fences are skipped; a heading, a table or a rule ends it), clipped at a
 // word boundary to at most 300 bytes and an ellipsis.
-func Summary(t *library.Topic) string {
+func summary(t *library.Topic) string {
 	if d, ok := t.Meta.Extra["description"].(string); ok && strings.TrimSpace(d) != "" {
 		return strings.TrimSpace(d)
 	}

@@ -37,12 +37,12 @@ func TestSummary(t *testing.T) {
 			if tc.description != nil {
 				tp.Meta.Extra = map[string]any{"description": tc.description}
 			}
-			if got := Summary(tp); got != tc.want {
+			if got := summary(tp); got != tc.want {
 				t.Errorf("Summary = %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if got := Summary(&library.Topic{}); got != "" {
+	if got := summary(&library.Topic{}); got != "" {
 		t.Errorf("Summary of a topic without a document = %q", got)
 	}
 }

@@ -114,7 +114,7 @@ func Moves(lib *library.Library, oldPath, newPath string) (moves []Move, strande
 		if t.Domain == "" || !strings.EqualFold(filepath.Ext(dst), ".md") {
 			continue
 		}
-		domain, name, ok := TopicAt(lib, dst)
+		domain, name, ok := topicAt(lib, dst)
 		if !ok {
 			stranded = append(stranded, t)
 			continue
@@ -124,8 +124,8 @@ func Moves(lib *library.Library, oldPath, newPath string) (moves []Move, strande
 	return moves, stranded
 }
 
-// TopicAt says which topic a file at p would be: its domain and name.
-func TopicAt(lib *library.Library, p string) (domain, name string, ok bool) {
+// topicAt says which topic a file at p would be: its domain and name.
+func topicAt(lib *library.Library, p string) (domain, name string, ok bool) {
 	for _, root := range lib.ContextRoots() {
 		rel, err := filepath.Rel(root, p)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
@@ -140,8 +140,8 @@ func TopicAt(lib *library.Library, p string) (domain, name string, ok bool) {
 	return "", "", false
 }
 
-// DomainDir says which domain a directory directly in a context root is.
-func DomainDir(lib *library.Library, p string) (string, bool) {
+// domainDir says which domain a directory directly in a context root is.
+func domainDir(lib *library.Library, p string) (string, bool) {
 	for _, root := range lib.ContextRoots() {
 		if filepath.Dir(p) == root {
 			return filepath.Base(p), true
@@ -172,18 +172,18 @@ func Edits(lib *library.Library, moves []Move, oldDir, newDir string) map[string
 		if t.Doc == nil {
 			continue
 		}
-		if root := t.Doc.Frontmatter.Root(); root != nil {
-			if _, val := document.FieldOf(root, "id"); val != nil && val.Value == t.ID {
+		if root := t.Doc.Frontmatter.Root(); root.Exists() {
+			if _, val := root.Field("id"); val.Exists() && val.Value() == t.ID {
 				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain + "/" + m.Name})
 			}
-			if _, val := document.FieldOf(root, "domain"); val != nil && m.Domain != t.Domain && val.Value == t.Domain {
+			if _, val := root.Field("domain"); val.Exists() && m.Domain != t.Domain && val.Value() == t.Domain {
 				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain})
 			}
 		}
 	}
 	if oldDir != "" {
-		oldDomain, okOld := DomainDir(lib, oldDir)
-		newDomain, okNew := DomainDir(lib, newDir)
+		oldDomain, okOld := domainDir(lib, oldDir)
+		newDomain, okNew := domainDir(lib, newDir)
 		if okOld && okNew && oldDomain != newDomain && lib.IsDomain(oldDomain) {
 			for _, loc := range lib.DomainReferences(oldDomain) {
 				if loc.Ref.DomainSpan.Len() > 0 {

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
-	"gopkg.in/yaml.v3"
 )
 
 // Frontmatter fields that hold references.
@@ -19,17 +18,16 @@ const (
 // such as "python: x" is not a reference.
 func (s *scanner) frontmatter() {
 	root := s.doc.Frontmatter.Root()
-	if root == nil {
+	if !root.Exists() {
 		return
 	}
-	c := root.Content
-	for i := 0; i+1 < len(c); i += 2 {
-		key, val := c[i].Value, c[i+1]
+	for k, val := range root.Entries() {
+		key := k.Value()
 		// Refs keep the constant, not the key: node strings are slices of
 		// the whole frontmatter text, which a library must not keep.
 		switch key {
 		case fieldCrossDomain, fieldContext:
-			if key == fieldContext && val.Kind == yaml.MappingNode {
+			if key == fieldContext && val.Kind() == document.MappingNode {
 				s.forgeContext(val)
 				continue
 			}
@@ -45,21 +43,17 @@ func (s *scanner) frontmatter() {
 			}
 		case fieldIndexedFiles:
 			key = fieldIndexedFiles
-			if val.Kind != yaml.SequenceNode {
+			if val.Kind() != document.SequenceNode {
 				continue
 			}
-			for _, item := range val.Content {
-				if item.Kind != yaml.MappingNode {
-					continue
-				}
-				for k := 0; k+1 < len(item.Content); k += 2 {
-					v := item.Content[k+1]
-					if v.Kind != yaml.ScalarNode || v.Value == "" {
+			for item := range val.Items() {
+				for k, v := range item.Entries() {
+					if v.Kind() != document.ScalarNode || v.Value() == "" {
 						continue
 					}
-					switch item.Content[k].Value {
+					switch k.Value() {
 					case "id":
-						s.idRef(s.doc.ValueSpan(v), v.Value, key, false)
+						s.idRef(s.doc.ValueSpan(v), v.Value(), key, false)
 					case "path":
 						s.pathField(v)
 					}
@@ -74,23 +68,23 @@ func (s *scanner) frontmatter() {
 // (and of any other list but topics) are domains or topic ids, and each
 // topic is a topic of the primary domain. With several primary domains
 // the topic's domain is unknown, so a bare topic is left alone.
-func (s *scanner) forgeContext(m *yaml.Node) {
+func (s *scanner) forgeContext(m document.Node) {
 	var primary []string
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == "topics" {
+	for k, v := range m.Entries() {
+		if k.Value() == "topics" {
 			continue
 		}
-		for _, n := range scalars(m.Content[i+1]) {
+		for _, n := range scalars(v) {
 			for _, e := range s.entries(n) {
 				s.idRef(e.span, e.value, fieldContext, !strings.Contains(e.value, "/"))
-				if m.Content[i].Value == "primary" && !strings.Contains(e.value, "/") {
+				if k.Value() == "primary" && !strings.Contains(e.value, "/") {
 					primary = append(primary, e.value)
 				}
 			}
 		}
 	}
-	_, topics := document.FieldOf(m, "topics")
-	if topics == nil {
+	_, topics := m.Field("topics")
+	if !topics.Exists() {
 		return
 	}
 	for _, n := range scalars(topics) {
@@ -116,16 +110,16 @@ func (s *scanner) forgeContext(m *yaml.Node) {
 
 // scalars returns the non-empty scalars of a sequence, or the node itself
 // when it is a non-empty scalar.
-func scalars(n *yaml.Node) []*yaml.Node {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if n.Value != "" && n.Tag != "!!null" {
-			return []*yaml.Node{n}
+func scalars(n document.Node) []document.Node {
+	switch n.Kind() {
+	case document.ScalarNode:
+		if n.Value() != "" && n.Tag() != "!!null" {
+			return []document.Node{n}
 		}
-	case yaml.SequenceNode:
-		var out []*yaml.Node
-		for _, c := range n.Content {
-			if c.Kind == yaml.ScalarNode && c.Value != "" && c.Tag != "!!null" {
+	case document.SequenceNode:
+		var out []document.Node
+		for c := range n.Items() {
+			if c.Kind() == document.ScalarNode && c.Value() != "" && c.Tag() != "!!null" {
 				out = append(out, c)
 			}
 		}
@@ -141,11 +135,11 @@ type entry struct {
 
 // entries splits a plain scalar written as "a, b" into its parts; other
 // scalars are one entry.
-func (s *scanner) entries(n *yaml.Node) []entry {
+func (s *scanner) entries(n document.Node) []entry {
 	sp := s.doc.ValueSpan(n)
 	raw := string(s.doc.Slice(sp))
-	if n.Style != 0 || raw != n.Value || !strings.Contains(raw, ",") {
-		return []entry{{sp, n.Value}}
+	if !n.Plain() || raw != n.Value() || !strings.Contains(raw, ",") {
+		return []entry{{sp, n.Value()}}
 	}
 	var out []entry
 	off := 0
@@ -205,12 +199,12 @@ func (s *scanner) idRef(sp document.Span, value, field string, domainOnly bool) 
 }
 
 // pathField records indexedFiles[].path as a path form reference.
-func (s *scanner) pathField(v *yaml.Node) {
+func (s *scanner) pathField(v document.Node) {
 	sp := s.doc.ValueSpan(v)
 	if sp.Len() == 0 {
 		return
 	}
-	value := strings.Clone(v.Value) // see frontmatter
+	value := strings.Clone(v.Value()) // see frontmatter
 	r := Ref{Form: PathForm, Where: Frontmatter, Span: sp, Field: fieldIndexedFiles, Path: value, PathSpan: sp}
 	if h := strings.IndexByte(value, '#'); h >= 0 {
 		r.Path, r.Fragment = value[:h], value[h+1:]

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -39,11 +37,11 @@ var Agents = []string{Claude, Codex, Cursor, Copilot}
 // DefaultContextWindow is the context window assumed when none is given.
 const DefaultContextWindow = 200_000
 
-// ListingShare is the part of the context window past which Claude Code
+// listingShare is the part of the context window past which Claude Code
 // drops descriptions from the listing of skills and commands. Claude Code
 // counts the budget in characters, four to a token: 8,000 characters of a
 // 200,000-token window.
-const ListingShare = 0.01
+const listingShare = 0.01
 
 // charsPerToken converts the listing budget from tokens to characters.
 const charsPerToken = 4
@@ -289,7 +287,7 @@ func (b *builder) claude() {
 			b.onDemand(f.Rel, body, fmt.Sprintf("%s body, when invoked", kind))
 		}
 	}
-	if budget := int(float64(b.opt.ContextWindow) * ListingShare * charsPerToken); listingChars > budget {
+	if budget := int(float64(b.opt.ContextWindow) * listingShare * charsPerToken); listingChars > budget {
 		b.warn("the listing of skills and commands is %d characters (%d tokens), over Claude Code's budget of %d characters, 1%% of the %d-token context window: Claude Code drops descriptions past that, and a skill without one is not picked",
 			listingChars, listing, budget, b.opt.ContextWindow)
 	}
@@ -433,8 +431,8 @@ func flag(doc *document.Doc, key string) bool {
 	if doc == nil || doc.Frontmatter == nil {
 		return false
 	}
-	_, v := document.FieldOf(doc.Frontmatter.Root(), key)
-	return v != nil && v.Kind == yaml.ScalarNode && v.Value == "true"
+	_, v := doc.Frontmatter.Root().Field(key)
+	return v.Exists() && v.Kind() == document.ScalarNode && v.Value() == "true"
 }
 
 // topLevel reports whether rel lies under prefix at the project root.

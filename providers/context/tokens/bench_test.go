@@ -51,7 +51,7 @@ func benchMarkdown(tb testing.TB) string {
 
 func BenchmarkCountMarkdown(b *testing.B) {
 	text := benchMarkdown(b)
-	for _, name := range Names {
+	for _, name := range encodingNames {
 		c, _ := New(name)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))

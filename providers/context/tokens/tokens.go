@@ -25,8 +25,8 @@ const (
 // Default is the encoding used when none is configured.
 const Default = O200kBase
 
-// Names lists the accepted encoding names.
-var Names = []string{O200kBase, Cl100kBase, Estimate}
+// encodingNames lists the accepted encoding names.
+var encodingNames = []string{O200kBase, Cl100kBase, Estimate}
 
 // Counter counts tokens. Implementations are safe for concurrent use.
 type Counter interface {
@@ -50,7 +50,7 @@ func New(name string) (Counter, error) {
 	case Estimate:
 		return estimate{}, nil
 	}
-	return nil, fmt.Errorf("unknown tokenizer %q (want one of %s)", name, strings.Join(Names, ", "))
+	return nil, fmt.Errorf("unknown tokenizer %q (want one of %s)", name, strings.Join(encodingNames, ", "))
 }
 
 // bpe counts tokens exactly as tiktoken-go does, faster: split finds the

@@ -42,7 +42,7 @@ func TestCountSpansMatchesCount(t *testing.T) {
 	text := "# Title\n\n## One\nSome words here about FastAPI.\n\n## Two\nMore words, different ones 😀.\n"
 	one := [2]int{strings.Index(text, "## One"), strings.Index(text, "## Two")}
 	two := [2]int{strings.Index(text, "## Two"), len(text)}
-	for _, name := range Names {
+	for _, name := range encodingNames {
 		c, err := New(name)
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestInvalidUTF8(t *testing.T) {
 
 func BenchmarkCount(b *testing.B) {
 	text := strings.Repeat("## Security Issues\n\nUse `Depends()` for auth; bind SQL parameters.\n\n", 1000)
-	for _, name := range Names {
+	for _, name := range encodingNames {
 		c, _ := New(name)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))

@@ -22,11 +22,11 @@ import (
 func BenchmarkStepSixTopics(b *testing.B) {
 	e := newEnv(b, "executor:\n  kind: preview\n")
 	ctx := context.Background()
-	cmds, err := Commands(e.lib, []string{"implement"})
+	cmds, err := commandsOf(e.lib, []string{"implement"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	exe := Preview{}
+	exe := previewExecutor{}
 	var (
 		st  Step
 		cpu time.Duration
@@ -47,7 +47,8 @@ func BenchmarkStepSixTopics(b *testing.B) {
 		}
 		b.StartTimer()
 		c0 := processCPU()
-		st, err = e.runner.step(ctx, ctx, e.lib, exe, budget, ex.SessionID, run.RunID, 0, 1, cmds[0], "add sorting", nil)
+		st, err = e.runner.step(ctx, ctx, stepJob{lib: e.lib, exe: exe, budget: budget, sessionID: ex.SessionID, runID: run.RunID,
+			index: 0, total: 1, cmd: cmds[0], input: "add sorting"})
 		cpu += processCPU() - c0
 		if err != nil {
 			b.Fatal(err)

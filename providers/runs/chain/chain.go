@@ -88,7 +88,7 @@ type Options struct {
 	// Executor, when set, replaces the executor the configuration names.
 	Executor Executor
 	// MaxOutput is the most bytes of agent output kept per step (default
-	// DefaultMaxOutput).
+	// defaultMaxOutput).
 	MaxOutput int64
 }
 
@@ -218,10 +218,10 @@ type Step struct {
 // execution record keeps the rest.
 const outputInResult = 64 << 10
 
-// Commands resolves command names (with or without a leading "/"). An
+// commandsOf resolves command names (with or without a leading "/"). An
 // unknown name is an error wrapping ErrUnknownCommand that lists the
 // available commands.
-func Commands(lib *library.Library, names []string) ([]*library.Command, error) {
+func commandsOf(lib *library.Library, names []string) ([]*library.Command, error) {
 	if len(names) == 0 {
 		return nil, ErrNoCommands
 	}
@@ -261,11 +261,11 @@ func Commands(lib *library.Library, names []string) ([]*library.Command, error) 
 	return nil, fmt.Errorf("%w %s%s; available commands: %s", ErrUnknownCommand, msg, hint, strings.Join(avail, ", "))
 }
 
-// Expand replaces each name of a chain from the configuration (chains: in
+// expand replaces each name of a chain from the configuration (chains: in
 // .ctxls.yaml) by the chain's commands. A command and a chain of the same
 // name mean the command: a name is expanded only when no command has it.
 // Names may have a leading "/"; other names are returned as they are.
-func Expand(lib *library.Library, names []string) []string {
+func expand(lib *library.Library, names []string) []string {
 	chains := lib.Config().Chains
 	if len(chains) == 0 {
 		return names
@@ -289,8 +289,8 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 	if r.opts.Executor != nil {
 		return r.opts.Executor, nil
 	}
-	e, err := NewExecutor(lib.Config().Executor, lib.Dir())
-	if x, ok := e.(*Exec); ok && r.opts.MaxOutput > 0 {
+	e, err := newExecutor(lib.Config().Executor, lib.Dir())
+	if x, ok := e.(*execExecutor); ok && r.opts.MaxOutput > 0 {
 		x.MaxOutput = r.opts.MaxOutput
 	}
 	return e, err
@@ -298,7 +298,7 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 
 // Preview assembles every step's prompt without running or recording
 // anything (names of chains from the configuration are expanded, see
-// Expand): the context each step would load (items an earlier step of the
+// expand): the context each step would load (items an earlier step of the
 // preview, or of the execution named by req.SessionID, loaded are marked
 // cached), what the budget drops, what fitting the prompt to the model's
 // window cuts, and the prompt's token cost. A step whose command and input
@@ -308,7 +308,7 @@ func (r *Runner) executor(lib *library.Library) (Executor, error) {
 // is the one such a run records.
 func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
-	cmds, err := Commands(lib, Expand(lib, req.Commands))
+	cmds, err := commandsOf(lib, expand(lib, req.Commands))
 	if err != nil {
 		return nil, err
 	}
@@ -624,13 +624,13 @@ func nonNil(items []*ContextItem) []*ContextItem {
 
 // Run runs a chain: in a new execution (which becomes the current one), or
 // after the steps of req.SessionID's execution. Names of chains from the
-// configuration are expanded (see Expand). Steps run in order until
+// configuration are expanded (see expand). Steps run in order until
 // one fails or is interrupted; each is committed before the next starts.
 // Cancelling ctx (or Cancel) stops the running agent and leaves its step
 // interrupted.
 func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
-	cmds, err := Commands(lib, Expand(lib, req.Commands))
+	cmds, err := commandsOf(lib, expand(lib, req.Commands))
 	if err != nil {
 		return nil, err
 	}
@@ -688,7 +688,7 @@ func (r *Runner) ResumeWith(ctx context.Context, req Request) (*Result, error) {
 	for i, s := range rp.Steps {
 		names[i] = s.Command
 	}
-	if _, err := Commands(lib, names[rp.Next:]); err != nil && !rp.Done {
+	if _, err := commandsOf(lib, names[rp.Next:]); err != nil && !rp.Done {
 		return nil, fmt.Errorf("resume %s: %w", sessionID, err)
 	}
 	exe, err := r.executor(lib)
@@ -789,7 +789,7 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 		default:
 			// The library may have changed since the last step.
 			lib = r.opts.Library()
-			cmds, err := Commands(lib, []string{ps.Command})
+			cmds, err := commandsOf(lib, []string{ps.Command})
 			var b history.ModelBudget
 			if err == nil {
 				b, err = modelBudget(lib.Config(), model)
@@ -801,7 +801,8 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 				break
 			}
 			res.Model = b
-			st, err = r.step(ctx, wctx, lib, exe, b, sessionID, run.RunID, i, len(rp.Steps), cmds[0], input, progress)
+			st, err = r.step(ctx, wctx, stepJob{lib: lib, exe: exe, budget: b, sessionID: sessionID, runID: run.RunID,
+				index: i, total: len(rp.Steps), cmd: cmds[0], input: input, progress: progress})
 			if err != nil {
 				return nil, err
 			}
@@ -825,65 +826,136 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 	return res, nil
 }
 
-// step runs one step, its prompt fitted to the window of model b, and
-// records it. ctx cancels the agent; wctx, which is not cancelled, carries
-// the writes that record the outcome. An error means the step could not be
-// recorded.
-func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Executor, b history.ModelBudget, sessionID, runID string,
-	index, total int, cmd *library.Command, input string, progress func(Event)) (Step, error) {
-	store := r.opts.Store
-	started := time.Now()
-	st := Step{Command: cmd.Name, Index: index, Path: cmd.Path, Status: string(execution.StatusRunning), Warnings: []string{}}
-	kept, dropped, warns := plan(ctx, r.opts.Provider, lib, cmd, lib.Config().Budget)
-	st.Warnings = append(st.Warnings, warns...)
-	cached, err := store.CachedContexts(ctx, sessionID, keysOf(kept))
-	if err != nil {
-		return st, err
+// stepJob is what one step runs: a command of the library with the
+// chain's input, its prompt fitted to the window of model budget.
+type stepJob struct {
+	lib       *library.Library
+	exe       Executor
+	budget    history.ModelBudget
+	sessionID string
+	runID     string
+	index     int // the step's place in the chain
+	total     int // the chain's number of steps
+	cmd       *library.Command
+	input     string
+	progress  func(Event) // nil: no events
+}
+
+// stepRun is one step on its way: what each stage works out for the next.
+type stepRun struct {
+	stepJob
+	r       *Runner
+	started time.Time
+	st      Step
+
+	kept, dropped []*ContextItem
+	parts         promptParts
+	bl            built
+	tooLarge      error // the command and the input alone do not fit
+	outputs       map[string]any
+
+	out    Outcome
+	status execution.Status
+	text   string // the agent's output as text
+	shared map[string]json.RawMessage
+}
+
+// step runs one step and records it. ctx cancels the agent; wctx, which is
+// not cancelled, carries the writes that record the outcome. An error
+// means the step could not be recorded.
+func (r *Runner) step(ctx, wctx context.Context, job stepJob) (Step, error) {
+	s := &stepRun{stepJob: job, r: r, started: time.Now(), status: execution.StatusSuccess,
+		st: Step{Command: job.cmd.Name, Index: job.index, Path: job.cmd.Path, Status: string(execution.StatusRunning), Warnings: []string{}}}
+	if err := s.start(ctx); err != nil {
+		return s.st, err
 	}
-	mem, warns, err := r.executionMemory(ctx, lib, sessionID, true)
-	if err != nil {
-		return st, err
+	if err := s.buildPrompt(wctx); err != nil {
+		return s.st, err
 	}
-	st.Warnings = append(st.Warnings, warns...)
-	parts := promptParts{command: cmd.Body(), memory: mem, input: input}
+	s.notify(StepStarted)
+	s.recordInputs()
+	s.execute(ctx)
+	s.judge(ctx)
+	s.keepOutput()
+	s.appendHistory(wctx)
+	if err := s.complete(wctx); err != nil {
+		return s.st, err
+	}
+	s.notify(StepFinished)
+	return s.st, nil
+}
+
+// warn adds warnings to the step.
+func (s *stepRun) warn(warns ...string) { s.st.Warnings = append(s.st.Warnings, warns...) }
+
+// notify reports the step's progress, if anyone listens.
+func (s *stepRun) notify(kind EventKind) {
+	if s.progress != nil {
+		s.progress(Event{Kind: kind, Index: s.index, Total: s.total, Step: s.st})
+	}
+}
+
+// start plans and loads the step's context and memory, and records the
+// start of the step with the context it loads, in one commit.
+func (s *stepRun) start(ctx context.Context) error {
+	store := s.r.opts.Store
+	var warns []string
+	s.kept, s.dropped, warns = plan(ctx, s.r.opts.Provider, s.lib, s.cmd, s.lib.Config().Budget)
+	s.warn(warns...)
+	cached, err := store.CachedContexts(ctx, s.sessionID, keysOf(s.kept))
+	if err != nil {
+		return err
+	}
+	mem, warns, err := s.r.executionMemory(ctx, s.lib, s.sessionID, true)
+	if err != nil {
+		return err
+	}
+	s.warn(warns...)
+	s.parts = promptParts{command: s.cmd.Body(), memory: mem, input: s.input}
 	var hits []bool
-	parts.context, hits = r.loadContext(ctx, kept, nil, cached, &st)
-	kept = itemsOf(parts.context)
-	loads := make([]execution.ContextLoad, len(parts.context))
-	for i, l := range parts.context {
+	s.parts.context, hits = s.r.loadContext(ctx, s.kept, nil, cached, &s.st)
+	s.kept = itemsOf(s.parts.context)
+	loads := make([]execution.ContextLoad, len(s.parts.context))
+	for i, l := range s.parts.context {
 		loads[i] = execution.ContextLoad{ContextKey: l.item.key(), Content: l.content, Cached: hits[i]}
 	}
-	// The start of the command and the context it loads are one commit.
-	ce, err := store.StartStep(ctx, sessionID, cmd.Name, map[string]any{"input": input, "runId": runID, "chainIndex": index}, loads)
+	ce, err := store.StartStep(ctx, s.sessionID, s.cmd.Name, map[string]any{"input": s.input, "runId": s.runID, "chainIndex": s.index}, loads)
 	if err != nil {
-		return st, err
+		return err
 	}
-	st.Step, st.Attempts = ce.Step, ce.Attempts
+	s.st.Step, s.st.Attempts = ce.Step, ce.Attempts
+	return nil
+}
 
-	upstream, err := store.AllSharedData(wctx, sessionID)
+// buildPrompt adds the data shared by earlier steps and the history, fits
+// the prompt to the model's window and fills in the step's costs.
+func (s *stepRun) buildPrompt(wctx context.Context) error {
+	upstream, err := s.r.opts.Store.AllSharedData(wctx, s.sessionID)
 	if err != nil {
-		return st, err
+		return err
 	}
-	parts.shared = renderShared(upstream)
-	bl, warns, tooLarge := r.build(wctx, lib, b, sessionID, nil, parts)
-	st.Warnings = append(st.Warnings, warns...)
-	if tooLarge != nil {
+	s.parts.shared = renderShared(upstream)
+	var warns []string
+	s.bl, warns, s.tooLarge = s.r.build(wctx, s.lib, s.budget, s.sessionID, nil, s.parts)
+	s.warn(warns...)
+	if s.tooLarge != nil {
 		// Nothing is sent; the costs say what would not fit.
-		_, bl.cost = assemble(parts, lib.Counter())
+		_, s.bl.cost = assemble(s.parts, s.lib.Counter())
 	}
-	prompt := bl.prompt
-	fillCost(&st, kept, dropped, bl.cost)
-	fillMemory(&st, parts.memory, bl.cost)
-	st.Cuts = bl.cuts
-	if progress != nil {
-		progress(Event{Kind: StepStarted, Index: index, Total: total, Step: st})
-	}
+	fillCost(&s.st, s.kept, s.dropped, s.bl.cost)
+	fillMemory(&s.st, s.parts.memory, s.bl.cost)
+	s.st.Cuts = s.bl.cuts
+	return nil
+}
 
-	outputs := map[string]any{
+// recordInputs starts the step's outputs with what went into its prompt.
+func (s *stepRun) recordInputs() {
+	st, b := &s.st, s.budget
+	s.outputs = map[string]any{
 		"model":            b.Model,
 		"contextWindow":    b.Window,
 		"historyBudget":    b.History,
-		"executor":         exe.Kind(),
+		"executor":         s.exe.Kind(),
 		"promptTokens":     st.PromptTokens,
 		"commandTokens":    st.CommandTokens,
 		"memoryTokens":     st.MemoryTokens,
@@ -894,115 +966,133 @@ func (r *Runner) step(ctx, wctx context.Context, lib *library.Library, exe Execu
 		"cacheHits":        st.CacheHits,
 	}
 	var dropRefs []string
-	for _, d := range dropped {
+	for _, d := range s.dropped {
 		dropRefs = append(dropRefs, d.Reference)
 	}
 	if dropRefs != nil {
-		outputs["dropped"] = dropRefs
+		s.outputs["dropped"] = dropRefs
 	}
-	if len(bl.cuts) > 0 {
-		outputs["cuts"] = bl.cuts
+	if len(s.bl.cuts) > 0 {
+		s.outputs["cuts"] = s.bl.cuts
 	}
+}
 
-	var (
-		out    Outcome
-		status = execution.StatusSuccess
-		shared map[string]json.RawMessage
-	)
+// execute hands the prompt to the executor, unless the run is cancelled
+// or the prompt does not fit.
+func (s *stepRun) execute(ctx context.Context) {
 	switch {
 	case ctx.Err() != nil:
-		out = Outcome{Cancelled: true, Failure: "cancelled before the agent started"}
-	case tooLarge != nil:
-		out = Outcome{Failure: tooLarge.Error()}
+		s.out = Outcome{Cancelled: true, Failure: "cancelled before the agent started"}
+	case s.tooLarge != nil:
+		s.out = Outcome{Failure: s.tooLarge.Error()}
 	default:
-		if out, err = exe.Execute(ctx, Job{Command: cmd.Name, SessionID: sessionID, Step: st.Step, Attempt: st.Attempts, Prompt: prompt}); err != nil {
-			out.Failure = err.Error()
+		var err error
+		job := Job{Command: s.cmd.Name, SessionID: s.sessionID, Step: s.st.Step, Attempt: s.st.Attempts, Prompt: s.bl.prompt}
+		if s.out, err = s.exe.Execute(ctx, job); err != nil {
+			s.out.Failure = err.Error()
 		}
 	}
-	text := ""
+}
+
+// judge sets the step's status and reason from the outcome.
+func (s *stepRun) judge(ctx context.Context) {
+	out := s.out
 	switch {
 	case out.Cancelled || ctx.Err() != nil:
-		status, st.Reason = execution.StatusInterrupted, "cancelled"
+		s.status, s.st.Reason = execution.StatusInterrupted, "cancelled"
 		if out.Failure != "" {
-			st.Reason = out.Failure
+			s.st.Reason = out.Failure
 		}
-	case tooLarge != nil:
-		status, st.Reason, st.TooLarge = execution.StatusFailed, out.Failure, true
+	case s.tooLarge != nil:
+		s.status, s.st.Reason, s.st.TooLarge = execution.StatusFailed, out.Failure, true
 	case !out.Ran:
 		// The preview executor: the prompt is the record.
-		outputs["prompt"] = prompt
+		s.outputs["prompt"] = s.bl.prompt
 	case out.Failure != "":
-		status, st.Reason = execution.StatusFailed, out.Failure
+		s.status, s.st.Reason = execution.StatusFailed, out.Failure
 	}
+}
+
+// keepOutput records what the agent printed, and the data it shares with
+// the next steps when it succeeded.
+func (s *stepRun) keepOutput() {
+	out, outputs := s.out, s.outputs
 	if out.Ran {
-		text = string(out.Output)
+		s.text = string(out.Output)
 		if !utf8.Valid(out.Output) || bytes.IndexByte(out.Output, 0) >= 0 {
 			// Keep the exact bytes; the text form is for people and prompts.
 			outputs["outputBase64"] = base64.StdEncoding.EncodeToString(out.Output)
-			text = strings.ToValidUTF8(strings.ReplaceAll(text, "\x00", "\uFFFD"), "\uFFFD")
-			st.Warnings = append(st.Warnings, fmt.Sprintf("the agent's output is not UTF-8 text (%d bytes); kept as base64 in outputBase64", len(out.Output)))
+			s.text = strings.ToValidUTF8(strings.ReplaceAll(s.text, "\x00", "\uFFFD"), "\uFFFD")
+			s.warn(fmt.Sprintf("the agent's output is not UTF-8 text (%d bytes); kept as base64 in outputBase64", len(out.Output)))
 		}
 		if out.OutputBytes > int64(len(out.Output)) {
-			st.Warnings = append(st.Warnings, fmt.Sprintf("the agent printed %d bytes; only the first %d were kept", out.OutputBytes, len(out.Output)))
-			if status == execution.StatusSuccess {
-				status = execution.StatusPartial
+			s.warn(fmt.Sprintf("the agent printed %d bytes; only the first %d were kept", out.OutputBytes, len(out.Output)))
+			if s.status == execution.StatusSuccess {
+				s.status = execution.StatusPartial
 			}
 		}
-		outputs["output"] = text
+		outputs["output"] = s.text
 		outputs["outputBytes"] = out.OutputBytes
 		outputs["exitCode"] = out.ExitCode
 		outputs["elapsedMs"] = out.Elapsed.Milliseconds()
 		code := out.ExitCode
-		st.ExitCode, st.OutputBytes = &code, out.OutputBytes
+		s.st.ExitCode, s.st.OutputBytes = &code, out.OutputBytes
 		if out.Stderr != "" {
 			outputs["stderr"] = lastLines(out.Stderr, 40)
 		}
-		if status == execution.StatusSuccess || status == execution.StatusPartial {
+		if s.status == execution.StatusSuccess || s.status == execution.StatusPartial {
 			var warns []string
-			shared, warns = parseShared(text)
-			st.Warnings = append(st.Warnings, warns...)
+			s.shared, warns = parseShared(s.text)
+			s.warn(warns...)
 		}
 	}
-	if st.Reason != "" {
-		outputs["reason"] = st.Reason
+	if s.st.Reason != "" {
+		outputs["reason"] = s.st.Reason
 	}
-	if len(st.Warnings) > 0 {
-		outputs["warnings"] = st.Warnings
+	if len(s.st.Warnings) > 0 {
+		outputs["warnings"] = s.st.Warnings
 	}
-	if r.opts.History != nil && status != execution.StatusInterrupted && tooLarge == nil {
-		// The step's request is its prompt without the history it was
-		// given: the history holds that already, and a copy in every
-		// message would nest each step's history in the next.
-		// They are committed before the step's completion; should the
-		// process die in between, the step is interrupted and its next
-		// attempt's messages supersede these.
-		msgs := []Message{{ConversationID: sessionID, Role: "user", Content: bl.asked, RunID: runID, Command: cmd.Name,
-			Step: st.Step, Attempt: st.Attempts}}
-		if out.Ran && text != "" {
-			msgs = append(msgs, Message{ConversationID: sessionID, Role: "assistant", Content: text, RunID: runID, Command: cmd.Name,
-				Step: st.Step, Attempt: st.Attempts})
-		}
-		if err := r.opts.History.Append(wctx, msgs...); err != nil {
-			st.Warnings = append(st.Warnings, fmt.Sprintf("history: %v", err))
-		}
+}
+
+// appendHistory adds the step's request and answer to the conversation.
+func (s *stepRun) appendHistory(wctx context.Context) {
+	h := s.r.opts.History
+	if h == nil || s.status == execution.StatusInterrupted || s.tooLarge != nil {
+		return
 	}
-	done, err := store.CompleteStep(wctx, sessionID, cmd.Name, status, outputs, shared)
+	// The step's request is its prompt without the history it was given:
+	// the history holds that already, and a copy in every message would
+	// nest each step's history in the next. They are committed before the
+	// step's completion; should the process die in between, the step is
+	// interrupted and its next attempt's messages supersede these.
+	msgs := []Message{{ConversationID: s.sessionID, Role: "user", Content: s.bl.asked, RunID: s.runID, Command: s.cmd.Name,
+		Step: s.st.Step, Attempt: s.st.Attempts}}
+	if s.out.Ran && s.text != "" {
+		msgs = append(msgs, Message{ConversationID: s.sessionID, Role: "assistant", Content: s.text, RunID: s.runID, Command: s.cmd.Name,
+			Step: s.st.Step, Attempt: s.st.Attempts})
+	}
+	if err := h.Append(wctx, msgs...); err != nil {
+		s.warn(fmt.Sprintf("history: %v", err))
+	}
+}
+
+// complete records the step's completion and finishes its result.
+func (s *stepRun) complete(wctx context.Context) error {
+	done, err := s.r.opts.Store.CompleteStep(wctx, s.sessionID, s.cmd.Name, s.status, s.outputs, s.shared)
 	if err != nil {
-		return st, err
+		return err
 	}
-	st.Status = string(status)
+	s.st.Status = string(s.status)
+	text := s.text
 	if len(text) > outputInResult {
 		text = strings.ToValidUTF8(text[:outputInResult], "") + "\n… (output continues in the execution record)"
 	}
-	st.Output = text
+	s.st.Output = text
 	// The recorded duration of the attempt, which the execution record
 	// shows too.
-	st.ElapsedMS = time.Since(started).Milliseconds()
+	s.st.ElapsedMS = time.Since(s.started).Milliseconds()
 	if done.CompletedAt != nil {
-		st.ElapsedMS = done.CompletedAt.Sub(done.StartedAt).Milliseconds()
+		s.st.ElapsedMS = done.CompletedAt.Sub(done.StartedAt).Milliseconds()
 	}
-	if progress != nil {
-		progress(Event{Kind: StepFinished, Index: index, Total: total, Step: st})
-	}
-	return st, nil
+	return nil
 }

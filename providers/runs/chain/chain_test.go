@@ -724,13 +724,13 @@ func TestExecutorRelativePath(t *testing.T) {
 	dir := t.TempDir()
 	check(t, os.MkdirAll(filepath.Join(dir, "tools"), 0o755))
 	check(t, os.WriteFile(filepath.Join(dir, "tools", "agent"), []byte("#!/bin/sh\ncat\n"), 0o755))
-	e, err := NewExecutor(config.Executor{Kind: KindExec, Command: []string{"./tools/agent", "-x"}}, dir)
+	e, err := newExecutor(config.Executor{Kind: KindExec, Command: []string{"./tools/agent", "-x"}}, dir)
 	check(t, err)
-	x := e.(*Exec)
+	x := e.(*execExecutor)
 	if x.Path != filepath.Join(dir, "tools", "agent") || len(x.Args) != 1 || x.Timeout != config.DefaultExecTimeout {
 		t.Fatalf("executor %+v", x)
 	}
-	if _, err := NewExecutor(config.Executor{Kind: KindExec, Command: []string{"tools/missing"}}, dir); !errors.Is(err, ErrExecutor) {
+	if _, err := newExecutor(config.Executor{Kind: KindExec, Command: []string{"tools/missing"}}, dir); !errors.Is(err, ErrExecutor) {
 		t.Fatalf("missing relative agent: %v", err)
 	}
 }
@@ -753,7 +753,7 @@ func TestExpandChains(t *testing.T) {
 		{[]string{"both"}, "brainstorm /test"},
 		{[]string{"implement", "nope"}, "implement nope"},
 	} {
-		if got := strings.Join(Expand(e.lib, tc.names), " "); got != tc.want {
+		if got := strings.Join(expand(e.lib, tc.names), " "); got != tc.want {
 			t.Errorf("Expand(%v) = %q, want %q", tc.names, got, tc.want)
 		}
 	}

@@ -23,9 +23,9 @@ const (
 	KindExec    = "exec"
 )
 
-// DefaultMaxOutput is the most bytes of an agent's standard output a step
+// defaultMaxOutput is the most bytes of an agent's standard output a step
 // keeps; the rest is counted and reported, not stored.
-const DefaultMaxOutput = 4 << 20
+const defaultMaxOutput = 4 << 20
 
 // stderrTail is how many trailing bytes of an agent's standard error a
 // failed step reports.
@@ -73,12 +73,12 @@ type Executor interface {
 	Execute(ctx context.Context, job Job) (Outcome, error)
 }
 
-// NewExecutor returns the executor a configuration asks for. dir is the
+// newExecutor returns the executor a configuration asks for. dir is the
 // working directory of exec agents (the workspace).
-func NewExecutor(cfg config.Executor, dir string) (Executor, error) {
+func newExecutor(cfg config.Executor, dir string) (Executor, error) {
 	switch cfg.Kind {
 	case "", KindPreview:
-		return Preview{}, nil
+		return previewExecutor{}, nil
 	case KindExec:
 		if len(cfg.Command) == 0 || strings.TrimSpace(cfg.Command[0]) == "" {
 			return nil, fmt.Errorf("%w: kind exec needs executor.command, the argv of the agent program (for example [\"claude\", \"-p\"])", ErrExecutor)
@@ -97,26 +97,26 @@ func NewExecutor(cfg config.Executor, dir string) (Executor, error) {
 		if timeout <= 0 {
 			timeout = config.DefaultExecTimeout
 		}
-		return &Exec{Path: path, Args: cfg.Command[1:], Dir: dir, Timeout: timeout, MaxOutput: DefaultMaxOutput}, nil
+		return &execExecutor{Path: path, Args: cfg.Command[1:], Dir: dir, Timeout: timeout, MaxOutput: defaultMaxOutput}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown executor kind %q (want preview or exec)", ErrExecutor, cfg.Kind)
 }
 
-// Preview is the executor that runs nothing: the step records its prompt
+// previewExecutor is the executor that runs nothing: the step records its prompt
 // and token costs.
-type Preview struct{}
+type previewExecutor struct{}
 
 // Kind returns "preview".
-func (Preview) Kind() string { return KindPreview }
+func (previewExecutor) Kind() string { return KindPreview }
 
 // Execute returns at once without running anything.
-func (Preview) Execute(ctx context.Context, job Job) (Outcome, error) {
+func (previewExecutor) Execute(ctx context.Context, job Job) (Outcome, error) {
 	return Outcome{}, ctx.Err()
 }
 
-// Exec runs an agent program per step: the prompt on its standard input,
+// execExecutor runs an agent program per step: the prompt on its standard input,
 // the result on its standard output.
-type Exec struct {
+type execExecutor struct {
 	// Path is the program; Args its arguments.
 	Path string
 	Args []string
@@ -132,7 +132,7 @@ type Exec struct {
 }
 
 // Kind returns "exec".
-func (e *Exec) Kind() string { return KindExec }
+func (e *execExecutor) Kind() string { return KindExec }
 
 // Execute runs the program with the job's prompt on standard input and the
 // CTXLS_COMMAND, CTXLS_SESSION_ID, CTXLS_STEP and CTXLS_ATTEMPT environment
@@ -140,7 +140,7 @@ func (e *Exec) Kind() string { return KindExec }
 // small shell supervisor: on timeout or cancellation the whole group is
 // killed, and so is what is left of it when the program exits or when the
 // server dies, however it dies.
-func (e *Exec) Execute(ctx context.Context, job Job) (Outcome, error) {
+func (e *execExecutor) Execute(ctx context.Context, job Job) (Outcome, error) {
 	start := time.Now()
 	proc, err := newAgentProcess(e.Path, e.Args)
 	if err != nil {
@@ -158,7 +158,7 @@ func (e *Exec) Execute(ctx context.Context, job Job) (Outcome, error) {
 	cmd.Stdin = strings.NewReader(job.Prompt)
 	max := e.MaxOutput
 	if max <= 0 {
-		max = DefaultMaxOutput
+		max = defaultMaxOutput
 	}
 	stdout := &capped{max: max}
 	stderr := &tail{max: stderrTail}

@@ -13,9 +13,9 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/execution"
 )
 
-// MemoryLayer is the layer of an execution's memory that holds the
+// memoryLayer is the layer of an execution's memory that holds the
 // workspace's agent memory files.
-const MemoryLayer = "project"
+const memoryLayer = "project"
 
 // memoryRoots are the agent memory files at the workspace root whose text,
 // and that of the files they import with @path, every step's prompt
@@ -90,7 +90,7 @@ func readMemory(ctx context.Context, lib *library.Library) ([]execution.MemoryLo
 				continue
 			}
 			size += len(text)
-			out = append(out, execution.MemoryLoad{Layer: MemoryLayer, Key: rel, Content: string(text)})
+			out = append(out, execution.MemoryLoad{Layer: memoryLayer, Key: rel, Content: string(text)})
 		}
 	}
 	return out, warnings, nil
@@ -102,7 +102,7 @@ func readMemory(ctx context.Context, lib *library.Library) ([]execution.MemoryLo
 // every step of the execution sees the same memory.
 func (r *Runner) executionMemory(ctx context.Context, lib *library.Library, sessionID string, record bool) ([]memoryPart, []string, error) {
 	if sessionID != "" {
-		cached, err := r.opts.Store.MemoryLayer(ctx, sessionID, MemoryLayer)
+		cached, err := r.opts.Store.MemoryLayer(ctx, sessionID, memoryLayer)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -59,7 +59,7 @@ func layout(p promptParts, frame func(string), body func(kind, item int, text st
 	if len(p.memory) > 0 {
 		frame("\n# Project memory\n")
 		for i, m := range p.memory {
-			frame("\n## " + strings.TrimPrefix(m.item.Key, MemoryLayer+":") + "\n\n")
+			frame("\n## " + strings.TrimPrefix(m.item.Key, memoryLayer+":") + "\n\n")
 			body(partMemory, i, strings.TrimSpace(m.content))
 			frame("\n")
 		}

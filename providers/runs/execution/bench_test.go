@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 )
 
 // filledStore returns a store on a new database holding n executions, as
@@ -113,49 +115,41 @@ func BenchmarkGet(b *testing.B) {
 	}
 }
 
-// BenchmarkListJSON10000 is ctxls/execution/list's work in the server with
-// 10,000 executions when none changed since the last call: the running
-// work read afresh and the cached encoding.
-func BenchmarkListJSON10000(b *testing.B) {
+// BenchmarkListPage10000 is ctxls/execution/list's work in the server
+// with 10,000 executions: a page of DefaultListLimit, the first one and
+// one from the middle of the list, as an editor's first view and its
+// paging read them. It reports the median and 99th percentile of a call.
+func BenchmarkListPage10000(b *testing.B) {
 	const n = 10000
 	s := filledStore(b, n)
 	ctx := context.Background()
-	b.ResetTimer()
-	for b.Loop() {
-		l, err := s.ListJSON(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(l) < n*100 {
-			b.Fatalf("listed %d bytes for %d executions", len(l), n)
-		}
-	}
-}
-
-// BenchmarkListJSONAfterStep10000 is ctxls/execution/list with 10,000
-// executions after a step of one of them was recorded, as when an editor
-// refreshes the list after every step of a chain.
-func BenchmarkListJSONAfterStep10000(b *testing.B) {
-	const n = 10000
-	s := filledStore(b, n)
-	ctx := context.Background()
-	st, err := s.Create(ctx, "p", "go")
+	all, err := s.List(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		if _, err := s.StartCommand(ctx, st.SessionID, fmt.Sprint("c", i), nil); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		l, err := s.ListJSON(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(l) < n*100 {
-			b.Fatalf("listed %d bytes for %d executions", len(l), n)
-		}
+	for _, c := range []struct {
+		name   string
+		cursor string
+	}{
+		{"first", ""},
+		{"middle", cursorOf(all[n/2-1])},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var took []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				p, err := s.ListPage(ctx, ListRequest{Cursor: c.cursor})
+				took = append(took, time.Since(start))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(p.Items) != DefaultListLimit || p.Next == "" {
+					b.Fatalf("a page of %d executions, next %q", len(p.Items), p.Next)
+				}
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+		})
 	}
 }

@@ -515,10 +515,10 @@ func addItem(ctx context.Context, tx *sql.Tx, sessionID, kind, item string) (boo
 	return err == nil, err
 }
 
-// MaxSharedDataBytes is the largest shared value (as JSON) SetSharedData
+// maxSharedDataBytes is the largest shared value (as JSON) SetSharedData
 // and MergeSharedData accept: the limit history puts on a message, so that
 // one call cannot grow the database and every later read without bound.
-const MaxSharedDataBytes = 4 << 20
+const maxSharedDataBytes = 4 << 20
 
 // SetSharedData stores value, which must be JSON-serialisable (a
 // json.RawMessage must hold valid JSON), under key for later commands.
@@ -538,8 +538,8 @@ func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values ma
 		if err != nil {
 			return fmt.Errorf("%w: shared data %q: %v", ErrInvalidArgument, k, err)
 		}
-		if len(b) > MaxSharedDataBytes {
-			return fmt.Errorf("%w: shared data %q: %d bytes, the limit is %d", ErrInvalidArgument, k, len(b), MaxSharedDataBytes)
+		if len(b) > maxSharedDataBytes {
+			return fmt.Errorf("%w: shared data %q: %d bytes, the limit is %d", ErrInvalidArgument, k, len(b), maxSharedDataBytes)
 		}
 		encoded[k] = string(b)
 	}

@@ -194,8 +194,6 @@ type Store struct {
 
 	tokens *confirm.Tokens
 
-	lists listCache
-
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -234,7 +232,6 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
-		s.lists.close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		s.closeErr = s.db.Write(ctx, func(tx *sql.Tx) error {

@@ -876,7 +876,7 @@ func TestHugeAndBinaryValues(t *testing.T) {
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
 
 	huge := strings.Repeat("0123456789abcdef", 6<<20/16) // 6 MiB
-	largest := huge[:MaxSharedDataBytes-2]               // the limit, quoted
+	largest := huge[:maxSharedDataBytes-2]               // the limit, quoted
 	check(t, s.SetSharedData(ctx, id, "huge", largest))
 	check(t, s.RecordContextLoad(ctx, id, "big", "topic", huge))
 	binary := "head\x00\xff\xfe\x80 tail\x00"
@@ -998,14 +998,14 @@ func TestWritesRefusedWhileAChainRunsElsewhere(t *testing.T) {
 	}
 }
 
-// TestSharedDataLimit: a shared value larger than MaxSharedDataBytes is
+// TestSharedDataLimit: a shared value larger than maxSharedDataBytes is
 // refused and stores nothing; one at the limit is stored.
 func TestSharedDataLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
-	atLimit := strings.Repeat("x", MaxSharedDataBytes-2) // quoted: exactly the limit
+	atLimit := strings.Repeat("x", maxSharedDataBytes-2) // quoted: exactly the limit
 	check(t, s.SetSharedData(ctx, id, "k", atLimit))
 	err := s.MergeSharedData(ctx, id, map[string]any{"k": atLimit + "y", "other": 1})
 	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "the limit is") {
@@ -1014,7 +1014,7 @@ func TestSharedDataLimit(t *testing.T) {
 	if _, ok, _ := s.GetSharedData(ctx, id, "other"); ok {
 		t.Error("a refused merge stored part of its values")
 	}
-	if v, _, _ := s.GetSharedData(ctx, id, "k"); len(v) != MaxSharedDataBytes {
-		t.Errorf("stored value: %d bytes, want %d", len(v), MaxSharedDataBytes)
+	if v, _, _ := s.GetSharedData(ctx, id, "k"); len(v) != maxSharedDataBytes {
+		t.Errorf("stored value: %d bytes, want %d", len(v), maxSharedDataBytes)
 	}
 }

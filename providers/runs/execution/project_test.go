@@ -2,7 +2,6 @@ package execution
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -129,19 +128,13 @@ func TestSummaryCurrentPromptAndTasks(t *testing.T) {
 			t.Errorf("%s: summary %+v, want %+v", sm.ProjectName, sm.Summary, want[sm.SessionID])
 		}
 	}
-	raw, err := s.ListJSON(ctx)
+	page, err := s.ListPage(ctx, ListRequest{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var decoded struct {
-		Items []Summary `json:"items"`
-	}
-	if err := json.Unmarshal(raw, &decoded); err != nil {
-		t.Fatal(err)
-	}
-	for _, sm := range decoded.Items {
+	for _, sm := range page.Items {
 		if sm.Summary != want[sm.SessionID] {
-			t.Errorf("ListJSON %s: summary %+v, want %+v", sm.ProjectName, sm.Summary, want[sm.SessionID])
+			t.Errorf("ListPage %s: summary %+v, want %+v", sm.ProjectName, sm.Summary, want[sm.SessionID])
 		}
 	}
 }

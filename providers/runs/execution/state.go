@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/providers/runs/storage"
@@ -267,6 +268,22 @@ func (s *Store) liveState(ctx context.Context, tx *sql.Tx, now time.Time) (liveS
 	return liveState{current: cur, work: work}, nil
 }
 
+// liveState is what a list reads afresh on every call: the current
+// execution and the running work.
+type liveState struct {
+	current string
+	work    runningWork
+}
+
+// apply marks the current execution and sets the state of those with
+// running work.
+func (l liveState) apply(sums []Summary) {
+	for i := range sums {
+		sums[i].IsCurrent = sums[i].SessionID == l.current
+	}
+	l.work.apply(sums)
+}
+
 // runningWork maps the executions in which something is running to the
 // state that running work gives them: running while a live process runs it,
 // interrupted once the process that runs their current work is gone. It is
@@ -396,52 +413,108 @@ const planHasPartial = `EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.
 
 // List returns every execution, newest first.
 func (s *Store) List(ctx context.Context) ([]Summary, error) {
-	l, err := s.listing(ctx, false)
+	out, err := s.list(ctx, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("list executions: %w", err)
 	}
-	// The cached summaries are shared by every call; the caller gets its own.
-	return append(make([]Summary, 0, len(l.items)), l.items...), nil
+	return out, nil
 }
 
-// ListJSON returns the result of ctxls/execution/list: every execution,
-// newest first, as "items", the current one's id as "current" ("" when
-// there is none), and an empty "warnings". The bytes are shared with other
-// calls and must not be modified.
-func (s *Store) ListJSON(ctx context.Context) (json.RawMessage, error) {
-	l, err := s.listing(ctx, true)
-	if err != nil {
-		return nil, fmt.Errorf("list executions: %w", err)
+// DefaultListLimit is how many executions a page holds when no limit is
+// given; MaxListLimit is the most it holds.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
+)
+
+// errBadCursor is returned for a cursor that no page of the list gave. It
+// is an ErrInvalidArgument.
+var errBadCursor = fmt.Errorf("%w: not a cursor of the execution list", ErrInvalidArgument)
+
+// ListRequest selects a page of the executions, newest first.
+type ListRequest struct {
+	// Limit is the most executions the page holds; 0 means
+	// DefaultListLimit, and it is capped at MaxListLimit.
+	Limit int
+	// Cursor is the Next of the page before, "" for the first page.
+	Cursor string
+}
+
+// ListPage is a page of the executions, newest first.
+type ListPage struct {
+	Items []Summary
+	// Current is the id of the current execution, on this page or not, ""
+	// when there is none.
+	Current string
+	// Next is the cursor of the page after this one, "" when this is the
+	// last.
+	Next string
+}
+
+// ListPage returns a page of the executions.
+func (s *Store) ListPage(ctx context.Context, req ListRequest) (ListPage, error) {
+	return s.listPage(ctx, s.now(), req)
+}
+
+// listPage reads the page req asks for at now. A page is found through
+// the index on (started_at DESC, session_id) from the cursor on, so each
+// costs the same however deep in the list it is.
+func (s *Store) listPage(ctx context.Context, now time.Time, req ListRequest) (ListPage, error) {
+	if req.Limit < 0 {
+		return ListPage{}, fmt.Errorf("list executions: %w: limit %d is below 0", ErrInvalidArgument, req.Limit)
 	}
-	return l.json, nil
-}
-
-// ListEncoded is List and ListJSON from one read: the summaries and the
-// encoding of the same list. Both are shared with other calls and must not
-// be modified.
-func (s *Store) ListEncoded(ctx context.Context) ([]Summary, json.RawMessage, error) {
-	l, err := s.listing(ctx, true)
-	if err != nil {
-		return nil, nil, fmt.Errorf("list executions: %w", err)
+	limit := req.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
 	}
-	return l.items, l.json, nil
-}
-
-// listing returns the list of executions as it is now: the cached one
-// brought up to date, with the current execution and the running work read
-// afresh, and encoded when encode is set.
-func (s *Store) listing(ctx context.Context, encode bool) (*listing, error) {
-	s.lists.mu.Lock()
-	defer s.lists.mu.Unlock()
-	var l *listing
+	limit = min(limit, MaxListLimit)
+	clause, args := "", []any{}
+	if req.Cursor != "" {
+		started, id, err := parseCursor(req.Cursor)
+		if err != nil {
+			return ListPage{}, fmt.Errorf("list executions: cursor %q: %w", req.Cursor, err)
+		}
+		// Newest first, then by id: the rows after (started, id).
+		clause, args = `WHERE started_at <= ? AND (started_at < ? OR session_id > ?) `, []any{started, started, id}
+	}
+	var page ListPage
 	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		var err error
-		l, err = s.lists.get(ctx, tx, func(tx *sql.Tx) (liveState, error) {
-			return s.liveState(ctx, tx, s.now())
-		}, encode)
-		return err
+		live, err := s.liveState(ctx, tx, now)
+		if err != nil {
+			return err
+		}
+		items, err := recordedSummaries(ctx, tx, clause+listOrder+` LIMIT ?`, append(args, limit+1)...)
+		if err != nil {
+			return err
+		}
+		if len(items) > limit {
+			items = items[:limit]
+			page.Next = cursorOf(items[limit-1])
+		}
+		live.apply(items)
+		page.Items, page.Current = items, live.current
+		return nil
 	})
-	return l, err
+	if err != nil {
+		return ListPage{}, fmt.Errorf("list executions: %w", err)
+	}
+	return page, nil
+}
+
+// cursorOf returns the cursor of the page that follows sm: its start in
+// milliseconds and its id.
+func cursorOf(sm Summary) string {
+	return strconv.FormatInt(ms(sm.Created), 10) + "/" + sm.SessionID
+}
+
+// parseCursor reads a cursor that cursorOf wrote.
+func parseCursor(c string) (started int64, id string, err error) {
+	n, id, ok := strings.Cut(c, "/")
+	started, perr := strconv.ParseInt(n, 10, 64)
+	if !ok || perr != nil || id == "" {
+		return 0, "", errBadCursor
+	}
+	return started, id, nil
 }
 
 // list reads the summaries of every execution, newest first.
@@ -479,6 +552,11 @@ func (r *Reader) List(ctx context.Context) ([]Summary, error) {
 		out = []Summary{}
 	}
 	return out, nil
+}
+
+// ListPage returns a page of the executions.
+func (r *Reader) ListPage(ctx context.Context, req ListRequest) (ListPage, error) {
+	return r.s.listPage(ctx, r.s.now(), req)
 }
 
 // Get returns the state of an execution; the current one when sessionID is

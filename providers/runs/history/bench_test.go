@@ -33,7 +33,7 @@ func fillFast(b *testing.B, s *Store, c string, n int, maxLines int) {
 		toks[i] = s.counter().Count(contents[i])
 		ls := contentLines(contents[i])
 		lines[i], body[i] = len(ls), s.counter().Count(strings.Join(ls, "\n")+"\n")
-		if len(ls) > DefaultMaxOutputLines {
+		if len(ls) > defaultMaxOutputLines {
 			short[i] = s.counter().Count(defaultFormatter.body(ls))
 		}
 	}

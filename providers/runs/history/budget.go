@@ -9,13 +9,13 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 )
 
-// FallbackContextWindow is the context window assumed when the
+// fallbackContextWindow is the context window assumed when the
 // configuration names no model; the budget then follows this stand-in model
-// (named FallbackModel) with the default history share.
-const FallbackContextWindow = 128000
+// (named fallbackModel) with the default history share.
+const fallbackContextWindow = 128000
 
-// FallbackModel is the name reported for the stand-in model.
-const FallbackModel = "default"
+// fallbackModel is the name reported for the stand-in model.
+const fallbackModel = "default"
 
 // ModelBudget is the effective prompt budget of a model.
 type ModelBudget struct {
@@ -32,15 +32,15 @@ type ModelBudget struct {
 
 // BudgetFor returns the budget of the named model, or of the configured
 // default model when name is "". Without any configured model, the
-// stand-in FallbackModel is used (Fallback set); naming a model that is not
+// stand-in model "default" is used (Fallback set); naming a model that is not
 // configured is an error that lists those that are.
 func BudgetFor(cfg *config.Config, name string) (ModelBudget, error) {
 	if cfg == nil || len(cfg.Models) == 0 {
-		if name != "" && name != FallbackModel {
+		if name != "" && name != fallbackModel {
 			return ModelBudget{}, fmt.Errorf("%w: unknown model %q: no models are configured (add models: to .ctxls.yaml)", ErrInvalid, name)
 		}
-		m := config.Model{ContextWindow: FallbackContextWindow}
-		return ModelBudget{Model: FallbackModel, Window: m.ContextWindow, History: m.HistoryBudget(), Fallback: true}, nil
+		m := config.Model{ContextWindow: fallbackContextWindow}
+		return ModelBudget{Model: fallbackModel, Window: m.ContextWindow, History: m.HistoryBudget(), Fallback: true}, nil
 	}
 	n, m, ok := cfg.Model(name)
 	if !ok {
@@ -146,7 +146,7 @@ func (s *Store) BuildFor(ctx context.Context, conversationID string, spec BuildS
 	if spec.Formatter != nil {
 		fo = *spec.Formatter
 	}
-	f, err := NewLineFormatter(fo)
+	f, err := newLineFormatter(fo)
 	if err != nil {
 		return Context{}, b, err
 	}

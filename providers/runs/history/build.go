@@ -26,7 +26,7 @@ type Meta struct {
 	// whole (no blank lines, carriage returns or trailing spaces), or -1
 	// when unknown or measured with another tokenizer than the store's.
 	BodyTokens int
-	// ShortTokens is, for a message of more than DefaultMaxOutputLines
+	// ShortTokens is, for a message of more than defaultMaxOutputLines
 	// lines, the tokens of its body as the default formatter shortens it,
 	// or -1 (a shorter message, or unknown like BodyTokens).
 	ShortTokens int
@@ -121,7 +121,7 @@ type Reader interface {
 type BuildRequest struct {
 	// Strategy selects the messages; required.
 	Strategy Strategy
-	// Formatter renders them; nil means NewLineFormatter(FormatOptions{}).
+	// Formatter renders them; nil means newLineFormatter(FormatOptions{}).
 	Formatter Formatter
 	// Reader loads their content; nil means the database.
 	Reader Reader
@@ -167,7 +167,7 @@ func (s *Store) Build(ctx context.Context, conversationID string, req BuildReque
 		return Context{}, fmt.Errorf("build history of %q: %w: no strategy", conversationID, ErrInvalid)
 	}
 	if req.Formatter == nil {
-		req.Formatter, _ = NewLineFormatter(FormatOptions{})
+		req.Formatter, _ = newLineFormatter(FormatOptions{})
 	}
 	pend := make([]pending, len(req.Pending))
 	for i, m := range req.Pending {
@@ -248,9 +248,9 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		src.next = &dbSource{tx: tx, conversationID: conversationID, encoding: counter.Name(), before: 1<<63 - 1}
 	}
 	total += len(pending)
-	// The stored body counts are of LineFormatter's blocks; another
+	// The stored body counts are of lineFormatter's blocks; another
 	// formatter's blocks are measured.
-	lf, _ := f.(*LineFormatter)
+	lf, _ := f.(*lineFormatter)
 	headers := map[string]int{}
 	cost := func(ctx context.Context, m Meta) (int, error) {
 		if c, ok := costs[m.ID]; ok {
@@ -260,7 +260,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 			key := m.Role + "\x00" + m.Command
 			h, ok := headers[key]
 			if !ok {
-				h = counter.Count(Header(Message{Role: m.Role, Command: m.Command}))
+				h = counter.Count(headerOf(Message{Role: m.Role, Command: m.Command}))
 				headers[key] = h
 			}
 			if c, ok := lf.cost(m, h); ok {
@@ -341,7 +341,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		// limit: it is clipped to fit, its first and last lines kept, or
 		// left out when not even its header fits.
 		newest := out.Messages[0]
-		text, n := clip(counter, Header(newest), contentLines(newest.Content), out.Budget)
+		text, n := clip(counter, headerOf(newest), contentLines(newest.Content), out.Budget)
 		if n <= out.Budget {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("the newest message alone takes %d tokens, above the history budget of %d; it is clipped to %d tokens",
 				out.Tokens, out.Budget, n))

@@ -35,7 +35,7 @@ func TestStrategies(t *testing.T) {
 	s, _, _ := openStore(t)
 	one := func(int) int { return 1 }
 	msgs := seed(t, s, "c", 30, one)
-	f, _ := NewLineFormatter(FormatOptions{})
+	f, _ := newLineFormatter(FormatOptions{})
 	blockCost := counter(t).Count(f.Format(msgs[29]))
 	for _, c := range []struct {
 		name         string
@@ -207,7 +207,7 @@ func TestBuildTokensMatchText(t *testing.T) {
 		mustAppend(t, s, Message{ConversationID: "c", Role: role, Command: []string{"", "implement", "test"}[i%3], Content: c})
 	}
 	for _, opts := range []FormatOptions{{}, {MaxOutputLines: 6}, {MaxOutputLines: 30, HeadLines: 3, TailLines: 1}} {
-		f, err := NewLineFormatter(opts)
+		f, err := newLineFormatter(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -88,7 +88,7 @@ func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
 	}
 	f := p.Formatter
 	if f == nil {
-		f, _ = NewLineFormatter(FormatOptions{})
+		f, _ = newLineFormatter(FormatOptions{})
 	}
 	fixed := counter.Count(p.System) + counter.Count(p.Request) + max(p.Overhead, 0)
 	if fixed > window {
@@ -151,7 +151,7 @@ func Fit(counter tokens.Counter, p Prompt, window int) (Fitted, error) {
 			if b.m.Role != role {
 				continue
 			}
-			text, n := clip(counter, Header(b.m), contentLines(b.m.Content), b.tokens-over)
+			text, n := clip(counter, headerOf(b.m), contentLines(b.m.Content), b.tokens-over)
 			if n < b.tokens {
 				out.Cuts = append(out.Cuts, Cut{Action: "truncated", Part: "history", MessageID: b.m.ID, Role: b.m.Role, Before: b.tokens, After: n})
 				b.text, b.tokens = text, n
@@ -266,7 +266,7 @@ func (s *Store) FitPrompt(ctx context.Context, req PromptRequest) (Fitted, []str
 		return Fitted{}, nil, fmt.Errorf("%w: fit prompt: model %q has a window of %d and a history budget of %d tokens",
 			ErrInvalid, b.Model, b.Window, b.History)
 	}
-	f, _ := NewLineFormatter(FormatOptions{})
+	f, _ := newLineFormatter(FormatOptions{})
 	h := Context{Messages: []Message{}}
 	if req.ConversationID != "" || len(req.Pending) > 0 {
 		var err error

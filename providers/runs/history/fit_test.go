@@ -69,7 +69,7 @@ func TestFit(t *testing.T) {
 				t.Errorf("cuts %v, want %v", cuts, c.wantCuts)
 			}
 			if c.wantWhole {
-				f, _ := NewLineFormatter(FormatOptions{})
+				f, _ := newLineFormatter(FormatOptions{})
 				var want strings.Builder
 				for _, m := range history {
 					want.WriteString(f.Format(m))
@@ -106,7 +106,7 @@ func TestFitToolBeforeUser(t *testing.T) {
 	cnt := counter(t)
 	user := Message{ID: 1, Role: RoleUser, Content: numbered(300)}
 	tool := Message{ID: 2, Role: RoleTool, Content: numbered(300)}
-	f, _ := NewLineFormatter(FormatOptions{MaxOutputLines: 1000})
+	f, _ := newLineFormatter(FormatOptions{MaxOutputLines: 1000})
 	full := cnt.Count(f.Format(user))
 	p := Prompt{History: []Message{user, tool}, Request: "go", Formatter: f}
 

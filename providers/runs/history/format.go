@@ -7,17 +7,17 @@ import (
 )
 
 // defaultFormat is what FormatOptions{} normalizes to.
-var defaultFormat = FormatOptions{DefaultMaxOutputLines, DefaultHeadLines, DefaultTailLines}
+var defaultFormat = FormatOptions{defaultMaxOutputLines, defaultHeadLines, defaultTailLines}
 
 // Formatter defaults.
 const (
-	DefaultMaxOutputLines = 20
-	DefaultHeadLines      = 10
-	DefaultTailLines      = 10
-	// MaxLineBytes is the longest line a block keeps whole; a longer line
+	defaultMaxOutputLines = 20
+	defaultHeadLines      = 10
+	defaultTailLines      = 10
+	// maxLineBytes is the longest line a block keeps whole; a longer line
 	// (minified output, a base64 blob) keeps its start and says how much
 	// was cut.
-	MaxLineBytes = 2000
+	maxLineBytes = 2000
 )
 
 // A Formatter renders one message as a block of prompt text.
@@ -48,7 +48,7 @@ func (o FormatOptions) Normalize() (FormatOptions, error) {
 	case o == FormatOptions{}:
 		return defaultFormat, nil
 	case o.MaxOutputLines == 0:
-		o.MaxOutputLines = max(DefaultMaxOutputLines, o.HeadLines+o.TailLines)
+		o.MaxOutputLines = max(defaultMaxOutputLines, o.HeadLines+o.TailLines)
 	}
 	if o.HeadLines == 0 && o.TailLines == 0 {
 		o.HeadLines = o.MaxOutputLines / 2
@@ -61,31 +61,31 @@ func (o FormatOptions) Normalize() (FormatOptions, error) {
 	return o, nil
 }
 
-// LineFormatter is the default Formatter: a header line naming the role and
+// lineFormatter is the default Formatter: a header line naming the role and
 // the command, then the content without blank lines or carriage returns;
 // content of more than MaxOutputLines lines keeps HeadLines and TailLines
 // with "... (N lines omitted) ..." between them.
-type LineFormatter struct {
+type lineFormatter struct {
 	opts FormatOptions
 }
 
-// NewLineFormatter returns the formatter for o, normalized.
-func NewLineFormatter(o FormatOptions) (*LineFormatter, error) {
+// newLineFormatter returns the formatter for o, normalized.
+func newLineFormatter(o FormatOptions) (*lineFormatter, error) {
 	o, err := o.Normalize()
 	if err != nil {
 		return nil, err
 	}
-	return &LineFormatter{opts: o}, nil
+	return &lineFormatter{opts: o}, nil
 }
 
 // Options returns the normalized options of f.
-func (f *LineFormatter) Options() FormatOptions { return f.opts }
+func (f *lineFormatter) Options() FormatOptions { return f.opts }
 
 // cost returns the tokens of m's block from the measurements stored with
 // it, without reading or tokenizing its content, when they suffice: a
 // block is its header line and its body, and token counts add up across
 // lines. header is the tokens of the block's header.
-func (f *LineFormatter) cost(m Meta, header int) (int, bool) {
+func (f *lineFormatter) cost(m Meta, header int) (int, bool) {
 	switch {
 	case m.Lines < 0 || m.BodyTokens < 0:
 		return 0, false
@@ -97,8 +97,8 @@ func (f *LineFormatter) cost(m Meta, header int) (int, bool) {
 	return 0, false
 }
 
-// Header returns the first line of m's block.
-func Header(m Message) string {
+// headerOf returns the first line of m's block.
+func headerOf(m Message) string {
 	if m.Command != "" {
 		return "[" + m.Role + " · " + m.Command + "]\n"
 	}
@@ -106,12 +106,12 @@ func Header(m Message) string {
 }
 
 // Format implements Formatter.
-func (f *LineFormatter) Format(m Message) string {
-	return Header(m) + f.body(contentLines(m.Content))
+func (f *lineFormatter) Format(m Message) string {
+	return headerOf(m) + f.body(contentLines(m.Content))
 }
 
 // body renders the content lines of a block.
-func (f *LineFormatter) body(lines []string) string {
+func (f *lineFormatter) body(lines []string) string {
 	var b strings.Builder
 	if len(lines) <= f.opts.MaxOutputLines {
 		writeBody(&b, lines)
@@ -155,8 +155,8 @@ func writeBody(b *strings.Builder, lines []string) {
 }
 
 func writeLine(b *strings.Builder, l string) {
-	if len(l) > MaxLineBytes {
-		cut := MaxLineBytes
+	if len(l) > maxLineBytes {
+		cut := maxLineBytes
 		for cut > 0 && !isRuneStart(l[cut]) {
 			cut--
 		}
@@ -185,4 +185,4 @@ func plural(n int, unit string) string {
 }
 
 // defaultFormatter measures the shortened bodies stored with long messages.
-var defaultFormatter = &LineFormatter{opts: defaultFormat}
+var defaultFormatter = &lineFormatter{opts: defaultFormat}

@@ -77,7 +77,7 @@ func TestFormat(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f, err := NewLineFormatter(c.opts)
+			f, err := newLineFormatter(c.opts)
 			if c.wantErr {
 				if !errors.Is(err, ErrInvalid) {
 					t.Fatalf("options %+v: %v, want ErrInvalid", c.opts, err)
@@ -95,11 +95,11 @@ func TestFormat(t *testing.T) {
 }
 
 func TestFormatLongLine(t *testing.T) {
-	f, _ := NewLineFormatter(FormatOptions{})
-	long := strings.Repeat("é", MaxLineBytes) // 2 bytes each
+	f, _ := newLineFormatter(FormatOptions{})
+	long := strings.Repeat("é", maxLineBytes) // 2 bytes each
 	got := f.Format(Message{Role: RoleTool, Content: long})
 	first, _, _ := strings.Cut(strings.TrimPrefix(got, "[tool]\n"), " ... (")
-	if len(first) != MaxLineBytes || !strings.Contains(got, fmt.Sprintf("(%d bytes omitted)", len(long)-MaxLineBytes)) {
+	if len(first) != maxLineBytes || !strings.Contains(got, fmt.Sprintf("(%d bytes omitted)", len(long)-maxLineBytes)) {
 		t.Errorf("long line kept %d bytes: %.80q", len(first), got)
 	}
 }
@@ -108,7 +108,7 @@ func TestFormatLongLine(t *testing.T) {
 // singular for one, wherever it is written.
 func TestOmittedCount(t *testing.T) {
 	cnt := counter(t)
-	f, _ := NewLineFormatter(FormatOptions{})
+	f, _ := newLineFormatter(FormatOptions{})
 	long := strings.Repeat("word ", 40)
 	threeLines := []string{"first " + long, "second " + long, "third " + long}
 	// The largest target that keeps two of the three lines.
@@ -125,8 +125,8 @@ func TestOmittedCount(t *testing.T) {
 		{"formatter, one line", f.Format(Message{Role: RoleTool, Content: numbered(21)}), "... (1 line omitted) ...\n", "lines"},
 		{"formatter, two lines", f.Format(Message{Role: RoleTool, Content: numbered(22)}), "... (2 lines omitted) ...\n", ""},
 		{"fit, one line", two, "... (1 line omitted) ...\n", "lines"},
-		{"long line, one byte", f.Format(Message{Role: RoleTool, Content: strings.Repeat("a", MaxLineBytes+1)}), " ... (1 byte omitted)\n", "bytes"},
-		{"long line, two bytes", f.Format(Message{Role: RoleTool, Content: strings.Repeat("a", MaxLineBytes+2)}), " ... (2 bytes omitted)\n", ""},
+		{"long line, one byte", f.Format(Message{Role: RoleTool, Content: strings.Repeat("a", maxLineBytes+1)}), " ... (1 byte omitted)\n", "bytes"},
+		{"long line, two bytes", f.Format(Message{Role: RoleTool, Content: strings.Repeat("a", maxLineBytes+2)}), " ... (2 bytes omitted)\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !strings.Contains(c.got, c.want) || c.notWant != "" && strings.Contains(c.got, c.notWant) {
@@ -138,14 +138,14 @@ func TestOmittedCount(t *testing.T) {
 
 // FuzzFormat checks the formatter's invariants on any text: one header,
 // no blank lines or carriage returns, at most MaxOutputLines content lines
-// plus the omission line, and no line longer than MaxLineBytes plus the
+// plus the omission line, and no line longer than maxLineBytes plus the
 // note that says what was cut.
 func FuzzFormat(f *testing.F) {
 	for _, s := range []string{"", "a", "a\r\nb", numbered(25), "\n\n \t\n", strings.Repeat("é", 1500), "x\x00y"} {
 		f.Add(s, 4, 2, 1)
 	}
 	f.Fuzz(func(t *testing.T, content string, max, head, tail int) {
-		lf, err := NewLineFormatter(FormatOptions{MaxOutputLines: max % 50, HeadLines: head % 50, TailLines: tail % 50})
+		lf, err := newLineFormatter(FormatOptions{MaxOutputLines: max % 50, HeadLines: head % 50, TailLines: tail % 50})
 		if err != nil {
 			return
 		}
@@ -166,7 +166,7 @@ func FuzzFormat(f *testing.F) {
 			if strings.TrimSpace(l) == "" || strings.Contains(l, "\r") {
 				t.Fatalf("blank line or CR in %q", out)
 			}
-			if len(l) > MaxLineBytes+40 {
+			if len(l) > maxLineBytes+40 {
 				t.Fatalf("line of %d bytes", len(l))
 			}
 		}

@@ -41,8 +41,8 @@ const (
 	ModeAgent = "agent"
 )
 
-// DefaultMaxContentBytes is the largest content Append accepts by default.
-const DefaultMaxContentBytes = 4 << 20
+// defaultMaxContentBytes is the largest content Append accepts by default.
+const defaultMaxContentBytes = 4 << 20
 
 // maxIDBytes bounds conversation, run and command identifiers.
 const maxIDBytes = 256
@@ -87,7 +87,7 @@ type Message struct {
 // Options configure a Store.
 type Options struct {
 	// MaxContentBytes is the largest content Append accepts;
-	// 0 means DefaultMaxContentBytes.
+	// 0 means defaultMaxContentBytes.
 	MaxContentBytes int
 	// DeleteTokenTTL is how long a delete confirmation token stays valid;
 	// 0 means confirm.DefaultTTL.
@@ -130,7 +130,7 @@ func Open(db *storage.DB, counter tokens.Counter) *Store {
 // its current configuration.
 func New(db *storage.DB, counter func() tokens.Counter, opts Options) *Store {
 	if opts.MaxContentBytes <= 0 {
-		opts.MaxContentBytes = DefaultMaxContentBytes
+		opts.MaxContentBytes = defaultMaxContentBytes
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -244,7 +244,7 @@ func (s *Store) measure(m Message, conversation bool) (pending, error) {
 	p.encoding = c.Name()
 	p.Tokens = c.Count(m.Content)
 	p.bodyTokens = c.Count(body(lines))
-	if len(lines) > DefaultMaxOutputLines {
+	if len(lines) > defaultMaxOutputLines {
 		p.shortTokens = c.Count(defaultFormatter.body(lines))
 	}
 	return p, nil

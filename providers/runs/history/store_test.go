@@ -216,7 +216,7 @@ func TestBudgetFor(t *testing.T) {
 		{cfg, "small", ModelBudget{Model: "small", Window: 8192, History: 4096}, false},
 		{cfg, "", ModelBudget{Model: "big", Window: 200000, History: 50000}, false},
 		{cfg, "huge", ModelBudget{}, true},
-		{config.Default(), "", ModelBudget{Model: FallbackModel, Window: FallbackContextWindow, History: FallbackContextWindow / 4, Fallback: true}, false},
+		{config.Default(), "", ModelBudget{Model: fallbackModel, Window: fallbackContextWindow, History: fallbackContextWindow / 4, Fallback: true}, false},
 		{config.Default(), "small", ModelBudget{}, true},
 	} {
 		got, err := BudgetFor(c.cfg, c.model)

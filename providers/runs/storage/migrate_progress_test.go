@@ -62,3 +62,65 @@ func TestMigrationFirstAttempt(t *testing.T) {
 		}
 	}
 }
+
+// Migration 8 drops the list versions of migration 6 from a database an
+// older ctxls created, keeping its executions and the progress triggers of
+// migration 7.
+func TestMigrationDropsListVersions(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := raw.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+	for _, m := range ms[:7] {
+		exec(m.sql)
+		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
+	}
+	exec(`INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`)
+	exec(`INSERT INTO commands (id, session_id, step, command, status, inputs, started_at, owner_id) VALUES (1, 's', 0, 'a', 'success', '{"input":"x"}', 2, 'o')`)
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.SchemaVersion(ctx); err != nil || v != len(ms) {
+		t.Fatalf("schema version %d (%v), want %d", v, err, len(ms))
+	}
+	var left int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name LIKE '%list_version%' OR name = 'list_deletions'`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Errorf("%d tables, indexes or triggers of the list versions are left", left)
+	}
+	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('executions') WHERE name = 'list_version'`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("executions.list_version is left (%v)", err)
+	}
+	// The execution is kept, and the progress triggers still follow its
+	// commands.
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO commands (id, session_id, step, command, status, started_at, owner_id) VALUES (2, 's', 1, 'b', 'success', 3, 'o')`); err != nil {
+		t.Fatal(err)
+	}
+	var succeeded int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT steps_succeeded FROM executions WHERE session_id = 's'`).Scan(&succeeded); err != nil {
+		t.Fatal(err)
+	}
+	if succeeded != 2 {
+		t.Errorf("steps_succeeded = %d after a second successful step, want 2", succeeded)
+	}
+}

@@ -33,9 +33,9 @@ const DirName = ".ctxls"
 // FileName is the name of the database file inside DirName.
 const FileName = "ctxls.db"
 
-// DefaultBusyTimeout is how long a statement waits for a lock held by another
+// defaultBusyTimeout is how long a statement waits for a lock held by another
 // connection or process before it fails with SQLITE_BUSY.
-const DefaultBusyTimeout = 5 * time.Second
+const defaultBusyTimeout = 5 * time.Second
 
 // writeRetries is how many times Write runs a transaction again after it
 // failed with SQLITE_BUSY, on top of the wait that busy_timeout already gives.
@@ -65,7 +65,7 @@ type options struct {
 }
 
 func defaultOptions() options {
-	return options{busyTimeout: DefaultBusyTimeout, synchronous: "FULL"}
+	return options{busyTimeout: defaultBusyTimeout, synchronous: "FULL"}
 }
 
 // WorkspacePath returns the path of the database of the workspace rooted at
@@ -303,7 +303,7 @@ func retryBusy(ctx context.Context, attempt func() error) error {
 	pause := 5 * time.Millisecond
 	for n := 0; ; n++ {
 		err := attempt()
-		if err == nil || !IsBusy(err) || n == writeRetries {
+		if err == nil || !isBusy(err) || n == writeRetries {
 			return err
 		}
 		t := time.NewTimer(pause/2 + rand.N(pause))
@@ -432,7 +432,7 @@ func (w *Writer) run(ctx context.Context, fn func(*WriteTx) error) error {
 		// transaction. After any other failure, such as the end of ctx
 		// during the wait for the lock, the connection may be left inside
 		// one: it is discarded, which rolls it back.
-		if !IsBusy(err) {
+		if !isBusy(err) {
 			w.drop()
 		}
 		return fmt.Errorf("begin transaction: %w", err)
@@ -530,10 +530,10 @@ func (w *Writer) close() error {
 	return nil
 }
 
-// IsBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED
 // (including their extended codes): the database was locked by another
 // connection for longer than the busy timeout.
-func IsBusy(err error) bool {
+func isBusy(err error) bool {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false
@@ -545,9 +545,9 @@ func IsBusy(err error) bool {
 	return false
 }
 
-// IsConstraint reports whether err is a constraint violation (CHECK, UNIQUE,
+// isConstraint reports whether err is a constraint violation (CHECK, UNIQUE,
 // NOT NULL, FOREIGN KEY).
-func IsConstraint(err error) bool {
+func isConstraint(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }

@@ -79,7 +79,7 @@ func checkPragmas(t *testing.T, what string, q interface {
 	for _, p := range []struct{ pragma, want string }{
 		{"journal_mode", "wal"},
 		{"foreign_keys", "1"},
-		{"busy_timeout", fmt.Sprint(DefaultBusyTimeout.Milliseconds())},
+		{"busy_timeout", fmt.Sprint(defaultBusyTimeout.Milliseconds())},
 		{"synchronous", "2"}, // FULL
 	} {
 		var got string
@@ -97,7 +97,7 @@ func checkPragmas(t *testing.T, what string, q interface {
 // write lock before it writes anything: another handle cannot write.
 func TestTransactionsBeginImmediate(t *testing.T) {
 	ctx := context.Background()
-	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
+	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 
 	tx, err := db.SQL().BeginTx(ctx, nil)
 	if err != nil {
@@ -109,7 +109,7 @@ func TestTransactionsBeginImmediate(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = other.SQL().ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('k', 'v')`)
-	if !IsBusy(err) {
+	if !isBusy(err) {
 		t.Fatalf("write while another transaction is open: got %v, want SQLITE_BUSY", err)
 	}
 	if err := tx.Rollback(); err != nil {
@@ -123,7 +123,7 @@ func TestTransactionsBeginImmediate(t *testing.T) {
 // TestReadDoesNotBlockWriters: Read transactions are not IMMEDIATE.
 func TestReadDoesNotBlockWriters(t *testing.T) {
 	ctx := context.Background()
-	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
+	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 	err := db.Read(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM settings`).Scan(&n); err != nil {
@@ -150,7 +150,7 @@ func TestReadDoesNotBlockWriters(t *testing.T) {
 // longer than the busy timeout; Write must get through once it is released.
 func TestWriteRetriesWhileLocked(t *testing.T) {
 	ctx := context.Background()
-	db, holder := openPair(t, 20*time.Millisecond, DefaultBusyTimeout)
+	db, holder := openPair(t, 20*time.Millisecond, defaultBusyTimeout)
 	released := holdWriteLock(t, holder, 150*time.Millisecond)
 	calls := 0
 	err := db.Write(ctx, func(tx *sql.Tx) error {
@@ -334,7 +334,7 @@ func TestMessagesAppendOnlyAndCascade(t *testing.T) {
 		t.Fatalf("update of a message: %v, want append-only error", err)
 	}
 	_, err = db.SQL().ExecContext(ctx, `INSERT INTO messages (conversation_id, role, content, created_at) VALUES ('nope', 'user', 'x', 1)`)
-	if !IsConstraint(err) {
+	if !isConstraint(err) {
 		t.Fatalf("message in a missing conversation: %v, want constraint error", err)
 	}
 	if _, err := db.SQL().ExecContext(ctx, `DELETE FROM executions WHERE session_id = 's1'`); err != nil {

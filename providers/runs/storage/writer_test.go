@@ -36,7 +36,7 @@ func writeSetting(ctx context.Context, w *Writer, key, value string) error {
 // from their start, as DB.Write's do.
 func TestWriterPragmasAndImmediate(t *testing.T) {
 	ctx := context.Background()
-	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
+	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 	w := db.Writer(insertSetting)
 	err := w.Write(ctx, func(tx *WriteTx) error {
 		if err := checkPragmas(t, "writer connection", tx); err != nil {
@@ -44,7 +44,7 @@ func TestWriterPragmasAndImmediate(t *testing.T) {
 		}
 		// Nothing written yet; a DEFERRED transaction would hold no lock.
 		_, err := other.SQL().ExecContext(ctx, insertSetting, "other", "v")
-		if !IsBusy(err) {
+		if !isBusy(err) {
 			t.Errorf("write while the writer's transaction is open: got %v, want SQLITE_BUSY", err)
 		}
 		return nil
@@ -87,7 +87,7 @@ func TestWriterCommitsAndRollsBack(t *testing.T) {
 		_, err := tx.ExecContext(ctx, insertSetting, "k0", "duplicate")
 		return err
 	})
-	if !IsConstraint(err) {
+	if !isConstraint(err) {
 		t.Fatalf("duplicate key: %v, want a constraint error", err)
 	}
 	if err := writeSetting(ctx, w, "k3", "v"); err != nil {
@@ -102,7 +102,7 @@ func TestWriterCommitsAndRollsBack(t *testing.T) {
 // others, what it wrote is gone, and the writer goes on.
 func TestWriterPanicRollsBack(t *testing.T) {
 	ctx := context.Background()
-	db, other := openPair(t, DefaultBusyTimeout, 10*time.Millisecond)
+	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 	w := db.Writer(insertSetting)
 	func() {
 		defer func() {
@@ -133,7 +133,7 @@ func TestWriterPanicRollsBack(t *testing.T) {
 // for longer than the busy timeout.
 func TestWriterRetriesWhileLocked(t *testing.T) {
 	ctx := context.Background()
-	db, holder := openPair(t, 20*time.Millisecond, DefaultBusyTimeout)
+	db, holder := openPair(t, 20*time.Millisecond, defaultBusyTimeout)
 	released := holdWriteLock(t, holder, 150*time.Millisecond)
 	err := writeSetting(ctx, db.Writer(insertSetting), "a", "b")
 	<-released
@@ -149,7 +149,7 @@ func TestWriterRetriesWhileLocked(t *testing.T) {
 // and leaves the writer's connection outside any transaction.
 func TestWriterContextEndsWhileWaiting(t *testing.T) {
 	ctx := context.Background()
-	db, holder := openPair(t, DefaultBusyTimeout, DefaultBusyTimeout)
+	db, holder := openPair(t, defaultBusyTimeout, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
 	if err := writeSetting(ctx, w, "first", "v"); err != nil {
 		t.Fatal(err)
@@ -203,7 +203,7 @@ func TestWriterCommitAfterContextEnds(t *testing.T) {
 // SQLite compiles them again.
 func TestWriterAfterSchemaChange(t *testing.T) {
 	ctx := context.Background()
-	db, other := openPair(t, DefaultBusyTimeout, DefaultBusyTimeout)
+	db, other := openPair(t, defaultBusyTimeout, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
 	if err := writeSetting(ctx, w, "before", "v"); err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func TestWritersSharedAndClosedWithDB(t *testing.T) {
 func TestWriterLetsTheWALRestart(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
-	db := openPath(t, path, DefaultBusyTimeout)
+	db := openPath(t, path, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
 	err := w.Write(ctx, func(tx *WriteTx) error {
 		// A connection setting, so that a few commits are enough.

@@ -106,6 +106,7 @@ func config(dir string) tsgen.Config {
 			root[execution.CommandExecution]("CommandExecution", "One attempt of a command."),
 			root[ops.ExecutionSummary]("ExecutionSummary", "An execution as `ctxls/execution/list` lists it."),
 			root[ops.ExecutionResponse]("ExecutionState", "An execution as `ctxls/execution/get` returns it."),
+			root[ops.ExecutionListRequest]("ExecutionListParams", ""),
 			root[ops.ExecutionListResponse]("ExecutionListResult", ""),
 			root[ops.DeleteExecutionRequest]("ExecutionDeleteParams", ""),
 			root[ops.DeleteExecutionResponse]("ExecutionDeleteResult", ""),
