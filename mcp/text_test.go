@@ -2,32 +2,100 @@ package mcp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
-func TestCatalogTextSumsLargeCatalogsUp(t *testing.T) {
+func TestPageOf(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		topics, skills int
-		lines          int // of the text, the count line included
-		has            []string
+		name         string
+		n, limit     int
+		cursor       string
+		lo, hi       int
+		next, errHas string
 	}{
-		{topics: 3, skills: 1, lines: 5, has: []string{"d0:t0\ttopic\t10 tokens\tT0", "sk\tskill"}},
-		{topics: maxCatalogLines + 100, skills: 1, lines: 1 + 1 + 1 + 4, has: []string{"d0\t100 topics\t1000 tokens", "d3\t100 topics", "sk\tskill", "call catalog with a domain"}},
+		{name: "default size", n: 250, lo: 0, hi: defaultPageSize, next: "100"},
+		{name: "second page", n: 250, cursor: "100", lo: 100, hi: 200, next: "200"},
+		{name: "last page", n: 250, cursor: "200", lo: 200, hi: 250},
+		{name: "all fit", n: 7, lo: 0, hi: 7},
+		{name: "empty", n: 0, lo: 0, hi: 0},
+		{name: "limit", n: 10, limit: 3, cursor: "3", lo: 3, hi: 6, next: "6"},
+		{name: "limit capped", n: 5000, limit: 100000, lo: 0, hi: maxPageSize, next: "1000"},
+		{name: "cursor past the end", n: 10, cursor: "40", lo: 10, hi: 10},
+		{name: "negative limit", n: 10, limit: -1, errHas: "limit -1"},
+		{name: "cursor not a number", n: 10, cursor: "abc", errHas: `cursor "abc"`},
+		{name: "negative cursor", n: 10, cursor: "-5", errHas: `cursor "-5"`},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.topics), func(t *testing.T) {
-			var out CatalogOutput
-			for i := range tt.topics {
-				out.Entries = append(out.Entries, CatalogEntry{Reference: fmt.Sprintf("d%d:t%d", i*4/tt.topics, i), Title: fmt.Sprintf("T%d", i), Kind: ops.KindTopic, Tokens: 10})
+		t.Run(tt.name, func(t *testing.T) {
+			lo, hi, next, err := pageOf(tt.n, tt.limit, tt.cursor)
+			if tt.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+					t.Fatalf("error %v, want one containing %q", err, tt.errHas)
+				}
+				return
 			}
-			for range tt.skills {
-				out.Entries = append(out.Entries, CatalogEntry{Reference: "sk", Title: "a skill", Kind: ops.KindSkill, Tokens: 5})
+			if err != nil || lo != tt.lo || hi != tt.hi || next != tt.next {
+				t.Errorf("pageOf(%d, %d, %q) = %d, %d, %q, %v; want %d, %d, %q", tt.n, tt.limit, tt.cursor, lo, hi, next, err, tt.lo, tt.hi, tt.next)
 			}
-			text := catalogText(out)
+		})
+	}
+}
+
+func TestAnswerCacheKeepsOneVersion(t *testing.T) {
+	t.Parallel()
+	var c answerCache[int]
+	c.put(1, "a", 10)
+	if v, ok := c.get(1, "a"); !ok || v != 10 {
+		t.Fatalf("get(1, a) = %d, %v; want 10", v, ok)
+	}
+	if _, ok := c.get(2, "a"); ok {
+		t.Error("an answer of version 1 is returned for version 2")
+	}
+	c.put(2, "b", 20)
+	if _, ok := c.get(1, "a"); ok {
+		t.Error("version 1's answers outlive a put of version 2")
+	}
+	c.put(1, "a", 11) // computed before the change, stored after it
+	if _, ok := c.get(1, "a"); ok {
+		t.Error("a late answer of version 1 is kept once version 2 is")
+	}
+	for i := range maxCachedAnswers + 5 {
+		c.put(2, fmt.Sprint("k", i), i)
+	}
+	if n := len(c.m); n > maxCachedAnswers {
+		t.Errorf("%d answers kept, want at most %d", n, maxCachedAnswers)
+	}
+}
+
+func TestCatalogTextSumsLongCatalogsUp(t *testing.T) {
+	t.Parallel()
+	a := &catalogAnswer{tokenizer: "tok", domains: []domainSum{{"d0", 200, 2000}, {"d1", 100, 1000}}}
+	a.entries = append(a.entries, CatalogEntry{Reference: "sk", Title: "a skill", Kind: ops.KindSkill, Tokens: 5})
+	for i := range 300 {
+		a.entries = append(a.entries, CatalogEntry{Reference: fmt.Sprintf("d%d:t%d", i/200, i), Title: fmt.Sprint("T", i), Kind: ops.KindTopic, Tokens: 10})
+	}
+	a.tokens = 3005
+	tests := []struct {
+		name   string
+		lo, hi int
+		next   string
+		lines  int // of the text, the count line included
+		has    []string
+		hasNot []string
+	}{
+		{"first page", 0, 100, "100", 1 + 100 + 1 + 2, []string{"301 entries, 3005 tokens (tok); 1 to 100 below, the next page with cursor \"100\"", "sk\tskill\t5 tokens", "d0\t200 topics\t2000 tokens", "call catalog with a domain"}, nil},
+		{"last page", 200, 301, "", 1 + 101, []string{"; 201 to 301 below\n", "d1:t299\ttopic\t10 tokens\tT299"}, []string{"topics by domain", "cursor"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := CatalogOutput{Entries: a.entries[tt.lo:tt.hi], Total: len(a.entries), Tokens: a.tokens, Tokenizer: a.tokenizer, NextCursor: tt.next}
+			text := catalogText(a, out, tt.lo)
 			if n := strings.Count(text, "\n"); n != tt.lines {
 				t.Errorf("%d lines, want %d:\n%s", n, tt.lines, text)
 			}
@@ -36,27 +104,108 @@ func TestCatalogTextSumsLargeCatalogsUp(t *testing.T) {
 					t.Errorf("text lacks %q:\n%s", h, text)
 				}
 			}
+			for _, h := range tt.hasNot {
+				if strings.Contains(text, h) {
+					t.Errorf("text holds %q:\n%s", h, text)
+				}
+			}
 		})
 	}
 }
 
-func TestCheckTextListsErrorsFirstAndBounded(t *testing.T) {
+func TestCheckAnswerListsErrorsFirst(t *testing.T) {
 	t.Parallel()
 	var res ops.CheckResponse
-	for i := range maxCheckLines + 50 {
+	for i := range 150 {
 		res.Items = append(res.Items, ops.Diagnostic{File: fmt.Sprintf("f%03d.md", i), Line: 1, Column: 1, Severity: "warning", Code: "token-drift", Message: "drift"})
 	}
 	res.Items = append(res.Items, ops.Diagnostic{File: "z.md", Line: 2, Column: 3, Severity: "error", Code: "unresolved-reference", Message: "no such topic"})
 	res.Errors = 1
-	text := checkText(res)
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if want := fmt.Sprintf("%d problems, 1 error; token-drift %d, unresolved-reference 1", maxCheckLines+51, maxCheckLines+50); lines[0] != want {
+	a := newCheckAnswer(res)
+	if a.res.Items[0].File != "z.md" || !slices.IsSortedFunc(a.res.Items[1:], func(x, y ops.Diagnostic) int { return strings.Compare(x.File, y.File) }) {
+		t.Errorf("items not errors first, then by file: %v ... ", a.res.Items[:3])
+	}
+	out := CheckOutput{Items: a.res.Items[:defaultPageSize], Errors: 1, Total: len(a.res.Items), NextCursor: "100"}
+	lines := strings.Split(strings.TrimSuffix(checkText(a, out, 0), "\n"), "\n")
+	if want := `151 problems, 1 error; unresolved-reference 1, token-drift 150; 1 to 100 below, the next page with cursor "100"`; lines[0] != want {
 		t.Errorf("first line %q, want %q", lines[0], want)
 	}
 	if !strings.HasPrefix(lines[1], "z.md:2:3\terror\tunresolved-reference") {
 		t.Errorf("the error is not listed first: %q", lines[1])
 	}
-	if len(lines) != maxCheckLines+2 || !strings.Contains(lines[len(lines)-1], "and 51 more") {
-		t.Errorf("%d lines, last %q; want %d and the count of the rest", len(lines), lines[len(lines)-1], maxCheckLines+2)
+	if len(lines) != 1+defaultPageSize {
+		t.Errorf("%d lines, want the count line and %d diagnostics", len(lines), defaultPageSize)
+	}
+}
+
+// TestPagingVisitsEveryEntryOnce pages through the catalog and the check
+// of a workspace, two at a time, through the tools: every entry comes
+// once, in the order of one call for all, and the counts agree.
+func TestPagingVisitsEveryEntryOnce(t *testing.T) {
+	t.Parallel()
+	files := fixture()
+	for i := range 7 {
+		files[fmt.Sprintf("commands/c%d.md", i)] = fmt.Sprintf("# C%d\n\nLoad web:missing%d first.\n", i, i)
+	}
+	dir := libtest.WriteTree(t, files)
+	_, cs := connect(t, dir, nil)
+
+	var all CatalogOutput
+	call(t, cs, "catalog", map[string]any{"limit": 1000}, &all)
+	var paged []CatalogEntry
+	for cursor, pages := "", 0; ; pages++ {
+		if pages > len(all.Entries) {
+			t.Fatalf("catalog: more pages than entries")
+		}
+		var out CatalogOutput
+		if text, isErr := call(t, cs, "catalog", map[string]any{"limit": 2, "cursor": cursor}, &out); isErr {
+			t.Fatalf("catalog page %q: %s", cursor, text)
+		}
+		if out.Total != all.Total || out.Tokens != all.Tokens || len(out.Entries) > 2 {
+			t.Fatalf("page %q: total %d, tokens %d, %d entries; want %d, %d, at most 2", cursor, out.Total, out.Tokens, len(out.Entries), all.Total, all.Tokens)
+		}
+		paged = append(paged, out.Entries...)
+		if cursor = out.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if !slices.Equal(paged, all.Entries) || len(all.Entries) != all.Total {
+		t.Errorf("paged catalog %v\nwant %v (total %d)", paged, all.Entries, all.Total)
+	}
+	if all.Entries[0].Kind == ops.KindTopic {
+		t.Errorf("catalog opens with a topic, want skills, commands and rules first: %v", all.Entries)
+	}
+
+	var whole CheckOutput
+	call(t, cs, "check", map[string]any{"limit": 1000}, &whole)
+	if whole.Total < 8 || whole.NextCursor != "" {
+		t.Fatalf("check: total %d, next %q; want 8 or more unresolved references on one page", whole.Total, whole.NextCursor)
+	}
+	var items []ops.Diagnostic
+	for cursor := ""; ; {
+		var out CheckOutput
+		if text, isErr := call(t, cs, "check", map[string]any{"limit": 3, "cursor": cursor}, &out); isErr {
+			t.Fatalf("check page %q: %s", cursor, text)
+		}
+		if out.Total != whole.Total || out.Errors != whole.Errors {
+			t.Fatalf("page %q: total %d, errors %d; want %d, %d", cursor, out.Total, out.Errors, whole.Total, whole.Errors)
+		}
+		items = append(items, out.Items...)
+		if cursor = out.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if !slices.EqualFunc(items, whole.Items, func(a, b ops.Diagnostic) bool {
+		return a.File == b.File && a.Line == b.Line && a.Code == b.Code && a.Message == b.Message
+	}) {
+		t.Errorf("paged check %v\nwant %v", items, whole.Items)
+	}
+	for _, bad := range []map[string]any{{"cursor": "x"}, {"limit": -3}} {
+		if text, isErr := call(t, cs, "check", bad, nil); !isErr {
+			t.Errorf("check %v: no error, text %q", bad, text)
+		}
+		if text, isErr := call(t, cs, "catalog", bad, nil); !isErr {
+			t.Errorf("catalog %v: no error, text %q", bad, text)
+		}
 	}
 }
