@@ -19,9 +19,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/agentwatch"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 	"github.com/ctxls/ctxls/providers/ops"
-	"github.com/ctxls/ctxls/watcher"
 )
 
 // Options configure a Server.
@@ -49,7 +49,7 @@ type Server struct {
 	log    *slog.Logger
 	agents atomic.Pointer[agentfiles.Set]
 	// agentWatch follows the hidden agent folders the workspace skips.
-	agentWatch *watcher.Watcher
+	agentWatch *agentwatch.Watcher
 	// ready is set once the fields above are; updates of the workspace
 	// wait for it.
 	ready atomic.Bool
@@ -124,7 +124,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	go s.warmLoop(warmCtx)
 	s.warm()
 	if !opts.NoWatch {
-		if err := s.watchAgentDirs(opts); err != nil {
+		// Skills, rules and commands of the agent folders, which the
+		// workspace's watcher skips.
+		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, func([]string) { s.refresh() })
+		if err != nil {
 			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
 		}
 	}
