@@ -92,12 +92,12 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Debounce: opts.Debounce,
 		OnUpdate: func(u workspace.Update) {
 			s.diags.Invalidate(u.Affected, u.Reloaded)
-			s.gen.Add(1)
-			s.warm()
 			// New syncs once it is ready; what changed before then is in
-			// the library it reads.
+			// the library it reads. refresh raises gen.
 			if s.ready.Load() {
 				s.refresh()
+			} else {
+				s.gen.Add(1)
 			}
 		},
 	})

@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -207,5 +210,47 @@ func TestPagingVisitsEveryEntryOnce(t *testing.T) {
 		if text, isErr := call(t, cs, "catalog", bad, nil); !isErr {
 			t.Errorf("catalog %v: no error, text %q", bad, text)
 		}
+	}
+}
+
+// TestAnswersComputedAhead checks that the workspace's check and the
+// catalog's first page are kept before any call, and again after a
+// change, for the workspace as it is then.
+func TestAnswersComputedAhead(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, fixture())
+	srv, _ := connect(t, dir, nil)
+	// ready waits until the answers of the current version are kept.
+	ready := func(what string) *checkAnswer {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			gen := srv.gen.Load()
+			a, checked := srv.checks.get(gen, "")
+			_, listed := srv.catalogs.get(gen, "\x00")
+			if checked && listed {
+				return a
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: check kept %v, catalog kept %v at version %d within 10s", what, checked, listed, gen)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	ready("after the index")
+	gen := srv.gen.Load()
+	if err := os.WriteFile(filepath.Join(dir, "commands", "new.md"), []byte("# New\n\nLoad web:gone first.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.gen.Load() == gen {
+		if time.Now().After(deadline) {
+			t.Fatal("no new version of the workspace within 10s of a new command")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	a := ready("after a change")
+	if !slices.ContainsFunc(a.res.Items, func(d ops.Diagnostic) bool { return d.File == "commands/new.md" }) {
+		t.Errorf("the check kept after the change lacks commands/new.md: %+v", a.res.Items)
 	}
 }
