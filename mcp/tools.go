@@ -171,15 +171,15 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput,
 			return "", CheckOutput{}, fmt.Errorf("%s does not exist in the workspace", p)
 		}
 	}
-	gen := s.gen.Load()
-	a, ok := s.checks.get(gen, key)
-	if !ok {
+	a, err := s.checks.do(ctx, s.gen.Load(), key, func(ctx context.Context) (*checkAnswer, error) {
 		res, err := s.ops.Check(ctx, ops.CheckRequest{Path: p})
 		if err != nil {
-			return "", CheckOutput{}, err
+			return nil, err
 		}
-		a = newCheckAnswer(res)
-		s.checks.put(gen, key, a)
+		return newCheckAnswer(res), nil
+	})
+	if err != nil {
+		return "", CheckOutput{}, err
 	}
 	lo, hi, next, err := pageOf(len(a.res.Items), in.Limit, in.Cursor)
 	if err != nil {
@@ -264,16 +264,15 @@ type domainSum struct {
 
 func (s *Server) catalog(ctx context.Context, in CatalogInput) (string, CatalogOutput, error) {
 	domain, kind := strings.TrimSpace(in.Domain), strings.TrimSpace(in.Kind)
-	gen := s.gen.Load()
-	key := domain + "\x00" + kind
-	a, ok := s.catalogs.get(gen, key)
-	if !ok {
+	a, err := s.catalogs.do(ctx, s.gen.Load(), domain+"\x00"+kind, func(ctx context.Context) (*catalogAnswer, error) {
 		res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: domain, Kind: kind})
 		if err != nil {
-			return "", CatalogOutput{}, err
+			return nil, err
 		}
-		a = s.newCatalogAnswer(res)
-		s.catalogs.put(gen, key, a)
+		return s.newCatalogAnswer(res), nil
+	})
+	if err != nil {
+		return "", CatalogOutput{}, err
 	}
 	lo, hi, next, err := pageOf(len(a.entries), in.Limit, in.Cursor)
 	if err != nil {
