@@ -195,28 +195,30 @@ func TestCatalogTextSumsLongCatalogsUp(t *testing.T) {
 	}
 }
 
-func TestCheckAnswerListsErrorsFirst(t *testing.T) {
+func TestCheckTextSumsUp(t *testing.T) {
 	t.Parallel()
 	var res ops.CheckResponse
 	for i := range 150 {
 		res.Items = append(res.Items, ops.Diagnostic{File: fmt.Sprintf("f%03d.md", i), Line: 1, Column: 1, Severity: "warning", Code: "token-drift", Message: "drift"})
+		if i%10 == 3 {
+			res.Items = append(res.Items, ops.Diagnostic{File: fmt.Sprintf("f%03d.md", i), Line: 2, Column: 3, Severity: "error", Code: "unresolved-reference", Message: "no such topic"})
+			res.Errors++
+		}
 	}
-	res.Items = append(res.Items, ops.Diagnostic{File: "z.md", Line: 2, Column: 3, Severity: "error", Code: "unresolved-reference", Message: "no such topic"})
-	res.Errors = 1
 	a := newCheckAnswer(res)
-	if a.res.Items[0].File != "z.md" || !slices.IsSortedFunc(a.res.Items[1:], func(x, y ops.Diagnostic) int { return strings.Compare(x.File, y.File) }) {
-		t.Errorf("items not errors first, then by file: %v ... ", a.res.Items[:3])
-	}
-	out := CheckOutput{Items: a.res.Items[:defaultPageSize], Errors: 1, Total: len(a.res.Items), NextCursor: "100"}
+	out := CheckOutput{Items: a.res.Items[:defaultPageSize], Errors: res.Errors, Total: len(a.res.Items), NextCursor: "100"}
 	lines := strings.Split(strings.TrimSuffix(checkText(a, out, 0), "\n"), "\n")
-	if want := `151 problems, 1 error; unresolved-reference 1, token-drift 150; 1 to 100 below, the next page with cursor "100"`; lines[0] != want {
+	if want := `165 problems, 15 errors; token-drift 150, unresolved-reference 15; 1 to 100 below, the next page with cursor "100"`; lines[0] != want {
 		t.Errorf("first line %q, want %q", lines[0], want)
 	}
-	if !strings.HasPrefix(lines[1], "z.md:2:3\terror\tunresolved-reference") {
-		t.Errorf("the error is not listed first: %q", lines[1])
+	if want := "errors in f003.md, f013.md, f023.md, f033.md, f043.md, f053.md, f063.md, f073.md, f083.md, f093.md and 5 more files"; lines[1] != want {
+		t.Errorf("second line %q, want %q", lines[1], want)
 	}
-	if len(lines) != 1+defaultPageSize {
-		t.Errorf("%d lines, want the count line and %d diagnostics", len(lines), defaultPageSize)
+	if !strings.HasPrefix(lines[2], "f000.md:1:1\twarning\ttoken-drift") || !strings.HasPrefix(lines[6], "f003.md:2:3\terror\tunresolved-reference") {
+		t.Errorf("diagnostics not in the order of the check: %q", lines[2:7])
+	}
+	if len(lines) != 2+defaultPageSize {
+		t.Errorf("%d lines, want the two summary lines and %d diagnostics", len(lines), defaultPageSize)
 	}
 }
 

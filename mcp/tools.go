@@ -90,7 +90,7 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "check",
 		Title:       "Check the context library",
-		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift, problems of agent files (skills, rules, memory files and their imports) and of .ctxls.yaml; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them. Answers in pages of 100 diagnostics, errors first, unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page.",
+		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift, problems of agent files (skills, rules, memory files and their imports) and of .ctxls.yaml; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them. Answers in pages of 100 diagnostics, by file and position, unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page.",
 		Annotations: readOnly,
 	}, s.check)
 	addTool(s.srv, &sdk.Tool{
@@ -136,18 +136,20 @@ type CheckInput struct {
 // CheckOutput is a page of the diagnostics: the object ctxls check
 // --format json gives, with the paging fields.
 type CheckOutput struct {
-	Items      []ops.Diagnostic `json:"items" jsonschema:"this page's diagnostics: errors first, then by file and position"`
+	Items      []ops.Diagnostic `json:"items" jsonschema:"this page's diagnostics, by file and position"`
 	Errors     int              `json:"errors" jsonschema:"number of diagnostics of severity error on all pages"`
 	Warnings   []ops.Warning    `json:"warnings" jsonschema:"problems met while indexing that no diagnostic reports, such as an unreadable file"`
 	Total      int              `json:"total" jsonschema:"number of diagnostics on all pages"`
 	NextCursor string           `json:"nextCursor,omitempty" jsonschema:"pass it as cursor to get the next page; absent on the last page"`
 }
 
-// checkAnswer is a check's answer kept for paging: its items errors
-// first, and the first line of its text, which counts them by code.
+// checkAnswer is a check's answer kept for paging, and the first line of
+// its text, which counts its items by code.
 type checkAnswer struct {
 	res     ops.CheckResponse
 	summary string
+	// errorFiles names the files with errors, when there are some.
+	errorFiles string
 }
 
 func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput, error) {
@@ -197,19 +199,10 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// newCheckAnswer orders a check's items errors first, keeping the order
-// of file and position within each severity, so that the first page shows
-// what most needs fixing, and sums them up by code.
+// newCheckAnswer keeps a check's answer, its items in the order of ctxls
+// check, and sums them up by code.
 func newCheckAnswer(res ops.CheckResponse) *checkAnswer {
-	items := make([]ops.Diagnostic, 0, len(res.Items))
-	for _, errorsFirst := range []bool{true, false} {
-		for _, d := range res.Items {
-			if (d.Severity == "error") == errorsFirst {
-				items = append(items, d)
-			}
-		}
-	}
-	res.Items = items
+	items := res.Items
 	var b strings.Builder
 	byCode := map[string]int{}
 	var codes []string
@@ -227,8 +220,26 @@ func newCheckAnswer(res ops.CheckResponse) *checkAnswer {
 		}
 		fmt.Fprintf(&b, "%s%s %d", sep, c, byCode[c])
 	}
-	return &checkAnswer{res: res, summary: b.String()}
+	// The files with errors, so that an agent paging through many
+	// warnings can ask for those files instead.
+	var files []string
+	for _, d := range items {
+		if d.Severity == "error" && (len(files) == 0 || files[len(files)-1] != d.File) {
+			files = append(files, d.File)
+		}
+	}
+	a := &checkAnswer{res: res, summary: b.String()}
+	if len(files) > 0 {
+		a.errorFiles = "errors in " + strings.Join(files[:min(len(files), maxErrorFiles)], ", ")
+		if len(files) > maxErrorFiles {
+			a.errorFiles += fmt.Sprintf(" and %d more files", len(files)-maxErrorFiles)
+		}
+	}
+	return a
 }
+
+// maxErrorFiles bounds the files with errors a check's text names.
+const maxErrorFiles = 10
 
 // checkText is the summary of a check and the page's diagnostics, one a
 // line.
@@ -237,6 +248,9 @@ func checkText(a *checkAnswer, out CheckOutput, lo int) string {
 	b.WriteString(a.summary)
 	b.WriteString(pageNote(lo, lo+len(out.Items), out.Total, out.NextCursor))
 	b.WriteString("\n")
+	if a.errorFiles != "" {
+		b.WriteString(a.errorFiles + "\n")
+	}
 	for _, d := range out.Items {
 		fmt.Fprintf(&b, "%s:%d:%d\t%s\t%s\t%s\n", d.File, d.Line, d.Column, d.Severity, d.Code, d.Message)
 	}
