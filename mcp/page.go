@@ -62,9 +62,10 @@ func pageNote(lo, hi, n int, next string) string {
 }
 
 // maxCachedAnswers bounds the answers kept for one version of the
-// workspace: one per distinct filter asked, so a client that asks for
-// many folders in turn keeps the memory flat.
-const maxCachedAnswers = 32
+// workspace: one per distinct filter asked, so that a client that asks
+// for many folders in turn keeps the memory bounded (a whole check of
+// 10,000 topics holds about 10,000 diagnostics).
+const maxCachedAnswers = 8
 
 // answerCache keeps the answers computed for one version of the
 // workspace, keyed by their filters, so that asking again or paging
