@@ -4,25 +4,17 @@ import (
 	"path/filepath"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/agentwatch"
 	"github.com/ctxls/ctxls/providers/context/workspace"
-	"github.com/ctxls/ctxls/watcher"
 )
 
 // watchAgentDirs follows the hidden folders agent files live in, which the
 // workspace's watcher skips, so that a skill or rule changed on disk and
 // not open in the editor is checked again without the client's events.
-// A folder that does not exist yet is polled until it appears. The
-// watcher stops with the server's context.
+// The watcher stops with the server's context.
 func (s *Server) watchAgentDirs(ws *workspace.Workspace) {
-	var roots []string
-	for _, d := range agentfiles.HiddenDirs() {
-		roots = append(roots, filepath.Join(ws.Dir(), d))
-	}
-	w, err := watcher.New(watcher.Options{
-		Roots:     roots,
-		Logger:    s.log,
-		Match:     agentfiles.MaybeFile,
-		IgnoreDir: func(p string) bool { return filepath.Base(p) == "node_modules" },
+	w, err := agentwatch.Watch(ws.Dir(), agentwatch.Options{Logger: s.log}, func(paths []string) {
+		s.agentFilesChanged(ws, paths)
 	})
 	if err != nil {
 		s.log.Warn("agent folders are not watched; their files are checked again when the editor reports them", "err", err)
@@ -32,17 +24,6 @@ func (s *Server) watchAgentDirs(ws *workspace.Workspace) {
 		<-s.ctx.Done()
 		if err := w.Close(); err != nil {
 			s.log.Warn("close the agent-folder watcher", "err", err)
-		}
-	}()
-	go func() {
-		for b := range w.Batches() {
-			var paths []string
-			for _, c := range b.Changes {
-				if !c.IsDir {
-					paths = append(paths, c.Path)
-				}
-			}
-			s.agentFilesChanged(ws, paths)
 		}
 	}()
 }

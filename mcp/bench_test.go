@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,7 +17,8 @@ import (
 // BenchmarkTools measures every tool through the SDK's client over the
 // in-memory transport, on a generated library of 10,000 topics once it is
 // indexed. Besides ns/op it reports the median and 99th percentile
-// latency of a call.
+// latency of a call, the same of the time spent in the server's handler,
+// and the size of an answer as JSON.
 func BenchmarkTools(b *testing.B) {
 	dir := b.TempDir()
 	opts := libgen.Options{Topics: 10000}
@@ -59,7 +62,10 @@ func BenchmarkTools(b *testing.B) {
 		name string
 		args func(i int) map[string]any
 	}{
-		{"catalog", "all", func(int) map[string]any { return map[string]any{} }},
+		{"catalog", "first page", func(int) map[string]any { return map[string]any{} }},
+		{"catalog", "page of 1000", func(i int) map[string]any {
+			return map[string]any{"limit": 1000, "cursor": strconv.Itoa(i % 10 * 1000)}
+		}},
 		{"catalog", "domain", func(int) map[string]any { return map[string]any{"domain": topics[0].Domain} }},
 		{"search", "two words", func(i int) map[string]any {
 			return map[string]any{"query": []string{"security testing", "async patterns", "cache overview"}[i%3]}
@@ -76,17 +82,23 @@ func BenchmarkTools(b *testing.B) {
 		}},
 		{"check", "one file", func(int) map[string]any { return map[string]any{"path": one} }},
 		{"check", "workspace", func(int) map[string]any { return map[string]any{} }},
+		{"check", "workspace page of 1000", func(int) map[string]any { return map[string]any{"limit": 1000} }},
 		{"session_cost", "claude", func(int) map[string]any { return map[string]any{"agent": "claude"} }},
 	}
 	for _, c := range cases {
 		b.Run(c.tool+"/"+c.name, func(b *testing.B) {
-			call := func(i int) {
+			call := func(i int) *sdk.CallToolResult {
 				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: c.args(i)})
 				if err != nil || res.IsError {
 					b.Fatalf("%s: %v %+v", c.tool, err, res)
 				}
+				return res
 			}
-			call(0) // the first call of a tool builds caches
+			// The first call of a tool builds caches.
+			first, err := json.Marshal(call(0))
+			if err != nil {
+				b.Fatal(err)
+			}
 			handled = handled[:0]
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
@@ -98,7 +110,9 @@ func BenchmarkTools(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(ms(percentile(lat, 50)), "p50-ms")
 			b.ReportMetric(ms(percentile(lat, 99)), "p99-ms")
+			b.ReportMetric(ms(percentile(handled, 50)), "server-p50-ms")
 			b.ReportMetric(ms(percentile(handled, 99)), "server-p99-ms")
+			b.ReportMetric(float64(len(first))/1024, "answer-KiB")
 		})
 	}
 }

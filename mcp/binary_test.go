@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,14 +18,7 @@ import (
 // agent does and talks to it through the SDK's client.
 func TestBinaryOverCommandTransport(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "ctxls")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/ctxls/ctxls/cmd/ctxls")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build ctxls: %v\n%s", err, out)
-	}
+	bin := buildCtxls(t)
 	dir := libtest.WriteTree(t, fixture())
 	cmd := exec.Command(bin, "mcp", "--dir", dir)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "test"}, nil).

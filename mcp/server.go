@@ -19,9 +19,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/agentwatch"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 	"github.com/ctxls/ctxls/providers/ops"
-	"github.com/ctxls/ctxls/watcher"
 )
 
 // Options configure a Server.
@@ -49,12 +49,25 @@ type Server struct {
 	log    *slog.Logger
 	agents atomic.Pointer[agentfiles.Set]
 	// agentWatch follows the hidden agent folders the workspace skips.
-	agentWatch *watcher.Watcher
+	agentWatch *agentwatch.Watcher
 	// ready is set once the fields above are; updates of the workspace
 	// wait for it.
 	ready atomic.Bool
 	// refreshMu serialises refresh, called by both watchers.
 	refreshMu sync.Mutex
+	// gen counts the changes of what the tools answer from: the library,
+	// the agent files and the served topics. It is raised after each
+	// change is applied, so an answer computed at gen reflects at least
+	// that change, and answers kept for an older gen are stale.
+	gen atomic.Uint64
+	// catalogs and checks keep the answers computed at gen.
+	catalogs answerCache[*catalogAnswer]
+	checks   answerCache[*checkAnswer]
+	// warmc asks the warm goroutine to compute the answers of the current
+	// gen; stopWarm stops it and warmed is done once it has.
+	warmc    chan struct{}
+	stopWarm context.CancelFunc
+	warmed   chan struct{}
 
 	// rmu guards resources, what is registered with srv by URI, and
 	// served, whether each topic id the resources know is inside its root
@@ -71,7 +84,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{log: log, resources: make(map[string]registered), served: map[string]bool{}, diags: ops.NewDiagnostics()}
+	s := &Server{log: log, resources: make(map[string]registered), served: map[string]bool{}, diags: ops.NewDiagnostics(),
+		warmc: make(chan struct{}, 1), warmed: make(chan struct{})}
 	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
 		Watch:    !opts.NoWatch,
 		Logger:   log,
@@ -79,9 +93,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		OnUpdate: func(u workspace.Update) {
 			s.diags.Invalidate(u.Affected, u.Reloaded)
 			// New syncs once it is ready; what changed before then is in
-			// the library it reads.
+			// the library it reads. refresh raises gen.
 			if s.ready.Load() {
 				s.refresh()
+			} else {
+				s.gen.Add(1)
 			}
 		},
 	})
@@ -103,8 +119,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.addResourceTemplates()
 	s.ready.Store(true)
 	s.syncResources()
+	warmCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopWarm = stop
+	go s.warmLoop(warmCtx)
+	s.warm()
 	if !opts.NoWatch {
-		if err := s.watchAgentDirs(opts); err != nil {
+		// Skills, rules and commands of the agent folders, which the
+		// workspace's watcher skips.
+		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, func([]string) { s.refresh() })
+		if err != nil {
 			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
 		}
 	}
@@ -122,6 +145,8 @@ func (s *Server) refresh() {
 	defer s.refreshMu.Unlock()
 	s.loadAgentFiles(context.Background())
 	s.syncResources()
+	s.gen.Add(1)
+	s.warm()
 }
 
 // loadAgentFiles reads the workspace's agent files again (skills, rules,
@@ -133,6 +158,36 @@ func (s *Server) loadAgentFiles(ctx context.Context) {
 		return
 	}
 	s.agents.Store(set)
+}
+
+// warm asks for the answers of the current version to be computed in the
+// background; asks that pile up while it works are one.
+func (s *Server) warm() {
+	select {
+	case s.warmc <- struct{}{}:
+	default:
+	}
+}
+
+// warmLoop computes what agents ask for first, the check of the whole
+// workspace and the first page of the catalog, after the index and after
+// each change, so that a call finds its answer kept rather than paying a
+// pass over every file of a large library.
+func (s *Server) warmLoop(ctx context.Context) {
+	defer close(s.warmed)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.warmc:
+		}
+		if _, _, err := s.check(ctx, CheckInput{}); err != nil && ctx.Err() == nil {
+			s.log.Debug("mcp: check in advance", "err", err)
+		}
+		if _, _, err := s.catalog(ctx, CatalogInput{}); err != nil && ctx.Err() == nil {
+			s.log.Debug("mcp: catalog in advance", "err", err)
+		}
+	}
 }
 
 // Run serves one session over t until the client disconnects or ctx is
@@ -155,5 +210,7 @@ func (s *Server) Close() error {
 	if s.agentWatch != nil {
 		s.agentWatch.Close()
 	}
+	s.stopWarm()
+	<-s.warmed
 	return s.ws.Close()
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
-// CatalogInput filters the catalog.
+// CatalogInput filters the catalog and selects a page of it.
 type CatalogInput struct {
 	Domain string `json:"domain,omitempty" jsonschema:"list only this domain's topics"`
 	Kind   string `json:"kind,omitempty" jsonschema:"list only this kind: topic, skill, command or rule"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most entries to return (default 100, at most 1000)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page; none for the first page"`
 }
 
 // CatalogEntry is one loadable thing of the workspace.
@@ -30,12 +32,13 @@ type CatalogEntry struct {
 	Tokens    int    `json:"tokens" jsonschema:"measured cost of the body"`
 }
 
-// CatalogOutput is the catalog.
+// CatalogOutput is a page of the catalog.
 type CatalogOutput struct {
-	Entries []CatalogEntry `json:"entries"`
-	// Tokens is the sum of the entries' tokens.
-	Tokens    int    `json:"tokens" jsonschema:"sum of the entries' tokens"`
-	Tokenizer string `json:"tokenizer" jsonschema:"the tokenizer that measured the tokens"`
+	Entries    []CatalogEntry `json:"entries" jsonschema:"this page's entries: skills, commands and rules first, then topics by domain"`
+	Total      int            `json:"total" jsonschema:"number of entries on all pages"`
+	Tokens     int            `json:"tokens" jsonschema:"sum of the tokens of the entries on all pages"`
+	Tokenizer  string         `json:"tokenizer" jsonschema:"the tokenizer that measured the tokens"`
+	NextCursor string         `json:"nextCursor,omitempty" jsonschema:"pass it as cursor to get the next page; absent on the last page"`
 }
 
 // SearchInput is a search query.
@@ -69,7 +72,7 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "catalog",
 		Title:       "Catalog of the context library",
-		Description: "Lists every topic, skill, command and rule of the project's context library with its reference, title, kind and measured token cost.",
+		Description: "Lists the topics, skills, commands and rules of the project's context library with their reference, title, kind and measured token cost: skills, commands and rules first, then topics by domain. Answers in pages of 100 entries unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page. The first page of a long catalog also sums the topics up by domain: pass a domain to list one domain's topics.",
 		Annotations: readOnly,
 	}, s.catalog)
 	addTool(s.srv, &sdk.Tool{
@@ -87,7 +90,7 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "check",
 		Title:       "Check the context library",
-		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift, problems of agent files (skills, rules, memory files and their imports) and of .ctxls.yaml; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them.",
+		Description: "Reports the diagnostics of the workspace, or of one file or folder of it: broken references, unknown sections, frontmatter problems, token drift, problems of agent files (skills, rules, memory files and their imports) and of .ctxls.yaml; each with file, 1-based line and column, severity, code and message, as ctxls check --format json gives them. Answers in pages of 100 diagnostics, by file and position, unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page.",
 		Annotations: readOnly,
 	}, s.check)
 	addTool(s.srv, &sdk.Tool{
@@ -123,35 +126,69 @@ func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, 
 	return b.String(), *c, nil
 }
 
-// CheckInput names what to check.
+// CheckInput names what to check and selects a page of the answer.
 type CheckInput struct {
-	Path string `json:"path,omitempty" jsonschema:"a file or folder of the workspace (relative to it, or absolute inside it); the whole workspace when empty"`
+	Path   string `json:"path,omitempty" jsonschema:"a file or folder of the workspace (relative to it, or absolute inside it); the whole workspace when empty"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most diagnostics to return (default 100, at most 1000)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page; none for the first page"`
 }
 
-func (s *Server) check(ctx context.Context, in CheckInput) (string, ops.CheckResponse, error) {
+// CheckOutput is a page of the diagnostics: the object ctxls check
+// --format json gives, with the paging fields.
+type CheckOutput struct {
+	Items      []ops.Diagnostic `json:"items" jsonschema:"this page's diagnostics, by file and position"`
+	Errors     int              `json:"errors" jsonschema:"number of diagnostics of severity error on all pages"`
+	Warnings   []ops.Warning    `json:"warnings" jsonschema:"problems met while indexing that no diagnostic reports, such as an unreadable file"`
+	Total      int              `json:"total" jsonschema:"number of diagnostics on all pages"`
+	NextCursor string           `json:"nextCursor,omitempty" jsonschema:"pass it as cursor to get the next page; absent on the last page"`
+}
+
+// checkAnswer is a check's answer kept for paging, and the first line of
+// its text, which counts its items by code.
+type checkAnswer struct {
+	res     ops.CheckResponse
+	summary string
+	// errorFiles names the files with errors, when there are some.
+	errorFiles string
+}
+
+func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput, error) {
 	p := strings.TrimSpace(in.Path)
 	if strings.ContainsRune(p, 0) {
-		return "", ops.CheckResponse{}, fmt.Errorf("path %q holds a NUL byte", in.Path)
+		return "", CheckOutput{}, fmt.Errorf("path %q holds a NUL byte", in.Path)
 	}
+	key := ""
 	if p != "" {
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(s.ws.Dir(), abs)
 		}
+		key = filepath.Clean(abs)
 		if _, err := os.Stat(abs); err != nil && errors.Is(err, fs.ErrNotExist) {
 			// Checked after the workspace bound, so that the error of a
 			// path outside it says so rather than whether it exists.
 			if _, err := s.ops.Check(ctx, ops.CheckRequest{Path: p}); err != nil {
-				return "", ops.CheckResponse{}, err
+				return "", CheckOutput{}, err
 			}
-			return "", ops.CheckResponse{}, fmt.Errorf("%s does not exist in the workspace", p)
+			return "", CheckOutput{}, fmt.Errorf("%s does not exist in the workspace", p)
 		}
 	}
-	res, err := s.ops.Check(ctx, ops.CheckRequest{Path: p})
+	a, err := s.checks.do(ctx, s.gen.Load(), key, func(ctx context.Context) (*checkAnswer, error) {
+		res, err := s.ops.Check(ctx, ops.CheckRequest{Path: p})
+		if err != nil {
+			return nil, err
+		}
+		return newCheckAnswer(res), nil
+	})
 	if err != nil {
-		return "", ops.CheckResponse{}, err
+		return "", CheckOutput{}, err
 	}
-	return checkText(res), res, nil
+	lo, hi, next, err := pageOf(len(a.res.Items), in.Limit, in.Cursor)
+	if err != nil {
+		return "", CheckOutput{}, err
+	}
+	out := CheckOutput{Items: a.res.Items[lo:hi], Errors: a.res.Errors, Warnings: a.res.Warnings, Total: len(a.res.Items), NextCursor: next}
+	return checkText(a, out, lo), out, nil
 }
 
 // count writes n and the noun, plural unless n is 1.
@@ -162,21 +199,20 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// maxCheckLines bounds the diagnostics the text block of check lists,
-// errors first; the structured content has them all.
-const maxCheckLines = 200
-
-func checkText(res ops.CheckResponse) string {
+// newCheckAnswer keeps a check's answer, its items in the order of ctxls
+// check, and sums them up by code.
+func newCheckAnswer(res ops.CheckResponse) *checkAnswer {
+	items := res.Items
 	var b strings.Builder
 	byCode := map[string]int{}
 	var codes []string
-	for _, d := range res.Items {
+	for _, d := range items {
 		if byCode[d.Code] == 0 {
 			codes = append(codes, d.Code)
 		}
 		byCode[d.Code]++
 	}
-	fmt.Fprintf(&b, "%s, %s", count(len(res.Items), "problem"), count(res.Errors, "error"))
+	fmt.Fprintf(&b, "%s, %s", count(len(items), "problem"), count(res.Errors, "error"))
 	for i, c := range codes {
 		sep := "; "
 		if i > 0 {
@@ -184,25 +220,41 @@ func checkText(res ops.CheckResponse) string {
 		}
 		fmt.Fprintf(&b, "%s%s %d", sep, c, byCode[c])
 	}
-	b.WriteString("\n")
-	n := 0
-	for _, errorsFirst := range []bool{true, false} {
-		for _, d := range res.Items {
-			if (d.Severity == "error") != errorsFirst {
-				continue
-			}
-			if n == maxCheckLines {
-				fmt.Fprintf(&b, "… and %d more (call check with a path to see one file's)\n", len(res.Items)-n)
-				break
-			}
-			n++
-			fmt.Fprintf(&b, "%s:%d:%d\t%s\t%s\t%s\n", d.File, d.Line, d.Column, d.Severity, d.Code, d.Message)
-		}
-		if n == maxCheckLines && len(res.Items) > n {
-			break
+	// The files with errors, so that an agent paging through many
+	// warnings can ask for those files instead.
+	var files []string
+	for _, d := range items {
+		if d.Severity == "error" && (len(files) == 0 || files[len(files)-1] != d.File) {
+			files = append(files, d.File)
 		}
 	}
-	for _, w := range res.Warnings {
+	a := &checkAnswer{res: res, summary: b.String()}
+	if len(files) > 0 {
+		a.errorFiles = "errors in " + strings.Join(files[:min(len(files), maxErrorFiles)], ", ")
+		if len(files) > maxErrorFiles {
+			a.errorFiles += fmt.Sprintf(" and %d more files", len(files)-maxErrorFiles)
+		}
+	}
+	return a
+}
+
+// maxErrorFiles bounds the files with errors a check's text names.
+const maxErrorFiles = 10
+
+// checkText is the summary of a check and the page's diagnostics, one a
+// line.
+func checkText(a *checkAnswer, out CheckOutput, lo int) string {
+	var b strings.Builder
+	b.WriteString(a.summary)
+	b.WriteString(pageNote(lo, lo+len(out.Items), out.Total, out.NextCursor))
+	b.WriteString("\n")
+	if a.errorFiles != "" {
+		b.WriteString(a.errorFiles + "\n")
+	}
+	for _, d := range out.Items {
+		fmt.Fprintf(&b, "%s:%d:%d\t%s\t%s\t%s\n", d.File, d.Line, d.Column, d.Severity, d.Code, d.Message)
+	}
+	for _, w := range out.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w.Message)
 	}
 	return b.String()
@@ -210,64 +262,93 @@ func checkText(res ops.CheckResponse) string {
 
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
 
+// catalogAnswer is a catalog kept for paging.
+type catalogAnswer struct {
+	entries   []CatalogEntry
+	tokens    int
+	tokenizer string
+	// domains sums the topics up by domain, in the order of entries.
+	domains []domainSum
+}
+
+type domainSum struct {
+	name           string
+	topics, tokens int
+}
+
 func (s *Server) catalog(ctx context.Context, in CatalogInput) (string, CatalogOutput, error) {
-	res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: in.Domain, Kind: in.Kind})
+	domain, kind := strings.TrimSpace(in.Domain), strings.TrimSpace(in.Kind)
+	a, err := s.catalogs.do(ctx, s.gen.Load(), domain+"\x00"+kind, func(ctx context.Context) (*catalogAnswer, error) {
+		res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: domain, Kind: kind})
+		if err != nil {
+			return nil, err
+		}
+		return s.newCatalogAnswer(res), nil
+	})
 	if err != nil {
 		return "", CatalogOutput{}, err
 	}
-	out := CatalogOutput{Entries: make([]CatalogEntry, 0, len(res.Entries)), Tokenizer: res.Tokenizer}
-	listed := s.listedSet()
-	for _, e := range res.Entries {
-		if e.Kind == ops.KindTopic && !listed(e.ID) {
-			continue
-		}
-		out.Entries = append(out.Entries, CatalogEntry{Reference: e.Reference, Title: e.Title, Kind: e.Kind, Tokens: e.Tokens})
-		out.Tokens += e.Tokens
+	lo, hi, next, err := pageOf(len(a.entries), in.Limit, in.Cursor)
+	if err != nil {
+		return "", CatalogOutput{}, err
 	}
-	return catalogText(out), out, nil
+	out := CatalogOutput{Entries: a.entries[lo:hi], Total: len(a.entries), Tokens: a.tokens, Tokenizer: a.tokenizer, NextCursor: next}
+	return catalogText(a, out, lo), out, nil
 }
 
-// maxCatalogLines bounds the text block of the catalog: past it the text
-// sums topics up by domain, since an agent that reads 10,000 lines has
-// spent its context on the listing. The structured content keeps every
-// entry.
-const maxCatalogLines = 300
+// newCatalogAnswer keeps the served entries of an inventory: skills,
+// commands and rules first, since they are few and an agent acts on them,
+// then the topics.
+func (s *Server) newCatalogAnswer(res ops.InventoryResponse) *catalogAnswer {
+	a := &catalogAnswer{entries: make([]CatalogEntry, 0, len(res.Entries)), tokenizer: res.Tokenizer}
+	listed := s.listedSet()
+	byDomain := map[string]int{}
+	for _, topics := range []bool{false, true} {
+		for _, e := range res.Entries {
+			if (e.Kind == ops.KindTopic) != topics || topics && !listed(e.ID) {
+				continue
+			}
+			a.entries = append(a.entries, CatalogEntry{Reference: e.Reference, Title: e.Title, Kind: e.Kind, Tokens: e.Tokens})
+			a.tokens += e.Tokens
+			if !topics {
+				continue
+			}
+			d, _, ok := strings.Cut(e.Reference, ":")
+			if !ok {
+				d = "(root)"
+			}
+			i, ok := byDomain[d]
+			if !ok {
+				i = len(a.domains)
+				byDomain[d] = i
+				a.domains = append(a.domains, domainSum{name: d})
+			}
+			a.domains[i].topics++
+			a.domains[i].tokens += e.Tokens
+		}
+	}
+	return a
+}
 
-func catalogText(out CatalogOutput) string {
+// catalogText is the count of the catalog and the page's entries, one a
+// line. The first page of a catalog that has more sums the topics up by
+// domain, so that an agent can narrow the catalog to a domain rather than
+// page through every topic.
+func catalogText(a *catalogAnswer, out CatalogOutput, lo int) string {
 	var b strings.Builder
-	entries := fmt.Sprintf("%d entries", len(out.Entries))
-	if len(out.Entries) == 1 {
+	entries := fmt.Sprintf("%d entries", out.Total)
+	if out.Total == 1 {
 		entries = "1 entry"
 	}
-	fmt.Fprintf(&b, "%s, %d tokens (%s)\n", entries, out.Tokens, out.Tokenizer)
-	if len(out.Entries) <= maxCatalogLines {
-		for _, e := range out.Entries {
-			fmt.Fprintf(&b, "%s\t%s\t%d tokens\t%s\n", e.Reference, e.Kind, e.Tokens, e.Title)
-		}
-		return b.String()
-	}
-	type sum struct{ topics, tokens int }
-	var domains []string
-	byDomain := map[string]*sum{}
+	fmt.Fprintf(&b, "%s, %d tokens (%s)%s\n", entries, out.Tokens, out.Tokenizer, pageNote(lo, lo+len(out.Entries), out.Total, out.NextCursor))
 	for _, e := range out.Entries {
-		if e.Kind != ops.KindTopic {
-			fmt.Fprintf(&b, "%s\t%s\t%d tokens\t%s\n", e.Reference, e.Kind, e.Tokens, e.Title)
-			continue
-		}
-		d, _, ok := strings.Cut(e.Reference, ":")
-		if !ok {
-			d = "(root)"
-		}
-		if byDomain[d] == nil {
-			byDomain[d] = &sum{}
-			domains = append(domains, d)
-		}
-		byDomain[d].topics++
-		byDomain[d].tokens += e.Tokens
+		fmt.Fprintf(&b, "%s\t%s\t%d tokens\t%s\n", e.Reference, e.Kind, e.Tokens, e.Title)
 	}
-	fmt.Fprintf(&b, "topics by domain (call catalog with a domain to list its topics):\n")
-	for _, d := range domains {
-		fmt.Fprintf(&b, "%s\t%d topics\t%d tokens\n", d, byDomain[d].topics, byDomain[d].tokens)
+	if lo == 0 && out.NextCursor != "" && len(a.domains) > 1 {
+		b.WriteString("topics by domain (call catalog with a domain to list its topics):\n")
+		for _, d := range a.domains {
+			fmt.Fprintf(&b, "%s\t%d topics\t%d tokens\n", d.name, d.topics, d.tokens)
+		}
 	}
 	return b.String()
 }

@@ -30,7 +30,7 @@ export function currentServerSettings(scope?: vscode.ConfigurationScope): Record
   return trustedServerSettings(settings, vscode.workspace.isTrusted);
 }
 
-function isFile(p: string): boolean {
+export function isFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();
   } catch {
@@ -39,7 +39,7 @@ function isFile(p: string): boolean {
 }
 
 /** Makes a bundled binary executable when the archive lost its mode bits. */
-function ensureExecutable(p: string): void {
+export function ensureExecutable(p: string): void {
   if (process.platform === 'win32') {
     return;
   }

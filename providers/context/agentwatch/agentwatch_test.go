@@ -1,0 +1,122 @@
+package agentwatch
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recorder keeps the paths reported, one call's worth a slice.
+type recorder struct {
+	mu    sync.Mutex
+	calls [][]string
+}
+
+func (r *recorder) changed(paths []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, paths)
+}
+
+// seen returns every path reported so far.
+func (r *recorder) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, c := range r.calls {
+		out = append(out, c...)
+	}
+	return out
+}
+
+func write(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatchReportsAgentFiles drives a real watcher on a temporary
+// workspace: files that may be agent files are reported when written,
+// changed or removed, in a folder there at the start or created later;
+// other files, node_modules and folders that are not agent folders are
+// not; nothing is reported after Close.
+func TestWatchReportsAgentFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	skill := filepath.Join(dir, ".claude", "skills", "deploy", "SKILL.md")
+	write(t, skill, "---\nname: deploy\n---\n")
+	var rec recorder
+	w, err := Watch(dir, Options{Debounce: 20 * time.Millisecond, PollInterval: 50 * time.Millisecond}, rec.changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	waitFor := func(p string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !slices.Contains(rec.seen(), p) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not reported within 10s; reported: %v", p, rec.seen())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	ignored := []string{
+		filepath.Join(dir, ".claude", "notes.txt"),
+		filepath.Join(dir, ".claude", "node_modules", "pkg", "README.md"),
+		filepath.Join(dir, ".vscode", "settings.json"),
+		filepath.Join(dir, "docs", "guide.md"),
+	}
+	for _, p := range ignored {
+		write(t, p, "x")
+	}
+	write(t, skill, "---\nname: deploy\ndescription: Changed.\n---\n")
+	waitFor(skill)
+	rule := filepath.Join(dir, ".cursor", "rules", "style.mdc") // .cursor did not exist
+	write(t, rule, "# Style\n")
+	waitFor(rule)
+	manifest := filepath.Join(dir, ".claude-plugin", "plugin.json")
+	write(t, manifest, "{}")
+	waitFor(manifest)
+	if err := os.RemoveAll(filepath.Dir(skill)); err != nil {
+		t.Fatal(err)
+	}
+	before := len(rec.seen())
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(rec.seen()[before:], skill) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the removal of %s not reported within 10s; reported: %v", skill, rec.seen())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, p := range rec.seen() {
+		if slices.Contains(ignored, p) || filepath.Ext(p) == "" {
+			t.Errorf("reported %s, which is not an agent file", p)
+		}
+	}
+	rec.mu.Lock()
+	for _, c := range rec.calls {
+		if len(c) == 0 {
+			t.Error("a call without paths")
+		}
+	}
+	rec.mu.Unlock()
+
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	n := len(rec.seen())
+	write(t, filepath.Join(dir, ".github", "copilot-instructions.md"), "# After close\n")
+	time.Sleep(200 * time.Millisecond) // ten debounces: a call would have come
+	if got := rec.seen(); len(got) != n {
+		t.Errorf("reported after Close: %v", got[n:])
+	}
+}
