@@ -392,32 +392,29 @@ func (f *File) releaseTree() {
 // drops path references that lead outside every context root.
 //
 // hint is how many references the file held before (0 when unknown).
-func (b *builder) scanRefs(f *File, v view, hint int) []refs.Ref {
+func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 	if f.Doc == nil {
-		return nil
+		return refs.List{}
 	}
-	all := b.cachedRefs(f)
-	if all == nil {
-		all = refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+	all, ok := b.cachedRefs(f)
+	if !ok {
+		all = refs.ScanList(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
 		if f.cache != nil {
 			f.cache.refs = indexcache.AppendRefs(nil, all)
 		}
 	}
-	out := all[:0]
-	for _, r := range all {
+	var out refs.ListBuilder
+	out.Grow(all.Len())
+	for _, r := range all.All() {
 		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {
 			if _, _, ok := b.misplaced(f.Path, r, v.isDomain); !ok {
 				continue
 			}
 		}
 		v.share(&r)
-		out = append(out, r)
+		out.Add(r)
 	}
-	if len(out) < cap(out) {
-		// The library keeps every file's references; a Ref is large.
-		out = slices.Clone(out)
-	}
-	return out
+	return out.List()
 }
 
 // pathCandidates lists the absolute paths a path reference may mean, most
@@ -767,7 +764,7 @@ func refKeys(b *builder, f *File) []string {
 			add("@" + d)
 		}
 	}
-	for _, r := range f.Refs {
+	for _, r := range f.Refs.All() {
 		switch r.Form {
 		case refs.DomainForm:
 			addDomain(r.Domain)

@@ -163,7 +163,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 			continue
 		}
 		if old != nil {
-			before[u.path] = len(old.Refs)
+			before[u.path] = old.Refs.Len()
 			st.unlink(b, old)
 			delete(st.files, u.path)
 		}
@@ -190,7 +190,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	v := st.view()
 	rescan := func(p string, f *File) {
 		nf := *f
-		hint := len(f.Refs)
+		hint := f.Refs.Len()
 		if changed[p] {
 			hint = before[p]
 		}
