@@ -403,18 +403,15 @@ func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 			f.cache.refs = indexcache.AppendRefs(nil, all)
 		}
 	}
-	var out refs.ListBuilder
-	out.Grow(all.Len())
-	for _, r := range all.All() {
+	all = all.Retain(func(r refs.Ref) bool {
 		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {
-			if _, _, ok := b.misplaced(f.Path, r, v.isDomain); !ok {
-				continue
-			}
+			_, _, ok := b.misplaced(f.Path, r, v.isDomain)
+			return ok
 		}
-		v.share(&r)
-		out.Add(r)
-	}
-	return out.List()
+		return true
+	})
+	all.Share(v.share)
+	return all
 }
 
 // pathCandidates lists the absolute paths a path reference may mean, most
@@ -764,11 +761,20 @@ func refKeys(b *builder, f *File) []string {
 			add("@" + d)
 		}
 	}
+	// Nor are the keys of a topic or path named many times built more
+	// than once.
+	type pair struct{ domain, topic string }
+	topics := map[pair]bool{}
+	paths := map[string]bool{}
 	for _, r := range f.Refs.All() {
 		switch r.Form {
 		case refs.DomainForm:
 			addDomain(r.Domain)
 		case refs.PathForm:
+			if paths[r.Path] {
+				continue
+			}
+			paths[r.Path] = true
 			// The last two parts name the topic a misplaced path means.
 			if dir, file, ok := lastTwo(path.Clean(r.Path)); ok {
 				add(dir + "/" + strings.TrimSuffix(file, path.Ext(r.Path)))
@@ -780,8 +786,11 @@ func refKeys(b *builder, f *File) []string {
 				add(k)
 			}
 		default:
-			add(r.Domain + "/" + strings.TrimSuffix(r.Topic, ".md"))
-			addDomain(r.Domain)
+			if k := (pair{r.Domain, r.Topic}); !topics[k] {
+				topics[k] = true
+				add(r.Domain + "/" + strings.TrimSuffix(r.Topic, ".md"))
+				addDomain(r.Domain)
+			}
 		}
 	}
 	slices.Sort(keys)

@@ -53,8 +53,9 @@ type subSpan struct{ off, n uint16 }
 func (l List) Len() int { return len(l.items) }
 
 // At returns the i-th reference, in order of Span.Start.
-func (l List) At(i int) Ref {
-	p := &l.items[i]
+func (l List) At(i int) Ref { return l.unpack(&l.items[i]) }
+
+func (l List) unpack(p *packed) Ref {
 	if p.form == oddForm {
 		return l.odd[p.name[0]]
 	}
@@ -146,27 +147,48 @@ func NewList(rs []Ref) List {
 // ListBuilder collects references into a List. The zero ListBuilder is
 // ready to use.
 type ListBuilder struct {
-	l      List
+	l List
+	// full are the filled chunks, cur the one being filled: a builder
+	// grows by chunks rather than by copying all it holds, so that a
+	// document of many references is not held several times over.
+	full   [][]packed
+	cur    []packed
+	n      int
 	nameID map[string]uint32
 	tagID  map[string]uint8
 }
 
+// minChunk is the size of a builder's first chunk when no size is given.
+const minChunk = 256
+
 // Grow makes room for n more references.
-func (b *ListBuilder) Grow(n int) { b.l.items = slices.Grow(b.l.items, n) }
+func (b *ListBuilder) Grow(n int) {
+	if n > cap(b.cur)-len(b.cur) {
+		b.newChunk(n)
+	}
+}
+
+func (b *ListBuilder) newChunk(n int) {
+	if len(b.cur) > 0 {
+		b.full = append(b.full, b.cur)
+	}
+	b.cur = make([]packed, 0, max(n, minChunk, b.n/2))
+}
 
 // Add appends r.
 func (b *ListBuilder) Add(r Ref) {
-	p, ok := b.pack(&r)
-	if ok {
-		// The packed form must give r back exactly; whatever it cannot
-		// hold is kept whole.
-		b.l.items = append(b.l.items, p)
-		if b.l.At(len(b.l.items)-1) == r {
-			return
-		}
-		b.l.items = b.l.items[:len(b.l.items)-1]
+	if len(b.cur) == cap(b.cur) {
+		b.newChunk(0)
 	}
-	b.l.items = append(b.l.items, packed{
+	b.n++
+	p, ok := b.pack(&r)
+	// The packed form must give r back exactly; whatever it cannot hold
+	// is kept whole.
+	if ok && b.l.unpack(&p) == r {
+		b.cur = append(b.cur, p)
+		return
+	}
+	b.cur = append(b.cur, packed{
 		start: uint32(max(0, min(r.Span.Start, math.MaxUint32))),
 		end:   uint32(max(0, min(r.Span.End, math.MaxUint32))),
 		form:  oddForm,
@@ -240,6 +262,14 @@ func (b *ListBuilder) tagOf(s string) (uint8, bool) {
 // and resets b.
 func (b *ListBuilder) List() List {
 	l := b.l
+	items := b.cur
+	if len(b.full) > 0 {
+		items = make([]packed, 0, b.n)
+		for _, c := range b.full {
+			items = append(items, c...)
+		}
+		items = append(items, b.cur...)
+	}
 	*b = ListBuilder{}
 	before := func(x, y *packed) bool {
 		if x.start != y.start {
@@ -247,9 +277,9 @@ func (b *ListBuilder) List() List {
 		}
 		return x.end > y.end
 	}
-	items := l.items
-	if !slices.IsSortedFunc(items, func(x, y packed) int { return cmpPacked(&x, &y, before) }) {
-		slices.SortStableFunc(items, func(x, y packed) int { return cmpPacked(&x, &y, before) })
+	cmp := func(x, y packed) int { return cmpPacked(&x, &y, before) }
+	if !slices.IsSortedFunc(items, cmp) {
+		slices.SortStableFunc(items, cmp)
 	}
 	n, end := 0, int64(-1)
 	for i := range items {
@@ -259,18 +289,74 @@ func (b *ListBuilder) List() List {
 			n++
 		}
 	}
-	if n == 0 {
-		return List{}
-	}
-	// The list lives as long as its file: it keeps no spare room.
-	l.items = slices.Clip(items[:n])
-	if n < cap(items) {
-		l.items = slices.Clone(items[:n])
-	}
+	l.items = items[:n]
 	l.names = slices.Clip(l.names)
 	l.tags = slices.Clip(l.tags)
 	l.odd = slices.Clip(l.odd)
+	return l.trim()
+}
+
+// trim returns l without its items' spare room, copying them when that
+// room is more than an eighth: the list lives as long as its file.
+func (l List) trim() List {
+	if len(l.items) == 0 {
+		return List{}
+	}
+	if spare := cap(l.items) - len(l.items); spare > len(l.items)/8 {
+		l.items = slices.Clone(l.items)
+	} else {
+		l.items = slices.Clip(l.items)
+	}
 	return l
+}
+
+// Retain returns the references of l for which keep reports true. It
+// reuses l's storage: l must not be used afterwards.
+func (l List) Retain(keep func(Ref) bool) List {
+	n := 0
+	for i := range l.items {
+		if keep(l.unpack(&l.items[i])) {
+			l.items[n] = l.items[i]
+			n++
+		}
+	}
+	l.items = l.items[:n]
+	return l.trim()
+}
+
+// Share lets share replace the domain and topic names of the references
+// with copies of the same text held elsewhere (a library's own), so that
+// the list keeps no copy of its own. share gets each distinct pair of
+// domain and topic once; a replacement that differs from the name is
+// ignored. Share modifies l: it is for a list not yet in use.
+func (l List) Share(share func(r *Ref)) {
+	type pair struct{ d, t uint32 }
+	seen := map[pair]bool{}
+	for i := range l.items {
+		p := &l.items[i]
+		if p.form == oddForm {
+			r := &l.odd[p.name[0]]
+			d, t := r.Domain, r.Topic
+			share(r)
+			if r.Domain != d || r.Topic != t {
+				r.Domain, r.Topic = d, t
+			}
+			continue
+		}
+		k := pair{p.name[0], p.name[1]}
+		if k.d == 0 || seen[k] {
+			continue
+		}
+		seen[k] = true
+		r := Ref{Domain: l.name(k.d), Topic: l.name(k.t)}
+		share(&r)
+		if r.Domain == l.name(k.d) {
+			l.names[k.d-1] = r.Domain
+		}
+		if k.t != 0 && r.Topic == l.name(k.t) {
+			l.names[k.t-1] = r.Topic
+		}
+	}
 }
 
 func cmpPacked(x, y *packed, before func(x, y *packed) bool) int {

@@ -1,6 +1,8 @@
 package refs
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -68,5 +70,61 @@ func TestListOdd(t *testing.T) {
 	var empty List
 	if _, ok := empty.Find(0); ok || empty.Len() != 0 || empty.Slice() != nil {
 		t.Errorf("the zero List is not empty")
+	}
+}
+
+// TestListBuilderChunks adds references in reverse order, without a size
+// given, so that the builder fills several chunks and sorts them.
+func TestListBuilderChunks(t *testing.T) {
+	t.Parallel()
+	const n = 5000
+	var b ListBuilder
+	for i := n - 1; i >= 0; i-- {
+		b.Add(Ref{Form: KeyForm, Span: document.Span{Start: 10 * i, End: 10*i + 5}, Domain: "d", DomainSpan: document.Span{Start: 10 * i, End: 10*i + 1}})
+	}
+	l := b.List()
+	if l.Len() != n || cap(l.items) != n {
+		t.Fatalf("Len = %d, cap %d; want %d", l.Len(), cap(l.items), n)
+	}
+	for i, r := range l.All() {
+		if r.Span.Start != 10*i || r.Domain != "d" {
+			t.Fatalf("At(%d) = %+v", i, r)
+		}
+	}
+}
+
+func TestListRetainShare(t *testing.T) {
+	t.Parallel()
+	d := document.Parse("/ws/commands/big.md", benchDoc(16<<10))
+	all := Scan(d, testOpts())
+	var want []Ref
+	for _, r := range all {
+		if r.Form != PathForm {
+			want = append(want, r)
+		}
+	}
+	if len(want) == len(all) || len(want) == 0 {
+		t.Fatalf("%d of %d references are not paths; want some of each", len(want), len(all))
+	}
+	l := NewList(all).Retain(func(r Ref) bool { return r.Form != PathForm })
+	shared := map[string]string{}
+	l.Share(func(r *Ref) {
+		for _, s := range []*string{&r.Domain, &r.Topic} {
+			if *s == "" {
+				continue
+			}
+			if _, ok := shared[*s]; !ok {
+				shared[*s] = strings.Clone(*s)
+			}
+			*s = shared[*s]
+		}
+	})
+	if got := l.Slice(); !slices.Equal(got, want) {
+		t.Fatalf("after Retain and Share: %d references, want %d", len(got), len(want))
+	}
+	for _, r := range l.All() {
+		if r.Domain != "" && unsafe.StringData(r.Domain) != unsafe.StringData(shared[r.Domain]) {
+			t.Fatalf("domain %q of %+v is not the shared copy", r.Domain, r)
+		}
 	}
 }
