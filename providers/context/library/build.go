@@ -794,7 +794,8 @@ func refKeys(b *builder, f *File) []string {
 		}
 	}
 	slices.Sort(keys)
-	return slices.Clip(slices.Compact(keys))
+	// The file keeps them as long as it is indexed.
+	return slices.Clone(slices.Compact(keys))
 }
 
 // lastTwo splits the last two parts off a slash-separated path: "a/b/c.md"

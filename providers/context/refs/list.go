@@ -290,10 +290,22 @@ func (b *ListBuilder) List() List {
 		}
 	}
 	l.items = items[:n]
-	l.names = slices.Clip(l.names)
-	l.tags = slices.Clip(l.tags)
-	l.odd = slices.Clip(l.odd)
+	l.names = tight(l.names)
+	l.tags = tight(l.tags)
+	l.odd = tight(l.odd)
 	return l.trim()
+}
+
+// tight returns s without spare room, copying it when that room is more
+// than an eighth.
+func tight[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	if cap(s)-len(s) > len(s)/8 {
+		return slices.Clone(s)
+	}
+	return slices.Clip(s)
 }
 
 // trim returns l without its items' spare room, copying them when that
@@ -302,11 +314,7 @@ func (l List) trim() List {
 	if len(l.items) == 0 {
 		return List{}
 	}
-	if spare := cap(l.items) - len(l.items); spare > len(l.items)/8 {
-		l.items = slices.Clone(l.items)
-	} else {
-		l.items = slices.Clip(l.items)
-	}
+	l.items = tight(l.items)
 	return l
 }
 
