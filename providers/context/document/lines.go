@@ -73,7 +73,7 @@ type Lines struct {
 
 // linesPerMark is how many lines a mark of Lines stands for: a look-up
 // reads at most that many lines of text.
-const linesPerMark = 32
+const linesPerMark = 16
 
 // maxLinesText is the largest text whose offsets fit marks.
 const maxLinesText = 1<<32 - 1

@@ -59,3 +59,23 @@ func TestLinesMarks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLinesPosition converts offsets spread over a 4 MB text of
+// short lines to positions and back.
+func BenchmarkLinesPosition(b *testing.B) {
+	text := []byte(strings.Repeat("- a short line of text, é\n", (4<<20)/27))
+	l := NewLines(text)
+	rng := rand.New(rand.NewPCG(3, 4))
+	offs := make([]int, 1024)
+	for i := range offs {
+		offs[i] = rng.IntN(len(text))
+	}
+	i := 0
+	for b.Loop() {
+		p := l.Position(offs[i%len(offs)], UTF16)
+		if _, err := l.Offset(p, UTF16); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
