@@ -164,6 +164,9 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // drain: the fingerprint is abandoned
+				}
 				e := &entries[i]
 				content, err := os.ReadFile(filepath.Join(root, e.rel))
 				e.err = err != nil
