@@ -58,24 +58,26 @@ func (s Span) Len() int { return s.End - s.Start }
 func (s Span) Contains(off int) bool { return off >= s.Start && off <= s.End }
 
 // Lines indexes the lines of a text so that byte offsets and positions
-// convert in O(log n). It keeps the start of every linesPerMark-th line
-// only and finds the others by looking for newlines from there: a library
-// keeps the index of every file, and an offset per line took a quarter of
-// the size of the text.
+// convert in O(log n). NewLines keeps the start of every line; compact
+// keeps only every linesPerMark-th, and the others are found by looking
+// for newlines from there: a library keeps the index of every file, and an
+// offset per line took a quarter of the size of the text.
 type Lines struct {
 	text []byte
-	// marks holds the start offset of lines 0, linesPerMark,
-	// 2*linesPerMark, …, in 32 bits: no file a library indexes nears
-	// 4 GiB (see maxLinesText).
-	marks []uint32
-	count int
+	// starts holds the start offset of every line, or nil once compact;
+	// marks that of lines 0, linesPerMark, 2*linesPerMark, …, once
+	// compact. Both are 32 bits: no file a library indexes nears 4 GiB
+	// (see maxLinesText).
+	starts []uint32
+	marks  []uint32
+	count  int
 }
 
-// linesPerMark is how many lines a mark of Lines stands for: a look-up
-// reads at most that many lines of text.
+// linesPerMark is how many lines a mark of a compact Lines stands for: a
+// look-up reads at most that many lines of text.
 const linesPerMark = 16
 
-// maxLinesText is the largest text whose offsets fit marks.
+// maxLinesText is the largest text whose offsets fit starts.
 const maxLinesText = 1<<32 - 1
 
 // NewLines indexes text. Lines end at "\n"; a preceding "\r" belongs to the
@@ -85,21 +87,27 @@ func NewLines(text []byte) *Lines {
 	if uint64(len(text)) > maxLinesText {
 		panic("document: text too large to index")
 	}
-	count := bytes.Count(text, []byte{'\n'}) + 1
-	// Sized exactly: the index lives as long as the text.
-	marks := make([]uint32, 1, (count+linesPerMark-1)/linesPerMark)
-	line, off := 0, 0
-	for {
-		i := bytes.IndexByte(text[off:], '\n')
-		if i < 0 {
-			break
-		}
-		off += i + 1
-		if line++; line%linesPerMark == 0 {
-			marks = append(marks, uint32(off))
+	// Counting first sizes the index exactly.
+	starts := make([]uint32, 1, bytes.Count(text, []byte{'\n'})+1)
+	for i, c := range text {
+		if c == '\n' {
+			starts = append(starts, uint32(i+1))
 		}
 	}
-	return &Lines{text: text, marks: marks, count: count}
+	return &Lines{text: text, starts: starts, count: len(starts)}
+}
+
+// compact drops the start of every line but one in linesPerMark. It is for
+// an index not yet shared: a parse compacts the index of its Doc when done.
+func (l *Lines) compact() {
+	if l.starts == nil {
+		return
+	}
+	marks := make([]uint32, 0, (len(l.starts)+linesPerMark-1)/linesPerMark)
+	for n := 0; n < len(l.starts); n += linesPerMark {
+		marks = append(marks, l.starts[n])
+	}
+	l.marks, l.starts = marks, nil
 }
 
 // Count returns the number of lines (a text without a trailing newline still
@@ -113,6 +121,9 @@ func (l *Lines) Start(n int) int {
 	}
 	if n >= l.count {
 		return len(l.text)
+	}
+	if l.starts != nil {
+		return int(l.starts[n])
 	}
 	off := int(l.marks[n/linesPerMark])
 	for range n % linesPerMark {
@@ -130,7 +141,17 @@ func (l *Lines) End(n int) int {
 	if n >= l.count {
 		return len(l.text)
 	}
-	return l.end(l.Start(n))
+	if l.starts == nil {
+		return l.end(l.Start(n))
+	}
+	start, end := int(l.starts[n]), len(l.text)
+	if n+1 < len(l.starts) {
+		end = int(l.starts[n+1]) - 1
+	}
+	if end > start && l.text[end-1] == '\r' {
+		end--
+	}
+	return end
 }
 
 // end returns the end of the content of the line that starts at start.
@@ -146,7 +167,16 @@ func (l *Lines) end(start int) int {
 }
 
 // Line returns the content of line n without its terminator.
-func (l *Lines) Line(n int) []byte { return l.text[l.Start(n):l.End(n)] }
+func (l *Lines) Line(n int) []byte {
+	if n < 0 {
+		return l.text[:0]
+	}
+	if l.starts != nil || n >= l.count {
+		return l.text[l.Start(n):l.End(n)]
+	}
+	start := l.Start(n)
+	return l.text[start:l.end(start)]
+}
 
 // LineOf returns the zero-based line holding byte offset off.
 func (l *Lines) LineOf(off int) int {
@@ -154,6 +184,9 @@ func (l *Lines) LineOf(off int) int {
 		return 0
 	}
 	off = min(off, len(l.text))
+	if l.starts != nil {
+		return sort.Search(len(l.starts), func(i int) bool { return int(l.starts[i]) > off }) - 1
+	}
 	m := sort.Search(len(l.marks), func(i int) bool { return int(l.marks[i]) > off }) - 1
 	return m*linesPerMark + bytes.Count(l.text[l.marks[m]:off], []byte{'\n'})
 }
