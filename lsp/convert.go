@@ -116,7 +116,7 @@ func (v *view) refAt(p protocol.Position) (refs.Ref, bool, error) {
 	if err != nil {
 		return refs.Ref{}, false, err
 	}
-	r, ok := refs.At(v.file.Refs, off)
+	r, ok := v.file.Refs.Find(off)
 	return r, ok, nil
 }
 

@@ -21,7 +21,7 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 		return nil, err
 	}
 	out := append([]protocol.DocumentLink{}, s.importLinks(ctx, v)...)
-	for _, r := range v.file.Refs {
+	for _, r := range v.file.Refs.All() {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

@@ -71,6 +71,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	iterations := fs.Int("n", 30, "iterations of the one-file re-index and search measurements")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cold index to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken after the cold index, to this file")
+	dense := fs.Int("dense", 0, "also write a domain d and commands/dense.md holding this many references into the workspace")
 	format := formatFlag(fs)
 	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
@@ -79,8 +80,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return usageError{msg: "bench takes no positional arguments; use --dir"}
 	}
-	if *topics < 1 || *iterations < 1 {
-		return usageError{msg: "--topics and -n must be at least 1"}
+	if *topics < 1 || *iterations < 1 || *dense < 0 {
+		return usageError{msg: "--topics and -n must be at least 1, --dense at least 0"}
 	}
 	rep := benchReport{Dir: *dir, Cores: runtime.GOMAXPROCS(0)}
 	if rep.Dir == "" {
@@ -99,6 +100,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		rep.Generated, rep.GenerateMS = true, ms(time.Since(start))
+	}
+	if *dense > 0 {
+		st, err := libgen.Dense(rep.Dir, *dense)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s: %s references, %s bytes\n", st.Path, thousands(st.Refs), thousands(st.Bytes))
 	}
 	cfg, _, err := config.Load(rep.Dir)
 	if err != nil {

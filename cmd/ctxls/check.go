@@ -39,9 +39,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fixUnsafe := fs.Bool("fix-unsafe", false, "apply every fix, the unsafe ones (guesses) included")
 	dryRun := fs.Bool("dry-run", false, "with --fix or --fix-unsafe, print the fixes as a unified diff instead of writing them; exit 1 when there is one")
 	noCache := fs.Bool("no-cache", false, "index every file, neither reading nor writing the index cache")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the check to this file")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if *format != "text" && *format != "json" && *format != "sarif" {
 		return usageError{msg: fmt.Sprintf("--format must be text, json or sarif, not %q", *format)}
@@ -52,6 +60,16 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dir, err := workspaceDir("check", *dirFlag, pos)
 	if err != nil {
 		return err
+	}
+	// A report kept for exactly this workspace is the report. A fix
+	// needs the library, and the cache is only read when no flag asks
+	// for something else.
+	var cache *reportCache
+	if !*noCache && !*fix && !*fixUnsafe {
+		cache = openReportCache(ctx, dir, stderr)
+		if rep, ok := cache.lookup(); ok {
+			return rep.emit(*format, dir, stdout, stderr)
+		}
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
 	// about on stderr, so that they count and fail the check.
@@ -94,23 +112,57 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	printWarnings(stderr, warnings)
+	rep := newCheckReport(lib, agents, records, warnings)
+	cache.store(ctx, rep)
+	return rep.emit(*format, dir, stdout, stderr)
+}
+
+// checkReport is what check prints: the records, the warnings and the
+// counts of the summary line. The report cache keeps it as JSON.
+type checkReport struct {
+	Records   []checkRecord `json:"records"`
+	Warnings  []ops.Warning `json:"warnings"`
+	Topics    int           `json:"topics"`
+	Domains   int           `json:"domains"`
+	Commands  int           `json:"commands"`
+	Tokens    int           `json:"tokens"`
+	Tokenizer string        `json:"tokenizer"`
+	// Empty says that there was nothing to check.
+	Empty bool `json:"empty"`
+}
+
+func newCheckReport(lib *library.Library, agents *agentfiles.Set, records []checkRecord, warnings []ops.Warning) checkReport {
+	rep := checkReport{Records: records, Warnings: warnings, Domains: len(lib.Domains()), Commands: len(lib.Commands()),
+		Tokenizer: lib.Counter().Name()}
+	for _, t := range lib.TopicsUnordered() {
+		rep.Topics++
+		rep.Tokens += t.Tokens
+	}
+	rep.Empty = len(records) == 0 && rep.Topics == 0 && rep.Commands == 0 && rep.Domains == 0 && (agents == nil || len(agents.Files) == 0)
+	return rep
+}
+
+// emit prints the report of the workspace dir and returns exit status 1
+// when it holds errors.
+func (rep checkReport) emit(format, dir string, stdout, stderr io.Writer) error {
+	printWarnings(stderr, rep.Warnings)
+	records := rep.Records
 	errors := 0
 	for _, r := range records {
 		if r.Severity == "error" {
 			errors++
 		}
 	}
-	if len(records) == 0 && len(lib.Topics()) == 0 && len(lib.Commands()) == 0 && len(lib.Domains()) == 0 && (agents == nil || len(agents.Files) == 0) {
+	if rep.Empty {
 		// "0 problems" would pass a directory ctxls cannot see into as clean.
 		w := stdout
-		if *format != "text" {
+		if format != "text" {
 			w = stderr
 		}
 		fmt.Fprintf(w, "nothing to check in %s: %s\n", dir, lookedFor)
 		return nil
 	}
-	switch *format {
+	switch format {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -124,7 +176,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	default:
-		printCheck(stdout, lib, records)
+		printCheck(stdout, rep)
 	}
 	if errors > 0 {
 		return exitError(1)
@@ -170,7 +222,8 @@ func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) 
 // maxFixRounds bounds how often check --fix fixes and checks again.
 const maxFixRounds = 5
 
-func printCheck(w io.Writer, lib *library.Library, records []checkRecord) {
+func printCheck(w io.Writer, rep checkReport) {
+	records := rep.Records
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range records {
 		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\n", oneLine(r.File), r.Line, r.Column, r.Severity, r.Code, oneLine(r.Message))
@@ -180,18 +233,13 @@ func printCheck(w io.Writer, lib *library.Library, records []checkRecord) {
 	for _, r := range records {
 		files[r.File] = true
 	}
-	total := 0
-	topics := lib.Topics()
-	for _, t := range topics {
-		total += t.Tokens
-	}
 	if len(records) > 0 {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "%s (%s) in %s · %s in %s · %s · %s tokens (%s)\n",
 		count(len(records), "problem"), severityCounts(records), count(len(files), "file"),
-		count(len(topics), "topic"), count(len(lib.Domains()), "domain"), count(len(lib.Commands()), "command"),
-		thousands(total), lib.Counter().Name())
+		count(rep.Topics, "topic"), count(rep.Domains, "domain"), count(rep.Commands, "command"),
+		thousands(rep.Tokens), rep.Tokenizer)
 }
 
 // severityCounts says how many of the records are errors and warnings,

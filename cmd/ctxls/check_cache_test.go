@@ -56,8 +56,8 @@ func TestCheckIndexCache(t *testing.T) {
 				}
 			}
 		}
-		if n := cacheFiles(); n != 1 {
-			t.Fatalf("%s: %d files in the cache directory, want 1", step, n)
+		if n := cacheFiles(); n != 2 {
+			t.Fatalf("%s: %d files in the cache directory, want 2 (the index and the report)", step, n)
 		}
 	}
 

@@ -28,9 +28,9 @@ type Item struct {
 // Targets carry no close names for failures: those are for diagnostics.
 // It keeps an item per reference; summarize is its bounded form.
 func Document(lib *library.Library, f *library.File) (items []Item, total int) {
-	targets := make([]library.Target, len(f.Refs))
+	targets := make([]library.Target, f.Refs.Len())
 	whole := map[string]bool{}
-	for i, r := range f.Refs {
+	for i, r := range f.Refs.All() {
 		t := lib.ResolveBrief(f, r)
 		targets[i] = t
 		if t.Topic != nil && t.Section == nil && t.OK() {
@@ -38,7 +38,7 @@ func Document(lib *library.Library, f *library.File) (items []Item, total int) {
 		}
 	}
 	seen := map[string]bool{}
-	for i, r := range f.Refs {
+	for i, r := range f.Refs.All() {
 		t := targets[i]
 		if t.Kind == library.NotAReference {
 			continue

@@ -57,9 +57,9 @@ type brief struct {
 // message), holds a few words per reference and each distinct key while
 // it works, and stops with the context's error when ctx is done.
 func summarize(ctx context.Context, lib *library.Library, f *library.File, limit int) (*Summary, error) {
-	targets := make([]brief, len(f.Refs))
+	targets := make([]brief, f.Refs.Len())
 	whole := map[*library.Topic]bool{}
-	for i, r := range f.Refs {
+	for i, r := range f.Refs.All() {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("price %s: %w", f.Path, err)
@@ -79,7 +79,7 @@ func summarize(ctx context.Context, lib *library.Library, f *library.File, limit
 	seen := map[sectionKey]bool{}
 	topicAt := map[*library.Topic]int{}
 	keys := map[string]bool{}
-	for i, r := range f.Refs {
+	for i, r := range f.Refs.All() {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("price %s: %w", f.Path, err)

@@ -123,6 +123,9 @@ func parse(path string, content []byte, full bool) *Doc {
 	if full {
 		d.Footer = parseFooter(d)
 	}
+	// The parse is done with the index of every line; the Doc keeps a
+	// mark every few lines.
+	d.Lines.compact()
 	return d
 }
 

@@ -57,15 +57,25 @@ func (s Span) Len() int { return s.End - s.Start }
 // offset counts as inside, so a cursor just after a word still touches it.
 func (s Span) Contains(off int) bool { return off >= s.Start && off <= s.End }
 
-// Lines indexes the start offset of every line of a text so that byte
-// offsets and positions convert in O(log n).
+// Lines indexes the lines of a text so that byte offsets and positions
+// convert in O(log n). NewLines keeps the start of every line; compact
+// keeps only every linesPerMark-th, and the others are found by looking
+// for newlines from there: a library keeps the index of every file, and an
+// offset per line took a quarter of the size of the text.
 type Lines struct {
 	text []byte
-	// starts holds 32-bit offsets, half the size of ints: a library keeps
-	// the index of every file, and no file it indexes nears 4 GiB (see
-	// maxLinesText).
+	// starts holds the start offset of every line, or nil once compact;
+	// marks that of lines 0, linesPerMark, 2*linesPerMark, …, once
+	// compact. Both are 32 bits: no file a library indexes nears 4 GiB
+	// (see maxLinesText).
 	starts []uint32
+	marks  []uint32
+	count  int
 }
+
+// linesPerMark is how many lines a mark of a compact Lines stands for: a
+// look-up reads at most that many lines of text.
+const linesPerMark = 16
 
 // maxLinesText is the largest text whose offsets fit starts.
 const maxLinesText = 1<<32 - 1
@@ -77,29 +87,49 @@ func NewLines(text []byte) *Lines {
 	if uint64(len(text)) > maxLinesText {
 		panic("document: text too large to index")
 	}
-	// Counting first sizes the index exactly: it lives as long as the text.
+	// Counting first sizes the index exactly.
 	starts := make([]uint32, 1, bytes.Count(text, []byte{'\n'})+1)
 	for i, c := range text {
 		if c == '\n' {
 			starts = append(starts, uint32(i+1))
 		}
 	}
-	return &Lines{text: text, starts: starts}
+	return &Lines{text: text, starts: starts, count: len(starts)}
+}
+
+// compact drops the start of every line but one in linesPerMark. It is for
+// an index not yet shared: a parse compacts the index of its Doc when done.
+func (l *Lines) compact() {
+	if l.starts == nil {
+		return
+	}
+	marks := make([]uint32, 0, (len(l.starts)+linesPerMark-1)/linesPerMark)
+	for n := 0; n < len(l.starts); n += linesPerMark {
+		marks = append(marks, l.starts[n])
+	}
+	l.marks, l.starts = marks, nil
 }
 
 // Count returns the number of lines (a text without a trailing newline still
 // has its last line; an empty text has one empty line).
-func (l *Lines) Count() int { return len(l.starts) }
+func (l *Lines) Count() int { return l.count }
 
 // Start returns the byte offset at which line n starts.
 func (l *Lines) Start(n int) int {
 	if n < 0 {
 		return 0
 	}
-	if n >= len(l.starts) {
+	if n >= l.count {
 		return len(l.text)
 	}
-	return int(l.starts[n])
+	if l.starts != nil {
+		return int(l.starts[n])
+	}
+	off := int(l.marks[n/linesPerMark])
+	for range n % linesPerMark {
+		off += bytes.IndexByte(l.text[off:], '\n') + 1
+	}
+	return off
 }
 
 // End returns the byte offset at which line n's content ends, excluding the
@@ -108,8 +138,11 @@ func (l *Lines) End(n int) int {
 	if n < 0 {
 		return 0
 	}
-	if n >= len(l.starts) {
+	if n >= l.count {
 		return len(l.text)
+	}
+	if l.starts == nil {
+		return l.end(l.Start(n))
 	}
 	start, end := int(l.starts[n]), len(l.text)
 	if n+1 < len(l.starts) {
@@ -121,15 +154,41 @@ func (l *Lines) End(n int) int {
 	return end
 }
 
+// end returns the end of the content of the line that starts at start.
+func (l *Lines) end(start int) int {
+	end := len(l.text)
+	if i := bytes.IndexByte(l.text[start:], '\n'); i >= 0 {
+		end = start + i
+	}
+	if end > start && l.text[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
 // Line returns the content of line n without its terminator.
-func (l *Lines) Line(n int) []byte { return l.text[l.Start(n):l.End(n)] }
+func (l *Lines) Line(n int) []byte {
+	if n < 0 {
+		return l.text[:0]
+	}
+	if l.starts != nil || n >= l.count {
+		return l.text[l.Start(n):l.End(n)]
+	}
+	start := l.Start(n)
+	return l.text[start:l.end(start)]
+}
 
 // LineOf returns the zero-based line holding byte offset off.
 func (l *Lines) LineOf(off int) int {
 	if off <= 0 {
 		return 0
 	}
-	return sort.Search(len(l.starts), func(i int) bool { return int(l.starts[i]) > off }) - 1
+	off = min(off, len(l.text))
+	if l.starts != nil {
+		return sort.Search(len(l.starts), func(i int) bool { return int(l.starts[i]) > off }) - 1
+	}
+	m := sort.Search(len(l.marks), func(i int) bool { return int(l.marks[i]) > off }) - 1
+	return m*linesPerMark + bytes.Count(l.text[l.marks[m]:off], []byte{'\n'})
 }
 
 // Position converts a byte offset into a position in the given encoding.
@@ -143,8 +202,8 @@ func (l *Lines) Position(off int, enc Encoding) Position {
 		off = 0
 	}
 	line := l.LineOf(off)
-	start := int(l.starts[line])
-	if end := l.End(line); off > end {
+	start := l.Start(line)
+	if end := l.end(start); off > end {
 		off = end
 	}
 	return Position{Line: line, Character: units(l.text[start:off], enc)}
@@ -163,10 +222,11 @@ func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("position %d:%d is negative", p.Line, p.Character)
 	}
-	if p.Line >= len(l.starts) {
-		return 0, fmt.Errorf("line %d is beyond the last line %d", p.Line, len(l.starts)-1)
+	if p.Line >= l.count {
+		return 0, fmt.Errorf("line %d is beyond the last line %d", p.Line, l.count-1)
 	}
-	start, end := int(l.starts[p.Line]), l.End(p.Line)
+	start := l.Start(p.Line)
+	end := l.end(start)
 	n, i := 0, start
 	for i < end {
 		r, size := utf8.DecodeRune(l.text[i:end])

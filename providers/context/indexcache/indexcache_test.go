@@ -22,7 +22,7 @@ func saved(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Store("/work/lib/context/a/x.md", Entry{Hash: Sum([]byte("x")), Size: 1, ModTime: -5, Headings: []Heading{{Name: "Usage", Anchor: "use", Level: 2}}, Alias: "eng/x", Tokens: 12, Sections: []int{4, 8}, View: 7, Refs: AppendRefs(nil, []refs.Ref{{Domain: "a", Topic: "y"}})})
+	c.Store("/work/lib/context/a/x.md", Entry{Hash: Sum([]byte("x")), Size: 1, ModTime: -5, Headings: []Heading{{Name: "Usage", Anchor: "use", Level: 2}}, Alias: "eng/x", Tokens: 12, Sections: []int{4, 8}, View: 7, Refs: AppendRefs(nil, refs.NewList([]refs.Ref{{Domain: "a", Topic: "y"}}))})
 	c.Store("/work/lib/commands/c.md", Entry{Hash: Sum([]byte("c"))})
 	if err := c.Save(); err != nil {
 		t.Fatal(err)
@@ -49,8 +49,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("entry = %+v", e)
 	}
 	rs, err := DecodeRefs(e.Refs, 0)
-	if err != nil || len(rs) != 1 || rs[0].Domain != "a" || rs[0].Topic != "y" {
-		t.Errorf("refs = %+v, %v", rs, err)
+	if err != nil || rs.Len() != 1 || rs.At(0).Domain != "a" || rs.At(0).Topic != "y" {
+		t.Errorf("refs = %+v, %v", rs.Slice(), err)
 	}
 	if _, ok := c.Lookup("/work/lib/context/a/x.md", Sum([]byte("y"))); ok {
 		t.Error("entry answered to another content")
@@ -213,24 +213,24 @@ func TestRefsRoundTrip(t *testing.T) {
 		}
 		in = append(in, r)
 	}
-	out, err := DecodeRefs(AppendRefs(nil, in), 1000)
+	out, err := DecodeRefs(AppendRefs(nil, refs.NewList(in)), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(in, out) {
-		t.Errorf("round trip:\n got %+v\nwant %+v", out, in)
+	if !reflect.DeepEqual(in, out.Slice()) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", out.Slice(), in)
 	}
-	if _, err := DecodeRefs(AppendRefs(nil, in), 10); err == nil {
+	if _, err := DecodeRefs(AppendRefs(nil, refs.NewList(in)), 10); err == nil {
 		t.Error("spans beyond the text were accepted")
 	}
 }
 
 func TestDecodeRefsMalformed(t *testing.T) {
 	t.Parallel()
-	good := AppendRefs(nil, []refs.Ref{{Domain: "python", Topic: "x", Span: document.Span{Start: 1, End: 9}}})
+	good := AppendRefs(nil, refs.NewList([]refs.Ref{{Domain: "python", Topic: "x", Span: document.Span{Start: 1, End: 9}}}))
 	for _, data := range [][]byte{good[:len(good)-1], append(append([]byte{}, good...), 0), {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, {200}} {
 		if rs, err := DecodeRefs(data, 100); err == nil {
-			t.Errorf("DecodeRefs(%x) = %+v, want an error", data, rs)
+			t.Errorf("DecodeRefs(%x) = %+v, want an error", data, rs.Slice())
 		}
 	}
 }

@@ -9,10 +9,10 @@ import (
 
 // AppendRefs appends the encoding of rs to b: a count, then per reference
 // its form, place, spans and strings as varints and length-prefixed bytes.
-func AppendRefs(b []byte, rs []refs.Ref) []byte {
-	b = binary.AppendUvarint(b, uint64(len(rs)))
-	for i := range rs {
-		r := &rs[i]
+func AppendRefs(b []byte, rs refs.List) []byte {
+	b = binary.AppendUvarint(b, uint64(rs.Len()))
+	for _, ref := range rs.All() {
+		r := &ref
 		b = binary.AppendUvarint(b, uint64(r.Form))
 		b = binary.AppendUvarint(b, uint64(r.Where))
 		for _, s := range [...]document.Span{r.Span, r.DomainSpan, r.TopicSpan, r.SectionSpan, r.PathSpan} {
@@ -28,16 +28,17 @@ func AppendRefs(b []byte, rs []refs.Ref) []byte {
 
 // DecodeRefs decodes what AppendRefs wrote. Spans must lie within a text
 // of textLen bytes; anything malformed is an error, never a partial result.
-func DecodeRefs(data []byte, textLen int) ([]refs.Ref, error) {
+func DecodeRefs(data []byte, textLen int) (refs.List, error) {
 	r := &reader{b: data}
 	// Each reference takes at least 19 bytes.
 	n := r.count(len(data) / 19)
 	if r.err != nil {
-		return nil, r.err
+		return refs.List{}, r.err
 	}
-	out := make([]refs.Ref, n)
-	for i := range out {
-		ref := &out[i]
+	var out refs.ListBuilder
+	out.Grow(n)
+	for range n {
+		var ref refs.Ref
 		ref.Form = refs.Form(r.int())
 		ref.Where = refs.Where(r.int())
 		for _, s := range [...]*document.Span{&ref.Span, &ref.DomainSpan, &ref.TopicSpan, &ref.SectionSpan, &ref.PathSpan} {
@@ -53,11 +54,12 @@ func DecodeRefs(data []byte, textLen int) ([]refs.Ref, error) {
 			r.err = errCorrupt
 		}
 		if r.err != nil {
-			return nil, r.err
+			return refs.List{}, r.err
 		}
+		out.Add(ref)
 	}
 	if len(r.b) != 0 {
-		return nil, errCorrupt
+		return refs.List{}, errCorrupt
 	}
-	return out, nil
+	return out.List(), nil
 }

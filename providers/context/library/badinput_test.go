@@ -111,7 +111,7 @@ func TestRandomText(t *testing.T) {
 		l := load(t, dir, nil)
 		l.DiagnoseAll(t.Context())
 		for _, f := range l.Files() {
-			for _, ref := range f.Refs {
+			for _, ref := range f.Refs.All() {
 				l.Resolve(f, ref)
 			}
 		}
@@ -177,7 +177,7 @@ func TestHugeFile(t *testing.T) {
 		if len(f.Topic.Sections) < 100 || f.Topic.Tokens < 1_000_000 {
 			t.Errorf("sections %d tokens %d", len(f.Topic.Sections), f.Topic.Tokens)
 		}
-		if n := len(f.Refs); n < 100_000 {
+		if n := f.Refs.Len(); n < 100_000 {
 			t.Errorf("refs = %d", n)
 		}
 		if ds := l.Diagnose(huge); len(ds) != 0 {
@@ -249,7 +249,7 @@ func TestCRLF(t *testing.T) {
 	}
 	f, _ := l.File(tp.Path)
 	var forms []refs.Form
-	for _, r := range f.Refs {
+	for _, r := range f.Refs.All() {
 		forms = append(forms, r.Form)
 		if strings.ContainsAny(string(f.Doc.Text[r.Span.Start:r.Span.End]), "\r\n") {
 			t.Errorf("reference span crosses a line end: %q", f.Doc.Text[r.Span.Start:r.Span.End])
@@ -290,8 +290,8 @@ func TestBOM(t *testing.T) {
 		t.Errorf("diagnostics = %v", ds)
 	}
 	f, _ := l.File(x.Path)
-	if len(f.Refs) != 1 || string(f.Doc.Text[f.Refs[0].Span.Start:f.Refs[0].Span.End]) != "python:good#Part" {
-		t.Errorf("refs after BOM = %+v", f.Refs)
+	if f.Refs.Len() != 1 || string(f.Doc.Text[f.Refs.At(0).Span.Start:f.Refs.At(0).Span.End]) != "python:good#Part" {
+		t.Errorf("refs after BOM = %+v", f.Refs.Slice())
 	}
 }
 

@@ -392,32 +392,26 @@ func (f *File) releaseTree() {
 // drops path references that lead outside every context root.
 //
 // hint is how many references the file held before (0 when unknown).
-func (b *builder) scanRefs(f *File, v view, hint int) []refs.Ref {
+func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 	if f.Doc == nil {
-		return nil
+		return refs.List{}
 	}
-	all := b.cachedRefs(f)
-	if all == nil {
-		all = refs.Scan(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+	all, ok := b.cachedRefs(f)
+	if !ok {
+		all = refs.ScanList(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
 		if f.cache != nil {
 			f.cache.refs = indexcache.AppendRefs(nil, all)
 		}
 	}
-	out := all[:0]
-	for _, r := range all {
+	all = all.Retain(func(r refs.Ref) bool {
 		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {
-			if _, _, ok := b.misplaced(f.Path, r, v.isDomain); !ok {
-				continue
-			}
+			_, _, ok := b.misplaced(f.Path, r, v.isDomain)
+			return ok
 		}
-		v.share(&r)
-		out = append(out, r)
-	}
-	if len(out) < cap(out) {
-		// The library keeps every file's references; a Ref is large.
-		out = slices.Clone(out)
-	}
-	return out
+		return true
+	})
+	all.Share(v.share)
+	return all
 }
 
 // pathCandidates lists the absolute paths a path reference may mean, most
@@ -767,11 +761,20 @@ func refKeys(b *builder, f *File) []string {
 			add("@" + d)
 		}
 	}
-	for _, r := range f.Refs {
+	// Nor are the keys of a topic or path named many times built more
+	// than once.
+	type pair struct{ domain, topic string }
+	topics := map[pair]bool{}
+	paths := map[string]bool{}
+	for _, r := range f.Refs.All() {
 		switch r.Form {
 		case refs.DomainForm:
 			addDomain(r.Domain)
 		case refs.PathForm:
+			if paths[r.Path] {
+				continue
+			}
+			paths[r.Path] = true
 			// The last two parts name the topic a misplaced path means.
 			if dir, file, ok := lastTwo(path.Clean(r.Path)); ok {
 				add(dir + "/" + strings.TrimSuffix(file, path.Ext(r.Path)))
@@ -783,12 +786,16 @@ func refKeys(b *builder, f *File) []string {
 				add(k)
 			}
 		default:
-			add(r.Domain + "/" + strings.TrimSuffix(r.Topic, ".md"))
-			addDomain(r.Domain)
+			if k := (pair{r.Domain, r.Topic}); !topics[k] {
+				topics[k] = true
+				add(r.Domain + "/" + strings.TrimSuffix(r.Topic, ".md"))
+				addDomain(r.Domain)
+			}
 		}
 	}
 	slices.Sort(keys)
-	return slices.Clip(slices.Compact(keys))
+	// The file keeps them as long as it is indexed.
+	return slices.Clone(slices.Compact(keys))
 }
 
 // lastTwo splits the last two parts off a slash-separated path: "a/b/c.md"

@@ -116,19 +116,16 @@ func viewKey(st *state) uint64 {
 }
 
 // cachedRefs returns the references the cache holds for f under the view
-// key, or nil.
-func (b *builder) cachedRefs(f *File) []refs.Ref {
+// key, and whether it holds them.
+func (b *builder) cachedRefs(f *File) (refs.List, bool) {
 	s := f.cache
 	if s == nil || !s.hit || s.entry.View != b.view || s.entry.Refs == nil {
-		return nil
+		return refs.List{}, false
 	}
 	rs, err := indexcache.DecodeRefs(s.entry.Refs, len(f.Doc.Text))
 	if err != nil {
-		return nil
+		return refs.List{}, false
 	}
 	s.refs = s.entry.Refs
-	if rs == nil {
-		rs = []refs.Ref{}
-	}
-	return rs
+	return rs, true
 }

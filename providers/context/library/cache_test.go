@@ -42,7 +42,7 @@ func summarize(t *testing.T, l *Library) summary {
 	s := summary{Diags: map[string][]diag{}, Tokens: map[string][]int{}, Refs: map[string]int{}}
 	for _, f := range l.Files() {
 		s.Diags[f.Rel] = diagsOf(t, l, f.Rel)
-		s.Refs[f.Rel] = len(f.Refs)
+		s.Refs[f.Rel] = f.Refs.Len()
 		if f.Topic != nil {
 			ts := []int{f.Topic.Tokens}
 			for _, sec := range f.Topic.Sections {

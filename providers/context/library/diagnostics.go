@@ -127,7 +127,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		l.diagnoseTopic(f, add)
 	}
 	missing := map[string]bool{}
-	for _, r := range f.Refs {
+	for _, r := range f.Refs.All() {
 		tg := l.resolve(f, r)
 		if tg.Kind != Unresolved {
 			continue
@@ -262,7 +262,7 @@ func (l *Library) diagnoseIndex(f *File, add func(document.Span, Severity, strin
 		return
 	}
 	listed := map[*Topic]bool{t: true}
-	for _, r := range f.Refs {
+	for _, r := range f.Refs.All() {
 		if tg := l.resolve(f, r); tg.Topic != nil {
 			listed[tg.Topic] = true
 		}

@@ -58,7 +58,7 @@ type File struct {
 	// Doc is the parsed content; nil when the file was skipped.
 	Doc *document.Doc
 	// Refs are the references the file makes, in order.
-	Refs []refs.Ref
+	Refs refs.List
 	// Topic is set for topic files.
 	Topic *Topic
 	// Command is set for command files.

@@ -455,7 +455,7 @@ func TestCommandModel(t *testing.T) {
 		t.Errorf("fallback description = %q", p.Description)
 	}
 	f, _ := l.File(c.Path)
-	if len(f.Refs) != 3 {
-		t.Errorf("command refs = %d, want 3 (domain, id, key)", len(f.Refs))
+	if f.Refs.Len() != 3 {
+		t.Errorf("command refs = %d, want 3 (domain, id, key)", f.Refs.Len())
 	}
 }

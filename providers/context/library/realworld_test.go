@@ -56,7 +56,7 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 	}
 	// Inside the root the root-relative reading still holds.
 	f, _ := l.File(l.Dir() + "/context/commands/index.md")
-	for _, r := range f.Refs {
+	for _, r := range f.Refs.All() {
 		if tg := l.Resolve(f, r); tg.Topic == nil || tg.Topic.ID != "commands/build_patterns" {
 			t.Errorf("%s resolved to %+v", r.Path, tg)
 		}

@@ -537,7 +537,7 @@ func (l *Library) References(id string) []Location {
 		if f == nil {
 			continue
 		}
-		for _, r := range f.Refs {
+		for _, r := range f.Refs.All() {
 			if r.Form == refs.DomainForm {
 				continue
 			}
@@ -561,7 +561,7 @@ func (l *Library) DomainReferences(name string) []Location {
 	var out []Location
 	for _, p := range paths {
 		if f := l.files[p]; f != nil {
-			for _, r := range f.Refs {
+			for _, r := range f.Refs.All() {
 				if r.Form == refs.DomainForm && r.Domain == name {
 					out = append(out, Location{File: f, Ref: r})
 				}

@@ -14,7 +14,7 @@ func (l *Library) ParseFile(path string, text []byte, known *File) *File {
 	if known != nil {
 		f.Rel, f.Kind, f.Topic, f.Command = known.Rel, known.Kind, known.Topic, known.Command
 	}
-	f.Refs = refs.Scan(doc, l.RefOptions())
+	f.Refs = refs.ScanList(doc, l.RefOptions())
 	return f
 }
 

@@ -215,7 +215,7 @@ func (a *applyRun) swap() bool {
 			continue
 		}
 		if old != nil {
-			a.before[u.path] = len(old.Refs)
+			a.before[u.path] = old.Refs.Len()
 			st.unlink(a.b, old)
 			delete(st.files, u.path)
 		}
@@ -246,7 +246,7 @@ func (a *applyRun) relink() {
 	v := st.view()
 	rescan := func(p string, f *File) {
 		nf := *f
-		hint := len(f.Refs)
+		hint := f.Refs.Len()
 		if a.changed[p] {
 			hint = a.before[p]
 		}

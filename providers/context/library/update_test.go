@@ -135,8 +135,8 @@ func TestApply(t *testing.T) {
 			check: func(t *testing.T) {
 				// rust is not a domain yet, so rust:ownership is plain text.
 				f, _ := l.File(review)
-				if len(f.Refs) != 0 {
-					t.Errorf("refs before the domain exists: %+v", f.Refs)
+				if f.Refs.Len() != 0 {
+					t.Errorf("refs before the domain exists: %+v", f.Refs.Slice())
 				}
 			},
 		},
@@ -262,8 +262,8 @@ func TestApplyConfigReloads(t *testing.T) {
 		t.Errorf("reloaded %v python %v counter %s", res.Reloaded, l.IsDomain("python"), l.Counter().Name())
 	}
 	f, _ := l.File(filepath.Join(dir, "commands/c.md"))
-	if len(f.Refs) != 1 {
-		t.Errorf("refs = %+v", f.Refs)
+	if f.Refs.Len() != 1 {
+		t.Errorf("refs = %+v", f.Refs.Slice())
 	}
 	// A new context root directory needs a rescan too.
 	must(t, os.MkdirAll(filepath.Join(dir, "more/context/rust"), 0o755))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/ctxls/ctxls/providers/context/document"
 )
@@ -41,6 +42,22 @@ func BenchmarkScan(b *testing.B) {
 		n = len(Scan(d, opts))
 	}
 	b.ReportMetric(float64(n), "refs")
+}
+
+// BenchmarkScanList measures the scan the library does, into the compact
+// form it keeps; retained-B/ref is the size of the kept list per reference.
+func BenchmarkScanList(b *testing.B) {
+	text := benchDoc(4 << 20)
+	d := document.Parse("bench.md", text)
+	opts := testOpts()
+	b.SetBytes(int64(len(text)))
+	var l List
+	for b.Loop() {
+		l = ScanList(d, opts)
+	}
+	size := cap(l.items)*int(unsafe.Sizeof(packed{})) + cap(l.names)*int(unsafe.Sizeof("")) + cap(l.odd)*int(unsafe.Sizeof(Ref{}))
+	b.ReportMetric(float64(l.Len()), "refs")
+	b.ReportMetric(float64(size)/float64(l.Len()), "retained-B/ref")
 }
 
 // BenchmarkScanAdversarial measures inputs built to defeat the scanner's

@@ -242,7 +242,7 @@ func (s *scanner) fences() {
 			p = paren + 1
 			if r, ok := s.callAt(paren, in.End, in.Start); ok {
 				r.Where = Fence
-				s.refs = append(s.refs, r)
+				s.add(r)
 				p = max(p, r.Span.End)
 			}
 		}

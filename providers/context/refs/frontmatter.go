@@ -102,7 +102,7 @@ func (s *scanner) forgeContext(m document.Node) {
 				if string(s.doc.Slice(e.span)) == e.value {
 					r.TopicSpan = document.Span{Start: e.span.Start, End: e.span.Start + len(topic)}
 				}
-				s.refs = append(s.refs, r)
+				s.add(r)
 			}
 		}
 	}
@@ -174,7 +174,7 @@ func (s *scanner) idRef(sp document.Span, value, field string, domainOnly bool) 
 	if domainOnly {
 		r.Form = DomainForm
 		r.Domain, r.DomainSpan = value, sp
-		s.refs = append(s.refs, r)
+		s.add(r)
 		return
 	}
 	r.Form = IDForm
@@ -183,7 +183,7 @@ func (s *scanner) idRef(sp document.Span, value, field string, domainOnly bool) 
 		// Not a topic id; the library reports it. Topic stays empty.
 		r.Domain, r.DomainSpan = value, sp
 		r.TopicSpan = document.Span{Start: sp.End, End: sp.End}
-		s.refs = append(s.refs, r)
+		s.add(r)
 		return
 	}
 	r.Domain, r.DomainSpan = value[:slash], part(0, slash)
@@ -195,7 +195,7 @@ func (s *scanner) idRef(sp document.Span, value, field string, domainOnly bool) 
 	}
 	r.Topic = dropMD(rest)
 	r.TopicSpan = part(slash+1, slash+1+len(r.Topic))
-	s.refs = append(s.refs, r)
+	s.add(r)
 }
 
 // pathField records indexedFiles[].path as a path form reference.
@@ -212,5 +212,5 @@ func (s *scanner) pathField(v document.Node) {
 			r.PathSpan = document.Span{Start: sp.Start, End: sp.Start + h}
 		}
 	}
-	s.refs = append(s.refs, r)
+	s.add(r)
 }

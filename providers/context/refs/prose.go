@@ -54,7 +54,7 @@ func (s *scanner) prose() {
 				if end, ok := urlAt(t, i); ok {
 					next = end
 				} else if r, ok := s.keyAt(i, seg, code, inCode); ok {
-					s.refs = append(s.refs, r)
+					s.add(r)
 					next = r.Span.End
 				}
 			case '(':
@@ -64,7 +64,7 @@ func (s *scanner) prose() {
 				}
 				if r, ok := s.callAt(i, limit, max(seg.Start, code.Start)); ok {
 					r.Where = s.whereProse(r.Span)
-					s.refs = append(s.refs, r)
+					s.add(r)
 					next = max(next, r.Span.End)
 				}
 			case ']':
@@ -78,7 +78,7 @@ func (s *scanner) prose() {
 			case '.':
 				if !inCode {
 					if r, ok := s.barePathAt(i, seg); ok {
-						s.refs = append(s.refs, r)
+						s.add(r)
 						next = r.Span.End
 					}
 				}
@@ -270,7 +270,7 @@ func (s *scanner) linkAt(i, limit int) int {
 	angled := start > 0 && t[start-1] == '<'
 	if r, ok := pathRef(t, start, end, angled); ok {
 		r.Where = Link
-		s.refs = append(s.refs, r)
+		s.add(r)
 		return end
 	}
 	if bytes.Contains(t[start:end], []byte("://")) {
@@ -329,7 +329,7 @@ func (s *scanner) autolinkAt(i int) int {
 	}
 	if r, ok := pathRef(t, i+1, k, false); ok {
 		r.Where = Link
-		s.refs = append(s.refs, r)
+		s.add(r)
 		return k + 1
 	}
 	if hasScheme(t[i+1 : k]) {
@@ -427,7 +427,7 @@ func (s *scanner) codePaths() {
 		}
 		if r, ok := pathRef(t, a, b, false); ok {
 			r.Where = InlineCode
-			s.refs = append(s.refs, r)
+			s.add(r)
 		}
 	}
 }

@@ -12,7 +12,6 @@
 package refs
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -178,15 +177,20 @@ type Options struct {
 // "see python:x#Security Issues for details." yields "Security Issues" and
 // "python:x#How to Use" yields "How to Use".
 func Scan(doc *document.Doc, opts Options) []Ref {
+	return ScanList(doc, opts).Slice()
+}
+
+// ScanList is Scan returning the references in their compact form.
+func ScanList(doc *document.Doc, opts Options) List {
 	if doc == nil {
-		return nil
+		return List{}
 	}
 	s := newScanner(doc, opts)
 	s.frontmatter()
 	s.prose()
 	s.codePaths()
 	s.fences()
-	return normalize(slices.DeleteFunc(s.refs, templated))
+	return s.out.List()
 }
 
 // templated reports a reference with a template placeholder such as
@@ -210,64 +214,6 @@ func placeholder(s string) bool {
 		return true
 	}
 	return false
-}
-
-// normalize sorts refs by start (longest first on ties) and drops every
-// reference that overlaps one kept before it. It sorts indices, not the
-// large Ref values, skips sorting when the order is already right, and
-// returns the kept references in a slice of their own length: a library
-// keeps the references of every file, and a Ref is large.
-func normalize(refs []Ref) []Ref {
-	before := func(a, b *Ref) bool {
-		if a.Span.Start != b.Span.Start {
-			return a.Span.Start < b.Span.Start
-		}
-		return a.Span.End > b.Span.End
-	}
-	sorted := true
-	for i := 1; i < len(refs) && sorted; i++ {
-		sorted = !before(&refs[i], &refs[i-1])
-	}
-	var idx []int32
-	if !sorted {
-		idx = make([]int32, len(refs))
-		for i := range idx {
-			idx[i] = int32(i)
-		}
-		slices.SortStableFunc(idx, func(a, b int32) int {
-			switch {
-			case before(&refs[a], &refs[b]):
-				return -1
-			case before(&refs[b], &refs[a]):
-				return 1
-			}
-			return 0
-		})
-	}
-	at := func(i int) *Ref {
-		if idx == nil {
-			return &refs[i]
-		}
-		return &refs[idx[i]]
-	}
-	n, end := 0, -1
-	for i := range refs {
-		if r := at(i); r.Span.Start >= end {
-			n, end = n+1, r.Span.End
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	out := make([]Ref, 0, n)
-	end = -1
-	for i := range refs {
-		if r := at(i); r.Span.Start >= end {
-			out = append(out, *r)
-			end = r.Span.End
-		}
-	}
-	return out
 }
 
 // At returns the reference whose Span contains byte offset off (its end

@@ -15,7 +15,7 @@ type scanner struct {
 	doc  *document.Doc
 	text []byte
 	opts Options
-	refs []Ref
+	out  ListBuilder
 	// segs are the parts of the body outside fenced code blocks, in order.
 	segs []document.Span
 	// code holds the contents of inline code spans, in order.
@@ -49,11 +49,18 @@ func (s *scanner) str(b []byte) string {
 	return v
 }
 
+// add records r unless it is templated.
+func (s *scanner) add(r Ref) {
+	if !templated(r) {
+		s.out.Add(r)
+	}
+}
+
 func newScanner(doc *document.Doc, opts Options) *scanner {
 	s := &scanner{doc: doc, text: doc.Text, opts: opts, prevAt: -1, nextFrom: -1}
 	if opts.SizeHint > 0 {
 		// A little room to grow: an edit usually adds a reference or none.
-		s.refs = make([]Ref, 0, opts.SizeHint+opts.SizeHint/16+4)
+		s.out.Grow(opts.SizeHint + opts.SizeHint/16 + 4)
 	}
 	s.segments()
 	s.codeSpans()

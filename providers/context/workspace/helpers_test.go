@@ -224,7 +224,7 @@ func snapshot(l *library.Library) string {
 		if c := f.Command; c != nil {
 			fmt.Fprintf(&b, "  command %s context=%v\n", c.Name, c.Context)
 		}
-		for _, r := range f.Refs {
+		for _, r := range f.Refs.All() {
 			fmt.Fprintf(&b, "  ref %+v\n", r)
 		}
 		for _, d := range l.Diagnose(f.Path) {

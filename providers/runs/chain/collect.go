@@ -138,7 +138,7 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 			wants = append(wants, w)
 		}
 	}
-	for _, r := range f.Refs {
+	for _, r := range f.Refs.All() {
 		// The close names of a failure are for diagnostics, not warnings.
 		t := lib.ResolveBrief(f, r)
 		switch t.Kind {

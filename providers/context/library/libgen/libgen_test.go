@@ -37,7 +37,7 @@ func TestGenerateIsValid(t *testing.T) {
 	}
 	refs := 0
 	for _, f := range l.Files() {
-		refs += len(f.Refs)
+		refs += f.Refs.Len()
 	}
 	if refs < 300*5 {
 		t.Errorf("only %d references", refs)
