@@ -133,6 +133,8 @@ type Server struct {
 	agents agentState
 	// memory holds the problems of the memory files' imports (memory.go).
 	memory memoryState
+	// inlays keeps the priced references of open documents (inlayhints.go).
+	inlays inlayCache
 
 	diags *diagnostics
 }

@@ -193,6 +193,13 @@ func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, 
 	return o.costs.Summary(ctx, o.Library(), f)
 }
 
+// Heavy waits, as the operations that price whole documents do, for one
+// of the few places of the requests whose work grows with the workspace or
+// the document, for front ends that have such requests of their own;
+// release gives the place back. It fails with the context's error when
+// ctx is done first.
+func (o *Ops) Heavy(ctx context.Context) (release func(), err error) { return o.heavy(ctx) }
+
 // heavy waits for one of the few places of the requests that price whole
 // documents, so that a flood of them queues instead of holding one
 // document's work each at once; release gives the place back.
