@@ -23,6 +23,9 @@ func TestInlayCache(t *testing.T) {
 	release := make(chan struct{})
 	compute := func(ctx context.Context) (*document.Doc, []cost.Mark, error) {
 		runs.Add(1)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		select {
 		case <-release:
 		case <-ctx.Done():
