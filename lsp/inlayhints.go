@@ -42,7 +42,7 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 		return nil, err
 	}
 	compute := func(ctx context.Context) (*document.Doc, []cost.Mark, error) {
-		release, err := o.Heavy(ctx)
+		ctx, release, err := o.Heavy(ctx)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -302,6 +302,11 @@ func (s *Server) handler() jsonrpc2.Handler {
 				jsonrpc2.Async(reqCtx)
 			}
 		}
+		ctx, release, err := s.holdHeavy(ctx, method)
+		if err != nil {
+			return nil, requestError(ctx, err)
+		}
+		defer release()
 		if m, ok := customMethods[method]; ok {
 			params := append([]byte(nil), req.Params()...)
 			res, err := m(ctx, s, params)

@@ -104,7 +104,7 @@ func (r ChainRequest) chain() chain.Request {
 // or recording an execution.
 func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
 	// A preview builds and measures every prompt: as heavy as pricing.
-	release, err := o.heavy(ctx)
+	ctx, release, err := o.heavy(ctx)
 	if err != nil {
 		return ChainResponse{}, err
 	}
