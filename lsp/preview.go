@@ -117,10 +117,7 @@ func (d *diagnostics) publishPreview(ctx context.Context, path string, version i
 		return
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}}
-	enc := d.s.encoding()
-	for _, dg := range ds {
-		params.Diagnostics = append(params.Diagnostics, toDiagnostic(f, dg, enc))
-	}
+	params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding())
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}
