@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,4 +130,87 @@ func TestInprocHeavyRequestsQueue(t *testing.T) {
 			t.Fatalf("%s: no answer once the heavy places were free", q.method)
 		}
 	}
+}
+
+// TestInprocHeavyRequestEndsOnDisconnect checks that a heavy request
+// waiting for a place gives up when the client goes away: its context is
+// the connection's. It is not parallel, so that the goroutines it counts
+// are its own.
+func TestInprocHeavyRequestEndsOnDisconnect(t *testing.T) {
+	dir := inprocCopyLibrary(t)
+	srvIn, cliOut := io.Pipe()
+	cliIn, srvOut := io.Pipe()
+	srv := New(Options{NoWatch: true, DiagnosticsDelay: 5 * time.Millisecond})
+	c := newClient(t, cliOut)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	served := make(chan struct{})
+	go func() {
+		srv.Serve(ctx, srvIn, srvOut)
+		srvOut.Close()
+		close(served)
+	}()
+	c.start(cliIn)
+	if _, err := c.Initialize(ctx, dir, nil, nil); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	o, err := srv.operations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, release1, err := o.Heavy(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release1()
+	_, release2, err := o.Heavy(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2()
+	if _, _, err := c.Send("ctxls/catalog", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, ok func(int) bool) {
+		t.Helper()
+		for {
+			if n := waitingForPlace(); ok(n) {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("%s: still %d requests waiting for a heavy place", what, waitingForPlace())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	waitFor("the catalog request never waited for a place", func(n int) bool { return n == 1 })
+	cliOut.Close() // the client goes away
+	select {
+	case <-served:
+	case <-ctx.Done():
+		t.Fatal("the server did not stop when the client went away")
+	}
+	waitFor("after the client went away", func(n int) bool { return n == 0 })
+}
+
+// waitingForPlace counts the goroutines waiting for a place among the
+// heavy requests.
+func waitingForPlace() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "ops.(*Ops).heavy(") && strings.Contains(g, "[select") {
+			count++
+		}
+	}
+	return count
 }

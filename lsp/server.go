@@ -194,6 +194,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	select {
 	case <-s.exited:
 	case <-s.conn.Done():
+	case <-st.ended:
+		// The client has gone away: the requests in flight are cancelled
+		// rather than waited for (the connection ends only once they do).
 	case <-ctx.Done():
 	}
 	cancel()
