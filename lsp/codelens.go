@@ -6,7 +6,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/cost"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/present"
 )
@@ -49,38 +48,6 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 			label += fmt.Sprintf(" · %d unresolved", sum.Unresolved)
 		}
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
-	}
-	return out, nil
-}
-
-// InlayHint shows the token cost after every resolving reference in range.
-func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
-	v, err := s.view(ctx, params.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	start, err1 := v.offset(params.Range.Start)
-	end, err2 := v.offset(params.Range.End)
-	if err1 != nil || err2 != nil {
-		start, end = 0, len(v.doc.Text)
-	}
-	out := []protocol.InlayHint{}
-	costs, _ := cost.Document(v.lib, v.file)
-	for _, c := range costs {
-		if c.Ref.Span.End < start || c.Ref.Span.Start > end || !c.Target.OK() || c.Target.Topic == nil {
-			continue
-		}
-		pad := true
-		label := present.Tokens(c.Tokens)
-		if !c.Counted {
-			label += " (already counted)"
-		}
-		out = append(out, protocol.InlayHint{
-			Position:    v.rng(document.Span{Start: c.Ref.Span.End, End: c.Ref.Span.End}).Start,
-			Label:       protocol.String(label),
-			Kind:        protocol.InlayHintKindType,
-			PaddingLeft: &pad,
-		})
 	}
 	return out, nil
 }

@@ -284,15 +284,49 @@ func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib 
 		params.Version = protocol.NewOptional(version)
 	}
 	if f, ok := lib.File(path); ok {
-		enc := d.s.encoding()
-		for _, dg := range ds {
-			params.Diagnostics = append(params.Diagnostics, toDiagnostic(f, dg, enc))
-		}
+		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding())
 	}
 	params.Diagnostics = append(params.Diagnostics, agent...)
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}
+}
+
+// maxFileDiagnostics bounds the diagnostics published for one file: a
+// document of hundreds of thousands of references may have as many
+// problems, a notification of tens of megabytes that no editor lists.
+const maxFileDiagnostics = 1000
+
+// appendFileDiagnostics appends the diagnostics of file f to out, at most
+// maxFileDiagnostics of them and a note of how many there are when there
+// are more.
+func appendFileDiagnostics(out []protocol.Diagnostic, f *library.File, ds []library.Diagnostic, enc document.Encoding) []protocol.Diagnostic {
+	shown := boundDiagnostics(ds)
+	for _, dg := range shown {
+		out = append(out, toDiagnostic(f, dg, enc))
+	}
+	if len(shown) < len(ds) {
+		out = append(out, protocol.Diagnostic{
+			Severity: protocol.DiagnosticSeverityInformation,
+			Source:   protocol.NewOptional("ctxls"),
+			Message: protocol.String(fmt.Sprintf("ctxls shows %d of the %d problems of this file, the most severe first; ctxls check %s lists them all",
+				len(shown), len(ds), filepath.Base(f.Path))),
+		})
+	}
+	return out
+}
+
+// boundDiagnostics returns ds when it is within maxFileDiagnostics, else
+// the most severe maxFileDiagnostics of them, in order of position within
+// a severity.
+func boundDiagnostics(ds []library.Diagnostic) []library.Diagnostic {
+	if len(ds) <= maxFileDiagnostics {
+		return ds
+	}
+	ds = slices.Clone(ds)
+	// Severities count up from the most severe, as in LSP.
+	slices.SortStableFunc(ds, func(a, b library.Diagnostic) int { return int(a.Severity) - int(b.Severity) })
+	return ds[:maxFileDiagnostics]
 }
 
 // diagData is what a diagnostic carries for the code actions that fix it.

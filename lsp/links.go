@@ -13,8 +13,13 @@ import (
 	"github.com/ctxls/ctxls/providers/context/refs"
 )
 
+// maxDocumentLinks bounds the links of one answer, which has no range: a
+// document may make hundreds of thousands of references.
+const maxDocumentLinks = 5000
+
 // DocumentLink makes every resolving reference a link to its topic file
-// (to the section's line when one is named).
+// (to the section's line when one is named), the first maxDocumentLinks
+// of them.
 func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
 	v, err := s.view(ctx, params.TextDocument.URI)
 	if err != nil {
@@ -25,7 +30,10 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		t := v.lib.Resolve(v.file, r)
+		if len(out) >= maxDocumentLinks {
+			break
+		}
+		t := v.lib.ResolveBrief(v.file, r)
 		if t.Topic == nil || t.Kind == library.NotAReference {
 			continue
 		}

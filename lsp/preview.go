@@ -75,6 +75,12 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}) {
 			if ctx.Err() != nil {
 				return
 			}
+			if len(d.text) > maxPreviewDocument {
+				// The index publishes its diagnostics soon: scanning it
+				// here as well would hold it twice at once.
+				sent[d.path] = d.version
+				continue
+			}
 			f, ds, err := diagnosePreview(p, d.path, d.text)
 			if err != nil {
 				s.stderr.Debug("preview diagnostics", "path", d.path, "err", err)
@@ -90,6 +96,12 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}) {
 		}
 	}
 }
+
+// maxPreviewDocument is the largest open document the preview diagnoses:
+// a larger one is scanned by the index at the same time, and two scans of
+// a document of hundreds of thousands of references at once are most of
+// the server's peak memory.
+const maxPreviewDocument = 1 << 20
 
 // diagnosePreview diagnoses a document against the preview. The preview's
 // topics have no text: should a check ever reach for one, the document
@@ -117,10 +129,7 @@ func (d *diagnostics) publishPreview(ctx context.Context, path string, version i
 		return
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}}
-	enc := d.s.encoding()
-	for _, dg := range ds {
-		params.Diagnostics = append(params.Diagnostics, toDiagnostic(f, dg, enc))
-	}
+	params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding())
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}

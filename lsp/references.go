@@ -8,6 +8,11 @@ import (
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
+// maxReferences bounds the locations of one answer: a topic may be
+// referred to hundreds of thousands of times, and a list that long is of
+// no use in an editor and costs the server and the client its size.
+const maxReferences = 10000
+
 // References lists every use of the topic (or domain) under the cursor
 // across the workspace, in every form. In a topic file, away from any
 // reference, it lists the uses of that topic.
@@ -37,6 +42,10 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 		locs = v.lib.References(target.Topic.ID)
 	default:
 		return []protocol.Location{}, nil
+	}
+	if len(locs) > maxReferences {
+		s.stderr.Debug("references: answering the first of many", "listed", maxReferences, "found", len(locs))
+		locs = locs[:maxReferences]
 	}
 	out := make([]protocol.Location, 0, len(locs)+1)
 	if params.Context.IncludeDeclaration && target.Topic != nil {

@@ -133,6 +133,8 @@ type Server struct {
 	agents agentState
 	// memory holds the problems of the memory files' imports (memory.go).
 	memory memoryState
+	// inlays keeps the priced references of open documents (inlayhints.go).
+	inlays inlayCache
 
 	diags *diagnostics
 }
@@ -192,6 +194,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	select {
 	case <-s.exited:
 	case <-s.conn.Done():
+	case <-st.ended:
+		// The client has gone away: the requests in flight are cancelled
+		// rather than waited for (the connection ends only once they do).
 	case <-ctx.Done():
 	}
 	cancel()
@@ -300,6 +305,11 @@ func (s *Server) handler() jsonrpc2.Handler {
 				jsonrpc2.Async(reqCtx)
 			}
 		}
+		ctx, release, err := s.holdHeavy(ctx, method)
+		if err != nil {
+			return nil, requestError(ctx, err)
+		}
+		defer release()
 		if m, ok := customMethods[method]; ok {
 			params := append([]byte(nil), req.Params()...)
 			res, err := m(ctx, s, params)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -30,6 +31,11 @@ type stream struct {
 	rwc io.ReadWriteCloser
 	log *slog.Logger
 	buf []byte
+
+	// ended is closed when reading fails, at the end of the input most
+	// often: the client has gone away.
+	ended     chan struct{}
+	endedOnce sync.Once
 }
 
 // frameWriter is the raw-frame write side the stock header framer offers.
@@ -38,7 +44,7 @@ type frameWriter interface {
 }
 
 func newStream(rwc io.ReadWriteCloser, log *slog.Logger) *stream {
-	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: jsonrpc2.NewHeaderStream(rwc), rwc: rwc, log: log}
+	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: jsonrpc2.NewHeaderStream(rwc), rwc: rwc, log: log, ended: make(chan struct{})}
 }
 
 // Read implements jsonrpc2.Stream.
@@ -64,10 +70,12 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		}
 		length, consumed, err := s.readHeader()
 		if err != nil {
+			s.end()
 			return nil, 0, err
 		}
 		body, err := s.readBody(length)
 		if err != nil {
+			s.end()
 			return nil, 0, err
 		}
 		if err := checkFrame(body); err != nil {
@@ -78,6 +86,9 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		return body, int64(consumed + length), nil
 	}
 }
+
+// end marks the input ended.
+func (s *stream) end() { s.endedOnce.Do(func() { close(s.ended) }) }
 
 // bodyChunk is how much more buffer readBody allocates at a time.
 const bodyChunk = 1 << 20

@@ -3,6 +3,7 @@ package lsp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,6 +92,12 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 		}
 		heavy = n
 	}
+	// The server runs with the memory settings ctxls serve chooses, not
+	// with those of the environment the tests run in:
+	// CTXLS_STRESS_GOMEMLIMIT (for instance "off") measures it under
+	// another soft limit.
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", os.Getenv("CTXLS_STRESS_GOMEMLIMIT"))
 	root := stdioWorkspace(t)
 	if err := os.WriteFile(filepath.Join(root, "context", "python", "a.md"), []byte(stressTopic), 0o644); err != nil {
 		t.Fatal(err)
@@ -114,6 +121,8 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 		t.Fatalf("didOpen: %v", err)
 	}
 
+	doc := map[string]any{"uri": uri}
+	onRef := stdioPos(uri, 5, 2)["position"] // in the first python:a
 	type call struct {
 		method string
 		params map[string]any
@@ -159,6 +168,15 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 		{"ctxls/history/conversations", map[string]any{}, 10},
 		{"ctxls/history/buildContext", map[string]any{}, 10},
 		{"ctxls/history/delete", map[string]any{}, 10},
+		{"ctxls/sessionCost", map[string]any{}, 10},
+		{"textDocument/inlayHint", map[string]any{"textDocument": doc, "range": map[string]any{"start": stdioPos(uri, 0, 0)["position"], "end": stdioPos(uri, 60000, 0)["position"]}}, heavy},
+		{"textDocument/codeLens", map[string]any{"textDocument": doc}, 10},
+		{"textDocument/documentLink", map[string]any{"textDocument": doc}, 10},
+		{"textDocument/documentSymbol", map[string]any{"textDocument": doc}, 10},
+		{"textDocument/references", map[string]any{"textDocument": doc, "position": onRef, "context": map[string]any{"includeDeclaration": true}}, 10},
+		{"textDocument/prepareRename", map[string]any{"textDocument": doc, "position": onRef}, 10},
+		{"textDocument/hover", map[string]any{"textDocument": doc, "position": onRef}, 10},
+		{"workspace/symbol", map[string]any{"query": "a"}, 10},
 	}
 	type sent struct {
 		method string
@@ -191,7 +209,8 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 			t.Fatalf("%s: no response after %d requests: %v", p.method, len(pending), ctx.Err())
 		}
 	}
-	for _, m := range []string{"ctxls/commands", "ctxls/documentCost", "ctxls/catalog", "ctxls/chain/preview"} {
+	for _, m := range []string{"ctxls/commands", "ctxls/documentCost", "ctxls/catalog", "ctxls/chain/preview",
+		"textDocument/inlayHint", "textDocument/references", "textDocument/documentLink", "workspace/symbol"} {
 		if answered[m] == 0 {
 			t.Errorf("%s: no request answered without an error", m)
 		}
@@ -206,11 +225,29 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if total.Total == 0 {
 		t.Errorf("documentCost after the flood: total 0, want the cost of the topics the dense document loads")
 	}
+	bounded := []struct {
+		method string
+		params map[string]any
+		most   int
+	}{
+		{"textDocument/references", map[string]any{"textDocument": doc, "position": onRef, "context": map[string]any{"includeDeclaration": false}}, maxReferences},
+		{"textDocument/inlayHint", map[string]any{"textDocument": doc, "range": map[string]any{"start": stdioPos(uri, 0, 0)["position"], "end": stdioPos(uri, 60000, 0)["position"]}}, maxInlayHints},
+		{"textDocument/documentLink", map[string]any{"textDocument": doc}, maxDocumentLinks},
+	}
+	for _, b := range bounded {
+		var items []json.RawMessage
+		if err := c.Call(ctx, b.method, b.params, &items); err != nil {
+			t.Fatalf("%s after the flood: %v", b.method, err)
+		}
+		if len(items) != b.most {
+			t.Errorf("%s of the dense document: %d items, want the bound of %d", b.method, len(items), b.most)
+		}
+	}
 	peak, err := stressPeakResident(c.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB", len(pending), heavy, peak>>20)
+	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB with GOMEMLIMIT=%q", len(pending), heavy, peak>>20, os.Getenv("GOMEMLIMIT"))
 	if peak > stressResidentLimit {
 		t.Errorf("server resident peak %d MB, want under %d MB", peak>>20, stressResidentLimit>>20)
 	}

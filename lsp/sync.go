@@ -38,6 +38,7 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 	if err != nil {
 		return err
 	}
+	s.inlays.drop(path)
 	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
 		if !d.open {
 			return invalidParams("didChange for %s, which is not open", path)
@@ -115,6 +116,7 @@ func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	if err != nil {
 		return err
 	}
+	s.inlays.drop(path)
 	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
 		d.open = false
 		return nil

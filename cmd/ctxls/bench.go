@@ -13,7 +13,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -26,17 +25,20 @@ import (
 // benchReport holds what ctxls bench measured. Durations are in
 // milliseconds, sizes in bytes unless the name says otherwise.
 type benchReport struct {
-	Dir          string  `json:"dir"`
-	Generated    bool    `json:"generated"`
-	GenerateMS   float64 `json:"generateMs,omitempty"`
-	Tokenizer    string  `json:"tokenizer"`
-	Cores        int     `json:"cores"`
-	Files        int     `json:"files"`
-	Topics       int     `json:"topics"`
-	Domains      int     `json:"domains"`
-	Bytes        int64   `json:"bytes"`
-	ColdMS       float64 `json:"coldIndexMs"`
-	ColdCPUMS    float64 `json:"coldIndexCpuMs"`
+	Dir        string  `json:"dir"`
+	Generated  bool    `json:"generated"`
+	GenerateMS float64 `json:"generateMs,omitempty"`
+	Tokenizer  string  `json:"tokenizer"`
+	Cores      int     `json:"cores"`
+	Files      int     `json:"files"`
+	Topics     int     `json:"topics"`
+	Domains    int     `json:"domains"`
+	Bytes      int64   `json:"bytes"`
+	ColdMS     float64 `json:"coldIndexMs"`
+	ColdCPUMS  float64 `json:"coldIndexCpuMs"`
+	// CPUTime says whether the system reports the process's CPU time;
+	// without it the CPU figures are 0.
+	CPUTime      bool    `json:"cpuTimeAvailable"`
 	ApplyMS      float64 `json:"applyOneFileMs"`
 	ApplyMaxMS   float64 `json:"applyOneFileMaxMs"`
 	SearchMS     float64 `json:"searchMs"`
@@ -128,13 +130,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	cpu0, start := cpuTime(), time.Now()
+	cpu0, start := startCPU(), time.Now()
 	lib, err := library.Load(ctx, rep.Dir, cfg, library.Options{AfterIndex: debug.FreeOSMemory})
 	if err != nil {
 		stopProfile()
 		return err
 	}
-	rep.ColdMS, rep.ColdCPUMS = ms(time.Since(start)), ms(cpuTime()-cpu0)
+	rep.ColdMS = ms(time.Since(start))
+	rep.ColdCPUMS, rep.CPUTime = cpu0.sinceMS()
 	stopProfile()
 	rep.RSSIndexMiB, rep.RSSIndexPeakMiB = procStatusMiB("VmRSS"), procStatusMiB("VmHWM")
 	if *memProfile != "" {
@@ -230,7 +233,7 @@ func printBench(w io.Writer, r benchReport) {
 	fmt.Fprintf(tw, "workspace\t%s (%s)\n", r.Dir, src)
 	fmt.Fprintf(tw, "library\t%s files, %s topics, %s domains, %.1f MB\n", thousands(r.Files), thousands(r.Topics), thousands(r.Domains), float64(r.Bytes)/1e6)
 	fmt.Fprintf(tw, "tokenizer\t%s, %d cores\n", r.Tokenizer, r.Cores)
-	fmt.Fprintf(tw, "cold index\t%.0f ms (%.0f ms CPU, %.1f MB/s)\n", r.ColdMS, r.ColdCPUMS, float64(r.Bytes)/1e6/(r.ColdMS/1000))
+	fmt.Fprintf(tw, "cold index\t%.0f ms (%s, %.1f MB/s)\n", r.ColdMS, r.cpuText(r.ColdCPUMS), float64(r.Bytes)/1e6/(r.ColdMS/1000))
 	if r.SampledFile != "" {
 		fmt.Fprintf(tw, "re-index one file\t%.2f ms median, %.2f ms max (%s)\n", r.ApplyMS, r.ApplyMaxMS, r.SampledFile)
 	}
@@ -238,7 +241,7 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(tw, "search\t%.2f ms median, %.2f ms with warm caches (%q, %d results)\n", r.SearchMS, r.SearchWarmMS, r.SearchQuery, r.SearchResult)
 	}
 	fmt.Fprintf(tw, "diagnose all\t%.0f ms (%s diagnostics)\n", r.DiagnoseMS, thousands(r.Diagnostics))
-	fmt.Fprintf(tw, "warm index\t%.0f ms (%.0f ms CPU) with the index cache of an earlier index\n", r.WarmMS, r.WarmCPUMS)
+	fmt.Fprintf(tw, "warm index\t%.0f ms (%s) with the index cache of an earlier index\n", r.WarmMS, r.cpuText(r.WarmCPUMS))
 	fmt.Fprintf(tw, "preview\t%.0f ms with the index cache, %.0f ms without\n", r.PreviewMS, r.PreviewColdMS)
 	fmt.Fprintf(tw, "memory after index\t%.0f MiB resident, %.0f MiB peak resident (VmHWM)\n", r.RSSIndexMiB, r.RSSIndexPeakMiB)
 	fmt.Fprintf(tw, "memory at the end\t%.0f MiB live heap, %.0f MiB resident, %.0f MiB peak resident\n", r.HeapLiveMiB, r.RSSMiB, r.RSSPeakMiB)
@@ -264,11 +267,12 @@ func benchCache(ctx context.Context, rep *benchReport, cfg *config.Config) error
 		return err
 	}
 	runtime.GC()
-	cpu0, start := cpuTime(), time.Now()
+	cpu0, start := startCPU(), time.Now()
 	if _, err := library.Load(ctx, rep.Dir, cfg, opts); err != nil {
 		return err
 	}
-	rep.WarmMS, rep.WarmCPUMS = ms(time.Since(start)), ms(cpuTime()-cpu0)
+	rep.WarmMS = ms(time.Since(start))
+	rep.WarmCPUMS, _ = cpu0.sinceMS()
 	runtime.GC()
 	start = time.Now()
 	if _, err := library.NewPreview(ctx, rep.Dir, cfg, opts); err != nil {
@@ -313,21 +317,42 @@ func searchQuery(lib *library.Library) string {
 	return ""
 }
 
+// cpuText says how much CPU time a measurement took, or that the system
+// does not report it.
+func (r *benchReport) cpuText(cpuMS float64) string {
+	if !r.CPUTime {
+		return "CPU time not available"
+	}
+	return fmt.Sprintf("%.0f ms CPU", cpuMS)
+}
+
+// cpuClock is the process's CPU time at the start of a measurement.
+type cpuClock struct {
+	start time.Duration
+	ok    bool
+}
+
+func startCPU() cpuClock {
+	d, ok := cpuTime()
+	return cpuClock{start: d, ok: ok}
+}
+
+// sinceMS returns the CPU time used since c in milliseconds, and whether
+// the system reports it.
+func (c cpuClock) sinceMS() (float64, bool) {
+	d, ok := cpuTime()
+	if !c.ok || !ok {
+		return 0, false
+	}
+	return ms(d - c.start), true
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// cpuTime returns the user and system time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // procStatusMiB reads a memory field such as VmHWM (peak resident set)

@@ -175,6 +175,7 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 			}
 		}
 		if sub == "preview" {
+			req.WholePrompts = true
 			res, err := o.PreviewChain(ctx, req)
 			if err != nil {
 				return err

@@ -2,8 +2,10 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/runs/chain"
@@ -42,6 +44,10 @@ type ChainRequest struct {
 	ExecutorCommand []string `json:"executorCommand,omitempty"`
 	// Progress, when set, receives an event as each step starts and ends.
 	Progress func(ChainEvent) `json:"-"`
+	// WholePrompts makes a preview return every prompt whole, however
+	// long, for the command line, whose user may pipe a prompt on; other
+	// front ends get the first maxPreviewPrompt bytes of each.
+	WholePrompts bool `json:"-"`
 }
 
 // ChainResponse is a chain's preview or run, with its warnings in the
@@ -104,7 +110,7 @@ func (r ChainRequest) chain() chain.Request {
 // or recording an execution.
 func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
 	// A preview builds and measures every prompt: as heavy as pricing.
-	release, err := o.heavy(ctx)
+	ctx, release, err := o.heavy(ctx)
 	if err != nil {
 		return ChainResponse{}, err
 	}
@@ -115,7 +121,37 @@ func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse
 	}
 	r := req.chain()
 	r.ProjectName, r.Progress = "", nil
-	return chainResponse(st.runner.Preview(ctx, r))
+	res, err := chainResponse(st.runner.Preview(ctx, r))
+	if err != nil || req.WholePrompts {
+		return res, err
+	}
+	for i := range res.Steps {
+		s := &res.Steps[i]
+		if n := len(s.Prompt); n > maxPreviewPrompt {
+			s.Prompt = clipUTF8(s.Prompt, maxPreviewPrompt) + fmt.Sprintf("\n\n[… the preview stops here: %d more bytes of the prompt]\n", n-maxPreviewPrompt)
+			res.Warnings = append(res.Warnings, Warning{Code: "prompt-clipped",
+				Message: fmt.Sprintf("step %d (%s): the preview shows the first %d of the prompt's %d bytes; its token counts are of the whole prompt", s.Index+1, s.Command, maxPreviewPrompt, n)})
+		}
+	}
+	return res, nil
+}
+
+// maxPreviewPrompt bounds the text of each prompt a preview returns: a
+// command that makes hundreds of thousands of references assembles a
+// prompt of megabytes, which no panel shows whole, and a flood of
+// previews would hold each in memory until it is written.
+const maxPreviewPrompt = 256 << 10
+
+// clipUTF8 returns at most n bytes of s, cut before a rune that does not
+// fit.
+func clipUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // RunChain runs a chain in an execution, recording every step.

@@ -67,6 +67,11 @@ type CheckResponse struct {
 // and the problems of the configuration file, as ctxls check reports them.
 // A path outside the workspace is an ErrInvalid error.
 func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
+	ctx, release, err := o.heavy(ctx)
+	if err != nil {
+		return CheckResponse{}, err
+	}
+	defer release()
 	lib := o.Library()
 	keep, err := pathFilter(lib.Dir(), req.Path)
 	if err != nil {

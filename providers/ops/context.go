@@ -34,8 +34,10 @@ type CatalogRequest struct {
 
 // Catalog lists topics with their metadata and token costs.
 func (o *Ops) Catalog(ctx context.Context, req CatalogRequest) (CatalogResponse, error) {
-	res, err := o.prov.Catalog(ctx, req.Domain)
-	return res, providerError(err)
+	return withHeavy(o, ctx, func(ctx context.Context) (CatalogResponse, error) {
+		res, err := o.prov.Catalog(ctx, req.Domain)
+		return res, providerError(err)
+	})
 }
 
 // SearchRequest asks for the topics matching Query, best first.
@@ -55,8 +57,10 @@ func (o *Ops) Search(ctx context.Context, req SearchRequest) (SearchResponse, er
 	if req.Limit < 0 {
 		return SearchResponse{}, invalidf("limit must not be negative")
 	}
-	res, err := o.prov.Search(ctx, req.Query, req.Domain, req.Limit)
-	return res, providerError(err)
+	return withHeavy(o, ctx, func(ctx context.Context) (SearchResponse, error) {
+		res, err := o.prov.Search(ctx, req.Query, req.Domain, req.Limit)
+		return res, providerError(err)
+	})
 }
 
 // ReferenceRequest names a file of a domain.
@@ -132,8 +136,10 @@ func (o *Ops) DomainIndex(ctx context.Context, req DomainRequest) (DomainIndex, 
 	if err := require("domain", req.Domain); err != nil {
 		return DomainIndex{}, err
 	}
-	res, err := o.prov.DomainIndex(ctx, req.Domain)
-	return res, providerError(err)
+	return withHeavy(o, ctx, func(ctx context.Context) (DomainIndex, error) {
+		res, err := o.prov.DomainIndex(ctx, req.Domain)
+		return res, providerError(err)
+	})
 }
 
 // Empty is the request of an operation that takes no parameters.
@@ -150,8 +156,10 @@ func (o *Ops) AlwaysLoadFiles(ctx context.Context, req DomainRequest) (ContextFi
 	if err := require("domain", req.Domain); err != nil {
 		return ContextFileList{}, err
 	}
-	res, err := o.prov.AlwaysLoadFiles(ctx, req.Domain)
-	return res, providerError(err)
+	return withHeavy(o, ctx, func(ctx context.Context) (ContextFileList, error) {
+		res, err := o.prov.AlwaysLoadFiles(ctx, req.Domain)
+		return res, providerError(err)
+	})
 }
 
 // DetectRequest gives the signals of a project to match against a
@@ -167,8 +175,10 @@ func (o *Ops) DetectProjectType(ctx context.Context, req DetectRequest) (Detecti
 	if err := require("domain", req.Domain); err != nil {
 		return DetectionResult{}, err
 	}
-	res, err := o.prov.DetectProjectType(ctx, req.Domain, req.Signals)
-	return res, providerError(err)
+	return withHeavy(o, ctx, func(ctx context.Context) (DetectionResult, error) {
+		res, err := o.prov.DetectProjectType(ctx, req.Domain, req.Signals)
+		return res, providerError(err)
+	})
 }
 
 // ConditionalRequest gives a detection result whose context is wanted.
@@ -183,8 +193,10 @@ func (o *Ops) ConditionalContext(ctx context.Context, req ConditionalRequest) (C
 	if err := require("domain", req.Domain); err != nil {
 		return ContextFileList{}, err
 	}
-	res, err := o.prov.ConditionalContext(ctx, req.Domain, req.Detection)
-	return res, providerError(err)
+	return withHeavy(o, ctx, func(ctx context.Context) (ContextFileList, error) {
+		res, err := o.prov.ConditionalContext(ctx, req.Domain, req.Detection)
+		return res, providerError(err)
+	})
 }
 
 // CrossDomainRequest gives the triggers met while working in a domain.
@@ -199,8 +211,10 @@ func (o *Ops) CrossDomainContext(ctx context.Context, req CrossDomainRequest) (C
 	if err := require("domain", req.Domain); err != nil {
 		return ContextFileList{}, err
 	}
-	res, err := o.prov.CrossDomainContext(ctx, req.Domain, req.Triggers)
-	return res, providerError(err)
+	return withHeavy(o, ctx, func(ctx context.Context) (ContextFileList, error) {
+		res, err := o.prov.CrossDomainContext(ctx, req.Domain, req.Triggers)
+		return res, providerError(err)
+	})
 }
 
 // InvalidateRequest names the cache entries to drop: all when Domain is

@@ -40,7 +40,7 @@ type CommandsResponse = List[CommandInfo]
 // Commands lists every command with its references and their total token
 // cost: the cost of running each command.
 func (o *Ops) Commands(ctx context.Context, _ Empty) (CommandsResponse, error) {
-	release, err := o.heavy(ctx)
+	ctx, release, err := o.heavy(ctx)
 	if err != nil {
 		return CommandsResponse{}, err
 	}
@@ -134,7 +134,7 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 	if err := require("uri", req.URI); err != nil {
 		return DocumentCostResponse{}, err
 	}
-	release, err := o.heavy(ctx)
+	ctx, release, err := o.heavy(ctx)
 	if err != nil {
 		return DocumentCostResponse{}, err
 	}
@@ -185,27 +185,12 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 // CostSummary prices the references of f, a document of the library in
 // effect, through the cache the cost operations share.
 func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, error) {
-	release, err := o.heavy(ctx)
+	ctx, release, err := o.heavy(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	return o.costs.Summary(ctx, o.Library(), f)
-}
-
-// heavy waits for one of the few places of the requests that price whole
-// documents, so that a flood of them queues instead of holding one
-// document's work each at once; release gives the place back.
-func (o *Ops) heavy(ctx context.Context) (release func(), err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	select {
-	case o.heavySem <- struct{}{}:
-		return func() { <-o.heavySem }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // document returns the document named by a URI or absolute path: the

@@ -132,6 +132,11 @@ type ConversationsResponse = List[Conversation]
 
 // Conversations lists the conversations of the workspace.
 func (o *Ops) Conversations(ctx context.Context, _ Empty) (ConversationsResponse, error) {
+	ctx, release, err := o.heavy(ctx)
+	if err != nil {
+		return ConversationsResponse{}, err
+	}
+	defer release()
 	st, err := o.stores(ctx)
 	if err != nil {
 		return ConversationsResponse{}, err
@@ -168,6 +173,11 @@ func (o *Ops) BuildHistory(ctx context.Context, req BuildHistoryRequest) (BuildH
 	if err := require("conversationId", req.ConversationID); err != nil {
 		return BuildHistoryResponse{}, err
 	}
+	ctx, release, err := o.heavy(ctx)
+	if err != nil {
+		return BuildHistoryResponse{}, err
+	}
+	defer release()
 	st, err := o.stores(ctx)
 	if err != nil {
 		return BuildHistoryResponse{}, err

@@ -58,6 +58,11 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 	if kind != "" && !slices.Contains(InventoryKinds, kind) {
 		return InventoryResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(InventoryKinds, ", "))
 	}
+	ctx, release, err := o.heavy(ctx)
+	if err != nil {
+		return InventoryResponse{}, err
+	}
+	defer release()
 	domain := strings.TrimSpace(req.Domain)
 	lib := o.Library()
 	counter := lib.Counter()

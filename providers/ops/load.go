@@ -92,6 +92,11 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	if req.BudgetTokens < 0 || req.BudgetTokens > MaxLoadTokens {
 		return LoadContextResult{}, badRef("budgetTokens %d is out of range: 1 to %d, or 0 for %d", req.BudgetTokens, MaxLoadTokens, MaxLoadTokens)
 	}
+	ctx, release, err := o.heavy(ctx)
+	if err != nil {
+		return LoadContextResult{}, err
+	}
+	defer release()
 	lib := o.Library()
 	all := make([]resolved, 0, len(req.Refs))
 	for _, r := range req.Refs {

@@ -31,6 +31,11 @@ func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session
 	if req.ContextWindow < 0 {
 		return nil, invalidf("contextWindow must not be negative")
 	}
+	ctx, release, err := o.heavy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	lib := o.Library()
 	var set *agentfiles.Set
 	if o.opts.AgentFiles != nil {

@@ -2,8 +2,22 @@
 // page for a webview, and as markdown. No `vscode` import: unit-tested.
 
 import type { ChainPreviewResult, ChainStep, StepContextItem } from './protocol';
+import type { ExecutorInfo } from './protocol.gen';
 import { warningText } from './protocol';
 import { escapeHtml, fenceFor, formatChain, formatTokens } from './format';
+import { formatCommandLine } from './trust';
+
+/**
+ * The command line a step would run, as a shell would read it back, when
+ * the executor in effect is `exec` with an argv; undefined when running
+ * the chain runs no program (a preview executor).
+ */
+export function stepCommandLine(executor: ExecutorInfo | undefined): string | undefined {
+  if (!executor || executor.kind !== 'exec' || !Array.isArray(executor.command) || executor.command.length === 0) {
+    return undefined;
+  }
+  return formatCommandLine(executor.command);
+}
 
 /** Steps of a preview or run result. */
 export function stepsOf(result: ChainPreviewResult | null | undefined): ChainStep[] {
@@ -86,6 +100,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .miss { background: var(--vscode-charts-blue, #36c); color: #fff; }
 .dropped { opacity: .65; text-decoration: line-through; }
 .warn { color: var(--vscode-editorWarning-foreground, #b80); }
+.exec { border-left: 3px solid var(--vscode-editorWarning-foreground, #b80); padding: .3em .8em; margin: .5em 0; }
 details { margin: .4em 0; }
 pre { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background, #8881); padding: .6em; max-height: 30em; overflow: auto; }
 code { font-family: var(--vscode-editor-font-family, monospace); }
@@ -113,7 +128,7 @@ function contextRows(items: readonly StepContextItem[], dropped: boolean): strin
     .join('\n');
 }
 
-function stepSection(step: ChainStep, index: number, total: number): string {
+function stepSection(step: ChainStep, index: number, total: number, commandLine: string | undefined): string {
   const s = summarizeStep(step, index);
   const context = step.context ?? [];
   const dropped = step.dropped ?? [];
@@ -134,6 +149,12 @@ function stepSection(step: ChainStep, index: number, total: number): string {
     figures.push(`${s.dropped} dropped by the budget`);
   }
   parts.push(`<div class="summary">${escapeHtml(figures.join(' · '))}</div>`);
+  if (commandLine) {
+    parts.push(
+      `<div class="exec">Running the chain runs <code>${escapeHtml(commandLine)}</code> for this step, ` +
+        'with the prompt below on its standard input.</div>',
+    );
+  }
   const breakdown: Array<[string, number | undefined]> = [
     ['Command', step.commandTokens],
     ['Context', s.contextTokens],
@@ -178,8 +199,10 @@ export function renderChainPreviewHtml(
   commands: readonly string[],
   input: string,
   cspSource = '',
+  executor?: ExecutorInfo,
 ): string {
   const steps = stepsOf(result);
+  const commandLine = stepCommandLine(executor);
   const sum = summarizePreview(result);
   const csp = `default-src 'none'; style-src 'unsafe-inline' ${cspSource}; img-src ${cspSource} data:;`.replace(
     /\s+;/g,
@@ -214,7 +237,7 @@ export function renderChainPreviewHtml(
   if (steps.length === 0) {
     body.push('<p>The server returned no steps.</p>');
   }
-  steps.forEach((s, i) => body.push(stepSection(s, i, steps.length)));
+  steps.forEach((s, i) => body.push(stepSection(s, i, steps.length, commandLine)));
   return (
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="UTF-8">' +
     `<meta http-equiv="Content-Security-Policy" content="${csp.replace(/["<>]/g, '')}">` +
@@ -230,9 +253,11 @@ export function renderChainPreviewMarkdown(
   result: ChainPreviewResult | null | undefined,
   commands: readonly string[],
   input: string,
+  executor?: ExecutorInfo,
 ): string {
   const steps = stepsOf(result);
   const sum = summarizePreview(result);
+  const commandLine = stepCommandLine(executor);
   const out: string[] = [];
   out.push(`# Chain preview: ${formatChain(commands.map((c) => '/' + c))}`);
   out.push('');
@@ -251,6 +276,10 @@ export function renderChainPreviewMarkdown(
       head.unshift(`prompt ${formatTokens(s.promptTokens)}`);
     }
     out.push(head.join(' · '), '');
+    if (commandLine) {
+      const fence = fenceFor(commandLine);
+      out.push('Running the chain runs, with the prompt on its standard input:', '', fence, commandLine, fence, '');
+    }
     const rows = [...(step.context ?? []).map((c) => [c, false] as const), ...(step.dropped ?? []).map((c) => [c, true] as const)];
     if (rows.length > 0) {
       out.push('| reference | source | tokens |', '|---|---|---:|');

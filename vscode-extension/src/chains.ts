@@ -26,8 +26,10 @@ import {
   type HistoryListResult,
   type HistoryMessage,
 } from './protocol';
+import type { ExecutorInfo } from './protocol.gen';
 import { chainPickItems, executionPickItems, type PickItem } from './quickPick';
 import { RESTRICTED_RUN_MESSAGE, confirmationText, executorDecision, withApproval } from './trust';
+import { RunDrafts } from './runDrafts';
 
 /** workspaceState key of the executor command lines the user agreed to run. */
 const APPROVED_EXECUTORS = 'ctxls.approvedExecutors';
@@ -55,6 +57,8 @@ interface ActiveRun {
 export class ChainCommands implements vscode.Disposable {
   private readonly active = new Set<ActiveRun>();
   private previewPanel: vscode.WebviewPanel | undefined;
+  /** The input of a run whose executor confirmation was declined. */
+  private readonly drafts = new RunDrafts();
 
   constructor(
     private readonly server: CtxlsServer,
@@ -192,14 +196,18 @@ export class ChainCommands implements vscode.Disposable {
     if (!commands) {
       return;
     }
-    const input = await this.askInput(commands);
+    // The input typed for this chain before a declined confirmation is
+    // used again rather than asked for again.
+    const input = this.drafts.inputFor(commands) ?? (await this.askInput(commands));
     if (input === undefined) {
       return;
     }
     const allowed = await this.allowRun();
     if (!allowed) {
+      this.drafts.keep(commands, input);
       return;
     }
+    this.drafts.clear();
     await this.runWithProgress(commands, (workDoneToken, token) =>
       this.server.request<ChainRunResult>(Methods.chainRun, { commands, input, workDoneToken, ...allowed } satisfies ChainRunParams, token),
     );
@@ -362,18 +370,24 @@ export class ChainCommands implements vscode.Disposable {
     if (input === undefined) {
       return;
     }
-    const result = await vscode.window.withProgress(
+    const [result, list] = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `ctxls: previewing ${formatChain(commands)}`, cancellable: true },
-      (_progress, token) => this.server.tryRequest<ChainPreviewResult>(Methods.chainPreview, { commands, input }, token),
+      (_progress, token) =>
+        Promise.all([
+          this.server.tryRequest<ChainPreviewResult>(Methods.chainPreview, { commands, input }, token),
+          // The executor in effect: the panel shows the command line each
+          // step would run.
+          this.server.tryRequest<ChainListResult>(Methods.chainList, {}, token),
+        ]),
     );
     if (!result) {
       return;
     }
-    this.showPreview(result, commands, input);
+    this.showPreview(result, commands, input, list?.executor);
   }
 
   /** Shows a preview result in the (reused) preview panel. */
-  showPreview(result: ChainPreviewResult, commands: string[], input: string): void {
+  showPreview(result: ChainPreviewResult, commands: string[], input: string, executor?: ExecutorInfo): void {
     const title = `Chain Preview: ${formatChain(commands)}`;
     if (!this.previewPanel) {
       this.previewPanel = vscode.window.createWebviewPanel('ctxls.chainPreview', title, vscode.ViewColumn.Active, {
@@ -386,7 +400,7 @@ export class ChainCommands implements vscode.Disposable {
       });
     }
     this.previewPanel.title = title;
-    this.previewPanel.webview.html = renderChainPreviewHtml(result, commands, input, this.previewPanel.webview.cspSource);
+    this.previewPanel.webview.html = renderChainPreviewHtml(result, commands, input, this.previewPanel.webview.cspSource, executor);
     this.previewPanel.reveal();
   }
 

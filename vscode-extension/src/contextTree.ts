@@ -131,6 +131,21 @@ export function topicTooltip(item: CatalogItem): string {
 }
 
 /**
+ * Summarizes a tree for the view's description: "4 domains · 29 topics".
+ * The group of root-level files is not a domain (ctxls check does not
+ * count it as one), but its topics are topics.
+ */
+export function treeSummary(domains: readonly DomainNode[]): string | undefined {
+  if (domains.length === 0) {
+    return undefined;
+  }
+  const named = domains.filter((d) => d.key !== `domain:`).length;
+  const topics = domains.reduce((n, d) => n + d.topics.length, 0);
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return `${plural(named, 'domain', 'domains')} · ${plural(topics, 'topic', 'topics')}`;
+}
+
+/**
  * Groups catalog items by domain. Domains are sorted by name with the
  * root-level group last; inside a domain, index and detection files come
  * first, then always-load topics, then the rest by name.

@@ -2,7 +2,7 @@
 
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
-import { buildContextTree, type ContextNode, type DomainNode, type TopicNode } from './contextTree';
+import { buildContextTree, treeSummary, type ContextNode, type DomainNode, type TopicNode } from './contextTree';
 import { Methods, itemsOf, warningText, type CatalogResult } from './protocol';
 
 /** Uri of a topic node's file: its `uri`, else an absolute `path` (the server gives paths relative to the workspace). */
@@ -48,8 +48,7 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
         const domains = buildContextTree(itemsOf(result));
         const warnings = (result?.warnings ?? []).map(warningText);
         if (this.view) {
-          const topics = domains.reduce((n, d) => n + d.topics.length, 0);
-          this.view.description = domains.length > 0 ? `${domains.length} domains · ${topics} topics` : undefined;
+          this.view.description = treeSummary(domains);
           this.view.message = warnings.length > 0 ? `⚠ ${warnings.slice(0, 3).join(' · ')}` : undefined;
         }
         this.domains = domains;

@@ -11,6 +11,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -298,15 +299,22 @@ func (l *Library) Dir() string { return l.dir }
 // from the workspace passes.
 func (l *Library) Root() *fsguard.Root { return l.root }
 
+// ErrNotInWorkspace is the error for a document that is neither open in
+// an editor nor in the workspace: a client names it, but the server reads
+// no file outside the workspace for a client.
+var ErrNotInWorkspace = errors.New("the document is outside the workspace and not open in the editor")
+
 // ReadDocument reads a document that is neither open in an editor nor
-// indexed. Inside the workspace it passes the root check first (a link to
-// a file outside is not read); anywhere it must be a regular file within
-// maxFileSize, so that a named pipe cannot hold the request.
+// indexed. It must lie in the workspace (ErrNotInWorkspace otherwise) and
+// pass the root check (a link to a file outside is not read), and be a
+// regular file within maxFileSize, so that a named pipe cannot hold the
+// request.
 func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error) {
-	if path == l.root.Dir() || strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
-		if _, err := l.root.Check(path); err != nil {
-			return nil, err
-		}
+	if path != l.root.Dir() && !strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
+		return nil, ErrNotInWorkspace
+	}
+	if _, err := l.root.Check(path); err != nil {
+		return nil, err
 	}
 	return fsguard.ReadFile(ctx, path, l.Config().MaxFileSize)
 }
