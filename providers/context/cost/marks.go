@@ -23,14 +23,14 @@ type Mark struct {
 	Counted bool
 }
 
-// Marks prices the references of f against lib as Summarize does and
+// Marks prices the references of f against lib as summarize does and
 // returns a mark for each reference that loads a topic or a section, in
 // order of End. It stops with the context's error when ctx is done.
 func Marks(ctx context.Context, lib *library.Library, f *library.File) ([]Mark, error) {
-	targets := make([]brief, len(f.Refs))
+	targets := make([]brief, f.Refs.Len())
 	whole := map[*library.Topic]bool{}
 	n := 0
-	for i, r := range f.Refs {
+	for i, r := range f.Refs.All() {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("price %s: %w", f.Path, err)
@@ -51,7 +51,7 @@ func Marks(ctx context.Context, lib *library.Library, f *library.File) ([]Mark, 
 	}
 	seen := map[sectionKey]bool{}
 	marks := make([]Mark, 0, n)
-	for i, r := range f.Refs {
+	for i, r := range f.Refs.All() {
 		b := targets[i]
 		if b.topic == nil || (b.kind != library.TopicTarget && b.kind != library.SectionTarget && b.kind != library.DomainTarget) {
 			continue

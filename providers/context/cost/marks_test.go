@@ -53,7 +53,7 @@ func TestMarksAgreeWithDocument(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, f := range lib.Files() {
-		if len(f.Refs) == 0 {
+		if f.Refs.Len() == 0 {
 			continue
 		}
 		if _, err := Marks(ctx, lib, f); !errors.Is(err, context.Canceled) {
