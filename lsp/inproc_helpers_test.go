@@ -34,6 +34,9 @@ type inprocOptions struct {
 	reclaim      func()        // Options.Reclaim
 	idle         func()        // Options.Idle
 	indexGate    chan struct{} // Options.indexGate
+	// wrapClient, when set, wraps the server's view of the client once
+	// initialize is answered and before initialized is sent.
+	wrapClient func(protocol.Client) protocol.Client
 }
 
 // inprocStart serves a new Server on dir and returns an initialized client.
@@ -87,6 +90,9 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	var res map[string]any
 	if err := c.call("initialize", init, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
+	}
+	if o.wrapClient != nil {
+		srv.client = o.wrapClient(srv.client)
 	}
 	c.notify("initialized", map[string]any{})
 	return c
