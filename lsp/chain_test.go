@@ -688,7 +688,7 @@ func chainWaitFile(t testing.TB, path string) string {
 
 func chainWaitGone(t testing.TB, pids string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for _, f := range strings.Fields(pids) {
 		pid, _ := strconv.Atoi(f)
 		for syscall.Kill(pid, 0) == nil {
@@ -720,7 +720,7 @@ func TestChainKilledServer(t *testing.T) {
 	}
 	select {
 	case <-c.exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the killed server's output did not end: its agent holds it")
 	}
 	// The agent and its child die with the server.

@@ -61,7 +61,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 		cliOut.Close()
 		select {
 		case <-c.Client.done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Error("server did not stop")
 		}
 	})
@@ -102,7 +102,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 // is returned as a *jsonrpc2.Error, as the server made it.
 func (c *inprocClient) call(method string, params, out any) error {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if params == nil {
 		params = json.RawMessage("null")

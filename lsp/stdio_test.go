@@ -1555,14 +1555,23 @@ func TestStdioBadInputInvalidJSON(t *testing.T) {
 		}
 	}
 	stdioAlive(t, c)
-	// What came back for those must be JSON-RPC errors, never results.
-	time.Sleep(200 * time.Millisecond)
-	for _, m := range c.Unmatched() {
+	// What came back for those must be JSON-RPC errors, never results; the
+	// request with bad parameters is answered (after the others, which the
+	// server answers as it reads them).
+	check := func(m stdioMessage) {
 		if m.Error == nil {
 			t.Errorf("a malformed message got a non-error response: %+v", m)
 		} else if m.Error.Code != -32700 && m.Error.Code != -32600 && m.Error.Code != -32602 {
 			t.Errorf("a malformed message got error code %d (%s), want -32700, -32600 or -32602", m.Error.Code, m.Error.Message)
 		}
+	}
+	m, err := c.WaitUnmatched(stdioCtx(t), "97")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(m)
+	for _, m := range c.Unmatched() {
+		check(m)
 	}
 }
 

@@ -474,12 +474,12 @@ func TestResourceListChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	const uri = "ctxls://topics/ops/monitoring"
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatal("no notifications/resources/list_changed with the new topic within 10s")
+			t.Fatal("no notifications/resources/list_changed with the new topic within 30 s")
 		}
 		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
 		if err != nil {
@@ -654,10 +654,10 @@ func TestCheckFollowsDisk(t *testing.T) {
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for !cond() {
 			if time.Now().After(deadline) {
-				t.Fatalf("within 10s: %s", what)
+				t.Fatalf("within 30 s: %s", what)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -695,12 +695,12 @@ func TestSkillFollowsDisk(t *testing.T) {
 	if err := os.WriteFile(p, []byte("---\nname: fresh\ndescription: New.\n---\n\nFresh body.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatal("the new skill is not a resource within 10s")
+			t.Fatal("the new skill is not a resource within 30 s")
 		}
 		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "ctxls://skills/fresh"})
 		if err != nil {

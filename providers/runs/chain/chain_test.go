@@ -442,7 +442,7 @@ func waitPids(t *testing.T, pidFile string) string {
 
 func waitGone(t *testing.T, pids string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !gone(pids) {
 		if time.Now().After(deadline) {
 			t.Fatalf("processes %s still alive", pids)
@@ -511,7 +511,7 @@ func TestCancel(t *testing.T) {
 	}
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the cancelled chain did not return")
 	}
 	check(t, err)
@@ -826,7 +826,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 		server.Process.Kill()
 		select {
 		case <-exited:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Error("the killed server was not reaped")
 		}
 	})
@@ -835,7 +835,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 	var err error
 	select {
 	case err = <-exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the killed server was not reaped")
 	}
 	if err == nil || !strings.Contains(err.Error(), "killed") {
