@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
@@ -22,66 +23,27 @@ import (
 // client (client_test.go), and run chains with a stand-in agent program
 // (providers/runs/chain/testdata/agent).
 
-var (
-	chainAgentOnce sync.Once
-	chainAgentPath string
-	chainAgentErr  error
-)
-
-// chainAgent builds the stand-in agent next to the ctxls binary.
+// chainAgent builds the stand-in agent next to the ctxls binary, once.
 func chainAgent(t testing.TB) string {
 	t.Helper()
-	chainAgentOnce.Do(func() {
-		chainAgentPath = filepath.Join(stdioTempDir, "agent")
-		cmd := exec.Command("go", "build", "-o", chainAgentPath, "./testdata/agent")
-		cmd.Dir = filepath.Join("..", "providers", "runs", "chain")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			chainAgentErr = fmt.Errorf("build agent: %v\n%s", err, out)
-		}
-	})
-	if chainAgentErr != nil {
-		t.Fatal(chainAgentErr)
+	path, err := chainBuildAgent()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return chainAgentPath
+	return path
 }
+
+var chainBuildAgent = sync.OnceValues(func() (string, error) { return chaintest.BuildAgent(stdioTempDir) })
 
 // chainWorkspace copies the example library and sets its executor to the
 // agent with flags (none: the preview executor). The agent logs its runs to
 // the returned file.
 func chainWorkspace(t testing.TB, timeout string, flags ...string) (dir, log string) {
 	t.Helper()
-	dir = t.TempDir()
-	src := filepath.Join("..", "examples", "library")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir = libtest.CopyExample(t)
 	log = filepath.Join(t.TempDir(), "agent.log")
 	if flags != nil {
-		argv, _ := json.Marshal(append([]string{chainAgent(t), "-log", log}, flags...))
-		cfgPath := filepath.Join(dir, ".ctxls.yaml")
-		cfg, err := os.ReadFile(cfgPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exe := fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: %s\n", argv, timeout)
-		text := strings.Replace(string(cfg), "executor:\n  kind: preview\n", exe, 1)
-		if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		chaintest.UseExecutor(t, dir, append([]string{chainAgent(t), "-log", log}, flags...), timeout)
 	}
 	return dir, log
 }

@@ -13,6 +13,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // inprocClient is the test client (client_test.go) driving a Server in
@@ -269,30 +271,7 @@ func (c *inprocClient) waitDiagnosticsSince(since int, u string, ok func(inprocD
 // inprocCopyLibrary copies the example library into a temporary directory.
 func inprocCopyLibrary(t *testing.T) string {
 	t.Helper()
-	dst := t.TempDir()
-	src := filepath.Join("..", "examples", "library")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".ctxls" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return libtest.CopyExample(t)
 }
 
 // inprocWrite writes files (relative path → content) under dir.

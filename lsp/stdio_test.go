@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // These tests build the ctxls binary once and drive `ctxls serve` over
@@ -91,29 +91,7 @@ func stdioExampleRoot(t testing.TB) string {
 // so that tests can change files and the server can write its database.
 func stdioWorkspace(t testing.TB) string {
 	t.Helper()
-	src := stdioExampleRoot(t)
-	dst := filepath.Join(t.TempDir(), "library")
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if d.Name() == ".ctxls" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy example library: %v", err)
-	}
-	return dst
+	return libtest.CopyExample(t)
 }
 
 // stdioStart starts `ctxls serve --stdio` in root.

@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -38,36 +40,8 @@ func chainBins(t *testing.T) (ctxls, agent string) {
 // chainCLIWorkspace copies the example library with the agent as executor.
 func chainCLIWorkspace(t *testing.T, agent, log string, flags ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join("..", "..", "examples", "library")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv, _ := json.Marshal(append([]string{agent, "-log", log}, flags...))
-	cfgPath := filepath.Join(dir, ".ctxls.yaml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(cfg), "executor:\n  kind: preview\n",
-		fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: 2m\n", argv), 1)
-	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := libtest.CopyExample(t)
+	chaintest.UseExecutor(t, dir, append([]string{agent, "-log", log}, flags...), "2m")
 	return dir
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 )
 
 // TestMain points the index cache of every command these tests run, in
@@ -32,18 +33,12 @@ var binDir string
 // builtBinaries builds the ctxls binary and the stand-in agent of the
 // chain tests, once.
 var builtBinaries = sync.OnceValues(func() ([2]string, error) {
-	bins := [2]string{filepath.Join(binDir, "ctxls"), filepath.Join(binDir, "agent")}
-	for i, b := range []struct{ pkg, in string }{
-		{".", "."},
-		{"./testdata/agent", filepath.Join("..", "..", "providers", "runs", "chain")},
-	} {
-		cmd := exec.Command("go", "build", "-o", bins[i], b.pkg)
-		cmd.Dir = b.in
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return bins, fmt.Errorf("build %s: %v\n%s", b.pkg, err, out)
-		}
+	bin := filepath.Join(binDir, "ctxls")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return [2]string{}, fmt.Errorf("build ctxls: %v\n%s", err, out)
 	}
-	return bins, nil
+	agent, err := chaintest.BuildAgent(binDir)
+	return [2]string{bin, agent}, err
 })
 
 // buildCtxls returns the ctxls binary, built once for the package.

@@ -23,6 +23,8 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
@@ -54,14 +56,7 @@ func buildAgent(t testing.TB) string {
 			agentErr = err
 			return
 		}
-		agentPath = filepath.Join(dir, "agent")
-		if runtime.GOOS == "windows" {
-			agentPath += ".exe"
-		}
-		out, err := exec.Command("go", "build", "-o", agentPath, "./testdata/agent").CombinedOutput()
-		if err != nil {
-			agentErr = fmt.Errorf("build agent: %v\n%s", err, out)
-		}
+		agentPath, agentErr = chaintest.BuildAgent(dir)
 	})
 	if agentErr != nil {
 		t.Fatal(agentErr)
@@ -112,7 +107,7 @@ func newEnv(t testing.TB, extra string) *env {
 func newEnvConfig(t testing.TB, edit func(string) string) *env {
 	t.Helper()
 	dir := t.TempDir()
-	copyDir(t, filepath.Join("..", "..", "..", "examples", "library"), dir)
+	libtest.CopyTree(t, libtest.ExampleDir(t), dir)
 	cfgPath := filepath.Join(dir, ".ctxls.yaml")
 	cfg, err := os.ReadFile(cfgPath)
 	check(t, err)
@@ -130,26 +125,6 @@ func newEnvConfig(t testing.TB, edit func(string) string) *env {
 	e.hist = history.Open(e.db, e.lib.Counter())
 	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib), History: StoreHistory(e.hist)})
 	return e
-}
-
-func copyDir(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		target := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	check(t, err)
 }
 
 func check(t testing.TB, err error) {
