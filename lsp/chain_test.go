@@ -51,19 +51,7 @@ func chainWorkspace(t testing.TB, timeout string, flags ...string) (dir, log str
 // chainAgentRuns returns the agent's runs as command#attempt.
 func chainAgentRuns(t testing.TB, log string) string {
 	t.Helper()
-	b, err := os.ReadFile(log)
-	if errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(l)
-		out = append(out, f[0]+"#"+f[2])
-	}
-	return strings.Join(out, " ")
+	return strings.Join(chaintest.Runs(t, log), " ")
 }
 
 // chainRPCError is a JSON-RPC error response.

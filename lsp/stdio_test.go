@@ -1502,19 +1502,37 @@ func TestStdioBadInputGarbage(t *testing.T) {
 	stdioAlive(t, c)
 }
 
-func TestStdioBadInputGarbageThenEOF(t *testing.T) {
+// The end of input stops the server cleanly, whatever came before it.
+func TestStdioEOF(t *testing.T) {
 	t.Parallel()
-	root := stdioWorkspace(t)
-	c := stdioStart(t, root)
-	if err := c.WriteRaw([]byte("\x00\xff\xfegarbage without any header\r\n\r\n{]")); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CloseStdin(); err != nil {
-		t.Fatal(err)
-	}
-	err := c.Wait(stdioCtx(t))
-	if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
-		t.Fatalf("server did not exit cleanly on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, c *Client, root string)
+	}{
+		{"after garbage", func(t *testing.T, c *Client, _ string) {
+			if err := c.WriteRaw([]byte("\x00\xff\xfegarbage without any header\r\n\r\n{]")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"after initialize", func(t *testing.T, c *Client, root string) {
+			if _, err := c.Initialize(stdioCtx(t), root, nil, nil); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := stdioWorkspace(t)
+			c := stdioStart(t, root)
+			tc.before(t, c, root)
+			if err := c.CloseStdin(); err != nil {
+				t.Fatal(err)
+			}
+			err := c.Wait(stdioCtx(t))
+			if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
+				t.Fatalf("server did not exit cleanly on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+			}
+		})
 	}
 }
 
@@ -1720,18 +1738,6 @@ func TestStdioBadInputBeforeInitialize(t *testing.T) {
 	}
 	if err := c.Shutdown(ctx); err != nil {
 		t.Errorf("shutdown: %v", err)
-	}
-}
-
-func TestStdioEOFAfterInitialize(t *testing.T) {
-	t.Parallel()
-	c, _, _ := stdioStartInit(t)
-	if err := c.CloseStdin(); err != nil {
-		t.Fatal(err)
-	}
-	err := c.Wait(stdioCtx(t))
-	if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
-		t.Fatalf("server did not exit on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
 	}
 }
 

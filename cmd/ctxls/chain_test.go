@@ -74,19 +74,7 @@ func chainExec(t *testing.T, bin string, args ...string) chainCLIResult {
 
 func chainCLIRuns(t *testing.T, log string) string {
 	t.Helper()
-	b, err := os.ReadFile(log)
-	if errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(l)
-		out = append(out, f[0]+"#"+f[2])
-	}
-	return strings.Join(out, " ")
+	return strings.Join(chaintest.Runs(t, log), " ")
 }
 
 type chainCLIList struct {

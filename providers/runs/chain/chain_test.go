@@ -136,17 +136,7 @@ func check(t testing.TB, err error) {
 
 func (e *env) agentRuns(t testing.TB) []string {
 	t.Helper()
-	b, err := os.ReadFile(e.log)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	check(t, err)
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(l)
-		out = append(out, f[0]+"#"+f[2]) // command#attempt
-	}
-	return out
+	return chaintest.Runs(t, e.log)
 }
 
 func statuses(res *Result) string {

@@ -6,6 +6,7 @@ package chaintest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,4 +53,26 @@ func UseExecutor(t testing.TB, dir string, argv []string, timeout string) {
 	if err := os.WriteFile(path, []byte(strings.Replace(string(cfg), preview, exe, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Runs returns the runs of the agent logged to log, as command#attempt, in
+// the order they started; none when the log does not exist.
+func Runs(t testing.TB, log string) []string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			t.Fatalf("agent log line %q: want command, input and attempt", l)
+		}
+		out = append(out, f[0]+"#"+f[2])
+	}
+	return out
 }
