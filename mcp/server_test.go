@@ -111,6 +111,21 @@ func wantResult(t *testing.T, text string, isErr bool, errHas string) bool {
 	return true
 }
 
+// writeWhole writes a file as editors save one, through a temporary file
+// renamed over it: the watcher never sees it created empty or half
+// written, which it would report, on a loaded machine, as a change of its
+// own.
+func writeWhole(t *testing.T, path, text string) {
+	t.Helper()
+	tmp := path + ".tmp~"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // outsideFixture writes the fixture and, next to it, a secret file that
 // a link inside the context root points to.
 func outsideFixture(t *testing.T) (dir, secret string) {
@@ -470,9 +485,7 @@ func TestResourceListChanged(t *testing.T) {
 			changed <- struct{}{}
 		},
 	})
-	if err := os.WriteFile(filepath.Join(dir, "context", "ops", "monitoring.md"), []byte("# Monitoring\n\nWatch it.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeWhole(t, filepath.Join(dir, "context", "ops", "monitoring.md"), "# Monitoring\n\nWatch it.\n")
 	const uri = "ctxls://topics/ops/monitoring"
 	deadline := time.After(30 * time.Second)
 	for {
@@ -671,9 +684,7 @@ func TestCheckFollowsDisk(t *testing.T) {
 	waitFor("commands/implement.md reports web:api unresolved after api.md went", func() bool {
 		return has("commands/implement.md", "unresolved-reference")
 	})
-	if err := os.WriteFile(filepath.Join(dir, "commands", "review.md"), []byte("# Review\n\nLoad ops:deploy first.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeWhole(t, filepath.Join(dir, "commands", "review.md"), "# Review\n\nLoad ops:deploy first.\n")
 	waitFor("commands/review.md is clean after its fix", func() bool {
 		return !has("commands/review.md", "unresolved-reference")
 	})
@@ -692,9 +703,7 @@ func TestSkillFollowsDisk(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte("---\nname: fresh\ndescription: New.\n---\n\nFresh body.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeWhole(t, p, "---\nname: fresh\ndescription: New.\n---\n\nFresh body.\n")
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
