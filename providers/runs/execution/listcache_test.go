@@ -77,6 +77,7 @@ const (
 // and the choice of the current execution change at most which work is
 // running and which execution is current, which every call reads afresh.
 func TestListCache(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	// Heartbeats are driven by hand.
@@ -157,6 +158,7 @@ func TestListCache(t *testing.T) {
 // cached list and new ones take theirs, also among executions created in
 // the same millisecond, which the list orders by id.
 func TestListCacheOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{HeartbeatInterval: time.Hour})
 	at := time.Now()
@@ -208,6 +210,7 @@ func TestListCacheOrder(t *testing.T) {
 // read them, and reads them all when the log of deletions, which keeps the
 // last 1,000, no longer goes back to its version.
 func TestListCacheDeletions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{HeartbeatInterval: time.Hour})
@@ -282,6 +285,7 @@ func must2(t testing.TB) func(string, time.Time, error) (string, time.Time) {
 // TestListCopies: a caller's change to what List returned does not reach
 // the cache.
 func TestListCopies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{HeartbeatInterval: time.Hour})
 	must[*ExecutionState](t)(s.Create(ctx, "p", ""))
@@ -295,6 +299,7 @@ func TestListCopies(t *testing.T) {
 // TestListJSONEscapes checks the hand-written encoder of the list against
 // encoding/json, including strings that need escaping.
 func TestListJSONEscapes(t *testing.T) {
+	t.Parallel()
 	created := time.Date(2026, 5, 1, 12, 30, 45, 123000000, time.UTC)
 	for _, items := range [][]Summary{
 		{},
