@@ -277,15 +277,7 @@ func inprocCopyLibrary(t *testing.T) string {
 // inprocWrite writes files (relative path → content) under dir.
 func inprocWrite(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	libtest.WriteFiles(t, dir, files)
 }
 
 // inprocPos returns the position of the first occurrence of needle in
