@@ -172,7 +172,6 @@ func (s *storm) step() {
 }
 
 func TestStorm(t *testing.T) {
-	t.Parallel()
 	seeds := []uint64{1, 2, 3}
 	ops := 300
 	if testing.Short() {
@@ -232,7 +231,6 @@ func TestStorm(t *testing.T) {
 // stands still during the burst, so the count of passes does not depend
 // on how fast the machine writes.
 func TestCheckoutIsOnePass(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 5,000 files")
 	}
