@@ -448,25 +448,10 @@ func TestStdioDiagnosticsPublished(t *testing.T) {
 
 func TestStdioPositionEncodingUTF8(t *testing.T) {
 	t.Parallel()
-	root := stdioWorkspace(t)
-	c := stdioStart(t, root)
+	c, root, enc := stdioStartEncodings(t, []string{"utf-8", "utf-16"})
 	ctx := stdioCtx(t)
-	caps := stdioDefaultCapabilities()
-	caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
-	init, err := c.Initialize(ctx, root, caps, nil)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	var res struct {
-		Capabilities struct {
-			PositionEncoding string `json:"positionEncoding"`
-		} `json:"capabilities"`
-	}
-	if err := json.Unmarshal(init, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.Capabilities.PositionEncoding != "utf-8" {
-		t.Fatalf("positionEncoding = %q, want utf-8 when the client offers it", res.Capabilities.PositionEncoding)
+	if enc != "utf-8" {
+		t.Fatalf("positionEncoding = %q, want utf-8 when the client offers it", enc)
 	}
 
 	// A line with emoji and CJK text before an unresolved reference: the
@@ -507,27 +492,36 @@ func TestStdioPositionEncodingNegotiation(t *testing.T) {
 		{[]string{"latin-1"}, []string{"utf-16", ""}},
 	} {
 		t.Run(strings.Join(tc.offered, ","), func(t *testing.T) {
-			root := stdioWorkspace(t)
-			c := stdioStart(t, root)
-			caps := stdioDefaultCapabilities()
-			caps["general"] = map[string]any{"positionEncodings": tc.offered}
-			init, err := c.Initialize(stdioCtx(t), root, caps, nil)
-			if err != nil {
-				t.Fatalf("initialize: %v", err)
-			}
-			var res struct {
-				Capabilities struct {
-					PositionEncoding string `json:"positionEncoding"`
-				} `json:"capabilities"`
-			}
-			if err := json.Unmarshal(init, &res); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Contains(tc.want, res.Capabilities.PositionEncoding) {
-				t.Errorf("offered %v: positionEncoding = %q, want one of %q", tc.offered, res.Capabilities.PositionEncoding, tc.want)
+			t.Parallel()
+			if _, _, enc := stdioStartEncodings(t, tc.offered); !slices.Contains(tc.want, enc) {
+				t.Errorf("offered %v: positionEncoding = %q, want one of %q", tc.offered, enc, tc.want)
 			}
 		})
 	}
+}
+
+// stdioStartEncodings starts the server on a copy of the example library,
+// initializes it offering the given position encodings and returns the
+// encoding it chose ("" when it left the field out).
+func stdioStartEncodings(t *testing.T, offered []string) (c *Client, root, encoding string) {
+	t.Helper()
+	root = stdioWorkspace(t)
+	c = stdioStart(t, root)
+	caps := stdioDefaultCapabilities()
+	caps["general"] = map[string]any{"positionEncodings": offered}
+	init, err := c.Initialize(stdioCtx(t), root, caps, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var res struct {
+		Capabilities struct {
+			PositionEncoding string `json:"positionEncoding"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(init, &res); err != nil {
+		t.Fatal(err)
+	}
+	return c, root, res.Capabilities.PositionEncoding
 }
 
 func TestStdioCompletionAfterDomain(t *testing.T) {
