@@ -112,7 +112,7 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 	// A library big enough that check is still running when the signal
 	// comes, with the pipe that used to block it forever.
 	dir := t.TempDir()
-	if _, err := libgen.Generate(dir, libgen.Options{Topics: 3000, Domains: 20}); err != nil {
+	if _, err := libgen.Generate(dir, libgen.Options{Topics: 1000, Domains: 10}); err != nil {
 		t.Fatal(err)
 	}
 	specialTree(t, dir)
