@@ -560,6 +560,7 @@ func TestChainCancelOverStdio(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"cancelRequest", "progress", "serverProgress", "chain/cancel"} {
 		t.Run(how, func(t *testing.T) {
+			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pids")
 			dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
 			c := chainStart(t, dir)

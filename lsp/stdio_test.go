@@ -1400,6 +1400,7 @@ func TestStdioIndexProgress(t *testing.T) {
 func TestStdioShutdownAndExit(t *testing.T) {
 	t.Parallel()
 	t.Run("requests after shutdown", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioStartInit(t)
 		ctx := stdioCtx(t)
 		if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
@@ -1418,6 +1419,7 @@ func TestStdioShutdownAndExit(t *testing.T) {
 		}
 	})
 	t.Run("exit without shutdown", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioStartInit(t)
 		ctx := stdioCtx(t)
 		if err := c.Notify("exit", nil); err != nil {

@@ -24,6 +24,7 @@ func TestInprocDiskChanges(t *testing.T) {
 	for _, viaWatcher := range []bool{true, false} {
 		name := map[bool]string{true: "watcher", false: "didChangeWatchedFiles"}[viaWatcher]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := inprocCopyLibrary(t)
 			c := inprocStart(t, dir, inprocOptions{watch: viaWatcher})
 			implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
