@@ -11,6 +11,7 @@ import (
 // Agent files get diagnostics from the first publication on, follow the
 // editor's text, and offer their fixes as quick fixes.
 func TestInprocAgentFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	inprocWrite(t, dir, map[string]string{
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
@@ -55,6 +56,7 @@ func TestInprocAgentFiles(t *testing.T) {
 // A skill created on disk is checked once the client reports it, and a
 // subagent naming it is then satisfied.
 func TestInprocAgentFileCreated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	inprocWrite(t, dir, map[string]string{
 		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",

@@ -10,6 +10,7 @@ import (
 // The server binary over stdio publishes a skill's YAML error without the
 // file being opened, and its quick fix quotes the description.
 func TestStdioAgentFileDiagnosticsAndFix(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	rel := filepath.Join(".claude", "skills", "deploy", "SKILL.md")
 	text := "---\nname: deploy\ndescription: Use when: shipping a release\n---\n\nDeploy it.\n"

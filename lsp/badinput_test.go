@@ -61,6 +61,7 @@ const badRoot = "../testdata/badinput"
 // the base library whole: python:good#Part resolves and commands/use.md
 // has no diagnostic.
 func TestBadInputCatalogue(t *testing.T) {
+	t.Parallel()
 	entries, err := os.ReadDir(badRoot)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +73,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		}
 		n++
 		t.Run(e.Name(), func(t *testing.T) {
+			t.Parallel()
 			raw, err := os.ReadFile(filepath.Join(badRoot, e.Name(), "expect.json"))
 			if err != nil {
 				t.Fatal(err)

@@ -343,7 +343,7 @@ func BenchmarkStdioCompletion(b *testing.B) {
 				pos, want = lib.linkComplete, "t042.md"
 			}
 			// Warm up (and wait out the initial index), checking the answer.
-			for {
+			benchWarm(ctx, b, "completion of "+want, func() (bool, string) {
 				raw, err := c.CallRaw(ctx, "textDocument/completion", stdioPos(uri, pos.Line, pos.Character))
 				if err != nil {
 					b.Fatalf("completion: %v", err)
@@ -352,24 +352,10 @@ func BenchmarkStdioCompletion(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(items) >= benchTopicsPerDomain && slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), want) }) {
-					break
-				}
-				if ctx.Err() != nil {
-					b.Fatalf("completion never offered %s: %d items", want, len(items))
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			benchSettle(ctx, b, c)
-			var lat benchLatencies
-			for b.Loop() {
-				start := time.Now()
-				if _, err := c.CallRaw(ctx, "textDocument/completion", stdioPos(uri, pos.Line, pos.Character)); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-			}
-			lat.report(b)
+				ok := len(items) >= benchTopicsPerDomain && slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), want) })
+				return ok, fmt.Sprintf("%d items", len(items))
+			})
+			benchRequests(ctx, b, c, "textDocument/completion", stdioPos(uri, pos.Line, pos.Character))
 		})
 	}
 }
@@ -385,28 +371,46 @@ func BenchmarkStdioHover(b *testing.B) {
 			c := s.open(ctx, b, lib)
 			uri := stdioFileURI(lib.command)
 			pos := lib.keyHover
-			for {
+			benchWarm(ctx, b, "hover on the topic", func() (bool, string) {
 				got, _ := stdioHoverText(ctx, b, c, uri, pos.Line, pos.Character)
-				if strings.Contains(got, "Topic 07 042") {
-					break
-				}
-				if ctx.Err() != nil {
-					b.Fatalf("hover never showed the topic: %q", got)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			benchSettle(ctx, b, c)
-			var lat benchLatencies
-			for b.Loop() {
-				start := time.Now()
-				if _, err := c.CallRaw(ctx, "textDocument/hover", stdioPos(uri, pos.Line, pos.Character)); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-			}
-			lat.report(b)
+				return strings.Contains(got, "Topic 07 042"), got
+			})
+			benchRequests(ctx, b, c, "textDocument/hover", stdioPos(uri, pos.Line, pos.Character))
 		})
 	}
+}
+
+// benchWarm calls ready until it reports the answer the benchmark
+// measures (the initial index is done), or fails with what it last got
+// when ctx ends.
+func benchWarm(ctx context.Context, b *testing.B, what string, ready func() (ok bool, got string)) {
+	b.Helper()
+	for {
+		ok, got := ready()
+		if ok {
+			return
+		}
+		if ctx.Err() != nil {
+			b.Fatalf("%s never came: %s", what, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// benchRequests lets the server settle, then times one request per
+// iteration and reports the latencies.
+func benchRequests(ctx context.Context, b *testing.B, c *Client, method string, params any) {
+	b.Helper()
+	benchSettle(ctx, b, c)
+	var lat benchLatencies
+	for b.Loop() {
+		start := time.Now()
+		if _, err := c.CallRaw(ctx, method, params); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	lat.report(b)
 }
 
 // BenchmarkStdioDiagnosticsAfterEdit measures the time from an edit of the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
@@ -22,66 +23,27 @@ import (
 // client (client_test.go), and run chains with a stand-in agent program
 // (providers/runs/chain/testdata/agent).
 
-var (
-	chainAgentOnce sync.Once
-	chainAgentPath string
-	chainAgentErr  error
-)
-
-// chainAgent builds the stand-in agent next to the ctxls binary.
+// chainAgent builds the stand-in agent next to the ctxls binary, once.
 func chainAgent(t testing.TB) string {
 	t.Helper()
-	chainAgentOnce.Do(func() {
-		chainAgentPath = filepath.Join(stdioTempDir, "agent")
-		cmd := exec.Command("go", "build", "-o", chainAgentPath, "./testdata/agent")
-		cmd.Dir = filepath.Join("..", "providers", "runs", "chain")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			chainAgentErr = fmt.Errorf("build agent: %v\n%s", err, out)
-		}
-	})
-	if chainAgentErr != nil {
-		t.Fatal(chainAgentErr)
+	path, err := chainBuildAgent()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return chainAgentPath
+	return path
 }
+
+var chainBuildAgent = sync.OnceValues(func() (string, error) { return chaintest.BuildAgent(stdioTempDir) })
 
 // chainWorkspace copies the example library and sets its executor to the
 // agent with flags (none: the preview executor). The agent logs its runs to
 // the returned file.
 func chainWorkspace(t testing.TB, timeout string, flags ...string) (dir, log string) {
 	t.Helper()
-	dir = t.TempDir()
-	src := filepath.Join("..", "examples", "library")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir = libtest.CopyExample(t)
 	log = filepath.Join(t.TempDir(), "agent.log")
 	if flags != nil {
-		argv, _ := json.Marshal(append([]string{chainAgent(t), "-log", log}, flags...))
-		cfgPath := filepath.Join(dir, ".ctxls.yaml")
-		cfg, err := os.ReadFile(cfgPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exe := fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: %s\n", argv, timeout)
-		text := strings.Replace(string(cfg), "executor:\n  kind: preview\n", exe, 1)
-		if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		chaintest.UseExecutor(t, dir, append([]string{chainAgent(t), "-log", log}, flags...), timeout)
 	}
 	return dir, log
 }
@@ -89,19 +51,7 @@ func chainWorkspace(t testing.TB, timeout string, flags ...string) (dir, log str
 // chainAgentRuns returns the agent's runs as command#attempt.
 func chainAgentRuns(t testing.TB, log string) string {
 	t.Helper()
-	b, err := os.ReadFile(log)
-	if errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(l)
-		out = append(out, f[0]+"#"+f[2])
-	}
-	return strings.Join(out, " ")
+	return strings.Join(chaintest.Runs(t, log), " ")
 }
 
 // chainRPCError is a JSON-RPC error response.
@@ -610,6 +560,7 @@ func TestChainCancelOverStdio(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"cancelRequest", "progress", "serverProgress", "chain/cancel"} {
 		t.Run(how, func(t *testing.T) {
+			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pids")
 			dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
 			c := chainStart(t, dir)
@@ -688,7 +639,7 @@ func chainWaitFile(t testing.TB, path string) string {
 
 func chainWaitGone(t testing.TB, pids string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for _, f := range strings.Fields(pids) {
 		pid, _ := strconv.Atoi(f)
 		for syscall.Kill(pid, 0) == nil {
@@ -720,7 +671,7 @@ func TestChainKilledServer(t *testing.T) {
 	}
 	select {
 	case <-c.exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the killed server's output did not end: its agent holds it")
 	}
 	// The agent and its child die with the server.

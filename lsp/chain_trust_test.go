@@ -16,6 +16,7 @@ import (
 // another program, a run or resume with the old one is refused and runs
 // nothing.
 func TestChainExecutorConfirmation(t *testing.T) {
+	t.Parallel()
 	dir, log := chainWorkspace(t, "30s", "-sleep", "0s")
 	c := chainStart(t, dir)
 

@@ -196,11 +196,11 @@ func StartClient(t testing.TB, dir string, name string, args ...string) *Client 
 			_ = c.stdin.Close()
 			select {
 			case <-c.exited:
-			case <-time.After(5 * time.Second):
+			case <-time.After(30 * time.Second):
 				_ = cmd.Process.Kill()
 				select {
 				case <-c.exited:
-				case <-time.After(10 * time.Second):
+				case <-time.After(30 * time.Second):
 					t.Errorf("the killed server's output did not end (a child may hold it)")
 				}
 			}

@@ -25,6 +25,12 @@ import (
 type diagnostics struct {
 	s *Server
 
+	// publishing is held by a whole flush or publishAll, each of which reads
+	// the library once it holds it: publications run one at a time, in the
+	// order of the snapshots they read, so that a slow publication of an
+	// older snapshot cannot land after a newer one.
+	publishing sync.Mutex
+
 	mu        sync.Mutex
 	pending   map[string]bool
 	reload    bool
@@ -97,6 +103,8 @@ func (d *diagnostics) flush() {
 	if stopped {
 		return
 	}
+	d.publishing.Lock()
+	defer d.publishing.Unlock()
 	ctx := d.s.ctx
 	ws, err := d.s.workspaceCtx(ctx)
 	if err != nil {
@@ -108,7 +116,7 @@ func (d *diagnostics) flush() {
 		return // the initial publication will cover it
 	}
 	if reload {
-		d.publishAll(ctx)
+		d.publishAllLocked(ctx)
 		return
 	}
 	lib := ws.Library()
@@ -175,6 +183,13 @@ func (d *diagnostics) scheduleIdle() {
 // Diagnosing every file reads each frontmatter again and leaves that
 // garbage to Options.Reclaim.
 func (d *diagnostics) publishAll(ctx context.Context) {
+	d.publishing.Lock()
+	defer d.publishing.Unlock()
+	d.publishAllLocked(ctx)
+}
+
+// publishAllLocked is publishAll with d.publishing held.
+func (d *diagnostics) publishAllLocked(ctx context.Context) {
 	ws, err := d.s.workspaceCtx(ctx)
 	if err != nil {
 		return

@@ -25,6 +25,7 @@ func TestInprocCompletion(t *testing.T) {
 			name = "utf-8"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := inprocCopyLibrary(t)
 			c := inprocStart(t, dir, inprocOptions{utf8: utf8})
 			text := "---\ncontext: [python/fa]\n---\n😀 中文 python:fa\n🎉 python:fastapi_patterns#Dep\n漢字 getReference(\"python\", \"py\")\n"
@@ -97,6 +98,7 @@ func TestInprocNavigation(t *testing.T) {
 	for _, utf8 := range []bool{false, true} {
 		name := map[bool]string{false: "utf-16", true: "utf-8"}[utf8]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := inprocCopyLibrary(t)
 			c := inprocStart(t, dir, inprocOptions{utf8: utf8})
 			u := c.open("commands/notes.md", inprocNoteText)

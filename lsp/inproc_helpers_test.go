@@ -13,6 +13,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // inprocClient is the test client (client_test.go) driving a Server in
@@ -34,6 +36,9 @@ type inprocOptions struct {
 	reclaim      func()        // Options.Reclaim
 	idle         func()        // Options.Idle
 	indexGate    chan struct{} // Options.indexGate
+	// wrapClient, when set, wraps the server's view of the client once
+	// initialize is answered and before initialized is sent.
+	wrapClient func(protocol.Client) protocol.Client
 }
 
 // inprocStart serves a new Server on dir and returns an initialized client.
@@ -58,7 +63,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 		cliOut.Close()
 		select {
 		case <-c.Client.done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Error("server did not stop")
 		}
 	})
@@ -88,6 +93,9 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	if err := c.call("initialize", init, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
+	if o.wrapClient != nil {
+		srv.client = o.wrapClient(srv.client)
+	}
 	c.notify("initialized", map[string]any{})
 	return c
 }
@@ -96,7 +104,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 // is returned as a *jsonrpc2.Error, as the server made it.
 func (c *inprocClient) call(method string, params, out any) error {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if params == nil {
 		params = json.RawMessage("null")
@@ -263,44 +271,13 @@ func (c *inprocClient) waitDiagnosticsSince(since int, u string, ok func(inprocD
 // inprocCopyLibrary copies the example library into a temporary directory.
 func inprocCopyLibrary(t *testing.T) string {
 	t.Helper()
-	dst := t.TempDir()
-	src := filepath.Join("..", "examples", "library")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".ctxls" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return libtest.CopyExample(t)
 }
 
 // inprocWrite writes files (relative path → content) under dir.
 func inprocWrite(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	libtest.WriteFiles(t, dir, files)
 }
 
 // inprocPos returns the position of the first occurrence of needle in

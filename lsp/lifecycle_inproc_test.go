@@ -64,7 +64,7 @@ func TestInprocLifecycle(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve after shutdown+exit: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Serve did not return after shutdown and exit")
 	}
 }
@@ -77,7 +77,7 @@ func TestInprocReclaim(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{reclaim: func() { calls.Add(1) }})
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for calls.Load() < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -97,8 +97,17 @@ func TestInprocIdle(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{idle: func() { calls.Add(1) }})
+	c.mustCall("ctxls/commands", map[string]any{}, nil) // the index is ready
 	u := c.open("commands/notes.md", inprocNoteText)
-	c.waitQuiet(200 * time.Millisecond)
+	// The open is one change: its pause runs Idle once. Counting from
+	// after a quiet spell instead would miss that run when it comes late.
+	deadline := time.Now().Add(30 * time.Second)
+	for calls.Load() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("Idle did not run after the open")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	base := calls.Load()
 	for i := range 3 {
 		since := c.noteCount()
@@ -106,7 +115,7 @@ func TestInprocIdle(t *testing.T) {
 		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": want},
 			"contentChanges": []any{map[string]any{"text": inprocNoteText + strings.Repeat("\nmore", i+1) + "\n"}}})
 		c.waitDiagnosticsSince(since, u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == want })
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for calls.Load() < base+int32(i)+1 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}

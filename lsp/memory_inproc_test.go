@@ -273,7 +273,7 @@ func TestInprocImportedFileFeatures(t *testing.T) {
 	var links []struct {
 		Target string `json:"target"`
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for len(links) == 0 && time.Now().Before(deadline) {
 		c.mustCall("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": guide}}, &links)
 		if len(links) == 0 {

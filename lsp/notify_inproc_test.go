@@ -9,6 +9,7 @@ import (
 // a change through the server, the library after a change on disk, of the
 // settings or a save, not after each edit of an open document.
 func TestInprocChangeNotifications(t *testing.T) {
+	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil) // the index is ready

@@ -54,7 +54,7 @@ func TestInprocWarningDoesNotBlockReading(t *testing.T) {
 		w.Close()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Error("server did not stop at end of input")
 		}
 	})
@@ -101,7 +101,7 @@ func TestInprocWarningDoesNotBlockReading(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the server stopped reading while a warning waited for the client")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // These tests build the ctxls binary once and drive `ctxls serve` over
@@ -91,29 +91,7 @@ func stdioExampleRoot(t testing.TB) string {
 // so that tests can change files and the server can write its database.
 func stdioWorkspace(t testing.TB) string {
 	t.Helper()
-	src := stdioExampleRoot(t)
-	dst := filepath.Join(t.TempDir(), "library")
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if d.Name() == ".ctxls" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy example library: %v", err)
-	}
-	return dst
+	return libtest.CopyExample(t)
 }
 
 // stdioStart starts `ctxls serve --stdio` in root.
@@ -470,25 +448,10 @@ func TestStdioDiagnosticsPublished(t *testing.T) {
 
 func TestStdioPositionEncodingUTF8(t *testing.T) {
 	t.Parallel()
-	root := stdioWorkspace(t)
-	c := stdioStart(t, root)
+	c, root, enc := stdioStartEncodings(t, []string{"utf-8", "utf-16"})
 	ctx := stdioCtx(t)
-	caps := stdioDefaultCapabilities()
-	caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
-	init, err := c.Initialize(ctx, root, caps, nil)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	var res struct {
-		Capabilities struct {
-			PositionEncoding string `json:"positionEncoding"`
-		} `json:"capabilities"`
-	}
-	if err := json.Unmarshal(init, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.Capabilities.PositionEncoding != "utf-8" {
-		t.Fatalf("positionEncoding = %q, want utf-8 when the client offers it", res.Capabilities.PositionEncoding)
+	if enc != "utf-8" {
+		t.Fatalf("positionEncoding = %q, want utf-8 when the client offers it", enc)
 	}
 
 	// A line with emoji and CJK text before an unresolved reference: the
@@ -529,27 +492,36 @@ func TestStdioPositionEncodingNegotiation(t *testing.T) {
 		{[]string{"latin-1"}, []string{"utf-16", ""}},
 	} {
 		t.Run(strings.Join(tc.offered, ","), func(t *testing.T) {
-			root := stdioWorkspace(t)
-			c := stdioStart(t, root)
-			caps := stdioDefaultCapabilities()
-			caps["general"] = map[string]any{"positionEncodings": tc.offered}
-			init, err := c.Initialize(stdioCtx(t), root, caps, nil)
-			if err != nil {
-				t.Fatalf("initialize: %v", err)
-			}
-			var res struct {
-				Capabilities struct {
-					PositionEncoding string `json:"positionEncoding"`
-				} `json:"capabilities"`
-			}
-			if err := json.Unmarshal(init, &res); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Contains(tc.want, res.Capabilities.PositionEncoding) {
-				t.Errorf("offered %v: positionEncoding = %q, want one of %q", tc.offered, res.Capabilities.PositionEncoding, tc.want)
+			t.Parallel()
+			if _, _, enc := stdioStartEncodings(t, tc.offered); !slices.Contains(tc.want, enc) {
+				t.Errorf("offered %v: positionEncoding = %q, want one of %q", tc.offered, enc, tc.want)
 			}
 		})
 	}
+}
+
+// stdioStartEncodings starts the server on a copy of the example library,
+// initializes it offering the given position encodings and returns the
+// encoding it chose ("" when it left the field out).
+func stdioStartEncodings(t *testing.T, offered []string) (c *Client, root, encoding string) {
+	t.Helper()
+	root = stdioWorkspace(t)
+	c = stdioStart(t, root)
+	caps := stdioDefaultCapabilities()
+	caps["general"] = map[string]any{"positionEncodings": offered}
+	init, err := c.Initialize(stdioCtx(t), root, caps, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var res struct {
+		Capabilities struct {
+			PositionEncoding string `json:"positionEncoding"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(init, &res); err != nil {
+		t.Fatal(err)
+	}
+	return c, root, res.Capabilities.PositionEncoding
 }
 
 func TestStdioCompletionAfterDomain(t *testing.T) {
@@ -1428,6 +1400,7 @@ func TestStdioIndexProgress(t *testing.T) {
 func TestStdioShutdownAndExit(t *testing.T) {
 	t.Parallel()
 	t.Run("requests after shutdown", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioStartInit(t)
 		ctx := stdioCtx(t)
 		if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
@@ -1446,6 +1419,7 @@ func TestStdioShutdownAndExit(t *testing.T) {
 		}
 	})
 	t.Run("exit without shutdown", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioStartInit(t)
 		ctx := stdioCtx(t)
 		if err := c.Notify("exit", nil); err != nil {
@@ -1524,19 +1498,37 @@ func TestStdioBadInputGarbage(t *testing.T) {
 	stdioAlive(t, c)
 }
 
-func TestStdioBadInputGarbageThenEOF(t *testing.T) {
+// The end of input stops the server cleanly, whatever came before it.
+func TestStdioEOF(t *testing.T) {
 	t.Parallel()
-	root := stdioWorkspace(t)
-	c := stdioStart(t, root)
-	if err := c.WriteRaw([]byte("\x00\xff\xfegarbage without any header\r\n\r\n{]")); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CloseStdin(); err != nil {
-		t.Fatal(err)
-	}
-	err := c.Wait(stdioCtx(t))
-	if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
-		t.Fatalf("server did not exit cleanly on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, c *Client, root string)
+	}{
+		{"after garbage", func(t *testing.T, c *Client, _ string) {
+			if err := c.WriteRaw([]byte("\x00\xff\xfegarbage without any header\r\n\r\n{]")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"after initialize", func(t *testing.T, c *Client, root string) {
+			if _, err := c.Initialize(stdioCtx(t), root, nil, nil); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := stdioWorkspace(t)
+			c := stdioStart(t, root)
+			tc.before(t, c, root)
+			if err := c.CloseStdin(); err != nil {
+				t.Fatal(err)
+			}
+			err := c.Wait(stdioCtx(t))
+			if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
+				t.Fatalf("server did not exit cleanly on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+			}
+		})
 	}
 }
 
@@ -1555,14 +1547,23 @@ func TestStdioBadInputInvalidJSON(t *testing.T) {
 		}
 	}
 	stdioAlive(t, c)
-	// What came back for those must be JSON-RPC errors, never results.
-	time.Sleep(200 * time.Millisecond)
-	for _, m := range c.Unmatched() {
+	// What came back for those must be JSON-RPC errors, never results; the
+	// request with bad parameters is answered (after the others, which the
+	// server answers as it reads them).
+	check := func(m stdioMessage) {
 		if m.Error == nil {
 			t.Errorf("a malformed message got a non-error response: %+v", m)
 		} else if m.Error.Code != -32700 && m.Error.Code != -32600 && m.Error.Code != -32602 {
 			t.Errorf("a malformed message got error code %d (%s), want -32700, -32600 or -32602", m.Error.Code, m.Error.Message)
 		}
+	}
+	m, err := c.WaitUnmatched(stdioCtx(t), "97")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(m)
+	for _, m := range c.Unmatched() {
+		check(m)
 	}
 }
 
@@ -1733,18 +1734,6 @@ func TestStdioBadInputBeforeInitialize(t *testing.T) {
 	}
 	if err := c.Shutdown(ctx); err != nil {
 		t.Errorf("shutdown: %v", err)
-	}
-}
-
-func TestStdioEOFAfterInitialize(t *testing.T) {
-	t.Parallel()
-	c, _, _ := stdioStartInit(t)
-	if err := c.CloseStdin(); err != nil {
-		t.Fatal(err)
-	}
-	err := c.Wait(stdioCtx(t))
-	if stdioSignaled(err) || (err != nil && !strings.Contains(err.Error(), "exit status")) {
-		t.Fatalf("server did not exit on EOF: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
 	}
 }
 

@@ -35,7 +35,7 @@ func inprocRawStart(t *testing.T, dir string) *inprocRaw {
 		w.Close()
 		select {
 		case <-served:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Error("server did not stop at end of input")
 		}
 	})
@@ -55,7 +55,7 @@ func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%
 // those to frames written by hand.
 func (c *inprocRaw) response(id string) map[string]json.RawMessage {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	m, err := c.WaitUnmatched(ctx, id)
 	if err != nil {

@@ -80,6 +80,7 @@ func stressPeakResident(pid int) (int64, error) {
 // prices whole documents. The server must answer them all, stay alive,
 // and keep its resident peak under stressResidentLimit.
 func TestStdioFloodBoundedMemory(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the resident peak from /proc")
 	}

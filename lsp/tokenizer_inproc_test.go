@@ -11,6 +11,7 @@ import (
 // restart: the messages a run records after the change are measured with
 // the new tokenizer, by the same history store.
 func TestInprocTokenizerSettingAppliesToNextStep(t *testing.T) {
+	t.Parallel()
 	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
 	input := "Add a login endpoint with OAuth2; the two tokenizers count this sentence differently."
 	var first ops.ChainResponse

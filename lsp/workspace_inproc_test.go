@@ -24,6 +24,7 @@ func TestInprocDiskChanges(t *testing.T) {
 	for _, viaWatcher := range []bool{true, false} {
 		name := map[bool]string{true: "watcher", false: "didChangeWatchedFiles"}[viaWatcher]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := inprocCopyLibrary(t)
 			c := inprocStart(t, dir, inprocOptions{watch: viaWatcher})
 			implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
@@ -111,11 +112,15 @@ func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
 
 func TestInprocSettingsDuringIndex(t *testing.T) {
 	t.Parallel()
-	dir, _ := inprocSynthetic(t, 20, 100, 10)
-	c := inprocStart(t, dir, inprocOptions{})
+	dir, _ := inprocSynthetic(t, 3, 10, 10)
+	// The gate holds the index back until the settings and the document
+	// are in, however fast the machine indexes.
+	gate := make(chan struct{})
+	c := inprocStart(t, dir, inprocOptions{indexGate: gate})
 	// Sent while the index is built, as the extension does right after start.
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 100}}})
 	u := c.open("context/dom02/topic_0003.md")
+	close(gate)
 	var actions []struct{ Title string }
 	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
 		"range":   map[string]any{"start": map[string]any{"line": 5, "character": 0}, "end": map[string]any{"line": 5, "character": 20}},

@@ -111,6 +111,21 @@ func wantResult(t *testing.T, text string, isErr bool, errHas string) bool {
 	return true
 }
 
+// writeWhole writes a file as editors save one, through a temporary file
+// renamed over it: the watcher never sees it created empty or half
+// written, which it would report, on a loaded machine, as a change of its
+// own.
+func writeWhole(t *testing.T, path, text string) {
+	t.Helper()
+	tmp := path + ".tmp~"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // outsideFixture writes the fixture and, next to it, a secret file that
 // a link inside the context root points to.
 func outsideFixture(t *testing.T) (dir, secret string) {
@@ -470,16 +485,14 @@ func TestResourceListChanged(t *testing.T) {
 			changed <- struct{}{}
 		},
 	})
-	if err := os.WriteFile(filepath.Join(dir, "context", "ops", "monitoring.md"), []byte("# Monitoring\n\nWatch it.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeWhole(t, filepath.Join(dir, "context", "ops", "monitoring.md"), "# Monitoring\n\nWatch it.\n")
 	const uri = "ctxls://topics/ops/monitoring"
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatal("no notifications/resources/list_changed with the new topic within 10s")
+			t.Fatal("no notifications/resources/list_changed with the new topic within 30 s")
 		}
 		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
 		if err != nil {
@@ -654,10 +667,10 @@ func TestCheckFollowsDisk(t *testing.T) {
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for !cond() {
 			if time.Now().After(deadline) {
-				t.Fatalf("within 10s: %s", what)
+				t.Fatalf("within 30 s: %s", what)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -671,9 +684,7 @@ func TestCheckFollowsDisk(t *testing.T) {
 	waitFor("commands/implement.md reports web:api unresolved after api.md went", func() bool {
 		return has("commands/implement.md", "unresolved-reference")
 	})
-	if err := os.WriteFile(filepath.Join(dir, "commands", "review.md"), []byte("# Review\n\nLoad ops:deploy first.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeWhole(t, filepath.Join(dir, "commands", "review.md"), "# Review\n\nLoad ops:deploy first.\n")
 	waitFor("commands/review.md is clean after its fix", func() bool {
 		return !has("commands/review.md", "unresolved-reference")
 	})
@@ -692,15 +703,13 @@ func TestSkillFollowsDisk(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte("---\nname: fresh\ndescription: New.\n---\n\nFresh body.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.After(10 * time.Second)
+	writeWhole(t, p, "---\nname: fresh\ndescription: New.\n---\n\nFresh body.\n")
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatal("the new skill is not a resource within 10s")
+			t.Fatal("the new skill is not a resource within 30 s")
 		}
 		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "ctxls://skills/fresh"})
 		if err != nil {

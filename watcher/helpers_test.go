@@ -27,7 +27,7 @@ func checkGoroutines(t testing.TB) {
 	t.Helper()
 	base := runtime.NumGoroutine()
 	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			n := runtime.NumGoroutine()
 			if n <= base {

@@ -19,61 +19,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
-// chainBins builds the ctxls binary and the stand-in agent into dir.
-func chainBins(t *testing.T, dir string) (ctxls, agent string) {
+// chainBins returns the ctxls binary and the stand-in agent, built once
+// for the package.
+func chainBins(t *testing.T) (ctxls, agent string) {
 	t.Helper()
-	ctxls, agent = filepath.Join(dir, "ctxls"), filepath.Join(dir, "agent")
-	for _, b := range []struct{ out, pkg, in string }{
-		{ctxls, ".", "."},
-		{agent, "./testdata/agent", filepath.Join("..", "..", "providers", "runs", "chain")},
-	} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-		cmd.Dir = b.in
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", b.pkg, err, out)
-		}
+	bins, err := builtBinaries()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return ctxls, agent
+	return bins[0], bins[1]
 }
 
 // chainCLIWorkspace copies the example library with the agent as executor.
 func chainCLIWorkspace(t *testing.T, agent, log string, flags ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join("..", "..", "examples", "library")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv, _ := json.Marshal(append([]string{agent, "-log", log}, flags...))
-	cfgPath := filepath.Join(dir, ".ctxls.yaml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(cfg), "executor:\n  kind: preview\n",
-		fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: 2m\n", argv), 1)
-	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := libtest.CopyExample(t)
+	chaintest.UseExecutor(t, dir, append([]string{agent, "-log", log}, flags...), "2m")
 	return dir
 }
 
@@ -106,19 +74,7 @@ func chainExec(t *testing.T, bin string, args ...string) chainCLIResult {
 
 func chainCLIRuns(t *testing.T, log string) string {
 	t.Helper()
-	b, err := os.ReadFile(log)
-	if errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(l)
-		out = append(out, f[0]+"#"+f[2])
-	}
-	return strings.Join(out, " ")
+	return strings.Join(chaintest.Runs(t, log), " ")
 }
 
 type chainCLIList struct {
@@ -155,12 +111,14 @@ func chainListJSON(t *testing.T, bin, dir string) chainCLIList {
 // plain lines, bad input, list and show, SIGKILL mid-step then resume, and
 // two processes on one workspace at once.
 func TestChainCLI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs binaries")
 	}
-	ctxls, agent := chainBins(t, t.TempDir())
+	ctxls, agent := chainBins(t)
 
 	t.Run("run", func(t *testing.T) {
+		t.Parallel()
 		log := filepath.Join(t.TempDir(), "agent.log")
 		dir := chainCLIWorkspace(t, agent, log)
 		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "implement", "test", "--input", "add sorting", "--dir", dir)
@@ -199,6 +157,7 @@ func TestChainCLI(t *testing.T) {
 	})
 
 	t.Run("bad input", func(t *testing.T) {
+		t.Parallel()
 		log := filepath.Join(t.TempDir(), "agent.log")
 		dir := chainCLIWorkspace(t, agent, log, "-fail", "test")
 		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "implemnt", "--dir", dir)
@@ -250,6 +209,7 @@ func TestChainCLI(t *testing.T) {
 	})
 
 	t.Run("missing executor", func(t *testing.T) {
+		t.Parallel()
 		dir := chainCLIWorkspace(t, filepath.Join(t.TempDir(), "no-such-agent"), filepath.Join(t.TempDir(), "log"))
 		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "--dir", dir)
 		if r.code != 2 || !strings.Contains(r.stderr, "executor: agent program") || !strings.Contains(r.stderr, "no-such-agent") {
@@ -258,6 +218,7 @@ func TestChainCLI(t *testing.T) {
 	})
 
 	t.Run("sigkill and resume", func(t *testing.T) {
+		t.Parallel()
 		log := filepath.Join(t.TempDir(), "agent.log")
 		pidFile := filepath.Join(t.TempDir(), "pids")
 		dir := chainCLIWorkspace(t, agent, log, "-hangonce", "implement", "-pidfile", pidFile)
@@ -319,6 +280,7 @@ func TestChainCLI(t *testing.T) {
 	})
 
 	t.Run("two processes", func(t *testing.T) {
+		t.Parallel()
 		log := filepath.Join(t.TempDir(), "agent.log")
 		dir := chainCLIWorkspace(t, agent, log)
 		const n = 4
@@ -360,7 +322,18 @@ func TestChainProgressTerminal(t *testing.T) {
 	p := &progress{w: &buf, tty: true, done: make(chan struct{})}
 	go p.tick()
 	p.event(chain.Event{Kind: chain.StepStarted, Index: 0, Total: 2, Step: chain.Step{Command: "brainstorm", PromptTokens: 4073}})
-	time.Sleep(350 * time.Millisecond)
+	// The ticker redraws the line every 100 ms: wait for two redraws
+	// that show the elapsed time, however late a loaded machine runs them.
+	drawn := regexp.MustCompile(`brainstorm  [1-9][0-9]*00ms  4073 tokens`)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		out := buf.String()
+		if strings.Count(out, "\r\x1b[K[1/2] brainstorm  ") >= 3 && drawn.MatchString(out) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the running line was not redrawn with its elapsed time in 30 s:\n%q", out)
+		}
+	}
 	p.event(chain.Event{Kind: chain.StepFinished, Index: 0, Total: 2, Step: chain.Step{Command: "brainstorm", Status: "success", ElapsedMS: 350, PromptTokens: 4073}})
 	p.stop()
 	out := buf.String()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,15 +25,7 @@ func agentWorkspace(t *testing.T, extra map[string]string) string {
 	for k, v := range extra {
 		files[k] = v
 	}
-	for rel, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	libtest.WriteFiles(t, dir, files)
 	return dir
 }
 

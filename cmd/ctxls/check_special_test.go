@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,15 +20,20 @@ import (
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
 )
 
-// buildCtxls builds the ctxls binary into a temporary directory.
-func buildCtxls(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ctxls")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build ctxls: %v\n%s", err, out)
+// readBytes is how much process pid has read so far (rchar in
+// /proc/PID/io), 0 when that is not known.
+func readBytes(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0
 	}
-	return bin
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // specialTree adds to dir a named pipe called pipe.md, a markdown link out
@@ -56,6 +63,7 @@ func specialTree(t *testing.T, dir string) {
 // finish, skip each with a warning, and stop promptly on SIGINT or
 // SIGTERM with status 130.
 func TestCheckSpecialFilesAndSignals(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -104,13 +112,13 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 	// A library big enough that check is still running when the signal
 	// comes, with the pipe that used to block it forever.
 	dir := t.TempDir()
-	if _, err := libgen.Generate(dir, libgen.Options{Topics: 3000, Domains: 20}); err != nil {
+	if _, err := libgen.Generate(dir, libgen.Options{Topics: 1000, Domains: 10}); err != nil {
 		t.Fatal(err)
 	}
 	specialTree(t, dir)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
+			var stdout, stderr chainSyncBuffer
 			cmd := exec.Command(bin, "check", dir)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
@@ -118,18 +126,35 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			// Late enough for main to have installed its handler.
-			time.Sleep(150 * time.Millisecond)
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Logf("signal: %v (the check may have finished)", err)
-			}
+			// Reading the library comes after main has installed its
+			// handler: a signal before it would kill the process instead.
+			// The kernel counts what the process read; its runtime reads a
+			// few bytes before main.
 			var err error
-			select {
-			case err = <-done:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("check did not stop within 10s of %v", sig)
+			exited := false
+			deadline := time.After(30 * time.Second)
+			for !exited && readBytes(cmd.Process.Pid) < 100<<10 {
+				select {
+				case err = <-done:
+					exited = true
+				case <-time.After(time.Millisecond):
+				case <-deadline:
+					cmd.Process.Kill()
+					<-done
+					t.Fatal("check read nothing in 30 s")
+				}
+			}
+			if !exited {
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Logf("signal: %v (the check may have finished)", err)
+				}
+				select {
+				case err = <-done:
+				case <-time.After(30 * time.Second):
+					cmd.Process.Kill()
+					<-done
+					t.Fatalf("check did not stop within 30s of %v", sig)
+				}
 			}
 			var ee *exec.ExitError
 			switch {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"maps"
 	"os"
 	"path/filepath"
@@ -254,17 +255,7 @@ func TestCheckExampleLibraryMatchesREADME(t *testing.T) {
 
 func TestCheckPositionsAndExitStatus(t *testing.T) {
 	write := func(t *testing.T, files map[string]string) string {
-		dir := t.TempDir()
-		for rel, content := range files {
-			p := filepath.Join(dir, rel)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return dir
+		return libtest.WriteTree(t, files)
 	}
 	t.Run("columns count characters, lines and columns are 1-based", func(t *testing.T) {
 		dir := write(t, map[string]string{
@@ -329,20 +320,10 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 // one line.
 func TestCheckTextEscapesFileNames(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	files := map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/fastapi.md": "# FastAPI\n\nRoutes.\n",
 		"commands/a\nforged.md":     "Use python:nope_topic here.\n",
-	}
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	out, _, err := runCLI(t, "check", dir)
 	if exitCode(err) != 1 {
 		t.Fatalf("exit = %v, want 1\n%s", err, out)

@@ -3,9 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 )
 
 // TestMain points the index cache of every command these tests run, in
@@ -17,7 +21,32 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv(indexcache.EnvDir, dir)
+	binDir = filepath.Join(dir, "bin")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// binDir holds the binaries the tests build, once for the whole package.
+var binDir string
+
+// builtBinaries builds the ctxls binary and the stand-in agent of the
+// chain tests, once.
+var builtBinaries = sync.OnceValues(func() ([2]string, error) {
+	bin := filepath.Join(binDir, "ctxls")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return [2]string{}, fmt.Errorf("build ctxls: %v\n%s", err, out)
+	}
+	agent, err := chaintest.BuildAgent(binDir)
+	return [2]string{bin, agent}, err
+})
+
+// buildCtxls returns the ctxls binary, built once for the package.
+func buildCtxls(t *testing.T) string {
+	t.Helper()
+	bins, err := builtBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bins[0]
 }

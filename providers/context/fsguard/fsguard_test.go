@@ -182,7 +182,7 @@ func TestReadFile(t *testing.T) {
 				if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
 					t.Errorf("ReadFile = %v, want ErrNotRegular naming a named pipe", err)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(30 * time.Second):
 				t.Fatal("ReadFile blocked on a named pipe")
 			}
 		})

@@ -20,6 +20,7 @@ import (
 const goodTopic = "# Good\n\n## Part\n\nFine.\n"
 
 func TestMalformedYAML(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"bad indentation":   "---\nid: python/x\n  title: X\n type: y\n---\n# X\n",
 		"unclosed quote":    "---\nid: \"python/x\ntitle: X\n---\n# X\n",
@@ -65,6 +66,7 @@ func TestMalformedYAML(t *testing.T) {
 }
 
 func TestRandomBytes(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 20 {
 		data := make([]byte, 1+r.IntN(64<<10))
@@ -95,6 +97,7 @@ func TestRandomBytes(t *testing.T) {
 // TestRandomText feeds random markdown-ish text (no NUL bytes, so it is
 // parsed rather than skipped) through every stage.
 func TestRandomText(t *testing.T) {
+	t.Parallel()
 	pieces := []string{"---\n", "# ", "## ", "```", "~~~", "\n", "\r\n", "python:", "good", "#Part", "[x](", ")", "../", ".md",
 		"getReference(\"", "\", \"", "\")", "| a | b |\n|---|---|\n", "id: ", "sections:\n  - name: ", "\xff\xfe", "é", "`", "<!--", "-->", ":", "\t"}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -122,6 +125,7 @@ func TestRandomText(t *testing.T) {
 }
 
 func TestHugeFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a 50 MB file")
 	}
@@ -187,6 +191,7 @@ func TestHugeFile(t *testing.T) {
 }
 
 func TestEmptyFiles(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/python/empty.md":   "",
 		"context/python/blank.md":   "\n\n   \n",
@@ -220,6 +225,7 @@ func TestEmptyFiles(t *testing.T) {
 }
 
 func TestCRLF(t *testing.T) {
+	t.Parallel()
 	src := topicFM("python/x", "reference", 20, "sections:\n  - name: Security Issues\n    estimatedTokens: 12") +
 		"\n# X Title\n\n## Security Issues\n\nSee python:good#Part and [g](good.md).\n\n```js\ngetReference(\"python\", \"nope\")\n```\n\n**Version**: 1.2.3\n**Last Updated**: 2026-01-02\n"
 	crlf := strings.ReplaceAll(src, "\n", "\r\n")
@@ -271,6 +277,7 @@ func TestCRLF(t *testing.T) {
 }
 
 func TestBOM(t *testing.T) {
+	t.Parallel()
 	const bom = "\ufeff"
 	dir := writeTree(t, map[string]string{
 		"context/python/x.md":    bom + topicFM("python/x", "reference", 5) + "# X\n\n## A\n\nSee python:good#Part.\n",
@@ -296,6 +303,7 @@ func TestBOM(t *testing.T) {
 }
 
 func TestSymlinks(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/python/good.md": goodTopic,
 		"outside/secret.md":      "# Secret\n",

@@ -32,6 +32,7 @@ func with(extra map[string]string) map[string]string {
 }
 
 func TestDiagnostics(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -186,6 +187,7 @@ func TestDiagnostics(t *testing.T) {
 }
 
 func TestDidYouMean(t *testing.T) {
+	t.Parallel()
 	files := with(map[string]string{
 		"commands/review.md": "# Review\n\npython:django\npython:fastapi_pattern\npython:djangoo\n`python:django_patterns#Security Isues`\n",
 	})
@@ -231,6 +233,7 @@ func TestDidYouMean(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
+	t.Parallel()
 	names := []string{"django_patterns", "fastapi_patterns", "flask_patterns", "common_issues", "ml_patterns"}
 	tests := []struct {
 		want string
@@ -266,6 +269,7 @@ func TestSuggest(t *testing.T) {
 // of about its length, while prefixes and misspelled prefixes still lead
 // to the longer topic.
 func TestSuggestScalesWithLength(t *testing.T) {
+	t.Parallel()
 	names := []string{"a", "bom", "good", "go_modules", "django_patterns", "fastapi_patterns", "pytest_fixtures", "common_issues"}
 	tests := []struct {
 		want string
@@ -297,6 +301,7 @@ func TestSuggestScalesWithLength(t *testing.T) {
 }
 
 func TestDriftThresholdConfigurable(t *testing.T) {
+	t.Parallel()
 	src := topicFM("python/x", "reference", 10) + "# X\n\n" + strings.Repeat("word ", 60) + "\n"
 	files := with(map[string]string{"context/python/x.md": src})
 	for _, tc := range []struct {
@@ -316,6 +321,7 @@ func TestDriftThresholdConfigurable(t *testing.T) {
 // TestMissingFileMessages checks that a path reference to a missing file
 // says what is missing in the library's terms, not where the path leads.
 func TestMissingFileMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, line, want string
 	}{
@@ -336,6 +342,7 @@ func TestMissingFileMessages(t *testing.T) {
 }
 
 func TestDisabledCodesAreNotReported(t *testing.T) {
+	t.Parallel()
 	src := topicFM("python/x", "reference", 10) + "# X\n\n" + strings.Repeat("word ", 60) + "\nSee python:nothing_here.\n"
 	files := with(map[string]string{"context/python/x.md": src})
 	cfg := config.Default()
@@ -349,6 +356,7 @@ func TestDisabledCodesAreNotReported(t *testing.T) {
 // A Forge skill's context mapping names a primary domain and topics of it;
 // each resolves like any reference, and a template is not one.
 func TestForgeSkillContextResolves(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"context/python/dependency_management.md": topicFM("python/dependency_management", "reference", 3) + "# Deps\n\nA.\n",
 		"skills/deps/SKILL.md": "---\nname: deps\ndescription: Manages dependencies.\ncontext:\n  primary: [python]\n  topics: [dependency_management, virtual_envs]\n---\n\n" +

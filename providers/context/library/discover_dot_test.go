@@ -13,6 +13,7 @@ import (
 // does (the library reads .ctxls.yaml itself) with the README's example of
 // a command root in a hidden directory.
 func TestConfiguredRootInDotDirectory(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		".ctxls.yaml":                      "commandRoots: [.claude/commands]\n",
 		"context/python/index.md":          "# Python\n",
@@ -37,6 +38,7 @@ func TestConfiguredRootInDotDirectory(t *testing.T) {
 }
 
 func TestDiscoveryDirectoryRules(t *testing.T) {
+	t.Parallel()
 	testDiscovery(t, []discoveryCase{
 		{
 			name: "configured command root in a hidden directory",
@@ -151,6 +153,7 @@ func TestDiscoveryDirectoryRules(t *testing.T) {
 }
 
 func TestFilter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.CommandRoots = []string{".claude/commands"}

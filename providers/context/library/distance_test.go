@@ -6,6 +6,7 @@ import (
 )
 
 func TestDistance(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("patterns_", 8) // longer than the stack buffers
 	tests := []struct {
 		a, b string
@@ -35,6 +36,7 @@ func TestDistance(t *testing.T) {
 }
 
 func TestLastTwo(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		p, dir, file string
 		ok           bool

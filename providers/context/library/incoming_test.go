@@ -12,6 +12,7 @@ import (
 // which its set turns from a slice into a map, removes some, and checks the
 // set and the index's copy of the key at each step.
 func TestIncomingIndexSmallAndLarge(t *testing.T) {
+	t.Parallel()
 	ix := incomingIndex{}
 	want := map[string]bool{}
 	check := func(step string) {

@@ -66,6 +66,7 @@ func testDiscovery(t *testing.T, tests []discoveryCase) {
 }
 
 func TestDiscovery(t *testing.T) {
+	t.Parallel()
 	testDiscovery(t, []discoveryCase{
 		{
 			name: "directory named context anywhere",
@@ -162,6 +163,7 @@ func rels(dir string, paths []string) []string {
 }
 
 func TestDomainsAreDirectories(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/zig/index.md":             "# Zig\n",
 		"context/zig/context_detection.md": "# Detect\n",
@@ -192,6 +194,7 @@ func TestDomainsAreDirectories(t *testing.T) {
 }
 
 func TestFrontmatter(t *testing.T) {
+	t.Parallel()
 	const src = `---
 id: python/fastapi_patterns
 domain: python
@@ -298,6 +301,7 @@ Validate input.
 }
 
 func TestFooterFallback(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                                string
 		footer                              string
@@ -341,6 +345,7 @@ func TestFooterFallback(t *testing.T) {
 }
 
 func TestDerivedTypeAndStrategy(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/go/index.md":             "# Go\n",
 		"context/go/context_detection.md": "# Detect\n",
@@ -361,6 +366,7 @@ func TestDerivedTypeAndStrategy(t *testing.T) {
 }
 
 func TestSections(t *testing.T) {
+	t.Parallel()
 	const src = "# Title\n\nIntro.\n\n## First\n\nOne.\n\n### Nested\n\nDeep.\n\n```markdown\n## Not A Heading\n```\n\n## Second\n\nTwo.\n\n~~~\n# also not\n~~~\n\n# Top Again\n\nEnd.\n"
 	dir := writeTree(t, map[string]string{"context/d/t.md": src})
 	l := load(t, dir, nil)
@@ -402,6 +408,7 @@ func TestSections(t *testing.T) {
 }
 
 func TestTokenMeasurement(t *testing.T) {
+	t.Parallel()
 	body := "# Title\n\n## Alpha\n\nThe quick brown fox jumps over the lazy dog.\n\n## Beta\n\nPack my box with five dozen liquor jugs, then close it.\n"
 	src := topicFM("d/t", "reference", 30) + body
 	for _, name := range []string{tokens.O200kBase, "cl100k_base", "estimate"} {
@@ -434,6 +441,7 @@ func TestTokenMeasurement(t *testing.T) {
 }
 
 func TestCommandModel(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/python/a.md":   "# A\n",
 		"commands/implement.md": "---\nname: implement\ndescription: Build the feature\ncontext:\n  - python\n  - python/a\n---\n\n# Implement\n\nUse python:a.\n",

@@ -10,6 +10,7 @@ import (
 )
 
 func TestPathReadings(t *testing.T) {
+	t.Parallel()
 	ws := filepath.FromSlash("/ws")
 	root := filepath.Join(ws, "context")
 	b := &builder{
@@ -67,6 +68,7 @@ func TestPathReadings(t *testing.T) {
 }
 
 func TestPathMemoIsBounded(t *testing.T) {
+	t.Parallel()
 	root := filepath.FromSlash("/ws/context")
 	b := &builder{contextRoots: []string{root}, paths: newPathMemo()}
 	from := filepath.Join(root, "python", "django.md")

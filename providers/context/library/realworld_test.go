@@ -11,6 +11,7 @@ import (
 // reproduction of what the library wrote.
 
 func TestNumberedHeadingsWithAnchors(t *testing.T) {
+	t.Parallel()
 	src := topicFM("angular/common_issues", "always", 10,
 		"sections:\n  - name: Memory Leaks\n  - name: Lists & `*ngFor`\n  - name: 'Step 2: Load Always Files'\n  - name: What to Check") +
 		"# Common\n\n## 1. Memory Leaks {#memory-leaks}\n\nA.\n\n## 2. Lists & `*ngFor` {#trackby}\n\nB.\n\n## Step 2: Load \"Always\" Files\n\nC.\n\n## 3. What to Check (by Area)\n\nD.\n"
@@ -41,6 +42,7 @@ func TestNumberedHeadingsWithAnchors(t *testing.T) {
 }
 
 func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
+	t.Parallel()
 	// The context root has a domain named "commands", and so has the
 	// workspace a commands folder: "commands/analyze.md" written in a
 	// command means the folder.
@@ -64,6 +66,7 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 }
 
 func TestPathOneLevelTooDeep(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/security/security_guidelines.md": "# Security\n",
 		"context/angular/index.md": "# Angular\n\n| Security | `../../security/security_guidelines.md` |\n\n" +
@@ -93,6 +96,7 @@ func TestPathOneLevelTooDeep(t *testing.T) {
 }
 
 func TestBareNamesInIndexProse(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/schema/index.md":           "# Schema\n\n### 📁 **file_formats.md**\n\n### **common_patterns.md**\n\nAlso see **ghost.md** here.\n",
 		"context/schema/file_formats.md":    "# Files\n",
@@ -115,6 +119,7 @@ func TestBareNamesInIndexProse(t *testing.T) {
 }
 
 func TestSuggestNeedsSameFirstWordForLargeDistance(t *testing.T) {
+	t.Parallel()
 	names := []string{"build_patterns", "analysis_patterns", "implementation_strategies"}
 	if got := Suggest("etl_patterns", names, 3); len(got) != 0 {
 		t.Errorf("Suggest(etl_patterns) = %v, want none", got)
@@ -128,6 +133,7 @@ func TestSuggestNeedsSameFirstWordForLargeDistance(t *testing.T) {
 }
 
 func TestRootFileFrontmatterIDAlias(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/cross_domain.md":            "---\nid: engineering/cross_domain\ndomain: engineering\ntitle: Cross\n---\n# Cross\n\n## Trigger Matrix\n",
 		"context/engineering/index.md":       "# Engineering\n",

@@ -122,7 +122,7 @@ func within10s(t *testing.T, what string, f func() *Library) *Library {
 	select {
 	case l := <-done:
 		return l
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatalf("%s blocked", what)
 		return nil
 	}

@@ -3,6 +3,7 @@ package library
 import "testing"
 
 func TestAlwaysLoad(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		typ, strategy string
 		want          bool

@@ -21,6 +21,7 @@ func locations(l *Library, id string) []string {
 }
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	files := with(map[string]string{
 		"commands/review.md": "# Review\n\nLoad python:django_patterns and python:flask_patterns.\n",
 		"commands/other.md":  "# Other\n\nSee [d](../context/python/django_patterns.md).\n",
@@ -241,6 +242,7 @@ func snapshot(l *Library) []string {
 }
 
 func TestApplyConfigReloads(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"kb/python/a.md":  "# A\n",
 		"commands/c.md":   "# C\n\npython:a\n",
@@ -285,6 +287,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/python/a.md":             "# A\n",
 		"context/python/index.md":         "# Python\n\n- `a.md`\n",
@@ -362,6 +365,7 @@ func domainSummary(l *Library) []string {
 }
 
 func TestApplyAffectedIsProportional(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/python/a.md":     "# A\n\n## Part\n",
 		"context/python/b.md":     "# B\n",
@@ -408,6 +412,7 @@ func TestApplyAffectedIsProportional(t *testing.T) {
 // reads: files in hidden or ignored folders stay out, and a configured root
 // inside such a folder is read.
 func TestApplyFollowsTheScan(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"context/python/index.md": "# Python\n",
 		".cache/kb/notes.md":      "# Notes\n",

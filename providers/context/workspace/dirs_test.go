@@ -45,6 +45,7 @@ func watched(t *testing.T, w *Workspace) []string {
 // command root in .claude, is indexed and followed on disk, whether the
 // directory exists when the workspace opens or appears later.
 func TestConfiguredRootInDotDirectoryIsWatched(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -101,6 +102,7 @@ func TestConfiguredRootInDotDirectoryIsWatched(t *testing.T) {
 // caches and build output at the top of the workspace use no kernel
 // watches, while a domain named build inside a context root is followed.
 func TestHeavyDirectoriesAreNotWatched(t *testing.T) {
+	t.Parallel()
 	files := baseTree()
 	heavy := []string{"node_modules", ".git", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache",
 		".pytest_cache", ".next", ".cache", "vendor", "build", "dist", "target", "src/.venv", "src/__pycache__"}
@@ -147,6 +149,7 @@ func TestHeavyDirectoriesAreNotWatched(t *testing.T) {
 // TestWatchLimitReportedOnce: OnWatchLimit is called once per workspace,
 // even when the watcher is started again (the ignored paths changed).
 func TestWatchLimitReportedOnce(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, baseTree())
 	var mu sync.Mutex
 	var msgs []string
@@ -175,6 +178,7 @@ func TestWatchLimitReportedOnce(t *testing.T) {
 // Opening a document the library does not read (in a hidden directory)
 // leaves the library alone, and so does closing it.
 func TestOpenDocumentInIgnoredDirectory(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, baseTree())
 	p := writeFile(t, dir, ".github/PULL_REQUEST_TEMPLATE.md", "# PR\n")
 	w := open(t, dir, &recorder{}, nil)

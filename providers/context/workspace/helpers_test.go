@@ -19,7 +19,7 @@ import (
 // waitDeadline bounds every wait for something asynchronous. It is generous:
 // the machines running the tests are shared and slow, and waits end as soon
 // as the condition holds.
-const waitDeadline = 20 * time.Second
+const waitDeadline = 30 * time.Second
 
 // writeFile writes content at rel below dir, creating directories.
 func writeFile(t testing.TB, dir, rel, content string) string {

@@ -256,8 +256,13 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				o.clock = clk
 			})
 			// The sentinel comes out after the start-up reconciliation.
-			writeFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
-			advanceUntil(t, clk, "the sentinel", func() bool { return hasTopic(w, "d000/sentinel") })
+			// Its update is delivered after the library has it, maybe after
+			// the reset: the count below leaves it out.
+			sentinel := writeFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
+			advanceUntil(t, clk, "the sentinel", func() bool {
+				tp, ok := w.Library().Topic("d000/sentinel")
+				return ok && tp.Meta.Title == "Sentinel"
+			})
 			rec.reset()
 
 			checkout()
@@ -283,7 +288,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				}
 				return true
 			})
-			ups := rec.all()
+			ups := slices.DeleteFunc(rec.all(), func(u Update) bool { return slices.Equal(u.Changed, []string{sentinel}) })
 			if len(ups) != 1 {
 				for i, u := range ups {
 					t.Logf("update %d: %d changed, reloaded %v", i, len(u.Changed), u.Reloaded)

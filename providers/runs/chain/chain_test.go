@@ -23,6 +23,8 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
@@ -54,14 +56,7 @@ func buildAgent(t testing.TB) string {
 			agentErr = err
 			return
 		}
-		agentPath = filepath.Join(dir, "agent")
-		if runtime.GOOS == "windows" {
-			agentPath += ".exe"
-		}
-		out, err := exec.Command("go", "build", "-o", agentPath, "./testdata/agent").CombinedOutput()
-		if err != nil {
-			agentErr = fmt.Errorf("build agent: %v\n%s", err, out)
-		}
+		agentPath, agentErr = chaintest.BuildAgent(dir)
 	})
 	if agentErr != nil {
 		t.Fatal(agentErr)
@@ -112,7 +107,7 @@ func newEnv(t testing.TB, extra string) *env {
 func newEnvConfig(t testing.TB, edit func(string) string) *env {
 	t.Helper()
 	dir := t.TempDir()
-	copyDir(t, filepath.Join("..", "..", "..", "examples", "library"), dir)
+	libtest.CopyTree(t, libtest.ExampleDir(t), dir)
 	cfgPath := filepath.Join(dir, ".ctxls.yaml")
 	cfg, err := os.ReadFile(cfgPath)
 	check(t, err)
@@ -132,26 +127,6 @@ func newEnvConfig(t testing.TB, edit func(string) string) *env {
 	return e
 }
 
-func copyDir(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		target := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	check(t, err)
-}
-
 func check(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -161,17 +136,7 @@ func check(t testing.TB, err error) {
 
 func (e *env) agentRuns(t testing.TB) []string {
 	t.Helper()
-	b, err := os.ReadFile(e.log)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	check(t, err)
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(l)
-		out = append(out, f[0]+"#"+f[2]) // command#attempt
-	}
-	return out
+	return chaintest.Runs(t, e.log)
 }
 
 func statuses(res *Result) string {
@@ -442,7 +407,7 @@ func waitPids(t *testing.T, pidFile string) string {
 
 func waitGone(t *testing.T, pids string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !gone(pids) {
 		if time.Now().After(deadline) {
 			t.Fatalf("processes %s still alive", pids)
@@ -511,7 +476,7 @@ func TestCancel(t *testing.T) {
 	}
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the cancelled chain did not return")
 	}
 	check(t, err)
@@ -826,7 +791,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 		server.Process.Kill()
 		select {
 		case <-exited:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Error("the killed server was not reaped")
 		}
 	})
@@ -835,7 +800,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 	var err error
 	select {
 	case err = <-exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the killed server was not reaped")
 	}
 	if err == nil || !strings.Contains(err.Error(), "killed") {

@@ -56,7 +56,7 @@ func crash(s *Store) {
 // waitFor polls cond until it holds; the deadline only bounds a hung test.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -128,6 +128,7 @@ func jsonKeys(t *testing.T, v any) []string {
 }
 
 func TestJSONFieldNames(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	st := must[*ExecutionState](t)(s.Create(ctx, "shop", "python"))
@@ -164,6 +165,7 @@ func TestJSONFieldNames(t *testing.T) {
 // TestSeedChain runs /brainstorm then /implement the way the seed's
 // integration pattern describes.
 func TestSeedChain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 
@@ -252,6 +254,7 @@ func TestSeedChain(t *testing.T) {
 }
 
 func TestRetryKeepsAttempts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
@@ -305,6 +308,7 @@ func TestRetryKeepsAttempts(t *testing.T) {
 }
 
 func TestCompleteNeedsRunningCommand(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
@@ -326,6 +330,7 @@ func TestCompleteNeedsRunningCommand(t *testing.T) {
 
 // TestOwners uses two Stores on one database, as two processes would be.
 func TestOwners(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	// a stays alive however slow the machine; b then looks at it from two
@@ -396,6 +401,7 @@ func TestOwners(t *testing.T) {
 // TestInterruptedBeforeSweep: a command of a dead process is reported as
 // interrupted by reads at once, before any write records it.
 func TestInterruptedBeforeSweep(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	a := newStore(t, db, fast)
@@ -431,6 +437,7 @@ func TestInterruptedBeforeSweep(t *testing.T) {
 // TestCloseInterrupts: a process that shuts down cleanly mid-command leaves
 // it interrupted at once, and can pick it up again after a restart.
 func TestCloseInterrupts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	a, err := New(ctx, db, Options{})
@@ -446,6 +453,7 @@ func TestCloseInterrupts(t *testing.T) {
 }
 
 func TestPlanAndRuns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
@@ -526,6 +534,7 @@ func TestPlanAndRuns(t *testing.T) {
 }
 
 func TestListAndCurrent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, fast)
@@ -633,6 +642,7 @@ func countRows(t *testing.T, db *storage.DB, sessionID string) int {
 }
 
 func TestDelete(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{DeleteTokenTTL: time.Minute})
@@ -724,6 +734,7 @@ func TestDelete(t *testing.T) {
 // process runs a command or a chain is not deleted, at either step, and that
 // what a dead process left running does not stop the delete.
 func TestDeleteRefusedWhileRunning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{})
@@ -793,6 +804,7 @@ func TestDeleteRefusedWhileRunning(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{})
@@ -871,6 +883,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHugeAndBinaryValues(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
@@ -919,6 +932,7 @@ func TestHugeAndBinaryValues(t *testing.T) {
 }
 
 func TestSameProcessConcurrency(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID

@@ -189,6 +189,7 @@ func integrityCheck(t *testing.T, db *storage.DB) {
 // TestTwoProcesses runs two processes writing the same database at once;
 // every record either made must be there afterwards.
 func TestTwoProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
@@ -278,6 +279,7 @@ func TestTwoProcesses(t *testing.T) {
 // step of a chain: the first step, and every write the child saw committed,
 // must survive, and the second step must show as interrupted and resume.
 func TestKilledMidStep(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}

@@ -49,6 +49,7 @@ func runChain(t *testing.T, s *Store, id string, commands []string, statuses ...
 // its current chain and the commands recorded since, not from what an
 // earlier command left failed or interrupted.
 func TestStateFollowsCurrentChain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{})
@@ -109,6 +110,7 @@ func TestStateFollowsCurrentChain(t *testing.T) {
 // start in an execution whose chain did not finish (it would be left behind
 // for good), and that it starts once a resume finished that chain.
 func TestNewChainWaitsForUnfinishedChain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{})
@@ -169,6 +171,7 @@ func TestNewChainWaitsForUnfinishedChain(t *testing.T) {
 // chain command that ended partial: resume runs it again, so the execution
 // is not completed but interrupted (resumable) until it succeeds.
 func TestPartialStepIsResumable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{})
@@ -229,6 +232,7 @@ func TestPartialStepIsResumable(t *testing.T) {
 // when a command starts or completes: recorded on that attempt, once each,
 // next to those of RecordMemoryLoad, and found again by every read.
 func TestCommandItems(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{})
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
@@ -278,6 +282,7 @@ func TestCommandItems(t *testing.T) {
 // does, the work of a killed process included, without committing anything
 // to the database.
 func TestReaderWritesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	// No heartbeat commits while the test watches the database.

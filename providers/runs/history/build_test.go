@@ -31,6 +31,7 @@ func seed(t testing.TB, s *Store, c string, n int, lines func(i int) int) []Mess
 }
 
 func TestStrategies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := openStore(t)
 	one := func(int) int { return 1 }
@@ -91,6 +92,7 @@ func TestStrategies(t *testing.T) {
 // its stored size: it must not stop the budget from reaching older
 // messages.
 func TestBuildMeasuresShortenedMessages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := openStore(t)
 	seed(t, s, "c", 10, func(int) int { return 1 })
@@ -120,6 +122,7 @@ func TestBuildMeasuresShortenedMessages(t *testing.T) {
 }
 
 func TestBuildUnknownConversation(t *testing.T) {
+	t.Parallel()
 	s, _, _ := openStore(t)
 	h, err := s.Build(context.Background(), "missing", BuildRequest{Strategy: Recent{N: 3}})
 	if err != nil {
@@ -138,6 +141,7 @@ func TestBuildUnknownConversation(t *testing.T) {
 
 // Messages of other conversations, interleaved, stay out.
 func TestBuildIsolatesConversations(t *testing.T) {
+	t.Parallel()
 	s, _, _ := openStore(t)
 	for i := range 20 {
 		mustAppend(t, s, Message{ConversationID: "a", Role: RoleUser, Content: fmt.Sprintf("a%d", i)})
@@ -169,6 +173,7 @@ func (plainFormatter) Format(m Message) string    { return m.Role + ": " + m.Con
 func (plainFormatter) Shortens(lines, _ int) bool { return false }
 
 func TestBuildReplaceableLayers(t *testing.T) {
+	t.Parallel()
 	s, _, _ := openStore(t)
 	msgs := seed(t, s, "c", 3, func(int) int { return 1 })
 	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: Recent{N: 2}, Reader: upperReader{s}, Formatter: plainFormatter{}})
@@ -186,6 +191,7 @@ func TestBuildReplaceableLayers(t *testing.T) {
 // looks like, under the default and other formatters, and after the
 // tokenizer changes.
 func TestBuildTokensMatchText(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, db, _ := openStore(t)
 	contents := []string{
@@ -241,6 +247,7 @@ func TestBuildTokensMatchText(t *testing.T) {
 // TestBuildPending: a build with pending messages is the build the
 // conversation would give once they were appended.
 func TestBuildPending(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pendingMsgs := []Message{
 		{Role: RoleUser, Content: numbered(30), Mode: ModeRun, Command: "implement"},

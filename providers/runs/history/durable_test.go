@@ -51,6 +51,7 @@ func runAppender(path string) {
 // appends, without closing its database, leaves every message it was told
 // about in the file, with the id it was given.
 func TestAppendSurvivesKilledProcess(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv(appenderEnv); path != "" {
 		runAppender(path)
 		return
@@ -115,6 +116,7 @@ func TestAppendSurvivesKilledProcess(t *testing.T) {
 // Another process deletes a conversation this store appended to: the next
 // append creates it again, holding only the new message.
 func TestAppendAfterDeleteByAnotherHandle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _, path := openStore(t)
 	b, _ := openPath(t, path)
@@ -143,6 +145,7 @@ func TestAppendAfterDeleteByAnotherHandle(t *testing.T) {
 // Stores on one database, as a server has for its history requests and for
 // its chains, append concurrently without losing or mixing messages.
 func TestStoresOnOneDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, db, _ := openStore(t)
 	b := Open(db, counter(t))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFit(t *testing.T) {
+	t.Parallel()
 	cnt := counter(t)
 	history := []Message{
 		{ID: 1, Role: RoleUser, Content: "old question " + strings.Repeat("word ", 200)},
@@ -95,6 +96,7 @@ func TestFit(t *testing.T) {
 }
 
 func TestFitBadWindow(t *testing.T) {
+	t.Parallel()
 	if _, err := Fit(counter(t), Prompt{Request: "x"}, 0); !errors.Is(err, ErrInvalid) {
 		t.Errorf("window 0: %v", err)
 	}
@@ -103,6 +105,7 @@ func TestFitBadWindow(t *testing.T) {
 // With a long user message and a long tool output, the tool output is cut
 // first and the user text only when that is not enough.
 func TestFitToolBeforeUser(t *testing.T) {
+	t.Parallel()
 	cnt := counter(t)
 	user := Message{ID: 1, Role: RoleUser, Content: numbered(300)}
 	tool := Message{ID: 2, Role: RoleTool, Content: numbered(300)}
@@ -129,6 +132,7 @@ func TestFitToolBeforeUser(t *testing.T) {
 // A section's known cost is taken as given, and the fitted sections carry
 // their cost.
 func TestFitKnownSectionTokens(t *testing.T) {
+	t.Parallel()
 	cnt := counter(t)
 	text := strings.Repeat("context line\n", 100)
 	for _, c := range []struct {
@@ -162,6 +166,7 @@ func TestFitKnownSectionTokens(t *testing.T) {
 // window: the history is cut, never the stored messages, and the
 // effective budget is logged.
 func TestFitPrompt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, db, _ := openStore(t)
 	var logBuf strings.Builder

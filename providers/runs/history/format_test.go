@@ -16,6 +16,7 @@ func numbered(n int) string {
 }
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		opts    FormatOptions
@@ -95,6 +96,7 @@ func TestFormat(t *testing.T) {
 }
 
 func TestFormatLongLine(t *testing.T) {
+	t.Parallel()
 	f, _ := newLineFormatter(FormatOptions{})
 	long := strings.Repeat("é", maxLineBytes) // 2 bytes each
 	got := f.Format(Message{Role: RoleTool, Content: long})
@@ -107,6 +109,7 @@ func TestFormatLongLine(t *testing.T) {
 // TestOmittedCount: the line that says what was left out counts in the
 // singular for one, wherever it is written.
 func TestOmittedCount(t *testing.T) {
+	t.Parallel()
 	cnt := counter(t)
 	f, _ := newLineFormatter(FormatOptions{})
 	long := strings.Repeat("word ", 40)

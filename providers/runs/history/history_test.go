@@ -56,6 +56,7 @@ func mustAppend(t testing.TB, s *Store, m Message) Message {
 }
 
 func TestAppendAndList(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := openStore(t)
 	start := time.Now().Add(-time.Second)
@@ -111,6 +112,7 @@ func TestAppendAndList(t *testing.T) {
 }
 
 func TestBuildTokenBudgetKeepsNewest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := openStore(t)
 	for i := range 50 {

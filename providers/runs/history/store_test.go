@@ -15,6 +15,7 @@ import (
 )
 
 func TestAppendBadInput(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, db, _ := openStore(t)
 	s = New(db, fixed(counter(t)), Options{MaxContentBytes: 1 << 20})
@@ -58,6 +59,7 @@ func TestAppendBadInput(t *testing.T) {
 }
 
 func TestListBadInput(t *testing.T) {
+	t.Parallel()
 	s, _, _ := openStore(t)
 	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "x"})
 	for _, req := range []ListRequest{{Limit: -1}, {Before: -3}, {RunID: "a\x00b"}} {
@@ -74,6 +76,7 @@ func TestListBadInput(t *testing.T) {
 // Everything survives closing and reopening the database: the store keeps
 // nothing in memory that the database does not have.
 func TestPersistenceAcrossReopen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, db, path := openStore(t)
 	msgs := seed(t, s, "c", 40, func(i int) int { return 1 + i%25 })
@@ -113,6 +116,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 // Messages stored before line counts were recorded are measured from their
 // content.
 func TestBuildMessagesWithoutLineCount(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, db, _ := openStore(t)
 	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "first"})
@@ -132,6 +136,7 @@ func TestBuildMessagesWithoutLineCount(t *testing.T) {
 }
 
 func TestDeleteTwoSteps(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	s, db, _ := openStore(t)
@@ -175,6 +180,7 @@ func TestDeleteTwoSteps(t *testing.T) {
 
 // The conversation of an execution is bound to it and goes with it.
 func TestExecutionConversation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, db, _ := openStore(t)
 	es, err := execution.New(ctx, db, execution.Options{})
@@ -203,6 +209,7 @@ func TestExecutionConversation(t *testing.T) {
 }
 
 func TestBudgetFor(t *testing.T) {
+	t.Parallel()
 	cfg, problems := config.Parse([]byte("models:\n  small: {contextWindow: 8192, historyShare: 0.5}\n  big: {contextWindow: 200000}\ndefaultModel: big\n"))
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
@@ -229,6 +236,7 @@ func TestBudgetFor(t *testing.T) {
 // A history budget that is not below the model's window is rejected by the
 // configuration with a message that says so.
 func TestConfigRejectsHistoryBudgetAtWindow(t *testing.T) {
+	t.Parallel()
 	for _, y := range []string{
 		"models:\n  m: {contextWindow: 8192, historyShare: 1}\n",
 		"models:\n  m: {contextWindow: 8192, historyTokens: 8192}\n",
@@ -245,6 +253,7 @@ func TestConfigRejectsHistoryBudgetAtWindow(t *testing.T) {
 }
 
 func TestNewStrategy(t *testing.T) {
+	t.Parallel()
 	b := ModelBudget{Model: "m", Window: 8192, History: 2048}
 	ip := func(v int) *int { return &v }
 	for _, c := range []struct {
@@ -276,6 +285,7 @@ func TestNewStrategy(t *testing.T) {
 // Concurrent appends share commits; every message is stored once, and each
 // writer's messages keep their order.
 func TestConcurrentAppends(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := openStore(t)
 	const writers, each = 8, 40
@@ -319,6 +329,7 @@ func TestConcurrentAppends(t *testing.T) {
 }
 
 func TestAppendAllIsAtomic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := openStore(t)
 	_, err := s.AppendAll(ctx, []Message{
@@ -343,6 +354,7 @@ func TestAppendAllIsAtomic(t *testing.T) {
 // Two connections pools on one file, as two editor windows have: appends
 // from both land, and the conversation's counters agree with its messages.
 func TestTwoDatabaseHandles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _, path := openStore(t)
 	b, _ := openPath(t, path)
@@ -383,6 +395,7 @@ func TestTwoDatabaseHandles(t *testing.T) {
 
 // BuildFor logs the effective budget and warns when no model is configured.
 func TestBuildForLogsBudget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, db, _ := openStore(t)
 	var logBuf strings.Builder
@@ -414,6 +427,7 @@ func TestBuildForLogsBudget(t *testing.T) {
 // however often it is appended, and a built history takes a step's messages
 // from its latest attempt; listing keeps every stored message.
 func TestStepMessages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := openStore(t)
 	step := func(n int) *int { return &n }

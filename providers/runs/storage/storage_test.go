@@ -47,6 +47,7 @@ func openTemp(t testing.TB) *DB {
 // TestPragmasOnEveryConnection holds several pool connections at once and
 // checks that each got the pragmas of the DSN, not only the first one.
 func TestPragmasOnEveryConnection(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	ctx := context.Background()
 	var conns []*sql.Conn
@@ -96,6 +97,7 @@ func checkPragmas(t *testing.T, what string, q interface {
 // TestTransactionsBeginImmediate checks that an open transaction holds the
 // write lock before it writes anything: another handle cannot write.
 func TestTransactionsBeginImmediate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 
@@ -122,6 +124,7 @@ func TestTransactionsBeginImmediate(t *testing.T) {
 
 // TestReadDoesNotBlockWriters: Read transactions are not IMMEDIATE.
 func TestReadDoesNotBlockWriters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 	err := db.Read(ctx, func(tx *sql.Tx) error {
@@ -149,6 +152,7 @@ func TestReadDoesNotBlockWriters(t *testing.T) {
 // TestWriteRetriesWhileLocked holds the write lock in another handle for
 // longer than the busy timeout; Write must get through once it is released.
 func TestWriteRetriesWhileLocked(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, holder := openPair(t, 20*time.Millisecond, defaultBusyTimeout)
 	released := holdWriteLock(t, holder, 150*time.Millisecond)
@@ -190,6 +194,7 @@ func holdWriteLock(t *testing.T, holder *DB, d time.Duration) <-chan struct{} {
 }
 
 func TestWriteRollsBackOnError(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	ctx := context.Background()
 	boom := errors.New("boom")
@@ -212,6 +217,7 @@ func TestWriteRollsBackOnError(t *testing.T) {
 }
 
 func TestMigrations(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
 	ctx := context.Background()
@@ -273,6 +279,7 @@ func TestMigrations(t *testing.T) {
 // each with its own pool: the switch to WAL and the migrations must be
 // applied once, without errors.
 func TestConcurrentOpen(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
 	errs := make(chan error, 4)
@@ -295,6 +302,7 @@ func TestConcurrentOpen(t *testing.T) {
 }
 
 func TestPathWithSpecialCharacters(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "a dir?x=1#frag%20")
 	db, err := OpenWorkspace(context.Background(), dir)
 	if err != nil {
@@ -314,6 +322,7 @@ func TestPathWithSpecialCharacters(t *testing.T) {
 }
 
 func TestMessagesAppendOnlyAndCascade(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	ctx := context.Background()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
@@ -351,6 +360,7 @@ func TestMessagesAppendOnlyAndCascade(t *testing.T) {
 
 // TestBinaryContentRoundTrip stores bytes that are not UTF-8 and hold NULs.
 func TestBinaryContentRoundTrip(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	ctx := context.Background()
 	content := []byte("a\x00b\xff\xfe\x00\x01end")

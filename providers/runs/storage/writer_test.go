@@ -35,6 +35,7 @@ func writeSetting(ctx context.Context, w *Writer, key, value string) error {
 // DSN, synchronous=FULL above all; and its transactions hold the write lock
 // from their start, as DB.Write's do.
 func TestWriterPragmasAndImmediate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 	w := db.Writer(insertSetting)
@@ -60,6 +61,7 @@ func TestWriterPragmasAndImmediate(t *testing.T) {
 // Each Write commits, durably, through the statement prepared once, and a
 // failed one leaves nothing behind and the connection usable.
 func TestWriterCommitsAndRollsBack(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	ctx := context.Background()
 	w := db.Writer(insertSetting)
@@ -101,6 +103,7 @@ func TestWriterCommitsAndRollsBack(t *testing.T) {
 // A function that panics leaves no transaction open: the lock is free for
 // others, what it wrote is gone, and the writer goes on.
 func TestWriterPanicRollsBack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, other := openPair(t, defaultBusyTimeout, 10*time.Millisecond)
 	w := db.Writer(insertSetting)
@@ -132,6 +135,7 @@ func TestWriterPanicRollsBack(t *testing.T) {
 // TestWriterRetriesWhileLocked: as DB.Write, a writer waits out a lock held
 // for longer than the busy timeout.
 func TestWriterRetriesWhileLocked(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, holder := openPair(t, 20*time.Millisecond, defaultBusyTimeout)
 	released := holdWriteLock(t, holder, 150*time.Millisecond)
@@ -148,6 +152,7 @@ func TestWriterRetriesWhileLocked(t *testing.T) {
 // A context that ends while the writer waits for the lock fails that Write,
 // and leaves the writer's connection outside any transaction.
 func TestWriterContextEndsWhileWaiting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, holder := openPair(t, defaultBusyTimeout, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
@@ -182,6 +187,7 @@ func TestWriterContextEndsWhileWaiting(t *testing.T) {
 // ended meanwhile, and Write says so: a commit is never reported failed
 // after it took effect.
 func TestWriterCommitAfterContextEnds(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	err := db.Writer(insertSetting).Write(ctx, func(tx *WriteTx) error {
@@ -202,6 +208,7 @@ func TestWriterCommitAfterContextEnds(t *testing.T) {
 // Prepared statements survive a schema change made by another connection:
 // SQLite compiles them again.
 func TestWriterAfterSchemaChange(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, other := openPair(t, defaultBusyTimeout, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
@@ -223,6 +230,7 @@ func TestWriterAfterSchemaChange(t *testing.T) {
 // pool, and the writers close with the database: its last connection gone,
 // SQLite checkpoints the WAL and removes it.
 func TestWritersSharedAndClosedWithDB(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
 	db, err := Open(ctx, path)
@@ -254,6 +262,7 @@ func TestWritersSharedAndClosedWithDB(t *testing.T) {
 // its commits checkpoint the WAL, which then starts over from its beginning
 // instead of growing with every commit.
 func TestWriterLetsTheWALRestart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
 	db := openPath(t, path, defaultBusyTimeout)

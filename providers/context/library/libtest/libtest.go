@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -19,6 +20,53 @@ func WriteTree(t testing.TB, files map[string]string) string {
 	dir := t.TempDir()
 	WriteFiles(t, dir, files)
 	return dir
+}
+
+// CopyTree copies the tree at src, but for its .ctxls state folders, to
+// dst.
+func CopyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == ".ctxls" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
+// ExampleDir returns the example library of the repository
+// (examples/library).
+func ExampleDir(t testing.TB) string {
+	t.Helper()
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("the source of libtest is unknown")
+	}
+	return filepath.Join(filepath.Dir(self), "..", "..", "..", "..", "examples", "library")
+}
+
+// CopyExample copies the example library to a folder named library in a
+// new temporary directory and returns that folder, for tests that change
+// its files or let a server write its state there.
+func CopyExample(t testing.TB) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "library")
+	CopyTree(t, ExampleDir(t), dst)
+	return dst
 }
 
 // WriteFiles writes files (slash path → text) under dir, making the
