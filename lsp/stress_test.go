@@ -80,7 +80,7 @@ func stressPeakResident(pid int) (int64, error) {
 // prices whole documents. The server must answer them all, stay alive,
 // and keep its resident peak under stressResidentLimit.
 func TestStdioFloodBoundedMemory(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it sets the environment the server starts with.
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the resident peak from /proc")
 	}
