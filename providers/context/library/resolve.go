@@ -531,6 +531,15 @@ func (l *Library) References(id string) []Location {
 		sorted = append(sorted, p)
 	}
 	slices.Sort(sorted)
+	// Every reading of a path reference (beside the file, in a root, by
+	// stem, misplaced) lands on a file of the stem it ends in, so a path
+	// that ends in another stem is not read at all: a file can hold
+	// hundreds of thousands of them.
+	stem := func(p string) string {
+		b := path.Base(filepath.ToSlash(p))
+		return strings.TrimSuffix(b, path.Ext(b))
+	}
+	want := stem(t.Path)
 	var out []Location
 	for _, p := range sorted {
 		f := l.files[p]
@@ -541,7 +550,12 @@ func (l *Library) References(id string) []Location {
 			if r.Form == refs.DomainForm {
 				continue
 			}
-			if tg := l.resolve(f, r); tg.Topic == t && (tg.OK() || tg.Failed == PartSection) {
+			if r.Form == refs.PathForm && stem(r.Path) != want {
+				continue
+			}
+			// No suggestions: a reference that fails names no topic here,
+			// and looking for close names costs more than the resolving.
+			if tg := l.resolveWith(f, r, false); tg.Topic == t && (tg.OK() || tg.Failed == PartSection) {
 				out = append(out, Location{File: f, Ref: r})
 			}
 		}

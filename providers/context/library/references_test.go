@@ -1,0 +1,67 @@
+package library
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/refs"
+)
+
+// TestReferencesAgreeWithResolve: References, which skips path references
+// that end in another file name, finds exactly the references that
+// resolve to the topic, on the example library and on a tree of path
+// references written every way the resolver reads them.
+func TestReferencesAgreeWithResolve(t *testing.T) {
+	t.Parallel()
+	trees := map[string]string{
+		"example": filepath.Join("..", "..", "..", "examples", "library"),
+		"paths": writeTree(t, map[string]string{
+			"context/python/index.md":    "# Python\n\n- [a](a.md)\n- [b](b.md#Usage)\n",
+			"context/python/a.md":        "# A\n\nSee [b](./b.md), [b again](../python/b.md) and b.md.\n",
+			"context/python/b.md":        "# B\n\n## Usage\n\nBack to [a](a.md#Nothing) and [gone](gone.md).\n",
+			"context/git/c.md":           "# C\n\n[b](../python/b.md) [deep](../../python/b.md) [index](../python/index.md)\n",
+			"commands/run.md":            "# Run\n\n[a](../context/python/a.md) python:b git:c [x](x.md)\n",
+			"commands/nested/deeper.md":  "# Deeper\n\n[b](../../context/python/b.md) [a](../context/python/a.md)\n",
+			"context/python/b_extra.md":  "# B extra\n\n[b](b)\n",
+			"context/python/a_notes.txt": "not markdown\n",
+		}),
+	}
+	for name, dir := range trees {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			l := load(t, dir, nil)
+			n := 0
+			for _, tp := range l.Topics() {
+				var want []string
+				for _, f := range l.Files() {
+					for _, r := range f.Refs.All() {
+						if r.Form == refs.DomainForm {
+							continue
+						}
+						l.mu.RLock()
+						tg := l.resolveWith(f, r, false)
+						l.mu.RUnlock()
+						if tg.Topic == tp && (tg.OK() || tg.Failed == PartSection) {
+							want = append(want, fmt.Sprint(f.Rel, r.Span))
+						}
+					}
+				}
+				var got []string
+				for _, loc := range l.References(tp.ID) {
+					got = append(got, fmt.Sprint(loc.File.Rel, loc.Ref.Span))
+				}
+				slices.Sort(want)
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("References(%s):\n got  %q\n want %q", tp.ID, got, want)
+				}
+				n += len(got)
+			}
+			if n == 0 {
+				t.Fatal("no topic has a reference: the test checks nothing")
+			}
+		})
+	}
+}
