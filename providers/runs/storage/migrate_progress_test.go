@@ -12,32 +12,13 @@ import (
 // and their executions the progress a list shows.
 func TestMigrationFirstAttempt(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := raw.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
-	for _, m := range ms[:6] {
-		exec(m.sql)
-		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
-	}
+	path, exec, done := olderDatabase(t, 6)
 	exec(`INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`)
 	exec(`INSERT INTO commands (id, session_id, step, command, attempts, status, started_at, owner_id) VALUES (1, 's', 0, 'retried', 3, 'success', 300, 'o')`)
 	exec(`INSERT INTO command_attempts (command_id, attempt, status, started_at, owner_id) VALUES (1, 1, 'failed', 100, 'o'), (1, 2, 'failed', 200, 'o')`)
 	exec(`INSERT INTO commands (id, session_id, step, command, status, inputs, started_at, owner_id) VALUES (2, 's', 1, 'once', 'partial', '{"input":"go on"}', 400, 'o')`)
-	raw.Close()
+	done()
 
 	db, err := Open(ctx, path)
 	if err != nil {
@@ -68,36 +49,21 @@ func TestMigrationFirstAttempt(t *testing.T) {
 // migration 7.
 func TestMigrationDropsListVersions(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := raw.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
-	for _, m := range ms[:7] {
-		exec(m.sql)
-		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
-	}
+	path, exec, done := olderDatabase(t, 7)
 	exec(`INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`)
 	exec(`INSERT INTO commands (id, session_id, step, command, status, inputs, started_at, owner_id) VALUES (1, 's', 0, 'a', 'success', '{"input":"x"}', 2, 'o')`)
-	raw.Close()
+	done()
 
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if v, err := db.SchemaVersion(ctx); err != nil || v != len(ms) {
 		t.Fatalf("schema version %d (%v), want %d", v, err, len(ms))
 	}
@@ -123,4 +89,32 @@ func TestMigrationDropsListVersions(t *testing.T) {
 	if succeeded != 2 {
 		t.Errorf("steps_succeeded = %d after a second successful step, want 2", succeeded)
 	}
+}
+
+// olderDatabase creates a database as a ctxls that knew only the first n
+// migrations left it, and returns its path, a function running a
+// statement on it, and one closing it.
+func olderDatabase(t *testing.T, n int) (path string, exec func(q string, args ...any), done func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), FileName)
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec = func(q string, args ...any) {
+		t.Helper()
+		if _, err := raw.ExecContext(context.Background(), q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+	for _, m := range ms[:n] {
+		exec(m.sql)
+		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
+	}
+	return path, exec, func() { raw.Close() }
 }
