@@ -1,22 +1,12 @@
 package cost
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
-
-	"github.com/ctxls/ctxls/providers/context/library"
 )
 
 func TestDocument(t *testing.T) {
-	dir, err := filepath.Abs("../../../examples/library")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := exampleLibrary(t)
 	fastapi, _ := lib.Topic("python/fastapi_patterns")
 	di, _ := fastapi.Section("Dependency Injection")
 	tests := []struct {
@@ -31,7 +21,7 @@ func TestDocument(t *testing.T) {
 		{"commands/implement.md", "python:fastapi", 0, false},
 	}
 	for _, tc := range tests {
-		f, ok := lib.File(filepath.Join(dir, tc.file))
+		f, ok := lib.File(filepath.Join(lib.Dir(), tc.file))
 		if !ok {
 			t.Fatalf("no %s", tc.file)
 		}

@@ -3,10 +3,7 @@ package cost
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
-
-	"github.com/ctxls/ctxls/providers/context/library"
 )
 
 // TestMarksAgreeWithDocument checks, for every file of the example
@@ -15,14 +12,7 @@ import (
 // context stops it.
 func TestMarksAgreeWithDocument(t *testing.T) {
 	t.Parallel()
-	dir, err := filepath.Abs("../../../examples/library")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := exampleLibrary(t)
 	marked := 0
 	for _, f := range lib.Files() {
 		items, _ := Document(lib, f)

@@ -16,14 +16,7 @@ import (
 // both ways, with room for everything and with a limit of one.
 func TestSummarizeAgreesWithDocument(t *testing.T) {
 	t.Parallel()
-	dir, err := filepath.Abs("../../../examples/library")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := exampleLibrary(t)
 	priced := 0
 	for _, f := range lib.Files() {
 		items, total := Document(lib, f)
@@ -129,4 +122,18 @@ func mkdirWrite(p, text string) error {
 		return err
 	}
 	return os.WriteFile(p, []byte(text), 0o644)
+}
+
+// exampleLibrary loads the example library the project ships.
+func exampleLibrary(t *testing.T) *library.Library {
+	t.Helper()
+	dir, err := filepath.Abs("../../../examples/library")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
 }
