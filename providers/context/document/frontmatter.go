@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -186,10 +187,17 @@ func (d *Doc) NodeSpan(node Node) Span {
 	if fm == nil || n == nil || n.Line == 0 {
 		return Span{}
 	}
+	all, err := d.Content(context.Background())
+	if err != nil {
+		return Span{}
+	}
 	line := fm.docLine(n.Line)
-	start := d.Lines.Start(line)
-	end := d.Lines.End(line)
-	text := d.Text[start:end]
+	start, end := len(all), len(all)
+	if line >= 0 && line < d.Lines.count {
+		start = d.Lines.start(all, line)
+		end = lineEnd(all, start)
+	}
+	text := all[start:end]
 	// yaml.v3 columns count characters, one-based.
 	off := 0
 	for col := 1; col < n.Column && off < len(text); col++ {
@@ -200,7 +208,7 @@ func (d *Doc) NodeSpan(node Node) Span {
 	if n.Kind != yaml.ScalarNode {
 		return Span{s, end}
 	}
-	rest := d.Text[s:end]
+	rest := all[s:end]
 	switch n.Style {
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		if len(rest) == 0 || rest[0] != '"' && rest[0] != '\'' {

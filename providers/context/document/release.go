@@ -1,0 +1,101 @@
+package document
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+)
+
+// ErrChanged reports that the text of a released document no longer is the
+// text it was parsed from: its offsets would point at the wrong bytes.
+var ErrChanged = errors.New("changed since it was indexed")
+
+// Source reads the text of a released document back, at most limit bytes
+// (the text is larger: it changed).
+type Source interface {
+	ReadText(ctx context.Context, path string, limit int64) ([]byte, error)
+}
+
+// released is what a document keeps of its text once it dropped it: where
+// to read it and what it must read there.
+type released struct {
+	src  Source
+	size int
+	hash uint64
+}
+
+// seed is fixed for the process: a fingerprint is compared only with
+// another taken by the same process.
+var seed = maphash.MakeSeed()
+
+// Release drops the document's text, keeping its length and a hash, so
+// that a library of many files need not hold them all: Content, Slice and
+// the conversions of Lines read it back from src, and refuse a text that
+// is no longer the one parsed. Call it only while no other goroutine can
+// see the document.
+func (d *Doc) Release(src Source) {
+	if d.rel != nil || src == nil {
+		return
+	}
+	d.rel = &released{src: src, size: len(d.Text), hash: maphash.Bytes(seed, d.Text)}
+	if fm := d.Frontmatter; fm != nil && fm.raw != nil {
+		fm.raw = bytes.Clone(fm.raw)
+	}
+	d.Text = nil
+	d.Lines.text = nil
+	d.Lines.doc = d
+}
+
+// Released reports whether the document dropped its text.
+func (d *Doc) Released() bool { return d.rel != nil }
+
+// Len returns the length of the text, held or not.
+func (d *Doc) Len() int {
+	if d.rel != nil {
+		return d.rel.size
+	}
+	return len(d.Text)
+}
+
+// Content returns the document's text. A released document reads it back
+// and checks that it is the text it was parsed from: a changed file fails
+// with an error wrapping ErrChanged, a vanished or unreadable one with the
+// read's error.
+func (d *Doc) Content(ctx context.Context) ([]byte, error) {
+	r := d.rel
+	if r == nil {
+		return d.Text, nil
+	}
+	data, err := r.src.ReadText(ctx, d.Path, int64(r.size+len(bom)))
+	if err != nil {
+		return nil, fmt.Errorf("read %s again: %w", d.Path, err)
+	}
+	hasBOM := bytes.HasPrefix(data, bom)
+	if hasBOM {
+		data = data[len(bom):]
+	}
+	if hasBOM != d.HasBOM || len(data) != r.size || maphash.Bytes(seed, data) != r.hash {
+		return nil, fmt.Errorf("%s: %w", d.Path, ErrChanged)
+	}
+	return data, nil
+}
+
+// SameText reports whether text (without a byte order mark) is the text
+// the document was parsed from, held or not.
+func (d *Doc) SameText(text []byte) bool {
+	if d.rel == nil {
+		return bytes.Equal(d.Text, text)
+	}
+	return len(text) == d.rel.size && maphash.Bytes(seed, text) == d.rel.hash
+}
+
+// Fingerprint returns a hash of the text the document was parsed from,
+// comparable with the fingerprints of other documents of the process.
+func (d *Doc) Fingerprint() uint64 {
+	if d.rel != nil {
+		return d.rel.hash
+	}
+	return maphash.Bytes(seed, d.Text)
+}
