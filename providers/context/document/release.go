@@ -6,16 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io/fs"
 )
 
 // ErrChanged reports that the text of a released document no longer is the
 // text it was parsed from: its offsets would point at the wrong bytes.
 var ErrChanged = errors.New("changed since it was indexed")
 
-// Source reads the text of a released document back, at most limit bytes
-// (the text is larger: it changed).
+// Source reads the text of released documents back.
 type Source interface {
+	// ReadText reads the file at path, at most limit bytes (a larger
+	// file changed).
 	ReadText(ctx context.Context, path string, limit int64) ([]byte, error)
+	// Changed learns that the file at path no longer holds the text its
+	// document was parsed from, so that its owner indexes it again.
+	Changed(path string)
 }
 
 // released is what a document keeps of its text once it dropped it: where
@@ -62,7 +67,7 @@ func (d *Doc) Len() int {
 // Content returns the document's text. A released document reads it back
 // and checks that it is the text it was parsed from: a changed file fails
 // with an error wrapping ErrChanged, a vanished or unreadable one with the
-// read's error.
+// read's error; the source learns of a changed or vanished file.
 func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 	r := d.rel
 	if r == nil {
@@ -70,6 +75,9 @@ func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 	}
 	data, err := r.src.ReadText(ctx, d.Path, int64(r.size+len(bom)))
 	if err != nil {
+		if errors.Is(err, ErrChanged) || errors.Is(err, fs.ErrNotExist) {
+			r.src.Changed(d.Path)
+		}
 		return nil, fmt.Errorf("read %s again: %w", d.Path, err)
 	}
 	hasBOM := bytes.HasPrefix(data, bom)
@@ -77,6 +85,7 @@ func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 		data = data[len(bom):]
 	}
 	if hasBOM != d.HasBOM || len(data) != r.size || maphash.Bytes(seed, data) != r.hash {
+		r.src.Changed(d.Path)
 		return nil, fmt.Errorf("%s: %w", d.Path, ErrChanged)
 	}
 	return data, nil
@@ -98,4 +107,23 @@ func (d *Doc) Fingerprint() uint64 {
 		return d.rel.hash
 	}
 	return maphash.Bytes(seed, d.Text)
+}
+
+// Held returns the document with its text: d itself unless released,
+// otherwise a copy that holds the text read back (see Content), for a
+// use that reads much of it. The copy shares everything else with d.
+func (d *Doc) Held(ctx context.Context) (*Doc, error) {
+	if d.rel == nil {
+		return d, nil
+	}
+	text, err := d.Content(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := *d
+	h.Text, h.rel = text, nil
+	lines := *d.Lines
+	lines.text, lines.doc = text, nil
+	h.Lines = &lines
+	return &h, nil
 }

@@ -6,12 +6,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
 // diskSource reads files as a library does, a larger file than the limit
-// counting as changed.
-type diskSource struct{}
+// counting as changed, and counts the changes it learns of.
+type diskSource struct{ changed *atomic.Int32 }
+
+func (s diskSource) Changed(string) {
+	if s.changed != nil {
+		s.changed.Add(1)
+	}
+}
 
 func (diskSource) ReadText(_ context.Context, p string, limit int64) ([]byte, error) {
 	data, err := os.ReadFile(p)
@@ -83,6 +90,10 @@ func TestReleaseReadsBackTheSameAnswers(t *testing.T) {
 			}
 		}
 	}
+	h, err := rel.Held(context.Background())
+	if err != nil || string(h.Text) != string(held.Text) || h.Released() || !rel.Released() || h.Lines.Position(60, UTF16) != held.Lines.Position(60, UTF16) {
+		t.Errorf("Held = %v, %v; want a copy holding the text", h, err)
+	}
 	title, _ := held.Frontmatter.Field("title")
 	rtitle, _ := rel.Frontmatter.Field("title")
 	if g, w := rel.NodeSpan(rtitle), held.NodeSpan(title); g != w || g == (Span{}) {
@@ -113,13 +124,20 @@ func TestReleaseRefusesAChangedOrMissingText(t *testing.T) {
 			t.Parallel()
 			p := writeRelease(t, releaseText)
 			d := Parse(p, []byte(releaseText))
-			d.Release(diskSource{})
+			var changed atomic.Int32
+			d.Release(diskSource{&changed})
 			if err := tt.change(p); err != nil {
 				t.Fatal(err)
 			}
 			_, err := d.Content(context.Background())
 			if err == nil || errors.Is(err, ErrChanged) != tt.changed {
 				t.Fatalf("Content error = %v; want one wrapping ErrChanged: %v", err, tt.changed)
+			}
+			if tt.changed && changed.Load() == 0 {
+				t.Error("the source did not learn of the change")
+			}
+			if _, err := d.Held(context.Background()); err == nil {
+				t.Error("Held gave no error")
 			}
 			if _, err := d.SliceContext(context.Background(), Span{0, 5}); err == nil {
 				t.Error("SliceContext gave no error")

@@ -66,6 +66,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if b.cache != nil {
 		l.saveCache(b.cache, b.view, files)
 	}
+	l.release(files)
 
 	l.mu.Lock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter

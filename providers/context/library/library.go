@@ -11,6 +11,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -223,6 +224,10 @@ type Options struct {
 	CacheDir string
 	// Version identifies the build for the index cache (indexcache.BuildID).
 	Version string
+	// Changed, when set, learns of a file whose text, read back on
+	// demand, is no longer the one indexed (or that vanished): the caller
+	// re-indexes it as after a watcher event. It must not block.
+	Changed func(path string)
 }
 
 // Library is the model of one workspace.
@@ -309,6 +314,42 @@ func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error)
 		}
 	}
 	return fsguard.ReadFile(ctx, path, l.Config().MaxFileSize)
+}
+
+// textSource reads back the text of the files the library released: the
+// library holds the text of a file only while an editor's text stands in
+// for it (see Apply), the index keeps what it computed from the rest.
+type textSource struct{ l *Library }
+
+// ReadText reads a file of the workspace again, through the same checks as
+// the index did.
+func (s textSource) ReadText(ctx context.Context, p string, limit int64) ([]byte, error) {
+	if _, err := s.l.root.Check(p); err != nil {
+		return nil, err
+	}
+	data, err := fsguard.ReadFile(ctx, p, limit)
+	if big := (*fsguard.TooLargeError)(nil); errors.As(err, &big) {
+		return nil, fmt.Errorf("%s grew to %s: %w", p, humanBytes(big.Size), document.ErrChanged)
+	}
+	return data, err
+}
+
+// Changed passes a changed file on to Options.Changed.
+func (s textSource) Changed(p string) {
+	s.l.log.Debug("indexed file changed on disk", "path", p)
+	if s.l.opts.Changed != nil {
+		s.l.opts.Changed(p)
+	}
+}
+
+// release drops the text of files read from disk (see textSource).
+func (l *Library) release(files []*File) {
+	src := textSource{l}
+	for _, f := range files {
+		if f != nil && f.Doc != nil {
+			f.Doc.Release(src)
+		}
+	}
 }
 
 // Config returns the configuration in effect. Callers must not modify it.
