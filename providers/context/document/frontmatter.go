@@ -24,15 +24,17 @@ type Frontmatter struct {
 	Err *YAMLError
 
 	lastLine int        // the zero-based document line of the last YAML line
-	raw      []byte     // the YAML text, a slice of the document's text
+	raw      []byte     // the YAML text, a slice of the document's text; nil once released
+	doc      *Doc       // the document that released raw with its text
 	mapping  bool       // raw parses to a mapping
 	tree     *yaml.Node // the mapping as Parse found it, until ReleaseTree
 }
 
 // Root returns the top-level mapping node, a zero Node when the YAML is
 // empty, not a mapping, or failed to parse. Once ReleaseTree has run, each
-// call parses the YAML again: take the root once per use, not once per
-// field.
+// call parses the YAML again (and reads a released document's text back):
+// take the root once per use, not once per field. A released text that
+// cannot be read back gives a zero Node.
 func (fm *Frontmatter) Root() Node {
 	if fm == nil || !fm.mapping {
 		return Node{}
@@ -40,7 +42,15 @@ func (fm *Frontmatter) Root() Node {
 	if fm.tree != nil {
 		return Node{fm.tree}
 	}
-	root, err := parseYAML(fm.raw)
+	raw := fm.raw
+	if fm.doc != nil {
+		text, err := fm.doc.Content(context.Background())
+		if err != nil {
+			return Node{}
+		}
+		raw = text[fm.Content.Start:fm.Content.End]
+	}
+	root, err := parseYAML(raw)
 	if err != nil {
 		return Node{}
 	}

@@ -23,6 +23,18 @@ type Source interface {
 	Changed(path string)
 }
 
+// Keeper is a Source that also keeps recently read texts, which saves
+// reading a file again for each of many uses in a row (the ranges of a
+// file's references). It keeps only texts Content checked, so what it
+// gives back is the text the document was parsed from.
+type Keeper interface {
+	Source
+	// Kept returns the text kept for d, or nil.
+	Kept(d *Doc) []byte
+	// Keep keeps text as the text of d.
+	Keep(d *Doc, text []byte)
+}
+
 // released is what a document keeps of its text once it dropped it: where
 // to read it and what it must read there.
 type released struct {
@@ -45,8 +57,8 @@ func (d *Doc) Release(src Source) {
 		return
 	}
 	d.rel = &released{src: src, size: len(d.Text), hash: maphash.Bytes(seed, d.Text)}
-	if fm := d.Frontmatter; fm != nil && fm.raw != nil {
-		fm.raw = bytes.Clone(fm.raw)
+	if fm := d.Frontmatter; fm != nil {
+		fm.raw, fm.doc = nil, d
 	}
 	d.Text = nil
 	d.Lines.text = nil
@@ -67,11 +79,18 @@ func (d *Doc) Len() int {
 // Content returns the document's text. A released document reads it back
 // and checks that it is the text it was parsed from: a changed file fails
 // with an error wrapping ErrChanged, a vanished or unreadable one with the
-// read's error; the source learns of a changed or vanished file.
+// read's error; the source learns of a changed or vanished file. The text
+// may be shared: callers must not modify it.
 func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 	r := d.rel
 	if r == nil {
 		return d.Text, nil
+	}
+	k, keeps := r.src.(Keeper)
+	if keeps {
+		if text := k.Kept(d); text != nil {
+			return text, nil
+		}
 	}
 	data, err := r.src.ReadText(ctx, d.Path, int64(r.size+len(bom)))
 	if err != nil {
@@ -87,6 +106,9 @@ func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 	if hasBOM != d.HasBOM || len(data) != r.size || maphash.Bytes(seed, data) != r.hash {
 		r.src.Changed(d.Path)
 		return nil, fmt.Errorf("%s: %w", d.Path, ErrChanged)
+	}
+	if keeps {
+		k.Keep(d, data)
 	}
 	return data, nil
 }
@@ -122,6 +144,11 @@ func (d *Doc) Held(ctx context.Context) (*Doc, error) {
 	}
 	h := *d
 	h.Text, h.rel = text, nil
+	if fm := d.Frontmatter; fm != nil {
+		c := *fm
+		c.raw, c.doc = text[fm.Content.Start:fm.Content.End], nil
+		h.Frontmatter = &c
+	}
 	lines := *d.Lines
 	lines.text, lines.doc = text, nil
 	h.Lines = &lines

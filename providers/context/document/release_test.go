@@ -166,3 +166,47 @@ func TestReleaseRefusesAChangedOrMissingText(t *testing.T) {
 		})
 	}
 }
+
+// keepingSource keeps one text and counts the reads.
+type keepingSource struct {
+	diskSource
+	reads int
+	doc   *Doc
+	text  []byte
+}
+
+func (s *keepingSource) ReadText(ctx context.Context, p string, limit int64) ([]byte, error) {
+	s.reads++
+	return s.diskSource.ReadText(ctx, p, limit)
+}
+
+func (s *keepingSource) Kept(d *Doc) []byte {
+	if d == s.doc {
+		return s.text
+	}
+	return nil
+}
+
+func (s *keepingSource) Keep(d *Doc, text []byte) { s.doc, s.text = d, text }
+
+func TestReleaseKeepsWhatItReadBack(t *testing.T) {
+	t.Parallel()
+	p := writeRelease(t, releaseText)
+	d := Parse(p, []byte(releaseText))
+	src := &keepingSource{}
+	d.Release(src)
+	for off := range d.Len() {
+		d.Lines.Position(off, UTF16)
+	}
+	if src.reads != 1 {
+		t.Errorf("%d reads for %d positions, want 1", src.reads, d.Len())
+	}
+	// A changed file is not read again while its checked text is kept:
+	// the answers stay those of the text the offsets belong to.
+	if err := os.WriteFile(p, []byte("# Other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.Content(context.Background()); err != nil || string(got) != releaseText[3:] {
+		t.Errorf("Content = %q, %v; want the kept text", got, err)
+	}
+}

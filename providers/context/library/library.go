@@ -239,6 +239,8 @@ type Library struct {
 
 	applyMu sync.Mutex // serialises changes
 
+	texts *textSource // reads back the text of released files
+
 	mu           sync.RWMutex
 	cfg          *config.Config
 	filter       *Filter // cfg's directory rules
@@ -284,6 +286,7 @@ func newLibrary(dir string, cfg *config.Config, opts Options) (*Library, *config
 		return nil, nil, nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
 	l := &Library{dir: filepath.Clean(abs), root: fsguard.NewRoot(filepath.Clean(abs)), opts: opts, log: opts.Logger}
+	l.texts = &textSource{l: l}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -318,12 +321,60 @@ func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error)
 
 // textSource reads back the text of the files the library released: the
 // library holds the text of a file only while an editor's text stands in
-// for it (see Apply), the index keeps what it computed from the rest.
-type textSource struct{ l *Library }
+// for it (see Apply), the index keeps what it computed from the rest. It
+// keeps the last few texts read, within keptBytes.
+type textSource struct {
+	l *Library
+
+	mu   sync.Mutex
+	kept []keptText // most recent last
+	size int
+}
+
+type keptText struct {
+	doc  *document.Doc
+	text []byte
+}
+
+// keptTexts and keptBytes bound the texts a library keeps after reading
+// them back: enough for the uses of one request, such as the ranges of
+// every reference of one large file.
+const (
+	keptTexts = 8
+	keptBytes = 16 << 20
+)
+
+// Kept returns the text kept for d, or nil.
+func (s *textSource) Kept(d *document.Doc) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.kept) - 1; i >= 0; i-- {
+		if s.kept[i].doc == d {
+			return s.kept[i].text
+		}
+	}
+	return nil
+}
+
+// Keep keeps text as d's, dropping the oldest texts beyond the bounds.
+func (s *textSource) Keep(d *document.Doc, text []byte) {
+	if len(text) > keptBytes {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kept = append(s.kept, keptText{d, text})
+	s.size += len(text)
+	for len(s.kept) > keptTexts || s.size > keptBytes {
+		s.size -= len(s.kept[0].text)
+		s.kept[0] = keptText{}
+		s.kept = s.kept[1:]
+	}
+}
 
 // ReadText reads a file of the workspace again, through the same checks as
 // the index did.
-func (s textSource) ReadText(ctx context.Context, p string, limit int64) ([]byte, error) {
+func (s *textSource) ReadText(ctx context.Context, p string, limit int64) ([]byte, error) {
 	if _, err := s.l.root.Check(p); err != nil {
 		return nil, err
 	}
@@ -335,7 +386,7 @@ func (s textSource) ReadText(ctx context.Context, p string, limit int64) ([]byte
 }
 
 // Changed passes a changed file on to Options.Changed.
-func (s textSource) Changed(p string) {
+func (s *textSource) Changed(p string) {
 	s.l.log.Debug("indexed file changed on disk", "path", p)
 	if s.l.opts.Changed != nil {
 		s.l.opts.Changed(p)
@@ -344,10 +395,12 @@ func (s textSource) Changed(p string) {
 
 // release drops the text of files read from disk (see textSource).
 func (l *Library) release(files []*File) {
-	src := textSource{l}
+	if l.texts == nil {
+		return // a preview's library
+	}
 	for _, f := range files {
 		if f != nil && f.Doc != nil {
-			f.Doc.Release(src)
+			f.Doc.Release(l.texts)
 		}
 	}
 }
