@@ -83,7 +83,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	f, known := lib.File(path)
 	text, _, open := ws.Overlay(path)
 	switch {
-	case known && f.Doc != nil && (!open || f.Doc.SameText([]byte(text))):
+	case known && f.Doc != nil && (!open || f.Doc.SameString(text)):
 		v.file = f
 	case open:
 		v.file = lib.ParseFile(path, []byte(text), f)

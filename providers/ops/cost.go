@@ -218,7 +218,7 @@ func (o *Ops) document(ctx context.Context, lib *library.Library, raw string) (*
 	f, known := lib.File(path)
 	text, open := o.opts.Overlay(path)
 	switch {
-	case known && f.Doc != nil && (!open || f.Doc.SameText([]byte(text))):
+	case known && f.Doc != nil && (!open || f.Doc.SameString(text)):
 		return f, nil
 	case open:
 		return lib.ParseFile(path, []byte(text), f), nil

@@ -122,6 +122,14 @@ func (d *Doc) SameText(text []byte) bool {
 	return len(text) == d.rel.size && maphash.Bytes(seed, text) == d.rel.hash
 }
 
+// SameString is SameText for a string, without copying it.
+func (d *Doc) SameString(text string) bool {
+	if d.rel == nil {
+		return string(d.Text) == text
+	}
+	return len(text) == d.rel.size && maphash.String(seed, text) == d.rel.hash
+}
+
 // Fingerprint returns a hash of the text the document was parsed from,
 // comparable with the fingerprints of other documents of the process.
 func (d *Doc) Fingerprint() uint64 {

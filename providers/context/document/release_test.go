@@ -57,7 +57,8 @@ func TestReleaseReadsBackTheSameAnswers(t *testing.T) {
 	if err != nil || string(got) != string(held.Text) {
 		t.Fatalf("Content = %q, %v; want %q", got, err, held.Text)
 	}
-	if !rel.SameText(held.Text) || rel.SameText(append([]byte("x"), held.Text[1:]...)) || rel.Fingerprint() != held.Fingerprint() {
+	if !rel.SameString(string(held.Text)) || rel.SameString(string(held.Text[1:])) || !held.SameString(string(held.Text)) ||
+		!rel.SameText(held.Text) || rel.SameText(append([]byte("x"), held.Text[1:]...)) || rel.Fingerprint() != held.Fingerprint() {
 		t.Error("SameText or Fingerprint disagree with the held text")
 	}
 	for off := -1; off <= len(held.Text)+1; off++ {

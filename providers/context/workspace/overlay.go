@@ -55,7 +55,7 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 		return
 	}
 	lib := w.Library()
-	if f, ok := lib.File(path); ok && f.Doc != nil && f.Doc.SameText([]byte(text)) {
+	if f, ok := lib.File(path); ok && f.Doc != nil && f.Doc.SameString(text) {
 		return // the library already holds this text (opening an unchanged file)
 	}
 	res, err := lib.Apply(w.ctx, []library.Change{{Path: path, Content: []byte(text)}})
