@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io/fs"
+	"sync/atomic"
 )
 
 // ErrChanged reports that the text of a released document no longer is the
@@ -41,6 +42,17 @@ type released struct {
 	src  Source
 	size int
 	hash uint64
+	// told is set once src learned that the text changed: a document
+	// reports it once, so that its uses while the change is handled do
+	// not flood the owner.
+	told atomic.Bool
+}
+
+// changed tells the source, once, that the document's file changed.
+func (d *Doc) changed() {
+	if !d.rel.told.Swap(true) {
+		d.rel.src.Changed(d.Path)
+	}
 }
 
 // seed is fixed for the process: a fingerprint is compared only with
@@ -95,7 +107,7 @@ func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 	data, err := r.src.ReadText(ctx, d.Path, int64(r.size+len(bom)))
 	if err != nil {
 		if errors.Is(err, ErrChanged) || errors.Is(err, fs.ErrNotExist) {
-			r.src.Changed(d.Path)
+			d.changed()
 		}
 		return nil, fmt.Errorf("read %s again: %w", d.Path, err)
 	}
@@ -104,7 +116,7 @@ func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 		data = data[len(bom):]
 	}
 	if hasBOM != d.HasBOM || len(data) != r.size || maphash.Bytes(seed, data) != r.hash {
-		r.src.Changed(d.Path)
+		d.changed()
 		return nil, fmt.Errorf("%s: %w", d.Path, ErrChanged)
 	}
 	if keeps {
