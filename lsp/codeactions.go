@@ -42,7 +42,7 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		return false
 	}
 	out := []protocol.CommandOrCodeAction{}
-	synced := len(v.doc.Text) == len(fileText(v.lib, v.path))
+	synced := v.doc.Len() == fileLen(v.lib, v.path)
 	if want(protocol.CodeActionKindQuickFix) && synced {
 		for _, f := range refactor.Fixes(v.lib.Diagnose(v.path), start, end) {
 			out = append(out, s.quickFix(v, f))
@@ -60,12 +60,12 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	return out, nil
 }
 
-// fileText is the library's text of a file.
-func fileText(lib *library.Library, p string) []byte {
+// fileLen is the length of the library's text of a file.
+func fileLen(lib *library.Library, p string) int {
 	if f, ok := lib.File(p); ok && f.Doc != nil {
-		return f.Doc.Text
+		return f.Doc.Len()
 	}
-	return nil
+	return 0
 }
 
 // quickFix converts a fix of the view's document into a quick fix.

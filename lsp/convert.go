@@ -1,8 +1,8 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -83,7 +83,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	f, known := lib.File(path)
 	text, _, open := ws.Overlay(path)
 	switch {
-	case known && f.Doc != nil && (!open || bytes.Equal(f.Doc.Text, []byte(text))):
+	case known && f.Doc != nil && (!open || f.Doc.SameString(text)):
 		v.file = f
 	case open:
 		v.file = lib.ParseFile(path, []byte(text), f)
@@ -98,6 +98,27 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 		v.file = lib.ParseFile(path, data, f)
 	}
 	v.doc = v.file.Doc
+	if v.doc != nil && v.doc.Released() {
+		// The library keeps no text of a file no editor has open.
+		held, err := v.doc.Held(ctx)
+		switch {
+		case errors.Is(err, document.ErrChanged):
+			// Changed since it was indexed (the library hears of it): answer
+			// from the text there is now.
+			data, rerr := lib.ReadDocument(ctx, path)
+			if rerr != nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, rerr)
+			}
+			if document.IsBinary(data) {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not a text file", path)
+			}
+			v.file = lib.ParseFile(path, data, f)
+			held = v.file.Doc
+		case err != nil:
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		v.doc = held
+	}
 	return v, nil
 }
 

@@ -65,7 +65,7 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 // refLocation converts a reference elsewhere in the workspace. The view's
 // own document is converted against the text the editor has.
 func refLocation(v *view, l library.Location) protocol.Location {
-	if l.File.Path == v.path && l.File.Doc != nil && len(l.File.Doc.Text) == len(v.doc.Text) {
+	if l.File.Path == v.path && l.File.Doc != nil && l.File.Doc.Len() == v.doc.Len() {
 		return protocol.Location{URI: uriOf(v.path), Range: v.rng(l.Ref.Span)}
 	}
 	return location(l.File, l.Ref.Span, v.enc)

@@ -149,14 +149,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep.Files, rep.Topics, rep.Domains = len(files), len(lib.Topics()), len(lib.Domains())
 	for _, f := range files {
 		if f.Doc != nil {
-			rep.Bytes += int64(len(f.Doc.Text))
+			rep.Bytes += int64(f.Doc.Len())
 		}
 	}
 
 	// One-file re-index through Apply, alternating two versions of a topic.
 	if t := sampleTopic(lib); t != nil {
 		rep.SampledFile = rel(lib.Dir(), t.Path)
-		orig := t.Doc.Text
+		orig, err := t.Doc.Content(ctx)
+		if err != nil {
+			return err
+		}
 		edited := append(slices.Clone(orig), []byte("\n\nEdited paragraph for the benchmark.\n")...)
 		var times []float64
 		for i := range *iterations {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,10 +18,13 @@ import (
 
 // fileFix is the fix of one diagnostic: edits of a file's text.
 type fileFix struct {
-	path  string // absolute
-	rel   string // as the records show it
-	text  []byte // the text the edits' spans refer to (no byte order mark)
-	bom   bool   // the file on disk starts with a byte order mark
+	path string // absolute
+	rel  string // as the records show it
+	text []byte // the text the edits' spans refer to (no byte order mark)
+	// doc, when set, holds text instead: a library releases the text of
+	// its files, and only a check that fixes needs it again.
+	doc   *document.Doc
+	bom   bool // the file on disk starts with a byte order mark
 	edits []agentfiles.Edit
 	safe  bool
 }
@@ -34,7 +38,7 @@ func libraryFix(p string, doc *document.Doc, d library.Diagnostic) *fileFix {
 		if !f.Preferred {
 			continue
 		}
-		ff := &fileFix{path: p, text: doc.Text, bom: doc.HasBOM, safe: safe(d.Code)}
+		ff := &fileFix{path: p, doc: doc, bom: doc.HasBOM, safe: safe(d.Code)}
 		for _, e := range f.Edits {
 			ff.edits = append(ff.edits, agentfiles.Edit{Span: e.Span, NewText: e.NewText})
 		}
@@ -70,11 +74,11 @@ func applyFixes(records []checkRecord, unsafe, dryRun bool, stdout io.Writer) (i
 		}
 		acc := byFile[f.path]
 		if acc == nil {
-			acc = &fileFix{path: f.path, rel: r.File, text: f.text, bom: f.bom}
+			acc = &fileFix{path: f.path, rel: r.File, text: f.text, doc: f.doc, bom: f.bom}
 			byFile[f.path] = acc
 			order = append(order, f.path)
 		}
-		if !bytes.Equal(acc.text, f.text) || overlapsAny(acc.edits, f.edits) {
+		if acc.doc != f.doc || !bytes.Equal(acc.text, f.text) || overlapsAny(acc.edits, f.edits) {
 			continue
 		}
 		acc.edits = append(acc.edits, f.edits...)
@@ -83,6 +87,13 @@ func applyFixes(records []checkRecord, unsafe, dryRun bool, stdout io.Writer) (i
 	changed := 0
 	for _, p := range order {
 		f := byFile[p]
+		if f.doc != nil {
+			text, err := f.doc.Content(context.Background())
+			if err != nil {
+				return changed, fmt.Errorf("fix %s: %w; run again", f.rel, err)
+			}
+			f.text = text
+		}
 		out, err := agentfiles.ApplyEdits(f.text, f.edits)
 		if err != nil {
 			return changed, fmt.Errorf("fix %s: %w", f.rel, err)

@@ -203,7 +203,7 @@ func (o *Ops) document(ctx context.Context, lib *library.Library, raw string) (*
 	f, known := lib.File(path)
 	text, open := o.opts.Overlay(path)
 	switch {
-	case known && f.Doc != nil && (!open || string(f.Doc.Text) == text):
+	case known && f.Doc != nil && (!open || f.Doc.SameString(text)):
 		return f, nil
 	case open:
 		return lib.ParseFile(path, []byte(text), f), nil

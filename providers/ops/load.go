@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
@@ -210,7 +211,7 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Library, raw string) 
 	}
 	var t *library.Topic
 	if isPath(name) {
-		f, err := o.fileAt(lib, name)
+		f, err := o.fileAt(ctx, lib, name)
 		if err != nil {
 			return resolved{}, withKind(ErrInvalid, err)
 		}
@@ -238,10 +239,14 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Library, raw string) 
 				if hasSection {
 					return resolved{}, badRef("%s is a skill; load it whole, without #%s", name, section)
 				}
-				if _, err := o.fileAt(lib, sk.Path); err != nil {
+				if _, err := o.fileAt(ctx, lib, sk.Path); err != nil {
 					return resolved{}, withKind(ErrInvalid, err)
 				}
-				body := string(sk.Doc.Slice(sk.Doc.Body))
+				doc, err := heldDoc(ctx, sk.Doc)
+				if err != nil {
+					return resolved{}, err
+				}
+				body := string(doc.Slice(doc.Body))
 				return resolved{whole: piece{ref: name, content: body, tokens: lib.Counter().Count(body)}}, nil
 			}
 			return resolved{}, badRef("unknown ref %s: no topic or skill has that name", raw)
@@ -267,12 +272,20 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Library, raw string) 
 			}
 			return resolved{}, badRef("%s has no section %q%s", t.Key(), section, hint)
 		}
-		return resolved{section: true, whole: piece{ref: t.Key() + "#" + s.Name, content: string(t.Doc.Slice(s.Content)), tokens: s.Tokens}}, nil
+		doc, err := heldDoc(ctx, t.Doc)
+		if err != nil {
+			return resolved{}, err
+		}
+		return resolved{section: true, whole: piece{ref: t.Key() + "#" + s.Name, content: string(doc.Slice(s.Content)), tokens: s.Tokens}}, nil
 	}
-	r := resolved{whole: piece{ref: t.Key(), content: t.Body(), tokens: t.Tokens}}
+	doc, err := heldDoc(ctx, t.Doc)
+	if err != nil {
+		return resolved{}, err
+	}
+	r := resolved{whole: piece{ref: t.Key(), content: string(doc.Slice(doc.Body)), tokens: t.Tokens}}
 	for _, s := range t.Sections {
 		if s.Level == 2 {
-			r.sections = append(r.sections, piece{ref: t.Key() + "#" + s.Name, content: string(t.Doc.Slice(s.Content)), tokens: s.Tokens})
+			r.sections = append(r.sections, piece{ref: t.Key() + "#" + s.Name, content: string(doc.Slice(s.Content)), tokens: s.Tokens})
 		}
 	}
 	return r, nil
@@ -294,7 +307,7 @@ type workspaceFile struct {
 
 // fileAt returns the markdown file of the workspace at name, refusing
 // anything outside the workspace directory, links followed.
-func (o *Ops) fileAt(lib *library.Library, name string) (workspaceFile, error) {
+func (o *Ops) fileAt(ctx context.Context, lib *library.Library, name string) (workspaceFile, error) {
 	dir := lib.Dir()
 	abs := filepath.Clean(filepath.FromSlash(name))
 	if !filepath.IsAbs(abs) {
@@ -316,7 +329,11 @@ func (o *Ops) fileAt(lib *library.Library, name string) (workspaceFile, error) {
 		if f.Doc == nil {
 			return workspaceFile{}, fmt.Errorf("%s was not read: %s", f.Rel, f.Skipped)
 		}
-		wf = workspaceFile{rel: f.Rel, body: string(f.Doc.Slice(f.Doc.Body)), topic: f.Topic}
+		doc, err := heldDoc(ctx, f.Doc)
+		if err != nil {
+			return workspaceFile{}, err
+		}
+		wf = workspaceFile{rel: f.Rel, body: string(doc.Slice(doc.Body)), topic: f.Topic}
 	} else if af, ok := o.agentFile(abs); ok {
 		if af.Doc == nil {
 			return workspaceFile{}, fmt.Errorf("%s was not read: %s", af.Rel, af.Skipped)
@@ -326,6 +343,18 @@ func (o *Ops) fileAt(lib *library.Library, name string) (workspaceFile, error) {
 		return workspaceFile{}, fmt.Errorf("%s is not a markdown file of the workspace's library, nor a skill, command or rule", name)
 	}
 	return wf, nil
+}
+
+// heldDoc returns doc with its text, which the library reads back for a
+// file no editor has open. A file changed or gone since it was indexed is
+// a conflict: the library indexes it again, and the request may be made
+// again.
+func heldDoc(ctx context.Context, doc *document.Doc) (*document.Doc, error) {
+	held, err := doc.Held(ctx)
+	if err != nil {
+		return nil, withKind(ErrConflict, fmt.Errorf("%w; it is being indexed again", err))
+	}
+	return held, nil
 }
 
 // badRef is the error of a ref that is malformed, unknown or outside the

@@ -54,27 +54,33 @@ type PartialContextFile struct {
 	Warnings    []Warning         `json:"warnings"`
 }
 
-// file returns the tier-3 content entry of a whole topic.
-func (p *Provider) file(t *library.Topic) ContextFile {
+// file returns the tier-3 content entry of a whole topic. It fails when
+// the topic's text, which the library reads back, changed or vanished
+// since it was indexed.
+func (p *Provider) file(ctx context.Context, t *library.Topic) (ContextFile, error) {
 	key := "content:" + t.ID
 	p.mu.Lock()
 	if e, ok := p.content[key]; ok && e.topic == t {
 		p.stats.Content.Hits++
 		p.mu.Unlock()
-		return e.value.(ContextFile)
+		return e.value.(ContextFile), nil
 	}
 	p.stats.Content.Misses++
 	p.mu.Unlock()
+	doc, err := t.Doc.Held(ctx)
+	if err != nil {
+		return ContextFile{}, fmt.Errorf("%s: %w", t.Key(), err)
+	}
 	r := p.reference(t)
 	f := ContextFile{
-		ID: t.ID, Domain: t.Domain, Title: r.Title, Content: t.Body(),
+		ID: t.ID, Domain: t.Domain, Title: r.Title, Content: string(doc.Slice(doc.Body)),
 		EstimatedTokens: t.Tokens, DeclaredTokens: t.Declared(),
 		Path: t.Path, URI: r.URI, Metadata: &t.Meta,
 	}
 	p.mu.Lock()
 	p.content[key] = &contentEntry{topic: t, value: f}
 	p.mu.Unlock()
-	return f
+	return f, nil
 }
 
 // Materialize loads the full body of the file a reference names (by its
@@ -87,7 +93,9 @@ func (p *Provider) Materialize(ctx context.Context, ref Reference) (FileResult, 
 	}
 	res := FileResult{Warnings: nonNil(warns)}
 	if t != nil {
-		res.ContextFile = p.file(t)
+		if res.ContextFile, err = p.file(ctx, t); err != nil {
+			return FileResult{}, err
+		}
 	}
 	return res, nil
 }
@@ -154,6 +162,10 @@ func (p *Provider) MaterializeSections(ctx context.Context, ref Reference, secti
 
 	r := p.reference(t)
 	out.ID, out.Domain, out.Title, out.Path, out.Metadata = t.ID, t.Domain, r.Title, t.Path, &t.Meta
+	doc, err := t.Doc.Held(ctx)
+	if err != nil {
+		return PartialContextFile{}, fmt.Errorf("%s: %w", t.Key(), err)
+	}
 	seen := map[string]bool{}
 	for _, name := range norm {
 		s, ok := t.Section(name)
@@ -175,7 +187,7 @@ func (p *Provider) MaterializeSections(ctx context.Context, ref Reference, secti
 			continue
 		}
 		seen[s.Name] = true
-		out.Sections = append(out.Sections, SectionContent{Name: s.Name, Content: string(t.Doc.Slice(s.Content)), EstimatedTokens: s.Tokens})
+		out.Sections = append(out.Sections, SectionContent{Name: s.Name, Content: string(doc.Slice(s.Content)), EstimatedTokens: s.Tokens})
 		out.TotalTokens += s.Tokens
 	}
 	p.mu.Lock()
@@ -233,7 +245,11 @@ func (p *Provider) AlwaysLoadFiles(ctx context.Context, domain string) (List[Con
 			out.Warnings = append(out.Warnings, warnf(WarnOutsideRoot, "%s skipped: %v", t.Key(), err))
 			continue
 		}
-		f := p.file(t)
+		f, err := p.file(ctx, t)
+		if err != nil {
+			out.Warnings = append(out.Warnings, warnf(WarnFileNotFound, "%s skipped: %v", t.Key(), err))
+			continue
+		}
 		f.Reason = "always"
 		out.Items = append(out.Items, f)
 	}

@@ -156,7 +156,11 @@ func (p *Provider) CrossDomainContext(ctx context.Context, domain string, trigge
 	plan := p.Plan(ctx, reqs, lib.Config().Budget)
 	out.Warnings = append(out.Warnings, plan.Warnings...)
 	for _, it := range plan.Items {
-		f := p.planFile(it)
+		f, err := p.planFile(ctx, it)
+		if err != nil {
+			out.Warnings = append(out.Warnings, warnf(WarnFileNotFound, "%s skipped: %v", it.ID, err))
+			continue
+		}
 		f.MatchedOn = byID[it.ID].matched
 		out.Items = append(out.Items, f)
 	}

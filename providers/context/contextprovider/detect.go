@@ -3,6 +3,7 @@ package contextprovider
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"path"
 	"slices"
@@ -235,7 +236,11 @@ func containsAll(set, sub []string) bool {
 // Library, Context…) names the entry, and the backticked text of the other
 // columns are the patterns.
 func tableRules(d *derived, det *library.Topic, domain string, warns *[]Warning) []*detectionRule {
-	doc := det.Doc
+	doc, err := det.Doc.Held(context.Background())
+	if err != nil {
+		*warns = append(*warns, warnf(WarnNoDetection, "%s skipped: %v", det.Key(), err))
+		return nil
+	}
 	var out []*detectionRule
 	unresolved := map[string]bool{}
 	for _, tb := range doc.Tables {
@@ -719,7 +724,11 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 		if always[it.ID] {
 			continue
 		}
-		f := p.planFile(it)
+		f, err := p.planFile(ctx, it)
+		if err != nil {
+			out.Warnings = append(out.Warnings, warnf(WarnFileNotFound, "%s skipped: %v", it.ID, err))
+			continue
+		}
 		if it.Kind == KindCrossDomain {
 			for _, h := range cross {
 				if h.id == it.ID {
@@ -773,13 +782,20 @@ func (p *Provider) crossCutting(lib *library.Library, dom *library.Domain, plan 
 }
 
 // planFile materializes a plan item: the whole file, or its sections.
-func (p *Provider) planFile(it PlanItem) ContextFile {
-	f := p.file(it.File)
+func (p *Provider) planFile(ctx context.Context, it PlanItem) (ContextFile, error) {
+	f, err := p.file(ctx, it.File)
+	if err != nil {
+		return ContextFile{}, err
+	}
 	if len(it.Sections) > 0 {
+		doc, err := it.File.Doc.Held(ctx)
+		if err != nil {
+			return ContextFile{}, fmt.Errorf("%s: %w", it.File.Key(), err)
+		}
 		var b strings.Builder
 		for _, name := range it.Sections {
 			if s, ok := it.File.Section(name); ok {
-				b.Write(it.File.Doc.Slice(s.Content))
+				b.Write(doc.Slice(s.Content))
 			}
 		}
 		f.Content = b.String()
@@ -790,5 +806,5 @@ func (p *Provider) planFile(it PlanItem) ContextFile {
 		f.Reason = it.Kind.String()
 	}
 	f.Relevance = it.Relevance
-	return f
+	return f, nil
 }

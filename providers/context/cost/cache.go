@@ -3,7 +3,6 @@ package cost
 import (
 	"context"
 	"errors"
-	"hash/maphash"
 	"sync"
 
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -19,7 +18,6 @@ const cacheEntries = 64
 // zero value is not, use NewCache.
 type Cache struct {
 	limit int
-	seed  maphash.Seed
 
 	mu      sync.Mutex
 	lib     *library.Library
@@ -44,7 +42,7 @@ type call struct {
 // NewCache returns a cache whose summaries list at most limit items and
 // keys.
 func NewCache(limit int) *Cache {
-	return &Cache{limit: limit, seed: maphash.MakeSeed()}
+	return &Cache{limit: limit}
 }
 
 // Summary returns the summary of f priced against lib, computing it once
@@ -56,7 +54,7 @@ func NewCache(limit int) *Cache {
 func (c *Cache) Summary(ctx context.Context, lib *library.Library, f *library.File) (*Summary, error) {
 	k := cacheKey{path: f.Path}
 	if f.Doc != nil {
-		k.text = maphash.Bytes(c.seed, f.Doc.Text)
+		k.text = f.Doc.Fingerprint()
 	}
 	version := lib.Version()
 	for {

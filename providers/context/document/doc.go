@@ -10,6 +10,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"unicode/utf8"
 )
 
@@ -21,7 +22,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 type Doc struct {
 	// Path is the file's absolute path (informational).
 	Path string
-	// Text is the content without a leading byte order mark.
+	// Text is the content without a leading byte order mark, or nil once
+	// Release dropped it: Content and Slice read it back.
 	Text []byte
 	// HasBOM reports whether the file on disk started with a byte order mark.
 	HasBOM bool
@@ -39,6 +41,8 @@ type Doc struct {
 	Tables []Table
 	// Footer holds metadata found in footer lines.
 	Footer Footer
+
+	rel *released // set by Release
 }
 
 // Heading is an ATX heading such as "## Security Issues".
@@ -156,7 +160,7 @@ func (d *Doc) Sections() []Section {
 		if h.Level < 2 {
 			continue
 		}
-		end := len(d.Text)
+		end := d.Len()
 		for _, next := range d.Headings[i+1:] {
 			if next.Level <= h.Level {
 				end = d.Lines.Start(next.Line)
@@ -193,14 +197,34 @@ func (d *Doc) InFrontmatter(off int) bool {
 	return d.Frontmatter != nil && off >= d.Frontmatter.Span.Start && off < d.Frontmatter.Span.End
 }
 
-// Slice returns the text covered by s, clamped to the document.
+// Slice returns the text covered by s, clamped to the document. A released
+// document reads its text back; when that fails (see Content) Slice
+// returns nil.
 func (d *Doc) Slice(s Span) []byte {
+	text := d.Text
+	if d.rel != nil {
+		var err error
+		if text, err = d.Content(context.Background()); err != nil {
+			return nil
+		}
+	}
 	s = d.clamp(s)
-	return d.Text[s.Start:s.End]
+	return text[s.Start:s.End]
+}
+
+// SliceContext is Slice that reports why a released document's text
+// could not be read back.
+func (d *Doc) SliceContext(ctx context.Context, s Span) ([]byte, error) {
+	text, err := d.Content(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s = d.clamp(s)
+	return text[s.Start:s.End], nil
 }
 
 func (d *Doc) clamp(s Span) Span {
-	n := len(d.Text)
+	n := d.Len()
 	s.Start = min(max(s.Start, 0), n)
 	s.End = min(max(s.End, s.Start), n)
 	return s

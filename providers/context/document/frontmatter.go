@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -23,15 +24,17 @@ type Frontmatter struct {
 	Err *YAMLError
 
 	lastLine int        // the zero-based document line of the last YAML line
-	raw      []byte     // the YAML text, a slice of the document's text
+	raw      []byte     // the YAML text, a slice of the document's text; nil once released
+	doc      *Doc       // the document that released raw with its text
 	mapping  bool       // raw parses to a mapping
 	tree     *yaml.Node // the mapping as Parse found it, until ReleaseTree
 }
 
 // Root returns the top-level mapping node, a zero Node when the YAML is
 // empty, not a mapping, or failed to parse. Once ReleaseTree has run, each
-// call parses the YAML again: take the root once per use, not once per
-// field.
+// call parses the YAML again (and reads a released document's text back):
+// take the root once per use, not once per field. A released text that
+// cannot be read back gives a zero Node.
 func (fm *Frontmatter) Root() Node {
 	if fm == nil || !fm.mapping {
 		return Node{}
@@ -39,7 +42,15 @@ func (fm *Frontmatter) Root() Node {
 	if fm.tree != nil {
 		return Node{fm.tree}
 	}
-	root, err := parseYAML(fm.raw)
+	raw := fm.raw
+	if fm.doc != nil {
+		text, err := fm.doc.Content(context.Background())
+		if err != nil {
+			return Node{}
+		}
+		raw = text[fm.Content.Start:fm.Content.End]
+	}
+	root, err := parseYAML(raw)
 	if err != nil {
 		return Node{}
 	}
@@ -186,10 +197,17 @@ func (d *Doc) NodeSpan(node Node) Span {
 	if fm == nil || n == nil || n.Line == 0 {
 		return Span{}
 	}
+	all, err := d.Content(context.Background())
+	if err != nil {
+		return Span{}
+	}
 	line := fm.docLine(n.Line)
-	start := d.Lines.Start(line)
-	end := d.Lines.End(line)
-	text := d.Text[start:end]
+	start, end := len(all), len(all)
+	if line >= 0 && line < d.Lines.count {
+		start = d.Lines.start(all, line)
+		end = lineEnd(all, start)
+	}
+	text := all[start:end]
 	// yaml.v3 columns count characters, one-based.
 	off := 0
 	for col := 1; col < n.Column && off < len(text); col++ {
@@ -200,7 +218,7 @@ func (d *Doc) NodeSpan(node Node) Span {
 	if n.Kind != yaml.ScalarNode {
 		return Span{s, end}
 	}
-	rest := d.Text[s:end]
+	rest := all[s:end]
 	switch n.Style {
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		if len(rest) == 0 || rest[0] != '"' && rest[0] != '\'' {

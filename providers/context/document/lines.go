@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"sort"
 	"unicode/utf8"
@@ -71,6 +72,9 @@ type Lines struct {
 	starts []uint32
 	marks  []uint32
 	count  int
+	// doc is the document that released text, whose Content reads it
+	// back; nil while text is held.
+	doc *Doc
 }
 
 // linesPerMark is how many lines a mark of a compact Lines stands for: a
@@ -114,20 +118,52 @@ func (l *Lines) compact() {
 // has its last line; an empty text has one empty line).
 func (l *Lines) Count() int { return l.count }
 
+// txt returns the indexed text, read back when its document released it.
+// ok is false when that read failed: the callers then answer from the
+// marks alone, coarsely, rather than from a text the index does not
+// describe.
+func (l *Lines) txt() (text []byte, ok bool) {
+	if l.doc == nil {
+		return l.text, true
+	}
+	text, err := l.doc.Content(context.Background())
+	return text, err == nil
+}
+
+// size returns the length of the indexed text, held or not.
+func (l *Lines) size() int {
+	if l.doc != nil {
+		return l.doc.Len()
+	}
+	return len(l.text)
+}
+
 // Start returns the byte offset at which line n starts.
 func (l *Lines) Start(n int) int {
 	if n < 0 {
 		return 0
 	}
 	if n >= l.count {
-		return len(l.text)
+		return l.size()
 	}
+	if l.starts != nil {
+		return int(l.starts[n])
+	}
+	t, ok := l.txt()
+	if !ok {
+		return int(l.marks[n/linesPerMark])
+	}
+	return l.start(t, n)
+}
+
+// start is Start for 0 <= n < l.count, on the indexed text t.
+func (l *Lines) start(t []byte, n int) int {
 	if l.starts != nil {
 		return int(l.starts[n])
 	}
 	off := int(l.marks[n/linesPerMark])
 	for range n % linesPerMark {
-		off += bytes.IndexByte(l.text[off:], '\n') + 1
+		off += bytes.IndexByte(t[off:], '\n') + 1
 	}
 	return off
 }
@@ -139,43 +175,42 @@ func (l *Lines) End(n int) int {
 		return 0
 	}
 	if n >= l.count {
-		return len(l.text)
+		return l.size()
 	}
-	if l.starts == nil {
-		return l.end(l.Start(n))
+	t, ok := l.txt()
+	if !ok {
+		return l.Start(n)
 	}
-	start, end := int(l.starts[n]), len(l.text)
-	if n+1 < len(l.starts) {
-		end = int(l.starts[n+1]) - 1
-	}
-	if end > start && l.text[end-1] == '\r' {
-		end--
-	}
-	return end
+	return lineEnd(t, l.start(t, n))
 }
 
-// end returns the end of the content of the line that starts at start.
-func (l *Lines) end(start int) int {
-	end := len(l.text)
-	if i := bytes.IndexByte(l.text[start:], '\n'); i >= 0 {
-		end = start + i
+// end returns the end of the content of the line of t that starts at start.
+func lineEnd(t []byte, start int) int {
+	e := len(t)
+	if i := bytes.IndexByte(t[start:], '\n'); i >= 0 {
+		e = start + i
 	}
-	if end > start && l.text[end-1] == '\r' {
-		end--
+	if e > start && t[e-1] == '\r' {
+		e--
 	}
-	return end
+	return e
 }
 
-// Line returns the content of line n without its terminator.
+// Line returns the content of line n without its terminator, or nil when
+// a released text cannot be read back.
 func (l *Lines) Line(n int) []byte {
+	t, ok := l.txt()
+	if !ok {
+		return nil
+	}
 	if n < 0 {
-		return l.text[:0]
+		return t[:0]
 	}
-	if l.starts != nil || n >= l.count {
-		return l.text[l.Start(n):l.End(n)]
+	if n >= l.count {
+		return t[len(t):]
 	}
-	start := l.Start(n)
-	return l.text[start:l.end(start)]
+	start := l.start(t, n)
+	return t[start:lineEnd(t, start)]
 }
 
 // LineOf returns the zero-based line holding byte offset off.
@@ -183,41 +218,65 @@ func (l *Lines) LineOf(off int) int {
 	if off <= 0 {
 		return 0
 	}
-	off = min(off, len(l.text))
+	if l.starts != nil {
+		return l.lineOf(nil, off)
+	}
+	t, ok := l.txt()
+	if !ok {
+		off = min(off, l.size())
+		return (sort.Search(len(l.marks), func(i int) bool { return int(l.marks[i]) > off }) - 1) * linesPerMark
+	}
+	return l.lineOf(t, off)
+}
+
+// lineOf is LineOf for off > 0 on the indexed text t.
+func (l *Lines) lineOf(t []byte, off int) int {
+	off = min(off, l.size())
 	if l.starts != nil {
 		return sort.Search(len(l.starts), func(i int) bool { return int(l.starts[i]) > off }) - 1
 	}
 	m := sort.Search(len(l.marks), func(i int) bool { return int(l.marks[i]) > off }) - 1
-	return m*linesPerMark + bytes.Count(l.text[l.marks[m]:off], []byte{'\n'})
+	return m*linesPerMark + bytes.Count(t[l.marks[m]:off], []byte{'\n'})
 }
 
 // Position converts a byte offset into a position in the given encoding.
 // Offsets beyond the text clamp to its end; an offset inside a multi-byte
 // character counts from that character's start.
 func (l *Lines) Position(off int, enc Encoding) Position {
-	if off > len(l.text) {
-		off = len(l.text)
+	t, ok := l.txt()
+	if !ok {
+		return Position{Line: l.LineOf(off)}
 	}
-	if off < 0 {
-		off = 0
+	return l.position(t, off, enc)
+}
+
+func (l *Lines) position(t []byte, off int, enc Encoding) Position {
+	off = min(max(off, 0), len(t))
+	line := 0
+	if off > 0 {
+		line = l.lineOf(t, off)
 	}
-	line := l.LineOf(off)
-	start := l.Start(line)
-	if end := l.end(start); off > end {
-		off = end
+	start := l.start(t, line)
+	if e := lineEnd(t, start); off > e {
+		off = e
 	}
-	return Position{Line: line, Character: units(l.text[start:off], enc)}
+	return Position{Line: line, Character: units(t[start:off], enc)}
 }
 
 // Range converts a byte span into a range in the given encoding.
 func (l *Lines) Range(s Span, enc Encoding) Range {
-	return Range{Start: l.Position(s.Start, enc), End: l.Position(s.End, enc)}
+	t, ok := l.txt()
+	if !ok {
+		return Range{Start: Position{Line: l.LineOf(s.Start)}, End: Position{Line: l.LineOf(s.End)}}
+	}
+	return Range{Start: l.position(t, s.Start, enc), End: l.position(t, s.End, enc)}
 }
 
 // Offset converts a position into a byte offset. A line beyond the text is
 // an error; a character beyond the end of its line clamps to the line's end,
 // as LSP requires, and a character inside a surrogate pair or a multi-byte
-// sequence rounds down to the character's start.
+// sequence rounds down to the character's start. A released text that
+// cannot be read back is an error too.
 func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("position %d:%d is negative", p.Line, p.Character)
@@ -225,11 +284,17 @@ func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
 	if p.Line >= l.count {
 		return 0, fmt.Errorf("line %d is beyond the last line %d", p.Line, l.count-1)
 	}
-	start := l.Start(p.Line)
-	end := l.end(start)
+	t, err := l.text, error(nil)
+	if l.doc != nil {
+		if t, err = l.doc.Content(context.Background()); err != nil {
+			return 0, err
+		}
+	}
+	start := l.start(t, p.Line)
+	e := lineEnd(t, start)
 	n, i := 0, start
-	for i < end {
-		r, size := utf8.DecodeRune(l.text[i:end])
+	for i < e {
+		r, size := utf8.DecodeRune(t[i:e])
 		w := width(r, size, enc)
 		if n+w > p.Character {
 			break

@@ -7,6 +7,7 @@
 package imports
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -82,7 +83,13 @@ const trailingPunct = ":,;)"
 // backslash escapes a space); it skips the frontmatter, fenced code blocks
 // and inline code spans, and paths that cannot be files (such as "@#x" or
 // "@@x"). An '@' inside a word, as in an e-mail address, is no import.
+//
+// A released document whose text cannot be read back has no imports.
 func Scan(doc *document.Doc) []Import {
+	doc, err := doc.Held(context.Background())
+	if err != nil {
+		return nil
+	}
 	var out []Import
 	for _, region := range proseRegions(doc) {
 		out = scanRegion(doc.Text, region, out)

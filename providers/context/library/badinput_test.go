@@ -257,8 +257,8 @@ func TestCRLF(t *testing.T) {
 	var forms []refs.Form
 	for _, r := range f.Refs.All() {
 		forms = append(forms, r.Form)
-		if strings.ContainsAny(string(f.Doc.Text[r.Span.Start:r.Span.End]), "\r\n") {
-			t.Errorf("reference span crosses a line end: %q", f.Doc.Text[r.Span.Start:r.Span.End])
+		if strings.ContainsAny(string(docText(f.Doc)[r.Span.Start:r.Span.End]), "\r\n") {
+			t.Errorf("reference span crosses a line end: %q", docText(f.Doc)[r.Span.Start:r.Span.End])
 		}
 	}
 	if !slices.Equal(forms, []refs.Form{refs.KeyForm, refs.PathForm, refs.CallForm}) {
@@ -297,7 +297,7 @@ func TestBOM(t *testing.T) {
 		t.Errorf("diagnostics = %v", ds)
 	}
 	f, _ := l.File(x.Path)
-	if f.Refs.Len() != 1 || string(f.Doc.Text[f.Refs.At(0).Span.Start:f.Refs.At(0).Span.End]) != "python:good#Part" {
+	if f.Refs.Len() != 1 || string(docText(f.Doc)[f.Refs.At(0).Span.Start:f.Refs.At(0).Span.End]) != "python:good#Part" {
 		t.Errorf("refs after BOM = %+v", f.Refs.Slice())
 	}
 }

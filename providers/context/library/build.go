@@ -66,6 +66,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if b.cache != nil {
 		l.saveCache(b.cache, b.view, files)
 	}
+	l.release(files)
 
 	l.mu.Lock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
@@ -398,7 +399,14 @@ func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 	}
 	all, ok := b.cachedRefs(f)
 	if !ok {
-		all = refs.ScanList(f.Doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+		doc, err := f.Doc.Held(context.Background())
+		if err != nil {
+			// Changed or gone since it was indexed (the library's owner
+			// hears of it): the references of the indexed text stand
+			// until the file is indexed again.
+			return f.Refs
+		}
+		all = refs.ScanList(doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
 		if f.cache != nil {
 			f.cache.refs = indexcache.AppendRefs(nil, all)
 		}

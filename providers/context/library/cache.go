@@ -122,7 +122,7 @@ func (b *builder) cachedRefs(f *File) (refs.List, bool) {
 	if s == nil || !s.hit || s.entry.View != b.view || s.entry.Refs == nil {
 		return refs.List{}, false
 	}
-	rs, err := indexcache.DecodeRefs(s.entry.Refs, len(f.Doc.Text))
+	rs, err := indexcache.DecodeRefs(s.entry.Refs, f.Doc.Len())
 	if err != nil {
 		return refs.List{}, false
 	}

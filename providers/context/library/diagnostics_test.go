@@ -208,7 +208,7 @@ func TestDidYouMean(t *testing.T) {
 		t.Fatalf("got %d diagnostics, want %d: %+v", len(ds), len(wants), ds)
 	}
 	f, _ := l.File(p)
-	text := string(f.Doc.Text)
+	text := string(docText(f.Doc))
 	for i, w := range wants {
 		d := ds[i]
 		if d.Code != w.code || d.Fix == nil || len(d.Fix.Candidates) == 0 || d.Fix.Candidates[0] != w.candidate {

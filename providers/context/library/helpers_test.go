@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
 )
 
 // writeTree writes files (relative path → content) under a new temporary
@@ -61,8 +62,8 @@ func diagsOf(t testing.TB, l *Library, rel string) []diag {
 	var out []diag
 	for _, d := range l.Diagnose(p) {
 		text := ""
-		if f.Doc != nil && d.Span.End <= len(f.Doc.Text) && d.Span.Start <= d.Span.End {
-			text = string(f.Doc.Text[d.Span.Start:d.Span.End])
+		if f.Doc != nil && d.Span.End <= len(docText(f.Doc)) && d.Span.Start <= d.Span.End {
+			text = string(docText(f.Doc)[d.Span.Start:d.Span.End])
 		}
 		out = append(out, diag{d.Code, d.Severity, text})
 	}
@@ -140,4 +141,11 @@ func checkDiscovered(t *testing.T, dir string, l *Library, contextRoots, command
 	if !slices.Equal(gotCommands, commands) {
 		t.Errorf("commands = %v, want %v", gotCommands, commands)
 	}
+}
+
+// docText returns a document's text, read back when the library released
+// it; nil when it cannot be.
+func docText(d *document.Doc) []byte {
+	text, _ := d.Content(context.Background())
+	return text
 }

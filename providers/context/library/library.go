@@ -224,6 +224,10 @@ type Options struct {
 	CacheDir string
 	// Version identifies the build for the index cache (indexcache.BuildID).
 	Version string
+	// Changed, when set, learns of a file whose text, read back on
+	// demand, is no longer the one indexed (or that vanished): the caller
+	// re-indexes it as after a watcher event. It must not block.
+	Changed func(path string)
 }
 
 // Library is the model of one workspace.
@@ -234,6 +238,8 @@ type Library struct {
 	log  *slog.Logger
 
 	applyMu sync.Mutex // serialises changes
+
+	texts *textSource // reads back the text of released files
 
 	mu           sync.RWMutex
 	cfg          *config.Config
@@ -280,6 +286,7 @@ func newLibrary(dir string, cfg *config.Config, opts Options) (*Library, *config
 		return nil, nil, nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
 	l := &Library{dir: filepath.Clean(abs), root: fsguard.NewRoot(filepath.Clean(abs)), opts: opts, log: opts.Logger}
+	l.texts = &textSource{l: l}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -317,6 +324,91 @@ func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error)
 		return nil, err
 	}
 	return fsguard.ReadFile(ctx, path, l.Config().MaxFileSize)
+}
+
+// textSource reads back the text of the files the library released: the
+// library holds the text of a file only while an editor's text stands in
+// for it (see Apply), the index keeps what it computed from the rest. It
+// keeps the last few texts read, within keptBytes.
+type textSource struct {
+	l *Library
+
+	mu   sync.Mutex
+	kept []keptText // most recent last
+	size int
+}
+
+type keptText struct {
+	doc  *document.Doc
+	text []byte
+}
+
+// keptTexts and keptBytes bound the texts a library keeps after reading
+// them back: enough for the uses of one request, such as the ranges of
+// every reference of one large file or the summaries of a completion
+// list, and for the next requests, which tend to ask about the same files.
+const (
+	keptTexts = 64
+	keptBytes = 16 << 20
+)
+
+// Kept returns the text kept for d, or nil.
+func (s *textSource) Kept(d *document.Doc) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.kept) - 1; i >= 0; i-- {
+		if s.kept[i].doc == d {
+			return s.kept[i].text
+		}
+	}
+	return nil
+}
+
+// Keep keeps text as d's, dropping the oldest texts beyond the bounds.
+func (s *textSource) Keep(d *document.Doc, text []byte) {
+	if len(text) > keptBytes {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kept = append(s.kept, keptText{d, text})
+	s.size += len(text)
+	for len(s.kept) > keptTexts || s.size > keptBytes {
+		s.size -= len(s.kept[0].text)
+		s.kept[0] = keptText{}
+		s.kept = s.kept[1:]
+	}
+}
+
+// ReadText reads a file of the workspace again. It skips the index's check
+// that the path stays inside the workspace: the document takes only the
+// very text it indexed, wherever a link now leads.
+func (s *textSource) ReadText(ctx context.Context, p string, limit int64) ([]byte, error) {
+	data, err := fsguard.ReadFile(ctx, p, limit)
+	if big := (*fsguard.TooLargeError)(nil); errors.As(err, &big) {
+		return nil, fmt.Errorf("%s grew to %s: %w", p, humanBytes(big.Size), document.ErrChanged)
+	}
+	return data, err
+}
+
+// Changed passes a changed file on to Options.Changed.
+func (s *textSource) Changed(p string) {
+	s.l.log.Debug("indexed file changed on disk", "path", p)
+	if s.l.opts.Changed != nil {
+		s.l.opts.Changed(p)
+	}
+}
+
+// release drops the text of files read from disk (see textSource).
+func (l *Library) release(files []*File) {
+	if l.texts == nil {
+		return // a preview's library
+	}
+	for _, f := range files {
+		if f != nil && f.Doc != nil {
+			f.Doc.Release(l.texts)
+		}
+	}
 }
 
 // Config returns the configuration in effect. Callers must not modify it.

@@ -56,7 +56,7 @@ func TestPreviewDiagnose(t *testing.T) {
 			for _, d := range ds {
 				text := ""
 				if f.Doc != nil {
-					text = string(f.Doc.Text[d.Span.Start:d.Span.End])
+					text = string(docText(f.Doc)[d.Span.Start:d.Span.End])
 				}
 				got = append(got, diag{d.Code, d.Severity, text})
 			}

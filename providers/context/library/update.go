@@ -23,6 +23,9 @@ type Change struct {
 	Content []byte
 	// Removed says the file (or directory) is gone.
 	Removed bool
+	// FromDisk says Content was read from the disk rather than taken from
+	// an editor: the library may drop it and read the file again.
+	FromDisk bool
 }
 
 // Result says what a change touched.
@@ -94,6 +97,14 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	}
 	a.relink()
 	a.markDependents()
+	// Readers wait on l.mu: the files are not yet shared.
+	var fromDisk []*File
+	for i, u := range a.ups {
+		if u.fromDisk || u.content == nil {
+			fromDisk = append(fromDisk, a.built[i])
+		}
+	}
+	l.release(fromDisk)
 	return a.commit(), nil
 }
 
@@ -116,9 +127,10 @@ type applyRun struct {
 
 // fileUpdate is one file that Apply parses again or drops.
 type fileUpdate struct {
-	path    string
-	content []byte
-	removed bool
+	path     string
+	content  []byte
+	removed  bool
+	fromDisk bool // content is nil or was read from the disk
 }
 
 // reloadRequest says Apply must scan the whole workspace again, with cfg
@@ -157,7 +169,7 @@ func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 		if !isMarkdown(p) {
 			continue
 		}
-		a.ups = append(a.ups, fileUpdate{path: p, content: c.Content})
+		a.ups = append(a.ups, fileUpdate{path: p, content: c.Content, fromDisk: c.FromDisk || c.Content == nil})
 	}
 	return nil, nil
 }

@@ -15,7 +15,7 @@ import (
 func locations(l *Library, id string) []string {
 	var out []string
 	for _, loc := range l.References(id) {
-		out = append(out, loc.File.Rel+":"+string(loc.File.Doc.Text[loc.Ref.Span.Start:loc.Ref.Span.End]))
+		out = append(out, loc.File.Rel+":"+string(docText(loc.File.Doc)[loc.Ref.Span.Start:loc.Ref.Span.End]))
 	}
 	return out
 }

@@ -28,7 +28,7 @@ type Heading struct {
 func Outline(doc *document.Doc, t *library.Topic, counter tokens.Counter) []Heading {
 	var flat []Heading
 	var levels []int
-	if t != nil && len(doc.Text) == len(t.Doc.Text) {
+	if t != nil && doc.Len() == t.Doc.Len() {
 		for _, sec := range t.Sections {
 			flat = append(flat, Heading{Name: untitled(sec.Name), Heading: sec.Heading, Content: sec.Content, Tokens: sec.Tokens})
 			levels = append(levels, sec.Level)
@@ -39,7 +39,7 @@ func Outline(doc *document.Doc, t *library.Topic, counter tokens.Counter) []Head
 		for i, sec := range secs {
 			spans[i] = [2]int{sec.Content.Start, sec.Content.End}
 		}
-		_, per := counter.CountSpans(string(doc.Text), spans)
+		_, per := counter.CountSpans(string(doc.Slice(document.Span{Start: 0, End: doc.Len()})), spans)
 		for i, sec := range secs {
 			n := 0
 			if i < len(per) {

@@ -2,6 +2,7 @@ package refs
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/ctxls/ctxls/providers/context/document"
 )
@@ -57,7 +58,11 @@ type Completion struct {
 // crossDomainTriggers or indexedFiles id list. It reports false inside
 // HTML comments, URLs and other fenced code.
 func CompletionAt(doc *document.Doc, off int, opts Options) (Completion, bool) {
-	if doc == nil || off < 0 || off > len(doc.Text) {
+	if doc == nil || off < 0 || off > doc.Len() {
+		return Completion{}, false
+	}
+	doc, err := doc.Held(context.Background())
+	if err != nil {
 		return Completion{}, false
 	}
 	if doc.InFrontmatter(off) {

@@ -12,6 +12,7 @@
 package refs
 
 import (
+	"context"
 	"sort"
 	"strings"
 
@@ -181,8 +182,15 @@ func Scan(doc *document.Doc, opts Options) []Ref {
 }
 
 // ScanList is Scan returning the references in their compact form.
+//
+// A released document whose text cannot be read back has no references
+// to give.
 func ScanList(doc *document.Doc, opts Options) List {
 	if doc == nil {
+		return List{}
+	}
+	doc, err := doc.Held(context.Background())
+	if err != nil {
 		return List{}
 	}
 	s := newScanner(doc, opts)

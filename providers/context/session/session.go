@@ -413,7 +413,7 @@ func listingLine(name, desc string) string { return "- " + name + ": " + desc + 
 // firstParagraph returns the body's first paragraph that is not a heading.
 func firstParagraph(doc *document.Doc) string {
 	var lines []string
-	for _, l := range strings.Split(string(doc.Text[doc.Body.Start:doc.Body.End]), "\n") {
+	for _, l := range strings.Split(string(doc.Slice(doc.Body)), "\n") {
 		l = strings.TrimSpace(l)
 		switch {
 		case l == "" && len(lines) > 0:

@@ -65,7 +65,7 @@ func TestLiveSyncRootCheck(t *testing.T) {
 				}
 			}
 			for _, f := range w.Library().Files() {
-				if f.Doc != nil && strings.Contains(string(f.Doc.Text), "from outside") {
+				if f.Doc != nil && strings.Contains(string(docText(f.Doc)), "from outside") {
 					t.Errorf("%s holds the text of a file outside the workspace", f.Rel)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
@@ -205,7 +206,7 @@ func textOf(w *Workspace, p string) (string, bool) {
 	if !ok || f.Doc == nil {
 		return "", ok
 	}
-	return string(f.Doc.Text), true
+	return string(docText(f.Doc)), true
 }
 
 // snapshot renders what a library knows in a comparable form: files with
@@ -304,4 +305,11 @@ func checkGoroutines(t *testing.T, f func()) {
 
 func textLogger(l *logBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// docText returns a document's text, read back when the library released
+// it; nil when it cannot be.
+func docText(d *document.Doc) []byte {
+	text, _ := d.Content(context.Background())
+	return text
 }

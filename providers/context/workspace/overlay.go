@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"maps"
 	"path/filepath"
@@ -56,7 +55,7 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 		return
 	}
 	lib := w.Library()
-	if f, ok := lib.File(path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, []byte(text)) {
+	if f, ok := lib.File(path); ok && f.Doc != nil && f.Doc.SameString(text) {
 		return // the library already holds this text (opening an unchanged file)
 	}
 	res, err := lib.Apply(w.ctx, []library.Change{{Path: path, Content: []byte(text)}})
@@ -104,7 +103,7 @@ func (w *Workspace) isOpen(path string) bool {
 func (w *Workspace) restoreOverlays(ctx context.Context, lib *library.Library) Update {
 	var changes []library.Change
 	for _, c := range w.overlayChanges() {
-		if f, ok := lib.File(c.Path); ok && f.Doc != nil && bytes.Equal(f.Doc.Text, c.Content) {
+		if f, ok := lib.File(c.Path); ok && f.Doc != nil && f.Doc.SameText(c.Content) {
 			continue
 		}
 		changes = append(changes, c)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/watcher"
@@ -323,7 +324,7 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []config.Problem) (Update, error) {
 	old := w.Library()
 	plain := reflect.DeepEqual(w.settings, &config.Settings{})
-	nl, err := load(ctx, w.dir, cfg, problems, plain, library.Options{Logger: w.log, AfterIndex: w.opts.AfterIndex, CacheDir: w.opts.CacheDir, Version: w.opts.CacheVersion})
+	nl, err := load(ctx, w.dir, cfg, problems, plain, library.Options{Logger: w.log, AfterIndex: w.opts.AfterIndex, CacheDir: w.opts.CacheDir, Version: w.opts.CacheVersion, Changed: w.changed})
 	if err != nil {
 		return Update{}, err
 	}
@@ -520,7 +521,7 @@ func (c *collector) readAll(ctx context.Context) {
 		case c.unchanged(p, out[i].data):
 			// Already applied (seen by the watcher and the client).
 		default:
-			c.changes = append(c.changes, library.Change{Path: p, Content: out[i].data})
+			c.changes = append(c.changes, library.Change{Path: p, Content: out[i].data, FromDisk: true})
 		}
 	}
 	c.reads = nil
@@ -531,7 +532,7 @@ const readers = 4
 
 func (c *collector) unchanged(p string, data []byte) bool {
 	f, ok := c.lib.File(p)
-	return ok && f.Doc != nil && sameContent(f.Doc.Text, f.Doc.HasBOM, data)
+	return ok && f.Doc != nil && sameContent(f.Doc, data)
 }
 
 // filesUnder lists the library's files below dir.
@@ -626,11 +627,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // sameContent reports whether data read from disk is the text a document
 // was parsed from.
-func sameContent(text []byte, hasBOM bool, data []byte) bool {
-	if bytes.HasPrefix(data, bom) != hasBOM {
+func sameContent(doc *document.Doc, data []byte) bool {
+	if bytes.HasPrefix(data, bom) != doc.HasBOM {
 		return false
 	}
-	return bytes.Equal(text, bytes.TrimPrefix(data, bom))
+	return doc.SameText(bytes.TrimPrefix(data, bom))
 }
 
 // sameConfig compares configurations by their JSON form, which treats

@@ -147,6 +147,9 @@ type Workspace struct {
 	// again when the ignored paths change, and the watch limit or an
 	// unreadable directory is worth saying once.
 	watchLog *slog.Logger
+	// changed re-indexes a file the library found changed on reading
+	// its text back (library.Options.Changed).
+	changed func(path string)
 
 	// applyMu serialises every change to the library, so that overlays,
 	// disk changes and configuration changes are applied in one order.
@@ -216,7 +219,18 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	start := time.Now()
-	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress, AfterIndex: opts.AfterIndex, CacheDir: opts.CacheDir, Version: opts.CacheVersion})
+	// A file the library finds changed when it reads its text back is
+	// handled as the watcher's events are; the library exists before the
+	// workspace does.
+	var self atomic.Pointer[Workspace]
+	changed := func(p string) {
+		if w := self.Load(); w != nil {
+			// Not from the reader's goroutine, which may hold the
+			// library's locks.
+			go w.NotifyWatched([]string{p})
+		}
+	}
+	lib, err := load(ctx, abs, cfg, problems, reflect.DeepEqual(settings, &config.Settings{}), library.Options{Logger: log, Progress: opts.Progress, AfterIndex: opts.AfterIndex, CacheDir: opts.CacheDir, Version: opts.CacheVersion, Changed: changed})
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +247,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		nwake:    make(chan struct{}, 1),
 		rewatch:  make(chan struct{}, 1),
 		done:     make(chan struct{}),
+		changed:  changed,
 	}
+	self.Store(w)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.lib.Store(lib)
 	w.logWarnings(nil)

@@ -198,7 +198,7 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 }
 
 func refText(f *library.File, r refs.Ref) string {
-	if f.Doc != nil && r.Span.End <= len(f.Doc.Text) && r.Span.Start < r.Span.End {
+	if f.Doc != nil && r.Span.End <= f.Doc.Len() && r.Span.Start < r.Span.End {
 		return fmt.Sprintf("%q (line %d)", string(f.Doc.Slice(r.Span)), f.Doc.Lines.LineOf(r.Span.Start)+1)
 	}
 	return fmt.Sprintf("%s:%s", r.Domain, r.Topic)
