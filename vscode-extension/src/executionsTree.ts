@@ -155,9 +155,11 @@ export function buildExecutionNodes(result: ExecutionListResult | null | undefin
     if (a.current !== b.current) {
       return a.current ? -1 : 1;
     }
-    const at = startedOf(a.execution) ?? '';
-    const bt = startedOf(b.execution) ?? '';
-    return bt.localeCompare(at);
+    // As instants: the server trims trailing zeros of the fraction, so
+    // the text of two times does not sort as the times do.
+    const at = Date.parse(startedOf(a.execution) ?? '');
+    const bt = Date.parse(startedOf(b.execution) ?? '');
+    return (Number.isNaN(bt) ? -Infinity : bt) - (Number.isNaN(at) ? -Infinity : at) || 0;
   });
   return nodes;
 }

@@ -5,15 +5,19 @@ import type { Execution, HistoryMessage } from './protocol';
 import { commandsOf, executionState } from './executionsTree';
 import { fenceFor, formatChain, formatTokens } from './format';
 
-/** Messages in conversation order: by createdAt, then by id, stable otherwise. */
+/**
+ * Messages in conversation order: by createdAt, then by id, stable otherwise.
+ * Times are compared as instants, not as text: the server trims trailing
+ * zeros of the fraction ("…42.9Z" is before "…42.918Z").
+ */
 export function orderMessages(messages: readonly HistoryMessage[]): HistoryMessage[] {
   return messages
     .map((m, i) => ({ m, i }))
     .sort((a, b) => {
-      const at = a.m.createdAt ?? '';
-      const bt = b.m.createdAt ?? '';
-      if (at !== bt && at !== '' && bt !== '') {
-        return at.localeCompare(bt);
+      const at = Date.parse(a.m.createdAt ?? '');
+      const bt = Date.parse(b.m.createdAt ?? '');
+      if (!Number.isNaN(at) && !Number.isNaN(bt) && at !== bt) {
+        return at - bt;
       }
       if (typeof a.m.id === 'number' && typeof b.m.id === 'number') {
         return a.m.id - b.m.id;

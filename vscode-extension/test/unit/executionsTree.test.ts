@@ -53,6 +53,16 @@ test('current execution comes first, then newest', () => {
   assert.equal(nodes[0].label, 'brainstorm → implement');
 });
 
+test('newest first by instant, not by the text of the times', () => {
+  // Times as the server writes them: trailing zeros of the fraction trimmed.
+  const at = (sessionId: string, startedAt: string) => execution({ sessionId, startedAt, state: 'completed' });
+  const nodes = buildExecutionNodes(list([at('a', '2026-11-26T13:39:42.9Z'), at('c', '2026-11-26T13:39:43Z'), at('b', '2026-11-26T13:39:42.918Z')]));
+  assert.deepEqual(
+    nodes.map((n) => n.sessionId),
+    ['c', 'b', 'a'],
+  );
+});
+
 test('current marker from the result field', () => {
   const result = list([done, interrupted], interrupted.sessionId);
   assert.equal(currentSessionId(result), interrupted.sessionId);

@@ -17,6 +17,15 @@ test('messages ordered by time', () => {
   );
 });
 
+test('messages ordered by instant, not by the text of their times', () => {
+  // Times as the server writes them: trailing zeros of the fraction trimmed.
+  const at = (id: number, createdAt: string): HistoryMessage => ({ id, conversationId: 'c', role: 'user', content: '', mode: 'run', tokens: 0, createdAt });
+  assert.deepEqual(
+    orderMessages([at(3, '2026-11-26T13:39:43Z'), at(2, '2026-11-26T13:39:42.918Z'), at(1, '2026-11-26T13:39:42.9Z'), at(4, '2026-11-26T13:39:43Z')]).map((m) => m.id),
+    [1, 2, 3, 4],
+  );
+});
+
 test('conversation shows roles, commands, run ids and tokens', () => {
   const md = renderConversation('sess-1', messages);
   assert.match(md, /^# Conversation sess-1/);
