@@ -303,6 +303,10 @@ func sectionLineEnd(t []byte, off int) int {
 	for lim > off && lim < len(t) && !utf8.RuneStart(t[lim]) {
 		lim--
 	}
+	// A "\r" that ends the text ends the line, as document.Lines reads it.
+	if lim == len(t) && lim > off && t[lim-1] == '\r' {
+		lim--
+	}
 	return lim
 }
 
