@@ -57,8 +57,8 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) func() bool {
 	}
 }
 
-// Advance moves the clock on by d and starts the functions of the timers
-// that are then due, in the order they fall due.
+// Advance moves the clock on by d and starts, each in its own goroutine,
+// the functions of the timers that are then due.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
@@ -72,7 +72,6 @@ func (c *Clock) Advance(d time.Duration) {
 		return true
 	})
 	c.mu.Unlock()
-	slices.SortStableFunc(due, func(a, b *timer) int { return a.at.Compare(b.at) })
 	for _, t := range due {
 		go t.f()
 	}
