@@ -134,7 +134,7 @@ type Server struct {
 	// memory holds the problems of the memory files' imports (memory.go).
 	memory memoryState
 	// inlays keeps the priced references of open documents (inlayhints.go).
-	inlays inlayCache
+	inlays *inlayCache
 
 	diags *diagnostics
 }
@@ -169,6 +169,7 @@ func New(opts Options) *Server {
 		stderr:      log,
 		logq:        make(chan *protocol.LogMessageParams, logQueue),
 		stale:       newStaleViews(),
+		inlays:      newInlayCache(),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)
