@@ -30,6 +30,7 @@ import type { ExecutorInfo } from './protocol.gen';
 import { chainPickItems, executionPickItems, type PickItem } from './quickPick';
 import { RESTRICTED_RUN_MESSAGE, confirmationText, executorDecision, withApproval } from './trust';
 import { RunDrafts } from './runDrafts';
+import { quietRequest } from './scheduled';
 
 /** workspaceState key of the executor command lines the user agreed to run. */
 const APPROVED_EXECUTORS = 'ctxls.approvedExecutors';
@@ -137,10 +138,7 @@ export class ChainCommands implements vscode.Disposable {
   /** Asks for a chain: a named one or one built command by command. */
   private async pickChain(title: string): Promise<string[] | undefined> {
     const [named, commands] = await Promise.all([
-      this.server.request<ChainListResult>(Methods.chainList, {}).catch((err) => {
-        this.server.output.appendLine(`[ctxls] ${Methods.chainList}: ${String(err)}`);
-        return undefined;
-      }),
+      quietRequest<ChainListResult>(this.server, Methods.chainList, {}),
       this.server.tryRequest<CommandsResult>(Methods.commands, {}),
     ]);
     const chains = itemsOf(named);
