@@ -1,11 +1,14 @@
 package mcp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,6 +50,108 @@ func TestPageOf(t *testing.T) {
 				t.Errorf("pageOf(%d, %d, %q) = %d, %d, %q, %v; want %d, %d, %q", tt.n, tt.limit, tt.cursor, lo, hi, next, err, tt.lo, tt.hi, tt.next)
 			}
 		})
+	}
+}
+
+func TestAnswerCacheKeepsOneVersion(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := newAnswerCache[int]()
+	put := func(gen uint64, key string, v int) {
+		t.Helper()
+		if got, err := c.Do(ctx, gen, key, func(context.Context) (int, error) { return v, nil }); err != nil {
+			t.Fatalf("do(%d, %s): %d, %v", gen, key, got, err)
+		}
+	}
+	put(1, "a", 10)
+	if v, ok := c.Get(1, "a"); !ok || v != 10 {
+		t.Fatalf("get(1, a) = %d, %v; want 10", v, ok)
+	}
+	if v, _ := c.Do(ctx, 1, "a", func(context.Context) (int, error) { return 99, nil }); v != 10 {
+		t.Errorf("do computed again what is kept: %d", v)
+	}
+	if _, ok := c.Get(2, "a"); ok {
+		t.Error("an answer of version 1 is returned for version 2")
+	}
+	put(2, "b", 20)
+	if _, ok := c.Get(1, "a"); ok {
+		t.Error("version 1's answers outlive a put of version 2")
+	}
+	put(1, "a", 11) // computed before the change, stored after it
+	if _, ok := c.Get(1, "a"); ok {
+		t.Error("a late answer of version 1 is kept once version 2 is")
+	}
+	if _, err := c.Do(ctx, 2, "e", func(context.Context) (int, error) { return 0, errors.New("bad") }); err == nil {
+		t.Error("no error from a failed computation")
+	}
+	if _, ok := c.Get(2, "e"); ok {
+		t.Error("a failed computation is kept")
+	}
+	for i := range maxCachedAnswers + 1 {
+		put(2, fmt.Sprint("k", i), i)
+	}
+	if _, ok := c.Get(2, "k0"); ok {
+		t.Errorf("the first answer is kept past %d answers", maxCachedAnswers)
+	}
+}
+
+// TestAnswerCacheComputesOnce: calls that ask for an answer being
+// computed wait for it; when the computation they wait for is cancelled,
+// one of them computes it.
+func TestAnswerCacheComputesOnce(t *testing.T) {
+	t.Parallel()
+	c := newAnswerCache[int]()
+	var computed atomic.Int32
+	release := make(chan struct{})
+	leaderCtx, cancel := context.WithCancel(t.Context())
+	started := make(chan struct{})
+	leaderDone := make(chan error, 1)
+	go func() {
+		_, err := c.Do(leaderCtx, 1, "k", func(ctx context.Context) (int, error) {
+			close(started)
+			<-ctx.Done() // cancelled before it finishes
+			return 0, ctx.Err()
+		})
+		leaderDone <- err
+	}()
+	<-started
+	const waiters = 8
+	results := make(chan int, waiters)
+	for range waiters {
+		go func() {
+			v, err := c.Do(t.Context(), 1, "k", func(context.Context) (int, error) {
+				computed.Add(1)
+				<-release
+				return 42, nil
+			})
+			if err != nil {
+				t.Errorf("waiter: %v", err)
+			}
+			results <- v
+		}()
+	}
+	cancel()
+	select {
+	case err := <-leaderDone:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled computation: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled computation did not return within 10s")
+	}
+	close(release)
+	for range waiters {
+		select {
+		case v := <-results:
+			if v != 42 {
+				t.Errorf("waiter got %d, want 42", v)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a waiter did not return within 10s")
+		}
+	}
+	if n := computed.Load(); n != 1 {
+		t.Errorf("computed %d times after the cancelled one, want once", n)
 	}
 }
 
