@@ -426,11 +426,14 @@ export class ChainCommands implements vscode.Disposable {
     return picked?.value;
   }
 
+  /** Asks for any execution; undefined when there is none or none is picked. */
+  private async pickAnyExecution(title: string): Promise<string | undefined> {
+    const picked = await this.pickExecution(title, () => true, 'No executions recorded yet.');
+    return picked?.sessionId;
+  }
+
   async setCurrent(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Set Current Execution', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Set Current Execution');
     if (!sessionId) {
       return;
     }
@@ -441,10 +444,7 @@ export class ChainCommands implements vscode.Disposable {
   }
 
   async showSharedData(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Show Shared Data', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Show Shared Data');
     if (!sessionId) {
       return;
     }
@@ -456,10 +456,7 @@ export class ChainCommands implements vscode.Disposable {
   }
 
   async showHistory(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Show Conversation History', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Show Conversation History');
     if (!sessionId) {
       return;
     }
@@ -485,10 +482,7 @@ export class ChainCommands implements vscode.Disposable {
   }
 
   async deleteExecution(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Delete Execution', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Delete Execution');
     if (!sessionId) {
       return;
     }
