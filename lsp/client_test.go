@@ -166,9 +166,16 @@ func (b *stdioSafeBuffer) String() string {
 // The process is killed when the test ends if it is still running.
 func StartClient(t testing.TB, dir string, name string, args ...string) *Client {
 	t.Helper()
+	return startClientEnv(t, dir, nil, name, args...)
+}
+
+// startClientEnv is StartClient with env ("KEY=value") added to the
+// server's environment, over the test's own.
+func startClientEnv(t testing.TB, dir string, env []string, name string, args ...string) *Client {
+	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatalf("stdin pipe: %v", err)

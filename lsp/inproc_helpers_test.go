@@ -21,6 +21,7 @@ import (
 // this process through pipes, with real framing and JSON on the wire.
 type inprocClient struct {
 	*Client
+	srv  *Server
 	root string
 	done chan error // what Serve returned
 }
@@ -50,7 +51,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 		o.diagDelay = 5 * time.Millisecond
 	}
 	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle, indexGate: o.indexGate})
-	c := &inprocClient{Client: newClient(t, cliOut), root: dir, done: make(chan error, 1)}
+	c := &inprocClient{Client: newClient(t, cliOut), srv: srv, root: dir, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		err := srv.Serve(ctx, srvIn, srvOut)

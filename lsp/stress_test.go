@@ -84,7 +84,7 @@ func stressPeakResident(pid int) (int64, error) {
 // a time: twice the heavy requests the server runs at once, which is
 // enough to queue them.
 func TestStdioFloodBoundedMemory(t *testing.T) {
-	// Not parallel: it sets the environment the server starts with.
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the resident peak from /proc")
 	}
@@ -101,8 +101,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	// with those of the environment the tests run in:
 	// CTXLS_STRESS_GOMEMLIMIT (for instance "off") measures it under
 	// another soft limit.
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", os.Getenv("CTXLS_STRESS_GOMEMLIMIT"))
+	env := []string{"GOGC=", "GOMEMLIMIT=" + os.Getenv("CTXLS_STRESS_GOMEMLIMIT")}
 	root := stdioWorkspace(t)
 	if err := os.WriteFile(filepath.Join(root, "context", "python", "a.md"), []byte(stressTopic), 0o644); err != nil {
 		t.Fatal(err)
@@ -115,7 +114,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if err := os.WriteFile(dense, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := stdioStart(t, root)
+	c := startClientEnv(t, root, env, stdioBinaryPath(t), "serve", "--stdio")
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
@@ -265,7 +264,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB with GOMEMLIMIT=%q", len(pending), heavy, peak>>20, os.Getenv("GOMEMLIMIT"))
+	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB with GOMEMLIMIT=%q", len(pending), heavy, peak>>20, os.Getenv("CTXLS_STRESS_GOMEMLIMIT"))
 	if peak > stressResidentLimit {
 		t.Errorf("server resident peak %d MB, want under %d MB", peak>>20, stressResidentLimit>>20)
 	}
