@@ -58,13 +58,16 @@ var stdioBuild = sync.OnceValues(func() (string, error) {
 
 // stdioBinaryPath returns the path of the ctxls binary, building it on
 // first use (the in-process tests need none).
-func stdioBinaryPath(t testing.TB) string {
+func stdioBinaryPath(t testing.TB) string { return stdioBuilt(t, stdioBuild) }
+
+// stdioBuilt returns the path build made, failing the test if it failed.
+func stdioBuilt(t testing.TB, build func() (string, error)) string {
 	t.Helper()
-	bin, err := stdioBuild()
+	path, err := build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bin
+	return path
 }
 
 // stdioTimeout bounds every wait of a test, generous for 2 shared cores.
