@@ -154,17 +154,9 @@ func (c *chainClient) progressValues() []map[string]any {
 // chainBeginToken returns the token of a cancellable progress whose title
 // names a chain.
 func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
-	for _, n := range c.Notifications("$/progress") {
-		var v struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind        string `json:"kind"`
-				Title       string `json:"title"`
-				Cancellable bool   `json:"cancellable"`
-			} `json:"value"`
-		}
-		if json.Unmarshal(n.Params, &v) == nil && v.Value.Kind == "begin" && v.Value.Cancellable && strings.HasPrefix(v.Value.Title, "Chain ") {
-			return v.Token, true
+	for _, p := range c.Progress() {
+		if p.Value.Kind == "begin" && p.Value.Cancellable && strings.HasPrefix(p.Value.Title, "Chain ") {
+			return p.Token, true
 		}
 	}
 	return nil, false

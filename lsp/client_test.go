@@ -568,6 +568,29 @@ func (c *Client) Notifications(method string) []ClientNotification {
 	return out
 }
 
+// ClientProgress is the params of $/progress, as far as the tests read
+// them.
+type ClientProgress struct {
+	Token json.RawMessage `json:"token"`
+	Value struct {
+		Kind        string `json:"kind"`
+		Title       string `json:"title"`
+		Cancellable bool   `json:"cancellable"`
+	} `json:"value"`
+}
+
+// Progress returns the $/progress notifications received so far.
+func (c *Client) Progress() []ClientProgress {
+	var out []ClientProgress
+	for _, n := range c.Notifications("$/progress") {
+		var p ClientProgress
+		if json.Unmarshal(n.Params, &p) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // LatestDiagnostics returns the most recent diagnostics published for uri.
 func (c *Client) LatestDiagnostics(uri string) (ClientPublishDiagnostics, bool) {
 	ns := c.Notifications("textDocument/publishDiagnostics")

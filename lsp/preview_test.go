@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,10 +89,5 @@ func previewStart(t *testing.T) (c *inprocClient, release func()) {
 
 // ended reports whether the client saw the end of a progress report.
 func ended(c *inprocClient) bool {
-	for _, n := range c.Notifications("$/progress") {
-		if strings.Contains(string(n.Params), `"end"`) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.Progress(), func(p ClientProgress) bool { return p.Value.Kind == "end" })
 }

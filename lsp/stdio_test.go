@@ -1358,11 +1358,7 @@ func TestStdioIndexProgress(t *testing.T) {
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
 	end := c.Expect("$/progress", func(raw json.RawMessage) bool {
-		var p struct {
-			Value struct {
-				Kind string `json:"kind"`
-			} `json:"value"`
-		}
+		var p ClientProgress
 		return json.Unmarshal(raw, &p) == nil && p.Value.Kind == "end"
 	})
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
@@ -1378,20 +1374,11 @@ func TestStdioIndexProgress(t *testing.T) {
 	if !slices.Contains(c.ServerRequests(), "window/workDoneProgress/create") {
 		t.Errorf("$/progress without window/workDoneProgress/create")
 	}
-	var tok struct {
-		Token json.RawMessage `json:"token"`
-	}
+	var tok ClientProgress
 	_ = json.Unmarshal(last.Params, &tok)
 	began := false
-	for _, n := range c.Notifications("$/progress") {
-		var p struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind  string `json:"kind"`
-				Title string `json:"title"`
-			} `json:"value"`
-		}
-		if json.Unmarshal(n.Params, &p) == nil && string(p.Token) == string(tok.Token) && p.Value.Kind == "begin" {
+	for _, p := range c.Progress() {
+		if string(p.Token) == string(tok.Token) && p.Value.Kind == "begin" {
 			began = p.Value.Title != ""
 		}
 	}
