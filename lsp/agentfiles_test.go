@@ -12,13 +12,12 @@ import (
 // editor's text, and offer their fixes as quick fixes.
 func TestInprocAgentFiles(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
 		".mcp.json":                      "{\"mcpServers\": {\"a\": {\"command\": 1}}}\n",
 		"context/python/x.md":            "# X\n\nBody.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	has := func(code string) func(inprocDiagnostics) bool {
 		return func(d inprocDiagnostics) bool {
 			return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == code
@@ -57,11 +56,10 @@ func TestInprocAgentFiles(t *testing.T) {
 // subagent naming it is then satisfied.
 func TestInprocAgentFileCreated(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
 	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
@@ -93,12 +91,11 @@ func TestInprocAgentFileCreated(t *testing.T) {
 // own watcher.
 func TestInprocAgentFileWatched(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/skills/x/SKILL.md": "---\nname: y\ndescription: Does x.\n---\nBody.\n",
 		"context/python/x.md":       "# X\n\nBody.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{watch: true})
+	}, inprocOptions{watch: true})
+	dir := c.root
 	mismatch := func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
 	}
@@ -126,13 +123,11 @@ func TestInprocAgentFileWatched(t *testing.T) {
 // the field's documentation.
 func TestInprocAgentFrontmatter(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the service.\n---\nBody.\n",
 		".claude/agents/a.md":            "---\nname: a\ndescription: Reviews.\n---\nAgent.\n",
 		"context/python/x.md":            "# X\n\nBody.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
 	type item struct {
 		Label         string
 		Kind          int

@@ -269,6 +269,15 @@ func (c *inprocClient) waitDiagnosticsSince(since int, u string, ok func(inprocD
 	return out
 }
 
+// inprocWorkspace serves a new workspace of files (relative path →
+// content) and returns an initialized client.
+func inprocWorkspace(t *testing.T, files map[string]string, o inprocOptions) *inprocClient {
+	t.Helper()
+	dir := t.TempDir()
+	inprocWrite(t, dir, files)
+	return inprocStart(t, dir, o)
+}
+
 // inprocCopyLibrary copies the example library into a temporary directory.
 func inprocCopyLibrary(t *testing.T) string {
 	t.Helper()
