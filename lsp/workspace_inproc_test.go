@@ -70,7 +70,7 @@ func TestInprocConfiguration(t *testing.T) {
 
 func TestInprocLogAndProgress(t *testing.T) {
 	t.Parallel()
-	dir, _ := inprocSynthetic(t, 20, 100, 10)
+	dir, _ := inprocSynthetic(t, 3, 10, 10)
 	inprocWrite(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil)
@@ -91,13 +91,15 @@ func TestInprocLogAndProgress(t *testing.T) {
 
 func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
 	t.Parallel()
-	dir, _ := inprocSynthetic(t, 20, 100, 10)
-	c := inprocStart(t, dir, inprocOptions{})
-	// The index of 2,000 topics is still being built: these are queued.
+	dir, _ := inprocSynthetic(t, 6, 10, 10)
+	gate := make(chan struct{})
+	c := inprocStart(t, dir, inprocOptions{indexGate: gate})
+	// The index is held back: these are queued.
 	text := "see dom03:topic_0007 here, not dom05:nope\n"
 	u := c.open("commands/early.md", text)
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
 		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 4}, "end": map[string]any{"line": 0, "character": 9}}, "text": "dom05"}}})
+	close(gate)
 	var h struct {
 		Contents struct{ Value string } `json:"contents"`
 	}
