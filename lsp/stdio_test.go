@@ -328,6 +328,7 @@ func TestStdio(t *testing.T) {
 		{"BadInputUnknownMethod", stdioBadInputUnknownMethod},
 		{"BadInputPositionsOutOfRange", stdioBadInputPositionsOutOfRange},
 		{"BadInputHugeDocument", stdioBadInputHugeDocument},
+		{"RegistersFileWatchers", stdioRegistersFileWatchers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -1703,17 +1704,10 @@ func TestStdioBadInputBeforeInitialize(t *testing.T) {
 	}
 }
 
-func TestStdioRegistersFileWatchers(t *testing.T) {
-	t.Parallel()
-	// The test client offers dynamic registration of file watchers, as
-	// VS Code and Neovim do: the server asks for markdown files and its
-	// configuration.
-	root := stdioWorkspace(t)
-	c := stdioStart(t, root)
-	ctx := stdioCtx(t)
-	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
-		t.Fatal(err)
-	}
+// stdioRegistersFileWatchers checks that the server asks the client, which
+// offers dynamic registration of file watchers as VS Code and Neovim do,
+// to watch markdown files and its configuration.
+func stdioRegistersFileWatchers(t *testing.T, ctx context.Context, c *Client, root string) {
 	for {
 		var reg json.RawMessage
 		c.mu.Lock()
