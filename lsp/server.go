@@ -206,6 +206,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	go s.conn.Close() // drains in-flight handlers, which see ctx cancelled
 	select {
 	case <-s.conn.Done():
+	case <-st.closed:
+		// Every handler has returned and the stream is closed; only a read
+		// that closing cannot interrupt may be left (a blocking stdin), and
+		// it reads nothing more that matters.
 	case <-time.After(2 * time.Second):
 	}
 	s.mu.Lock()
