@@ -68,16 +68,15 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 	l.release(files)
 
-	l.mu.Lock()
-	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
-	l.filter = filterFor(l.dir, cfg)
-	l.contextRoots, l.commandRoots, l.beside, l.readings = s.contextRoots, s.commandRoots, b.beside, b.paths
-	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
-	l.aliases = st.aliases
-	l.warnings, l.dupWarnings = s.warnings, st.warnings
-	l.dupTopics, l.dupCommands = st.dupTopics, st.dupCommands
-	l.version++
-	l.mu.Unlock()
+	next := &model{
+		dir: l.dir, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
+		contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: b.beside, readings: b.paths,
+		warnings: s.warnings,
+	}
+	if prev := l.snap.Load(); prev != nil {
+		next.version = prev.version
+	}
+	l.snap.Store(next.withState(st))
 	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", len(st.topics), "domains", len(st.domains), "commands", len(st.commands))
 	if l.opts.AfterIndex != nil {
 		l.opts.AfterIndex()
@@ -498,6 +497,9 @@ type state struct {
 	dupTopics   map[string]bool
 	dupCommands map[string]bool
 	warnings    []Warning
+	// owned, when set, holds the keys whose incoming sets this state may
+	// change: the others belong to a published snapshot too (see own).
+	owned map[string]bool
 }
 
 func newState(files []*File) *state {
@@ -659,6 +661,7 @@ func (st *state) buildIncoming(files []*File, keys [][]string) {
 // link files f in the incoming index under keys, its refKeys.
 func (st *state) link(f *File, keys []string) {
 	for i, k := range keys {
+		st.own(k)
 		keys[i] = st.incoming.add(k, f.Path)
 	}
 	f.inKeys = keys
@@ -670,6 +673,7 @@ func (st *state) unlink(b *builder, f *File) {
 		keys = refKeys(b, f)
 	}
 	for _, k := range keys {
+		st.own(k)
 		st.incoming.remove(k, f.Path)
 	}
 }

@@ -68,26 +68,20 @@ func (t Target) OK() bool {
 }
 
 // Resolve resolves a reference made by file f.
-func (l *Library) Resolve(f *File, r refs.Ref) Target {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.resolve(f, r)
-}
+func (l *Library) Resolve(f *File, r refs.Ref) Target { return l.snap.Load().resolve(f, r) }
 
 // ResolveBrief resolves a reference made by file f as Resolve does, without
 // the close names of a failure (Target.Candidates stays nil): what pricing
 // a document needs, at a fraction of the cost for unresolved references.
 func (l *Library) ResolveBrief(f *File, r refs.Ref) Target {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.resolveWith(f, r, false)
+	return l.snap.Load().resolveWith(f, r, false)
 }
 
-func (l *Library) resolve(f *File, r refs.Ref) Target { return l.resolveWith(f, r, true) }
+func (l *model) resolve(f *File, r refs.Ref) Target { return l.resolveWith(f, r, true) }
 
 // resolveWith resolves r; suggest says whether to look for close names
 // when it fails.
-func (l *Library) resolveWith(f *File, r refs.Ref, suggest bool) Target {
+func (l *model) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	switch r.Form {
 	case refs.DomainForm:
 		d, ok := l.domains[r.Domain]
@@ -147,7 +141,7 @@ func withSection(t *Topic, section string, suggest bool) Target {
 
 // unknownDomain is the failure of a reference to a domain that does not
 // exist; missing is the topic id the reference names, if any.
-func (l *Library) unknownDomain(name, missing string, suggest bool) Target {
+func (l *model) unknownDomain(name, missing string, suggest bool) Target {
 	var cands []string
 	if suggest {
 		names := make([]string, 0, len(l.domains))
@@ -165,7 +159,7 @@ func (l *Library) unknownDomain(name, missing string, suggest bool) Target {
 // resolvePath resolves a path reference against the referring file, the
 // layout around each context root, each root, and (for bare file names)
 // every topic's file name.
-func (l *Library) resolvePath(f *File, r refs.Ref, suggest bool) Target {
+func (l *model) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	b := l.builder()
 	var inRoot string
 	for _, c := range b.pathCandidates(f.Path, r) {
@@ -225,7 +219,7 @@ func (l *Library) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 // written as the reference wrote its path: among the files beside it, those
 // of its domain when it has one (every topic otherwise; a large library has
 // thousands).
-func (l *Library) nearFiles(c class, dir, inRoot, written string) []string {
+func (l *model) nearFiles(c class, dir, inRoot, written string) []string {
 	var near []*Topic
 	if d := l.domains[c.domain]; c.domain != "" && d != nil {
 		near = d.Topics
@@ -262,7 +256,7 @@ func missingFileMessage(c class, root string) string {
 // root: when it still ends in "domain/topic.md" for a known domain it is a
 // topic reference with a wrong relative path, and the fix is the path that
 // reaches the topic from the referring file.
-func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Target {
+func (l *model) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Target {
 	domain, stem, ok := b.misplaced(f.Path, r, func(name string) bool { _, ok := l.domains[name]; return ok })
 	if !ok {
 		return Target{Kind: NotAReference}
@@ -299,7 +293,7 @@ func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) T
 
 // meantInRoot reports whether a missing file at p would be a topic: it lies
 // directly in a context root, or in one of its existing domains.
-func (l *Library) meantInRoot(p string) bool {
+func (l *model) meantInRoot(p string) bool {
 	root := underAny(p, l.contextRoots)
 	if root == "" {
 		return false
@@ -328,7 +322,7 @@ func listsTopics(f *File) bool {
 
 // topicAt returns the topic stored at an absolute, clean path (as
 // filepath.Join returns), if any.
-func (l *Library) topicAt(p string) *Topic {
+func (l *model) topicAt(p string) *Topic {
 	if f, ok := l.files[p]; ok && f.Topic != nil {
 		if t := l.topics[f.Topic.ID]; t == f.Topic {
 			return t
@@ -337,8 +331,8 @@ func (l *Library) topicAt(p string) *Topic {
 	return nil
 }
 
-// builder returns a builder for the current configuration; callers hold mu.
-func (l *Library) builder() *builder {
+// builder returns a builder for the snapshot's configuration.
+func (l *model) builder() *builder {
 	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, beside: l.beside, paths: l.readings}
 }
 
@@ -510,9 +504,9 @@ type Location struct {
 // References returns every reference in the workspace that resolves to
 // topic id (to the topic or one of its sections), ordered by file and
 // position.
-func (l *Library) References(id string) []Location {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
+func (l *Library) References(id string) []Location { return l.snap.Load().references(id) }
+
+func (l *model) references(id string) []Location {
 	t := l.topics[id]
 	if t == nil {
 		t = l.aliases[id]
@@ -565,8 +559,10 @@ func (l *Library) References(id string) []Location {
 
 // DomainReferences returns every domain-form reference to a domain.
 func (l *Library) DomainReferences(name string) []Location {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
+	return l.snap.Load().domainReferences(name)
+}
+
+func (l *model) domainReferences(name string) []Location {
 	var paths []string
 	for p := range l.incoming.paths("@" + name) {
 		paths = append(paths, p)
