@@ -73,7 +73,7 @@ type Fix struct {
 // Diagnose returns the diagnostics of the file at path, in order.
 func (l *Library) Diagnose(p string) []Diagnostic {
 	s := l.snap.Load()
-	f := s.files[filepath.Clean(p)]
+	f := s.files.get(filepath.Clean(p))
 	if f == nil {
 		return nil
 	}
@@ -119,7 +119,7 @@ func (l *model) diagnose(f *File) []Diagnostic {
 		add(p.span, sev, p.code, "%s", p.message)
 	}
 	if t := f.Topic; t != nil {
-		if cur := l.topics[t.ID]; cur != t && cur != nil {
+		if cur := l.topics.get(t.ID); cur != t && cur != nil {
 			add(headSpan(doc), SeverityWarning, CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
 		}
 		l.diagnoseTopic(f, add)
@@ -273,7 +273,7 @@ func (l *model) diagnoseIndex(f *File, add func(document.Span, Severity, string,
 				val := vn.Value()
 				switch k.Value() {
 				case "id":
-					if x := l.topics[val]; x != nil {
+					if x := l.topics.get(val); x != nil {
 						listed[x] = true
 					}
 				case "path":

@@ -432,8 +432,8 @@ func (l *Library) Warnings() []Warning {
 
 // File returns the file at an absolute path.
 func (l *Library) File(path string) (*File, bool) {
-	f, ok := l.snap.Load().files[filepath.Clean(path)]
-	return f, ok
+	f := l.snap.Load().files.get(filepath.Clean(path))
+	return f, f != nil
 }
 
 // Files returns every markdown file, sorted by path.
@@ -456,8 +456,8 @@ func (l *Library) Topics() []*Topic {
 // that only look each one up: sorting ten thousand ids costs more than
 // what such a caller does with them.
 func (l *Library) TopicsUnordered() []*Topic {
-	topics := l.snap.Load().topics
-	return slices.AppendSeq(make([]*Topic, 0, len(topics)), maps.Values(topics))
+	topics := &l.snap.Load().topics
+	return slices.AppendSeq(make([]*Topic, 0, topics.len()), topics.values())
 }
 
 // SortTopics sorts topics by id, the order of Topics.

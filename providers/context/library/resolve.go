@@ -97,7 +97,7 @@ func (l *model) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	if !ok {
 		return l.unknownDomain(r.Domain, r.Domain+"/"+name, suggest)
 	}
-	t, ok := l.topics[r.Domain+"/"+name]
+	t, ok := l.topics.lookup(r.Domain + "/" + name)
 	if !ok {
 		t, ok = l.aliases[r.Domain+"/"+name]
 	}
@@ -175,7 +175,7 @@ func (l *model) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	}
 	if isBare(r.Path) {
 		stem := strings.TrimSuffix(r.Path, path.Ext(r.Path))
-		found := l.byStem[stem]
+		found := l.byStem.get(stem)
 		if len(found) > 0 {
 			// Prefer the referring file's own domain, then the first by id.
 			best := found[0]
@@ -224,7 +224,7 @@ func (l *model) nearFiles(c class, dir, inRoot, written string) []string {
 	if d := l.domains[c.domain]; c.domain != "" && d != nil {
 		near = d.Topics
 	} else {
-		for _, t := range l.topics {
+		for _, t := range l.topics.all() {
 			near = append(near, t)
 		}
 	}
@@ -262,7 +262,7 @@ func (l *model) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Tar
 		return Target{Kind: NotAReference}
 	}
 	d := l.domains[domain]
-	if t := l.topics[domain+"/"+stem]; t != nil {
+	if t := l.topics.get(domain + "/" + stem); t != nil {
 		fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path)
 		if err != nil {
 			fix = t.Path
@@ -280,7 +280,7 @@ func (l *model) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Tar
 		}
 	}
 	for _, name := range Suggest(stem, names, 3) {
-		if t := l.topics[domain+"/"+name]; t != nil {
+		if t := l.topics.get(domain + "/" + name); t != nil {
 			if fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path); err == nil {
 				cands = append(cands, filepath.ToSlash(fix))
 			}
@@ -323,8 +323,8 @@ func listsTopics(f *File) bool {
 // topicAt returns the topic stored at an absolute, clean path (as
 // filepath.Join returns), if any.
 func (l *model) topicAt(p string) *Topic {
-	if f, ok := l.files[p]; ok && f.Topic != nil {
-		if t := l.topics[f.Topic.ID]; t == f.Topic {
+	if f := l.files.get(p); f != nil && f.Topic != nil {
+		if t := l.topics.get(f.Topic.ID); t == f.Topic {
 			return t
 		}
 	}
@@ -507,7 +507,7 @@ type Location struct {
 func (l *Library) References(id string) []Location { return l.snap.Load().references(id) }
 
 func (l *model) references(id string) []Location {
-	t := l.topics[id]
+	t := l.topics.get(id)
 	if t == nil {
 		t = l.aliases[id]
 	}
@@ -536,7 +536,7 @@ func (l *model) references(id string) []Location {
 	want := stem(t.Path)
 	var out []Location
 	for _, p := range sorted {
-		f := l.files[p]
+		f := l.files.get(p)
 		if f == nil {
 			continue
 		}
@@ -570,7 +570,7 @@ func (l *model) domainReferences(name string) []Location {
 	slices.Sort(paths)
 	var out []Location
 	for _, p := range paths {
-		if f := l.files[p]; f != nil {
+		if f := l.files.get(p); f != nil {
 			for _, r := range f.Refs.All() {
 				if r.Form == refs.DomainForm && r.Domain == name {
 					out = append(out, Location{File: f, Ref: r})

@@ -28,15 +28,15 @@ type model struct {
 	commandRoots []string
 	beside       map[string]map[string]bool
 	readings     *pathMemo // readings of path references under these roots
-	files        map[string]*File
-	topics       map[string]*Topic
+	files        cowMap[*File]
+	topics       cowMap[*Topic]
 	aliases      map[string]*Topic // frontmatter ids of root files
-	byStem       map[string][]*Topic
+	byStem       cowMap[[]*Topic]
 	domains      map[string]*Domain
 	commands     map[string]*Command
-	incoming     incomingIndex // target key → referring file paths
-	warnings     []Warning     // from the scan
-	dupWarnings  []Warning     // duplicate topics and commands
+	incoming     sharedIncoming // target key → referring file paths
+	warnings     []Warning      // from the scan
+	dupWarnings  []Warning      // duplicate topics and commands
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64
@@ -57,8 +57,8 @@ func (l *model) withState(st *state) *model {
 // is copied before it changes (see state.update and state.own).
 func (l *model) state() *state {
 	return &state{
-		files: maps.Clone(l.files), topics: maps.Clone(l.topics), aliases: maps.Clone(l.aliases), byStem: maps.Clone(l.byStem),
-		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: maps.Clone(l.incoming),
+		files: l.files.fork(), topics: l.topics.fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.fork(),
+		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.fork(),
 		dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings,
 		owned: map[string]bool{},
 	}
@@ -66,11 +66,11 @@ func (l *model) state() *state {
 
 // sortedFiles returns every file, sorted by path.
 func (l *model) sortedFiles() []*File {
-	return slices.SortedFunc(maps.Values(l.files), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	return slices.SortedFunc(l.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 }
 
 func (l *model) topic(id string) (*Topic, bool) {
-	if t, ok := l.topics[id]; ok {
+	if t, ok := l.topics.lookup(id); ok {
 		return t, true
 	}
 	t, ok := l.aliases[id]
@@ -82,11 +82,17 @@ func (l *model) isDomain(name string) bool {
 	return ok
 }
 
-func (l *model) paths() []string { return slices.Collect(maps.Keys(l.files)) }
+func (l *model) paths() []string {
+	out := make([]string, 0, l.files.len())
+	for p := range l.files.all() {
+		out = append(out, p)
+	}
+	return out
+}
 
 func (l *model) filesUnder(dir string) []string {
 	var out []string
-	for p := range l.files {
+	for p := range l.files.all() {
 		if strings.HasPrefix(p, dir+string(filepath.Separator)) {
 			out = append(out, p)
 		}
@@ -103,12 +109,51 @@ func (st *state) own(k string) {
 		return // a fresh index owns every set
 	}
 	st.owned[k] = true
-	if s := st.incoming[k]; s != nil {
-		st.incoming[k] = s.clone()
+	sh := st.incoming.shard(k)
+	if s := sh[k]; s != nil {
+		sh[k] = s.clone()
 	}
 }
 
 // clone returns a copy of s that shares nothing it may change.
 func (s *fileSet) clone() *fileSet {
 	return &fileSet{key: s.key, list: slices.Clone(s.list), m: maps.Clone(s.m)}
+}
+
+// keysOf returns the keys f is filed under in the incoming index.
+func (st *state) keysOf(b *builder, f *File) []string {
+	if f.inKeys != nil {
+		return f.inKeys
+	}
+	return refKeys(b, f)
+}
+
+// refile files f, a new version of a file filed under the keys old, under
+// keys instead (both sorted, as refKeys returns them). Only the keys that
+// differ change the index: an edit that keeps the targets of a file
+// copies none of the sets it is in, such as the thousands of files
+// naming one domain.
+func (st *state) refile(f *File, old, keys []string) {
+	i := 0
+	drop := func(k string) {
+		st.own(k)
+		st.incoming.remove(k, f.Path)
+	}
+	for j, k := range keys {
+		for i < len(old) && old[i] < k {
+			drop(old[i])
+			i++
+		}
+		if i < len(old) && old[i] == k {
+			keys[j] = old[i] // the index's copy
+			i++
+			continue
+		}
+		st.own(k)
+		keys[j] = st.incoming.add(k, f.Path)
+	}
+	for _, k := range old[i:] {
+		drop(k)
+	}
+	f.inKeys = keys
 }

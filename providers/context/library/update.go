@@ -110,10 +110,11 @@ type applyRun struct {
 	ups   []fileUpdate // the files to parse again or drop
 	built []*File      // the new version of each, nil for a drop
 
-	st       *state          // the next model, built from copies of cur's
-	changed  map[string]bool // files whose content changed
-	affected map[string]bool // files whose diagnostics may have changed
-	before   map[string]int  // reference counts of the replaced files
+	st       *state              // the next model, built from copies of cur's
+	changed  map[string]bool     // files whose content changed
+	affected map[string]bool     // files whose diagnostics may have changed
+	before   map[string]int      // reference counts of the replaced files
+	oldKeys  map[string][]string // incoming keys of the replaced files
 	pairs    []filePair
 }
 
@@ -205,19 +206,23 @@ func (a *applyRun) parse(ctx context.Context) error {
 // reports whether anything changed.
 func (a *applyRun) swap() bool {
 	st := a.st
-	a.changed, a.affected, a.before = map[string]bool{}, map[string]bool{}, map[string]int{}
+	a.changed, a.affected, a.before, a.oldKeys = map[string]bool{}, map[string]bool{}, map[string]int{}, map[string][]string{}
 	for i, u := range a.ups {
-		old, nf := st.files[u.path], a.built[i]
+		old, nf := st.files.get(u.path), a.built[i]
 		if old == nil && nf == nil {
 			continue
 		}
 		if old != nil {
 			a.before[u.path] = old.Refs.Len()
-			st.unlink(a.b, old)
-			delete(st.files, u.path)
+			if nf == nil {
+				st.unlink(a.b, old)
+			} else {
+				a.oldKeys[u.path] = st.keysOf(a.b, old) // relink refiles it
+			}
+			st.files.del(u.path)
 		}
 		if nf != nil {
-			st.files[u.path] = nf
+			st.files.set(u.path, nf)
 		}
 		a.changed[u.path] = true
 		a.pairs = append(a.pairs, filePair{old, nf})
@@ -248,22 +253,23 @@ func (a *applyRun) relink() {
 			hint = a.before[p]
 		}
 		nf.Refs = a.b.scanRefs(&nf, v, hint)
+		old := a.oldKeys[p] // nil for a new file
 		if !a.changed[p] {
-			st.unlink(a.b, f)
+			old = st.keysOf(a.b, f)
 		}
-		st.files[p] = &nf
-		st.link(&nf, refKeys(a.b, &nf))
+		st.files.set(p, &nf)
+		st.refile(&nf, old, refKeys(a.b, &nf))
 	}
 	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
-		for p, f := range st.files {
+		for p, f := range st.files.all() {
 			rescan(p, f)
 			a.affected[p] = true
 		}
 		return
 	}
 	for p := range a.changed {
-		if f := st.files[p]; f != nil {
+		if f := st.files.get(p); f != nil {
 			rescan(p, f)
 		}
 	}
@@ -318,7 +324,7 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 				if st.dupTopics[t.ID] {
 					return false, false
 				}
-				if cur := st.topics[t.ID]; f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
+				if cur := st.topics.get(t.ID); f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
 					return false, false // a new definition of an existing id
 				}
 			}
@@ -354,16 +360,17 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 	}
 	for _, pr := range pairs {
 		if pr.old != nil {
-			if t := pr.old.Topic; t != nil && st.topics[t.ID] == t {
-				delete(st.topics, t.ID)
+			if t := pr.old.Topic; t != nil && st.topics.get(t.ID) == t {
+				st.topics.del(t.ID)
 				if a := alias(t); a != "" && st.aliases[a] == t {
 					delete(st.aliases, a)
 				}
 				stem := path.Base(t.Name)
 				// Copies: the lists belong to the published snapshot too.
-				st.byStem[stem] = slices.DeleteFunc(slices.Clone(st.byStem[stem]), func(x *Topic) bool { return x == t })
-				if len(st.byStem[stem]) == 0 {
-					delete(st.byStem, stem)
+				if list := slices.DeleteFunc(slices.Clone(st.byStem.get(stem)), func(x *Topic) bool { return x == t }); len(list) > 0 {
+					st.byStem.set(stem, list)
+				} else {
+					st.byStem.del(stem)
 				}
 				if t.Domain != "" {
 					d := domain(t.Domain)
@@ -386,14 +393,14 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 		}
 		if pr.new != nil {
 			if t := pr.new.Topic; t != nil {
-				st.topics[t.ID] = t
+				st.topics.set(t.ID, t)
 				if a := alias(t); a != "" && st.aliases[a] == nil {
 					st.aliases[a] = t
 				}
 				stem := path.Base(t.Name)
-				list := st.byStem[stem]
+				list := st.byStem.get(stem)
 				i, _ := slices.BinarySearchFunc(list, t.Path, func(x *Topic, p string) int { return strings.Compare(x.Path, p) })
-				st.byStem[stem] = slices.Insert(slices.Clip(list), i, t)
+				st.byStem.set(stem, slices.Insert(slices.Clip(list), i, t))
 				if t.Domain != "" {
 					d := domain(t.Domain)
 					if dir := filepath.Join(t.Root, t.Domain); !slices.Contains(d.Dirs, dir) {
@@ -443,7 +450,7 @@ func dependents(st *state, f *File, edit bool) []string {
 		out = append(out, d.Index.Path)
 	}
 	// Files with a same-named topic see a duplicate appear or go.
-	if cur := st.topics[t.ID]; cur != nil {
+	if cur := st.topics.get(t.ID); cur != nil {
 		out = append(out, cur.Path)
 	}
 	return out
