@@ -3,8 +3,6 @@ package library_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -12,23 +10,11 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // wait is how long a test waits for something that should happen at once.
 const wait = 30 * time.Second
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func topicIDs(l *library.Library) []string {
 	var ids []string
@@ -46,8 +32,7 @@ func topicIDs(l *library.Library) []string {
 // Options.Changed, which here waits for the reader.
 func TestReaderNotBlockedByApply(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/a.md": "# A\n\nSee python:b.\n",
 		"context/python/b.md": "# B\n\n## Usage\n\nBack to python:a.\n",
 	})
@@ -66,7 +51,7 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, dir, map[string]string{"context/python/a.md": "# A\n\nSee python:b, changed behind the index's back.\n"})
+	libtest.WriteFiles(t, dir, map[string]string{"context/python/a.md": "# A\n\nSee python:b, changed behind the index's back.\n"})
 
 	applied := make(chan error, 1)
 	go func() {
@@ -120,12 +105,11 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 // the test.
 func TestReadersDuringApplies(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	files := map[string]string{"commands/run.md": "# Run\n\npython:t0 @python\n"}
 	for i := range 20 {
 		files[fmt.Sprintf("context/python/t%d.md", i)] = fmt.Sprintf("# T%d\n\n## Usage\n\nSee python:t%d#usage and t%d.md.\n", i, (i+1)%20, (i+2)%20)
 	}
-	writeFiles(t, dir, files)
+	dir := libtest.WriteTree(t, files)
 	cfg := config.Default()
 	cfg.Tokenizer = "estimate"
 	l, err := library.Load(t.Context(), dir, cfg, library.Options{})
