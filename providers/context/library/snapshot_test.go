@@ -6,15 +6,11 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
-
-// wait is how long a test waits for something that should happen at once.
-const wait = 30 * time.Second
 
 func topicIDs(l *library.Library) []string {
 	var ids []string
@@ -58,13 +54,7 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 		_, err := l.Apply(context.Background(), []library.Change{{Path: "context/rust/c.md", Content: []byte("# C\n\npython:a\n")}})
 		applied <- err
 	}()
-	select {
-	case <-held:
-	case err := <-applied:
-		t.Fatalf("Apply returned (%v) without rescanning the file changed on disk: the test holds nothing", err)
-	case <-time.After(wait):
-		t.Fatalf("Apply did not reach the rescan within %v", wait)
-	}
+	libtest.Receive(t, held, "Apply to rescan the file changed on disk")
 
 	type read struct {
 		ids  []string
@@ -74,25 +64,16 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 	go func() {
 		got <- read{topicIDs(l), len(l.References("python/b"))}
 	}()
-	select {
-	case r := <-got:
-		if want := []string{"python/a", "python/b"}; !slices.Equal(r.ids, want) {
-			t.Errorf("topics during Apply = %v, want the model before it, %v", r.ids, want)
-		}
-		if r.refs != 1 {
-			t.Errorf("references to python/b during Apply = %d, want 1", r.refs)
-		}
-	case <-time.After(wait):
-		t.Errorf("a reader waited more than %v for an Apply in progress", wait)
+	r := libtest.Receive(t, got, "a reader while an Apply is in progress")
+	if want := []string{"python/a", "python/b"}; !slices.Equal(r.ids, want) {
+		t.Errorf("topics during Apply = %v, want the model before it, %v", r.ids, want)
+	}
+	if r.refs != 1 {
+		t.Errorf("references to python/b during Apply = %d, want 1", r.refs)
 	}
 	free()
-	select {
-	case err := <-applied:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(wait):
-		t.Fatalf("Apply did not finish within %v of being released", wait)
+	if err := libtest.Receive(t, applied, "Apply to finish once released"); err != nil {
+		t.Fatal(err)
 	}
 	if _, ok := l.Topic("rust/c"); !ok {
 		t.Errorf("after Apply, topics = %v, want rust/c among them", topicIDs(l))

@@ -100,34 +100,19 @@ func TestReadersDuringRebuild(t *testing.T) {
 
 	rebuilt := make(chan error, 1)
 	go func() { rebuilt <- w.SetSettings(context.Background(), json.RawMessage(`{"tokenizer":"estimate"}`)) }()
-	select {
-	case <-held:
-	case err := <-rebuilt:
-		t.Fatalf("SetSettings returned (%v) without indexing again: the test holds nothing", err)
-	case <-time.After(waitDeadline):
-		t.Fatalf("the rebuild did not index within %v", waitDeadline)
-	}
+	libtest.Receive(t, held, "the rebuild to index the workspace")
 	got := make(chan string, 1)
 	go func() {
 		text, version, open := w.Overlay(a)
 		got <- fmt.Sprintf("%q %d %v %v %v %d", text, version, open, w.OpenPaths(), w.Library() == lib, len(w.Library().Topics()))
 	}()
-	select {
-	case r := <-got:
-		if want := fmt.Sprintf("%q 3 true %v true 1", "# A\n\nedited\n", []string{a}); r != want {
-			t.Errorf("read during the rebuild: %s, want %s", r, want)
-		}
-	case <-time.After(waitDeadline):
-		t.Errorf("a reader waited more than %v for a rebuild in progress", waitDeadline)
+	r := libtest.Receive(t, got, "a reader while a rebuild is in progress")
+	if want := fmt.Sprintf("%q 3 true %v true 1", "# A\n\nedited\n", []string{a}); r != want {
+		t.Errorf("read during the rebuild: %s, want %s", r, want)
 	}
 	free()
-	select {
-	case err := <-rebuilt:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(waitDeadline):
-		t.Fatalf("the rebuild did not finish within %v of being released", waitDeadline)
+	if err := libtest.Receive(t, rebuilt, "the rebuild to finish once released"); err != nil {
+		t.Fatal(err)
 	}
 	if w.Library() == lib || w.Library().Counter().Name() != "estimate" {
 		t.Errorf("after the rebuild the library is the old one (%v) or counts with %s", w.Library() == lib, w.Library().Counter().Name())
