@@ -655,17 +655,9 @@ func (st *state) buildIncoming(files []*File, keys [][]string) {
 // link files f in the incoming index under keys, its refKeys.
 func (st *state) link(f *File, keys []string) {
 	for i, k := range keys {
-		st.own(k)
 		keys[i] = st.incoming.add(k, f.Path)
 	}
 	f.inKeys = keys
-}
-
-func (st *state) unlink(b *builder, f *File) {
-	for _, k := range st.keysOf(b, f) {
-		st.own(k)
-		st.incoming.remove(k, f.Path)
-	}
 }
 
 // incomingIndex maps the key of a target ("domain/topic", "@domain",

@@ -71,7 +71,7 @@ type File struct {
 
 	problems []metaProblem
 	// inKeys are the keys link filed the file under in the incoming
-	// index; unlink reuses them (computing them resolves every path
+	// index; refile reuses them (computing them resolves every path
 	// reference again).
 	inKeys []string
 	// cache is the file's index cache state during a full index, or nil.

@@ -128,16 +128,16 @@ func (st *state) keysOf(b *builder, f *File) []string {
 	return refKeys(b, f)
 }
 
-// refile files f, a new version of a file filed under the keys old, under
-// keys instead (both sorted, as refKeys returns them). Only the keys that
-// differ change the index: an edit that keeps the targets of a file
-// copies none of the sets it is in, such as the thousands of files
-// naming one domain.
-func (st *state) refile(f *File, old, keys []string) {
+// refile files the file at p, filed under the keys old, under keys
+// instead (both sorted, as refKeys returns them), and returns keys with
+// the index's copies of them. Only the keys that differ change the index:
+// an edit that keeps the targets of a file copies none of the sets it is
+// in, such as the thousands of files naming one domain.
+func (st *state) refile(p string, old, keys []string) []string {
 	i := 0
 	drop := func(k string) {
 		st.own(k)
-		st.incoming.remove(k, f.Path)
+		st.incoming.remove(k, p)
 	}
 	for j, k := range keys {
 		for i < len(old) && old[i] < k {
@@ -150,10 +150,10 @@ func (st *state) refile(f *File, old, keys []string) {
 			continue
 		}
 		st.own(k)
-		keys[j] = st.incoming.add(k, f.Path)
+		keys[j] = st.incoming.add(k, p)
 	}
 	for _, k := range old[i:] {
 		drop(k)
 	}
-	f.inKeys = keys
+	return keys
 }

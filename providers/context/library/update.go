@@ -213,11 +213,11 @@ func (a *applyRun) swap() bool {
 			continue
 		}
 		if old != nil {
-			a.before[u.path] = old.Refs.Len()
-			if nf == nil {
-				st.unlink(a.b, old)
-			} else {
-				a.oldKeys[u.path] = st.keysOf(a.b, old) // relink refiles it
+			if _, again := a.oldKeys[u.path]; !again {
+				// The published version, rather than one this run built
+				// from a change to the same path listed before.
+				a.before[u.path] = old.Refs.Len()
+				a.oldKeys[u.path] = st.keysOf(a.b, old)
 			}
 			st.files.del(u.path)
 		}
@@ -226,6 +226,11 @@ func (a *applyRun) swap() bool {
 		}
 		a.changed[u.path] = true
 		a.pairs = append(a.pairs, filePair{old, nf})
+	}
+	for p, keys := range a.oldKeys {
+		if st.files.get(p) == nil {
+			st.refile(p, keys, nil) // dropped; relink refiles the others
+		}
 	}
 	return len(a.changed) > 0
 }
@@ -257,8 +262,8 @@ func (a *applyRun) relink() {
 		if !a.changed[p] {
 			old = st.keysOf(a.b, f)
 		}
+		nf.inKeys = st.refile(p, old, refKeys(a.b, &nf))
 		st.files.set(p, &nf)
-		st.refile(&nf, old, refKeys(a.b, &nf))
 	}
 	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
