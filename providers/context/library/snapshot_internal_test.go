@@ -3,8 +3,6 @@ package library
 import (
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -55,13 +53,17 @@ func renderModel(m *model) string {
 		for i, t := range d.Topics {
 			ids[i] = t.ID
 		}
-		fmt.Fprintf(&b, "domain %s %v %v index=%v detection=%v\n", name, d.Dirs, ids, d.Index != nil, d.Detection != nil)
+		dirs := make([]string, len(d.Dirs))
+		for i, dir := range d.Dirs {
+			dirs[i] = relSlash(m.dir, dir)
+		}
+		fmt.Fprintf(&b, "domain %s %v %v index=%v detection=%v\n", name, dirs, ids, d.Index != nil, d.Detection != nil)
 		for _, loc := range m.domainReferences(name) {
 			fmt.Fprintf(&b, "  referred by %s at %v\n", loc.File.Rel, loc.Ref.Span)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.commands)) {
-		fmt.Fprintf(&b, "command %s %s\n", name, m.commands[name].Path)
+		fmt.Fprintf(&b, "command %s %s\n", name, relSlash(m.dir, m.commands[name].Path))
 	}
 	var keys []string
 	for k, s := range m.incoming.m.all() {
@@ -160,18 +162,18 @@ func lineDiff(want, got string) string {
 
 // TestApplySamePathTwice applies changes that name one file twice (as a
 // removed directory and the file in it may) and checks that the model
-// then equals a fresh index of the same files.
+// then equals a fresh index of the files it ends with.
 func TestApplySamePathTwice(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		changes []Change
-		disk    map[string]string // the files' final text; "" removes
+		final   map[string]string // the text a.md ends with; "" for none
 	}{
 		{"edited then removed", []Change{
 			{Path: "context/python/a.md", Content: []byte("# A\n\npython:c @go\n")},
 			{Path: "context/python/a.md", Removed: true},
-		}, map[string]string{"context/python/a.md": ""}},
+		}, map[string]string{}},
 		{"edited twice", []Change{
 			{Path: "context/python/a.md", Content: []byte("# A\n\npython:c @go\n")},
 			{Path: "context/python/a.md", Content: []byte("# A\n\ngo:g\n")},
@@ -184,27 +186,23 @@ func TestApplySamePathTwice(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeTree(t, map[string]string{
-				"context/python/a.md": "# A\n\npython:b @python\n",
+			others := map[string]string{
 				"context/python/b.md": "# B\n\npython:a\n",
 				"context/python/c.md": "# C\n",
 				"context/go/g.md":     "# G\n\npython:a\n",
-			})
+			}
 			cfg := config.Default()
 			cfg.Tokenizer = "estimate"
-			l := load(t, dir, cfg)
+			initial := maps.Clone(others)
+			initial["context/python/a.md"] = "# A\n\npython:b @python\n"
+			l := load(t, writeTree(t, initial), cfg)
 			if _, err := l.Apply(t.Context(), tc.changes); err != nil {
 				t.Fatal(err)
 			}
-			for rel, text := range tc.disk {
-				p := filepath.Join(dir, filepath.FromSlash(rel))
-				if text == "" {
-					must(t, os.Remove(p))
-				} else {
-					must(t, os.WriteFile(p, []byte(text), 0o644))
-				}
-			}
-			got, want := withoutVersion(renderModel(l.snap.Load())), withoutVersion(renderModel(load(t, dir, cfg).snap.Load()))
+			final := maps.Clone(others)
+			maps.Copy(final, tc.final)
+			fresh := load(t, writeTree(t, final), cfg)
+			got, want := withoutVersion(renderModel(l.snap.Load())), withoutVersion(renderModel(fresh.snap.Load()))
 			if got != want {
 				t.Errorf("after Apply the model differs from a fresh index:\n%s", lineDiff(want, got))
 			}
