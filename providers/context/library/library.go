@@ -217,8 +217,8 @@ type Options struct {
 	// of files parsed so far and the total.
 	Progress func(done, total int)
 	// AfterIndex, when set, runs after each full index of the workspace has
-	// replaced the model, outside the library's locks: a long-running
-	// process returns the memory the build needed to the operating system.
+	// published the new model: a long-running process returns the memory
+	// the build needed to the operating system.
 	AfterIndex func()
 	// CacheDir, when set, is where the index cache lives (see package
 	// indexcache): a full index takes the token counts and references of
