@@ -68,17 +68,16 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 	l.release(files)
 
-	l.mu.Lock()
-	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
-	l.filter = filterFor(l.dir, cfg)
-	l.contextRoots, l.commandRoots, l.beside, l.readings = s.contextRoots, s.commandRoots, b.beside, b.paths
-	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
-	l.aliases = st.aliases
-	l.warnings, l.dupWarnings = s.warnings, st.warnings
-	l.dupTopics, l.dupCommands = st.dupTopics, st.dupCommands
-	l.version++
-	l.mu.Unlock()
-	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", len(st.topics), "domains", len(st.domains), "commands", len(st.commands))
+	next := &model{
+		dir: l.dir, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
+		contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: b.beside, readings: b.paths,
+		warnings: s.warnings,
+	}
+	if prev := l.snap.Load(); prev != nil {
+		next.version = prev.version
+	}
+	l.snap.Store(next.withState(st))
+	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", st.topics.len(), "domains", len(st.domains), "commands", len(st.commands))
 	if l.opts.AfterIndex != nil {
 		l.opts.AfterIndex()
 	}
@@ -484,12 +483,12 @@ func isBare(p string) bool { return !strings.ContainsAny(p, "/\\") }
 
 // state is the set of indexes built from a set of files.
 type state struct {
-	files    map[string]*File
-	topics   map[string]*Topic
-	byStem   map[string][]*Topic
+	files    cowMap[*File]
+	topics   cowMap[*Topic]
+	byStem   cowMap[[]*Topic]
 	domains  map[string]*Domain
 	commands map[string]*Command
-	incoming incomingIndex
+	incoming sharedIncoming
 	// aliases maps the frontmatter id of a file directly in a context root
 	// ("engineering/cross_domain" for cross_domain.md) to its topic.
 	aliases map[string]*Topic
@@ -498,20 +497,21 @@ type state struct {
 	dupTopics   map[string]bool
 	dupCommands map[string]bool
 	warnings    []Warning
+	// owned, when set, holds the keys whose incoming sets this state may
+	// change: the others belong to a published snapshot too (see own).
+	owned map[string]bool
 }
 
 func newState(files []*File) *state {
 	st := &state{
-		files:    make(map[string]*File, len(files)),
-		topics:   make(map[string]*Topic, len(files)),
+		files:    newCowMap[*File](len(files)),
 		aliases:  map[string]*Topic{},
-		byStem:   make(map[string][]*Topic, len(files)),
 		domains:  map[string]*Domain{},
 		commands: map[string]*Command{},
 	}
 	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
-		st.files[f.Path] = f
+		st.files.set(f.Path, f)
 	}
 	st.rebuildTopics()
 	return st
@@ -519,21 +519,17 @@ func newState(files []*File) *state {
 
 // rebuildTopics recomputes topics, domains and commands from files.
 func (st *state) rebuildTopics() {
-	clear(st.topics)
+	st.topics = newCowMap[*Topic](st.files.len())
 	clear(st.aliases)
-	clear(st.byStem)
+	st.byStem = newCowMap[[]*Topic](st.files.len())
 	clear(st.domains)
 	clear(st.commands)
 	st.warnings = nil
 	st.dupTopics = map[string]bool{}
 	st.dupCommands = map[string]bool{}
-	paths := make([]string, 0, len(st.files))
-	for p := range st.files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		st.addFile(st.files[p])
+	files := slices.SortedFunc(st.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		st.addFile(f)
 	}
 	st.sortDomains()
 }
@@ -542,17 +538,17 @@ func (st *state) addFile(f *File) {
 	switch {
 	case f.Topic != nil:
 		t := f.Topic
-		if prev, dup := st.topics[t.ID]; dup {
+		if prev, dup := st.topics.lookup(t.ID); dup {
 			st.dupTopics[t.ID] = true
 			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
 			return
 		}
-		st.topics[t.ID] = t
+		st.topics.set(t.ID, t)
 		if a := alias(t); a != "" && st.aliases[a] == nil {
 			st.aliases[a] = t
 		}
 		stem := path.Base(t.Name)
-		st.byStem[stem] = append(st.byStem[stem], t)
+		st.byStem.set(stem, append(st.byStem.get(stem), t))
 		if t.Domain == "" {
 			return
 		}
@@ -601,7 +597,7 @@ func alias(t *Topic) string {
 // view answers the questions the reference scanner asks.
 type view struct {
 	domains map[string]bool
-	topics  map[string]*Topic
+	topics  cowMap[*Topic]
 	// names maps each domain name to the model's own copy of it.
 	names map[string]string
 }
@@ -625,7 +621,7 @@ func (v view) share(r *refs.Ref) {
 	}
 	r.Domain = name
 	if r.Topic != "" {
-		if t := v.topics[name+"/"+r.Topic]; t != nil && t.Domain == name && t.Name == r.Topic {
+		if t := v.topics.get(name + "/" + r.Topic); t != nil && t.Domain == name && t.Name == r.Topic {
 			r.Topic = t.Name
 		}
 	}
@@ -634,7 +630,7 @@ func (v view) share(r *refs.Ref) {
 func (v view) isDomain(name string) bool { return v.domains[name] }
 
 func (v view) sections(domain, topic string) []string {
-	t := v.topics[domain+"/"+strings.TrimSuffix(topic, ".md")]
+	t := v.topics.get(domain + "/" + strings.TrimSuffix(topic, ".md"))
 	if t == nil {
 		return nil
 	}
@@ -648,9 +644,9 @@ func (v view) sections(domain, topic string) []string {
 // buildIncoming indexes which files refer to which targets, given the
 // refKeys of each file.
 func (st *state) buildIncoming(files []*File, keys [][]string) {
-	st.incoming = make(incomingIndex, len(st.topics))
+	st.incoming = newSharedIncoming(st.topics.len())
 	for i, f := range files {
-		if st.files[f.Path] == f {
+		if st.files.get(f.Path) == f {
 			st.link(f, keys[i])
 		}
 	}
@@ -662,16 +658,6 @@ func (st *state) link(f *File, keys []string) {
 		keys[i] = st.incoming.add(k, f.Path)
 	}
 	f.inKeys = keys
-}
-
-func (st *state) unlink(b *builder, f *File) {
-	keys := f.inKeys
-	if keys == nil {
-		keys = refKeys(b, f)
-	}
-	for _, k := range keys {
-		st.incoming.remove(k, f.Path)
-	}
 }
 
 // incomingIndex maps the key of a target ("domain/topic", "@domain",
