@@ -172,6 +172,7 @@ func (s *storm) step() {
 }
 
 func TestStorm(t *testing.T) {
+	t.Parallel()
 	seeds := []uint64{1, 2, 3}
 	ops := 300
 	if testing.Short() {
@@ -189,6 +190,7 @@ func TestStorm(t *testing.T) {
 	for _, rn := range runs {
 		seed := rn.seed
 		t.Run(fmt.Sprintf("seed%d-maxwatches%d", seed, rn.maxWatches), func(t *testing.T) {
+			t.Parallel()
 			dir := writeTree(t, baseTree())
 			rec := &recorder{}
 			w := open(t, dir, rec, func(o *Options) {
@@ -229,26 +231,40 @@ func TestStorm(t *testing.T) {
 // checkout does, is applied in one pass and published as one update, with
 // the server's default debounce. The watcher runs on a manual clock that
 // stands still during the burst, so the count of passes does not depend
-// on how fast the machine writes.
+// on how fast the machine writes. Both checkouts run on one tree, one
+// after the other, since writing and removing 5,000 files is most of the
+// test's time: git's from branch a to b, then plain writes back to a.
 func TestCheckoutIsOnePass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 5,000 files")
 	}
-	tests := []struct {
+	t.Parallel()
+	dir := t.TempDir()
+	type checkout struct {
 		name string
-		// setup writes variant a of a 5,000-topic tree at dir and returns
-		// its topic files and a checkout rewriting them to variant b.
-		setup func(t *testing.T, dir string) ([]string, func())
-	}{
-		{"writes", func(t *testing.T, dir string) ([]string, func()) {
-			return benchTree(t, dir, 50, 100, "a"), func() { benchTree(t, dir, 50, 100, "b") }
-		}},
-		{"git checkout", gitBranches},
+		to   string // the variant it leaves on disk
+		run  func()
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			paths, checkout := tc.setup(t, dir)
+	var checkouts []checkout
+	var paths []string
+	if git, ok := gitIn(dir); ok {
+		benchTree(t, dir, 50, 100, "b")
+		git(t, "init", "-q", "-b", "b")
+		git(t, "add", "-A")
+		git(t, "commit", "-q", "-m", "b")
+		git(t, "checkout", "-q", "-b", "a")
+		paths = benchTree(t, dir, 50, 100, "a")
+		git(t, "commit", "-q", "-a", "-m", "a")
+		checkouts = append(checkouts,
+			checkout{"git checkout", "b", func() { git(t, "checkout", "-q", "b") }},
+			checkout{"writes", "a", func() { benchTree(t, dir, 50, 100, "a") }})
+	} else {
+		t.Log("git not installed: plain writes only")
+		paths = benchTree(t, dir, 50, 100, "a")
+		checkouts = append(checkouts, checkout{"writes", "b", func() { benchTree(t, dir, 50, 100, "b") }})
+	}
+	for _, co := range checkouts {
+		t.Run(co.name, func(t *testing.T) {
 			rec := &recorder{}
 			clk := watchertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			w := open(t, dir, rec, func(o *Options) {
@@ -265,18 +281,18 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			})
 			rec.reset()
 
-			checkout()
+			co.run()
 			// A last file written after the burst: once the watcher has
 			// received its event it has received the whole burst's.
-			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End b"))
+			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End "+co.to))
 			waitFor(t, "the event of the last file", func() bool {
 				w.wmu.Lock()
 				defer w.wmu.Unlock()
 				return w.watcher != nil && w.watcher.Waiting(end)
 			})
-			advanceUntil(t, clk, "every topic at variant b, and its update", func() bool {
+			advanceUntil(t, clk, "every topic at variant "+co.to+", and its update", func() bool {
 				for _, tp := range w.Library().Topics() {
-					if tp.ID != "d000/sentinel" && !strings.HasSuffix(tp.Meta.Title, " b") {
+					if tp.ID != "d000/sentinel" && !strings.HasSuffix(tp.Meta.Title, " "+co.to) {
 						return false
 					}
 				}
@@ -298,6 +314,13 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			if got := len(ups[0].Changed); got != len(paths)+1 {
 				t.Errorf("the update names %d changed files, want %d", got, len(paths)+1)
 			}
+			// The next checkout starts without this one's two files.
+			w.Close()
+			for _, p := range []string{sentinel, end} {
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+			}
 		})
 	}
 }
@@ -316,28 +339,19 @@ func advanceUntil(t testing.TB, clk *watchertest.Clock, what string, cond func()
 	}
 }
 
-// gitBranches commits variant b of a 5,000-topic tree at dir on branch b
-// and variant a on branch a, which it leaves checked out, and returns the
-// topic files and a checkout of b.
-func gitBranches(t *testing.T, dir string) ([]string, func()) {
-	t.Helper()
+// gitIn returns a function running git in dir, without the user's
+// configuration of name, e-mail and signing; false when git is not
+// installed.
+func gitIn(dir string) (func(t *testing.T, args ...string), bool) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		return nil, false
 	}
-	git := func(args ...string) {
+	return func(t *testing.T, args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-	}
-	benchTree(t, dir, 50, 100, "b")
-	git("init", "-q", "-b", "b")
-	git("add", "-A")
-	git("commit", "-q", "-m", "b")
-	git("checkout", "-q", "-b", "a")
-	paths := benchTree(t, dir, 50, 100, "a")
-	git("commit", "-q", "-a", "-m", "a")
-	return paths, func() { git("checkout", "-q", "b") }
+	}, true
 }
