@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 func TestUnreadableDirectory(t *testing.T) {
@@ -66,8 +68,8 @@ func TestKernelWatchLimit(t *testing.T) {
 	for _, d := range []string{"a", "b", "c", "c/d"} {
 		writeFile(t, filepath.Join(root, d, "f.md"), d)
 	}
-	var limits onLimit
-	e := start(t, Options{Roots: []string{root}, PollInterval: 30 * time.Millisecond, OnLimit: limits.add})
+	var limits watchertest.Recorder[string]
+	e := start(t, Options{Roots: []string{root}, PollInterval: 30 * time.Millisecond, OnLimit: limits.Add})
 	if n := len(e.watched()); n != 3 {
 		t.Fatalf("%d watches, want 3", n)
 	}
@@ -78,7 +80,7 @@ func TestKernelWatchLimit(t *testing.T) {
 	if n := e.logs.count(slog.LevelWarn, "sudo sysctl fs.inotify.max_user_watches="); n != 1 {
 		t.Errorf("the warning does not say how to raise the limit:\n%s", e.logs)
 	}
-	if got := limits.all(); len(got) != 1 || !strings.Contains(got[0], "sudo sysctl fs.inotify.max_user_watches=") {
+	if got := limits.All(); len(got) != 1 || !strings.Contains(got[0], "sudo sysctl fs.inotify.max_user_watches=") {
 		t.Errorf("OnLimit called with %q, want the warning once", got)
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/watcher/watchertest"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -386,8 +386,8 @@ func TestWatchLimitFallback(t *testing.T) {
 	for _, d := range []string{"a", "b", "c", "c/d"} {
 		writeFile(t, filepath.Join(root, d, "f.md"), d)
 	}
-	var limits onLimit
-	e := start(t, Options{Roots: []string{root}, MaxWatches: 2, PollInterval: 30 * time.Millisecond, OnLimit: limits.add})
+	var limits watchertest.Recorder[string]
+	e := start(t, Options{Roots: []string{root}, MaxWatches: 2, PollInterval: 30 * time.Millisecond, OnLimit: limits.Add})
 	if n := len(e.watched()); n != 2 {
 		t.Fatalf("%d watches, want 2", n)
 	}
@@ -405,7 +405,7 @@ func TestWatchLimitFallback(t *testing.T) {
 	if n := e.logs.count(slog.LevelWarn, "fs.inotify.max_user_watches"); n != 1 {
 		t.Errorf("the warning does not name fs.inotify.max_user_watches:\n%s", e.logs)
 	}
-	if got := limits.all(); len(got) != 1 || !strings.Contains(got[0], "watch limit reached") {
+	if got := limits.All(); len(got) != 1 || !strings.Contains(got[0], "watch limit reached") {
 		t.Errorf("OnLimit called with %q, want the warning once", got)
 	}
 	if n := len(e.watched()); n > 2 {
@@ -727,22 +727,4 @@ func TestIrrelevantWritesDoNotDelay(t *testing.T) {
 	if !got {
 		t.Fatal("a change to a markdown file never came out while another file was being written")
 	}
-}
-
-// onLimit records the calls of Options.OnLimit.
-type onLimit struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (l *onLimit) add(msg string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.msgs = append(l.msgs, msg)
-}
-
-func (l *onLimit) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.msgs)
 }

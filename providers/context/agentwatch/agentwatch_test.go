@@ -4,33 +4,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // recorder keeps the paths reported, one call's worth a slice.
 type recorder struct {
-	mu    sync.Mutex
-	calls [][]string
-}
-
-func (r *recorder) changed(paths []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.calls = append(r.calls, paths)
+	watchertest.Recorder[[]string]
 }
 
 // seen returns every path reported so far.
-func (r *recorder) seen() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, c := range r.calls {
-		out = append(out, c...)
-	}
-	return out
-}
+func (r *recorder) seen() []string { return slices.Concat(r.All()...) }
 
 func write(t *testing.T, p, content string) {
 	t.Helper()
@@ -53,7 +39,7 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 	skill := filepath.Join(dir, ".claude", "skills", "deploy", "SKILL.md")
 	write(t, skill, "---\nname: deploy\n---\n")
 	var rec recorder
-	w, err := Watch(dir, Options{Debounce: 20 * time.Millisecond, PollInterval: 50 * time.Millisecond}, rec.changed)
+	w, err := Watch(dir, Options{Debounce: 20 * time.Millisecond, PollInterval: 50 * time.Millisecond}, rec.Add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,13 +88,11 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 			t.Errorf("reported %s, which is not an agent file", p)
 		}
 	}
-	rec.mu.Lock()
-	for _, c := range rec.calls {
+	for _, c := range rec.All() {
 		if len(c) == 0 {
 			t.Error("a call without paths")
 		}
 	}
-	rec.mu.Unlock()
 
 	if err := w.Close(); err != nil {
 		t.Fatalf("Close: %v", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // waitDeadline bounds every wait for something asynchronous. It is generous:
@@ -83,32 +84,13 @@ func baseTree() map[string]string {
 
 // recorder collects the updates a workspace publishes.
 type recorder struct {
-	mu      sync.Mutex
-	updates []Update
-}
-
-func (r *recorder) add(u Update) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.updates = append(r.updates, u)
-}
-
-func (r *recorder) all() []Update {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.updates)
-}
-
-func (r *recorder) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.updates = nil
+	watchertest.Recorder[Update]
 }
 
 // changed returns every path reported changed so far.
 func (r *recorder) changed() []string {
 	var out []string
-	for _, u := range r.all() {
+	for _, u := range r.All() {
 		out = append(out, u.Changed...)
 	}
 	slices.Sort(out)
@@ -118,7 +100,7 @@ func (r *recorder) changed() []string {
 // affected returns every path reported affected so far.
 func (r *recorder) affected() []string {
 	var out []string
-	for _, u := range r.all() {
+	for _, u := range r.All() {
 		out = append(out, u.Affected...)
 	}
 	slices.Sort(out)
@@ -156,7 +138,7 @@ func open(t testing.TB, dir string, rec *recorder, mod func(*Options)) *Workspac
 	t.Helper()
 	opts := Options{Watch: true, Debounce: 30 * time.Millisecond, PollInterval: 200 * time.Millisecond}
 	if rec != nil {
-		opts.OnUpdate = rec.add
+		opts.OnUpdate = rec.Add
 	}
 	if mod != nil {
 		mod(&opts)

@@ -213,12 +213,12 @@ func TestStorm(t *testing.T) {
 				}
 			}
 			waitInSync(t, w)
-			if len(rec.all()) == 0 {
+			if len(rec.All()) == 0 {
 				t.Error("no update was published")
 			}
 			// Updates are coalesced: far fewer than the operations.
-			t.Logf("%d operations, %d updates, %d topics", ops, len(rec.all()), len(w.Library().Topics()))
-			for _, u := range rec.all() {
+			t.Logf("%d operations, %d updates, %d topics", ops, len(rec.All()), len(w.Library().Topics()))
+			for _, u := range rec.All() {
 				if !slices.IsSorted(u.Changed) {
 					t.Errorf("Changed is not sorted: %v", u.Changed)
 				}
@@ -279,7 +279,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				tp, ok := w.Library().Topic("d000/sentinel")
 				return ok && tp.Meta.Title == "Sentinel"
 			})
-			rec.reset()
+			rec.Reset()
 
 			co.run()
 			// A last file written after the burst: once the watcher has
@@ -304,7 +304,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				}
 				return true
 			})
-			ups := slices.DeleteFunc(rec.all(), func(u Update) bool { return slices.Equal(u.Changed, []string{sentinel}) })
+			ups := slices.DeleteFunc(rec.All(), func(u Update) bool { return slices.Equal(u.Changed, []string{sentinel}) })
 			if len(ups) != 1 {
 				for i, u := range ups {
 					t.Logf("update %d: %d changed, reloaded %v", i, len(u.Changed), u.Reloaded)
