@@ -474,6 +474,66 @@ func (e *env) watched() []string {
 	return l
 }
 
+// startAtLimit writes a file in each of four directories below a new root
+// and starts a watcher on it with opts, which must let it watch only want
+// of them; it returns the root, the watcher's environment and what the
+// watcher gave OnLimit.
+func startAtLimit(t *testing.T, opts Options, want int) (string, *env, *watchertest.Recorder[string]) {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{"a", "b", "c", "c/d"} {
+		writeFile(t, filepath.Join(root, d, "f.md"), d)
+	}
+	limits := new(watchertest.Recorder[string])
+	opts.Roots, opts.OnLimit = []string{root}, limits.Add
+	e := start(t, opts)
+	if n := len(e.watched()); n != want {
+		t.Fatalf("%d watches, want %d", n, want)
+	}
+	return root, e, limits
+}
+
+// requireLimitWarned fails unless the watcher logged one warning holding
+// every one of msgs, and gave OnLimit that message once.
+func requireLimitWarned(t *testing.T, e *env, limits *watchertest.Recorder[string], msgs ...string) {
+	t.Helper()
+	for _, msg := range msgs {
+		if n := e.logs.count(slog.LevelWarn, msg); n != 1 {
+			t.Errorf("%d watch-limit warnings holding %q, want 1:\n%s", n, msg, e.logs)
+		}
+	}
+	got := limits.All()
+	if len(got) != 1 {
+		t.Fatalf("OnLimit called with %q, want the warning once", got)
+	}
+	for _, msg := range msgs {
+		if !strings.Contains(got[0], msg) {
+			t.Errorf("OnLimit called with %q, want it to hold %q", got[0], msg)
+		}
+	}
+}
+
+// writeUntil calls write with 0, 1, 2… every interval until cond holds
+// (under the consumer's lock), and fails the test when it does not within
+// waitTimeout.
+func (e *env) writeUntil(t testing.TB, what string, every time.Duration, write func(i int), cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for i := 0; ; i++ {
+		write(i)
+		e.c.mu.Lock()
+		ok := cond()
+		e.c.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(every)
+	}
+}
+
 // endBurst ends a burst written below root while clk stood still: it
 // writes one more file there and waits until the watcher has received it,
 // and so every event before it, then moves clk on until cond holds (under
