@@ -59,6 +59,17 @@ func ExampleDir(t testing.TB) string {
 	return filepath.Join(filepath.Dir(self), "..", "..", "..", "..", "examples", "library")
 }
 
+// LoadExample loads the example library where it is, for tests that only
+// read it.
+func LoadExample(t testing.TB) *library.Library {
+	t.Helper()
+	lib, err := library.Load(context.Background(), ExampleDir(t), nil, library.Options{})
+	if err != nil {
+		t.Fatalf("load the example library: %v", err)
+	}
+	return lib
+}
+
 // CopyExample copies the example library to a folder named library in a
 // new temporary directory and returns that folder, for tests that change
 // its files or let a server write its state there.
