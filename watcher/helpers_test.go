@@ -513,14 +513,14 @@ func requireLimitWarned(t *testing.T, e *env, limits *watchertest.Recorder[strin
 	}
 }
 
-// writeUntil calls write with 0, 1, 2… every interval until cond holds
+// stepUntil calls step with 0, 1, 2… every interval until cond holds
 // (under the consumer's lock), and fails the test when it does not within
 // waitTimeout.
-func (e *env) writeUntil(t testing.TB, what string, every time.Duration, write func(i int), cond func() bool) {
+func (e *env) stepUntil(t testing.TB, what string, every time.Duration, step func(i int), cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for i := 0; ; i++ {
-		write(i)
+		step(i)
 		e.c.mu.Lock()
 		ok := cond()
 		e.c.mu.Unlock()
@@ -528,7 +528,9 @@ func (e *env) writeUntil(t testing.TB, what string, every time.Duration, write f
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			e.c.mu.Lock()
+			defer e.c.mu.Unlock()
+			t.Fatalf("timed out waiting for %s; changes so far:\n%s", what, formatChanges(e.c.log))
 		}
 		time.Sleep(every)
 	}
@@ -549,19 +551,5 @@ func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, 
 		}
 		time.Sleep(time.Millisecond)
 	}
-	for {
-		e.c.mu.Lock()
-		ok := cond()
-		e.c.mu.Unlock()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.c.mu.Lock()
-			defer e.c.mu.Unlock()
-			t.Fatalf("timed out waiting for %s; changes so far:\n%s", what, formatChanges(e.c.log))
-		}
-		clk.Advance(time.Second)
-		time.Sleep(time.Millisecond)
-	}
+	e.stepUntil(t, what, time.Millisecond, func(int) { clk.Advance(time.Second) }, cond)
 }

@@ -545,7 +545,7 @@ func TestMaxWaitFlushesEndlessStream(t *testing.T) {
 	e := start(t, Options{Roots: []string{root}, Debounce: 200 * time.Millisecond, MaxWait: 400 * time.Millisecond})
 	p := filepath.Join(root, "busy.md")
 	// Write every 20ms (well under the debounce) until a batch arrives.
-	e.writeUntil(t, "a batch while events kept coming", 20*time.Millisecond,
+	e.stepUntil(t, "a batch while events kept coming", 20*time.Millisecond,
 		func(i int) { writeFile(t, p, strings.Repeat("x", i)) },
 		func() bool { return len(e.c.batches) > 0 })
 }
@@ -678,7 +678,7 @@ func TestIrrelevantWritesDoNotDelay(t *testing.T) {
 	defer f.Close()
 	// Append every 5ms (far under the debounce) until the markdown change
 	// comes out; with MaxWait an hour only the debounce can end it.
-	e.writeUntil(t, "the change to a markdown file while another file was being written", 5*time.Millisecond,
+	e.stepUntil(t, "the change to a markdown file while another file was being written", 5*time.Millisecond,
 		func(i int) {
 			if _, err := f.WriteString("line\n"); err != nil {
 				t.Fatal(err)
