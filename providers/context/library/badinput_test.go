@@ -58,9 +58,7 @@ func TestMalformedYAML(t *testing.T) {
 					t.Errorf("parse error severity %v", d.Severity)
 				}
 			}
-			if ds := diagsOf(t, l, "commands/c.md"); len(ds) != 0 {
-				t.Errorf("references beside the bad file: %v", ds)
-			}
+			wantDiags(t, l, "commands/c.md", "references beside the bad file")
 		})
 	}
 }
@@ -221,9 +219,7 @@ func TestEmptyFiles(t *testing.T) {
 		t.Error("empty command not indexed")
 	}
 	for _, rel := range []string{"context/python/empty.md", "context/python/blank.md", "commands/empty.md"} {
-		if ds := diagsOf(t, l, rel); len(ds) != 0 {
-			t.Errorf("%s: %v", rel, ds)
-		}
+		wantDiags(t, l, rel, "no diagnostics")
 	}
 }
 
@@ -296,9 +292,7 @@ func TestBOM(t *testing.T) {
 	if y.Meta.Title != "Y Title" {
 		t.Errorf("title after BOM = %q", y.Meta.Title)
 	}
-	if ds := diagsOf(t, l, "context/python/x.md"); len(ds) != 0 {
-		t.Errorf("diagnostics = %v", ds)
-	}
+	wantDiags(t, l, "context/python/x.md", "no diagnostics")
 	f, _ := l.File(x.Path)
 	if f.Refs.Len() != 1 || string(docText(f.Doc)[f.Refs.At(0).Span.Start:f.Refs.At(0).Span.End]) != "python:good#Part" {
 		t.Errorf("refs after BOM = %+v", f.Refs.Slice())

@@ -51,6 +51,19 @@ type diag struct {
 	Text     string // the text the span covers
 }
 
+// wantDiags reports whether the diagnostics of the file at rel (relative
+// to the library's directory) are want, in order, and fails the test,
+// saying what it checked, when they are not.
+func wantDiags(t testing.TB, l *Library, rel, what string, want ...diag) bool {
+	t.Helper()
+	got := diagsOf(t, l, rel)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: diagnostics of %s = %v, want %v", what, rel, got, want)
+		return false
+	}
+	return true
+}
+
 // diagsOf returns the diagnostics of one file (relative to dir).
 func diagsOf(t testing.TB, l *Library, rel string) []diag {
 	t.Helper()
