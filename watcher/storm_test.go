@@ -20,14 +20,12 @@ var stormSeed = flag.Uint64("storm.seed", 0, "run the randomized storm with this
 // that a consumer applying every batch ends up with what a fresh scan of the
 // disk finds (and that every change was consistent when it was delivered).
 func TestStorm(t *testing.T) {
-	t.Parallel()
 	seeds := []uint64{1, 2, 3}
 	if *stormSeed != 0 {
 		seeds = append(seeds, *stormSeed)
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			t.Parallel()
 			root := t.TempDir()
 			s := newStorm(t, root, seed)
 			s.populate(40)
@@ -49,7 +47,6 @@ func TestStorm(t *testing.T) {
 // TestStormWithWatchLimit is the storm with too few watches: most
 // directories are polled, new ones come and go between polls.
 func TestStormWithWatchLimit(t *testing.T) {
-	t.Parallel()
 	root := t.TempDir()
 	s := newStorm(t, root, 7)
 	s.rescans = true
@@ -214,7 +211,6 @@ func (s *storm) run(n int, w *Watcher) {
 // runs on a manual clock that stands still during the burst, so the count
 // of batches does not depend on how fast the machine writes.
 func TestBurstIsOneBatch(t *testing.T) {
-	t.Parallel()
 	const dirs, perDir = 40, 25
 	tree := func(root string) (paths []string) {
 		for d := range dirs {
@@ -257,7 +253,6 @@ func TestBurstIsOneBatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			root := t.TempDir()
 			paths := tree(root)
 			if tc.existing {
