@@ -2,12 +2,12 @@ package agentfiles
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // TestBrokenFilesNeverCrash feeds every kind broken content: each gives
@@ -84,16 +84,9 @@ func TestDisabledCodes(t *testing.T) {
 	}
 }
 
-// writeFile writes content at the slash path rel below dir, making the
-// directories it needs, and returns the file's path.
+// writeFile writes content at the slash path rel below dir and returns
+// the file's path.
 func writeFile(t testing.TB, dir, rel, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return fsguardtest.Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
 }

@@ -1,17 +1,14 @@
-//go:build unix
-
-// Package fsguardtest makes, for tests, the files that are not what they
-// seem and that code reading a workspace must neither follow out of it nor
-// block on: named pipes, symbolic links (out of the workspace, in loops,
-// dangling) and files outside the workspace; and it runs the code under
-// test with a deadline, so that a read blocked on a pipe fails the test
-// instead of hanging it.
+// Package fsguardtest makes the files of a test's workspace: ordinary
+// ones, and those that are not what they seem and that code reading a
+// workspace must neither follow out of it nor block on: named pipes,
+// symbolic links (out of the workspace, in loops, dangling) and files
+// outside the workspace. It runs the code under test with a deadline, so
+// that a read blocked on a pipe fails the test instead of hanging it.
 package fsguardtest
 
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -20,17 +17,6 @@ import (
 // running the tests are shared and slow, and a wait ends as soon as the
 // code returns.
 const Deadline = 30 * time.Second
-
-// Pipe makes a named pipe at p, creating its directory, and returns p.
-// It skips the test where the system makes no named pipes.
-func Pipe(t testing.TB, p string) string {
-	t.Helper()
-	mkdir(t, p)
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	return p
-}
 
 // Link makes a symbolic link at p to target, creating p's directory, and
 // returns p.
@@ -60,6 +46,15 @@ func Write(t testing.TB, p, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// WriteTree writes files (slash path → content) below dir, making the
+// directories they need.
+func WriteTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
+	}
 }
 
 // Outside writes content at name in a new directory of its own, outside

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -84,15 +85,7 @@ func CopyExample(t testing.TB) string {
 // folders they need and replacing what is there.
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fsguardtest.WriteTree(t, dir, files)
 }
 
 // Load writes files as WriteTree does and loads the workspace with the
