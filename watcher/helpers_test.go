@@ -544,12 +544,6 @@ func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, 
 	t.Helper()
 	last := filepath.Join(root, "zz-end-of-burst.md")
 	writeFile(t, last, "end")
-	deadline := time.Now().Add(waitTimeout)
-	for !e.w.Waiting(last) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the watcher never received the event for %s", last)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	watchertest.WaitFor(t, "the watcher to receive the event for "+last, func() bool { return e.w.Waiting(last) })
 	e.stepUntil(t, what, time.Millisecond, func(int) { clk.Advance(time.Second) }, cond)
 }

@@ -47,13 +47,7 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 
 	waitFor := func(p string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !slices.Contains(rec.seen(), p) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s not reported within 10s; reported: %v", p, rec.seen())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		watchertest.WaitFor(t, p+" reported", func() bool { return slices.Contains(rec.seen(), p) })
 	}
 	ignored := []string{
 		filepath.Join(dir, ".claude", "notes.txt"),
@@ -76,13 +70,7 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(rec.seen())
-	deadline := time.Now().Add(10 * time.Second)
-	for !slices.Contains(rec.seen()[before:], skill) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the removal of %s not reported within 10s; reported: %v", skill, rec.seen())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	watchertest.WaitFor(t, "the removal of "+skill+" reported", func() bool { return slices.Contains(rec.seen()[before:], skill) })
 	for _, p := range rec.seen() {
 		if slices.Contains(ignored, p) || filepath.Ext(p) == "" {
 			t.Errorf("reported %s, which is not an agent file", p)

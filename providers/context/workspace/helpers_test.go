@@ -18,10 +18,8 @@ import (
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
-// waitDeadline bounds every wait for something asynchronous. It is generous:
-// the machines running the tests are shared and slow, and waits end as soon
-// as the condition holds.
-const waitDeadline = 30 * time.Second
+// waitDeadline bounds every wait for something asynchronous.
+const waitDeadline = watchertest.Deadline
 
 // writeFile writes content at rel below dir, creating directories.
 func writeFile(t testing.TB, dir, rel, content string) string {
@@ -167,13 +165,7 @@ func waitWatching(t testing.TB, w *Workspace) {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	watchertest.WaitFor(t, what, cond)
 }
 
 // hasTopic reports whether the workspace's library has topic id.
