@@ -7,11 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // cpuTime returns the user and system CPU time this process has used.
@@ -23,13 +26,11 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// benchTree writes a library of domains × topics topic files whose bodies
-// refer to other topics, plus a command per domain, and returns the paths
-// of the topic files.
-func benchTree(tb testing.TB, dir string, domains, topics int, variant string) []string {
-	tb.Helper()
-	writeFile(tb, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
-	var paths []string
+// benchFiles returns a library of domains × topics topic files whose
+// bodies refer to other topics, plus a command per domain: slash path →
+// text.
+func benchFiles(domains, topics int, variant string) map[string]string {
+	files := map[string]string{".ctxls.yaml": "tokenizer: o200k_base\n"}
 	for d := range domains {
 		dom := fmt.Sprintf("d%03d", d)
 		for i := range topics {
@@ -40,10 +41,26 @@ func benchTree(tb testing.TB, dir string, domains, topics int, variant string) [
 			}
 			txt := topicText(dom, name, "Topic "+name+" "+variant, refs...)
 			txt += "\n## Details\n\nThe " + variant + " version of this topic explains how things are done, with some words to count.\n"
-			paths = append(paths, writeFile(tb, dir, "context/"+dom+"/"+name+".md", txt))
+			files["context/"+dom+"/"+name+".md"] = txt
 		}
-		writeFile(tb, dir, "commands/"+dom+".md", fmt.Sprintf("---\ndescription: %s\ncontext: [%s:t0000]\n---\n\nUse `%s:t0001`.\n", dom, dom, dom))
+		files["commands/"+dom+".md"] = fmt.Sprintf("---\ndescription: %s\ncontext: [%s:t0000]\n---\n\nUse `%s:t0001`.\n", dom, dom, dom)
 	}
+	return files
+}
+
+// benchTree writes benchFiles below dir and returns the paths of the topic
+// files, sorted.
+func benchTree(tb testing.TB, dir string, domains, topics int, variant string) []string {
+	tb.Helper()
+	files := benchFiles(domains, topics, variant)
+	libtest.WriteFiles(tb, dir, files)
+	var paths []string
+	for rel := range files {
+		if strings.HasPrefix(rel, "context/") {
+			paths = append(paths, filepath.Join(dir, filepath.FromSlash(rel)))
+		}
+	}
+	slices.Sort(paths)
 	return paths
 }
 

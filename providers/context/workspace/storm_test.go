@@ -1,8 +1,9 @@
 package workspace
 
 import (
+	"bytes"
 	"fmt"
-	"github.com/ctxls/ctxls/watcher/watchertest"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // storm applies random file operations to the tree at dir.
@@ -248,15 +251,15 @@ func TestCheckoutIsOnePass(t *testing.T) {
 	var checkouts []checkout
 	var paths []string
 	if git, ok := gitIn(dir); ok {
-		benchTree(t, dir, 50, 100, "b")
-		git(t, "init", "-q", "-b", "b")
-		git(t, "add", "-A")
-		git(t, "commit", "-q", "-m", "b")
-		git(t, "checkout", "-q", "-b", "a")
+		// Variant b on branch b, variant a on branch a, checked out.
+		// fast-import writes them as one pack: adding and committing
+		// them would write and later remove 10,000 loose objects.
+		git(t, nil, "init", "-q", "-b", "a")
+		git(t, benchCommits(50, 100, "b", "a"), "fast-import", "--quiet")
 		paths = benchTree(t, dir, 50, 100, "a")
-		git(t, "commit", "-q", "-a", "-m", "a")
+		git(t, nil, "reset", "-q")
 		checkouts = append(checkouts,
-			checkout{"git checkout", "b", func() { git(t, "checkout", "-q", "b") }},
+			checkout{"git checkout", "b", func() { git(t, nil, "checkout", "-q", "b") }},
 			checkout{"writes", "a", func() { benchTree(t, dir, 50, 100, "a") }})
 	} else {
 		t.Log("git not installed: plain writes only")
@@ -339,19 +342,38 @@ func advanceUntil(t testing.TB, clk *watchertest.Clock, what string, cond func()
 	}
 }
 
-// gitIn returns a function running git in dir, without the user's
-// configuration of name, e-mail and signing; false when git is not
-// installed.
-func gitIn(dir string) (func(t *testing.T, args ...string), bool) {
+// gitIn returns a function running git in dir, with stdin as its input,
+// without the user's configuration of name, e-mail and signing; false
+// when git is not installed.
+func gitIn(dir string) (func(t *testing.T, stdin []byte, args ...string), bool) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, false
 	}
-	return func(t *testing.T, args ...string) {
+	return func(t *testing.T, stdin []byte, args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
 		cmd.Dir = dir
+		cmd.Stdin = bytes.NewReader(stdin)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}, true
+}
+
+// benchCommits returns a git fast-import stream committing benchFiles of
+// each variant on a branch of its name, each commit on top of the one
+// before.
+func benchCommits(domains, topics int, variants ...string) []byte {
+	var b bytes.Buffer
+	for i, v := range variants {
+		fmt.Fprintf(&b, "commit refs/heads/%s\ncommitter t <t@t> 1767225600 +0000\ndata 0\n", v)
+		if i > 0 {
+			fmt.Fprintf(&b, "from refs/heads/%s\n", variants[i-1])
+		}
+		files := benchFiles(domains, topics, v)
+		for _, rel := range slices.Sorted(maps.Keys(files)) {
+			fmt.Fprintf(&b, "M 100644 inline %s\ndata %d\n%s\n", rel, len(files[rel]), files[rel])
+		}
+	}
+	return b.Bytes()
 }
