@@ -7,14 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // cpuTime returns the user and system CPU time this process has used.
@@ -24,44 +21,6 @@ func cpuTime(tb testing.TB) time.Duration {
 		tb.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// benchFiles returns a library of domains × topics topic files whose
-// bodies refer to other topics, plus a command per domain: slash path →
-// text.
-func benchFiles(domains, topics int, variant string) map[string]string {
-	files := map[string]string{".ctxls.yaml": "tokenizer: o200k_base\n"}
-	for d := range domains {
-		dom := fmt.Sprintf("d%03d", d)
-		for i := range topics {
-			name := fmt.Sprintf("t%04d", i)
-			refs := []string{
-				fmt.Sprintf("d%03d:t%04d", (d+1)%domains, i),
-				fmt.Sprintf("%s:t%04d", dom, (i+1)%topics),
-			}
-			txt := topicText(dom, name, "Topic "+name+" "+variant, refs...)
-			txt += "\n## Details\n\nThe " + variant + " version of this topic explains how things are done, with some words to count.\n"
-			files["context/"+dom+"/"+name+".md"] = txt
-		}
-		files["commands/"+dom+".md"] = fmt.Sprintf("---\ndescription: %s\ncontext: [%s:t0000]\n---\n\nUse `%s:t0001`.\n", dom, dom, dom)
-	}
-	return files
-}
-
-// benchTree writes benchFiles below dir and returns the paths of the topic
-// files, sorted.
-func benchTree(tb testing.TB, dir string, domains, topics int, variant string) []string {
-	tb.Helper()
-	files := benchFiles(domains, topics, variant)
-	libtest.WriteFiles(tb, dir, files)
-	var paths []string
-	for rel := range files {
-		if strings.HasPrefix(rel, "context/") {
-			paths = append(paths, filepath.Join(dir, filepath.FromSlash(rel)))
-		}
-	}
-	slices.Sort(paths)
-	return paths
 }
 
 // updateSink receives updates, computes the diagnostics of the affected
