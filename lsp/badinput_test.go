@@ -14,10 +14,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -139,14 +139,9 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 		case "outside":
 			err = writeBad(filepath.Join(outside, filepath.FromSlash(s.Path)), []byte(s.Content))
 		case "symlink":
-			target := strings.Replace(s.Target, "@outside", outside, 1)
-			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = os.Symlink(target, p)
-			}
+			fsguardtest.Link(t, strings.Replace(s.Target, "@outside", outside, 1), p)
 		case "fifo":
-			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = syscall.Mkfifo(p, 0o644)
-			}
+			fsguardtest.Pipe(t, p)
 		default:
 			err = fmt.Errorf("unknown setup kind %q", s.Kind)
 		}

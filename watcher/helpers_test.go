@@ -474,22 +474,53 @@ func (e *env) watched() []string {
 	return l
 }
 
-// endBurst ends a burst written below root while clk stood still: it
-// writes one more file there and waits until the watcher has received it,
-// and so every event before it, then moves clk on until cond holds (under
-// the consumer's lock).
-func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, cond func() bool) {
+// startAtLimit writes a file in each of four directories below a new root
+// and starts a watcher on it with opts, which must let it watch only want
+// of them; it returns the root, the watcher's environment and what the
+// watcher gave OnLimit.
+func startAtLimit(t *testing.T, opts Options, want int) (string, *env, *watchertest.Recorder[string]) {
 	t.Helper()
-	last := filepath.Join(root, "zz-end-of-burst.md")
-	writeFile(t, last, "end")
-	deadline := time.Now().Add(waitTimeout)
-	for !e.w.Waiting(last) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the watcher never received the event for %s", last)
-		}
-		time.Sleep(time.Millisecond)
+	root := t.TempDir()
+	for _, d := range []string{"a", "b", "c", "c/d"} {
+		writeFile(t, filepath.Join(root, d, "f.md"), d)
 	}
-	for {
+	limits := new(watchertest.Recorder[string])
+	opts.Roots, opts.OnLimit = []string{root}, limits.Add
+	e := start(t, opts)
+	if n := len(e.watched()); n != want {
+		t.Fatalf("%d watches, want %d", n, want)
+	}
+	return root, e, limits
+}
+
+// requireLimitWarned fails unless the watcher logged one warning holding
+// every one of msgs, and gave OnLimit that message once.
+func requireLimitWarned(t *testing.T, e *env, limits *watchertest.Recorder[string], msgs ...string) {
+	t.Helper()
+	for _, msg := range msgs {
+		if n := e.logs.count(slog.LevelWarn, msg); n != 1 {
+			t.Errorf("%d watch-limit warnings holding %q, want 1:\n%s", n, msg, e.logs)
+		}
+	}
+	got := limits.All()
+	if len(got) != 1 {
+		t.Fatalf("OnLimit called with %q, want the warning once", got)
+	}
+	for _, msg := range msgs {
+		if !strings.Contains(got[0], msg) {
+			t.Errorf("OnLimit called with %q, want it to hold %q", got[0], msg)
+		}
+	}
+}
+
+// stepUntil calls step with 0, 1, 2… every interval until cond holds
+// (under the consumer's lock), and fails the test when it does not within
+// waitTimeout.
+func (e *env) stepUntil(t testing.TB, what string, every time.Duration, step func(i int), cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for i := 0; ; i++ {
+		step(i)
 		e.c.mu.Lock()
 		ok := cond()
 		e.c.mu.Unlock()
@@ -501,7 +532,18 @@ func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, 
 			defer e.c.mu.Unlock()
 			t.Fatalf("timed out waiting for %s; changes so far:\n%s", what, formatChanges(e.c.log))
 		}
-		clk.Advance(time.Second)
-		time.Sleep(time.Millisecond)
+		time.Sleep(every)
 	}
+}
+
+// endBurst ends a burst written below root while clk stood still: it
+// writes one more file there and waits until the watcher has received it,
+// and so every event before it, then moves clk on until cond holds (under
+// the consumer's lock).
+func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, cond func() bool) {
+	t.Helper()
+	last := filepath.Join(root, "zz-end-of-burst.md")
+	writeFile(t, last, "end")
+	watchertest.WaitFor(t, "the watcher to receive the event for "+last, func() bool { return e.w.Waiting(last) })
+	e.stepUntil(t, what, time.Millisecond, func(int) { clk.Advance(time.Second) }, cond)
 }

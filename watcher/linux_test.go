@@ -62,25 +62,10 @@ func TestKernelWatchLimit(t *testing.T) {
 	if err := os.WriteFile("/proc/sys/user/max_inotify_watches", []byte("3"), 0); err != nil {
 		t.Fatalf("lower the watch limit: %v", err)
 	}
-	root := t.TempDir()
-	for _, d := range []string{"a", "b", "c", "c/d"} {
-		writeFile(t, filepath.Join(root, d, "f.md"), d)
-	}
-	var limits onLimit
-	e := start(t, Options{Roots: []string{root}, PollInterval: 30 * time.Millisecond, OnLimit: limits.add})
-	if n := len(e.watched()); n != 3 {
-		t.Fatalf("%d watches, want 3", n)
-	}
+	root, e, limits := startAtLimit(t, Options{PollInterval: 30 * time.Millisecond}, 3)
 	exerciseFallback(t, e, root)
-	if n := e.logs.count(slog.LevelWarn, "kernel refused to watch more than 3 directories (fs.inotify.max_user_watches)"); n != 1 {
-		t.Errorf("%d watch-limit warnings, want 1:\n%s", n, e.logs)
-	}
-	if n := e.logs.count(slog.LevelWarn, "sudo sysctl fs.inotify.max_user_watches="); n != 1 {
-		t.Errorf("the warning does not say how to raise the limit:\n%s", e.logs)
-	}
-	if got := limits.all(); len(got) != 1 || !strings.Contains(got[0], "sudo sysctl fs.inotify.max_user_watches=") {
-		t.Errorf("OnLimit called with %q, want the warning once", got)
-	}
+	requireLimitWarned(t, e, limits, "kernel refused to watch more than 3 directories (fs.inotify.max_user_watches)",
+		"sudo sysctl fs.inotify.max_user_watches=")
 }
 
 // runInUserNamespace re-runs the current test in a new user namespace

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -382,15 +381,7 @@ func TestNotify(t *testing.T) {
 }
 
 func TestWatchLimitFallback(t *testing.T) {
-	root := t.TempDir()
-	for _, d := range []string{"a", "b", "c", "c/d"} {
-		writeFile(t, filepath.Join(root, d, "f.md"), d)
-	}
-	var limits onLimit
-	e := start(t, Options{Roots: []string{root}, MaxWatches: 2, PollInterval: 30 * time.Millisecond, OnLimit: limits.add})
-	if n := len(e.watched()); n != 2 {
-		t.Fatalf("%d watches, want 2", n)
-	}
+	root, e, limits := startAtLimit(t, Options{MaxWatches: 2, PollInterval: 30 * time.Millisecond}, 2)
 	if got := e.w.Watched(); !slices.Equal(got, e.watched()) {
 		t.Errorf("Watched() = %q, want %q", got, e.watched())
 	}
@@ -399,15 +390,7 @@ func TestWatchLimitFallback(t *testing.T) {
 	}
 
 	exerciseFallback(t, e, root)
-	if n := e.logs.count(slog.LevelWarn, "watch limit reached"); n != 1 {
-		t.Errorf("%d watch-limit warnings, want 1:\n%s", n, e.logs)
-	}
-	if n := e.logs.count(slog.LevelWarn, "fs.inotify.max_user_watches"); n != 1 {
-		t.Errorf("the warning does not name fs.inotify.max_user_watches:\n%s", e.logs)
-	}
-	if got := limits.all(); len(got) != 1 || !strings.Contains(got[0], "watch limit reached") {
-		t.Errorf("OnLimit called with %q, want the warning once", got)
-	}
+	requireLimitWarned(t, e, limits, "watch limit reached: 2 directories watched", "fs.inotify.max_user_watches")
 	if n := len(e.watched()); n > 2 {
 		t.Errorf("%d watches over the cap of 2", n)
 	}
@@ -561,22 +544,10 @@ func TestMaxWaitFlushesEndlessStream(t *testing.T) {
 	root := t.TempDir()
 	e := start(t, Options{Roots: []string{root}, Debounce: 200 * time.Millisecond, MaxWait: 400 * time.Millisecond})
 	p := filepath.Join(root, "busy.md")
-	stop := time.Now().Add(waitTimeout)
-	got := false
 	// Write every 20ms (well under the debounce) until a batch arrives.
-	for i := 0; time.Now().Before(stop); i++ {
-		writeFile(t, p, strings.Repeat("x", i))
-		e.c.mu.Lock()
-		got = len(e.c.batches) > 0
-		e.c.mu.Unlock()
-		if got {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !got {
-		t.Fatal("no batch while events kept coming")
-	}
+	e.stepUntil(t, "a batch while events kept coming", 20*time.Millisecond,
+		func(i int) { writeFile(t, p, strings.Repeat("x", i)) },
+		func() bool { return len(e.c.batches) > 0 })
 }
 
 func TestClose(t *testing.T) {
@@ -700,8 +671,6 @@ func TestIrrelevantWritesDoNotDelay(t *testing.T) {
 	log := filepath.Join(root, "build.log")
 	writeFile(t, log, "start")
 	p := filepath.Join(root, "topic.md")
-	stop := time.Now().Add(waitTimeout)
-	got := false
 	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -709,40 +678,14 @@ func TestIrrelevantWritesDoNotDelay(t *testing.T) {
 	defer f.Close()
 	// Append every 5ms (far under the debounce) until the markdown change
 	// comes out; with MaxWait an hour only the debounce can end it.
-	for i := 0; time.Now().Before(stop); i++ {
-		if _, err := f.WriteString("line\n"); err != nil {
-			t.Fatal(err)
-		}
-		if i == 5 {
-			writeFile(t, p, "# Topic\n")
-		}
-		e.c.mu.Lock()
-		got = slices.ContainsFunc(e.c.log, func(c Change) bool { return c.Path == p })
-		e.c.mu.Unlock()
-		if got {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if !got {
-		t.Fatal("a change to a markdown file never came out while another file was being written")
-	}
-}
-
-// onLimit records the calls of Options.OnLimit.
-type onLimit struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (l *onLimit) add(msg string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.msgs = append(l.msgs, msg)
-}
-
-func (l *onLimit) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.msgs)
+	e.stepUntil(t, "the change to a markdown file while another file was being written", 5*time.Millisecond,
+		func(i int) {
+			if _, err := f.WriteString("line\n"); err != nil {
+				t.Fatal(err)
+			}
+			if i == 5 {
+				writeFile(t, p, "# Topic\n")
+			}
+		},
+		func() bool { return slices.ContainsFunc(e.c.log, func(c Change) bool { return c.Path == p }) })
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
 )
@@ -41,21 +42,12 @@ func readBytes(pid int) int64 {
 func specialTree(t *testing.T, dir string) {
 	t.Helper()
 	py := filepath.Join(dir, "context", "python")
-	if err := os.MkdirAll(py, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(py, "pipe.md"), 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	outside := filepath.Join(t.TempDir(), "host.md")
-	if err := os.WriteFile(outside, []byte("# Host secret\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for name, target := range map[string]string{"host.md": outside, "loop1.md": "loop2.md", "loop2.md": "loop1.md"} {
-		if err := os.Symlink(target, filepath.Join(py, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fsguardtest.Pipe(t, filepath.Join(py, "pipe.md"))
+	fsguardtest.Links(t, py, map[string]string{
+		"host.md":  fsguardtest.Outside(t, "host.md", "# Host secret\n"),
+		"loop1.md": "loop2.md",
+		"loop2.md": "loop1.md",
+	})
 }
 
 // TestCheckSpecialFilesAndSignals runs the ctxls binary on workspaces
@@ -71,16 +63,9 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 
 	t.Run("finishes and warns", func(t *testing.T) {
 		dir := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(dir, "commands"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "commands", "c.md"), []byte("# C\n\nUse python:host and python:good.\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fsguardtest.Write(t, filepath.Join(dir, "commands", "c.md"), "# C\n\nUse python:host and python:good.\n")
 		specialTree(t, dir)
-		if err := os.WriteFile(filepath.Join(dir, "context", "python", "good.md"), []byte("# Good\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fsguardtest.Write(t, filepath.Join(dir, "context", "python", "good.md"), "# Good\n")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		var stdout, stderr bytes.Buffer

@@ -4,13 +4,11 @@ package ops_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -21,21 +19,9 @@ import (
 func TestDocumentCostGuardedRead(t *testing.T) {
 	t.Parallel()
 	o, dir := load(t, tree)
-	secret := filepath.Join(t.TempDir(), "secret.md")
-	if err := os.WriteFile(secret, []byte("python:fastapi_patterns TOP-SECRET\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "notes", "leak.md")
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(secret, link); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "notes", "pipe.md")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	secret := fsguardtest.Outside(t, "secret.md", "python:fastapi_patterns TOP-SECRET\n")
+	link := fsguardtest.Link(t, secret, filepath.Join(dir, "notes", "leak.md"))
+	fifo := fsguardtest.Pipe(t, filepath.Join(dir, "notes", "pipe.md"))
 	tests := []struct {
 		name, path, want string
 	}{
@@ -45,12 +31,11 @@ func TestDocumentCostGuardedRead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			res, err := o.DocumentCost(ctx, ops.DocumentCostRequest{URI: tt.path})
-			if ctx.Err() != nil {
-				t.Fatalf("DocumentCost(%s) did not return within the deadline", tt.path)
-			}
+			var res ops.DocumentCostResponse
+			var err error
+			fsguardtest.Within(t, "DocumentCost("+tt.path+")", func() {
+				res, err = o.DocumentCost(context.Background(), ops.DocumentCostRequest{URI: tt.path})
+			})
 			if err != nil {
 				t.Fatalf("DocumentCost(%s): %v", tt.path, err)
 			}

@@ -1,6 +1,7 @@
-// Package watchertest provides a manual clock for tests of code that runs
-// a [watcher.Watcher], so that how events are grouped into batches does
-// not depend on the speed of the machine.
+// Package watchertest provides, for tests of code that runs a
+// [watcher.Watcher], a manual clock, so that how events are grouped into
+// batches does not depend on the speed of the machine, and a recorder of
+// what the code's callbacks are given.
 package watchertest
 
 import (

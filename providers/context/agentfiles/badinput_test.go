@@ -2,12 +2,12 @@ package agentfiles
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // TestBrokenFilesNeverCrash feeds every kind broken content: each gives
@@ -35,13 +35,7 @@ func TestBrokenFilesNeverCrash(t *testing.T) {
 	for i, content := range contents {
 		dir := t.TempDir()
 		for _, rel := range paths {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, dir, rel, content)
 		}
 		s, err := Load(context.Background(), dir, nil)
 		if err != nil {
@@ -64,10 +58,7 @@ func TestBrokenFilesNeverCrash(t *testing.T) {
 func TestTooLargeFileIsSkipped(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	p := filepath.Join(dir, "AGENTS.md")
-	if err := os.WriteFile(p, []byte(strings.Repeat("x", 2000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writeFile(t, dir, "AGENTS.md", strings.Repeat("x", 2000))
 	cfg := config.Default()
 	cfg.MaxFileSize = 1000
 	s, err := Load(context.Background(), dir, cfg)
@@ -91,4 +82,11 @@ func TestDisabledCodes(t *testing.T) {
 	if got := s.Check(context.Background()); len(got) != 0 {
 		t.Fatalf("a disabled code was reported: %+v", got)
 	}
+}
+
+// writeFile writes content at the slash path rel below dir and returns
+// the file's path.
+func writeFile(t testing.TB, dir, rel, content string) string {
+	t.Helper()
+	return fsguardtest.Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
 }

@@ -3,7 +3,6 @@ package agentfiles
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,21 +16,14 @@ func writeSkills(tb testing.TB, dir string, n int) {
 	for i := range n {
 		name := fmt.Sprintf("skill-%04d", i)
 		d := filepath.Join(dir, ".claude", "skills", name)
-		if err := os.MkdirAll(filepath.Join(d, "references"), 0o755); err != nil {
-			tb.Fatal(err)
-		}
 		fmName := name
 		if i%10 == 0 {
 			fmName = name + "-old"
 		}
 		body := strings.Repeat(fmt.Sprintf("## Step\n\nRun the %d tool, then read [the guide](references/guide.md).\n\n", i), 8)
 		content := fmt.Sprintf("---\nname: %s\ndescription: Does task %d. Use when the user asks for task %d.\nallowed-tools: Read Grep\nmetadata:\n  version: \"1.0\"\n---\n\n# %s\n\n%s", fmName, i, i, name, body)
-		if err := os.WriteFile(filepath.Join(d, "SKILL.md"), []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, "references", "guide.md"), []byte("# Guide\n"), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		writeFile(tb, d, "SKILL.md", content)
+		writeFile(tb, d, "references/guide.md", "# Guide\n")
 	}
 }
 

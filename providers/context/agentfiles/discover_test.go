@@ -2,7 +2,6 @@ package agentfiles
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -92,13 +91,7 @@ func TestDiscoverSkipsTestdata(t *testing.T) {
 	dir := t.TempDir()
 	for _, rel := range []string{"skills/kept/SKILL.md", "pkg/testdata/skills/fixture/SKILL.md",
 		"testdata/CLAUDE.md", "vendor/x/AGENTS.md", "CLAUDE.md"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("---\nname: x\ndescription: X.\n---\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, rel, "---\nname: x\ndescription: X.\n---\n")
 	}
 	tests := []struct {
 		root string

@@ -2,8 +2,6 @@ package agentfiles
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,13 +48,7 @@ func TestFixes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			p := filepath.Join(dir, filepath.FromSlash(tc.rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			p := writeFile(t, dir, tc.rel, tc.content)
 			s, err := Load(context.Background(), dir, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -3,13 +3,11 @@
 package agentfiles
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // TestLoadSpecialFiles checks that agent files pass the workspace's root
@@ -19,28 +17,15 @@ import (
 func TestLoadSpecialFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	secret := filepath.Join(t.TempDir(), "secret.md")
-	if err := os.WriteFile(secret, []byte("TOP-SECRET\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# Inside\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(secret, filepath.Join(dir, "CLAUDE.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(dir, "notes.md"), filepath.Join(dir, "GEMINI.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "AGENTS.md"), 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := Load(ctx, dir, nil)
-	if ctx.Err() != nil {
-		t.Fatal("Load did not return within the deadline")
-	}
+	fsguardtest.Write(t, filepath.Join(dir, "notes.md"), "# Inside\n")
+	fsguardtest.Links(t, dir, map[string]string{
+		"CLAUDE.md": fsguardtest.Outside(t, "secret.md", "TOP-SECRET\n"),
+		"GEMINI.md": filepath.Join(dir, "notes.md"),
+	})
+	fsguardtest.Pipe(t, filepath.Join(dir, "AGENTS.md"))
+	var s *Set
+	var err error
+	fsguardtest.Within(t, "Load", func() { s, err = Load(t.Context(), dir, nil) })
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -4,33 +4,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // recorder keeps the paths reported, one call's worth a slice.
 type recorder struct {
-	mu    sync.Mutex
-	calls [][]string
-}
-
-func (r *recorder) changed(paths []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.calls = append(r.calls, paths)
+	watchertest.Recorder[[]string]
 }
 
 // seen returns every path reported so far.
-func (r *recorder) seen() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, c := range r.calls {
-		out = append(out, c...)
-	}
-	return out
-}
+func (r *recorder) seen() []string { return slices.Concat(r.All()...) }
 
 func write(t *testing.T, p, content string) {
 	t.Helper()
@@ -53,7 +39,7 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 	skill := filepath.Join(dir, ".claude", "skills", "deploy", "SKILL.md")
 	write(t, skill, "---\nname: deploy\n---\n")
 	var rec recorder
-	w, err := Watch(dir, Options{Debounce: 20 * time.Millisecond, PollInterval: 50 * time.Millisecond}, rec.changed)
+	w, err := Watch(dir, Options{Debounce: 20 * time.Millisecond, PollInterval: 50 * time.Millisecond}, rec.Add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,13 +47,7 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 
 	waitFor := func(p string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !slices.Contains(rec.seen(), p) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s not reported within 10s; reported: %v", p, rec.seen())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		watchertest.WaitFor(t, p+" reported", func() bool { return slices.Contains(rec.seen(), p) })
 	}
 	ignored := []string{
 		filepath.Join(dir, ".claude", "notes.txt"),
@@ -90,25 +70,17 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(rec.seen())
-	deadline := time.Now().Add(10 * time.Second)
-	for !slices.Contains(rec.seen()[before:], skill) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the removal of %s not reported within 10s; reported: %v", skill, rec.seen())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	watchertest.WaitFor(t, "the removal of "+skill+" reported", func() bool { return slices.Contains(rec.seen()[before:], skill) })
 	for _, p := range rec.seen() {
 		if slices.Contains(ignored, p) || filepath.Ext(p) == "" {
 			t.Errorf("reported %s, which is not an agent file", p)
 		}
 	}
-	rec.mu.Lock()
-	for _, c := range rec.calls {
+	for _, c := range rec.All() {
 		if len(c) == 0 {
 			t.Error("a call without paths")
 		}
 	}
-	rec.mu.Unlock()
 
 	if err := w.Close(); err != nil {
 		t.Fatalf("Close: %v", err)

@@ -6,47 +6,34 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // tree makes a workspace and a directory outside it with the entries the
 // cases below name, and returns both.
 func tree(t *testing.T) (root, outside string) {
 	t.Helper()
-	root, outside = t.TempDir(), t.TempDir()
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := func(target, p string) {
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(root, "a.md"), "# A\n")
-	write(filepath.Join(root, "sub/b.md"), "# B\n")
-	write(filepath.Join(outside, "secret.md"), "# Secret\n")
-	link("a.md", filepath.Join(root, "inside.md"))
-	link("sub/b.md", filepath.Join(root, "nested.md"))
-	link(filepath.Join(outside, "secret.md"), filepath.Join(root, "out.md"))
-	link("../"+filepath.Base(outside)+"/secret.md", filepath.Join(root, "relout.md"))
-	link("loop2.md", filepath.Join(root, "loop1.md"))
-	link("loop1.md", filepath.Join(root, "loop2.md"))
-	link("nowhere.md", filepath.Join(root, "dangling.md"))
-	link(outside, filepath.Join(root, "outdir"))
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link("pipe.md", filepath.Join(root, "topipe.md"))
+	root = t.TempDir()
+	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n")
+	outside = filepath.Dir(secret)
+	fsguardtest.Write(t, filepath.Join(root, "a.md"), "# A\n")
+	fsguardtest.Write(t, filepath.Join(root, "sub/b.md"), "# B\n")
+	fsguardtest.Pipe(t, filepath.Join(root, "pipe.md"))
+	fsguardtest.Links(t, root, map[string]string{
+		"inside.md":   "a.md",
+		"nested.md":   "sub/b.md",
+		"out.md":      secret,
+		"relout.md":   "../" + filepath.Base(outside) + "/secret.md",
+		"loop1.md":    "loop2.md",
+		"loop2.md":    "loop1.md",
+		"dangling.md": "nowhere.md",
+		"outdir":      outside,
+		"topipe.md":   "pipe.md",
+	})
 	return root, outside
 }
 
@@ -103,16 +90,8 @@ func TestCheck(t *testing.T) {
 func TestCheckRootBehindLink(t *testing.T) {
 	t.Parallel()
 	real := t.TempDir()
-	if err := os.WriteFile(filepath.Join(real, "a.md"), []byte("# A\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(real, "a.md"), filepath.Join(real, "abs.md")); err != nil {
-		t.Fatal(err)
-	}
-	via := filepath.Join(t.TempDir(), "via")
-	if err := os.Symlink(real, via); err != nil {
-		t.Fatal(err)
-	}
+	fsguardtest.Link(t, fsguardtest.Write(t, filepath.Join(real, "a.md"), "# A\n"), filepath.Join(real, "abs.md"))
+	via := fsguardtest.Link(t, real, filepath.Join(t.TempDir(), "via"))
 	r := NewRoot(via)
 	for _, name := range []string{"a.md", "abs.md"} {
 		if _, err := r.Check(filepath.Join(via, name)); err != nil {
@@ -149,11 +128,8 @@ func TestReadFile(t *testing.T) {
 	})
 	t.Run("larger than a chunk", func(t *testing.T) {
 		t.Parallel()
-		p := filepath.Join(t.TempDir(), "big.md")
 		data := strings.Repeat("0123456789abcdef", 3*readChunk/16+7)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := fsguardtest.Write(t, filepath.Join(t.TempDir(), "big.md"), data)
 		b, err := ReadFile(ctx, p, int64(len(data)))
 		if err != nil || string(b) != data {
 			t.Errorf("ReadFile = %d bytes, %v; want %d", len(b), err, len(data))
@@ -170,20 +146,11 @@ func TestReadFile(t *testing.T) {
 	for _, name := range []string{"pipe.md", "topipe.md"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			// The open itself would block on a pipe without a writer: run
-			// it aside and fail after a deadline rather than hang.
-			done := make(chan error, 1)
-			go func() {
-				_, err := ReadFile(ctx, filepath.Join(root, name), 1<<20)
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
-					t.Errorf("ReadFile = %v, want ErrNotRegular naming a named pipe", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("ReadFile blocked on a named pipe")
+			// The open itself would block on a pipe without a writer.
+			var err error
+			fsguardtest.Within(t, "ReadFile", func() { _, err = ReadFile(ctx, filepath.Join(root, name), 1<<20) })
+			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
+				t.Errorf("ReadFile = %v, want ErrNotRegular naming a named pipe", err)
 			}
 		})
 	}

@@ -363,8 +363,5 @@ func TestForgeSkillContextResolves(t *testing.T) {
 			"Load python:{topic} as needed.\n",
 	}
 	l := load(t, writeTree(t, files), nil)
-	got := diagsOf(t, l, "skills/deps/SKILL.md")
-	if want := []diag{{CodeUnresolved, SeverityError, "virtual_envs"}}; !slices.Equal(got, want) {
-		t.Errorf("diagnostics = %v, want %v", got, want)
-	}
+	wantDiags(t, l, "skills/deps/SKILL.md", "a skill's references", diag{CodeUnresolved, SeverityError, "virtual_envs"})
 }

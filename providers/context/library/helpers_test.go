@@ -2,7 +2,6 @@ package library
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // writeTree writes files (relative path → content) under a new temporary
@@ -18,15 +18,7 @@ import (
 func writeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for rel, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fsguardtest.WriteTree(t, dir, files)
 	return dir
 }
 
@@ -49,6 +41,19 @@ type diag struct {
 	Code     string
 	Severity Severity
 	Text     string // the text the span covers
+}
+
+// wantDiags reports whether the diagnostics of the file at rel (relative
+// to the library's directory) are want, in order, and fails the test,
+// saying what it checked, when they are not.
+func wantDiags(t testing.TB, l *Library, rel, what string, want ...diag) bool {
+	t.Helper()
+	got := diagsOf(t, l, rel)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: diagnostics of %s = %v, want %v", what, rel, got, want)
+		return false
+	}
+	return true
 }
 
 // diagsOf returns the diagnostics of one file (relative to dir).

@@ -337,9 +337,7 @@ func TestFooterFallback(t *testing.T) {
 			if len(m.Sections) != 1 || m.Sections[0].Name != "Mutable Defaults" {
 				t.Errorf("derived sections = %+v", m.Sections)
 			}
-			if ds := diagsOf(t, l, "context/python/common_issues.md"); len(ds) != 0 {
-				t.Errorf("a file without frontmatter has diagnostics %v", ds)
-			}
+			wantDiags(t, l, "context/python/common_issues.md", "a file without frontmatter")
 		})
 	}
 }

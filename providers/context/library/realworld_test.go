@@ -36,9 +36,7 @@ func TestNumberedHeadingsWithAnchors(t *testing.T) {
 			t.Errorf("fix = %+v", d.Fix)
 		}
 	}
-	if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
-		t.Errorf("references by anchor and unnumbered name: %v", ds)
-	}
+	wantDiags(t, l, "commands/review.md", "references by anchor and unnumbered name")
 }
 
 func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
@@ -53,9 +51,7 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 		"context/commands/index.md":          "# Index\n\n- `build_patterns.md`\n- see `commands/build_patterns.md`\n",
 	})
 	l := load(t, dir, nil)
-	if ds := diagsOf(t, l, "commands/_docs/README.md"); len(ds) != 0 {
-		t.Errorf("workspace-relative paths reported: %v", ds)
-	}
+	wantDiags(t, l, "commands/_docs/README.md", "workspace-relative paths")
 	// Inside the root the root-relative reading still holds.
 	f, _ := l.File(l.Dir() + "/context/commands/index.md")
 	for _, r := range f.Refs.All() {
@@ -73,13 +69,10 @@ func TestPathOneLevelTooDeep(t *testing.T) {
 			"- Memory: `../../memory/commands/index.md`\n- Skill: `../../skills/angular/SKILL.md`\n- Missing: `../../security/nothing_here.md`\n",
 	})
 	l := load(t, dir, nil)
-	got := diagsOf(t, l, "context/angular/index.md")
-	want := []diag{
-		{CodeUnresolved, SeverityError, "../../security/security_guidelines.md"},
-		{codeIndexMissing, SeverityWarning, "../../security/nothing_here.md"},
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("diagnostics = %v, want %v", got, want)
+	if !wantDiags(t, l, "context/angular/index.md", "paths one level too deep",
+		diag{CodeUnresolved, SeverityError, "../../security/security_guidelines.md"},
+		diag{codeIndexMissing, SeverityWarning, "../../security/nothing_here.md"}) {
+		t.FailNow()
 	}
 	d := l.Diagnose(l.Dir() + "/context/angular/index.md")[0]
 	if d.Fix == nil || !slices.Equal(d.Fix.Candidates, []string{"../security/security_guidelines.md"}) {
@@ -105,17 +98,10 @@ func TestBareNamesInIndexProse(t *testing.T) {
 		"context/schema/notes.md": "# Notes\n\nWrite ghost.md and **phantom.md** later.\n",
 	})
 	l := load(t, dir, nil)
-	got := diagsOf(t, l, "context/schema/index.md")
-	want := []diag{
-		{codeIndexUnlisted, SeverityWarning, "Schema"},
-		{codeIndexMissing, SeverityWarning, "ghost.md"},
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("index diagnostics = %v, want %v (only notes.md unlisted, ghost.md missing)", got, want)
-	}
-	if ds := diagsOf(t, l, "context/schema/notes.md"); len(ds) != 0 {
-		t.Errorf("bare names outside an index: %v", ds)
-	}
+	wantDiags(t, l, "context/schema/index.md", "only notes.md unlisted, ghost.md missing",
+		diag{codeIndexUnlisted, SeverityWarning, "Schema"},
+		diag{codeIndexMissing, SeverityWarning, "ghost.md"})
+	wantDiags(t, l, "context/schema/notes.md", "bare names outside an index")
 }
 
 func TestSuggestNeedsSameFirstWordForLargeDistance(t *testing.T) {
@@ -143,12 +129,8 @@ func TestRootFileFrontmatterIDAlias(t *testing.T) {
 		"context/python/index.md":            "# Python\n\n- `flask_patterns.md`\n",
 	})
 	l := load(t, dir, nil)
-	if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
-		t.Errorf("references by the declared id: %v", ds)
-	}
-	if ds := diagsOf(t, l, "context/cross_domain.md"); len(ds) != 0 {
-		t.Errorf("root file with a domain id: %v", ds)
-	}
+	wantDiags(t, l, "commands/review.md", "references by the declared id")
+	wantDiags(t, l, "context/cross_domain.md", "root file with a domain id")
 	a, ok1 := l.Topic("engineering/cross_domain")
 	b, ok2 := l.Topic("cross_domain")
 	if !ok1 || !ok2 || a != b {

@@ -4,12 +4,11 @@ package library
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // TestSpecialFiles puts a named pipe called pipe.md, and a link to it, in
@@ -22,17 +21,9 @@ func TestSpecialFiles(t *testing.T) {
 		"context/python/good.md": goodTopic,
 		"commands/c.md":          "# C\n\nUse python:good#Part.\n",
 	})
-	pipe := filepath.Join(dir, "context/python/pipe.md")
-	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	if err := os.Symlink("pipe.md", filepath.Join(dir, "context/python/topipe.md")); err != nil {
-		t.Fatal(err)
-	}
-	l := within10s(t, "the scan", func() *Library { return loadNoFatal(t, dir) })
-	if l == nil {
-		t.FailNow()
-	}
+	pipe := fsguardtest.Pipe(t, filepath.Join(dir, "context/python/pipe.md"))
+	topipe := fsguardtest.Link(t, "pipe.md", filepath.Join(dir, "context/python/topipe.md"))
+	l := loadWithin(t, dir)
 	warned := map[string]string{}
 	for _, w := range l.Warnings() {
 		warned[filepath.Base(w.Path)] = w.Message
@@ -48,15 +39,14 @@ func TestSpecialFiles(t *testing.T) {
 	if _, ok := l.Topic("python/good"); !ok {
 		t.Error("good topic lost")
 	}
-	if ds := diagsOf(t, l, "commands/c.md"); len(ds) != 0 {
-		t.Errorf("diagnostics beside the pipe: %v", ds)
-	}
-	within10s(t, "a change naming the pipe", func() *Library {
-		if _, err := l.Apply(context.Background(), []Change{{Path: pipe}, {Path: filepath.Join(dir, "context/python/topipe.md")}}); err != nil {
-			t.Error(err)
-		}
-		return l
+	wantDiags(t, l, "commands/c.md", "a command beside the pipe")
+	var err error
+	fsguardtest.Within(t, "a change naming the pipe", func() {
+		_, err = l.Apply(context.Background(), []Change{{Path: pipe}, {Path: topipe}})
 	})
+	if err != nil {
+		t.Error(err)
+	}
 	if _, ok := l.File(pipe); ok {
 		t.Error("the pipe was indexed by a change")
 	}
@@ -72,35 +62,16 @@ func TestConfigNotWhatItSeems(t *testing.T) {
 		make func(t *testing.T, p string)
 		want string
 	}{
-		{"named pipe", func(t *testing.T, p string) {
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
-				t.Skipf("mkfifo: %v", err)
-			}
-		}, "named pipe"},
+		{"named pipe", func(t *testing.T, p string) { fsguardtest.Pipe(t, p) }, "named pipe"},
 		{"link outside", func(t *testing.T, p string) {
-			out := filepath.Join(t.TempDir(), "cfg.yaml")
-			if err := os.WriteFile(out, []byte("contextRoots: [/etc]\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(out, p); err != nil {
-				t.Fatal(err)
-			}
+			fsguardtest.Link(t, fsguardtest.Outside(t, "cfg.yaml", "contextRoots: [/etc]\n"), p)
 		}, "outside the workspace"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := writeTree(t, map[string]string{"context/python/good.md": goodTopic})
 			tc.make(t, filepath.Join(dir, ".ctxls.yaml"))
-			l := within10s(t, "the load", func() *Library {
-				l, err := Load(context.Background(), dir, nil, Options{})
-				if err != nil {
-					t.Error(err)
-				}
-				return l
-			})
-			if l == nil {
-				t.FailNow()
-			}
+			l := loadWithin(t, dir)
 			probs := l.ConfigProblems()
 			if len(probs) != 1 || !strings.Contains(probs[0].Message, tc.want) {
 				t.Errorf("problems = %v, want one saying %q", probs, tc.want)
@@ -112,27 +83,14 @@ func TestConfigNotWhatItSeems(t *testing.T) {
 	}
 }
 
-// within10s runs f and fails the test if it has not returned within ten
-// seconds, so that a read blocked on a pipe fails rather than hangs. f runs
-// on another goroutine and must not call t.Fatal.
-func within10s(t *testing.T, what string, f func() *Library) *Library {
+// loadWithin loads dir, failing the test when the load blocks or fails.
+func loadWithin(t *testing.T, dir string) *Library {
 	t.Helper()
-	done := make(chan *Library, 1)
-	go func() { done <- f() }()
-	select {
-	case l := <-done:
-		return l
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s blocked", what)
-		return nil
-	}
-}
-
-// loadNoFatal is load for another goroutine than the test's.
-func loadNoFatal(t *testing.T, dir string) *Library {
-	l, err := Load(context.Background(), dir, nil, Options{})
+	var l *Library
+	var err error
+	fsguardtest.Within(t, "the load", func() { l, err = Load(context.Background(), dir, nil, Options{}) })
 	if err != nil {
-		t.Error(err)
+		t.Fatal(err)
 	}
 	return l
 }

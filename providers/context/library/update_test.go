@@ -57,9 +57,7 @@ func TestApply(t *testing.T) {
 			changed:  []string{flask},
 			affected: []string{flask, review, abs("context/python/index.md")},
 			check: func(t *testing.T) {
-				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
-					t.Errorf("review still has %v", ds)
-				}
+				wantDiags(t, l, "commands/review.md", "the command once the topic exists")
 				if got := locations(l, "python/flask_patterns"); !slices.Equal(got, []string{"commands/review.md:python:flask_patterns"}) {
 					t.Errorf("References(flask) = %v", got)
 				}
@@ -77,10 +75,7 @@ func TestApply(t *testing.T) {
 			changed:  []string{review},
 			affected: []string{review},
 			check: func(t *testing.T) {
-				got := diagsOf(t, l, "commands/review.md")
-				if want := []diag{{codeUnknownSection, SeverityError, "Routes"}}; !slices.Equal(got, want) {
-					t.Errorf("review = %v, want %v", got, want)
-				}
+				wantDiags(t, l, "commands/review.md", "editor content naming a missing section", diag{codeUnknownSection, SeverityError, "Routes"})
 				if got := locations(l, "python/django_patterns"); !slices.Equal(got, []string{wantRefs[0], wantRefs[2]}) {
 					t.Errorf("References(django) = %v", got)
 				}
@@ -98,9 +93,7 @@ func TestApply(t *testing.T) {
 			changed:  []string{flask},
 			affected: []string{flask, review},
 			check: func(t *testing.T) {
-				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
-					t.Errorf("review = %v", ds)
-				}
+				wantDiags(t, l, "commands/review.md", "no diagnostics")
 			},
 		},
 		{
@@ -173,9 +166,7 @@ func TestApply(t *testing.T) {
 				if l.IsDomain("rust") {
 					t.Error("rust is still a domain")
 				}
-				if ds := diagsOf(t, l, "commands/review.md"); len(ds) != 0 {
-					t.Errorf("review = %v", ds)
-				}
+				wantDiags(t, l, "commands/review.md", "no diagnostics")
 			},
 		},
 		{

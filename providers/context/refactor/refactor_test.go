@@ -11,35 +11,18 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // load copies the example library into a temporary directory and loads it.
 func load(t *testing.T) (*library.Library, string) {
 	t.Helper()
-	src, _ := filepath.Abs("../../../examples/library")
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
+	dir := libtest.CopyExample(t)
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := library.Load(context.Background(), dst, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lib, dst
+	return lib, dir
 }
 
 // apply applies edits to the files on disk.

@@ -203,6 +203,7 @@ func bpeCounters(t testing.TB) []*bpe {
 }
 
 func TestCountMatchesTiktoken(t *testing.T) {
+	t.Parallel()
 	corpora := []struct {
 		name  string
 		texts func(t *testing.T) []string
@@ -225,6 +226,7 @@ func TestCountMatchesTiktoken(t *testing.T) {
 	}
 	for _, corpus := range corpora {
 		t.Run(corpus.name, func(t *testing.T) {
+			t.Parallel()
 			texts := corpus.texts(t)
 			for _, c := range bpeCounters(t) {
 				for _, text := range texts {
@@ -238,6 +240,7 @@ func TestCountMatchesTiktoken(t *testing.T) {
 // TestCountConcurrent counts on several goroutines at once, sharing the
 // piece cache, and expects the counts of one goroutine alone.
 func TestCountConcurrent(t *testing.T) {
+	t.Parallel()
 	texts := append(exampleLibrary(t), exactCases...)
 	for _, shared := range bpeCounters(t) {
 		// An empty cache, so that goroutines race to fill it.

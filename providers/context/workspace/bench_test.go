@@ -23,30 +23,6 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// benchTree writes a library of domains × topics topic files whose bodies
-// refer to other topics, plus a command per domain, and returns the paths
-// of the topic files.
-func benchTree(tb testing.TB, dir string, domains, topics int, variant string) []string {
-	tb.Helper()
-	writeFile(tb, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
-	var paths []string
-	for d := range domains {
-		dom := fmt.Sprintf("d%03d", d)
-		for i := range topics {
-			name := fmt.Sprintf("t%04d", i)
-			refs := []string{
-				fmt.Sprintf("d%03d:t%04d", (d+1)%domains, i),
-				fmt.Sprintf("%s:t%04d", dom, (i+1)%topics),
-			}
-			txt := topicText(dom, name, "Topic "+name+" "+variant, refs...)
-			txt += "\n## Details\n\nThe " + variant + " version of this topic explains how things are done, with some words to count.\n"
-			paths = append(paths, writeFile(tb, dir, "context/"+dom+"/"+name+".md", txt))
-		}
-		writeFile(tb, dir, "commands/"+dom+".md", fmt.Sprintf("---\ndescription: %s\ncontext: [%s:t0000]\n---\n\nUse `%s:t0001`.\n", dom, dom, dom))
-	}
-	return paths
-}
-
 // updateSink receives updates, computes the diagnostics of the affected
 // files as the server does before publishing them, and records what
 // changed.

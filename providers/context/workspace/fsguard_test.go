@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // TestLiveSyncRootCheck adds, while the workspace runs, the files that are
@@ -38,14 +39,8 @@ func TestLiveSyncRootCheck(t *testing.T) {
 				"outdir":    outside,
 				"topipe.md": "pipe.md",
 			}
-			for name, target := range links {
-				if err := os.Symlink(target, filepath.Join(py, name)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := syscall.Mkfifo(filepath.Join(py, "pipe.md"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			fsguardtest.Links(t, py, links)
+			fsguardtest.Pipe(t, filepath.Join(py, "pipe.md"))
 			// The marker comes last: once it is in, so is what came before.
 			writeFile(t, dir, "context/python/after.md", "# After\n")
 			paths := []string{filepath.Join(py, "outdir", "host.md"), filepath.Join(py, "after.md")}
@@ -86,18 +81,12 @@ func TestLiveSyncLinkRetargeted(t *testing.T) {
 	dir := writeTree(t, baseTree())
 	outside := t.TempDir()
 	writeFile(t, outside, "host.md", "# Host secret\n")
-	link := filepath.Join(dir, "context/python/alias.md")
-	if err := os.Symlink("async.md", link); err != nil {
-		t.Fatal(err)
-	}
+	link := fsguardtest.Link(t, "async.md", filepath.Join(dir, "context/python/alias.md"))
 	w := open(t, dir, nil, nil)
 	if !hasTopic(w, "python/alias") {
 		t.Fatal("the link inside the workspace was not indexed")
 	}
-	tmp := link + ".tmp"
-	if err := os.Symlink(filepath.Join(outside, "host.md"), tmp); err != nil {
-		t.Fatal(err)
-	}
+	tmp := fsguardtest.Link(t, filepath.Join(outside, "host.md"), link+".tmp")
 	if err := os.Rename(tmp, link); err != nil {
 		t.Fatal(err)
 	}
@@ -112,35 +101,13 @@ func TestLiveSyncLinkRetargeted(t *testing.T) {
 func openGuarded(t *testing.T, dir string, watch bool) *Workspace {
 	t.Helper()
 	opts := Options{Watch: watch, Debounce: 30 * time.Millisecond, PollInterval: 200 * time.Millisecond}
-	opened := make(chan *Workspace, 1)
-	go func() {
-		w, err := Open(context.Background(), dir, opts)
-		if err != nil {
-			t.Errorf("Open(%s): %v", dir, err)
-		}
-		opened <- w
-	}()
 	var w *Workspace
-	select {
-	case w = <-opened:
-	case <-time.After(waitDeadline):
-		t.Fatal("Open blocked")
+	var err error
+	fsguardtest.Within(t, "Open", func() { w, err = Open(context.Background(), dir, opts) })
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
 	}
-	if w == nil {
-		t.FailNow()
-	}
-	t.Cleanup(func() {
-		closed := make(chan struct{})
-		go func() {
-			w.Close()
-			close(closed)
-		}()
-		select {
-		case <-closed:
-		case <-time.After(waitDeadline):
-			t.Error("Close blocked: a goroutine of the workspace is stuck")
-		}
-	})
+	t.Cleanup(func() { fsguardtest.Within(t, "Close", func() { w.Close() }) })
 	if watch {
 		waitWatching(t, w)
 	}

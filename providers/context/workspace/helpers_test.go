@@ -15,12 +15,11 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
-// waitDeadline bounds every wait for something asynchronous. It is generous:
-// the machines running the tests are shared and slow, and waits end as soon
-// as the condition holds.
-const waitDeadline = 30 * time.Second
+// waitDeadline bounds every wait for something asynchronous.
+const waitDeadline = watchertest.Deadline
 
 // writeFile writes content at rel below dir, creating directories.
 func writeFile(t testing.TB, dir, rel, content string) string {
@@ -68,6 +67,44 @@ func topicText(domain, name, title string, refs ...string) string {
 	return b.String()
 }
 
+// benchFiles returns a library of domains × topics topic files whose
+// bodies refer to other topics, plus a command per domain: slash path →
+// text.
+func benchFiles(domains, topics int, variant string) map[string]string {
+	files := map[string]string{".ctxls.yaml": "tokenizer: o200k_base\n"}
+	for d := range domains {
+		dom := fmt.Sprintf("d%03d", d)
+		for i := range topics {
+			name := fmt.Sprintf("t%04d", i)
+			refs := []string{
+				fmt.Sprintf("d%03d:t%04d", (d+1)%domains, i),
+				fmt.Sprintf("%s:t%04d", dom, (i+1)%topics),
+			}
+			txt := topicText(dom, name, "Topic "+name+" "+variant, refs...)
+			txt += "\n## Details\n\nThe " + variant + " version of this topic explains how things are done, with some words to count.\n"
+			files["context/"+dom+"/"+name+".md"] = txt
+		}
+		files["commands/"+dom+".md"] = fmt.Sprintf("---\ndescription: %s\ncontext: [%s:t0000]\n---\n\nUse `%s:t0001`.\n", dom, dom, dom)
+	}
+	return files
+}
+
+// benchTree writes benchFiles below dir and returns the paths of the topic
+// files, sorted.
+func benchTree(tb testing.TB, dir string, domains, topics int, variant string) []string {
+	tb.Helper()
+	files := benchFiles(domains, topics, variant)
+	libtest.WriteFiles(tb, dir, files)
+	var paths []string
+	for rel := range files {
+		if strings.HasPrefix(rel, "context/") {
+			paths = append(paths, filepath.Join(dir, filepath.FromSlash(rel)))
+		}
+	}
+	slices.Sort(paths)
+	return paths
+}
+
 // baseTree is a small workspace: two domains, a command and a README.
 func baseTree() map[string]string {
 	return map[string]string{
@@ -83,32 +120,13 @@ func baseTree() map[string]string {
 
 // recorder collects the updates a workspace publishes.
 type recorder struct {
-	mu      sync.Mutex
-	updates []Update
-}
-
-func (r *recorder) add(u Update) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.updates = append(r.updates, u)
-}
-
-func (r *recorder) all() []Update {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.updates)
-}
-
-func (r *recorder) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.updates = nil
+	watchertest.Recorder[Update]
 }
 
 // changed returns every path reported changed so far.
 func (r *recorder) changed() []string {
 	var out []string
-	for _, u := range r.all() {
+	for _, u := range r.All() {
 		out = append(out, u.Changed...)
 	}
 	slices.Sort(out)
@@ -118,7 +136,7 @@ func (r *recorder) changed() []string {
 // affected returns every path reported affected so far.
 func (r *recorder) affected() []string {
 	var out []string
-	for _, u := range r.all() {
+	for _, u := range r.All() {
 		out = append(out, u.Affected...)
 	}
 	slices.Sort(out)
@@ -156,7 +174,7 @@ func open(t testing.TB, dir string, rec *recorder, mod func(*Options)) *Workspac
 	t.Helper()
 	opts := Options{Watch: true, Debounce: 30 * time.Millisecond, PollInterval: 200 * time.Millisecond}
 	if rec != nil {
-		opts.OnUpdate = rec.add
+		opts.OnUpdate = rec.Add
 	}
 	if mod != nil {
 		mod(&opts)
@@ -185,13 +203,7 @@ func waitWatching(t testing.TB, w *Workspace) {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	watchertest.WaitFor(t, what, cond)
 }
 
 // hasTopic reports whether the workspace's library has topic id.

@@ -1,8 +1,9 @@
 package workspace
 
 import (
+	"bytes"
 	"fmt"
-	"github.com/ctxls/ctxls/watcher/watchertest"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // storm applies random file operations to the tree at dir.
@@ -172,6 +175,7 @@ func (s *storm) step() {
 }
 
 func TestStorm(t *testing.T) {
+	t.Parallel()
 	seeds := []uint64{1, 2, 3}
 	ops := 300
 	if testing.Short() {
@@ -189,6 +193,7 @@ func TestStorm(t *testing.T) {
 	for _, rn := range runs {
 		seed := rn.seed
 		t.Run(fmt.Sprintf("seed%d-maxwatches%d", seed, rn.maxWatches), func(t *testing.T) {
+			t.Parallel()
 			dir := writeTree(t, baseTree())
 			rec := &recorder{}
 			w := open(t, dir, rec, func(o *Options) {
@@ -211,12 +216,12 @@ func TestStorm(t *testing.T) {
 				}
 			}
 			waitInSync(t, w)
-			if len(rec.all()) == 0 {
+			if len(rec.All()) == 0 {
 				t.Error("no update was published")
 			}
 			// Updates are coalesced: far fewer than the operations.
-			t.Logf("%d operations, %d updates, %d topics", ops, len(rec.all()), len(w.Library().Topics()))
-			for _, u := range rec.all() {
+			t.Logf("%d operations, %d updates, %d topics", ops, len(rec.All()), len(w.Library().Topics()))
+			for _, u := range rec.All() {
 				if !slices.IsSorted(u.Changed) {
 					t.Errorf("Changed is not sorted: %v", u.Changed)
 				}
@@ -229,26 +234,40 @@ func TestStorm(t *testing.T) {
 // checkout does, is applied in one pass and published as one update, with
 // the server's default debounce. The watcher runs on a manual clock that
 // stands still during the burst, so the count of passes does not depend
-// on how fast the machine writes.
+// on how fast the machine writes. Both checkouts run on one tree, one
+// after the other, since writing and removing 5,000 files is most of the
+// test's time: git's from branch a to b, then plain writes back to a.
 func TestCheckoutIsOnePass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 5,000 files")
 	}
-	tests := []struct {
+	t.Parallel()
+	dir := t.TempDir()
+	type checkout struct {
 		name string
-		// setup writes variant a of a 5,000-topic tree at dir and returns
-		// its topic files and a checkout rewriting them to variant b.
-		setup func(t *testing.T, dir string) ([]string, func())
-	}{
-		{"writes", func(t *testing.T, dir string) ([]string, func()) {
-			return benchTree(t, dir, 50, 100, "a"), func() { benchTree(t, dir, 50, 100, "b") }
-		}},
-		{"git checkout", gitBranches},
+		to   string // the variant it leaves on disk
+		run  func()
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			paths, checkout := tc.setup(t, dir)
+	var checkouts []checkout
+	var paths []string
+	if git, ok := gitIn(dir); ok {
+		// Variant b on branch b, variant a on branch a, checked out.
+		// fast-import writes them as one pack: adding and committing
+		// them would write and later remove 10,000 loose objects.
+		git(t, nil, "init", "-q", "-b", "a")
+		git(t, benchCommits(50, 100, "b", "a"), "fast-import", "--quiet")
+		paths = benchTree(t, dir, 50, 100, "a")
+		git(t, nil, "reset", "-q")
+		checkouts = append(checkouts,
+			checkout{"git checkout", "b", func() { git(t, nil, "checkout", "-q", "b") }},
+			checkout{"writes", "a", func() { benchTree(t, dir, 50, 100, "a") }})
+	} else {
+		t.Log("git not installed: plain writes only")
+		paths = benchTree(t, dir, 50, 100, "a")
+		checkouts = append(checkouts, checkout{"writes", "b", func() { benchTree(t, dir, 50, 100, "b") }})
+	}
+	for _, co := range checkouts {
+		t.Run(co.name, func(t *testing.T) {
 			rec := &recorder{}
 			clk := watchertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			w := open(t, dir, rec, func(o *Options) {
@@ -263,20 +282,20 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				tp, ok := w.Library().Topic("d000/sentinel")
 				return ok && tp.Meta.Title == "Sentinel"
 			})
-			rec.reset()
+			rec.Reset()
 
-			checkout()
+			co.run()
 			// A last file written after the burst: once the watcher has
 			// received its event it has received the whole burst's.
-			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End b"))
+			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End "+co.to))
 			waitFor(t, "the event of the last file", func() bool {
 				w.wmu.Lock()
 				defer w.wmu.Unlock()
 				return w.watcher != nil && w.watcher.Waiting(end)
 			})
-			advanceUntil(t, clk, "every topic at variant b, and its update", func() bool {
+			advanceUntil(t, clk, "every topic at variant "+co.to+", and its update", func() bool {
 				for _, tp := range w.Library().Topics() {
-					if tp.ID != "d000/sentinel" && !strings.HasSuffix(tp.Meta.Title, " b") {
+					if tp.ID != "d000/sentinel" && !strings.HasSuffix(tp.Meta.Title, " "+co.to) {
 						return false
 					}
 				}
@@ -288,7 +307,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				}
 				return true
 			})
-			ups := slices.DeleteFunc(rec.all(), func(u Update) bool { return slices.Equal(u.Changed, []string{sentinel}) })
+			ups := slices.DeleteFunc(rec.All(), func(u Update) bool { return slices.Equal(u.Changed, []string{sentinel}) })
 			if len(ups) != 1 {
 				for i, u := range ups {
 					t.Logf("update %d: %d changed, reloaded %v", i, len(u.Changed), u.Reloaded)
@@ -297,6 +316,13 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			}
 			if got := len(ups[0].Changed); got != len(paths)+1 {
 				t.Errorf("the update names %d changed files, want %d", got, len(paths)+1)
+			}
+			// The next checkout starts without this one's two files.
+			w.Close()
+			for _, p := range []string{sentinel, end} {
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
 			}
 		})
 	}
@@ -316,28 +342,38 @@ func advanceUntil(t testing.TB, clk *watchertest.Clock, what string, cond func()
 	}
 }
 
-// gitBranches commits variant b of a 5,000-topic tree at dir on branch b
-// and variant a on branch a, which it leaves checked out, and returns the
-// topic files and a checkout of b.
-func gitBranches(t *testing.T, dir string) ([]string, func()) {
-	t.Helper()
+// gitIn returns a function running git in dir, with stdin as its input,
+// without the user's configuration of name, e-mail and signing; false
+// when git is not installed.
+func gitIn(dir string) (func(t *testing.T, stdin []byte, args ...string), bool) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		return nil, false
 	}
-	git := func(args ...string) {
+	return func(t *testing.T, stdin []byte, args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
 		cmd.Dir = dir
+		cmd.Stdin = bytes.NewReader(stdin)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}, true
+}
+
+// benchCommits returns a git fast-import stream committing benchFiles of
+// each variant on a branch of its name, each commit on top of the one
+// before.
+func benchCommits(domains, topics int, variants ...string) []byte {
+	var b bytes.Buffer
+	for i, v := range variants {
+		fmt.Fprintf(&b, "commit refs/heads/%s\ncommitter t <t@t> 1767225600 +0000\ndata 0\n", v)
+		if i > 0 {
+			fmt.Fprintf(&b, "from refs/heads/%s\n", variants[i-1])
+		}
+		files := benchFiles(domains, topics, v)
+		for _, rel := range slices.Sorted(maps.Keys(files)) {
+			fmt.Fprintf(&b, "M 100644 inline %s\ndata %d\n%s\n", rel, len(files[rel]), files[rel])
+		}
 	}
-	benchTree(t, dir, 50, 100, "b")
-	git("init", "-q", "-b", "b")
-	git("add", "-A")
-	git("commit", "-q", "-m", "b")
-	git("checkout", "-q", "-b", "a")
-	paths := benchTree(t, dir, 50, 100, "a")
-	git("commit", "-q", "-a", "-m", "a")
-	return paths, func() { git("checkout", "-q", "b") }
+	return b.Bytes()
 }

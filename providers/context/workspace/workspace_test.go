@@ -43,14 +43,14 @@ func TestFileChanges(t *testing.T) {
 	commits := filepath.Join(dir, "context/git/commits.md")
 
 	t.Run("create", func(t *testing.T) {
-		rec.reset()
+		rec.Reset()
 		p := writeFile(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
 		waitFor(t, "git/tags to appear", func() bool { return hasTopic(w, "git/tags") })
 		waitFor(t, "an update naming tags.md", func() bool { return slices.Contains(rec.changed(), p) })
 	})
 
 	t.Run("modify affects referrers", func(t *testing.T) {
-		rec.reset()
+		rec.Reset()
 		writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", "Commit Messages"))
 		waitFor(t, "the new title", func() bool {
 			tp, ok := w.Library().Topic("git/commits")
@@ -66,7 +66,7 @@ func TestFileChanges(t *testing.T) {
 		// An update of the creation above may still come after the reset
 		// (the write of tags.md after its creation): only the updates of
 		// this change count.
-		for _, u := range rec.all() {
+		for _, u := range rec.All() {
 			if slices.Contains(u.Changed, commits) && len(u.Changed) != 1 {
 				t.Errorf("Changed = %v, want only commits.md", u.Changed)
 			}
@@ -74,7 +74,7 @@ func TestFileChanges(t *testing.T) {
 	})
 
 	t.Run("atomic save", func(t *testing.T) {
-		rec.reset()
+		rec.Reset()
 		tmp := filepath.Join(dir, "context/git/commits.md.tmp~")
 		if err := os.WriteFile(tmp, []byte(topicText("git", "commits", "Atomic Commits")), 0o644); err != nil {
 			t.Fatal(err)
@@ -93,7 +93,7 @@ func TestFileChanges(t *testing.T) {
 	})
 
 	t.Run("rename in place", func(t *testing.T) {
-		rec.reset()
+		rec.Reset()
 		old := filepath.Join(dir, "context/git/tags.md")
 		nw := filepath.Join(dir, "context/git/labels.md")
 		if err := os.Rename(old, nw); err != nil {
@@ -107,7 +107,7 @@ func TestFileChanges(t *testing.T) {
 	})
 
 	t.Run("delete affects referrers", func(t *testing.T) {
-		rec.reset()
+		rec.Reset()
 		if err := os.Remove(commits); err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestNotifyWatchedDedupe(t *testing.T) {
 	// The notification joined the watcher's debounce: once a later change
 	// sent both ways is through, commits.md has been looked at by both.
 	if n := notifyTwice(t, dir, w, rec, "Both Ways"); n != 1 {
-		t.Errorf("a change seen by the watcher and the client was applied %d times, want once: %+v", n, rec.all())
+		t.Errorf("a change seen by the watcher and the client was applied %d times, want once: %+v", n, rec.All())
 	}
 }
 
@@ -333,7 +333,7 @@ func notifyTwice(t *testing.T, dir string, w *Workspace, rec *recorder, title st
 	w.NotifyWatched([]string{p, s})
 	waitFor(t, "the sentinel", func() bool { return hasTopic(w, "git/sentinel") })
 	n := 0
-	for _, u := range rec.all() {
+	for _, u := range rec.All() {
 		if slices.Contains(u.Changed, p) {
 			n++
 		}
@@ -357,7 +357,7 @@ func TestConfigChanges(t *testing.T) {
 	waitFor(t, "docs as a context root", func() bool { return hasTopic(w, "web/http") })
 	waitFor(t, "drafts ignored", func() bool { return !hasTopic(w, "drafts/wip") })
 	waitFor(t, "a reload update naming .ctxls.yaml", func() bool {
-		return slices.ContainsFunc(rec.all(), func(u Update) bool { return u.Reloaded && slices.Contains(u.Changed, cfgPath) })
+		return slices.ContainsFunc(rec.All(), func(u Update) bool { return u.Reloaded && slices.Contains(u.Changed, cfgPath) })
 	})
 
 	// The watcher is started again without the ignored directory; new
@@ -440,7 +440,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	dir := writeTree(t, baseTree())
 	checkGoroutines(t, func() {
 		rec := &recorder{}
-		w, err := Open(context.Background(), dir, Options{Watch: true, OnUpdate: rec.add, Debounce: 20_000_000})
+		w, err := Open(context.Background(), dir, Options{Watch: true, OnUpdate: rec.Add, Debounce: 20_000_000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +491,7 @@ func TestReloadThreshold(t *testing.T) {
 		writeFile(t, dir, "context/burst/t"+string(rune('a'+i))+".md", "# Burst\n")
 	}
 	waitFor(t, "a reloading update", func() bool {
-		return slices.ContainsFunc(rec.all(), func(u Update) bool { return u.Reloaded })
+		return slices.ContainsFunc(rec.All(), func(u Update) bool { return u.Reloaded })
 	})
 	waitFor(t, "the burst", func() bool { return hasTopic(w, "burst/tf") && hasTopic(w, "burst/ta") })
 	if got, _ := textOf(w, doc); got != edited {

@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // TestOpenWorkspaceRefusesLinks ships the state directory, or one of its
@@ -42,17 +43,9 @@ func TestOpenWorkspaceRefusesLinks(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else if tc.name != "dangling database" {
-				if err := os.WriteFile(target, nil, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				fsguardtest.Write(t, target, "")
 			}
-			link := filepath.Join(root, filepath.FromSlash(tc.link))
-			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(target, link); err != nil {
-				t.Fatal(err)
-			}
+			link := fsguardtest.Link(t, target, filepath.Join(root, filepath.FromSlash(tc.link)))
 			db, err := OpenWorkspace(context.Background(), root)
 			if err == nil {
 				db.Close()
@@ -114,15 +107,9 @@ func TestOpenWorkspaceRefusesSpecialFiles(t *testing.T) {
 	t.Run("fifo database", func(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
-		dir := filepath.Join(root, DirName)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		fifo := filepath.Join(dir, FileName)
-		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
-		_, err := OpenWorkspace(context.Background(), root)
+		fsguardtest.Pipe(t, filepath.Join(root, DirName, FileName))
+		var err error
+		fsguardtest.Within(t, "OpenWorkspace", func() { _, err = OpenWorkspace(context.Background(), root) })
 		if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), "named pipe") {
 			t.Errorf("error = %v, want ErrLink for a named pipe", err)
 		}
@@ -130,9 +117,7 @@ func TestOpenWorkspaceRefusesSpecialFiles(t *testing.T) {
 	t.Run("file as state directory", func(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
-		if err := os.WriteFile(filepath.Join(root, DirName), []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fsguardtest.Write(t, filepath.Join(root, DirName), "x")
 		_, err := OpenWorkspace(context.Background(), root)
 		if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), "not a directory") {
 			t.Errorf("error = %v, want ErrLink for a file", err)

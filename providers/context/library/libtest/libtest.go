@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -59,6 +60,17 @@ func ExampleDir(t testing.TB) string {
 	return filepath.Join(filepath.Dir(self), "..", "..", "..", "..", "examples", "library")
 }
 
+// LoadExample loads the example library where it is, for tests that only
+// read it.
+func LoadExample(t testing.TB) *library.Library {
+	t.Helper()
+	lib, err := library.Load(context.Background(), ExampleDir(t), nil, library.Options{})
+	if err != nil {
+		t.Fatalf("load the example library: %v", err)
+	}
+	return lib
+}
+
 // CopyExample copies the example library to a folder named library in a
 // new temporary directory and returns that folder, for tests that change
 // its files or let a server write its state there.
@@ -73,15 +85,7 @@ func CopyExample(t testing.TB) string {
 // folders they need and replacing what is there.
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fsguardtest.WriteTree(t, dir, files)
 }
 
 // Load writes files as WriteTree does and loads the workspace with the
