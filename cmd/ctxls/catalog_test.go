@@ -29,6 +29,7 @@ type catalogJSON struct {
 }
 
 func TestCatalogCommand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		args    []string
@@ -86,6 +87,7 @@ func TestCatalogCommand(t *testing.T) {
 }
 
 func TestCatalogText(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCLI(t, "catalog", "--domain", "python", exampleDir)
 	if err != nil {
 		t.Fatal(err)

@@ -318,6 +318,7 @@ func TestChainCLI(t *testing.T) {
 // the running step's line is redrawn in place with its elapsed time and
 // tokens, then replaced by the step's outcome.
 func TestChainProgressTerminal(t *testing.T) {
+	t.Parallel()
 	var buf chainSyncBuffer
 	p := &progress{w: &buf, tty: true, done: make(chan struct{})}
 	go p.tick()
@@ -369,6 +370,7 @@ func (s *chainSyncBuffer) String() string {
 // workspace without a database they create nothing, and in one with a
 // database they commit nothing (no owner row, no sweep).
 func TestChainReadOnly(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	fresh := t.TempDir()
 	out, _, err := runCLI(t, "chain", "list", "--dir", fresh)
@@ -445,6 +447,7 @@ func TestChainReadOnly(t *testing.T) {
 // progress line, the failure and the last line of the agent's stderr; in
 // the result, every line, each in the reason's column.
 func TestStepReason(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		reason, short, block string
 	}{
@@ -471,6 +474,7 @@ func TestStepReason(t *testing.T) {
 // TestChainHelpStates checks that chain --help describes every state an
 // execution can be listed in.
 func TestChainHelpStates(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCLI(t, "chain", "--help")
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func copyTree(t *testing.T, src string) string {
 // holds one import of each kind the agent does not load, next to imports
 // in a code span, a fence and an e-mail address that are not imports.
 func TestCheckMemory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "providers", "context", "imports", "testdata", "project")
 	out, _, err := runCLI(t, "check", dir, "--format", "json")
 	if exitCode(err) != 1 {
@@ -45,6 +46,7 @@ func TestCheckMemory(t *testing.T) {
 }
 
 func TestCheckMemoryFix(t *testing.T) {
+	t.Parallel()
 	dir := copyTree(t, filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude"))
 	if _, _, err := runCLI(t, "check", dir, "--fix"); exitCode(err) != 1 {
 		t.Fatalf("check --fix: %v, want exit 1 (the missing import is left)", err)

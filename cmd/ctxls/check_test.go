@@ -53,6 +53,7 @@ func decodeRecords(t *testing.T, out string) []checkRecord {
 }
 
 func TestCheckExampleLibraryJSON(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	out, _, err := runCLI(t, "check", dir, "--format", "json")
 	if exitCode(err) != 1 {
@@ -114,6 +115,7 @@ func TestCheckExampleLibraryJSON(t *testing.T) {
 }
 
 func TestCheckExampleLibraryText(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	jsonOut, _, _ := runCLI(t, "check", "--format", "json", dir)
 	recs := decodeRecords(t, jsonOut)
@@ -218,6 +220,7 @@ func readmeProblems(t *testing.T, readme string) []readmeProblem {
 // TestCheckExampleLibraryMatchesREADME keeps the example library's README
 // honest: its table of deliberate problems is exactly what check reports.
 func TestCheckExampleLibraryMatchesREADME(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if err != nil {
@@ -254,6 +257,7 @@ func TestCheckExampleLibraryMatchesREADME(t *testing.T) {
 }
 
 func TestCheckPositionsAndExitStatus(t *testing.T) {
+	t.Parallel()
 	write := func(t *testing.T, files map[string]string) string {
 		return libtest.WriteTree(t, files)
 	}

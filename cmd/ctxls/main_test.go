@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +15,8 @@ import (
 )
 
 // TestMain points the index cache of every command these tests run, in
-// this process and in the binaries they start, at a temporary directory.
+// this process and in the binaries they start, at a temporary directory,
+// and starts building the binaries while the tests that need none run.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ctxls-cache-")
 	if err != nil {
@@ -22,7 +25,17 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv(indexcache.EnvDir, dir)
 	binDir = filepath.Join(dir, "bin")
+	flag.Parse()
+	ctx, cancel := context.WithCancel(context.Background())
+	buildCtx = ctx
+	var early sync.WaitGroup
+	if !testing.Short() {
+		early.Go(func() { builtBinaries() })
+	}
 	code := m.Run()
+	// A build no test waited for ends with the run.
+	cancel()
+	early.Wait()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -30,11 +43,14 @@ func TestMain(m *testing.M) {
 // binDir holds the binaries the tests build, once for the whole package.
 var binDir string
 
+// buildCtx ends when the tests have run.
+var buildCtx context.Context
+
 // builtBinaries builds the ctxls binary and the stand-in agent of the
 // chain tests, once.
 var builtBinaries = sync.OnceValues(func() ([2]string, error) {
 	bin := filepath.Join(binDir, "ctxls")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(buildCtx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return [2]string{}, fmt.Errorf("build ctxls: %v\n%s", err, out)
 	}
 	agent, err := chaintest.BuildAgent(binDir)

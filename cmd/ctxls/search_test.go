@@ -14,6 +14,7 @@ import (
 )
 
 func TestSearchCommand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		top  string
@@ -59,6 +60,7 @@ func TestSearchCommand(t *testing.T) {
 }
 
 func TestSearchText(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCLI(t, "search", "sql injection", "--dir", exampleDir)
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +82,7 @@ func TestSearchText(t *testing.T) {
 
 // search takes its workspace as catalog and check do: QUERY [DIR] or --dir.
 func TestSearchDirectoryArgument(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		args     []string
@@ -123,6 +126,7 @@ func TestSearchDirectoryArgument(t *testing.T) {
 // The text table is formatted as catalog's: numbers right-aligned with
 // thousands separators, then a summary.
 func TestSearchTextFormatsLikeCatalog(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		"context/big/large.md": "# Widget Large\n\n" + strings.Repeat("word ", 3000) + "\n",
 		"context/big/small.md": "# Widget Small\n\nShort.\n",
@@ -155,6 +159,7 @@ func TestSearchTextFormatsLikeCatalog(t *testing.T) {
 }
 
 func TestPrintTable(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		rows  [][]string
@@ -179,6 +184,7 @@ func TestPrintTable(t *testing.T) {
 
 // search exits as grep does, in either format.
 func TestSearchExitStatus(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "missing")
 	cases := []struct {
 		args []string
