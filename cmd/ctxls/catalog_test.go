@@ -29,7 +29,6 @@ type catalogJSON struct {
 }
 
 func TestCatalogCommand(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		name    string
 		args    []string
@@ -87,7 +86,6 @@ func TestCatalogCommand(t *testing.T) {
 }
 
 func TestCatalogText(t *testing.T) {
-	t.Parallel()
 	out, _, err := runCLI(t, "catalog", "--domain", "python", exampleDir)
 	if err != nil {
 		t.Fatal(err)

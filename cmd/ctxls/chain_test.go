@@ -366,6 +366,22 @@ func (s *chainSyncBuffer) String() string {
 	return s.b.String()
 }
 
+// openExecutions opens the database of the workspace at dir, until the
+// test ends, and an execution store on it, which the test closes.
+func openExecutions(t *testing.T, dir string) (*storage.DB, *execution.Store) {
+	t.Helper()
+	db, err := storage.OpenWorkspace(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := execution.New(t.Context(), db, execution.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, s
+}
+
 // TestChainReadOnly checks that chain list and chain show only read: in a
 // workspace without a database they create nothing, and in one with a
 // database they commit nothing (no owner row, no sweep).
@@ -389,15 +405,7 @@ func TestChainReadOnly(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	db, err := storage.OpenWorkspace(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s, err := execution.New(ctx, db, execution.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, s := openExecutions(t, dir)
 	ex, err := s.Create(ctx, "shop", "")
 	if err != nil {
 		t.Fatal(err)
@@ -447,7 +455,6 @@ func TestChainReadOnly(t *testing.T) {
 // progress line, the failure and the last line of the agent's stderr; in
 // the result, every line, each in the reason's column.
 func TestStepReason(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct {
 		reason, short, block string
 	}{
@@ -474,7 +481,6 @@ func TestStepReason(t *testing.T) {
 // TestChainHelpStates checks that chain --help describes every state an
 // execution can be listed in.
 func TestChainHelpStates(t *testing.T) {
-	t.Parallel()
 	out, _, err := runCLI(t, "chain", "--help")
 	if err != nil {
 		t.Fatal(err)
@@ -493,15 +499,7 @@ func TestChainListPages(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
-	db, err := storage.OpenWorkspace(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s, err := execution.New(ctx, db, execution.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := openExecutions(t, dir)
 	for _, p := range []string{"a", "b", "c"} {
 		if _, err := s.Create(ctx, p, ""); err != nil {
 			t.Fatal(err)

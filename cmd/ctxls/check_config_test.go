@@ -10,7 +10,6 @@ import (
 )
 
 func TestCheckReportsConfigProblems(t *testing.T) {
-	t.Parallel()
 	const topic = "# A\n\nText.\n"
 	cases := []struct {
 		name   string
@@ -57,7 +56,6 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 }
 
 func TestCheckTextCountsConfigProblems(t *testing.T) {
-	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
 	out, _, err := runCLI(t, "check", dir)
 	if exitCode(err) != 1 {
@@ -80,7 +78,6 @@ func TestCheckTextCountsConfigProblems(t *testing.T) {
 // Commands other than check warn about .ctxls.yaml and go on with the
 // defaults.
 func TestOtherCommandsWarnAboutConfig(t *testing.T) {
-	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n", "context/python/a.md": "# Alpha\n\nText.\n"})
 	for _, args := range [][]string{
 		{"catalog", "--dir", dir},
@@ -103,7 +100,6 @@ func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 }
 
 func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
-	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/a.md":      "# A\n\nText.\n",
 		"docs/context/python/a.md": "# A\n\nText.\n",
@@ -132,7 +128,6 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 
 // check takes its workspace as catalog and search do: DIR or --dir.
 func TestCheckDirFlag(t *testing.T) {
-	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": "# A\n\nText.\n"})
 	if out, _, err := runCLI(t, "check", "--dir", dir); err != nil || !strings.HasPrefix(out, "0 problems") {
 		t.Errorf("--dir: %v %q", err, out)
@@ -146,7 +141,6 @@ func TestCheckDirFlag(t *testing.T) {
 // A chain that names no command would fail at that step when run; check
 // says so at the chain's line.
 func TestCheckReportsUnknownChainCommand(t *testing.T) {
-	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		".ctxls.yaml":           "chains:\n  ok: [implement]\n  broken: [implement, deploy]\n",
 		"commands/implement.md": "# Implement\n",

@@ -23,7 +23,6 @@ func copyTree(t *testing.T, src string) string {
 // holds one import of each kind the agent does not load, next to imports
 // in a code span, a fence and an e-mail address that are not imports.
 func TestCheckMemory(t *testing.T) {
-	t.Parallel()
 	dir := filepath.Join("..", "..", "providers", "context", "imports", "testdata", "project")
 	out, _, err := runCLI(t, "check", dir, "--format", "json")
 	if exitCode(err) != 1 {

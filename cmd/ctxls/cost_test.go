@@ -14,7 +14,6 @@ import (
 var claudeProject = filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude")
 
 func TestCostCommand(t *testing.T) {
-	t.Parallel()
 	out, stderr, err := runCLI(t, "cost", claudeProject, "--format", "json")
 	if err != nil {
 		t.Fatalf("cost: %v\n%s", err, stderr)
@@ -49,7 +48,6 @@ func TestCostCommand(t *testing.T) {
 }
 
 func TestCostCommandAgents(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Agents\n\nRun make.\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -80,7 +78,6 @@ func TestCostCommandAgents(t *testing.T) {
 // colon), one listing entry per skill, command and subagent; Cursor gets
 // its rule by glob.
 func TestCostExampleLibrary(t *testing.T) {
-	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	files := func(agent string) (always, later []string) {
 		t.Helper()

@@ -14,7 +14,6 @@ import (
 )
 
 func TestSearchCommand(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		args []string
 		top  string
@@ -60,7 +59,6 @@ func TestSearchCommand(t *testing.T) {
 }
 
 func TestSearchText(t *testing.T) {
-	t.Parallel()
 	out, _, err := runCLI(t, "search", "sql injection", "--dir", exampleDir)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +124,6 @@ func TestSearchDirectoryArgument(t *testing.T) {
 // The text table is formatted as catalog's: numbers right-aligned with
 // thousands separators, then a summary.
 func TestSearchTextFormatsLikeCatalog(t *testing.T) {
-	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		"context/big/large.md": "# Widget Large\n\n" + strings.Repeat("word ", 3000) + "\n",
 		"context/big/small.md": "# Widget Small\n\nShort.\n",
@@ -159,7 +156,6 @@ func TestSearchTextFormatsLikeCatalog(t *testing.T) {
 }
 
 func TestPrintTable(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		name  string
 		rows  [][]string
@@ -184,7 +180,6 @@ func TestPrintTable(t *testing.T) {
 
 // search exits as grep does, in either format.
 func TestSearchExitStatus(t *testing.T) {
-	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "missing")
 	cases := []struct {
 		args []string
