@@ -13,6 +13,7 @@ import (
 // The workspace's memory files and their imports are in every step's
 // prompt, loaded once per execution and counted apart.
 func TestChainMemory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
 	write := func(name, text string) {
 		p := filepath.Join(e.dir, filepath.FromSlash(name))
@@ -76,6 +77,7 @@ func TestChainMemory(t *testing.T) {
 
 // Without memory files, a step has none and says so with empty lists.
 func TestChainNoMemory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
 	// The example library has memory files of its own; this workspace has none.
 	for _, name := range []string{"CLAUDE.md", "AGENTS.md", filepath.Join(".claude", "CLAUDE.md"), filepath.Join(".claude", "rules")} {
