@@ -26,15 +26,14 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
-// chainBins returns the ctxls binary and the stand-in agent, built once
-// for the package.
+// chainBins returns the ctxls binary and the stand-in agent.
 func chainBins(t *testing.T) (ctxls, agent string) {
 	t.Helper()
-	bins, err := builtBinaries()
+	agent, err := builtAgent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bins[0], bins[1]
+	return buildCtxls(t), agent
 }
 
 // chainCLIWorkspace copies the example library with the agent as executor.
