@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,47 +23,49 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
-// TestMain keeps the index cache of the binaries these tests start in a
-// temporary directory, which also holds the binary, built once.
-func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
+// ctxlsBinary is the ctxls command built for a test, with an index cache
+// of its own.
+type ctxlsBinary struct{ path, cache string }
 
-func runMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "ctxls-mcp-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	os.Setenv(indexcache.EnvDir, filepath.Join(dir, "cache"))
-	binDir = dir
-	return m.Run()
-}
-
-// binDir is the temporary directory of TestMain.
-var binDir string
-
-// built builds the ctxls binary once for the package.
-var built = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(binDir, "ctxls")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxls/ctxls/cmd/ctxls").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build ctxls: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-// buildCtxls returns the path of the ctxls binary, built on first use.
-func buildCtxls(t *testing.T) string {
+// buildCtxls builds the ctxls binary into a temporary directory of t.
+func buildCtxls(t *testing.T) ctxlsBinary {
 	t.Helper()
+	dir := t.TempDir()
+	b := ctxlsBinary{path: filepath.Join(dir, "ctxls"), cache: filepath.Join(dir, "cache")}
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", b.path, "github.com/ctxls/ctxls/cmd/ctxls")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build ctxls: %v\n%s", err, out)
+	}
+	return b
+}
+
+// command returns a command running the binary with args.
+func (b ctxlsBinary) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(b.path, args...)
+	cmd.Env = append(os.Environ(), indexcache.EnvDir+"="+b.cache)
+	return cmd
+}
+
+// TestBinary builds ctxls once and starts it as agents and editors do.
+func TestBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin, err := built()
-	if err != nil {
-		t.Fatal(err)
+	bin := buildCtxls(t)
+	for _, tt := range []struct {
+		name string
+		test func(*testing.T, ctxlsBinary)
+	}{
+		{"agent configurations", testAgentConfigurations},
+		{"plugin language server", testPluginLanguageServer},
+		{"command transport", testCommandTransport},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.test(t, bin)
+		})
 	}
-	return bin
 }
 
 // commandLine is a server's command line as an agent's configuration
@@ -206,7 +207,7 @@ func TestParseCodexTOML(t *testing.T) {
 // agentCommand returns the command an agent runs for cl: the built binary
 // for ctxls, the agent's variable for the workspace folder expanded, run
 // in the workspace as the agents that pass no --dir do.
-func agentCommand(t *testing.T, bin, dir string, cl commandLine) *exec.Cmd {
+func agentCommand(t *testing.T, bin ctxlsBinary, dir string, cl commandLine) *exec.Cmd {
 	t.Helper()
 	if cl.Command != "ctxls" {
 		t.Fatalf("command %q, want ctxls", cl.Command)
@@ -218,17 +219,15 @@ func agentCommand(t *testing.T, bin, dir string, cl commandLine) *exec.Cmd {
 			t.Fatalf("argument %q holds a variable the test does not know", a)
 		}
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := bin.command(args...)
 	cmd.Dir = dir
 	return cmd
 }
 
-// TestAgentConfigurations starts each MCP server configuration the README
+// testAgentConfigurations starts each MCP server configuration the README
 // gives an agent, and the Claude Code plugin's, exactly as written (with
 // the built binary as ctxls), lists its tools and calls one.
-func TestAgentConfigurations(t *testing.T) {
-	t.Parallel()
-	bin := buildCtxls(t)
+func testAgentConfigurations(t *testing.T, bin ctxlsBinary) {
 	snippets := readmeSnippets(t)
 	type config struct {
 		name string
@@ -328,12 +327,10 @@ func TestAgentConfigurations(t *testing.T) {
 	}
 }
 
-// TestPluginLanguageServer starts the language server the Claude Code
+// testPluginLanguageServer starts the language server the Claude Code
 // plugin's .lsp.json names, as written, and has it answer initialize and
 // shut down.
-func TestPluginLanguageServer(t *testing.T) {
-	t.Parallel()
-	bin := buildCtxls(t)
+func testPluginLanguageServer(t *testing.T, bin ctxlsBinary) {
 	b, err := os.ReadFile(filepath.Join("..", "claude-plugin", ".lsp.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -480,13 +477,11 @@ func TestPluginLanguageServer(t *testing.T) {
 	}
 }
 
-// TestBinaryOverCommandTransport starts the built ctxls binary as an
+// testCommandTransport starts the built ctxls binary as an
 // agent does and talks to it through the SDK's client.
-func TestBinaryOverCommandTransport(t *testing.T) {
-	t.Parallel()
-	bin := buildCtxls(t)
+func testCommandTransport(t *testing.T, bin ctxlsBinary) {
 	dir := libtest.WriteTree(t, fixture())
-	cmd := exec.Command(bin, "mcp", "--dir", dir)
+	cmd := bin.command("mcp", "--dir", dir)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "test"}, nil).
 		Connect(t.Context(), &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
@@ -511,7 +506,7 @@ func TestBinaryOverCommandTransport(t *testing.T) {
 	}
 
 	// session_cost answers what ctxls cost --format json prints.
-	cost, err := exec.Command(bin, "cost", "--dir", dir, "--agent", "claude", "--format", "json").Output()
+	cost, err := bin.command("cost", "--dir", dir, "--agent", "claude", "--format", "json").Output()
 	if err != nil {
 		t.Fatalf("ctxls cost: %v", err)
 	}
