@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 
@@ -43,11 +46,31 @@ var builtAgent = sync.OnceValues(func() (string, error) {
 	return chaintest.BuildAgent(binDir)
 })
 
-// buildCtxls returns the path of the ctxls binary: this test binary,
-// which runs as ctxls in the processes the tests start.
+// builtCtxls is the ctxls binary: this test binary, which runs as ctxls in
+// the processes the tests start, unless it was built with the race
+// detector, which would make each of them many times slower; then a
+// build of ctxls without it, once for the package.
+var builtCtxls = sync.OnceValues(func() (string, error) {
+	if !raceBuild() {
+		return os.Executable()
+	}
+	bin := filepath.Join(binDir, "ctxls")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build ctxls: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// raceBuild reports whether this binary was built with the race detector.
+func raceBuild() bool {
+	info, ok := debug.ReadBuildInfo()
+	return ok && slices.Contains(info.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
+}
+
+// buildCtxls returns the path of the ctxls binary.
 func buildCtxls(t *testing.T) string {
 	t.Helper()
-	bin, err := os.Executable()
+	bin, err := builtCtxls()
 	if err != nil {
 		t.Fatal(err)
 	}
