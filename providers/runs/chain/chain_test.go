@@ -510,8 +510,15 @@ func TestCancel(t *testing.T) {
 // a clear status or warning and lose nothing that was kept.
 func TestBadOutput(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, executorYAML(t, "30s", "-big", "brainstorm", "-bigsize", "3000000", "-binary", "implement", "-badshared", "test"))
-	e.runner.opts.MaxOutput = 1 << 20
+	// Above what a result holds, and below what the agent prints: each
+	// bound cuts. Every kept byte is tokenized for the history, so the
+	// sizes stay small.
+	const maxOutput, bigSize = 256 << 10, 600000
+	if maxOutput <= outputInResult || bigSize <= maxOutput {
+		t.Fatalf("sizes %d, %d, %d: each bound must cut", outputInResult, maxOutput, bigSize)
+	}
+	e := newEnv(t, executorYAML(t, "30s", "-big", "brainstorm", "-bigsize", strconv.Itoa(bigSize), "-binary", "implement", "-badshared", "test"))
+	e.runner.opts.MaxOutput = maxOutput
 	ctx := context.Background()
 	res, err := e.runner.Run(ctx, Request{Commands: feature})
 	check(t, err)
@@ -519,14 +526,14 @@ func TestBadOutput(t *testing.T) {
 		t.Fatalf("%s", statuses(res))
 	}
 	big := res.Steps[0]
-	if big.OutputBytes < 3000000 || !containsAny(big.Warnings, "only the first 1048576 were kept") || len(big.Output) > outputInResult+100 {
+	if big.OutputBytes < bigSize || !containsAny(big.Warnings, fmt.Sprintf("only the first %d were kept", maxOutput)) || len(big.Output) > outputInResult+100 {
 		t.Fatalf("big output: %d bytes, warnings %v, %d in result", big.OutputBytes, big.Warnings, len(big.Output))
 	}
 	st, err := e.store.Get(ctx, res.SessionID)
 	check(t, err)
 	var kept string
 	check(t, json.Unmarshal(st.CommandHistory[0].Outputs["output"], &kept))
-	if len(kept) != 1<<20 {
+	if len(kept) != maxOutput {
 		t.Fatalf("recorded %d bytes of the big output", len(kept))
 	}
 	var b64 string
