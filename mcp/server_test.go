@@ -86,12 +86,34 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) (
 	return text.String(), res.IsError
 }
 
-// callCase calls a tool for a table case and reports, as wantResult does,
-// whether the case goes on to check a result.
-func callCase(t *testing.T, cs *sdk.ClientSession, name string, args any, out any, errHas string) (string, bool) {
+// toolCase is one call of a table test: a tool's arguments and, when the
+// call must fail, what its error says.
+type toolCase struct {
+	name   string
+	args   map[string]any
+	errHas string
+}
+
+func (c toolCase) call() toolCase { return c }
+
+// runToolCases calls tool once for each case in a subtest of its own and
+// hands the structured result of each call that must succeed to check.
+// No answer may hold the secret of outsideFixture.
+func runToolCases[C interface{ call() toolCase }, Out any](t *testing.T, cs *sdk.ClientSession, tool string, cases []C, check func(t *testing.T, tt C, text string, out *Out)) {
 	t.Helper()
-	text, isErr := call(t, cs, name, args, out)
-	return text, wantResult(t, text, isErr, errHas)
+	for _, tt := range cases {
+		c := tt.call()
+		t.Run(c.name, func(t *testing.T) {
+			var out Out
+			text, isErr := call(t, cs, tool, c.args, &out)
+			if strings.Contains(text, "TOP-SECRET") {
+				t.Fatalf("content from outside the root: %q", text)
+			}
+			if wantResult(t, text, isErr, c.errHas) {
+				check(t, tt, text, &out)
+			}
+		})
+	}
 }
 
 // wantResult fails unless a result is an error containing errHas, when
@@ -123,6 +145,38 @@ func writeWhole(t *testing.T, path, text string) {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// keyed returns entries by the key that of gives each, and the sum of the
+// tokens it gives them.
+func keyed[E any](entries []E, of func(E) (key string, tokens int)) (map[string]E, int) {
+	m := make(map[string]E, len(entries))
+	sum := 0
+	for _, e := range entries {
+		k, n := of(e)
+		m[k] = e
+		sum += n
+	}
+	return m, sum
+}
+
+// readAfterChange waits for notifications on changed until the resource
+// at uri can be read, and returns its text.
+func readAfterChange(t *testing.T, cs *sdk.ClientSession, changed <-chan struct{}, uri string) string {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("no notifications/resources/list_changed that makes %s readable within 30 s", uri)
+		}
+		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
+		if err != nil {
+			continue // a change notified before the new file was applied
+		}
+		return res.Contents[0].Text
 	}
 }
 
@@ -167,182 +221,150 @@ func TestCatalog(t *testing.T) {
 	t.Parallel()
 	dir, _ := outsideFixture(t)
 	_, cs := connect(t, dir, nil)
-	tests := []struct {
-		name    string
-		args    map[string]any
+	type catalogCase struct {
+		toolCase
 		want    []string // references that must be listed
 		notWant []string
-		errHas  string
-	}{
-		{"all", map[string]any{}, []string{"web:api", "ops:deploy", "loading_protocol", "commands/implement.md", "deploy-app", ".claude/rules/style.md"}, []string{"web:leak"}, ""},
-		{"kind skill", map[string]any{"kind": "skill"}, []string{"deploy-app"}, []string{"web:api", "commands/implement.md"}, ""},
-		{"kind rule", map[string]any{"kind": "rule"}, []string{".claude/rules/style.md"}, []string{"deploy-app"}, ""},
-		{"domain", map[string]any{"domain": "ops"}, []string{"ops:deploy"}, []string{"web:api", "commands/implement.md"}, ""},
-		{"kind command", map[string]any{"kind": "command"}, []string{"commands/implement.md"}, []string{"web:api"}, ""},
-		{"kind topic", map[string]any{"kind": "topic"}, []string{"web:api"}, []string{"commands/implement.md"}, ""},
-		{"unknown domain", map[string]any{"domain": "wbe"}, nil, nil, `domain "wbe" not found`},
-		{"escaping domain", map[string]any{"domain": "../x"}, nil, nil, "escapes the context root"},
-		{"unknown kind", map[string]any{"kind": "widget"}, nil, nil, `unknown kind "widget"`},
-		{"wrong type", map[string]any{"domain": 3}, nil, nil, "domain"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var out CatalogOutput
-			text, ok := callCase(t, cs, "catalog", tt.args, &out, tt.errHas)
+	tests := []catalogCase{
+		{toolCase{"all", map[string]any{}, ""}, []string{"web:api", "ops:deploy", "loading_protocol", "commands/implement.md", "deploy-app", ".claude/rules/style.md"}, []string{"web:leak"}},
+		{toolCase{"kind skill", map[string]any{"kind": "skill"}, ""}, []string{"deploy-app"}, []string{"web:api", "commands/implement.md"}},
+		{toolCase{"kind rule", map[string]any{"kind": "rule"}, ""}, []string{".claude/rules/style.md"}, []string{"deploy-app"}},
+		{toolCase{"domain", map[string]any{"domain": "ops"}, ""}, []string{"ops:deploy"}, []string{"web:api", "commands/implement.md"}},
+		{toolCase{"kind command", map[string]any{"kind": "command"}, ""}, []string{"commands/implement.md"}, []string{"web:api"}},
+		{toolCase{"kind topic", map[string]any{"kind": "topic"}, ""}, []string{"web:api"}, []string{"commands/implement.md"}},
+		{toolCase{"unknown domain", map[string]any{"domain": "wbe"}, `domain "wbe" not found`}, nil, nil},
+		{toolCase{"escaping domain", map[string]any{"domain": "../x"}, "escapes the context root"}, nil, nil},
+		{toolCase{"unknown kind", map[string]any{"kind": "widget"}, `unknown kind "widget"`}, nil, nil},
+		{toolCase{"wrong type", map[string]any{"domain": 3}, "domain"}, nil, nil},
+	}
+	runToolCases(t, cs, "catalog", tests, func(t *testing.T, tt catalogCase, text string, out *CatalogOutput) {
+		refs, sum := keyed(out.Entries, func(e CatalogEntry) (string, int) { return e.Reference, e.Tokens })
+		for _, w := range tt.want {
+			e, ok := refs[w]
 			if !ok {
-				return
+				t.Errorf("catalog lacks %s: %v", w, out.Entries)
+				continue
 			}
-			refs := map[string]CatalogEntry{}
-			sum := 0
-			for _, e := range out.Entries {
-				refs[e.Reference] = e
-				sum += e.Tokens
+			if e.Tokens <= 0 || e.Kind == "" || e.Title == "" {
+				t.Errorf("entry %+v lacks tokens, kind or title", e)
 			}
-			for _, w := range tt.want {
-				e, ok := refs[w]
-				if !ok {
-					t.Errorf("catalog lacks %s: %v", w, out.Entries)
-					continue
-				}
-				if e.Tokens <= 0 || e.Kind == "" || e.Title == "" {
-					t.Errorf("entry %+v lacks tokens, kind or title", e)
-				}
-				if !strings.Contains(text, w) {
-					t.Errorf("text block lacks %s", w)
-				}
+			if !strings.Contains(text, w) {
+				t.Errorf("text block lacks %s", w)
 			}
-			for _, nw := range tt.notWant {
-				if _, ok := refs[nw]; ok {
-					t.Errorf("catalog lists %s", nw)
-				}
+		}
+		for _, nw := range tt.notWant {
+			if _, ok := refs[nw]; ok {
+				t.Errorf("catalog lists %s", nw)
 			}
-			if sum != out.Tokens {
-				t.Errorf("tokens %d, entries sum to %d", out.Tokens, sum)
-			}
-		})
-	}
+		}
+		if sum != out.Tokens {
+			t.Errorf("tokens %d, entries sum to %d", out.Tokens, sum)
+		}
+	})
 }
 
 func TestSearch(t *testing.T) {
 	t.Parallel()
 	dir, _ := outsideFixture(t)
 	_, cs := connect(t, dir, nil)
-	tests := []struct {
-		name   string
-		args   map[string]any
-		first  string
-		count  int
-		errHas string
-	}{
-		{"tag", map[string]any{"query": "rest"}, "web:api", 1, ""},
-		{"link out of the root not listed", map[string]any{"query": "secret"}, "", 0, ""},
-		{"title", map[string]any{"query": "deploying"}, "ops:deploy", 1, ""},
-		{"domain filter", map[string]any{"query": "rest", "domain": "ops"}, "", 0, ""},
-		{"limit", map[string]any{"query": "api deploying", "limit": 1}, "", 1, ""},
-		{"no match", map[string]any{"query": "kubernetes"}, "", 0, ""},
-		{"empty query", map[string]any{"query": "  "}, "", 0, "query is required"},
-		{"missing query", map[string]any{}, "", 0, "query"},
-		{"negative limit", map[string]any{"query": "api", "limit": -1}, "", 0, "negative"},
-		{"unknown domain", map[string]any{"query": "api", "domain": "nope"}, "", 0, `domain "nope" not found`},
-		{"escaping domain", map[string]any{"query": "api", "domain": "/etc"}, "", 0, "absolute path"},
+	type searchCase struct {
+		toolCase
+		first string
+		count int
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var out SearchOutput
-			_, ok := callCase(t, cs, "search", tt.args, &out, tt.errHas)
-			if !ok {
-				return
-			}
-			if len(out.Results) != tt.count {
-				t.Fatalf("%d results, want %d: %+v", len(out.Results), tt.count, out.Results)
-			}
-			if tt.first != "" {
-				r := out.Results[0]
-				if r.Reference != tt.first || r.Relevance <= 0 || r.Relevance > 1 || len(r.MatchedOn) == 0 || r.Tokens <= 0 {
-					t.Errorf("first result %+v, want %s with relevance in (0,1], matchedOn and tokens", r, tt.first)
-				}
-			}
-		})
+	tests := []searchCase{
+		{toolCase{"tag", map[string]any{"query": "rest"}, ""}, "web:api", 1},
+		{toolCase{"link out of the root not listed", map[string]any{"query": "secret"}, ""}, "", 0},
+		{toolCase{"title", map[string]any{"query": "deploying"}, ""}, "ops:deploy", 1},
+		{toolCase{"domain filter", map[string]any{"query": "rest", "domain": "ops"}, ""}, "", 0},
+		{toolCase{"limit", map[string]any{"query": "api deploying", "limit": 1}, ""}, "", 1},
+		{toolCase{"no match", map[string]any{"query": "kubernetes"}, ""}, "", 0},
+		{toolCase{"empty query", map[string]any{"query": "  "}, "query is required"}, "", 0},
+		{toolCase{"missing query", map[string]any{}, "query"}, "", 0},
+		{toolCase{"negative limit", map[string]any{"query": "api", "limit": -1}, "negative"}, "", 0},
+		{toolCase{"unknown domain", map[string]any{"query": "api", "domain": "nope"}, `domain "nope" not found`}, "", 0},
+		{toolCase{"escaping domain", map[string]any{"query": "api", "domain": "/etc"}, "absolute path"}, "", 0},
 	}
+	runToolCases(t, cs, "search", tests, func(t *testing.T, tt searchCase, _ string, out *SearchOutput) {
+		if len(out.Results) != tt.count {
+			t.Fatalf("%d results, want %d: %+v", len(out.Results), tt.count, out.Results)
+		}
+		if tt.first != "" {
+			r := out.Results[0]
+			if r.Reference != tt.first || r.Relevance <= 0 || r.Relevance > 1 || len(r.MatchedOn) == 0 || r.Tokens <= 0 {
+				t.Errorf("first result %+v, want %s with relevance in (0,1], matchedOn and tokens", r, tt.first)
+			}
+		}
+	})
 }
 
 func TestLoadContext(t *testing.T) {
 	t.Parallel()
 	dir, secret := outsideFixture(t)
 	_, cs := connect(t, dir, nil)
-	tests := []struct {
-		name    string
-		args    map[string]any
+	type loadCase struct {
+		toolCase
 		loaded  []string
 		omitted []string
 		has     []string // in the text
-		errHas  string
-	}{
-		{"topic", map[string]any{"refs": []string{"ops:deploy"}}, []string{"ops:deploy"}, nil, []string{"rollback detail"}, ""},
-		{"section", map[string]any{"refs": []string{"web:api#security"}}, []string{"web:api#Security"}, nil, []string{"security detail"}, ""},
-		{"root topic", map[string]any{"refs": []string{"loading_protocol"}}, []string{"loading_protocol"}, nil, []string{"Read it."}, ""},
-		{"slash form", map[string]any{"refs": []string{"ops/deploy"}}, []string{"ops:deploy"}, nil, nil, ""},
-		{"path of a topic", map[string]any{"refs": []string{"context/ops/deploy.md"}}, []string{"ops:deploy"}, nil, nil, ""},
-		{"path of a note", map[string]any{"refs": []string{"notes/todo.md"}}, []string{"notes/todo.md"}, nil, []string{"Ship it."}, ""},
-		{"skill", map[string]any{"refs": []string{"deploy-app"}}, []string{"deploy-app"}, nil, []string{"Run make deploy."}, ""},
-		{"path of a rule", map[string]any{"refs": []string{".claude/rules/style.md"}}, []string{".claude/rules/style.md"}, nil, []string{"Tabs, not spaces."}, ""},
-		{"section of a skill", map[string]any{"refs": []string{"deploy-app#Deploy"}}, nil, nil, nil, "is a skill"},
-		{"unknown name", map[string]any{"refs": []string{"deploy-ap"}}, nil, nil, nil, "no topic or skill has that name"},
-		{"absolute path inside", map[string]any{"refs": []string{filepath.Join(dir, "notes", "todo.md")}}, []string{"notes/todo.md"}, nil, nil, ""},
-		{"order kept", map[string]any{"refs": []string{"ops:deploy", "web:api#Routing"}}, []string{"ops:deploy", "web:api#Routing"}, nil, nil, ""},
-		{"duplicate", map[string]any{"refs": []string{"web:api", "web:api#Errors"}}, []string{"web:api"}, []string{"web:api#Errors"}, nil, ""},
-		{"empty refs", map[string]any{"refs": []string{}}, nil, nil, nil, "refs is empty"},
-		{"missing refs", map[string]any{}, nil, nil, nil, "refs"},
-		{"unknown topic", map[string]any{"refs": []string{"web:apii"}}, nil, nil, nil, "did you mean api?"},
-		{"unknown domain", map[string]any{"refs": []string{"wbe:api"}}, nil, nil, nil, `domain "wbe" not found`},
-		{"unknown section", map[string]any{"refs": []string{"web:api#Securty"}}, nil, nil, nil, "did you mean Security?"},
-		{"no section after #", map[string]any{"refs": []string{"web:api#"}}, nil, nil, nil, "names no section"},
-		{"no topic", map[string]any{"refs": []string{"web:"}}, nil, nil, nil, "names no topic"},
-		{"one bad ref fails all", map[string]any{"refs": []string{"ops:deploy", "nope:x"}}, nil, nil, nil, "nope"},
-		{"negative budget", map[string]any{"refs": []string{"ops:deploy"}, "budgetTokens": -5}, nil, nil, nil, "out of range"},
-		{"budget over the most", map[string]any{"refs": []string{"ops:deploy"}, "budgetTokens": 2000000}, nil, nil, nil, "out of range"},
-		{"too many refs", map[string]any{"refs": slices.Repeat([]string{"ops:deploy"}, 300)}, nil, nil, nil, "at most 256"},
-		{"section of a note", map[string]any{"refs": []string{"notes/todo.md#Todo"}}, nil, nil, nil, "not a topic"},
-		{"not markdown of the workspace", map[string]any{"refs": []string{"notes/missing.md"}}, nil, nil, nil, "not a markdown file of the workspace"},
-		{"dot-dot out of the root", map[string]any{"refs": []string{"../" + filepath.Base(filepath.Dir(secret)) + "/secret.md"}}, nil, nil, nil, "outside the workspace"},
-		{"absolute path outside", map[string]any{"refs": []string{secret}}, nil, nil, nil, "outside the workspace"},
-		{"topic name escaping", map[string]any{"refs": []string{"web:../../x"}}, nil, nil, nil, "escapes"},
-		{"link out of the root by name", map[string]any{"refs": []string{"web:leak"}}, nil, nil, nil, "escapes"},
-		{"link out of the root by path", map[string]any{"refs": []string{"context/web/leak.md"}}, nil, nil, nil, "outside the workspace"},
-		{"NUL", map[string]any{"refs": []string{"web:api\x00"}}, nil, nil, nil, "NUL"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var out ops.LoadContextResult
-			text, isErr := call(t, cs, "load_context", tt.args, &out)
-			if strings.Contains(text, "TOP-SECRET") {
-				t.Fatalf("content from outside the root: %q", text)
-			}
-			if !wantResult(t, text, isErr, tt.errHas) {
-				return
-			}
-			var got, omitted []string
-			sum := 0
-			for _, l := range out.Loaded {
-				got = append(got, l.Ref)
-				sum += l.Tokens
-			}
-			for _, o := range out.Omitted {
-				omitted = append(omitted, o.Ref)
-			}
-			if !slices.Equal(got, tt.loaded) || !slices.Equal(omitted, tt.omitted) {
-				t.Fatalf("loaded %v omitted %v, want %v and %v", got, omitted, tt.loaded, tt.omitted)
-			}
-			for _, h := range tt.has {
-				if !strings.Contains(out.Text, h) || !strings.Contains(text, h) {
-					t.Errorf("text lacks %q:\n%s", h, out.Text)
-				}
-			}
-			if out.Tokens <= 0 || out.Tokens > sum+len(out.Loaded) {
-				t.Errorf("tokens %d, pieces sum to %d", out.Tokens, sum)
-			}
-		})
+	tests := []loadCase{
+		{toolCase{"topic", map[string]any{"refs": []string{"ops:deploy"}}, ""}, []string{"ops:deploy"}, nil, []string{"rollback detail"}},
+		{toolCase{"section", map[string]any{"refs": []string{"web:api#security"}}, ""}, []string{"web:api#Security"}, nil, []string{"security detail"}},
+		{toolCase{"root topic", map[string]any{"refs": []string{"loading_protocol"}}, ""}, []string{"loading_protocol"}, nil, []string{"Read it."}},
+		{toolCase{"slash form", map[string]any{"refs": []string{"ops/deploy"}}, ""}, []string{"ops:deploy"}, nil, nil},
+		{toolCase{"path of a topic", map[string]any{"refs": []string{"context/ops/deploy.md"}}, ""}, []string{"ops:deploy"}, nil, nil},
+		{toolCase{"path of a note", map[string]any{"refs": []string{"notes/todo.md"}}, ""}, []string{"notes/todo.md"}, nil, []string{"Ship it."}},
+		{toolCase{"skill", map[string]any{"refs": []string{"deploy-app"}}, ""}, []string{"deploy-app"}, nil, []string{"Run make deploy."}},
+		{toolCase{"path of a rule", map[string]any{"refs": []string{".claude/rules/style.md"}}, ""}, []string{".claude/rules/style.md"}, nil, []string{"Tabs, not spaces."}},
+		{toolCase{"section of a skill", map[string]any{"refs": []string{"deploy-app#Deploy"}}, "is a skill"}, nil, nil, nil},
+		{toolCase{"unknown name", map[string]any{"refs": []string{"deploy-ap"}}, "no topic or skill has that name"}, nil, nil, nil},
+		{toolCase{"absolute path inside", map[string]any{"refs": []string{filepath.Join(dir, "notes", "todo.md")}}, ""}, []string{"notes/todo.md"}, nil, nil},
+		{toolCase{"order kept", map[string]any{"refs": []string{"ops:deploy", "web:api#Routing"}}, ""}, []string{"ops:deploy", "web:api#Routing"}, nil, nil},
+		{toolCase{"duplicate", map[string]any{"refs": []string{"web:api", "web:api#Errors"}}, ""}, []string{"web:api"}, []string{"web:api#Errors"}, nil},
+		{toolCase{"empty refs", map[string]any{"refs": []string{}}, "refs is empty"}, nil, nil, nil},
+		{toolCase{"missing refs", map[string]any{}, "refs"}, nil, nil, nil},
+		{toolCase{"unknown topic", map[string]any{"refs": []string{"web:apii"}}, "did you mean api?"}, nil, nil, nil},
+		{toolCase{"unknown domain", map[string]any{"refs": []string{"wbe:api"}}, `domain "wbe" not found`}, nil, nil, nil},
+		{toolCase{"unknown section", map[string]any{"refs": []string{"web:api#Securty"}}, "did you mean Security?"}, nil, nil, nil},
+		{toolCase{"no section after #", map[string]any{"refs": []string{"web:api#"}}, "names no section"}, nil, nil, nil},
+		{toolCase{"no topic", map[string]any{"refs": []string{"web:"}}, "names no topic"}, nil, nil, nil},
+		{toolCase{"one bad ref fails all", map[string]any{"refs": []string{"ops:deploy", "nope:x"}}, "nope"}, nil, nil, nil},
+		{toolCase{"negative budget", map[string]any{"refs": []string{"ops:deploy"}, "budgetTokens": -5}, "out of range"}, nil, nil, nil},
+		{toolCase{"budget over the most", map[string]any{"refs": []string{"ops:deploy"}, "budgetTokens": 2000000}, "out of range"}, nil, nil, nil},
+		{toolCase{"too many refs", map[string]any{"refs": slices.Repeat([]string{"ops:deploy"}, 300)}, "at most 256"}, nil, nil, nil},
+		{toolCase{"section of a note", map[string]any{"refs": []string{"notes/todo.md#Todo"}}, "not a topic"}, nil, nil, nil},
+		{toolCase{"not markdown of the workspace", map[string]any{"refs": []string{"notes/missing.md"}}, "not a markdown file of the workspace"}, nil, nil, nil},
+		{toolCase{"dot-dot out of the root", map[string]any{"refs": []string{"../" + filepath.Base(filepath.Dir(secret)) + "/secret.md"}}, "outside the workspace"}, nil, nil, nil},
+		{toolCase{"absolute path outside", map[string]any{"refs": []string{secret}}, "outside the workspace"}, nil, nil, nil},
+		{toolCase{"topic name escaping", map[string]any{"refs": []string{"web:../../x"}}, "escapes"}, nil, nil, nil},
+		{toolCase{"link out of the root by name", map[string]any{"refs": []string{"web:leak"}}, "escapes"}, nil, nil, nil},
+		{toolCase{"link out of the root by path", map[string]any{"refs": []string{"context/web/leak.md"}}, "outside the workspace"}, nil, nil, nil},
+		{toolCase{"NUL", map[string]any{"refs": []string{"web:api\x00"}}, "NUL"}, nil, nil, nil},
 	}
+	runToolCases(t, cs, "load_context", tests, func(t *testing.T, tt loadCase, text string, out *ops.LoadContextResult) {
+		var got, omitted []string
+		sum := 0
+		for _, l := range out.Loaded {
+			got = append(got, l.Ref)
+			sum += l.Tokens
+		}
+		for _, o := range out.Omitted {
+			omitted = append(omitted, o.Ref)
+		}
+		if !slices.Equal(got, tt.loaded) || !slices.Equal(omitted, tt.omitted) {
+			t.Fatalf("loaded %v omitted %v, want %v and %v", got, omitted, tt.loaded, tt.omitted)
+		}
+		for _, h := range tt.has {
+			if !strings.Contains(out.Text, h) || !strings.Contains(text, h) {
+				t.Errorf("text lacks %q:\n%s", h, out.Text)
+			}
+		}
+		if out.Tokens <= 0 || out.Tokens > sum+len(out.Loaded) {
+			t.Errorf("tokens %d, pieces sum to %d", out.Tokens, sum)
+		}
+	})
 }
 
 // TestLoadContextBudget checks that the budget is hard, that a topic too
@@ -487,21 +509,8 @@ func TestResourceListChanged(t *testing.T) {
 	})
 	writeWhole(t, filepath.Join(dir, "context", "ops", "monitoring.md"), "# Monitoring\n\nWatch it.\n")
 	const uri = "ctxls://topics/ops/monitoring"
-	deadline := time.After(30 * time.Second)
-	for {
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatal("no notifications/resources/list_changed with the new topic within 30 s")
-		}
-		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
-		if err != nil {
-			continue // a change notified before the new file was applied
-		}
-		if !strings.Contains(res.Contents[0].Text, "Watch it.") {
-			t.Fatalf("read %s: %q", uri, res.Contents[0].Text)
-		}
-		break
+	if text := readAfterChange(t, cs, changed, uri); !strings.Contains(text, "Watch it.") {
+		t.Fatalf("read %s: %q", uri, text)
 	}
 	for r, err := range cs.Resources(t.Context(), nil) {
 		if err != nil {
@@ -518,56 +527,45 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	dir, secret := outsideFixture(t)
 	_, cs := connect(t, dir, nil)
-	tests := []struct {
-		name   string
-		args   map[string]any
-		files  []string // files with diagnostics; all must be among them
-		errHas string
-	}{
-		{"workspace", map[string]any{}, []string{"commands/review.md"}, ""},
-		{"one file", map[string]any{"path": "commands/review.md"}, []string{"commands/review.md"}, ""},
-		{"a clean file", map[string]any{"path": "notes/todo.md"}, nil, ""},
-		{"a folder", map[string]any{"path": "commands"}, []string{"commands/review.md"}, ""},
-		{"absolute inside", map[string]any{"path": filepath.Join(dir, "commands", "review.md")}, []string{"commands/review.md"}, ""},
-		{"missing file", map[string]any{"path": "commands/nope.md"}, nil, "does not exist"},
-		{"outside by dot-dot", map[string]any{"path": "../x.md"}, nil, "outside the workspace"},
-		{"outside absolute", map[string]any{"path": secret}, nil, "outside the workspace"},
-		{"wrong type", map[string]any{"path": 7}, nil, "path"},
+	type checkCase struct {
+		toolCase
+		files []string // files with diagnostics; all must be among them
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var out ops.CheckResponse
-			text, ok := callCase(t, cs, "check", tt.args, &out, tt.errHas)
-			if !ok {
-				return
-			}
-			files := map[string]bool{}
-			errs := 0
-			for _, d := range out.Items {
-				files[d.File] = true
-				if d.Line < 1 || d.Column < 1 || d.Code == "" || d.Message == "" {
-					t.Errorf("diagnostic %+v lacks a position, code or message", d)
-				}
-				if d.Severity == "error" {
-					errs++
-				}
-			}
-			for _, f := range tt.files {
-				if !files[f] {
-					t.Errorf("no diagnostic of %s in %+v", f, out.Items)
-				}
-			}
-			if tt.files == nil && len(out.Items) > 0 {
-				t.Errorf("diagnostics of a clean path: %+v", out.Items)
-			}
-			if errs != out.Errors {
-				t.Errorf("errors %d, items hold %d", out.Errors, errs)
-			}
-			if strings.Contains(text, "TOP-SECRET") {
-				t.Errorf("content from outside the root: %q", text)
-			}
-		})
+	tests := []checkCase{
+		{toolCase{"workspace", map[string]any{}, ""}, []string{"commands/review.md"}},
+		{toolCase{"one file", map[string]any{"path": "commands/review.md"}, ""}, []string{"commands/review.md"}},
+		{toolCase{"a clean file", map[string]any{"path": "notes/todo.md"}, ""}, nil},
+		{toolCase{"a folder", map[string]any{"path": "commands"}, ""}, []string{"commands/review.md"}},
+		{toolCase{"absolute inside", map[string]any{"path": filepath.Join(dir, "commands", "review.md")}, ""}, []string{"commands/review.md"}},
+		{toolCase{"missing file", map[string]any{"path": "commands/nope.md"}, "does not exist"}, nil},
+		{toolCase{"outside by dot-dot", map[string]any{"path": "../x.md"}, "outside the workspace"}, nil},
+		{toolCase{"outside absolute", map[string]any{"path": secret}, "outside the workspace"}, nil},
+		{toolCase{"wrong type", map[string]any{"path": 7}, "path"}, nil},
 	}
+	runToolCases(t, cs, "check", tests, func(t *testing.T, tt checkCase, _ string, out *ops.CheckResponse) {
+		files := map[string]bool{}
+		errs := 0
+		for _, d := range out.Items {
+			files[d.File] = true
+			if d.Line < 1 || d.Column < 1 || d.Code == "" || d.Message == "" {
+				t.Errorf("diagnostic %+v lacks a position, code or message", d)
+			}
+			if d.Severity == "error" {
+				errs++
+			}
+		}
+		for _, f := range tt.files {
+			if !files[f] {
+				t.Errorf("no diagnostic of %s in %+v", f, out.Items)
+			}
+		}
+		if tt.files == nil && len(out.Items) > 0 {
+			t.Errorf("diagnostics of a clean path: %+v", out.Items)
+		}
+		if errs != out.Errors {
+			t.Errorf("errors %d, items hold %d", out.Errors, errs)
+		}
+	})
 	var out ops.CheckResponse
 	call(t, cs, "check", map[string]any{"path": "commands/review.md"}, &out)
 	if len(out.Items) == 0 || out.Items[0].Code != "unresolved-reference" || out.Items[0].Line != 3 {
@@ -578,49 +576,40 @@ func TestCheck(t *testing.T) {
 func TestSessionCost(t *testing.T) {
 	t.Parallel()
 	_, cs := connect(t, libtest.WriteTree(t, fixture()), nil)
-	tests := []struct {
-		name   string
-		args   map[string]any
+	type costCase struct {
+		toolCase
 		always []string
-		errHas string
-	}{
-		{"claude", map[string]any{"agent": "claude"}, []string{"CLAUDE.md", "notes/todo.md", ".claude/rules/style.md", ".claude/skills/deploy-app/SKILL.md"}, ""},
-		{"claude small window", map[string]any{"agent": "claude", "contextWindow": 1000}, []string{"CLAUDE.md"}, ""},
-		{"codex", map[string]any{"agent": "codex"}, nil, ""},
-		{"unknown agent", map[string]any{"agent": "vim"}, nil, `agent must be one of claude, codex, cursor, copilot, not "vim"`},
-		{"missing agent", map[string]any{}, nil, "agent"},
-		{"negative window", map[string]any{"agent": "claude", "contextWindow": -1}, nil, "negative"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var out struct {
-				Agent        string `json:"agent"`
-				AlwaysLoaded []struct {
-					File   string `json:"file"`
-					Tokens int    `json:"tokens"`
-				} `json:"alwaysLoaded"`
-				TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
-			}
-			_, ok := callCase(t, cs, "session_cost", tt.args, &out, tt.errHas)
-			if !ok {
-				return
-			}
-			files := map[string]bool{}
-			sum := 0
-			for _, e := range out.AlwaysLoaded {
-				files[e.File] = true
-				sum += e.Tokens
-			}
-			for _, f := range tt.always {
-				if !files[f] {
-					t.Errorf("alwaysLoaded lacks %s: %+v", f, out.AlwaysLoaded)
-				}
-			}
-			if out.Agent != tt.args["agent"] || sum != out.TotalAlwaysLoaded {
-				t.Errorf("agent %q, total %d, entries sum to %d", out.Agent, out.TotalAlwaysLoaded, sum)
-			}
-		})
+	tests := []costCase{
+		{toolCase{"claude", map[string]any{"agent": "claude"}, ""}, []string{"CLAUDE.md", "notes/todo.md", ".claude/rules/style.md", ".claude/skills/deploy-app/SKILL.md"}},
+		{toolCase{"claude small window", map[string]any{"agent": "claude", "contextWindow": 1000}, ""}, []string{"CLAUDE.md"}},
+		{toolCase{"codex", map[string]any{"agent": "codex"}, ""}, nil},
+		{toolCase{"unknown agent", map[string]any{"agent": "vim"}, `agent must be one of claude, codex, cursor, copilot, not "vim"`}, nil},
+		{toolCase{"missing agent", map[string]any{}, "agent"}, nil},
+		{toolCase{"negative window", map[string]any{"agent": "claude", "contextWindow": -1}, "negative"}, nil},
 	}
+	// costOutput is what the test reads of session_cost's answer, by the
+	// JSON names an agent reads.
+	type costEntry struct {
+		File   string `json:"file"`
+		Tokens int    `json:"tokens"`
+	}
+	type costOutput struct {
+		Agent             string      `json:"agent"`
+		AlwaysLoaded      []costEntry `json:"alwaysLoaded"`
+		TotalAlwaysLoaded int         `json:"totalAlwaysLoaded"`
+	}
+	runToolCases(t, cs, "session_cost", tests, func(t *testing.T, tt costCase, _ string, out *costOutput) {
+		files, sum := keyed(out.AlwaysLoaded, func(e costEntry) (string, int) { return e.File, e.Tokens })
+		for _, f := range tt.always {
+			if _, ok := files[f]; !ok {
+				t.Errorf("alwaysLoaded lacks %s: %+v", f, out.AlwaysLoaded)
+			}
+		}
+		if out.Agent != tt.args["agent"] || sum != out.TotalAlwaysLoaded {
+			t.Errorf("agent %q, total %d, entries sum to %d", out.Agent, out.TotalAlwaysLoaded, sum)
+		}
+	})
 }
 
 func TestTopicURI(t *testing.T) {
@@ -704,21 +693,8 @@ func TestSkillFollowsDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeWhole(t, p, "---\nname: fresh\ndescription: New.\n---\n\nFresh body.\n")
-	deadline := time.After(30 * time.Second)
-	for {
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatal("the new skill is not a resource within 30 s")
-		}
-		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "ctxls://skills/fresh"})
-		if err != nil {
-			continue
-		}
-		if !strings.Contains(res.Contents[0].Text, "Fresh body.") {
-			t.Fatalf("skill text %q", res.Contents[0].Text)
-		}
-		break
+	if text := readAfterChange(t, cs, changed, "ctxls://skills/fresh"); !strings.Contains(text, "Fresh body.") {
+		t.Fatalf("skill text %q", text)
 	}
 	var out CatalogOutput
 	call(t, cs, "catalog", map[string]any{"kind": "skill"}, &out)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -320,9 +319,9 @@ func TestAnswersComputedAhead(t *testing.T) {
 	}
 	ready("after the index")
 	gen := srv.gen.Load()
-	if err := os.WriteFile(filepath.Join(dir, "commands", "new.md"), []byte("# New\n\nLoad web:gone first.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// Written whole: a file seen empty would be a version of its own,
+	// without the reference.
+	writeWhole(t, filepath.Join(dir, "commands", "new.md"), "# New\n\nLoad web:gone first.\n")
 	deadline := time.Now().Add(10 * time.Second)
 	for srv.gen.Load() == gen {
 		if time.Now().After(deadline) {

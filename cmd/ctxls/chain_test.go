@@ -26,15 +26,14 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 
-// chainBins returns the ctxls binary and the stand-in agent, built once
-// for the package.
+// chainBins returns the ctxls binary and the stand-in agent.
 func chainBins(t *testing.T) (ctxls, agent string) {
 	t.Helper()
-	bins, err := builtBinaries()
+	agent, err := builtAgent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bins[0], bins[1]
+	return buildCtxls(t), agent
 }
 
 // chainCLIWorkspace copies the example library with the agent as executor.
@@ -318,6 +317,7 @@ func TestChainCLI(t *testing.T) {
 // the running step's line is redrawn in place with its elapsed time and
 // tokens, then replaced by the step's outcome.
 func TestChainProgressTerminal(t *testing.T) {
+	t.Parallel()
 	var buf chainSyncBuffer
 	p := &progress{w: &buf, tty: true, done: make(chan struct{})}
 	go p.tick()
@@ -365,10 +365,27 @@ func (s *chainSyncBuffer) String() string {
 	return s.b.String()
 }
 
+// openExecutions opens the database of the workspace at dir, until the
+// test ends, and an execution store on it, which the test closes.
+func openExecutions(t *testing.T, dir string) (*storage.DB, *execution.Store) {
+	t.Helper()
+	db, err := storage.OpenWorkspace(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := execution.New(t.Context(), db, execution.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, s
+}
+
 // TestChainReadOnly checks that chain list and chain show only read: in a
 // workspace without a database they create nothing, and in one with a
 // database they commit nothing (no owner row, no sweep).
 func TestChainReadOnly(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	fresh := t.TempDir()
 	out, _, err := runCLI(t, "chain", "list", "--dir", fresh)
@@ -387,15 +404,7 @@ func TestChainReadOnly(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	db, err := storage.OpenWorkspace(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s, err := execution.New(ctx, db, execution.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, s := openExecutions(t, dir)
 	ex, err := s.Create(ctx, "shop", "")
 	if err != nil {
 		t.Fatal(err)
@@ -489,15 +498,7 @@ func TestChainListPages(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
-	db, err := storage.OpenWorkspace(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s, err := execution.New(ctx, db, execution.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := openExecutions(t, dir)
 	for _, p := range []string{"a", "b", "c"} {
 		if _, err := s.Create(ctx, p, ""); err != nil {
 			t.Fatal(err)

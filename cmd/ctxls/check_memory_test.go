@@ -45,6 +45,7 @@ func TestCheckMemory(t *testing.T) {
 }
 
 func TestCheckMemoryFix(t *testing.T) {
+	t.Parallel()
 	dir := copyTree(t, filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude"))
 	if _, _, err := runCLI(t, "check", dir, "--fix"); exitCode(err) != 1 {
 		t.Fatalf("check --fix: %v, want exit 1 (the missing import is left)", err)

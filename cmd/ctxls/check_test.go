@@ -57,6 +57,7 @@ func decodeRecords(t *testing.T, out string) []checkRecord {
 }
 
 func TestCheckExampleLibraryJSON(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	out, _, err := runCLI(t, "check", dir, "--format", "json")
 	if exitCode(err) != 1 {
@@ -258,6 +259,7 @@ func TestCheckExampleLibraryMatchesREADME(t *testing.T) {
 }
 
 func TestCheckPositionsAndExitStatus(t *testing.T) {
+	t.Parallel()
 	write := func(t *testing.T, files map[string]string) string {
 		return libtest.WriteTree(t, files)
 	}

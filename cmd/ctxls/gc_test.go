@@ -27,6 +27,7 @@ func heapRoom() (used, room uint64) {
 
 var sink []byte
 
+// TestCollectIfDue counts the process's GC cycles, so it runs alone.
 func TestCollectIfDue(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	// Something live, so that the room before the next cycle is large

@@ -56,6 +56,7 @@ func historyFixture(t *testing.T) string {
 }
 
 func TestHistoryCommand(t *testing.T) {
+	t.Parallel()
 	dir := historyFixture(t)
 
 	out, _, err := runCLI(t, "history", "--dir", dir)
@@ -142,6 +143,7 @@ func TestHistoryCommand(t *testing.T) {
 // unique prefix; an unknown id, a workspace without a database and a run
 // with no messages are errors.
 func TestHistoryLookups(t *testing.T) {
+	t.Parallel()
 	dir := historyFixture(t)
 	ctx := t.Context()
 	db, err := storage.OpenWorkspace(ctx, dir)

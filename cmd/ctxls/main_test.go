@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 
@@ -12,41 +14,65 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 )
 
-// TestMain points the index cache of every command these tests run, in
-// this process and in the binaries they start, at a temporary directory.
+// asCtxls, in the environment of this test binary, makes it run as the
+// ctxls command: the tests start it as the binary, and build none.
+const asCtxls = "CTXLS_TEST_RUN_AS_CTXLS"
+
+// TestMain runs the binary as ctxls when asked to; otherwise it points the
+// index cache of every command these tests run, in this process and in
+// the binaries they start, at a temporary directory.
 func TestMain(m *testing.M) {
+	if os.Getenv(asCtxls) != "" {
+		main()
+	}
 	dir, err := os.MkdirTemp("", "ctxls-cache-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "temp dir:", err)
 		os.Exit(1)
 	}
 	os.Setenv(indexcache.EnvDir, dir)
+	os.Setenv(asCtxls, "1")
 	binDir = filepath.Join(dir, "bin")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// binDir holds the binaries the tests build, once for the whole package.
+// binDir holds the stand-in agent of the chain tests.
 var binDir string
 
-// builtBinaries builds the ctxls binary and the stand-in agent of the
-// chain tests, once.
-var builtBinaries = sync.OnceValues(func() ([2]string, error) {
-	bin := filepath.Join(binDir, "ctxls")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		return [2]string{}, fmt.Errorf("build ctxls: %v\n%s", err, out)
-	}
-	agent, err := chaintest.BuildAgent(binDir)
-	return [2]string{bin, agent}, err
+// builtAgent builds the stand-in agent once for the package.
+var builtAgent = sync.OnceValues(func() (string, error) {
+	return chaintest.BuildAgent(binDir)
 })
 
-// buildCtxls returns the ctxls binary, built once for the package.
+// builtCtxls is the ctxls binary: this test binary, which runs as ctxls in
+// the processes the tests start, unless it was built with the race
+// detector, which would make each of them many times slower; then a
+// build of ctxls without it, once for the package.
+var builtCtxls = sync.OnceValues(func() (string, error) {
+	if !raceBuild() {
+		return os.Executable()
+	}
+	bin := filepath.Join(binDir, "ctxls")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build ctxls: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// raceBuild reports whether this binary was built with the race detector.
+func raceBuild() bool {
+	info, ok := debug.ReadBuildInfo()
+	return ok && slices.Contains(info.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
+}
+
+// buildCtxls returns the path of the ctxls binary.
 func buildCtxls(t *testing.T) string {
 	t.Helper()
-	bins, err := builtBinaries()
+	bin, err := builtCtxls()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bins[0]
+	return bin
 }

@@ -80,6 +80,7 @@ func TestSearchText(t *testing.T) {
 
 // search takes its workspace as catalog and check do: QUERY [DIR] or --dir.
 func TestSearchDirectoryArgument(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		args     []string

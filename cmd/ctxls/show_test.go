@@ -12,6 +12,7 @@ import (
 )
 
 func TestShowCommand(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(exampleDir, "context", "python", "fastapi_patterns.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +66,7 @@ func TestShowCommand(t *testing.T) {
 }
 
 func TestShowJSON(t *testing.T) {
+	t.Parallel()
 	// Relative to the workspace, as catalog and search give it.
 	const path = "context/python/fastapi_patterns.md"
 	cases := []struct {

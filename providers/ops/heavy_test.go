@@ -10,6 +10,14 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
+// callOf returns a call of op with req that keeps only its error.
+func callOf[Req, Res any](op func(context.Context, Req) (Res, error), req Req) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := op(ctx, req)
+		return err
+	}
+}
+
 // TestHeavyOperationsQueue checks that every operation whose work grows
 // with the workspace or a document waits for a place among the heavy
 // requests, gives up when its context ends while it waits, and runs once
@@ -23,48 +31,21 @@ func TestHeavyOperationsQueue(t *testing.T) {
 		name string
 		call func(context.Context) error
 	}{
-		{"catalog", func(ctx context.Context) error { _, err := o.Catalog(ctx, ops.CatalogRequest{}); return err }},
-		{"search", func(ctx context.Context) error {
-			_, err := o.Search(ctx, ops.SearchRequest{Query: "fastapi"})
-			return err
-		}},
-		{"domainIndex", func(ctx context.Context) error {
-			_, err := o.DomainIndex(ctx, ops.DomainRequest{Domain: "python"})
-			return err
-		}},
-		{"alwaysLoadFiles", func(ctx context.Context) error {
-			_, err := o.AlwaysLoadFiles(ctx, ops.DomainRequest{Domain: "python"})
-			return err
-		}},
-		{"detectProjectType", func(ctx context.Context) error {
-			_, err := o.DetectProjectType(ctx, ops.DetectRequest{Domain: "python"})
-			return err
-		}},
-		{"conditionalContext", func(ctx context.Context) error {
-			_, err := o.ConditionalContext(ctx, ops.ConditionalRequest{Domain: "python"})
-			return err
-		}},
-		{"crossDomainContext", func(ctx context.Context) error {
-			_, err := o.CrossDomainContext(ctx, ops.CrossDomainRequest{Domain: "python"})
-			return err
-		}},
-		{"commands", func(ctx context.Context) error { _, err := o.Commands(ctx, ops.Empty{}); return err }},
-		{"documentCost", func(ctx context.Context) error {
-			_, err := o.DocumentCost(ctx, ops.DocumentCostRequest{URI: filepath.Join(dir, "commands", "implement.md")})
-			return err
-		}},
-		{"chain preview", func(ctx context.Context) error {
-			_, err := o.PreviewChain(ctx, ops.ChainRequest{Commands: []string{"implement"}})
-			return err
-		}},
-		{"sessionCost", func(ctx context.Context) error { _, err := o.SessionCost(ctx, ops.SessionCostRequest{}); return err }},
-		{"check", func(ctx context.Context) error { _, err := o.Check(ctx, ops.CheckRequest{}); return err }},
-		{"inventory", func(ctx context.Context) error { _, err := o.Inventory(ctx, ops.InventoryRequest{}); return err }},
-		{"loadContext", func(ctx context.Context) error {
-			_, err := o.LoadContext(ctx, ops.LoadContextRequest{Refs: []string{"python:fastapi_patterns"}})
-			return err
-		}},
-		{"history conversations", func(ctx context.Context) error { _, err := o.Conversations(ctx, ops.Empty{}); return err }},
+		{"catalog", callOf(o.Catalog, ops.CatalogRequest{})},
+		{"search", callOf(o.Search, ops.SearchRequest{Query: "fastapi"})},
+		{"domainIndex", callOf(o.DomainIndex, ops.DomainRequest{Domain: "python"})},
+		{"alwaysLoadFiles", callOf(o.AlwaysLoadFiles, ops.DomainRequest{Domain: "python"})},
+		{"detectProjectType", callOf(o.DetectProjectType, ops.DetectRequest{Domain: "python"})},
+		{"conditionalContext", callOf(o.ConditionalContext, ops.ConditionalRequest{Domain: "python"})},
+		{"crossDomainContext", callOf(o.CrossDomainContext, ops.CrossDomainRequest{Domain: "python"})},
+		{"commands", callOf(o.Commands, ops.Empty{})},
+		{"documentCost", callOf(o.DocumentCost, ops.DocumentCostRequest{URI: filepath.Join(dir, "commands", "implement.md")})},
+		{"chain preview", callOf(o.PreviewChain, ops.ChainRequest{Commands: []string{"implement"}})},
+		{"sessionCost", callOf(o.SessionCost, ops.SessionCostRequest{})},
+		{"check", callOf(o.Check, ops.CheckRequest{})},
+		{"inventory", callOf(o.Inventory, ops.InventoryRequest{})},
+		{"loadContext", callOf(o.LoadContext, ops.LoadContextRequest{Refs: []string{"python:fastapi_patterns"}})},
+		{"history conversations", callOf(o.Conversations, ops.Empty{})},
 		{"history buildContext", func(ctx context.Context) error {
 			_, err := o.BuildHistory(ctx, ops.BuildHistoryRequest{ConversationID: "c1"})
 			if errors.Is(err, ops.ErrInvalid) {

@@ -94,6 +94,14 @@ func agentEnv(t testing.TB, timeout, extra string, flags ...string) *env {
 	return e
 }
 
+// dumpingEnv is agentEnv with the agent writing each prompt it is given
+// into the folder it returns, as COMMAND-ATTEMPT.txt.
+func dumpingEnv(t testing.TB) (*env, string) {
+	t.Helper()
+	dumps := t.TempDir()
+	return agentEnv(t, "30s", "", "-dump", dumps), dumps
+}
+
 // newEnv copies examples/library into a temp dir, replaces its executor
 // section with extra (none: the preview executor) and opens everything.
 func newEnv(t testing.TB, extra string) *env {
@@ -132,6 +140,18 @@ func check(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runFeature runs the feature chain with input and fails the test unless
+// it ends in state with the step statuses want (any, when want is empty).
+func (e *env) runFeature(t *testing.T, input string, state execution.State, want string) *Result {
+	t.Helper()
+	res, err := e.runner.Run(t.Context(), Request{Commands: feature, Input: input})
+	check(t, err)
+	if res.State != state || want != "" && statuses(res) != want {
+		t.Fatalf("state %s, want %s: %s", res.State, state, statuses(res))
+	}
+	return res
 }
 
 func (e *env) agentRuns(t testing.TB) []string {
@@ -205,13 +225,11 @@ func TestRunPreviewExecutor(t *testing.T) {
 // step.
 func TestRunExec(t *testing.T) {
 	t.Parallel()
-	dumps := t.TempDir()
-	e := agentEnv(t, "30s", "", "-dump", dumps)
+	e, dumps := dumpingEnv(t)
 	ctx := context.Background()
-	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "INPUT-MARKER add sorting"})
-	check(t, err)
-	if res.State != execution.StateCompleted || res.Executor != KindExec {
-		t.Fatalf("state %s executor %s: %s", res.State, res.Executor, statuses(res))
+	res := e.runFeature(t, "INPUT-MARKER add sorting", execution.StateCompleted, "")
+	if res.Executor != KindExec {
+		t.Fatalf("executor %s, want %s", res.Executor, KindExec)
 	}
 	if got := strings.Join(e.agentRuns(t), " "); got != "brainstorm#1 implement#1 test#1" {
 		t.Fatalf("agent runs: %s", got)
@@ -332,11 +350,7 @@ func TestFailureAndResume(t *testing.T) {
 	t.Parallel()
 	e := agentEnv(t, "30s", "", "-failonce", "implement")
 	ctx := context.Background()
-	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "x"})
-	check(t, err)
-	if res.State != execution.StateFailed || statuses(res) != "brainstorm:success implement:failed test:pending" {
-		t.Fatalf("state %s: %s", res.State, statuses(res))
-	}
+	res := e.runFeature(t, "x", execution.StateFailed, "brainstorm:success implement:failed test:pending")
 	reason := res.Steps[1].Reason
 	if !strings.Contains(reason, "exit status 3") || !strings.Contains(reason, "agent failure in implement: the model refused") {
 		t.Fatalf("reason %q", reason)
@@ -425,12 +439,7 @@ func TestTimeout(t *testing.T) {
 	}
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	e := newEnv(t, executorYAML(t, "1s", "-hang", "brainstorm", "-hangchild", "-pidfile", pidFile))
-	ctx := context.Background()
-	res, err := e.runner.Run(ctx, Request{Commands: feature})
-	check(t, err)
-	if res.State != execution.StateFailed || statuses(res) != "brainstorm:failed implement:pending test:pending" {
-		t.Fatalf("%s: %s", res.State, statuses(res))
-	}
+	res := e.runFeature(t, "", execution.StateFailed, "brainstorm:failed implement:pending test:pending")
 	if r := res.Steps[0].Reason; !strings.HasPrefix(r, "timed out after 1s") {
 		t.Fatalf("reason %q", r)
 	}
@@ -501,8 +510,15 @@ func TestCancel(t *testing.T) {
 // a clear status or warning and lose nothing that was kept.
 func TestBadOutput(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, executorYAML(t, "30s", "-big", "brainstorm", "-bigsize", "3000000", "-binary", "implement", "-badshared", "test"))
-	e.runner.opts.MaxOutput = 1 << 20
+	// Above what a result holds, and below what the agent prints: each
+	// bound cuts. Every kept byte is tokenized for the history, so the
+	// sizes stay small.
+	const maxOutput, bigSize = 256 << 10, 600000
+	if maxOutput <= outputInResult || bigSize <= maxOutput {
+		t.Fatalf("sizes %d, %d, %d: each bound must cut", outputInResult, maxOutput, bigSize)
+	}
+	e := newEnv(t, executorYAML(t, "30s", "-big", "brainstorm", "-bigsize", strconv.Itoa(bigSize), "-binary", "implement", "-badshared", "test"))
+	e.runner.opts.MaxOutput = maxOutput
 	ctx := context.Background()
 	res, err := e.runner.Run(ctx, Request{Commands: feature})
 	check(t, err)
@@ -510,14 +526,14 @@ func TestBadOutput(t *testing.T) {
 		t.Fatalf("%s", statuses(res))
 	}
 	big := res.Steps[0]
-	if big.OutputBytes < 3000000 || !containsAny(big.Warnings, "only the first 1048576 were kept") || len(big.Output) > outputInResult+100 {
+	if big.OutputBytes < bigSize || !containsAny(big.Warnings, fmt.Sprintf("only the first %d were kept", maxOutput)) || len(big.Output) > outputInResult+100 {
 		t.Fatalf("big output: %d bytes, warnings %v, %d in result", big.OutputBytes, big.Warnings, len(big.Output))
 	}
 	st, err := e.store.Get(ctx, res.SessionID)
 	check(t, err)
 	var kept string
 	check(t, json.Unmarshal(st.CommandHistory[0].Outputs["output"], &kept))
-	if len(kept) != 1<<20 {
+	if len(kept) != maxOutput {
 		t.Fatalf("recorded %d bytes of the big output", len(kept))
 	}
 	var b64 string
@@ -830,14 +846,9 @@ func TestAgentLeavesNoChild(t *testing.T) {
 // history in it, and the last prompt has one history section.
 func TestHistoryDoesNotNest(t *testing.T) {
 	t.Parallel()
-	dumps := t.TempDir()
-	e := agentEnv(t, "30s", "", "-dump", dumps)
+	e, dumps := dumpingEnv(t)
 	ctx := context.Background()
-	res, err := e.runner.Run(ctx, Request{Commands: feature, Input: "add sorting"})
-	check(t, err)
-	if res.State != execution.StateCompleted {
-		t.Fatalf("%s: %s", res.State, statuses(res))
-	}
+	res := e.runFeature(t, "add sorting", execution.StateCompleted, "")
 	const heading = "# Conversation so far"
 	page, err := e.hist.List(ctx, res.SessionID, history.ListRequest{})
 	check(t, err)
@@ -1100,8 +1111,7 @@ func (h *crashingHistory) Append(ctx context.Context, msgs ...Message) error {
 // completed, while every stored message is kept.
 func TestCrashBetweenHistoryAndCompletion(t *testing.T) {
 	t.Parallel()
-	dumps := t.TempDir()
-	e := agentEnv(t, "30s", "", "-dump", dumps)
+	e, dumps := dumpingEnv(t)
 	ctx := context.Background()
 	runCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()

@@ -8,20 +8,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // The workspace's memory files and their imports are in every step's
 // prompt, loaded once per execution and counted apart.
 func TestChainMemory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
-	write := func(name, text string) {
-		p := filepath.Join(e.dir, filepath.FromSlash(name))
-		check(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		check(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-	write("CLAUDE.md", "# Project\n\nUse tabs. See @docs/style.md and @AGENTS.md.\n")
-	write("docs/style.md", "Style: MEMORY-STYLE-RULE.\n")
-	write("AGENTS.md", "Agents: MEMORY-AGENTS-RULE.\n")
+	libtest.WriteFiles(t, e.dir, map[string]string{
+		"CLAUDE.md":     "# Project\n\nUse tabs. See @docs/style.md and @AGENTS.md.\n",
+		"docs/style.md": "Style: MEMORY-STYLE-RULE.\n",
+		"AGENTS.md":     "Agents: MEMORY-AGENTS-RULE.\n",
+	})
 	ctx := context.Background()
 
 	pre, err := e.runner.Preview(ctx, Request{Commands: []string{"brainstorm"}, Input: "x"})
@@ -55,7 +55,7 @@ func TestChainMemory(t *testing.T) {
 
 	// The memory is the execution's: a later run in it keeps what was
 	// loaded, whatever the files say now.
-	write("docs/style.md", "Style: CHANGED.\n")
+	libtest.WriteFiles(t, e.dir, map[string]string{"docs/style.md": "Style: CHANGED.\n"})
 	res2, err := e.runner.Run(ctx, Request{Commands: []string{"test"}, SessionID: res.SessionID})
 	check(t, err)
 	st, err := e.store.Get(ctx, res.SessionID)
@@ -76,6 +76,7 @@ func TestChainMemory(t *testing.T) {
 
 // Without memory files, a step has none and says so with empty lists.
 func TestChainNoMemory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
 	// The example library has memory files of its own; this workspace has none.
 	for _, name := range []string{"CLAUDE.md", "AGENTS.md", filepath.Join(".claude", "CLAUDE.md"), filepath.Join(".claude", "rules")} {

@@ -75,6 +75,16 @@ func must[T any](t testing.TB) func(T, error) T {
 	}
 }
 
+// runningCommand creates an execution in s and starts command in it; it
+// returns the execution's session id.
+func runningCommand(t testing.TB, s *Store, command string) string {
+	t.Helper()
+	ctx := context.Background()
+	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
+	must[*CommandExecution](t)(s.StartCommand(ctx, id, command, nil))
+	return id
+}
+
 func check(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -407,8 +417,7 @@ func TestInterruptedBeforeSweep(t *testing.T) {
 	a := newStore(t, db, fast)
 	// No heartbeat during the test, so no sweep but the one a write makes.
 	b := newStore(t, db, Options{HeartbeatInterval: time.Hour})
-	id := must[*ExecutionState](t)(a.Create(ctx, "p", "")).SessionID
-	must[*CommandExecution](t)(a.StartCommand(ctx, id, "x", nil))
+	id := runningCommand(t, a, "x")
 	crash(a)
 	waitFor(t, "the crashed owner to go stale", func() bool {
 		return must[*ExecutionState](t)(b.Get(ctx, id)).State == StateInterrupted
@@ -442,8 +451,7 @@ func TestCloseInterrupts(t *testing.T) {
 	db := openDB(t)
 	a, err := New(ctx, db, Options{})
 	check(t, err)
-	id := must[*ExecutionState](t)(a.Create(ctx, "p", "")).SessionID
-	must[*CommandExecution](t)(a.StartCommand(ctx, id, "x", nil))
+	id := runningCommand(t, a, "x")
 	check(t, a.Close())
 	b := newStore(t, db, Options{})
 	st := must[*ExecutionState](t)(b.Get(ctx, id))
@@ -808,8 +816,7 @@ func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{})
-	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
-	must[*CommandExecution](t)(s.StartCommand(ctx, id, "run", nil))
+	id := runningCommand(t, s, "run")
 	const missing = "no-such-session"
 	nan := math.NaN()
 

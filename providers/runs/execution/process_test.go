@@ -152,8 +152,13 @@ type child struct {
 	stderr *strings.Builder
 }
 
+// startChild runs this test binary again as a child in mode, with env
+// added to its environment, until the test ends.
 func startChild(t *testing.T, mode string, env ...string) *child {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
 	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$"), stderr: &strings.Builder{}}
 	c.cmd.Env = append(os.Environ(), append([]string{childEnv + "=" + mode}, env...)...)
 	c.cmd.Stderr = c.stderr
@@ -190,9 +195,6 @@ func integrityCheck(t *testing.T, db *storage.DB) {
 // every record either made must be there afterwards.
 func TestTwoProcesses(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
 	ctx := context.Background()
 	root := t.TempDir()
 	path := storage.WorkspacePath(root)
@@ -280,9 +282,6 @@ func TestTwoProcesses(t *testing.T) {
 // must survive, and the second step must show as interrupted and resume.
 func TestKilledMidStep(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
 	ctx := context.Background()
 	root := t.TempDir()
 	path := storage.WorkspacePath(root)

@@ -13,18 +13,12 @@ import (
 func TestMigrationFirstAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path, exec, done := olderDatabase(t, 6)
+	exec, upgrade := olderDatabase(t, 6)
 	exec(`INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`)
 	exec(`INSERT INTO commands (id, session_id, step, command, attempts, status, started_at, owner_id) VALUES (1, 's', 0, 'retried', 3, 'success', 300, 'o')`)
 	exec(`INSERT INTO command_attempts (command_id, attempt, status, started_at, owner_id) VALUES (1, 1, 'failed', 100, 'o'), (1, 2, 'failed', 200, 'o')`)
 	exec(`INSERT INTO commands (id, session_id, step, command, status, inputs, started_at, owner_id) VALUES (2, 's', 1, 'once', 'partial', '{"input":"go on"}', 400, 'o')`)
-	done()
-
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := upgrade()
 	var succeeded int
 	var status, input string
 	if err := db.SQL().QueryRowContext(ctx, `SELECT steps_succeeded, last_status, last_input FROM executions`).Scan(&succeeded, &status, &input); err != nil {
@@ -50,16 +44,10 @@ func TestMigrationFirstAttempt(t *testing.T) {
 func TestMigrationDropsListVersions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path, exec, done := olderDatabase(t, 7)
+	exec, upgrade := olderDatabase(t, 7)
 	exec(`INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`)
 	exec(`INSERT INTO commands (id, session_id, step, command, status, inputs, started_at, owner_id) VALUES (1, 's', 0, 'a', 'success', '{"input":"x"}', 2, 'o')`)
-	done()
-
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := upgrade()
 	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
@@ -92,11 +80,12 @@ func TestMigrationDropsListVersions(t *testing.T) {
 }
 
 // olderDatabase creates a database as a ctxls that knew only the first n
-// migrations left it, and returns its path, a function running a
-// statement on it, and one closing it.
-func olderDatabase(t *testing.T, n int) (path string, exec func(q string, args ...any), done func()) {
+// migrations left it, and returns a function running a statement on it
+// and one that closes it and opens it as this ctxls does, until the test
+// ends.
+func olderDatabase(t *testing.T, n int) (exec func(q string, args ...any), upgrade func() *DB) {
 	t.Helper()
-	path = filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), FileName)
 	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
@@ -116,5 +105,14 @@ func olderDatabase(t *testing.T, n int) (path string, exec func(q string, args .
 		exec(m.sql)
 		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
 	}
-	return path, exec, func() { raw.Close() }
+	return exec, func() *DB {
+		t.Helper()
+		raw.Close()
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
 }

@@ -23,12 +23,39 @@ func countSettings(t *testing.T, db *DB) int {
 	return n
 }
 
+// wantSettings fails the test unless settings holds n rows.
+func wantSettings(t *testing.T, db *DB, n int) {
+	t.Helper()
+	if got := countSettings(t, db); got != n {
+		t.Fatalf("%d rows, want %d", got, n)
+	}
+}
+
 // writeSetting stores key=value through w's prepared statement.
 func writeSetting(ctx context.Context, w *Writer, key, value string) error {
 	return w.Write(ctx, func(tx *WriteTx) error {
 		_, err := tx.Stmt(0).ExecContext(ctx, key, value)
 		return err
 	})
+}
+
+// writeThen stores key through w's prepared statement and then ends the
+// transaction as then does: with its error, or its panic.
+func writeThen(ctx context.Context, w *Writer, key string, then func(tx *WriteTx) error) error {
+	return w.Write(ctx, func(tx *WriteTx) error {
+		if _, err := tx.Stmt(0).ExecContext(ctx, key, "v"); err != nil {
+			return err
+		}
+		return then(tx)
+	})
+}
+
+// mustWrite stores key=v through w, failing the test if it cannot.
+func mustWrite(t *testing.T, w *Writer, key string) {
+	t.Helper()
+	if err := writeSetting(context.Background(), w, key, "v"); err != nil {
+		t.Fatalf("write %s: %v", key, err)
+	}
 }
 
 // The writer's connection comes from the pool, so it has the pragmas of the
@@ -66,38 +93,24 @@ func TestWriterCommitsAndRollsBack(t *testing.T) {
 	ctx := context.Background()
 	w := db.Writer(insertSetting)
 	for i := range 3 {
-		if err := writeSetting(ctx, w, fmt.Sprint("k", i), "v"); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, w, fmt.Sprint("k", i))
 	}
 	boom := errors.New("boom")
-	err := w.Write(ctx, func(tx *WriteTx) error {
-		if _, err := tx.Stmt(0).ExecContext(ctx, "lost", "v"); err != nil {
-			return err
-		}
-		return boom
-	})
+	err := writeThen(ctx, w, "lost", func(*WriteTx) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("Write error = %v, want %v", err, boom)
 	}
 	// A constraint error inside the transaction rolls back what fn wrote
 	// before it.
-	err = w.Write(ctx, func(tx *WriteTx) error {
-		if _, err := tx.Stmt(0).ExecContext(ctx, "lost too", "v"); err != nil {
-			return err
-		}
+	err = writeThen(ctx, w, "lost too", func(tx *WriteTx) error {
 		_, err := tx.ExecContext(ctx, insertSetting, "k0", "duplicate")
 		return err
 	})
 	if !isConstraint(err) {
 		t.Fatalf("duplicate key: %v, want a constraint error", err)
 	}
-	if err := writeSetting(ctx, w, "k3", "v"); err != nil {
-		t.Fatalf("write after failed ones: %v", err)
-	}
-	if n := countSettings(t, db); n != 4 {
-		t.Fatalf("%d rows, want 4", n)
-	}
+	mustWrite(t, w, "k3")
+	wantSettings(t, db, 4)
 }
 
 // A function that panics leaves no transaction open: the lock is free for
@@ -113,19 +126,12 @@ func TestWriterPanicRollsBack(t *testing.T) {
 				t.Fatal("no panic")
 			}
 		}()
-		w.Write(ctx, func(tx *WriteTx) error {
-			if _, err := tx.Stmt(0).ExecContext(ctx, "lost", "v"); err != nil {
-				return err
-			}
-			panic("boom")
-		})
+		writeThen(ctx, w, "lost", func(*WriteTx) error { panic("boom") })
 	}()
 	if _, err := other.SQL().ExecContext(ctx, insertSetting, "other", "v"); err != nil {
 		t.Fatalf("write after the panic: %v", err)
 	}
-	if err := writeSetting(ctx, w, "next", "v"); err != nil {
-		t.Fatalf("writer after the panic: %v", err)
-	}
+	mustWrite(t, w, "next")
 	var n int
 	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM settings WHERE key = 'lost'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the panicking transaction's row: %d, %v", n, err)
@@ -144,9 +150,7 @@ func TestWriterRetriesWhileLocked(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Write: %v", err)
 	}
-	if n := countSettings(t, db); n != 1 {
-		t.Fatalf("%d rows, want 1", n)
-	}
+	wantSettings(t, db, 1)
 }
 
 // A context that ends while the writer waits for the lock fails that Write,
@@ -156,9 +160,7 @@ func TestWriterContextEndsWhileWaiting(t *testing.T) {
 	ctx := context.Background()
 	db, holder := openPair(t, defaultBusyTimeout, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
-	if err := writeSetting(ctx, w, "first", "v"); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, w, "first")
 	tx, err := holder.SQL().BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -172,15 +174,11 @@ func TestWriterContextEndsWhileWaiting(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeSetting(ctx, w, "second", "v"); err != nil {
-		t.Fatalf("Write after the ended one: %v", err)
-	}
+	mustWrite(t, w, "second")
 	if _, err := holder.SQL().ExecContext(ctx, insertSetting, "holder", "v"); err != nil {
 		t.Fatalf("another handle cannot write after the writer: %v", err)
 	}
-	if n := countSettings(t, db); n != 3 {
-		t.Fatalf("%d rows, want 3", n)
-	}
+	wantSettings(t, db, 3)
 }
 
 // Once fn has returned nil the transaction commits, even if the context
@@ -190,10 +188,7 @@ func TestWriterCommitAfterContextEnds(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	err := db.Writer(insertSetting).Write(ctx, func(tx *WriteTx) error {
-		if _, err := tx.Stmt(0).ExecContext(ctx, "k", "v"); err != nil {
-			return err
-		}
+	err := writeThen(ctx, db.Writer(insertSetting), "k", func(*WriteTx) error {
 		cancel()
 		return nil
 	})
@@ -212,18 +207,12 @@ func TestWriterAfterSchemaChange(t *testing.T) {
 	ctx := context.Background()
 	db, other := openPair(t, defaultBusyTimeout, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
-	if err := writeSetting(ctx, w, "before", "v"); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, w, "before")
 	if _, err := other.SQL().ExecContext(ctx, `CREATE INDEX settings_value ON settings (value)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeSetting(ctx, w, "after", "v"); err != nil {
-		t.Fatalf("write after the schema change: %v", err)
-	}
-	if n := countSettings(t, other); n != 2 {
-		t.Fatalf("%d rows, want 2", n)
-	}
+	mustWrite(t, w, "after")
+	wantSettings(t, other, 2)
 }
 
 // Users of the same queries share one writer, hence one connection of the
@@ -244,9 +233,7 @@ func TestWritersSharedAndClosedWithDB(t *testing.T) {
 	if db.Writer(insertSetting, `SELECT 1`) == w {
 		t.Error("one writer for different queries")
 	}
-	if err := writeSetting(ctx, w, "k", "v"); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, w, "k")
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -277,9 +264,7 @@ func TestWriterLetsTheWALRestart(t *testing.T) {
 	}
 	const commits = 300
 	for i := range commits {
-		if err := writeSetting(ctx, w, fmt.Sprint("k", i), "v"); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, w, fmt.Sprint("k", i))
 	}
 	fi, err := os.Stat(path + "-wal")
 	if err != nil {
