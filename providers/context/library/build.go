@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"os"
 	"path"
 	"path/filepath"
@@ -489,7 +488,7 @@ type state struct {
 	byStem   map[string][]*Topic
 	domains  map[string]*Domain
 	commands map[string]*Command
-	incoming incomingIndex
+	incoming *incomingIndex
 	// aliases maps the frontmatter id of a file directly in a context root
 	// ("engineering/cross_domain" for cross_domain.md) to its topic.
 	aliases map[string]*Topic
@@ -648,7 +647,7 @@ func (v view) sections(domain, topic string) []string {
 // buildIncoming indexes which files refer to which targets, given the
 // refKeys of each file.
 func (st *state) buildIncoming(files []*File, keys [][]string) {
-	st.incoming = make(incomingIndex, len(st.topics))
+	st.incoming = newIncoming(len(st.topics))
 	for i, f := range files {
 		if st.files[f.Path] == f {
 			st.link(f, keys[i])
@@ -658,95 +657,22 @@ func (st *state) buildIncoming(files []*File, keys [][]string) {
 
 // link files f in the incoming index under keys, its refKeys.
 func (st *state) link(f *File, keys []string) {
+	f.inKeys = make([]uint32, len(keys))
 	for i, k := range keys {
-		keys[i] = st.incoming.add(k, f.Path)
+		f.inKeys[i] = st.incoming.add(k, f.Path)
 	}
-	f.inKeys = keys
 }
 
 func (st *state) unlink(b *builder, f *File) {
-	keys := f.inKeys
-	if keys == nil {
-		keys = refKeys(b, f)
-	}
-	for _, k := range keys {
-		st.incoming.remove(k, f.Path)
-	}
-}
-
-// incomingIndex maps the key of a target ("domain/topic", "@domain",
-// "*/stem") to the paths of the files that refer to it.
-type incomingIndex map[string]*fileSet
-
-// fileSet is a set of file paths: a slice while small, as most are (the
-// files naming one topic), a map once large (those naming a domain).
-type fileSet struct {
-	// key is the index's copy of its key: files keep it in inKeys rather
-	// than a copy each.
-	key  string
-	list []string
-	m    map[string]struct{}
-}
-
-// smallSet is the size past which a fileSet becomes a map.
-const smallSet = 32
-
-// add puts p under key k and returns the index's copy of k.
-func (ix incomingIndex) add(k, p string) string {
-	s := ix[k]
-	if s == nil {
-		s = &fileSet{key: k}
-		ix[k] = s
-	}
-	switch {
-	case s.m != nil:
-		s.m[p] = struct{}{}
-	case slices.Contains(s.list, p):
-	case len(s.list) < smallSet:
-		s.list = append(s.list, p)
-	default:
-		s.m = make(map[string]struct{}, 2*smallSet)
-		for _, q := range s.list {
-			s.m[q] = struct{}{}
+	if f.inKeys != nil {
+		for _, k := range f.inKeys {
+			st.incoming.remove(k, f.Path)
 		}
-		s.m[p] = struct{}{}
-		s.list = nil
+		return
 	}
-	return s.key
-}
-
-func (ix incomingIndex) remove(k, p string) {
-	s := ix[k]
-	switch {
-	case s == nil:
-	case s.m != nil:
-		delete(s.m, p)
-	default:
-		if i := slices.Index(s.list, p); i >= 0 {
-			s.list = slices.Delete(s.list, i, i+1)
-		}
-	}
-}
-
-// paths returns the paths filed under key k, in no particular order.
-func (ix incomingIndex) paths(k string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		s := ix[k]
-		if s == nil {
-			return
-		}
-		if s.m != nil {
-			for p := range s.m {
-				if !yield(p) {
-					return
-				}
-			}
-			return
-		}
-		for _, p := range s.list {
-			if !yield(p) {
-				return
-			}
+	for _, k := range refKeys(b, f) {
+		if id, ok := st.incoming.keyID(k); ok {
+			st.incoming.remove(id, f.Path)
 		}
 	}
 }
@@ -802,8 +728,7 @@ func refKeys(b *builder, f *File) []string {
 		}
 	}
 	slices.Sort(keys)
-	// The file keeps them as long as it is indexed.
-	return slices.Clone(slices.Compact(keys))
+	return slices.Compact(keys)
 }
 
 // lastTwo splits the last two parts off a slash-separated path: "a/b/c.md"

@@ -5,15 +5,14 @@ import (
 	"maps"
 	"slices"
 	"testing"
-	"unsafe"
 )
 
 // TestIncomingIndexSmallAndLarge files paths under one key past the size at
-// which its set turns from a slice into a map, removes some, and checks the
-// set and the index's copy of the key at each step.
+// which its set turns from a list into a bitset, removes some, and checks
+// the set and the key's id at each step.
 func TestIncomingIndexSmallAndLarge(t *testing.T) {
 	t.Parallel()
-	ix := incomingIndex{}
+	ix := newIncoming(0)
 	want := map[string]bool{}
 	check := func(step string) {
 		t.Helper()
@@ -22,38 +21,46 @@ func TestIncomingIndexSmallAndLarge(t *testing.T) {
 			t.Fatalf("%s: paths = %v, want %v", step, got, exp)
 		}
 	}
-	key := ""
-	for i := range 2 * smallSet {
+	remove := func(k, p string) {
+		if id, ok := ix.keyID(k); ok {
+			ix.remove(id, p)
+		}
+	}
+	first := ix.add("@other", "/w/context/d/other.md")
+	for i := range 2 * minBitset {
 		p := fmt.Sprintf("/w/context/d/t%02d.md", i)
-		k := ix.add(string([]byte("@python")), p)
-		if key == "" {
-			key = k
-		} else if unsafe.StringData(k) != unsafe.StringData(key) {
-			t.Fatalf("add returned %q, want the first copy %q", k, key)
+		if k := ix.add(string([]byte("@python")), p); k == first {
+			t.Fatalf("add gave @python the id %d of @other", k)
 		}
 		ix.add("@python", p) // twice: still once in the set
 		want[p] = true
-		if i == smallSet-1 || i == smallSet {
+		if i == minBitset-1 || i == minBitset {
 			check(fmt.Sprintf("after %d adds", i+1))
 		}
 	}
 	check("all added")
-	for i := 0; i < 2*smallSet; i += 3 {
+	if ix.sets[ix.add("@python", "/w/context/d/t00.md")].bits == nil {
+		t.Errorf("a set of every file but one is still a list")
+	}
+	for i := 0; i < 2*minBitset; i += 3 {
 		p := fmt.Sprintf("/w/context/d/t%02d.md", i)
-		ix.remove("@python", p)
+		remove("@python", p)
 		delete(want, p)
 	}
-	ix.remove("@python", "/never/added.md")
-	ix.remove("@nothing", "/w/context/d/t01.md")
+	remove("@python", "/never/added.md")
+	remove("@nothing", "/w/context/d/t01.md")
 	check("after removals")
 	if got := slices.Collect(ix.paths("@nothing")); len(got) != 0 {
 		t.Errorf("unknown key has paths %v", got)
 	}
+	if got := slices.Collect(ix.paths("@other")); !slices.Equal(got, []string{"/w/context/d/other.md"}) {
+		t.Errorf("@other = %v", got)
+	}
 
-	small := incomingIndex{}
+	small := newIncoming(0)
 	small.add("d/x", "/a.md")
-	small.add("d/x", "/b.md")
-	small.remove("d/x", "/a.md")
+	k := small.add("d/x", "/b.md")
+	small.remove(k, "/a.md")
 	if got := slices.Collect(small.paths("d/x")); !slices.Equal(got, []string{"/b.md"}) {
 		t.Errorf("small set after removal = %v", got)
 	}

@@ -68,10 +68,10 @@ type File struct {
 	Skipped string
 
 	problems []metaProblem
-	// inKeys are the keys link filed the file under in the incoming
-	// index; unlink reuses them (computing them resolves every path
-	// reference again).
-	inKeys []string
+	// inKeys are the ids of the keys link filed the file under in the
+	// incoming index; unlink reuses them (computing the keys resolves
+	// every path reference again).
+	inKeys []uint32
 	// cache is the file's index cache state during a full index, or nil.
 	cache *cached
 }
@@ -256,9 +256,9 @@ type Library struct {
 	byStem       map[string][]*Topic
 	domains      map[string]*Domain
 	commands     map[string]*Command
-	incoming     incomingIndex // target key → referring file paths
-	warnings     []Warning     // from the scan
-	dupWarnings  []Warning     // duplicate topics and commands
+	incoming     *incomingIndex // target key → referring file paths
+	warnings     []Warning      // from the scan
+	dupWarnings  []Warning      // duplicate topics and commands
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64

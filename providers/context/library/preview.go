@@ -177,7 +177,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, er
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter, log: slog.New(slog.DiscardHandler),
 		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, beside: p.b.beside, readings: p.b.paths,
 		files: st.files, topics: st.topics, aliases: st.aliases, byStem: st.byStem, domains: st.domains, commands: st.commands,
-		incoming: incomingIndex{}, dupTopics: st.dupTopics, dupCommands: st.dupCommands,
+		incoming: newIncoming(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
 	}
 	return f, l.diagnose(f), nil
 }
