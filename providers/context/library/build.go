@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -139,6 +140,9 @@ type builder struct {
 type interner struct {
 	mu sync.Mutex
 	m  map[string]string
+	// lists holds one copy of each list of strings, by listKey: the keywords of sections and the tags of topics
+	// repeat the same few words in the same few combinations.
+	lists map[string][]string
 }
 
 func (in *interner) intern(s string) string {
@@ -165,6 +169,43 @@ func (in *interner) internAll(xs []string) []string {
 	return slices.Clip(xs)
 }
 
+// internList returns the interner's copy of the list xs, which callers
+// must not modify.
+func (in *interner) internList(xs []string) []string {
+	if len(xs) == 0 {
+		return xs
+	}
+	key := listKey(xs)
+	in.mu.Lock()
+	list, ok := in.lists[key]
+	in.mu.Unlock()
+	if ok {
+		return list
+	}
+	list = in.internAll(slices.Clone(xs))
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if prev, ok := in.lists[key]; ok {
+		return prev
+	}
+	if in.lists == nil {
+		in.lists = map[string][]string{}
+	}
+	in.lists[key] = list
+	return list
+}
+
+// listKey returns a string that only the same strings in the same order
+// give: each string's length, then the string.
+func listKey(xs []string) string {
+	var b []byte
+	for _, x := range xs {
+		b = binary.AppendUvarint(b, uint64(len(x)))
+		b = append(b, x...)
+	}
+	return string(b)
+}
+
 // ownMeta gives m copies of its strings of its own, shared where values
 // repeat, so that the model does not keep the frontmatter's text alive.
 func (b *builder) ownMeta(m *Metadata) {
@@ -174,9 +215,9 @@ func (b *builder) ownMeta(m *Metadata) {
 	m.Version, m.LastUpdated, m.MaintainedFor = in.intern(m.Version), in.intern(m.LastUpdated), in.intern(m.MaintainedFor)
 	for i := range m.Sections {
 		s := &m.Sections[i]
-		s.Name, s.Keywords = in.intern(s.Name), in.internAll(s.Keywords)
+		s.Name, s.Keywords = in.intern(s.Name), in.internList(s.Keywords)
 	}
-	m.Tags = in.internAll(m.Tags)
+	m.Tags = in.internList(m.Tags)
 	m.CrossDomainTriggers = in.internAll(m.CrossDomainTriggers)
 	for i, t := range m.DetectionTriggers {
 		m.DetectionTriggers[i] = strings.Clone(t)
