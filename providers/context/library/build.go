@@ -33,7 +33,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo()}
+	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
 	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
 	files := make([]*File, len(s.files))
 	var done atomic.Int64
@@ -126,6 +126,9 @@ type builder struct {
 	kw   map[string][]string
 
 	strings interner
+	// slabs, during a full index, hold the topics and sections built;
+	// nil allocates each alone.
+	slabs *slabs
 
 	// cache, during a full index, holds what an earlier index computed;
 	// view is the viewKey the references are scanned under.
@@ -213,6 +216,9 @@ func (b *builder) ownMeta(m *Metadata) {
 	m.ID, m.Title = strings.Clone(m.ID), strings.Clone(m.Title)
 	m.Domain, m.Type, m.LoadingStrategy = in.intern(m.Domain), in.intern(m.Type), in.intern(m.LoadingStrategy)
 	m.Version, m.LastUpdated, m.MaintainedFor = in.intern(m.Version), in.intern(m.LastUpdated), in.intern(m.MaintainedFor)
+	if b.slabs != nil && len(m.Sections) > 0 {
+		m.Sections = append(b.slabs.metas.take(len(m.Sections))[:0], m.Sections...)
+	}
 	for i := range m.Sections {
 		s := &m.Sections[i]
 		s.Name, s.Keywords = in.intern(s.Name), in.internList(s.Keywords)
@@ -350,7 +356,8 @@ func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaP
 	if c.domain != "" {
 		id = c.domain + "/" + c.name
 	}
-	t := &Topic{
+	t := &b.slabs.topicSlab().take(1)[0]
+	*t = Topic{
 		ID: id, Domain: c.domain, Name: c.name, Path: doc.Path, Root: c.root, RelPath: c.relPath,
 		HasFrontmatter: doc.Frontmatter != nil, Doc: doc,
 	}
@@ -375,7 +382,7 @@ func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaP
 		fc.tokens, fc.sections = total, per
 	}
 	t.Tokens = total
-	t.Sections = make([]Section, 0, len(secs))
+	t.Sections = b.slabs.sectionSlab().take(len(secs))[:0]
 	wants := make([]wantMatch, len(t.Meta.Sections))
 	for i, m := range t.Meta.Sections {
 		wants[i] = wantKey(m.Name)
