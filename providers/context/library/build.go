@@ -36,9 +36,21 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
 	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
 	files := make([]*File, len(s.files))
+	if l.texts != nil {
+		l.texts.indexing.Store(true)
+		defer l.texts.indexing.Store(false)
+	}
 	var done atomic.Int64
 	parallel(ctx, len(s.files), func(i int) {
 		files[i] = b.parse(ctx, s.files[i].path, s.files[i].rel, nil)
+		// Drop the text now rather than once every file is parsed and
+		// scanned: the scan reads it back (and does not keep it).
+		// Otherwise the text of the whole
+		// library is live at once, the heap grows by as much again
+		// before each collection, and the model built among it ends up
+		// spread over more pages (10,000 topics: peak resident 240 MiB,
+		// 128 MiB after the index; with this, 170 and 121 MiB).
+		l.release(files[i : i+1])
 		if l.opts.Progress != nil {
 			n := done.Add(1)
 			if n%256 == 0 || int(n) == len(files) {
@@ -66,7 +78,6 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if b.cache != nil {
 		l.saveCache(b.cache, b.view, files)
 	}
-	l.release(files)
 
 	l.mu.Lock()
 	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -332,6 +333,9 @@ func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error)
 // keeps the last few texts read, within keptBytes.
 type textSource struct {
 	l *Library
+	// indexing is set while a full index reads back every file once to
+	// scan its references: the texts it reads are not kept.
+	indexing atomic.Bool
 
 	mu   sync.Mutex
 	kept []keptText // most recent last
@@ -366,7 +370,7 @@ func (s *textSource) Kept(d *document.Doc) []byte {
 
 // Keep keeps text as d's, dropping the oldest texts beyond the bounds.
 func (s *textSource) Keep(d *document.Doc, text []byte) {
-	if len(text) > keptBytes {
+	if len(text) > keptBytes || s.indexing.Load() {
 		return
 	}
 	s.mu.Lock()
