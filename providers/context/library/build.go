@@ -244,9 +244,7 @@ func (b *builder) ownMeta(m *Metadata) {
 		f.ID, f.Path = strings.Clone(f.ID), strings.Clone(f.Path)
 		f.Type, f.LoadingStrategy = in.intern(f.Type), in.intern(f.LoadingStrategy)
 	}
-	for i, d := range m.declared {
-		m.declared[i] = in.intern(d)
-	}
+	m.declared = in.internList(m.declared)
 	if m.Extra != nil {
 		extra := make(map[string]any, len(m.Extra))
 		for k, v := range m.Extra {
@@ -314,7 +312,8 @@ func besideRoots(roots []string) map[string]map[string]bool {
 // checked p against the workspace root.
 func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *File {
 	c := classify(p, b.contextRoots, b.commandRoots)
-	f := &File{Path: p, Rel: rel, Kind: c.kind}
+	f := &b.slabs.fileSlab().take(1)[0]
+	*f = File{Path: p, Rel: rel, Kind: c.kind}
 	var size, mtime int64
 	if content == nil {
 		var info fs.FileInfo

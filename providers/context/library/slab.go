@@ -35,9 +35,17 @@ func (s *slab[T]) take(n int) []T {
 
 // slabs are the arrays of a full index.
 type slabs struct {
+	files    slab[File]
 	topics   slab[Topic]
 	sections slab[Section]
 	metas    slab[SectionMeta]
+}
+
+func (s *slabs) fileSlab() *slab[File] {
+	if s == nil {
+		return nil
+	}
+	return &s.files
 }
 
 func (s *slabs) topicSlab() *slab[Topic] {
