@@ -66,10 +66,14 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if b.cache != nil {
 		b.view = viewKey(st)
 	}
-	keys := make([][]string, len(files))
+	// The keys are numbered as they are found: held as strings until
+	// every file is scanned, they would leave holes among the references
+	// scanned meanwhile.
+	st.incoming = newIncoming(len(st.topics))
+	keys := make([][]uint32, len(files))
 	parallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(files[i], view, 0)
-		keys[i] = refKeys(b, files[i])
+		keys[i] = st.incoming.keyIDs(refKeys(b, files[i]))
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -703,12 +707,14 @@ func (v view) sections(domain, topic string) []string {
 }
 
 // buildIncoming indexes which files refer to which targets, given the
-// refKeys of each file.
-func (st *state) buildIncoming(files []*File, keys [][]string) {
-	st.incoming = newIncoming(len(st.topics))
+// ids of the refKeys of each file in st.incoming.
+func (st *state) buildIncoming(files []*File, keys [][]uint32) {
 	for i, f := range files {
 		if st.files[f.Path] == f {
-			st.link(f, keys[i])
+			for _, k := range keys[i] {
+				st.incoming.addID(k, f.Path)
+			}
+			f.inKeys = keys[i]
 		}
 	}
 }

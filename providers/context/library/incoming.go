@@ -25,13 +25,28 @@ func newIncoming(hint int) *incomingIndex {
 // add files the path p under key k and returns the id of k.
 func (ix *incomingIndex) add(k, p string) uint32 {
 	id := ix.keys.id(k)
-	s := ix.sets[id]
+	ix.addID(id, p)
+	return id
+}
+
+// addID files the path p under the key with id k.
+func (ix *incomingIndex) addID(k uint32, p string) {
+	s := ix.sets[k]
 	if s == nil {
 		s = &fileSet{}
-		ix.sets[id] = s
+		ix.sets[k] = s
 	}
 	s.add(ix.files.id(p), ix.files.len())
-	return id
+}
+
+// keyIDs returns the ids of keys, numbering those new to the index. It
+// is safe to call from several goroutines.
+func (ix *incomingIndex) keyIDs(keys []string) []uint32 {
+	ids := make([]uint32, len(keys))
+	for i, k := range keys {
+		ids[i] = ix.keys.id(k)
+	}
+	return ids
 }
 
 // keyID returns the id of key k, false when no file was ever filed under
