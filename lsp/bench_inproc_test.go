@@ -117,32 +117,24 @@ func BenchmarkInprocLargeLibrary(b *testing.B) {
 	line := strings.Count(text[:strings.Index(text, "- Load dom08:")], "\n")
 	pos := map[string]any{"line": line, "character": len("- Load dom08:topic_")}
 
-	b.Run("completion", func(b *testing.B) {
-		var samples []time.Duration
-		for b.Loop() {
-			start := time.Now()
-			var raw json.RawMessage
-			c.mustCall("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, &raw)
-			samples = append(samples, time.Since(start))
-			if !strings.Contains(string(raw), `"topic_0199"`) {
-				b.Fatalf("completion: %.300s", raw)
+	for _, req := range []struct{ method, want string }{
+		{"textDocument/completion", `"topic_0199"`},
+		{"textDocument/hover", "Topic 8 of dom08"},
+	} {
+		b.Run(strings.TrimPrefix(req.method, "textDocument/"), func(b *testing.B) {
+			var samples []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				var raw json.RawMessage
+				c.mustCall(req.method, map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, &raw)
+				samples = append(samples, time.Since(start))
+				if !strings.Contains(string(raw), req.want) {
+					b.Fatalf("%s: %.300s", req.method, raw)
+				}
 			}
-		}
-		reportLatency(b, samples)
-	})
-	b.Run("hover", func(b *testing.B) {
-		var samples []time.Duration
-		for b.Loop() {
-			start := time.Now()
-			var raw json.RawMessage
-			c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, &raw)
-			samples = append(samples, time.Since(start))
-			if !strings.Contains(string(raw), "Topic 8 of dom08") {
-				b.Fatalf("hover: %s", raw)
-			}
-		}
-		reportLatency(b, samples)
-	})
+			reportLatency(b, samples)
+		})
+	}
 	b.Run("diagnostics-after-edit", func(b *testing.B) {
 		var samples []time.Duration
 		version := 1

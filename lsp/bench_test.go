@@ -331,53 +331,54 @@ func (s benchServer) diagnostics(ctx context.Context, b *testing.B, c *Client, u
 	return len(ds)
 }
 
-func BenchmarkStdioCompletion(b *testing.B) {
+// benchEachServer runs bench on each server of benchServers, started on
+// the generated library with its command file open (uri). Servers other
+// than ctxls skip it with the reason otherSkip, when there is one.
+func benchEachServer(b *testing.B, otherSkip string, bench func(b *testing.B, s benchServer, ctx context.Context, c *Client, lib *benchLib, uri string)) {
 	lib := benchLibrary(b)
 	for _, s := range benchServers(b) {
 		b.Run(s.name, func(b *testing.B) {
-			ctx := benchCtx(b)
-			c := s.open(ctx, b, lib)
-			uri := stdioFileURI(lib.command)
-			pos, want := lib.keyComplete, "t042"
-			if s.name != "ctxls" {
-				pos, want = lib.linkComplete, "t042.md"
+			if s.name != "ctxls" && otherSkip != "" {
+				b.Skip(otherSkip)
 			}
-			// Warm up (and wait out the initial index), checking the answer.
-			benchWarm(ctx, b, "completion of "+want, func() (bool, string) {
-				raw, err := c.CallRaw(ctx, "textDocument/completion", stdioPos(uri, pos.Line, pos.Character))
-				if err != nil {
-					b.Fatalf("completion: %v", err)
-				}
-				items, err := stdioDecodeCompletion(raw)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ok := len(items) >= benchTopicsPerDomain && slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), want) })
-				return ok, fmt.Sprintf("%d items", len(items))
-			})
-			benchRequests(ctx, b, c, "textDocument/completion", stdioPos(uri, pos.Line, pos.Character))
+			ctx := benchCtx(b)
+			bench(b, s, ctx, s.open(ctx, b, lib), lib, stdioFileURI(lib.command))
 		})
 	}
 }
 
-func BenchmarkStdioHover(b *testing.B) {
-	lib := benchLibrary(b)
-	for _, s := range benchServers(b) {
-		b.Run(s.name, func(b *testing.B) {
-			if s.name != "ctxls" {
-				b.Skip("the markdown language server hovers only image and video links: no equivalent work")
+func BenchmarkStdioCompletion(b *testing.B) {
+	benchEachServer(b, "", func(b *testing.B, s benchServer, ctx context.Context, c *Client, lib *benchLib, uri string) {
+		pos, want := lib.keyComplete, "t042"
+		if s.name != "ctxls" {
+			pos, want = lib.linkComplete, "t042.md"
+		}
+		// Warm up (and wait out the initial index), checking the answer.
+		benchWarm(ctx, b, "completion of "+want, func() (bool, string) {
+			raw, err := c.CallRaw(ctx, "textDocument/completion", stdioPos(uri, pos.Line, pos.Character))
+			if err != nil {
+				b.Fatalf("completion: %v", err)
 			}
-			ctx := benchCtx(b)
-			c := s.open(ctx, b, lib)
-			uri := stdioFileURI(lib.command)
-			pos := lib.keyHover
-			benchWarm(ctx, b, "hover on the topic", func() (bool, string) {
-				got, _ := stdioHoverText(ctx, b, c, uri, pos.Line, pos.Character)
-				return strings.Contains(got, "Topic 07 042"), got
-			})
-			benchRequests(ctx, b, c, "textDocument/hover", stdioPos(uri, pos.Line, pos.Character))
+			items, err := stdioDecodeCompletion(raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ok := len(items) >= benchTopicsPerDomain && slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), want) })
+			return ok, fmt.Sprintf("%d items", len(items))
 		})
-	}
+		benchRequests(ctx, b, c, "textDocument/completion", stdioPos(uri, pos.Line, pos.Character))
+	})
+}
+
+func BenchmarkStdioHover(b *testing.B) {
+	benchEachServer(b, "the markdown language server hovers only image and video links: no equivalent work", func(b *testing.B, s benchServer, ctx context.Context, c *Client, lib *benchLib, uri string) {
+		pos := lib.keyHover
+		benchWarm(ctx, b, "hover on the topic", func() (bool, string) {
+			got, _ := stdioHoverText(ctx, b, c, uri, pos.Line, pos.Character)
+			return strings.Contains(got, "Topic 07 042"), got
+		})
+		benchRequests(ctx, b, c, "textDocument/hover", stdioPos(uri, pos.Line, pos.Character))
+	})
 }
 
 // benchWarm calls ready until it reports the answer the benchmark
@@ -419,64 +420,58 @@ func benchRequests(ctx context.Context, b *testing.B, c *Client, method string, 
 // waits to gather a burst) or pulled (markdownls). Each edit follows a
 // pause of benchEditPause, which is not timed.
 func BenchmarkStdioDiagnosticsAfterEdit(b *testing.B) {
-	lib := benchLibrary(b)
-	for _, s := range benchServers(b) {
-		b.Run(s.name, func(b *testing.B) {
-			ctx := benchCtx(b)
-			c := s.open(ctx, b, lib)
-			uri := stdioFileURI(lib.command)
-			pos := lib.keyEdit
-			if s.name != "ctxls" {
-				pos = lib.linkEdit
+	benchEachServer(b, "", func(b *testing.B, s benchServer, ctx context.Context, c *Client, lib *benchLib, uri string) {
+		pos := lib.keyEdit
+		if s.name != "ctxls" {
+			pos = lib.linkEdit
+		}
+		base := s.diagnostics(ctx, b, c, uri, func(n int) bool { return n > 0 })
+		version := 1
+		var lat benchLatencies
+		for b.Loop() {
+			version++
+			broken := version%2 == 0
+			rng := ClientRange{Start: pos, End: pos}
+			text, want := "x", base+1
+			if !broken {
+				rng.End.Character++
+				text, want = "", base
 			}
-			base := s.diagnostics(ctx, b, c, uri, func(n int) bool { return n > 0 })
-			version := 1
-			var lat benchLatencies
-			for b.Loop() {
-				version++
-				broken := version%2 == 0
-				rng := ClientRange{Start: pos, End: pos}
-				text, want := "x", base+1
-				if !broken {
-					rng.End.Character++
-					text, want = "", base
-				}
-				// Each edit follows a pause, as after a user stops typing:
-				// while edits keep coming, ctxls publishes at most once per
-				// DiagnosticsDelay on purpose, and that would be measured
-				// instead of the work.
-				b.StopTimer()
-				time.Sleep(benchEditPause)
-				b.StartTimer()
-				var published <-chan ClientNotification
-				if !s.pull {
-					published = c.Expect("textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
-						var p ClientPublishDiagnostics
-						return json.Unmarshal(raw, &p) == nil && stdioSameURI(p.URI, uri) && len(p.Diagnostics) == want
-					})
-				}
-				start := time.Now()
-				if err := c.Notify("textDocument/didChange", map[string]any{
-					"textDocument":   map[string]any{"uri": uri, "version": version},
-					"contentChanges": []any{map[string]any{"range": rng, "text": text}},
-				}); err != nil {
-					b.Fatal(err)
-				}
-				if s.pull {
-					s.diagnostics(ctx, b, c, uri, func(n int) bool { return n == want })
-				} else {
-					select {
-					case <-published:
-					case <-ctx.Done():
-						b.Fatalf("no diagnostics with %d items after edit %d", want, version)
-					}
-				}
-				lat = append(lat, time.Since(start))
+			// Each edit follows a pause, as after a user stops typing:
+			// while edits keep coming, ctxls publishes at most once per
+			// DiagnosticsDelay on purpose, and that would be measured
+			// instead of the work.
+			b.StopTimer()
+			time.Sleep(benchEditPause)
+			b.StartTimer()
+			var published <-chan ClientNotification
+			if !s.pull {
+				published = c.Expect("textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+					var p ClientPublishDiagnostics
+					return json.Unmarshal(raw, &p) == nil && stdioSameURI(p.URI, uri) && len(p.Diagnostics) == want
+				})
 			}
-			lat.report(b)
-			b.ReportMetric(float64(base), "diags")
-		})
-	}
+			start := time.Now()
+			if err := c.Notify("textDocument/didChange", map[string]any{
+				"textDocument":   map[string]any{"uri": uri, "version": version},
+				"contentChanges": []any{map[string]any{"range": rng, "text": text}},
+			}); err != nil {
+				b.Fatal(err)
+			}
+			if s.pull {
+				s.diagnostics(ctx, b, c, uri, func(n int) bool { return n == want })
+			} else {
+				select {
+				case <-published:
+				case <-ctx.Done():
+					b.Fatalf("no diagnostics with %d items after edit %d", want, version)
+				}
+			}
+			lat = append(lat, time.Since(start))
+		}
+		lat.report(b)
+		b.ReportMetric(float64(base), "diags")
+	})
 }
 
 // BenchmarkStdioInitializeToDiagnostics measures a start: from sending

@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -145,14 +143,8 @@ func chainReportDecode(b *testing.B, c *chainClient) {
 // chainProcessCPU returns the user and system CPU time of a process, from
 // /proc (Linux only).
 func chainProcessCPU(pid int) (time.Duration, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
-	}
-	// Fields after the command name, which is in parentheses.
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	if len(f) < 13 {
+	f, ok := chainProcStat(pid)
+	if !ok || len(f) < 13 {
 		return 0, false
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,14 +25,7 @@ import (
 // (providers/runs/chain/testdata/agent).
 
 // chainAgent builds the stand-in agent next to the ctxls binary, once.
-func chainAgent(t testing.TB) string {
-	t.Helper()
-	path, err := chainBuildAgent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+func chainAgent(t testing.TB) string { return stdioBuilt(t, chainBuildAgent) }
 
 var chainBuildAgent = sync.OnceValues(func() (string, error) { return chaintest.BuildAgent(stdioTempDir) })
 
@@ -160,17 +154,9 @@ func (c *chainClient) progressValues() []map[string]any {
 // chainBeginToken returns the token of a cancellable progress whose title
 // names a chain.
 func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
-	for _, n := range c.Notifications("$/progress") {
-		var v struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind        string `json:"kind"`
-				Title       string `json:"title"`
-				Cancellable bool   `json:"cancellable"`
-			} `json:"value"`
-		}
-		if json.Unmarshal(n.Params, &v) == nil && v.Value.Kind == "begin" && v.Value.Cancellable && strings.HasPrefix(v.Value.Title, "Chain ") {
-			return v.Token, true
+	for _, p := range c.Progress() {
+		if p.Value.Kind == "begin" && p.Value.Cancellable && strings.HasPrefix(p.Value.Title, "Chain ") {
+			return p.Token, true
 		}
 	}
 	return nil, false
@@ -642,13 +628,40 @@ func chainWaitGone(t testing.TB, pids string) {
 	deadline := time.Now().Add(30 * time.Second)
 	for _, f := range strings.Fields(pids) {
 		pid, _ := strconv.Atoi(f)
-		for syscall.Kill(pid, 0) == nil {
+		for chainAlive(pid) {
 			if time.Now().After(deadline) {
 				t.Fatalf("process %d is still alive", pid)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// chainAlive reports whether a process runs. A zombie has ended: only
+// whoever inherited it has yet to reap it, and how soon it does is no
+// concern of the server's.
+func chainAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	f, ok := chainProcStat(pid)
+	return !ok || f[0] != "Z"
+}
+
+// chainProcStat returns the fields of /proc/PID/stat after the command
+// name, the state first (Linux only).
+func chainProcStat(pid int) ([]string, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 > len(s) {
+		return nil, false
+	}
+	f := strings.Fields(s[i+2:])
+	return f, len(f) > 0
 }
 
 // TestChainKilledServer kills the server (SIGKILL) in the middle of a step:
@@ -811,4 +824,77 @@ func TestChainTwoServers(t *testing.T) {
 		t.Fatalf("cancelled review: %v %+v", err, res)
 	}
 	chainIntegrity(t, dir)
+}
+
+// TestChainExecutorConfirmation lists the exec executor that .ctxls.yaml
+// configures, with its command line, and runs a chain only while that
+// command line is the one the client confirmed: after .ctxls.yaml names
+// another program, a run or resume with the old one is refused and runs
+// nothing.
+func TestChainExecutorConfirmation(t *testing.T) {
+	t.Parallel()
+	dir, log := chainWorkspace(t, "30s", "-sleep", "0s")
+	c := chainStart(t, dir)
+
+	var list struct {
+		Executor struct {
+			Kind    string   `json:"kind"`
+			Command []string `json:"command"`
+		} `json:"executor"`
+	}
+	c.must("ctxls/chain/list", map[string]any{}, &list)
+	argv := list.Executor.Command
+	if list.Executor.Kind != "exec" || len(argv) < 3 || argv[0] != chainAgent(t) || argv[1] != "-log" {
+		t.Fatalf("chain/list executor = %+v, want the agent's command line", list.Executor)
+	}
+
+	// Confirmed nothing, or something else: refused, nothing runs.
+	for _, confirmed := range [][]string{{}, {"something", "else"}} {
+		e := c.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm"}, "input": "x", "executorCommand": confirmed})
+		if e.Code != -32602 || !strings.Contains(e.Message, "confirm it again") || !strings.Contains(e.Message, argv[0]) {
+			t.Fatalf("run with executorCommand %q: %v", confirmed, e)
+		}
+	}
+	if got := chainAgentRuns(t, log); got != "" {
+		t.Fatalf("a refused run ran the agent: %s", got)
+	}
+
+	// The confirmed command line runs.
+	var res chainRunResult
+	c.must("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm"}, "input": "x", "executorCommand": argv}, &res)
+	if res.State != "completed" || chainAgentRuns(t, log) == "" {
+		t.Fatalf("confirmed run: %s, agent runs %q", res.State, chainAgentRuns(t, log))
+	}
+
+	// .ctxls.yaml now names another program: what was confirmed no longer
+	// holds, for resume as for run.
+	cfgPath := filepath.Join(dir, ".ctxls.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := json.Marshal(argv)
+	other := slices.Concat(argv, []string{"-extra"})
+	repl, _ := json.Marshal(other)
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), string(old), string(repl), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": "file://" + cfgPath, "type": 2}}})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c.must("ctxls/chain/list", map[string]any{}, &list)
+		if slices.Equal(list.Executor.Command, other) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("chain/list still lists %q after .ctxls.yaml changed", list.Executor.Command)
+		}
+	}
+	runs := chainAgentRuns(t, log)
+	e := c.rpcErr("ctxls/chain/resume", map[string]any{"sessionId": res.SessionID, "executorCommand": argv})
+	if e.Code != -32602 || !strings.Contains(e.Message, "-extra") {
+		t.Fatalf("resume with the old command line: %v", e)
+	}
+	if got := chainAgentRuns(t, log); got != runs {
+		t.Fatalf("a refused resume ran the agent: %s", got)
+	}
 }

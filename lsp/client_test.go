@@ -166,9 +166,16 @@ func (b *stdioSafeBuffer) String() string {
 // The process is killed when the test ends if it is still running.
 func StartClient(t testing.TB, dir string, name string, args ...string) *Client {
 	t.Helper()
+	return startClientEnv(t, dir, nil, name, args...)
+}
+
+// startClientEnv is StartClient with env ("KEY=value") added to the
+// server's environment, over the test's own.
+func startClientEnv(t testing.TB, dir string, env []string, name string, args ...string) *Client {
+	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatalf("stdin pipe: %v", err)
@@ -556,6 +563,29 @@ func (c *Client) Notifications(method string) []ClientNotification {
 	for _, n := range c.notifications {
 		if n.Method == method {
 			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ClientProgress is the params of $/progress, as far as the tests read
+// them.
+type ClientProgress struct {
+	Token json.RawMessage `json:"token"`
+	Value struct {
+		Kind        string `json:"kind"`
+		Title       string `json:"title"`
+		Cancellable bool   `json:"cancellable"`
+	} `json:"value"`
+}
+
+// Progress returns the $/progress notifications received so far.
+func (c *Client) Progress() []ClientProgress {
+	var out []ClientProgress
+	for _, n := range c.Notifications("$/progress") {
+		var p ClientProgress
+		if json.Unmarshal(n.Params, &p) == nil {
+			out = append(out, p)
 		}
 	}
 	return out

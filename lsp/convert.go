@@ -88,12 +88,9 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	case open:
 		v.file = lib.ParseFile(path, []byte(text), f)
 	default:
-		data, err := lib.ReadDocument(ctx, path)
+		data, err := readText(ctx, lib, path)
 		if err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
-		}
-		if document.IsBinary(data) {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not a text file", path)
+			return nil, err
 		}
 		v.file = lib.ParseFile(path, data, f)
 	}
@@ -105,12 +102,9 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 		case errors.Is(err, document.ErrChanged):
 			// Changed since it was indexed (the library hears of it): answer
 			// from the text there is now.
-			data, rerr := lib.ReadDocument(ctx, path)
+			data, rerr := readText(ctx, lib, path)
 			if rerr != nil {
-				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, rerr)
-			}
-			if document.IsBinary(data) {
-				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not a text file", path)
+				return nil, rerr
 			}
 			v.file = lib.ParseFile(path, data, f)
 			held = v.file.Doc
@@ -120,6 +114,19 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 		v.doc = held
 	}
 	return v, nil
+}
+
+// readText reads the document at path through lib; a file that cannot be
+// read or is not text is an invalid parameter.
+func readText(ctx context.Context, lib *library.Library, path string) ([]byte, error) {
+	data, err := lib.ReadDocument(ctx, path)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
+	}
+	if document.IsBinary(data) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not a text file", path)
+	}
+	return data, nil
 }
 
 // refOptions tunes the reference scanner to lib.

@@ -240,12 +240,7 @@ func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Library) {
 	problems := append(lib.ConfigProblems(), chains...)
 	d.mu.Lock()
 	d.chainProblems = chains
-	had := d.published[path]
-	if len(problems) > 0 {
-		d.published[path] = true
-	} else {
-		delete(d.published, path)
-	}
+	had := d.setPublished(path, len(problems) > 0)
 	d.mu.Unlock()
 	if len(problems) == 0 && !had {
 		return
@@ -270,6 +265,18 @@ func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Library) {
 	}
 }
 
+// setPublished records whether the list published for path is not empty,
+// and reports whether the last one was not. d.mu is held.
+func (d *diagnostics) setPublished(path string, some bool) bool {
+	had := d.published[path]
+	if some {
+		d.published[path] = true
+	} else {
+		delete(d.published, path)
+	}
+	return had
+}
+
 // publish sends one file's diagnostics, unless it has none now and had
 // none before.
 func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib *library.Library, path string, ds []library.Diagnostic) {
@@ -284,12 +291,7 @@ func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib 
 		}
 	}
 	d.mu.Lock()
-	had := d.published[path]
-	if len(ds)+len(agent) > 0 {
-		d.published[path] = true
-	} else {
-		delete(d.published, path)
-	}
+	had := d.setPublished(path, len(ds)+len(agent) > 0)
 	d.mu.Unlock()
 	if len(ds)+len(agent) == 0 && !had {
 		return

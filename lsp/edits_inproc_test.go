@@ -273,11 +273,10 @@ func TestInprocDiagnosticsAndFixes(t *testing.T) {
 
 func TestInprocAddFrontmatter(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		"context/go/errors.md": "# Error Handling\n\nWrap errors with context.\n\n## Wrapping\n\nUse %w.\n\n## Sentinels\n\nCompare with errors.Is.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	u := c.open("context/go/errors.md")
 	var actions []struct {
 		Title string

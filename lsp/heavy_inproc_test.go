@@ -3,8 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,48 +15,11 @@ import (
 // RequestCancelled, and that the others are answered once places are free.
 func TestInprocHeavyRequestsQueue(t *testing.T) {
 	t.Parallel()
-	dir := inprocCopyLibrary(t)
-	srvIn, cliOut := io.Pipe()
-	cliIn, srvOut := io.Pipe()
-	srv := New(Options{NoWatch: true, DiagnosticsDelay: 5 * time.Millisecond})
-	c := newClient(t, cliOut)
+	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	served := make(chan struct{})
-	go func() {
-		srv.Serve(ctx, srvIn, srvOut)
-		srvOut.Close()
-		close(served)
-	}()
-	c.start(cliIn)
-	t.Cleanup(func() {
-		cancel()
-		cliOut.Close()
-		select {
-		case <-served:
-		case <-time.After(5 * time.Second):
-			t.Error("server did not stop")
-		}
-	})
-	if _, err := c.Initialize(ctx, dir, nil, nil); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	doc := filepath.Join(dir, "commands", "implement.md")
-	u := stdioFileURI(doc)
-	if err := c.DidOpen(u, stdioRead(t, doc)); err != nil {
-		t.Fatal(err)
-	}
-	o, err := srv.operations(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, release1, err := o.Heavy(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, release2, err := o.Heavy(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer cancel()
+	u := c.open("commands/implement.md")
+	release1, release2 := heavyTakePlaces(t, c)
 	td := map[string]any{"uri": u}
 	pos := map[string]any{"line": 0, "character": 0}
 	whole := map[string]any{"start": pos, "end": map[string]any{"line": 100, "character": 0}}
@@ -137,36 +98,11 @@ func TestInprocHeavyRequestsQueue(t *testing.T) {
 // the connection's. It is not parallel, so that the goroutines it counts
 // are its own.
 func TestInprocHeavyRequestEndsOnDisconnect(t *testing.T) {
-	dir := inprocCopyLibrary(t)
-	srvIn, cliOut := io.Pipe()
-	cliIn, srvOut := io.Pipe()
-	srv := New(Options{NoWatch: true, DiagnosticsDelay: 5 * time.Millisecond})
-	c := newClient(t, cliOut)
+	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	served := make(chan struct{})
-	go func() {
-		srv.Serve(ctx, srvIn, srvOut)
-		srvOut.Close()
-		close(served)
-	}()
-	c.start(cliIn)
-	if _, err := c.Initialize(ctx, dir, nil, nil); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	o, err := srv.operations(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, release1, err := o.Heavy(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	release1, release2 := heavyTakePlaces(t, c)
 	defer release1()
-	_, release2, err := o.Heavy(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer release2()
 	if _, _, err := c.Send("ctxls/catalog", map[string]any{}); err != nil {
 		t.Fatal(err)
@@ -185,13 +121,28 @@ func TestInprocHeavyRequestEndsOnDisconnect(t *testing.T) {
 		}
 	}
 	waitFor("the catalog request never waited for a place", func(n int) bool { return n == 1 })
-	cliOut.Close() // the client goes away
+	c.CloseStdin() // the client goes away
 	select {
-	case <-served:
+	case <-c.done:
 	case <-ctx.Done():
 		t.Fatal("the server did not stop when the client went away")
 	}
 	waitFor("after the client went away", func(n int) bool { return n == 0 })
+}
+
+// heavyTakePlaces takes both places of the heavy requests of c's server.
+func heavyTakePlaces(t *testing.T, c *inprocClient) (release1, release2 func()) {
+	t.Helper()
+	o, err := c.srv.operations(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, release := range []*func(){&release1, &release2} {
+		if _, *release, err = o.Heavy(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return release1, release2
 }
 
 // waitingForPlace counts the goroutines waiting for a place among the

@@ -2,15 +2,14 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"sort"
-	"sync"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/providers/context/cost"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/memo"
 	"github.com/ctxls/ctxls/providers/context/present"
 )
 
@@ -95,10 +94,13 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 
 // inlayCache keeps the marks of open documents, each for one version of
 // the document and of the library, and shares each computation among the
-// requests that want it at once. Its zero value is ready for use.
+// requests that want it at once.
 type inlayCache struct {
-	mu   sync.Mutex
-	docs map[string]*inlayCall
+	calls *memo.Cache[inlayGen, inlayDoc, inlayMarks]
+}
+
+func newInlayCache() *inlayCache {
+	return &inlayCache{calls: memo.New[inlayGen, inlayDoc, inlayMarks](inlayDocs, nil)}
 }
 
 // inlayKey is what the marks of an open document depend on.
@@ -108,14 +110,23 @@ type inlayKey struct {
 	libVersion uint64
 }
 
-// inlayCall is one computation of the marks of a document, done when done
-// is closed.
-type inlayCall struct {
-	key   inlayKey
-	done  chan struct{}
+// inlayGen is a library at one version; the marks of every document
+// change with it.
+type inlayGen struct {
+	lib     *library.Library
+	version uint64
+}
+
+// inlayDoc is a document at one version.
+type inlayDoc struct {
+	path    string
+	version int32
+}
+
+// inlayMarks are the marks of a document and the text they are in.
+type inlayMarks struct {
 	doc   *document.Doc
 	marks []cost.Mark
-	err   error
 }
 
 // get returns the marks of the document at path for key, running compute
@@ -123,59 +134,15 @@ type inlayCall struct {
 // otherwise. A computation stopped by its caller's ctx is started again by
 // the next caller.
 func (c *inlayCache) get(ctx context.Context, path string, key inlayKey, compute func(context.Context) (*document.Doc, []cost.Mark, error)) (*document.Doc, []cost.Mark, error) {
-	for {
-		call, mine := c.call(path, key)
-		if mine {
-			call.doc, call.marks, call.err = compute(ctx)
-			if call.err != nil {
-				c.forget(path, call)
-			}
-			close(call.done)
-			return call.doc, call.marks, call.err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		case <-call.done:
-		}
-		if call.err == nil {
-			return call.doc, call.marks, nil
-		}
-		if !errors.Is(call.err, context.Canceled) && !errors.Is(call.err, context.DeadlineExceeded) {
-			return nil, nil, call.err
-		}
-	}
-}
-
-// call returns the computation of the document at path for key, and
-// whether the caller is to run it.
-func (c *inlayCache) call(path string, key inlayKey) (*inlayCall, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if call, ok := c.docs[path]; ok && call.key == key {
-		return call, false
-	}
-	if c.docs == nil || len(c.docs) >= inlayDocs {
-		c.docs = map[string]*inlayCall{}
-	}
-	call := &inlayCall{key: key, done: make(chan struct{})}
-	c.docs[path] = call
-	return call, true
-}
-
-// forget drops a failed computation so that the next caller runs its own.
-func (c *inlayCache) forget(path string, call *inlayCall) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.docs[path] == call {
-		delete(c.docs, path)
-	}
+	m, err := c.calls.Do(ctx, inlayGen{key.lib, key.libVersion}, inlayDoc{path, key.version}, func(ctx context.Context) (inlayMarks, error) {
+		doc, marks, err := compute(ctx)
+		return inlayMarks{doc, marks}, err
+	})
+	return m.doc, m.marks, err
 }
 
 // drop forgets the marks of the document at path, which changed or
 // closed.
 func (c *inlayCache) drop(path string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.docs, path)
+	c.calls.Forget(func(d inlayDoc) bool { return d.path == path })
 }

@@ -18,7 +18,7 @@ import (
 // drop, and after a computation its caller gave up.
 func TestInlayCache(t *testing.T) {
 	t.Parallel()
-	var c inlayCache
+	c := newInlayCache()
 	var runs atomic.Int32
 	release := make(chan struct{})
 	compute := func(ctx context.Context) (*document.Doc, []cost.Mark, error) {

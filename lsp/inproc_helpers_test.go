@@ -21,6 +21,7 @@ import (
 // this process through pipes, with real framing and JSON on the wire.
 type inprocClient struct {
 	*Client
+	srv  *Server
 	root string
 	done chan error // what Serve returned
 }
@@ -50,7 +51,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 		o.diagDelay = 5 * time.Millisecond
 	}
 	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle, indexGate: o.indexGate})
-	c := &inprocClient{Client: newClient(t, cliOut), root: dir, done: make(chan error, 1)}
+	c := &inprocClient{Client: newClient(t, cliOut), srv: srv, root: dir, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		err := srv.Serve(ctx, srvIn, srvOut)
@@ -266,6 +267,15 @@ func (c *inprocClient) waitDiagnosticsSince(since int, u string, ok func(inprocD
 		return true
 	})
 	return out
+}
+
+// inprocWorkspace serves a new workspace of files (relative path →
+// content) and returns an initialized client.
+func inprocWorkspace(t *testing.T, files map[string]string, o inprocOptions) *inprocClient {
+	t.Helper()
+	dir := t.TempDir()
+	inprocWrite(t, dir, files)
+	return inprocStart(t, dir, o)
 }
 
 // inprocCopyLibrary copies the example library into a temporary directory.

@@ -155,13 +155,12 @@ func TestInprocMissingRootShowsMessage(t *testing.T) {
 // which goes away once the command exists.
 func TestInprocChainNamingNoCommand(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".ctxls.yaml":           "chains:\n  ok: [implement]\n  broken: [implement, deploy]\n",
 		"commands/implement.md": "# Implement\n",
 		"context/python/a.md":   "# A\n\nText.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	cfg := string(uriOf(filepath.Join(dir, ".ctxls.yaml")))
 	got := c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
 	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Range.Start.Line != 2 ||

@@ -146,14 +146,13 @@ func TestInprocSessionCost(t *testing.T) {
 // imports, both follow the editor's text, and the cut import has its fix.
 func TestInprocMemoryDiagnostics(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		"CLAUDE.md":      "# Memory\n\nSee @docs/guide.md: first.\nAnd @docs/more.md\n",
 		"docs/guide.md":  "# Guide\n",
 		"docs/more.md":   "More: @gone.md\n",
 		"context/p/x.md": "# X\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	codes := func(want ...string) func(inprocDiagnostics) bool {
 		return func(d inprocDiagnostics) bool {
 			var got []string
@@ -240,12 +239,11 @@ func TestInprocMemoryRename(t *testing.T) {
 // client reports it.
 func TestInprocMemoryDiskChange(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		"CLAUDE.md":    "# Memory\n\n@docs/more.md\n",
 		"docs/more.md": "More: @gone.md\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	more := filepath.Join(dir, "docs/more.md")
 	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "import-missing"
@@ -260,14 +258,13 @@ func TestInprocMemoryDiskChange(t *testing.T) {
 // their cost.
 func TestInprocImportedFileFeatures(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		"CLAUDE.md":     "# Memory\n\n@docs/guide.md\n",
 		"docs/guide.md": "Guide, then @more.md\n",
 		"docs/more.md":  "More.\n",
 		"docs/other.md": "Not imported: @more.md\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	// The trees are known once the first publication has checked them.
 	guide := string(uriOf(filepath.Join(dir, "docs/guide.md")))
 	var links []struct {

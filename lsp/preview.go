@@ -118,12 +118,7 @@ func diagnosePreview(p *library.Preview, path, text string) (f *library.File, ds
 // publishPreview sends the preview's diagnostics of an open document.
 func (d *diagnostics) publishPreview(ctx context.Context, path string, version int32, f *library.File, ds []library.Diagnostic) {
 	d.mu.Lock()
-	had := d.published[path]
-	if len(ds) > 0 {
-		d.published[path] = true
-	} else {
-		delete(d.published, path)
-	}
+	had := d.setPublished(path, len(ds) > 0)
 	d.mu.Unlock()
 	if len(ds) == 0 && !had || f.Doc == nil {
 		return

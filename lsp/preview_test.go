@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -11,16 +13,7 @@ import (
 // index then ends with a progress report and its own diagnostics.
 func TestPreviewDiagnosticsBeforeIndex(t *testing.T) {
 	t.Parallel()
-	dir := inprocCopyLibrary(t)
-	gate := make(chan struct{})
-	c := inprocStart(t, dir, inprocOptions{indexGate: gate})
-	defer func() {
-		select {
-		case <-gate:
-		default:
-			close(gate)
-		}
-	}()
+	c, release := previewStart(t)
 	text := "# Try\n\nLoad python:no_such_topic here.\n"
 	u := c.open("commands/preview_try.md", text)
 	hasCode := func(code string, version int32) func(inprocDiagnostics) bool {
@@ -50,17 +43,51 @@ func TestPreviewDiagnosticsBeforeIndex(t *testing.T) {
 		t.Fatal("the index ended before it was let through")
 	}
 
-	close(gate)
+	release()
 	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
 	c.waitDiagnostics(u, hasCode("unknown-section", 2))
 }
 
-// ended reports whether the client saw the end of a progress report.
-func ended(c *inprocClient) bool {
-	for _, n := range c.Notifications("$/progress") {
-		if strings.Contains(string(n.Params), `"end"`) {
-			return true
+// TestPreviewSkipsLargeDocuments checks that a document over
+// maxPreviewDocument, opened while the library is indexed, gets no
+// diagnostics from the preview (the index scans it at the same time), and
+// gets the index's once it ends; a small document opened after it gets
+// the preview's.
+func TestPreviewSkipsLargeDocuments(t *testing.T) {
+	t.Parallel()
+	c, release := previewStart(t)
+	line := "Load python:no_such_topic here.\n"
+	large := c.open("commands/large.md", "# Large\n\n"+strings.Repeat(line, maxPreviewDocument/len(line)+1))
+	small := c.open("commands/small.md", "# Small\n\n"+line)
+	// The preview diagnoses the open documents in the order they opened:
+	// once the small one's are out, the large one was passed over.
+	c.waitDiagnostics(small, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	if ended(c) {
+		t.Fatal("the index ended before it was let through")
+	}
+	for _, n := range c.Notifications("textDocument/publishDiagnostics") {
+		var d inprocDiagnostics
+		if json.Unmarshal(n.Params, &d) == nil && d.URI == large {
+			t.Fatalf("the preview published %d diagnostics of a document over %d bytes", len(d.Diagnostics), maxPreviewDocument)
 		}
 	}
-	return false
+	release()
+	c.waitDiagnostics(large, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+}
+
+// previewStart serves a copy of the example library, its index held
+// until release lets it through (at the latest when the test ends, before
+// the server stops).
+func previewStart(t *testing.T) (c *inprocClient, release func()) {
+	t.Helper()
+	gate := make(chan struct{})
+	release = sync.OnceFunc(func() { close(gate) })
+	c = inprocStart(t, inprocCopyLibrary(t), inprocOptions{indexGate: gate})
+	t.Cleanup(release)
+	return c, release
+}
+
+// ended reports whether the client saw the end of a progress report.
+func ended(c *inprocClient) bool {
+	return slices.ContainsFunc(c.Progress(), func(p ClientProgress) bool { return p.Value.Kind == "end" })
 }

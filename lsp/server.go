@@ -134,7 +134,7 @@ type Server struct {
 	// memory holds the problems of the memory files' imports (memory.go).
 	memory memoryState
 	// inlays keeps the priced references of open documents (inlayhints.go).
-	inlays inlayCache
+	inlays *inlayCache
 
 	diags *diagnostics
 }
@@ -169,6 +169,7 @@ func New(opts Options) *Server {
 		stderr:      log,
 		logq:        make(chan *protocol.LogMessageParams, logQueue),
 		stale:       newStaleViews(),
+		inlays:      newInlayCache(),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)
@@ -205,6 +206,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	go s.conn.Close() // drains in-flight handlers, which see ctx cancelled
 	select {
 	case <-s.conn.Done():
+	case <-st.closed:
+		// Every handler has returned and the stream is closed; only a read
+		// that closing cannot interrupt may be left (a blocking stdin), and
+		// it reads nothing more that matters.
 	case <-time.After(2 * time.Second):
 	}
 	s.mu.Lock()

@@ -58,13 +58,16 @@ var stdioBuild = sync.OnceValues(func() (string, error) {
 
 // stdioBinaryPath returns the path of the ctxls binary, building it on
 // first use (the in-process tests need none).
-func stdioBinaryPath(t testing.TB) string {
+func stdioBinaryPath(t testing.TB) string { return stdioBuilt(t, stdioBuild) }
+
+// stdioBuilt returns the path build made, failing the test if it failed.
+func stdioBuilt(t testing.TB, build func() (string, error)) string {
 	t.Helper()
-	bin, err := stdioBuild()
+	path, err := build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bin
+	return path
 }
 
 // stdioTimeout bounds every wait of a test, generous for 2 shared cores.
@@ -294,6 +297,47 @@ func stdioLocations(t testing.TB, raw json.RawMessage) []ClientLocation {
 
 var stdioTokDetail = regexp.MustCompile(`· [0-9][0-9,.]*k? tok`)
 
+// TestStdio runs each of its cases on a server of its own, started on a
+// copy of the example library and initialized with the default (UTF-16)
+// capabilities.
+func TestStdio(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		run  func(t *testing.T, ctx context.Context, c *Client, root string)
+	}{
+		{"DiagnosticsPublished", stdioDiagnosticsPublished},
+		{"CompletionAfterDomain", stdioCompletionAfterDomain},
+		{"Hover", stdioHover},
+		{"Definition", stdioDefinition},
+		{"References", stdioReferences},
+		{"Rename", stdioRename},
+		{"UnicodeColumnsUTF16", stdioUnicodeColumnsUTF16},
+		{"IncrementalChangeClearsDiagnostics", stdioIncrementalChangeClearsDiagnostics},
+		{"UnopenedFiles", stdioUnopenedFiles},
+		{"WillRenameFiles", stdioWillRenameFiles},
+		{"DiskChangesRepublish", stdioDiskChangesRepublish},
+		{"ConfigurationChange", stdioConfigurationChange},
+		{"CancelRequest", stdioCancelRequest},
+		{"CodeActionDidYouMean", stdioCodeActionDidYouMean},
+		{"SymbolsAndLinks", stdioSymbolsAndLinks},
+		{"CustomMethods", stdioCustomMethods},
+		{"BadInputGarbage", stdioBadInputGarbage},
+		{"BadInputInvalidJSON", stdioBadInputInvalidJSON},
+		{"BadInputWrongContentLength", stdioBadInputWrongContentLength},
+		{"BadInputUnknownMethod", stdioBadInputUnknownMethod},
+		{"BadInputPositionsOutOfRange", stdioBadInputPositionsOutOfRange},
+		{"BadInputHugeDocument", stdioBadInputHugeDocument},
+		{"RegistersFileWatchers", stdioRegistersFileWatchers},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, root, _ := stdioStartInit(t)
+			tc.run(t, stdioCtx(t), c, root)
+		})
+	}
+}
+
 func TestStdioInitializeCapabilities(t *testing.T) {
 	t.Parallel()
 	c, _, init := stdioStartInit(t)
@@ -386,10 +430,7 @@ func stdioDiagAt(diags []ClientDiagnostic, code string, line int, substr string)
 	return false
 }
 
-func TestStdioDiagnosticsPublished(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioDiagnosticsPublished(t *testing.T, ctx context.Context, c *Client, root string) {
 	review := stdioRead(t, filepath.Join(root, "commands", "review.md"))
 	lineOf := func(needle string) int { l, _, _ := stdioFind(t, review, needle, 0); return l }
 	want := []struct {
@@ -524,10 +565,7 @@ func stdioStartEncodings(t *testing.T, offered []string) (c *Client, root, encod
 	return c, root, res.Capabilities.PositionEncoding
 }
 
-func TestStdioCompletionAfterDomain(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioCompletionAfterDomain(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 
 	line, col, _ := stdioFind(t, text, "python:common_issues", 0)
@@ -608,10 +646,7 @@ func TestStdioCompletionAfterDomain(t *testing.T) {
 	}
 }
 
-func TestStdioHover(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioHover(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 
 	cases := []struct {
@@ -651,10 +686,7 @@ func TestStdioHover(t *testing.T) {
 	}
 }
 
-func TestStdioDefinition(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioDefinition(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 	topic := filepath.Join(root, "context", "python", "fastapi_patterns.md")
 	topicText := stdioRead(t, topic)
@@ -690,10 +722,7 @@ func TestStdioDefinition(t *testing.T) {
 	}
 }
 
-func TestStdioReferences(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioReferences(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
 	params := stdioPos(uri, line, col+10)
@@ -739,10 +768,7 @@ func TestStdioReferences(t *testing.T) {
 	}
 }
 
-func TestStdioRename(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioRename(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
 	pos := stdioPos(uri, line, col+len("python:fast"))
@@ -812,10 +838,7 @@ func TestStdioRename(t *testing.T) {
 	}
 }
 
-func TestStdioUnicodeColumnsUTF16(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioUnicodeColumnsUTF16(t *testing.T, ctx context.Context, c *Client, root string) {
 	path := filepath.Join(root, "commands", "unicode.md")
 	// Emoji outside the BMP count two UTF-16 units, CJK one, combining
 	// sequences several: columns differ from runes and from bytes.
@@ -906,10 +929,7 @@ func TestStdioUnicodeColumnsUTF16(t *testing.T) {
 	}
 }
 
-func TestStdioIncrementalChangeClearsDiagnostics(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioIncrementalChangeClearsDiagnostics(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 	line, col, _ := stdioFind(t, text, "python:fastapi`", 0)
 	if _, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
@@ -969,10 +989,7 @@ func TestStdioIncrementalChangeClearsDiagnostics(t *testing.T) {
 	}
 }
 
-func TestStdioUnopenedFiles(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioUnopenedFiles(t *testing.T, ctx context.Context, c *Client, root string) {
 	path := filepath.Join(root, "commands", "review.md")
 	text := stdioRead(t, path)
 	uri := stdioFileURI(path)
@@ -1003,10 +1020,7 @@ func TestStdioUnopenedFiles(t *testing.T) {
 	stdioAlive(t, c)
 }
 
-func TestStdioWillRenameFiles(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioWillRenameFiles(t *testing.T, ctx context.Context, c *Client, root string) {
 	oldPath := filepath.Join(root, "context", "security", "secure_coding.md")
 	newPath := filepath.Join(root, "context", "security", "coding_baseline.md")
 	var edit *stdioWorkspaceEdit
@@ -1051,10 +1065,7 @@ func TestStdioWillRenameFiles(t *testing.T) {
 	}
 }
 
-func TestStdioDiskChangesRepublish(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioDiskChangesRepublish(t *testing.T, ctx context.Context, c *Client, root string) {
 	reviewPath := filepath.Join(root, "commands", "review.md")
 	reviewURI := stdioFileURI(reviewPath)
 	review := stdioRead(t, reviewPath)
@@ -1104,10 +1115,7 @@ func TestStdioDiskChangesRepublish(t *testing.T) {
 	}
 }
 
-func TestStdioConfigurationChange(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioConfigurationChange(t *testing.T, ctx context.Context, c *Client, root string) {
 	// django_patterns declares 2400 tokens, about three times what it
 	// measures: a drift warning at the default 25 % threshold.
 	uri := stdioFileURI(filepath.Join(root, "context", "python", "django_patterns.md"))
@@ -1135,10 +1143,7 @@ func TestStdioConfigurationChange(t *testing.T) {
 	}
 }
 
-func TestStdioCancelRequest(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioCancelRequest(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 	line, col, _ := stdioFind(t, text, "python:common_issues", 0)
 	// Whether the cancellation arrives in time is a race; either way the
@@ -1174,10 +1179,7 @@ func TestStdioCancelRequest(t *testing.T) {
 	stdioAlive(t, c)
 }
 
-func TestStdioCodeActionDidYouMean(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioCodeActionDidYouMean(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, text := stdioOpen(t, c, root, "commands/implement.md")
 	line, _, _ := stdioFind(t, text, "python:fastapi`", 0)
 	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
@@ -1230,10 +1232,7 @@ func TestStdioCodeActionDidYouMean(t *testing.T) {
 	}
 }
 
-func TestStdioSymbolsAndLinks(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioSymbolsAndLinks(t *testing.T, ctx context.Context, c *Client, root string) {
 	topicURI, _ := stdioOpen(t, c, root, "context/python/fastapi_patterns.md")
 
 	// Document symbols: the sections, with their token costs.
@@ -1304,10 +1303,7 @@ func TestStdioSymbolsAndLinks(t *testing.T) {
 	}
 }
 
-func TestStdioCustomMethods(t *testing.T) {
-	t.Parallel()
-	c, _, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioCustomMethods(t *testing.T, ctx context.Context, c *Client, root string) {
 	type list struct {
 		Items    []json.RawMessage `json:"items"`
 		Warnings []json.RawMessage `json:"warnings"`
@@ -1355,11 +1351,7 @@ func TestStdioIndexProgress(t *testing.T) {
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
 	end := c.Expect("$/progress", func(raw json.RawMessage) bool {
-		var p struct {
-			Value struct {
-				Kind string `json:"kind"`
-			} `json:"value"`
-		}
+		var p ClientProgress
 		return json.Unmarshal(raw, &p) == nil && p.Value.Kind == "end"
 	})
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
@@ -1375,20 +1367,11 @@ func TestStdioIndexProgress(t *testing.T) {
 	if !slices.Contains(c.ServerRequests(), "window/workDoneProgress/create") {
 		t.Errorf("$/progress without window/workDoneProgress/create")
 	}
-	var tok struct {
-		Token json.RawMessage `json:"token"`
-	}
+	var tok ClientProgress
 	_ = json.Unmarshal(last.Params, &tok)
 	began := false
-	for _, n := range c.Notifications("$/progress") {
-		var p struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind  string `json:"kind"`
-				Title string `json:"title"`
-			} `json:"value"`
-		}
-		if json.Unmarshal(n.Params, &p) == nil && string(p.Token) == string(tok.Token) && p.Value.Kind == "begin" {
+	for _, p := range c.Progress() {
+		if string(p.Token) == string(tok.Token) && p.Value.Kind == "begin" {
 			began = p.Value.Title != ""
 		}
 	}
@@ -1477,9 +1460,7 @@ func TestStdioBadConfigurationWarns(t *testing.T) {
 
 // --- bad input -------------------------------------------------------------
 
-func TestStdioBadInputGarbage(t *testing.T) {
-	t.Parallel()
-	c, _, _ := stdioStartInit(t)
+func stdioBadInputGarbage(t *testing.T, ctx context.Context, c *Client, root string) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	garbage := make([]byte, 64<<10)
 	for i := range garbage {
@@ -1532,9 +1513,7 @@ func TestStdioEOF(t *testing.T) {
 	}
 }
 
-func TestStdioBadInputInvalidJSON(t *testing.T) {
-	t.Parallel()
-	c, _, _ := stdioStartInit(t)
+func stdioBadInputInvalidJSON(t *testing.T, ctx context.Context, c *Client, root string) {
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":99,"method":"textDocument/hover","params":`,
 		`not json at all`,
@@ -1557,7 +1536,7 @@ func TestStdioBadInputInvalidJSON(t *testing.T) {
 			t.Errorf("a malformed message got error code %d (%s), want -32700, -32600 or -32602", m.Error.Code, m.Error.Message)
 		}
 	}
-	m, err := c.WaitUnmatched(stdioCtx(t), "97")
+	m, err := c.WaitUnmatched(ctx, "97")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1567,9 +1546,7 @@ func TestStdioBadInputInvalidJSON(t *testing.T) {
 	}
 }
 
-func TestStdioBadInputWrongContentLength(t *testing.T) {
-	t.Parallel()
-	c, _, _ := stdioStartInit(t)
+func stdioBadInputWrongContentLength(t *testing.T, ctx context.Context, c *Client, root string) {
 	body := []byte(`{"jsonrpc":"2.0","id":"short","method":"workspace/symbol","params":{"query":"x"}}`)
 	// Too short: the body's tail looks like garbage before the next header.
 	if err := c.WriteRaw(append([]byte("Content-Length: 20\r\n\r\n"), body...)); err != nil {
@@ -1588,7 +1565,6 @@ func TestStdioBadInputWrongContentLength(t *testing.T) {
 	if err := c.WriteRaw(append([]byte("Content-Length: 400\r\n\r\n"), body...)); err != nil {
 		t.Fatal(err)
 	}
-	ctx := stdioCtx(t)
 	var chans []<-chan stdioMessage
 	for i := 0; i < 10; i++ {
 		_, ch, err := c.Send("workspace/symbol", map[string]any{"query": "python"})
@@ -1610,10 +1586,7 @@ func TestStdioBadInputWrongContentLength(t *testing.T) {
 	stdioAlive(t, c)
 }
 
-func TestStdioBadInputUnknownMethod(t *testing.T) {
-	t.Parallel()
-	c, _, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioBadInputUnknownMethod(t *testing.T, ctx context.Context, c *Client, root string) {
 	for _, m := range []string{"ctxls/noSuchMethod", "textDocument/noSuchFeature", "$/noSuchRequest"} {
 		_, err := c.CallRaw(ctx, m, map[string]any{})
 		var rpcErr *ClientRPCError
@@ -1631,10 +1604,7 @@ func TestStdioBadInputUnknownMethod(t *testing.T) {
 	stdioAlive(t, c)
 }
 
-func TestStdioBadInputPositionsOutOfRange(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioBadInputPositionsOutOfRange(t *testing.T, ctx context.Context, c *Client, root string) {
 	uri, _ := stdioOpen(t, c, root, "commands/implement.md")
 	positions := []struct{ line, char int }{
 		{100000, 0}, {0, 100000}, {3, 1 << 30}, {1<<31 - 1, 1<<31 - 1},
@@ -1670,10 +1640,7 @@ func TestStdioBadInputPositionsOutOfRange(t *testing.T) {
 	stdioAlive(t, c)
 }
 
-func TestStdioBadInputHugeDocument(t *testing.T) {
-	t.Parallel()
-	c, root, _ := stdioStartInit(t)
-	ctx := stdioCtx(t)
+func stdioBadInputHugeDocument(t *testing.T, ctx context.Context, c *Client, root string) {
 	var b strings.Builder
 	b.WriteString("# Huge\n\n")
 	line := "Load python:fastapi_patterns and getReference(\"security\", \"secure_coding\") and 🚀 python:nope here.\n"
@@ -1737,17 +1704,10 @@ func TestStdioBadInputBeforeInitialize(t *testing.T) {
 	}
 }
 
-func TestStdioRegistersFileWatchers(t *testing.T) {
-	t.Parallel()
-	// The test client offers dynamic registration of file watchers, as
-	// VS Code and Neovim do: the server asks for markdown files and its
-	// configuration.
-	root := stdioWorkspace(t)
-	c := stdioStart(t, root)
-	ctx := stdioCtx(t)
-	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
-		t.Fatal(err)
-	}
+// stdioRegistersFileWatchers checks that the server asks the client, which
+// offers dynamic registration of file watchers as VS Code and Neovim do,
+// to watch markdown files and its configuration.
+func stdioRegistersFileWatchers(t *testing.T, ctx context.Context, c *Client, root string) {
 	for {
 		var reg json.RawMessage
 		c.mu.Lock()

@@ -36,6 +36,11 @@ type stream struct {
 	// often: the client has gone away.
 	ended     chan struct{}
 	endedOnce sync.Once
+
+	// closed is closed once the connection has closed the stream, which it
+	// does when it is shutting down and no request is in flight any more.
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
 // frameWriter is the raw-frame write side the stock header framer offers.
@@ -44,7 +49,7 @@ type frameWriter interface {
 }
 
 func newStream(rwc io.ReadWriteCloser, log *slog.Logger) *stream {
-	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: jsonrpc2.NewHeaderStream(rwc), rwc: rwc, log: log, ended: make(chan struct{})}
+	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: jsonrpc2.NewHeaderStream(rwc), rwc: rwc, log: log, ended: make(chan struct{}), closed: make(chan struct{})}
 }
 
 // Read implements jsonrpc2.Stream.
@@ -264,7 +269,11 @@ func (s *stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 }
 
 // Close implements jsonrpc2.Stream.
-func (s *stream) Close() error { return s.rwc.Close() }
+func (s *stream) Close() error {
+	err := s.rwc.Close()
+	s.closeOnce.Do(func() { close(s.closed) })
+	return err
+}
 
 // pipe joins a reader and a writer into the io.ReadWriteCloser a stream
 // needs; Close closes whichever of them can be closed.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,27 +19,10 @@ type inprocRaw struct {
 	*Client
 }
 
-func inprocRawStart(t *testing.T, dir string) *inprocRaw {
+func inprocRawStart(t *testing.T, dir string, o inprocOptions) *inprocRaw {
 	t.Helper()
-	srvIn, w := io.Pipe()
-	r, srvOut := io.Pipe()
-	c := &inprocRaw{newClient(t, w)}
-	srv := New(Options{Dir: dir, NoWatch: true})
-	served := make(chan error, 1)
-	go func() {
-		served <- srv.Serve(context.Background(), srvIn, srvOut)
-		srvOut.Close()
-	}()
-	c.start(r)
-	t.Cleanup(func() {
-		w.Close()
-		select {
-		case <-served:
-		case <-time.After(30 * time.Second):
-			t.Error("server did not stop at end of input")
-		}
-	})
-	return c
+	o.noInit = true
+	return &inprocRaw{inprocStart(t, dir, o).Client}
 }
 
 func (c *inprocRaw) send(raw string) {
@@ -80,7 +63,7 @@ func errorCode(m map[string]json.RawMessage) int {
 func TestInprocBadInput(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
-	c := inprocRawStart(t, dir)
+	c := inprocRawStart(t, dir, inprocOptions{})
 	hover := func(id int, line int) string {
 		return frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":%d,"character":3}}}`,
 			id, uriOf(dir+"/commands/implement.md"), line))
@@ -141,10 +124,13 @@ func TestInprocBadInput(t *testing.T) {
 
 func TestInprocCancelRequest(t *testing.T) {
 	t.Parallel()
-	// A large library keeps the first request waiting for the index long
-	// enough to cancel it.
-	dir, _ := inprocSynthetic(t, 20, 100, 10)
-	c := inprocRawStart(t, dir)
+	// The index is held until the first request is cancelled: the request
+	// waits for it.
+	dir := inprocCopyLibrary(t)
+	gate := make(chan struct{})
+	c := inprocRawStart(t, dir, inprocOptions{indexGate: gate})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release)
 	c.send(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":{}}}`, uriOf(dir))))
 	c.response("1")
 	c.send(frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`))
@@ -153,6 +139,7 @@ func TestInprocCancelRequest(t *testing.T) {
 	if got := errorCode(c.response("2")); got != -32800 {
 		t.Errorf("cancelled request: code %d, want -32800 (RequestCancelled)", got)
 	}
+	release()
 	c.send(frame(`{"jsonrpc":"2.0","id":3,"method":"ctxls/commands","params":{}}`))
 	if m := c.response("3"); m["error"] != nil {
 		t.Errorf("the next request failed: %s", m["error"])

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,9 +79,12 @@ func stressPeakResident(pid int) (int64, error) {
 // references, under the 8 MiB file limit) and floods the server with
 // pipelined requests of every custom method, a hundred of each that
 // prices whole documents. The server must answer them all, stay alive,
-// and keep its resident peak under stressResidentLimit.
+// and keep its resident peak under stressResidentLimit. Chain previews
+// and references, which walk the whole document each time, come four at
+// a time: twice the heavy requests the server runs at once, which is
+// enough to queue them.
 func TestStdioFloodBoundedMemory(t *testing.T) {
-	// Not parallel: it sets the environment the server starts with.
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the resident peak from /proc")
 	}
@@ -97,8 +101,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	// with those of the environment the tests run in:
 	// CTXLS_STRESS_GOMEMLIMIT (for instance "off") measures it under
 	// another soft limit.
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", os.Getenv("CTXLS_STRESS_GOMEMLIMIT"))
+	env := []string{"GOGC=", "GOMEMLIMIT=" + os.Getenv("CTXLS_STRESS_GOMEMLIMIT")}
 	root := stdioWorkspace(t)
 	if err := os.WriteFile(filepath.Join(root, "context", "python", "a.md"), []byte(stressTopic), 0o644); err != nil {
 		t.Fatal(err)
@@ -111,7 +114,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if err := os.WriteFile(dense, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := stdioStart(t, root)
+	c := startClientEnv(t, root, env, stdioBinaryPath(t), "serve", "--stdio")
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
@@ -160,7 +163,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 		{"ctxls/execution/setCurrent", map[string]any{}, 10},
 		{"ctxls/execution/delete", map[string]any{}, 10},
 		{"ctxls/chain/list", map[string]any{}, 10},
-		{"ctxls/chain/preview", map[string]any{"commands": []string{"dense", "implement"}}, 10},
+		{"ctxls/chain/preview", map[string]any{"commands": []string{"dense", "implement"}}, 4},
 		{"ctxls/chain/run", map[string]any{}, 10},
 		{"ctxls/chain/resume", map[string]any{}, 10},
 		{"ctxls/chain/cancel", map[string]any{}, 10},
@@ -174,7 +177,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 		{"textDocument/codeLens", map[string]any{"textDocument": doc}, 10},
 		{"textDocument/documentLink", map[string]any{"textDocument": doc}, 10},
 		{"textDocument/documentSymbol", map[string]any{"textDocument": doc}, 10},
-		{"textDocument/references", map[string]any{"textDocument": doc, "position": onRef, "context": map[string]any{"includeDeclaration": true}}, 10},
+		{"textDocument/references", map[string]any{"textDocument": doc, "position": onRef, "context": map[string]any{"includeDeclaration": true}}, 4},
 		{"textDocument/prepareRename", map[string]any{"textDocument": doc, "position": onRef}, 10},
 		{"textDocument/hover", map[string]any{"textDocument": doc, "position": onRef}, 10},
 		{"workspace/symbol", map[string]any{"query": "a"}, 10},
@@ -226,6 +229,19 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if total.Total == 0 {
 		t.Errorf("documentCost after the flood: total 0, want the cost of the topics the dense document loads")
 	}
+	// The dense command's 50,000 distinct links are more than a preview
+	// resolves: it says how many it skipped.
+	var pv struct {
+		Steps []struct {
+			Warnings []string `json:"warnings"`
+		} `json:"steps"`
+	}
+	if err := c.Call(ctx, "ctxls/chain/preview", map[string]any{"commands": []string{"dense"}}, &pv); err != nil {
+		t.Fatalf("chain/preview after the flood: %v", err)
+	}
+	if len(pv.Steps) != 1 || !slices.ContainsFunc(pv.Steps[0].Warnings, func(w string) bool { return strings.Contains(w, "distinct paths skipped") }) {
+		t.Errorf("chain/preview of the dense command: %+v, want a warning of the path references it skipped", pv.Steps)
+	}
 	bounded := []struct {
 		method string
 		params map[string]any
@@ -248,7 +264,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB with GOMEMLIMIT=%q", len(pending), heavy, peak>>20, os.Getenv("GOMEMLIMIT"))
+	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB with GOMEMLIMIT=%q", len(pending), heavy, peak>>20, os.Getenv("CTXLS_STRESS_GOMEMLIMIT"))
 	if peak > stressResidentLimit {
 		t.Errorf("server resident peak %d MB, want under %d MB", peak>>20, stressResidentLimit>>20)
 	}

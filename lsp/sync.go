@@ -4,42 +4,27 @@ import (
 	"context"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
 // DidOpen makes the editor's text the source of truth for a document.
 func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
-	path, err := pathOf(params.TextDocument.URI)
-	if err != nil {
-		return err
-	}
 	td := params.TextDocument
-	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
+	return s.docEvent(ctx, td.URI, func(d *earlyDoc, _ string) error {
 		d.text, d.version, d.open = td.Text, td.Version, true
 		return nil
-	}); queued {
-		return err
-	}
-	ws, err := s.workspaceCtx(ctx)
-	if err != nil {
-		return err
-	}
-	ws.DidOpen(path, td.Text, td.Version)
-	if s.isAgentFile(ws, path) {
-		s.diags.touch(path)
-	}
-	return nil
+	}, func(ws *workspace.Workspace, path string) error {
+		ws.DidOpen(path, td.Text, td.Version)
+		return nil
+	})
 }
 
 // DidChange applies the editor's changes, in order, to the open text.
 func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
-	path, err := pathOf(params.TextDocument.URI)
-	if err != nil {
-		return err
-	}
-	s.inlays.drop(path)
-	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
+	return s.docEvent(ctx, params.TextDocument.URI, func(d *earlyDoc, path string) error {
 		if !d.open {
 			return invalidParams("didChange for %s, which is not open", path)
 		}
@@ -48,22 +33,41 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 			d.text, d.version = text, params.TextDocument.Version
 		}
 		return err
-	}); queued {
+	}, func(ws *workspace.Workspace, path string) error {
+		text, _, open := ws.Overlay(path)
+		if !open {
+			return invalidParams("didChange for %s, which is not open", path)
+		}
+		text, err := applyChanges(text, params.ContentChanges, s.encoding())
+		if err != nil {
+			return err
+		}
+		ws.DidChange(path, text, params.TextDocument.Version)
+		return nil
+	})
+}
+
+// docEvent applies an event of the document at u: to its early record
+// (under the server's lock) while the initial index is built, and to the
+// workspace after; both are given the path u names. The inlay marks of
+// the document go with any event, and the diagnostics of an agent file
+// follow its new text.
+func (s *Server) docEvent(ctx context.Context, u uri.URI, early func(d *earlyDoc, path string) error, live func(ws *workspace.Workspace, path string) error) error {
+	path, err := pathOf(u)
+	if err != nil {
+		return err
+	}
+	s.inlays.drop(path)
+	if queued, err := s.deferDoc(path, func(d *earlyDoc) error { return early(d, path) }); queued {
 		return err
 	}
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
 		return err
 	}
-	text, _, open := ws.Overlay(path)
-	if !open {
-		return invalidParams("didChange for %s, which is not open", path)
-	}
-	text, err = applyChanges(text, params.ContentChanges, s.encoding())
-	if err != nil {
+	if err := live(ws, path); err != nil {
 		return err
 	}
-	ws.DidChange(path, text, params.TextDocument.Version)
 	if s.isAgentFile(ws, path) {
 		s.diags.touch(path)
 	}
@@ -110,28 +114,16 @@ func (s *Server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 	return nil
 }
 
-// DidClose hands a document back to the disk.
+// DidClose hands a document back to the disk, whose text is the truth
+// again.
 func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
-	path, err := pathOf(params.TextDocument.URI)
-	if err != nil {
-		return err
-	}
-	s.inlays.drop(path)
-	if queued, err := s.deferDoc(path, func(d *earlyDoc) error {
+	return s.docEvent(ctx, params.TextDocument.URI, func(d *earlyDoc, _ string) error {
 		d.open = false
 		return nil
-	}); queued {
-		return err
-	}
-	ws, err := s.workspaceCtx(ctx)
-	if err != nil {
-		return err
-	}
-	ws.DidClose(path)
-	if s.isAgentFile(ws, path) {
-		s.diags.touch(path) // the disk's text is the truth again
-	}
-	return nil
+	}, func(ws *workspace.Workspace, path string) error {
+		ws.DidClose(path)
+		return nil
+	})
 }
 
 // DidChangeWatchedFiles forwards the client's file events to the
@@ -146,13 +138,11 @@ func (s *Server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	if len(paths) == 0 {
 		return nil
 	}
-	s.mu.Lock()
-	if !s.docsLive {
+	if s.keepEarly(func() {
 		s.earlyWatched = append(s.earlyWatched, paths...) // applied when the index is ready
-		s.mu.Unlock()
+	}) {
 		return nil
 	}
-	s.mu.Unlock()
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
 		return err
@@ -178,13 +168,11 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 		}
 		return nil
 	}
-	s.mu.Lock()
-	if !s.docsLive {
+	if s.keepEarly(func() {
 		s.earlySettings = raw // the latest wins; applied when the index is ready
-		s.mu.Unlock()
+	}) {
 		return nil
 	}
-	s.mu.Unlock()
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
 		return err
@@ -193,6 +181,18 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 		s.log.Warn("apply the ctxls settings", "err", err)
 	}
 	return nil
+}
+
+// keepEarly runs keep under the server's lock while the initial index is
+// built, and reports whether it did.
+func (s *Server) keepEarly(keep func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.docsLive {
+		return false
+	}
+	keep()
+	return true
 }
 
 // earlyDoc is a document the editor opened before the workspace was ready.

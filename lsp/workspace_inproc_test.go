@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // mentions reports whether any diagnostic message contains s.
@@ -67,7 +70,7 @@ func TestInprocConfiguration(t *testing.T) {
 
 func TestInprocLogAndProgress(t *testing.T) {
 	t.Parallel()
-	dir, _ := inprocSynthetic(t, 20, 100, 10)
+	dir, _ := inprocSynthetic(t, 3, 10, 10)
 	inprocWrite(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil)
@@ -88,13 +91,15 @@ func TestInprocLogAndProgress(t *testing.T) {
 
 func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
 	t.Parallel()
-	dir, _ := inprocSynthetic(t, 20, 100, 10)
-	c := inprocStart(t, dir, inprocOptions{})
-	// The index of 2,000 topics is still being built: these are queued.
+	dir, _ := inprocSynthetic(t, 6, 10, 10)
+	gate := make(chan struct{})
+	c := inprocStart(t, dir, inprocOptions{indexGate: gate})
+	// The index is held back: these are queued.
 	text := "see dom03:topic_0007 here, not dom05:nope\n"
 	u := c.open("commands/early.md", text)
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
 		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 4}, "end": map[string]any{"line": 0, "character": 9}}, "text": "dom05"}}})
+	close(gate)
 	var h struct {
 		Contents struct{ Value string } `json:"contents"`
 	}
@@ -128,5 +133,88 @@ func TestInprocSettingsDuringIndex(t *testing.T) {
 	// The synthetic topics drift beyond the default 25 %, not beyond 10,000 %.
 	if len(actions) != 0 {
 		t.Errorf("with a 10,000 %% drift threshold set during the index: actions %+v", actions)
+	}
+}
+
+// The server tells the client when its views are stale: executions after
+// a change through the server, the library after a change on disk, of the
+// settings or a save, not after each edit of an open document.
+func TestInprocChangeNotifications(t *testing.T) {
+	t.Parallel()
+	dir := inprocCopyLibrary(t)
+	c := inprocStart(t, dir, inprocOptions{})
+	c.mustCall("ctxls/commands", map[string]any{}, nil) // the index is ready
+
+	since := c.noteCount()
+	c.mustCall("ctxls/execution/create", map[string]any{"projectName": "p"}, nil)
+	c.waitNoteSince(since, notifyExecutionsChanged, nil)
+
+	since = c.noteCount()
+	inprocWrite(t, dir, map[string]string{"context/python/new_topic.md": "# New topic\n\nText.\n"})
+	u := string(uriOf(filepath.Join(dir, "context/python/new_topic.md")))
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": u, "type": 1}}})
+	c.waitNoteSince(since, notifyLibraryChanged, nil)
+
+	since = c.noteCount()
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"tokenizer": "estimate"}}})
+	c.waitNoteSince(since, notifyLibraryChanged, nil)
+
+	doc := c.open("commands/implement.md")
+	c.waitDiagnostics(doc, nil)
+	since = c.noteCount()
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": doc, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "# Implement\n\npython:fastapi_patterns\n"}}})
+	c.waitDiagnosticsSince(since, doc, nil)
+	c.mu.Lock()
+	for _, n := range c.notifications[since:] {
+		if n.Method == notifyLibraryChanged {
+			t.Errorf("an edit of an open document sent %s", n.Method)
+		}
+	}
+	c.mu.Unlock()
+	since = c.noteCount()
+	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": doc}})
+	c.waitNoteSince(since, notifyLibraryChanged, nil)
+}
+
+// The tokenizer setting applies to the next chain step without a
+// restart: the messages a run records after the change are measured with
+// the new tokenizer, by the same history store.
+func TestInprocTokenizerSettingAppliesToNextStep(t *testing.T) {
+	t.Parallel()
+	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
+	input := "Add a login endpoint with OAuth2; the two tokenizers count this sentence differently."
+	var first ops.ChainResponse
+	c.mustCall("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm"}, "input": input}, &first)
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"tokenizer": tokens.Estimate}}})
+	var second ops.ChainResponse
+	c.mustCall("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm"}, "input": input, "sessionId": first.SessionID}, &second)
+
+	var exec ops.ExecutionResponse
+	c.mustCall("ctxls/execution/get", map[string]any{"sessionId": first.SessionID}, &exec)
+	var page ops.HistoryListResponse
+	c.mustCall("ctxls/history/list", map[string]any{"conversationId": exec.ConversationID}, &page)
+	exact, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	estimate, err := tokens.New(tokens.Estimate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := map[string]tokens.Counter{first.RunID: exact, second.RunID: estimate}
+	seen := 0
+	for _, m := range page.Items {
+		c, ok := counted[m.RunID]
+		if !ok {
+			continue
+		}
+		seen++
+		if want := c.Count(m.Content); m.Tokens != want {
+			t.Errorf("message %d of run %s: %d tokens, want %d (%s)", m.ID, m.RunID, m.Tokens, want, c.Name())
+		}
+	}
+	if seen != 2 || first.RunID == second.RunID {
+		t.Fatalf("%d messages of runs %q and %q; want the prompt of each: %+v", seen, first.RunID, second.RunID, page.Items)
 	}
 }

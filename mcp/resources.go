@@ -92,21 +92,31 @@ func (s *Server) syncResources() {
 			}
 		}
 	}
-	for _, t := range topics {
-		uri := topicURI(t.ID)
+	// register keeps now at uri and, when it is new there, adds its
+	// resource or drops the one its file no longer serves. It reports
+	// whether now is new and whether its file lies outside root.
+	register := func(uri string, now registered, root, path string, resource func(uri string) *sdk.Resource) (changed, outside bool) {
 		seen[uri] = true
 		r, ok := s.resources[uri]
-		if ok && r.topic == t {
-			continue
+		if ok && r.topic == now.topic && r.skill == now.skill {
+			return false, r.outside
 		}
-		out := outsideRoot(t.Root, t.Path, realRoots)
-		s.resources[uri] = registered{topic: t, outside: out}
-		setServed(t.ID, !out, false)
+		now.outside = outsideRoot(root, path, realRoots)
+		s.resources[uri] = now
 		switch {
-		case !out:
-			s.srv.AddResource(topicResource(uri, t, lib.Counter().Name()), s.readResource)
+		case !now.outside:
+			s.srv.AddResource(resource(uri), s.readResource)
 		case ok && !r.outside:
 			gone = append(gone, uri)
+		}
+		return true, now.outside
+	}
+	for _, t := range topics {
+		changed, out := register(topicURI(t.ID), registered{topic: t}, t.Root, t.Path, func(uri string) *sdk.Resource {
+			return topicResource(uri, t, lib.Counter().Name())
+		})
+		if changed {
+			setServed(t.ID, !out, false)
 		}
 	}
 	if set := s.agents.Load(); set != nil {
@@ -115,23 +125,12 @@ func (s *Server) syncResources() {
 				continue
 			}
 			name := ops.SkillName(f)
-			uri := skillURI(name)
-			if seen[uri] {
+			if seen[skillURI(name)] {
 				continue // two skills of one name: the first is served
 			}
-			seen[uri] = true
-			r, ok := s.resources[uri]
-			if ok && r.skill == f {
-				continue
-			}
-			out := outsideRoot(set.Root, f.Path, realRoots)
-			s.resources[uri] = registered{skill: f, outside: out}
-			switch {
-			case !out:
-				s.srv.AddResource(skillResource(uri, name, f, lib.Counter()), s.readResource)
-			case ok && !r.outside:
-				gone = append(gone, uri)
-			}
+			register(skillURI(name), registered{skill: f}, set.Root, f.Path, func(uri string) *sdk.Resource {
+				return skillResource(uri, name, f, lib.Counter())
+			})
 		}
 	}
 	for uri, r := range s.resources {

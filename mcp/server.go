@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/agentwatch"
+	"github.com/ctxls/ctxls/providers/context/memo"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -61,8 +62,8 @@ type Server struct {
 	// that change, and answers kept for an older gen are stale.
 	gen atomic.Uint64
 	// catalogs and checks keep the answers computed at gen.
-	catalogs answerCache[*catalogAnswer]
-	checks   answerCache[*checkAnswer]
+	catalogs *memo.Cache[uint64, string, *catalogAnswer]
+	checks   *memo.Cache[uint64, string, *checkAnswer]
 	// warmc asks the warm goroutine to compute the answers of the current
 	// gen; stopWarm stops it and warmed is done once it has.
 	warmc    chan struct{}
@@ -85,6 +86,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{log: log, resources: make(map[string]registered), served: map[string]bool{}, diags: ops.NewDiagnostics(),
+		catalogs: newAnswerCache[*catalogAnswer](), checks: newAnswerCache[*checkAnswer](),
 		warmc: make(chan struct{}, 1), warmed: make(chan struct{})}
 	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
 		Watch:    !opts.NoWatch,

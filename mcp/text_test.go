@@ -56,42 +56,42 @@ func TestPageOf(t *testing.T) {
 func TestAnswerCacheKeepsOneVersion(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	var c answerCache[int]
+	c := newAnswerCache[int]()
 	put := func(gen uint64, key string, v int) {
 		t.Helper()
-		if got, err := c.do(ctx, gen, key, func(context.Context) (int, error) { return v, nil }); err != nil {
+		if got, err := c.Do(ctx, gen, key, func(context.Context) (int, error) { return v, nil }); err != nil {
 			t.Fatalf("do(%d, %s): %d, %v", gen, key, got, err)
 		}
 	}
 	put(1, "a", 10)
-	if v, ok := c.get(1, "a"); !ok || v != 10 {
+	if v, ok := c.Get(1, "a"); !ok || v != 10 {
 		t.Fatalf("get(1, a) = %d, %v; want 10", v, ok)
 	}
-	if v, _ := c.do(ctx, 1, "a", func(context.Context) (int, error) { return 99, nil }); v != 10 {
+	if v, _ := c.Do(ctx, 1, "a", func(context.Context) (int, error) { return 99, nil }); v != 10 {
 		t.Errorf("do computed again what is kept: %d", v)
 	}
-	if _, ok := c.get(2, "a"); ok {
+	if _, ok := c.Get(2, "a"); ok {
 		t.Error("an answer of version 1 is returned for version 2")
 	}
 	put(2, "b", 20)
-	if _, ok := c.get(1, "a"); ok {
+	if _, ok := c.Get(1, "a"); ok {
 		t.Error("version 1's answers outlive a put of version 2")
 	}
 	put(1, "a", 11) // computed before the change, stored after it
-	if _, ok := c.get(1, "a"); ok {
+	if _, ok := c.Get(1, "a"); ok {
 		t.Error("a late answer of version 1 is kept once version 2 is")
 	}
-	if _, err := c.do(ctx, 2, "e", func(context.Context) (int, error) { return 0, errors.New("bad") }); err == nil {
+	if _, err := c.Do(ctx, 2, "e", func(context.Context) (int, error) { return 0, errors.New("bad") }); err == nil {
 		t.Error("no error from a failed computation")
 	}
-	if _, ok := c.get(2, "e"); ok {
+	if _, ok := c.Get(2, "e"); ok {
 		t.Error("a failed computation is kept")
 	}
-	for i := range maxCachedAnswers + 5 {
+	for i := range maxCachedAnswers + 1 {
 		put(2, fmt.Sprint("k", i), i)
 	}
-	if n := len(c.m); n > maxCachedAnswers {
-		t.Errorf("%d answers kept, want at most %d", n, maxCachedAnswers)
+	if _, ok := c.Get(2, "k0"); ok {
+		t.Errorf("the first answer is kept past %d answers", maxCachedAnswers)
 	}
 }
 
@@ -100,14 +100,14 @@ func TestAnswerCacheKeepsOneVersion(t *testing.T) {
 // one of them computes it.
 func TestAnswerCacheComputesOnce(t *testing.T) {
 	t.Parallel()
-	var c answerCache[int]
+	c := newAnswerCache[int]()
 	var computed atomic.Int32
 	release := make(chan struct{})
 	leaderCtx, cancel := context.WithCancel(t.Context())
 	started := make(chan struct{})
 	leaderDone := make(chan error, 1)
 	go func() {
-		_, err := c.do(leaderCtx, 1, "k", func(ctx context.Context) (int, error) {
+		_, err := c.Do(leaderCtx, 1, "k", func(ctx context.Context) (int, error) {
 			close(started)
 			<-ctx.Done() // cancelled before it finishes
 			return 0, ctx.Err()
@@ -119,7 +119,7 @@ func TestAnswerCacheComputesOnce(t *testing.T) {
 	results := make(chan int, waiters)
 	for range waiters {
 		go func() {
-			v, err := c.do(t.Context(), 1, "k", func(context.Context) (int, error) {
+			v, err := c.Do(t.Context(), 1, "k", func(context.Context) (int, error) {
 				computed.Add(1)
 				<-release
 				return 42, nil
@@ -307,8 +307,8 @@ func TestAnswersComputedAhead(t *testing.T) {
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			gen := srv.gen.Load()
-			a, checked := srv.checks.get(gen, "")
-			_, listed := srv.catalogs.get(gen, "\x00")
+			a, checked := srv.checks.Get(gen, "")
+			_, listed := srv.catalogs.Get(gen, "\x00")
 			if checked && listed {
 				return a
 			}

@@ -173,7 +173,7 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput,
 			return "", CheckOutput{}, fmt.Errorf("%s does not exist in the workspace", p)
 		}
 	}
-	a, err := s.checks.do(ctx, s.gen.Load(), key, func(ctx context.Context) (*checkAnswer, error) {
+	a, err := s.checks.Do(ctx, s.gen.Load(), key, func(ctx context.Context) (*checkAnswer, error) {
 		res, err := s.ops.Check(ctx, ops.CheckRequest{Path: p})
 		if err != nil {
 			return nil, err
@@ -278,7 +278,7 @@ type domainSum struct {
 
 func (s *Server) catalog(ctx context.Context, in CatalogInput) (string, CatalogOutput, error) {
 	domain, kind := strings.TrimSpace(in.Domain), strings.TrimSpace(in.Kind)
-	a, err := s.catalogs.do(ctx, s.gen.Load(), domain+"\x00"+kind, func(ctx context.Context) (*catalogAnswer, error) {
+	a, err := s.catalogs.Do(ctx, s.gen.Load(), domain+"\x00"+kind, func(ctx context.Context) (*catalogAnswer, error) {
 		res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: domain, Kind: kind})
 		if err != nil {
 			return nil, err

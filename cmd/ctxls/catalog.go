@@ -49,6 +49,8 @@ func printWarnings(stderr io.Writer, ws []ops.Warning) {
 	}
 }
 
+// printJSON writes v as indented JSON, with <, > and & as they are: the
+// output is for people and programs, not for HTML.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

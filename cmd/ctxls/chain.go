@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"regexp"
 	"slices"
@@ -144,7 +143,7 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		return readChains(ctx, lib, sub, pos, page, asJSON, stdout, stderr)
 	}
 	o := ops.New(ops.Options{Library: func() *library.Library { return lib },
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: warnLogger(stderr)})
 	defer o.Close()
 	c := chainCLI{lib: lib, execs: opsExecutions{o}, json: asJSON, stdout: stdout, stderr: stderr}
 	switch sub {
@@ -220,7 +219,7 @@ func (c *chainCLI) nothingToResume(rp *execution.ResumePoint) error {
 	}
 	msg := fmt.Sprintf("nothing to resume: every command of the chain of execution %s (%s) succeeded", rp.SessionID, strings.Join(names, " → "))
 	if c.json {
-		return writeJSON(c.stdout, &chain.Result{SessionID: rp.SessionID, State: execution.StateCompleted,
+		return printJSON(c.stdout, &chain.Result{SessionID: rp.SessionID, State: execution.StateCompleted,
 			Steps: []chain.Step{}, Warnings: []string{msg}})
 	}
 	fmt.Fprintln(c.stdout, msg)
@@ -419,7 +418,7 @@ func (c *chainCLI) run(ctx context.Context, do func(func(chain.Event)) (ops.Chai
 
 func (c *chainCLI) printResult(res ops.ChainResponse, preview bool) error {
 	if c.json {
-		return writeJSON(c.stdout, res)
+		return printJSON(c.stdout, res)
 	}
 	w := c.stdout
 	if preview {
@@ -542,7 +541,7 @@ func (c *chainCLI) list(ctx context.Context, dir string, req execution.ListReque
 	all := page.Items
 	chains := c.lib.Config().Chains
 	if c.json {
-		return writeJSON(c.stdout, chainListing{Chains: nonNilChains(chains), Executions: nonNilChains(all), Next: page.Next})
+		return printJSON(c.stdout, chainListing{Chains: nonNilChains(chains), Executions: nonNilChains(all), Next: page.Next})
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	if len(chains) > 0 {
@@ -592,7 +591,7 @@ func (c *chainCLI) show(ctx context.Context, id string) error {
 		return err
 	}
 	if c.json {
-		return writeJSON(c.stdout, ops.ExecutionResponse{ExecutionState: st, Warnings: []ops.Warning{}})
+		return printJSON(c.stdout, ops.ExecutionResponse{ExecutionState: st, Warnings: []ops.Warning{}})
 	}
 	w := c.stdout
 	cur := ""
@@ -640,12 +639,6 @@ func (c *chainCLI) show(ctx context.Context, id string) error {
 		fmt.Fprintf(w, "  %s\n", b)
 	}
 	return nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // progress shows the running step on stderr: a line redrawn every 100 ms on

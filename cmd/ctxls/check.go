@@ -16,21 +16,6 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
-// checkRecord is one diagnostic in check's JSON output. Lines and columns
-// are 1-based; columns count characters (Unicode code points).
-type checkRecord struct {
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
-	EndLine   int    `json:"endLine"`
-	EndColumn int    `json:"endColumn"`
-	Severity  string `json:"severity"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-
-	fix *fileFix // the fix the diagnostic offers, or nil
-}
-
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", stderr)
 	format := fs.String("format", "text", "output format: text, json or sarif (SARIF 2.1.0, for code scanning)")
@@ -81,14 +66,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	records, warnings, err := collect(ctx, lib, agents)
+	records, fixes, warnings, err := collect(ctx, lib, agents)
 	if err != nil {
 		return err
 	}
 	// A fix can reveal the next problem (a skill's name is checked once
 	// its YAML parses): fix, check again, a few rounds at most.
 	for round := 0; (*fix || *fixUnsafe) && round < maxFixRounds; round++ {
-		changed, err := applyFixes(records, *fixUnsafe, *dryRun, stdout)
+		changed, err := applyFixes(records, fixes, *fixUnsafe, *dryRun, stdout)
 		if err != nil {
 			return err
 		}
@@ -108,7 +93,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
 			return err
 		}
-		if records, warnings, err = collect(ctx, lib, agents); err != nil {
+		if records, fixes, warnings, err = collect(ctx, lib, agents); err != nil {
 			return err
 		}
 	}
@@ -120,18 +105,18 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // checkReport is what check prints: the records, the warnings and the
 // counts of the summary line. The report cache keeps it as JSON.
 type checkReport struct {
-	Records   []checkRecord `json:"records"`
-	Warnings  []ops.Warning `json:"warnings"`
-	Topics    int           `json:"topics"`
-	Domains   int           `json:"domains"`
-	Commands  int           `json:"commands"`
-	Tokens    int           `json:"tokens"`
-	Tokenizer string        `json:"tokenizer"`
+	Records   []ops.Diagnostic `json:"records"`
+	Warnings  []ops.Warning    `json:"warnings"`
+	Topics    int              `json:"topics"`
+	Domains   int              `json:"domains"`
+	Commands  int              `json:"commands"`
+	Tokens    int              `json:"tokens"`
+	Tokenizer string           `json:"tokenizer"`
 	// Empty says that there was nothing to check.
 	Empty bool `json:"empty"`
 }
 
-func newCheckReport(lib *library.Library, agents *agentfiles.Set, records []checkRecord, warnings []ops.Warning) checkReport {
+func newCheckReport(lib *library.Library, agents *agentfiles.Set, records []ops.Diagnostic, warnings []ops.Warning) checkReport {
 	rep := checkReport{Records: records, Warnings: warnings, Domains: len(lib.Domains()), Commands: len(lib.Commands()),
 		Tokenizer: lib.Counter().Name()}
 	for _, t := range lib.TopicsUnordered() {
@@ -190,33 +175,31 @@ const lookedFor = `ctxls looks for markdown topics under directories named conte
 commands, the roots that contextRoots and commandRoots in .ctxls.yaml add,
 and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
 
-// collect gathers the diagnostics ops.Check reports, with the fix each
-// offers, and the warnings of problems no diagnostic reports.
-func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) ([]checkRecord, []ops.Warning, error) {
+// collect gathers the diagnostics ops.Check reports, the fix each offers
+// (nil where it offers none), and the warnings of problems no diagnostic
+// reports. check's JSON output is the diagnostics as ops encodes them.
+func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) ([]ops.Diagnostic, []*fileFix, []ops.Warning, error) {
 	o := ops.New(ops.Options{Library: func() *library.Library { return lib }, AgentFiles: func() *agentfiles.Set { return agents }})
 	defer o.Close()
 	res, err := o.Check(ctx, ops.CheckRequest{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err // interrupted: the records are not all there
+		return nil, nil, nil, err // interrupted: the records are not all there
 	}
-	out := make([]checkRecord, len(res.Items))
+	fixes := make([]*fileFix, len(res.Items))
 	for i, d := range res.Items {
-		r := checkRecord{File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,
-			Severity: d.Severity, Code: d.Code, Message: d.Message}
 		switch src := d.Source; {
 		case src.Library != nil:
 			if f, ok := lib.File(src.Path); ok && f.Doc != nil {
-				r.fix = libraryFix(src.Path, f.Doc, *src.Library)
+				fixes[i] = libraryFix(src.Path, f.Doc, *src.Library)
 			}
 		case src.Agent != nil:
-			r.fix = agentFix(src.AgentFile, *src.Agent)
+			fixes[i] = agentFix(src.AgentFile, *src.Agent)
 		}
-		out[i] = r
 	}
-	return out, res.Warnings, nil
+	return res.Items, fixes, res.Warnings, nil
 }
 
 // maxFixRounds bounds how often check --fix fixes and checks again.
@@ -244,7 +227,7 @@ func printCheck(w io.Writer, rep checkReport) {
 
 // severityCounts says how many of the records are errors and warnings,
 // and, when there are any, information and hints, which are no warnings.
-func severityCounts(records []checkRecord) string {
+func severityCounts(records []ops.Diagnostic) string {
 	n := map[string]int{}
 	for _, r := range records {
 		n[r.Severity]++

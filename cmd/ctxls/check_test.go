@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 	"maps"
 	"os"
 	"path/filepath"
@@ -35,6 +36,9 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// checkRecord is one line of check's JSON output.
+type checkRecord = ops.Diagnostic
 
 func decodeRecords(t *testing.T, out string) []checkRecord {
 	t.Helper()

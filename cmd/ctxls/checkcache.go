@@ -45,7 +45,7 @@ const reportName = "check"
 // returns nil when there is none or the workspace is too large to
 // fingerprint.
 func openReportCache(ctx context.Context, dir string, stderr io.Writer) *reportCache {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(stderr)
 	cacheDir, build := indexCache(log)
 	if cacheDir == "" {
 		return nil

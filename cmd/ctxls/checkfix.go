@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/refactor"
 	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // fileFix is the fix of one diagnostic: edits of a file's text.
@@ -60,15 +61,16 @@ func safe(code string) bool {
 	return r.Fix == rules.Safe
 }
 
-// applyFixes applies the records' fixes (the safe ones, or all with
-// unsafe) file by file, or with dryRun prints them as a unified diff. A
-// fix that overlaps one already taken in its file waits for the next run.
+// applyFixes applies the fixes the records offer, fixes[i] that of
+// records[i] (the safe ones, or all with unsafe), file by file, or with
+// dryRun prints them as a unified diff. A fix that overlaps one already
+// taken in its file waits for the next run.
 // It returns how many files change.
-func applyFixes(records []checkRecord, unsafe, dryRun bool, stdout io.Writer) (int, error) {
+func applyFixes(records []ops.Diagnostic, fixes []*fileFix, unsafe, dryRun bool, stdout io.Writer) (int, error) {
 	byFile := map[string]*fileFix{}
 	var order []string
-	for _, r := range records {
-		f := r.fix
+	for i, r := range records {
+		f := fixes[i]
 		if f == nil || (!f.safe && !unsafe) {
 			continue
 		}

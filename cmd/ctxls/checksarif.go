@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"net/url"
 
 	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // SARIF 2.1.0, the subset code scanning reads.
@@ -78,7 +78,7 @@ func sarifLevel(severity string) string {
 
 // writeSARIF writes the records as one SARIF 2.1.0 run whose rules are the
 // rules table. Columns count Unicode code points, as the records do.
-func writeSARIF(w io.Writer, records []checkRecord) error {
+func writeSARIF(w io.Writer, records []ops.Diagnostic) error {
 	all := rules.All()
 	index := map[string]int{}
 	driver := sarifDriver{Name: "ctxls", Version: version, InformationURI: "https://github.com/ctxls/ctxls", Rules: []sarifRule{}}
@@ -104,8 +104,5 @@ func writeSARIF(w io.Writer, records []checkRecord) error {
 			}}},
 		})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+	return printJSON(w, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
 }

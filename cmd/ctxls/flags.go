@@ -89,10 +89,16 @@ func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Li
 	return lib, nil
 }
 
+// warnLogger returns the logger of a command that is no server: warnings
+// and errors, to w.
+func warnLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
 // openLibrary is loadLibrary for callers that report the problems of
 // .ctxls.yaml themselves; cache says whether to use the index cache.
 func openLibrary(ctx context.Context, dir string, cache bool, stderr io.Writer) (*library.Library, error) {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(stderr)
 	opts := library.Options{Logger: log}
 	if cache {
 		opts.CacheDir, opts.Version = indexCache(log)

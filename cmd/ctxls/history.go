@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -83,7 +81,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(stderr)
 	store := history.New(db, func() tokens.Counter { return counter }, history.Options{Logger: log})
 
 	cs, err := store.Conversations(ctx)
@@ -111,7 +109,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		if *format == "json" {
-			return historyJSON(stdout, ops.BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected,
+			return printJSON(stdout, ops.BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected,
 				Omitted: hc.Omitted, Budget: hc.Budget, Model: b, Warnings: warningsOf(hc.Warnings)})
 		}
 		fmt.Fprint(stdout, hc.Text)
@@ -151,7 +149,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		res.Items = []ops.HistoryMessage{}
 	}
 	if *format == "json" {
-		return historyJSON(stdout, res)
+		return printJSON(stdout, res)
 	}
 	printWarnings(stderr, res.Warnings)
 	if page.More {
@@ -182,7 +180,7 @@ func printHistoryConversations(w io.Writer, format string, cs []history.Conversa
 		cs = []history.Conversation{}
 	}
 	if format == "json" {
-		return historyJSON(w, ops.ConversationsResponse{Items: cs, Warnings: []ops.Warning{}})
+		return printJSON(w, ops.ConversationsResponse{Items: cs, Warnings: []ops.Warning{}})
 	}
 	if len(cs) == 0 {
 		fmt.Fprintln(w, "no conversations recorded")
@@ -203,10 +201,4 @@ func warningsOf(msgs []string) []ops.Warning {
 		ws[i] = ops.Warning{Message: m}
 	}
 	return ws
-}
-
-func historyJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

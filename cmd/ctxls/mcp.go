@@ -30,12 +30,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	setServerGC()
+	log := startServer(stderr, slog.LevelWarn, *verbose)
 	srv, err := mcp.New(ctx, mcp.Options{Dir: dir, Version: version, Logger: log})
 	if err != nil {
 		return err

@@ -30,12 +30,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(pos) > 0 {
 		return usageError{msg: "serve takes no arguments"}
 	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	setServerGC()
+	log := startServer(stderr, slog.LevelInfo, *verbose)
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -53,6 +48,17 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	return nil
+}
+
+// startServer sets the memory policy of a long-running server and returns
+// its logger, which writes messages of level and above to w, or with
+// verbose the debug messages too.
+func startServer(w io.Writer, level slog.Level, verbose bool) *slog.Logger {
+	if verbose {
+		level = slog.LevelDebug
+	}
+	setServerGC()
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // serverGCPercent is the GOGC of the language server, unless the GOGC

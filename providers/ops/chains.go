@@ -87,6 +87,19 @@ func (o *Ops) chainStores(ctx context.Context, r ChainRequest, resume bool) (*st
 	return o.stores(ctx)
 }
 
+// runStores is chainStores for a chain that runs: it checks the command
+// line the client agreed to as well.
+func (o *Ops) runStores(ctx context.Context, r ChainRequest, resume bool) (*stores, error) {
+	st, err := o.chainStores(ctx, r, resume)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.checkExecutor(r.ExecutorCommand); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 // checkExecutor refuses to run when the client agreed to a command line
 // (agreed is not nil) other than the one the exec executor in effect
 // would run.
@@ -157,11 +170,8 @@ func clipUTF8(s string, n int) string {
 // RunChain runs a chain in an execution, recording every step.
 // Cancelling ctx stops the running step.
 func (o *Ops) RunChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
-	st, err := o.chainStores(ctx, req, false)
+	st, err := o.runStores(ctx, req, false)
 	if err != nil {
-		return ChainResponse{}, err
-	}
-	if err := o.checkExecutor(req.ExecutorCommand); err != nil {
 		return ChainResponse{}, err
 	}
 	r := req.chain()
@@ -173,11 +183,8 @@ func (o *Ops) RunChain(ctx context.Context, req ChainRequest) (ChainResponse, er
 
 // ResumeChain continues the chain of an execution where it stopped.
 func (o *Ops) ResumeChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
-	st, err := o.chainStores(ctx, req, true)
+	st, err := o.runStores(ctx, req, true)
 	if err != nil {
-		return ChainResponse{}, err
-	}
-	if err := o.checkExecutor(req.ExecutorCommand); err != nil {
 		return ChainResponse{}, err
 	}
 	res, err := st.runner.ResumeWith(ctx, chain.Request{SessionID: req.SessionID, Model: req.Model, Progress: o.tellProgress(req.Progress)})

@@ -34,9 +34,8 @@ type CatalogRequest struct {
 
 // Catalog lists topics with their metadata and token costs.
 func (o *Ops) Catalog(ctx context.Context, req CatalogRequest) (CatalogResponse, error) {
-	return withHeavy(o, ctx, func(ctx context.Context) (CatalogResponse, error) {
-		res, err := o.prov.Catalog(ctx, req.Domain)
-		return res, providerError(err)
+	return provide(o, ctx, func(ctx context.Context) (CatalogResponse, error) {
+		return o.prov.Catalog(ctx, req.Domain)
 	})
 }
 
@@ -57,9 +56,8 @@ func (o *Ops) Search(ctx context.Context, req SearchRequest) (SearchResponse, er
 	if req.Limit < 0 {
 		return SearchResponse{}, invalidf("limit must not be negative")
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (SearchResponse, error) {
-		res, err := o.prov.Search(ctx, req.Query, req.Domain, req.Limit)
-		return res, providerError(err)
+	return provide(o, ctx, func(ctx context.Context) (SearchResponse, error) {
+		return o.prov.Search(ctx, req.Query, req.Domain, req.Limit)
 	})
 }
 
@@ -136,9 +134,8 @@ func (o *Ops) DomainIndex(ctx context.Context, req DomainRequest) (DomainIndex, 
 	if err := require("domain", req.Domain); err != nil {
 		return DomainIndex{}, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (DomainIndex, error) {
-		res, err := o.prov.DomainIndex(ctx, req.Domain)
-		return res, providerError(err)
+	return provide(o, ctx, func(ctx context.Context) (DomainIndex, error) {
+		return o.prov.DomainIndex(ctx, req.Domain)
 	})
 }
 
@@ -156,9 +153,8 @@ func (o *Ops) AlwaysLoadFiles(ctx context.Context, req DomainRequest) (ContextFi
 	if err := require("domain", req.Domain); err != nil {
 		return ContextFileList{}, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (ContextFileList, error) {
-		res, err := o.prov.AlwaysLoadFiles(ctx, req.Domain)
-		return res, providerError(err)
+	return provide(o, ctx, func(ctx context.Context) (ContextFileList, error) {
+		return o.prov.AlwaysLoadFiles(ctx, req.Domain)
 	})
 }
 
@@ -175,9 +171,8 @@ func (o *Ops) DetectProjectType(ctx context.Context, req DetectRequest) (Detecti
 	if err := require("domain", req.Domain); err != nil {
 		return DetectionResult{}, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (DetectionResult, error) {
-		res, err := o.prov.DetectProjectType(ctx, req.Domain, req.Signals)
-		return res, providerError(err)
+	return provide(o, ctx, func(ctx context.Context) (DetectionResult, error) {
+		return o.prov.DetectProjectType(ctx, req.Domain, req.Signals)
 	})
 }
 
@@ -193,9 +188,8 @@ func (o *Ops) ConditionalContext(ctx context.Context, req ConditionalRequest) (C
 	if err := require("domain", req.Domain); err != nil {
 		return ContextFileList{}, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (ContextFileList, error) {
-		res, err := o.prov.ConditionalContext(ctx, req.Domain, req.Detection)
-		return res, providerError(err)
+	return provide(o, ctx, func(ctx context.Context) (ContextFileList, error) {
+		return o.prov.ConditionalContext(ctx, req.Domain, req.Detection)
 	})
 }
 
@@ -211,9 +205,8 @@ func (o *Ops) CrossDomainContext(ctx context.Context, req CrossDomainRequest) (C
 	if err := require("domain", req.Domain); err != nil {
 		return ContextFileList{}, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (ContextFileList, error) {
-		res, err := o.prov.CrossDomainContext(ctx, req.Domain, req.Triggers)
-		return res, providerError(err)
+	return provide(o, ctx, func(ctx context.Context) (ContextFileList, error) {
+		return o.prov.CrossDomainContext(ctx, req.Domain, req.Triggers)
 	})
 }
 

@@ -431,12 +431,38 @@ type DeleteExecutionRequest struct {
 
 // DeleteExecutionResponse is the token to confirm with, or the deletion.
 type DeleteExecutionResponse struct {
-	SessionID    string     `json:"sessionId"`
+	SessionID string `json:"sessionId"`
+	deletion
+}
+
+// deletion is one call of a two-step delete: the token to confirm with
+// and until when it holds, or the deletion.
+type deletion struct {
 	Deleted      bool       `json:"deleted"`
 	ConfirmToken string     `json:"confirmToken,omitempty"`
 	ExpiresAt    *time.Time `json:"expiresAt,omitempty"`
 	Message      string     `json:"message"`
 	Warnings     []Warning  `json:"warnings"`
+}
+
+// deleteInTwoSteps is one call of the two-step delete of what (such as
+// "execution ID and everything it recorded") by method: without
+// confirmToken it asks request for a token, with it it deletes through
+// confirm.
+func deleteInTwoSteps(confirmToken, method, what string, request func() (string, time.Time, error), confirm func(token string) error) (deletion, error) {
+	if confirmToken == "" {
+		tok, exp, err := request()
+		if err != nil {
+			return deletion{}, runsError(err)
+		}
+		exp = exp.UTC()
+		return deletion{ConfirmToken: tok, ExpiresAt: &exp, Warnings: []Warning{},
+			Message: fmt.Sprintf("call %s again with this confirmToken before %s to delete %s", method, exp.Format(time.RFC3339), what)}, nil
+	}
+	if err := confirm(confirmToken); err != nil {
+		return deletion{}, runsError(err)
+	}
+	return deletion{Deleted: true, Warnings: []Warning{}}, nil
 }
 
 // DeleteExecution deletes an execution and everything it recorded, once
@@ -449,19 +475,15 @@ func (o *Ops) DeleteExecution(ctx context.Context, req DeleteExecutionRequest) (
 	if err != nil {
 		return DeleteExecutionResponse{}, err
 	}
-	if req.ConfirmToken == "" {
-		tok, exp, err := st.exec.RequestDelete(ctx, req.SessionID)
-		if err != nil {
-			return DeleteExecutionResponse{}, runsError(err)
-		}
-		exp = exp.UTC()
-		return DeleteExecutionResponse{SessionID: req.SessionID, ConfirmToken: tok, ExpiresAt: &exp, Warnings: []Warning{},
-			Message: fmt.Sprintf("call ctxls/execution/delete again with this confirmToken before %s to delete execution %s and everything it recorded",
-				exp.Format(time.RFC3339), req.SessionID)}, nil
+	d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/execution/delete", "execution "+req.SessionID+" and everything it recorded",
+		func() (string, time.Time, error) { return st.exec.RequestDelete(ctx, req.SessionID) },
+		func(tok string) error { return st.exec.ConfirmDelete(ctx, req.SessionID, tok) })
+	if err != nil {
+		return DeleteExecutionResponse{}, err
 	}
-	if err := st.exec.ConfirmDelete(ctx, req.SessionID, req.ConfirmToken); err != nil {
-		return DeleteExecutionResponse{}, runsError(err)
+	if d.Deleted {
+		o.executionsChanged()
+		d.Message = "execution " + req.SessionID + " deleted"
 	}
-	o.executionsChanged()
-	return DeleteExecutionResponse{SessionID: req.SessionID, Deleted: true, Message: "execution " + req.SessionID + " deleted", Warnings: []Warning{}}, nil
+	return DeleteExecutionResponse{SessionID: req.SessionID, deletion: d}, nil
 }

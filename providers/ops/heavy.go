@@ -46,3 +46,12 @@ func withHeavy[T any](o *Ops, ctx context.Context, fn func(context.Context) (T, 
 	defer release()
 	return fn(ctx)
 }
+
+// provide runs fn, a call of the context provider, as a heavy request,
+// and marks its error with the kind it is of.
+func provide[T any](o *Ops, ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	return withHeavy(o, ctx, func(ctx context.Context) (T, error) {
+		res, err := fn(ctx)
+		return res, providerError(err)
+	})
+}

@@ -205,12 +205,8 @@ type DeleteConversationRequest struct {
 // DeleteConversationResponse is the token to confirm with, or the
 // deletion.
 type DeleteConversationResponse struct {
-	ConversationID string     `json:"conversationId"`
-	ConfirmToken   string     `json:"confirmToken,omitempty"`
-	ExpiresAt      *time.Time `json:"expiresAt,omitempty"`
-	Deleted        bool       `json:"deleted"`
-	Message        string     `json:"message"`
-	Warnings       []Warning  `json:"warnings"`
+	ConversationID string `json:"conversationId"`
+	deletion
 }
 
 // DeleteConversation deletes a conversation and its messages, once
@@ -223,23 +219,16 @@ func (o *Ops) DeleteConversation(ctx context.Context, req DeleteConversationRequ
 	if err != nil {
 		return DeleteConversationResponse{}, err
 	}
-	if req.ConfirmToken == "" {
-		tok, exp, err := st.hist.RequestDelete(ctx, req.ConversationID)
-		if errors.Is(err, history.ErrUnknownConversation) {
-			return DeleteConversationResponse{ConversationID: req.ConversationID, Message: "nothing to delete",
-				Warnings: historyUnknown(req.ConversationID)}, nil
-		}
-		if err != nil {
-			return DeleteConversationResponse{}, runsError(err)
-		}
-		exp = exp.UTC()
-		return DeleteConversationResponse{ConversationID: req.ConversationID, ConfirmToken: tok, ExpiresAt: &exp, Warnings: []Warning{},
-			Message: fmt.Sprintf("call ctxls/history/delete again with this confirmToken before %s to delete conversation %s and its messages",
-				exp.Format(time.RFC3339), req.ConversationID)}, nil
+	d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/history/delete", "conversation "+req.ConversationID+" and its messages",
+		func() (string, time.Time, error) { return st.hist.RequestDelete(ctx, req.ConversationID) },
+		func(tok string) error { return st.hist.ConfirmDelete(ctx, req.ConversationID, tok) })
+	switch {
+	case req.ConfirmToken == "" && errors.Is(err, history.ErrUnknownConversation):
+		d = deletion{Message: "nothing to delete", Warnings: historyUnknown(req.ConversationID)}
+	case err != nil:
+		return DeleteConversationResponse{}, err
+	case d.Deleted:
+		d.Message = "conversation " + req.ConversationID + " deleted"
 	}
-	if err := st.hist.ConfirmDelete(ctx, req.ConversationID, req.ConfirmToken); err != nil {
-		return DeleteConversationResponse{}, runsError(err)
-	}
-	return DeleteConversationResponse{ConversationID: req.ConversationID, Deleted: true, Warnings: []Warning{},
-		Message: "conversation " + req.ConversationID + " deleted"}, nil
+	return DeleteConversationResponse{ConversationID: req.ConversationID, deletion: d}, nil
 }

@@ -150,3 +150,16 @@ func TestResumePoint(t *testing.T) {
 		t.Errorf("ResumePoint(nope): %v; want ErrInvalid", err)
 	}
 }
+
+func TestDeleteUnknownConversation(t *testing.T) {
+	t.Parallel()
+	o, _ := load(t, tree)
+	t.Cleanup(func() { o.Close() })
+	res, err := o.DeleteConversation(t.Context(), ops.DeleteConversationRequest{ConversationID: "nope"})
+	if err != nil || res.Deleted || res.ConfirmToken != "" || res.Message != "nothing to delete" || len(res.Warnings) != 1 {
+		t.Errorf("DeleteConversation(unknown) = %+v, %v; want nothing to delete and a warning", res, err)
+	}
+	if _, err := o.DeleteConversation(t.Context(), ops.DeleteConversationRequest{ConversationID: "nope", ConfirmToken: "forged"}); !errors.Is(err, ops.ErrInvalid) {
+		t.Errorf("DeleteConversation(unknown, forged token): %v; want ErrInvalid", err)
+	}
+}

@@ -30,6 +30,7 @@ import type { ExecutorInfo } from './protocol.gen';
 import { chainPickItems, executionPickItems, type PickItem } from './quickPick';
 import { RESTRICTED_RUN_MESSAGE, confirmationText, executorDecision, withApproval } from './trust';
 import { RunDrafts } from './runDrafts';
+import { quietRequest } from './scheduled';
 
 /** workspaceState key of the executor command lines the user agreed to run. */
 const APPROVED_EXECUTORS = 'ctxls.approvedExecutors';
@@ -137,10 +138,7 @@ export class ChainCommands implements vscode.Disposable {
   /** Asks for a chain: a named one or one built command by command. */
   private async pickChain(title: string): Promise<string[] | undefined> {
     const [named, commands] = await Promise.all([
-      this.server.request<ChainListResult>(Methods.chainList, {}).catch((err) => {
-        this.server.output.appendLine(`[ctxls] ${Methods.chainList}: ${String(err)}`);
-        return undefined;
-      }),
+      quietRequest<ChainListResult>(this.server, Methods.chainList, {}),
       this.server.tryRequest<CommandsResult>(Methods.commands, {}),
     ]);
     const chains = itemsOf(named);
@@ -428,11 +426,14 @@ export class ChainCommands implements vscode.Disposable {
     return picked?.value;
   }
 
+  /** Asks for any execution; undefined when there is none or none is picked. */
+  private async pickAnyExecution(title: string): Promise<string | undefined> {
+    const picked = await this.pickExecution(title, () => true, 'No executions recorded yet.');
+    return picked?.sessionId;
+  }
+
   async setCurrent(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Set Current Execution', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Set Current Execution');
     if (!sessionId) {
       return;
     }
@@ -443,10 +444,7 @@ export class ChainCommands implements vscode.Disposable {
   }
 
   async showSharedData(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Show Shared Data', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Show Shared Data');
     if (!sessionId) {
       return;
     }
@@ -458,10 +456,7 @@ export class ChainCommands implements vscode.Disposable {
   }
 
   async showHistory(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Show Conversation History', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Show Conversation History');
     if (!sessionId) {
       return;
     }
@@ -487,10 +482,7 @@ export class ChainCommands implements vscode.Disposable {
   }
 
   async deleteExecution(sessionId?: string): Promise<void> {
-    if (!sessionId) {
-      const picked = await this.pickExecution('Delete Execution', () => true, 'No executions recorded yet.');
-      sessionId = picked?.sessionId;
-    }
+    sessionId ||= await this.pickAnyExecution('Delete Execution');
     if (!sessionId) {
       return;
     }

@@ -5,14 +5,18 @@ import type { CommandExecution, Execution, ExecutionListResult } from './protoco
 import { itemsOf } from './protocol';
 import { formatChain, formatTimestamp, shortId, statusIcon } from './format';
 
-export interface ExecutionNode {
-  kind: 'execution';
+/** What every node of the view shows, and the execution it belongs to. */
+interface NodeBase {
   key: string;
   sessionId: string;
   label: string;
   description: string;
   tooltip: string;
   icon: string;
+}
+
+export interface ExecutionNode extends NodeBase {
+  kind: 'execution';
   current: boolean;
   state: string;
   /**
@@ -23,14 +27,8 @@ export interface ExecutionNode {
   execution: Execution;
 }
 
-export interface CommandNode {
+export interface CommandNode extends NodeBase {
   kind: 'command';
-  key: string;
-  sessionId: string;
-  label: string;
-  description: string;
-  tooltip: string;
-  icon: string;
   status: string;
 }
 

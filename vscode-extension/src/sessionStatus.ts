@@ -5,13 +5,13 @@
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
 import { Methods, type SessionCost } from './protocol';
+import { Scheduled, quietRequest } from './scheduled';
 import { affectsSession, sessionAgent, sessionPickItems, sessionStatusText, sessionTooltip } from './agentFiles';
 
 export class SessionStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private generation = 0;
+  private readonly updates = new Scheduled((latest) => this.update(latest));
   private last: SessionCost | undefined;
 
   constructor(
@@ -45,26 +45,17 @@ export class SessionStatusBar implements vscode.Disposable {
 
   /** Recomputes after `delayMs`. */
   schedule(delayMs: number): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
-    this.timer = setTimeout(() => void this.update(), delayMs);
+    this.updates.schedule(delayMs);
   }
 
-  private async update(): Promise<void> {
-    const gen = ++this.generation;
+  private async update(latest: () => boolean): Promise<void> {
     if (!this.server.running) {
       this.item.hide();
       this.onCost(undefined);
       return;
     }
-    let cost: SessionCost | undefined;
-    try {
-      cost = await this.server.request<SessionCost>(Methods.sessionCost, this.params());
-    } catch (err) {
-      this.server.output.appendLine(`[ctxls] ${Methods.sessionCost}: ${String(err)}`);
-    }
-    if (gen !== this.generation) {
+    const cost = await quietRequest<SessionCost>(this.server, Methods.sessionCost, this.params());
+    if (!latest()) {
       return;
     }
     const text = sessionStatusText(cost);
@@ -109,9 +100,7 @@ export class SessionStatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
+    this.updates.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }

@@ -5,12 +5,12 @@ import type { CtxlsServer } from './client';
 import { Methods, type DocumentCostItem, type DocumentCostResult } from './protocol';
 import { costBreakdownItems, costStatusText } from './quickPick';
 import { formatTokens } from './format';
+import { Scheduled, quietRequest } from './scheduled';
 
 export class CostStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private generation = 0;
+  private readonly updates = new Scheduled((latest) => this.update(latest));
   private last: { uri: string; result: DocumentCostResult } | undefined;
 
   constructor(private readonly server: CtxlsServer) {
@@ -45,27 +45,17 @@ export class CostStatusBar implements vscode.Disposable {
 
   /** Recomputes after `delayMs`. */
   schedule(delayMs: number): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
-    this.timer = setTimeout(() => void this.update(), delayMs);
+    this.updates.schedule(delayMs);
   }
 
-  private async update(): Promise<void> {
+  private async update(latest: () => boolean): Promise<void> {
     const doc = vscode.window.activeTextEditor?.document;
-    const gen = ++this.generation;
     if (!doc || doc.languageId !== 'markdown' || doc.uri.scheme !== 'file' || !this.server.running) {
       this.item.hide();
       return;
     }
-    let result: DocumentCostResult | undefined;
-    try {
-      result = await this.server.request<DocumentCostResult>(Methods.documentCost, { uri: doc.uri.toString() });
-    } catch (err) {
-      this.server.output.appendLine(`[ctxls] ${Methods.documentCost}: ${String(err)}`);
-      result = undefined;
-    }
-    if (gen !== this.generation) {
+    const result = await quietRequest<DocumentCostResult>(this.server, Methods.documentCost, { uri: doc.uri.toString() });
+    if (!latest()) {
       return;
     }
     const text = costStatusText(result);
@@ -128,9 +118,7 @@ export class CostStatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
+    this.updates.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }

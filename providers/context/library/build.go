@@ -45,11 +45,11 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		files[i] = b.parse(ctx, s.files[i].path, s.files[i].rel, nil)
 		// Drop the text now rather than once every file is parsed and
 		// scanned: the scan reads it back (and does not keep it).
-		// Otherwise the text of the whole
-		// library is live at once, the heap grows by as much again
-		// before each collection, and the model built among it ends up
-		// spread over more pages (10,000 topics: peak resident 240 MiB,
-		// 128 MiB after the index; with this, 170 and 121 MiB).
+		// Otherwise the text of the whole library is live at once, the
+		// heap grows by as much again before each collection, and the
+		// model built among it ends up spread over more pages (10,000
+		// topics: peak resident 240 MiB, 128 MiB after the index; with
+		// this, 170 and 121 MiB).
 		l.release(files[i : i+1])
 		if l.opts.Progress != nil {
 			n := done.Add(1)
@@ -66,14 +66,14 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if b.cache != nil {
 		b.view = viewKey(st)
 	}
-	// The keys are numbered as they are found: held as strings until
-	// every file is scanned, they would leave holes among the references
-	// scanned meanwhile.
-	st.incoming = newIncoming(len(st.topics))
-	keys := make([][]uint32, len(files))
+	// Each file's keys are interned as they are found: strings made for
+	// each until every file is scanned, they would leave holes among the
+	// references scanned meanwhile.
+	var in interner
+	keys := make([][]string, len(files))
 	parallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(files[i], view, 0)
-		keys[i] = st.incoming.keyIDs(refKeys(b, files[i]))
+		keys[i] = in.internAll(refKeys(b, files[i]))
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -83,17 +83,16 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		l.saveCache(b.cache, b.view, files)
 	}
 
-	l.mu.Lock()
-	l.cfg, l.cfgProblems, l.counter = cfg, problems, counter
-	l.filter = filterFor(l.dir, cfg)
-	l.contextRoots, l.commandRoots, l.beside, l.readings = s.contextRoots, s.commandRoots, b.beside, b.paths
-	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
-	l.aliases = st.aliases
-	l.warnings, l.dupWarnings = s.warnings, st.warnings
-	l.dupTopics, l.dupCommands = st.dupTopics, st.dupCommands
-	l.version++
-	l.mu.Unlock()
-	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", len(st.topics), "domains", len(st.domains), "commands", len(st.commands))
+	next := &model{
+		dir: l.dir, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
+		contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: b.beside, readings: b.paths,
+		warnings: s.warnings,
+	}
+	if prev := l.snap.Load(); prev != nil {
+		next.version = prev.version
+	}
+	l.snap.Store(next.withState(st))
+	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", st.topics.len(), "domains", len(st.domains), "commands", len(st.commands))
 	if l.opts.AfterIndex != nil {
 		l.opts.AfterIndex()
 	}
@@ -141,8 +140,8 @@ type builder struct {
 	kw   map[string][]string
 
 	strings interner
-	// slabs, during a full index, hold the topics and sections built;
-	// nil allocates each alone.
+	// slabs, during a full index, hold the files, topics and sections
+	// built; nil allocates each alone.
 	slabs *slabs
 
 	// cache, during a full index, holds what an earlier index computed;
@@ -158,8 +157,9 @@ type builder struct {
 type interner struct {
 	mu sync.Mutex
 	m  map[string]string
-	// lists holds one copy of each list of strings, by listKey: the keywords of sections and the tags of topics
-	// repeat the same few words in the same few combinations.
+	// lists holds one copy of each list of strings, by listKey: the keywords
+	// of sections and the tags of topics repeat the same few words in the
+	// same few combinations.
 	lists map[string][]string
 }
 
@@ -545,12 +545,12 @@ func isBare(p string) bool { return !strings.ContainsAny(p, "/\\") }
 
 // state is the set of indexes built from a set of files.
 type state struct {
-	files    map[string]*File
-	topics   map[string]*Topic
-	byStem   map[string][]*Topic
+	files    cowMap[*File]
+	topics   cowMap[*Topic]
+	byStem   cowMap[[]*Topic]
 	domains  map[string]*Domain
 	commands map[string]*Command
-	incoming *incomingIndex
+	incoming sharedIncoming
 	// aliases maps the frontmatter id of a file directly in a context root
 	// ("engineering/cross_domain" for cross_domain.md) to its topic.
 	aliases map[string]*Topic
@@ -559,20 +559,21 @@ type state struct {
 	dupTopics   map[string]bool
 	dupCommands map[string]bool
 	warnings    []Warning
+	// owned, when set, holds the keys whose incoming sets this state may
+	// change: the others belong to a published snapshot too (see own).
+	owned map[string]bool
 }
 
 func newState(files []*File) *state {
 	st := &state{
-		files:    make(map[string]*File, len(files)),
-		topics:   make(map[string]*Topic, len(files)),
+		files:    newCowMap[*File](len(files)),
 		aliases:  map[string]*Topic{},
-		byStem:   make(map[string][]*Topic, len(files)),
 		domains:  map[string]*Domain{},
 		commands: map[string]*Command{},
 	}
 	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
-		st.files[f.Path] = f
+		st.files.set(f.Path, f)
 	}
 	st.rebuildTopics()
 	return st
@@ -580,21 +581,17 @@ func newState(files []*File) *state {
 
 // rebuildTopics recomputes topics, domains and commands from files.
 func (st *state) rebuildTopics() {
-	clear(st.topics)
+	st.topics = newCowMap[*Topic](st.files.len())
 	clear(st.aliases)
-	clear(st.byStem)
+	st.byStem = newCowMap[[]*Topic](st.files.len())
 	clear(st.domains)
 	clear(st.commands)
 	st.warnings = nil
 	st.dupTopics = map[string]bool{}
 	st.dupCommands = map[string]bool{}
-	paths := make([]string, 0, len(st.files))
-	for p := range st.files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		st.addFile(st.files[p])
+	files := slices.SortedFunc(st.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		st.addFile(f)
 	}
 	st.sortDomains()
 }
@@ -603,17 +600,17 @@ func (st *state) addFile(f *File) {
 	switch {
 	case f.Topic != nil:
 		t := f.Topic
-		if prev, dup := st.topics[t.ID]; dup {
+		if prev, dup := st.topics.lookup(t.ID); dup {
 			st.dupTopics[t.ID] = true
 			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
 			return
 		}
-		st.topics[t.ID] = t
+		st.topics.set(t.ID, t)
 		if a := alias(t); a != "" && st.aliases[a] == nil {
 			st.aliases[a] = t
 		}
 		stem := path.Base(t.Name)
-		st.byStem[stem] = append(st.byStem[stem], t)
+		st.byStem.set(stem, append(st.byStem.get(stem), t))
 		if t.Domain == "" {
 			return
 		}
@@ -662,7 +659,7 @@ func alias(t *Topic) string {
 // view answers the questions the reference scanner asks.
 type view struct {
 	domains map[string]bool
-	topics  map[string]*Topic
+	topics  cowMap[*Topic]
 	// names maps each domain name to the model's own copy of it.
 	names map[string]string
 }
@@ -686,7 +683,7 @@ func (v view) share(r *refs.Ref) {
 	}
 	r.Domain = name
 	if r.Topic != "" {
-		if t := v.topics[name+"/"+r.Topic]; t != nil && t.Domain == name && t.Name == r.Topic {
+		if t := v.topics.get(name + "/" + r.Topic); t != nil && t.Domain == name && t.Name == r.Topic {
 			r.Topic = t.Name
 		}
 	}
@@ -695,7 +692,7 @@ func (v view) share(r *refs.Ref) {
 func (v view) isDomain(name string) bool { return v.domains[name] }
 
 func (v view) sections(domain, topic string) []string {
-	t := v.topics[domain+"/"+strings.TrimSuffix(topic, ".md")]
+	t := v.topics.get(domain + "/" + strings.TrimSuffix(topic, ".md"))
 	if t == nil {
 		return nil
 	}
@@ -707,38 +704,22 @@ func (v view) sections(domain, topic string) []string {
 }
 
 // buildIncoming indexes which files refer to which targets, given the
-// ids of the refKeys of each file in st.incoming.
-func (st *state) buildIncoming(files []*File, keys [][]uint32) {
+// refKeys of each file.
+func (st *state) buildIncoming(files []*File, keys [][]string) {
+	st.incoming = newSharedIncoming(st.topics.len())
 	for i, f := range files {
-		if st.files[f.Path] == f {
-			for _, k := range keys[i] {
-				st.incoming.addID(k, f.Path)
-			}
-			f.inKeys = keys[i]
+		if st.files.get(f.Path) == f {
+			st.link(f, keys[i])
 		}
 	}
 }
 
 // link files f in the incoming index under keys, its refKeys.
 func (st *state) link(f *File, keys []string) {
-	f.inKeys = make([]uint32, len(keys))
 	for i, k := range keys {
-		f.inKeys[i] = st.incoming.add(k, f.Path)
+		keys[i] = st.incoming.add(k, f.Path)
 	}
-}
-
-func (st *state) unlink(b *builder, f *File) {
-	if f.inKeys != nil {
-		for _, k := range f.inKeys {
-			st.incoming.remove(k, f.Path)
-		}
-		return
-	}
-	for _, k := range refKeys(b, f) {
-		if id, ok := st.incoming.keyID(k); ok {
-			st.incoming.remove(id, f.Path)
-		}
-	}
+	f.inKeys = keys
 }
 
 // refKeys lists the index keys of a file's references: "domain/topic" for
@@ -792,7 +773,8 @@ func refKeys(b *builder, f *File) []string {
 		}
 	}
 	slices.Sort(keys)
-	return slices.Compact(keys)
+	// The file keeps them as long as it is indexed.
+	return slices.Clone(slices.Compact(keys))
 }
 
 // lastTwo splits the last two parts off a slash-separated path: "a/b/c.md"

@@ -72,24 +72,22 @@ type Fix struct {
 
 // Diagnose returns the diagnostics of the file at path, in order.
 func (l *Library) Diagnose(p string) []Diagnostic {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	f := l.files[filepath.Clean(p)]
+	s := l.snap.Load()
+	f := s.files.get(filepath.Clean(p))
 	if f == nil {
 		return nil
 	}
-	return l.diagnose(f)
+	return s.diagnose(f)
 }
 
 // DiagnoseAll returns the diagnostics of every file that has some, keyed by
 // path, computed on all cores.
 func (l *Library) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
-	files := l.Files()
+	s := l.snap.Load()
+	files := s.sortedFiles()
 	out := make([][]Diagnostic, len(files))
 	parallel(ctx, len(files), func(i int) {
-		l.mu.RLock()
-		defer l.mu.RUnlock()
-		out[i] = l.diagnose(files[i])
+		out[i] = s.diagnose(files[i])
 	})
 	m := make(map[string][]Diagnostic)
 	for i, f := range files {
@@ -100,7 +98,7 @@ func (l *Library) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
 	return m
 }
 
-func (l *Library) diagnose(f *File) []Diagnostic {
+func (l *model) diagnose(f *File) []Diagnostic {
 	var ds []Diagnostic
 	// Severities come from the rules table; sev only documents the call.
 	add := func(s document.Span, _ Severity, code, format string, args ...any) *Diagnostic {
@@ -121,7 +119,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 		add(p.span, sev, p.code, "%s", p.message)
 	}
 	if t := f.Topic; t != nil {
-		if cur := l.topics[t.ID]; cur != t && cur != nil {
+		if cur := l.topics.get(t.ID); cur != t && cur != nil {
 			add(headSpan(doc), SeverityWarning, CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
 		}
 		l.diagnoseTopic(f, add)
@@ -175,7 +173,7 @@ func (l *Library) diagnose(f *File) []Diagnostic {
 }
 
 // diagnoseTopic adds the checks that only apply to topic files.
-func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+func (l *model) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
 	t, doc := f.Topic, f.Doc
 	root := doc.Frontmatter.Root() // parsed once for all the checks below
 	field := func(key string) (k, v document.Node) { return root.Field(key) }
@@ -255,7 +253,7 @@ func (l *Library) diagnoseTopic(f *File, add func(document.Span, Severity, strin
 // diagnoseIndex checks a domain index: what it lists must exist (through
 // references and indexedFiles) and every topic of the domain should be
 // listed.
-func (l *Library) diagnoseIndex(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+func (l *model) diagnoseIndex(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
 	t := f.Topic
 	d := l.domains[t.Domain]
 	if d == nil {
@@ -275,7 +273,7 @@ func (l *Library) diagnoseIndex(f *File, add func(document.Span, Severity, strin
 				val := vn.Value()
 				switch k.Value() {
 				case "id":
-					if x := l.topics[val]; x != nil {
+					if x := l.topics.get(val); x != nil {
 						listed[x] = true
 					}
 				case "path":

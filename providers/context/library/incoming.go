@@ -7,55 +7,44 @@ import (
 	"sync"
 )
 
-// incomingIndex maps the key of a target ("domain/topic", "@domain",
-// "*/stem") to the files that refer to it. Keys and file paths are
-// numbered once, in tables of the index: a file's keys and a key's files
-// are lists of small numbers rather than of strings, for the hundreds of
-// thousands of (key, file) pairs of a large library.
-type incomingIndex struct {
-	keys  *nameTable
+// sharedIncoming maps the key of a target ("domain/topic", "@domain",
+// "*/stem") to the files that refer to it. The sets are in the shards of
+// a cowMap: an edit copies the few shards whose keys it files or unfiles
+// rather than the index of every target. A set holds numbers of files
+// rather than their paths, for the hundreds of thousands of (key, file)
+// pairs of a large library; the numbers come from a table that the
+// forks of an index share.
+type sharedIncoming struct {
+	m     cowMap[*fileSet]
 	files *nameTable
-	sets  map[uint32]*fileSet // key id → files
 }
 
-func newIncoming(hint int) *incomingIndex {
-	return &incomingIndex{keys: &nameTable{}, files: &nameTable{}, sets: make(map[uint32]*fileSet, hint)}
+func newSharedIncoming(n int) sharedIncoming {
+	return sharedIncoming{newCowMap[*fileSet](n), &nameTable{}}
 }
 
-// add files the path p under key k and returns the id of k.
-func (ix *incomingIndex) add(k, p string) uint32 {
-	id := ix.keys.id(k)
-	ix.addID(id, p)
-	return id
+func (ix *sharedIncoming) fork() sharedIncoming { return sharedIncoming{ix.m.fork(), ix.files} }
+
+// shard returns the shard of key k for a change, copied first unless ix
+// owns it.
+func (ix *sharedIncoming) shard(k string) map[string]*fileSet {
+	return ix.m.writable(shardOf(k))
 }
 
-// addID files the path p under the key with id k.
-func (ix *incomingIndex) addID(k uint32, p string) {
-	s := ix.sets[k]
+// add files the path p under key k and returns the index's copy of k.
+func (ix *sharedIncoming) add(k, p string) string {
+	sh := ix.shard(k)
+	s := sh[k]
 	if s == nil {
-		s = &fileSet{}
-		ix.sets[k] = s
+		s = &fileSet{key: k}
+		sh[k] = s
 	}
 	s.add(ix.files.id(p), ix.files.len())
+	return s.key
 }
 
-// keyIDs returns the ids of keys, numbering those new to the index. It
-// is safe to call from several goroutines.
-func (ix *incomingIndex) keyIDs(keys []string) []uint32 {
-	ids := make([]uint32, len(keys))
-	for i, k := range keys {
-		ids[i] = ix.keys.id(k)
-	}
-	return ids
-}
-
-// keyID returns the id of key k, false when no file was ever filed under
-// it.
-func (ix *incomingIndex) keyID(k string) (uint32, bool) { return ix.keys.lookup(k) }
-
-// remove takes the path p out of the set of the key with id k.
-func (ix *incomingIndex) remove(k uint32, p string) {
-	s := ix.sets[k]
+func (ix *sharedIncoming) remove(k, p string) {
+	s := ix.shard(k)[k]
 	if s == nil {
 		return
 	}
@@ -65,14 +54,14 @@ func (ix *incomingIndex) remove(k uint32, p string) {
 }
 
 // paths returns the paths filed under key k, in no particular order.
-func (ix *incomingIndex) paths(k string) iter.Seq[string] {
+func (ix *sharedIncoming) paths(k string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		id, ok := ix.keys.lookup(k)
-		if !ok || ix.sets[id] == nil {
+		s, _ := ix.m.lookup(k)
+		if s == nil {
 			return
 		}
 		names := ix.files.all()
-		for f := range ix.sets[id].all() {
+		for f := range s.all() {
 			if !yield(names[f]) {
 				return
 			}
@@ -82,8 +71,9 @@ func (ix *incomingIndex) paths(k string) iter.Seq[string] {
 
 // nameTable numbers strings: the first string it is given is 0, the next
 // new one 1, and so on. Numbers are never reused, so that a set holding a
-// number always means the same string; a path that goes away keeps its
-// number (a few bytes) until the next full index builds new tables.
+// number always means the same string, in every snapshot; a path that
+// goes away keeps its number (a few bytes) until the next full index
+// builds a new table.
 type nameTable struct {
 	mu    sync.RWMutex
 	ids   map[string]uint32
@@ -97,11 +87,10 @@ func (t *nameTable) id(s string) uint32 {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if id, ok := t.ids[s]; ok {
-		return id
-	}
 	if t.ids == nil {
 		t.ids = map[string]uint32{}
+	} else if id, ok := t.ids[s]; ok {
+		return id
 	}
 	id := uint32(len(t.names))
 	t.ids[s] = id
@@ -124,16 +113,15 @@ func (t *nameTable) all() []string {
 	return t.names
 }
 
-func (t *nameTable) len() int {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return len(t.names)
-}
+func (t *nameTable) len() int { return len(t.all()) }
 
-// fileSet is a set of file ids: a list while that is smaller than a bit
-// per file of the library, as for most keys (the files naming one topic),
-// a bitset once larger (those naming a domain).
+// fileSet is a set of file numbers: a list while that is smaller than a
+// bit per file of the library, as for most keys (the files naming one
+// topic), a bitset once larger (those naming a domain).
 type fileSet struct {
+	// key is the index's copy of its key: files keep it in inKeys rather
+	// than a copy each.
+	key  string
 	list []uint32
 	bits []uint64
 }
@@ -183,7 +171,12 @@ func (s *fileSet) remove(f uint32) {
 	}
 }
 
-// all returns the ids in the set.
+// clone returns a copy of s that shares nothing it may change.
+func (s *fileSet) clone() *fileSet {
+	return &fileSet{key: s.key, list: slices.Clone(s.list), bits: slices.Clone(s.bits)}
+}
+
+// all returns the numbers in the set.
 func (s *fileSet) all() iter.Seq[uint32] {
 	return func(yield func(uint32) bool) {
 		if s.bits == nil {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,10 +70,10 @@ type File struct {
 	Skipped string
 
 	problems []metaProblem
-	// inKeys are the ids of the keys link filed the file under in the
-	// incoming index; unlink reuses them (computing the keys resolves
-	// every path reference again).
-	inKeys []uint32
+	// inKeys are the keys link filed the file under in the incoming
+	// index; refile reuses them (computing them resolves every path
+	// reference again).
+	inKeys []string
 	// cache is the file's index cache state during a full index, or nil.
 	cache *cached
 }
@@ -216,8 +217,8 @@ type Options struct {
 	// of files parsed so far and the total.
 	Progress func(done, total int)
 	// AfterIndex, when set, runs after each full index of the workspace has
-	// replaced the model, outside the library's locks: a long-running
-	// process returns the memory the build needed to the operating system.
+	// published the new model: a long-running process returns the memory
+	// the build needed to the operating system.
 	AfterIndex func()
 	// CacheDir, when set, is where the index cache lives (see package
 	// indexcache): a full index takes the token counts and references of
@@ -238,31 +239,14 @@ type Library struct {
 	opts Options
 	log  *slog.Logger
 
-	applyMu sync.Mutex // serialises changes
+	// applyMu serialises changes: the holder is the one writer of snap.
+	applyMu sync.Mutex
 
 	texts *textSource // reads back the text of released files
 
-	mu           sync.RWMutex
-	cfg          *config.Config
-	filter       *Filter // cfg's directory rules
-	cfgProblems  []config.Problem
-	counter      tokens.Counter
-	contextRoots []string
-	commandRoots []string
-	beside       map[string]map[string]bool
-	readings     *pathMemo // readings of path references under these roots
-	files        map[string]*File
-	topics       map[string]*Topic
-	aliases      map[string]*Topic // frontmatter ids of root files
-	byStem       map[string][]*Topic
-	domains      map[string]*Domain
-	commands     map[string]*Command
-	incoming     *incomingIndex // target key → referring file paths
-	warnings     []Warning      // from the scan
-	dupWarnings  []Warning      // duplicate topics and commands
-	dupTopics    map[string]bool
-	dupCommands  map[string]bool
-	version      uint64
+	// snap is the model in effect. Readers load it once per call and
+	// never wait: a change builds the next snapshot and swaps it in.
+	snap atomic.Pointer[model]
 }
 
 // Load scans the workspace at dir with the given configuration; a nil cfg
@@ -416,95 +400,53 @@ func (l *Library) release(files []*File) {
 }
 
 // Config returns the configuration in effect. Callers must not modify it.
-func (l *Library) Config() *config.Config {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.cfg
-}
+func (l *Library) Config() *config.Config { return l.snap.Load().cfg }
 
 // Filter returns the directory rules of the configuration: what a scan of
 // the workspace reads, and what Apply accepts.
-func (l *Library) Filter() *Filter {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.filter
-}
+func (l *Library) Filter() *Filter { return l.snap.Load().filter }
 
 // ConfigProblems returns what was wrong with the configuration.
 func (l *Library) ConfigProblems() []config.Problem {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return slices.Clone(l.cfgProblems)
+	return slices.Clone(l.snap.Load().cfgProblems)
 }
 
 // Counter returns the token counter in effect.
-func (l *Library) Counter() tokens.Counter {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.counter
-}
+func (l *Library) Counter() tokens.Counter { return l.snap.Load().counter }
 
 // Version increases with every change to the library.
-func (l *Library) Version() uint64 {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.version
-}
+func (l *Library) Version() uint64 { return l.snap.Load().version }
 
 // ContextRoots returns the context root directories.
 func (l *Library) ContextRoots() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return slices.Clone(l.contextRoots)
+	return slices.Clone(l.snap.Load().contextRoots)
 }
 
 // CommandRoots returns the command root directories.
 func (l *Library) CommandRoots() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return slices.Clone(l.commandRoots)
+	return slices.Clone(l.snap.Load().commandRoots)
 }
 
 // Warnings returns workspace problems that are not diagnostics.
 func (l *Library) Warnings() []Warning {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return slices.Concat(l.warnings, l.dupWarnings)
+	s := l.snap.Load()
+	return slices.Concat(s.warnings, s.dupWarnings)
 }
 
 // File returns the file at an absolute path.
 func (l *Library) File(path string) (*File, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	f, ok := l.files[filepath.Clean(path)]
-	return f, ok
+	f := l.snap.Load().files.get(filepath.Clean(path))
+	return f, f != nil
 }
 
 // Files returns every markdown file, sorted by path.
-func (l *Library) Files() []*File {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]*File, 0, len(l.files))
-	for _, f := range l.files {
-		out = append(out, f)
-	}
-	slices.SortFunc(out, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
-	return out
-}
+func (l *Library) Files() []*File { return l.snap.Load().sortedFiles() }
 
 // Topic returns the topic with an id such as "python/fastapi_patterns".
 // A file directly in a context root is found by its path id
 // ("cross_domain") and by the id its frontmatter declares
 // ("engineering/cross_domain").
-func (l *Library) Topic(id string) (*Topic, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if t, ok := l.topics[id]; ok {
-		return t, true
-	}
-	t, ok := l.aliases[id]
-	return t, ok
-}
+func (l *Library) Topic(id string) (*Topic, bool) { return l.snap.Load().topic(id) }
 
 // Topics returns every topic, sorted by id.
 func (l *Library) Topics() []*Topic {
@@ -517,13 +459,8 @@ func (l *Library) Topics() []*Topic {
 // that only look each one up: sorting ten thousand ids costs more than
 // what such a caller does with them.
 func (l *Library) TopicsUnordered() []*Topic {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]*Topic, 0, len(l.topics))
-	for _, t := range l.topics {
-		out = append(out, t)
-	}
-	return out
+	topics := &l.snap.Load().topics
+	return slices.AppendSeq(make([]*Topic, 0, topics.len()), topics.values())
 }
 
 // SortTopics sorts topics by id, the order of Topics.
@@ -533,50 +470,27 @@ func SortTopics(topics []*Topic) {
 
 // Domain returns a domain by name.
 func (l *Library) Domain(name string) (*Domain, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	d, ok := l.domains[name]
+	d, ok := l.snap.Load().domains[name]
 	return d, ok
 }
 
 // Domains returns every domain, sorted by name.
 func (l *Library) Domains() []*Domain {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]*Domain, 0, len(l.domains))
-	for _, d := range l.domains {
-		out = append(out, d)
-	}
-	slices.SortFunc(out, func(a, b *Domain) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return slices.SortedFunc(maps.Values(l.snap.Load().domains), func(a, b *Domain) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // IsDomain reports whether name is a domain.
-func (l *Library) IsDomain(name string) bool {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	_, ok := l.domains[name]
-	return ok
-}
+func (l *Library) IsDomain(name string) bool { return l.snap.Load().isDomain(name) }
 
 // Command returns a command by name.
 func (l *Library) Command(name string) (*Command, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	c, ok := l.commands[name]
+	c, ok := l.snap.Load().commands[name]
 	return c, ok
 }
 
 // Commands returns every command, sorted by name.
 func (l *Library) Commands() []*Command {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]*Command, 0, len(l.commands))
-	for _, c := range l.commands {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return slices.SortedFunc(maps.Values(l.snap.Load().commands), func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // RootFile returns the topic of a file directly in a context root, such as

@@ -3,6 +3,7 @@ package library
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -81,14 +82,22 @@ func (b *builder) readPath(dir, p string) *pathReading {
 	}
 	first, _, _ := strings.Cut(filepath.ToSlash(fp), "/")
 	r := &pathReading{candidates: []string{filepath.Join(dir, fp)}}
+	// Readings often meet ("../context/x.md" from a folder beside the
+	// root, read against the root): each candidate is looked up on disk
+	// once.
+	add := func(c string) {
+		if !slices.Contains(r.candidates, c) {
+			r.candidates = append(r.candidates, c)
+		}
+	}
 	for _, root := range b.contextRoots {
-		r.candidates = append(r.candidates, filepath.Join(filepath.Dir(root), fp))
+		add(filepath.Join(filepath.Dir(root), fp))
 		// dir stands for the referring file: a file is under root exactly
 		// when its directory is.
 		if b.beside[root][first] && underAny(dir, []string{root}) == "" {
 			continue
 		}
-		r.candidates = append(r.candidates, filepath.Join(root, fp))
+		add(filepath.Join(root, fp))
 	}
 	seen := map[string]bool{}
 	for _, c := range r.candidates {

@@ -27,7 +27,7 @@ func TestPathReadings(t *testing.T) {
 	}{
 		{
 			from: j("commands", "build.md"), path: "../context/python/django.md",
-			candidates: []string{j("context", "python", "django.md"), j("..", "context", "python", "django.md"), j("context", "python", "django.md")},
+			candidates: []string{j("context", "python", "django.md"), j("..", "context", "python", "django.md")},
 			inRoots:    true, keys: []string{"python/django"},
 		},
 		{
@@ -44,7 +44,7 @@ func TestPathReadings(t *testing.T) {
 		},
 		{
 			from: j("README.md"), path: "/python/django.md",
-			candidates: []string{j("python", "django.md"), j("python", "django.md"), j("context", "python", "django.md")},
+			candidates: []string{j("python", "django.md"), j("context", "python", "django.md")},
 			inRoots:    true, keys: []string{"python/django"},
 		},
 	}

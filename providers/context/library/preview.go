@@ -3,7 +3,6 @@ package library
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,11 +172,11 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, er
 	}
 	st := newState(files)
 	f.Refs = p.b.scanRefs(f, st.view(), 0)
-	l := &Library{
-		dir: p.dir, cfg: p.cfg, counter: p.b.counter, log: slog.New(slog.DiscardHandler),
+	l := &model{
+		dir: p.dir, cfg: p.cfg, counter: p.b.counter,
 		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, beside: p.b.beside, readings: p.b.paths,
 		files: st.files, topics: st.topics, aliases: st.aliases, byStem: st.byStem, domains: st.domains, commands: st.commands,
-		incoming: newIncoming(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
+		incoming: newSharedIncoming(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
 	}
 	return f, l.diagnose(f), nil
 }

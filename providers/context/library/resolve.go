@@ -68,26 +68,20 @@ func (t Target) OK() bool {
 }
 
 // Resolve resolves a reference made by file f.
-func (l *Library) Resolve(f *File, r refs.Ref) Target {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.resolve(f, r)
-}
+func (l *Library) Resolve(f *File, r refs.Ref) Target { return l.snap.Load().resolve(f, r) }
 
 // ResolveBrief resolves a reference made by file f as Resolve does, without
 // the close names of a failure (Target.Candidates stays nil): what pricing
 // a document needs, at a fraction of the cost for unresolved references.
 func (l *Library) ResolveBrief(f *File, r refs.Ref) Target {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.resolveWith(f, r, false)
+	return l.snap.Load().resolveWith(f, r, false)
 }
 
-func (l *Library) resolve(f *File, r refs.Ref) Target { return l.resolveWith(f, r, true) }
+func (l *model) resolve(f *File, r refs.Ref) Target { return l.resolveWith(f, r, true) }
 
 // resolveWith resolves r; suggest says whether to look for close names
 // when it fails.
-func (l *Library) resolveWith(f *File, r refs.Ref, suggest bool) Target {
+func (l *model) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	switch r.Form {
 	case refs.DomainForm:
 		d, ok := l.domains[r.Domain]
@@ -103,7 +97,7 @@ func (l *Library) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	if !ok {
 		return l.unknownDomain(r.Domain, r.Domain+"/"+name, suggest)
 	}
-	t, ok := l.topics[r.Domain+"/"+name]
+	t, ok := l.topics.lookup(r.Domain + "/" + name)
 	if !ok {
 		t, ok = l.aliases[r.Domain+"/"+name]
 	}
@@ -147,7 +141,7 @@ func withSection(t *Topic, section string, suggest bool) Target {
 
 // unknownDomain is the failure of a reference to a domain that does not
 // exist; missing is the topic id the reference names, if any.
-func (l *Library) unknownDomain(name, missing string, suggest bool) Target {
+func (l *model) unknownDomain(name, missing string, suggest bool) Target {
 	var cands []string
 	if suggest {
 		names := make([]string, 0, len(l.domains))
@@ -165,7 +159,7 @@ func (l *Library) unknownDomain(name, missing string, suggest bool) Target {
 // resolvePath resolves a path reference against the referring file, the
 // layout around each context root, each root, and (for bare file names)
 // every topic's file name.
-func (l *Library) resolvePath(f *File, r refs.Ref, suggest bool) Target {
+func (l *model) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	b := l.builder()
 	var inRoot string
 	for _, c := range b.pathCandidates(f.Path, r) {
@@ -181,7 +175,7 @@ func (l *Library) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	}
 	if isBare(r.Path) {
 		stem := strings.TrimSuffix(r.Path, path.Ext(r.Path))
-		found := l.byStem[stem]
+		found := l.byStem.get(stem)
 		if len(found) > 0 {
 			// Prefer the referring file's own domain, then the first by id.
 			best := found[0]
@@ -225,12 +219,12 @@ func (l *Library) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 // written as the reference wrote its path: among the files beside it, those
 // of its domain when it has one (every topic otherwise; a large library has
 // thousands).
-func (l *Library) nearFiles(c class, dir, inRoot, written string) []string {
+func (l *model) nearFiles(c class, dir, inRoot, written string) []string {
 	var near []*Topic
 	if d := l.domains[c.domain]; c.domain != "" && d != nil {
 		near = d.Topics
 	} else {
-		for _, t := range l.topics {
+		for _, t := range l.topics.all() {
 			near = append(near, t)
 		}
 	}
@@ -262,13 +256,13 @@ func missingFileMessage(c class, root string) string {
 // root: when it still ends in "domain/topic.md" for a known domain it is a
 // topic reference with a wrong relative path, and the fix is the path that
 // reaches the topic from the referring file.
-func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Target {
+func (l *model) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Target {
 	domain, stem, ok := b.misplaced(f.Path, r, func(name string) bool { _, ok := l.domains[name]; return ok })
 	if !ok {
 		return Target{Kind: NotAReference}
 	}
 	d := l.domains[domain]
-	if t := l.topics[domain+"/"+stem]; t != nil {
+	if t := l.topics.get(domain + "/" + stem); t != nil {
 		fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path)
 		if err != nil {
 			fix = t.Path
@@ -286,7 +280,7 @@ func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) T
 		}
 	}
 	for _, name := range Suggest(stem, names, 3) {
-		if t := l.topics[domain+"/"+name]; t != nil {
+		if t := l.topics.get(domain + "/" + name); t != nil {
 			if fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path); err == nil {
 				cands = append(cands, filepath.ToSlash(fix))
 			}
@@ -299,7 +293,7 @@ func (l *Library) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) T
 
 // meantInRoot reports whether a missing file at p would be a topic: it lies
 // directly in a context root, or in one of its existing domains.
-func (l *Library) meantInRoot(p string) bool {
+func (l *model) meantInRoot(p string) bool {
 	root := underAny(p, l.contextRoots)
 	if root == "" {
 		return false
@@ -328,17 +322,17 @@ func listsTopics(f *File) bool {
 
 // topicAt returns the topic stored at an absolute, clean path (as
 // filepath.Join returns), if any.
-func (l *Library) topicAt(p string) *Topic {
-	if f, ok := l.files[p]; ok && f.Topic != nil {
-		if t := l.topics[f.Topic.ID]; t == f.Topic {
+func (l *model) topicAt(p string) *Topic {
+	if f := l.files.get(p); f != nil && f.Topic != nil {
+		if t := l.topics.get(f.Topic.ID); t == f.Topic {
 			return t
 		}
 	}
 	return nil
 }
 
-// builder returns a builder for the current configuration; callers hold mu.
-func (l *Library) builder() *builder {
+// builder returns a builder for the snapshot's configuration.
+func (l *model) builder() *builder {
 	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, beside: l.beside, paths: l.readings}
 }
 
@@ -510,10 +504,10 @@ type Location struct {
 // References returns every reference in the workspace that resolves to
 // topic id (to the topic or one of its sections), ordered by file and
 // position.
-func (l *Library) References(id string) []Location {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	t := l.topics[id]
+func (l *Library) References(id string) []Location { return l.snap.Load().references(id) }
+
+func (l *model) references(id string) []Location {
+	t := l.topics.get(id)
 	if t == nil {
 		t = l.aliases[id]
 	}
@@ -542,7 +536,7 @@ func (l *Library) References(id string) []Location {
 	want := stem(t.Path)
 	var out []Location
 	for _, p := range sorted {
-		f := l.files[p]
+		f := l.files.get(p)
 		if f == nil {
 			continue
 		}
@@ -565,8 +559,10 @@ func (l *Library) References(id string) []Location {
 
 // DomainReferences returns every domain-form reference to a domain.
 func (l *Library) DomainReferences(name string) []Location {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
+	return l.snap.Load().domainReferences(name)
+}
+
+func (l *model) domainReferences(name string) []Location {
 	var paths []string
 	for p := range l.incoming.paths("@" + name) {
 		paths = append(paths, p)
@@ -574,7 +570,7 @@ func (l *Library) DomainReferences(name string) []Location {
 	slices.Sort(paths)
 	var out []Location
 	for _, p := range paths {
-		if f := l.files[p]; f != nil {
+		if f := l.files.get(p); f != nil {
 			for _, r := range f.Refs.All() {
 				if r.Form == refs.DomainForm && r.Domain == name {
 					out = append(out, Location{File: f, Ref: r})

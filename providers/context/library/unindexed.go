@@ -21,10 +21,11 @@ func (l *Library) ParseFile(path string, text []byte, known *File) *File {
 // RefOptions tunes the reference scanner to the library's domains and
 // sections.
 func (l *Library) RefOptions() refs.Options {
+	s := l.snap.Load()
 	return refs.Options{
-		IsDomain: l.IsDomain,
+		IsDomain: s.isDomain,
 		Sections: func(domain, topic string) []string {
-			t, ok := l.Topic(domain + "/" + topic)
+			t, ok := s.topic(domain + "/" + topic)
 			if !ok {
 				return nil
 			}

@@ -49,21 +49,15 @@ func (l *Library) SetConfig(ctx context.Context, cfg *config.Config, problems []
 }
 
 func (l *Library) reloadWith(ctx context.Context, cfg *config.Config, problems []config.Problem) (Result, error) {
-	before := l.paths()
+	before := l.snap.Load().paths()
 	if err := l.reload(ctx, cfg, problems); err != nil {
 		return Result{}, err
 	}
-	after := l.paths()
+	after := l.snap.Load().paths()
 	all := append(before, after...)
 	slices.Sort(all)
 	all = slices.Compact(all)
 	return Result{Changed: all, Affected: all, Reloaded: true}, nil
-}
-
-func (l *Library) paths() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return slices.Collect(maps.Keys(l.files))
 }
 
 // Apply brings the library in step with a set of changed files. Changes to
@@ -73,9 +67,8 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	l.applyMu.Lock()
 	defer l.applyMu.Unlock()
 
-	l.mu.RLock()
-	a := &applyRun{l: l, b: l.builder(), cfg: l.cfg, flt: l.filter}
-	l.mu.RUnlock()
+	cur := l.snap.Load()
+	a := &applyRun{l: l, cur: cur, b: cur.builder(), cfg: cur.cfg, flt: cur.filter}
 
 	reload, err := a.collect(changes)
 	if err != nil {
@@ -84,20 +77,18 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 	if reload != nil {
 		return l.reloadWith(ctx, reload.cfg, reload.problems)
 	}
-	// Parse outside the lock: a slow file must not stall readers.
 	if err := a.parse(ctx); err != nil {
 		return Result{}, err
 	}
-
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	a.st = l.state()
+	// Readers go on with cur meanwhile: the next snapshot is built from
+	// copies of what changes.
+	a.st = cur.state()
 	if !a.swap() {
 		return Result{}, nil
 	}
 	a.relink()
 	a.markDependents()
-	// Readers wait on l.mu: the files are not yet shared.
+	// The files are not yet shared.
 	var fromDisk []*File
 	for i, u := range a.ups {
 		if u.fromDisk || u.content == nil {
@@ -111,6 +102,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 // applyRun holds what one Apply works out, step by step.
 type applyRun struct {
 	l   *Library
+	cur *model // the model the run starts from
 	b   *builder
 	cfg *config.Config
 	flt *Filter
@@ -118,10 +110,11 @@ type applyRun struct {
 	ups   []fileUpdate // the files to parse again or drop
 	built []*File      // the new version of each, nil for a drop
 
-	st       *state          // the library's maps, updated in place
-	changed  map[string]bool // files whose content changed
-	affected map[string]bool // files whose diagnostics may have changed
-	before   map[string]int  // reference counts of the replaced files
+	st       *state              // the next model, built from copies of cur's
+	changed  map[string]bool     // files whose content changed
+	affected map[string]bool     // files whose diagnostics may have changed
+	before   map[string]int      // reference counts of the replaced files
+	oldKeys  map[string][]string // incoming keys of the replaced files
 	pairs    []filePair
 }
 
@@ -184,7 +177,7 @@ func (a *applyRun) collectFromDisk(p string, removed bool) bool {
 	switch {
 	case removed || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsguard.ErrOutsideWorkspace) || err != nil && fsguard.IsLoop(err) ||
 		err == nil && !info.IsDir() && !info.Mode().IsRegular():
-		for _, q := range a.l.filesUnder(p) {
+		for _, q := range a.cur.filesUnder(p) {
 			a.ups = append(a.ups, fileUpdate{path: q, removed: true})
 		}
 		a.ups = append(a.ups, fileUpdate{path: p, removed: true})
@@ -209,33 +202,35 @@ func (a *applyRun) parse(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// state returns the library's maps as a state to update. The caller holds
-// l.mu.
-func (l *Library) state() *state {
-	return &state{files: l.files, topics: l.topics, aliases: l.aliases, byStem: l.byStem, domains: l.domains, commands: l.commands,
-		incoming: l.incoming, dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings}
-}
-
 // swap puts the new versions of the files in place of the old ones and
 // reports whether anything changed.
 func (a *applyRun) swap() bool {
 	st := a.st
-	a.changed, a.affected, a.before = map[string]bool{}, map[string]bool{}, map[string]int{}
+	a.changed, a.affected, a.before, a.oldKeys = map[string]bool{}, map[string]bool{}, map[string]int{}, map[string][]string{}
 	for i, u := range a.ups {
-		old, nf := st.files[u.path], a.built[i]
+		old, nf := st.files.get(u.path), a.built[i]
 		if old == nil && nf == nil {
 			continue
 		}
 		if old != nil {
-			a.before[u.path] = old.Refs.Len()
-			st.unlink(a.b, old)
-			delete(st.files, u.path)
+			if _, again := a.oldKeys[u.path]; !again {
+				// The published version, rather than one this run built
+				// from a change to the same path listed before.
+				a.before[u.path] = old.Refs.Len()
+				a.oldKeys[u.path] = st.keysOf(a.b, old)
+			}
+			st.files.del(u.path)
 		}
 		if nf != nil {
-			st.files[u.path] = nf
+			st.files.set(u.path, nf)
 		}
 		a.changed[u.path] = true
 		a.pairs = append(a.pairs, filePair{old, nf})
+	}
+	for p, keys := range a.oldKeys {
+		if st.files.get(p) == nil {
+			st.refile(p, keys, nil) // dropped; relink refiles the others
+		}
 	}
 	return len(a.changed) > 0
 }
@@ -263,22 +258,23 @@ func (a *applyRun) relink() {
 			hint = a.before[p]
 		}
 		nf.Refs = a.b.scanRefs(&nf, v, hint)
+		old := a.oldKeys[p] // nil for a new file
 		if !a.changed[p] {
-			st.unlink(a.b, f)
+			old = st.keysOf(a.b, f)
 		}
-		st.files[p] = &nf
-		st.link(&nf, refKeys(a.b, &nf))
+		nf.inKeys = st.refile(p, old, refKeys(a.b, &nf))
+		st.files.set(p, &nf)
 	}
 	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
-		for p, f := range st.files {
+		for p, f := range st.files.all() {
 			rescan(p, f)
 			a.affected[p] = true
 		}
 		return
 	}
 	for p := range a.changed {
-		if f := st.files[p]; f != nil {
+		if f := st.files.get(p); f != nil {
 			rescan(p, f)
 		}
 	}
@@ -306,15 +302,11 @@ func (a *applyRun) markDependents() {
 	}
 }
 
-// commit makes the updated state the library's and says what changed.
-// The caller holds l.mu.
+// commit publishes the next snapshot and says what changed.
 func (a *applyRun) commit() Result {
-	l, st := a.l, a.st
-	l.files, l.topics, l.byStem, l.domains, l.commands, l.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
-	l.aliases = st.aliases
-	l.dupTopics, l.dupCommands, l.dupWarnings = st.dupTopics, st.dupCommands, st.warnings
-	l.warnings = slices.DeleteFunc(l.warnings, func(w Warning) bool { return a.changed[w.Path] })
-	l.version++
+	next := a.cur.withState(a.st)
+	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w Warning) bool { return a.changed[w.Path] })
+	a.l.snap.Store(next)
 	return Result{Changed: sortedKeys(a.changed), Affected: sortedKeys(a.affected), Reloaded: false}
 }
 
@@ -337,7 +329,7 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 				if st.dupTopics[t.ID] {
 					return false, false
 				}
-				if cur := st.topics[t.ID]; f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
+				if cur := st.topics.get(t.ID); f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
 					return false, false // a new definition of an existing id
 				}
 			}
@@ -373,15 +365,17 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 	}
 	for _, pr := range pairs {
 		if pr.old != nil {
-			if t := pr.old.Topic; t != nil && st.topics[t.ID] == t {
-				delete(st.topics, t.ID)
+			if t := pr.old.Topic; t != nil && st.topics.get(t.ID) == t {
+				st.topics.del(t.ID)
 				if a := alias(t); a != "" && st.aliases[a] == t {
 					delete(st.aliases, a)
 				}
 				stem := path.Base(t.Name)
-				st.byStem[stem] = slices.DeleteFunc(st.byStem[stem], func(x *Topic) bool { return x == t })
-				if len(st.byStem[stem]) == 0 {
-					delete(st.byStem, stem)
+				// Copies: the lists belong to the published snapshot too.
+				if list := slices.DeleteFunc(slices.Clone(st.byStem.get(stem)), func(x *Topic) bool { return x == t }); len(list) > 0 {
+					st.byStem.set(stem, list)
+				} else {
+					st.byStem.del(stem)
 				}
 				if t.Domain != "" {
 					d := domain(t.Domain)
@@ -404,14 +398,14 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 		}
 		if pr.new != nil {
 			if t := pr.new.Topic; t != nil {
-				st.topics[t.ID] = t
+				st.topics.set(t.ID, t)
 				if a := alias(t); a != "" && st.aliases[a] == nil {
 					st.aliases[a] = t
 				}
 				stem := path.Base(t.Name)
-				list := st.byStem[stem]
+				list := st.byStem.get(stem)
 				i, _ := slices.BinarySearchFunc(list, t.Path, func(x *Topic, p string) int { return strings.Compare(x.Path, p) })
-				st.byStem[stem] = slices.Insert(list, i, t)
+				st.byStem.set(stem, slices.Insert(slices.Clip(list), i, t))
 				if t.Domain != "" {
 					d := domain(t.Domain)
 					if dir := filepath.Join(t.Root, t.Domain); !slices.Contains(d.Dirs, dir) {
@@ -461,7 +455,7 @@ func dependents(st *state, f *File, edit bool) []string {
 		out = append(out, d.Index.Path)
 	}
 	// Files with a same-named topic see a duplicate appear or go.
-	if cur := st.topics[t.ID]; cur != nil {
+	if cur := st.topics.get(t.ID); cur != nil {
 		out = append(out, cur.Path)
 	}
 	return out
@@ -491,18 +485,6 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 		return true
 	}
 	return false
-}
-
-func (l *Library) filesUnder(dir string) []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	var out []string
-	for p := range l.files {
-		if strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // markdownUnder lists the markdown files under dir that the scan reads.

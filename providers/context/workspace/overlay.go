@@ -27,11 +27,11 @@ func (w *Workspace) DidClose(path string) {
 	path = filepath.Clean(path)
 	w.applyMu.Lock()
 	defer w.applyMu.Unlock()
-	w.omu.Lock()
-	_, ok := w.overlays[path]
-	delete(w.overlays, path)
-	w.omu.Unlock()
-	if !ok || w.closed() {
+	if _, ok := w.cur.Load().overlays[path]; !ok {
+		return
+	}
+	w.editOverlays(func(m map[string]overlay) { delete(m, path) })
+	if w.closed() {
 		return
 	}
 	w.applyPaths(w.ctx, []string{path}, false)
@@ -39,18 +39,14 @@ func (w *Workspace) DidClose(path string) {
 
 // Overlay returns the editor's text of an open document.
 func (w *Workspace) Overlay(path string) (text string, version int32, ok bool) {
-	w.omu.RLock()
-	defer w.omu.RUnlock()
-	o, ok := w.overlays[filepath.Clean(path)]
+	o, ok := w.cur.Load().overlays[filepath.Clean(path)]
 	return o.text, o.version, ok
 }
 
 func (w *Workspace) setOverlay(path, text string, version int32) {
 	w.applyMu.Lock()
 	defer w.applyMu.Unlock()
-	w.omu.Lock()
-	w.overlays[path] = overlay{text: text, version: version}
-	w.omu.Unlock()
+	w.editOverlays(func(m map[string]overlay) { m[path] = overlay{text: text, version: version} })
 	if w.closed() {
 		return
 	}
@@ -58,25 +54,63 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 	if f, ok := lib.File(path); ok && f.Doc != nil && f.Doc.SameString(text) {
 		return // the library already holds this text (opening an unchanged file)
 	}
-	res, err := lib.Apply(w.ctx, []library.Change{{Path: path, Content: []byte(text)}})
+	w.apply(w.ctx, lib, []library.Change{{Path: path, Content: []byte(text)}})
+}
+
+// editOverlays publishes the next state with the open documents edit
+// leaves in a copy of the current ones. The caller holds applyMu.
+func (w *Workspace) editOverlays(edit func(map[string]overlay)) {
+	cur := w.cur.Load()
+	m := maps.Clone(cur.overlays)
+	if m == nil {
+		m = make(map[string]overlay)
+	}
+	edit(m)
+	w.cur.Store(&state{lib: cur.lib, overlays: m})
+}
+
+// setLibrary publishes the next state with lib in place of the library.
+// The caller holds applyMu.
+func (w *Workspace) setLibrary(lib *library.Library) {
+	w.cur.Store(&state{lib: lib, overlays: w.cur.Load().overlays})
+}
+
+// apply applies changes to lib, the editor's texts and the disk's alike,
+// lays the open documents over what the library read from disk for them,
+// and publishes the update. The caller holds applyMu.
+func (w *Workspace) apply(ctx context.Context, lib *library.Library, changes []library.Change) {
+	warned := lib.Warnings()
+	res, err := lib.Apply(ctx, changes)
 	if err != nil {
-		w.log.Warn("workspace: cannot apply the editor's text", "path", path, "err", err)
+		if ctx.Err() == nil {
+			w.log.Warn("workspace: cannot apply changes", "files", len(changes), "first", changes[0].Path, "err", err)
+		}
 		return
 	}
 	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: res.Reloaded}
-	if res.Reloaded {
-		// A reload reads the disk: lay the open documents over it again.
-		u.merge(w.restoreOverlays(w.ctx, lib))
+	if res.Reloaded || slices.ContainsFunc(res.Changed, func(p string) bool { return w.isOpen(p) && !isOverlay(changes, p) }) {
+		// The library read the disk for an open document (a reload, a root
+		// that appeared in a way only the library saw, or a directory
+		// holding the document went away): lay the editor's text over it
+		// again.
+		u.merge(w.restoreOverlays(ctx, lib))
 	}
+	w.logWarnings(warned)
 	w.publish(u)
+}
+
+// isOverlay reports whether changes give the editor's text of p.
+func isOverlay(changes []library.Change, p string) bool {
+	return slices.ContainsFunc(changes, func(c library.Change) bool {
+		return c.Path == p && c.Content != nil && !c.FromDisk
+	})
 }
 
 // overlayChanges returns the open documents as library changes.
 func (w *Workspace) overlayChanges() []library.Change {
-	w.omu.RLock()
-	defer w.omu.RUnlock()
-	out := make([]library.Change, 0, len(w.overlays))
-	for p, o := range w.overlays {
+	overlays := w.cur.Load().overlays
+	out := make([]library.Change, 0, len(overlays))
+	for p, o := range overlays {
 		out = append(out, library.Change{Path: p, Content: []byte(o.text)})
 	}
 	return out
@@ -85,15 +119,11 @@ func (w *Workspace) overlayChanges() []library.Change {
 // OpenPaths returns the paths of the open documents, in no particular
 // order.
 func (w *Workspace) OpenPaths() []string {
-	w.omu.RLock()
-	defer w.omu.RUnlock()
-	return slices.Collect(maps.Keys(w.overlays))
+	return slices.Collect(maps.Keys(w.cur.Load().overlays))
 }
 
 func (w *Workspace) isOpen(path string) bool {
-	w.omu.RLock()
-	defer w.omu.RUnlock()
-	_, ok := w.overlays[path]
+	_, ok := w.cur.Load().overlays[path]
 	return ok
 }
 

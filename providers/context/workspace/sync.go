@@ -299,23 +299,7 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 		w.publish(u)
 		return
 	}
-	warned := lib.Warnings()
-	res, err := lib.Apply(ctx, c.changes)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Warn("workspace: cannot apply file changes", "err", err)
-		}
-		return
-	}
-	u := Update{Changed: res.Changed, Affected: res.Affected, Reloaded: res.Reloaded}
-	if res.Reloaded || slices.ContainsFunc(res.Changed, w.isOpen) {
-		// The library read the disk for an open document (a root appeared
-		// in a way only the library saw, or a directory holding the
-		// document went away): lay the editor's text over it again.
-		u.merge(w.restoreOverlays(ctx, lib))
-	}
-	w.logWarnings(warned)
-	w.publish(u)
+	w.apply(ctx, lib, c.changes)
 }
 
 // rebuild scans the workspace again into a new library, lays the open
@@ -329,7 +313,7 @@ func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []
 		return Update{}, err
 	}
 	w.restoreOverlays(ctx, nl)
-	w.lib.Store(nl)
+	w.setLibrary(nl)
 	var all []string
 	for _, l := range []*library.Library{old, nl} {
 		for _, f := range l.Files() {

@@ -136,11 +136,20 @@ type overlay struct {
 	version int32
 }
 
+// state is what a request reads of the workspace: the library and the
+// editor's texts of the open documents. A published state is never
+// changed: the writer (holding applyMu) publishes the next one, so that
+// readers load it without a lock.
+type state struct {
+	lib      *library.Library
+	overlays map[string]overlay
+}
+
 // Workspace is one live workspace. Its methods are safe for concurrent use.
 type Workspace struct {
 	dir     string
 	cfgPath string
-	lib     atomic.Pointer[library.Library]
+	cur     atomic.Pointer[state]
 	opts    Options
 	log     *slog.Logger
 	// watchLog is log without repeats of a warning: the watcher is started
@@ -151,13 +160,11 @@ type Workspace struct {
 	// its text back (library.Options.Changed).
 	changed func(path string)
 
-	// applyMu serialises every change to the library, so that overlays,
-	// disk changes and configuration changes are applied in one order.
+	// applyMu serialises every change to the library and to cur, so
+	// that overlays, disk changes and configuration changes are applied
+	// in one order.
 	applyMu  sync.Mutex
 	settings *config.Settings // guarded by applyMu
-
-	omu      sync.RWMutex
-	overlays map[string]overlay
 
 	// Updates waiting for OnUpdate.
 	umu     sync.Mutex
@@ -225,8 +232,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	var self atomic.Pointer[Workspace]
 	changed := func(p string) {
 		if w := self.Load(); w != nil {
-			// Not from the reader's goroutine, which may hold the
-			// library's locks.
+			// Not from the reader's goroutine: it may be an Apply's,
+			// whose caller holds applyMu.
 			go w.NotifyWatched([]string{p})
 		}
 	}
@@ -241,7 +248,6 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		log:      log,
 		watchLog: slog.New(&onceHandler{Handler: log.Handler(), seen: &seenSet{m: make(map[string]bool)}}),
 		settings: settings,
-		overlays: make(map[string]overlay),
 		uwake:    make(chan struct{}, 1),
 		notified: make(map[string]bool),
 		nwake:    make(chan struct{}, 1),
@@ -251,7 +257,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	}
 	self.Store(w)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.lib.Store(lib)
+	w.cur.Store(&state{lib: lib})
 	w.logWarnings(nil)
 	w.wg.Add(2)
 	go w.deliver()
@@ -311,12 +317,12 @@ func effectiveConfig(dir string, s *config.Settings) (*config.Config, []config.P
 }
 
 // Library returns the current library. It changes as the workspace follows
-// the disk: file changes are applied to it in place, while a configuration
+// the disk: file changes give it its next snapshot, while a configuration
 // change or a new or removed context root replaces it by a library built
 // aside (with the open documents laid over it), so that no reader sees the
 // disk's text of an open document. Call Library for every request rather
 // than keeping it; the files and topics it hands out are immutable.
-func (w *Workspace) Library() *library.Library { return w.lib.Load() }
+func (w *Workspace) Library() *library.Library { return w.cur.Load().lib }
 
 // Dir returns the workspace directory (absolute, cleaned).
 func (w *Workspace) Dir() string { return w.dir }

@@ -98,6 +98,19 @@ func warningsText(ws []contextprovider.Warning) string {
 // rest are counted in one more.
 const maxCollectWarnings = 50
 
+// maxCollectPaths bounds the distinct path references of one command that
+// are resolved, each a few lookups on disk: far more topics than a budget
+// loads, while a command of tens of thousands of links would take seconds
+// on every preview.
+const maxCollectPaths = 2000
+
+// pathRef is what the resolution of a path reference depends on, within
+// one file.
+type pathRef struct {
+	path, fragment string
+	where          refs.Where
+}
+
 // collect turns the references a command makes, in its frontmatter context
 // list and its body, into requests of the loading protocol. A domain named
 // alone brings its always-load topics; topics of domains the command does
@@ -120,6 +133,9 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 		unwarned int
 		primary  = map[string]bool{}
 		wanted   = map[want]bool{}
+		// A path written again resolves as it did the first time.
+		paths    = map[pathRef]library.Target{}
+		unpathed int
 	)
 	warn := func(w string) {
 		switch {
@@ -138,9 +154,28 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 			wants = append(wants, w)
 		}
 	}
-	for _, r := range f.Refs.All() {
-		// The close names of a failure are for diagnostics, not warnings.
+	// The close names of a failure are for diagnostics, not warnings.
+	resolve := func(r refs.Ref) (library.Target, bool) {
+		if r.Form != refs.PathForm {
+			return lib.ResolveBrief(f, r), true
+		}
+		k := pathRef{r.Path, r.Fragment, r.Where}
+		if t, ok := paths[k]; ok {
+			return t, true
+		}
+		if len(paths) >= maxCollectPaths {
+			unpathed++
+			return library.Target{}, false
+		}
 		t := lib.ResolveBrief(f, r)
+		paths[k] = t
+		return t, true
+	}
+	for _, r := range f.Refs.All() {
+		t, ok := resolve(r)
+		if !ok {
+			continue
+		}
 		switch t.Kind {
 		case library.DomainTarget:
 			if t.Domain == nil {
@@ -177,6 +212,9 @@ func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Requ
 	}
 	if unwarned > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d more warnings about references not listed", unwarned))
+	}
+	if unpathed > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d path references past the first %d distinct paths skipped", unpathed, maxCollectPaths))
 	}
 	if len(primary) == 0 && len(wants) > 0 {
 		primary[wants[0].topic.Domain] = true

@@ -379,21 +379,21 @@ type loadCache struct {
 	query        string // selects content by ?1 session_id, ?2 a, ?3 b
 }
 
+// newLoadCache returns the cache kept in table, whose key columns are a
+// and b.
+func newLoadCache(kind, aName, bName, table, a, b string) loadCache {
+	return loadCache{
+		kind: kind, aName: aName, bName: bName,
+		upsert: fmt.Sprintf(`INSERT INTO %[1]s (session_id, %[2]s, %[3]s, content, loaded_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, %[2]s, %[3]s) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`, table, a, b),
+		query: fmt.Sprintf(`SELECT content FROM %s WHERE session_id = ?1 AND %s = ?2 AND %s = ?3`, table, a, b),
+	}
+}
+
 var (
-	contextLoads = loadCache{
-		kind: "context", aName: "domain", bName: "topic",
-		upsert: `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (session_id, domain, topic) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-		query: `SELECT content FROM context_loads WHERE session_id = ?1 AND domain = ?2 AND topic = ?3`,
-	}
-	memoryLoads = loadCache{
-		kind: "memory", aName: "memory layer", bName: "memory key",
-		upsert: `INSERT INTO memory_loads (session_id, layer, key, content, loaded_at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (session_id, layer, key) DO UPDATE SET content = excluded.content, loaded_at = excluded.loaded_at`,
-		query: `SELECT content FROM memory_loads WHERE session_id = ?1 AND layer = ?2 AND key = ?3`,
-	}
+	contextLoads = newLoadCache("context", "domain", "topic", "context_loads", "domain", "topic")
+	memoryLoads  = newLoadCache("memory", "memory layer", "memory key", "memory_loads", "layer", "key")
 )
 
 // RecordContextLoad caches the content of domain:topic in the execution and

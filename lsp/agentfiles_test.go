@@ -12,13 +12,12 @@ import (
 // editor's text, and offer their fixes as quick fixes.
 func TestInprocAgentFiles(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
 		".mcp.json":                      "{\"mcpServers\": {\"a\": {\"command\": 1}}}\n",
 		"context/python/x.md":            "# X\n\nBody.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	has := func(code string) func(inprocDiagnostics) bool {
 		return func(d inprocDiagnostics) bool {
 			return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == code
@@ -57,11 +56,10 @@ func TestInprocAgentFiles(t *testing.T) {
 // subagent naming it is then satisfied.
 func TestInprocAgentFileCreated(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
+	dir := c.root
 	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
 	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
@@ -93,12 +91,11 @@ func TestInprocAgentFileCreated(t *testing.T) {
 // own watcher.
 func TestInprocAgentFileWatched(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/skills/x/SKILL.md": "---\nname: y\ndescription: Does x.\n---\nBody.\n",
 		"context/python/x.md":       "# X\n\nBody.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{watch: true})
+	}, inprocOptions{watch: true})
+	dir := c.root
 	mismatch := func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
 	}
@@ -126,13 +123,11 @@ func TestInprocAgentFileWatched(t *testing.T) {
 // the field's documentation.
 func TestInprocAgentFrontmatter(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	c := inprocWorkspace(t, map[string]string{
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the service.\n---\nBody.\n",
 		".claude/agents/a.md":            "---\nname: a\ndescription: Reviews.\n---\nAgent.\n",
 		"context/python/x.md":            "# X\n\nBody.\n",
-	})
-	c := inprocStart(t, dir, inprocOptions{})
+	}, inprocOptions{})
 	type item struct {
 		Label         string
 		Kind          int
@@ -181,5 +176,50 @@ func TestInprocAgentFrontmatter(t *testing.T) {
 		"position": inprocPos(t, text, "tools", 2, false)}, &h)
 	if !strings.HasPrefix(h.Contents.Value, "**tools** · a string or a list of strings") || h.Range.Start.Line != 3 || h.Range.End.Character != 5 {
 		t.Errorf("hover %+v", h)
+	}
+}
+
+// The server binary over stdio publishes a skill's YAML error without the
+// file being opened, and its quick fix quotes the description.
+func TestStdioAgentFileDiagnosticsAndFix(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	rel := ".claude/skills/deploy/SKILL.md"
+	text := "---\nname: deploy\ndescription: Use when: shipping a release\n---\n\nDeploy it.\n"
+	inprocWrite(t, root, map[string]string{rel: text})
+	c := stdioStart(t, root)
+	ctx := stdioCtx(t)
+	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	uri := stdioFileURI(filepath.Join(root, rel))
+	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
+		return stdioDiagAt(ds, "frontmatter-parse-error", 2, "")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []struct {
+		Title string              `json:"title"`
+		Edit  *stdioWorkspaceEdit `json:"edit"`
+	}
+	if err := c.Call(ctx, "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        ds[0].Range,
+		"context":      map[string]any{"diagnostics": ds, "only": []string{"quickfix"}},
+	}, &actions); err != nil {
+		t.Fatalf("codeAction: %v", err)
+	}
+	if len(actions) != 1 || actions[0].Edit == nil {
+		t.Fatalf("actions: %+v", actions)
+	}
+	var edits []ClientTextEdit
+	for u, es := range actions[0].Edit.Changes {
+		if stdioSameURI(u, uri) {
+			edits = append(edits, es...)
+		}
+	}
+	if after := stdioApplyEdits(t, text, edits); !strings.Contains(after, "\ndescription: \"Use when: shipping a release\"\n") {
+		t.Errorf("%q gives:\n%s", actions[0].Title, after)
 	}
 }

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Scheduled, quietRequest } from '../../src/scheduled';
+
+test('Scheduled runs the last of a burst once, after its delay', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  let runs = 0;
+  const s = new Scheduled(async () => {
+    runs++;
+  });
+  s.schedule(500);
+  s.schedule(100);
+  t.mock.timers.tick(99);
+  assert.equal(runs, 0, 'ran before its delay');
+  t.mock.timers.tick(1);
+  assert.equal(runs, 1, 'the burst ran once');
+  t.mock.timers.tick(1000);
+  assert.equal(runs, 1, 'the replaced timer ran as well');
+  s.schedule(10);
+  s.dispose();
+  t.mock.timers.tick(100);
+  assert.equal(runs, 1, 'ran after dispose');
+});
+
+test('Scheduled tells an update that a later one started', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const latest: Array<() => boolean> = [];
+  const s = new Scheduled(async (l) => {
+    latest.push(l);
+  });
+  s.schedule(0);
+  t.mock.timers.tick(0);
+  assert.equal(latest[0](), true, 'the only update is not the latest');
+  s.schedule(0);
+  t.mock.timers.tick(0);
+  assert.deepEqual(
+    latest.map((l) => l()),
+    [false, true],
+    'the first update is still the latest after a second started',
+  );
+});
+
+test('quietRequest logs a failure and gives undefined', async () => {
+  const lines: string[] = [];
+  const server = {
+    output: { appendLine: (l: string) => lines.push(l) },
+    request: async <R>(method: string, params: unknown): Promise<R> => {
+      if (method === 'bad') {
+        throw new Error('boom');
+      }
+      return { method, params } as R;
+    },
+  };
+  assert.deepEqual(await quietRequest(server, 'good', { a: 1 }), { method: 'good', params: { a: 1 } });
+  assert.equal(await quietRequest(server, 'bad', {}), undefined);
+  assert.deepEqual(lines, ['[ctxls] bad: Error: boom']);
+});
