@@ -66,14 +66,14 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if b.cache != nil {
 		b.view = viewKey(st)
 	}
-	// Each file's keys are interned as they are found: strings made for
+	// Each file's keys are numbered as they are found: strings made for
 	// each until every file is scanned, they would leave holes among the
 	// references scanned meanwhile.
-	var in interner
-	keys := make([][]string, len(files))
+	st.incoming = newSharedIncoming(st.topics.len())
+	keys := make([][]uint32, len(files))
 	parallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(files[i], view, 0)
-		keys[i] = in.internAll(refKeys(b, files[i]))
+		keys[i] = st.incoming.keyIDs(refKeys(b, files[i]))
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -704,22 +704,16 @@ func (v view) sections(domain, topic string) []string {
 }
 
 // buildIncoming indexes which files refer to which targets, given the
-// refKeys of each file.
-func (st *state) buildIncoming(files []*File, keys [][]string) {
-	st.incoming = newSharedIncoming(st.topics.len())
+// numbers of the refKeys of each file in st.incoming.
+func (st *state) buildIncoming(files []*File, keys [][]uint32) {
 	for i, f := range files {
 		if st.files.get(f.Path) == f {
-			st.link(f, keys[i])
+			for _, k := range keys[i] {
+				st.incoming.addID(k, f.Path)
+			}
+			f.inKeys = keys[i]
 		}
 	}
-}
-
-// link files f in the incoming index under keys, its refKeys.
-func (st *state) link(f *File, keys []string) {
-	for i, k := range keys {
-		keys[i] = st.incoming.add(k, f.Path)
-	}
-	f.inKeys = keys
 }
 
 // refKeys lists the index keys of a file's references: "domain/topic" for

@@ -12,18 +12,41 @@ import (
 // a cowMap: an edit copies the few shards whose keys it files or unfiles
 // rather than the index of every target. A set holds numbers of files
 // rather than their paths, for the hundreds of thousands of (key, file)
-// pairs of a large library; the numbers come from a table that the
-// forks of an index share.
+// pairs of a large library, and files keep the numbers of their keys;
+// the numbers come from tables that the forks of an index share.
 type sharedIncoming struct {
 	m     cowMap[*fileSet]
+	keys  *nameTable
 	files *nameTable
 }
 
 func newSharedIncoming(n int) sharedIncoming {
-	return sharedIncoming{newCowMap[*fileSet](n), &nameTable{}}
+	return sharedIncoming{newCowMap[*fileSet](n), &nameTable{}, &nameTable{}}
 }
 
-func (ix *sharedIncoming) fork() sharedIncoming { return sharedIncoming{ix.m.fork(), ix.files} }
+func (ix *sharedIncoming) fork() sharedIncoming {
+	return sharedIncoming{ix.m.fork(), ix.keys, ix.files}
+}
+
+// keyIDs returns the numbers of keys, numbering those new to the index.
+// It is safe to call from several goroutines.
+func (ix *sharedIncoming) keyIDs(keys []string) []uint32 {
+	ids := make([]uint32, len(keys))
+	for i, k := range keys {
+		ids[i] = ix.keys.id(k)
+	}
+	return ids
+}
+
+// keyNames returns the keys numbered ids.
+func (ix *sharedIncoming) keyNames(ids []uint32) []string {
+	names := ix.keys.all()
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = names[id]
+	}
+	return out
+}
 
 // shard returns the shard of key k for a change, copied first unless ix
 // owns it.
@@ -33,6 +56,12 @@ func (ix *sharedIncoming) shard(k string) map[string]*fileSet {
 
 // add files the path p under key k and returns the index's copy of k.
 func (ix *sharedIncoming) add(k, p string) string {
+	return ix.addID(ix.keys.id(k), p)
+}
+
+// addID files the path p under the key numbered k and returns the key.
+func (ix *sharedIncoming) addID(id uint32, p string) string {
+	k := ix.keys.all()[id]
 	sh := ix.shard(k)
 	s := sh[k]
 	if s == nil {
@@ -119,8 +148,7 @@ func (t *nameTable) len() int { return len(t.all()) }
 // bit per file of the library, as for most keys (the files naming one
 // topic), a bitset once larger (those naming a domain).
 type fileSet struct {
-	// key is the index's copy of its key: files keep it in inKeys rather
-	// than a copy each.
+	// key is the index's copy of its key.
 	key  string
 	list []uint32
 	bits []uint64

@@ -70,10 +70,10 @@ type File struct {
 	Skipped string
 
 	problems []metaProblem
-	// inKeys are the keys link filed the file under in the incoming
-	// index; refile reuses them (computing them resolves every path
-	// reference again).
-	inKeys []string
+	// inKeys are the numbers of the keys the file is filed under in the
+	// incoming index; refile reuses them (computing the keys resolves
+	// every path reference again).
+	inKeys []uint32
 	// cache is the file's index cache state during a full index, or nil.
 	cache *cached
 }

@@ -118,7 +118,7 @@ func (st *state) own(k string) {
 // keysOf returns the keys f is filed under in the incoming index.
 func (st *state) keysOf(b *builder, f *File) []string {
 	if f.inKeys != nil {
-		return f.inKeys
+		return st.incoming.keyNames(f.inKeys)
 	}
 	return refKeys(b, f)
 }

@@ -16,7 +16,7 @@ import (
 func renderModel(m *model) string {
 	var b strings.Builder
 	for _, f := range m.sortedFiles() {
-		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, f.inKeys)
+		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, m.incoming.keyNames(f.inKeys))
 		for _, r := range f.Refs.All() {
 			fmt.Fprintf(&b, "  ref %v %q %q %q %q %v\n", r.Form, r.Domain, r.Topic, r.Section, r.Path, r.Span)
 		}
