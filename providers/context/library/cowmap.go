@@ -118,31 +118,3 @@ func (m *cowMap[V]) values() iter.Seq[V] {
 		}
 	}
 }
-
-// sharedIncoming is the incoming index of a model, in the shards of a
-// cowMap: an edit copies the few shards whose keys it files or unfiles
-// rather than the index of every target.
-type sharedIncoming struct{ m cowMap[*fileSet] }
-
-func newSharedIncoming(n int) sharedIncoming {
-	return sharedIncoming{newCowMap[*fileSet](n)}
-}
-
-func (ix *sharedIncoming) fork() sharedIncoming { return sharedIncoming{ix.m.fork()} }
-
-// shard returns the shard of key k for a change, copied first unless ix
-// owns it.
-func (ix *sharedIncoming) shard(k string) incomingIndex {
-	return incomingIndex(ix.m.writable(shardOf(k)))
-}
-
-func (ix *sharedIncoming) add(k, p string) string { return ix.shard(k).add(k, p) }
-
-func (ix *sharedIncoming) remove(k, p string) { ix.shard(k).remove(k, p) }
-
-func (ix *sharedIncoming) paths(k string) iter.Seq[string] {
-	if ix.m.shards == nil {
-		return incomingIndex(nil).paths(k)
-	}
-	return incomingIndex(ix.m.shards[shardOf(k)]).paths(k)
-}

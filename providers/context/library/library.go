@@ -70,10 +70,10 @@ type File struct {
 	Skipped string
 
 	problems []metaProblem
-	// inKeys are the keys link filed the file under in the incoming
-	// index; refile reuses them (computing them resolves every path
-	// reference again).
-	inKeys []string
+	// inKeys are the numbers of the keys the file is filed under in the
+	// incoming index; refile reuses them (computing the keys resolves
+	// every path reference again).
+	inKeys []uint32
 	// cache is the file's index cache state during a full index, or nil.
 	cache *cached
 }
@@ -317,6 +317,9 @@ func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error)
 // keeps the last few texts read, within keptBytes.
 type textSource struct {
 	l *Library
+	// indexing is set while a full index reads back every file once to
+	// scan its references: the texts it reads are not kept.
+	indexing atomic.Bool
 
 	mu   sync.Mutex
 	kept []keptText // most recent last
@@ -351,7 +354,7 @@ func (s *textSource) Kept(d *document.Doc) []byte {
 
 // Keep keeps text as d's, dropping the oldest texts beyond the bounds.
 func (s *textSource) Keep(d *document.Doc, text []byte) {
-	if len(text) > keptBytes {
+	if len(text) > keptBytes || s.indexing.Load() {
 		return
 	}
 	s.mu.Lock()

@@ -115,15 +115,10 @@ func (st *state) own(k string) {
 	}
 }
 
-// clone returns a copy of s that shares nothing it may change.
-func (s *fileSet) clone() *fileSet {
-	return &fileSet{key: s.key, list: slices.Clone(s.list), m: maps.Clone(s.m)}
-}
-
 // keysOf returns the keys f is filed under in the incoming index.
 func (st *state) keysOf(b *builder, f *File) []string {
 	if f.inKeys != nil {
-		return f.inKeys
+		return st.incoming.keyNames(f.inKeys)
 	}
 	return refKeys(b, f)
 }

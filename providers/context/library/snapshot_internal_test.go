@@ -16,7 +16,7 @@ import (
 func renderModel(m *model) string {
 	var b strings.Builder
 	for _, f := range m.sortedFiles() {
-		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, f.inKeys)
+		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, m.incoming.keyNames(f.inKeys))
 		for _, r := range f.Refs.All() {
 			fmt.Fprintf(&b, "  ref %v %q %q %q %q %v\n", r.Form, r.Domain, r.Topic, r.Section, r.Path, r.Span)
 		}
@@ -66,9 +66,9 @@ func renderModel(m *model) string {
 		fmt.Fprintf(&b, "command %s %s\n", name, relSlash(m.dir, m.commands[name].Path))
 	}
 	var keys []string
-	for k, s := range m.incoming.m.all() {
+	for k := range m.incoming.m.all() {
 		var paths []string
-		for p := range (incomingIndex{k: s}).paths(k) {
+		for p := range m.incoming.paths(k) {
 			paths = append(paths, relSlash(m.dir, p))
 		}
 		if len(paths) == 0 {
@@ -97,8 +97,8 @@ func TestSnapshotUnchangedByApply(t *testing.T) {
 		"context/go/c.md":         "# C\n\npython:a python:b @python\n",
 		"context/shared.md":       "---\nid: eng/shared\n---\n# Shared\n\npython:a\n",
 	}
-	for i := range 2 * smallSet {
-		// Enough files naming python:a and @python that their sets are maps.
+	for i := range 2 * minBitset {
+		// Enough files naming python:a and @python that their sets are bitsets.
 		files[fmt.Sprintf("context/go/n%02d.md", i)] = "# N\n\npython:a @python\n"
 	}
 	cfg := config.Default()
