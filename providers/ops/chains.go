@@ -80,7 +80,7 @@ func (o *Ops) chainStores(ctx context.Context, r ChainRequest, resume bool) (*st
 		}
 	}
 	if resume {
-		if err := require("sessionId", r.SessionID); err != nil {
+		if err := require(field{"sessionId", r.SessionID}); err != nil {
 			return nil, err
 		}
 	}
