@@ -58,6 +58,32 @@ func formatFlag(fs *flag.FlagSet) *string {
 	return fs.String("format", "text", "output format: text or json")
 }
 
+// workspaceFlags is the flag set of a command that reads a workspace and
+// prints text or JSON, with the two flags such commands share: --format
+// and --dir.
+type workspaceFlags struct {
+	*flag.FlagSet
+	format *string
+	dir    *string
+}
+
+// newWorkspaceFlags makes the flag set of subcommand name as newFlagSet
+// does, with --format and --dir; takesDIR says that the command also
+// takes the workspace as a positional DIR.
+func newWorkspaceFlags(name string, w io.Writer, takesDIR bool) workspaceFlags {
+	fs := newFlagSet(name, w)
+	dirDoc := "workspace directory (default .)"
+	if takesDIR {
+		dirDoc = "workspace directory, the same as DIR (default .)"
+	}
+	return workspaceFlags{FlagSet: fs, format: formatFlag(fs), dir: fs.String("dir", "", dirDoc)}
+}
+
+// parse parses args as parseFormatted does.
+func (f workspaceFlags) parse(args []string) ([]string, error) {
+	return parseFormatted(f.FlagSet, args, f.format)
+}
+
 // parseFormatted parses args as parseArgs does and then checks format, the
 // value of the command's --format, which parsing has set.
 func parseFormatted(fs *flag.FlagSet, args []string, format *string) ([]string, error) {
