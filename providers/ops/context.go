@@ -159,9 +159,7 @@ type DetectRequest struct {
 // DetectProjectType matches a project's signals against a domain's
 // detection rules.
 func (o *Ops) DetectProjectType(ctx context.Context, req DetectRequest) (DetectionResult, error) {
-	return provide(o, ctx, []field{{"domain", req.Domain}}, func(ctx context.Context) (DetectionResult, error) {
-		return o.prov.DetectProjectType(ctx, req.Domain, req.Signals)
-	})
+	return provideIn(o, ctx, req.Domain, req.Signals, o.prov.DetectProjectType)
 }
 
 // ConditionalRequest gives a detection result whose context is wanted.
@@ -173,9 +171,7 @@ type ConditionalRequest struct {
 // ConditionalContext returns the files a detection result calls for,
 // within the loading protocol's budget.
 func (o *Ops) ConditionalContext(ctx context.Context, req ConditionalRequest) (ContextFileList, error) {
-	return provide(o, ctx, []field{{"domain", req.Domain}}, func(ctx context.Context) (ContextFileList, error) {
-		return o.prov.ConditionalContext(ctx, req.Domain, req.Detection)
-	})
+	return provideIn(o, ctx, req.Domain, req.Detection, o.prov.ConditionalContext)
 }
 
 // CrossDomainRequest gives the triggers met while working in a domain.
@@ -187,9 +183,7 @@ type CrossDomainRequest struct {
 // CrossDomainContext returns the files of other domains that the triggers
 // call for.
 func (o *Ops) CrossDomainContext(ctx context.Context, req CrossDomainRequest) (ContextFileList, error) {
-	return provide(o, ctx, []field{{"domain", req.Domain}}, func(ctx context.Context) (ContextFileList, error) {
-		return o.prov.CrossDomainContext(ctx, req.Domain, req.Triggers)
-	})
+	return provideIn(o, ctx, req.Domain, req.Triggers, o.prov.CrossDomainContext)
 }
 
 // InvalidateRequest names the cache entries to drop: all when Domain is

@@ -60,3 +60,11 @@ func provide[T any](o *Ops, ctx context.Context, required []field, fn func(conte
 		return res, providerError(err)
 	})
 }
+
+// provideIn runs call, a call of the context provider about a domain with
+// arg, as provide does; the domain is required.
+func provideIn[A, T any](o *Ops, ctx context.Context, domain string, arg A, call func(context.Context, string, A) (T, error)) (T, error) {
+	return provide(o, ctx, []field{{"domain", domain}}, func(ctx context.Context) (T, error) {
+		return call(ctx, domain, arg)
+	})
+}
