@@ -34,16 +34,9 @@ func (s *Store) Create(ctx context.Context, projectName, projectType string, opt
 	if projectType == "" {
 		projectType = s.detectProjectType(ctx)
 	}
-	var st *ExecutionState
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		st, err = s.create(ctx, tx, projectName, projectType, !cfg.keepCurrent)
-		return err
+	return inTx(ctx, s.db.Write, "create execution", func(tx *sql.Tx) (*ExecutionState, error) {
+		return s.create(ctx, tx, projectName, projectType, !cfg.keepCurrent)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("create execution: %w", err)
-	}
-	return st, nil
 }
 
 func (s *Store) create(ctx context.Context, tx *sql.Tx, projectName, projectType string, makeCurrent bool) (*ExecutionState, error) {
@@ -234,18 +227,13 @@ func (s *Store) writeCommand(ctx context.Context, sessionID, verb, command, what
 	if err != nil {
 		return nil, err
 	}
-	var ce *CommandExecution
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if ce, err = step(tx, encoded); err != nil {
-			return err
+	return inTx(ctx, s.db.Write, fmt.Sprintf("%s command %q", verb, command), func(tx *sql.Tx) (*CommandExecution, error) {
+		ce, err := step(tx, encoded)
+		if err != nil {
+			return nil, err
 		}
-		return recordItems(ctx, tx, sessionID, ce, items)
+		return ce, recordItems(ctx, tx, sessionID, ce, items)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s command %q: %w", verb, command, err)
-	}
-	return ce, nil
 }
 
 func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command, in string) (*CommandExecution, error) {
