@@ -204,31 +204,27 @@ type MemoryLoad struct {
 // loaded, in the order they were first recorded; none when it loaded
 // none.
 func (s *Store) MemoryLayer(ctx context.Context, sessionID, layer string) ([]MemoryLoad, error) {
-	var out []MemoryLoad
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+	return inTx(ctx, s.db.Read, "get memory layer "+layer, func(tx *sql.Tx) ([]MemoryLoad, error) {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
+			return nil, err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT key, content FROM memory_loads WHERE session_id = ? AND layer = ? ORDER BY rowid`, sessionID, layer)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer rows.Close()
+		var out []MemoryLoad
 		for rows.Next() {
 			m := MemoryLoad{Layer: layer}
 			var c []byte
 			if err := rows.Scan(&m.Key, &c); err != nil {
-				return err
+				return nil, err
 			}
 			m.Content = string(c)
 			out = append(out, m)
 		}
-		return rows.Err()
+		return out, rows.Err()
 	})
-	if err != nil {
-		return nil, fmt.Errorf("get memory layer %s: %w", layer, err)
-	}
-	return out, nil
 }
 
 // RecordMemoryLoads caches several memory entries in one transaction, in
