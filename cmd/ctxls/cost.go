@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/session"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -38,12 +37,9 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("cost: %w", err)
 	}
-	cfg, problems, err := config.Load(abs)
+	cfg, err := loadConfig(abs, stderr)
 	if err != nil {
 		return err
-	}
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
 	}
 	counter, err := tokens.New(cfg.Tokenizer)
 	if err != nil {

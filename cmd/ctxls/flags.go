@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -109,10 +110,26 @@ func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Li
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range lib.ConfigProblems() {
+	printProblems(stderr, lib.ConfigProblems())
+	return lib, nil
+}
+
+// loadConfig reads the configuration of the workspace at dir, logging its
+// problems to stderr as loadLibrary does.
+func loadConfig(dir string, stderr io.Writer) (*config.Config, error) {
+	cfg, problems, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	printProblems(stderr, problems)
+	return cfg, nil
+}
+
+// printProblems writes the problems of .ctxls.yaml to stderr.
+func printProblems(stderr io.Writer, problems []config.Problem) {
+	for _, p := range problems {
 		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
 	}
-	return lib, nil
 }
 
 // warnLogger returns the logger of a command that is no server: warnings

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/history"
@@ -48,12 +47,9 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	cfg, problems, err := config.Load(dir)
+	cfg, err := loadConfig(dir, stderr)
 	if err != nil {
 		return err
-	}
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
 	}
 	if *showContext {
 		// Bad flags are errors even for a conversation without history.
