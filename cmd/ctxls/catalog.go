@@ -42,6 +42,16 @@ func openOps(ctx context.Context, dir string, stderr io.Writer) (*ops.Ops, error
 	return ops.New(ops.Options{Library: func() *library.Library { return lib }}), nil
 }
 
+// openWorkspace picks the workspace of command cmd as workspaceDir does
+// and returns the operations over it.
+func openWorkspace(ctx context.Context, cmd, flagDir string, dirArgs []string, stderr io.Writer) (*ops.Ops, error) {
+	dir, err := workspaceDir(cmd, flagDir, dirArgs)
+	if err != nil {
+		return nil, err
+	}
+	return openOps(ctx, dir, stderr)
+}
+
 // printWarnings writes result warnings to stderr.
 func printWarnings(stderr io.Writer, ws []ops.Warning) {
 	for _, w := range ws {
@@ -59,19 +69,13 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("catalog", stderr)
-	format := formatFlag(fs)
+	fs := newWorkspaceFlags("catalog", stderr, true)
 	domain := fs.String("domain", "", "list only this domain")
-	dirFlag := fs.String("dir", "", "workspace directory (default .)")
-	pos, err := parseFormatted(fs, args, format)
+	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	dir, err := workspaceDir("catalog", *dirFlag, pos)
-	if err != nil {
-		return err
-	}
-	o, err := openOps(ctx, dir, stderr)
+	o, err := openWorkspace(ctx, "catalog", *fs.dir, pos, stderr)
 	if err != nil {
 		return err
 	}
@@ -79,7 +83,7 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if *fs.format == "json" {
 		return printJSON(stdout, res)
 	}
 	printWarnings(stderr, res.Warnings)

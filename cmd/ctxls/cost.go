@@ -11,18 +11,15 @@ import (
 	"text/tabwriter"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/session"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("cost", stderr)
-	format := formatFlag(fs)
-	dirFlag := fs.String("dir", "", "workspace directory, the same as DIR (default .)")
+	fs := newWorkspaceFlags("cost", stderr, true)
 	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", "))
 	window := fs.Int("context-window", session.DefaultContextWindow, "the model's context window in tokens")
-	pos, err := parseFormatted(fs, args, format)
+	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
@@ -32,7 +29,7 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *window < 1 {
 		return usageError{msg: fmt.Sprintf("--context-window must be a positive number of tokens, not %d", *window)}
 	}
-	dir, err := workspaceDir("cost", *dirFlag, pos)
+	dir, err := workspaceDir("cost", *fs.dir, pos)
 	if err != nil {
 		return err
 	}
@@ -40,12 +37,9 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("cost: %w", err)
 	}
-	cfg, problems, err := config.Load(abs)
+	cfg, err := loadConfig(abs, stderr)
 	if err != nil {
 		return err
-	}
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
 	}
 	counter, err := tokens.New(cfg.Tokenizer)
 	if err != nil {
@@ -59,7 +53,7 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if *fs.format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(c); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -58,6 +59,32 @@ func formatFlag(fs *flag.FlagSet) *string {
 	return fs.String("format", "text", "output format: text or json")
 }
 
+// workspaceFlags is the flag set of a command that reads a workspace and
+// prints text or JSON, with the two flags such commands share: --format
+// and --dir.
+type workspaceFlags struct {
+	*flag.FlagSet
+	format *string
+	dir    *string
+}
+
+// newWorkspaceFlags makes the flag set of subcommand name as newFlagSet
+// does, with --format and --dir; takesDIR says that the command also
+// takes the workspace as a positional DIR.
+func newWorkspaceFlags(name string, w io.Writer, takesDIR bool) workspaceFlags {
+	fs := newFlagSet(name, w)
+	dirDoc := "workspace directory (default .)"
+	if takesDIR {
+		dirDoc = "workspace directory, the same as DIR (default .)"
+	}
+	return workspaceFlags{FlagSet: fs, format: formatFlag(fs), dir: fs.String("dir", "", dirDoc)}
+}
+
+// parse parses args as parseFormatted does.
+func (f workspaceFlags) parse(args []string) ([]string, error) {
+	return parseFormatted(f.FlagSet, args, f.format)
+}
+
 // parseFormatted parses args as parseArgs does and then checks format, the
 // value of the command's --format, which parsing has set.
 func parseFormatted(fs *flag.FlagSet, args []string, format *string) ([]string, error) {
@@ -83,10 +110,26 @@ func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Li
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range lib.ConfigProblems() {
+	printProblems(stderr, lib.ConfigProblems())
+	return lib, nil
+}
+
+// loadConfig reads the configuration of the workspace at dir, logging its
+// problems to stderr as loadLibrary does.
+func loadConfig(dir string, stderr io.Writer) (*config.Config, error) {
+	cfg, problems, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	printProblems(stderr, problems)
+	return cfg, nil
+}
+
+// printProblems writes the problems of .ctxls.yaml to stderr.
+func printProblems(stderr io.Writer, problems []config.Problem) {
+	for _, p := range problems {
 		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
 	}
-	return lib, nil
 }
 
 // warnLogger returns the logger of a command that is no server: warnings

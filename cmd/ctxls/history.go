@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/history"
@@ -18,16 +17,14 @@ import (
 )
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("history", stderr)
-	dir := fs.String("dir", ".", "workspace directory")
+	fs := newWorkspaceFlags("history", stderr, false)
 	run := fs.String("run", "", "only the messages of this chain run")
 	showContext := fs.Bool("context", false, "print the history the next prompt would receive")
 	model := fs.String("model", "", "model whose history budget applies (default: the configured default model)")
 	maxMessages := fs.Int("recent", 0, "with --context: the newest N messages instead of a token budget")
 	budget := fs.Int("budget", 0, "with --context: token budget instead of the model's history budget")
 	limit := fs.Int("limit", 0, fmt.Sprintf("most messages to print (default %d)", history.DefaultListLimit))
-	format := formatFlag(fs)
-	pos, err := parseFormatted(fs, args, format)
+	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
@@ -46,15 +43,13 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case *budget != 0:
 		spec.Strategy = history.StrategySpec{Kind: history.KindTokenBudget, TokenBudget: budget}
 	}
-	if _, err := workspaceDir("history", *dir, nil); err != nil {
-		return err
-	}
-	cfg, problems, err := config.Load(*dir)
+	dir, err := workspaceDir("history", *fs.dir, nil)
 	if err != nil {
 		return err
 	}
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "%s: %s\n", p.Severity, p)
+	cfg, err := loadConfig(dir, stderr)
+	if err != nil {
+		return err
 	}
 	if *showContext {
 		// Bad flags are errors even for a conversation without history.
@@ -67,12 +62,12 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	// Reading must not create a database.
-	db, err := storage.OpenExistingWorkspace(ctx, *dir)
+	db, err := storage.OpenExistingWorkspace(ctx, dir)
 	if errors.Is(err, os.ErrNotExist) {
 		if len(pos) == 0 {
-			return printHistoryConversations(stdout, *format, nil)
+			return printHistoryConversations(stdout, *fs.format, nil)
 		}
-		return fmt.Errorf("unknown conversation %q: no history recorded in %s (no %s)", pos[0], *dir, storage.WorkspacePath(*dir))
+		return fmt.Errorf("unknown conversation %q: no history recorded in %s (no %s)", pos[0], dir, storage.WorkspacePath(dir))
 	} else if err != nil {
 		return err
 	}
@@ -89,7 +84,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if len(pos) == 0 {
-		return printHistoryConversations(stdout, *format, cs)
+		return printHistoryConversations(stdout, *fs.format, cs)
 	}
 	// An id or a unique prefix of one, as chain show takes them.
 	ids := make([]string, len(cs))
@@ -108,7 +103,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		if *format == "json" {
+		if *fs.format == "json" {
 			return printJSON(stdout, ops.BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected,
 				Omitted: hc.Omitted, Budget: hc.Budget, Model: b, Warnings: warningsOf(hc.Warnings)})
 		}
@@ -148,7 +143,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if res.Items == nil {
 		res.Items = []ops.HistoryMessage{}
 	}
-	if *format == "json" {
+	if *fs.format == "json" {
 		return printJSON(stdout, res)
 	}
 	printWarnings(stderr, res.Warnings)

@@ -26,12 +26,10 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func search(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("search", stderr)
-	format := formatFlag(fs)
+	fs := newWorkspaceFlags("search", stderr, true)
 	domain := fs.String("domain", "", "search only this domain")
-	dirFlag := fs.String("dir", "", "workspace directory (default .)")
 	limit := fs.Int("limit", contextprovider.DefaultSearchLimit, "most results to show")
-	pos, err := parseFormatted(fs, args, format)
+	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
@@ -42,10 +40,10 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageError{msg: "search needs a query"}
 	}
 	query := strings.TrimSpace(pos[0])
-	if len(pos) > 2 || len(pos) == 2 && *dirFlag != "" {
+	if len(pos) > 2 || len(pos) == 2 && *fs.dir != "" {
 		return usageError{msg: fmt.Sprintf("search takes one QUERY and at most one directory; quote a query of several words: ctxls search %q", strings.Join(pos, " "))}
 	}
-	dir, err := workspaceDir("search", *dirFlag, pos[1:])
+	dir, err := workspaceDir("search", *fs.dir, pos[1:])
 	if err != nil {
 		if len(pos) == 2 {
 			return fmt.Errorf("%w (quote a query of several words: ctxls search %q)", err, strings.Join(pos, " "))
@@ -60,7 +58,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if *fs.format == "json" {
 		if err := printJSON(stdout, res); err != nil {
 			return err
 		}

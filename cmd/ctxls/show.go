@@ -11,21 +11,15 @@ import (
 )
 
 func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("show", stderr)
-	format := formatFlag(fs)
-	dirFlag := fs.String("dir", "", "workspace directory (default .)")
-	pos, err := parseFormatted(fs, args, format)
+	fs := newWorkspaceFlags("show", stderr, false)
+	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageError{msg: "show takes one reference, such as python:fastapi_patterns#Security Issues"}
 	}
-	dir, err := workspaceDir("show", *dirFlag, nil)
-	if err != nil {
-		return err
-	}
-	o, err := openOps(ctx, dir, stderr)
+	o, err := openWorkspace(ctx, "show", *fs.dir, nil, stderr)
 	if err != nil {
 		return err
 	}
@@ -33,7 +27,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if *fs.format == "json" {
 		return printJSON(stdout, rec)
 	}
 	// stdout stays the exact text, for piping into an agent; a person at a

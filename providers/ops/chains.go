@@ -80,7 +80,7 @@ func (o *Ops) chainStores(ctx context.Context, r ChainRequest, resume bool) (*st
 		}
 	}
 	if resume {
-		if err := require("sessionId", r.SessionID); err != nil {
+		if err := require(field{"sessionId", r.SessionID}); err != nil {
 			return nil, err
 		}
 	}
@@ -212,23 +212,21 @@ type CancelChainResponse struct {
 // CancelChain stops the chain running in an execution, or every chain
 // this process runs when SessionID is empty.
 func (o *Ops) CancelChain(ctx context.Context, req SessionRequest) (CancelChainResponse, error) {
-	st, err := o.stores(ctx)
-	if err != nil {
-		return CancelChainResponse{}, err
-	}
-	stopped := st.runner.Cancel(req.SessionID)
-	res := CancelChainResponse{Cancelled: stopped, Warnings: []Warning{}}
-	if len(stopped) == 0 {
-		what := "no chain is running"
-		if req.SessionID != "" {
-			what = "no chain of execution " + req.SessionID + " is running in this server"
+	return withRuns(o, ctx, nil, func(st *stores) (CancelChainResponse, error) {
+		stopped := st.runner.Cancel(req.SessionID)
+		res := CancelChainResponse{Cancelled: stopped, Warnings: []Warning{}}
+		if len(stopped) == 0 {
+			what := "no chain is running"
+			if req.SessionID != "" {
+				what = "no chain of execution " + req.SessionID + " is running in this server"
+			}
+			res.Warnings = append(res.Warnings, Warning{Message: what})
 		}
-		res.Warnings = append(res.Warnings, Warning{Message: what})
-	}
-	if res.Cancelled == nil {
-		res.Cancelled = []string{}
-	}
-	return res, nil
+		if res.Cancelled == nil {
+			res.Cancelled = []string{}
+		}
+		return res, nil
+	})
 }
 
 // ChainsResponse lists the named chains of the configuration and the
@@ -275,22 +273,17 @@ func (o *Ops) Chains(_ context.Context, _ Empty) (ChainsResponse, error) {
 // ResumePoint is where resuming an execution's chain would start: the
 // execution named, or the current one when SessionID is empty.
 func (o *Ops) ResumePoint(ctx context.Context, req SessionRequest) (*execution.ResumePoint, error) {
-	st, err := o.stores(ctx)
-	if err != nil {
-		return nil, err
-	}
-	id := req.SessionID
-	if id == "" {
-		if id, err = st.exec.Current(ctx); err != nil {
-			return nil, runsError(err)
-		}
+	return withRuns(o, ctx, nil, func(st *stores) (*execution.ResumePoint, error) {
+		id := req.SessionID
 		if id == "" {
-			return nil, invalidf("no current execution to resume; name one")
+			var err error
+			if id, err = st.exec.Current(ctx); err != nil {
+				return nil, err
+			}
+			if id == "" {
+				return nil, invalidf("no current execution to resume; name one")
+			}
 		}
-	}
-	rp, err := st.exec.ResumePoint(ctx, id)
-	if err != nil {
-		return nil, runsError(err)
-	}
-	return rp, nil
+		return st.exec.ResumePoint(ctx, id)
+	})
 }

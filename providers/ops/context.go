@@ -34,7 +34,7 @@ type CatalogRequest struct {
 
 // Catalog lists topics with their metadata and token costs.
 func (o *Ops) Catalog(ctx context.Context, req CatalogRequest) (CatalogResponse, error) {
-	return provide(o, ctx, func(ctx context.Context) (CatalogResponse, error) {
+	return provide(o, ctx, nil, func(ctx context.Context) (CatalogResponse, error) {
 		return o.prov.Catalog(ctx, req.Domain)
 	})
 }
@@ -50,13 +50,10 @@ type SearchRequest struct {
 // Search ranks topics by how well their tags, section keywords, titles,
 // detection triggers and names match the query.
 func (o *Ops) Search(ctx context.Context, req SearchRequest) (SearchResponse, error) {
-	if err := require("query", req.Query); err != nil {
-		return SearchResponse{}, err
-	}
-	if req.Limit < 0 {
-		return SearchResponse{}, invalidf("limit must not be negative")
-	}
-	return provide(o, ctx, func(ctx context.Context) (SearchResponse, error) {
+	return provide(o, ctx, []field{{"query", req.Query}}, func(ctx context.Context) (SearchResponse, error) {
+		if req.Limit < 0 {
+			return SearchResponse{}, invalidf("limit must not be negative")
+		}
 		return o.prov.Search(ctx, req.Query, req.Domain, req.Limit)
 	})
 }
@@ -69,7 +66,7 @@ type ReferenceRequest struct {
 
 // Reference returns the metadata of one file without its content.
 func (o *Ops) Reference(ctx context.Context, req ReferenceRequest) (ReferenceResponse, error) {
-	if err := require("file", req.File); err != nil {
+	if err := require(field{"file", req.File}); err != nil {
 		return ReferenceResponse{}, err
 	}
 	res, err := o.prov.Reference(ctx, req.Domain, req.File)
@@ -102,7 +99,7 @@ type MaterializeRequest struct {
 // Materialize loads a topic's body without frontmatter.
 func (o *Ops) Materialize(ctx context.Context, req MaterializeRequest) (FileResponse, error) {
 	if req.Reference.empty() {
-		return FileResponse{}, require("reference", "")
+		return FileResponse{}, require(field{name: "reference"})
 	}
 	res, err := o.prov.Materialize(ctx, req.Reference.Reference)
 	return res, providerError(err)
@@ -117,7 +114,7 @@ type MaterializeSectionsRequest struct {
 // MaterializeSections loads some sections of a topic.
 func (o *Ops) MaterializeSections(ctx context.Context, req MaterializeSectionsRequest) (SectionsResponse, error) {
 	if req.Reference.empty() {
-		return SectionsResponse{}, require("reference", "")
+		return SectionsResponse{}, require(field{name: "reference"})
 	}
 	res, err := o.prov.MaterializeSections(ctx, req.Reference.Reference, req.Sections)
 	return res, providerError(err)
@@ -131,10 +128,7 @@ type DomainRequest struct {
 // DomainIndex returns the index of a domain: its files, workflows and
 // detection hints.
 func (o *Ops) DomainIndex(ctx context.Context, req DomainRequest) (DomainIndex, error) {
-	if err := require("domain", req.Domain); err != nil {
-		return DomainIndex{}, err
-	}
-	return provide(o, ctx, func(ctx context.Context) (DomainIndex, error) {
+	return provide(o, ctx, []field{{"domain", req.Domain}}, func(ctx context.Context) (DomainIndex, error) {
 		return o.prov.DomainIndex(ctx, req.Domain)
 	})
 }
@@ -150,10 +144,7 @@ func (o *Ops) LoadingProtocol(ctx context.Context, _ Empty) (LoadingProtocol, er
 
 // AlwaysLoadFiles returns the files of a domain that are always loaded.
 func (o *Ops) AlwaysLoadFiles(ctx context.Context, req DomainRequest) (ContextFileList, error) {
-	if err := require("domain", req.Domain); err != nil {
-		return ContextFileList{}, err
-	}
-	return provide(o, ctx, func(ctx context.Context) (ContextFileList, error) {
+	return provide(o, ctx, []field{{"domain", req.Domain}}, func(ctx context.Context) (ContextFileList, error) {
 		return o.prov.AlwaysLoadFiles(ctx, req.Domain)
 	})
 }
@@ -168,12 +159,7 @@ type DetectRequest struct {
 // DetectProjectType matches a project's signals against a domain's
 // detection rules.
 func (o *Ops) DetectProjectType(ctx context.Context, req DetectRequest) (DetectionResult, error) {
-	if err := require("domain", req.Domain); err != nil {
-		return DetectionResult{}, err
-	}
-	return provide(o, ctx, func(ctx context.Context) (DetectionResult, error) {
-		return o.prov.DetectProjectType(ctx, req.Domain, req.Signals)
-	})
+	return provideIn(o, ctx, req.Domain, req.Signals, o.prov.DetectProjectType)
 }
 
 // ConditionalRequest gives a detection result whose context is wanted.
@@ -185,12 +171,7 @@ type ConditionalRequest struct {
 // ConditionalContext returns the files a detection result calls for,
 // within the loading protocol's budget.
 func (o *Ops) ConditionalContext(ctx context.Context, req ConditionalRequest) (ContextFileList, error) {
-	if err := require("domain", req.Domain); err != nil {
-		return ContextFileList{}, err
-	}
-	return provide(o, ctx, func(ctx context.Context) (ContextFileList, error) {
-		return o.prov.ConditionalContext(ctx, req.Domain, req.Detection)
-	})
+	return provideIn(o, ctx, req.Domain, req.Detection, o.prov.ConditionalContext)
 }
 
 // CrossDomainRequest gives the triggers met while working in a domain.
@@ -202,12 +183,7 @@ type CrossDomainRequest struct {
 // CrossDomainContext returns the files of other domains that the triggers
 // call for.
 func (o *Ops) CrossDomainContext(ctx context.Context, req CrossDomainRequest) (ContextFileList, error) {
-	if err := require("domain", req.Domain); err != nil {
-		return ContextFileList{}, err
-	}
-	return provide(o, ctx, func(ctx context.Context) (ContextFileList, error) {
-		return o.prov.CrossDomainContext(ctx, req.Domain, req.Triggers)
-	})
+	return provideIn(o, ctx, req.Domain, req.Triggers, o.prov.CrossDomainContext)
 }
 
 // InvalidateRequest names the cache entries to drop: all when Domain is

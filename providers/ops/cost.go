@@ -131,7 +131,7 @@ type DocumentCostResponse struct {
 // DocumentCost returns the references of a document, as the editor has it
 // when it is open, and what loading them costs.
 func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (DocumentCostResponse, error) {
-	if err := require("uri", req.URI); err != nil {
+	if err := require(field{"uri", req.URI}); err != nil {
 		return DocumentCostResponse{}, err
 	}
 	ctx, release, err := o.heavy(ctx)

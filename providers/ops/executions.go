@@ -41,20 +41,15 @@ type CreateExecutionRequest struct {
 
 // CreateExecution creates an execution.
 func (o *Ops) CreateExecution(ctx context.Context, req CreateExecutionRequest) (ExecutionResponse, error) {
-	if err := require("projectName", req.ProjectName); err != nil {
-		return ExecutionResponse{}, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return ExecutionResponse{}, err
-	}
-	var opts []execution.CreateOption
-	if req.MakeCurrent != nil && !*req.MakeCurrent {
-		opts = append(opts, execution.KeepCurrent())
-	}
-	es, err := st.exec.Create(ctx, req.ProjectName, req.ProjectType, opts...)
-	o.executionsChanged()
-	return executionResponse(es, err)
+	return withRuns(o, ctx, []field{{"projectName", req.ProjectName}}, func(st *stores) (ExecutionResponse, error) {
+		var opts []execution.CreateOption
+		if req.MakeCurrent != nil && !*req.MakeCurrent {
+			opts = append(opts, execution.KeepCurrent())
+		}
+		es, err := st.exec.Create(ctx, req.ProjectName, req.ProjectType, opts...)
+		o.executionsChanged()
+		return executionResponse(es, err)
+	})
 }
 
 // ProjectRequest names a project.
@@ -65,21 +60,16 @@ type ProjectRequest struct {
 // GetOrCreateExecution returns the current execution of a project,
 // creating one when there is none.
 func (o *Ops) GetOrCreateExecution(ctx context.Context, req ProjectRequest) (ExecutionResponse, error) {
-	if err := require("projectName", req.ProjectName); err != nil {
-		return ExecutionResponse{}, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return ExecutionResponse{}, err
-	}
-	es, err := st.exec.GetOrCreate(ctx, req.ProjectName)
-	o.executionsChanged()
-	return executionResponse(es, err)
+	return withRuns(o, ctx, []field{{"projectName", req.ProjectName}}, func(st *stores) (ExecutionResponse, error) {
+		es, err := st.exec.GetOrCreate(ctx, req.ProjectName)
+		o.executionsChanged()
+		return executionResponse(es, err)
+	})
 }
 
 func executionResponse(es *ExecutionState, err error) (ExecutionResponse, error) {
 	if err != nil {
-		return ExecutionResponse{}, runsError(err)
+		return ExecutionResponse{}, err
 	}
 	return ExecutionResponse{ExecutionState: es, Warnings: []Warning{}}, nil
 }
@@ -108,58 +98,40 @@ func (r CommandRequest) items() []execution.CommandOption {
 	return []execution.CommandOption{execution.WithMemoryUpdated(r.MemoryUpdated...), execution.WithSkillsInvoked(r.SkillsInvoked...)}
 }
 
-// commandStores checks a hand-recorded command's request and returns the
-// stores. It refuses an execution whose chain this process runs: the store
-// would take the command for the chain's own and the chain would lose its
-// step.
-func (o *Ops) commandStores(ctx context.Context, req CommandRequest) (*stores, error) {
-	if err := require("sessionId", req.SessionID); err != nil {
-		return nil, err
-	}
-	if err := require("command", req.Command); err != nil {
-		return nil, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if slices.Contains(st.runner.Running(), req.SessionID) {
-		return nil, withKind(ErrConflict, fmt.Errorf("a chain is running in execution %s; cancel it (ctxls/chain/cancel) before recording commands by hand", req.SessionID))
-	}
-	return st, nil
+// recordCommand checks a hand-recorded command's request and records it
+// through record. It refuses an execution whose chain this process runs:
+// the store would take the command for the chain's own and the chain would
+// lose its step.
+func (o *Ops) recordCommand(ctx context.Context, req CommandRequest, record func(*stores) (*CommandExecution, error)) (CommandResponse, error) {
+	return withRuns(o, ctx, []field{{"sessionId", req.SessionID}, {"command", req.Command}}, func(st *stores) (CommandResponse, error) {
+		if slices.Contains(st.runner.Running(), req.SessionID) {
+			return CommandResponse{}, withKind(ErrConflict, fmt.Errorf("a chain is running in execution %s; cancel it (ctxls/chain/cancel) before recording commands by hand", req.SessionID))
+		}
+		ce, err := record(st)
+		o.executionsChanged()
+		if err != nil {
+			return CommandResponse{}, err
+		}
+		return CommandResponse{CommandExecution: ce, Warnings: []Warning{}}, nil
+	})
 }
 
 // StartCommand records that a command started in an execution.
 func (o *Ops) StartCommand(ctx context.Context, req CommandRequest) (CommandResponse, error) {
-	st, err := o.commandStores(ctx, req)
-	if err != nil {
-		return CommandResponse{}, err
-	}
-	ce, err := st.exec.StartCommand(ctx, req.SessionID, req.Command, req.Inputs, req.items()...)
-	o.executionsChanged()
-	return commandResponse(ce, err)
+	return o.recordCommand(ctx, req, func(st *stores) (*CommandExecution, error) {
+		return st.exec.StartCommand(ctx, req.SessionID, req.Command, req.Inputs, req.items()...)
+	})
 }
 
 // CompleteCommand records that a command ended.
 func (o *Ops) CompleteCommand(ctx context.Context, req CommandRequest) (CommandResponse, error) {
-	st, err := o.commandStores(ctx, req)
-	if err != nil {
-		return CommandResponse{}, err
-	}
 	status := execution.StatusSuccess
 	if req.Status != "" {
 		status = execution.Status(req.Status)
 	}
-	ce, err := st.exec.CompleteCommand(ctx, req.SessionID, req.Command, status, req.Outputs, req.items()...)
-	o.executionsChanged()
-	return commandResponse(ce, err)
-}
-
-func commandResponse(ce *CommandExecution, err error) (CommandResponse, error) {
-	if err != nil {
-		return CommandResponse{}, runsError(err)
-	}
-	return CommandResponse{CommandExecution: ce, Warnings: []Warning{}}, nil
+	return o.recordCommand(ctx, req, func(st *stores) (*CommandExecution, error) {
+		return st.exec.CompleteCommand(ctx, req.SessionID, req.Command, status, req.Outputs, req.items()...)
+	})
 }
 
 // PreviousCommandRequest asks for the latest attempt of a command, or of
@@ -172,18 +144,13 @@ type PreviousCommandRequest struct {
 // PreviousCommand returns the latest attempt of a command, or nil when
 // there is none.
 func (o *Ops) PreviousCommand(ctx context.Context, req PreviousCommandRequest) (*CommandResponse, error) {
-	if err := require("sessionId", req.SessionID); err != nil {
-		return nil, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ce, err := st.exec.GetPreviousCommand(ctx, req.SessionID, req.Command)
-	if err != nil || ce == nil {
-		return nil, runsError(err)
-	}
-	return &CommandResponse{CommandExecution: ce, Warnings: []Warning{}}, nil
+	return withRuns(o, ctx, []field{{"sessionId", req.SessionID}}, func(st *stores) (*CommandResponse, error) {
+		ce, err := st.exec.GetPreviousCommand(ctx, req.SessionID, req.Command)
+		if err != nil || ce == nil {
+			return nil, err
+		}
+		return &CommandResponse{CommandExecution: ce, Warnings: []Warning{}}, nil
+	})
 }
 
 // ContextLoadRequest records a topic loaded in an execution. Without
@@ -221,7 +188,7 @@ type CachedResponse struct {
 
 func cachedResponse(content string, ok bool, err error) (CachedResponse, error) {
 	if err != nil {
-		return CachedResponse{}, runsError(err)
+		return CachedResponse{}, err
 	}
 	res := CachedResponse{Cached: ok, Warnings: []Warning{}}
 	if ok {
@@ -230,80 +197,68 @@ func cachedResponse(content string, ok bool, err error) (CachedResponse, error) 
 	return res, nil
 }
 
-func (o *Ops) cacheStores(ctx context.Context, session string, fields ...[2]string) (*stores, error) {
-	if err := require("sessionId", session); err != nil {
-		return nil, err
-	}
-	for _, f := range fields {
-		if err := require(f[0], f[1]); err != nil {
-			return nil, err
-		}
-	}
-	return o.stores(ctx)
-}
-
 // RecordContextLoad records a topic loaded in an execution, for later
 // steps to take from the cache.
 func (o *Ops) RecordContextLoad(ctx context.Context, req ContextLoadRequest) (RecordResponse, error) {
-	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"domain", req.Domain}, [2]string{"topic", req.Topic})
-	if err != nil {
-		return RecordResponse{}, err
-	}
-	res := RecordResponse{Key: req.Domain + ":" + req.Topic, Warnings: []Warning{}}
-	var content string
-	if req.Content != nil {
-		content = *req.Content
-	} else {
-		f, err := o.prov.Materialize(ctx, Reference{ID: req.Domain + "/" + req.Topic})
-		if err != nil {
-			return RecordResponse{}, withKind(ErrInvalid, err)
-		}
-		if f.ID == "" {
-			for _, w := range f.Warnings {
-				res.Warnings = append(res.Warnings, Warning{Message: w.Message + "; nothing recorded", Code: w.Code})
+	return withRuns(o, ctx, req.fields(), func(st *stores) (RecordResponse, error) {
+		res := RecordResponse{Key: req.Domain + ":" + req.Topic, Warnings: []Warning{}}
+		var content string
+		if req.Content != nil {
+			content = *req.Content
+		} else {
+			f, err := o.prov.Materialize(ctx, Reference{ID: req.Domain + "/" + req.Topic})
+			if err != nil {
+				return RecordResponse{}, withKind(ErrInvalid, err)
 			}
-			return res, nil
+			if f.ID == "" {
+				for _, w := range f.Warnings {
+					res.Warnings = append(res.Warnings, Warning{Message: w.Message + "; nothing recorded", Code: w.Code})
+				}
+				return res, nil
+			}
+			content = f.Content
 		}
-		content = f.Content
-	}
-	if err := st.exec.RecordContextLoad(ctx, req.SessionID, req.Domain, req.Topic, content); err != nil {
-		return RecordResponse{}, runsError(err)
-	}
-	res.Recorded, res.Bytes = true, len(content)
-	return res, nil
+		if err := st.exec.RecordContextLoad(ctx, req.SessionID, req.Domain, req.Topic, content); err != nil {
+			return RecordResponse{}, err
+		}
+		res.Recorded, res.Bytes = true, len(content)
+		return res, nil
+	})
 }
 
 // CachedContext returns a topic recorded in an execution.
 func (o *Ops) CachedContext(ctx context.Context, req ContextLoadRequest) (CachedResponse, error) {
-	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"domain", req.Domain}, [2]string{"topic", req.Topic})
-	if err != nil {
-		return CachedResponse{}, err
-	}
-	return cachedResponse(st.exec.GetCachedContext(ctx, req.SessionID, req.Domain, req.Topic))
+	return withRuns(o, ctx, req.fields(), func(st *stores) (CachedResponse, error) {
+		return cachedResponse(st.exec.GetCachedContext(ctx, req.SessionID, req.Domain, req.Topic))
+	})
+}
+
+func (r ContextLoadRequest) fields() []field {
+	return []field{{"sessionId", r.SessionID}, {"domain", r.Domain}, {"topic", r.Topic}}
 }
 
 // RecordMemoryLoad records a memory entry loaded in an execution.
 func (o *Ops) RecordMemoryLoad(ctx context.Context, req MemoryLoadRequest) (RecordResponse, error) {
-	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"layer", req.Layer}, [2]string{"key", req.Key})
-	if err != nil {
-		return RecordResponse{}, err
-	}
-	if req.Content == nil {
-		return RecordResponse{}, invalidf("content is required")
-	}
-	if err := st.exec.RecordMemoryLoad(ctx, req.SessionID, req.Layer, req.Key, *req.Content); err != nil {
-		return RecordResponse{}, runsError(err)
-	}
-	return RecordResponse{Recorded: true, Key: req.Layer + ":" + req.Key, Bytes: len(*req.Content), Warnings: []Warning{}}, nil
+	return withRuns(o, ctx, req.fields(), func(st *stores) (RecordResponse, error) {
+		if req.Content == nil {
+			return RecordResponse{}, invalidf("content is required")
+		}
+		if err := st.exec.RecordMemoryLoad(ctx, req.SessionID, req.Layer, req.Key, *req.Content); err != nil {
+			return RecordResponse{}, err
+		}
+		return RecordResponse{Recorded: true, Key: req.Layer + ":" + req.Key, Bytes: len(*req.Content), Warnings: []Warning{}}, nil
+	})
 }
 
 // CachedMemory returns a memory entry recorded in an execution.
 func (o *Ops) CachedMemory(ctx context.Context, req MemoryLoadRequest) (CachedResponse, error) {
-	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"layer", req.Layer}, [2]string{"key", req.Key})
-	if err != nil {
-		return CachedResponse{}, err
-	}
-	return cachedResponse(st.exec.GetCachedMemory(ctx, req.SessionID, req.Layer, req.Key))
+	return withRuns(o, ctx, req.fields(), func(st *stores) (CachedResponse, error) {
+		return cachedResponse(st.exec.GetCachedMemory(ctx, req.SessionID, req.Layer, req.Key))
+	})
+}
+
+func (r MemoryLoadRequest) fields() []field {
+	return []field{{"sessionId", r.SessionID}, {"layer", r.Layer}, {"key", r.Key}}
 }
 
 // SharedDataRequest names, and for SetSharedData gives, a value shared
@@ -326,33 +281,33 @@ type SharedDataResponse struct {
 
 // SetSharedData stores a value for the other commands of an execution.
 func (o *Ops) SetSharedData(ctx context.Context, req SharedDataRequest) (SharedDataResponse, error) {
-	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"key", req.Key})
-	if err != nil {
-		return SharedDataResponse{}, err
-	}
-	if len(req.Value) == 0 {
-		return SharedDataResponse{}, invalidf("value is required (use null to store null)")
-	}
-	if err := st.exec.SetSharedData(ctx, req.SessionID, req.Key, req.Value); err != nil {
-		return SharedDataResponse{}, runsError(err)
-	}
-	return SharedDataResponse{Key: req.Key, Stored: true, Warnings: []Warning{}}, nil
+	return withRuns(o, ctx, req.fields(), func(st *stores) (SharedDataResponse, error) {
+		if len(req.Value) == 0 {
+			return SharedDataResponse{}, invalidf("value is required (use null to store null)")
+		}
+		if err := st.exec.SetSharedData(ctx, req.SessionID, req.Key, req.Value); err != nil {
+			return SharedDataResponse{}, err
+		}
+		return SharedDataResponse{Key: req.Key, Stored: true, Warnings: []Warning{}}, nil
+	})
 }
 
 // SharedData returns a value stored for the commands of an execution.
 func (o *Ops) SharedData(ctx context.Context, req SharedDataRequest) (SharedDataResponse, error) {
-	st, err := o.cacheStores(ctx, req.SessionID, [2]string{"key", req.Key})
-	if err != nil {
-		return SharedDataResponse{}, err
-	}
-	v, ok, err := st.exec.GetSharedData(ctx, req.SessionID, req.Key)
-	if err != nil {
-		return SharedDataResponse{}, runsError(err)
-	}
-	if !ok {
-		v = json.RawMessage("null")
-	}
-	return SharedDataResponse{Key: req.Key, Found: &ok, Value: v, Warnings: []Warning{}}, nil
+	return withRuns(o, ctx, req.fields(), func(st *stores) (SharedDataResponse, error) {
+		v, ok, err := st.exec.GetSharedData(ctx, req.SessionID, req.Key)
+		if err != nil {
+			return SharedDataResponse{}, err
+		}
+		if !ok {
+			v = json.RawMessage("null")
+		}
+		return SharedDataResponse{Key: req.Key, Found: &ok, Value: v, Warnings: []Warning{}}, nil
+	})
+}
+
+func (r SharedDataRequest) fields() []field {
+	return []field{{"sessionId", r.SessionID}, {"key", r.Key}}
 }
 
 // ExecutionListRequest asks for a page of the executions, newest first.
@@ -376,27 +331,23 @@ type ExecutionListResponse struct {
 
 // Executions lists a page of the executions.
 func (o *Ops) Executions(ctx context.Context, req ExecutionListRequest) (ExecutionListResponse, error) {
-	st, err := o.stores(ctx)
-	if err != nil {
-		return ExecutionListResponse{}, err
-	}
-	page, err := st.exec.ListPage(ctx, execution.ListRequest{Limit: req.Limit, Cursor: req.Cursor})
-	if err != nil {
-		return ExecutionListResponse{}, runsError(err)
-	}
-	if page.Items == nil {
-		page.Items = []ExecutionSummary{}
-	}
-	return ExecutionListResponse{Items: page.Items, Current: page.Current, Next: page.Next, Warnings: []Warning{}}, nil
+	return withRuns(o, ctx, nil, func(st *stores) (ExecutionListResponse, error) {
+		page, err := st.exec.ListPage(ctx, execution.ListRequest{Limit: req.Limit, Cursor: req.Cursor})
+		if err != nil {
+			return ExecutionListResponse{}, err
+		}
+		if page.Items == nil {
+			page.Items = []ExecutionSummary{}
+		}
+		return ExecutionListResponse{Items: page.Items, Current: page.Current, Next: page.Next, Warnings: []Warning{}}, nil
+	})
 }
 
 // Execution returns an execution, the current one when SessionID is empty.
 func (o *Ops) Execution(ctx context.Context, req SessionRequest) (ExecutionResponse, error) {
-	st, err := o.stores(ctx)
-	if err != nil {
-		return ExecutionResponse{}, err
-	}
-	return executionResponse(st.exec.Get(ctx, req.SessionID))
+	return withRuns(o, ctx, nil, func(st *stores) (ExecutionResponse, error) {
+		return executionResponse(st.exec.Get(ctx, req.SessionID))
+	})
 }
 
 // SetCurrentResponse confirms the current execution.
@@ -408,18 +359,13 @@ type SetCurrentResponse struct {
 
 // SetCurrentExecution makes an execution the current one.
 func (o *Ops) SetCurrentExecution(ctx context.Context, req SessionRequest) (SetCurrentResponse, error) {
-	if err := require("sessionId", req.SessionID); err != nil {
-		return SetCurrentResponse{}, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return SetCurrentResponse{}, err
-	}
-	if err := st.exec.SetCurrent(ctx, req.SessionID); err != nil {
-		return SetCurrentResponse{}, runsError(err)
-	}
-	o.executionsChanged()
-	return SetCurrentResponse{SessionID: req.SessionID, IsCurrent: true, Warnings: []Warning{}}, nil
+	return withRuns(o, ctx, []field{{"sessionId", req.SessionID}}, func(st *stores) (SetCurrentResponse, error) {
+		if err := st.exec.SetCurrent(ctx, req.SessionID); err != nil {
+			return SetCurrentResponse{}, err
+		}
+		o.executionsChanged()
+		return SetCurrentResponse{SessionID: req.SessionID, IsCurrent: true, Warnings: []Warning{}}, nil
+	})
 }
 
 // DeleteExecutionRequest deletes an execution in two calls: the first,
@@ -468,22 +414,17 @@ func deleteInTwoSteps(confirmToken, method, what string, request func() (string,
 // DeleteExecution deletes an execution and everything it recorded, once
 // confirmed.
 func (o *Ops) DeleteExecution(ctx context.Context, req DeleteExecutionRequest) (DeleteExecutionResponse, error) {
-	if err := require("sessionId", req.SessionID); err != nil {
-		return DeleteExecutionResponse{}, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return DeleteExecutionResponse{}, err
-	}
-	d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/execution/delete", "execution "+req.SessionID+" and everything it recorded",
-		func() (string, time.Time, error) { return st.exec.RequestDelete(ctx, req.SessionID) },
-		func(tok string) error { return st.exec.ConfirmDelete(ctx, req.SessionID, tok) })
-	if err != nil {
-		return DeleteExecutionResponse{}, err
-	}
-	if d.Deleted {
-		o.executionsChanged()
-		d.Message = "execution " + req.SessionID + " deleted"
-	}
-	return DeleteExecutionResponse{SessionID: req.SessionID, deletion: d}, nil
+	return withRuns(o, ctx, []field{{"sessionId", req.SessionID}}, func(st *stores) (DeleteExecutionResponse, error) {
+		d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/execution/delete", "execution "+req.SessionID+" and everything it recorded",
+			func() (string, time.Time, error) { return st.exec.RequestDelete(ctx, req.SessionID) },
+			func(tok string) error { return st.exec.ConfirmDelete(ctx, req.SessionID, tok) })
+		if err != nil {
+			return DeleteExecutionResponse{}, err
+		}
+		if d.Deleted {
+			o.executionsChanged()
+			d.Message = "execution " + req.SessionID + " deleted"
+		}
+		return DeleteExecutionResponse{SessionID: req.SessionID, deletion: d}, nil
+	})
 }

@@ -47,11 +47,24 @@ func withHeavy[T any](o *Ops, ctx context.Context, fn func(context.Context) (T, 
 	return fn(ctx)
 }
 
-// provide runs fn, a call of the context provider, as a heavy request,
-// and marks its error with the kind it is of.
-func provide[T any](o *Ops, ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+// provide checks the fields a request requires, then runs fn, a call of
+// the context provider, as a heavy request and marks its error with the
+// kind it is of.
+func provide[T any](o *Ops, ctx context.Context, required []field, fn func(context.Context) (T, error)) (T, error) {
+	if err := require(required...); err != nil {
+		var zero T
+		return zero, err
+	}
 	return withHeavy(o, ctx, func(ctx context.Context) (T, error) {
 		res, err := fn(ctx)
 		return res, providerError(err)
+	})
+}
+
+// provideIn runs call, a call of the context provider about a domain with
+// arg, as provide does; the domain is required.
+func provideIn[A, T any](o *Ops, ctx context.Context, domain string, arg A, call func(context.Context, string, A) (T, error)) (T, error) {
+	return provide(o, ctx, []field{{"domain", domain}}, func(ctx context.Context) (T, error) {
+		return call(ctx, domain, arg)
 	})
 }

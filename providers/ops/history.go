@@ -62,22 +62,14 @@ type MessageResponse struct {
 // AppendMessage stores a message at the end of its conversation, creating
 // the conversation when it is new.
 func (o *Ops) AppendMessage(ctx context.Context, req AppendMessageRequest) (MessageResponse, error) {
-	if err := require("conversationId", req.ConversationID); err != nil {
-		return MessageResponse{}, err
-	}
-	if err := require("role", req.Role); err != nil {
-		return MessageResponse{}, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return MessageResponse{}, err
-	}
-	m, err := st.hist.Append(ctx, history.Message{ConversationID: req.ConversationID, Role: req.Role, Content: req.Content,
-		Mode: req.Mode, RunID: req.RunID, Command: req.Command})
-	if err != nil {
-		return MessageResponse{}, runsError(err)
-	}
-	return MessageResponse{HistoryMessage: m, Warnings: []Warning{}}, nil
+	return withRuns(o, ctx, []field{{"conversationId", req.ConversationID}, {"role", req.Role}}, func(st *stores) (MessageResponse, error) {
+		m, err := st.hist.Append(ctx, history.Message{ConversationID: req.ConversationID, Role: req.Role, Content: req.Content,
+			Mode: req.Mode, RunID: req.RunID, Command: req.Command})
+		if err != nil {
+			return MessageResponse{}, err
+		}
+		return MessageResponse{HistoryMessage: m, Warnings: []Warning{}}, nil
+	})
 }
 
 // HistoryListRequest asks for a page of a conversation's messages.
@@ -102,29 +94,24 @@ type HistoryListResponse struct {
 // those before a message id. An unknown conversation gives no items and a
 // warning.
 func (o *Ops) History(ctx context.Context, req HistoryListRequest) (HistoryListResponse, error) {
-	if err := require("conversationId", req.ConversationID); err != nil {
-		return HistoryListResponse{}, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return HistoryListResponse{}, err
-	}
-	page, err := st.hist.List(ctx, req.ConversationID, history.ListRequest{RunID: req.RunID, Limit: req.Limit, Before: int64(req.Before)})
-	if errors.Is(err, history.ErrUnknownConversation) {
-		return HistoryListResponse{Items: []HistoryMessage{}, Warnings: historyUnknown(req.ConversationID)}, nil
-	}
-	if err != nil {
-		return HistoryListResponse{}, runsError(err)
-	}
-	res := HistoryListResponse{Items: page.Items, Warnings: []Warning{}, More: page.More}
-	if res.Items == nil {
-		res.Items = []HistoryMessage{}
-	}
-	if page.More {
-		res.Warnings = append(res.Warnings, Warning{Message: fmt.Sprintf("the newest %d messages; pass before: %d for older ones",
-			len(page.Items), page.Items[0].ID), Code: "more"})
-	}
-	return res, nil
+	return withRuns(o, ctx, []field{{"conversationId", req.ConversationID}}, func(st *stores) (HistoryListResponse, error) {
+		page, err := st.hist.List(ctx, req.ConversationID, history.ListRequest{RunID: req.RunID, Limit: req.Limit, Before: int64(req.Before)})
+		if errors.Is(err, history.ErrUnknownConversation) {
+			return HistoryListResponse{Items: []HistoryMessage{}, Warnings: historyUnknown(req.ConversationID)}, nil
+		}
+		if err != nil {
+			return HistoryListResponse{}, err
+		}
+		res := HistoryListResponse{Items: page.Items, Warnings: []Warning{}, More: page.More}
+		if res.Items == nil {
+			res.Items = []HistoryMessage{}
+		}
+		if page.More {
+			res.Warnings = append(res.Warnings, Warning{Message: fmt.Sprintf("the newest %d messages; pass before: %d for older ones",
+				len(page.Items), page.Items[0].ID), Code: "more"})
+		}
+		return res, nil
+	})
 }
 
 // ConversationsResponse lists the conversations.
@@ -132,20 +119,12 @@ type ConversationsResponse = List[Conversation]
 
 // Conversations lists the conversations of the workspace.
 func (o *Ops) Conversations(ctx context.Context, _ Empty) (ConversationsResponse, error) {
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return ConversationsResponse{}, err
-	}
-	defer release()
-	st, err := o.stores(ctx)
-	if err != nil {
-		return ConversationsResponse{}, err
-	}
-	cs, err := st.hist.Conversations(ctx)
-	if err != nil {
-		return ConversationsResponse{}, runsError(err)
-	}
-	return newList(cs, nil), nil
+	return withRuns(o, ctx, nil, func(st *stores) (ConversationsResponse, error) {
+		return withHeavy(o, ctx, func(ctx context.Context) (ConversationsResponse, error) {
+			cs, err := st.hist.Conversations(ctx)
+			return newList(cs, nil), err
+		})
+	})
 }
 
 // BuildHistoryRequest asks for the history a conversation's next prompt
@@ -170,28 +149,20 @@ type BuildHistoryResponse struct {
 // BuildHistory builds the history a conversation's next prompt would
 // receive, within the budget of the model the request names.
 func (o *Ops) BuildHistory(ctx context.Context, req BuildHistoryRequest) (BuildHistoryResponse, error) {
-	if err := require("conversationId", req.ConversationID); err != nil {
-		return BuildHistoryResponse{}, err
-	}
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return BuildHistoryResponse{}, err
-	}
-	defer release()
-	st, err := o.stores(ctx)
-	if err != nil {
-		return BuildHistoryResponse{}, err
-	}
-	hc, b, err := st.hist.BuildFor(ctx, req.ConversationID, req.BuildSpec, o.Library().Config())
-	if err != nil {
-		return BuildHistoryResponse{}, runsError(err)
-	}
-	ws := make([]Warning, 0, len(hc.Warnings))
-	for _, w := range hc.Warnings {
-		ws = append(ws, Warning{Message: w})
-	}
-	return BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected, Omitted: hc.Omitted,
-		Budget: hc.Budget, Model: b, Warnings: ws}, nil
+	return withRuns(o, ctx, []field{{"conversationId", req.ConversationID}}, func(st *stores) (BuildHistoryResponse, error) {
+		return withHeavy(o, ctx, func(ctx context.Context) (BuildHistoryResponse, error) {
+			hc, b, err := st.hist.BuildFor(ctx, req.ConversationID, req.BuildSpec, o.Library().Config())
+			if err != nil {
+				return BuildHistoryResponse{}, err
+			}
+			ws := make([]Warning, 0, len(hc.Warnings))
+			for _, w := range hc.Warnings {
+				ws = append(ws, Warning{Message: w})
+			}
+			return BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected, Omitted: hc.Omitted,
+				Budget: hc.Budget, Model: b, Warnings: ws}, nil
+		})
+	})
 }
 
 // DeleteConversationRequest deletes a conversation in two calls: the
@@ -212,23 +183,18 @@ type DeleteConversationResponse struct {
 // DeleteConversation deletes a conversation and its messages, once
 // confirmed.
 func (o *Ops) DeleteConversation(ctx context.Context, req DeleteConversationRequest) (DeleteConversationResponse, error) {
-	if err := require("conversationId", req.ConversationID); err != nil {
-		return DeleteConversationResponse{}, err
-	}
-	st, err := o.stores(ctx)
-	if err != nil {
-		return DeleteConversationResponse{}, err
-	}
-	d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/history/delete", "conversation "+req.ConversationID+" and its messages",
-		func() (string, time.Time, error) { return st.hist.RequestDelete(ctx, req.ConversationID) },
-		func(tok string) error { return st.hist.ConfirmDelete(ctx, req.ConversationID, tok) })
-	switch {
-	case req.ConfirmToken == "" && errors.Is(err, history.ErrUnknownConversation):
-		d = deletion{Message: "nothing to delete", Warnings: historyUnknown(req.ConversationID)}
-	case err != nil:
-		return DeleteConversationResponse{}, err
-	case d.Deleted:
-		d.Message = "conversation " + req.ConversationID + " deleted"
-	}
-	return DeleteConversationResponse{ConversationID: req.ConversationID, deletion: d}, nil
+	return withRuns(o, ctx, []field{{"conversationId", req.ConversationID}}, func(st *stores) (DeleteConversationResponse, error) {
+		d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/history/delete", "conversation "+req.ConversationID+" and its messages",
+			func() (string, time.Time, error) { return st.hist.RequestDelete(ctx, req.ConversationID) },
+			func(tok string) error { return st.hist.ConfirmDelete(ctx, req.ConversationID, tok) })
+		switch {
+		case req.ConfirmToken == "" && errors.Is(err, history.ErrUnknownConversation):
+			d = deletion{Message: "nothing to delete", Warnings: historyUnknown(req.ConversationID)}
+		case err != nil:
+			return DeleteConversationResponse{}, err
+		case d.Deleted:
+			d.Message = "conversation " + req.ConversationID + " deleted"
+		}
+		return DeleteConversationResponse{ConversationID: req.ConversationID, deletion: d}, nil
+	})
 }

@@ -61,11 +61,17 @@ func invalidf(format string, args ...any) error {
 	return withKind(ErrInvalid, fmt.Errorf("invalid params: "+format, args...))
 }
 
-// require returns an ErrInvalid error when a required string field is
-// empty.
-func require(name, value string) error {
-	if strings.TrimSpace(value) == "" {
-		return invalidf("%s is required", name)
+// field is a string field of a request that must not be blank: its JSON
+// name and its value.
+type field struct{ name, value string }
+
+// require returns an ErrInvalid error naming the first of fields that is
+// blank.
+func require(fields ...field) error {
+	for _, f := range fields {
+		if strings.TrimSpace(f.value) == "" {
+			return invalidf("%s is required", f.name)
+		}
 	}
 	return nil
 }

@@ -88,6 +88,24 @@ func (o *Ops) Close() error {
 	return errors.Join(st.exec.Close(), st.db.Close())
 }
 
+// withRuns checks the fields a request requires, then runs fn with the run
+// stores and marks its error with the kind it is of.
+func withRuns[T any](o *Ops, ctx context.Context, required []field, fn func(*stores) (T, error)) (T, error) {
+	var zero T
+	if err := require(required...); err != nil {
+		return zero, err
+	}
+	st, err := o.stores(ctx)
+	if err != nil {
+		return zero, err
+	}
+	res, err := fn(st)
+	if err != nil {
+		return zero, runsError(err)
+	}
+	return res, nil
+}
+
 // runsError marks the errors of the run stores with their kind: bad input
 // is ErrInvalid, work in progress ErrConflict.
 func runsError(err error) error {

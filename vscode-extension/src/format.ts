@@ -85,51 +85,37 @@ export function isAlwaysLoad(item: Partial<Pick<CatalogItem, 'loadingStrategy' |
   return item.loadingStrategy === 'always' || item.type === 'always';
 }
 
+/** Codicons of the topic types that have their own. */
+const topicIcons = new Map([
+  ['index', 'list-tree'],
+  ['detection', 'search'],
+  ['framework', 'package'],
+  ['pattern', 'symbol-structure'],
+]);
+
 /** Codicon name of a topic by type and loading strategy. */
 export function topicIcon(item: Partial<Pick<CatalogItem, 'loadingStrategy' | 'type'>>): string {
   if (isAlwaysLoad(item)) {
     return 'pinned';
   }
-  switch (item.type) {
-    case 'index':
-      return 'list-tree';
-    case 'detection':
-      return 'search';
-    case 'framework':
-      return 'package';
-    case 'pattern':
-      return 'symbol-structure';
-    default:
-      return 'book';
-  }
+  return topicIcons.get(item.type ?? '') ?? 'book';
 }
+
+/** Codicons of the execution and command statuses, by the words for each. */
+const statusIcons = new Map(
+  Object.entries({
+    pass: ['success', 'completed', 'complete', 'done'],
+    warning: ['partial'],
+    error: ['failed', 'error'],
+    sync: ['running', 'started', 'in_progress', 'inprogress'],
+    'circle-slash': ['cancelled', 'canceled'],
+    'debug-pause': ['interrupted'],
+  }).flatMap(([icon, statuses]) => statuses.map((s) => [s, icon] as const)),
+);
 
 /** Codicon name for an execution or command status. */
 export function statusIcon(status: string | undefined): string {
-  switch ((status ?? '').toLowerCase()) {
-    case 'success':
-    case 'completed':
-    case 'complete':
-    case 'done':
-      return 'pass';
-    case 'partial':
-      return 'warning';
-    case 'failed':
-    case 'error':
-      return 'error';
-    case 'running':
-    case 'started':
-    case 'in_progress':
-    case 'inprogress':
-      return 'sync';
-    case 'cancelled':
-    case 'canceled':
-      return 'circle-slash';
-    case 'interrupted':
-      return 'debug-pause';
-    default:
-      return 'circle-outline';
-  }
+  return statusIcons.get((status ?? '').toLowerCase()) ?? 'circle-outline';
 }
 
 /** `2026-02-10T12:34:56Z` → `2026-02-10 12:34`; anything else unchanged. */

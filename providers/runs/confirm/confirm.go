@@ -64,6 +64,16 @@ func (t *Tokens) Issue(key string) (token string, expires time.Time) {
 	return token, expires
 }
 
+// Request issues a token for key, as Issue does, once check, which says
+// whether what key names may be acted on, passes.
+func (t *Tokens) Request(key string, check func() error) (token string, expires time.Time, err error) {
+	if err := check(); err != nil {
+		return "", time.Time{}, fmt.Errorf("request delete: %w", err)
+	}
+	token, expires = t.Issue(key)
+	return token, expires, nil
+}
+
 // Consume checks that token was issued for key and has not expired. A token
 // is consumed by its first use, valid or not, so that it cannot be replayed.
 func (t *Tokens) Consume(key, token string) error {

@@ -34,16 +34,9 @@ func (s *Store) Create(ctx context.Context, projectName, projectType string, opt
 	if projectType == "" {
 		projectType = s.detectProjectType(ctx)
 	}
-	var st *ExecutionState
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		st, err = s.create(ctx, tx, projectName, projectType, !cfg.keepCurrent)
-		return err
+	return inTx(ctx, s.db.Write, "create execution", func(tx *sql.Tx) (*ExecutionState, error) {
+		return s.create(ctx, tx, projectName, projectType, !cfg.keepCurrent)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("create execution: %w", err)
-	}
-	return st, nil
 }
 
 func (s *Store) create(ctx context.Context, tx *sql.Tx, projectName, projectType string, makeCurrent bool) (*ExecutionState, error) {
@@ -234,18 +227,13 @@ func (s *Store) writeCommand(ctx context.Context, sessionID, verb, command, what
 	if err != nil {
 		return nil, err
 	}
-	var ce *CommandExecution
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if ce, err = step(tx, encoded); err != nil {
-			return err
+	return inTx(ctx, s.db.Write, fmt.Sprintf("%s command %q", verb, command), func(tx *sql.Tx) (*CommandExecution, error) {
+		ce, err := step(tx, encoded)
+		if err != nil {
+			return nil, err
 		}
-		return recordItems(ctx, tx, sessionID, ce, items)
+		return ce, recordItems(ctx, tx, sessionID, ce, items)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s command %q: %w", verb, command, err)
-	}
-	return ce, nil
 }
 
 func (s *Store) startCommand(ctx context.Context, tx *sql.Tx, sessionID, command, in string) (*CommandExecution, error) {
@@ -580,57 +568,46 @@ func (s *Store) GetSharedData(ctx context.Context, sessionID, key string) (value
 // execution, or of the given command when command is not empty; nil when
 // there is none. Running commands are not "previous".
 func (s *Store) GetPreviousCommand(ctx context.Context, sessionID, command string) (*CommandExecution, error) {
-	var ce *CommandExecution
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+	return inTx(ctx, s.db.Read, "get previous command", func(tx *sql.Tx) (*CommandExecution, error) {
 		live, err := s.liveOf(ctx, tx, sessionID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cmds, err := loadCommands(ctx, tx, live, selectCommands+`WHERE c.session_id = ?1 AND (?2 = '' OR c.command = ?2) AND c.status <> 'running'
 			ORDER BY coalesce(c.completed_at, c.started_at) DESC, c.step DESC LIMIT 1`, sessionID, command)
-		if len(cmds) > 0 {
-			ce = &cmds[0]
+		if err != nil || len(cmds) == 0 {
+			return nil, err
 		}
-		return err
+		return &cmds[0], nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("get previous command: %w", err)
-	}
-	return ce, nil
 }
 
 // Attempts returns every attempt of a step of the execution, oldest first.
 func (s *Store) Attempts(ctx context.Context, sessionID string, step int) ([]CommandExecution, error) {
-	var out []CommandExecution
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+	return inTx(ctx, s.db.Read, "attempts", func(tx *sql.Tx) ([]CommandExecution, error) {
 		live, err := s.liveOf(ctx, tx, sessionID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		latest, err := loadCommands(ctx, tx, live, selectCommands+`WHERE c.session_id = ? AND c.step = ?`, sessionID, step)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(latest) == 0 {
-			return fmt.Errorf("step %d of execution %s: %w", step, sessionID, ErrNotFound)
+			return nil, fmt.Errorf("step %d of execution %s: %w", step, sessionID, ErrNotFound)
 		}
-		out, err = loadCommands(ctx, tx, live, `SELECT a.command_id, c.command, a.attempt, a.status, a.inputs, a.outputs,
+		out, err := loadCommands(ctx, tx, live, `SELECT a.command_id, c.command, a.attempt, a.status, a.inputs, a.outputs,
 				a.started_at, a.completed_at, c.step, a.owner_id, coalesce(c.first_started_at, c.started_at)
 			FROM command_attempts a JOIN commands c ON c.id = a.command_id
 			WHERE c.session_id = ? AND c.step = ? ORDER BY a.attempt`, sessionID, step)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for i := range out {
 			out[i].LastAttemptAt = latest[0].StartedAt
 		}
-		out = append(out, latest[0])
-		return nil
+		return append(out, latest[0]), nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("attempts: %w", err)
-	}
-	return out, nil
 }
 
 // execInfo is what the write paths need of an execution row.

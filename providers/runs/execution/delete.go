@@ -14,24 +14,21 @@ import (
 // deleted, nor one in which a live process, this one included, runs a
 // command or a chain (ErrConflict).
 func (s *Store) RequestDelete(ctx context.Context, sessionID string) (token string, expires time.Time, err error) {
-	err = s.db.Read(ctx, func(tx *sql.Tx) error {
-		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		cur, err := current(ctx, tx)
-		if err == nil && cur == sessionID {
-			err = fmt.Errorf("%w: %s", ErrIsCurrent, sessionID)
-		}
-		if err != nil {
-			return err
-		}
-		return s.requireIdle(ctx, tx, sessionID)
+	return s.tokens.Request(sessionID, func() error {
+		return s.db.Read(ctx, func(tx *sql.Tx) error {
+			if _, err := execRow(ctx, tx, sessionID); err != nil {
+				return err
+			}
+			cur, err := current(ctx, tx)
+			if err == nil && cur == sessionID {
+				err = fmt.Errorf("%w: %s", ErrIsCurrent, sessionID)
+			}
+			if err != nil {
+				return err
+			}
+			return s.requireIdle(ctx, tx, sessionID)
+		})
 	})
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("request delete: %w", err)
-	}
-	token, expires = s.tokens.Issue(sessionID)
-	return token, expires, nil
 }
 
 // ConfirmDelete deletes the execution and everything it owns (commands and

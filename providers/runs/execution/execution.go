@@ -420,3 +420,19 @@ func newID() string {
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// inTx runs fn in a transaction of run (the database's Read or Write) and
+// returns its value; a failure is wrapped with what.
+func inTx[T any](ctx context.Context, run func(context.Context, func(*sql.Tx) error) error, what string, fn func(*sql.Tx) (T, error)) (T, error) {
+	var v T
+	err := run(ctx, func(tx *sql.Tx) error {
+		var err error
+		v, err = fn(tx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, err)
+	}
+	return v, nil
+}

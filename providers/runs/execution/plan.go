@@ -99,16 +99,9 @@ type PlanStep struct {
 // ResumePoint returns the progress of the execution's chain plan, failing
 // with ErrNoPlan when the execution has none.
 func (s *Store) ResumePoint(ctx context.Context, sessionID string) (*ResumePoint, error) {
-	var rp *ResumePoint
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		var err error
-		rp, err = s.resumePoint(ctx, tx, sessionID)
-		return err
+	return inTx(ctx, s.db.Read, "resume point", func(tx *sql.Tx) (*ResumePoint, error) {
+		return s.resumePoint(ctx, tx, sessionID)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("resume point: %w", err)
-	}
-	return rp, nil
 }
 
 func (s *Store) resumePoint(ctx context.Context, tx *sql.Tx, sessionID string) (*ResumePoint, error) {

@@ -413,11 +413,7 @@ const planHasPartial = `EXISTS (SELECT 1 FROM commands c WHERE c.session_id = e.
 
 // List returns every execution, newest first.
 func (s *Store) List(ctx context.Context) ([]Summary, error) {
-	out, err := s.list(ctx, s.now())
-	if err != nil {
-		return nil, fmt.Errorf("list executions: %w", err)
-	}
-	return out, nil
+	return s.list(ctx, s.now())
 }
 
 // DefaultListLimit is how many executions a page holds when no limit is
@@ -519,13 +515,9 @@ func parseCursor(c string) (started int64, id string, err error) {
 
 // list reads the summaries of every execution, newest first.
 func (s *Store) list(ctx context.Context, now time.Time) ([]Summary, error) {
-	var out []Summary
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = s.summaries(ctx, tx, now, listOrder)
-		return err
+	return inTx(ctx, s.db.Read, "list executions", func(tx *sql.Tx) ([]Summary, error) {
+		return s.summaries(ctx, tx, now, listOrder)
 	})
-	return out, err
 }
 
 // Reader reads the executions of a database without taking part in its
@@ -546,7 +538,7 @@ func NewReader(db *storage.DB) *Reader {
 func (r *Reader) List(ctx context.Context) ([]Summary, error) {
 	out, err := r.s.list(ctx, r.s.now())
 	if err != nil {
-		return nil, fmt.Errorf("list executions: %w", err)
+		return nil, err
 	}
 	if out == nil {
 		out = []Summary{}
@@ -568,40 +560,26 @@ func (r *Reader) Get(ctx context.Context, sessionID string) (*ExecutionState, er
 // Get returns the state of an execution; the current one when sessionID is
 // empty.
 func (s *Store) Get(ctx context.Context, sessionID string) (*ExecutionState, error) {
-	var st *ExecutionState
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+	return inTx(ctx, s.db.Read, "get execution", func(tx *sql.Tx) (*ExecutionState, error) {
 		id := sessionID
 		if id == "" {
 			var err error
 			if id, err = current(ctx, tx); err != nil {
-				return err
+				return nil, err
 			}
 			if id == "" {
-				return fmt.Errorf("no current execution: %w", ErrNotFound)
+				return nil, fmt.Errorf("no current execution: %w", ErrNotFound)
 			}
 		}
-		var err error
-		st, err = s.load(ctx, tx, id)
-		return err
+		return s.load(ctx, tx, id)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("get execution: %w", err)
-	}
-	return st, nil
 }
 
 // Current returns the id of the current execution, "" when there is none.
 func (s *Store) Current(ctx context.Context) (string, error) {
-	var id string
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		var err error
-		id, err = current(ctx, tx)
-		return err
+	return inTx(ctx, s.db.Read, "current execution", func(tx *sql.Tx) (string, error) {
+		return current(ctx, tx)
 	})
-	if err != nil {
-		return "", fmt.Errorf("current execution: %w", err)
-	}
-	return id, nil
 }
 
 func current(ctx context.Context, tx *sql.Tx) (string, error) {

@@ -169,31 +169,22 @@ func (s *Store) CompleteStep(ctx context.Context, sessionID, command string, sta
 			return nil, fmt.Errorf("%w: shared data %q is not valid JSON", ErrInvalidArgument, k)
 		}
 	}
-	var ce *CommandExecution
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		ce, err = s.completeCommand(ctx, tx, sessionID, command, status, out)
+	return inTx(ctx, s.db.Write, fmt.Sprintf("complete command %q", command), func(tx *sql.Tx) (*CommandExecution, error) {
+		ce, err := s.completeCommand(ctx, tx, sessionID, command, status, out)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return storeShared(ctx, tx, sessionID, shared, ms(s.now()))
+		return ce, storeShared(ctx, tx, sessionID, shared, ms(s.now()))
 	})
-	if err != nil {
-		return nil, fmt.Errorf("complete command %q: %w", command, err)
-	}
-	return ce, nil
 }
 
 // Summary returns the list entry of one execution.
 func (s *Store) Summary(ctx context.Context, sessionID string) (*Summary, error) {
-	var out []Summary
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = s.summaries(ctx, tx, s.now(), `WHERE session_id = ?`, sessionID)
-		return err
+	out, err := inTx(ctx, s.db.Read, "execution summary", func(tx *sql.Tx) ([]Summary, error) {
+		return s.summaries(ctx, tx, s.now(), `WHERE session_id = ?`, sessionID)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("execution summary: %w", err)
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("execution %q: %w", sessionID, ErrNotFound)
@@ -213,31 +204,27 @@ type MemoryLoad struct {
 // loaded, in the order they were first recorded; none when it loaded
 // none.
 func (s *Store) MemoryLayer(ctx context.Context, sessionID, layer string) ([]MemoryLoad, error) {
-	var out []MemoryLoad
-	err := s.db.Read(ctx, func(tx *sql.Tx) error {
+	return inTx(ctx, s.db.Read, "get memory layer "+layer, func(tx *sql.Tx) ([]MemoryLoad, error) {
 		if _, err := execRow(ctx, tx, sessionID); err != nil {
-			return err
+			return nil, err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT key, content FROM memory_loads WHERE session_id = ? AND layer = ? ORDER BY rowid`, sessionID, layer)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer rows.Close()
+		var out []MemoryLoad
 		for rows.Next() {
 			m := MemoryLoad{Layer: layer}
 			var c []byte
 			if err := rows.Scan(&m.Key, &c); err != nil {
-				return err
+				return nil, err
 			}
 			m.Content = string(c)
 			out = append(out, m)
 		}
-		return rows.Err()
+		return out, rows.Err()
 	})
-	if err != nil {
-		return nil, fmt.Errorf("get memory layer %s: %w", layer, err)
-	}
-	return out, nil
 }
 
 // RecordMemoryLoads caches several memory entries in one transaction, in

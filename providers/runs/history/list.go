@@ -181,11 +181,10 @@ func (s *Store) Stat(ctx context.Context, conversationID string) (Conversation, 
 // random token bound to conversationID, valid once, in this process only,
 // until expires.
 func (s *Store) RequestDelete(ctx context.Context, conversationID string) (token string, expires time.Time, err error) {
-	if _, err := s.Stat(ctx, conversationID); err != nil {
-		return "", time.Time{}, fmt.Errorf("request delete: %w", err)
-	}
-	token, expires = s.tokens.Issue(conversationID)
-	return token, expires, nil
+	return s.tokens.Request(conversationID, func() error {
+		_, err := s.Stat(ctx, conversationID)
+		return err
+	})
 }
 
 // ConfirmDelete deletes the conversation and its messages when token is the

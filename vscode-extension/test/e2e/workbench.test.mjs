@@ -206,6 +206,29 @@ async function eventually(fn, timeoutMs, what) {
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
 }
 
+/**
+ * Runs a chain command (Preview or Run Chain), picks the `feature` chain,
+ * with a screenshot of the pick when `shot` names one, and gives it the
+ * input of the chain steps.
+ */
+async function startFeatureChain(label, shot) {
+  await runCommand(label);
+  const rowFeature = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'feature' }).first();
+  await rowFeature.waitFor({ state: 'visible', timeout: WAIT });
+  if (shot) {
+    await screenshot(shot);
+  }
+  await rowFeature.click();
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await eventually(
+    async () => /Input for/.test(await page.locator('.quick-input-widget').innerText()),
+    WAIT,
+    'the chain input box',
+  );
+  await input.fill('add pagination to the /items endpoint');
+  await input.press('Enter');
+}
+
 before(async () => {
   assert.ok(codeServer && existsSync(codeServer), 'CTXLS_E2E_CODE_SERVER must point at code-server (run scripts/e2e.sh)');
   assert.ok(nodeBinDir, 'CTXLS_E2E_NODE_BIN_DIR must be set (run scripts/e2e.sh)');
@@ -552,19 +575,7 @@ step('the context browser lists domains and topics with tokens', 'context-browse
 });
 
 step('Preview Chain shows every step of a named chain', 'chain-preview', async () => {
-  await runCommand('ctxls: Preview Chain…');
-  const rowFeature = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'feature' }).first();
-  await rowFeature.waitFor({ state: 'visible', timeout: WAIT });
-  await screenshot('preview-pick-chain');
-  await rowFeature.click();
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await eventually(
-    async () => /Input for/.test(await page.locator('.quick-input-widget').innerText()),
-    WAIT,
-    'the chain input box',
-  );
-  await input.fill('add pagination to the /items endpoint');
-  await input.press('Enter');
+  await startFeatureChain('ctxls: Preview Chain…', 'preview-pick-chain');
   await page.locator('.tabs-container .tab', { hasText: 'Chain Preview' }).first().waitFor({ state: 'visible', timeout: WAIT * 2 });
   let previewFrame;
   const body = await eventually(
@@ -594,18 +605,7 @@ step('Preview Chain shows every step of a named chain', 'chain-preview', async (
 });
 
 step('Run Chain records an execution with its steps and conversation', 'chain-run', async () => {
-  await runCommand('ctxls: Run Chain…');
-  const rowFeature = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'feature' }).first();
-  await rowFeature.waitFor({ state: 'visible', timeout: WAIT });
-  await rowFeature.click();
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await eventually(
-    async () => /Input for/.test(await page.locator('.quick-input-widget').innerText()),
-    WAIT,
-    'the chain input box',
-  );
-  await input.fill('add pagination to the /items endpoint');
-  await input.press('Enter');
+  await startFeatureChain('ctxls: Run Chain…');
   // The preview executor records every step's prompt without running an agent.
   const done = page.locator('.notification-toast', { hasText: /chain brainstorm → implement → test completed/ }).first();
   await done.waitFor({ state: 'visible', timeout: WAIT * 2 });
