@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -295,23 +294,6 @@ func waitInSync(t testing.TB, w *Workspace) {
 			t.Fatalf("workspace differs from a fresh load of the disk (- workspace, + disk):\n%s", diffLines(got, want))
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// checkGoroutines fails when more goroutines run after f than before,
-// allowing a grace period for goroutines that are ending.
-func checkGoroutines(t *testing.T, f func()) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	f()
-	deadline := time.Now().Add(waitDeadline)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:n])
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 func TestOpenIndexes(t *testing.T) {
@@ -438,7 +439,8 @@ func TestSymlinkLoopAndUnreadable(t *testing.T) {
 
 func TestNoGoroutineLeak(t *testing.T) {
 	dir := writeTree(t, baseTree())
-	checkGoroutines(t, func() {
+	t.Run("close twice", func(t *testing.T) {
+		watchertest.CheckGoroutines(t)
 		rec := &recorder{}
 		w, err := Open(context.Background(), dir, Options{Watch: true, OnUpdate: rec.Add, Debounce: 20_000_000})
 		if err != nil {
@@ -457,7 +459,8 @@ func TestNoGoroutineLeak(t *testing.T) {
 		}
 	})
 	// Nor a watcher started again for a new ignore list.
-	checkGoroutines(t, func() {
+	t.Run("watcher restarted", func(t *testing.T) {
+		watchertest.CheckGoroutines(t)
 		w, err := Open(context.Background(), dir, Options{Watch: true, Debounce: 20_000_000})
 		if err != nil {
 			t.Fatal(err)
@@ -470,7 +473,8 @@ func TestNoGoroutineLeak(t *testing.T) {
 		w.Close()
 	})
 	// Closing while the watcher is still starting must not leak either.
-	checkGoroutines(t, func() {
+	t.Run("closed while starting", func(t *testing.T) {
+		watchertest.CheckGoroutines(t)
 		w, err := Open(context.Background(), dir, Options{Watch: true})
 		if err != nil {
 			t.Fatal(err)
