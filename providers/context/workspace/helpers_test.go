@@ -124,19 +124,20 @@ type recorder struct {
 
 // changed returns every path reported changed so far.
 func (r *recorder) changed() []string {
-	var out []string
-	for _, u := range r.All() {
-		out = append(out, u.Changed...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return r.paths(func(u Update) []string { return u.Changed })
 }
 
 // affected returns every path reported affected so far.
 func (r *recorder) affected() []string {
+	return r.paths(func(u Update) []string { return u.Affected })
+}
+
+// paths returns the paths of every update that field picks, sorted and
+// without repeats.
+func (r *recorder) paths(field func(Update) []string) []string {
 	var out []string
 	for _, u := range r.All() {
-		out = append(out, u.Affected...)
+		out = append(out, field(u)...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -187,6 +188,15 @@ func open(t testing.TB, dir string, rec *recorder, mod func(*Options)) *Workspac
 		waitWatching(t, w)
 	}
 	return w
+}
+
+// openBase writes baseTree in a new directory and opens it as open does,
+// with a recorder of its updates.
+func openBase(t testing.TB, mod func(*Options)) (string, *recorder, *Workspace) {
+	t.Helper()
+	dir := writeTree(t, baseTree())
+	rec := &recorder{}
+	return dir, rec, open(t, dir, rec, mod)
 }
 
 // waitWatching waits until the workspace's watcher runs.

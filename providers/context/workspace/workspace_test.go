@@ -38,9 +38,7 @@ func TestOpenIndexes(t *testing.T) {
 
 func TestFileChanges(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, rec, w := openBase(t, nil)
 	commits := filepath.Join(dir, "context/git/commits.md")
 
 	t.Run("create", func(t *testing.T) {
@@ -128,9 +126,7 @@ func hasCode(ds []library.Diagnostic, code string) bool {
 
 func TestDirectories(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, _, w := openBase(t, nil)
 
 	t.Run("new domain with mkdir -p", func(t *testing.T) {
 		writeFile(t, dir, "context/rust/deep/nested/ownership.md", "# Ownership\n")
@@ -205,9 +201,7 @@ func TestDirectories(t *testing.T) {
 
 func TestOverlayPrecedence(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, rec, w := openBase(t, nil)
 	p := filepath.Join(dir, "context/git/commits.md")
 	edited := topicText("git", "commits", "Edited In Editor")
 
@@ -277,9 +271,7 @@ func TestOverlayPrecedence(t *testing.T) {
 
 func TestNotifyWatchedWithoutWatcher(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, func(o *Options) { o.Watch = false })
+	dir, rec, w := openBase(t, func(o *Options) { o.Watch = false })
 	// The same change notified again, with another file in the same
 	// notification: only the other file is applied.
 	if n := notifyTwice(t, dir, w, rec, "Notified"); n != 1 {
@@ -302,9 +294,7 @@ func TestNotifyWatchedWithoutWatcher(t *testing.T) {
 
 func TestNotifyWatchedDedupe(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, rec, w := openBase(t, nil)
 	// The notification joined the watcher's debounce: once a later change
 	// sent both ways is through, commits.md has been looked at by both.
 	if n := notifyTwice(t, dir, w, rec, "Both Ways"); n != 1 {
@@ -485,9 +475,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 
 func TestReloadThreshold(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, func(o *Options) { o.ReloadThreshold = 3 })
+	dir, rec, w := openBase(t, func(o *Options) { o.ReloadThreshold = 3 })
 	doc := filepath.Join(dir, "context/git/branches.md")
 	edited := topicText("git", "branches", "Open Branches")
 	w.DidOpen(doc, edited, 1)
@@ -635,9 +623,7 @@ func TestCreateResolvesWaitingReferences(t *testing.T) {
 // the open documents laid over it, rather than a scan in place.
 func TestNewRootFromFileRebuildsAside(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, func(o *Options) { o.Watch = false })
+	dir, _, w := openBase(t, func(o *Options) { o.Watch = false })
 	doc := filepath.Join(dir, "context/git/commits.md")
 	edited := topicText("git", "commits", "Open")
 	w.DidOpen(doc, edited, 1)
