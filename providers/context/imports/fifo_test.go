@@ -25,10 +25,7 @@ func TestBuildImportOfPipe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
-	var got []string
-	for _, e := range tree.Root().Imports {
-		got = append(got, e.Path+"="+e.Status.String())
-	}
+	got := importStatuses(tree)
 	if len(got) != 2 || got[0] == "pipe.md=loaded" || got[1] != "a.md=loaded" {
 		t.Errorf("imports %v; want pipe.md not loaded and a.md loaded", got)
 	}
