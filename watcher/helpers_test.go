@@ -322,19 +322,11 @@ type env struct {
 // of the disk; cleanups close it and check for leaked goroutines.
 func start(t testing.TB, opts Options) *env {
 	t.Helper()
-	watchertest.CheckGoroutines(t)
-	logs := &logRecorder{}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(logs)
-	}
 	if opts.Debounce == 0 {
 		opts.Debounce = 50 * time.Millisecond
 	}
 	initial := walkDisk(t, opts.Roots, opts.Files)
-	w, err := New(opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	w, logs := newWatcher(t, opts)
 	c := newConsumer(w, initial)
 	e := &env{w: w, c: c, logs: logs, opts: opts}
 	t.Cleanup(func() {
@@ -352,6 +344,23 @@ func start(t testing.TB, opts Options) *env {
 		}
 	})
 	return e
+}
+
+// newWatcher creates a watcher with opts, logging to the returned recorder
+// unless opts has a logger, and checks when the test ends that it left no
+// goroutine running.
+func newWatcher(t testing.TB, opts Options) (*Watcher, *logRecorder) {
+	t.Helper()
+	watchertest.CheckGoroutines(t)
+	logs := &logRecorder{}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(logs)
+	}
+	w, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return w, logs
 }
 
 // settle waits for a barrier and checks the consumer equals the disk.

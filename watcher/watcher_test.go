@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/watcher/watchertest"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -507,12 +506,8 @@ func TestMaxWaitFlushesEndlessStream(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
-	watchertest.CheckGoroutines(t)
 	root := t.TempDir()
-	w, err := New(Options{Roots: []string{root}, Debounce: time.Millisecond, Logger: slog.New(&logRecorder{})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newWatcher(t, Options{Roots: []string{root}, Debounce: time.Millisecond})
 	// A batch nobody receives must not keep Close waiting.
 	writeFile(t, filepath.Join(root, "a.md"), "a")
 	deadline := time.Now().Add(waitTimeout)
@@ -569,12 +564,7 @@ func TestSymlinks(t *testing.T) {
 	})
 	t.Run("followed", func(t *testing.T) {
 		root, outside := setup(t)
-		watchertest.CheckGoroutines(t)
-		logs := &logRecorder{}
-		w, err := New(Options{Roots: []string{root}, FollowSymlinks: true, Logger: slog.New(logs)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		w, logs := newWatcher(t, Options{Roots: []string{root}, FollowSymlinks: true})
 		defer w.Close()
 		want := []string{filepath.Join(root, "dom", "a.md"), filepath.Join(root, "ext", "o.md"), filepath.Join(root, "file.md")}
 		if got := w.Files(); !slices.Equal(got, want) {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -145,22 +144,17 @@ func (r *recorder) paths(field func(Update) []string) []string {
 
 // logBuffer is a slog handler target that keeps messages for inspection.
 type logBuffer struct {
-	mu   sync.Mutex
-	msgs []string
+	watchertest.Recorder[string]
 }
 
 func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.msgs = append(l.msgs, string(p))
+	l.Add(string(p))
 	return len(p), nil
 }
 
 func (l *logBuffer) count(substr string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	n := 0
-	for _, m := range l.msgs {
+	for _, m := range l.All() {
 		if strings.Contains(m, substr) {
 			n++
 		}

@@ -420,7 +420,7 @@ func TestSymlinkLoopAndUnreadable(t *testing.T) {
 	logs := &logBuffer{}
 	w := open(t, dir, nil, func(o *Options) { o.Logger = textLogger(logs) })
 	if n := logs.count("symbolic link"); n == 0 {
-		t.Errorf("no warning about symbolic links; log:\n%s", strings.Join(logs.msgs, ""))
+		t.Errorf("no warning about symbolic links; log:\n%s", strings.Join(logs.All(), ""))
 	}
 	writeFile(t, dir, "context/python/after.md", "# After\n")
 	waitFor(t, "a change beside the loop", func() bool { return hasTopic(w, "python/after") })
@@ -532,7 +532,7 @@ func TestUnreadableDirectory(t *testing.T) {
 	logs := &logBuffer{}
 	w := open(t, dir, nil, func(o *Options) { o.Logger = textLogger(logs) })
 	if logs.count("locked") == 0 {
-		t.Errorf("no warning about the unreadable directory; log:\n%s", strings.Join(logs.msgs, ""))
+		t.Errorf("no warning about the unreadable directory; log:\n%s", strings.Join(logs.All(), ""))
 	}
 	writeFile(t, dir, "context/git/after.md", "# After\n")
 	waitFor(t, "a change beside it", func() bool { return hasTopic(w, "git/after") })
