@@ -2,7 +2,6 @@ package contextprovider
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,10 +13,7 @@ import (
 // exampleProvider loads the example library shipped with the project.
 func exampleProvider(t testing.TB) (*Provider, *library.Library) {
 	t.Helper()
-	lib, err := library.Load(context.Background(), filepath.Join("..", "..", "..", "examples", "library"), nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := libtest.LoadExample(t)
 	return NewStatic(lib), lib
 }
 

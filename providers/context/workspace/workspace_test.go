@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
@@ -564,10 +565,7 @@ func TestTypeChange(t *testing.T) {
 // names every file that refers to the changed topic.
 func TestExampleLibrary(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../../../examples/library")); err != nil {
-		t.Fatal(err)
-	}
+	dir := libtest.CopyExample(t)
 	rec := &recorder{}
 	w := open(t, dir, rec, nil)
 	waitInSync(t, w)
