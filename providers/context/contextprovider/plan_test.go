@@ -17,6 +17,17 @@ func exampleProvider(t testing.TB) (*Provider, *library.Library) {
 	return NewStatic(lib), lib
 }
 
+// loadDir loads the workspace at dir with cfg, or the default
+// configuration when cfg is nil.
+func loadDir(t testing.TB, dir string, cfg *config.Config) *library.Library {
+	t.Helper()
+	lib, err := library.Load(context.Background(), dir, cfg, library.Options{})
+	if err != nil {
+		t.Fatalf("load %s: %v", dir, err)
+	}
+	return lib
+}
+
 // writeLibrary writes files (path → content) under a temporary workspace
 // and loads it with the real tokenizer.
 func writeLibrary(t testing.TB, files map[string]string) (*Provider, *library.Library, string) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
@@ -19,11 +18,7 @@ func projectWithExample(t *testing.T, files map[string]string) *Provider {
 	dir := t.TempDir()
 	libtest.CopyTree(t, libtest.ExampleDir(t), dir)
 	libtest.WriteFiles(t, dir, files)
-	lib, err := library.Load(t.Context(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return NewStatic(lib)
+	return NewStatic(loadDir(t, dir, nil))
 }
 
 func TestWorkspaceSignals(t *testing.T) {
@@ -117,11 +112,7 @@ func BenchmarkDetectWorkspace(b *testing.B) {
 		files[fmt.Sprintf("app/pkg%02d/mod%d.py", i%30, i)] = fmt.Sprintf("import os\nfrom fastapi import APIRouter\nfrom app.pkg%02d import helper%d\n\n%s", i%30, i, strings.Repeat("x = 1\n", 200))
 	}
 	libtest.WriteFiles(b, dir, files)
-	lib, err := library.Load(b.Context(), dir, nil, library.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := NewStatic(lib)
+	p := NewStatic(loadDir(b, dir, nil))
 	for b.Loop() {
 		if got, err := p.DetectWorkspace(b.Context()); err != nil || got != "fastapi" {
 			b.Fatalf("DetectWorkspace = %q, %v", got, err)
