@@ -160,65 +160,60 @@ func writeTree(b *testing.B, dirs []string, files map[string]bool, content strin
 // files in 50 directories: the time from the first write to the batch that
 // completes the picture, how many batches that took, and the CPU used.
 func BenchmarkCheckout5000(b *testing.B) {
-	b.Run("create", func(b *testing.B) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		root := b.TempDir()
-		w := benchWatcher(b, root)
-		var m meter
-		b.ResetTimer()
-		for i := range b.N {
-			dirs, files := checkoutTree(filepath.Join(root, fmt.Sprint("co", i)))
-			m.measure(
-				func() { writeTree(b, dirs, files, checkoutContent) },
-				func() int { return collect(b, w, Created, files) },
-			)
-			b.StopTimer()
-			removeAll(b, filepath.Join(root, fmt.Sprint("co", i)))
-			collect(b, w, Removed, files)
-			b.StartTimer()
-		}
+	benchBursts(b, "create", nil, func(b *testing.B, i int, root string, w *Watcher, m *meter) {
+		dirs, files := checkoutTree(filepath.Join(root, fmt.Sprint("co", i)))
+		m.measure(
+			func() { writeTree(b, dirs, files, checkoutContent) },
+			func() int { return collect(b, w, Created, files) },
+		)
 		b.StopTimer()
-		m.report(b)
+		removeAll(b, filepath.Join(root, fmt.Sprint("co", i)))
+		collect(b, w, Removed, files)
+		b.StartTimer()
 	})
 
-	b.Run("modify", func(b *testing.B) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		root := b.TempDir()
-		dirs, files := checkoutTree(root)
+	var dirs []string
+	var files map[string]bool
+	benchBursts(b, "modify", func(b *testing.B, root string) {
+		dirs, files = checkoutTree(root)
 		writeTree(b, dirs, files, checkoutContent)
-		w := benchWatcher(b, root)
-		var m meter
-		b.ResetTimer()
-		for i := range b.N {
-			m.measure(
-				func() { writeTree(b, dirs, files, fmt.Sprintf("%s\nrevision %d\n", checkoutContent, i)) },
-				func() int { return collect(b, w, Modified, files) },
-			)
-		}
-		b.StopTimer()
-		m.report(b)
+	}, func(b *testing.B, i int, root string, w *Watcher, m *meter) {
+		m.measure(
+			func() { writeTree(b, dirs, files, fmt.Sprintf("%s\nrevision %d\n", checkoutContent, i)) },
+			func() int { return collect(b, w, Modified, files) },
+		)
 	})
 
-	b.Run("delete", func(b *testing.B) {
+	benchBursts(b, "delete", nil, func(b *testing.B, i int, root string, w *Watcher, m *meter) {
+		b.StopTimer()
+		dir := filepath.Join(root, fmt.Sprint("co", i))
+		dirs, files := checkoutTree(dir)
+		writeTree(b, dirs, files, checkoutContent)
+		collect(b, w, Created, files)
+		b.StartTimer()
+		m.measure(
+			func() { removeAll(b, dir) },
+			func() int { return collect(b, w, Removed, files) },
+		)
+	})
+}
+
+// benchBursts runs the sub-benchmark name: prepare, when not nil, fills a
+// new root before a watcher starts on it, and burst runs one measured
+// burst of iteration i.
+func benchBursts(b *testing.B, name string, prepare func(b *testing.B, root string), burst func(b *testing.B, i int, root string, w *Watcher, m *meter)) {
+	b.Run(name, func(b *testing.B) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		root := b.TempDir()
+		if prepare != nil {
+			prepare(b, root)
+		}
 		w := benchWatcher(b, root)
 		var m meter
 		b.ResetTimer()
 		for i := range b.N {
-			b.StopTimer()
-			dir := filepath.Join(root, fmt.Sprint("co", i))
-			dirs, files := checkoutTree(dir)
-			writeTree(b, dirs, files, checkoutContent)
-			collect(b, w, Created, files)
-			b.StartTimer()
-			m.measure(
-				func() { removeAll(b, dir) },
-				func() int { return collect(b, w, Removed, files) },
-			)
+			burst(b, i, root, w, &m)
 		}
 		b.StopTimer()
 		m.report(b)

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -20,29 +19,6 @@ import (
 // waitTimeout bounds every wait on the watcher; generous because the machine
 // is small, shared and the tests also run under -race.
 const waitTimeout = 30 * time.Second
-
-// checkGoroutines fails the test if goroutines started after it are still
-// running once the test's cleanups (which close the watcher) have run.
-func checkGoroutines(t testing.TB) {
-	t.Helper()
-	base := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			n := runtime.NumGoroutine()
-			if n <= base {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines after Close, %d before:\n%s", n, base, buf)
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	})
-}
 
 // logRecorder is a slog.Handler keeping every record for assertions.
 type logRecorder struct {
@@ -346,19 +322,11 @@ type env struct {
 // of the disk; cleanups close it and check for leaked goroutines.
 func start(t testing.TB, opts Options) *env {
 	t.Helper()
-	checkGoroutines(t)
-	logs := &logRecorder{}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(logs)
-	}
 	if opts.Debounce == 0 {
 		opts.Debounce = 50 * time.Millisecond
 	}
 	initial := walkDisk(t, opts.Roots, opts.Files)
-	w, err := New(opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	w, logs := newWatcher(t, opts)
 	c := newConsumer(w, initial)
 	e := &env{w: w, c: c, logs: logs, opts: opts}
 	t.Cleanup(func() {
@@ -378,11 +346,44 @@ func start(t testing.TB, opts Options) *env {
 	return e
 }
 
+// newWatcher creates a watcher with opts, logging to the returned recorder
+// unless opts has a logger, and checks when the test ends that it left no
+// goroutine running.
+func newWatcher(t testing.TB, opts Options) (*Watcher, *logRecorder) {
+	t.Helper()
+	watchertest.CheckGoroutines(t)
+	logs := &logRecorder{}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(logs)
+	}
+	w, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return w, logs
+}
+
 // settle waits for a barrier and checks the consumer equals the disk.
 func (e *env) settle(t testing.TB) {
 	t.Helper()
 	e.c.barrier(t, e.opts.Roots[0])
 	e.requireDisk(t)
+}
+
+// changes runs act, settles, and returns the changes reported meanwhile.
+func (e *env) changes(t testing.TB, act func()) []Change {
+	t.Helper()
+	m := e.c.mark()
+	act()
+	e.settle(t)
+	return e.c.since(m)
+}
+
+// expect runs act, settles, and fails unless the changes reported meanwhile
+// are want, in any order.
+func (e *env) expect(t testing.TB, act func(), want ...Change) {
+	t.Helper()
+	requireChanges(t, e.changes(t, act), want...)
 }
 
 func (e *env) requireDisk(t testing.TB) {

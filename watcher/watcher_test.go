@@ -53,29 +53,21 @@ func TestCreateModifyDelete(t *testing.T) {
 	root, e := rootEnv(t)
 	a := filepath.Join(root, "a.md")
 
-	m := e.c.mark()
-	writeFile(t, a, "one")
-	writeFile(t, filepath.Join(root, "other.txt"), "not markdown")
-	e.settle(t)
-	requireChanges(t, e.c.since(m), created(a))
+	e.expect(t, func() {
+		writeFile(t, a, "one")
+		writeFile(t, filepath.Join(root, "other.txt"), "not markdown")
+	}, created(a))
 
-	m = e.c.mark()
-	writeFile(t, a, "two, longer")
-	e.settle(t)
-	requireChanges(t, dedupe(e.c.since(m)), modified(a))
+	requireChanges(t, dedupe(e.changes(t, func() { writeFile(t, a, "two, longer") })), modified(a))
 
 	// Same size, written again: still a change, since an event named it.
-	m = e.c.mark()
-	writeFile(t, a, "two, LONGER")
-	e.settle(t)
-	requireChanges(t, dedupe(e.c.since(m)), modified(a))
+	requireChanges(t, dedupe(e.changes(t, func() { writeFile(t, a, "two, LONGER") })), modified(a))
 
-	m = e.c.mark()
-	if err := os.Remove(a); err != nil {
-		t.Fatal(err)
-	}
-	e.settle(t)
-	requireChanges(t, e.c.since(m), removed(a))
+	e.expect(t, func() {
+		if err := os.Remove(a); err != nil {
+			t.Fatal(err)
+		}
+	}, removed(a))
 }
 
 // dedupe folds repeated Modified changes of one path, which a plain
@@ -94,16 +86,16 @@ func dedupe(cs []Change) []Change {
 func TestCreateAndDeleteWithinOneWindowReportsNothing(t *testing.T) {
 	root := t.TempDir()
 	e := start(t, Options{Roots: []string{root}, Debounce: 200 * time.Millisecond})
-	m := e.c.mark()
 	p := filepath.Join(root, "flash.md")
-	writeFile(t, p, "x")
-	if err := os.Remove(p); err != nil {
-		t.Fatal(err)
-	}
-	e.settle(t)
+	got := e.changes(t, func() {
+		writeFile(t, p, "x")
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	})
 	// The two operations are microseconds apart; were they split into two
 	// batches the result would be created+removed, never anything else.
-	if got := e.c.since(m); len(got) != 0 && !(len(got) == 2 && got[0].Kind == Created && got[1].Kind == Removed) {
+	if len(got) != 0 && !(len(got) == 2 && got[0].Kind == Created && got[1].Kind == Removed) {
 		t.Fatalf("changes:\n%s", formatChanges(got))
 	}
 }
@@ -124,12 +116,8 @@ func TestAtomicSave(t *testing.T) {
 			mkdirAll(t, filepath.Join(root, ".cache"))
 			e := start(t, Options{Roots: []string{root}})
 
-			m := e.c.mark()
-			atomicSave(t, filepath.Join(root, tt.tmp), a, "new content")
-			e.settle(t)
-			got := e.c.since(m)
 			var forA []Change
-			for _, c := range got {
+			for _, c := range e.changes(t, func() { atomicSave(t, filepath.Join(root, tt.tmp), a, "new content") }) {
 				if c.Path == a {
 					forA = append(forA, c)
 				} else if !strings.HasSuffix(tt.tmp, ".md") || strings.HasPrefix(tt.tmp, ".") {
@@ -149,21 +137,17 @@ func TestRenameInPlace(t *testing.T) {
 	a, b := filepath.Join(root, "a.md"), filepath.Join(root, "b.md")
 	writeFile(t, a, "a")
 	e := start(t, Options{Roots: []string{root}})
-	m := e.c.mark()
-	rename(t, a, b)
-	e.settle(t)
-	requireChanges(t, e.c.since(m), removed(a), created(b))
+	e.expect(t, func() { rename(t, a, b) }, removed(a), created(b))
 }
 
 func TestMkdirPWithFile(t *testing.T) {
 	root, e := rootEnv(t)
-	m := e.c.mark()
 	c := filepath.Join(root, "a", "b", "c")
-	mkdirAll(t, c)
-	writeFile(t, filepath.Join(c, "f.md"), "f")
-	writeFile(t, filepath.Join(root, "a", "g.md"), "g")
-	e.settle(t)
-	requireChanges(t, e.c.since(m),
+	e.expect(t, func() {
+		mkdirAll(t, c)
+		writeFile(t, filepath.Join(c, "f.md"), "f")
+		writeFile(t, filepath.Join(root, "a", "g.md"), "g")
+	},
 		createdDir(filepath.Join(root, "a")),
 		createdDir(filepath.Join(root, "a", "b")),
 		createdDir(c),
@@ -171,10 +155,7 @@ func TestMkdirPWithFile(t *testing.T) {
 		created(filepath.Join(root, "a", "g.md")),
 	)
 	// The new directories are watched: a change deep inside is seen.
-	m = e.c.mark()
-	writeFile(t, filepath.Join(c, "h.md"), "h")
-	e.settle(t)
-	requireChanges(t, e.c.since(m), created(filepath.Join(c, "h.md")))
+	e.expect(t, func() { writeFile(t, filepath.Join(c, "h.md"), "h") }, created(filepath.Join(c, "h.md")))
 }
 
 func TestDirectoryRename(t *testing.T) {
@@ -188,10 +169,7 @@ func TestDirectoryRename(t *testing.T) {
 			writeFile(t, filepath.Join(from, "sub", "y.md"), "y")
 			e := start(t, Options{Roots: []string{root}})
 
-			m := e.c.mark()
-			rename(t, from, to)
-			e.settle(t)
-			requireChanges(t, e.c.since(m),
+			e.expect(t, func() { rename(t, from, to) },
 				removedDir(from), removed(filepath.Join(from, "x.md")),
 				removedDir(filepath.Join(from, "sub")), removed(filepath.Join(from, "sub", "y.md")),
 				createdDir(to), created(filepath.Join(to, "x.md")),
@@ -200,12 +178,11 @@ func TestDirectoryRename(t *testing.T) {
 
 			// Changes inside the moved tree, at every depth, are still seen,
 			// under the new names.
-			m = e.c.mark()
-			writeFile(t, filepath.Join(to, "sub", "z.md"), "z")
-			atomicSave(t, filepath.Join(to, "sub", ".y.tmp"), filepath.Join(to, "sub", "y.md"), "y2")
-			writeFile(t, filepath.Join(to, "w.md"), "w")
-			e.settle(t)
-			requireChanges(t, e.c.since(m),
+			e.expect(t, func() {
+				writeFile(t, filepath.Join(to, "sub", "z.md"), "z")
+				atomicSave(t, filepath.Join(to, "sub", ".y.tmp"), filepath.Join(to, "sub", "y.md"), "y2")
+				writeFile(t, filepath.Join(to, "w.md"), "w")
+			},
 				created(filepath.Join(to, "sub", "z.md")),
 				modified(filepath.Join(to, "sub", "y.md")),
 				created(filepath.Join(to, "w.md")),
@@ -221,11 +198,10 @@ func TestDirectoryRename(t *testing.T) {
 			rename(t, to, from)
 			rename(t, from, to)
 			e.settle(t)
-			m = e.c.mark()
-			writeFile(t, filepath.Join(to, "after.md"), "a")
-			writeFile(t, filepath.Join(to, "sub", "after.md"), "a")
-			e.settle(t)
-			requireChanges(t, e.c.since(m),
+			e.expect(t, func() {
+				writeFile(t, filepath.Join(to, "after.md"), "a")
+				writeFile(t, filepath.Join(to, "sub", "after.md"), "a")
+			},
 				created(filepath.Join(to, "after.md")),
 				created(filepath.Join(to, "sub", "after.md")),
 			)
@@ -240,10 +216,7 @@ func TestDirectoryMovedIntoAndOutOfIgnored(t *testing.T) {
 	mkdirAll(t, filepath.Join(root, ".trash"))
 	e := start(t, Options{Roots: []string{root}})
 
-	m := e.c.mark()
-	rename(t, d, filepath.Join(root, ".trash", "d"))
-	e.settle(t)
-	requireChanges(t, e.c.since(m),
+	e.expect(t, func() { rename(t, d, filepath.Join(root, ".trash", "d")) },
 		removedDir(d), removedDir(filepath.Join(d, "sub")), removed(filepath.Join(d, "sub", "x.md")))
 	// No watch is left behind inside the ignored directory.
 	for _, p := range e.watched() {
@@ -251,11 +224,10 @@ func TestDirectoryMovedIntoAndOutOfIgnored(t *testing.T) {
 			t.Errorf("watching %s", p)
 		}
 	}
-	m = e.c.mark()
-	writeFile(t, filepath.Join(root, ".trash", "d", "sub", "ignored.md"), "i")
-	rename(t, filepath.Join(root, ".trash", "d"), d)
-	e.settle(t)
-	requireChanges(t, e.c.since(m),
+	e.expect(t, func() {
+		writeFile(t, filepath.Join(root, ".trash", "d", "sub", "ignored.md"), "i")
+		rename(t, filepath.Join(root, ".trash", "d"), d)
+	},
 		createdDir(d), createdDir(filepath.Join(d, "sub")),
 		created(filepath.Join(d, "sub", "x.md")), created(filepath.Join(d, "sub", "ignored.md")))
 }
@@ -269,10 +241,7 @@ func TestDirectoryDelete(t *testing.T) {
 	writeFile(t, filepath.Join(root, "keep.md"), "k")
 	e := start(t, Options{Roots: []string{root}})
 
-	m := e.c.mark()
-	removeAll(t, d)
-	e.settle(t)
-	requireChanges(t, e.c.since(m),
+	e.expect(t, func() { removeAll(t, d) },
 		removedDir(d), removed(filepath.Join(d, "a.md")),
 		removedDir(filepath.Join(d, "sub")), removed(filepath.Join(d, "sub", "c.md")))
 	if got := e.watched(); !slices.Equal(got, []string{root}) {
@@ -286,14 +255,13 @@ func TestIgnoredDirectoriesNeverWatched(t *testing.T) {
 	writeFile(t, filepath.Join(root, "node_modules", "p", "r.md"), "x")
 	e := start(t, Options{Roots: []string{root}})
 
-	m := e.c.mark()
-	writeFile(t, filepath.Join(root, ".git", "refs", "heads", "main.md"), "x")
-	writeFile(t, filepath.Join(root, "node_modules", "p", "r.md"), "changed")
-	writeFile(t, filepath.Join(root, "dom", "node_modules", "q", "s.md"), "x")
-	writeFile(t, filepath.Join(root, "dom", ".ctxls", "db.md"), "x")
-	writeFile(t, filepath.Join(root, ".vscode", "settings.md"), "x")
-	e.settle(t)
-	requireChanges(t, e.c.since(m), createdDir(filepath.Join(root, "dom")))
+	e.expect(t, func() {
+		writeFile(t, filepath.Join(root, ".git", "refs", "heads", "main.md"), "x")
+		writeFile(t, filepath.Join(root, "node_modules", "p", "r.md"), "changed")
+		writeFile(t, filepath.Join(root, "dom", "node_modules", "q", "s.md"), "x")
+		writeFile(t, filepath.Join(root, "dom", ".ctxls", "db.md"), "x")
+		writeFile(t, filepath.Join(root, ".vscode", "settings.md"), "x")
+	}, createdDir(filepath.Join(root, "dom")))
 	want := []string{root, filepath.Join(root, "dom")}
 	if got := e.watched(); !slices.Equal(got, want) {
 		t.Errorf("watched %q, want %q", got, want)
@@ -302,10 +270,9 @@ func TestIgnoredDirectoriesNeverWatched(t *testing.T) {
 		t.Errorf("Watched() = %q, want %q", got, want)
 	}
 	// A notification for a path in an ignored directory is ignored too.
-	m = e.c.mark()
-	e.w.Notify(filepath.Join(root, ".git", "HEAD.md"), filepath.Join(root, "node_modules", "p", "r.md"))
-	e.settle(t)
-	requireChanges(t, e.c.since(m))
+	e.expect(t, func() {
+		e.w.Notify(filepath.Join(root, ".git", "HEAD.md"), filepath.Join(root, "node_modules", "p", "r.md"))
+	})
 }
 
 func TestCustomMatchAndIgnore(t *testing.T) {
@@ -347,11 +314,10 @@ func TestNotify(t *testing.T) {
 		a := filepath.Join(root, "a.md")
 		writeFile(t, a, "a")
 		e := start(t, Options{Roots: []string{root}})
-		m := e.c.mark()
-		atomicSave(t, filepath.Join(root, "a.tmp"), a, "a2")
-		e.w.Notify(a)
-		e.settle(t)
-		requireChanges(t, e.c.since(m), modified(a))
+		e.expect(t, func() {
+			atomicSave(t, filepath.Join(root, "a.tmp"), a, "a2")
+			e.w.Notify(a)
+		}, modified(a))
 	})
 	t.Run("what the watcher cannot see", func(t *testing.T) {
 		root := t.TempDir()
@@ -373,10 +339,7 @@ func TestNotify(t *testing.T) {
 		outside := filepath.Join(t.TempDir(), "o.md")
 		writeFile(t, outside, "o")
 		e := start(t, Options{Roots: []string{root}})
-		m := e.c.mark()
-		e.w.Notify(outside, "relative.md", root+"-sibling/x.md")
-		e.settle(t)
-		requireChanges(t, e.c.since(m))
+		e.expect(t, func() { e.w.Notify(outside, "relative.md", root+"-sibling/x.md") })
 	})
 }
 
@@ -453,23 +416,18 @@ func TestExtraFiles(t *testing.T) {
 	cfg := filepath.Join(ws, ".ctxls.yaml")
 	e := start(t, Options{Roots: []string{ctx}, Files: []string{cfg}})
 
-	m := e.c.mark()
-	writeFile(t, cfg, "tokenizer: estimate\n")
-	writeFile(t, filepath.Join(ws, "README.md"), "outside the roots")
-	e.settle(t)
-	requireChanges(t, e.c.since(m), created(cfg))
+	e.expect(t, func() {
+		writeFile(t, cfg, "tokenizer: estimate\n")
+		writeFile(t, filepath.Join(ws, "README.md"), "outside the roots")
+	}, created(cfg))
 
-	m = e.c.mark()
-	atomicSave(t, filepath.Join(ws, ".ctxls.yaml.tmp"), cfg, "tokenizer: o200k_base\n")
-	e.settle(t)
-	requireChanges(t, e.c.since(m), modified(cfg))
+	e.expect(t, func() { atomicSave(t, filepath.Join(ws, ".ctxls.yaml.tmp"), cfg, "tokenizer: o200k_base\n") }, modified(cfg))
 
-	m = e.c.mark()
-	if err := os.Remove(cfg); err != nil {
-		t.Fatal(err)
-	}
-	e.settle(t)
-	requireChanges(t, e.c.since(m), removed(cfg))
+	e.expect(t, func() {
+		if err := os.Remove(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}, removed(cfg))
 	for _, f := range e.w.Files() {
 		if !strings.Contains(f, "zz-barrier") {
 			t.Errorf("Files() has %s", f)
@@ -482,10 +440,7 @@ func TestExtraFileInsideRoot(t *testing.T) {
 	cfg := filepath.Join(ws, ".ctxls.yaml")
 	writeFile(t, cfg, "a: 1\n")
 	e := start(t, Options{Roots: []string{ws}, Files: []string{cfg}})
-	m := e.c.mark()
-	writeFile(t, cfg, "a: 2\n")
-	e.settle(t)
-	requireChanges(t, dedupe(e.c.since(m)), modified(cfg))
+	requireChanges(t, dedupe(e.changes(t, func() { writeFile(t, cfg, "a: 2\n") })), modified(cfg))
 	if got := e.watched(); !slices.Equal(got, []string{ws}) {
 		t.Errorf("watched %q", got)
 	}
@@ -551,12 +506,8 @@ func TestMaxWaitFlushesEndlessStream(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
-	checkGoroutines(t)
 	root := t.TempDir()
-	w, err := New(Options{Roots: []string{root}, Debounce: time.Millisecond, Logger: slog.New(&logRecorder{})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newWatcher(t, Options{Roots: []string{root}, Debounce: time.Millisecond})
 	// A batch nobody receives must not keep Close waiting.
 	writeFile(t, filepath.Join(root, "a.md"), "a")
 	deadline := time.Now().Add(waitTimeout)
@@ -613,12 +564,7 @@ func TestSymlinks(t *testing.T) {
 	})
 	t.Run("followed", func(t *testing.T) {
 		root, outside := setup(t)
-		checkGoroutines(t)
-		logs := &logRecorder{}
-		w, err := New(Options{Roots: []string{root}, FollowSymlinks: true, Logger: slog.New(logs)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		w, logs := newWatcher(t, Options{Roots: []string{root}, FollowSymlinks: true})
 		defer w.Close()
 		want := []string{filepath.Join(root, "dom", "a.md"), filepath.Join(root, "ext", "o.md"), filepath.Join(root, "file.md")}
 		if got := w.Files(); !slices.Equal(got, want) {

@@ -61,10 +61,7 @@ func TestTooLargeFileIsSkipped(t *testing.T) {
 	p := writeFile(t, dir, "AGENTS.md", strings.Repeat("x", 2000))
 	cfg := config.Default()
 	cfg.MaxFileSize = 1000
-	s, err := Load(context.Background(), dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, dir, cfg)
 	ds := s.Check(context.Background())[p]
 	if len(ds) != 1 || ds[0].Code != "file-skipped" {
 		t.Fatalf("diagnostics = %+v, want one file-skipped", ds)
@@ -75,10 +72,7 @@ func TestDisabledCodes(t *testing.T) {
 	t.Parallel()
 	cfg := config.Default()
 	cfg.Disable = []string{"skill-name-mismatch"}
-	s, err := Load(context.Background(), "testdata/codes/skill-name-mismatch", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, "testdata/codes/skill-name-mismatch", cfg)
 	if got := s.Check(context.Background()); len(got) != 0 {
 		t.Fatalf("a disabled code was reported: %+v", got)
 	}

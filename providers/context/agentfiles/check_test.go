@@ -12,10 +12,7 @@ import (
 // documented field and form, produce no diagnostic at all.
 func TestValidFilesAreClean(t *testing.T) {
 	t.Parallel()
-	s, err := Load(context.Background(), "testdata/valid", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, "testdata/valid", nil)
 	seen := map[Kind]int{}
 	for _, f := range s.Files {
 		seen[f.Kind]++
@@ -35,10 +32,7 @@ func TestValidFilesAreClean(t *testing.T) {
 
 func TestCheckFile(t *testing.T) {
 	t.Parallel()
-	s, err := Load(context.Background(), "testdata/valid", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, "testdata/valid", nil)
 	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
 	f, ds := s.CheckFile(context.Background(), skill, []byte("---\nname: other\ndescription: X.\n---\n"))
 	if f == nil || len(ds) != 1 || ds[0].Code != "skill-name-mismatch" {
@@ -64,10 +58,7 @@ func TestCheckFile(t *testing.T) {
 // the file's own text.
 func TestUnquotedGlobSpans(t *testing.T) {
 	t.Parallel()
-	s, err := Load(context.Background(), "testdata/codes/cursor-field-invalid", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, "testdata/codes/cursor-field-invalid", nil)
 	f, ds := s.CheckFile(context.Background(), filepath.Join(s.Root, ".cursor/rules/unquoted.mdc"), nil)
 	if f == nil || len(f.Meta.Globs) != 1 || f.Meta.Globs[0] != "*.rs" {
 		t.Fatalf("file %+v", f)
@@ -85,10 +76,7 @@ func TestUnquotedGlobSpans(t *testing.T) {
 // A field spelt with the wrong separator or case is named in the hint.
 func TestUnknownFieldSuggestsSpelling(t *testing.T) {
 	t.Parallel()
-	s, err := Load(context.Background(), "testdata/valid", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, "testdata/valid", nil)
 	cmd := filepath.Join(s.Root, ".claude/commands/new.md")
 	tests := []struct{ text, want string }{
 		{"---\nallowed_tools: Read\n---\nDo it.\n", "did you mean allowed-tools?"},
@@ -111,10 +99,7 @@ func TestUnknownFieldSuggestsSpelling(t *testing.T) {
 // the message says what is.
 func TestMetadataMessages(t *testing.T) {
 	t.Parallel()
-	s, err := Load(context.Background(), "testdata/valid", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, "testdata/valid", nil)
 	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
 	head := "---\nname: deploy\ndescription: Deploys. Use when shipping.\nmetadata:\n"
 	tests := []struct{ meta, want string }{

@@ -68,10 +68,7 @@ func agentCodes() []string {
 // sorted "file:line|code" strings.
 func diagnosticLines(t *testing.T, dir string) []string {
 	t.Helper()
-	s, err := Load(context.Background(), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustLoad(t, dir, nil)
 	var got []string
 	for p, ds := range s.Check(context.Background()) {
 		f, _ := s.File(p)

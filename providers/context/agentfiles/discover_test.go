@@ -128,3 +128,13 @@ func discover(ctx context.Context, root string, cfg *config.Config) ([]File, err
 	}
 	return out, nil
 }
+
+// mustLoad loads the agent files under root, failing the test on an error.
+func mustLoad(t testing.TB, root string, cfg *config.Config) *Set {
+	t.Helper()
+	s, err := Load(context.Background(), root, cfg)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", root, err)
+	}
+	return s
+}

@@ -49,10 +49,7 @@ func TestFixes(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			p := writeFile(t, dir, tc.rel, tc.content)
-			s, err := Load(context.Background(), dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustLoad(t, dir, nil)
 			ds := s.Check(context.Background())[p]
 			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Fix == nil {
 				t.Fatalf("diagnostics = %+v, want one %s with a fix", ds, tc.code)

@@ -23,12 +23,7 @@ func TestLoadSpecialFiles(t *testing.T) {
 		"GEMINI.md": filepath.Join(dir, "notes.md"),
 	})
 	fsguardtest.Pipe(t, filepath.Join(dir, "AGENTS.md"))
-	var s *Set
-	var err error
-	fsguardtest.Within(t, "Load", func() { s, err = Load(t.Context(), dir, nil) })
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
+	s := fsguardtest.Call(t, "Load", func() (*Set, error) { return Load(t.Context(), dir, nil) })
 	tests := []struct {
 		rel, skipped string // skipped: "" when the file must be read
 	}{

@@ -1,15 +1,13 @@
 package contextprovider
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 func TestDetectProjectType(t *testing.T) {
@@ -215,12 +213,8 @@ func TestCrossDomainForgeStyle(t *testing.T) {
 		t.Errorf("warnings %v", res.Warnings)
 	}
 	// The {domain} row names a topic angular lacks.
-	if err := os.MkdirAll(filepath.Join(dir, "context", "angular"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "context", "angular", "index.md"), []byte("# Angular\n"), 0o644)
-	lib, _ := library.Load(bg, dir, nil, library.Options{})
-	p = NewStatic(lib)
+	libtest.WriteFiles(t, dir, map[string]string{"context/angular/index.md": "# Angular\n"})
+	p = NewStatic(loadDir(t, dir, nil))
 	res, _ = p.CrossDomainContext(bg, "angular", []string{"perf"})
 	if len(res.Items) != 0 || !hasWarning(res.Warnings, WarnUnresolved, "angular/performance_patterns.md") {
 		t.Errorf("angular: %+v %v", res.Items, res.Warnings)

@@ -2,7 +2,6 @@ package contextprovider
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,11 +13,19 @@ import (
 // exampleProvider loads the example library shipped with the project.
 func exampleProvider(t testing.TB) (*Provider, *library.Library) {
 	t.Helper()
-	lib, err := library.Load(context.Background(), filepath.Join("..", "..", "..", "examples", "library"), nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := libtest.LoadExample(t)
 	return NewStatic(lib), lib
+}
+
+// loadDir loads the workspace at dir with cfg, or the default
+// configuration when cfg is nil.
+func loadDir(t testing.TB, dir string, cfg *config.Config) *library.Library {
+	t.Helper()
+	lib, err := library.Load(context.Background(), dir, cfg, library.Options{})
+	if err != nil {
+		t.Fatalf("load %s: %v", dir, err)
+	}
+	return lib
 }
 
 // writeLibrary writes files (path → content) under a temporary workspace

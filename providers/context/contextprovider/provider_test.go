@@ -173,11 +173,7 @@ func TestEscapeRefused(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "context", "security", "safe.md"), filepath.Join(dir, "context", "python", "alias.md")); err != nil {
 		t.Fatal(err)
 	}
-	lib, err := library.Load(bg, dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p = NewStatic(lib)
+	p = NewStatic(loadDir(t, dir, nil))
 
 	refused := []struct {
 		name string

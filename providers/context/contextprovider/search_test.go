@@ -11,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 func TestSearch(t *testing.T) {
@@ -181,7 +182,7 @@ func TestDomainIndex(t *testing.T) {
 // with frontmatter, tags, sections with keywords and detection triggers.
 func genLibrary(tb testing.TB, n int) string {
 	tb.Helper()
-	dir := tb.TempDir()
+	files := map[string]string{}
 	words := []string{"cache", "queue", "auth", "token", "schema", "index", "router", "worker", "stream", "parser",
 		"logger", "metric", "trace", "retry", "batch", "shard", "replica", "lock", "session", "cookie",
 		"upload", "image", "search", "filter", "export", "import", "report", "billing", "invoice", "payment"}
@@ -194,24 +195,14 @@ func genLibrary(tb testing.TB, n int) string {
 		fmt.Fprintf(&b, "sections:\n  - name: Overview\n    estimatedTokens: 100\n    keywords: [%s, %s]\n  - name: Details\n    estimatedTokens: 200\n    keywords: [%s, detail%d]\n", w1, w3, w2, i%100)
 		fmt.Fprintf(&b, "tags: [%s, %s, %s]\ndetectionTriggers: [\"import %s\", \"%s.%s(\"]\n---\n\n", domain, w1, w2, w3, w1, w2)
 		fmt.Fprintf(&b, "# %s %s patterns %d\n\n## Overview\n\nHow to use %s with %s.\n\n## Details\n\nMore about %s and %s.\n", w1, w2, i, w1, w3, w2, w3)
-		p := filepath.Join(dir, "context", domain, name+".md")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		files["context/"+domain+"/"+name+".md"] = b.String()
 	}
-	return dir
+	return libtest.WriteTree(tb, files)
 }
 
 func TestSyntheticLibrary(t *testing.T) {
 	dir := genLibrary(t, 200)
-	lib, err := library.Load(bg, dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := NewStatic(lib)
+	p := NewStatic(loadDir(t, dir, nil))
 	res, _ := p.Search(bg, "billing invoice", "", 0)
 	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Reference.ID, "billing") && !strings.Contains(res.Items[0].Reference.ID, "invoice") {
 		t.Errorf("top %v", ids(res.Items))
@@ -230,10 +221,7 @@ func loadGenerated(b *testing.B) (*library.Library, libgen.Stats) {
 	}
 	cfg := config.Default()
 	cfg.Tokenizer = "estimate"
-	lib, err := library.Load(bg, dir, cfg, library.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	lib := loadDir(b, dir, cfg)
 	if n := len(lib.Topics()); n < st.Topics {
 		b.Fatalf("%d topics loaded of %d", n, st.Topics)
 	}

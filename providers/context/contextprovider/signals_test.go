@@ -3,13 +3,11 @@ package contextprovider
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
@@ -18,15 +16,9 @@ import (
 func projectWithExample(t *testing.T, files map[string]string) *Provider {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "examples", "library"))); err != nil {
-		t.Fatal(err)
-	}
+	libtest.CopyTree(t, libtest.ExampleDir(t), dir)
 	libtest.WriteFiles(t, dir, files)
-	lib, err := library.Load(t.Context(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return NewStatic(lib)
+	return NewStatic(loadDir(t, dir, nil))
 }
 
 func TestWorkspaceSignals(t *testing.T) {
@@ -114,24 +106,13 @@ func TestReferencePathRelative(t *testing.T) {
 // execution costs.
 func BenchmarkDetectWorkspace(b *testing.B) {
 	dir := b.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "examples", "library"))); err != nil {
-		b.Fatal(err)
-	}
+	libtest.CopyTree(b, libtest.ExampleDir(b), dir)
+	files := map[string]string{}
 	for i := range 3000 {
-		p := filepath.Join(dir, "app", fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("mod%d.py", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		src := fmt.Sprintf("import os\nfrom fastapi import APIRouter\nfrom app.pkg%02d import helper%d\n\n%s", i%30, i, strings.Repeat("x = 1\n", 200))
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		files[fmt.Sprintf("app/pkg%02d/mod%d.py", i%30, i)] = fmt.Sprintf("import os\nfrom fastapi import APIRouter\nfrom app.pkg%02d import helper%d\n\n%s", i%30, i, strings.Repeat("x = 1\n", 200))
 	}
-	lib, err := library.Load(b.Context(), dir, nil, library.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := NewStatic(lib)
+	libtest.WriteFiles(b, dir, files)
+	p := NewStatic(loadDir(b, dir, nil))
 	for b.Loop() {
 		if got, err := p.DetectWorkspace(b.Context()); err != nil || got != "fastapi" {
 			b.Fatalf("DetectWorkspace = %q, %v", got, err)

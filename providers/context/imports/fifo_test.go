@@ -19,16 +19,8 @@ func TestBuildImportOfPipe(t *testing.T) {
 	claude := fsguardtest.Write(t, filepath.Join(dir, "CLAUDE.md"), "@pipe.md @a.md\n")
 	fsguardtest.Write(t, filepath.Join(dir, "a.md"), "a\n")
 	fsguardtest.Pipe(t, filepath.Join(dir, "pipe.md"))
-	var tree *Tree
-	var err error
-	fsguardtest.Within(t, "Build", func() { tree, err = Build(context.Background(), claude, Options{Root: dir}) })
-	if err != nil {
-		t.Fatalf("Build: %v", err)
-	}
-	var got []string
-	for _, e := range tree.Root().Imports {
-		got = append(got, e.Path+"="+e.Status.String())
-	}
+	tree := fsguardtest.Call(t, "Build", func() (*Tree, error) { return Build(context.Background(), claude, Options{Root: dir}) })
+	got := importStatuses(tree)
 	if len(got) != 2 || got[0] == "pipe.md=loaded" || got[1] != "a.md=loaded" {
 		t.Errorf("imports %v; want pipe.md not loaded and a.md loaded", got)
 	}

@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,10 +50,7 @@ func FuzzBuild(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		tree, err := Build(context.Background(), filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tree := mustBuild(t, filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
 		if len(tree.Files) == 0 || len(tree.Files) > 3 {
 			t.Fatalf("%d files loaded of 3", len(tree.Files))
 		}

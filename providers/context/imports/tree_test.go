@@ -29,10 +29,7 @@ func TestBuildProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root, Home: "/home/u", Counter: counter})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := mustBuild(t, filepath.Join(root, "CLAUDE.md"), Options{Root: root, Home: "/home/u", Counter: counter})
 	var loaded []string
 	for _, f := range tree.Files {
 		loaded = append(loaded, show(root, f.Path)+"@"+string(rune('0'+f.Hop)))
@@ -88,10 +85,7 @@ func TestBuildProject(t *testing.T) {
 func TestBuildFixAndMessages(t *testing.T) {
 	t.Parallel()
 	root := project(t)
-	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := mustBuild(t, filepath.Join(root, "CLAUDE.md"), Options{Root: root})
 	text, err := os.ReadFile(filepath.Join(root, "CLAUDE.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -125,10 +119,7 @@ func TestBuildFixAndMessages(t *testing.T) {
 func TestBuildDepthSetting(t *testing.T) {
 	t.Parallel()
 	root := project(t)
-	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root, MaxHops: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := mustBuild(t, filepath.Join(root, "CLAUDE.md"), Options{Root: root, MaxHops: 5})
 	if tree.File(filepath.Join(root, "chain/five.md")) == nil {
 		t.Error("with 5 hops allowed, chain/five.md does not load")
 	}
@@ -171,14 +162,8 @@ func TestBuildEdgeCases(t *testing.T) {
 	}
 	huge.Close()
 	root := filepath.Join(dir, "proj")
-	tree, err := Build(context.Background(), filepath.Join(root, "CLAUDE.md"), Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var statuses []string
-	for _, e := range tree.Root().Imports {
-		statuses = append(statuses, e.Path+"="+e.Status.String())
-	}
+	tree := mustBuild(t, filepath.Join(root, "CLAUDE.md"), Options{Root: root})
+	statuses := importStatuses(tree)
 	want := []string{"self.md=loaded", "a.md=loaded", "a.md=already loaded", "b.md=loaded", "folder=missing",
 		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing",
 		"alice,=not a file", "types/node=not a file", "v2.1;=not a file", "folder/none=missing", "gone.md=missing",
@@ -223,10 +208,7 @@ func TestRootTooLarge(t *testing.T) {
 	if err := os.WriteFile(p, []byte("# Big\n"+strings.Repeat("word ", defaultMaxChars/5+1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := Build(context.Background(), p, Options{Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := mustBuild(t, p, Options{Root: dir})
 	ps := tree.Problems(dir)
 	if len(ps) != 1 || ps[0].Code != rules.MemoryTooLarge || ps[0].Span.Start != 0 || ps[0].Span.End != len("# Big") {
 		t.Errorf("problems %+v, want one %s on the first line", ps, rules.MemoryTooLarge)
@@ -243,17 +225,31 @@ func TestDottedNamesAreMentions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := Build(context.Background(), filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range tree.Root().Imports {
-		got = append(got, e.Path+"="+e.Status.String())
-	}
+	tree := mustBuild(t, filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
+	got := importStatuses(tree)
 	want := []string{"app.get,=not a file", "pytest.mark.parametrize=not a file", "app.get.=not a file",
 		"notes.md,=trailing punctuation", "settings.yaml=missing", "lib/app.get=missing"}
 	if !slices.Equal(got, want) {
 		t.Errorf("statuses\n got %v\nwant %v", got, want)
 	}
+}
+
+// mustBuild builds the import tree of the memory file at path, failing
+// the test on an error.
+func mustBuild(t testing.TB, path string, opt Options) *Tree {
+	t.Helper()
+	tree, err := Build(context.Background(), path, opt)
+	if err != nil {
+		t.Fatalf("Build(%s): %v", path, err)
+	}
+	return tree
+}
+
+// importStatuses returns the imports of the tree's root as path=status.
+func importStatuses(tree *Tree) []string {
+	var out []string
+	for _, e := range tree.Root().Imports {
+		out = append(out, e.Path+"="+e.Status.String())
+	}
+	return out
 }

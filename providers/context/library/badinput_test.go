@@ -40,12 +40,11 @@ func TestMalformedYAML(t *testing.T) {
 	cases["delimiter at eof"] = "---"
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{
+			l := loadTree(t, map[string]string{
 				"context/python/x.md":    src,
 				"context/python/good.md": goodTopic,
 				"commands/c.md":          "# C\n\nUse python:good#Part and python:x.\n",
 			})
-			l := load(t, dir, nil)
 			if _, ok := l.Topic("python/x"); !ok {
 				t.Fatal("the malformed topic was lost")
 			}
@@ -104,12 +103,11 @@ func TestRandomText(t *testing.T) {
 		for range r.IntN(200) {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 		}
-		dir := writeTree(t, map[string]string{
+		l := loadTree(t, map[string]string{
 			"context/python/x.md":    b.String(),
 			"context/python/good.md": goodTopic,
 			"commands/c.md":          b.String(),
 		})
-		l := load(t, dir, nil)
 		l.DiagnoseAll(t.Context())
 		for _, f := range l.Files() {
 			for _, ref := range f.Refs.All() {
@@ -193,7 +191,7 @@ func TestHugeFile(t *testing.T) {
 
 func TestEmptyFiles(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/python/empty.md":   "",
 		"context/python/blank.md":   "\n\n   \n",
 		"context/python/index.md":   "",
@@ -201,7 +199,6 @@ func TestEmptyFiles(t *testing.T) {
 		"context/python/good.md":    goodTopic,
 		"context/python/only_fm.md": "---\n---\n",
 	})
-	l := load(t, dir, nil)
 	for _, id := range []string{"python/empty", "python/index", "python/only_fm"} {
 		tp, ok := l.Topic(id)
 		if !ok {
@@ -278,12 +275,11 @@ func TestCRLF(t *testing.T) {
 func TestBOM(t *testing.T) {
 	t.Parallel()
 	const bom = "\ufeff"
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/python/x.md":    bom + topicFM("python/x", "reference", 5) + "# X\n\n## A\n\nSee python:good#Part.\n",
 		"context/python/y.md":    bom + "# Y Title\n\nNo frontmatter.\n",
 		"context/python/good.md": goodTopic,
 	})
-	l := load(t, dir, nil)
 	x, _ := l.Topic("python/x")
 	if !x.HasFrontmatter || x.Meta.ID != "python/x" || x.Meta.Type != "reference" || !x.Doc.HasBOM {
 		t.Errorf("BOM file: frontmatter %v meta %+v bom %v", x.HasFrontmatter, x.Meta, x.Doc.HasBOM)

@@ -36,6 +36,13 @@ func load(t testing.TB, dir string, cfg *config.Config) *Library {
 	return l
 }
 
+// loadTree writes files (relative path → content) under a new temporary
+// directory and loads it as load does with the default configuration.
+func loadTree(t testing.TB, files map[string]string) *Library {
+	t.Helper()
+	return load(t, writeTree(t, files), nil)
+}
+
 // diag is a diagnostic reduced to what tests compare.
 type diag struct {
 	Code     string

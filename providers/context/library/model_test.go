@@ -164,13 +164,12 @@ func rels(dir string, paths []string) []string {
 
 func TestDomainsAreDirectories(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/zig/index.md":             "# Zig\n",
 		"context/zig/context_detection.md": "# Detect\n",
 		"context/zig/comptime.md":          "# Comptime\n",
 		"context/cobol/copybooks.md":       "# Copybooks\n",
 	})
-	l := load(t, dir, nil)
 	var names []string
 	for _, d := range l.Domains() {
 		names = append(names, d.Name)
@@ -226,11 +225,10 @@ Validate input.
 
 **Version**: 9.9.9
 `
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/python/fastapi_patterns.md": src,
 		"context/security/secure_coding.md":  "# Secure Coding\n",
 	})
-	l := load(t, dir, nil)
 	tp, ok := l.Topic("python/fastapi_patterns")
 	if !ok {
 		t.Fatal("topic missing")
@@ -315,10 +313,9 @@ func TestFooterFallback(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{
+			l := loadTree(t, map[string]string{
 				"context/python/common_issues.md": "# Common Python Issues\n\n## Mutable Defaults\n\nText.\n\n---\n\n" + tc.footer,
 			})
-			l := load(t, dir, nil)
 			tp, _ := l.Topic("python/common_issues")
 			m := tp.Meta
 			if m.Version != tc.version || m.LastUpdated != tc.lastUpdated || m.MaintainedFor != tc.maintainedFor {
@@ -344,12 +341,11 @@ func TestFooterFallback(t *testing.T) {
 
 func TestDerivedTypeAndStrategy(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/go/index.md":             "# Go\n",
 		"context/go/context_detection.md": "# Detect\n",
 		"context/go/errors.md":            "no heading here\n",
 	})
-	l := load(t, dir, nil)
 	tests := []struct{ id, typ, strategy, title string }{
 		{"go/index", "index", "always", "Go"},
 		{"go/context_detection", "detection", "always", "Detect"},
@@ -366,8 +362,7 @@ func TestDerivedTypeAndStrategy(t *testing.T) {
 func TestSections(t *testing.T) {
 	t.Parallel()
 	const src = "# Title\n\nIntro.\n\n## First\n\nOne.\n\n### Nested\n\nDeep.\n\n```markdown\n## Not A Heading\n```\n\n## Second\n\nTwo.\n\n~~~\n# also not\n~~~\n\n# Top Again\n\nEnd.\n"
-	dir := writeTree(t, map[string]string{"context/d/t.md": src})
-	l := load(t, dir, nil)
+	l := loadTree(t, map[string]string{"context/d/t.md": src})
 	tp, _ := l.Topic("d/t")
 	type sec struct {
 		name    string
@@ -440,12 +435,11 @@ func TestTokenMeasurement(t *testing.T) {
 
 func TestCommandModel(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/python/a.md":   "# A\n",
 		"commands/implement.md": "---\nname: implement\ndescription: Build the feature\ncontext:\n  - python\n  - python/a\n---\n\n# Implement\n\nUse python:a.\n",
 		"commands/plain.md":     "# Plain Command\n\nNo frontmatter.\n",
 	})
-	l := load(t, dir, nil)
 	c, ok := l.Command("implement")
 	if !ok {
 		t.Fatal("no command implement")

@@ -15,11 +15,10 @@ func TestNumberedHeadingsWithAnchors(t *testing.T) {
 	src := topicFM("angular/common_issues", "always", 10,
 		"sections:\n  - name: Memory Leaks\n  - name: Lists & `*ngFor`\n  - name: 'Step 2: Load Always Files'\n  - name: What to Check") +
 		"# Common\n\n## 1. Memory Leaks {#memory-leaks}\n\nA.\n\n## 2. Lists & `*ngFor` {#trackby}\n\nB.\n\n## Step 2: Load \"Always\" Files\n\nC.\n\n## 3. What to Check (by Area)\n\nD.\n"
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/angular/common_issues.md": src,
 		"commands/review.md":               "# Review\n\nSee `angular:common_issues#memory-leaks`, `angular:common_issues#Memory Leaks`, `angular:common_issues#trackby` and `angular:common_issues#1. Memory Leaks`.\n",
 	})
-	l := load(t, dir, nil)
 	tp, _ := l.Topic("angular/common_issues")
 	s, ok := tp.Section("memory leaks")
 	if !ok || s.Name != "1. Memory Leaks" || s.Anchor != "memory-leaks" {
@@ -44,13 +43,12 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 	// The context root has a domain named "commands", and so has the
 	// workspace a commands folder: "commands/analyze.md" written in a
 	// command means the folder.
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/commands/build_patterns.md": "# Build\n",
 		"commands/build.md":                  "# Build\n",
 		"commands/_docs/README.md":           "# Docs\n\n- `commands/analyze.md` → `/analyze`\n- `commands/build.md`\n",
 		"context/commands/index.md":          "# Index\n\n- `build_patterns.md`\n- see `commands/build_patterns.md`\n",
 	})
-	l := load(t, dir, nil)
 	wantDiags(t, l, "commands/_docs/README.md", "workspace-relative paths")
 	// Inside the root the root-relative reading still holds.
 	f, _ := l.File(l.Dir() + "/context/commands/index.md")
@@ -63,12 +61,11 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 
 func TestPathOneLevelTooDeep(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/security/security_guidelines.md": "# Security\n",
 		"context/angular/index.md": "# Angular\n\n| Security | `../../security/security_guidelines.md` |\n\n" +
 			"- Memory: `../../memory/commands/index.md`\n- Skill: `../../skills/angular/SKILL.md`\n- Missing: `../../security/nothing_here.md`\n",
 	})
-	l := load(t, dir, nil)
 	if !wantDiags(t, l, "context/angular/index.md", "paths one level too deep",
 		diag{CodeUnresolved, SeverityError, "../../security/security_guidelines.md"},
 		diag{codeIndexMissing, SeverityWarning, "../../security/nothing_here.md"}) {
@@ -90,14 +87,13 @@ func TestPathOneLevelTooDeep(t *testing.T) {
 
 func TestBareNamesInIndexProse(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/schema/index.md":           "# Schema\n\n### 📁 **file_formats.md**\n\n### **common_patterns.md**\n\nAlso see **ghost.md** here.\n",
 		"context/schema/file_formats.md":    "# Files\n",
 		"context/schema/common_patterns.md": "# Common\n",
 		// Outside an index a bare name in prose is just text.
 		"context/schema/notes.md": "# Notes\n\nWrite ghost.md and **phantom.md** later.\n",
 	})
-	l := load(t, dir, nil)
 	wantDiags(t, l, "context/schema/index.md", "only notes.md unlisted, ghost.md missing",
 		diag{codeIndexUnlisted, SeverityWarning, "Schema"},
 		diag{codeIndexMissing, SeverityWarning, "ghost.md"})
@@ -120,7 +116,7 @@ func TestSuggestNeedsSameFirstWordForLargeDistance(t *testing.T) {
 
 func TestRootFileFrontmatterIDAlias(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/cross_domain.md":            "---\nid: engineering/cross_domain\ndomain: engineering\ntitle: Cross\n---\n# Cross\n\n## Trigger Matrix\n",
 		"context/engineering/index.md":       "# Engineering\n",
 		"commands/review.md":                 "# Review\n\nSee engineering:cross_domain#Trigger Matrix and `getReference(\"engineering\", \"cross_domain\")`.\n",
@@ -128,7 +124,6 @@ func TestRootFileFrontmatterIDAlias(t *testing.T) {
 		"context/python/flask_patterns.md":   "# Flask\n",
 		"context/python/index.md":            "# Python\n\n- `flask_patterns.md`\n",
 	})
-	l := load(t, dir, nil)
 	wantDiags(t, l, "commands/review.md", "references by the declared id")
 	wantDiags(t, l, "context/cross_domain.md", "root file with a domain id")
 	a, ok1 := l.Topic("engineering/cross_domain")

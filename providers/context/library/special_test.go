@@ -86,11 +86,5 @@ func TestConfigNotWhatItSeems(t *testing.T) {
 // loadWithin loads dir, failing the test when the load blocks or fails.
 func loadWithin(t *testing.T, dir string) *Library {
 	t.Helper()
-	var l *Library
-	var err error
-	fsguardtest.Within(t, "the load", func() { l, err = Load(context.Background(), dir, nil, Options{}) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return fsguardtest.Call(t, "the load", func() (*Library, error) { return Load(context.Background(), dir, nil, Options{}) })
 }

@@ -1,14 +1,12 @@
 package refactor
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 func TestFixes(t *testing.T) {
@@ -73,14 +71,10 @@ func TestFixes(t *testing.T) {
 }
 
 func TestAddFrontmatter(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "context", "go"), 0o755)
-	os.WriteFile(filepath.Join(dir, "context", "go", "bare.md"), []byte("# Bare\n\nText.\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "context", "go", "dressed.md"), []byte("---\ntitle: Dressed\n---\n# Dressed\n"), 0o644)
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, _ := libtest.Load(t, map[string]string{
+		"context/go/bare.md":    "# Bare\n\nText.\n",
+		"context/go/dressed.md": "---\ntitle: Dressed\n---\n# Dressed\n",
+	})
 	bare, _ := lib.Topic("go/bare")
 	dressed, _ := lib.Topic("go/dressed")
 	if bare == nil || dressed == nil {

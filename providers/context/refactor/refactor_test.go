@@ -119,13 +119,7 @@ func TestMovesAndEdits(t *testing.T) {
 }
 
 func TestFrontmatter(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "context", "go"), 0o755)
-	os.WriteFile(filepath.Join(dir, "context", "go", "errors.md"), []byte("# Errors: true or \"false\"\n\n## Wrapping\n\nUse %w.\n"), 0o644)
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, _ := libtest.Load(t, map[string]string{"context/go/errors.md": "# Errors: true or \"false\"\n\n## Wrapping\n\nUse %w.\n"})
 	topic, ok := lib.Topic("go/errors")
 	if !ok {
 		t.Fatal("no topic")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -53,10 +54,7 @@ func TestClaudeAlwaysLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Compute(context.Background(), load(t, dir), Options{Agent: Claude, Counter: counter(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
 	type row struct{ file, reason string }
 	var got []row
 	sum := 0
@@ -144,17 +142,11 @@ func TestListingBudget(t *testing.T) {
 	// A skill and a command listed in about 150 characters pass the
 	// 120 characters of 1 % of a 3,000-token window, not the 160 of a
 	// 4,000-token one.
-	c, err := Compute(context.Background(), load(t, dir), Options{ContextWindow: 3000, Counter: counter(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compute(t, dir, Options{ContextWindow: 3000, Counter: counter(t)})
 	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "over Claude Code's budget of 120 characters, 1% of the 3000-token context window") {
 		t.Errorf("warnings %v", c.Warnings)
 	}
-	c, err = Compute(context.Background(), load(t, dir), Options{ContextWindow: 4000, Counter: counter(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c = compute(t, dir, Options{ContextWindow: 4000, Counter: counter(t)})
 	if len(c.Warnings) != 0 {
 		t.Errorf("warnings %v with a 4,000-token window", c.Warnings)
 	}
@@ -165,10 +157,7 @@ func TestSkillListingCut(t *testing.T) {
 	dir := t.TempDir()
 	desc := strings.Repeat("word ", 400) // 2,000 characters
 	write(t, dir, ".claude/skills/long/SKILL.md", "---\nname: long\ndescription: "+desc+"\n---\nbody\n")
-	c, err := Compute(context.Background(), load(t, dir), Options{Counter: counter(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compute(t, dir, Options{Counter: counter(t)})
 	cut := "- long: " + strings.TrimSpace(desc)[:config.DefaultSkillListing] + "\n"
 	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].Tokens != counter(t).Count(cut) {
 		t.Errorf("alwaysLoaded %+v, want one entry of %d tokens", c.AlwaysLoaded, counter(t).Count(cut))
@@ -180,10 +169,7 @@ func TestCommandHiddenBySkill(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, ".claude/skills/review/SKILL.md", "---\nname: review\ndescription: Review a diff.\n---\nbody\n")
 	write(t, dir, ".claude/commands/review.md", "---\ndescription: Old review command.\n---\nReview.\n")
-	c, err := Compute(context.Background(), load(t, dir), Options{Counter: counter(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compute(t, dir, Options{Counter: counter(t)})
 	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != ".claude/skills/review/SKILL.md" {
 		t.Errorf("alwaysLoaded %+v, want only the skill's listing entry", c.AlwaysLoaded)
 	}
@@ -255,11 +241,16 @@ func TestOtherAgents(t *testing.T) {
 
 func write(t *testing.T, dir, rel, text string) {
 	t.Helper()
-	p := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	fsguardtest.Write(t, filepath.Join(dir, rel), text)
+}
+
+// compute loads the agent files under dir and computes their cost with
+// opt, failing the test on an error.
+func compute(t *testing.T, dir string, opt Options) *Cost {
+	t.Helper()
+	c, err := Compute(context.Background(), load(t, dir), opt)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return c
 }

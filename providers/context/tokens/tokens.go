@@ -5,6 +5,7 @@ package tokens
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 	"strings"
@@ -96,12 +97,8 @@ func (b *bpe) Name() string { return b.name }
 
 func (b *bpe) Count(text string) int {
 	n := 0
-	for i := 0; i < len(text); {
-		e := b.split(text, i)
+	for i, e := range b.pieces(text) {
 		switch {
-		case e < 0:
-			_, w := decode(text, i)
-			e = i + w
 		case e-i == 1:
 			// Every byte is a token.
 			n++
@@ -110,9 +107,27 @@ func (b *bpe) Count(text string) int {
 		default:
 			n += len(b.encodePiece(text[i:e]))
 		}
-		i = e
 	}
 	return n
+}
+
+// pieces yields the start and end of each piece the pattern splits text
+// into, passing over the runes at which no piece starts.
+func (b *bpe) pieces(text string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < len(text); {
+			e := b.split(text, i)
+			if e < 0 {
+				_, w := decode(text, i)
+				i += w
+				continue
+			}
+			if !yield(i, e) {
+				return
+			}
+			i = e
+		}
+	}
 }
 
 func (b *bpe) CountSpans(text string, spans [][2]int) (int, []int) {
@@ -128,12 +143,8 @@ func (b *bpe) CountSpans(text string, spans [][2]int) (int, []int) {
 // at that byte.
 func (b *bpe) tokenStarts(text string) []int {
 	starts := make([]int, 0, len(text)/4)
-	for i := 0; i < len(text); {
-		e := b.split(text, i)
+	for i, e := range b.pieces(text) {
 		switch {
-		case e < 0:
-			_, w := decode(text, i)
-			e = i + w
 		case e-i == 1:
 			starts = append(starts, i)
 		case e-i <= maxCachedPiece:
@@ -146,7 +157,6 @@ func (b *bpe) tokenStarts(text string) []int {
 				starts = append(starts, i+o)
 			}
 		}
-		i = e
 	}
 	return starts
 }

@@ -155,54 +155,63 @@ func BenchmarkOneFileChange(b *testing.B) {
 // not counted). updates/op counts the updates published for one checkout:
 // each is a re-index pass, and one is the goal.
 func BenchmarkCheckout(b *testing.B) {
+	benchModes(b, "reload", func(b *testing.B, threshold int, dir string, paths []string) {
+		versions := [2]string{b.TempDir(), b.TempDir()}
+		benchTree(b, versions[0], 50, 100, "a")
+		benchTree(b, versions[1], 50, 100, "b")
+		sink := newSink()
+		w := openBench(b, dir, sink, func(o *Options) { o.ReloadThreshold = threshold })
+		var cpu, wall, after time.Duration
+		var updates int
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sink.reset()
+			n0 := sink.count()
+			src := versions[(i+1)%2]
+			c0, t0 := cpuTime(b), time.Now()
+			if os.Getenv("CTXLS_BENCH_LOG") != "" {
+				fmt.Fprintf(os.Stderr, "%s checkout\n", t0.Format("15:04:05.000"))
+			}
+			cmd := exec.Command("cp", "-r", src+string(filepath.Separator)+".", dir)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("cp: %v\n%s", err, out)
+			}
+			t1 := time.Now()
+			// A rebuild reports every file at once, copied yet or
+			// not: wait for the library to hold the new version.
+			variant := " " + []string{"a", "b"}[(i+1)%2]
+			sink.wait(b, paths, func() bool {
+				for _, t := range w.Library().Topics() {
+					if !strings.HasSuffix(t.Meta.Title, variant) {
+						return false
+					}
+				}
+				return true
+			})
+			wall += time.Since(t0)
+			after += time.Since(t1)
+			cpu += cpuTime(b) - c0
+			updates += sink.count() - n0
+		}
+		b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms/checkout")
+		b.ReportMetric(float64(after.Milliseconds())/float64(b.N), "ms-after-copy")
+		b.ReportMetric(float64(updates)/float64(b.N), "updates/op")
+		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
+	})
+}
+
+// benchModes runs bench on a new workspace of 5,000 topics as two
+// sub-benchmarks: "apply", with a reload threshold of 0 (changes applied
+// file by file), and reload, with a threshold of 1 (the workspace read
+// again).
+func benchModes(b *testing.B, reload string, bench func(b *testing.B, threshold int, dir string, paths []string)) {
 	for _, mode := range []struct {
 		name      string
 		threshold int
-	}{{"apply", 0}, {"reload", 1}} {
+	}{{"apply", 0}, {reload, 1}} {
 		b.Run(mode.name, func(b *testing.B) {
 			dir := b.TempDir()
-			paths := benchTree(b, dir, 50, 100, "a")
-			versions := [2]string{b.TempDir(), b.TempDir()}
-			benchTree(b, versions[0], 50, 100, "a")
-			benchTree(b, versions[1], 50, 100, "b")
-			sink := newSink()
-			w := openBench(b, dir, sink, func(o *Options) { o.ReloadThreshold = mode.threshold })
-			var cpu, wall, after time.Duration
-			var updates int
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				sink.reset()
-				n0 := sink.count()
-				src := versions[(i+1)%2]
-				c0, t0 := cpuTime(b), time.Now()
-				if os.Getenv("CTXLS_BENCH_LOG") != "" {
-					fmt.Fprintf(os.Stderr, "%s checkout\n", t0.Format("15:04:05.000"))
-				}
-				cmd := exec.Command("cp", "-r", src+string(filepath.Separator)+".", dir)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("cp: %v\n%s", err, out)
-				}
-				t1 := time.Now()
-				// A rebuild reports every file at once, copied yet or
-				// not: wait for the library to hold the new version.
-				variant := " " + []string{"a", "b"}[(i+1)%2]
-				sink.wait(b, paths, func() bool {
-					for _, t := range w.Library().Topics() {
-						if !strings.HasSuffix(t.Meta.Title, variant) {
-							return false
-						}
-					}
-					return true
-				})
-				wall += time.Since(t0)
-				after += time.Since(t1)
-				cpu += cpuTime(b) - c0
-				updates += sink.count() - n0
-			}
-			b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "ms/checkout")
-			b.ReportMetric(float64(after.Milliseconds())/float64(b.N), "ms-after-copy")
-			b.ReportMetric(float64(updates)/float64(b.N), "updates/op")
-			b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
+			bench(b, mode.threshold, dir, benchTree(b, dir, 50, 100, "a"))
 		})
 	}
 }
@@ -235,43 +244,36 @@ func BenchmarkDidChange(b *testing.B) {
 // ("rebuild"), with the affected files' diagnostics. It is the part of a
 // checkout's latency that does not depend on how fast the files are written.
 func BenchmarkPass(b *testing.B) {
-	for _, mode := range []struct {
-		name      string
-		threshold int
-	}{{"apply", 0}, {"rebuild", 1}} {
-		b.Run(mode.name, func(b *testing.B) {
-			dir := b.TempDir()
-			paths := benchTree(b, dir, 50, 100, "a")
-			var diags int
-			w, err := Open(context.Background(), dir, Options{
-				ReloadThreshold: mode.threshold,
-				OnUpdate:        func(Update) {},
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer w.Close()
-			var cpu, wall time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				benchTree(b, dir, 50, 100, []string{"b", "a"}[i%2])
-				b.StartTimer()
-				c0, t0 := cpuTime(b), time.Now()
-				w.applyMu.Lock()
-				w.applyPaths(w.ctx, paths, true)
-				w.applyMu.Unlock()
-				lib := w.Library()
-				for _, p := range paths {
-					diags += len(lib.Diagnose(p))
-				}
-				wall += time.Since(t0)
-				cpu += cpuTime(b) - c0
-			}
-			b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
-			if t, _ := w.Library().Topic("d000/t0000"); !strings.HasSuffix(t.Meta.Title, []string{" b", " a"}[(b.N-1)%2]) {
-				b.Fatalf("the pass did not apply the change: %q", t.Meta.Title)
-			}
+	benchModes(b, "rebuild", func(b *testing.B, threshold int, dir string, paths []string) {
+		var diags int
+		w, err := Open(context.Background(), dir, Options{
+			ReloadThreshold: threshold,
+			OnUpdate:        func(Update) {},
 		})
-	}
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		var cpu, wall time.Duration
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			benchTree(b, dir, 50, 100, []string{"b", "a"}[i%2])
+			b.StartTimer()
+			c0, t0 := cpuTime(b), time.Now()
+			w.applyMu.Lock()
+			w.applyPaths(w.ctx, paths, true)
+			w.applyMu.Unlock()
+			lib := w.Library()
+			for _, p := range paths {
+				diags += len(lib.Diagnose(p))
+			}
+			wall += time.Since(t0)
+			cpu += cpuTime(b) - c0
+		}
+		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
+		if t, _ := w.Library().Topic("d000/t0000"); !strings.HasSuffix(t.Meta.Title, []string{" b", " a"}[(b.N-1)%2]) {
+			b.Fatalf("the pass did not apply the change: %q", t.Meta.Title)
+		}
+	})
 }

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // commandNames returns the names of the library's commands.
@@ -151,26 +151,16 @@ func TestHeavyDirectoriesAreNotWatched(t *testing.T) {
 func TestWatchLimitReportedOnce(t *testing.T) {
 	t.Parallel()
 	dir := writeTree(t, baseTree())
-	var mu sync.Mutex
-	var msgs []string
+	said := new(watchertest.Recorder[string])
 	w := open(t, dir, &recorder{}, func(o *Options) {
 		o.MaxWatches = 1
-		o.OnWatchLimit = func(m string) {
-			mu.Lock()
-			msgs = append(msgs, m)
-			mu.Unlock()
-		}
+		o.OnWatchLimit = said.Add
 	})
-	said := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(msgs)
-	}
-	waitFor(t, "the watch limit to be reported", func() bool { return len(said()) > 0 })
+	waitFor(t, "the watch limit to be reported", func() bool { return len(said.All()) > 0 })
 
 	restartWatcher(t, w, dir, "tokenizer: o200k_base\nignore: [drafts]\n")
 	// New returned, so the new watcher met the limit already.
-	if got := said(); len(got) != 1 || !strings.Contains(got[0], "watch limit") {
+	if got := said.All(); len(got) != 1 || !strings.Contains(got[0], "watch limit") {
 		t.Errorf("OnWatchLimit called with %q, want one message about the watch limit", got)
 	}
 }

@@ -101,12 +101,7 @@ func TestLiveSyncLinkRetargeted(t *testing.T) {
 func openGuarded(t *testing.T, dir string, watch bool) *Workspace {
 	t.Helper()
 	opts := Options{Watch: watch, Debounce: 30 * time.Millisecond, PollInterval: 200 * time.Millisecond}
-	var w *Workspace
-	var err error
-	fsguardtest.Within(t, "Open", func() { w, err = Open(context.Background(), dir, opts) })
-	if err != nil {
-		t.Fatalf("Open(%s): %v", dir, err)
-	}
+	w := fsguardtest.Call(t, "Open "+dir, func() (*Workspace, error) { return Open(context.Background(), dir, opts) })
 	t.Cleanup(func() { fsguardtest.Within(t, "Close", func() { w.Close() }) })
 	if watch {
 		waitWatching(t, w)

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -125,19 +123,20 @@ type recorder struct {
 
 // changed returns every path reported changed so far.
 func (r *recorder) changed() []string {
-	var out []string
-	for _, u := range r.All() {
-		out = append(out, u.Changed...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return r.paths(func(u Update) []string { return u.Changed })
 }
 
 // affected returns every path reported affected so far.
 func (r *recorder) affected() []string {
+	return r.paths(func(u Update) []string { return u.Affected })
+}
+
+// paths returns the paths of every update that field picks, sorted and
+// without repeats.
+func (r *recorder) paths(field func(Update) []string) []string {
 	var out []string
 	for _, u := range r.All() {
-		out = append(out, u.Affected...)
+		out = append(out, field(u)...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -145,22 +144,17 @@ func (r *recorder) affected() []string {
 
 // logBuffer is a slog handler target that keeps messages for inspection.
 type logBuffer struct {
-	mu   sync.Mutex
-	msgs []string
+	watchertest.Recorder[string]
 }
 
 func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.msgs = append(l.msgs, string(p))
+	l.Add(string(p))
 	return len(p), nil
 }
 
 func (l *logBuffer) count(substr string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	n := 0
-	for _, m := range l.msgs {
+	for _, m := range l.All() {
 		if strings.Contains(m, substr) {
 			n++
 		}
@@ -188,6 +182,15 @@ func open(t testing.TB, dir string, rec *recorder, mod func(*Options)) *Workspac
 		waitWatching(t, w)
 	}
 	return w
+}
+
+// openBase writes baseTree in a new directory and opens it as open does,
+// with a recorder of its updates.
+func openBase(t testing.TB, mod func(*Options)) (string, *recorder, *Workspace) {
+	t.Helper()
+	dir := writeTree(t, baseTree())
+	rec := &recorder{}
+	return dir, rec, open(t, dir, rec, mod)
 }
 
 // waitWatching waits until the workspace's watcher runs.
@@ -295,23 +298,6 @@ func waitInSync(t testing.TB, w *Workspace) {
 			t.Fatalf("workspace differs from a fresh load of the disk (- workspace, + disk):\n%s", diffLines(got, want))
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// checkGoroutines fails when more goroutines run after f than before,
-// allowing a grace period for goroutines that are ending.
-func checkGoroutines(t *testing.T, f func()) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	f()
-	deadline := time.Now().Add(waitDeadline)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:n])
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

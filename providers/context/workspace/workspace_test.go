@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 func TestOpenIndexes(t *testing.T) {
@@ -37,9 +39,7 @@ func TestOpenIndexes(t *testing.T) {
 
 func TestFileChanges(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, rec, w := openBase(t, nil)
 	commits := filepath.Join(dir, "context/git/commits.md")
 
 	t.Run("create", func(t *testing.T) {
@@ -127,9 +127,7 @@ func hasCode(ds []library.Diagnostic, code string) bool {
 
 func TestDirectories(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, _, w := openBase(t, nil)
 
 	t.Run("new domain with mkdir -p", func(t *testing.T) {
 		writeFile(t, dir, "context/rust/deep/nested/ownership.md", "# Ownership\n")
@@ -204,9 +202,7 @@ func TestDirectories(t *testing.T) {
 
 func TestOverlayPrecedence(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, rec, w := openBase(t, nil)
 	p := filepath.Join(dir, "context/git/commits.md")
 	edited := topicText("git", "commits", "Edited In Editor")
 
@@ -276,9 +272,7 @@ func TestOverlayPrecedence(t *testing.T) {
 
 func TestNotifyWatchedWithoutWatcher(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, func(o *Options) { o.Watch = false })
+	dir, rec, w := openBase(t, func(o *Options) { o.Watch = false })
 	// The same change notified again, with another file in the same
 	// notification: only the other file is applied.
 	if n := notifyTwice(t, dir, w, rec, "Notified"); n != 1 {
@@ -301,9 +295,7 @@ func TestNotifyWatchedWithoutWatcher(t *testing.T) {
 
 func TestNotifyWatchedDedupe(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, nil)
+	dir, rec, w := openBase(t, nil)
 	// The notification joined the watcher's debounce: once a later change
 	// sent both ways is through, commits.md has been looked at by both.
 	if n := notifyTwice(t, dir, w, rec, "Both Ways"); n != 1 {
@@ -429,7 +421,7 @@ func TestSymlinkLoopAndUnreadable(t *testing.T) {
 	logs := &logBuffer{}
 	w := open(t, dir, nil, func(o *Options) { o.Logger = textLogger(logs) })
 	if n := logs.count("symbolic link"); n == 0 {
-		t.Errorf("no warning about symbolic links; log:\n%s", strings.Join(logs.msgs, ""))
+		t.Errorf("no warning about symbolic links; log:\n%s", strings.Join(logs.All(), ""))
 	}
 	writeFile(t, dir, "context/python/after.md", "# After\n")
 	waitFor(t, "a change beside the loop", func() bool { return hasTopic(w, "python/after") })
@@ -438,7 +430,8 @@ func TestSymlinkLoopAndUnreadable(t *testing.T) {
 
 func TestNoGoroutineLeak(t *testing.T) {
 	dir := writeTree(t, baseTree())
-	checkGoroutines(t, func() {
+	t.Run("close twice", func(t *testing.T) {
+		watchertest.CheckGoroutines(t)
 		rec := &recorder{}
 		w, err := Open(context.Background(), dir, Options{Watch: true, OnUpdate: rec.Add, Debounce: 20_000_000})
 		if err != nil {
@@ -457,7 +450,8 @@ func TestNoGoroutineLeak(t *testing.T) {
 		}
 	})
 	// Nor a watcher started again for a new ignore list.
-	checkGoroutines(t, func() {
+	t.Run("watcher restarted", func(t *testing.T) {
+		watchertest.CheckGoroutines(t)
 		w, err := Open(context.Background(), dir, Options{Watch: true, Debounce: 20_000_000})
 		if err != nil {
 			t.Fatal(err)
@@ -470,7 +464,8 @@ func TestNoGoroutineLeak(t *testing.T) {
 		w.Close()
 	})
 	// Closing while the watcher is still starting must not leak either.
-	checkGoroutines(t, func() {
+	t.Run("closed while starting", func(t *testing.T) {
+		watchertest.CheckGoroutines(t)
 		w, err := Open(context.Background(), dir, Options{Watch: true})
 		if err != nil {
 			t.Fatal(err)
@@ -481,9 +476,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 
 func TestReloadThreshold(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, func(o *Options) { o.ReloadThreshold = 3 })
+	dir, rec, w := openBase(t, func(o *Options) { o.ReloadThreshold = 3 })
 	doc := filepath.Join(dir, "context/git/branches.md")
 	edited := topicText("git", "branches", "Open Branches")
 	w.DidOpen(doc, edited, 1)
@@ -540,7 +533,7 @@ func TestUnreadableDirectory(t *testing.T) {
 	logs := &logBuffer{}
 	w := open(t, dir, nil, func(o *Options) { o.Logger = textLogger(logs) })
 	if logs.count("locked") == 0 {
-		t.Errorf("no warning about the unreadable directory; log:\n%s", strings.Join(logs.msgs, ""))
+		t.Errorf("no warning about the unreadable directory; log:\n%s", strings.Join(logs.All(), ""))
 	}
 	writeFile(t, dir, "context/git/after.md", "# After\n")
 	waitFor(t, "a change beside it", func() bool { return hasTopic(w, "git/after") })
@@ -572,10 +565,7 @@ func TestTypeChange(t *testing.T) {
 // names every file that refers to the changed topic.
 func TestExampleLibrary(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../../../examples/library")); err != nil {
-		t.Fatal(err)
-	}
+	dir := libtest.CopyExample(t)
 	rec := &recorder{}
 	w := open(t, dir, rec, nil)
 	waitInSync(t, w)
@@ -631,9 +621,7 @@ func TestCreateResolvesWaitingReferences(t *testing.T) {
 // the open documents laid over it, rather than a scan in place.
 func TestNewRootFromFileRebuildsAside(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	rec := &recorder{}
-	w := open(t, dir, rec, func(o *Options) { o.Watch = false })
+	dir, _, w := openBase(t, func(o *Options) { o.Watch = false })
 	doc := filepath.Join(dir, "context/git/commits.md")
 	edited := topicText("git", "commits", "Open")
 	w.DidOpen(doc, edited, 1)

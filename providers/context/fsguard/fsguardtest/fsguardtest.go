@@ -82,6 +82,19 @@ func Within(t testing.TB, what string, f func()) {
 	}
 }
 
+// Call runs f as Within does and returns its result, failing the test
+// when f returns an error.
+func Call[T any](t testing.TB, what string, f func() (T, error)) T {
+	t.Helper()
+	var v T
+	var err error
+	Within(t, what, func() { v, err = f() })
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
 func mkdir(t testing.TB, p string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
