@@ -196,6 +196,10 @@ func (s *Server) pullSettings() {
 	}
 }
 
+// previewLead bounds how long the index waits for the preview's first
+// diagnostics once the preview is built.
+const previewLead = 250 * time.Millisecond
+
 // openWorkspace indexes the workspace, reporting progress once the client
 // has confirmed initialization, then publishes every file's diagnostics.
 func (s *Server) openWorkspace() {
@@ -203,11 +207,21 @@ func (s *Server) openWorkspace() {
 	var done, total atomic.Int64
 	loaded := make(chan struct{})
 	go s.reportIndexProgress(ctx, loaded, &done, &total)
-	previewed, stopPreview := s.startPreview(ctx)
+	previewed, firstPass, stopPreview := s.startPreview(ctx)
 	select {
 	case <-previewed:
 	case <-ctx.Done():
 	}
+	// The diagnostics of the documents already open go out before the
+	// index takes every core; a client slow to confirm initialization
+	// does not hold the index back for long.
+	lead := time.NewTimer(previewLead)
+	select {
+	case <-firstPass:
+	case <-lead.C:
+	case <-ctx.Done():
+	}
+	lead.Stop()
 	if g := s.opts.indexGate; g != nil {
 		select {
 		case <-g:

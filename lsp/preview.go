@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -14,24 +15,27 @@ import (
 // while the workspace is indexed, against a preview of the workspace (see
 // library.Preview): the user sees the problems of the file in front of
 // them in a fraction of the index's time. built is closed once the
-// preview is ready (or failed): the index waits for it rather than slow
-// it down. stop ends the preview and returns once it publishes nothing
-// more; the workspace's own diagnostics follow.
-func (s *Server) startPreview(ctx context.Context) (built <-chan struct{}, stop func()) {
+// preview is ready (or failed), first once it has published the documents
+// open at its first pass (or ended): the index waits for them rather than
+// slow them down. stop ends the preview and returns once it publishes
+// nothing more; the workspace's own diagnostics follow.
+func (s *Server) startPreview(ctx context.Context) (built, first <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	exited := make(chan struct{})
 	ready := make(chan struct{})
+	passed := make(chan struct{})
 	go func() {
 		defer close(exited)
-		s.runPreview(ctx, ready)
+		s.runPreview(ctx, ready, sync.OnceFunc(func() { close(passed) }))
 	}()
-	return ready, func() {
+	return ready, passed, func() {
 		cancel()
 		<-exited
 	}
 }
 
-func (s *Server) runPreview(ctx context.Context, built chan<- struct{}) {
+func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed func()) {
+	defer passed()
 	s.mu.Lock()
 	settings := s.settings
 	s.mu.Unlock()
@@ -89,6 +93,7 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}) {
 			sent[d.path] = d.version
 			s.diags.publishPreview(ctx, d.path, d.version, f, ds)
 		}
+		passed()
 		select {
 		case <-s.earlyWake:
 		case <-ctx.Done():
