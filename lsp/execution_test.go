@@ -7,16 +7,9 @@ import (
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
-)
 
-// executionCommand is a CommandExecution as the protocol sends it.
-type executionCommand struct {
-	Command       string   `json:"command"`
-	Status        string   `json:"status"`
-	Attempts      int      `json:"attempts"`
-	MemoryUpdated []string `json:"memoryUpdated"`
-	SkillsInvoked []string `json:"skillsInvoked"`
-}
+	"github.com/ctxls/ctxls/providers/ops"
+)
 
 // TestExecutionCommandItems records memoryUpdated and skillsInvoked through
 // startCommand, recordMemoryLoad and completeCommand, and reads them back
@@ -24,34 +17,30 @@ type executionCommand struct {
 func TestExecutionCommandItems(t *testing.T) {
 	t.Parallel()
 	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
-	var ex struct {
-		SessionID string `json:"sessionId"`
-	}
+	var ex ops.ExecutionResponse
 	c.mustCall("ctxls/execution/create", map[string]any{"projectName": "shop"}, &ex)
 	id := ex.SessionID
 
-	var started executionCommand
+	var started ops.CommandResponse
 	c.mustCall("ctxls/execution/startCommand", map[string]any{"sessionId": id, "command": "implement",
 		"skillsInvoked": []string{"tdd"}}, &started)
-	if !slices.Equal(started.SkillsInvoked, []string{"tdd"}) {
+	if started.CommandExecution == nil || !slices.Equal(started.SkillsInvoked, []string{"tdd"}) {
 		t.Fatalf("startCommand: %+v", started)
 	}
 	c.mustCall("ctxls/execution/recordMemoryLoad", map[string]any{"sessionId": id, "layer": "project", "key": "stack", "content": "fastapi"}, nil)
-	var done executionCommand
+	var done ops.CommandResponse
 	c.mustCall("ctxls/execution/completeCommand", map[string]any{"sessionId": id, "command": "implement", "status": "success",
 		"memoryUpdated": []string{"project:decisions"}, "skillsInvoked": []string{"code-review", "tdd"}}, &done)
 
-	var prev executionCommand
+	var prev ops.CommandResponse
 	c.mustCall("ctxls/execution/getPreviousCommand", map[string]any{"sessionId": id}, &prev)
-	var got struct {
-		CommandHistory []executionCommand `json:"commandHistory"`
-	}
+	var got ops.ExecutionResponse
 	c.mustCall("ctxls/execution/get", map[string]any{"sessionId": id}, &got)
-	if len(got.CommandHistory) != 1 {
-		t.Fatalf("get: %+v", got)
+	if got.ExecutionState == nil || len(got.CommandHistory) != 1 || done.CommandExecution == nil || prev.CommandExecution == nil {
+		t.Fatalf("get: %+v, completeCommand: %+v, getPreviousCommand: %+v", got, done, prev)
 	}
 	wantMemory, wantSkills := []string{"project:stack", "project:decisions"}, []string{"tdd", "code-review"}
-	for name, ce := range map[string]executionCommand{"completeCommand": done, "getPreviousCommand": prev, "get": got.CommandHistory[0]} {
+	for name, ce := range map[string]ops.CommandExecution{"completeCommand": *done.CommandExecution, "getPreviousCommand": *prev.CommandExecution, "get": got.CommandHistory[0]} {
 		if ce.Command != "implement" || !slices.Equal(ce.MemoryUpdated, wantMemory) || !slices.Equal(ce.SkillsInvoked, wantSkills) {
 			t.Errorf("%s: %+v, want memoryUpdated %q and skillsInvoked %q", name, ce, wantMemory, wantSkills)
 		}
