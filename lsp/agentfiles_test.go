@@ -17,18 +17,17 @@ func TestInprocAgentFiles(t *testing.T) {
 		".mcp.json":                      "{\"mcpServers\": {\"a\": {\"command\": 1}}}\n",
 		"context/python/x.md":            "# X\n\nBody.\n",
 	}, inprocOptions{})
-	dir := c.root
 	has := func(code string) func(inprocDiagnostics) bool {
 		return func(d inprocDiagnostics) bool {
 			return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == code
 		}
 	}
-	skill := string(uriOf(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")))
+	skill := c.uri(".claude/skills/deploy/SKILL.md")
 	d := c.waitDiagnostics(skill, has("skill-name-mismatch"))
 	if r := d.Diagnostics[0].Range; r.Start.Line != 1 || r.Start.Character != 6 || r.End.Character != 16 {
 		t.Errorf("range %+v, want 1:6-16 (the name)", r)
 	}
-	c.waitDiagnostics(string(uriOf(filepath.Join(dir, ".mcp.json"))), has("plugin-field-invalid"))
+	c.waitDiagnostics(c.uri(".mcp.json"), has("plugin-field-invalid"))
 
 	var actions []struct {
 		Title string
@@ -60,12 +59,12 @@ func TestInprocAgentFileCreated(t *testing.T) {
 		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",
 	}, inprocOptions{})
 	dir := c.root
-	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
+	agent := c.uri(".claude/agents/a.md")
 	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
 	})
 	inprocWrite(t, dir, map[string]string{".claude/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
-	skill := string(uriOf(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")))
+	skill := c.uri(".claude/skills/deploy/SKILL.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": skill, "type": 1}, map[string]any{"uri": agent, "type": 2}}})
 	c.waitDiagnostics(skill, func(d inprocDiagnostics) bool {
@@ -99,20 +98,20 @@ func TestInprocAgentFileWatched(t *testing.T) {
 	mismatch := func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
 	}
-	skill := string(uriOf(filepath.Join(dir, ".claude/skills/x/SKILL.md")))
+	skill := c.uri(".claude/skills/x/SKILL.md")
 	c.waitDiagnostics(skill, mismatch)
 	since := c.noteCount()
 	inprocWrite(t, dir, map[string]string{".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
 	c.waitDiagnosticsSince(since, skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
 	// A skill created in a folder that did not exist is seen too, and the
 	// subagent naming it is checked again.
-	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
+	agent := c.uri(".claude/agents/a.md")
 	inprocWrite(t, dir, map[string]string{".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [fresh]\n---\nAgent.\n"})
 	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
 		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
 	})
 	since = c.noteCount()
-	fresh := string(uriOf(filepath.Join(dir, ".claude/skills/fresh/SKILL.md")))
+	fresh := c.uri(".claude/skills/fresh/SKILL.md")
 	inprocWrite(t, dir, map[string]string{".claude/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
 	c.waitDiagnostics(fresh, mismatch)
 	c.waitDiagnosticsSince(since, agent, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })

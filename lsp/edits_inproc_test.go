@@ -187,7 +187,7 @@ func TestInprocWillRenameFiles(t *testing.T) {
 		c := inprocStart(t, dir, inprocOptions{})
 		var edit inprocEdit
 		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
-			"oldUri": string(uriOf(filepath.Join(dir, tc.from))), "newUri": string(uriOf(filepath.Join(dir, tc.to)))}}}, &edit)
+			"oldUri": c.uri(tc.from), "newUri": c.uri(tc.to)}}}, &edit)
 		if renames := inprocApply(t, edit); len(renames) != 0 {
 			t.Errorf("willRenameFiles asks for renames itself: %v", renames)
 		}
@@ -206,7 +206,7 @@ func TestInprocDiagnosticsAndFixes(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
-	implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+	implement := c.uri("commands/implement.md")
 	// Workspace diagnostics arrive after the initial index, unopened files included.
 	d := c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
 	if d.Diagnostics[0].Code != "unresolved-reference" {
@@ -315,7 +315,7 @@ func TestInprocRenameWithoutResourceOperations(t *testing.T) {
 	if len(edit.DocumentChanges) != 0 || len(edit.Changes) < 5 {
 		t.Fatalf("edit for a client without documentChanges: %+v", edit)
 	}
-	implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+	implement := c.uri("commands/implement.md")
 	if len(edit.Changes[implement]) < 5 {
 		t.Errorf("implement.md edits: %+v", edit.Changes[implement])
 	}

@@ -103,7 +103,7 @@ func TestInprocNavigation(t *testing.T) {
 			dir := inprocCopyLibrary(t)
 			c := inprocStart(t, dir, inprocOptions{utf8: utf8})
 			u := c.open("commands/notes.md", inprocNoteText)
-			fastapi := string(uriOf(filepath.Join(dir, "context/python/fastapi_patterns.md")))
+			fastapi := c.uri("context/python/fastapi_patterns.md")
 			at := func(needle string, delta int) map[string]any {
 				return map[string]any{"textDocument": map[string]any{"uri": u}, "position": inprocPos(t, inprocNoteText, needle, delta, utf8)}
 			}

@@ -149,6 +149,11 @@ func (c *inprocClient) notify(method string, params any) {
 	}
 }
 
+// uri is the URI of a path under the root, given as path elements.
+func (c *inprocClient) uri(elem ...string) string {
+	return string(uriOf(filepath.Join(append([]string{c.root}, elem...)...)))
+}
+
 // open sends didOpen for path (relative to the root) with its disk text,
 // or with text when given.
 func (c *inprocClient) open(rel string, text ...string) string {
@@ -164,7 +169,7 @@ func (c *inprocClient) open(rel string, text ...string) string {
 		}
 		content = string(data)
 	}
-	u := string(uriOf(p))
+	u := c.uri(rel)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": u, "languageId": "markdown", "version": 1, "text": content}})
 	return u

@@ -161,14 +161,14 @@ func TestInprocChainNamingNoCommand(t *testing.T) {
 		"context/python/a.md":   "# A\n\nText.\n",
 	}, inprocOptions{})
 	dir := c.root
-	cfg := string(uriOf(filepath.Join(dir, ".ctxls.yaml")))
+	cfg := c.uri(".ctxls.yaml")
 	got := c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
 	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Range.Start.Line != 2 ||
 		!strings.Contains(got.Diagnostics[0].Message, `chain "broken" names "deploy"`) {
 		t.Fatalf("diagnostics of .ctxls.yaml: %+v", got.Diagnostics)
 	}
 	inprocWrite(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
-	deploy := string(uriOf(filepath.Join(dir, "commands", "deploy.md")))
+	deploy := c.uri("commands", "deploy.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": deploy, "type": 1}}})
 	c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
 }

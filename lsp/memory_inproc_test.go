@@ -152,7 +152,6 @@ func TestInprocMemoryDiagnostics(t *testing.T) {
 		"docs/more.md":   "More: @gone.md\n",
 		"context/p/x.md": "# X\n",
 	}, inprocOptions{})
-	dir := c.root
 	codes := func(want ...string) func(inprocDiagnostics) bool {
 		return func(d inprocDiagnostics) bool {
 			var got []string
@@ -162,8 +161,8 @@ func TestInprocMemoryDiagnostics(t *testing.T) {
 			return strings.Join(got, ",") == strings.Join(want, ",")
 		}
 	}
-	memURI := string(uriOf(filepath.Join(dir, "CLAUDE.md")))
-	moreURI := string(uriOf(filepath.Join(dir, "docs/more.md")))
+	memURI := c.uri("CLAUDE.md")
+	moreURI := c.uri("docs/more.md")
 	d := c.waitDiagnostics(memURI, codes("import-trailing-punctuation"))
 	if r := d.Diagnostics[0].Range; r.Start.Line != 2 || r.Start.Character != 4 || int(r.End.Character) != 4+len("@docs/guide.md:") {
 		t.Errorf("range %+v, want 2:4 to the colon", r)
@@ -221,7 +220,7 @@ func TestInprocMemoryRename(t *testing.T) {
 		c := inprocStart(t, dir, inprocOptions{})
 		var edit inprocEdit
 		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
-			"oldUri": string(uriOf(filepath.Join(dir, tc.from))), "newUri": string(uriOf(filepath.Join(dir, tc.to)))}}}, &edit)
+			"oldUri": c.uri(tc.from), "newUri": c.uri(tc.to)}}}, &edit)
 		inprocApply(t, edit)
 		for rel, want := range tc.want {
 			data, err := os.ReadFile(filepath.Join(dir, rel))
@@ -264,9 +263,8 @@ func TestInprocImportedFileFeatures(t *testing.T) {
 		"docs/more.md":  "More.\n",
 		"docs/other.md": "Not imported: @more.md\n",
 	}, inprocOptions{})
-	dir := c.root
 	// The trees are known once the first publication has checked them.
-	guide := string(uriOf(filepath.Join(dir, "docs/guide.md")))
+	guide := c.uri("docs/guide.md")
 	var links []struct {
 		Target string `json:"target"`
 	}
@@ -288,7 +286,7 @@ func TestInprocImportedFileFeatures(t *testing.T) {
 	if !strings.Contains(h.Contents.Value, "`docs/more.md`") || strings.Contains(h.Contents.Value, "hop") {
 		t.Errorf("hover %q", h.Contents.Value)
 	}
-	c.mustCall("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": string(uriOf(filepath.Join(dir, "docs/other.md")))}}, &links)
+	c.mustCall("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": c.uri("docs/other.md")}}, &links)
 	if len(links) != 0 {
 		t.Errorf("a file no memory file imports has import links: %+v", links)
 	}

@@ -30,7 +30,7 @@ func TestInprocDiskChanges(t *testing.T) {
 			t.Parallel()
 			dir := inprocCopyLibrary(t)
 			c := inprocStart(t, dir, inprocOptions{watch: viaWatcher})
-			implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+			implement := c.uri("commands/implement.md")
 			c.waitDiagnostics(implement, nil) // the initial publication
 			// Deleting a topic breaks the references to it in a file nobody
 			// has open: its diagnostics are published again.
@@ -50,7 +50,7 @@ func TestInprocConfiguration(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
-	django := string(uriOf(filepath.Join(dir, "context/python/django_patterns.md")))
+	django := c.uri("context/python/django_patterns.md")
 	drift := func(d inprocDiagnostics) bool {
 		return slices.ContainsFunc(d.Diagnostics, func(x struct {
 			Range    protocolRange   `json:"range"`
@@ -75,7 +75,7 @@ func TestInprocLogAndProgress(t *testing.T) {
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil)
 	c.waitNote("window/logMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "budgets") })
-	yaml := c.waitDiagnostics(string(uriOf(filepath.Join(dir, ".ctxls.yaml"))), nil)
+	yaml := c.waitDiagnostics(c.uri(".ctxls.yaml"), nil)
 	if len(yaml.Diagnostics) != 1 || yaml.Diagnostics[0].Range.Start.Line != 1 {
 		t.Errorf(".ctxls.yaml diagnostics: %+v", yaml)
 	}
@@ -151,7 +151,7 @@ func TestInprocChangeNotifications(t *testing.T) {
 
 	since = c.noteCount()
 	inprocWrite(t, dir, map[string]string{"context/python/new_topic.md": "# New topic\n\nText.\n"})
-	u := string(uriOf(filepath.Join(dir, "context/python/new_topic.md")))
+	u := c.uri("context/python/new_topic.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": u, "type": 1}}})
 	c.waitNoteSince(since, notifyLibraryChanged, nil)
 
