@@ -2,11 +2,10 @@ package lsp
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -17,19 +16,10 @@ import (
 // model with a 10 % history share.
 func historyWorkspace(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "context", "go"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	topic := "---\ntitle: Errors\n---\n# Errors\n\nWrap errors with context.\n"
-	if err := os.WriteFile(filepath.Join(dir, "context", "go", "errors.md"), []byte(topic), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "models:\n  small:\n    contextWindow: 8192\n    historyShare: 0.1\n  large:\n    contextWindow: 200000\ndefaultModel: small\n"
-	if err := os.WriteFile(filepath.Join(dir, ".ctxls.yaml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return libtest.WriteTree(t, map[string]string{
+		"context/go/errors.md": "---\ntitle: Errors\n---\n# Errors\n\nWrap errors with context.\n",
+		".ctxls.yaml":          "models:\n  small:\n    contextWindow: 8192\n    historyShare: 0.1\n  large:\n    contextWindow: 200000\ndefaultModel: small\n",
+	})
 }
 
 func historyAppendAll(c *chainClient, conv string, n int, runID string) []ops.MessageResponse {
