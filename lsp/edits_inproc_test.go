@@ -2,14 +2,11 @@ package lsp
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-
-	"go.lsp.dev/jsonrpc2"
 )
 
 // inprocEdit is a workspace edit as the client receives it.
@@ -111,10 +108,9 @@ func TestInprocRename(t *testing.T) {
 	}
 	// Where there is nothing to rename the client gets RequestFailed and
 	// a reason to show.
-	err := c.call("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 0}}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != -32803 || !strings.Contains(werr.Message, "no topic reference") {
-		t.Errorf("prepareRename away from a reference: %v, want RequestFailed (-32803)", err)
+	e := c.callErr("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 0}})
+	if e.Code != -32803 || !strings.Contains(e.Message, "no topic reference") {
+		t.Errorf("prepareRename away from a reference: %v, want RequestFailed (-32803)", e)
 	}
 	var edit inprocEdit
 	c.mustCall("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos, "newName": "fastapi_guide"}, &edit)

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -59,10 +58,8 @@ func TestExecutionCommandItems(t *testing.T) {
 		for k, v := range bad.params {
 			params[k] = v
 		}
-		err := c.call("ctxls/execution/startCommand", params, nil)
-		var rpcErr *jsonrpc2.Error
-		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc2.InvalidParams || !strings.Contains(rpcErr.Message, bad.want) {
-			t.Errorf("%s: %v, want InvalidParams mentioning %q", bad.name, err, bad.want)
+		if e := c.callErr("ctxls/execution/startCommand", params); e.Code != jsonrpc2.InvalidParams || !strings.Contains(e.Message, bad.want) {
+			t.Errorf("%s: %v, want InvalidParams mentioning %q", bad.name, e, bad.want)
 		}
 	}
 }

@@ -131,6 +131,18 @@ func (c *inprocClient) call(method string, params, out any) error {
 	return nil
 }
 
+// callErr sends a request that must fail and returns its error response;
+// a result or a failure of the connection fails the test.
+func (c *inprocClient) callErr(method string, params any) *jsonrpc2.Error {
+	c.t.Helper()
+	err := c.call(method, params, nil)
+	var rpcErr *jsonrpc2.Error
+	if !errors.As(err, &rpcErr) {
+		c.t.Fatalf("%s: got %v, want an error response", method, err)
+	}
+	return rpcErr
+}
+
 // mustCall is call that fails the test on an error.
 func (c *inprocClient) mustCall(method string, params, out any) {
 	c.t.Helper()

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -20,10 +19,8 @@ func TestInprocLifecycle(t *testing.T) {
 	c := inprocStart(t, dir, inprocOptions{noInit: true})
 
 	// Requests before initialize are refused with ServerNotInitialized.
-	err := c.call("textDocument/hover", map[string]any{}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.ServerNotInitialized {
-		t.Fatalf("hover before initialize: got %v, want ServerNotInitialized", err)
+	if e := c.callErr("textDocument/hover", map[string]any{}); e.Code != jsonrpc2.ServerNotInitialized {
+		t.Fatalf("hover before initialize: got %v, want ServerNotInitialized", e)
 	}
 
 	var res struct {
@@ -42,9 +39,8 @@ func TestInprocLifecycle(t *testing.T) {
 	c.notify("initialized", map[string]any{})
 
 	// An unknown method is MethodNotFound.
-	err = c.call("ctxls/noSuchMethod", map[string]any{}, nil)
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.MethodNotFound {
-		t.Errorf("unknown method: got %v, want MethodNotFound", err)
+	if e := c.callErr("ctxls/noSuchMethod", map[string]any{}); e.Code != jsonrpc2.MethodNotFound {
+		t.Errorf("unknown method: got %v, want MethodNotFound", e)
 	}
 	var cmds struct {
 		Items []ops.CommandInfo `json:"items"`
@@ -54,9 +50,8 @@ func TestInprocLifecycle(t *testing.T) {
 		t.Errorf("ctxls/commands: %d items, want 4", len(cmds.Items))
 	}
 	c.mustCall("shutdown", nil, nil)
-	err = c.call("textDocument/hover", map[string]any{}, nil)
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.InvalidRequest {
-		t.Errorf("hover after shutdown: got %v, want InvalidRequest", err)
+	if e := c.callErr("textDocument/hover", map[string]any{}); e.Code != jsonrpc2.InvalidRequest {
+		t.Errorf("hover after shutdown: got %v, want InvalidRequest", e)
 	}
 	c.notify("exit", nil)
 	select {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -24,10 +23,8 @@ func TestInprocPanicRecovered(t *testing.T) {
 	}
 	defer delete(customMethods, "ctxls/test/panic")
 	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
-	err := c.call("ctxls/test/panic", map[string]any{}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.InternalError {
-		t.Fatalf("panicking request: %v, want InternalError", err)
+	if e := c.callErr("ctxls/test/panic", map[string]any{}); e.Code != jsonrpc2.InternalError {
+		t.Fatalf("panicking request: %v, want InternalError", e)
 	}
 	c.notify("ctxls/test/panic", map[string]any{}) // a panicking notification is dropped
 	var cmds struct{ Items []ops.CommandInfo }
@@ -114,9 +111,7 @@ func TestInprocGenericErrorCode(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	inprocWrite(t, dir, map[string]string{".ctxls": "not a directory"})
 	c := inprocStart(t, dir, inprocOptions{})
-	err := c.call("ctxls/execution/list", map[string]any{}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != codeRequestFailed || !strings.Contains(werr.Message, "database") {
-		t.Fatalf("execution/list without a database: %v, want RequestFailed (%d) naming the database", err, codeRequestFailed)
+	if e := c.callErr("ctxls/execution/list", map[string]any{}); e.Code != codeRequestFailed || !strings.Contains(e.Message, "database") {
+		t.Fatalf("execution/list without a database: %v, want RequestFailed (%d) naming the database", e, codeRequestFailed)
 	}
 }
