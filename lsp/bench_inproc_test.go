@@ -150,7 +150,7 @@ func BenchmarkInprocLargeLibrary(b *testing.B) {
 			c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": version},
 				"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": edit}}})
 			want := int32(version)
-			c.waitDiagnosticsSince(since, u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == want })
+			c.waitDiagnosticsSince(since, u, diagVersion(want))
 			samples = append(samples, time.Since(start))
 		}
 		reportLatency(b, samples)

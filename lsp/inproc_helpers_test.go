@@ -286,6 +286,30 @@ func (c *inprocClient) waitDiagnosticsSince(since int, u string, ok func(inprocD
 	return out
 }
 
+// diagCodes is true of a publication whose diagnostics have exactly the
+// codes want, in order: diagCodes() of one with none.
+func diagCodes(want ...string) func(inprocDiagnostics) bool {
+	return func(d inprocDiagnostics) bool {
+		if len(d.Diagnostics) != len(want) {
+			return false
+		}
+		for i, dg := range d.Diagnostics {
+			if dg.Code != want[i] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// anyDiagnostics is true of a publication with at least one diagnostic.
+func anyDiagnostics(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 }
+
+// diagVersion is true of the publication for document version v.
+func diagVersion(v int32) func(inprocDiagnostics) bool {
+	return func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == v }
+}
+
 // inprocWorkspace serves a new workspace of files (relative path →
 // content) and returns an initialized client.
 func inprocWorkspace(t *testing.T, files map[string]string, o inprocOptions) *inprocClient {

@@ -109,7 +109,7 @@ func TestInprocIdle(t *testing.T) {
 		want := int32(i + 2)
 		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": want},
 			"contentChanges": []any{map[string]any{"text": inprocNoteText + strings.Repeat("\nmore", i+1) + "\n"}}})
-		c.waitDiagnosticsSince(since, u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == want })
+		c.waitDiagnosticsSince(since, u, diagVersion(want))
 		deadline := time.Now().Add(30 * time.Second)
 		for calls.Load() < base+int32(i)+1 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
@@ -157,7 +157,7 @@ func TestInprocChainNamingNoCommand(t *testing.T) {
 	}, inprocOptions{})
 	dir := c.root
 	cfg := c.uri(".ctxls.yaml")
-	got := c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	got := c.waitDiagnostics(cfg, anyDiagnostics)
 	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Range.Start.Line != 2 ||
 		!strings.Contains(got.Diagnostics[0].Message, `chain "broken" names "deploy"`) {
 		t.Fatalf("diagnostics of .ctxls.yaml: %+v", got.Diagnostics)
@@ -165,5 +165,5 @@ func TestInprocChainNamingNoCommand(t *testing.T) {
 	inprocWrite(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
 	deploy := c.uri("commands", "deploy.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": deploy, "type": 1}}})
-	c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnostics(cfg, diagCodes())
 }

@@ -152,22 +152,13 @@ func TestInprocMemoryDiagnostics(t *testing.T) {
 		"docs/more.md":   "More: @gone.md\n",
 		"context/p/x.md": "# X\n",
 	}, inprocOptions{})
-	codes := func(want ...string) func(inprocDiagnostics) bool {
-		return func(d inprocDiagnostics) bool {
-			var got []string
-			for _, dg := range d.Diagnostics {
-				got = append(got, dg.Code)
-			}
-			return strings.Join(got, ",") == strings.Join(want, ",")
-		}
-	}
 	memURI := c.uri("CLAUDE.md")
 	moreURI := c.uri("docs/more.md")
-	d := c.waitDiagnostics(memURI, codes("import-trailing-punctuation"))
+	d := c.waitDiagnostics(memURI, diagCodes("import-trailing-punctuation"))
 	if r := d.Diagnostics[0].Range; r.Start.Line != 2 || r.Start.Character != 4 || int(r.End.Character) != 4+len("@docs/guide.md:") {
 		t.Errorf("range %+v, want 2:4 to the colon", r)
 	}
-	c.waitDiagnostics(moreURI, codes("import-missing"))
+	c.waitDiagnostics(moreURI, diagCodes("import-missing"))
 
 	var actions []struct {
 		Title string
@@ -182,12 +173,12 @@ func TestInprocMemoryDiagnostics(t *testing.T) {
 	// Fixing the colon in the editor clears it; dropping the import of
 	// docs/more.md clears that file's problem, which no session loads now.
 	c.open("CLAUDE.md", "# Memory\n\nSee @docs/guide.md : first.\n")
-	c.waitDiagnostics(memURI, codes())
-	c.waitDiagnostics(moreURI, codes())
+	c.waitDiagnostics(memURI, diagCodes())
+	c.waitDiagnostics(moreURI, diagCodes())
 	// An import added in the editor is checked at once.
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": memURI, "version": 2},
 		"contentChanges": []any{map[string]any{"text": "# Memory\n\n@docs/none.md\n"}}})
-	c.waitDiagnostics(memURI, codes("import-missing"))
+	c.waitDiagnostics(memURI, diagCodes("import-missing"))
 }
 
 // Moving a file or folder rewrites the @imports that name it and the
@@ -244,13 +235,11 @@ func TestInprocMemoryDiskChange(t *testing.T) {
 	}, inprocOptions{})
 	dir := c.root
 	more := filepath.Join(dir, "docs/more.md")
-	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool {
-		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "import-missing"
-	})
+	c.waitDiagnostics(string(uriOf(more)), diagCodes("import-missing"))
 	inprocWrite(t, dir, map[string]string{"docs/more.md": "More, and nothing else.\n"})
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": string(uriOf(more)), "type": 2}}})
-	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnostics(string(uriOf(more)), diagCodes())
 }
 
 // In a file a memory file imports, imports are links too, and hover tells

@@ -109,7 +109,7 @@ func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
 	}
 	// A document opened during the index may be diagnosed at once from the
 	// preview, at version 1; what counts is the publication of version 2.
-	d := c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == 2 })
+	d := c.waitDiagnostics(u, diagVersion(2))
 	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "nope") {
 		t.Errorf("diagnostics of version 2 of a document opened during the index: %+v", d.Diagnostics)
 	}
