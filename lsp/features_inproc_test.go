@@ -218,10 +218,10 @@ func TestInprocNavigation(t *testing.T) {
 
 func TestInprocCompletionResolve(t *testing.T) {
 	t.Parallel()
-	dir, command := inprocSynthetic(t, 2, 60, 10)
+	dir, _ := inprocSynthetic(t, 2, 60, 10)
 	c := inprocStart(t, dir, inprocOptions{})
 	text := "dom01:topic_00\n"
-	u := c.open(command[len(dir)+1:], text)
+	u := c.open(inprocSyntheticCommand, text)
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
@@ -248,7 +248,7 @@ func TestInprocCompletionResolve(t *testing.T) {
 // in every item; both replace what is typed of the name.
 func TestInprocCompletionEditRange(t *testing.T) {
 	t.Parallel()
-	dir, command := inprocSynthetic(t, 2, 5, 10)
+	dir, _ := inprocSynthetic(t, 2, 5, 10)
 	type rng struct {
 		Start, End struct{ Line, Character int }
 	}
@@ -269,7 +269,7 @@ func TestInprocCompletionEditRange(t *testing.T) {
 				caps["textDocument"] = map[string]any{"completion": map[string]any{"completionList": map[string]any{"itemDefaults": tt.defaults}}}
 			}
 			c := inprocStart(t, dir, inprocOptions{capabilities: caps})
-			u := c.open(command[len(dir)+1:], "dom01:topic_00\n")
+			u := c.open(inprocSyntheticCommand, "dom01:topic_00\n")
 			var list struct {
 				ItemDefaults *struct {
 					EditRange *rng `json:"editRange"`
