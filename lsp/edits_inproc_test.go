@@ -127,13 +127,6 @@ func TestInprocRename(t *testing.T) {
 	if err := os.Rename(old, filepath.Join(dir, "context/python/fastapi_guide.md")); err != nil {
 		t.Fatal(err)
 	}
-	read := func(rel string) string {
-		data, err := os.ReadFile(filepath.Join(dir, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
 	checks := map[string][]string{
 		"commands/implement.md":               {"python/fastapi_guide,", `getConditionalContext("python", "fastapi_guide")`, "`python:fastapi_guide#Dependency Injection`", `getCachedContext(state, "python", "fastapi_guide")`},
 		"commands/review.md":                  {"context/python/fastapi_guide.md", "python:fastapi_guide#Security Issues"},
@@ -143,7 +136,7 @@ func TestInprocRename(t *testing.T) {
 		"context/python/context_detection.md": {"`fastapi_guide.md`"},
 	}
 	for rel, wants := range checks {
-		text := read(rel)
+		text := c.read(rel)
 		for _, w := range wants {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s lacks %q after the rename", rel, w)
@@ -188,9 +181,9 @@ func TestInprocWillRenameFiles(t *testing.T) {
 			t.Errorf("willRenameFiles asks for renames itself: %v", renames)
 		}
 		for rel, wants := range tc.want {
-			data, _ := os.ReadFile(filepath.Join(dir, rel))
+			data := c.read(rel)
 			for _, w := range wants {
-				if !strings.Contains(string(data), w) {
+				if !strings.Contains(data, w) {
 					t.Errorf("%s lacks %q after moving %s", rel, w, tc.from)
 				}
 			}
@@ -272,7 +265,6 @@ func TestInprocAddFrontmatter(t *testing.T) {
 	c := inprocWorkspace(t, map[string]string{
 		"context/go/errors.md": "# Error Handling\n\nWrap errors with context.\n\n## Wrapping\n\nUse %w.\n\n## Sentinels\n\nCompare with errors.Is.\n",
 	}, inprocOptions{})
-	dir := c.root
 	u := c.open("context/go/errors.md")
 	var actions []struct {
 		Title string
@@ -292,9 +284,9 @@ func TestInprocAddFrontmatter(t *testing.T) {
 		t.Fatalf("no add-frontmatter action among %+v", actions)
 	}
 	inprocApply(t, *add)
-	data, _ := os.ReadFile(filepath.Join(dir, "context/go/errors.md"))
+	data := c.read("context/go/errors.md")
 	for _, want := range []string{"---\nid: go/errors\n", "title: Error Handling\n", "  - name: Wrapping\n", "loadingStrategy: onDemand\n"} {
-		if !strings.Contains(string(data), want) {
+		if !strings.Contains(data, want) {
 			t.Errorf("frontmatter lacks %q:\n%s", want, data)
 		}
 	}
@@ -316,5 +308,5 @@ func TestInprocRenameWithoutResourceOperations(t *testing.T) {
 		t.Errorf("implement.md edits: %+v", edit.Changes[implement])
 	}
 	// The user is told to rename the file.
-	c.waitNote("window/showMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "fastapi_guide.md yourself") })
+	c.waitNote("window/showMessage", noteContains("fastapi_guide.md yourself"))
 }

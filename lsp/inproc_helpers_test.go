@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -166,20 +165,26 @@ func (c *inprocClient) uri(elem ...string) string {
 	return string(uriOf(filepath.Join(append([]string{c.root}, elem...)...)))
 }
 
+// read returns the disk text of a file under the root.
+func (c *inprocClient) read(rel string) string {
+	c.t.Helper()
+	return stdioRead(c.t, filepath.Join(c.root, rel))
+}
+
+// noteContains is true of a notification whose JSON holds s.
+func noteContains(s string) func(json.RawMessage) bool {
+	return func(raw json.RawMessage) bool { return strings.Contains(string(raw), s) }
+}
+
 // open sends didOpen for path (relative to the root) with its disk text,
 // or with text when given.
 func (c *inprocClient) open(rel string, text ...string) string {
 	c.t.Helper()
-	p := filepath.Join(c.root, rel)
 	var content string
 	if len(text) > 0 {
 		content = text[0]
 	} else {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		content = string(data)
+		content = c.read(rel)
 	}
 	u := c.uri(rel)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -214,11 +213,7 @@ func TestInprocMemoryRename(t *testing.T) {
 			"oldUri": c.uri(tc.from), "newUri": c.uri(tc.to)}}}, &edit)
 		inprocApply(t, edit)
 		for rel, want := range tc.want {
-			data, err := os.ReadFile(filepath.Join(dir, rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(data) != want {
+			if data := c.read(rel); data != want {
 				t.Errorf("moving %s to %s: %s is\n%q\nwant\n%q", tc.from, tc.to, rel, data, want)
 			}
 		}

@@ -44,7 +44,7 @@ func TestPreviewDiagnosticsBeforeIndex(t *testing.T) {
 	}
 
 	release()
-	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
+	c.waitNote("$/progress", noteContains(`"end"`))
 	c.waitDiagnostics(u, hasCode("unknown-section", 2))
 }
 

@@ -74,16 +74,16 @@ func TestInprocLogAndProgress(t *testing.T) {
 	inprocWrite(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil)
-	c.waitNote("window/logMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "budgets") })
+	c.waitNote("window/logMessage", noteContains("budgets"))
 	yaml := c.waitDiagnostics(c.uri(".ctxls.yaml"), nil)
 	if len(yaml.Diagnostics) != 1 || yaml.Diagnostics[0].Range.Start.Line != 1 {
 		t.Errorf(".ctxls.yaml diagnostics: %+v", yaml)
 	}
-	begin := c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"begin"`) })
+	begin := c.waitNote("$/progress", noteContains(`"begin"`))
 	if !strings.Contains(string(begin), "Indexing") {
 		t.Errorf("progress begin: %s", begin)
 	}
-	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
+	c.waitNote("$/progress", noteContains(`"end"`))
 	if !slices.Contains(c.ServerRequests(), "window/workDoneProgress/create") {
 		t.Errorf("no progress token was created: %v", c.ServerRequests())
 	}
