@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,9 +63,7 @@ func TestInprocAgentFileCreated(t *testing.T) {
 	c.waitDiagnostics(agent, diagCodes())
 
 	// Deleting the skill clears its diagnostics and breaks the subagent again.
-	if err := os.Remove(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")); err != nil {
-		t.Fatal(err)
-	}
+	c.remove(".claude/skills/deploy/SKILL.md")
 	since := c.noteCount()
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": skill, "type": 3}, map[string]any{"uri": agent, "type": 2}}})

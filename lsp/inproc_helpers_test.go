@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,6 +170,14 @@ func (c *inprocClient) uri(elem ...string) string {
 func (c *inprocClient) read(rel string) string {
 	c.t.Helper()
 	return stdioRead(c.t, filepath.Join(c.root, rel))
+}
+
+// remove deletes a file under the root.
+func (c *inprocClient) remove(rel string) {
+	c.t.Helper()
+	if err := os.Remove(filepath.Join(c.root, rel)); err != nil {
+		c.t.Fatal(err)
+	}
 }
 
 // noteContains is true of a notification whose JSON holds s.

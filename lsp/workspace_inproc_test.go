@@ -2,8 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -34,12 +32,10 @@ func TestInprocDiskChanges(t *testing.T) {
 			c.waitDiagnostics(implement, nil) // the initial publication
 			// Deleting a topic breaks the references to it in a file nobody
 			// has open: its diagnostics are published again.
-			victim := filepath.Join(dir, "context/python/sqlalchemy_patterns.md")
-			if err := os.Remove(victim); err != nil {
-				t.Fatal(err)
-			}
+			victim := "context/python/sqlalchemy_patterns.md"
+			c.remove(victim)
 			if !viaWatcher {
-				c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": string(uriOf(victim)), "type": 3}}})
+				c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": c.uri(victim), "type": 3}}})
 			}
 			c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return mentions(d, "sqlalchemy_patterns") })
 		})
