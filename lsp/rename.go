@@ -88,9 +88,7 @@ func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 		// the user looks, not only in the log.
 		msg := "the client cannot rename files: rename " + present.RelPath(v.lib, t.Path) + " to " + filepath.Base(m.NewPath) + " yourself"
 		s.log.Warn(msg)
-		if s.client != nil {
-			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "ctxls: " + msg})
-		}
+		s.showMessage(ctx, protocol.MessageTypeWarning, msg)
 	}
 	return s.workspaceEdit(ctx, v.lib, edits, renames, caps)
 }
