@@ -316,6 +316,18 @@ func diagCodes(want ...string) func(inprocDiagnostics) bool {
 	}
 }
 
+// diagHas is true of a publication with a diagnostic of code.
+func diagHas(code string) func(inprocDiagnostics) bool {
+	return func(d inprocDiagnostics) bool {
+		for _, dg := range d.Diagnostics {
+			if dg.Code == code {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // anyDiagnostics is true of a publication with at least one diagnostic.
 func anyDiagnostics(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 }
 

@@ -17,17 +17,7 @@ func TestPreviewDiagnosticsBeforeIndex(t *testing.T) {
 	text := "# Try\n\nLoad python:no_such_topic here.\n"
 	u := c.open("commands/preview_try.md", text)
 	hasCode := func(code string, version int32) func(inprocDiagnostics) bool {
-		return func(d inprocDiagnostics) bool {
-			if d.Version == nil || *d.Version != version {
-				return false
-			}
-			for _, x := range d.Diagnostics {
-				if x.Code == code {
-					return true
-				}
-			}
-			return false
-		}
+		return func(d inprocDiagnostics) bool { return diagVersion(version)(d) && diagHas(code)(d) }
 	}
 	c.waitDiagnostics(u, hasCode("unresolved-reference", 1))
 	if ended(c) {

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -47,17 +46,7 @@ func TestInprocConfiguration(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	django := c.uri("context/python/django_patterns.md")
-	drift := func(d inprocDiagnostics) bool {
-		return slices.ContainsFunc(d.Diagnostics, func(x struct {
-			Range    protocolRange   `json:"range"`
-			Severity int             `json:"severity"`
-			Code     string          `json:"code"`
-			Message  string          `json:"message"`
-			Data     json.RawMessage `json:"data"`
-		}) bool {
-			return x.Code == "token-drift"
-		})
-	}
+	drift := diagHas("token-drift")
 	c.waitDiagnostics(django, drift)
 	since := c.noteCount()
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 10}}})
