@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // holdingClient holds the first publication whose message contains hold
@@ -84,11 +85,7 @@ func TestInprocSlowPublicationDoesNotOvertakeNewer(t *testing.T) {
 	// The first edit leaves the reference broken (python:fastapi_pat); its
 	// publication is held on its way to the client.
 	edit(2, at, "_pat")
-	select {
-	case <-held:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the diagnostics of the first edit were not published")
-	}
+	libtest.Receive(t, held, "the diagnostics of the first edit")
 	mark := len(c.Notifications("textDocument/publishDiagnostics"))
 	// The second edit fixes it. Its publication must wait for the held
 	// one; a server that publishes them side by side shows it here,

@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -54,13 +55,8 @@ func TestInprocLifecycle(t *testing.T) {
 		t.Errorf("hover after shutdown: got %v, want InvalidRequest", e)
 	}
 	c.notify("exit", nil)
-	select {
-	case err := <-c.done:
-		if err != nil {
-			t.Errorf("Serve after shutdown+exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Serve did not return after shutdown and exit")
+	if err := libtest.Receive(t, c.done, "Serve to return after shutdown and exit"); err != nil {
+		t.Errorf("Serve after shutdown+exit: %v", err)
 	}
 }
 
@@ -72,10 +68,7 @@ func TestInprocReclaim(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{reclaim: func() { calls.Add(1) }})
-	deadline := time.Now().Add(30 * time.Second)
-	for calls.Load() < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitCount(&calls, 2)
 	u := c.open("commands/notes.md", inprocNoteText)
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
 		"contentChanges": []any{map[string]any{"text": inprocNoteText + "\nmore\n"}}})
@@ -83,6 +76,16 @@ func TestInprocReclaim(t *testing.T) {
 	if n := calls.Load(); n != 2 {
 		t.Fatalf("Reclaim ran %d times, want 2 (after the index and after the first diagnostics)", n)
 	}
+}
+
+// waitCount waits up to libtest.Wait for n to reach want and returns n
+// then.
+func waitCount(n *atomic.Int32, want int32) int32 {
+	deadline := time.Now().Add(libtest.Wait)
+	for n.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return n.Load()
 }
 
 // TestInprocIdle checks that Options.Idle runs once the diagnostics of an
@@ -96,12 +99,8 @@ func TestInprocIdle(t *testing.T) {
 	u := c.open("commands/notes.md", inprocNoteText)
 	// The open is one change: its pause runs Idle once. Counting from
 	// after a quiet spell instead would miss that run when it comes late.
-	deadline := time.Now().Add(30 * time.Second)
-	for calls.Load() < 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("Idle did not run after the open")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if waitCount(&calls, 1) < 1 {
+		t.Fatal("Idle did not run after the open")
 	}
 	base := calls.Load()
 	for i := range 3 {
@@ -110,11 +109,7 @@ func TestInprocIdle(t *testing.T) {
 		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": want},
 			"contentChanges": []any{map[string]any{"text": inprocNoteText + strings.Repeat("\nmore", i+1) + "\n"}}})
 		c.waitDiagnosticsSince(since, u, diagVersion(want))
-		deadline := time.Now().Add(30 * time.Second)
-		for calls.Load() < base+int32(i)+1 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if n := calls.Load() - base; n != int32(i)+1 {
+		if n := waitCount(&calls, base+int32(i)+1) - base; n != int32(i)+1 {
 			t.Fatalf("after edit %d, Idle ran %d times, want %d", i+1, n, i+1)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -93,13 +94,8 @@ func TestInprocWarningDoesNotBlockReading(t *testing.T) {
 		}
 		wrote <- err
 	}()
-	select {
-	case err := <-wrote:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server stopped reading while a warning waited for the client")
+	if err := libtest.Receive(t, wrote, "the server to read on while a warning waits for the client"); err != nil {
+		t.Fatal(err)
 	}
 }
 
