@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,18 +16,12 @@ func TestInprocAgentFiles(t *testing.T) {
 		".mcp.json":                      "{\"mcpServers\": {\"a\": {\"command\": 1}}}\n",
 		"context/python/x.md":            "# X\n\nBody.\n",
 	}, inprocOptions{})
-	dir := c.root
-	has := func(code string) func(inprocDiagnostics) bool {
-		return func(d inprocDiagnostics) bool {
-			return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == code
-		}
-	}
-	skill := string(uriOf(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")))
-	d := c.waitDiagnostics(skill, has("skill-name-mismatch"))
+	skill := c.uri(".claude/skills/deploy/SKILL.md")
+	d := c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
 	if r := d.Diagnostics[0].Range; r.Start.Line != 1 || r.Start.Character != 6 || r.End.Character != 16 {
 		t.Errorf("range %+v, want 1:6-16 (the name)", r)
 	}
-	c.waitDiagnostics(string(uriOf(filepath.Join(dir, ".mcp.json"))), has("plugin-field-invalid"))
+	c.waitDiagnostics(c.uri(".mcp.json"), diagCodes("plugin-field-invalid"))
 
 	var actions []struct {
 		Title string
@@ -43,13 +36,13 @@ func TestInprocAgentFiles(t *testing.T) {
 
 	// The editor's text is what is checked.
 	c.open(".claude/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Use when: shipping\n---\nBody.\n")
-	c.waitDiagnostics(skill, has("frontmatter-parse-error"))
+	c.waitDiagnostics(skill, diagCodes("frontmatter-parse-error"))
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": skill, "version": 2},
 		"contentChanges": []any{map[string]any{"text": "---\nname: deploy\ndescription: \"Use when: shipping\"\n---\nBody.\n"}}})
-	c.waitDiagnostics(skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnostics(skill, diagCodes())
 	// Closing hands the file back to the disk, where the name is wrong.
 	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": skill}})
-	c.waitDiagnostics(skill, has("skill-name-mismatch"))
+	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
 }
 
 // A skill created on disk is checked once the client reports it, and a
@@ -60,30 +53,22 @@ func TestInprocAgentFileCreated(t *testing.T) {
 		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",
 	}, inprocOptions{})
 	dir := c.root
-	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
-	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
-		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
-	})
+	agent := c.uri(".claude/agents/a.md")
+	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
 	inprocWrite(t, dir, map[string]string{".claude/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
-	skill := string(uriOf(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")))
+	skill := c.uri(".claude/skills/deploy/SKILL.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": skill, "type": 1}, map[string]any{"uri": agent, "type": 2}}})
-	c.waitDiagnostics(skill, func(d inprocDiagnostics) bool {
-		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
-	})
-	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
+	c.waitDiagnostics(agent, diagCodes())
 
 	// Deleting the skill clears its diagnostics and breaks the subagent again.
-	if err := os.Remove(filepath.Join(dir, ".claude/skills/deploy/SKILL.md")); err != nil {
-		t.Fatal(err)
-	}
+	c.remove(".claude/skills/deploy/SKILL.md")
 	since := c.noteCount()
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": skill, "type": 3}, map[string]any{"uri": agent, "type": 2}}})
-	c.waitDiagnosticsSince(since, skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
-	c.waitDiagnosticsSince(since, agent, func(d inprocDiagnostics) bool {
-		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
-	})
+	c.waitDiagnosticsSince(since, skill, diagCodes())
+	c.waitDiagnosticsSince(since, agent, diagCodes("subagent-skill-missing"))
 }
 
 // A skill edited on disk, in a hidden folder the library's watcher skips
@@ -96,26 +81,22 @@ func TestInprocAgentFileWatched(t *testing.T) {
 		"context/python/x.md":       "# X\n\nBody.\n",
 	}, inprocOptions{watch: true})
 	dir := c.root
-	mismatch := func(d inprocDiagnostics) bool {
-		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "skill-name-mismatch"
-	}
-	skill := string(uriOf(filepath.Join(dir, ".claude/skills/x/SKILL.md")))
+	mismatch := diagCodes("skill-name-mismatch")
+	skill := c.uri(".claude/skills/x/SKILL.md")
 	c.waitDiagnostics(skill, mismatch)
 	since := c.noteCount()
 	inprocWrite(t, dir, map[string]string{".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
-	c.waitDiagnosticsSince(since, skill, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnosticsSince(since, skill, diagCodes())
 	// A skill created in a folder that did not exist is seen too, and the
 	// subagent naming it is checked again.
-	agent := string(uriOf(filepath.Join(dir, ".claude/agents/a.md")))
+	agent := c.uri(".claude/agents/a.md")
 	inprocWrite(t, dir, map[string]string{".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [fresh]\n---\nAgent.\n"})
-	c.waitDiagnostics(agent, func(d inprocDiagnostics) bool {
-		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "subagent-skill-missing"
-	})
+	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
 	since = c.noteCount()
-	fresh := string(uriOf(filepath.Join(dir, ".claude/skills/fresh/SKILL.md")))
+	fresh := c.uri(".claude/skills/fresh/SKILL.md")
 	inprocWrite(t, dir, map[string]string{".claude/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
 	c.waitDiagnostics(fresh, mismatch)
-	c.waitDiagnosticsSince(since, agent, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnosticsSince(since, agent, diagCodes())
 }
 
 // Frontmatter keys and values complete with their documentation, a

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // badCase is a case of the bad-input catalogue (testdata/badinput).
@@ -101,24 +102,13 @@ func TestBadInputCatalogue(t *testing.T) {
 func badWorkspace(t *testing.T, name string, c badCase) string {
 	t.Helper()
 	dir, outside := t.TempDir(), t.TempDir()
-	for _, src := range []string{filepath.Join(badRoot, "_base"), filepath.Join(badRoot, name, "files")} {
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				if errors.Is(err, fs.ErrNotExist) && p == src {
-					return nil
-				}
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return writeBad(filepath.Join(dir, rel), b)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+	libtest.CopyTree(t, filepath.Join(badRoot, "_base"), dir)
+	// A case may bring no files of its own, only a setup.
+	files := filepath.Join(badRoot, name, "files")
+	if _, err := os.Stat(files); err == nil {
+		libtest.CopyTree(t, files, dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
 	}
 	for _, s := range c.Setup {
 		p := filepath.Join(dir, filepath.FromSlash(s.Path))

@@ -3,26 +3,26 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
+// inprocSyntheticCommand is the command file of inprocSynthetic.
+const inprocSyntheticCommand = "commands/big.md"
+
 // inprocSynthetic writes a library of domains×perDomain topics, each with
-// frontmatter and three sections, and a command of about lines lines that
-// refers to topics in every form.
+// frontmatter and three sections, and a command (inprocSyntheticCommand)
+// of about lines lines that refers to topics in every form. It returns the
+// directory and the command's text.
 func inprocSynthetic(tb testing.TB, domains, perDomain, lines int) (dir, command string) {
 	tb.Helper()
-	dir = tb.TempDir()
+	files := make(map[string]string, domains*perDomain+1)
 	for d := range domains {
 		dom := fmt.Sprintf("dom%02d", d)
-		ddir := filepath.Join(dir, "context", dom)
-		if err := os.MkdirAll(ddir, 0o755); err != nil {
-			tb.Fatal(err)
-		}
 		for i := range perDomain {
 			name := fmt.Sprintf("topic_%04d", i)
 			strategy := "onDemand"
@@ -58,9 +58,7 @@ Refers to %s:topic_0001 and to the Overview section.
 ## Examples
 
 `+"```python\nprint(%d)\n```\n", dom, name, dom, i, dom, strategy, dom, i, dom, dom, i)
-			if err := os.WriteFile(filepath.Join(ddir, name+".md"), []byte(body), 0o644); err != nil {
-				tb.Fatal(err)
-			}
+			files["context/"+dom+"/"+name+".md"] = body
 		}
 	}
 	var b strings.Builder
@@ -79,14 +77,8 @@ Refers to %s:topic_0001 and to the Overview section.
 			b.WriteString("Plain prose between references, with nothing to resolve in it at all.\n")
 		}
 	}
-	command = filepath.Join(dir, "commands", "big.md")
-	if err := os.MkdirAll(filepath.Dir(command), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(command, []byte(b.String()), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return dir, command
+	files[inprocSyntheticCommand] = b.String()
+	return libtest.WriteTree(tb, files), b.String()
 }
 
 // reportLatency reports p50 and p99 of samples.
@@ -106,13 +98,10 @@ func reportLatency(b *testing.B, samples []time.Duration) {
 // after an edit on a 10,000-topic library and a 2,000-line command,
 // through the full JSON-RPC stack over a pipe.
 func BenchmarkInprocLargeLibrary(b *testing.B) {
-	dir, command := inprocSynthetic(b, 50, 200, 2000)
+	dir, text := inprocSynthetic(b, 50, 200, 2000)
 	c := inprocStart(b, dir, inprocOptions{diagDelay: 30 * time.Millisecond})
-	data, _ := os.ReadFile(command)
-	text := string(data)
-	u := string(uriOf(command))
 	c.mustCall("ctxls/commands", map[string]any{}, nil) // waits for the index
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "markdown", "version": 1, "text": text}})
+	u := c.open(inprocSyntheticCommand, text)
 	c.waitQuiet(500 * time.Millisecond) // the workspace's diagnostics are out
 	line := strings.Count(text[:strings.Index(text, "- Load dom08:")], "\n")
 	pos := map[string]any{"line": line, "character": len("- Load dom08:topic_")}
@@ -150,7 +139,7 @@ func BenchmarkInprocLargeLibrary(b *testing.B) {
 			c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": version},
 				"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": edit}}})
 			want := int32(version)
-			c.waitDiagnosticsSince(since, u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == want })
+			c.waitDiagnosticsSince(since, u, diagVersion(want))
 			samples = append(samples, time.Since(start))
 		}
 		reportLatency(b, samples)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -162,70 +163,26 @@ func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
 	return nil, false
 }
 
-type chainExecution struct {
-	SessionID      string                     `json:"sessionId"`
-	ProjectName    string                     `json:"projectName"`
-	ProjectType    string                     `json:"projectType"`
-	StartedAt      string                     `json:"startedAt"`
-	State          string                     `json:"state"`
-	IsCurrent      bool                       `json:"isCurrent"`
-	Created        string                     `json:"created"`
-	LoadedContext  map[string]string          `json:"loadedContext"`
-	LoadedMemory   map[string]string          `json:"loadedMemory"`
-	SharedData     map[string]json.RawMessage `json:"sharedData"`
-	CommandHistory []chainCommand             `json:"commandHistory"`
-	Summary        struct {
-		CurrentCommand    string `json:"currentCommand"`
-		CommandsCompleted int    `json:"commandsCompleted"`
-		CommandsTotal     int    `json:"commandsTotal"`
-	} `json:"summary"`
-	Warnings []any `json:"warnings"`
+// chainEditConfig rewrites the workspace's .ctxls.yaml, replacing the
+// first occurrence of each old text (even arguments) by the new text after
+// it, and returns the file's path.
+func chainEditConfig(t *testing.T, dir string, oldNew ...string) string {
+	t.Helper()
+	p := filepath.Join(dir, ".ctxls.yaml")
+	text := stdioRead(t, p)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !strings.Contains(text, oldNew[i]) {
+			t.Fatalf("%s does not hold %q:\n%s", p, oldNew[i], text)
+		}
+		text = strings.Replace(text, oldNew[i], oldNew[i+1], 1)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
-type chainCommand struct {
-	Command       string                     `json:"command"`
-	Status        string                     `json:"status"`
-	Attempts      int                        `json:"attempts"`
-	StartedAt     string                     `json:"startedAt"`
-	CompletedAt   *string                    `json:"completedAt"`
-	Inputs        map[string]json.RawMessage `json:"inputs"`
-	Outputs       map[string]json.RawMessage `json:"outputs"`
-	ContextLoaded []string                   `json:"contextLoaded"`
-	MemoryUpdated []string                   `json:"memoryUpdated"`
-	SkillsInvoked []string                   `json:"skillsInvoked"`
-}
-
-type chainStepResult struct {
-	Command  string `json:"command"`
-	Status   string `json:"status"`
-	Attempts int    `json:"attempts"`
-	Skipped  bool   `json:"skipped"`
-	Reason   string `json:"reason"`
-	Context  []struct {
-		Reference string `json:"reference"`
-		Cached    bool   `json:"cached"`
-		Tokens    int    `json:"tokens"`
-	} `json:"context"`
-	Dropped      []map[string]any `json:"dropped"`
-	CacheHits    int              `json:"cacheHits"`
-	PromptTokens int              `json:"promptTokens"`
-	Cuts         []map[string]any `json:"cuts"`
-	Warnings     []string         `json:"warnings"`
-}
-
-type chainRunResult struct {
-	SessionID   string            `json:"sessionId"`
-	State       string            `json:"state"`
-	Steps       []chainStepResult `json:"steps"`
-	TotalTokens int               `json:"totalTokens"`
-	Model       struct {
-		Model         string `json:"model"`
-		ContextWindow int    `json:"contextWindow"`
-	} `json:"model"`
-	Warnings []any `json:"warnings"`
-}
-
-func chainStatuses(r chainRunResult) string {
+func chainStatuses(r ops.ChainResponse) string {
 	var s []string
 	for _, st := range r.Steps {
 		s = append(s, st.Command+":"+st.Status)
@@ -240,19 +197,19 @@ func TestChainExecutionMethods(t *testing.T) {
 	dir, _ := chainWorkspace(t, "")
 	c := chainStart(t, dir)
 
-	var ex chainExecution
+	var ex ops.ExecutionResponse
 	c.must("ctxls/execution/create", map[string]any{"projectName": "shop", "projectType": "python"}, &ex)
 	if ex.SessionID == "" || !ex.IsCurrent || ex.State != "new" || ex.ProjectType != "python" || ex.Warnings == nil {
 		t.Fatalf("create: %+v", ex)
 	}
 	id := ex.SessionID
-	var again chainExecution
+	var again ops.ExecutionState
 	c.must("ctxls/execution/getOrCreate", map[string]any{"projectName": "shop"}, &again)
 	if again.SessionID != id {
 		t.Fatalf("getOrCreate gave %s, want the current %s", again.SessionID, id)
 	}
 
-	var cmd chainCommand
+	var cmd ops.CommandExecution
 	c.must("ctxls/execution/startCommand", map[string]any{"sessionId": id, "command": "implement", "inputs": map[string]any{"task": "sort"}}, &cmd)
 	if cmd.Status != "running" || cmd.Attempts != 1 || string(cmd.Inputs["task"]) != `"sort"` {
 		t.Fatalf("startCommand: %+v", cmd)
@@ -296,7 +253,7 @@ func TestChainExecutionMethods(t *testing.T) {
 	if shared.Found || string(shared.Value) != "null" {
 		t.Fatalf("getSharedData of a missing key: %+v", shared)
 	}
-	var prev *chainCommand
+	var prev *ops.CommandExecution
 	c.must("ctxls/execution/getPreviousCommand", map[string]any{"sessionId": id}, &prev)
 	if prev != nil {
 		t.Fatalf("previous command while the only one runs: %+v", prev)
@@ -311,23 +268,19 @@ func TestChainExecutionMethods(t *testing.T) {
 	}
 
 	// Management.
-	var other chainExecution
+	var other ops.ExecutionState
 	c.must("ctxls/execution/create", map[string]any{"projectName": "other"}, &other)
-	var list struct {
-		Items    []chainExecution `json:"items"`
-		Current  string           `json:"current"`
-		Warnings []any            `json:"warnings"`
-	}
+	var list ops.ExecutionListResponse
 	c.must("ctxls/execution/list", map[string]any{}, &list)
 	if len(list.Items) != 2 || list.Current != other.SessionID || !list.Items[0].IsCurrent || list.Items[0].SessionID != other.SessionID {
 		t.Fatalf("list: %+v", list)
 	}
 	first := list.Items[1]
-	if first.ProjectName != "shop" || first.State != "completed" || first.Created == "" || first.IsCurrent ||
+	if first.ProjectName != "shop" || first.State != "completed" || first.Created.IsZero() || first.IsCurrent ||
 		first.Summary.CurrentCommand != "implement" || first.Summary.CommandsCompleted != 1 {
 		t.Fatalf("list item: %+v", first)
 	}
-	var got chainExecution
+	var got ops.ExecutionState
 	c.must("ctxls/execution/get", map[string]any{}, &got)
 	if got.SessionID != other.SessionID {
 		t.Fatalf("get without sessionId gave %s, want the current %s", got.SessionID, other.SessionID)
@@ -341,13 +294,9 @@ func TestChainExecutionMethods(t *testing.T) {
 	if e := c.rpcErr("ctxls/execution/delete", map[string]any{"sessionId": other.SessionID}); !strings.Contains(e.Message, "current execution cannot be deleted") {
 		t.Fatalf("delete current: %v", e)
 	}
-	var del struct {
-		ConfirmToken string `json:"confirmToken"`
-		Deleted      bool   `json:"deleted"`
-		ExpiresAt    string `json:"expiresAt"`
-	}
+	var del ops.DeleteExecutionResponse
 	c.must("ctxls/execution/delete", map[string]any{"sessionId": id}, &del)
-	if len(del.ConfirmToken) < 20 || del.Deleted || del.ExpiresAt == "" {
+	if len(del.ConfirmToken) < 20 || del.Deleted || del.ExpiresAt == nil {
 		t.Fatalf("delete request: %+v", del)
 	}
 	token := del.ConfirmToken
@@ -393,6 +342,60 @@ func TestChainExecutionMethods(t *testing.T) {
 	}
 }
 
+// TestExecutionCommandItems records memoryUpdated and skillsInvoked through
+// startCommand, recordMemoryLoad and completeCommand, and reads them back
+// with getPreviousCommand and get, on the in-process server.
+func TestExecutionCommandItems(t *testing.T) {
+	t.Parallel()
+	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
+	var ex ops.ExecutionResponse
+	c.mustCall("ctxls/execution/create", map[string]any{"projectName": "shop"}, &ex)
+	id := ex.SessionID
+
+	var started ops.CommandResponse
+	c.mustCall("ctxls/execution/startCommand", map[string]any{"sessionId": id, "command": "implement",
+		"skillsInvoked": []string{"tdd"}}, &started)
+	if started.CommandExecution == nil || !slices.Equal(started.SkillsInvoked, []string{"tdd"}) {
+		t.Fatalf("startCommand: %+v", started)
+	}
+	c.mustCall("ctxls/execution/recordMemoryLoad", map[string]any{"sessionId": id, "layer": "project", "key": "stack", "content": "fastapi"}, nil)
+	var done ops.CommandResponse
+	c.mustCall("ctxls/execution/completeCommand", map[string]any{"sessionId": id, "command": "implement", "status": "success",
+		"memoryUpdated": []string{"project:decisions"}, "skillsInvoked": []string{"code-review", "tdd"}}, &done)
+
+	var prev ops.CommandResponse
+	c.mustCall("ctxls/execution/getPreviousCommand", map[string]any{"sessionId": id}, &prev)
+	var got ops.ExecutionResponse
+	c.mustCall("ctxls/execution/get", map[string]any{"sessionId": id}, &got)
+	if got.ExecutionState == nil || len(got.CommandHistory) != 1 || done.CommandExecution == nil || prev.CommandExecution == nil {
+		t.Fatalf("get: %+v, completeCommand: %+v, getPreviousCommand: %+v", got, done, prev)
+	}
+	wantMemory, wantSkills := []string{"project:stack", "project:decisions"}, []string{"tdd", "code-review"}
+	for name, ce := range map[string]ops.CommandExecution{"completeCommand": *done.CommandExecution, "getPreviousCommand": *prev.CommandExecution, "get": got.CommandHistory[0]} {
+		if ce.Command != "implement" || !slices.Equal(ce.MemoryUpdated, wantMemory) || !slices.Equal(ce.SkillsInvoked, wantSkills) {
+			t.Errorf("%s: %+v, want memoryUpdated %q and skillsInvoked %q", name, ce, wantMemory, wantSkills)
+		}
+	}
+
+	for _, bad := range []struct {
+		name   string
+		params map[string]any
+		want   string
+	}{
+		{"memory entry without layer", map[string]any{"memoryUpdated": []string{"stack"}}, "want layer:key"},
+		{"empty skill", map[string]any{"skillsInvoked": []string{""}}, "skillsInvoked entry is empty"},
+		{"skills not a list", map[string]any{"skillsInvoked": "tdd"}, "skillsInvoked"},
+	} {
+		params := map[string]any{"sessionId": id, "command": "test"}
+		for k, v := range bad.params {
+			params[k] = v
+		}
+		if e := c.callErr("ctxls/execution/startCommand", params); e.Code != -32602 || !strings.Contains(e.Message, bad.want) {
+			t.Errorf("%s: %v, want InvalidParams mentioning %q", bad.name, e, bad.want)
+		}
+	}
+}
+
 // TestChainRunOverStdio lists, previews and runs a chain with the agent,
 // with $/progress on the request's token.
 func TestChainRunOverStdio(t *testing.T) {
@@ -411,7 +414,7 @@ func TestChainRunOverStdio(t *testing.T) {
 	if len(chains.Items) != 2 || chains.Items[0].Name != "feature" || strings.Join(chains.Items[0].Commands, ",") != "brainstorm,implement,test" {
 		t.Fatalf("chain/list: %+v", chains)
 	}
-	var pv chainRunResult
+	var pv ops.ChainResponse
 	c.must("ctxls/chain/preview", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "input": "add sorting"}, &pv)
 	if len(pv.Steps) != 3 || pv.Steps[1].CacheHits == 0 || pv.TotalTokens < 3000 || pv.SessionID != "" {
 		t.Fatalf("preview: %+v", pv)
@@ -434,7 +437,7 @@ func TestChainRunOverStdio(t *testing.T) {
 	}
 
 	// The preview executor is the default of the example library.
-	var res chainRunResult
+	var res ops.ChainResponse
 	c.must("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "input": "add sorting",
 		"projectName": "shop", "workDoneToken": "chain-progress"}, &res)
 	if res.State != "completed" || chainStatuses(res) != "brainstorm:success implement:success test:success" {
@@ -450,7 +453,7 @@ func TestChainRunOverStdio(t *testing.T) {
 	if c.progressValues()[0]["cancellable"] != true {
 		t.Fatalf("progress begin is not cancellable: %v", c.progressValues()[0])
 	}
-	var ex chainExecution
+	var ex ops.ExecutionState
 	c.must("ctxls/execution/get", map[string]any{"sessionId": res.SessionID}, &ex)
 	if ex.ProjectName != "shop" || !ex.IsCurrent || len(ex.CommandHistory) != 3 || ex.State != "completed" {
 		t.Fatalf("execution after run: %+v", ex)
@@ -464,7 +467,7 @@ func TestChainNamedOverStdio(t *testing.T) {
 	dir, _ := chainWorkspace(t, "30s")
 	c := chainStart(t, dir)
 	for _, method := range []string{"ctxls/chain/preview", "ctxls/chain/run"} {
-		var res chainRunResult
+		var res ops.ChainResponse
 		c.must(method, map[string]any{"commands": []string{"feature"}, "input": "add sorting"}, &res)
 		var cmds []string
 		for _, st := range res.Steps {
@@ -478,7 +481,7 @@ func TestChainNamedOverStdio(t *testing.T) {
 		}
 	}
 	// review is both a command and a chain: the command runs.
-	var res chainRunResult
+	var res ops.ChainResponse
 	c.must("ctxls/chain/run", map[string]any{"commands": []string{"review"}}, &res)
 	if chainStatuses(res) != "review:success" {
 		t.Fatalf("run review: %s", chainStatuses(res))
@@ -490,16 +493,7 @@ func TestChainNamedOverStdio(t *testing.T) {
 func TestChainModelOverStdio(t *testing.T) {
 	t.Parallel()
 	dir, _ := chainWorkspace(t, "30s")
-	cfgPath := filepath.Join(dir, ".ctxls.yaml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(cfg), "contextWindow: 8192", "contextWindow: 3000", 1)
-	text = strings.Replace(text, "defaultModel: large", "defaultModel: small", 1)
-	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	chainEditConfig(t, dir, "contextWindow: 8192", "contextWindow: 3000", "defaultModel: large", "defaultModel: small")
 	c := chainStart(t, dir)
 	feature := []string{"brainstorm", "implement", "test"}
 	for _, tc := range []struct {
@@ -511,21 +505,21 @@ func TestChainModelOverStdio(t *testing.T) {
 		{"small", 3000, true},
 		{"large", 200000, false},
 	} {
-		var pv chainRunResult
+		var pv ops.ChainResponse
 		c.must("ctxls/chain/preview", map[string]any{"commands": feature, "input": "add sorting", "model": tc.model}, &pv)
 		cut, largest := false, 0
 		for _, st := range pv.Steps {
 			cut = cut || len(st.Cuts) > 0
 			largest = max(largest, st.PromptTokens)
 		}
-		if pv.Model.ContextWindow != tc.window || cut != tc.wantCuts || largest > tc.window || !tc.wantCuts && largest <= 3000 {
-			t.Errorf("preview with model %q: window %d, cuts %v, largest prompt %d", tc.model, pv.Model.ContextWindow, cut, largest)
+		if pv.Model.Window != tc.window || cut != tc.wantCuts || largest > tc.window || !tc.wantCuts && largest <= 3000 {
+			t.Errorf("preview with model %q: window %d, cuts %v, largest prompt %d", tc.model, pv.Model.Window, cut, largest)
 		}
 	}
 	if e := c.rpcErr("ctxls/chain/run", map[string]any{"commands": feature, "model": "huge"}); e.Code != -32602 || !strings.Contains(e.Message, `unknown model "huge" (models: large, small)`) {
 		t.Fatalf("unknown model: %v", e)
 	}
-	var res chainRunResult
+	var res ops.ChainResponse
 	c.must("ctxls/chain/run", map[string]any{"commands": feature, "input": "add sorting"}, &res)
 	if res.State != "completed" || res.Model.Model != "small" || len(res.Steps[2].Cuts) == 0 {
 		t.Fatalf("run: %s, model %+v, last step cuts %v", res.State, res.Model, res.Steps[2].Cuts)
@@ -579,21 +573,19 @@ func TestChainCancelOverStdio(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			var res chainRunResult
+			var res ops.ChainResponse
 			err := c.await(ctx, ch, &res)
 			var re *chainRPCError
 			if err != nil && !(errors.As(err, &re) && re.Code == -32800) {
 				t.Fatalf("cancelled run: %v", err)
 			}
 			chainWaitGone(t, pids)
-			var list struct {
-				Items []chainExecution `json:"items"`
-			}
+			var list ops.ExecutionListResponse
 			c.must("ctxls/execution/list", map[string]any{}, &list)
 			if len(list.Items) != 1 || list.Items[0].State != "interrupted" {
 				t.Fatalf("after cancel: %+v", list.Items)
 			}
-			var ex chainExecution
+			var ex ops.ExecutionState
 			c.must("ctxls/execution/get", map[string]any{"sessionId": list.Items[0].SessionID}, &ex)
 			if len(ex.CommandHistory) != 2 || ex.CommandHistory[1].Status != "interrupted" {
 				t.Fatalf("steps after cancel: %+v", ex.CommandHistory)
@@ -682,30 +674,24 @@ func TestChainKilledServer(t *testing.T) {
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-c.exited:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the killed server's output did not end: its agent holds it")
-	}
+	libtest.Receive(t, c.exited, "the killed server's output to end (its agent may hold it)")
 	// The agent and its child die with the server.
 	chainWaitGone(t, pids)
 
 	c2 := chainStart(t, dir)
-	var list struct {
-		Items []chainExecution `json:"items"`
-	}
+	var list ops.ExecutionListResponse
 	c2.must("ctxls/execution/list", map[string]any{}, &list)
 	if len(list.Items) != 1 || list.Items[0].State != "interrupted" {
 		t.Fatalf("after SIGKILL: %+v", list.Items)
 	}
 	id := list.Items[0].SessionID
-	var ex chainExecution
+	var ex ops.ExecutionState
 	c2.must("ctxls/execution/get", map[string]any{"sessionId": id}, &ex)
 	if len(ex.CommandHistory) != 2 || ex.CommandHistory[0].Status != "success" || ex.CommandHistory[1].Status != "interrupted" ||
 		ex.SharedData["brainstorm"] == nil || len(ex.CommandHistory[0].ContextLoaded) == 0 {
 		t.Fatalf("execution after SIGKILL: %+v", ex)
 	}
-	var res chainRunResult
+	var res ops.ChainResponse
 	c2.must("ctxls/chain/resume", map[string]any{"sessionId": id}, &res)
 	if res.State != "completed" || chainStatuses(res) != "brainstorm:success implement:success test:success" || !res.Steps[0].Skipped {
 		t.Fatalf("resume: %s %s", res.State, chainStatuses(res))
@@ -750,13 +736,13 @@ func TestChainTwoServers(t *testing.T) {
 	a, b := chainStart(t, dir), chainStart(t, dir)
 	const n = 6
 	var wg sync.WaitGroup
-	results := make([][]chainRunResult, 2)
+	results := make([][]ops.ChainResponse, 2)
 	for i, c := range []*chainClient{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range n {
-				var res chainRunResult
+				var res ops.ChainResponse
 				ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 				err := c.call(ctx, "ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"},
 					"input": fmt.Sprintf("task %d of server %d", j, i), "projectName": fmt.Sprintf("server-%d", i)}, &res)
@@ -773,16 +759,14 @@ func TestChainTwoServers(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	var list struct {
-		Items []chainExecution `json:"items"`
-	}
+	var list ops.ExecutionListResponse
 	a.must("ctxls/execution/list", map[string]any{}, &list)
 	if len(list.Items) != 2*n {
 		t.Fatalf("%d executions listed, want %d", len(list.Items), 2*n)
 	}
 	for i, rs := range results {
 		for _, r := range rs {
-			var ex chainExecution
+			var ex ops.ExecutionState
 			b.must("ctxls/execution/get", map[string]any{"sessionId": r.SessionID}, &ex)
 			if r.State != "completed" || ex.State != "completed" || len(ex.CommandHistory) != 3 || len(ex.SharedData) != 3 ||
 				ex.ProjectName != fmt.Sprintf("server-%d", i) {
@@ -792,12 +776,12 @@ func TestChainTwoServers(t *testing.T) {
 	}
 
 	// A chain running in a cannot be resumed by b.
-	var ex chainExecution
+	var ex ops.ExecutionState
 	a.must("ctxls/execution/create", map[string]any{"projectName": "conflict"}, &ex)
 	_, ch := a.send("ctxls/chain/run", map[string]any{"commands": []string{"review"}, "sessionId": ex.SessionID})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var got chainExecution
+		var got ops.ExecutionState
 		b.must("ctxls/execution/get", map[string]any{"sessionId": ex.SessionID}, &got)
 		if got.State == "running" && len(got.CommandHistory) == 1 {
 			break
@@ -819,7 +803,7 @@ func TestChainTwoServers(t *testing.T) {
 	a.must("ctxls/chain/cancel", map[string]any{"sessionId": ex.SessionID}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var res chainRunResult
+	var res ops.ChainResponse
 	if err := a.await(ctx, ch, &res); err != nil || res.State != "interrupted" {
 		t.Fatalf("cancelled review: %v %+v", err, res)
 	}
@@ -860,7 +844,7 @@ func TestChainExecutorConfirmation(t *testing.T) {
 	}
 
 	// The confirmed command line runs.
-	var res chainRunResult
+	var res ops.ChainResponse
 	c.must("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm"}, "input": "x", "executorCommand": argv}, &res)
 	if res.State != "completed" || chainAgentRuns(t, log) == "" {
 		t.Fatalf("confirmed run: %s, agent runs %q", res.State, chainAgentRuns(t, log))
@@ -868,17 +852,10 @@ func TestChainExecutorConfirmation(t *testing.T) {
 
 	// .ctxls.yaml now names another program: what was confirmed no longer
 	// holds, for resume as for run.
-	cfgPath := filepath.Join(dir, ".ctxls.yaml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	old, _ := json.Marshal(argv)
 	other := slices.Concat(argv, []string{"-extra"})
 	repl, _ := json.Marshal(other)
-	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), string(old), string(repl), 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := chainEditConfig(t, dir, string(old), string(repl))
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": "file://" + cfgPath, "type": 2}}})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		c.must("ctxls/chain/list", map[string]any{}, &list)

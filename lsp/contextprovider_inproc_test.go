@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"errors"
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
@@ -90,18 +89,14 @@ func TestInprocContextProviderMethods(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.method, func(t *testing.T) {
-			var raw json.RawMessage
-			err := c.call(tc.method, tc.params, &raw)
 			if tc.wantCode != 0 {
-				var werr *jsonrpc2.Error
-				if !errors.As(err, &werr) || werr.Code != tc.wantCode {
-					t.Fatalf("got %v, want code %d", err, tc.wantCode)
+				if e := c.callErr(tc.method, tc.params); e.Code != tc.wantCode {
+					t.Fatalf("got %v, want code %d", e, tc.wantCode)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			var raw json.RawMessage
+			c.mustCall(tc.method, tc.params, &raw)
 			var m map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &m); err != nil {
 				t.Fatalf("result %s: %v", raw, err)

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // holdingClient holds the first publication whose message contains hold
@@ -69,7 +70,7 @@ func TestInprocSlowPublicationDoesNotOvertakeNewer(t *testing.T) {
 	u := c.open("commands/implement.md")
 	text := stdioRead(t, stdioURIPath(u))
 	line, col, _ := stdioFind(t, text, "python:fastapi`", 0)
-	c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	c.waitDiagnostics(u, anyDiagnostics)
 
 	at := col + len("python:fastapi")
 	edit := func(version int, ch int, insert string) {
@@ -84,11 +85,7 @@ func TestInprocSlowPublicationDoesNotOvertakeNewer(t *testing.T) {
 	// The first edit leaves the reference broken (python:fastapi_pat); its
 	// publication is held on its way to the client.
 	edit(2, at, "_pat")
-	select {
-	case <-held:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the diagnostics of the first edit were not published")
-	}
+	libtest.Receive(t, held, "the diagnostics of the first edit")
 	mark := len(c.Notifications("textDocument/publishDiagnostics"))
 	// The second edit fixes it. Its publication must wait for the held
 	// one; a server that publishes them side by side shows it here,
@@ -142,7 +139,7 @@ func TestInprocDiagnosticsBounded(t *testing.T) {
 		fmt.Fprintf(&b, "python:missing_%d\n", i)
 	}
 	u := c.open("commands/many.md", b.String())
-	d := c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	d := c.waitDiagnostics(u, anyDiagnostics)
 	if len(d.Diagnostics) != maxFileDiagnostics+1 {
 		t.Fatalf("%d diagnostics published, want %d and a note", len(d.Diagnostics), maxFileDiagnostics)
 	}
@@ -156,7 +153,7 @@ func TestInprocDiagnosticsBounded(t *testing.T) {
 		}
 	}
 	small := c.open("commands/few.md", "# Few\n\npython:missing_a python:missing_b\n")
-	d = c.waitDiagnostics(small, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	d = c.waitDiagnostics(small, anyDiagnostics)
 	if len(d.Diagnostics) != 2 {
 		t.Errorf("a file of 2 problems published %d diagnostics: %+v", len(d.Diagnostics), d.Diagnostics)
 	}

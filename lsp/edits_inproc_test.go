@@ -2,14 +2,11 @@ package lsp
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-
-	"go.lsp.dev/jsonrpc2"
 )
 
 // inprocEdit is a workspace edit as the client receives it.
@@ -111,10 +108,9 @@ func TestInprocRename(t *testing.T) {
 	}
 	// Where there is nothing to rename the client gets RequestFailed and
 	// a reason to show.
-	err := c.call("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 0}}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != -32803 || !strings.Contains(werr.Message, "no topic reference") {
-		t.Errorf("prepareRename away from a reference: %v, want RequestFailed (-32803)", err)
+	e := c.callErr("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 0}})
+	if e.Code != -32803 || !strings.Contains(e.Message, "no topic reference") {
+		t.Errorf("prepareRename away from a reference: %v, want RequestFailed (-32803)", e)
 	}
 	var edit inprocEdit
 	c.mustCall("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos, "newName": "fastapi_guide"}, &edit)
@@ -131,13 +127,6 @@ func TestInprocRename(t *testing.T) {
 	if err := os.Rename(old, filepath.Join(dir, "context/python/fastapi_guide.md")); err != nil {
 		t.Fatal(err)
 	}
-	read := func(rel string) string {
-		data, err := os.ReadFile(filepath.Join(dir, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
 	checks := map[string][]string{
 		"commands/implement.md":               {"python/fastapi_guide,", `getConditionalContext("python", "fastapi_guide")`, "`python:fastapi_guide#Dependency Injection`", `getCachedContext(state, "python", "fastapi_guide")`},
 		"commands/review.md":                  {"context/python/fastapi_guide.md", "python:fastapi_guide#Security Issues"},
@@ -147,7 +136,7 @@ func TestInprocRename(t *testing.T) {
 		"context/python/context_detection.md": {"`fastapi_guide.md`"},
 	}
 	for rel, wants := range checks {
-		text := read(rel)
+		text := c.read(rel)
 		for _, w := range wants {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s lacks %q after the rename", rel, w)
@@ -187,14 +176,14 @@ func TestInprocWillRenameFiles(t *testing.T) {
 		c := inprocStart(t, dir, inprocOptions{})
 		var edit inprocEdit
 		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
-			"oldUri": string(uriOf(filepath.Join(dir, tc.from))), "newUri": string(uriOf(filepath.Join(dir, tc.to)))}}}, &edit)
+			"oldUri": c.uri(tc.from), "newUri": c.uri(tc.to)}}}, &edit)
 		if renames := inprocApply(t, edit); len(renames) != 0 {
 			t.Errorf("willRenameFiles asks for renames itself: %v", renames)
 		}
 		for rel, wants := range tc.want {
-			data, _ := os.ReadFile(filepath.Join(dir, rel))
+			data := c.read(rel)
 			for _, w := range wants {
-				if !strings.Contains(string(data), w) {
+				if !strings.Contains(data, w) {
 					t.Errorf("%s lacks %q after moving %s", rel, w, tc.from)
 				}
 			}
@@ -206,9 +195,9 @@ func TestInprocDiagnosticsAndFixes(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
-	implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+	implement := c.uri("commands/implement.md")
 	// Workspace diagnostics arrive after the initial index, unopened files included.
-	d := c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	d := c.waitDiagnostics(implement, anyDiagnostics)
 	if d.Diagnostics[0].Code != "unresolved-reference" {
 		t.Fatalf("implement.md: %+v", d)
 	}
@@ -238,7 +227,7 @@ func TestInprocDiagnosticsAndFixes(t *testing.T) {
 	end := inprocPos(t, text, "django here", len("django"), false)
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
 		"contentChanges": []any{map[string]any{"range": map[string]any{"start": end, "end": end}, "text": "_patterns"}}})
-	d = c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	d = c.waitDiagnostics(u, diagCodes())
 	if d.Version == nil || *d.Version != 2 {
 		t.Errorf("cleared diagnostics carry version %v, want 2", d.Version)
 	}
@@ -276,7 +265,6 @@ func TestInprocAddFrontmatter(t *testing.T) {
 	c := inprocWorkspace(t, map[string]string{
 		"context/go/errors.md": "# Error Handling\n\nWrap errors with context.\n\n## Wrapping\n\nUse %w.\n\n## Sentinels\n\nCompare with errors.Is.\n",
 	}, inprocOptions{})
-	dir := c.root
 	u := c.open("context/go/errors.md")
 	var actions []struct {
 		Title string
@@ -296,9 +284,9 @@ func TestInprocAddFrontmatter(t *testing.T) {
 		t.Fatalf("no add-frontmatter action among %+v", actions)
 	}
 	inprocApply(t, *add)
-	data, _ := os.ReadFile(filepath.Join(dir, "context/go/errors.md"))
+	data := c.read("context/go/errors.md")
 	for _, want := range []string{"---\nid: go/errors\n", "title: Error Handling\n", "  - name: Wrapping\n", "loadingStrategy: onDemand\n"} {
-		if !strings.Contains(string(data), want) {
+		if !strings.Contains(data, want) {
 			t.Errorf("frontmatter lacks %q:\n%s", want, data)
 		}
 	}
@@ -315,10 +303,10 @@ func TestInprocRenameWithoutResourceOperations(t *testing.T) {
 	if len(edit.DocumentChanges) != 0 || len(edit.Changes) < 5 {
 		t.Fatalf("edit for a client without documentChanges: %+v", edit)
 	}
-	implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+	implement := c.uri("commands/implement.md")
 	if len(edit.Changes[implement]) < 5 {
 		t.Errorf("implement.md edits: %+v", edit.Changes[implement])
 	}
 	// The user is told to rename the file.
-	c.waitNote("window/showMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "fastapi_guide.md yourself") })
+	c.waitNote("window/showMessage", noteContains("fastapi_guide.md yourself"))
 }

@@ -2,10 +2,11 @@ package lsp
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // The history methods, driven through the real binary over stdio with the
@@ -15,65 +16,20 @@ import (
 // model with a 10 % history share.
 func historyWorkspace(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "context", "go"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	topic := "---\ntitle: Errors\n---\n# Errors\n\nWrap errors with context.\n"
-	if err := os.WriteFile(filepath.Join(dir, "context", "go", "errors.md"), []byte(topic), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "models:\n  small:\n    contextWindow: 8192\n    historyShare: 0.1\n  large:\n    contextWindow: 200000\ndefaultModel: small\n"
-	if err := os.WriteFile(filepath.Join(dir, ".ctxls.yaml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return libtest.WriteTree(t, map[string]string{
+		"context/go/errors.md": "---\ntitle: Errors\n---\n# Errors\n\nWrap errors with context.\n",
+		".ctxls.yaml":          "models:\n  small:\n    contextWindow: 8192\n    historyShare: 0.1\n  large:\n    contextWindow: 200000\ndefaultModel: small\n",
+	})
 }
 
-type historyMessage struct {
-	ID             int64  `json:"id"`
-	ConversationID string `json:"conversationId"`
-	Role           string `json:"role"`
-	Content        string `json:"content"`
-	Mode           string `json:"mode"`
-	RunID          string `json:"runId"`
-	Command        string `json:"command"`
-	CreatedAt      string `json:"createdAt"`
-	Tokens         int    `json:"tokens"`
-}
-
-type historyWarning struct {
-	Message string `json:"message"`
-	Code    string `json:"code"`
-}
-
-type historyPage struct {
-	Items    []historyMessage `json:"items"`
-	Warnings []historyWarning `json:"warnings"`
-	More     bool             `json:"more"`
-}
-
-type historyContext struct {
-	Text     string `json:"text"`
-	Tokens   int    `json:"tokens"`
-	Selected int    `json:"selected"`
-	Omitted  int    `json:"omitted"`
-	Budget   int    `json:"budget"`
-	Model    struct {
-		Model  string `json:"model"`
-		Window int    `json:"contextWindow"`
-	} `json:"model"`
-	Warnings []historyWarning `json:"warnings"`
-}
-
-func historyAppendAll(c *chainClient, conv string, n int, runID string) []historyMessage {
-	var out []historyMessage
+func historyAppendAll(c *chainClient, conv string, n int, runID string) []ops.MessageResponse {
+	var out []ops.MessageResponse
 	for i := range n {
 		role := "user"
 		if i%2 == 1 {
 			role = "assistant"
 		}
-		var m historyMessage
+		var m ops.MessageResponse
 		c.must("ctxls/history/append", map[string]any{"conversationId": conv, "role": role, "mode": "run",
 			"runId": runID, "command": "implement",
 			"content": fmt.Sprintf("message %d of %s\n%s", i, runID, strings.Repeat("a line of the step's output\n", 1+i%30))}, &m)
@@ -90,11 +46,11 @@ func TestHistoryMethodsOverStdio(t *testing.T) {
 	first := historyAppendAll(c, "conv-1", 40, "r1")
 	second := historyAppendAll(c, "conv-1", 10, "r2")
 	historyAppendAll(c, "conv-2", 3, "r3")
-	if first[0].ID == 0 || first[0].Tokens == 0 || first[0].CreatedAt == "" || first[0].Mode != "run" || first[0].Command != "implement" {
+	if first[0].ID == 0 || first[0].Tokens == 0 || first[0].CreatedAt.IsZero() || first[0].Mode != "run" || first[0].Command != "implement" {
 		t.Fatalf("appended message: %+v", first[0])
 	}
 
-	var l historyPage
+	var l ops.HistoryListResponse
 	c.must("ctxls/history/list", map[string]any{"conversationId": "conv-1"}, &l)
 	if len(l.Items) != 50 || l.Items[0].ID != first[0].ID || l.Items[49].ID != second[9].ID || l.More {
 		t.Fatalf("list: %d items, first %d, more %v", len(l.Items), l.Items[0].ID, l.More)
@@ -115,26 +71,19 @@ func TestHistoryMethodsOverStdio(t *testing.T) {
 		t.Fatalf("unknown conversation: %+v", l)
 	}
 
-	var convs struct {
-		Items []struct {
-			ConversationID string `json:"conversationId"`
-			Messages       int    `json:"messages"`
-			Tokens         int    `json:"tokens"`
-			LastActivity   string `json:"lastActivity"`
-		} `json:"items"`
-	}
+	var convs ops.ConversationsResponse
 	c.must("ctxls/history/conversations", map[string]any{}, &convs)
 	if len(convs.Items) != 2 {
 		t.Fatalf("conversations: %+v", convs)
 	}
 	for _, cv := range convs.Items {
-		if cv.ConversationID == "conv-1" && (cv.Messages != 50 || cv.Tokens == 0 || cv.LastActivity == "") {
+		if cv.ConversationID == "conv-1" && (cv.Messages != 50 || cv.Tokens == 0 || cv.LastActivity.IsZero()) {
 			t.Errorf("conv-1 summary: %+v", cv)
 		}
 	}
 
 	// The default model's budget: 10 % of 8192.
-	var hc historyContext
+	var hc ops.BuildHistoryResponse
 	c.must("ctxls/history/buildContext", map[string]any{"conversationId": "conv-1", "strategy": map[string]any{"kind": "tokenBudget"}}, &hc)
 	if hc.Budget != 819 || hc.Model.Model != "small" || hc.Model.Window != 8192 {
 		t.Fatalf("budget %d of model %+v, want 819 of small", hc.Budget, hc.Model)
@@ -147,7 +96,7 @@ func TestHistoryMethodsOverStdio(t *testing.T) {
 	}
 	budgetCtx := hc
 	// Another model, another budget.
-	var big historyContext
+	var big ops.BuildHistoryResponse
 	c.must("ctxls/history/buildContext", map[string]any{"conversationId": "conv-1", "strategy": map[string]any{"kind": "tokenBudget"}, "model": "large"}, &big)
 	if big.Budget != 50000 || big.Selected != 50 || big.Omitted != 0 {
 		t.Fatalf("large model: budget %d, %d selected", big.Budget, big.Selected)
@@ -196,11 +145,7 @@ func TestHistoryMethodsOverStdio(t *testing.T) {
 	}
 
 	// Delete takes two steps.
-	var del struct {
-		ConfirmToken string `json:"confirmToken"`
-		Deleted      bool   `json:"deleted"`
-		Warnings     []historyWarning
-	}
+	var del ops.DeleteConversationResponse
 	c.must("ctxls/history/delete", map[string]any{"conversationId": "conv-2"}, &del)
 	if del.ConfirmToken == "" || del.Deleted {
 		t.Fatalf("first delete call: %+v", del)
@@ -236,7 +181,7 @@ func TestHistoryMethodsOverStdio(t *testing.T) {
 	if len(l.Items) != 50 || l.Items[49].Content != second[9].Content {
 		t.Fatalf("after restart: %d items", len(l.Items))
 	}
-	var again historyContext
+	var again ops.BuildHistoryResponse
 	c2.must("ctxls/history/buildContext", map[string]any{"conversationId": "conv-1", "strategy": map[string]any{"kind": "tokenBudget"}}, &again)
 	if again.Text != budgetCtx.Text || again.Tokens != budgetCtx.Tokens || again.Selected != budgetCtx.Selected {
 		t.Errorf("build after restart: %d tokens, %d selected; before: %d, %d", again.Tokens, again.Selected, budgetCtx.Tokens, budgetCtx.Selected)

@@ -131,6 +131,18 @@ func (c *inprocClient) call(method string, params, out any) error {
 	return nil
 }
 
+// callErr sends a request that must fail and returns its error response;
+// a result or a failure of the connection fails the test.
+func (c *inprocClient) callErr(method string, params any) *jsonrpc2.Error {
+	c.t.Helper()
+	err := c.call(method, params, nil)
+	var rpcErr *jsonrpc2.Error
+	if !errors.As(err, &rpcErr) {
+		c.t.Fatalf("%s: got %v, want an error response", method, err)
+	}
+	return rpcErr
+}
+
 // mustCall is call that fails the test on an error.
 func (c *inprocClient) mustCall(method string, params, out any) {
 	c.t.Helper()
@@ -149,22 +161,41 @@ func (c *inprocClient) notify(method string, params any) {
 	}
 }
 
+// uri is the URI of a path under the root, given as path elements.
+func (c *inprocClient) uri(elem ...string) string {
+	return string(uriOf(filepath.Join(append([]string{c.root}, elem...)...)))
+}
+
+// read returns the disk text of a file under the root.
+func (c *inprocClient) read(rel string) string {
+	c.t.Helper()
+	return stdioRead(c.t, filepath.Join(c.root, rel))
+}
+
+// remove deletes a file under the root.
+func (c *inprocClient) remove(rel string) {
+	c.t.Helper()
+	if err := os.Remove(filepath.Join(c.root, rel)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// noteContains is true of a notification whose JSON holds s.
+func noteContains(s string) func(json.RawMessage) bool {
+	return func(raw json.RawMessage) bool { return strings.Contains(string(raw), s) }
+}
+
 // open sends didOpen for path (relative to the root) with its disk text,
 // or with text when given.
 func (c *inprocClient) open(rel string, text ...string) string {
 	c.t.Helper()
-	p := filepath.Join(c.root, rel)
 	var content string
 	if len(text) > 0 {
 		content = text[0]
 	} else {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		content = string(data)
+		content = c.read(rel)
 	}
-	u := string(uriOf(p))
+	u := c.uri(rel)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": u, "languageId": "markdown", "version": 1, "text": content}})
 	return u
@@ -267,6 +298,42 @@ func (c *inprocClient) waitDiagnosticsSince(since int, u string, ok func(inprocD
 		return true
 	})
 	return out
+}
+
+// diagCodes is true of a publication whose diagnostics have exactly the
+// codes want, in order: diagCodes() of one with none.
+func diagCodes(want ...string) func(inprocDiagnostics) bool {
+	return func(d inprocDiagnostics) bool {
+		if len(d.Diagnostics) != len(want) {
+			return false
+		}
+		for i, dg := range d.Diagnostics {
+			if dg.Code != want[i] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// diagHas is true of a publication with a diagnostic of code.
+func diagHas(code string) func(inprocDiagnostics) bool {
+	return func(d inprocDiagnostics) bool {
+		for _, dg := range d.Diagnostics {
+			if dg.Code == code {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// anyDiagnostics is true of a publication with at least one diagnostic.
+func anyDiagnostics(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 }
+
+// diagVersion is true of the publication for document version v.
+func diagVersion(v int32) func(inprocDiagnostics) bool {
+	return func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == v }
 }
 
 // inprocWorkspace serves a new workspace of files (relative path →

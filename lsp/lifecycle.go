@@ -238,13 +238,7 @@ func (s *Server) openWorkspace() {
 		CacheDir:     s.opts.CacheDir,
 		CacheVersion: s.opts.CacheVersion,
 		// The log has it too; this one the user sees without opening it.
-		OnWatchLimit: func(msg string) {
-			if s.client == nil {
-				return
-			}
-			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{
-				Type: protocol.MessageTypeWarning, Message: "ctxls: " + msg})
-		},
+		OnWatchLimit: func(msg string) { s.showMessage(ctx, protocol.MessageTypeWarning, msg) },
 	})
 	close(loaded)
 	// From here on the workspace's diagnostics are the ones to publish.
@@ -301,35 +295,45 @@ func (s *Server) openWorkspace() {
 		s.log.Error("open the workspace", "dir", s.rootDir(), "err", err)
 		// Every request fails without a workspace: the user is told why,
 		// where they look, once the client is ready for it.
-		select {
-		case <-s.initialized:
-		case <-ctx.Done():
+		if !s.awaitInitialized(ctx) {
 			return
 		}
-		if s.client != nil {
-			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{
-				Type: protocol.MessageTypeError, Message: "ctxls: " + err.Error() + "; nothing is served"})
-		}
+		s.showMessage(ctx, protocol.MessageTypeError, err.Error()+"; nothing is served")
 		return
 	}
 	for _, p := range ws.Library().ConfigProblems() {
 		s.log.Warn(".ctxls.yaml: " + p.String())
 	}
-	select {
-	case <-s.initialized:
-	case <-ctx.Done():
+	if !s.awaitInitialized(ctx) {
 		return
 	}
 	s.diags.publishAll(ctx)
+}
+
+// awaitInitialized waits for the client's initialized notification and
+// reports whether it came before ctx was done.
+func (s *Server) awaitInitialized(ctx context.Context) bool {
+	select {
+	case <-s.initialized:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// showMessage shows msg to the user, when there is a client; it is sent
+// even when the request that caused it is cancelled.
+func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	if s.client != nil {
+		_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: typ, Message: "ctxls: " + msg})
+	}
 }
 
 // reportIndexProgress sends $/progress for the initial index, once the
 // client has confirmed initialization: a begin, reports while files are
 // parsed, and an end when the index is ready (at once when it already is).
 func (s *Server) reportIndexProgress(ctx context.Context, loaded <-chan struct{}, done, total *atomic.Int64) {
-	select {
-	case <-s.initialized:
-	case <-ctx.Done():
+	if !s.awaitInitialized(ctx) {
 		return
 	}
 	p := s.progress(ctx, nil, "Indexing context library")

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -11,6 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -20,10 +20,8 @@ func TestInprocLifecycle(t *testing.T) {
 	c := inprocStart(t, dir, inprocOptions{noInit: true})
 
 	// Requests before initialize are refused with ServerNotInitialized.
-	err := c.call("textDocument/hover", map[string]any{}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.ServerNotInitialized {
-		t.Fatalf("hover before initialize: got %v, want ServerNotInitialized", err)
+	if e := c.callErr("textDocument/hover", map[string]any{}); e.Code != jsonrpc2.ServerNotInitialized {
+		t.Fatalf("hover before initialize: got %v, want ServerNotInitialized", e)
 	}
 
 	var res struct {
@@ -42,9 +40,8 @@ func TestInprocLifecycle(t *testing.T) {
 	c.notify("initialized", map[string]any{})
 
 	// An unknown method is MethodNotFound.
-	err = c.call("ctxls/noSuchMethod", map[string]any{}, nil)
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.MethodNotFound {
-		t.Errorf("unknown method: got %v, want MethodNotFound", err)
+	if e := c.callErr("ctxls/noSuchMethod", map[string]any{}); e.Code != jsonrpc2.MethodNotFound {
+		t.Errorf("unknown method: got %v, want MethodNotFound", e)
 	}
 	var cmds struct {
 		Items []ops.CommandInfo `json:"items"`
@@ -54,18 +51,12 @@ func TestInprocLifecycle(t *testing.T) {
 		t.Errorf("ctxls/commands: %d items, want 4", len(cmds.Items))
 	}
 	c.mustCall("shutdown", nil, nil)
-	err = c.call("textDocument/hover", map[string]any{}, nil)
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.InvalidRequest {
-		t.Errorf("hover after shutdown: got %v, want InvalidRequest", err)
+	if e := c.callErr("textDocument/hover", map[string]any{}); e.Code != jsonrpc2.InvalidRequest {
+		t.Errorf("hover after shutdown: got %v, want InvalidRequest", e)
 	}
 	c.notify("exit", nil)
-	select {
-	case err := <-c.done:
-		if err != nil {
-			t.Errorf("Serve after shutdown+exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Serve did not return after shutdown and exit")
+	if err := libtest.Receive(t, c.done, "Serve to return after shutdown and exit"); err != nil {
+		t.Errorf("Serve after shutdown+exit: %v", err)
 	}
 }
 
@@ -77,10 +68,7 @@ func TestInprocReclaim(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	var calls atomic.Int32
 	c := inprocStart(t, dir, inprocOptions{reclaim: func() { calls.Add(1) }})
-	deadline := time.Now().Add(30 * time.Second)
-	for calls.Load() < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitCount(&calls, 2)
 	u := c.open("commands/notes.md", inprocNoteText)
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
 		"contentChanges": []any{map[string]any{"text": inprocNoteText + "\nmore\n"}}})
@@ -88,6 +76,16 @@ func TestInprocReclaim(t *testing.T) {
 	if n := calls.Load(); n != 2 {
 		t.Fatalf("Reclaim ran %d times, want 2 (after the index and after the first diagnostics)", n)
 	}
+}
+
+// waitCount waits up to libtest.Wait for n to reach want and returns n
+// then.
+func waitCount(n *atomic.Int32, want int32) int32 {
+	deadline := time.Now().Add(libtest.Wait)
+	for n.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return n.Load()
 }
 
 // TestInprocIdle checks that Options.Idle runs once the diagnostics of an
@@ -101,12 +99,8 @@ func TestInprocIdle(t *testing.T) {
 	u := c.open("commands/notes.md", inprocNoteText)
 	// The open is one change: its pause runs Idle once. Counting from
 	// after a quiet spell instead would miss that run when it comes late.
-	deadline := time.Now().Add(30 * time.Second)
-	for calls.Load() < 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("Idle did not run after the open")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if waitCount(&calls, 1) < 1 {
+		t.Fatal("Idle did not run after the open")
 	}
 	base := calls.Load()
 	for i := range 3 {
@@ -114,12 +108,8 @@ func TestInprocIdle(t *testing.T) {
 		want := int32(i + 2)
 		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": want},
 			"contentChanges": []any{map[string]any{"text": inprocNoteText + strings.Repeat("\nmore", i+1) + "\n"}}})
-		c.waitDiagnosticsSince(since, u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == want })
-		deadline := time.Now().Add(30 * time.Second)
-		for calls.Load() < base+int32(i)+1 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if n := calls.Load() - base; n != int32(i)+1 {
+		c.waitDiagnosticsSince(since, u, diagVersion(want))
+		if n := waitCount(&calls, base+int32(i)+1) - base; n != int32(i)+1 {
 			t.Fatalf("after edit %d, Idle ran %d times, want %d", i+1, n, i+1)
 		}
 	}
@@ -161,14 +151,14 @@ func TestInprocChainNamingNoCommand(t *testing.T) {
 		"context/python/a.md":   "# A\n\nText.\n",
 	}, inprocOptions{})
 	dir := c.root
-	cfg := string(uriOf(filepath.Join(dir, ".ctxls.yaml")))
-	got := c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	cfg := c.uri(".ctxls.yaml")
+	got := c.waitDiagnostics(cfg, anyDiagnostics)
 	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Range.Start.Line != 2 ||
 		!strings.Contains(got.Diagnostics[0].Message, `chain "broken" names "deploy"`) {
 		t.Fatalf("diagnostics of .ctxls.yaml: %+v", got.Diagnostics)
 	}
 	inprocWrite(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
-	deploy := string(uriOf(filepath.Join(dir, "commands", "deploy.md")))
+	deploy := c.uri("commands", "deploy.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": deploy, "type": 1}}})
-	c.waitDiagnostics(cfg, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnostics(cfg, diagCodes())
 }

@@ -29,8 +29,7 @@ import (
 // starts from it), built from the editor's text of every open file.
 func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) {
 	root := v.lib.Dir()
-	rel, err := filepath.Rel(root, v.path)
-	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) && !s.inMemoryTree(v.path) {
+	if !isMemoryFile(root, v.path) && !s.inMemoryTree(v.path) {
 		return nil, false
 	}
 	ws, err := s.workspaceCtx(ctx)
@@ -90,7 +89,7 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		if f == nil {
 			break
 		}
-		if rel, err := filepath.Rel(root, v.path); err == nil && memory.IsMemory(filepath.ToSlash(rel)) {
+		if isMemoryFile(root, v.path) {
 			fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
 		} else {
 			// The tree starts here, not at the memory file: no hop to tell.
@@ -185,8 +184,7 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 // memoryCompletion completes the path of an @import or of a markdown link
 // target in a memory file, relative to the file's folder.
 func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*protocol.CompletionList, bool) {
-	rel, err := filepath.Rel(v.lib.Dir(), v.path)
-	if err != nil || !memory.IsMemory(filepath.ToSlash(rel)) {
+	if !isMemoryFile(v.lib.Dir(), v.path) {
 		return nil, false
 	}
 	start, ok := memory.PathPrefixAt(v.doc, off)
@@ -228,6 +226,13 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 	}
 	slices.SortFunc(items, func(a, b protocol.CompletionItem) int { return strings.Compare(a.Label, b.Label) })
 	return &protocol.CompletionList{Items: items}, true
+}
+
+// isMemoryFile reports whether path is a memory file of the workspace at
+// root.
+func isMemoryFile(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && memory.IsMemory(filepath.ToSlash(rel))
 }
 
 func exists(p string) bool {

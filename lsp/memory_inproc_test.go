@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,23 +151,13 @@ func TestInprocMemoryDiagnostics(t *testing.T) {
 		"docs/more.md":   "More: @gone.md\n",
 		"context/p/x.md": "# X\n",
 	}, inprocOptions{})
-	dir := c.root
-	codes := func(want ...string) func(inprocDiagnostics) bool {
-		return func(d inprocDiagnostics) bool {
-			var got []string
-			for _, dg := range d.Diagnostics {
-				got = append(got, dg.Code)
-			}
-			return strings.Join(got, ",") == strings.Join(want, ",")
-		}
-	}
-	memURI := string(uriOf(filepath.Join(dir, "CLAUDE.md")))
-	moreURI := string(uriOf(filepath.Join(dir, "docs/more.md")))
-	d := c.waitDiagnostics(memURI, codes("import-trailing-punctuation"))
+	memURI := c.uri("CLAUDE.md")
+	moreURI := c.uri("docs/more.md")
+	d := c.waitDiagnostics(memURI, diagCodes("import-trailing-punctuation"))
 	if r := d.Diagnostics[0].Range; r.Start.Line != 2 || r.Start.Character != 4 || int(r.End.Character) != 4+len("@docs/guide.md:") {
 		t.Errorf("range %+v, want 2:4 to the colon", r)
 	}
-	c.waitDiagnostics(moreURI, codes("import-missing"))
+	c.waitDiagnostics(moreURI, diagCodes("import-missing"))
 
 	var actions []struct {
 		Title string
@@ -183,12 +172,12 @@ func TestInprocMemoryDiagnostics(t *testing.T) {
 	// Fixing the colon in the editor clears it; dropping the import of
 	// docs/more.md clears that file's problem, which no session loads now.
 	c.open("CLAUDE.md", "# Memory\n\nSee @docs/guide.md : first.\n")
-	c.waitDiagnostics(memURI, codes())
-	c.waitDiagnostics(moreURI, codes())
+	c.waitDiagnostics(memURI, diagCodes())
+	c.waitDiagnostics(moreURI, diagCodes())
 	// An import added in the editor is checked at once.
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": memURI, "version": 2},
 		"contentChanges": []any{map[string]any{"text": "# Memory\n\n@docs/none.md\n"}}})
-	c.waitDiagnostics(memURI, codes("import-missing"))
+	c.waitDiagnostics(memURI, diagCodes("import-missing"))
 }
 
 // Moving a file or folder rewrites the @imports that name it and the
@@ -221,14 +210,10 @@ func TestInprocMemoryRename(t *testing.T) {
 		c := inprocStart(t, dir, inprocOptions{})
 		var edit inprocEdit
 		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
-			"oldUri": string(uriOf(filepath.Join(dir, tc.from))), "newUri": string(uriOf(filepath.Join(dir, tc.to)))}}}, &edit)
+			"oldUri": c.uri(tc.from), "newUri": c.uri(tc.to)}}}, &edit)
 		inprocApply(t, edit)
 		for rel, want := range tc.want {
-			data, err := os.ReadFile(filepath.Join(dir, rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(data) != want {
+			if data := c.read(rel); data != want {
 				t.Errorf("moving %s to %s: %s is\n%q\nwant\n%q", tc.from, tc.to, rel, data, want)
 			}
 		}
@@ -245,13 +230,11 @@ func TestInprocMemoryDiskChange(t *testing.T) {
 	}, inprocOptions{})
 	dir := c.root
 	more := filepath.Join(dir, "docs/more.md")
-	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool {
-		return len(d.Diagnostics) == 1 && d.Diagnostics[0].Code == "import-missing"
-	})
+	c.waitDiagnostics(string(uriOf(more)), diagCodes("import-missing"))
 	inprocWrite(t, dir, map[string]string{"docs/more.md": "More, and nothing else.\n"})
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": string(uriOf(more)), "type": 2}}})
-	c.waitDiagnostics(string(uriOf(more)), func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	c.waitDiagnostics(string(uriOf(more)), diagCodes())
 }
 
 // In a file a memory file imports, imports are links too, and hover tells
@@ -264,9 +247,8 @@ func TestInprocImportedFileFeatures(t *testing.T) {
 		"docs/more.md":  "More.\n",
 		"docs/other.md": "Not imported: @more.md\n",
 	}, inprocOptions{})
-	dir := c.root
 	// The trees are known once the first publication has checked them.
-	guide := string(uriOf(filepath.Join(dir, "docs/guide.md")))
+	guide := c.uri("docs/guide.md")
 	var links []struct {
 		Target string `json:"target"`
 	}
@@ -288,7 +270,7 @@ func TestInprocImportedFileFeatures(t *testing.T) {
 	if !strings.Contains(h.Contents.Value, "`docs/more.md`") || strings.Contains(h.Contents.Value, "hop") {
 		t.Errorf("hover %q", h.Contents.Value)
 	}
-	c.mustCall("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": string(uriOf(filepath.Join(dir, "docs/other.md")))}}, &links)
+	c.mustCall("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": c.uri("docs/other.md")}}, &links)
 	if len(links) != 0 {
 		t.Errorf("a file no memory file imports has import links: %+v", links)
 	}

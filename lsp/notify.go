@@ -41,9 +41,7 @@ func mark(ch chan struct{}) {
 // sendStale sends the queued notifications, once the client has confirmed
 // initialization, until ctx is done.
 func (s *Server) sendStale(ctx context.Context) {
-	select {
-	case <-s.initialized:
-	case <-ctx.Done():
+	if !s.awaitInitialized(ctx) {
 		return
 	}
 	for {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -24,10 +24,8 @@ func TestInprocPanicRecovered(t *testing.T) {
 	}
 	defer delete(customMethods, "ctxls/test/panic")
 	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
-	err := c.call("ctxls/test/panic", map[string]any{}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != jsonrpc2.InternalError {
-		t.Fatalf("panicking request: %v, want InternalError", err)
+	if e := c.callErr("ctxls/test/panic", map[string]any{}); e.Code != jsonrpc2.InternalError {
+		t.Fatalf("panicking request: %v, want InternalError", e)
 	}
 	c.notify("ctxls/test/panic", map[string]any{}) // a panicking notification is dropped
 	var cmds struct{ Items []ops.CommandInfo }
@@ -96,13 +94,8 @@ func TestInprocWarningDoesNotBlockReading(t *testing.T) {
 		}
 		wrote <- err
 	}()
-	select {
-	case err := <-wrote:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server stopped reading while a warning waited for the client")
+	if err := libtest.Receive(t, wrote, "the server to read on while a warning waits for the client"); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -114,9 +107,7 @@ func TestInprocGenericErrorCode(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	inprocWrite(t, dir, map[string]string{".ctxls": "not a directory"})
 	c := inprocStart(t, dir, inprocOptions{})
-	err := c.call("ctxls/execution/list", map[string]any{}, nil)
-	var werr *jsonrpc2.Error
-	if !errors.As(err, &werr) || werr.Code != codeRequestFailed || !strings.Contains(werr.Message, "database") {
-		t.Fatalf("execution/list without a database: %v, want RequestFailed (%d) naming the database", err, codeRequestFailed)
+	if e := c.callErr("ctxls/execution/list", map[string]any{}); e.Code != codeRequestFailed || !strings.Contains(e.Message, "database") {
+		t.Fatalf("execution/list without a database: %v, want RequestFailed (%d) naming the database", e, codeRequestFailed)
 	}
 }

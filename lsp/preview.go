@@ -51,9 +51,7 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 		return
 	}
 	s.stderr.Debug("previewed the workspace", "files", p.Files(), "fromCache", p.FromCache)
-	select {
-	case <-s.initialized:
-	case <-ctx.Done():
+	if !s.awaitInitialized(ctx) {
 		return
 	}
 	type doc struct {

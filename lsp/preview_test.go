@@ -17,17 +17,7 @@ func TestPreviewDiagnosticsBeforeIndex(t *testing.T) {
 	text := "# Try\n\nLoad python:no_such_topic here.\n"
 	u := c.open("commands/preview_try.md", text)
 	hasCode := func(code string, version int32) func(inprocDiagnostics) bool {
-		return func(d inprocDiagnostics) bool {
-			if d.Version == nil || *d.Version != version {
-				return false
-			}
-			for _, x := range d.Diagnostics {
-				if x.Code == code {
-					return true
-				}
-			}
-			return false
-		}
+		return func(d inprocDiagnostics) bool { return diagVersion(version)(d) && diagHas(code)(d) }
 	}
 	c.waitDiagnostics(u, hasCode("unresolved-reference", 1))
 	if ended(c) {
@@ -44,7 +34,7 @@ func TestPreviewDiagnosticsBeforeIndex(t *testing.T) {
 	}
 
 	release()
-	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
+	c.waitNote("$/progress", noteContains(`"end"`))
 	c.waitDiagnostics(u, hasCode("unknown-section", 2))
 }
 
@@ -61,7 +51,7 @@ func TestPreviewSkipsLargeDocuments(t *testing.T) {
 	small := c.open("commands/small.md", "# Small\n\n"+line)
 	// The preview diagnoses the open documents in the order they opened:
 	// once the small one's are out, the large one was passed over.
-	c.waitDiagnostics(small, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	c.waitDiagnostics(small, anyDiagnostics)
 	if ended(c) {
 		t.Fatal("the index ended before it was let through")
 	}
@@ -72,7 +62,7 @@ func TestPreviewSkipsLargeDocuments(t *testing.T) {
 		}
 	}
 	release()
-	c.waitDiagnostics(large, func(d inprocDiagnostics) bool { return len(d.Diagnostics) > 0 })
+	c.waitDiagnostics(large, anyDiagnostics)
 }
 
 // previewStart serves a copy of the example library, its index held

@@ -21,11 +21,7 @@ import (
 // PrepareRename accepts the topic part of a reference and proposes the
 // topic's name.
 func (s *Server) PrepareRename(ctx context.Context, params *protocol.PrepareRenameParams) (protocol.PrepareRenameResult, error) {
-	v, err := s.view(ctx, params.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	r, t, err := renameTarget(v, params.Position)
+	v, r, t, err := s.renameTarget(ctx, params.TextDocumentPositionParams)
 	if err != nil {
 		return nil, err
 	}
@@ -36,36 +32,37 @@ func (s *Server) PrepareRename(ctx context.Context, params *protocol.PrepareRena
 // there is nothing here it can do (the client shows the message).
 const codeRequestFailed jsonrpc2.Code = -32803
 
-// renameTarget finds the topic under the cursor.
-func renameTarget(v *view, pos protocol.Position) (refs.Ref, *library.Topic, error) {
-	r, ok, err := v.refAt(pos)
+// renameTarget finds the document's view and the topic reference under
+// the cursor.
+func (s *Server) renameTarget(ctx context.Context, at protocol.TextDocumentPositionParams) (*view, refs.Ref, *library.Topic, error) {
+	v, err := s.view(ctx, at.TextDocument.URI)
 	if err != nil {
-		return refs.Ref{}, nil, err
+		return nil, refs.Ref{}, nil, err
+	}
+	r, ok, err := v.refAt(at.Position)
+	if err != nil {
+		return nil, refs.Ref{}, nil, err
 	}
 	if !ok {
-		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "no topic reference here to rename")
+		return nil, refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "no topic reference here to rename")
 	}
 	t := v.lib.Resolve(v.file, r)
 	if t.Kind == library.DomainTarget || r.Form == refs.DomainForm {
-		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "a domain is renamed by renaming its folder")
+		return nil, refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "a domain is renamed by renaming its folder")
 	}
 	if t.Topic == nil || (!t.OK() && t.Failed != library.PartSection) {
-		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "the reference does not resolve to a topic")
+		return nil, refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "the reference does not resolve to a topic")
 	}
 	if t.Topic.Domain == "" {
-		return refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "files directly in a context root are not renamed")
+		return nil, refs.Ref{}, nil, jsonrpc2.NewError(codeRequestFailed, "files directly in a context root are not renamed")
 	}
-	return r, t.Topic, nil
+	return v, r, t.Topic, nil
 }
 
 // Rename renames a topic: every reference, the frontmatter id, and the
 // file itself when the client can rename files.
 func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
-	v, err := s.view(ctx, params.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	_, t, err := renameTarget(v, params.Position)
+	v, _, t, err := s.renameTarget(ctx, params.TextDocumentPositionParams)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +88,7 @@ func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 		// the user looks, not only in the log.
 		msg := "the client cannot rename files: rename " + present.RelPath(v.lib, t.Path) + " to " + filepath.Base(m.NewPath) + " yourself"
 		s.log.Warn(msg)
-		if s.client != nil {
-			_ = s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "ctxls: " + msg})
-		}
+		s.showMessage(ctx, protocol.MessageTypeWarning, msg)
 	}
 	return s.workspaceEdit(ctx, v.lib, edits, renames, caps)
 }

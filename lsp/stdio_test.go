@@ -126,10 +126,15 @@ func stdioRead(t testing.TB, path string) string {
 }
 
 // stdioOpen opens a file of the workspace in the server and returns its
-// URI and text.
-func stdioOpen(t *testing.T, c *Client, root, rel string) (uri, text string) {
+// URI and text. A text given is written to the file first.
+func stdioOpen(t *testing.T, c *Client, root, rel string, write ...string) (uri, text string) {
 	t.Helper()
 	path := filepath.Join(root, rel)
+	if len(write) > 0 {
+		if err := os.WriteFile(path, []byte(write[0]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	text = stdioRead(t, path)
 	uri = stdioFileURI(path)
 	if err := c.DidOpen(uri, text); err != nil {
@@ -497,15 +502,8 @@ func TestStdioPositionEncodingUTF8(t *testing.T) {
 
 	// A line with emoji and CJK text before an unresolved reference: the
 	// diagnostic's columns must count UTF-8 bytes now.
-	path := filepath.Join(root, "commands", "unicode8.md")
-	text := "# Unicode\n\n🚀 测试 héllo 👩‍💻 load `python:fastapi_missing` and `python:fastapi_patterns` now.\n"
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	uri := stdioFileURI(path)
-	if err := c.DidOpen(uri, text); err != nil {
-		t.Fatal(err)
-	}
+	uri, text := stdioOpen(t, c, root, "commands/unicode8.md",
+		"# Unicode\n\n🚀 测试 héllo 👩‍💻 load `python:fastapi_missing` and `python:fastapi_patterns` now.\n")
 	line, _, col8 := stdioFind(t, text, "python:fastapi_missing", 0)
 	diags, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) > 0 })
 	if err != nil {
@@ -839,19 +837,11 @@ func stdioRename(t *testing.T, ctx context.Context, c *Client, root string) {
 }
 
 func stdioUnicodeColumnsUTF16(t *testing.T, ctx context.Context, c *Client, root string) {
-	path := filepath.Join(root, "commands", "unicode.md")
 	// Emoji outside the BMP count two UTF-16 units, CJK one, combining
 	// sequences several: columns differ from runes and from bytes.
-	text := "# Unicode\n\n" +
-		"🚀🚀 测试文本 e\u0301 👩‍💻 then `python:fastapi_patterns` and `python:fastapi_missing`\n" +
-		"漢字 getConditionalContext(\"python\", \"pydantic_models\")\n"
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	uri := stdioFileURI(path)
-	if err := c.DidOpen(uri, text); err != nil {
-		t.Fatal(err)
-	}
+	uri, text := stdioOpen(t, c, root, "commands/unicode.md", "# Unicode\n\n"+
+		"🚀🚀 测试文本 e\u0301 👩‍💻 then `python:fastapi_patterns` and `python:fastapi_missing`\n"+
+		"漢字 getConditionalContext(\"python\", \"pydantic_models\")\n")
 	ml, m16, m8 := stdioFind(t, text, "python:fastapi_missing", 0)
 	if m16 == m8 {
 		t.Fatalf("test line has no multi-byte text before the reference")

@@ -1,9 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,16 +27,14 @@ func TestInprocDiskChanges(t *testing.T) {
 			t.Parallel()
 			dir := inprocCopyLibrary(t)
 			c := inprocStart(t, dir, inprocOptions{watch: viaWatcher})
-			implement := string(uriOf(filepath.Join(dir, "commands/implement.md")))
+			implement := c.uri("commands/implement.md")
 			c.waitDiagnostics(implement, nil) // the initial publication
 			// Deleting a topic breaks the references to it in a file nobody
 			// has open: its diagnostics are published again.
-			victim := filepath.Join(dir, "context/python/sqlalchemy_patterns.md")
-			if err := os.Remove(victim); err != nil {
-				t.Fatal(err)
-			}
+			victim := "context/python/sqlalchemy_patterns.md"
+			c.remove(victim)
 			if !viaWatcher {
-				c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": string(uriOf(victim)), "type": 3}}})
+				c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": c.uri(victim), "type": 3}}})
 			}
 			c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return mentions(d, "sqlalchemy_patterns") })
 		})
@@ -50,18 +45,8 @@ func TestInprocConfiguration(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
-	django := string(uriOf(filepath.Join(dir, "context/python/django_patterns.md")))
-	drift := func(d inprocDiagnostics) bool {
-		return slices.ContainsFunc(d.Diagnostics, func(x struct {
-			Range    protocolRange   `json:"range"`
-			Severity int             `json:"severity"`
-			Code     string          `json:"code"`
-			Message  string          `json:"message"`
-			Data     json.RawMessage `json:"data"`
-		}) bool {
-			return x.Code == "token-drift"
-		})
-	}
+	django := c.uri("context/python/django_patterns.md")
+	drift := diagHas("token-drift")
 	c.waitDiagnostics(django, drift)
 	since := c.noteCount()
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 10}}})
@@ -74,16 +59,16 @@ func TestInprocLogAndProgress(t *testing.T) {
 	inprocWrite(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil)
-	c.waitNote("window/logMessage", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "budgets") })
-	yaml := c.waitDiagnostics(string(uriOf(filepath.Join(dir, ".ctxls.yaml"))), nil)
+	c.waitNote("window/logMessage", noteContains("budgets"))
+	yaml := c.waitDiagnostics(c.uri(".ctxls.yaml"), nil)
 	if len(yaml.Diagnostics) != 1 || yaml.Diagnostics[0].Range.Start.Line != 1 {
 		t.Errorf(".ctxls.yaml diagnostics: %+v", yaml)
 	}
-	begin := c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"begin"`) })
+	begin := c.waitNote("$/progress", noteContains(`"begin"`))
 	if !strings.Contains(string(begin), "Indexing") {
 		t.Errorf("progress begin: %s", begin)
 	}
-	c.waitNote("$/progress", func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"end"`) })
+	c.waitNote("$/progress", noteContains(`"end"`))
 	if !slices.Contains(c.ServerRequests(), "window/workDoneProgress/create") {
 		t.Errorf("no progress token was created: %v", c.ServerRequests())
 	}
@@ -109,7 +94,7 @@ func TestInprocDocumentsOpenedDuringIndex(t *testing.T) {
 	}
 	// A document opened during the index may be diagnosed at once from the
 	// preview, at version 1; what counts is the publication of version 2.
-	d := c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return d.Version != nil && *d.Version == 2 })
+	d := c.waitDiagnostics(u, diagVersion(2))
 	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "nope") {
 		t.Errorf("diagnostics of version 2 of a document opened during the index: %+v", d.Diagnostics)
 	}
@@ -151,7 +136,7 @@ func TestInprocChangeNotifications(t *testing.T) {
 
 	since = c.noteCount()
 	inprocWrite(t, dir, map[string]string{"context/python/new_topic.md": "# New topic\n\nText.\n"})
-	u := string(uriOf(filepath.Join(dir, "context/python/new_topic.md")))
+	u := c.uri("context/python/new_topic.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": u, "type": 1}}})
 	c.waitNoteSince(since, notifyLibraryChanged, nil)
 
