@@ -20,16 +20,8 @@ var base = map[string]string{
 	"context/security/secure_coding.md":  "# Secure Coding\n\n## Input Validation\n\nValidate.\n",
 }
 
-func with(extra map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
-}
+// with returns base with extra added, extra winning.
+func with(extra map[string]string) map[string]string { return merged(base, extra) }
 
 func TestDiagnostics(t *testing.T) {
 	t.Parallel()

@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,13 +14,18 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
-// writeTree writes files (relative path → content) under a new temporary
+// writeTree writes files (slash path → content) under a new temporary
 // directory and returns it.
 func writeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	fsguardtest.WriteTree(t, dir, files)
-	return dir
+	return fsguardtest.TempTree(t, files)
+}
+
+// merged returns a new map holding a's entries and b's, b winning.
+func merged(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
 }
 
 // load indexes dir with the default configuration and the estimate

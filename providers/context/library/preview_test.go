@@ -86,14 +86,3 @@ func diagCodes(ds []Diagnostic) []string {
 	}
 	return out
 }
-
-func merged(a, b map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
-}

@@ -57,6 +57,15 @@ func WriteTree(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// TempTree writes files as WriteTree does below a new temporary
+// directory and returns the directory.
+func TempTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	WriteTree(t, dir, files)
+	return dir
+}
+
 // Outside writes content at name in a new directory of its own, outside
 // any workspace of the test, and returns its path.
 func Outside(t testing.TB, name, content string) string {

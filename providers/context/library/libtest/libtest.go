@@ -18,9 +18,7 @@ import (
 // directory and returns the directory.
 func WriteTree(t testing.TB, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	WriteFiles(t, dir, files)
-	return dir
+	return fsguardtest.TempTree(t, files)
 }
 
 // CopyTree copies the tree at src, but for its .ctxls state folders, to
