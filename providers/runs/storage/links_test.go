@@ -127,38 +127,49 @@ func TestOpenWorkspaceRefusesSpecialFiles(t *testing.T) {
 
 // TestOpenWorkspaceCreatesState opens a fresh workspace twice: the first
 // time creates the directory, the .gitignore and the database as regular
-// files; the second keeps a .gitignore the user edited.
+// files, where the path says even when the folder's name holds characters
+// a URL would read; the second keeps a .gitignore the user edited.
 func TestOpenWorkspaceCreatesState(t *testing.T) {
 	t.Parallel()
-	root := filepath.Join(t.TempDir(), "ws")
-	db, err := OpenWorkspace(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"ws", "a dir?x=1#frag%20"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			root := filepath.Join(t.TempDir(), name)
+			db, err := OpenWorkspace(ctx, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := filepath.Join(root, DirName, FileName)
+			if db.Path() != want || WorkspacePath(root) != want {
+				t.Errorf("Path() = %q, WorkspacePath = %q, want %q", db.Path(), WorkspacePath(root), want)
+			}
+			db.Close()
+			ignore := filepath.Join(root, DirName, ".gitignore")
+			if b, err := os.ReadFile(ignore); err != nil || string(b) != "*\n" {
+				t.Fatalf(".gitignore = %q, %v", b, err)
+			}
+			if fi, err := os.Lstat(want); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("database: %v %v", fi, err)
+			}
+			if err := os.WriteFile(ignore, []byte("*\n!keep\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db, err = OpenWorkspace(ctx, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if b, _ := os.ReadFile(ignore); string(b) != "*\n!keep\n" {
+				t.Errorf(".gitignore rewritten: %q", b)
+			}
+			db, err = OpenExistingWorkspace(ctx, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		})
 	}
-	db.Close()
-	ignore := filepath.Join(root, DirName, ".gitignore")
-	if b, err := os.ReadFile(ignore); err != nil || string(b) != "*\n" {
-		t.Fatalf(".gitignore = %q, %v", b, err)
-	}
-	if fi, err := os.Lstat(WorkspacePath(root)); err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("database: %v %v", fi, err)
-	}
-	if err := os.WriteFile(ignore, []byte("*\n!keep\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err = OpenWorkspace(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if b, _ := os.ReadFile(ignore); string(b) != "*\n!keep\n" {
-		t.Errorf(".gitignore rewritten: %q", b)
-	}
-	db, err = OpenExistingWorkspace(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
 	if _, err := OpenExistingWorkspace(context.Background(), t.TempDir()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("OpenExistingWorkspace without a database: %v, want ErrNotExist", err)
 	}

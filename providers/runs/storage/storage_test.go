@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -298,26 +297,6 @@ func TestConcurrentOpen(t *testing.T) {
 		if db := <-dbs; db != nil {
 			db.Close()
 		}
-	}
-}
-
-func TestPathWithSpecialCharacters(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "a dir?x=1#frag%20")
-	db, err := OpenWorkspace(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	want := filepath.Join(dir, DirName, FileName)
-	if _, err := os.Stat(want); err != nil {
-		t.Fatalf("database not at %s: %v", want, err)
-	}
-	if db.Path() != want {
-		t.Errorf("Path() = %q, want %q", db.Path(), want)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, DirName, ".gitignore")); err != nil || string(b) != "*\n" {
-		t.Errorf(".gitignore = %q, %v", b, err)
 	}
 }
 
