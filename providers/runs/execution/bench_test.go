@@ -70,10 +70,7 @@ func BenchmarkList10000(b *testing.B) {
 func BenchmarkStartComplete(b *testing.B) {
 	ctx := context.Background()
 	s := newStore(b, openDB(b), Options{})
-	st, err := s.Create(ctx, "p", "go")
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := must[*ExecutionState](b)(s.Create(ctx, "p", "go"))
 	in := map[string]any{"input": "add a login page"}
 	out := map[string]any{"summary": "done", "files": []string{"a.go", "b.go"}}
 	b.ResetTimer()
@@ -91,10 +88,7 @@ func BenchmarkStartComplete(b *testing.B) {
 func BenchmarkGet(b *testing.B) {
 	ctx := context.Background()
 	s := newStore(b, openDB(b), Options{})
-	st, err := s.Create(ctx, "p", "go")
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := must[*ExecutionState](b)(s.Create(ctx, "p", "go"))
 	for i := range 10 {
 		cmd := fmt.Sprintf("c%d", i)
 		if _, err := s.StartCommand(ctx, st.SessionID, cmd, nil); err != nil {

@@ -46,30 +46,16 @@ func TestRetryKeepsFirstAttempt(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
 	s.now = func() time.Time { return time.UnixMilli(clock.Load()).UTC() }
-	st, err := s.Create(ctx, "shop", "go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := must[*ExecutionState](t)(s.Create(ctx, "shop", "go"))
 	first := s.now()
-	if _, err := s.StartCommand(ctx, st.SessionID, "test", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CompleteCommand(ctx, st.SessionID, "test", StatusFailed, nil); err != nil {
-		t.Fatal(err)
-	}
+	step(t, s, st.SessionID, "test", StatusFailed)
 	clock.Add(int64(time.Minute / time.Millisecond))
 	second := s.now()
-	ce, err := s.StartCommand(ctx, st.SessionID, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ce := must[*CommandExecution](t)(s.StartCommand(ctx, st.SessionID, "test", nil))
 	if ce.Attempts != 2 || !ce.FirstAttemptAt.Equal(first) || !ce.LastAttemptAt.Equal(second) || !ce.StartedAt.Equal(second) {
 		t.Errorf("started retry: attempts %d, first %v, last %v, started %v; want 2, %v, %v", ce.Attempts, ce.FirstAttemptAt, ce.LastAttemptAt, ce.StartedAt, first, second)
 	}
-	got, err := s.Get(ctx, st.SessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := must[*ExecutionState](t)(s.Get(ctx, st.SessionID))
 	if h := got.CommandHistory[0]; !h.FirstAttemptAt.Equal(first) || !h.LastAttemptAt.Equal(second) {
 		t.Errorf("recorded: first %v, last %v; want %v, %v", h.FirstAttemptAt, h.LastAttemptAt, first, second)
 	}
@@ -90,27 +76,17 @@ func TestSummaryCurrentPromptAndTasks(t *testing.T) {
 	t.Parallel()
 	s := newStore(t, openDB(t), Options{})
 	ctx := t.Context()
-	loose, err := s.Create(ctx, "loose", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	loose := must[*ExecutionState](t)(s.Create(ctx, "loose", ""))
 	long := strings.Repeat("é", currentPromptMax+50)
 	for _, c := range []struct {
 		command string
 		input   any
 		status  Status
 	}{{"a", "first", StatusSuccess}, {"b", long, StatusPartial}} {
-		if _, err := s.StartCommand(ctx, loose.SessionID, c.command, map[string]any{"input": c.input}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.CompleteCommand(ctx, loose.SessionID, c.command, c.status, nil); err != nil {
-			t.Fatal(err)
-		}
+		must[*CommandExecution](t)(s.StartCommand(ctx, loose.SessionID, c.command, map[string]any{"input": c.input}))
+		must[*CommandExecution](t)(s.CompleteCommand(ctx, loose.SessionID, c.command, c.status, nil))
 	}
-	chained, err := s.Create(ctx, "chained", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	chained := must[*ExecutionState](t)(s.Create(ctx, "chained", ""))
 	runChain(t, s, chained.SessionID, []string{"x", "y", "z"}, StatusSuccess, StatusSuccess, StatusFailed)
 
 	want := map[string]Progress{
@@ -119,20 +95,12 @@ func TestSummaryCurrentPromptAndTasks(t *testing.T) {
 		chained.SessionID: {CurrentCommand: "z", CommandsCompleted: 2, CommandsFailed: 1, CommandsTotal: 3,
 			CurrentPrompt: "input", TasksCompleted: 2},
 	}
-	list, err := s.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sm := range list {
+	for _, sm := range must[[]Summary](t)(s.List(ctx)) {
 		if sm.Summary != want[sm.SessionID] {
 			t.Errorf("%s: summary %+v, want %+v", sm.ProjectName, sm.Summary, want[sm.SessionID])
 		}
 	}
-	page, err := s.ListPage(ctx, ListRequest{Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sm := range page.Items {
+	for _, sm := range must[ListPage](t)(s.ListPage(ctx, ListRequest{Limit: 1})).Items {
 		if sm.Summary != want[sm.SessionID] {
 			t.Errorf("ListPage %s: summary %+v, want %+v", sm.ProjectName, sm.Summary, want[sm.SessionID])
 		}
@@ -145,25 +113,15 @@ func TestMemoryLayer(t *testing.T) {
 	t.Parallel()
 	s := newStore(t, openDB(t), Options{})
 	ctx := t.Context()
-	st, err := s.Create(ctx, "shop", "go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.StartCommand(ctx, st.SessionID, "plan", nil); err != nil {
-		t.Fatal(err)
-	}
+	st := must[*ExecutionState](t)(s.Create(ctx, "shop", "go"))
+	step(t, s, st.SessionID, "plan", StatusRunning)
 	loads := []MemoryLoad{{"project", "CLAUDE.md", "a"}, {"project", "docs/b.md", "b"}, {"project", "AGENTS.md", "c"}, {"user", "x", "y"}}
-	if err := s.RecordMemoryLoads(ctx, st.SessionID, loads); err != nil {
-		t.Fatal(err)
-	}
+	check(t, s.RecordMemoryLoads(ctx, st.SessionID, loads))
 	got, err := s.MemoryLayer(ctx, st.SessionID, "project")
 	if err != nil || len(got) != 3 || got[0] != loads[0] || got[1] != loads[1] || got[2] != loads[2] {
 		t.Errorf("MemoryLayer = %+v, %v", got, err)
 	}
-	full, err := s.Get(ctx, st.SessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := must[*ExecutionState](t)(s.Get(ctx, st.SessionID))
 	if len(full.CommandHistory[0].MemoryUpdated) != 0 || full.LoadedMemory["project:docs/b.md"] != "b" {
 		t.Errorf("memoryUpdated %v, loadedMemory %v", full.CommandHistory[0].MemoryUpdated, full.LoadedMemory)
 	}
@@ -178,24 +136,17 @@ func TestSummaryFollowsRetry(t *testing.T) {
 	t.Parallel()
 	s := newStore(t, openDB(t), Options{})
 	ctx := t.Context()
-	st, err := s.Create(ctx, "shop", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := must[*ExecutionState](t)(s.Create(ctx, "shop", ""))
 	for i, try := range []struct {
 		input  string
 		status Status
 	}{{"first try", StatusFailed}, {"second try", StatusSuccess}} {
-		if _, err := s.StartCommand(ctx, st.SessionID, "build", map[string]any{"input": try.input}); err != nil {
-			t.Fatal(err)
-		}
+		must[*CommandExecution](t)(s.StartCommand(ctx, st.SessionID, "build", map[string]any{"input": try.input}))
 		sum, err := s.Summary(ctx, st.SessionID)
 		if err != nil || sum.Summary.CurrentPrompt != try.input {
 			t.Fatalf("attempt %d started: %+v, %v; want current prompt %q", i+1, sum, err, try.input)
 		}
-		if _, err := s.CompleteCommand(ctx, st.SessionID, "build", try.status, nil); err != nil {
-			t.Fatal(err)
-		}
+		must[*CommandExecution](t)(s.CompleteCommand(ctx, st.SessionID, "build", try.status, nil))
 	}
 	sum, err := s.Summary(ctx, st.SessionID)
 	if err != nil || sum.Summary.TasksCompleted != 1 || sum.State != StateCompleted {
