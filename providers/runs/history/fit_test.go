@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 )
@@ -168,9 +167,7 @@ func TestFitKnownSectionTokens(t *testing.T) {
 func TestFitPrompt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, db, _ := openStore(t)
-	var logBuf strings.Builder
-	s := New(db, fixed(counter(t)), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	s, logBuf := loggedStore(t)
 	stored := seed(t, s, "c", 8, func(i int) int { return 40 })
 	p := Prompt{System: "You are careful.", Sections: []Section{{Name: "ctx", Text: strings.Repeat("fact\n", 50)}}, Request: "Write the tests."}
 	for _, c := range []struct {

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,6 +31,15 @@ func openPath(t testing.TB, path string) (*Store, *storage.DB) {
 	}
 	t.Cleanup(func() { db.Close() })
 	return Open(db, counter(t)), db
+}
+
+// loggedStore opens a store on a fresh database file that logs, as text,
+// to the returned buffer.
+func loggedStore(t testing.TB) (*Store, *strings.Builder) {
+	t.Helper()
+	_, db, _ := openStore(t)
+	var log strings.Builder
+	return New(db, fixed(counter(t)), Options{Logger: slog.New(slog.NewTextHandler(&log, nil))}), &log
 }
 
 func counter(t testing.TB) tokens.Counter {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -397,9 +396,7 @@ func TestTwoDatabaseHandles(t *testing.T) {
 func TestBuildForLogsBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, db, _ := openStore(t)
-	var logBuf strings.Builder
-	s := New(db, fixed(counter(t)), Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	s, logBuf := loggedStore(t)
 	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "hello"})
 
 	cfg, _ := config.Parse([]byte("models:\n  small: {contextWindow: 8192, historyShare: 0.1}\ndefaultModel: small\n"))
