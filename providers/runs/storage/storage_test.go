@@ -33,14 +33,11 @@ func openPair(t testing.TB, busy, otherBusy time.Duration) (db, other *DB) {
 	return openPath(t, path, busy), openPath(t, path, otherBusy)
 }
 
+// openTemp opens a new database, as Open does, in directories it has to
+// make; it is closed when the test ends.
 func openTemp(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "nested", "dir", FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return openPath(t, filepath.Join(t.TempDir(), "nested", "dir", FileName), defaultBusyTimeout)
 }
 
 // TestPragmasOnEveryConnection holds several pool connections at once and
