@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/runs/storage"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // fast are options for tests that watch heartbeats go stale.
@@ -56,13 +57,7 @@ func crash(s *Store) {
 // waitFor polls cond until it holds; the deadline only bounds a hung test.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	watchertest.WaitFor(t, what, cond)
 }
 
 func must[T any](t testing.TB) func(T, error) T {
