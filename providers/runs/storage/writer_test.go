@@ -222,10 +222,7 @@ func TestWritersSharedAndClosedWithDB(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openPath(t, path, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
 	if db.Writer(insertSetting) != w {
 		t.Error("two writers for the same queries")
