@@ -382,52 +382,15 @@ func TestFailureAndResume(t *testing.T) {
 	}
 }
 
-func waitFile(t *testing.T, path string) string {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, err := os.ReadFile(path)
-		if err == nil && len(b) > 0 {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", path)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// gone reports whether every pid in the list has exited.
-func gone(pids string) bool {
-	for _, f := range strings.Fields(pids) {
-		pid, _ := strconv.Atoi(f)
-		if syscall.Kill(pid, 0) == nil {
-			return false
-		}
-	}
-	return true
-}
-
 // waitPids waits for the agent's pid file and checks that it names two
 // processes, the agent and the child it left; it returns the file's text.
 func waitPids(t *testing.T, pidFile string) string {
 	t.Helper()
-	pids := waitFile(t, pidFile)
+	pids := chaintest.WaitFile(t, pidFile)
 	if len(strings.Fields(pids)) != 2 {
 		t.Fatalf("pid file %q", pids)
 	}
 	return pids
-}
-
-func waitGone(t *testing.T, pids string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !gone(pids) {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %s still alive", pids)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestTimeout: a hanging agent is killed with its children when the step
@@ -444,7 +407,7 @@ func TestTimeout(t *testing.T) {
 		t.Fatalf("reason %q", r)
 	}
 	pids := waitPids(t, pidFile)
-	waitGone(t, pids)
+	chaintest.WaitGone(t, pids)
 }
 
 // TestCancel: cancelling a run kills the agent, leaves the step
@@ -471,7 +434,7 @@ func TestCancel(t *testing.T) {
 			}
 		}})
 	}()
-	pids := waitFile(t, pidFile)
+	pids := chaintest.WaitFile(t, pidFile)
 	running := e.runner.Running()
 	if len(running) != 1 {
 		t.Fatalf("running %v", running)
@@ -489,7 +452,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal("the cancelled chain did not return")
 	}
 	check(t, err)
-	waitGone(t, pids)
+	chaintest.WaitGone(t, pids)
 	if res.State != execution.StateInterrupted || statuses(res) != "brainstorm:success implement:interrupted test:pending" {
 		t.Fatalf("%s: %s", res.State, statuses(res))
 	}
@@ -823,7 +786,7 @@ func TestAgentDiesWithServer(t *testing.T) {
 		t.Fatalf("server: %v\n%s", err, stderr.String())
 	}
 	exited <- nil // for the cleanup
-	waitGone(t, pids)
+	chaintest.WaitGone(t, pids)
 }
 
 // TestAgentLeavesNoChild: what an agent leaves running in its process group
@@ -838,7 +801,7 @@ func TestAgentLeavesNoChild(t *testing.T) {
 		t.Fatalf("%s: %q", statuses(res), res.Steps[0].Output)
 	}
 	pids := waitPids(t, pidFile)
-	waitGone(t, pids)
+	chaintest.WaitGone(t, pids)
 }
 
 // TestHistoryDoesNotNest: a step's stored request is its prompt without the

@@ -1,0 +1,69 @@
+//go:build unix
+
+package chaintest
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ctxls/ctxls/watcher/watchertest"
+)
+
+// WaitFile returns the text of the file at path once it has any, as when
+// the stand-in agent has written its pid file.
+func WaitFile(t testing.TB, path string) string {
+	t.Helper()
+	var text string
+	watchertest.WaitFor(t, path+" to be written", func() bool {
+		b, err := os.ReadFile(path)
+		text = string(b)
+		return err == nil && text != ""
+	})
+	return text
+}
+
+// WaitGone waits until every process whose id pids lists (as the agent's
+// pid file does, separated by spaces) has ended.
+func WaitGone(t testing.TB, pids string) {
+	t.Helper()
+	for _, f := range strings.Fields(pids) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("pid %q: %v", f, err)
+		}
+		watchertest.WaitFor(t, fmt.Sprintf("process %d to end", pid), func() bool { return !alive(pid) })
+	}
+}
+
+// alive reports whether a process runs. A zombie has ended: only whoever
+// inherited it has yet to reap it, and how soon it does is no concern of
+// the test's.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	return state(pid) != "Z"
+}
+
+// state returns the state letter of /proc/PID/stat, or "" where there is
+// none (not Linux, or the process is gone).
+func state(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	// The command name, in parentheses, may hold spaces and parentheses.
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	if f := strings.Fields(s[i+1:]); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
