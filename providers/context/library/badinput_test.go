@@ -3,13 +3,13 @@ package library
 import (
 	"bytes"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/refs"
 )
 
@@ -138,10 +138,7 @@ func TestHugeFile(t *testing.T) {
 		}
 	}
 	dir := writeTree(t, map[string]string{"context/python/good.md": goodTopic})
-	huge := filepath.Join(dir, "context/python/huge.md")
-	if err := os.WriteFile(huge, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	huge := fsguardtest.Write(t, filepath.Join(dir, "context/python/huge.md"), b.String())
 
 	t.Run("above the limit is skipped with a warning", func(t *testing.T) {
 		l := load(t, dir, nil)
@@ -260,10 +257,7 @@ func TestCRLF(t *testing.T) {
 	if !slices.Equal(forms, []refs.Form{refs.KeyForm, refs.PathForm, refs.CallForm}) {
 		t.Errorf("forms = %v", forms)
 	}
-	fb := filepath.Join(dir, "context/python/fb.md")
-	if err := os.WriteFile(fb, []byte("# FB\r\n\r\n*Last Updated: 2026-02-10*\r\n**Maintained For**: x skill\r\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fb := fsguardtest.Write(t, filepath.Join(dir, "context/python/fb.md"), "# FB\r\n\r\n*Last Updated: 2026-02-10*\r\n**Maintained For**: x skill\r\n")
 	if _, err := l.Apply(t.Context(), []Change{{Path: fb}}); err != nil {
 		t.Fatal(err)
 	}
@@ -308,23 +302,9 @@ func TestSymlinks(t *testing.T) {
 		"context/python/alias.md":  "good.md",                  // a file inside: indexed
 		"context/ring/a":           "../ring",                  // a loop through a new domain
 		"context/python/escape.md": "../../../outside/../../x", // leaves the workspace, broken
+		"context/python/far.md":    fsguardtest.Outside(t, "far.md", "# Far\n"),
 	}
-	for rel, target := range links {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, p); err != nil {
-			t.Skipf("symlinks unavailable: %v", err)
-		}
-	}
-	outside := t.TempDir()
-	if err := os.WriteFile(filepath.Join(outside, "far.md"), []byte("# Far\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(outside, "far.md"), filepath.Join(dir, "context/python/far.md")); err != nil {
-		t.Fatal(err)
-	}
+	fsguardtest.Links(t, dir, links)
 	l := load(t, dir, nil)
 	var ids []string
 	for _, tp := range l.Topics() {
