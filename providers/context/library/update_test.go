@@ -40,6 +40,13 @@ func TestApply(t *testing.T) {
 		t.Fatalf("References before = %v", got)
 	}
 	v0 := l.Version()
+	// writes is a step's change that writes text at p.
+	writes := func(p, text string) func() Change {
+		return func() Change {
+			must(t, os.WriteFile(p, []byte(text), 0o644))
+			return Change{Path: p}
+		}
+	}
 
 	steps := []struct {
 		name     string
@@ -49,11 +56,8 @@ func TestApply(t *testing.T) {
 		check    func(t *testing.T)
 	}{
 		{
-			name: "create a topic that a command was missing",
-			change: func() Change {
-				must(t, os.WriteFile(flask, []byte("# Flask\n\n## Blueprints\n\nB.\n"), 0o644))
-				return Change{Path: flask}
-			},
+			name:     "create a topic that a command was missing",
+			change:   writes(flask, "# Flask\n\n## Blueprints\n\nB.\n"),
 			changed:  []string{flask},
 			affected: []string{flask, review, abs("context/python/index.md")},
 			check: func(t *testing.T) {
@@ -85,11 +89,8 @@ func TestApply(t *testing.T) {
 			},
 		},
 		{
-			name: "change a topic's headings",
-			change: func() Change {
-				must(t, os.WriteFile(flask, []byte("# Flask\n\n## Blueprints\n\n## Routes\n"), 0o644))
-				return Change{Path: flask}
-			},
+			name:     "change a topic's headings",
+			change:   writes(flask, "# Flask\n\n## Blueprints\n\n## Routes\n"),
 			changed:  []string{flask},
 			affected: []string{flask, review},
 			check: func(t *testing.T) {
@@ -120,11 +121,8 @@ func TestApply(t *testing.T) {
 			},
 		},
 		{
-			name: "a new domain makes key forms appear",
-			change: func() Change {
-				must(t, os.WriteFile(review, []byte("# Review\n\nSee rust:ownership.\n"), 0o644))
-				return Change{Path: review}
-			},
+			name:    "a new domain makes key forms appear",
+			change:  writes(review, "# Review\n\nSee rust:ownership.\n"),
 			changed: []string{review},
 			check: func(t *testing.T) {
 				// rust is not a domain yet, so rust:ownership is plain text.
@@ -170,12 +168,8 @@ func TestApply(t *testing.T) {
 			},
 		},
 		{
-			name: "a non-markdown file changes nothing",
-			change: func() Change {
-				p := abs("context/python/data.json")
-				must(t, os.WriteFile(p, []byte("{}"), 0o644))
-				return Change{Path: p}
-			},
+			name:   "a non-markdown file changes nothing",
+			change: writes(abs("context/python/data.json"), "{}"),
 		},
 	}
 	for _, s := range steps {
