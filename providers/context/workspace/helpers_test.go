@@ -30,11 +30,7 @@ func writeFile(t testing.TB, dir, rel, content string) string {
 // directory and returns it.
 func writeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for rel, content := range files {
-		writeFile(t, dir, rel, content)
-	}
-	return dir
+	return libtest.WriteTree(t, files)
 }
 
 // restartWatcher writes config to .ctxls.yaml and waits until the
