@@ -318,7 +318,7 @@ func TestChainCLI(t *testing.T) {
 // tokens, then replaced by the step's outcome.
 func TestChainProgressTerminal(t *testing.T) {
 	t.Parallel()
-	var buf chainSyncBuffer
+	var buf libtest.SyncBuffer
 	p := &progress{w: &buf, tty: true, done: make(chan struct{})}
 	go p.tick()
 	p.event(chain.Event{Kind: chain.StepStarted, Index: 0, Total: 2, Step: chain.Step{Command: "brainstorm", PromptTokens: 4073}})
@@ -346,23 +346,6 @@ func TestChainProgressTerminal(t *testing.T) {
 	if !strings.HasSuffix(out, "\r\x1b[K[1/2] brainstorm: success in 350ms, 4073 prompt tokens\n") {
 		t.Fatalf("outcome line:\n%q", out)
 	}
-}
-
-type chainSyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *chainSyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *chainSyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // openExecutions opens the database of the workspace at dir, until the
