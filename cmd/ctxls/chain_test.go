@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -228,28 +227,17 @@ func TestChainCLI(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(60 * time.Second)
-		var pid []byte
-		for {
-			var err error
-			if pid, err = os.ReadFile(pidFile); err == nil && len(pid) > 0 {
-				break
+		t.Cleanup(func() {
+			cmd.Process.Kill() // when the agent never started
+			cmd.Wait()
+			if t.Failed() {
+				t.Logf("ctxls stderr:\n%s", errb.String())
 			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("the agent did not start:\n%s", errb.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
+		})
+		pids := chaintest.WaitFile(t, pidFile)
+		cmd.Process.Kill() // SIGKILL: ctxls has no say in it
 		cmd.Wait()
-		agentPid, _ := strconv.Atoi(strings.Fields(string(pid))[0])
-		for syscall.Kill(agentPid, 0) == nil {
-			if time.Now().After(deadline) {
-				t.Fatal("the agent outlived the killed ctxls")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		chaintest.WaitGone(t, pids) // the agent does not outlive ctxls
 		l := chainListJSON(t, ctxls, dir)
 		if len(l.Executions) != 1 || l.Executions[0].State != "interrupted" || l.Executions[0].Summary.CommandsCompleted != 1 {
 			t.Fatalf("after SIGKILL: %+v", l.Executions)
