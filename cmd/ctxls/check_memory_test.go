@@ -7,17 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// copyTree copies the files under src into a new temporary folder.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+)
 
 // TestCheckMemory runs check on a Claude Code project whose memory file
 // holds one import of each kind the agent does not load, next to imports
@@ -43,7 +35,8 @@ func TestCheckMemory(t *testing.T) {
 
 func TestCheckMemoryFix(t *testing.T) {
 	t.Parallel()
-	dir := copyTree(t, filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude"))
+	dir := t.TempDir()
+	libtest.CopyTree(t, claudeProject, dir)
 	runExit(t, 1, "check", dir, "--fix") // the missing import is left
 	b, err := os.ReadFile(filepath.Join(dir, "CLAUDE.md"))
 	if err != nil {
