@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // section returns a level-two section of about n words.
@@ -680,27 +681,17 @@ func TestCheckFollowsDisk(t *testing.T) {
 		}
 		return false
 	}
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("within 30 s: %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	if has("commands/implement.md", "unresolved-reference") {
 		t.Fatal("commands/implement.md has an unresolved reference before any change")
 	}
 	if err := os.Remove(filepath.Join(dir, "context", "web", "api.md")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("commands/implement.md reports web:api unresolved after api.md went", func() bool {
+	watchertest.WaitFor(t, "commands/implement.md reports web:api unresolved after api.md went", func() bool {
 		return has("commands/implement.md", "unresolved-reference")
 	})
 	writeWhole(t, filepath.Join(dir, "commands", "review.md"), "# Review\n\nLoad ops:deploy first.\n")
-	waitFor("commands/review.md is clean after its fix", func() bool {
+	watchertest.WaitFor(t, "commands/review.md is clean after its fix", func() bool {
 		return !has("commands/review.md", "unresolved-reference")
 	})
 }
