@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -160,25 +159,6 @@ func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
 		}
 	}
 	return nil, false
-}
-
-// chainEditConfig rewrites the workspace's .ctxls.yaml, replacing the
-// first occurrence of each old text (even arguments) by the new text after
-// it, and returns the file's path.
-func chainEditConfig(t *testing.T, dir string, oldNew ...string) string {
-	t.Helper()
-	p := filepath.Join(dir, ".ctxls.yaml")
-	text := stdioRead(t, p)
-	for i := 0; i+1 < len(oldNew); i += 2 {
-		if !strings.Contains(text, oldNew[i]) {
-			t.Fatalf("%s does not hold %q:\n%s", p, oldNew[i], text)
-		}
-		text = strings.Replace(text, oldNew[i], oldNew[i+1], 1)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func chainStatuses(r ops.ChainResponse) string {
@@ -492,7 +472,7 @@ func TestChainNamedOverStdio(t *testing.T) {
 func TestChainModelOverStdio(t *testing.T) {
 	t.Parallel()
 	dir, _ := chainWorkspace(t, "30s")
-	chainEditConfig(t, dir, "contextWindow: 8192", "contextWindow: 3000", "defaultModel: large", "defaultModel: small")
+	chaintest.EditConfig(t, dir, "contextWindow: 8192", "contextWindow: 3000", "defaultModel: large", "defaultModel: small")
 	c := chainStart(t, dir)
 	feature := []string{"brainstorm", "implement", "test"}
 	for _, tc := range []struct {
@@ -799,7 +779,7 @@ func TestChainExecutorConfirmation(t *testing.T) {
 	old, _ := json.Marshal(argv)
 	other := slices.Concat(argv, []string{"-extra"})
 	repl, _ := json.Marshal(other)
-	cfgPath := chainEditConfig(t, dir, string(old), string(repl))
+	cfgPath := chaintest.EditConfig(t, dir, string(old), string(repl))
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": "file://" + cfgPath, "type": 2}}})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		c.must("ctxls/chain/list", map[string]any{}, &list)
