@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/watcher/watchertest"
@@ -185,11 +186,7 @@ func readAfterChange(t *testing.T, cs *sdk.ClientSession, changed <-chan struct{
 // a link inside the context root points to.
 func outsideFixture(t *testing.T) (dir, secret string) {
 	t.Helper()
-	outside := t.TempDir()
-	secret = filepath.Join(outside, "secret.md")
-	if err := os.WriteFile(secret, []byte("# Secret\n\nTOP-SECRET-CONTENT\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	secret = fsguardtest.Outside(t, "secret.md", "# Secret\n\nTOP-SECRET-CONTENT\n")
 	dir = libtest.WriteTree(t, fixture())
 	if err := os.Symlink(secret, filepath.Join(dir, "context", "web", "leak.md")); err != nil {
 		t.Skipf("symlinks: %v", err)

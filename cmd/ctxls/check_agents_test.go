@@ -184,14 +184,8 @@ func TestCheckFix(t *testing.T) {
 // YAML shows.
 func TestCheckSkillOutsideHiddenFolders(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := libtest.WriteTree(t, map[string]string{"skills/deploy/SKILL.md": "\xef\xbb\xbf---\nname: deploy-x\ndescription: Use when: x\n---\nBody\n"})
 	p := filepath.Join(dir, "skills", "deploy", "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("\xef\xbb\xbf---\nname: deploy-x\ndescription: Use when: x\n---\nBody\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	out, _, _ := runCLI(t, "check", dir, "--format", "json")
 	if recs := decodeRecords(t, out); len(recs) != 1 || recs[0].Code != "frontmatter-parse-error" {
 		t.Fatalf("records %+v, want one frontmatter-parse-error", recs)
