@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -112,7 +111,6 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 	}
 	for _, s := range c.Setup {
 		p := filepath.Join(dir, filepath.FromSlash(s.Path))
-		var err error
 		switch s.Kind {
 		case "write":
 			var b bytes.Buffer
@@ -125,28 +123,18 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 			if strings.Contains(s.Repeat, "\u00ff") {
 				data = latin1(b.String()) // binary: one byte per character
 			}
-			err = writeBad(p, data)
+			fsguardtest.Write(t, p, string(data))
 		case "outside":
-			err = writeBad(filepath.Join(outside, filepath.FromSlash(s.Path)), []byte(s.Content))
+			fsguardtest.Write(t, filepath.Join(outside, filepath.FromSlash(s.Path)), s.Content)
 		case "symlink":
 			fsguardtest.Link(t, strings.Replace(s.Target, "@outside", outside, 1), p)
 		case "fifo":
 			fsguardtest.Pipe(t, p)
 		default:
-			err = fmt.Errorf("unknown setup kind %q", s.Kind)
-		}
-		if err != nil {
-			t.Fatalf("setup %+v: %v", s, err)
+			t.Fatalf("setup %+v: unknown kind %q", s, s.Kind)
 		}
 	}
 	return dir
-}
-
-func writeBad(p string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(p, b, 0o644)
 }
 
 // latin1 turns characters 0 to 255 into one byte each.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -143,7 +144,7 @@ func chainReportDecode(b *testing.B, c *chainClient) {
 // chainProcessCPU returns the user and system CPU time of a process, from
 // /proc (Linux only).
 func chainProcessCPU(pid int) (time.Duration, bool) {
-	f, ok := chainProcStat(pid)
+	f, ok := chaintest.ProcStat(pid)
 	if !ok || len(f) < 13 {
 		return 0, false
 	}

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -161,25 +159,6 @@ func (c *chainClient) chainBeginToken() (json.RawMessage, bool) {
 		}
 	}
 	return nil, false
-}
-
-// chainEditConfig rewrites the workspace's .ctxls.yaml, replacing the
-// first occurrence of each old text (even arguments) by the new text after
-// it, and returns the file's path.
-func chainEditConfig(t *testing.T, dir string, oldNew ...string) string {
-	t.Helper()
-	p := filepath.Join(dir, ".ctxls.yaml")
-	text := stdioRead(t, p)
-	for i := 0; i+1 < len(oldNew); i += 2 {
-		if !strings.Contains(text, oldNew[i]) {
-			t.Fatalf("%s does not hold %q:\n%s", p, oldNew[i], text)
-		}
-		text = strings.Replace(text, oldNew[i], oldNew[i+1], 1)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func chainStatuses(r ops.ChainResponse) string {
@@ -493,7 +472,7 @@ func TestChainNamedOverStdio(t *testing.T) {
 func TestChainModelOverStdio(t *testing.T) {
 	t.Parallel()
 	dir, _ := chainWorkspace(t, "30s")
-	chainEditConfig(t, dir, "contextWindow: 8192", "contextWindow: 3000", "defaultModel: large", "defaultModel: small")
+	chaintest.EditConfig(t, dir, "contextWindow: 8192", "contextWindow: 3000", "defaultModel: large", "defaultModel: small")
 	c := chainStart(t, dir)
 	feature := []string{"brainstorm", "implement", "test"}
 	for _, tc := range []struct {
@@ -550,7 +529,7 @@ func TestChainCancelOverStdio(t *testing.T) {
 				delete(params, "workDoneToken")
 			}
 			id, ch := c.send("ctxls/chain/run", params)
-			pids := chainWaitFile(t, pidFile)
+			pids := chaintest.WaitFile(t, pidFile)
 			switch how {
 			case "cancelRequest":
 				c.notify("$/cancelRequest", map[string]any{"id": id})
@@ -579,7 +558,7 @@ func TestChainCancelOverStdio(t *testing.T) {
 			if err != nil && !(errors.As(err, &re) && re.Code == -32800) {
 				t.Fatalf("cancelled run: %v", err)
 			}
-			chainWaitGone(t, pids)
+			chaintest.WaitGone(t, pids)
 			var list ops.ExecutionListResponse
 			c.must("ctxls/execution/list", map[string]any{}, &list)
 			if len(list.Items) != 1 || list.Items[0].State != "interrupted" {
@@ -601,61 +580,6 @@ func TestChainCancelOverStdio(t *testing.T) {
 	}
 }
 
-func chainWaitFile(t testing.TB, path string) string {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", path)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func chainWaitGone(t testing.TB, pids string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for _, f := range strings.Fields(pids) {
-		pid, _ := strconv.Atoi(f)
-		for chainAlive(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d is still alive", pid)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
-// chainAlive reports whether a process runs. A zombie has ended: only
-// whoever inherited it has yet to reap it, and how soon it does is no
-// concern of the server's.
-func chainAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	f, ok := chainProcStat(pid)
-	return !ok || f[0] != "Z"
-}
-
-// chainProcStat returns the fields of /proc/PID/stat after the command
-// name, the state first (Linux only).
-func chainProcStat(pid int) ([]string, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 > len(s) {
-		return nil, false
-	}
-	f := strings.Fields(s[i+2:])
-	return f, len(f) > 0
-}
-
 // TestChainKilledServer kills the server (SIGKILL) in the middle of a step:
 // the agent and the child it started die with it; after a restart the
 // execution is interrupted, the completed step and its shared data
@@ -667,7 +591,7 @@ func TestChainKilledServer(t *testing.T) {
 	dir, log := chainWorkspace(t, "5m", "-hangonce", "implement", "-hangchild", "-pidfile", pidFile)
 	c := chainStart(t, dir)
 	c.send("ctxls/chain/run", map[string]any{"commands": []string{"brainstorm", "implement", "test"}, "input": "add sorting"})
-	pids := chainWaitFile(t, pidFile)
+	pids := chaintest.WaitFile(t, pidFile)
 	if len(strings.Fields(pids)) != 2 {
 		t.Fatalf("pid file %q: want the agent's and its child's", pids)
 	}
@@ -676,7 +600,7 @@ func TestChainKilledServer(t *testing.T) {
 	}
 	libtest.Receive(t, c.exited, "the killed server's output to end (its agent may hold it)")
 	// The agent and its child die with the server.
-	chainWaitGone(t, pids)
+	chaintest.WaitGone(t, pids)
 
 	c2 := chainStart(t, dir)
 	var list ops.ExecutionListResponse
@@ -855,7 +779,7 @@ func TestChainExecutorConfirmation(t *testing.T) {
 	old, _ := json.Marshal(argv)
 	other := slices.Concat(argv, []string{"-extra"})
 	repl, _ := json.Marshal(other)
-	cfgPath := chainEditConfig(t, dir, string(old), string(repl))
+	cfgPath := chaintest.EditConfig(t, dir, string(old), string(repl))
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": "file://" + cfgPath, "type": 2}}})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		c.must("ctxls/chain/list", map[string]any{}, &list)

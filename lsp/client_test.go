@@ -24,6 +24,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // This file holds the one LSP client of the tests, written from the LSP
@@ -117,7 +119,7 @@ type Client struct {
 	t       testing.TB
 	cmd     *exec.Cmd // nil for a server in this process
 	stdin   io.WriteCloser
-	stderr  *stdioSafeBuffer
+	stderr  *libtest.SyncBuffer
 	done    chan struct{} // closed when the read loop ends
 	exited  chan struct{} // closed when the server has ended
 	waitErr error
@@ -139,27 +141,6 @@ type stdioWatcher struct {
 	method string
 	match  func(json.RawMessage) bool
 	ch     chan ClientNotification
-}
-
-// stdioSafeBuffer is a bytes.Buffer safe for concurrent use.
-type stdioSafeBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *stdioSafeBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len() > 4<<20 { // keep the log bounded; the head says enough
-		return len(p), nil
-	}
-	return b.buf.Write(p)
-}
-
-func (b *stdioSafeBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // StartClient starts the server command and begins reading its output.
@@ -224,7 +205,7 @@ func newClient(t testing.TB, w io.WriteCloser) *Client {
 	return &Client{
 		t:       t,
 		stdin:   w,
-		stderr:  &stdioSafeBuffer{},
+		stderr:  &libtest.SyncBuffer{Max: 4 << 20}, // the head of a crash says enough
 		done:    make(chan struct{}),
 		exited:  make(chan struct{}),
 		changed: make(chan struct{}, 1),

@@ -95,7 +95,7 @@ func TestInprocRename(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)
-	os.WriteFile(filepath.Join(dir, "commands/notes.md"), []byte(inprocNoteText), 0o644)
+	inprocWrite(t, dir, map[string]string{"commands/notes.md": inprocNoteText})
 	pos := inprocPos(t, inprocNoteText, "python:fastapi_patterns for", 10, false)
 
 	var prep struct {

@@ -2,10 +2,11 @@ package lsp
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // inprocNote is written with an emoji and CJK text before each reference,
@@ -340,10 +341,7 @@ func TestInprocHoverPlainText(t *testing.T) {
 func TestInprocDocumentOutsideWorkspace(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
-	secret := filepath.Join(t.TempDir(), "secret.md")
-	if err := os.WriteFile(secret, []byte("# Secret\n\n## Secret Heading\n\nSee python:fastapi_patterns and [x](/etc/hostname).\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n\n## Secret Heading\n\nSee python:fastapi_patterns and [x](/etc/hostname).\n")
 	c := inprocStart(t, dir, inprocOptions{})
 	u := string(uriOf(secret))
 	doc := map[string]any{"uri": u}

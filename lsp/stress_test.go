@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // stressResidentLimit is the most resident memory the server may reach
@@ -103,9 +105,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	// another soft limit.
 	env := []string{"GOGC=", "GOMEMLIMIT=" + os.Getenv("CTXLS_STRESS_GOMEMLIMIT")}
 	root := stdioWorkspace(t)
-	if err := os.WriteFile(filepath.Join(root, "context", "python", "a.md"), []byte(stressTopic), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	libtest.WriteFiles(t, root, map[string]string{"context/python/a.md": stressTopic})
 	dense := filepath.Join(root, "commands", "dense.md")
 	text := stressDenseDocument(400_000)
 	if len(text) >= 8<<20 {

@@ -52,20 +52,11 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildCtxls(t)
-	for _, tt := range []struct {
-		name string
-		test func(*testing.T, ctxlsBinary)
-	}{
+	runSubtests(t, buildCtxls(t), []subtest[ctxlsBinary]{
 		{"agent configurations", testAgentConfigurations},
 		{"plugin language server", testPluginLanguageServer},
 		{"command transport", testCommandTransport},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.test(t, bin)
-		})
-	}
+	})
 }
 
 // commandLine is a server's command line as an agent's configuration

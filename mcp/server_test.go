@@ -12,8 +12,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // section returns a level-two section of about n words.
@@ -184,16 +186,53 @@ func readAfterChange(t *testing.T, cs *sdk.ClientSession, changed <-chan struct{
 // a link inside the context root points to.
 func outsideFixture(t *testing.T) (dir, secret string) {
 	t.Helper()
-	outside := t.TempDir()
-	secret = filepath.Join(outside, "secret.md")
-	if err := os.WriteFile(secret, []byte("# Secret\n\nTOP-SECRET-CONTENT\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	secret = fsguardtest.Outside(t, "secret.md", "# Secret\n\nTOP-SECRET-CONTENT\n")
 	dir = libtest.WriteTree(t, fixture())
 	if err := os.Symlink(secret, filepath.Join(dir, "context", "web", "leak.md")); err != nil {
 		t.Skipf("symlinks: %v", err)
 	}
 	return dir, secret
+}
+
+// outsideWorkspace is a server over outsideFixture and a client session
+// to it, shared by the tests of TestTools.
+type outsideWorkspace struct {
+	cs          *sdk.ClientSession
+	dir, secret string
+}
+
+// TestTools calls each tool, and reads the resources, on one server over
+// the fixture that has a link out of its root: no answer may show what
+// lies outside.
+func TestTools(t *testing.T) {
+	t.Parallel()
+	dir, secret := outsideFixture(t)
+	_, cs := connect(t, dir, nil)
+	runSubtests(t, outsideWorkspace{cs: cs, dir: dir, secret: secret}, []subtest[outsideWorkspace]{
+		{"catalog", testCatalog},
+		{"search", testSearch},
+		{"load_context", testLoadContext},
+		{"check", testCheck},
+		{"resources", testResources},
+	})
+}
+
+// subtest is a named test of a value that several tests share.
+type subtest[W any] struct {
+	name string
+	test func(*testing.T, W)
+}
+
+// runSubtests runs each test in a parallel subtest of its own on the
+// shared w.
+func runSubtests[W any](t *testing.T, w W, tests []subtest[W]) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.test(t, w)
+		})
+	}
 }
 
 func TestToolsList(t *testing.T) {
@@ -217,10 +256,7 @@ func TestToolsList(t *testing.T) {
 	}
 }
 
-func TestCatalog(t *testing.T) {
-	t.Parallel()
-	dir, _ := outsideFixture(t)
-	_, cs := connect(t, dir, nil)
+func testCatalog(t *testing.T, w outsideWorkspace) {
 	type catalogCase struct {
 		toolCase
 		want    []string // references that must be listed
@@ -238,7 +274,7 @@ func TestCatalog(t *testing.T) {
 		{toolCase{"unknown kind", map[string]any{"kind": "widget"}, `unknown kind "widget"`}, nil, nil},
 		{toolCase{"wrong type", map[string]any{"domain": 3}, "domain"}, nil, nil},
 	}
-	runToolCases(t, cs, "catalog", tests, func(t *testing.T, tt catalogCase, text string, out *CatalogOutput) {
+	runToolCases(t, w.cs, "catalog", tests, func(t *testing.T, tt catalogCase, text string, out *CatalogOutput) {
 		refs, sum := keyed(out.Entries, func(e CatalogEntry) (string, int) { return e.Reference, e.Tokens })
 		for _, w := range tt.want {
 			e, ok := refs[w]
@@ -264,10 +300,7 @@ func TestCatalog(t *testing.T) {
 	})
 }
 
-func TestSearch(t *testing.T) {
-	t.Parallel()
-	dir, _ := outsideFixture(t)
-	_, cs := connect(t, dir, nil)
+func testSearch(t *testing.T, w outsideWorkspace) {
 	type searchCase struct {
 		toolCase
 		first string
@@ -286,7 +319,7 @@ func TestSearch(t *testing.T) {
 		{toolCase{"unknown domain", map[string]any{"query": "api", "domain": "nope"}, `domain "nope" not found`}, "", 0},
 		{toolCase{"escaping domain", map[string]any{"query": "api", "domain": "/etc"}, "absolute path"}, "", 0},
 	}
-	runToolCases(t, cs, "search", tests, func(t *testing.T, tt searchCase, _ string, out *SearchOutput) {
+	runToolCases(t, w.cs, "search", tests, func(t *testing.T, tt searchCase, _ string, out *SearchOutput) {
 		if len(out.Results) != tt.count {
 			t.Fatalf("%d results, want %d: %+v", len(out.Results), tt.count, out.Results)
 		}
@@ -299,10 +332,7 @@ func TestSearch(t *testing.T) {
 	})
 }
 
-func TestLoadContext(t *testing.T) {
-	t.Parallel()
-	dir, secret := outsideFixture(t)
-	_, cs := connect(t, dir, nil)
+func testLoadContext(t *testing.T, w outsideWorkspace) {
 	type loadCase struct {
 		toolCase
 		loaded  []string
@@ -320,7 +350,7 @@ func TestLoadContext(t *testing.T) {
 		{toolCase{"path of a rule", map[string]any{"refs": []string{".claude/rules/style.md"}}, ""}, []string{".claude/rules/style.md"}, nil, []string{"Tabs, not spaces."}},
 		{toolCase{"section of a skill", map[string]any{"refs": []string{"deploy-app#Deploy"}}, "is a skill"}, nil, nil, nil},
 		{toolCase{"unknown name", map[string]any{"refs": []string{"deploy-ap"}}, "no topic or skill has that name"}, nil, nil, nil},
-		{toolCase{"absolute path inside", map[string]any{"refs": []string{filepath.Join(dir, "notes", "todo.md")}}, ""}, []string{"notes/todo.md"}, nil, nil},
+		{toolCase{"absolute path inside", map[string]any{"refs": []string{filepath.Join(w.dir, "notes", "todo.md")}}, ""}, []string{"notes/todo.md"}, nil, nil},
 		{toolCase{"order kept", map[string]any{"refs": []string{"ops:deploy", "web:api#Routing"}}, ""}, []string{"ops:deploy", "web:api#Routing"}, nil, nil},
 		{toolCase{"duplicate", map[string]any{"refs": []string{"web:api", "web:api#Errors"}}, ""}, []string{"web:api"}, []string{"web:api#Errors"}, nil},
 		{toolCase{"empty refs", map[string]any{"refs": []string{}}, "refs is empty"}, nil, nil, nil},
@@ -336,14 +366,14 @@ func TestLoadContext(t *testing.T) {
 		{toolCase{"too many refs", map[string]any{"refs": slices.Repeat([]string{"ops:deploy"}, 300)}, "at most 256"}, nil, nil, nil},
 		{toolCase{"section of a note", map[string]any{"refs": []string{"notes/todo.md#Todo"}}, "not a topic"}, nil, nil, nil},
 		{toolCase{"not markdown of the workspace", map[string]any{"refs": []string{"notes/missing.md"}}, "not a markdown file of the workspace"}, nil, nil, nil},
-		{toolCase{"dot-dot out of the root", map[string]any{"refs": []string{"../" + filepath.Base(filepath.Dir(secret)) + "/secret.md"}}, "outside the workspace"}, nil, nil, nil},
-		{toolCase{"absolute path outside", map[string]any{"refs": []string{secret}}, "outside the workspace"}, nil, nil, nil},
+		{toolCase{"dot-dot out of the root", map[string]any{"refs": []string{"../" + filepath.Base(filepath.Dir(w.secret)) + "/secret.md"}}, "outside the workspace"}, nil, nil, nil},
+		{toolCase{"absolute path outside", map[string]any{"refs": []string{w.secret}}, "outside the workspace"}, nil, nil, nil},
 		{toolCase{"topic name escaping", map[string]any{"refs": []string{"web:../../x"}}, "escapes"}, nil, nil, nil},
 		{toolCase{"link out of the root by name", map[string]any{"refs": []string{"web:leak"}}, "escapes"}, nil, nil, nil},
 		{toolCase{"link out of the root by path", map[string]any{"refs": []string{"context/web/leak.md"}}, "outside the workspace"}, nil, nil, nil},
 		{toolCase{"NUL", map[string]any{"refs": []string{"web:api\x00"}}, "NUL"}, nil, nil, nil},
 	}
-	runToolCases(t, cs, "load_context", tests, func(t *testing.T, tt loadCase, text string, out *ops.LoadContextResult) {
+	runToolCases(t, w.cs, "load_context", tests, func(t *testing.T, tt loadCase, text string, out *ops.LoadContextResult) {
 		var got, omitted []string
 		sum := 0
 		for _, l := range out.Loaded {
@@ -422,13 +452,10 @@ func TestLoadContextBudget(t *testing.T) {
 	}
 }
 
-func TestResources(t *testing.T) {
-	t.Parallel()
-	dir, _ := outsideFixture(t)
-	_, cs := connect(t, dir, nil)
+func testResources(t *testing.T, w outsideWorkspace) {
 	ctx := t.Context()
 	var uris []string
-	for r, err := range cs.Resources(ctx, nil) {
+	for r, err := range w.cs.Resources(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -443,7 +470,7 @@ func TestResources(t *testing.T) {
 		}
 	}
 	var templates []string
-	for rt, err := range cs.ResourceTemplates(ctx, nil) {
+	for rt, err := range w.cs.ResourceTemplates(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,7 +502,7 @@ func TestResources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: tt.uri})
+			res, err := w.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: tt.uri})
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(strings.ToLower(err.Error()), tt.errHas) {
 					t.Fatalf("read %s: %v, want an error containing %q", tt.uri, err, tt.errHas)
@@ -523,10 +550,7 @@ func TestResourceListChanged(t *testing.T) {
 	t.Errorf("resources/list lacks %s after the change", uri)
 }
 
-func TestCheck(t *testing.T) {
-	t.Parallel()
-	dir, secret := outsideFixture(t)
-	_, cs := connect(t, dir, nil)
+func testCheck(t *testing.T, w outsideWorkspace) {
 	type checkCase struct {
 		toolCase
 		files []string // files with diagnostics; all must be among them
@@ -536,13 +560,13 @@ func TestCheck(t *testing.T) {
 		{toolCase{"one file", map[string]any{"path": "commands/review.md"}, ""}, []string{"commands/review.md"}},
 		{toolCase{"a clean file", map[string]any{"path": "notes/todo.md"}, ""}, nil},
 		{toolCase{"a folder", map[string]any{"path": "commands"}, ""}, []string{"commands/review.md"}},
-		{toolCase{"absolute inside", map[string]any{"path": filepath.Join(dir, "commands", "review.md")}, ""}, []string{"commands/review.md"}},
+		{toolCase{"absolute inside", map[string]any{"path": filepath.Join(w.dir, "commands", "review.md")}, ""}, []string{"commands/review.md"}},
 		{toolCase{"missing file", map[string]any{"path": "commands/nope.md"}, "does not exist"}, nil},
 		{toolCase{"outside by dot-dot", map[string]any{"path": "../x.md"}, "outside the workspace"}, nil},
-		{toolCase{"outside absolute", map[string]any{"path": secret}, "outside the workspace"}, nil},
+		{toolCase{"outside absolute", map[string]any{"path": w.secret}, "outside the workspace"}, nil},
 		{toolCase{"wrong type", map[string]any{"path": 7}, "path"}, nil},
 	}
-	runToolCases(t, cs, "check", tests, func(t *testing.T, tt checkCase, _ string, out *ops.CheckResponse) {
+	runToolCases(t, w.cs, "check", tests, func(t *testing.T, tt checkCase, _ string, out *ops.CheckResponse) {
 		files := map[string]bool{}
 		errs := 0
 		for _, d := range out.Items {
@@ -567,7 +591,7 @@ func TestCheck(t *testing.T) {
 		}
 	})
 	var out ops.CheckResponse
-	call(t, cs, "check", map[string]any{"path": "commands/review.md"}, &out)
+	call(t, w.cs, "check", map[string]any{"path": "commands/review.md"}, &out)
 	if len(out.Items) == 0 || out.Items[0].Code != "unresolved-reference" || out.Items[0].Line != 3 {
 		t.Errorf("check of commands/review.md: %+v, want unresolved-reference on line 3", out.Items)
 	}
@@ -654,27 +678,17 @@ func TestCheckFollowsDisk(t *testing.T) {
 		}
 		return false
 	}
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("within 30 s: %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	if has("commands/implement.md", "unresolved-reference") {
 		t.Fatal("commands/implement.md has an unresolved reference before any change")
 	}
 	if err := os.Remove(filepath.Join(dir, "context", "web", "api.md")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("commands/implement.md reports web:api unresolved after api.md went", func() bool {
+	watchertest.WaitFor(t, "commands/implement.md reports web:api unresolved after api.md went", func() bool {
 		return has("commands/implement.md", "unresolved-reference")
 	})
 	writeWhole(t, filepath.Join(dir, "commands", "review.md"), "# Review\n\nLoad ops:deploy first.\n")
-	waitFor("commands/review.md is clean after its fix", func() bool {
+	watchertest.WaitFor(t, "commands/review.md is clean after its fix", func() bool {
 		return !has("commands/review.md", "unresolved-reference")
 	})
 }

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 func TestPageOf(t *testing.T) {
@@ -130,23 +130,13 @@ func TestAnswerCacheComputesOnce(t *testing.T) {
 		}()
 	}
 	cancel()
-	select {
-	case err := <-leaderDone:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("cancelled computation: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the cancelled computation did not return within 10s")
+	if err := libtest.Receive(t, leaderDone, "the cancelled computation to return"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled computation: %v", err)
 	}
 	close(release)
 	for range waiters {
-		select {
-		case v := <-results:
-			if v != 42 {
-				t.Errorf("waiter got %d, want 42", v)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("a waiter did not return within 10s")
+		if v := libtest.Receive(t, results, "a waiter to return"); v != 42 {
+			t.Errorf("waiter got %d, want 42", v)
 		}
 	}
 	if n := computed.Load(); n != 1 {
@@ -303,32 +293,22 @@ func TestAnswersComputedAhead(t *testing.T) {
 	// ready waits until the answers of the current version are kept.
 	ready := func(what string) *checkAnswer {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		var a *checkAnswer
+		watchertest.WaitFor(t, "the check and the catalog's first page kept "+what, func() bool {
 			gen := srv.gen.Load()
-			a, checked := srv.checks.Get(gen, "")
-			_, listed := srv.catalogs.Get(gen, "\x00")
-			if checked && listed {
-				return a
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: check kept %v, catalog kept %v at version %d within 10s", what, checked, listed, gen)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			var checked, listed bool
+			a, checked = srv.checks.Get(gen, "")
+			_, listed = srv.catalogs.Get(gen, "\x00")
+			return checked && listed
+		})
+		return a
 	}
 	ready("after the index")
 	gen := srv.gen.Load()
 	// Written whole: a file seen empty would be a version of its own,
 	// without the reference.
 	writeWhole(t, filepath.Join(dir, "commands", "new.md"), "# New\n\nLoad web:gone first.\n")
-	deadline := time.Now().Add(10 * time.Second)
-	for srv.gen.Load() == gen {
-		if time.Now().After(deadline) {
-			t.Fatal("no new version of the workspace within 10s of a new command")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	watchertest.WaitFor(t, "a new version of the workspace after a new command", func() bool { return srv.gen.Load() != gen })
 	a := ready("after a change")
 	if !slices.ContainsFunc(a.res.Items, func(d ops.Diagnostic) bool { return d.File == "commands/new.md" }) {
 		t.Errorf("the check kept after the change lacks commands/new.md: %+v", a.res.Items)

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -228,28 +227,17 @@ func TestChainCLI(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(60 * time.Second)
-		var pid []byte
-		for {
-			var err error
-			if pid, err = os.ReadFile(pidFile); err == nil && len(pid) > 0 {
-				break
+		t.Cleanup(func() {
+			cmd.Process.Kill() // when the agent never started
+			cmd.Wait()
+			if t.Failed() {
+				t.Logf("ctxls stderr:\n%s", errb.String())
 			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("the agent did not start:\n%s", errb.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
+		})
+		pids := chaintest.WaitFile(t, pidFile)
+		cmd.Process.Kill() // SIGKILL: ctxls has no say in it
 		cmd.Wait()
-		agentPid, _ := strconv.Atoi(strings.Fields(string(pid))[0])
-		for syscall.Kill(agentPid, 0) == nil {
-			if time.Now().After(deadline) {
-				t.Fatal("the agent outlived the killed ctxls")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		chaintest.WaitGone(t, pids) // the agent does not outlive ctxls
 		l := chainListJSON(t, ctxls, dir)
 		if len(l.Executions) != 1 || l.Executions[0].State != "interrupted" || l.Executions[0].Summary.CommandsCompleted != 1 {
 			t.Fatalf("after SIGKILL: %+v", l.Executions)
@@ -318,7 +306,7 @@ func TestChainCLI(t *testing.T) {
 // tokens, then replaced by the step's outcome.
 func TestChainProgressTerminal(t *testing.T) {
 	t.Parallel()
-	var buf chainSyncBuffer
+	var buf libtest.SyncBuffer
 	p := &progress{w: &buf, tty: true, done: make(chan struct{})}
 	go p.tick()
 	p.event(chain.Event{Kind: chain.StepStarted, Index: 0, Total: 2, Step: chain.Step{Command: "brainstorm", PromptTokens: 4073}})
@@ -346,23 +334,6 @@ func TestChainProgressTerminal(t *testing.T) {
 	if !strings.HasSuffix(out, "\r\x1b[K[1/2] brainstorm: success in 350ms, 4073 prompt tokens\n") {
 		t.Fatalf("outcome line:\n%q", out)
 	}
-}
-
-type chainSyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *chainSyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *chainSyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // openExecutions opens the database of the workspace at dir, until the

@@ -39,12 +39,7 @@ func codesOf(recs []checkRecord) map[string]string {
 
 func TestCheckReportsAgentFiles(t *testing.T) {
 	t.Parallel()
-	dir := agentWorkspace(t, nil)
-	out, _, err := runCLI(t, "check", dir, "--format", "json")
-	if exitCode(err) != 1 {
-		t.Fatalf("exit = %v, want 1", err)
-	}
-	recs := decodeRecords(t, out)
+	recs := decodeRecords(t, runExit(t, 1, "check", agentWorkspace(t, nil), "--format", "json"))
 	got := codesOf(recs)
 	for code, file := range map[string]string{
 		"frontmatter-parse-error": ".claude/skills/colon/SKILL.md",
@@ -81,11 +76,7 @@ func TestCheckDisable(t *testing.T) {
 
 func TestCheckSARIF(t *testing.T) {
 	t.Parallel()
-	dir := agentWorkspace(t, nil)
-	out, _, err := runCLI(t, "check", dir, "--format", "sarif")
-	if exitCode(err) != 1 {
-		t.Fatalf("exit = %v, want 1", err)
-	}
+	out := runExit(t, 1, "check", agentWorkspace(t, nil), "--format", "sarif")
 	var log struct {
 		Version string `json:"version"`
 		Runs    []struct {
@@ -155,10 +146,7 @@ func TestCheckFix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := agentWorkspace(t, nil)
-			out, _, err := runCLI(t, append([]string{"check", dir, "--format", "json"}, tc.args...)...)
-			if exitCode(err) != tc.exit {
-				t.Errorf("exit = %v, want %d", err, tc.exit)
-			}
+			out := runExit(t, tc.exit, append([]string{"check", dir, "--format", "json"}, tc.args...)...)
 			read := func(rel string) string {
 				data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 				if err != nil {
@@ -196,21 +184,14 @@ func TestCheckFix(t *testing.T) {
 // YAML shows.
 func TestCheckSkillOutsideHiddenFolders(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := libtest.WriteTree(t, map[string]string{"skills/deploy/SKILL.md": "\xef\xbb\xbf---\nname: deploy-x\ndescription: Use when: x\n---\nBody\n"})
 	p := filepath.Join(dir, "skills", "deploy", "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("\xef\xbb\xbf---\nname: deploy-x\ndescription: Use when: x\n---\nBody\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	out, _, _ := runCLI(t, "check", dir, "--format", "json")
 	if recs := decodeRecords(t, out); len(recs) != 1 || recs[0].Code != "frontmatter-parse-error" {
 		t.Fatalf("records %+v, want one frontmatter-parse-error", recs)
 	}
-	out, _, err := runCLI(t, "check", dir, "--format", "json", "--fix")
-	if exitCode(err) != 0 || len(decodeRecords(t, out)) != 0 {
-		t.Fatalf("after --fix: exit %v, records %s", err, out)
+	if out := runExit(t, 0, "check", dir, "--format", "json", "--fix"); len(decodeRecords(t, out)) != 0 {
+		t.Fatalf("records after --fix: %s", out)
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {

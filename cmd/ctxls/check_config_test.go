@@ -57,10 +57,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 
 func TestCheckTextCountsConfigProblems(t *testing.T) {
 	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
-	out, _, err := runCLI(t, "check", dir)
-	if exitCode(err) != 1 {
-		t.Errorf("exit = %v, want 1", err)
-	}
+	out := runExit(t, 1, "check", dir)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 4 {
 		t.Fatalf("want two problems, a blank line and a summary:\n%s", out)
@@ -146,10 +143,7 @@ func TestCheckReportsUnknownChainCommand(t *testing.T) {
 		"commands/implement.md": "# Implement\n",
 		"context/python/a.md":   "# A\n\nText.\n",
 	})
-	out, _, err := runCLI(t, "check", dir, "--format", "json")
-	if exitCode(err) != 1 {
-		t.Errorf("exit = %v, want 1", err)
-	}
+	out := runExit(t, 1, "check", dir, "--format", "json")
 	want := []checkRecord{{File: ".ctxls.yaml", Line: 3, Column: 1, EndLine: 4, EndColumn: 1, Severity: "error", Code: "config",
 		Message: `chain "broken" names "deploy", which is no command of the workspace`}}
 	if got := decodeRecords(t, out); !slices.Equal(got, want) {

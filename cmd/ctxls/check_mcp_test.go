@@ -21,10 +21,7 @@ func TestCheckAgreesWithMCP(t *testing.T) {
 		"CLAUDE.md":   "# Project\n\nSee @docs/missing.md for more.\n",
 		".ctxls.yaml": "tokenizer: nope\n",
 	})
-	out, _, err := runCLI(t, "check", dir, "--format", "json")
-	if exitCode(err) != 1 {
-		t.Fatalf("check exit = %v, want 1", err)
-	}
+	out := runExit(t, 1, "check", dir, "--format", "json")
 	cli := decodeRecords(t, out)
 	codes := codesOf(cli)
 	for _, code := range []string{"frontmatter-parse-error", "skill-name-mismatch", "plugin-field-invalid", "import-missing", "config"} {

@@ -7,27 +7,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// copyTree copies the files under src into a new temporary folder.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+)
 
 // TestCheckMemory runs check on a Claude Code project whose memory file
 // holds one import of each kind the agent does not load, next to imports
 // in a code span, a fence and an e-mail address that are not imports.
 func TestCheckMemory(t *testing.T) {
 	dir := filepath.Join("..", "..", "providers", "context", "imports", "testdata", "project")
-	out, _, err := runCLI(t, "check", dir, "--format", "json")
-	if exitCode(err) != 1 {
-		t.Fatalf("exit = %v, want 1 (a missing import is an error)", err)
-	}
+	out := runExit(t, 1, "check", dir, "--format", "json") // a missing import is an error
 	var got []string
 	for _, r := range decodeRecords(t, out) {
 		got = append(got, strings.Join([]string{r.File, strconv.Itoa(r.Line), strconv.Itoa(r.Column), strconv.Itoa(r.EndColumn), r.Severity, r.Code}, " "))
@@ -46,10 +35,9 @@ func TestCheckMemory(t *testing.T) {
 
 func TestCheckMemoryFix(t *testing.T) {
 	t.Parallel()
-	dir := copyTree(t, filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude"))
-	if _, _, err := runCLI(t, "check", dir, "--fix"); exitCode(err) != 1 {
-		t.Fatalf("check --fix: %v, want exit 1 (the missing import is left)", err)
-	}
+	dir := t.TempDir()
+	libtest.CopyTree(t, claudeProject, dir)
+	runExit(t, 1, "check", dir, "--fix") // the missing import is left
 	b, err := os.ReadFile(filepath.Join(dir, "CLAUDE.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // readBytes is how much process pid has read so far (rchar in
@@ -103,7 +104,7 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 	specialTree(t, dir)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			var stdout, stderr chainSyncBuffer
+			var stdout, stderr libtest.SyncBuffer
 			cmd := exec.Command(bin, "check", dir)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {

@@ -26,6 +26,17 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errb.String(), err
 }
 
+// runExit runs one command line in process, fails the test unless it
+// exits with want, and returns its standard output.
+func runExit(t *testing.T, want int, args ...string) string {
+	t.Helper()
+	out, errOut, err := runCLI(t, args...)
+	if got := exitCode(err); got != want {
+		t.Fatalf("ctxls %s: exit %d (%v), want %d\n%s%s", strings.Join(args, " "), got, err, want, out, errOut)
+	}
+	return out
+}
+
 func exitCode(err error) int {
 	var code exitError
 	if errors.As(err, &code) {
@@ -59,11 +70,7 @@ func decodeRecords(t *testing.T, out string) []checkRecord {
 func TestCheckExampleLibraryJSON(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
-	out, _, err := runCLI(t, "check", dir, "--format", "json")
-	if exitCode(err) != 1 {
-		t.Fatalf("exit = %v, want 1 (the example has broken references)", err)
-	}
-	recs := decodeRecords(t, out)
+	recs := decodeRecords(t, runExit(t, 1, "check", dir, "--format", "json"))
 	if len(recs) == 0 {
 		t.Fatal("no records")
 	}
@@ -122,10 +129,7 @@ func TestCheckExampleLibraryText(t *testing.T) {
 	dir := filepath.Join("..", "..", "examples", "library")
 	jsonOut, _, _ := runCLI(t, "check", "--format", "json", dir)
 	recs := decodeRecords(t, jsonOut)
-	out, _, err := runCLI(t, "check", dir)
-	if exitCode(err) != 1 {
-		t.Fatalf("exit = %v, want 1", err)
-	}
+	out := runExit(t, 1, "check", dir)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != len(recs)+2 {
 		t.Fatalf("text has %d lines for %d records:\n%s", len(lines), len(recs), out)
@@ -330,10 +334,7 @@ func TestCheckTextEscapesFileNames(t *testing.T) {
 		"context/python/fastapi.md": "# FastAPI\n\nRoutes.\n",
 		"commands/a\nforged.md":     "Use python:nope_topic here.\n",
 	})
-	out, _, err := runCLI(t, "check", dir)
-	if exitCode(err) != 1 {
-		t.Fatalf("exit = %v, want 1\n%s", err, out)
-	}
+	out := runExit(t, 1, "check", dir)
 	if !strings.Contains(out, `commands/a\nforged.md:1:`) {
 		t.Errorf("the record does not name the file escaped:\n%s", out)
 	}

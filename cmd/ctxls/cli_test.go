@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -299,13 +298,8 @@ func TestChainTooLargeSuggestsLargerModel(t *testing.T) {
 // A chain run records the project type detected in the workspace.
 func TestChainRunDetectsProjectType(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(exampleDir)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.py"), []byte("from fastapi import FastAPI\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := libtest.CopyExample(t)
+	libtest.WriteFiles(t, dir, map[string]string{"main.py": "from fastapi import FastAPI\n"})
 	id := chainRunID(t, dir, "review")
 	out, stderr, status := runCLIStatus(t, "", "chain", "show", id, "--dir", dir, "--format", "json")
 	var st struct {

@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/context/session"
 )
 
@@ -48,10 +48,7 @@ func TestCostCommand(t *testing.T) {
 }
 
 func TestCostCommandAgents(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Agents\n\nRun make.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := libtest.WriteTree(t, map[string]string{"AGENTS.md": "# Agents\n\nRun make.\n"})
 	out, _, err := runCLI(t, "cost", dir, "--agent", "codex", "--format", "json")
 	if err != nil {
 		t.Fatal(err)

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
@@ -18,11 +18,9 @@ import (
 // conversations: "conv-a" (two runs, 30 messages) and "conv-b" (one).
 func historyFixture(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := "models:\n  small:\n    contextWindow: 4096\n    historyTokens: 300\n  large:\n    contextWindow: 100000\ndefaultModel: small\n"
-	if err := os.WriteFile(filepath.Join(dir, ".ctxls.yaml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := libtest.WriteTree(t, map[string]string{
+		".ctxls.yaml": "models:\n  small:\n    contextWindow: 4096\n    historyTokens: 300\n  large:\n    contextWindow: 100000\ndefaultModel: small\n",
+	})
 	ctx := context.Background()
 	db, err := storage.OpenWorkspace(ctx, dir)
 	if err != nil {

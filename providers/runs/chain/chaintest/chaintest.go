@@ -39,20 +39,33 @@ func BuildAgent(dir string) (string, error) {
 // names.
 func UseExecutor(t testing.TB, dir string, argv []string, timeout string) {
 	t.Helper()
+	command, _ := json.Marshal(argv)
+	EditConfig(t, dir, "executor:\n  kind: preview\n",
+		fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: %s\n", command, timeout))
+}
+
+// EditConfig rewrites the .ctxls.yaml of the workspace at dir, replacing
+// the first occurrence of each old text (even arguments) by the new text
+// after it, and returns the file's path. It fails the test when an old
+// text is not there.
+func EditConfig(t testing.TB, dir string, oldNew ...string) string {
+	t.Helper()
 	path := filepath.Join(dir, ".ctxls.yaml")
-	cfg, err := os.ReadFile(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const preview = "executor:\n  kind: preview\n"
-	if !strings.Contains(string(cfg), preview) {
-		t.Fatalf("%s names no preview executor to replace", path)
+	text := string(b)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !strings.Contains(text, oldNew[i]) {
+			t.Fatalf("%s does not hold %q:\n%s", path, oldNew[i], text)
+		}
+		text = strings.Replace(text, oldNew[i], oldNew[i+1], 1)
 	}
-	command, _ := json.Marshal(argv)
-	exe := fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: %s\n", command, timeout)
-	if err := os.WriteFile(path, []byte(strings.Replace(string(cfg), preview, exe, 1)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
 }
 
 // Runs returns the runs of the agent logged to log, as command#attempt, in
