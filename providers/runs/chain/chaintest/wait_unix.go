@@ -46,24 +46,23 @@ func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false
 	}
-	return state(pid) != "Z"
+	f, ok := ProcStat(pid)
+	return !ok || f[0] != "Z"
 }
 
-// state returns the state letter of /proc/PID/stat, or "" where there is
-// none (not Linux, or the process is gone).
-func state(pid int) string {
+// ProcStat returns the fields of /proc/PID/stat after the command name,
+// the state first (Linux only).
+func ProcStat(pid int) ([]string, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return ""
+		return nil, false
 	}
 	s := string(b)
 	// The command name, in parentheses, may hold spaces and parentheses.
 	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ""
+	if i < 0 || i+2 > len(s) {
+		return nil, false
 	}
-	if f := strings.Fields(s[i+1:]); len(f) > 0 {
-		return f[0]
-	}
-	return ""
+	f := strings.Fields(s[i+2:])
+	return f, len(f) > 0
 }
