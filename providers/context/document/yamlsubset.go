@@ -185,7 +185,9 @@ func (p *yamlSubset) mapping(ind int) (*yaml.Node, bool) {
 			return false, false
 		}
 		key := strings.TrimRight(text[:colon], " ")
-		if !plainStart(key) || strings.IndexByte(key, ':') >= 0 || len(key) > 1000 || key == "<<" {
+		// yaml.v3 takes no simple key whose colon lies more than 1,024
+		// characters past its start, spaces included.
+		if !plainStart(key) || strings.IndexByte(key, ':') >= 0 || colon > 1000 || key == "<<" {
 			return false, false
 		}
 		if m == nil {
@@ -346,7 +348,7 @@ func (p *yamlSubset) flowCollection(ln *subsetLine, off int) (*yaml.Node, bool) 
 		}
 		if kind == yaml.MappingNode {
 			k, next, ok := p.flowScalar(ln, i, ":")
-			if !ok || next+1 >= ln.end || p.src[next] != ':' || p.src[next+1] != ' ' || k.Style != 0 {
+			if !ok || next+1 >= ln.end || p.src[next] != ':' || p.src[next+1] != ' ' || k.Style != 0 || next-i > 1000 {
 				return nil, false
 			}
 			coll.Content = append(coll.Content, k)

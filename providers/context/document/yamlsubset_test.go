@@ -87,6 +87,8 @@ var subsetCases = []string{
 	"a: 2026-1-2\n",
 	"a: 2026-01-02 10:00:00\n",
 	strings.Repeat("k", 1100) + ": v\n",
+	"a: 0\nk" + strings.Repeat(" ", 1100) + ": v\n",
+	"m: {k" + strings.Repeat(" ", 1100) + ": v}\n",
 	"seq:\n  - - nested\n",
 	"seq:\n  -\n    a: b\n",
 	"seq:\n  - [a, b]\n  - \"q\"\n  - plain\n",
