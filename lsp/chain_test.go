@@ -69,9 +69,6 @@ func chainStart(t testing.TB, dir string) *chainClient {
 	return c
 }
 
-// stderrText returns what the server wrote to stderr so far.
-func (c *chainClient) stderrText() string { return c.Stderr() }
-
 func (c *chainClient) notify(method string, params any) {
 	c.t.Helper()
 	if err := c.Notify(method, params); err != nil {

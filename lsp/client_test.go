@@ -714,16 +714,6 @@ func (c *Client) Wait(ctx context.Context) error {
 	}
 }
 
-// Exited reports whether the process has ended.
-func (c *Client) Exited() bool {
-	select {
-	case <-c.exited:
-		return true
-	default:
-		return false
-	}
-}
-
 // stdioSignaled reports whether the process was killed by a signal (a
 // crash or our own kill), as opposed to exiting.
 func stdioSignaled(err error) bool {

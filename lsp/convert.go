@@ -162,16 +162,3 @@ func location(f *library.File, sp document.Span, enc document.Encoding) protocol
 func invalidParams(format string, args ...any) error {
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf(format, args...))
 }
-
-// viewOf is view for a URI given as a string (custom methods); an absolute
-// path is accepted too.
-func (s *Server) viewOf(ctx context.Context, raw string) (*view, error) {
-	if filepath.IsAbs(raw) {
-		return s.view(ctx, uriOf(filepath.Clean(raw)))
-	}
-	u, err := uri.Parse(raw)
-	if err != nil {
-		return nil, invalidParams("invalid uri %q: %v", raw, err)
-	}
-	return s.view(ctx, u)
-}

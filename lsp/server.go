@@ -376,16 +376,6 @@ func (s *Server) admit(method string) error {
 	return nil
 }
 
-// workspace returns the live workspace, waiting for the initial index. It
-// returns nil only when the workspace could not be opened at all (the
-// failure has been logged) or the server is shutting down.
-func (s *Server) workspace() *workspace.Workspace {
-	<-s.ready
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ws
-}
-
 // workspaceCtx is workspace that gives up when ctx is done.
 func (s *Server) workspaceCtx(ctx context.Context) (*workspace.Workspace, error) {
 	select {

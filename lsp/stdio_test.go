@@ -80,16 +80,6 @@ func stdioCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// stdioExampleRoot returns the example library of the repository.
-func stdioExampleRoot(t testing.TB) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", "examples", "library"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // stdioWorkspace copies the example library into a temporary directory,
 // so that tests can change files and the server can write its database.
 func stdioWorkspace(t testing.TB) string {

@@ -105,18 +105,6 @@ func codes(ds []diag) []string {
 	return out
 }
 
-// allCodes returns every diagnostic code in the library, sorted.
-func allCodes(l *Library) []string {
-	var out []string
-	for _, ds := range l.DiagnoseAll(context.Background()) {
-		for _, d := range ds {
-			out = append(out, d.Code)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // topicFM renders a complete, valid topic frontmatter block.
 func topicFM(id, typ string, tokens int, extra ...string) string {
 	domain, _, _ := strings.Cut(id, "/")
