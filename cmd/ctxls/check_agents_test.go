@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // agentWorkspace writes a workspace with a skill whose frontmatter does
@@ -29,7 +31,7 @@ func agentWorkspace(t *testing.T, extra map[string]string) string {
 	return dir
 }
 
-func codesOf(recs []checkRecord) map[string]string {
+func codesOf(recs []ops.Diagnostic) map[string]string {
 	m := map[string]string{}
 	for _, r := range recs {
 		m[r.Code] = r.File

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // check writes the index cache and gives the same report from it, in
@@ -118,7 +119,7 @@ func TestCheckReportCache(t *testing.T) {
 		if rc == nil {
 			t.Fatal("no report cache")
 		}
-		data, err := json.Marshal(checkReport{Records: []checkRecord{{File: "planted.md", Line: 1, Column: 1, EndLine: 1, EndColumn: 2, Severity: "warning", Code: "planted"}}, Topics: 1})
+		data, err := json.Marshal(checkReport{Records: []ops.Diagnostic{{File: "planted.md", Line: 1, Column: 1, EndLine: 1, EndColumn: 2, Severity: "warning", Code: "planted"}}, Topics: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func TestCheckReportsConfigProblems(t *testing.T) {
@@ -14,20 +15,20 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 	cases := []struct {
 		name   string
 		config string
-		want   []checkRecord
+		want   []ops.Diagnostic
 		code   int
 	}{
 		{
 			name:   "bad tokenizer is an error on its line",
 			config: "ignore: [vendor]\ntokenizer: bogus\n",
-			want: []checkRecord{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "error", Code: "config",
+			want: []ops.Diagnostic{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "error", Code: "config",
 				Message: `unknown tokenizer "bogus" (want one of o200k_base, cl100k_base, estimate); using o200k_base`}},
 			code: 1,
 		},
 		{
 			name:   "unknown setting is a warning on its line",
 			config: "ignore: [vendor]\nfoo: 1\n",
-			want: []checkRecord{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "warning", Code: "config",
+			want: []ops.Diagnostic{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "warning", Code: "config",
 				Message: `unknown setting "foo" is ignored`}},
 			code: 0,
 		},
@@ -144,7 +145,7 @@ func TestCheckReportsUnknownChainCommand(t *testing.T) {
 		"context/python/a.md":   "# A\n\nText.\n",
 	})
 	out := runExit(t, 1, "check", dir, "--format", "json")
-	want := []checkRecord{{File: ".ctxls.yaml", Line: 3, Column: 1, EndLine: 4, EndColumn: 1, Severity: "error", Code: "config",
+	want := []ops.Diagnostic{{File: ".ctxls.yaml", Line: 3, Column: 1, EndLine: 4, EndColumn: 1, Severity: "error", Code: "config",
 		Message: `chain "broken" names "deploy", which is no command of the workspace`}}
 	if got := decodeRecords(t, out); !slices.Equal(got, want) {
 		t.Errorf("records = %+v\nwant %+v", got, want)

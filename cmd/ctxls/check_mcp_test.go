@@ -10,6 +10,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // The MCP check tool of ctxls mcp, over stdio, reports the same
@@ -58,7 +60,7 @@ func TestCheckAgreesWithMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var viaMCP struct {
-		Items []checkRecord `json:"items"`
+		Items []ops.Diagnostic `json:"items"`
 	}
 	if err := json.Unmarshal(b, &viaMCP); err != nil {
 		t.Fatalf("check tool result %s: %v", b, err)

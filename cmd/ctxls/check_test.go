@@ -48,15 +48,12 @@ func exitCode(err error) int {
 	return 0
 }
 
-// checkRecord is one line of check's JSON output.
-type checkRecord = ops.Diagnostic
-
-func decodeRecords(t *testing.T, out string) []checkRecord {
+func decodeRecords(t *testing.T, out string) []ops.Diagnostic {
 	t.Helper()
-	var recs []checkRecord
+	var recs []ops.Diagnostic
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
-		var r checkRecord
+		var r ops.Diagnostic
 		dec := json.NewDecoder(strings.NewReader(sc.Text()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
@@ -277,7 +274,7 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 			t.Errorf("exit = %v, want 1", err)
 		}
 		recs := decodeRecords(t, out)
-		want := checkRecord{File: "commands/c.md", Line: 3, Column: 12, EndLine: 3, EndColumn: 16, Severity: "error", Code: "unresolved-reference",
+		want := ops.Diagnostic{File: "commands/c.md", Line: 3, Column: 12, EndLine: 3, EndColumn: 16, Severity: "error", Code: "unresolved-reference",
 			Message: `domain python has no topic "nope"`}
 		if len(recs) != 1 || recs[0] != want {
 			t.Errorf("records = %+v\nwant %+v", recs, want)
