@@ -20,12 +20,12 @@ import (
 // library is rebuilt (a new configuration, a reload).
 type agentState struct {
 	mu  sync.Mutex
-	lib *library.Library
+	lib *library.Snapshot
 	set *agentfiles.Set
 }
 
 // agentSet returns the agent files of the workspace of lib.
-func (s *Server) agentSet(ctx context.Context, lib *library.Library) *agentfiles.Set {
+func (s *Server) agentSet(ctx context.Context, lib *library.Snapshot) *agentfiles.Set {
 	a := &s.agents
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -58,7 +58,7 @@ func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 	if agentfiles.Classify(filepath.ToSlash(rel), nil) != agentfiles.KindUnknown {
 		return true
 	}
-	set := s.agentSet(s.ctx, ws.Library())
+	set := s.agentSet(s.ctx, ws.Snapshot().Library())
 	if set == nil {
 		return false
 	}
@@ -70,12 +70,13 @@ func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 // its open text when the editor has it open, and the file as checked; nil
 // when path is no agent file.
 func (s *Server) agentDiagnostics(ctx context.Context, ws *workspace.Workspace, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
-	set := s.agentSet(ctx, ws.Library())
+	snap := ws.Snapshot()
+	set := s.agentSet(ctx, snap.Library())
 	if set == nil {
 		return nil, nil
 	}
 	var content []byte
-	if text, _, open := ws.Overlay(path); open {
+	if text, _, open := snap.Overlay(path); open {
 		content = []byte(text)
 	}
 	return s.checkAgentFile(ctx, ws, set, path, content)
@@ -103,7 +104,7 @@ func agentProtocolDiagnostics(f *agentfiles.File, ds []agentfiles.Diagnostic, en
 
 // agentPaths returns the agent files that have diagnostics now.
 func (s *Server) agentPaths(ctx context.Context, ws *workspace.Workspace) []string {
-	set := s.agentSet(ctx, ws.Library())
+	set := s.agentSet(ctx, ws.Snapshot().Library())
 	if set == nil {
 		return nil
 	}

@@ -54,7 +54,7 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	}
 	// A subagent's skills name skills: one created, renamed or removed
 	// changes what the subagents' checks say.
-	if set := s.agentSet(s.ctx, ws.Library()); set != nil {
+	if set := s.agentSet(s.ctx, ws.Snapshot().Library()); set != nil {
 		for _, f := range set.Files {
 			if f.Kind == agentfiles.KindSubagent {
 				s.diags.touch(f.Path)

@@ -195,24 +195,24 @@ func badLibrary(t *testing.T, dir string, c badCase) {
 		t.Fatal("Load did not finish")
 	}
 	var got []badDiag
-	for p, ds := range l.DiagnoseAll(context.Background()) {
+	for p, ds := range l.Snapshot().DiagnoseAll(context.Background()) {
 		rel, _ := filepath.Rel(dir, p)
 		for _, d := range ds {
 			got = append(got, badDiag{File: filepath.ToSlash(rel), Code: d.Code, Severity: d.Severity.String(), Message: d.Message})
 		}
 	}
-	for _, pr := range l.ConfigProblems() {
+	for _, pr := range l.Snapshot().ConfigProblems() {
 		got = append(got, badDiag{File: ".ctxls.yaml", Code: "config", Severity: pr.Severity, Message: pr.Message})
 	}
 	sameDiags(t, "library", got, c.Diagnostics)
 	for _, w := range c.Warnings {
-		if !slices.ContainsFunc(l.Warnings(), func(lw library.Warning) bool {
+		if !slices.ContainsFunc(l.Snapshot().Warnings(), func(lw library.Warning) bool {
 			return strings.HasSuffix(lw.Path, filepath.FromSlash(w.File)) && strings.Contains(lw.Message, w.Message)
 		}) {
-			t.Errorf("no warning for %s saying %q; warnings: %v", w.File, w.Message, l.Warnings())
+			t.Errorf("no warning for %s saying %q; warnings: %v", w.File, w.Message, l.Snapshot().Warnings())
 		}
 	}
-	if tp, ok := l.Topic("python/good"); !ok || len(tp.Sections) == 0 {
+	if tp, ok := l.Snapshot().Topic("python/good"); !ok || len(tp.Sections) == 0 {
 		t.Error("python/good lost")
 	}
 }

@@ -61,7 +61,7 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 }
 
 // fileLen is the length of the library's text of a file.
-func fileLen(lib *library.Library, p string) int {
+func fileLen(lib *library.Snapshot, p string) int {
 	if f, ok := lib.File(p); ok && f.Doc != nil {
 		return f.Doc.Len()
 	}

@@ -201,7 +201,7 @@ func (s *Server) CompletionResolve(ctx context.Context, item *protocol.Completio
 	if err != nil {
 		return nil, err
 	}
-	if t, ok := ws.Library().Topic(data.Topic); ok {
+	if t, ok := ws.Snapshot().Library().Topic(data.Topic); ok {
 		item.Documentation = markup(present.TopicDoc(t))
 	}
 	return item, nil

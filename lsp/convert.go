@@ -56,7 +56,7 @@ func offsetOf(doc *document.Doc, p protocol.Position, enc document.Encoding) (in
 // view is one document as the editor sees it, with the library snapshot
 // it is read against.
 type view struct {
-	lib  *library.Library
+	lib  *library.Snapshot
 	path string
 	// file is the document as the library knows it: the open text when the
 	// library has caught up with it, else a parse of that text.
@@ -78,10 +78,11 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib := ws.Library()
+	snap := ws.Snapshot()
+	lib := snap.Library()
 	v := &view{lib: lib, path: path, enc: s.encoding()}
 	f, known := lib.File(path)
-	text, _, open := ws.Overlay(path)
+	text, _, open := snap.Overlay(path)
 	switch {
 	case known && f.Doc != nil && (!open || f.Doc.SameString(text)):
 		v.file = f
@@ -118,7 +119,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 
 // readText reads the document at path through lib; a file that cannot be
 // read or is not text is an invalid parameter.
-func readText(ctx context.Context, lib *library.Library, path string) ([]byte, error) {
+func readText(ctx context.Context, lib *library.Snapshot, path string) ([]byte, error) {
 	data, err := lib.ReadDocument(ctx, path)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
@@ -130,7 +131,7 @@ func readText(ctx context.Context, lib *library.Library, path string) ([]byte, e
 }
 
 // refOptions tunes the reference scanner to lib.
-func refOptions(lib *library.Library) refs.Options { return lib.RefOptions() }
+func refOptions(lib *library.Snapshot) refs.Options { return lib.RefOptions() }
 
 // offset converts a protocol position in the view's document.
 func (v *view) offset(p protocol.Position) (int, error) { return offsetOf(v.doc, p, v.enc) }

@@ -35,7 +35,7 @@ func (s *Server) Definition(ctx context.Context, params *protocol.DefinitionPara
 }
 
 // targetLocation is where a resolved reference leads.
-func targetLocation(lib *library.Library, t library.Target, enc document.Encoding) (protocol.Location, bool) {
+func targetLocation(lib *library.Snapshot, t library.Target, enc document.Encoding) (protocol.Location, bool) {
 	topic := t.Topic
 	if topic == nil {
 		return protocol.Location{}, false

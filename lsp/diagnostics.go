@@ -25,10 +25,10 @@ import (
 type diagnostics struct {
 	s *Server
 
-	// publishing is held by a whole flush or publishAll, each of which reads
-	// the library once it holds it: publications run one at a time, in the
-	// order of the snapshots they read, so that a slow publication of an
-	// older snapshot cannot land after a newer one.
+	// publishing is held by a whole flush or publishAll, each of which takes
+	// the workspace's snapshot once it holds it: publications run one at a
+	// time, in the order of the snapshots they read, so that a slow
+	// publication of an older snapshot cannot land after a newer one.
 	publishing sync.Mutex
 
 	mu        sync.Mutex
@@ -119,13 +119,14 @@ func (d *diagnostics) flush() {
 		d.publishAllLocked(ctx)
 		return
 	}
-	lib := ws.Library()
+	snap := ws.Snapshot()
+	lib := snap.Library()
 	for p := range pending {
 		if filepath.Base(p) == config.FileName {
 			d.publishConfig(ctx, lib)
 			continue
 		}
-		d.publish(ctx, ws, lib, p, lib.Diagnose(p))
+		d.publish(ctx, ws, snap, p, lib.Diagnose(p))
 	}
 	// A command added or removed changes which chains name no command.
 	if len(lib.Config().Chains) > 0 && !slices.Equal(chainProblems(lib), d.lastChainProblems()) {
@@ -136,7 +137,7 @@ func (d *diagnostics) flush() {
 
 // chainProblems reports the chains of .ctxls.yaml that name no command of
 // the library.
-func chainProblems(lib *library.Library) []config.Problem {
+func chainProblems(lib *library.Snapshot) []config.Problem {
 	return lib.Config().UnknownChainCommands(func(name string) bool {
 		_, ok := lib.Command(name)
 		return ok
@@ -179,8 +180,9 @@ func (d *diagnostics) scheduleIdle() {
 
 // publishAll publishes the diagnostics of every file and clears those of
 // files that no longer have any, those of the open documents first: the
-// user looks at them, and diagnosing a whole library takes a while.
-// Diagnosing every file reads each frontmatter again and leaves that
+// user looks at them, and diagnosing a whole library takes a while. The
+// snapshot keeps what it diagnosed, so the open documents are diagnosed
+// once. Diagnosing every file reads each frontmatter again and leaves that
 // garbage to Options.Reclaim.
 func (d *diagnostics) publishAll(ctx context.Context) {
 	d.publishing.Lock()
@@ -194,11 +196,12 @@ func (d *diagnostics) publishAllLocked(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	lib := ws.Library()
+	snap := ws.Snapshot()
+	lib := snap.Library()
 	open := map[string]bool{}
-	for _, p := range ws.OpenPaths() {
+	for _, p := range snap.OpenPaths() {
 		open[p] = true
-		d.publish(ctx, ws, lib, p, lib.Diagnose(p))
+		d.publish(ctx, ws, snap, p, lib.Diagnose(p))
 	}
 	all := lib.DiagnoseAll(ctx)
 	agents := d.s.agentPaths(ctx, ws)
@@ -217,15 +220,15 @@ func (d *diagnostics) publishAllLocked(ctx context.Context) {
 		if open[p] {
 			continue
 		}
-		d.publish(ctx, ws, lib, p, ds)
+		d.publish(ctx, ws, snap, p, ds)
 	}
 	for _, p := range agents {
 		if _, done := all[p]; !done && ctx.Err() == nil {
-			d.publish(ctx, ws, lib, p, nil)
+			d.publish(ctx, ws, snap, p, nil)
 		}
 	}
 	for _, p := range stale {
-		d.publish(ctx, ws, lib, p, nil)
+		d.publish(ctx, ws, snap, p, nil)
 	}
 	d.publishConfig(ctx, lib)
 	if r := d.s.opts.Reclaim; r != nil {
@@ -234,7 +237,7 @@ func (d *diagnostics) publishAllLocked(ctx context.Context) {
 }
 
 // publishConfig publishes the problems of .ctxls.yaml on that file.
-func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Library) {
+func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Snapshot) {
 	path := filepath.Join(lib.Dir(), config.FileName)
 	chains := chainProblems(lib)
 	problems := append(lib.ConfigProblems(), chains...)
@@ -277,9 +280,9 @@ func (d *diagnostics) setPublished(path string, some bool) bool {
 	return had
 }
 
-// publish sends one file's diagnostics, unless it has none now and had
-// none before.
-func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib *library.Library, path string, ds []library.Diagnostic) {
+// publish sends one file's diagnostics, ds of snap, unless it has none now
+// and had none before.
+func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, snap *workspace.Snapshot, path string, ds []library.Diagnostic) {
 	// An agent file may be a library file too: one list holds both.
 	var agent []protocol.Diagnostic
 	if af, ads := d.s.agentDiagnostics(ctx, ws, path); af != nil {
@@ -297,10 +300,10 @@ func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, lib 
 		return
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Diagnostics: []protocol.Diagnostic{}}
-	if _, version, open := ws.Overlay(path); open {
+	if _, version, open := snap.Overlay(path); open {
 		params.Version = protocol.NewOptional(version)
 	}
-	if f, ok := lib.File(path); ok {
+	if f, ok := snap.Library().File(path); ok {
 		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding())
 	}
 	params.Diagnostics = append(params.Diagnostics, agent...)

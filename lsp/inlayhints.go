@@ -53,8 +53,9 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 		marks, err := cost.Marks(ctx, v.lib, v.file)
 		return v.doc, marks, err
 	}
-	lib := ws.Library()
-	_, version, open := ws.Overlay(path)
+	snap := ws.Snapshot()
+	lib := snap.Library()
+	_, version, open := snap.Overlay(path)
 	var doc *document.Doc
 	var marks []cost.Mark
 	if open {
@@ -106,14 +107,14 @@ func newInlayCache() *inlayCache {
 // inlayKey is what the marks of an open document depend on.
 type inlayKey struct {
 	version    int32
-	lib        *library.Library
+	lib        *library.Snapshot
 	libVersion uint64
 }
 
 // inlayGen is a library at one version; the marks of every document
 // change with it.
 type inlayGen struct {
-	lib     *library.Library
+	lib     *library.Snapshot
 	version uint64
 }
 

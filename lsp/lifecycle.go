@@ -256,11 +256,7 @@ func (s *Server) openWorkspace() {
 	s.ws, s.wsErr = ws, err
 	if ws != nil {
 		s.ops = ops.New(ops.Options{
-			Library: ws.Library,
-			Overlay: func(path string) (string, bool) {
-				text, _, ok := ws.Overlay(path)
-				return text, ok
-			},
+			Snapshot:          func() ops.Snapshot { return ws.Snapshot() },
 			Logger:            s.stderr,
 			ExecutionsChanged: func() { mark(s.stale.executions) },
 		})
@@ -301,7 +297,7 @@ func (s *Server) openWorkspace() {
 		s.showMessage(ctx, protocol.MessageTypeError, err.Error()+"; nothing is served")
 		return
 	}
-	for _, p := range ws.Library().ConfigProblems() {
+	for _, p := range ws.Snapshot().Library().ConfigProblems() {
 		s.log.Warn(".ctxls.yaml: " + p.String())
 	}
 	if !s.awaitInitialized(ctx) {

@@ -264,7 +264,7 @@ type memoryState struct {
 // overlayRead reads the editor's text of open files, the disk's of others.
 func overlayRead(ws *workspace.Workspace) memory.Read {
 	return func(p string) ([]byte, error) {
-		if text, _, ok := ws.Overlay(p); ok {
+		if text, _, ok := ws.Snapshot().Overlay(p); ok {
 			if len(text) > imports.MaxFileBytes {
 				return nil, imports.ErrTooLarge
 			}
@@ -303,7 +303,7 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 		return nil, nil
 	}
 	read := overlayRead(ws)
-	lib := ws.Library()
+	lib := ws.Snapshot().Library()
 	old := m.report
 	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, read)
 	if old != nil {
@@ -329,7 +329,7 @@ func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *
 	m := &s.memory
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	lib := ws.Library()
+	lib := ws.Snapshot().Library()
 	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, overlayRead(ws))
 	out := make([]string, 0, len(m.report.Diagnostics))
 	for p := range m.report.Diagnostics {

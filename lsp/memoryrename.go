@@ -36,7 +36,7 @@ func moved(p string, moves []fileMove) string {
 // every memory file's tree pointing at the same files once the moves are
 // done: imports of a moved file, and the imports a moved file makes.
 func (s *Server) importRenameEdits(ctx context.Context, ws *workspace.Workspace, moves []fileMove) map[string][]protocol.TextEdit {
-	lib := ws.Library()
+	lib := ws.Snapshot().Library()
 	set := s.agentSet(ctx, lib)
 	if set == nil || len(moves) == 0 {
 		return nil
@@ -132,7 +132,7 @@ func (s *Server) addImportRenames(ctx context.Context, ws *workspace.Workspace, 
 			continue
 		}
 		id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}}
-		if _, version, open := ws.Overlay(p); open {
+		if _, version, open := ws.Snapshot().Overlay(p); open {
 			id.Version = &version
 		}
 		elems := make([]protocol.TextDocumentEditElement, len(edits[p]))

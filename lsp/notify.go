@@ -75,7 +75,7 @@ func (s *Server) onUpdate(u workspace.Update) {
 		if ws == nil {
 			break
 		}
-		if _, _, open := ws.Overlay(p); !open {
+		if _, _, open := ws.Snapshot().Overlay(p); !open {
 			mark(s.stale.library)
 			return
 		}

@@ -102,7 +102,7 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 	if err != nil {
 		return nil, err
 	}
-	lib := ws.Library()
+	lib := ws.Snapshot().Library()
 	edits := map[string][]refactor.Edit{}
 	for _, fr := range params.Files {
 		oldPath, err1 := pathOfString(fr.OldURI)
@@ -149,7 +149,7 @@ func pathOfString(raw string) (string, error) {
 
 // workspaceEdit converts edits (and file renames) into the protocol's
 // form: versioned document changes when the client supports them.
-func (s *Server) workspaceEdit(ctx context.Context, lib *library.Library, edits map[string][]refactor.Edit, renames []refactor.Move, caps clientCaps) (*protocol.WorkspaceEdit, error) {
+func (s *Server) workspaceEdit(ctx context.Context, lib *library.Snapshot, edits map[string][]refactor.Edit, renames []refactor.Move, caps clientCaps) (*protocol.WorkspaceEdit, error) {
 	ws, err := s.workspaceCtx(ctx)
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func (s *Server) workspaceEdit(ctx context.Context, lib *library.Library, edits 
 			continue
 		}
 		id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uriOf(p)}}
-		if _, version, open := ws.Overlay(p); open {
+		if _, version, open := ws.Snapshot().Overlay(p); open {
 			id.Version = &version
 		}
 		elems := make([]protocol.TextDocumentEditElement, len(tes))

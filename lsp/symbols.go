@@ -53,7 +53,7 @@ func (s *Server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	if err != nil {
 		return nil, err
 	}
-	lib := ws.Library()
+	lib := ws.Snapshot().Library()
 	topics, err := present.Search(ctx, lib.Topics(), params.Query, maxWorkspaceSymbols)
 	if err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 		}
 		return err
 	}, func(ws *workspace.Workspace, path string) error {
-		text, _, open := ws.Overlay(path)
+		text, _, open := ws.Snapshot().Overlay(path)
 		if !open {
 			return invalidParams("didChange for %s, which is not open", path)
 		}

@@ -53,7 +53,7 @@ func BenchmarkTools(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	lib := srv.Workspace().Library()
+	lib := srv.Workspace().Snapshot().Library()
 	topics := lib.Topics()
 	key := func(i int) string { return topics[(i*7919)%len(topics)].Key() }
 	one := filepath.ToSlash(libgen.TopicPath(opts, 4242))

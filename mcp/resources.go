@@ -71,7 +71,7 @@ func (s *Server) addResourceTemplates() {
 // workspace and removes those that went. The SDK tells connected clients
 // that the list changed, once for a burst of changes.
 func (s *Server) syncResources() {
-	lib := s.ws.Library()
+	lib := s.ws.Snapshot().Library()
 	topics := lib.Topics()
 	s.rmu.Lock()
 	defer s.rmu.Unlock()
@@ -182,7 +182,7 @@ func (s *Server) listedSet() func(id string) bool {
 	s.rmu.Lock()
 	served := s.served
 	s.rmu.Unlock()
-	lib := s.ws.Library()
+	lib := s.ws.Snapshot().Library()
 	realRoots := map[string]string{}
 	return func(id string) bool {
 		if inside, ok := served[id]; ok {

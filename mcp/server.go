@@ -45,7 +45,6 @@ type Options struct {
 type Server struct {
 	ws     *workspace.Workspace
 	ops    *ops.Ops
-	diags  *ops.Diagnostics
 	srv    *sdk.Server
 	log    *slog.Logger
 	agents atomic.Pointer[agentfiles.Set]
@@ -85,7 +84,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{log: log, resources: make(map[string]registered), served: map[string]bool{}, diags: ops.NewDiagnostics(),
+	s := &Server{log: log, resources: make(map[string]registered), served: map[string]bool{},
 		catalogs: newAnswerCache[*catalogAnswer](), checks: newAnswerCache[*checkAnswer](),
 		warmc: make(chan struct{}, 1), warmed: make(chan struct{})}
 	ws, err := workspace.Open(ctx, opts.Dir, workspace.Options{
@@ -93,7 +92,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Logger:   log,
 		Debounce: opts.Debounce,
 		OnUpdate: func(u workspace.Update) {
-			s.diags.Invalidate(u.Affected, u.Reloaded)
 			// New syncs once it is ready; what changed before then is in
 			// the library it reads. refresh raises gen.
 			if s.ready.Load() {
@@ -107,7 +105,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.ws = ws
-	s.ops = ops.New(ops.Options{Library: ws.Library, Logger: log, AgentFiles: s.agents.Load, Diagnostics: s.diags})
+	s.ops = ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }, Logger: log, AgentFiles: s.agents.Load})
 	s.loadAgentFiles(ctx)
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
@@ -154,7 +152,7 @@ func (s *Server) refresh() {
 // loadAgentFiles reads the workspace's agent files again (skills, rules,
 // agent commands), keeping the previous set when that fails.
 func (s *Server) loadAgentFiles(ctx context.Context) {
-	set, err := agentfiles.Load(ctx, s.ws.Dir(), s.ws.Library().Config())
+	set, err := agentfiles.Load(ctx, s.ws.Dir(), s.ws.Snapshot().Library().Config())
 	if err != nil {
 		s.log.Warn("mcp: agent files", "err", err)
 		return

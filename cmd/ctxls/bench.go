@@ -131,7 +131,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	cpu0, start := startCPU(), time.Now()
-	lib, err := library.Load(ctx, rep.Dir, cfg, library.Options{AfterIndex: debug.FreeOSMemory})
+	live, err := library.Load(ctx, rep.Dir, cfg, library.Options{AfterIndex: debug.FreeOSMemory})
 	if err != nil {
 		stopProfile()
 		return err
@@ -145,6 +145,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	lib := live.Snapshot()
 	files := lib.Files()
 	rep.Files, rep.Topics, rep.Domains = len(files), len(lib.Topics()), len(lib.Domains())
 	for _, f := range files {
@@ -168,15 +169,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				content = orig
 			}
 			start := time.Now()
-			if _, err := lib.Apply(ctx, []library.Change{{Path: t.Path, Content: content}}); err != nil {
+			if _, err := live.Apply(ctx, []library.Change{{Path: t.Path, Content: content}}); err != nil {
 				return err
 			}
 			times = append(times, ms(time.Since(start)))
 		}
 		// Leave the library as the disk has it.
-		if _, err := lib.Apply(ctx, []library.Change{{Path: t.Path}}); err != nil {
+		if _, err := live.Apply(ctx, []library.Change{{Path: t.Path}}); err != nil {
 			return err
 		}
+		lib = live.Snapshot()
 		rep.ApplyMS, rep.ApplyMaxMS = median(times), slices.Max(times)
 	}
 
@@ -212,7 +214,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	runtime.ReadMemStats(&m)
 	rep.HeapLiveMiB = float64(m.HeapAlloc) / (1 << 20)
 	rep.RSSMiB, rep.RSSPeakMiB = procStatusMiB("VmRSS"), procStatusMiB("VmHWM")
-	runtime.KeepAlive(lib)
+	runtime.KeepAlive(live)
 	lib = nil
 	if err := benchCache(ctx, &rep, cfg); err != nil {
 		return err
@@ -293,7 +295,7 @@ func empty(dir string) bool {
 
 // sampleTopic picks a topic in the middle of the library, preferring one
 // with frontmatter.
-func sampleTopic(lib *library.Library) *library.Topic {
+func sampleTopic(lib *library.Snapshot) *library.Topic {
 	topics := lib.Topics()
 	if len(topics) == 0 {
 		return nil
@@ -308,7 +310,7 @@ func sampleTopic(lib *library.Library) *library.Topic {
 
 // searchQuery builds a query from a tag of the library: a word that
 // appears in real metadata, so the search has work to do.
-func searchQuery(lib *library.Library) string {
+func searchQuery(lib *library.Snapshot) string {
 	topics := lib.Topics()
 	for i := len(topics) / 3; i < len(topics); i++ {
 		for _, tag := range topics[i].Meta.Tags {

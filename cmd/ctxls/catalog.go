@@ -39,7 +39,7 @@ func openOps(ctx context.Context, dir string, stderr io.Writer) (*ops.Ops, error
 	if err != nil {
 		return nil, err
 	}
-	return ops.New(ops.Options{Library: func() *library.Library { return lib }}), nil
+	return ops.New(ops.Options{Snapshot: ops.Static(lib)}), nil
 }
 
 // openWorkspace picks the workspace of command cmd as workspaceDir does
@@ -94,7 +94,7 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-func printCatalog(w io.Writer, lib *library.Library, items []ops.Reference) {
+func printCatalog(w io.Writer, lib *library.Snapshot, items []ops.Reference) {
 	rows := [][]string{{"TOPIC", "TYPE", "STRATEGY", "MEASURED", "DECLARED", "TITLE"}}
 	measured, declared, domains := 0, 0, map[string]bool{}
 	for _, it := range items {

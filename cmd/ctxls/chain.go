@@ -142,7 +142,7 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		}
 		return readChains(ctx, lib, sub, pos, page, asJSON, stdout, stderr)
 	}
-	o := ops.New(ops.Options{Library: func() *library.Library { return lib },
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib),
 		Logger: warnLogger(stderr)})
 	defer o.Close()
 	c := chainCLI{lib: lib, execs: opsExecutions{o}, json: asJSON, stdout: stdout, stderr: stderr}
@@ -255,7 +255,7 @@ func (c *chainCLI) delete(ctx context.Context, o *ops.Ops, id string, yes bool, 
 // readChains implements "chain list" and "chain show", which only read: they
 // open the workspace database only when it exists, take no part in it (no
 // owner row, no writes) and create nothing.
-func readChains(ctx context.Context, lib *library.Library, sub string, pos []string, page execution.ListRequest, asJSON bool, stdout, stderr io.Writer) error {
+func readChains(ctx context.Context, lib *library.Snapshot, sub string, pos []string, page execution.ListRequest, asJSON bool, stdout, stderr io.Writer) error {
 	c := chainCLI{lib: lib, json: asJSON, stdout: stdout, stderr: stderr}
 	dir := lib.Dir()
 	db, err := storage.OpenExistingWorkspace(ctx, dir)
@@ -337,7 +337,7 @@ func (noExecutions) Get(_ context.Context, id string) (*execution.ExecutionState
 
 // expandChains replaces the name of a chain from .ctxls.yaml by its
 // commands, unless a command has that name.
-func expandChains(lib *library.Library, names []string) []string {
+func expandChains(lib *library.Snapshot, names []string) []string {
 	var out []string
 	for _, n := range names {
 		if _, isCmd := lib.Command(strings.TrimPrefix(n, "/")); !isCmd {
@@ -352,7 +352,7 @@ func expandChains(lib *library.Library, names []string) []string {
 }
 
 type chainCLI struct {
-	lib            *library.Library
+	lib            *library.Snapshot
 	execs          executions
 	json           bool
 	stdout, stderr io.Writer

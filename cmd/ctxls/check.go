@@ -116,7 +116,7 @@ type checkReport struct {
 	Empty bool `json:"empty"`
 }
 
-func newCheckReport(lib *library.Library, agents *agentfiles.Set, records []ops.Diagnostic, warnings []ops.Warning) checkReport {
+func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops.Diagnostic, warnings []ops.Warning) checkReport {
 	rep := checkReport{Records: records, Warnings: warnings, Domains: len(lib.Domains()), Commands: len(lib.Commands()),
 		Tokenizer: lib.Counter().Name()}
 	for _, t := range lib.TopicsUnordered() {
@@ -178,8 +178,8 @@ and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
 // collect gathers the diagnostics ops.Check reports, the fix each offers
 // (nil where it offers none), and the warnings of problems no diagnostic
 // reports. check's JSON output is the diagnostics as ops encodes them.
-func collect(ctx context.Context, lib *library.Library, agents *agentfiles.Set) ([]ops.Diagnostic, []*fileFix, []ops.Warning, error) {
-	o := ops.New(ops.Options{Library: func() *library.Library { return lib }, AgentFiles: func() *agentfiles.Set { return agents }})
+func collect(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set) ([]ops.Diagnostic, []*fileFix, []ops.Warning, error) {
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func() *agentfiles.Set { return agents }})
 	defer o.Close()
 	res, err := o.Check(ctx, ops.CheckRequest{})
 	if err != nil {

@@ -105,7 +105,7 @@ func checkFormat(f string) error {
 // loadLibrary indexes the workspace at dir, logging warnings to stderr.
 // Problems in .ctxls.yaml only go to stderr: the library has already fallen
 // back to defaults for the bad values, so the command can go on.
-func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Library, error) {
+func loadLibrary(ctx context.Context, dir string, stderr io.Writer) (*library.Snapshot, error) {
 	lib, err := openLibrary(ctx, dir, true, stderr)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func warnLogger(w io.Writer) *slog.Logger {
 
 // openLibrary is loadLibrary for callers that report the problems of
 // .ctxls.yaml themselves; cache says whether to use the index cache.
-func openLibrary(ctx context.Context, dir string, cache bool, stderr io.Writer) (*library.Library, error) {
+func openLibrary(ctx context.Context, dir string, cache bool, stderr io.Writer) (*library.Snapshot, error) {
 	log := warnLogger(stderr)
 	opts := library.Options{Logger: log}
 	if cache {
@@ -150,5 +150,5 @@ func openLibrary(ctx context.Context, dir string, cache bool, stderr io.Writer) 
 	if err != nil {
 		return nil, fmt.Errorf("load workspace %s: %w", dir, err)
 	}
-	return lib, nil
+	return lib.Snapshot(), nil
 }

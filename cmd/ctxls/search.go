@@ -74,7 +74,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // printSearch writes results as catalog writes topics: a table with the
 // numbers aligned right, then a summary.
-func printSearch(w io.Writer, lib *library.Library, query string, items []ops.SearchItem) {
+func printSearch(w io.Writer, lib *library.Snapshot, query string, items []ops.SearchItem) {
 	if len(items) == 0 {
 		fmt.Fprintf(w, "0 results for %q\n", query)
 		return

@@ -81,7 +81,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 	if err != nil {
 		return CheckResponse{}, err
 	}
-	items := diagnostics(ctx, lib, agents, keep, o.diagnoseAll(ctx, lib, req.Path))
+	items := diagnostics(ctx, lib, agents, keep, diagnoseAll(ctx, lib, req.Path))
 	if err := ctx.Err(); err != nil {
 		return CheckResponse{}, err
 	}
@@ -146,7 +146,7 @@ func pathFilter(dir, path string) (func(string) bool, error) {
 // library's files from all, of the agent files and the files their
 // imports load, and the problems of the configuration file, sorted by file
 // and position, without the codes the configuration disables.
-func diagnostics(ctx context.Context, lib *library.Library, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) []Diagnostic {
+func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) []Diagnostic {
 	out := []Diagnostic{}
 	cfg := lib.Config()
 	if keep(filepath.Join(lib.Dir(), config.FileName)) && !cfg.Disabled(config.ProblemCode) {

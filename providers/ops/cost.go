@@ -140,8 +140,9 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 	}
 	defer release()
 	res := DocumentCostResponse{URI: req.URI, Topics: []TopicCost{}, Items: []DocumentCostItem{}, Warnings: []Warning{}}
-	lib := o.Library()
-	f, err := o.document(ctx, lib, req.URI)
+	snap := o.opts.Snapshot()
+	lib := snap.Library()
+	f, err := o.document(ctx, snap, req.URI)
 	if err != nil {
 		res.Warnings = append(res.Warnings, Warning{Message: err.Error(), Code: "unreadable-document"})
 		return res, nil
@@ -195,13 +196,14 @@ func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, 
 
 // document returns the document named by a URI or absolute path: the
 // editor's text when open, the library's copy or the disk otherwise.
-func (o *Ops) document(ctx context.Context, lib *library.Library, raw string) (*library.File, error) {
+func (o *Ops) document(ctx context.Context, snap Snapshot, raw string) (*library.File, error) {
 	path, err := pathOf(raw)
 	if err != nil {
 		return nil, err
 	}
+	lib := snap.Library()
 	f, known := lib.File(path)
-	text, open := o.opts.Overlay(path)
+	text, _, open := snap.Overlay(path)
 	switch {
 	case known && f.Doc != nil && (!open || f.Doc.SameString(text)):
 		return f, nil

@@ -193,7 +193,7 @@ func parentRef(ref string) string {
 }
 
 // resolveRef resolves one ref against the library.
-func (o *Ops) resolveRef(ctx context.Context, lib *library.Library, raw string) (resolved, error) {
+func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, raw string) (resolved, error) {
 	ref := strings.TrimSpace(raw)
 	if ref == "" {
 		return resolved{}, badRef("an empty ref")
@@ -307,7 +307,7 @@ type workspaceFile struct {
 
 // fileAt returns the markdown file of the workspace at name, refusing
 // anything outside the workspace directory, links followed.
-func (o *Ops) fileAt(ctx context.Context, lib *library.Library, name string) (workspaceFile, error) {
+func (o *Ops) fileAt(ctx context.Context, lib *library.Snapshot, name string) (workspaceFile, error) {
 	dir := lib.Dir()
 	abs := filepath.Clean(filepath.FromSlash(name))
 	if !filepath.IsAbs(abs) {

@@ -4,9 +4,9 @@
 // output and the MCP tools are adapters over it, so the three front ends
 // agree on names, shapes and errors.
 //
-// An Ops reads the library its source returns at each call, so the same
-// type serves a live workspace (the language server, MCP) and a directory
-// loaded once (the command line).
+// An Ops reads the snapshot its source returns, once per operation, so the
+// same type serves a live workspace (the language server, MCP) and a
+// directory loaded once (the command line).
 package ops
 
 //go:generate go run ./internal/protocolts -o ../../vscode-extension/src/protocol.gen.ts
@@ -97,12 +97,9 @@ func newList[T any](items []T, warnings []Warning) List[T] {
 
 // Options configure an Ops.
 type Options struct {
-	// Library returns the library in effect; it is called at each
+	// Snapshot returns what an operation reads; it is called once per
 	// operation and must not return nil.
-	Library func() *library.Library
-	// Overlay returns the text of a document open in an editor, which
-	// wins over the file on disk; nil means none is open.
-	Overlay func(path string) (text string, ok bool)
+	Snapshot func() Snapshot
 	// Executor, when set, runs chain steps instead of the executor the
 	// configuration names.
 	Executor chain.Executor
@@ -116,10 +113,28 @@ type Options struct {
 	// AgentFiles, when set, returns the workspace's agent files (skills,
 	// rules, agent commands) for the inventory and for loading.
 	AgentFiles func() *agentfiles.Set
-	// Diagnostics, when set, keeps the diagnostics of a live workspace
-	// between checks; its owner invalidates what each update affects.
-	Diagnostics *Diagnostics
 }
+
+// Snapshot is the workspace at one moment (a *workspace.Snapshot): the
+// library with the diagnostics of its files, and the editor's texts of the
+// open documents, which win over the files on disk.
+type Snapshot interface {
+	Library() *library.Snapshot
+	Overlay(path string) (text string, version int32, ok bool)
+}
+
+// Static returns the Options.Snapshot of a library that does not change
+// and of which no document is open, as a command that answers and exits
+// has.
+func Static(lib *library.Snapshot) func() Snapshot {
+	s := static{lib}
+	return func() Snapshot { return s }
+}
+
+type static struct{ lib *library.Snapshot }
+
+func (s static) Library() *library.Snapshot                         { return s.lib }
+func (static) Overlay(string) (text string, version int32, ok bool) { return "", 0, false }
 
 // Ops is the operations over one workspace. It is safe for concurrent
 // use.
@@ -138,16 +153,14 @@ type Ops struct {
 // once.
 const heavyRequests = 2
 
-// New returns the operations over the library that opts.Library returns.
+// New returns the operations over the snapshots that opts.Snapshot returns.
 func New(opts Options) *Ops {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if opts.Overlay == nil {
-		opts.Overlay = func(string) (string, bool) { return "", false }
-	}
-	return &Ops{opts: opts, log: log, prov: contextprovider.New(opts.Library),
+	lib := func() *library.Snapshot { return opts.Snapshot().Library() }
+	return &Ops{opts: opts, log: log, prov: contextprovider.New(lib),
 		costs: cost.NewCache(listLimit), heavySem: make(chan struct{}, heavyRequests)}
 }
 
@@ -158,11 +171,11 @@ func Load(ctx context.Context, dir string, opts library.Options) (*Ops, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load workspace %s: %w", dir, err)
 	}
-	return New(Options{Library: func() *library.Library { return lib }, Logger: opts.Logger}), nil
+	return New(Options{Snapshot: Static(lib.Snapshot()), Logger: opts.Logger}), nil
 }
 
 // Library returns the library in effect.
-func (o *Ops) Library() *library.Library { return o.opts.Library() }
+func (o *Ops) Library() *library.Snapshot { return o.opts.Snapshot().Library() }
 
 // Provider returns the ContextProvider the operations read through, for
 // editor features that share its caches.

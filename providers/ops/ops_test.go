@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/context/workspace"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -155,17 +156,14 @@ func TestCheck(t *testing.T) {
 func TestDocumentCostOverlay(t *testing.T) {
 	t.Parallel()
 	dir := writeTree(t, tree)
-	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	ws, err := workspace.Open(context.Background(), dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer ws.Close()
 	cmd := filepath.Join(dir, "commands", "implement.md")
-	o := ops.New(ops.Options{
-		Library: func() *library.Library { return lib },
-		Overlay: func(p string) (string, bool) {
-			return "python:fastapi_patterns\n", p == cmd
-		},
-	})
+	ws.DidOpen(cmd, "python:fastapi_patterns\n", 1)
+	o := ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }})
 	res, err := o.DocumentCost(context.Background(), ops.DocumentCostRequest{URI: "file://" + filepath.ToSlash(cmd)})
 	if err != nil {
 		t.Fatal(err)

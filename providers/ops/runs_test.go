@@ -32,12 +32,12 @@ func TestChainFollowsTokenizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if exact.Counter().Name() == estimated.Counter().Name() {
-		t.Fatalf("both libraries measure with %s", exact.Counter().Name())
+	if exact.Snapshot().Counter().Name() == estimated.Snapshot().Counter().Name() {
+		t.Fatalf("both libraries measure with %s", exact.Snapshot().Counter().Name())
 	}
-	var current atomic.Pointer[library.Library]
-	current.Store(exact)
-	o := ops.New(ops.Options{Library: current.Load})
+	var current atomic.Pointer[library.Snapshot]
+	current.Store(exact.Snapshot())
+	o := ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ops.Static(current.Load())() }})
 	t.Cleanup(func() { o.Close() })
 
 	input := "Add a login endpoint with OAuth2 and write down what the tokenizer should count here."
@@ -45,7 +45,7 @@ func TestChainFollowsTokenizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	current.Store(estimated)
+	current.Store(estimated.Snapshot())
 	if _, err := o.RunChain(ctx, ops.ChainRequest{Commands: []string{"implement"}, Input: input, SessionID: first.SessionID}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +61,9 @@ func TestChainFollowsTokenizer(t *testing.T) {
 	for _, m := range page.Items {
 		c, seen := runs[m.RunID]
 		if !seen {
-			c = exact.Counter()
+			c = exact.Snapshot().Counter()
 			if len(runs) == 1 {
-				c = estimated.Counter()
+				c = estimated.Snapshot().Counter()
 			}
 			runs[m.RunID] = c
 		}
@@ -82,7 +82,7 @@ func TestExecutionOperations(t *testing.T) {
 	o, _ := load(t, tree)
 	t.Cleanup(func() { o.Close() })
 	changed := 0
-	o2 := ops.New(ops.Options{Library: o.Library, ExecutionsChanged: func() { changed++ }})
+	o2 := ops.New(ops.Options{Snapshot: ops.Static(o.Library()), ExecutionsChanged: func() { changed++ }})
 	t.Cleanup(func() { o2.Close() })
 
 	es, err := o2.CreateExecution(ctx, ops.CreateExecutionRequest{ProjectName: "p"})

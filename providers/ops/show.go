@@ -96,7 +96,7 @@ func joinWarnings(ws []Warning) string {
 
 // domainNotTopic is the error for a domain named where a topic is wanted:
 // it lists the domain's topics, the references Show takes.
-func domainNotTopic(lib *library.Library, domain string) error {
+func domainNotTopic(lib *library.Snapshot, domain string) error {
 	var refs []string
 	for _, t := range lib.Topics() {
 		if t.Domain == domain {

@@ -102,7 +102,7 @@ func (p *Provider) Materialize(ctx context.Context, ref Reference) (FileResult, 
 
 // lookupRef finds the topic of a reference: by id, else by domain and the
 // file name of its path.
-func (p *Provider) lookupRef(lib *library.Library, ref Reference) (*library.Topic, []Warning, error) {
+func (p *Provider) lookupRef(lib *library.Snapshot, ref Reference) (*library.Topic, []Warning, error) {
 	id := ref.ID
 	if i := strings.IndexByte(id, '#'); i >= 0 {
 		id = id[:i]
@@ -219,7 +219,7 @@ func alwaysTopics(d *library.Domain) []*library.Topic {
 // domainFiles checks a domain name and looks it up in the current library
 // for a request that lists files. When the domain is not there dom is nil
 // and out carries the warning that says so; out is otherwise empty.
-func (p *Provider) domainFiles(domain string) (lib *library.Library, dom *library.Domain, out List[ContextFile], err error) {
+func (p *Provider) domainFiles(domain string) (lib *library.Snapshot, dom *library.Domain, out List[ContextFile], err error) {
 	if err := checkName(domain); err != nil {
 		return nil, nil, List[ContextFile]{}, err
 	}

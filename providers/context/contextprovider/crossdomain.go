@@ -38,7 +38,7 @@ func (d *derived) crossMatrix() *crossMatrix {
 
 // buildMatrix reads every table of the root cross_domain.md that has a
 // trigger column and a column of files to load.
-func buildMatrix(lib *library.Library) *crossMatrix {
+func buildMatrix(lib *library.Snapshot) *crossMatrix {
 	m := &crossMatrix{}
 	t, ok := lib.RootFile("cross_domain")
 	if !ok {
@@ -88,7 +88,7 @@ func buildMatrix(lib *library.Library) *crossMatrix {
 // primaryDomain reads a matrix's primary-domain cell: "python/",
 // "Python", "Any code review" (any domain, returned as ""). A name that
 // is no domain of the library is returned as written.
-func primaryDomain(lib *library.Library, cell string) string {
+func primaryDomain(lib *library.Snapshot, cell string) string {
 	s := strings.ToLower(plainCell(cell))
 	s = strings.Trim(s, "/ ")
 	words := splitWords(s)
@@ -169,7 +169,7 @@ func (p *Provider) CrossDomainContext(ctx context.Context, domain string, trigge
 
 // crossHits matches triggers against the matrix and the topics' own
 // crossDomainTriggers and returns the secondary topics by relevance.
-func (p *Provider) crossHits(lib *library.Library, dom *library.Domain, triggers []string, warns *[]Warning) []crossHit {
+func (p *Provider) crossHits(lib *library.Snapshot, dom *library.Domain, triggers []string, warns *[]Warning) []crossHit {
 	m := p.current(lib).crossMatrix()
 	*warns = append(*warns, m.warnings...)
 	hits := &hitSet{byID: map[string]*crossHit{}}
@@ -220,7 +220,7 @@ func triggerTerms(triggers []string) [][]string {
 // matrixHits adds the secondary topics of the matrix rows for dom (or for
 // any domain) whose trigger condition covers at least half of a trigger's
 // terms, weighted by the row's relevance and that coverage.
-func (p *Provider) matrixHits(lib *library.Library, m *crossMatrix, dom *library.Domain, trigs [][]string, hits *hitSet, warns *[]Warning) {
+func (p *Provider) matrixHits(lib *library.Snapshot, m *crossMatrix, dom *library.Domain, trigs [][]string, hits *hitSet, warns *[]Warning) {
 	unresolved := map[string]bool{}
 	for _, r := range m.rows {
 		if r.primary != "" && r.primary != dom.Name {

@@ -10,7 +10,7 @@ import (
 // detection rules per domain and the cross-domain matrix. Each part is
 // built on first use.
 type derived struct {
-	lib     *library.Library
+	lib     *library.Snapshot
 	version uint64
 
 	mu        sync.Mutex
@@ -22,7 +22,7 @@ type derived struct {
 
 // current returns the derived data of the library's present version,
 // replacing the previous version's.
-func (p *Provider) current(lib *library.Library) *derived {
+func (p *Provider) current(lib *library.Snapshot) *derived {
 	v := lib.Version()
 	p.derivedMu.Lock()
 	defer p.derivedMu.Unlock()

@@ -753,7 +753,7 @@ func detectedNames(det DetectionResult) []string {
 // topics the plan keeps, and the topics of the matrix rows for dom whose
 // trigger condition names a detected entry. Topics the plan already holds
 // or dropped are left out, so a topic is never asked for twice.
-func (p *Provider) crossCutting(lib *library.Library, dom *library.Domain, plan Plan, names []string, warns *[]Warning) []crossHit {
+func (p *Provider) crossCutting(lib *library.Snapshot, dom *library.Domain, plan Plan, names []string, warns *[]Warning) []crossHit {
 	hits := &hitSet{byID: map[string]*crossHit{}}
 	for _, it := range plan.Items {
 		if it.File == nil {

@@ -214,7 +214,7 @@ func TestCrossDomainForgeStyle(t *testing.T) {
 	}
 	// The {domain} row names a topic angular lacks.
 	libtest.WriteFiles(t, dir, map[string]string{"context/angular/index.md": "# Angular\n"})
-	p = NewStatic(loadDir(t, dir, nil))
+	p = NewStatic(loadDir(t, dir, nil).Snapshot())
 	res, _ = p.CrossDomainContext(bg, "angular", []string{"perf"})
 	if len(res.Items) != 0 || !hasWarning(res.Warnings, WarnUnresolved, "angular/performance_patterns.md") {
 		t.Errorf("angular: %+v %v", res.Items, res.Warnings)
@@ -240,8 +240,8 @@ func TestDomainIndexHeadings(t *testing.T) {
 
 func TestPlanBudgetFromConfig(t *testing.T) {
 	p, lib, _ := writeLibrary(t, forgeStyle)
-	if lib.Config().Budget != (config.Budget{Files: 3, Tokens: 100000}) {
-		t.Fatalf("budget %+v", lib.Config().Budget)
+	if lib.Snapshot().Config().Budget != (config.Budget{Files: 3, Tokens: 100000}) {
+		t.Fatalf("budget %+v", lib.Snapshot().Config().Budget)
 	}
 	lp, err := p.LoadingProtocol(bg)
 	if err != nil || lp.TokenBudget != 3 || lp.TokenLimit != 100000 || len(lp.Steps) != 5 || !hasWarning(lp.Warnings, WarnFileNotFound, "loading_protocol.md") {
@@ -313,7 +313,7 @@ func TestConditionalContextCrossCutting(t *testing.T) {
 				_, lib, _ := writeLibrary(t, crossCuttingLibrary("  files: 7\n"))
 				n := 0
 				for _, id := range append([]string{"python/common_issues"}, primary...) {
-					tp, ok := lib.Topic(id)
+					tp, ok := lib.Snapshot().Topic(id)
 					if !ok {
 						t.Fatalf("no topic %s", id)
 					}

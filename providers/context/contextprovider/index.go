@@ -71,7 +71,7 @@ func (p *Provider) DomainIndex(ctx context.Context, domain string) (DomainIndex,
 	return v, nil
 }
 
-func (p *Provider) buildIndex(lib *library.Library, dom *library.Domain) DomainIndex {
+func (p *Provider) buildIndex(lib *library.Snapshot, dom *library.Domain) DomainIndex {
 	di := DomainIndex{Domain: dom.Name, Files: []FileEntry{}, Workflows: []WorkflowEntry{}, DetectionHints: []DetectionHint{}, Warnings: []Warning{}}
 	byID := map[string]int{}
 	addTopic := func(t *library.Topic, listed bool) {

@@ -14,7 +14,7 @@ import (
 func exampleProvider(t testing.TB) (*Provider, *library.Library) {
 	t.Helper()
 	lib := libtest.LoadExample(t)
-	return NewStatic(lib), lib
+	return New(lib.Snapshot), lib
 }
 
 // loadDir loads the workspace at dir with cfg, or the default
@@ -33,7 +33,7 @@ func loadDir(t testing.TB, dir string, cfg *config.Config) *library.Library {
 func writeLibrary(t testing.TB, files map[string]string) (*Provider, *library.Library, string) {
 	t.Helper()
 	lib, dir := libtest.Load(t, files)
-	return NewStatic(lib), lib, dir
+	return New(lib.Snapshot), lib, dir
 }
 
 func refsOf(items []PlanItem) []string {
@@ -55,7 +55,7 @@ func droppedOf(items []Dropped) []string {
 func TestPlanOrderAndBudget(t *testing.T) {
 	p, lib := exampleProvider(t)
 	tok := func(id string) int {
-		tp, ok := lib.Topic(id)
+		tp, ok := lib.Snapshot().Topic(id)
 		if !ok {
 			t.Fatalf("example library lacks %s", id)
 		}
@@ -116,7 +116,7 @@ func TestPlanOrderAndBudget(t *testing.T) {
 
 func TestPlanSectionsAndMisses(t *testing.T) {
 	p, lib := exampleProvider(t)
-	fa, _ := lib.Topic("python/fastapi_patterns")
+	fa, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	s1, _ := fa.Section("Security Issues")
 	s2, _ := fa.Section("Testing")
 	plan := p.Plan(context.Background(), []Request{

@@ -69,14 +69,14 @@ func newList[T any]() List[T] { return List[T]{Items: []T{}, Warnings: []Warning
 // Provider is the ContextProvider over a library. It is safe for concurrent
 // use.
 type Provider struct {
-	source func() *library.Library
+	source func() *library.Snapshot
 
 	mu      sync.Mutex
 	catalog map[string]*catalogEntry // tier 1: "catalog:{domain}", "catalog:*", "index:{domain}", "protocol"
 	refs    map[string]*refEntry     // tier 2: "ref:{id}"
 	content map[string]*contentEntry // tier 3: "content:{id}", "sections:{id}:{a,b}"
 	stats   Stats
-	seenLib *library.Library // the library and version the cache last saw
+	seenLib *library.Snapshot // the library and version the cache last saw
 	seenVer uint64
 
 	derivedMu sync.Mutex
@@ -87,7 +87,7 @@ type Provider struct {
 
 // New returns a provider over the library that source returns at each
 // call. source must not return nil.
-func New(source func() *library.Library) *Provider {
+func New(source func() *library.Snapshot) *Provider {
 	return &Provider{
 		source:  source,
 		catalog: map[string]*catalogEntry{},
@@ -98,17 +98,17 @@ func New(source func() *library.Library) *Provider {
 }
 
 // NewStatic returns a provider over one library.
-func NewStatic(lib *library.Library) *Provider {
-	return New(func() *library.Library { return lib })
+func NewStatic(lib *library.Snapshot) *Provider {
+	return New(func() *library.Snapshot { return lib })
 }
 
 // Library returns the library the provider reads now.
-func (p *Provider) Library() *library.Library { return p.source() }
+func (p *Provider) Library() *library.Snapshot { return p.source() }
 
 // library returns the current library. When it changed since the last
 // call, reference and content entries of topics that no longer exist or
 // were replaced are dropped, so the cache does not keep dead text alive.
-func (p *Provider) library() *library.Library {
+func (p *Provider) library() *library.Snapshot {
 	lib := p.source()
 	v := lib.Version()
 	p.mu.Lock()

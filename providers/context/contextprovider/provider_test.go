@@ -32,7 +32,7 @@ func TestCatalog(t *testing.T) {
 		contains string
 		warn     string
 	}{
-		{"", len(lib.Topics()), "loading_protocol", ""},
+		{"", len(lib.Snapshot().Topics()), "loading_protocol", ""},
 		{"python", len(mustDomain(t, lib, "python").Topics), "python/fastapi_patterns", ""},
 		{"testing", len(mustDomain(t, lib, "testing").Topics), "testing/pytest_patterns", ""},
 		{"pyhton", 0, "", "did you mean python"},
@@ -61,7 +61,7 @@ func TestCatalog(t *testing.T) {
 
 func mustDomain(t *testing.T, lib *library.Library, name string) *library.Domain {
 	t.Helper()
-	d, ok := lib.Domain(name)
+	d, ok := lib.Snapshot().Domain(name)
 	if !ok {
 		t.Fatalf("no domain %s", name)
 	}
@@ -78,7 +78,7 @@ func TestJSONShape(t *testing.T) {
 			fa = r
 		}
 	}
-	topic, _ := lib.Topic("python/fastapi_patterns")
+	topic, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	b, err := json.Marshal(fa)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestEscapeRefused(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "context", "security", "safe.md"), filepath.Join(dir, "context", "python", "alias.md")); err != nil {
 		t.Fatal(err)
 	}
-	p = NewStatic(loadDir(t, dir, nil))
+	p = NewStatic(loadDir(t, dir, nil).Snapshot())
 
 	refused := []struct {
 		name string
@@ -221,7 +221,7 @@ func TestEscapeRefused(t *testing.T) {
 
 func TestMaterializeSections(t *testing.T) {
 	p, lib := exampleProvider(t)
-	topic, _ := lib.Topic("python/fastapi_patterns")
+	topic, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	sec, _ := topic.Section("Security Issues")
 	dep, _ := topic.Section("Dependency Injection")
 
@@ -397,7 +397,7 @@ func TestFollowsSource(t *testing.T) {
 	_, lib1, _ := writeLibrary(t, map[string]string{"context/python/a.md": "# First\n"})
 	_, lib2, _ := writeLibrary(t, map[string]string{"context/python/a.md": "# Second\n"})
 	cur := lib1
-	p := New(func() *library.Library { return cur })
+	p := New(func() *library.Snapshot { return cur.Snapshot() })
 	r, _ := p.Reference(bg, "python", "a")
 	cur = lib2
 	r2, _ := p.Reference(bg, "python", "a")

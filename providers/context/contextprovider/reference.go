@@ -188,7 +188,7 @@ func topicID(domain, file string) string {
 
 // lookup finds the topic named by domain and file. A missing domain or
 // file gives a nil topic and a warning; an escaping name gives an error.
-func (p *Provider) lookup(lib *library.Library, domain, file string) (*library.Topic, []Warning, error) {
+func (p *Provider) lookup(lib *library.Snapshot, domain, file string) (*library.Topic, []Warning, error) {
 	if err := checkName(domain); err != nil {
 		return nil, nil, err
 	}
@@ -235,7 +235,7 @@ func (p *Provider) lookup(lib *library.Library, domain, file string) (*library.T
 }
 
 // notFoundDomain is the warning for a domain that does not exist.
-func notFoundDomain(lib *library.Library, domain string) Warning {
+func notFoundDomain(lib *library.Snapshot, domain string) Warning {
 	var names []string
 	for _, d := range lib.Domains() {
 		names = append(names, d.Name)
@@ -249,7 +249,7 @@ func notFoundDomain(lib *library.Library, domain string) Warning {
 
 // lookupID finds a topic by id ("domain/file", "domain:file" or a root
 // file's stem), as a reference names it.
-func (p *Provider) lookupID(lib *library.Library, id string) (*library.Topic, []Warning, error) {
+func (p *Provider) lookupID(lib *library.Snapshot, id string) (*library.Topic, []Warning, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return nil, []Warning{warnf(WarnFileNotFound, "reference has no id")}, nil

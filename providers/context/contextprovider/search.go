@@ -66,7 +66,7 @@ type docTerms struct {
 // changed since the last search.
 type searchIndex struct {
 	mu       sync.RWMutex
-	lib      *library.Library // what the index reflects
+	lib      *library.Snapshot // what the index reflects
 	version  uint64
 	docs     []docTerms // a nil topic is a free slot
 	free     []int32
@@ -124,7 +124,7 @@ func topicTermsForSearch(t *library.Topic) map[string]uint8 {
 
 // rlockCurrent read-locks the index after bringing it up to date with
 // lib. The caller must RUnlock.
-func (ix *searchIndex) rlockCurrent(lib *library.Library) {
+func (ix *searchIndex) rlockCurrent(lib *library.Snapshot) {
 	v := lib.Version()
 	ix.mu.RLock()
 	if ix.lib == lib && ix.version == v {
@@ -143,7 +143,7 @@ func (ix *searchIndex) rlockCurrent(lib *library.Library) {
 // removed leave it, new ones enter. Unchanged topics keep their words, so
 // one edited file costs one file's indexing plus a pass over the topic
 // list.
-func (ix *searchIndex) sync(lib *library.Library, v uint64) {
+func (ix *searchIndex) sync(lib *library.Snapshot, v uint64) {
 	// In no order: a rebuild sorts them, a few changes are looked up.
 	topics := lib.TopicsUnordered()
 	seen := make([]bool, len(ix.docs))

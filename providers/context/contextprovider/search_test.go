@@ -131,7 +131,7 @@ func TestLoadingProtocol(t *testing.T) {
 	if lp.Steps[0].Name != "Read the domain index" || !strings.HasPrefix(lp.Steps[0].Description, "Identify the domain") {
 		t.Errorf("step 1 read as %+v", lp.Steps[0])
 	}
-	if lp.TokenBudget != lib.Config().Budget.Files || lp.TokenLimit != 12000 || !slices.Equal(lp.PriorityOrder, []string{"always", "framework", "library", "crossDomain"}) {
+	if lp.TokenBudget != lib.Snapshot().Config().Budget.Files || lp.TokenLimit != 12000 || !slices.Equal(lp.PriorityOrder, []string{"always", "framework", "library", "crossDomain"}) {
 		t.Errorf("budget %d/%d order %v", lp.TokenBudget, lp.TokenLimit, lp.PriorityOrder)
 	}
 	if len(lp.Warnings) != 0 || lp.Path == "" {
@@ -202,7 +202,7 @@ func genLibrary(tb testing.TB, n int) string {
 
 func TestSyntheticLibrary(t *testing.T) {
 	dir := genLibrary(t, 200)
-	p := NewStatic(loadDir(t, dir, nil))
+	p := NewStatic(loadDir(t, dir, nil).Snapshot())
 	res, _ := p.Search(bg, "billing invoice", "", 0)
 	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Reference.ID, "billing") && !strings.Contains(res.Items[0].Reference.ID, "invoice") {
 		t.Errorf("top %v", ids(res.Items))
@@ -222,7 +222,7 @@ func loadGenerated(b *testing.B) (*library.Library, libgen.Stats) {
 	cfg := config.Default()
 	cfg.Tokenizer = "estimate"
 	lib := loadDir(b, dir, cfg)
-	if n := len(lib.Topics()); n < st.Topics {
+	if n := len(lib.Snapshot().Topics()); n < st.Topics {
 		b.Fatalf("%d topics loaded of %d", n, st.Topics)
 	}
 	return lib, st
@@ -233,7 +233,7 @@ func loadGenerated(b *testing.B) (*library.Library, libgen.Stats) {
 // re-indexes that file.
 func BenchmarkSearch(b *testing.B) {
 	lib, st := loadGenerated(b)
-	p := NewStatic(lib)
+	p := New(lib.Snapshot)
 	queries := []struct{ name, q, domain string }{
 		{"rare", "0042", ""},
 		{"common", "cache", ""},
@@ -252,7 +252,7 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 	b.Run("after-change", func(b *testing.B) {
-		files := lib.Topics()
+		files := lib.Snapshot().Topics()
 		i := 0
 		for b.Loop() {
 			b.StopTimer()
@@ -275,13 +275,13 @@ func BenchmarkCatalog(b *testing.B) {
 	lib, st := loadGenerated(b)
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			p := NewStatic(lib)
+			p := New(lib.Snapshot)
 			if res, _ := p.Catalog(bg, ""); len(res.Items) < st.Topics {
 				b.Fatal(len(res.Items))
 			}
 		}
 	})
-	p := NewStatic(lib)
+	p := New(lib.Snapshot)
 	p.Catalog(bg, "")
 	p.Catalog(bg, st.Domains[7])
 	b.Run("cached-all", func(b *testing.B) {

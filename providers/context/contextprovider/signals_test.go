@@ -18,7 +18,7 @@ func projectWithExample(t *testing.T, files map[string]string) *Provider {
 	dir := t.TempDir()
 	libtest.CopyTree(t, libtest.ExampleDir(t), dir)
 	libtest.WriteFiles(t, dir, files)
-	return NewStatic(loadDir(t, dir, nil))
+	return NewStatic(loadDir(t, dir, nil).Snapshot())
 }
 
 func TestWorkspaceSignals(t *testing.T) {
@@ -93,7 +93,7 @@ func TestReferencePathRelative(t *testing.T) {
 			t.Errorf("catalog path %q, want one relative to the library root", it.Path)
 		}
 	}
-	for _, path := range []string{"context/python/fastapi_patterns.md", filepath.Join(lib.Dir(), "context", "python", "fastapi_patterns.md")} {
+	for _, path := range []string{"context/python/fastapi_patterns.md", filepath.Join(lib.Snapshot().Dir(), "context", "python", "fastapi_patterns.md")} {
 		f, err := p.Materialize(t.Context(), Reference{Path: path})
 		if err != nil || f.ID != "python/fastapi_patterns" {
 			t.Errorf("materialize by path %s: %+v, %v", path, f, err)
@@ -112,7 +112,7 @@ func BenchmarkDetectWorkspace(b *testing.B) {
 		files[fmt.Sprintf("app/pkg%02d/mod%d.py", i%30, i)] = fmt.Sprintf("import os\nfrom fastapi import APIRouter\nfrom app.pkg%02d import helper%d\n\n%s", i%30, i, strings.Repeat("x = 1\n", 200))
 	}
 	libtest.WriteFiles(b, dir, files)
-	p := NewStatic(loadDir(b, dir, nil))
+	p := NewStatic(loadDir(b, dir, nil).Snapshot())
 	for b.Loop() {
 		if got, err := p.DetectWorkspace(b.Context()); err != nil || got != "fastapi" {
 			b.Fatalf("DetectWorkspace = %q, %v", got, err)

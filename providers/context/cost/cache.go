@@ -22,7 +22,7 @@ type Cache struct {
 
 // generation is one library at one Version.
 type generation struct {
-	lib     *library.Library
+	lib     *library.Snapshot
 	version uint64
 }
 
@@ -45,7 +45,7 @@ func NewCache(limit int) *Cache {
 // callers wait for the one computation; a caller whose ctx is done stops
 // waiting, and a computation stopped by its caller's ctx is started again
 // by the next caller.
-func (c *Cache) Summary(ctx context.Context, lib *library.Library, f *library.File) (*Summary, error) {
+func (c *Cache) Summary(ctx context.Context, lib *library.Snapshot, f *library.File) (*Summary, error) {
 	k := cacheKey{path: f.Path}
 	if f.Doc != nil {
 		k.text = f.Doc.Fingerprint()

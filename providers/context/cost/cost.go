@@ -27,7 +27,7 @@ type Item struct {
 // that only looks like a reference (library.NotAReference) is left out.
 // Targets carry no close names for failures: those are for diagnostics.
 // It keeps an item per reference; summarize is its bounded form.
-func Document(lib *library.Library, f *library.File) (items []Item, total int) {
+func Document(lib *library.Snapshot, f *library.File) (items []Item, total int) {
 	targets := make([]library.Target, f.Refs.Len())
 	whole := map[string]bool{}
 	for i, r := range f.Refs.All() {

@@ -16,7 +16,7 @@ import (
 func TestDocument(t *testing.T) {
 	t.Parallel()
 	lib := libtest.LoadExample(t)
-	fastapi, _ := lib.Topic("python/fastapi_patterns")
+	fastapi, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	di, _ := fastapi.Section("Dependency Injection")
 	tests := []struct {
 		file        string
@@ -30,11 +30,11 @@ func TestDocument(t *testing.T) {
 		{"commands/implement.md", "python:fastapi", 0, false},
 	}
 	for _, tc := range tests {
-		f, ok := lib.File(filepath.Join(lib.Dir(), tc.file))
+		f, ok := lib.Snapshot().File(filepath.Join(lib.Snapshot().Dir(), tc.file))
 		if !ok {
 			t.Fatalf("no %s", tc.file)
 		}
-		items, total := Document(lib, f)
+		items, total := Document(lib.Snapshot(), f)
 		sum, found := 0, false
 		for _, it := range items {
 			if it.Counted {
@@ -65,8 +65,8 @@ func TestAgreesWithDocument(t *testing.T) {
 	t.Parallel()
 	lib := libtest.LoadExample(t)
 	marked, priced := 0, 0
-	for _, f := range lib.Files() {
-		items, total := Document(lib, f)
+	for _, f := range lib.Snapshot().Files() {
+		items, total := Document(lib.Snapshot(), f)
 		marked += checkMarks(t, lib, f, items)
 		checkSummaries(t, lib, f, items, total)
 		if total > 0 {
@@ -78,14 +78,14 @@ func TestAgreesWithDocument(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, f := range lib.Files() {
+	for _, f := range lib.Snapshot().Files() {
 		if f.Refs.Len() == 0 {
 			continue
 		}
-		if _, err := Marks(ctx, lib, f); !errors.Is(err, context.Canceled) {
+		if _, err := Marks(ctx, lib.Snapshot(), f); !errors.Is(err, context.Canceled) {
 			t.Errorf("Marks(%s) with a cancelled context: err = %v, want context.Canceled", f.Path, err)
 		}
-		if _, err := summarize(ctx, lib, f, 10); !errors.Is(err, context.Canceled) {
+		if _, err := summarize(ctx, lib.Snapshot(), f, 10); !errors.Is(err, context.Canceled) {
 			t.Errorf("summarize(%s) with a cancelled context: err = %v, want context.Canceled", f.Path, err)
 		}
 		break
@@ -102,7 +102,7 @@ func checkMarks(t *testing.T, lib *library.Library, f *library.File, items []Ite
 			want = append(want, Mark{End: int32(it.Ref.Span.End), Tokens: int32(it.Tokens), Counted: it.Counted})
 		}
 	}
-	got, err := Marks(context.Background(), lib, f)
+	got, err := Marks(context.Background(), lib.Snapshot(), f)
 	if err != nil {
 		t.Fatalf("%s: %v", f.Path, err)
 	}
@@ -134,7 +134,7 @@ func checkSummaries(t *testing.T, lib *library.Library, f *library.File, items [
 		keys[Text(it.Ref, it.Target)] = true
 	}
 	for _, limit := range []int{1000, 1} {
-		s, err := summarize(context.Background(), lib, f, limit)
+		s, err := summarize(context.Background(), lib.Snapshot(), f, limit)
 		if err != nil {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
@@ -175,7 +175,7 @@ func TestWithTriggers(t *testing.T) {
 		"context/python/index.md":   "# Python\n",
 	})
 	topic := func(id string) *library.Topic {
-		tp, ok := lib.Topic(id)
+		tp, ok := lib.Snapshot().Topic(id)
 		if !ok {
 			t.Fatalf("no topic %s", id)
 		}
@@ -194,7 +194,7 @@ func TestWithTriggers(t *testing.T) {
 		{topic("python/broken"), topic("python/broken").Tokens, nil},
 	}
 	for _, tc := range tests {
-		total, triggers := WithTriggers(lib, tc.topic)
+		total, triggers := WithTriggers(lib.Snapshot(), tc.topic)
 		var ids []string
 		for _, tr := range triggers {
 			ids = append(ids, tr.ID)
@@ -214,7 +214,7 @@ func TestCacheShares(t *testing.T) {
 		"context/python/index.md":  "# Python\n",
 		"commands/go.md":           strings.Repeat("Read python:basics and python:nothing here.\n", 2000),
 	})
-	f, ok := lib.File(filepath.Join(dir, "commands/go.md"))
+	f, ok := lib.Snapshot().File(filepath.Join(dir, "commands/go.md"))
 	if !ok {
 		t.Fatal("command file not in the library")
 	}
@@ -223,7 +223,7 @@ func TestCacheShares(t *testing.T) {
 	got := make([]*Summary, 8)
 	for i := range got {
 		wg.Go(func() {
-			s, err := c.Summary(context.Background(), lib, f)
+			s, err := c.Summary(context.Background(), lib.Snapshot(), f)
 			if err != nil {
 				t.Error(err)
 			}
@@ -241,7 +241,7 @@ func TestCacheShares(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := summarize(ctx, lib, f, 10); !errors.Is(err, context.Canceled) {
+	if _, err := summarize(ctx, lib.Snapshot(), f, 10); !errors.Is(err, context.Canceled) {
 		t.Errorf("summarize with a cancelled context: %v, want context.Canceled", err)
 	}
 }

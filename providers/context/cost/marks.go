@@ -26,7 +26,7 @@ type Mark struct {
 // Marks prices the references of f against lib as summarize does and
 // returns a mark for each reference that loads a topic or a section, in
 // order of End. It stops with the context's error when ctx is done.
-func Marks(ctx context.Context, lib *library.Library, f *library.File) ([]Mark, error) {
+func Marks(ctx context.Context, lib *library.Snapshot, f *library.File) ([]Mark, error) {
 	targets := make([]brief, f.Refs.Len())
 	whole := map[*library.Topic]bool{}
 	n := 0

@@ -56,7 +56,7 @@ type brief struct {
 // once without looking for close names (the listed ones twice, for their
 // message), holds a few words per reference and each distinct key while
 // it works, and stops with the context's error when ctx is done.
-func summarize(ctx context.Context, lib *library.Library, f *library.File, limit int) (*Summary, error) {
+func summarize(ctx context.Context, lib *library.Snapshot, f *library.File, limit int) (*Summary, error) {
 	targets := make([]brief, f.Refs.Len())
 	whole := map[*library.Topic]bool{}
 	for i, r := range f.Refs.All() {

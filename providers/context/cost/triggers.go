@@ -10,7 +10,7 @@ import (
 // cross-domain triggers name, and those of the triggers that resolve, in
 // the order they are declared. A trigger named twice, or naming t itself,
 // counts once.
-func WithTriggers(lib *library.Library, t *library.Topic) (total int, triggers []*library.Topic) {
+func WithTriggers(lib *library.Snapshot, t *library.Topic) (total int, triggers []*library.Topic) {
 	total = t.Tokens
 	seen := map[string]bool{t.ID: true}
 	for _, id := range t.Meta.CrossDomainTriggers {

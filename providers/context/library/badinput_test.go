@@ -45,7 +45,7 @@ func TestMalformedYAML(t *testing.T) {
 				"context/python/good.md": goodTopic,
 				"commands/c.md":          "# C\n\nUse python:good#Part and python:x.\n",
 			})
-			if _, ok := l.Topic("python/x"); !ok {
+			if _, ok := l.Snapshot().Topic("python/x"); !ok {
 				t.Fatal("the malformed topic was lost")
 			}
 			ds := diagsOf(t, l, "context/python/x.md")
@@ -75,7 +75,7 @@ func TestRandomBytes(t *testing.T) {
 			"context/python/good.md":  goodTopic,
 		})
 		l := load(t, dir, nil)
-		f, ok := l.File(filepath.Join(dir, "context/python/noise.md"))
+		f, ok := l.Snapshot().File(filepath.Join(dir, "context/python/noise.md"))
 		if !ok {
 			t.Fatalf("case %d: the file vanished", i)
 		}
@@ -84,8 +84,8 @@ func TestRandomBytes(t *testing.T) {
 				t.Errorf("case %d: skipped file diagnostics = %v", i, got)
 			}
 		}
-		l.DiagnoseAll(t.Context())
-		if _, ok := l.Topic("python/good"); !ok {
+		l.Snapshot().DiagnoseAll(t.Context())
+		if _, ok := l.Snapshot().Topic("python/good"); !ok {
 			t.Fatalf("case %d: good topic lost", i)
 		}
 	}
@@ -108,13 +108,13 @@ func TestRandomText(t *testing.T) {
 			"context/python/good.md": goodTopic,
 			"commands/c.md":          b.String(),
 		})
-		l.DiagnoseAll(t.Context())
-		for _, f := range l.Files() {
+		l.Snapshot().DiagnoseAll(t.Context())
+		for _, f := range l.Snapshot().Files() {
 			for _, ref := range f.Refs.All() {
-				l.Resolve(f, ref)
+				l.Snapshot().Resolve(f, ref)
 			}
 		}
-		if _, ok := l.Topic("python/good"); !ok {
+		if _, ok := l.Snapshot().Topic("python/good"); !ok {
 			t.Fatalf("case %d: good topic lost", i)
 		}
 	}
@@ -142,7 +142,7 @@ func TestHugeFile(t *testing.T) {
 
 	t.Run("above the limit is skipped with a warning", func(t *testing.T) {
 		l := load(t, dir, nil)
-		f, ok := l.File(huge)
+		f, ok := l.Snapshot().File(huge)
 		if !ok || f.Skipped == "" || f.Doc != nil {
 			t.Fatalf("huge file: ok %v skipped %q", ok, f.Skipped)
 		}
@@ -150,17 +150,17 @@ func TestHugeFile(t *testing.T) {
 		if len(ds) != 1 || ds[0].Code != codeFileSkipped || ds[0].Severity != SeverityWarning {
 			t.Errorf("diagnostics = %v", ds)
 		}
-		if !strings.Contains(l.Diagnose(huge)[0].Message, "maxFileSize") {
-			t.Errorf("message does not say how to raise the limit: %s", l.Diagnose(huge)[0].Message)
+		if !strings.Contains(l.Snapshot().Diagnose(huge)[0].Message, "maxFileSize") {
+			t.Errorf("message does not say how to raise the limit: %s", l.Snapshot().Diagnose(huge)[0].Message)
 		}
-		if _, ok := l.Topic("python/good"); !ok {
+		if _, ok := l.Snapshot().Topic("python/good"); !ok {
 			t.Error("good topic lost")
 		}
 		// The same limit holds for an editor's unsaved text.
 		if _, err := l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "context/python/good.md"), Content: b.Bytes()}}); err != nil {
 			t.Fatal(err)
 		}
-		if f, _ := l.File(filepath.Join(dir, "context/python/good.md")); f.Skipped == "" {
+		if f, _ := l.Snapshot().File(filepath.Join(dir, "context/python/good.md")); f.Skipped == "" {
 			t.Error("oversized editor content was indexed")
 		}
 	})
@@ -170,7 +170,7 @@ func TestHugeFile(t *testing.T) {
 		cfg.MaxFileSize = 2 * size
 		cfg.Tokenizer = "estimate"
 		l := load(t, dir, cfg)
-		f, _ := l.File(huge)
+		f, _ := l.Snapshot().File(huge)
 		if f.Skipped != "" || f.Topic == nil {
 			t.Fatalf("skipped: %q", f.Skipped)
 		}
@@ -180,7 +180,7 @@ func TestHugeFile(t *testing.T) {
 		if n := f.Refs.Len(); n < 100_000 {
 			t.Errorf("refs = %d", n)
 		}
-		if ds := l.Diagnose(huge); len(ds) != 0 {
+		if ds := l.Snapshot().Diagnose(huge); len(ds) != 0 {
 			t.Errorf("diagnostics = %v", ds[:min(3, len(ds))])
 		}
 	})
@@ -197,7 +197,7 @@ func TestEmptyFiles(t *testing.T) {
 		"context/python/only_fm.md": "---\n---\n",
 	})
 	for _, id := range []string{"python/empty", "python/index", "python/only_fm"} {
-		tp, ok := l.Topic(id)
+		tp, ok := l.Snapshot().Topic(id)
 		if !ok {
 			t.Errorf("%s not indexed", id)
 			continue
@@ -206,10 +206,10 @@ func TestEmptyFiles(t *testing.T) {
 			t.Errorf("%s: tokens %d sections %d", id, tp.Tokens, len(tp.Sections))
 		}
 	}
-	if tp, _ := l.Topic("python/empty"); tp.Meta.Title != "Empty" || tp.Meta.Type != "reference" {
+	if tp, _ := l.Snapshot().Topic("python/empty"); tp.Meta.Title != "Empty" || tp.Meta.Type != "reference" {
 		t.Errorf("empty topic meta = %+v", tp.Meta)
 	}
-	if _, ok := l.Command("empty"); !ok {
+	if _, ok := l.Snapshot().Command("empty"); !ok {
 		t.Error("empty command not indexed")
 	}
 	for _, rel := range []string{"context/python/empty.md", "context/python/blank.md", "commands/empty.md"} {
@@ -227,7 +227,7 @@ func TestCRLF(t *testing.T) {
 		"context/python/good.md": strings.ReplaceAll(goodTopic, "\n", "\r\n"),
 	})
 	l := load(t, dir, nil)
-	tp, _ := l.Topic("python/x")
+	tp, _ := l.Snapshot().Topic("python/x")
 	if tp.Meta.ID != "python/x" || tp.Meta.Title != "Title of python/x" || tp.Meta.EstimatedTokens != 20 {
 		t.Errorf("frontmatter under CRLF: %+v", tp.Meta)
 	}
@@ -237,7 +237,7 @@ func TestCRLF(t *testing.T) {
 	if s, ok := tp.Section("Security Issues"); !ok || strings.Contains(s.Name, "\r") {
 		t.Errorf("section name under CRLF: %+v", tp.Sections)
 	}
-	good, _ := l.Topic("python/good")
+	good, _ := l.Snapshot().Topic("python/good")
 	if _, ok := good.Section("Part"); !ok {
 		t.Errorf("good sections: %+v", good.Sections)
 	}
@@ -246,7 +246,7 @@ func TestCRLF(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("diagnostics = %v, want %v", got, want)
 	}
-	f, _ := l.File(tp.Path)
+	f, _ := l.Snapshot().File(tp.Path)
 	var forms []refs.Form
 	for _, r := range f.Refs.All() {
 		forms = append(forms, r.Form)
@@ -261,7 +261,7 @@ func TestCRLF(t *testing.T) {
 	if _, err := l.Apply(t.Context(), []Change{{Path: fb}}); err != nil {
 		t.Fatal(err)
 	}
-	if tp, _ := l.Topic("python/fb"); tp.Meta.LastUpdated != "2026-02-10" || tp.Meta.MaintainedFor != "x skill" {
+	if tp, _ := l.Snapshot().Topic("python/fb"); tp.Meta.LastUpdated != "2026-02-10" || tp.Meta.MaintainedFor != "x skill" {
 		t.Errorf("italic footer under CRLF: %q %q", tp.Meta.LastUpdated, tp.Meta.MaintainedFor)
 	}
 }
@@ -274,16 +274,16 @@ func TestBOM(t *testing.T) {
 		"context/python/y.md":    bom + "# Y Title\n\nNo frontmatter.\n",
 		"context/python/good.md": goodTopic,
 	})
-	x, _ := l.Topic("python/x")
+	x, _ := l.Snapshot().Topic("python/x")
 	if !x.HasFrontmatter || x.Meta.ID != "python/x" || x.Meta.Type != "reference" || !x.Doc.HasBOM {
 		t.Errorf("BOM file: frontmatter %v meta %+v bom %v", x.HasFrontmatter, x.Meta, x.Doc.HasBOM)
 	}
-	y, _ := l.Topic("python/y")
+	y, _ := l.Snapshot().Topic("python/y")
 	if y.Meta.Title != "Y Title" {
 		t.Errorf("title after BOM = %q", y.Meta.Title)
 	}
 	wantDiags(t, l, "context/python/x.md", "no diagnostics")
-	f, _ := l.File(x.Path)
+	f, _ := l.Snapshot().File(x.Path)
 	if f.Refs.Len() != 1 || string(docText(f.Doc)[f.Refs.At(0).Span.Start:f.Refs.At(0).Span.End]) != "python:good#Part" {
 		t.Errorf("refs after BOM = %+v", f.Refs.Slice())
 	}
@@ -307,27 +307,27 @@ func TestSymlinks(t *testing.T) {
 	fsguardtest.Links(t, dir, links)
 	l := load(t, dir, nil)
 	var ids []string
-	for _, tp := range l.Topics() {
+	for _, tp := range l.Snapshot().Topics() {
 		ids = append(ids, tp.ID)
 	}
 	if want := []string{"python/alias", "python/good"}; !slices.Equal(ids, want) {
 		t.Errorf("topics = %v, want %v", ids, want)
 	}
 	warned := map[string]bool{}
-	for _, w := range l.Warnings() {
+	for _, w := range l.Snapshot().Warnings() {
 		r, _ := filepath.Rel(dir, w.Path)
 		warned[filepath.ToSlash(r)] = true
 	}
 	for _, rel := range []string{"context/python/loop", "context/python/self", "context/python/broken.md", "context/ring/a", "context/python/far.md"} {
 		if !warned[rel] {
-			t.Errorf("no warning for %s; warnings: %v", rel, l.Warnings())
+			t.Errorf("no warning for %s; warnings: %v", rel, l.Snapshot().Warnings())
 		}
 	}
 	// A change under the loop must not hang or index through it.
 	if _, err := l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "context/python/loop")}}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(l.Topics()); n != 2 {
+	if n := len(l.Snapshot().Topics()); n != 2 {
 		t.Errorf("after a change on the loop: %d topics", n)
 	}
 }

@@ -78,7 +78,7 @@ func BenchmarkColdIndex(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if n := len(l.Topics()); n < benchOpts.Topics {
+				if n := len(l.Snapshot().Topics()); n < benchOpts.Topics {
 					b.Fatalf("%d topics", n)
 				}
 			}
@@ -127,7 +127,7 @@ func BenchmarkDiagnoseAll(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		l.DiagnoseAll(context.Background())
+		l.Snapshot().DiagnoseAll(context.Background())
 	}
 }
 

@@ -83,15 +83,17 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		l.saveCache(b.cache, b.view, files)
 	}
 
-	next := &model{
-		dir: l.dir, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
+	next := &Snapshot{
+		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
 		contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: b.beside, readings: b.paths,
 		warnings: s.warnings,
 	}
 	if prev := l.snap.Load(); prev != nil {
 		next.version = prev.version
 	}
-	l.snap.Store(next.withState(st))
+	next = next.withState(st)
+	next.diags = newDiags(next.files)
+	l.snap.Store(next)
 	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", st.topics.len(), "domains", len(st.domains), "commands", len(st.commands))
 	if l.opts.AfterIndex != nil {
 		l.opts.AfterIndex()

@@ -40,7 +40,7 @@ type summary struct {
 func summarize(t *testing.T, l *Library) summary {
 	t.Helper()
 	s := summary{Diags: map[string][]diag{}, Tokens: map[string][]int{}, Refs: map[string]int{}}
-	for _, f := range l.Files() {
+	for _, f := range l.Snapshot().Files() {
 		s.Diags[f.Rel] = diagsOf(t, l, f.Rel)
 		s.Refs[f.Rel] = f.Refs.Len()
 		if f.Topic != nil {
@@ -74,11 +74,11 @@ func TestCacheSameIndex(t *testing.T) {
 // gives, keeping the hash, so that a test sees whether it was used.
 func poison(t *testing.T, l *Library, cacheDir, rel string) {
 	t.Helper()
-	c, err := indexcache.Open(cacheDir, l.cacheKey(l.Config().Tokenizer, l.ContextRoots(), l.CommandRoots()))
+	c, err := indexcache.Open(cacheDir, l.cacheKey(l.Snapshot().Config().Tokenizer, l.Snapshot().ContextRoots(), l.Snapshot().CommandRoots()))
 	if err != nil || c.Discarded() != "" || c.Len() == 0 {
 		t.Fatalf("open the cache: %v, discarded %q, %d entries", err, c.Discarded(), c.Len())
 	}
-	for _, f := range l.Files() {
+	for _, f := range l.Snapshot().Files() {
 		content, err := os.ReadFile(f.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +112,7 @@ func TestCacheUsedOnlyForSameContent(t *testing.T) {
 
 	topic := func(l *Library) *Topic {
 		t.Helper()
-		tp, ok := l.Topic("python/testing")
+		tp, ok := l.Snapshot().Topic("python/testing")
 		if !ok {
 			t.Fatal("no topic python/testing")
 		}
@@ -161,7 +161,7 @@ func TestCacheDamaged(t *testing.T) {
 	cacheDir := t.TempDir()
 	l := loadCached(t, dir, cacheDir)
 	want := summarize(t, l)
-	c, err := indexcache.Open(cacheDir, l.cacheKey(l.Config().Tokenizer, l.ContextRoots(), l.CommandRoots()))
+	c, err := indexcache.Open(cacheDir, l.cacheKey(l.Snapshot().Config().Tokenizer, l.Snapshot().ContextRoots(), l.Snapshot().CommandRoots()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestCacheDamaged(t *testing.T) {
 	if got := summarize(t, loadCached(t, dir, cacheDir)); !reflect.DeepEqual(got, want) {
 		t.Errorf("with a truncated cache:\n got %+v\nwant %+v", got, want)
 	}
-	if c2, _ := indexcache.Open(cacheDir, c.Key()); c2.Discarded() != "" || c2.Len() != len(l.Files()) {
+	if c2, _ := indexcache.Open(cacheDir, c.Key()); c2.Discarded() != "" || c2.Len() != len(l.Snapshot().Files()) {
 		t.Errorf("the truncated cache was not replaced: discarded %q, %d entries", c2.Discarded(), c2.Len())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/refs"
@@ -70,24 +71,24 @@ type Fix struct {
 	More []Fix `json:"more,omitempty"`
 }
 
-// Diagnose returns the diagnostics of the file at path, in order.
-func (l *Library) Diagnose(p string) []Diagnostic {
-	s := l.snap.Load()
-	f := s.files.get(filepath.Clean(p))
+// Diagnose returns the diagnostics of the file at path, in order. The
+// slice is shared with other callers: it must not be changed.
+func (l *Snapshot) Diagnose(p string) []Diagnostic {
+	f := l.files.get(filepath.Clean(p))
 	if f == nil {
 		return nil
 	}
-	return s.diagnose(f)
+	return l.diagnosed(f)
 }
 
 // DiagnoseAll returns the diagnostics of every file that has some, keyed by
-// path, computed on all cores.
-func (l *Library) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
-	s := l.snap.Load()
-	files := s.sortedFiles()
+// path, computed on all cores for the files not diagnosed yet. The slices
+// are shared with other callers: they must not be changed.
+func (l *Snapshot) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
+	files := l.sortedFiles()
 	out := make([][]Diagnostic, len(files))
 	parallel(ctx, len(files), func(i int) {
-		out[i] = s.diagnose(files[i])
+		out[i] = l.diagnosed(files[i])
 	})
 	m := make(map[string][]Diagnostic)
 	for i, f := range files {
@@ -98,7 +99,52 @@ func (l *Library) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
 	return m
 }
 
-func (l *model) diagnose(f *File) []Diagnostic {
+// diagEntry holds the diagnostics of one file, worked out by the first
+// reader that asks for them; another reader of the same file waits for
+// that one, readers of other files do not. Snapshots share the entry of a
+// file until a change affects the file.
+type diagEntry struct {
+	once sync.Once
+	ds   []Diagnostic
+}
+
+// diagnosed returns the diagnostics of f, a file of l, from its entry.
+func (l *Snapshot) diagnosed(f *File) []Diagnostic {
+	e := l.diags.get(f.Path)
+	if e == nil {
+		return l.diagnose(f) // a preview's model keeps none
+	}
+	e.once.Do(func() { e.ds = slices.Clip(l.diagnose(f)) })
+	return e.ds
+}
+
+// newDiags returns an entry, not yet worked out, for every file.
+func newDiags(files cowMap[*File]) cowMap[*diagEntry] {
+	m := newCowMap[*diagEntry](files.len())
+	entries := make([]diagEntry, files.len())
+	i := 0
+	for p := range files.all() {
+		m.set(p, &entries[i])
+		i++
+	}
+	return m
+}
+
+// nextDiags returns the entries of the snapshot after a change: prev's,
+// with new ones for the affected files of files and none for files gone.
+func nextDiags(prev cowMap[*diagEntry], files cowMap[*File], affected map[string]bool) cowMap[*diagEntry] {
+	m := prev.fork()
+	for p := range affected {
+		if files.get(p) != nil {
+			m.set(p, new(diagEntry))
+		} else {
+			m.del(p)
+		}
+	}
+	return m
+}
+
+func (l *Snapshot) diagnose(f *File) []Diagnostic {
 	var ds []Diagnostic
 	// Severities come from the rules table; sev only documents the call.
 	add := func(s document.Span, _ Severity, code, format string, args ...any) *Diagnostic {
@@ -173,7 +219,7 @@ func (l *model) diagnose(f *File) []Diagnostic {
 }
 
 // diagnoseTopic adds the checks that only apply to topic files.
-func (l *model) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
 	t, doc := f.Topic, f.Doc
 	root := doc.Frontmatter.Root() // parsed once for all the checks below
 	field := func(key string) (k, v document.Node) { return root.Field(key) }
@@ -253,7 +299,7 @@ func (l *model) diagnoseTopic(f *File, add func(document.Span, Severity, string,
 // diagnoseIndex checks a domain index: what it lists must exist (through
 // references and indexedFiles) and every topic of the domain should be
 // listed.
-func (l *model) diagnoseIndex(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+func (l *Snapshot) diagnoseIndex(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
 	t := f.Topic
 	d := l.domains[t.Domain]
 	if d == nil {

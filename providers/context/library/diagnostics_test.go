@@ -170,7 +170,7 @@ func TestDiagnostics(t *testing.T) {
 			got := diagsOf(t, l, tc.file)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("diagnostics of %s:\n got  %v\n want %v", tc.file, got, tc.want)
-				for _, d := range l.Diagnose(filepath.Join(l.Dir(), tc.file)) {
+				for _, d := range l.Snapshot().Diagnose(filepath.Join(l.Snapshot().Dir(), tc.file)) {
 					t.Logf("  %s %s", d.Code, d.Message)
 				}
 			}
@@ -184,7 +184,7 @@ func TestDidYouMean(t *testing.T) {
 		"commands/review.md": "# Review\n\npython:django\npython:fastapi_pattern\npython:djangoo\n`python:django_patterns#Security Isues`\n",
 	})
 	l := load(t, writeTree(t, files), nil)
-	p := filepath.Join(l.Dir(), "commands/review.md")
+	p := filepath.Join(l.Snapshot().Dir(), "commands/review.md")
 	type want struct {
 		code      string
 		candidate string
@@ -195,11 +195,11 @@ func TestDidYouMean(t *testing.T) {
 		{CodeUnresolved, "django_patterns"},
 		{codeUnknownSection, "Security Issues"},
 	}
-	ds := l.Diagnose(p)
+	ds := l.Snapshot().Diagnose(p)
 	if len(ds) != len(wants) {
 		t.Fatalf("got %d diagnostics, want %d: %+v", len(ds), len(wants), ds)
 	}
-	f, _ := l.File(p)
+	f, _ := l.Snapshot().File(p)
 	text := string(docText(f.Doc))
 	for i, w := range wants {
 		d := ds[i]
@@ -219,7 +219,7 @@ func TestDidYouMean(t *testing.T) {
 	if _, err := l.Apply(context.Background(), []Change{{Path: p, Content: []byte(text)}}); err != nil {
 		t.Fatal(err)
 	}
-	if ds := l.Diagnose(p); len(ds) != 0 {
+	if ds := l.Snapshot().Diagnose(p); len(ds) != 0 {
 		t.Errorf("after applying the fixes, diagnostics = %+v\n%s", ds, text)
 	}
 }
@@ -325,7 +325,7 @@ func TestMissingFileMessages(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := load(t, writeTree(t, with(map[string]string{"commands/c.md": "# C\n\n" + tc.line + "\n"})), nil)
-			ds := l.Diagnose(filepath.Join(l.Dir(), "commands", "c.md"))
+			ds := l.Snapshot().Diagnose(filepath.Join(l.Snapshot().Dir(), "commands", "c.md"))
 			if len(ds) != 1 || ds[0].Message != tc.want {
 				t.Errorf("diagnostics of %q = %+v, want one with message %q", tc.line, ds, tc.want)
 			}

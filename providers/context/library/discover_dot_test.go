@@ -25,7 +25,7 @@ func TestConfiguredRootInDotDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cmds []string
-	for _, c := range l.Commands() {
+	for _, c := range l.Snapshot().Commands() {
 		cmds = append(cmds, c.Name)
 	}
 	if want := []string{"review", "ship"}; !slices.Equal(cmds, want) {

@@ -72,13 +72,13 @@ func wantDiags(t testing.TB, l *Library, rel, what string, want ...diag) bool {
 // diagsOf returns the diagnostics of one file (relative to dir).
 func diagsOf(t testing.TB, l *Library, rel string) []diag {
 	t.Helper()
-	p := filepath.Join(l.Dir(), filepath.FromSlash(rel))
-	f, ok := l.File(p)
+	p := filepath.Join(l.Snapshot().Dir(), filepath.FromSlash(rel))
+	f, ok := l.Snapshot().File(p)
 	if !ok {
 		t.Fatalf("no file %s; files: %v", rel, fileNames(l))
 	}
 	var out []diag
-	for _, d := range l.Diagnose(p) {
+	for _, d := range l.Snapshot().Diagnose(p) {
 		text := ""
 		if f.Doc != nil && d.Span.End <= len(docText(f.Doc)) && d.Span.Start <= d.Span.End {
 			text = string(docText(f.Doc)[d.Span.Start:d.Span.End])
@@ -90,7 +90,7 @@ func diagsOf(t testing.TB, l *Library, rel string) []diag {
 
 func fileNames(l *Library) []string {
 	var out []string
-	for _, f := range l.Files() {
+	for _, f := range l.Snapshot().Files() {
 		out = append(out, f.Rel)
 	}
 	return out
@@ -127,21 +127,21 @@ func topicFM(id, typ string, tokens int, extra ...string) string {
 // with what a discovery test expects.
 func checkDiscovered(t *testing.T, dir string, l *Library, contextRoots, commandRoots, topics, commands []string) {
 	t.Helper()
-	if got := rels(dir, l.ContextRoots()); !slices.Equal(got, contextRoots) {
+	if got := rels(dir, l.Snapshot().ContextRoots()); !slices.Equal(got, contextRoots) {
 		t.Errorf("context roots = %v, want %v", got, contextRoots)
 	}
-	if got := rels(dir, l.CommandRoots()); !slices.Equal(got, commandRoots) {
+	if got := rels(dir, l.Snapshot().CommandRoots()); !slices.Equal(got, commandRoots) {
 		t.Errorf("command roots = %v, want %v", got, commandRoots)
 	}
 	var gotTopics []string
-	for _, tp := range l.Topics() {
+	for _, tp := range l.Snapshot().Topics() {
 		gotTopics = append(gotTopics, tp.ID)
 	}
 	if !slices.Equal(gotTopics, topics) {
 		t.Errorf("topics = %v, want %v", gotTopics, topics)
 	}
 	var gotCommands []string
-	for _, c := range l.Commands() {
+	for _, c := range l.Snapshot().Commands() {
 		gotCommands = append(gotCommands, c.Name)
 	}
 	if !slices.Equal(gotCommands, commands) {

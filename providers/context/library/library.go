@@ -4,9 +4,10 @@
 // references between them, reports diagnostics, and follows changes one
 // file at a time.
 //
-// A Library is safe for concurrent use. Files, topics, domains and commands
-// it hands out are immutable: a change replaces them, so a caller may keep
-// using what it got while the library moves on.
+// A Library is safe for concurrent use. Its model is a Snapshot, which
+// never changes, nor do the files, topics, domains and commands it hands
+// out: a change builds the next snapshot, so a caller may keep using what
+// it got while the library moves on.
 package library
 
 import (
@@ -232,7 +233,8 @@ type Options struct {
 	Changed func(path string)
 }
 
-// Library is the model of one workspace.
+// Library follows one workspace: Apply and SetConfig bring it in step
+// with changes, and Snapshot returns the model a request reads.
 type Library struct {
 	dir  string
 	root *fsguard.Root
@@ -244,9 +246,9 @@ type Library struct {
 
 	texts *textSource // reads back the text of released files
 
-	// snap is the model in effect. Readers load it once per call and
+	// snap is the model in effect. Readers load it once per request and
 	// never wait: a change builds the next snapshot and swaps it in.
-	snap atomic.Pointer[model]
+	snap atomic.Pointer[Snapshot]
 }
 
 // Load scans the workspace at dir with the given configuration; a nil cfg
@@ -284,12 +286,16 @@ func newLibrary(dir string, cfg *config.Config, opts Options) (*Library, *config
 	return l, cfg, problems, nil
 }
 
+// Snapshot returns the model in effect. It never changes: reads of one
+// snapshot agree with each other however the library moves on meanwhile.
+func (l *Library) Snapshot() *Snapshot { return l.snap.Load() }
+
 // Dir returns the workspace directory.
-func (l *Library) Dir() string { return l.dir }
+func (l *Snapshot) Dir() string { return l.dir }
 
 // Root returns the workspace directory as the check that every file read
 // from the workspace passes.
-func (l *Library) Root() *fsguard.Root { return l.root }
+func (l *Snapshot) Root() *fsguard.Root { return l.root }
 
 // ErrNotInWorkspace is the error for a document that is neither open in
 // an editor nor in the workspace: a client names it, but the server reads
@@ -301,7 +307,7 @@ var ErrNotInWorkspace = errors.New("the document is outside the workspace and no
 // pass the root check (a link to a file outside is not read), and be a
 // regular file within maxFileSize, so that a named pipe cannot hold the
 // request.
-func (l *Library) ReadDocument(ctx context.Context, path string) ([]byte, error) {
+func (l *Snapshot) ReadDocument(ctx context.Context, path string) ([]byte, error) {
 	if path != l.root.Dir() && !strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
 		return nil, ErrNotInWorkspace
 	}
@@ -400,56 +406,55 @@ func (l *Library) release(files []*File) {
 }
 
 // Config returns the configuration in effect. Callers must not modify it.
-func (l *Library) Config() *config.Config { return l.snap.Load().cfg }
+func (l *Snapshot) Config() *config.Config { return l.cfg }
 
 // Filter returns the directory rules of the configuration: what a scan of
 // the workspace reads, and what Apply accepts.
-func (l *Library) Filter() *Filter { return l.snap.Load().filter }
+func (l *Snapshot) Filter() *Filter { return l.filter }
 
 // ConfigProblems returns what was wrong with the configuration.
-func (l *Library) ConfigProblems() []config.Problem {
-	return slices.Clone(l.snap.Load().cfgProblems)
+func (l *Snapshot) ConfigProblems() []config.Problem {
+	return slices.Clone(l.cfgProblems)
 }
 
 // Counter returns the token counter in effect.
-func (l *Library) Counter() tokens.Counter { return l.snap.Load().counter }
+func (l *Snapshot) Counter() tokens.Counter { return l.counter }
 
 // Version increases with every change to the library.
-func (l *Library) Version() uint64 { return l.snap.Load().version }
+func (l *Snapshot) Version() uint64 { return l.version }
 
 // ContextRoots returns the context root directories.
-func (l *Library) ContextRoots() []string {
-	return slices.Clone(l.snap.Load().contextRoots)
+func (l *Snapshot) ContextRoots() []string {
+	return slices.Clone(l.contextRoots)
 }
 
 // CommandRoots returns the command root directories.
-func (l *Library) CommandRoots() []string {
-	return slices.Clone(l.snap.Load().commandRoots)
+func (l *Snapshot) CommandRoots() []string {
+	return slices.Clone(l.commandRoots)
 }
 
 // Warnings returns workspace problems that are not diagnostics.
-func (l *Library) Warnings() []Warning {
-	s := l.snap.Load()
-	return slices.Concat(s.warnings, s.dupWarnings)
+func (l *Snapshot) Warnings() []Warning {
+	return slices.Concat(l.warnings, l.dupWarnings)
 }
 
 // File returns the file at an absolute path.
-func (l *Library) File(path string) (*File, bool) {
-	f := l.snap.Load().files.get(filepath.Clean(path))
+func (l *Snapshot) File(path string) (*File, bool) {
+	f := l.files.get(filepath.Clean(path))
 	return f, f != nil
 }
 
 // Files returns every markdown file, sorted by path.
-func (l *Library) Files() []*File { return l.snap.Load().sortedFiles() }
+func (l *Snapshot) Files() []*File { return l.sortedFiles() }
 
 // Topic returns the topic with an id such as "python/fastapi_patterns".
 // A file directly in a context root is found by its path id
 // ("cross_domain") and by the id its frontmatter declares
 // ("engineering/cross_domain").
-func (l *Library) Topic(id string) (*Topic, bool) { return l.snap.Load().topic(id) }
+func (l *Snapshot) Topic(id string) (*Topic, bool) { return l.topic(id) }
 
 // Topics returns every topic, sorted by id.
-func (l *Library) Topics() []*Topic {
+func (l *Snapshot) Topics() []*Topic {
 	out := l.TopicsUnordered()
 	SortTopics(out)
 	return out
@@ -458,8 +463,8 @@ func (l *Library) Topics() []*Topic {
 // TopicsUnordered returns every topic in no particular order, for callers
 // that only look each one up: sorting ten thousand ids costs more than
 // what such a caller does with them.
-func (l *Library) TopicsUnordered() []*Topic {
-	topics := &l.snap.Load().topics
+func (l *Snapshot) TopicsUnordered() []*Topic {
+	topics := &l.topics
 	return slices.AppendSeq(make([]*Topic, 0, topics.len()), topics.values())
 }
 
@@ -469,33 +474,33 @@ func SortTopics(topics []*Topic) {
 }
 
 // Domain returns a domain by name.
-func (l *Library) Domain(name string) (*Domain, bool) {
-	d, ok := l.snap.Load().domains[name]
+func (l *Snapshot) Domain(name string) (*Domain, bool) {
+	d, ok := l.domains[name]
 	return d, ok
 }
 
 // Domains returns every domain, sorted by name.
-func (l *Library) Domains() []*Domain {
-	return slices.SortedFunc(maps.Values(l.snap.Load().domains), func(a, b *Domain) int { return strings.Compare(a.Name, b.Name) })
+func (l *Snapshot) Domains() []*Domain {
+	return slices.SortedFunc(maps.Values(l.domains), func(a, b *Domain) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // IsDomain reports whether name is a domain.
-func (l *Library) IsDomain(name string) bool { return l.snap.Load().isDomain(name) }
+func (l *Snapshot) IsDomain(name string) bool { return l.isDomain(name) }
 
 // Command returns a command by name.
-func (l *Library) Command(name string) (*Command, bool) {
-	c, ok := l.snap.Load().commands[name]
+func (l *Snapshot) Command(name string) (*Command, bool) {
+	c, ok := l.commands[name]
 	return c, ok
 }
 
 // Commands returns every command, sorted by name.
-func (l *Library) Commands() []*Command {
-	return slices.SortedFunc(maps.Values(l.snap.Load().commands), func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+func (l *Snapshot) Commands() []*Command {
+	return slices.SortedFunc(maps.Values(l.commands), func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // RootFile returns the topic of a file directly in a context root, such as
 // "loading_protocol" or "cross_domain", from the first root that has it.
-func (l *Library) RootFile(stem string) (*Topic, bool) {
+func (l *Snapshot) RootFile(stem string) (*Topic, bool) {
 	return l.Topic(stem)
 }
 

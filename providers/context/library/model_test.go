@@ -38,7 +38,7 @@ func testDiscovery(t *testing.T, tests []discoveryCase) {
 			l := load(t, dir, cfg)
 			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
 			for rel, want := range tc.kinds {
-				f, ok := l.File(filepath.Join(dir, rel))
+				f, ok := l.Snapshot().File(filepath.Join(dir, rel))
 				if !ok {
 					t.Errorf("file %s not indexed", rel)
 					continue
@@ -56,7 +56,7 @@ func testDiscovery(t *testing.T, tests []discoveryCase) {
 					continue
 				}
 				p := filepath.Join(dir, filepath.FromSlash(rel))
-				_, indexed := l.File(p)
+				_, indexed := l.Snapshot().File(p)
 				if skip := f.SkipFile(p); skip == indexed {
 					t.Errorf("SkipFile(%s) = %v, but indexed = %v", rel, skip, indexed)
 				}
@@ -171,13 +171,13 @@ func TestDomainsAreDirectories(t *testing.T) {
 		"context/cobol/copybooks.md":       "# Copybooks\n",
 	})
 	var names []string
-	for _, d := range l.Domains() {
+	for _, d := range l.Snapshot().Domains() {
 		names = append(names, d.Name)
 	}
 	if want := []string{"cobol", "zig"}; !slices.Equal(names, want) {
 		t.Fatalf("domains = %v, want %v", names, want)
 	}
-	zig, _ := l.Domain("zig")
+	zig, _ := l.Snapshot().Domain("zig")
 	if zig.Index == nil || zig.Index.ID != "zig/index" {
 		t.Errorf("zig index = %v", zig.Index)
 	}
@@ -187,8 +187,8 @@ func TestDomainsAreDirectories(t *testing.T) {
 	if zig.Index.Meta.Type != "index" || zig.Detection.Meta.Type != "detection" {
 		t.Errorf("derived types = %q, %q", zig.Index.Meta.Type, zig.Detection.Meta.Type)
 	}
-	if !l.IsDomain("cobol") || l.IsDomain("python") {
-		t.Errorf("IsDomain: cobol %v, python %v", l.IsDomain("cobol"), l.IsDomain("python"))
+	if !l.Snapshot().IsDomain("cobol") || l.Snapshot().IsDomain("python") {
+		t.Errorf("IsDomain: cobol %v, python %v", l.Snapshot().IsDomain("cobol"), l.Snapshot().IsDomain("python"))
 	}
 }
 
@@ -229,7 +229,7 @@ Validate input.
 		"context/python/fastapi_patterns.md": src,
 		"context/security/secure_coding.md":  "# Secure Coding\n",
 	})
-	tp, ok := l.Topic("python/fastapi_patterns")
+	tp, ok := l.Snapshot().Topic("python/fastapi_patterns")
 	if !ok {
 		t.Fatal("topic missing")
 	}
@@ -316,7 +316,7 @@ func TestFooterFallback(t *testing.T) {
 			l := loadTree(t, map[string]string{
 				"context/python/common_issues.md": "# Common Python Issues\n\n## Mutable Defaults\n\nText.\n\n---\n\n" + tc.footer,
 			})
-			tp, _ := l.Topic("python/common_issues")
+			tp, _ := l.Snapshot().Topic("python/common_issues")
 			m := tp.Meta
 			if m.Version != tc.version || m.LastUpdated != tc.lastUpdated || m.MaintainedFor != tc.maintainedFor {
 				t.Errorf("footer = (%q, %q, %q), want (%q, %q, %q)", m.Version, m.LastUpdated, m.MaintainedFor, tc.version, tc.lastUpdated, tc.maintainedFor)
@@ -352,7 +352,7 @@ func TestDerivedTypeAndStrategy(t *testing.T) {
 		{"go/errors", "reference", "onDemand", "Errors"},
 	}
 	for _, tc := range tests {
-		tp, _ := l.Topic(tc.id)
+		tp, _ := l.Snapshot().Topic(tc.id)
 		if tp.Meta.Type != tc.typ || tp.Meta.LoadingStrategy != tc.strategy || tp.Meta.Title != tc.title {
 			t.Errorf("%s: type %q strategy %q title %q, want %q %q %q", tc.id, tp.Meta.Type, tp.Meta.LoadingStrategy, tp.Meta.Title, tc.typ, tc.strategy, tc.title)
 		}
@@ -363,7 +363,7 @@ func TestSections(t *testing.T) {
 	t.Parallel()
 	const src = "# Title\n\nIntro.\n\n## First\n\nOne.\n\n### Nested\n\nDeep.\n\n```markdown\n## Not A Heading\n```\n\n## Second\n\nTwo.\n\n~~~\n# also not\n~~~\n\n# Top Again\n\nEnd.\n"
 	l := loadTree(t, map[string]string{"context/d/t.md": src})
-	tp, _ := l.Topic("d/t")
+	tp, _ := l.Snapshot().Topic("d/t")
 	type sec struct {
 		name    string
 		level   int
@@ -414,7 +414,7 @@ func TestTokenMeasurement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tp, _ := l.Topic("d/t")
+			tp, _ := l.Snapshot().Topic("d/t")
 			if want := counter.Count(body); tp.Tokens != want {
 				t.Errorf("body tokens = %d, want %d (the body without frontmatter)", tp.Tokens, want)
 			}
@@ -426,7 +426,7 @@ func TestTokenMeasurement(t *testing.T) {
 			if alpha.Tokens <= 0 || beta.Tokens <= alpha.Tokens || alpha.Tokens+beta.Tokens >= tp.Tokens {
 				t.Errorf("section tokens alpha %d beta %d body %d", alpha.Tokens, beta.Tokens, tp.Tokens)
 			}
-			if got := l.Counter().Name(); got != name {
+			if got := l.Snapshot().Counter().Name(); got != name {
 				t.Errorf("counter = %s", got)
 			}
 		})
@@ -440,7 +440,7 @@ func TestCommandModel(t *testing.T) {
 		"commands/implement.md": "---\nname: implement\ndescription: Build the feature\ncontext:\n  - python\n  - python/a\n---\n\n# Implement\n\nUse python:a.\n",
 		"commands/plain.md":     "# Plain Command\n\nNo frontmatter.\n",
 	})
-	c, ok := l.Command("implement")
+	c, ok := l.Snapshot().Command("implement")
 	if !ok {
 		t.Fatal("no command implement")
 	}
@@ -450,11 +450,11 @@ func TestCommandModel(t *testing.T) {
 	if !strings.Contains(c.Body(), "Use python:a.") || strings.Contains(c.Body(), "description:") {
 		t.Errorf("body = %q", c.Body())
 	}
-	p, _ := l.Command("plain")
+	p, _ := l.Snapshot().Command("plain")
 	if p.Description != "Plain Command" {
 		t.Errorf("fallback description = %q", p.Description)
 	}
-	f, _ := l.File(c.Path)
+	f, _ := l.Snapshot().File(c.Path)
 	if f.Refs.Len() != 3 {
 		t.Errorf("command refs = %d, want 3 (domain, id, key)", f.Refs.Len())
 	}

@@ -172,7 +172,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, er
 	}
 	st := newState(files)
 	f.Refs = p.b.scanRefs(f, st.view(), 0)
-	l := &model{
+	l := &Snapshot{
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter,
 		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, beside: p.b.beside, readings: p.b.paths,
 		files: st.files, topics: st.topics, aliases: st.aliases, byStem: st.byStem, domains: st.domains, commands: st.commands,

@@ -39,8 +39,8 @@ func TestPreviewDiagnose(t *testing.T) {
 		if want := 0; run != "warm cache" && p.FromCache != want {
 			t.Errorf("%s: %d files from the cache, want %d", run, p.FromCache, want)
 		}
-		if run == "warm cache" && p.FromCache != len(full.Files())-1 {
-			t.Errorf("%s: %d files from the cache, want %d (all but the binary one)", run, p.FromCache, len(full.Files())-1)
+		if run == "warm cache" && p.FromCache != len(full.Snapshot().Files())-1 {
+			t.Errorf("%s: %d files from the cache, want %d (all but the binary one)", run, p.FromCache, len(full.Snapshot().Files())-1)
 		}
 		for rel := range tree {
 			path := filepath.Join(dir, filepath.FromSlash(rel))

@@ -19,7 +19,7 @@ func TestNumberedHeadingsWithAnchors(t *testing.T) {
 		"context/angular/common_issues.md": src,
 		"commands/review.md":               "# Review\n\nSee `angular:common_issues#memory-leaks`, `angular:common_issues#Memory Leaks`, `angular:common_issues#trackby` and `angular:common_issues#1. Memory Leaks`.\n",
 	})
-	tp, _ := l.Topic("angular/common_issues")
+	tp, _ := l.Snapshot().Topic("angular/common_issues")
 	s, ok := tp.Section("memory leaks")
 	if !ok || s.Name != "1. Memory Leaks" || s.Anchor != "memory-leaks" {
 		t.Fatalf("section = %+v, %v", s, ok)
@@ -30,7 +30,7 @@ func TestNumberedHeadingsWithAnchors(t *testing.T) {
 	if want := []diag{{codeSectionMissing, SeverityWarning, "What to Check"}}; !slices.Equal(got, want) {
 		t.Errorf("diagnostics = %v, want %v", got, want)
 	}
-	for _, d := range l.Diagnose(tp.Path) {
+	for _, d := range l.Snapshot().Diagnose(tp.Path) {
 		if d.Code == codeSectionMissing && (d.Fix == nil || d.Fix.Candidates[0] != "What to Check (by Area)") {
 			t.Errorf("fix = %+v", d.Fix)
 		}
@@ -51,9 +51,9 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 	})
 	wantDiags(t, l, "commands/_docs/README.md", "workspace-relative paths")
 	// Inside the root the root-relative reading still holds.
-	f, _ := l.File(l.Dir() + "/context/commands/index.md")
+	f, _ := l.Snapshot().File(l.Snapshot().Dir() + "/context/commands/index.md")
 	for _, r := range f.Refs.All() {
-		if tg := l.Resolve(f, r); tg.Topic == nil || tg.Topic.ID != "commands/build_patterns" {
+		if tg := l.Snapshot().Resolve(f, r); tg.Topic == nil || tg.Topic.ID != "commands/build_patterns" {
 			t.Errorf("%s resolved to %+v", r.Path, tg)
 		}
 	}
@@ -71,7 +71,7 @@ func TestPathOneLevelTooDeep(t *testing.T) {
 		diag{codeIndexMissing, SeverityWarning, "../../security/nothing_here.md"}) {
 		t.FailNow()
 	}
-	d := l.Diagnose(l.Dir() + "/context/angular/index.md")[0]
+	d := l.Snapshot().Diagnose(l.Snapshot().Dir() + "/context/angular/index.md")[0]
 	if d.Fix == nil || !slices.Equal(d.Fix.Candidates, []string{"../security/security_guidelines.md"}) {
 		t.Errorf("fix = %+v", d.Fix)
 	}
@@ -80,7 +80,7 @@ func TestPathOneLevelTooDeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(res.Affected, l.Dir()+"/context/angular/index.md") {
+	if !slices.Contains(res.Affected, l.Snapshot().Dir()+"/context/angular/index.md") {
 		t.Errorf("Affected = %v lacks the index", res.Affected)
 	}
 }
@@ -126,12 +126,12 @@ func TestRootFileFrontmatterIDAlias(t *testing.T) {
 	})
 	wantDiags(t, l, "commands/review.md", "references by the declared id")
 	wantDiags(t, l, "context/cross_domain.md", "root file with a domain id")
-	a, ok1 := l.Topic("engineering/cross_domain")
-	b, ok2 := l.Topic("cross_domain")
+	a, ok1 := l.Snapshot().Topic("engineering/cross_domain")
+	b, ok2 := l.Snapshot().Topic("cross_domain")
 	if !ok1 || !ok2 || a != b {
 		t.Errorf("Topic by alias %v %v", ok1, ok2)
 	}
-	if got := len(l.References("cross_domain")); got != 2 {
+	if got := len(l.Snapshot().References("cross_domain")); got != 2 {
 		t.Errorf("References = %d, want 2", got)
 	}
 	// Renaming the declared id drops the alias.
@@ -139,7 +139,7 @@ func TestRootFileFrontmatterIDAlias(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(res.Affected, l.Dir()+"/commands/review.md") {
+	if !slices.Contains(res.Affected, l.Snapshot().Dir()+"/commands/review.md") {
 		t.Errorf("Affected = %v", res.Affected)
 	}
 	if got := codes(diagsOf(t, l, "commands/review.md")); len(got) != 2 {

@@ -33,9 +33,9 @@ func TestReferencesAgreeWithResolve(t *testing.T) {
 			t.Parallel()
 			l := load(t, dir, nil)
 			n := 0
-			for _, tp := range l.Topics() {
+			for _, tp := range l.Snapshot().Topics() {
 				var want []string
-				for _, f := range l.Files() {
+				for _, f := range l.Snapshot().Files() {
 					for _, r := range f.Refs.All() {
 						if r.Form == refs.DomainForm {
 							continue
@@ -47,7 +47,7 @@ func TestReferencesAgreeWithResolve(t *testing.T) {
 					}
 				}
 				var got []string
-				for _, loc := range l.References(tp.ID) {
+				for _, loc := range l.Snapshot().References(tp.ID) {
 					got = append(got, fmt.Sprint(loc.File.Rel, loc.Ref.Span))
 				}
 				slices.Sort(want)

@@ -31,13 +31,13 @@ func TestReleasedTextReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := l.File(filepath.Join(dir, "context/python/a.md"))
+	a, _ := l.Snapshot().File(filepath.Join(dir, "context/python/a.md"))
 	if !a.Doc.Released() || a.Doc.Text != nil {
 		t.Fatal("a file read from disk kept its text")
 	}
 	// A vanished file gives its read error (nothing was read back yet, so
 	// nothing is kept).
-	x, _ := l.Topic("git/x")
+	x, _ := l.Snapshot().Topic("git/x")
 	if err := os.Remove(x.Path); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestReleasedTextReadBack(t *testing.T) {
 	if got := x.Doc.Slice(x.Doc.Body); got != nil {
 		t.Errorf("Slice of a removed file = %q", got)
 	}
-	b, _ := l.Topic("python/b")
+	b, _ := l.Snapshot().Topic("python/b")
 	s, _ := b.Section("Only")
 	if got := string(b.Doc.Slice(s.Content)); got != "## Only\n\nText of b.\n" {
 		t.Errorf("section read back = %q", got)
@@ -69,7 +69,7 @@ func TestReleasedTextReadBack(t *testing.T) {
 	if _, err := l.Apply(t.Context(), []Change{{Path: newDomain}}); err != nil {
 		t.Fatal(err)
 	}
-	a2, _ := l.File(a.Path)
+	a2, _ := l.Snapshot().File(a.Path)
 	if a2.Refs.Len() != before || before != 2 {
 		t.Errorf("references of the changed file after a rescan: %d, want the indexed %d (2)", a2.Refs.Len(), before)
 	}
@@ -86,7 +86,7 @@ func TestReleasedTextReadBack(t *testing.T) {
 	if _, err := l.Apply(t.Context(), []Change{{Path: a.Path}}); err != nil {
 		t.Fatal(err)
 	}
-	a3, _ := l.File(a.Path)
+	a3, _ := l.Snapshot().File(a.Path)
 	if got, err := a3.Doc.Content(t.Context()); err != nil || string(got) != "# A\n\nNothing now.\n" || a3.Refs.Len() != 0 {
 		t.Errorf("after the re-index: %q, %v, %d references", got, err, a3.Refs.Len())
 	}

@@ -68,20 +68,20 @@ func (t Target) OK() bool {
 }
 
 // Resolve resolves a reference made by file f.
-func (l *Library) Resolve(f *File, r refs.Ref) Target { return l.snap.Load().resolve(f, r) }
+func (l *Snapshot) Resolve(f *File, r refs.Ref) Target { return l.resolve(f, r) }
 
 // ResolveBrief resolves a reference made by file f as Resolve does, without
 // the close names of a failure (Target.Candidates stays nil): what pricing
 // a document needs, at a fraction of the cost for unresolved references.
-func (l *Library) ResolveBrief(f *File, r refs.Ref) Target {
-	return l.snap.Load().resolveWith(f, r, false)
+func (l *Snapshot) ResolveBrief(f *File, r refs.Ref) Target {
+	return l.resolveWith(f, r, false)
 }
 
-func (l *model) resolve(f *File, r refs.Ref) Target { return l.resolveWith(f, r, true) }
+func (l *Snapshot) resolve(f *File, r refs.Ref) Target { return l.resolveWith(f, r, true) }
 
 // resolveWith resolves r; suggest says whether to look for close names
 // when it fails.
-func (l *model) resolveWith(f *File, r refs.Ref, suggest bool) Target {
+func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	switch r.Form {
 	case refs.DomainForm:
 		d, ok := l.domains[r.Domain]
@@ -141,7 +141,7 @@ func withSection(t *Topic, section string, suggest bool) Target {
 
 // unknownDomain is the failure of a reference to a domain that does not
 // exist; missing is the topic id the reference names, if any.
-func (l *model) unknownDomain(name, missing string, suggest bool) Target {
+func (l *Snapshot) unknownDomain(name, missing string, suggest bool) Target {
 	var cands []string
 	if suggest {
 		names := make([]string, 0, len(l.domains))
@@ -159,7 +159,7 @@ func (l *model) unknownDomain(name, missing string, suggest bool) Target {
 // resolvePath resolves a path reference against the referring file, the
 // layout around each context root, each root, and (for bare file names)
 // every topic's file name.
-func (l *model) resolvePath(f *File, r refs.Ref, suggest bool) Target {
+func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	b := l.builder()
 	var inRoot string
 	for _, c := range b.pathCandidates(f.Path, r) {
@@ -219,7 +219,7 @@ func (l *model) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 // written as the reference wrote its path: among the files beside it, those
 // of its domain when it has one (every topic otherwise; a large library has
 // thousands).
-func (l *model) nearFiles(c class, dir, inRoot, written string) []string {
+func (l *Snapshot) nearFiles(c class, dir, inRoot, written string) []string {
 	var near []*Topic
 	if d := l.domains[c.domain]; c.domain != "" && d != nil {
 		near = d.Topics
@@ -256,7 +256,7 @@ func missingFileMessage(c class, root string) string {
 // root: when it still ends in "domain/topic.md" for a known domain it is a
 // topic reference with a wrong relative path, and the fix is the path that
 // reaches the topic from the referring file.
-func (l *model) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Target {
+func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Target {
 	domain, stem, ok := b.misplaced(f.Path, r, func(name string) bool { _, ok := l.domains[name]; return ok })
 	if !ok {
 		return Target{Kind: NotAReference}
@@ -293,7 +293,7 @@ func (l *model) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) Tar
 
 // meantInRoot reports whether a missing file at p would be a topic: it lies
 // directly in a context root, or in one of its existing domains.
-func (l *model) meantInRoot(p string) bool {
+func (l *Snapshot) meantInRoot(p string) bool {
 	root := underAny(p, l.contextRoots)
 	if root == "" {
 		return false
@@ -322,7 +322,7 @@ func listsTopics(f *File) bool {
 
 // topicAt returns the topic stored at an absolute, clean path (as
 // filepath.Join returns), if any.
-func (l *model) topicAt(p string) *Topic {
+func (l *Snapshot) topicAt(p string) *Topic {
 	if f := l.files.get(p); f != nil && f.Topic != nil {
 		if t := l.topics.get(f.Topic.ID); t == f.Topic {
 			return t
@@ -332,7 +332,7 @@ func (l *model) topicAt(p string) *Topic {
 }
 
 // builder returns a builder for the snapshot's configuration.
-func (l *model) builder() *builder {
+func (l *Snapshot) builder() *builder {
 	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, beside: l.beside, paths: l.readings}
 }
 
@@ -504,9 +504,9 @@ type Location struct {
 // References returns every reference in the workspace that resolves to
 // topic id (to the topic or one of its sections), ordered by file and
 // position.
-func (l *Library) References(id string) []Location { return l.snap.Load().references(id) }
+func (l *Snapshot) References(id string) []Location { return l.references(id) }
 
-func (l *model) references(id string) []Location {
+func (l *Snapshot) references(id string) []Location {
 	t := l.topics.get(id)
 	if t == nil {
 		t = l.aliases[id]
@@ -558,11 +558,11 @@ func (l *model) references(id string) []Location {
 }
 
 // DomainReferences returns every domain-form reference to a domain.
-func (l *Library) DomainReferences(name string) []Location {
-	return l.snap.Load().domainReferences(name)
+func (l *Snapshot) DomainReferences(name string) []Location {
+	return l.domainReferences(name)
 }
 
-func (l *model) domainReferences(name string) []Location {
+func (l *Snapshot) domainReferences(name string) []Location {
 	var paths []string
 	for p := range l.incoming.paths("@" + name) {
 		paths = append(paths, p)

@@ -7,19 +7,24 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
-// model is the library's model at one moment, a snapshot. Once published
-// it never changes, nor does anything it reaches (files, topics, domains,
-// commands, the sets of the incoming index): Apply builds the next
-// snapshot from copies of what it changes, so a reader that loaded one
-// keeps a consistent model for as long as it needs, without a lock.
+// Snapshot is the library's model at one moment. Once published it never
+// changes, nor does anything it reaches (files, topics, domains, commands,
+// the sets of the incoming index): Apply builds the next snapshot from
+// copies of what it changes, so a reader that took one keeps a consistent
+// model for as long as it needs, without a lock.
 //
-// Its methods take the receiver name l: they are the library's reads,
-// each against one snapshot.
-type model struct {
+// The diagnostics of a file are worked out when first asked for, once per
+// snapshot, and handed on to the next snapshot unless the change affects
+// the file: checking again costs only the files a change affected.
+//
+// Its methods take the receiver name l: they are the library's reads.
+type Snapshot struct {
 	dir          string
+	root         *fsguard.Root
 	cfg          *config.Config
 	filter       *Filter // cfg's directory rules
 	cfgProblems  []config.Problem
@@ -40,10 +45,11 @@ type model struct {
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64
+	diags        cowMap[*diagEntry] // every file's, by path
 }
 
 // withState returns a copy of l whose model is st's.
-func (l *model) withState(st *state) *model {
+func (l *Snapshot) withState(st *state) *Snapshot {
 	next := *l
 	next.files, next.topics, next.byStem, next.domains, next.commands, next.incoming = st.files, st.topics, st.byStem, st.domains, st.commands, st.incoming
 	next.aliases = st.aliases
@@ -55,7 +61,7 @@ func (l *model) withState(st *state) *model {
 // state returns the model as a state that Apply may change
 // without changing the snapshot: the maps are copies, and what they hold
 // is copied before it changes (see state.update and state.own).
-func (l *model) state() *state {
+func (l *Snapshot) state() *state {
 	return &state{
 		files: l.files.fork(), topics: l.topics.fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.fork(),
 		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.fork(),
@@ -65,11 +71,11 @@ func (l *model) state() *state {
 }
 
 // sortedFiles returns every file, sorted by path.
-func (l *model) sortedFiles() []*File {
+func (l *Snapshot) sortedFiles() []*File {
 	return slices.SortedFunc(l.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 }
 
-func (l *model) topic(id string) (*Topic, bool) {
+func (l *Snapshot) topic(id string) (*Topic, bool) {
 	if t, ok := l.topics.lookup(id); ok {
 		return t, true
 	}
@@ -77,12 +83,12 @@ func (l *model) topic(id string) (*Topic, bool) {
 	return t, ok
 }
 
-func (l *model) isDomain(name string) bool {
+func (l *Snapshot) isDomain(name string) bool {
 	_, ok := l.domains[name]
 	return ok
 }
 
-func (l *model) paths() []string {
+func (l *Snapshot) paths() []string {
 	out := make([]string, 0, l.files.len())
 	for p := range l.files.all() {
 		out = append(out, p)
@@ -90,7 +96,7 @@ func (l *model) paths() []string {
 	return out
 }
 
-func (l *model) filesUnder(dir string) []string {
+func (l *Snapshot) filesUnder(dir string) []string {
 	var out []string
 	for p := range l.files.all() {
 		if strings.HasPrefix(p, dir+string(filepath.Separator)) {

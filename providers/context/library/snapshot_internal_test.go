@@ -13,7 +13,7 @@ import (
 // renderModel writes out everything a snapshot holds: files with their
 // references and incoming keys, topics, aliases, stems, domains,
 // commands, the incoming index, and what References finds from it.
-func renderModel(m *model) string {
+func renderModel(m *Snapshot) string {
 	var b strings.Builder
 	for _, f := range m.sortedFiles() {
 		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, m.incoming.keyNames(f.inKeys))
@@ -115,7 +115,7 @@ func TestSnapshotUnchangedByApply(t *testing.T) {
 		{{Path: "context/python/b.md", Content: []byte("# B again\n\npython:a\n")}, {Path: "context/go/n01.md", Removed: true}},
 	}
 	type taken struct {
-		m    *model
+		m    *Snapshot
 		text string
 	}
 	var snaps []taken

@@ -14,7 +14,7 @@ import (
 
 func topicIDs(l *library.Library) []string {
 	var ids []string
-	for _, tp := range l.Topics() {
+	for _, tp := range l.Snapshot().Topics() {
 		ids = append(ids, tp.ID)
 	}
 	return ids
@@ -62,7 +62,7 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 	}
 	got := make(chan read, 1)
 	go func() {
-		got <- read{topicIDs(l), len(l.References("python/b"))}
+		got <- read{topicIDs(l), len(l.Snapshot().References("python/b"))}
 	}()
 	r := libtest.Receive(t, got, "a reader while an Apply is in progress")
 	if want := []string{"python/a", "python/b"}; !slices.Equal(r.ids, want) {
@@ -75,7 +75,7 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 	if err := libtest.Receive(t, applied, "Apply to finish once released"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := l.Topic("rust/c"); !ok {
+	if _, ok := l.Snapshot().Topic("rust/c"); !ok {
 		t.Errorf("after Apply, topics = %v, want rust/c among them", topicIDs(l))
 	}
 }
@@ -102,17 +102,17 @@ func TestReadersDuringApplies(t *testing.T) {
 	for range 3 {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				for _, tp := range l.Topics() {
-					_ = l.References(tp.ID)
+				for _, tp := range l.Snapshot().Topics() {
+					_ = l.Snapshot().References(tp.ID)
 				}
-				for _, f := range l.Files() {
+				for _, f := range l.Snapshot().Files() {
 					for _, r := range f.Refs.All() {
-						_ = l.Resolve(f, r)
+						_ = l.Snapshot().Resolve(f, r)
 					}
 				}
-				_ = l.DomainReferences("python")
-				_ = l.DiagnoseAll(ctx)
-				for _, d := range l.Domains() {
+				_ = l.Snapshot().DomainReferences("python")
+				_ = l.Snapshot().DiagnoseAll(ctx)
+				for _, d := range l.Snapshot().Domains() {
 					_ = d.Tokens()
 				}
 			}
@@ -135,7 +135,7 @@ func TestReadersDuringApplies(t *testing.T) {
 	}
 	stop()
 	wg.Wait()
-	if n := len(l.References("python/t3")); n == 0 {
+	if n := len(l.Snapshot().References("python/t3")); n == 0 {
 		t.Error("no references to python/t3 after the changes: the readers read nothing")
 	}
 }

@@ -25,18 +25,18 @@ func TestSpecialFiles(t *testing.T) {
 	topipe := fsguardtest.Link(t, "pipe.md", filepath.Join(dir, "context/python/topipe.md"))
 	l := loadWithin(t, dir)
 	warned := map[string]string{}
-	for _, w := range l.Warnings() {
+	for _, w := range l.Snapshot().Warnings() {
 		warned[filepath.Base(w.Path)] = w.Message
 	}
 	for _, name := range []string{"pipe.md", "topipe.md"} {
 		if !strings.Contains(warned[name], "named pipe") {
-			t.Errorf("warning for %s = %q, want one naming a named pipe; all: %v", name, warned[name], l.Warnings())
+			t.Errorf("warning for %s = %q, want one naming a named pipe; all: %v", name, warned[name], l.Snapshot().Warnings())
 		}
-		if _, ok := l.File(filepath.Join(dir, "context/python", name)); ok {
+		if _, ok := l.Snapshot().File(filepath.Join(dir, "context/python", name)); ok {
 			t.Errorf("%s listed as a file", name)
 		}
 	}
-	if _, ok := l.Topic("python/good"); !ok {
+	if _, ok := l.Snapshot().Topic("python/good"); !ok {
 		t.Error("good topic lost")
 	}
 	wantDiags(t, l, "commands/c.md", "a command beside the pipe")
@@ -47,7 +47,7 @@ func TestSpecialFiles(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
-	if _, ok := l.File(pipe); ok {
+	if _, ok := l.Snapshot().File(pipe); ok {
 		t.Error("the pipe was indexed by a change")
 	}
 }
@@ -72,11 +72,11 @@ func TestConfigNotWhatItSeems(t *testing.T) {
 			dir := writeTree(t, map[string]string{"context/python/good.md": goodTopic})
 			tc.make(t, filepath.Join(dir, ".ctxls.yaml"))
 			l := loadWithin(t, dir)
-			probs := l.ConfigProblems()
+			probs := l.Snapshot().ConfigProblems()
 			if len(probs) != 1 || !strings.Contains(probs[0].Message, tc.want) {
 				t.Errorf("problems = %v, want one saying %q", probs, tc.want)
 			}
-			if _, ok := l.Topic("python/good"); !ok {
+			if _, ok := l.Snapshot().Topic("python/good"); !ok {
 				t.Error("good topic lost")
 			}
 		})

@@ -8,7 +8,7 @@ import (
 // ParseFile parses text that the library has not indexed (yet), such as
 // an editor's unsaved text, and scans its references against the library.
 // known, when set, is the library's file at path, whose kind it keeps.
-func (l *Library) ParseFile(path string, text []byte, known *File) *File {
+func (l *Snapshot) ParseFile(path string, text []byte, known *File) *File {
 	doc := document.Parse(path, text)
 	f := &File{Path: path, Doc: doc}
 	if known != nil {
@@ -20,8 +20,8 @@ func (l *Library) ParseFile(path string, text []byte, known *File) *File {
 
 // RefOptions tunes the reference scanner to the library's domains and
 // sections.
-func (l *Library) RefOptions() refs.Options {
-	s := l.snap.Load()
+func (l *Snapshot) RefOptions() refs.Options {
+	s := l
 	return refs.Options{
 		IsDomain: s.isDomain,
 		Sections: func(domain, topic string) []string {

@@ -102,7 +102,7 @@ func (l *Library) Apply(ctx context.Context, changes []Change) (Result, error) {
 // applyRun holds what one Apply works out, step by step.
 type applyRun struct {
 	l   *Library
-	cur *model // the model the run starts from
+	cur *Snapshot // the model the run starts from
 	b   *builder
 	cfg *config.Config
 	flt *Filter
@@ -306,6 +306,7 @@ func (a *applyRun) markDependents() {
 func (a *applyRun) commit() Result {
 	next := a.cur.withState(a.st)
 	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w Warning) bool { return a.changed[w.Path] })
+	next.diags = nextDiags(a.cur.diags, next.files, a.affected)
 	a.l.snap.Store(next)
 	return Result{Changed: sortedKeys(a.changed), Affected: sortedKeys(a.affected), Reloaded: false}
 }

@@ -14,7 +14,7 @@ import (
 // locations renders References(id) as "rel:text" strings.
 func locations(l *Library, id string) []string {
 	var out []string
-	for _, loc := range l.References(id) {
+	for _, loc := range l.Snapshot().References(id) {
 		out = append(out, loc.File.Rel+":"+string(docText(loc.File.Doc)[loc.Ref.Span.Start:loc.Ref.Span.End]))
 	}
 	return out
@@ -39,7 +39,7 @@ func TestApply(t *testing.T) {
 	if got := locations(l, "python/django_patterns"); !slices.Equal(got, wantRefs) {
 		t.Fatalf("References before = %v", got)
 	}
-	v0 := l.Version()
+	v0 := l.Snapshot().Version()
 	// writes is a step's change that writes text at p.
 	writes := func(p, text string) func() Change {
 		return func() Change {
@@ -106,10 +106,10 @@ func TestApply(t *testing.T) {
 			changed:  []string{django},
 			affected: []string{django, other, abs("context/python/index.md")},
 			check: func(t *testing.T) {
-				if _, ok := l.Topic("python/django_patterns"); ok {
+				if _, ok := l.Snapshot().Topic("python/django_patterns"); ok {
 					t.Error("removed topic still there")
 				}
-				if _, ok := l.File(django); ok {
+				if _, ok := l.Snapshot().File(django); ok {
 					t.Error("removed file still there")
 				}
 				if got := codes(diagsOf(t, l, "commands/other.md")); !slices.Equal(got, []string{CodeUnresolved}) {
@@ -126,7 +126,7 @@ func TestApply(t *testing.T) {
 			changed: []string{review},
 			check: func(t *testing.T) {
 				// rust is not a domain yet, so rust:ownership is plain text.
-				f, _ := l.File(review)
+				f, _ := l.Snapshot().File(review)
 				if f.Refs.Len() != 0 {
 					t.Errorf("refs before the domain exists: %+v", f.Refs.Slice())
 				}
@@ -143,7 +143,7 @@ func TestApply(t *testing.T) {
 			changed:  []string{abs("context/rust/borrowing.md")},
 			affected: []string{review},
 			check: func(t *testing.T) {
-				if !l.IsDomain("rust") {
+				if !l.Snapshot().IsDomain("rust") {
 					t.Fatal("rust is not a domain")
 				}
 				got := diagsOf(t, l, "commands/review.md")
@@ -161,7 +161,7 @@ func TestApply(t *testing.T) {
 			changed:  []string{abs("context/rust/borrowing.md")},
 			affected: []string{review},
 			check: func(t *testing.T) {
-				if l.IsDomain("rust") {
+				if l.Snapshot().IsDomain("rust") {
 					t.Error("rust is still a domain")
 				}
 				wantDiags(t, l, "commands/review.md", "no diagnostics")
@@ -174,7 +174,7 @@ func TestApply(t *testing.T) {
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
-			before := l.Version()
+			before := l.Snapshot().Version()
 			res, err := l.Apply(t.Context(), []Change{s.change()})
 			if err != nil {
 				t.Fatal(err)
@@ -190,7 +190,7 @@ func TestApply(t *testing.T) {
 					t.Errorf("Affected = %v lacks %s", res.Affected, p)
 				}
 			}
-			if len(s.changed) > 0 && l.Version() <= before {
+			if len(s.changed) > 0 && l.Snapshot().Version() <= before {
 				t.Error("version did not increase")
 			}
 			if s.check != nil {
@@ -198,7 +198,7 @@ func TestApply(t *testing.T) {
 			}
 		})
 	}
-	if l.Version() <= v0 {
+	if l.Snapshot().Version() <= v0 {
 		t.Error("version did not move")
 	}
 
@@ -212,14 +212,14 @@ func TestApply(t *testing.T) {
 // snapshot renders a library's topics, references and diagnostics.
 func snapshot(l *Library) []string {
 	var out []string
-	for _, tp := range l.Topics() {
+	for _, tp := range l.Snapshot().Topics() {
 		out = append(out, "topic "+tp.ID)
-		for _, loc := range l.References(tp.ID) {
+		for _, loc := range l.Snapshot().References(tp.ID) {
 			out = append(out, "  ref "+loc.File.Rel)
 		}
 	}
-	for _, f := range l.Files() {
-		for _, d := range l.Diagnose(f.Path) {
+	for _, f := range l.Snapshot().Files() {
+		for _, d := range l.Snapshot().Diagnose(f.Path) {
 			out = append(out, "diag "+f.Rel+" "+d.Code+" "+d.Message)
 		}
 	}
@@ -237,7 +237,7 @@ func TestApplyConfigReloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.IsDomain("python") {
+	if l.Snapshot().IsDomain("python") {
 		t.Fatal("kb is not a root yet")
 	}
 	must(t, os.WriteFile(filepath.Join(dir, ".ctxls.yaml"), []byte("contextRoots: [kb]\ntokenizer: estimate\n"), 0o644))
@@ -245,10 +245,10 @@ func TestApplyConfigReloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Reloaded || !l.IsDomain("python") || l.Counter().Name() != "estimate" {
-		t.Errorf("reloaded %v python %v counter %s", res.Reloaded, l.IsDomain("python"), l.Counter().Name())
+	if !res.Reloaded || !l.Snapshot().IsDomain("python") || l.Snapshot().Counter().Name() != "estimate" {
+		t.Errorf("reloaded %v python %v counter %s", res.Reloaded, l.Snapshot().IsDomain("python"), l.Snapshot().Counter().Name())
 	}
-	f, _ := l.File(filepath.Join(dir, "commands/c.md"))
+	f, _ := l.Snapshot().File(filepath.Join(dir, "commands/c.md"))
 	if f.Refs.Len() != 1 {
 		t.Errorf("refs = %+v", f.Refs.Slice())
 	}
@@ -259,8 +259,8 @@ func TestApplyConfigReloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Reloaded || !l.IsDomain("rust") {
-		t.Errorf("new root: reloaded %v rust %v", res.Reloaded, l.IsDomain("rust"))
+	if !res.Reloaded || !l.Snapshot().IsDomain("rust") {
+		t.Errorf("new root: reloaded %v rust %v", res.Reloaded, l.Snapshot().IsDomain("rust"))
 	}
 }
 
@@ -283,11 +283,11 @@ func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
 	})
 	l := load(t, dir, nil)
 	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
-	d0, _ := l.Domain("python")
+	d0, _ := l.Snapshot().Domain("python")
 	n0 := len(d0.Topics)
-	w0 := len(l.Warnings())
+	w0 := len(l.Snapshot().Warnings())
 	if w0 != 2 {
-		t.Fatalf("warnings = %v, want the duplicate topic and command", l.Warnings())
+		t.Fatalf("warnings = %v, want the duplicate topic and command", l.Snapshot().Warnings())
 	}
 	steps := []struct {
 		name   string
@@ -317,15 +317,15 @@ func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
 		if got, want := domainSummary(l), domainSummary(fresh); !slices.Equal(got, want) {
 			t.Errorf("%s: domains %v, want %v", s.name, got, want)
 		}
-		if got, want := len(l.Warnings()), len(fresh.Warnings()); got != want {
-			t.Errorf("%s: %d warnings, want %d: %v", s.name, got, want, l.Warnings())
+		if got, want := len(l.Snapshot().Warnings()), len(fresh.Snapshot().Warnings()); got != want {
+			t.Errorf("%s: %d warnings, want %d: %v", s.name, got, want, l.Snapshot().Warnings())
 		}
 	}
 	// A domain handed out before the changes is a snapshot.
 	if len(d0.Topics) != n0 {
 		t.Errorf("held domain changed: %d topics, had %d", len(d0.Topics), n0)
 	}
-	if tp, ok := l.Topic("python/a"); !ok || tp.Path != abs("docs/context/python/a.md") {
+	if tp, ok := l.Snapshot().Topic("python/a"); !ok || tp.Path != abs("docs/context/python/a.md") {
 		t.Errorf("python/a after removing the winner = %+v", tp)
 	}
 }
@@ -333,7 +333,7 @@ func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
 // domainSummary renders domains with their topics, index and detection.
 func domainSummary(l *Library) []string {
 	var out []string
-	for _, d := range l.Domains() {
+	for _, d := range l.Snapshot().Domains() {
 		s := d.Name + ":"
 		for _, tp := range d.Topics {
 			s += " " + tp.Name
@@ -422,7 +422,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 		if _, err := l.Apply(context.Background(), []Change{{Path: p}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := l.File(p); ok != c.read {
+		if _, ok := l.Snapshot().File(p); ok != c.read {
 			t.Errorf("%s: indexed = %v, want %v", c.rel, ok, c.read)
 		}
 	}
@@ -434,10 +434,10 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	if _, err := l.Apply(context.Background(), []Change{{Path: sub}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := l.File(filepath.Join(sub, "a.md")); !ok {
+	if _, ok := l.Snapshot().File(filepath.Join(sub, "a.md")); !ok {
 		t.Errorf("docs/more/a.md not indexed")
 	}
-	if _, ok := l.File(filepath.Join(sub, ".hidden", "b.md")); ok {
+	if _, ok := l.Snapshot().File(filepath.Join(sub, ".hidden", "b.md")); ok {
 		t.Errorf("docs/more/.hidden/b.md indexed")
 	}
 }

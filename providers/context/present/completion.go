@@ -24,7 +24,7 @@ type Item struct {
 
 // DomainItem is the completion item of a domain: its topic count and
 // cost, documented by its hover when it has an index.
-func DomainItem(lib *library.Library, d *library.Domain) Item {
+func DomainItem(lib *library.Snapshot, d *library.Domain) Item {
 	it := Item{
 		Label:       d.Name,
 		Detail:      fmt.Sprintf("%d topics · %s", len(d.Topics), Tokens(d.Tokens())),

@@ -10,19 +10,19 @@ import (
 
 func TestItems(t *testing.T) {
 	lib := load(t, hoverFiles)
-	python, _ := lib.Domain("python")
-	bare, _ := lib.Domain("bare")
-	fast, _ := lib.Topic("python/fastapi")
-	core, _ := lib.Topic("python/core")
+	python, _ := lib.Snapshot().Domain("python")
+	bare, _ := lib.Snapshot().Domain("bare")
+	fast, _ := lib.Snapshot().Topic("python/fastapi")
+	core, _ := lib.Snapshot().Topic("python/core")
 	routes, _ := fast.Section("Routes | paths")
 	tests := []struct {
 		name string
 		got  Item
 		want Item
 	}{
-		{"domain with an index", DomainItem(lib, python), Item{
-			Label: "python", Detail: "4 topics · " + Tokens(python.Tokens()), Description: "4 topics", SortText: "python", Doc: domainHover(lib, python)}},
-		{"domain without an index", DomainItem(lib, bare), Item{
+		{"domain with an index", DomainItem(lib.Snapshot(), python), Item{
+			Label: "python", Detail: "4 topics · " + Tokens(python.Tokens()), Description: "4 topics", SortText: "python", Doc: domainHover(lib.Snapshot(), python)}},
+		{"domain without an index", DomainItem(lib.Snapshot(), bare), Item{
 			Label: "bare", Detail: "1 topics · " + Tokens(bare.Tokens()), Description: "1 topics", SortText: "bare"}},
 		{"topic", TopicItem(fast, true), Item{
 			Label: "fastapi", Detail: "Fast*API · " + Tokens(fast.Tokens), Description: "framework · " + Tokens(fast.Tokens), SortText: "1fastapi",

@@ -56,7 +56,7 @@ func Key(t *library.Topic) string {
 
 // RelPath shows a path relative to the library's directory, or as it is
 // when it lies outside.
-func RelPath(lib *library.Library, p string) string {
+func RelPath(lib *library.Snapshot, p string) string {
 	if r, err := filepath.Rel(lib.Dir(), p); err == nil && !strings.HasPrefix(r, "..") {
 		return filepath.ToSlash(r)
 	}

@@ -11,7 +11,7 @@ import (
 // Hover renders the hover of a resolved reference: the topic, section or
 // domain it loads with what that costs, or why it does not resolve and
 // what was meant. It reports false for text that is not a reference.
-func Hover(lib *library.Library, t library.Target) (string, bool) {
+func Hover(lib *library.Snapshot, t library.Target) (string, bool) {
 	switch {
 	case t.Kind == library.NotAReference:
 		return "", false
@@ -45,7 +45,7 @@ func quoteList(names []string) string {
 // declared cost, the summary, the level-two sections with their costs,
 // tags, cross-domain triggers with what loading them too costs, and the
 // topic's path.
-func topicHover(lib *library.Library, t *library.Topic, sec *library.Section) string {
+func topicHover(lib *library.Snapshot, t *library.Topic, sec *library.Section) string {
 	var b strings.Builder
 	if sec != nil {
 		fmt.Fprintf(&b, "**%s › %s** · %s\n\n", escape(Title(t)), escape(sec.Name), Tokens(sec.Tokens))
@@ -105,7 +105,7 @@ func topicHover(lib *library.Library, t *library.Topic, sec *library.Section) st
 
 // domainHover renders the hover of a domain: its topics and their cost,
 // the always-load topics and the index.
-func domainHover(lib *library.Library, d *library.Domain) string {
+func domainHover(lib *library.Snapshot, d *library.Domain) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** domain · %d topics · %s\n\n", escape(d.Name), len(d.Topics), Tokens(d.Tokens()))
 	var always []string

@@ -30,9 +30,9 @@ var hoverFiles = map[string]string{
 
 func TestTopicHover(t *testing.T) {
 	lib := load(t, hoverFiles)
-	fast, _ := lib.Topic("python/fastapi")
-	auth, _ := lib.Topic("security/auth")
-	core, _ := lib.Topic("python/core")
+	fast, _ := lib.Snapshot().Topic("python/fastapi")
+	auth, _ := lib.Snapshot().Topic("security/auth")
+	core, _ := lib.Snapshot().Topic("python/core")
 	if fast == nil || auth == nil || core == nil {
 		t.Fatal("topics missing")
 	}
@@ -57,7 +57,7 @@ func TestTopicHover(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := topicHover(lib, tc.topic, tc.sec); got != tc.want {
+			if got := topicHover(lib.Snapshot(), tc.topic, tc.sec); got != tc.want {
 				t.Errorf("TopicHover =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -66,15 +66,15 @@ func TestTopicHover(t *testing.T) {
 
 func TestDomainHover(t *testing.T) {
 	lib := load(t, hoverFiles)
-	python, _ := lib.Domain("python")
-	bare, _ := lib.Domain("bare")
+	python, _ := lib.Snapshot().Domain("python")
+	bare, _ := lib.Snapshot().Domain("bare")
 	if python == nil || bare == nil {
 		t.Fatal("domains missing")
 	}
-	core, _ := lib.Topic("python/core")
-	style, _ := lib.Topic("python/style")
-	index, _ := lib.Topic("python/index")
-	one, _ := lib.Topic("bare/one")
+	core, _ := lib.Snapshot().Topic("python/core")
+	style, _ := lib.Snapshot().Topic("python/style")
+	index, _ := lib.Snapshot().Topic("python/index")
+	one, _ := lib.Snapshot().Topic("bare/one")
 	tests := []struct {
 		d    *library.Domain
 		want string
@@ -85,7 +85,7 @@ func TestDomainHover(t *testing.T) {
 		{bare, fmt.Sprintf("**bare** domain · 1 topics · %s", Tokens(one.Tokens))},
 	}
 	for _, tc := range tests {
-		if got := domainHover(lib, tc.d); got != tc.want {
+		if got := domainHover(lib.Snapshot(), tc.d); got != tc.want {
 			t.Errorf("DomainHover(%s) =\n%s\nwant\n%s", tc.d.Name, got, tc.want)
 		}
 	}
@@ -93,8 +93,8 @@ func TestDomainHover(t *testing.T) {
 
 func TestHover(t *testing.T) {
 	lib := load(t, hoverFiles)
-	fast, _ := lib.Topic("python/fastapi")
-	python, _ := lib.Domain("python")
+	fast, _ := lib.Snapshot().Topic("python/fastapi")
+	python, _ := lib.Snapshot().Domain("python")
 	tests := []struct {
 		name   string
 		target library.Target
@@ -102,17 +102,17 @@ func TestHover(t *testing.T) {
 		ok     bool
 	}{
 		{"not a reference", library.Target{Kind: library.NotAReference}, "", false},
-		{"domain", library.Target{Kind: library.DomainTarget, Domain: python}, domainHover(lib, python), true},
-		{"topic", library.Target{Kind: library.TopicTarget, Topic: fast}, topicHover(lib, fast, nil), true},
+		{"domain", library.Target{Kind: library.DomainTarget, Domain: python}, domainHover(lib.Snapshot(), python), true},
+		{"topic", library.Target{Kind: library.TopicTarget, Topic: fast}, topicHover(lib.Snapshot(), fast, nil), true},
 		{"missing section", library.Target{Kind: library.Unresolved, Topic: fast, Failed: library.PartSection, Message: "no section *x*"},
-			"⚠ no section \\*x\\*\n\n" + topicHover(lib, fast, nil), true},
+			"⚠ no section \\*x\\*\n\n" + topicHover(lib.Snapshot(), fast, nil), true},
 		{"unresolved with candidates", library.Target{Kind: library.Unresolved, Failed: library.PartTopic, Message: "no topic fast_api", Candidates: []string{"fastapi", "flask"}},
 			"⚠ no topic fast\\_api\n\nDid you mean `fastapi`, `flask`?", true},
 		{"unresolved", library.Target{Kind: library.Unresolved, Failed: library.PartDomain, Message: "no domain"}, "⚠ no domain", true},
 		{"domain without a domain", library.Target{Kind: library.DomainTarget, Message: "gone"}, "⚠ gone", true},
 	}
 	for _, tc := range tests {
-		got, ok := Hover(lib, tc.target)
+		got, ok := Hover(lib.Snapshot(), tc.target)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s: Hover =\n%s, %v\nwant\n%s, %v", tc.name, got, ok, tc.want, tc.ok)
 		}

@@ -75,8 +75,8 @@ func TestAddFrontmatter(t *testing.T) {
 		"context/go/bare.md":    "# Bare\n\nText.\n",
 		"context/go/dressed.md": "---\ntitle: Dressed\n---\n# Dressed\n",
 	})
-	bare, _ := lib.Topic("go/bare")
-	dressed, _ := lib.Topic("go/dressed")
+	bare, _ := lib.Snapshot().Topic("go/bare")
+	dressed, _ := lib.Snapshot().Topic("go/dressed")
 	if bare == nil || dressed == nil {
 		t.Fatal("topics missing")
 	}

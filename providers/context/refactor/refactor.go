@@ -51,7 +51,7 @@ var validName = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_.\-]*$`)
 
 // Rename returns the move that renames t to newName within its directory.
 // newName is a file stem, with or without ".md".
-func Rename(lib *library.Library, t *library.Topic, newName string) (Move, error) {
+func Rename(lib *library.Snapshot, t *library.Topic, newName string) (Move, error) {
 	newName = strings.TrimSuffix(strings.TrimSpace(newName), ".md")
 	if !validName.MatchString(newName) {
 		return Move{}, fmt.Errorf("%q is %w", newName, ErrInvalidName)
@@ -100,7 +100,7 @@ func sameFile(a, b string) bool {
 // Moves returns the moves of the topics a file or folder rename from
 // oldPath to newPath carries along. Topics that would leave every context
 // root (or land directly in one) are returned in stranded.
-func Moves(lib *library.Library, oldPath, newPath string) (moves []Move, stranded []*library.Topic) {
+func Moves(lib *library.Snapshot, oldPath, newPath string) (moves []Move, stranded []*library.Topic) {
 	for _, t := range lib.Topics() {
 		var dst string
 		switch {
@@ -125,7 +125,7 @@ func Moves(lib *library.Library, oldPath, newPath string) (moves []Move, strande
 }
 
 // topicAt says which topic a file at p would be: its domain and name.
-func topicAt(lib *library.Library, p string) (domain, name string, ok bool) {
+func topicAt(lib *library.Snapshot, p string) (domain, name string, ok bool) {
 	for _, root := range lib.ContextRoots() {
 		rel, err := filepath.Rel(root, p)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
@@ -141,7 +141,7 @@ func topicAt(lib *library.Library, p string) (domain, name string, ok bool) {
 }
 
 // domainDir says which domain a directory directly in a context root is.
-func domainDir(lib *library.Library, p string) (string, bool) {
+func domainDir(lib *library.Snapshot, p string) (string, bool) {
 	for _, root := range lib.ContextRoots() {
 		if filepath.Dir(p) == root {
 			return filepath.Base(p), true
@@ -155,7 +155,7 @@ func domainDir(lib *library.Library, p string) (string, bool) {
 // When a folder rename renames a domain (oldDir and newDir directly in a
 // context root), pass both to rewrite the domain where it is named alone
 // too; otherwise pass "".
-func Edits(lib *library.Library, moves []Move, oldDir, newDir string) map[string][]Edit {
+func Edits(lib *library.Snapshot, moves []Move, oldDir, newDir string) map[string][]Edit {
 	out := map[string][]Edit{}
 	add := func(p string, e Edit) {
 		if !slices.ContainsFunc(out[p], func(x Edit) bool { return x.Span == e.Span }) {
@@ -199,7 +199,7 @@ func Edits(lib *library.Library, moves []Move, oldDir, newDir string) map[string
 }
 
 // refEdits rewrites one reference for a move.
-func refEdits(lib *library.Library, loc library.Location, m Move) []Edit {
+func refEdits(lib *library.Snapshot, loc library.Location, m Move) []Edit {
 	r := loc.Ref
 	switch r.Form {
 	case refs.KeyForm, refs.CallForm, refs.IDForm:
@@ -223,7 +223,7 @@ func refEdits(lib *library.Library, loc library.Location, m Move) []Edit {
 // newPathText rewrites a path reference in the style it was written: a
 // path relative to the referring file stays relative to it, a path from
 // the workspace or context root stays so, a bare file name stays bare.
-func newPathText(lib *library.Library, f *library.File, written string, m Move) string {
+func newPathText(lib *library.Snapshot, f *library.File, written string, m Move) string {
 	slash := filepath.ToSlash
 	if filepath.IsAbs(written) {
 		return m.NewPath

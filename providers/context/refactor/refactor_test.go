@@ -43,7 +43,7 @@ func apply(t *testing.T, edits map[string][]Edit) {
 
 func TestRenameErrors(t *testing.T) {
 	lib, _ := load(t)
-	fastapi, _ := lib.Topic("python/fastapi_patterns")
+	fastapi, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	tests := []struct {
 		name string
 		want error
@@ -59,7 +59,7 @@ func TestRenameErrors(t *testing.T) {
 		{"fastapi_guide.md", nil},
 	}
 	for _, tc := range tests {
-		_, err := Rename(lib, fastapi, tc.name)
+		_, err := Rename(lib.Snapshot(), fastapi, tc.name)
 		if !errors.Is(err, tc.want) {
 			t.Errorf("Rename(%q): %v, want %v", tc.name, err, tc.want)
 		}
@@ -91,19 +91,19 @@ func TestMovesAndEdits(t *testing.T) {
 			lib, dir := load(t)
 			var edits map[string][]Edit
 			if tc.from == "" {
-				fastapi, _ := lib.Topic("python/fastapi_patterns")
-				m, err := Rename(lib, fastapi, "fastapi_guide")
+				fastapi, _ := lib.Snapshot().Topic("python/fastapi_patterns")
+				m, err := Rename(lib.Snapshot(), fastapi, "fastapi_guide")
 				if err != nil {
 					t.Fatal(err)
 				}
-				edits = Edits(lib, []Move{m}, "", "")
+				edits = Edits(lib.Snapshot(), []Move{m}, "", "")
 			} else {
 				from, to := filepath.Join(dir, tc.from), filepath.Join(dir, tc.to)
-				moves, stranded := Moves(lib, from, to)
+				moves, stranded := Moves(lib.Snapshot(), from, to)
 				if len(moves) == 0 || len(stranded) > 0 {
 					t.Fatalf("moves %v stranded %v", moves, stranded)
 				}
-				edits = Edits(lib, moves, from, to)
+				edits = Edits(lib.Snapshot(), moves, from, to)
 			}
 			apply(t, edits)
 			for rel, wants := range tc.want {
@@ -120,7 +120,7 @@ func TestMovesAndEdits(t *testing.T) {
 
 func TestFrontmatter(t *testing.T) {
 	lib, _ := libtest.Load(t, map[string]string{"context/go/errors.md": "# Errors: true or \"false\"\n\n## Wrapping\n\nUse %w.\n"})
-	topic, ok := lib.Topic("go/errors")
+	topic, ok := lib.Snapshot().Topic("go/errors")
 	if !ok {
 		t.Fatal("no topic")
 	}

@@ -40,7 +40,7 @@ func newSink() *updateSink {
 }
 
 func (s *updateSink) onUpdate(u Update) {
-	lib := s.w().Library()
+	lib := s.w().Snapshot().Library()
 	t0 := time.Now()
 	n := 0
 	for _, p := range u.Affected {
@@ -181,7 +181,7 @@ func BenchmarkCheckout(b *testing.B) {
 			// not: wait for the library to hold the new version.
 			variant := " " + []string{"a", "b"}[(i+1)%2]
 			sink.wait(b, paths, func() bool {
-				for _, t := range w.Library().Topics() {
+				for _, t := range w.Snapshot().Library().Topics() {
 					if !strings.HasSuffix(t.Meta.Title, variant) {
 						return false
 					}
@@ -233,7 +233,7 @@ func BenchmarkDidChange(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		w.DidChange(target, topicText("d010", "t0050", fmt.Sprintf("Typed %d", i), "d011:t0050", "d010:t0051"), int32(i+2))
 		for _, p := range []string{target, paths[len(paths)/2-100]} {
-			w.Library().Diagnose(p)
+			w.Snapshot().Library().Diagnose(p)
 		}
 	}
 }
@@ -264,7 +264,7 @@ func BenchmarkPass(b *testing.B) {
 			w.applyMu.Lock()
 			w.applyPaths(w.ctx, paths, true)
 			w.applyMu.Unlock()
-			lib := w.Library()
+			lib := w.Snapshot().Library()
 			for _, p := range paths {
 				diags += len(lib.Diagnose(p))
 			}
@@ -272,7 +272,7 @@ func BenchmarkPass(b *testing.B) {
 			cpu += cpuTime(b) - c0
 		}
 		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
-		if t, _ := w.Library().Topic("d000/t0000"); !strings.HasSuffix(t.Meta.Title, []string{" b", " a"}[(b.N-1)%2]) {
+		if t, _ := w.Snapshot().Library().Topic("d000/t0000"); !strings.HasSuffix(t.Meta.Title, []string{" b", " a"}[(b.N-1)%2]) {
 			b.Fatalf("the pass did not apply the change: %q", t.Meta.Title)
 		}
 	})

@@ -14,7 +14,7 @@ import (
 // commandNames returns the names of the library's commands.
 func commandNames(w *Workspace) map[string]bool {
 	out := make(map[string]bool)
-	for _, c := range w.Library().Commands() {
+	for _, c := range w.Snapshot().Library().Commands() {
 		out[c.Name] = true
 	}
 	return out
@@ -69,10 +69,10 @@ func TestConfiguredRootInDotDirectoryIsWatched(t *testing.T) {
 
 			p := writeFile(t, dir, ".claude/commands/deploy.md", "# Deploy\n\nLoad `python:zzz`.\n")
 			waitFor(t, "the new command deploy", func() bool { return commandNames(w)["deploy"] })
-			if !slices.ContainsFunc(w.Library().Diagnose(p), func(d library.Diagnostic) bool {
+			if !slices.ContainsFunc(w.Snapshot().Library().Diagnose(p), func(d library.Diagnostic) bool {
 				return d.Code == library.CodeUnresolved && strings.Contains(d.Message, "zzz")
 			}) {
-				t.Errorf("no diagnostic for the unresolved python:zzz in %s: %+v", p, w.Library().Diagnose(p))
+				t.Errorf("no diagnostic for the unresolved python:zzz in %s: %+v", p, w.Snapshot().Library().Diagnose(p))
 			}
 			writeFile(t, dir, ".claude/commands/deploy.md", "# Deploy\n\nLoad `python:async`.\n")
 			waitFor(t, "the change to deploy.md", func() bool {
@@ -85,7 +85,7 @@ func TestConfiguredRootInDotDirectoryIsWatched(t *testing.T) {
 			writeFile(t, dir, ".claude/notes.md", "# Notes\n")
 			writeFile(t, dir, ".claude/commands/sentinel.md", "# Sentinel\n")
 			waitFor(t, "the sentinel", func() bool { return commandNames(w)["sentinel"] })
-			for _, f := range w.Library().Files() {
+			for _, f := range w.Snapshot().Library().Files() {
 				if rel, _ := filepath.Rel(dir, f.Path); strings.HasPrefix(rel, ".claude") && !strings.HasPrefix(rel, filepath.Join(".claude", "commands")) {
 					t.Errorf("indexed %s, beside the configured root", rel)
 				}
@@ -173,11 +173,11 @@ func TestOpenDocumentInIgnoredDirectory(t *testing.T) {
 	p := writeFile(t, dir, ".github/PULL_REQUEST_TEMPLATE.md", "# PR\n")
 	w := open(t, dir, &recorder{}, nil)
 	w.DidOpen(p, "# PR\n\nSee `python:nowhere`.\n", 1)
-	if _, ok := w.Library().File(p); ok {
+	if _, ok := w.Snapshot().Library().File(p); ok {
 		t.Error("an open document in .github was indexed")
 	}
 	w.DidClose(p)
-	if _, ok := w.Library().File(p); ok {
+	if _, ok := w.Snapshot().Library().File(p); ok {
 		t.Error("a closed document in .github was indexed")
 	}
 	if err := os.Remove(p); err != nil {

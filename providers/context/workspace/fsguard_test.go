@@ -59,7 +59,7 @@ func TestLiveSyncRootCheck(t *testing.T) {
 					t.Errorf("topic %s indexed", id)
 				}
 			}
-			for _, f := range w.Library().Files() {
+			for _, f := range w.Snapshot().Library().Files() {
 				if f.Doc != nil && strings.Contains(string(docText(f.Doc)), "from outside") {
 					t.Errorf("%s holds the text of a file outside the workspace", f.Rel)
 				}

@@ -207,13 +207,13 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 
 // hasTopic reports whether the workspace's library has topic id.
 func hasTopic(w *Workspace, id string) bool {
-	_, ok := w.Library().Topic(id)
+	_, ok := w.Snapshot().Library().Topic(id)
 	return ok
 }
 
 // textOf returns the library's text of the file at p, or "" when absent.
 func textOf(w *Workspace, p string) (string, bool) {
-	f, ok := w.Library().File(p)
+	f, ok := w.Snapshot().Library().File(p)
 	if !ok || f.Doc == nil {
 		return "", ok
 	}
@@ -223,7 +223,7 @@ func textOf(w *Workspace, p string) (string, bool) {
 // snapshot renders what a library knows in a comparable form: files with
 // their kind, topics with ids, token costs and sections, commands,
 // references and diagnostics.
-func snapshot(l *library.Library) string {
+func snapshot(l *library.Snapshot) string {
 	var b strings.Builder
 	for _, f := range l.Files() {
 		fmt.Fprintf(&b, "file %s kind=%s skipped=%q\n", f.Rel, f.Kind, f.Skipped)
@@ -254,13 +254,13 @@ func snapshot(l *library.Library) string {
 }
 
 // fresh loads dir from scratch.
-func fresh(t testing.TB, dir string) *library.Library {
+func fresh(t testing.TB, dir string) *library.Snapshot {
 	t.Helper()
 	l, err := library.Load(context.Background(), dir, nil, library.Options{})
 	if err != nil {
 		t.Fatalf("Load(%s): %v", dir, err)
 	}
-	return l
+	return l.Snapshot()
 }
 
 // diffLines returns the lines of a and b that the other lacks.
@@ -286,7 +286,7 @@ func waitInSync(t testing.TB, w *Workspace) {
 	t.Helper()
 	deadline := time.Now().Add(waitDeadline)
 	for {
-		got, want := snapshot(w.Library()), snapshot(fresh(t, w.Dir()))
+		got, want := snapshot(w.Snapshot().Library()), snapshot(fresh(t, w.Dir()))
 		if got == want {
 			return
 		}

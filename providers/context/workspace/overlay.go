@@ -27,7 +27,7 @@ func (w *Workspace) DidClose(path string) {
 	path = filepath.Clean(path)
 	w.applyMu.Lock()
 	defer w.applyMu.Unlock()
-	if _, ok := w.cur.Load().overlays[path]; !ok {
+	if _, ok := w.cur.Load().snap.overlays[path]; !ok {
 		return
 	}
 	w.editOverlays(func(m map[string]overlay) { delete(m, path) })
@@ -37,12 +37,6 @@ func (w *Workspace) DidClose(path string) {
 	w.applyPaths(w.ctx, []string{path}, false)
 }
 
-// Overlay returns the editor's text of an open document.
-func (w *Workspace) Overlay(path string) (text string, version int32, ok bool) {
-	o, ok := w.cur.Load().overlays[filepath.Clean(path)]
-	return o.text, o.version, ok
-}
-
 func (w *Workspace) setOverlay(path, text string, version int32) {
 	w.applyMu.Lock()
 	defer w.applyMu.Unlock()
@@ -50,36 +44,39 @@ func (w *Workspace) setOverlay(path, text string, version int32) {
 	if w.closed() {
 		return
 	}
-	lib := w.Library()
-	if f, ok := lib.File(path); ok && f.Doc != nil && f.Doc.SameString(text) {
-		return // the library already holds this text (opening an unchanged file)
+	if f, ok := w.Snapshot().Library().File(path); ok && f.Doc != nil && f.Doc.SameString(text) {
+		// The library already holds this text (opening an unchanged
+		// file): the snapshot keeps its model and diagnostics.
+		return
 	}
-	w.apply(w.ctx, lib, []library.Change{{Path: path, Content: []byte(text)}})
+	w.apply(w.ctx, []library.Change{{Path: path, Content: []byte(text)}})
 }
 
 // editOverlays publishes the next state with the open documents edit
 // leaves in a copy of the current ones. The caller holds applyMu.
 func (w *Workspace) editOverlays(edit func(map[string]overlay)) {
 	cur := w.cur.Load()
-	m := maps.Clone(cur.overlays)
+	m := maps.Clone(cur.snap.overlays)
 	if m == nil {
 		m = make(map[string]overlay)
 	}
 	edit(m)
-	w.cur.Store(&state{lib: cur.lib, overlays: m})
+	w.cur.Store(&state{lib: cur.lib, snap: Snapshot{lib: cur.snap.lib, overlays: m}})
 }
 
-// setLibrary publishes the next state with lib in place of the library.
-// The caller holds applyMu.
+// setLibrary publishes the next state with lib's snapshot, lib in place of
+// the library. The caller holds applyMu.
 func (w *Workspace) setLibrary(lib *library.Library) {
-	w.cur.Store(&state{lib: lib, overlays: w.cur.Load().overlays})
+	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), overlays: w.cur.Load().snap.overlays}})
 }
 
-// apply applies changes to lib, the editor's texts and the disk's alike,
-// lays the open documents over what the library read from disk for them,
-// and publishes the update. The caller holds applyMu.
-func (w *Workspace) apply(ctx context.Context, lib *library.Library, changes []library.Change) {
-	warned := lib.Warnings()
+// apply applies changes to the library, the editor's texts and the disk's
+// alike, lays the open documents over what the library read from disk for
+// them, and publishes the next snapshot and the update. The caller holds
+// applyMu.
+func (w *Workspace) apply(ctx context.Context, changes []library.Change) {
+	lib := w.cur.Load().lib
+	warned := w.Snapshot().Library().Warnings()
 	res, err := lib.Apply(ctx, changes)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -92,9 +89,10 @@ func (w *Workspace) apply(ctx context.Context, lib *library.Library, changes []l
 		// The library read the disk for an open document (a reload, a root
 		// that appeared in a way only the library saw, or a directory
 		// holding the document went away): lay the editor's text over it
-		// again.
+		// again, before the next snapshot shows it.
 		u.merge(w.restoreOverlays(ctx, lib))
 	}
+	w.setLibrary(lib)
 	w.logWarnings(warned)
 	w.publish(u)
 }
@@ -108,7 +106,7 @@ func isOverlay(changes []library.Change, p string) bool {
 
 // overlayChanges returns the open documents as library changes.
 func (w *Workspace) overlayChanges() []library.Change {
-	overlays := w.cur.Load().overlays
+	overlays := w.cur.Load().snap.overlays
 	out := make([]library.Change, 0, len(overlays))
 	for p, o := range overlays {
 		out = append(out, library.Change{Path: p, Content: []byte(o.text)})
@@ -116,14 +114,8 @@ func (w *Workspace) overlayChanges() []library.Change {
 	return out
 }
 
-// OpenPaths returns the paths of the open documents, in no particular
-// order.
-func (w *Workspace) OpenPaths() []string {
-	return slices.Collect(maps.Keys(w.cur.Load().overlays))
-}
-
 func (w *Workspace) isOpen(path string) bool {
-	_, ok := w.cur.Load().overlays[path]
+	_, ok := w.cur.Load().snap.overlays[path]
 	return ok
 }
 
@@ -133,7 +125,7 @@ func (w *Workspace) isOpen(path string) bool {
 func (w *Workspace) restoreOverlays(ctx context.Context, lib *library.Library) Update {
 	var changes []library.Change
 	for _, c := range w.overlayChanges() {
-		if f, ok := lib.File(c.Path); ok && f.Doc != nil && f.Doc.SameText(c.Content) {
+		if f, ok := lib.Snapshot().File(c.Path); ok && f.Doc != nil && f.Doc.SameText(c.Content) {
 			continue
 		}
 		changes = append(changes, c)

@@ -56,18 +56,18 @@ func TestStateUnchangedByChanges(t *testing.T) {
 		w.applyMu.Lock()
 		s := w.cur.Load()
 		w.applyMu.Unlock()
-		states = append(states, taken{s, maps.Clone(s.overlays)})
+		states = append(states, taken{s, maps.Clone(s.snap.overlays)})
 		step()
 	}
 	for i, s := range states {
-		if !maps.Equal(s.s.overlays, s.overlays) {
-			t.Errorf("the open documents of the state taken before step %d changed: %v, were %v", i, s.s.overlays, s.overlays)
+		if !maps.Equal(s.s.snap.overlays, s.overlays) {
+			t.Errorf("the open documents of the state taken before step %d changed: %v, were %v", i, s.s.snap.overlays, s.overlays)
 		}
 	}
-	if got := slices.Sorted(maps.Keys(w.cur.Load().overlays)); !slices.Equal(got, []string{b}) {
+	if got := slices.Sorted(maps.Keys(w.cur.Load().snap.overlays)); !slices.Equal(got, []string{b}) {
 		t.Errorf("open documents at the end = %v, want %v", got, []string{b})
 	}
-	if states[len(states)-1].s.lib == w.Library() {
+	if states[len(states)-1].s.snap.lib == w.Snapshot().Library() {
 		t.Error("the configuration change kept the library: the last state shows nothing")
 	}
 }
@@ -96,15 +96,16 @@ func TestReadersDuringRebuild(t *testing.T) {
 	defer w.Close()
 	a := filepath.Join(dir, "context/python/a.md")
 	w.DidOpen(a, "# A\n\nedited\n", 3)
-	lib := w.Library()
+	lib := w.Snapshot().Library()
 
 	rebuilt := make(chan error, 1)
 	go func() { rebuilt <- w.SetSettings(context.Background(), json.RawMessage(`{"tokenizer":"estimate"}`)) }()
 	libtest.Receive(t, held, "the rebuild to index the workspace")
 	got := make(chan string, 1)
 	go func() {
-		text, version, open := w.Overlay(a)
-		got <- fmt.Sprintf("%q %d %v %v %v %d", text, version, open, w.OpenPaths(), w.Library() == lib, len(w.Library().Topics()))
+		s := w.Snapshot()
+		text, version, open := s.Overlay(a)
+		got <- fmt.Sprintf("%q %d %v %v %v %d", text, version, open, s.OpenPaths(), s.Library() == lib, len(s.Library().Topics()))
 	}()
 	r := libtest.Receive(t, got, "a reader while a rebuild is in progress")
 	if want := fmt.Sprintf("%q 3 true %v true 1", "# A\n\nedited\n", []string{a}); r != want {
@@ -114,8 +115,8 @@ func TestReadersDuringRebuild(t *testing.T) {
 	if err := libtest.Receive(t, rebuilt, "the rebuild to finish once released"); err != nil {
 		t.Fatal(err)
 	}
-	if w.Library() == lib || w.Library().Counter().Name() != "estimate" {
-		t.Errorf("after the rebuild the library is the old one (%v) or counts with %s", w.Library() == lib, w.Library().Counter().Name())
+	if w.Snapshot().Library() == lib || w.Snapshot().Library().Counter().Name() != "estimate" {
+		t.Errorf("after the rebuild the library is the old one (%v) or counts with %s", w.Snapshot().Library() == lib, w.Snapshot().Library().Counter().Name())
 	}
 }
 
@@ -140,10 +141,11 @@ func TestReadersDuringEdits(t *testing.T) {
 	for range 3 {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				for _, p := range w.OpenPaths() {
-					w.Overlay(p)
+				s := w.Snapshot()
+				for _, p := range s.OpenPaths() {
+					s.Overlay(p)
 				}
-				lib := w.Library()
+				lib := s.Library()
 				for _, tp := range lib.Topics() {
 					lib.References(tp.ID)
 				}
@@ -174,7 +176,7 @@ func TestReadersDuringEdits(t *testing.T) {
 	}
 	stop()
 	wg.Wait()
-	if n := len(w.Library().References("python/t1")); n == 0 {
+	if n := len(w.Snapshot().Library().References("python/t1")); n == 0 {
 		t.Error("no references to python/t1 after the changes")
 	}
 }

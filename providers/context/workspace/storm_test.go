@@ -220,7 +220,7 @@ func TestStorm(t *testing.T) {
 				t.Error("no update was published")
 			}
 			// Updates are coalesced: far fewer than the operations.
-			t.Logf("%d operations, %d updates, %d topics", ops, len(rec.All()), len(w.Library().Topics()))
+			t.Logf("%d operations, %d updates, %d topics", ops, len(rec.All()), len(w.Snapshot().Library().Topics()))
 			for _, u := range rec.All() {
 				if !slices.IsSorted(u.Changed) {
 					t.Errorf("Changed is not sorted: %v", u.Changed)
@@ -279,7 +279,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			// the reset: the count below leaves it out.
 			sentinel := writeFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
 			advanceUntil(t, clk, "the sentinel", func() bool {
-				tp, ok := w.Library().Topic("d000/sentinel")
+				tp, ok := w.Snapshot().Library().Topic("d000/sentinel")
 				return ok && tp.Meta.Title == "Sentinel"
 			})
 			rec.Reset()
@@ -294,7 +294,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 				return w.watcher != nil && w.watcher.Waiting(end)
 			})
 			advanceUntil(t, clk, "every topic at variant "+co.to+", and its update", func() bool {
-				for _, tp := range w.Library().Topics() {
+				for _, tp := range w.Snapshot().Library().Topics() {
 					if tp.ID != "d000/sentinel" && !strings.HasSuffix(tp.Meta.Title, " "+co.to) {
 						return false
 					}

@@ -191,7 +191,7 @@ func (w *Workspace) startWatcher(ready chan<- started) {
 	// context or commands may appear anywhere. The filter keeps out what
 	// the library never reads (dependencies, virtual environments, caches,
 	// build output), which would only use up kernel watches.
-	f := w.Library().Filter()
+	f := w.Snapshot().Library().Filter()
 	wt, err := watcher.New(watcher.Options{
 		Roots:        []string{w.dir},
 		Files:        []string{w.cfgPath},
@@ -233,7 +233,7 @@ func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Tim
 	}
 	var paths []string
 	cutoff := since.Add(-mtimeSlack)
-	for _, f := range w.Library().Files() {
+	for _, f := range w.Snapshot().Library().Files() {
 		if !onDisk[f.Path] {
 			paths = append(paths, f.Path)
 			continue
@@ -265,7 +265,7 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 		return
 	}
 	t0 := time.Now()
-	lib := w.Library()
+	lib := w.Snapshot().Library()
 	c := collector{w: w, lib: lib, cfg: lib.Config(), flt: lib.Filter(), exhaustive: exhaustive, seen: make(map[string]bool)}
 	for _, p := range paths {
 		c.collect(p)
@@ -299,14 +299,14 @@ func (w *Workspace) applyPaths(ctx context.Context, paths []string, exhaustive b
 		w.publish(u)
 		return
 	}
-	w.apply(ctx, lib, c.changes)
+	w.apply(ctx, c.changes)
 }
 
 // rebuild scans the workspace again into a new library, lays the open
 // documents over it and puts it in place of the current one. The caller
 // holds applyMu.
 func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []config.Problem) (Update, error) {
-	old := w.Library()
+	old := w.Snapshot().Library()
 	plain := reflect.DeepEqual(w.settings, &config.Settings{})
 	nl, err := load(ctx, w.dir, cfg, problems, plain, library.Options{Logger: w.log, AfterIndex: w.opts.AfterIndex, CacheDir: w.opts.CacheDir, Version: w.opts.CacheVersion, Changed: w.changed})
 	if err != nil {
@@ -315,7 +315,7 @@ func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []
 	w.restoreOverlays(ctx, nl)
 	w.setLibrary(nl)
 	var all []string
-	for _, l := range []*library.Library{old, nl} {
+	for _, l := range []*library.Snapshot{old, w.Snapshot().Library()} {
 		for _, f := range l.Files() {
 			all = append(all, f.Path)
 		}
@@ -329,7 +329,7 @@ func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []
 // collector turns paths into library changes.
 type collector struct {
 	w          *Workspace
-	lib        *library.Library
+	lib        *library.Snapshot
 	cfg        *config.Config
 	flt        *library.Filter // cfg's directory rules
 	exhaustive bool
@@ -572,7 +572,7 @@ func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, er
 	if err != nil {
 		return false, err
 	}
-	lib := w.Library()
+	lib := w.Snapshot().Library()
 	cur := lib.Config()
 	curProblems := lib.ConfigProblems()
 	if sameConfig(cfg, cur) && (len(problems) == 0 && len(curProblems) == 0 || reflect.DeepEqual(problems, curProblems)) {

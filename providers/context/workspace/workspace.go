@@ -29,6 +29,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -136,14 +137,38 @@ type overlay struct {
 	version int32
 }
 
-// state is what a request reads of the workspace: the library and the
-// editor's texts of the open documents. A published state is never
+// state is the workspace at one moment: the library that changes go
+// through and the snapshot requests read. A published state is never
 // changed: the writer (holding applyMu) publishes the next one, so that
 // readers load it without a lock.
 type state struct {
-	lib      *library.Library
+	lib  *library.Library
+	snap Snapshot
+}
+
+// Snapshot is what a request reads of the workspace: one snapshot of the
+// library (its model and the diagnostics of its files) and the editor's
+// texts of the open documents, taken at one moment. It never changes: an
+// edit or a change on disk makes the next one. A request takes one with
+// Workspace.Snapshot and reads everything through it, so that its reads
+// agree with each other.
+type Snapshot struct {
+	lib      *library.Snapshot
 	overlays map[string]overlay
 }
+
+// Library returns the library's model, diagnostics included.
+func (s *Snapshot) Library() *library.Snapshot { return s.lib }
+
+// Overlay returns the editor's text of an open document.
+func (s *Snapshot) Overlay(path string) (text string, version int32, ok bool) {
+	o, ok := s.overlays[filepath.Clean(path)]
+	return o.text, o.version, ok
+}
+
+// OpenPaths returns the paths of the open documents, in no particular
+// order.
+func (s *Snapshot) OpenPaths() []string { return slices.Collect(maps.Keys(s.overlays)) }
 
 // Workspace is one live workspace. Its methods are safe for concurrent use.
 type Workspace struct {
@@ -242,8 +267,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	w := &Workspace{
-		dir:      lib.Dir(),
-		cfgPath:  filepath.Join(lib.Dir(), config.FileName),
+		dir:      lib.Snapshot().Dir(),
+		cfgPath:  filepath.Join(lib.Snapshot().Dir(), config.FileName),
 		opts:     opts,
 		log:      log,
 		watchLog: slog.New(&onceHandler{Handler: log.Handler(), seen: &seenSet{m: make(map[string]bool)}}),
@@ -257,7 +282,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	}
 	self.Store(w)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.cur.Store(&state{lib: lib})
+	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot()}})
 	w.logWarnings(nil)
 	w.wg.Add(2)
 	go w.deliver()
@@ -316,13 +341,13 @@ func effectiveConfig(dir string, s *config.Settings) (*config.Config, []config.P
 	return cfg, append(problems, more...), nil
 }
 
-// Library returns the current library. It changes as the workspace follows
-// the disk: file changes give it its next snapshot, while a configuration
-// change or a new or removed context root replaces it by a library built
-// aside (with the open documents laid over it), so that no reader sees the
-// disk's text of an open document. Call Library for every request rather
-// than keeping it; the files and topics it hands out are immutable.
-func (w *Workspace) Library() *library.Library { return w.cur.Load().lib }
+// Snapshot returns the workspace as it is now. The library behind it
+// changes as the workspace follows the disk: file changes give it its next
+// snapshot, while a configuration change or a new or removed context root
+// replaces it by a library built aside (with the open documents laid over
+// it), so that no snapshot shows the disk's text of an open document. Take
+// one snapshot per request rather than keeping it.
+func (w *Workspace) Snapshot() *Snapshot { return &w.cur.Load().snap }
 
 // Dir returns the workspace directory (absolute, cleaned).
 func (w *Workspace) Dir() string { return w.dir }
@@ -412,7 +437,7 @@ func (w *Workspace) deliver() {
 
 // logWarnings logs the library's workspace warnings that are not in seen.
 func (w *Workspace) logWarnings(seen []library.Warning) {
-	for _, wa := range w.Library().Warnings() {
+	for _, wa := range w.Snapshot().Library().Warnings() {
 		if !slices.Contains(seen, wa) {
 			w.log.Warn("workspace: "+wa.Message, "path", wa.Path)
 		}

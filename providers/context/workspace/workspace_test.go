@@ -26,13 +26,13 @@ func TestOpenIndexes(t *testing.T) {
 			t.Errorf("topic %s missing after Open", id)
 		}
 	}
-	if _, ok := w.Library().Command("implement"); !ok {
+	if _, ok := w.Snapshot().Library().Command("implement"); !ok {
 		t.Error("command implement missing after Open")
 	}
 	if progress == 0 {
 		t.Error("Progress was never called with a total")
 	}
-	if got, want := snapshot(w.Library()), snapshot(fresh(t, dir)); got != want {
+	if got, want := snapshot(w.Snapshot().Library()), snapshot(fresh(t, dir)); got != want {
 		t.Errorf("Open differs from library.Load:\n%s", diffLines(got, want))
 	}
 }
@@ -53,7 +53,7 @@ func TestFileChanges(t *testing.T) {
 		rec.Reset()
 		writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", "Commit Messages"))
 		waitFor(t, "the new title", func() bool {
-			tp, ok := w.Library().Topic("git/commits")
+			tp, ok := w.Snapshot().Library().Topic("git/commits")
 			return ok && tp.Meta.Title == "Commit Messages"
 		})
 		waitFor(t, "an update naming commits.md", func() bool { return slices.Contains(rec.changed(), commits) })
@@ -83,7 +83,7 @@ func TestFileChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, "the atomic save", func() bool {
-			tp, ok := w.Library().Topic("git/commits")
+			tp, ok := w.Snapshot().Library().Topic("git/commits")
 			return ok && tp.Meta.Title == "Atomic Commits"
 		})
 		waitFor(t, "its update", func() bool { return slices.Contains(rec.changed(), commits) })
@@ -114,7 +114,7 @@ func TestFileChanges(t *testing.T) {
 		waitFor(t, "git/commits to go", func() bool { return !hasTopic(w, "git/commits") })
 		branches := filepath.Join(dir, "context/git/branches.md")
 		waitFor(t, "branches.md to be affected", func() bool { return slices.Contains(rec.affected(), branches) })
-		if !hasCode(w.Library().Diagnose(branches), library.CodeUnresolved) {
+		if !hasCode(w.Snapshot().Library().Diagnose(branches), library.CodeUnresolved) {
 			t.Errorf("branches.md refers to the removed git:commits but has no %s diagnostic", library.CodeUnresolved)
 		}
 	})
@@ -136,7 +136,7 @@ func TestDirectories(t *testing.T) {
 		waitFor(t, "the rust domain", func() bool {
 			return hasTopic(w, "rust/lifetimes") && hasTopic(w, "rust/index") && hasTopic(w, "rust/deep/nested/ownership")
 		})
-		if !w.Library().IsDomain("rust") {
+		if !w.Snapshot().Library().IsDomain("rust") {
 			t.Error("rust is not a domain")
 		}
 	})
@@ -157,7 +157,7 @@ func TestDirectories(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(dir, "context/oxide")); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "oxide to go", func() bool { return !w.Library().IsDomain("oxide") && !hasTopic(w, "oxide/lifetimes") })
+		waitFor(t, "oxide to go", func() bool { return !w.Snapshot().Library().IsDomain("oxide") && !hasTopic(w, "oxide/lifetimes") })
 	})
 
 	t.Run("new context root", func(t *testing.T) {
@@ -170,7 +170,7 @@ func TestDirectories(t *testing.T) {
 		writeFile(t, dir, ".git/context/x/z.md", "# Z\n")
 		writeFile(t, dir, "context/git/ignored_sentinel.md", "# S\n")
 		waitFor(t, "the sentinel", func() bool { return hasTopic(w, "git/ignored_sentinel") })
-		for _, f := range w.Library().Files() {
+		for _, f := range w.Snapshot().Library().Files() {
 			if strings.Contains(f.Path, "node_modules") || strings.Contains(f.Path, ".git"+string(filepath.Separator)) {
 				t.Errorf("indexed %s in an ignored directory", f.Path)
 			}
@@ -210,7 +210,7 @@ func TestOverlayPrecedence(t *testing.T) {
 	if got, _ := textOf(w, p); got != edited {
 		t.Fatalf("after DidOpen the library holds %q, want the editor's text", got)
 	}
-	if txt, v, ok := w.Overlay(p); !ok || txt != edited || v != 1 {
+	if txt, v, ok := w.Snapshot().Overlay(p); !ok || txt != edited || v != 1 {
 		t.Fatalf("Overlay = %q, %d, %v", txt, v, ok)
 	}
 	waitFor(t, "an update for the opened document", func() bool { return slices.Contains(rec.changed(), p) })
@@ -244,13 +244,13 @@ func TestOverlayPrecedence(t *testing.T) {
 	// A configuration change rebuilds the library from disk; the open
 	// document must survive it.
 	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ndriftThreshold: 0.5\n")
-	waitFor(t, "the new drift threshold", func() bool { return w.Library().Config().DriftThreshold == 0.5 })
+	waitFor(t, "the new drift threshold", func() bool { return w.Snapshot().Library().Config().DriftThreshold == 0.5 })
 	if got, _ := textOf(w, p); got != edited2 {
 		t.Fatalf("a reload replaced the open document's text: %q", got)
 	}
 
 	w.DidClose(p)
-	if _, _, ok := w.Overlay(p); ok {
+	if _, _, ok := w.Snapshot().Overlay(p); ok {
 		t.Fatal("Overlay still set after DidClose")
 	}
 	if got, _ := textOf(w, p); got != disk {
@@ -318,7 +318,7 @@ func notifyTwice(t *testing.T, dir string, w *Workspace, rec *recorder, title st
 	}
 	w.NotifyWatched([]string{p})
 	waitFor(t, "the notified change", func() bool {
-		tp, ok := w.Library().Topic("git/commits")
+		tp, ok := w.Snapshot().Library().Topic("git/commits")
 		return ok && tp.Meta.Title == title
 	})
 	s := writeFile(t, dir, "context/git/sentinel.md", "# Sentinel\n")
@@ -365,12 +365,12 @@ func TestConfigChanges(t *testing.T) {
 	if err := w.SetSettings(context.Background(), json.RawMessage(`{"ctxls":{"tokenizer":"estimate","driftThreshold":0.9}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if c := w.Library().Config(); c.Tokenizer != "estimate" || c.DriftThreshold != 0.9 {
+	if c := w.Snapshot().Library().Config(); c.Tokenizer != "estimate" || c.DriftThreshold != 0.9 {
 		t.Fatalf("after SetSettings tokenizer=%q drift=%v", c.Tokenizer, c.DriftThreshold)
 	}
 	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\nbudget: {files: 3}\n")
-	waitFor(t, "the file's new budget", func() bool { return w.Library().Config().Budget.Files == 3 })
-	if c := w.Library().Config(); c.Tokenizer != "estimate" || c.DriftThreshold != 0.9 {
+	waitFor(t, "the file's new budget", func() bool { return w.Snapshot().Library().Config().Budget.Files == 3 })
+	if c := w.Snapshot().Library().Config(); c.Tokenizer != "estimate" || c.DriftThreshold != 0.9 {
 		t.Errorf("a file change dropped the settings: tokenizer=%q drift=%v", c.Tokenizer, c.DriftThreshold)
 	}
 	waitFor(t, "drafts back", func() bool { return hasTopic(w, "drafts/wip") && hasTopic(w, "drafts/more") })
@@ -381,7 +381,7 @@ func TestConfigChanges(t *testing.T) {
 
 	// Problems in the file are kept for diagnostics of .ctxls.yaml.
 	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\ndriftThreshold: lots\n")
-	waitFor(t, "a configuration problem", func() bool { return len(w.Library().ConfigProblems()) > 0 })
+	waitFor(t, "a configuration problem", func() bool { return len(w.Snapshot().Library().ConfigProblems()) > 0 })
 }
 
 func TestWatchLimit(t *testing.T) {
@@ -460,7 +460,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		restartWatcher(t, w, dir, "tokenizer: o200k_base\nignore: [drafts]\n")
 		// Changed again at once: Close may meet a watcher still starting.
 		writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
-		waitFor(t, "the ignore list to go", func() bool { return len(w.Library().Config().Ignore) == 0 })
+		waitFor(t, "the ignore list to go", func() bool { return len(w.Snapshot().Library().Config().Ignore) == 0 })
 		w.Close()
 	})
 	// Closing while the watcher is still starting must not leak either.
@@ -569,11 +569,11 @@ func TestExampleLibrary(t *testing.T) {
 	rec := &recorder{}
 	w := open(t, dir, rec, nil)
 	waitInSync(t, w)
-	tp, ok := w.Library().Topic("python/fastapi_patterns")
+	tp, ok := w.Snapshot().Library().Topic("python/fastapi_patterns")
 	if !ok {
 		t.Fatal("the example library has no python/fastapi_patterns")
 	}
-	refs := w.Library().References(tp.ID)
+	refs := w.Snapshot().Library().References(tp.ID)
 	if len(refs) == 0 {
 		t.Fatal("nothing refers to python/fastapi_patterns")
 	}
@@ -602,7 +602,7 @@ func TestCreateResolvesWaitingReferences(t *testing.T) {
 	rec := &recorder{}
 	w := open(t, dir, rec, nil)
 	waiting := filepath.Join(dir, "context/python/waiting.md")
-	if !hasCode(w.Library().Diagnose(waiting), library.CodeUnresolved) {
+	if !hasCode(w.Snapshot().Library().Diagnose(waiting), library.CodeUnresolved) {
 		t.Fatal("waiting.md has no unresolved reference to begin with")
 	}
 	writeFile(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
@@ -611,7 +611,7 @@ func TestCreateResolvesWaitingReferences(t *testing.T) {
 	if !slices.Contains(rec.affected(), waiting) {
 		t.Errorf("Affected %v lacks waiting.md, whose reference now resolves", rec.affected())
 	}
-	if hasCode(w.Library().Diagnose(waiting), library.CodeUnresolved) {
+	if hasCode(w.Snapshot().Library().Diagnose(waiting), library.CodeUnresolved) {
 		t.Error("waiting.md still has an unresolved reference")
 	}
 }
@@ -625,11 +625,11 @@ func TestNewRootFromFileRebuildsAside(t *testing.T) {
 	doc := filepath.Join(dir, "context/git/commits.md")
 	edited := topicText("git", "commits", "Open")
 	w.DidOpen(doc, edited, 1)
-	before := w.Library()
+	before := w.Snapshot().Library()
 	p := writeFile(t, dir, "extra/context/web/http.md", topicText("web", "http", "HTTP"))
 	w.NotifyWatched([]string{p})
 	waitFor(t, "web/http", func() bool { return hasTopic(w, "web/http") })
-	if w.Library() == before {
+	if w.Snapshot().Library() == before {
 		t.Error("a new root was scanned in place, not rebuilt aside")
 	}
 	if got, _ := textOf(w, doc); got != edited {

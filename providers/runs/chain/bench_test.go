@@ -22,7 +22,7 @@ import (
 func BenchmarkStepSixTopics(b *testing.B) {
 	e := newEnv(b, "executor:\n  kind: preview\n")
 	ctx := context.Background()
-	cmds, err := commandsOf(e.lib, []string{"implement"})
+	cmds, err := commandsOf(e.lib.Snapshot(), []string{"implement"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func BenchmarkStepSixTopics(b *testing.B) {
 		st  Step
 		cpu time.Duration
 	)
-	budget, err := modelBudget(e.lib.Config(), "")
+	budget, err := modelBudget(e.lib.Snapshot().Config(), "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func BenchmarkStepSixTopics(b *testing.B) {
 		}
 		b.StartTimer()
 		c0 := processCPU()
-		st, err = e.runner.step(ctx, ctx, stepJob{lib: e.lib, exe: exe, budget: budget, sessionID: ex.SessionID, runID: run.RunID,
+		st, err = e.runner.step(ctx, ctx, stepJob{lib: e.lib.Snapshot(), exe: exe, budget: budget, sessionID: ex.SessionID, runID: run.RunID,
 			index: 0, total: 1, cmd: cmds[0], input: "add sorting"})
 		cpu += processCPU() - c0
 		if err != nil {

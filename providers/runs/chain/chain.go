@@ -80,7 +80,7 @@ type Options struct {
 	Provider *contextprovider.Provider
 	// Library returns the current library snapshot (default: the
 	// Provider's library).
-	Library func() *library.Library
+	Library func() *library.Snapshot
 	// History, when set, provides the history context of prompts and
 	// records each step's request and result. Without it prompts have no
 	// history, and are still fitted to their model's window.
@@ -221,7 +221,7 @@ const outputInResult = 64 << 10
 // commandsOf resolves command names (with or without a leading "/"). An
 // unknown name is an error wrapping ErrUnknownCommand that lists the
 // available commands.
-func commandsOf(lib *library.Library, names []string) ([]*library.Command, error) {
+func commandsOf(lib *library.Snapshot, names []string) ([]*library.Command, error) {
 	if len(names) == 0 {
 		return nil, ErrNoCommands
 	}
@@ -265,7 +265,7 @@ func commandsOf(lib *library.Library, names []string) ([]*library.Command, error
 // .ctxls.yaml) by the chain's commands. A command and a chain of the same
 // name mean the command: a name is expanded only when no command has it.
 // Names may have a leading "/"; other names are returned as they are.
-func expand(lib *library.Library, names []string) []string {
+func expand(lib *library.Snapshot, names []string) []string {
 	chains := lib.Config().Chains
 	if len(chains) == 0 {
 		return names
@@ -285,7 +285,7 @@ func expand(lib *library.Library, names []string) []string {
 }
 
 // executor returns the executor for lib's configuration.
-func (r *Runner) executor(lib *library.Library) (Executor, error) {
+func (r *Runner) executor(lib *library.Snapshot) (Executor, error) {
 	if r.opts.Executor != nil {
 		return r.opts.Executor, nil
 	}
@@ -493,7 +493,7 @@ type built struct {
 // history.ErrPromptTooLarge when the command and the input alone do not fit.
 // When the history cannot be read the prompt is fitted without it, with a
 // warning.
-func (r *Runner) build(ctx context.Context, lib *library.Library, b history.ModelBudget, conversationID string,
+func (r *Runner) build(ctx context.Context, lib *library.Snapshot, b history.ModelBudget, conversationID string,
 	pending []Message, parts promptParts) (built, []string, error) {
 	counter := lib.Counter()
 	// Memory comes first: sections are cut from the last one, and the
@@ -743,7 +743,7 @@ func (r *Runner) release(sessionID string) {
 
 // drive runs the plan's steps from the first one not done, with the prompts
 // fitted to the named model.
-func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, sessionID string, kind execution.RunKind,
+func (r *Runner) drive(ctx context.Context, lib *library.Snapshot, exe Executor, sessionID string, kind execution.RunKind,
 	names []string, input, model string, progress func(Event)) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -829,7 +829,7 @@ func (r *Runner) drive(ctx context.Context, lib *library.Library, exe Executor, 
 // stepJob is what one step runs: a command of the library with the
 // chain's input, its prompt fitted to the window of model budget.
 type stepJob struct {
-	lib       *library.Library
+	lib       *library.Snapshot
 	exe       Executor
 	budget    history.ModelBudget
 	sessionID string

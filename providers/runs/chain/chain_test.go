@@ -131,8 +131,8 @@ func newEnvConfig(t testing.TB, edit func(string) string) *env {
 	e.store, err = execution.New(ctx, e.db, execution.Options{})
 	check(t, err)
 	t.Cleanup(func() { e.store.Close() })
-	e.hist = history.Open(e.db, e.lib.Counter())
-	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib), History: StoreHistory(e.hist)})
+	e.hist = history.Open(e.db, e.lib.Snapshot().Counter())
+	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib.Snapshot()), History: StoreHistory(e.hist)})
 	return e
 }
 
@@ -189,7 +189,7 @@ func TestRunPreviewExecutor(t *testing.T) {
 	if !st.IsCurrent || st.ProjectName != "shop" || len(st.CommandHistory) != 3 {
 		t.Fatalf("execution: current %v project %q, %d commands", st.IsCurrent, st.ProjectName, len(st.CommandHistory))
 	}
-	common, _ := e.lib.Topic("python/common_issues")
+	common, _ := e.lib.Snapshot().Topic("python/common_issues")
 	if got := st.LoadedContext["python:common_issues"]; got != common.Body() {
 		t.Fatalf("cached python:common_issues differs from the topic body (%d vs %d bytes)", len(got), len(common.Body()))
 	}
@@ -249,7 +249,7 @@ func TestRunExec(t *testing.T) {
 	prompt, err := os.ReadFile(filepath.Join(dumps, "test-1.txt"))
 	check(t, err)
 	p := string(prompt)
-	cmd, _ := e.lib.Command("test")
+	cmd, _ := e.lib.Snapshot().Command("test")
 	order := []string{
 		strings.TrimSpace(cmd.Body())[:40], // command body
 		"## testing:pytest_patterns",       // context
@@ -654,7 +654,7 @@ func TestPromptTokens(t *testing.T) {
 	res, err := e.runner.Preview(ctx, Request{Commands: feature, Input: "add sorting\nwith two lines", SessionID: run.SessionID})
 	check(t, err)
 	for _, st := range res.Steps {
-		exact := e.lib.Counter().Count(st.Prompt)
+		exact := e.lib.Snapshot().Counter().Count(st.Prompt)
 		parts := 5 + len(st.Context)
 		if d := st.PromptTokens - exact; d < -parts || d > parts || st.HistoryTokens == 0 || st.SharedDataTokens == 0 {
 			t.Errorf("%s: %d tokens by parts, %d counted (history %d, shared %d)", st.Command, st.PromptTokens, exact, st.HistoryTokens, st.SharedDataTokens)
@@ -698,7 +698,7 @@ func TestExpandChains(t *testing.T) {
 		{[]string{"both"}, "brainstorm /test"},
 		{[]string{"implement", "nope"}, "implement nope"},
 	} {
-		if got := strings.Join(expand(e.lib, tc.names), " "); got != tc.want {
+		if got := strings.Join(expand(e.lib.Snapshot(), tc.names), " "); got != tc.want {
 			t.Errorf("Expand(%v) = %q, want %q", tc.names, got, tc.want)
 		}
 	}
@@ -739,8 +739,8 @@ func serveChain(dir string) int {
 		if db, err = storage.OpenWorkspace(ctx, dir); err == nil {
 			var store *execution.Store
 			if store, err = execution.New(ctx, db, execution.Options{}); err == nil {
-				hist := &crashingHistory{History: StoreHistory(history.Open(db, lib.Counter())), crash: os.Getenv(crashEnv)}
-				runner := New(Options{Store: store, Provider: contextprovider.NewStatic(lib), History: hist})
+				hist := &crashingHistory{History: StoreHistory(history.Open(db, lib.Snapshot().Counter())), crash: os.Getenv(crashEnv)}
+				runner := New(Options{Store: store, Provider: contextprovider.NewStatic(lib.Snapshot()), History: hist})
 				_, err = runner.Run(ctx, Request{Commands: feature, Input: "add sorting"})
 			}
 		}
@@ -828,7 +828,7 @@ func TestHistoryDoesNotNest(t *testing.T) {
 		}
 	}
 	// What the next prompt would receive (ctxls history --context).
-	hc, _, err := e.hist.BuildFor(ctx, res.SessionID, history.BuildSpec{}, e.lib.Config())
+	hc, _, err := e.hist.BuildFor(ctx, res.SessionID, history.BuildSpec{}, e.lib.Snapshot().Config())
 	check(t, err)
 	if strings.Contains(hc.Text, heading) || hc.Selected == 0 {
 		t.Errorf("history context (%d messages) holds a history section:\n%s", hc.Selected, hc.Text)
@@ -878,7 +878,7 @@ func TestPromptFitsModelWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnvConfig(t, modelsYAML)
 			var logBuf strings.Builder
-			e.runner.opts.History = StoreHistory(history.New(e.db, e.lib.Counter,
+			e.runner.opts.History = StoreHistory(history.New(e.db, e.lib.Snapshot().Counter,
 				history.Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}))
 			ctx := context.Background()
 			res, err := e.runner.Run(ctx, Request{Commands: feature, Input: input, Model: tc.model})
@@ -914,13 +914,13 @@ func TestPromptFitsModelWindow(t *testing.T) {
 				if win != tc.window || model != res.Model.Model {
 					t.Errorf("step %d recorded model %s window %d", i, model, win)
 				}
-				if exact := e.lib.Counter().Count(prompt); tokens > tc.window || exact > tc.window {
+				if exact := e.lib.Snapshot().Counter().Count(prompt); tokens > tc.window || exact > tc.window {
 					t.Errorf("step %d: %d tokens (%d counted) above the window of %d", i, tokens, exact, tc.window)
 				}
 				if len(cuts) != len(res.Steps[i].Cuts) {
 					t.Errorf("step %d: %d cuts recorded, %d in the result", i, len(cuts), len(res.Steps[i].Cuts))
 				}
-				cmd, _ := e.lib.Command(ce.Command)
+				cmd, _ := e.lib.Snapshot().Command(ce.Command)
 				if !strings.HasPrefix(prompt, strings.TrimSpace(cmd.Body())) || !strings.HasSuffix(strings.TrimSpace(prompt), input) {
 					t.Errorf("step %d: the command or the input was cut", i)
 				}
@@ -967,7 +967,7 @@ func TestPromptTooLarge(t *testing.T) {
 	check(t, os.WriteFile(cfgPath, []byte(modelsYAML(string(cfg))), 0o644))
 	e.lib, err = library.Load(ctx, e.dir, nil, library.Options{})
 	check(t, err)
-	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib), History: StoreHistory(e.hist)})
+	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib.Snapshot()), History: StoreHistory(e.hist)})
 
 	pv, err := e.runner.Preview(ctx, Request{Commands: feature, Input: "x"})
 	check(t, err)
@@ -1108,7 +1108,7 @@ func TestCrashBetweenHistoryAndCompletion(t *testing.T) {
 		"implement:user#2 implement:assistant#2 test:user#1 test:assistant#1" {
 		t.Fatalf("stored: %s", got)
 	}
-	hc, _, err := e.hist.BuildFor(ctx, res.SessionID, history.BuildSpec{}, e.lib.Config())
+	hc, _, err := e.hist.BuildFor(ctx, res.SessionID, history.BuildSpec{}, e.lib.Snapshot().Config())
 	check(t, err)
 	prompt, err := os.ReadFile(filepath.Join(dumps, "test-1.txt"))
 	check(t, err)

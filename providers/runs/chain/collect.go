@@ -116,7 +116,7 @@ type pathRef struct {
 // alone brings its always-load topics; topics of domains the command does
 // not name as a whole are cross-domain. Unresolved references are reported
 // as warnings and skipped.
-func collect(lib *library.Library, cmd *library.Command) ([]contextprovider.Request, []string) {
+func collect(lib *library.Snapshot, cmd *library.Command) ([]contextprovider.Request, []string) {
 	f, ok := lib.File(cmd.Path)
 	if !ok {
 		return nil, []string{fmt.Sprintf("command file %s is not indexed", cmd.Path)}
@@ -245,7 +245,7 @@ func refText(f *library.File, r refs.Ref) string {
 // plan applies the loading protocol's budget to a command's references:
 // the items to load in priority order and those the budget dropped, each
 // with its reason, plus warnings.
-func plan(ctx context.Context, p *contextprovider.Provider, lib *library.Library, cmd *library.Command, budget config.Budget) (kept, dropped []*ContextItem, warnings []string) {
+func plan(ctx context.Context, p *contextprovider.Provider, lib *library.Snapshot, cmd *library.Command, budget config.Budget) (kept, dropped []*ContextItem, warnings []string) {
 	reqs, warnings := collect(lib, cmd)
 	pl := p.Plan(ctx, reqs, budget)
 	for _, it := range pl.Items {

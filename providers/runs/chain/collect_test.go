@@ -31,11 +31,11 @@ func TestCollectBoundsPathReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd, ok := lib.Command("links")
+	cmd, ok := lib.Snapshot().Command("links")
 	if !ok {
 		t.Fatal("command links not found")
 	}
-	reqs, warnings := collect(lib, cmd)
+	reqs, warnings := collect(lib.Snapshot(), cmd)
 	if len(reqs) != 1 || reqs[0].ID != "python/async_patterns" {
 		t.Errorf("requests %+v, want python/async_patterns alone", reqs)
 	}

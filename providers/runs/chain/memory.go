@@ -49,7 +49,7 @@ type memoryPart struct {
 // readMemory reads the workspace's memory files and their imports as the
 // agent loads them: each root file, then the files it imports, depth
 // first, each file once.
-func readMemory(ctx context.Context, lib *library.Library) ([]execution.MemoryLoad, []string, error) {
+func readMemory(ctx context.Context, lib *library.Snapshot) ([]execution.MemoryLoad, []string, error) {
 	root := lib.Dir()
 	opt := memory.Options(lib.Config(), root, nil)
 	var (
@@ -100,7 +100,7 @@ func readMemory(ctx context.Context, lib *library.Library) ([]execution.MemoryLo
 // execution loaded before (cached), or else the workspace's memory files
 // read now and, when record is set, recorded in the execution, so that
 // every step of the execution sees the same memory.
-func (r *Runner) executionMemory(ctx context.Context, lib *library.Library, sessionID string, record bool) ([]memoryPart, []string, error) {
+func (r *Runner) executionMemory(ctx context.Context, lib *library.Snapshot, sessionID string, record bool) ([]memoryPart, []string, error) {
 	if sessionID != "" {
 		cached, err := r.opts.Store.MemoryLayer(ctx, sessionID, memoryLayer)
 		if err != nil {

@@ -32,17 +32,17 @@ func TestGenerateIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(l.Topics()); n != 300+7+3 {
+	if n := len(l.Snapshot().Topics()); n != 300+7+3 {
 		t.Errorf("topics = %d", n)
 	}
 	refs := 0
-	for _, f := range l.Files() {
+	for _, f := range l.Snapshot().Files() {
 		refs += f.Refs.Len()
 	}
 	if refs < 300*5 {
 		t.Errorf("only %d references", refs)
 	}
-	for p, ds := range l.DiagnoseAll(context.Background()) {
+	for p, ds := range l.Snapshot().DiagnoseAll(context.Background()) {
 		for _, d := range ds {
 			if d.Code != library.CodeTokenDrift {
 				t.Errorf("%s: %s %s", p, d.Code, d.Message)
