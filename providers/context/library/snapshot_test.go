@@ -102,17 +102,18 @@ func TestReadersDuringApplies(t *testing.T) {
 	for range 3 {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				for _, tp := range l.Snapshot().Topics() {
-					_ = l.Snapshot().References(tp.ID)
+				s := l.Snapshot()
+				for _, tp := range s.Topics() {
+					_ = s.References(tp.ID)
 				}
-				for _, f := range l.Snapshot().Files() {
+				for _, f := range s.Files() {
 					for _, r := range f.Refs.All() {
-						_ = l.Snapshot().Resolve(f, r)
+						_ = s.Resolve(f, r)
 					}
 				}
-				_ = l.Snapshot().DomainReferences("python")
-				_ = l.Snapshot().DiagnoseAll(ctx)
-				for _, d := range l.Snapshot().Domains() {
+				_ = s.DomainReferences("python")
+				_ = s.DiagnoseAll(ctx)
+				for _, d := range s.Domains() {
 					_ = d.Tokens()
 				}
 			}
