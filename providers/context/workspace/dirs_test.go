@@ -24,9 +24,7 @@ func commandNames(w *Workspace) map[string]bool {
 // to the workspace.
 func watched(t *testing.T, w *Workspace) []string {
 	t.Helper()
-	w.wmu.Lock()
-	wt := w.watcher
-	w.wmu.Unlock()
+	wt := w.watcher.Load()
 	if wt == nil {
 		t.Fatal("no watcher")
 	}

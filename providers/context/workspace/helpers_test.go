@@ -38,14 +38,11 @@ func writeTree(t testing.TB, files map[string]string) string {
 // changes.
 func restartWatcher(t testing.TB, w *Workspace, dir, config string) {
 	t.Helper()
-	w.wmu.Lock()
-	old := w.watcher
-	w.wmu.Unlock()
+	old := w.watcher.Load()
 	writeFile(t, dir, ".ctxls.yaml", config)
 	waitFor(t, "a new watcher", func() bool {
-		w.wmu.Lock()
-		defer w.wmu.Unlock()
-		return w.watcher != nil && w.watcher != old
+		wt := w.watcher.Load()
+		return wt != nil && wt != old
 	})
 }
 
@@ -193,9 +190,7 @@ func openBase(t testing.TB, mod func(*Options)) (string, *recorder, *Workspace) 
 func waitWatching(t testing.TB, w *Workspace) {
 	t.Helper()
 	waitFor(t, "the watcher to start", func() bool {
-		w.wmu.Lock()
-		defer w.wmu.Unlock()
-		return w.watcher != nil
+		return w.watcher.Load() != nil
 	})
 }
 

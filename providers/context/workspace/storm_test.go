@@ -289,9 +289,8 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			// received its event it has received the whole burst's.
 			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End "+co.to))
 			waitFor(t, "the event of the last file", func() bool {
-				w.wmu.Lock()
-				defer w.wmu.Unlock()
-				return w.watcher != nil && w.watcher.Waiting(end)
+				wt := w.watcher.Load()
+				return wt != nil && wt.Waiting(end)
 			})
 			advanceUntil(t, clk, "every topic at variant "+co.to+", and its update", func() bool {
 				for _, tp := range w.Snapshot().Library().Topics() {

@@ -41,13 +41,11 @@ func (w *Workspace) NotifyWatched(paths []string) {
 	if len(clean) == 0 || w.closed() {
 		return
 	}
-	w.wmu.Lock()
-	defer w.wmu.Unlock()
-	if w.watcher != nil {
+	if wt := w.watcher.Load(); wt != nil {
 		// One source of truth while the watcher runs: applying what the
 		// client says directly could race with the watcher, which reports
 		// nothing for a file it never knew that is gone again.
-		w.watcher.Notify(clean...)
+		wt.Notify(clean...)
 		return
 	}
 	w.nmu.Lock()
@@ -84,11 +82,7 @@ func (w *Workspace) sync(loaded time.Time) {
 		go w.startWatcher(ready)
 	}
 	stop := func() {
-		w.wmu.Lock()
-		wt := w.watcher
-		w.watcher = nil
-		w.wmu.Unlock()
-		if wt != nil {
+		if wt := w.watcher.Swap(nil); wt != nil {
 			if err := wt.Close(); err != nil {
 				w.log.Warn("workspace: closing the watcher", "err", err)
 			}
@@ -119,9 +113,7 @@ func (w *Workspace) sync(loaded time.Time) {
 				w.log.Warn("workspace: cannot watch the workspace for changes; changes reach the index only through the editor", "err", r.err)
 				continue
 			}
-			w.wmu.Lock()
-			w.watcher = r.wt
-			w.wmu.Unlock()
+			w.watcher.Store(r.wt)
 			batches = r.wt.Batches()
 			w.reconcile(ctx, r.wt.Files(), since)
 
@@ -153,6 +145,11 @@ func (w *Workspace) sync(loaded time.Time) {
 			}
 			clear(w.notified)
 			w.nmu.Unlock()
+			if wt := w.watcher.Load(); wt != nil {
+				// The watcher started meanwhile: it is the one source.
+				wt.Notify(paths...)
+				continue
+			}
 			slices.Sort(paths)
 			w.applyMu.Lock()
 			w.applyPaths(ctx, paths, false)

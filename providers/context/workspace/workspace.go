@@ -191,20 +191,21 @@ type Workspace struct {
 	applyMu  sync.Mutex
 	settings *config.Settings // guarded by applyMu
 
-	// Updates waiting for OnUpdate.
-	umu     sync.Mutex
-	pending Update
-	hasPend bool
-	uwake   chan struct{}
+	// updates holds the update waiting for OnUpdate, if any. publish,
+	// under applyMu, is its one sender (see publish).
+	updates chan Update
 
-	// Notifications from the client while no watcher runs.
+	// Notifications from the client while no watcher runs. They come
+	// from any goroutine, a request's among them, which must not wait
+	// for a change being applied under applyMu: the set has a lock of
+	// its own, held only to add to it or take it.
 	nmu      sync.Mutex
 	notified map[string]bool
 	nwake    chan struct{}
 
-	// The watcher, owned by the sync goroutine.
-	wmu     sync.Mutex
-	watcher *watcher.Watcher
+	// watcher is the running watcher, set and cleared by the sync
+	// goroutine; NotifyWatched passes notifications to it.
+	watcher atomic.Pointer[watcher.Watcher]
 	rewatch chan struct{}
 	// limitSaid is set once OnWatchLimit was called: the watcher is
 	// started again when the configuration changes.
@@ -273,7 +274,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		log:      log,
 		watchLog: slog.New(&onceHandler{Handler: log.Handler(), seen: &seenSet{m: make(map[string]bool)}}),
 		settings: settings,
-		uwake:    make(chan struct{}, 1),
+		updates:  make(chan Update, 1),
 		notified: make(map[string]bool),
 		nwake:    make(chan struct{}, 1),
 		rewatch:  make(chan struct{}, 1),
@@ -379,12 +380,9 @@ func (w *Workspace) Close() error {
 		close(w.done)
 		w.cancel()
 		w.wg.Wait()
-		w.wmu.Lock()
-		if w.watcher != nil {
-			err = w.watcher.Close()
-			w.watcher = nil
+		if wt := w.watcher.Swap(nil); wt != nil {
+			err = wt.Close()
 		}
-		w.wmu.Unlock()
 	})
 	return err
 }
@@ -398,22 +396,21 @@ func (w *Workspace) closed() bool {
 	}
 }
 
-// publish queues an update for OnUpdate.
+// publish queues an update for OnUpdate, merged with the one waiting if
+// any. The caller holds applyMu, which makes it the one sender on
+// w.updates: once it took the update waiting, nothing can fill the
+// channel before its send, which therefore never blocks.
 func (w *Workspace) publish(u Update) {
 	if u.empty() || w.opts.OnUpdate == nil {
 		return
 	}
-	w.umu.Lock()
-	if w.hasPend {
-		w.pending.merge(u)
-	} else {
-		w.pending, w.hasPend = u, true
-	}
-	w.umu.Unlock()
 	select {
-	case w.uwake <- struct{}{}:
+	case waiting := <-w.updates:
+		waiting.merge(u)
+		u = waiting
 	default:
 	}
+	w.updates <- u
 }
 
 // deliver calls OnUpdate with what publish queued.
@@ -423,14 +420,10 @@ func (w *Workspace) deliver() {
 		select {
 		case <-w.done:
 			return
-		case <-w.uwake:
-		}
-		w.umu.Lock()
-		u, ok := w.pending, w.hasPend
-		w.pending, w.hasPend = Update{}, false
-		w.umu.Unlock()
-		if ok && !w.closed() {
-			w.opts.OnUpdate(u)
+		case u := <-w.updates:
+			if !w.closed() {
+				w.opts.OnUpdate(u)
+			}
 		}
 	}
 }

@@ -175,9 +175,7 @@ func TestDirectories(t *testing.T) {
 				t.Errorf("indexed %s in an ignored directory", f.Path)
 			}
 		}
-		w.wmu.Lock()
-		files := w.watcher.Files()
-		w.wmu.Unlock()
+		files := w.watcher.Load().Files()
 		for _, f := range files {
 			if strings.Contains(f, "node_modules") {
 				t.Errorf("the watcher knows %s in an ignored directory", f)
@@ -231,9 +229,7 @@ func TestOverlayPrecedence(t *testing.T) {
 		t.Fatalf("a disk write replaced the open document's text: %q", got)
 	}
 	w.NotifyWatched([]string{p})
-	w.wmu.Lock()
-	w.watcher.Rescan()
-	w.wmu.Unlock()
+	w.watcher.Load().Rescan()
 	writeFile(t, dir, "context/git/sentinel2.md", "# Sentinel\n")
 	w.NotifyWatched([]string{filepath.Join(dir, "context/git/sentinel2.md")})
 	waitFor(t, "the second sentinel", func() bool { return hasTopic(w, "git/sentinel2") })
