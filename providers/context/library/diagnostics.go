@@ -3,6 +3,7 @@ package library
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"path/filepath"
@@ -118,8 +119,23 @@ func (l *Snapshot) diagnosed(f *File) []Diagnostic {
 	return e.ds
 }
 
-// newDiags returns an entry, not yet worked out, for every file.
-func newDiags(files cowMap[*File]) cowMap[*diagEntry] {
+// diagTable holds the diagnostic entries of a snapshot's files: base,
+// shared with the snapshots before, and over it recent, the entries of
+// the files that the changes since base affected (nil for a file gone).
+// An edit that affects a hundred files of ten thousand then copies a few
+// hundred entries, not the shards of base that they fall in.
+type diagTable struct {
+	base   cowMap[*diagEntry]
+	recent map[string]*diagEntry
+}
+
+// maxRecent bounds the entries a change copies from one table to the
+// next: past it, they join a copy of base.
+const maxRecent = 256
+
+// newDiags returns a table with an entry, not yet worked out, for every
+// file.
+func newDiags(files cowMap[*File]) diagTable {
 	m := newCowMap[*diagEntry](files.len())
 	entries := make([]diagEntry, files.len())
 	i := 0
@@ -127,21 +143,39 @@ func newDiags(files cowMap[*File]) cowMap[*diagEntry] {
 		m.set(p, &entries[i])
 		i++
 	}
-	return m
+	return diagTable{base: m}
 }
 
-// nextDiags returns the entries of the snapshot after a change: prev's,
-// with new ones for the affected files of files and none for files gone.
-func nextDiags(prev cowMap[*diagEntry], files cowMap[*File], affected map[string]bool) cowMap[*diagEntry] {
-	m := prev.fork()
+func (t *diagTable) get(p string) *diagEntry {
+	if e, ok := t.recent[p]; ok {
+		return e
+	}
+	return t.base.get(p)
+}
+
+// next returns the table of the snapshot after a change: t's entries, with
+// new ones for the affected files of files and none for the files gone.
+func (t *diagTable) next(files cowMap[*File], affected map[string]bool) diagTable {
+	recent := make(map[string]*diagEntry, len(t.recent)+len(affected))
+	maps.Copy(recent, t.recent)
 	for p := range affected {
+		recent[p] = nil
 		if files.get(p) != nil {
-			m.set(p, new(diagEntry))
-		} else {
-			m.del(p)
+			recent[p] = new(diagEntry)
 		}
 	}
-	return m
+	if len(recent) <= maxRecent {
+		return diagTable{base: t.base, recent: recent}
+	}
+	base := t.base.fork()
+	for p, e := range recent {
+		if e != nil {
+			base.set(p, e)
+		} else {
+			base.del(p)
+		}
+	}
+	return diagTable{base: base}
 }
 
 func (l *Snapshot) diagnose(f *File) []Diagnostic {

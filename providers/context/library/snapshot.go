@@ -45,7 +45,7 @@ type Snapshot struct {
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64
-	diags        cowMap[*diagEntry] // every file's, by path
+	diags        diagTable // every file's, by path
 }
 
 // withState returns a copy of l whose model is st's.

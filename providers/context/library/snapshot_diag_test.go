@@ -175,3 +175,11 @@ func TestSnapshotReadsAgree(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// WithoutDiagnostics returns a copy of l that has worked out no
+// diagnostics yet, for benchmarks of diagnosing from scratch.
+func (l *Snapshot) WithoutDiagnostics() *Snapshot {
+	s := *l
+	s.diags = newDiags(l.files)
+	return &s
+}

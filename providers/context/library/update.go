@@ -306,7 +306,7 @@ func (a *applyRun) markDependents() {
 func (a *applyRun) commit() Result {
 	next := a.cur.withState(a.st)
 	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w Warning) bool { return a.changed[w.Path] })
-	next.diags = nextDiags(a.cur.diags, next.files, a.affected)
+	next.diags = a.cur.diags.next(next.files, a.affected)
 	a.l.snap.Store(next)
 	return Result{Changed: sortedKeys(a.changed), Affected: sortedKeys(a.affected), Reloaded: false}
 }
