@@ -3,15 +3,12 @@ package library
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/ctxls/ctxls/providers/context/config"
 )
 
 // uncached diagnoses every file of s from scratch, as DiagnoseAll reports
@@ -34,13 +31,12 @@ func uncached(s *Snapshot) map[string][]Diagnostic {
 func TestDiagnosticsCarriedOver(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	dir := writeTree(t, map[string]string{
+	l := loadTree(t, map[string]string{
 		"context/web/api.md":    "# API\n\n## Routing\n\nRoutes.\n",
 		"context/web/cache.md":  "# Cache\n\nKeep it warm.\n",
 		"context/ops/deploy.md": "# Deploy\n\nSee web:api#Routing.\n",
 		"commands/ship.md":      "# Ship\n\nLoad ops:deploy and web:api.\n",
 	})
-	l := load(t, dir, nil)
 	if got, want := l.Snapshot().DiagnoseAll(ctx), uncached(l.Snapshot()); !reflect.DeepEqual(got, want) {
 		t.Fatalf("first check: %v, want %v", got, want)
 	}
@@ -56,12 +52,7 @@ func TestDiagnosticsCarriedOver(t *testing.T) {
 			{Path: "commands/ship.md", Content: []byte("# Ship\n\nLoad ops:deploy.\n")},
 		}},
 	}
-	for i, st := range steps {
-		if i == 0 {
-			if err := os.Remove(filepath.Join(dir, "context", "web", "api.md")); err != nil {
-				t.Fatal(err)
-			}
-		}
+	for _, st := range steps {
 		prev := l.Snapshot()
 		before := prev.DiagnoseAll(ctx)
 		res, err := l.Apply(ctx, st.changes)
@@ -94,15 +85,9 @@ func TestDiagnosticsCarriedOver(t *testing.T) {
 // a file that names the topic say whether the topic exists.
 func TestSnapshotReadsAgree(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
-		"context/python/a.md": "# A\n\nSee python:x.\n",
-		"context/python/b.md": "# B\n\nSee python:a.\n",
-		"context/python/x.md": "# X\n",
-	})
-	cfg := config.Default()
-	cfg.Tokenizer = "estimate"
-	l := load(t, dir, cfg)
-	a := filepath.Join(dir, "context/python/a.md")
+	const x = "context/python/x.md"
+	l := loadTree(t, map[string]string{"context/python/a.md": "# A\n\nSee python:x.\n", x: "# X\n"})
+	a := filepath.Join(l.Snapshot().Dir(), "context/python/a.md")
 	check := func(ctx context.Context, s *Snapshot) error {
 		v := s.Version()
 		topics := s.Topics()
@@ -154,9 +139,9 @@ func TestSnapshotReadsAgree(t *testing.T) {
 		})
 	}
 	for i := range 200 {
-		c := Change{Path: "context/python/x.md", Removed: true}
+		c := Change{Path: x, Removed: true}
 		if i%2 == 1 {
-			c = Change{Path: "context/python/x.md", Content: fmt.Appendf(nil, "# X%d\n", i)}
+			c = Change{Path: x, Content: fmt.Appendf(nil, "# X%d\n", i)}
 		}
 		if _, err := l.Apply(t.Context(), []Change{c}); err != nil {
 			t.Fatal(err)

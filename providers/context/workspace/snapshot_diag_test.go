@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -14,13 +13,17 @@ import (
 // renderSnapshot renders what a snapshot shows: the library with its
 // diagnostics, and the open documents.
 func renderSnapshot(s *Snapshot) string {
-	out := snapshot(s.Library())
-	for _, p := range slices.Sorted(slices.Values(s.OpenPaths())) {
+	open := map[string]string{}
+	for _, p := range s.OpenPaths() {
 		text, version, _ := s.Overlay(p)
-		out += fmt.Sprintf("open %s %d %q\n", filepath.Base(p), version, text)
+		open[filepath.Base(p)] = fmt.Sprintf("%d %q", version, text)
 	}
-	return out
+	return fmt.Sprintf("%sopen %v\n", snapshot(s.Library()), open)
 }
+
+// unwatched is the option of open for a workspace whose disk changes a
+// test applies itself.
+func unwatched(o *Options) { o.Watch = false }
 
 // TestSnapshotUnchangedByEdits takes a snapshot before each of a series of
 // editor and disk changes and checks that it shows after the change what
@@ -28,15 +31,11 @@ func renderSnapshot(s *Snapshot) string {
 // workspace's next snapshot shows the change.
 func TestSnapshotUnchangedByEdits(t *testing.T) {
 	t.Parallel()
-	dir := libtest.WriteTree(t, map[string]string{
+	dir := writeTree(t, map[string]string{
 		"context/python/a.md": "# A\n\npython:b\n",
 		"context/python/b.md": "# B\n",
 	})
-	w, err := Open(t.Context(), dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := open(t, dir, nil, unwatched)
 	a, b, c := filepath.Join(dir, "context/python/a.md"), filepath.Join(dir, "context/python/b.md"), filepath.Join(dir, "context/python/c.md")
 	fromDisk := func(p string) {
 		w.applyMu.Lock()
@@ -81,12 +80,8 @@ func TestSnapshotUnchangedByEdits(t *testing.T) {
 func TestOpenIndexedTextKeepsDiagnostics(t *testing.T) {
 	t.Parallel()
 	text := "# A\n\nSee python:missing and python:gone.\n"
-	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": text})
-	w, err := Open(t.Context(), dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	dir := writeTree(t, map[string]string{"context/python/a.md": text})
+	w := open(t, dir, nil, unwatched)
 	a := filepath.Join(dir, "context/python/a.md")
 	first := w.Snapshot().Library().Diagnose(a)
 	if len(first) == 0 {
