@@ -107,8 +107,8 @@ type Update struct {
 	Affected []string
 	// Reloaded says the whole library was rebuilt (configuration change,
 	// a context or command root appearing or going, a very large burst):
-	// every file's diagnostics may have changed, and Library returns a new
-	// library.
+	// every file's diagnostics may have changed, and the snapshots show a
+	// new library.
 	Reloaded bool
 }
 
