@@ -158,10 +158,12 @@ func (t *diagTable) get(p string) *diagEntry {
 func (t *diagTable) next(files cowMap[*File], affected map[string]bool) diagTable {
 	recent := make(map[string]*diagEntry, len(t.recent)+len(affected))
 	maps.Copy(recent, t.recent)
+	entries := make([]diagEntry, len(affected))
 	for p := range affected {
 		recent[p] = nil
 		if files.get(p) != nil {
-			recent[p] = new(diagEntry)
+			recent[p] = &entries[0]
+			entries = entries[1:]
 		}
 	}
 	if len(recent) <= maxRecent {
