@@ -223,10 +223,7 @@ func (l *model) diagnoseTopic(f *File, add func(document.Span, Severity, string,
 				}
 				s, ok := t.Section(name.Value())
 				if !ok {
-					names := make([]string, len(t.Sections))
-					for i, s := range t.Sections {
-						names[i] = s.Name
-					}
+					names := t.SectionNames()
 					d := add(doc.NodeSpan(name), SeverityWarning, codeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value())
 					for i := range names {
 						names[i] = unnumbered(names[i])
