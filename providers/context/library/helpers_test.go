@@ -155,3 +155,12 @@ func docText(d *document.Doc) []byte {
 	text, _ := d.Content(context.Background())
 	return text
 }
+
+func rels(dir string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		r, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(r))
+	}
+	return out
+}
