@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // TestValidFilesAreClean checks that the valid fixtures, which use every
@@ -258,11 +257,4 @@ func TestDisabledCodes(t *testing.T) {
 	if got := s.Check(context.Background()); len(got) != 0 {
 		t.Fatalf("a disabled code was reported: %+v", got)
 	}
-}
-
-// writeFile writes content at the slash path rel below dir and returns
-// the file's path.
-func writeFile(t testing.TB, dir, rel, content string) string {
-	t.Helper()
-	return fsguardtest.Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
 }

@@ -176,3 +176,10 @@ func TestLoadSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// writeFile writes content at the slash path rel below dir and returns
+// the file's path.
+func writeFile(t testing.TB, dir, rel, content string) string {
+	t.Helper()
+	return fsguardtest.Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
+}

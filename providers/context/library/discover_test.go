@@ -448,9 +448,3 @@ func TestConfigNotWhatItSeems(t *testing.T) {
 		})
 	}
 }
-
-// loadWithin loads dir, failing the test when the load blocks or fails.
-func loadWithin(t *testing.T, dir string) *Library {
-	t.Helper()
-	return fsguardtest.Call(t, "the load", func() (*Library, error) { return Load(context.Background(), dir, nil, Options{}) })
-}
