@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // locations renders References(id) as "rel:text" strings.
@@ -139,8 +140,7 @@ func TestApply(t *testing.T) {
 			name: "create the domain directory with a topic",
 			change: func() Change {
 				p := abs("context/rust/borrowing.md")
-				must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-				must(t, os.WriteFile(p, []byte("# Borrowing\n"), 0o644))
+				fsguardtest.Write(t, p, "# Borrowing\n")
 				return Change{Path: filepath.Dir(p)}
 			},
 			changed:  []string{abs("context/rust/borrowing.md")},
@@ -256,8 +256,7 @@ func TestApplyConfigReloads(t *testing.T) {
 		t.Errorf("refs = %+v", f.Refs.Slice())
 	}
 	// A new context root directory needs a rescan too.
-	must(t, os.MkdirAll(filepath.Join(dir, "more/context/rust"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "more/context/rust/b.md"), []byte("# B\n"), 0o644))
+	fsguardtest.Write(t, filepath.Join(dir, "more/context/rust/b.md"), "# B\n")
 	res, err = l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "more/context/rust/b.md")}})
 	if err != nil {
 		t.Fatal(err)
@@ -420,8 +419,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := filepath.Join(dir, filepath.FromSlash(c.rel))
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte("# New\n\nSee python:nothing_here.\n"), 0o644))
+		fsguardtest.Write(t, p, "# New\n\nSee python:nothing_here.\n")
 		if _, err := l.Apply(context.Background(), []Change{{Path: p}}); err != nil {
 			t.Fatal(err)
 		}
@@ -431,9 +429,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	}
 	// A new directory brings what the scan would read of it, no more.
 	sub := filepath.Join(dir, "docs", "more")
-	must(t, os.MkdirAll(filepath.Join(sub, ".hidden"), 0o755))
-	must(t, os.WriteFile(filepath.Join(sub, "a.md"), []byte("# A\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(sub, ".hidden", "b.md"), []byte("# B\n"), 0o644))
+	fsguardtest.WriteTree(t, sub, map[string]string{"a.md": "# A\n", ".hidden/b.md": "# B\n"})
 	if _, err := l.Apply(context.Background(), []Change{{Path: sub}}); err != nil {
 		t.Fatal(err)
 	}
@@ -488,16 +484,8 @@ func TestReleasedTextReadBack(t *testing.T) {
 	// a changes on disk unseen; a new domain makes every file's references
 	// be scanned again, and a's stay those of its indexed text.
 	before := a.Refs.Len()
-	if err := os.WriteFile(a.Path, []byte("# A\n\nNothing now.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	newDomain := filepath.Join(dir, "context/rust/y.md")
-	if err := os.MkdirAll(filepath.Dir(newDomain), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(newDomain, []byte("# Y\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fsguardtest.Write(t, a.Path, "# A\n\nNothing now.\n")
+	newDomain := fsguardtest.Write(t, filepath.Join(dir, "context/rust/y.md"), "# Y\n")
 	if _, err := l.Apply(t.Context(), []Change{{Path: newDomain}}); err != nil {
 		t.Fatal(err)
 	}
