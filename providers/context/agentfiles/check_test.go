@@ -33,6 +33,35 @@ func TestValidFilesAreClean(t *testing.T) {
 	}
 }
 
+// TestRepositoryPluginIsClean checks the Claude Code plugin and
+// marketplace the repository ships: each file is found as its kind and has
+// no diagnostic.
+func TestRepositoryPluginIsClean(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustLoad(t, root, nil)
+	diags := s.Check(t.Context())
+	for rel, kind := range map[string]Kind{
+		"claude-plugin/.claude-plugin/plugin.json": KindPlugin,
+		"claude-plugin/.mcp.json":                  KindMCP,
+		"claude-plugin/.lsp.json":                  KindLSP,
+		".claude-plugin/marketplace.json":          KindMarketplace,
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		f, ok := s.File(p)
+		if !ok || f.Kind != kind {
+			t.Errorf("%s: not found as a %s file", rel, kind)
+			continue
+		}
+		for _, d := range diags[p] {
+			t.Errorf("%s: %s: %s", rel, d.Code, d.Message)
+		}
+	}
+}
+
 func TestCheckFile(t *testing.T) {
 	t.Parallel()
 	s := mustLoad(t, "testdata/valid", nil)
