@@ -195,10 +195,7 @@ func TestConfiguredRootInDotDirectory(t *testing.T) {
 		".claude/commands/review.md":       "---\ndescription: Review\n---\n\nLoad `python:zzz`.\n",
 		".claude/commands/ship/COMMAND.md": "# Ship\n",
 	})
-	l, err := Load(context.Background(), dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := loadWithin(t, dir)
 	var cmds []string
 	for _, c := range l.Commands() {
 		cmds = append(cmds, c.Name)

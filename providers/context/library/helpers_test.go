@@ -165,7 +165,9 @@ func rels(dir string, paths []string) []string {
 	return out
 }
 
-// loadWithin loads dir, failing the test when the load blocks or fails.
+// loadWithin loads dir as ctxls check does, the library reading the
+// workspace's .ctxls.yaml itself, and fails the test when the load blocks
+// or fails.
 func loadWithin(t *testing.T, dir string) *Library {
 	t.Helper()
 	return fsguardtest.Call(t, "the load", func() (*Library, error) { return Load(context.Background(), dir, nil, Options{}) })

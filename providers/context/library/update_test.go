@@ -236,10 +236,7 @@ func TestApplyConfigReloads(t *testing.T) {
 		"commands/c.md":   "# C\n\npython:a\n",
 		"context/go/x.md": "# X\n",
 	})
-	l, err := Load(t.Context(), dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := loadWithin(t, dir)
 	if l.IsDomain("python") {
 		t.Fatal("kb is not a root yet")
 	}
