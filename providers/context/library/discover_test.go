@@ -24,51 +24,12 @@ type discoveryCase struct {
 	files2       []string // every file indexed, relative; nil leaves it unchecked
 }
 
-// testDiscovery loads each case's tree and checks what was found, and that
-// the filter a watcher uses agrees with the walk: every file indexed passes
-// it, every other markdown file does not.
-func testDiscovery(t *testing.T, tests []discoveryCase) {
-	t.Helper()
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, tc.files)
-			cfg := config.Default()
-			if tc.cfg != nil {
-				tc.cfg(cfg)
-			}
-			l := load(t, dir, cfg)
-			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
-			for rel, want := range tc.kinds {
-				f, ok := l.File(filepath.Join(dir, rel))
-				if !ok {
-					t.Errorf("file %s not indexed", rel)
-					continue
-				}
-				if f.Kind != want {
-					t.Errorf("%s kind = %v, want %v", rel, f.Kind, want)
-				}
-			}
-			if got := fileNames(l); tc.files2 != nil && !slices.Equal(got, tc.files2) {
-				t.Errorf("files = %v, want %v", got, tc.files2)
-			}
-			f := filterFor(dir, cfg)
-			for rel := range tc.files {
-				if !strings.HasSuffix(rel, ".md") {
-					continue
-				}
-				p := filepath.Join(dir, filepath.FromSlash(rel))
-				_, indexed := l.File(p)
-				if skip := f.SkipFile(p); skip == indexed {
-					t.Errorf("SkipFile(%s) = %v, but indexed = %v", rel, skip, indexed)
-				}
-			}
-		})
-	}
-}
-
+// TestDiscovery loads each case's tree and checks what was found, and
+// that the filter a watcher uses agrees with the walk: every file indexed
+// passes it, every other markdown file does not.
 func TestDiscovery(t *testing.T) {
 	t.Parallel()
-	testDiscovery(t, []discoveryCase{
+	for _, tc := range []discoveryCase{
 		{
 			name: "directory named context anywhere",
 			files: map[string]string{
@@ -151,67 +112,6 @@ func TestDiscovery(t *testing.T) {
 			contextRoots: []string{"context"},
 			topics:       []string{"python/a"},
 		},
-	})
-}
-
-func TestDomainsAreDirectories(t *testing.T) {
-	t.Parallel()
-	l := loadTree(t, map[string]string{
-		"context/zig/index.md":             "# Zig\n",
-		"context/zig/context_detection.md": "# Detect\n",
-		"context/zig/comptime.md":          "# Comptime\n",
-		"context/cobol/copybooks.md":       "# Copybooks\n",
-	})
-	var names []string
-	for _, d := range l.Domains() {
-		names = append(names, d.Name)
-	}
-	if want := []string{"cobol", "zig"}; !slices.Equal(names, want) {
-		t.Fatalf("domains = %v, want %v", names, want)
-	}
-	zig, _ := l.Domain("zig")
-	if zig.Index == nil || zig.Index.ID != "zig/index" {
-		t.Errorf("zig index = %v", zig.Index)
-	}
-	if zig.Detection == nil || zig.Detection.ID != "zig/context_detection" {
-		t.Errorf("zig detection = %v", zig.Detection)
-	}
-	if zig.Index.Meta.Type != "index" || zig.Detection.Meta.Type != "detection" {
-		t.Errorf("derived types = %q, %q", zig.Index.Meta.Type, zig.Detection.Meta.Type)
-	}
-	if !l.IsDomain("cobol") || l.IsDomain("python") {
-		t.Errorf("IsDomain: cobol %v, python %v", l.IsDomain("cobol"), l.IsDomain("python"))
-	}
-}
-
-// TestConfiguredRootInDotDirectory loads a workspace the way `ctxls check`
-// does (the library reads .ctxls.yaml itself) with the README's example of
-// a command root in a hidden directory.
-func TestConfiguredRootInDotDirectory(t *testing.T) {
-	t.Parallel()
-	dir := writeTree(t, map[string]string{
-		".ctxls.yaml":                      "commandRoots: [.claude/commands]\n",
-		"context/python/index.md":          "# Python\n",
-		".claude/commands/review.md":       "---\ndescription: Review\n---\n\nLoad `python:zzz`.\n",
-		".claude/commands/ship/COMMAND.md": "# Ship\n",
-	})
-	l := loadWithin(t, dir)
-	var cmds []string
-	for _, c := range l.Commands() {
-		cmds = append(cmds, c.Name)
-	}
-	if want := []string{"review", "ship"}; !slices.Equal(cmds, want) {
-		t.Errorf("commands = %v, want %v", cmds, want)
-	}
-	got := diagsOf(t, l, ".claude/commands/review.md")
-	if !slices.ContainsFunc(got, func(d diag) bool { return d.Code == CodeUnresolved && d.Text == "zzz" }) {
-		t.Errorf("diagnostics of review.md = %v, want an unresolved reference to python:zzz", got)
-	}
-}
-
-func TestDiscoveryDirectoryRules(t *testing.T) {
-	t.Parallel()
-	testDiscovery(t, []discoveryCase{
 		{
 			name: "configured command root in a hidden directory",
 			files: map[string]string{
@@ -321,7 +221,97 @@ func TestDiscoveryDirectoryRules(t *testing.T) {
 			topics:       []string{"python/a"},
 			files2:       []string{"build/kb/python/a.md"},
 		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, tc.files)
+			cfg := config.Default()
+			if tc.cfg != nil {
+				tc.cfg(cfg)
+			}
+			l := load(t, dir, cfg)
+			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
+			for rel, want := range tc.kinds {
+				f, ok := l.File(filepath.Join(dir, rel))
+				if !ok {
+					t.Errorf("file %s not indexed", rel)
+					continue
+				}
+				if f.Kind != want {
+					t.Errorf("%s kind = %v, want %v", rel, f.Kind, want)
+				}
+			}
+			if got := fileNames(l); tc.files2 != nil && !slices.Equal(got, tc.files2) {
+				t.Errorf("files = %v, want %v", got, tc.files2)
+			}
+			f := filterFor(dir, cfg)
+			for rel := range tc.files {
+				if !strings.HasSuffix(rel, ".md") {
+					continue
+				}
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				_, indexed := l.File(p)
+				if skip := f.SkipFile(p); skip == indexed {
+					t.Errorf("SkipFile(%s) = %v, but indexed = %v", rel, skip, indexed)
+				}
+			}
+		})
+	}
+}
+
+func TestDomainsAreDirectories(t *testing.T) {
+	t.Parallel()
+	l := loadTree(t, map[string]string{
+		"context/zig/index.md":             "# Zig\n",
+		"context/zig/context_detection.md": "# Detect\n",
+		"context/zig/comptime.md":          "# Comptime\n",
+		"context/cobol/copybooks.md":       "# Copybooks\n",
 	})
+	var names []string
+	for _, d := range l.Domains() {
+		names = append(names, d.Name)
+	}
+	if want := []string{"cobol", "zig"}; !slices.Equal(names, want) {
+		t.Fatalf("domains = %v, want %v", names, want)
+	}
+	zig, _ := l.Domain("zig")
+	if zig.Index == nil || zig.Index.ID != "zig/index" {
+		t.Errorf("zig index = %v", zig.Index)
+	}
+	if zig.Detection == nil || zig.Detection.ID != "zig/context_detection" {
+		t.Errorf("zig detection = %v", zig.Detection)
+	}
+	if zig.Index.Meta.Type != "index" || zig.Detection.Meta.Type != "detection" {
+		t.Errorf("derived types = %q, %q", zig.Index.Meta.Type, zig.Detection.Meta.Type)
+	}
+	if !l.IsDomain("cobol") || l.IsDomain("python") {
+		t.Errorf("IsDomain: cobol %v, python %v", l.IsDomain("cobol"), l.IsDomain("python"))
+	}
+}
+
+// TestConfiguredRootInDotDirectory loads a workspace the way `ctxls check`
+// does (the library reads .ctxls.yaml itself) with the README's example of
+// a command root in a hidden directory.
+func TestConfiguredRootInDotDirectory(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		".ctxls.yaml":                      "commandRoots: [.claude/commands]\n",
+		"context/python/index.md":          "# Python\n",
+		".claude/commands/review.md":       "---\ndescription: Review\n---\n\nLoad `python:zzz`.\n",
+		".claude/commands/ship/COMMAND.md": "# Ship\n",
+	})
+	l := loadWithin(t, dir)
+	var cmds []string
+	for _, c := range l.Commands() {
+		cmds = append(cmds, c.Name)
+	}
+	if want := []string{"review", "ship"}; !slices.Equal(cmds, want) {
+		t.Errorf("commands = %v, want %v", cmds, want)
+	}
+	got := diagsOf(t, l, ".claude/commands/review.md")
+	if !slices.ContainsFunc(got, func(d diag) bool { return d.Code == CodeUnresolved && d.Text == "zzz" }) {
+		t.Errorf("diagnostics of review.md = %v, want an unresolved reference to python:zzz", got)
+	}
 }
 
 func TestFilter(t *testing.T) {
