@@ -271,94 +271,6 @@ func TestMigrations(t *testing.T) {
 	}
 }
 
-// TestConcurrentOpen opens a fresh database from several goroutines at once,
-// each with its own pool: the switch to WAL and the migrations must be
-// applied once, without errors.
-func TestConcurrentOpen(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
-	ctx := context.Background()
-	errs := make(chan error, 4)
-	dbs := make(chan *DB, 4)
-	for range 4 {
-		go func() {
-			db, err := Open(ctx, path)
-			errs <- err
-			dbs <- db
-		}()
-	}
-	for range 4 {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-		if db := <-dbs; db != nil {
-			db.Close()
-		}
-	}
-}
-
-func TestMessagesAppendOnlyAndCascade(t *testing.T) {
-	t.Parallel()
-	db := openTemp(t)
-	ctx := context.Background()
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, started_at) VALUES ('s1', 'p', 1)`); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at) VALUES ('s1', 's1', 1)`); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO messages (conversation_id, role, content, created_at) VALUES ('s1', 'user', 'hi', 1)`)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.SQL().ExecContext(ctx, `UPDATE messages SET content = 'changed'`)
-	if err == nil || !strings.Contains(err.Error(), "append-only") {
-		t.Fatalf("update of a message: %v, want append-only error", err)
-	}
-	_, err = db.SQL().ExecContext(ctx, `INSERT INTO messages (conversation_id, role, content, created_at) VALUES ('nope', 'user', 'x', 1)`)
-	if !isConstraint(err) {
-		t.Fatalf("message in a missing conversation: %v, want constraint error", err)
-	}
-	if _, err := db.SQL().ExecContext(ctx, `DELETE FROM executions WHERE session_id = 's1'`); err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := db.SQL().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM messages) + (SELECT count(*) FROM conversations)`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 0 {
-		t.Fatalf("%d conversation rows left after deleting the execution", n)
-	}
-}
-
-// TestBinaryContentRoundTrip stores bytes that are not UTF-8 and hold NULs.
-func TestBinaryContentRoundTrip(t *testing.T) {
-	t.Parallel()
-	db := openTemp(t)
-	ctx := context.Background()
-	content := []byte("a\x00b\xff\xfe\x00\x01end")
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at) VALUES ('s', 'd', 't', ?, 1)`, content)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []byte
-	if err := db.SQL().QueryRowContext(ctx, `SELECT content FROM context_loads`).Scan(&got); err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(content) {
-		t.Fatalf("content = %q, want %q", got, content)
-	}
-}
-
 // Migration 7 gives the commands recorded before it the start of their
 // first attempt (the earliest one command_attempts holds, else their own)
 // and their executions the progress a list shows.
@@ -466,5 +378,93 @@ func olderDatabase(t *testing.T, n int) (exec func(q string, args ...any), upgra
 		}
 		t.Cleanup(func() { db.Close() })
 		return db
+	}
+}
+
+// TestConcurrentOpen opens a fresh database from several goroutines at once,
+// each with its own pool: the switch to WAL and the migrations must be
+// applied once, without errors.
+func TestConcurrentOpen(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	errs := make(chan error, 4)
+	dbs := make(chan *DB, 4)
+	for range 4 {
+		go func() {
+			db, err := Open(ctx, path)
+			errs <- err
+			dbs <- db
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+		if db := <-dbs; db != nil {
+			db.Close()
+		}
+	}
+}
+
+func TestMessagesAppendOnlyAndCascade(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	ctx := context.Background()
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, started_at) VALUES ('s1', 'p', 1)`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (conversation_id, session_id, created_at) VALUES ('s1', 's1', 1)`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO messages (conversation_id, role, content, created_at) VALUES ('s1', 'user', 'hi', 1)`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.SQL().ExecContext(ctx, `UPDATE messages SET content = 'changed'`)
+	if err == nil || !strings.Contains(err.Error(), "append-only") {
+		t.Fatalf("update of a message: %v, want append-only error", err)
+	}
+	_, err = db.SQL().ExecContext(ctx, `INSERT INTO messages (conversation_id, role, content, created_at) VALUES ('nope', 'user', 'x', 1)`)
+	if !isConstraint(err) {
+		t.Fatalf("message in a missing conversation: %v, want constraint error", err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `DELETE FROM executions WHERE session_id = 's1'`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM messages) + (SELECT count(*) FROM conversations)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d conversation rows left after deleting the execution", n)
+	}
+}
+
+// TestBinaryContentRoundTrip stores bytes that are not UTF-8 and hold NULs.
+func TestBinaryContentRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	ctx := context.Background()
+	content := []byte("a\x00b\xff\xfe\x00\x01end")
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO executions (session_id, project_name, started_at) VALUES ('s', 'p', 1)`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO context_loads (session_id, domain, topic, content, loaded_at) VALUES ('s', 'd', 't', ?, 1)`, content)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	if err := db.SQL().QueryRowContext(ctx, `SELECT content FROM context_loads`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(content) {
+		t.Fatalf("content = %q, want %q", got, content)
 	}
 }
