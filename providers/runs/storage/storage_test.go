@@ -271,6 +271,44 @@ func TestMigrations(t *testing.T) {
 	}
 }
 
+// olderDatabase creates a database as a ctxls that knew only the first n
+// migrations left it, and returns a function running a statement on it
+// and one that closes it and opens it as this ctxls does, until the test
+// ends.
+func olderDatabase(t *testing.T, n int) (exec func(q string, args ...any), upgrade func() *DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec = func(q string, args ...any) {
+		t.Helper()
+		if _, err := raw.ExecContext(context.Background(), q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+	for _, m := range ms[:n] {
+		exec(m.sql)
+		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
+	}
+	return exec, func() *DB {
+		t.Helper()
+		raw.Close()
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+}
+
 // Migration 7 gives the commands recorded before it the start of their
 // first attempt (the earliest one command_attempts holds, else their own)
 // and their executions the progress a list shows.
@@ -340,44 +378,6 @@ func TestMigrationDropsListVersions(t *testing.T) {
 	}
 	if succeeded != 2 {
 		t.Errorf("steps_succeeded = %d after a second successful step, want 2", succeeded)
-	}
-}
-
-// olderDatabase creates a database as a ctxls that knew only the first n
-// migrations left it, and returns a function running a statement on it
-// and one that closes it and opens it as this ctxls does, until the test
-// ends.
-func olderDatabase(t *testing.T, n int) (exec func(q string, args ...any), upgrade func() *DB) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), FileName)
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec = func(q string, args ...any) {
-		t.Helper()
-		if _, err := raw.ExecContext(context.Background(), q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
-	for _, m := range ms[:n] {
-		exec(m.sql)
-		exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`, m.version, m.name)
-	}
-	return exec, func() *DB {
-		t.Helper()
-		raw.Close()
-		db, err := Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
 	}
 }
 
