@@ -168,7 +168,7 @@ func TestDiagnostics(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := load(t, writeTree(t, tc.files), nil)
+			l := loadTree(t, tc.files)
 			got := diagsOf(t, l, tc.file)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("diagnostics of %s:\n got  %v\n want %v", tc.file, got, tc.want)
@@ -185,7 +185,7 @@ func TestDidYouMean(t *testing.T) {
 	files := with(map[string]string{
 		"commands/review.md": "# Review\n\npython:django\npython:fastapi_pattern\npython:djangoo\n`python:django_patterns#Security Isues`\n",
 	})
-	l := load(t, writeTree(t, files), nil)
+	l := loadTree(t, files)
 	p := filepath.Join(l.Dir(), "commands/review.md")
 	type want struct {
 		code      string
@@ -326,7 +326,7 @@ func TestMissingFileMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := load(t, writeTree(t, with(map[string]string{"commands/c.md": "# C\n\n" + tc.line + "\n"})), nil)
+			l := loadTree(t, with(map[string]string{"commands/c.md": "# C\n\n" + tc.line + "\n"}))
 			ds := l.Diagnose(filepath.Join(l.Dir(), "commands", "c.md"))
 			if len(ds) != 1 || ds[0].Message != tc.want {
 				t.Errorf("diagnostics of %q = %+v, want one with message %q", tc.line, ds, tc.want)
@@ -356,7 +356,7 @@ func TestForgeSkillContextResolves(t *testing.T) {
 		"skills/deps/SKILL.md": "---\nname: deps\ndescription: Manages dependencies.\ncontext:\n  primary: [python]\n  topics: [dependency_management, virtual_envs]\n---\n\n" +
 			"Load python:{topic} as needed.\n",
 	}
-	l := load(t, writeTree(t, files), nil)
+	l := loadTree(t, files)
 	wantDiags(t, l, "skills/deps/SKILL.md", "a skill's references", diag{CodeUnresolved, SeverityError, "virtual_envs"})
 }
 
