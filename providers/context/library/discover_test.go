@@ -1,7 +1,6 @@
 package library
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -395,7 +394,7 @@ func TestSpecialFiles(t *testing.T) {
 	wantDiags(t, l, "commands/c.md", "a command beside the pipe")
 	var err error
 	fsguardtest.Within(t, "a change naming the pipe", func() {
-		_, err = l.Apply(context.Background(), []Change{{Path: pipe}, {Path: topipe}})
+		_, err = l.Apply(t.Context(), []Change{{Path: pipe}, {Path: topipe}})
 	})
 	if err != nil {
 		t.Error(err)
