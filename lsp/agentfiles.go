@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -13,41 +13,48 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/memo"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
 // agentState holds the workspace's agent files, read again whenever the
-// library is rebuilt (a new configuration, a reload).
+// library is rebuilt (a new configuration, a reload) or an agent file
+// changes. Concurrent requests share one reading and hold no lock while it
+// runs.
 type agentState struct {
-	mu  sync.Mutex
-	lib *library.Snapshot
-	set *agentfiles.Set
+	sets *memo.Cache[agentGen, struct{}, *agentfiles.Set]
+	// epoch counts the changes to agent files; each starts a generation.
+	epoch atomic.Uint64
+}
+
+// agentGen is what the agent files were read for.
+type agentGen struct {
+	lib   *library.Snapshot
+	epoch uint64
+}
+
+func newAgentState() agentState {
+	older := func(a, b agentGen) bool { return a.lib == b.lib && a.epoch < b.epoch }
+	return agentState{sets: memo.New[agentGen, struct{}, *agentfiles.Set](1, older)}
 }
 
 // agentSet returns the agent files of the workspace of lib.
 func (s *Server) agentSet(ctx context.Context, lib *library.Snapshot) *agentfiles.Set {
 	a := &s.agents
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.set != nil && a.lib == lib {
-		return a.set
-	}
-	set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	gen := agentGen{lib: lib, epoch: a.epoch.Load()}
+	set, err := a.sets.Do(ctx, gen, struct{}{}, func(ctx context.Context) (*agentfiles.Set, error) {
+		return agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	})
 	if err != nil {
 		s.stderr.Debug("agent files", "err", err)
 		return nil
 	}
-	a.lib, a.set = lib, set
 	return set
 }
 
 // forgetAgents drops the agent files read so far: the next use reads
 // them again from disk.
-func (s *Server) forgetAgents() {
-	s.agents.mu.Lock()
-	s.agents.set = nil
-	s.agents.mu.Unlock()
-}
+func (s *Server) forgetAgents() { s.agents.epoch.Add(1) }
 
 // isAgentFile reports whether path is one of the agent files ctxls checks.
 func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 
@@ -254,11 +254,36 @@ func shown(root, p string) string {
 // memoryState memoizes the problems of the memory files' import trees.
 // They may lie in files that are no agent files (what the imports load),
 // so a change to any file of a tree checks every tree again, and the
-// files whose problems changed with it are published again.
+// files whose problems changed with it are published again. Checks run
+// without a lock; of two that overlap, the one started last is kept, as
+// it read the newer texts.
 type memoryState struct {
-	mu     sync.Mutex
+	seq atomic.Uint64
+	cur atomic.Pointer[memoryReport]
+}
+
+// memoryReport is one check of the memory files.
+type memoryReport struct {
+	seq    uint64
 	set    *agentfiles.Set
 	report *memory.Report
+}
+
+// check checks every memory file of set again and keeps the report unless
+// a check started later was kept first. It returns the report kept and
+// the one it replaced, nil when it kept none.
+func (m *memoryState) check(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set) (kept, replaced *memoryReport) {
+	next := &memoryReport{seq: m.seq.Add(1), set: set}
+	next.report = memory.Check(ctx, set, ws.Snapshot().Library().Config(), nil, overlayRead(ws))
+	for {
+		old := m.cur.Load()
+		if old != nil && old.seq > next.seq {
+			return old, nil
+		}
+		if m.cur.CompareAndSwap(old, next) {
+			return next, old
+		}
+	}
 }
 
 // overlayRead reads the editor's text of open files, the disk's of others.
@@ -291,33 +316,28 @@ func (s *Server) checkAgentFile(ctx context.Context, ws *workspace.Workspace, se
 // spans refer to, checking every tree again when path is a memory file or
 // a file of a tree.
 func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
-	m := &s.memory
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	rel, err := filepath.Rel(ws.Dir(), path)
 	if err != nil {
 		return nil, nil
 	}
-	stale := m.set != set || m.report == nil
-	if !stale && !memory.IsMemory(filepath.ToSlash(rel)) && !m.report.Files[path] {
+	cur := s.memory.cur.Load()
+	stale := cur == nil || cur.set != set
+	if !stale && !memory.IsMemory(filepath.ToSlash(rel)) && !cur.report.Files[path] {
 		return nil, nil
 	}
-	read := overlayRead(ws)
-	lib := ws.Snapshot().Library()
-	old := m.report
-	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, read)
-	if old != nil {
-		for p := range changedFiles(old, m.report) {
+	kept, replaced := s.memory.check(ctx, ws, set)
+	if replaced != nil {
+		for p := range changedFiles(replaced.report, kept.report) {
 			if p != path {
 				s.diags.touch(p)
 			}
 		}
 	}
-	ds := m.report.Diagnostics[path]
+	ds := kept.report.Diagnostics[path]
 	if len(ds) == 0 {
 		return nil, nil
 	}
-	f, ok := memory.FileOf(set, path, read)
+	f, ok := memory.FileOf(set, path, overlayRead(ws))
 	if !ok {
 		return nil, nil
 	}
@@ -326,13 +346,9 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 
 // memoryPaths returns the files with memory problems now.
 func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set) []string {
-	m := &s.memory
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	lib := ws.Snapshot().Library()
-	m.set, m.report = set, memory.Check(ctx, set, lib.Config(), nil, overlayRead(ws))
-	out := make([]string, 0, len(m.report.Diagnostics))
-	for p := range m.report.Diagnostics {
+	kept, _ := s.memory.check(ctx, ws, set)
+	out := make([]string, 0, len(kept.report.Diagnostics))
+	for p := range kept.report.Diagnostics {
 		out = append(out, p)
 	}
 	return out
@@ -341,10 +357,8 @@ func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *
 // inMemoryTree reports whether path is a file of a memory file's import
 // tree, as last checked.
 func (s *Server) inMemoryTree(path string) bool {
-	m := &s.memory
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.report != nil && m.report.Files[path]
+	cur := s.memory.cur.Load()
+	return cur != nil && cur.report.Files[path]
 }
 
 // changedFiles returns the files whose problems differ between a and b.

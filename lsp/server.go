@@ -170,6 +170,7 @@ func New(opts Options) *Server {
 		logq:        make(chan *protocol.LogMessageParams, logQueue),
 		stale:       newStaleViews(),
 		inlays:      newInlayCache(),
+		agents:      newAgentState(),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/session"
 	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,11 +45,7 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	set, err := agentfiles.Load(ctx, abs, cfg)
-	if err != nil {
-		return err
-	}
-	c, err := session.Compute(ctx, set, session.Options{Agent: *agent, ContextWindow: *window, Config: cfg, Counter: counter})
+	c, err := ops.SessionCostIn(ctx, abs, cfg, counter, ops.SessionCostRequest{Agent: *agent, ContextWindow: *window})
 	if err != nil {
 		return err
 	}

@@ -262,12 +262,8 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, raw string)
 	if hasSection {
 		s, ok := t.Section(section)
 		if !ok {
-			var names []string
-			for _, s := range t.Sections {
-				names = append(names, s.Name)
-			}
 			hint := ""
-			if sug := library.Suggest(section, names, 3); len(sug) > 0 {
+			if sug := library.Suggest(section, t.SectionNames(), 3); len(sug) > 0 {
 				hint = "; did you mean " + strings.Join(sug, ", ") + "?"
 			}
 			return resolved{}, badRef("%s has no section %q%s", t.Key(), section, hint)

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // SessionCostRequest names the agent whose session is costed.
@@ -21,15 +23,9 @@ type SessionCostRequest struct {
 // SessionCost is what a session of the agent loads from the workspace: the
 // same object as ctxls cost --format json.
 func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session.Cost, error) {
-	agent := strings.TrimSpace(req.Agent)
-	if agent == "" {
-		agent = session.Claude
-	}
-	if !slices.Contains(session.Agents, agent) {
-		return nil, invalidf("agent must be one of %s, not %q", strings.Join(session.Agents, ", "), req.Agent)
-	}
-	if req.ContextWindow < 0 {
-		return nil, invalidf("contextWindow must not be negative")
+	agent, err := req.agent()
+	if err != nil {
+		return nil, err
 	}
 	ctx, release, err := o.heavy(ctx)
 	if err != nil {
@@ -41,11 +37,43 @@ func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session
 	if o.opts.AgentFiles != nil {
 		set = o.opts.AgentFiles()
 	}
+	return costSession(ctx, lib.Dir(), lib.Config(), lib.Counter(), set, agent, req.ContextWindow)
+}
+
+// SessionCostIn is SessionCost for the workspace at dir with its
+// configuration and counter, without indexing its library: a session's
+// cost reads the agent files only, and ctxls cost runs on its own.
+func SessionCostIn(ctx context.Context, dir string, cfg *config.Config, counter tokens.Counter, req SessionCostRequest) (*session.Cost, error) {
+	agent, err := req.agent()
+	if err != nil {
+		return nil, err
+	}
+	return costSession(ctx, dir, cfg, counter, nil, agent, req.ContextWindow)
+}
+
+// agent returns the request's agent, claude when none is named.
+func (req SessionCostRequest) agent() (string, error) {
+	agent := strings.TrimSpace(req.Agent)
+	if agent == "" {
+		agent = session.Claude
+	}
+	if !slices.Contains(session.Agents, agent) {
+		return "", invalidf("agent must be one of %s, not %q", strings.Join(session.Agents, ", "), req.Agent)
+	}
+	if req.ContextWindow < 0 {
+		return "", invalidf("contextWindow must not be negative")
+	}
+	return agent, nil
+}
+
+// costSession computes the cost from set, or from the agent files it loads
+// when set is nil.
+func costSession(ctx context.Context, dir string, cfg *config.Config, counter tokens.Counter, set *agentfiles.Set, agent string, window int) (*session.Cost, error) {
 	if set == nil {
 		var err error
-		if set, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
+		if set, err = agentfiles.Load(ctx, dir, cfg); err != nil {
 			return nil, fmt.Errorf("session cost: %w", err)
 		}
 	}
-	return session.Compute(ctx, set, session.Options{Agent: agent, ContextWindow: req.ContextWindow, Config: lib.Config(), Counter: lib.Counter()})
+	return session.Compute(ctx, set, session.Options{Agent: agent, ContextWindow: window, Config: cfg, Counter: counter})
 }

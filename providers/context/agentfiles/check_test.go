@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
 )
 
 // TestValidFilesAreClean checks that the valid fixtures, which use every
@@ -26,6 +29,35 @@ func TestValidFilesAreClean(t *testing.T) {
 		for _, d := range ds {
 			f, _ := s.File(p)
 			t.Errorf("%s:%d: %s %s", f.Rel, f.Lines.LineOf(d.Span.Start)+1, d.Code, d.Message)
+		}
+	}
+}
+
+// TestRepositoryPluginIsClean checks the Claude Code plugin and
+// marketplace the repository ships: each file is found as its kind and has
+// no diagnostic.
+func TestRepositoryPluginIsClean(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustLoad(t, root, nil)
+	diags := s.Check(t.Context())
+	for rel, kind := range map[string]Kind{
+		"claude-plugin/.claude-plugin/plugin.json": KindPlugin,
+		"claude-plugin/.mcp.json":                  KindMCP,
+		"claude-plugin/.lsp.json":                  KindLSP,
+		".claude-plugin/marketplace.json":          KindMarketplace,
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		f, ok := s.File(p)
+		if !ok || f.Kind != kind {
+			t.Errorf("%s: not found as a %s file", rel, kind)
+			continue
+		}
+		for _, d := range diags[p] {
+			t.Errorf("%s: %s: %s", rel, d.Code, d.Message)
 		}
 	}
 }
@@ -112,5 +144,146 @@ func TestMetadataMessages(t *testing.T) {
 		if len(ds) != 1 || ds[0].Code != "skill-metadata-invalid" || !strings.Contains(ds[0].Message, tt.want) {
 			t.Errorf("%q: diagnostics %+v, want one skill-metadata-invalid saying %q", tt.meta, ds, tt.want)
 		}
+	}
+}
+
+// TestFixes applies each fix and checks the fixed file: the diagnostic is
+// gone and nothing new appears.
+func TestFixes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, rel, content, code string
+		want                     string // a line of the fixed file
+	}{
+		{"quote a description holding a colon", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: Use when: the user says \"ship\"\n---\nBody.\n", "frontmatter-parse-error",
+			`description: "Use when: the user says \"ship\""`},
+		{"quote a value starting with a backquote", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: `x` formats code\n---\nBody.\n", "frontmatter-parse-error",
+			"description: \"`x` formats code\""},
+		{"indent with spaces", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: X.\nmetadata:\n\tauthor: me\n---\nBody.\n", "frontmatter-parse-error",
+			"  author: me"},
+		{"quote a value starting with a bracket", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: [WIP] Formats code\n---\nBody.\n", "frontmatter-parse-error",
+			`description: "[WIP] Formats code"`},
+		{"requote a value with an apostrophe", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: 'Don't format generated code'\n---\nBody.\n", "frontmatter-parse-error",
+			`description: "Don't format generated code"`},
+		{"indent a continued description", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: Formats code with the project's formatter\nwhen asked to tidy up.\n---\nBody.\n", "frontmatter-parse-error",
+			"  when asked to tidy up."},
+		{"two causes at once", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: Use when: tidying\nmetadata:\n\tauthor: me\n---\nBody.\n", "frontmatter-parse-error",
+			"  author: me"},
+		{"rename a skill whose argument hint is read leniently", "skills/deploy/SKILL.md",
+			"---\nargument-hint: [env] [\"region\"]\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n", "skill-name-mismatch",
+			"name: deploy"},
+		{"rename the skill to its folder", "skills/deploy/SKILL.md",
+			"---\nname: \"deploy-app\"\ndescription: Deploys.\n---\nBody.\n", "skill-name-mismatch",
+			"name: deploy"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p := writeFile(t, dir, tc.rel, tc.content)
+			s := mustLoad(t, dir, nil)
+			ds := s.Check(context.Background())[p]
+			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Fix == nil {
+				t.Fatalf("diagnostics = %+v, want one %s with a fix", ds, tc.code)
+			}
+			fixed, err := ApplyEdits([]byte(tc.content), ds[0].Fix.Edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(fixed), "\n"+tc.want+"\n") {
+				t.Errorf("fixed text lacks %q:\n%s", tc.want, fixed)
+			}
+			_, after := s.CheckFile(context.Background(), p, fixed)
+			if len(after) != 0 {
+				t.Errorf("after %q: %+v", ds[0].Fix.Title, after)
+			}
+		})
+	}
+}
+
+func TestApplyEditsRejectsOverlaps(t *testing.T) {
+	t.Parallel()
+	_, err := ApplyEdits([]byte("abcdef"), []Edit{{Span: document.Span{Start: 1, End: 4}}, {Span: document.Span{Start: 3, End: 5}}})
+	if err == nil {
+		t.Fatal("overlapping edits were applied")
+	}
+	got, err := ApplyEdits([]byte("abcdef"), []Edit{{Span: document.Span{Start: 4, End: 5}, NewText: "E"}, {Span: document.Span{Start: 0, End: 1}, NewText: "A"}})
+	if err != nil || string(got) != "AbcdEf" {
+		t.Fatalf("ApplyEdits = %q, %v", got, err)
+	}
+}
+
+// TestBrokenFilesNeverCrash feeds every kind broken content: each gives
+// diagnostics or none, never a panic.
+func TestBrokenFilesNeverCrash(t *testing.T) {
+	t.Parallel()
+	contents := []string{
+		"",
+		"\n",
+		"---\n",
+		"---\n---\n",
+		"---\n- a list\n- not a map\n---\nBody\n",
+		"---\nname: [unclosed\n---\n",
+		"---\nname:\n  nested: map\ndescription: {a: 1}\nmetadata: [1, 2]\nskills: {x: y}\napplyTo: 12\nglobs: [1, {a: b}]\nalwaysApply: maybe\n---\n",
+		"\x00\x01\x02binary",
+		"\xef\xbb\xbf---\nname: bom\n---\n",
+		"{", "[", "}", "null", "\"str\"", "{\"name\": }", strings.Repeat("[", 10000), strings.Repeat("{\"a\":", 300) + "1" + strings.Repeat("}", 300),
+		"{\"name\": \"x\", \"plugins\": [1, null, {\"source\": 5}], \"owner\": \"me\", \"mcpServers\": []}",
+		"{\"mcpServers\": {\"a\": 1, \"b\": {\"command\": 2, \"args\": \"x\"}}}",
+		"[link](%zz) [x](<>) [y](#) @ @/ @../../../../etc/passwd scripts/.x",
+	}
+	paths := []string{"skills/x/SKILL.md", ".claude/commands/c.md", ".claude/agents/a.md", ".claude-plugin/plugin.json",
+		".claude-plugin/marketplace.json", ".mcp.json", ".lsp.json", "AGENTS.md", ".cursor/rules/r.mdc",
+		".github/instructions/i.instructions.md", ".github/prompts/p.prompt.md", "CLAUDE.md", ".claude/rules/r.md"}
+	for i, content := range contents {
+		dir := t.TempDir()
+		for _, rel := range paths {
+			writeFile(t, dir, rel, content)
+		}
+		s, err := Load(context.Background(), dir, nil)
+		if err != nil {
+			t.Fatalf("content %d: %v", i, err)
+		}
+		if len(s.Files) != len(paths) {
+			t.Errorf("content %d: %d files found, want %d", i, len(s.Files), len(paths))
+		}
+		for p, ds := range s.Check(context.Background()) {
+			f, _ := s.File(p)
+			for _, d := range ds {
+				if d.Span.Start < 0 || d.Span.End > len(f.Text) || d.Span.Start > d.Span.End {
+					t.Errorf("content %d: %s: %s span %v outside the text", i, f.Rel, d.Code, d.Span)
+				}
+			}
+		}
+	}
+}
+
+func TestTooLargeFileIsSkipped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := writeFile(t, dir, "AGENTS.md", strings.Repeat("x", 2000))
+	cfg := config.Default()
+	cfg.MaxFileSize = 1000
+	s := mustLoad(t, dir, cfg)
+	ds := s.Check(context.Background())[p]
+	if len(ds) != 1 || ds[0].Code != "file-skipped" {
+		t.Fatalf("diagnostics = %+v, want one file-skipped", ds)
+	}
+}
+
+func TestDisabledCodes(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.Disable = []string{"skill-name-mismatch"}
+	s := mustLoad(t, "testdata/codes/skill-name-mismatch", cfg)
+	if got := s.Check(context.Background()); len(got) != 0 {
+		t.Fatalf("a disabled code was reported: %+v", got)
 	}
 }

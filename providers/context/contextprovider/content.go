@@ -171,10 +171,7 @@ func (p *Provider) MaterializeSections(ctx context.Context, ref Reference, secti
 		s, ok := t.Section(name)
 		if !ok {
 			w := warnf(WarnSectionNotFound, "section %q not found in %s", name, t.Key())
-			var names []string
-			for _, s := range t.Sections {
-				names = append(names, s.Name)
-			}
+			names := t.SectionNames()
 			if sug := library.Suggest(name, names, 3); len(sug) > 0 {
 				w.Message += fmt.Sprintf("; did you mean %s?", strings.Join(sug, ", "))
 			} else if len(names) > 0 {

@@ -221,12 +221,8 @@ func (p *Provider) lookup(lib *library.Snapshot, domain, file string) (*library.
 		if !ok {
 			return nil, []Warning{notFoundDomain(lib, domain)}, nil
 		}
-		names := make([]string, 0, len(d.Topics))
-		for _, t := range d.Topics {
-			names = append(names, t.Name)
-		}
 		w := warnf(WarnFileNotFound, "file %q not found in domain %q", strings.TrimSuffix(file, ".md"), domain)
-		if s := library.Suggest(strings.TrimSuffix(file, ".md"), names, 3); len(s) > 0 {
+		if s := library.Suggest(strings.TrimSuffix(file, ".md"), d.TopicNames(), 3); len(s) > 0 {
 			w.Message += fmt.Sprintf("; did you mean %s?", strings.Join(s, ", "))
 		}
 		return nil, []Warning{w}, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -252,4 +253,20 @@ func importStatuses(tree *Tree) []string {
 		out = append(out, e.Path+"="+e.Status.String())
 	}
 	return out
+}
+
+// TestBuildImportOfPipe checks that an import of a named pipe is not read
+// and does not hold Build: with no writer, opening it for reading would
+// block.
+func TestBuildImportOfPipe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	claude := fsguardtest.Write(t, filepath.Join(dir, "CLAUDE.md"), "@pipe.md @a.md\n")
+	fsguardtest.Write(t, filepath.Join(dir, "a.md"), "a\n")
+	fsguardtest.Pipe(t, filepath.Join(dir, "pipe.md"))
+	tree := fsguardtest.Call(t, "Build", func() (*Tree, error) { return Build(context.Background(), claude, Options{Root: dir}) })
+	got := importStatuses(tree)
+	if len(got) != 2 || got[0] == "pipe.md=loaded" || got[1] != "a.md=loaded" {
+		t.Errorf("imports %v; want pipe.md not loaded and a.md loaded", got)
+	}
 }

@@ -305,10 +305,7 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 				}
 				s, ok := t.Section(name.Value())
 				if !ok {
-					names := make([]string, len(t.Sections))
-					for i, s := range t.Sections {
-						names[i] = s.Name
-					}
+					names := t.SectionNames()
 					d := add(doc.NodeSpan(name), SeverityWarning, codeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value())
 					for i := range names {
 						names[i] = unnumbered(names[i])

@@ -155,3 +155,20 @@ func docText(d *document.Doc) []byte {
 	text, _ := d.Content(context.Background())
 	return text
 }
+
+func rels(dir string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		r, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(r))
+	}
+	return out
+}
+
+// loadWithin loads dir as ctxls check does, the library reading the
+// workspace's .ctxls.yaml itself, and fails the test when the load blocks
+// or fails.
+func loadWithin(t *testing.T, dir string) *Library {
+	t.Helper()
+	return fsguardtest.Call(t, "the load", func() (*Library, error) { return Load(context.Background(), dir, nil, Options{}) })
+}

@@ -116,19 +116,13 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 		if n.Kind() == document.ScalarNode && n.Tag() == "!!null" {
 			return nil
 		}
-		if n.Kind() != document.SequenceNode {
-			bad(n, codeInvalidValue, "%s must be a list of strings", key)
-			return nil
-		}
-		var out []string
-		for c := range n.Items() {
+		return listOf(n, bad, key+" must be a list of strings", func(c document.Node) (string, bool) {
 			if c.Kind() != document.ScalarNode {
 				bad(c, codeInvalidValue, "%s entries must be strings", key)
-				continue
+				return "", false
 			}
-			out = append(out, c.Value())
-		}
-		return out
+			return c.Value(), true
+		})
 	}
 	for k, v := range root.Entries() {
 		key := k.Value()
@@ -218,17 +212,32 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	return probs
 }
 
-func decodeSections(v document.Node, bad func(document.Node, string, string, ...any)) []SectionMeta {
+// badFunc reports a problem of a frontmatter node: its code and message.
+type badFunc func(n document.Node, code, format string, args ...any)
+
+// listOf decodes a sequence node item by item. A node that is not a
+// sequence is reported with message notList and gives nil; an item that
+// item rejects (having reported why) is left out.
+func listOf[T any](v document.Node, bad badFunc, notList string, item func(document.Node) (T, bool)) []T {
 	if v.Kind() != document.SequenceNode {
-		bad(v, codeInvalidValue, "sections must be a list of {name, estimatedTokens, keywords}")
+		bad(v, codeInvalidValue, "%s", notList)
 		return nil
 	}
-	var out []SectionMeta
-	for item := range v.Items() {
+	var out []T
+	for n := range v.Items() {
+		if x, ok := item(n); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func decodeSections(v document.Node, bad badFunc) []SectionMeta {
+	return listOf(v, bad, "sections must be a list of {name, estimatedTokens, keywords}", func(item document.Node) (SectionMeta, bool) {
 		var s SectionMeta
 		if item.Kind() != document.MappingNode {
 			bad(item, codeInvalidValue, "a section must be a mapping with name, estimatedTokens and keywords")
-			continue
+			return s, false
 		}
 		for k, val := range item.Entries() {
 			switch k.Value() {
@@ -253,24 +262,18 @@ func decodeSections(v document.Node, bad func(document.Node, string, string, ...
 		}
 		if s.Name == "" {
 			bad(item, codeInvalidValue, "a section needs a name")
-			continue
+			return s, false
 		}
-		out = append(out, s)
-	}
-	return out
+		return s, true
+	})
 }
 
-func decodeIndexed(v document.Node, bad func(document.Node, string, string, ...any)) []IndexedFile {
-	if v.Kind() != document.SequenceNode {
-		bad(v, codeInvalidValue, "indexedFiles must be a list of {id, path, type, loadingStrategy}")
-		return nil
-	}
-	var out []IndexedFile
-	for item := range v.Items() {
+func decodeIndexed(v document.Node, bad badFunc) []IndexedFile {
+	return listOf(v, bad, "indexedFiles must be a list of {id, path, type, loadingStrategy}", func(item document.Node) (IndexedFile, bool) {
 		var f IndexedFile
 		if item.Kind() != document.MappingNode || item.Decode(&f) != nil {
 			bad(item, codeInvalidValue, "an indexedFiles entry must be a mapping with id, path, type and loadingStrategy")
-			continue
+			return f, false
 		}
 		if f.Type != "" && !slices.Contains(types, f.Type) {
 			bad(item, codeInvalidValue, "indexedFiles type %q is not one of %s", f.Type, strings.Join(types, ", "))
@@ -278,9 +281,8 @@ func decodeIndexed(v document.Node, bad func(document.Node, string, string, ...a
 		if f.LoadingStrategy != "" && !slices.Contains(strategies, f.LoadingStrategy) {
 			bad(item, codeInvalidValue, "indexedFiles loadingStrategy %q is not one of %s", f.LoadingStrategy, strings.Join(strategies, ", "))
 		}
-		out = append(out, f)
-	}
-	return out
+		return f, true
+	})
 }
 
 // derive fills the fields the frontmatter left out from the path, the

@@ -1,7 +1,6 @@
 package library
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,188 +8,6 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
-
-// discoveryCase is a tree to load and what discovery must find in it.
-type discoveryCase struct {
-	name         string
-	files        map[string]string
-	cfg          func(*config.Config)
-	contextRoots []string // relative to the workspace; "." is the workspace itself
-	commandRoots []string
-	topics       []string
-	commands     []string
-	kinds        map[string]Kind
-	files2       []string // every file indexed, relative; nil leaves it unchecked
-}
-
-// testDiscovery loads each case's tree and checks what was found, and that
-// the filter a watcher uses agrees with the walk: every file indexed passes
-// it, every other markdown file does not.
-func testDiscovery(t *testing.T, tests []discoveryCase) {
-	t.Helper()
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, tc.files)
-			cfg := config.Default()
-			if tc.cfg != nil {
-				tc.cfg(cfg)
-			}
-			l := load(t, dir, cfg)
-			checkDiscovered(t, dir, l, tc.contextRoots, tc.commandRoots, tc.topics, tc.commands)
-			for rel, want := range tc.kinds {
-				f, ok := l.Snapshot().File(filepath.Join(dir, rel))
-				if !ok {
-					t.Errorf("file %s not indexed", rel)
-					continue
-				}
-				if f.Kind != want {
-					t.Errorf("%s kind = %v, want %v", rel, f.Kind, want)
-				}
-			}
-			if got := fileNames(l); tc.files2 != nil && !slices.Equal(got, tc.files2) {
-				t.Errorf("files = %v, want %v", got, tc.files2)
-			}
-			f := filterFor(dir, cfg)
-			for rel := range tc.files {
-				if !strings.HasSuffix(rel, ".md") {
-					continue
-				}
-				p := filepath.Join(dir, filepath.FromSlash(rel))
-				_, indexed := l.Snapshot().File(p)
-				if skip := f.SkipFile(p); skip == indexed {
-					t.Errorf("SkipFile(%s) = %v, but indexed = %v", rel, skip, indexed)
-				}
-			}
-		})
-	}
-}
-
-func TestDiscovery(t *testing.T) {
-	t.Parallel()
-	testDiscovery(t, []discoveryCase{
-		{
-			name: "directory named context anywhere",
-			files: map[string]string{
-				"context/python/a.md":         "# A\n",
-				"docs/context/go/b.md":        "# B\n",
-				"context/index.md":            "# Index\n",
-				"notes.md":                    "# Notes\n",
-				"node_modules/context/x/y.md": "# ignored\n",
-				".hidden/context/x/y.md":      "# ignored\n",
-			},
-			contextRoots: []string{"context", "docs/context"},
-			topics:       []string{"go/b", "index", "python/a"},
-			kinds:        map[string]Kind{"notes.md": OtherFile, "context/python/a.md": TopicFile},
-		},
-		{
-			name: "configured context root",
-			files: map[string]string{
-				"kb/python/a.md": "# A\n",
-				"kb/go/b.md":     "# B\n",
-				"other/c.md":     "# C\n",
-			},
-			cfg:          func(c *config.Config) { c.ContextRoots = []string{"kb"} },
-			contextRoots: []string{"kb"},
-			topics:       []string{"go/b", "python/a"},
-			kinds:        map[string]Kind{"other/c.md": OtherFile},
-		},
-		{
-			name: "configured root outside the workspace is ignored",
-			files: map[string]string{
-				"context/python/a.md": "# A\n",
-			},
-			cfg:          func(c *config.Config) { c.ContextRoots = []string{"../elsewhere"} },
-			contextRoots: []string{"context"},
-			topics:       []string{"python/a"},
-		},
-		{
-			name: "command roots: NAME.md and NAME/COMMAND.md; index, readme and _docs are not commands",
-			files: map[string]string{
-				"context/python/a.md":        "# A\n",
-				"commands/implement.md":      "---\ndescription: Implement it\n---\n# Implement\n",
-				"commands/test/COMMAND.md":   "# Test\n",
-				"commands/test/examples.md":  "# Examples\n",
-				"commands/index.md":          "# Index\n",
-				"commands/README.md":         "# Readme\n",
-				"commands/_docs/COMMAND.md":  "# Docs\n",
-				"commands/_private.md":       "# Private\n",
-				"plugin/commands/deploy.md":  "# Deploy\n",
-				"context/commands/how_to.md": "# A topic of domain commands\n",
-			},
-			contextRoots: []string{"context"},
-			commandRoots: []string{"commands", "plugin/commands"},
-			topics:       []string{"commands/how_to", "python/a"},
-			commands:     []string{"deploy", "implement", "test"},
-			kinds: map[string]Kind{
-				"commands/test/examples.md":  OtherFile,
-				"commands/index.md":          OtherFile,
-				"commands/_docs/COMMAND.md":  OtherFile,
-				"context/commands/how_to.md": TopicFile,
-			},
-		},
-		{
-			name: "a workspace that is itself a context root",
-			files: map[string]string{
-				"loading_protocol.md": "# Protocol\n",
-				"python/index.md":     "# Python\n",
-				"python/a.md":         "# A\n",
-			},
-			contextRoots: []string{"."},
-			topics:       []string{"loading_protocol", "python/a", "python/index"},
-		},
-		{
-			name: "configured ignore",
-			files: map[string]string{
-				"context/python/a.md":     "# A\n",
-				"context/drafts/b.md":     "# B\n",
-				"context/python/old.md":   "# Old\n",
-				"context/python/keep.txt": "not markdown",
-			},
-			cfg:          func(c *config.Config) { c.Ignore = []string{"drafts", "context/python/old.md"} },
-			contextRoots: []string{"context"},
-			topics:       []string{"python/a"},
-		},
-	})
-}
-
-func rels(dir string, paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		r, _ := filepath.Rel(dir, p)
-		out = append(out, filepath.ToSlash(r))
-	}
-	return out
-}
-
-func TestDomainsAreDirectories(t *testing.T) {
-	t.Parallel()
-	l := loadTree(t, map[string]string{
-		"context/zig/index.md":             "# Zig\n",
-		"context/zig/context_detection.md": "# Detect\n",
-		"context/zig/comptime.md":          "# Comptime\n",
-		"context/cobol/copybooks.md":       "# Copybooks\n",
-	})
-	var names []string
-	for _, d := range l.Snapshot().Domains() {
-		names = append(names, d.Name)
-	}
-	if want := []string{"cobol", "zig"}; !slices.Equal(names, want) {
-		t.Fatalf("domains = %v, want %v", names, want)
-	}
-	zig, _ := l.Snapshot().Domain("zig")
-	if zig.Index == nil || zig.Index.ID != "zig/index" {
-		t.Errorf("zig index = %v", zig.Index)
-	}
-	if zig.Detection == nil || zig.Detection.ID != "zig/context_detection" {
-		t.Errorf("zig detection = %v", zig.Detection)
-	}
-	if zig.Index.Meta.Type != "index" || zig.Detection.Meta.Type != "detection" {
-		t.Errorf("derived types = %q, %q", zig.Index.Meta.Type, zig.Detection.Meta.Type)
-	}
-	if !l.Snapshot().IsDomain("cobol") || l.Snapshot().IsDomain("python") {
-		t.Errorf("IsDomain: cobol %v, python %v", l.Snapshot().IsDomain("cobol"), l.Snapshot().IsDomain("python"))
-	}
-}
 
 func TestFrontmatter(t *testing.T) {
 	t.Parallel()
@@ -457,5 +274,29 @@ func TestCommandModel(t *testing.T) {
 	f, _ := l.Snapshot().File(c.Path)
 	if f.Refs.Len() != 3 {
 		t.Errorf("command refs = %d, want 3 (domain, id, key)", f.Refs.Len())
+	}
+}
+
+func TestAlwaysLoad(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		typ, strategy string
+		want          bool
+	}{
+		{"always", "", true},
+		{"", "always", true},
+		{"index", "always", true},
+		{"detection", "always", true},
+		{"always", "onDemand", true},
+		{"framework", "onDemand", false},
+		{"reference", "lazy", false},
+		{"", "", false},
+		{"Always", "ALWAYS", false},
+	}
+	for _, tc := range tests {
+		tp := &Topic{Meta: Metadata{Type: tc.typ, LoadingStrategy: tc.strategy}}
+		if got := tp.AlwaysLoad(); got != tc.want {
+			t.Errorf("type %q strategy %q: AlwaysLoad() = %v, want %v", tc.typ, tc.strategy, got, tc.want)
+		}
 	}
 }

@@ -104,11 +104,7 @@ func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	if !ok {
 		var cands []string
 		if suggest {
-			names := make([]string, len(d.Topics))
-			for i, t := range d.Topics {
-				names[i] = t.Name
-			}
-			cands = Suggest(name, names, 3)
+			cands = Suggest(name, d.TopicNames(), 3)
 		}
 		return Target{Kind: Unresolved, Domain: d, Failed: PartTopic,
 			Message:    fmt.Sprintf("domain %s has no topic %q", r.Domain, name),
@@ -128,11 +124,7 @@ func withSection(t *Topic, section string, suggest bool) Target {
 	}
 	var cands []string
 	if suggest {
-		names := make([]string, len(t.Sections))
-		for i, s := range t.Sections {
-			names[i] = s.Name
-		}
-		cands = Suggest(section, names, 3)
+		cands = Suggest(section, t.SectionNames(), 3)
 	}
 	return Target{Kind: Unresolved, Topic: t, Failed: PartSection,
 		Message:    fmt.Sprintf("topic %s has no section %q", t.ID, section),
@@ -274,10 +266,7 @@ func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) 
 	var cands []string
 	var names []string
 	if suggest {
-		names = make([]string, len(d.Topics))
-		for i, t := range d.Topics {
-			names[i] = t.Name
-		}
+		names = d.TopicNames()
 	}
 	for _, name := range Suggest(stem, names, 3) {
 		if t := l.topics.get(domain + "/" + name); t != nil {
@@ -334,6 +323,26 @@ func (l *Snapshot) topicAt(p string) *Topic {
 // builder returns a builder for the snapshot's configuration.
 func (l *Snapshot) builder() *builder {
 	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, beside: l.beside, paths: l.readings}
+}
+
+// TopicNames returns the names of the domain's topics, in the order of
+// Topics: the names a misspelt topic is suggested from.
+func (d *Domain) TopicNames() []string {
+	names := make([]string, len(d.Topics))
+	for i, t := range d.Topics {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// SectionNames returns the names of the topic's sections, in the order of
+// Sections: the names a misspelt section is suggested from.
+func (t *Topic) SectionNames() []string {
+	names := make([]string, len(t.Sections))
+	for i, s := range t.Sections {
+		names[i] = s.Name
+	}
+	return names
 }
 
 // Suggest returns up to n names close to want, best first: names that

@@ -2,13 +2,17 @@ package library
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // locations renders References(id) as "rel:text" strings.
@@ -136,8 +140,7 @@ func TestApply(t *testing.T) {
 			name: "create the domain directory with a topic",
 			change: func() Change {
 				p := abs("context/rust/borrowing.md")
-				must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-				must(t, os.WriteFile(p, []byte("# Borrowing\n"), 0o644))
+				fsguardtest.Write(t, p, "# Borrowing\n")
 				return Change{Path: filepath.Dir(p)}
 			},
 			changed:  []string{abs("context/rust/borrowing.md")},
@@ -233,10 +236,7 @@ func TestApplyConfigReloads(t *testing.T) {
 		"commands/c.md":   "# C\n\npython:a\n",
 		"context/go/x.md": "# X\n",
 	})
-	l, err := Load(t.Context(), dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := loadWithin(t, dir)
 	if l.Snapshot().IsDomain("python") {
 		t.Fatal("kb is not a root yet")
 	}
@@ -253,8 +253,7 @@ func TestApplyConfigReloads(t *testing.T) {
 		t.Errorf("refs = %+v", f.Refs.Slice())
 	}
 	// A new context root directory needs a rescan too.
-	must(t, os.MkdirAll(filepath.Join(dir, "more/context/rust"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "more/context/rust/b.md"), []byte("# B\n"), 0o644))
+	fsguardtest.Write(t, filepath.Join(dir, "more/context/rust/b.md"), "# B\n")
 	res, err = l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "more/context/rust/b.md")}})
 	if err != nil {
 		t.Fatal(err)
@@ -417,8 +416,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := filepath.Join(dir, filepath.FromSlash(c.rel))
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte("# New\n\nSee python:nothing_here.\n"), 0o644))
+		fsguardtest.Write(t, p, "# New\n\nSee python:nothing_here.\n")
 		if _, err := l.Apply(context.Background(), []Change{{Path: p}}); err != nil {
 			t.Fatal(err)
 		}
@@ -428,9 +426,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	}
 	// A new directory brings what the scan would read of it, no more.
 	sub := filepath.Join(dir, "docs", "more")
-	must(t, os.MkdirAll(filepath.Join(sub, ".hidden"), 0o755))
-	must(t, os.WriteFile(filepath.Join(sub, "a.md"), []byte("# A\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(sub, ".hidden", "b.md"), []byte("# B\n"), 0o644))
+	fsguardtest.WriteTree(t, sub, map[string]string{"a.md": "# A\n", ".hidden/b.md": "# B\n"})
 	if _, err := l.Apply(context.Background(), []Change{{Path: sub}}); err != nil {
 		t.Fatal(err)
 	}
@@ -440,4 +436,76 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	if _, ok := l.Snapshot().File(filepath.Join(sub, ".hidden", "b.md")); ok {
 		t.Errorf("docs/more/.hidden/b.md indexed")
 	}
+}
+
+func TestReleasedTextReadBack(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"context/python/a.md": "# A\n\n## Part\n\nSee `python:b` and `git:x`.\n",
+		"context/python/b.md": "# B\n\n## Only\n\nText of b.\n",
+		"context/git/x.md":    "# X\n",
+		"context/git/z.md":    "# Z\n",
+	})
+	var mu sync.Mutex
+	var told []string
+	l, err := Load(context.Background(), dir, config.Default(), Options{Changed: func(p string) {
+		mu.Lock()
+		told = append(told, p)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := l.Snapshot().File(filepath.Join(dir, "context/python/a.md"))
+	if !a.Doc.Released() || a.Doc.Text != nil {
+		t.Fatal("a file read from disk kept its text")
+	}
+	// A vanished file gives its read error (nothing was read back yet, so
+	// nothing is kept).
+	x, _ := l.Snapshot().Topic("git/x")
+	if err := os.Remove(x.Path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Doc.Content(t.Context()); err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Content of a removed file: %v", err)
+	}
+	if got := x.Doc.Slice(x.Doc.Body); got != nil {
+		t.Errorf("Slice of a removed file = %q", got)
+	}
+	b, _ := l.Snapshot().Topic("python/b")
+	s, _ := b.Section("Only")
+	if got := string(b.Doc.Slice(s.Content)); got != "## Only\n\nText of b.\n" {
+		t.Errorf("section read back = %q", got)
+	}
+
+	// a changes on disk unseen; a new domain makes every file's references
+	// be scanned again, and a's stay those of its indexed text.
+	before := a.Refs.Len()
+	fsguardtest.Write(t, a.Path, "# A\n\nNothing now.\n")
+	newDomain := fsguardtest.Write(t, filepath.Join(dir, "context/rust/y.md"), "# Y\n")
+	if _, err := l.Apply(t.Context(), []Change{{Path: newDomain}}); err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := l.Snapshot().File(a.Path)
+	if a2.Refs.Len() != before || before != 2 {
+		t.Errorf("references of the changed file after a rescan: %d, want the indexed %d (2)", a2.Refs.Len(), before)
+	}
+	if _, err := a2.Doc.Content(t.Context()); !errors.Is(err, document.ErrChanged) {
+		t.Errorf("Content of the changed file: %v, want ErrChanged", err)
+	}
+	mu.Lock()
+	if !slices.Contains(told, a.Path) {
+		t.Errorf("Options.Changed heard of %v, want %s", told, a.Path)
+	}
+	mu.Unlock()
+
+	// Re-indexed as after a watcher event, the file reads back again.
+	if _, err := l.Apply(t.Context(), []Change{{Path: a.Path}}); err != nil {
+		t.Fatal(err)
+	}
+	a3, _ := l.Snapshot().File(a.Path)
+	if got, err := a3.Doc.Content(t.Context()); err != nil || string(got) != "# A\n\nNothing now.\n" || a3.Refs.Len() != 0 {
+		t.Errorf("after the re-index: %q, %v, %d references", got, err, a3.Refs.Len())
+	}
+
 }

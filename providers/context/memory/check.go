@@ -9,8 +9,8 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/glob"
 	"github.com/ctxls/ctxls/providers/context/imports"
+	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )

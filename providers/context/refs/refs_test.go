@@ -436,3 +436,43 @@ func TestBareNamesOption(t *testing.T) {
 		}
 	}
 }
+
+func TestTemplatesAreNotReferences(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"getReference(\"{domain}\", \"{topic}\")",
+		"getReference(\"python\", \"<topic>\")",
+		"Load python:{topic} now.",
+		"Load python:<topic_name> and {domain}:fastapi_patterns.",
+		"---\ncontext: [\"{domain}/index\", \"<language>\"]\n---\nBody.\n",
+	} {
+		_, got := scanText(t, src, testOpts())
+		for _, r := range got {
+			t.Errorf("%q: %s is a template, not a reference", src, r)
+		}
+	}
+	// A real reference next to a template is kept.
+	_, got := scanText(t, "Load python:{topic}, then python:fastapi_patterns.", testOpts())
+	if want := []string{`key/prose "python:fastapi_patterns" d="python" t="fastapi_patterns"`}; !slices.Equal(got, want) {
+		t.Errorf("refs = %q, want %q", got, want)
+	}
+}
+
+func TestForgeSkillContext(t *testing.T) {
+	t.Parallel()
+	src := "---\nname: deps\ncontext:\n  primary: [python]\n  topics: [dependency_management, security/secrets, venvs.md]\n---\nBody.\n"
+	_, got := scanText(t, src, testOpts())
+	want := []string{
+		`domain/frontmatter "python" d="python" field="context"`,
+		`id/frontmatter "dependency_management" d="python" t="dependency_management" field="context"`,
+		`id/frontmatter "security/secrets" d="security" t="secrets" field="context"`,
+		`id/frontmatter "venvs.md" d="python" t="venvs" field="context"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("refs:\n got  %q\n want %q", got, want)
+	}
+	// With two primary domains a bare topic's domain is unknown.
+	if _, got := scanText(t, "---\ncontext:\n  primary: [python, security]\n  topics: [x]\n---\n", testOpts()); len(got) != 2 {
+		t.Errorf("two primaries: refs = %q", got)
+	}
+}

@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -718,11 +720,7 @@ func (r *Runner) Cancel(sessionID string) []string {
 func (r *Runner) Running() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]string, 0, len(r.active))
-	for id := range r.active {
-		out = append(out, id)
-	}
-	return out
+	return slices.Collect(maps.Keys(r.active))
 }
 
 func (r *Runner) claim(sessionID string, cancel context.CancelFunc) error {

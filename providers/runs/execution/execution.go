@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/runs/confirm"
+	"github.com/ctxls/ctxls/providers/runs/internal/confirm"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 

@@ -88,6 +88,28 @@ func TestStrategies(t *testing.T) {
 	}
 }
 
+func TestBuildTokenBudgetKeepsNewest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := openStore(t)
+	for i := range 50 {
+		mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: strings.Repeat("word ", 10+i)})
+	}
+	h, err := s.Build(ctx, "c", BuildRequest{Strategy: TokenBudget{Tokens: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Tokens > 200 || h.Selected == 0 || h.Selected+h.Omitted != 50 {
+		t.Fatalf("build: tokens %d selected %d omitted %d", h.Tokens, h.Selected, h.Omitted)
+	}
+	if h.Tokens != counter(t).Count(h.Text) {
+		t.Errorf("reported tokens %d, text has %d", h.Tokens, counter(t).Count(h.Text))
+	}
+	if !strings.HasSuffix(h.Text, strings.TrimSpace(strings.Repeat("word ", 59))+"\n") {
+		t.Errorf("newest message missing at the end: %q", h.Text[max(0, len(h.Text)-80):])
+	}
+}
+
 // A long tool output is measured by what the formatter keeps of it, not by
 // its stored size: it must not stop the budget from reaching older
 // messages.

@@ -22,7 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/tokens"
-	"github.com/ctxls/ctxls/providers/runs/confirm"
+	"github.com/ctxls/ctxls/providers/runs/internal/confirm"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
 

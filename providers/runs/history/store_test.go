@@ -13,6 +13,62 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/execution"
 )
 
+func TestAppendAndList(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := openStore(t)
+	start := time.Now().Add(-time.Second)
+	a := mustAppend(t, s, Message{ConversationID: "c1", Role: RoleUser, Content: "Plan the login page.", Mode: ModeRun, RunID: "r1", Command: "brainstorm"})
+	b := mustAppend(t, s, Message{ConversationID: "c1", Role: RoleAssistant, Content: "1. form\n2. validation", Mode: ModeRun, RunID: "r1", Command: "brainstorm"})
+	c := mustAppend(t, s, Message{ConversationID: "c1", Role: RoleUser, Content: "Now implement it.", RunID: "r2"})
+	if !(a.ID < b.ID && b.ID < c.ID) {
+		t.Fatalf("ids not increasing: %d %d %d", a.ID, b.ID, c.ID)
+	}
+	if want := counter(t).Count(b.Content); b.Tokens != want || want == 0 {
+		t.Errorf("tokens %d, want %d", b.Tokens, want)
+	}
+	if c.Mode != ModeChat {
+		t.Errorf("default mode %q, want chat", c.Mode)
+	}
+	if a.CreatedAt.Before(start) {
+		t.Errorf("createdAt %v before the test started", a.CreatedAt)
+	}
+
+	p, err := s.List(ctx, "c1", ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != 3 || p.Items[0].ID != a.ID || p.Items[2].ID != c.ID || p.More {
+		t.Fatalf("list: %+v", p)
+	}
+	if p.Items[1] != b {
+		t.Errorf("listed %+v, appended %+v", p.Items[1], b)
+	}
+	p, err = s.List(ctx, "c1", ListRequest{RunID: "r1"})
+	if err != nil || len(p.Items) != 2 || p.Items[1].ID != b.ID {
+		t.Fatalf("list run r1: %+v, %v", p, err)
+	}
+	p, err = s.List(ctx, "c1", ListRequest{Limit: 1})
+	if err != nil || len(p.Items) != 1 || p.Items[0].ID != c.ID || !p.More {
+		t.Fatalf("list limit 1: %+v, %v", p, err)
+	}
+	p, err = s.List(ctx, "c1", ListRequest{Limit: 5, Before: c.ID})
+	if err != nil || len(p.Items) != 2 || p.Items[0].ID != a.ID || p.More {
+		t.Fatalf("list before: %+v, %v", p, err)
+	}
+	if _, err := s.List(ctx, "nope", ListRequest{}); !errors.Is(err, ErrUnknownConversation) {
+		t.Errorf("unknown conversation: %v", err)
+	}
+
+	cs, err := s.Conversations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || cs[0].Messages != 3 || cs[0].Tokens != a.Tokens+b.Tokens+c.Tokens || cs[0].LastActivity.Before(a.CreatedAt) {
+		t.Fatalf("conversations: %+v", cs)
+	}
+}
+
 func TestAppendBadInput(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
