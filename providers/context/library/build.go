@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/context/internal/parallel"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -41,7 +41,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		defer l.texts.indexing.Store(false)
 	}
 	var done atomic.Int64
-	parallel(ctx, len(s.files), func(i int) {
+	inParallel(ctx, len(s.files), func(i int) {
 		files[i] = b.parse(ctx, s.files[i].path, s.files[i].rel, nil)
 		// Drop the text now rather than once every file is parsed and
 		// scanned: the scan reads it back (and does not keep it).
@@ -71,7 +71,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	// references scanned meanwhile.
 	st.incoming = newSharedIncoming(st.topics.len())
 	keys := make([][]uint32, len(files))
-	parallel(ctx, len(files), func(i int) {
+	inParallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(files[i], view, 0)
 		keys[i] = st.incoming.keyIDs(refKeys(b, files[i]))
 	})
@@ -101,25 +101,14 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	return nil
 }
 
-// parallel runs fn(0..n-1) on all cores.
-func parallel(ctx context.Context, n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(n, 1))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
+// inParallel runs fn(0..n-1) on all cores, starting no call once ctx is
+// done.
+func inParallel(ctx context.Context, n int, fn func(i int)) {
+	parallel.For(n, 0, func(i int) {
+		if ctx.Err() == nil {
+			fn(i)
+		}
+	})
 }
 
 // builder turns files on disk into File values under one configuration.

@@ -54,7 +54,7 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{cfg: cfg, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo()}}
 	p.files = make([]*File, len(s.files))
 	hits := make([]bool, len(s.files))
-	parallel(ctx, len(s.files), func(i int) {
+	inParallel(ctx, len(s.files), func(i int) {
 		p.files[i], hits[i] = p.b.sketch(ctx, s.files[i].path, s.files[i].rel, cache)
 	})
 	if ctx.Err() != nil {

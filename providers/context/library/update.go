@@ -194,7 +194,7 @@ func (a *applyRun) collectFromDisk(p string, removed bool) bool {
 // parse builds the new version of each file that is not dropped.
 func (a *applyRun) parse(ctx context.Context) error {
 	a.built = make([]*File, len(a.ups))
-	parallel(ctx, len(a.ups), func(i int) {
+	inParallel(ctx, len(a.ups), func(i int) {
 		if u := a.ups[i]; !u.removed {
 			a.built[i] = a.b.parse(ctx, u.path, relSlash(a.l.dir, u.path), u.content)
 		}

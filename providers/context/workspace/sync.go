@@ -10,13 +10,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/internal/parallel"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/watcher"
 )
@@ -482,19 +481,9 @@ func (c *collector) readAll(ctx context.Context) {
 		err  error
 	}
 	out := make([]read, len(c.reads))
-	workers := min(readers, len(c.reads))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(c.reads); i = int(next.Add(1)) - 1 {
-				out[i].data, out[i].err = fsguard.ReadFile(ctx, c.reads[i], c.cfg.MaxFileSize)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(len(c.reads), readers, func(i int) {
+		out[i].data, out[i].err = fsguard.ReadFile(ctx, c.reads[i], c.cfg.MaxFileSize)
+	})
 	for i, p := range c.reads {
 		switch {
 		case out[i].err != nil:
