@@ -70,7 +70,7 @@ func TestRandomBytes(t *testing.T) {
 		for j := range data {
 			data[j] = byte(r.UintN(256))
 		}
-		dir := writeTree(t, map[string]string{
+		dir := fsguardtest.TempTree(t, map[string]string{
 			"context/python/noise.md": string(data),
 			"context/python/good.md":  goodTopic,
 		})
@@ -137,7 +137,7 @@ func TestHugeFile(t *testing.T) {
 			b.WriteString(line)
 		}
 	}
-	dir := writeTree(t, map[string]string{"context/python/good.md": goodTopic})
+	dir := fsguardtest.TempTree(t, map[string]string{"context/python/good.md": goodTopic})
 	huge := fsguardtest.Write(t, filepath.Join(dir, "context/python/huge.md"), b.String())
 
 	t.Run("above the limit is skipped with a warning", func(t *testing.T) {
@@ -222,7 +222,7 @@ func TestCRLF(t *testing.T) {
 	src := topicFM("python/x", "reference", 20, "sections:\n  - name: Security Issues\n    estimatedTokens: 12") +
 		"\n# X Title\n\n## Security Issues\n\nSee python:good#Part and [g](good.md).\n\n```js\ngetReference(\"python\", \"nope\")\n```\n\n**Version**: 1.2.3\n**Last Updated**: 2026-01-02\n"
 	crlf := strings.ReplaceAll(src, "\n", "\r\n")
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/x.md":    crlf,
 		"context/python/good.md": strings.ReplaceAll(goodTopic, "\n", "\r\n"),
 	})
@@ -291,7 +291,7 @@ func TestBOM(t *testing.T) {
 
 func TestSymlinks(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/good.md": goodTopic,
 		"outside/secret.md":      "# Secret\n",
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 )
 
@@ -57,7 +58,7 @@ func summarize(t *testing.T, l *Library) summary {
 // An index from the cache is the index computed afresh.
 func TestCacheSameIndex(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, cacheTree)
+	dir := fsguardtest.TempTree(t, cacheTree)
 	cacheDir := t.TempDir()
 	want := summarize(t, load(t, dir, nil))
 	cold := summarize(t, loadCached(t, dir, cacheDir))
@@ -99,7 +100,7 @@ func poison(t *testing.T, l *Library, cacheDir, rel string) {
 
 func TestCacheUsedOnlyForSameContent(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, cacheTree)
+	dir := fsguardtest.TempTree(t, cacheTree)
 	cacheDir := t.TempDir()
 	rel := "context/python/testing.md"
 	p := filepath.Join(dir, rel)
@@ -141,7 +142,7 @@ func TestCacheUsedOnlyForSameContent(t *testing.T) {
 // mean: a section that appears elsewhere.
 func TestCacheViewChange(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, cacheTree)
+	dir := fsguardtest.TempTree(t, cacheTree)
 	cacheDir := t.TempDir()
 	loadCached(t, dir, cacheDir)
 	p := filepath.Join(dir, "context/python/testing.md")
@@ -157,7 +158,7 @@ func TestCacheViewChange(t *testing.T) {
 // A damaged cache file is discarded and the index is right.
 func TestCacheDamaged(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, cacheTree)
+	dir := fsguardtest.TempTree(t, cacheTree)
 	cacheDir := t.TempDir()
 	l := loadCached(t, dir, cacheDir)
 	want := summarize(t, l)

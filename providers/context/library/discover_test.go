@@ -223,7 +223,7 @@ func TestDiscovery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeTree(t, tc.files)
+			dir := fsguardtest.TempTree(t, tc.files)
 			cfg := config.Default()
 			if tc.cfg != nil {
 				tc.cfg(cfg)
@@ -293,7 +293,7 @@ func TestDomainsAreDirectories(t *testing.T) {
 // a command root in a hidden directory.
 func TestConfiguredRootInDotDirectory(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		".ctxls.yaml":                      "commandRoots: [.claude/commands]\n",
 		"context/python/index.md":          "# Python\n",
 		".claude/commands/review.md":       "---\ndescription: Review\n---\n\nLoad `python:zzz`.\n",
@@ -369,7 +369,7 @@ func TestFilter(t *testing.T) {
 // everything else. A change naming the pipe must not block either.
 func TestSpecialFiles(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/good.md": goodTopic,
 		"commands/c.md":          "# C\n\nUse python:good#Part.\n",
 	})
@@ -421,7 +421,7 @@ func TestConfigNotWhatItSeems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeTree(t, map[string]string{"context/python/good.md": goodTopic})
+			dir := fsguardtest.TempTree(t, map[string]string{"context/python/good.md": goodTopic})
 			tc.make(t, filepath.Join(dir, ".ctxls.yaml"))
 			l := loadWithin(t, dir)
 			probs := l.Snapshot().ConfigProblems()

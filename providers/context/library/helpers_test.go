@@ -14,13 +14,6 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
-// writeTree writes files (slash path → content) under a new temporary
-// directory and returns it.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	return fsguardtest.TempTree(t, files)
-}
-
 // merged returns a new map holding a's entries and b's, b winning.
 func merged(a, b map[string]string) map[string]string {
 	out := maps.Clone(a)
@@ -46,7 +39,7 @@ func load(t testing.TB, dir string, cfg *config.Config) *Library {
 // directory and loads it as load does with the default configuration.
 func loadTree(t testing.TB, files map[string]string) *Library {
 	t.Helper()
-	return load(t, writeTree(t, files), nil)
+	return load(t, fsguardtest.TempTree(t, files), nil)
 }
 
 // diag is a diagnostic reduced to what tests compare.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -223,7 +224,7 @@ func TestTokenMeasurement(t *testing.T) {
 	src := topicFM("d/t", "reference", 30) + body
 	for _, name := range []string{tokens.O200kBase, "cl100k_base", "estimate"} {
 		t.Run(name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"context/d/t.md": src})
+			dir := fsguardtest.TempTree(t, map[string]string{"context/d/t.md": src})
 			cfg := config.Default()
 			cfg.Tokenizer = name
 			l := load(t, dir, cfg)

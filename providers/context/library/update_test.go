@@ -31,7 +31,7 @@ func TestApply(t *testing.T) {
 		"commands/other.md":  "# Other\n\nSee [d](../context/python/django_patterns.md).\n",
 		"notes/readme.md":    "# Notes\n",
 	})
-	dir := writeTree(t, files)
+	dir := fsguardtest.TempTree(t, files)
 	l := load(t, dir, nil)
 	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 	review, other, flask, django := abs("commands/review.md"), abs("commands/other.md"), abs("context/python/flask_patterns.md"), abs("context/python/django_patterns.md")
@@ -231,7 +231,7 @@ func snapshot(l *Library) []string {
 
 func TestApplyConfigReloads(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"kb/python/a.md":  "# A\n",
 		"commands/c.md":   "# C\n\npython:a\n",
 		"context/go/x.md": "# X\n",
@@ -272,7 +272,7 @@ func must(t *testing.T, err error) {
 
 func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/a.md":             "# A\n",
 		"context/python/index.md":         "# Python\n\n- `a.md`\n",
 		"docs/context/python/a.md":        "# A again\n",
@@ -350,7 +350,7 @@ func domainSummary(l *Library) []string {
 
 func TestApplyAffectedIsProportional(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/a.md":     "# A\n\n## Part\n",
 		"context/python/b.md":     "# B\n",
 		"context/python/index.md": "# Python\n\n- `a.md`\n- `b.md`\n",
@@ -397,7 +397,7 @@ func TestApplyAffectedIsProportional(t *testing.T) {
 // inside such a folder is read.
 func TestApplyFollowsTheScan(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/index.md": "# Python\n",
 		".cache/kb/notes.md":      "# Notes\n",
 	})
@@ -440,7 +440,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 
 func TestReleasedTextReadBack(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/a.md": "# A\n\n## Part\n\nSee `python:b` and `git:x`.\n",
 		"context/python/b.md": "# B\n\n## Only\n\nText of b.\n",
 		"context/git/x.md":    "# X\n",
