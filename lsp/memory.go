@@ -187,42 +187,18 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 	if !isMemoryFile(v.lib.Dir(), v.path) {
 		return nil, false
 	}
-	start, ok := memory.PathPrefixAt(v.doc, off)
+	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems)
 	if !ok {
 		return nil, false
 	}
-	typed := string(v.doc.Text[start:off])
-	dirPart, prefix := "", typed
-	if i := strings.LastIndexByte(typed, '/'); i >= 0 {
-		dirPart, prefix = typed[:i+1], typed[i+1:]
-	}
-	dir := filepath.Join(filepath.Dir(v.path), filepath.FromSlash(dirPart))
-	if strings.HasPrefix(dirPart, "~/") || strings.HasPrefix(dirPart, "/") {
-		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, true
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return &protocol.CompletionList{Items: []protocol.CompletionItem{}}, true
-	}
-	rng := v.rng(document.Span{Start: off - len(prefix), End: off})
-	items := []protocol.CompletionItem{}
-	for _, e := range entries {
-		if ctx.Err() != nil {
-			return nil, false
-		}
-		name := e.Name()
-		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) {
-			continue
-		}
+	rng := v.rng(document.Span{Start: from, End: off})
+	items := make([]protocol.CompletionItem, 0, len(found))
+	for _, c := range found {
 		kind := protocol.CompletionItemKindFile
-		text := name
-		if e.IsDir() {
-			kind, text = protocol.CompletionItemKindFolder, name+"/"
+		if c.Dir {
+			kind = protocol.CompletionItemKindFolder
 		}
-		items = append(items, protocol.CompletionItem{Label: text, Kind: kind, TextEdit: &protocol.TextEdit{Range: rng, NewText: text}})
-		if len(items) == maxCompletionItems {
-			break
-		}
+		items = append(items, protocol.CompletionItem{Label: c.Text, Kind: kind, TextEdit: &protocol.TextEdit{Range: rng, NewText: c.Text}})
 	}
 	slices.SortFunc(items, func(a, b protocol.CompletionItem) int { return strings.Compare(a.Label, b.Label) })
 	return &protocol.CompletionList{Items: items}, true

@@ -1,10 +1,12 @@
 package memory
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 func TestClassify(t *testing.T) {
@@ -61,6 +63,51 @@ func TestPathPrefixAt(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("PathPrefixAt(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestCompletePath(t *testing.T) {
+	t.Parallel()
+	dir := fsguardtest.TempTree(t, map[string]string{
+		"docs/guide.md":   "g",
+		"docs/more.md":    "m",
+		"docs/.hidden.md": "h",
+		"docs/sub/x.md":   "x",
+	})
+	tests := []struct {
+		text string // | marks the cursor
+		max  int
+		want string // the candidates, "-" when off is in no path
+	}{
+		{"@docs/|", 10, "guide.md more.md sub/"},
+		{"@docs/|", 2, "guide.md more.md"},
+		{"see [x](docs/m|", 10, "more.md"},
+		{"@docs/.|", 10, ".hidden.md"},
+		{"@docs/sub/|", 10, "x.md"},
+		{"@nowhere/|", 10, ""},
+		{"@~/docs/|", 10, ""},
+		{"@/docs/|", 10, ""},
+		{"plain|", 10, "-"},
+	}
+	for _, tt := range tests {
+		off := strings.IndexByte(tt.text, '|')
+		text := tt.text[:off] + tt.text[off+1:]
+		path := filepath.Join(dir, "CLAUDE.md")
+		found, from, ok := CompletePath(t.Context(), document.Parse(path, []byte(text)), path, off, tt.max)
+		got := "-"
+		if ok {
+			var names []string
+			for _, c := range found {
+				names = append(names, c.Text)
+			}
+			got = strings.Join(names, " ")
+			if typed := text[from:off]; !strings.HasSuffix(tt.text[:off], typed) || strings.Contains(typed, "/") {
+				t.Errorf("CompletePath(%q) starts the name at %d (%q)", tt.text, from, typed)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("CompletePath(%q, max %d) = %q, want %q", tt.text, tt.max, got, tt.want)
 		}
 	}
 }
