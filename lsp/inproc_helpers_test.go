@@ -32,11 +32,12 @@ type inprocOptions struct {
 	capabilities map[string]any
 	initOptions  any
 	noInit       bool
-	diagDelay    time.Duration // 0: a short delay for quick tests
-	watch        bool          // run the server-side file watcher
-	reclaim      func()        // Options.Reclaim
-	idle         func()        // Options.Idle
-	indexGate    chan struct{} // Options.indexGate
+	diagDelay    time.Duration     // 0: a short delay for quick tests
+	watch        bool              // run the server-side file watcher
+	reclaim      func()            // Options.Reclaim
+	idle         func()            // Options.Idle
+	indexGate    chan struct{}     // Options.indexGate
+	methods      map[string]method // Options.methods
 	// wrapClient, when set, wraps the server's view of the client once
 	// initialize is answered and before initialized is sent.
 	wrapClient func(protocol.Client) protocol.Client
@@ -50,7 +51,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	if o.diagDelay == 0 {
 		o.diagDelay = 5 * time.Millisecond
 	}
-	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle, indexGate: o.indexGate})
+	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle, indexGate: o.indexGate, methods: o.methods})
 	c := &inprocClient{Client: newClient(t, cliOut), srv: srv, root: dir, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {

@@ -17,13 +17,13 @@ import (
 )
 
 func TestInprocPanicRecovered(t *testing.T) {
-	customMethods["ctxls/test/panic"] = func(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	t.Parallel()
+	panics := func(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 		var m map[string]int
 		m["boom"]++ // a nil map write: a bug in a handler
 		return nil, nil
 	}
-	defer delete(customMethods, "ctxls/test/panic")
-	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
+	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{methods: map[string]method{"ctxls/test/panic": panics}})
 	if e := c.callErr("ctxls/test/panic", map[string]any{}); e.Code != jsonrpc2.InternalError {
 		t.Fatalf("panicking request: %v, want InternalError", e)
 	}

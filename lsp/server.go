@@ -61,6 +61,9 @@ type Options struct {
 	// indexGate, when set, holds the initial index back until it is
 	// closed, after the preview is built: tests see the server between.
 	indexGate <-chan struct{}
+	// methods are answered beside customMethods: tests add handlers
+	// that misbehave.
+	methods map[string]method
 }
 
 // IdleDelay is how long after publishing the diagnostics of a change the
@@ -316,7 +319,11 @@ func (s *Server) handler() jsonrpc2.Handler {
 			return nil, requestError(ctx, err)
 		}
 		defer release()
-		if m, ok := customMethods[method]; ok {
+		m, ok := customMethods[method]
+		if !ok {
+			m, ok = s.opts.methods[method]
+		}
+		if ok {
 			params := append([]byte(nil), req.Params()...)
 			res, err := m(ctx, s, params)
 			if err != nil {
