@@ -23,7 +23,7 @@ import (
 
 // These tests build the ctxls binary once and drive `ctxls serve` over
 // pipes as an editor does. They know the server only through the LSP
-// specification, SPEC.md and the example library.
+// specification and the example library.
 
 // stdioTempDir is a directory for the whole test binary (the ctxls
 // binary, generated libraries); TestMain removes it at the end.
