@@ -279,7 +279,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			// The sentinel comes out after the start-up reconciliation.
 			// Its update is delivered after the library has it, maybe after
 			// the reset: the count below leaves it out.
-			sentinel := writeFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
+			sentinel := moveFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
 			advanceUntil(t, clk, "the sentinel", func() bool {
 				tp, ok := w.Library().Topic("d000/sentinel")
 				return ok && tp.Meta.Title == "Sentinel"
@@ -289,7 +289,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			co.run()
 			// A last file written after the burst: once the watcher has
 			// received its event it has received the whole burst's.
-			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End "+co.to))
+			end := moveFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End "+co.to))
 			waitFor(t, "the event of the last file", func() bool {
 				w.wmu.Lock()
 				defer w.wmu.Unlock()
@@ -328,6 +328,21 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moveFile writes content to a file outside dir and renames it to rel
+// below dir, and returns its path. The watcher receives one event for it:
+// a file written in place raises a second one for its content, which a
+// slow watcher could receive after it applied the first, as a change of
+// its own.
+func moveFile(t *testing.T, dir, rel, content string) string {
+	t.Helper()
+	written := writeFile(t, t.TempDir(), "moved.md", content)
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.Rename(written, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // checkoutDomains and checkoutTopics make the tree of TestCheckoutIsOnePass:
