@@ -207,8 +207,7 @@ func (s *storm) run(n int, w *Watcher) {
 				w.Notify(s.pick(files), filepath.Join(s.pick(dirs), "not-there.md"))
 			}
 		}
-		// Mostly bursts; now and then a pause, often long enough for a
-		// batch.
+		// Mostly bursts; now and then a pause (see stormDebounce).
 		if s.rng.IntN(25) == 0 {
 			time.Sleep(time.Duration(s.rng.IntN(int(stormDebounce*12/5/time.Millisecond))) * time.Millisecond)
 		}
@@ -222,7 +221,7 @@ func (s *storm) run(n int, w *Watcher) {
 // of batches does not depend on how fast the machine writes.
 func TestBurstIsOneBatch(t *testing.T) {
 	t.Parallel()
-	const dirs, perDir = 40, 25
+	const dirs, perDir = 20, 20
 	tree := func(root string) (paths []string) {
 		for d := range dirs {
 			for f := range perDir {
