@@ -538,13 +538,17 @@ func (e *env) stepUntil(t testing.TB, what string, every time.Duration, step fun
 }
 
 // endBurst ends a burst written below root while clk stood still: it
-// writes one more file there and waits until the watcher has received it,
+// moves one more file there and waits until the watcher has received it,
 // and so every event before it, then moves clk on until cond holds (under
-// the consumer's lock).
+// the consumer's lock). The file is written elsewhere and renamed in, so
+// that it raises one event: a file written in place raises a second one
+// for its content, which a slow watcher could receive after the batch.
 func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, cond func() bool) {
 	t.Helper()
 	last := filepath.Join(root, "zz-end-of-burst.md")
-	writeFile(t, last, "end")
+	written := filepath.Join(t.TempDir(), "end.md")
+	writeFile(t, written, "end")
+	rename(t, written, last)
 	watchertest.WaitFor(t, "the watcher to receive the event for "+last, func() bool { return e.w.Waiting(last) })
 	e.stepUntil(t, what, time.Millisecond, func(int) { clk.Advance(time.Second) }, cond)
 }

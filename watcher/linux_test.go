@@ -17,6 +17,7 @@ import (
 )
 
 func TestUnreadableDirectory(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		// Permissions do not restrict root: run this test as nobody.
 		runAsNobody(t)
@@ -53,6 +54,7 @@ func TestUnreadableDirectory(t *testing.T) {
 // namespace of its own (where the limit is private) the test lowers
 // max_inotify_watches to 3, so that Add fails with ENOSPC.
 func TestKernelWatchLimit(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("WATCHER_TEST_IN_USERNS") == "" {
 		runInUserNamespace(t)
 		return

@@ -11,6 +11,7 @@ import (
 // TestPendingDue checks when a pending batch is flushed, on a synthetic
 // clock: events are given as offsets from the first one.
 func TestPendingDue(t *testing.T) {
+	t.Parallel()
 	const (
 		debounce = 100 * time.Millisecond
 		maxWait  = time.Second
@@ -72,6 +73,7 @@ func TestPendingDue(t *testing.T) {
 // TestPendingAddReportsIdle: only the first event of a batch wakes the run
 // goroutine.
 func TestPendingAddReportsIdle(t *testing.T) {
+	t.Parallel()
 	p := pending{named: make(map[string]bool)}
 	now := time.Unix(1000, 0)
 	if !p.add(now, "/w/a.md", false) {
@@ -93,6 +95,7 @@ func TestPendingAddReportsIdle(t *testing.T) {
 // TestPendingNext walks the run goroutine's decisions through a burst on a
 // synthetic clock.
 func TestPendingNext(t *testing.T) {
+	t.Parallel()
 	const ms = time.Millisecond
 	o := &Options{Debounce: 100 * ms, MaxWait: time.Second, MaxBurst: 30 * time.Second}
 	t0 := time.Unix(1000, 0)

@@ -20,16 +20,18 @@ var stormSeed = flag.Uint64("storm.seed", 0, "run the randomized storm with this
 // that a consumer applying every batch ends up with what a fresh scan of the
 // disk finds (and that every change was consistent when it was delivered).
 func TestStorm(t *testing.T) {
+	t.Parallel()
 	seeds := []uint64{1, 2, 3}
 	if *stormSeed != 0 {
 		seeds = append(seeds, *stormSeed)
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			s := newStorm(t, root, seed)
 			s.populate(40)
-			e := start(t, Options{Roots: []string{root}})
+			e := start(t, Options{Roots: []string{root}, Debounce: stormDebounce})
 			s.run(400, e.w)
 			e.settle(t)
 			// Every directory must still be watched under its current name:
@@ -47,16 +49,23 @@ func TestStorm(t *testing.T) {
 // TestStormWithWatchLimit is the storm with too few watches: most
 // directories are polled, new ones come and go between polls.
 func TestStormWithWatchLimit(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s := newStorm(t, root, 7)
 	s.rescans = true
 	s.populate(40)
-	e := start(t, Options{Roots: []string{root}, MaxWatches: 4, PollInterval: 40 * time.Millisecond})
+	e := start(t, Options{Roots: []string{root}, MaxWatches: 4, PollInterval: 2 * stormDebounce, Debounce: stormDebounce})
 	s.run(300, e.w)
 	e.waitDisk(t)
 	s.probe()
 	e.waitDisk(t)
 }
+
+// stormDebounce is the debounce of the storms' watchers. The pauses of a
+// storm last up to 2.4 times as long: as with the default timings, some
+// outlast the quiet time that ends a small batch, none the five times
+// longer one that ends a burst.
+const stormDebounce = 20 * time.Millisecond
 
 type storm struct {
 	t    *testing.T
@@ -198,9 +207,9 @@ func (s *storm) run(n int, w *Watcher) {
 				w.Notify(s.pick(files), filepath.Join(s.pick(dirs), "not-there.md"))
 			}
 		}
-		// Mostly bursts; now and then a pause long enough for a batch.
+		// Mostly bursts; now and then a pause (see stormDebounce).
 		if s.rng.IntN(25) == 0 {
-			time.Sleep(time.Duration(s.rng.IntN(120)) * time.Millisecond)
+			time.Sleep(time.Duration(s.rng.IntN(int(stormDebounce*12/5/time.Millisecond))) * time.Millisecond)
 		}
 	}
 }
@@ -211,7 +220,8 @@ func (s *storm) run(n int, w *Watcher) {
 // runs on a manual clock that stands still during the burst, so the count
 // of batches does not depend on how fast the machine writes.
 func TestBurstIsOneBatch(t *testing.T) {
-	const dirs, perDir = 40, 25
+	t.Parallel()
+	const dirs, perDir = 20, 20
 	tree := func(root string) (paths []string) {
 		for d := range dirs {
 			for f := range perDir {
@@ -253,6 +263,7 @@ func TestBurstIsOneBatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			paths := tree(root)
 			if tc.existing {

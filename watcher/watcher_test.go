@@ -25,6 +25,7 @@ func rootEnv(t *testing.T) (string, *env) {
 }
 
 func TestInitialScan(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, p := range []string{
 		"index.md", "notes.txt", "python/a.md", "python/deep/b.md",
@@ -50,6 +51,7 @@ func TestInitialScan(t *testing.T) {
 }
 
 func TestCreateModifyDelete(t *testing.T) {
+	t.Parallel()
 	root, e := rootEnv(t)
 	a := filepath.Join(root, "a.md")
 
@@ -84,6 +86,7 @@ func dedupe(cs []Change) []Change {
 }
 
 func TestCreateAndDeleteWithinOneWindowReportsNothing(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	e := start(t, Options{Roots: []string{root}, Debounce: 200 * time.Millisecond})
 	p := filepath.Join(root, "flash.md")
@@ -101,6 +104,7 @@ func TestCreateAndDeleteWithinOneWindowReportsNothing(t *testing.T) {
 }
 
 func TestAtomicSave(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, tmp string
 	}{
@@ -133,6 +137,7 @@ func TestAtomicSave(t *testing.T) {
 }
 
 func TestRenameInPlace(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	a, b := filepath.Join(root, "a.md"), filepath.Join(root, "b.md")
 	writeFile(t, a, "a")
@@ -141,6 +146,7 @@ func TestRenameInPlace(t *testing.T) {
 }
 
 func TestMkdirPWithFile(t *testing.T) {
+	t.Parallel()
 	root, e := rootEnv(t)
 	c := filepath.Join(root, "a", "b", "c")
 	e.expect(t, func() {
@@ -159,6 +165,7 @@ func TestMkdirPWithFile(t *testing.T) {
 }
 
 func TestDirectoryRename(t *testing.T) {
+	t.Parallel()
 	// "zz" → "aa" renames to a name that sorts first; "dom" → "dom2" to one
 	// that sorts after.
 	for _, names := range [][2]string{{"dom", "dom2"}, {"zz", "aa"}} {
@@ -210,6 +217,7 @@ func TestDirectoryRename(t *testing.T) {
 }
 
 func TestDirectoryMovedIntoAndOutOfIgnored(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	d := filepath.Join(root, "d")
 	writeFile(t, filepath.Join(d, "sub", "x.md"), "x")
@@ -233,6 +241,7 @@ func TestDirectoryMovedIntoAndOutOfIgnored(t *testing.T) {
 }
 
 func TestDirectoryDelete(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	d := filepath.Join(root, "dom")
 	writeFile(t, filepath.Join(d, "a.md"), "a")
@@ -250,6 +259,7 @@ func TestDirectoryDelete(t *testing.T) {
 }
 
 func TestIgnoredDirectoriesNeverWatched(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, ".git", "HEAD.md"), "x")
 	writeFile(t, filepath.Join(root, "node_modules", "p", "r.md"), "x")
@@ -276,6 +286,7 @@ func TestIgnoredDirectoriesNeverWatched(t *testing.T) {
 }
 
 func TestCustomMatchAndIgnore(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	e := start(t, Options{
 		Roots:     []string{root},
@@ -297,6 +308,7 @@ func TestCustomMatchAndIgnore(t *testing.T) {
 }
 
 func TestNotify(t *testing.T) {
+	t.Parallel()
 	t.Run("after the watcher reported it", func(t *testing.T) {
 		root := t.TempDir()
 		a := filepath.Join(root, "a.md")
@@ -344,6 +356,7 @@ func TestNotify(t *testing.T) {
 }
 
 func TestWatchLimitFallback(t *testing.T) {
+	t.Parallel()
 	root, e, limits := startAtLimit(t, Options{MaxWatches: 2, PollInterval: 30 * time.Millisecond}, 2)
 	if got := e.w.Watched(); !slices.Equal(got, e.watched()) {
 		t.Errorf("Watched() = %q, want %q", got, e.watched())
@@ -383,6 +396,7 @@ func exerciseFallback(t *testing.T, e *env, root string) {
 }
 
 func TestRescan(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sub := filepath.Join(root, "sub")
 	writeFile(t, filepath.Join(sub, "a.md"), "a")
@@ -410,6 +424,7 @@ func TestRescan(t *testing.T) {
 }
 
 func TestExtraFiles(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	ctx := filepath.Join(ws, "context")
 	mkdirAll(t, ctx)
@@ -436,6 +451,7 @@ func TestExtraFiles(t *testing.T) {
 }
 
 func TestExtraFileInsideRoot(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	cfg := filepath.Join(ws, ".ctxls.yaml")
 	writeFile(t, cfg, "a: 1\n")
@@ -447,6 +463,7 @@ func TestExtraFileInsideRoot(t *testing.T) {
 }
 
 func TestRootRemovedAndRecreated(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	root := filepath.Join(parent, "context")
 	writeFile(t, filepath.Join(root, "d", "a.md"), "a")
@@ -468,6 +485,7 @@ func TestRootRemovedAndRecreated(t *testing.T) {
 }
 
 func TestMissingRootAtStart(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "later")
 	e := start(t, Options{Roots: []string{root}, PollInterval: 30 * time.Millisecond})
 	if got := e.w.Files(); len(got) != 0 {
@@ -479,6 +497,7 @@ func TestMissingRootAtStart(t *testing.T) {
 }
 
 func TestNestedRoots(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	inner := filepath.Join(ws, ".hidden", "context")
 	writeFile(t, filepath.Join(inner, "a.md"), "a")
@@ -496,6 +515,7 @@ func TestNestedRoots(t *testing.T) {
 }
 
 func TestMaxWaitFlushesEndlessStream(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	e := start(t, Options{Roots: []string{root}, Debounce: 200 * time.Millisecond, MaxWait: 400 * time.Millisecond})
 	p := filepath.Join(root, "busy.md")
@@ -506,6 +526,7 @@ func TestMaxWaitFlushesEndlessStream(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	w, _ := newWatcher(t, Options{Roots: []string{root}, Debounce: time.Millisecond})
 	// A batch nobody receives must not keep Close waiting.
@@ -528,12 +549,14 @@ func TestClose(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := New(Options{}); err == nil {
 		t.Error("New with nothing to watch succeeded")
 	}
 }
 
 func TestSymlinks(t *testing.T) {
+	t.Parallel()
 	setup := func(t *testing.T) (root, outside string) {
 		root = t.TempDir()
 		outside = t.TempDir()
@@ -589,6 +612,7 @@ func TestSymlinks(t *testing.T) {
 }
 
 func TestChangeKindString(t *testing.T) {
+	t.Parallel()
 	for k, want := range map[ChangeKind]string{Created: "created", Modified: "modified", Removed: "removed", 9: "ChangeKind(9)"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", k, got, want)
@@ -597,6 +621,7 @@ func TestChangeKindString(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[string]bool{"/w/.git": true, "/w/node_modules": true, "/w/.ctxls": true, "/w/.x": true, "/w/python": false, "/w/git": false} {
 		if got := DefaultIgnoreDir(p); got != want {
 			t.Errorf("DefaultIgnoreDir(%q) = %v", p, got)
@@ -612,6 +637,7 @@ func TestDefaults(t *testing.T) {
 // TestIrrelevantWritesDoNotDelay: a file that does not match, written in a
 // loop (a build log), must not keep the debounce from ending.
 func TestIrrelevantWritesDoNotDelay(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	e := start(t, Options{Roots: []string{root}, Debounce: 500 * time.Millisecond, MaxWait: time.Hour})
 	log := filepath.Join(root, "build.log")

@@ -230,16 +230,18 @@ func TestStorm(t *testing.T) {
 	}
 }
 
-// TestCheckoutIsOnePass: a burst rewriting 5,000 topic files, as a git
+// TestCheckoutIsOnePass: a burst rewriting 1,000 topic files, as a git
 // checkout does, is applied in one pass and published as one update, with
-// the server's default debounce. The watcher runs on a manual clock that
-// stands still during the burst, so the count of passes does not depend
-// on how fast the machine writes. Both checkouts run on one tree, one
-// after the other, since writing and removing 5,000 files is most of the
-// test's time: git's from branch a to b, then plain writes back to a.
+// the server's default debounce. That is thirty times the paths that make
+// a burst of the watcher's, under the workspace's reload threshold, as a
+// larger checkout is. The watcher runs on a manual clock that stands
+// still during the burst, so the count of passes does not depend on how
+// fast the machine writes. Both checkouts run on one tree, one after the
+// other, since writing and removing the files is most of the test's
+// time: git's from branch a to b, then plain writes back to a.
 func TestCheckoutIsOnePass(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes 5,000 files")
+		t.Skip("writes 1,000 files")
 	}
 	t.Parallel()
 	dir := t.TempDir()
@@ -255,16 +257,16 @@ func TestCheckoutIsOnePass(t *testing.T) {
 		// fast-import writes them as one pack: adding and committing
 		// them would write and later remove 10,000 loose objects.
 		git(t, nil, "init", "-q", "-b", "a")
-		git(t, benchCommits(50, 100, "b", "a"), "fast-import", "--quiet")
-		paths = benchTree(t, dir, 50, 100, "a")
+		git(t, benchCommits(checkoutDomains, checkoutTopics, "b", "a"), "fast-import", "--quiet")
+		paths = benchTree(t, dir, checkoutDomains, checkoutTopics, "a")
 		git(t, nil, "reset", "-q")
 		checkouts = append(checkouts,
 			checkout{"git checkout", "b", func() { git(t, nil, "checkout", "-q", "b") }},
-			checkout{"writes", "a", func() { benchTree(t, dir, 50, 100, "a") }})
+			checkout{"writes", "a", func() { benchTree(t, dir, checkoutDomains, checkoutTopics, "a") }})
 	} else {
 		t.Log("git not installed: plain writes only")
-		paths = benchTree(t, dir, 50, 100, "a")
-		checkouts = append(checkouts, checkout{"writes", "b", func() { benchTree(t, dir, 50, 100, "b") }})
+		paths = benchTree(t, dir, checkoutDomains, checkoutTopics, "a")
+		checkouts = append(checkouts, checkout{"writes", "b", func() { benchTree(t, dir, checkoutDomains, checkoutTopics, "b") }})
 	}
 	for _, co := range checkouts {
 		t.Run(co.name, func(t *testing.T) {
@@ -277,7 +279,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			// The sentinel comes out after the start-up reconciliation.
 			// Its update is delivered after the library has it, maybe after
 			// the reset: the count below leaves it out.
-			sentinel := writeFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
+			sentinel := moveFile(t, dir, "context/d000/sentinel.md", topicText("d000", "sentinel", "Sentinel"))
 			advanceUntil(t, clk, "the sentinel", func() bool {
 				tp, ok := w.Snapshot().Library().Topic("d000/sentinel")
 				return ok && tp.Meta.Title == "Sentinel"
@@ -287,7 +289,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 			co.run()
 			// A last file written after the burst: once the watcher has
 			// received its event it has received the whole burst's.
-			end := writeFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End "+co.to))
+			end := moveFile(t, dir, "context/d000/zz-end.md", topicText("d000", "zz-end", "End "+co.to))
 			waitFor(t, "the event of the last file", func() bool {
 				wt := w.watcher.Load()
 				return wt != nil && wt.Waiting(end)
@@ -326,6 +328,25 @@ func TestCheckoutIsOnePass(t *testing.T) {
 		})
 	}
 }
+
+// moveFile writes content to a file outside dir and renames it to rel
+// below dir, and returns its path. The watcher receives one event for it:
+// a file written in place raises a second one for its content, which a
+// slow watcher could receive after it applied the first, as a change of
+// its own.
+func moveFile(t *testing.T, dir, rel, content string) string {
+	t.Helper()
+	written := writeFile(t, t.TempDir(), "moved.md", content)
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.Rename(written, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkoutDomains and checkoutTopics make the tree of TestCheckoutIsOnePass:
+// checkoutTopics topics in each of checkoutDomains domains.
+const checkoutDomains, checkoutTopics = 20, 50
 
 // advanceUntil moves clk on until cond holds, or fails the test at the
 // deadline.

@@ -204,7 +204,7 @@ func TestTwoProcesses(t *testing.T) {
 	s := newStore(t, db, Options{})
 	shared := must[*ExecutionState](t)(s.Create(ctx, "shared", "")).SessionID
 
-	const n = 150
+	const n = 50
 	names := []string{"alpha", "beta"}
 	var children []*child
 	for _, name := range names {
