@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 )
 
 // These tests build the ctxls binary once and drive `ctxls serve` over
@@ -48,12 +49,7 @@ func stdioRunMain(m *testing.M) int {
 
 // stdioBuild builds the ctxls binary once, for the tests that run it.
 var stdioBuild = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(stdioTempDir, "ctxls")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxls/ctxls/cmd/ctxls").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("build ctxls: %v\n%s", err, out)
-	}
-	return bin, nil
+	return chaintest.Build(filepath.Join("..", "cmd", "ctxls"), stdioTempDir, "ctxls")
 })
 
 // stdioBinaryPath returns the path of the ctxls binary, building it on

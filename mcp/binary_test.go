@@ -21,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 )
 
 // ctxlsBinary is the ctxls command built for a test, with an index cache
@@ -32,10 +33,11 @@ func buildCtxls(t *testing.T) ctxlsBinary {
 	t.Helper()
 	dir := t.TempDir()
 	b := ctxlsBinary{path: filepath.Join(dir, "ctxls"), cache: filepath.Join(dir, "cache")}
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", b.path, "github.com/ctxls/ctxls/cmd/ctxls")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build ctxls: %v\n%s", err, out)
+	path, err := chaintest.Build(filepath.Join("..", "cmd", "ctxls"), dir, "ctxls")
+	if err != nil {
+		t.Fatal(err)
 	}
+	b.path = path
 	return b
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -54,11 +53,7 @@ var builtCtxls = sync.OnceValues(func() (string, error) {
 	if !raceBuild() {
 		return os.Executable()
 	}
-	bin := filepath.Join(binDir, "ctxls")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build ctxls: %v\n%s", err, out)
-	}
-	return bin, nil
+	return chaintest.Build(".", binDir, "ctxls")
 })
 
 // raceBuild reports whether this binary was built with the race detector.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,16 +23,72 @@ func BuildAgent(dir string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("build agent: the source of chaintest is unknown")
 	}
-	out := filepath.Join(dir, "agent")
+	return Build(filepath.Join(filepath.Dir(self), "..", "testdata", "agent"), dir, "agent")
+}
+
+// Build builds the main package in the folder pkg and puts the program
+// into dir under name, returning its path. The program comes from the Go
+// build cache when nothing it is built from changed, so that the test
+// binaries that each need it do not each link it: go run keeps the
+// programs it builds, and -exec echo prints the path instead of running
+// it.
+func Build(pkg, dir, name string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("build %s: %w", pkg, err)
+	}
+	out := filepath.Join(dir, name)
 	if runtime.GOOS == "windows" {
 		out += ".exe"
 	}
-	cmd := exec.Command("go", "build", "-o", out, "./testdata/agent")
-	cmd.Dir = filepath.Join(filepath.Dir(self), "..")
+	// The first build prints a path in go run's own temporary folder,
+	// gone when it exits; the program is in the cache by then, and the
+	// second run prints where.
+	for range 2 {
+		cmd := exec.Command("go", "run", "-exec", "echo", ".")
+		cmd.Dir = pkg
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		b, err := cmd.Output()
+		if err != nil {
+			if stderr.Len() > 0 {
+				return "", fmt.Errorf("build %s: %v\n%s", pkg, err, stderr.String())
+			}
+			break
+		}
+		built := strings.TrimSpace(string(b))
+		if _, err := os.Stat(built); err != nil {
+			continue
+		}
+		// A copy, as the cache may be trimmed while the tests run.
+		if err := copyFile(built, out); err != nil {
+			return "", fmt.Errorf("build %s: %w", pkg, err)
+		}
+		return out, nil
+	}
+	// Without a build cache (or an echo), go build does it.
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = pkg
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build agent: %v\n%s", err, b)
+		return "", fmt.Errorf("build %s: %v\n%s", pkg, err, b)
 	}
 	return out, nil
+}
+
+func copyFile(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
 }
 
 // UseExecutor makes argv, with the given timeout, the exec executor of
