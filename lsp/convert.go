@@ -13,6 +13,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
 // pathOf converts a file URI into a cleaned absolute path.
@@ -56,6 +57,8 @@ func offsetOf(doc *document.Doc, p protocol.Position, enc document.Encoding) (in
 // view is one document as the editor sees it, with the library snapshot
 // it is read against.
 type view struct {
+	// ws is the workspace as the request found it, and lib its library.
+	ws   *workspace.Snapshot
 	lib  *library.Snapshot
 	path string
 	// file is the document as the library knows it: the open text when the
@@ -80,7 +83,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 	}
 	snap := ws.Snapshot()
 	lib := snap.Library()
-	v := &view{lib: lib, path: path, enc: s.encoding()}
+	v := &view{ws: snap, lib: lib, path: path, enc: s.encoding()}
 	f, known := lib.File(path)
 	text, _, open := snap.Overlay(path)
 	switch {

@@ -32,12 +32,8 @@ func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) 
 	if !isMemoryFile(root, v.path) && !s.inMemoryTree(v.path) {
 		return nil, false
 	}
-	ws, err := s.workspaceCtx(ctx)
-	if err != nil {
-		return nil, false
-	}
 	opt := memory.Options(v.lib.Config(), root, v.lib.Counter())
-	read := overlayRead(ws)
+	read := overlayRead(v.ws)
 	opt.Read = func(p string) ([]byte, error) {
 		if p == v.path {
 			return v.doc.Text, nil
@@ -248,9 +244,9 @@ type memoryReport struct {
 // check checks every memory file of set again and keeps the report unless
 // a check started later was kept first. It returns the report kept and
 // the one it replaced, nil when it kept none.
-func (m *memoryState) check(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set) (kept, replaced *memoryReport) {
+func (m *memoryState) check(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set) (kept, replaced *memoryReport) {
 	next := &memoryReport{seq: m.seq.Add(1), set: set}
-	next.report = memory.Check(ctx, set, ws.Snapshot().Library().Config(), nil, overlayRead(ws))
+	next.report = memory.Check(ctx, set, snap.Library().Config(), nil, overlayRead(snap))
 	for {
 		old := m.cur.Load()
 		if old != nil && old.seq > next.seq {
@@ -262,10 +258,11 @@ func (m *memoryState) check(ctx context.Context, ws *workspace.Workspace, set *a
 	}
 }
 
-// overlayRead reads the editor's text of open files, the disk's of others.
-func overlayRead(ws *workspace.Workspace) memory.Read {
+// overlayRead reads the editor's text of the files open in snap, the
+// disk's of others.
+func overlayRead(snap *workspace.Snapshot) memory.Read {
 	return func(p string) ([]byte, error) {
-		if text, _, ok := ws.Snapshot().Overlay(p); ok {
+		if text, _, ok := snap.Overlay(p); ok {
 			if len(text) > imports.MaxFileBytes {
 				return nil, imports.ErrTooLarge
 			}
@@ -301,7 +298,8 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 	if !stale && !memory.IsMemory(filepath.ToSlash(rel)) && !cur.report.Files[path] {
 		return nil, nil
 	}
-	kept, replaced := s.memory.check(ctx, ws, set)
+	snap := ws.Snapshot()
+	kept, replaced := s.memory.check(ctx, snap, set)
 	if replaced != nil {
 		for p := range changedFiles(replaced.report, kept.report) {
 			if p != path {
@@ -313,7 +311,7 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 	if len(ds) == 0 {
 		return nil, nil
 	}
-	f, ok := memory.FileOf(set, path, overlayRead(ws))
+	f, ok := memory.FileOf(set, path, overlayRead(snap))
 	if !ok {
 		return nil, nil
 	}
@@ -322,7 +320,7 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 
 // memoryPaths returns the files with memory problems now.
 func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set) []string {
-	kept, _ := s.memory.check(ctx, ws, set)
+	kept, _ := s.memory.check(ctx, ws.Snapshot(), set)
 	out := make([]string, 0, len(kept.report.Diagnostics))
 	for p := range kept.report.Diagnostics {
 		out = append(out, p)

@@ -35,13 +35,13 @@ func moved(p string, moves []fileMove) string {
 // importRenameEdits returns, by file, the edits that keep the @imports of
 // every memory file's tree pointing at the same files once the moves are
 // done: imports of a moved file, and the imports a moved file makes.
-func (s *Server) importRenameEdits(ctx context.Context, ws *workspace.Workspace, moves []fileMove) map[string][]protocol.TextEdit {
-	lib := ws.Snapshot().Library()
+func (s *Server) importRenameEdits(ctx context.Context, snap *workspace.Snapshot, moves []fileMove) map[string][]protocol.TextEdit {
+	lib := snap.Library()
 	set := s.agentSet(ctx, lib)
 	if set == nil || len(moves) == 0 {
 		return nil
 	}
-	read := overlayRead(ws)
+	read := overlayRead(snap)
 	report := memory.Check(ctx, set, lib.Config(), nil, read)
 	files := make([]string, 0, len(report.Files))
 	for p := range report.Files {
@@ -90,7 +90,7 @@ func (s *Server) importRenameEdits(ctx context.Context, ws *workspace.Workspace,
 // addImportRenames adds the import edits of the moves to a rename's
 // workspace edit (nil when it has none), leaving alone files it already
 // edits.
-func (s *Server) addImportRenames(ctx context.Context, ws *workspace.Workspace, params *protocol.RenameFilesParams, out *protocol.WorkspaceEdit) *protocol.WorkspaceEdit {
+func (s *Server) addImportRenames(ctx context.Context, snap *workspace.Snapshot, params *protocol.RenameFilesParams, out *protocol.WorkspaceEdit) *protocol.WorkspaceEdit {
 	var moves []fileMove
 	for _, fr := range params.Files {
 		o, err1 := pathOfString(fr.OldURI)
@@ -99,7 +99,7 @@ func (s *Server) addImportRenames(ctx context.Context, ws *workspace.Workspace, 
 			moves = append(moves, fileMove{o, n})
 		}
 	}
-	edits := s.importRenameEdits(ctx, ws, moves)
+	edits := s.importRenameEdits(ctx, snap, moves)
 	if len(edits) == 0 {
 		return out
 	}
@@ -132,7 +132,7 @@ func (s *Server) addImportRenames(ctx context.Context, ws *workspace.Workspace, 
 			continue
 		}
 		id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}}
-		if _, version, open := ws.Snapshot().Overlay(p); open {
+		if _, version, open := snap.Overlay(p); open {
 			id.Version = &version
 		}
 		elems := make([]protocol.TextDocumentEditElement, len(edits[p]))

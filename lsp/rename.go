@@ -16,6 +16,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/present"
 	"github.com/ctxls/ctxls/providers/context/refactor"
 	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
 // PrepareRename accepts the topic part of a reference and proposes the
@@ -90,7 +91,7 @@ func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 		s.log.Warn(msg)
 		s.showMessage(ctx, protocol.MessageTypeWarning, msg)
 	}
-	return s.workspaceEdit(ctx, v.lib, edits, renames, caps)
+	return s.workspaceEdit(ctx, v.ws, edits, renames, caps)
 }
 
 // WillRenameFiles updates every reference to topics the user is moving or
@@ -102,7 +103,8 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 	if err != nil {
 		return nil, err
 	}
-	lib := ws.Snapshot().Library()
+	snap := ws.Snapshot()
+	lib := snap.Library()
 	edits := map[string][]refactor.Edit{}
 	for _, fr := range params.Files {
 		oldPath, err1 := pathOfString(fr.OldURI)
@@ -123,7 +125,7 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 		}
 	}
 	if len(edits) == 0 {
-		return s.addImportRenames(ctx, ws, params, nil), nil
+		return s.addImportRenames(ctx, snap, params, nil), nil
 	}
 	for p := range edits {
 		slices.SortFunc(edits[p], func(a, b refactor.Edit) int { return a.Span.Start - b.Span.Start })
@@ -131,11 +133,11 @@ func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFil
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
-	out, err := s.workspaceEdit(ctx, lib, edits, nil, caps)
+	out, err := s.workspaceEdit(ctx, snap, edits, nil, caps)
 	if err != nil {
 		return nil, err
 	}
-	return s.addImportRenames(ctx, ws, params, out), nil
+	return s.addImportRenames(ctx, snap, params, out), nil
 }
 
 // pathOfString is pathOf for a URI held as a string.
@@ -149,11 +151,8 @@ func pathOfString(raw string) (string, error) {
 
 // workspaceEdit converts edits (and file renames) into the protocol's
 // form: versioned document changes when the client supports them.
-func (s *Server) workspaceEdit(ctx context.Context, lib *library.Snapshot, edits map[string][]refactor.Edit, renames []refactor.Move, caps clientCaps) (*protocol.WorkspaceEdit, error) {
-	ws, err := s.workspaceCtx(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) workspaceEdit(ctx context.Context, snap *workspace.Snapshot, edits map[string][]refactor.Edit, renames []refactor.Move, caps clientCaps) (*protocol.WorkspaceEdit, error) {
+	lib := snap.Library()
 	enc := s.encoding()
 	paths := make([]string, 0, len(edits))
 	for p := range edits {
@@ -187,7 +186,7 @@ func (s *Server) workspaceEdit(ctx context.Context, lib *library.Snapshot, edits
 			continue
 		}
 		id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uriOf(p)}}
-		if _, version, open := ws.Snapshot().Overlay(p); open {
+		if _, version, open := snap.Overlay(p); open {
 			id.Version = &version
 		}
 		elems := make([]protocol.TextDocumentEditElement, len(tes))
