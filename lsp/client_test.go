@@ -135,6 +135,7 @@ type Client struct {
 	serverReqs    []stdioMessage
 	unmatched     []stdioMessage // responses to ids we did not send (e.g. null)
 	readErr       error
+	open          []string // the documents DidOpen opened and CloseAll has not closed
 }
 
 type stdioWatcher struct {
@@ -728,9 +729,27 @@ func stdioSignaled(err error) bool {
 
 // DidOpen opens a document with its text.
 func (c *Client) DidOpen(uri, text string) error {
+	c.mu.Lock()
+	c.open = append(c.open, uri)
+	c.mu.Unlock()
 	return c.Notify("textDocument/didOpen", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": text},
 	})
+}
+
+// CloseAll closes every document DidOpen opened, so that the next user of
+// the server finds none open, as an editor leaves it after closing its tabs.
+func (c *Client) CloseAll() error {
+	c.mu.Lock()
+	uris := slices.Compact(slices.Sorted(slices.Values(c.open)))
+	c.open = nil
+	c.mu.Unlock()
+	for _, uri := range uris {
+		if err := c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+			return fmt.Errorf("didClose %s: %w", uri, err)
+		}
+	}
+	return nil
 }
 
 // stdioPos builds TextDocumentPositionParams.
