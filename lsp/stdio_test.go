@@ -299,12 +299,14 @@ type stdioCase struct {
 // cases of Shared change nothing on disk or in the server's settings and
 // only open files with their disk text: they take turns on one server,
 // each finding no document open, the first finding the server just
-// indexed. Every other case has a server of its own.
+// indexed; at the end the server shuts down and exits. Every other case
+// has a server of its own.
 func TestStdio(t *testing.T) {
 	t.Parallel()
 	t.Run("Shared", func(t *testing.T) {
 		t.Parallel()
-		c, root, _ := stdioStartInit(t)
+		c, root, init := stdioStartInit(t)
+		t.Run("InitializeCapabilities", func(t *testing.T) { stdioInitializeCapabilities(t, init) })
 		for _, tc := range []stdioCase{
 			{"DiagnosticsPublished", stdioDiagnosticsPublished},
 			{"CompletionAfterDomain", stdioCompletionAfterDomain},
@@ -325,6 +327,9 @@ func TestStdio(t *testing.T) {
 				})
 				tc.run(t, stdioCtx(t), c, root)
 			})
+		}
+		if err := c.Shutdown(stdioCtx(t)); err != nil {
+			t.Errorf("shutdown and exit: %v", err)
 		}
 	})
 	for _, tc := range []stdioCase{
@@ -350,9 +355,9 @@ func TestStdio(t *testing.T) {
 	}
 }
 
-func TestStdioInitializeCapabilities(t *testing.T) {
-	t.Parallel()
-	c, _, init := stdioStartInit(t)
+// stdioInitializeCapabilities checks the result of an initialize that
+// offered the default capabilities.
+func stdioInitializeCapabilities(t *testing.T, init json.RawMessage) {
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 		ServerInfo   struct {
@@ -386,9 +391,6 @@ func TestStdioInitializeCapabilities(t *testing.T) {
 	}
 	if res.ServerInfo.Name == "" {
 		t.Errorf("serverInfo.name is empty")
-	}
-	if err := c.Shutdown(stdioCtx(t)); err != nil {
-		t.Errorf("shutdown and exit: %v", err)
 	}
 }
 
