@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/textproto"
 	"net/url"
 	"os"
@@ -135,7 +136,7 @@ type Client struct {
 	serverReqs    []stdioMessage
 	unmatched     []stdioMessage // responses to ids we did not send (e.g. null)
 	readErr       error
-	open          []string // the documents DidOpen opened and CloseAll has not closed
+	open          map[string]bool // the documents DidOpen opened and CloseAll has not closed
 }
 
 type stdioWatcher struct {
@@ -730,7 +731,10 @@ func stdioSignaled(err error) bool {
 // DidOpen opens a document with its text.
 func (c *Client) DidOpen(uri, text string) error {
 	c.mu.Lock()
-	c.open = append(c.open, uri)
+	if c.open == nil {
+		c.open = map[string]bool{}
+	}
+	c.open[uri] = true
 	c.mu.Unlock()
 	return c.Notify("textDocument/didOpen", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": text},
@@ -741,7 +745,7 @@ func (c *Client) DidOpen(uri, text string) error {
 // the server finds none open, as an editor leaves it after closing its tabs.
 func (c *Client) CloseAll() error {
 	c.mu.Lock()
-	uris := slices.Compact(slices.Sorted(slices.Values(c.open)))
+	uris := slices.Sorted(maps.Keys(c.open))
 	c.open = nil
 	c.mu.Unlock()
 	for _, uri := range uris {
