@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/textproto"
 	"net/url"
 	"os"
@@ -135,6 +136,7 @@ type Client struct {
 	serverReqs    []stdioMessage
 	unmatched     []stdioMessage // responses to ids we did not send (e.g. null)
 	readErr       error
+	open          map[string]bool // the documents DidOpen opened and CloseAll has not closed
 }
 
 type stdioWatcher struct {
@@ -728,9 +730,30 @@ func stdioSignaled(err error) bool {
 
 // DidOpen opens a document with its text.
 func (c *Client) DidOpen(uri, text string) error {
+	c.mu.Lock()
+	if c.open == nil {
+		c.open = map[string]bool{}
+	}
+	c.open[uri] = true
+	c.mu.Unlock()
 	return c.Notify("textDocument/didOpen", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": text},
 	})
+}
+
+// CloseAll closes every document DidOpen opened, so that the next user of
+// the server finds none open, as an editor leaves it after closing its tabs.
+func (c *Client) CloseAll() error {
+	c.mu.Lock()
+	uris := slices.Sorted(maps.Keys(c.open))
+	c.open = nil
+	c.mu.Unlock()
+	for _, uri := range uris {
+		if err := c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+			return fmt.Errorf("didClose %s: %w", uri, err)
+		}
+	}
+	return nil
 }
 
 // stdioPos builds TextDocumentPositionParams.

@@ -288,31 +288,57 @@ func stdioLocations(t testing.TB, raw json.RawMessage) []ClientLocation {
 
 var stdioTokDetail = regexp.MustCompile(`· [0-9][0-9,.]*k? tok`)
 
-// TestStdio runs each of its cases on a server of its own, started on a
-// copy of the example library and initialized with the default (UTF-16)
-// capabilities.
+// stdioCase is a case of TestStdio.
+type stdioCase struct {
+	name string
+	run  func(t *testing.T, ctx context.Context, c *Client, root string)
+}
+
+// TestStdio runs its cases on servers started on a copy of the example
+// library and initialized with the default (UTF-16) capabilities. The
+// cases of Shared change nothing on disk or in the server's settings and
+// only open files with their disk text: they take turns on one server,
+// each finding no document open, the first finding the server just
+// indexed; at the end the server shuts down and exits. Every other case
+// has a server of its own.
 func TestStdio(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		run  func(t *testing.T, ctx context.Context, c *Client, root string)
-	}{
-		{"DiagnosticsPublished", stdioDiagnosticsPublished},
-		{"CompletionAfterDomain", stdioCompletionAfterDomain},
-		{"Hover", stdioHover},
-		{"Definition", stdioDefinition},
-		{"References", stdioReferences},
+	t.Run("Shared", func(t *testing.T) {
+		t.Parallel()
+		c, root, init := stdioStartInit(t)
+		t.Run("InitializeCapabilities", func(t *testing.T) { stdioInitializeCapabilities(t, init) })
+		for _, tc := range []stdioCase{
+			{"DiagnosticsPublished", stdioDiagnosticsPublished},
+			{"CompletionAfterDomain", stdioCompletionAfterDomain},
+			{"Hover", stdioHover},
+			{"Definition", stdioDefinition},
+			{"References", stdioReferences},
+			{"UnopenedFiles", stdioUnopenedFiles},
+			{"WillRenameFiles", stdioWillRenameFiles},
+			{"CodeActionDidYouMean", stdioCodeActionDidYouMean},
+			{"SymbolsAndLinks", stdioSymbolsAndLinks},
+			{"CustomMethods", stdioCustomMethods},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Cleanup(func() {
+					if err := c.CloseAll(); err != nil {
+						t.Error(err)
+					}
+				})
+				tc.run(t, stdioCtx(t), c, root)
+			})
+		}
+		if err := c.Shutdown(stdioCtx(t)); err != nil {
+			t.Errorf("shutdown and exit: %v", err)
+		}
+	})
+	for _, tc := range []stdioCase{
 		{"Rename", stdioRename},
 		{"UnicodeColumnsUTF16", stdioUnicodeColumnsUTF16},
 		{"IncrementalChangeClearsDiagnostics", stdioIncrementalChangeClearsDiagnostics},
-		{"UnopenedFiles", stdioUnopenedFiles},
-		{"WillRenameFiles", stdioWillRenameFiles},
 		{"DiskChangesRepublish", stdioDiskChangesRepublish},
 		{"ConfigurationChange", stdioConfigurationChange},
 		{"CancelRequest", stdioCancelRequest},
-		{"CodeActionDidYouMean", stdioCodeActionDidYouMean},
-		{"SymbolsAndLinks", stdioSymbolsAndLinks},
-		{"CustomMethods", stdioCustomMethods},
 		{"BadInputGarbage", stdioBadInputGarbage},
 		{"BadInputInvalidJSON", stdioBadInputInvalidJSON},
 		{"BadInputWrongContentLength", stdioBadInputWrongContentLength},
@@ -329,9 +355,9 @@ func TestStdio(t *testing.T) {
 	}
 }
 
-func TestStdioInitializeCapabilities(t *testing.T) {
-	t.Parallel()
-	c, _, init := stdioStartInit(t)
+// stdioInitializeCapabilities checks the result of an initialize that
+// offered the default capabilities.
+func stdioInitializeCapabilities(t *testing.T, init json.RawMessage) {
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 		ServerInfo   struct {
@@ -365,9 +391,6 @@ func TestStdioInitializeCapabilities(t *testing.T) {
 	}
 	if res.ServerInfo.Name == "" {
 		t.Errorf("serverInfo.name is empty")
-	}
-	if err := c.Shutdown(stdioCtx(t)); err != nil {
-		t.Errorf("shutdown and exit: %v", err)
 	}
 }
 
