@@ -330,12 +330,28 @@ func (db *DB) run(ctx context.Context, opts *sql.TxOptions, fn func(*sql.Tx) err
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return txErr(ctx, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", txErr(ctx, err))
 	}
 	return nil
+}
+
+// txErr is err, naming the end of ctx when ctx has ended: the sql package
+// rolls back the transaction of a context that ended, and what is called
+// on it next says only that the transaction is done (or the driver that
+// it was interrupted).
+func txErr(ctx context.Context, err error) error {
+	c := ctx.Err()
+	switch {
+	case c == nil || errors.Is(err, c):
+		return err
+	case errors.Is(err, sql.ErrTxDone):
+		return c
+	default:
+		return fmt.Errorf("%w (%w)", err, c)
+	}
 }
 
 // ErrWriterClosed is returned by Writer.Write once its database is closed.

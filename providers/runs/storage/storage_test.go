@@ -468,3 +468,31 @@ func TestBinaryContentRoundTrip(t *testing.T) {
 		t.Fatalf("content = %q, want %q", got, content)
 	}
 }
+
+// TestWriteEndedContext checks that a write whose context ends while its
+// transaction is open fails with the context's error, not with the sql
+// package's "transaction has already been committed or rolled back".
+func TestWriteEndedContext(t *testing.T) {
+	t.Parallel()
+	db := openPath(t, filepath.Join(t.TempDir(), "ctxls.db"), time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		cancel()
+		// Wait until the sql package has rolled the transaction back.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, err := tx.ExecContext(context.Background(), `SELECT 1`)
+			if errors.Is(err, sql.ErrTxDone) {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the transaction of an ended context was not rolled back in 30 s (last: %v)", err)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write with a context that ended = %v, want context.Canceled", err)
+	}
+}
