@@ -47,11 +47,6 @@ func (o *Ops) stores(ctx context.Context) (*stores, error) {
 	dir := o.Library().Dir()
 	db, err := storage.OpenWorkspace(ctx, dir)
 	if err != nil {
-		if c := ctx.Err(); c != nil && !errors.Is(err, c) {
-			// The request ended while the database opened: say so, as
-			// the caller waits for that error.
-			return nil, fmt.Errorf("open the database in %s: %w (%w)", dir, err, c)
-		}
 		return nil, fmt.Errorf("open the database in %s: %w", dir, err)
 	}
 	exec, err := execution.New(ctx, db, execution.Options{OnError: func(err error) {
