@@ -123,30 +123,27 @@ func (r ChainRequest) chain() chain.Request {
 // or recording an execution.
 func (o *Ops) PreviewChain(ctx context.Context, req ChainRequest) (ChainResponse, error) {
 	// A preview builds and measures every prompt: as heavy as pricing.
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return ChainResponse{}, err
-	}
-	defer release()
-	st, err := o.chainStores(ctx, req, false)
-	if err != nil {
-		return ChainResponse{}, err
-	}
-	r := req.chain()
-	r.ProjectName, r.Progress = "", nil
-	res, err := chainResponse(st.runner.Preview(ctx, r))
-	if err != nil || req.WholePrompts {
-		return res, err
-	}
-	for i := range res.Steps {
-		s := &res.Steps[i]
-		if n := len(s.Prompt); n > maxPreviewPrompt {
-			s.Prompt = clipUTF8(s.Prompt, maxPreviewPrompt) + fmt.Sprintf("\n\n[… the preview stops here: %d more bytes of the prompt]\n", n-maxPreviewPrompt)
-			res.Warnings = append(res.Warnings, Warning{Code: "prompt-clipped",
-				Message: fmt.Sprintf("step %d (%s): the preview shows the first %d of the prompt's %d bytes; its token counts are of the whole prompt", s.Index+1, s.Command, maxPreviewPrompt, n)})
+	return withHeavy(o, ctx, func(ctx context.Context) (ChainResponse, error) {
+		st, err := o.chainStores(ctx, req, false)
+		if err != nil {
+			return ChainResponse{}, err
 		}
-	}
-	return res, nil
+		r := req.chain()
+		r.ProjectName, r.Progress = "", nil
+		res, err := chainResponse(st.runner.Preview(ctx, r))
+		if err != nil || req.WholePrompts {
+			return res, err
+		}
+		for i := range res.Steps {
+			s := &res.Steps[i]
+			if n := len(s.Prompt); n > maxPreviewPrompt {
+				s.Prompt = clipUTF8(s.Prompt, maxPreviewPrompt) + fmt.Sprintf("\n\n[… the preview stops here: %d more bytes of the prompt]\n", n-maxPreviewPrompt)
+				res.Warnings = append(res.Warnings, Warning{Code: "prompt-clipped",
+					Message: fmt.Sprintf("step %d (%s): the preview shows the first %d of the prompt's %d bytes; its token counts are of the whole prompt", s.Index+1, s.Command, maxPreviewPrompt, n)})
+			}
+		}
+		return res, nil
+	})
 }
 
 // maxPreviewPrompt bounds the text of each prompt a preview returns: a

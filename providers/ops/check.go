@@ -67,42 +67,39 @@ type CheckResponse struct {
 // and the problems of the configuration file, as ctxls check reports them.
 // A path outside the workspace is an ErrInvalid error.
 func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return CheckResponse{}, err
-	}
-	defer release()
-	lib := o.Library()
-	keep, err := pathFilter(lib.Dir(), req.Path)
-	if err != nil {
-		return CheckResponse{}, err
-	}
-	agents, err := o.agentSet(ctx)
-	if err != nil {
-		return CheckResponse{}, err
-	}
-	items := diagnostics(ctx, lib, agents, keep, diagnoseAll(ctx, lib, req.Path))
-	if err := ctx.Err(); err != nil {
-		return CheckResponse{}, err
-	}
-	res := CheckResponse{Items: items, Warnings: []Warning{}}
-	// A duplicate topic is both a library warning and a diagnostic of the
-	// losing file; the diagnostic is enough.
-	dup := map[string]bool{}
-	for _, d := range items {
-		if d.Code == library.CodeDuplicateTopic {
-			dup[d.File] = true
+	return withHeavy(o, ctx, func(ctx context.Context) (CheckResponse, error) {
+		lib := o.Library()
+		keep, err := pathFilter(lib.Dir(), req.Path)
+		if err != nil {
+			return CheckResponse{}, err
 		}
-		if d.Severity == library.SeverityError.String() {
-			res.Errors++
+		agents, err := o.agentSet(ctx)
+		if err != nil {
+			return CheckResponse{}, err
 		}
-	}
-	for _, w := range lib.Warnings() {
-		if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] {
-			res.Warnings = append(res.Warnings, Warning{Message: p + ": " + w.Message})
+		items := diagnostics(ctx, lib, agents, keep, diagnoseAll(ctx, lib, req.Path))
+		if err := ctx.Err(); err != nil {
+			return CheckResponse{}, err
 		}
-	}
-	return res, nil
+		res := CheckResponse{Items: items, Warnings: []Warning{}}
+		// A duplicate topic is both a library warning and a diagnostic of the
+		// losing file; the diagnostic is enough.
+		dup := map[string]bool{}
+		for _, d := range items {
+			if d.Code == library.CodeDuplicateTopic {
+				dup[d.File] = true
+			}
+			if d.Severity == library.SeverityError.String() {
+				res.Errors++
+			}
+		}
+		for _, w := range lib.Warnings() {
+			if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] {
+				res.Warnings = append(res.Warnings, Warning{Message: p + ": " + w.Message})
+			}
+		}
+		return res, nil
+	})
 }
 
 // agentSet returns the workspace's agent files: those the Ops is given,

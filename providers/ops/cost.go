@@ -40,27 +40,24 @@ type CommandsResponse = List[CommandInfo]
 // Commands lists every command with its references and their total token
 // cost: the cost of running each command.
 func (o *Ops) Commands(ctx context.Context, _ Empty) (CommandsResponse, error) {
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return CommandsResponse{}, err
-	}
-	defer release()
-	lib := o.Library()
-	var items []CommandInfo
-	for _, c := range lib.Commands() {
-		info := CommandInfo{Name: c.Name, Path: c.Path, URI: string(uri.File(c.Path)), Description: c.Description, References: []string{}}
-		if f, ok := lib.File(c.Path); ok {
-			s, err := o.costs.Summary(ctx, lib, f)
-			if err != nil {
-				return CommandsResponse{}, err
+	return withHeavy(o, ctx, func(ctx context.Context) (CommandsResponse, error) {
+		lib := o.Library()
+		var items []CommandInfo
+		for _, c := range lib.Commands() {
+			info := CommandInfo{Name: c.Name, Path: c.Path, URI: string(uri.File(c.Path)), Description: c.Description, References: []string{}}
+			if f, ok := lib.File(c.Path); ok {
+				s, err := o.costs.Summary(ctx, lib, f)
+				if err != nil {
+					return CommandsResponse{}, err
+				}
+				info.Tokens, info.Unresolved = s.Total, s.Unresolved
+				info.References = append(info.References, s.Keys...)
+				info.OmittedReferences = s.OmittedKeys
 			}
-			info.Tokens, info.Unresolved = s.Total, s.Unresolved
-			info.References = append(info.References, s.Keys...)
-			info.OmittedReferences = s.OmittedKeys
+			items = append(items, info)
 		}
-		items = append(items, info)
-	}
-	return newList(items, nil), nil
+		return newList(items, nil), nil
+	})
 }
 
 // DocumentCostRequest names a document by its file URI or absolute path.
@@ -134,64 +131,58 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 	if err := require(field{"uri", req.URI}); err != nil {
 		return DocumentCostResponse{}, err
 	}
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return DocumentCostResponse{}, err
-	}
-	defer release()
-	res := DocumentCostResponse{URI: req.URI, Topics: []TopicCost{}, Items: []DocumentCostItem{}, Warnings: []Warning{}}
-	snap := o.opts.Snapshot()
-	lib := snap.Library()
-	f, err := o.document(ctx, snap, req.URI)
-	if err != nil {
-		res.Warnings = append(res.Warnings, Warning{Message: err.Error(), Code: "unreadable-document"})
-		return res, nil
-	}
-	s, err := o.costs.Summary(ctx, lib, f)
-	if err != nil {
-		return DocumentCostResponse{}, err
-	}
-	res.Total, res.References, res.Unresolved, res.Omitted = s.Total, s.References, s.Unresolved, s.OmittedItems
-	for _, tc := range s.Topics {
-		t := tc.Topic
-		res.Topics = append(res.Topics, TopicCost{Domain: t.Domain, Topic: t.Name, Title: t.Meta.Title, Path: t.Path, Tokens: tc.Tokens, References: tc.References})
-	}
-	for _, rc := range s.Items {
-		it := DocumentCostItem{
-			Reference: cost.Text(rc.Ref, rc.Target),
-			Form:      rc.Ref.Form.String(),
-			Domain:    rc.Ref.Domain,
-			Topic:     rc.Ref.Topic,
-			Section:   rc.Ref.Section,
-			Tokens:    rc.Tokens,
-			Counted:   rc.Counted,
-			Resolved:  rc.Target.OK(),
-			Line:      f.Doc.Lines.LineOf(rc.Ref.Span.Start),
-			Message:   rc.Target.Message,
+	return withHeavy(o, ctx, func(ctx context.Context) (DocumentCostResponse, error) {
+		res := DocumentCostResponse{URI: req.URI, Topics: []TopicCost{}, Items: []DocumentCostItem{}, Warnings: []Warning{}}
+		snap := o.opts.Snapshot()
+		lib := snap.Library()
+		f, err := o.document(ctx, snap, req.URI)
+		if err != nil {
+			res.Warnings = append(res.Warnings, Warning{Message: err.Error(), Code: "unreadable-document"})
+			return res, nil
 		}
-		if t := rc.Target.Topic; t != nil {
-			it.Domain, it.Topic, it.Title, it.Path = t.Domain, t.Name, t.Meta.Title, t.Path
-			if rc.Target.Section != nil {
-				it.Section = rc.Target.Section.Name
+		s, err := o.costs.Summary(ctx, lib, f)
+		if err != nil {
+			return DocumentCostResponse{}, err
+		}
+		res.Total, res.References, res.Unresolved, res.Omitted = s.Total, s.References, s.Unresolved, s.OmittedItems
+		for _, tc := range s.Topics {
+			t := tc.Topic
+			res.Topics = append(res.Topics, TopicCost{Domain: t.Domain, Topic: t.Name, Title: t.Meta.Title, Path: t.Path, Tokens: tc.Tokens, References: tc.References})
+		}
+		for _, rc := range s.Items {
+			it := DocumentCostItem{
+				Reference: cost.Text(rc.Ref, rc.Target),
+				Form:      rc.Ref.Form.String(),
+				Domain:    rc.Ref.Domain,
+				Topic:     rc.Ref.Topic,
+				Section:   rc.Ref.Section,
+				Tokens:    rc.Tokens,
+				Counted:   rc.Counted,
+				Resolved:  rc.Target.OK(),
+				Line:      f.Doc.Lines.LineOf(rc.Ref.Span.Start),
+				Message:   rc.Target.Message,
 			}
+			if t := rc.Target.Topic; t != nil {
+				it.Domain, it.Topic, it.Title, it.Path = t.Domain, t.Name, t.Meta.Title, t.Path
+				if rc.Target.Section != nil {
+					it.Section = rc.Target.Section.Name
+				}
+			}
+			if rc.Ref.Form == refs.PathForm && rc.Target.Topic == nil {
+				it.Topic = ""
+			}
+			res.Items = append(res.Items, it)
 		}
-		if rc.Ref.Form == refs.PathForm && rc.Target.Topic == nil {
-			it.Topic = ""
-		}
-		res.Items = append(res.Items, it)
-	}
-	return res, nil
+		return res, nil
+	})
 }
 
 // CostSummary prices the references of f, a document of the library in
 // effect, through the cache the cost operations share.
 func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, error) {
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return o.costs.Summary(ctx, o.Library(), f)
+	return withHeavy(o, ctx, func(ctx context.Context) (*cost.Summary, error) {
+		return o.costs.Summary(ctx, o.Library(), f)
+	})
 }
 
 // document returns the document named by a URI or absolute path: the

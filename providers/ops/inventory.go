@@ -58,55 +58,52 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 	if kind != "" && !slices.Contains(InventoryKinds, kind) {
 		return InventoryResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(InventoryKinds, ", "))
 	}
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return InventoryResponse{}, err
-	}
-	defer release()
-	domain := strings.TrimSpace(req.Domain)
-	lib := o.Library()
-	counter := lib.Counter()
-	out := InventoryResponse{Entries: []InventoryEntry{}, Tokenizer: counter.Name()}
-	want := func(k string) bool { return kind == "" || kind == k }
-	if want(KindTopic) {
-		res, err := o.Catalog(ctx, CatalogRequest{Domain: domain})
-		if err != nil {
-			return InventoryResponse{}, err
-		}
-		if len(res.Items) == 0 && len(res.Warnings) > 0 {
-			return InventoryResponse{}, withKind(ErrInvalid, errorString(joinWarnings(res.Warnings)))
-		}
-		for _, r := range res.Items {
-			out.Entries = append(out.Entries, InventoryEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic,
-				Tokens: r.MeasuredTokens, ID: r.ID, Path: relSlash(lib.Dir(), r.Path)})
-		}
-	}
-	if domain == "" {
-		seen := map[string]bool{}
-		if want(KindCommand) {
-			for _, c := range lib.Commands() {
-				seen[c.Path] = true
-				out.Entries = append(out.Entries, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
-					Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+	return withHeavy(o, ctx, func(ctx context.Context) (InventoryResponse, error) {
+		domain := strings.TrimSpace(req.Domain)
+		lib := o.Library()
+		counter := lib.Counter()
+		out := InventoryResponse{Entries: []InventoryEntry{}, Tokenizer: counter.Name()}
+		want := func(k string) bool { return kind == "" || kind == k }
+		if want(KindTopic) {
+			res, err := o.Catalog(ctx, CatalogRequest{Domain: domain})
+			if err != nil {
+				return InventoryResponse{}, err
+			}
+			if len(res.Items) == 0 && len(res.Warnings) > 0 {
+				return InventoryResponse{}, withKind(ErrInvalid, errorString(joinWarnings(res.Warnings)))
+			}
+			for _, r := range res.Items {
+				out.Entries = append(out.Entries, InventoryEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic,
+					Tokens: r.MeasuredTokens, ID: r.ID, Path: relSlash(lib.Dir(), r.Path)})
 			}
 		}
-		for _, f := range o.agentFiles() {
-			k := agentKind(f.Kind)
-			if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
-				continue
+		if domain == "" {
+			seen := map[string]bool{}
+			if want(KindCommand) {
+				for _, c := range lib.Commands() {
+					seen[c.Path] = true
+					out.Entries = append(out.Entries, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
+						Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+				}
 			}
-			e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
-				Kind: k, Tokens: counter.Count(string(f.Doc.Slice(f.Doc.Body))), Path: f.Rel}
-			if k == KindSkill {
-				e.Reference = SkillName(f)
+			for _, f := range o.agentFiles() {
+				k := agentKind(f.Kind)
+				if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
+					continue
+				}
+				e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
+					Kind: k, Tokens: counter.Count(string(f.Doc.Slice(f.Doc.Body))), Path: f.Rel}
+				if k == KindSkill {
+					e.Reference = SkillName(f)
+				}
+				out.Entries = append(out.Entries, e)
 			}
-			out.Entries = append(out.Entries, e)
 		}
-	}
-	for _, e := range out.Entries {
-		out.Tokens += e.Tokens
-	}
-	return out, nil
+		for _, e := range out.Entries {
+			out.Tokens += e.Tokens
+		}
+		return out, nil
+	})
 }
 
 // agentKind is the inventory kind of an agent file, or "" for files that

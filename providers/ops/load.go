@@ -93,88 +93,85 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	if req.BudgetTokens < 0 || req.BudgetTokens > MaxLoadTokens {
 		return LoadContextResult{}, badRef("budgetTokens %d is out of range: 1 to %d, or 0 for %d", req.BudgetTokens, MaxLoadTokens, MaxLoadTokens)
 	}
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return LoadContextResult{}, err
-	}
-	defer release()
-	lib := o.Library()
-	all := make([]resolved, 0, len(req.Refs))
-	for _, r := range req.Refs {
-		if err := ctx.Err(); err != nil {
-			return LoadContextResult{}, err
+	return withHeavy(o, ctx, func(ctx context.Context) (LoadContextResult, error) {
+		lib := o.Library()
+		all := make([]resolved, 0, len(req.Refs))
+		for _, r := range req.Refs {
+			if err := ctx.Err(); err != nil {
+				return LoadContextResult{}, err
+			}
+			res, err := o.resolveRef(ctx, lib, r)
+			if err != nil {
+				return LoadContextResult{}, err
+			}
+			all = append(all, res)
 		}
-		res, err := o.resolveRef(ctx, lib, r)
-		if err != nil {
-			return LoadContextResult{}, err
-		}
-		all = append(all, res)
-	}
 
-	counter := lib.Counter()
-	out := LoadContextResult{Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
-	var parts []string
-	used := 0
-	budget := cmp.Or(req.BudgetTokens, MaxLoadTokens)
-	loaded := map[string]bool{}
-	add := func(pc piece) bool {
-		// The content's tokens were measured when the library read it; only
-		// the header is counted here. The joined text is counted once, at
-		// the end.
-		h := header(pc.ref)
-		n := counter.Count(h) + pc.tokens
-		if used+n > budget {
-			return false
+		counter := lib.Counter()
+		out := LoadContextResult{Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
+		var parts []string
+		used := 0
+		budget := cmp.Or(req.BudgetTokens, MaxLoadTokens)
+		loaded := map[string]bool{}
+		add := func(pc piece) bool {
+			// The content's tokens were measured when the library read it; only
+			// the header is counted here. The joined text is counted once, at
+			// the end.
+			h := header(pc.ref)
+			n := counter.Count(h) + pc.tokens
+			if used+n > budget {
+				return false
+			}
+			parts = append(parts, h+strings.TrimRight(pc.content, "\n")+"\n")
+			used += n
+			loaded[pc.ref] = true
+			out.Loaded = append(out.Loaded, LoadedRef{Ref: pc.ref, Tokens: n})
+			return true
 		}
-		parts = append(parts, h+strings.TrimRight(pc.content, "\n")+"\n")
-		used += n
-		loaded[pc.ref] = true
-		out.Loaded = append(out.Loaded, LoadedRef{Ref: pc.ref, Tokens: n})
-		return true
-	}
-	omit := func(pc piece, reason string) {
-		out.Omitted = append(out.Omitted, OmittedRef{Ref: pc.ref, Tokens: pc.tokens, Reason: reason})
-	}
-	for _, r := range all {
-		w := r.whole
-		switch {
-		case loaded[w.ref] || r.section && loaded[parentRef(w.ref)]:
-			omit(w, "already loaded")
-			continue
-		case add(w):
-			continue
-		case r.section || len(r.sections) == 0:
-			omit(w, overBudget(budget, used))
-			continue
+		omit := func(pc piece, reason string) {
+			out.Omitted = append(out.Omitted, OmittedRef{Ref: pc.ref, Tokens: pc.tokens, Reason: reason})
 		}
-		// A section-level cut: the sections that fit, in order.
-		var cut []piece
-		for _, s := range r.sections {
-			if loaded[s.ref] {
+		for _, r := range all {
+			w := r.whole
+			switch {
+			case loaded[w.ref] || r.section && loaded[parentRef(w.ref)]:
+				omit(w, "already loaded")
+				continue
+			case add(w):
+				continue
+			case r.section || len(r.sections) == 0:
+				omit(w, overBudget(budget, used))
 				continue
 			}
-			if !add(s) {
-				cut = append(cut, s)
+			// A section-level cut: the sections that fit, in order.
+			var cut []piece
+			for _, s := range r.sections {
+				if loaded[s.ref] {
+					continue
+				}
+				if !add(s) {
+					cut = append(cut, s)
+				}
+			}
+			for _, s := range cut {
+				omit(s, overBudget(budget, used))
 			}
 		}
-		for _, s := range cut {
-			omit(s, overBudget(budget, used))
-		}
-	}
-	out.Text = strings.Join(parts, "\n")
-	out.Tokens = counter.Count(out.Text)
-	// Pieces were counted part by part; joined, the text may tokenize a
-	// little differently, and the budget is hard.
-	for out.Tokens > budget && len(parts) > 0 {
-		last := out.Loaded[len(out.Loaded)-1]
-		out.Loaded = out.Loaded[:len(out.Loaded)-1]
-		parts = parts[:len(parts)-1]
-		out.Omitted = append(out.Omitted, OmittedRef{Ref: last.Ref, Tokens: last.Tokens, Reason: overBudget(budget, used-last.Tokens)})
-		used -= last.Tokens
 		out.Text = strings.Join(parts, "\n")
 		out.Tokens = counter.Count(out.Text)
-	}
-	return out, nil
+		// Pieces were counted part by part; joined, the text may tokenize a
+		// little differently, and the budget is hard.
+		for out.Tokens > budget && len(parts) > 0 {
+			last := out.Loaded[len(out.Loaded)-1]
+			out.Loaded = out.Loaded[:len(out.Loaded)-1]
+			parts = parts[:len(parts)-1]
+			out.Omitted = append(out.Omitted, OmittedRef{Ref: last.Ref, Tokens: last.Tokens, Reason: overBudget(budget, used-last.Tokens)})
+			used -= last.Tokens
+			out.Text = strings.Join(parts, "\n")
+			out.Tokens = counter.Count(out.Text)
+		}
+		return out, nil
+	})
 }
 
 // header is the line that opens a loaded piece.

@@ -27,17 +27,14 @@ func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session
 	if err != nil {
 		return nil, err
 	}
-	ctx, release, err := o.heavy(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	lib := o.Library()
-	var set *agentfiles.Set
-	if o.opts.AgentFiles != nil {
-		set = o.opts.AgentFiles()
-	}
-	return costSession(ctx, lib.Dir(), lib.Config(), lib.Counter(), set, agent, req.ContextWindow)
+	return withHeavy(o, ctx, func(ctx context.Context) (*session.Cost, error) {
+		lib := o.Library()
+		var set *agentfiles.Set
+		if o.opts.AgentFiles != nil {
+			set = o.opts.AgentFiles()
+		}
+		return costSession(ctx, lib.Dir(), lib.Config(), lib.Counter(), set, agent, req.ContextWindow)
+	})
 }
 
 // SessionCostIn is SessionCost for the workspace at dir with its
