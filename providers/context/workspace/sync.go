@@ -74,6 +74,10 @@ func (w *Workspace) sync(loaded time.Time) {
 		ready   chan started
 		batches <-chan watcher.Batch
 		since   = loaded
+		// rescan says that the library read the disk while a watcher
+		// was starting: once it runs, it reads the tree again (see the
+		// case of w.rescan).
+		rescan bool
 	)
 	start := func() {
 		ready = make(chan started)
@@ -115,6 +119,10 @@ func (w *Workspace) sync(loaded time.Time) {
 			w.watcher.Store(r.wt)
 			batches = r.wt.Batches()
 			w.reconcile(ctx, r.wt.Files(), since)
+			if rescan {
+				r.wt.Rescan()
+				rescan = false
+			}
 
 		case b, ok := <-batches:
 			if !ok {
@@ -128,6 +136,25 @@ func (w *Workspace) sync(loaded time.Time) {
 			w.applyMu.Lock()
 			w.applyPaths(ctx, paths, true)
 			w.applyMu.Unlock()
+			if wt := w.watcher.Load(); wt != nil && b.Rescan {
+				// The watcher read the whole tree again: what the library
+				// holds and the watcher does not know is gone or not yet
+				// reported, and the watcher would never report it gone.
+				w.reconcile(ctx, wt.Files(), time.Time{})
+			}
+
+		case <-w.rescan:
+			// The library read the disk by itself (a rebuild). It may hold
+			// files created since the watcher last looked that are gone
+			// before it looks again: the watcher, which never knew them,
+			// would not report them. Reading the tree again brings the
+			// watcher past the library's read, and its batch is
+			// reconciled with the library.
+			if wt := w.watcher.Load(); wt != nil {
+				wt.Rescan()
+			} else if ready != nil {
+				rescan = true
+			}
 
 		case <-w.nwake:
 			if !armed {
@@ -153,6 +180,9 @@ func (w *Workspace) sync(loaded time.Time) {
 			w.applyMu.Lock()
 			w.applyPaths(ctx, paths, false)
 			w.applyMu.Unlock()
+			// The starting watcher may have read these paths' directories
+			// before the library read them.
+			rescan = rescan || ready != nil
 
 		case <-w.rewatch:
 			if !w.opts.Watch {
@@ -218,8 +248,8 @@ func (w *Workspace) watchLimit(message string) {
 }
 
 // reconcile applies what changed between the library's scan and the moment
-// the watcher read the tree: files only one of them knows, and files
-// modified since.
+// the watcher read the tree: files only one of them knows, and, unless
+// since is zero, files modified since.
 func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Time) {
 	w.applyMu.Lock()
 	defer w.applyMu.Unlock()
@@ -235,6 +265,9 @@ func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Tim
 			continue
 		}
 		delete(onDisk, f.Path)
+		if since.IsZero() {
+			continue
+		}
 		if fi, err := os.Stat(f.Path); err != nil || !fi.ModTime().Before(cutoff) {
 			paths = append(paths, f.Path)
 		}
@@ -244,7 +277,7 @@ func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Tim
 			paths = append(paths, p)
 		}
 	}
-	if fi, err := os.Stat(w.cfgPath); err == nil && !fi.ModTime().Before(cutoff) {
+	if fi, err := os.Stat(w.cfgPath); err == nil && !since.IsZero() && !fi.ModTime().Before(cutoff) {
 		paths = append(paths, w.cfgPath)
 	}
 	slices.Sort(paths)
@@ -310,6 +343,10 @@ func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []
 	}
 	w.restoreOverlays(ctx, nl)
 	w.setLibrary(nl)
+	select {
+	case w.rescan <- struct{}{}:
+	default:
+	}
 	var all []string
 	for _, l := range []*library.Snapshot{old, w.Snapshot().Library()} {
 		for _, f := range l.Files() {

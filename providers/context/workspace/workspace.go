@@ -207,6 +207,9 @@ type Workspace struct {
 	// goroutine; NotifyWatched passes notifications to it.
 	watcher atomic.Pointer[watcher.Watcher]
 	rewatch chan struct{}
+	// rescan is signalled when the library was rebuilt from the disk,
+	// apart from the watcher's batches.
+	rescan chan struct{}
 	// limitSaid is set once OnWatchLimit was called: the watcher is
 	// started again when the configuration changes.
 	limitSaid atomic.Bool
@@ -278,6 +281,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		notified: make(map[string]bool),
 		nwake:    make(chan struct{}, 1),
 		rewatch:  make(chan struct{}, 1),
+		rescan:   make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		changed:  changed,
 	}

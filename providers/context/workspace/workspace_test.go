@@ -514,6 +514,34 @@ func TestChangesWhileStarting(t *testing.T) {
 	waitInSync(t, w)
 }
 
+// TestRebuildDuringBurst rebuilds the library (new settings) while the
+// watcher holds events it has not applied: a directory created before the
+// rebuild's scan is removed before the watcher looks at it. The watcher
+// never knew the directory, so its batch says nothing about it; the
+// library, which read it, must lose it all the same. The watcher runs on a
+// manual clock, which stands still until the directory is gone.
+func TestRebuildDuringBurst(t *testing.T) {
+	t.Parallel()
+	clk := watchertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	dir, _, w := openBase(t, func(o *Options) { o.clock = clk })
+	brief := filepath.Join(dir, "context/brief")
+	writeFile(t, dir, "context/brief/a.md", topicText("brief", "a", "Brief"))
+	waitFor(t, "the event of the new directory", func() bool { return w.watcher.Load().Waiting(brief) })
+	if err := w.SetSettings(t.Context(), json.RawMessage(`{"driftThreshold":0.5}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !hasTopic(w, "brief/a") {
+		t.Fatal("the rebuild did not read the new directory")
+	}
+	if err := os.RemoveAll(brief); err != nil {
+		t.Fatal(err)
+	}
+	advanceUntil(t, clk, "the removed directory to leave the library", func() bool { return !hasTopic(w, "brief/a") })
+	advanceUntil(t, clk, "the library to equal the disk", func() bool {
+		return snapshot(w.Snapshot().Library()) == snapshot(fresh(t, dir))
+	})
+}
+
 func TestUnreadableDirectory(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() == 0 {
