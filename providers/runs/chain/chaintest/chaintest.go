@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
 // BuildAgent builds the stand-in agent into dir and returns its path.
@@ -145,4 +147,17 @@ func Runs(t testing.TB, log string) []string {
 		out = append(out, f[0]+"#"+f[2])
 	}
 	return out
+}
+
+// WaitFile returns the text of the file at path once it has any, as when
+// the stand-in agent has written its pid file.
+func WaitFile(t testing.TB, path string) string {
+	t.Helper()
+	var text string
+	watchertest.WaitFor(t, path+" to be written", func() bool {
+		b, err := os.ReadFile(path)
+		text = string(b)
+		return err == nil && text != ""
+	})
+	return text
 }

@@ -13,19 +13,6 @@ import (
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
-// WaitFile returns the text of the file at path once it has any, as when
-// the stand-in agent has written its pid file.
-func WaitFile(t testing.TB, path string) string {
-	t.Helper()
-	var text string
-	watchertest.WaitFor(t, path+" to be written", func() bool {
-		b, err := os.ReadFile(path)
-		text = string(b)
-		return err == nil && text != ""
-	})
-	return text
-}
-
 // WaitGone waits until every process whose id pids lists (as the agent's
 // pid file does, separated by spaces) has ended.
 func WaitGone(t testing.TB, pids string) {
