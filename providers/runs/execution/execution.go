@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/providers/runs/internal/confirm"
@@ -190,7 +191,9 @@ type Store struct {
 	// host is this machine's name, as the owner rows record it.
 	host string
 	opts Options
-	now  func() time.Time
+	// clock gives the time; tests move it forward while the heartbeat
+	// reads it, hence atomic.
+	clock atomic.Pointer[func() time.Time]
 
 	tokens *confirm.Tokens
 
@@ -209,12 +212,12 @@ func New(ctx context.Context, db *storage.DB, opts Options) (*Store, error) {
 		owner: newID(),
 		host:  host,
 		opts:  opts.withDefaults(),
-		now:   time.Now,
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
+	s.setNow(time.Now)
 	// Through s.now, which tests move forward.
-	s.tokens = confirm.New(s.opts.DeleteTokenTTL, func() time.Time { return s.now() })
+	s.tokens = confirm.New(s.opts.DeleteTokenTTL, s.now)
 	if err := s.beat(ctx); err != nil {
 		return nil, fmt.Errorf("register process: %w", err)
 	}
@@ -272,6 +275,12 @@ func (s *Store) heartbeat() {
 		}
 	}
 }
+
+// now returns the time of the Store's clock.
+func (s *Store) now() time.Time { return (*s.clock.Load())() }
+
+// setNow sets the Store's clock.
+func (s *Store) setNow(now func() time.Time) { s.clock.Store(&now) }
 
 // beat records that this process is alive and marks what dead processes
 // left running as interrupted.

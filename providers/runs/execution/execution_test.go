@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -367,7 +368,7 @@ func TestOwners(t *testing.T) {
 	}
 
 	crash(a)
-	b.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	b.setNow(func() time.Time { return time.Now().Add(2 * time.Minute) })
 	st := must[*ExecutionState](t)(b.Get(ctx, id))
 	if st.State != StateInterrupted || st.CommandHistory[1].Status != StatusInterrupted {
 		t.Fatalf("after the crash: state %s, command %s", st.State, st.CommandHistory[1].Status)
@@ -706,11 +707,11 @@ func TestDelete(t *testing.T) {
 	// Expiry.
 	tok3, _, err := s.RequestDelete(ctx, id)
 	check(t, err)
-	s.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	s.setNow(func() time.Time { return time.Now().Add(2 * time.Minute) })
 	if err := s.ConfirmDelete(ctx, id, tok3); !errors.Is(err, ErrInvalidToken) || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("expired token: %v", err)
 	}
-	s.now = time.Now
+	s.setNow(time.Now)
 
 	// Made current between the two calls.
 	tok4, _, err := s.RequestDelete(ctx, id)
@@ -795,8 +796,8 @@ func TestDeleteRefusedWhileRunning(t *testing.T) {
 		must[*CommandExecution](t)(gone.StartCommand(ctx, id, "c", nil))
 		crash(gone)
 		// Seen from later, gone's heartbeat is stale.
-		s.now = func() time.Time { return time.Now().Add(time.Hour) }
-		defer func() { s.now = time.Now }()
+		s.setNow(func() time.Time { return time.Now().Add(time.Hour) })
+		defer s.setNow(time.Now)
 		tok, _, err := s.RequestDelete(ctx, id)
 		check(t, err)
 		check(t, s.ConfirmDelete(ctx, id, tok))
@@ -1032,5 +1033,23 @@ func TestSharedDataLimit(t *testing.T) {
 	}
 	if v, _, _ := s.GetSharedData(ctx, id, "k"); len(v) != maxSharedDataBytes {
 		t.Errorf("stored value: %d bytes, want %d", len(v), maxSharedDataBytes)
+	}
+}
+
+// TestClockMovesDuringHeartbeat moves a Store's clock while its heartbeat
+// runs, as the tests of stale owners do; under the race detector it fails
+// if the two touch the clock without synchronisation.
+func TestClockMovesDuringHeartbeat(t *testing.T) {
+	t.Parallel()
+	var beats atomic.Int32
+	s := newStore(t, openDB(t), Options{HeartbeatInterval: time.Millisecond, OnError: func(error) {}})
+	s.setNow(func() time.Time { beats.Add(1); return time.Now() })
+	deadline := time.Now().Add(30 * time.Second)
+	for beats.Load() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the heartbeat did not read the clock within 30 s")
+		}
+		s.setNow(func() time.Time { beats.Add(1); return time.Now().Add(time.Minute) })
+		time.Sleep(time.Millisecond)
 	}
 }

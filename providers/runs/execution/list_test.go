@@ -110,7 +110,7 @@ func TestListPages(t *testing.T) {
 		{"the other process dies: running until its heartbeat is stale", func() { crash(b) }, func(l []Summary) bool { return l[0].State == StateRunning }},
 		{"its heartbeat goes stale without any commit", func() {
 			later := time.Now().Add(10 * time.Hour)
-			a.now = func() time.Time { return later }
+			a.setNow(func() time.Time { return later })
 		}, func(l []Summary) bool { return l[0].State == StateInterrupted }},
 		{"this process's heartbeat records the interruption", func() { check(t, a.beat(ctx)) }, func(l []Summary) bool { return l[0].State == StateInterrupted }},
 	} {
@@ -129,7 +129,7 @@ func TestListPagesOrder(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{HeartbeatInterval: time.Hour})
 	at := time.Now()
-	s.now = func() time.Time { return at }
+	s.setNow(func() time.Time { return at })
 	var ids []string
 	create := func() {
 		ids = append(ids, must[*ExecutionState](t)(s.Create(ctx, "p", "", KeepCurrent())).SessionID)

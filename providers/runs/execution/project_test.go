@@ -45,7 +45,7 @@ func TestRetryKeepsFirstAttempt(t *testing.T) {
 	ctx := t.Context()
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
-	s.now = func() time.Time { return time.UnixMilli(clock.Load()).UTC() }
+	s.setNow(func() time.Time { return time.UnixMilli(clock.Load()).UTC() })
 	st := must[*ExecutionState](t)(s.Create(ctx, "shop", "go"))
 	first := s.now()
 	step(t, s, st.SessionID, "test", StatusFailed)

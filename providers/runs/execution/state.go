@@ -531,7 +531,9 @@ type Reader struct{ s *Store }
 // NewReader returns a Reader of db. It has nothing to close.
 func NewReader(db *storage.DB) *Reader {
 	host, _ := os.Hostname()
-	return &Reader{s: &Store{db: db, host: host, opts: Options{}.withDefaults(), now: time.Now}}
+	s := &Store{db: db, host: host, opts: Options{}.withDefaults()}
+	s.setNow(time.Now)
+	return &Reader{s: s}
 }
 
 // List returns every execution, newest first.
