@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // exactCases are texts on which the splitter is most likely to differ from
@@ -120,7 +120,7 @@ func exampleLibrary(t *testing.T) []string {
 // encodes text into starts. Its tokens spell invalid bytes as U+FFFD and
 // leave out the runes the pattern skips, so they are aligned with the text
 // rune by rune.
-func referenceStarts(t testing.TB, enc tokenizer.Codec, text string) []int {
+func referenceStarts(t testing.TB, enc *codec.Codec, text string) []int {
 	_, toks, err := enc.Encode(text)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func referenceStarts(t testing.TB, enc tokenizer.Codec, text string) []int {
 
 // checkExact fails t unless c counts text exactly as tiktoken-go does.
 func checkExact(t testing.TB, c *bpe, text string) {
-	want := referenceStarts(t, c.enc, text)
+	want := referenceStarts(t, c.codec(), text)
 	if got := c.Count(text); got != len(want) {
 		t.Fatalf("%s: Count(%.200q) = %d, tiktoken-go %d", c.name, text, got, len(want))
 	}
@@ -248,7 +248,7 @@ func TestCountConcurrent(t *testing.T) {
 		c.cache = newPieceCache()
 		want := make([]int, len(texts))
 		for i, text := range texts {
-			want[i] = len(referenceStarts(t, c.enc, text))
+			want[i] = len(referenceStarts(t, c.codec(), text))
 		}
 		var wg sync.WaitGroup
 		errs := make(chan string, 4*len(texts))

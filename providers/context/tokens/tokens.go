@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // Encoding names accepted by New.
@@ -45,9 +45,9 @@ type Counter interface {
 func New(name string) (Counter, error) {
 	switch name {
 	case "", O200kBase:
-		return newBPE(tokenizer.O200kBase)
+		return newBPE(O200kBase, splitO200k, codec.NewO200kBase), nil
 	case Cl100kBase:
-		return newBPE(tokenizer.Cl100kBase)
+		return newBPE(Cl100kBase, splitCl100k, codec.NewCl100kBase), nil
 	case Estimate:
 		return estimate{}, nil
 	}
@@ -60,37 +60,37 @@ func New(name string) (Counter, error) {
 // counters of the encoding.
 type bpe struct {
 	name  string
-	enc   tokenizer.Codec
+	codec func() *codec.Codec
 	split splitFunc
 	cache *pieceCache
 }
 
-// caches holds one piece cache per encoding for the whole process. A
-// piece's tokens depend on the encoding alone, like the vocabulary that
-// tokenizer.Get shares, so every counter of an encoding shares the cache:
-// a library rebuilt after a configuration change starts warm.
+// encodings holds what all counters of an encoding share for the whole
+// process. A piece's tokens depend on the encoding alone, so the piece
+// cache is shared: a library rebuilt after a configuration change starts
+// warm. The codec is made on first use: building its vocabulary map costs
+// tens of milliseconds, which a process that only validates a
+// configuration need not spend. A codec only reads its tables, so
+// counters share it too.
 var (
-	cachesMu sync.Mutex
-	caches   = map[tokenizer.Encoding]*pieceCache{}
+	encodingsMu sync.Mutex
+	encodings   = map[string]*bpe{}
 )
 
-func newBPE(e tokenizer.Encoding) (Counter, error) {
-	enc, err := tokenizer.Get(e)
-	if err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: %w", e, err)
+// newBPE returns the counter of the encoding name. newCodec is reached
+// only from New, not from a package variable, so that the linker drops the
+// vocabularies from programs that never call New, and naming the two
+// codecs, rather than asking tokenizer.Get, drops those of the encodings
+// New does not offer.
+func newBPE(name string, split splitFunc, newCodec func() *codec.Codec) *bpe {
+	encodingsMu.Lock()
+	defer encodingsMu.Unlock()
+	b := encodings[name]
+	if b == nil {
+		b = &bpe{name: name, codec: sync.OnceValue(newCodec), split: split, cache: newPieceCache()}
+		encodings[name] = b
 	}
-	split := splitO200k
-	if e == tokenizer.Cl100kBase {
-		split = splitCl100k
-	}
-	cachesMu.Lock()
-	defer cachesMu.Unlock()
-	c := caches[e]
-	if c == nil {
-		c = newPieceCache()
-		caches[e] = c
-	}
-	return &bpe{name: string(e), enc: enc, split: split, cache: c}, nil
+	return b
 }
 
 func (b *bpe) Name() string { return b.name }
@@ -189,7 +189,7 @@ func (b *bpe) encodePiece(piece string) []int {
 		spelled, at = spellRunes(piece)
 	}
 	// Encode fails only on invalid UTF-8 in strict mode; spelled is valid.
-	_, toks, _ := b.enc.Encode(spelled)
+	_, toks, _ := b.codec().Encode(spelled)
 	starts := make([]int, len(toks))
 	off := 0
 	for k, t := range toks {
