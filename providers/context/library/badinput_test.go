@@ -98,16 +98,19 @@ func TestRandomText(t *testing.T) {
 	pieces := []string{"---\n", "# ", "## ", "```", "~~~", "\n", "\r\n", "python:", "good", "#Part", "[x](", ")", "../", ".md",
 		"getReference(\"", "\", \"", "\")", "| a | b |\n|---|---|\n", "id: ", "sections:\n  - name: ", "\xff\xfe", "é", "`", "<!--", "-->", ":", "\t"}
 	r := rand.New(rand.NewPCG(3, 4))
+	// One tree, its two files rewritten for each case: a fresh tree per
+	// case would create 1,400 inodes, and each Load reads the disk anew.
+	dir := fsguardtest.TempTree(t, map[string]string{"context/python/good.md": goodTopic})
 	for i := range 200 {
 		var b strings.Builder
 		for range r.IntN(200) {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 		}
-		l := loadTree(t, map[string]string{
-			"context/python/x.md":    b.String(),
-			"context/python/good.md": goodTopic,
-			"commands/c.md":          b.String(),
+		fsguardtest.WriteTree(t, dir, map[string]string{
+			"context/python/x.md": b.String(),
+			"commands/c.md":       b.String(),
 		})
+		l := load(t, dir, nil)
 		l.Snapshot().DiagnoseAll(t.Context())
 		for _, f := range l.Snapshot().Files() {
 			for _, ref := range f.Refs.All() {

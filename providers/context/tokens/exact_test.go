@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // exactCases are texts on which the splitter is most likely to differ from
@@ -24,6 +24,7 @@ var exactCases = []string{
 	"# Title\r\n\r\nSome text.\r\n",
 	"line one\nline two\n\n\n   indented\n\t\ttabbed\n",
 	"trailing spaces   \n  \n\t \n",
+	"\n \n", "\n\n \n\n", " \n \n\r\n  \n\t\n x", "\u2028 \n\u0085\n\v\n ",
 	"ends in spaces   ",
 	"   ",
 	" \t \u00a0 \u3000 x",
@@ -49,6 +50,7 @@ var exactCases = []string{
 	"!!!???... ,,, ;;; --> <!-- -->\r\n\r\n",
 	strings.Repeat("a", 300) + " " + strings.Repeat("ab ", 40) + strings.Repeat(" ", 100) + "x",
 	strings.Repeat("-", 200) + "\n" + strings.Repeat("=", 70),
+	strings.Repeat("Pneumonoultramicroscopic", 20) + " " + strings.Repeat("\xffé", 150),
 }
 
 // categoryRunes returns a few runes of every Unicode category and script
@@ -120,7 +122,7 @@ func exampleLibrary(t *testing.T) []string {
 // encodes text into starts. Its tokens spell invalid bytes as U+FFFD and
 // leave out the runes the pattern skips, so they are aligned with the text
 // rune by rune.
-func referenceStarts(t testing.TB, enc tokenizer.Codec, text string) []int {
+func referenceStarts(t testing.TB, enc *codec.Codec, text string) []int {
 	_, toks, err := enc.Encode(text)
 	if err != nil {
 		t.Fatal(err)
@@ -161,9 +163,45 @@ func referenceStarts(t testing.TB, enc tokenizer.Codec, text string) []int {
 	return starts
 }
 
+// reference returns tiktoken-go's codec of an encoding, made once.
+var reference = func() func(name string) *codec.Codec {
+	codecs := map[string]func() *codec.Codec{
+		O200kBase:  sync.OnceValue(codec.NewO200kBase),
+		Cl100kBase: sync.OnceValue(codec.NewCl100kBase),
+	}
+	return func(name string) *codec.Codec { return codecs[name]() }
+}()
+
+// TestRanksMatchTiktoken checks the embedded vocabularies against
+// tiktoken-go's, rank by rank.
+func TestRanksMatchTiktoken(t *testing.T) {
+	t.Parallel()
+	for _, c := range bpeCounters(t) {
+		v := c.vocab()
+		tokens := make(map[uint32]string, len(v))
+		for tok, r := range v {
+			tokens[r] = tok
+		}
+		n := 0
+		for r := range uint32(len(v) + 1000) {
+			want, err := reference(c.name).Decode([]uint{uint(r)})
+			got, ok := tokens[r]
+			if err == nil {
+				n++
+			}
+			if ok != (err == nil) || got != want {
+				t.Fatalf("%s: rank %d is %q (%v), tiktoken-go %q (%v)", c.name, r, got, ok, want, err)
+			}
+		}
+		if n != len(v) {
+			t.Errorf("%s: %d tokens, tiktoken-go %d", c.name, len(v), n)
+		}
+	}
+}
+
 // checkExact fails t unless c counts text exactly as tiktoken-go does.
 func checkExact(t testing.TB, c *bpe, text string) {
-	want := referenceStarts(t, c.enc, text)
+	want := referenceStarts(t, reference(c.name), text)
 	if got := c.Count(text); got != len(want) {
 		t.Fatalf("%s: Count(%.200q) = %d, tiktoken-go %d", c.name, text, got, len(want))
 	}
@@ -248,7 +286,7 @@ func TestCountConcurrent(t *testing.T) {
 		c.cache = newPieceCache()
 		want := make([]int, len(texts))
 		for i, text := range texts {
-			want[i] = len(referenceStarts(t, c.enc, text))
+			want[i] = len(referenceStarts(t, reference(c.name), text))
 		}
 		var wg sync.WaitGroup
 		errs := make(chan string, 4*len(texts))

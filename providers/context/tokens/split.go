@@ -21,7 +21,9 @@ import (
 //   - the ASCII bitmaps of the two negated classes leave out DEL (U+007F),
 //     so DEL matches no alternative and is skipped: it is in no piece;
 //   - the engine matches runes, so an invalid UTF-8 byte is U+FFFD (a
-//     symbol) and the piece holding it is spelled with U+FFFD.
+//     symbol) and the piece holding it is spelled with U+FFFD;
+//   - \s*[\r\n]+ ends with the first run of line breaks: "\n \n" is two
+//     pieces, "\n" and " \n".
 
 // Rune classes, as bits.
 const (
@@ -262,7 +264,7 @@ func spaces(s string, i int, c0 uint8) int {
 	afterNL, last, e := -1, i, i
 	for e < len(s) {
 		c, w := classAt(s, e)
-		if c&cS == 0 {
+		if c&cS == 0 || c&cNL == 0 && afterNL >= 0 {
 			break
 		}
 		last = e
@@ -273,7 +275,7 @@ func spaces(s string, i int, c0 uint8) int {
 	}
 	switch {
 	case afterNL >= 0:
-		// \s* backtracks to the last line break, which [\r\n]+ takes.
+		// \s*[\r\n]+ ends with the first run of line breaks.
 		return afterNL
 	case e == len(s):
 		return e

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // Encoding names accepted by New.
@@ -45,9 +43,9 @@ type Counter interface {
 func New(name string) (Counter, error) {
 	switch name {
 	case "", O200kBase:
-		return newBPE(tokenizer.O200kBase)
+		return newBPE(O200kBase, splitO200k, func() vocab { return parseRanks(o200kRanks) }), nil
 	case Cl100kBase:
-		return newBPE(tokenizer.Cl100kBase)
+		return newBPE(Cl100kBase, splitCl100k, func() vocab { return parseRanks(cl100kRanks) }), nil
 	case Estimate:
 		return estimate{}, nil
 	}
@@ -56,41 +54,37 @@ func New(name string) (Counter, error) {
 
 // bpe counts tokens exactly as tiktoken-go does, faster: split finds the
 // pieces in place (see split.go), and the token offsets of each distinct
-// short piece come from the codec once and then from a cache shared by all
-// counters of the encoding.
+// short piece come from byte-pair encoding once and then from a cache
+// shared by all counters of the encoding.
 type bpe struct {
 	name  string
-	enc   tokenizer.Codec
+	vocab func() vocab
 	split splitFunc
 	cache *pieceCache
 }
 
-// caches holds one piece cache per encoding for the whole process. A
-// piece's tokens depend on the encoding alone, like the vocabulary that
-// tokenizer.Get shares, so every counter of an encoding shares the cache:
-// a library rebuilt after a configuration change starts warm.
+// encodings holds the process's one counter of each encoding. A piece's
+// tokens depend on the encoding alone, so the piece cache is shared: a
+// library rebuilt after a configuration change starts warm. The
+// vocabulary is read on first use: building its map costs tens of
+// milliseconds, which a process that only validates a configuration need
+// not spend.
 var (
-	cachesMu sync.Mutex
-	caches   = map[tokenizer.Encoding]*pieceCache{}
+	encodingsMu sync.Mutex
+	encodings   = map[string]*bpe{}
 )
 
-func newBPE(e tokenizer.Encoding) (Counter, error) {
-	enc, err := tokenizer.Get(e)
-	if err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: %w", e, err)
+// newBPE returns the counter of the encoding name, whose vocabulary
+// load reads.
+func newBPE(name string, split splitFunc, load func() vocab) *bpe {
+	encodingsMu.Lock()
+	defer encodingsMu.Unlock()
+	b := encodings[name]
+	if b == nil {
+		b = &bpe{name: name, vocab: sync.OnceValue(load), split: split, cache: newPieceCache()}
+		encodings[name] = b
 	}
-	split := splitO200k
-	if e == tokenizer.Cl100kBase {
-		split = splitCl100k
-	}
-	cachesMu.Lock()
-	defer cachesMu.Unlock()
-	c := caches[e]
-	if c == nil {
-		c = newPieceCache()
-		caches[e] = c
-	}
-	return &bpe{name: string(e), enc: enc, split: split, cache: c}, nil
+	return b
 }
 
 func (b *bpe) Name() string { return b.name }
@@ -184,26 +178,20 @@ func (b *bpe) cached(piece string) *cacheEntry {
 // piece alone splits into itself: the pattern reads past a piece only in
 // (?!\S), and at the end of the text that holds.
 func (b *bpe) encodePiece(piece string) []int {
-	spelled, at := piece, []int(nil)
-	if !utf8.ValidString(piece) {
-		spelled, at = spellRunes(piece)
+	if utf8.ValidString(piece) {
+		return b.vocab().merge(piece)
 	}
-	// Encode fails only on invalid UTF-8 in strict mode; spelled is valid.
-	_, toks, _ := b.enc.Encode(spelled)
-	starts := make([]int, len(toks))
-	off := 0
-	for k, t := range toks {
-		starts[k] = off
-		if at != nil {
-			starts[k] = at[off]
-		}
-		off += len(t)
+	// The tokens spell each invalid byte as U+FFFD.
+	spelled, at := spellRunes(piece)
+	starts := b.vocab().merge(spelled)
+	for k, s := range starts {
+		starts[k] = at[s]
 	}
 	return starts
 }
 
 // spellRunes returns piece with each invalid byte replaced by U+FFFD, as
-// the codec spells the pieces it matches, and for each byte of the result
+// tiktoken-go spells the pieces it matches, and for each byte of the result
 // (and its end) the offset in piece of the byte it comes from.
 func spellRunes(piece string) (string, []int) {
 	var sb strings.Builder

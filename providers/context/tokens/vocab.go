@@ -1,0 +1,169 @@
+package tokens
+
+import (
+	_ "embed"
+	"encoding/binary"
+)
+
+//go:generate go run gen_ranks.go
+
+// The vocabularies of the BPE encodings, from tiktoken-go's (see
+// gen_ranks.go): for each rank from 0, the token's length as a uvarint and
+// its bytes, or length 0 for a rank no token has. Embedded bytes cost the
+// linker nothing, unlike a Go map literal of 200,000 strings.
+var (
+	//go:embed o200k_base.ranks
+	o200kRanks string
+	//go:embed cl100k_base.ranks
+	cl100kRanks string
+)
+
+// vocab maps each token of an encoding to its rank.
+type vocab map[string]uint32
+
+// noRank is the rank of a pair of parts that is not a token.
+const noRank = ^uint32(0)
+
+// parseRanks returns the vocabulary that a rank file holds. Its keys are
+// substrings of data.
+func parseRanks(data string) vocab {
+	// Tokens average 7 bytes.
+	v := make(vocab, len(data)/8)
+	for r := uint32(0); len(data) > 0; r++ {
+		n, w := binary.Uvarint([]byte(data[:min(len(data), binary.MaxVarintLen64)]))
+		if w <= 0 || uint64(len(data)-w) < n {
+			panic("tokens: corrupt rank file")
+		}
+		if n > 0 {
+			v[data[w:w+int(n)]] = r
+		}
+		data = data[w+int(n):]
+	}
+	return v
+}
+
+// merge returns the offsets in piece, a non-empty piece of a split, at
+// which its tokens start. Byte-pair encoding starts from single bytes and
+// merges, while some pair of adjacent parts spells a token, the pair whose
+// token has the lowest rank, the leftmost of equals. A heap of candidate
+// pairs keeps the cost at O(n log n) for the long pieces the cache does not
+// hold.
+func (v vocab) merge(piece string) []int {
+	if _, ok := v[piece]; ok {
+		return []int{0}
+	}
+	n := int32(len(piece))
+	// The parts are a list of their start offsets: next and prev link
+	// them, n ends the last. rank[i] is the rank of merging the part at i
+	// with the next one.
+	next := make([]int32, n+1)
+	prev := make([]int32, n+1)
+	rank := make([]uint32, n+1)
+	for i := range n + 1 {
+		next[i], prev[i], rank[i] = i+1, i-1, noRank
+	}
+	next[n] = -1
+	rankAt := func(i int32) uint32 {
+		j := next[i]
+		if j < 0 || next[j] < 0 {
+			return noRank
+		}
+		if r, ok := v[piece[i:next[j]]]; ok {
+			return r
+		}
+		return noRank
+	}
+	h := make(pairHeap, 0, n)
+	for i := int32(0); i+2 <= n; i++ {
+		if rank[i] = rankAt(i); rank[i] != noRank {
+			h = append(h, pair{rank[i], i})
+		}
+	}
+	h.init()
+	for len(h) > 0 {
+		top := h.pop()
+		i := top.at
+		// A pair whose left part has merged since, or was merged into
+		// the part before, is stale.
+		if rank[i] != top.rank {
+			continue
+		}
+		j := next[i]
+		k := next[j]
+		rank[j] = noRank
+		next[i] = k
+		if k >= 0 {
+			prev[k] = i
+		}
+		for _, b := range [2]int32{i, prev[i]} {
+			if b < 0 {
+				continue
+			}
+			if rank[b] = rankAt(b); rank[b] != noRank {
+				h.push(pair{rank[b], b})
+			}
+		}
+	}
+	var starts []int
+	for i := int32(0); i != n; i = next[i] {
+		starts = append(starts, int(i))
+	}
+	return starts
+}
+
+// pair is a candidate merge: the part at offset at with the next, whose
+// concatenation is the token of rank rank.
+type pair struct {
+	rank uint32
+	at   int32
+}
+
+// pairHeap is a binary min-heap of pairs by rank, then offset.
+type pairHeap []pair
+
+func (h pairHeap) less(a, b int) bool {
+	return h[a].rank < h[b].rank || h[a].rank == h[b].rank && h[a].at < h[b].at
+}
+
+func (h pairHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *pairHeap) push(p pair) {
+	*h = append(*h, p)
+	for i := len(*h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		(*h)[i], (*h)[parent] = (*h)[parent], (*h)[i]
+		i = parent
+	}
+}
+
+func (h *pairHeap) pop() pair {
+	old := *h
+	top := old[0]
+	old[0] = old[len(old)-1]
+	*h = old[:len(old)-1]
+	h.down(0)
+	return top
+}
+
+func (h pairHeap) down(i int) {
+	for {
+		least := i
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < len(h) && h.less(c, least) {
+				least = c
+			}
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
+}
