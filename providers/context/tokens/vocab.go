@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"container/heap"
 	_ "embed"
 	"encoding/binary"
 )
@@ -79,9 +80,9 @@ func (v vocab) merge(piece string) []int {
 			h = append(h, pair{rank[i], i})
 		}
 	}
-	h.init()
+	heap.Init(&h)
 	for len(h) > 0 {
-		top := h.pop()
+		top := heap.Pop(&h).(pair)
 		i := top.at
 		// A pair whose left part has merged since, or was merged into
 		// the part before, is stale.
@@ -100,7 +101,7 @@ func (v vocab) merge(piece string) []int {
 				continue
 			}
 			if rank[b] = rankAt(b); rank[b] != noRank {
-				h.push(pair{rank[b], b})
+				heap.Push(&h, pair{rank[b], b})
 			}
 		}
 	}
@@ -118,52 +119,22 @@ type pair struct {
 	at   int32
 }
 
-// pairHeap is a binary min-heap of pairs by rank, then offset.
+// pairHeap is a container/heap of pairs by rank, then offset.
 type pairHeap []pair
 
-func (h pairHeap) less(a, b int) bool {
+func (h pairHeap) Len() int { return len(h) }
+
+func (h pairHeap) Less(a, b int) bool {
 	return h[a].rank < h[b].rank || h[a].rank == h[b].rank && h[a].at < h[b].at
 }
 
-func (h pairHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
+func (h pairHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
 
-func (h *pairHeap) push(p pair) {
-	*h = append(*h, p)
-	for i := len(*h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h.less(i, parent) {
-			break
-		}
-		(*h)[i], (*h)[parent] = (*h)[parent], (*h)[i]
-		i = parent
-	}
-}
+func (h *pairHeap) Push(p any) { *h = append(*h, p.(pair)) }
 
-func (h *pairHeap) pop() pair {
+func (h *pairHeap) Pop() any {
 	old := *h
-	top := old[0]
-	old[0] = old[len(old)-1]
+	p := old[len(old)-1]
 	*h = old[:len(old)-1]
-	h.down(0)
-	return top
-}
-
-func (h pairHeap) down(i int) {
-	for {
-		least := i
-		for _, c := range [2]int{2*i + 1, 2*i + 2} {
-			if c < len(h) && h.less(c, least) {
-				least = c
-			}
-		}
-		if least == i {
-			return
-		}
-		h[i], h[least] = h[least], h[i]
-		i = least
-	}
+	return p
 }
