@@ -92,16 +92,11 @@ func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	case refs.PathForm:
 		return l.resolvePath(f, r, suggest)
 	}
-	name := strings.TrimSuffix(r.Topic, ".md")
-	d, ok := l.domains[r.Domain]
-	if !ok {
+	d, t, name := l.named(r)
+	if d == nil {
 		return l.unknownDomain(r.Domain, r.Domain+"/"+name, suggest)
 	}
-	t, ok := l.topics.lookup(r.Domain + "/" + name)
-	if !ok {
-		t, ok = l.aliases[r.Domain+"/"+name]
-	}
-	if !ok {
+	if t == nil {
 		var cands []string
 		if suggest {
 			cands = Suggest(name, d.TopicNames(), 3)
@@ -112,6 +107,23 @@ func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 			Missing:    r.Domain + "/" + name}
 	}
 	return withSection(t, r.Section, suggest)
+}
+
+// named returns the domain and the topic (by id or alias) a topic-form
+// reference names, and the topic name as written without ".md"; d is nil
+// when the domain does not exist, t when the domain has no such topic.
+func (l *Snapshot) named(r refs.Ref) (d *Domain, t *Topic, name string) {
+	name = strings.TrimSuffix(r.Topic, ".md")
+	d, ok := l.domains[r.Domain]
+	if !ok {
+		return nil, nil, name
+	}
+	id := r.Domain + "/" + name
+	t, ok = l.topics.lookup(id)
+	if !ok {
+		t = l.aliases[id]
+	}
+	return d, t, name
 }
 
 // withSection resolves the section part of a reference to topic t.
@@ -543,25 +555,48 @@ func (l *Snapshot) references(id string) []Location {
 		return strings.TrimSuffix(b, path.Ext(b))
 	}
 	want := stem(t.Path)
-	var out []Location
+	// The hits are gathered first and unpacked once into a list of their
+	// exact length: a Location is large, and growing a list of tens of
+	// thousands of them costs more than finding them.
+	type hit struct {
+		f *File
+		i int
+	}
+	var hits []hit
 	for _, p := range sorted {
 		f := l.files.get(p)
 		if f == nil {
 			continue
 		}
-		for _, r := range f.Refs.All() {
+		for i, r := range f.Refs.All() {
 			if r.Form == refs.DomainForm {
 				continue
 			}
-			if r.Form == refs.PathForm && stem(r.Path) != want {
+			if r.Form != refs.PathForm {
+				// A topic-form reference resolves to the topic it names,
+				// whether or not its section exists: no need to build the
+				// failure that resolving a missing section would.
+				if d, named, _ := l.named(r); d != nil && named == t {
+					hits = append(hits, hit{f, i})
+				}
+				continue
+			}
+			if stem(r.Path) != want {
 				continue
 			}
 			// No suggestions: a reference that fails names no topic here,
 			// and looking for close names costs more than the resolving.
 			if tg := l.resolveWith(f, r, false); tg.Topic == t && (tg.OK() || tg.Failed == PartSection) {
-				out = append(out, Location{File: f, Ref: r})
+				hits = append(hits, hit{f, i})
 			}
 		}
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	out := make([]Location, len(hits))
+	for j, h := range hits {
+		out[j] = Location{File: h.f, Ref: h.f.Refs.At(h.i)}
 	}
 	return out
 }
