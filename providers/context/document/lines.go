@@ -251,16 +251,22 @@ func (l *Lines) Position(off int, enc Encoding) Position {
 }
 
 func (l *Lines) position(t []byte, off int, enc Encoding) Position {
+	p, _ := l.positionEnd(t, off, enc)
+	return p
+}
+
+// positionEnd is position, and the end of the content of the position's
+// line.
+func (l *Lines) positionEnd(t []byte, off int, enc Encoding) (Position, int) {
 	off = min(max(off, 0), len(t))
 	line := 0
 	if off > 0 {
 		line = l.lineOf(t, off)
 	}
 	start := l.start(t, line)
-	if e := lineEnd(t, start); off > e {
-		off = e
-	}
-	return Position{Line: line, Character: units(t[start:off], enc)}
+	e := lineEnd(t, start)
+	off = min(off, e)
+	return Position{Line: line, Character: units(t[start:off], enc)}, e
 }
 
 // Range converts a byte span into a range in the given encoding.
@@ -269,7 +275,15 @@ func (l *Lines) Range(s Span, enc Encoding) Range {
 	if !ok {
 		return Range{Start: Position{Line: l.LineOf(s.Start)}, End: Position{Line: l.LineOf(s.End)}}
 	}
-	return Range{Start: l.position(t, s.Start, enc), End: l.position(t, s.End, enc)}
+	start, e := l.positionEnd(t, s.Start, enc)
+	// A span within one line (most are) ends where it starts plus its own
+	// width: no second look-up of the line. The start must begin a
+	// character, so that counting from it counts what counting the line
+	// from its start would.
+	if 0 <= s.Start && s.Start <= s.End && s.End <= e && (s.Start == len(t) || utf8.RuneStart(t[s.Start])) {
+		return Range{Start: start, End: Position{Line: start.Line, Character: start.Character + units(t[s.Start:s.End], enc)}}
+	}
+	return Range{Start: start, End: l.position(t, s.End, enc)}
 }
 
 // Offset converts a position into a byte offset. A line beyond the text is

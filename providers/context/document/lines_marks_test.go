@@ -93,3 +93,54 @@ func BenchmarkLinesPosition(b *testing.B) {
 		})
 	}
 }
+
+// TestLinesRange: Range is the Position of each end of the span, for
+// every span of texts with multi-byte and astral characters, invalid
+// bytes and CRLF line ends, spans that start or end inside a character,
+// cross lines or leave the text, in every encoding.
+func TestLinesRange(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"",
+		"abc",
+		"a\r\nbé\n😀x\r\n\n\xff\xe9z",
+		strings.Repeat("é😀 ab\n", 2*linesPerMark+3) + "\xe2\x82",
+	}
+	for _, text := range texts {
+		full := NewLines([]byte(text))
+		compact := NewLines([]byte(text))
+		compact.compact()
+		for _, l := range []*Lines{full, compact} {
+			for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
+				for start := -1; start <= len(text)+1; start++ {
+					for end := start - 1; end <= len(text)+1; end++ {
+						s := Span{Start: start, End: end}
+						want := Range{Start: l.Position(start, enc), End: l.Position(end, enc)}
+						if got := l.Range(s, enc); got != want {
+							t.Fatalf("%q: Range(%v, %v) = %v, want %v", text, s, enc, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkLinesRange converts spans of a few words, spread over a 4 MB
+// text of short lines, to ranges with a compact index.
+func BenchmarkLinesRange(b *testing.B) {
+	text := []byte(strings.Repeat("- a short line of text, é\n", (4<<20)/27))
+	rng := rand.New(rand.NewPCG(3, 4))
+	spans := make([]Span, 1024)
+	for i := range spans {
+		start := rng.IntN(len(text) - 10)
+		spans[i] = Span{Start: start, End: start + 8}
+	}
+	l := NewLines(text)
+	l.compact()
+	i := 0
+	for b.Loop() {
+		l.Range(spans[i%len(spans)], UTF16)
+		i++
+	}
+}
