@@ -27,7 +27,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		if d := t.Declared(); d > 0 {
 			label += fmt.Sprintf(" (%s declared)", present.Thousands(d))
 		}
-		n := len(v.lib.References(t.ID))
+		_, n := v.lib.FirstReferences(t.ID, 0)
 		label += fmt.Sprintf(" · %d reference%s", n, present.Plural(n))
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
 	}

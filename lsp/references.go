@@ -35,17 +35,19 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 		return []protocol.Location{}, nil
 	}
 	var locs []library.Location
+	var found int
 	switch {
 	case target.Kind == library.DomainTarget && target.Domain != nil:
 		locs = v.lib.DomainReferences(target.Domain.Name)
+		found = len(locs)
+		locs = locs[:min(found, maxReferences)]
 	case target.Topic != nil:
-		locs = v.lib.References(target.Topic.ID)
+		locs, found = v.lib.FirstReferences(target.Topic.ID, maxReferences)
 	default:
 		return []protocol.Location{}, nil
 	}
-	if len(locs) > maxReferences {
-		s.stderr.Debug("references: answering the first of many", "listed", maxReferences, "found", len(locs))
-		locs = locs[:maxReferences]
+	if found > len(locs) {
+		s.stderr.Debug("references: answering the first of many", "listed", len(locs), "found", found)
 	}
 	out := make([]protocol.Location, 0, len(locs)+1)
 	if params.Context.IncludeDeclaration && target.Topic != nil {

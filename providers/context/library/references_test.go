@@ -50,8 +50,19 @@ func TestReferencesAgreeWithResolve(t *testing.T) {
 					}
 				}
 				var got []string
-				for _, loc := range l.Snapshot().References(tp.ID) {
+				all := l.Snapshot().References(tp.ID)
+				for _, loc := range all {
 					got = append(got, fmt.Sprint(loc.File.Rel, loc.Ref.Span))
+				}
+				for _, n := range []int{-1, 0, 1, len(all) - 1, len(all), len(all) + 1} {
+					want := all
+					if n >= 0 && n < len(all) {
+						want = all[:n]
+					}
+					first, total := l.Snapshot().FirstReferences(tp.ID, n)
+					if total != len(all) || !slices.Equal(first, want) {
+						t.Errorf("FirstReferences(%s, %d) = %d of %d, want the first of References' %d", tp.ID, n, len(first), total, len(all))
+					}
 				}
 				slices.Sort(want)
 				slices.Sort(got)

@@ -525,15 +525,25 @@ type Location struct {
 // References returns every reference in the workspace that resolves to
 // topic id (to the topic or one of its sections), ordered by file and
 // position.
-func (l *Snapshot) References(id string) []Location { return l.references(id) }
+func (l *Snapshot) References(id string) []Location {
+	locs, _ := l.references(id, -1)
+	return locs
+}
 
-func (l *Snapshot) references(id string) []Location {
+// FirstReferences returns the first n locations References(id) returns
+// (all of them when n is negative) and how many it returns in all, without
+// building the others: an editor lists a few thousand and counts the rest.
+func (l *Snapshot) FirstReferences(id string, n int) ([]Location, int) {
+	return l.references(id, n)
+}
+
+func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 	t := l.topics.get(id)
 	if t == nil {
 		t = l.aliases[id]
 	}
 	if t == nil {
-		return nil
+		return nil, 0
 	}
 	paths := map[string]bool{}
 	for _, k := range []string{t.ID, "*/" + path.Base(t.Name), alias(t)} {
@@ -591,14 +601,18 @@ func (l *Snapshot) references(id string) []Location {
 			}
 		}
 	}
-	if len(hits) == 0 {
-		return nil
+	n := len(hits)
+	if limit >= 0 {
+		n = min(n, limit)
 	}
-	out := make([]Location, len(hits))
-	for j, h := range hits {
+	if n == 0 {
+		return nil, len(hits)
+	}
+	out := make([]Location, n)
+	for j, h := range hits[:n] {
 		out[j] = Location{File: h.f, Ref: h.f.Refs.At(h.i)}
 	}
-	return out
+	return out, len(hits)
 }
 
 // DomainReferences returns every domain-form reference to a domain.

@@ -31,7 +31,7 @@ func renderModel(m *Snapshot) string {
 	}) {
 		t := m.topics.get(id)
 		fmt.Fprintf(&b, "topic %s %s tokens=%d sections=%d\n", id, t.RelPath, t.Tokens, len(t.Sections))
-		for _, loc := range m.references(id) {
+		for _, loc := range m.References(id) {
 			fmt.Fprintf(&b, "  referred by %s at %v\n", loc.File.Rel, loc.Ref.Span)
 		}
 	}
