@@ -92,3 +92,16 @@ func BenchmarkCountSpansMarkdown(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseRanks measures building a vocabulary from its rank file,
+// which every process that counts tokens does once.
+func BenchmarkParseRanks(b *testing.B) {
+	for _, e := range []struct{ name, data string }{{O200kBase, o200kRanks}, {Cl100kBase, cl100kRanks}} {
+		b.Run(e.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				parseRanks(e.data)
+			}
+		})
+	}
+}

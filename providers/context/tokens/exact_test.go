@@ -178,14 +178,14 @@ func TestRanksMatchTiktoken(t *testing.T) {
 	t.Parallel()
 	for _, c := range bpeCounters(t) {
 		v := c.vocab()
-		tokens := make(map[uint32]string, len(v))
-		for tok, r := range v {
-			tokens[r] = tok
-		}
 		n := 0
-		for r := range uint32(len(v) + 1000) {
+		for r := range uint32(len(v.start) + 1000) {
 			want, err := reference(c.name).Decode([]uint{uint(r)})
-			got, ok := tokens[r]
+			got, ok := "", false
+			if int(r) < len(v.start) {
+				got = v.token(r)
+				ok = got != "" && v.rank(got) == r
+			}
 			if err == nil {
 				n++
 			}
@@ -193,8 +193,13 @@ func TestRanksMatchTiktoken(t *testing.T) {
 				t.Fatalf("%s: rank %d is %q (%v), tiktoken-go %q (%v)", c.name, r, got, ok, want, err)
 			}
 		}
-		if n != len(v) {
-			t.Errorf("%s: %d tokens, tiktoken-go %d", c.name, len(v), n)
+		if n != v.len() {
+			t.Errorf("%s: %d tokens, tiktoken-go %d", c.name, v.len(), n)
+		}
+		for _, s := range []string{"", "\x00\x00\x00\x00\x00\x00\x00\x00", "not one token at all"} {
+			if r := v.rank(s); r != noRank {
+				t.Errorf("%s: %q has rank %d", c.name, s, r)
+			}
 		}
 	}
 }

@@ -43,9 +43,9 @@ type Counter interface {
 func New(name string) (Counter, error) {
 	switch name {
 	case "", O200kBase:
-		return newBPE(O200kBase, splitO200k, func() vocab { return parseRanks(o200kRanks) }), nil
+		return newBPE(O200kBase, splitO200k, func() *vocab { return parseRanks(o200kRanks) }), nil
 	case Cl100kBase:
-		return newBPE(Cl100kBase, splitCl100k, func() vocab { return parseRanks(cl100kRanks) }), nil
+		return newBPE(Cl100kBase, splitCl100k, func() *vocab { return parseRanks(cl100kRanks) }), nil
 	case Estimate:
 		return estimate{}, nil
 	}
@@ -58,7 +58,7 @@ func New(name string) (Counter, error) {
 // shared by all counters of the encoding.
 type bpe struct {
 	name  string
-	vocab func() vocab
+	vocab func() *vocab
 	split splitFunc
 	cache *pieceCache
 }
@@ -76,7 +76,7 @@ var (
 
 // newBPE returns the counter of the encoding name, whose vocabulary
 // load reads.
-func newBPE(name string, split splitFunc, load func() vocab) *bpe {
+func newBPE(name string, split splitFunc, load func() *vocab) *bpe {
 	encodingsMu.Lock()
 	defer encodingsMu.Unlock()
 	b := encodings[name]

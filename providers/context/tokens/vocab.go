@@ -4,6 +4,9 @@ import (
 	"container/heap"
 	_ "embed"
 	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"math/bits"
 )
 
 //go:generate go run gen_ranks.go
@@ -19,29 +22,82 @@ var (
 	cl100kRanks string
 )
 
-// vocab maps each token of an encoding to its rank.
-type vocab map[string]uint32
+// vocab maps each token of an encoding to its rank. It is an
+// open-addressing hash table over the rank file rather than a Go map of
+// 200,000 strings: each process that counts tokens builds it, and a map
+// took several times as long to build and as much memory.
+type vocab struct {
+	data string
+	// start and size locate the token of each rank in data; size 0 marks
+	// a rank no token has.
+	start []uint32
+	size  []uint8
+	// slots holds rank+1 of the token hashed there, 0 when empty; its
+	// length is a power of two at least twice the number of tokens.
+	slots []uint32
+	seed  maphash.Seed
+	count int
+}
 
 // noRank is the rank of a pair of parts that is not a token.
 const noRank = ^uint32(0)
 
-// parseRanks returns the vocabulary that a rank file holds. Its keys are
+// parseRanks returns the vocabulary that a rank file holds. Its tokens are
 // substrings of data.
-func parseRanks(data string) vocab {
+func parseRanks(data string) *vocab {
+	v := &vocab{data: data, seed: maphash.MakeSeed()}
 	// Tokens average 7 bytes.
-	v := make(vocab, len(data)/8)
-	for r := uint32(0); len(data) > 0; r++ {
-		n, w := binary.Uvarint([]byte(data[:min(len(data), binary.MaxVarintLen64)]))
-		if w <= 0 || uint64(len(data)-w) < n {
+	v.start = make([]uint32, 0, len(data)/7)
+	v.size = make([]uint8, 0, len(data)/7)
+	for at := 0; at < len(data); {
+		n, w := binary.Uvarint([]byte(data[at:min(len(data), at+binary.MaxVarintLen64)]))
+		if w <= 0 || uint64(len(data)-at-w) < n || n > math.MaxUint8 {
 			panic("tokens: corrupt rank file")
 		}
+		at += w
+		v.start = append(v.start, uint32(at))
+		v.size = append(v.size, uint8(n))
 		if n > 0 {
-			v[data[w:w+int(n)]] = r
+			v.count++
 		}
-		data = data[w+int(n):]
+		at += int(n)
+	}
+	v.slots = make([]uint32, max(16, 2<<bits.Len(uint(v.count))))
+	mask := uint64(len(v.slots) - 1)
+	for r, n := range v.size {
+		if n == 0 {
+			continue
+		}
+		i := maphash.String(v.seed, v.token(uint32(r))) & mask
+		for v.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		v.slots[i] = uint32(r) + 1
 	}
 	return v
 }
+
+// token returns the token of rank r, "" for a rank no token has.
+func (v *vocab) token(r uint32) string {
+	return v.data[v.start[r] : v.start[r]+uint32(v.size[r])]
+}
+
+// rank returns the rank of token s, or noRank when s is not a token.
+func (v *vocab) rank(s string) uint32 {
+	mask := uint64(len(v.slots) - 1)
+	for i := maphash.String(v.seed, s) & mask; ; i = (i + 1) & mask {
+		r := v.slots[i]
+		if r == 0 {
+			return noRank
+		}
+		if v.token(r-1) == s {
+			return r - 1
+		}
+	}
+}
+
+// len returns the number of tokens.
+func (v *vocab) len() int { return v.count }
 
 // merge returns the offsets in piece, a non-empty piece of a split, at
 // which its tokens start. Byte-pair encoding starts from single bytes and
@@ -49,8 +105,8 @@ func parseRanks(data string) vocab {
 // token has the lowest rank, the leftmost of equals. A heap of candidate
 // pairs keeps the cost at O(n log n) for the long pieces the cache does not
 // hold.
-func (v vocab) merge(piece string) []int {
-	if _, ok := v[piece]; ok {
+func (v *vocab) merge(piece string) []int {
+	if v.rank(piece) != noRank {
 		return []int{0}
 	}
 	n := int32(len(piece))
@@ -69,10 +125,7 @@ func (v vocab) merge(piece string) []int {
 		if j < 0 || next[j] < 0 {
 			return noRank
 		}
-		if r, ok := v[piece[i:next[j]]]; ok {
-			return r
-		}
-		return noRank
+		return v.rank(piece[i:next[j]])
 	}
 	h := make(pairHeap, 0, n)
 	for i := int32(0); i+2 <= n; i++ {
