@@ -25,39 +25,6 @@ import (
 // at once (the heavy requests' semaphore disabled), above 300 MB.
 const stressResidentLimit = 250 << 20
 
-// stressDenseDocument returns a command of n references, a few bytes each
-// and of every kind that prices differently: topics, sections, repeats,
-// unknown topics and sections, unknown domains and links. Topic python:a
-// is stressTopic.
-func stressDenseDocument(n int) string {
-	var b strings.Builder
-	b.WriteString("---\ndescription: dense\n---\n# Dense\n\n")
-	for i := range n {
-		switch i % 8 {
-		case 0:
-			b.WriteString("python:a ")
-		case 1:
-			b.WriteString("python:a#S ")
-		case 2:
-			fmt.Fprintf(&b, "python:n%d ", i)
-		case 3:
-			fmt.Fprintf(&b, "python:a#G%d ", i)
-		case 4:
-			fmt.Fprintf(&b, "p%d:x ", i)
-		case 5:
-			b.WriteString("python:async_patterns ")
-		case 6:
-			fmt.Fprintf(&b, "[x](../context/python/m%d.md) ", i)
-		case 7:
-			b.WriteString("git:index\n")
-		}
-	}
-	return b.String()
-}
-
-// stressTopic is a topic with a short name, for dense references to it.
-const stressTopic = "# A\n\nA topic.\n\n## S\n\nA section.\n"
-
 // stressPeakResident returns the peak resident memory of a process, from
 // VmHWM in /proc/PID/status.
 func stressPeakResident(pid int) (int64, error) {
@@ -116,9 +83,9 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	// another soft limit.
 	env := []string{"GOGC=", "GOMEMLIMIT=" + os.Getenv("CTXLS_STRESS_GOMEMLIMIT")}
 	root := stdioWorkspace(t)
-	libtest.WriteFiles(t, root, map[string]string{"context/python/a.md": stressTopic})
+	libtest.WriteFiles(t, root, map[string]string{"context/python/a.md": libtest.DenseTopic})
 	dense := filepath.Join(root, "commands", "dense.md")
-	text := stressDenseDocument(stressDenseReferences)
+	text := libtest.DenseCommand(stressDenseReferences)
 	if len(text) >= 8<<20 {
 		t.Fatalf("dense document is %d bytes, over the file limit", len(text))
 	}

@@ -9,7 +9,9 @@ import (
 
 // TestLinesMarks compares Lines, as NewLines makes it and compact, with a
 // plain offset per line on texts of many lines, so that look-ups fall
-// between marks, on marks and past them.
+// between marks, on marks and past them; and Range with the Position of
+// each end of spans that start and end anywhere (inside a character too),
+// within a line or across lines, in every encoding.
 func TestLinesMarks(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -17,6 +19,9 @@ func TestLinesMarks(t *testing.T) {
 		var b strings.Builder
 		for i := range n {
 			b.WriteString(strings.Repeat("é", rng.IntN(4)))
+			if i%4 == 1 {
+				b.WriteString("😀\xff")
+			}
 			if i%3 == 0 {
 				b.WriteString("\r")
 			}
@@ -61,6 +66,14 @@ func TestLinesMarks(t *testing.T) {
 				if got := l.LineOf(off); got != want {
 					t.Errorf("%d lines: LineOf(%d) = %d, want %d", n, off, got, want)
 				}
+				for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
+					for end := off - 1; end <= off+12; end++ {
+						s := Span{Start: off, End: end}
+						if got, want := l.Range(s, enc), (Range{Start: l.Position(off, enc), End: l.Position(end, enc)}); got != want {
+							t.Errorf("%d lines: Range(%v, %v) = %v, want %v", n, s, enc, got, want)
+						}
+					}
+				}
 			}
 		}
 	}
@@ -91,38 +104,6 @@ func BenchmarkLinesPosition(b *testing.B) {
 				i++
 			}
 		})
-	}
-}
-
-// TestLinesRange: Range is the Position of each end of the span, for
-// every span of texts with multi-byte and astral characters, invalid
-// bytes and CRLF line ends, spans that start or end inside a character,
-// cross lines or leave the text, in every encoding.
-func TestLinesRange(t *testing.T) {
-	t.Parallel()
-	texts := []string{
-		"",
-		"abc",
-		"a\r\nbé\n😀x\r\n\n\xff\xe9z",
-		strings.Repeat("é😀 ab\n", 2*linesPerMark+3) + "\xe2\x82",
-	}
-	for _, text := range texts {
-		full := NewLines([]byte(text))
-		compact := NewLines([]byte(text))
-		compact.compact()
-		for _, l := range []*Lines{full, compact} {
-			for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
-				for start := -1; start <= len(text)+1; start++ {
-					for end := start - 1; end <= len(text)+1; end++ {
-						s := Span{Start: start, End: end}
-						want := Range{Start: l.Position(start, enc), End: l.Position(end, enc)}
-						if got := l.Range(s, enc); got != want {
-							t.Fatalf("%q: Range(%v, %v) = %v, want %v", text, s, enc, got, want)
-						}
-					}
-				}
-			}
-		}
 	}
 }
 

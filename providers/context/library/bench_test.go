@@ -13,6 +13,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
 )
 
 // The benchmarks share one generated library of 10,000 topics (about
@@ -165,4 +166,21 @@ func benchTopics() int {
 		return n
 	}
 	return 10000
+}
+
+// BenchmarkReferencesDense measures listing the references to a topic
+// from a command that makes 50,000 references of every kind: to the
+// topic, to its sections that exist and that do not, to unknown topics
+// and domains, and links to missing files.
+func BenchmarkReferencesDense(b *testing.B) {
+	l, _ := libtest.Load(b, map[string]string{
+		"context/python/a.md": libtest.DenseTopic,
+		"commands/dense.md":   libtest.DenseCommand(50_000),
+	})
+	s := l.Snapshot()
+	for b.Loop() {
+		if n := len(s.References("python/a")); n != 18_750 {
+			b.Fatalf("%d references", n)
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
@@ -75,41 +74,5 @@ func TestReferencesAgreeWithResolve(t *testing.T) {
 				t.Fatal("no topic has a reference: the test checks nothing")
 			}
 		})
-	}
-}
-
-// BenchmarkReferencesDense measures listing the references to a topic
-// from a command that makes 50,000 references of every kind: to the
-// topic, to its sections that exist and that do not, to unknown topics
-// and domains, and links to missing files.
-func BenchmarkReferencesDense(b *testing.B) {
-	var dense strings.Builder
-	dense.WriteString("# Dense\n\n")
-	for i := range 50_000 {
-		switch i % 6 {
-		case 0:
-			dense.WriteString("python:a ")
-		case 1:
-			dense.WriteString("python:a#S ")
-		case 2:
-			fmt.Fprintf(&dense, "python:n%d ", i)
-		case 3:
-			fmt.Fprintf(&dense, "python:a#G%d ", i)
-		case 4:
-			fmt.Fprintf(&dense, "p%d:x ", i)
-		case 5:
-			fmt.Fprintf(&dense, "[x](../context/python/m%d.md)\n", i)
-		}
-	}
-	l := loadTree(b, map[string]string{
-		"context/python/a.md": "# A\n\nA topic.\n\n## S\n\nA section.\n",
-		"commands/dense.md":   dense.String(),
-	})
-	s := l.Snapshot()
-	for b.Loop() {
-		// 8,334 to a, as many to a#S and 8,333 to missing sections of a.
-		if n := len(s.References("python/a")); n != 25_001 {
-			b.Fatalf("%d references", n)
-		}
 	}
 }
