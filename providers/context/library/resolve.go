@@ -565,6 +565,15 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 		return strings.TrimSuffix(b, path.Ext(b))
 	}
 	want := stem(t.Path)
+	// The ids a topic-form reference can write to name t: its own and its
+	// alias, each where it resolves to t. Comparing with them spares each
+	// reference the id it would build and look up.
+	var ids []string
+	for _, k := range []string{t.ID, alias(t)} {
+		if got, ok := l.topics.lookup(k); k != "" && (ok && got == t || !ok && l.aliases[k] == t) {
+			ids = append(ids, k)
+		}
+	}
 	// The hits are gathered first and unpacked once into a list of their
 	// exact length: a Location is large, and growing a list of tens of
 	// thousands of them costs more than finding them.
@@ -586,7 +595,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 				// A topic-form reference resolves to the topic it names,
 				// whether or not its section exists: no need to build the
 				// failure that resolving a missing section would.
-				if d, named, _ := l.named(r); d != nil && named == t {
+				if namesAny(ids, r.Domain, strings.TrimSuffix(r.Topic, ".md")) && l.domains[r.Domain] != nil {
 					hits = append(hits, hit{f, i})
 				}
 				continue
@@ -613,6 +622,16 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 		out[j] = Location{File: h.f, Ref: h.f.Refs.At(h.i)}
 	}
 	return out, len(hits)
+}
+
+// namesAny reports whether one of ids is domain/name.
+func namesAny(ids []string, domain, name string) bool {
+	for _, id := range ids {
+		if len(id) == len(domain)+1+len(name) && id[len(domain)] == '/' && strings.HasPrefix(id, domain) && strings.HasSuffix(id, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // DomainReferences returns every domain-form reference to a domain.
