@@ -155,7 +155,13 @@ func (v *view) refAt(p protocol.Position) (refs.Ref, bool, error) {
 // location returns the protocol location of a span in another file of the
 // library, read with the same encoding.
 func location(f *library.File, sp document.Span, enc document.Encoding) protocol.Location {
-	loc := protocol.Location{URI: uriOf(f.Path)}
+	return locationIn(uriOf(f.Path), f, sp, enc)
+}
+
+// locationIn is location for file f whose URI is u, for converting many
+// spans of one file: making a URI escapes the whole path.
+func locationIn(u uri.URI, f *library.File, sp document.Span, enc document.Encoding) protocol.Location {
+	loc := protocol.Location{URI: u}
 	if f.Doc != nil {
 		loc.Range = toRange(f.Doc, sp, enc)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/ctxls/ctxls/providers/context/library"
 )
@@ -55,20 +56,27 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 			out = append(out, loc)
 		}
 	}
+	// The locations come file by file: each file's URI is made once.
+	var path string
+	var u uri.URI
 	for _, l := range locs {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		out = append(out, refLocation(v, l))
+		if l.File.Path != path || u == "" {
+			path, u = l.File.Path, uriOf(l.File.Path)
+		}
+		out = append(out, refLocation(v, l, u))
 	}
 	return out, nil
 }
 
-// refLocation converts a reference elsewhere in the workspace. The view's
-// own document is converted against the text the editor has.
-func refLocation(v *view, l library.Location) protocol.Location {
+// refLocation converts a reference elsewhere in the workspace, in the file
+// whose URI is u. The view's own document is converted against the text
+// the editor has.
+func refLocation(v *view, l library.Location, u uri.URI) protocol.Location {
 	if l.File.Path == v.path && l.File.Doc != nil && l.File.Doc.Len() == v.doc.Len() {
-		return protocol.Location{URI: uriOf(v.path), Range: v.rng(l.Ref.Span)}
+		return protocol.Location{URI: u, Range: v.rng(l.Ref.Span)}
 	}
-	return location(l.File, l.Ref.Span, v.enc)
+	return locationIn(u, l.File, l.Ref.Span, v.enc)
 }
