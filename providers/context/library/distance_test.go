@@ -1,8 +1,10 @@
 package library
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDistance(t *testing.T) {
@@ -31,6 +33,23 @@ func TestDistance(t *testing.T) {
 		}
 		if got := distance(tt.b, tt.a); got != tt.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
+		}
+		// Suggest skips names whose length differs by more than it
+		// allows, on this bound.
+		if gap := abs(utf8.RuneCountInString(tt.a) - utf8.RuneCountInString(tt.b)); tt.want < gap {
+			t.Errorf("Distance(%q, %q) = %d, under the length gap %d", tt.a, tt.b, tt.want, gap)
+		}
+	}
+}
+
+// BenchmarkSuggest measures suggesting topic files for missing links, as
+// diagnosing a command full of them does.
+func BenchmarkSuggest(b *testing.B) {
+	names := []string{"async_patterns.md", "fastapi_patterns.md", "testing_patterns.md", "index.md", "a.md", "django_orm.md", "type_hints.md", "packaging_and_distribution.md"}
+	for b.Loop() {
+		for i := range 100 {
+			Suggest(fmt.Sprintf("m%d.md", i), names, 3)
+			Suggest("property_based", names, 3)
 		}
 	}
 }

@@ -384,10 +384,14 @@ func Suggest(want string, names []string, n int) []string {
 			score = 15 + d
 		} else if len(wWords) > 0 && containsWords(splitWords(c), wWords) {
 			score = 20 + abs(len(c)-len(w))/4
-		} else if d := distance(w, c); d <= typoLimit(w, c) && (d <= 2 || firstWord(w) == firstWord(c)) {
-			// Beyond two edits the names must also start with the same
-			// word, so "etl_patterns" does not suggest "build_patterns".
-			score = 30 + d
+		} else if limit := typoLimit(w, c); abs(utf8.RuneCountInString(w)-utf8.RuneCountInString(c)) <= limit {
+			// Names that differ in length by more than the limit are
+			// further apart than that: no need to measure them. Beyond two
+			// edits the names must also start with the same word, so
+			// "etl_patterns" does not suggest "build_patterns".
+			if d := distance(w, c); d <= limit && (d <= 2 || firstWord(w) == firstWord(c)) {
+				score = 30 + d
+			}
 		}
 		if score >= 0 {
 			out = append(out, scored{name, score})
@@ -427,13 +431,17 @@ func wordPrefix(s, p string) bool {
 // edit, so "goo" does not misspell "go" of "go_modules".
 func prefixTypo(want, name string) (int, bool) {
 	best, found := 0, false
+	n := utf8.RuneCountInString(want)
 	for i, r := range name {
 		if !isWordSep(r) || i == 0 {
 			continue
 		}
 		p := name[:i]
-		limit := utf8.RuneCountInString(p) / 3
-		if limit == 0 {
+		np := utf8.RuneCountInString(p)
+		// A prefix whose length differs from want's by more than the
+		// limit is further than that from it.
+		limit := np / 3
+		if limit == 0 || abs(n-np) > limit {
 			continue
 		}
 		if d := distance(want, p); d <= limit && (!found || d < best) {
