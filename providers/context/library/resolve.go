@@ -92,11 +92,16 @@ func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	case refs.PathForm:
 		return l.resolvePath(f, r, suggest)
 	}
-	d, t, name := l.named(r)
-	if d == nil {
+	name := strings.TrimSuffix(r.Topic, ".md")
+	d, ok := l.domains[r.Domain]
+	if !ok {
 		return l.unknownDomain(r.Domain, r.Domain+"/"+name, suggest)
 	}
-	if t == nil {
+	t, ok := l.topics.lookup(r.Domain + "/" + name)
+	if !ok {
+		t, ok = l.aliases[r.Domain+"/"+name]
+	}
+	if !ok {
 		var cands []string
 		if suggest {
 			cands = Suggest(name, d.TopicNames(), 3)
@@ -107,23 +112,6 @@ func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 			Missing:    r.Domain + "/" + name}
 	}
 	return withSection(t, r.Section, suggest)
-}
-
-// named returns the domain and the topic (by id or alias) a topic-form
-// reference names, and the topic name as written without ".md"; d is nil
-// when the domain does not exist, t when the domain has no such topic.
-func (l *Snapshot) named(r refs.Ref) (d *Domain, t *Topic, name string) {
-	name = strings.TrimSuffix(r.Topic, ".md")
-	d, ok := l.domains[r.Domain]
-	if !ok {
-		return nil, nil, name
-	}
-	id := r.Domain + "/" + name
-	t, ok = l.topics.lookup(id)
-	if !ok {
-		t = l.aliases[id]
-	}
-	return d, t, name
 }
 
 // withSection resolves the section part of a reference to topic t.
