@@ -43,9 +43,9 @@ type Counter interface {
 func New(name string) (Counter, error) {
 	switch name {
 	case "", O200kBase:
-		return newBPE(O200kBase, splitO200k, func() *vocab { return parseRanks(o200kRanks) }), nil
+		return o200k(), nil
 	case Cl100kBase:
-		return newBPE(Cl100kBase, splitCl100k, func() *vocab { return parseRanks(cl100kRanks) }), nil
+		return cl100k(), nil
 	case Estimate:
 		return estimate{}, nil
 	}
@@ -63,28 +63,25 @@ type bpe struct {
 	cache *pieceCache
 }
 
-// encodings holds the process's one counter of each encoding. A piece's
-// tokens depend on the encoding alone, so the piece cache is shared: a
-// library rebuilt after a configuration change starts warm. The
-// vocabulary is read on first use: building its map costs tens of
-// milliseconds, which a process that only validates a configuration need
-// not spend.
+// o200k and cl100k are the process's one counter of each encoding, made
+// on first use. A piece's tokens depend on the encoding alone, so the
+// piece cache is shared: a library rebuilt after a configuration change
+// starts warm. The vocabulary is read on the first count: a process that
+// only validates a configuration need not spend the milliseconds.
 var (
-	encodingsMu sync.Mutex
-	encodings   = map[string]*bpe{}
+	o200k  = sync.OnceValue(func() *bpe { return newBPE(O200kBase, splitO200k, o200kRanks) })
+	cl100k = sync.OnceValue(func() *bpe { return newBPE(Cl100kBase, splitCl100k, cl100kRanks) })
 )
 
-// newBPE returns the counter of the encoding name, whose vocabulary
-// load reads.
-func newBPE(name string, split splitFunc, load func() *vocab) *bpe {
-	encodingsMu.Lock()
-	defer encodingsMu.Unlock()
-	b := encodings[name]
-	if b == nil {
-		b = &bpe{name: name, vocab: sync.OnceValue(load), split: split, cache: newPieceCache()}
-		encodings[name] = b
+// newBPE returns a counter of the encoding name, whose vocabulary the
+// rank file ranks holds.
+func newBPE(name string, split splitFunc, ranks string) *bpe {
+	return &bpe{
+		name:  name,
+		vocab: sync.OnceValue(func() *vocab { return parseRanks(ranks) }),
+		split: split,
+		cache: newPieceCache(),
 	}
-	return b
 }
 
 func (b *bpe) Name() string { return b.name }
