@@ -63,7 +63,7 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if l.File.Path != path || u == "" {
+		if l.File.Path != path {
 			path, u = l.File.Path, uriOf(l.File.Path)
 		}
 		out = append(out, refLocation(v, l, u))
