@@ -150,7 +150,7 @@ func (d *diagnostics) lastChainProblems() []config.Problem {
 	return d.chainProblems
 }
 
-// scheduleIdle runs Options.Idle after IdleDelay unless a change comes
+// scheduleIdle runs Options.Idle after idleDelay unless a change comes
 // first.
 func (d *diagnostics) scheduleIdle() {
 	idle := d.s.opts.Idle
@@ -166,7 +166,7 @@ func (d *diagnostics) scheduleIdle() {
 		d.idle.Stop()
 	}
 	var t *time.Timer
-	t = time.AfterFunc(IdleDelay, func() {
+	t = time.AfterFunc(idleDelay, func() {
 		d.mu.Lock()
 		due := d.idle == t && !d.stopped
 		d.idle = nil

@@ -50,7 +50,7 @@ type Options struct {
 	// system there instead of keeping it resident.
 	Reclaim func()
 	// Idle, when set, runs when the diagnostics of a change are out and no
-	// other change has come for IdleDelay: a moment nobody waits on, for
+	// other change has come for idleDelay: a moment nobody waits on, for
 	// housekeeping such as a garbage collection that would otherwise fall
 	// on the next keystroke.
 	Idle func()
@@ -66,9 +66,9 @@ type Options struct {
 	methods map[string]method
 }
 
-// IdleDelay is how long after publishing the diagnostics of a change the
+// idleDelay is how long after publishing the diagnostics of a change the
 // server waits for the next one before it runs Options.Idle.
-const IdleDelay = 10 * time.Millisecond
+const idleDelay = 10 * time.Millisecond
 
 // state is where the server is in the LSP lifecycle.
 type state int

@@ -83,7 +83,7 @@ func walkDisk(t testing.TB, roots, extras []string) diskState {
 			}
 			switch {
 			case d.IsDir():
-				if p != root && DefaultIgnoreDir(p) {
+				if p != root && defaultIgnoreDir(p) {
 					return filepath.SkipDir
 				}
 				if p != root && slices.Contains(roots, p) {
@@ -94,11 +94,11 @@ func walkDisk(t testing.TB, roots, extras []string) diskState {
 				}
 				s.dirs[p] = true
 			case d.Type().IsRegular():
-				if DefaultMatch(p) && !slices.Contains(extras, p) {
+				if defaultMatch(p) && !slices.Contains(extras, p) {
 					s.files[p] = true
 				}
 			case d.Type()&fs.ModeSymlink != 0:
-				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && DefaultMatch(p) {
+				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && defaultMatch(p) {
 					s.files[p] = true
 				}
 			}

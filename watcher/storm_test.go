@@ -103,7 +103,7 @@ func (s *storm) scan() (dirs, files []string) {
 			return nil
 		}
 		if d.IsDir() {
-			if p != s.root && DefaultIgnoreDir(p) {
+			if p != s.root && defaultIgnoreDir(p) {
 				return filepath.SkipDir
 			}
 			dirs = append(dirs, p)

@@ -95,11 +95,12 @@ type Options struct {
 	// itself) so that atomic saves and re-creation are seen. They are
 	// reported whatever Match says.
 	Files []string
-	// Match reports whether a file below a root matters. Default: DefaultMatch
-	// (names ending in ".md"). It is called from several goroutines.
+	// Match reports whether a file below a root matters. Default:
+	// names ending in ".md". It is called from several goroutines.
 	Match func(path string) bool
 	// IgnoreDir reports whether the directory at path, below a root, is
-	// neither watched nor read. Default: DefaultIgnoreDir.
+	// neither watched nor read. Default: node_modules and every name
+	// starting with a dot (.git, .ctxls).
 	IgnoreDir func(path string) bool
 	// FollowSymlinks makes the watcher descend into symbolic links to
 	// directories. Off by default; either way a directory reached twice
@@ -167,9 +168,9 @@ func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
 // Default values of [Options].
 const (
 	DefaultDebounce     = 100 * time.Millisecond
-	DefaultMaxWait      = time.Second
-	DefaultMaxBurst     = 30 * time.Second
-	DefaultPollInterval = 2 * time.Second
+	defaultMaxWait      = time.Second
+	defaultMaxBurst     = 30 * time.Second
+	defaultPollInterval = 2 * time.Second
 )
 
 // A pending batch naming burstPaths paths or more is a burst: it needs
@@ -179,14 +180,14 @@ const (
 	burstQuiet = 5
 )
 
-// DefaultMatch reports whether path names a markdown file.
-func DefaultMatch(path string) bool {
+// defaultMatch reports whether path names a markdown file.
+func defaultMatch(path string) bool {
 	return strings.HasSuffix(path, ".md")
 }
 
-// DefaultIgnoreDir reports whether a directory is skipped by default:
+// defaultIgnoreDir reports whether a directory is skipped by default:
 // .git, node_modules, .ctxls and every name starting with a dot.
-func DefaultIgnoreDir(path string) bool {
+func defaultIgnoreDir(path string) bool {
 	name := filepath.Base(path)
 	return name == "node_modules" || strings.HasPrefix(name, ".")
 }
@@ -342,28 +343,28 @@ func (p *pending) next(now time.Time, o *Options, final bool) (req request, deli
 // that first scan; for a large tree call it off the request path.
 func New(opts Options) (*Watcher, error) {
 	if opts.Match == nil {
-		opts.Match = DefaultMatch
+		opts.Match = defaultMatch
 	}
 	if opts.IgnoreDir == nil {
-		opts.IgnoreDir = DefaultIgnoreDir
+		opts.IgnoreDir = defaultIgnoreDir
 	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
 	if opts.MaxWait <= 0 {
-		opts.MaxWait = DefaultMaxWait
+		opts.MaxWait = defaultMaxWait
 	}
 	if opts.MaxWait < opts.Debounce {
 		opts.MaxWait = opts.Debounce
 	}
 	if opts.MaxBurst <= 0 {
-		opts.MaxBurst = DefaultMaxBurst
+		opts.MaxBurst = defaultMaxBurst
 	}
 	if opts.MaxBurst < opts.MaxWait {
 		opts.MaxBurst = opts.MaxWait
 	}
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = DefaultPollInterval
+		opts.PollInterval = defaultPollInterval
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

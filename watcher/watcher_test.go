@@ -623,13 +623,13 @@ func TestChangeKindString(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	t.Parallel()
 	for p, want := range map[string]bool{"/w/.git": true, "/w/node_modules": true, "/w/.ctxls": true, "/w/.x": true, "/w/python": false, "/w/git": false} {
-		if got := DefaultIgnoreDir(p); got != want {
-			t.Errorf("DefaultIgnoreDir(%q) = %v", p, got)
+		if got := defaultIgnoreDir(p); got != want {
+			t.Errorf("defaultIgnoreDir(%q) = %v", p, got)
 		}
 	}
 	for p, want := range map[string]bool{"/w/a.md": true, "/w/a.mdx": false, "/w/a.txt": false} {
-		if got := DefaultMatch(p); got != want {
-			t.Errorf("DefaultMatch(%q) = %v", p, got)
+		if got := defaultMatch(p); got != want {
+			t.Errorf("defaultMatch(%q) = %v", p, got)
 		}
 	}
 }

@@ -18,8 +18,8 @@ const (
 	KindRule    = "rule"
 )
 
-// InventoryKinds are the kinds an inventory lists, in order.
-var InventoryKinds = []string{KindTopic, KindSkill, KindCommand, KindRule}
+// inventoryKinds are the kinds an inventory lists, in order.
+var inventoryKinds = []string{KindTopic, KindSkill, KindCommand, KindRule}
 
 // InventoryRequest filters the inventory: one domain's topics, one kind,
 // or both; empty fields filter nothing.
@@ -55,8 +55,8 @@ type InventoryResponse struct {
 // title, kind and token cost. A domain keeps only that domain's topics.
 func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryResponse, error) {
 	kind := strings.TrimSpace(req.Kind)
-	if kind != "" && !slices.Contains(InventoryKinds, kind) {
-		return InventoryResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(InventoryKinds, ", "))
+	if kind != "" && !slices.Contains(inventoryKinds, kind) {
+		return InventoryResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(inventoryKinds, ", "))
 	}
 	return withHeavy(o, ctx, func(ctx context.Context) (InventoryResponse, error) {
 		domain := strings.TrimSpace(req.Domain)

@@ -21,8 +21,8 @@ type LoadContextRequest struct {
 	// (relative to the workspace directory, or absolute inside it): a
 	// file of the library, or a skill, command or rule.
 	Refs []string `json:"refs"`
-	// BudgetTokens bounds the tokens of the returned text; 0 means
-	// MaxLoadTokens.
+	// BudgetTokens bounds the tokens of the returned text, at most
+	// 1,000,000; 0 means that most.
 	BudgetTokens int `json:"budgetTokens,omitempty"`
 }
 
@@ -55,11 +55,11 @@ type LoadContextResult struct {
 	Omitted []OmittedRef `json:"omitted"`
 }
 
-// MaxLoadRefs and MaxLoadTokens bound a request, and so its memory: a
+// maxLoadRefs and maxLoadTokens bound a request, and so its memory: a
 // million tokens is about 4 MB of text, more than any model's window.
 const (
-	MaxLoadRefs   = 256
-	MaxLoadTokens = 1_000_000
+	maxLoadRefs   = 256
+	maxLoadTokens = 1_000_000
 )
 
 // piece is one resolvable part of a topic or file.
@@ -87,11 +87,11 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	if len(req.Refs) == 0 {
 		return LoadContextResult{}, badRef("refs is empty; name at least one topic, section or file")
 	}
-	if len(req.Refs) > MaxLoadRefs {
-		return LoadContextResult{}, badRef("%d refs; at most %d per request", len(req.Refs), MaxLoadRefs)
+	if len(req.Refs) > maxLoadRefs {
+		return LoadContextResult{}, badRef("%d refs; at most %d per request", len(req.Refs), maxLoadRefs)
 	}
-	if req.BudgetTokens < 0 || req.BudgetTokens > MaxLoadTokens {
-		return LoadContextResult{}, badRef("budgetTokens %d is out of range: 1 to %d, or 0 for %d", req.BudgetTokens, MaxLoadTokens, MaxLoadTokens)
+	if req.BudgetTokens < 0 || req.BudgetTokens > maxLoadTokens {
+		return LoadContextResult{}, badRef("budgetTokens %d is out of range: 1 to %d, or 0 for %d", req.BudgetTokens, maxLoadTokens, maxLoadTokens)
 	}
 	return withHeavy(o, ctx, func(ctx context.Context) (LoadContextResult, error) {
 		lib := o.Library()
@@ -111,7 +111,7 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 		out := LoadContextResult{Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
 		var parts []string
 		used := 0
-		budget := cmp.Or(req.BudgetTokens, MaxLoadTokens)
+		budget := cmp.Or(req.BudgetTokens, maxLoadTokens)
 		loaded := map[string]bool{}
 		add := func(pc piece) bool {
 			// The content's tokens were measured when the library read it; only

@@ -12,7 +12,6 @@ package ops
 //go:generate go run ./internal/protocolts -o ../../vscode-extension/src/protocol.gen.ts
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -162,16 +161,6 @@ func New(opts Options) *Ops {
 	lib := func() *library.Snapshot { return opts.Snapshot().Library() }
 	return &Ops{opts: opts, log: log, prov: contextprovider.New(lib),
 		costs: cost.NewCache(listLimit), heavySem: make(chan struct{}, heavyRequests)}
-}
-
-// Load loads the workspace at dir once and returns the operations over
-// that library, for a process that answers and exits.
-func Load(ctx context.Context, dir string, opts library.Options) (*Ops, error) {
-	lib, err := library.Load(ctx, dir, nil, opts)
-	if err != nil {
-		return nil, fmt.Errorf("load workspace %s: %w", dir, err)
-	}
-	return New(Options{Snapshot: Static(lib.Snapshot()), Logger: opts.Logger}), nil
 }
 
 // Library returns the library in effect.

@@ -47,11 +47,11 @@ var tree = map[string]string{
 func load(t *testing.T, files map[string]string) (*ops.Ops, string) {
 	t.Helper()
 	dir := writeTree(t, files)
-	o, err := ops.Load(context.Background(), dir, library.Options{})
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	return o, dir
+	return ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot())}), dir
 }
 
 func TestContextOperations(t *testing.T) {

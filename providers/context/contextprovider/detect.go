@@ -57,13 +57,13 @@ type Evidence struct {
 
 // Detection categories, in loading order.
 const (
-	CatFramework    = "framework"
-	CatLibrary      = "library"
-	CatTesting      = "testing"
-	CatArchitecture = "architecture"
+	catFramework    = "framework"
+	catLibrary      = "library"
+	catTesting      = "testing"
+	catArchitecture = "architecture"
 )
 
-var catOrder = map[string]int{CatFramework: 0, CatLibrary: 1, CatTesting: 2, CatArchitecture: 3}
+var catOrder = map[string]int{catFramework: 0, catLibrary: 1, catTesting: 2, catArchitecture: 3}
 
 // Signal kinds, with the weight of a match: imports are the strongest
 // signal, file names the weakest (one marker file alone is not enough).
@@ -169,10 +169,10 @@ func buildDetection(d *derived, domain string) *detectionRules {
 	testingDomain := strings.Contains(domain, "test")
 	for _, r := range out.rules {
 		if r.category == "" {
-			r.category = CatLibrary
+			r.category = catLibrary
 		}
-		if testingDomain && r.category == CatFramework {
-			r.category = CatTesting
+		if testingDomain && r.category == catFramework {
+			r.category = catTesting
 		}
 	}
 	// Always-load topics are loaded in protocol step 2 whatever is
@@ -209,11 +209,11 @@ func buildDetection(d *derived, domain string) *detectionRules {
 		}
 		pr.name = strings.TrimSuffix(path.Base(pr.files[0]), "_patterns")
 		pr.key = strings.ToLower(pr.name)
-		pr.category = CatLibrary
+		pr.category = catLibrary
 		if t, ok := lib.Topic(pr.files[0]); ok && t.Meta.Type == "framework" {
-			pr.category = CatFramework
+			pr.category = catFramework
 			if testingDomain {
-				pr.category = CatTesting
+				pr.category = catTesting
 			}
 		}
 		add(pr)
@@ -397,15 +397,15 @@ func categoryOf(heading string, header []string, nameCol int) string {
 	}
 	switch {
 	case has("test") && has("framework", "runner"):
-		return CatTesting
+		return catTesting
 	case has("test"):
-		return CatLibrary
+		return catLibrary
 	case has("architect"):
-		return CatArchitecture
+		return catArchitecture
 	case has("framework", "platform"):
-		return CatFramework
+		return catFramework
 	case has("librar", "orm", "database", "package", "depend"):
-		return CatLibrary
+		return catLibrary
 	}
 	return ""
 }
@@ -607,7 +607,7 @@ func (p *Provider) DetectProjectType(ctx context.Context, domain string, signals
 	for _, m := range res.Matches {
 		name := strings.ToLower(m.Name)
 		switch m.Category {
-		case CatFramework:
+		case catFramework:
 			if res.Framework == "" {
 				res.Framework = name
 			} else {
@@ -615,11 +615,11 @@ func (p *Provider) DetectProjectType(ctx context.Context, domain string, signals
 				// libraries so nothing detected is lost.
 				res.Libraries = append(res.Libraries, name)
 			}
-		case CatTesting:
+		case catTesting:
 			if res.TestingFramework == "" {
 				res.TestingFramework = name
 			}
-		case CatArchitecture:
+		case catArchitecture:
 			if res.Architecture == "" {
 				res.Architecture = name
 			}
@@ -664,7 +664,7 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 		return domain + "/" + strings.TrimSuffix(f, ".md")
 	}
 	kindOf := func(cat string) Kind {
-		if cat == CatFramework {
+		if cat == catFramework {
 			return KindFramework
 		}
 		return KindLibrary
@@ -672,7 +672,7 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 	if len(det.Matches) > 0 {
 		for _, m := range det.Matches {
 			rel := m.Score
-			if m.Category != CatFramework && m.Category != CatLibrary {
+			if m.Category != catFramework && m.Category != catLibrary {
 				// Testing and architecture topics share the library
 				// slot but rank below the libraries the code uses.
 				rel /= 2
@@ -697,11 +697,11 @@ func (p *Provider) ConditionalContext(ctx context.Context, domain string, det De
 				}
 			}
 		}
-		byName(det.Framework, KindFramework, CatFramework)
+		byName(det.Framework, KindFramework, catFramework)
 		for _, l := range det.Libraries {
-			byName(l, KindLibrary, CatLibrary)
+			byName(l, KindLibrary, catLibrary)
 		}
-		byName(det.TestingFramework, KindLibrary, CatTesting)
+		byName(det.TestingFramework, KindLibrary, catTesting)
 		for i, f := range det.RecommendedFiles {
 			// Earlier recommendations rank higher.
 			reqs = append(reqs, Request{ID: qualify(f), Relevance: 1 / float64(i+1), Reason: "recommended"})

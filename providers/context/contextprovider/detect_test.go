@@ -275,8 +275,8 @@ func crossCuttingLibrary(budget string) map[string]string {
 
 func TestConditionalContextCrossCutting(t *testing.T) {
 	det := DetectionResult{Framework: "fastapi", Libraries: []string{"sqlalchemy"}, Matches: []DetectionMatch{
-		{Name: "FastAPI", Category: CatFramework, Score: 1, Files: []string{"fastapi_patterns.md"}},
-		{Name: "SQLAlchemy", Category: CatLibrary, Score: 0.9, Files: []string{"sqlalchemy_patterns.md"}},
+		{Name: "FastAPI", Category: catFramework, Score: 1, Files: []string{"fastapi_patterns.md"}},
+		{Name: "SQLAlchemy", Category: catLibrary, Score: 0.9, Files: []string{"sqlalchemy_patterns.md"}},
 	}}
 	primary := []string{"python/fastapi_patterns", "python/sqlalchemy_patterns"}
 	// Cross-cutting topics by relevance: the matrix row (0.7), then the
@@ -303,7 +303,7 @@ func TestConditionalContextCrossCutting(t *testing.T) {
 			[]string{"python/sqlalchemy_patterns", "security/secrets_management", "security/secure_coding", "security/auth_patterns"}},
 		{"a topic detected as a library is not also cross-cutting", "  files: 7\n", DetectionResult{Matches: []DetectionMatch{
 			det.Matches[0],
-			{Name: "Auth", Category: CatLibrary, Score: 1, Files: []string{"security/auth_patterns"}},
+			{Name: "Auth", Category: catLibrary, Score: 1, Files: []string{"security/auth_patterns"}},
 		}}, []string{"python/fastapi_patterns", "security/auth_patterns", "security/secure_coding"}, 1, nil},
 	}
 	for _, c := range cases {

@@ -181,9 +181,9 @@ func (p *Provider) DetectWorkspace(ctx context.Context) (string, error) {
 		for _, m := range res.Matches {
 			name := ""
 			switch {
-			case m.Category == CatFramework:
+			case m.Category == catFramework:
 				name = strings.ToLower(m.Name)
-			case res.Framework == "" && m.Category == CatArchitecture:
+			case res.Framework == "" && m.Category == catArchitecture:
 				name = strings.ToLower(m.Name)
 			case res.Framework == "" && res.Architecture == "":
 				name = d.Name

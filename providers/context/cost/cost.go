@@ -23,11 +23,11 @@ type Item struct {
 	Counted bool
 }
 
-// Document resolves the references of f against lib and prices them. Text
+// document resolves the references of f against lib and prices them. Text
 // that only looks like a reference (library.NotAReference) is left out.
 // Targets carry no close names for failures: those are for diagnostics.
 // It keeps an item per reference; summarize is its bounded form.
-func Document(lib *library.Snapshot, f *library.File) (items []Item, total int) {
+func document(lib *library.Snapshot, f *library.File) (items []Item, total int) {
 	targets := make([]library.Target, f.Refs.Len())
 	whole := map[string]bool{}
 	for i, r := range f.Refs.All() {

@@ -34,7 +34,7 @@ func TestDocument(t *testing.T) {
 		if !ok {
 			t.Fatalf("no %s", tc.file)
 		}
-		items, total := Document(lib.Snapshot(), f)
+		items, total := document(lib.Snapshot(), f)
 		sum, found := 0, false
 		for _, it := range items {
 			if it.Counted {
@@ -57,7 +57,7 @@ func TestDocument(t *testing.T) {
 }
 
 // TestAgreesWithDocument prices every file of the example library with
-// Document and checks the other views of the same prices against it: Marks
+// document and checks the other views of the same prices against it: Marks
 // gives one mark per reference priced to a topic, with the same end, cost
 // and counting; summarize, with room for everything and with a limit of
 // one, gives the same totals and items. A cancelled context stops both.
@@ -66,7 +66,7 @@ func TestAgreesWithDocument(t *testing.T) {
 	lib := libtest.LoadExample(t)
 	marked, priced := 0, 0
 	for _, f := range lib.Snapshot().Files() {
-		items, total := Document(lib.Snapshot(), f)
+		items, total := document(lib.Snapshot(), f)
 		marked += checkMarks(t, lib, f, items)
 		checkSummaries(t, lib, f, items, total)
 		if total > 0 {

@@ -51,7 +51,7 @@ type brief struct {
 	kind    library.TargetKind
 }
 
-// summarize prices the references of f against lib as Document does,
+// summarize prices the references of f against lib as document does,
 // keeping at most limit items and limit keys. It resolves each reference
 // once without looking for close names (the listed ones twice, for their
 // message), holds a few words per reference and each distinct key while

@@ -92,11 +92,11 @@ type YAMLError struct {
 
 func (e *YAMLError) Error() string { return fmt.Sprintf("line %d: %s", e.Line+1, e.Message) }
 
-// MaxFrontmatterSize bounds the YAML of a frontmatter block that is
+// maxFrontmatterSize bounds the YAML of a frontmatter block that is
 // parsed. yaml.v3 needs more than a second per megabyte of some inputs
 // (lines of a thousand nested "- ", say), and an open document is parsed
 // again on every change; a topic's frontmatter is a few kilobytes.
-const MaxFrontmatterSize = 256 << 10
+const maxFrontmatterSize = 256 << 10
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -138,8 +138,8 @@ func parseFrontmatter(d *Doc, decode bool) *Frontmatter {
 	if !decode || len(bytes.TrimSpace(raw)) == 0 {
 		return fm
 	}
-	if len(raw) > MaxFrontmatterSize {
-		fm.Err = &YAMLError{Line: 0, Message: fmt.Sprintf("frontmatter is %d KiB, above the %d KiB that ctxls parses; its fields are not read", len(raw)>>10, MaxFrontmatterSize>>10)}
+	if len(raw) > maxFrontmatterSize {
+		fm.Err = &YAMLError{Line: 0, Message: fmt.Sprintf("frontmatter is %d KiB, above the %d KiB that ctxls parses; its fields are not read", len(raw)>>10, maxFrontmatterSize>>10)}
 		return fm
 	}
 	root, err := parseYAML(raw)

@@ -16,7 +16,7 @@ var frontmatterSeeds = []string{
 	"a: " + strings.Repeat("[", 50) + strings.Repeat("]", 50) + "\n",
 	strings.Repeat("- ", 40) + "x\n",
 	// Lines of nested "- ": yaml.v3 takes more than a second per megabyte
-	// of these, the reason for MaxFrontmatterSize.
+	// of these, the reason for maxFrontmatterSize.
 	strings.Repeat(strings.Repeat("- ", 30)+"\n", 8),
 	"id: \"a\x01b\"\r\ntitle: 'x'\r\n",
 	"? [a, b]\n: c\n",
@@ -153,11 +153,11 @@ func FuzzSections(f *testing.F) {
 }
 
 // TestFrontmatterSizeBound checks the regression that FuzzFrontmatter's
-// seeds hold: a frontmatter above MaxFrontmatterSize is reported, not
+// seeds hold: a frontmatter above maxFrontmatterSize is reported, not
 // parsed, and the body is kept; one below it is parsed.
 func TestFrontmatterSizeBound(t *testing.T) {
 	t.Parallel()
-	slow := strings.Repeat(strings.Repeat("- ", 1000)+"\n", MaxFrontmatterSize/2000+10)
+	slow := strings.Repeat(strings.Repeat("- ", 1000)+"\n", maxFrontmatterSize/2000+10)
 	d := Parse("f.md", []byte("---\n"+slow+"---\n# Title\n\n## Part\n"))
 	if d.Frontmatter == nil || d.Frontmatter.Err == nil || !strings.Contains(d.Frontmatter.Err.Message, "KiB") {
 		t.Fatalf("frontmatter of %d KiB: %+v", len(slow)>>10, d.Frontmatter)
@@ -169,7 +169,7 @@ func TestFrontmatterSizeBound(t *testing.T) {
 		t.Errorf("body lost: sections %+v", d.Sections())
 	}
 
-	keys := strings.Repeat("k: v\n", (MaxFrontmatterSize-64)/5)
+	keys := strings.Repeat("k: v\n", (maxFrontmatterSize-64)/5)
 	d = Parse("f.md", []byte("---\nid: x\n"+keys+"---\n# Title\n"))
 	if d.Frontmatter == nil || d.Frontmatter.Err != nil {
 		t.Fatalf("frontmatter just below the limit: %+v", d.Frontmatter.Err)

@@ -24,11 +24,11 @@ type Source interface {
 	Changed(path string)
 }
 
-// Keeper is a Source that also keeps recently read texts, which saves
+// keeper is a Source that also keeps recently read texts, which saves
 // reading a file again for each of many uses in a row (the ranges of a
 // file's references). It keeps only texts Content checked, so what it
 // gives back is the text the document was parsed from.
-type Keeper interface {
+type keeper interface {
 	Source
 	// Kept returns the text kept for d, or nil.
 	Kept(d *Doc) []byte
@@ -98,7 +98,7 @@ func (d *Doc) Content(ctx context.Context) ([]byte, error) {
 	if r == nil {
 		return d.Text, nil
 	}
-	k, keeps := r.src.(Keeper)
+	k, keeps := r.src.(keeper)
 	if keeps {
 		if text := k.Kept(d); text != nil {
 			return text, nil

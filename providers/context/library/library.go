@@ -297,19 +297,19 @@ func (l *Snapshot) Dir() string { return l.dir }
 // from the workspace passes.
 func (l *Snapshot) Root() *fsguard.Root { return l.root }
 
-// ErrNotInWorkspace is the error for a document that is neither open in
+// errNotInWorkspace is the error for a document that is neither open in
 // an editor nor in the workspace: a client names it, but the server reads
 // no file outside the workspace for a client.
-var ErrNotInWorkspace = errors.New("the document is outside the workspace and not open in the editor")
+var errNotInWorkspace = errors.New("the document is outside the workspace and not open in the editor")
 
 // ReadDocument reads a document that is neither open in an editor nor
-// indexed. It must lie in the workspace (ErrNotInWorkspace otherwise) and
+// indexed. It must lie in the workspace (errNotInWorkspace otherwise) and
 // pass the root check (a link to a file outside is not read), and be a
 // regular file within maxFileSize, so that a named pipe cannot hold the
 // request.
 func (l *Snapshot) ReadDocument(ctx context.Context, path string) ([]byte, error) {
 	if path != l.root.Dir() && !strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
-		return nil, ErrNotInWorkspace
+		return nil, errNotInWorkspace
 	}
 	if _, err := l.root.Check(path); err != nil {
 		return nil, err

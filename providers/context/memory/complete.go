@@ -24,7 +24,7 @@ type PathCandidate struct {
 // home folder or the root are not completed. It returns at most max
 // candidates, in the folder's order, which is by name.
 func CompletePath(ctx context.Context, doc *document.Doc, path string, off, max int) ([]PathCandidate, int, bool) {
-	start, ok := PathPrefixAt(doc, off)
+	start, ok := pathPrefixAt(doc, off)
 	if !ok {
 		return nil, 0, false
 	}

@@ -76,9 +76,9 @@ func Options(cfg *config.Config, root string, counter tokens.Counter) imports.Op
 	return opt
 }
 
-// PathPrefixAt returns where the path being typed at off starts, when off
+// pathPrefixAt returns where the path being typed at off starts, when off
 // is in the path of an @import or of a markdown link target "](...".
-func PathPrefixAt(doc *document.Doc, off int) (int, bool) {
+func pathPrefixAt(doc *document.Doc, off int) (int, bool) {
 	if off < doc.Body.Start || off > len(doc.Text) {
 		return 0, false
 	}

@@ -56,13 +56,13 @@ func TestPathPrefixAt(t *testing.T) {
 		off := strings.IndexByte(tt.text, '|')
 		text := tt.text[:off] + tt.text[off+1:]
 		doc := document.Parse("/p/CLAUDE.md", []byte(text))
-		start, ok := PathPrefixAt(doc, off)
+		start, ok := pathPrefixAt(doc, off)
 		got := "-"
 		if ok {
 			got = text[start:off]
 		}
 		if got != tt.want {
-			t.Errorf("PathPrefixAt(%q) = %q, want %q", tt.text, got, tt.want)
+			t.Errorf("pathPrefixAt(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }

@@ -95,7 +95,7 @@ func overlapsAny(ds []library.Diagnostic, start, end int) bool {
 }
 
 // AddFrontmatter returns the fix that writes the frontmatter of topic t
-// (see Frontmatter) at the start of doc, its current text, when neither
+// (see frontmatter) at the start of doc, its current text, when neither
 // has a frontmatter block; t may be nil.
 func AddFrontmatter(t *library.Topic, doc *document.Doc) (Fix, bool) {
 	if t == nil || t.HasFrontmatter || doc.Frontmatter != nil {
@@ -103,6 +103,6 @@ func AddFrontmatter(t *library.Topic, doc *document.Doc) (Fix, bool) {
 	}
 	return Fix{
 		Title: "Add frontmatter with the derived metadata",
-		Edits: []Edit{{Span: document.Span{}, NewText: Frontmatter(t)}},
+		Edits: []Edit{{Span: document.Span{}, NewText: frontmatter(t)}},
 	}, true
 }

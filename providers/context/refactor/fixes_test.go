@@ -101,7 +101,7 @@ func TestAddFrontmatter(t *testing.T) {
 		if !ok {
 			continue
 		}
-		want := []Edit{{Span: document.Span{}, NewText: Frontmatter(tc.topic)}}
+		want := []Edit{{Span: document.Span{}, NewText: frontmatter(tc.topic)}}
 		if f.Title != "Add frontmatter with the derived metadata" || f.Diagnostic != nil || f.Preferred || !reflect.DeepEqual(f.Edits, want) {
 			t.Errorf("%s: AddFrontmatter = %+v", tc.name, f)
 		}

@@ -8,10 +8,10 @@ import (
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
-// Frontmatter writes the frontmatter block (delimiters and a blank line
+// frontmatter writes the frontmatter block (delimiters and a blank line
 // after it included) that a topic's derived metadata gives, with the
 // measured token costs as the declared ones.
-func Frontmatter(t *library.Topic) string {
+func frontmatter(t *library.Topic) string {
 	var b strings.Builder
 	m := t.Meta
 	b.WriteString("---\n")

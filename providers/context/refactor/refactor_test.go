@@ -124,7 +124,7 @@ func TestFrontmatter(t *testing.T) {
 	if !ok {
 		t.Fatal("no topic")
 	}
-	fm := Frontmatter(topic)
+	fm := frontmatter(topic)
 	var m map[string]any
 	if err := yaml.Unmarshal([]byte(strings.Trim(fm, "-\n")), &m); err != nil {
 		t.Fatalf("frontmatter does not parse: %v\n%s", err, fm)

@@ -39,7 +39,7 @@ func BenchmarkScan(b *testing.B) {
 	b.ResetTimer()
 	n := 0
 	for b.Loop() {
-		n = len(Scan(d, opts))
+		n = len(scan(d, opts))
 	}
 	b.ReportMetric(float64(n), "refs")
 }
@@ -82,7 +82,7 @@ func BenchmarkScanAdversarial(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				Scan(d, opts)
+				scan(d, opts)
 			}
 		})
 	}

@@ -25,7 +25,8 @@ func FuzzScan(f *testing.F) {
 	opts.Sections = func(domain, topic string) []string { return []string{"Security Issues", "A", ""} }
 	f.Fuzz(func(t *testing.T, data []byte, cursor int) {
 		d := document.Parse("f.md", data)
-		refs := Scan(d, opts)
+		list := ScanList(d, opts)
+		refs := list.Slice()
 		end := -1
 		for _, r := range refs {
 			if r.Span.Start < end || r.Span.Start >= r.Span.End || r.Span.End > len(d.Text) {
@@ -45,8 +46,8 @@ func FuzzScan(f *testing.F) {
 					}
 				}
 			}
-			if got, ok := At(refs, r.Span.Start); !ok || got.Span != r.Span {
-				t.Fatalf("At(%d) = %+v, %v", r.Span.Start, got.Span, ok)
+			if got, ok := list.Find(r.Span.Start); !ok || got.Span != r.Span {
+				t.Fatalf("Find(%d) = %+v, %v", r.Span.Start, got.Span, ok)
 			}
 		}
 		if len(d.Text) > 0 {

@@ -123,8 +123,7 @@ func (l List) Slice() []Ref {
 }
 
 // Find returns the reference whose Span contains byte offset off (its end
-// included, so a cursor just after a reference still finds it), as At does
-// for a slice.
+// included, so a cursor just after a reference still finds it).
 func (l List) Find(off int) (Ref, bool) {
 	i := sort.Search(len(l.items), func(i int) bool { return int(l.items[i].start) > off }) - 1
 	if i >= 0 && int(l.items[i].start) <= off && off <= int(l.items[i].end) {
@@ -134,7 +133,7 @@ func (l List) Find(off int) (Ref, bool) {
 }
 
 // NewList returns the compact form of rs, sorted by Span.Start without
-// overlaps as Scan returns them.
+// overlaps as ScanList returns them.
 func NewList(rs []Ref) List {
 	var b ListBuilder
 	b.Grow(len(rs))

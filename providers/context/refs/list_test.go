@@ -12,7 +12,7 @@ import (
 func TestListRoundTrip(t *testing.T) {
 	t.Parallel()
 	d := document.Parse("/ws/commands/big.md", benchDoc(64<<10))
-	want := Scan(d, testOpts())
+	want := scan(d, testOpts())
 	if len(want) < 100 {
 		t.Fatalf("the document holds %d references, want at least 100", len(want))
 	}
@@ -37,7 +37,7 @@ func TestListRoundTrip(t *testing.T) {
 }
 
 // TestListOdd checks that references the packed form cannot hold come back
-// whole, and that the list sorts and drops overlaps as Scan does.
+// whole, and that the list sorts and drops overlaps as scan does.
 func TestListOdd(t *testing.T) {
 	t.Parallel()
 	far := Ref{Form: KeyForm, Span: document.Span{Start: 10, End: 70010}, Domain: "d",
@@ -96,7 +96,7 @@ func TestListBuilderChunks(t *testing.T) {
 func TestListRetainShare(t *testing.T) {
 	t.Parallel()
 	d := document.Parse("/ws/commands/big.md", benchDoc(16<<10))
-	all := Scan(d, testOpts())
+	all := scan(d, testOpts())
 	var want []Ref
 	for _, r := range all {
 		if r.Form != PathForm {

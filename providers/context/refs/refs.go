@@ -13,7 +13,6 @@ package refs
 
 import (
 	"context"
-	"sort"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -148,7 +147,7 @@ type Options struct {
 	// Sections, when non-nil, returns the section names of a topic. In
 	// prose, the longest of them that the text after '#' starts with
 	// (ignoring case) is taken as the section; without a match the
-	// heuristic described at Scan applies.
+	// heuristic described at ScanList applies.
 	Sections func(domain, topic string) []string
 	// BareNames makes a file name without a directory in prose, such as
 	// "**file_formats.md**", a path reference. Index and detection files
@@ -161,8 +160,8 @@ type Options struct {
 	SizeHint int
 }
 
-// Scan returns the references of doc sorted by Span.Start, without
-// overlaps.
+// ScanList returns the references of doc sorted by Span.Start, without
+// overlaps, in their compact form.
 //
 // The end of a section name after '#' is decided as follows. Inside inline
 // code the name runs to the end of the code span, and after an opening
@@ -177,11 +176,6 @@ type Options struct {
 // word ending in '.'. A trailing '.' is never part of the name. So
 // "see python:x#Security Issues for details." yields "Security Issues" and
 // "python:x#How to Use" yields "How to Use".
-func Scan(doc *document.Doc, opts Options) []Ref {
-	return ScanList(doc, opts).Slice()
-}
-
-// ScanList is Scan returning the references in their compact form.
 //
 // A released document whose text cannot be read back has no references
 // to give.
@@ -222,17 +216,6 @@ func placeholder(s string) bool {
 		return true
 	}
 	return false
-}
-
-// At returns the reference whose Span contains byte offset off (its end
-// included, so a cursor just after a reference still finds it). refs must
-// be sorted and non-overlapping, as Scan returns them.
-func At(refs []Ref, off int) (Ref, bool) {
-	i := sort.Search(len(refs), func(i int) bool { return refs[i].Span.Start > off }) - 1
-	if i >= 0 && refs[i].Span.Contains(off) {
-		return refs[i], true
-	}
-	return Ref{}, false
 }
 
 // dropMD removes a trailing ".md" from a topic as written.

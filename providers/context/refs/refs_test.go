@@ -15,6 +15,11 @@ func testOpts() Options {
 	return Options{IsDomain: func(name string) bool { return slices.Contains(testDomains, name) }}
 }
 
+// scan returns the references ScanList finds, as a slice.
+func scan(doc *document.Doc, opts Options) []Ref {
+	return ScanList(doc, opts).Slice()
+}
+
 // show renders a reference compactly: form, where, the text of its span
 // and its parts.
 func show(d *document.Doc, r Ref) string {
@@ -35,7 +40,7 @@ func show(d *document.Doc, r Ref) string {
 	return b.String()
 }
 
-// checkRefs verifies the invariants every result of Scan must hold.
+// checkRefs verifies the invariants every result of scan must hold.
 func checkRefs(t *testing.T, d *document.Doc, refs []Ref) {
 	t.Helper()
 	end := -1
@@ -67,7 +72,7 @@ func checkRefs(t *testing.T, d *document.Doc, refs []Ref) {
 func scanText(t *testing.T, text string, opts Options) (*document.Doc, []string) {
 	t.Helper()
 	d := document.Parse("doc.md", []byte(text))
-	refs := Scan(d, opts)
+	refs := scan(d, opts)
 	checkRefs(t, d, refs)
 	var out []string
 	for _, r := range refs {
@@ -190,7 +195,7 @@ func TestScan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, got := scanText(t, tc.text, testOpts())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("Scan(%q)\n got:\n  %s\nwant:\n  %s", tc.text, strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
+				t.Errorf("scan(%q)\n got:\n  %s\nwant:\n  %s", tc.text, strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
 			}
 		})
 	}
@@ -267,7 +272,7 @@ func TestSectionsOption(t *testing.T) {
 	}
 	for _, tc := range tests {
 		d := document.Parse("x.md", []byte(tc.text))
-		refs := Scan(d, opts)
+		refs := scan(d, opts)
 		if len(refs) != 1 || refs[0].Section != tc.want {
 			t.Errorf("%q: refs %+v, want section %q", tc.text, refs, tc.want)
 		}
@@ -293,7 +298,7 @@ func TestPositions(t *testing.T) {
 	if !d.HasBOM {
 		t.Fatal("BOM not detected")
 	}
-	refs := Scan(d, testOpts())
+	refs := scan(d, testOpts())
 	checkRefs(t, d, refs)
 	type want struct {
 		text       string
@@ -342,12 +347,12 @@ func TestPositions(t *testing.T) {
 	}
 }
 
-func TestAt(t *testing.T) {
+func TestFind(t *testing.T) {
 	text := "python:a python:b,python:c"
 	d := document.Parse("x.md", []byte(text))
-	refs := Scan(d, testOpts())
-	if len(refs) != 3 {
-		t.Fatalf("refs = %d", len(refs))
+	l := ScanList(d, testOpts())
+	if l.Len() != 3 {
+		t.Fatalf("refs = %d", l.Len())
 	}
 	tests := []struct {
 		off   int
@@ -358,17 +363,17 @@ func TestAt(t *testing.T) {
 		{17, "b", true}, {18, "c", true}, {len(text), "c", true}, {-1, "", false},
 	}
 	for _, tc := range tests {
-		r, ok := At(refs, tc.off)
+		r, ok := l.Find(tc.off)
 		if ok != tc.ok || r.Topic != tc.topic {
-			t.Errorf("At(%d) = %q, %v; want %q, %v", tc.off, r.Topic, ok, tc.topic, tc.ok)
+			t.Errorf("Find(%d) = %q, %v; want %q, %v", tc.off, r.Topic, ok, tc.topic, tc.ok)
 		}
 	}
-	if _, ok := At(nil, 0); ok {
-		t.Error("At on no refs found one")
+	if _, ok := (List{}).Find(0); ok {
+		t.Error("Find on no refs found one")
 	}
 	d = document.Parse("x.md", []byte("text python:a then"))
-	if _, ok := At(Scan(d, testOpts()), 2); ok {
-		t.Error("At before any reference found one")
+	if _, ok := ScanList(d, testOpts()).Find(2); ok {
+		t.Error("Find before any reference found one")
 	}
 }
 
@@ -395,14 +400,14 @@ func TestScanSizeHint(t *testing.T) {
 		fmt.Fprintf(&b, "Step %d: python:fastapi_patterns#Errors, `security:secure_coding` and [notes](../context/python/t%d.md).\n", i, i)
 	}
 	doc := document.Parse("/ws/commands/big.md", []byte(b.String()))
-	want := Scan(doc, testOpts())
+	want := scan(doc, testOpts())
 	if len(want) < 150 {
 		t.Fatalf("the document holds %d references, want at least 150", len(want))
 	}
 	for _, hint := range []int{1, len(want) - 10, len(want), len(want) + 1, 10 * len(want)} {
 		opts := testOpts()
 		opts.SizeHint = hint
-		got := Scan(doc, opts)
+		got := scan(doc, opts)
 		if len(got) != len(want) {
 			t.Fatalf("hint %d: %d references, want %d", hint, len(got), len(want))
 		}

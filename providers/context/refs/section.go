@@ -49,7 +49,7 @@ func (s *scanner) proseSection(start, le int, domain, topic string) int {
 	return heuristicSection(t, start, le)
 }
 
-// heuristicSection applies the word rule documented at Scan.
+// heuristicSection applies the word rule documented at ScanList.
 func heuristicSection(t []byte, start, le int) int {
 	limit := start
 	for limit < le && !sectionStop(t[limit]) {

@@ -59,11 +59,11 @@ func TestSpliceNeedsMarkers(t *testing.T) {
 	if _, err := Splice("# no markers\n"); err == nil {
 		t.Fatal("Splice accepted a README without markers")
 	}
-	got, err := Splice("a\n" + BeginMarker + "\nold\n" + EndMarker + "\nb\n")
+	got, err := Splice("a\n" + beginMarker + "\nold\n" + endMarker + "\nb\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "a\n" + BeginMarker + "\n" + Markdown() + EndMarker + "\nb\n"; got != want {
+	if want := "a\n" + beginMarker + "\n" + markdown() + endMarker + "\nb\n"; got != want {
 		t.Fatalf("Splice = %q, want %q", got, want)
 	}
 }

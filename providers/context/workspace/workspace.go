@@ -70,12 +70,12 @@ type Options struct {
 	Debounce time.Duration
 	// ReloadThreshold is the number of changed files in one batch above
 	// which the whole library is scanned again rather than updated file by
-	// file. Zero means DefaultReloadThreshold.
+	// file. Zero means 20000.
 	ReloadThreshold int
 	// MaxWatches caps kernel watches (see watcher.Options); zero: no cap.
 	MaxWatches int
 	// PollInterval is how often what cannot be watched is rescanned. Zero
-	// means watcher.DefaultPollInterval.
+	// means the watcher's default, 2s.
 	PollInterval time.Duration
 	// OnWatchLimit, when set, is called at most once per workspace when
 	// directories cannot be watched through the kernel (its inotify watch
@@ -91,12 +91,12 @@ type Options struct {
 	clock watcher.Clock
 }
 
-// DefaultReloadThreshold is the default of Options.ReloadThreshold. Applying
+// defaultReloadThreshold is the default of Options.ReloadThreshold. Applying
 // changes file by file stays cheaper than a full scan even when every file
 // changed (5,000 of 5,000 topics: about half the time of a scan), so only
 // bursts larger than most libraries are rebuilt whole, which bounds the
 // memory of one pass.
-const DefaultReloadThreshold = 20000
+const defaultReloadThreshold = 20000
 
 // Update says what one applied change touched.
 type Update struct {
@@ -243,7 +243,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		opts.Debounce = watcher.DefaultDebounce
 	}
 	if opts.ReloadThreshold <= 0 {
-		opts.ReloadThreshold = DefaultReloadThreshold
+		opts.ReloadThreshold = defaultReloadThreshold
 	}
 	settings, err := config.ParseSettings(opts.Settings)
 	if err != nil {

@@ -75,9 +75,9 @@ func BenchmarkBuildContext(b *testing.B) {
 		conv  string
 		strat Strategy
 	}{
-		{"tokenBudget32k", "big", TokenBudget{Tokens: 32000}},
-		{"tokenBudget32k/short", "short", TokenBudget{Tokens: 32000}},
-		{"recent200", "big", Recent{N: 200}},
+		{"tokenBudget32k", "big", tokenBudget{Tokens: 32000}},
+		{"tokenBudget32k/short", "short", tokenBudget{Tokens: 32000}},
+		{"recent200", "big", recent{N: 200}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var h Context

@@ -101,7 +101,7 @@ func NewStrategy(spec StrategySpec, b ModelBudget) (s Strategy, warnings []strin
 		if *spec.MaxMessages <= 0 {
 			return nil, nil, fmt.Errorf("%w: strategy recent: maxMessages %d must be above 0", ErrInvalid, *spec.MaxMessages)
 		}
-		return Recent{N: *spec.MaxMessages}, nil, nil
+		return recent{N: *spec.MaxMessages}, nil, nil
 	case KindTokenBudget, "":
 		budget := b.History
 		if spec.TokenBudget != nil {
@@ -115,7 +115,7 @@ func NewStrategy(spec StrategySpec, b ModelBudget) (s Strategy, warnings []strin
 				budget = b.History
 			}
 		}
-		return TokenBudget{Tokens: budget}, warnings, nil
+		return tokenBudget{Tokens: budget}, warnings, nil
 	}
 	return nil, nil, fmt.Errorf("%w: strategy kind %q is not recent or tokenBudget", ErrInvalid, spec.Kind)
 }
@@ -165,9 +165,9 @@ func (s *Store) BuildFor(ctx context.Context, conversationID string, spec BuildS
 
 func strategyName(s Strategy) string {
 	switch s.(type) {
-	case Recent:
+	case recent:
 		return KindRecent
-	case TokenBudget:
+	case tokenBudget:
 		return KindTokenBudget
 	}
 	return fmt.Sprintf("%T", s)

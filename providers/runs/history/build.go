@@ -56,11 +56,11 @@ type Strategy interface {
 	Budget() int
 }
 
-// Recent selects the newest N messages.
-type Recent struct{ N int }
+// recent selects the newest N messages.
+type recent struct{ N int }
 
 // Select implements Strategy.
-func (r Recent) Select(ctx context.Context, src Source, _ CostFunc) ([]Meta, error) {
+func (r recent) Select(ctx context.Context, src Source, _ CostFunc) ([]Meta, error) {
 	if r.N <= 0 {
 		return nil, fmt.Errorf("%w: recent strategy: maxMessages %d must be above 0", ErrInvalid, r.N)
 	}
@@ -76,15 +76,15 @@ func (r Recent) Select(ctx context.Context, src Source, _ CostFunc) ([]Meta, err
 }
 
 // Budget implements Strategy.
-func (Recent) Budget() int { return 0 }
+func (recent) Budget() int { return 0 }
 
-// TokenBudget selects as many of the newest messages as fit in Tokens,
+// tokenBudget selects as many of the newest messages as fit in Tokens,
 // measured by their formatted cost. The newest message is always kept, and
 // no message is split: selection stops at the first one that does not fit.
-type TokenBudget struct{ Tokens int }
+type tokenBudget struct{ Tokens int }
 
 // Select implements Strategy.
-func (t TokenBudget) Select(ctx context.Context, src Source, cost CostFunc) ([]Meta, error) {
+func (t tokenBudget) Select(ctx context.Context, src Source, cost CostFunc) ([]Meta, error) {
 	if t.Tokens <= 0 {
 		return nil, fmt.Errorf("%w: tokenBudget strategy: budget %d must be above 0", ErrInvalid, t.Tokens)
 	}
@@ -108,7 +108,7 @@ func (t TokenBudget) Select(ctx context.Context, src Source, cost CostFunc) ([]M
 }
 
 // Budget implements Strategy.
-func (t TokenBudget) Budget() int { return t.Tokens }
+func (t tokenBudget) Budget() int { return t.Tokens }
 
 // A Reader loads the content of selected messages.
 type Reader interface {

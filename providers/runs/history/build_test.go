@@ -44,14 +44,14 @@ func TestStrategies(t *testing.T) {
 		wantSelected int
 		wantErr      bool
 	}{
-		{"recent 5", Recent{N: 5}, 5, false},
-		{"recent more than there are", Recent{N: 100}, 30, false},
-		{"recent zero", Recent{N: 0}, 0, true},
-		{"budget for three", TokenBudget{Tokens: 3*blockCost + 1}, 3, false},
-		{"budget for all", TokenBudget{Tokens: 1 << 20}, 30, false},
-		{"budget below the newest message, even clipped", TokenBudget{Tokens: 1}, 0, false},
-		{"budget zero", TokenBudget{Tokens: 0}, 0, true},
-		{"budget negative", TokenBudget{Tokens: -5}, 0, true},
+		{"recent 5", recent{N: 5}, 5, false},
+		{"recent more than there are", recent{N: 100}, 30, false},
+		{"recent zero", recent{N: 0}, 0, true},
+		{"budget for three", tokenBudget{Tokens: 3*blockCost + 1}, 3, false},
+		{"budget for all", tokenBudget{Tokens: 1 << 20}, 30, false},
+		{"budget below the newest message, even clipped", tokenBudget{Tokens: 1}, 0, false},
+		{"budget zero", tokenBudget{Tokens: 0}, 0, true},
+		{"budget negative", tokenBudget{Tokens: -5}, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h, err := s.Build(ctx, "c", BuildRequest{Strategy: c.strat})
@@ -95,7 +95,7 @@ func TestBuildTokenBudgetKeepsNewest(t *testing.T) {
 	for i := range 50 {
 		mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: strings.Repeat("word ", 10+i)})
 	}
-	h, err := s.Build(ctx, "c", BuildRequest{Strategy: TokenBudget{Tokens: 200}})
+	h, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 200}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestBuildMeasuresShortenedMessages(t *testing.T) {
 	if big.Tokens < 20000 {
 		t.Fatalf("big message has only %d tokens", big.Tokens)
 	}
-	h, err := s.Build(ctx, "c", BuildRequest{Strategy: TokenBudget{Tokens: 1000}})
+	h, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,14 +146,14 @@ func TestBuildMeasuresShortenedMessages(t *testing.T) {
 func TestBuildUnknownConversation(t *testing.T) {
 	t.Parallel()
 	s, _, _ := openStore(t)
-	h, err := s.Build(context.Background(), "missing", BuildRequest{Strategy: Recent{N: 3}})
+	h, err := s.Build(context.Background(), "missing", BuildRequest{Strategy: recent{N: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.Text != "" || h.Selected != 0 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "missing") {
 		t.Fatalf("unknown conversation: %+v", h)
 	}
-	if _, err := s.Build(context.Background(), "", BuildRequest{Strategy: Recent{N: 3}}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.Build(context.Background(), "", BuildRequest{Strategy: recent{N: 3}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("empty conversation id: %v", err)
 	}
 	if _, err := s.Build(context.Background(), "x", BuildRequest{}); !errors.Is(err, ErrInvalid) {
@@ -169,7 +169,7 @@ func TestBuildIsolatesConversations(t *testing.T) {
 		mustAppend(t, s, Message{ConversationID: "a", Role: RoleUser, Content: fmt.Sprintf("a%d", i)})
 		mustAppend(t, s, Message{ConversationID: "b", Role: RoleUser, Content: fmt.Sprintf("b%d", i)})
 	}
-	h, err := s.Build(context.Background(), "a", BuildRequest{Strategy: TokenBudget{Tokens: 10000}})
+	h, err := s.Build(context.Background(), "a", BuildRequest{Strategy: tokenBudget{Tokens: 10000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestBuildReplaceableLayers(t *testing.T) {
 	t.Parallel()
 	s, _, _ := openStore(t)
 	msgs := seed(t, s, "c", 3, func(int) int { return 1 })
-	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: Recent{N: 2}, Reader: upperReader{s}, Formatter: plainFormatter{}})
+	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: recent{N: 2}, Reader: upperReader{s}, Formatter: plainFormatter{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestBuildTokensMatchText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, strat := range []Strategy{Recent{N: len(contents)}, TokenBudget{Tokens: 1 << 20}, TokenBudget{Tokens: 700}} {
+		for _, strat := range []Strategy{recent{N: len(contents)}, tokenBudget{Tokens: 1 << 20}, tokenBudget{Tokens: 700}} {
 			h, err := s.Build(ctx, "c", BuildRequest{Strategy: strat, Formatter: f})
 			if err != nil {
 				t.Fatal(err)
@@ -257,7 +257,7 @@ func TestBuildTokensMatchText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := Open(db, cl).Build(ctx, "c", BuildRequest{Strategy: Recent{N: 100}})
+	h, err := Open(db, cl).Build(ctx, "c", BuildRequest{Strategy: recent{N: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestBuildPending(t *testing.T) {
 				id = "c"
 				seed(t, s, id, c.stored, func(i int) int { return 1 + 5*i })
 			}
-			req := BuildRequest{Strategy: TokenBudget{Tokens: c.budget}, Pending: pendingMsgs}
+			req := BuildRequest{Strategy: tokenBudget{Tokens: c.budget}, Pending: pendingMsgs}
 			got, err := s.Build(ctx, id, req)
 			if err != nil {
 				t.Fatal(err)
@@ -328,17 +328,17 @@ func TestBuildPending(t *testing.T) {
 	}
 	s, _, _ := openStore(t)
 	// A bad pending message is refused like a bad append.
-	if _, err := s.Build(ctx, "", BuildRequest{Strategy: TokenBudget{Tokens: 10}, Pending: []Message{{Role: "robot"}}}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.Build(ctx, "", BuildRequest{Strategy: tokenBudget{Tokens: 10}, Pending: []Message{{Role: "robot"}}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad pending role: %v", err)
 	}
 	// An unknown conversation with pending messages builds on them, with a
 	// warning.
-	h, err := s.Build(ctx, "nope", BuildRequest{Strategy: TokenBudget{Tokens: 1000}, Pending: pendingMsgs[2:]})
+	h, err := s.Build(ctx, "nope", BuildRequest{Strategy: tokenBudget{Tokens: 1000}, Pending: pendingMsgs[2:]})
 	if err != nil || h.Selected != 1 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "unknown conversation") {
 		t.Errorf("unknown conversation with pending: %+v, %v", h, err)
 	}
 	// Without pending messages a conversation id is required.
-	if _, err := s.Build(ctx, "", BuildRequest{Strategy: TokenBudget{Tokens: 10}}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.Build(ctx, "", BuildRequest{Strategy: tokenBudget{Tokens: 10}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("no conversation: %v", err)
 	}
 }
@@ -351,7 +351,7 @@ func TestBuildClipsNewestToBudget(t *testing.T) {
 	content := numbered(40)
 	whole := mustAppend(t, s, Message{ConversationID: "c", Role: RoleAssistant, Content: content})
 	budget := whole.Tokens / 2
-	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: TokenBudget{Tokens: budget}})
+	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: tokenBudget{Tokens: budget}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func runAppender(path string) {
 		os.Exit(2)
 	}
 	s := Open(db, c)
-	for i := range MaxListLimit / 2 {
+	for i := range maxListLimit / 2 {
 		m, err := s.Append(ctx, Message{ConversationID: "c", Role: RoleUser, Content: fmt.Sprintf("message %d", i)})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -90,7 +90,7 @@ func TestAppendSurvivesKilledProcess(t *testing.T) {
 
 	ctx := context.Background()
 	s, _ := openPath(t, path)
-	p, err := s.List(ctx, "c", ListRequest{Limit: MaxListLimit})
+	p, err := s.List(ctx, "c", ListRequest{Limit: maxListLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ type Options struct {
 	// 0 means defaultMaxContentBytes.
 	MaxContentBytes int
 	// DeleteTokenTTL is how long a delete confirmation token stays valid;
-	// 0 means confirm.DefaultTTL.
+	// 0 means five minutes.
 	DeleteTokenTTL time.Duration
 	// Logger receives the effective budgets of builds; nil discards.
 	Logger *slog.Logger

@@ -9,10 +9,10 @@ import (
 )
 
 // DefaultListLimit is how many messages List returns when no limit is given;
-// MaxListLimit is the most it returns at once.
+// maxListLimit is the most it returns at once.
 const (
 	DefaultListLimit = 1000
-	MaxListLimit     = 10000
+	maxListLimit     = 10000
 )
 
 // ListRequest selects messages of a conversation.
@@ -20,7 +20,7 @@ type ListRequest struct {
 	// RunID keeps only the messages of one chain run.
 	RunID string
 	// Limit is the number of messages (the newest before Before);
-	// 0 means DefaultListLimit, and it is capped at MaxListLimit.
+	// 0 means DefaultListLimit, and it is capped at 10000.
 	Limit int
 	// Before, when above 0, keeps messages whose id is below it: the
 	// previous page, given the id of the oldest message of this one.
@@ -52,7 +52,7 @@ func (s *Store) List(ctx context.Context, conversationID string, req ListRequest
 	case req.Limit == 0:
 		req.Limit = DefaultListLimit
 	}
-	req.Limit = min(req.Limit, MaxListLimit)
+	req.Limit = min(req.Limit, maxListLimit)
 	before := req.Before
 	if before == 0 {
 		before = 1<<63 - 1

@@ -135,7 +135,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 	ctx := context.Background()
 	s, db, path := openStore(t)
 	msgs := seed(t, s, "c", 40, func(i int) int { return 1 + i%25 })
-	before, err := s.Build(ctx, "c", BuildRequest{Strategy: TokenBudget{Tokens: 500}})
+	before, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 			t.Fatalf("message %d after reopen %+v, want %+v", i, p.Items[i], msgs[i])
 		}
 	}
-	after, err := s2.Build(ctx, "c", BuildRequest{Strategy: TokenBudget{Tokens: 500}})
+	after, err := s2.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestBuildMessagesWithoutLineCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "last"})
-	h, err := s.Build(ctx, "c", BuildRequest{Strategy: TokenBudget{Tokens: 300}})
+	h, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,12 +317,12 @@ func TestNewStrategy(t *testing.T) {
 		warn    bool
 		wantErr bool
 	}{
-		{StrategySpec{}, TokenBudget{2048}, false, false},
-		{StrategySpec{Kind: KindTokenBudget, TokenBudget: ip(1000)}, TokenBudget{1000}, false, false},
-		{StrategySpec{Kind: KindTokenBudget, TokenBudget: ip(9000)}, TokenBudget{2048}, true, false},
+		{StrategySpec{}, tokenBudget{2048}, false, false},
+		{StrategySpec{Kind: KindTokenBudget, TokenBudget: ip(1000)}, tokenBudget{1000}, false, false},
+		{StrategySpec{Kind: KindTokenBudget, TokenBudget: ip(9000)}, tokenBudget{2048}, true, false},
 		{StrategySpec{Kind: KindTokenBudget, TokenBudget: ip(0)}, nil, false, true},
 		{StrategySpec{Kind: KindTokenBudget, TokenBudget: ip(-1)}, nil, false, true},
-		{StrategySpec{Kind: KindRecent, MaxMessages: ip(4)}, Recent{4}, false, false},
+		{StrategySpec{Kind: KindRecent, MaxMessages: ip(4)}, recent{4}, false, false},
 		{StrategySpec{Kind: KindRecent}, nil, false, true},
 		{StrategySpec{Kind: KindRecent, MaxMessages: ip(0)}, nil, false, true},
 		{StrategySpec{Kind: "oldest"}, nil, false, true},
@@ -525,7 +525,7 @@ func TestStepMessages(t *testing.T) {
 	if c, _ := s.Stat(ctx, "c"); c.Messages != 6 {
 		t.Errorf("conversation counts %d messages, want 6", c.Messages)
 	}
-	for _, strat := range []Strategy{TokenBudget{Tokens: 1 << 20}, Recent{N: 100}} {
+	for _, strat := range []Strategy{tokenBudget{Tokens: 1 << 20}, recent{N: 100}} {
 		h, err := s.Build(ctx, "c", BuildRequest{Strategy: strat})
 		if err != nil {
 			t.Fatal(err)

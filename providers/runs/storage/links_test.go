@@ -51,8 +51,8 @@ func TestOpenWorkspaceRefusesLinks(t *testing.T) {
 				db.Close()
 				t.Fatal("OpenWorkspace followed the link")
 			}
-			if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "symbolic link") {
-				t.Errorf("error = %v, want ErrLink naming %s as a symbolic link", err, link)
+			if !errors.Is(err, errLink) || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("error = %v, want errLink naming %s as a symbolic link", err, link)
 			}
 			assertUntouched(t, outside, tc.targetDir)
 
@@ -62,8 +62,8 @@ func TestOpenWorkspaceRefusesLinks(t *testing.T) {
 				db.Close()
 				t.Fatal("OpenExistingWorkspace followed the link")
 			}
-			if !errors.Is(err, ErrLink) && !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("OpenExistingWorkspace error = %v, want ErrLink or ErrNotExist", err)
+			if !errors.Is(err, errLink) && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("OpenExistingWorkspace error = %v, want errLink or ErrNotExist", err)
 			}
 			assertUntouched(t, outside, tc.targetDir)
 		})
@@ -110,8 +110,8 @@ func TestOpenWorkspaceRefusesSpecialFiles(t *testing.T) {
 		fsguardtest.Pipe(t, filepath.Join(root, DirName, FileName))
 		var err error
 		fsguardtest.Within(t, "OpenWorkspace", func() { _, err = OpenWorkspace(context.Background(), root) })
-		if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), "named pipe") {
-			t.Errorf("error = %v, want ErrLink for a named pipe", err)
+		if !errors.Is(err, errLink) || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("error = %v, want errLink for a named pipe", err)
 		}
 	})
 	t.Run("file as state directory", func(t *testing.T) {
@@ -119,8 +119,8 @@ func TestOpenWorkspaceRefusesSpecialFiles(t *testing.T) {
 		root := t.TempDir()
 		fsguardtest.Write(t, filepath.Join(root, DirName), "x")
 		_, err := OpenWorkspace(context.Background(), root)
-		if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), "not a directory") {
-			t.Errorf("error = %v, want ErrLink for a file", err)
+		if !errors.Is(err, errLink) || !strings.Contains(err.Error(), "not a directory") {
+			t.Errorf("error = %v, want errLink for a file", err)
 		}
 	})
 }

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// ErrSchemaTooNew is returned by Open for a database whose schema was
+// errSchemaTooNew is returned by Open for a database whose schema was
 // migrated by a newer ctxls than this one.
-var ErrSchemaTooNew = errors.New("database schema is newer than this ctxls supports")
+var errSchemaTooNew = errors.New("database schema is newer than this ctxls supports")
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -94,7 +94,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	if current > len(ms) {
 		return fmt.Errorf("%w: the database is at version %d, this ctxls knows versions up to %d; use a newer ctxls",
-			ErrSchemaTooNew, current, len(ms))
+			errSchemaTooNew, current, len(ms))
 	}
 	for _, m := range ms[current:] {
 		err := db.Write(ctx, func(tx *sql.Tx) error {

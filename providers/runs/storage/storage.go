@@ -74,12 +74,12 @@ func WorkspacePath(root string) string {
 	return filepath.Join(root, DirName, FileName)
 }
 
-// ErrLink is wrapped by the errors of OpenWorkspace when the state
+// errLink is wrapped by the errors of OpenWorkspace when the state
 // directory, or a file in it, is a symbolic link or not the kind of file it
 // should be: a repository that ships .ctxls/ctxls.db as a link to a file
 // elsewhere would otherwise have ctxls write its database, or its
 // .gitignore, outside the workspace.
-var ErrLink = errors.New("ctxls keeps its state only in a real directory and regular files inside the workspace")
+var errLink = errors.New("ctxls keeps its state only in a real directory and regular files inside the workspace")
 
 // refuse is the error for a state path whose file info fi is not what
 // ctxls would have created there.
@@ -95,13 +95,13 @@ func refuse(path string, fi os.FileInfo) error {
 	case m&os.ModeNamedPipe != 0:
 		kind = "a named pipe"
 	}
-	return fmt.Errorf("refusing %s: it is %s; %w", path, kind, ErrLink)
+	return fmt.Errorf("refusing %s: it is %s; %w", path, kind, errLink)
 }
 
 // OpenWorkspace opens the database of the workspace rooted at root, creating
 // the .ctxls directory with a .gitignore that keeps it out of version control.
 // Neither the directory nor its files are followed when they are symbolic
-// links: such a link is refused with an error wrapping ErrLink that names it.
+// links: such a link is refused with an error that names it.
 func OpenWorkspace(ctx context.Context, root string) (*DB, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", root, err)
@@ -216,8 +216,7 @@ func checkStateFiles(path string) error {
 
 // Open opens (creating it if needed) the database at path, creates its
 // directory, and applies pending schema migrations. A database written by a
-// newer ctxls, with migrations this binary does not know, is refused with an
-// error wrapping ErrSchemaTooNew.
+// newer ctxls, with migrations this binary does not know, is refused.
 func Open(ctx context.Context, path string) (*DB, error) {
 	return open(ctx, path, defaultOptions())
 }
@@ -354,8 +353,8 @@ func txErr(ctx context.Context, err error) error {
 	}
 }
 
-// ErrWriterClosed is returned by Writer.Write once its database is closed.
-var ErrWriterClosed = errors.New("database writer is closed")
+// errWriterClosed is returned by Writer.Write once its database is closed.
+var errWriterClosed = errors.New("database writer is closed")
 
 // Writer runs write transactions on a connection of its own, with the
 // statements it was made for prepared once on that connection. It serves a
@@ -436,7 +435,7 @@ func (w *Writer) run(ctx context.Context, fn func(*WriteTx) error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return ErrWriterClosed
+		return errWriterClosed
 	}
 	if w.conn == nil {
 		if err := w.connect(ctx); err != nil {

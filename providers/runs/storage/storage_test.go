@@ -263,8 +263,8 @@ func TestMigrations(t *testing.T) {
 	}
 	db.Close()
 	_, err = Open(ctx, path)
-	if !errors.Is(err, ErrSchemaTooNew) {
-		t.Fatalf("open of a newer database: %v, want ErrSchemaTooNew", err)
+	if !errors.Is(err, errSchemaTooNew) {
+		t.Fatalf("open of a newer database: %v, want errSchemaTooNew", err)
 	}
 	if !strings.Contains(err.Error(), fmt.Sprintf("version %d", len(ms)+1)) {
 		t.Errorf("error does not name the database version: %v", err)

@@ -234,8 +234,8 @@ func TestWritersSharedAndClosedWithDB(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeSetting(ctx, w, "late", "v"); !errors.Is(err, ErrWriterClosed) {
-		t.Errorf("Write after Close: %v, want ErrWriterClosed", err)
+	if err := writeSetting(ctx, w, "late", "v"); !errors.Is(err, errWriterClosed) {
+		t.Errorf("Write after Close: %v, want errWriterClosed", err)
 	}
 	if _, err := os.Stat(path + "-wal"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("WAL left after Close (a connection is still open): %v", err)

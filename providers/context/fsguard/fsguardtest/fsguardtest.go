@@ -14,10 +14,10 @@ import (
 	"time"
 )
 
-// Deadline bounds every wait of [Within]. It is generous: the machines
+// deadline bounds every wait of [Within]. It is generous: the machines
 // running the tests are shared and slow, and a wait ends as soon as the
 // code returns.
-const Deadline = 30 * time.Second
+const deadline = 30 * time.Second
 
 // Link makes a symbolic link at p to target, creating p's directory, and
 // returns p. It skips the test on Windows when the system refuses the link
@@ -79,7 +79,7 @@ func Outside(t testing.TB, name, content string) string {
 }
 
 // Within runs f on another goroutine and fails the test when it has not
-// returned within [Deadline]: what blocks on a named pipe fails rather
+// returned within 30 seconds: what blocks on a named pipe fails rather
 // than hangs. f must not call t.Fatal; what it assigns is the caller's to
 // read once Within has returned.
 func Within(t testing.TB, what string, f func()) {
@@ -91,8 +91,8 @@ func Within(t testing.TB, what string, f func()) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(Deadline):
-		t.Fatalf("%s did not return within %v: blocked on a special file?", what, Deadline)
+	case <-time.After(deadline):
+		t.Fatalf("%s did not return within %v: blocked on a special file?", what, deadline)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// DefaultTTL is how long a token stays valid when New is given no TTL.
-const DefaultTTL = 5 * time.Minute
+// defaultTTL is how long a token stays valid when New is given no TTL.
+const defaultTTL = 5 * time.Minute
 
 // ErrInvalidToken is returned by Consume for a token that was not issued for
 // the key, was used already, or expired.
@@ -35,11 +35,11 @@ type issued struct {
 	expires time.Time
 }
 
-// New returns an empty token set whose tokens last ttl (DefaultTTL when
+// New returns an empty token set whose tokens last ttl (defaultTTL when
 // ttl <= 0), reading the time with now (time.Now when nil).
 func New(ttl time.Duration, now func() time.Time) *Tokens {
 	if ttl <= 0 {
-		ttl = DefaultTTL
+		ttl = defaultTTL
 	}
 	if now == nil {
 		now = time.Now
