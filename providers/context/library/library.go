@@ -303,9 +303,9 @@ func (l *Snapshot) Root() *fsguard.Root { return l.root }
 var errNotInWorkspace = errors.New("the document is outside the workspace and not open in the editor")
 
 // ReadDocument reads a document that is neither open in an editor nor
-// indexed. It must lie in the workspace (errNotInWorkspace otherwise) and
-// pass the root check (a link to a file outside is not read), and be a
-// regular file within maxFileSize, so that a named pipe cannot hold the
+// indexed. It must lie in the workspace and pass the root check (a link
+// to a file outside is not read), and be a regular file within the
+// configuration's maxFileSize, so that a named pipe cannot hold the
 // request.
 func (l *Snapshot) ReadDocument(ctx context.Context, path string) ([]byte, error) {
 	if path != l.root.Dir() && !strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
