@@ -9,6 +9,7 @@ import (
 )
 
 func TestBenchGeneratesAndMeasures(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "lib")
 	out, _, err := runCLI(t, "bench", "--topics", "60", "--dir", dir, "--tokenizer", "estimate", "-n", "4", "--format", "json")
 	if err != nil {
@@ -46,6 +47,7 @@ func TestBenchGeneratesAndMeasures(t *testing.T) {
 }
 
 func TestBenchBadArguments(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"bench", "x"}, {"bench", "--topics", "0"}, {"bench", "--format", "yaml"}} {
 		if _, _, err := runCLI(t, args...); err == nil {
 			t.Errorf("%v: no error", args)

@@ -29,6 +29,7 @@ type catalogJSON struct {
 }
 
 func TestCatalogCommand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		args    []string
@@ -45,6 +46,7 @@ func TestCatalogCommand(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out, _, err := runCLI(t, c.args...)
 			code := exitCode(err)
 			if _, ok := err.(usageError); ok {
@@ -86,6 +88,7 @@ func TestCatalogCommand(t *testing.T) {
 }
 
 func TestCatalogText(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCLI(t, "catalog", "--domain", "python", exampleDir)
 	if err != nil {
 		t.Fatal(err)

@@ -425,6 +425,7 @@ func TestChainReadOnly(t *testing.T) {
 // progress line, the failure and the last line of the agent's stderr; in
 // the result, every line, each in the reason's column.
 func TestStepReason(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		reason, short, block string
 	}{
@@ -451,6 +452,7 @@ func TestStepReason(t *testing.T) {
 // TestChainHelpStates checks that chain --help describes every state an
 // execution can be listed in.
 func TestChainHelpStates(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCLI(t, "chain", "--help")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCheckReportsConfigProblems(t *testing.T) {
+	t.Parallel()
 	const topic = "# A\n\nText.\n"
 	cases := []struct {
 		name   string
@@ -40,6 +41,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": c.config, "context/python/a.md": topic})
 			out, stderr, err := runCLI(t, "check", dir, "--format", "json")
 			if exitCode(err) != c.code {
@@ -57,6 +59,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 }
 
 func TestCheckTextCountsConfigProblems(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
 	out := runExit(t, 1, "check", dir)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
@@ -76,6 +79,7 @@ func TestCheckTextCountsConfigProblems(t *testing.T) {
 // Commands other than check warn about .ctxls.yaml and go on with the
 // defaults.
 func TestOtherCommandsWarnAboutConfig(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n", "context/python/a.md": "# Alpha\n\nText.\n"})
 	for _, args := range [][]string{
 		{"catalog", "--dir", dir},
@@ -83,6 +87,7 @@ func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 		{"show", "python:a", "--dir", dir},
 	} {
 		t.Run(args[0], func(t *testing.T) {
+			t.Parallel()
 			out, stderr, err := runCLI(t, args...)
 			if err != nil {
 				t.Errorf("err = %v", err)
@@ -98,6 +103,7 @@ func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 }
 
 func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/a.md":      "# A\n\nText.\n",
 		"docs/context/python/a.md": "# A\n\nText.\n",
@@ -106,6 +112,7 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 	})
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
+			t.Parallel()
 			out, stderr, err := runCLI(t, "check", dir, "--format", format)
 			if err != nil {
 				t.Errorf("exit = %v, want success (warnings only)", err)
@@ -126,6 +133,7 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 
 // check takes its workspace as catalog and search do: DIR or --dir.
 func TestCheckDirFlag(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": "# A\n\nText.\n"})
 	if out, _, err := runCLI(t, "check", "--dir", dir); err != nil || !strings.HasPrefix(out, "0 problems") {
 		t.Errorf("--dir: %v %q", err, out)
@@ -139,6 +147,7 @@ func TestCheckDirFlag(t *testing.T) {
 // A chain that names no command would fail at that step when run; check
 // says so at the chain's line.
 func TestCheckReportsUnknownChainCommand(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		".ctxls.yaml":           "chains:\n  ok: [implement]\n  broken: [implement, deploy]\n",
 		"commands/implement.md": "# Implement\n",

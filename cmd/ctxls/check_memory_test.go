@@ -15,6 +15,7 @@ import (
 // holds one import of each kind the agent does not load, next to imports
 // in a code span, a fence and an e-mail address that are not imports.
 func TestCheckMemory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "providers", "context", "imports", "testdata", "project")
 	out := runExit(t, 1, "check", dir, "--format", "json") // a missing import is an error
 	var got []string

@@ -123,6 +123,7 @@ func TestCheckExampleLibraryJSON(t *testing.T) {
 }
 
 func TestCheckExampleLibraryText(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	jsonOut, _, _ := runCLI(t, "check", "--format", "json", dir)
 	recs := decodeRecords(t, jsonOut)
@@ -224,6 +225,7 @@ func readmeProblems(t *testing.T, readme string) []readmeProblem {
 // TestCheckExampleLibraryMatchesREADME keeps the example library's README
 // honest: its table of deliberate problems is exactly what check reports.
 func TestCheckExampleLibraryMatchesREADME(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 var claudeProject = filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude")
 
 func TestCostCommand(t *testing.T) {
+	t.Parallel()
 	out, stderr, err := runCLI(t, "cost", claudeProject, "--format", "json")
 	if err != nil {
 		t.Fatalf("cost: %v\n%s", err, stderr)
@@ -48,6 +49,7 @@ func TestCostCommand(t *testing.T) {
 }
 
 func TestCostCommandAgents(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{"AGENTS.md": "# Agents\n\nRun make.\n"})
 	out, _, err := runCLI(t, "cost", dir, "--agent", "codex", "--format", "json")
 	if err != nil {
@@ -75,6 +77,7 @@ func TestCostCommandAgents(t *testing.T) {
 // colon), one listing entry per skill, command and subagent; Cursor gets
 // its rule by glob.
 func TestCostExampleLibrary(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "examples", "library")
 	files := func(agent string) (always, later []string) {
 		t.Helper()

@@ -14,6 +14,7 @@ import (
 )
 
 func TestSearchCommand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		top  string
@@ -26,6 +27,7 @@ func TestSearchCommand(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
 			out, _, err := runCLI(t, c.args...)
 			if exitCode(err) != c.code {
 				t.Fatalf("exit %v", err)
@@ -59,6 +61,7 @@ func TestSearchCommand(t *testing.T) {
 }
 
 func TestSearchText(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCLI(t, "search", "sql injection", "--dir", exampleDir)
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +127,7 @@ func TestSearchDirectoryArgument(t *testing.T) {
 // The text table is formatted as catalog's: numbers right-aligned with
 // thousands separators, then a summary.
 func TestSearchTextFormatsLikeCatalog(t *testing.T) {
+	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		"context/big/large.md": "# Widget Large\n\n" + strings.Repeat("word ", 3000) + "\n",
 		"context/big/small.md": "# Widget Small\n\nShort.\n",
@@ -156,6 +160,7 @@ func TestSearchTextFormatsLikeCatalog(t *testing.T) {
 }
 
 func TestPrintTable(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		rows  [][]string
@@ -169,6 +174,7 @@ func TestPrintTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var b strings.Builder
 			printTable(&b, c.rows, c.right)
 			if b.String() != c.want {
@@ -180,6 +186,7 @@ func TestPrintTable(t *testing.T) {
 
 // search exits as grep does, in either format.
 func TestSearchExitStatus(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "missing")
 	cases := []struct {
 		args []string
@@ -196,6 +203,7 @@ func TestSearchExitStatus(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
 			_, _, err := runCLI(t, c.args...)
 			if got := exitStatus(err, io.Discard); got != c.want {
 				t.Errorf("exit status %d (%v), want %d", got, err, c.want)

@@ -122,6 +122,7 @@ func TestShowJSON(t *testing.T) {
 // The header is for people: with stdout piped, stderr stays quiet and
 // stdout holds only the body.
 func TestShowHeader(t *testing.T) {
+	t.Parallel()
 	_, stderr, err := runCLI(t, "show", "python:fastapi_patterns", "--dir", exampleDir)
 	if err != nil || stderr != "" {
 		t.Errorf("piped: err %v, stderr %q", err, stderr)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	data := `
 tokenizer: cl100k_base
 driftThreshold: 0.3
@@ -46,6 +47,7 @@ colour: blue
 }
 
 func TestParseBadValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		data string
@@ -64,6 +66,7 @@ func TestParseBadValues(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			cfg, problems := Parse([]byte(tc.data))
 			var msgs []string
 			for _, p := range problems {
@@ -80,6 +83,7 @@ func TestParseBadValues(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
+	t.Parallel()
 	cfg, problems, err := Load(t.TempDir())
 	if err != nil || problems != nil || cfg.Tokenizer != "o200k_base" {
 		t.Fatalf("Load: %+v %v %v", cfg, problems, err)
@@ -93,6 +97,7 @@ func TestLoadMissingFile(t *testing.T) {
 }
 
 func TestApplySettings(t *testing.T) {
+	t.Parallel()
 	base, _ := Parse([]byte("tokenizer: cl100k_base\nbudget: {files: 4, tokens: 900}\n"))
 	s, err := ParseSettings(json.RawMessage(`{"ctxls": {"tokenizer": "estimate", "budget": {"files": 3}, "executor": {"timeout": "30s"}}}`))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // pipes and backticks, CRLF, random bytes. Nothing may panic, and the
 // methods still answer.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(1))
 	garbage := func(n int) string {
 		const alphabet = "|`*#-: \n\r\tab.md/{}[]()0123456789"
@@ -31,6 +32,7 @@ func TestBadInput(t *testing.T) {
 		"nofiles": "# D\n\n## Frameworks\n\n| Framework | Key Imports |\n|---|---|\n| **X** | `import lib` |\n| Any | `import any` |\n",
 	}
 	for name, det := range variants {
+		// Serial: the subtests draw from the one rng.
 		t.Run(name, func(t *testing.T) {
 			files := map[string]string{
 				".ctxls.yaml":                         "budget:\n  files: 2\n  tokens: 50\n",
@@ -77,6 +79,7 @@ func TestBadInput(t *testing.T) {
 // TestRandomTables feeds randomly assembled tables, built from the words
 // real detection files and matrices use, to every parser of the provider.
 func TestRandomTables(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(7))
 	headers := []string{"Framework", "Key Imports", "File Markers", "Pattern Files to Load", "Load", "Library", "ORM", "Primary Domain",
 		"Trigger Condition", "Secondary Context to Load", "Relevance Score", "Token Impact", "If You See...", "Docs", "", "Type", "Topics"}

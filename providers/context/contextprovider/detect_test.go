@@ -11,6 +11,7 @@ import (
 )
 
 func TestDetectProjectType(t *testing.T) {
+	t.Parallel()
 	p, _ := exampleProvider(t)
 	cases := []struct {
 		name      string
@@ -46,6 +47,7 @@ func TestDetectProjectType(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r, err := p.DetectProjectType(bg, c.domain, c.signals)
 			if err != nil {
 				t.Fatal(err)
@@ -98,6 +100,7 @@ var forgeStyle = map[string]string{
 }
 
 func TestDetectForgeStyle(t *testing.T) {
+	t.Parallel()
 	p, _, _ := writeLibrary(t, forgeStyle)
 	r, err := p.DetectProjectType(bg, "python", Signals{
 		Imports:      []string{"from flask import Flask, request", "import torch.nn as nn", "from sqlalchemy import Column", "import pytest"},
@@ -146,6 +149,7 @@ func TestDetectForgeStyle(t *testing.T) {
 }
 
 func TestDetectNoRules(t *testing.T) {
+	t.Parallel()
 	p, _, _ := writeLibrary(t, map[string]string{"context/docs/a.md": "# A\n"})
 	r, err := p.DetectProjectType(bg, "docs", Signals{Imports: []string{"import x"}})
 	if err != nil || !hasWarning(r.Warnings, WarnNoDetection, "docs") || len(r.RecommendedFiles) != 0 {
@@ -154,6 +158,7 @@ func TestDetectNoRules(t *testing.T) {
 }
 
 func TestCrossDomainContext(t *testing.T) {
+	t.Parallel()
 	p, _ := exampleProvider(t)
 	cases := []struct {
 		domain   string
@@ -173,6 +178,7 @@ func TestCrossDomainContext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.domain+":"+strings.Join(c.triggers, ","), func(t *testing.T) {
+			t.Parallel()
 			res, err := p.CrossDomainContext(bg, c.domain, c.triggers)
 			if err != nil {
 				t.Fatal(err)
@@ -195,6 +201,7 @@ func TestCrossDomainContext(t *testing.T) {
 }
 
 func TestCrossDomainForgeStyle(t *testing.T) {
+	t.Parallel()
 	p, _, dir := writeLibrary(t, forgeStyle)
 	res, err := p.CrossDomainContext(bg, "python", []string{"sql_queries", "performance", "schema_migrations", "infrastructure"})
 	if err != nil {
@@ -226,6 +233,7 @@ func TestCrossDomainForgeStyle(t *testing.T) {
 }
 
 func TestDomainIndexHeadings(t *testing.T) {
+	t.Parallel()
 	p, _, _ := writeLibrary(t, forgeStyle)
 	di, err := p.DomainIndex(bg, "python")
 	if err != nil {
@@ -239,6 +247,7 @@ func TestDomainIndexHeadings(t *testing.T) {
 }
 
 func TestPlanBudgetFromConfig(t *testing.T) {
+	t.Parallel()
 	p, lib, _ := writeLibrary(t, forgeStyle)
 	if lib.Snapshot().Config().Budget != (config.Budget{Files: 3, Tokens: 100000}) {
 		t.Fatalf("budget %+v", lib.Snapshot().Config().Budget)
@@ -274,6 +283,7 @@ func crossCuttingLibrary(budget string) map[string]string {
 }
 
 func TestConditionalContextCrossCutting(t *testing.T) {
+	t.Parallel()
 	det := DetectionResult{Framework: "fastapi", Libraries: []string{"sqlalchemy"}, Matches: []DetectionMatch{
 		{Name: "FastAPI", Category: catFramework, Score: 1, Files: []string{"fastapi_patterns.md"}},
 		{Name: "SQLAlchemy", Category: catLibrary, Score: 0.9, Files: []string{"sqlalchemy_patterns.md"}},
@@ -308,6 +318,7 @@ func TestConditionalContextCrossCutting(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			budget := c.budget
 			if strings.Contains(budget, "tokens: primary") {
 				_, lib, _ := writeLibrary(t, crossCuttingLibrary("  files: 7\n"))

@@ -53,6 +53,7 @@ func droppedOf(items []Dropped) []string {
 }
 
 func TestPlanOrderAndBudget(t *testing.T) {
+	t.Parallel()
 	p, lib := exampleProvider(t)
 	tok := func(id string) int {
 		tp, ok := lib.Snapshot().Topic(id)
@@ -90,6 +91,7 @@ func TestPlanOrderAndBudget(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			plan := p.Plan(context.Background(), requests, c.budget)
 			if got := strings.Join(refsOf(plan.Items), " "); got != strings.Join(c.want, " ") {
 				t.Errorf("items = %s\nwant    %s", got, strings.Join(c.want, " "))
@@ -115,6 +117,7 @@ func TestPlanOrderAndBudget(t *testing.T) {
 }
 
 func TestPlanSectionsAndMisses(t *testing.T) {
+	t.Parallel()
 	p, lib := exampleProvider(t)
 	fa, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	s1, _ := fa.Section("Security Issues")

@@ -25,6 +25,7 @@ func hasWarning(ws []Warning, code, substr string) bool {
 }
 
 func TestCatalog(t *testing.T) {
+	t.Parallel()
 	p, lib := exampleProvider(t)
 	cases := []struct {
 		domain   string
@@ -39,6 +40,7 @@ func TestCatalog(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.domain, func(t *testing.T) {
+			t.Parallel()
 			res, err := p.Catalog(bg, c.domain)
 			if err != nil {
 				t.Fatal(err)
@@ -70,6 +72,7 @@ func mustDomain(t *testing.T, lib *library.Library, name string) *library.Domain
 
 // TestJSONShape checks the field names the extension reads.
 func TestJSONShape(t *testing.T) {
+	t.Parallel()
 	p, lib := exampleProvider(t)
 	res, _ := p.Catalog(bg, "python")
 	var fa Reference
@@ -124,6 +127,7 @@ func TestJSONShape(t *testing.T) {
 }
 
 func TestReference(t *testing.T) {
+	t.Parallel()
 	p, _ := exampleProvider(t)
 	cases := []struct {
 		domain, file string
@@ -138,6 +142,7 @@ func TestReference(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.domain+"/"+c.file, func(t *testing.T) {
+			t.Parallel()
 			r, err := p.Reference(bg, c.domain, c.file)
 			if err != nil {
 				t.Fatal(err)
@@ -156,6 +161,7 @@ func TestReference(t *testing.T) {
 }
 
 func TestEscapeRefused(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "secret.md")
 	if err := os.WriteFile(outside, []byte("# Secret\n\nnot part of any library\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -202,6 +208,7 @@ func TestEscapeRefused(t *testing.T) {
 	}
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if err := c.call(); !errors.Is(err, ErrEscape) {
 				t.Errorf("err = %v, want ErrEscape", err)
 			}
@@ -220,6 +227,7 @@ func TestEscapeRefused(t *testing.T) {
 }
 
 func TestMaterializeSections(t *testing.T) {
+	t.Parallel()
 	p, lib := exampleProvider(t)
 	topic, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	sec, _ := topic.Section("Security Issues")
@@ -251,6 +259,7 @@ func TestMaterializeSections(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.sections, "+"), func(t *testing.T) {
+			t.Parallel()
 			pc, err := p.MaterializeSections(bg, Reference{ID: "python/fastapi_patterns"}, c.sections)
 			if err != nil {
 				t.Fatal(err)
@@ -280,6 +289,7 @@ func TestMaterializeSections(t *testing.T) {
 }
 
 func TestAlwaysLoadFiles(t *testing.T) {
+	t.Parallel()
 	p, _ := exampleProvider(t)
 	cases := []struct {
 		domain string
@@ -312,6 +322,7 @@ func TestAlwaysLoadFiles(t *testing.T) {
 }
 
 func TestCacheTiersAndInvalidation(t *testing.T) {
+	t.Parallel()
 	p, lib, dir := writeLibrary(t, map[string]string{
 		"context/python/index.md":        "# Python\n",
 		"context/python/a.md":            "---\ntitle: A\ntags: [alpha]\n---\n# A\n\n## One\n\nfirst version\n",
@@ -394,6 +405,7 @@ func TestCacheTiersAndInvalidation(t *testing.T) {
 
 // TestFollowsSource checks that a provider sees a replaced library.
 func TestFollowsSource(t *testing.T) {
+	t.Parallel()
 	_, lib1, _ := writeLibrary(t, map[string]string{"context/python/a.md": "# First\n"})
 	_, lib2, _ := writeLibrary(t, map[string]string{"context/python/a.md": "# Second\n"})
 	cur := lib1
@@ -409,6 +421,7 @@ func TestFollowsSource(t *testing.T) {
 // TestConcurrentUse runs readers of every tier and the search index while
 // the library changes underneath them (run with -race to see data races).
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	p, lib, dir := writeLibrary(t, map[string]string{
 		"context/python/a.md": "---\ntags: [alpha]\n---\n# A\n\n## One\n\ntext\n",
 		"context/python/b.md": "---\ntags: [beta]\n---\n# B\n",
@@ -457,6 +470,7 @@ func TestConcurrentUse(t *testing.T) {
 // TestCacheDropsRemovedTopics checks that entries of a removed file do not
 // outlive it.
 func TestCacheDropsRemovedTopics(t *testing.T) {
+	t.Parallel()
 	p, lib, dir := writeLibrary(t, map[string]string{
 		"context/python/a.md": "# A\n\nalpha\n",
 		"context/python/b.md": "# B\n\nbeta\n",

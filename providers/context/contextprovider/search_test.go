@@ -15,6 +15,7 @@ import (
 )
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	p, _ := exampleProvider(t)
 	cases := []struct {
 		query   string
@@ -33,6 +34,7 @@ func TestSearch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.query+"@"+c.domain, func(t *testing.T) {
+			t.Parallel()
 			res, err := p.Search(bg, c.query, c.domain, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -90,6 +92,7 @@ func ids(items []SearchItem) []string {
 // TestSearchFollowsChanges checks that the index follows a changed file
 // and keeps the words of unchanged ones.
 func TestSearchFollowsChanges(t *testing.T) {
+	t.Parallel()
 	p, lib, dir := writeLibrary(t, map[string]string{
 		"context/python/a.md": "---\ntags: [walrus]\n---\n# A\n",
 		"context/python/b.md": "---\ntags: [pelican]\n---\n# B\n",
@@ -114,6 +117,7 @@ func TestSearchFollowsChanges(t *testing.T) {
 }
 
 func TestLoadingProtocol(t *testing.T) {
+	t.Parallel()
 	p, lib := exampleProvider(t)
 	lp, err := p.LoadingProtocol(bg)
 	if err != nil {
@@ -140,6 +144,7 @@ func TestLoadingProtocol(t *testing.T) {
 }
 
 func TestDomainIndex(t *testing.T) {
+	t.Parallel()
 	p, _ := exampleProvider(t)
 	di, err := p.DomainIndex(bg, "python")
 	if err != nil {
@@ -201,6 +206,7 @@ func genLibrary(tb testing.TB, n int) string {
 }
 
 func TestSyntheticLibrary(t *testing.T) {
+	t.Parallel()
 	dir := genLibrary(t, 200)
 	p := NewStatic(loadDir(t, dir, nil).Snapshot())
 	res, _ := p.Search(bg, "billing invoice", "", 0)

@@ -3,6 +3,7 @@ package document
 import "testing"
 
 func TestApplyChanges(t *testing.T) {
+	t.Parallel()
 	rng := func(l1, c1, l2, c2 int) *Range {
 		return &Range{Start: Position{l1, c1}, End: Position{l2, c2}}
 	}
@@ -35,6 +36,7 @@ func TestApplyChanges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := ApplyChanges(tc.text, tc.changes, tc.enc)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestPositionRoundTrip(t *testing.T) {
+	t.Parallel()
 	text := []byte("plain line\r\nemoji 😀 then python:x\n中文字 python:y\nlast")
 	l := NewLines(text)
 	tests := []struct {
@@ -24,6 +25,7 @@ func TestPositionRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			off := strings.Index(string(text), tc.needle)
 			got := l.Position(off, tc.enc)
 			if got != tc.want {
@@ -38,6 +40,7 @@ func TestPositionRoundTrip(t *testing.T) {
 }
 
 func TestOffsetClampsAndRejects(t *testing.T) {
+	t.Parallel()
 	l := NewLines([]byte("ab😀\r\ncd"))
 	if off, err := l.Offset(Position{0, 99}, UTF16); err != nil || off != 6 {
 		t.Errorf("character past end: got %d, %v; want 6 (line end before CR)", off, err)
@@ -57,6 +60,7 @@ func TestOffsetClampsAndRejects(t *testing.T) {
 }
 
 func TestFrontmatter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		text      string
@@ -77,6 +81,7 @@ func TestFrontmatter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			d := Parse("x.md", []byte(tc.text))
 			if (d.Frontmatter != nil) != tc.wantFM {
 				t.Fatalf("frontmatter present = %v, want %v", d.Frontmatter != nil, tc.wantFM)
@@ -104,6 +109,7 @@ func TestFrontmatter(t *testing.T) {
 }
 
 func TestNodeSpan(t *testing.T) {
+	t.Parallel()
 	text := "---\nid: \"python/fastapi\"\ncrossDomainTriggers: [security/x, 'a/b']\ntitle: Café ☕ ok\n---\n"
 	d := Parse("x.md", []byte(text))
 	_, id := d.Frontmatter.Field("id")
@@ -125,6 +131,7 @@ func TestNodeSpan(t *testing.T) {
 }
 
 func TestSectionsAreFenceAware(t *testing.T) {
+	t.Parallel()
 	text := "# Title\n\n## One\ntext\n```sh\n## not a heading\n```\n### Sub\nmore\n## Two\nend\n~~~\n# unclosed fence\n"
 	d := Parse("x.md", []byte(text))
 	var names []string
@@ -151,6 +158,7 @@ func TestSectionsAreFenceAware(t *testing.T) {
 }
 
 func TestHeadingForms(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line  string
 		level int
@@ -173,6 +181,7 @@ func TestHeadingForms(t *testing.T) {
 }
 
 func TestFooter(t *testing.T) {
+	t.Parallel()
 	text := "# T\n\nbody\n\n---\n\n**Version**: 0.3.0-alpha (Compacted)\n*Last Updated: 2026-02-10*\n**Maintained For**: python-code-review skill\n"
 	f := Parse("x.md", []byte(text)).Footer
 	want := Footer{Version: "0.3.0-alpha", LastUpdated: "2026-02-10", MaintainedFor: "python-code-review skill"}
@@ -186,6 +195,7 @@ func TestFooter(t *testing.T) {
 }
 
 func TestTables(t *testing.T) {
+	t.Parallel()
 	text := "## Web\n\n| Framework | Key Imports | Pattern Files to Load |\n|---|:---:|---|\n| **FastAPI** | `from fastapi import`<br/>`FastAPI()` | `fastapi_patterns.md` |\n| esc \\| pipe | b | c |\n\nafter\n"
 	d := Parse("x.md", []byte(text))
 	if len(d.Tables) != 1 {
@@ -211,6 +221,7 @@ func TestTables(t *testing.T) {
 }
 
 func TestCodeSpans(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -231,6 +242,7 @@ func TestCodeSpans(t *testing.T) {
 }
 
 func TestIsBinary(t *testing.T) {
+	t.Parallel()
 	if !IsBinary([]byte("abc\x00def")) {
 		t.Error("NUL byte not binary")
 	}
@@ -266,6 +278,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestLinesStartEnd(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		text   string
@@ -281,6 +294,7 @@ func TestLinesStartEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			l := NewLines([]byte(tt.text))
 			if l.Count() != len(tt.starts) {
 				t.Fatalf("Count() = %d, want %d", l.Count(), len(tt.starts))
@@ -304,6 +318,7 @@ func TestLinesStartEnd(t *testing.T) {
 }
 
 func TestFrontmatterTreeReleased(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, text string
 		fields     map[string]string // field → scalar value; nil: no root

@@ -107,8 +107,10 @@ var subsetCases = []string{
 }
 
 func TestYAMLSubsetMatchesYAMLv3(t *testing.T) {
+	t.Parallel()
 	accepted := 0
 	for i, text := range subsetCases {
+		// Serial: the subtests count into accepted, checked after the loop.
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			if compareWithYAMLv3(t, []byte(text)) {
 				accepted++
@@ -126,6 +128,7 @@ func TestYAMLSubsetMatchesYAMLv3(t *testing.T) {
 // frontmatter of every markdown file in the repository and of a generated
 // library, all of which it must parse itself.
 func TestYAMLSubsetOnLibraries(t *testing.T) {
+	t.Parallel()
 	gen := t.TempDir()
 	if _, err := libgen.Generate(gen, libgen.Options{Topics: 200, Domains: 10}); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestItems(t *testing.T) {
+	t.Parallel()
 	lib := load(t, hoverFiles)
 	python, _ := lib.Snapshot().Domain("python")
 	bare, _ := lib.Snapshot().Domain("bare")
@@ -50,6 +51,7 @@ func TestItems(t *testing.T) {
 }
 
 func TestBestTopics(t *testing.T) {
+	t.Parallel()
 	all := topics("zeta", "fastapi_patterns", "common!", "fa_st", "async_fast", "Fastify", "fast_rules!", "other")
 	tests := []struct {
 		prefix string

@@ -8,6 +8,7 @@ import (
 )
 
 func TestThousandsAndTokens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		n    int
 		want string
@@ -33,6 +34,7 @@ func TestThousandsAndTokens(t *testing.T) {
 }
 
 func TestPlural(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]string{0: "s", 1: "", 2: "s", 10: "s"} {
 		if got := Plural(n); got != want {
 			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
@@ -41,6 +43,7 @@ func TestPlural(t *testing.T) {
 }
 
 func TestTitleAndKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		topic     library.Topic
@@ -64,6 +67,7 @@ func TestTitleAndKey(t *testing.T) {
 }
 
 func TestEscape(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"plain text", "plain text"},
 		{"snake_case *bold* `code`", `snake\_case \*bold\* \` + "`code\\`"},

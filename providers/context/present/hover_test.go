@@ -29,6 +29,7 @@ var hoverFiles = map[string]string{
 }
 
 func TestTopicHover(t *testing.T) {
+	t.Parallel()
 	lib := load(t, hoverFiles)
 	fast, _ := lib.Snapshot().Topic("python/fastapi")
 	auth, _ := lib.Snapshot().Topic("security/auth")
@@ -57,6 +58,7 @@ func TestTopicHover(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if got := topicHover(lib.Snapshot(), tc.topic, tc.sec); got != tc.want {
 				t.Errorf("TopicHover =\n%s\nwant\n%s", got, tc.want)
 			}
@@ -65,6 +67,7 @@ func TestTopicHover(t *testing.T) {
 }
 
 func TestDomainHover(t *testing.T) {
+	t.Parallel()
 	lib := load(t, hoverFiles)
 	python, _ := lib.Snapshot().Domain("python")
 	bare, _ := lib.Snapshot().Domain("bare")
@@ -92,6 +95,7 @@ func TestDomainHover(t *testing.T) {
 }
 
 func TestHover(t *testing.T) {
+	t.Parallel()
 	lib := load(t, hoverFiles)
 	fast, _ := lib.Snapshot().Topic("python/fastapi")
 	python, _ := lib.Snapshot().Domain("python")

@@ -36,6 +36,7 @@ func render(b *strings.Builder, text string, hs []Heading, depth int) {
 }
 
 func TestOutline(t *testing.T) {
+	t.Parallel()
 	const text = "# Title\n\n## A\n\ntext\n\n### A1\n\nmore\n\n#### A1a\n\n## B\n\nend\n"
 	doc := document.Parse("/x/t.md", []byte(text))
 	measured := "A 7 \"## A\" 36\n  A1 8 \"### A1\" 24\n    A1a 9 \"#### A1a\" 10\nB 10 \"## B\" 10\n"
@@ -61,6 +62,7 @@ func TestOutline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var b strings.Builder
 			render(&b, string(tc.doc.Text), Outline(tc.doc, tc.topic, tc.counter), 0)
 			if b.String() != tc.want {
@@ -71,6 +73,7 @@ func TestOutline(t *testing.T) {
 }
 
 func TestOutlineNesting(t *testing.T) {
+	t.Parallel()
 	// Levels 3, 2, 4, 4, 3, 2: a deeper first heading stays at the top.
 	var secs []library.Section
 	for i, l := range []int{3, 2, 4, 4, 3, 2} {

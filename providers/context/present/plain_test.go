@@ -3,6 +3,7 @@ package present
 import "testing"
 
 func TestPlainText(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, md, want string
 	}{

@@ -33,6 +33,7 @@ func names(ts []*library.Topic) []string {
 }
 
 func TestMatchScore(t *testing.T) {
+	t.Parallel()
 	tp := &library.Topic{ID: "python/fastapi_patterns", Domain: "python", Name: "fastapi_patterns",
 		Meta: library.Metadata{Title: "FastAPI Web Patterns", Tags: []string{"Routing", "dependency-injection"}}}
 	tests := []struct {
@@ -62,6 +63,7 @@ func TestMatchScore(t *testing.T) {
 }
 
 func TestSubsequence(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		q, s string
 		want bool
@@ -82,6 +84,7 @@ func TestSubsequence(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	all := topics("zeta", "alpha_fast", "fast_one", "fxaxsxt", "fast_two", "other")
 	all[0].Meta.Title = "Fast Zeta"
 	tests := []struct {
@@ -110,6 +113,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestSymbolName(t *testing.T) {
+	t.Parallel()
 	tp := &library.Topic{ID: "python/fastapi", Domain: "python", Name: "fastapi", Tokens: 1234, Meta: library.Metadata{Title: "FastAPI"}}
 	if got, want := SymbolName(tp), "python:fastapi — FastAPI · 1,234 tok"; got != want {
 		t.Errorf("SymbolName = %q, want %q", got, want)

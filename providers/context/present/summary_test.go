@@ -9,6 +9,7 @@ import (
 )
 
 func TestSummary(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("word ", 80) // 400 bytes
 	tests := []struct {
 		name        string
@@ -33,6 +34,7 @@ func TestSummary(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			tp := &library.Topic{Doc: document.Parse("/x/t.md", []byte(tc.text))}
 			if tc.description != nil {
 				tp.Meta.Extra = map[string]any{"description": tc.description}
@@ -48,6 +50,7 @@ func TestSummary(t *testing.T) {
 }
 
 func TestClip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		n    int

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFixes(t *testing.T) {
+	t.Parallel()
 	sp := func(s, e int) document.Span { return document.Span{Start: s, End: e} }
 	typo := library.Diagnostic{Code: library.CodeUnresolved, Span: sp(10, 20), Message: "typo",
 		Fix: &library.Fix{Replace: sp(12, 18), Candidates: []string{"fastapi", "flask"}}}
@@ -55,6 +56,7 @@ func TestFixes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var got []fix
 			for _, f := range Fixes(tc.diags, tc.start, tc.end) {
 				g := fix{title: f.Title, preferred: f.Preferred, edits: f.Edits}
@@ -71,6 +73,7 @@ func TestFixes(t *testing.T) {
 }
 
 func TestAddFrontmatter(t *testing.T) {
+	t.Parallel()
 	lib, _ := libtest.Load(t, map[string]string{
 		"context/go/bare.md":    "# Bare\n\nText.\n",
 		"context/go/dressed.md": "---\ntitle: Dressed\n---\n# Dressed\n",
@@ -111,6 +114,7 @@ func TestAddFrontmatter(t *testing.T) {
 // A file has one token-drift diagnostic; its fix updates every drifting
 // number of the file.
 func TestDriftFixUpdatesEveryNumber(t *testing.T) {
+	t.Parallel()
 	d := library.Diagnostic{Code: library.CodeTokenDrift, Span: document.Span{Start: 10, End: 14},
 		Fix: &library.Fix{Replace: document.Span{Start: 10, End: 14}, Declared: 5000, Measured: 40,
 			More: []library.Fix{{Replace: document.Span{Start: 30, End: 32}, Declared: 20, Measured: 300}}}}

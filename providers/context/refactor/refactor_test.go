@@ -42,6 +42,7 @@ func apply(t *testing.T, edits map[string][]Edit) {
 }
 
 func TestRenameErrors(t *testing.T) {
+	t.Parallel()
 	lib, _ := load(t)
 	fastapi, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 	tests := []struct {
@@ -67,6 +68,7 @@ func TestRenameErrors(t *testing.T) {
 }
 
 func TestMovesAndEdits(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		from, to string // relative paths; from "" renames fastapi_patterns to guide
@@ -88,6 +90,7 @@ func TestMovesAndEdits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			lib, dir := load(t)
 			var edits map[string][]Edit
 			if tc.from == "" {
@@ -119,6 +122,7 @@ func TestMovesAndEdits(t *testing.T) {
 }
 
 func TestFrontmatter(t *testing.T) {
+	t.Parallel()
 	lib, _ := libtest.Load(t, map[string]string{"context/go/errors.md": "# Errors: true or \"false\"\n\n## Wrapping\n\nUse %w.\n"})
 	topic, ok := lib.Snapshot().Topic("go/errors")
 	if !ok {

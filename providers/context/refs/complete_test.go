@@ -38,6 +38,7 @@ func complete(t *testing.T, text string) string {
 }
 
 func TestCompletionAt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text, want string
 	}{
@@ -85,6 +86,7 @@ func TestCompletionAt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if got := complete(t, tc.text); got != tc.want {
 				t.Errorf("CompletionAt(%q)\n got: %s\nwant: %s", tc.text, got, tc.want)
 			}
@@ -93,6 +95,7 @@ func TestCompletionAt(t *testing.T) {
 }
 
 func TestCompletionSectionsOption(t *testing.T) {
+	t.Parallel()
 	opts := testOpts()
 	opts.Sections = func(domain, topic string) []string { return []string{"Error handling (HTTP)"} }
 	text := "python:x#Error handling (HTTP) more"
@@ -107,6 +110,7 @@ func TestCompletionSectionsOption(t *testing.T) {
 }
 
 func TestCompletionOutOfRange(t *testing.T) {
+	t.Parallel()
 	d := document.Parse("x.md", []byte("python:x"))
 	for _, off := range []int{-1, 100} {
 		if _, ok := CompletionAt(d, off, testOpts()); ok {

@@ -82,6 +82,7 @@ func scanText(t *testing.T, text string, opts Options) (*document.Doc, []string)
 }
 
 func TestScan(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -193,6 +194,7 @@ func TestScan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, got := scanText(t, tc.text, testOpts())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("scan(%q)\n got:\n  %s\nwant:\n  %s", tc.text, strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
@@ -202,6 +204,7 @@ func TestScan(t *testing.T) {
 }
 
 func TestScanFrontmatter(t *testing.T) {
+	t.Parallel()
 	text := "---\n" +
 		"id: \"python/index\"\n" +
 		"context: [python, dotnet, \"commands/implementation_strategies\"]\n" +
@@ -240,6 +243,7 @@ func TestScanFrontmatter(t *testing.T) {
 }
 
 func TestScanFrontmatterScalars(t *testing.T) {
+	t.Parallel()
 	_, got := scanText(t, "---\ncontext: python, security/owasp\ncrossDomainTriggers: security/x\n---\n", testOpts())
 	want := []string{
 		`domain/frontmatter "python" d="python" field="context"`,
@@ -257,6 +261,7 @@ func TestScanFrontmatterScalars(t *testing.T) {
 }
 
 func TestSectionsOption(t *testing.T) {
+	t.Parallel()
 	opts := testOpts()
 	opts.Sections = func(domain, topic string) []string {
 		if domain == "python" && topic == "fastapi_patterns" {
@@ -280,6 +285,7 @@ func TestSectionsOption(t *testing.T) {
 }
 
 func TestNoKeyFormWithoutIsDomain(t *testing.T) {
+	t.Parallel()
 	_, got := scanText(t, "python:x and getReference(\"python\", \"x\")", Options{})
 	if len(got) != 1 || !strings.HasPrefix(got[0], "call/") {
 		t.Errorf("got %v", got)
@@ -290,6 +296,7 @@ func TestNoKeyFormWithoutIsDomain(t *testing.T) {
 // emoji and CJK text, in CRLF files with a byte order mark, and at the end
 // of a file without a final newline.
 func TestPositions(t *testing.T) {
+	t.Parallel()
 	text := "\xEF\xBB\xBF# Title 😀\r\n" +
 		"😀😀 python:fastapi_patterns\r\n" +
 		"中文字 `../python/x.md` 😀 getReference(\"security\", \"owasp\")\r\n" +
@@ -348,6 +355,7 @@ func TestPositions(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	text := "python:a python:b,python:c"
 	d := document.Parse("x.md", []byte(text))
 	l := ScanList(d, testOpts())
@@ -378,6 +386,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestFormAndWhereNames(t *testing.T) {
+	t.Parallel()
 	var forms, wheres []string
 	for f := KeyForm; f <= PathForm; f++ {
 		forms = append(forms, f.String())
@@ -394,6 +403,7 @@ func TestFormAndWhereNames(t *testing.T) {
 }
 
 func TestScanSizeHint(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("---\ncontext: [python, security:secure_coding]\n---\n\n")
 	for i := range 50 {
@@ -420,6 +430,7 @@ func TestScanSizeHint(t *testing.T) {
 }
 
 func TestBareNamesOption(t *testing.T) {
+	t.Parallel()
 	const text = "# Index\n\n### 📁 **file_formats.md**\n\nLoad common_issues.md first, then `x.md`.\n\nSee www.example.md and https://a.b/c.md.\n"
 	tests := []struct {
 		bare bool

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCountKnownValues(t *testing.T) {
+	t.Parallel()
 	// Reference counts from OpenAI's tiktoken for the same strings.
 	tests := []struct {
 		enc  string
@@ -30,6 +31,7 @@ func TestCountKnownValues(t *testing.T) {
 }
 
 func TestEncodingsDiffer(t *testing.T) {
+	t.Parallel()
 	text := strings.Repeat("Déjà vu — 東京 rocks 😀. ", 50)
 	o, _ := New(O200kBase)
 	c, _ := New(Cl100kBase)
@@ -39,6 +41,7 @@ func TestEncodingsDiffer(t *testing.T) {
 }
 
 func TestCountSpansMatchesCount(t *testing.T) {
+	t.Parallel()
 	text := "# Title\n\n## One\nSome words here about FastAPI.\n\n## Two\nMore words, different ones 😀.\n"
 	one := [2]int{strings.Index(text, "## One"), strings.Index(text, "## Two")}
 	two := [2]int{strings.Index(text, "## Two"), len(text)}
@@ -64,12 +67,14 @@ func TestCountSpansMatchesCount(t *testing.T) {
 }
 
 func TestUnknownEncoding(t *testing.T) {
+	t.Parallel()
 	if _, err := New("gpt2"); err == nil || !strings.Contains(err.Error(), "o200k_base") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	c, _ := New(O200kBase)
 	text := "ok \xff\xfe bytes"
 	total, per := c.CountSpans(text, [][2]int{{0, len(text)}})

@@ -425,6 +425,8 @@ func TestSymlinkLoopAndUnreadable(t *testing.T) {
 }
 
 func TestNoGoroutineLeak(t *testing.T) {
+	t.Parallel()
+	// The subtests run in turn: they all watch and write dir.
 	dir := writeTree(t, baseTree())
 	t.Run("close twice", func(t *testing.T) {
 		watchertest.CheckGoroutines(t)

@@ -56,6 +56,7 @@ func checkListed(t *testing.T, what string, s *Store) []Summary {
 // works: they always match the database, with the running work and the
 // current execution as they are at the call.
 func TestListPages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	// Heartbeats are driven by hand.
@@ -126,6 +127,7 @@ func TestListPages(t *testing.T) {
 // also among executions created in the same millisecond, which the list
 // orders by id.
 func TestListPagesOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t, openDB(t), Options{HeartbeatInterval: time.Hour})
 	at := time.Now()

@@ -14,6 +14,7 @@ import (
 // TestGenerateIsValid checks that a generated library indexes cleanly:
 // every reference it writes resolves and every topic is listed.
 func TestGenerateIsValid(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opts := libgen.Options{Topics: 300, Domains: 7, TopicBytes: 2000, Commands: 3, Seed: 1}
 	st, err := libgen.Generate(dir, opts)

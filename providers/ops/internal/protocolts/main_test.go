@@ -12,6 +12,7 @@ import (
 // The extension's generated types are those of the Go types now: run
 // go generate ./providers/ops after changing a type of package ops.
 func TestGeneratedFileIsCurrent(t *testing.T) {
+	t.Parallel()
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)

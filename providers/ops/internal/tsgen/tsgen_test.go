@@ -40,6 +40,7 @@ type selfEncoded struct{}
 func (selfEncoded) MarshalJSON() ([]byte, error) { return []byte(`"x"`), nil }
 
 func TestGenerate(t *testing.T) {
+	t.Parallel()
 	got, err := Generate(Config{Roots: []Root{{Name: "Outer", Type: reflect.TypeFor[outer](), Doc: "An outer."}}})
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +70,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestGenerateErrors(t *testing.T) {
+	t.Parallel()
 	type a struct {
 		S selfEncoded `json:"s"`
 	}
@@ -89,6 +91,7 @@ func TestGenerateErrors(t *testing.T) {
 }
 
 func TestSourceDocs(t *testing.T) {
+	t.Parallel()
 	docs := SourceDocs(filepath.Join("..", "..", "..", ".."), "github.com/ctxls/ctxls")
 	tests := []struct{ pkg, typ, field, want string }{
 		{"github.com/ctxls/ctxls/providers/ops", "SearchRequest", "Limit", "Limit is the most results returned; 0 means the default of 50."},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	ts := New(time.Minute, clock)
