@@ -154,12 +154,12 @@ type Context struct {
 	Warnings []string `json:"warnings"`
 }
 
-// Build builds the history context of a conversation: the strategy selects
+// buildContext builds the history context of a conversation: the strategy selects
 // on metadata and measured costs, the reader loads the selected messages'
 // content, the formatter renders them. An unknown conversation gives a
 // context of req.Pending alone (empty without it) with a warning; an empty
 // conversationID, allowed with req.Pending, one of req.Pending without.
-func (s *Store) Build(ctx context.Context, conversationID string, req BuildRequest) (Context, error) {
+func (s *Store) buildContext(ctx context.Context, conversationID string, req BuildRequest) (Context, error) {
 	if err := checkID("conversationId", conversationID, len(req.Pending) == 0); err != nil {
 		return Context{}, fmt.Errorf("build history of %q: %w", conversationID, err)
 	}

@@ -149,9 +149,6 @@ func New(db *storage.DB, counter func() tokens.Counter, opts Options) *Store {
 	}
 }
 
-// Counter returns the token counter the store measures with now.
-func (s *Store) Counter() tokens.Counter { return s.counter() }
-
 // Append stores m at the end of its conversation, creating the conversation
 // when it is new (bound to the execution of the same id, when there is one).
 // It measures the content's tokens and returns the stored message with its
