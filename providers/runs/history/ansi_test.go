@@ -37,7 +37,7 @@ func TestAppendStripsANSI(t *testing.T) {
 	if m.Content != "✓ tests pass\ndone" || m.Tokens != s.counter().Count(m.Content) {
 		t.Fatalf("stored %q with %d tokens", m.Content, m.Tokens)
 	}
-	got, err := s.buildContext(ctx, "c", BuildRequest{Strategy: recent{N: 10},
+	got, err := s.buildContext(ctx, "c", buildRequest{Strategy: recent{N: 10},
 		Pending: []Message{{Role: RoleAssistant, Mode: ModeRun, Content: "\x1b[31mfailed\x1b[0m"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -261,7 +261,7 @@ func (s *Store) FitPrompt(ctx context.Context, req PromptRequest) (Fitted, []str
 	h := Context{Messages: []Message{}}
 	if req.ConversationID != "" || len(req.Pending) > 0 {
 		var err error
-		h, err = s.buildContext(ctx, req.ConversationID, BuildRequest{Strategy: tokenBudget{Tokens: b.History}, Formatter: f,
+		h, err = s.buildContext(ctx, req.ConversationID, buildRequest{Strategy: tokenBudget{Tokens: b.History}, Formatter: f,
 			Model: b.Model, Pending: req.Pending})
 		if err != nil {
 			return Fitted{}, nil, fmt.Errorf("fit prompt: %w", err)

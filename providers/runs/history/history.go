@@ -4,7 +4,7 @@
 // Messages are append-only and carry their measured token cost. Building the
 // history context has three replaceable layers: a Strategy selects messages
 // from their metadata (newest N, or as many of the newest as fit a token
-// budget), a Reader loads the content of the selected ones only, and a
+// budget), a reader loads the content of the selected ones only, and a
 // Formatter renders them. Fit then makes a whole prompt fit a model's
 // context window by cutting history, never the system text or the latest
 // request. Truncation only ever applies to prompt text; stored messages are

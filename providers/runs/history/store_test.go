@@ -135,7 +135,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 	ctx := context.Background()
 	s, db, path := openStore(t)
 	msgs := seed(t, s, "c", 40, func(i int) int { return 1 + i%25 })
-	before, err := s.buildContext(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 500}})
+	before, err := s.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 			t.Fatalf("message %d after reopen %+v, want %+v", i, p.Items[i], msgs[i])
 		}
 	}
-	after, err := s2.buildContext(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 500}})
+	after, err := s2.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestBuildMessagesWithoutLineCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "last"})
-	h, err := s.buildContext(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 300}})
+	h, err := s.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +526,7 @@ func TestStepMessages(t *testing.T) {
 		t.Errorf("conversation counts %d messages, want 6", c.Messages)
 	}
 	for _, strat := range []Strategy{tokenBudget{Tokens: 1 << 20}, recent{N: 100}} {
-		h, err := s.buildContext(ctx, "c", BuildRequest{Strategy: strat})
+		h, err := s.buildContext(ctx, "c", buildRequest{Strategy: strat})
 		if err != nil {
 			t.Fatal(err)
 		}
