@@ -57,14 +57,14 @@ func (s *Server) driveChain(ctx context.Context, p chainRunParams, title string,
 			pct = 100 * (e.Index + 1) / max(e.Total, 1)
 			msg = fmt.Sprintf("[%d/%d] %s: %s", e.Index+1, e.Total, e.Step.Command, e.Step.Status)
 		}
-		prog.Report(ctx, msg, pct)
+		prog.report(ctx, msg, pct)
 	}
 	res, err := do(o, ctx, req)
 	if err != nil {
-		prog.End(ctx, "failed: "+err.Error())
+		prog.end(ctx, "failed: "+err.Error())
 		return ops.ChainResponse{}, err
 	}
-	prog.End(ctx, fmt.Sprintf("%s: %s", res.SessionID, res.State))
+	prog.end(ctx, fmt.Sprintf("%s: %s", res.SessionID, res.State))
 	return res, nil
 }
 

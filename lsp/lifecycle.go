@@ -345,15 +345,15 @@ func (s *Server) reportIndexProgress(ctx context.Context, loaded <-chan struct{}
 			if t := total.Load(); t > 0 {
 				msg = fmt.Sprintf("Indexed %d files", t)
 			}
-			p.End(ctx, msg)
+			p.end(ctx, msg)
 			return
 		case <-ctx.Done():
-			p.End(ctx, "")
+			p.end(ctx, "")
 			return
 		case <-tick.C:
 			d, t := done.Load(), total.Load()
 			if t > 0 {
-				p.Report(ctx, formatCount(d, t), int(d*100/t))
+				p.report(ctx, formatCount(d, t), int(d*100/t))
 			}
 		}
 	}

@@ -54,8 +54,8 @@ func (s *Server) beginProgress(ctx context.Context, token any, prefix string, be
 	return p
 }
 
-// Report sends a message and a percentage (0..100; negative for none).
-func (p *progress) Report(ctx context.Context, message string, percentage int) {
+// report sends a message and a percentage (0..100; negative for none).
+func (p *progress) report(ctx context.Context, message string, percentage int) {
 	if p == nil {
 		return
 	}
@@ -76,8 +76,8 @@ func (p *progress) Report(ctx context.Context, message string, percentage int) {
 	p.send(ctx, r)
 }
 
-// End finishes the progress.
-func (p *progress) End(ctx context.Context, message string) {
+// end finishes the progress.
+func (p *progress) end(ctx context.Context, message string) {
 	if p == nil {
 		return
 	}

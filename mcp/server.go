@@ -196,14 +196,14 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.srv.Run(ctx, t)
 }
 
-// Connect starts a session over t and returns without waiting for it to
+// connect starts a session over t and returns without waiting for it to
 // end.
-func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+func (s *Server) connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
 	return s.srv.Connect(ctx, t, nil)
 }
 
-// Workspace returns the live workspace the server serves.
-func (s *Server) Workspace() *workspace.Workspace { return s.ws }
+// workspace returns the live workspace the server serves.
+func (s *Server) workspace() *workspace.Workspace { return s.ws }
 
 // Close stops watching the workspace.
 func (s *Server) Close() error {

@@ -184,7 +184,7 @@ func (o *Ops) ResumeChain(ctx context.Context, req ChainRequest) (ChainResponse,
 	if err != nil {
 		return ChainResponse{}, err
 	}
-	res, err := st.runner.ResumeWith(ctx, chain.Request{SessionID: req.SessionID, Model: req.Model, Progress: o.tellProgress(req.Progress)})
+	res, err := st.runner.Resume(ctx, chain.Request{SessionID: req.SessionID, Model: req.Model, Progress: o.tellProgress(req.Progress)})
 	o.executionsChanged()
 	return chainResponse(res, err)
 }

@@ -166,10 +166,6 @@ func New(opts Options) *Ops {
 // Library returns the library in effect.
 func (o *Ops) Library() *library.Snapshot { return o.opts.Snapshot().Library() }
 
-// Provider returns the ContextProvider the operations read through, for
-// editor features that share its caches.
-func (o *Ops) Provider() *contextprovider.Provider { return o.prov }
-
 // executionsChanged tells opts.ExecutionsChanged.
 func (o *Ops) executionsChanged() {
 	if o.opts.ExecutionsChanged != nil {

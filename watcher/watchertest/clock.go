@@ -78,9 +78,9 @@ func (c *Clock) Advance(d time.Duration) {
 	}
 }
 
-// Pending returns the number of timers that have not fired or been
+// pending returns the number of timers that have not fired or been
 // stopped.
-func (c *Clock) Pending() int {
+func (c *Clock) pending() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.timers)

@@ -53,7 +53,7 @@ func TestClock(t *testing.T) {
 				}
 			}
 			if !tc.fires && !tc.stop {
-				if got := c.Pending(); got != 1 {
+				if got := c.pending(); got != 1 {
 					t.Errorf("Pending() = %d, want the timer still pending", got)
 				}
 			}

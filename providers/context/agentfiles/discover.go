@@ -160,7 +160,7 @@ func (s *Set) read(ctx context.Context, f *File, content []byte) {
 		f.Lines = document.NewLines(nil)
 		return
 	}
-	if f.Kind.JSON() {
+	if f.Kind.isJSON() {
 		f.Text = content
 		f.Lines = document.NewLines(content)
 		return

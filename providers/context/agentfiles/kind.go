@@ -72,8 +72,8 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// JSON reports whether files of the kind are JSON rather than markdown.
-func (k Kind) JSON() bool {
+// isJSON reports whether files of the kind are JSON rather than markdown.
+func (k Kind) isJSON() bool {
 	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP
 }
 

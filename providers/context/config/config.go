@@ -286,7 +286,7 @@ func Parse(data []byte) (*Config, []Problem) {
 			restoreDefault(cfg, def, key.Value)
 		}
 	}
-	for _, p := range cfg.Validate() {
+	for _, p := range cfg.validate() {
 		p.Line = keyLine(root, p.key)
 		problems = append(problems, p)
 	}
@@ -397,9 +397,9 @@ func decodeChains(cfg *Config, n *yaml.Node) []Problem {
 	return problems
 }
 
-// Validate checks values and replaces unusable ones by defaults, returning
+// validate checks values and replaces unusable ones by defaults, returning
 // what it changed.
-func (c *Config) Validate() []Problem {
+func (c *Config) validate() []Problem {
 	var p []Problem
 	def := Default()
 	bad := func(key []string, format string, args ...any) {
@@ -507,8 +507,8 @@ func (c *Config) Model(name string) (string, Model, bool) {
 	return name, m, ok
 }
 
-// Clone returns a deep copy.
-func (c *Config) Clone() *Config {
+// clone returns a deep copy.
+func (c *Config) clone() *Config {
 	out := *c
 	out.ContextRoots = append([]string(nil), c.ContextRoots...)
 	out.CommandRoots = append([]string(nil), c.CommandRoots...)

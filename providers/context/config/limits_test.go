@@ -19,7 +19,7 @@ func TestDisableAndLimits(t *testing.T) {
 	if cfg.Limits != want {
 		t.Errorf("limits = %+v, want %+v (unset and invalid limits keep their defaults)", cfg.Limits, want)
 	}
-	if c := cfg.Clone(); &c.Disable[0] == &cfg.Disable[0] {
+	if c := cfg.clone(); &c.Disable[0] == &cfg.Disable[0] {
 		t.Error("Clone shares the disable list")
 	}
 }

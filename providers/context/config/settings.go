@@ -46,7 +46,7 @@ func ParseSettings(raw json.RawMessage) (*Settings, error) {
 
 // Apply returns a copy of c with the settings laid over it, validated.
 func (c *Config) Apply(s *Settings) (*Config, []Problem) {
-	out := c.Clone()
+	out := c.clone()
 	if s == nil {
 		return out, nil
 	}
@@ -84,5 +84,5 @@ func (c *Config) Apply(s *Settings) (*Config, []Problem) {
 	if len(s.Disable) > 0 {
 		out.Disable = append(out.Disable, s.Disable...)
 	}
-	return out, out.Validate()
+	return out, out.validate()
 }

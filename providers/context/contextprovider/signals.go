@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Bounds of WorkspaceSignals: what a scan of a large repository reads.
+// Bounds of workspaceSignals: what a scan of a large repository reads.
 const (
 	signalMaxDepth   = 4         // directories below the workspace
 	signalMaxFiles   = 5000      // file paths collected
@@ -28,13 +28,13 @@ var sourceExts = map[string]bool{
 	".go": true, ".rb": true, ".java": true, ".kt": true, ".rs": true, ".php": true, ".cs": true,
 }
 
-// WorkspaceSignals gathers the signals of the project around the library:
+// workspaceSignals gathers the signals of the project around the library:
 // the paths of its files (FilePatterns), the names of its files at the top
 // and in the directories next to it (ConfigFiles), and the import lines
 // of its source files (Imports). The workspace's context and command files
 // and the directories the library never reads are left out, and the scan
 // is bounded in depth, files and bytes read.
-func (p *Provider) WorkspaceSignals(ctx context.Context) (Signals, error) {
+func (p *Provider) workspaceSignals(ctx context.Context) (Signals, error) {
 	lib := p.library()
 	root := lib.Dir()
 	filter := lib.Filter()
@@ -160,12 +160,12 @@ func importRoot(line string) string {
 }
 
 // DetectWorkspace detects the project type of the workspace: it runs
-// DetectProjectType with WorkspaceSignals on every domain that has
+// DetectProjectType with workspaceSignals on every domain that has
 // detection rules and names the best match: the framework detected with
 // the highest score, else the architecture, else the domain whose rules
 // matched. It returns "" when nothing matched.
 func (p *Provider) DetectWorkspace(ctx context.Context) (string, error) {
-	sig, err := p.WorkspaceSignals(ctx)
+	sig, err := p.workspaceSignals(ctx)
 	if err != nil {
 		return "", err
 	}

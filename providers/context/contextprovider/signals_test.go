@@ -30,7 +30,7 @@ func TestWorkspaceSignals(t *testing.T) {
 		"node_modules/x/index.js": "import 'should-not-be-read'\n",
 		".venv/lib/site.py":       "import hidden\n",
 	})
-	sig, err := p.WorkspaceSignals(t.Context())
+	sig, err := p.workspaceSignals(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -212,17 +212,6 @@ func (d *Doc) Slice(s Span) []byte {
 	return text[s.Start:s.End]
 }
 
-// SliceContext is Slice that reports why a released document's text
-// could not be read back.
-func (d *Doc) SliceContext(ctx context.Context, s Span) ([]byte, error) {
-	text, err := d.Content(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s = d.clamp(s)
-	return text[s.Start:s.End], nil
-}
-
 func (d *Doc) clamp(s Span) Span {
 	n := d.Len()
 	s.Start = min(max(s.Start, 0), n)

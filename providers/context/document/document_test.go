@@ -202,8 +202,8 @@ func TestTables(t *testing.T) {
 		t.Fatalf("tables = %d", len(d.Tables))
 	}
 	tb := d.Tables[0]
-	if c := tb.Column("pattern files to load"); c != 2 {
-		t.Fatalf("column = %d", c)
+	if len(tb.Header) != 3 || tb.Header[2].Text != "Pattern Files to Load" {
+		t.Fatalf("header = %+v", tb.Header)
 	}
 	if len(tb.Rows) != 2 || tb.Rows[0][2].Text != "`fastapi_patterns.md`" {
 		t.Fatalf("rows = %+v", tb.Rows)

@@ -54,10 +54,6 @@ type Span struct {
 // Len returns the number of bytes in the span.
 func (s Span) Len() int { return s.End - s.Start }
 
-// Contains reports whether the byte offset off lies within the span. The end
-// offset counts as inside, so a cursor just after a word still touches it.
-func (s Span) Contains(off int) bool { return off >= s.Start && off <= s.End }
-
 // Lines indexes the lines of a text so that byte offsets and positions
 // convert in O(log n). NewLines keeps the start of every line; compact
 // keeps only every linesPerMark-th, and the others are found by looking

@@ -140,9 +140,6 @@ func TestReleaseRefusesAChangedOrMissingText(t *testing.T) {
 			if _, err := d.Held(context.Background()); err == nil {
 				t.Error("Held gave no error")
 			}
-			if _, err := d.SliceContext(context.Background(), Span{0, 5}); err == nil {
-				t.Error("SliceContext gave no error")
-			}
 			if b := d.Slice(Span{0, 5}); b != nil {
 				t.Errorf("Slice = %q, want nil", b)
 			}

@@ -22,17 +22,6 @@ type Cell struct {
 	Span Span
 }
 
-// Column returns the index of the header cell whose text equals name,
-// ignoring case and emphasis markers, or -1.
-func (t Table) Column(name string) int {
-	for i, c := range t.Header {
-		if bytes.EqualFold(bytes.Trim([]byte(c.Text), "*_ "), []byte(name)) {
-			return i
-		}
-	}
-	return -1
-}
-
 // isDelimiterRow reports whether line is a table delimiter row such as
 // "|---|:---:|".
 func isDelimiterRow(line []byte) bool {

@@ -641,7 +641,7 @@ func (st *state) sortDomains() {
 // root may also be named, or "": cross_domain.md may declare
 // "engineering/cross_domain".
 func alias(t *Topic) string {
-	if t.Domain != "" || !t.Meta.Declared("id") || t.Meta.ID == t.ID || !strings.Contains(t.Meta.ID, "/") {
+	if t.Domain != "" || !t.Meta.declares("id") || t.Meta.ID == t.ID || !strings.Contains(t.Meta.ID, "/") {
 		return ""
 	}
 	return t.Meta.ID

@@ -108,7 +108,7 @@ type Topic struct {
 
 // Declared returns the declared token cost, or 0 when none is declared.
 func (t *Topic) Declared() int {
-	if t.Meta.Declared("estimatedTokens") {
+	if t.Meta.declares("estimatedTokens") {
 		return t.Meta.EstimatedTokens
 	}
 	return 0

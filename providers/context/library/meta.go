@@ -54,8 +54,8 @@ type Metadata struct {
 	declared []string
 }
 
-// Declared reports whether the frontmatter sets field.
-func (m *Metadata) Declared(field string) bool { return slices.Contains(m.declared, field) }
+// declares reports whether the frontmatter sets field.
+func (m *Metadata) declares(field string) bool { return slices.Contains(m.declared, field) }
 
 // SectionMeta is a section as the frontmatter declares it.
 type SectionMeta struct {
@@ -200,7 +200,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 	if required {
 		var missing []string
 		for _, f := range requiredFields {
-			if !m.Declared(f) {
+			if !m.declares(f) {
 				missing = append(missing, f)
 			}
 		}
@@ -288,10 +288,10 @@ func decodeIndexed(v document.Node, bad badFunc) []IndexedFile {
 // derive fills the fields the frontmatter left out from the path, the
 // first heading, the headings and the footer (the seed's fallback rules).
 func derive(m *Metadata, doc *document.Doc, domain, id, stem string) {
-	if !m.Declared("id") {
+	if !m.declares("id") {
 		m.ID = id
 	}
-	if !m.Declared("domain") {
+	if !m.declares("domain") {
 		m.Domain = domain
 	}
 	if m.Title == "" {
@@ -327,10 +327,10 @@ func derive(m *Metadata, doc *document.Doc, domain, id, stem string) {
 	if m.MaintainedFor == "" {
 		m.MaintainedFor = doc.Footer.MaintainedFor
 	}
-	if !m.Declared("tags") {
+	if !m.declares("tags") {
 		m.Tags = deriveTags(domain, stem)
 	}
-	if !m.Declared("sections") {
+	if !m.declares("sections") {
 		for _, s := range doc.Sections() {
 			if s.Level == 2 {
 				name, _ := headingName(s.Text)

@@ -52,17 +52,12 @@ func unnumbered(name string) string {
 	return strings.TrimSpace(name[i:])
 }
 
-// Matches reports whether the section answers to want: its name, its name
-// without an outline number, its explicit anchor or its GitHub-style slug,
-// ignoring case.
-func (s *Section) Matches(want string) bool {
-	return s.matchKey().matches(wantKey(want))
-}
-
-// sectionMatch holds what Matches compares of a section. Its slugs are
-// compared without being built (slugIs): a topic's sections are looked up
-// by name for every reference to it, and building the slugs of each was
-// most of the time of diagnosing a library.
+// sectionMatch holds what a wanted section name is compared with, ignoring
+// case: the section's name, its name without an outline number, its
+// explicit anchor and its GitHub-style slug. Its slugs are compared without
+// being built (slugIs): a topic's sections are looked up by name for every
+// reference to it, and building the slugs of each was most of the time of
+// diagnosing a library.
 type sectionMatch struct{ name, short, anchor string }
 
 func (s *Section) matchKey() sectionMatch {

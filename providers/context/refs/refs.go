@@ -130,15 +130,6 @@ type Ref struct {
 	Field string
 }
 
-// TopicID returns "domain/topic" for a reference that names a topic by
-// domain and topic, or "" for the domain and path forms.
-func (r Ref) TopicID() string {
-	if r.Domain == "" || r.Topic == "" {
-		return ""
-	}
-	return r.Domain + "/" + r.Topic
-}
-
 // Options tunes recognition to the library the document belongs to.
 type Options struct {
 	// IsDomain reports whether name is a known domain; the key form is only

@@ -666,17 +666,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	return r.drive(ctx, lib, exe, id, execution.RunKindRun, names, req.Input, req.Model, req.Progress)
 }
 
-// Resume runs an execution's chain again from its first step that did not
-// succeed, with the configuration's default model; steps that succeeded are
-// not run again.
-func (r *Runner) Resume(ctx context.Context, sessionID string, progress func(Event)) (*Result, error) {
-	return r.ResumeWith(ctx, Request{SessionID: sessionID, Progress: progress})
-}
-
-// ResumeWith is Resume with the execution, model and progress of req. The
-// commands and input are those of the chain being resumed; req's are not
-// used.
-func (r *Runner) ResumeWith(ctx context.Context, req Request) (*Result, error) {
+// Resume runs the chain of execution req.SessionID again from its first
+// step that did not succeed, with the model and progress of req; steps that
+// succeeded are not run again. The commands and input are those of the
+// chain being resumed; req's are not used.
+func (r *Runner) Resume(ctx context.Context, req Request) (*Result, error) {
 	lib := r.opts.Library()
 	sessionID, progress := req.SessionID, req.Progress
 	if _, err := modelBudget(lib.Config(), req.Model); err != nil {

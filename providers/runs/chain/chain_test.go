@@ -359,7 +359,7 @@ func TestFailureAndResume(t *testing.T) {
 	if _, ok, _ := e.store.GetSharedData(ctx, res.SessionID, "implement"); ok {
 		t.Fatal("a failed step's output was merged into shared data")
 	}
-	res2, err := e.runner.Resume(ctx, res.SessionID, nil)
+	res2, err := e.runner.Resume(ctx, Request{SessionID: res.SessionID})
 	check(t, err)
 	if res2.State != execution.StateCompleted || statuses(res2) != "brainstorm:success implement:success test:success" {
 		t.Fatalf("after resume: %s: %s", res2.State, statuses(res2))
@@ -376,7 +376,7 @@ func TestFailureAndResume(t *testing.T) {
 		t.Fatalf("attempts: %+v", atts)
 	}
 	// A finished chain resumes to nothing.
-	res3, err := e.runner.Resume(ctx, res.SessionID, nil)
+	res3, err := e.runner.Resume(ctx, Request{SessionID: res.SessionID})
 	check(t, err)
 	if res3.State != execution.StateCompleted || len(e.agentRuns(t)) != 4 {
 		t.Fatalf("resume of a finished chain: %s, runs %v", res3.State, e.agentRuns(t))
@@ -441,7 +441,7 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("running %v", running)
 	}
 	// A second run of the same execution is refused while it runs.
-	if _, err := e.runner.Resume(ctx, running[0], nil); !errors.Is(err, ErrConflict) {
+	if _, err := e.runner.Resume(ctx, Request{SessionID: running[0]}); !errors.Is(err, ErrConflict) {
 		t.Fatalf("concurrent resume: %v", err)
 	}
 	if got := e.runner.Cancel(running[0]); len(got) != 1 {
@@ -460,7 +460,7 @@ func TestCancel(t *testing.T) {
 	if l, _ := e.store.List(ctx); l[0].State != execution.StateInterrupted {
 		t.Fatalf("listed as %s", l[0].State)
 	}
-	res2, err := e.runner.Resume(ctx, res.SessionID, nil)
+	res2, err := e.runner.Resume(ctx, Request{SessionID: res.SessionID})
 	check(t, err)
 	if res2.State != execution.StateCompleted || res2.Steps[1].Attempts != 2 {
 		t.Fatalf("resume: %s %s attempts %d", res2.State, statuses(res2), res2.Steps[1].Attempts)
@@ -993,7 +993,7 @@ func TestPromptTooLarge(t *testing.T) {
 		t.Fatalf("a prompt that was not sent is in the history: %d messages", len(page.Items))
 	}
 	// Resumed with a model whose window fits, the chain completes.
-	res, err = e.runner.ResumeWith(ctx, Request{SessionID: res.SessionID, Model: "large"})
+	res, err = e.runner.Resume(ctx, Request{SessionID: res.SessionID, Model: "large"})
 	check(t, err)
 	if res.State != execution.StateCompleted || res.Steps[0].Attempts != 2 {
 		t.Fatalf("resume with the large model: %s %s", res.State, statuses(res))
@@ -1093,7 +1093,7 @@ func TestCrashBetweenHistoryAndCompletion(t *testing.T) {
 	if len(list) != 1 || list[0].State != execution.StateInterrupted {
 		t.Fatalf("after the crash: %+v", list)
 	}
-	res, err := e.runner.Resume(ctx, list[0].SessionID, nil)
+	res, err := e.runner.Resume(ctx, Request{SessionID: list[0].SessionID})
 	check(t, err)
 	if res.State != execution.StateCompleted || res.Steps[1].Attempts != 2 {
 		t.Fatalf("resume: %s %s, implement attempts %d", res.State, statuses(res), res.Steps[1].Attempts)

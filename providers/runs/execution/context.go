@@ -451,18 +451,18 @@ func (s *Store) cached(ctx context.Context, c loadCache, sessionID, a, b string)
 	return content, ok, nil
 }
 
-// RecordMemoryUpdate adds layer:key to the memoryUpdated list of the running
+// recordMemoryUpdate adds layer:key to the memoryUpdated list of the running
 // command.
-func (s *Store) RecordMemoryUpdate(ctx context.Context, sessionID, layer, key string) error {
+func (s *Store) recordMemoryUpdate(ctx context.Context, sessionID, layer, key string) error {
 	if err := requireKey("memory layer", layer, "memory key", key); err != nil {
 		return err
 	}
 	return s.recordItem(ctx, sessionID, "memory", layer+":"+key)
 }
 
-// RecordSkillInvoked adds skill to the skillsInvoked list of the running
+// recordSkillInvoked adds skill to the skillsInvoked list of the running
 // command.
-func (s *Store) RecordSkillInvoked(ctx context.Context, sessionID, skill string) error {
+func (s *Store) recordSkillInvoked(ctx context.Context, sessionID, skill string) error {
 	if err := requireName("skill", skill); err != nil {
 		return err
 	}
@@ -504,19 +504,19 @@ func addItem(ctx context.Context, tx *sql.Tx, sessionID, kind, item string) (boo
 }
 
 // maxSharedDataBytes is the largest shared value (as JSON) SetSharedData
-// and MergeSharedData accept: the limit history puts on a message, so that
+// and mergeSharedData accept: the limit history puts on a message, so that
 // one call cannot grow the database and every later read without bound.
 const maxSharedDataBytes = 4 << 20
 
 // SetSharedData stores value, which must be JSON-serialisable (a
 // json.RawMessage must hold valid JSON), under key for later commands.
 func (s *Store) SetSharedData(ctx context.Context, sessionID, key string, value any) error {
-	return s.MergeSharedData(ctx, sessionID, map[string]any{key: value})
+	return s.mergeSharedData(ctx, sessionID, map[string]any{key: value})
 }
 
-// MergeSharedData stores several shared values in one transaction: all of
+// mergeSharedData stores several shared values in one transaction: all of
 // them or, on error, none.
-func (s *Store) MergeSharedData(ctx context.Context, sessionID string, values map[string]any) error {
+func (s *Store) mergeSharedData(ctx context.Context, sessionID string, values map[string]any) error {
 	encoded := make(map[string]string, len(values))
 	for k, v := range values {
 		if err := requireName("shared data key", k); err != nil {

@@ -225,8 +225,8 @@ func New(ctx context.Context, db *storage.DB, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// OwnerID returns the random id of this process in the database.
-func (s *Store) OwnerID() string { return s.owner }
+// ownerID returns the random id of this process in the database.
+func (s *Store) ownerID() string { return s.owner }
 
 // Close stops the heartbeat, marks the commands and chain runs this process
 // was running as interrupted and removes its owner record. It does not

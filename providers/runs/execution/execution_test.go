@@ -190,8 +190,8 @@ func TestSeedChain(t *testing.T) {
 	}
 	check(t, s.RecordContextLoad(ctx, id, "commands", "brainstorm_patterns", "# Brainstorm patterns"))
 	check(t, s.RecordMemoryLoad(ctx, id, "project", "overview", "a shop"))
-	check(t, s.RecordMemoryUpdate(ctx, id, "project", "decisions"))
-	check(t, s.RecordSkillInvoked(ctx, id, "python-code-review"))
+	check(t, s.recordMemoryUpdate(ctx, id, "project", "decisions"))
+	check(t, s.recordSkillInvoked(ctx, id, "python-code-review"))
 	check(t, s.SetSharedData(ctx, id, "requirements", []string{"login", "logout"}))
 	done := must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "brainstorm", StatusSuccess, map[string]any{"ideas": 3}))
 	if done.Status != StatusSuccess || done.CompletedAt == nil || string(done.Outputs["ideas"]) != "3" ||
@@ -326,7 +326,7 @@ func TestCompleteNeedsRunningCommand(t *testing.T) {
 	if _, err := s.CompleteCommand(ctx, id, "x", StatusFailed, nil); !errors.Is(err, ErrNoRunningCommand) {
 		t.Fatalf("second completion: %v", err)
 	}
-	if err := s.RecordSkillInvoked(ctx, id, "s"); !errors.Is(err, ErrNoRunningCommand) {
+	if err := s.recordSkillInvoked(ctx, id, "s"); !errors.Is(err, ErrNoRunningCommand) {
 		t.Fatalf("skill without a running command: %v", err)
 	}
 	if c := must[*ExecutionState](t)(s.Get(ctx, id)).CommandHistory[0]; c.Status != StatusSuccess {
@@ -354,13 +354,13 @@ func TestOwners(t *testing.T) {
 	host, _ := os.Hostname()
 	where := fmt.Sprintf("running in another process (pid %d on host %s)", os.Getpid(), host)
 	_, err := b.StartCommand(ctx, id, "build", nil)
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.OwnerID()) {
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.ownerID()) {
 		t.Fatalf("start of a command another live process runs: %v", err)
 	}
 	// A resume: the plan is set, a run of kind RunKindRun would set another.
 	runA := must[*Run](t)(a.StartRun(ctx, id, RunKindResume))
 	_, err = b.StartRun(ctx, id, RunKindResume)
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.OwnerID()) {
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.ownerID()) {
 		t.Fatalf("resume of a chain another live process runs: %v", err)
 	}
 	if st := must[*ExecutionState](t)(b.Get(ctx, id)); st.State != StateRunning {
@@ -852,7 +852,7 @@ func TestBadInput(t *testing.T) {
 		{"shared NaN", func() error { return s.SetSharedData(ctx, id, "k", nan) }, ErrInvalidArgument},
 		{"shared invalid raw JSON", func() error { return s.SetSharedData(ctx, id, "k", json.RawMessage("{oops")) }, ErrInvalidArgument},
 		{"merge with one bad value", func() error {
-			return s.MergeSharedData(ctx, id, map[string]any{"good": 1, "bad": func() {}})
+			return s.mergeSharedData(ctx, id, map[string]any{"good": 1, "bad": func() {}})
 		}, ErrInvalidArgument},
 		{"get shared unknown session", func() error { _, _, err := s.GetSharedData(ctx, missing, "k"); return err }, ErrNotFound},
 		{"previous unknown session", func() error { _, err := s.GetPreviousCommand(ctx, missing, ""); return err }, ErrNotFound},
@@ -863,8 +863,8 @@ func TestBadInput(t *testing.T) {
 		{"resume unknown session", func() error { _, err := s.ResumePoint(ctx, missing); return err }, ErrNotFound},
 		{"run unknown session", func() error { _, err := s.StartRun(ctx, missing, RunKindRun); return err }, ErrNotFound},
 		{"run bad kind", func() error { _, err := s.StartRun(ctx, id, "walk"); return err }, ErrInvalidArgument},
-		{"memory update unknown session", func() error { return s.RecordMemoryUpdate(ctx, missing, "l", "k") }, ErrNotFound},
-		{"skill empty", func() error { return s.RecordSkillInvoked(ctx, id, "") }, ErrInvalidArgument},
+		{"memory update unknown session", func() error { return s.recordMemoryUpdate(ctx, missing, "l", "k") }, ErrNotFound},
+		{"skill empty", func() error { return s.recordSkillInvoked(ctx, id, "") }, ErrInvalidArgument},
 	}
 	for _, c := range cases {
 		err := c.call()
@@ -990,14 +990,14 @@ func TestWritesRefusedWhileAChainRunsElsewhere(t *testing.T) {
 		{"CompleteStep", func() error { _, err := b.CompleteStep(ctx, id, "plan", StatusFailed, nil, nil); return err }},
 		{"SetPlan", func() error { return b.SetPlan(ctx, id, []string{"other"}, "") }},
 		{"SetSharedData", func() error { return b.SetSharedData(ctx, id, "k", 1) }},
-		{"MergeSharedData", func() error { return b.MergeSharedData(ctx, id, map[string]any{"k": 1}) }},
+		{"MergeSharedData", func() error { return b.mergeSharedData(ctx, id, map[string]any{"k": 1}) }},
 		{"RecordContextLoad", func() error { return b.RecordContextLoad(ctx, id, "d", "t", "content") }},
 		{"RecordContextLoads", func() error {
-			return b.RecordContextLoads(ctx, id, []ContextLoad{{ContextKey: ContextKey{Domain: "d", Topic: "t"}}})
+			return b.recordContextLoads(ctx, id, []ContextLoad{{ContextKey: ContextKey{Domain: "d", Topic: "t"}}})
 		}},
 		{"RecordMemoryLoad", func() error { return b.RecordMemoryLoad(ctx, id, "l", "k", "content") }},
-		{"RecordMemoryUpdate", func() error { return b.RecordMemoryUpdate(ctx, id, "l", "k") }},
-		{"RecordSkillInvoked", func() error { return b.RecordSkillInvoked(ctx, id, "s") }},
+		{"RecordMemoryUpdate", func() error { return b.recordMemoryUpdate(ctx, id, "l", "k") }},
+		{"RecordSkillInvoked", func() error { return b.recordSkillInvoked(ctx, id, "s") }},
 	}
 	for _, w := range writes {
 		err := w.write()
@@ -1024,7 +1024,7 @@ func TestSharedDataLimit(t *testing.T) {
 	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
 	atLimit := strings.Repeat("x", maxSharedDataBytes-2) // quoted: exactly the limit
 	check(t, s.SetSharedData(ctx, id, "k", atLimit))
-	err := s.MergeSharedData(ctx, id, map[string]any{"k": atLimit + "y", "other": 1})
+	err := s.mergeSharedData(ctx, id, map[string]any{"k": atLimit + "y", "other": 1})
 	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "the limit is") {
 		t.Fatalf("a value over the limit: %v", err)
 	}

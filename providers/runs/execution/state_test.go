@@ -301,7 +301,7 @@ func TestReaderWritesNothing(t *testing.T) {
 	exited := exec.Command(os.Args[0], "-test.run=^$")
 	check(t, exited.Run())
 	crash(killed)
-	_, err := db.SQL().Exec(`UPDATE owners SET pid = ? WHERE owner_id = ?`, exited.Process.Pid, killed.OwnerID())
+	_, err := db.SQL().Exec(`UPDATE owners SET pid = ? WHERE owner_id = ?`, exited.Process.Pid, killed.ownerID())
 	check(t, err)
 
 	conn, err := db.SQL().Conn(ctx)

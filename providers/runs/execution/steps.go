@@ -18,7 +18,7 @@ type ContextKey struct {
 // String returns the "domain:topic" form used in contextLoaded.
 func (k ContextKey) String() string { return k.Domain + ":" + k.Topic }
 
-// ContextLoad is one entry of RecordContextLoads.
+// ContextLoad is one entry of recordContextLoads.
 type ContextLoad struct {
 	ContextKey
 	// Content is the text loaded.
@@ -60,11 +60,11 @@ func (s *Store) CachedContexts(ctx context.Context, sessionID string, keys []Con
 	return out, nil
 }
 
-// RecordContextLoads records several context loads in one transaction: the
+// recordContextLoads records several context loads in one transaction: the
 // batch form of RecordContextLoad. Every key is added to the running
 // command's contextLoaded list; the content of entries not marked Cached is
 // stored in the execution's cache.
-func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads []ContextLoad) error {
+func (s *Store) recordContextLoads(ctx context.Context, sessionID string, loads []ContextLoad) error {
 	for _, l := range loads {
 		if err := requireKey("domain", l.Domain, "topic", l.Topic); err != nil {
 			return err
@@ -84,7 +84,7 @@ func (s *Store) RecordContextLoads(ctx context.Context, sessionID string, loads 
 }
 
 // StartStep starts command like StartCommand and records the context it
-// loads like RecordContextLoads, in one transaction: a chain step begins
+// loads like recordContextLoads, in one transaction: a chain step begins
 // with one durable commit.
 func (s *Store) StartStep(ctx context.Context, sessionID, command string, inputs map[string]any, loads []ContextLoad) (*CommandExecution, error) {
 	if err := requireName("command name", command); err != nil {

@@ -34,10 +34,10 @@ func TestAppendStripsANSI(t *testing.T) {
 	s, _, _ := openStore(t)
 	coloured := "\x1b[32m✓\x1b[0m tests pass\n\x1b[1mdone\x1b[0m"
 	m := mustAppend(t, s, Message{ConversationID: "c", Role: RoleAssistant, Mode: ModeRun, Content: coloured})
-	if m.Content != "✓ tests pass\ndone" || m.Tokens != s.Counter().Count(m.Content) {
+	if m.Content != "✓ tests pass\ndone" || m.Tokens != s.counter().Count(m.Content) {
 		t.Fatalf("stored %q with %d tokens", m.Content, m.Tokens)
 	}
-	got, err := s.Build(ctx, "c", BuildRequest{Strategy: recent{N: 10},
+	got, err := s.buildContext(ctx, "c", buildRequest{Strategy: recent{N: 10},
 		Pending: []Message{{Role: RoleAssistant, Mode: ModeRun, Content: "\x1b[31mfailed\x1b[0m"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func BenchmarkBuildContext(b *testing.B) {
 			var h Context
 			for b.Loop() {
 				var err error
-				h, err = s.Build(ctx, c.conv, BuildRequest{Strategy: c.strat})
+				h, err = s.buildContext(ctx, c.conv, buildRequest{Strategy: c.strat})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -152,7 +152,7 @@ func (s *Store) BuildFor(ctx context.Context, conversationID string, spec BuildS
 	}
 	s.log.Info("history budget", "conversation", conversationID, "model", b.Model, "contextWindow", b.Window,
 		"historyBudget", b.History, "fallback", b.Fallback, "strategy", strategyName(strat), "budget", strat.Budget())
-	out, err := s.Build(ctx, conversationID, BuildRequest{Strategy: strat, Formatter: f, Model: b.Model})
+	out, err := s.buildContext(ctx, conversationID, buildRequest{Strategy: strat, Formatter: f, Model: b.Model})
 	if err != nil {
 		return Context{}, b, err
 	}

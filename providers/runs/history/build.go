@@ -110,21 +110,21 @@ func (t tokenBudget) Select(ctx context.Context, src Source, cost CostFunc) ([]M
 // Budget implements Strategy.
 func (t tokenBudget) Budget() int { return t.Tokens }
 
-// A Reader loads the content of selected messages.
-type Reader interface {
+// A reader loads the content of selected messages.
+type reader interface {
 	// Read returns the messages of ms (any order) with their content, in
 	// the order of ms.
 	Read(ctx context.Context, conversationID string, ms []Meta) ([]Message, error)
 }
 
-// BuildRequest says how to build a history context.
-type BuildRequest struct {
+// buildRequest says how to build a history context.
+type buildRequest struct {
 	// Strategy selects the messages; required.
 	Strategy Strategy
 	// Formatter renders them; nil means newLineFormatter(FormatOptions{}).
 	Formatter Formatter
 	// Reader loads their content; nil means the database.
-	Reader Reader
+	Reader reader
 	// Model names the model the budget came from, for the log.
 	Model string
 	// Pending are messages taken as appended after the stored ones,
@@ -154,12 +154,12 @@ type Context struct {
 	Warnings []string `json:"warnings"`
 }
 
-// Build builds the history context of a conversation: the strategy selects
+// buildContext builds the history context of a conversation: the strategy selects
 // on metadata and measured costs, the reader loads the selected messages'
 // content, the formatter renders them. An unknown conversation gives a
 // context of req.Pending alone (empty without it) with a warning; an empty
 // conversationID, allowed with req.Pending, one of req.Pending without.
-func (s *Store) Build(ctx context.Context, conversationID string, req BuildRequest) (Context, error) {
+func (s *Store) buildContext(ctx context.Context, conversationID string, req buildRequest) (Context, error) {
 	if err := checkID("conversationId", conversationID, len(req.Pending) == 0); err != nil {
 		return Context{}, fmt.Errorf("build history of %q: %w", conversationID, err)
 	}
@@ -224,10 +224,10 @@ func (s *Store) statTx(ctx context.Context, tx *sql.Tx, conversationID string) (
 // build builds the history of a conversation from its stored messages (read
 // in tx; none when tx is nil), total in number, and the pending messages
 // after them.
-func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, total int, pending []pending, req BuildRequest) (Context, error) {
-	reader := req.Reader
-	if reader == nil {
-		reader = dbReader{tx}
+func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, total int, pending []pending, req buildRequest) (Context, error) {
+	rd := req.Reader
+	if rd == nil {
+		rd = dbReader{tx}
 	}
 	counter := s.counter()
 	f := req.Formatter
@@ -270,7 +270,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		}
 		msg, ok := msgs[m.ID]
 		if !ok {
-			ms, err := reader.Read(ctx, conversationID, []Meta{m})
+			ms, err := rd.Read(ctx, conversationID, []Meta{m})
 			if err != nil {
 				return 0, err
 			}
@@ -298,7 +298,7 @@ func (s *Store) build(ctx context.Context, tx *sql.Tx, conversationID string, to
 		}
 	}
 	if len(need) > 0 {
-		read, err := reader.Read(ctx, conversationID, need)
+		read, err := rd.Read(ctx, conversationID, need)
 		if err != nil {
 			return Context{}, err
 		}

@@ -54,7 +54,7 @@ func TestStrategies(t *testing.T) {
 		{"budget negative", tokenBudget{Tokens: -5}, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := s.Build(ctx, "c", BuildRequest{Strategy: c.strat})
+			h, err := s.buildContext(ctx, "c", buildRequest{Strategy: c.strat})
 			if c.wantErr {
 				if !errors.Is(err, ErrInvalid) {
 					t.Fatalf("err %v, want ErrInvalid", err)
@@ -95,7 +95,7 @@ func TestBuildTokenBudgetKeepsNewest(t *testing.T) {
 	for i := range 50 {
 		mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: strings.Repeat("word ", 10+i)})
 	}
-	h, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 200}})
+	h, err := s.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 200}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestBuildMeasuresShortenedMessages(t *testing.T) {
 	if big.Tokens < 20000 {
 		t.Fatalf("big message has only %d tokens", big.Tokens)
 	}
-	h, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 1000}})
+	h, err := s.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,17 +146,17 @@ func TestBuildMeasuresShortenedMessages(t *testing.T) {
 func TestBuildUnknownConversation(t *testing.T) {
 	t.Parallel()
 	s, _, _ := openStore(t)
-	h, err := s.Build(context.Background(), "missing", BuildRequest{Strategy: recent{N: 3}})
+	h, err := s.buildContext(context.Background(), "missing", buildRequest{Strategy: recent{N: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.Text != "" || h.Selected != 0 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "missing") {
 		t.Fatalf("unknown conversation: %+v", h)
 	}
-	if _, err := s.Build(context.Background(), "", BuildRequest{Strategy: recent{N: 3}}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.buildContext(context.Background(), "", buildRequest{Strategy: recent{N: 3}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("empty conversation id: %v", err)
 	}
-	if _, err := s.Build(context.Background(), "x", BuildRequest{}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.buildContext(context.Background(), "x", buildRequest{}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("no strategy: %v", err)
 	}
 }
@@ -169,7 +169,7 @@ func TestBuildIsolatesConversations(t *testing.T) {
 		mustAppend(t, s, Message{ConversationID: "a", Role: RoleUser, Content: fmt.Sprintf("a%d", i)})
 		mustAppend(t, s, Message{ConversationID: "b", Role: RoleUser, Content: fmt.Sprintf("b%d", i)})
 	}
-	h, err := s.Build(context.Background(), "a", BuildRequest{Strategy: tokenBudget{Tokens: 10000}})
+	h, err := s.buildContext(context.Background(), "a", buildRequest{Strategy: tokenBudget{Tokens: 10000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestBuildReplaceableLayers(t *testing.T) {
 	t.Parallel()
 	s, _, _ := openStore(t)
 	msgs := seed(t, s, "c", 3, func(int) int { return 1 })
-	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: recent{N: 2}, Reader: upperReader{s}, Formatter: plainFormatter{}})
+	h, err := s.buildContext(context.Background(), "c", buildRequest{Strategy: recent{N: 2}, Reader: upperReader{s}, Formatter: plainFormatter{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestBuildReplaceableLayers(t *testing.T) {
 	}
 }
 
-// The tokens Build reports come from measurements stored at append time;
+// The tokens buildContext reports come from measurements stored at append time;
 // they must equal the tokens of the text it returns, whatever the content
 // looks like, under the default and other formatters, and after the
 // tokenizer changes.
@@ -240,7 +240,7 @@ func TestBuildTokensMatchText(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, strat := range []Strategy{recent{N: len(contents)}, tokenBudget{Tokens: 1 << 20}, tokenBudget{Tokens: 700}} {
-			h, err := s.Build(ctx, "c", BuildRequest{Strategy: strat, Formatter: f})
+			h, err := s.buildContext(ctx, "c", buildRequest{Strategy: strat, Formatter: f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +257,7 @@ func TestBuildTokensMatchText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := Open(db, cl).Build(ctx, "c", BuildRequest{Strategy: recent{N: 100}})
+	h, err := Open(db, cl).buildContext(ctx, "c", buildRequest{Strategy: recent{N: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +294,8 @@ func TestBuildPending(t *testing.T) {
 				id = "c"
 				seed(t, s, id, c.stored, func(i int) int { return 1 + 5*i })
 			}
-			req := BuildRequest{Strategy: tokenBudget{Tokens: c.budget}, Pending: pendingMsgs}
-			got, err := s.Build(ctx, id, req)
+			req := buildRequest{Strategy: tokenBudget{Tokens: c.budget}, Pending: pendingMsgs}
+			got, err := s.buildContext(ctx, id, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -313,7 +313,7 @@ func TestBuildPending(t *testing.T) {
 				m.ConversationID = id
 				mustAppend(t, s, m)
 			}
-			want, err := s.Build(ctx, id, BuildRequest{Strategy: req.Strategy})
+			want, err := s.buildContext(ctx, id, buildRequest{Strategy: req.Strategy})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -328,17 +328,17 @@ func TestBuildPending(t *testing.T) {
 	}
 	s, _, _ := openStore(t)
 	// A bad pending message is refused like a bad append.
-	if _, err := s.Build(ctx, "", BuildRequest{Strategy: tokenBudget{Tokens: 10}, Pending: []Message{{Role: "robot"}}}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.buildContext(ctx, "", buildRequest{Strategy: tokenBudget{Tokens: 10}, Pending: []Message{{Role: "robot"}}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad pending role: %v", err)
 	}
 	// An unknown conversation with pending messages builds on them, with a
 	// warning.
-	h, err := s.Build(ctx, "nope", BuildRequest{Strategy: tokenBudget{Tokens: 1000}, Pending: pendingMsgs[2:]})
+	h, err := s.buildContext(ctx, "nope", buildRequest{Strategy: tokenBudget{Tokens: 1000}, Pending: pendingMsgs[2:]})
 	if err != nil || h.Selected != 1 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "unknown conversation") {
 		t.Errorf("unknown conversation with pending: %+v, %v", h, err)
 	}
 	// Without pending messages a conversation id is required.
-	if _, err := s.Build(ctx, "", BuildRequest{Strategy: tokenBudget{Tokens: 10}}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.buildContext(ctx, "", buildRequest{Strategy: tokenBudget{Tokens: 10}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("no conversation: %v", err)
 	}
 }
@@ -351,12 +351,12 @@ func TestBuildClipsNewestToBudget(t *testing.T) {
 	content := numbered(40)
 	whole := mustAppend(t, s, Message{ConversationID: "c", Role: RoleAssistant, Content: content})
 	budget := whole.Tokens / 2
-	h, err := s.Build(context.Background(), "c", BuildRequest{Strategy: tokenBudget{Tokens: budget}})
+	h, err := s.buildContext(context.Background(), "c", buildRequest{Strategy: tokenBudget{Tokens: budget}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Selected != 1 || h.Tokens > budget || h.Tokens != s.Counter().Count(h.Text) {
-		t.Fatalf("selected %d, %d tokens (text %d), budget %d", h.Selected, h.Tokens, s.Counter().Count(h.Text), budget)
+	if h.Selected != 1 || h.Tokens > budget || h.Tokens != s.counter().Count(h.Text) {
+		t.Fatalf("selected %d, %d tokens (text %d), budget %d", h.Selected, h.Tokens, s.counter().Count(h.Text), budget)
 	}
 	if !strings.Contains(h.Text, "line 1\n") || !strings.Contains(h.Text, "omitted") {
 		t.Errorf("clipped text keeps no head or says nothing of the cut:\n%s", h.Text)

@@ -108,7 +108,7 @@ func TestAppendSurvivesKilledProcess(t *testing.T) {
 	if len(stored) > len(returned)+1 {
 		t.Errorf("%d messages stored, %d reported", len(stored), len(returned))
 	}
-	if c, err := s.Stat(ctx, "c"); err != nil || c.Messages != len(stored) {
+	if c, err := s.stat(ctx, "c"); err != nil || c.Messages != len(stored) {
 		t.Errorf("conversation counts %+v (%v), %d messages stored", c, err, len(stored))
 	}
 }
@@ -137,7 +137,7 @@ func TestAppendAfterDeleteByAnotherHandle(t *testing.T) {
 	if len(p.Items) != 1 || p.Items[0] != m {
 		t.Fatalf("listed %+v, want only %+v", p.Items, m)
 	}
-	if c, err := b.Stat(ctx, "c"); err != nil || c.Messages != 1 || c.Tokens != m.Tokens {
+	if c, err := b.stat(ctx, "c"); err != nil || c.Messages != 1 || c.Tokens != m.Tokens {
 		t.Fatalf("conversation after the delete: %+v %v", c, err)
 	}
 }
@@ -173,7 +173,7 @@ func TestStoresOnOneDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []string{"c0", "c1"} {
-		if st, err := a.Stat(ctx, c); err != nil || st.Messages != 2*each {
+		if st, err := a.stat(ctx, c); err != nil || st.Messages != 2*each {
 			t.Errorf("%s: %+v %v", c, st, err)
 		}
 	}

@@ -226,15 +226,6 @@ func clip(counter tokens.Counter, header string, lines []string, target int) (st
 	return text, counter.Count(text)
 }
 
-// Fit is the package function Fit with the store's token counter. It logs
-// the window and what was cut.
-func (s *Store) Fit(p Prompt, window int) (Fitted, error) {
-	out, err := Fit(s.counter(), p, window)
-	s.log.Debug("prompt fitted", "window", window, "tokens", out.Tokens, "historyTokens", out.HistoryTokens,
-		"messages", out.Messages, "cuts", len(out.Cuts), "err", err)
-	return out, err
-}
-
 // PromptRequest asks FitPrompt for a prompt with a conversation's history.
 type PromptRequest struct {
 	// ConversationID names the conversation whose history the prompt
@@ -270,7 +261,7 @@ func (s *Store) FitPrompt(ctx context.Context, req PromptRequest) (Fitted, []str
 	h := Context{Messages: []Message{}}
 	if req.ConversationID != "" || len(req.Pending) > 0 {
 		var err error
-		h, err = s.Build(ctx, req.ConversationID, BuildRequest{Strategy: tokenBudget{Tokens: b.History}, Formatter: f,
+		h, err = s.buildContext(ctx, req.ConversationID, buildRequest{Strategy: tokenBudget{Tokens: b.History}, Formatter: f,
 			Model: b.Model, Pending: req.Pending})
 		if err != nil {
 			return Fitted{}, nil, fmt.Errorf("fit prompt: %w", err)

@@ -36,11 +36,11 @@ type FormatOptions struct {
 	TailLines int `json:"tailLines"`
 }
 
-// Normalize fills in defaults and checks the options: all zero means the
+// normalize fills in defaults and checks the options: all zero means the
 // defaults (20, 10, 10); a maximum alone splits it between head and tail;
 // negative numbers, or a head and tail that together exceed the maximum, are
 // errors.
-func (o FormatOptions) Normalize() (FormatOptions, error) {
+func (o FormatOptions) normalize() (FormatOptions, error) {
 	switch {
 	case o.MaxOutputLines < 0 || o.HeadLines < 0 || o.TailLines < 0:
 		return o, fmt.Errorf("%w: formatter: maxOutputLines %d, headLines %d and tailLines %d must not be negative",
@@ -71,15 +71,12 @@ type lineFormatter struct {
 
 // newLineFormatter returns the formatter for o, normalized.
 func newLineFormatter(o FormatOptions) (*lineFormatter, error) {
-	o, err := o.Normalize()
+	o, err := o.normalize()
 	if err != nil {
 		return nil, err
 	}
 	return &lineFormatter{opts: o}, nil
 }
-
-// Options returns the normalized options of f.
-func (f *lineFormatter) Options() FormatOptions { return f.opts }
 
 // cost returns the tokens of m's block from the measurements stored with
 // it, without reading or tokenizing its content, when they suffice: a

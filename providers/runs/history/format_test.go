@@ -152,7 +152,7 @@ func FuzzFormat(f *testing.F) {
 		if err != nil {
 			return
 		}
-		o := lf.Options()
+		o := lf.opts
 		out := lf.Format(Message{Role: RoleTool, Content: content})
 		body, ok := strings.CutPrefix(out, "[tool]\n")
 		if !ok || !strings.HasSuffix(out, "\n") {

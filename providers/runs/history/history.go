@@ -4,7 +4,7 @@
 // Messages are append-only and carry their measured token cost. Building the
 // history context has three replaceable layers: a Strategy selects messages
 // from their metadata (newest N, or as many of the newest as fit a token
-// budget), a Reader loads the content of the selected ones only, and a
+// budget), a reader loads the content of the selected ones only, and a
 // Formatter renders them. Fit then makes a whole prompt fit a model's
 // context window by cutting history, never the system text or the latest
 // request. Truncation only ever applies to prompt text; stored messages are
@@ -148,9 +148,6 @@ func New(db *storage.DB, counter func() tokens.Counter, opts Options) *Store {
 		writer:  db.Writer(convSQL, insSQL),
 	}
 }
-
-// Counter returns the token counter the store measures with now.
-func (s *Store) Counter() tokens.Counter { return s.counter() }
 
 // Append stores m at the end of its conversation, creating the conversation
 // when it is new (bound to the execution of the same id, when there is one).

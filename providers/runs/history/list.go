@@ -156,8 +156,8 @@ func (s *Store) Conversations(ctx context.Context) ([]Conversation, error) {
 	return out, nil
 }
 
-// Stat returns the summary of one conversation.
-func (s *Store) Stat(ctx context.Context, conversationID string) (Conversation, error) {
+// stat returns the summary of one conversation.
+func (s *Store) stat(ctx context.Context, conversationID string) (Conversation, error) {
 	c := Conversation{ConversationID: conversationID}
 	err := s.db.Read(ctx, func(tx *sql.Tx) error {
 		var created, last int64
@@ -182,7 +182,7 @@ func (s *Store) Stat(ctx context.Context, conversationID string) (Conversation, 
 // until expires.
 func (s *Store) RequestDelete(ctx context.Context, conversationID string) (token string, expires time.Time, err error) {
 	return s.tokens.Request(conversationID, func() error {
-		_, err := s.Stat(ctx, conversationID)
+		_, err := s.stat(ctx, conversationID)
 		return err
 	})
 }

@@ -135,7 +135,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 	ctx := context.Background()
 	s, db, path := openStore(t)
 	msgs := seed(t, s, "c", 40, func(i int) int { return 1 + i%25 })
-	before, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 500}})
+	before, err := s.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestPersistenceAcrossReopen(t *testing.T) {
 			t.Fatalf("message %d after reopen %+v, want %+v", i, p.Items[i], msgs[i])
 		}
 	}
-	after, err := s2.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 500}})
+	after, err := s2.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestBuildMessagesWithoutLineCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAppend(t, s, Message{ConversationID: "c", Role: RoleUser, Content: "last"})
-	h, err := s.Build(ctx, "c", BuildRequest{Strategy: tokenBudget{Tokens: 300}})
+	h, err := s.buildContext(ctx, "c", buildRequest{Strategy: tokenBudget{Tokens: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestExecutionConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAppend(t, s, Message{ConversationID: e.ConversationID, Role: RoleUser, Content: "step prompt", Mode: ModeRun, RunID: "r", Command: "implement"})
-	c, err := s.Stat(ctx, e.ConversationID)
+	c, err := s.stat(ctx, e.ConversationID)
 	if err != nil || c.SessionID != e.SessionID || c.Messages != 1 {
 		t.Fatalf("stat: %+v %v", c, err)
 	}
@@ -258,7 +258,7 @@ func TestExecutionConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAppend(t, s, Message{ConversationID: e.ConversationID, Role: RoleUser, Content: "again"})
-	if c, err := s.Stat(ctx, e.ConversationID); err != nil || c.SessionID != e.SessionID {
+	if c, err := s.stat(ctx, e.ConversationID); err != nil || c.SessionID != e.SessionID {
 		t.Fatalf("re-created conversation not bound: %+v %v", c, err)
 	}
 }
@@ -377,7 +377,7 @@ func TestConcurrentAppends(t *testing.T) {
 		}
 		last[w] = m.Content
 	}
-	c, err := s.Stat(ctx, "c")
+	c, err := s.stat(ctx, "c")
 	if err != nil || c.Messages != writers*each {
 		t.Fatalf("stat %+v %v", c, err)
 	}
@@ -394,7 +394,7 @@ func TestAppendAllIsAtomic(t *testing.T) {
 	if !errors.Is(err, ErrInvalid) {
 		t.Fatalf("err %v, want ErrInvalid", err)
 	}
-	if _, err := s.Stat(ctx, "c"); !errors.Is(err, ErrUnknownConversation) {
+	if _, err := s.stat(ctx, "c"); !errors.Is(err, ErrUnknownConversation) {
 		t.Fatalf("part of a refused batch was stored: %v", err)
 	}
 	ms, err := s.AppendAll(ctx, []Message{
@@ -435,7 +435,7 @@ func TestTwoDatabaseHandles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := a.Stat(ctx, "shared")
+	c, err := a.stat(ctx, "shared")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,11 +522,11 @@ func TestStepMessages(t *testing.T) {
 	if got := strings.Join(listed, " | "); got != "-:a chat message | 0.1:plan v1 | 0.1:answer v1 | 0.2:plan v2 | 0.2:answer v2 | 1.1:tests v1" {
 		t.Errorf("listed: %s", got)
 	}
-	if c, _ := s.Stat(ctx, "c"); c.Messages != 6 {
+	if c, _ := s.stat(ctx, "c"); c.Messages != 6 {
 		t.Errorf("conversation counts %d messages, want 6", c.Messages)
 	}
 	for _, strat := range []Strategy{tokenBudget{Tokens: 1 << 20}, recent{N: 100}} {
-		h, err := s.Build(ctx, "c", BuildRequest{Strategy: strat})
+		h, err := s.buildContext(ctx, "c", buildRequest{Strategy: strat})
 		if err != nil {
 			t.Fatal(err)
 		}

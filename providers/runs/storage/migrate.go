@@ -58,9 +58,9 @@ func loadMigrations() ([]migration, error) {
 	return ms, nil
 }
 
-// SchemaVersion returns the highest migration version applied to the
+// schemaVersion returns the highest migration version applied to the
 // database.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+func (db *DB) schemaVersion(ctx context.Context) (int, error) {
 	var v int
 	err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v)
 	if err != nil {

@@ -225,7 +225,7 @@ func TestMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := db.SchemaVersion(ctx)
+	v, err := db.schemaVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestMigrationDropsListVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := db.SchemaVersion(ctx); err != nil || v != len(ms) {
+	if v, err := db.schemaVersion(ctx); err != nil || v != len(ms) {
 		t.Fatalf("schema version %d (%v), want %d", v, err, len(ms))
 	}
 	var left int

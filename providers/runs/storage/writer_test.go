@@ -103,7 +103,7 @@ func TestWriterCommitsAndRollsBack(t *testing.T) {
 	// A constraint error inside the transaction rolls back what fn wrote
 	// before it.
 	err = writeThen(ctx, w, "lost too", func(tx *WriteTx) error {
-		_, err := tx.ExecContext(ctx, insertSetting, "k0", "duplicate")
+		_, err := tx.execContext(ctx, insertSetting, "k0", "duplicate")
 		return err
 	})
 	if !isConstraint(err) {
@@ -253,7 +253,7 @@ func TestWriterLetsTheWALRestart(t *testing.T) {
 	w := db.Writer(insertSetting)
 	err := w.Write(ctx, func(tx *WriteTx) error {
 		// A connection setting, so that a few commits are enough.
-		_, err := tx.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 10`)
+		_, err := tx.execContext(ctx, `PRAGMA wal_autocheckpoint = 10`)
 		return err
 	})
 	if err != nil {

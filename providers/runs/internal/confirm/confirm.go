@@ -47,9 +47,9 @@ func New(ttl time.Duration, now func() time.Time) *Tokens {
 	return &Tokens{ttl: ttl, now: now, issued: make(map[string]issued)}
 }
 
-// Issue returns a new random token (at least 128 bits from crypto/rand)
+// issue returns a new random token (at least 128 bits from crypto/rand)
 // bound to key, and when it expires. Expired tokens are forgotten.
-func (t *Tokens) Issue(key string) (token string, expires time.Time) {
+func (t *Tokens) issue(key string) (token string, expires time.Time) {
 	now := t.now()
 	token = rand.Text()
 	expires = now.Add(t.ttl)
@@ -64,13 +64,13 @@ func (t *Tokens) Issue(key string) (token string, expires time.Time) {
 	return token, expires
 }
 
-// Request issues a token for key, as Issue does, once check, which says
+// Request issues a token for key, as issue does, once check, which says
 // whether what key names may be acted on, passes.
 func (t *Tokens) Request(key string, check func() error) (token string, expires time.Time, err error) {
 	if err := check(); err != nil {
 		return "", time.Time{}, fmt.Errorf("request delete: %w", err)
 	}
-	token, expires = t.Issue(key)
+	token, expires = t.issue(key)
 	return token, expires, nil
 }
 

@@ -12,7 +12,7 @@ func TestTokens(t *testing.T) {
 	clock := func() time.Time { return now }
 	ts := New(time.Minute, clock)
 
-	a, exp := ts.Issue("a")
+	a, exp := ts.issue("a")
 	if len(a) < 26 {
 		t.Fatalf("token %q is shorter than 128 bits of base32", a)
 	}
@@ -27,7 +27,7 @@ func TestTokens(t *testing.T) {
 		t.Errorf("token reused after a failed attempt: %v, want ErrInvalidToken", err)
 	}
 
-	b, _ := ts.Issue("a")
+	b, _ := ts.issue("a")
 	if b == a {
 		t.Fatal("two issued tokens are equal")
 	}
@@ -38,7 +38,7 @@ func TestTokens(t *testing.T) {
 		t.Errorf("replayed token: %v, want ErrInvalidToken", err)
 	}
 
-	c, _ := ts.Issue("a")
+	c, _ := ts.issue("a")
 	now = now.Add(time.Minute)
 	if err := ts.Consume("a", c); !errors.Is(err, ErrInvalidToken) {
 		t.Errorf("expired token: %v, want ErrInvalidToken", err)
