@@ -45,7 +45,7 @@ func BenchmarkTools(b *testing.B) {
 		}
 	})
 	st, ct := sdk.NewInMemoryTransports()
-	if _, err := srv.connect(ctx, st); err != nil {
+	if _, err := srv.srv.Connect(ctx, st, nil); err != nil {
 		b.Fatal(err)
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "bench"}, nil).Connect(ctx, ct, nil)
@@ -53,7 +53,7 @@ func BenchmarkTools(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	lib := srv.workspace().Snapshot().Library()
+	lib := srv.ws.Snapshot().Library()
 	topics := lib.Topics()
 	key := func(i int) string { return topics[(i*7919)%len(topics)].Key() }
 	one := filepath.ToSlash(libgen.TopicPath(opts, 4242))

@@ -196,15 +196,6 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.srv.Run(ctx, t)
 }
 
-// connect starts a session over t and returns without waiting for it to
-// end.
-func (s *Server) connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
-	return s.srv.Connect(ctx, t, nil)
-}
-
-// workspace returns the live workspace the server serves.
-func (s *Server) workspace() *workspace.Workspace { return s.ws }
-
 // Close stops watching the workspace.
 func (s *Server) Close() error {
 	if s.agentWatch != nil {

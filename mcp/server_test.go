@@ -51,7 +51,7 @@ func connect(t *testing.T, dir string, opts *sdk.ClientOptions) (*Server, *sdk.C
 	}
 	t.Cleanup(func() { srv.Close() })
 	st, ct := sdk.NewInMemoryTransports()
-	if _, err := srv.connect(ctx, st); err != nil {
+	if _, err := srv.srv.Connect(ctx, st, nil); err != nil {
 		t.Fatalf("server connect: %v", err)
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "test"}, opts).Connect(ctx, ct, nil)

@@ -422,8 +422,7 @@ func (s *Store) cache(ctx context.Context, c loadCache, sessionID, a, b, content
 		if _, err := tx.ExecContext(ctx, c.upsert, sessionID, a, b, []byte(content), ms(s.now())); err != nil {
 			return err
 		}
-		_, err := addItem(ctx, tx, sessionID, c.kind, a+":"+b)
-		return err
+		return addItem(ctx, tx, sessionID, c.kind, a+":"+b)
 	})
 	if err != nil {
 		return fmt.Errorf("record %s load %s:%s: %w", c.kind, a, b, err)
@@ -451,56 +450,21 @@ func (s *Store) cached(ctx context.Context, c loadCache, sessionID, a, b string)
 	return content, ok, nil
 }
 
-// recordMemoryUpdate adds layer:key to the memoryUpdated list of the running
-// command.
-func (s *Store) recordMemoryUpdate(ctx context.Context, sessionID, layer, key string) error {
-	if err := requireKey("memory layer", layer, "memory key", key); err != nil {
-		return err
-	}
-	return s.recordItem(ctx, sessionID, "memory", layer+":"+key)
-}
-
-// recordSkillInvoked adds skill to the skillsInvoked list of the running
-// command.
-func (s *Store) recordSkillInvoked(ctx context.Context, sessionID, skill string) error {
-	if err := requireName("skill", skill); err != nil {
-		return err
-	}
-	return s.recordItem(ctx, sessionID, "skill", skill)
-}
-
-func (s *Store) recordItem(ctx context.Context, sessionID, kind, item string) error {
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		added, err := addItem(ctx, tx, sessionID, kind, item)
-		if err == nil && !added {
-			err = fmt.Errorf("%w in execution %s", ErrNoRunningCommand, sessionID)
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("record %s %q: %w", kind, item, err)
-	}
-	return nil
-}
-
 // addItem adds item to the list of kind of the most recently started running
-// attempt of the execution; it reports whether there was one.
-func addItem(ctx context.Context, tx *sql.Tx, sessionID, kind, item string) (bool, error) {
+// attempt of the execution, if there is one.
+func addItem(ctx context.Context, tx *sql.Tx, sessionID, kind, item string) error {
 	var id int64
 	var attempt int
 	err := tx.QueryRowContext(ctx, `SELECT id, attempts FROM commands WHERE session_id = ? AND status = 'running'
 		ORDER BY started_at DESC, step DESC LIMIT 1`, sessionID).Scan(&id, &attempt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return nil
 	} else if err != nil {
-		return false, err
+		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO command_items (command_id, attempt, kind, item) VALUES (?, ?, ?, ?)`,
 		id, attempt, kind, item)
-	return err == nil, err
+	return err
 }
 
 // maxSharedDataBytes is the largest shared value (as JSON) SetSharedData

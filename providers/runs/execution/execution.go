@@ -32,8 +32,8 @@ var (
 	// ErrInvalidArgument: a parameter is empty, out of range or not
 	// serialisable.
 	ErrInvalidArgument = errors.New("invalid argument")
-	// ErrNoRunningCommand: CompleteCommand (or a record call that needs a
-	// running command) found none.
+	// ErrNoRunningCommand: CompleteCommand or CompleteStep found no running
+	// attempt of the command.
 	ErrNoRunningCommand = errors.New("no running command")
 	// ErrConflict: the command, chain or execution is busy with work that a
 	// live process runs. The errors that match it name that process by its
@@ -224,9 +224,6 @@ func New(ctx context.Context, db *storage.DB, opts Options) (*Store, error) {
 	go s.heartbeat()
 	return s, nil
 }
-
-// ownerID returns the random id of this process in the database.
-func (s *Store) ownerID() string { return s.owner }
 
 // Close stops the heartbeat, marks the commands and chain runs this process
 // was running as interrupted and removes its owner record. It does not

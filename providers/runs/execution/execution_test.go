@@ -190,10 +190,9 @@ func TestSeedChain(t *testing.T) {
 	}
 	check(t, s.RecordContextLoad(ctx, id, "commands", "brainstorm_patterns", "# Brainstorm patterns"))
 	check(t, s.RecordMemoryLoad(ctx, id, "project", "overview", "a shop"))
-	check(t, s.recordMemoryUpdate(ctx, id, "project", "decisions"))
-	check(t, s.recordSkillInvoked(ctx, id, "python-code-review"))
 	check(t, s.SetSharedData(ctx, id, "requirements", []string{"login", "logout"}))
-	done := must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "brainstorm", StatusSuccess, map[string]any{"ideas": 3}))
+	done := must[*CommandExecution](t)(s.CompleteCommand(ctx, id, "brainstorm", StatusSuccess, map[string]any{"ideas": 3},
+		WithMemoryUpdated("project:decisions"), WithSkillsInvoked("python-code-review")))
 	if done.Status != StatusSuccess || done.CompletedAt == nil || string(done.Outputs["ideas"]) != "3" ||
 		!reflect.DeepEqual(done.ContextLoaded, []string{"commands:brainstorm_patterns"}) ||
 		!reflect.DeepEqual(done.MemoryUpdated, []string{"project:overview", "project:decisions"}) ||
@@ -326,11 +325,11 @@ func TestCompleteNeedsRunningCommand(t *testing.T) {
 	if _, err := s.CompleteCommand(ctx, id, "x", StatusFailed, nil); !errors.Is(err, ErrNoRunningCommand) {
 		t.Fatalf("second completion: %v", err)
 	}
-	if err := s.recordSkillInvoked(ctx, id, "s"); !errors.Is(err, ErrNoRunningCommand) {
+	if _, err := s.CompleteCommand(ctx, id, "x", StatusSuccess, nil, WithSkillsInvoked("s")); !errors.Is(err, ErrNoRunningCommand) {
 		t.Fatalf("skill without a running command: %v", err)
 	}
-	if c := must[*ExecutionState](t)(s.Get(ctx, id)).CommandHistory[0]; c.Status != StatusSuccess {
-		t.Fatalf("a refused completion changed the status to %s", c.Status)
+	if c := must[*ExecutionState](t)(s.Get(ctx, id)).CommandHistory[0]; c.Status != StatusSuccess || len(c.SkillsInvoked) != 0 {
+		t.Fatalf("a refused completion changed the command: status %s, skills %q", c.Status, c.SkillsInvoked)
 	}
 }
 
@@ -354,13 +353,13 @@ func TestOwners(t *testing.T) {
 	host, _ := os.Hostname()
 	where := fmt.Sprintf("running in another process (pid %d on host %s)", os.Getpid(), host)
 	_, err := b.StartCommand(ctx, id, "build", nil)
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.ownerID()) {
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.owner) {
 		t.Fatalf("start of a command another live process runs: %v", err)
 	}
 	// A resume: the plan is set, a run of kind RunKindRun would set another.
 	runA := must[*Run](t)(a.StartRun(ctx, id, RunKindResume))
 	_, err = b.StartRun(ctx, id, RunKindResume)
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.ownerID()) {
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.owner) {
 		t.Fatalf("resume of a chain another live process runs: %v", err)
 	}
 	if st := must[*ExecutionState](t)(b.Get(ctx, id)); st.State != StateRunning {
@@ -845,6 +844,7 @@ func TestBadInput(t *testing.T) {
 		{"cached context unknown session", func() error { _, _, err := s.GetCachedContext(ctx, missing, "d", "t"); return err }, ErrNotFound},
 		{"memory unknown session", func() error { return s.RecordMemoryLoad(ctx, missing, "l", "k", "c") }, ErrNotFound},
 		{"memory empty key", func() error { return s.RecordMemoryLoad(ctx, id, "l", "", "c") }, ErrInvalidArgument},
+		{"cached contexts unknown session", func() error { _, err := s.CachedContexts(ctx, missing, nil); return err }, ErrNotFound},
 		{"cached memory unknown session", func() error { _, _, err := s.GetCachedMemory(ctx, missing, "l", "k"); return err }, ErrNotFound},
 		{"shared unknown session", func() error { return s.SetSharedData(ctx, missing, "k", 1) }, ErrNotFound},
 		{"shared empty key", func() error { return s.SetSharedData(ctx, id, "", 1) }, ErrInvalidArgument},
@@ -863,8 +863,14 @@ func TestBadInput(t *testing.T) {
 		{"resume unknown session", func() error { _, err := s.ResumePoint(ctx, missing); return err }, ErrNotFound},
 		{"run unknown session", func() error { _, err := s.StartRun(ctx, missing, RunKindRun); return err }, ErrNotFound},
 		{"run bad kind", func() error { _, err := s.StartRun(ctx, id, "walk"); return err }, ErrInvalidArgument},
-		{"memory update unknown session", func() error { return s.recordMemoryUpdate(ctx, missing, "l", "k") }, ErrNotFound},
-		{"skill empty", func() error { return s.recordSkillInvoked(ctx, id, "") }, ErrInvalidArgument},
+		{"memory update unknown session", func() error {
+			_, err := s.StartCommand(ctx, missing, "x", nil, WithMemoryUpdated("l:k"))
+			return err
+		}, ErrNotFound},
+		{"skill empty", func() error { _, err := s.StartCommand(ctx, id, "x", nil, WithSkillsInvoked("")); return err }, ErrInvalidArgument},
+		{"step load unknown session", func() error { _, err := s.StartStep(ctx, missing, "x", nil, []ContextLoad{load("d", "t")}); return err }, ErrNotFound},
+		{"step load empty domain", func() error { _, err := s.StartStep(ctx, id, "x", nil, []ContextLoad{load("", "t")}); return err }, ErrInvalidArgument},
+		{"step load empty topic", func() error { _, err := s.StartStep(ctx, id, "x", nil, []ContextLoad{load("d", "")}); return err }, ErrInvalidArgument},
 	}
 	for _, c := range cases {
 		err := c.call()
@@ -992,12 +998,12 @@ func TestWritesRefusedWhileAChainRunsElsewhere(t *testing.T) {
 		{"SetSharedData", func() error { return b.SetSharedData(ctx, id, "k", 1) }},
 		{"MergeSharedData", func() error { return b.mergeSharedData(ctx, id, map[string]any{"k": 1}) }},
 		{"RecordContextLoad", func() error { return b.RecordContextLoad(ctx, id, "d", "t", "content") }},
-		{"RecordContextLoads", func() error {
-			return b.recordContextLoads(ctx, id, []ContextLoad{{ContextKey: ContextKey{Domain: "d", Topic: "t"}}})
-		}},
+		{"StartStep with loads", func() error { _, err := b.StartStep(ctx, id, "build", nil, []ContextLoad{load("d", "t")}); return err }},
 		{"RecordMemoryLoad", func() error { return b.RecordMemoryLoad(ctx, id, "l", "k", "content") }},
-		{"RecordMemoryUpdate", func() error { return b.recordMemoryUpdate(ctx, id, "l", "k") }},
-		{"RecordSkillInvoked", func() error { return b.recordSkillInvoked(ctx, id, "s") }},
+		{"CompleteCommand with items", func() error {
+			_, err := b.CompleteCommand(ctx, id, "plan", StatusSuccess, nil, WithMemoryUpdated("l:k"), WithSkillsInvoked("s"))
+			return err
+		}},
 	}
 	for _, w := range writes {
 		err := w.write()

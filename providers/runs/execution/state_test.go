@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -278,6 +279,49 @@ func TestCommandItems(t *testing.T) {
 	}
 }
 
+// load is a context load of domain:topic whose content is the key itself.
+func load(domain, topic string) ContextLoad {
+	return ContextLoad{ContextKey: ContextKey{Domain: domain, Topic: topic}, Content: domain + ":" + topic}
+}
+
+// TestStartStepLoads checks the context a chain step loads as it starts:
+// listed on the new attempt, its content cached unless the load came from
+// the cache, and found again by later reads.
+func TestStartStepLoads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore(t, openDB(t), Options{})
+	id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
+	a, b, c := load("d", "a"), load("d", "b"), load("d", "c#Section")
+
+	plan := must[*CommandExecution](t)(s.StartStep(ctx, id, "plan", nil, []ContextLoad{a, b}))
+	if want := []string{"d:a", "d:b"}; !slices.Equal(plan.ContextLoaded, want) {
+		t.Fatalf("plan contextLoaded %q, want %q", plan.ContextLoaded, want)
+	}
+	must[*CommandExecution](t)(s.CompleteStep(ctx, id, "plan", StatusSuccess, nil, nil))
+
+	// A load served from the cache is listed but leaves the cache as it was.
+	fromCache := a
+	fromCache.Content, fromCache.Cached = "not stored", true
+	build := must[*CommandExecution](t)(s.StartStep(ctx, id, "build", nil, []ContextLoad{fromCache, c}))
+	if want := []string{"d:a", "d:c#Section"}; !slices.Equal(build.ContextLoaded, want) {
+		t.Fatalf("build contextLoaded %q, want %q", build.ContextLoaded, want)
+	}
+	missing := ContextKey{Domain: "d", Topic: "missing"}
+	got := must[map[ContextKey]string](t)(s.CachedContexts(ctx, id, []ContextKey{a.ContextKey, b.ContextKey, c.ContextKey, missing}))
+	want := map[ContextKey]string{a.ContextKey: a.Content, b.ContextKey: b.Content, c.ContextKey: c.Content}
+	if !maps.Equal(got, want) {
+		t.Fatalf("cached contexts %q, want %q", got, want)
+	}
+	st := must[*ExecutionState](t)(s.Get(ctx, id))
+	if len(st.LoadedContext) != 3 || st.LoadedContext["d:a"] != a.Content {
+		t.Fatalf("loadedContext %q", st.LoadedContext)
+	}
+	if first := st.CommandHistory[0].ContextLoaded; !slices.Equal(first, plan.ContextLoaded) {
+		t.Fatalf("plan's contextLoaded read back as %q, want %q", first, plan.ContextLoaded)
+	}
+}
+
 // TestReaderWritesNothing checks that a Reader reports executions as a Store
 // does, the work of a killed process included, without committing anything
 // to the database.
@@ -301,7 +345,7 @@ func TestReaderWritesNothing(t *testing.T) {
 	exited := exec.Command(os.Args[0], "-test.run=^$")
 	check(t, exited.Run())
 	crash(killed)
-	_, err := db.SQL().Exec(`UPDATE owners SET pid = ? WHERE owner_id = ?`, exited.Process.Pid, killed.ownerID())
+	_, err := db.SQL().Exec(`UPDATE owners SET pid = ? WHERE owner_id = ?`, exited.Process.Pid, killed.owner)
 	check(t, err)
 
 	conn, err := db.SQL().Conn(ctx)

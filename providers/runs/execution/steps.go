@@ -18,7 +18,7 @@ type ContextKey struct {
 // String returns the "domain:topic" form used in contextLoaded.
 func (k ContextKey) String() string { return k.Domain + ":" + k.Topic }
 
-// ContextLoad is one entry of recordContextLoads.
+// ContextLoad is one context load that StartStep records.
 type ContextLoad struct {
 	ContextKey
 	// Content is the text loaded.
@@ -60,32 +60,10 @@ func (s *Store) CachedContexts(ctx context.Context, sessionID string, keys []Con
 	return out, nil
 }
 
-// recordContextLoads records several context loads in one transaction: the
-// batch form of RecordContextLoad. Every key is added to the running
-// command's contextLoaded list; the content of entries not marked Cached is
-// stored in the execution's cache.
-func (s *Store) recordContextLoads(ctx context.Context, sessionID string, loads []ContextLoad) error {
-	for _, l := range loads {
-		if err := requireKey("domain", l.Domain, "topic", l.Topic); err != nil {
-			return err
-		}
-	}
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := s.writableRow(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		_, err := s.recordLoads(ctx, tx, sessionID, loads)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("record context loads: %w", err)
-	}
-	return nil
-}
-
 // StartStep starts command like StartCommand and records the context it
-// loads like recordContextLoads, in one transaction: a chain step begins
-// with one durable commit.
+// loads, in one transaction: a chain step begins with one durable commit.
+// Every key is added to the new attempt's contextLoaded list; the content
+// of loads not marked Cached is stored in the execution's cache.
 func (s *Store) StartStep(ctx context.Context, sessionID, command string, inputs map[string]any, loads []ContextLoad) (*CommandExecution, error) {
 	if err := requireName("command name", command); err != nil {
 		return nil, err
@@ -119,7 +97,7 @@ func (s *Store) recordLoads(ctx context.Context, tx *sql.Tx, sessionID string, l
 				return nil, err
 			}
 		}
-		if _, err := addItem(ctx, tx, sessionID, "context", l.String()); err != nil {
+		if err := addItem(ctx, tx, sessionID, "context", l.String()); err != nil {
 			return nil, err
 		}
 		items = append(items, l.String())

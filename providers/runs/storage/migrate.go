@@ -58,17 +58,6 @@ func loadMigrations() ([]migration, error) {
 	return ms, nil
 }
 
-// schemaVersion returns the highest migration version applied to the
-// database.
-func (db *DB) schemaVersion(ctx context.Context) (int, error) {
-	var v int
-	err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v)
-	if err != nil {
-		return 0, fmt.Errorf("read schema version: %w", err)
-	}
-	return v, nil
-}
-
 // migrate applies every migration the database lacks, each in its own write
 // transaction. Another process opening the same database at the same time
 // waits on the write lock and then finds the migration applied.

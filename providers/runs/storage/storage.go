@@ -411,12 +411,6 @@ type WriteTx struct {
 // Stmt returns the prepared statement of the i-th query given to DB.Writer.
 func (t *WriteTx) Stmt(i int) *sql.Stmt { return t.w.stmts[i] }
 
-// execContext runs a statement that is not one of the writer's prepared
-// ones.
-func (t *WriteTx) execContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return t.w.conn.ExecContext(ctx, query, args...)
-}
-
 // QueryRowContext runs a query that is not one of the writer's prepared
 // ones.
 func (t *WriteTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {

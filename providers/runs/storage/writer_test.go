@@ -103,7 +103,7 @@ func TestWriterCommitsAndRollsBack(t *testing.T) {
 	// A constraint error inside the transaction rolls back what fn wrote
 	// before it.
 	err = writeThen(ctx, w, "lost too", func(tx *WriteTx) error {
-		_, err := tx.execContext(ctx, insertSetting, "k0", "duplicate")
+		_, err := tx.Stmt(0).ExecContext(ctx, "k0", "duplicate")
 		return err
 	})
 	if !isConstraint(err) {
@@ -252,9 +252,16 @@ func TestWriterLetsTheWALRestart(t *testing.T) {
 	db := openPath(t, path, defaultBusyTimeout)
 	w := db.Writer(insertSetting)
 	err := w.Write(ctx, func(tx *WriteTx) error {
-		// A connection setting, so that a few commits are enough.
-		_, err := tx.execContext(ctx, `PRAGMA wal_autocheckpoint = 10`)
-		return err
+		// A connection setting, so that a few commits are enough. SQLite
+		// answers with the new value.
+		var pages int
+		if err := tx.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint = 10`).Scan(&pages); err != nil {
+			return err
+		}
+		if pages != 10 {
+			return fmt.Errorf("wal_autocheckpoint = %d, want 10", pages)
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
