@@ -303,7 +303,8 @@ func TestStartStepLoads(t *testing.T) {
 	// A load served from the cache is listed but leaves the cache as it was.
 	fromCache := a
 	fromCache.Content, fromCache.Cached = "not stored", true
-	build := must[*CommandExecution](t)(s.StartStep(ctx, id, "build", nil, []ContextLoad{fromCache, c}))
+	// A key given twice is listed once, as the database keeps it.
+	build := must[*CommandExecution](t)(s.StartStep(ctx, id, "build", nil, []ContextLoad{fromCache, c, c}))
 	if want := []string{"d:a", "d:c#Section"}; !slices.Equal(build.ContextLoaded, want) {
 		t.Fatalf("build contextLoaded %q, want %q", build.ContextLoaded, want)
 	}
@@ -317,8 +318,10 @@ func TestStartStepLoads(t *testing.T) {
 	if len(st.LoadedContext) != 3 || st.LoadedContext["d:a"] != a.Content {
 		t.Fatalf("loadedContext %q", st.LoadedContext)
 	}
-	if first := st.CommandHistory[0].ContextLoaded; !slices.Equal(first, plan.ContextLoaded) {
-		t.Fatalf("plan's contextLoaded read back as %q, want %q", first, plan.ContextLoaded)
+	for i, want := range []*CommandExecution{plan, build} {
+		if got := st.CommandHistory[i].ContextLoaded; !slices.Equal(got, want.ContextLoaded) {
+			t.Fatalf("%s's contextLoaded read back as %q, want %q", want.Command, got, want.ContextLoaded)
+		}
 	}
 }
 

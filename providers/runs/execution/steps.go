@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ContextKey names a cached context entry: a domain and a topic, where the
@@ -100,7 +101,11 @@ func (s *Store) recordLoads(ctx context.Context, tx *sql.Tx, sessionID string, l
 		if err := addItem(ctx, tx, sessionID, "context", l.String()); err != nil {
 			return nil, err
 		}
-		items = append(items, l.String())
+		// The database lists a key once (addItem ignores a repeat), and the
+		// returned command must read as Get will read it back.
+		if !slices.Contains(items, l.String()) {
+			items = append(items, l.String())
+		}
 	}
 	return items, nil
 }
