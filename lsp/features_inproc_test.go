@@ -50,6 +50,7 @@ func TestInprocCompletion(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
 				pos := inprocPos(t, text, tc.needle, tc.delta, utf8)
 				var list struct {
 					Items []struct {
@@ -107,6 +108,7 @@ func TestInprocNavigation(t *testing.T) {
 		}
 
 		t.Run("hover", func(t *testing.T) {
+			t.Parallel()
 			var h struct {
 				Contents struct{ Value string } `json:"contents"`
 				Range    struct{ Start, End struct{ Line, Character int } }
@@ -131,6 +133,7 @@ func TestInprocNavigation(t *testing.T) {
 		})
 
 		t.Run("definition", func(t *testing.T) {
+			t.Parallel()
 			var loc struct {
 				URI   string `json:"uri"`
 				Range struct{ Start struct{ Line int } }
@@ -146,6 +149,7 @@ func TestInprocNavigation(t *testing.T) {
 		})
 
 		t.Run("references", func(t *testing.T) {
+			t.Parallel()
 			var locs []struct {
 				URI string `json:"uri"`
 			}
@@ -161,6 +165,7 @@ func TestInprocNavigation(t *testing.T) {
 		})
 
 		t.Run("links", func(t *testing.T) {
+			t.Parallel()
 			var links []struct {
 				Target string `json:"target"`
 			}
@@ -171,6 +176,7 @@ func TestInprocNavigation(t *testing.T) {
 		})
 
 		t.Run("symbols", func(t *testing.T) {
+			t.Parallel()
 			var syms []struct {
 				Name     string `json:"name"`
 				Detail   string `json:"detail"`
@@ -193,6 +199,7 @@ func TestInprocNavigation(t *testing.T) {
 		})
 
 		t.Run("lens and hints", func(t *testing.T) {
+			t.Parallel()
 			var lenses []struct {
 				Command struct{ Title string } `json:"command"`
 			}
@@ -265,6 +272,7 @@ func TestInprocCompletionEditRange(t *testing.T) {
 		{"editRange", []string{"commitCharacters", "editRange", "insertTextFormat", "insertTextMode", "data"}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			caps := map[string]any{"textDocument": map[string]any{"completion": map[string]any{}}}
 			if tt.defaults != nil {
 				caps["textDocument"] = map[string]any{"completion": map[string]any{"completionList": map[string]any{"itemDefaults": tt.defaults}}}

@@ -30,6 +30,7 @@ func TestInprocMemoryFeatures(t *testing.T) {
 	doc := map[string]any{"uri": u}
 
 	t.Run("hover", func(t *testing.T) {
+		t.Parallel()
 		var h struct {
 			Contents struct{ Value string } `json:"contents"`
 			Range    struct {
@@ -52,6 +53,7 @@ func TestInprocMemoryFeatures(t *testing.T) {
 	})
 
 	t.Run("definition", func(t *testing.T) {
+		t.Parallel()
 		var locs json.RawMessage
 		c.mustCall("textDocument/definition", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, "@docs/guide", 3, false)}, &locs)
 		if !strings.Contains(string(locs), "docs/guide.md") {
@@ -60,6 +62,7 @@ func TestInprocMemoryFeatures(t *testing.T) {
 	})
 
 	t.Run("links", func(t *testing.T) {
+		t.Parallel()
 		var links []struct {
 			Target  string `json:"target"`
 			Tooltip string `json:"tooltip"`
@@ -76,6 +79,7 @@ func TestInprocMemoryFeatures(t *testing.T) {
 	})
 
 	t.Run("code lens", func(t *testing.T) {
+		t.Parallel()
 		var lenses []struct {
 			Command struct{ Title string } `json:"command"`
 		}
@@ -87,6 +91,7 @@ func TestInprocMemoryFeatures(t *testing.T) {
 	})
 
 	t.Run("completion", func(t *testing.T) {
+		t.Parallel()
 		for _, tc := range []struct{ needle, want string }{
 			{"@docs/\n", "guide.md"},
 			{"](docs/gu", "guide.md"},

@@ -30,6 +30,7 @@ func TestEncodeResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := encodeResult(tt.in)
 			if err != nil {
 				t.Fatal(err)
@@ -229,6 +230,7 @@ func TestInprocContextProviderMethods(t *testing.T) {
 			}
 		}},
 	}
+	// In turn: ctxls/invalidate empties the cache the other methods fill.
 	for _, tc := range tests {
 		t.Run(tc.method, func(t *testing.T) {
 			if tc.wantCode != 0 {

@@ -668,6 +668,7 @@ func stdioHover(t *testing.T, ctx context.Context, c *Client, root string) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			line, col, _ := stdioFind(t, text, tc.needle, 0)
 			got, rng := stdioHoverText(ctx, t, c, uri, line, col+tc.offset)
 			for _, w := range tc.want {
@@ -710,6 +711,7 @@ func stdioDefinition(t *testing.T, ctx context.Context, c *Client, root string) 
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			line, col, _ := stdioFind(t, text, tc.needle, 0)
 			raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, line, col+tc.offset))
 			if err != nil {

@@ -106,6 +106,7 @@ func runToolCases[C interface{ call() toolCase }, Out any](t *testing.T, cs *sdk
 	for _, tt := range cases {
 		c := tt.call()
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var out Out
 			text, isErr := call(t, cs, tool, c.args, &out)
 			if strings.Contains(text, "TOP-SECRET") {
@@ -502,6 +503,7 @@ func testResources(t *testing.T, w outsideWorkspace) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
+			t.Parallel()
 			res, err := w.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: tt.uri})
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(strings.ToLower(err.Error()), tt.errHas) {

@@ -38,6 +38,7 @@ func TestPageOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			lo, hi, next, err := pageOf(tt.n, tt.limit, tt.cursor)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
@@ -165,6 +166,7 @@ func TestCatalogTextSumsLongCatalogsUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			out := CatalogOutput{Entries: a.entries[tt.lo:tt.hi], Total: len(a.entries), Tokens: a.tokens, Tokenizer: a.tokenizer, NextCursor: tt.next}
 			text := catalogText(a, out, tt.lo)
 			if n := strings.Count(text, "\n"); n != tt.lines {

@@ -58,6 +58,7 @@ func TestPendingDue(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			t0 := time.Unix(1000, 0)
 			p := pending{named: make(map[string]bool)}
 			for _, e := range tc.events {

@@ -114,6 +114,7 @@ func TestAtomicSave(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			a := filepath.Join(root, "a.md")
 			writeFile(t, a, "old")
@@ -170,6 +171,7 @@ func TestDirectoryRename(t *testing.T) {
 	// that sorts after.
 	for _, names := range [][2]string{{"dom", "dom2"}, {"zz", "aa"}} {
 		t.Run(names[0]+"-"+names[1], func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			from, to := filepath.Join(root, names[0]), filepath.Join(root, names[1])
 			writeFile(t, filepath.Join(from, "x.md"), "x")
@@ -310,6 +312,7 @@ func TestCustomMatchAndIgnore(t *testing.T) {
 func TestNotify(t *testing.T) {
 	t.Parallel()
 	t.Run("after the watcher reported it", func(t *testing.T) {
+		t.Parallel()
 		root := t.TempDir()
 		a := filepath.Join(root, "a.md")
 		writeFile(t, a, "a")
@@ -322,6 +325,7 @@ func TestNotify(t *testing.T) {
 		requireChanges(t, e.c.since(m), modified(a))
 	})
 	t.Run("within the same window", func(t *testing.T) {
+		t.Parallel()
 		root := t.TempDir()
 		a := filepath.Join(root, "a.md")
 		writeFile(t, a, "a")
@@ -332,6 +336,7 @@ func TestNotify(t *testing.T) {
 		}, modified(a))
 	})
 	t.Run("what the watcher cannot see", func(t *testing.T) {
+		t.Parallel()
 		root := t.TempDir()
 		sub := filepath.Join(root, "sub")
 		a := filepath.Join(sub, "a.md")
@@ -347,6 +352,7 @@ func TestNotify(t *testing.T) {
 		requireChanges(t, e.c.since(m), modified(a), createdDir(filepath.Dir(b)), created(b))
 	})
 	t.Run("outside the roots", func(t *testing.T) {
+		t.Parallel()
 		root := t.TempDir()
 		outside := filepath.Join(t.TempDir(), "o.md")
 		writeFile(t, outside, "o")
@@ -577,6 +583,7 @@ func TestSymlinks(t *testing.T) {
 		return root, outside
 	}
 	t.Run("not followed", func(t *testing.T) {
+		t.Parallel()
 		root, _ := setup(t)
 		e := start(t, Options{Roots: []string{root}})
 		want := []string{filepath.Join(root, "dom", "a.md"), filepath.Join(root, "file.md")}
@@ -586,6 +593,7 @@ func TestSymlinks(t *testing.T) {
 		e.settle(t)
 	})
 	t.Run("followed", func(t *testing.T) {
+		t.Parallel()
 		root, outside := setup(t)
 		w, logs := newWatcher(t, Options{Roots: []string{root}, FollowSymlinks: true})
 		defer w.Close()

@@ -63,6 +63,7 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 	bin := buildCtxls(t)
 
 	t.Run("finishes and warns", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		fsguardtest.Write(t, filepath.Join(dir, "commands", "c.md"), "# C\n\nUse python:host and python:good.\n")
 		specialTree(t, dir)
@@ -104,6 +105,7 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 	specialTree(t, dir)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr libtest.SyncBuffer
 			cmd := exec.Command(bin, "check", dir)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

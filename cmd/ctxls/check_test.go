@@ -267,6 +267,7 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 		return libtest.WriteTree(t, files)
 	}
 	t.Run("columns count characters, lines and columns are 1-based", func(t *testing.T) {
+		t.Parallel()
 		dir := write(t, map[string]string{
 			"context/python/a.md": "# A\n",
 			"commands/c.md":       "# C\n\n😀 é python:nope\n",
@@ -283,6 +284,7 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 		}
 	})
 	t.Run("warnings only exit 0", func(t *testing.T) {
+		t.Parallel()
 		dir := write(t, map[string]string{
 			"context/python/a.md": "---\nid: python/b\n---\n# A\n",
 		})
@@ -297,6 +299,7 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 		}
 	})
 	t.Run("clean workspace prints a summary", func(t *testing.T) {
+		t.Parallel()
 		dir := write(t, map[string]string{"context/python/a.md": "# A\n\nText.\n", "commands/c.md": "# C\n\npython:a\n"})
 		out, _, err := runCLI(t, "check", dir)
 		if err != nil {
@@ -307,6 +310,7 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 		}
 	})
 	t.Run("bad arguments", func(t *testing.T) {
+		t.Parallel()
 		for _, args := range [][]string{
 			{"check", "--format", "xml"},
 			{"check", "a", "b"},

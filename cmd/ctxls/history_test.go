@@ -174,6 +174,7 @@ func TestHistoryLookups(t *testing.T) {
 		{"unique prefix with context", []string{"history", "review", "--dir", dir, "--context"}, "looks good", "budget 300", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out, errOut, err := runCLI(t, c.args...)
 			if err != nil {
 				t.Fatalf("exit %d: %v\n%s", exitCode(err), err, errOut)
@@ -189,6 +190,7 @@ func TestHistoryLookups(t *testing.T) {
 			}
 		})
 	}
+	// In turn: the check after the loop must follow the "no database" case.
 	for _, c := range []struct {
 		name string
 		args []string

@@ -23,6 +23,7 @@ func TestMCPCommandLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
 			_, _, err := runCLI(t, c.args...)
 			var ue usageError
 			if errors.As(err, &ue) != c.usage {

@@ -101,6 +101,7 @@ func TestSearchDirectoryArgument(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out, _, err := runCLI(t, c.args...)
 			var ue usageError
 			switch {

@@ -41,6 +41,7 @@ func TestShowCommand(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.ref, func(t *testing.T) {
+			t.Parallel()
 			out, _, err := runCLI(t, "show", c.ref, "--dir", exampleDir)
 			if c.code != 0 {
 				if exitCode(err) == 0 || !strings.Contains(err.Error(), c.errorHas) {
@@ -80,6 +81,7 @@ func TestShowJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.ref, func(t *testing.T) {
+			t.Parallel()
 			out, _, err := runCLI(t, "show", c.ref, "--dir", exampleDir, "--format", "json")
 			if err != nil {
 				t.Fatal(err)

@@ -40,6 +40,7 @@ func TestMalformedYAML(t *testing.T) {
 	cases["delimiter at eof"] = "---"
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			l := loadTree(t, map[string]string{
 				"context/python/x.md":    src,
 				"context/python/good.md": goodTopic,
@@ -144,6 +145,7 @@ func TestHugeFile(t *testing.T) {
 	huge := fsguardtest.Write(t, filepath.Join(dir, "context/python/huge.md"), b.String())
 
 	t.Run("above the limit is skipped with a warning", func(t *testing.T) {
+		t.Parallel()
 		l := load(t, dir, nil)
 		f, ok := l.Snapshot().File(huge)
 		if !ok || f.Skipped == "" || f.Doc != nil {
@@ -169,6 +171,7 @@ func TestHugeFile(t *testing.T) {
 	})
 
 	t.Run("a raised limit parses it", func(t *testing.T) {
+		t.Parallel()
 		cfg := config.Default()
 		cfg.MaxFileSize = 2 * size
 		cfg.Tokenizer = "estimate"

@@ -169,6 +169,7 @@ func TestDiagnostics(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			l := loadTree(t, tc.files)
 			got := diagsOf(t, l, tc.file)
 			if !slices.Equal(got, tc.want) {
@@ -327,6 +328,7 @@ func TestMissingFileMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			l := loadTree(t, with(map[string]string{"commands/c.md": "# C\n\n" + tc.line + "\n"}))
 			ds := l.Snapshot().Diagnose(filepath.Join(l.Snapshot().Dir(), "commands", "c.md"))
 			if len(ds) != 1 || ds[0].Message != tc.want {

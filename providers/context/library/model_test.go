@@ -131,6 +131,7 @@ func TestFooterFallback(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			l := loadTree(t, map[string]string{
 				"context/python/common_issues.md": "# Common Python Issues\n\n## Mutable Defaults\n\nText.\n\n---\n\n" + tc.footer,
 			})
@@ -224,6 +225,7 @@ func TestTokenMeasurement(t *testing.T) {
 	src := topicFM("d/t", "reference", 30) + body
 	for _, name := range []string{tokens.O200kBase, "cl100k_base", "estimate"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := fsguardtest.TempTree(t, map[string]string{"context/d/t.md": src})
 			cfg := config.Default()
 			cfg.Tokenizer = name

@@ -50,6 +50,7 @@ func TestPathReadings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
+			t.Parallel()
 			r := refs.Ref{Form: refs.PathForm, Path: tt.path}
 			for pass := range 2 { // the second pass reads the memo
 				got := b.readingOf(tt.from, r)

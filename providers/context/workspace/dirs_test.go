@@ -53,6 +53,7 @@ func TestConfiguredRootInDotDirectoryIsWatched(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			files := baseTree()
 			files[".ctxls.yaml"] = "tokenizer: o200k_base\ncommandRoots: [.claude/commands]\n"
 			files[".claude/settings.md"] = "# Not on the way to the root\n"

@@ -42,6 +42,7 @@ func TestFileChanges(t *testing.T) {
 	dir, rec, w := openBase(t, nil)
 	commits := filepath.Join(dir, "context/git/commits.md")
 
+	// In turn: each case edits the tree the next one reads, and all share rec.
 	t.Run("create", func(t *testing.T) {
 		rec.Reset()
 		p := writeFile(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
@@ -129,6 +130,7 @@ func TestDirectories(t *testing.T) {
 	t.Parallel()
 	dir, _, w := openBase(t, nil)
 
+	// In turn: cases move or remove what earlier ones made.
 	t.Run("new domain with mkdir -p", func(t *testing.T) {
 		writeFile(t, dir, "context/rust/deep/nested/ownership.md", "# Ownership\n")
 		writeFile(t, dir, "context/rust/index.md", "# Rust\n")

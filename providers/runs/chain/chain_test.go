@@ -614,6 +614,7 @@ func TestParseShared(t *testing.T) {
 		{"empty key", "```shared\n{\"\": 1, \"k\": 2}\n```", "k=2", "empty key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, warns := parseShared(tc.out)
 			var keys []string
 			for k := range got {
@@ -876,6 +877,7 @@ func TestPromptFitsModelWindow(t *testing.T) {
 		{"unknown model", "huge", 0, false, ErrUnknownModel},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnvConfig(t, modelsYAML)
 			var logBuf strings.Builder
 			e.runner.opts.History = StoreHistory(history.New(e.db, e.lib.Snapshot().Counter,
@@ -1017,6 +1019,7 @@ func TestPreviewMatchesRun(t *testing.T) {
 		{"existing execution, small window", "small", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnvConfig(t, modelsYAML)
 			ctx := context.Background()
 			session := ""

@@ -743,6 +743,8 @@ func TestDeleteRefusedWhileRunning(t *testing.T) {
 	s := newStore(t, db, Options{})
 	other := newStore(t, db, Options{})
 	host, _ := os.Hostname()
+	// In turn, before the last case: it moves s's clock an hour on, from
+	// where the work of other looks dead.
 	for _, c := range []struct {
 		name string
 		// busy starts the work in the execution and returns what ends it.

@@ -54,6 +54,7 @@ func TestStateFollowsCurrentChain(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
 	s := newStore(t, db, Options{})
+	// In turn: checkCounters after the loop must follow every case.
 	for _, c := range []struct {
 		name  string
 		setup func(t *testing.T, id string)
@@ -130,6 +131,7 @@ func TestNewChainWaitsForUnfinishedChain(t *testing.T) {
 		{"not started", "", "stopped at b (not started)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			id := must[*ExecutionState](t)(s.Create(ctx, "p", "")).SessionID
 			run := must[*Run](t)(s.StartRun(ctx, id, RunKindRun))
 			check(t, s.SetPlan(ctx, id, []string{"a", "b"}, "input"))

@@ -54,6 +54,7 @@ func TestStrategies(t *testing.T) {
 		{"budget negative", tokenBudget{Tokens: -5}, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			h, err := s.buildContext(ctx, "c", buildRequest{Strategy: c.strat})
 			if c.wantErr {
 				if !errors.Is(err, ErrInvalid) {
@@ -288,6 +289,7 @@ func TestBuildPending(t *testing.T) {
 		{"pending alone, budget for some", -1, 60},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s, _, _ := openStore(t)
 			id := ""
 			if c.stored >= 0 {

@@ -22,6 +22,7 @@ func TestFit(t *testing.T) {
 	request := "Now write the tests. " + strings.Repeat("detail ", 30)
 	sections := []Section{{Name: "context", Text: strings.Repeat("context line\n", 100)}}
 
+	// In turn: the check after the loop must follow every Fit.
 	for _, c := range []struct {
 		name       string
 		window     int
@@ -143,6 +144,7 @@ func TestFitKnownSectionTokens(t *testing.T) {
 		{"known small", 10, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out, err := Fit(cnt, Prompt{Sections: []Section{{Name: "ctx", Text: text, Tokens: c.known}}, Request: "go"}, 100)
 			if err != nil {
 				t.Fatal(err)
@@ -170,6 +172,7 @@ func TestFitPrompt(t *testing.T) {
 	s, logBuf := loggedStore(t)
 	stored := seed(t, s, "c", 8, func(i int) int { return 40 })
 	p := Prompt{System: "You are careful.", Sections: []Section{{Name: "ctx", Text: strings.Repeat("fact\n", 50)}}, Request: "Write the tests."}
+	// In turn: each case reads what the store logs to the one logBuf.
 	for _, c := range []struct {
 		name     string
 		budget   ModelBudget

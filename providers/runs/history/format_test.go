@@ -78,6 +78,7 @@ func TestFormat(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			f, err := newLineFormatter(c.opts)
 			if c.wantErr {
 				if !errors.Is(err, ErrInvalid) {
@@ -132,6 +133,7 @@ func TestOmittedCount(t *testing.T) {
 		{"long line, two bytes", f.Format(Message{Role: RoleTool, Content: strings.Repeat("a", maxLineBytes+2)}), " ... (2 bytes omitted)\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if !strings.Contains(c.got, c.want) || c.notWant != "" && strings.Contains(c.got, c.notWant) {
 				t.Errorf("got %q, want it to hold %q", c.got, c.want)
 			}

@@ -75,6 +75,7 @@ func TestAppendBadInput(t *testing.T) {
 	s, db, _ := openStore(t)
 	s = New(db, fixed(counter(t)), Options{MaxContentBytes: 1 << 20})
 	ok := Message{ConversationID: "c", Role: RoleUser, Content: "fine"}
+	// In turn: the check after the loop must follow every refused append.
 	for _, c := range []struct {
 		name string
 		edit func(*Message)
