@@ -23,45 +23,6 @@ type Item struct {
 	Counted bool
 }
 
-// document resolves the references of f against lib and prices them. Text
-// that only looks like a reference (library.NotAReference) is left out.
-// Targets carry no close names for failures: those are for diagnostics.
-// It keeps an item per reference; summarize is its bounded form.
-func document(lib *library.Snapshot, f *library.File) (items []Item, total int) {
-	targets := make([]library.Target, f.Refs.Len())
-	whole := map[string]bool{}
-	for i, r := range f.Refs.All() {
-		t := lib.ResolveBrief(f, r)
-		targets[i] = t
-		if t.Topic != nil && t.Section == nil && t.OK() {
-			whole[t.Topic.ID] = true
-		}
-	}
-	seen := map[string]bool{}
-	for i, r := range f.Refs.All() {
-		t := targets[i]
-		if t.Kind == library.NotAReference {
-			continue
-		}
-		c := Item{Ref: r, Target: t}
-		if t.OK() && t.Topic != nil {
-			key := t.Topic.ID
-			c.Tokens = t.Topic.Tokens
-			if t.Section != nil {
-				key += "#" + t.Section.Name
-				c.Tokens = t.Section.Tokens
-			}
-			if !seen[key] && (t.Section == nil || !whole[t.Topic.ID]) {
-				seen[key] = true
-				c.Counted = true
-				total += c.Tokens
-			}
-		}
-		items = append(items, c)
-	}
-	return items, total
-}
-
 // Text renders a reference in key form: "python:fastapi_patterns",
 // "python:x#Section", "python" for a domain, the path as written for an
 // unresolved path.

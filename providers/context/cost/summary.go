@@ -51,8 +51,9 @@ type brief struct {
 	kind    library.TargetKind
 }
 
-// summarize prices the references of f against lib as document does,
-// keeping at most limit items and limit keys. It resolves each reference
+// summarize prices the references of f against lib, leaving out text that
+// only looks like a reference and counting a topic or section referred to
+// twice once, keeping at most limit items and limit keys. It resolves each reference
 // once without looking for close names (the listed ones twice, for their
 // message), holds a few words per reference and each distinct key while
 // it works, and stops with the context's error when ctx is done.
