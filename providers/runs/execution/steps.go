@@ -98,14 +98,16 @@ func (s *Store) recordLoads(ctx context.Context, tx *sql.Tx, sessionID string, l
 				return nil, err
 			}
 		}
-		if err := addItem(ctx, tx, sessionID, "context", l.String()); err != nil {
-			return nil, err
-		}
+		key := l.String()
 		// The database lists a key once (addItem ignores a repeat), and the
 		// returned command must read as Get will read it back.
-		if !slices.Contains(items, l.String()) {
-			items = append(items, l.String())
+		if slices.Contains(items, key) {
+			continue
 		}
+		if err := addItem(ctx, tx, sessionID, "context", key); err != nil {
+			return nil, err
+		}
+		items = append(items, key)
 	}
 	return items, nil
 }
