@@ -60,6 +60,9 @@ type Set struct {
 
 	counterOnce sync.Once
 	ctr         tokens.Counter // see counter
+
+	globOnce sync.Once
+	globHits map[globKey]bool // see matchesAny
 }
 
 // maxWorkspaceFiles bounds the file list globs are matched against.

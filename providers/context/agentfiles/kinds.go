@@ -194,23 +194,27 @@ func (c *checker) cursorRule() {
 	if root.Exists() {
 		c.typed(root, cursorFields, rules.CursorFieldInvalid)
 	}
-	typ := cursorType(c.f.Meta)
-	switch typ {
+	if c.f.Doc.Frontmatter != nil && !root.Exists() {
+		return // the frontmatter does not parse: its diagnostic says why
+	}
+	_, always := root.Field("alwaysApply")
+	switch cursorType(c.f.Meta) {
 	case cursorManual:
+		if always.Exists() && always.Tag() != "!!bool" && always.Tag() != "!!null" {
+			break // alwaysApply written wrong: its own diagnostic says so
+		}
 		c.add(c.lineSpan(0), rules.CursorRuleNeverLoads, "this rule has no alwaysApply: true, no globs and no description, so Cursor never loads it on its own: only an explicit @-mention does")
 	case cursorAutoAttached:
-		if root.Exists() {
-			_, v := root.Field("globs")
-			c.globs(v, rules.CursorFieldInvalid, rules.CursorRuleNeverLoads, "globs")
-		}
+		_, v := root.Field("globs")
+		c.globs(v, glob.Options{}, rules.CursorFieldInvalid, rules.CursorRuleNeverLoads, "globs")
 	}
 }
 
 var (
 	copilotInstructionFields = []field{
-		{"applyTo", tString, "Globs of the files the instructions apply to, comma-separated, such as **/*.go; ** applies them everywhere.", nil},
-		{"excludeAgent", tString, "The Copilot agent that does not use these instructions.", excludeAgents},
-		{"description", tString, "What the instructions are about.", nil},
+		{"applyTo", tString, "Globs of the files the instructions apply to, comma-separated, such as **/*.go, tried under any folder; ** applies them everywhere.", nil},
+		{"excludeAgent", tString, "The Copilot agent that does not use these instructions: code-review or coding-agent.", excludeAgents},
+		{"description", tString, "What the instructions are about; VS Code may apply them when it matches the task.", nil},
 		{"name", tString, "The name shown for the instructions.", nil},
 	}
 	copilotPromptFields = []field{
@@ -223,51 +227,136 @@ var (
 		{"argument-hint", tStringOrList, "The hint shown in the chat input for the prompt's arguments.", nil},
 	}
 	excludeAgents = []string{"code-review", "coding-agent"}
+	// applyToOptions read applyTo as VS Code does: a pattern that does not
+	// start with / or **/ is tried under any folder, whatever the case.
+	applyToOptions = glob.Options{AnyFolder: true, IgnoreCase: true}
 )
 
 func (c *checker) copilot() {
 	root := c.frontmatter(false, "a Copilot file")
-	if !root.Exists() {
-		return
-	}
 	if c.f.Kind == KindCopilotPrompt {
-		c.typed(root, copilotPromptFields, rules.CopilotFieldInvalid)
+		if root.Exists() {
+			c.typed(root, copilotPromptFields, rules.CopilotFieldInvalid)
+		}
 		return
 	}
-	c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid)
-	if v, _, n := str(root, "excludeAgent"); n.Exists() && !slices.Contains(excludeAgents, v) {
-		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", v, strings.Join(excludeAgents, ", "))
+	if c.f.Doc.Frontmatter != nil && !root.Exists() {
+		return // the frontmatter does not parse: its diagnostic says why
+	}
+	if root.Exists() {
+		c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid, "excludeAgent")
+		c.excludeAgent(root)
+	}
+	if path.Base(c.f.Rel) == "copilot-instructions.md" {
+		return // applies to every request without applyTo
 	}
 	_, v := root.Field("applyTo")
-	c.globs(v, rules.CopilotApplyToInvalid, rules.CopilotApplyToUnmatched, "applyTo")
+	if !v.Exists() || v.Tag() == "!!null" || (isString(v) && strings.TrimSpace(v.Value()) == "") {
+		sp := c.lineSpan(0)
+		if k, _ := root.Field("applyTo"); k.Exists() {
+			sp = c.nodeSpan(k)
+		}
+		if desc, _, _ := str(root, "description"); strings.TrimSpace(desc) != "" {
+			c.add(sp, rules.CopilotApplyToMissing, "these instructions have no applyTo, so Copilot never attaches them by the files at hand: VS Code adds them only when their description matches the task, and GitHub's coding agent and code review never read them; add applyTo, such as \"**\" for every file")
+		} else {
+			c.add(sp, rules.CopilotApplyToMissing, "these instructions have no applyTo and no description, so Copilot never applies them on its own: only attaching them by hand to a chat does; add applyTo, such as \"**\" for every file")
+		}
+		return
+	}
+	c.globs(v, applyToOptions, rules.CopilotApplyToInvalid, rules.CopilotApplyToUnmatched, "applyTo")
 }
 
-// globs checks the globs of a field: each must compile and, unless
-// unmatched is "", match a file of the workspace.
-func (c *checker) globs(v document.Node, invalid, unmatched, field string) {
+// excludeAgent checks that excludeAgent names one of the agents GitHub
+// documents, as a single string.
+func (c *checker) excludeAgent(root document.Node) {
+	_, n := root.Field("excludeAgent")
+	switch {
+	case !n.Exists() || n.Tag() == "!!null":
+	case n.Kind() == document.SequenceNode:
+		c.add(c.nodeSpan(n), rules.CopilotFieldInvalid, "excludeAgent takes one agent as a string, code-review or coding-agent, not a list: GitHub documents no list form")
+	case !isString(n):
+		c.add(c.nodeSpan(n), rules.CopilotFieldInvalid, "excludeAgent must be code-review or coding-agent")
+	case !slices.Contains(excludeAgents, n.Value()):
+		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", n.Value(), strings.Join(excludeAgents, ", "))
+	}
+}
+
+// globs checks the globs of a field, read with opt: each must compile
+// and, unless unmatched is "", match a file of the workspace.
+func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, field string) {
 	if !v.Exists() {
 		return
 	}
 	for _, it := range listItems(v) {
 		for _, pat := range splitGlobs(it.Value()) {
-			g, err := glob.Compile(pat)
+			g, err := glob.CompileWith(pat, opt)
 			if err != nil {
 				c.add(c.nodeSpan(it), invalid, "%s: %v", field, err)
 				continue
 			}
-			if unmatched != "" && !c.s.anyMatch(g) {
+			if unmatched != "" && !c.s.matchesAny(pat, opt, g) {
 				c.add(c.nodeSpan(it), unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, pat)
 			}
 		}
 	}
 }
 
-// anyMatch reports whether the glob matches a file of the workspace.
-func (s *Set) anyMatch(g *glob.Glob) bool {
-	for _, p := range s.all {
-		if g.Match(p) {
-			return true
+// globKey names a glob read with its options.
+type globKey struct {
+	pattern string
+	opt     glob.Options
+}
+
+// matchesAny reports whether g, the pattern read with opt, matches a
+// file of the workspace. The globs of every Cursor rule and Copilot
+// instructions file of the set are matched together, once, in one pass
+// over the files; a glob the set did not hold (an editor's unsaved text)
+// is matched on its own.
+func (s *Set) matchesAny(pattern string, opt glob.Options, g *glob.Glob) bool {
+	s.globOnce.Do(s.matchGlobs)
+	if hit, ok := s.globHits[globKey{pattern, opt}]; ok {
+		return hit
+	}
+	return glob.AnyMatch([]*glob.Glob{g}, s.all)[0]
+}
+
+// matchGlobs fills globHits with every distinct glob of the set's files.
+func (s *Set) matchGlobs() {
+	var keys []globKey
+	var globs []*glob.Glob
+	seen := map[globKey]bool{}
+	add := func(v document.Node, opt glob.Options) {
+		for _, it := range listItems(v) {
+			for _, pat := range splitGlobs(it.Value()) {
+				k := globKey{pat, opt}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				if g, err := glob.CompileWith(pat, opt); err == nil {
+					keys = append(keys, k)
+					globs = append(globs, g)
+				}
+			}
 		}
 	}
-	return false
+	for _, f := range s.Files {
+		if f.Doc == nil || f.Doc.Frontmatter == nil {
+			continue
+		}
+		root := f.Doc.Frontmatter.Root()
+		switch f.Kind {
+		case KindCursorRule:
+			_, v := root.Field("globs")
+			add(v, glob.Options{})
+		case KindCopilotInstructions:
+			_, v := root.Field("applyTo")
+			add(v, applyToOptions)
+		}
+	}
+	hits := glob.AnyMatch(globs, s.all)
+	s.globHits = make(map[globKey]bool, len(keys))
+	for i, k := range keys {
+		s.globHits[k] = hits[i]
+	}
 }

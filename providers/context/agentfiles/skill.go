@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
@@ -53,7 +54,7 @@ func (c *checker) skill() {
 		// A skill's paths may name files the project does not have yet,
 		// so only their syntax is checked.
 		_, pv := root.Field("paths")
-		c.globs(pv, rules.SkillFieldInvalid, "", "paths")
+		c.globs(pv, glob.Options{}, rules.SkillFieldInvalid, "", "paths")
 		desc, dk, dv := str(root, "description")
 		switch {
 		case !dk.Exists() || dv.Tag() == "!!null" || (isString(dv) && strings.TrimSpace(desc) == ""):

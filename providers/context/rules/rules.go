@@ -150,6 +150,7 @@ const (
 	CopilotFieldInvalid     = "copilot-field-invalid"
 	CopilotApplyToInvalid   = "copilot-applyto-invalid"
 	CopilotApplyToUnmatched = "copilot-applyto-unmatched"
+	CopilotApplyToMissing   = "copilot-applyto-missing"
 )
 
 // table lists every rule, in the order the README shows them.
@@ -208,7 +209,8 @@ var table = []Rule{
 	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description` (only an explicit @-mention loads it), or its globs match no file", srcCursor, NoFix},
 	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},
 	{CopilotApplyToInvalid, Error, "an `applyTo` glob of Copilot instructions is not a valid glob", srcCopilot, NoFix},
-	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file", srcCopilot, NoFix},
+	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file (tried under any folder and whatever the case, as VS Code matches it)", srcCopilot, NoFix},
+	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcCopilot, NoFix},
 }
 
 var byCode = func() map[string]*Rule {

@@ -1,0 +1,88 @@
+package agentfiles
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Each folder of testdata/precision is a workspace shaped like a real
+// repository's files that ctxls once flagged wrongly, or flagged twice;
+// its want.txt lists every diagnostic the workspace must produce, one
+// "file:line code" a line (often none), and nothing else may be produced.
+func TestPrecisionFixtures(t *testing.T) {
+	t.Parallel()
+	dirs, err := os.ReadDir("testdata/precision")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		t.Run(d.Name(), func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join("testdata/precision", d.Name())
+			data, err := os.ReadFile(filepath.Join(dir, "want.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Fields(strings.ReplaceAll(string(data), " ", "|"))
+			if got := diagnosticLines(t, dir); !slices.Equal(got, want) {
+				t.Errorf("diagnostics:\n got  %v\n want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestDiagnosticText checks the words of diagnostics a person acts on:
+// the single message and the fix each case gets.
+func TestDiagnosticText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, rel, content string
+		code, message, fix string // fix: the file's text after the fix, "" for none
+	}{
+		{
+			name: "quoted boolean", rel: ".cursor/rules/a.mdc", content: "---\nalwaysApply: \"true\"\n---\nAlways.\n",
+			code: "cursor-field-invalid", message: `alwaysApply is the string "true", not the boolean true; remove the quotes`,
+			fix: "---\nalwaysApply: true\n---\nAlways.\n",
+		},
+		{
+			name: "excludeAgent list", rel: ".github/instructions/a.instructions.md", content: "---\napplyTo: '**'\nexcludeAgent: ['coding-agent']\n---\nA.\n",
+			code: "copilot-field-invalid", message: "excludeAgent takes one agent as a string, code-review or coding-agent, not a list: GitHub documents no list form",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFile(t, dir, tc.rel, tc.content)
+			s := mustLoad(t, dir, nil)
+			ds := s.Check(context.Background())[filepath.Join(s.Root, filepath.FromSlash(tc.rel))]
+			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Message != tc.message {
+				t.Fatalf("diagnostics %+v, want one %s: %s", ds, tc.code, tc.message)
+			}
+			switch fix := ds[0].Fix; {
+			case tc.fix == "" && fix != nil:
+				t.Errorf("fix %+v, want none", fix)
+			case tc.fix != "" && fix == nil:
+				t.Errorf("no fix, want one")
+			case tc.fix != "":
+				if got := applyEdits(tc.content, fix.Edits); got != tc.fix {
+					t.Errorf("fixed text %q, want %q", got, tc.fix)
+				}
+			}
+		})
+	}
+}
+
+// applyEdits applies non-overlapping edits to text.
+func applyEdits(text string, edits []Edit) string {
+	edits = slices.Clone(edits)
+	slices.SortFunc(edits, func(a, b Edit) int { return b.Span.Start - a.Span.Start })
+	for _, e := range edits {
+		text = text[:e.Span.Start] + e.NewText + text[e.Span.End:]
+	}
+	return text
+}
