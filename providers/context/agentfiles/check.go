@@ -134,6 +134,7 @@ func (s *Set) counter() tokens.Counter {
 type checker struct {
 	s   *Set
 	f   *File
+	aud audience // who loads a skill from where it lies
 	out []Diagnostic
 }
 
@@ -179,6 +180,9 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 				d.Fix = &Fix{Title: d.Fix.Title, Edits: edits}
 			}
 		}
+	}
+	if f.lax != nil {
+		c.laxYAML() // in the file's own offsets, after the mapping above
 	}
 	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return c.out

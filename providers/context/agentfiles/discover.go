@@ -1,6 +1,7 @@
 package agentfiles
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,6 +40,8 @@ type File struct {
 	Skipped string
 
 	quoted [][2]int // the values Doc reads quoted; see lenient
+	lax    *laxYAML // the frontmatter only Claude Code's loader reads; see lenient
+	via    []string // the workspace paths of links to the skill folder holding it
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -175,31 +178,48 @@ func (s *Set) read(ctx context.Context, f *File, content []byte) {
 }
 
 // lenient reads values the agents accept although they are not valid
-// YAML: a glob written without quotes ("globs: *.ts", "applyTo: **/*.py":
-// a leading * is an alias) for Cursor and Copilot, and an argument hint
-// such as "argument-hint: [file] [mode]" (Claude Code's own documented
-// form) for commands and skills. When the frontmatter does not parse and
-// quoting such values makes it parse, Doc is the parse of the quoted
-// text, and fileOffset maps its offsets back to the file's.
+// YAML. When the frontmatter does not parse and quoting such values makes
+// it parse, Doc is the parse of the quoted text, and fileOffset maps its
+// offsets back to the file's.
+//
+//   - Cursor and Copilot read a glob written without quotes ("globs: *.ts",
+//     "applyTo: **/*.py": a leading * is an alias in YAML).
+//   - Claude Code's loader, when the YAML does not parse, quotes the value
+//     of every top-level "key: value" line that holds ": " or one of
+//     {}[]*&#!|>%@` and tries again (claudeQuoted), for skills, commands
+//     and subagents. The lines it quotes are kept in lax, so that the file
+//     is reported as not portable rather than as ignored; Claude Code's own
+//     documented argument-hint: [file] [mode] is not.
 func (f *File) lenient() {
 	fm := f.Doc.Frontmatter
 	if fm == nil || fm.Err == nil {
 		return
 	}
-	var re *regexp.Regexp
+	claude := false
 	switch f.Kind {
 	case KindCursorRule, KindCopilotInstructions:
-		re = globLine
-	case KindCommand, KindSkill:
-		re = hintLine
+	case KindCommand, KindSkill, KindSubagent:
+		claude = true
 	default:
 		return
 	}
 	lines := f.Doc.Lines
 	var quoted [][2]int
+	var lax []int
 	for n := lines.LineOf(fm.Content.Start); n < lines.Count() && lines.Start(n) < fm.Content.End; n++ {
-		if m := re.FindSubmatchIndex(lines.Line(n)); m != nil {
-			quoted = append(quoted, [2]int{lines.Start(n) + m[2], lines.Start(n) + m[3]})
+		line := lines.Line(n)
+		if !claude {
+			if m := globLine.FindSubmatchIndex(line); m != nil {
+				quoted = append(quoted, [2]int{lines.Start(n) + m[2], lines.Start(n) + m[3]})
+			}
+			continue
+		}
+		if m := claudeQuoted(line); m != nil {
+			quoted = append(quoted, [2]int{lines.Start(n) + m[0], lines.Start(n) + m[1]})
+			key := string(line[:bytes.IndexByte(line, ':')])
+			if !hintLine.Match(line) && !document.FieldParses(key, string(line[m[0]:m[1]])) {
+				lax = append(lax, n) // a value strict YAML rejects
+			}
 		}
 	}
 	if len(quoted) == 0 {
@@ -219,6 +239,16 @@ func (f *File) lenient() {
 		return
 	}
 	f.Doc, f.quoted = doc, quoted
+	if len(lax) > 0 {
+		f.lax = &laxYAML{err: fm.Err, lines: lax}
+	}
+}
+
+// laxYAML records a frontmatter that is not valid YAML but that Claude
+// Code reads once it has quoted some values.
+type laxYAML struct {
+	err   *document.YAMLError // what strict YAML says
+	lines []int               // the zero-based lines whose value it quotes
 }
 
 var (
@@ -226,7 +256,30 @@ var (
 	globLine = regexp.MustCompile(`^(?:globs|applyTo):[ \t]+(\*[^'"\n]*?)[ \t]*$`)
 	// hintLine matches an argument hint written as bracketed words.
 	hintLine = regexp.MustCompile(`^argument-hint:[ \t]+(\[[^\n]*?)[ \t]*$`)
+	// claudeLine is the "key: value" line Claude Code's loader may quote.
+	claudeLine = regexp.MustCompile(`^[a-zA-Z_-]+:\s+(.+)$`)
+	// claudeSpecial is what makes Claude Code's loader quote a value.
+	claudeSpecial = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
 )
+
+// claudeQuoted returns the start and end of the value Claude Code's
+// frontmatter loader quotes on this line when the YAML does not parse, or
+// nil: the value of a top-level "key: value" line, not already between
+// quotes, that holds ": " or a character YAML reserves.
+func claudeQuoted(line []byte) []int {
+	m := claudeLine.FindSubmatchIndex(line)
+	if m == nil {
+		return nil
+	}
+	v := line[m[2]:m[3]]
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return nil
+	}
+	if !claudeSpecial.Match(v) {
+		return nil
+	}
+	return []int{m[2], m[3]}
+}
 
 // fileSpan maps a span of f.Doc's text to the file's text.
 func (f *File) fileSpan(s document.Span) document.Span {

@@ -69,20 +69,10 @@ func TestDiagnosticText(t *testing.T) {
 			case tc.fix != "" && fix == nil:
 				t.Errorf("no fix, want one")
 			case tc.fix != "":
-				if got := applyEdits(tc.content, fix.Edits); got != tc.fix {
-					t.Errorf("fixed text %q, want %q", got, tc.fix)
+				if got, err := ApplyEdits([]byte(tc.content), fix.Edits); err != nil || string(got) != tc.fix {
+					t.Errorf("fixed text %q (%v), want %q", got, err, tc.fix)
 				}
 			}
 		})
 	}
-}
-
-// applyEdits applies non-overlapping edits to text.
-func applyEdits(text string, edits []Edit) string {
-	edits = slices.Clone(edits)
-	slices.SortFunc(edits, func(a, b Edit) int { return b.Span.Start - a.Span.Start })
-	for _, e := range edits {
-		text = text[:e.Span.Start] + e.NewText + text[e.Span.End:]
-	}
-	return text
 }

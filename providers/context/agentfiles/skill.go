@@ -42,10 +42,25 @@ var skillFields = []field{
 // single hyphens between them.
 var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
+// The Agent Skills specification, named in messages of its rules.
+const specName = "the Agent Skills specification"
+
 func (c *checker) skill() {
 	lim := c.s.cfg.Limits
-	root := c.frontmatter(true, "a skill")
-	if root.Exists() {
+	aud := c.s.audienceOf(c.f.Rel, c.f.via)
+	c.aud = aud
+	root := c.frontmatter(false, "a skill")
+	switch {
+	case c.f.Doc.Frontmatter == nil:
+		switch {
+		case aud.codex:
+			c.add(c.lineSpan(0), rules.SkillNotLoaded, "this skill has no YAML frontmatter, so Codex skips it: it needs a name and a description between --- lines at the top")
+		case aud.spec:
+			c.add(c.lineSpan(0), rules.SkillDescriptionMissing, "this skill has no YAML frontmatter: %s requires a name and a description between --- lines at the top, and agents pick skills by the description", specName)
+		default:
+			c.add(c.lineSpan(0), rules.SkillDescriptionMissing, "this skill has no frontmatter, so Claude Code describes it by its first paragraph; add a description of what it does and when to use it, between --- lines at the top")
+		}
+	case root.Exists():
 		c.typed(root, skillFields, rules.SkillFieldInvalid)
 		if _, v := root.Field("context"); v.Exists() && !isString(v) && v.Kind() != document.MappingNode && v.Tag() != "!!null" {
 			c.add(c.nodeSpan(v), rules.SkillFieldInvalid, "context must be a string (fork runs the skill in a subagent)")
@@ -56,27 +71,39 @@ func (c *checker) skill() {
 		_, pv := root.Field("paths")
 		c.globs(pv, glob.Options{}, rules.SkillFieldInvalid, "", "paths")
 		desc, dk, dv := str(root, "description")
+		n := utf8.RuneCountInString(desc)
 		switch {
 		case !dk.Exists() || dv.Tag() == "!!null" || (isString(dv) && strings.TrimSpace(desc) == ""):
-			c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "a skill needs a description of what it does and when to use it: the agent picks skills by it")
+			switch {
+			case aud.codex:
+				c.add(c.headSpan(dk), rules.SkillNotLoaded, "this skill has no description, so Codex skips it; say what it does and when to use it")
+			case aud.spec:
+				c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "a skill needs a description of what it does and when to use it (%s requires one): agents pick skills by it", specName)
+			default:
+				c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "this skill has no description, so Claude Code describes it by its first paragraph; say what it does and when to use it")
+			}
+		case !isString(dv) && aud.codex:
+			c.add(c.nodeSpan(dv), rules.SkillNotLoaded, "description is not a string, so Codex skips the skill")
 		case !isString(dv):
 			c.add(c.nodeSpan(dv), rules.SkillDescriptionMissing, "description must be a string")
-		case utf8.RuneCountInString(desc) > lim.SkillDescription:
-			c.add(c.nodeSpan(dv), rules.SkillDescriptionTooLong, "description is %d characters, over the %d the specification allows", utf8.RuneCountInString(desc), lim.SkillDescription)
+		case n > lim.SkillDescription && aud.codex:
+			c.add(c.nodeSpan(dv), rules.SkillNotLoaded, "description is %d characters, over the %d Codex reads, so Codex skips the skill", n, lim.SkillDescription)
+		case n > lim.SkillDescription && aud.spec:
+			c.add(c.nodeSpan(dv), rules.SkillDescriptionTooLong, "description is %d characters, over the %d %s allows", n, lim.SkillDescription, specName)
 		}
-		if comp, _, cv := str(root, "compatibility"); cv.Exists() && utf8.RuneCountInString(comp) > lim.SkillCompatibility {
-			c.add(c.nodeSpan(cv), rules.SkillCompatibilityLong, "compatibility is %d characters, over the %d the specification allows", utf8.RuneCountInString(comp), lim.SkillCompatibility)
+		if comp, _, cv := str(root, "compatibility"); aud.spec && cv.Exists() && utf8.RuneCountInString(comp) > lim.SkillCompatibility {
+			c.add(c.nodeSpan(cv), rules.SkillCompatibilityLong, "compatibility is %d characters, over the %d %s allows", utf8.RuneCountInString(comp), lim.SkillCompatibility, specName)
 		}
-		if _, mv := root.Field("metadata"); mv.Exists() && mv.Kind() == document.MappingNode {
+		if _, mv := root.Field("metadata"); aud.spec && mv.Exists() && mv.Kind() == document.MappingNode {
 			for k, v := range mv.Entries() {
 				switch {
 				case isString(v):
 				case v.Kind() == document.SequenceNode:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a list; write the items as one string", k.Value())
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s is a list, where %s allows string values only; agents that follow it may drop it", k.Value(), specName)
 				case v.Kind() == document.MappingNode:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map: the specification allows string values only", k.Value())
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s is a map, where %s allows string values only; agents that follow it may drop it", k.Value(), specName)
 				default:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value())
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s is not a string, where %s allows string values only; quote it", k.Value(), specName)
 				}
 			}
 		}
@@ -100,31 +127,45 @@ func (c *checker) headSpan(k document.Node) document.Span {
 }
 
 // skillName checks the name against the specification and the folder.
+// Claude Code names a skill after its folder when it has no name, and
+// after its name when it has one, so a missing or different name matters
+// only to the agents that follow the specification.
 func (c *checker) skillName(root document.Node) {
+	aud := c.aud
 	name, k, v := str(root, "name")
 	folder := path.Base(path.Dir(c.f.Rel))
 	switch {
 	case !k.Exists() || v.Tag() == "!!null" || (isString(v) && name == ""):
-		c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
+		switch {
+		case aud.codex:
+			c.add(c.headSpan(k), rules.SkillNotLoaded, "this skill has no name, so Codex skips it; name it %s, after its folder", folder)
+		case aud.spec:
+			c.add(c.headSpan(k), rules.SkillNameMissing, "this skill has no name: %s requires one, equal to the folder's name, %s", specName, folder)
+		}
 		return
 	case !isString(v):
 		c.add(c.nodeSpan(v), rules.SkillNameInvalid, "name must be a string of lowercase letters, digits and hyphens")
 		return
 	}
-	if why := skillNameProblem(name); why != "" {
+	if len(name) > 64 && aud.codex {
+		c.add(c.f.Doc.ValueSpan(v), rules.SkillNotLoaded, "name is %d characters, over the 64 Codex reads, so Codex skips the skill", len(name))
+	} else if why := skillNameProblem(name); why != "" {
 		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameInvalid, "name %q %s", name, why)
 	}
 	switch {
-	case name == folder:
+	case name == folder || !aud.spec:
+	case folder == "skills":
+		// A SKILL.md right in a skills folder: the folder holds the skill
+		// rather than names it, and an installer names it after its name.
 	case skillNameProblem(folder) == "":
-		d := c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %s; the specification requires them equal", name, folder)
+		d := c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %s; %s requires them equal", name, folder, specName)
 		if d != nil {
 			d.Fix = &Fix{Title: fmt.Sprintf("Rename the skill to %s (its folder)", folder), Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: folder}}}
 		}
 	default:
 		// The folder's name cannot be a skill's name, so renaming the
 		// skill cannot fix it: the folder has to move.
-		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %q, which is no valid skill name; rename the folder", name, folder)
+		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %q, which is no valid skill name (%s requires them equal); rename the folder", name, folder, specName)
 	}
 }
 

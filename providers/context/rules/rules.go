@@ -76,7 +76,11 @@ type Rule struct {
 // Sources of rules.
 const (
 	srcCtxls       = "ctxls"
-	srcSkillSpec   = "Agent Skills specification"
+	srcSkillSpec   = "Agent Skills specification (https://agentskills.io/specification)"
+	srcSkillsDocs  = "Claude Code docs (https://code.claude.com/docs/en/skills)"
+	srcCodexSkills = "Codex docs (https://developers.openai.com/codex/skills)"
+	srcClaudeYAML  = "Claude Code's frontmatter loader (https://github.com/anthropics/claude-code/issues/91871)"
+	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/copilot/customization/custom-instructions)"
 	srcClaudeCode  = "Claude Code docs"
 	srcCodex       = "Codex docs"
 	srcCursor      = "Cursor docs"
@@ -120,6 +124,8 @@ const (
 const (
 	FrontmatterMissing      = "frontmatter-missing"
 	AgentUnknownField       = "agent-unknown-field"
+	FrontmatterLenientYAML  = "frontmatter-lenient-yaml"
+	SkillNotLoaded          = "skill-not-loaded"
 	SkillNameMissing        = "skill-name-missing"
 	SkillNameInvalid        = "skill-name-invalid"
 	SkillNameMismatch       = "skill-name-mismatch"
@@ -178,15 +184,17 @@ var table = []Rule{
 	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
 	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
 
-	{FrontmatterMissing, Error, "a skill or subagent has no YAML frontmatter", srcSkillSpec, NoFix},
+	{FrontmatterMissing, Error, "a subagent has no YAML frontmatter, so Claude Code finds no name and does not load it", srcClaudeCode, NoFix},
 	{AgentUnknownField, Hint, "a frontmatter field the agent does not document (kept)", srcClaudeCode, NoFix},
-	{SkillNameMissing, Error, "a skill has no `name`", srcSkillSpec, NoFix},
-	{SkillNameInvalid, Error, "a skill `name` is not 1-64 characters of `a-z 0-9 -` without leading, trailing or doubled hyphens", srcSkillSpec, NoFix},
-	{SkillNameMismatch, Error, "a skill `name` differs from its folder's name; the fix renames it to the folder", srcSkillSpec, Safe},
-	{SkillDescriptionMissing, Error, "a skill has no `description`", srcSkillSpec, NoFix},
-	{SkillDescriptionTooLong, Error, "a skill `description` is over `limits.skillDescription` characters (1,024)", srcSkillSpec, NoFix},
-	{SkillCompatibilityLong, Error, "a skill `compatibility` is over `limits.skillCompatibility` characters (500)", srcSkillSpec, NoFix},
-	{SkillMetadataInvalid, Error, "a skill `metadata` is not a map of string values", srcSkillSpec, NoFix},
+	{FrontmatterLenientYAML, Warning, "the frontmatter of a skill, command or subagent is not valid YAML, but Claude Code reads it once it has quoted the values holding `: ` or a reserved character, as its loader does; strict YAML readers (Codex, validators, previews) reject it; the fix quotes them", srcClaudeYAML, Safe},
+	{SkillNotLoaded, Error, "a skill of `.agents/skills` that Codex skips: no frontmatter, no `name` or `description`, a `name` over 64 or a `description` over `limits.skillDescription` characters", srcCodexSkills, NoFix},
+	{SkillNameMissing, Warning, "a skill that agents following the specification read has no `name` (Claude Code names a skill after its folder and does not need one)", srcSkillSpec, NoFix},
+	{SkillNameInvalid, Warning, "a skill `name` is not 1-64 characters of `a-z 0-9 -` without leading, trailing or doubled hyphens", srcSkillSpec + "; " + srcSkillsDocs, NoFix},
+	{SkillNameMismatch, Warning, "the `name` of a skill that agents following the specification read differs from its folder's name; the fix renames it to the folder", srcSkillSpec, Safe},
+	{SkillDescriptionMissing, Warning, "a skill has no `description` (Claude Code falls back on the first paragraph; the specification requires one)", srcSkillsDocs + "; " + srcSkillSpec, NoFix},
+	{SkillDescriptionTooLong, Warning, "the `description` of a skill that agents following the specification read is over `limits.skillDescription` characters (1,024)", srcSkillSpec, NoFix},
+	{SkillCompatibilityLong, Warning, "the `compatibility` of a skill that agents following the specification read is over `limits.skillCompatibility` characters (500)", srcSkillSpec, NoFix},
+	{SkillMetadataInvalid, Warning, "the `metadata` of a skill that agents following the specification read is not a map of string values", srcSkillSpec, NoFix},
 	{SkillFieldInvalid, Warning, "a Claude Code skill field (`when_to_use`, `model`, `allowed-tools`, …) has the wrong type, or a `paths` glob is invalid", srcClaudeCode, NoFix},
 	{SkillListingTooLong, Warning, "`description` and `when_to_use` together are over `limits.skillListing` characters (1,536); the listing cuts them", srcClaudeCode, NoFix},
 	{SkillBodyTooLong, Warning, "a skill body is over `limits.skillBodyLines` lines (500) or `limits.skillBodyTokens` tokens (5,000)", srcSkillSpec, NoFix},
