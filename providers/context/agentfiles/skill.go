@@ -217,29 +217,82 @@ func (c *checker) skillBody() {
 
 var (
 	// mdLink matches an inline link or image target: [text](target "title").
-	mdLink = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)`)
-	// skillPath matches a file path into a skill's optional folders.
-	skillPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\./)?(?:scripts|references|assets)/[\w./-]*\w\.[A-Za-z0-9]+)`)
-	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	mdLink   = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)`)
+	schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 	// linkDef matches a link reference definition: [label]: target.
 	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
-	// readCue matches what comes before a code span that points the agent
-	// at a file ("Read `references/x.md`", "Detail: `...`", a table's
-	// first cell), unlike an example of a layout ("e.g. `references/x.md`").
-	readCue = regexp.MustCompile(`(?i)(?:\b(?:read|see|load|consult|open|follow)|\bdetails?:|^\s*\|)\s*$`)
-	// cuedPath matches a relative path with a folder and an extension.
-	cuedPath = regexp.MustCompile(`^(?:\./)?[\w-][\w.-]*(?:/[\w.-]+)+\.[A-Za-z0-9]+$`)
+	// barePath matches a relative file path in the text: a folder, a
+	// name and an extension, after a space, a quote, a bracket, a table
+	// bar or an emphasis mark, as in prose, list items, table cells and
+	// code spans.
+	barePath = regexp.MustCompile(`(?:^|[\s(\x60"'|*\[])((?:\./)?[\w-][\w.-]*(?:/[\w.-]+)*/[\w.-]*\w\.[A-Za-z0-9]+)`)
+	// producesCue matches what comes before a path the skill tells the
+	// agent to make, not to read: "write the plan to", "save as", "creates".
+	producesCue = regexp.MustCompile(`(?i)\b(?:write|writes|writing|written|save|saves|saving|saved|create|creates|creating|created|generate|generates|generated|output|outputs|produce|produces|emit|emits|append|appends|store|stores|record|records|download|downloads)\b`)
+	// exampleCue matches what comes right before a path given as an
+	// example of a layout: "e.g.", "for example", "such as", "like".
+	exampleCue = regexp.MustCompile(`(?i)(?:\be\.g\.,?|\bi\.e\.,?|\bfor example,?|\bsuch as|\blike|\bsay)\s*\x60*$`)
+	// exampleAfter matches what comes right after a path given as an
+	// example: "`scripts/x.py` as an example".
+	exampleAfter = regexp.MustCompile(`(?i)^\x60*[,)]?\s*(?:as an? example|as examples|for example|for instance)`)
+	// readCue matches words before a code span that point the agent at a
+	// file: "Read the guide in `references/x.md`", "Details: `...`".
+	readCue = regexp.MustCompile(`(?i)\b(?:read|reads|see|load|loads|consult|open|follow|refer|run|runs|execute|invoke|details?|documented|described)\b`)
+	// itemStart matches what comes before a code span that starts a list
+	// item or a table cell: a list of the skill's files.
+	itemStart = regexp.MustCompile(`(?:^\s*(?:[-*+]|\d+[.)])|\|)\s*$`)
+	// runCommand matches the start of a code span that runs a file.
+	runCommand = regexp.MustCompile(`^(?:uv run|python3?|node|bash|sh|ruby|deno run|bun|npx tsx|tsx)\s+$`)
 	// mdName matches a bare markdown file name in prose: see FORMS.md.
 	mdName = regexp.MustCompile(`(?:^|[\s(])([\w-]+\.md)\b`)
 )
 
-// skillLinks checks that relative links and file paths of the body name
-// files inside the skill's folder. A bare path (scripts/x.py in the text)
-// that is not in the skill but is in the project is taken as the
-// project's: a project skill talks about the project's files.
+// lastWords returns the last n words of b.
+func lastWords(b []byte, n int) []byte {
+	i := len(b)
+	for ; i > 0 && n >= 0; i-- {
+		if b[i-1] == ' ' && (i == len(b) || b[i] != ' ') {
+			n--
+		}
+	}
+	return b[i:]
+}
+
+// under reports whether the relative slash path p is root or lies below
+// it; "." holds every path that does not climb out of it.
+func under(p, root string) bool {
+	if root == "." {
+		return p != ".." && !strings.HasPrefix(p, "../")
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+// outputFolders are folders a skill writes into as it runs.
+var outputFolders = []string{"output", "outputs", "out", "tmp", "temp", "build", "dist", "results", "generated"}
+
+// specFolders are the folders of a skill the specification names.
+var specFolders = []string{"scripts", "references", "assets"}
+
+// skillLinks checks the paths the text tells the agent to read, open or
+// run, and reports only those it clearly points at as files of the skill
+// that are not there:
+//   - a link's target, relative to the skill's folder;
+//   - a path elsewhere in the text (prose, a list item, a table cell, a
+//     code span) whose first folder is one the specification names
+//     (scripts/, references/, assets/) or one the skill has. A path of
+//     any other folder may be a file of the user's project (app/page.tsx
+//     in a migration guide), one the skill writes (quality/PROGRESS.md), a
+//     branch (release/v1.2.0) or a model: it is not the skill's to check.
+//     Nor is a path the text says the agent makes ("write the plan to
+//     references/plan.md") or gives as an example ("e.g. assets/x.png"),
+//     nor one the project itself has.
+//
+// A link that leaves the skill's folder is reported only for a skill that
+// travels (see travelRoot): a project's own skill runs in the repository.
 func (c *checker) skillLinks() {
 	doc := c.f.Doc
 	dir := path.Dir(c.f.Rel)
+	travel, travelWhat := c.s.travelRoot(c.f.Rel)
 	seen := map[int]bool{}
 	check := func(target string, span document.Span, bare bool) {
 		if seen[span.Start] {
@@ -256,34 +309,41 @@ func (c *checker) skillLinks() {
 		if u, err := url.PathUnescape(t); err == nil {
 			t = u
 		}
-		if t == "" {
-			return
+		if t == "" || !strings.ContainsAny(t, "./") {
+			return // [title](URL): a placeholder, not a path
 		}
 		rel := path.Join(dir, t)
 		exists := c.existsRel(rel)
 		if !exists && bare && c.existsRel(path.Clean(t)) {
 			return // a path of the project the skill works on, not of the skill
 		}
-		inside := rel == dir || strings.HasPrefix(rel, dir+"/")
 		switch {
 		case !exists:
 			c.add(span, rules.SkillLinkBroken, "%s names no file (looked for %s)", target, rel)
-		case !inside:
-			c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill installed elsewhere will not have it", target)
+		case travel != "" && !under(rel, travel) && !under(travel, rel):
+			switch travelWhat {
+			case "plugin":
+				c.add(span, rules.SkillLinkOutside, "%s leaves the plugin's folder, %s; an installed plugin is copied on its own, so the file will not be there", target, travel)
+			case "package":
+				c.add(span, rules.SkillLinkOutside, "%s leaves %s, the packages this skill ships with; installed from its package, the skill will not have it", target, travel)
+			default:
+				c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill of a collection is installed on its own, so the file will not be there", target)
+			}
 		}
 	}
 	spans := c.bodyCodeSpans()
 	// A link the author commented out is not one the reader follows.
 	comments := c.bodyComments()
 	codes := append(slices.Clone(spans), comments...)
-	next := 0 // the first code span not yet looked at
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
 		start := doc.Lines.Start(n)
 		if _, in := doc.InFence(start); in {
 			continue
 		}
 		text := doc.Lines.Line(n)
+		var links []document.Span
 		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
+			links = append(links, document.Span{Start: start + m[0], End: start + m[1]})
 			if _, in := spanAt(codes, start+m[0]); in {
 				continue
 			}
@@ -292,36 +352,46 @@ func (c *checker) skillLinks() {
 		if m := linkDef.FindSubmatchIndex(text); m != nil {
 			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
 		}
-		for _, m := range skillPath.FindAllSubmatchIndex(text, -1) {
+		for _, m := range barePath.FindAllSubmatchIndex(text, -1) {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
-			// In code, a path is often an example ("`scripts/rotate.py`
-			// for PDF rotation"); a command that runs it is a reference.
-			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) && !pointsAt(doc.Text, start, code, sp) {
+			if _, in := spanAt(links, sp.Start); in {
+				continue // a link's text or target, checked above
+			}
+			if _, in := spanAt(comments, sp.Start); in {
 				continue
+			}
+			p := strings.TrimPrefix(string(text[m[2]:m[3]]), "./")
+			first := p[:strings.IndexByte(p, '/')]
+			if !slices.Contains(specFolders, first) && !c.s.dirs[path.Join(dir, first)] {
+				continue // not the skill's: see the doc comment
+			}
+			if slices.Contains(outputFolders, first) || c.s.exists(path.Join(dir, first, ".gitignore")) {
+				continue // what the skill makes when it runs
+			}
+			before := lastWords(text[:m[2]], 6)
+			if producesCue.Match(before) || exampleCue.Match(before) || exampleAfter.Match(text[m[3]:]) {
+				continue
+			}
+			// In code, a path is often an example of a layout ("ask for
+			// `references/idea.md`"); it points at a file when it starts a
+			// list item or a table cell, follows a word that sends the
+			// agent to it, or is run.
+			if code, ok := spanAt(spans, sp.Start); ok {
+				open := code.Start
+				for open > start && doc.Text[open-1] == '\x60' {
+					open--
+				}
+				lead := doc.Text[start:open]
+				if !itemStart.Match(lead) && !readCue.Match(lastWords(lead, 4)) && !runCommand.Match(doc.Text[code.Start:sp.Start]) {
+					continue
+				}
 			}
 			check(string(text[m[2]:m[3]]), sp, true)
-		}
-		// A code span that is a path the text tells the agent to read
-		// ("Read `examples/report.md`", a table's first cell) is checked
-		// whatever folder it names.
-		end := start + len(text)
-		for ; next < len(spans) && spans[next].Start < end; next++ {
-			sp := spans[next]
-			if sp.Start < start || !cuedPath.Match(doc.Text[sp.Start:sp.End]) {
-				continue
-			}
-			if _, in := spanAt(comments, sp.Start); !in && pointsAt(doc.Text, start, sp, sp) {
-				check(string(doc.Text[sp.Start:sp.End]), sp, true)
-			}
 		}
 		// A bare file name in prose ("read FORMS.md") is checked only when
 		// the skill has the file under another case: on a case-sensitive
 		// file system the agent finds nothing, and the author did not see
 		// it on theirs.
-		var links []document.Span
-		for _, m := range mdLink.FindAllIndex(text, -1) {
-			links = append(links, document.Span{Start: start + m[0], End: start + m[1]})
-		}
 		for _, m := range mdName.FindAllSubmatchIndex(text, -1) {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
 			name := string(text[m[2]:m[3]])
@@ -337,23 +407,6 @@ func (c *checker) skillLinks() {
 			}
 		}
 	}
-}
-
-// pointsAt reports whether the code span code, starting the path at sp,
-// points the agent at that file: the path is all the span holds and a
-// reading cue comes before it on its line.
-func pointsAt(text []byte, line int, code, sp document.Span) bool {
-	if sp.Start != code.Start && !(sp.Start == code.Start+2 && string(text[code.Start:sp.Start]) == "./") {
-		return false
-	}
-	if sp.End != code.End {
-		return false
-	}
-	open := code.Start
-	for open > line && text[open-1] == '`' {
-		open--
-	}
-	return readCue.Match(text[line:open])
 }
 
 // bodyComments returns the HTML comments of the body outside fences; an
@@ -417,16 +470,6 @@ func spanAt(spans []document.Span, off int) (document.Span, bool) {
 		}
 	}
 	return document.Span{}, false
-}
-
-// runCommand matches the start of a code span that runs a file: an
-// interpreter, then the file.
-var runCommand = regexp.MustCompile(`^(?:(?:uv run|python3?|node|bash|sh|ruby|deno run|bun|npx tsx|tsx)\s+)$`)
-
-// runsPath reports whether the code holds a command that runs the path at
-// offset at: the interpreter is all that comes before it.
-func runsPath(code []byte, at int) bool {
-	return runCommand.Match(code[:at])
 }
 
 // existsRel reports whether a path relative to the workspace root names
