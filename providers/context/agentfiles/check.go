@@ -60,7 +60,9 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 		go func() {
 			defer wg.Done()
 			for i := range idx {
-				out[i] = s.check(s.Files[i])
+				if s.Files[i].aliasOf == nil { // else reported on the original
+					out[i] = s.check(s.Files[i])
+				}
 			}
 		}()
 	}
@@ -110,7 +112,7 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		}
 	}
 	if content != nil {
-		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind}
+		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind, via: f.via, aliasOf: f.aliasOf}
 		s.read(ctx, g, content)
 		f = g
 	}

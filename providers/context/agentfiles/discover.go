@@ -41,7 +41,8 @@ type File struct {
 
 	quoted [][2]int // the values Doc reads quoted; see lenient
 	lax    *laxYAML // the frontmatter only Claude Code's loader reads; see lenient
-	via    []string // the workspace paths of links to the skill folder holding it
+	via     []string // the paths of the file through followed links; see joinLinks
+	aliasOf *File    // the file this one is, reached through a followed link
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -85,6 +86,28 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
 	ignore := newIgnore(cfg.Ignore)
 	var candidates []string
+	links := map[string]string{} // a followed link's path → the path it leads to, both relative
+	// visit records one entry of the walk at rel; a folder it returns
+	// false for is skipped.
+	visit := func(rel string, name string, dir bool) bool {
+		if dir {
+			if rel != "." && (config.IgnoredDir(name) || ignore.match(rel)) {
+				return false
+			}
+			s.dirs[rel] = true
+			return true
+		}
+		if ignore.match(rel) {
+			return true
+		}
+		if len(s.all) < maxWorkspaceFiles {
+			s.all = append(s.all, rel)
+		}
+		if maybeAgentFile(name) {
+			candidates = append(candidates, rel)
+		}
+		return true
+	}
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -97,21 +120,14 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		}
 		rel, _ := filepath.Rel(abs, p)
 		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if p != abs && (config.IgnoredDir(d.Name()) || ignore.match(rel)) {
-				return filepath.SkipDir
+		if d.Type()&fs.ModeSymlink != 0 && skillLinkPlace(rel) {
+			if to, ok := s.followSkillLink(ctx, p, rel, visit); ok {
+				links[rel] = to
+				return nil
 			}
-			s.dirs[rel] = true
-			return nil
 		}
-		if ignore.match(rel) {
-			return nil
-		}
-		if len(s.all) < maxWorkspaceFiles {
-			s.all = append(s.all, rel)
-		}
-		if maybeAgentFile(d.Name()) {
-			candidates = append(candidates, rel)
+		if !visit(rel, d.Name(), d.IsDir()) {
+			return filepath.SkipDir
 		}
 		return nil
 	})
@@ -131,7 +147,88 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		s.byPath[f.Path] = f
 	}
 	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	s.joinLinks(links)
 	return s, nil
+}
+
+// skillLinkPlace reports whether a symbolic link at rel is one the agents
+// follow to find skills: a skills folder of an agent's folder
+// (.claude/skills itself), or a skill's folder in it.
+func skillLinkPlace(rel string) bool {
+	segs := strings.Split(rel, "/")
+	n := len(segs)
+	for _, dir := range []string{".claude", ".agents", ".github", ".codex", ".cursor"} {
+		if n >= 2 && segs[n-2] == dir && segs[n-1] == "skills" {
+			return true
+		}
+		if n >= 3 && segs[n-3] == dir && segs[n-2] == "skills" {
+			return true
+		}
+	}
+	return false
+}
+
+// followSkillLink walks the folder the link at p (rel in the workspace)
+// leads to, as if it lay at rel, when the workspace's root check lets it
+// (it leads to a folder inside the workspace) and the folder does not
+// hold the link, which would loop. Links inside it are not followed. It
+// returns the workspace path the link leads to.
+func (s *Set) followSkillLink(ctx context.Context, p, rel string, visit func(rel, name string, dir bool) bool) (string, bool) {
+	fi, err := s.root.Stat(p)
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	realRoot, err := filepath.EvalSymlinks(s.Root)
+	if err != nil {
+		realRoot = s.Root
+	}
+	to, err := filepath.Rel(realRoot, target)
+	if err != nil {
+		return "", false
+	}
+	to = filepath.ToSlash(to)
+	if under(rel, to) {
+		return "", false // the folder holds the link: following it loops
+	}
+	err = filepath.WalkDir(target, func(q string, d fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil || d.Type()&fs.ModeSymlink != 0 && d.IsDir() {
+			return nil
+		}
+		sub, _ := filepath.Rel(target, q)
+		at := path.Join(rel, filepath.ToSlash(sub))
+		if !visit(at, d.Name(), d.IsDir()) {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return to, err == nil
+}
+
+// joinLinks ties each agent file found through a followed link to the
+// file it is when the walk found that one too: the linked copy is kept,
+// so that listings and session costs see the skill where the agent finds
+// it, but its diagnostics are the original's, which knows every place it
+// is loaded from.
+func (s *Set) joinLinks(links map[string]string) {
+	for _, f := range s.Files {
+		for from, to := range links {
+			rest, ok := strings.CutPrefix(f.Rel, from+"/")
+			if !ok {
+				continue
+			}
+			if orig, ok := s.byPath[filepath.Join(s.Root, filepath.FromSlash(path.Join(to, rest)))]; ok && orig != f {
+				f.aliasOf = orig
+				orig.via = append(orig.via, f.Rel)
+			}
+		}
+	}
 }
 
 // read fills f's text, document and metadata from content, or from disk

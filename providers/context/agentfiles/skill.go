@@ -48,6 +48,9 @@ const specName = "the Agent Skills specification"
 func (c *checker) skill() {
 	lim := c.s.cfg.Limits
 	aud := c.s.audienceOf(c.f.Rel, c.f.via)
+	if o := c.f.aliasOf; o != nil {
+		aud = c.s.audienceOf(o.Rel, o.via) // the original's places, this one among them
+	}
 	c.aud = aud
 	root := c.frontmatter(false, "a skill")
 	switch {
