@@ -39,8 +39,8 @@ type File struct {
 	// Skipped says why the file was not read (too large, binary), or "".
 	Skipped string
 
-	quoted [][2]int // the values Doc reads quoted; see lenient
-	lax    *laxYAML // the frontmatter only Claude Code's loader reads; see lenient
+	quoted  [][2]int // the values Doc reads quoted; see lenient
+	lax     *laxYAML // the frontmatter only Claude Code's loader reads; see lenient
 	via     []string // the paths of the file through followed links; see joinLinks
 	aliasOf *File    // the file this one is, reached through a followed link
 }
@@ -335,6 +335,7 @@ func (f *File) lenient() {
 	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
 		return
 	}
+	doc.HasBOM = f.Doc.HasBOM // the quoted text is parsed without it
 	f.Doc, f.quoted = doc, quoted
 	if len(lax) > 0 {
 		f.lax = &laxYAML{err: fm.Err, lines: lax}
