@@ -81,7 +81,7 @@ func sarifLevel(severity string) string {
 func writeSARIF(w io.Writer, records []ops.Diagnostic) error {
 	all := rules.All()
 	index := map[string]int{}
-	driver := sarifDriver{Name: "ctxls", Version: version, InformationURI: "https://github.com/ctxls/ctxls", Rules: []sarifRule{}}
+	driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: "https://github.com/ctxls/ctxls", Rules: []sarifRule{}}
 	for i, r := range all {
 		index[r.Code] = i
 		driver.Rules = append(driver.Rules, sarifRule{
