@@ -32,6 +32,7 @@ type (
 	sarifRule struct {
 		ID                   string            `json:"id"`
 		ShortDescription     sarifText         `json:"shortDescription"`
+		HelpURI              string            `json:"helpUri,omitempty"`
 		DefaultConfiguration sarifConfig       `json:"defaultConfiguration"`
 		Properties           map[string]string `json:"properties"`
 	}
@@ -81,12 +82,13 @@ func sarifLevel(severity string) string {
 func writeSARIF(w io.Writer, records []ops.Diagnostic) error {
 	all := rules.All()
 	index := map[string]int{}
-	driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: "https://github.com/ctxls/ctxls", Rules: []sarifRule{}}
+	driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: rules.Repository, Rules: []sarifRule{}}
 	for i, r := range all {
 		index[r.Code] = i
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   r.Code,
 			ShortDescription:     sarifText{r.Doc},
+			HelpURI:              rules.PageURL(r.Code),
 			DefaultConfiguration: sarifConfig{sarifLevel(r.Severity.String())},
 			Properties:           map[string]string{"source": r.Source, "fix": r.Fix.String()},
 		})
