@@ -167,7 +167,7 @@ func (rep checkReport) emit(format string, failOn int, dir string, stdout, stder
 			}
 		}
 	case "sarif":
-		if err := writeSARIF(stdout, records); err != nil {
+		if err := writeSARIF(stdout, records, dir); err != nil {
 			return err
 		}
 	default:

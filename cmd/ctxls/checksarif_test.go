@@ -47,3 +47,25 @@ func TestSARIFRulesLinkTheirPages(t *testing.T) {
 		}
 	}
 }
+
+// SARIF names files relative to the working directory when the workspace
+// lies inside it, as code scanning resolves them against the checkout.
+func TestSARIFPrefix(t *testing.T) {
+	t.Parallel()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		".":                         "",
+		"docs/agents":               "docs/agents",
+		filepath.Join(wd, "a", "b"): "a/b",
+		"..":                        "",
+		filepath.Join("..", "x"):    "",
+		"..x":                       "..x",
+	} {
+		if got := sarifPrefix(dir); got != want {
+			t.Errorf("sarifPrefix(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}

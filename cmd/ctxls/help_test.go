@@ -135,21 +135,24 @@ func TestDescribeBuild(t *testing.T) {
 		name            string
 		bi              *debug.BuildInfo
 		version, commit string
+		modified        string
 		want            build
 	}{
-		{"go run", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "dev", "",
+		{"go run", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "dev", "", "",
 			build{Version: "dev", Go: "go1.26.8"}},
-		{"go build in a clone", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261202101041-44db725395bb+dirty"}, Settings: vcs(rev, "true")}, "dev", "",
+		{"go build in a clone", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261202101041-44db725395bb+dirty"}, Settings: vcs(rev, "true")}, "dev", "", "",
 			build{Version: "dev", Commit: rev, Modified: true, Go: "go1.26.8"}},
-		{"go install module@version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.2.0"}}, "dev", "",
+		{"go install module@version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.2.0"}}, "dev", "", "",
 			build{Version: "0.2.0", Go: "go1.26.8"}},
-		{"release", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "0.1.0", rev,
+		{"release", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "0.1.0", rev, "",
 			build{Version: "0.1.0", Commit: rev, Go: "go1.26.8"}},
-		{"release over recorded vcs", &debug.BuildInfo{GoVersion: "go1.26.8", Settings: vcs("other", "true")}, "0.1.0", rev,
+		{"release of a changed tree", &debug.BuildInfo{GoVersion: "go1.26.8"}, "0.1.0", rev, "true",
+			build{Version: "0.1.0", Commit: rev, Modified: true, Go: "go1.26.8"}},
+		{"release over recorded vcs", &debug.BuildInfo{GoVersion: "go1.26.8", Settings: vcs("other", "true")}, "0.1.0", rev, "",
 			build{Version: "0.1.0", Commit: rev, Go: "go1.26.8"}},
 	}
 	for _, tc := range tests {
-		got := describeBuild(tc.bi, tc.version, tc.commit)
+		got := describeBuild(tc.bi, tc.version, tc.commit, tc.modified)
 		got.Platform = ""
 		if got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

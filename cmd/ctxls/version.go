@@ -11,11 +11,13 @@ import (
 //
 //	-ldflags "-X main.version=0.1.0 -X main.commit=<full hash>"
 //
-// Other builds leave them as they are and take both from the build
+// and modified to "true" when the tree had changes the commit lacks.
+// Other builds leave them as they are and take them from the build
 // information the go command records.
 var (
-	version = "dev"
-	commit  = ""
+	version  = "dev"
+	commit   = ""
+	modified = ""
 )
 
 // build says what this binary is.
@@ -35,16 +37,16 @@ type build struct {
 // thisBuild describes the running binary.
 func thisBuild() build {
 	bi, _ := debug.ReadBuildInfo()
-	return describeBuild(bi, version, commit)
+	return describeBuild(bi, version, commit, modified)
 }
 
 // buildVersion is the version the binary reports to editors and in SARIF.
 func buildVersion() string { return thisBuild().Version }
 
-// describeBuild combines what the linker was told (version, commit) with
-// the build information bi, which may be nil.
-func describeBuild(bi *debug.BuildInfo, version, commit string) build {
-	b := build{Version: version, Commit: commit, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+// describeBuild combines what the linker was told (version, commit,
+// modified) with the build information bi, which may be nil.
+func describeBuild(bi *debug.BuildInfo, version, commit, modified string) build {
+	b := build{Version: version, Commit: commit, Modified: commit != "" && modified == "true", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi == nil {
 		return b
 	}
