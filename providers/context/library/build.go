@@ -458,7 +458,7 @@ func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 			// until the file is indexed again.
 			return f.Refs
 		}
-		all = refs.ScanList(doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+		all = refs.ScanList(doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint, Fields: refFields(f)})
 		if f.cache != nil {
 			f.cache.refs = indexcache.AppendRefs(nil, all)
 		}
@@ -472,6 +472,20 @@ func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 	})
 	all.Share(v.share)
 	return all
+}
+
+// refFields returns the frontmatter fields that hold references in f,
+// by its kind: a field means what the kind of file says it means.
+func refFields(f *File) refs.Fields {
+	switch {
+	case f.Kind == TopicFile:
+		return refs.TopicFields
+	case f.Kind == CommandFile:
+		return refs.CommandFields
+	case filepath.Base(f.Path) == "SKILL.md":
+		return refs.SkillFields
+	}
+	return 0
 }
 
 // pathCandidates lists the absolute paths a path reference may mean, most
