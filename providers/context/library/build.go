@@ -33,7 +33,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
+	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
 	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
 	files := make([]*File, len(s.files))
 	if l.texts != nil {
@@ -85,7 +85,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 
 	next := &Snapshot{
 		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
-		contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: b.beside, readings: b.paths,
+		contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
 		warnings: s.warnings,
 	}
 	if prev := l.snap.Load(); prev != nil {
@@ -117,6 +117,7 @@ type builder struct {
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
+	roots        rootInfo
 	// beside holds, per context root, the names of the directories next
 	// to it (in its parent), which workspace-relative paths start with.
 	beside map[string]map[string]bool
