@@ -10,6 +10,10 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
+// contextRoot ends a .ctxls.yaml of a test: the tree's folder context is
+// its library, which no file of it shows.
+const contextRoot = "contextRoots: [context]\n"
+
 func TestCheckReportsConfigProblems(t *testing.T) {
 	t.Parallel()
 	const topic = "# A\n\nText.\n"
@@ -42,7 +46,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": c.config, "context/python/a.md": topic})
+			dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": c.config + contextRoot, "context/python/a.md": topic})
 			out, stderr, err := runCLI(t, "check", dir, "--format", "json")
 			if exitCode(err) != c.code {
 				t.Errorf("exit = %v, want %d", err, c.code)
@@ -60,7 +64,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 
 func TestCheckTextCountsConfigProblems(t *testing.T) {
 	t.Parallel()
-	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
+	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n" + contextRoot, "context/python/a.md": "# A\n\nText.\n"})
 	out := runExit(t, 1, "check", dir)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 4 {
@@ -80,7 +84,7 @@ func TestCheckTextCountsConfigProblems(t *testing.T) {
 // defaults.
 func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 	t.Parallel()
-	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n", "context/python/a.md": "# Alpha\n\nText.\n"})
+	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n" + contextRoot, "context/python/a.md": "# Alpha\n\nText.\n"})
 	for _, args := range [][]string{
 		{"catalog", "--dir", dir},
 		{"search", "alpha", "--dir", dir},
@@ -106,7 +110,7 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/a.md":      "# A\n\nText.\n",
-		"docs/context/python/a.md": "# A\n\nText.\n",
+		"docs/context/python/a.md": "---\ndomain: python\n---\n# A\n\nText.\n",
 		"commands/c.md":            "# C\n",
 		"tools/commands/c.md":      "# C\n",
 	})
