@@ -207,7 +207,13 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		l.diagnoseTopic(f, add)
 	}
 	missing := map[string]bool{}
+	// Plain markdown is checked for its links only; a skill names the
+	// library in its frontmatter alone.
+	plain := f.Kind == OtherFile
 	for _, r := range f.Refs.All() {
+		if plain && (!isSkill(f) || r.Where != refs.Frontmatter) {
+			continue
+		}
 		tg := l.resolve(f, r)
 		if tg.Kind != Unresolved {
 			continue
@@ -247,6 +253,7 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		d := add(span, SeverityError, code, "%s", msg)
 		d.Fix = &Fix{Replace: span, Candidates: tg.Candidates}
 	}
+	ds = append(ds, l.linkDiagnostics(f)...)
 	if len(l.cfg.Disable) > 0 {
 		ds = slices.DeleteFunc(ds, func(d Diagnostic) bool { return l.cfg.Disabled(d.Code) })
 	}

@@ -113,8 +113,15 @@ func (s *scan) fileEvidence(c string) (why, evidence string, ok bool) {
 			}
 		}
 	}
+	for _, name := range protocolFiles {
+		for _, e := range files {
+			if e.rel == name {
+				return "it holds " + e.rel, e.path, true
+			}
+		}
+	}
 	for _, e := range files {
-		if slices.Contains(protocolFiles, e.rel) || path.Base(e.rel) == detectionFile && e.rel != detectionFile {
+		if path.Base(e.rel) == detectionFile && e.rel != detectionFile {
 			return "it holds " + e.rel, e.path, true
 		}
 	}
