@@ -196,10 +196,11 @@ func (rep checkReport) emit(format, dir string, stdout, stderr io.Writer) error 
 }
 
 // lookedFor says what check looks for in a workspace.
-const lookedFor = `ctxls looks for markdown topics under directories named context
-(a domain per subdirectory), markdown commands under directories named
-commands, the roots that contextRoots and commandRoots in .ctxls.yaml add,
-and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
+const lookedFor = `ctxls looks for markdown files (their links are checked), agent
+files (CLAUDE.md, AGENTS.md, skills, rules, …), markdown commands under
+directories named commands, and context libraries: the folders that
+contextRoots in .ctxls.yaml names, and those whose files show one (a
+loading_protocol.md, topic frontmatter, a command naming one of its topics)`
 
 // collect gathers the diagnostics ops.Check reports, the fix each offers
 // (nil where it offers none), and the warnings of problems no diagnostic
@@ -268,7 +269,7 @@ func rootsLine(rep checkReport) string {
 	if len(rep.Roots) == 0 {
 		line := "no context library: a folder is one when " + add + " names it, or it holds loading_protocol.md or topic frontmatter"
 		if rep.Passed > 0 {
-			line += fmt.Sprintf(" (%s like one showed neither)", count(rep.Passed, "folder"))
+			line += fmt.Sprintf(" (%s that looked like one showed neither)", count(rep.Passed, "folder"))
 		}
 		return line
 	}
@@ -282,7 +283,7 @@ func rootsLine(rep checkReport) string {
 	}
 	line := noun + ": " + strings.Join(parts, ", ")
 	if rep.Passed > 0 {
-		line += fmt.Sprintf("; %s like one showed nothing", count(rep.Passed, "folder"))
+		line += fmt.Sprintf("; %s that looked like one showed nothing", count(rep.Passed, "folder"))
 	}
 	return line + "; add one with " + add
 }
