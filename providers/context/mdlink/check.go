@@ -58,8 +58,7 @@ func isMarkdown(p string) bool {
 }
 
 // Check returns the problems of the links of doc, the markdown file at the
-// absolute path file, in the workspace at root. A link starting with '/'
-// is read from root, as a repository's host reads it.
+// absolute path file, in the workspace at root.
 func Check(doc *document.Doc, file, root string, tree Tree) []Problem {
 	var out []Problem
 	var self Anchors
@@ -72,7 +71,11 @@ func Check(doc *document.Doc, file, root string, tree Tree) []Problem {
 				self = DocAnchors(doc)
 			}
 			if !self.Has(l.Fragment) {
-				out = append(out, Problem{Link: l, Anchor: true, Message: fmt.Sprintf("#%s names no heading or anchor of this file", l.Fragment)})
+				p := Problem{Link: l, Anchor: true, Uncertain: tree.Generated(file), Message: fmt.Sprintf("#%s names no heading or anchor of this file", l.Fragment)}
+				if p.Uncertain {
+					p.Message += siteAnchors
+				}
+				out = append(out, p)
 			}
 			continue
 		}
@@ -85,13 +88,7 @@ func Check(doc *document.Doc, file, root string, tree Tree) []Problem {
 
 // check judges one link to a path.
 func check(l Link, file, root string, tree Tree) (Problem, bool) {
-	fromRoot := strings.HasPrefix(l.Path, "/")
-	var target string
-	if fromRoot {
-		target = filepath.Join(root, filepath.FromSlash(l.Path))
-	} else {
-		target = filepath.Join(filepath.Dir(file), filepath.FromSlash(l.Path))
-	}
+	target := filepath.Join(filepath.Dir(file), filepath.FromSlash(l.Path))
 	exists, dir, visible := tree.Stat(target)
 	if !visible {
 		return Problem{}, false
@@ -107,15 +104,13 @@ func check(l Link, file, root string, tree Tree) (Problem, bool) {
 		}
 	}
 	if !exists {
-		p := Problem{Link: l, Uncertain: fromRoot || path.Ext(l.Path) == "" || !knownExt(l.Path) || tree.Generated(target)}
+		p := Problem{Link: l, Uncertain: path.Ext(l.Path) == "" || !knownExt(l.Path) || tree.Generated(target)}
 		rel, err := filepath.Rel(root, target)
 		if err != nil {
 			rel = target
 		}
 		p.Message = fmt.Sprintf("%s names no file (looked for %s)", l.Path, filepath.ToSlash(rel))
 		switch {
-		case fromRoot:
-			p.Message += "; a link from / depends on where the file is published"
 		case path.Ext(l.Path) == "":
 			p.Message += "; it may be a page a documentation site serves"
 		case !knownExt(l.Path):
@@ -132,8 +127,15 @@ func check(l Link, file, root string, tree Tree) (Problem, bool) {
 	if !ok || anchors.Has(l.Fragment) {
 		return Problem{}, false
 	}
-	return Problem{Link: l, Anchor: true, Message: fmt.Sprintf("#%s names no heading or anchor of %s", l.Fragment, path.Base(filepath.ToSlash(target)))}, true
+	p := Problem{Link: l, Anchor: true, Uncertain: tree.Generated(target), Message: fmt.Sprintf("#%s names no heading or anchor of %s", l.Fragment, path.Base(filepath.ToSlash(target)))}
+	if p.Uncertain {
+		p.Message += siteAnchors
+	}
+	return p, true
 }
+
+// siteAnchors ends the message of an uncertain anchor.
+const siteAnchors = "; a documentation site's build may make it"
 
 // fileExts are the extensions of the files that links usually name,
 // besides markdown: a link to "ethereal.email" more likely lacks its

@@ -31,8 +31,10 @@ const maxDest = 2048
 
 // Links returns the local links of doc's body, in order: inline links
 // and images, and reference definitions, outside code blocks, code spans
-// and HTML comments. Links with a scheme (https:, mailto:), to another
-// host (//host) and templates ({name}, $VAR) are left out. The text of
+// and HTML comments. Links with a scheme (https:, mailto:), from the root
+// (/docs/x.md, which depends on where the file is published: a
+// repository's host, a documentation site's base) and templates ({name},
+// $VAR) are left out. The text of
 // doc must be held.
 func Links(doc *document.Doc) []Link {
 	t := doc.Text
@@ -167,7 +169,7 @@ func definition(line []byte, start int) (Link, bool) {
 // parseDest splits a destination into its path and fragment, and reports
 // whether it is a local link to check.
 func parseDest(dest string, sp document.Span) (Link, bool) {
-	if dest == "" || strings.HasPrefix(dest, "//") || hasScheme(dest) || strings.ContainsAny(dest, "{}$<>`*|") {
+	if dest == "" || dest[0] == '/' || dest[0] == '[' || dest[0] == '(' || hasScheme(dest) || strings.ContainsAny(dest, "{}$<>`*|") {
 		return Link{}, false
 	}
 	l := Link{Span: sp, Dest: dest}

@@ -102,11 +102,12 @@ func TestCheck(t *testing.T) {
 	write("docs/empty.md", "")
 	write("src/main.rs", "")
 	write("docs/guide/index.md", "# Guide\n")
+	write("dist/site.md", "# Site\n")
 	src := "# Usage\n\n## Here\n\n" +
 		"[ok](deploy.md#browser-webrtc-server-sideband) [ok](deploy.md#browser-webrtc--server-sideband) [ok](../src/main.rs#L10)\n" +
 		"[ok](../src) [ok](guide) [ok](empty.md#anything) [ok](#here) [ok](../../outside.md) [ok](deploy.md#L3)\n" +
 		"[bad](deploy.md#nothing) [bad](missing.md) [bad](#nowhere) [bad](img/x.png)\n" +
-		"[unsure](../dist/api.md) [unsure](/docs/none.md) [unsure](setup)\n"
+		"[unsure](../dist/api.md) [unsure](setup) [unsure](../dist/site.md#nothing) [ok](/docs/none.md) [ok]([https://x.io])\n"
 	write("docs/usage.md", src)
 	doc := document.Parse(filepath.Join(root, "docs/usage.md"), []byte(src))
 	var got []string
@@ -121,7 +122,7 @@ func TestCheck(t *testing.T) {
 		got = append(got, kind+" "+p.Link.Dest)
 	}
 	want := []string{"anchor deploy.md#nothing", "file missing.md", "anchor #nowhere", "file img/x.png",
-		"file? ../dist/api.md", "file? /docs/none.md", "file? setup"}
+		"file? ../dist/api.md", "file? setup", "anchor? ../dist/site.md#nothing"}
 	if !slices.Equal(got, want) {
 		t.Errorf("problems:\n got  %q\n want %q", got, want)
 	}
