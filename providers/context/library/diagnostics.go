@@ -192,7 +192,9 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		return ds
 	}
 	doc := f.Doc
-	if fm := doc.Frontmatter; fm != nil && fm.Err != nil {
+	// The frontmatter of plain markdown is no library's business (and an
+	// agent file's is judged by the agent files' checks).
+	if fm := doc.Frontmatter; fm != nil && fm.Err != nil && f.Kind != OtherFile {
 		line := min(fm.Err.Line, doc.Lines.Count()-1)
 		add(document.Span{Start: doc.Lines.Start(line), End: doc.Lines.End(line)}, SeverityError, CodeParseError, "frontmatter cannot be parsed: %s", fm.Err.Message)
 	}

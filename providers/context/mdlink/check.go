@@ -104,7 +104,7 @@ func check(l Link, file, root string, tree Tree) (Problem, bool) {
 		}
 	}
 	if !exists {
-		p := Problem{Link: l, Uncertain: path.Ext(l.Path) == "" || !knownExt(l.Path) || tree.Generated(target)}
+		p := Problem{Link: l, Uncertain: path.Ext(l.Path) == "" || !knownExt(l.Path) || builtExt(l.Path) || tree.Generated(target)}
 		rel, err := filepath.Rel(root, target)
 		if err != nil {
 			rel = target
@@ -149,6 +149,13 @@ var fileExts = map[string]bool{
 	".cs": true, ".rb": true, ".php": true, ".sh": true, ".bash": true, ".zsh": true, ".ps1": true, ".lua": true, ".zig": true,
 	".sql": true, ".proto": true, ".graphql": true, ".css": true, ".scss": true, ".vue": true, ".svelte": true, ".astro": true,
 	".lock": true, ".mod": true, ".sum": true, ".env": true, ".tsp": true, ".rst": true, ".adoc": true,
+}
+
+// builtExt reports whether p names a page that a build usually makes
+// from sources beside it (spec.html from spec.md).
+func builtExt(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	return ext == ".html" || ext == ".htm"
 }
 
 // knownExt reports whether p ends in markdown or another extension of
