@@ -16,12 +16,11 @@ import (
 // agent files' checks judge (skill-link-broken).
 func isSkill(f *File) bool { return filepath.Base(f.Path) == "SKILL.md" }
 
-// linkDiagnostics checks the relative links of f as plain markdown: the
-// links of a file that is neither a topic nor a command, and those of
-// topics and commands that are no reference to the library (a reference
-// is judged as one).
+// linkDiagnostics checks the relative links of f as plain markdown, when
+// it is neither a topic nor a command (their links into the library are
+// references, judged as such) nor a skill.
 func (l *Snapshot) linkDiagnostics(f *File) []Diagnostic {
-	if f.Doc == nil || isSkill(f) {
+	if f.Doc == nil || isSkill(f) || f.Kind != OtherFile {
 		return nil
 	}
 	doc, err := f.Doc.Held(context.Background())

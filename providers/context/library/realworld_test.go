@@ -146,3 +146,14 @@ func TestRootFileFrontmatterIDAlias(t *testing.T) {
 		t.Errorf("after the id changed: %v", got)
 	}
 }
+
+// A topic's section is named by Marksman's and VS Code's anchor too,
+// whose hyphens GitHub doubles where the heading has a " + ".
+func TestSectionByCollapsedAnchor(t *testing.T) {
+	t.Parallel()
+	l := loadTree(t, map[string]string{
+		"context/web/deploy.md": topicFM("web/deploy", "reference", 10) + "# Deploy\n\n## Browser WebRTC + server sideband\n\nA.\n",
+		"commands/ship.md":      "# Ship\n\nSee `web:deploy#browser-webrtc-server-sideband`, `web:deploy#browser-webrtc--server-sideband` and `web:deploy#browser-webrtc-server`.\n",
+	})
+	wantDiags(t, l, "commands/ship.md", "anchors of either rule", diag{codeUnknownSection, SeverityError, "browser-webrtc-server"})
+}
