@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -121,6 +122,14 @@ type checkReport struct {
 	Commands  int              `json:"commands"`
 	Tokens    int              `json:"tokens"`
 	Tokenizer string           `json:"tokenizer"`
+	// Roots are the context roots taken, relative, with what showed each;
+	// Passed counts the folders that looked like one and showed nothing.
+	Roots  []library.ContextRoot `json:"roots"`
+	Passed int                   `json:"passed"`
+	// AgentFiles and Markdown count the agent files and the other
+	// markdown files (their links) checked.
+	AgentFiles int `json:"agentFiles"`
+	Markdown   int `json:"markdown"`
 	// Empty says that there was nothing to check.
 	Empty bool `json:"empty"`
 }
@@ -132,7 +141,24 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 		rep.Topics++
 		rep.Tokens += t.Tokens
 	}
-	rep.Empty = len(records) == 0 && rep.Topics == 0 && rep.Commands == 0 && rep.Domains == 0 && (agents == nil || len(agents.Files) == 0)
+	for _, r := range lib.ContextRootsTaken() {
+		r.Dir, r.Evidence = rel(lib.Dir(), r.Dir), ""
+		rep.Roots = append(rep.Roots, r)
+	}
+	rep.Passed = len(lib.PassedOver())
+	agent := map[string]bool{}
+	if agents != nil {
+		rep.AgentFiles = len(agents.Files)
+		for _, f := range agents.Files {
+			agent[f.Path] = true
+		}
+	}
+	for _, f := range lib.Files() {
+		if f.Kind == library.OtherFile && !agent[f.Path] {
+			rep.Markdown++
+		}
+	}
+	rep.Empty = len(records) == 0 && rep.Topics == 0 && rep.Commands == 0 && rep.Domains == 0 && rep.AgentFiles == 0 && rep.Markdown == 0
 	return rep
 }
 
@@ -180,10 +206,11 @@ func (rep checkReport) emit(format string, failOn int, dir string, stdout, stder
 }
 
 // lookedFor says what check looks for in a workspace.
-const lookedFor = `ctxls looks for markdown topics under directories named context
-(a domain per subdirectory), markdown commands under directories named
-commands, the roots that contextRoots and commandRoots in .ctxls.yaml add,
-and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
+const lookedFor = `ctxls looks for markdown files (their links are checked), agent
+files (CLAUDE.md, AGENTS.md, skills, rules, …), markdown commands under
+directories named commands, and context libraries: the folders that
+contextRoots in .ctxls.yaml names, and those whose files show one (a
+loading_protocol.md, topic frontmatter, a command naming one of its topics)`
 
 // collect gathers the diagnostics ops.Check reports, the fix each offers
 // (nil where it offers none), and the warnings of problems no diagnostic
@@ -229,10 +256,46 @@ func printCheck(w io.Writer, rep checkReport) {
 	if len(records) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%s (%s) in %s · %s in %s · %s · %s tokens (%s)\n",
-		count(len(records), "problem"), severityCounts(records), count(len(files), "file"),
+	fmt.Fprintln(w, rootsLine(rep))
+	problems := fmt.Sprintf("%s (%s) in %s", count(len(records), "problem"), severityCounts(records), count(len(files), "file"))
+	if len(rep.Roots) == 0 && rep.Topics == 0 {
+		// No library: say what was checked instead.
+		line := fmt.Sprintf("%s · %s and %s checked", problems, count(rep.AgentFiles, "agent file"), count(rep.Markdown, "other markdown file"))
+		if rep.Commands > 0 {
+			line += " · " + count(rep.Commands, "command")
+		}
+		fmt.Fprintln(w, line)
+		return
+	}
+	fmt.Fprintf(w, "%s · %s in %s · %s · %s tokens (%s)\n", problems,
 		count(rep.Topics, "topic"), count(rep.Domains, "domain"), count(rep.Commands, "command"),
 		thousands(rep.Tokens), rep.Tokenizer)
+}
+
+// rootsLine says in one line which context roots were taken and why, and
+// how to add one.
+func rootsLine(rep checkReport) string {
+	const add = "contextRoots in " + config.FileName
+	if len(rep.Roots) == 0 {
+		line := "no context library: a folder is one when " + add + " names it, or it holds loading_protocol.md or topic frontmatter"
+		if rep.Passed > 0 {
+			line += fmt.Sprintf(" (%s that looked like one showed neither)", count(rep.Passed, "folder"))
+		}
+		return line
+	}
+	parts := make([]string, len(rep.Roots))
+	for i, r := range rep.Roots {
+		parts[i] = r.Dir + "/ (" + r.Why + ")"
+	}
+	noun := "context library"
+	if len(parts) > 1 {
+		noun = "context libraries"
+	}
+	line := noun + ": " + strings.Join(parts, ", ")
+	if rep.Passed > 0 {
+		line += fmt.Sprintf("; %s that looked like one showed nothing", count(rep.Passed, "folder"))
+	}
+	return line + "; add one with " + add
 }
 
 // severityCounts says how many of the records are errors and warnings,
