@@ -26,9 +26,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dryRun := fs.Bool("dry-run", false, "with --fix or --fix-unsafe, print the fixes as a unified diff instead of writing them; exit 1 when there is one")
 	noCache := fs.Bool("no-cache", false, "index every file, neither reading nor writing the index cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the check to this file")
+	failOnFlag := fs.String("fail-on", "error", "exit 1 when a diagnostic is at least this severe: error, warning, info, hint or never")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	failOn, ok := failOnLevels[*failOnFlag]
+	if !ok {
+		return usageError{msg: fmt.Sprintf("--fail-on must be error, warning, info, hint or never, not %q", *failOnFlag)}
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -54,7 +59,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*noCache && !*fix && !*fixUnsafe {
 		cache = openReportCache(ctx, dir, stderr)
 		if rep, ok := cache.lookup(); ok {
-			return rep.emit(*format, dir, stdout, stderr)
+			return rep.emit(*format, failOn, dir, stdout, stderr)
 		}
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
@@ -100,8 +105,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep := newCheckReport(lib, agents, records, warnings)
 	cache.store(ctx, rep)
-	return rep.emit(*format, dir, stdout, stderr)
+	return rep.emit(*format, failOn, dir, stdout, stderr)
 }
+
+// failOnLevels ranks the values of --fail-on as rules.Severity does:
+// a diagnostic fails the check when its rank is at most the flag's.
+var failOnLevels = map[string]int{"error": 1, "warning": 2, "info": 3, "hint": 4, "never": 0}
 
 // checkReport is what check prints: the records, the warnings and the
 // counts of the summary line. The report cache keeps it as JSON.
@@ -154,14 +163,15 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 }
 
 // emit prints the report of the workspace dir and returns exit status 1
-// when it holds errors.
-func (rep checkReport) emit(format, dir string, stdout, stderr io.Writer) error {
+// when it holds a diagnostic at least as severe as failOn (a rank of
+// failOnLevels).
+func (rep checkReport) emit(format string, failOn int, dir string, stdout, stderr io.Writer) error {
 	printWarnings(stderr, rep.Warnings)
 	records := rep.Records
-	errors := 0
+	failing := 0
 	for _, r := range records {
-		if r.Severity == "error" {
-			errors++
+		if rank := failOnLevels[r.Severity]; rank > 0 && rank <= failOn {
+			failing++
 		}
 	}
 	if rep.Empty {
@@ -183,13 +193,13 @@ func (rep checkReport) emit(format, dir string, stdout, stderr io.Writer) error 
 			}
 		}
 	case "sarif":
-		if err := writeSARIF(stdout, records); err != nil {
+		if err := writeSARIF(stdout, records, dir); err != nil {
 			return err
 		}
 	default:
 		printCheck(stdout, rep)
 	}
-	if errors > 0 {
+	if failing > 0 {
 		return exitError(1)
 	}
 	return nil

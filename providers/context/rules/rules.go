@@ -250,7 +250,7 @@ func markdown() string {
 	var b strings.Builder
 	b.WriteString("| code | severity | fix | source | when |\n|---|---|---|---|---|\n")
 	for _, r := range table {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Code, r.Severity, r.Fix, r.Source, r.Doc)
+		fmt.Fprintf(&b, "| [`%s`](%s) | %s | %s | %s | %s |\n", r.Code, PageFile(r.Code), r.Severity, r.Fix, r.Source, r.Doc)
 	}
 	return b.String()
 }
