@@ -200,9 +200,19 @@ func (c *checker) add(span document.Span, code, format string, args ...any) *Dia
 	return &c.out[len(c.out)-1]
 }
 
-// lineSpan covers the zero-based line n, without its terminator.
+// lineSpan covers the zero-based line n, without its terminator, in the
+// offsets of the text the checks read: Doc's, which differ from the
+// file's after a value read leniently was quoted (see fileSpan).
 func (c *checker) lineSpan(n int) document.Span {
 	l := c.f.Lines
+	if c.f.Doc != nil {
+		l = c.f.Doc.Lines
+	}
+	return lineOf(l, n)
+}
+
+// lineOf covers the zero-based line n of l, without its terminator.
+func lineOf(l *document.Lines, n int) document.Span {
 	n = max(0, min(n, l.Count()-1))
 	return document.Span{Start: l.Start(n), End: l.End(n)}
 }

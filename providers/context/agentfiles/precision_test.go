@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,5 +75,30 @@ func TestDiagnosticText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLinesAfterQuotedValue checks that a diagnostic of a file whose
+// frontmatter Claude Code reads only once it has quoted a value is on the
+// line it names: the body's 501st line of a skill shaped like Payload's
+// ui4 (a description holding "Usage: /ui4", a body of 641 lines), and a
+// broken link of that body.
+func TestLinesAfterQuotedValue(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var body strings.Builder
+	body.WriteString("\n# UI reskin\n\nRead [the tokens](references/tokens.md) first.\n")
+	for i := range 637 {
+		fmt.Fprintf(&body, "Step %d: restyle the next component.\n", i)
+	}
+	writeFile(t, dir, ".claude/skills/ui4/SKILL.md", "---\nname: ui4\ndescription: Manually invoked skill for reskinning Payload UI components. Requires Figma URL. Usage: /ui4\n---\n"+body.String())
+	got := diagnosticLines(t, dir)
+	want := []string{
+		".claude/skills/ui4/SKILL.md:3|frontmatter-lenient-yaml",
+		".claude/skills/ui4/SKILL.md:505|skill-body-too-long",
+		".claude/skills/ui4/SKILL.md:8|skill-link-broken",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("diagnostics:\n got  %v\n want %v", got, want)
 	}
 }

@@ -149,7 +149,7 @@ func (c *checker) laxYAML() {
 	if len(edits) == 0 {
 		return
 	}
-	span := c.lineSpan(lax.lines[0])
+	span := lineOf(lines, lax.lines[0]) // in the file's offsets: the others are mapped already
 	var d *Diagnostic
 	if c.f.Kind == KindSkill && c.aud.codex {
 		d = c.add(span, rules.FrontmatterParse, "frontmatter is not valid YAML (%s: %s), so Codex, which loads the skills of .agents/skills, skips this skill; Claude Code reads it once its loader has quoted the value",
