@@ -287,6 +287,12 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 	if !v.Exists() {
 		return
 	}
+	type miss struct {
+		pat  string
+		span document.Span
+	}
+	var misses []miss
+	applies := false
 	for _, it := range listItems(v) {
 		for _, pat := range splitGlobs(it.Value()) {
 			g, err := glob.CompileWith(pat, opt)
@@ -294,9 +300,27 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 				c.add(c.nodeSpan(it), invalid, "%s: %v", field, err)
 				continue
 			}
-			if unmatched != "" && !c.s.matchesAny(pat, opt, g) {
-				c.add(c.nodeSpan(it), unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, pat)
+			if unmatched == "" {
+				continue
 			}
+			if c.s.matchesAny(pat, opt, g) {
+				applies = true
+			} else {
+				misses = append(misses, miss{pat, c.nodeSpan(it)})
+			}
+		}
+	}
+	// The file applies when any of its globs matches, so a glob that
+	// matches nothing beside one that does costs nothing but may be a
+	// typo; a Cursor rule that applies is no rule that never loads.
+	for _, m := range misses {
+		if applies && unmatched == rules.CursorRuleNeverLoads {
+			break
+		}
+		if applies {
+			c.add(m.span, unmatched, "%s %q matches no file of the workspace; the file applies by its other globs only", field, m.pat)
+		} else {
+			c.add(m.span, unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, m.pat)
 		}
 	}
 }
