@@ -67,6 +67,9 @@ type Set struct {
 
 	globOnce sync.Once
 	globHits map[globKey]bool // see matchesAny
+
+	compiledMu sync.Mutex
+	compiled   map[globKey]compiledGlob // see compile
 }
 
 // maxWorkspaceFiles bounds the file list globs are matched against.

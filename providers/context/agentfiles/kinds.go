@@ -295,7 +295,7 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 	applies := false
 	for _, it := range listItems(v) {
 		for _, pat := range splitGlobs(it.Value()) {
-			g, err := glob.CompileWith(pat, opt)
+			g, err := c.s.compile(pat, opt)
 			if err != nil {
 				c.add(c.nodeSpan(it), invalid, "%s: %v", field, err)
 				continue
@@ -331,6 +331,40 @@ type globKey struct {
 	opt     glob.Options
 }
 
+// compiledGlob is a glob compiled once for the set, or why it does not
+// compile.
+type compiledGlob struct {
+	g   *glob.Glob
+	err error
+}
+
+// maxCompiledGlobs bounds the globs a set keeps compiled: an editor's
+// unsaved texts bring new ones to a set that lives on.
+const maxCompiledGlobs = 20_000
+
+// compile returns the glob of pattern read with opt, compiled once for
+// the set however many files hold it; the checks of several files call
+// it at once.
+func (s *Set) compile(pattern string, opt glob.Options) (*glob.Glob, error) {
+	k := globKey{pattern, opt}
+	s.compiledMu.Lock()
+	c, ok := s.compiled[k]
+	s.compiledMu.Unlock()
+	if ok {
+		return c.g, c.err
+	}
+	g, err := glob.CompileWith(pattern, opt)
+	s.compiledMu.Lock()
+	defer s.compiledMu.Unlock()
+	if s.compiled == nil {
+		s.compiled = map[globKey]compiledGlob{}
+	}
+	if len(s.compiled) < maxCompiledGlobs {
+		s.compiled[k] = compiledGlob{g, err}
+	}
+	return g, err
+}
+
 // matchesAny reports whether g, the pattern read with opt, matches a
 // file of the workspace. The globs of every Cursor rule and Copilot
 // instructions file of the set are matched together, once, in one pass
@@ -357,7 +391,7 @@ func (s *Set) matchGlobs() {
 					continue
 				}
 				seen[k] = true
-				if g, err := glob.CompileWith(pat, opt); err == nil {
+				if g, err := s.compile(pat, opt); err == nil {
 					keys = append(keys, k)
 					globs = append(globs, g)
 				}

@@ -102,3 +102,28 @@ func TestLinesAfterQuotedValue(t *testing.T) {
 		t.Errorf("diagnostics:\n got  %v\n want %v", got, want)
 	}
 }
+
+// TestGlobCompiledOnce checks that a glob many rules share is compiled
+// once for the set, by the check of one of them or by the pass that
+// matches every glob against the files.
+func TestGlobCompiledOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "src/a.ts", "")
+	for i := range 8 {
+		writeFile(t, dir, fmt.Sprintf(".cursor/rules/r%d.mdc", i), "---\nglobs: src/**/*.ts\n---\nRule.\n")
+		writeFile(t, dir, fmt.Sprintf(".github/instructions/i%d.instructions.md", i), "---\napplyTo: \"src/**/*.ts\"\n---\nRule.\n")
+	}
+	s := mustLoad(t, dir, nil)
+	if ds := s.Check(t.Context()); len(ds) != 0 {
+		t.Fatalf("diagnostics %v, want none", ds)
+	}
+	if n := len(s.compiled); n != 2 {
+		t.Errorf("%d globs compiled, want 2: one pattern read as Cursor and as VS Code read it", n)
+	}
+	a, _ := s.compile("src/**/*.ts", applyToOptions)
+	b, _ := s.compile("src/**/*.ts", applyToOptions)
+	if a != b {
+		t.Error("the same glob compiled twice")
+	}
+}
