@@ -80,7 +80,7 @@ const (
 	srcSkillsDocs  = "Claude Code docs (https://code.claude.com/docs/en/skills)"
 	srcCodexSkills = "Codex docs (https://developers.openai.com/codex/skills)"
 	srcClaudeYAML  = "Claude Code's frontmatter loader (https://github.com/anthropics/claude-code/issues/91871)"
-	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/copilot/customization/custom-instructions)"
+	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/agent-customization/custom-instructions)"
 	srcClaudeCode  = "Claude Code docs"
 	srcCodex       = "Codex docs"
 	srcCursor      = "Cursor docs (https://cursor.com/docs/context/rules)"
