@@ -303,7 +303,7 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 			if unmatched == "" {
 				continue
 			}
-			if c.s.matchesAny(pat, opt, g) {
+			if c.s.matchesAny(pat, opt, g) || c.matchesNested(pat, opt) {
 				applies = true
 			} else {
 				misses = append(misses, miss{pat, c.nodeSpan(it)})
@@ -329,6 +329,42 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 type globKey struct {
 	pattern string
 	opt     glob.Options
+}
+
+// nestedBase returns the folder that holds the .cursor folder of a
+// Cursor rule at rel when it is not the workspace's own, else "".
+func nestedBase(rel string) string {
+	segs := strings.Split(rel, "/")
+	i := indexPair(segs, ".cursor", "rules")
+	if i <= 0 {
+		return ""
+	}
+	return path.Join(segs[:i]...)
+}
+
+// globMeta are the characters a folder's name cannot hold to be written
+// into a glob as it is.
+const globMeta = "*?[]{}!\\"
+
+// matchesNested reports whether a glob of a Cursor rule of a nested
+// .cursor/rules folder matches a file when read from that folder: Cursor
+// scopes such rules to their folder, and its documentation does not say
+// whether their globs start there or at the workspace's root, so both are
+// tried before the rule is said to match nothing.
+func (c *checker) matchesNested(pat string, opt glob.Options) bool {
+	if c.f.Kind != KindCursorRule {
+		return false
+	}
+	base := nestedBase(c.f.Rel)
+	if base == "" {
+		return false
+	}
+	if strings.ContainsAny(base, globMeta) {
+		return true // the folder cannot be written into a glob: say nothing
+	}
+	full := base + "/" + pat
+	g, err := c.s.compile(full, opt)
+	return err == nil && c.s.matchesAny(full, opt, g)
 }
 
 // compiledGlob is a glob compiled once for the set, or why it does not
@@ -383,18 +419,21 @@ func (s *Set) matchGlobs() {
 	var keys []globKey
 	var globs []*glob.Glob
 	seen := map[globKey]bool{}
+	add1 := func(pat string, opt glob.Options) {
+		k := globKey{pat, opt}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if g, err := s.compile(pat, opt); err == nil {
+			keys = append(keys, k)
+			globs = append(globs, g)
+		}
+	}
 	add := func(v document.Node, opt glob.Options) {
 		for _, it := range listItems(v) {
 			for _, pat := range splitGlobs(it.Value()) {
-				k := globKey{pat, opt}
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				if g, err := s.compile(pat, opt); err == nil {
-					keys = append(keys, k)
-					globs = append(globs, g)
-				}
+				add1(pat, opt)
 			}
 		}
 	}
@@ -407,6 +446,13 @@ func (s *Set) matchGlobs() {
 		case KindCursorRule:
 			_, v := root.Field("globs")
 			add(v, glob.Options{})
+			if base := nestedBase(f.Rel); base != "" && !strings.ContainsAny(base, globMeta) {
+				for _, it := range listItems(v) {
+					for _, pat := range splitGlobs(it.Value()) {
+						add1(base+"/"+pat, glob.Options{})
+					}
+				}
+			}
 		case KindCopilotInstructions:
 			_, v := root.Field("applyTo")
 			add(v, applyToOptions)
