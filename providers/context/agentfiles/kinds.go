@@ -75,7 +75,8 @@ var subagentFields = []field{
 	{"maxTurns", tInt, "The most turns the subagent takes before it stops.", nil},
 	{"memory", tString, "The memory the subagent keeps across runs.", []string{"user", "project", "local"}},
 	{"background", tBool, "true runs the subagent in the background.", boolValues},
-	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high"}},
+	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high", "max"}},
+	{"isolation", tString, "worktree runs the subagent in a temporary git worktree of its own.", []string{"worktree"}},
 }
 
 var (
