@@ -152,6 +152,9 @@ func (s *Set) skillNames() map[string]bool {
 }
 
 func (c *checker) agentsMd() {
+	if path.Base(c.f.Rel) != "AGENTS.md" {
+		return // GEMINI.md is Gemini CLI's; Codex does not read it
+	}
 	if n := len(c.f.Text); n > c.s.cfg.Limits.AgentsMdBytes {
 		// Point at the line where the cap falls: what follows is not read.
 		at := c.f.Lines.LineOf(c.s.cfg.Limits.AgentsMdBytes)

@@ -127,3 +127,20 @@ func TestGlobCompiledOnce(t *testing.T) {
 		t.Error("the same glob compiled twice")
 	}
 }
+
+// TestMemoryFileOverCodexCap checks that only AGENTS.md, which Codex
+// reads, is held to Codex's cap: a GEMINI.md as large is Gemini CLI's.
+func TestMemoryFileOverCodexCap(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; b.Len() <= 40_000; i++ {
+		fmt.Fprintf(&b, "## Convention %d\n\nKeep functions short and name them after what they return.\n\n", i)
+	}
+	writeFile(t, dir, "AGENTS.md", b.String())
+	writeFile(t, dir, "GEMINI.md", b.String())
+	got := diagnosticLines(t, dir)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "AGENTS.md:") || !strings.HasSuffix(got[0], "|agents-md-too-large") {
+		t.Errorf("diagnostics %v, want one agents-md-too-large on AGENTS.md", got)
+	}
+}

@@ -220,7 +220,7 @@ var table = []Rule{
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
 	{PluginNameDuplicate, Error, "two plugins of a marketplace have the same name, or a JSON object gives a key (a server name, …) twice", srcClaudePlugs, NoFix},
 	{PluginPathMissing, Error, "a path or local plugin source named by a plugin JSON file does not exist", srcClaudePlugs, NoFix},
-	{AgentsMdTooLarge, Warning, "an `AGENTS.md` or `GEMINI.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
+	{AgentsMdTooLarge, Warning, "an `AGENTS.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
 	{CursorFieldInvalid, Warning, "a Cursor rule field (`description`, `globs`, `alwaysApply`) has the wrong type", srcCursor, NoFix},
 	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description` (only an explicit @-mention loads it), or none of its globs matches a file", srcCursor, NoFix},
 	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},
