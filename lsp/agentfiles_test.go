@@ -1,10 +1,13 @@
 package lsp
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // Agent files get diagnostics from the first publication on, follow the
@@ -206,4 +209,30 @@ func TestStdioAgentFileDiagnosticsAndFix(t *testing.T) {
 	if after := stdioApplyEdits(t, text, edits); !strings.Contains(after, "\ndescription: \"Use when: shipping a release\"\n") {
 		t.Errorf("%q gives:\n%s", actions[0].Title, after)
 	}
+}
+
+// Skills whose folders under .claude/skills are links, as Cline's
+// repository keeps them, are the editor's too: a subagent may name them,
+// and a linked skill opened through the link gets its diagnostics.
+func TestInprocLinkedSkills(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".cline/skills/publish/SKILL.md": "---\nname: publish\ndescription: Publishes the CLI. Use when releasing.\n---\n\nRead [the checklist](references/checklist.md).\n",
+		".claude/agents/releaser.md":     "---\nname: releaser\ndescription: Releases. Use when asked to ship.\nskills: [publish, notes]\n---\nRelease.\n",
+	})
+	fsguardtest.Links(t, dir, map[string]string{".claude/skills/publish": "../../.cline/skills/publish"})
+	c := inprocStart(t, dir, inprocOptions{})
+	// Only notes is missing: publish is found through the link.
+	d := c.waitDiagnostics(c.uri(".claude/agents/releaser.md"), diagCodes("subagent-skill-missing"))
+	if msg := d.Diagnostics[0].Message; !strings.Contains(msg, "notes") || strings.Contains(msg, "publish") {
+		t.Errorf("message %q, want it about notes only", msg)
+	}
+	linked := ".claude/skills/publish/SKILL.md"
+	text, err := os.ReadFile(filepath.Join(dir, linked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.open(linked, string(text))
+	c.waitDiagnostics(c.uri(linked), diagCodes("skill-link-broken"))
 }
