@@ -1,10 +1,13 @@
 package lsp
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
 // Agent files get diagnostics from the first publication on, follow the
@@ -12,11 +15,11 @@ import (
 func TestInprocAgentFiles(t *testing.T) {
 	t.Parallel()
 	c := inprocWorkspace(t, map[string]string{
-		".claude/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
+		".agents/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
 		".mcp.json":                      "{\"mcpServers\": {\"a\": {\"command\": 1}}}\n",
 		"context/python/x.md":            "# X\n\nBody.\n",
 	}, inprocOptions{})
-	skill := c.uri(".claude/skills/deploy/SKILL.md")
+	skill := c.uri(".agents/skills/deploy/SKILL.md")
 	d := c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
 	if r := d.Diagnostics[0].Range; r.Start.Line != 1 || r.Start.Character != 6 || r.End.Character != 16 {
 		t.Errorf("range %+v, want 1:6-16 (the name)", r)
@@ -35,7 +38,7 @@ func TestInprocAgentFiles(t *testing.T) {
 	}
 
 	// The editor's text is what is checked.
-	c.open(".claude/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Use when: shipping\n---\nBody.\n")
+	c.open(".agents/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Use when: shipping\n---\nBody.\n")
 	c.waitDiagnostics(skill, diagCodes("frontmatter-parse-error"))
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": skill, "version": 2},
 		"contentChanges": []any{map[string]any{"text": "---\nname: deploy\ndescription: \"Use when: shipping\"\n---\nBody.\n"}}})
@@ -44,6 +47,9 @@ func TestInprocAgentFiles(t *testing.T) {
 	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": skill}})
 	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
 }
+
+// Skills of .agents/skills, which Codex loads and agents following the
+// Agent Skills specification read, get its rules.
 
 // A skill created on disk is checked once the client reports it, and a
 // subagent naming it is then satisfied.
@@ -55,15 +61,15 @@ func TestInprocAgentFileCreated(t *testing.T) {
 	dir := c.root
 	agent := c.uri(".claude/agents/a.md")
 	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
-	inprocWrite(t, dir, map[string]string{".claude/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
-	skill := c.uri(".claude/skills/deploy/SKILL.md")
+	inprocWrite(t, dir, map[string]string{".agents/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
+	skill := c.uri(".agents/skills/deploy/SKILL.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": skill, "type": 1}, map[string]any{"uri": agent, "type": 2}}})
 	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
 	c.waitDiagnostics(agent, diagCodes())
 
 	// Deleting the skill clears its diagnostics and breaks the subagent again.
-	c.remove(".claude/skills/deploy/SKILL.md")
+	c.remove(".agents/skills/deploy/SKILL.md")
 	since := c.noteCount()
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": skill, "type": 3}, map[string]any{"uri": agent, "type": 2}}})
@@ -77,15 +83,15 @@ func TestInprocAgentFileCreated(t *testing.T) {
 func TestInprocAgentFileWatched(t *testing.T) {
 	t.Parallel()
 	c := inprocWorkspace(t, map[string]string{
-		".claude/skills/x/SKILL.md": "---\nname: y\ndescription: Does x.\n---\nBody.\n",
+		".agents/skills/x/SKILL.md": "---\nname: y\ndescription: Does x.\n---\nBody.\n",
 		"context/python/x.md":       "# X\n\nBody.\n",
 	}, inprocOptions{watch: true})
 	dir := c.root
 	mismatch := diagCodes("skill-name-mismatch")
-	skill := c.uri(".claude/skills/x/SKILL.md")
+	skill := c.uri(".agents/skills/x/SKILL.md")
 	c.waitDiagnostics(skill, mismatch)
 	since := c.noteCount()
-	inprocWrite(t, dir, map[string]string{".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
+	inprocWrite(t, dir, map[string]string{".agents/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
 	c.waitDiagnosticsSince(since, skill, diagCodes())
 	// A skill created in a folder that did not exist is seen too, and the
 	// subagent naming it is checked again.
@@ -93,8 +99,8 @@ func TestInprocAgentFileWatched(t *testing.T) {
 	inprocWrite(t, dir, map[string]string{".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [fresh]\n---\nAgent.\n"})
 	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
 	since = c.noteCount()
-	fresh := c.uri(".claude/skills/fresh/SKILL.md")
-	inprocWrite(t, dir, map[string]string{".claude/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
+	fresh := c.uri(".agents/skills/fresh/SKILL.md")
+	inprocWrite(t, dir, map[string]string{".agents/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
 	c.waitDiagnostics(fresh, mismatch)
 	c.waitDiagnosticsSince(since, agent, diagCodes())
 }
@@ -165,7 +171,7 @@ func TestInprocAgentFrontmatter(t *testing.T) {
 func TestStdioAgentFileDiagnosticsAndFix(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	rel := ".claude/skills/deploy/SKILL.md"
+	rel := ".agents/skills/deploy/SKILL.md"
 	text := "---\nname: deploy\ndescription: Use when: shipping a release\n---\n\nDeploy it.\n"
 	inprocWrite(t, root, map[string]string{rel: text})
 	c := stdioStart(t, root)
@@ -203,4 +209,30 @@ func TestStdioAgentFileDiagnosticsAndFix(t *testing.T) {
 	if after := stdioApplyEdits(t, text, edits); !strings.Contains(after, "\ndescription: \"Use when: shipping a release\"\n") {
 		t.Errorf("%q gives:\n%s", actions[0].Title, after)
 	}
+}
+
+// Skills whose folders under .claude/skills are links, as Cline's
+// repository keeps them, are the editor's too: a subagent may name them,
+// and a linked skill opened through the link gets its diagnostics.
+func TestInprocLinkedSkills(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inprocWrite(t, dir, map[string]string{
+		".cline/skills/publish/SKILL.md": "---\nname: publish\ndescription: Publishes the CLI. Use when releasing.\n---\n\nRead [the checklist](references/checklist.md).\n",
+		".claude/agents/releaser.md":     "---\nname: releaser\ndescription: Releases. Use when asked to ship.\nskills: [publish, notes]\n---\nRelease.\n",
+	})
+	fsguardtest.Links(t, dir, map[string]string{".claude/skills/publish": "../../.cline/skills/publish"})
+	c := inprocStart(t, dir, inprocOptions{})
+	// Only notes is missing: publish is found through the link.
+	d := c.waitDiagnostics(c.uri(".claude/agents/releaser.md"), diagCodes("subagent-skill-missing"))
+	if msg := d.Diagnostics[0].Message; !strings.Contains(msg, "notes") || strings.Contains(msg, "publish") {
+		t.Errorf("message %q, want it about notes only", msg)
+	}
+	linked := ".claude/skills/publish/SKILL.md"
+	text, err := os.ReadFile(filepath.Join(dir, linked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.open(linked, string(text))
+	c.waitDiagnostics(c.uri(linked), diagCodes("skill-link-broken"))
 }

@@ -11,7 +11,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -288,11 +287,10 @@ func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, snap
 	var agent []protocol.Diagnostic
 	if af, ads := d.s.agentDiagnostics(ctx, ws, path); af != nil {
 		agent = agentProtocolDiagnostics(af, ads, d.s.encoding())
-		// The agent file's own report of a YAML error has the cause and
-		// a fix; the library's would repeat it.
-		if slices.ContainsFunc(ads, func(a agentfiles.Diagnostic) bool { return a.Code == library.CodeParseError }) {
-			ds = slices.DeleteFunc(slices.Clone(ds), func(l library.Diagnostic) bool { return l.Code == library.CodeParseError })
-		}
+		// The agent file's own check judges its YAML as the agent reads
+		// it, with the cause and a fix; the library's would repeat it, or
+		// call an error what the agent reads.
+		ds = slices.DeleteFunc(slices.Clone(ds), func(l library.Diagnostic) bool { return l.Code == library.CodeParseError })
 	}
 	d.mu.Lock()
 	had := d.setPublished(path, len(ds)+len(agent) > 0)

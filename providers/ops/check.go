@@ -170,9 +170,9 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 		}
 		f, _ := lib.File(p)
 		for i, ld := range ds {
-			// An agent file's YAML error is reported by its own check,
-			// with the cause and a fix.
-			if ld.Code == library.CodeParseError && hasCode(agentDiags[p], library.CodeParseError) {
+			// An agent file's YAML is judged by its own check, as the
+			// agent reads it, with the cause and a fix.
+			if _, ok := agents.File(p); ok && ld.Code == library.CodeParseError {
 				continue
 			}
 			d := Diagnostic{File: relSlash(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
@@ -217,10 +217,6 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 		return a.Column - b.Column
 	})
 	return out
-}
-
-func hasCode(ds []agentfiles.Diagnostic, code string) bool {
-	return slices.ContainsFunc(ds, func(d agentfiles.Diagnostic) bool { return d.Code == code })
 }
 
 // at sets the diagnostic's 1-based range from a span of a file's text.

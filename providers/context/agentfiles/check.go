@@ -60,7 +60,9 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 		go func() {
 			defer wg.Done()
 			for i := range idx {
-				out[i] = s.check(s.Files[i])
+				if s.Files[i].aliasOf == nil { // else reported on the original
+					out[i] = s.check(s.Files[i])
+				}
 			}
 		}()
 	}
@@ -110,7 +112,7 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		}
 	}
 	if content != nil {
-		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind}
+		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind, via: f.via, aliasOf: f.aliasOf}
 		s.read(ctx, g, content)
 		f = g
 	}
@@ -134,6 +136,7 @@ func (s *Set) counter() tokens.Counter {
 type checker struct {
 	s   *Set
 	f   *File
+	aud audience // who loads a skill from where it lies
 	out []Diagnostic
 }
 
@@ -180,6 +183,9 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 			}
 		}
 	}
+	if f.lax != nil {
+		c.laxYAML() // in the file's own offsets, after the mapping above
+	}
 	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return c.out
 }
@@ -194,9 +200,19 @@ func (c *checker) add(span document.Span, code, format string, args ...any) *Dia
 	return &c.out[len(c.out)-1]
 }
 
-// lineSpan covers the zero-based line n, without its terminator.
+// lineSpan covers the zero-based line n, without its terminator, in the
+// offsets of the text the checks read: Doc's, which differ from the
+// file's after a value read leniently was quoted (see fileSpan).
 func (c *checker) lineSpan(n int) document.Span {
 	l := c.f.Lines
+	if c.f.Doc != nil {
+		l = c.f.Doc.Lines
+	}
+	return lineOf(l, n)
+}
+
+// lineOf covers the zero-based line n of l, without its terminator.
+func lineOf(l *document.Lines, n int) document.Span {
 	n = max(0, min(n, l.Count()-1))
 	return document.Span{Start: l.Start(n), End: l.End(n)}
 }

@@ -66,13 +66,13 @@ func TestCheckFile(t *testing.T) {
 	t.Parallel()
 	s := mustLoad(t, "testdata/valid", nil)
 	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
-	f, ds := s.CheckFile(context.Background(), skill, []byte("---\nname: other\ndescription: X.\n---\n"))
-	if f == nil || len(ds) != 1 || ds[0].Code != "skill-name-mismatch" {
+	f, ds := s.CheckFile(context.Background(), skill, []byte("---\nname: other\ndescription: \"\"\n---\n"))
+	if f == nil || len(ds) != 1 || ds[0].Code != "skill-description-missing" {
 		t.Errorf("unsaved text: file %v, diagnostics %+v", f, ds)
 	}
 	// A skill created after Load is an agent file too.
 	f, ds = s.CheckFile(context.Background(), filepath.Join(s.Root, "skills/new/SKILL.md"), []byte("# no frontmatter\n"))
-	if f == nil || f.Kind != KindSkill || len(ds) != 1 || ds[0].Code != "frontmatter-missing" {
+	if f == nil || f.Kind != KindSkill || len(ds) != 1 || ds[0].Code != "skill-description-missing" {
 		t.Errorf("new skill: file %v, diagnostics %+v", f, ds)
 	}
 	if f, _ := s.CheckFile(context.Background(), filepath.Join(s.Root, "skills/gone/SKILL.md"), nil); f != nil {
@@ -132,11 +132,12 @@ func TestUnknownFieldSuggestsSpelling(t *testing.T) {
 func TestMetadataMessages(t *testing.T) {
 	t.Parallel()
 	s := mustLoad(t, "testdata/valid", nil)
-	skill := filepath.Join(s.Root, ".claude/skills/deploy/SKILL.md")
+	// A skill of a collection, which agents following the specification read.
+	skill := filepath.Join(s.Root, "skills/deploy/SKILL.md")
 	head := "---\nname: deploy\ndescription: Deploys. Use when shipping.\nmetadata:\n"
 	tests := []struct{ meta, want string }{
-		{"  tags:\n    - a\n    - b\n", "not a list"},
-		{"  owner:\n    team: x\n", "not a map"},
+		{"  tags:\n    - a\n    - b\n", "is a list"},
+		{"  owner:\n    team: x\n", "is a map"},
 		{"  version: 2\n", "quote it"},
 	}
 	for _, tt := range tests {
@@ -156,16 +157,22 @@ func TestFixes(t *testing.T) {
 		want                     string // a line of the fixed file
 	}{
 		{"quote a description holding a colon", "skills/x/SKILL.md",
+			"---\nname: x\ndescription: Use when: the user says \"ship\"\n---\nBody.\n", "frontmatter-lenient-yaml",
+			`description: "Use when: the user says \"ship\""`},
+		{"quote a description holding a colon that Codex loads", ".agents/skills/x/SKILL.md",
 			"---\nname: x\ndescription: Use when: the user says \"ship\"\n---\nBody.\n", "frontmatter-parse-error",
 			`description: "Use when: the user says \"ship\""`},
+		{"quote a subagent's description written as Claude Code's generator writes it", ".claude/agents/r.md",
+			"---\nname: r\ndescription: Use this agent to review. Examples:\\n\\n- user: 'Review this'\\n  assistant: 'I will'\ntools: Read, Grep\n---\nBody.\n", "frontmatter-lenient-yaml",
+			`description: "Use this agent to review. Examples:\\n\\n- user: 'Review this'\\n  assistant: 'I will'"`},
 		{"quote a value starting with a backquote", "skills/x/SKILL.md",
-			"---\nname: x\ndescription: `x` formats code\n---\nBody.\n", "frontmatter-parse-error",
+			"---\nname: x\ndescription: `x` formats code\n---\nBody.\n", "frontmatter-lenient-yaml",
 			"description: \"`x` formats code\""},
 		{"indent with spaces", "skills/x/SKILL.md",
 			"---\nname: x\ndescription: X.\nmetadata:\n\tauthor: me\n---\nBody.\n", "frontmatter-parse-error",
 			"  author: me"},
 		{"quote a value starting with a bracket", "skills/x/SKILL.md",
-			"---\nname: x\ndescription: [WIP] Formats code\n---\nBody.\n", "frontmatter-parse-error",
+			"---\nname: x\ndescription: [WIP] Formats code\n---\nBody.\n", "frontmatter-lenient-yaml",
 			`description: "[WIP] Formats code"`},
 		{"requote a value with an apostrophe", "skills/x/SKILL.md",
 			"---\nname: x\ndescription: 'Don't format generated code'\n---\nBody.\n", "frontmatter-parse-error",

@@ -1,6 +1,7 @@
 package agentfiles
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +39,10 @@ type File struct {
 	// Skipped says why the file was not read (too large, binary), or "".
 	Skipped string
 
-	quoted [][2]int // the values Doc reads quoted; see lenient
+	quoted  [][2]int // the values Doc reads quoted; see lenient
+	lax     *laxYAML // the frontmatter only Claude Code's loader reads; see lenient
+	via     []string // the paths of the file through followed links; see joinLinks
+	aliasOf *File    // the file this one is, reached through a followed link
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -60,6 +64,12 @@ type Set struct {
 
 	counterOnce sync.Once
 	ctr         tokens.Counter // see counter
+
+	globOnce sync.Once
+	globHits map[globKey]bool // see matchesAny
+
+	compiledMu sync.Mutex
+	compiled   map[globKey]compiledGlob // see compile
 }
 
 // maxWorkspaceFiles bounds the file list globs are matched against.
@@ -79,6 +89,28 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
 	ignore := newIgnore(cfg.Ignore)
 	var candidates []string
+	links := map[string]string{} // a followed link's path → the path it leads to, both relative
+	// visit records one entry of the walk at rel; a folder it returns
+	// false for is skipped.
+	visit := func(rel string, name string, dir bool) bool {
+		if dir {
+			if rel != "." && (config.IgnoredDir(name) || ignore.match(rel)) {
+				return false
+			}
+			s.dirs[rel] = true
+			return true
+		}
+		if ignore.match(rel) {
+			return true
+		}
+		if len(s.all) < maxWorkspaceFiles {
+			s.all = append(s.all, rel)
+		}
+		if maybeAgentFile(name) {
+			candidates = append(candidates, rel)
+		}
+		return true
+	}
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -91,21 +123,14 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		}
 		rel, _ := filepath.Rel(abs, p)
 		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if p != abs && (config.IgnoredDir(d.Name()) || ignore.match(rel)) {
-				return filepath.SkipDir
+		if d.Type()&fs.ModeSymlink != 0 && skillLinkPlace(rel) {
+			if to, ok := s.followSkillLink(ctx, p, rel, visit); ok {
+				links[rel] = to
+				return nil
 			}
-			s.dirs[rel] = true
-			return nil
 		}
-		if ignore.match(rel) {
-			return nil
-		}
-		if len(s.all) < maxWorkspaceFiles {
-			s.all = append(s.all, rel)
-		}
-		if maybeAgentFile(d.Name()) {
-			candidates = append(candidates, rel)
+		if !visit(rel, d.Name(), d.IsDir()) {
+			return filepath.SkipDir
 		}
 		return nil
 	})
@@ -125,7 +150,88 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		s.byPath[f.Path] = f
 	}
 	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	s.joinLinks(links)
 	return s, nil
+}
+
+// skillLinkPlace reports whether a symbolic link at rel is one the agents
+// follow to find skills: a skills folder of an agent's folder
+// (.claude/skills itself), or a skill's folder in it.
+func skillLinkPlace(rel string) bool {
+	segs := strings.Split(rel, "/")
+	n := len(segs)
+	for _, dir := range []string{".claude", ".agents", ".github", ".codex", ".cursor"} {
+		if n >= 2 && segs[n-2] == dir && segs[n-1] == "skills" {
+			return true
+		}
+		if n >= 3 && segs[n-3] == dir && segs[n-2] == "skills" {
+			return true
+		}
+	}
+	return false
+}
+
+// followSkillLink walks the folder the link at p (rel in the workspace)
+// leads to, as if it lay at rel, when the workspace's root check lets it
+// (it leads to a folder inside the workspace) and the folder does not
+// hold the link, which would loop. Links inside it are not followed. It
+// returns the workspace path the link leads to.
+func (s *Set) followSkillLink(ctx context.Context, p, rel string, visit func(rel, name string, dir bool) bool) (string, bool) {
+	fi, err := s.root.Stat(p)
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	realRoot, err := filepath.EvalSymlinks(s.Root)
+	if err != nil {
+		realRoot = s.Root
+	}
+	to, err := filepath.Rel(realRoot, target)
+	if err != nil {
+		return "", false
+	}
+	to = filepath.ToSlash(to)
+	if under(rel, to) {
+		return "", false // the folder holds the link: following it loops
+	}
+	err = filepath.WalkDir(target, func(q string, d fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil || d.Type()&fs.ModeSymlink != 0 && d.IsDir() {
+			return nil
+		}
+		sub, _ := filepath.Rel(target, q)
+		at := path.Join(rel, filepath.ToSlash(sub))
+		if !visit(at, d.Name(), d.IsDir()) {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return to, err == nil
+}
+
+// joinLinks ties each agent file found through a followed link to the
+// file it is when the walk found that one too: the linked copy is kept,
+// so that listings and session costs see the skill where the agent finds
+// it, but its diagnostics are the original's, which knows every place it
+// is loaded from.
+func (s *Set) joinLinks(links map[string]string) {
+	for _, f := range s.Files {
+		for from, to := range links {
+			rest, ok := strings.CutPrefix(f.Rel, from+"/")
+			if !ok {
+				continue
+			}
+			if orig, ok := s.byPath[filepath.Join(s.Root, filepath.FromSlash(path.Join(to, rest)))]; ok && orig != f {
+				f.aliasOf = orig
+				orig.via = append(orig.via, f.Rel)
+			}
+		}
+	}
 }
 
 // read fills f's text, document and metadata from content, or from disk
@@ -172,31 +278,48 @@ func (s *Set) read(ctx context.Context, f *File, content []byte) {
 }
 
 // lenient reads values the agents accept although they are not valid
-// YAML: a glob written without quotes ("globs: *.ts", "applyTo: **/*.py":
-// a leading * is an alias) for Cursor and Copilot, and an argument hint
-// such as "argument-hint: [file] [mode]" (Claude Code's own documented
-// form) for commands and skills. When the frontmatter does not parse and
-// quoting such values makes it parse, Doc is the parse of the quoted
-// text, and fileOffset maps its offsets back to the file's.
+// YAML. When the frontmatter does not parse and quoting such values makes
+// it parse, Doc is the parse of the quoted text, and fileOffset maps its
+// offsets back to the file's.
+//
+//   - Cursor and Copilot read a glob written without quotes ("globs: *.ts",
+//     "applyTo: **/*.py": a leading * is an alias in YAML).
+//   - Claude Code's loader, when the YAML does not parse, quotes the value
+//     of every top-level "key: value" line that holds ": " or one of
+//     {}[]*&#!|>%@` and tries again (claudeQuoted), for skills, commands
+//     and subagents. The lines it quotes are kept in lax, so that the file
+//     is reported as not portable rather than as ignored; Claude Code's own
+//     documented argument-hint: [file] [mode] is not.
 func (f *File) lenient() {
 	fm := f.Doc.Frontmatter
 	if fm == nil || fm.Err == nil {
 		return
 	}
-	var re *regexp.Regexp
+	claude := false
 	switch f.Kind {
 	case KindCursorRule, KindCopilotInstructions:
-		re = globLine
-	case KindCommand, KindSkill:
-		re = hintLine
+	case KindCommand, KindSkill, KindSubagent:
+		claude = true
 	default:
 		return
 	}
 	lines := f.Doc.Lines
 	var quoted [][2]int
+	var lax []int
 	for n := lines.LineOf(fm.Content.Start); n < lines.Count() && lines.Start(n) < fm.Content.End; n++ {
-		if m := re.FindSubmatchIndex(lines.Line(n)); m != nil {
-			quoted = append(quoted, [2]int{lines.Start(n) + m[2], lines.Start(n) + m[3]})
+		line := lines.Line(n)
+		if !claude {
+			if m := globLine.FindSubmatchIndex(line); m != nil {
+				quoted = append(quoted, [2]int{lines.Start(n) + m[2], lines.Start(n) + m[3]})
+			}
+			continue
+		}
+		if m := claudeQuoted(line); m != nil {
+			quoted = append(quoted, [2]int{lines.Start(n) + m[0], lines.Start(n) + m[1]})
+			key := string(line[:bytes.IndexByte(line, ':')])
+			if !hintLine.Match(line) && !document.FieldParses(key, string(line[m[0]:m[1]])) {
+				lax = append(lax, n) // a value strict YAML rejects
+			}
 		}
 	}
 	if len(quoted) == 0 {
@@ -215,7 +338,18 @@ func (f *File) lenient() {
 	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
 		return
 	}
+	doc.HasBOM = f.Doc.HasBOM // the quoted text is parsed without it
 	f.Doc, f.quoted = doc, quoted
+	if len(lax) > 0 {
+		f.lax = &laxYAML{err: fm.Err, lines: lax}
+	}
+}
+
+// laxYAML records a frontmatter that is not valid YAML but that Claude
+// Code reads once it has quoted some values.
+type laxYAML struct {
+	err   *document.YAMLError // what strict YAML says
+	lines []int               // the zero-based lines whose value it quotes
 }
 
 var (
@@ -223,7 +357,30 @@ var (
 	globLine = regexp.MustCompile(`^(?:globs|applyTo):[ \t]+(\*[^'"\n]*?)[ \t]*$`)
 	// hintLine matches an argument hint written as bracketed words.
 	hintLine = regexp.MustCompile(`^argument-hint:[ \t]+(\[[^\n]*?)[ \t]*$`)
+	// claudeLine is the "key: value" line Claude Code's loader may quote.
+	claudeLine = regexp.MustCompile(`^[a-zA-Z_-]+:\s+(.+)$`)
+	// claudeSpecial is what makes Claude Code's loader quote a value.
+	claudeSpecial = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
 )
+
+// claudeQuoted returns the start and end of the value Claude Code's
+// frontmatter loader quotes on this line when the YAML does not parse, or
+// nil: the value of a top-level "key: value" line, not already between
+// quotes, that holds ": " or a character YAML reserves.
+func claudeQuoted(line []byte) []int {
+	m := claudeLine.FindSubmatchIndex(line)
+	if m == nil {
+		return nil
+	}
+	v := line[m[2]:m[3]]
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return nil
+	}
+	if !claudeSpecial.Match(v) {
+		return nil
+	}
+	return []int{m[2], m[3]}
+}
 
 // fileSpan maps a span of f.Doc's text to the file's text.
 func (f *File) fileSpan(s document.Span) document.Span {

@@ -102,29 +102,40 @@ func fieldSpelling(name string) string {
 }
 
 // typed checks the fields of root against the schema, reporting a wrong
-// type under code and, as a hint, keys the schema does not know unless
-// open is set. A null value (a key with nothing after it) is left to the
-// required-field checks.
-func (c *checker) typed(root document.Node, schema []field, code string, known ...string) {
+// type under code and, as a hint, keys the schema does not know. The
+// fields named in own are checked by the caller. A null value (a key
+// with nothing after it) is left to the required-field checks.
+func (c *checker) typed(root document.Node, schema []field, code string, own ...string) {
 	for k, v := range root.Entries() {
+		if slices.Contains(own, k.Value()) {
+			continue
+		}
 		j := slices.IndexFunc(schema, func(f field) bool { return f.name == k.Value() })
 		if j < 0 {
-			if !slices.Contains(known, k.Value()) {
-				msg := fmt.Sprintf("%s is not a field %s documents; it is kept but has no effect", k.Value(), c.f.Kind.agent())
-				// "allowed_tools" for "allowed-tools" is a slip worth naming.
-				if j := slices.IndexFunc(schema, func(f field) bool { return fieldSpelling(f.name) == fieldSpelling(k.Value()) }); j >= 0 {
-					msg += fmt.Sprintf("; did you mean %s?", schema[j].name)
-				}
-				c.add(c.nodeSpan(k), rules.AgentUnknownField, "%s", msg)
+			msg := fmt.Sprintf("%s is not a field %s documents; it is kept but has no effect", k.Value(), c.f.Kind.agent())
+			// "allowed_tools" for "allowed-tools" is a slip worth naming.
+			if j := slices.IndexFunc(schema, func(f field) bool { return fieldSpelling(f.name) == fieldSpelling(k.Value()) }); j >= 0 {
+				msg += fmt.Sprintf("; did you mean %s?", schema[j].name)
 			}
+			c.add(c.nodeSpan(k), rules.AgentUnknownField, "%s", msg)
 			continue
 		}
 		if v.Tag() == "!!null" {
 			continue
 		}
-		if f := schema[j]; !f.typ.accepts(v) {
-			c.add(c.valueSpan(k, v), code, "%s must be %s", f.name, f.typ)
+		f := schema[j]
+		if f.typ.accepts(v) {
+			continue
 		}
+		if f.typ == tBool && isString(v) && (v.Value() == "true" || v.Value() == "false") && c.f.Doc.NodeSpan(v).Len() == len(v.Value())+2 {
+			// alwaysApply: "true" is a string, not the boolean it spells.
+			d := c.add(c.valueSpan(k, v), code, "%s is the string %q, not the boolean %s; remove the quotes", f.name, v.Value(), v.Value())
+			if d != nil {
+				d.Fix = &Fix{Title: "Remove the quotes", Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: v.Value()}}}
+			}
+			continue
+		}
+		c.add(c.valueSpan(k, v), code, "%s must be %s", f.name, f.typ)
 	}
 }
 

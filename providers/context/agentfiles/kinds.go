@@ -75,7 +75,8 @@ var subagentFields = []field{
 	{"maxTurns", tInt, "The most turns the subagent takes before it stops.", nil},
 	{"memory", tString, "The memory the subagent keeps across runs.", []string{"user", "project", "local"}},
 	{"background", tBool, "true runs the subagent in the background.", boolValues},
-	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high"}},
+	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high", "max"}},
+	{"isolation", tString, "worktree runs the subagent in a temporary git worktree of its own.", []string{"worktree"}},
 }
 
 var (
@@ -151,6 +152,9 @@ func (s *Set) skillNames() map[string]bool {
 }
 
 func (c *checker) agentsMd() {
+	if path.Base(c.f.Rel) != "AGENTS.md" {
+		return // GEMINI.md is Gemini CLI's; Codex does not read it
+	}
 	if n := len(c.f.Text); n > c.s.cfg.Limits.AgentsMdBytes {
 		// Point at the line where the cap falls: what follows is not read.
 		at := c.f.Lines.LineOf(c.s.cfg.Limits.AgentsMdBytes)
@@ -194,23 +198,27 @@ func (c *checker) cursorRule() {
 	if root.Exists() {
 		c.typed(root, cursorFields, rules.CursorFieldInvalid)
 	}
-	typ := cursorType(c.f.Meta)
-	switch typ {
+	if c.f.Doc.Frontmatter != nil && !root.Exists() {
+		return // the frontmatter does not parse: its diagnostic says why
+	}
+	_, always := root.Field("alwaysApply")
+	switch cursorType(c.f.Meta) {
 	case cursorManual:
+		if always.Exists() && always.Tag() != "!!bool" && always.Tag() != "!!null" {
+			break // alwaysApply written wrong: its own diagnostic says so
+		}
 		c.add(c.lineSpan(0), rules.CursorRuleNeverLoads, "this rule has no alwaysApply: true, no globs and no description, so Cursor never loads it on its own: only an explicit @-mention does")
 	case cursorAutoAttached:
-		if root.Exists() {
-			_, v := root.Field("globs")
-			c.globs(v, rules.CursorFieldInvalid, rules.CursorRuleNeverLoads, "globs")
-		}
+		_, v := root.Field("globs")
+		c.globs(v, glob.Options{}, rules.CursorFieldInvalid, rules.CursorRuleNeverLoads, "globs")
 	}
 }
 
 var (
 	copilotInstructionFields = []field{
-		{"applyTo", tString, "Globs of the files the instructions apply to, comma-separated, such as **/*.go; ** applies them everywhere.", nil},
-		{"excludeAgent", tString, "The Copilot agent that does not use these instructions.", excludeAgents},
-		{"description", tString, "What the instructions are about.", nil},
+		{"applyTo", tString, "Globs of the files the instructions apply to, comma-separated, such as **/*.go, tried under any folder; ** applies them everywhere.", nil},
+		{"excludeAgent", tString, "The Copilot agent that does not use these instructions: code-review or coding-agent.", excludeAgents},
+		{"description", tString, "What the instructions are about; VS Code may apply them when it matches the task.", nil},
 		{"name", tString, "The name shown for the instructions.", nil},
 	}
 	copilotPromptFields = []field{
@@ -223,51 +231,240 @@ var (
 		{"argument-hint", tStringOrList, "The hint shown in the chat input for the prompt's arguments.", nil},
 	}
 	excludeAgents = []string{"code-review", "coding-agent"}
+	// applyToOptions read applyTo as VS Code does: a pattern that does not
+	// start with / or **/ is tried under any folder, whatever the case.
+	applyToOptions = glob.Options{AnyFolder: true, IgnoreCase: true}
 )
 
 func (c *checker) copilot() {
 	root := c.frontmatter(false, "a Copilot file")
-	if !root.Exists() {
-		return
-	}
 	if c.f.Kind == KindCopilotPrompt {
-		c.typed(root, copilotPromptFields, rules.CopilotFieldInvalid)
+		if root.Exists() {
+			c.typed(root, copilotPromptFields, rules.CopilotFieldInvalid)
+		}
 		return
 	}
-	c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid)
-	if v, _, n := str(root, "excludeAgent"); n.Exists() && !slices.Contains(excludeAgents, v) {
-		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", v, strings.Join(excludeAgents, ", "))
+	if c.f.Doc.Frontmatter != nil && !root.Exists() {
+		return // the frontmatter does not parse: its diagnostic says why
+	}
+	if root.Exists() {
+		c.typed(root, copilotInstructionFields, rules.CopilotFieldInvalid, "excludeAgent")
+		c.excludeAgent(root)
+	}
+	if path.Base(c.f.Rel) == "copilot-instructions.md" {
+		return // applies to every request without applyTo
 	}
 	_, v := root.Field("applyTo")
-	c.globs(v, rules.CopilotApplyToInvalid, rules.CopilotApplyToUnmatched, "applyTo")
+	if !v.Exists() || v.Tag() == "!!null" || (isString(v) && strings.TrimSpace(v.Value()) == "") {
+		sp := c.lineSpan(0)
+		if k, _ := root.Field("applyTo"); k.Exists() {
+			sp = c.nodeSpan(k)
+		}
+		if desc, _, _ := str(root, "description"); strings.TrimSpace(desc) != "" {
+			c.add(sp, rules.CopilotApplyToMissing, "these instructions have no applyTo, so Copilot never attaches them by the files at hand: VS Code adds them only when their description matches the task, and GitHub's coding agent and code review never read them; add applyTo, such as \"**\" for every file")
+		} else {
+			c.add(sp, rules.CopilotApplyToMissing, "these instructions have no applyTo and no description, so Copilot never applies them on its own: only attaching them by hand to a chat does; add applyTo, such as \"**\" for every file")
+		}
+		return
+	}
+	c.globs(v, applyToOptions, rules.CopilotApplyToInvalid, rules.CopilotApplyToUnmatched, "applyTo")
 }
 
-// globs checks the globs of a field: each must compile and, unless
-// unmatched is "", match a file of the workspace.
-func (c *checker) globs(v document.Node, invalid, unmatched, field string) {
+// excludeAgent checks that excludeAgent names one of the agents GitHub
+// documents, as a single string.
+func (c *checker) excludeAgent(root document.Node) {
+	_, n := root.Field("excludeAgent")
+	switch {
+	case !n.Exists() || n.Tag() == "!!null":
+	case n.Kind() == document.SequenceNode:
+		c.add(c.nodeSpan(n), rules.CopilotFieldInvalid, "excludeAgent takes one agent as a string, code-review or coding-agent, not a list: GitHub documents no list form")
+	case !isString(n):
+		c.add(c.nodeSpan(n), rules.CopilotFieldInvalid, "excludeAgent must be code-review or coding-agent")
+	case !slices.Contains(excludeAgents, n.Value()):
+		c.add(c.f.Doc.ValueSpan(n), rules.CopilotFieldInvalid, "excludeAgent %q is not one of %s", n.Value(), strings.Join(excludeAgents, ", "))
+	}
+}
+
+// globs checks the globs of a field, read with opt: each must compile
+// and, unless unmatched is "", match a file of the workspace.
+func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, field string) {
 	if !v.Exists() {
 		return
 	}
+	type miss struct {
+		pat  string
+		span document.Span
+	}
+	var misses []miss
+	applies := false
 	for _, it := range listItems(v) {
 		for _, pat := range splitGlobs(it.Value()) {
-			g, err := glob.Compile(pat)
+			g, err := c.s.compile(pat, opt)
 			if err != nil {
 				c.add(c.nodeSpan(it), invalid, "%s: %v", field, err)
 				continue
 			}
-			if unmatched != "" && !c.s.anyMatch(g) {
-				c.add(c.nodeSpan(it), unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, pat)
+			if unmatched == "" {
+				continue
 			}
+			if c.s.matchesAny(pat, opt, g) || c.matchesNested(pat, opt) {
+				applies = true
+			} else {
+				misses = append(misses, miss{pat, c.nodeSpan(it)})
+			}
+		}
+	}
+	// The file applies when any of its globs matches, so a glob that
+	// matches nothing beside one that does costs nothing but may be a
+	// typo; a Cursor rule that applies is no rule that never loads.
+	for _, m := range misses {
+		if applies && unmatched == rules.CursorRuleNeverLoads {
+			break
+		}
+		if applies {
+			c.add(m.span, unmatched, "%s %q matches no file of the workspace; the file applies by its other globs only", field, m.pat)
+		} else {
+			c.add(m.span, unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, m.pat)
 		}
 	}
 }
 
-// anyMatch reports whether the glob matches a file of the workspace.
-func (s *Set) anyMatch(g *glob.Glob) bool {
-	for _, p := range s.all {
-		if g.Match(p) {
-			return true
+// globKey names a glob read with its options.
+type globKey struct {
+	pattern string
+	opt     glob.Options
+}
+
+// nestedBase returns the folder that holds the .cursor folder of a
+// Cursor rule at rel when it is not the workspace's own, else "".
+func nestedBase(rel string) string {
+	segs := strings.Split(rel, "/")
+	i := indexPair(segs, ".cursor", "rules")
+	if i <= 0 {
+		return ""
+	}
+	return path.Join(segs[:i]...)
+}
+
+// globMeta are the characters a folder's name cannot hold to be written
+// into a glob as it is.
+const globMeta = "*?[]{}!\\"
+
+// matchesNested reports whether a glob of a Cursor rule of a nested
+// .cursor/rules folder matches a file when read from that folder: Cursor
+// scopes such rules to their folder, and its documentation does not say
+// whether their globs start there or at the workspace's root, so both are
+// tried before the rule is said to match nothing.
+func (c *checker) matchesNested(pat string, opt glob.Options) bool {
+	if c.f.Kind != KindCursorRule {
+		return false
+	}
+	base := nestedBase(c.f.Rel)
+	if base == "" {
+		return false
+	}
+	if strings.ContainsAny(base, globMeta) {
+		return true // the folder cannot be written into a glob: say nothing
+	}
+	full := base + "/" + pat
+	g, err := c.s.compile(full, opt)
+	return err == nil && c.s.matchesAny(full, opt, g)
+}
+
+// compiledGlob is a glob compiled once for the set, or why it does not
+// compile.
+type compiledGlob struct {
+	g   *glob.Glob
+	err error
+}
+
+// maxCompiledGlobs bounds the globs a set keeps compiled: an editor's
+// unsaved texts bring new ones to a set that lives on.
+const maxCompiledGlobs = 20_000
+
+// compile returns the glob of pattern read with opt, compiled once for
+// the set however many files hold it; the checks of several files call
+// it at once.
+func (s *Set) compile(pattern string, opt glob.Options) (*glob.Glob, error) {
+	k := globKey{pattern, opt}
+	s.compiledMu.Lock()
+	c, ok := s.compiled[k]
+	s.compiledMu.Unlock()
+	if ok {
+		return c.g, c.err
+	}
+	g, err := glob.CompileWith(pattern, opt)
+	s.compiledMu.Lock()
+	defer s.compiledMu.Unlock()
+	if s.compiled == nil {
+		s.compiled = map[globKey]compiledGlob{}
+	}
+	if len(s.compiled) < maxCompiledGlobs {
+		s.compiled[k] = compiledGlob{g, err}
+	}
+	return g, err
+}
+
+// matchesAny reports whether g, the pattern read with opt, matches a
+// file of the workspace. The globs of every Cursor rule and Copilot
+// instructions file of the set are matched together, once, in one pass
+// over the files; a glob the set did not hold (an editor's unsaved text)
+// is matched on its own.
+func (s *Set) matchesAny(pattern string, opt glob.Options, g *glob.Glob) bool {
+	s.globOnce.Do(s.matchGlobs)
+	if hit, ok := s.globHits[globKey{pattern, opt}]; ok {
+		return hit
+	}
+	return glob.AnyMatch([]*glob.Glob{g}, s.all)[0]
+}
+
+// matchGlobs fills globHits with every distinct glob of the set's files.
+func (s *Set) matchGlobs() {
+	var keys []globKey
+	var globs []*glob.Glob
+	seen := map[globKey]bool{}
+	add1 := func(pat string, opt glob.Options) {
+		k := globKey{pat, opt}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if g, err := s.compile(pat, opt); err == nil {
+			keys = append(keys, k)
+			globs = append(globs, g)
 		}
 	}
-	return false
+	add := func(v document.Node, opt glob.Options) {
+		for _, it := range listItems(v) {
+			for _, pat := range splitGlobs(it.Value()) {
+				add1(pat, opt)
+			}
+		}
+	}
+	for _, f := range s.Files {
+		if f.Doc == nil || f.Doc.Frontmatter == nil {
+			continue
+		}
+		root := f.Doc.Frontmatter.Root()
+		switch f.Kind {
+		case KindCursorRule:
+			_, v := root.Field("globs")
+			add(v, glob.Options{})
+			if base := nestedBase(f.Rel); base != "" && !strings.ContainsAny(base, globMeta) {
+				for _, it := range listItems(v) {
+					for _, pat := range splitGlobs(it.Value()) {
+						add1(base+"/"+pat, glob.Options{})
+					}
+				}
+			}
+		case KindCopilotInstructions:
+			_, v := root.Field("applyTo")
+			add(v, applyToOptions)
+		}
+	}
+	hits := glob.AnyMatch(globs, s.all)
+	s.globHits = make(map[globKey]bool, len(keys))
+	for i, k := range keys {
+		s.globHits[k] = hits[i]
+	}
 }

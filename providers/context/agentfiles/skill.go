@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
@@ -31,6 +32,7 @@ var skillFields = []field{
 	{"disable-model-invocation", tBool, "Claude Code: true keeps the model from invoking the skill on its own; only the user runs it.", boolValues},
 	{"user-invocable", tBool, "Claude Code: false hides the skill from the / menu; the model can still invoke it.", boolValues},
 	{"model", tString, "Claude Code: the model the skill runs with.", []string{"sonnet", "opus", "haiku", "inherit"}},
+	{"effort", tString, "Claude Code: the reasoning effort of the model while the skill runs.", []string{"low", "medium", "high", "max"}},
 	{"context", tContext, "Claude Code: fork runs the skill in a subagent of its own context. A Forge skill's mapping of primary and topics lists names the topics it loads.", []string{"fork"}},
 	{"agent", tString, "Claude Code: the subagent type that runs the skill when context is fork.", nil},
 	{"paths", tStringOrList, "Claude Code: globs of the files the skill applies to; the skill is offered when such files are involved.", nil},
@@ -41,10 +43,28 @@ var skillFields = []field{
 // single hyphens between them.
 var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
+// The Agent Skills specification, named in messages of its rules.
+const specName = "the Agent Skills specification"
+
 func (c *checker) skill() {
 	lim := c.s.cfg.Limits
-	root := c.frontmatter(true, "a skill")
-	if root.Exists() {
+	aud := c.s.audienceOf(c.f.Rel, c.f.via)
+	if o := c.f.aliasOf; o != nil {
+		aud = c.s.audienceOf(o.Rel, o.via) // the original's places, this one among them
+	}
+	c.aud = aud
+	root := c.frontmatter(false, "a skill")
+	switch {
+	case c.f.Doc.Frontmatter == nil:
+		switch {
+		case aud.codex:
+			c.add(c.lineSpan(0), rules.SkillNotLoaded, "this skill has no YAML frontmatter, so Codex skips it: it needs a name and a description between --- lines at the top")
+		case aud.spec:
+			c.add(c.lineSpan(0), rules.SkillDescriptionMissing, "this skill has no YAML frontmatter: %s requires a name and a description between --- lines at the top, and agents pick skills by the description", specName)
+		default:
+			c.add(c.lineSpan(0), rules.SkillDescriptionMissing, "this skill has no frontmatter, so Claude Code describes it by its first paragraph; add a description of what it does and when to use it, between --- lines at the top")
+		}
+	case root.Exists():
 		c.typed(root, skillFields, rules.SkillFieldInvalid)
 		if _, v := root.Field("context"); v.Exists() && !isString(v) && v.Kind() != document.MappingNode && v.Tag() != "!!null" {
 			c.add(c.nodeSpan(v), rules.SkillFieldInvalid, "context must be a string (fork runs the skill in a subagent)")
@@ -53,29 +73,41 @@ func (c *checker) skill() {
 		// A skill's paths may name files the project does not have yet,
 		// so only their syntax is checked.
 		_, pv := root.Field("paths")
-		c.globs(pv, rules.SkillFieldInvalid, "", "paths")
+		c.globs(pv, glob.Options{}, rules.SkillFieldInvalid, "", "paths")
 		desc, dk, dv := str(root, "description")
+		n := utf8.RuneCountInString(desc)
 		switch {
 		case !dk.Exists() || dv.Tag() == "!!null" || (isString(dv) && strings.TrimSpace(desc) == ""):
-			c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "a skill needs a description of what it does and when to use it: the agent picks skills by it")
+			switch {
+			case aud.codex:
+				c.add(c.headSpan(dk), rules.SkillNotLoaded, "this skill has no description, so Codex skips it; say what it does and when to use it")
+			case aud.spec:
+				c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "a skill needs a description of what it does and when to use it (%s requires one): agents pick skills by it", specName)
+			default:
+				c.add(c.headSpan(dk), rules.SkillDescriptionMissing, "this skill has no description, so Claude Code describes it by its first paragraph; say what it does and when to use it")
+			}
+		case !isString(dv) && aud.codex:
+			c.add(c.nodeSpan(dv), rules.SkillNotLoaded, "description is not a string, so Codex skips the skill")
 		case !isString(dv):
 			c.add(c.nodeSpan(dv), rules.SkillDescriptionMissing, "description must be a string")
-		case utf8.RuneCountInString(desc) > lim.SkillDescription:
-			c.add(c.nodeSpan(dv), rules.SkillDescriptionTooLong, "description is %d characters, over the %d the specification allows", utf8.RuneCountInString(desc), lim.SkillDescription)
+		case n > lim.SkillDescription && aud.codex:
+			c.add(c.nodeSpan(dv), rules.SkillNotLoaded, "description is %d characters, over the %d Codex reads, so Codex skips the skill", n, lim.SkillDescription)
+		case n > lim.SkillDescription && aud.spec:
+			c.add(c.nodeSpan(dv), rules.SkillDescriptionTooLong, "description is %d characters, over the %d %s allows", n, lim.SkillDescription, specName)
 		}
-		if comp, _, cv := str(root, "compatibility"); cv.Exists() && utf8.RuneCountInString(comp) > lim.SkillCompatibility {
-			c.add(c.nodeSpan(cv), rules.SkillCompatibilityLong, "compatibility is %d characters, over the %d the specification allows", utf8.RuneCountInString(comp), lim.SkillCompatibility)
+		if comp, _, cv := str(root, "compatibility"); aud.spec && cv.Exists() && utf8.RuneCountInString(comp) > lim.SkillCompatibility {
+			c.add(c.nodeSpan(cv), rules.SkillCompatibilityLong, "compatibility is %d characters, over the %d %s allows", utf8.RuneCountInString(comp), lim.SkillCompatibility, specName)
 		}
-		if _, mv := root.Field("metadata"); mv.Exists() && mv.Kind() == document.MappingNode {
+		if _, mv := root.Field("metadata"); aud.spec && mv.Exists() && mv.Kind() == document.MappingNode {
 			for k, v := range mv.Entries() {
 				switch {
 				case isString(v):
 				case v.Kind() == document.SequenceNode:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a list; write the items as one string", k.Value())
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s is a list, where %s allows string values only; agents that follow it may drop it", k.Value(), specName)
 				case v.Kind() == document.MappingNode:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string, not a map: the specification allows string values only", k.Value())
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s is a map, where %s allows string values only; agents that follow it may drop it", k.Value(), specName)
 				default:
-					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s must be a string; quote it", k.Value())
+					c.add(c.valueSpan(k, v), rules.SkillMetadataInvalid, "metadata.%s is not a string, where %s allows string values only; quote it", k.Value(), specName)
 				}
 			}
 		}
@@ -99,31 +131,45 @@ func (c *checker) headSpan(k document.Node) document.Span {
 }
 
 // skillName checks the name against the specification and the folder.
+// Claude Code names a skill after its folder when it has no name, and
+// after its name when it has one, so a missing or different name matters
+// only to the agents that follow the specification.
 func (c *checker) skillName(root document.Node) {
+	aud := c.aud
 	name, k, v := str(root, "name")
 	folder := path.Base(path.Dir(c.f.Rel))
 	switch {
 	case !k.Exists() || v.Tag() == "!!null" || (isString(v) && name == ""):
-		c.add(c.headSpan(k), rules.SkillNameMissing, "a skill needs a name (the specification requires it; it must be the folder's name, %s)", folder)
+		switch {
+		case aud.codex:
+			c.add(c.headSpan(k), rules.SkillNotLoaded, "this skill has no name, so Codex skips it; name it %s, after its folder", folder)
+		case aud.spec:
+			c.add(c.headSpan(k), rules.SkillNameMissing, "this skill has no name: %s requires one, equal to the folder's name, %s", specName, folder)
+		}
 		return
 	case !isString(v):
 		c.add(c.nodeSpan(v), rules.SkillNameInvalid, "name must be a string of lowercase letters, digits and hyphens")
 		return
 	}
-	if why := skillNameProblem(name); why != "" {
+	if len(name) > 64 && aud.codex {
+		c.add(c.f.Doc.ValueSpan(v), rules.SkillNotLoaded, "name is %d characters, over the 64 Codex reads, so Codex skips the skill", len(name))
+	} else if why := skillNameProblem(name); why != "" {
 		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameInvalid, "name %q %s", name, why)
 	}
 	switch {
-	case name == folder:
+	case name == folder || !aud.spec:
+	case folder == "skills":
+		// A SKILL.md right in a skills folder: the folder holds the skill
+		// rather than names it, and an installer names it after its name.
 	case skillNameProblem(folder) == "":
-		d := c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %s; the specification requires them equal", name, folder)
+		d := c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %s; %s requires them equal", name, folder, specName)
 		if d != nil {
 			d.Fix = &Fix{Title: fmt.Sprintf("Rename the skill to %s (its folder)", folder), Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: folder}}}
 		}
 	default:
 		// The folder's name cannot be a skill's name, so renaming the
 		// skill cannot fix it: the folder has to move.
-		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %q, which is no valid skill name; rename the folder", name, folder)
+		c.add(c.f.Doc.ValueSpan(v), rules.SkillNameMismatch, "name %q differs from the skill's folder, %q, which is no valid skill name (%s requires them equal); rename the folder", name, folder, specName)
 	}
 }
 
@@ -175,29 +221,82 @@ func (c *checker) skillBody() {
 
 var (
 	// mdLink matches an inline link or image target: [text](target "title").
-	mdLink = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)`)
-	// skillPath matches a file path into a skill's optional folders.
-	skillPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\./)?(?:scripts|references|assets)/[\w./-]*\w\.[A-Za-z0-9]+)`)
-	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	mdLink   = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)`)
+	schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 	// linkDef matches a link reference definition: [label]: target.
 	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
-	// readCue matches what comes before a code span that points the agent
-	// at a file ("Read `references/x.md`", "Detail: `...`", a table's
-	// first cell), unlike an example of a layout ("e.g. `references/x.md`").
-	readCue = regexp.MustCompile(`(?i)(?:\b(?:read|see|load|consult|open|follow)|\bdetails?:|^\s*\|)\s*$`)
-	// cuedPath matches a relative path with a folder and an extension.
-	cuedPath = regexp.MustCompile(`^(?:\./)?[\w-][\w.-]*(?:/[\w.-]+)+\.[A-Za-z0-9]+$`)
+	// barePath matches a relative file path in the text: a folder, a
+	// name and an extension, after a space, a quote, a bracket, a table
+	// bar or an emphasis mark, as in prose, list items, table cells and
+	// code spans.
+	barePath = regexp.MustCompile(`(?:^|[\s(\x60"'|*\[])((?:\./)?[\w-][\w.-]*(?:/[\w.-]+)*/[\w.-]*\w\.[A-Za-z0-9]+)`)
+	// producesCue matches what comes before a path the skill tells the
+	// agent to make, not to read: "write the plan to", "save as", "creates".
+	producesCue = regexp.MustCompile(`(?i)\b(?:write|writes|writing|written|save|saves|saving|saved|create|creates|creating|created|generate|generates|generated|output|outputs|produce|produces|emit|emits|append|appends|store|stores|record|records|download|downloads)\b`)
+	// exampleCue matches what comes right before a path given as an
+	// example of a layout: "e.g.", "for example", "such as", "like".
+	exampleCue = regexp.MustCompile(`(?i)(?:\be\.g\.,?|\bi\.e\.,?|\bfor example,?|\bsuch as|\blike|\bsay)\s*\x60*$`)
+	// exampleAfter matches what comes right after a path given as an
+	// example: "`scripts/x.py` as an example".
+	exampleAfter = regexp.MustCompile(`(?i)^\x60*[,)]?\s*(?:as an? example|as examples|for example|for instance)`)
+	// readCue matches words before a code span that point the agent at a
+	// file: "Read the guide in `references/x.md`", "Details: `...`".
+	readCue = regexp.MustCompile(`(?i)\b(?:read|reads|see|load|loads|consult|open|follow|refer|run|runs|execute|invoke|details?|documented|described)\b`)
+	// itemStart matches what comes before a code span that starts a list
+	// item or a table cell: a list of the skill's files.
+	itemStart = regexp.MustCompile(`(?:^\s*(?:[-*+]|\d+[.)])|\|)\s*$`)
+	// runCommand matches the start of a code span that runs a file.
+	runCommand = regexp.MustCompile(`^(?:uv run|python3?|node|bash|sh|ruby|deno run|bun|npx tsx|tsx)\s+$`)
 	// mdName matches a bare markdown file name in prose: see FORMS.md.
 	mdName = regexp.MustCompile(`(?:^|[\s(])([\w-]+\.md)\b`)
 )
 
-// skillLinks checks that relative links and file paths of the body name
-// files inside the skill's folder. A bare path (scripts/x.py in the text)
-// that is not in the skill but is in the project is taken as the
-// project's: a project skill talks about the project's files.
+// lastWords returns the last n words of b.
+func lastWords(b []byte, n int) []byte {
+	i := len(b)
+	for ; i > 0 && n >= 0; i-- {
+		if b[i-1] == ' ' && (i == len(b) || b[i] != ' ') {
+			n--
+		}
+	}
+	return b[i:]
+}
+
+// under reports whether the relative slash path p is root or lies below
+// it; "." holds every path that does not climb out of it.
+func under(p, root string) bool {
+	if root == "." {
+		return p != ".." && !strings.HasPrefix(p, "../")
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+// outputFolders are folders a skill writes into as it runs.
+var outputFolders = []string{"output", "outputs", "out", "tmp", "temp", "build", "dist", "results", "generated"}
+
+// specFolders are the folders of a skill the specification names.
+var specFolders = []string{"scripts", "references", "assets"}
+
+// skillLinks checks the paths the text tells the agent to read, open or
+// run, and reports only those it clearly points at as files of the skill
+// that are not there:
+//   - a link's target, relative to the skill's folder;
+//   - a path elsewhere in the text (prose, a list item, a table cell, a
+//     code span) whose first folder is one the specification names
+//     (scripts/, references/, assets/) or one the skill has. A path of
+//     any other folder may be a file of the user's project (app/page.tsx
+//     in a migration guide), one the skill writes (quality/PROGRESS.md), a
+//     branch (release/v1.2.0) or a model: it is not the skill's to check.
+//     Nor is a path the text says the agent makes ("write the plan to
+//     references/plan.md") or gives as an example ("e.g. assets/x.png"),
+//     nor one the project itself has.
+//
+// A link that leaves the skill's folder is reported only for a skill that
+// travels (see travelRoot): a project's own skill runs in the repository.
 func (c *checker) skillLinks() {
 	doc := c.f.Doc
 	dir := path.Dir(c.f.Rel)
+	travel, travelWhat := c.s.travelRoot(c.f.Rel)
 	seen := map[int]bool{}
 	check := func(target string, span document.Span, bare bool) {
 		if seen[span.Start] {
@@ -214,34 +313,41 @@ func (c *checker) skillLinks() {
 		if u, err := url.PathUnescape(t); err == nil {
 			t = u
 		}
-		if t == "" {
-			return
+		if t == "" || !strings.ContainsAny(t, "./") {
+			return // [title](URL): a placeholder, not a path
 		}
 		rel := path.Join(dir, t)
 		exists := c.existsRel(rel)
 		if !exists && bare && c.existsRel(path.Clean(t)) {
 			return // a path of the project the skill works on, not of the skill
 		}
-		inside := rel == dir || strings.HasPrefix(rel, dir+"/")
 		switch {
 		case !exists:
 			c.add(span, rules.SkillLinkBroken, "%s names no file (looked for %s)", target, rel)
-		case !inside:
-			c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill installed elsewhere will not have it", target)
+		case travel != "" && !under(rel, travel) && !under(travel, rel):
+			switch travelWhat {
+			case "plugin":
+				c.add(span, rules.SkillLinkOutside, "%s leaves the plugin's folder, %s; an installed plugin is copied on its own, so the file will not be there", target, travel)
+			case "package":
+				c.add(span, rules.SkillLinkOutside, "%s leaves %s, the packages this skill ships with; installed from its package, the skill will not have it", target, travel)
+			default:
+				c.add(span, rules.SkillLinkOutside, "%s leaves the skill's folder; a skill of a collection is installed on its own, so the file will not be there", target)
+			}
 		}
 	}
 	spans := c.bodyCodeSpans()
 	// A link the author commented out is not one the reader follows.
 	comments := c.bodyComments()
 	codes := append(slices.Clone(spans), comments...)
-	next := 0 // the first code span not yet looked at
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
 		start := doc.Lines.Start(n)
 		if _, in := doc.InFence(start); in {
 			continue
 		}
 		text := doc.Lines.Line(n)
+		var links []document.Span
 		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
+			links = append(links, document.Span{Start: start + m[0], End: start + m[1]})
 			if _, in := spanAt(codes, start+m[0]); in {
 				continue
 			}
@@ -250,36 +356,46 @@ func (c *checker) skillLinks() {
 		if m := linkDef.FindSubmatchIndex(text); m != nil {
 			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
 		}
-		for _, m := range skillPath.FindAllSubmatchIndex(text, -1) {
+		for _, m := range barePath.FindAllSubmatchIndex(text, -1) {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
-			// In code, a path is often an example ("`scripts/rotate.py`
-			// for PDF rotation"); a command that runs it is a reference.
-			if code, ok := spanAt(codes, sp.Start); ok && !runsPath(doc.Text[code.Start:code.End], sp.Start-code.Start) && !pointsAt(doc.Text, start, code, sp) {
+			if _, in := spanAt(links, sp.Start); in {
+				continue // a link's text or target, checked above
+			}
+			if _, in := spanAt(comments, sp.Start); in {
 				continue
+			}
+			p := strings.TrimPrefix(string(text[m[2]:m[3]]), "./")
+			first := p[:strings.IndexByte(p, '/')]
+			if !slices.Contains(specFolders, first) && !c.s.dirs[path.Join(dir, first)] {
+				continue // not the skill's: see the doc comment
+			}
+			if slices.Contains(outputFolders, first) || c.s.exists(path.Join(dir, first, ".gitignore")) {
+				continue // what the skill makes when it runs
+			}
+			before := lastWords(text[:m[2]], 6)
+			if producesCue.Match(before) || exampleCue.Match(before) || exampleAfter.Match(text[m[3]:]) {
+				continue
+			}
+			// In code, a path is often an example of a layout ("ask for
+			// `references/idea.md`"); it points at a file when it starts a
+			// list item or a table cell, follows a word that sends the
+			// agent to it, or is run.
+			if code, ok := spanAt(spans, sp.Start); ok {
+				open := code.Start
+				for open > start && doc.Text[open-1] == '\x60' {
+					open--
+				}
+				lead := doc.Text[start:open]
+				if !itemStart.Match(lead) && !readCue.Match(lastWords(lead, 4)) && !runCommand.Match(doc.Text[code.Start:sp.Start]) {
+					continue
+				}
 			}
 			check(string(text[m[2]:m[3]]), sp, true)
-		}
-		// A code span that is a path the text tells the agent to read
-		// ("Read `examples/report.md`", a table's first cell) is checked
-		// whatever folder it names.
-		end := start + len(text)
-		for ; next < len(spans) && spans[next].Start < end; next++ {
-			sp := spans[next]
-			if sp.Start < start || !cuedPath.Match(doc.Text[sp.Start:sp.End]) {
-				continue
-			}
-			if _, in := spanAt(comments, sp.Start); !in && pointsAt(doc.Text, start, sp, sp) {
-				check(string(doc.Text[sp.Start:sp.End]), sp, true)
-			}
 		}
 		// A bare file name in prose ("read FORMS.md") is checked only when
 		// the skill has the file under another case: on a case-sensitive
 		// file system the agent finds nothing, and the author did not see
 		// it on theirs.
-		var links []document.Span
-		for _, m := range mdLink.FindAllIndex(text, -1) {
-			links = append(links, document.Span{Start: start + m[0], End: start + m[1]})
-		}
 		for _, m := range mdName.FindAllSubmatchIndex(text, -1) {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
 			name := string(text[m[2]:m[3]])
@@ -295,23 +411,6 @@ func (c *checker) skillLinks() {
 			}
 		}
 	}
-}
-
-// pointsAt reports whether the code span code, starting the path at sp,
-// points the agent at that file: the path is all the span holds and a
-// reading cue comes before it on its line.
-func pointsAt(text []byte, line int, code, sp document.Span) bool {
-	if sp.Start != code.Start && !(sp.Start == code.Start+2 && string(text[code.Start:sp.Start]) == "./") {
-		return false
-	}
-	if sp.End != code.End {
-		return false
-	}
-	open := code.Start
-	for open > line && text[open-1] == '`' {
-		open--
-	}
-	return readCue.Match(text[line:open])
 }
 
 // bodyComments returns the HTML comments of the body outside fences; an
@@ -375,16 +474,6 @@ func spanAt(spans []document.Span, off int) (document.Span, bool) {
 		}
 	}
 	return document.Span{}, false
-}
-
-// runCommand matches the start of a code span that runs a file: an
-// interpreter, then the file.
-var runCommand = regexp.MustCompile(`^(?:(?:uv run|python3?|node|bash|sh|ruby|deno run|bun|npx tsx|tsx)\s+)$`)
-
-// runsPath reports whether the code holds a command that runs the path at
-// offset at: the interpreter is all that comes before it.
-func runsPath(code []byte, at int) bool {
-	return runCommand.Match(code[:at])
 }
 
 // existsRel reports whether a path relative to the workspace root names

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -24,7 +25,13 @@ var keyValue = regexp.MustCompile(`^([A-Za-z_][\w.-]*):(?:[ \t]+(.*?))?[ \t]*$`)
 //   - indentation by tabs becomes spaces.
 func (c *checker) yamlError(fm *document.Frontmatter) {
 	line := fm.Err.Line
-	d := c.add(c.lineSpan(line), rules.FrontmatterParse, "frontmatter is not valid YAML, so the agent ignores it: %s", fm.Err.Message)
+	consequence := "so the agent ignores it"
+	switch c.f.Kind {
+	case KindSkill, KindCommand, KindSubagent:
+		// Claude Code's loader tried quoting values already (lenient).
+		consequence = "and Claude Code cannot read it either, quoting values as its loader does, so it ignores it"
+	}
+	d := c.add(c.lineSpan(line), rules.FrontmatterParse, "frontmatter is not valid YAML, %s: %s", consequence, fm.Err.Message)
 	if d == nil {
 		return
 	}
@@ -110,6 +117,54 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 		}
 	}
 	d.Fix = &Fix{Title: title, Edits: edits}
+}
+
+// laxYAML reports a frontmatter that strict YAML rejects and Claude Code
+// reads once its loader has quoted values: an error for a skill Codex
+// loads too, which it skips, else a warning that it is not portable. The
+// fix quotes the values as Claude Code's loader does, so every reader
+// reads what Claude Code reads.
+func (c *checker) laxYAML() {
+	lax := c.f.lax
+	lines := c.f.Lines
+	var edits []Edit
+	var causes []string
+	for _, q := range c.f.quoted {
+		n := lines.LineOf(q[0])
+		if !slices.Contains(lax.lines, n) {
+			continue
+		}
+		value := string(c.f.Text[q[0]:q[1]])
+		edits = append(edits, Edit{Span: document.Span{Start: q[0], End: q[1]}, NewText: yamlQuote(value)})
+		key := string(bytes.TrimSpace(c.f.Text[lines.Start(n) : lines.Start(n)+bytes.IndexByte(lines.Line(n), ':')]))
+		switch {
+		case strings.Contains(value, ": "):
+			causes = append(causes, fmt.Sprintf("the value of %s holds \": \"", key))
+		case strings.ContainsAny(value[:1], "{}[]*&#!|>%@`"):
+			causes = append(causes, fmt.Sprintf("the value of %s starts with %q, which YAML reserves", key, value[:1]))
+		default:
+			causes = append(causes, fmt.Sprintf("the value of %s holds a character YAML reserves", key))
+		}
+	}
+	if len(edits) == 0 {
+		return
+	}
+	span := lineOf(lines, lax.lines[0]) // in the file's offsets: the others are mapped already
+	var d *Diagnostic
+	if c.f.Kind == KindSkill && c.aud.codex {
+		d = c.add(span, rules.FrontmatterParse, "frontmatter is not valid YAML (%s: %s), so Codex, which loads the skills of .agents/skills, skips this skill; Claude Code reads it once its loader has quoted the value",
+			strings.Join(causes, "; "), lax.err.Message)
+	} else {
+		d = c.add(span, rules.FrontmatterLenientYAML, "frontmatter is not valid YAML (%s: %s); Claude Code reads it once its loader has quoted the value, but strict YAML readers (Codex, validators, previews) reject it; quote it",
+			strings.Join(causes, "; "), lax.err.Message)
+	}
+	if d != nil {
+		title := "Quote the value"
+		if len(edits) > 1 {
+			title = "Quote the values"
+		}
+		d.Fix = &Fix{Title: title, Edits: edits}
+	}
 }
 
 // yamlQuote writes s as a double-quoted YAML scalar.

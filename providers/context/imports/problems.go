@@ -3,6 +3,7 @@ package imports
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -69,12 +70,23 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 	case Missing:
 		p.Code = rules.ImportMissing
 		p.Message = fmt.Sprintf("%s is not loaded: there is no file %s", written, show(root, e.Target))
-		if sib := siblings(e.Target); len(sib) > 0 && e.Kind() == Relative {
-			p.Message += fmt.Sprintf(" (did you mean %s?)", filepath.ToSlash(filepath.Join(filepath.Dir(e.Path), sib[0])))
-		}
-		if trimmed := strings.TrimRight(e.Path, "."); trimmed != e.Path && e.Kind() == Relative {
-			if st, err := os.Stat(filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))); err == nil && !st.IsDir() {
-				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", e.Path[len(trimmed):])
+		trimmed := strings.TrimRight(e.Path, ".")
+		switch {
+		case e.Kind() != Relative:
+		case trimmed != e.Path && trimmed != "":
+			// "see @README." : the agent looks for "README.".
+			final := e.Path[len(trimmed):]
+			at := filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))
+			if st, err := os.Stat(at); err == nil && !st.IsDir() {
+				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", final)
+			} else if sib := siblings(at); len(sib) > 0 {
+				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; did you mean @%s?)", final, path.Join(path.Dir(trimmed), sib[0]))
+			} else {
+				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name)", final)
+			}
+		default:
+			if sib := siblings(e.Target); len(sib) > 0 {
+				p.Message += fmt.Sprintf(" (did you mean %s?)", filepath.ToSlash(filepath.Join(filepath.Dir(e.Path), sib[0])))
 			}
 		}
 	case Punctuation:

@@ -146,7 +146,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	}
 	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n"+
 		"Ask @alice, install @types/node and @v2.1; not @folder/none nor @gone.md\n"+
-		"See @README and @LICENSE and @Makefile\n")
+		"See @README and @LICENSE and @Makefile\nRead @README.\n")
 	write("proj/README.md", "readme\n")
 	write("proj/self.md", "@self.md\n")
 	write("proj/a.md", "a\n")
@@ -168,7 +168,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	want := []string{"self.md=loaded", "a.md=loaded", "a.md=already loaded", "b.md=loaded", "folder=missing",
 		"../outside.md=outside the project", "big.md=loaded", "huge.md=too large", "CLAUDE.md=cycle", "a.md.=missing",
 		"alice,=not a file", "types/node=not a file", "v2.1;=not a file", "folder/none=missing", "gone.md=missing",
-		"README=missing", "LICENSE=missing", "Makefile=missing"}
+		"README=missing", "LICENSE=missing", "Makefile=missing", "README.=missing"}
 	if !slices.Equal(statuses, want) {
 		t.Errorf("statuses\n got %v\nwant %v", statuses, want)
 	}
@@ -181,6 +181,9 @@ func TestBuildEdgeCases(t *testing.T) {
 		if p.Code == rules.ImportMissing && strings.HasPrefix(p.Message, "@README ") && !strings.Contains(p.Message, "did you mean README.md?") {
 			t.Errorf("no did-you-mean for @README: %s", p.Message)
 		}
+		if want := `@README. is not loaded: there is no file README. (the agent reads the final "." as part of the name; did you mean @README.md?)`; strings.HasPrefix(p.Message, "@README. ") && p.Message != want {
+			t.Errorf("@README.: %s\nwant %s", p.Message, want)
+		}
 		if _, ok := rules.Lookup(p.Code); !ok {
 			t.Errorf("code %q is not in the rules table", p.Code)
 		}
@@ -188,7 +191,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	// self.md imports itself, CLAUDE.md imports itself; b.md's import of
 	// a.md is no problem; big.md is flagged for size, huge.md for being
 	// skipped.
-	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 7, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
+	wantCodes := map[string]int{rules.ImportCycle: 2, rules.ImportMissing: 8, rules.ImportOutsideProject: 1, rules.MemoryTooLarge: 2}
 	if !maps.Equal(codes, wantCodes) {
 		t.Errorf("codes %v, want %v", codes, wantCodes)
 	}

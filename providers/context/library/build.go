@@ -639,7 +639,9 @@ func (st *state) addFile(f *File) {
 	case f.Command != nil:
 		if prev, dup := st.commands[f.Command.Name]; dup {
 			st.dupCommands[f.Command.Name] = true
-			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
+			if !namespaced(f.Path, prev.Path) {
+				st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
+			}
 			return
 		}
 		st.commands[f.Command.Name] = f.Command

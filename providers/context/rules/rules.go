@@ -76,11 +76,18 @@ type Rule struct {
 // Sources of rules.
 const (
 	srcCtxls       = "ctxls"
-	srcSkillSpec   = "Agent Skills specification"
+	srcSkillSpec   = "Agent Skills specification (https://agentskills.io/specification)"
+	srcSkillsDocs  = "Claude Code docs (https://code.claude.com/docs/en/skills)"
+	srcCodexSkills = "Codex docs (https://developers.openai.com/codex/skills)"
+	srcClaudeYAML  = "Claude Code's frontmatter loader (https://github.com/anthropics/claude-code/issues/91871)"
+	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/agent-customization/custom-instructions)"
 	srcClaudeCode  = "Claude Code docs"
 	srcCodex       = "Codex docs"
-	srcCursor      = "Cursor docs"
-	srcCopilot     = "GitHub Copilot docs"
+	srcCursor      = "Cursor docs (https://cursor.com/docs/context/rules)"
+	srcCopilot     = "GitHub Copilot docs (https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions)"
+	srcSubagents   = "Claude Code docs (https://code.claude.com/docs/en/sub-agents)"
+	srcCommands    = "Claude Code docs (https://code.claude.com/docs/en/slash-commands)"
+	srcPluginCache = "Claude Code plugin docs (https://code.claude.com/docs/en/plugins/loading)"
 	srcYAML        = "YAML 1.2"
 	srcJSON        = "JSON (RFC 8259)"
 	srcClaudePlugs = "Claude Code plugin docs"
@@ -124,6 +131,8 @@ const (
 const (
 	FrontmatterMissing      = "frontmatter-missing"
 	AgentUnknownField       = "agent-unknown-field"
+	FrontmatterLenientYAML  = "frontmatter-lenient-yaml"
+	SkillNotLoaded          = "skill-not-loaded"
 	SkillNameMissing        = "skill-name-missing"
 	SkillNameInvalid        = "skill-name-invalid"
 	SkillNameMismatch       = "skill-name-mismatch"
@@ -154,6 +163,7 @@ const (
 	CopilotFieldInvalid     = "copilot-field-invalid"
 	CopilotApplyToInvalid   = "copilot-applyto-invalid"
 	CopilotApplyToUnmatched = "copilot-applyto-unmatched"
+	CopilotApplyToMissing   = "copilot-applyto-missing"
 )
 
 // table lists every rule, in the order the README shows them.
@@ -182,38 +192,41 @@ var table = []Rule{
 	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
 	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
 
-	{FrontmatterMissing, Error, "a skill or subagent has no YAML frontmatter", srcSkillSpec, NoFix},
+	{FrontmatterMissing, Error, "a subagent has no YAML frontmatter, so Claude Code finds no name and does not load it", srcSubagents, NoFix},
 	{AgentUnknownField, Hint, "a frontmatter field the agent does not document (kept)", srcClaudeCode, NoFix},
-	{SkillNameMissing, Error, "a skill has no `name`", srcSkillSpec, NoFix},
-	{SkillNameInvalid, Error, "a skill `name` is not 1-64 characters of `a-z 0-9 -` without leading, trailing or doubled hyphens", srcSkillSpec, NoFix},
-	{SkillNameMismatch, Error, "a skill `name` differs from its folder's name; the fix renames it to the folder", srcSkillSpec, Safe},
-	{SkillDescriptionMissing, Error, "a skill has no `description`", srcSkillSpec, NoFix},
-	{SkillDescriptionTooLong, Error, "a skill `description` is over `limits.skillDescription` characters (1,024)", srcSkillSpec, NoFix},
-	{SkillCompatibilityLong, Error, "a skill `compatibility` is over `limits.skillCompatibility` characters (500)", srcSkillSpec, NoFix},
-	{SkillMetadataInvalid, Error, "a skill `metadata` is not a map of string values", srcSkillSpec, NoFix},
-	{SkillFieldInvalid, Warning, "a Claude Code skill field (`when_to_use`, `model`, `allowed-tools`, …) has the wrong type, or a `paths` glob is invalid", srcClaudeCode, NoFix},
-	{SkillListingTooLong, Warning, "`description` and `when_to_use` together are over `limits.skillListing` characters (1,536); the listing cuts them", srcClaudeCode, NoFix},
+	{FrontmatterLenientYAML, Warning, "the frontmatter of a skill, command or subagent is not valid YAML, but Claude Code reads it once it has quoted the values holding `: ` or a reserved character, as its loader does; strict YAML readers (Codex, validators, previews) reject it; the fix quotes them", srcClaudeYAML, Safe},
+	{SkillNotLoaded, Error, "a skill of `.agents/skills` that Codex skips: no frontmatter, no `name` or `description`, a `name` over 64 or a `description` over `limits.skillDescription` characters", srcCodexSkills, NoFix},
+	{SkillNameMissing, Warning, "a skill that agents following the specification read has no `name` (Claude Code names a skill after its folder and does not need one)", srcSkillSpec, NoFix},
+	{SkillNameInvalid, Warning, "a skill `name` is not 1-64 characters of `a-z 0-9 -` without leading, trailing or doubled hyphens", srcSkillSpec + "; " + srcSkillsDocs, NoFix},
+	{SkillNameMismatch, Warning, "the `name` of a skill that agents following the specification read differs from its folder's name; the fix renames it to the folder", srcSkillSpec, Safe},
+	{SkillDescriptionMissing, Warning, "a skill has no `description` (Claude Code falls back on the first paragraph; the specification requires one)", srcSkillsDocs + "; " + srcSkillSpec, NoFix},
+	{SkillDescriptionTooLong, Warning, "the `description` of a skill that agents following the specification read is over `limits.skillDescription` characters (1,024)", srcSkillSpec, NoFix},
+	{SkillCompatibilityLong, Warning, "the `compatibility` of a skill that agents following the specification read is over `limits.skillCompatibility` characters (500)", srcSkillSpec, NoFix},
+	{SkillMetadataInvalid, Warning, "the `metadata` of a skill that agents following the specification read is not a map of string values", srcSkillSpec, NoFix},
+	{SkillFieldInvalid, Warning, "a Claude Code skill field (`when_to_use`, `model`, `allowed-tools`, …) has the wrong type, or a `paths` glob is invalid", srcSkillsDocs, NoFix},
+	{SkillListingTooLong, Warning, "`description` and `when_to_use` together are over `limits.skillListing` characters (1,536); the listing cuts them", srcSkillsDocs, NoFix},
 	{SkillBodyTooLong, Warning, "a skill body is over `limits.skillBodyLines` lines (500) or `limits.skillBodyTokens` tokens (5,000)", srcSkillSpec, NoFix},
-	{SkillLinkBroken, Error, "a relative link or file path in a skill names no file", srcSkillSpec, NoFix},
-	{SkillLinkOutside, Warning, "a relative link or file path in a skill leaves the skill's folder", srcSkillSpec, NoFix},
-	{CommandFieldInvalid, Warning, "a command field (`description`, `argument-hint`, `allowed-tools`, `model`) has the wrong type", srcClaudeCode, NoFix},
-	{CommandFileMissing, Error, "an `@path` file reference in a command names no file", srcClaudeCode, NoFix},
-	{SubagentFieldMissing, Error, "a subagent has no `name` or no `description`", srcClaudeCode, NoFix},
-	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcClaudeCode, NoFix},
-	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcClaudeCode, NoFix},
-	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcClaudeCode, NoFix},
+	{SkillLinkBroken, Error, "a link of a skill, or a path the text points the agent at in a folder of the skill (`scripts/`, `references/`, `assets/` or one the skill has), names no file", srcSkillSpec, NoFix},
+	{SkillLinkOutside, Warning, "a link of a skill that travels leaves what travels with it: a plugin's folder, a collection skill's own folder, a package's packages (a project's own skill runs in place)", srcSkillSpec + "; " + srcPluginCache, NoFix},
+	{CommandFieldInvalid, Warning, "a command field (`description`, `argument-hint`, `allowed-tools`, `model`) has the wrong type", srcCommands, NoFix},
+	{CommandFileMissing, Error, "an `@path` file reference in a command names no file", srcCommands, NoFix},
+	{SubagentFieldMissing, Error, "a subagent has no `name` or no `description`", srcSubagents, NoFix},
+	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcSubagents, NoFix},
+	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcSubagents, NoFix},
+	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcSubagents, NoFix},
 	{JSONSyntax, Error, "a plugin, marketplace, `.mcp.json` or `.lsp.json` file is not valid JSON", srcJSON, NoFix},
 	{PluginFieldMissing, Error, "a required field of a plugin JSON file is missing", srcClaudePlugs, NoFix},
 	{PluginFieldInvalid, Warning, "a field of a plugin JSON file has the wrong type", srcClaudePlugs, NoFix},
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
 	{PluginNameDuplicate, Error, "two plugins of a marketplace have the same name, or a JSON object gives a key (a server name, …) twice", srcClaudePlugs, NoFix},
 	{PluginPathMissing, Error, "a path or local plugin source named by a plugin JSON file does not exist", srcClaudePlugs, NoFix},
-	{AgentsMdTooLarge, Warning, "an `AGENTS.md` or `GEMINI.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
+	{AgentsMdTooLarge, Warning, "an `AGENTS.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
 	{CursorFieldInvalid, Warning, "a Cursor rule field (`description`, `globs`, `alwaysApply`) has the wrong type", srcCursor, NoFix},
-	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description` (only an explicit @-mention loads it), or its globs match no file", srcCursor, NoFix},
+	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description` (only an explicit @-mention loads it), or none of its globs matches a file", srcCursor, NoFix},
 	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},
-	{CopilotApplyToInvalid, Error, "an `applyTo` glob of Copilot instructions is not a valid glob", srcCopilot, NoFix},
-	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file", srcCopilot, NoFix},
+	{CopilotApplyToInvalid, Error, "an `applyTo` glob of Copilot instructions is not a valid glob", srcVSCodeInstr, NoFix},
+	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file (tried under any folder and whatever the case, as VS Code matches it)", srcVSCodeInstr, NoFix},
+	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcVSCodeInstr + "; " + srcCopilot, NoFix},
 }
 
 var byCode = func() map[string]*Rule {

@@ -254,3 +254,31 @@ func compute(t *testing.T, dir string, opt Options) *Cost {
 	}
 	return c
 }
+
+// TestClaudeLinkedSkills checks that a session counts the skills whose
+// folders under .claude/skills are links, as Cline's repository keeps
+// them (to .agents/skills and .cline/skills), and not those behind a
+// link that leaves the workspace.
+func TestClaudeLinkedSkills(t *testing.T) {
+	t.Parallel()
+	dir := fsguardtest.TempTree(t, map[string]string{
+		".agents/skills/opentui/SKILL.md":    "---\nname: opentui\ndescription: Builds terminal UIs with OpenTUI. Use for TUI work.\n---\n\n# OpenTUI\n",
+		".cline/skills/publish-cli/SKILL.md": "---\nname: publish-cli\ndescription: Publishes the CLI to npm. Use when releasing.\n---\n\n# Publish\n",
+	})
+	fsguardtest.Links(t, dir, map[string]string{
+		".claude/skills/opentui":     "../../.agents/skills/opentui",
+		".claude/skills/publish-cli": "../../.cline/skills/publish-cli",
+		".claude/skills/away":        filepath.Dir(fsguardtest.Outside(t, "away/SKILL.md", "---\nname: away\ndescription: Away.\n---\n")),
+	})
+	c := compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
+	var listed []string
+	for _, e := range c.AlwaysLoaded {
+		if e.Reason == "skill listing" {
+			listed = append(listed, e.File)
+		}
+	}
+	want := []string{".claude/skills/opentui/SKILL.md", ".claude/skills/publish-cli/SKILL.md"}
+	if !slices.Equal(listed, want) {
+		t.Errorf("skill listings %v, want %v", listed, want)
+	}
+}
