@@ -66,10 +66,12 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 	manifest := filepath.Join(dir, ".claude-plugin", "plugin.json")
 	write(t, manifest, "{}")
 	waitFor(manifest)
+	// Counted before the removal: a report that comes between the two
+	// would otherwise be missed.
+	before := len(rec.seen())
 	if err := os.RemoveAll(filepath.Dir(skill)); err != nil {
 		t.Fatal(err)
 	}
-	before := len(rec.seen())
 	watchertest.WaitFor(t, "the removal of "+skill+" reported", func() bool { return slices.Contains(rec.seen()[before:], skill) })
 	for _, p := range rec.seen() {
 		if slices.Contains(ignored, p) || filepath.Ext(p) == "" {
