@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,5 +154,108 @@ func TestReadFile(t *testing.T) {
 				t.Errorf("ReadFile = %v, want ErrNotRegular naming a named pipe", err)
 			}
 		})
+	}
+}
+
+func TestRootReadFile(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	r := NewRoot(root)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		path string
+		want error // nil: reads "# A\n" or "# B\n"
+	}{
+		{name: "regular file", path: "a.md"},
+		{name: "link inside the root", path: "inside.md"},
+		{name: "link into a subdirectory", path: "nested.md"},
+		{name: "absolute link outside", path: "out.md", want: ErrOutsideWorkspace},
+		{name: "relative link outside", path: "relout.md", want: ErrOutsideWorkspace},
+		{name: "file below a link to a directory outside", path: "outdir/secret.md", want: ErrOutsideWorkspace},
+		{name: "dangling link", path: "dangling.md", want: fs.ErrNotExist},
+		{name: "named pipe", path: "pipe.md", want: ErrNotRegular},
+		{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
+		{name: "directory", path: "sub", want: ErrNotRegular},
+		{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := tc.path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			var b []byte
+			var err error
+			fsguardtest.Within(t, "ReadFile", func() { b, err = r.ReadFile(ctx, p, 1<<20) })
+			switch {
+			case tc.want == nil:
+				if err != nil || !strings.HasPrefix(string(b), "# ") {
+					t.Errorf("ReadFile = %q, %v", b, err)
+				}
+			case !errors.Is(err, tc.want):
+				t.Errorf("ReadFile = %q, %v; want %v", b, err, tc.want)
+			case strings.Contains(err.Error(), outside) && !strings.HasPrefix(tc.path, outside):
+				t.Errorf("ReadFile's error %q shows where the link leads", err)
+			case len(b) != 0:
+				t.Errorf("ReadFile returned %q with its error", b)
+			}
+		})
+	}
+}
+
+// TestReadKernelFiles reads files of /proc, which report themselves as
+// regular files: they are refused, by the root check and by ReadFile.
+func TestReadKernelFiles(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc here")
+	}
+	if fi, err := os.Stat("/proc/self/environ"); err == nil && !fi.Mode().IsRegular() {
+		t.Fatalf("/proc/self/environ is %v; the case needs a regular file", fi.Mode())
+	}
+	ctx := context.Background()
+	for _, p := range []string{"/proc/self/environ", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if b, err := ReadFile(ctx, p, 1<<20); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadFile(%s) = %d bytes, %v; want ErrNotRegular", p, len(b), err)
+		}
+		// A workspace at / holds /proc: the root check lets it through,
+		// the read does not.
+		if b, err := NewRoot("/").ReadFile(ctx, p, 1<<20); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Root(/).ReadFile(%s) = %d bytes, %v; want ErrNotRegular", p, len(b), err)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	sep := string(filepath.Separator)
+	root := filepath.Join(sep, "w")
+	for _, tc := range []struct {
+		dir, p string
+		want   bool
+		rel    string
+	}{
+		{root, root, true, "."},
+		{root, filepath.Join(root, "a"), true, "a"},
+		{root, filepath.Join(root, "a", "b.md"), true, "a/b.md"},
+		{root, root + "-x", false, ""},
+		{root, filepath.Join(root+"x", "a"), false, ""},
+		{root, sep, false, ""},
+		{root, filepath.Join(sep, "other"), false, ""},
+		{sep, filepath.Join(sep, "a"), true, "a"},
+		{sep, sep, true, "."},
+		{"", sep, false, ""},
+		{root, filepath.Join(root, "..foo"), true, "..foo"},
+	} {
+		if got := Within(tc.dir, tc.p); got != tc.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tc.dir, tc.p, got, tc.want)
+		}
+		if rel, ok := Rel(tc.dir, tc.p); ok != tc.want || rel != tc.rel {
+			t.Errorf("Rel(%q, %q) = %q, %v; want %q, %v", tc.dir, tc.p, rel, ok, tc.rel, tc.want)
+		}
 	}
 }
