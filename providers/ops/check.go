@@ -10,6 +10,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/memory"
 )
@@ -127,16 +128,13 @@ func pathFilter(dir, path string) (func(string) bool, error) {
 		path = filepath.Join(dir, path)
 	}
 	path = filepath.Clean(path)
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !fsguard.Within(dir, path) {
 		return nil, invalidf("path %s is outside the workspace %s", path, dir)
 	}
-	if rel == "." {
+	if path == dir {
 		return func(string) bool { return true }, nil
 	}
-	return func(p string) bool {
-		return p == path || strings.HasPrefix(p, path+string(filepath.Separator))
-	}, nil
+	return func(p string) bool { return fsguard.Within(path, p) }, nil
 }
 
 // diagnostics gathers the diagnostics of the files keep accepts: of the

@@ -62,6 +62,15 @@ type Set struct {
 	ctr         tokens.Counter // see counter
 }
 
+// Guard returns the check every file of the workspace passes before it is
+// read: the files of the set, and those that agent files name.
+func (s *Set) Guard() *fsguard.Root {
+	if s.root == nil {
+		return fsguard.NewRoot(s.Root)
+	}
+	return s.root
+}
+
 // maxWorkspaceFiles bounds the file list globs are matched against.
 const maxWorkspaceFiles = 500_000
 
@@ -89,8 +98,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 			}
 			return nil // an unreadable folder is skipped, as the agents do
 		}
-		rel, _ := filepath.Rel(abs, p)
-		rel = filepath.ToSlash(rel)
+		rel, _ := fsguard.Rel(abs, p)
 		if d.IsDir() {
 			if p != abs && (config.IgnoredDir(d.Name()) || ignore.match(rel)) {
 				return filepath.SkipDir
@@ -135,14 +143,8 @@ func (s *Set) read(ctx context.Context, f *File, content []byte) {
 		// The workspace's root check, as for the library: a link out of the
 		// workspace is not followed, and a named pipe is not opened for
 		// reading, which would block.
-		root := s.root
-		if root == nil {
-			root = fsguard.NewRoot(s.Root)
-		}
-		_, err := root.Check(f.Path)
-		if err == nil {
-			content, err = fsguard.ReadFile(ctx, f.Path, s.cfg.MaxFileSize)
-		}
+		var err error
+		content, err = s.Guard().ReadFile(ctx, f.Path, s.cfg.MaxFileSize)
 		var big *fsguard.TooLargeError
 		switch {
 		case errors.As(err, &big):

@@ -2,11 +2,11 @@ package imports
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
@@ -69,11 +69,11 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 	case Missing:
 		p.Code = rules.ImportMissing
 		p.Message = fmt.Sprintf("%s is not loaded: there is no file %s", written, show(root, e.Target))
-		if sib := siblings(e.Target); len(sib) > 0 && e.Kind() == Relative {
+		if sib := siblings(t.guard, e.Target); len(sib) > 0 && e.Kind() == Relative {
 			p.Message += fmt.Sprintf(" (did you mean %s?)", filepath.ToSlash(filepath.Join(filepath.Dir(e.Path), sib[0])))
 		}
 		if trimmed := strings.TrimRight(e.Path, "."); trimmed != e.Path && e.Kind() == Relative {
-			if st, err := os.Stat(filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))); err == nil && !st.IsDir() {
+			if st, err := t.guard.Check(filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))); err == nil && !st.IsDir() {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", e.Path[len(trimmed):])
 			}
 		}
@@ -102,6 +102,14 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 			where = e.Target + ", " + where
 		}
 		p.Message = fmt.Sprintf("%s leads to %s: its cost is not counted, and Claude Code asks before loading files outside the project", written, where)
+	case Escapes:
+		// Where the link leads is left out: the file it reaches is none of
+		// the project's, and a message may end up anywhere.
+		p.Code = rules.ImportOutsideProject
+		p.Message = fmt.Sprintf("%s leads out of the project through a symbolic link: ctxls does not read it and its cost is not counted, but an agent that follows the link loads a file from outside the project", written)
+	case Special:
+		p.Code = rules.FileSkipped
+		p.Message = fmt.Sprintf("%s is not read: %s is %s", written, show(root, e.Target), e.Why)
 	case TooLarge:
 		p.Code = rules.MemoryTooLarge
 		p.Message = fmt.Sprintf("%s is not loaded: the file is larger than 4 MiB", written)
@@ -113,10 +121,8 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 
 // show returns p relative to root with forward slashes when it is inside.
 func show(root, p string) string {
-	if root != "" {
-		if rel, err := filepath.Rel(root, p); err == nil && within(root, p) {
-			return filepath.ToSlash(rel)
-		}
+	if rel, ok := fsguard.Rel(root, p); ok {
+		return rel
 	}
 	return p
 }

@@ -162,9 +162,27 @@ func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 		if !isMarkdown(p) {
 			continue
 		}
+		if c.Content != nil && !l.mayHold(p) {
+			// An editor's text of a file the root check refuses, as when
+			// the editor opened a link out of the workspace: what it shows
+			// is not the workspace's.
+			a.ups = append(a.ups, fileUpdate{path: p, removed: true})
+			continue
+		}
 		a.ups = append(a.ups, fileUpdate{path: p, content: c.Content, fromDisk: c.FromDisk || c.Content == nil})
 	}
 	return nil, nil
+}
+
+// mayHold reports whether the library may take an editor's text for the
+// file at p: what p leads to lies in the workspace and is a regular file,
+// or nothing is there yet.
+func (l *Library) mayHold(p string) bool {
+	info, err := l.root.Stat(p)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist) && !fsguard.IsLoop(err)
+	}
+	return info.Mode().IsRegular()
 }
 
 // collectFromDisk looks at the disk for a change that brought no text. It
@@ -466,7 +484,7 @@ func dependents(st *state, f *File, edit bool) []string {
 // or command root, which requires a full scan.
 func (l *Library) touchesRoots(p string, b *builder) bool {
 	for _, r := range append(slices.Clone(b.contextRoots), b.commandRoots...) {
-		if p == r || strings.HasPrefix(r, p+string(filepath.Separator)) {
+		if fsguard.Within(p, r) {
 			return true // the root itself or a parent of it changed
 		}
 	}

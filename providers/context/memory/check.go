@@ -26,7 +26,8 @@ type Report struct {
 }
 
 // Read returns a file's content: an editor's text, or the disk's. It
-// fails as imports.ReadFile does.
+// fails as imports.ReadFile does. The import trees call it only for the
+// files the workspace's root check lets through.
 type Read func(path string) ([]byte, error)
 
 // Check returns the diagnostics of the memory files and rules of set, and
@@ -89,10 +90,11 @@ func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, cou
 			if p == f.Path {
 				return f.Text, nil
 			}
-			return imports.ReadFile(p)
+			return imports.ReadFile(set.Guard(), p)
 		}
 	}
 	opt := Options(cfg, set.Root, counter)
+	opt.Guard = set.Guard()
 	opt.Read = read
 	t, err := imports.Build(ctx, f.Path, opt)
 	if err != nil {
@@ -130,7 +132,7 @@ func FileOf(set *agentfiles.Set, path string, read Read) (*agentfiles.File, bool
 		if f, ok := set.File(path); ok {
 			return f, true
 		}
-		read = imports.ReadFile
+		read = func(p string) ([]byte, error) { return imports.ReadFile(set.Guard(), p) }
 	}
 	text, err := read(path)
 	if err != nil {

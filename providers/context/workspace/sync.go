@@ -519,7 +519,7 @@ func (c *collector) readAll(ctx context.Context) {
 	}
 	out := make([]read, len(c.reads))
 	parallel.For(len(c.reads), readers, func(i int) {
-		out[i].data, out[i].err = fsguard.ReadFile(ctx, c.reads[i], c.cfg.MaxFileSize)
+		out[i].data, out[i].err = c.lib.Root().ReadFile(ctx, c.reads[i], c.cfg.MaxFileSize)
 	})
 	for i, p := range c.reads {
 		switch {
@@ -621,9 +621,7 @@ func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, er
 	return true, nil
 }
 
-func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
+func within(dir, p string) bool { return fsguard.Within(dir, p) }
 
 func isMarkdown(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
