@@ -43,8 +43,8 @@ func showHeader(rec ops.ShowResponse, tokenizer string) string {
 	return fmt.Sprintf("%s · %s · %s tokens (%s)", rec.Reference, rec.Title, thousands(rec.Tokens), tokenizer)
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w, a reader or a writer, is a terminal.
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

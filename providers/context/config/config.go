@@ -88,6 +88,11 @@ type Executor struct {
 	Command []string `yaml:"command" json:"command,omitempty"`
 	// Timeout bounds one step.
 	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// CommandFromSettings reports that Command comes from the editor's
+	// settings, the user's own, rather than from the workspace's
+	// .ctxls.yaml, which a cloned repository chooses: only the latter
+	// needs the user's consent before it runs.
+	CommandFromSettings bool `yaml:"-" json:"-"`
 }
 
 // Chain is a named, ordered list of command names.
