@@ -185,7 +185,7 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 	if !isMemoryFile(v.lib.Dir(), v.path) {
 		return nil, false
 	}
-	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems)
+	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems, v.lib.Root())
 	if !ok {
 		return nil, false
 	}
