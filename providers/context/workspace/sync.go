@@ -644,5 +644,7 @@ func sameContent(doc *document.Doc, data []byte) bool {
 func sameConfig(a, b *config.Config) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	// Where the executor's command line comes from is no JSON field, and
+	// it decides whether the command line needs consent.
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb) && a.Executor.CommandFromSettings == b.Executor.CommandFromSettings
 }
