@@ -259,3 +259,26 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestReadReplaced reads a path whose file is not the one the check found,
+// as when a link is swapped in between: the read refuses it. The last
+// element is opened without following a link.
+func TestReadReplaced(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	ctx := context.Background()
+	checked, err := os.Stat(filepath.Join(root, "a.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "sub", "b.md")
+	if b, _, err := read(ctx, p, "b.md", 1<<20, openNoFollow, checked); !errors.Is(err, ErrChanged) || len(b) != 0 {
+		t.Errorf("read of another file than the checked one = %q, %v; want ErrChanged", b, err)
+	}
+	if openNoFollow == 0 {
+		return
+	}
+	if b, _, err := read(ctx, filepath.Join(root, "out.md"), "out.md", 1<<20, openNoFollow, nil); err == nil || len(b) != 0 || strings.Contains(err.Error(), outside) {
+		t.Errorf("read of a link with openNoFollow = %q, %v; want a refusal that names out.md only", b, err)
+	}
+}
