@@ -183,9 +183,18 @@ func (s *Store) load() (*file, error) {
 	return f, nil
 }
 
-// update changes the store with fn and writes it atomically: a reader sees
-// the old file or the new one, never a part.
+// update changes the store with fn and writes it atomically, under the
+// store's lock: a reader sees the old file or the new one, never a part,
+// and of two updates at once neither is lost.
 func (s *Store) update(fn func(*file)) error {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	unlock, err := lock(s.path + ".lock")
+	if err != nil {
+		return fmt.Errorf("trust: lock %s: %w", s.path, err)
+	}
+	defer unlock()
 	f, err := s.load()
 	if err != nil {
 		return err
@@ -196,9 +205,6 @@ func (s *Store) update(fn func(*file)) error {
 		return fmt.Errorf("trust: %w", err)
 	}
 	data = append(data, '\n')
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("trust: %w", err)
-	}
 	if err := writeAtomic(s.path, data, 0o600); err != nil {
 		return fmt.Errorf("trust: write %s: %w", s.path, err)
 	}

@@ -111,10 +111,15 @@ func TestStoreFile(t *testing.T) {
 	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Errorf("store mode = %v; want 0600", fi.Mode().Perm())
 	}
-	// No temporary file is left beside it.
+	// No temporary file is left beside it, only the lock.
 	ents, err := os.ReadDir(filepath.Dir(s.Path()))
-	if err != nil || len(ents) != 1 {
-		t.Errorf("store directory holds %v, %v; want only %s", ents, err, FileName)
+	for _, e := range ents {
+		if e.Name() != FileName && e.Name() != FileName+".lock" {
+			t.Errorf("store directory holds %s besides %s", e.Name(), FileName)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	// A store that is not JSON is an error that names it, never a grant.
 	fsguardtest.Write(t, s.Path(), "{not json")
@@ -148,6 +153,35 @@ func TestProgramDigest(t *testing.T) {
 		sum, err := ProgramDigest(dir, tt.argv)
 		if err != nil || (sum != "") != tt.digest {
 			t.Errorf("ProgramDigest(%q) = %q, %v; want a digest: %v", tt.argv, sum, err, tt.digest)
+		}
+	}
+}
+
+// TestConcurrentGrants grants many workspaces at once, as parallel
+// processes may: every grant is kept.
+func TestConcurrentGrants(t *testing.T) {
+	t.Parallel()
+	s := Open(filepath.Join(t.TempDir(), FileName))
+	dirs := make([]string, 16)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+	}
+	errs := make(chan error, len(dirs))
+	for _, d := range dirs {
+		go func() {
+			// Another Store on the same file, as another process has.
+			_, err := Open(s.Path()).Grant(d, []string{"claude"}, now)
+			errs <- err
+		}()
+	}
+	for range dirs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range dirs {
+		if st, err := s.Check(d, []string{"claude"}); err != nil || !st.Agreed {
+			t.Errorf("grant of %s lost: %+v, %v", d, st, err)
 		}
 	}
 }
