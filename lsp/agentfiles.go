@@ -94,11 +94,12 @@ func agentProtocolDiagnostics(f *agentfiles.File, ds []agentfiles.Diagnostic, en
 	for _, d := range ds {
 		r := f.Lines.Range(d.Span, enc)
 		pd := protocol.Diagnostic{
-			Range:    protocol.Range{Start: toPos(r.Start), End: toPos(r.End)},
-			Severity: protocol.DiagnosticSeverity(d.Severity),
-			Code:     protocol.String(d.Code),
-			Source:   protocol.NewOptional("ctxls"),
-			Message:  protocol.String(d.Message),
+			Range:           protocol.Range{Start: toPos(r.Start), End: toPos(r.End)},
+			Severity:        protocol.DiagnosticSeverity(d.Severity),
+			Code:            protocol.String(d.Code),
+			CodeDescription: codeLink(d.Code),
+			Source:          protocol.NewOptional("ctxls"),
+			Message:         protocol.String(d.Message),
 		}
 		if raw, err := json.Marshal(diagData{Code: d.Code}); err == nil {
 			pd.Data = raw

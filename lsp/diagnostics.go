@@ -256,11 +256,12 @@ func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Snapshot) 
 			sev = protocol.DiagnosticSeverityError
 		}
 		params.Diagnostics = append(params.Diagnostics, protocol.Diagnostic{
-			Range:    protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}},
-			Severity: sev,
-			Code:     protocol.String(config.ProblemCode),
-			Source:   protocol.NewOptional("ctxls"),
-			Message:  protocol.String(p.Message),
+			Range:           protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}},
+			Severity:        sev,
+			Code:            protocol.String(config.ProblemCode),
+			CodeDescription: codeLink(config.ProblemCode),
+			Source:          protocol.NewOptional("ctxls"),
+			Message:         protocol.String(p.Message),
 		})
 	}
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
@@ -361,11 +362,12 @@ func toDiagnostic(f *library.File, dg library.Diagnostic, enc document.Encoding)
 		rg = toRange(f.Doc, dg.Span, enc)
 	}
 	out := protocol.Diagnostic{
-		Range:    rg,
-		Severity: protocol.DiagnosticSeverity(dg.Severity),
-		Code:     protocol.String(dg.Code),
-		Source:   protocol.NewOptional("ctxls"),
-		Message:  protocol.String(dg.Message),
+		Range:           rg,
+		Severity:        protocol.DiagnosticSeverity(dg.Severity),
+		Code:            protocol.String(dg.Code),
+		CodeDescription: codeLink(dg.Code),
+		Source:          protocol.NewOptional("ctxls"),
+		Message:         protocol.String(dg.Message),
 	}
 	if raw, err := json.Marshal(diagData{Code: dg.Code, Fix: dg.Fix}); err == nil {
 		out.Data = raw

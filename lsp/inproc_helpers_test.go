@@ -342,7 +342,7 @@ func diagVersion(v int32) func(inprocDiagnostics) bool {
 func inprocWorkspace(t *testing.T, files map[string]string, o inprocOptions) *inprocClient {
 	t.Helper()
 	dir := t.TempDir()
-	inprocWrite(t, dir, files)
+	inprocWrite(t, dir, libtest.WithRoot(files))
 	return inprocStart(t, dir, o)
 }
 

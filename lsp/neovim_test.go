@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
 // nvimResult is what testdata/nvim/init.lua writes.
@@ -28,12 +31,24 @@ type nvimResult struct {
 		Col     int    `json:"col"`
 		Message string `json:"message"`
 		Code    any    `json:"code"`
+		Href    string `json:"href"`
 	} `json:"diagnostics"`
+	Config string `json:"config"`
+	Extra  []struct {
+		File     string   `json:"file"`
+		Filetype string   `json:"filetype"`
+		Attached bool     `json:"attached"`
+		Codes    []string `json:"codes"`
+	} `json:"extra"`
 }
 
 // TestNeovim opens a command file of the example library in headless
 // Neovim, whose built-in LSP client starts ctxls, and checks completion,
-// hover and diagnostics as Neovim received them.
+// hover and diagnostics as Neovim received them; then a Cursor rule and
+// an .mcp.json, which ctxls serves too. It runs each configuration the
+// README gives: the snippet for Neovim 0.7 and later, and lsp/ctxls.lua,
+// nvim-lspconfig's format, which Neovim 0.11 and later enable with
+// vim.lsp.enable (older ones start what it says by hand).
 func TestNeovim(t *testing.T) {
 	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
@@ -43,7 +58,27 @@ func TestNeovim(t *testing.T) {
 		}
 		t.Skip("nvim not installed (apt-get install neovim)")
 	}
+	for _, config := range []string{"0.7", "0.11"} {
+		t.Run(config, func(t *testing.T) {
+			t.Parallel()
+			testNeovimConfig(t, nvim, config)
+		})
+	}
+}
+
+func testNeovimConfig(t *testing.T, nvim, config string) {
 	root := stdioWorkspace(t)
+	// A Cursor rule and an MCP configuration, each with a problem.
+	mdc := filepath.Join(root, ".cursor", "rules", "broken.mdc")
+	mcpJSON := filepath.Join(root, ".mcp.json")
+	for path, text := range map[string]string{
+		mdc:     "---\ndescription: Broken\nalwaysApply: maybe\n---\n\n# Broken\n",
+		mcpJSON: "{\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"docs-mcp\"},\n    \"docs\": {\"command\": \"other\"}\n  }\n}\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "result.json")
 	initLua, err := filepath.Abs(filepath.Join("testdata", "nvim", "init.lua"))
@@ -52,7 +87,7 @@ func TestNeovim(t *testing.T) {
 	}
 	file := filepath.Join(root, "commands", "implement.md")
 
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-n", "-i", "NONE", "-u", initLua, file)
 	cmd.Dir = root
@@ -61,6 +96,8 @@ func TestNeovim(t *testing.T) {
 		"CTXLS_BIN="+stdioBinaryPath(t),
 		"CTXLS_ROOT="+root,
 		"CTXLS_NVIM_OUT="+out,
+		"CTXLS_NVIM_CONFIG="+config,
+		"CTXLS_NVIM_EXTRA="+mdc+"\n"+mcpJSON,
 		"HOME="+tmp,
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
 		"XDG_DATA_HOME="+filepath.Join(tmp, "data"),
@@ -83,6 +120,7 @@ func TestNeovim(t *testing.T) {
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatalf("result %s: %v", data, err)
 	}
+	t.Logf("configuration: %s", res.Config)
 	for _, e := range res.Errors {
 		t.Errorf("nvim: %s", e)
 	}
@@ -118,31 +156,30 @@ func TestNeovim(t *testing.T) {
 	for _, d := range res.Diagnostics {
 		if d.Lnum == wantLine && strings.Contains(d.Message, "fastapi") {
 			found = true
+			if want := rules.PageURL("unresolved-reference"); d.Href != want {
+				t.Errorf("the diagnostic's code links %q, want %q", d.Href, want)
+			}
 		}
 	}
 	if !found {
 		t.Errorf("diagnostics lack the unresolved python:fastapi on line %d: %+v", wantLine+1, res.Diagnostics)
 	}
-}
 
-// TestNeovimReadmeSnippet: the Neovim configuration the README gives is
-// the one TestNeovim runs (testdata/nvim/ctxls.lua), word for word.
-func TestNeovimReadmeSnippet(t *testing.T) {
-	t.Parallel()
-	readme := stdioRead(t, filepath.Join("..", "README.md"))
-	config := stdioRead(t, filepath.Join("testdata", "nvim", "ctxls.lua"))
-	_, after, ok := strings.Cut(readme, "**Neovim**")
-	if !ok {
-		t.Fatal("the README has no Neovim section")
+	want := map[string]struct{ filetype, code string }{
+		mdc:     {"markdown", "cursor-field-invalid"},
+		mcpJSON: {"json", "plugin-name-duplicate"},
 	}
-	_, block, ok := strings.Cut(after, "```lua\n")
-	if ok {
-		block, _, ok = strings.Cut(block, "```\n")
+	for _, e := range res.Extra {
+		w, ok := want[e.File]
+		if !ok {
+			continue
+		}
+		delete(want, e.File)
+		if e.Filetype != w.filetype || !e.Attached || !slices.Contains(e.Codes, w.code) {
+			t.Errorf("%s: filetype %q, ctxls attached %v, codes %q; want %s, attached, %s", filepath.Base(e.File), e.Filetype, e.Attached, e.Codes, w.filetype, w.code)
+		}
 	}
-	if !ok {
-		t.Fatal("the README's Neovim section has no lua block")
-	}
-	if block != config {
-		t.Errorf("the README's Neovim configuration differs from testdata/nvim/ctxls.lua:\n%s\n--- want ---\n%s", block, config)
+	for f := range want {
+		t.Errorf("nvim reported nothing of %s", f)
 	}
 }

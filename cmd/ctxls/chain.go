@@ -70,7 +70,7 @@ func runChain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	sub, rest := args[0], args[1:]
 	name := "chain " + sub
 	if _, ok := helpFor(name); !ok {
-		return usageError{msg: fmt.Sprintf("unknown chain command %q (want run, preview, list, show, resume, use or delete)", sub), cmd: "chain"}
+		return unknownCommand(sub, []string{"run", "preview", "list", "show", "resume", "use", "delete"}, "chain")
 	}
 	err := chainCommand(ctx, sub, rest, stdin, stdout, stderr)
 	var ue usageError

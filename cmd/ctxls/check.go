@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -25,9 +26,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dryRun := fs.Bool("dry-run", false, "with --fix or --fix-unsafe, print the fixes as a unified diff instead of writing them; exit 1 when there is one")
 	noCache := fs.Bool("no-cache", false, "index every file, neither reading nor writing the index cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the check to this file")
+	failOnFlag := fs.String("fail-on", "error", "exit 1 when a diagnostic is at least this severe: error, warning, info, hint or never")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	failOn, ok := failOnLevels[*failOnFlag]
+	if !ok {
+		return usageError{msg: fmt.Sprintf("--fail-on must be error, warning, info, hint or never, not %q", *failOnFlag)}
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -53,7 +59,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*noCache && !*fix && !*fixUnsafe {
 		cache = openReportCache(ctx, dir, stderr)
 		if rep, ok := cache.lookup(); ok {
-			return rep.emit(*format, dir, stdout, stderr)
+			return rep.emit(*format, failOn, dir, stdout, stderr)
 		}
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
@@ -99,8 +105,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep := newCheckReport(lib, agents, records, warnings)
 	cache.store(ctx, rep)
-	return rep.emit(*format, dir, stdout, stderr)
+	return rep.emit(*format, failOn, dir, stdout, stderr)
 }
+
+// failOnLevels ranks the values of --fail-on as rules.Severity does:
+// a diagnostic fails the check when its rank is at most the flag's.
+var failOnLevels = map[string]int{"error": 1, "warning": 2, "info": 3, "hint": 4, "never": 0}
 
 // checkReport is what check prints: the records, the warnings and the
 // counts of the summary line. The report cache keeps it as JSON.
@@ -112,6 +122,14 @@ type checkReport struct {
 	Commands  int              `json:"commands"`
 	Tokens    int              `json:"tokens"`
 	Tokenizer string           `json:"tokenizer"`
+	// Roots are the context roots taken, relative, with what showed each;
+	// Passed counts the folders that looked like one and showed nothing.
+	Roots  []library.ContextRoot `json:"roots"`
+	Passed int                   `json:"passed"`
+	// AgentFiles and Markdown count the agent files and the other
+	// markdown files (their links) checked.
+	AgentFiles int `json:"agentFiles"`
+	Markdown   int `json:"markdown"`
 	// Empty says that there was nothing to check.
 	Empty bool `json:"empty"`
 }
@@ -123,19 +141,37 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 		rep.Topics++
 		rep.Tokens += t.Tokens
 	}
-	rep.Empty = len(records) == 0 && rep.Topics == 0 && rep.Commands == 0 && rep.Domains == 0 && (agents == nil || len(agents.Files) == 0)
+	for _, r := range lib.ContextRootsTaken() {
+		r.Dir, r.Evidence = rel(lib.Dir(), r.Dir), ""
+		rep.Roots = append(rep.Roots, r)
+	}
+	rep.Passed = len(lib.PassedOver())
+	agent := map[string]bool{}
+	if agents != nil {
+		rep.AgentFiles = len(agents.Files)
+		for _, f := range agents.Files {
+			agent[f.Path] = true
+		}
+	}
+	for _, f := range lib.Files() {
+		if f.Kind == library.OtherFile && !agent[f.Path] {
+			rep.Markdown++
+		}
+	}
+	rep.Empty = len(records) == 0 && rep.Topics == 0 && rep.Commands == 0 && rep.Domains == 0 && rep.AgentFiles == 0 && rep.Markdown == 0
 	return rep
 }
 
 // emit prints the report of the workspace dir and returns exit status 1
-// when it holds errors.
-func (rep checkReport) emit(format, dir string, stdout, stderr io.Writer) error {
+// when it holds a diagnostic at least as severe as failOn (a rank of
+// failOnLevels).
+func (rep checkReport) emit(format string, failOn int, dir string, stdout, stderr io.Writer) error {
 	printWarnings(stderr, rep.Warnings)
 	records := rep.Records
-	errors := 0
+	failing := 0
 	for _, r := range records {
-		if r.Severity == "error" {
-			errors++
+		if rank := failOnLevels[r.Severity]; rank > 0 && rank <= failOn {
+			failing++
 		}
 	}
 	if rep.Empty {
@@ -157,23 +193,24 @@ func (rep checkReport) emit(format, dir string, stdout, stderr io.Writer) error 
 			}
 		}
 	case "sarif":
-		if err := writeSARIF(stdout, records); err != nil {
+		if err := writeSARIF(stdout, records, dir); err != nil {
 			return err
 		}
 	default:
 		printCheck(stdout, rep)
 	}
-	if errors > 0 {
+	if failing > 0 {
 		return exitError(1)
 	}
 	return nil
 }
 
 // lookedFor says what check looks for in a workspace.
-const lookedFor = `ctxls looks for markdown topics under directories named context
-(a domain per subdirectory), markdown commands under directories named
-commands, the roots that contextRoots and commandRoots in .ctxls.yaml add,
-and agent files (CLAUDE.md, AGENTS.md, skills, rules, …)`
+const lookedFor = `ctxls looks for markdown files (their links are checked), agent
+files (CLAUDE.md, AGENTS.md, skills, rules, …), markdown commands under
+directories named commands, and context libraries: the folders that
+contextRoots in .ctxls.yaml names, and those whose files show one (a
+loading_protocol.md, topic frontmatter, a command naming one of its topics)`
 
 // collect gathers the diagnostics ops.Check reports, the fix each offers
 // (nil where it offers none), and the warnings of problems no diagnostic
@@ -219,10 +256,46 @@ func printCheck(w io.Writer, rep checkReport) {
 	if len(records) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%s (%s) in %s · %s in %s · %s · %s tokens (%s)\n",
-		count(len(records), "problem"), severityCounts(records), count(len(files), "file"),
+	fmt.Fprintln(w, rootsLine(rep))
+	problems := fmt.Sprintf("%s (%s) in %s", count(len(records), "problem"), severityCounts(records), count(len(files), "file"))
+	if len(rep.Roots) == 0 && rep.Topics == 0 {
+		// No library: say what was checked instead.
+		line := fmt.Sprintf("%s · %s and %s checked", problems, count(rep.AgentFiles, "agent file"), count(rep.Markdown, "other markdown file"))
+		if rep.Commands > 0 {
+			line += " · " + count(rep.Commands, "command")
+		}
+		fmt.Fprintln(w, line)
+		return
+	}
+	fmt.Fprintf(w, "%s · %s in %s · %s · %s tokens (%s)\n", problems,
 		count(rep.Topics, "topic"), count(rep.Domains, "domain"), count(rep.Commands, "command"),
 		thousands(rep.Tokens), rep.Tokenizer)
+}
+
+// rootsLine says in one line which context roots were taken and why, and
+// how to add one.
+func rootsLine(rep checkReport) string {
+	const add = "contextRoots in " + config.FileName
+	if len(rep.Roots) == 0 {
+		line := "no context library: a folder is one when " + add + " names it, or it holds loading_protocol.md or topic frontmatter"
+		if rep.Passed > 0 {
+			line += fmt.Sprintf(" (%s that looked like one showed neither)", count(rep.Passed, "folder"))
+		}
+		return line
+	}
+	parts := make([]string, len(rep.Roots))
+	for i, r := range rep.Roots {
+		parts[i] = r.Dir + "/ (" + r.Why + ")"
+	}
+	noun := "context library"
+	if len(parts) > 1 {
+		noun = "context libraries"
+	}
+	line := noun + ": " + strings.Join(parts, ", ")
+	if rep.Passed > 0 {
+		line += fmt.Sprintf("; %s that looked like one showed nothing", count(rep.Passed, "folder"))
+	}
+	return line + "; add one with " + add
 }
 
 // severityCounts says how many of the records are errors and warnings,

@@ -22,6 +22,7 @@ func agentWorkspace(t *testing.T, extra map[string]string) string {
 		".claude/skills/colon/SKILL.md":  "---\nname: colon\ndescription: Use when: shipping\n---\nBody.\n",
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
 		"context/python/fastapi.md":      "# FastAPI\n\nSee python:fastapy.\n",
+		"context/loading_protocol.md":    "# Loading protocol\n",
 		".claude-plugin/plugin.json":     "{\n  \"name\": \"p\",\n  \"version\": 1\n}\n",
 	}
 	for k, v := range extra {

@@ -10,6 +10,10 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
+// contextRoot ends a .ctxls.yaml of a test: the tree's folder context is
+// its library, which no file of it shows.
+const contextRoot = "contextRoots: [context]\n"
+
 func TestCheckReportsConfigProblems(t *testing.T) {
 	t.Parallel()
 	const topic = "# A\n\nText.\n"
@@ -42,7 +46,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": c.config, "context/python/a.md": topic})
+			dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": c.config + contextRoot, "context/python/a.md": topic})
 			out, stderr, err := runCLI(t, "check", dir, "--format", "json")
 			if exitCode(err) != c.code {
 				t.Errorf("exit = %v, want %d", err, c.code)
@@ -60,19 +64,19 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 
 func TestCheckTextCountsConfigProblems(t *testing.T) {
 	t.Parallel()
-	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n", "context/python/a.md": "# A\n\nText.\n"})
+	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\nfoo: 1\n" + contextRoot, "context/python/a.md": "# A\n\nText.\n"})
 	out := runExit(t, 1, "check", dir)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("want two problems, a blank line and a summary:\n%s", out)
+	if len(lines) != 5 {
+		t.Fatalf("want two problems, a blank line, the roots and a summary:\n%s", out)
 	}
 	for i, prefix := range []string{".ctxls.yaml:1:1  error    config  unknown tokenizer", ".ctxls.yaml:2:1  warning  config  unknown setting"} {
 		if !strings.HasPrefix(lines[i], prefix) {
 			t.Errorf("line %d = %q, want prefix %q", i+1, lines[i], prefix)
 		}
 	}
-	if want := "2 problems (1 error, 1 warning) in 1 file · "; !strings.HasPrefix(lines[3], want) {
-		t.Errorf("summary = %q, want prefix %q", lines[3], want)
+	if want := "2 problems (1 error, 1 warning) in 1 file · "; !strings.HasPrefix(lines[4], want) {
+		t.Errorf("summary = %q, want prefix %q", lines[4], want)
 	}
 }
 
@@ -80,7 +84,7 @@ func TestCheckTextCountsConfigProblems(t *testing.T) {
 // defaults.
 func TestOtherCommandsWarnAboutConfig(t *testing.T) {
 	t.Parallel()
-	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n", "context/python/a.md": "# Alpha\n\nText.\n"})
+	dir := libtest.WriteTree(t, map[string]string{".ctxls.yaml": "tokenizer: bogus\n" + contextRoot, "context/python/a.md": "# Alpha\n\nText.\n"})
 	for _, args := range [][]string{
 		{"catalog", "--dir", dir},
 		{"search", "alpha", "--dir", dir},
@@ -106,7 +110,7 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/a.md":      "# A\n\nText.\n",
-		"docs/context/python/a.md": "# A\n\nText.\n",
+		"docs/context/python/a.md": "---\ndomain: python\n---\n# A\n\nText.\n",
 		"commands/c.md":            "# C\n",
 		"tools/commands/c.md":      "# C\n",
 	})
@@ -135,7 +139,7 @@ func TestCheckPrintsDuplicateTopicOnce(t *testing.T) {
 func TestCheckDirFlag(t *testing.T) {
 	t.Parallel()
 	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": "# A\n\nText.\n"})
-	if out, _, err := runCLI(t, "check", "--dir", dir); err != nil || !strings.HasPrefix(out, "0 problems") {
+	if out, _, err := runCLI(t, "check", "--dir", dir); err != nil || !strings.Contains(out, "\n0 problems") {
 		t.Errorf("--dir: %v %q", err, out)
 	}
 	var ue usageError
@@ -161,12 +165,37 @@ func TestCheckReportsUnknownChainCommand(t *testing.T) {
 	}
 }
 
+// A directory of plain markdown is checked for its links, and the
+// summary says so and how a folder becomes a context library.
+func TestCheckPlainMarkdown(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{
+		"README.md":            "# Hello\n\nSee [usage](docs/usage.md) and [gone](docs/gone.md).\n",
+		"docs/index.md":        "# Docs\n",
+		"docs/usage.md":        "# Usage\n\n## Browser WebRTC + server sideband\n\nSee [it](#browser-webrtc-server-sideband).\n",
+		"guide/index.md":       "# Guide\n",
+		"src/context/mod.rs":   "",
+		"src/context/notes.md": "# Notes\n",
+	})
+	out, _, status := runCLIStatus(t, "", "check", dir)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	want := []string{
+		"README.md:3:39  warning  markdown-link-broken  docs/gone.md names no file (looked for docs/gone.md)",
+		"",
+		"no context library: a folder is one when contextRoots in .ctxls.yaml names it, or it holds loading_protocol.md or topic frontmatter (2 folders that looked like one showed neither)",
+		"1 problem (0 errors, 1 warning) in 1 file · 0 agent files and 5 other markdown files checked",
+	}
+	if status != 0 || !slices.Equal(lines, want) {
+		t.Errorf("exit %d, output:\n%s\nwant:\n%s", status, out, strings.Join(want, "\n"))
+	}
+}
+
 // A directory without anything ctxls recognises is not reported clean.
 func TestCheckNothingRecognised(t *testing.T) {
 	t.Parallel()
-	dir := libtest.WriteTree(t, map[string]string{"README.md": "# Hello\n", "src/main.go": "package main\n"})
+	dir := libtest.WriteTree(t, map[string]string{"src/main.go": "package main\n", "src/notes.txt": "notes\n"})
 	out, stderr, status := runCLIStatus(t, "", "check", dir)
-	if status != 0 || !strings.HasPrefix(out, "nothing to check in "+dir) || !strings.Contains(out, "directories named context") || strings.Contains(out, "0 problems") {
+	if status != 0 || !strings.HasPrefix(out, "nothing to check in "+dir) || !strings.Contains(out, "contextRoots") || strings.Contains(out, "0 problems") {
 		t.Errorf("exit %d, stdout %q, stderr %q", status, out, stderr)
 	}
 	out, stderr, _ = runCLIStatus(t, "", "check", dir, "--format", "json")

@@ -3,6 +3,10 @@ package main
 import (
 	"io"
 	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -32,6 +36,7 @@ type (
 	sarifRule struct {
 		ID                   string            `json:"id"`
 		ShortDescription     sarifText         `json:"shortDescription"`
+		HelpURI              string            `json:"helpUri,omitempty"`
 		DefaultConfiguration sarifConfig       `json:"defaultConfiguration"`
 		Properties           map[string]string `json:"properties"`
 	}
@@ -76,17 +81,22 @@ func sarifLevel(severity string) string {
 	return "note"
 }
 
-// writeSARIF writes the records as one SARIF 2.1.0 run whose rules are the
-// rules table. Columns count Unicode code points, as the records do.
-func writeSARIF(w io.Writer, records []ops.Diagnostic) error {
+// writeSARIF writes the records of the workspace dir as one SARIF 2.1.0
+// run whose rules are the rules table. Columns count Unicode code points,
+// as the records do. Files are named relative to the working directory
+// when dir lies inside it, as code scanning wants them when the check runs
+// at the repository root on a folder of it; else relative to dir.
+func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
+	prefix := sarifPrefix(dir)
 	all := rules.All()
 	index := map[string]int{}
-	driver := sarifDriver{Name: "ctxls", Version: version, InformationURI: "https://github.com/ctxls/ctxls", Rules: []sarifRule{}}
+	driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: rules.Repository, Rules: []sarifRule{}}
 	for i, r := range all {
 		index[r.Code] = i
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   r.Code,
 			ShortDescription:     sarifText{r.Doc},
+			HelpURI:              rules.PageURL(r.Code),
 			DefaultConfiguration: sarifConfig{sarifLevel(r.Severity.String())},
 			Properties:           map[string]string{"source": r.Source, "fix": r.Fix.String()},
 		})
@@ -99,10 +109,28 @@ func writeSARIF(w io.Writer, records []ops.Diagnostic) error {
 			Level:     sarifLevel(r.Severity),
 			Message:   sarifText{r.Message},
 			Locations: []sarifLocation{{sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.File}).EscapedPath(), URIBaseID: "%SRCROOT%"},
+				ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: path.Join(prefix, r.File)}).EscapedPath(), URIBaseID: "%SRCROOT%"},
 				Region:           sarifRegion{r.Line, r.Column, r.EndLine, r.EndColumn},
 			}}},
 		})
 	}
 	return printJSON(w, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// sarifPrefix is the path of dir relative to the working directory, in
+// slashes, or "" when dir is the working directory or lies outside it.
+func sarifPrefix(dir string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }

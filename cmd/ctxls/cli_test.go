@@ -28,10 +28,9 @@ func TestHelpLayout(t *testing.T) {
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			stdout, stderr, status := runCLIStatus(t, "", append(strings.Fields(c.name), "--help")...)
-			help := stdout + stderr
-			if status != 0 {
-				t.Fatalf("exit status %d:\n%s", status, help)
+			help, stderr, status := runCLIStatus(t, "", append(strings.Fields(c.name), "--help")...)
+			if status != 0 || stderr != "" {
+				t.Fatalf("exit status %d, stderr %q:\n%s", status, stderr, help)
 			}
 			want := "Usage: " + c.synopsis(!c.noFlags) + "\n\n" + c.doc + "\n"
 			if !c.noFlags {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -15,11 +16,12 @@ import (
 // parseArgs parses flags wherever they stand among the positional
 // arguments, so that "ctxls check DIR --format json" works.
 //
-// --help prints the subcommand's help and ends it with status 0; a flag
-// error is a usage error, which ends with the subcommand's usage line.
+// --help is returned as a helpRequest, which run answers with the
+// subcommand's help on standard output; a flag error is a usage error,
+// which ends with the subcommand's usage line.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	// The flag package would print the whole help on any error; a usage
-	// error prints the short form instead (see exitStatus).
+	// The flag package would print the whole help on any error, and on
+	// --help to the flag set's writer; run prints it instead.
 	help := fs.Usage
 	fs.Usage = func() {}
 	defer func() { fs.Usage = help }()
@@ -27,10 +29,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				help()
-				return nil, exitError(0)
+				return nil, helpRequest{name: strings.TrimPrefix(fs.Name(), "ctxls "), fs: fs}
 			}
-			return nil, usageError{msg: err.Error()}
+			return nil, usageError{msg: flagErrorMessage(fs, err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -44,9 +45,43 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// helpRequest is --help (or -h) on the command line of subcommand name.
+type helpRequest struct {
+	name string
+	fs   *flag.FlagSet
+}
+
+func (h helpRequest) Error() string { return "help requested for " + h.name }
+
+// flagErrorMessage rewrites the flag package's error for an unknown flag
+// as one that names the flag the way the help does and suggests the
+// nearest flag the subcommand has.
+func flagErrorMessage(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return err.Error()
+	}
+	name = strings.TrimLeft(name, "-")
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	msg := fmt.Sprintf("unknown flag %s", flagName(name))
+	if s, ok := suggest(name, known); ok {
+		msg += fmt.Sprintf("; did you mean %s?", flagName(s))
+	}
+	return msg
+}
+
+// flagName writes a flag as the help does: -v, --format.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // newFlagSet makes the flag set of subcommand name (as commands names
-// it), whose --help prints the subcommand's help to w. Errors are returned,
-// not printed.
+// it). Errors are returned, not printed, and so is --help (a
+// helpRequest); w is where the flag package's own Usage would write.
 func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ctxls "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -50,6 +50,9 @@ func (f failure) Unwrap() error { return f.err }
 type usageError struct {
 	msg string
 	cmd string
+	// brief ends a usage error of ctxls itself with where the help is
+	// rather than with the whole help.
+	brief bool
 }
 
 func (e usageError) Error() string { return e.msg }
@@ -82,7 +85,9 @@ func exitStatus(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ctxls: interrupted")
 		return 130
 	case errors.As(err, &ue):
-		if ue.cmd == "" {
+		if ue.cmd == "" && ue.brief {
+			fmt.Fprintf(stderr, "ctxls: %s\nRun 'ctxls help' for every command.\n", ue.msg)
+		} else if ue.cmd == "" {
 			fmt.Fprintf(stderr, "ctxls: %s\n\n%s", ue.msg, usage)
 		} else {
 			fmt.Fprintf(stderr, "ctxls %s: %s\n\n", ue.cmd, ue.msg)
@@ -105,6 +110,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitError(2)
 	}
 	err := dispatch(ctx, args, stdin, stdout, stderr)
+	var help helpRequest
+	if errors.As(err, &help) {
+		printHelp(stdout, help.name, help.fs)
+		return nil
+	}
 	// A usage error names its subcommand, so that it ends with that
 	// subcommand's usage.
 	var ue usageError
@@ -158,11 +168,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if len(pos) > 0 {
 			return usageError{msg: "version takes no arguments", cmd: "version"}
 		}
-		fmt.Fprintln(stdout, "ctxls", version)
+		fmt.Fprintln(stdout, thisBuild())
 		return nil
 	}
-	return usageError{msg: fmt.Sprintf("unknown command %q", cmd)}
+	return unknownCommand(cmd, topCommands(), "")
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"

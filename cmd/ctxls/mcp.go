@@ -31,7 +31,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	log := startServer(stderr, slog.LevelWarn, *verbose)
-	srv, err := mcp.New(ctx, mcp.Options{Dir: dir, Version: version, Logger: log})
+	srv, err := mcp.New(ctx, mcp.Options{Dir: dir, Version: buildVersion(), Logger: log})
 	if err != nil {
 		return err
 	}

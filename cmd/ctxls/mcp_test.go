@@ -16,7 +16,7 @@ func TestMCPCommandLine(t *testing.T) {
 		errorHas string
 	}{
 		{args: []string{"mcp", "extra"}, usage: true, errorHas: "mcp takes no arguments"},
-		{args: []string{"mcp", "--port", "3"}, usage: true, errorHas: "flag provided but not defined"},
+		{args: []string{"mcp", "--port", "3"}, usage: true, errorHas: "unknown flag --port"},
 		{args: []string{"mcp", "--dir", missing}, errorHas: "is not a directory"},
 		// No client: stdin is empty, so the session ends at once.
 		{args: []string{"mcp", "--dir", exampleDir}},

@@ -39,7 +39,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer stop()
 	}
 	cacheDir, cacheVersion := indexCache(log)
-	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: version, Reclaim: debug.FreeOSMemory, Idle: collectIfDue, CacheDir: cacheDir, CacheVersion: cacheVersion})
+	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: buildVersion(), Reclaim: debug.FreeOSMemory, Idle: collectIfDue, CacheDir: cacheDir, CacheVersion: cacheVersion})
 	err = srv.Serve(ctx, stdin, stdout)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
 		return exitError(1)

@@ -129,7 +129,7 @@ export function resolveServer(o: ResolveOptions): ServerLocation | { error: stri
   return {
     error:
       `No ctxls server for ${o.platform}-${o.arch}: none is bundled, none is on PATH. ` +
-      'Install ctxls (go install github.com/ctxls/ctxls/cmd/ctxls@latest) or set ctxls.serverPath.',
+      'Install ctxls (npm install -g ctxls, or a release archive) or set ctxls.serverPath.',
   };
 }
 

@@ -29,11 +29,57 @@ local function finish()
   vim.cmd('qall!')
 end
 
--- The configuration is the README's (ctxls.lua, next to this file), with
--- the binary under test first on PATH.
+-- The configuration is one of the README's, from editors/neovim, with the
+-- binary under test first on PATH: CTXLS_NVIM_CONFIG=0.7 (the default) runs
+-- ctxls.lua; 0.11 runs lsp/ctxls.lua, nvim-lspconfig's format, through
+-- vim.lsp.enable where Neovim has it (0.11 and later).
 local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+local configs = vim.fn.fnamemodify(here .. '/../../../editors/neovim', ':p'):gsub('/$', '')
 vim.env.PATH = vim.fn.fnamemodify(bin, ':p:h') .. ':' .. vim.env.PATH
-dofile(here .. '/ctxls.lua')
+if os.getenv('CTXLS_NVIM_CONFIG') == '0.11' then
+  -- Neovim 0.7 detects filetypes with filetype.lua, which vim.filetype.add
+  -- extends, only when asked to; later versions always do.
+  vim.g.do_filetype_lua = 1
+  vim.filetype.add({ extension = { mdc = 'markdown' } })
+  if vim.lsp.config and vim.lsp.enable then
+    vim.opt.runtimepath:prepend(configs)
+    vim.lsp.enable('ctxls')
+    result.config = 'vim.lsp.enable'
+  else
+    -- Before 0.11 Neovim has no vim.lsp.enable: start the configuration's
+    -- cmd for its filetypes, in the root its markers give, as
+    -- vim.lsp.enable does.
+    local config = dofile(configs .. '/lsp/ctxls.lua')
+    local started = {}
+    vim.api.nvim_create_autocmd('FileType', {
+      pattern = config.filetypes,
+      callback = function(args)
+        local dir = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(args.buf), ':p:h')
+        local root = dir
+        for _, marker in ipairs(config.root_markers) do
+          local f = vim.fn.findfile(marker, dir .. ';')
+          if f ~= '' then
+            root = vim.fn.fnamemodify(f, ':p:h')
+            break
+          end
+          local d = vim.fn.finddir(marker, dir .. ';')
+          if d ~= '' then
+            root = vim.fn.fnamemodify(d, ':p:h:h')
+            break
+          end
+        end
+        if not started[root] then
+          started[root] = vim.lsp.start_client({ name = 'ctxls', cmd = config.cmd, root_dir = root })
+        end
+        vim.lsp.buf_attach_client(args.buf, started[root])
+      end,
+    })
+    result.config = 'lsp/ctxls.lua without vim.lsp.enable'
+  end
+else
+  dofile(configs .. '/ctxls.lua')
+  result.config = 'ctxls.lua'
+end
 
 local function clients(bufnr)
   if vim.lsp.get_clients then
@@ -136,9 +182,30 @@ local function run()
       message = d.message,
       severity = d.severity,
       code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code),
+      href = d.user_data and d.user_data.lsp and d.user_data.lsp.codeDescription and d.user_data.lsp.codeDescription.href,
     })
   end
   note('diagnostics')
+
+  -- The other files of CTXLS_NVIM_EXTRA (one a line): each must get ctxls
+  -- and its diagnostics.
+  result.extra = {}
+  for f in (os.getenv('CTXLS_NVIM_EXTRA') or ''):gmatch('[^\n]+') do
+    vim.cmd('edit ' .. vim.fn.fnameescape(f))
+    local b = vim.api.nvim_get_current_buf()
+    local got = { file = f, filetype = vim.bo[b].filetype, codes = {} }
+    got.attached = vim.wait(timeout, function()
+      return #clients(b) > 0
+    end, 50)
+    vim.wait(timeout, function()
+      return #vim.diagnostic.get(b) > 0
+    end, 50)
+    for _, d in ipairs(vim.diagnostic.get(b)) do
+      table.insert(got.codes, d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) or '')
+    end
+    table.insert(result.extra, got)
+  end
+  note('extra')
 
   vim.lsp.stop_client(client.id)
   vim.wait(2000, function()
@@ -149,6 +216,8 @@ end
 
 vim.api.nvim_create_autocmd('VimEnter', {
   once = true,
+  -- The files run() opens fire their own BufRead and FileType.
+  nested = true,
   callback = function()
     local ok, err = pcall(run)
     if not ok then

@@ -17,7 +17,8 @@ import (
 // library: each case also checks that a good topic beside the bad file is
 // still indexed and resolvable.
 
-const goodTopic = "# Good\n\n## Part\n\nFine.\n"
+// goodTopic shows, by its domain, that the folder context is a library.
+const goodTopic = "---\ndomain: python\n---\n# Good\n\n## Part\n\nFine.\n"
 
 func TestMalformedYAML(t *testing.T) {
 	t.Parallel()

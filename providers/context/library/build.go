@@ -33,7 +33,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	b := &builder{root: l.root, cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
+	b := &builder{root: l.root, cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
 	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
 	files := make([]*File, len(s.files))
 	if l.texts != nil {
@@ -85,7 +85,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 
 	next := &Snapshot{
 		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
-		contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: b.beside, readings: b.paths,
+		contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
 		warnings: s.warnings,
 	}
 	if prev := l.snap.Load(); prev != nil {
@@ -120,6 +120,7 @@ type builder struct {
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
+	roots        rootInfo
 	// beside holds, per context root, the names of the directories next
 	// to it (in its parent), which workspace-relative paths start with.
 	beside map[string]map[string]bool
@@ -469,7 +470,7 @@ func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 			// until the file is indexed again.
 			return f.Refs
 		}
-		all = refs.ScanList(doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint})
+		all = refs.ScanList(doc, refs.Options{IsDomain: v.isDomain, Sections: v.sections, BareNames: listsTopics(f), SizeHint: hint, Fields: refFields(f)})
 		if f.cache != nil {
 			f.cache.refs = indexcache.AppendRefs(nil, all)
 		}
@@ -483,6 +484,20 @@ func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 	})
 	all.Share(v.share)
 	return all
+}
+
+// refFields returns the frontmatter fields that hold references in f,
+// by its kind: a field means what the kind of file says it means.
+func refFields(f *File) refs.Fields {
+	switch {
+	case f.Kind == TopicFile:
+		return refs.TopicFields
+	case f.Kind == CommandFile:
+		return refs.CommandFields
+	case filepath.Base(f.Path) == "SKILL.md":
+		return refs.SkillFields
+	}
+	return 0
 }
 
 // pathCandidates lists the absolute paths a path reference may mean, most

@@ -192,7 +192,9 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		return ds
 	}
 	doc := f.Doc
-	if fm := doc.Frontmatter; fm != nil && fm.Err != nil {
+	// The frontmatter of plain markdown is no library's business (and an
+	// agent file's is judged by the agent files' checks).
+	if fm := doc.Frontmatter; fm != nil && fm.Err != nil && f.Kind != OtherFile {
 		line := min(fm.Err.Line, doc.Lines.Count()-1)
 		add(document.Span{Start: doc.Lines.Start(line), End: doc.Lines.End(line)}, SeverityError, CodeParseError, "frontmatter cannot be parsed: %s", fm.Err.Message)
 	}
@@ -207,7 +209,13 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		l.diagnoseTopic(f, add)
 	}
 	missing := map[string]bool{}
+	// Plain markdown is checked for its links only; a skill names the
+	// library in its frontmatter alone.
+	plain := f.Kind == OtherFile
 	for _, r := range f.Refs.All() {
+		if plain && (!isSkill(f) || r.Where != refs.Frontmatter) {
+			continue
+		}
 		tg := l.resolve(f, r)
 		if tg.Kind != Unresolved {
 			continue
@@ -247,6 +255,7 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		d := add(span, SeverityError, code, "%s", msg)
 		d.Fix = &Fix{Replace: span, Candidates: tg.Candidates}
 	}
+	ds = append(ds, l.linkDiagnostics(f)...)
 	if len(l.cfg.Disable) > 0 {
 		ds = slices.DeleteFunc(ds, func(d Diagnostic) bool { return l.cfg.Disabled(d.Code) })
 	}

@@ -363,6 +363,21 @@ func TestForgeSkillContextResolves(t *testing.T) {
 	wantDiags(t, l, "skills/deps/SKILL.md", "a skill's references", diag{CodeUnresolved, SeverityError, "virtual_envs"})
 }
 
+// A field means what the file's kind says: "context: fork" in a skill is
+// Claude Code's field, and the same key in a command lists topics.
+func TestSkillContextForkIsNoReference(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"context/python/fork.md":         topicFM("python/fork", "reference", 3) + "# Fork\n\nA.\n",
+		".claude/skills/review/SKILL.md": "---\nname: review\ndescription: Reviews.\ncontext: fork\nagent: Explore\n---\n\nReview the change.\n",
+		"skills/plain/SKILL.md":          "---\nname: plain\ndescription: Plain.\ncontext: fork\n---\n\nBody.\n",
+		"commands/ship.md":               "---\ncontext: [forks]\n---\n# Ship\n",
+	}
+	l := loadTree(t, files)
+	wantDiags(t, l, "skills/plain/SKILL.md", "a skill's context: fork")
+	wantDiags(t, l, "commands/ship.md", "a command's context list", diag{CodeUnresolved, SeverityError, "forks"})
+}
+
 // A preview diagnoses a document as the full index does, read from the
 // files or from the index cache.
 func TestPreviewDiagnose(t *testing.T) {

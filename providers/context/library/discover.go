@@ -172,8 +172,12 @@ type entry struct {
 type scan struct {
 	contextRoots []string
 	commandRoots []string
-	files        []entry
-	warnings     []Warning
+	// roots are the context roots with what showed each; passed are the
+	// directories that looked like one but showed nothing.
+	roots    []ContextRoot
+	passed   []string
+	files    []entry
+	warnings []Warning
 }
 
 // walk lists the workspace's markdown files and its context and command
@@ -186,6 +190,7 @@ func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext
 	for _, r := range extraContext {
 		if p, ok := within(dir, r); ok {
 			s.contextRoots = append(s.contextRoots, p)
+			s.roots = append(s.roots, ContextRoot{Dir: p, Why: "contextRoots in " + config.FileName})
 		} else {
 			s.warnings = append(s.warnings, Warning{r, "configured context root is outside the workspace; ignored"})
 		}
@@ -199,6 +204,11 @@ func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext
 	}
 	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots))
 	pass := make(map[string]bool) // directories only on the way to a configured root
+	// Directories named context are candidates, taken once their files
+	// show a library (see ContextRoot); those named commands are command
+	// roots unless they lie in a context root.
+	var candidates, commandDirs []string
+	configured := slices.Clone(s.contextRoots)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -225,10 +235,10 @@ func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext
 				pass[p] = true
 				return nil
 			}
-			if d.Name() == ContextDirName && p != dir && underAny(p, s.contextRoots) == "" {
-				s.contextRoots = append(s.contextRoots, p)
-			} else if d.Name() == CommandDirName && underAny(p, s.contextRoots) == "" && underAny(p, s.commandRoots) == "" {
-				s.commandRoots = append(s.commandRoots, p)
+			if d.Name() == ContextDirName && p != dir && underAny(p, configured) == "" {
+				candidates = append(candidates, p)
+			} else if d.Name() == CommandDirName && underAny(p, configured) == "" && underAny(p, s.commandRoots) == "" && underAny(p, commandDirs) == "" {
+				commandDirs = append(commandDirs, p)
 			}
 			return nil
 		}
@@ -245,10 +255,19 @@ func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if dirName := filepath.Base(dir); dirName == ContextDirName && underAny(dir, s.contextRoots) == "" {
-		s.contextRoots = append(s.contextRoots, dir)
-	} else if len(s.contextRoots) == 0 && looksLikeContextRoot(dir) {
-		s.contextRoots = append(s.contextRoots, dir)
+	if underAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(dir)) {
+		// The workspace itself is the library, or holds none.
+		candidates = append(candidates, dir)
+	}
+	s.decideRoots(dir, candidates, slices.Concat(s.commandRoots, commandDirs))
+	s.contextRoots = s.contextRoots[:0]
+	for _, r := range s.roots {
+		s.contextRoots = append(s.contextRoots, r.Dir)
+	}
+	for _, c := range commandDirs {
+		if underAny(c, s.contextRoots) == "" {
+			s.commandRoots = append(s.commandRoots, c)
+		}
 	}
 	slices.Sort(s.contextRoots)
 	slices.Sort(s.commandRoots)

@@ -30,10 +30,62 @@ func TestDiscovery(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []discoveryCase{
 		{
+			name: "a Rust crate's context module is no library",
+			files: map[string]string{
+				"src/context/mod.rs":    "",
+				"src/context/README.md": "# The context module\n\nSee [mod](mod.rs).\n",
+				"src/context/io/x.md":   "---\ndomain: storage\ntitle: X\n---\n# X\n",
+				"README.md":             "# Crate\n",
+			},
+			kinds: map[string]Kind{"src/context/README.md": OtherFile, "src/context/io/x.md": OtherFile},
+		},
+		{
+			name: "folders holding an index.md are no library",
+			files: map[string]string{
+				"docs/index.md":  "# Docs\n",
+				"docs/deploy.md": "# D\n\n## Browser WebRTC + server sideband\n",
+				"guide/index.md": "# G\n",
+			},
+			kinds: map[string]Kind{"docs/deploy.md": OtherFile},
+		},
+		{
+			name: "a loading protocol shows a library",
+			files: map[string]string{
+				"src/context/loading_protocol.md": "# Protocol\n",
+				"src/context/python/a.md":         "# A\n",
+			},
+			contextRoots: []string{"src/context"},
+			topics:       []string{"loading_protocol", "python/a"},
+		},
+		{
+			name: "topic frontmatter shows a library: a key only topics write, or the file's own id",
+			files: map[string]string{
+				"a/context/python/x.md": "---\ntitle: X\nestimatedTokens: 10\n---\n# X\n",
+				"b/context/go/y.md":     "---\nid: go/y\n---\n# Y\n",
+				"c/context/go/y.md":     "---\nid: y\ndomain: golang\n---\n# Not its folder's domain\n",
+			},
+			contextRoots: []string{"a/context", "b/context"},
+			topics:       []string{"go/y", "python/x"},
+			kinds:        map[string]Kind{"c/context/go/y.md": OtherFile},
+		},
+		{
+			name: "a command naming a topic shows a library",
+			files: map[string]string{
+				"context/python/a.md":    "# A\n",
+				"commands/implement.md":  "# Implement\n\nLoad `python:a` first.\n",
+				"tools/context/go/b.md":  "# B\n",
+				"tools/commands/misc.md": "# Misc\n\nLoad `go:nothing`.\n",
+			},
+			contextRoots: []string{"context"},
+			commandRoots: []string{"commands", "tools/commands"},
+			topics:       []string{"python/a"},
+			commands:     []string{"implement", "misc"},
+		},
+		{
 			name: "directory named context anywhere",
 			files: map[string]string{
-				"context/python/a.md":         "# A\n",
-				"docs/context/go/b.md":        "# B\n",
+				"context/python/a.md":         pythonA,
+				"docs/context/go/b.md":        "---\ndomain: go\n---\n# B\n",
 				"context/index.md":            "# Index\n",
 				"notes.md":                    "# Notes\n",
 				"node_modules/context/x/y.md": "# ignored\n",
@@ -58,7 +110,7 @@ func TestDiscovery(t *testing.T) {
 		{
 			name: "configured root outside the workspace is ignored",
 			files: map[string]string{
-				"context/python/a.md": "# A\n",
+				"context/python/a.md": pythonA,
 			},
 			cfg:          func(c *config.Config) { c.ContextRoots = []string{"../elsewhere"} },
 			contextRoots: []string{"context"},
@@ -67,7 +119,7 @@ func TestDiscovery(t *testing.T) {
 		{
 			name: "command roots: NAME.md and NAME/COMMAND.md; index, readme and _docs are not commands",
 			files: map[string]string{
-				"context/python/a.md":        "# A\n",
+				"context/python/a.md":        pythonA,
 				"commands/implement.md":      "---\ndescription: Implement it\n---\n# Implement\n",
 				"commands/test/COMMAND.md":   "# Test\n",
 				"commands/test/examples.md":  "# Examples\n",
@@ -102,7 +154,7 @@ func TestDiscovery(t *testing.T) {
 		{
 			name: "configured ignore",
 			files: map[string]string{
-				"context/python/a.md":     "# A\n",
+				"context/python/a.md":     pythonA,
 				"context/drafts/b.md":     "# B\n",
 				"context/python/old.md":   "# Old\n",
 				"context/python/keep.txt": "not markdown",
@@ -121,7 +173,7 @@ func TestDiscovery(t *testing.T) {
 				".claude/agents/commands/x.md":       "# Not a root: in a hidden directory\n",
 				".github/commands/deploy.md":         "# Not a root: hidden, not configured\n",
 				".git/commands/hook.md":              "# Never\n",
-				"context/python/a.md":                "# A\n",
+				"context/python/a.md":                pythonA,
 				"docs/.hidden/context/go/b.md":       "# Hidden below a visible directory\n",
 				".claude/commands/sub/COMMAND.md":    "# Sub\n",
 				".claude/commands/node_modules/m.md": "# Never\n",
@@ -158,7 +210,7 @@ func TestDiscovery(t *testing.T) {
 		{
 			name: "heavy directories are never read",
 			files: map[string]string{
-				"context/python/a.md":                "# A\n",
+				"context/python/a.md":                pythonA,
 				".venv/lib/context/x/y.md":           "# Never\n",
 				"venv/lib/context/x/y.md":            "# Never\n",
 				"pkg/__pycache__/context/x/y.md":     "# Never\n",
@@ -177,7 +229,7 @@ func TestDiscovery(t *testing.T) {
 		{
 			name: "build output at the top is skipped; domains and commands named build are not",
 			files: map[string]string{
-				"context/build/make.md":       "# A domain named build\n",
+				"context/build/make.md":       "---\ndomain: build\n---\n# A domain named build\n",
 				"context/dist/wheels.md":      "# A domain named dist\n",
 				"context/target/triples.md":   "# A domain named target\n",
 				"commands/build.md":           "# Build\n",
@@ -295,7 +347,7 @@ func TestConfiguredRootInDotDirectory(t *testing.T) {
 	t.Parallel()
 	dir := fsguardtest.TempTree(t, map[string]string{
 		".ctxls.yaml":                      "commandRoots: [.claude/commands]\n",
-		"context/python/index.md":          "# Python\n",
+		"context/python/index.md":          "---\ndomain: python\n---\n# Python\n",
 		".claude/commands/review.md":       "---\ndescription: Review\n---\n\nLoad `python:zzz`.\n",
 		".claude/commands/ship/COMMAND.md": "# Ship\n",
 	})

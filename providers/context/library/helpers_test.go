@@ -165,3 +165,7 @@ func loadWithin(t *testing.T, dir string) *Library {
 	t.Helper()
 	return fsguardtest.Call(t, "the load", func() (*Library, error) { return Load(context.Background(), dir, nil, Options{}) })
 }
+
+// pythonA is a topic whose frontmatter shows that its folder is a
+// context library: a folder's name alone does not.
+const pythonA = "---\ndomain: python\n---\n# A\n"

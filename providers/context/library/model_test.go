@@ -134,6 +134,7 @@ func TestFooterFallback(t *testing.T) {
 			t.Parallel()
 			l := loadTree(t, map[string]string{
 				"context/python/common_issues.md": "# Common Python Issues\n\n## Mutable Defaults\n\nText.\n\n---\n\n" + tc.footer,
+				"context/loading_protocol.md":     "# Protocol\n",
 			})
 			tp, _ := l.Snapshot().Topic("python/common_issues")
 			m := tp.Meta
@@ -181,7 +182,7 @@ func TestDerivedTypeAndStrategy(t *testing.T) {
 func TestSections(t *testing.T) {
 	t.Parallel()
 	const src = "# Title\n\nIntro.\n\n## First\n\nOne.\n\n### Nested\n\nDeep.\n\n```markdown\n## Not A Heading\n```\n\n## Second\n\nTwo.\n\n~~~\n# also not\n~~~\n\n# Top Again\n\nEnd.\n"
-	l := loadTree(t, map[string]string{"context/d/t.md": src})
+	l := loadTree(t, map[string]string{"context/d/t.md": src, "context/loading_protocol.md": "# Protocol\n"})
 	tp, _ := l.Snapshot().Topic("d/t")
 	type sec struct {
 		name    string

@@ -50,7 +50,7 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 		return nil, fmt.Errorf("scan %s: %w", l.dir, err)
 	}
 	cache := l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
-	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{root: l.root, cfg: cfg, contextRoots: s.contextRoots, commandRoots: s.commandRoots, beside: besideRoots(s.contextRoots), paths: newPathMemo()}}
+	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{root: l.root, cfg: cfg, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo()}}
 	p.files = make([]*File, len(s.files))
 	hits := make([]bool, len(s.files))
 	inParallel(ctx, len(s.files), func(i int) {
@@ -173,7 +173,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, er
 	f.Refs = p.b.scanRefs(f, st.view(), 0)
 	l := &Snapshot{
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter,
-		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, beside: p.b.beside, readings: p.b.paths,
+		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, roots: p.b.roots, beside: p.b.beside, readings: p.b.paths,
 		files: st.files, topics: st.topics, aliases: st.aliases, byStem: st.byStem, domains: st.domains, commands: st.commands,
 		incoming: newSharedIncoming(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
 	}

@@ -44,7 +44,7 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 	// workspace a commands folder: "commands/analyze.md" written in a
 	// command means the folder.
 	l := loadTree(t, map[string]string{
-		"context/commands/build_patterns.md": "# Build\n",
+		"context/commands/build_patterns.md": "---\ndomain: commands\n---\n# Build\n",
 		"commands/build.md":                  "# Build\n",
 		"commands/_docs/README.md":           "# Docs\n\n- `commands/analyze.md` → `/analyze`\n- `commands/build.md`\n",
 		"context/commands/index.md":          "# Index\n\n- `build_patterns.md`\n- see `commands/build_patterns.md`\n",
@@ -62,7 +62,7 @@ func TestWorkspaceRelativePathBesideRoot(t *testing.T) {
 func TestPathOneLevelTooDeep(t *testing.T) {
 	t.Parallel()
 	l := loadTree(t, map[string]string{
-		"context/security/security_guidelines.md": "# Security\n",
+		"context/security/security_guidelines.md": "---\ndomain: security\n---\n# Security\n",
 		"context/angular/index.md": "# Angular\n\n| Security | `../../security/security_guidelines.md` |\n\n" +
 			"- Memory: `../../memory/commands/index.md`\n- Skill: `../../skills/angular/SKILL.md`\n- Missing: `../../security/nothing_here.md`\n",
 	})
@@ -89,7 +89,7 @@ func TestBareNamesInIndexProse(t *testing.T) {
 	t.Parallel()
 	l := loadTree(t, map[string]string{
 		"context/schema/index.md":           "# Schema\n\n### 📁 **file_formats.md**\n\n### **common_patterns.md**\n\nAlso see **ghost.md** here.\n",
-		"context/schema/file_formats.md":    "# Files\n",
+		"context/schema/file_formats.md":    "---\ndomain: schema\n---\n# Files\n",
 		"context/schema/common_patterns.md": "# Common\n",
 		// Outside an index a bare name in prose is just text.
 		"context/schema/notes.md": "# Notes\n\nWrite ghost.md and **phantom.md** later.\n",
@@ -145,4 +145,15 @@ func TestRootFileFrontmatterIDAlias(t *testing.T) {
 	if got := codes(diagsOf(t, l, "commands/review.md")); len(got) != 2 {
 		t.Errorf("after the id changed: %v", got)
 	}
+}
+
+// A topic's section is named by Marksman's and VS Code's anchor too,
+// whose hyphens GitHub doubles where the heading has a " + ".
+func TestSectionByCollapsedAnchor(t *testing.T) {
+	t.Parallel()
+	l := loadTree(t, map[string]string{
+		"context/web/deploy.md": topicFM("web/deploy", "reference", 10) + "# Deploy\n\n## Browser WebRTC + server sideband\n\nA.\n",
+		"commands/ship.md":      "# Ship\n\nSee `web:deploy#browser-webrtc-server-sideband`, `web:deploy#browser-webrtc--server-sideband` and `web:deploy#browser-webrtc-server`.\n",
+	})
+	wantDiags(t, l, "commands/ship.md", "anchors of either rule", diag{codeUnknownSection, SeverityError, "browser-webrtc-server"})
 }

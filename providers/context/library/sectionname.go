@@ -65,11 +65,29 @@ func (s *Section) matchKey() sectionMatch {
 }
 
 // wantMatch is a name a section is looked up by, prepared for matches.
-type wantMatch struct{ want, lower, slug string }
+type wantMatch struct{ want, lower, slug, loose string }
 
 func wantKey(want string) wantMatch {
 	want = strings.TrimSpace(want)
-	return wantMatch{want: want, lower: strings.ToLower(strings.TrimPrefix(want, "#")), slug: slugOf(want)}
+	lower := strings.ToLower(strings.TrimPrefix(want, "#"))
+	return wantMatch{want: want, lower: lower, slug: slugOf(want), loose: collapseHyphens(lower)}
+}
+
+// collapseHyphens returns s with runs of '-' made one and none at either
+// end: the anchor Marksman and VS Code give "WebRTC + server", where
+// GitHub's has two hyphens.
+func collapseHyphens(s string) string {
+	if !strings.Contains(s, "-") {
+		return s
+	}
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' }) {
+		if b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(part)
+	}
+	return b.String()
 }
 
 func (k sectionMatch) matches(w wantMatch) bool {
@@ -87,7 +105,44 @@ func (k sectionMatch) matches(w wantMatch) bool {
 	}
 	// Names that give the same GitHub anchor are the same section: they
 	// differ only in case and punctuation ('Load "Always" Files').
-	return slugIs(k.name, w.lower) || slugIs(k.short, w.lower) || slugIs(k.name, w.slug) || slugIs(k.short, w.slug)
+	if slugIs(k.name, w.lower) || slugIs(k.short, w.lower) || slugIs(k.name, w.slug) || slugIs(k.short, w.slug) {
+		return true
+	}
+	return w.loose != "" && (looseSlugIs(k.name, w.loose) || looseSlugIs(k.short, w.loose))
+}
+
+// looseSlugIs reports whether the GitHub slug of heading, with runs of
+// hyphens made one and none at either end, is slug.
+func looseSlugIs(heading, slug string) bool {
+	i := 0
+	hyphen := true // at the start, a hyphen is dropped
+	for _, r := range strings.TrimSpace(heading) {
+		r = unicode.ToLower(r)
+		var c rune
+		switch {
+		case r == ' ' || r == '-':
+			if hyphen {
+				continue
+			}
+			c, hyphen = '-', true
+		case r == '_' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || r > 127:
+			c, hyphen = r, false
+		default:
+			continue
+		}
+		if i >= len(slug) {
+			if c == '-' {
+				continue // a trailing hyphen is dropped
+			}
+			return false
+		}
+		got, n := utf8.DecodeRuneInString(slug[i:])
+		if got != c {
+			return false
+		}
+		i += n
+	}
+	return i == len(slug)
 }
 
 // slugIs reports whether slugOf(heading) == slug, without building it.

@@ -30,6 +30,7 @@ type Snapshot struct {
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
+	roots        rootInfo // what showed each context root, and the candidates passed over
 	beside       map[string]map[string]bool
 	readings     *pathMemo // readings of path references under these roots
 	files        cowMap[*File]

@@ -86,7 +86,7 @@ func TestDiagnosticsCarriedOver(t *testing.T) {
 func TestSnapshotReadsAgree(t *testing.T) {
 	t.Parallel()
 	const x = "context/python/x.md"
-	l := loadTree(t, map[string]string{"context/python/a.md": "# A\n\nSee python:x.\n", x: "# X\n"})
+	l := loadTree(t, map[string]string{"context/python/a.md": "---\ndomain: python\n---\n# A\n\nSee python:x.\n", x: "# X\n"})
 	a := filepath.Join(l.Snapshot().Dir(), "context/python/a.md")
 	check := func(ctx context.Context, s *Snapshot) error {
 		v := s.Version()

@@ -38,6 +38,7 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 	defer free() // a test that fails early must not leave Apply held
 	cfg := config.Default()
 	cfg.Tokenizer = "estimate"
+	cfg.ContextRoots = []string{"context"}
 	l, err := library.Load(t.Context(), dir, cfg, library.Options{Changed: func(string) {
 		once.Do(func() {
 			close(held)
@@ -93,6 +94,7 @@ func TestReadersDuringApplies(t *testing.T) {
 	dir := libtest.WriteTree(t, files)
 	cfg := config.Default()
 	cfg.Tokenizer = "estimate"
+	cfg.ContextRoots = []string{"context"}
 	l, err := library.Load(t.Context(), dir, cfg, library.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,9 @@ func (l *Snapshot) ParseFile(path string, text []byte, known *File) *File {
 	if known != nil {
 		f.Rel, f.Kind, f.Topic, f.Command = known.Rel, known.Kind, known.Topic, known.Command
 	}
-	f.Refs = refs.ScanList(doc, l.RefOptions())
+	opts := l.RefOptions()
+	opts.Fields = refFields(f)
+	f.Refs = refs.ScanList(doc, opts)
 	return f
 }
 

@@ -116,6 +116,8 @@ type applyRun struct {
 	before   map[string]int      // reference counts of the replaced files
 	oldKeys  map[string][]string // incoming keys of the replaced files
 	pairs    []filePair
+	// rootsChanged says that b.roots holds new reasons for the roots.
+	rootsChanged bool
 }
 
 // fileUpdate is one file that Apply parses again or drops.
@@ -153,7 +155,7 @@ func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 		if a.flt.SkipFile(p) {
 			continue
 		}
-		if l.touchesRoots(p, a.b) {
+		if l.touchesRoots(p, a.b) || (c.Removed || c.Content == nil || c.FromDisk) && a.changesEvidence(p) {
 			return &reloadRequest{cfg: a.cfg}, nil
 		}
 		if (c.Removed || c.Content == nil) && a.collectFromDisk(p, c.Removed) {
@@ -323,6 +325,9 @@ func (a *applyRun) markDependents() {
 // commit publishes the next snapshot and says what changed.
 func (a *applyRun) commit() Result {
 	next := a.cur.withState(a.st)
+	if a.rootsChanged {
+		next.roots = a.b.roots
+	}
 	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w Warning) bool { return a.changed[w.Path] })
 	next.diags = a.cur.diags.next(next.files, a.affected)
 	a.l.snap.Store(next)
@@ -501,9 +506,51 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 		if part == CommandDirName && underAny(dir, b.contextRoots) != "" {
 			continue
 		}
+		if part == ContextDirName && i < len(parts)-1 && isMarkdown(p) {
+			continue // a file of a folder that is no library: see changesEvidence
+		}
 		return true
 	}
 	return false
+}
+
+// changesEvidence reports whether a change on disk at p may change what
+// showed a context root to be one, or show one among the directories
+// passed over; a full scan then decides again. Evidence is what the files
+// on disk show, so an editor's unsaved text changes none.
+func (a *applyRun) changesEvidence(p string) bool {
+	l, b := a.l, a.b
+	for i, r := range b.roots.roots {
+		if r.Evidence != p {
+			continue
+		}
+		// Most often the root still shows what it is by another file:
+		// then only its reason changes.
+		why, ev, ok := evidenceOnDisk(l.dir, r.Dir, b.commandRoots, a.flt)
+		if !ok {
+			return true
+		}
+		roots := slices.Clone(b.roots.roots)
+		roots[i].Why, roots[i].Evidence = why, ev
+		b.roots.roots = roots
+		a.rootsChanged = true
+		return false
+	}
+	if underAny(p, b.contextRoots) != "" || !isMarkdown(p) {
+		return false
+	}
+	rel := relSlash(l.dir, p)
+	parts := strings.Split(rel, "/")
+	for i, part := range parts[:len(parts)-1] {
+		if part == ContextDirName && showsRoot(filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
+			return true
+		}
+	}
+	if slices.Contains(b.roots.passed, l.dir) && showsRoot(l.dir, p) {
+		return true
+	}
+	// A command may name a topic of a directory passed over.
+	return len(b.roots.passed) > 0 && underAny(p, b.commandRoots) != ""
 }
 
 // markdownUnder lists the markdown files under dir that the scan reads.

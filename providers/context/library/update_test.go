@@ -253,7 +253,7 @@ func TestApplyConfigReloads(t *testing.T) {
 		t.Errorf("refs = %+v", f.Refs.Slice())
 	}
 	// A new context root directory needs a rescan too.
-	fsguardtest.Write(t, filepath.Join(dir, "more/context/rust/b.md"), "# B\n")
+	fsguardtest.Write(t, filepath.Join(dir, "more/context/rust/b.md"), "---\ndomain: rust\n---\n# B\n")
 	res, err = l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "more/context/rust/b.md")}})
 	if err != nil {
 		t.Fatal(err)
@@ -442,7 +442,7 @@ func TestReleasedTextReadBack(t *testing.T) {
 	t.Parallel()
 	dir := fsguardtest.TempTree(t, map[string]string{
 		"context/python/a.md": "# A\n\n## Part\n\nSee `python:b` and `git:x`.\n",
-		"context/python/b.md": "# B\n\n## Only\n\nText of b.\n",
+		"context/python/b.md": "---\ndomain: python\n---\n# B\n\n## Only\n\nText of b.\n",
 		"context/git/x.md":    "# X\n",
 		"context/git/z.md":    "# Z\n",
 	})

@@ -14,8 +14,9 @@ const (
 )
 
 // frontmatter reads the id, domain and path forms of the frontmatter
-// fields that hold references. Other fields are never scanned: a YAML key
-// such as "python: x" is not a reference.
+// fields that hold references in this kind of file (Options.Fields).
+// Other fields are never scanned: a YAML key such as "python: x" is not a
+// reference.
 func (s *scanner) frontmatter() {
 	root := s.doc.Frontmatter.Root()
 	if !root.Exists() {
@@ -28,7 +29,12 @@ func (s *scanner) frontmatter() {
 		switch key {
 		case fieldCrossDomain, fieldContext:
 			if key == fieldContext && val.Kind() == document.MappingNode {
-				s.forgeContext(val)
+				if s.opts.Fields&ContextMapping != 0 {
+					s.forgeContext(val)
+				}
+				continue
+			}
+			if key == fieldContext && s.opts.Fields&ContextList == 0 || key == fieldCrossDomain && s.opts.Fields&TopicLists == 0 {
 				continue
 			}
 			if key == fieldCrossDomain {
@@ -43,7 +49,7 @@ func (s *scanner) frontmatter() {
 			}
 		case fieldIndexedFiles:
 			key = fieldIndexedFiles
-			if val.Kind() != document.SequenceNode {
+			if val.Kind() != document.SequenceNode || s.opts.Fields&TopicLists == 0 {
 				continue
 			}
 			for item := range val.Items() {

@@ -149,7 +149,36 @@ type Options struct {
 	// once instead of growing as it goes, which for a long command file
 	// edited keystroke by keystroke is most of what a scan allocates.
 	SizeHint int
+	// Fields are the frontmatter fields read as references. The kind of
+	// file decides (see TopicFields, CommandFields, SkillFields): the same
+	// key means something else elsewhere, as "context: fork" in a Claude
+	// Code skill. None are read when it is zero.
+	Fields Fields
 }
+
+// Fields is a set of frontmatter fields that hold references.
+type Fields uint8
+
+// Frontmatter fields that hold references.
+const (
+	// ContextList is "context" as a list or a scalar of topic ids and
+	// domains, as commands and topics write it.
+	ContextList Fields = 1 << iota
+	// ContextMapping is "context" as a mapping of a Forge skill,
+	// {primary: [domain], topics: [topic]}.
+	ContextMapping
+	// TopicLists are a topic's crossDomainTriggers and indexedFiles.
+	TopicLists
+)
+
+// The fields each kind of file holds references in.
+const (
+	TopicFields   = ContextList | ContextMapping | TopicLists
+	CommandFields = ContextList | ContextMapping
+	// SkillFields leaves out a scalar context: Claude Code documents
+	// "context: fork" for skills, which names no domain.
+	SkillFields = ContextMapping
+)
 
 // ScanList returns the references of doc sorted by Span.Start, without
 // overlaps, in their compact form.

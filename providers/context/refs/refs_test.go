@@ -12,7 +12,7 @@ import (
 var testDomains = []string{"python", "security", "commands", "angular", "dotnet", "schema"}
 
 func testOpts() Options {
-	return Options{IsDomain: func(name string) bool { return slices.Contains(testDomains, name) }}
+	return Options{IsDomain: func(name string) bool { return slices.Contains(testDomains, name) }, Fields: TopicFields}
 }
 
 // scan returns the references ScanList finds, as a slice.
@@ -490,5 +490,34 @@ func TestForgeSkillContext(t *testing.T) {
 	// With two primary domains a bare topic's domain is unknown.
 	if _, got := scanText(t, "---\ncontext:\n  primary: [python, security]\n  topics: [x]\n---\n", testOpts()); len(got) != 2 {
 		t.Errorf("two primaries: refs = %q", got)
+	}
+}
+
+// A frontmatter field holds references only in the kinds of file that
+// give it that meaning: "context: fork" is Claude Code's skill field.
+func TestFieldsFollowTheFileKind(t *testing.T) {
+	t.Parallel()
+	const src = "---\ncontext: fork\ncrossDomainTriggers: [security]\nindexedFiles:\n  - {id: python/x, path: x.md}\n---\nBody.\n"
+	for _, tc := range []struct {
+		name   string
+		fields Fields
+		want   int
+	}{
+		{"topic", TopicFields, 4},
+		{"command", CommandFields, 1},
+		{"skill", SkillFields, 0},
+		{"plain markdown", 0, 0},
+	} {
+		opts := testOpts()
+		opts.Fields = tc.fields
+		if _, got := scanText(t, src, opts); len(got) != tc.want {
+			t.Errorf("%s: refs = %q, want %d", tc.name, got, tc.want)
+		}
+	}
+	// A Forge skill's context mapping is a reference in a skill.
+	opts := testOpts()
+	opts.Fields = SkillFields
+	if _, got := scanText(t, "---\ncontext:\n  primary: [python]\n---\n", opts); len(got) != 1 {
+		t.Errorf("a skill's context mapping: refs = %q, want the domain", got)
 	}
 }

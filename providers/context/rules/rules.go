@@ -84,6 +84,7 @@ const (
 	srcYAML        = "YAML 1.2"
 	srcJSON        = "JSON (RFC 8259)"
 	srcClaudePlugs = "Claude Code plugin docs"
+	srcMarkdown    = "Marksman, VS Code markdown"
 )
 
 // Codes of the context library.
@@ -102,6 +103,9 @@ const (
 	DuplicateTopic      = "duplicate-topic"
 	FileSkipped         = "file-skipped"
 	Config              = "config"
+	// MarkdownLinkBroken is a relative link of a markdown file that is
+	// not a skill (skills have SkillLinkBroken) naming no file or anchor.
+	MarkdownLinkBroken = "markdown-link-broken"
 )
 
 // Codes of memory files and their imports.
@@ -168,6 +172,7 @@ var table = []Rule{
 	{DuplicateTopic, Warning, "two roots define the same `domain/topic`", srcCtxls, NoFix},
 	{FileSkipped, Warning, "a file is binary, larger than `maxFileSize`, or could not be checked", srcCtxls, NoFix},
 	{Config, Error, "a problem in `.ctxls.yaml` (reported on that file, some as warnings; the defaults are used)", srcCtxls, NoFix},
+	{MarkdownLinkBroken, Warning, "a relative link of a markdown file names no file, or a `#fragment` no heading (GitHub's slugs) or anchor of it; a hint when the file may be made by a build or the path may be a documentation site's page", srcMarkdown, NoFix},
 
 	{ImportTrailingPunctuation, Warning, "an `@path` import followed by `:` `,` `;` or `)` is skipped by the agent", srcClaudeCode, Safe},
 	{ImportMissing, Error, "an `@path` import names no file", srcClaudeCode, NoFix},
@@ -245,7 +250,7 @@ func markdown() string {
 	var b strings.Builder
 	b.WriteString("| code | severity | fix | source | when |\n|---|---|---|---|---|\n")
 	for _, r := range table {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Code, r.Severity, r.Fix, r.Source, r.Doc)
+		fmt.Fprintf(&b, "| [`%s`](%s) | %s | %s | %s | %s |\n", r.Code, PageFile(r.Code), r.Severity, r.Fix, r.Source, r.Doc)
 	}
 	return b.String()
 }

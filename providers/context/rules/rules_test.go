@@ -2,7 +2,9 @@ package rules
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +67,51 @@ func TestSpliceNeedsMarkers(t *testing.T) {
 	}
 	if want := "a\n" + beginMarker + "\n" + markdown() + endMarker + "\nb\n"; got != want {
 		t.Fatalf("Splice = %q, want %q", got, want)
+	}
+}
+
+// TestPagesAgree fails when docs/rules is not what the table generates:
+// a page missing, stale or left over from a rule the table lost; run go
+// run ./providers/context/rules/gen to update it.
+func TestPagesAgree(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "..", filepath.FromSlash(PagesDir))
+	pages := Pages()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		seen[e.Name()] = true
+		want, ok := pages[e.Name()]
+		if !ok {
+			t.Errorf("%s/%s is no rule's page; run: go run ./providers/context/rules/gen", PagesDir, e.Name())
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s/%s differs from the rules table; run: go run ./providers/context/rules/gen", PagesDir, e.Name())
+		}
+	}
+	for name := range pages {
+		if !seen[name] {
+			t.Errorf("%s/%s is missing; run: go run ./providers/context/rules/gen", PagesDir, name)
+		}
+	}
+	for _, r := range All() {
+		page := pages[r.Code+".md"]
+		if !strings.Contains(page, "# "+r.Code+"\n") || !strings.Contains(page, r.Source) || !strings.Contains(page, "| default severity | "+r.Severity.String()+" |") {
+			t.Errorf("the page of %s lacks its code, source or severity:\n%s", r.Code, page)
+		}
+		if got, want := PageURL(r.Code), Repository+"/blob/main/docs/rules/"+r.Code+".md"; got != want {
+			t.Errorf("PageURL(%s) = %s, want %s", r.Code, got, want)
+		}
+	}
+	if PageURL("no-such-code") != "" {
+		t.Error("PageURL of an unknown code is not empty")
 	}
 }

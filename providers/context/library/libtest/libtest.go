@@ -5,9 +5,11 @@ package libtest
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
@@ -15,10 +17,29 @@ import (
 )
 
 // WriteTree writes files (slash path → text) under a new temporary
-// directory and returns the directory.
+// directory and returns the directory. A tree with files under context/
+// and no .ctxls.yaml gets one naming context in contextRoots: a folder's
+// name alone does not make it a library, and the small trees of tests
+// show it by no other file.
 func WriteTree(t testing.TB, files map[string]string) string {
 	t.Helper()
-	return fsguardtest.TempTree(t, files)
+	return fsguardtest.TempTree(t, WithRoot(files))
+}
+
+// WithRoot returns files with a .ctxls.yaml naming context in
+// contextRoots when files has some under context/ and no .ctxls.yaml.
+func WithRoot(files map[string]string) map[string]string {
+	if _, ok := files[".ctxls.yaml"]; ok {
+		return files
+	}
+	for p := range files {
+		if strings.HasPrefix(p, "context/") {
+			out := maps.Clone(files)
+			out[".ctxls.yaml"] = "contextRoots: [context]\n"
+			return out
+		}
+	}
+	return files
 }
 
 // CopyTree copies the tree at src, but for its .ctxls state folders, to

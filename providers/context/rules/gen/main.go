@@ -1,16 +1,23 @@
-// Command gen rewrites the rule list in README.md from the rules table.
-// Run it from the repository root: go run ./providers/context/rules/gen
+// Command gen writes what the rules table generates: the rule list in
+// README.md and a page per rule under docs/rules. Run it from the
+// repository root: go run ./providers/context/rules/gen
 package main
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
 func main() {
 	if err := run("README.md"); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	if err := writePages(filepath.FromSlash(rules.PagesDir)); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -25,10 +32,45 @@ func run(path string) error {
 	if err != nil {
 		return err
 	}
-	if out == string(data) {
+	return writeIfChanged(path, data, out)
+}
+
+// writePages makes dir hold exactly the rule pages: each written when it
+// differs, and a page of a rule the table no longer has removed.
+func writePages(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	pages := rules.Pages()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if _, ok := pages[e.Name()]; !ok && strings.HasSuffix(e.Name(), ".md") {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	for name, text := range pages {
+		path := filepath.Join(dir, name)
+		old, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		if err := writeIfChanged(path, old, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeIfChanged(path string, old []byte, text string) error {
+	if string(old) == text {
 		return nil
 	}
-	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -1,8 +1,9 @@
--- ctxls for markdown buffers (Neovim 0.7 and later): one client per
--- workspace, the directory holding .ctxls.yaml (else .git).
+-- ctxls for markdown and JSON buffers (Neovim 0.7 and later): one client
+-- per workspace, the directory holding .ctxls.yaml (else .git).
+vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, { pattern = '*.mdc', command = 'setfiletype markdown' })
 local ctxls_clients = {}
 vim.api.nvim_create_autocmd('FileType', {
-  pattern = 'markdown',
+  pattern = { 'markdown', 'json', 'jsonc' },
   callback = function(args)
     local dir = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(args.buf), ':p:h')
     local root = vim.fn.findfile('.ctxls.yaml', dir .. ';')
