@@ -189,24 +189,11 @@ func ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte, fs.FileIn
 // read reads the file at p, naming it shown in errors. flags are added
 // to those of the open; want, when set, is the file the open must find.
 func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|openNonblock|flags, 0)
+	f, fi, err := open(p, shown, flags, want)
 	if err != nil {
-		return nil, nil, &fs.PathError{Op: "open", Path: shown, Err: unwrapPath(err)}
+		return nil, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: unwrapPath(err)}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: NotRegular(fi.Mode())}
-	}
-	if want != nil && !os.SameFile(fi, want) {
-		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: ErrChanged}
-	}
-	if err := special(f); err != nil {
-		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: err}
-	}
 	if fi.Size() > limit {
 		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: &TooLargeError{Size: fi.Size(), Limit: limit}}
 	}
@@ -233,6 +220,54 @@ func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.
 			return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: unwrapPath(err)}
 		}
 	}
+}
+
+// open opens the file at p for reading, naming it shown in errors, when it
+// is a regular file of no kernel file system (and, with want, that file).
+func open(p, shown string, flags int, want fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|openNonblock|flags, 0)
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "open", Path: shown, Err: unwrapPath(err)}
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = unwrapPath(err)
+	case !fi.Mode().IsRegular():
+		err = NotRegular(fi.Mode())
+	case want != nil && !os.SameFile(fi, want):
+		err = ErrChanged
+	default:
+		err = special(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: err}
+	}
+	return f, fi, nil
+}
+
+// ReadHead returns at most the first n bytes of the file at p, as
+// Root.ReadFile reads it: for what a file starts with (its frontmatter),
+// whatever its size.
+func (r *Root) ReadHead(p string, n int64) ([]byte, error) {
+	target, checked, err := r.resolve(p)
+	if err == nil && !checked.Mode().IsRegular() {
+		err = NotRegular(checked.Mode())
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+	}
+	f, _, err := open(target, p, openNoFollow, checked)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: unwrapPath(err)}
+	}
+	return b, nil
 }
 
 // IsLoop reports whether err comes from a loop of symbolic links, which

@@ -170,6 +170,8 @@ type entry struct {
 
 // scan is what a walk of the workspace found.
 type scan struct {
+	// root is the check every file the scan reads passes.
+	root         *fsguard.Root
 	contextRoots []string
 	commandRoots []string
 	// roots are the context roots with what showed each; passed are the
@@ -186,7 +188,7 @@ type scan struct {
 // root's check, and skips unreadable directories with a warning.
 func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext, extraCommands []string) (*scan, error) {
 	dir := root.Dir()
-	s := &scan{}
+	s := &scan{root: root}
 	for _, r := range extraContext {
 		if p, ok := within(dir, r); ok {
 			s.contextRoots = append(s.contextRoots, p)

@@ -526,7 +526,7 @@ func (a *applyRun) changesEvidence(p string) bool {
 		}
 		// Most often the root still shows what it is by another file:
 		// then only its reason changes.
-		why, ev, ok := evidenceOnDisk(l.dir, r.Dir, b.commandRoots, a.flt)
+		why, ev, ok := evidenceOnDisk(l.root, r.Dir, b.commandRoots, a.flt)
 		if !ok {
 			return true
 		}
@@ -542,11 +542,11 @@ func (a *applyRun) changesEvidence(p string) bool {
 	rel := relSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts[:len(parts)-1] {
-		if part == ContextDirName && showsRoot(filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
+		if part == ContextDirName && showsRoot(l.root, filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
 			return true
 		}
 	}
-	if slices.Contains(b.roots.passed, l.dir) && showsRoot(l.dir, p) {
+	if slices.Contains(b.roots.passed, l.dir) && showsRoot(l.root, l.dir, p) {
 		return true
 	}
 	// A command may name a topic of a directory passed over.
