@@ -21,7 +21,7 @@ func testLeakyRepository(t *testing.T, bin ctxlsBinary) {
 	w := fsguardtest.NewLeaky(t, map[string]string{
 		"commands/build.md":             "# Build\n\nBuild the project.\n",
 		"context/python/index.md":       "# Python\n",
-		"context/python/notes.md":       "# Notes\n\nSee the setup.\n",
+		"context/python/notes.md":       "---\nid: python/notes\ndomain: python\ntitle: Notes\n---\n# Notes\n\nSee the setup.\n",
 		".claude/skills/setup/SKILL.md": "---\nname: setup\ndescription: Set the project up.\n---\n\nRead [the notes](../../../docs/notes.md).\n",
 		".ctxls.yaml":                   "executor:\n  kind: exec\n  command: [\"./payload.sh\"]\n",
 	})
