@@ -150,6 +150,11 @@ func (s *Set) read(ctx context.Context, f *File, content []byte) {
 		case errors.As(err, &big):
 			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", big.Size, s.cfg.MaxFileSize)
 		case err != nil:
+			// The diagnostic is on the file: its path would only repeat it.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
 			f.Skipped = fmt.Sprintf("cannot be read: %v", err)
 		}
 		if f.Skipped != "" {
