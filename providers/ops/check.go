@@ -13,6 +13,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/memory"
+	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
 // CheckRequest asks for the diagnostics of the workspace, or of one file
@@ -78,7 +79,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 		if err != nil {
 			return CheckResponse{}, err
 		}
-		items := diagnostics(ctx, lib, agents, keep, diagnoseAll(ctx, lib, req.Path))
+		items, reported := diagnostics(ctx, lib, agents, keep, diagnoseAll(ctx, lib, req.Path))
 		if err := ctx.Err(); err != nil {
 			return CheckResponse{}, err
 		}
@@ -95,7 +96,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 			}
 		}
 		for _, w := range lib.Warnings() {
-			if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] {
+			if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] && !reported[w.Path] {
 				res.Warnings = append(res.Warnings, Warning{Message: p + ": " + w.Message})
 			}
 		}
@@ -140,9 +141,13 @@ func pathFilter(dir, path string) (func(string) bool, error) {
 // diagnostics gathers the diagnostics of the files keep accepts: of the
 // library's files from all, of the agent files and the files their
 // imports load, and the problems of the configuration file, sorted by file
-// and position, without the codes the configuration disables.
-func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) []Diagnostic {
+// and position, without the codes the configuration disables. It also
+// returns the files (absolute) that are not read and that one of them
+// reports so: an agent file skipped, a link out of the workspace that an
+// import names. The library's warning of such a file would say it again.
+func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) ([]Diagnostic, map[string]bool) {
 	out := []Diagnostic{}
+	reported := map[string]bool{}
 	cfg := lib.Config()
 	if keep(filepath.Join(lib.Dir(), config.FileName)) && !cfg.Disabled(config.ProblemCode) {
 		problems := lib.ConfigProblems()
@@ -193,9 +198,18 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 	for p, ds := range agentDiags {
 		if f, ok := agents.File(p); ok && keep(p) {
 			add(p, f, ds)
+			if f.Skipped != "" && hasCode(ds, rules.FileSkipped) {
+				reported[p] = true
+			}
 		}
 	}
-	for p, ds := range memory.Check(ctx, agents, cfg, nil, nil).Diagnostics {
+	mem := memory.Check(ctx, agents, cfg, nil, nil)
+	for target, from := range mem.Refused {
+		if keep(from) {
+			reported[target] = true
+		}
+	}
+	for p, ds := range mem.Diagnostics {
 		if !keep(p) {
 			continue
 		}
@@ -214,7 +228,7 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 		}
 		return a.Column - b.Column
 	})
-	return out
+	return out, reported
 }
 
 func hasCode(ds []agentfiles.Diagnostic, code string) bool {
