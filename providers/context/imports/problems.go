@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,9 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 			p.Message += fmt.Sprintf(" (did you mean %s?)", filepath.ToSlash(filepath.Join(filepath.Dir(e.Path), sib[0])))
 		}
 		if trimmed := strings.TrimRight(e.Path, "."); trimmed != e.Path && e.Kind() == Relative {
-			if st, err := t.guard.Check(filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))); err == nil && !st.IsDir() {
+			// A link out of the workspace is a file there too, though
+			// ctxls does not look at it.
+			if _, err := t.guard.Check(filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))); err == nil || errors.Is(err, fsguard.ErrOutsideWorkspace) {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", e.Path[len(trimmed):])
 			}
 		}

@@ -321,3 +321,25 @@ func TestRootCheck(t *testing.T) {
 		t.Errorf("problems by code %v; want two %s and two %s", codes, rules.ImportOutsideProject, rules.FileSkipped)
 	}
 }
+
+// TestFinalPeriodBeforeLinkOut checks an import that ends a sentence
+// with the file's path, where the file is a link out of the workspace:
+// the hint to put a space before the period is given as for any file, and
+// the message does not say where the link leads.
+func TestFinalPeriodBeforeLinkOut(t *testing.T) {
+	t.Parallel()
+	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n")
+	dir := fsguardtest.TempTree(t, map[string]string{"CLAUDE.md": "See @notes.md.\n"})
+	fsguardtest.Link(t, secret, filepath.Join(dir, "notes.md"))
+	tree, err := Build(t.Context(), filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := tree.Problems(dir)
+	if len(ps) != 1 || ps[0].Code != rules.ImportMissing || !strings.Contains(ps[0].Message, "put a space before it") {
+		t.Fatalf("problems %+v; want one %s with the hint", ps, rules.ImportMissing)
+	}
+	if strings.Contains(ps[0].Message, filepath.Dir(secret)) {
+		t.Errorf("the message says where the link leads: %s", ps[0].Message)
+	}
+}
