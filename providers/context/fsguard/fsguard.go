@@ -142,6 +142,25 @@ func (r *Root) ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte,
 	return read(ctx, target, p, limit, openNoFollow, checked)
 }
 
+// ReadWalked reads the file at p, in the workspace, that a walk from the
+// workspace's directory which does not follow links (filepath.WalkDir)
+// found as a regular file, when it holds at most limit bytes. The walk
+// has seen every directory on the way as a directory, so only p itself is
+// looked at again: the open does not follow a link put there since, and
+// a named pipe or a file of a kernel file system is refused as ReadFile
+// refuses it. It costs a fraction of ReadFile, which resolves every
+// directory again, for walks that read every file.
+func (r *Root) ReadWalked(ctx context.Context, p string, limit int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !Within(r.dir, p) {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: ErrOutsideWorkspace}
+	}
+	data, _, err := read(ctx, p, p, limit, openNoFollow, nil)
+	return data, err
+}
+
 // NotRegular returns the error, wrapping ErrNotRegular, for a file of mode
 // m, which is not a regular file, saying what it is.
 func NotRegular(m fs.FileMode) error {

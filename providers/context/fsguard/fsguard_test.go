@@ -282,3 +282,46 @@ func TestReadReplaced(t *testing.T) {
 		t.Errorf("read of a link with openNoFollow = %q, %v; want a refusal that names out.md only", b, err)
 	}
 }
+
+// TestReadWalked reads what a walk that does not follow links finds:
+// regular files; a link at the path, wherever it leads, and a named pipe
+// put there since the walk are refused, without saying where a link
+// leads.
+func TestReadWalked(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	r := NewRoot(root)
+	for _, tc := range []struct {
+		path string
+		ok   bool
+		want error // nil with !ok: any error
+	}{
+		{path: "a.md", ok: true},
+		{path: "sub/b.md", ok: true},
+		{path: "inside.md"},
+		{path: "out.md"},
+		{path: "relout.md"},
+		{path: "pipe.md", want: ErrNotRegular},
+		{path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+	} {
+		p := tc.path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		var b []byte
+		var err error
+		fsguardtest.Within(t, "ReadWalked", func() { b, err = r.ReadWalked(t.Context(), p, 1<<20) })
+		switch {
+		case tc.ok:
+			if err != nil || !strings.HasPrefix(string(b), "# ") {
+				t.Errorf("ReadWalked(%s) = %q, %v", tc.path, b, err)
+			}
+		case err == nil || len(b) != 0:
+			t.Errorf("ReadWalked(%s) = %q, %v; want an error", tc.path, b, err)
+		case tc.want != nil && !errors.Is(err, tc.want):
+			t.Errorf("ReadWalked(%s): %v; want %v", tc.path, err, tc.want)
+		case strings.Contains(err.Error(), outside) && !strings.HasPrefix(tc.path, outside):
+			t.Errorf("ReadWalked(%s)'s error %q shows where the link leads", tc.path, err)
+		}
+	}
+}
