@@ -59,6 +59,9 @@ type badDiag struct {
 	// Agent marks a diagnostic of an agent file (a memory file's import),
 	// which the library loader does not report.
 	Agent bool `json:"agent"`
+	// Reported marks a warning of the scan about a file that a diagnostic
+	// reports as not read already: check says it once, by the diagnostic.
+	Reported bool `json:"reported"`
 }
 
 func (d badDiag) String() string { return d.File + " " + d.Code + " " + d.Severity }
@@ -279,7 +282,10 @@ func badCheck(t *testing.T, dir string, c badCase) {
 		t.Errorf("ctxls check: %v, want exit status %d; stderr:\n%s", err, wantStatus, stderr.String())
 	}
 	for _, w := range c.Warnings {
-		if !strings.Contains(stderr.String(), w.File+": ") || !strings.Contains(stderr.String(), w.Message) {
+		switch {
+		case w.Reported && strings.Contains(stderr.String(), w.File+": "):
+			t.Errorf("check warns about %s, which a diagnostic reports already:\n%s", w.File, stderr.String())
+		case !w.Reported && (!strings.Contains(stderr.String(), w.File+": ") || !strings.Contains(stderr.String(), w.Message)):
 			t.Errorf("check's stderr lacks the warning for %s (%q):\n%s", w.File, w.Message, stderr.String())
 		}
 	}
