@@ -209,11 +209,7 @@ func Load(dir string) (*Config, []Problem, error) {
 		return Default(), nil, fmt.Errorf("read %s: %w", FileName, err)
 	}
 	path := filepath.Join(abs, FileName)
-	_, err = fsguard.NewRoot(abs).Check(path)
-	var data []byte
-	if err == nil {
-		data, err = fsguard.ReadFile(context.Background(), path, maxConfigSize)
-	}
+	data, err := fsguard.NewRoot(abs).ReadFile(context.Background(), path, maxConfigSize)
 	var big *fsguard.TooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
