@@ -205,6 +205,15 @@ func ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte, fs.FileIn
 	return read(ctx, p, p, limit, 0, nil)
 }
 
+// Open opens the file at p for reading, its links followed, when it is a
+// regular file of no kernel file system, as ReadFile reads it, and
+// returns it with its information: for a file too large to hold, which
+// the caller streams (a program whose content it digests). The caller
+// closes the file. Errors are wrapped with the path.
+func Open(p string) (*os.File, fs.FileInfo, error) {
+	return open(p, p, 0, nil)
+}
+
 // read reads the file at p, naming it shown in errors. flags are added
 // to those of the open; want, when set, is the file the open must find.
 func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {

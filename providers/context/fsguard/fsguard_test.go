@@ -325,3 +325,36 @@ func TestReadWalked(t *testing.T) {
 		}
 	}
 }
+
+// TestOpen opens files to stream them: a regular file, through a link or
+// not, opens at its start; a named pipe and a file of /proc do not open.
+func TestOpen(t *testing.T) {
+	t.Parallel()
+	root, _ := tree(t)
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(root, "a.md"), true},
+		{filepath.Join(root, "out.md"), true}, // a link is followed
+		{filepath.Join(root, "pipe.md"), false},
+		{filepath.Join(root, "topipe.md"), false},
+		{"/proc/self/environ", false},
+	} {
+		var f *os.File
+		var fi fs.FileInfo
+		var err error
+		fsguardtest.Within(t, "Open", func() { f, fi, err = Open(tc.path) })
+		switch {
+		case tc.ok && (err != nil || fi.Size() != 4 && fi.Size() != 9):
+			t.Errorf("Open(%s) = %v, %v", tc.path, fi, err)
+		case !tc.ok && err == nil:
+			t.Errorf("Open(%s) opened %v", tc.path, fi.Mode())
+		case !tc.ok && !errors.Is(err, ErrNotRegular) && !errors.Is(err, fs.ErrNotExist):
+			t.Errorf("Open(%s) = %v; want ErrNotRegular", tc.path, err)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+}

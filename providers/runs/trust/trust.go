@@ -219,11 +219,7 @@ func workspaceKey(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("trust: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("trust: workspace %s: %w", dir, err)
-	}
-	return real, nil
+	return fsguard.NewRoot(abs).Real(), nil
 }
 
 // ProgramDigest returns the SHA-256, in hex, of the program argv[0] names
@@ -247,33 +243,20 @@ func ProgramDigest(dir string, argv []string) (string, error) {
 		prog = filepath.Join(abs, prog)
 	}
 	prog = filepath.Clean(prog)
-	root := fsguard.NewRoot(abs)
-	if !fsguard.Within(abs, prog) && !fsguard.Within(root.Real(), prog) {
+	if !fsguard.Within(abs, prog) && !fsguard.Within(fsguard.NewRoot(abs).Real(), prog) {
 		return "", nil
 	}
-	real, err := filepath.EvalSymlinks(prog)
+	// What runs is digested, wherever a link of the workspace leads: a
+	// link pointed at another program is a changed program. The digest
+	// is all that is kept of it; nothing of its content is shown.
+	fh, fi, err := fsguard.Open(prog)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("trust: program %s: %w", argv[0], err)
-	}
-	// Stat before the open: the open of a named pipe would wait.
-	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
-		if err == nil {
-			err = fsguard.NotRegular(fi.Mode())
-		}
-		return "", fmt.Errorf("trust: program %s: %w", argv[0], err)
-	}
-	fh, err := os.Open(real)
-	if err != nil {
-		return "", fmt.Errorf("trust: program %s: %w", argv[0], err)
+		return "", fmt.Errorf("trust: program %s: %w", argv[0], unwrapPath(err))
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return "", fmt.Errorf("trust: program %s: %w", argv[0], err)
-	}
 	if fi.Size() > maxProgram {
 		return "", fmt.Errorf("trust: program %s is %d bytes, more than ctxls reads to tell that it did not change", argv[0], fi.Size())
 	}
@@ -282,4 +265,14 @@ func ProgramDigest(dir string, argv []string) (string, error) {
 		return "", fmt.Errorf("trust: program %s: %w", argv[0], err)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// unwrapPath returns the error of a *fs.PathError, whose path the caller
+// names otherwise.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

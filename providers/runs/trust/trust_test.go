@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
@@ -154,6 +156,14 @@ func TestProgramDigest(t *testing.T) {
 		if err != nil || (sum != "") != tt.digest {
 			t.Errorf("ProgramDigest(%q) = %q, %v; want a digest: %v", tt.argv, sum, err, tt.digest)
 		}
+	}
+	// A named pipe is no program to agree to, and opening it must not
+	// wait for a writer.
+	fsguardtest.Pipe(t, filepath.Join(dir, "tools/pipe"))
+	var err error
+	fsguardtest.Within(t, "ProgramDigest", func() { _, err = ProgramDigest(dir, []string{"./tools/pipe"}) })
+	if !errors.Is(err, fsguard.ErrNotRegular) {
+		t.Errorf("ProgramDigest of a named pipe: %v; want ErrNotRegular", err)
 	}
 }
 
