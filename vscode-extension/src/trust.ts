@@ -56,9 +56,12 @@ export function confirmationText(commandLine: string): string {
 }
 
 /**
- * argv as a shell would read it back: arguments holding anything but
- * plain characters are single-quoted, so that spaces, quotes and control
- * characters cannot make one argument look like several, or hide.
+ * argv as a shell would read it back, as the server and the command line
+ * show it: arguments holding anything but plain characters are
+ * single-quoted, control characters are written as \xNN and other
+ * invisible ones (right-to-left overrides, zero-width spaces) as \uNNNN,
+ * so that spaces, quotes and escapes cannot make one argument look like
+ * several, or hide one.
  */
 export function formatCommandLine(argv: readonly string[]): string {
   return argv
@@ -66,8 +69,13 @@ export function formatCommandLine(argv: readonly string[]): string {
       if (a !== '' && /^[\w@%+=:,./-]+$/.test(a)) {
         return a;
       }
-      // eslint-disable-next-line no-control-regex
-      const visible = a.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+      const visible = a.replace(/[\p{C}\p{Z}]/gu, (c) => {
+        const n = c.codePointAt(0) ?? 0;
+        if (c === ' ') {
+          return c;
+        }
+        return n < 0x80 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+      });
       return `'${visible.replace(/'/g, `'\\''`)}'`;
     })
     .join(' ');

@@ -58,6 +58,8 @@ test('the command line shown cannot hide or merge arguments', () => {
   assert.equal(formatCommandLine(['sh', '-c', 'rm -rf ~; echo ok']), "sh -c 'rm -rf ~; echo ok'");
   assert.equal(formatCommandLine(["it's", '']), `'it'\\''s' ''`);
   assert.equal(formatCommandLine(['a\nb', 'c\u001b[2Kd']), "'a\\x0ab' 'c\\x1b[2Kd'");
+  // Invisible marks are spelled out, as the server's FormatCommandLine does.
+  assert.equal(formatCommandLine(['x\u202eexe.sh', 'a\u200bb', 'a b']), "'x\\u202eexe.sh' 'a\\u200bb' 'a b'");
   const text = confirmationText(formatCommandLine(['./tools/agent']));
   assert.ok(text.includes('./tools/agent') && /asks again/.test(text));
 });
