@@ -3,8 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 
 	"go.lsp.dev/protocol"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/memo"
 	"github.com/ctxls/ctxls/providers/context/workspace"
@@ -58,18 +57,18 @@ func (s *Server) forgetAgents() { s.agents.epoch.Add(1) }
 
 // isAgentFile reports whether path is one of the agent files ctxls checks.
 func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
-	rel, err := filepath.Rel(ws.Dir(), path)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	rel, ok := fsguard.Rel(ws.Dir(), path)
+	if !ok {
 		return false
 	}
-	if agentfiles.Classify(filepath.ToSlash(rel), nil) != agentfiles.KindUnknown {
+	if agentfiles.Classify(rel, nil) != agentfiles.KindUnknown {
 		return true
 	}
 	set := s.agentSet(s.ctx, ws.Snapshot().Library())
 	if set == nil {
 		return false
 	}
-	_, ok := set.File(path)
+	_, ok = set.File(path)
 	return ok || s.inMemoryTree(path)
 }
 

@@ -1,10 +1,9 @@
 package lsp
 
 import (
-	"path/filepath"
-
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/agentwatch"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
@@ -37,7 +36,7 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	for _, p := range paths {
 		if s.isAgentFile(ws, p) {
 			agents = append(agents, p)
-			if rel, err := filepath.Rel(ws.Dir(), p); err == nil && agentfiles.Classify(filepath.ToSlash(rel), nil) == agentfiles.KindSkill {
+			if rel, ok := fsguard.Rel(ws.Dir(), p); ok && agentfiles.Classify(rel, nil) == agentfiles.KindSkill {
 				skills = true
 			}
 		}

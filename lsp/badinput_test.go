@@ -28,11 +28,18 @@ type badCase struct {
 	Diagnostics []badDiag  `json:"diagnostics"`
 	Warnings    []badDiag  `json:"warnings"`
 	Frames      []string   `json:"frames"`
+	// Hidden are texts that no part may print or send: what a link out of
+	// the workspace leads to, and its path.
+	Hidden []string `json:"hidden"`
+	// RefuseRun names a command whose chain must not run, from the
+	// command line or the server, because the workspace's exec executor
+	// was not agreed to; the executor would write the file "ran".
+	RefuseRun string `json:"refuseRun"`
 }
 
 // badSetup is what a case generates at test time.
 type badSetup struct {
-	Kind    string `json:"kind"` // write, symlink, fifo, outside
+	Kind    string `json:"kind"` // write, script (write, executable), symlink, fifo, outside
 	Path    string `json:"path"`
 	Target  string `json:"target"` // symlink; "@outside/" stands for the directory outside
 	Prefix  string `json:"prefix"`
@@ -49,6 +56,12 @@ type badDiag struct {
 	Code     string `json:"code"`
 	Severity string `json:"severity"`
 	Message  string `json:"message"`
+	// Agent marks a diagnostic of an agent file (a memory file's import),
+	// which the library loader does not report.
+	Agent bool `json:"agent"`
+	// Reported marks a warning of the scan about a file that a diagnostic
+	// reports as not read already: check says it once, by the diagnostic.
+	Reported bool `json:"reported"`
 }
 
 func (d badDiag) String() string { return d.File + " " + d.Code + " " + d.Severity }
@@ -119,7 +132,7 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 	for _, s := range c.Setup {
 		p := filepath.Join(dir, filepath.FromSlash(s.Path))
 		switch s.Kind {
-		case "write":
+		case "write", "script":
 			var b bytes.Buffer
 			b.WriteString(s.Prefix)
 			for range s.Count {
@@ -131,6 +144,11 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 				data = latin1(b.String()) // binary: one byte per character
 			}
 			fsguardtest.Write(t, p, string(data))
+			if s.Kind == "script" {
+				if err := os.Chmod(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
 		case "outside":
 			fsguardtest.Write(t, filepath.Join(outside, filepath.FromSlash(s.Path)), s.Content)
 		case "symlink":
@@ -211,7 +229,13 @@ func badLibrary(t *testing.T, dir string, c badCase) {
 	for _, pr := range l.Snapshot().ConfigProblems() {
 		got = append(got, badDiag{File: ".ctxls.yaml", Code: "config", Severity: pr.Severity, Message: pr.Message})
 	}
-	sameDiags(t, "library", got, c.Diagnostics)
+	var want []badDiag
+	for _, d := range c.Diagnostics {
+		if !d.Agent {
+			want = append(want, d)
+		}
+	}
+	sameDiags(t, "library", got, want)
 	for _, w := range c.Warnings {
 		if !slices.ContainsFunc(l.Snapshot().Warnings(), func(lw library.Warning) bool {
 			return strings.HasSuffix(lw.Path, filepath.FromSlash(w.File)) && strings.Contains(lw.Message, w.Message)
@@ -258,17 +282,59 @@ func badCheck(t *testing.T, dir string, c badCase) {
 		t.Errorf("ctxls check: %v, want exit status %d; stderr:\n%s", err, wantStatus, stderr.String())
 	}
 	for _, w := range c.Warnings {
-		if !strings.Contains(stderr.String(), w.File+": ") || !strings.Contains(stderr.String(), w.Message) {
+		switch {
+		case w.Reported && strings.Contains(stderr.String(), w.File+": "):
+			t.Errorf("check warns about %s, which a diagnostic reports already:\n%s", w.File, stderr.String())
+		case !w.Reported && (!strings.Contains(stderr.String(), w.File+": ") || !strings.Contains(stderr.String(), w.Message)):
 			t.Errorf("check's stderr lacks the warning for %s (%q):\n%s", w.File, w.Message, stderr.String())
 		}
 	}
 	if strings.Contains(stderr.String(), "panic") {
 		t.Errorf("check panicked:\n%s", stderr.String())
 	}
+	badHidden(t, "check's output", c, stdout.Bytes(), stderr.Bytes())
+	if c.RefuseRun == "" {
+		return
+	}
+	stdout.Reset()
+	stderr.Reset()
+	run := exec.CommandContext(ctx, stdioBinaryPath(t), "chain", "run", c.RefuseRun, "--dir", dir)
+	run.Stdout, run.Stderr = &stdout, &stderr
+	err = run.Run()
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "ctxls trust grant --dir") {
+		t.Errorf("ctxls chain run %s: %v, want exit status 2 naming ctxls trust grant; stderr:\n%s", c.RefuseRun, err, stderr.String())
+	}
+	badNotRun(t, dir, "ctxls chain run")
+}
+
+// badHidden fails t when any of outs holds a text the case hides.
+func badHidden(t *testing.T, where string, c badCase, outs ...[]byte) {
+	t.Helper()
+	for _, h := range c.Hidden {
+		for _, out := range outs {
+			if bytes.Contains(out, []byte(h)) {
+				t.Errorf("%s holds %q, which the case hides", where, h)
+			}
+		}
+	}
+}
+
+// badNotRun fails t when the workspace's executor ran.
+func badNotRun(t *testing.T, dir, what string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Errorf("%s ran the workspace's executor, which nobody agreed to", what)
+	}
 }
 
 func badServer(t *testing.T, dir string, c badCase) {
-	cl := chainStart(t, dir)
+	cl := &chainClient{StartClient(t, dir, stdioBinaryPath(t), "serve")}
+	cl.Record()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := cl.Initialize(ctx, dir, map[string]any{"window": map[string]any{"workDoneProgress": true}}, nil); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, cl.Stderr())
+	}
 	for _, f := range c.Frames {
 		if err := cl.WriteRaw(latin1(f)); err != nil {
 			t.Fatalf("write frame %q: %v", f, err)
@@ -339,4 +405,12 @@ func badServer(t *testing.T, dir string, c badCase) {
 			t.Errorf("diagnostic beside the bad input: %+v", d)
 		}
 	}
+	if c.RefuseRun != "" {
+		e := cl.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{c.RefuseRun}, "input": "x"})
+		if e.Code != int(codeConsent) {
+			t.Errorf("ctxls/chain/run %s: %v; want the consent refusal (%d)", c.RefuseRun, e, codeConsent)
+		}
+		badNotRun(t, dir, "ctxls/chain/run")
+	}
+	badHidden(t, "what the server sent", c, cl.Received(), []byte(cl.Stderr()))
 }

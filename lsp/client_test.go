@@ -137,6 +137,9 @@ type Client struct {
 	unmatched     []stdioMessage // responses to ids we did not send (e.g. null)
 	readErr       error
 	open          map[string]bool // the documents DidOpen opened and CloseAll has not closed
+	// record, when set, keeps every message the server sent, whole.
+	record   bool
+	received [][]byte
 }
 
 type stdioWatcher struct {
@@ -232,6 +235,22 @@ func stdioTail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
+// Record makes the client keep every message the server sends from now
+// on, for Received.
+func (c *Client) Record() {
+	c.mu.Lock()
+	c.record = true
+	c.mu.Unlock()
+}
+
+// Received returns every message the server sent since Record, one JSON
+// body a line.
+func (c *Client) Received() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Join(c.received, []byte("\n"))
+}
+
 // Stderr returns what the server wrote to stderr so far.
 func (c *Client) Stderr() string { return c.stderr.String() }
 
@@ -255,6 +274,11 @@ func (c *Client) readLoop(stdout io.Reader) {
 			c.setReadErr(fmt.Errorf("read body: %w", err))
 			return
 		}
+		c.mu.Lock()
+		if c.record {
+			c.received = append(c.received, body)
+		}
+		c.mu.Unlock()
 		var msg stdioMessage
 		if err := decodeMessage(body, &msg); err != nil {
 			c.setReadErr(fmt.Errorf("server sent invalid JSON %q: %w", stdioTail(string(body), 200), err))

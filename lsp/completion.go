@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/present"
 	"github.com/ctxls/ctxls/providers/context/refs"
@@ -142,11 +141,11 @@ func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*
 
 // agentKind is the kind of agent file the view shows.
 func agentKind(v *view) agentfiles.Kind {
-	rel, err := filepath.Rel(v.lib.Dir(), v.path)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	rel, ok := fsguard.Rel(v.lib.Dir(), v.path)
+	if !ok {
 		return agentfiles.KindUnknown
 	}
-	return agentfiles.Classify(filepath.ToSlash(rel), nil)
+	return agentfiles.Classify(rel, nil)
 }
 
 // maxCompletionItems bounds the topics one completion answer carries.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/memory"
 	"github.com/ctxls/ctxls/providers/context/present"
@@ -33,6 +34,7 @@ func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) 
 		return nil, false
 	}
 	opt := memory.Options(v.lib.Config(), root, v.lib.Counter())
+	opt.Guard = v.lib.Root()
 	read := overlayRead(v.ws)
 	opt.Read = func(p string) ([]byte, error) {
 		if p == v.path {
@@ -121,7 +123,7 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 // importDefinition goes from an import to its file.
 func (s *Server) importDefinition(ctx context.Context, v *view, pos protocol.Position) (*protocol.Location, bool) {
 	_, e, ok := s.importAt(ctx, v, pos)
-	if !ok || !exists(e.Target) {
+	if !ok || !opens(e) {
 		return nil, ok
 	}
 	return &protocol.Location{URI: uriOf(e.Target)}, true
@@ -136,7 +138,7 @@ func (s *Server) importLinks(ctx context.Context, v *view) []protocol.DocumentLi
 	}
 	var out []protocol.DocumentLink
 	for _, e := range t.Root().Imports {
-		if !exists(e.Target) {
+		if !opens(e) {
 			continue
 		}
 		target := uriOf(e.Target)
@@ -183,7 +185,7 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 	if !isMemoryFile(v.lib.Dir(), v.path) {
 		return nil, false
 	}
-	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems)
+	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems, v.lib.Root())
 	if !ok {
 		return nil, false
 	}
@@ -203,22 +205,25 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 // isMemoryFile reports whether path is a memory file of the workspace at
 // root.
 func isMemoryFile(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && memory.IsMemory(filepath.ToSlash(rel))
+	rel, ok := fsguard.Rel(root, path)
+	return ok && memory.IsMemory(rel)
 }
 
-func exists(p string) bool {
-	if p == "" {
+// opens reports whether an import's file is one to open from the import:
+// a file that exists, and not one that ctxls refuses to read (a link out
+// of the workspace, a named pipe), which the editor would show.
+func opens(e imports.Edge) bool {
+	if e.Target == "" || e.Status == imports.Escapes || e.Status == imports.Special {
 		return false
 	}
-	st, err := os.Stat(p)
+	st, err := os.Stat(e.Target)
 	return err == nil && !st.IsDir()
 }
 
 // shown is p relative to root with forward slashes when inside it.
 func shown(root, p string) string {
-	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
+	if rel, ok := fsguard.Rel(root, p); ok {
+		return rel
 	}
 	return p
 }
@@ -268,7 +273,7 @@ func overlayRead(snap *workspace.Snapshot) memory.Read {
 			}
 			return []byte(text), nil
 		}
-		return imports.ReadFile(p)
+		return imports.ReadFile(snap.Library().Root(), p)
 	}
 }
 
@@ -289,8 +294,8 @@ func (s *Server) checkAgentFile(ctx context.Context, ws *workspace.Workspace, se
 // spans refer to, checking every tree again when path is a memory file or
 // a file of a tree.
 func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
-	rel, err := filepath.Rel(ws.Dir(), path)
-	if err != nil {
+	rel, ok := fsguard.Rel(ws.Dir(), path)
+	if !ok {
 		return nil, nil
 	}
 	cur := s.memory.cur.Load()

@@ -21,6 +21,11 @@ type method func(ctx context.Context, s *Server, params json.RawMessage) (any, e
 // another ctxls process.
 const codeConflict jsonrpc2.Code = -32001
 
+// codeConsent is the JSON-RPC error code of a chain refused because it
+// would run an exec executor of the workspace's .ctxls.yaml that the user
+// has not agreed to (ctxls/trust/grant agrees).
+const codeConsent jsonrpc2.Code = -32002
+
 // customMethods are the ctxls/* methods next to LSP, by name. Each is an
 // operation of package ops, or, where the protocol adds to it (progress
 // of a running chain), a handler in its feature's file.
@@ -63,6 +68,10 @@ var customMethods = map[string]method{
 	"ctxls/chain/run":     handle((*Server).chainRun),
 	"ctxls/chain/resume":  handle((*Server).chainResume),
 	"ctxls/chain/cancel":  op((*ops.Ops).CancelChain),
+
+	"ctxls/trust":        op((*ops.Ops).Trust),
+	"ctxls/trust/grant":  op((*ops.Ops).GrantTrust),
+	"ctxls/trust/revoke": op((*ops.Ops).RevokeTrust),
 
 	"ctxls/history/append":        op((*ops.Ops).AppendMessage),
 	"ctxls/history/list":          op((*ops.Ops).History),
@@ -110,6 +119,8 @@ func opsError(err error) error {
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	case errors.Is(err, ops.ErrConflict):
 		return jsonrpc2.NewError(codeConflict, err.Error())
+	case errors.Is(err, ops.ErrConsent):
+		return jsonrpc2.NewError(codeConsent, err.Error())
 	}
 	return err
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
+	"github.com/ctxls/ctxls/providers/runs/trust"
 )
 
 // These tests build the ctxls binary once and drive `ctxls serve` over
@@ -44,6 +45,9 @@ func stdioRunMain(m *testing.M) int {
 	stdioTempDir = dir
 	// The servers these tests start keep their index cache here.
 	os.Setenv(indexcache.EnvDir, filepath.Join(dir, "cache"))
+	// Agreements to run executors, made by the tests and read by the
+	// servers they start, are kept here, never in the user's own.
+	os.Setenv(trust.EnvConfigDir, filepath.Join(dir, "config"))
 	return m.Run()
 }
 

@@ -58,6 +58,7 @@ func TestBinary(t *testing.T) {
 		{"agent configurations", testAgentConfigurations},
 		{"plugin language server", testPluginLanguageServer},
 		{"command transport", testCommandTransport},
+		{"leaky repository", testLeakyRepository},
 	})
 }
 

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"path/filepath"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -77,7 +77,7 @@ func (s *Server) syncResources() {
 	defer s.rmu.Unlock()
 	seen := make(map[string]bool, len(topics))
 	var gone []string
-	realRoots := map[string]string{}
+	realRoots := map[string]*fsguard.Root{}
 	served := s.served
 	copied := false
 	setServed := func(id string, inside, gone bool) {
@@ -151,26 +151,16 @@ func (s *Server) syncResources() {
 }
 
 // outsideRoot reports whether file p, links followed, lies outside root
-// (or cannot be resolved). realRoots caches the resolved roots of one
-// pass.
-func outsideRoot(root, p string, realRoots map[string]string) bool {
-	realRoot, ok := realRoots[root]
+// (or cannot be resolved), by the workspace's root check. guards caches
+// the roots of one pass.
+func outsideRoot(root, p string, guards map[string]*fsguard.Root) bool {
+	g, ok := guards[root]
 	if !ok {
-		r, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			r = ""
-		}
-		realRoots[root], realRoot = r, r
+		g = fsguard.NewRoot(root)
+		guards[root] = g
 	}
-	if realRoot == "" {
-		return true
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return true
-	}
-	rel, err := filepath.Rel(realRoot, real)
-	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel)
+	_, err := g.Stat(p)
+	return err != nil
 }
 
 // listedSet returns the test of whether a topic is served: a topic whose
@@ -183,7 +173,7 @@ func (s *Server) listedSet() func(id string) bool {
 	served := s.served
 	s.rmu.Unlock()
 	lib := s.ws.Snapshot().Library()
-	realRoots := map[string]string{}
+	realRoots := map[string]*fsguard.Root{}
 	return func(id string) bool {
 		if inside, ok := served[id]; ok {
 			return inside
@@ -277,7 +267,7 @@ func (s *Server) readSkill(uri string) (*sdk.ReadResourceResult, error) {
 	r, ok := s.resources[uri]
 	s.rmu.Unlock()
 	set := s.agents.Load()
-	if !ok || r.skill == nil || r.outside || set == nil || outsideRoot(set.Root, r.skill.Path, map[string]string{}) {
+	if !ok || r.skill == nil || r.outside || set == nil || outsideRoot(set.Root, r.skill.Path, map[string]*fsguard.Root{}) {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: markdownMIME, Text: string(r.skill.Doc.Slice(r.skill.Doc.Body))}}}, nil

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 )
 
 // fileID identifies a directory independently of its path, to recognise a
@@ -125,12 +127,7 @@ func (s *state) rootOf(p string) string {
 	return ""
 }
 
-func within(p, dir string) bool {
-	if !strings.HasPrefix(p, dir) {
-		return false
-	}
-	return len(p) == len(dir) || strings.HasSuffix(dir, string(filepath.Separator)) || p[len(dir)] == filepath.Separator
-}
+func within(p, dir string) bool { return fsguard.Within(dir, p) }
 
 // request is what one flush has to look at.
 type request struct {

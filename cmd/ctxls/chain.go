@@ -85,11 +85,15 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 	fs := newFlagSet("chain "+sub, stderr)
 	dir := fs.String("dir", ".", "workspace directory")
 	var format, input, session, project, model, cursor *string
-	var yes *bool
+	var yes, agree *bool
 	var limit *int
 	switch sub {
 	case "run", "preview", "resume":
 		model = fs.String("model", "", "model whose context window bounds the prompts (default: the configured defaultModel)")
+	}
+	switch sub {
+	case "run", "resume":
+		agree = fs.Bool("trust", false, "agree to run the exec executor of the workspace's .ctxls.yaml, as ctxls trust grant does")
 	case "delete":
 		yes = fs.Bool("yes", false, "delete without asking for the confirmation token")
 	case "list":
@@ -182,6 +186,9 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 			return c.printResult(res, true)
 		}
 		req.ProjectName = *project
+		if err := agreeToExecutor(ctx, o, *agree, stdin, stderr); err != nil {
+			return err
+		}
 		err := c.run(ctx, func(p func(chain.Event)) (ops.ChainResponse, error) {
 			req.Progress = p
 			return o.RunChain(ctx, req)
@@ -204,6 +211,9 @@ func chainCommand(ctx context.Context, sub string, rest []string, stdin io.Reade
 		id = rp.SessionID
 		if rp.Done {
 			return c.nothingToResume(rp)
+		}
+		if err := agreeToExecutor(ctx, o, *agree, stdin, stderr); err != nil {
+			return err
 		}
 		return c.run(ctx, func(p func(chain.Event)) (ops.ChainResponse, error) {
 			return o.ResumeChain(ctx, ops.ChainRequest{SessionID: id, Model: *model, Progress: p})

@@ -79,7 +79,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// A fix can reveal the next problem (a skill's name is checked once
 	// its YAML parses): fix, check again, a few rounds at most.
 	for round := 0; (*fix || *fixUnsafe) && round < maxFixRounds; round++ {
-		changed, err := applyFixes(records, fixes, *fixUnsafe, *dryRun, stdout)
+		changed, err := applyFixes(lib.Root(), records, fixes, *fixUnsafe, *dryRun, stdout)
 		if err != nil {
 			return err
 		}

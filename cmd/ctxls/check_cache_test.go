@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -146,5 +147,25 @@ func TestCheckReportCache(t *testing.T) {
 	got = same("imported file created")
 	if strings.Contains(got, "planted") || strings.Contains(got, "import-missing") {
 		t.Fatalf("after the imported file appeared, check printed:\n%s", got)
+	}
+}
+
+// BenchmarkFingerprint hashes a tree of 4,000 small files in 40 folders,
+// what every check does before it looks for a cached report.
+func BenchmarkFingerprint(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 4000 {
+		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%40), "sub", fmt.Sprintf("f%04d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Repeat("line of text\n", 20)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if _, ok := fingerprint(b.Context(), dir); !ok {
+			b.Fatal("no fingerprint")
+		}
 	}
 }

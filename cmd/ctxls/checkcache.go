@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 )
 
@@ -159,6 +160,7 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 	if err != nil {
 		return indexcache.Hash{}, false
 	}
+	guard := fsguard.NewRoot(root)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -168,7 +170,9 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 					continue // drain: the fingerprint is abandoned
 				}
 				e := &entries[i]
-				content, err := os.ReadFile(filepath.Join(root, e.rel))
+				// A file replaced by a link or a pipe since the walk is not
+				// followed.
+				content, err := guard.ReadWalked(ctx, filepath.Join(root, e.rel), fingerprintMaxBytes)
 				e.err = err != nil
 				e.sum = indexcache.Sum(content)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/refactor"
 	"github.com/ctxls/ctxls/providers/context/rules"
@@ -65,8 +67,10 @@ func safe(code string) bool {
 // records[i] (the safe ones, or all with unsafe), file by file, or with
 // dryRun prints them as a unified diff. A fix that overlaps one already
 // taken in its file waits for the next run.
-// It returns how many files change.
-func applyFixes(records []ops.Diagnostic, fixes []*fileFix, unsafe, dryRun bool, stdout io.Writer) (int, error) {
+// It returns how many files change. A file is read back through root's
+// check before it is written: a file a link out of the workspace has
+// replaced meanwhile is not written.
+func applyFixes(root *fsguard.Root, records []ops.Diagnostic, fixes []*fileFix, unsafe, dryRun bool, stdout io.Writer) (int, error) {
 	byFile := map[string]*fileFix{}
 	var order []string
 	for i, r := range records {
@@ -108,7 +112,11 @@ func applyFixes(records []ops.Diagnostic, fixes []*fileFix, unsafe, dryRun bool,
 			io.WriteString(stdout, unifiedDiff(f.rel, f.text, f.edits))
 			continue
 		}
-		disk, err := os.ReadFile(p)
+		// A file larger than the text and its byte order mark changed.
+		disk, err := root.ReadFile(context.Background(), p, int64(len(f.text))+3)
+		if big := (*fsguard.TooLargeError)(nil); errors.As(err, &big) {
+			return changed, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
+		}
 		if err != nil {
 			return changed, fmt.Errorf("fix %s: %w", f.rel, err)
 		}

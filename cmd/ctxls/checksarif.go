@@ -6,8 +6,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -128,9 +128,9 @@ func sarifPrefix(dir string) string {
 	if err != nil {
 		return ""
 	}
-	rel, err := filepath.Rel(wd, abs)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := fsguard.Rel(filepath.Clean(wd), abs)
+	if !ok || rel == "." {
 		return ""
 	}
-	return filepath.ToSlash(rel)
+	return rel
 }

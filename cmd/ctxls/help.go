@@ -66,6 +66,14 @@ succeed (default: the current execution).`},
 	{name: "chain delete", args: "ID", short: "delete an execution and what it recorded",
 		doc: `Deletes an execution and everything it recorded. It asks for the
 confirmation token it prints to be typed back, unless --yes is given.`},
+	{name: "trust", args: "[show|grant|revoke]", short: "whether the workspace's exec executor may run; agree or take it back",
+		doc: `Shows whether the exec executor that the workspace's .ctxls.yaml names
+may run (show, the default), agrees to run it in this workspace (grant),
+or forgets that (revoke). Chains run such an executor only once it is
+agreed to, and ask again when its command line, or the content of a
+program of the workspace that it runs, changes. Agreements are kept in
+the user's configuration directory ($CTXLS_CONFIG_DIR, else
+~/.config/ctxls on Linux), never in the workspace.`},
 	{name: "history", args: "[CONVERSATION]", short: "conversations, one conversation, or the next prompt's history",
 		doc: `Without a conversation, lists the conversations recorded in the
 workspace. With one, prints its messages, oldest first; --context prints

@@ -147,6 +147,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runMCP(ctx, rest, stdin, stdout, stderr)
 	case "chain":
 		return runChain(ctx, rest, stdin, stdout, stderr)
+	case "trust":
+		return runTrust(ctx, rest, stdout, stderr)
 	case "history":
 		return runHistory(ctx, rest, stdout, stderr)
 	case "bench":

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
+	"github.com/ctxls/ctxls/providers/runs/trust"
 )
 
 // asCtxls, in the environment of this test binary, makes it run as the
@@ -30,6 +31,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv(indexcache.EnvDir, dir)
+	// Agreements to run executors, made by the tests and read by the
+	// binaries they start, are kept here, never in the user's own.
+	os.Setenv(trust.EnvConfigDir, filepath.Join(dir, "config"))
 	os.Setenv(asCtxls, "1")
 	binDir = filepath.Join(dir, "bin")
 	code := m.Run()

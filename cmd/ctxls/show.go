@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -43,14 +45,11 @@ func showHeader(rec ops.ShowResponse, tokenizer string) string {
 	return fmt.Sprintf("%s · %s · %s tokens (%s)", rec.Reference, rec.Title, thousands(rec.Tokens), tokenizer)
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w, a reader or a writer, is a terminal: a
+// character device that is a tty, not /dev/null.
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // writeBody prints text, ending it with a newline.

@@ -240,6 +240,13 @@ type ExecutorInfo struct {
 	Kind string `json:"kind"`
 	// Command is the argv of an exec executor, empty otherwise.
 	Command []string `json:"command"`
+	// Source is where an exec executor's command line comes from:
+	// "settings" (the user's own) or "workspace" (.ctxls.yaml).
+	Source string `json:"source,omitempty"`
+	// NeedsConsent is true for an exec executor of the workspace's
+	// .ctxls.yaml that the user has not agreed to run in this workspace:
+	// chains do not run until the user agrees (ctxls/trust/grant).
+	NeedsConsent bool `json:"needsConsent,omitempty"`
 }
 
 func executorOf(e config.Executor) ExecutorInfo {
@@ -264,7 +271,7 @@ func (o *Ops) Chains(_ context.Context, _ Empty) (ChainsResponse, error) {
 		}
 	}
 	cfg := lib.Config()
-	return ChainsResponse{List: newList(cfg.Chains, warns), Executor: executorOf(cfg.Executor)}, nil
+	return ChainsResponse{List: newList(cfg.Chains, warns), Executor: o.executorInfo(lib.Dir(), cfg.Executor)}, nil
 }
 
 // ResumePoint is where resuming an execution's chain would start: the

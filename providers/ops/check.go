@@ -10,8 +10,10 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/memory"
+	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
 // CheckRequest asks for the diagnostics of the workspace, or of one file
@@ -77,7 +79,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 		if err != nil {
 			return CheckResponse{}, err
 		}
-		items := diagnostics(ctx, lib, agents, keep, diagnoseAll(ctx, lib, req.Path))
+		items, reported := diagnostics(ctx, lib, agents, keep, diagnoseAll(ctx, lib, req.Path))
 		if err := ctx.Err(); err != nil {
 			return CheckResponse{}, err
 		}
@@ -94,7 +96,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 			}
 		}
 		for _, w := range lib.Warnings() {
-			if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] {
+			if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] && !reported[w.Path] {
 				res.Warnings = append(res.Warnings, Warning{Message: p + ": " + w.Message})
 			}
 		}
@@ -127,24 +129,25 @@ func pathFilter(dir, path string) (func(string) bool, error) {
 		path = filepath.Join(dir, path)
 	}
 	path = filepath.Clean(path)
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !fsguard.Within(dir, path) {
 		return nil, invalidf("path %s is outside the workspace %s", path, dir)
 	}
-	if rel == "." {
+	if path == dir {
 		return func(string) bool { return true }, nil
 	}
-	return func(p string) bool {
-		return p == path || strings.HasPrefix(p, path+string(filepath.Separator))
-	}, nil
+	return func(p string) bool { return fsguard.Within(path, p) }, nil
 }
 
 // diagnostics gathers the diagnostics of the files keep accepts: of the
 // library's files from all, of the agent files and the files their
 // imports load, and the problems of the configuration file, sorted by file
-// and position, without the codes the configuration disables.
-func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) []Diagnostic {
+// and position, without the codes the configuration disables. It also
+// returns the files (absolute) that are not read and that one of them
+// reports so: an agent file skipped, a link out of the workspace that an
+// import names. The library's warning of such a file would say it again.
+func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) ([]Diagnostic, map[string]bool) {
 	out := []Diagnostic{}
+	reported := map[string]bool{}
 	cfg := lib.Config()
 	if keep(filepath.Join(lib.Dir(), config.FileName)) && !cfg.Disabled(config.ProblemCode) {
 		problems := lib.ConfigProblems()
@@ -195,9 +198,18 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 	for p, ds := range agentDiags {
 		if f, ok := agents.File(p); ok && keep(p) {
 			add(p, f, ds)
+			if f.Skipped != "" && hasCode(ds, rules.FileSkipped) {
+				reported[p] = true
+			}
 		}
 	}
-	for p, ds := range memory.Check(ctx, agents, cfg, nil, nil).Diagnostics {
+	mem := memory.Check(ctx, agents, cfg, nil, nil)
+	for target, from := range mem.Refused {
+		if keep(from) {
+			reported[target] = true
+		}
+	}
+	for p, ds := range mem.Diagnostics {
 		if !keep(p) {
 			continue
 		}
@@ -216,7 +228,12 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 		}
 		return a.Column - b.Column
 	})
-	return out
+	return out, reported
+}
+
+// hasCode reports whether one of ds has the code.
+func hasCode(ds []agentfiles.Diagnostic, code string) bool {
+	return slices.ContainsFunc(ds, func(d agentfiles.Diagnostic) bool { return d.Code == code })
 }
 
 // at sets the diagnostic's 1-based range from a span of a file's text.

@@ -306,7 +306,7 @@ func (o *Ops) fileAt(ctx context.Context, lib *library.Snapshot, name string) (w
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(dir, abs)
 	}
-	if !within(dir, abs) {
+	if !fsguard.Within(dir, abs) {
 		return workspaceFile{}, fmt.Errorf("%s is outside the workspace %s", name, dir)
 	}
 	// Discovery skips what the root check refuses, so check first: the
@@ -354,10 +354,4 @@ func heldDoc(ctx context.Context, doc *document.Doc) (*document.Doc, error) {
 // workspace.
 func badRef(format string, args ...any) error {
 	return withKind(ErrInvalid, fmt.Errorf(format, args...))
-}
-
-// within reports whether p lies inside dir (both cleaned).
-func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

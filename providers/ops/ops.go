@@ -22,6 +22,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/cost"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/runs/chain"
+	"github.com/ctxls/ctxls/providers/runs/trust"
 )
 
 // Errors that say what kind of failure an operation met. Errors returned
@@ -36,6 +37,9 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrUnavailable is a workspace that is closed or could not be opened.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrConsent is a chain that would run an exec executor of the
+	// workspace's .ctxls.yaml the user has not agreed to (see GrantTrust).
+	ErrConsent = errors.New("consent required")
 )
 
 // kindError is an error of a known kind with the message of its cause.
@@ -112,6 +116,10 @@ type Options struct {
 	// AgentFiles, when set, returns the workspace's agent files (skills,
 	// rules, agent commands) for the inventory and for loading.
 	AgentFiles func() *agentfiles.Set
+	// Trust remembers the exec executors the user agreed to run; nil
+	// means the store in the user's configuration directory
+	// (trust.Default).
+	Trust *trust.Store
 }
 
 // Snapshot is the workspace at one moment (a *workspace.Snapshot): the
@@ -146,6 +154,9 @@ type Ops struct {
 	costs *cost.Cache
 	// heavySem holds a token per heavy request in progress.
 	heavySem chan struct{}
+	// trustErr is why there is no store of agreed executors; every exec
+	// executor of the workspace is refused then.
+	trustErr error
 }
 
 // heavyRequests is how many requests that price whole documents run at
@@ -159,8 +170,12 @@ func New(opts Options) *Ops {
 		log = slog.New(slog.DiscardHandler)
 	}
 	lib := func() *library.Snapshot { return opts.Snapshot().Library() }
-	return &Ops{opts: opts, log: log, prov: contextprovider.New(lib),
+	o := &Ops{opts: opts, log: log, prov: contextprovider.New(lib),
 		costs: cost.NewCache(listLimit), heavySem: make(chan struct{}, heavyRequests)}
+	if o.opts.Trust == nil {
+		o.opts.Trust, o.trustErr = trust.Default()
+	}
+	return o
 }
 
 // Library returns the library in effect.

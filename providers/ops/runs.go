@@ -62,7 +62,8 @@ func (o *Ops) stores(ctx context.Context) (*stores, error) {
 	// effect at each operation, so that a changed setting applies to the
 	// next chain step without a restart.
 	hist := history.New(db, func() tokens.Counter { return o.Library().Counter() }, history.Options{Logger: o.log})
-	runner := chain.New(chain.Options{Store: exec, Provider: o.prov, History: chain.StoreHistory(hist), Executor: o.opts.Executor})
+	runner := chain.New(chain.Options{Store: exec, Provider: o.prov, History: chain.StoreHistory(hist), Executor: o.opts.Executor,
+		Consent: o.consent})
 	r.open = &stores{db: db, exec: exec, hist: hist, runner: runner}
 	return r.open, nil
 }

@@ -25,15 +25,14 @@ import {
   type HistoryListParams,
   type HistoryListResult,
   type HistoryMessage,
+  type TrustGrantParams,
+  type TrustResult,
 } from './protocol';
 import type { ExecutorInfo } from './protocol.gen';
 import { chainPickItems, executionPickItems, type PickItem } from './quickPick';
-import { RESTRICTED_RUN_MESSAGE, confirmationText, executorDecision, withApproval } from './trust';
+import { RESTRICTED_RUN_MESSAGE, confirmationText, executorDecision } from './trust';
 import { RunDrafts } from './runDrafts';
 import { quietRequest } from './scheduled';
-
-/** workspaceState key of the executor command lines the user agreed to run. */
-const APPROVED_EXECUTORS = 'ctxls.approvedExecutors';
 
 type Picked<T> = vscode.QuickPickItem & { value: T };
 
@@ -65,15 +64,15 @@ export class ChainCommands implements vscode.Disposable {
     private readonly server: CtxlsServer,
     private readonly executions: ExecutionsTreeProvider,
     private readonly docs: ReadonlyDocs,
-    private readonly state: vscode.Memento,
   ) {}
 
   /**
    * What has to hold before a chain runs: the workspace is trusted, and an
    * `exec` executor that the workspace's `.ctxls.yaml` chose was shown and
-   * agreed to, once per workspace and command line. Returns the request
-   * fields that pin the agreed command line (the server refuses to run
-   * another), or undefined to run nothing.
+   * agreed to, which the server remembers per workspace and command line
+   * (`ctxls/trust/grant`) and checks before it runs anything. Returns the
+   * request fields that pin the agreed command line (the server refuses to
+   * run another), or undefined to run nothing.
    */
   private async allowRun(): Promise<Pick<ChainParams, 'executorCommand'> | undefined> {
     if (!vscode.workspace.isTrusted) {
@@ -91,9 +90,7 @@ export class ChainCommands implements vscode.Disposable {
     if (!executor) {
       return {};
     }
-    const user = vscode.workspace.getConfiguration('ctxls').inspect<string[]>('executor.command')?.globalValue;
-    const approved = this.state.get<string[]>(APPROVED_EXECUTORS, []);
-    const decision = executorDecision(executor, user, approved);
+    const decision = executorDecision(executor);
     if (decision.kind === 'confirm') {
       const choice = await vscode.window.showWarningMessage(
         'ctxls: run a program that this workspace chose?',
@@ -103,7 +100,13 @@ export class ChainCommands implements vscode.Disposable {
       if (choice !== 'Run') {
         return undefined;
       }
-      await this.state.update(APPROVED_EXECUTORS, withApproval(approved, decision.key));
+      // The server refuses a grant of any other command line than the one
+      // in effect, so an edit of .ctxls.yaml meanwhile is not agreed to.
+      const params: TrustGrantParams = { command: decision.command };
+      const granted = await this.server.tryRequest<TrustResult>(Methods.trustGrant, params);
+      if (!granted) {
+        return undefined;
+      }
     }
     return { executorCommand: executor.kind === 'exec' ? executor.command : [] };
   }

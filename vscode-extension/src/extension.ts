@@ -41,7 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     sessionTree.update(cost);
     sessionView.message = cost ? `A ${cost.agent} session` : undefined;
   });
-  const chains = new ChainCommands(srv, executions, docs, context.workspaceState);
+  const chains = new ChainCommands(srv, executions, docs);
   const mcp = registerMcpServers(context, output);
   if (mcp) {
     context.subscriptions.push(mcp);

@@ -93,6 +93,32 @@ export interface ChainListResult {
   executor: ExecutorInfo;
 }
 
+/** Result of `ctxls/trust` and `ctxls/trust/grant`: whether the exec executor in effect may run. */
+export interface TrustResult {
+  /** Executor is the executor in effect, with whether it needs consent. */
+  executor: ExecutorInfo;
+  /** Granted is the command line the user agreed to for this workspace, when there is a grant, whether or not it is the executor's. */
+  granted?: string[];
+  /** GrantedAt is when the user agreed to it (RFC 3339). */
+  grantedAt?: string;
+  /** Changed says, when the user agreed to an executor of this workspace that is no longer the one in effect, what changed: "the command line", or the content of the program it runs. */
+  changed?: string;
+  /** Store is the file the grants are kept in, outside every workspace. */
+  store?: string;
+}
+
+/** TrustGrantRequest agrees to the exec executor of the workspace. */
+export interface TrustGrantParams {
+  /** Command is the command line the user was shown and agreed to; the grant is refused unless it is exactly the executor's in effect, so that an edit of .ctxls.yaml meanwhile is not agreed to unseen. */
+  command: string[];
+}
+
+/** Result of `ctxls/trust/revoke`. */
+export interface TrustRevokeResult {
+  /** Revoked is true when the workspace had a grant. */
+  revoked: boolean;
+}
+
 /** DocumentCostRequest names a document by its file URI or absolute path. */
 export interface DocumentCostParams {
   uri: string;
@@ -379,6 +405,10 @@ export interface ExecutorInfo {
   kind: string;
   /** Command is the argv of an exec executor, empty otherwise. */
   command: string[];
+  /** Source is where an exec executor's command line comes from: "settings" (the user's own) or "workspace" (.ctxls.yaml). */
+  source?: string;
+  /** NeedsConsent is true for an exec executor of the workspace's .ctxls.yaml that the user has not agreed to run in this workspace: chains do not run until the user agrees (ctxls/trust/grant). */
+  needsConsent?: boolean;
 }
 
 /** TopicCost is what the references of a document to one topic cost. */

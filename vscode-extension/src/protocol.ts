@@ -14,6 +14,8 @@ export const Methods = {
   chainRun: 'ctxls/chain/run',
   chainResume: 'ctxls/chain/resume',
   chainCancel: 'ctxls/chain/cancel',
+  trust: 'ctxls/trust',
+  trustGrant: 'ctxls/trust/grant',
   executionList: 'ctxls/execution/list',
   executionGet: 'ctxls/execution/get',
   executionSetCurrent: 'ctxls/execution/setCurrent',

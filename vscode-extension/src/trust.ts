@@ -1,6 +1,9 @@
 // Workspace trust: what runs in Restricted Mode (nothing), and when an
 // `exec` executor that the repository chose must be confirmed before it
-// runs. No `vscode` import: unit-tested.
+// runs. The server keeps the user's answers, outside the workspace, and
+// refuses a chain whose executor it has no answer for, whatever the client
+// sends: the extension asks and passes the answer on. No `vscode` import:
+// unit-tested.
 
 import * as path from 'node:path';
 import type { ExecutorInfo } from './protocol.gen';
@@ -22,62 +25,43 @@ export function trustedServerSettings(settings: Record<string, unknown>, trusted
   return { ...settings, executor: { kind: 'preview' } };
 }
 
-/** The key under which a confirmed command line is remembered. */
-export function approvalKey(command: readonly string[]): string {
-  return JSON.stringify(command);
-}
-
 /** What has to happen before a chain runs with an executor. */
 export type ExecutorDecision =
   | { kind: 'run' }
-  | { kind: 'confirm'; key: string; commandLine: string };
+  | { kind: 'confirm'; command: string[]; commandLine: string };
 
 /**
- * Decides whether the executor may run without asking: a preview executor
- * runs nothing; an `exec` executor whose argv is the user's own
- * `ctxls.executor.command` (a machine setting, never the repository's)
- * runs; any other argv comes from the workspace's `.ctxls.yaml` and must
- * be confirmed once per workspace and command line.
+ * Decides whether the executor may run without asking, as the server
+ * reports it in `ctxls/chain/list`: a preview executor runs nothing, and
+ * an `exec` executor runs when its command line is the user's own
+ * `ctxls.executor.command` (a machine setting, never the repository's) or
+ * the user agreed to it for this workspace (`needsConsent` is false).
+ * Otherwise the command line comes from the workspace's `.ctxls.yaml` and
+ * the user is asked; `ctxls/trust/grant` records the answer.
  */
-export function executorDecision(
-  executor: ExecutorInfo | undefined,
-  userCommand: readonly string[] | undefined,
-  approved: readonly string[],
-): ExecutorDecision {
-  if (!executor || executor.kind !== 'exec' || executor.command.length === 0) {
+export function executorDecision(executor: ExecutorInfo | undefined): ExecutorDecision {
+  if (!executor || executor.kind !== 'exec' || executor.command.length === 0 || !executor.needsConsent) {
     return { kind: 'run' };
   }
-  if (userCommand && userCommand.length > 0 && sameArgv(executor.command, userCommand)) {
-    return { kind: 'run' };
-  }
-  const key = approvalKey(executor.command);
-  if (approved.includes(key)) {
-    return { kind: 'run' };
-  }
-  return { kind: 'confirm', key, commandLine: formatCommandLine(executor.command) };
-}
-
-/** Adds key to the remembered approvals, once. */
-export function withApproval(approved: readonly string[], key: string): string[] {
-  return approved.includes(key) ? [...approved] : [...approved, key];
+  return { kind: 'confirm', command: [...executor.command], commandLine: formatCommandLine(executor.command) };
 }
 
 /** The text of the confirmation asked before a workspace's executor first runs. */
 export function confirmationText(commandLine: string): string {
   return (
     `This workspace's .ctxls.yaml runs each chain step with:\n\n${commandLine}\n\n` +
-    'The prompt goes to its standard input. Run it? You will not be asked again for this command line in this workspace.'
+    'The prompt goes to its standard input. Run it? ctxls keeps the answer outside the workspace and asks again ' +
+    'when the command line, or the program of the workspace that it runs, changes.'
   );
 }
 
-function sameArgv(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
-}
-
 /**
- * argv as a shell would read it back: arguments holding anything but
- * plain characters are single-quoted, so that spaces, quotes and control
- * characters cannot make one argument look like several, or hide.
+ * argv as a shell would read it back, as the server and the command line
+ * show it: arguments holding anything but plain characters are
+ * single-quoted, control characters are written as \xNN and other
+ * invisible ones (right-to-left overrides, zero-width spaces) as \uNNNN,
+ * so that spaces, quotes and escapes cannot make one argument look like
+ * several, or hide one.
  */
 export function formatCommandLine(argv: readonly string[]): string {
   return argv
@@ -85,8 +69,13 @@ export function formatCommandLine(argv: readonly string[]): string {
       if (a !== '' && /^[\w@%+=:,./-]+$/.test(a)) {
         return a;
       }
-      // eslint-disable-next-line no-control-regex
-      const visible = a.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+      const visible = a.replace(/[\p{C}\p{Z}]/gu, (c) => {
+        const n = c.codePointAt(0) ?? 0;
+        if (c === ' ') {
+          return c;
+        }
+        return n < 0x80 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+      });
       return `'${visible.replace(/'/g, `'\\''`)}'`;
     })
     .join(' ');

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -92,11 +92,10 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 	p = filepath.Clean(p)
 	f, ok := s.File(p)
 	if !ok {
-		rel, err := filepath.Rel(s.Root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel, ok := fsguard.Rel(s.Root, p)
+		if !ok {
 			return nil, nil
 		}
-		rel = filepath.ToSlash(rel)
 		k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
 		if k == KindUnknown {
 			return nil, nil

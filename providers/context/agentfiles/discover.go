@@ -72,6 +72,15 @@ type Set struct {
 	compiled   map[globKey]compiledGlob // see compile
 }
 
+// Guard returns the check every file of the workspace passes before it is
+// read: the files of the set, and those that agent files name.
+func (s *Set) Guard() *fsguard.Root {
+	if s.root == nil {
+		return fsguard.NewRoot(s.Root)
+	}
+	return s.root
+}
+
 // maxWorkspaceFiles bounds the file list globs are matched against.
 const maxWorkspaceFiles = 500_000
 
@@ -121,8 +130,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 			}
 			return nil // an unreadable folder is skipped, as the agents do
 		}
-		rel, _ := filepath.Rel(abs, p)
-		rel = filepath.ToSlash(rel)
+		rel, _ := fsguard.Rel(abs, p)
 		if d.Type()&fs.ModeSymlink != 0 && skillLinkPlace(rel) {
 			if to, ok := s.followSkillLink(ctx, p, rel, visit); ok {
 				links[rel] = to
@@ -185,15 +193,10 @@ func (s *Set) followSkillLink(ctx context.Context, p, rel string, visit func(rel
 	if err != nil {
 		return "", false
 	}
-	realRoot, err := filepath.EvalSymlinks(s.Root)
-	if err != nil {
-		realRoot = s.Root
-	}
-	to, err := filepath.Rel(realRoot, target)
-	if err != nil {
+	to, ok := fsguard.Rel(s.root.Real(), target)
+	if !ok {
 		return "", false
 	}
-	to = filepath.ToSlash(to)
 	if under(rel, to) {
 		return "", false // the folder holds the link: following it loops
 	}
@@ -204,8 +207,8 @@ func (s *Set) followSkillLink(ctx context.Context, p, rel string, visit func(rel
 		if err != nil || d.Type()&fs.ModeSymlink != 0 && d.IsDir() {
 			return nil
 		}
-		sub, _ := filepath.Rel(target, q)
-		at := path.Join(rel, filepath.ToSlash(sub))
+		sub, _ := fsguard.Rel(target, q)
+		at := path.Join(rel, sub)
 		if !visit(at, d.Name(), d.IsDir()) {
 			return filepath.SkipDir
 		}
@@ -241,19 +244,18 @@ func (s *Set) read(ctx context.Context, f *File, content []byte) {
 		// The workspace's root check, as for the library: a link out of the
 		// workspace is not followed, and a named pipe is not opened for
 		// reading, which would block.
-		root := s.root
-		if root == nil {
-			root = fsguard.NewRoot(s.Root)
-		}
-		_, err := root.Check(f.Path)
-		if err == nil {
-			content, err = fsguard.ReadFile(ctx, f.Path, s.cfg.MaxFileSize)
-		}
+		var err error
+		content, err = s.Guard().ReadFile(ctx, f.Path, s.cfg.MaxFileSize)
 		var big *fsguard.TooLargeError
 		switch {
 		case errors.As(err, &big):
 			f.Skipped = fmt.Sprintf("is %d bytes, over maxFileSize (%d); not checked", big.Size, s.cfg.MaxFileSize)
 		case err != nil:
+			// The diagnostic is on the file: its path would only repeat it.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
 			f.Skipped = fmt.Sprintf("cannot be read: %v", err)
 		}
 		if f.Skipped != "" {

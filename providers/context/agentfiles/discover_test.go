@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
 func TestClassify(t *testing.T) {
@@ -182,4 +183,38 @@ func TestLoadSpecialFiles(t *testing.T) {
 func writeFile(t testing.TB, dir, rel, content string) string {
 	t.Helper()
 	return fsguardtest.Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
+}
+
+// TestSkillLinksThroughSymlinks checks the links of a skill whose paths
+// pass symbolic links to folders, which the listing of the workspace does
+// not enter: a link to a folder of the workspace names its files, and a
+// link out of the workspace is reported as leaving it, without a false
+// skill-link-broken and without saying where it leads.
+func TestSkillLinksThroughSymlinks(t *testing.T) {
+	t.Parallel()
+	secret := fsguardtest.Outside(t, "notes.md", "# Private\n")
+	dir := fsguardtest.TempTree(t, map[string]string{
+		"shared/guide.md": "# Guide\n",
+		".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x. Use when x is needed.\n---\n# X\n\n" +
+			"See [the guide](refs/guide.md), [the notes](private/notes.md) and [a gap](refs/none.md).\n",
+	})
+	fsguardtest.Links(t, dir, map[string]string{
+		".claude/skills/x/refs":    filepath.Join(dir, "shared"),
+		".claude/skills/x/private": filepath.Dir(secret),
+	})
+	s := mustLoad(t, dir, nil)
+	p := filepath.Join(dir, ".claude", "skills", "x", "SKILL.md")
+	var got []string
+	for _, d := range s.Check(t.Context())[p] {
+		got = append(got, d.Code)
+		if strings.Contains(d.Message, filepath.Dir(secret)) {
+			t.Errorf("%s says where the link leads: %s", d.Code, d.Message)
+		}
+		if d.Code == rules.SkillLinkOutside && !strings.Contains(d.Message, "through a symbolic link") {
+			t.Errorf("%s: %s; want it to say the link leads out of the workspace", d.Code, d.Message)
+		}
+	}
+	if want := []string{rules.SkillLinkOutside, rules.SkillLinkBroken}; !slices.Equal(got, want) {
+		t.Errorf("diagnostics %v; want %v (private/notes.md, then refs/none.md)", got, want)
+	}
 }

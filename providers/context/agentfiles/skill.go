@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
@@ -317,13 +319,16 @@ func (c *checker) skillLinks() {
 			return // [title](URL): a placeholder, not a path
 		}
 		rel := path.Join(dir, t)
-		exists := c.existsRel(rel)
+		exists, escapes := c.lookRel(rel)
 		if !exists && bare && c.existsRel(path.Clean(t)) {
 			return // a path of the project the skill works on, not of the skill
 		}
 		switch {
 		case !exists:
 			c.add(span, rules.SkillLinkBroken, "%s names no file (looked for %s)", target, rel)
+		case escapes:
+			// Where the link leads is left out, as for an import.
+			c.add(span, rules.SkillLinkOutside, "%s leads out of the workspace through a symbolic link: ctxls does not read it, and a skill installed elsewhere will not have it", target)
 		case travel != "" && !under(rel, travel) && !under(travel, rel):
 			switch travelWhat {
 			case "plugin":
@@ -479,9 +484,32 @@ func spanAt(spans []document.Span, off int) (document.Span, bool) {
 // existsRel reports whether a path relative to the workspace root names
 // a file or folder, looking on disk for paths above the root.
 func (c *checker) existsRel(rel string) bool {
-	if rel == ".." || strings.HasPrefix(rel, "../") {
-		_, err := os.Stat(filepath.Join(c.s.Root, filepath.FromSlash(rel)))
-		return err == nil
+	exists, _ := c.lookRel(rel)
+	return exists
+}
+
+// lookRel reports whether a path relative to the workspace root names a
+// file or folder, and whether that is because a symbolic link on the path
+// leads out of the workspace: then something is there, but ctxls does not
+// look at what. A path above the root is looked for on disk; that is the
+// one look past the workspace, and it reads nothing.
+func (c *checker) lookRel(rel string) (exists, escapes bool) {
+	p := filepath.Join(c.s.Root, filepath.FromSlash(rel))
+	if !fsguard.Within(c.s.Root, p) {
+		_, err := os.Stat(p)
+		return err == nil, false
 	}
-	return c.s.exists(rel)
+	if c.s.exists(rel) {
+		return true, false
+	}
+	// The listing of the workspace does not enter linked folders, nor
+	// ignored ones: the root check looks through the links.
+	_, err := c.s.Guard().Stat(p)
+	switch {
+	case err == nil:
+		return true, false
+	case errors.Is(err, fsguard.ErrOutsideWorkspace), fsguard.IsLoop(err):
+		return true, true
+	}
+	return false, false
 }

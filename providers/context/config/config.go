@@ -88,6 +88,11 @@ type Executor struct {
 	Command []string `yaml:"command" json:"command,omitempty"`
 	// Timeout bounds one step.
 	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// CommandFromSettings reports that Command comes from the editor's
+	// settings, the user's own, rather than from the workspace's
+	// .ctxls.yaml, which a cloned repository chooses: only the latter
+	// needs the user's consent before it runs.
+	CommandFromSettings bool `yaml:"-" json:"-"`
 }
 
 // Chain is a named, ordered list of command names.
@@ -204,11 +209,7 @@ func Load(dir string) (*Config, []Problem, error) {
 		return Default(), nil, fmt.Errorf("read %s: %w", FileName, err)
 	}
 	path := filepath.Join(abs, FileName)
-	_, err = fsguard.NewRoot(abs).Check(path)
-	var data []byte
-	if err == nil {
-		data, err = fsguard.ReadFile(context.Background(), path, maxConfigSize)
-	}
+	data, err := fsguard.NewRoot(abs).ReadFile(context.Background(), path, maxConfigSize)
 	var big *fsguard.TooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

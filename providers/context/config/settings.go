@@ -70,6 +70,7 @@ func (c *Config) Apply(s *Settings) (*Config, []Problem) {
 		}
 		if len(e.Command) > 0 {
 			out.Executor.Command = append([]string(nil), e.Command...)
+			out.Executor.CommandFromSettings = true
 		}
 		if e.Timeout != nil && e.Timeout.Duration > 0 {
 			out.Executor.Timeout = *e.Timeout

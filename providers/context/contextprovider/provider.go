@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -240,25 +241,16 @@ func checkName(name string) error {
 	return nil
 }
 
-// within reports whether path p lies inside dir (both cleaned).
-func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
 // checkInside refuses a file whose real location, symbolic links followed,
-// lies outside its context root.
+// lies outside its context root. The error does not say where the link
+// leads.
 func checkInside(root, path string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return fmt.Errorf("resolve context root %s: %w", root, err)
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
+	_, err := fsguard.NewRoot(root).Stat(path)
+	switch {
+	case errors.Is(err, fsguard.ErrOutsideWorkspace):
+		return fmt.Errorf("%w: %s links outside its context root", ErrEscape, path)
+	case err != nil:
 		return fmt.Errorf("resolve %s: %w", path, err)
-	}
-	if !within(realRoot, real) {
-		return fmt.Errorf("%w: %s links to %s", ErrEscape, path, real)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -130,11 +131,10 @@ func (p *Provider) cachedCatalog(key string, topics []*library.Topic, build func
 // workspacePath returns path relative to the workspace dir, slash-separated;
 // path itself when it is not below dir.
 func workspacePath(dir, path string) string {
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return path
+	if rel, ok := fsguard.Rel(dir, path); ok {
+		return rel
 	}
-	return filepath.ToSlash(rel)
+	return path
 }
 
 // reference returns the tier-2 entry of a topic.

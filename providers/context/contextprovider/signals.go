@@ -2,13 +2,14 @@ package contextprovider
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 )
 
 // Bounds of workspaceSignals: what a scan of a large repository reads.
@@ -48,8 +49,7 @@ func (p *Provider) workspaceSignals(ctx context.Context) (Signals, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
+		rel, _ := fsguard.Rel(root, path)
 		if d.IsDir() {
 			if path == root {
 				return nil
@@ -75,7 +75,7 @@ func (p *Provider) workspaceSignals(ctx context.Context) (Signals, error) {
 			// One import line per package: a project's own modules would
 			// otherwise crowd out the libraries, and every line costs a
 			// match against every detection rule.
-			for _, l := range importLines(path) {
+			for _, l := range importLines(lib.Root(), path) {
 				if root := importRoot(l); len(imports) < signalMaxImports && !imports[root] {
 					imports[root] = true
 					sig.Imports = append(sig.Imports, l)
@@ -101,18 +101,18 @@ func isLibraryDir(contextRoots, commandRoots []string, rel, name string) bool {
 	return slices.Contains(contextRoots, rel) || slices.Contains(commandRoots, rel)
 }
 
-// importLines returns the import statements at the head of a source file.
-func importLines(path string) []string {
-	f, err := os.Open(path)
+// importLines returns the import statements at the head of a source file,
+// read through the workspace's root check.
+func importLines(root *fsguard.Root, path string) []string {
+	if info, err := root.Check(path); err != nil || info.Size() > signalMaxSize {
+		return nil
+	}
+	head, err := root.ReadHead(path, signalReadBytes)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > signalMaxSize {
-		return nil
-	}
 	var out []string
-	sc := bufio.NewScanner(io.LimitReader(f, signalReadBytes))
+	sc := bufio.NewScanner(bytes.NewReader(head))
 	sc.Buffer(make([]byte, 0, 4096), signalReadBytes)
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())

@@ -1,7 +1,9 @@
 // Package fsguard is the one check that every file ctxls reads from a
 // workspace passes: the file lies in the workspace, its symbolic links
 // resolved, and it is a regular file of bounded size, read so that
-// neither a named pipe nor a cancelled request can hold the reader.
+// neither a named pipe nor a cancelled request can hold the reader. It
+// also holds the one lexical containment test, Within, that every
+// comparison of a path with a directory uses.
 package fsguard
 
 import (
@@ -24,8 +26,14 @@ var ErrOutsideWorkspace = errors.New("symbolic link points outside the workspace
 
 // ErrNotRegular is wrapped by the error for a file that is not a regular
 // file: reading a named pipe would block until some other process writes
-// to it, and a device may never end.
+// to it, and a device may never end. A file of a kernel file system
+// (/proc, /sys) is no regular file either, whatever its mode says: its
+// content is the process's environment, memory or keys.
 var ErrNotRegular = errors.New("not a regular file")
+
+// ErrChanged is the error of a read that found another file at the path
+// than the check before it: the file was replaced meanwhile.
+var ErrChanged = errors.New("file replaced while it was read")
 
 // TooLargeError is the error for a file above the size limit of a read.
 type TooLargeError struct {
@@ -75,27 +83,82 @@ func (r *Root) Check(p string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
+// Real returns the workspace directory with its symbolic links resolved:
+// the same workspace reached by two paths has one Real.
+func (r *Root) Real() string { return r.real }
+
 // Stat returns the information of what p leads to, its symbolic links
 // resolved, when that lies in the workspace, whatever its type; it fails
 // as Check does.
 func (r *Root) Stat(p string) (fs.FileInfo, error) {
-	if _, ok := within(r.dir, p); !ok {
-		return nil, ErrOutsideWorkspace
+	_, fi, err := r.resolve(p)
+	return fi, err
+}
+
+// resolve returns the file p leads to, its symbolic links resolved, and
+// its information, when it lies in the workspace.
+func (r *Root) resolve(p string) (string, fs.FileInfo, error) {
+	if !Within(r.dir, p) {
+		return "", nil, ErrOutsideWorkspace
 	}
 	target, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return nil, unwrapPath(err)
+		return "", nil, unwrapPath(err)
 	}
-	_, inReal := within(r.real, target)
-	_, inDir := within(r.dir, target)
-	if !inReal && !inDir {
-		return nil, ErrOutsideWorkspace
+	if !Within(r.real, target) && !Within(r.dir, target) {
+		return "", nil, ErrOutsideWorkspace
 	}
 	fi, err := os.Stat(target)
 	if err != nil {
-		return nil, unwrapPath(err)
+		return "", nil, unwrapPath(err)
 	}
-	return fi, nil
+	return target, fi, nil
+}
+
+// ReadFile reads the file at p when Check lets it through and it holds at
+// most limit bytes. It opens the file the check resolved, without
+// following a link there, and reads only when what it opened is that
+// file: a link swapped in between the check and the read is not
+// followed. Errors name p, never where a link leads, and fail as Check
+// and the package's ReadFile do.
+func (r *Root) ReadFile(ctx context.Context, p string, limit int64) ([]byte, error) {
+	data, _, err := r.ReadFileInfo(ctx, p, limit)
+	return data, err
+}
+
+// ReadFileInfo is Root.ReadFile that also returns the information of the
+// file it read, taken from the open file.
+func (r *Root) ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte, fs.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	target, checked, err := r.resolve(p)
+	if err == nil && !checked.Mode().IsRegular() {
+		err = NotRegular(checked.Mode())
+	}
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: err}
+	}
+	return read(ctx, target, p, limit, openNoFollow, checked)
+}
+
+// ReadWalked reads the file at p, in the workspace, that a walk from the
+// workspace's directory which does not follow links (filepath.WalkDir)
+// found as a regular file, when it holds at most limit bytes. The walk
+// has seen every directory on the way as a directory, so only p itself is
+// looked at again: the open does not follow a link put there since, and
+// a named pipe or a file of a kernel file system is refused as ReadFile
+// refuses it. It costs a fraction of ReadFile, which resolves every
+// directory again, for walks that read every file.
+func (r *Root) ReadWalked(ctx context.Context, p string, limit int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !Within(r.dir, p) {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: ErrOutsideWorkspace}
+	}
+	data, _, err := read(ctx, p, p, limit, openNoFollow, nil)
+	return data, err
 }
 
 // NotRegular returns the error, wrapping ErrNotRegular, for a file of mode
@@ -139,20 +202,28 @@ func ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte, fs.FileIn
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	return read(ctx, p, p, limit, 0, nil)
+}
+
+// Open opens the file at p for reading, its links followed, when it is a
+// regular file of no kernel file system, as ReadFile reads it, and
+// returns it with its information: for a file too large to hold, which
+// the caller streams (a program whose content it digests). The caller
+// closes the file. Errors are wrapped with the path.
+func Open(p string) (*os.File, fs.FileInfo, error) {
+	return open(p, p, 0, nil)
+}
+
+// read reads the file at p, naming it shown in errors. flags are added
+// to those of the open; want, when set, is the file the open must find.
+func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {
+	f, fi, err := open(p, shown, flags, want)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: NotRegular(fi.Mode())}
-	}
 	if fi.Size() > limit {
-		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: &TooLargeError{Size: fi.Size(), Limit: limit}}
+		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: &TooLargeError{Size: fi.Size(), Limit: limit}}
 	}
 	// Room for one byte more than the file holds tells a file that grew
 	// since Stat.
@@ -162,7 +233,7 @@ func ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte, fs.FileIn
 			return nil, nil, err
 		}
 		if int64(len(buf)) > limit {
-			return nil, nil, &fs.PathError{Op: "read", Path: p, Err: &TooLargeError{Size: int64(len(buf)), Limit: limit}}
+			return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: &TooLargeError{Size: int64(len(buf)), Limit: limit}}
 		}
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, int(min(readChunk, limit+1-int64(len(buf)))))
@@ -174,9 +245,57 @@ func ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte, fs.FileIn
 			return buf, fi, nil
 		}
 		if err != nil {
-			return nil, nil, &fs.PathError{Op: "read", Path: p, Err: err}
+			return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: unwrapPath(err)}
 		}
 	}
+}
+
+// open opens the file at p for reading, naming it shown in errors, when it
+// is a regular file of no kernel file system (and, with want, that file).
+func open(p, shown string, flags int, want fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|openNonblock|flags, 0)
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "open", Path: shown, Err: unwrapPath(err)}
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = unwrapPath(err)
+	case !fi.Mode().IsRegular():
+		err = NotRegular(fi.Mode())
+	case want != nil && !os.SameFile(fi, want):
+		err = ErrChanged
+	default:
+		err = special(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: err}
+	}
+	return f, fi, nil
+}
+
+// ReadHead returns at most the first n bytes of the file at p, as
+// Root.ReadFile reads it: for what a file starts with (its frontmatter),
+// whatever its size.
+func (r *Root) ReadHead(p string, n int64) ([]byte, error) {
+	target, checked, err := r.resolve(p)
+	if err == nil && !checked.Mode().IsRegular() {
+		err = NotRegular(checked.Mode())
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+	}
+	f, _, err := open(target, p, openNoFollow, checked)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: unwrapPath(err)}
+	}
+	return b, nil
 }
 
 // IsLoop reports whether err comes from a loop of symbolic links, which
@@ -185,9 +304,27 @@ func IsLoop(err error) bool {
 	return errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many links")
 }
 
-// within reports whether p, absolute and clean, is dir or lies below it.
-func within(dir, p string) (string, bool) {
-	return p, p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+// Within reports whether p is dir or lies below it, by their names alone
+// (Root.Check also resolves links). Both must be absolute and clean, as
+// filepath.Clean leaves them; "/x" does not lie in "/x-y".
+func Within(dir, p string) bool {
+	if dir == "" || !strings.HasPrefix(p, dir) {
+		return false
+	}
+	return len(p) == len(dir) || os.IsPathSeparator(p[len(dir)]) || os.IsPathSeparator(dir[len(dir)-1])
+}
+
+// Rel returns p relative to dir with forward slashes ("." for dir
+// itself) when p lies within dir by their names, as Within tells.
+func Rel(dir, p string) (string, bool) {
+	if !Within(dir, p) {
+		return "", false
+	}
+	rest := strings.TrimLeft(p[len(dir):], string(filepath.Separator))
+	if rest == "" {
+		return ".", true
+	}
+	return filepath.ToSlash(rest), true
 }
 
 // unwrapPath returns the error of a *fs.PathError, without the path that

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,5 +154,207 @@ func TestReadFile(t *testing.T) {
 				t.Errorf("ReadFile = %v, want ErrNotRegular naming a named pipe", err)
 			}
 		})
+	}
+}
+
+func TestRootReadFile(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	r := NewRoot(root)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		path string
+		want error // nil: reads "# A\n" or "# B\n"
+	}{
+		{name: "regular file", path: "a.md"},
+		{name: "link inside the root", path: "inside.md"},
+		{name: "link into a subdirectory", path: "nested.md"},
+		{name: "absolute link outside", path: "out.md", want: ErrOutsideWorkspace},
+		{name: "relative link outside", path: "relout.md", want: ErrOutsideWorkspace},
+		{name: "file below a link to a directory outside", path: "outdir/secret.md", want: ErrOutsideWorkspace},
+		{name: "dangling link", path: "dangling.md", want: fs.ErrNotExist},
+		{name: "named pipe", path: "pipe.md", want: ErrNotRegular},
+		{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
+		{name: "directory", path: "sub", want: ErrNotRegular},
+		{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := tc.path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			var b []byte
+			var err error
+			fsguardtest.Within(t, "ReadFile", func() { b, err = r.ReadFile(ctx, p, 1<<20) })
+			switch {
+			case tc.want == nil:
+				if err != nil || !strings.HasPrefix(string(b), "# ") {
+					t.Errorf("ReadFile = %q, %v", b, err)
+				}
+			case !errors.Is(err, tc.want):
+				t.Errorf("ReadFile = %q, %v; want %v", b, err, tc.want)
+			case strings.Contains(err.Error(), outside) && !strings.HasPrefix(tc.path, outside):
+				t.Errorf("ReadFile's error %q shows where the link leads", err)
+			case len(b) != 0:
+				t.Errorf("ReadFile returned %q with its error", b)
+			}
+		})
+	}
+}
+
+// TestReadKernelFiles reads files of /proc, which report themselves as
+// regular files: they are refused, by the root check and by ReadFile.
+func TestReadKernelFiles(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc here")
+	}
+	if fi, err := os.Stat("/proc/self/environ"); err == nil && !fi.Mode().IsRegular() {
+		t.Fatalf("/proc/self/environ is %v; the case needs a regular file", fi.Mode())
+	}
+	ctx := context.Background()
+	for _, p := range []string{"/proc/self/environ", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if b, err := ReadFile(ctx, p, 1<<20); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadFile(%s) = %d bytes, %v; want ErrNotRegular", p, len(b), err)
+		}
+		// A workspace at / holds /proc: the root check lets it through,
+		// the read does not.
+		if b, err := NewRoot("/").ReadFile(ctx, p, 1<<20); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Root(/).ReadFile(%s) = %d bytes, %v; want ErrNotRegular", p, len(b), err)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	sep := string(filepath.Separator)
+	root := filepath.Join(sep, "w")
+	for _, tc := range []struct {
+		dir, p string
+		want   bool
+		rel    string
+	}{
+		{root, root, true, "."},
+		{root, filepath.Join(root, "a"), true, "a"},
+		{root, filepath.Join(root, "a", "b.md"), true, "a/b.md"},
+		{root, root + "-x", false, ""},
+		{root, filepath.Join(root+"x", "a"), false, ""},
+		{root, sep, false, ""},
+		{root, filepath.Join(sep, "other"), false, ""},
+		{sep, filepath.Join(sep, "a"), true, "a"},
+		{sep, sep, true, "."},
+		{"", sep, false, ""},
+		{root, filepath.Join(root, "..foo"), true, "..foo"},
+	} {
+		if got := Within(tc.dir, tc.p); got != tc.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tc.dir, tc.p, got, tc.want)
+		}
+		if rel, ok := Rel(tc.dir, tc.p); ok != tc.want || rel != tc.rel {
+			t.Errorf("Rel(%q, %q) = %q, %v; want %q, %v", tc.dir, tc.p, rel, ok, tc.rel, tc.want)
+		}
+	}
+}
+
+// TestReadReplaced reads a path whose file is not the one the check found,
+// as when a link is swapped in between: the read refuses it. The last
+// element is opened without following a link.
+func TestReadReplaced(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	ctx := context.Background()
+	checked, err := os.Stat(filepath.Join(root, "a.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "sub", "b.md")
+	if b, _, err := read(ctx, p, "b.md", 1<<20, openNoFollow, checked); !errors.Is(err, ErrChanged) || len(b) != 0 {
+		t.Errorf("read of another file than the checked one = %q, %v; want ErrChanged", b, err)
+	}
+	if openNoFollow == 0 {
+		return
+	}
+	if b, _, err := read(ctx, filepath.Join(root, "out.md"), "out.md", 1<<20, openNoFollow, nil); err == nil || len(b) != 0 || strings.Contains(err.Error(), outside) {
+		t.Errorf("read of a link with openNoFollow = %q, %v; want a refusal that names out.md only", b, err)
+	}
+}
+
+// TestReadWalked reads what a walk that does not follow links finds:
+// regular files; a link at the path, wherever it leads, and a named pipe
+// put there since the walk are refused, without saying where a link
+// leads.
+func TestReadWalked(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	r := NewRoot(root)
+	for _, tc := range []struct {
+		path string
+		ok   bool
+		want error // nil with !ok: any error
+	}{
+		{path: "a.md", ok: true},
+		{path: "sub/b.md", ok: true},
+		{path: "inside.md"},
+		{path: "out.md"},
+		{path: "relout.md"},
+		{path: "pipe.md", want: ErrNotRegular},
+		{path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+	} {
+		p := tc.path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		var b []byte
+		var err error
+		fsguardtest.Within(t, "ReadWalked", func() { b, err = r.ReadWalked(t.Context(), p, 1<<20) })
+		switch {
+		case tc.ok:
+			if err != nil || !strings.HasPrefix(string(b), "# ") {
+				t.Errorf("ReadWalked(%s) = %q, %v", tc.path, b, err)
+			}
+		case err == nil || len(b) != 0:
+			t.Errorf("ReadWalked(%s) = %q, %v; want an error", tc.path, b, err)
+		case tc.want != nil && !errors.Is(err, tc.want):
+			t.Errorf("ReadWalked(%s): %v; want %v", tc.path, err, tc.want)
+		case strings.Contains(err.Error(), outside) && !strings.HasPrefix(tc.path, outside):
+			t.Errorf("ReadWalked(%s)'s error %q shows where the link leads", tc.path, err)
+		}
+	}
+}
+
+// TestOpen opens files to stream them: a regular file, through a link or
+// not, opens at its start; a named pipe and a file of /proc do not open.
+func TestOpen(t *testing.T) {
+	t.Parallel()
+	root, _ := tree(t)
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(root, "a.md"), true},
+		{filepath.Join(root, "out.md"), true}, // a link is followed
+		{filepath.Join(root, "pipe.md"), false},
+		{filepath.Join(root, "topipe.md"), false},
+		{"/proc/self/environ", false},
+	} {
+		var f *os.File
+		var fi fs.FileInfo
+		var err error
+		fsguardtest.Within(t, "Open", func() { f, fi, err = Open(tc.path) })
+		switch {
+		case tc.ok && (err != nil || fi.Size() != 4 && fi.Size() != 9):
+			t.Errorf("Open(%s) = %v, %v", tc.path, fi, err)
+		case !tc.ok && err == nil:
+			t.Errorf("Open(%s) opened %v", tc.path, fi.Mode())
+		case !tc.ok && !errors.Is(err, ErrNotRegular) && !errors.Is(err, fs.ErrNotExist):
+			t.Errorf("Open(%s) = %v; want ErrNotRegular", tc.path, err)
+		}
+		if f != nil {
+			f.Close()
+		}
 	}
 }

@@ -1,13 +1,14 @@
 package imports
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
@@ -74,18 +75,20 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 		switch {
 		case e.Kind() != Relative:
 		case trimmed != e.Path && trimmed != "":
-			// "see @README." : the agent looks for "README.".
+			// "see @README." : the agent looks for "README.". A link out of
+			// the workspace is a file there too, though ctxls does not
+			// look at it.
 			final := e.Path[len(trimmed):]
 			at := filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))
-			if st, err := os.Stat(at); err == nil && !st.IsDir() {
+			if fi, err := t.guard.Check(at); (err == nil && !fi.IsDir()) || errors.Is(err, fsguard.ErrOutsideWorkspace) {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", final)
-			} else if sib := siblings(at); len(sib) > 0 {
+			} else if sib := siblings(t.guard, at); len(sib) > 0 {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; did you mean @%s?)", final, path.Join(path.Dir(trimmed), sib[0]))
 			} else {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name)", final)
 			}
 		default:
-			if sib := siblings(e.Target); len(sib) > 0 {
+			if sib := siblings(t.guard, e.Target); len(sib) > 0 {
 				p.Message += fmt.Sprintf(" (did you mean %s?)", filepath.ToSlash(filepath.Join(filepath.Dir(e.Path), sib[0])))
 			}
 		}
@@ -114,6 +117,14 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 			where = e.Target + ", " + where
 		}
 		p.Message = fmt.Sprintf("%s leads to %s: its cost is not counted, and Claude Code asks before loading files outside the project", written, where)
+	case Escapes:
+		// Where the link leads is left out: the file it reaches is none of
+		// the project's, and a message may end up anywhere.
+		p.Code = rules.ImportOutsideProject
+		p.Message = fmt.Sprintf("%s leads out of the project through a symbolic link: ctxls does not read it and its cost is not counted, but an agent that follows the link loads a file from outside the project", written)
+	case Special:
+		p.Code = rules.FileSkipped
+		p.Message = fmt.Sprintf("%s is not read: %s is %s", written, show(root, e.Target), e.Why)
 	case TooLarge:
 		p.Code = rules.MemoryTooLarge
 		p.Message = fmt.Sprintf("%s is not loaded: the file is larger than 4 MiB", written)
@@ -125,10 +136,8 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 
 // show returns p relative to root with forward slashes when it is inside.
 func show(root, p string) string {
-	if root != "" {
-		if rel, err := filepath.Rel(root, p); err == nil && within(root, p) {
-			return filepath.ToSlash(rel)
-		}
+	if rel, ok := fsguard.Rel(root, p); ok {
+		return rel
 	}
 	return p
 }

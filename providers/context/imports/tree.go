@@ -59,9 +59,16 @@ const (
 	// @types/node": the agent looks and finds nothing, which is what the
 	// writer meant.
 	Mention
+	// Escapes: the path lies in the project, but a symbolic link on it
+	// leads out of the project; ctxls neither reads nor counts the file,
+	// and does not say where the link leads.
+	Escapes
+	// Special: the target is no regular file (a named pipe, a device, a
+	// file of /proc, a loop of links); ctxls does not read it.
+	Special
 )
 
-var statusNames = [...]string{"loaded", "already loaded", "missing", "trailing punctuation", "cycle", "too deep", "outside the project", "too large", "not a file"}
+var statusNames = [...]string{"loaded", "already loaded", "missing", "trailing punctuation", "cycle", "too deep", "outside the project", "too large", "not a file", "link out of the project", "not a regular file"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
@@ -86,6 +93,8 @@ type Edge struct {
 	// Chain lists, for a cycle, the files from the target to the
 	// importing file along the imports that led here.
 	Chain []string
+	// Why says, for Special, what the target is.
+	Why string
 }
 
 // File is a file of an import tree that loads.
@@ -111,6 +120,8 @@ type Tree struct {
 	Tokens int
 	// MaxHops and MaxChars are the limits the tree was built with.
 	MaxHops, MaxChars int
+
+	guard *fsguard.Root
 }
 
 // Root returns the memory file the tree starts from.
@@ -156,8 +167,12 @@ func (t *Tree) Subtree(path string) int {
 // Options configure Build.
 type Options struct {
 	// Root is the project folder (absolute); relative imports leading out
-	// of it are Outside.
+	// of it are Outside. "" means the memory file's folder.
 	Root string
+	// Guard is the check every file of the tree passes before it is read,
+	// through Read or not: inside the project, its links resolved, and a
+	// regular file. nil means the root check of Root.
+	Guard *fsguard.Root
 	// Home is the user's home folder, used only to show where "~/" paths
 	// lead; "" leaves their Target empty.
 	Home string
@@ -169,27 +184,30 @@ type Options struct {
 	// Counter measures tokens; nil leaves them 0.
 	Counter tokens.Counter
 	// Read returns a file's content, for instance an editor's unsaved
-	// text; nil reads the disk. It must fail with an error wrapping
-	// fs.ErrNotExist for a missing file and must not return more than
-	// MaxFileBytes (see ErrTooLarge).
+	// text; nil reads the disk through Guard. It must fail with an error
+	// wrapping fs.ErrNotExist for a missing file and must not return more
+	// than MaxFileBytes (see ErrTooLarge). Build calls it only for a path
+	// Guard lets through.
 	Read func(path string) ([]byte, error)
 }
 
 // ErrTooLarge is returned by a reader for a file over MaxFileBytes.
 var ErrTooLarge = errors.New("file larger than 4 MiB")
 
-// ReadFile reads a file from disk for Build: a folder counts as missing,
-// and a file over MaxFileBytes is not read. It opens without blocking, so
-// that an import of a named pipe fails instead of holding the check.
-func ReadFile(path string) ([]byte, error) {
+// ReadFile reads a file from disk as Build does, through root's check: a
+// folder counts as missing, a file over MaxFileBytes is not read, and a
+// link out of the workspace or a file that is not a regular file fails as
+// root.ReadFile fails. It opens without blocking, so that an import of a
+// named pipe fails instead of holding the check.
+func ReadFile(root *fsguard.Root, path string) ([]byte, error) {
 	// Build's readers take no context; the file is bounded instead.
-	b, err := fsguard.ReadFile(context.Background(), path, MaxFileBytes)
+	b, err := root.ReadFile(context.Background(), path, MaxFileBytes)
 	var big *fsguard.TooLargeError
 	switch {
 	case errors.As(err, &big):
 		return nil, ErrTooLarge
 	case errors.Is(err, fsguard.ErrNotRegular):
-		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		if fi, serr := root.Stat(path); serr == nil && fi.IsDir() {
 			return nil, fmt.Errorf("%s is a folder: %w", path, fs.ErrNotExist)
 		}
 	}
@@ -207,15 +225,24 @@ func Build(ctx context.Context, path string, opt Options) (*Tree, error) {
 	if opt.MaxChars <= 0 {
 		opt.MaxChars = defaultMaxChars
 	}
-	if opt.Read == nil {
-		opt.Read = ReadFile
-	}
 	path = filepath.Clean(path)
+	if opt.Root == "" {
+		opt.Root = filepath.Dir(path)
+	}
+	if opt.Guard == nil {
+		opt.Guard = fsguard.NewRoot(opt.Root)
+	}
+	if opt.Read == nil {
+		opt.Read = func(p string) ([]byte, error) { return ReadFile(opt.Guard, p) }
+	}
+	if err := permit(opt.Guard, path); err != nil {
+		return nil, fmt.Errorf("read memory file: %w", err)
+	}
 	text, err := opt.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("read memory file: %w", err)
 	}
-	b := &builder{ctx: ctx, opt: opt, tree: &Tree{MaxHops: opt.MaxHops, MaxChars: opt.MaxChars}, onStack: map[string]bool{}, loaded: map[string]bool{}}
+	b := &builder{ctx: ctx, opt: opt, tree: &Tree{MaxHops: opt.MaxHops, MaxChars: opt.MaxChars, guard: opt.Guard}, onStack: map[string]bool{}, loaded: map[string]bool{}}
 	b.visit(path, text, 0)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -269,9 +296,15 @@ func (b *builder) visit(path string, text []byte, hop int) {
 		var next []byte
 		e.Target, e.Status = b.resolve(dir, im, e.Hop)
 		if e.Status == Loaded {
-			var err error
-			next, err = b.opt.Read(e.Target)
+			err := permit(b.opt.Guard, e.Target)
+			if err == nil {
+				next, err = b.opt.Read(e.Target)
+			}
 			switch {
+			case errors.Is(err, fsguard.ErrOutsideWorkspace):
+				e.Status = Escapes
+			case errors.Is(err, fsguard.ErrNotRegular) || err != nil && fsguard.IsLoop(err):
+				e.Status, e.Why = Special, special(err)
 			case errors.Is(err, ErrTooLarge):
 				e.Status = TooLarge
 			case err != nil && b.mention(dir, im.Clean()):
@@ -314,7 +347,7 @@ func (b *builder) resolve(dir string, im Import, hop int) (string, Status) {
 		return filepath.Clean(filepath.FromSlash(im.Clean())), outside
 	}
 	target := b.join(dir, im.Path)
-	if b.opt.Root != "" && !within(b.opt.Root, target) {
+	if !fsguard.Within(b.opt.Root, target) {
 		return b.join(dir, im.Clean()), outside
 	}
 	switch {
@@ -332,10 +365,14 @@ func (b *builder) resolve(dir string, im Import, hop int) (string, Status) {
 // at all: nothing is at the path without its trailing punctuation, its
 // last part has no file extension, and its first folder does not exist.
 func (b *builder) mention(dir, clean string) bool {
-	if _, err := b.opt.Read(b.join(dir, clean)); err == nil || errors.Is(err, ErrTooLarge) {
+	p := b.join(dir, clean)
+	if err := permit(b.opt.Guard, p); err != nil {
+		return false // something is there, if nothing ctxls reads
+	}
+	if _, err := b.opt.Read(p); err == nil || errors.Is(err, ErrTooLarge) {
 		return false
 	}
-	if _, err := os.Stat(b.join(dir, clean)); err == nil {
+	if _, err := b.opt.Guard.Stat(p); err == nil {
 		return false // a folder: named, but no file
 	}
 	// A sentence's final period is no extension: "@guide.md." is a file.
@@ -344,14 +381,44 @@ func (b *builder) mention(dir, clean string) bool {
 	// A dotted name alone ("@app.get", "@pytest.fixture") is a decorator
 	// or a method far more often than a file, unless it ends as files do.
 	ext := path.Ext(base)
-	if fileExt(ext) && (nested || knownExt[strings.ToLower(ext[1:])]) || fileLike(base) || len(siblings(b.join(dir, clean))) > 0 {
+	if fileExt(ext) && (nested || knownExt[strings.ToLower(ext[1:])]) || fileLike(base) || len(siblings(b.opt.Guard, p)) > 0 {
 		return false
 	}
 	if !nested {
 		return true
 	}
-	st, err := os.Stat(b.join(dir, first))
+	st, err := b.opt.Guard.Stat(b.join(dir, first))
 	return err != nil || !st.IsDir()
+}
+
+// permit returns why the file at p may not be read: nil when it lies in
+// the project, its links resolved, and is a regular file, a folder (which
+// counts as missing) or nothing at all (an editor may hold the text of a
+// file not yet saved).
+func permit(guard *fsguard.Root, p string) error {
+	fi, err := guard.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !fsguard.IsLoop(err):
+		return nil
+	case err != nil:
+		return err
+	case fi.IsDir() || fi.Mode().IsRegular():
+		return nil
+	}
+	return fsguard.NotRegular(fi.Mode())
+}
+
+// special says what a file that is not read is, from the error of its
+// check or read.
+func special(err error) string {
+	if fsguard.IsLoop(err) {
+		return "a loop of symbolic links"
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, fsguard.ErrNotRegular.Error()); i >= 0 {
+		return msg[i:]
+	}
+	return fsguard.ErrNotRegular.Error()
 }
 
 // fileLike reports whether an extensionless name is a file's all the
@@ -374,8 +441,12 @@ func fileLike(name string) bool {
 }
 
 // siblings returns the names of the files next to p whose name is p's
-// followed by an extension: README.md for README.
-func siblings(p string) []string {
+// followed by an extension: README.md for README. A folder that guard
+// refuses is not listed.
+func siblings(guard *fsguard.Root, p string) []string {
+	if fi, err := guard.Stat(filepath.Dir(p)); err != nil || !fi.IsDir() {
+		return nil
+	}
 	entries, err := os.ReadDir(filepath.Dir(p))
 	if err != nil {
 		return nil
@@ -426,9 +497,3 @@ var knownExt = map[string]bool{
 }
 
 func (b *builder) join(dir, p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
-
-// within reports whether path is root or inside it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}

@@ -273,3 +273,76 @@ func TestBuildImportOfPipe(t *testing.T) {
 		t.Errorf("imports %v; want pipe.md not loaded and a.md loaded", got)
 	}
 }
+
+// TestRootCheck builds the tree of a memory file whose imports lead out
+// of the project through links, to a named pipe and to a loop of links:
+// none is read, whichever reader the caller gives, and the problems do
+// not say where the links lead.
+func TestRootCheck(t *testing.T) {
+	t.Parallel()
+	secret := fsguardtest.Outside(t, "id_rsa", "key material")
+	dir := fsguardtest.TempTree(t, map[string]string{
+		"CLAUDE.md":    "@docs/notes.md @keys/id_rsa @docs/pipe.md @docs/a.md @docs/inside.md @docs/real.md\n",
+		"docs/real.md": "# Real\n",
+	})
+	fsguardtest.Links(t, dir, map[string]string{
+		"docs/notes.md":  secret,
+		"keys":           filepath.Dir(secret),
+		"docs/a.md":      "b.md",
+		"docs/b.md":      "a.md",
+		"docs/inside.md": "real.md",
+	})
+	fsguardtest.Pipe(t, filepath.Join(dir, "docs", "pipe.md"))
+	var asked []string
+	opt := Options{Root: dir, Read: func(p string) ([]byte, error) {
+		// An editor's text, say: the reader never sees a refused file.
+		asked = append(asked, show(dir, p))
+		return os.ReadFile(p)
+	}}
+	var tree *Tree
+	fsguardtest.Within(t, "Build", func() { tree, _ = Build(context.Background(), filepath.Join(dir, "CLAUDE.md"), opt) })
+	if tree == nil {
+		t.Fatal("Build failed")
+	}
+	got := importStatuses(tree)
+	want := []string{"docs/notes.md=link out of the project", "keys/id_rsa=link out of the project",
+		"docs/pipe.md=not a regular file", "docs/a.md=not a regular file", "docs/inside.md=loaded", "docs/real.md=loaded"}
+	if !slices.Equal(got, want) {
+		t.Errorf("statuses\n got %v\nwant %v", got, want)
+	}
+	if want := []string{"CLAUDE.md", "docs/inside.md", "docs/real.md"}; !slices.Equal(asked, want) {
+		t.Errorf("the reader was asked for %v, want %v", asked, want)
+	}
+	codes := map[string]int{}
+	for _, p := range tree.Problems(dir) {
+		codes[p.Code]++
+		if strings.Contains(p.Message, filepath.Dir(secret)) {
+			t.Errorf("%s says where the link leads: %s", p.Code, p.Message)
+		}
+	}
+	if codes[rules.ImportOutsideProject] != 2 || codes[rules.FileSkipped] != 2 || len(codes) != 2 {
+		t.Errorf("problems by code %v; want two %s and two %s", codes, rules.ImportOutsideProject, rules.FileSkipped)
+	}
+}
+
+// TestFinalPeriodBeforeLinkOut checks an import that ends a sentence
+// with the file's path, where the file is a link out of the workspace:
+// the hint to put a space before the period is given as for any file, and
+// the message does not say where the link leads.
+func TestFinalPeriodBeforeLinkOut(t *testing.T) {
+	t.Parallel()
+	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n")
+	dir := fsguardtest.TempTree(t, map[string]string{"CLAUDE.md": "See @notes.md.\n"})
+	fsguardtest.Link(t, secret, filepath.Join(dir, "notes.md"))
+	tree, err := Build(t.Context(), filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := tree.Problems(dir)
+	if len(ps) != 1 || ps[0].Code != rules.ImportMissing || !strings.Contains(ps[0].Message, "put a space before it") {
+		t.Fatalf("problems %+v; want one %s with the hint", ps, rules.ImportMissing)
+	}
+	if strings.Contains(ps[0].Message, filepath.Dir(secret)) {
+		t.Errorf("the message says where the link leads: %s", ps[0].Message)
+	}
+}

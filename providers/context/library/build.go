@@ -33,7 +33,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	b := &builder{cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
+	b := &builder{root: l.root, cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
 	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
 	files := make([]*File, len(s.files))
 	if l.texts != nil {
@@ -113,6 +113,9 @@ func inParallel(ctx context.Context, n int, fn func(i int)) {
 
 // builder turns files on disk into File values under one configuration.
 type builder struct {
+	// root is the check every file read passes; nil (in tests) reads
+	// without it.
+	root         *fsguard.Root
 	cfg          *config.Config
 	counter      tokens.Counter
 	contextRoots []string
@@ -303,6 +306,14 @@ func besideRoots(roots []string) map[string]map[string]bool {
 	return out
 }
 
+// read reads the file at p through the root check, within maxFileSize.
+func (b *builder) read(ctx context.Context, p string) ([]byte, fs.FileInfo, error) {
+	if b.root == nil {
+		return fsguard.ReadFileInfo(ctx, p, b.cfg.MaxFileSize)
+	}
+	return b.root.ReadFileInfo(ctx, p, b.cfg.MaxFileSize)
+}
+
 // parse reads (unless content is given) and parses one file. References
 // are scanned separately, once the set of domains is known. The caller has
 // checked p against the workspace root.
@@ -314,7 +325,7 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 	if content == nil {
 		var info fs.FileInfo
 		var err error
-		content, info, err = fsguard.ReadFileInfo(ctx, p, b.cfg.MaxFileSize)
+		content, info, err = b.read(ctx, p)
 		var big *fsguard.TooLargeError
 		switch {
 		case errors.As(err, &big):

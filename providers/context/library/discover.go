@@ -113,8 +113,8 @@ func (f *Filter) state(p string) dirState {
 	if p == f.dir {
 		return dirRead
 	}
-	rel := relSlash(f.dir, p)
-	if rel == ".." || strings.HasPrefix(rel, "../") || ignoredPath(rel, f.ignore) {
+	rel, inside := fsguard.Rel(f.dir, p)
+	if !inside || ignoredPath(rel, f.ignore) {
 		return dirSkip
 	}
 	base := f.dir
@@ -144,7 +144,7 @@ func (f *Filter) state(p string) dirState {
 // leadsToRoot reports whether a configured root lies below p.
 func (f *Filter) leadsToRoot(p string) bool {
 	for _, r := range f.roots {
-		if r != p && strings.HasPrefix(r, p+string(filepath.Separator)) {
+		if r != p && fsguard.Within(p, r) {
 			return true
 		}
 	}
@@ -155,7 +155,7 @@ func (f *Filter) leadsToRoot(p string) bool {
 func innermost(p string, roots []string) string {
 	best := ""
 	for _, r := range roots {
-		if len(r) > len(best) && (p == r || strings.HasPrefix(p, r+string(filepath.Separator))) {
+		if len(r) > len(best) && fsguard.Within(r, p) {
 			best = r
 		}
 	}
@@ -170,6 +170,8 @@ type entry struct {
 
 // scan is what a walk of the workspace found.
 type scan struct {
+	// root is the check every file the scan reads passes.
+	root         *fsguard.Root
 	contextRoots []string
 	commandRoots []string
 	// roots are the context roots with what showed each; passed are the
@@ -186,7 +188,7 @@ type scan struct {
 // root's check, and skips unreadable directories with a warning.
 func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext, extraCommands []string) (*scan, error) {
 	dir := root.Dir()
-	s := &scan{}
+	s := &scan{root: root}
 	for _, r := range extraContext {
 		if p, ok := within(dir, r); ok {
 			s.contextRoots = append(s.contextRoots, p)
@@ -359,13 +361,13 @@ func within(dir, p string) (string, bool) {
 		p = filepath.Join(dir, p)
 	}
 	p = filepath.Clean(p)
-	return p, p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+	return p, fsguard.Within(dir, p)
 }
 
 // underAny returns the first of roots that holds p, or "".
 func underAny(p string, roots []string) string {
 	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) {
+		if fsguard.Within(r, p) {
 			return r
 		}
 	}

@@ -3,7 +3,7 @@ package library
 import (
 	"bufio"
 	"bytes"
-	"io"
+	"context"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/refs"
 )
 
@@ -68,7 +69,7 @@ func (s *scan) decideRoots(dir string, candidates, commandDirs []string) {
 	slices.Sort(candidates)
 	under := func(p string) bool {
 		for _, r := range s.roots {
-			if p == r.Dir || strings.HasPrefix(p, r.Dir+string(filepath.Separator)) {
+			if fsguard.Within(r.Dir, p) {
 				return true
 			}
 		}
@@ -106,7 +107,7 @@ func (s *scan) decideRoots(dir string, candidates, commandDirs []string) {
 func (s *scan) fileEvidence(c string) (why, evidence string, ok bool) {
 	var files []entry
 	for _, e := range s.files {
-		if strings.HasPrefix(e.path, c+string(filepath.Separator)) {
+		if e.path != c && fsguard.Within(c, e.path) {
 			rel := relSlash(c, e.path)
 			if strings.Count(rel, "/") <= 1 {
 				files = append(files, entry{e.path, rel})
@@ -133,7 +134,7 @@ func (s *scan) fileEvidence(c string) (why, evidence string, ok bool) {
 		if i == maxEvidenceReads {
 			break
 		}
-		if key, ok := topicFrontmatter(e.path, e.rel); ok {
+		if key, ok := topicFrontmatter(s.root, e.path, e.rel); ok {
 			return "topic frontmatter (" + key + ") in " + e.rel, e.path, true
 		}
 	}
@@ -143,13 +144,11 @@ func (s *scan) fileEvidence(c string) (why, evidence string, ok bool) {
 // topicFrontmatter reports whether the file at p, at rel in a candidate
 // root, opens with frontmatter that only a topic writes, and which key
 // shows it.
-func topicFrontmatter(p, rel string) (string, bool) {
-	f, err := os.Open(p)
+func topicFrontmatter(root *fsguard.Root, p, rel string) (string, bool) {
+	head, err := root.ReadHead(p, frontmatterPrefix)
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	head, _ := io.ReadAll(io.LimitReader(f, frontmatterPrefix))
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
 	domain, stem := "", strings.TrimSuffix(rel, path.Ext(rel))
 	if d, name, ok := strings.Cut(stem, "/"); ok {
@@ -202,8 +201,8 @@ func (s *scan) commandFiles(dirs []string) []commandFile {
 		if len(parts) > 2 || len(parts) == 2 && !strings.EqualFold(parts[1], "COMMAND.md") {
 			continue
 		}
-		text, err := os.ReadFile(e.path)
-		if err != nil || int64(len(text)) > config.Default().MaxFileSize {
+		text, err := s.root.ReadFile(context.Background(), e.path, config.Default().MaxFileSize)
+		if err != nil {
 			continue
 		}
 		out = append(out, commandFile{e.rel, document.Parse(e.path, text)})
@@ -252,8 +251,9 @@ type rootInfo struct {
 func (s *scan) info() rootInfo { return rootInfo{roots: s.roots, passed: s.passed} }
 
 // showsRoot reports whether the markdown file at p, in the candidate c,
-// is a loading protocol or holds topic frontmatter now.
-func showsRoot(c, p string) bool {
+// is a loading protocol or holds topic frontmatter now; root is the
+// workspace's check.
+func showsRoot(root *fsguard.Root, c, p string) bool {
 	rel := relSlash(c, p)
 	if strings.Count(rel, "/") > 1 {
 		return false
@@ -261,7 +261,7 @@ func showsRoot(c, p string) bool {
 	if slices.Contains(protocolFiles, rel) || path.Base(rel) == detectionFile && rel != detectionFile {
 		return true
 	}
-	_, ok := topicFrontmatter(p, rel)
+	_, ok := topicFrontmatter(root, p, rel)
 	return ok
 }
 
@@ -277,8 +277,9 @@ func (l *Snapshot) PassedOver() []string { return slices.Clone(l.roots.passed) }
 // evidenceOnDisk looks again at what the files on disk show of the
 // candidate c: its files and those of its folders, and the commands of
 // the command roots.
-func evidenceOnDisk(dir, c string, commandRoots []string, flt *Filter) (why, evidence string, ok bool) {
-	s := &scan{}
+func evidenceOnDisk(root *fsguard.Root, c string, commandRoots []string, flt *Filter) (why, evidence string, ok bool) {
+	dir := root.Dir()
+	s := &scan{root: root}
 	list := func(d string, depth int) {
 		var walkDir func(d string, depth int)
 		walkDir = func(d string, depth int) {

@@ -308,13 +308,10 @@ var errNotInWorkspace = errors.New("the document is outside the workspace and no
 // configuration's maxFileSize, so that a named pipe cannot hold the
 // request.
 func (l *Snapshot) ReadDocument(ctx context.Context, path string) ([]byte, error) {
-	if path != l.root.Dir() && !strings.HasPrefix(path, l.root.Dir()+string(filepath.Separator)) {
+	if !fsguard.Within(l.root.Dir(), path) {
 		return nil, errNotInWorkspace
 	}
-	if _, err := l.root.Check(path); err != nil {
-		return nil, err
-	}
-	return fsguard.ReadFile(ctx, path, l.Config().MaxFileSize)
+	return l.root.ReadFile(ctx, path, l.Config().MaxFileSize)
 }
 
 // textSource reads back the text of the files the library released: the
@@ -374,11 +371,14 @@ func (s *textSource) Keep(d *document.Doc, text []byte) {
 	}
 }
 
-// ReadText reads a file of the workspace again. It skips the index's check
-// that the path stays inside the workspace: the document takes only the
-// very text it indexed, wherever a link now leads.
+// ReadText reads a file of the workspace again, through the root check:
+// a file that a link now leads out of the workspace is as good as
+// changed.
 func (s *textSource) ReadText(ctx context.Context, p string, limit int64) ([]byte, error) {
-	data, err := fsguard.ReadFile(ctx, p, limit)
+	data, err := s.l.root.ReadFile(ctx, p, limit)
+	if errors.Is(err, fsguard.ErrOutsideWorkspace) || errors.Is(err, fsguard.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", p, document.ErrChanged)
+	}
 	if big := (*fsguard.TooLargeError)(nil); errors.As(err, &big) {
 		return nil, fmt.Errorf("%s grew to %s: %w", p, humanBytes(big.Size), document.ErrChanged)
 	}

@@ -2,11 +2,13 @@ package library
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/mdlink"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/rules"
@@ -63,8 +65,15 @@ func (t *linkTree) Stat(p string) (exists, dir, visible bool) {
 	if t.l.files.get(p) != nil {
 		return true, false, true
 	}
-	info, err := os.Stat(p)
-	return err == nil, err == nil && info.IsDir(), true
+	// What a link out of the workspace leads to is not looked into.
+	info, err := t.l.root.Stat(p)
+	switch {
+	case errors.Is(err, fsguard.ErrOutsideWorkspace), err != nil && fsguard.IsLoop(err):
+		return true, false, false
+	case err != nil:
+		return false, false, true
+	}
+	return true, info.IsDir(), true
 }
 
 func (t *linkTree) Anchors(p string) (mdlink.Anchors, bool) {
@@ -87,11 +96,7 @@ func (t *linkTree) read(p string) mdlink.Anchors {
 		}
 		doc = held
 	} else {
-		info, err := os.Stat(p)
-		if err != nil || !info.Mode().IsRegular() || info.Size() > t.l.cfg.MaxFileSize {
-			return nil
-		}
-		text, err := os.ReadFile(p)
+		text, err := t.l.root.ReadFile(context.Background(), p, t.l.cfg.MaxFileSize)
 		if err != nil {
 			return nil
 		}

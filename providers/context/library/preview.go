@@ -11,7 +11,6 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -51,7 +50,7 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 		return nil, fmt.Errorf("scan %s: %w", l.dir, err)
 	}
 	cache := l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
-	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{cfg: cfg, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo()}}
+	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{root: l.root, cfg: cfg, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo()}}
 	p.files = make([]*File, len(s.files))
 	hits := make([]bool, len(s.files))
 	inParallel(ctx, len(s.files), func(i int) {
@@ -91,7 +90,7 @@ func (b *builder) sketch(ctx context.Context, p, rel string, cache *indexcache.C
 			f.Skipped = "too large"
 			return f, false
 		}
-		content, err := fsguard.ReadFile(ctx, p, b.cfg.MaxFileSize)
+		content, _, err := b.read(ctx, p)
 		if err != nil || document.IsBinary(content) {
 			f.Skipped = "not read"
 			return f, false

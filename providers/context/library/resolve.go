@@ -322,7 +322,7 @@ func (l *Snapshot) topicAt(p string) *Topic {
 
 // builder returns a builder for the snapshot's configuration.
 func (l *Snapshot) builder() *builder {
-	return &builder{cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, roots: l.roots, beside: l.beside, paths: l.readings}
+	return &builder{root: l.root, cfg: l.cfg, counter: l.counter, contextRoots: l.contextRoots, commandRoots: l.commandRoots, roots: l.roots, beside: l.beside, paths: l.readings}
 }
 
 // TopicNames returns the names of the domain's topics, in the order of

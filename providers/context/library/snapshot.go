@@ -2,7 +2,6 @@ package library
 
 import (
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -100,7 +99,7 @@ func (l *Snapshot) paths() []string {
 func (l *Snapshot) filesUnder(dir string) []string {
 	var out []string
 	for p := range l.files.all() {
-		if strings.HasPrefix(p, dir+string(filepath.Separator)) {
+		if p != dir && fsguard.Within(dir, p) {
 			out = append(out, p)
 		}
 	}

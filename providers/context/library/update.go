@@ -164,9 +164,27 @@ func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 		if !isMarkdown(p) {
 			continue
 		}
+		if c.Content != nil && !l.mayHold(p) {
+			// An editor's text of a file the root check refuses, as when
+			// the editor opened a link out of the workspace: what it shows
+			// is not the workspace's.
+			a.ups = append(a.ups, fileUpdate{path: p, removed: true})
+			continue
+		}
 		a.ups = append(a.ups, fileUpdate{path: p, content: c.Content, fromDisk: c.FromDisk || c.Content == nil})
 	}
 	return nil, nil
+}
+
+// mayHold reports whether the library may take an editor's text for the
+// file at p: what p leads to lies in the workspace and is a regular file,
+// or nothing is there yet.
+func (l *Library) mayHold(p string) bool {
+	info, err := l.root.Stat(p)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist) && !fsguard.IsLoop(err)
+	}
+	return info.Mode().IsRegular()
 }
 
 // collectFromDisk looks at the disk for a change that brought no text. It
@@ -471,7 +489,7 @@ func dependents(st *state, f *File, edit bool) []string {
 // or command root, which requires a full scan.
 func (l *Library) touchesRoots(p string, b *builder) bool {
 	for _, r := range append(slices.Clone(b.contextRoots), b.commandRoots...) {
-		if p == r || strings.HasPrefix(r, p+string(filepath.Separator)) {
+		if fsguard.Within(p, r) {
 			return true // the root itself or a parent of it changed
 		}
 	}
@@ -508,7 +526,7 @@ func (a *applyRun) changesEvidence(p string) bool {
 		}
 		// Most often the root still shows what it is by another file:
 		// then only its reason changes.
-		why, ev, ok := evidenceOnDisk(l.dir, r.Dir, b.commandRoots, a.flt)
+		why, ev, ok := evidenceOnDisk(l.root, r.Dir, b.commandRoots, a.flt)
 		if !ok {
 			return true
 		}
@@ -524,11 +542,11 @@ func (a *applyRun) changesEvidence(p string) bool {
 	rel := relSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts[:len(parts)-1] {
-		if part == ContextDirName && showsRoot(filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
+		if part == ContextDirName && showsRoot(l.root, filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
 			return true
 		}
 	}
-	if slices.Contains(b.roots.passed, l.dir) && showsRoot(l.dir, p) {
+	if slices.Contains(b.roots.passed, l.dir) && showsRoot(l.root, l.dir, p) {
 		return true
 	}
 	// A command may name a topic of a directory passed over.

@@ -23,10 +23,17 @@ type Report struct {
 	// Files holds every file of every memory file's import tree, the
 	// memory files included.
 	Files map[string]bool
+	// Refused maps each file that an import leads to but that is not
+	// read (a link out of the workspace, a named pipe, a file of /proc)
+	// to the file whose diagnostic reports it, when that diagnostic is
+	// not disabled: whoever reports the file skipped as well says it
+	// twice.
+	Refused map[string]string
 }
 
 // Read returns a file's content: an editor's text, or the disk's. It
-// fails as imports.ReadFile does.
+// fails as imports.ReadFile does. The import trees call it only for the
+// files the workspace's root check lets through.
 type Read func(path string) ([]byte, error)
 
 // Check returns the diagnostics of the memory files and rules of set, and
@@ -38,7 +45,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	r := &Report{Diagnostics: map[string][]agentfiles.Diagnostic{}, Files: map[string]bool{}}
+	r := &Report{Diagnostics: map[string][]agentfiles.Diagnostic{}, Files: map[string]bool{}, Refused: map[string]string{}}
 	seen := map[key]bool{}
 	for _, f := range set.Files {
 		if ctx.Err() != nil {
@@ -60,6 +67,11 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		if t != nil {
 			for _, tf := range t.Files {
 				r.Files[tf.Path] = true
+				for _, e := range tf.Imports {
+					if _, ok := r.Refused[e.Target]; !ok && reportsRefused(cfg, e.Status) {
+						r.Refused[e.Target] = e.From
+					}
+				}
 			}
 		}
 	}
@@ -67,6 +79,18 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		slices.SortStableFunc(r.Diagnostics[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	}
 	return r
+}
+
+// reportsRefused reports whether an import of status s leads to a file
+// that is not read, with a diagnostic that says so.
+func reportsRefused(cfg *config.Config, s imports.Status) bool {
+	switch s {
+	case imports.Escapes:
+		return !cfg.Disabled(rules.ImportOutsideProject)
+	case imports.Special:
+		return !cfg.Disabled(rules.FileSkipped)
+	}
+	return false
 }
 
 type key struct {
@@ -89,10 +113,11 @@ func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, cou
 			if p == f.Path {
 				return f.Text, nil
 			}
-			return imports.ReadFile(p)
+			return imports.ReadFile(set.Guard(), p)
 		}
 	}
 	opt := Options(cfg, set.Root, counter)
+	opt.Guard = set.Guard()
 	opt.Read = read
 	t, err := imports.Build(ctx, f.Path, opt)
 	if err != nil {
@@ -130,7 +155,7 @@ func FileOf(set *agentfiles.Set, path string, read Read) (*agentfiles.File, bool
 		if f, ok := set.File(path); ok {
 			return f, true
 		}
-		read = imports.ReadFile
+		read = func(p string) ([]byte, error) { return imports.ReadFile(set.Guard(), p) }
 	}
 	text, err := read(path)
 	if err != nil {

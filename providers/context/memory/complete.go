@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 )
 
 // PathCandidate is a file or folder that completes a path being typed.
@@ -21,9 +22,10 @@ type PathCandidate struct {
 // link target, relative to the file's folder. It returns where the name
 // being completed starts, and false when off is in no such path or ctx is
 // done. Hidden entries are offered once a dot is typed; paths from the
-// home folder or the root are not completed. It returns at most max
-// candidates, in the folder's order, which is by name.
-func CompletePath(ctx context.Context, doc *document.Doc, path string, off, max int) ([]PathCandidate, int, bool) {
+// home folder or the root are not completed, nor a folder that guard
+// refuses (one outside the workspace, its links resolved). It returns at
+// most max candidates, in the folder's order, which is by name.
+func CompletePath(ctx context.Context, doc *document.Doc, path string, off, max int, guard *fsguard.Root) ([]PathCandidate, int, bool) {
 	start, ok := pathPrefixAt(doc, off)
 	if !ok {
 		return nil, 0, false
@@ -37,7 +39,11 @@ func CompletePath(ctx context.Context, doc *document.Doc, path string, off, max 
 	if strings.HasPrefix(dirPart, "~/") || strings.HasPrefix(dirPart, "/") {
 		return nil, from, true
 	}
-	entries, err := os.ReadDir(filepath.Join(filepath.Dir(path), filepath.FromSlash(dirPart)))
+	dir := filepath.Join(filepath.Dir(path), filepath.FromSlash(dirPart))
+	if fi, err := guard.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, from, true
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, from, true
 	}

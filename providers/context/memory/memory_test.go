@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 )
 
@@ -75,6 +76,10 @@ func TestCompletePath(t *testing.T) {
 		"docs/.hidden.md": "h",
 		"docs/sub/x.md":   "x",
 	})
+	// A folder outside the workspace, reached by .. or by a link, is not
+	// listed: its names are none of the workspace's.
+	secret := fsguardtest.Outside(t, "id_rsa", "key")
+	fsguardtest.Link(t, filepath.Dir(secret), filepath.Join(dir, "keys"))
 	tests := []struct {
 		text string // | marks the cursor
 		max  int
@@ -88,13 +93,16 @@ func TestCompletePath(t *testing.T) {
 		{"@nowhere/|", 10, ""},
 		{"@~/docs/|", 10, ""},
 		{"@/docs/|", 10, ""},
+		{"@keys/|", 10, ""},
+		{"@keys/id|", 10, ""},
+		{"@../|", 10, ""},
 		{"plain|", 10, "-"},
 	}
 	for _, tt := range tests {
 		off := strings.IndexByte(tt.text, '|')
 		text := tt.text[:off] + tt.text[off+1:]
 		path := filepath.Join(dir, "CLAUDE.md")
-		found, from, ok := CompletePath(t.Context(), document.Parse(path, []byte(text)), path, off, tt.max)
+		found, from, ok := CompletePath(t.Context(), document.Parse(path, []byte(text)), path, off, tt.max, fsguard.NewRoot(dir))
 		got := "-"
 		if ok {
 			var names []string

@@ -8,9 +8,9 @@ package present
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
@@ -57,8 +57,8 @@ func Key(t *library.Topic) string {
 // RelPath shows a path relative to the library's directory, or as it is
 // when it lies outside.
 func RelPath(lib *library.Snapshot, p string) string {
-	if r, err := filepath.Rel(lib.Dir(), p); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
+	if r, ok := fsguard.Rel(lib.Dir(), p); ok {
+		return r
 	}
 	return p
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/refs"
 )
@@ -106,7 +107,7 @@ func Moves(lib *library.Snapshot, oldPath, newPath string) (moves []Move, strand
 		switch {
 		case t.Path == oldPath:
 			dst = newPath
-		case strings.HasPrefix(t.Path, oldPath+string(filepath.Separator)):
+		case fsguard.Within(oldPath, t.Path):
 			dst = filepath.Join(newPath, strings.TrimPrefix(t.Path, oldPath))
 		default:
 			continue
@@ -127,11 +128,11 @@ func Moves(lib *library.Snapshot, oldPath, newPath string) (moves []Move, strand
 // topicAt says which topic a file at p would be: its domain and name.
 func topicAt(lib *library.Snapshot, p string) (domain, name string, ok bool) {
 	for _, root := range lib.ContextRoots() {
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		rel, ok := fsguard.Rel(root, p)
+		if !ok || rel == "." {
 			continue
 		}
-		parts := strings.Split(filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel))), "/")
+		parts := strings.Split(strings.TrimSuffix(rel, path.Ext(rel)), "/")
 		if len(parts) < 2 {
 			return "", "", false // directly in the root: not a domain topic
 		}

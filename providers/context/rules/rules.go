@@ -188,7 +188,7 @@ var table = []Rule{
 	{ImportMissing, Error, "an `@path` import names no file", srcClaudeCode, NoFix},
 	{ImportCycle, Warning, "an `@path` import leads back to a file that imports it", srcClaudeCode, NoFix},
 	{ImportTooDeep, Warning, "an `@path` import is past the depth limit (`limits.importDepth`) and is not loaded", srcClaudeCode, NoFix},
-	{ImportOutsideProject, Information, "an `@path` import with `~/` or an absolute path loads a file outside the project", srcClaudeCode, NoFix},
+	{ImportOutsideProject, Information, "an `@path` import with `~/`, an absolute path or a symbolic link out of the project loads a file outside the project; ctxls neither reads nor counts it", srcClaudeCode, NoFix},
 	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
 	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
 

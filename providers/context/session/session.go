@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/memory"
 	"github.com/ctxls/ctxls/providers/context/tokens"
@@ -108,7 +109,7 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		}
 		opt.Counter = c
 	}
-	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{},
+	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{}, refused: map[string]bool{},
 		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}}}
 	switch opt.Agent {
 	case Claude:
@@ -139,6 +140,8 @@ type builder struct {
 	seen map[string]bool
 	// later holds the files already listed as loading later.
 	later map[string]bool
+	// refused holds the imported files already reported as not read.
+	refused map[string]bool
 }
 
 func (b *builder) always(rel string, n int, reason string) {
@@ -167,26 +170,40 @@ func (b *builder) files(kinds ...agentfiles.Kind) []*agentfiles.File {
 }
 
 func (b *builder) rel(p string) string {
-	r, err := filepath.Rel(b.set.Root, p)
-	if err != nil {
-		return p
+	if r, ok := fsguard.Rel(b.set.Root, p); ok {
+		return r
 	}
-	return filepath.ToSlash(r)
+	return p
 }
 
 // tree returns the files a memory file's imports load, itself first, each
-// with its hop.
+// with its hop. An import that the workspace's root check refuses is
+// neither read nor counted; it is reported once.
 func (b *builder) tree(f *agentfiles.File) []*imports.File {
 	opt := memory.Options(b.opt.Config, b.set.Root, b.opt.Counter)
+	opt.Guard = b.set.Guard()
 	opt.Read = func(p string) ([]byte, error) {
 		if p == f.Path {
 			return f.Text, nil
 		}
-		return imports.ReadFile(p)
+		return imports.ReadFile(opt.Guard, p)
 	}
 	t, err := imports.Build(b.ctx, f.Path, opt)
 	if err != nil {
 		return nil
+	}
+	for _, tf := range t.Files {
+		for _, e := range tf.Imports {
+			if (e.Status != imports.Escapes && e.Status != imports.Special) || b.refused[e.Target] {
+				continue
+			}
+			b.refused[e.Target] = true
+			why := "it leads out of the workspace through a symbolic link"
+			if e.Status == imports.Special {
+				why = "it is " + e.Why
+			}
+			b.warn("%s, imported by %s, is neither read nor counted: %s", b.rel(e.Target), b.rel(e.From), why)
+		}
 	}
 	return t.Files
 }
@@ -308,7 +325,7 @@ func (b *builder) agentsMd(agent string) {
 		}
 		name, text := f.Rel, f.Text
 		if agent == "Codex" {
-			if o, err := imports.ReadFile(filepath.Join(b.set.Root, "AGENTS.override.md")); err == nil {
+			if o, err := imports.ReadFile(b.set.Guard(), filepath.Join(b.set.Root, "AGENTS.override.md")); err == nil {
 				name, text = "AGENTS.override.md", o
 			}
 		}

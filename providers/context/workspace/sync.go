@@ -519,7 +519,7 @@ func (c *collector) readAll(ctx context.Context) {
 	}
 	out := make([]read, len(c.reads))
 	parallel.For(len(c.reads), readers, func(i int) {
-		out[i].data, out[i].err = fsguard.ReadFile(ctx, c.reads[i], c.cfg.MaxFileSize)
+		out[i].data, out[i].err = c.lib.Root().ReadFile(ctx, c.reads[i], c.cfg.MaxFileSize)
 	})
 	for i, p := range c.reads {
 		switch {
@@ -621,9 +621,7 @@ func (w *Workspace) reconfigure(ctx context.Context, fileChanged bool) (bool, er
 	return true, nil
 }
 
-func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
+func within(dir, p string) bool { return fsguard.Within(dir, p) }
 
 func isMarkdown(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
@@ -646,5 +644,7 @@ func sameContent(doc *document.Doc, data []byte) bool {
 func sameConfig(a, b *config.Config) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	// Where the executor's command line comes from is no JSON field, and
+	// it decides whether the command line needs consent.
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb) && a.Executor.CommandFromSettings == b.Executor.CommandFromSettings
 }

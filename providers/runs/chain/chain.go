@@ -89,6 +89,11 @@ type Options struct {
 	History History
 	// Executor, when set, replaces the executor the configuration names.
 	Executor Executor
+	// Consent, when set, is asked before a run or resume starts the exec
+	// executor that the configuration names, with the workspace directory
+	// and that executor's configuration, the very one the steps will run:
+	// an error refuses the run before anything is recorded.
+	Consent func(dir string, e config.Executor) error
 	// MaxOutput is the most bytes of agent output kept per step (default
 	// defaultMaxOutput).
 	MaxOutput int64
@@ -284,6 +289,19 @@ func expand(lib *library.Snapshot, names []string) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// runExecutor returns the executor for lib's configuration once the
+// consent it needs is given.
+func (r *Runner) runExecutor(lib *library.Snapshot) (Executor, error) {
+	e, err := r.executor(lib)
+	if err != nil || r.opts.Executor != nil || e.Kind() != KindExec || r.opts.Consent == nil {
+		return e, err
+	}
+	if err := r.opts.Consent(lib.Dir(), lib.Config().Executor); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // executor returns the executor for lib's configuration.
@@ -639,7 +657,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	if _, err := modelBudget(lib.Config(), req.Model); err != nil {
 		return nil, err
 	}
-	exe, err := r.executor(lib)
+	exe, err := r.runExecutor(lib)
 	if err != nil {
 		return nil, err
 	}
@@ -687,7 +705,7 @@ func (r *Runner) Resume(ctx context.Context, req Request) (*Result, error) {
 	if _, err := commandsOf(lib, names[rp.Next:]); err != nil && !rp.Done {
 		return nil, fmt.Errorf("resume %s: %w", sessionID, err)
 	}
-	exe, err := r.executor(lib)
+	exe, err := r.runExecutor(lib)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 )
@@ -275,3 +276,36 @@ func lastLines(s string, n int) string {
 }
 
 var _ io.Writer = (*capped)(nil)
+
+// FormatCommandLine returns argv as a shell would read it back, to show
+// a person what an exec executor runs: an argument holding anything but
+// plain characters is single-quoted, control characters are written as
+// \xNN and other invisible ones as \uNNNN, so that spaces, quotes and escapes cannot make one argument
+// look like several, or hide one.
+func FormatCommandLine(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+			out[i] = a
+			continue
+		}
+		var b strings.Builder
+		b.WriteByte('\'')
+		for _, r := range a {
+			switch {
+			case r == '\'':
+				b.WriteString(`'\''`)
+			case r < 0x20 || r == 0x7f:
+				fmt.Fprintf(&b, `\x%02x`, r)
+			case !unicode.IsPrint(r):
+				// Right-to-left overrides and other invisible marks.
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte('\'')
+		out[i] = b.String()
+	}
+	return strings.Join(out, " ")
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/memory"
@@ -48,14 +49,19 @@ type memoryPart struct {
 
 // readMemory reads the workspace's memory files and their imports as the
 // agent loads them: each root file, then the files it imports, depth
-// first, each file once.
+// first, each file once. Every file passes the workspace's root check: an
+// import that leads out of the workspace, or to a file that is not a
+// regular file, is left out with a warning that does not say where it
+// leads, and nothing of it is stored or sent.
 func readMemory(ctx context.Context, lib *library.Snapshot) ([]execution.MemoryLoad, []string, error) {
 	root := lib.Dir()
 	opt := memory.Options(lib.Config(), root, nil)
+	opt.Guard = lib.Root()
 	var (
 		out      []execution.MemoryLoad
 		warnings []string
 		seen     = map[string]bool{}
+		refused  = map[string]bool{}
 		size     int
 	)
 	for _, name := range memoryRoots {
@@ -71,16 +77,27 @@ func readMemory(ctx context.Context, lib *library.Snapshot) ([]execution.MemoryL
 			continue
 		}
 		for _, f := range tree.Files {
+			for _, e := range f.Imports {
+				if (e.Status != imports.Escapes && e.Status != imports.Special) || refused[e.Target] {
+					continue
+				}
+				refused[e.Target] = true
+				why := "it leads out of the workspace through a symbolic link"
+				if e.Status == imports.Special {
+					why = "it is " + e.Why
+				}
+				rel, _ := fsguard.Rel(root, e.Target)
+				warnings = append(warnings, fmt.Sprintf("memory file %s left out: %s", rel, why))
+			}
 			if seen[f.Path] {
 				continue
 			}
 			seen[f.Path] = true
-			rel, err := filepath.Rel(root, f.Path)
-			if err != nil {
+			rel, ok := fsguard.Rel(root, f.Path)
+			if !ok {
 				continue
 			}
-			rel = filepath.ToSlash(rel)
-			text, err := imports.ReadFile(f.Path)
+			text, err := imports.ReadFile(opt.Guard, f.Path)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("memory file %s left out: %v", rel, err))
 				continue

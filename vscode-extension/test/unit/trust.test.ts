@@ -2,15 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  approvalKey,
-  confirmationText,
-  executorDecision,
-  formatCommandLine,
-  serverAllowed,
-  trustedServerSettings,
-  withApproval,
-} from '../../src/trust';
+import { confirmationText, executorDecision, formatCommandLine, serverAllowed, trustedServerSettings } from '../../src/trust';
 
 const manifest = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8'));
 const props = manifest.contributes.configuration.properties as Record<string, { scope?: string }>;
@@ -40,31 +32,25 @@ test('in Restricted Mode the server is told to run nothing', () => {
 });
 
 test('a preview executor, or none, runs without asking', () => {
-  assert.deepEqual(executorDecision(undefined, undefined, []), { kind: 'run' });
-  assert.deepEqual(executorDecision({ kind: 'preview', command: [] }, undefined, []), { kind: 'run' });
-  assert.deepEqual(executorDecision({ kind: 'exec', command: [] }, undefined, []), { kind: 'run' });
+  assert.deepEqual(executorDecision(undefined), { kind: 'run' });
+  assert.deepEqual(executorDecision({ kind: 'preview', command: [] }), { kind: 'run' });
+  assert.deepEqual(executorDecision({ kind: 'exec', command: [], needsConsent: true }), { kind: 'run' });
 });
 
-test("the user's own command line runs without asking", () => {
-  const exec = { kind: 'exec', command: ['claude', '-p'] };
-  assert.deepEqual(executorDecision(exec, ['claude', '-p'], []), { kind: 'run' });
+test("the user's own command line, or one agreed to, runs without asking: the server says so", () => {
+  assert.deepEqual(executorDecision({ kind: 'exec', command: ['claude', '-p'], source: 'settings' }), { kind: 'run' });
+  assert.deepEqual(executorDecision({ kind: 'exec', command: ['./tools/agent'], source: 'workspace', needsConsent: false }), { kind: 'run' });
 });
 
-test("the workspace's command line is confirmed once per command line", () => {
-  const exec = { kind: 'exec', command: ['./tools/agent', '--all'] };
-  const d = executorDecision(exec, undefined, []);
+test("the workspace's command line not agreed to is confirmed, with the exact argv to grant", () => {
+  const exec = { kind: 'exec', command: ['./tools/agent', '--all'], source: 'workspace', needsConsent: true };
+  const d = executorDecision(exec);
   assert.equal(d.kind, 'confirm');
   assert.ok(d.kind === 'confirm' && d.commandLine === './tools/agent --all');
-  // Another user command does not cover it.
-  assert.equal(executorDecision(exec, ['claude', '-p'], []).kind, 'confirm');
-  // Remembered: no second question for the same command line...
-  const approved = withApproval([], approvalKey(exec.command));
-  assert.deepEqual(executorDecision(exec, undefined, approved), { kind: 'run' });
-  assert.deepEqual(withApproval(approved, approvalKey(exec.command)), approved);
-  // ...but a changed one asks again, even when it only adds an argument.
-  assert.equal(executorDecision({ kind: 'exec', command: ['./tools/agent', '--all', '--yes'] }, undefined, approved).kind, 'confirm');
-  // Arguments are compared one by one, not as a joined string.
-  assert.equal(executorDecision({ kind: 'exec', command: ['./tools/agent --all'] }, undefined, approved).kind, 'confirm');
+  // The argv granted is the one shown, element by element, not a joined string.
+  assert.ok(d.kind === 'confirm' && d.command.length === 2 && d.command[1] === '--all');
+  // A copy: what the server sent is not changed by the grant.
+  assert.ok(d.kind === 'confirm' && d.command !== exec.command);
 });
 
 test('the command line shown cannot hide or merge arguments', () => {
@@ -72,8 +58,10 @@ test('the command line shown cannot hide or merge arguments', () => {
   assert.equal(formatCommandLine(['sh', '-c', 'rm -rf ~; echo ok']), "sh -c 'rm -rf ~; echo ok'");
   assert.equal(formatCommandLine(["it's", '']), `'it'\\''s' ''`);
   assert.equal(formatCommandLine(['a\nb', 'c\u001b[2Kd']), "'a\\x0ab' 'c\\x1b[2Kd'");
+  // Invisible marks are spelled out, as the server's FormatCommandLine does.
+  assert.equal(formatCommandLine(['x\u202eexe.sh', 'a\u200bb', 'a b']), "'x\\u202eexe.sh' 'a\\u200bb' 'a b'");
   const text = confirmationText(formatCommandLine(['./tools/agent']));
-  assert.ok(text.includes('./tools/agent') && /not be asked again/.test(text));
+  assert.ok(text.includes('./tools/agent') && /asks again/.test(text));
 });
 
 test('in Restricted Mode no server binary is started from the workspace', () => {

@@ -15,7 +15,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ctxls/ctxls/providers/runs/trust"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
@@ -95,12 +97,32 @@ func copyFile(from, to string) error {
 
 // UseExecutor makes argv, with the given timeout, the exec executor of
 // the workspace at dir, in place of the preview executor its .ctxls.yaml
-// names.
+// names, and agrees to run it there as the user would with ctxls trust
+// grant, in the store of trust.Default: the test's TestMain points
+// CTXLS_CONFIG_DIR at a directory of its own.
 func UseExecutor(t testing.TB, dir string, argv []string, timeout string) {
 	t.Helper()
 	command, _ := json.Marshal(argv)
 	EditConfig(t, dir, "executor:\n  kind: preview\n",
 		fmt.Sprintf("executor:\n  kind: exec\n  command: %s\n  timeout: %s\n", command, timeout))
+	Agree(t, dir, argv)
+}
+
+// Agree records, in the store of trust.Default, that the user agrees to
+// run argv in the workspace at dir. It fails the test unless
+// CTXLS_CONFIG_DIR is set, so that no test writes the user's own store.
+func Agree(t testing.TB, dir string, argv []string) {
+	t.Helper()
+	if os.Getenv(trust.EnvConfigDir) == "" {
+		t.Fatalf("%s is not set: the test would agree in the user's own configuration", trust.EnvConfigDir)
+	}
+	st, err := trust.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Grant(dir, argv, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // EditConfig rewrites the .ctxls.yaml of the workspace at dir, replacing

@@ -1,0 +1,71 @@
+package ops_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
+)
+
+// TestCheckReportsRefusedFileOnce checks a workspace whose memory file
+// imports a link out of the workspace and whose AGENTS.md is one: each
+// link is reported once, by its diagnostic, and not again as a markdown
+// file the index skipped; a check of the folder alone, where no
+// diagnostic reports the link, keeps the warning.
+func TestCheckReportsRefusedFileOnce(t *testing.T) {
+	t.Parallel()
+	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n")
+	dir := fsguardtest.TempTree(t, map[string]string{
+		"CLAUDE.md": "# Project\n\nSee @docs/notes.md for the setup.\n",
+	})
+	fsguardtest.Links(t, dir, map[string]string{
+		"docs/notes.md": secret,
+		"AGENTS.md":     secret,
+	})
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot())})
+	tests := []struct {
+		path      string
+		codes     []string // file:code of the diagnostics
+		warnNotes bool     // whether docs/notes.md is among the warnings
+	}{
+		{"", []string{"AGENTS.md:file-skipped", "CLAUDE.md:import-outside-project"}, false},
+		{"docs", nil, true},
+	}
+	for _, tt := range tests {
+		res, err := o.Check(t.Context(), ops.CheckRequest{Path: tt.path})
+		if err != nil {
+			t.Fatalf("Check(%q): %v", tt.path, err)
+		}
+		var codes []string
+		for _, d := range res.Items {
+			codes = append(codes, d.File+":"+d.Code)
+		}
+		if !slices.Equal(codes, tt.codes) {
+			t.Errorf("Check(%q) diagnostics %v; want %v", tt.path, codes, tt.codes)
+		}
+		notes := false
+		for _, w := range res.Warnings {
+			if strings.Contains(w.Message, "AGENTS.md") {
+				t.Errorf("Check(%q): AGENTS.md is a diagnostic and a warning: %s", tt.path, w.Message)
+			}
+			if strings.Contains(w.Message, "notes.md") {
+				notes = true
+			}
+			if strings.Contains(w.Message, filepath.Dir(secret)) {
+				t.Errorf("Check(%q): a warning says where the link leads: %s", tt.path, w.Message)
+			}
+		}
+		if notes != tt.warnNotes {
+			t.Errorf("Check(%q): docs/notes.md among the warnings %v = %v; want %v", tt.path, res.Warnings, notes, tt.warnNotes)
+		}
+	}
+}
