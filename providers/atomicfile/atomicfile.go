@@ -101,6 +101,26 @@ func Create(path string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
+// Writable reports why Replace would leave the file at path as it is
+// for its permissions or its folder's, or nil.
+func Writable(path string) error {
+	target, err := resolve(path)
+	if err != nil {
+		return pathError("replace", path, err)
+	}
+	fi, err := os.Lstat(target)
+	if err != nil {
+		return pathError("replace", path, err)
+	}
+	if err := writable(target, fi); err != nil {
+		return pathError("replace", path, err)
+	}
+	if err := folderWritable(filepath.Dir(target)); err != nil {
+		return pathError("replace", path, err)
+	}
+	return nil
+}
+
 // replace is Replace when old is set, Write otherwise.
 func replace(op, path string, data []byte, perm fs.FileMode, old *[]byte) error {
 	target, err := resolve(path)
