@@ -65,13 +65,8 @@ func containsRune(s string, r rune) bool {
 	return false
 }
 
-// killerRune reports whether r, of combining class c, terminates the
-// orthographic syllable and so stands outside the words on either side.
-func killerRune(r rune, c uint8) bool {
-	return c == 9 && r != nonSeparator ||
-		containsRune(separatorSigns, r) ||
-		inRanges(r, separatorRanges)
-}
+// A word-run separator ("killer") is a mark of combining class 9 other
+// than nonSeparator, one of separatorSigns, or in separatorRanges.
 
 // hardRune reports the character-based letter scripts (Han, Hangul
 // syllables, everything astral) and the few marks that behave like them.

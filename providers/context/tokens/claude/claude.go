@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,9 +36,9 @@ const (
 var Names = []string{Newest, Claude3, Claude47, Claude5}
 
 var (
-	//go:embed data/v3.json.gz
+	//go:embed data/v3.vocab.gz
 	v3Data []byte
-	//go:embed data/v4_7.json.gz
+	//go:embed data/v4_7.vocab.gz
 	v47Data []byte
 )
 
@@ -149,13 +150,10 @@ type tables struct {
 }
 
 type vocabFile struct {
-	Family          string   `json:"family"`
-	MessageOverhead int      `json:"message_overhead"`
-	FoldQuotes      bool     `json:"fold_quotes"`
-	AllcapsMin      int      `json:"allcaps_min"`
-	Pieces          []string `json:"pieces"`
-	Contractions    []string `json:"contractions"`
-	Bytes           []string `json:"bytes"`
+	Family          string `json:"family"`
+	MessageOverhead int    `json:"message_overhead"`
+	FoldQuotes      bool   `json:"fold_quotes"`
+	AllcapsMin      int    `json:"allcaps_min"`
 }
 
 func (v *vocabulary) load() (*tables, error) {
@@ -172,32 +170,45 @@ func parse(data []byte) (*tables, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claude vocabulary: %w", err)
 	}
+	// A line of JSON with the scalars, then three NUL-separated lists
+	// separated by two NULs: pieces, contraction suffixes, hex byte pieces.
+	head, body, ok := bytes.Cut(raw, []byte("\n"))
+	if !ok {
+		return nil, fmt.Errorf("claude vocabulary: no header line")
+	}
 	var vf vocabFile
-	if err := json.Unmarshal(raw, &vf); err != nil {
+	if err := json.Unmarshal(head, &vf); err != nil {
 		return nil, fmt.Errorf("claude vocabulary: %w", err)
 	}
-	pieces := vf.Pieces
+	lists := strings.Split(string(body), "\x00\x00")
+	if len(lists) != 3 {
+		return nil, fmt.Errorf("claude vocabulary: %d lists, want 3", len(lists))
+	}
+	pieces := strings.Split(lists[0], "\x00")
+	contractions := strings.Split(lists[1], "\x00")
+	byteHex := strings.Split(lists[2], "\x00")
 	// A contraction suffix also stands glued to its word end: the
 	// apostrophe is the word's start, so it writes no marker of its own.
-	for _, c := range vf.Contractions {
-		pieces = append(pieces, c+string(rune(eow)))
+	all := pieces
+	for _, c := range contractions {
+		all = append(all, c+string(rune(eow)))
 	}
 	t := &tables{
 		chars:      newCharTable(),
-		pieces:     newTrie(pieces),
-		bytePieces: make(map[string]struct{}, len(vf.Bytes)),
+		pieces:     newTrie(all),
+		bytePieces: make(map[string]struct{}, len(byteHex)),
 		overhead:   vf.MessageOverhead,
 		foldQuotes: vf.FoldQuotes,
 		allcapsMin: vf.AllcapsMin,
 	}
-	for _, h := range vf.Bytes {
-		var b []byte
-		if _, err := fmt.Sscanf(h, "%x", &b); err != nil {
+	for _, h := range byteHex {
+		b, err := hex.DecodeString(h)
+		if err != nil {
 			return nil, fmt.Errorf("claude vocabulary: byte piece %q: %w", h, err)
 		}
 		t.bytePieces[string(b)] = struct{}{}
 	}
-	for _, p := range vf.Pieces {
+	for _, p := range pieces {
 		if p != "" && strings.Trim(p, "\n") == "" {
 			t.newlineRuns = append(t.newlineRuns, len(p))
 		}

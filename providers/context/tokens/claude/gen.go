@@ -5,8 +5,11 @@
 //	go run gen.go DIR
 //
 // DIR holds pieces_v3.json and pieces_v4_7.json. Each output keeps what
-// counting needs, the family's scalars and every piece, with the marker
-// atoms rewritten to the one-byte glyphs the tiler works in.
+// counting needs, with the marker atoms rewritten to the one-byte glyphs
+// the tiler works in: a line of JSON with the family's scalars, then the
+// pieces, the contraction suffixes and the hex byte pieces, each
+// NUL-separated, the three lists separated by two NULs. No piece holds a
+// NUL: the normalizer turns NUL into a space.
 package main
 
 import (
@@ -37,9 +40,9 @@ type output struct {
 	MessageOverhead int      `json:"message_overhead"`
 	FoldQuotes      bool     `json:"fold_quotes"`
 	AllcapsMin      int      `json:"allcaps_min"`
-	Pieces          []string `json:"pieces"`
-	Contractions    []string `json:"contractions"`
-	Bytes           []string `json:"bytes"`
+	Pieces          []string `json:"-"`
+	Contractions    []string `json:"-"`
+	Bytes           []string `json:"-"`
 }
 
 var atoms = strings.NewReplacer("⟨bow⟩", "\x01", "⟨eow⟩", "\x02", "⟨shift⟩", "\x03", "⟨caps⟩", "\x04")
@@ -49,7 +52,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: go run gen.go DIR")
 		os.Exit(2)
 	}
-	for in, out := range map[string]string{"pieces_v3.json": "data/v3.json.gz", "pieces_v4_7.json": "data/v4_7.json.gz"} {
+	for in, out := range map[string]string{"pieces_v3.json": "data/v3.vocab.gz", "pieces_v4_7.json": "data/v4_7.vocab.gz"} {
 		if err := convert(filepath.Join(os.Args[1], in), out); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -99,8 +102,17 @@ func convert(in, out string) error {
 		return err
 	}
 	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
-	enc := json.NewEncoder(zw)
-	if err := enc.Encode(o); err != nil {
+	meta, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	for _, p := range o.Pieces {
+		if strings.Contains(p, "\x00") {
+			return fmt.Errorf("%s: piece %q holds a NUL", in, p)
+		}
+	}
+	lists := []string{strings.Join(o.Pieces, "\x00"), strings.Join(o.Contractions, "\x00"), strings.Join(o.Bytes, "\x00")}
+	if _, err := fmt.Fprintf(zw, "%s\n%s", meta, strings.Join(lists, "\x00\x00")); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {

@@ -33,11 +33,16 @@ func newTrie(pieces []string) *trie {
 		lo, hi int // the pieces with the node's prefix
 		depth  int
 	}
-	t.nodes = append(t.nodes, trieNode{})
-	queue := []job{{0, 0, len(ps), 0}}
-	for len(queue) > 0 {
-		j := queue[0]
-		queue = queue[1:]
+	// A vocabulary's trie has two to three nodes a piece: size for that,
+	// then clip.
+	size := 3*len(ps) + 1
+	t.nodes = make([]trieNode, 1, size)
+	t.label = make([]byte, 0, size)
+	t.child = make([]int32, 0, size)
+	queue := make([]job, 1, size)
+	queue[0] = job{0, 0, len(ps), 0}
+	for q := 0; q < len(queue); q++ {
+		j := queue[q]
 		lo := j.lo
 		if lo < j.hi && len(ps[lo]) == j.depth {
 			t.nodes[j.node].terminal = true
@@ -62,9 +67,9 @@ func newTrie(pieces []string) *trie {
 		}
 		t.nodes[j.node].lo, t.nodes[j.node].hi = edgeLo, int32(len(t.label))
 	}
-	t.nodes = slices.Clip(t.nodes)
-	t.label = slices.Clip(t.label)
-	t.child = slices.Clip(t.child)
+	t.nodes = slices.Clone(t.nodes)
+	t.label = slices.Clone(t.label)
+	t.child = slices.Clone(t.child)
 	return t
 }
 

@@ -65,15 +65,24 @@ func newCharTable() *charTable {
 			}
 		}
 	}
-	for r := rune(0); r < 0x10000; r++ {
-		if r >= 0xD800 && r <= 0xDFFF {
-			continue
+	// Only marks have a nonzero combining class.
+	for _, tab := range []*unicode.RangeTable{unicode.Mn, unicode.Mc, unicode.Me} {
+		for _, r16 := range tab.R16 {
+			for r := rune(r16.Lo); r <= rune(r16.Hi); r += rune(r16.Stride) {
+				if ccc(r) != 0 {
+					t[r] |= flagCombine
+				}
+				if ccc(r) == 9 && r != nonSeparator {
+					t[r] |= flagKiller
+				}
+			}
 		}
-		c := ccc(r)
-		if c != 0 {
-			t[r] |= flagCombine
-		}
-		if killerRune(r, c) {
+	}
+	for _, r := range separatorSigns {
+		t[r] |= flagKiller
+	}
+	for _, x := range separatorRanges {
+		for r := x[0]; r <= x[1]; r++ {
 			t[r] |= flagKiller
 		}
 	}
