@@ -109,3 +109,15 @@ func (t *charTable) digitBorder(r rune) bool {
 	c := t.cat(r)
 	return c == catNo || c == catNd && r >= 0x80
 }
+
+// hardKind names the pretoken alternative a character of a hard run
+// belongs to: 0 letter, 1 number, 2 punctuation.
+func (t *charTable) hardKind(r rune) uint8 {
+	switch {
+	case t.marksLikePunct(r):
+		return 2
+	case t.digitBorder(r):
+		return 1
+	}
+	return 0
+}

@@ -147,6 +147,7 @@ type tables struct {
 	overhead    int
 	foldQuotes  bool
 	allcapsMin  int
+	cache       *chunkCache
 }
 
 type vocabFile struct {
@@ -200,6 +201,12 @@ func parse(data []byte) (*tables, error) {
 		overhead:   vf.MessageOverhead,
 		foldQuotes: vf.FoldQuotes,
 		allcapsMin: vf.AllcapsMin,
+		cache:      newChunkCache(),
+	}
+	for _, p := range all {
+		if err := chunkSafe(p); err != nil {
+			return nil, err
+		}
 	}
 	for _, h := range byteHex {
 		b, err := hex.DecodeString(h)
@@ -225,4 +232,22 @@ func (f *family) load() *tables {
 		panic(err)
 	}
 	return t
+}
+
+// chunkSafe checks what tileChunks rests on: markers stand in a piece
+// only as case markers and a word start at its head and a word end at its
+// tail.
+func chunkSafe(p string) error {
+	i := 0
+	for i < len(p) && (p[i] == shift || p[i] == caps) {
+		i++
+	}
+	if i < len(p) && p[i] == bow {
+		i++
+	}
+	body := strings.TrimSuffix(p[i:], string(rune(eow)))
+	if strings.ContainsFunc(body, func(r rune) bool { return r >= bow && r <= caps }) {
+		return fmt.Errorf("claude vocabulary: piece %q holds a marker inside", p)
+	}
+	return nil
 }

@@ -40,7 +40,8 @@ func TestStream(t *testing.T) {
 		{claude5, "42", "42"},
 	} {
 		tb := c.family.load()
-		got := render(c.family.stream(tb, normalize(c.text, tb.foldQuotes), strippedHead(c.text)))
+		s, _ := c.family.stream(tb, normalize(c.text, tb.foldQuotes), strippedHead(c.text), nil, nil)
+		got := render(string(s))
 		if got != c.want {
 			t.Errorf("%s %q: stream %q, want %q", c.family.name, c.text, got, c.want)
 		}
@@ -104,5 +105,22 @@ func TestParseErrors(t *testing.T) {
 		if _, err := parse(data); err == nil {
 			t.Errorf("parse(%q) succeeded", data)
 		}
+	}
+}
+
+// BenchmarkFirstCount is what the first count after start costs: parsing
+// the vocabulary, building its tables, and counting a short text.
+func BenchmarkFirstCount(b *testing.B) {
+	for _, data := range []struct {
+		name string
+		data []byte
+	}{{Claude3, v3Data}, {Claude47, v47Data}} {
+		b.Run(data.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f := &family{name: data.name, vocab: &vocabulary{data: data.data}, frameBow: true, frameTail: tailLadder}
+				f.count("Hello, world! This is the first count.")
+			}
+		})
 	}
 }

@@ -19,11 +19,45 @@ func (f *family) count(text string) int {
 		// variants are folded to spaces: those still cost.
 		norm = normalize(strings.TrimRight(text, " \t\n\r\f\v"), t.foldQuotes)
 	}
-	s := f.stream(t, norm, strippedHead(text))
-	if s == "" {
-		return tail
+	s, _ := f.stream(t, norm, strippedHead(text), make([]byte, 0, len(norm)+len(norm)/2+8), make([]run, 0, len(norm)/3+4))
+	return t.tileChunks(s) + tail
+}
+
+// tileChunks tiles the marked stream s a chunk at a time. No piece spans
+// the point after a word end, nor the point before a word start or case
+// marker that follows anything but a case marker (parse checks it of the
+// vocabulary), so the stream's tiling is the sum of its chunks', and a
+// chunk's is cached.
+func (t *tables) tileChunks(s []byte) int {
+	total := 0
+	start := 0
+	for i := 1; i <= len(s); i++ {
+		if i < len(s) {
+			c, prev := s[i], s[i-1]
+			cut := prev == eow || (c == bow || c == shift || c == caps) && prev != shift && prev != caps
+			if !cut {
+				continue
+			}
+		}
+		total += t.chunkCost(s[start:i])
+		start = i
 	}
-	return t.tile(s) + tail
+	return total
+}
+
+// chunkCost returns the tiling of one chunk, from the cache when it is
+// there.
+func (t *tables) chunkCost(chunk []byte) int {
+	if len(chunk) > maxCachedChunk {
+		return t.tile(string(chunk))
+	}
+	if n, ok := t.cache.get(chunk); ok {
+		return n
+	}
+	key := string(chunk)
+	n := t.tile(key)
+	t.cache.put(key, n)
+	return n
 }
 
 // frameTail returns what n content-final newlines cost beyond the frame's
