@@ -510,6 +510,7 @@ func (t *charTable) runClass(r rune) uint8 {
 func (t *charTable) strayMark(r rune) bool {
 	return !syriacVowel(r) && t.combining(r) && !t.killer(r)
 }
+
 // classify returns the class of one character.
 func (t *charTable) classify(r rune) uint8 {
 	if r < utf8.RuneSelf {
@@ -536,4 +537,3 @@ func (t *charTable) classify(r rune) uint8 {
 	}
 	return clsHard
 }
-
