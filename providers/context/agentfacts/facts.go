@@ -150,8 +150,8 @@ var agents = []Agent{
 	{Name: "codex", Title: "Codex", Tokenizer: "o200k_base", Facts: []Fact{
 		{ID: "agents-md", Files: "AGENTS.override.md, AGENTS.md, project_doc_fallback_filenames", Patterns: []string{"AGENTS.override.md", "AGENTS.md"},
 			Precedence: "in each folder AGENTS.override.md, else AGENTS.md, else the fallback names in order; one file per folder, empty files skipped",
-			Nesting: "the chain from the project root down to the working folder, joined root first",
-			Load:    AtStart, Cap: &Cap{Limit: 32 << 10, Unit: Bytes, Scope: "the whole chain", Setting: "project_doc_max_bytes", Key: "agentsMdBytes"},
+			Nesting:    "the chain from the project root down to the working folder, joined root first",
+			Load:       AtStart, Cap: &Cap{Limit: 32 << 10, Unit: Bytes, Scope: "the whole chain", Setting: "project_doc_max_bytes", Key: "agentsMdBytes"},
 			Source: docCodexAgentsMd, Verified: verified},
 	}},
 	{Name: "gemini", Title: "Gemini CLI", Facts: []Fact{

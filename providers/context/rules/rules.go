@@ -83,6 +83,7 @@ const (
 	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/agent-customization/custom-instructions)"
 	srcClaudeCode  = "Claude Code docs"
 	srcCodex       = "Codex docs"
+	srcCodexMd     = "Codex docs (https://developers.openai.com/codex/guides/agents-md)"
 	srcCursor      = "Cursor docs (https://cursor.com/docs/context/rules)"
 	srcCopilot     = "GitHub Copilot docs (https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions)"
 	srcSubagents   = "Claude Code docs (https://code.claude.com/docs/en/sub-agents)"
@@ -158,6 +159,7 @@ const (
 	PluginNameDuplicate     = "plugin-name-duplicate"
 	PluginPathMissing       = "plugin-path-missing"
 	AgentsMdTooLarge        = "agents-md-too-large"
+	AgentsMdShadowed        = "agents-md-shadowed"
 	CursorFieldInvalid      = "cursor-field-invalid"
 	CursorRuleNeverLoads    = "cursor-rule-never-loads"
 	CopilotFieldInvalid     = "copilot-field-invalid"
@@ -220,7 +222,8 @@ var table = []Rule{
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
 	{PluginNameDuplicate, Error, "two plugins of a marketplace have the same name, or a JSON object gives a key (a server name, …) twice", srcClaudePlugs, NoFix},
 	{PluginPathMissing, Error, "a path or local plugin source named by a plugin JSON file does not exist", srcClaudePlugs, NoFix},
-	{AgentsMdTooLarge, Warning, "an `AGENTS.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
+	{AgentsMdTooLarge, Warning, "the chain of `AGENTS.md` files Codex reads from the root down to a folder (one per folder: `AGENTS.override.md`, `AGENTS.md` or a `project_doc_fallback_filenames` name of `.codex/config.toml`) passes `project_doc_max_bytes` (`limits.agentsMdBytes`, 32 KiB) in this file, at the line where Codex stops reading, or before it", srcCodexMd, NoFix},
+	{AgentsMdShadowed, Information, "Codex reads another file of the same folder in place of this one (`AGENTS.override.md` before `AGENTS.md` before the fallback names)", srcCodexMd, NoFix},
 	{CursorFieldInvalid, Warning, "a Cursor rule field (`description`, `globs`, `alwaysApply`) has the wrong type", srcCursor, NoFix},
 	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description` (only an explicit @-mention loads it), or none of its globs matches a file", srcCursor, NoFix},
 	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},

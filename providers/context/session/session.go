@@ -339,7 +339,42 @@ func (b *builder) agentsMd(agent string) {
 	}
 }
 
-func (b *builder) codex() { b.agentsMd("Codex") }
+// codex adds the chain of AGENTS.md files Codex reads when it starts at
+// the root, and lists the chain of each folder that has a file of its
+// own as loading when Codex starts there.
+func (b *builder) codex() {
+	budget := b.set.CodexCap()
+	for _, l := range b.set.CodexChain(".") {
+		b.codexLink(l, budget, "project instructions")
+	}
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		dir := path.Dir(f.Rel)
+		if dir == "." {
+			continue
+		}
+		chain := b.set.CodexChain(dir)
+		if len(chain) == 0 || chain[len(chain)-1].File != f {
+			continue // another file of the folder is read, or the cap falls before it
+		}
+		l := chain[len(chain)-1]
+		reason := fmt.Sprintf("%s of %s/, when Codex starts there (after the %d bytes of the chain above)", path.Base(f.Rel), dir, l.Start)
+		if l.Read < len(f.Text) {
+			reason += fmt.Sprintf(", cut at %d of its bytes by the %d-byte cap", l.Read, budget)
+		}
+		b.onDemand(f.Rel, b.count(cutUTF8(f.Text, l.Read)), reason)
+	}
+}
+
+// codexLink adds a file of the chain read at start.
+func (b *builder) codexLink(l agentfiles.ChainLink, budget int, what string) {
+	f := l.File
+	reason := fmt.Sprintf("%s (%s)", what, path.Base(f.Rel))
+	if l.Read < len(f.Text) {
+		b.warn("the AGENTS.md chain is %d bytes with %s; Codex reads the first %d (project_doc_max_bytes) and drops the rest", l.Start+len(f.Text), f.Rel, budget)
+		reason += fmt.Sprintf(", cut at %d bytes", l.Read)
+	}
+	b.always(f.Rel, b.count(cutUTF8(f.Text, l.Read)), reason)
+}
 
 func (b *builder) cursor() {
 	b.agentsMd("Cursor")
