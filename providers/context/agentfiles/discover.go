@@ -71,7 +71,8 @@ type Set struct {
 	compiledMu sync.Mutex
 	compiled   map[globKey]compiledGlob // see compile
 
-	codex codexConfig // the project's .codex/config.toml
+	codex       codexConfig // the project's .codex/config.toml
+	geminiNames []string    // Gemini CLI's context file names
 }
 
 // Guard returns the check every file of the workspace passes before it is
@@ -149,6 +150,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	}
 	slices.Sort(s.all)
 	s.loadCodexConfig(ctx)
+	s.loadGeminiSettings(ctx)
 	for _, rel := range candidates {
 		k := s.classify(rel)
 		if k == KindUnknown {
@@ -168,7 +170,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 // plugin folders and the fallback names of its Codex configuration.
 func (s *Set) classify(rel string) Kind {
 	k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
-	if k == KindUnknown && slices.Contains(s.codex.Fallbacks, path.Base(rel)) {
+	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
 		return KindAgentsMd
 	}
 	return k

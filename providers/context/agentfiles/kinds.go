@@ -155,6 +155,9 @@ func (c *checker) agentsMd() {
 	if c.s.isCodexName(path.Base(c.f.Rel)) {
 		c.codexChainCheck()
 	}
+	if c.s.isGeminiName(path.Base(c.f.Rel)) {
+		c.geminiImports()
+	}
 }
 
 var cursorFields = []field{

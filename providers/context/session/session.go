@@ -30,10 +30,11 @@ const (
 	Codex   = "codex"
 	Cursor  = "cursor"
 	Copilot = "copilot"
+	Gemini  = "gemini"
 )
 
 // Agents lists the accepted agent names.
-var Agents = []string{Claude, Codex, Cursor, Copilot}
+var Agents = []string{Claude, Codex, Gemini, Cursor, Copilot}
 
 // DefaultContextWindow is the context window assumed when none is given.
 const DefaultContextWindow = 200_000
@@ -120,6 +121,8 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		b.cursor()
 	case Copilot:
 		b.copilot()
+	case Gemini:
+		b.gemini()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -415,6 +418,46 @@ func (b *builder) copilot() {
 	for _, f := range b.files(agentfiles.KindCopilotPrompt) {
 		name := strings.TrimSuffix(path.Base(f.Rel), ".prompt.md")
 		b.onDemand(f.Rel, b.count(f.Text), fmt.Sprintf("prompt, when run as /%s", name))
+	}
+}
+
+// gemini adds Gemini CLI's context files at the root (GEMINI.md, or the
+// names of context.fileName) and what their @file imports load, and lists
+// those of subfolders as loading when a tool reads files there.
+func (b *builder) gemini() {
+	for _, name := range b.set.GeminiNames() {
+		f, ok := b.set.File(filepath.Join(b.set.Root, name))
+		if !ok || f.Skipped != "" {
+			continue
+		}
+		b.geminiTree(f, fmt.Sprintf("context file (%s)", name), true)
+	}
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		if dir := path.Dir(f.Rel); dir != "." && slices.Contains(b.set.GeminiNames(), path.Base(f.Rel)) {
+			b.geminiTree(f, fmt.Sprintf("context file of %s/, when a tool reads files there", dir), false)
+		}
+	}
+}
+
+// geminiTree adds a context file and the files its imports load.
+func (b *builder) geminiTree(f *agentfiles.File, reason string, always bool) {
+	t, err := b.set.GeminiTree(b.ctx, f, b.opt.Counter)
+	if err != nil {
+		return
+	}
+	for _, m := range t.Files {
+		why := reason
+		if m.Hop > 0 {
+			why = fmt.Sprintf("imported by %s (hop %d)", f.Rel, m.Hop)
+		}
+		switch {
+		case always && !b.seen[m.Path]:
+			b.seen[m.Path] = true
+			b.always(b.rel(m.Path), m.Tokens, why)
+		case !always && !b.later[m.Path]:
+			b.later[m.Path] = true
+			b.onDemand(b.rel(m.Path), m.Tokens, why)
+		}
 	}
 }
 

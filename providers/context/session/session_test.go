@@ -317,3 +317,34 @@ func TestClaudeLinkedSkills(t *testing.T) {
 		t.Errorf("skill listings %v, want %v", listed, want)
 	}
 }
+
+func TestGemini(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := strings.Repeat("Gemini has no byte cap. ", 2000) // 48 KB
+	write(t, dir, "GEMINI.md", "# Project\n\n@./docs/style.md\n\n"+big)
+	write(t, dir, "docs/style.md", "Style.\n\n@./more.md\n")
+	write(t, dir, "docs/more.md", "More.\n\n@./style.md\n")
+	write(t, dir, "pkg/GEMINI.md", "pkg\n")
+	write(t, dir, "AGENTS.md", "codex only\n")
+	c := compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
+	var always []string
+	for _, e := range c.AlwaysLoaded {
+		always = append(always, e.File)
+	}
+	if !slices.Equal(always, []string{"GEMINI.md", "docs/style.md", "docs/more.md"}) {
+		t.Errorf("always %v", always)
+	}
+	if c.AlwaysLoaded[0].Tokens <= counter(t).Count(big[:32768]) || len(c.Warnings) != 0 {
+		t.Errorf("GEMINI.md was cut: %d tokens, warnings %v", c.AlwaysLoaded[0].Tokens, c.Warnings)
+	}
+	if len(c.OnDemand) != 1 || c.OnDemand[0].File != "pkg/GEMINI.md" {
+		t.Errorf("on demand %+v", c.OnDemand)
+	}
+	// context.fileName naming AGENTS.md makes it Gemini's context file.
+	write(t, dir, ".gemini/settings.json", `{"context": {"fileName": "AGENTS.md"}}`)
+	c = compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
+	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.md" {
+		t.Errorf("with context.fileName AGENTS.md: %+v", c.AlwaysLoaded)
+	}
+}
