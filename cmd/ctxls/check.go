@@ -16,6 +16,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/listing"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -66,11 +67,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
 	// about on stderr, so that they count and fail the check.
-	lib, err := openLibrary(ctx, dir, !*noCache, stderr)
+	// One listing of the tree serves both walks.
+	lst := listing.New()
+	lib, err := openLibraryListed(ctx, dir, !*noCache, lst, stderr)
 	if err != nil {
 		return err
 	}
-	agents, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	agents, err := agentfiles.LoadListed(ctx, lib.Dir(), lib.Config(), lst)
 	if err != nil {
 		return err
 	}
