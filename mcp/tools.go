@@ -105,20 +105,27 @@ func (s *Server) addTools() {
 type SessionCostInput struct {
 	Agent         string `json:"agent" jsonschema:"the agent whose session is costed: claude, codex, cursor or copilot"`
 	ContextWindow int    `json:"contextWindow,omitempty" jsonschema:"the model's context window in tokens (default 200000)"`
+	Tokenizer     string `json:"tokenizer,omitempty" jsonschema:"count in this encoding rather than the agent's own: claude, claude-3, claude-4.7, claude-5, o200k_base, cl100k_base or estimate"`
 }
 
 func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, session.Cost, error) {
-	c, err := s.ops.SessionCost(ctx, ops.SessionCostRequest{Agent: in.Agent, ContextWindow: in.ContextWindow})
+	c, err := s.ops.SessionCost(ctx, ops.SessionCostRequest{Agent: in.Agent, ContextWindow: in.ContextWindow, Tokenizer: in.Tokenizer})
 	if err != nil {
 		return "", session.Cost{}, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d tokens always loaded\n", c.Agent, c.TotalAlwaysLoaded)
+	fmt.Fprintf(&b, "%s: %d tokens always loaded (%s)\n", c.Agent, c.TotalAlwaysLoaded, c.Tokenizer)
+	if c.TokenizerNote != "" {
+		fmt.Fprintf(&b, "tokenizer: %s\n", c.TokenizerNote)
+	}
 	for _, e := range c.AlwaysLoaded {
 		fmt.Fprintf(&b, "always\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
 	}
 	for _, e := range c.OnDemand {
 		fmt.Fprintf(&b, "on demand\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
+	}
+	for _, n := range c.NotCounted {
+		fmt.Fprintf(&b, "not counted\t%s\n", n)
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
