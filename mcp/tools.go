@@ -61,7 +61,8 @@ type SearchResult struct {
 
 // SearchOutput is the results, best first.
 type SearchOutput struct {
-	Results []SearchResult `json:"results"`
+	Results   []SearchResult `json:"results"`
+	Tokenizer string         `json:"tokenizer" jsonschema:"the tokenizer that measured the tokens"`
 }
 
 // LoadContextInput is what to load.
@@ -86,7 +87,7 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "load_context",
 		Title:       "Load context within a token budget",
-		Description: "Returns the text of topics, sections and files, in the order given, within budgetTokens: a topic that does not fit is cut to the sections that fit before it is left out. Says what was loaded and what was omitted and why.",
+		Description: "Returns the text of topics, sections and files, in the order given, within budgetTokens: a topic that does not fit is cut to the sections that fit before it is left out. Says what was loaded and what was omitted and why. Tokens are counted in the tokenizer of the client's models (Claude's for a Claude client, o200k_base for Codex) unless the workspace's .ctxls.yaml names one; tokenizer says which.",
 		Annotations: readOnly,
 	}, s.loadContext)
 	addTool(s.srv, &sdk.Tool{
@@ -373,7 +374,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 			return "", SearchOutput{}, fmt.Errorf("%s", w.Message)
 		}
 	}
-	out := SearchOutput{Results: make([]SearchResult, 0, len(res.Items))}
+	out := SearchOutput{Results: make([]SearchResult, 0, len(res.Items)), Tokenizer: res.Tokenizer}
 	listed := s.listedSet()
 	var b strings.Builder
 	for _, it := range res.Items {
@@ -383,11 +384,17 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 		out.Results = append(out.Results, SearchResult{Reference: it.Reference, Title: it.Title, Kind: it.Kind, Relevance: it.Relevance, MatchedOn: it.MatchedOn, Tokens: it.Tokens})
 		fmt.Fprintf(&b, "%.2f\t%s\t%s\t%d tokens\t%s\t(%s)\n", it.Relevance, it.Reference, it.Kind, it.Tokens, it.Title, strings.Join(it.MatchedOn, ", "))
 	}
-	return fmt.Sprintf("%d results for %q\n", len(out.Results), q) + b.String(), out, nil
+	return fmt.Sprintf("%d results for %q (tokens: %s)\n", len(out.Results), q, out.Tokenizer) + b.String(), out, nil
 }
 
 func (s *Server) loadContext(ctx context.Context, in LoadContextInput) (string, ops.LoadContextResult, error) {
-	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens})
+	// The budget is the client's: counted in the tokenizer of its models,
+	// unless the workspace names one.
+	tokenizer := ""
+	if lib := s.ops.Library(); lib == nil || !lib.Config().TokenizerChosen {
+		tokenizer = clientTokenizer(clientName(ctx))
+	}
+	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens, Tokenizer: tokenizer})
 	if err != nil {
 		return "", ops.LoadContextResult{}, err
 	}
@@ -395,7 +402,7 @@ func (s *Server) loadContext(ctx context.Context, in LoadContextInput) (string, 
 	if len(res.Omitted) > 0 {
 		var b strings.Builder
 		b.WriteString(text)
-		b.WriteString("\n<!-- ctxls: omitted:")
+		fmt.Fprintf(&b, "\n<!-- ctxls: omitted (%s tokens):", res.Tokenizer)
 		for _, o := range res.Omitted {
 			fmt.Fprintf(&b, " %s (%d tokens, %s);", o.Ref, o.Tokens, o.Reason)
 		}
