@@ -11,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // LoadContextRequest names what to load, in order, and the most tokens the
@@ -24,6 +25,9 @@ type LoadContextRequest struct {
 	// BudgetTokens bounds the tokens of the returned text, at most
 	// 1,000,000; 0 means that most.
 	BudgetTokens int `json:"budgetTokens,omitempty"`
+	// Tokenizer, when set, is the encoding the budget and every figure
+	// are counted in; else the workspace's.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // LoadedRef is one piece of the loaded text.
@@ -50,9 +54,11 @@ type LoadContextResult struct {
 	// header line that names it.
 	Text string `json:"text"`
 	// Tokens is the measured cost of Text; it never exceeds the budget.
-	Tokens  int          `json:"tokens"`
-	Loaded  []LoadedRef  `json:"loaded"`
-	Omitted []OmittedRef `json:"omitted"`
+	Tokens int `json:"tokens"`
+	// Tokenizer names the encoding of every figure.
+	Tokenizer string       `json:"tokenizer"`
+	Loaded    []LoadedRef  `json:"loaded"`
+	Omitted   []OmittedRef `json:"omitted"`
 }
 
 // maxLoadRefs and maxLoadTokens bound a request, and so its memory: a
@@ -93,6 +99,14 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	if req.BudgetTokens < 0 || req.BudgetTokens > maxLoadTokens {
 		return LoadContextResult{}, badRef("budgetTokens %d is out of range: 1 to %d, or 0 for %d", req.BudgetTokens, maxLoadTokens, maxLoadTokens)
 	}
+	var own tokens.Counter
+	if req.Tokenizer != "" {
+		c, err := tokens.New(req.Tokenizer)
+		if err != nil {
+			return LoadContextResult{}, invalidf("%v", err)
+		}
+		own = c
+	}
 	return withHeavy(o, ctx, func(ctx context.Context) (LoadContextResult, error) {
 		lib := o.Library()
 		all := make([]resolved, 0, len(req.Refs))
@@ -108,7 +122,13 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 		}
 
 		counter := lib.Counter()
-		out := LoadContextResult{Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
+		// The library measured its pieces in its own tokenizer; in
+		// another, each piece is counted again.
+		recount := own != nil && own.Name() != counter.Name()
+		if recount {
+			counter = own
+		}
+		out := LoadContextResult{Tokenizer: counter.Name(), Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
 		var parts []string
 		used := 0
 		budget := cmp.Or(req.BudgetTokens, maxLoadTokens)
@@ -117,6 +137,9 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 			// The content's tokens were measured when the library read it; only
 			// the header is counted here. The joined text is counted once, at
 			// the end.
+			if recount {
+				pc.tokens = counter.Count(pc.content)
+			}
 			h := header(pc.ref)
 			n := counter.Count(h) + pc.tokens
 			if used+n > budget {
@@ -129,6 +152,9 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 			return true
 		}
 		omit := func(pc piece, reason string) {
+			if recount {
+				pc.tokens = counter.Count(pc.content)
+			}
 			out.Omitted = append(out.Omitted, OmittedRef{Ref: pc.ref, Tokens: pc.tokens, Reason: reason})
 		}
 		for _, r := range all {
