@@ -137,7 +137,12 @@ type checker struct {
 	f   *File
 	aud audience // who loads a skill from where it lies
 	out []Diagnostic
+	// looked holds what lookRel found for each path, so that a file
+	// naming one path a million times looks once.
+	looked map[string]lookResult
 }
+
+type lookResult struct{ exists, escapes bool }
 
 func (s *Set) check(f *File) (out []Diagnostic) {
 	c := &checker{s: s, f: f}
