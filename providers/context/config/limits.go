@@ -21,6 +21,10 @@ type Limits struct {
 	MemoryChars int `yaml:"memoryChars" json:"memoryChars"`
 	// ImportDepth is how many hops of @path imports the agent follows.
 	ImportDepth int `yaml:"importDepth" json:"importDepth"`
+	// FileDiagnostics is how many diagnostics of one file are reported; one
+	// more says how many others there are. A file of a million broken
+	// links would otherwise take gigabytes to check and report.
+	FileDiagnostics int `yaml:"fileDiagnostics" json:"fileDiagnostics"`
 }
 
 // Default limits.
@@ -33,6 +37,7 @@ const (
 	DefaultAgentsMdBytes      = 32 << 10
 	defaultMemoryChars        = 40000
 	defaultImportDepth        = 4
+	DefaultFileDiagnostics    = 1000
 )
 
 // defaultLimits returns the documented limits of the agents.
@@ -46,6 +51,7 @@ func defaultLimits() Limits {
 		AgentsMdBytes:      DefaultAgentsMdBytes,
 		MemoryChars:        defaultMemoryChars,
 		ImportDepth:        defaultImportDepth,
+		FileDiagnostics:    DefaultFileDiagnostics,
 	}
 }
 
@@ -66,6 +72,7 @@ func (l *Limits) validate() []Problem {
 		{"agentsMdBytes", &l.AgentsMdBytes, def.AgentsMdBytes},
 		{"memoryChars", &l.MemoryChars, def.MemoryChars},
 		{"importDepth", &l.ImportDepth, def.ImportDepth},
+		{"fileDiagnostics", &l.FileDiagnostics, def.FileDiagnostics},
 	} {
 		if *f.v < 1 {
 			p = append(p, Problem{Line: -1, Severity: "error", Message: fmt.Sprintf("limits.%s must be at least 1; using %d", f.name, f.fallback)})
