@@ -514,6 +514,19 @@ func (c *checker) existsRel(rel string) bool {
 // look at what. A path above the root is looked for on disk; that is the
 // one look past the workspace, and it reads nothing.
 func (c *checker) lookRel(rel string) (exists, escapes bool) {
+	if r, ok := c.looked[rel]; ok {
+		return r.exists, r.escapes
+	}
+	exists, escapes = c.look(rel)
+	if c.looked == nil {
+		c.looked = map[string]lookResult{}
+	}
+	c.looked[rel] = lookResult{exists, escapes}
+	return exists, escapes
+}
+
+// look is lookRel without the memo.
+func (c *checker) look(rel string) (exists, escapes bool) {
 	p := filepath.Join(c.s.Root, filepath.FromSlash(rel))
 	if !fsguard.Within(c.s.Root, p) {
 		_, err := os.Stat(p)

@@ -108,16 +108,19 @@ func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, cou
 	if f.Doc == nil {
 		return nil, nil
 	}
+	// The tree looks at each import at least twice: the folders on the
+	// way are resolved once for all.
+	guard := set.Guard().Memo()
 	if read == nil {
 		read = func(p string) ([]byte, error) {
 			if p == f.Path {
 				return f.Text, nil
 			}
-			return imports.ReadFile(set.Guard(), p)
+			return imports.ReadFile(guard, p)
 		}
 	}
 	opt := Options(cfg, set.Root, counter)
-	opt.Guard = set.Guard()
+	opt.Guard = guard
 	opt.Read = read
 	t, err := imports.Build(ctx, f.Path, opt)
 	if err != nil {

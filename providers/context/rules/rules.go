@@ -118,6 +118,9 @@ const (
 	DuplicateTopic      = "duplicate-topic"
 	FileSkipped         = "file-skipped"
 	Config              = "config"
+	// DiagnosticsLeftOut stands for the diagnostics of a file past
+	// limits.fileDiagnostics.
+	DiagnosticsLeftOut = "diagnostics-left-out"
 	// MarkdownLinkBroken is a relative link of a markdown file that is
 	// not a skill (skills have SkillLinkBroken) naming no file or anchor.
 	MarkdownLinkBroken = "markdown-link-broken"
@@ -201,6 +204,7 @@ var table = []Rule{
 	{IndexUnlistedTopic, Warning, "a topic of the domain is missing from its index", srcCtxls, NoFix},
 	{DuplicateTopic, Warning, "two roots define the same `domain/topic`", srcCtxls, NoFix},
 	{FileSkipped, Warning, "a file is binary, larger than `maxFileSize`, or could not be checked", srcCtxls, NoFix},
+	{DiagnosticsLeftOut, Information, "a file has more problems than `limits.fileDiagnostics` (1000 by default); this one says how many are not shown", srcCtxls, NoFix},
 	{Config, Error, "a problem in `.ctxls.yaml` (reported on that file, some as warnings; the defaults are used)", srcCtxls, NoFix},
 	{MarkdownLinkBroken, Warning, "a relative link of a markdown file names no file, or a `#fragment` no heading (GitHub's slugs) or anchor of it; a hint when the file may be made by a build or the path may be a documentation site's page", srcMarkdown, NoFix},
 
