@@ -46,6 +46,8 @@ func fieldsOf(k Kind) []Field {
 		schema = copilotInstructionFields
 	case KindCopilotPrompt:
 		schema = copilotPromptFields
+	case KindOutputStyle:
+		schema = outputStyleFields
 	}
 	out := make([]Field, len(schema))
 	for i, f := range schema {
