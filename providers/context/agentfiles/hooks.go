@@ -357,7 +357,7 @@ var (
 	// unsetToolVar matches a shell reference to a variable that older
 	// write-ups say carries the tool's input: Claude Code sets none of
 	// them and sends the input as JSON on standard input.
-	unsetToolVar = regexp.MustCompile(`\$\{?((?:CLAUDE_)?TOOL_(?:NAME|INPUT|OUTPUT|RESPONSE|RESULT|USE_ID)|CLAUDE_FILE_PATHS?|CLAUDE_NOTIFICATION)\b`)
+	unsetToolVar = regexp.MustCompile(`\$\{?((?:CLAUDE_)?TOOL_(?:NAME|INPUT|OUTPUT|RESPONSE|RESULT|USE_ID)(?:_[A-Z][A-Z_]*)?|CLAUDE_FILE_PATHS?|CLAUDE_NOTIFICATION)\b`)
 	// scriptRunner is a command that runs the script named after it.
 	scriptRunner = map[string]bool{"bash": true, "sh": true, "zsh": true, "python": true, "python3": true, "node": true, "bun": true, "ruby": true, "perl": true, "pwsh": true, "tsx": true, "deno": true}
 )
