@@ -174,6 +174,10 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 		c.pluginJSON()
 	case KindMCP:
 		c.mcpConfig()
+	case KindSettings, KindHooks:
+		c.claudeJSON()
+	case KindOutputStyle:
+		c.outputStyle()
 	case KindAgentsMd:
 		c.agentsMd()
 	case KindCursorRule:
