@@ -246,7 +246,7 @@ var table = []Rule{
 	{MCPFieldInvalid, Warning, "an MCP server field has the wrong type: `command` not a string, `args` not a list of strings, `env` or `headers` not a map of strings, a timeout not a number", srcMCP, NoFix},
 	{MCPTypeUnknown, Warning, "an MCP server's `type` is not one the agent documents (`stdio`, `http`, `sse`; Cursor also `streamable-http`), or a VS Code input's type is unknown", srcMCP, NoFix},
 	{MCPTransportConflict, Warning, "an MCP server gives both `command` and `url`: the agent uses one and ignores the other (Codex refuses the file)", srcMCP, NoFix},
-	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`", srcMCP, NoFix},
+	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`; the fix renames the key", srcMCP, Unsafe},
 	{MCPKeyUndocumented, Hint, "an MCP server key the agent does not document (kept)", srcMCP, NoFix},
 	{MCPVariableUnexpanded, Warning, "a variable written as the agent does not expand it: `${env:X}` or `$X` in Claude Code (which expands `${X}` and `${X:-default}`), `${input:id}` naming no VS Code input, any variable in Codex's config.toml", srcMCP, NoFix},
 	{MCPSecretPlainText, Warning, "an MCP server's env, header, argument or url holds what looks like a token or key in plain text; the message shows only its first characters", srcMCP, NoFix},
