@@ -70,6 +70,9 @@ type Set struct {
 
 	compiledMu sync.Mutex
 	compiled   map[globKey]compiledGlob // see compile
+
+	codex       codexConfig // the project's .codex/config.toml
+	geminiNames []string    // Gemini CLI's context file names
 }
 
 // Guard returns the check every file of the workspace passes before it is
@@ -146,9 +149,10 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
 	slices.Sort(s.all)
-	plugin := func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] }
+	s.loadCodexConfig(ctx)
+	s.loadGeminiSettings(ctx)
 	for _, rel := range candidates {
-		k := Classify(rel, plugin)
+		k := s.classify(rel)
 		if k == KindUnknown {
 			continue
 		}
@@ -160,6 +164,16 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
 	s.joinLinks(links)
 	return s, nil
+}
+
+// classify is Classify with what the set knows of the project: its
+// plugin folders and the fallback names of its Codex configuration.
+func (s *Set) classify(rel string) Kind {
+	k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
+		return KindAgentsMd
+	}
+	return k
 }
 
 // skillLinkPlace reports whether a symbolic link at rel is one the agents

@@ -38,7 +38,8 @@ const (
 	KindMCP
 	// KindLSP is a language server configuration of a plugin, .lsp.json.
 	KindLSP
-	// KindAgentsMd is an AGENTS.md or GEMINI.md.
+	// KindAgentsMd is an AGENTS.md, AGENTS.override.md or GEMINI.md, or
+	// a file .codex/config.toml names in project_doc_fallback_filenames.
 	KindAgentsMd
 	// KindCursorRule is a Cursor rule, .cursor/rules/**/*.mdc.
 	KindCursorRule
@@ -101,7 +102,7 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		return KindUnknown
 	case "CLAUDE.md", "CLAUDE.local.md":
 		return KindMemory
-	case "AGENTS.md", "GEMINI.md":
+	case "AGENTS.md", "AGENTS.override.md", "GEMINI.md":
 		return KindAgentsMd
 	case "plugin.json":
 		if path.Base(dir) == ".claude-plugin" {

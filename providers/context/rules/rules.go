@@ -83,6 +83,8 @@ const (
 	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/agent-customization/custom-instructions)"
 	srcClaudeCode  = "Claude Code docs"
 	srcCodex       = "Codex docs"
+	srcCodexMd     = "Codex docs (https://developers.openai.com/codex/guides/agents-md)"
+	srcGeminiMd    = "Gemini CLI docs (https://geminicli.com/docs/cli/gemini-md, https://github.com/google-gemini/gemini-cli/blob/main/docs/core/memport.md)"
 	srcCursor      = "Cursor docs (https://cursor.com/docs/context/rules)"
 	srcCopilot     = "GitHub Copilot docs (https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions)"
 	srcSubagents   = "Claude Code docs (https://code.claude.com/docs/en/sub-agents)"
@@ -176,6 +178,9 @@ const (
 	MCPVariableUnexpanded   = "mcp-variable-unexpanded"
 	MCPSecretPlainText      = "mcp-secret-plain-text"
 	AgentsMdTooLarge        = "agents-md-too-large"
+	AgentsMdShadowed        = "agents-md-shadowed"
+	GeminiImportMissing     = "gemini-import-missing"
+	GeminiImportCycle       = "gemini-import-cycle"
 	CursorFieldInvalid      = "cursor-field-invalid"
 	CursorRuleNeverLoads    = "cursor-rule-never-loads"
 	CopilotFieldInvalid     = "copilot-field-invalid"
@@ -250,7 +255,10 @@ var table = []Rule{
 	{MCPKeyUndocumented, Hint, "an MCP server key the agent does not document (kept)", srcMCP, NoFix},
 	{MCPVariableUnexpanded, Warning, "a variable written as the agent does not expand it: `${env:X}` or `$X` in Claude Code (which expands `${X}` and `${X:-default}`), `${input:id}` naming no VS Code input, any variable in Codex's config.toml", srcMCP, NoFix},
 	{MCPSecretPlainText, Warning, "an MCP server's env, header, argument or url holds what looks like a token or key in plain text; the message shows only its first characters", srcMCP, NoFix},
-	{AgentsMdTooLarge, Warning, "an `AGENTS.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
+	{AgentsMdTooLarge, Warning, "the chain of `AGENTS.md` files Codex reads from the root down to a folder (one per folder: `AGENTS.override.md`, `AGENTS.md` or a `project_doc_fallback_filenames` name of `.codex/config.toml`) passes `project_doc_max_bytes` (`limits.agentsMdBytes`, 32 KiB) in this file, at the line where Codex stops reading, or before it", srcCodexMd, NoFix},
+	{AgentsMdShadowed, Information, "Codex reads another file of the same folder in place of this one (`AGENTS.override.md` before `AGENTS.md` before the fallback names)", srcCodexMd, NoFix},
+	{GeminiImportMissing, Warning, "an `@file` import of a Gemini CLI context file (`GEMINI.md`, or a `context.fileName` of `.gemini/settings.json`) names no file, relative to the importing file; Gemini CLI loads an error comment in its place", srcGeminiMd, NoFix},
+	{GeminiImportCycle, Warning, "an `@file` import of a Gemini CLI context file leads back to a file that imports it; Gemini CLI skips it", srcGeminiMd, NoFix},
 	{CursorFieldInvalid, Warning, "a Cursor rule field (`description`, `globs`, `alwaysApply`) has the wrong type", srcCursor, NoFix},
 	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description` (only an explicit @-mention loads it), or none of its globs matches a file", srcCursor, NoFix},
 	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},
