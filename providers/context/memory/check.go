@@ -48,6 +48,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 	}
 	r := &Report{Diagnostics: map[string][]agentfiles.Diagnostic{}, Files: map[string]bool{}, Refused: map[string]string{}}
 	seen := map[key]bool{}
+	trees := map[string]*imports.Tree{} // by memory file, for what loads twice
 	for _, f := range set.Files {
 		if ctx.Err() != nil {
 			break
@@ -56,6 +57,9 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 			continue
 		}
 		ds, t := checkFile(ctx, set, cfg, counter, f, read)
+		if t != nil {
+			trees[f.Path] = t
+		}
 		for _, d := range ds {
 			k := key{d.Path, d.Span, d.Code}
 			if cfg.Disabled(d.Code) || seen[k] {
@@ -102,7 +106,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		}
 	}
 	if !cfg.Disabled(rules.MemoryDuplicate) && ctx.Err() == nil {
-		keep(duplicates(ctx, set, cfg, counter, read))
+		keep(duplicates(ctx, set, cfg, counter, read, trees))
 	}
 	for p := range r.Diagnostics {
 		slices.SortStableFunc(r.Diagnostics[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })

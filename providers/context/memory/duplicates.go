@@ -28,8 +28,8 @@ type loaded struct {
 // startFiles returns the files a Claude Code session loads at its start,
 // in the order it loads them: project memory, local memory, the rules
 // without paths, each followed by what its imports bring in, each file
-// once.
-func startFiles(ctx context.Context, set *agentfiles.Set, cfg *config.Config, read Read) []loaded {
+// once. trees holds the import trees already built, by memory file.
+func startFiles(ctx context.Context, set *agentfiles.Set, cfg *config.Config, read Read, trees map[string]*imports.Tree) []loaded {
 	var roots []*agentfiles.File
 	for _, k := range []Kind{Project, Local, Rule} {
 		for _, f := range set.Files {
@@ -56,12 +56,15 @@ func startFiles(ctx context.Context, set *agentfiles.Set, cfg *config.Config, re
 				return imports.ReadFile(set.Guard(), p)
 			}
 		}
-		opt := Options(cfg, set.Root, nil)
-		opt.Guard = set.Guard()
-		opt.Read = rd
-		t, err := imports.Build(ctx, f.Path, opt)
-		if err != nil {
-			continue
+		t := trees[f.Path]
+		if t == nil {
+			opt := Options(cfg, set.Root, nil)
+			opt.Guard = set.Guard()
+			opt.Read = rd
+			var err error
+			if t, err = imports.Build(ctx, f.Path, opt); err != nil {
+				continue
+			}
 		}
 		for _, tf := range t.Files {
 			if seen[tf.Path] {
@@ -123,14 +126,14 @@ func paragraphs(doc *document.Doc) []paragraph {
 // duplicates reports each paragraph that a session loads a second time:
 // in a memory file and a file it imports, or in a rule, with the tokens
 // the second copy costs.
-func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, read Read) []agentfiles.Diagnostic {
+func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, read Read, trees map[string]*imports.Tree) []agentfiles.Diagnostic {
 	type first struct {
 		path string
 		line int
 	}
 	seen := map[string]first{}
 	var out []agentfiles.Diagnostic
-	for _, l := range startFiles(ctx, set, cfg, read) {
+	for _, l := range startFiles(ctx, set, cfg, read, trees) {
 		doc := document.Parse(l.path, l.text)
 		for _, p := range paragraphs(doc) {
 			line := doc.Lines.LineOf(p.span.Start) + 1

@@ -123,3 +123,28 @@ func TestRecipes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPromises measures Check on the promises project with the
+// promise codes and without them: the ratio is what they cost.
+func BenchmarkPromises(b *testing.B) {
+	abs, err := filepath.Abs("testdata/promises")
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := agentfiles.Load(context.Background(), abs, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	off := config.Default()
+	off.Disable = promiseCodes
+	for _, bc := range []struct {
+		name string
+		cfg  *config.Config
+	}{{"with", config.Default()}, {"without", off}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				Check(context.Background(), set, bc.cfg, nil, nil)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
@@ -28,6 +29,7 @@ type repo struct {
 	justs     map[string]*recipes
 	ignores   map[string][]*glob.Glob // a folder → its .gitignore's patterns
 	baseNames map[string][]string     // a file's name → where files of that name are
+	index     map[string]bool         // the listed files and the folders holding them
 }
 
 // recipes are the targets of a Makefile or the recipes of a justfile.
@@ -43,7 +45,41 @@ func newRepo(root string, guard *fsguard.Root, files []string) *repo {
 	return &repo{root: root, guard: guard, files: files, pkgs: map[string]map[string]bool{}, makes: map[string]*recipes{}, justs: map[string]*recipes{}, ignores: map[string][]*glob.Glob{}}
 }
 
+// listed reports whether rel is a file of the workspace's list or a
+// folder holding one, and whether the list can tell: it leaves out the
+// folders every walk skips (node_modules, …), and stops at a bound.
+func (r *repo) listed(rel string) (found, sure bool) {
+	if r.index == nil {
+		r.index = make(map[string]bool, len(r.files))
+		for _, f := range r.files {
+			for p := f; p != "." && !r.index[p]; p = path.Dir(p) {
+				r.index[p] = true
+			}
+		}
+	}
+	if r.index[rel] {
+		return true, true
+	}
+	if len(r.files) >= maxListed {
+		return false, false
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if config.IgnoredDir(seg) {
+			return false, false
+		}
+	}
+	return false, true
+}
+
+// maxListed is where the workspace's file list may have stopped.
+const maxListed = 400_000
+
+// read returns the content of the file at rel, when there is one: the
+// list answers for the files it holds, the disk for the others.
 func (r *repo) read(rel string) ([]byte, bool) {
+	if found, sure := r.listed(rel); sure && !found {
+		return nil, false
+	}
 	b, err := imports.ReadFile(r.guard, filepath.Join(r.root, filepath.FromSlash(rel)))
 	return b, err == nil
 }
@@ -54,6 +90,10 @@ func (r *repo) exists(rel string) bool {
 	if rel == "." || rel == "" {
 		return true
 	}
+	if found, _ := r.listed(rel); found {
+		return true
+	}
+	// Not listed: an empty folder, or a file the configuration ignores.
 	_, err := r.guard.Stat(filepath.Join(r.root, filepath.FromSlash(rel)))
 	return err == nil
 }
