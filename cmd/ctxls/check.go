@@ -170,6 +170,10 @@ type checkReport struct {
 	// markdown files (their links) checked.
 	AgentFiles int `json:"agentFiles"`
 	Markdown   int `json:"markdown"`
+	// IgnoredFiles and IgnoredDirs count the markdown and JSON files and
+	// the folders skipped, unread, because git ignores them.
+	IgnoredFiles int `json:"ignoredFiles"`
+	IgnoredDirs  int `json:"ignoredDirs"`
 	// Empty says that there was nothing to check.
 	Empty bool `json:"empty"`
 }
@@ -189,6 +193,7 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 	agent := map[string]bool{}
 	if agents != nil {
 		rep.AgentFiles = len(agents.Files)
+		rep.IgnoredFiles, rep.IgnoredDirs = agents.IgnoredFiles, agents.IgnoredDirs
 		for _, f := range agents.Files {
 			agent[f.Path] = true
 		}
@@ -326,12 +331,28 @@ func printCheck(w io.Writer, rep checkReport, records, hidden []ops.Diagnostic) 
 		if rep.Commands > 0 {
 			line += " · " + count(rep.Commands, "command")
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, line+ignoredText(rep))
 		return
 	}
-	fmt.Fprintf(w, "%s · %s in %s · %s · %s tokens (%s)\n", problems,
+	fmt.Fprintf(w, "%s · %s in %s · %s · %s tokens (%s)%s\n", problems,
 		count(rep.Topics, "topic"), count(rep.Domains, "domain"), count(rep.Commands, "command"),
-		thousands(rep.Tokens), rep.Tokenizer)
+		thousands(rep.Tokens), rep.Tokenizer, ignoredText(rep))
+}
+
+// ignoredText says how much the check skipped because git ignores it, or
+// nothing when it skipped nothing.
+func ignoredText(rep checkReport) string {
+	var parts []string
+	if rep.IgnoredDirs > 0 {
+		parts = append(parts, count(rep.IgnoredDirs, "folder"))
+	}
+	if rep.IgnoredFiles > 0 {
+		parts = append(parts, count(rep.IgnoredFiles, "markdown or JSON file"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " · skipped as git ignores them: " + strings.Join(parts, " and ")
 }
 
 // rootsLine says in one line which context roots were taken and why, and
