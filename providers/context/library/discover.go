@@ -65,7 +65,7 @@ type Filter struct {
 // the workspace play no part.
 func filterFor(dir string, cfg *config.Config) *Filter {
 	var roots []string
-	for _, r := range slices.Concat(cfg.ContextRoots, cfg.CommandRoots) {
+	for _, r := range slices.Concat(cfg.ContextRoots, commandRoots(cfg)) {
 		if p, ok := within(dir, r); ok {
 			roots = append(roots, p)
 		}
@@ -182,6 +182,30 @@ type scan struct {
 	warnings []Warning
 }
 
+// DefaultCommandRoots are the command roots of every workspace besides
+// the configured ones: the folder Claude Code reads a project's commands
+// from, which chains run as they run commands/ (a plugin's commands
+// folder is named commands and so a command root already).
+var DefaultCommandRoots = []string{".claude/commands"}
+
+// commandRoots returns the default and the configured command roots of
+// cfg, each once.
+func commandRoots(cfg *config.Config) []string {
+	out := slices.Clone(DefaultCommandRoots)
+	for _, r := range cfg.CommandRoots {
+		if !slices.Contains(out, filepath.ToSlash(filepath.Clean(r))) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// isDir reports whether p is a directory, links not followed.
+func isDir(p string) bool {
+	info, err := os.Lstat(p)
+	return err == nil && info.IsDir()
+}
+
 // walk lists the workspace's markdown files and its context and command
 // roots. It never follows symbolic links to directories (they may loop or
 // leave the workspace), lists only regular files and links that pass the
@@ -199,6 +223,9 @@ func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext
 	}
 	for _, r := range extraCommands {
 		if p, ok := within(dir, r); ok {
+			if slices.Contains(DefaultCommandRoots, r) && !isDir(p) {
+				continue // a default root the workspace does not have
+			}
 			s.commandRoots = append(s.commandRoots, p)
 		} else {
 			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
