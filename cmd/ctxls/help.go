@@ -81,6 +81,12 @@ the user's configuration directory ($CTXLS_CONFIG_DIR, else
 workspace. With one, prints its messages, oldest first; --context prints
 instead what the next prompt would receive as history, within the
 model's budget.`},
+	{name: "tokens", args: "[FILE...]", short: "count the tokens of files, or of standard input",
+		doc: `Counts the tokens of each FILE (- or none: standard input) in the
+workspace's tokenizer, --tokenizer's or --model's. A file's count is what
+it adds to a prompt; --message counts it as one user message, the frame
+included, as Claude's count_tokens reports it. JSON: one object per file,
+{file, tokens, tokenizer}.`},
 	{name: "serve", args: "", short: "the language server, over stdin and stdout",
 		doc: `Runs the ctxls language server over stdin and stdout.`},
 	{name: "mcp", args: "", short: "the MCP server for coding agents, over stdin and stdout",

@@ -70,6 +70,9 @@ type Set struct {
 
 	compiledMu sync.Mutex
 	compiled   map[globKey]compiledGlob // see compile
+
+	codex       codexConfig // the project's .codex/config.toml
+	geminiNames []string    // Gemini CLI's context file names
 }
 
 // Guard returns the check every file of the workspace passes before it is
@@ -146,9 +149,10 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
 	slices.Sort(s.all)
-	plugin := func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] }
+	s.loadCodexConfig(ctx)
+	s.loadGeminiSettings(ctx)
 	for _, rel := range candidates {
-		k := Classify(rel, plugin)
+		k := s.classify(rel)
 		if k == KindUnknown {
 			continue
 		}
@@ -160,6 +164,16 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
 	s.joinLinks(links)
 	return s, nil
+}
+
+// classify is Classify with what the set knows of the project: its
+// plugin folders and the fallback names of its Codex configuration.
+func (s *Set) classify(rel string) Kind {
+	k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
+		return KindAgentsMd
+	}
+	return k
 }
 
 // skillLinkPlace reports whether a symbolic link at rel is one the agents
@@ -447,18 +461,30 @@ func (s *Set) caseTwin(dir, name string) string {
 
 // maybeAgentFile filters file names before classifying their paths.
 func maybeAgentFile(name string) bool {
-	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")
+	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json") || name == "config.toml"
 }
 
 // MaybeFile reports whether a file of that name or path can be an agent
 // file: a filter for file watchers, cheaper than [Classify].
-func MaybeFile(name string) bool { return maybeAgentFile(name) }
+func MaybeFile(name string) bool {
+	if !maybeAgentFile(filepath.Base(name)) {
+		return false
+	}
+	// In the folders of other tools' settings, only their MCP
+	// configurations are agent files.
+	p := filepath.ToSlash(name)
+	switch path.Base(path.Dir(p)) {
+	case ".vscode", ".gemini", ".codex":
+		return mcpConfigOf(p) != nil
+	}
+	return true
+}
 
 // HiddenDirs returns the hidden folders at a project's root where agents
 // keep skills, rules, commands and instructions. A watcher that skips
 // hidden folders, as the library's does, watches these besides.
 func HiddenDirs() []string {
-	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin"}
+	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".vscode", ".gemini", ".codex"}
 }
 
 // ignoreSet holds the configured ignore entries: folder names, or globs

@@ -32,11 +32,14 @@ const (
 	KindPlugin
 	// KindMarketplace is a plugin marketplace, .claude-plugin/marketplace.json.
 	KindMarketplace
-	// KindMCP is an MCP server configuration, .mcp.json.
+	// KindMCP is a file of MCP server configurations: .mcp.json,
+	// .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json or
+	// .codex/config.toml.
 	KindMCP
 	// KindLSP is a language server configuration of a plugin, .lsp.json.
 	KindLSP
-	// KindAgentsMd is an AGENTS.md or GEMINI.md.
+	// KindAgentsMd is an AGENTS.md, AGENTS.override.md or GEMINI.md, or
+	// a file .codex/config.toml names in project_doc_fallback_filenames.
 	KindAgentsMd
 	// KindCursorRule is a Cursor rule, .cursor/rules/**/*.mdc.
 	KindCursorRule
@@ -72,7 +75,8 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// isJSON reports whether files of the kind are JSON rather than markdown.
+// isJSON reports whether files of the kind are JSON (or, for Codex's
+// MCP configuration, TOML) rather than markdown.
 func (k Kind) isJSON() bool {
 	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP
 }
@@ -84,6 +88,9 @@ func (k Kind) isJSON() bool {
 // it may be nil.
 func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 	rel = path.Clean(strings.TrimPrefix(rel, "./"))
+	if mcpConfigOf(rel) != nil {
+		return KindMCP
+	}
 	base := path.Base(rel)
 	dir := path.Dir(rel)
 	segs := strings.Split(rel, "/")
@@ -95,7 +102,7 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		return KindUnknown
 	case "CLAUDE.md", "CLAUDE.local.md":
 		return KindMemory
-	case "AGENTS.md", "GEMINI.md":
+	case "AGENTS.md", "AGENTS.override.md", "GEMINI.md":
 		return KindAgentsMd
 	case "plugin.json":
 		if path.Base(dir) == ".claude-plugin" {

@@ -152,14 +152,11 @@ func (s *Set) skillNames() map[string]bool {
 }
 
 func (c *checker) agentsMd() {
-	if path.Base(c.f.Rel) != "AGENTS.md" {
-		return // GEMINI.md is Gemini CLI's; Codex does not read it
+	if c.s.isCodexName(path.Base(c.f.Rel)) {
+		c.codexChainCheck()
 	}
-	if n := len(c.f.Text); n > c.s.cfg.Limits.AgentsMdBytes {
-		// Point at the line where the cap falls: what follows is not read.
-		at := c.f.Lines.LineOf(c.s.cfg.Limits.AgentsMdBytes)
-		c.add(c.lineSpan(at), rules.AgentsMdTooLarge, "%s is %d bytes; Codex reads the first %d (project_doc_max_bytes) and drops the rest, from this line on",
-			path.Base(c.f.Rel), n, c.s.cfg.Limits.AgentsMdBytes)
+	if c.s.isGeminiName(path.Base(c.f.Rel)) {
+		c.geminiImports()
 	}
 }
 

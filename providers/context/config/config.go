@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
@@ -71,6 +72,25 @@ type Config struct {
 	Disable []string `yaml:"disable" json:"disable,omitempty"`
 	// Limits are the sizes past which agent files are flagged.
 	Limits Limits `yaml:"limits" json:"limits"`
+	// Agents names the installed version of each agent, by the names of
+	// the agent facts (claude, codex, …); an agent left out follows its
+	// newest documented behaviour.
+	Agents map[string]AgentSetting `yaml:"agents" json:"agents,omitempty"`
+}
+
+// AgentSetting is what .ctxls.yaml says about one agent.
+type AgentSetting struct {
+	// Version is the installed version, such as "2.1.300".
+	Version string `yaml:"version" json:"version,omitempty"`
+}
+
+// AgentVersion returns the configured version of an agent, "" for the
+// newest documented behaviour.
+func (c *Config) AgentVersion(agent string) string {
+	if c == nil {
+		return ""
+	}
+	return c.Agents[agent].Version
 }
 
 // Budget is the loading protocol's limit per prompt.
@@ -113,6 +133,9 @@ type Model struct {
 	// HistoryTokens, when set, is an absolute history budget that
 	// overrides HistoryShare.
 	HistoryTokens int `yaml:"historyTokens" json:"historyTokens,omitempty"`
+	// Tokenizer, when set, is the encoding the model counts in; else it
+	// follows from the model's name where tokens.ForModel knows it.
+	Tokenizer string `yaml:"tokenizer" json:"tokenizer,omitempty"`
 }
 
 // HistoryBudget returns the number of tokens of history this model allows.
@@ -242,7 +265,7 @@ var known = map[string]bool{
 	"contextRoots": true, "commandRoots": true, "ignore": true, "tokenizer": true,
 	"driftThreshold": true, "budget": true, "executor": true, "chains": true,
 	"models": true, "defaultModel": true, "maxFileSize": true,
-	"disable": true, "limits": true,
+	"disable": true, "limits": true, "agents": true,
 }
 
 // Parse parses the content of a .ctxls.yaml file.
@@ -378,6 +401,8 @@ func restoreDefault(cfg, def *Config, key string) {
 		cfg.Disable = nil
 	case "limits":
 		cfg.Limits = def.Limits
+	case "agents":
+		cfg.Agents = nil
 	}
 }
 
@@ -453,9 +478,26 @@ func (c *Config) validate() []Problem {
 		case m.HistoryTokens < 0 || m.HistoryTokens >= m.ContextWindow:
 			bad([]string{"models", name, "historyTokens"}, "model %q: historyTokens %d must be below the context window %d; model ignored", name, m.HistoryTokens, m.ContextWindow)
 			delete(c.Models, name)
+		case m.Tokenizer != "":
+			if _, err := tokens.New(m.Tokenizer); err != nil {
+				bad([]string{"models", name, "tokenizer"}, "model %q: %v; counting with %s", name, err, c.TokenizerFor(name))
+				m.Tokenizer = ""
+				c.Models[name] = m
+			}
 		}
 	}
 	p = append(p, c.Limits.validate()...)
+	for name, a := range c.Agents {
+		if _, ok := agentfacts.Lookup(name); !ok {
+			bad([]string{"agents", name}, "agents: %q is not an agent ctxls knows (%s); ignored", name, strings.Join(agentfacts.Names(), ", "))
+			delete(c.Agents, name)
+			continue
+		}
+		if a.Version != "" && !agentfacts.ValidVersion(a.Version) {
+			bad([]string{"agents", name, "version"}, "agents.%s.version %q is not a version such as 2.1.300; the newest documented behaviour is used", name, a.Version)
+			delete(c.Agents, name)
+		}
+	}
 	for _, code := range c.Disable {
 		if _, ok := rules.Lookup(code); !ok {
 			p = append(p, Problem{Line: -1, Severity: "warning", Message: fmt.Sprintf("disable: %q is not a diagnostic code of ctxls, so it turns nothing off", code)})
@@ -506,6 +548,22 @@ func (c *Config) Model(name string) (string, Model, bool) {
 	}
 	m, ok := c.Models[name]
 	return name, m, ok
+}
+
+// TokenizerFor returns the encoding the named model counts in: the
+// model's own tokenizer setting, else the one its name implies, else the
+// workspace's. An empty name is the default model.
+func (c *Config) TokenizerFor(model string) string {
+	n, m, ok := c.Model(model)
+	if ok && m.Tokenizer != "" {
+		if _, err := tokens.New(m.Tokenizer); err == nil {
+			return m.Tokenizer
+		}
+	}
+	if t, known := tokens.ForModel(n); known {
+		return t
+	}
+	return c.Tokenizer
 }
 
 // clone returns a deep copy.

@@ -30,10 +30,11 @@ const (
 	Codex   = "codex"
 	Cursor  = "cursor"
 	Copilot = "copilot"
+	Gemini  = "gemini"
 )
 
 // Agents lists the accepted agent names.
-var Agents = []string{Claude, Codex, Cursor, Copilot}
+var Agents = []string{Claude, Codex, Gemini, Cursor, Copilot}
 
 // DefaultContextWindow is the context window assumed when none is given.
 const DefaultContextWindow = 200_000
@@ -120,6 +121,8 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		b.cursor()
 	case Copilot:
 		b.copilot()
+	case Gemini:
+		b.gemini()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -339,7 +342,42 @@ func (b *builder) agentsMd(agent string) {
 	}
 }
 
-func (b *builder) codex() { b.agentsMd("Codex") }
+// codex adds the chain of AGENTS.md files Codex reads when it starts at
+// the root, and lists the chain of each folder that has a file of its
+// own as loading when Codex starts there.
+func (b *builder) codex() {
+	budget := b.set.CodexCap()
+	for _, l := range b.set.CodexChain(".") {
+		b.codexLink(l, budget, "project instructions")
+	}
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		dir := path.Dir(f.Rel)
+		if dir == "." {
+			continue
+		}
+		chain := b.set.CodexChain(dir)
+		if len(chain) == 0 || chain[len(chain)-1].File != f {
+			continue // another file of the folder is read, or the cap falls before it
+		}
+		l := chain[len(chain)-1]
+		reason := fmt.Sprintf("%s of %s/, when Codex starts there (after the %d bytes of the chain above)", path.Base(f.Rel), dir, l.Start)
+		if l.Read < len(f.Text) {
+			reason += fmt.Sprintf(", cut at %d of its bytes by the %d-byte cap", l.Read, budget)
+		}
+		b.onDemand(f.Rel, b.count(cutUTF8(f.Text, l.Read)), reason)
+	}
+}
+
+// codexLink adds a file of the chain read at start.
+func (b *builder) codexLink(l agentfiles.ChainLink, budget int, what string) {
+	f := l.File
+	reason := fmt.Sprintf("%s (%s)", what, path.Base(f.Rel))
+	if l.Read < len(f.Text) {
+		b.warn("the AGENTS.md chain is %d bytes with %s; Codex reads the first %d (project_doc_max_bytes) and drops the rest", l.Start+len(f.Text), f.Rel, budget)
+		reason += fmt.Sprintf(", cut at %d bytes", l.Read)
+	}
+	b.always(f.Rel, b.count(cutUTF8(f.Text, l.Read)), reason)
+}
 
 func (b *builder) cursor() {
 	b.agentsMd("Cursor")
@@ -380,6 +418,46 @@ func (b *builder) copilot() {
 	for _, f := range b.files(agentfiles.KindCopilotPrompt) {
 		name := strings.TrimSuffix(path.Base(f.Rel), ".prompt.md")
 		b.onDemand(f.Rel, b.count(f.Text), fmt.Sprintf("prompt, when run as /%s", name))
+	}
+}
+
+// gemini adds Gemini CLI's context files at the root (GEMINI.md, or the
+// names of context.fileName) and what their @file imports load, and lists
+// those of subfolders as loading when a tool reads files there.
+func (b *builder) gemini() {
+	for _, name := range b.set.GeminiNames() {
+		f, ok := b.set.File(filepath.Join(b.set.Root, name))
+		if !ok || f.Skipped != "" {
+			continue
+		}
+		b.geminiTree(f, fmt.Sprintf("context file (%s)", name), true)
+	}
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		if dir := path.Dir(f.Rel); dir != "." && slices.Contains(b.set.GeminiNames(), path.Base(f.Rel)) {
+			b.geminiTree(f, fmt.Sprintf("context file of %s/, when a tool reads files there", dir), false)
+		}
+	}
+}
+
+// geminiTree adds a context file and the files its imports load.
+func (b *builder) geminiTree(f *agentfiles.File, reason string, always bool) {
+	t, err := b.set.GeminiTree(b.ctx, f, b.opt.Counter)
+	if err != nil {
+		return
+	}
+	for _, m := range t.Files {
+		why := reason
+		if m.Hop > 0 {
+			why = fmt.Sprintf("imported by %s (hop %d)", f.Rel, m.Hop)
+		}
+		switch {
+		case always && !b.seen[m.Path]:
+			b.seen[m.Path] = true
+			b.always(b.rel(m.Path), m.Tokens, why)
+		case !always && !b.later[m.Path]:
+			b.later[m.Path] = true
+			b.onDemand(b.rel(m.Path), m.Tokens, why)
+		}
 	}
 }
 
