@@ -75,7 +75,7 @@ var subagentFields = []field{
 	{"maxTurns", tInt, "The most turns the subagent takes before it stops.", nil},
 	{"memory", tString, "The memory the subagent keeps across runs.", []string{"user", "project", "local"}},
 	{"background", tBool, "true runs the subagent in the background.", boolValues},
-	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high", "max"}},
+	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high", "xhigh", "max"}},
 	{"isolation", tString, "worktree runs the subagent in a temporary git worktree of its own.", []string{"worktree"}},
 }
 
@@ -98,8 +98,13 @@ func (c *checker) subagent() {
 		}
 	}
 	if name, _, v := str(root, "name"); v.Exists() && name != "" && !subagentNameRE.MatchString(name) {
-		c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
+		if strings.Contains(name, ":") {
+			c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q holds \":\", which Claude Code reserves for a plugin's namespace (plugin:agent); use lowercase letters, digits and hyphens", name)
+		} else {
+			c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
+		}
 	}
+	c.subagentClaude(root)
 	if mode, _, v := str(root, "permissionMode"); v.Exists() && mode != "" && !slices.Contains(permissionModes, mode) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
 	}

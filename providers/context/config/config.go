@@ -58,6 +58,10 @@ type Config struct {
 	Include []string `yaml:"include" json:"include,omitempty"`
 	// Tokenizer names the token encoding (see package tokens).
 	Tokenizer string `yaml:"tokenizer" json:"tokenizer"`
+	// TokenizerChosen reports that .ctxls.yaml or the editor's settings
+	// name the tokenizer, which then stands over the tokenizer of an
+	// agent or model that a count is for.
+	TokenizerChosen bool `yaml:"-" json:"-"`
 	// DriftThreshold is the relative difference between declared and
 	// measured tokens beyond which a warning is given (0.25 = 25 %).
 	DriftThreshold float64 `yaml:"driftThreshold" json:"driftThreshold"`
@@ -298,6 +302,9 @@ func Parse(data []byte) (*Config, []Problem) {
 			problems = append(problems, decodeChains(cfg, val)...)
 			continue
 		}
+		if key.Value == "tokenizer" {
+			cfg.TokenizerChosen = true
+		}
 		if key.Value == "maxFileSize" {
 			if n, err := parseSize(val.Value); err != nil || val.Kind != yaml.ScalarNode {
 				problems = append(problems, Problem{Line: val.Line - 1, Severity: "error",
@@ -439,6 +446,7 @@ func (c *Config) validate() []Problem {
 	if _, err := tokens.New(c.Tokenizer); err != nil {
 		bad([]string{"tokenizer"}, "%v; using %s", err, def.Tokenizer)
 		c.Tokenizer = def.Tokenizer
+		c.TokenizerChosen = false
 	}
 	if c.DriftThreshold <= 0 {
 		bad([]string{"driftThreshold"}, "driftThreshold must be above 0 (0.25 means 25 %%); using %g", def.DriftThreshold)

@@ -70,7 +70,7 @@ type Filter struct {
 // the workspace play no part.
 func filterFor(dir string, cfg *config.Config) *Filter {
 	var roots []string
-	for _, r := range slices.Concat(cfg.ContextRoots, cfg.CommandRoots) {
+	for _, r := range slices.Concat(cfg.ContextRoots, commandRoots(cfg)) {
 		if p, ok := within(dir, r); ok {
 			roots = append(roots, p)
 		}
@@ -211,12 +211,36 @@ type scan struct {
 	filter *Filter
 }
 
+// DefaultCommandRoots are the command roots of every workspace besides
+// the configured ones: the folder Claude Code reads a project's commands
+// from, which chains run as they run commands/ (a plugin's commands
+// folder is named commands and so a command root already).
+var DefaultCommandRoots = []string{".claude/commands"}
+
+// commandRoots returns the default and the configured command roots of
+// cfg, each once.
+func commandRoots(cfg *config.Config) []string {
+	out := slices.Clone(DefaultCommandRoots)
+	for _, r := range cfg.CommandRoots {
+		if !slices.Contains(out, filepath.ToSlash(filepath.Clean(r))) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// isDir reports whether p is a directory, links not followed.
+func isDir(p string) bool {
+	info, err := os.Lstat(p)
+	return err == nil && info.IsDir()
+}
+
 // walk lists the workspace's markdown files and its context and command
 // roots. It never follows symbolic links to directories (they may loop or
 // leave the workspace), lists only regular files and links that pass the
 // root's check, and skips unreadable directories with a warning.
 func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *listing.Listings) (*scan, error) {
-	ignore, extraContext, extraCommands := cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots
+	ignore, extraContext, extraCommands := cfg.Ignore, cfg.ContextRoots, commandRoots(cfg)
 	dir := root.Dir()
 	s := &scan{root: root}
 	for _, r := range extraContext {
@@ -229,6 +253,9 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 	}
 	for _, r := range extraCommands {
 		if p, ok := within(dir, r); ok {
+			if slices.Contains(DefaultCommandRoots, r) && !isDir(p) {
+				continue // a default root the workspace does not have
+			}
 			s.commandRoots = append(s.commandRoots, p)
 		} else {
 			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
