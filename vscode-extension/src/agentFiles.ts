@@ -15,7 +15,8 @@ export interface Filter {
  * The documents the server serves: markdown (context libraries, memory
  * files, skills, commands, AGENTS.md), Cursor rules, Copilot instructions
  * and prompts (which VS Code may give languages of their own), the
- * plugin JSON files, and each agent's MCP server configuration.
+ * plugin JSON files, Claude Code settings and plugin hooks, and each
+ * agent's MCP server configuration.
  */
 export const DOCUMENT_SELECTOR: readonly Filter[] = [
   { scheme: 'file', language: 'markdown' },
@@ -27,15 +28,17 @@ export const DOCUMENT_SELECTOR: readonly Filter[] = [
   { scheme: 'file', pattern: '**/{.cursor,.vscode}/mcp.json' },
   { scheme: 'file', pattern: '**/.gemini/settings.json' },
   { scheme: 'file', pattern: '**/.codex/config.toml' },
+  { scheme: 'file', pattern: '**/.claude/{settings,settings.local}.json' },
+  { scheme: 'file', pattern: '**/hooks/hooks.json' },
 ];
 
 /** The files whose changes on disk the server is told of. */
-export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,mcp.json,settings.json,config.toml}';
+export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,mcp.json,settings.json,settings.local.json,hooks.json,config.toml}';
 
 /** Whether a saved file may change what a session loads. */
 export function affectsSession(fileName: string): boolean {
   const f = fileName.replace(/\\/g, '/');
-  return /\.(md|mdc)$/.test(f) || /(^|\/)(\.ctxls\.yaml|\.mcp\.json|\.lsp\.json|plugin\.json|marketplace\.json)$/.test(f);
+  return /\.(md|mdc)$/.test(f) || /(^|\/)(\.ctxls\.yaml|\.mcp\.json|\.lsp\.json|plugin\.json|marketplace\.json|settings(\.local)?\.json)$/.test(f);
 }
 
 /** Status bar text of a session cost, or undefined when nothing loads. */

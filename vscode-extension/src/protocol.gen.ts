@@ -298,6 +298,8 @@ export interface ChainStep {
   sharedDataTokens: number;
   historyTokens: number;
   inputTokens: number;
+  /** FramingTokens is the cost of the headings and separators between the parts: PromptTokens is the sum of the parts' tokens (command, memory, context, shared data, history, input) and it. */
+  framingTokens: number;
   promptTokens: number;
   /** Cuts says what the prompt lost to fit the model's context window: history messages dropped or shortened, sections shortened. Absent when the prompt fitted whole. */
   cuts?: PromptCut[];

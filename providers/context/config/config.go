@@ -51,6 +51,11 @@ type Config struct {
 	// directories unless they lead to a configured root, and build, dist
 	// and target at the top of the workspace (see library.Filter).
 	Ignore []string `yaml:"ignore" json:"ignore,omitempty"`
+	// Include lists paths or slash-separated globs, relative to the
+	// workspace, that are read although git ignores them (.gitignore,
+	// .git/info/exclude, the global excludes file); the folders on the
+	// way to them are entered. Ignore and the folders never read win.
+	Include []string `yaml:"include" json:"include,omitempty"`
 	// Tokenizer names the token encoding (see package tokens).
 	Tokenizer string `yaml:"tokenizer" json:"tokenizer"`
 	// TokenizerChosen reports that .ctxls.yaml or the editor's settings
@@ -266,7 +271,7 @@ func unwrapPath(err error) error {
 
 // known lists the top-level keys of .ctxls.yaml.
 var known = map[string]bool{
-	"contextRoots": true, "commandRoots": true, "ignore": true, "tokenizer": true,
+	"contextRoots": true, "commandRoots": true, "ignore": true, "include": true, "tokenizer": true,
 	"driftThreshold": true, "budget": true, "executor": true, "chains": true,
 	"models": true, "defaultModel": true, "maxFileSize": true,
 	"disable": true, "limits": true, "agents": true,
@@ -580,6 +585,7 @@ func (c *Config) clone() *Config {
 	out.ContextRoots = append([]string(nil), c.ContextRoots...)
 	out.CommandRoots = append([]string(nil), c.CommandRoots...)
 	out.Ignore = append([]string(nil), c.Ignore...)
+	out.Include = append([]string(nil), c.Include...)
 	out.Disable = append([]string(nil), c.Disable...)
 	out.Executor.Command = append([]string(nil), c.Executor.Command...)
 	out.Chains = make([]Chain, len(c.Chains))

@@ -8,6 +8,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -280,6 +281,7 @@ func (b *builder) claude() {
 			b.memory(f, fmt.Sprintf("nested memory, when Claude reads files in %s/", nestedDir(f.Rel, "")), false)
 		}
 	}
+	b.outputStyle()
 	// A command named like a skill is the skill's: the skill wins.
 	skills := map[string]bool{}
 	for _, f := range b.files(agentfiles.KindSkill) {
@@ -323,6 +325,41 @@ func (b *builder) claude() {
 	if budget := int(float64(b.opt.ContextWindow) * listingShare * charsPerToken); listingChars > budget {
 		b.warn("the listing of skills and commands is %d characters (%d tokens), over Claude Code's budget of %d characters, 1%% of the %d-token context window: Claude Code drops descriptions past that, and a skill without one is not picked",
 			listingChars, listing, budget, b.opt.ContextWindow)
+	}
+}
+
+// outputStyle adds the output style the project's settings select: its
+// body joins the system prompt of every session. settings.local.json
+// overrides settings.json; a built-in style or one outside the project
+// is not counted.
+func (b *builder) outputStyle() {
+	name, from := "", ""
+	for _, f := range b.files(agentfiles.KindSettings) {
+		if f.Rel != ".claude/settings.json" && f.Rel != ".claude/settings.local.json" {
+			continue
+		}
+		var s struct {
+			OutputStyle string `json:"outputStyle"`
+		}
+		if json.Unmarshal(f.Text, &s) != nil || s.OutputStyle == "" {
+			continue
+		}
+		if name == "" || f.Rel == ".claude/settings.local.json" {
+			name, from = s.OutputStyle, f.Rel
+		}
+	}
+	if name == "" {
+		return
+	}
+	for _, f := range b.files(agentfiles.KindOutputStyle) {
+		if !topLevel(f.Rel, ".claude/output-styles/") {
+			continue
+		}
+		file := strings.TrimSuffix(path.Base(f.Rel), ".md")
+		if strings.EqualFold(f.Meta.Name, name) || (f.Meta.Name == "" && strings.EqualFold(file, name)) {
+			b.always(f.Rel, FileTokens(b.opt.Counter, f), fmt.Sprintf("output style %s (outputStyle in %s), in the system prompt", name, from))
+			return
+		}
 	}
 }
 

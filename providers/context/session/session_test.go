@@ -348,3 +348,47 @@ func TestGemini(t *testing.T) {
 		t.Errorf("with context.fileName AGENTS.md: %+v", c.AlwaysLoaded)
 	}
 }
+
+// TestClaudeOutputStyle checks that the output style the project's
+// settings select is always loaded, at its body's tokens, and that
+// settings.local.json wins over settings.json.
+func TestClaudeOutputStyle(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := "Answer in as few words as will do, and never apologise.\n"
+	write(".claude/output-styles/terse.md", "---\nname: Terse\ndescription: Short answers.\n---\n"+body)
+	write(".claude/output-styles/long.md", "---\ndescription: Long answers.\n---\nExplain everything at length.\n")
+	write(".claude/settings.json", `{"outputStyle": "long"}`)
+	write(".claude/settings.local.json", `{"outputStyle": "Terse"}`)
+	c := compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
+	var styles []Entry
+	for _, e := range c.AlwaysLoaded {
+		if strings.Contains(e.Reason, "output style") {
+			styles = append(styles, e)
+		}
+	}
+	if len(styles) != 1 || styles[0].File != ".claude/output-styles/terse.md" {
+		t.Fatalf("output styles always loaded: %v, want terse.md alone", styles)
+	}
+	if n := counter(t).Count(body); styles[0].Tokens != n {
+		t.Errorf("terse.md: %d tokens, its body has %d", styles[0].Tokens, n)
+	}
+
+	write(".claude/settings.local.json", `{"outputStyle": "Explanatory"}`)
+	c = compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
+	for _, e := range c.AlwaysLoaded {
+		if strings.Contains(e.Reason, "output style") {
+			t.Errorf("a built-in style is counted as %s", e.File)
+		}
+	}
+}

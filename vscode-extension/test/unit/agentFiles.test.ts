@@ -50,6 +50,9 @@ test('the server gets the agent files that are not plain markdown', () => {
     '.vscode/mcp.json',
     '.gemini/settings.json',
     '.codex/config.toml',
+    '.claude/settings.json',
+    '.claude/settings.local.json',
+    'plugins/p/hooks/hooks.json',
   ]) {
     assert.ok(selected(p), `${p} is not served`);
   }
