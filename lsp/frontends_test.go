@@ -195,7 +195,8 @@ func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		}
 		a.search[q] = res.Items
 	}
-	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", dir)
+	// In the catalog's tokenizer, so that the figures compare.
+	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", "o200k_base", dir)
 	return a
 }
 
@@ -239,7 +240,7 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		call("search", map[string]any{"query": q}, &res)
 		a.search[q] = res.Results
 	}
-	call("session_cost", map[string]any{"agent": "claude"}, &a.cost)
+	call("session_cost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost)
 	return a
 }
 
@@ -266,7 +267,7 @@ func lspAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		}
 		a.search[q] = res.Items
 	}
-	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude"}, &a.cost); err != nil {
+	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost); err != nil {
 		t.Fatal(err)
 	}
 	return a

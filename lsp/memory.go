@@ -109,6 +109,9 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 			}
 		}
 	}
+	if e.Status == imports.Loaded || e.Status == imports.Again {
+		b.WriteString("\n\n" + present.CountedIn(v.lib.Counter().Name()))
+	}
 	rng := v.rng(e.Span)
 	s.mu.Lock()
 	plain := !s.caps.markdown
@@ -162,6 +165,7 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if n := len(t.Files) - 1; n > 0 {
 		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
 	}
+	label += " (" + v.lib.Counter().Name() + ")"
 	// Imports the agent tries and fails to load; a cycle's file and one
 	// outside the project may well be loaded.
 	notLoaded := 0

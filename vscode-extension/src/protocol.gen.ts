@@ -328,6 +328,8 @@ export interface ChainResult {
   executor: string;
   steps: ChainStep[];
   totalTokens: number;
+  /** Tokenizer names the encoding every token figure is counted in. */
+  tokenizer: string;
   cacheHits: number;
   budget: ContextBudget;
   /** Model is the budget of the model the prompts were fitted to. */
