@@ -271,3 +271,28 @@ func (c *checker) nodeSpan(n document.Node) document.Span {
 	}
 	return c.lineSpan(0)
 }
+
+// Cap returns ds, the diagnostics of the file at path, when they are at
+// most limit, not counting one that stands for those left out already;
+// otherwise the most severe limit of them, in order of position within a
+// severity, and one that says how many of them and of those left out
+// before are not reported. It does not change ds.
+func Cap(path string, ds []Diagnostic, limit int) []Diagnostic {
+	leftOut, n := 0, 0
+	for _, d := range ds {
+		if d.Code == rules.DiagnosticsLeftOut {
+			leftOut += d.LeftOut
+		} else {
+			n++
+		}
+	}
+	if limit <= 0 || n <= limit {
+		return ds
+	}
+	kept := slices.DeleteFunc(slices.Clone(ds), func(d Diagnostic) bool { return d.Code == rules.DiagnosticsLeftOut })
+	// Severities count up from the most severe, as in LSP.
+	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return int(a.Severity) - int(b.Severity) })
+	kept = kept[:limit]
+	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	return append(kept, LeftOut(path, leftOut+n-limit, limit))
+}
