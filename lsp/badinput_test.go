@@ -48,7 +48,6 @@ type badSetup struct {
 	Target  string `json:"target"` // symlink; "@outside/" stands for the directory outside
 	Prefix  string `json:"prefix"`
 	Repeat  string `json:"repeat"` // "{i}" in it stands for the repetition's number
-
 	Count   int    `json:"count"`
 	Suffix  string `json:"suffix"`
 	Content string `json:"content"` // outside
