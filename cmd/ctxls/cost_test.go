@@ -59,7 +59,7 @@ func TestCostCommandAgents(t *testing.T) {
 		t.Errorf("codex cost: %s", out)
 	}
 	for _, args := range [][]string{
-		{"cost", dir, "--agent", "gemini"},
+		{"cost", dir, "--agent", "vim"},
 		{"cost", dir, "--context-window", "0"},
 		{"cost", dir, "--format", "xml"},
 		{"cost", dir, dir},

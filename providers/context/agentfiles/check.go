@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -99,7 +98,7 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		if !ok {
 			return nil, nil
 		}
-		k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+		k := s.classify(rel)
 		if k == KindUnknown {
 			return nil, nil
 		}
@@ -171,8 +170,14 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 		c.command()
 	case KindSubagent:
 		c.subagent()
-	case KindPlugin, KindMarketplace, KindMCP, KindLSP:
+	case KindPlugin, KindMarketplace, KindLSP:
 		c.pluginJSON()
+	case KindMCP:
+		c.mcpConfig()
+	case KindSettings, KindHooks:
+		c.claudeJSON()
+	case KindOutputStyle:
+		c.outputStyle()
 	case KindAgentsMd:
 		c.agentsMd()
 	case KindCursorRule:

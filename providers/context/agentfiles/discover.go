@@ -16,6 +16,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/gitignore"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -52,12 +53,16 @@ type Set struct {
 	Root string
 	// Files are the agent files, sorted by Rel.
 	Files []*File
+	// IgnoredFiles and IgnoredDirs count the files and folders the walk
+	// skipped because git ignores them; nothing in such a folder is read.
+	IgnoredFiles, IgnoredDirs int
 
 	cfg    *config.Config
 	root   *fsguard.Root // the check every file read passes
 	all    []string      // every file of the workspace, relative, slash-separated, sorted
 	dirs   map[string]bool
 	byPath map[string]*File
+	pruned []string // the folders skipped because git ignores them
 
 	skillsOnce sync.Once
 	skills     map[string]bool // names and folders of skills, for subagents
@@ -70,6 +75,9 @@ type Set struct {
 
 	compiledMu sync.Mutex
 	compiled   map[globKey]compiledGlob // see compile
+
+	codex       codexConfig // the project's .codex/config.toml
+	geminiNames []string    // Gemini CLI's context file names
 }
 
 // Guard returns the check every file of the workspace passes before it is
@@ -97,6 +105,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	}
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
 	ignore := newIgnore(cfg.Ignore)
+	git := gitignore.New(abs, cfg.Include)
 	var candidates []string
 	links := map[string]string{} // a followed link's path → the path it leads to, both relative
 	// visit records one entry of the walk at rel; a folder it returns
@@ -104,6 +113,13 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	visit := func(rel string, name string, dir bool) bool {
 		if dir {
 			if rel != "." && (config.IgnoredDir(name) || ignore.match(rel)) {
+				return false
+			}
+			// The agents load their folders whether or not git tracks
+			// them (many keep .claude out of the repository).
+			if rel != "." && !AgentDir(name) && git.Ignored(rel, true) {
+				s.IgnoredDirs++
+				s.pruned = append(s.pruned, rel)
 				return false
 			}
 			s.dirs[rel] = true
@@ -115,9 +131,17 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		if len(s.all) < maxWorkspaceFiles {
 			s.all = append(s.all, rel)
 		}
-		if maybeAgentFile(name) {
-			candidates = append(candidates, rel)
+		if !maybeAgentFile(name) {
+			return true
 		}
+		// An agent file git ignores (CLAUDE.local.md,
+		// .claude/settings.local.json) is loaded all the same; any other
+		// is not read.
+		if git.Ignored(rel, false) && Classify(rel, func(string) bool { return false }) == KindUnknown {
+			s.IgnoredFiles++
+			return true
+		}
+		candidates = append(candidates, rel)
 		return true
 	}
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
@@ -146,9 +170,10 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
 	slices.Sort(s.all)
-	plugin := func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] }
+	s.loadCodexConfig(ctx)
+	s.loadGeminiSettings(ctx)
 	for _, rel := range candidates {
-		k := Classify(rel, plugin)
+		k := s.classify(rel)
 		if k == KindUnknown {
 			continue
 		}
@@ -160,6 +185,16 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
 	s.joinLinks(links)
 	return s, nil
+}
+
+// classify is Classify with what the set knows of the project: its
+// plugin folders and the fallback names of its Codex configuration.
+func (s *Set) classify(rel string) Kind {
+	k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
+		return KindAgentsMd
+	}
+	return k
 }
 
 // skillLinkPlace reports whether a symbolic link at rel is one the agents
@@ -447,18 +482,48 @@ func (s *Set) caseTwin(dir, name string) string {
 
 // maybeAgentFile filters file names before classifying their paths.
 func maybeAgentFile(name string) bool {
-	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")
+	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json") || name == "config.toml"
 }
 
 // MaybeFile reports whether a file of that name or path can be an agent
 // file: a filter for file watchers, cheaper than [Classify].
-func MaybeFile(name string) bool { return maybeAgentFile(name) }
+func MaybeFile(name string) bool {
+	if !maybeAgentFile(filepath.Base(name)) {
+		return false
+	}
+	// In the folders of other tools' settings, only their MCP
+	// configurations are agent files.
+	p := filepath.ToSlash(name)
+	switch path.Base(path.Dir(p)) {
+	case ".vscode", ".gemini", ".codex":
+		return mcpConfigOf(p) != nil
+	}
+	return true
+}
 
 // HiddenDirs returns the hidden folders at a project's root where agents
 // keep skills, rules, commands and instructions. A watcher that skips
 // hidden folders, as the library's does, watches these besides.
 func HiddenDirs() []string {
-	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin"}
+	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".vscode", ".gemini", ".codex"}
+}
+
+// AgentDir reports whether a folder of this name holds an agent's files
+// (see HiddenDirs): the walk enters it even when git ignores it.
+func AgentDir(name string) bool {
+	return slices.Contains(HiddenDirs(), name)
+}
+
+// UnderIgnored reports whether the relative slash path lies in a folder
+// the walk skipped because git ignores it: whether it exists is not known
+// from the listing.
+func (s *Set) UnderIgnored(rel string) bool {
+	for _, d := range s.pruned {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // ignoreSet holds the configured ignore entries: folder names, or globs

@@ -32,11 +32,14 @@ const (
 	KindPlugin
 	// KindMarketplace is a plugin marketplace, .claude-plugin/marketplace.json.
 	KindMarketplace
-	// KindMCP is an MCP server configuration, .mcp.json.
+	// KindMCP is a file of MCP server configurations: .mcp.json,
+	// .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json or
+	// .codex/config.toml.
 	KindMCP
 	// KindLSP is a language server configuration of a plugin, .lsp.json.
 	KindLSP
-	// KindAgentsMd is an AGENTS.md or GEMINI.md.
+	// KindAgentsMd is an AGENTS.md, AGENTS.override.md or GEMINI.md, or
+	// a file .codex/config.toml names in project_doc_fallback_filenames.
 	KindAgentsMd
 	// KindCursorRule is a Cursor rule, .cursor/rules/**/*.mdc.
 	KindCursorRule
@@ -45,6 +48,14 @@ const (
 	KindCopilotInstructions
 	// KindCopilotPrompt is a .github/prompts/*.prompt.md file.
 	KindCopilotPrompt
+	// KindSettings is a Claude Code settings file of the project,
+	// .claude/settings.json or .claude/settings.local.json.
+	KindSettings
+	// KindHooks is a plugin's hook configuration, hooks/hooks.json.
+	KindHooks
+	// KindOutputStyle is a Claude Code output style,
+	// .claude/output-styles/*.md or a plugin's output-styles/*.md.
+	KindOutputStyle
 )
 
 var kindNames = [...]string{
@@ -62,6 +73,9 @@ var kindNames = [...]string{
 	KindCursorRule:          "cursor-rule",
 	KindCopilotInstructions: "copilot-instructions",
 	KindCopilotPrompt:       "copilot-prompt",
+	KindSettings:            "settings",
+	KindHooks:               "hooks",
+	KindOutputStyle:         "output-style",
 }
 
 // String returns the kind's name: "skill", "command", "cursor-rule", ….
@@ -72,9 +86,10 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// isJSON reports whether files of the kind are JSON rather than markdown.
+// isJSON reports whether files of the kind are JSON (or, for Codex's
+// MCP configuration, TOML) rather than markdown.
 func (k Kind) isJSON() bool {
-	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP
+	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP || k == KindSettings || k == KindHooks
 }
 
 // Classify returns the kind of the file at rel, a slash-separated path
@@ -84,6 +99,9 @@ func (k Kind) isJSON() bool {
 // it may be nil.
 func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 	rel = path.Clean(strings.TrimPrefix(rel, "./"))
+	if mcpConfigOf(rel) != nil {
+		return KindMCP
+	}
 	base := path.Base(rel)
 	dir := path.Dir(rel)
 	segs := strings.Split(rel, "/")
@@ -95,7 +113,7 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		return KindUnknown
 	case "CLAUDE.md", "CLAUDE.local.md":
 		return KindMemory
-	case "AGENTS.md", "GEMINI.md":
+	case "AGENTS.md", "AGENTS.override.md", "GEMINI.md":
 		return KindAgentsMd
 	case "plugin.json":
 		if path.Base(dir) == ".claude-plugin" {
@@ -113,6 +131,14 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		if path.Base(dir) == ".github" {
 			return KindCopilotInstructions
 		}
+	case "settings.json", "settings.local.json":
+		if dir == ".claude" || strings.HasSuffix(dir, "/.claude") {
+			return KindSettings
+		}
+	case "hooks.json":
+		if path.Base(dir) == "hooks" && isPluginDir(path.Dir(dir), segs[:len(segs)-2], pluginRoot) {
+			return KindHooks
+		}
 	}
 	switch {
 	case strings.HasSuffix(base, ".mdc"):
@@ -128,6 +154,14 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 			return KindCopilotPrompt
 		}
 	case strings.HasSuffix(base, ".md"):
+		if len(segs) >= 2 && segs[len(segs)-2] == "output-styles" && !strings.EqualFold(base, "README.md") {
+			if i := indexPair(segs, ".claude", "output-styles"); i >= 0 && i+3 == len(segs) {
+				return KindOutputStyle
+			}
+			if isPluginDir(path.Dir(dir), segs[:len(segs)-2], pluginRoot) {
+				return KindOutputStyle
+			}
+		}
 		if indexPair(segs, ".claude", "rules") >= 0 {
 			return KindRule
 		}
@@ -163,6 +197,16 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		}
 	}
 	return KindUnknown
+}
+
+// isPluginDir reports whether the folder root, whose segments are segs,
+// is a plugin's: it holds .claude-plugin, or it is plugins/NAME.
+func isPluginDir(root string, segs []string, pluginRoot func(dir string) bool) bool {
+	if root == "" {
+		root = "."
+	}
+	n := len(segs)
+	return (n >= 2 && segs[n-2] == "plugins") || (pluginRoot != nil && pluginRoot(root))
 }
 
 // indexPair returns the index of the first segment a followed by b, or -1.

@@ -137,8 +137,7 @@ func kindName(k jsontext.Kind) string {
 	return "null"
 }
 
-// pluginJSON checks a plugin manifest, a marketplace, .mcp.json or
-// .lsp.json.
+// pluginJSON checks a plugin manifest, a marketplace or .lsp.json.
 func (c *checker) pluginJSON() {
 	root, off, err := parseJSON(c.f.Text)
 	if err != nil {
@@ -159,10 +158,6 @@ func (c *checker) pluginJSON() {
 		c.pluginManifest(root)
 	case KindMarketplace:
 		c.marketplace(root)
-	case KindMCP:
-		if v, k := root.get("mcpServers"); k != nil {
-			c.servers(v, "command")
-		}
 	case KindLSP:
 		c.servers(root, "command")
 		for i, v := range root.vals {
@@ -230,6 +225,7 @@ var pluginPathFields = []string{"commands", "agents", "skills", "hooks", "mcpSer
 func (c *checker) pluginManifest(root *jnode) {
 	at := document.Span{Start: root.span.Start, End: root.span.Start + 1}
 	c.kebabName(c.requireString(root, at, "name", "a plugin"), "plugin")
+	c.pluginLayout(at)
 	for _, f := range []string{"version", "description", "homepage", "repository", "license"} {
 		if v, k := root.get(f); k != nil && v.kind != '"' {
 			c.add(v.span, rules.PluginFieldInvalid, "%s must be a string, not %s", f, kindName(v.kind))
@@ -259,6 +255,9 @@ func (c *checker) pluginManifest(root *jnode) {
 			}
 		case '{':
 			// An inline configuration (hooks, servers).
+			if f == "mcpServers" {
+				c.mcpServers(v, claudeMCP, nil)
+			}
 		default:
 			c.add(v.span, rules.PluginFieldInvalid, "%s must be a path or a list of paths, not %s", f, kindName(v.kind))
 		}
@@ -268,6 +267,9 @@ func (c *checker) pluginManifest(root *jnode) {
 // pluginPath checks that a path of a plugin manifest exists.
 func (c *checker) pluginPath(v *jnode, field string) {
 	p := v.str
+	if c.pluginPathOutside(v, field) {
+		return
+	}
 	if p == "" || strings.Contains(p, "${") || strings.Contains(p, "://") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
 		return
 	}

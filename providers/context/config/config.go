@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
@@ -50,8 +51,17 @@ type Config struct {
 	// directories unless they lead to a configured root, and build, dist
 	// and target at the top of the workspace (see library.Filter).
 	Ignore []string `yaml:"ignore" json:"ignore,omitempty"`
+	// Include lists paths or slash-separated globs, relative to the
+	// workspace, that are read although git ignores them (.gitignore,
+	// .git/info/exclude, the global excludes file); the folders on the
+	// way to them are entered. Ignore and the folders never read win.
+	Include []string `yaml:"include" json:"include,omitempty"`
 	// Tokenizer names the token encoding (see package tokens).
 	Tokenizer string `yaml:"tokenizer" json:"tokenizer"`
+	// TokenizerChosen reports that .ctxls.yaml or the editor's settings
+	// name the tokenizer, which then stands over the tokenizer of an
+	// agent or model that a count is for.
+	TokenizerChosen bool `yaml:"-" json:"-"`
 	// DriftThreshold is the relative difference between declared and
 	// measured tokens beyond which a warning is given (0.25 = 25 %).
 	DriftThreshold float64 `yaml:"driftThreshold" json:"driftThreshold"`
@@ -71,6 +81,25 @@ type Config struct {
 	Disable []string `yaml:"disable" json:"disable,omitempty"`
 	// Limits are the sizes past which agent files are flagged.
 	Limits Limits `yaml:"limits" json:"limits"`
+	// Agents names the installed version of each agent, by the names of
+	// the agent facts (claude, codex, …); an agent left out follows its
+	// newest documented behaviour.
+	Agents map[string]AgentSetting `yaml:"agents" json:"agents,omitempty"`
+}
+
+// AgentSetting is what .ctxls.yaml says about one agent.
+type AgentSetting struct {
+	// Version is the installed version, such as "2.1.300".
+	Version string `yaml:"version" json:"version,omitempty"`
+}
+
+// AgentVersion returns the configured version of an agent, "" for the
+// newest documented behaviour.
+func (c *Config) AgentVersion(agent string) string {
+	if c == nil {
+		return ""
+	}
+	return c.Agents[agent].Version
 }
 
 // Budget is the loading protocol's limit per prompt.
@@ -113,6 +142,9 @@ type Model struct {
 	// HistoryTokens, when set, is an absolute history budget that
 	// overrides HistoryShare.
 	HistoryTokens int `yaml:"historyTokens" json:"historyTokens,omitempty"`
+	// Tokenizer, when set, is the encoding the model counts in; else it
+	// follows from the model's name where tokens.ForModel knows it.
+	Tokenizer string `yaml:"tokenizer" json:"tokenizer,omitempty"`
 }
 
 // HistoryBudget returns the number of tokens of history this model allows.
@@ -239,10 +271,10 @@ func unwrapPath(err error) error {
 
 // known lists the top-level keys of .ctxls.yaml.
 var known = map[string]bool{
-	"contextRoots": true, "commandRoots": true, "ignore": true, "tokenizer": true,
+	"contextRoots": true, "commandRoots": true, "ignore": true, "include": true, "tokenizer": true,
 	"driftThreshold": true, "budget": true, "executor": true, "chains": true,
 	"models": true, "defaultModel": true, "maxFileSize": true,
-	"disable": true, "limits": true,
+	"disable": true, "limits": true, "agents": true,
 }
 
 // Parse parses the content of a .ctxls.yaml file.
@@ -269,6 +301,9 @@ func Parse(data []byte) (*Config, []Problem) {
 		if key.Value == "chains" {
 			problems = append(problems, decodeChains(cfg, val)...)
 			continue
+		}
+		if key.Value == "tokenizer" {
+			cfg.TokenizerChosen = true
 		}
 		if key.Value == "maxFileSize" {
 			if n, err := parseSize(val.Value); err != nil || val.Kind != yaml.ScalarNode {
@@ -378,6 +413,8 @@ func restoreDefault(cfg, def *Config, key string) {
 		cfg.Disable = nil
 	case "limits":
 		cfg.Limits = def.Limits
+	case "agents":
+		cfg.Agents = nil
 	}
 }
 
@@ -409,6 +446,7 @@ func (c *Config) validate() []Problem {
 	if _, err := tokens.New(c.Tokenizer); err != nil {
 		bad([]string{"tokenizer"}, "%v; using %s", err, def.Tokenizer)
 		c.Tokenizer = def.Tokenizer
+		c.TokenizerChosen = false
 	}
 	if c.DriftThreshold <= 0 {
 		bad([]string{"driftThreshold"}, "driftThreshold must be above 0 (0.25 means 25 %%); using %g", def.DriftThreshold)
@@ -453,9 +491,26 @@ func (c *Config) validate() []Problem {
 		case m.HistoryTokens < 0 || m.HistoryTokens >= m.ContextWindow:
 			bad([]string{"models", name, "historyTokens"}, "model %q: historyTokens %d must be below the context window %d; model ignored", name, m.HistoryTokens, m.ContextWindow)
 			delete(c.Models, name)
+		case m.Tokenizer != "":
+			if _, err := tokens.New(m.Tokenizer); err != nil {
+				bad([]string{"models", name, "tokenizer"}, "model %q: %v; counting with %s", name, err, c.TokenizerFor(name))
+				m.Tokenizer = ""
+				c.Models[name] = m
+			}
 		}
 	}
 	p = append(p, c.Limits.validate()...)
+	for name, a := range c.Agents {
+		if _, ok := agentfacts.Lookup(name); !ok {
+			bad([]string{"agents", name}, "agents: %q is not an agent ctxls knows (%s); ignored", name, strings.Join(agentfacts.Names(), ", "))
+			delete(c.Agents, name)
+			continue
+		}
+		if a.Version != "" && !agentfacts.ValidVersion(a.Version) {
+			bad([]string{"agents", name, "version"}, "agents.%s.version %q is not a version such as 2.1.300; the newest documented behaviour is used", name, a.Version)
+			delete(c.Agents, name)
+		}
+	}
 	for _, code := range c.Disable {
 		if _, ok := rules.Lookup(code); !ok {
 			p = append(p, Problem{Line: -1, Severity: "warning", Message: fmt.Sprintf("disable: %q is not a diagnostic code of ctxls, so it turns nothing off", code)})
@@ -508,12 +563,29 @@ func (c *Config) Model(name string) (string, Model, bool) {
 	return name, m, ok
 }
 
+// TokenizerFor returns the encoding the named model counts in: the
+// model's own tokenizer setting, else the one its name implies, else the
+// workspace's. An empty name is the default model.
+func (c *Config) TokenizerFor(model string) string {
+	n, m, ok := c.Model(model)
+	if ok && m.Tokenizer != "" {
+		if _, err := tokens.New(m.Tokenizer); err == nil {
+			return m.Tokenizer
+		}
+	}
+	if t, known := tokens.ForModel(n); known {
+		return t
+	}
+	return c.Tokenizer
+}
+
 // clone returns a deep copy.
 func (c *Config) clone() *Config {
 	out := *c
 	out.ContextRoots = append([]string(nil), c.ContextRoots...)
 	out.CommandRoots = append([]string(nil), c.CommandRoots...)
 	out.Ignore = append([]string(nil), c.Ignore...)
+	out.Include = append([]string(nil), c.Include...)
 	out.Disable = append([]string(nil), c.Disable...)
 	out.Executor.Command = append([]string(nil), c.Executor.Command...)
 	out.Chains = make([]Chain, len(c.Chains))

@@ -1,6 +1,10 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
+)
 
 // Limits are the sizes past which agent files are flagged. The defaults
 // are what the agents document; a project may tighten or relax them.
@@ -15,8 +19,16 @@ type Limits struct {
 	// SkillBodyLines and SkillBodyTokens bound a skill's body.
 	SkillBodyLines  int `yaml:"skillBodyLines" json:"skillBodyLines"`
 	SkillBodyTokens int `yaml:"skillBodyTokens" json:"skillBodyTokens"`
-	// AgentsMdBytes is the size past which AGENTS.md and GEMINI.md are cut.
+	// AgentsMdBytes is Codex's cap on the chain of AGENTS.md files.
 	AgentsMdBytes int `yaml:"agentsMdBytes" json:"agentsMdBytes"`
+	// GeminiImportDepth is how many hops of @file imports Gemini CLI follows.
+	GeminiImportDepth int `yaml:"geminiImportDepth" json:"geminiImportDepth"`
+	// CopilotAgentChars is the longest prompt of a Copilot custom agent.
+	CopilotAgentChars int `yaml:"copilotAgentChars" json:"copilotAgentChars"`
+	// WindsurfRuleChars is the characters of a Windsurf rule file read.
+	WindsurfRuleChars int `yaml:"windsurfRuleChars" json:"windsurfRuleChars"`
+	// WindsurfTotalChars is the characters of all Windsurf rules read.
+	WindsurfTotalChars int `yaml:"windsurfTotalChars" json:"windsurfTotalChars"`
 	// MemoryChars is the size in characters past which a memory file is flagged.
 	MemoryChars int `yaml:"memoryChars" json:"memoryChars"`
 	// ImportDepth is how many hops of @path imports the agent follows.
@@ -34,10 +46,14 @@ const (
 	DefaultSkillListing       = 1536
 	defaultSkillBodyLines     = 500
 	defaultSkillBodyTokens    = 5000
-	DefaultAgentsMdBytes      = 32 << 10
-	defaultMemoryChars        = 40000
-	defaultImportDepth        = 4
 	DefaultFileDiagnostics    = 1000
+)
+
+// Limits of the agent facts: their documented defaults.
+var (
+	DefaultAgentsMdBytes = agentfacts.CapOf("codex", "agents-md")
+	defaultMemoryChars   = agentfacts.CapOf("claude", "memory")
+	defaultImportDepth   = agentfacts.CapOf("claude", "imports")
 )
 
 // defaultLimits returns the documented limits of the agents.
@@ -51,6 +67,10 @@ func defaultLimits() Limits {
 		AgentsMdBytes:      DefaultAgentsMdBytes,
 		MemoryChars:        defaultMemoryChars,
 		ImportDepth:        defaultImportDepth,
+		GeminiImportDepth:  agentfacts.CapOf("gemini", "gemini-md"),
+		CopilotAgentChars:  agentfacts.CapOf("copilot", "custom-agents"),
+		WindsurfRuleChars:  agentfacts.CapOf("windsurf", "rules"),
+		WindsurfTotalChars: agentfacts.CapOf("windsurf", "total"),
 		FileDiagnostics:    DefaultFileDiagnostics,
 	}
 }
@@ -72,6 +92,10 @@ func (l *Limits) validate() []Problem {
 		{"agentsMdBytes", &l.AgentsMdBytes, def.AgentsMdBytes},
 		{"memoryChars", &l.MemoryChars, def.MemoryChars},
 		{"importDepth", &l.ImportDepth, def.ImportDepth},
+		{"geminiImportDepth", &l.GeminiImportDepth, def.GeminiImportDepth},
+		{"copilotAgentChars", &l.CopilotAgentChars, def.CopilotAgentChars},
+		{"windsurfRuleChars", &l.WindsurfRuleChars, def.WindsurfRuleChars},
+		{"windsurfTotalChars", &l.WindsurfTotalChars, def.WindsurfTotalChars},
 		{"fileDiagnostics", &l.FileDiagnostics, def.FileDiagnostics},
 	} {
 		if *f.v < 1 {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,5 +54,26 @@ func TestDisableUnknownCode(t *testing.T) {
 	}
 	if !cfg.Disabled("token-drift") {
 		t.Error("the known code was dropped")
+	}
+}
+
+func TestAgentsSetting(t *testing.T) {
+	t.Parallel()
+	cfg, problems := Parse([]byte("agents:\n  claude: {version: \"2.1.300\"}\n  codex:\n    version: latest\n  zed: {version: \"1\"}\n"))
+	if got := cfg.AgentVersion("claude"); got != "2.1.300" {
+		t.Errorf("claude version = %q", got)
+	}
+	if got := cfg.AgentVersion("codex"); got != "" {
+		t.Errorf("a version that is not one must fall back to the newest, got %q", got)
+	}
+	var lines []int
+	for _, p := range problems {
+		lines = append(lines, p.Line)
+	}
+	if len(problems) != 2 || !slices.Contains(lines, 3) || !slices.Contains(lines, 4) {
+		t.Errorf("problems = %v, want one at the codex version (line 4) and one at zed (line 5)", problems)
+	}
+	if Default().AgentVersion("claude") != "" {
+		t.Error("the default must be the newest documented behaviour")
 	}
 }

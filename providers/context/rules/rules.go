@@ -83,6 +83,8 @@ const (
 	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/agent-customization/custom-instructions)"
 	srcClaudeCode  = "Claude Code docs"
 	srcCodex       = "Codex docs"
+	srcCodexMd     = "Codex docs (https://developers.openai.com/codex/guides/agents-md)"
+	srcGeminiMd    = "Gemini CLI docs (https://geminicli.com/docs/cli/gemini-md, https://github.com/google-gemini/gemini-cli/blob/main/docs/core/memport.md)"
 	srcCursor      = "Cursor docs (https://cursor.com/docs/context/rules)"
 	srcCopilot     = "GitHub Copilot docs (https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions)"
 	srcSubagents   = "Claude Code docs (https://code.claude.com/docs/en/sub-agents)"
@@ -92,6 +94,17 @@ const (
 	srcJSON        = "JSON (RFC 8259)"
 	srcClaudePlugs = "Claude Code plugin docs"
 	srcMarkdown    = "Marksman, VS Code markdown"
+	srcTOML        = "TOML 1.0 (https://toml.io/en/v1.0.0)"
+	// srcMCP are the pages of every agent's MCP server configuration.
+	srcMCP = "Claude Code docs (https://code.claude.com/docs/en/mcp); Cursor docs (https://cursor.com/docs/mcp); " +
+		"VS Code docs (https://code.visualstudio.com/docs/copilot/reference/mcp-configuration); " +
+		"Gemini CLI docs (https://geminicli.com/docs/tools/mcp-server/); Codex docs (https://developers.openai.com/codex/mcp) " +
+		"and its parser (https://github.com/openai/codex/blob/main/codex-rs/config/src/mcp_types.rs)"
+	srcHooks       = "Claude Code docs (https://code.claude.com/docs/en/hooks)"
+	srcSettings    = "Claude Code docs (https://code.claude.com/docs/en/settings) and its settings schema (https://json.schemastore.org/claude-code-settings.json)"
+	srcPermissions = "Claude Code docs (https://code.claude.com/docs/en/settings#permission-rule-syntax)"
+	srcStyles      = "Claude Code docs (https://code.claude.com/docs/en/output-styles)"
+	srcPluginsRef  = "Claude Code docs (https://code.claude.com/docs/en/plugins-reference)"
 )
 
 // Codes of the context library.
@@ -127,6 +140,9 @@ const (
 	ImportOutsideProject      = "import-outside-project"
 	MemoryTooLarge            = "memory-too-large"
 	RulePathsInvalid          = "rule-paths-invalid"
+	MemoryCommandUndefined    = "memory-command-undefined"
+	MemoryPathMissing         = "memory-path-missing"
+	MemoryDuplicate           = "memory-duplicate-paragraph"
 )
 
 // Codes of agent files: skills, commands, subagents, plugins, AGENTS.md,
@@ -160,13 +176,46 @@ const (
 	PluginNameInvalid       = "plugin-name-invalid"
 	PluginNameDuplicate     = "plugin-name-duplicate"
 	PluginPathMissing       = "plugin-path-missing"
+	TOMLSyntax              = "toml-syntax-error"
+	MCPFieldMissing         = "mcp-server-field-missing"
+	MCPFieldInvalid         = "mcp-server-field-invalid"
+	MCPTypeUnknown          = "mcp-server-type-unknown"
+	MCPTransportConflict    = "mcp-server-transport-conflict"
+	MCPKeyMisspelled        = "mcp-key-misspelled"
+	MCPKeyUndocumented      = "mcp-key-undocumented"
+	MCPVariableUnexpanded   = "mcp-variable-unexpanded"
+	MCPSecretPlainText      = "mcp-secret-plain-text"
 	AgentsMdTooLarge        = "agents-md-too-large"
+	AgentsMdShadowed        = "agents-md-shadowed"
+	GeminiImportMissing     = "gemini-import-missing"
+	GeminiImportCycle       = "gemini-import-cycle"
 	CursorFieldInvalid      = "cursor-field-invalid"
 	CursorRuleNeverLoads    = "cursor-rule-never-loads"
 	CopilotFieldInvalid     = "copilot-field-invalid"
 	CopilotApplyToInvalid   = "copilot-applyto-invalid"
 	CopilotApplyToUnmatched = "copilot-applyto-unmatched"
 	CopilotApplyToMissing   = "copilot-applyto-missing"
+)
+
+// Codes of Claude Code hooks, settings, output styles and plugin layout.
+const (
+	HookShapeInvalid           = "hook-shape-invalid"
+	HookEventUnknown           = "hook-event-unknown"
+	HookMatcherInvalid         = "hook-matcher-invalid"
+	HookMatcherIgnored         = "hook-matcher-ignored"
+	HookHandlerInvalid         = "hook-handler-invalid"
+	HookKeyUnknown             = "hook-key-unknown"
+	HookScriptMissing          = "hook-script-missing"
+	HookScriptNotExecutable    = "hook-script-not-executable"
+	HookEnvUnset               = "hook-env-unset"
+	SettingsValueInvalid       = "settings-value-invalid"
+	SettingsPermissionInvalid  = "settings-permission-invalid"
+	SettingsKeyUnknown         = "settings-key-unknown"
+	SettingsKeyIgnored         = "settings-key-ignored"
+	SettingsOutputStyleMissing = "settings-output-style-missing"
+	OutputStyleFieldInvalid    = "output-style-field-invalid"
+	PluginComponentMisplaced   = "plugin-component-misplaced"
+	PluginPathOutside          = "plugin-path-outside"
 )
 
 // table lists every rule, in the order the README shows them.
@@ -195,6 +244,9 @@ var table = []Rule{
 	{ImportOutsideProject, Information, "an `@path` import with `~/`, an absolute path or a symbolic link out of the project loads a file outside the project; ctxls neither reads nor counts it", srcClaudeCode, NoFix},
 	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
 	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
+	{MemoryCommandUndefined, Warning, "a memory file, AGENTS.md, GEMINI.md or the Copilot instructions tell the agent to run a script (`npm run lint`, `pnpm test:e2e`, `yarn x:y`), make target or just recipe that no package.json, the Makefile or the justfile defines; said only when nothing else can define it (workspace packages, includes, pattern rules, imported modules)", srcCtxls, NoFix},
+	{MemoryPathMissing, Warning, "a code span of a memory file or AGENTS.md is a repository path (two segments or more, the first of which exists) that names nothing; a warning when the only file of that name lies elsewhere (it moved), else a hint; build output and `.gitignore`d paths are left alone", srcCtxls, NoFix},
+	{MemoryDuplicate, Warning, "a paragraph (100 characters or more) that a Claude Code session loads twice at its start: in a memory file and a file it imports, or in a rule without paths; the message says the tokens it costs", srcClaudeCode, NoFix},
 
 	{FrontmatterMissing, Error, "a subagent has no YAML frontmatter, so Claude Code finds no name and does not load it", srcSubagents, NoFix},
 	{AgentUnknownField, Hint, "a frontmatter field the agent does not document (kept)", srcClaudeCode, NoFix},
@@ -218,19 +270,49 @@ var table = []Rule{
 	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcSubagents, NoFix},
 	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcSubagents, NoFix},
 	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcSubagents, NoFix},
-	{JSONSyntax, Error, "a plugin, marketplace, `.mcp.json` or `.lsp.json` file is not valid JSON", srcJSON, NoFix},
+	{JSONSyntax, Error, "a plugin, marketplace, MCP configuration, `.lsp.json`, Claude Code settings or plugin `hooks.json` file is not valid JSON (VS Code, Cursor and Gemini CLI files may hold comments and trailing commas)", srcJSON, NoFix},
 	{PluginFieldMissing, Error, "a required field of a plugin JSON file is missing", srcClaudePlugs, NoFix},
 	{PluginFieldInvalid, Warning, "a field of a plugin JSON file has the wrong type", srcClaudePlugs, NoFix},
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
 	{PluginNameDuplicate, Error, "two plugins of a marketplace have the same name, or a JSON object gives a key (a server name, …) twice", srcClaudePlugs, NoFix},
 	{PluginPathMissing, Error, "a path or local plugin source named by a plugin JSON file does not exist", srcClaudePlugs, NoFix},
-	{AgentsMdTooLarge, Warning, "an `AGENTS.md` is over `limits.agentsMdBytes` bytes (32 KiB), where Codex stops reading", srcCodex, NoFix},
+	{TOMLSyntax, Error, "a Codex `.codex/config.toml` is not valid TOML, or gives a key or table twice", srcTOML, NoFix},
+	{MCPFieldMissing, Error, "an MCP server (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`, `.gemini/settings.json`, `.codex/config.toml`, a plugin's `mcpServers`) has no `command` (stdio) or no `url` (http, sse), or a VS Code input no `id` or `type`", srcMCP, NoFix},
+	{MCPFieldInvalid, Warning, "an MCP server field has the wrong type: `command` not a string, `args` not a list of strings, `env` or `headers` not a map of strings, a timeout not a number", srcMCP, NoFix},
+	{MCPTypeUnknown, Warning, "an MCP server's `type` is not one the agent documents (`stdio`, `http`, `sse`; Cursor also `streamable-http`), or a VS Code input's type is unknown", srcMCP, NoFix},
+	{MCPTransportConflict, Warning, "an MCP server gives both `command` and `url`: the agent uses one and ignores the other (Codex refuses the file)", srcMCP, NoFix},
+	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`; the fix renames the key", srcMCP, Unsafe},
+	{MCPKeyUndocumented, Hint, "an MCP server key the agent does not document (kept)", srcMCP, NoFix},
+	{MCPVariableUnexpanded, Warning, "a variable written as the agent does not expand it: `${env:X}` or `$X` in Claude Code (which expands `${X}` and `${X:-default}`), `${input:id}` naming no VS Code input, any variable in Codex's config.toml", srcMCP, NoFix},
+	{MCPSecretPlainText, Warning, "an MCP server's env, header, argument or url holds what looks like a token or key in plain text; the message shows only its first characters", srcMCP, NoFix},
+	{AgentsMdTooLarge, Warning, "the chain of `AGENTS.md` files Codex reads from the root down to a folder (one per folder: `AGENTS.override.md`, `AGENTS.md` or a `project_doc_fallback_filenames` name of `.codex/config.toml`) passes `project_doc_max_bytes` (`limits.agentsMdBytes`, 32 KiB) in this file, at the line where Codex stops reading, or before it", srcCodexMd, NoFix},
+	{AgentsMdShadowed, Information, "Codex reads another file of the same folder in place of this one (`AGENTS.override.md` before `AGENTS.md` before the fallback names)", srcCodexMd, NoFix},
+	{GeminiImportMissing, Warning, "an `@file` import of a Gemini CLI context file (`GEMINI.md`, or a `context.fileName` of `.gemini/settings.json`) names no file, relative to the importing file; Gemini CLI loads an error comment in its place", srcGeminiMd, NoFix},
+	{GeminiImportCycle, Warning, "an `@file` import of a Gemini CLI context file leads back to a file that imports it; Gemini CLI skips it", srcGeminiMd, NoFix},
 	{CursorFieldInvalid, Warning, "a Cursor rule field (`description`, `globs`, `alwaysApply`) has the wrong type", srcCursor, NoFix},
 	{CursorRuleNeverLoads, Warning, "a Cursor rule has no `alwaysApply`, no `globs` and no `description` (only an explicit @-mention loads it), or none of its globs matches a file", srcCursor, NoFix},
 	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},
 	{CopilotApplyToInvalid, Error, "an `applyTo` glob of Copilot instructions is not a valid glob", srcVSCodeInstr, NoFix},
 	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file (tried under any folder and whatever the case, as VS Code matches it)", srcVSCodeInstr, NoFix},
 	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcVSCodeInstr + "; " + srcCopilot, NoFix},
+
+	{HookShapeInvalid, Error, "a hook configuration (`.claude/settings.json`, `.claude/settings.local.json`, a plugin's `hooks/hooks.json`, the `hooks` of a skill or subagent) is not event → list of matcher groups → `hooks` list of handlers", srcHooks, NoFix},
+	{HookEventUnknown, Warning, "a hook event name Claude Code does not document, so its hooks never run; with a did-you-mean", srcHooks, NoFix},
+	{HookMatcherInvalid, Error, "a hook `matcher` is not a string or not a valid regular expression, so it matches nothing", srcHooks, NoFix},
+	{HookMatcherIgnored, Warning, "a hook `matcher` on an event that takes none (`UserPromptSubmit`, `Stop`, `TaskCreated`, …): the hooks run on every occurrence", srcHooks, NoFix},
+	{HookHandlerInvalid, Error, "a hook handler has no or an unknown `type`, lacks what its type requires (`command`; `prompt`; `url`; `server` and `tool`), gives a field the wrong type, a `timeout` that is not positive, an `if` on an event without tools, or a non-command handler where only commands run", srcHooks, NoFix},
+	{HookKeyUnknown, Hint, "a key of a matcher group, hook handler or plugin `hooks.json` that Claude Code does not document (kept); with a did-you-mean", srcHooks, NoFix},
+	{HookScriptMissing, Error, "a command hook runs a script of the project (`$CLAUDE_PROJECT_DIR/…`, `.claude/…`) or plugin (`${CLAUDE_PLUGIN_ROOT}/…`) that is not there", srcHooks, NoFix},
+	{HookScriptNotExecutable, Warning, "a command hook runs a script of the project or plugin directly, but the file is not executable", srcHooks, NoFix},
+	{HookEnvUnset, Warning, "a command hook reads the tool's input from a variable Claude Code does not set (`$TOOL_INPUT`, `$TOOL_NAME`, `$CLAUDE_FILE_PATHS`, …); the input arrives as JSON on standard input", srcHooks, NoFix},
+	{SettingsValueInvalid, Warning, "a key of `.claude/settings.json` or `.claude/settings.local.json` has the wrong type or value (`env` values not strings, `statusLine` without a command, `enabledPlugins` not `plugin@marketplace`, an unknown enum value, …)", srcSettings, NoFix},
+	{SettingsPermissionInvalid, Warning, "a `permissions` `allow`, `ask` or `deny` rule is not `Tool` or `Tool(specifier)` (unbalanced or empty parentheses, a miscased tool name), so it matches nothing", srcPermissions, NoFix},
+	{SettingsKeyUnknown, Hint, "a settings key Claude Code does not document (kept); with a did-you-mean", srcSettings, NoFix},
+	{SettingsKeyIgnored, Warning, "a settings key the file's scope ignores: a managed-settings-only key in a project's settings, `autoMemoryDirectory` in the shared `.claude/settings.json`, …", srcSettings, NoFix},
+	{SettingsOutputStyleMissing, Warning, "`outputStyle` names neither a built-in style nor one of the project's `.claude/output-styles` (a hint in `settings.local.json`, which may name a user's own)", srcStyles, NoFix},
+	{OutputStyleFieldInvalid, Warning, "an output style's frontmatter field (`name`, `description`, `keep-coding-instructions`) has the wrong type", srcStyles, NoFix},
+	{PluginComponentMisplaced, Error, "a plugin keeps `commands/`, `agents/`, `skills/`, `hooks/` or `output-styles/` inside `.claude-plugin/`, where Claude Code does not look: they belong at the plugin's root", srcPluginsRef, NoFix},
+	{PluginPathOutside, Warning, "a path of a plugin manifest is absolute or climbs out of the plugin with `..`: an installed plugin is copied on its own, so the path will not be there", srcPluginsRef + "; " + srcPluginCache, NoFix},
 }
 
 var byCode = func() map[string]*Rule {

@@ -8,6 +8,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -30,10 +31,11 @@ const (
 	Codex   = "codex"
 	Cursor  = "cursor"
 	Copilot = "copilot"
+	Gemini  = "gemini"
 )
 
 // Agents lists the accepted agent names.
-var Agents = []string{Claude, Codex, Cursor, Copilot}
+var Agents = []string{Claude, Codex, Gemini, Cursor, Copilot}
 
 // DefaultContextWindow is the context window assumed when none is given.
 const DefaultContextWindow = 200_000
@@ -60,6 +62,12 @@ type Cost struct {
 	OnDemand []Entry `json:"onDemand"`
 	// TotalAlwaysLoaded is the sum of AlwaysLoaded's tokens.
 	TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
+	// Tokenizer names the encoding every figure is counted in, and
+	// TokenizerNote says why (and that it is an estimate when it is).
+	Tokenizer     string `json:"tokenizer"`
+	TokenizerNote string `json:"tokenizerNote,omitempty"`
+	// NotCounted says what a real session adds beyond the files listed.
+	NotCounted []string `json:"notCounted"`
 	// Warnings say where the agent drops or cuts what the files hold.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -83,7 +91,8 @@ type Options struct {
 	ContextWindow int
 	// Config supplies the limits; nil means the defaults.
 	Config *config.Config
-	// Counter counts tokens; nil means the configured tokenizer.
+	// Counter counts tokens; nil means the agent's own tokenizer
+	// (TokenizerOf).
 	Counter tokens.Counter
 }
 
@@ -102,15 +111,21 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 	if opt.Config == nil {
 		opt.Config = config.Default()
 	}
+	own := TokenizerOf(opt.Agent)
 	if opt.Counter == nil {
-		c, err := tokens.New(opt.Config.Tokenizer)
+		c, err := tokens.New(own.Name)
 		if err != nil {
 			return nil, fmt.Errorf("session cost: %w", err)
 		}
 		opt.Counter = c
 	}
+	cost := &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{},
+		Tokenizer: opt.Counter.Name(), NotCounted: NotCounted(opt.Agent)}
+	if c, err := tokens.New(own.Name); err == nil && c.Name() == cost.Tokenizer {
+		cost.TokenizerNote = own.Note
+	}
 	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{}, refused: map[string]bool{},
-		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}}}
+		cost: cost}
 	switch opt.Agent {
 	case Claude:
 		b.claude()
@@ -120,6 +135,8 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		b.cursor()
 	case Copilot:
 		b.copilot()
+	case Gemini:
+		b.gemini()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -264,6 +281,7 @@ func (b *builder) claude() {
 			b.memory(f, fmt.Sprintf("nested memory, when Claude reads files in %s/", nestedDir(f.Rel, "")), false)
 		}
 	}
+	b.outputStyle()
 	// A command named like a skill is the skill's: the skill wins.
 	skills := map[string]bool{}
 	for _, f := range b.files(agentfiles.KindSkill) {
@@ -284,7 +302,7 @@ func (b *builder) claude() {
 			// installed or Claude works in that folder.
 			continue
 		}
-		body := b.count(f.Text)
+		body := FileTokens(b.opt.Counter, f)
 		name, desc := listingOf(f, b.opt.Config.Limits.SkillListing)
 		switch {
 		case f.Kind == agentfiles.KindCommand && skills[name]:
@@ -307,6 +325,41 @@ func (b *builder) claude() {
 	if budget := int(float64(b.opt.ContextWindow) * listingShare * charsPerToken); listingChars > budget {
 		b.warn("the listing of skills and commands is %d characters (%d tokens), over Claude Code's budget of %d characters, 1%% of the %d-token context window: Claude Code drops descriptions past that, and a skill without one is not picked",
 			listingChars, listing, budget, b.opt.ContextWindow)
+	}
+}
+
+// outputStyle adds the output style the project's settings select: its
+// body joins the system prompt of every session. settings.local.json
+// overrides settings.json; a built-in style or one outside the project
+// is not counted.
+func (b *builder) outputStyle() {
+	name, from := "", ""
+	for _, f := range b.files(agentfiles.KindSettings) {
+		if f.Rel != ".claude/settings.json" && f.Rel != ".claude/settings.local.json" {
+			continue
+		}
+		var s struct {
+			OutputStyle string `json:"outputStyle"`
+		}
+		if json.Unmarshal(f.Text, &s) != nil || s.OutputStyle == "" {
+			continue
+		}
+		if name == "" || f.Rel == ".claude/settings.local.json" {
+			name, from = s.OutputStyle, f.Rel
+		}
+	}
+	if name == "" {
+		return
+	}
+	for _, f := range b.files(agentfiles.KindOutputStyle) {
+		if !topLevel(f.Rel, ".claude/output-styles/") {
+			continue
+		}
+		file := strings.TrimSuffix(path.Base(f.Rel), ".md")
+		if strings.EqualFold(f.Meta.Name, name) || (f.Meta.Name == "" && strings.EqualFold(file, name)) {
+			b.always(f.Rel, FileTokens(b.opt.Counter, f), fmt.Sprintf("output style %s (outputStyle in %s), in the system prompt", name, from))
+			return
+		}
 	}
 }
 
@@ -339,7 +392,42 @@ func (b *builder) agentsMd(agent string) {
 	}
 }
 
-func (b *builder) codex() { b.agentsMd("Codex") }
+// codex adds the chain of AGENTS.md files Codex reads when it starts at
+// the root, and lists the chain of each folder that has a file of its
+// own as loading when Codex starts there.
+func (b *builder) codex() {
+	budget := b.set.CodexCap()
+	for _, l := range b.set.CodexChain(".") {
+		b.codexLink(l, budget, "project instructions")
+	}
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		dir := path.Dir(f.Rel)
+		if dir == "." {
+			continue
+		}
+		chain := b.set.CodexChain(dir)
+		if len(chain) == 0 || chain[len(chain)-1].File != f {
+			continue // another file of the folder is read, or the cap falls before it
+		}
+		l := chain[len(chain)-1]
+		reason := fmt.Sprintf("%s of %s/, when Codex starts there (after the %d bytes of the chain above)", path.Base(f.Rel), dir, l.Start)
+		if l.Read < len(f.Text) {
+			reason += fmt.Sprintf(", cut at %d of its bytes by the %d-byte cap", l.Read, budget)
+		}
+		b.onDemand(f.Rel, b.count(cutUTF8(f.Text, l.Read)), reason)
+	}
+}
+
+// codexLink adds a file of the chain read at start.
+func (b *builder) codexLink(l agentfiles.ChainLink, budget int, what string) {
+	f := l.File
+	reason := fmt.Sprintf("%s (%s)", what, path.Base(f.Rel))
+	if l.Read < len(f.Text) {
+		b.warn("the AGENTS.md chain is %d bytes with %s; Codex reads the first %d (project_doc_max_bytes) and drops the rest", l.Start+len(f.Text), f.Rel, budget)
+		reason += fmt.Sprintf(", cut at %d bytes", l.Read)
+	}
+	b.always(f.Rel, b.count(cutUTF8(f.Text, l.Read)), reason)
+}
 
 func (b *builder) cursor() {
 	b.agentsMd("Cursor")
@@ -380,6 +468,46 @@ func (b *builder) copilot() {
 	for _, f := range b.files(agentfiles.KindCopilotPrompt) {
 		name := strings.TrimSuffix(path.Base(f.Rel), ".prompt.md")
 		b.onDemand(f.Rel, b.count(f.Text), fmt.Sprintf("prompt, when run as /%s", name))
+	}
+}
+
+// gemini adds Gemini CLI's context files at the root (GEMINI.md, or the
+// names of context.fileName) and what their @file imports load, and lists
+// those of subfolders as loading when a tool reads files there.
+func (b *builder) gemini() {
+	for _, name := range b.set.GeminiNames() {
+		f, ok := b.set.File(filepath.Join(b.set.Root, name))
+		if !ok || f.Skipped != "" {
+			continue
+		}
+		b.geminiTree(f, fmt.Sprintf("context file (%s)", name), true)
+	}
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		if dir := path.Dir(f.Rel); dir != "." && slices.Contains(b.set.GeminiNames(), path.Base(f.Rel)) {
+			b.geminiTree(f, fmt.Sprintf("context file of %s/, when a tool reads files there", dir), false)
+		}
+	}
+}
+
+// geminiTree adds a context file and the files its imports load.
+func (b *builder) geminiTree(f *agentfiles.File, reason string, always bool) {
+	t, err := b.set.GeminiTree(b.ctx, f, b.opt.Counter)
+	if err != nil {
+		return
+	}
+	for _, m := range t.Files {
+		why := reason
+		if m.Hop > 0 {
+			why = fmt.Sprintf("imported by %s (hop %d)", f.Rel, m.Hop)
+		}
+		switch {
+		case always && !b.seen[m.Path]:
+			b.seen[m.Path] = true
+			b.always(b.rel(m.Path), m.Tokens, why)
+		case !always && !b.later[m.Path]:
+			b.later[m.Path] = true
+			b.onDemand(b.rel(m.Path), m.Tokens, why)
+		}
 	}
 }
 

@@ -128,7 +128,7 @@ func TestClaudeAlwaysLoaded(t *testing.T) {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "agent,alwaysLoaded,onDemand,totalAlwaysLoaded" {
+	if strings.Join(names, ",") != "agent,alwaysLoaded,notCounted,onDemand,tokenizer,totalAlwaysLoaded" {
 		t.Errorf("JSON keys %v", names)
 	}
 }
@@ -180,6 +180,39 @@ func TestCommandHiddenBySkill(t *testing.T) {
 	}
 }
 
+// TestCodexChain checks the cap over the chain of AGENTS.md files: a
+// nested file is read after the root's, cut where the chain reaches the
+// cap, and an empty file gives way to the next name of its folder.
+func TestCodexChain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root := strings.Repeat("r", 20000)
+	nested := strings.Repeat("n", 20000)
+	write(t, dir, "AGENTS.md", root)
+	write(t, dir, "pkg/AGENTS.md", nested)
+	write(t, dir, "empty/AGENTS.md", " \n")
+	write(t, dir, "empty/NOTES.md", "notes\n")
+	write(t, dir, ".codex/config.toml", "project_doc_fallback_filenames = [\"NOTES.md\"]\n")
+	c := compute(t, dir, Options{Agent: Codex, Counter: counter(t)})
+	var pkg, empty *Entry
+	for i, e := range c.OnDemand {
+		switch e.File {
+		case "pkg/AGENTS.md":
+			pkg = &c.OnDemand[i]
+		case "empty/NOTES.md":
+			empty = &c.OnDemand[i]
+		case "empty/AGENTS.md":
+			t.Errorf("an empty AGENTS.md is listed: %+v", e)
+		}
+	}
+	if pkg == nil || pkg.Tokens != counter(t).Count(nested[:32768-20000]) {
+		t.Errorf("pkg/AGENTS.md: %+v, want the first %d bytes counted", pkg, 32768-20000)
+	}
+	if empty == nil || empty.Tokens != counter(t).Count("notes\n") {
+		t.Errorf("the fallback name in a folder with an empty AGENTS.md: %+v", empty)
+	}
+}
+
 func TestOtherAgents(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -210,7 +243,9 @@ func TestOtherAgents(t *testing.T) {
 		return always, demand, c
 	}
 	always, demand, c := files(Codex)
-	if !slices.Equal(always, []string{"AGENTS.md"}) || !slices.Equal(demand, []string{"pkg/AGENTS.md"}) {
+	// The root's file fills the cap over the chain: started in pkg/,
+	// Codex reads nothing of pkg/AGENTS.md.
+	if !slices.Equal(always, []string{"AGENTS.md"}) || len(demand) != 0 {
 		t.Errorf("codex: always %v, on demand %v", always, demand)
 	}
 	capped := counter(t).Count(big[:config.DefaultAgentsMdBytes])
@@ -234,7 +269,7 @@ func TestOtherAgents(t *testing.T) {
 	if err != nil || len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.override.md" || c.AlwaysLoaded[0].Tokens != counter(t).Count("Override.\n") {
 		t.Errorf("codex with an override: %+v, %v", c, err)
 	}
-	if _, err := Compute(context.Background(), set, Options{Agent: "gemini"}); err == nil {
+	if _, err := Compute(context.Background(), set, Options{Agent: "zed"}); err == nil {
 		t.Error("an unknown agent gave no error")
 	}
 }
@@ -280,5 +315,80 @@ func TestClaudeLinkedSkills(t *testing.T) {
 	want := []string{".claude/skills/opentui/SKILL.md", ".claude/skills/publish-cli/SKILL.md"}
 	if !slices.Equal(listed, want) {
 		t.Errorf("skill listings %v, want %v", listed, want)
+	}
+}
+
+func TestGemini(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := strings.Repeat("Gemini has no byte cap. ", 2000) // 48 KB
+	write(t, dir, "GEMINI.md", "# Project\n\n@./docs/style.md\n\n"+big)
+	write(t, dir, "docs/style.md", "Style.\n\n@./more.md\n")
+	write(t, dir, "docs/more.md", "More.\n\n@./style.md\n")
+	write(t, dir, "pkg/GEMINI.md", "pkg\n")
+	write(t, dir, "AGENTS.md", "codex only\n")
+	c := compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
+	var always []string
+	for _, e := range c.AlwaysLoaded {
+		always = append(always, e.File)
+	}
+	if !slices.Equal(always, []string{"GEMINI.md", "docs/style.md", "docs/more.md"}) {
+		t.Errorf("always %v", always)
+	}
+	if c.AlwaysLoaded[0].Tokens <= counter(t).Count(big[:32768]) || len(c.Warnings) != 0 {
+		t.Errorf("GEMINI.md was cut: %d tokens, warnings %v", c.AlwaysLoaded[0].Tokens, c.Warnings)
+	}
+	if len(c.OnDemand) != 1 || c.OnDemand[0].File != "pkg/GEMINI.md" {
+		t.Errorf("on demand %+v", c.OnDemand)
+	}
+	// context.fileName naming AGENTS.md makes it Gemini's context file.
+	write(t, dir, ".gemini/settings.json", `{"context": {"fileName": "AGENTS.md"}}`)
+	c = compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
+	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.md" {
+		t.Errorf("with context.fileName AGENTS.md: %+v", c.AlwaysLoaded)
+	}
+}
+
+// TestClaudeOutputStyle checks that the output style the project's
+// settings select is always loaded, at its body's tokens, and that
+// settings.local.json wins over settings.json.
+func TestClaudeOutputStyle(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := "Answer in as few words as will do, and never apologise.\n"
+	write(".claude/output-styles/terse.md", "---\nname: Terse\ndescription: Short answers.\n---\n"+body)
+	write(".claude/output-styles/long.md", "---\ndescription: Long answers.\n---\nExplain everything at length.\n")
+	write(".claude/settings.json", `{"outputStyle": "long"}`)
+	write(".claude/settings.local.json", `{"outputStyle": "Terse"}`)
+	c := compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
+	var styles []Entry
+	for _, e := range c.AlwaysLoaded {
+		if strings.Contains(e.Reason, "output style") {
+			styles = append(styles, e)
+		}
+	}
+	if len(styles) != 1 || styles[0].File != ".claude/output-styles/terse.md" {
+		t.Fatalf("output styles always loaded: %v, want terse.md alone", styles)
+	}
+	if n := counter(t).Count(body); styles[0].Tokens != n {
+		t.Errorf("terse.md: %d tokens, its body has %d", styles[0].Tokens, n)
+	}
+
+	write(".claude/settings.local.json", `{"outputStyle": "Explanatory"}`)
+	c = compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
+	for _, e := range c.AlwaysLoaded {
+		if strings.Contains(e.Reason, "output style") {
+			t.Errorf("a built-in style is counted as %s", e.File)
+		}
 	}
 }

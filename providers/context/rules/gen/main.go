@@ -1,5 +1,6 @@
-// Command gen writes what the rules table generates: the rule list in
-// README.md and a page per rule under docs/rules. Run it from the
+// Command gen writes what the rules table and the agent facts generate:
+// the rule list and the per-agent table in README.md and a page per rule
+// under docs/rules. Run it from the
 // repository root: go run ./providers/context/rules/gen
 package main
 
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
@@ -30,6 +32,9 @@ func run(path string) error {
 	}
 	out, err := rules.Splice(string(data))
 	if err != nil {
+		return err
+	}
+	if out, err = agentfacts.Splice(out); err != nil {
 		return err
 	}
 	return writeIfChanged(path, data, out)

@@ -1,0 +1,125 @@
+package agentfiles
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/imports"
+	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/context/tokens"
+)
+
+// geminiSettingsFile is where a project configures Gemini CLI.
+const geminiSettingsFile = ".gemini/settings.json"
+
+// maxGeminiSettings bounds .gemini/settings.json.
+const maxGeminiSettings = 1 << 20
+
+// loadGeminiSettings reads the context file names of the project's
+// .gemini/settings.json: context.fileName, a name or a list of names.
+func (s *Set) loadGeminiSettings(ctx context.Context) {
+	s.geminiNames = []string{"GEMINI.md"}
+	p := filepath.Join(s.Root, filepath.FromSlash(geminiSettingsFile))
+	data, err := s.Guard().ReadFile(ctx, p, maxGeminiSettings)
+	if err != nil {
+		return
+	}
+	var v struct {
+		Context struct {
+			FileName json.RawMessage `json:"fileName"`
+		} `json:"context"`
+	}
+	if json.Unmarshal(data, &v) != nil || len(v.Context.FileName) == 0 {
+		return // Gemini CLI's own defaults, as for a file it cannot read
+	}
+	var one string
+	var many []string
+	switch {
+	case json.Unmarshal(v.Context.FileName, &one) == nil && one != "":
+		many = []string{one}
+	case json.Unmarshal(v.Context.FileName, &many) == nil:
+	}
+	many = slices.DeleteFunc(many, func(n string) bool { return n == "" || strings.ContainsAny(n, `/\`) })
+	if len(many) > 0 {
+		s.geminiNames = many
+	}
+}
+
+// GeminiNames returns the names of Gemini CLI's context files: GEMINI.md,
+// or those of context.fileName in .gemini/settings.json.
+func (s *Set) GeminiNames() []string { return s.geminiNames }
+
+// isGeminiName reports whether Gemini CLI reads files of that name.
+func (s *Set) isGeminiName(base string) bool { return slices.Contains(s.geminiNames, base) }
+
+// GeminiTree returns what loading a Gemini CLI context file brings in, as
+// Gemini CLI follows @file imports: relative to the importing file, each
+// file once, a cycle skipped, up to limits.geminiImportDepth hops, nothing
+// inside code. counter may be nil.
+func (s *Set) GeminiTree(ctx context.Context, f *File, counter tokens.Counter) (*imports.Tree, error) {
+	opt := imports.Options{Root: s.Root, Guard: s.Guard(), MaxHops: s.cfg.Limits.GeminiImportDepth, Counter: counter}
+	opt.Read = func(p string) ([]byte, error) {
+		if p == f.Path {
+			return f.Text, nil
+		}
+		return imports.ReadFile(opt.Guard, p)
+	}
+	return imports.Build(ctx, f.Path, opt)
+}
+
+// geminiImports reports the imports of a Gemini CLI context file that
+// load nothing: a file that is not there, or one that leads back to a file
+// importing it.
+func (c *checker) geminiImports() {
+	t, err := c.s.GeminiTree(context.Background(), c.f, nil)
+	if err != nil {
+		return
+	}
+	root := t.Root()
+	for _, e := range root.Imports {
+		switch e.Status {
+		case imports.Missing:
+			c.add(e.Span, rules.GeminiImportMissing, "@%s names no file (looked for %s); Gemini CLI puts an error comment in its place", e.Path, c.s.show(e.Target))
+		case imports.Cycle:
+			c.add(e.Span, rules.GeminiImportCycle, "@%s leads back to %s, which imports it; Gemini CLI skips it", e.Path, c.s.show(e.Target))
+		}
+	}
+	// A problem of an imported file is reported at the import of this file
+	// that leads to it: the imported file is no agent file of its own.
+	var loaded []imports.Edge
+	for _, e := range root.Imports {
+		if e.Status == imports.Loaded {
+			loaded = append(loaded, e)
+		}
+	}
+	top := -1
+	for _, f := range t.Files[1:] {
+		if f.Hop == 1 {
+			top++
+		}
+		if top < 0 || top >= len(loaded) {
+			break
+		}
+		for _, e := range f.Imports {
+			switch e.Status {
+			case imports.Missing:
+				c.add(loaded[top].Span, rules.GeminiImportMissing, "@%s loads %s, whose @%s names no file (looked for %s)", loaded[top].Path, c.s.show(f.Path), e.Path, c.s.show(e.Target))
+			case imports.Cycle:
+				c.add(loaded[top].Span, rules.GeminiImportCycle, "@%s loads %s, whose @%s leads back to %s; Gemini CLI skips it", loaded[top].Path, c.s.show(f.Path), e.Path, c.s.show(e.Target))
+			}
+		}
+	}
+
+}
+
+// show returns an absolute path relative to the workspace root, with
+// forward slashes, when it lies inside.
+func (s *Set) show(p string) string {
+	if r, err := filepath.Rel(s.Root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
