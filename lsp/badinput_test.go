@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +40,9 @@ type badCase struct {
 	// command line or the server, because the workspace's exec executor
 	// was not agreed to; the executor would write the file "ran".
 	RefuseRun string `json:"refuseRun"`
+	// Interrupt marks a case long enough to stop midway: ctxls check, sent
+	// SIGTERM while it runs, must exit with status 130.
+	Interrupt bool `json:"interrupt"`
 }
 
 // badSetup is what a case generates at test time.
@@ -113,7 +117,7 @@ func TestBadInputCatalogue(t *testing.T) {
 			for _, part := range []struct {
 				name string
 				run  func(*testing.T, string, badCase)
-			}{{"library", badLibrary}, {"check", badCheck}, {"mcp", badMCP}, {"server", badServer}} {
+			}{{"library", badLibrary}, {"check", badCheck}, {"mcp", badMCP}, {"server", badServer}, {"interrupt", badInterrupt}} {
 				t.Run(part.name, func(t *testing.T) {
 					t.Parallel()
 					part.run(t, dir, c)
@@ -373,6 +377,43 @@ func badMCP(t *testing.T, dir string, c badCase) {
 	}
 	sameDiags(t, "mcp", items, c.Diagnostics)
 	badHidden(t, "what the MCP server sent", c, sent, stderr.Bytes())
+}
+
+// badInterrupt sends SIGTERM to ctxls check a moment after it started on
+// a case that takes seconds, and wants exit status 130 soon after. The
+// time it took to stop is logged, not judged: the machine may be busy.
+func badInterrupt(t *testing.T, dir string, c badCase) {
+	if !c.Interrupt {
+		return
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(stdioBinaryPath(t), "check", "--no-cache", "--format", "sarif", dir)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("ctxls check finished (%v) before it could be interrupted; stderr:\n%s", err, stderr.String())
+	case <-time.After(time.Second):
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("ctxls check after SIGTERM: %v, want exit status 130; stderr:\n%s", err, stderr.String())
+		}
+		t.Logf("stopped %v after SIGTERM", time.Since(sent).Round(time.Millisecond))
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("ctxls check still runs 30 s after SIGTERM")
+	}
 }
 
 // badHidden fails t when any of outs holds a text the case hides.

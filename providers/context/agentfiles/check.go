@@ -63,7 +63,7 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 			defer wg.Done()
 			for i := range idx {
 				if s.Files[i].aliasOf == nil { // else reported on the original
-					out[i] = s.check(s.Files[i])
+					out[i] = s.check(ctx, s.Files[i])
 				}
 			}
 		}()
@@ -117,7 +117,7 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		s.read(ctx, g, content)
 		f = g
 	}
-	return f, s.check(f)
+	return f, s.check(ctx, f)
 }
 
 // counter returns the workspace's tokenizer, made on first use: only
@@ -149,7 +149,7 @@ type checker struct {
 
 type lookResult struct{ exists, escapes bool }
 
-func (s *Set) check(f *File) (out []Diagnostic) {
+func (s *Set) check(ctx context.Context, f *File) (out []Diagnostic) {
 	c := &checker{s: s, f: f}
 	// A check that fails on some input must cost that file its
 	// diagnostics, not the server its life.
@@ -165,7 +165,7 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 	}
 	switch f.Kind {
 	case KindSkill:
-		c.skill()
+		c.skill(ctx)
 	case KindCommand:
 		c.command()
 	case KindSubagent:

@@ -277,7 +277,7 @@ func (a *applyRun) relink() {
 		if a.changed[p] {
 			hint = a.before[p]
 		}
-		nf.Refs = a.b.scanRefs(&nf, v, hint)
+		nf.Refs = a.b.scanRefs(context.Background(), &nf, v, hint)
 		old := a.oldKeys[p] // nil for a new file
 		if !a.changed[p] {
 			old = st.keysOf(a.b, f)
