@@ -73,7 +73,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	keys := make([][]uint32, len(files))
 	inParallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(ctx, files[i], view, 0)
-		keys[i] = st.incoming.keyIDs(refKeys(b, files[i]))
+		keys[i] = st.incoming.keyIDs(refKeys(ctx, b, files[i]))
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -747,7 +747,7 @@ func (st *state) buildIncoming(files []*File, keys [][]uint32) {
 
 // refKeys lists the index keys of a file's references: "domain/topic" for
 // named topics, "@domain" for domains, "*/stem" for bare file names.
-func refKeys(b *builder, f *File) []string {
+func refKeys(ctx context.Context, b *builder, f *File) []string {
 	var keys []string
 	add := func(k string) {
 		if k != "" {
@@ -769,6 +769,11 @@ func refKeys(b *builder, f *File) []string {
 	topics := map[pair]bool{}
 	paths := map[string]bool{}
 	for _, r := range f.Refs.All() {
+		// A path looks at the disk: a cancelled load stops here, and is
+		// dropped.
+		if len(paths)%1024 == 1023 && ctx.Err() != nil {
+			break
+		}
 		switch r.Form {
 		case refs.DomainForm:
 			addDomain(r.Domain)

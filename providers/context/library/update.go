@@ -282,7 +282,7 @@ func (a *applyRun) relink() {
 		if !a.changed[p] {
 			old = st.keysOf(a.b, f)
 		}
-		nf.inKeys = st.incoming.keyIDs(st.refile(p, old, refKeys(a.b, &nf)))
+		nf.inKeys = st.incoming.keyIDs(st.refile(p, old, refKeys(context.Background(), a.b, &nf)))
 		st.files.set(p, &nf)
 	}
 	if domainsChanged {
