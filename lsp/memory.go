@@ -270,6 +270,8 @@ func (m *memoryState) check(ctx context.Context, snap *workspace.Snapshot, set *
 // overlayRead reads the editor's text of the files open in snap, the
 // disk's of others.
 func overlayRead(snap *workspace.Snapshot) memory.Read {
+	// One read serves one check: its folders are resolved once.
+	root := snap.Library().Root().Memo()
 	return func(p string) ([]byte, error) {
 		if text, _, ok := snap.Overlay(p); ok {
 			if len(text) > imports.MaxFileBytes {
@@ -277,7 +279,7 @@ func overlayRead(snap *workspace.Snapshot) memory.Read {
 			}
 			return []byte(text), nil
 		}
-		return imports.ReadFile(snap.Library().Root(), p)
+		return imports.ReadFile(root, p)
 	}
 }
 
