@@ -317,9 +317,6 @@ func permissionProblem(r string) string {
 	if strings.HasPrefix(r, "mcp__") {
 		return ""
 	}
-	if strings.TrimSpace(r) != r {
-		return "has spaces around it; write it without them"
-	}
 	m := permissionRule.FindStringSubmatch(r)
 	if m == nil {
 		if i := strings.IndexByte(r, '('); i > 0 && !strings.HasSuffix(r, ")") {
