@@ -47,12 +47,20 @@ export function sessionStatusText(cost: SessionCost | undefined): string | undef
     return undefined;
   }
   const warn = cost.warnings && cost.warnings.length > 0 ? ' $(warning)' : '';
-  return `$(hubot) ${formatTokens(cost.totalAlwaysLoaded)}${warn}`;
+  return `$(hubot) ${formatTokens(cost.totalAlwaysLoaded)}${tokenizerSuffix(cost)}${warn}`;
+}
+
+/** The tokenizer a session cost was counted in, as " (name)"; empty from a server that names none. */
+function tokenizerSuffix(cost: SessionCost): string {
+  return cost.tokenizer ? ` (${cost.tokenizer})` : '';
 }
 
 /** Tooltip of the status bar item: what loads at start, biggest first. */
 export function sessionTooltip(cost: SessionCost, max = 8): string {
-  const lines = [`A ${cost.agent} session loads ${formatTokens(cost.totalAlwaysLoaded)} at start:`];
+  const lines = [`A ${cost.agent} session loads ${formatTokens(cost.totalAlwaysLoaded)} at start${tokenizerSuffix(cost)}:`];
+  if (cost.tokenizerNote) {
+    lines.push(`Tokenizer: ${cost.tokenizerNote}`);
+  }
   const sorted = byTokens(cost.alwaysLoaded);
   for (const e of sorted.slice(0, max)) {
     lines.push(`${e.file} — ${formatTokens(e.tokens)} (${e.reason})`);
@@ -62,6 +70,9 @@ export function sessionTooltip(cost: SessionCost, max = 8): string {
   }
   for (const w of cost.warnings ?? []) {
     lines.push(`⚠ ${w}`);
+  }
+  if ((cost.notCounted ?? []).length > 0) {
+    lines.push(`Not counted: ${(cost.notCounted ?? []).join('; ')}`);
   }
   lines.push('Click for the breakdown.');
   return lines.join('\n');

@@ -309,7 +309,7 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 			if unmatched == "" {
 				continue
 			}
-			if c.s.matchesAny(pat, opt, g) || c.matchesNested(pat, opt) {
+			if c.s.matchesAny(pat, opt, g) || c.matchesNested(pat, opt) || c.s.mayMatchIgnored(pat) {
 				applies = true
 			} else {
 				misses = append(misses, miss{pat, c.nodeSpan(it)})
@@ -329,6 +329,26 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 			c.add(m.span, unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, m.pat)
 		}
 	}
+}
+
+// mayMatchIgnored reports whether pat could match a file in a folder the
+// walk skipped because git ignores it: then that it matches nothing
+// listed does not show that it matches nothing.
+func (s *Set) mayMatchIgnored(pat string) bool {
+	if len(s.pruned) == 0 {
+		return false
+	}
+	lit := strings.TrimPrefix(pat, "/")
+	if i := strings.IndexAny(lit, "*?[{"); i >= 0 {
+		lit = lit[:i]
+	}
+	lit = strings.TrimSuffix(lit, "/")
+	for _, d := range s.pruned {
+		if lit == "" || strings.HasPrefix(d+"/", lit) || strings.HasPrefix(lit, d+"/") || lit == d {
+			return true
+		}
+	}
+	return false
 }
 
 // globKey names a glob read with its options.

@@ -123,6 +123,9 @@ const (
 	DuplicateTopic      = "duplicate-topic"
 	FileSkipped         = "file-skipped"
 	Config              = "config"
+	// DiagnosticsLeftOut stands for the diagnostics of a file past
+	// limits.fileDiagnostics.
+	DiagnosticsLeftOut = "diagnostics-left-out"
 	// MarkdownLinkBroken is a relative link of a markdown file that is
 	// not a skill (skills have SkillLinkBroken) naming no file or anchor.
 	MarkdownLinkBroken = "markdown-link-broken"
@@ -137,6 +140,9 @@ const (
 	ImportOutsideProject      = "import-outside-project"
 	MemoryTooLarge            = "memory-too-large"
 	RulePathsInvalid          = "rule-paths-invalid"
+	MemoryCommandUndefined    = "memory-command-undefined"
+	MemoryPathMissing         = "memory-path-missing"
+	MemoryDuplicate           = "memory-duplicate-paragraph"
 )
 
 // Codes of agent files: skills, commands, subagents, plugins, AGENTS.md,
@@ -227,6 +233,7 @@ var table = []Rule{
 	{IndexUnlistedTopic, Warning, "a topic of the domain is missing from its index", srcCtxls, NoFix},
 	{DuplicateTopic, Warning, "two roots define the same `domain/topic`", srcCtxls, NoFix},
 	{FileSkipped, Warning, "a file is binary, larger than `maxFileSize`, or could not be checked", srcCtxls, NoFix},
+	{DiagnosticsLeftOut, Information, "a file has more problems than `limits.fileDiagnostics` (1000 by default); this one says how many are not shown", srcCtxls, NoFix},
 	{Config, Error, "a problem in `.ctxls.yaml` (reported on that file, some as warnings; the defaults are used)", srcCtxls, NoFix},
 	{MarkdownLinkBroken, Warning, "a relative link of a markdown file names no file, or a `#fragment` no heading (GitHub's slugs) or anchor of it; a hint when the file may be made by a build or the path may be a documentation site's page", srcMarkdown, NoFix},
 
@@ -237,6 +244,9 @@ var table = []Rule{
 	{ImportOutsideProject, Information, "an `@path` import with `~/`, an absolute path or a symbolic link out of the project loads a file outside the project; ctxls neither reads nor counts it", srcClaudeCode, NoFix},
 	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
 	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
+	{MemoryCommandUndefined, Warning, "a memory file, AGENTS.md, GEMINI.md or the Copilot instructions tell the agent to run a script (`npm run lint`, `pnpm test:e2e`, `yarn x:y`), make target or just recipe that no package.json, the Makefile or the justfile defines; said only when nothing else can define it (workspace packages, includes, pattern rules, imported modules)", srcCtxls, NoFix},
+	{MemoryPathMissing, Warning, "a code span of a memory file or AGENTS.md is a repository path (two segments or more, the first of which exists) that names nothing; a warning when the only file of that name lies elsewhere (it moved), else a hint; build output and `.gitignore`d paths are left alone", srcCtxls, NoFix},
+	{MemoryDuplicate, Warning, "a paragraph (100 characters or more) that a Claude Code session loads twice at its start: in a memory file and a file it imports, or in a rule without paths; the message says the tokens it costs", srcClaudeCode, NoFix},
 
 	{FrontmatterMissing, Error, "a subagent has no YAML frontmatter, so Claude Code finds no name and does not load it", srcSubagents, NoFix},
 	{AgentUnknownField, Hint, "a frontmatter field the agent does not document (kept)", srcClaudeCode, NoFix},
@@ -271,7 +281,7 @@ var table = []Rule{
 	{MCPFieldInvalid, Warning, "an MCP server field has the wrong type: `command` not a string, `args` not a list of strings, `env` or `headers` not a map of strings, a timeout not a number", srcMCP, NoFix},
 	{MCPTypeUnknown, Warning, "an MCP server's `type` is not one the agent documents (`stdio`, `http`, `sse`; Cursor also `streamable-http`), or a VS Code input's type is unknown", srcMCP, NoFix},
 	{MCPTransportConflict, Warning, "an MCP server gives both `command` and `url`: the agent uses one and ignores the other (Codex refuses the file)", srcMCP, NoFix},
-	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`", srcMCP, NoFix},
+	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`; the fix renames the key", srcMCP, Unsafe},
 	{MCPKeyUndocumented, Hint, "an MCP server key the agent does not document (kept)", srcMCP, NoFix},
 	{MCPVariableUnexpanded, Warning, "a variable written as the agent does not expand it: `${env:X}` or `$X` in Claude Code (which expands `${X}` and `${X:-default}`), `${input:id}` naming no VS Code input, any variable in Codex's config.toml", srcMCP, NoFix},
 	{MCPSecretPlainText, Warning, "an MCP server's env, header, argument or url holds what looks like a token or key in plain text; the message shows only its first characters", srcMCP, NoFix},

@@ -62,6 +62,12 @@ type Cost struct {
 	OnDemand []Entry `json:"onDemand"`
 	// TotalAlwaysLoaded is the sum of AlwaysLoaded's tokens.
 	TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
+	// Tokenizer names the encoding every figure is counted in, and
+	// TokenizerNote says why (and that it is an estimate when it is).
+	Tokenizer     string `json:"tokenizer"`
+	TokenizerNote string `json:"tokenizerNote,omitempty"`
+	// NotCounted says what a real session adds beyond the files listed.
+	NotCounted []string `json:"notCounted"`
 	// Warnings say where the agent drops or cuts what the files hold.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -85,7 +91,8 @@ type Options struct {
 	ContextWindow int
 	// Config supplies the limits; nil means the defaults.
 	Config *config.Config
-	// Counter counts tokens; nil means the configured tokenizer.
+	// Counter counts tokens; nil means the agent's own tokenizer
+	// (TokenizerOf).
 	Counter tokens.Counter
 }
 
@@ -104,15 +111,21 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 	if opt.Config == nil {
 		opt.Config = config.Default()
 	}
+	own := TokenizerOf(opt.Agent)
 	if opt.Counter == nil {
-		c, err := tokens.New(opt.Config.Tokenizer)
+		c, err := tokens.New(own.Name)
 		if err != nil {
 			return nil, fmt.Errorf("session cost: %w", err)
 		}
 		opt.Counter = c
 	}
+	cost := &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{},
+		Tokenizer: opt.Counter.Name(), NotCounted: NotCounted(opt.Agent)}
+	if c, err := tokens.New(own.Name); err == nil && c.Name() == cost.Tokenizer {
+		cost.TokenizerNote = own.Note
+	}
 	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{}, refused: map[string]bool{},
-		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}}}
+		cost: cost}
 	switch opt.Agent {
 	case Claude:
 		b.claude()

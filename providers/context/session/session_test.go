@@ -128,7 +128,7 @@ func TestClaudeAlwaysLoaded(t *testing.T) {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "agent,alwaysLoaded,onDemand,totalAlwaysLoaded" {
+	if strings.Join(names, ",") != "agent,alwaysLoaded,notCounted,onDemand,tokenizer,totalAlwaysLoaded" {
 		t.Errorf("JSON keys %v", names)
 	}
 }
