@@ -366,13 +366,19 @@ var (
 // the script it runs.
 func (c *checker) hookCommand(cmd *jnode, at hookPlace, exec bool) {
 	s := cmd.str
+	var names []string
 	for _, m := range unsetToolVar.FindAllStringSubmatchIndex(s, -1) {
 		name := s[m[2]:m[3]]
+		if slices.Contains(names, "$"+name) {
+			continue
+		}
 		if regexp.MustCompile(`(?:^|[\s;&|(])(?:export\s+|local\s+|read\s+(?:-\w+\s+)*)?` + name + `\b=?`).MatchString(s[:m[0]]) {
 			continue // the command sets it first
 		}
-		c.add(cmd.span, rules.HookEnvUnset, "the command reads $%s, which Claude Code does not set: the hook's input arrives as JSON on standard input (read it with jq, such as jq -r '.tool_input.file_path')", name)
-		break
+		names = append(names, "$"+name)
+	}
+	if len(names) > 0 {
+		c.add(cmd.span, rules.HookEnvUnset, "the command reads %s, which Claude Code does not set: the hook's input arrives as JSON on standard input (read it with jq, such as jq -r '.tool_input.file_path')", strings.Join(names, " and "))
 	}
 	c.scriptPath(cmd, s, at, exec)
 }
