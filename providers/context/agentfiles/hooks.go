@@ -151,6 +151,10 @@ type hookPlace struct {
 	// plugin is the folder of the plugin the hooks belong to, relative to
 	// the workspace, or "" for a project's own hooks.
 	plugin string
+	// project is the folder of the project the hooks run in (the one
+	// holding .claude), relative to the workspace, or "" when it is not
+	// known: a plugin's hooks run in whichever project installs it.
+	project string
 	// what names the configuration in messages.
 	what string
 }
@@ -432,7 +436,10 @@ func (c *checker) hookPath(w string, at hookPlace) (string, bool) {
 	p := w
 	for _, v := range []string{"${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"} {
 		if rest, ok := strings.CutPrefix(p, v); ok {
-			p = "." + rest
+			if at.project == "" {
+				return "", false
+			}
+			p = at.project + rest
 			break
 		}
 	}
@@ -445,8 +452,12 @@ func (c *checker) hookPath(w string, at hookPlace) (string, bool) {
 			break
 		}
 	}
-	if p == w && (at.plugin != "" || !(strings.HasPrefix(p, "./") || strings.HasPrefix(p, ".claude/"))) {
-		return "", false
+	if p == w {
+		// A relative path runs from the project's folder.
+		if at.project == "" || !(strings.HasPrefix(p, "./") || strings.HasPrefix(p, ".claude/")) {
+			return "", false
+		}
+		p = path.Join(at.project, p)
 	}
 	if strings.ContainsAny(p, "$`*?[{~\\") || strings.HasPrefix(p, "/") {
 		return "", false
@@ -553,7 +564,13 @@ func (c *checker) frontmatterHooks(root document.Node) {
 	if v.Kind() != document.MappingNode {
 		return // a wrong type is the field check's to report
 	}
-	c.hookConfig(c.yamlJSON(v, 0), hookPlace{plugin: c.s.pluginRoot(c.f.Rel), what: c.f.Kind.String()})
+	at := hookPlace{plugin: c.s.pluginRoot(c.f.Rel), what: c.f.Kind.String()}
+	if segs := strings.Split(c.f.Rel, "/"); at.plugin == "" {
+		if i := slices.Index(segs, ".claude"); i >= 0 {
+			at.project = path.Join(append([]string{"."}, segs[:i]...)...)
+		}
+	}
+	c.hookConfig(c.yamlJSON(v, 0), at)
 }
 
 // hooksFile checks a plugin's hooks/hooks.json: an object with a hooks

@@ -221,7 +221,7 @@ func (c *checker) settings(root *jnode) {
 				}
 			}
 		case "hooks":
-			c.hookConfig(v, hookPlace{what: "settings"})
+			c.hookConfig(v, hookPlace{what: "settings", project: path.Dir(path.Dir(c.f.Rel))})
 		case "statusLine", "subagentStatusLine", "fileSuggestion":
 			c.commandSetting(k.str, v)
 		case "outputStyle":
@@ -369,7 +369,7 @@ func (c *checker) commandSetting(key string, v *jnode) {
 	case cmd.kind != '"':
 		c.add(cmd.span, rules.SettingsValueInvalid, "%s command must be a string, not %s", key, kindName(cmd.kind))
 	default:
-		c.scriptPath(cmd, cmd.str, hookPlace{what: key}, false)
+		c.scriptPath(cmd, cmd.str, hookPlace{what: key, project: path.Dir(path.Dir(c.f.Rel))}, false)
 	}
 }
 
