@@ -366,6 +366,20 @@ var (
 	scriptRunner = map[string]bool{"bash": true, "sh": true, "zsh": true, "python": true, "python3": true, "node": true, "bun": true, "ruby": true, "perl": true, "pwsh": true, "tsx": true, "deno": true}
 )
 
+// shellAssign matches a shell assignment (NAME=…, export NAME=…) or a
+// read into a variable (read -r NAME).
+var shellAssign = regexp.MustCompile(`(?:^|[\s;&|(])(?:(?:export|local)\s+)?([A-Za-z_][A-Za-z0-9_]*)=|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)`)
+
+// setsVar reports whether the shell text s assigns the variable name.
+func setsVar(s, name string) bool {
+	for _, m := range shellAssign.FindAllStringSubmatch(s, -1) {
+		if m[1] == name || m[2] == name {
+			return true
+		}
+	}
+	return false
+}
+
 // hookCommand checks a command hook's command: the variables it reads and
 // the script it runs.
 func (c *checker) hookCommand(cmd *jnode, at hookPlace, exec bool) {
@@ -376,7 +390,7 @@ func (c *checker) hookCommand(cmd *jnode, at hookPlace, exec bool) {
 		if slices.Contains(names, "$"+name) {
 			continue
 		}
-		if regexp.MustCompile(`(?:^|[\s;&|(])(?:export\s+|local\s+|read\s+(?:-\w+\s+)*)?` + name + `\b=?`).MatchString(s[:m[0]]) {
+		if setsVar(s[:m[0]], name) {
 			continue // the command sets it first
 		}
 		names = append(names, "$"+name)
