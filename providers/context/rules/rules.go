@@ -309,7 +309,7 @@ var table = []Rule{
 	{SettingsPermissionInvalid, Warning, "a `permissions` `allow`, `ask` or `deny` rule is not `Tool` or `Tool(specifier)` (unbalanced or empty parentheses, a miscased tool name), so it matches nothing; the fix writes a miscased tool name as the tool is named", srcPermissions, Safe},
 	{SettingsKeyUnknown, Hint, "a settings key Claude Code does not document (kept); with a did-you-mean", srcSettings, NoFix},
 	{SettingsKeyIgnored, Warning, "a settings key the file's scope ignores: a managed-settings-only key in a project's settings, `autoMemoryDirectory` in the shared `.claude/settings.json`, …", srcSettings, NoFix},
-	{SettingsOutputStyleMissing, Warning, "`outputStyle` names neither a built-in style nor one of the project's `.claude/output-styles` (a hint in `settings.local.json`, which may name a user's own)", srcStyles, NoFix},
+	{SettingsOutputStyleMissing, Warning, "`outputStyle` names neither a built-in style nor one of the project's `.claude/output-styles` (not checked in `settings.local.json`, which may name a user's own)", srcStyles, NoFix},
 	{OutputStyleFieldInvalid, Warning, "an output style's frontmatter field (`name`, `description`, `keep-coding-instructions`) has the wrong type", srcStyles, NoFix},
 	{PluginComponentMisplaced, Error, "a plugin keeps `commands/`, `agents/`, `skills/`, `hooks/` or `output-styles/` inside `.claude-plugin/`, where Claude Code does not look: they belong at the plugin's root", srcPluginsRef, NoFix},
 	{PluginPathOutside, Warning, "a path of a plugin manifest is absolute or climbs out of the plugin with `..`: an installed plugin is copied on its own, so the path will not be there", srcPluginsRef + "; " + srcPluginCache, NoFix},
