@@ -313,7 +313,7 @@ func (f *File) lenient() {
 	}
 	claude := false
 	switch f.Kind {
-	case KindCursorRule, KindCopilotInstructions:
+	case KindCursorRule, KindCopilotInstructions, KindWindsurfRule:
 	case KindCommand, KindSkill, KindSubagent:
 		claude = true
 	default:
@@ -461,6 +461,10 @@ func (s *Set) caseTwin(dir, name string) string {
 
 // maybeAgentFile filters file names before classifying their paths.
 func maybeAgentFile(name string) bool {
+	switch name {
+	case ".cursorrules", ".windsurfrules", ".clinerules":
+		return true
+	}
 	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")
 }
 
@@ -472,7 +476,7 @@ func MaybeFile(name string) bool { return maybeAgentFile(name) }
 // keep skills, rules, commands and instructions. A watcher that skips
 // hidden folders, as the library's does, watches these besides.
 func HiddenDirs() []string {
-	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin"}
+	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".windsurf", ".clinerules", ".kiro", ".gemini", ".codex"}
 }
 
 // ignoreSet holds the configured ignore entries: folder names, or globs

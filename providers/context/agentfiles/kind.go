@@ -46,6 +46,26 @@ const (
 	KindCopilotInstructions
 	// KindCopilotPrompt is a .github/prompts/*.prompt.md file.
 	KindCopilotPrompt
+	// KindCursorRuleMd is a plain .md file in a .cursor/rules folder.
+	KindCursorRuleMd
+	// KindCursorLegacy is the legacy .cursorrules file at the root.
+	KindCursorLegacy
+	// KindCopilotAgent is a Copilot custom agent, .github/agents/*.agent.md.
+	KindCopilotAgent
+	// KindCopilotChatMode is a .github/chatmodes/*.chatmode.md file, the
+	// older form of custom agents.
+	KindCopilotChatMode
+	// KindWindsurfRule is a Windsurf rule, .windsurf/rules/*.md.
+	KindWindsurfRule
+	// KindWindsurfLegacy is the legacy .windsurfrules file at the root.
+	KindWindsurfLegacy
+	// KindClineRule is a Cline rule: a .clinerules file, or a .md file of
+	// a .clinerules folder.
+	KindClineRule
+	// KindKiroSteering is a Kiro steering file, .kiro/steering/*.md.
+	KindKiroSteering
+	// KindOpenCodeConfig is OpenCode's opencode.json at the root.
+	KindOpenCodeConfig
 )
 
 var kindNames = [...]string{
@@ -63,6 +83,15 @@ var kindNames = [...]string{
 	KindCursorRule:          "cursor-rule",
 	KindCopilotInstructions: "copilot-instructions",
 	KindCopilotPrompt:       "copilot-prompt",
+	KindCursorRuleMd:        "cursor-rule-md",
+	KindCursorLegacy:        "cursorrules",
+	KindCopilotAgent:        "copilot-agent",
+	KindCopilotChatMode:     "copilot-chat-mode",
+	KindWindsurfRule:        "windsurf-rule",
+	KindWindsurfLegacy:      "windsurfrules",
+	KindClineRule:           "cline-rule",
+	KindKiroSteering:        "kiro-steering",
+	KindOpenCodeConfig:      "opencode-config",
 }
 
 // String returns the kind's name: "skill", "command", "cursor-rule", ….
@@ -75,7 +104,7 @@ func (k Kind) String() string {
 
 // isJSON reports whether files of the kind are JSON rather than markdown.
 func (k Kind) isJSON() bool {
-	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP
+	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP || k == KindOpenCodeConfig
 }
 
 // Classify returns the kind of the file at rel, a slash-separated path
@@ -114,6 +143,40 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		if path.Base(dir) == ".github" {
 			return KindCopilotInstructions
 		}
+	case ".cursorrules":
+		if dir == "." {
+			return KindCursorLegacy
+		}
+	case ".windsurfrules":
+		if dir == "." {
+			return KindWindsurfLegacy
+		}
+	case ".clinerules":
+		if dir == "." {
+			return KindClineRule
+		}
+	case "opencode.json":
+		if dir == "." {
+			return KindOpenCodeConfig
+		}
+	}
+	if strings.EqualFold(base, "README.md") && (indexPair(segs, ".cursor", "rules") >= 0 || indexPair(segs, ".github", "agents") == 0) {
+		return KindUnknown // documents its folder: no rule, no agent
+	}
+	if n := len(segs); n == 2 && segs[0] == ".clinerules" && strings.HasSuffix(base, ".md") {
+		return KindClineRule
+	}
+	if i := indexPair(segs, ".windsurf", "rules"); i >= 0 && i+3 == len(segs) && strings.HasSuffix(base, ".md") {
+		return KindWindsurfRule
+	}
+	if i := indexPair(segs, ".kiro", "steering"); i >= 0 && i+3 == len(segs) && strings.HasSuffix(base, ".md") {
+		return KindKiroSteering
+	}
+	if i := indexPair(segs, ".github", "agents"); i == 0 && len(segs) == 3 && strings.HasSuffix(base, ".md") {
+		return KindCopilotAgent
+	}
+	if i := indexPair(segs, ".github", "chatmodes"); i == 0 && len(segs) == 3 && strings.HasSuffix(base, ".chatmode.md") {
+		return KindCopilotChatMode
 	}
 	switch {
 	case strings.HasSuffix(base, ".mdc"):
@@ -129,6 +192,9 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 			return KindCopilotPrompt
 		}
 	case strings.HasSuffix(base, ".md"):
+		if indexPair(segs, ".cursor", "rules") >= 0 {
+			return KindCursorRuleMd
+		}
 		if indexPair(segs, ".claude", "rules") >= 0 {
 			return KindRule
 		}

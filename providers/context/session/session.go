@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -34,7 +35,7 @@ const (
 )
 
 // Agents lists the accepted agent names.
-var Agents = []string{Claude, Codex, Gemini, Cursor, Copilot}
+var Agents = []string{Claude, Codex, Gemini, Cursor, Copilot, Windsurf, Cline, Kiro, OpenCode}
 
 // DefaultContextWindow is the context window assumed when none is given.
 const DefaultContextWindow = 200_000
@@ -63,7 +64,28 @@ type Cost struct {
 	TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
 	// Warnings say where the agent drops or cuts what the files hold.
 	Warnings []string `json:"warnings,omitempty"`
+	// Agents holds, for agent "all", the cost of each agent the project
+	// configures, side by side; the lists above are then empty.
+	Agents []AgentCost `json:"agents,omitempty"`
+	// Tokenizer names the encoding the tokens were counted with; the
+	// JSON of one agent leaves it out, as the tokenizer is the configured
+	// one, and gives it for each agent of all.
+	Tokenizer string `json:"-"`
 }
+
+// AgentCost is one agent's column of a cost of all agents: a Cost
+// without the columns of others. Its fields are Cost's.
+type AgentCost struct {
+	Agent             string   `json:"agent"`
+	AlwaysLoaded      []Entry  `json:"alwaysLoaded"`
+	OnDemand          []Entry  `json:"onDemand"`
+	TotalAlwaysLoaded int      `json:"totalAlwaysLoaded"`
+	Warnings          []string `json:"warnings,omitempty"`
+	Tokenizer         string   `json:"tokenizer,omitempty"`
+}
+
+// All asks Compute for every agent the project configures.
+const All = "all"
 
 // Entry is one file, or one file's listing entry, and its cost.
 type Entry struct {
@@ -94,6 +116,9 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 	if opt.Agent == "" {
 		opt.Agent = Claude
 	}
+	if opt.Agent == All {
+		return computeAll(ctx, set, opt)
+	}
 	if !slices.Contains(Agents, opt.Agent) {
 		return nil, fmt.Errorf("unknown agent %q (want one of %s)", opt.Agent, strings.Join(Agents, ", "))
 	}
@@ -111,7 +136,7 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		opt.Counter = c
 	}
 	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{}, refused: map[string]bool{},
-		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}}}
+		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}, Tokenizer: opt.Counter.Name()}}
 	switch opt.Agent {
 	case Claude:
 		b.claude()
@@ -123,6 +148,14 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		b.copilot()
 	case Gemini:
 		b.gemini()
+	case Windsurf:
+		b.windsurf()
+	case Cline:
+		b.cline()
+	case Kiro:
+		b.kiro()
+	case OpenCode:
+		b.opencode()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -131,6 +164,28 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		b.cost.TotalAlwaysLoaded += e.Tokens
 	}
 	return b.cost, nil
+}
+
+// computeAll costs the session of every agent the project configures,
+// each counted with its own tokenizer when the agent facts name one.
+func computeAll(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, error) {
+	out := &Cost{Agent: All, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}, Agents: []AgentCost{}}
+	for _, a := range Configured(set) {
+		o := opt
+		o.Agent = a
+		if f, ok := agentfacts.Lookup(a); ok && f.Tokenizer != "" && (o.Counter == nil || o.Counter.Name() != f.Tokenizer) {
+			if c, err := tokens.New(f.Tokenizer); err == nil {
+				o.Counter = c
+			}
+		}
+		c, err := Compute(ctx, set, o)
+		if err != nil {
+			return nil, err
+		}
+		out.Agents = append(out.Agents, AgentCost{Agent: c.Agent, AlwaysLoaded: c.AlwaysLoaded, OnDemand: c.OnDemand,
+			TotalAlwaysLoaded: c.TotalAlwaysLoaded, Warnings: c.Warnings, Tokenizer: c.Tokenizer})
+	}
+	return out, nil
 }
 
 type builder struct {
@@ -381,10 +436,15 @@ func (b *builder) codexLink(l agentfiles.ChainLink, budget int, what string) {
 
 func (b *builder) cursor() {
 	b.agentsMd("Cursor")
+	if f := b.rootFile(".cursorrules"); f != nil {
+		b.always(f.Rel, b.count(f.Text), "legacy .cursorrules")
+	}
 	for _, f := range b.files(agentfiles.KindCursorRule) {
 		m := f.Meta
 		body := b.count(f.Text)
 		switch {
+		case !strings.HasPrefix(f.Rel, ".cursor/rules/"):
+			b.onDemand(f.Rel, body, fmt.Sprintf("Cursor rule of %s/, when Cursor works there", nestedDir(f.Rel, ".cursor/rules/")))
 		case m.AlwaysApply:
 			b.always(f.Rel, body, "Cursor rule, alwaysApply")
 		case len(m.Globs) > 0:
@@ -399,6 +459,11 @@ func (b *builder) cursor() {
 }
 
 func (b *builder) copilot() {
+	if f := b.rootFile("AGENTS.md"); f != nil {
+		b.always(f.Rel, b.count(f.Text), "project instructions (AGENTS.md), for the coding agent")
+	}
+	b.nestedAgentsMd("Copilot's coding agent")
+	b.copilotAgents()
 	for _, f := range b.files(agentfiles.KindCopilotInstructions) {
 		body := b.count(f.Text)
 		if path.Base(f.Rel) == "copilot-instructions.md" {

@@ -260,8 +260,8 @@ func TestOtherAgents(t *testing.T) {
 		t.Errorf("cursor: on demand %v", demand)
 	}
 	always, demand, _ = files(Copilot)
-	if !slices.Equal(always, []string{".github/copilot-instructions.md", ".github/instructions/all.instructions.md"}) ||
-		!slices.Equal(demand, []string{".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
+	if !slices.Equal(always, []string{"AGENTS.md", ".github/copilot-instructions.md", ".github/instructions/all.instructions.md"}) ||
+		!slices.Equal(demand, []string{"pkg/AGENTS.md", ".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
 		t.Errorf("copilot: always %v, on demand %v", always, demand)
 	}
 	write(t, dir, "AGENTS.override.md", "Override.\n")
