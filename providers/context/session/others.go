@@ -75,7 +75,7 @@ func (b *builder) windsurf() {
 		case "always_on":
 			add(f, "Windsurf rule, trigger always_on")
 		case "model_decision":
-			b.always(f.Rel, b.count([]byte(listingLine(strings.TrimSuffix(path.Base(f.Rel), ".md"), m.Description))), "Windsurf rule description, for Cascade to decide on")
+			b.always(f.Rel, b.count([]byte(listingLine(strings.TrimSuffix(path.Base(f.Rel), ".md"), m.Description))), "Windsurf rule listing")
 			b.onDemand(f.Rel, body, "Windsurf rule, when Cascade decides it fits (model_decision)")
 		case "glob":
 			b.onDemand(f.Rel, body, fmt.Sprintf("Windsurf rule, for files matching %s", strings.Join(m.Globs, ", ")))
@@ -132,7 +132,7 @@ func (b *builder) kiro() {
 		case "manual":
 			b.onDemand(f.Rel, body, fmt.Sprintf("steering, only when referenced as #%s", name))
 		case "auto":
-			b.always(f.Rel, b.count([]byte(listingLine(name, m.Description))), "steering description, for Kiro to decide on")
+			b.always(f.Rel, b.count([]byte(listingLine(name, m.Description))), "steering listing")
 			b.onDemand(f.Rel, body, "steering, when its description fits the request (auto)")
 		default:
 			b.onDemand(f.Rel, body, fmt.Sprintf("steering with inclusion %q, which Kiro does not document", m.Inclusion))
@@ -178,6 +178,10 @@ func (b *builder) copilotAgents() {
 		name := f.Meta.Name
 		if name == "" {
 			name = strings.TrimSuffix(strings.TrimSuffix(path.Base(f.Rel), ".md"), ".agent")
+		}
+		if flag(f.Doc, "disable-model-invocation") {
+			b.onDemand(f.Rel, b.count(f.Text), "custom agent prompt, only when the agent is picked (disable-model-invocation)")
+			continue
 		}
 		b.always(f.Rel, b.count([]byte(listingLine(name, f.Meta.Description))), "custom agent listing")
 		b.onDemand(f.Rel, b.count(f.Text), "custom agent prompt, when the agent is picked")

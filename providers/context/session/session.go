@@ -467,7 +467,11 @@ func (b *builder) copilot() {
 	for _, f := range b.files(agentfiles.KindCopilotInstructions) {
 		body := b.count(f.Text)
 		if path.Base(f.Rel) == "copilot-instructions.md" {
-			b.always(f.Rel, body, "repository instructions")
+			if f.Rel == ".github/copilot-instructions.md" {
+				b.always(f.Rel, body, "repository instructions")
+			} else {
+				b.onDemand(f.Rel, body, fmt.Sprintf("repository instructions of %s/, when it is opened as a workspace of its own", strings.TrimSuffix(f.Rel, "/.github/copilot-instructions.md")))
+			}
 			continue
 		}
 		globs := f.Meta.Globs
