@@ -24,7 +24,7 @@ func TestInprocAgentFiles(t *testing.T) {
 	if r := d.Diagnostics[0].Range; r.Start.Line != 1 || r.Start.Character != 6 || r.End.Character != 16 {
 		t.Errorf("range %+v, want 1:6-16 (the name)", r)
 	}
-	c.waitDiagnostics(c.uri(".mcp.json"), diagCodes("plugin-field-invalid"))
+	c.waitDiagnostics(c.uri(".mcp.json"), diagCodes("mcp-server-field-invalid"))
 
 	var actions []struct {
 		Title string

@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -259,6 +260,7 @@ func (s *Server) openWorkspace() {
 			Snapshot:          func() ops.Snapshot { return ws.Snapshot() },
 			Logger:            s.stderr,
 			ExecutionsChanged: func() { mark(s.stale.executions) },
+			AgentFiles:        func() *agentfiles.Set { return s.agentSet(s.ctx, ws.Snapshot().Library()) },
 		})
 		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under

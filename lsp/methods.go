@@ -34,6 +34,8 @@ var customMethods = map[string]method{
 	"ctxls/documentCost": op((*ops.Ops).DocumentCost),
 	"ctxls/sessionCost":  op((*ops.Ops).SessionCost),
 
+	"ctxls/inventory":           op((*ops.Ops).Inventory),
+	"ctxls/inventory/search":    op((*ops.Ops).SearchInventory),
 	"ctxls/catalog":             op((*ops.Ops).Catalog),
 	"ctxls/domainIndex":         op((*ops.Ops).DomainIndex),
 	"ctxls/loadingProtocol":     op((*ops.Ops).LoadingProtocol),

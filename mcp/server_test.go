@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,6 +249,21 @@ func TestToolsList(t *testing.T) {
 		if tool.InputSchema == nil || tool.OutputSchema == nil {
 			t.Errorf("tool %s lacks an input or output schema", tool.Name)
 		}
+		// Every type of the input schema is one plain JSON Schema type,
+		// as every client accepts; never a list such as ["null","array"].
+		raw, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema any
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for where, typ := range schemaTypes(schema, tool.Name) {
+			if s, ok := typ.(string); !ok || !slices.Contains([]string{"object", "array", "string", "integer", "number", "boolean"}, s) {
+				t.Errorf("%s: type %v, want one plain type", where, typ)
+			}
+		}
 		names = append(names, tool.Name)
 	}
 	want := []string{"catalog", "check", "load_context", "search", "session_cost"}
@@ -254,6 +271,40 @@ func TestToolsList(t *testing.T) {
 		if !slices.Contains(names, w) {
 			t.Errorf("tools %v lack %s", names, w)
 		}
+	}
+}
+
+// schemaTypes yields the "type" of every schema under v, a decoded JSON
+// Schema, by where it is.
+func schemaTypes(v any, where string) iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		// names says v maps names to schemas (properties, $defs), so that
+		// a property called type is not read as a type.
+		var walk func(v any, where string, names bool) bool
+		walk = func(v any, where string, names bool) bool {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, c := range v {
+					if k == "type" && !names {
+						if !yield(where, c) {
+							return false
+						}
+						continue
+					}
+					if !walk(c, where+"."+k, !names && (k == "properties" || k == "$defs" || k == "definitions")) {
+						return false
+					}
+				}
+			case []any:
+				for i, c := range v {
+					if !walk(c, fmt.Sprintf("%s[%d]", where, i), false) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		walk(v, where, false)
 	}
 }
 
@@ -310,7 +361,10 @@ func testSearch(t *testing.T, w outsideWorkspace) {
 	tests := []searchCase{
 		{toolCase{"tag", map[string]any{"query": "rest"}, ""}, "web:api", 1},
 		{toolCase{"link out of the root not listed", map[string]any{"query": "secret"}, ""}, "", 0},
-		{toolCase{"title", map[string]any{"query": "deploying"}, ""}, "ops:deploy", 1},
+		// The topic's title and the skill's name, equally.
+		{toolCase{"title and skill name", map[string]any{"query": "deploying"}, ""}, "deploy-app", 2},
+		{toolCase{"skill description", map[string]any{"query": "ship"}, ""}, "deploy-app", 1},
+		{toolCase{"one kind", map[string]any{"query": "deploying", "kind": "topic"}, ""}, "ops:deploy", 1},
 		{toolCase{"domain filter", map[string]any{"query": "rest", "domain": "ops"}, ""}, "", 0},
 		{toolCase{"limit", map[string]any{"query": "api deploying", "limit": 1}, ""}, "", 1},
 		{toolCase{"no match", map[string]any{"query": "kubernetes"}, ""}, "", 0},

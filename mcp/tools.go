@@ -19,22 +19,22 @@ import (
 // CatalogInput filters the catalog and selects a page of it.
 type CatalogInput struct {
 	Domain string `json:"domain,omitempty" jsonschema:"list only this domain's topics"`
-	Kind   string `json:"kind,omitempty" jsonschema:"list only this kind: topic, skill, command or rule"`
+	Kind   string `json:"kind,omitempty" jsonschema:"list only this kind: topic, skill, command, subagent or rule"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most entries to return (default 100, at most 1000)"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page; none for the first page"`
 }
 
 // CatalogEntry is one loadable thing of the workspace.
 type CatalogEntry struct {
-	Reference string `json:"reference" jsonschema:"what load_context takes: domain:topic, a skill's name, or a command's or rule's path"`
+	Reference string `json:"reference" jsonschema:"what load_context takes: domain:topic, a skill's name, or a command's, subagent's or rule's path"`
 	Title     string `json:"title"`
-	Kind      string `json:"kind" jsonschema:"topic, skill, command or rule"`
+	Kind      string `json:"kind" jsonschema:"topic, skill, command, subagent or rule"`
 	Tokens    int    `json:"tokens" jsonschema:"measured cost of the body"`
 }
 
 // CatalogOutput is a page of the catalog.
 type CatalogOutput struct {
-	Entries    []CatalogEntry `json:"entries" jsonschema:"this page's entries: skills, commands and rules first, then topics by domain"`
+	Entries    []CatalogEntry `json:"entries" jsonschema:"this page's entries: skills, commands, subagents and rules first, then topics by domain"`
 	Total      int            `json:"total" jsonschema:"number of entries on all pages"`
 	Tokens     int            `json:"tokens" jsonschema:"sum of the tokens of the entries on all pages"`
 	Tokenizer  string         `json:"tokenizer" jsonschema:"the tokenizer that measured the tokens"`
@@ -43,17 +43,19 @@ type CatalogOutput struct {
 
 // SearchInput is a search query.
 type SearchInput struct {
-	Query  string `json:"query" jsonschema:"words to look for in tags, titles, section keywords, detection triggers and names"`
-	Domain string `json:"domain,omitempty" jsonschema:"search only this domain"`
+	Query  string `json:"query" jsonschema:"words to look for in topics' tags, titles, section keywords, detection triggers and names, and in the names, descriptions and paths of skills, commands, subagents and rules"`
+	Domain string `json:"domain,omitempty" jsonschema:"search only this domain's topics"`
+	Kind   string `json:"kind,omitempty" jsonschema:"search only this kind: topic, skill, command, subagent or rule"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most results to return (default 50)"`
 }
 
-// SearchResult is one matching topic.
+// SearchResult is one matching entry of the catalog.
 type SearchResult struct {
-	Reference string   `json:"reference"`
+	Reference string   `json:"reference" jsonschema:"what load_context takes, as in the catalog"`
 	Title     string   `json:"title"`
+	Kind      string   `json:"kind" jsonschema:"topic, skill, command, subagent or rule"`
 	Relevance float64  `json:"relevance" jsonschema:"0..1: the share of the query's words that matched, weighted by field"`
-	MatchedOn []string `json:"matchedOn" jsonschema:"fields that matched: tag, keyword, title, detectionTrigger, id"`
+	MatchedOn []string `json:"matchedOn" jsonschema:"fields that matched: tag, keyword, title, detectionTrigger, id for a topic; name, description, path for the other kinds"`
 	Tokens    int      `json:"tokens"`
 }
 
@@ -72,13 +74,13 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "catalog",
 		Title:       "Catalog of the context library",
-		Description: "Lists the topics, skills, commands and rules of the project's context library with their reference, title, kind and measured token cost: skills, commands and rules first, then topics by domain. Answers in pages of 100 entries unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page. The first page of a long catalog also sums the topics up by domain: pass a domain to list one domain's topics.",
+		Description: "Lists the topics, skills, commands, subagents and rules of the project's context library with their reference, title, kind and measured token cost: skills, commands, subagents and rules first, then topics by domain. Answers in pages of 100 entries unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page. The first page of a long catalog also sums the topics up by domain: pass a domain to list one domain's topics.",
 		Annotations: readOnly,
 	}, s.catalog)
 	addTool(s.srv, &sdk.Tool{
 		Name:        "search",
 		Title:       "Search the context library",
-		Description: "Finds topics by tags, titles, section keywords, detection triggers and names, best first, with relevance 0..1 and token costs.",
+		Description: "Finds topics by tags, titles, section keywords, detection triggers and names, and skills, commands, subagents and rules by names, descriptions and paths, in one list, best first, with relevance 0..1 and token costs.",
 		Annotations: readOnly,
 	}, s.search)
 	addTool(s.srv, &sdk.Tool{
@@ -358,7 +360,7 @@ func catalogText(a *catalogAnswer, out CatalogOutput, lo int) string {
 
 func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutput, error) {
 	q := strings.TrimSpace(in.Query)
-	res, err := s.ops.Search(ctx, ops.SearchRequest{Query: q, Domain: strings.TrimSpace(in.Domain), Limit: in.Limit})
+	res, err := s.ops.SearchInventory(ctx, ops.InventorySearchRequest{Query: q, Domain: strings.TrimSpace(in.Domain), Kind: strings.TrimSpace(in.Kind), Limit: in.Limit})
 	if err != nil {
 		return "", SearchOutput{}, err
 	}
@@ -371,12 +373,11 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 	listed := s.listedSet()
 	var b strings.Builder
 	for _, it := range res.Items {
-		r := it.Reference
-		if !listed(r.ID) {
+		if it.Kind == ops.KindTopic && !listed(it.ID) {
 			continue
 		}
-		out.Results = append(out.Results, SearchResult{Reference: r.Key(), Title: r.Title, Relevance: it.Relevance, MatchedOn: it.MatchedOn, Tokens: r.MeasuredTokens})
-		fmt.Fprintf(&b, "%.2f\t%s\t%d tokens\t%s\t(%s)\n", it.Relevance, r.Key(), r.MeasuredTokens, r.Title, strings.Join(it.MatchedOn, ", "))
+		out.Results = append(out.Results, SearchResult{Reference: it.Reference, Title: it.Title, Kind: it.Kind, Relevance: it.Relevance, MatchedOn: it.MatchedOn, Tokens: it.Tokens})
+		fmt.Fprintf(&b, "%.2f\t%s\t%s\t%d tokens\t%s\t(%s)\n", it.Relevance, it.Reference, it.Kind, it.Tokens, it.Title, strings.Join(it.MatchedOn, ", "))
 	}
 	return fmt.Sprintf("%d results for %q\n", len(out.Results), q) + b.String(), out, nil
 }

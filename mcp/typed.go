@@ -29,6 +29,7 @@ func addTool[In, Out any](srv *sdk.Server, t *sdk.Tool, h typedHandler[In, Out])
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}
+	plainTypes(inSchema)
 	resolved, err := inSchema.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
@@ -64,6 +65,37 @@ func addTool[In, Out any](srv *sdk.Server, t *sdk.Tool, h typedHandler[In, Out])
 			StructuredContent: json.RawMessage(structured),
 		}, nil
 	})
+}
+
+// plainTypes gives every schema under s one type where it was inferred
+// as that type or null (Go slices, maps and pointers): a tool's arguments
+// are never null, and clients and their checks (the MCP Inspector among
+// them) expect plain JSON Schema types, not a list of two.
+func plainTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Type == "" {
+		switch {
+		case s.Types[0] == "null":
+			s.Type, s.Types = s.Types[1], nil
+		case s.Types[1] == "null":
+			s.Type, s.Types = s.Types[0], nil
+		}
+	}
+	for _, p := range s.Properties {
+		plainTypes(p)
+	}
+	for _, d := range s.Defs {
+		plainTypes(d)
+	}
+	plainTypes(s.Items)
+	plainTypes(s.AdditionalProperties)
+	for _, l := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf, s.PrefixItems} {
+		for _, c := range l {
+			plainTypes(c)
+		}
+	}
 }
 
 // toolError is the result of a call that failed.

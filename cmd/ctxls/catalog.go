@@ -8,9 +8,10 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -33,13 +34,23 @@ func workspaceDir(cmd, flagDir string, dirArgs []string) (string, error) {
 	return dir, nil
 }
 
-// openOps loads the workspace at dir and returns the operations over it.
+// openOps loads the workspace at dir and returns the operations over it,
+// with its agent files read on first use (a catalog of one domain's topics
+// needs none).
 func openOps(ctx context.Context, dir string, stderr io.Writer) (*ops.Ops, error) {
 	lib, err := loadLibrary(ctx, dir, stderr)
 	if err != nil {
 		return nil, err
 	}
-	return ops.New(ops.Options{Snapshot: ops.Static(lib)}), nil
+	agents := sync.OnceValue(func() *agentfiles.Set {
+		set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+		if err != nil {
+			fmt.Fprintf(stderr, "warning: agent files: %v\n", err)
+			return nil
+		}
+		return set
+	})
+	return ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: agents}), nil
 }
 
 // openWorkspace picks the workspace of command cmd as workspaceDir does
@@ -70,7 +81,8 @@ func printJSON(w io.Writer, v any) error {
 
 func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("catalog", stderr, true)
-	domain := fs.String("domain", "", "list only this domain")
+	domain := fs.String("domain", "", "list only this domain's topics")
+	kind := fs.String("kind", "", "list only this kind: topic, skill, command, subagent or rule")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -79,39 +91,59 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	res, err := o.Catalog(ctx, ops.CatalogRequest{Domain: *domain})
+	res, err := o.Inventory(ctx, ops.InventoryRequest{Domain: *domain, Kind: *kind})
 	if err != nil {
 		return err
 	}
 	if *fs.format == "json" {
 		return printJSON(stdout, res)
 	}
-	printWarnings(stderr, res.Warnings)
-	printCatalog(stdout, o.Library(), res.Items)
-	if len(res.Warnings) > 0 && len(res.Items) == 0 {
-		return exitError(1)
-	}
+	printCatalog(stdout, res)
 	return nil
 }
 
-func printCatalog(w io.Writer, lib *library.Snapshot, items []ops.Reference) {
-	rows := [][]string{{"TOPIC", "TYPE", "STRATEGY", "MEASURED", "DECLARED", "TITLE"}}
-	measured, declared, domains := 0, 0, map[string]bool{}
-	for _, it := range items {
-		decl := "-"
-		if it.EstimatedTokens > 0 {
-			decl = thousands(it.EstimatedTokens)
-			declared += it.EstimatedTokens
-		}
-		measured += it.MeasuredTokens
-		if it.Domain != "" {
-			domains[it.Domain] = true
-		}
-		rows = append(rows, []string{it.Key(), it.Type, it.LoadingStrategy, thousands(it.MeasuredTokens), decl, it.Title})
+// printCatalog writes the inventory as a table, the numbers aligned right,
+// then a summary by kind.
+func printCatalog(w io.Writer, res ops.InventoryResponse) {
+	rows := [][]string{{"REFERENCE", "KIND", "TYPE", "STRATEGY", "TOKENS", "DECLARED", "TITLE"}}
+	declared := 0
+	for _, e := range res.Entries {
+		rows = append(rows, entryRow(e, nil))
+		declared += e.DeclaredTokens
 	}
-	printTable(w, rows, []bool{false, false, false, true, true, false})
-	fmt.Fprintf(w, "\n%s in %s · %s tokens measured (%s) · %s declared\n",
-		count(len(items), "topic"), count(len(domains), "domain"), thousands(measured), lib.Counter().Name(), thousands(declared))
+	printTable(w, rows, []bool{false, false, false, false, true, true, false})
+	fmt.Fprintf(w, "\n%s · %s tokens measured (%s) · %s declared\n", kindSummary(res.Entries), thousands(res.Tokens), res.Tokenizer, thousands(declared))
+}
+
+// entryRow is the row of an inventory entry: reference, kind, a topic's
+// type and strategy, tokens, declared tokens and title, with extra cells
+// before them.
+func entryRow(e ops.InventoryEntry, extra []string) []string {
+	decl := "-"
+	if e.DeclaredTokens > 0 {
+		decl = thousands(e.DeclaredTokens)
+	}
+	return append(extra, e.Reference, e.Kind, cmp.Or(e.Type, "-"), cmp.Or(e.LoadingStrategy, "-"), thousands(e.Tokens), decl, e.Title)
+}
+
+// kindSummary counts entries by kind, topics with their domains: "8
+// topics in 1 domain, 2 skills, 1 command".
+func kindSummary(entries []ops.InventoryEntry) string {
+	n := map[string]int{}
+	domains := map[string]bool{}
+	for _, e := range entries {
+		n[e.Kind]++
+		if d, _, ok := strings.Cut(e.Reference, ":"); ok && e.Kind == ops.KindTopic {
+			domains[d] = true
+		}
+	}
+	parts := []string{count(n[ops.KindTopic], "topic") + " in " + count(len(domains), "domain")}
+	for _, k := range []string{ops.KindSkill, ops.KindCommand, ops.KindSubagent, ops.KindRule} {
+		if n[k] > 0 {
+			parts = append(parts, count(n[k], k))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // printTable writes rows as columns two spaces apart. Text columns align

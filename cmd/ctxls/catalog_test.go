@@ -10,22 +10,19 @@ import (
 var exampleDir = filepath.Join("..", "..", "examples", "library")
 
 type catalogJSON struct {
-	Items []struct {
+	Entries []struct {
+		Reference       string `json:"reference"`
+		Kind            string `json:"kind"`
 		ID              string `json:"id"`
-		Domain          string `json:"domain"`
 		Title           string `json:"title"`
 		Type            string `json:"type"`
-		EstimatedTokens int    `json:"estimatedTokens"`
-		MeasuredTokens  int    `json:"measuredTokens"`
+		DeclaredTokens  int    `json:"declaredTokens"`
+		Tokens          int    `json:"tokens"`
 		LoadingStrategy string `json:"loadingStrategy"`
 		Path            string `json:"path"`
-		URI             string `json:"uri"`
-		Sections        []struct {
-			Name           string `json:"name"`
-			MeasuredTokens int    `json:"measuredTokens"`
-		} `json:"sections"`
-	} `json:"items"`
-	Warnings []json.RawMessage `json:"warnings"`
+	} `json:"entries"`
+	Tokens    int    `json:"tokens"`
+	Tokenizer string `json:"tokenizer"`
 }
 
 func TestCatalogCommand(t *testing.T) {
@@ -36,13 +33,16 @@ func TestCatalogCommand(t *testing.T) {
 		code    int
 		items   int // -1: any number above zero
 		domains []string
-		stderr  string
+		kinds   []string
 	}{
-		{"all, dir flag", []string{"catalog", "--dir", exampleDir, "--format", "json"}, 0, -1, []string{"git", "python", "security", "testing", ""}, ""},
-		{"positional dir", []string{"catalog", exampleDir, "--format", "json", "--domain", "python"}, 0, 8, []string{"python"}, ""},
-		{"missing domain", []string{"catalog", exampleDir, "--format", "json", "--domain", "pyton"}, 0, 0, nil, ""},
-		{"bad format", []string{"catalog", exampleDir, "--format", "xml"}, 2, 0, nil, ""},
-		{"escaping domain", []string{"catalog", exampleDir, "--domain", "../.."}, -1, 0, nil, ""},
+		{"all, dir flag", []string{"catalog", "--dir", exampleDir, "--format", "json"}, 0, -1, []string{"git", "python", "security", "testing", ""},
+			[]string{"topic", "skill", "command", "subagent", "rule"}},
+		{"positional dir", []string{"catalog", exampleDir, "--format", "json", "--domain", "python"}, 0, 8, []string{"python"}, []string{"topic"}},
+		{"one kind", []string{"catalog", exampleDir, "--format", "json", "--kind", "skill"}, 0, 2, nil, []string{"skill"}},
+		{"missing domain", []string{"catalog", exampleDir, "--format", "json", "--domain", "pyton"}, -1, 0, nil, nil},
+		{"unknown kind", []string{"catalog", exampleDir, "--format", "json", "--kind", "skills"}, -1, 0, nil, nil},
+		{"bad format", []string{"catalog", exampleDir, "--format", "xml"}, 2, 0, nil, nil},
+		{"escaping domain", []string{"catalog", exampleDir, "--domain", "../.."}, -1, 0, nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,26 +62,46 @@ func TestCatalogCommand(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &res); err != nil {
 				t.Fatalf("not JSON: %v\n%s", err, out)
 			}
-			if res.Items == nil {
-				t.Fatal("items is null")
+			if res.Entries == nil {
+				t.Fatal("entries is null")
 			}
-			if c.items >= 0 && len(res.Items) != c.items || c.items < 0 && len(res.Items) == 0 {
-				t.Errorf("%d items", len(res.Items))
+			if c.items >= 0 && len(res.Entries) != c.items || c.items < 0 && len(res.Entries) == 0 {
+				t.Errorf("%d entries", len(res.Entries))
 			}
-			seen := map[string]bool{}
-			for _, it := range res.Items {
-				seen[it.Domain] = true
-				if it.ID == "" || it.MeasuredTokens <= 0 || it.Path == "" || !strings.HasPrefix(it.URI, "file://") || it.Type == "" || it.LoadingStrategy == "" {
-					t.Errorf("incomplete item %+v", it)
+			seen, kinds, sum := map[string]bool{}, map[string]bool{}, 0
+			for _, e := range res.Entries {
+				kinds[e.Kind] = true
+				sum += e.Tokens
+				if e.Reference == "" || e.Tokens <= 0 || e.Path == "" || e.Title == "" {
+					t.Errorf("incomplete entry %+v", e)
+				}
+				if e.Kind != "topic" {
+					continue
+				}
+				d, _, _ := strings.Cut(e.ID, "/")
+				if !strings.Contains(e.ID, "/") {
+					d = ""
+				}
+				seen[d] = true
+				if e.ID == "" || e.Type == "" || e.LoadingStrategy == "" {
+					t.Errorf("incomplete topic %+v", e)
 				}
 			}
 			for _, d := range c.domains {
 				if !seen[d] {
-					t.Errorf("no items of domain %q", d)
+					t.Errorf("no topics of domain %q", d)
 				}
 			}
-			if c.items == 0 && len(res.Warnings) == 0 {
-				t.Error("empty result without a warning")
+			for _, k := range c.kinds {
+				if !kinds[k] {
+					t.Errorf("no entries of kind %q", k)
+				}
+			}
+			if len(kinds) != len(c.kinds) {
+				t.Errorf("kinds %v, want %v", kinds, c.kinds)
+			}
+			if sum != res.Tokens || res.Tokenizer == "" {
+				t.Errorf("tokens %d (%s), entries sum to %d", res.Tokens, res.Tokenizer, sum)
 			}
 		})
 	}
@@ -94,7 +114,7 @@ func TestCatalogText(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if !strings.HasPrefix(lines[0], "TOPIC") || !strings.Contains(lines[0], "MEASURED") || !strings.Contains(lines[0], "DECLARED") {
+	if !strings.HasPrefix(lines[0], "REFERENCE") || !strings.Contains(lines[0], "TOKENS") || !strings.Contains(lines[0], "DECLARED") {
 		t.Errorf("header %q", lines[0])
 	}
 	// Numbers are right-aligned: every row's DECLARED column ends at the
@@ -115,7 +135,7 @@ func TestCatalogText(t *testing.T) {
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "8 topics in 1 domain") || !strings.Contains(last, "o200k_base") {
 		t.Errorf("summary %q", last)
 	}
-	if _, errOut, err := runCLI(t, "catalog", "--domain", "pyton", exampleDir); exitCode(err) != 1 || !strings.Contains(errOut, "did you mean python") {
-		t.Errorf("missing domain: %v %q", err, errOut)
+	if _, _, err := runCLI(t, "catalog", "--domain", "pyton", exampleDir); err == nil || !strings.Contains(err.Error(), "did you mean python") {
+		t.Errorf("missing domain: %v", err)
 	}
 }

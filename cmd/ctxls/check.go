@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"text/tabwriter"
 	"unicode"
 
+	"github.com/ctxls/ctxls/providers/atomicfile"
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -76,36 +78,66 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// A fix can reveal the next problem (a skill's name is checked once
-	// its YAML parses): fix, check again, a few rounds at most.
-	for round := 0; (*fix || *fixUnsafe) && round < maxFixRounds; round++ {
-		changed, err := applyFixes(lib.Root(), records, fixes, *fixUnsafe, *dryRun, stdout)
+	left := 0
+	if *fix || *fixUnsafe {
+		changes, err := settleFixes(ctx, lib, agents, records, fixes, *fixUnsafe, stderr)
 		if err != nil {
 			return err
 		}
 		if *dryRun {
-			if changed > 0 {
-				return exitError(1)
+			return printFixes(changes, stdout, stderr)
+		}
+		// A run killed while it wrote left its temporary files behind.
+		cleanTemps(lib, agents)
+		var written int
+		written, left = writeFixes(changes, lib.Root().Real(), stderr)
+		if written > 0 {
+			fmt.Fprintf(stderr, "fixed %s\n", count(written, "file"))
+			if lib, err = openLibrary(ctx, dir, !*noCache, stderr); err != nil {
+				return err
 			}
-			return nil
-		}
-		if changed == 0 {
-			break
-		}
-		fmt.Fprintf(stderr, "fixed %s\n", count(changed, "file"))
-		if lib, err = openLibrary(ctx, dir, !*noCache, stderr); err != nil {
-			return err
-		}
-		if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
-			return err
-		}
-		if records, fixes, warnings, err = collect(ctx, lib, agents); err != nil {
-			return err
+			if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
+				return err
+			}
+			if records, _, warnings, err = collect(ctx, lib, agents); err != nil {
+				return err
+			}
 		}
 	}
 	rep := newCheckReport(lib, agents, records, warnings)
 	cache.store(ctx, rep)
-	return rep.emit(*format, failOn, dir, stdout, stderr)
+	err = rep.emit(*format, failOn, dir, stdout, stderr)
+	if left > 0 && (err == nil || errors.Is(err, exitError(1))) {
+		// A file the fixes could not be written to fails the command as a
+		// fault, not as a finding.
+		return exitError(2)
+	}
+	return err
+}
+
+// printFixes prints changes as one unified diff, after checking that
+// --fix could write each: a file it would leave as it was is said on
+// stderr and not in the diff. It returns exit status 1 when the diff is
+// not empty, 2 when a file would be left.
+func printFixes(changes []change, stdout, stderr io.Writer) error {
+	left := 0
+	shown := 0
+	for _, c := range changes {
+		if err := atomicfile.Writable(c.path); err != nil {
+			fmt.Fprintf(stderr, "ctxls: %s would be left as it is: %v\n", c.rel, reason(err))
+			left++
+			continue
+		}
+		io.WriteString(stdout, fileDiff(c.rel, c.old, c.new))
+		shown++
+	}
+	switch {
+	case left > 0:
+		return exitError(2)
+	case shown > 0:
+		return exitError(1)
+	}
+	return nil
 }
 
 // failOnLevels ranks the values of --fail-on as rules.Severity does:
@@ -238,9 +270,6 @@ func collect(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set)
 	}
 	return res.Items, fixes, res.Warnings, nil
 }
-
-// maxFixRounds bounds how often check --fix fixes and checks again.
-const maxFixRounds = 5
 
 func printCheck(w io.Writer, rep checkReport) {
 	records := rep.Records

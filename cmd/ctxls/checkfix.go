@@ -5,8 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -63,14 +62,26 @@ func safe(code string) bool {
 	return r.Fix == rules.Safe
 }
 
-// applyFixes applies the fixes the records offer, fixes[i] that of
-// records[i] (the safe ones, or all with unsafe), file by file, or with
-// dryRun prints them as a unified diff. A fix that overlaps one already
-// taken in its file waits for the next run.
-// It returns how many files change. A file is read back through root's
-// check before it is written: a file a link out of the workspace has
-// replaced meanwhile is not written.
-func applyFixes(root *fsguard.Root, records []ops.Diagnostic, fixes []*fileFix, unsafe, dryRun bool, stdout io.Writer) (int, error) {
+// change is what the fixes of one pass, or of every pass, make of one
+// file.
+type change struct {
+	path string // the file written: absolute, symbolic links resolved
+	rel  string // path relative to the workspace, slash-separated
+	old  []byte // the whole file as read, byte order mark included
+	new  []byte // the whole file as fixed
+	// origin is the path the fixes were found at, path or a link to it.
+	origin string
+}
+
+// planFixes computes what the fixes the records offer, fixes[i] that of
+// records[i] (the safe ones, or all with unsafe), make of each file, and
+// writes nothing. A fix that overlaps one already taken in its file waits
+// for the next pass. A file reached by several paths (links to it) is
+// fixed only as the check sees it at its own path when the check reads
+// it there (known tells), or else as the first of the links sees it: two
+// paths that name one file (a topic linked into two domains) would
+// otherwise fix it by turns. The changes are sorted by rel.
+func planFixes(ctx context.Context, root *fsguard.Root, records []ops.Diagnostic, fixes []*fileFix, unsafe bool, known func(path string) bool) ([]change, error) {
 	byFile := map[string]*fileFix{}
 	var order []string
 	for i, r := range records {
@@ -90,52 +101,98 @@ func applyFixes(root *fsguard.Root, records []ops.Diagnostic, fixes []*fileFix, 
 		acc.edits = append(acc.edits, f.edits...)
 	}
 	slices.Sort(order)
-	changed := 0
+	real := filepath.Clean(root.Real())
+	byTarget := map[string]change{}
 	for _, p := range order {
 		f := byFile[p]
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
+		}
+		rel, ok := fsguard.Rel(real, target)
+		if !ok {
+			continue // a link out of the workspace: never written
+		}
+		if p != target && (known(target) || known(filepath.Join(root.Dir(), filepath.FromSlash(rel)))) {
+			continue
+		}
+		if c, ok := byTarget[target]; ok && (c.path == c.origin || p != target) {
+			continue
+		}
 		if f.doc != nil {
-			text, err := f.doc.Content(context.Background())
+			text, err := f.doc.Content(ctx)
 			if err != nil {
-				return changed, fmt.Errorf("fix %s: %w; run again", f.rel, err)
+				return nil, fmt.Errorf("fix %s: %w; run again", f.rel, err)
 			}
 			f.text = text
 		}
-		out, err := agentfiles.ApplyEdits(f.text, f.edits)
+		out, err := agentfiles.ApplyEdits(f.text, lineEndingsOf(f.text, f.edits))
 		if err != nil {
-			return changed, fmt.Errorf("fix %s: %w", f.rel, err)
+			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
 		}
+		out = keepFinalNewline(f.text, out)
 		if bytes.Equal(out, f.text) {
 			continue
 		}
-		changed++
-		if dryRun {
-			io.WriteString(stdout, unifiedDiff(f.rel, f.text, f.edits))
-			continue
-		}
 		// A file larger than the text and its byte order mark changed.
-		disk, err := root.ReadFile(context.Background(), p, int64(len(f.text))+3)
+		disk, err := root.ReadFile(ctx, p, int64(len(f.text))+3)
 		if big := (*fsguard.TooLargeError)(nil); errors.As(err, &big) {
-			return changed, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
+			return nil, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
 		}
 		if err != nil {
-			return changed, fmt.Errorf("fix %s: %w", f.rel, err)
+			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
 		}
 		if f.bom {
-			out = append([]byte("\xef\xbb\xbf"), out...)
-			disk = bytes.TrimPrefix(disk, []byte("\xef\xbb\xbf"))
+			out = append([]byte(bom), out...)
 		}
-		if !bytes.Equal(disk, f.text) {
-			return changed, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
+		if !bytes.Equal(bytes.TrimPrefix(disk, []byte(bom)), f.text) || f.bom != bytes.HasPrefix(disk, []byte(bom)) {
+			return nil, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
 		}
-		info, err := os.Stat(p)
-		if err != nil {
-			return changed, fmt.Errorf("fix %s: %w", f.rel, err)
-		}
-		if err := os.WriteFile(p, out, info.Mode().Perm()); err != nil {
-			return changed, fmt.Errorf("fix %s: %w", f.rel, err)
-		}
+		byTarget[target] = change{path: target, rel: rel, old: disk, new: out, origin: p}
 	}
-	return changed, nil
+	out := make([]change, 0, len(byTarget))
+	for _, c := range byTarget {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
+	return out, nil
+}
+
+const bom = "\xef\xbb\xbf"
+
+// lineEndingsOf returns the edits with the line breaks of the text they
+// edit: in a file whose lines end in CRLF, the lines a fix adds do too.
+func lineEndingsOf(text []byte, edits []agentfiles.Edit) []agentfiles.Edit {
+	i := bytes.IndexByte(text, '\n')
+	if i <= 0 || text[i-1] != '\r' {
+		return edits
+	}
+	out := make([]agentfiles.Edit, len(edits))
+	for j, e := range edits {
+		e.NewText = strings.ReplaceAll(strings.ReplaceAll(e.NewText, "\r\n", "\n"), "\n", "\r\n")
+		out[j] = e
+	}
+	return out
+}
+
+// keepFinalNewline gives out the final line break text has, or has not.
+func keepFinalNewline(text, out []byte) []byte {
+	if len(text) == 0 || len(out) == 0 {
+		return out
+	}
+	had, has := text[len(text)-1] == '\n', out[len(out)-1] == '\n'
+	switch {
+	case had && !has:
+		eol := "\n"
+		if bytes.HasSuffix(text, []byte("\r\n")) {
+			eol = "\r\n"
+		}
+		return append(out, eol...)
+	case !had && has:
+		out = out[:len(out)-1]
+		return bytes.TrimSuffix(out, []byte("\r"))
+	}
+	return out
 }
 
 func overlapsAny(have, add []agentfiles.Edit) bool {
@@ -152,80 +209,104 @@ func overlapsAny(have, add []agentfiles.Edit) bool {
 // diffContext is the number of unchanged lines around a change.
 const diffContext = 3
 
-// unifiedDiff renders the edits of text as a unified diff of the file
-// rel, one hunk per group of edits that are near one another.
-func unifiedDiff(rel string, text []byte, edits []agentfiles.Edit) string {
-	es := slices.Clone(edits)
-	slices.SortFunc(es, func(a, b agentfiles.Edit) int { return a.Span.Start - b.Span.Start })
-	lines := document.NewLines(text)
-	// The line range [first, last] each edit touches.
-	type group struct {
-		first, last int
-		edits       []agentfiles.Edit
+// fileDiff renders the change of the file rel from old to new as a
+// unified diff that git apply accepts: hunks of the lines that differ,
+// with diffContext unchanged lines around each.
+func fileDiff(rel string, old, new []byte) string {
+	a, b := splitLines(old), splitLines(new)
+	// The lines both begin and end with need no table.
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
 	}
-	var groups []group
-	for _, e := range es {
-		first := lines.LineOf(e.Span.Start)
-		last := lines.LineOf(max(e.Span.Start, e.Span.End-1))
-		if n := len(groups); n > 0 && first <= groups[n-1].last+2*diffContext+1 {
-			groups[n-1].last = max(groups[n-1].last, last)
-			groups[n-1].edits = append(groups[n-1].edits, e)
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	var ops []diffOp
+	for i := range pre {
+		ops = append(ops, diffOp{' ', a[i]})
+	}
+	ops = append(ops, lineDiff(a[pre:len(a)-suf], b[pre:len(b)-suf])...)
+	for i := len(a) - suf; i < len(a); i++ {
+		ops = append(ops, diffOp{' ', a[i]})
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", rel, rel)
+	// Each hunk runs from diffContext lines before a change to
+	// diffContext lines after the last change closer than twice that.
+	oldLine, newLine := 0, 0 // lines before ops[i]
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i, oldLine, newLine = i+1, oldLine+1, newLine+1
 			continue
 		}
-		groups = append(groups, group{first, last, []agentfiles.Edit{e}})
+		from := max(0, i-diffContext)
+		for k := from; k < i; k++ { // the context was counted: take it back
+			oldLine, newLine = oldLine-1, newLine-1
+		}
+		to := i
+		for j := i; j < len(ops); j++ {
+			if ops[j].kind != ' ' {
+				to = j
+				continue
+			}
+			if j-to > 2*diffContext {
+				break
+			}
+		}
+		end := min(len(ops), to+1+diffContext)
+		oldN, newN := 0, 0
+		var body strings.Builder
+		for _, op := range ops[from:end] {
+			if op.kind != '+' {
+				oldN++
+			}
+			if op.kind != '-' {
+				newN++
+			}
+			body.WriteByte(op.kind)
+			body.WriteString(op.line)
+		}
+		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(oldLine, oldN), hunkRange(newLine, newN))
+		out.WriteString(body.String())
+		oldLine, newLine = oldLine+oldN, newLine+newN
+		i = end
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", rel, rel)
-	count := lines.Count()
-	if len(text) > 0 && text[len(text)-1] == '\n' {
-		count-- // no line after the last line break
+	return out.String()
+}
+
+// hunkRange is one side of a hunk header: start is the count of lines
+// before the hunk.
+func hunkRange(start, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d,0", start)
 	}
-	delta := 0
-	for _, g := range groups {
-		from, to := max(0, g.first-diffContext), min(count-1, g.last+diffContext)
-		start, end := lines.Start(g.first), lineEnd(lines, text, g.last)
-		region := text[start:end]
-		shifted := make([]agentfiles.Edit, len(g.edits))
-		for i, e := range g.edits {
-			shifted[i] = agentfiles.Edit{Span: document.Span{Start: e.Span.Start - start, End: e.Span.End - start}, NewText: e.NewText}
-		}
-		newRegion, err := agentfiles.ApplyEdits(region, shifted)
-		if err != nil {
-			continue
-		}
-		oldLines, newLines := splitLines(region), splitLines(newRegion)
-		before, after := splitLines(text[lines.Start(from):start]), splitLines(text[end:lineEnd(lines, text, to)])
-		oldN := len(before) + len(oldLines) + len(after)
-		newN := len(before) + len(newLines) + len(after)
-		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", from+1, oldN, from+1+delta, newN)
-		delta += len(newLines) - len(oldLines)
-		for _, l := range before {
-			b.WriteString(" " + l)
-		}
-		b.WriteString(lineDiff(oldLines, newLines))
-		for _, l := range after {
-			b.WriteString(" " + l)
-		}
-	}
-	return b.String()
+	return fmt.Sprintf("%d,%d", start+1, n)
+}
+
+// diffOp is one line of a diff: kept (' '), removed ('-') or added ('+').
+type diffOp struct {
+	kind byte
+	line string
 }
 
 // maxLineDiff bounds the lines × lines table of lineDiff; past it the
 // region is shown as removed, then added.
 const maxLineDiff = 1 << 20
 
-// lineDiff renders the change from a to b: lines both keep as context,
+// lineDiff returns the change from a to b: lines both keep as context,
 // the others removed or added, by their longest common subsequence.
-func lineDiff(a, b []string) string {
-	var out strings.Builder
+func lineDiff(a, b []string) []diffOp {
+	var out []diffOp
 	if len(a)*len(b) > maxLineDiff {
 		for _, l := range a {
-			out.WriteString("-" + l)
+			out = append(out, diffOp{'-', l})
 		}
 		for _, l := range b {
-			out.WriteString("+" + l)
+			out = append(out, diffOp{'+', l})
 		}
-		return out.String()
+		return out
 	}
 	// lcs[i][j] is the length of the longest common subsequence of a[i:]
 	// and b[j:].
@@ -246,25 +327,17 @@ func lineDiff(a, b []string) string {
 	for i < len(a) || j < len(b) {
 		switch {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
-			out.WriteString(" " + a[i])
+			out = append(out, diffOp{' ', a[i]})
 			i, j = i+1, j+1
 		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-			out.WriteString("-" + a[i])
+			out = append(out, diffOp{'-', a[i]})
 			i++
 		default:
-			out.WriteString("+" + b[j])
+			out = append(out, diffOp{'+', b[j]})
 			j++
 		}
 	}
-	return out.String()
-}
-
-// lineEnd is the offset after line n's terminator.
-func lineEnd(lines *document.Lines, text []byte, n int) int {
-	if n+1 < lines.Count() {
-		return lines.Start(n + 1)
-	}
-	return len(text)
+	return out
 }
 
 // splitLines splits text into lines that keep their terminator; a last

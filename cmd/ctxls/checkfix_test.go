@@ -34,7 +34,11 @@ func TestUnifiedDiff(t *testing.T) {
 				"@@ -2,10 +2,9 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n-line 8\n line 9\n line 10\n line 11\n"},
 	}
 	for _, tc := range tests {
-		if got := unifiedDiff("f.md", []byte(text), tc.edits); got != tc.want {
+		fixed, err := agentfiles.ApplyEdits([]byte(text), tc.edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fileDiff("f.md", []byte(text), fixed); got != tc.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", tc.name, got, tc.want)
 		}
 	}
@@ -42,8 +46,12 @@ func TestUnifiedDiff(t *testing.T) {
 
 func TestLineDiffKeepsCommonLines(t *testing.T) {
 	t.Parallel()
-	got := lineDiff([]string{"a\n", "b\n", "c\n"}, []string{"a\n", "B\n", "c\n", "d\n"})
-	if want := " a\n-b\n+B\n c\n+d\n"; got != want {
+	var b strings.Builder
+	for _, op := range lineDiff([]string{"a\n", "b\n", "c\n"}, []string{"a\n", "B\n", "c\n", "d\n"}) {
+		b.WriteByte(op.kind)
+		b.WriteString(op.line)
+	}
+	if got, want := b.String(), " a\n-b\n+B\n c\n+d\n"; got != want {
 		t.Errorf("lineDiff = %q, want %q", got, want)
 	}
 }

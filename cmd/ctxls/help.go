@@ -31,16 +31,18 @@ library, its agent files and its .ctxls.yaml. Exits 1 when any is an
 error. --fix applies the safe fixes, --fix-unsafe every fix; --dry-run
 prints them as a diff. When DIR holds nothing ctxls recognises it says
 what it looks for.`},
-	{name: "catalog", args: "[DIR]", short: "topics with their type, loading strategy and token costs",
-		doc: `Lists every topic with its type, loading strategy and measured and
-declared token costs.`},
+	{name: "catalog", args: "[DIR]", short: "topics, skills, commands, subagents and rules with their token costs",
+		doc: `Lists every topic, skill, command, subagent and rule with its measured
+token cost (the figure ctxls cost gives the same file), and a topic's
+type, loading strategy and declared cost.`},
 	{name: "cost", args: "[DIR]", short: "what a session of an agent started in DIR loads, in tokens",
 		doc: `Tells what a session of the agent started in DIR (default .) loads: at
 start, and later on demand, with measured tokens.`},
-	{name: "search", args: "QUERY [DIR]", short: "topics matching QUERY, best first",
+	{name: "search", args: "QUERY [DIR]", short: "topics, skills, commands, subagents and rules matching QUERY, best first",
 		doc: `Finds topics whose tags, section keywords, titles, detection triggers or
-names match QUERY, best first. Quote a QUERY of several words. Exits 0
-when a topic matches, 1 when none does.`},
+names match QUERY, and skills, commands, subagents and rules whose names,
+descriptions or paths do, in one list, best first. Quote a QUERY of
+several words. Exits 0 when something matches, 1 when nothing does.`},
 	{name: "show", args: "domain:topic[#Section]", short: "print a topic, or one of its sections",
 		doc: `Prints a topic's body without frontmatter, or only the named section,
 exactly, so that it can be piped. Given a domain alone, it lists its topics.
@@ -79,6 +81,12 @@ the user's configuration directory ($CTXLS_CONFIG_DIR, else
 workspace. With one, prints its messages, oldest first; --context prints
 instead what the next prompt would receive as history, within the
 model's budget.`},
+	{name: "tokens", args: "[FILE...]", short: "count the tokens of files, or of standard input",
+		doc: `Counts the tokens of each FILE (- or none: standard input) in the
+workspace's tokenizer, --tokenizer's or --model's. A file's count is what
+it adds to a prompt; --message counts it as one user message, the frame
+included, as Claude's count_tokens reports it. JSON: one object per file,
+{file, tokens, tokenizer}.`},
 	{name: "serve", args: "", short: "the language server, over stdin and stdout",
 		doc: `Runs the ctxls language server over stdin and stdout.`},
 	{name: "mcp", args: "", short: "the MCP server for coding agents, over stdin and stdout",

@@ -14,6 +14,7 @@
 //	ctxls chain run|preview|list|show|resume|use|delete
 //	                                   chained command execution
 //	ctxls history [CONVERSATION]       conversation history
+//	ctxls tokens [FILE...]             count the tokens of files
 //	ctxls bench                        measure indexing speed
 //
 // Run "ctxls help" for every command and "ctxls help COMMAND" for one.
@@ -153,6 +154,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runHistory(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
+	case "tokens":
+		return runTokens(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		if len(rest) > 0 && rest[0] != "help" {
 			// ctxls help CMD is ctxls CMD --help.

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -27,7 +26,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func search(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("search", stderr, true)
-	domain := fs.String("domain", "", "search only this domain")
+	domain := fs.String("domain", "", "search only this domain's topics")
+	kind := fs.String("kind", "", "search only this kind: topic, skill, command, subagent or rule")
 	limit := fs.Int("limit", contextprovider.DefaultSearchLimit, "most results to show")
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -54,7 +54,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	res, err := o.Search(ctx, ops.SearchRequest{Query: query, Domain: *domain, Limit: *limit})
+	res, err := o.SearchInventory(ctx, ops.InventorySearchRequest{Query: query, Domain: *domain, Kind: *kind, Limit: *limit})
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	} else {
 		printWarnings(stderr, res.Warnings)
-		printSearch(stdout, o.Library(), query, res.Items)
+		printSearch(stdout, query, res)
 	}
 	if len(res.Items) == 0 {
 		return exitError(1)
@@ -72,24 +72,22 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// printSearch writes results as catalog writes topics: a table with the
-// numbers aligned right, then a summary.
-func printSearch(w io.Writer, lib *library.Snapshot, query string, items []ops.SearchItem) {
-	if len(items) == 0 {
+// printSearch writes results as catalog writes the inventory: a table with
+// the numbers aligned right, then a summary.
+func printSearch(w io.Writer, query string, res ops.InventorySearchResponse) {
+	if len(res.Items) == 0 {
 		fmt.Fprintf(w, "0 results for %q\n", query)
 		return
 	}
-	rows := [][]string{{"RELEVANCE", "TOPIC", "TYPE", "TOKENS", "MATCHED ON", "TITLE"}}
-	tokens, domains := 0, map[string]bool{}
-	for _, it := range items {
-		r := it.Reference
-		tokens += r.MeasuredTokens
-		if r.Domain != "" {
-			domains[r.Domain] = true
-		}
-		rows = append(rows, []string{fmt.Sprintf("%.2f", it.Relevance), r.Key(), r.Type, thousands(r.MeasuredTokens), strings.Join(it.MatchedOn, ", "), r.Title})
+	rows := [][]string{{"RELEVANCE", "REFERENCE", "KIND", "TYPE", "STRATEGY", "TOKENS", "DECLARED", "TITLE", "MATCHED ON"}}
+	tokens := 0
+	entries := make([]ops.InventoryEntry, len(res.Items))
+	for i, it := range res.Items {
+		tokens += it.Tokens
+		entries[i] = it.InventoryEntry
+		rows = append(rows, append(entryRow(it.InventoryEntry, []string{fmt.Sprintf("%.2f", it.Relevance)}), strings.Join(it.MatchedOn, ", ")))
 	}
-	printTable(w, rows, []bool{true, false, false, true, false, false})
-	fmt.Fprintf(w, "\n%s for %q in %s · %s tokens measured (%s)\n",
-		count(len(items), "result"), query, count(len(domains), "domain"), thousands(tokens), lib.Counter().Name())
+	printTable(w, rows, []bool{true, false, false, false, false, true, true, false, false})
+	fmt.Fprintf(w, "\n%s for %q: %s · %s tokens measured (%s)\n",
+		count(len(res.Items), "result"), query, kindSummary(entries), thousands(tokens), res.Tokenizer)
 }

@@ -34,10 +34,8 @@ func TestSearchCommand(t *testing.T) {
 			}
 			var res struct {
 				Items []struct {
-					Reference struct {
-						ID     string `json:"id"`
-						Domain string `json:"domain"`
-					} `json:"reference"`
+					ID        string   `json:"id"`
+					Kind      string   `json:"kind"`
 					Relevance float64  `json:"relevance"`
 					MatchedOn []string `json:"matchedOn"`
 				} `json:"items"`
@@ -45,15 +43,15 @@ func TestSearchCommand(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &res); err != nil || res.Items == nil {
 				t.Fatalf("bad JSON (%v): %s", err, out)
 			}
-			if c.top != "" && (len(res.Items) == 0 || res.Items[0].Reference.ID != c.top) {
+			if c.top != "" && (len(res.Items) == 0 || res.Items[0].ID != c.top) {
 				t.Fatalf("top result %+v, want %s", res.Items, c.top)
 			}
 			for _, it := range res.Items {
 				if it.Relevance <= 0 || it.Relevance > 1 || len(it.MatchedOn) == 0 {
 					t.Errorf("item %+v", it)
 				}
-				if strings.Contains(strings.Join(c.args, " "), "--domain python") && it.Reference.Domain != "python" {
-					t.Errorf("%s outside the domain", it.Reference.ID)
+				if strings.Contains(strings.Join(c.args, " "), "--domain python") && (it.Kind != "topic" || !strings.HasPrefix(it.ID, "python/")) {
+					t.Errorf("%s %s outside the domain", it.Kind, it.ID)
 				}
 			}
 		})
@@ -70,7 +68,7 @@ func TestSearchText(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "RELEVANCE") || !strings.Contains(lines[1], "security:secure_coding") {
 		t.Errorf("output:\n%s", out)
 	}
-	if !strings.HasPrefix(lines[len(lines)-1], `3 results for "sql injection" in 2 domains · `) {
+	if !strings.HasPrefix(lines[len(lines)-1], `3 results for "sql injection": 3 topics in 2 domains · `) {
 		t.Errorf("summary %q", lines[len(lines)-1])
 	}
 	if out, _, err := runCLI(t, "search", "zzzz", "--dir", exampleDir); exitCode(err) != 1 || !strings.Contains(out, `0 results for "zzzz"`) {
@@ -155,7 +153,7 @@ func TestSearchTextFormatsLikeCatalog(t *testing.T) {
 	if !strings.Contains(lines[1], "big:large") || !regexp.MustCompile(`\b\d,\d{3}\b`).MatchString(lines[1]) {
 		t.Errorf("large topic without a thousands separator: %q", lines[1])
 	}
-	if !regexp.MustCompile(`^2 results for "widget" in 1 domain · \d,\d{3} tokens measured \(o200k_base\)$`).MatchString(lines[4]) {
+	if !regexp.MustCompile(`^2 results for "widget": 2 topics in 1 domain · \d,\d{3} tokens measured \(o200k_base\)$`).MatchString(lines[4]) {
 		t.Errorf("summary = %q", lines[4])
 	}
 }

@@ -8,18 +8,22 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // Kinds of inventory entries.
 const (
-	KindTopic   = "topic"
-	KindCommand = "command"
-	KindSkill   = "skill"
-	KindRule    = "rule"
+	KindTopic    = "topic"
+	KindCommand  = "command"
+	KindSkill    = "skill"
+	KindSubagent = "subagent"
+	KindRule     = "rule"
 )
 
 // inventoryKinds are the kinds an inventory lists, in order.
-var inventoryKinds = []string{KindTopic, KindSkill, KindCommand, KindRule}
+var inventoryKinds = []string{KindTopic, KindSkill, KindCommand, KindSubagent, KindRule}
 
 // InventoryRequest filters the inventory: one domain's topics, one kind,
 // or both; empty fields filter nothing.
@@ -31,16 +35,23 @@ type InventoryRequest struct {
 // InventoryEntry is one thing an agent can load.
 type InventoryEntry struct {
 	// Reference is what LoadContext takes: "domain:topic" for a topic, the
-	// name of a skill, the workspace-relative path of a command or rule.
+	// name of a skill, the workspace-relative path of a command, subagent
+	// or rule.
 	Reference string `json:"reference"`
 	Title     string `json:"title"`
 	Kind      string `json:"kind"`
-	// Tokens is the measured cost of the body.
+	// Tokens is the measured cost of the body, the figure the session
+	// cost gives the same file when it loads.
 	Tokens int `json:"tokens"`
 	// ID is a topic's id ("domain/name"), empty for other kinds.
 	ID string `json:"id,omitempty"`
 	// Path is relative to the workspace, with forward slashes.
 	Path string `json:"path"`
+	// Type, LoadingStrategy and DeclaredTokens are a topic's, from its
+	// frontmatter; empty for other kinds.
+	Type            string `json:"type,omitempty"`
+	LoadingStrategy string `json:"loadingStrategy,omitempty"`
+	DeclaredTokens  int    `json:"declaredTokens,omitempty"`
 }
 
 // InventoryResponse lists what the workspace offers an agent.
@@ -51,8 +62,10 @@ type InventoryResponse struct {
 	Tokenizer string `json:"tokenizer"`
 }
 
-// Inventory lists every topic, skill, command and rule with its reference,
-// title, kind and token cost. A domain keeps only that domain's topics.
+// Inventory lists every topic, skill, command, subagent and rule with its
+// reference, title, kind and token cost. A domain keeps only that domain's
+// topics. The command line's catalog, the editor's ctxls/inventory and the
+// MCP catalog tool all answer with it.
 func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryResponse, error) {
 	kind := strings.TrimSpace(req.Kind)
 	if kind != "" && !slices.Contains(inventoryKinds, kind) {
@@ -73,8 +86,7 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 				return InventoryResponse{}, withKind(ErrInvalid, errorString(joinWarnings(res.Warnings)))
 			}
 			for _, r := range res.Items {
-				out.Entries = append(out.Entries, InventoryEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic,
-					Tokens: r.MeasuredTokens, ID: r.ID, Path: relSlash(lib.Dir(), r.Path)})
+				out.Entries = append(out.Entries, topicEntry(lib, r))
 			}
 		}
 		if domain == "" {
@@ -91,12 +103,7 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 				if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
 					continue
 				}
-				e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
-					Kind: k, Tokens: counter.Count(string(f.Doc.Slice(f.Doc.Body))), Path: f.Rel}
-				if k == KindSkill {
-					e.Reference = SkillName(f)
-				}
-				out.Entries = append(out.Entries, e)
+				out.Entries = append(out.Entries, agentEntry(counter, f, k))
 			}
 		}
 		for _, e := range out.Entries {
@@ -114,10 +121,28 @@ func agentKind(k agentfiles.Kind) string {
 		return KindSkill
 	case agentfiles.KindCommand:
 		return KindCommand
+	case agentfiles.KindSubagent:
+		return KindSubagent
 	case agentfiles.KindRule, agentfiles.KindCursorRule:
 		return KindRule
 	}
 	return ""
+}
+
+// topicEntry is the inventory entry of a topic.
+func topicEntry(lib *library.Snapshot, r Reference) InventoryEntry {
+	return InventoryEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic, Tokens: r.MeasuredTokens, ID: r.ID,
+		Path: relSlash(lib.Dir(), r.Path), Type: r.Type, LoadingStrategy: r.LoadingStrategy, DeclaredTokens: r.EstimatedTokens}
+}
+
+// agentEntry is the inventory entry of an agent file of kind k.
+func agentEntry(counter tokens.Counter, f *agentfiles.File, k string) InventoryEntry {
+	e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
+		Kind: k, Tokens: session.FileTokens(counter, f), Path: f.Rel}
+	if k == KindSkill {
+		e.Reference = SkillName(f)
+	}
+	return e
 }
 
 // SkillName is the name a skill is called by: its frontmatter name, else

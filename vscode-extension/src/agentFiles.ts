@@ -14,8 +14,8 @@ export interface Filter {
 /**
  * The documents the server serves: markdown (context libraries, memory
  * files, skills, commands, AGENTS.md), Cursor rules, Copilot instructions
- * and prompts (which VS Code may give languages of their own), and the
- * plugin JSON files.
+ * and prompts (which VS Code may give languages of their own), the
+ * plugin JSON files, and each agent's MCP server configuration.
  */
 export const DOCUMENT_SELECTOR: readonly Filter[] = [
   { scheme: 'file', language: 'markdown' },
@@ -24,10 +24,13 @@ export const DOCUMENT_SELECTOR: readonly Filter[] = [
   { scheme: 'file', pattern: '**/*.prompt.md' },
   { scheme: 'file', pattern: '**/.claude-plugin/{plugin,marketplace}.json' },
   { scheme: 'file', pattern: '**/{.mcp,.lsp}.json' },
+  { scheme: 'file', pattern: '**/{.cursor,.vscode}/mcp.json' },
+  { scheme: 'file', pattern: '**/.gemini/settings.json' },
+  { scheme: 'file', pattern: '**/.codex/config.toml' },
 ];
 
 /** The files whose changes on disk the server is told of. */
-export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,.cursorrules,.windsurfrules,.clinerules,opencode.json}';
+export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,mcp.json,settings.json,config.toml,.cursorrules,.windsurfrules,.clinerules,opencode.json}';
 
 /** Whether a saved file may change what a session loads. */
 export function affectsSession(fileName: string): boolean {

@@ -63,6 +63,76 @@ export interface SearchItem {
 
 export type SearchResult = ListResult<SearchItem>;
 
+/** InventoryRequest filters the inventory: one domain's topics, one kind, or both; empty fields filter nothing. */
+export interface InventoryParams {
+  domain?: string;
+  kind?: string;
+}
+
+/** One topic, skill, command, subagent or rule of `ctxls/inventory`. */
+export interface InventoryEntry {
+  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill, the workspace-relative path of a command, subagent or rule. */
+  reference: string;
+  title: string;
+  kind: string;
+  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads. */
+  tokens: number;
+  /** ID is a topic's id ("domain/name"), empty for other kinds. */
+  id?: string;
+  /** Path is relative to the workspace, with forward slashes. */
+  path: string;
+  /** Type, LoadingStrategy and DeclaredTokens are a topic's, from its frontmatter; empty for other kinds. */
+  type?: string;
+  loadingStrategy?: string;
+  declaredTokens?: number;
+}
+
+/** InventoryResponse lists what the workspace offers an agent. */
+export interface InventoryResult {
+  entries: InventoryEntry[];
+  /** Tokens is the sum of the entries' tokens. */
+  tokens: number;
+  tokenizer: string;
+}
+
+/** InventorySearchRequest asks for what matches Query among the topics, skills, commands, subagents and rules, best first. Domain keeps one domain's topics only; Kind keeps one kind. */
+export interface InventorySearchParams {
+  query: string;
+  domain?: string;
+  kind?: string;
+  /** Limit is the most results returned; 0 means the default of 50. */
+  limit?: number;
+}
+
+/** One result of `ctxls/inventory/search`. */
+export interface InventoryMatch {
+  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill, the workspace-relative path of a command, subagent or rule. */
+  reference: string;
+  title: string;
+  kind: string;
+  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads. */
+  tokens: number;
+  /** ID is a topic's id ("domain/name"), empty for other kinds. */
+  id?: string;
+  /** Path is relative to the workspace, with forward slashes. */
+  path: string;
+  /** Type, LoadingStrategy and DeclaredTokens are a topic's, from its frontmatter; empty for other kinds. */
+  type?: string;
+  loadingStrategy?: string;
+  declaredTokens?: number;
+  /** Relevance is in 0..1: the share of the query's words that matched, each weighted by the field it matched in. */
+  relevance: number;
+  /** MatchedOn lists the fields that matched: tag, keyword, title, detectionTrigger, id for a topic; name, description, path for the other kinds. */
+  matchedOn: string[];
+}
+
+/** InventorySearchResponse is the results, best first. */
+export interface InventorySearchResult {
+  items: InventoryMatch[];
+  warnings: Warning[];
+  tokenizer: string;
+}
+
 /** A command found under a command root (`ctxls/commands`). */
 export interface CommandInfo {
   name: string;

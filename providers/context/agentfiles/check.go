@@ -159,8 +159,10 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 		c.command()
 	case KindSubagent:
 		c.subagent()
-	case KindPlugin, KindMarketplace, KindMCP, KindLSP:
+	case KindPlugin, KindMarketplace, KindLSP:
 		c.pluginJSON()
+	case KindMCP:
+		c.mcpConfig()
 	case KindAgentsMd:
 		c.agentsMd()
 	case KindCursorRule:

@@ -462,7 +462,7 @@ func (s *Set) caseTwin(dir, name string) string {
 // maybeAgentFile filters file names before classifying their paths.
 func maybeAgentFile(name string) bool {
 	switch name {
-	case ".cursorrules", ".windsurfrules", ".clinerules":
+	case ".cursorrules", ".windsurfrules", ".clinerules", "config.toml":
 		return true
 	}
 	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")
@@ -470,13 +470,25 @@ func maybeAgentFile(name string) bool {
 
 // MaybeFile reports whether a file of that name or path can be an agent
 // file: a filter for file watchers, cheaper than [Classify].
-func MaybeFile(name string) bool { return maybeAgentFile(name) }
+func MaybeFile(name string) bool {
+	if !maybeAgentFile(filepath.Base(name)) {
+		return false
+	}
+	// In the folders of other tools' settings, only their MCP
+	// configurations are agent files.
+	p := filepath.ToSlash(name)
+	switch path.Base(path.Dir(p)) {
+	case ".vscode", ".gemini", ".codex":
+		return mcpConfigOf(p) != nil
+	}
+	return true
+}
 
 // HiddenDirs returns the hidden folders at a project's root where agents
 // keep skills, rules, commands and instructions. A watcher that skips
 // hidden folders, as the library's does, watches these besides.
 func HiddenDirs() []string {
-	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".windsurf", ".clinerules", ".kiro", ".gemini", ".codex"}
+	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".vscode", ".gemini", ".codex", ".windsurf", ".clinerules", ".kiro"}
 }
 
 // ignoreSet holds the configured ignore entries: folder names, or globs

@@ -18,7 +18,7 @@ func FuzzClassify(f *testing.F) {
 
 // FuzzCheckFile checks arbitrary content as every kind of agent file.
 func FuzzCheckFile(f *testing.F) {
-	for _, s := range []string{"", "---\nname: x\n---\n", "{\"name\": 1}", "---\nglobs: *.ts\n---\n", "---\na: [\n---\n", "[x](../../..)\n@a/b.md", "---\nargument-hint: [a] [\"b\"]\nname: x\n---\n", "---\nglobs: *.ts, *.{a,b}\napplyTo: **/*.py\n---\n"} {
+	for _, s := range []string{"", "---\nname: x\n---\n", "{\"name\": 1}", "[mcp_servers.a]\ncommand = 1\n[[mcp_servers.a.b]]\n", "{\"servers\": {\"a\": {\"url\": \"${input:x}\"}}, // c\n}", "---\nglobs: *.ts\n---\n", "---\na: [\n---\n", "[x](../../..)\n@a/b.md", "---\nargument-hint: [a] [\"b\"]\nname: x\n---\n", "---\nglobs: *.ts, *.{a,b}\napplyTo: **/*.py\n---\n"} {
 		f.Add(s)
 	}
 	s, err := Load(context.Background(), f.TempDir(), nil)
@@ -27,7 +27,8 @@ func FuzzCheckFile(f *testing.F) {
 	}
 	paths := []string{"skills/x/SKILL.md", ".claude/commands/c.md", ".claude/agents/a.md", ".claude-plugin/plugin.json",
 		".claude-plugin/marketplace.json", ".mcp.json", ".lsp.json", "AGENTS.md", ".cursor/rules/r.mdc",
-		".github/instructions/i.instructions.md", ".github/prompts/p.prompt.md"}
+		".github/instructions/i.instructions.md", ".github/prompts/p.prompt.md",
+		".cursor/mcp.json", ".vscode/mcp.json", ".gemini/settings.json", ".codex/config.toml"}
 	f.Fuzz(func(t *testing.T, content string) {
 		for _, rel := range paths {
 			file, ds := s.CheckFile(context.Background(), filepath.Join(s.Root, filepath.FromSlash(rel)), []byte(content))

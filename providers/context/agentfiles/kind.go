@@ -32,7 +32,9 @@ const (
 	KindPlugin
 	// KindMarketplace is a plugin marketplace, .claude-plugin/marketplace.json.
 	KindMarketplace
-	// KindMCP is an MCP server configuration, .mcp.json.
+	// KindMCP is a file of MCP server configurations: .mcp.json,
+	// .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json or
+	// .codex/config.toml.
 	KindMCP
 	// KindLSP is a language server configuration of a plugin, .lsp.json.
 	KindLSP
@@ -102,7 +104,8 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// isJSON reports whether files of the kind are JSON rather than markdown.
+// isJSON reports whether files of the kind are JSON (or, for Codex's
+// MCP configuration, TOML) rather than markdown.
 func (k Kind) isJSON() bool {
 	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP || k == KindOpenCodeConfig
 }
@@ -114,6 +117,9 @@ func (k Kind) isJSON() bool {
 // it may be nil.
 func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 	rel = path.Clean(strings.TrimPrefix(rel, "./"))
+	if mcpConfigOf(rel) != nil {
+		return KindMCP
+	}
 	base := path.Base(rel)
 	dir := path.Dir(rel)
 	segs := strings.Split(rel, "/")

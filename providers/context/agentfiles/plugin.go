@@ -137,8 +137,7 @@ func kindName(k jsontext.Kind) string {
 	return "null"
 }
 
-// pluginJSON checks a plugin manifest, a marketplace, .mcp.json or
-// .lsp.json.
+// pluginJSON checks a plugin manifest, a marketplace or .lsp.json.
 func (c *checker) pluginJSON() {
 	root, off, err := parseJSON(c.f.Text)
 	if err != nil {
@@ -159,10 +158,6 @@ func (c *checker) pluginJSON() {
 		c.pluginManifest(root)
 	case KindMarketplace:
 		c.marketplace(root)
-	case KindMCP:
-		if v, k := root.get("mcpServers"); k != nil {
-			c.servers(v, "command")
-		}
 	case KindLSP:
 		c.servers(root, "command")
 		for i, v := range root.vals {
@@ -259,6 +254,9 @@ func (c *checker) pluginManifest(root *jnode) {
 			}
 		case '{':
 			// An inline configuration (hooks, servers).
+			if f == "mcpServers" {
+				c.mcpServers(v, claudeMCP, nil)
+			}
 		default:
 			c.add(v.span, rules.PluginFieldInvalid, "%s must be a path or a list of paths, not %s", f, kindName(v.kind))
 		}

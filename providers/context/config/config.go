@@ -133,6 +133,9 @@ type Model struct {
 	// HistoryTokens, when set, is an absolute history budget that
 	// overrides HistoryShare.
 	HistoryTokens int `yaml:"historyTokens" json:"historyTokens,omitempty"`
+	// Tokenizer, when set, is the encoding the model counts in; else it
+	// follows from the model's name where tokens.ForModel knows it.
+	Tokenizer string `yaml:"tokenizer" json:"tokenizer,omitempty"`
 }
 
 // HistoryBudget returns the number of tokens of history this model allows.
@@ -475,6 +478,12 @@ func (c *Config) validate() []Problem {
 		case m.HistoryTokens < 0 || m.HistoryTokens >= m.ContextWindow:
 			bad([]string{"models", name, "historyTokens"}, "model %q: historyTokens %d must be below the context window %d; model ignored", name, m.HistoryTokens, m.ContextWindow)
 			delete(c.Models, name)
+		case m.Tokenizer != "":
+			if _, err := tokens.New(m.Tokenizer); err != nil {
+				bad([]string{"models", name, "tokenizer"}, "model %q: %v; counting with %s", name, err, c.TokenizerFor(name))
+				m.Tokenizer = ""
+				c.Models[name] = m
+			}
 		}
 	}
 	p = append(p, c.Limits.validate()...)
@@ -539,6 +548,22 @@ func (c *Config) Model(name string) (string, Model, bool) {
 	}
 	m, ok := c.Models[name]
 	return name, m, ok
+}
+
+// TokenizerFor returns the encoding the named model counts in: the
+// model's own tokenizer setting, else the one its name implies, else the
+// workspace's. An empty name is the default model.
+func (c *Config) TokenizerFor(model string) string {
+	n, m, ok := c.Model(model)
+	if ok && m.Tokenizer != "" {
+		if _, err := tokens.New(m.Tokenizer); err == nil {
+			return m.Tokenizer
+		}
+	}
+	if t, known := tokens.ForModel(n); known {
+		return t
+	}
+	return c.Tokenizer
 }
 
 // clone returns a deep copy.

@@ -203,3 +203,22 @@ func TestUnknownChainCommands(t *testing.T) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestTokenizerFor(t *testing.T) {
+	t.Parallel()
+	cfg, problems := Parse([]byte("tokenizer: cl100k_base\nmodels:\n  claude-opus-4-6: {contextWindow: 200000}\n  mine: {contextWindow: 1000, tokenizer: claude-4.7}\n  other: {contextWindow: 1000}\n  typo: {contextWindow: 1000, tokenizer: claude-9}\n"))
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "claude-9") {
+		t.Fatalf("problems = %v, want one naming claude-9", problems)
+	}
+	for model, want := range map[string]string{
+		"claude-opus-4-6": "claude-3",
+		"mine":            "claude-4.7",
+		"other":           "cl100k_base",
+		"typo":            "cl100k_base",
+		"claude-opus-5":   "claude-5",
+	} {
+		if got := cfg.TokenizerFor(model); got != want {
+			t.Errorf("TokenizerFor(%q) = %q, want %q", model, got, want)
+		}
+	}
+}

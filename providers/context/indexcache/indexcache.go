@@ -27,6 +27,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ctxls/ctxls/providers/atomicfile"
 )
 
 // EnvDir names the environment variable that overrides the cache
@@ -276,18 +278,9 @@ func (c *Cache) Save() error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".index-*.tmp")
-	if err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("index cache: write %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), c.path); err != nil {
-		os.Remove(tmp.Name())
+	// A run killed while it wrote left a temporary file behind.
+	atomicfile.Clean(dir)
+	if err := atomicfile.Write(c.path, data, 0o600); err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
 	c.dirty = false

@@ -100,6 +100,12 @@ const (
 	srcJSON        = "JSON (RFC 8259)"
 	srcClaudePlugs = "Claude Code plugin docs"
 	srcMarkdown    = "Marksman, VS Code markdown"
+	srcTOML        = "TOML 1.0 (https://toml.io/en/v1.0.0)"
+	// srcMCP are the pages of every agent's MCP server configuration.
+	srcMCP = "Claude Code docs (https://code.claude.com/docs/en/mcp); Cursor docs (https://cursor.com/docs/mcp); " +
+		"VS Code docs (https://code.visualstudio.com/docs/copilot/reference/mcp-configuration); " +
+		"Gemini CLI docs (https://geminicli.com/docs/tools/mcp-server/); Codex docs (https://developers.openai.com/codex/mcp) " +
+		"and its parser (https://github.com/openai/codex/blob/main/codex-rs/config/src/mcp_types.rs)"
 )
 
 // Codes of the context library.
@@ -165,6 +171,15 @@ const (
 	PluginNameInvalid           = "plugin-name-invalid"
 	PluginNameDuplicate         = "plugin-name-duplicate"
 	PluginPathMissing           = "plugin-path-missing"
+	TOMLSyntax                  = "toml-syntax-error"
+	MCPFieldMissing             = "mcp-server-field-missing"
+	MCPFieldInvalid             = "mcp-server-field-invalid"
+	MCPTypeUnknown              = "mcp-server-type-unknown"
+	MCPTransportConflict        = "mcp-server-transport-conflict"
+	MCPKeyMisspelled            = "mcp-key-misspelled"
+	MCPKeyUndocumented          = "mcp-key-undocumented"
+	MCPVariableUnexpanded       = "mcp-variable-unexpanded"
+	MCPSecretPlainText          = "mcp-secret-plain-text"
 	AgentsMdTooLarge            = "agents-md-too-large"
 	AgentsMdShadowed            = "agents-md-shadowed"
 	GeminiImportMissing         = "gemini-import-missing"
@@ -234,12 +249,21 @@ var table = []Rule{
 	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcSubagents, NoFix},
 	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcSubagents, NoFix},
 	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcSubagents, NoFix},
-	{JSONSyntax, Error, "a plugin, marketplace, `.mcp.json`, `.lsp.json` or `opencode.json` file is not valid JSON", srcJSON, NoFix},
+	{JSONSyntax, Error, "a plugin, marketplace, MCP configuration, `.lsp.json` or `opencode.json` file is not valid JSON (VS Code, Cursor and Gemini CLI files may hold comments and trailing commas)", srcJSON, NoFix},
 	{PluginFieldMissing, Error, "a required field of a plugin JSON file is missing", srcClaudePlugs, NoFix},
 	{PluginFieldInvalid, Warning, "a field of a plugin JSON file has the wrong type", srcClaudePlugs, NoFix},
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
 	{PluginNameDuplicate, Error, "two plugins of a marketplace have the same name, or a JSON object gives a key (a server name, …) twice", srcClaudePlugs, NoFix},
 	{PluginPathMissing, Error, "a path or local plugin source named by a plugin JSON file does not exist", srcClaudePlugs, NoFix},
+	{TOMLSyntax, Error, "a Codex `.codex/config.toml` is not valid TOML, or gives a key or table twice", srcTOML, NoFix},
+	{MCPFieldMissing, Error, "an MCP server (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`, `.gemini/settings.json`, `.codex/config.toml`, a plugin's `mcpServers`) has no `command` (stdio) or no `url` (http, sse), or a VS Code input no `id` or `type`", srcMCP, NoFix},
+	{MCPFieldInvalid, Warning, "an MCP server field has the wrong type: `command` not a string, `args` not a list of strings, `env` or `headers` not a map of strings, a timeout not a number", srcMCP, NoFix},
+	{MCPTypeUnknown, Warning, "an MCP server's `type` is not one the agent documents (`stdio`, `http`, `sse`; Cursor also `streamable-http`), or a VS Code input's type is unknown", srcMCP, NoFix},
+	{MCPTransportConflict, Warning, "an MCP server gives both `command` and `url`: the agent uses one and ignores the other (Codex refuses the file)", srcMCP, NoFix},
+	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`", srcMCP, NoFix},
+	{MCPKeyUndocumented, Hint, "an MCP server key the agent does not document (kept)", srcMCP, NoFix},
+	{MCPVariableUnexpanded, Warning, "a variable written as the agent does not expand it: `${env:X}` or `$X` in Claude Code (which expands `${X}` and `${X:-default}`), `${input:id}` naming no VS Code input, any variable in Codex's config.toml", srcMCP, NoFix},
+	{MCPSecretPlainText, Warning, "an MCP server's env, header, argument or url holds what looks like a token or key in plain text; the message shows only its first characters", srcMCP, NoFix},
 	{AgentsMdTooLarge, Warning, "the chain of `AGENTS.md` files Codex reads from the root down to a folder (one per folder: `AGENTS.override.md`, `AGENTS.md` or a `project_doc_fallback_filenames` name of `.codex/config.toml`) passes `project_doc_max_bytes` (`limits.agentsMdBytes`, 32 KiB) in this file, at the line where Codex stops reading, or before it", srcCodexMd, NoFix},
 	{AgentsMdShadowed, Information, "Codex reads another file of the same folder in place of this one (`AGENTS.override.md` before `AGENTS.md` before the fallback names)", srcCodexMd, NoFix},
 	{GeminiImportMissing, Warning, "an `@file` import of a Gemini CLI context file (`GEMINI.md`, or a `context.fileName` of `.gemini/settings.json`) names no file, relative to the importing file; Gemini CLI loads an error comment in its place", srcGeminiMd, NoFix},

@@ -342,7 +342,7 @@ func (b *builder) claude() {
 			// installed or Claude works in that folder.
 			continue
 		}
-		body := b.count(f.Text)
+		body := FileTokens(b.opt.Counter, f)
 		name, desc := listingOf(f, b.opt.Config.Limits.SkillListing)
 		switch {
 		case f.Kind == agentfiles.KindCommand && skills[name]:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
 )
@@ -102,6 +103,53 @@ func BenchmarkParseRanks(b *testing.B) {
 			for b.Loop() {
 				parseRanks(e.data)
 			}
+		})
+	}
+}
+
+// benchCode returns the Go source of the context providers, about 2 MB.
+func benchCode(tb testing.TB) string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "*", "*.go"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no source files: %v", err)
+	}
+	var sb strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sb.Write(b)
+	}
+	return sb.String()
+}
+
+// BenchmarkClaudeVsO200k counts the same source code and prose with the
+// newest Claude family and with o200k_base in turn, each iteration both,
+// and reports the time of each and their ratio: interleaving keeps the
+// ratio fair on a machine whose load changes.
+func BenchmarkClaudeVsO200k(b *testing.B) {
+	cl, _ := New(Claude)
+	o2, _ := New(O200kBase)
+	for _, tx := range []struct{ name, text string }{{"code", benchCode(b)}, {"prose", benchMarkdown(b)}} {
+		cl.Count("warm up")
+		o2.Count("warm up")
+		b.Run(tx.name, func(b *testing.B) {
+			b.SetBytes(2 * int64(len(tx.text)))
+			var tc, to time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				cl.Count(tx.text)
+				t1 := time.Now()
+				o2.Count(tx.text)
+				tc += t1.Sub(t0)
+				to += time.Since(t1)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(tc.Nanoseconds())/n/1e6, "claude-ms/op")
+			b.ReportMetric(float64(to.Nanoseconds())/n/1e6, "o200k-ms/op")
+			b.ReportMetric(float64(tc)/float64(to), "claude/o200k")
 		})
 	}
 }

@@ -1,6 +1,7 @@
-// Package tokens measures the token cost of text with a real BPE tokenizer
-// whose vocabulary is embedded in the binary, or with a fast word-count
-// estimate.
+// Package tokens measures the token cost of text with a real tokenizer
+// whose vocabulary is embedded in the binary (OpenAI's BPE encodings, and
+// Claude's families rebuilt from measured vocabularies in package claude),
+// or with a fast word-count estimate.
 package tokens
 
 import (
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/providers/context/tokens/claude"
 )
 
 // Encoding names accepted by New.
@@ -19,13 +22,32 @@ const (
 	O200kBase  = "o200k_base"
 	Cl100kBase = "cl100k_base"
 	Estimate   = "estimate"
+	// Claude counts with the newest Claude family, Claude5.
+	Claude   = claude.Newest
+	Claude3  = claude.Claude3  // Claude 3 through Opus 4.6
+	Claude47 = claude.Claude47 // Opus 4.7 through 4.9
+	Claude5  = claude.Claude5  // Opus 5 and Sonnet 5
 )
 
 // Default is the encoding used when none is configured.
 const Default = O200kBase
 
 // encodingNames lists the accepted encoding names.
-var encodingNames = []string{O200kBase, Cl100kBase, Estimate}
+var encodingNames = []string{O200kBase, Cl100kBase, Claude, Claude3, Claude47, Claude5, Estimate}
+
+// Names returns the accepted encoding names.
+func Names() []string { return append([]string(nil), encodingNames...) }
+
+// MessageCounter is a Counter that also knows the frame its provider's
+// API puts around one user message, as Claude's count_tokens reports it.
+type MessageCounter interface {
+	Counter
+	// CountMessage returns the tokens of text sent as one user message,
+	// the frame included.
+	CountMessage(text string) int
+	// MessageOverhead returns the frame's tokens.
+	MessageOverhead() int
+}
 
 // Counter counts tokens. Implementations are safe for concurrent use.
 type Counter interface {
@@ -48,6 +70,9 @@ func New(name string) (Counter, error) {
 		return cl100k(), nil
 	case Estimate:
 		return estimate{}, nil
+	}
+	if c, ok := claude.New(name); ok {
+		return c, nil
 	}
 	return nil, fmt.Errorf("unknown tokenizer %q (want one of %s)", name, strings.Join(encodingNames, ", "))
 }

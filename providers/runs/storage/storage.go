@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/atomicfile"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -167,23 +168,19 @@ func ensureDir(dir string) error {
 }
 
 // ensureFile creates the file at path with content unless it exists, and
-// refuses it when it is not a regular file. O_EXCL makes the creation fail
-// on any existing name, a dangling link included, so nothing is ever
-// written through a link.
+// refuses it when it is not a regular file. The creation fails on any
+// existing name, a dangling link included, so nothing is ever written
+// through a link, and the name appears only with its whole content.
 func ensureFile(path, content string) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := atomicfile.Create(path, []byte(content), 0o644)
 		if errors.Is(err, os.ErrExist) {
 			return ensureFile(path, content)
 		}
 		if err != nil {
-			return fmt.Errorf("create %s: %w", path, err)
-		}
-		_, werr := f.WriteString(content)
-		if err := errors.Join(werr, f.Close()); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return err
 		}
 		return nil
 	case err != nil:

@@ -46,10 +46,14 @@ test('the server gets the agent files that are not plain markdown', () => {
     '.claude-plugin/marketplace.json',
     '.mcp.json',
     'plugins/p/.lsp.json',
+    '.cursor/mcp.json',
+    '.vscode/mcp.json',
+    '.gemini/settings.json',
+    '.codex/config.toml',
   ]) {
     assert.ok(selected(p), `${p} is not served`);
   }
-  for (const p of ['package.json', 'src/main.go', 'tsconfig.json']) {
+  for (const p of ['package.json', 'src/main.go', 'tsconfig.json', '.vscode/settings.json', 'mcp.json']) {
     assert.ok(!selected(p), `${p} is served`);
   }
   const client = readFileSync(join(root, 'src', 'client.ts'), 'utf8');

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/atomicfile"
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/ops"
+)
+
+// maxFixPasses bounds how often the fixes are applied and the workspace
+// checked again: a fix can reveal the next problem (a skill's name is
+// checked once its YAML parses).
+const maxFixPasses = 10
+
+// settleFixes computes what the fixes make of the workspace of lib, pass
+// after pass until a pass changes nothing, and writes nothing there: the
+// passes after the first run on a copy of the workspace in a temporary
+// folder. The changes it returns, sorted by path, are what --fix writes
+// and --fix --dry-run prints; old is each file as it was read.
+func settleFixes(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, records []ops.Diagnostic, fixes []*fileFix, unsafe bool, stderr io.Writer) ([]change, error) {
+	plan, err := planFixes(ctx, lib.Root(), records, fixes, unsafe, knownFile(lib, agents))
+	if err != nil || len(plan) == 0 {
+		return nil, err
+	}
+	sh, err := newShadow(ctx, lib.Root().Real(), lib.Config().MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	defer sh.remove()
+	final := map[string]*change{}
+	for pass := 1; len(plan) > 0; pass++ {
+		for _, c := range plan {
+			if f := final[c.rel]; f != nil {
+				f.new = c.new
+			} else {
+				c.path = filepath.Join(lib.Root().Real(), filepath.FromSlash(c.rel))
+				final[c.rel] = &c
+			}
+			if err := sh.write(c.rel, c.new); err != nil {
+				return nil, err
+			}
+		}
+		if pass == maxFixPasses {
+			rels := make([]string, len(plan))
+			for i, c := range plan {
+				rels[i] = c.rel
+			}
+			fmt.Fprintf(stderr, "ctxls: the fixes do not settle after %d passes in %s\n", pass, strings.Join(rels, ", "))
+			break
+		}
+		if plan, err = sh.plan(ctx, unsafe); err != nil {
+			return nil, err
+		}
+	}
+	var out []change
+	for _, c := range final {
+		if !slices.Equal(c.old, c.new) {
+			out = append(out, *c)
+		}
+	}
+	slices.SortFunc(out, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
+	return out, nil
+}
+
+// shadow is a copy of a workspace in a temporary folder, where the passes
+// of fixes after the first are applied and checked.
+type shadow struct {
+	tmp  string // the temporary folder
+	root string // the copy of the workspace in it, links resolved
+}
+
+// newShadow copies the workspace at real (links resolved) but the folders
+// no check reads (config.IgnoredDir). Links are copied as links, those
+// leading into the workspace by an absolute path made to lead into the
+// copy; a file larger than maxSize, which no check reads, is copied as
+// an empty file of its size.
+func newShadow(ctx context.Context, real string, maxSize int64) (*shadow, error) {
+	cleanStaleShadows()
+	tmp, err := os.MkdirTemp("", shadowPrefix())
+	if err != nil {
+		return nil, fmt.Errorf("fix: %w", err)
+	}
+	sh := &shadow{tmp: tmp}
+	root := filepath.Join(tmp, filepath.Base(real))
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil {
+			return nil // what cannot be read is not read by the check either
+		}
+		rel, _ := filepath.Rel(real, p)
+		to := filepath.Join(root, rel)
+		switch {
+		case d.IsDir():
+			if p != real && config.IgnoredDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return nil
+			}
+			if r, ok := fsguard.Rel(real, filepath.Clean(link)); ok && filepath.IsAbs(link) {
+				link = filepath.Join(root, filepath.FromSlash(r))
+			}
+			return os.Symlink(link, to)
+		case d.Type().IsRegular():
+			return copyFile(p, to, maxSize)
+		}
+		return nil // a named pipe or device, which no check opens
+	})
+	if err == nil {
+		sh.root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		sh.remove()
+		return nil, fmt.Errorf("fix: copy the workspace: %w", err)
+	}
+	return sh, nil
+}
+
+func copyFile(from, to string, maxSize int64) error {
+	fi, err := os.Stat(from)
+	if err != nil {
+		return nil
+	}
+	if fi.Size() > maxSize {
+		f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+		if err != nil {
+			return err
+		}
+		return errors.Join(f.Truncate(fi.Size()), f.Close())
+	}
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return nil
+	}
+	return os.WriteFile(to, data, fi.Mode().Perm()|0o600)
+}
+
+// write gives the file rel of the copy the content data.
+func (s *shadow) write(rel string, data []byte) error {
+	p := filepath.Join(s.root, filepath.FromSlash(rel))
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		return fmt.Errorf("fix: %w", err)
+	}
+	return nil
+}
+
+// plan checks the copy and returns what its fixes change in it.
+func (s *shadow) plan(ctx context.Context, unsafe bool) ([]change, error) {
+	lib, err := openLibrary(ctx, s.root, false, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	agents, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	if err != nil {
+		return nil, err
+	}
+	records, fixes, _, err := collect(ctx, lib, agents)
+	if err != nil {
+		return nil, err
+	}
+	return planFixes(ctx, lib.Root(), records, fixes, unsafe, knownFile(lib, agents))
+}
+
+// knownFile reports whether the check reads a file at path, by that path.
+func knownFile(lib *library.Snapshot, agents *agentfiles.Set) func(string) bool {
+	return func(p string) bool {
+		if _, ok := lib.File(p); ok {
+			return true
+		}
+		if agents != nil {
+			if _, ok := agents.File(p); ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func (s *shadow) remove() { os.RemoveAll(s.tmp) }
+
+// writeFixes writes each change to the workspace at real, each file
+// whole or not at all (atomicfile), and reports on stderr every file left
+// as it was and why. It returns how many files it wrote and how many it
+// left.
+func writeFixes(changes []change, real string, stderr io.Writer) (written, left int) {
+	for _, c := range changes {
+		p := filepath.Join(real, filepath.FromSlash(c.rel))
+		if err := atomicfile.Replace(p, c.old, c.new); err != nil {
+			fmt.Fprintf(stderr, "ctxls: %s left as it was: %v\n", c.rel, reason(err))
+			left++
+			continue
+		}
+		written++
+	}
+	return written, left
+}
+
+// cleanTemps removes the temporary files that a run killed while it wrote
+// left beside the files of the workspace.
+func cleanTemps(lib *library.Snapshot, agents *agentfiles.Set) {
+	dirs := map[string]bool{}
+	add := func(p string) {
+		dirs[filepath.Dir(p)] = true
+		if t, err := filepath.EvalSymlinks(p); err == nil {
+			dirs[filepath.Dir(t)] = true
+		}
+	}
+	for _, f := range lib.Files() {
+		add(f.Path)
+	}
+	if agents != nil {
+		for _, f := range agents.Files {
+			add(f.Path)
+		}
+	}
+	root := lib.Root()
+	for d := range dirs {
+		if _, err := root.Check(d); err == nil {
+			atomicfile.Clean(d)
+		}
+	}
+}
+
+// reason is err without the path of the file, which the report names
+// relative to the workspace.
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
