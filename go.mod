@@ -3,7 +3,6 @@ module github.com/ctxls/ctxls
 go 1.26.8
 
 require (
-	github.com/BurntSushi/toml v1.6.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68

@@ -140,7 +140,7 @@ func TestInprocSessionCost(t *testing.T) {
 	if res.Agent != "claude" || strings.Join(got, ",") != "CLAUDE.md,docs/guide.md,docs/more.md" || sum != res.TotalAlwaysLoaded || sum == 0 || res.OnDemand == nil {
 		t.Errorf("session cost %+v", res)
 	}
-	if err := c.call("ctxls/sessionCost", map[string]any{"agent": "gemini"}, nil); err == nil || !strings.Contains(err.Error(), "agent must be one of") {
+	if err := c.call("ctxls/sessionCost", map[string]any{"agent": "vim"}, nil); err == nil || !strings.Contains(err.Error(), "agent must be one of") {
 		t.Errorf("unknown agent: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 			name:   "bad tokenizer is an error on its line",
 			config: "ignore: [vendor]\ntokenizer: bogus\n",
 			want: []ops.Diagnostic{{File: ".ctxls.yaml", Line: 2, Column: 1, EndLine: 3, EndColumn: 1, Severity: "error", Code: "config",
-				Message: `unknown tokenizer "bogus" (want one of o200k_base, cl100k_base, estimate); using o200k_base`}},
+				Message: `unknown tokenizer "bogus" (want one of o200k_base, cl100k_base, claude, claude-3, claude-4.7, claude-5, estimate); using o200k_base`}},
 			code: 1,
 		},
 		{

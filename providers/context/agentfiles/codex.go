@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
@@ -40,7 +40,7 @@ func (s *Set) loadCodexConfig(ctx context.Context) {
 		return // no file, or one Codex cannot use either: the defaults
 	}
 	var c codexConfig
-	if _, err := toml.Decode(string(data), &c); err != nil {
+	if err := toml.Unmarshal(data, &c); err != nil {
 		s.codex = codexConfig{Problem: err.Error()}
 		return
 	}
