@@ -132,7 +132,7 @@ const verified = "2026-12-02"
 // agents is the table. Keep each agent's facts in the order a session
 // meets them.
 var agents = []Agent{
-	{Name: "claude", Title: "Claude Code", Facts: []Fact{
+	{Name: "claude", Title: "Claude Code", Tokenizer: "claude", Facts: []Fact{
 		{ID: "memory", Files: "CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md", Patterns: []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
 			Precedence: "every one found loads; CLAUDE.local.md after CLAUDE.md", Nesting: "a CLAUDE.md of a subfolder loads when Claude reads files there",
 			Load: AtStart, Cap: &Cap{Limit: 40000, Unit: Characters, Scope: "per file, a warning", Key: "memoryChars"},

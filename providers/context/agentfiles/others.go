@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
@@ -17,6 +18,9 @@ import (
 // Cursor's rules page documents rules as .mdc files, and what Cursor does
 // with a plain .md there is not documented, so it is said as a hint.
 func (c *checker) cursorRuleMd() {
+	if f, ok := c.s.fact("cursor", "rules-md"); !ok || f.Load != agentfacts.Never {
+		return // the installed version loads it
+	}
 	c.add(c.lineSpan(0), rules.CursorRuleNotMdc, "Cursor's rules page documents project rules as .mdc files; whether Cursor loads a plain .md from .cursor/rules is not documented: rename it to %s.mdc to be sure it loads",
 		strings.TrimSuffix(path.Base(c.f.Rel), ".md"))
 }
@@ -285,4 +289,14 @@ func (s *Set) OpenCodeInstructions() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// fact returns the agent's fact with the ID at the version .ctxls.yaml
+// names for it, the newest documented behaviour by default.
+func (s *Set) fact(agent, id string) (agentfacts.Fact, bool) {
+	a, ok := agentfacts.Lookup(agent)
+	if !ok {
+		return agentfacts.Fact{}, false
+	}
+	return a.Fact(id, s.cfg.AgentVersion(agent))
 }

@@ -201,7 +201,9 @@ func configured(set *agentfiles.Set, agent string) bool {
 	switch agent {
 	case Claude:
 		return has(agentfiles.KindMemory, agentfiles.KindRule, agentfiles.KindCommand, agentfiles.KindSubagent) ||
-			slices.ContainsFunc(set.Files, func(f *agentfiles.File) bool { return f.Kind == agentfiles.KindSkill && strings.HasPrefix(f.Rel, ".claude/") })
+			slices.ContainsFunc(set.Files, func(f *agentfiles.File) bool {
+				return f.Kind == agentfiles.KindSkill && strings.HasPrefix(f.Rel, ".claude/")
+			})
 	case Codex:
 		return slices.ContainsFunc(set.Files, func(f *agentfiles.File) bool {
 			b := path.Base(f.Rel)

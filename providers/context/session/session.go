@@ -34,8 +34,8 @@ const (
 	Gemini  = "gemini"
 )
 
-// Agents lists the accepted agent names.
-var Agents = []string{Claude, Codex, Gemini, Cursor, Copilot, Windsurf, Cline, Kiro, OpenCode}
+// Agents lists the accepted agent names: those of the agent facts.
+var Agents = agentfacts.Names()
 
 // DefaultContextWindow is the context window assumed when none is given.
 const DefaultContextWindow = 200_000

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
@@ -346,5 +347,20 @@ func TestGemini(t *testing.T) {
 	c = compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
 	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.md" {
 		t.Errorf("with context.fileName AGENTS.md: %+v", c.AlwaysLoaded)
+	}
+}
+
+// TestAgentsAreTheFacts checks that every agent of the facts table has a
+// session and that its facts name a tokenizer ctxls counts with.
+func TestAgentsAreTheFacts(t *testing.T) {
+	t.Parallel()
+	set := load(t, t.TempDir())
+	for _, a := range agentfacts.All() {
+		if _, err := Compute(context.Background(), set, Options{Agent: a.Name, Counter: counter(t)}); err != nil {
+			t.Errorf("%s: %v", a.Name, err)
+		}
+	}
+	if !slices.Equal(Agents, agentfacts.Names()) {
+		t.Errorf("Agents = %v, the facts' %v", Agents, agentfacts.Names())
 	}
 }
