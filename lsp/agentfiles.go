@@ -24,6 +24,17 @@ type agentState struct {
 	sets *memo.Cache[agentGen, struct{}, *agentfiles.Set]
 	// epoch counts the changes to agent files; each starts a generation.
 	epoch atomic.Uint64
+	// open is the set of the last workspace snapshot asked for, with the
+	// editor's texts of its open agent files (see agentSnapshot).
+	open atomic.Pointer[openAgents]
+}
+
+// openAgents is the agent files of one workspace snapshot, open texts
+// included.
+type openAgents struct {
+	snap  *workspace.Snapshot
+	epoch uint64
+	set   *agentfiles.Set
 }
 
 // agentGen is what the agent files were read for.
@@ -51,6 +62,41 @@ func (s *Server) agentSet(ctx context.Context, lib *library.Snapshot) *agentfile
 	return set
 }
 
+// agentSnapshot returns the agent files of the workspace snapshot snap:
+// those on disk, with the editor's texts of the open ones, saved or not,
+// in their place. Every view of the agent files (the session cost, the
+// inventory, loading a skill) reads them so, and one snapshot reads them
+// once.
+func (s *Server) agentSnapshot(ctx context.Context, snap *workspace.Snapshot) *agentfiles.Set {
+	a := &s.agents
+	epoch := a.epoch.Load()
+	if o := a.open.Load(); o != nil && o.snap == snap && o.epoch == epoch {
+		return o.set
+	}
+	set := s.agentSet(ctx, snap.Library())
+	if set == nil {
+		return nil
+	}
+	texts := map[string][]byte{}
+	for _, p := range snap.OpenPaths() {
+		rel, ok := fsguard.Rel(set.Root, p)
+		if !ok {
+			continue
+		}
+		if _, held := set.File(p); !held && agentfiles.Classify(rel, nil) == agentfiles.KindUnknown {
+			continue
+		}
+		if text, _, open := snap.Overlay(p); open {
+			texts[p] = []byte(text)
+		}
+	}
+	set = set.WithTexts(ctx, texts)
+	if ctx.Err() == nil {
+		a.open.Store(&openAgents{snap: snap, epoch: epoch, set: set})
+	}
+	return set
+}
+
 // forgetAgents drops the agent files read so far: the next use reads
 // them again from disk.
 func (s *Server) forgetAgents() { s.agents.epoch.Add(1) }
@@ -72,12 +118,11 @@ func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 	return ok || s.inMemoryTree(path)
 }
 
-// agentDiagnostics returns the diagnostics of the agent file at path, of
-// its open text when the editor has it open, and the file as checked; nil
-// when path is no agent file.
-func (s *Server) agentDiagnostics(ctx context.Context, ws *workspace.Workspace, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
-	snap := ws.Snapshot()
-	set := s.agentSet(ctx, snap.Library())
+// agentDiagnostics returns the diagnostics of the agent file at path in
+// snap and set, the agent files of snap's library, of its open text when
+// the editor has it open, and the file as checked; nil when path is no
+// agent file.
+func (s *Server) agentDiagnostics(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
 	if set == nil {
 		return nil, nil
 	}
@@ -85,7 +130,7 @@ func (s *Server) agentDiagnostics(ctx context.Context, ws *workspace.Workspace, 
 	if text, _, open := snap.Overlay(path); open {
 		content = []byte(text)
 	}
-	return s.checkAgentFile(ctx, ws, set, path, content)
+	return s.checkAgentFile(ctx, snap, set, path, content)
 }
 
 // agentProtocolDiagnostics converts the diagnostics of an agent file.
@@ -109,9 +154,9 @@ func agentProtocolDiagnostics(f *agentfiles.File, ds []agentfiles.Diagnostic, en
 	return out
 }
 
-// agentPaths returns the agent files that have diagnostics now.
-func (s *Server) agentPaths(ctx context.Context, ws *workspace.Workspace) []string {
-	set := s.agentSet(ctx, ws.Snapshot().Library())
+// agentPaths returns the agent files of set that have diagnostics in
+// snap.
+func (s *Server) agentPaths(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set) []string {
 	if set == nil {
 		return nil
 	}
@@ -119,7 +164,7 @@ func (s *Server) agentPaths(ctx context.Context, ws *workspace.Workspace) []stri
 	for p := range set.Check(ctx) {
 		out = append(out, p)
 	}
-	return append(out, s.memoryPaths(ctx, ws, set)...)
+	return append(out, s.memoryPaths(ctx, snap, set)...)
 }
 
 // agentQuickFixes returns the fixes of the view's agent-file diagnostics
@@ -129,11 +174,7 @@ func (s *Server) agentQuickFixes(ctx context.Context, v *view, start, end int) [
 	if set == nil {
 		return nil
 	}
-	ws, err := s.workspaceCtx(ctx)
-	if err != nil {
-		return nil
-	}
-	f, ds := s.checkAgentFile(ctx, ws, set, v.path, v.doc.Text)
+	f, ds := s.checkAgentFile(ctx, v.ws, set, v.path, v.doc.Text)
 	if f == nil {
 		return nil
 	}

@@ -236,3 +236,53 @@ func TestInprocLinkedSkills(t *testing.T) {
 	c.open(linked, string(text))
 	c.waitDiagnostics(c.uri(linked), diagCodes("skill-link-broken"))
 }
+
+// A Claude Code settings file completes its top-level keys and their
+// values, and hover on a key shows what the setting does.
+func TestInprocSettingsKeys(t *testing.T) {
+	t.Parallel()
+	c := inprocWorkspace(t, map[string]string{
+		".claude/settings.json": "{}\n",
+		"context/python/x.md":   "# X\n\nBody.\n",
+	}, inprocOptions{})
+	type item struct {
+		Label    string
+		TextEdit struct{ NewText string }
+	}
+	complete := func(text, marker string, delta int) []string {
+		t.Helper()
+		u := c.open(".claude/settings.json", text)
+		var list struct{ Items []item }
+		c.mustCall("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": u},
+			"position": inprocPos(t, text, marker, delta, false)}, &list)
+		var out []string
+		for _, it := range list.Items {
+			out = append(out, it.Label+"="+it.TextEdit.NewText)
+		}
+		return out
+	}
+	got := complete("{\n  \"outp\": \"\"\n}\n", "outp", 4)
+	if !slices.Contains(got, "outputStyle=outputStyle") || !slices.Contains(got, "permissions=permissions") || slices.Contains(got, "allowManagedHooksOnly=allowManagedHooksOnly") {
+		t.Errorf("key completion %q", got)
+	}
+	got = complete("{\n  \"outputStyle\": \"Ex\"\n}\n", "Ex\"", 2)
+	if !slices.Contains(got, "Explanatory=Explanatory") || slices.Contains(got, "permissions=permissions") {
+		t.Errorf("value completion %q", got)
+	}
+	got = complete("{\n  \"env\": {\"A\": \"\"}\n}\n", "A\"", 1)
+	if len(got) != 0 {
+		t.Errorf("a nested key completes %q", got)
+	}
+
+	text := "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"x\"}\n}\n"
+	u := c.open(".claude/settings.json", text)
+	var h struct {
+		Contents struct{ Value string }
+		Range    protocolRange
+	}
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u},
+		"position": inprocPos(t, text, "statusLine", 3, false)}, &h)
+	if !strings.HasPrefix(h.Contents.Value, "**statusLine** · an object") || h.Range.Start.Line != 1 {
+		t.Errorf("hover %+v", h)
+	}
+}

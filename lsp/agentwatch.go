@@ -45,6 +45,7 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 		return
 	}
 	s.forgetAgents()
+	mark(s.stale.agents)
 	for _, p := range agents {
 		s.diags.touch(p)
 	}

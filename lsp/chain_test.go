@@ -401,7 +401,7 @@ func TestChainRunOverStdio(t *testing.T) {
 	if !hit {
 		t.Fatalf("preview does not mark python:common_issues cached in implement: %+v", pv.Steps[1].Context)
 	}
-	if e := c.rpcErr("ctxls/chain/preview", map[string]any{"commands": []string{"brainstrom"}}); !strings.Contains(e.Message, "available commands: brainstorm, implement, review, test") {
+	if e := c.rpcErr("ctxls/chain/preview", map[string]any{"commands": []string{"brainstrom"}}); !strings.Contains(e.Message, "available commands: brainstorm, implement, review, ship, test") {
 		t.Fatalf("unknown command: %v", e)
 	}
 	if e := c.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{}}); e.Code != -32602 {

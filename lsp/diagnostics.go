@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -118,14 +119,17 @@ func (d *diagnostics) flush() {
 		d.publishAllLocked(ctx)
 		return
 	}
+	// One state for the whole list: the snapshot and its agent files,
+	// taken once and passed down.
 	snap := ws.Snapshot()
 	lib := snap.Library()
+	set := d.s.agentSet(ctx, lib)
 	for p := range pending {
 		if filepath.Base(p) == config.FileName {
 			d.publishConfig(ctx, lib)
 			continue
 		}
-		d.publish(ctx, ws, snap, p, lib.Diagnose(p))
+		d.publish(ctx, snap, set, p, lib.Diagnose(p))
 	}
 	// A command added or removed changes which chains name no command.
 	if len(lib.Config().Chains) > 0 && !slices.Equal(chainProblems(lib), d.lastChainProblems()) {
@@ -197,13 +201,14 @@ func (d *diagnostics) publishAllLocked(ctx context.Context) {
 	}
 	snap := ws.Snapshot()
 	lib := snap.Library()
+	set := d.s.agentSet(ctx, lib)
 	open := map[string]bool{}
 	for _, p := range snap.OpenPaths() {
 		open[p] = true
-		d.publish(ctx, ws, snap, p, lib.Diagnose(p))
+		d.publish(ctx, snap, set, p, lib.Diagnose(p))
 	}
 	all := lib.DiagnoseAll(ctx)
-	agents := d.s.agentPaths(ctx, ws)
+	agents := d.s.agentPaths(ctx, snap, set)
 	d.mu.Lock()
 	var stale []string
 	for p := range d.published {
@@ -219,15 +224,15 @@ func (d *diagnostics) publishAllLocked(ctx context.Context) {
 		if open[p] {
 			continue
 		}
-		d.publish(ctx, ws, snap, p, ds)
+		d.publish(ctx, snap, set, p, ds)
 	}
 	for _, p := range agents {
 		if _, done := all[p]; !done && ctx.Err() == nil {
-			d.publish(ctx, ws, snap, p, nil)
+			d.publish(ctx, snap, set, p, nil)
 		}
 	}
 	for _, p := range stale {
-		d.publish(ctx, ws, snap, p, nil)
+		d.publish(ctx, snap, set, p, nil)
 	}
 	d.publishConfig(ctx, lib)
 	if r := d.s.opts.Reclaim; r != nil {
@@ -280,12 +285,12 @@ func (d *diagnostics) setPublished(path string, some bool) bool {
 	return had
 }
 
-// publish sends one file's diagnostics, ds of snap, unless it has none now
-// and had none before.
-func (d *diagnostics) publish(ctx context.Context, ws *workspace.Workspace, snap *workspace.Snapshot, path string, ds []library.Diagnostic) {
+// publish sends one file's diagnostics, ds of snap, with those of the
+// agent files of set, snap's, unless it has none now and had none before.
+func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string, ds []library.Diagnostic) {
 	// An agent file may be a library file too: one list holds both.
 	var agent []protocol.Diagnostic
-	if af, ads := d.s.agentDiagnostics(ctx, ws, path); af != nil {
+	if af, ads := d.s.agentDiagnostics(ctx, snap, set, path); af != nil {
 		agent = agentProtocolDiagnostics(af, ads, d.s.encoding())
 		// The agent file's own check judges its YAML as the agent reads
 		// it, with the cause and a fix; the library's would repeat it, or

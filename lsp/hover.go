@@ -57,7 +57,11 @@ func (s *Server) fieldHover(v *view, pos protocol.Position) (*protocol.Hover, bo
 	if err != nil {
 		return nil, false
 	}
-	spot, ok := agentfiles.SpotAt(v.doc.Text, off)
+	spotAt := agentfiles.SpotAt
+	if kind == agentfiles.KindSettings {
+		spotAt = agentfiles.SettingSpot
+	}
+	spot, ok := spotAt(v.doc.Text, off)
 	if !ok || spot.Value || off >= spot.KeySpan.End {
 		return nil, false
 	}

@@ -260,7 +260,7 @@ func (s *Server) openWorkspace() {
 			Snapshot:          func() ops.Snapshot { return ws.Snapshot() },
 			Logger:            s.stderr,
 			ExecutionsChanged: func() { mark(s.stale.executions) },
-			AgentFiles:        func() *agentfiles.Set { return s.agentSet(s.ctx, ws.Snapshot().Library()) },
+			AgentFiles:        func() *agentfiles.Set { return s.agentSnapshot(s.ctx, ws.Snapshot()) },
 		})
 		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under

@@ -47,8 +47,9 @@ func TestInprocLifecycle(t *testing.T) {
 		Items []ops.CommandInfo `json:"items"`
 	}
 	c.mustCall("ctxls/commands", map[string]any{}, &cmds)
-	if len(cmds.Items) != 4 {
-		t.Errorf("ctxls/commands: %d items, want 4", len(cmds.Items))
+	// commands/ has four, .claude/commands one.
+	if len(cmds.Items) != 5 {
+		t.Errorf("ctxls/commands: %d items, want 5", len(cmds.Items))
 	}
 	c.mustCall("shutdown", nil, nil)
 	if e := c.callErr("textDocument/hover", map[string]any{}); e.Code != jsonrpc2.InvalidRequest {

@@ -278,9 +278,9 @@ func overlayRead(snap *workspace.Snapshot) memory.Read {
 }
 
 // checkAgentFile is set.CheckFile with the memory problems of path added.
-func (s *Server) checkAgentFile(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string, content []byte) (*agentfiles.File, []agentfiles.Diagnostic) {
+func (s *Server) checkAgentFile(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string, content []byte) (*agentfiles.File, []agentfiles.Diagnostic) {
 	f, ds := set.CheckFile(ctx, path, content)
-	mf, mds := s.memoryDiagnostics(ctx, ws, set, path)
+	mf, mds := s.memoryDiagnostics(ctx, snap, set, path)
 	if len(mds) == 0 {
 		return f, ds
 	}
@@ -293,8 +293,8 @@ func (s *Server) checkAgentFile(ctx context.Context, ws *workspace.Workspace, se
 // memoryDiagnostics returns the memory problems of path and the file their
 // spans refer to, checking every tree again when path is a memory file or
 // a file of a tree.
-func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
-	rel, ok := fsguard.Rel(ws.Dir(), path)
+func (s *Server) memoryDiagnostics(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
+	rel, ok := fsguard.Rel(snap.Library().Dir(), path)
 	if !ok {
 		return nil, nil
 	}
@@ -303,7 +303,6 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 	if !stale && !memory.IsMemory(filepath.ToSlash(rel)) && !cur.report.Files[path] {
 		return nil, nil
 	}
-	snap := ws.Snapshot()
 	kept, replaced := s.memory.check(ctx, snap, set)
 	if replaced != nil {
 		for p := range changedFiles(replaced.report, kept.report) {
@@ -324,8 +323,8 @@ func (s *Server) memoryDiagnostics(ctx context.Context, ws *workspace.Workspace,
 }
 
 // memoryPaths returns the files with memory problems now.
-func (s *Server) memoryPaths(ctx context.Context, ws *workspace.Workspace, set *agentfiles.Set) []string {
-	kept, _ := s.memory.check(ctx, ws.Snapshot(), set)
+func (s *Server) memoryPaths(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set) []string {
+	kept, _ := s.memory.check(ctx, snap, set)
 	out := make([]string, 0, len(kept.report.Diagnostics))
 	for p := range kept.report.Diagnostics {
 		out = append(out, p)

@@ -15,6 +15,10 @@ const (
 	// notifyExecutionsChanged: this server created, recorded, ran, made
 	// current or deleted an execution.
 	notifyExecutionsChanged = "ctxls/executionsChanged"
+	// notifyAgentFilesChanged: agent files changed on disk, or in the
+	// editor and not saved, or the configuration changed; the session
+	// costs are stale.
+	notifyAgentFilesChanged = "ctxls/agentFilesChanged"
 )
 
 // staleViews holds the notifications waiting to be sent, one of each at
@@ -22,10 +26,11 @@ const (
 type staleViews struct {
 	library    chan struct{}
 	executions chan struct{}
+	agents     chan struct{}
 }
 
 func newStaleViews() staleViews {
-	return staleViews{library: make(chan struct{}, 1), executions: make(chan struct{}, 1)}
+	return staleViews{library: make(chan struct{}, 1), executions: make(chan struct{}, 1), agents: make(chan struct{}, 1)}
 }
 
 // mark queues the notification of ch unless one is queued already. It
@@ -53,6 +58,8 @@ func (s *Server) sendStale(ctx context.Context) {
 			method = notifyLibraryChanged
 		case <-s.stale.executions:
 			method = notifyExecutionsChanged
+		case <-s.stale.agents:
+			method = notifyAgentFilesChanged
 		}
 		if err := s.conn.Notify(ctx, method, struct{}{}); err != nil {
 			s.stderr.Debug("notify the client", "method", method, "err", err)
@@ -68,6 +75,7 @@ func (s *Server) onUpdate(u workspace.Update) {
 	s.diags.onUpdate(u)
 	if u.Reloaded {
 		mark(s.stale.library)
+		mark(s.stale.agents)
 		return
 	}
 	ws := s.live.Load()
@@ -77,6 +85,8 @@ func (s *Server) onUpdate(u workspace.Update) {
 		}
 		if _, _, open := ws.Snapshot().Overlay(p); !open {
 			mark(s.stale.library)
+			// A memory file's imports are files of the library.
+			mark(s.stale.agents)
 			return
 		}
 	}

@@ -70,6 +70,7 @@ func (s *Server) docEvent(ctx context.Context, u uri.URI, early func(d *earlyDoc
 	}
 	if s.isAgentFile(ws, path) {
 		s.diags.touch(path)
+		mark(s.stale.agents)
 	}
 	return nil
 }

@@ -61,7 +61,8 @@ type SearchResult struct {
 
 // SearchOutput is the results, best first.
 type SearchOutput struct {
-	Results []SearchResult `json:"results"`
+	Results   []SearchResult `json:"results"`
+	Tokenizer string         `json:"tokenizer" jsonschema:"the tokenizer that measured the tokens"`
 }
 
 // LoadContextInput is what to load.
@@ -86,7 +87,7 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "load_context",
 		Title:       "Load context within a token budget",
-		Description: "Returns the text of topics, sections and files, in the order given, within budgetTokens: a topic that does not fit is cut to the sections that fit before it is left out. Says what was loaded and what was omitted and why.",
+		Description: "Returns the text of topics, sections and files, in the order given, within budgetTokens: a topic that does not fit is cut to the sections that fit before it is left out. Says what was loaded and what was omitted and why. Tokens are counted in the tokenizer of the client's models (Claude's for a Claude client, o200k_base for Codex) unless the workspace's .ctxls.yaml names one; tokenizer says which.",
 		Annotations: readOnly,
 	}, s.loadContext)
 	addTool(s.srv, &sdk.Tool{
@@ -107,20 +108,27 @@ func (s *Server) addTools() {
 type SessionCostInput struct {
 	Agent         string `json:"agent" jsonschema:"the agent whose session is costed: claude, codex, gemini, cursor, copilot, windsurf, cline, kiro, opencode, or all for every agent the project configures"`
 	ContextWindow int    `json:"contextWindow,omitempty" jsonschema:"the model's context window in tokens (default 200000)"`
+	Tokenizer     string `json:"tokenizer,omitempty" jsonschema:"count in this encoding rather than the agent's own: claude, claude-3, claude-4.7, claude-5, o200k_base, cl100k_base or estimate"`
 }
 
 func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, session.Cost, error) {
-	c, err := s.ops.SessionCost(ctx, ops.SessionCostRequest{Agent: in.Agent, ContextWindow: in.ContextWindow})
+	c, err := s.ops.SessionCost(ctx, ops.SessionCostRequest{Agent: in.Agent, ContextWindow: in.ContextWindow, Tokenizer: in.Tokenizer})
 	if err != nil {
 		return "", session.Cost{}, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d tokens always loaded\n", c.Agent, c.TotalAlwaysLoaded)
+	fmt.Fprintf(&b, "%s: %d tokens always loaded (%s)\n", c.Agent, c.TotalAlwaysLoaded, c.Tokenizer)
+	if c.TokenizerNote != "" {
+		fmt.Fprintf(&b, "tokenizer: %s\n", c.TokenizerNote)
+	}
 	for _, e := range c.AlwaysLoaded {
 		fmt.Fprintf(&b, "always\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
 	}
 	for _, e := range c.OnDemand {
 		fmt.Fprintf(&b, "on demand\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
+	}
+	for _, n := range c.NotCounted {
+		fmt.Fprintf(&b, "not counted\t%s\n", n)
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
@@ -369,7 +377,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 			return "", SearchOutput{}, fmt.Errorf("%s", w.Message)
 		}
 	}
-	out := SearchOutput{Results: make([]SearchResult, 0, len(res.Items))}
+	out := SearchOutput{Results: make([]SearchResult, 0, len(res.Items)), Tokenizer: res.Tokenizer}
 	listed := s.listedSet()
 	var b strings.Builder
 	for _, it := range res.Items {
@@ -379,11 +387,17 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 		out.Results = append(out.Results, SearchResult{Reference: it.Reference, Title: it.Title, Kind: it.Kind, Relevance: it.Relevance, MatchedOn: it.MatchedOn, Tokens: it.Tokens})
 		fmt.Fprintf(&b, "%.2f\t%s\t%s\t%d tokens\t%s\t(%s)\n", it.Relevance, it.Reference, it.Kind, it.Tokens, it.Title, strings.Join(it.MatchedOn, ", "))
 	}
-	return fmt.Sprintf("%d results for %q\n", len(out.Results), q) + b.String(), out, nil
+	return fmt.Sprintf("%d results for %q (tokens: %s)\n", len(out.Results), q, out.Tokenizer) + b.String(), out, nil
 }
 
 func (s *Server) loadContext(ctx context.Context, in LoadContextInput) (string, ops.LoadContextResult, error) {
-	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens})
+	// The budget is the client's: counted in the tokenizer of its models,
+	// unless the workspace names one.
+	tokenizer := ""
+	if lib := s.ops.Library(); lib == nil || !lib.Config().TokenizerChosen {
+		tokenizer = clientTokenizer(clientName(ctx))
+	}
+	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens, Tokenizer: tokenizer})
 	if err != nil {
 		return "", ops.LoadContextResult{}, err
 	}
@@ -391,7 +405,7 @@ func (s *Server) loadContext(ctx context.Context, in LoadContextInput) (string, 
 	if len(res.Omitted) > 0 {
 		var b strings.Builder
 		b.WriteString(text)
-		b.WriteString("\n<!-- ctxls: omitted:")
+		fmt.Fprintf(&b, "\n<!-- ctxls: omitted (%s tokens):", res.Tokenizer)
 		for _, o := range res.Omitted {
 			fmt.Fprintf(&b, " %s (%d tokens, %s);", o.Ref, o.Tokens, o.Reason)
 		}

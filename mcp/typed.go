@@ -52,7 +52,7 @@ func addTool[In, Out any](srv *sdk.Server, t *sdk.Tool, h typedHandler[In, Out])
 				return toolError(fmt.Errorf("invalid arguments: %v", err)), nil
 			}
 		}
-		text, out, err := h(ctx, in)
+		text, out, err := h(withClient(ctx, req.ClientInfo()), in)
 		if err != nil {
 			return toolError(err), nil
 		}

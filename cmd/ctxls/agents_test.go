@@ -19,7 +19,7 @@ const teamProject = "../../testdata/agents"
 // files agent X loads at start.
 func TestNineAgents(t *testing.T) {
 	t.Parallel()
-	out, _, err := runCLI(t, "check", "--no-cache", "--format", "json", teamProject)
+	out, _, err := runCLI(t, "check", "--no-cache", "--show", "hint", "--format", "json", teamProject)
 	if exitCode(err) != 0 {
 		t.Fatalf("check: %v", err)
 	}

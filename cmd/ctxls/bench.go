@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -74,6 +75,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cold index to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken after the cold index, to this file")
 	dense := fs.Int("dense", 0, "also write a domain d and commands/dense.md holding this many references into the workspace")
+	monorepo := fs.Int("monorepo", 0, "instead, time check of a monorepo of about this many files (generated in --dir when it is empty) against listing its tree, -n times (default 3)")
 	format := formatFlag(fs)
 	pos, err := parseFormatted(fs, args, format)
 	if err != nil {
@@ -81,6 +83,18 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(pos) > 0 {
 		return usageError{msg: "bench takes no positional arguments; use --dir"}
+	}
+	if *monorepo != 0 {
+		if *monorepo < 100 || *iterations < 1 {
+			return usageError{msg: "--monorepo must be at least 100 files, -n at least 1"}
+		}
+		runs := 3
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "n" {
+				runs = *iterations
+			}
+		})
+		return runMonorepoBench(ctx, *dir, *monorepo, runs, *format, stdout, stderr)
 	}
 	if *topics < 1 || *iterations < 1 || *dense < 0 {
 		return usageError{msg: "--topics and -n must be at least 1, --dense at least 0"}

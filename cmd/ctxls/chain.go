@@ -444,8 +444,8 @@ func (c *chainCLI) printResult(res ops.ChainResponse, preview bool) error {
 		if s.Attempts > 1 {
 			status += fmt.Sprintf(", attempt %d", s.Attempts)
 		}
-		fmt.Fprintf(w, "\n%d. %s [%s] %d prompt tokens (command %d, memory %d, context %d, shared %d, history %d, input %d)\n",
-			s.Index+1, s.Command, status, s.PromptTokens, s.CommandTokens, s.MemoryTokens, s.ContextTokens, s.SharedDataTokens, s.HistoryTokens, s.InputTokens)
+		fmt.Fprintf(w, "\n%d. %s [%s] %d prompt tokens (command %d, memory %d, context %d, shared %d, history %d, input %d, framing %d)\n",
+			s.Index+1, s.Command, status, s.PromptTokens, s.CommandTokens, s.MemoryTokens, s.ContextTokens, s.SharedDataTokens, s.HistoryTokens, s.InputTokens, s.FramingTokens)
 		for _, m := range s.Memory {
 			mark := ""
 			if m.Cached {

@@ -159,7 +159,7 @@ func TestChainCLI(t *testing.T) {
 		log := filepath.Join(t.TempDir(), "agent.log")
 		dir := chainCLIWorkspace(t, agent, log, "-fail", "test")
 		r := chainExec(t, ctxls, "chain", "run", "brainstorm", "implemnt", "--dir", dir)
-		if r.code != 2 || !strings.Contains(r.stderr, `unknown command "implemnt" (did you mean "implement"?); available commands: brainstorm, implement, review, test`) {
+		if r.code != 2 || !strings.Contains(r.stderr, `unknown command "implemnt" (did you mean "implement"?); available commands: brainstorm, implement, review, ship, test`) {
 			t.Fatalf("unknown command: %d %s", r.code, r.stderr)
 		}
 		if r := chainExec(t, ctxls, "chain", "run", "--dir", dir); r.code != 2 {

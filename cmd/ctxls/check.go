@@ -29,6 +29,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	noCache := fs.Bool("no-cache", false, "index every file, neither reading nor writing the index cache")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the check to this file")
 	failOnFlag := fs.String("fail-on", "error", "exit 1 when a diagnostic is at least this severe: error, warning, info, hint or never")
+	showFlag := fs.String("show", "info", "print diagnostics at least this severe: error, warning, info or hint; the summary counts the others")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -37,6 +38,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !ok {
 		return usageError{msg: fmt.Sprintf("--fail-on must be error, warning, info, hint or never, not %q", *failOnFlag)}
 	}
+	show, ok := failOnLevels[*showFlag]
+	if !ok || show == 0 {
+		return usageError{msg: fmt.Sprintf("--show must be error, warning, info or hint, not %q", *showFlag)}
+	}
+	// What fails the check is printed, whatever --show says.
+	show = max(show, failOn)
+	out := emitOptions{format: *format, failOn: failOn, show: show}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -61,7 +69,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*noCache && !*fix && !*fixUnsafe {
 		cache = openReportCache(ctx, dir, stderr)
 		if rep, ok := cache.lookup(); ok {
-			return rep.emit(*format, failOn, dir, stdout, stderr)
+			return rep.emit(out, dir, stdout, stderr)
 		}
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
@@ -106,7 +114,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep := newCheckReport(lib, agents, records, warnings)
 	cache.store(ctx, rep)
-	err = rep.emit(*format, failOn, dir, stdout, stderr)
+	err = rep.emit(out, dir, stdout, stderr)
 	if left > 0 && (err == nil || errors.Is(err, exitError(1))) {
 		// A file the fixes could not be written to fails the command as a
 		// fault, not as a finding.
@@ -162,6 +170,10 @@ type checkReport struct {
 	// markdown files (their links) checked.
 	AgentFiles int `json:"agentFiles"`
 	Markdown   int `json:"markdown"`
+	// IgnoredFiles and IgnoredDirs count the markdown and JSON files and
+	// the folders skipped, unread, because git ignores them.
+	IgnoredFiles int `json:"ignoredFiles"`
+	IgnoredDirs  int `json:"ignoredDirs"`
 	// Empty says that there was nothing to check.
 	Empty bool `json:"empty"`
 }
@@ -181,6 +193,7 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 	agent := map[string]bool{}
 	if agents != nil {
 		rep.AgentFiles = len(agents.Files)
+		rep.IgnoredFiles, rep.IgnoredDirs = agents.IgnoredFiles, agents.IgnoredDirs
 		for _, f := range agents.Files {
 			agent[f.Path] = true
 		}
@@ -194,17 +207,32 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 	return rep
 }
 
+// emitOptions says how check prints its report: the format, and the
+// ranks (of failOnLevels) that fail the check and that are printed.
+type emitOptions struct {
+	format       string
+	failOn, show int
+}
+
 // emit prints the report of the workspace dir and returns exit status 1
-// when it holds a diagnostic at least as severe as failOn (a rank of
-// failOnLevels).
-func (rep checkReport) emit(format string, failOn int, dir string, stdout, stderr io.Writer) error {
+// when it holds a diagnostic at least as severe as o.failOn. Only the
+// diagnostics at least as severe as o.show are printed; the text summary
+// counts the others.
+func (rep checkReport) emit(o emitOptions, dir string, stdout, stderr io.Writer) error {
 	printWarnings(stderr, rep.Warnings)
-	records := rep.Records
+	format := o.format
 	failing := 0
-	for _, r := range records {
-		if rank := failOnLevels[r.Severity]; rank > 0 && rank <= failOn {
+	var records, hidden []ops.Diagnostic
+	for _, r := range rep.Records {
+		rank := failOnLevels[r.Severity]
+		if rank > 0 && rank <= o.failOn {
 			failing++
 		}
+		if rank > o.show {
+			hidden = append(hidden, r)
+			continue
+		}
+		records = append(records, r)
 	}
 	if rep.Empty {
 		// "0 problems" would pass a directory ctxls cannot see into as clean.
@@ -229,7 +257,7 @@ func (rep checkReport) emit(format string, failOn int, dir string, stdout, stder
 			return err
 		}
 	default:
-		printCheck(stdout, rep)
+		printCheck(stdout, rep, records, hidden)
 	}
 	if failing > 0 {
 		return exitError(1)
@@ -271,8 +299,9 @@ func collect(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set)
 	return res.Items, fixes, res.Warnings, nil
 }
 
-func printCheck(w io.Writer, rep checkReport) {
-	records := rep.Records
+// printCheck prints the records, then the summary, which names how many
+// of each severity were left hidden and the flag that shows them.
+func printCheck(w io.Writer, rep checkReport, records, hidden []ops.Diagnostic) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range records {
 		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\n", oneLine(r.File), r.Line, r.Column, r.Severity, r.Code, oneLine(r.Message))
@@ -287,18 +316,43 @@ func printCheck(w io.Writer, rep checkReport) {
 	}
 	fmt.Fprintln(w, rootsLine(rep))
 	problems := fmt.Sprintf("%s (%s) in %s", count(len(records), "problem"), severityCounts(records), count(len(files), "file"))
+	if len(hidden) > 0 {
+		least := "info"
+		for _, r := range hidden {
+			if failOnLevels[r.Severity] > failOnLevels[least] {
+				least = r.Severity
+			}
+		}
+		problems += fmt.Sprintf(" · %s not shown (--show %s lists them)", hiddenCounts(hidden), least)
+	}
 	if len(rep.Roots) == 0 && rep.Topics == 0 {
 		// No library: say what was checked instead.
 		line := fmt.Sprintf("%s · %s and %s checked", problems, count(rep.AgentFiles, "agent file"), count(rep.Markdown, "other markdown file"))
 		if rep.Commands > 0 {
 			line += " · " + count(rep.Commands, "command")
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, line+ignoredText(rep))
 		return
 	}
-	fmt.Fprintf(w, "%s · %s in %s · %s · %s tokens (%s)\n", problems,
+	fmt.Fprintf(w, "%s · %s in %s · %s · %s tokens (%s)%s\n", problems,
 		count(rep.Topics, "topic"), count(rep.Domains, "domain"), count(rep.Commands, "command"),
-		thousands(rep.Tokens), rep.Tokenizer)
+		thousands(rep.Tokens), rep.Tokenizer, ignoredText(rep))
+}
+
+// ignoredText says how much the check skipped because git ignores it, or
+// nothing when it skipped nothing.
+func ignoredText(rep checkReport) string {
+	var parts []string
+	if rep.IgnoredDirs > 0 {
+		parts = append(parts, count(rep.IgnoredDirs, "folder"))
+	}
+	if rep.IgnoredFiles > 0 {
+		parts = append(parts, count(rep.IgnoredFiles, "markdown or JSON file"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " · skipped as git ignores them: " + strings.Join(parts, " and ")
 }
 
 // rootsLine says in one line which context roots were taken and why, and
@@ -342,6 +396,26 @@ func severityCounts(records []ops.Diagnostic) string {
 		out += ", " + count(n["hint"], "hint")
 	}
 	return out
+}
+
+// hiddenCounts says how many information and hint records were not
+// printed, as "91 hints" or "2 info and 91 hints".
+func hiddenCounts(records []ops.Diagnostic) string {
+	n := map[string]int{}
+	for _, r := range records {
+		n[r.Severity]++
+	}
+	var parts []string
+	for _, s := range []string{"error", "warning", "info", "hint"} {
+		switch {
+		case n[s] == 0:
+		case s == "info":
+			parts = append(parts, fmt.Sprintf("%d info", n[s]))
+		default:
+			parts = append(parts, count(n[s], s))
+		}
+	}
+	return strings.Join(parts, " and ")
 }
 
 func rel(dir, p string) string {

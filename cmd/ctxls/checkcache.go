@@ -12,9 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/gitignore"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
 )
 
@@ -103,10 +108,15 @@ func (rc *reportCache) store(ctx context.Context, rep checkReport) {
 	}
 }
 
-// fingerprint hashes the tree under root, .git excepted: every entry's
-// path and type, a symbolic link's target and a regular file's size and
-// content. Files are read on all cores. It reports false when the tree is
-// larger than the limits, cannot be walked, or ctx is done.
+// fingerprint hashes the tree under root as check reads it: every entry's
+// path and type, a symbolic link's target, and a regular file's size and,
+// for a file whose name check reads (markdown, JSON, YAML, TOML, ignore
+// files), its content; any other file's modification time stands for its
+// content (an agent file may import it). The folders check never enters
+// are left out: .git and the other folders never read, and those git
+// ignores (see agentfiles.Load). Files are read on all cores. It reports
+// false when the tree is larger than the limits, cannot be walked, or ctx
+// is done.
 func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 	type entry struct {
 		rel  string
@@ -115,25 +125,31 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 		size int64
 		sum  indexcache.Hash
 		err  bool
+		read bool // the content is hashed
 	}
 	var (
 		entries []entry
 		total   int64
 	)
+	cfg, _, err := config.Load(root)
+	if err != nil {
+		return indexcache.Hash{}, false
+	}
+	git := gitignore.New(root, cfg.Include)
 	errTooLarge := errors.New("too large")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if d.IsDir() && d.Name() == ".git" && p != root {
-			return filepath.SkipDir
-		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && p != root && (config.IgnoredDir(d.Name()) || !agentfiles.AgentDir(d.Name()) && git.Ignored(filepath.ToSlash(rel), true)) {
+			return filepath.SkipDir
 		}
 		e := entry{rel: rel, mode: d.Type()}
 		switch {
@@ -149,7 +165,12 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 				return err
 			}
 			e.size = info.Size()
-			total += e.size
+			e.read = readByCheck(d.Name())
+			if e.read {
+				total += e.size
+			} else {
+				e.meta = info.ModTime().UTC().Format(time.RFC3339Nano)
+			}
 		}
 		entries = append(entries, e)
 		if len(entries) > fingerprintMaxFiles || total > fingerprintMaxBytes {
@@ -179,7 +200,7 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 		})
 	}
 	for i := range entries {
-		if entries[i].mode.IsRegular() {
+		if entries[i].read {
 			next <- i
 		}
 	}
@@ -209,4 +230,14 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 	var fp indexcache.Hash
 	h.Sum(fp[:0])
 	return fp, true
+}
+
+// readByCheck reports whether check may read a file of this name for
+// itself, rather than only because an agent file imports it.
+func readByCheck(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown", ".mdc", ".json", ".jsonc", ".yaml", ".yml", ".toml", ".txt":
+		return true
+	}
+	return strings.HasPrefix(name, ".") || !strings.Contains(name, ".")
 }

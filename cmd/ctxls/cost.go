@@ -19,6 +19,7 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newWorkspaceFlags("cost", stderr, true)
 	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", ")+", or all for every agent the project configures, side by side")
 	window := fs.Int("context-window", session.DefaultContextWindow, "the model's context window in tokens")
+	tokenizer := fs.String("tokenizer", "", "count in this encoding: "+strings.Join(tokens.Names(), ", ")+" (default: the agent's own)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -41,11 +42,12 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	counter, err := tokens.New(cfg.Tokenizer)
-	if err != nil {
-		return err
+	if *tokenizer != "" {
+		if _, err := tokens.New(*tokenizer); err != nil {
+			return usageError{msg: err.Error()}
+		}
 	}
-	c, err := ops.SessionCostIn(ctx, abs, cfg, counter, ops.SessionCostRequest{Agent: *agent, ContextWindow: *window})
+	c, err := ops.SessionCostIn(ctx, abs, cfg, ops.SessionCostRequest{Agent: *agent, ContextWindow: *window, Tokenizer: *tokenizer})
 	if err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		printAll(stdout, c, *window)
 		return nil
 	}
-	printCost(stdout, c, *window, counter.Name())
+	printCost(stdout, c, *window)
 	return nil
 }
 
@@ -142,9 +144,12 @@ func printAll(w io.Writer, c *session.Cost, window int) {
 	}
 }
 
-func printCost(w io.Writer, c *session.Cost, window int, tokenizer string) {
+func printCost(w io.Writer, c *session.Cost, window int) {
 	fmt.Fprintf(w, "%s session: %s tokens loaded at start, %.1f %% of a %s-token window (%s)\n",
-		c.Agent, thousands(c.TotalAlwaysLoaded), 100*float64(c.TotalAlwaysLoaded)/float64(window), thousands(window), tokenizer)
+		c.Agent, thousands(c.TotalAlwaysLoaded), 100*float64(c.TotalAlwaysLoaded)/float64(window), thousands(window), c.Tokenizer)
+	if c.TokenizerNote != "" {
+		fmt.Fprintf(w, "tokenizer: %s\n", c.TokenizerNote)
+	}
 	section := func(title string, entries []session.Entry) {
 		fmt.Fprintf(w, "\n%s\n", title)
 		if len(entries) == 0 {
@@ -159,6 +164,12 @@ func printCost(w io.Writer, c *session.Cost, window int, tokenizer string) {
 	}
 	section("Loaded at start", c.AlwaysLoaded)
 	section("Loaded later", c.OnDemand)
+	if len(c.NotCounted) > 0 {
+		fmt.Fprintf(w, "\nNot counted: a real session also loads\n")
+		for _, n := range c.NotCounted {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
 	for _, msg := range c.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s\n", msg)
 	}

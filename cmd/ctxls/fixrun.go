@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/providers/atomicfile"
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
@@ -197,13 +198,29 @@ func (s *shadow) remove() { os.RemoveAll(s.tmp) }
 
 // writeFixes writes each change to the workspace at real, each file
 // whole or not at all (atomicfile), and reports on stderr every file left
-// as it was and why. It returns how many files it wrote and how many it
-// left.
+// as it was and why, in the order of changes. It returns how many files
+// it wrote and how many it left. A few files are written at once: most of
+// the time of a write is the wait for the disk to sync it.
 func writeFixes(changes []change, real string, stderr io.Writer) (written, left int) {
-	for _, c := range changes {
-		p := filepath.Join(real, filepath.FromSlash(c.rel))
-		if err := atomicfile.Replace(p, c.old, c.new); err != nil {
-			fmt.Fprintf(stderr, "ctxls: %s left as it was: %v\n", c.rel, reason(err))
+	errs := make([]error, len(changes))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(writers, len(changes)) {
+		wg.Go(func() {
+			for i := range next {
+				c := changes[i]
+				errs[i] = atomicfile.Replace(filepath.Join(real, filepath.FromSlash(c.rel)), c.old, c.new)
+			}
+		})
+	}
+	for i := range changes {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			fmt.Fprintf(stderr, "ctxls: %s left as it was: %v\n", changes[i].rel, reason(err))
 			left++
 			continue
 		}
@@ -211,6 +228,9 @@ func writeFixes(changes []change, real string, stderr io.Writer) (written, left 
 	}
 	return written, left
 }
+
+// writers is how many files writeFixes writes at once.
+const writers = 8
 
 // cleanTemps removes the temporary files that a run killed while it wrote
 // left beside the files of the workspace.
@@ -232,7 +252,7 @@ func cleanTemps(lib *library.Snapshot, agents *agentfiles.Set) {
 	}
 	root := lib.Root()
 	for d := range dirs {
-		if _, err := root.Check(d); err == nil {
+		if fi, err := root.Stat(d); err == nil && fi.IsDir() {
 			atomicfile.Clean(d)
 		}
 	}

@@ -46,7 +46,7 @@ several words. Exits 0 when something matches, 1 when nothing does.`},
 	{name: "show", args: "domain:topic[#Section]", short: "print a topic, or one of its sections",
 		doc: `Prints a topic's body without frontmatter, or only the named section,
 exactly, so that it can be piped. Given a domain alone, it lists its topics.
-JSON: {reference, title, tokens, path, content}.`},
+JSON: {reference, title, tokens, tokenizer, path, content}.`},
 	{name: "chain run", args: "COMMAND...", short: "run a chain of commands, recording every step",
 		doc: `Runs a chain of commands (command names or names of chains from
 .ctxls.yaml) with live progress, recording every step. Exits 1 when the

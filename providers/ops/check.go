@@ -228,7 +228,61 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 		}
 		return a.Column - b.Column
 	})
-	return out, reported
+	return capFiles(out, cfg.Limits.FileDiagnostics), reported
+}
+
+// severityRank orders severities from the most severe.
+var severityRank = map[string]int{"error": 0, "warning": 1, "info": 2, "hint": 3}
+
+// capFiles keeps at most limit diagnostics of each file of out (sorted by
+// file), the most severe first and then in order of position, and ends
+// each file that had more with one that says how many are left out,
+// counting those its checker left out already.
+func capFiles(out []Diagnostic, limit int) []Diagnostic {
+	if limit <= 0 {
+		return out
+	}
+	capped := out[:0:0]
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && out[j].File == out[i].File {
+			j++
+		}
+		group := out[i:j]
+		i = j
+		leftOut, summary := 0, Diagnostic{}
+		kept := slices.DeleteFunc(slices.Clone(group), func(d Diagnostic) bool {
+			if d.Code != rules.DiagnosticsLeftOut {
+				return false
+			}
+			if d.Source.Agent != nil {
+				leftOut += d.Source.Agent.LeftOut
+			}
+			summary = d
+			return true
+		})
+		if len(kept) > limit {
+			slices.SortStableFunc(kept, func(a, b Diagnostic) int { return severityRank[a.Severity] - severityRank[b.Severity] })
+			leftOut += len(kept) - limit
+			kept = kept[:limit]
+			slices.SortStableFunc(kept, func(a, b Diagnostic) int {
+				if a.Line != b.Line {
+					return a.Line - b.Line
+				}
+				return a.Column - b.Column
+			})
+		}
+		capped = append(capped, kept...)
+		if leftOut > 0 {
+			summary.File, summary.Code = group[0].File, rules.DiagnosticsLeftOut
+			summary.Severity = rules.Default(rules.DiagnosticsLeftOut).String()
+			summary.Line, summary.Column, summary.EndLine, summary.EndColumn = 1, 1, 1, 1
+			summary.Message = rules.LeftOutMessage(leftOut, limit)
+			summary.Source = DiagnosticSource{Path: group[0].Source.Path}
+			capped = append(capped, summary)
+		}
+	}
+	return capped
 }
 
 // hasCode reports whether one of ds has the code.

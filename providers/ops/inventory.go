@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -163,9 +164,9 @@ func (o *Ops) agentFiles() []*agentfiles.File {
 	return nil
 }
 
-// skill returns the skill called name.
-func (o *Ops) skill(name string) (*agentfiles.File, bool) {
-	for _, f := range o.agentFiles() {
+// skillIn returns the skill of files called name.
+func skillIn(files []*agentfiles.File, name string) (*agentfiles.File, bool) {
+	for _, f := range files {
 		if f.Kind == agentfiles.KindSkill && SkillName(f) == name {
 			return f, true
 		}
@@ -173,21 +174,16 @@ func (o *Ops) skill(name string) (*agentfiles.File, bool) {
 	return nil, false
 }
 
-// agentFile returns the agent file of kind skill, command or rule at the
-// absolute path p.
-func (o *Ops) agentFile(p string) (*agentfiles.File, bool) {
-	if o.opts.AgentFiles == nil {
-		return nil, false
+// agentFileIn returns the agent file of files, of a kind the inventory
+// lists, at the absolute path p.
+func agentFileIn(files []*agentfiles.File, p string) (*agentfiles.File, bool) {
+	p = filepath.Clean(p)
+	for _, f := range files {
+		if f.Path == p && agentKind(f.Kind) != "" {
+			return f, true
+		}
 	}
-	s := o.opts.AgentFiles()
-	if s == nil {
-		return nil, false
-	}
-	f, ok := s.File(p)
-	if !ok || agentKind(f.Kind) == "" {
-		return nil, false
-	}
-	return f, true
+	return nil, false
 }
 
 type errorString string

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // LoadContextRequest names what to load, in order, and the most tokens the
@@ -24,6 +26,9 @@ type LoadContextRequest struct {
 	// BudgetTokens bounds the tokens of the returned text, at most
 	// 1,000,000; 0 means that most.
 	BudgetTokens int `json:"budgetTokens,omitempty"`
+	// Tokenizer, when set, is the encoding the budget and every figure
+	// are counted in; else the workspace's.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // LoadedRef is one piece of the loaded text.
@@ -50,9 +55,11 @@ type LoadContextResult struct {
 	// header line that names it.
 	Text string `json:"text"`
 	// Tokens is the measured cost of Text; it never exceeds the budget.
-	Tokens  int          `json:"tokens"`
-	Loaded  []LoadedRef  `json:"loaded"`
-	Omitted []OmittedRef `json:"omitted"`
+	Tokens int `json:"tokens"`
+	// Tokenizer names the encoding of every figure.
+	Tokenizer string       `json:"tokenizer"`
+	Loaded    []LoadedRef  `json:"loaded"`
+	Omitted   []OmittedRef `json:"omitted"`
 }
 
 // maxLoadRefs and maxLoadTokens bound a request, and so its memory: a
@@ -93,14 +100,25 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	if req.BudgetTokens < 0 || req.BudgetTokens > maxLoadTokens {
 		return LoadContextResult{}, badRef("budgetTokens %d is out of range: 1 to %d, or 0 for %d", req.BudgetTokens, maxLoadTokens, maxLoadTokens)
 	}
+	var own tokens.Counter
+	if req.Tokenizer != "" {
+		c, err := tokens.New(req.Tokenizer)
+		if err != nil {
+			return LoadContextResult{}, invalidf("%v", err)
+		}
+		own = c
+	}
 	return withHeavy(o, ctx, func(ctx context.Context) (LoadContextResult, error) {
+		// One state for the whole request: every ref resolves against the
+		// same library and agent files, however the workspace changes.
 		lib := o.Library()
+		agents := o.agentFiles()
 		all := make([]resolved, 0, len(req.Refs))
 		for _, r := range req.Refs {
 			if err := ctx.Err(); err != nil {
 				return LoadContextResult{}, err
 			}
-			res, err := o.resolveRef(ctx, lib, r)
+			res, err := o.resolveRef(ctx, lib, agents, r)
 			if err != nil {
 				return LoadContextResult{}, err
 			}
@@ -108,7 +126,13 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 		}
 
 		counter := lib.Counter()
-		out := LoadContextResult{Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
+		// The library measured its pieces in its own tokenizer; in
+		// another, each piece is counted again.
+		recount := own != nil && own.Name() != counter.Name()
+		if recount {
+			counter = own
+		}
+		out := LoadContextResult{Tokenizer: counter.Name(), Loaded: []LoadedRef{}, Omitted: []OmittedRef{}}
 		var parts []string
 		used := 0
 		budget := cmp.Or(req.BudgetTokens, maxLoadTokens)
@@ -117,6 +141,9 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 			// The content's tokens were measured when the library read it; only
 			// the header is counted here. The joined text is counted once, at
 			// the end.
+			if recount {
+				pc.tokens = counter.Count(pc.content)
+			}
 			h := header(pc.ref)
 			n := counter.Count(h) + pc.tokens
 			if used+n > budget {
@@ -129,6 +156,9 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 			return true
 		}
 		omit := func(pc piece, reason string) {
+			if recount {
+				pc.tokens = counter.Count(pc.content)
+			}
 			out.Omitted = append(out.Omitted, OmittedRef{Ref: pc.ref, Tokens: pc.tokens, Reason: reason})
 		}
 		for _, r := range all {
@@ -189,8 +219,8 @@ func parentRef(ref string) string {
 	return ref
 }
 
-// resolveRef resolves one ref against the library.
-func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, raw string) (resolved, error) {
+// resolveRef resolves one ref against the library and the agent files.
+func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, agents []*agentfiles.File, raw string) (resolved, error) {
 	ref := strings.TrimSpace(raw)
 	if ref == "" {
 		return resolved{}, badRef("an empty ref")
@@ -208,7 +238,7 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, raw string)
 	}
 	var t *library.Topic
 	if isPath(name) {
-		f, err := o.fileAt(ctx, lib, name)
+		f, err := o.fileAt(ctx, lib, agents, name)
 		if err != nil {
 			return resolved{}, withKind(ErrInvalid, err)
 		}
@@ -227,16 +257,16 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, raw string)
 		if file == "" {
 			return resolved{}, badRef("%q names no topic; write domain:topic", raw)
 		}
-		rr, err := o.prov.Reference(ctx, domain, file)
+		topic, warns, err := o.prov.Lookup(lib, domain, file)
 		if err != nil {
 			return resolved{}, badRef("%s: %v", raw, err)
 		}
-		if rr.ID == "" && domain == "" {
-			if sk, ok := o.skill(name); ok && sk.Doc != nil {
+		if topic == nil && domain == "" {
+			if sk, ok := skillIn(agents, name); ok && sk.Doc != nil {
 				if hasSection {
 					return resolved{}, badRef("%s is a skill; load it whole, without #%s", name, section)
 				}
-				if _, err := o.fileAt(ctx, lib, sk.Path); err != nil {
+				if _, err := o.fileAt(ctx, lib, agents, sk.Path); err != nil {
 					return resolved{}, withKind(ErrInvalid, err)
 				}
 				doc, err := heldDoc(ctx, sk.Doc)
@@ -248,13 +278,10 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, raw string)
 			}
 			return resolved{}, badRef("unknown ref %s: no topic or skill has that name", raw)
 		}
-		if rr.ID == "" {
-			return resolved{}, badRef("unknown topic %s: %s", raw, cmp.Or(joinWarnings(rr.Warnings), "no such topic"))
+		if topic == nil {
+			return resolved{}, badRef("unknown topic %s: %s", raw, cmp.Or(joinWarnings(warns), "no such topic"))
 		}
-		var ok bool
-		if t, ok = lib.Topic(rr.ID); !ok {
-			return resolved{}, badRef("unknown topic %s (the library changed)", raw)
-		}
+		t = topic
 	}
 	if hasSection {
 		s, ok := t.Section(section)
@@ -298,9 +325,10 @@ type workspaceFile struct {
 	topic *library.Topic
 }
 
-// fileAt returns the markdown file of the workspace at name, refusing
-// anything outside the workspace directory, links followed.
-func (o *Ops) fileAt(ctx context.Context, lib *library.Snapshot, name string) (workspaceFile, error) {
+// fileAt returns the markdown file of the workspace at name, a file of lib
+// or one of agents, refusing anything outside the workspace directory,
+// links followed.
+func (o *Ops) fileAt(ctx context.Context, lib *library.Snapshot, agents []*agentfiles.File, name string) (workspaceFile, error) {
 	dir := lib.Dir()
 	abs := filepath.Clean(filepath.FromSlash(name))
 	if !filepath.IsAbs(abs) {
@@ -327,7 +355,7 @@ func (o *Ops) fileAt(ctx context.Context, lib *library.Snapshot, name string) (w
 			return workspaceFile{}, err
 		}
 		wf = workspaceFile{rel: f.Rel, body: string(doc.Slice(doc.Body)), topic: f.Topic}
-	} else if af, ok := o.agentFile(abs); ok {
+	} else if af, ok := agentFileIn(agents, abs); ok {
 		if af.Doc == nil {
 			return workspaceFile{}, fmt.Errorf("%s was not read: %s", af.Rel, af.Skipped)
 		}

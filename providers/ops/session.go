@@ -20,6 +20,9 @@ type SessionCostRequest struct {
 	Agent string `json:"agent,omitempty"`
 	// ContextWindow is the model's window in tokens; 0 means the default.
 	ContextWindow int `json:"contextWindow,omitempty"`
+	// Tokenizer, when set, counts in that encoding rather than the
+	// agent's own.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // SessionCost is what a session of the agent loads from the workspace: the
@@ -35,19 +38,40 @@ func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session
 		if o.opts.AgentFiles != nil {
 			set = o.opts.AgentFiles()
 		}
-		return costSession(ctx, lib.Dir(), lib.Config(), lib.Counter(), set, agent, req.ContextWindow)
+		counter, err := req.counter()
+		if err != nil {
+			return nil, err
+		}
+		return costSession(ctx, lib.Dir(), lib.Config(), counter, set, agent, req.ContextWindow)
 	})
 }
 
 // SessionCostIn is SessionCost for the workspace at dir with its
 // configuration and counter, without indexing its library: a session's
 // cost reads the agent files only, and ctxls cost runs on its own.
-func SessionCostIn(ctx context.Context, dir string, cfg *config.Config, counter tokens.Counter, req SessionCostRequest) (*session.Cost, error) {
+func SessionCostIn(ctx context.Context, dir string, cfg *config.Config, req SessionCostRequest) (*session.Cost, error) {
 	agent, err := req.agent()
 	if err != nil {
 		return nil, err
 	}
+	counter, err := req.counter()
+	if err != nil {
+		return nil, err
+	}
 	return costSession(ctx, dir, cfg, counter, nil, agent, req.ContextWindow)
+}
+
+// counter returns the counter of the request's tokenizer, nil for the
+// agent's own.
+func (req SessionCostRequest) counter() (tokens.Counter, error) {
+	if req.Tokenizer == "" {
+		return nil, nil
+	}
+	c, err := tokens.New(req.Tokenizer)
+	if err != nil {
+		return nil, invalidf("%v", err)
+	}
+	return c, nil
 }
 
 // agent returns the request's agent, claude when none is named.

@@ -22,10 +22,11 @@ type ShowResponse struct {
 	// section was asked for.
 	Reference string `json:"reference"`
 	Title     string `json:"title"`
-	// Tokens is the measured cost of Content.
-	Tokens  int    `json:"tokens"`
-	Path    string `json:"path"`
-	Content string `json:"content"`
+	// Tokens is the measured cost of Content, in Tokenizer.
+	Tokens    int    `json:"tokens"`
+	Tokenizer string `json:"tokenizer"`
+	Path      string `json:"path"`
+	Content   string `json:"content"`
 }
 
 // Show returns a topic's body without frontmatter, or one section of it,
@@ -65,6 +66,9 @@ func (o *Ops) Show(ctx context.Context, req ShowRequest) (ShowResponse, error) {
 		return ShowResponse{}, withKind(ErrInvalid, fmt.Errorf("unknown topic %s: %s", req.Reference, joinWarnings(r.Warnings)))
 	}
 	res := ShowResponse{Reference: r.Key(), Title: r.Title, Path: r.Path}
+	if lib := o.Library(); lib != nil {
+		res.Tokenizer = lib.Counter().Name()
+	}
 	if section == "" {
 		f, err := o.prov.Materialize(ctx, r.Reference)
 		if err != nil {

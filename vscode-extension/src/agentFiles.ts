@@ -15,7 +15,8 @@ export interface Filter {
  * The documents the server serves: markdown (context libraries, memory
  * files, skills, commands, AGENTS.md), Cursor rules, Copilot instructions
  * and prompts (which VS Code may give languages of their own), the
- * plugin JSON files, and each agent's MCP server configuration.
+ * plugin JSON files, Claude Code settings and plugin hooks, and each
+ * agent's MCP server configuration.
  */
 export const DOCUMENT_SELECTOR: readonly Filter[] = [
   { scheme: 'file', language: 'markdown' },
@@ -27,15 +28,17 @@ export const DOCUMENT_SELECTOR: readonly Filter[] = [
   { scheme: 'file', pattern: '**/{.cursor,.vscode}/mcp.json' },
   { scheme: 'file', pattern: '**/.gemini/settings.json' },
   { scheme: 'file', pattern: '**/.codex/config.toml' },
+  { scheme: 'file', pattern: '**/.claude/{settings,settings.local}.json' },
+  { scheme: 'file', pattern: '**/hooks/hooks.json' },
 ];
 
 /** The files whose changes on disk the server is told of. */
-export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,mcp.json,settings.json,config.toml,.cursorrules,.windsurfrules,.clinerules,opencode.json}';
+export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,mcp.json,settings.json,settings.local.json,hooks.json,config.toml,.cursorrules,.windsurfrules,.clinerules,opencode.json}';
 
 /** Whether a saved file may change what a session loads. */
 export function affectsSession(fileName: string): boolean {
   const f = fileName.replace(/\\/g, '/');
-  return /\.(md|mdc)$/.test(f) || /(^|\/)(\.ctxls\.yaml|\.mcp\.json|\.lsp\.json|plugin\.json|marketplace\.json|\.cursorrules|\.windsurfrules|\.clinerules|opencode\.json)$/.test(f);
+  return /\.(md|mdc)$/.test(f) || /(^|\/)(\.ctxls\.yaml|\.mcp\.json|\.lsp\.json|plugin\.json|marketplace\.json|settings(\.local)?\.json|\.cursorrules|\.windsurfrules|\.clinerules|opencode\.json)$/.test(f);
 }
 
 /** Status bar text of a session cost, or undefined when nothing loads. */
@@ -44,12 +47,20 @@ export function sessionStatusText(cost: SessionCost | undefined): string | undef
     return undefined;
   }
   const warn = cost.warnings && cost.warnings.length > 0 ? ' $(warning)' : '';
-  return `$(hubot) ${formatTokens(cost.totalAlwaysLoaded)}${warn}`;
+  return `$(hubot) ${formatTokens(cost.totalAlwaysLoaded)}${tokenizerSuffix(cost)}${warn}`;
+}
+
+/** The tokenizer a session cost was counted in, as " (name)"; empty from a server that names none. */
+function tokenizerSuffix(cost: SessionCost): string {
+  return cost.tokenizer ? ` (${cost.tokenizer})` : '';
 }
 
 /** Tooltip of the status bar item: what loads at start, biggest first. */
 export function sessionTooltip(cost: SessionCost, max = 8): string {
-  const lines = [`A ${cost.agent} session loads ${formatTokens(cost.totalAlwaysLoaded)} at start:`];
+  const lines = [`A ${cost.agent} session loads ${formatTokens(cost.totalAlwaysLoaded)} at start${tokenizerSuffix(cost)}:`];
+  if (cost.tokenizerNote) {
+    lines.push(`Tokenizer: ${cost.tokenizerNote}`);
+  }
   const sorted = byTokens(cost.alwaysLoaded);
   for (const e of sorted.slice(0, max)) {
     lines.push(`${e.file} — ${formatTokens(e.tokens)} (${e.reason})`);
@@ -59,6 +70,9 @@ export function sessionTooltip(cost: SessionCost, max = 8): string {
   }
   for (const w of cost.warnings ?? []) {
     lines.push(`⚠ ${w}`);
+  }
+  if ((cost.notCounted ?? []).length > 0) {
+    lines.push(`Not counted: ${(cost.notCounted ?? []).join('; ')}`);
   }
   lines.push('Click for the breakdown.');
   return lines.join('\n');

@@ -157,10 +157,12 @@ function stepSection(step: ChainStep, index: number, total: number, commandLine:
   }
   const breakdown: Array<[string, number | undefined]> = [
     ['Command', step.commandTokens],
+    ['Memory', step.memoryTokens],
     ['Context', s.contextTokens],
     ['Shared data', step.sharedDataTokens],
     ['History', step.historyTokens],
     ['Input', step.inputTokens],
+    ['Headings and separators', step.framingTokens],
   ];
   const known = breakdown.filter(([, v]) => typeof v === 'number');
   if (known.length > 1) {

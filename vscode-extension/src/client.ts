@@ -65,6 +65,7 @@ export class CtxlsServer implements vscode.Disposable {
 
   private readonly libraryEmitter = new vscode.EventEmitter<void>();
   private readonly executionsEmitter = new vscode.EventEmitter<void>();
+  private readonly agentFilesEmitter = new vscode.EventEmitter<void>();
 
   /** Fires after every successful start (initial and restarts). */
   readonly onDidStart = this.startedEmitter.event;
@@ -72,6 +73,8 @@ export class CtxlsServer implements vscode.Disposable {
   readonly onLibraryChanged = this.libraryEmitter.event;
   /** Fires when the server says the executions changed. */
   readonly onExecutionsChanged = this.executionsEmitter.event;
+  /** Fires when the server says agent files changed, on disk or unsaved in the editor. */
+  readonly onAgentFilesChanged = this.agentFilesEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -195,6 +198,7 @@ export class CtxlsServer implements vscode.Disposable {
     const client = new LanguageClient('ctxls', 'ctxls', serverOptions, clientOptions);
     client.onNotification(Notifications.libraryChanged, () => this.libraryEmitter.fire());
     client.onNotification(Notifications.executionsChanged, () => this.executionsEmitter.fire());
+    client.onNotification(Notifications.agentFilesChanged, () => this.agentFilesEmitter.fire());
     this.client = client;
     try {
       await client.start();
@@ -286,6 +290,7 @@ export class CtxlsServer implements vscode.Disposable {
     this.startedEmitter.dispose();
     this.libraryEmitter.dispose();
     this.executionsEmitter.dispose();
+    this.agentFilesEmitter.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }

@@ -6,13 +6,12 @@ import { ChainCommands } from './chains';
 import { ContextTreeProvider, topicUri } from './contextView';
 import type { ContextNode, TopicNode } from './contextTree';
 import { ExecutionsTreeProvider } from './executionsView';
-import { Methods, itemsOf, type SearchItem, type SearchResult } from './protocol';
-import { searchPickItems } from './quickPick';
+import { Methods, itemsOf, type InventoryMatch, type InventorySearchResult } from './protocol';
+import { inventoryPickItems } from './quickPick';
 import { ReadonlyDocs, SCHEME } from './readonlyDocs';
 import { CostStatusBar } from './statusBar';
 import { SessionStatusBar } from './sessionStatus';
 import { SessionTreeProvider } from './sessionTree';
-import { referenceOf } from './format';
 import { registerMcpServers } from './mcpProvider';
 
 let server: CtxlsServer | undefined;
@@ -109,11 +108,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
 }
 
-/** "Search Context": a quick pick fed by `ctxls/search` as the user types. */
+/**
+ * "Search Context": a quick pick fed by `ctxls/inventory/search` as the
+ * user types, over topics, skills, commands, subagents and rules.
+ */
 async function searchContext(srv: CtxlsServer): Promise<void> {
-  const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value?: SearchItem }>();
+  const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value?: InventoryMatch }>();
   qp.title = 'Search Context';
-  qp.placeholder = 'Search topics by title, tag, keyword or content';
+  qp.placeholder = 'Search topics, skills, commands, subagents and rules';
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
   let timer: NodeJS.Timeout | undefined;
@@ -129,12 +131,12 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
     pending = cts;
     qp.busy = true;
     srv
-      .request<SearchResult>(Methods.search, { query }, cts.token)
+      .request<InventorySearchResult>(Methods.inventorySearch, { query }, cts.token)
       .then((res) => {
         if (cts.token.isCancellationRequested) {
           return;
         }
-        const items = searchPickItems(itemsOf(res));
+        const items = inventoryPickItems(itemsOf(res));
         qp.items =
           items.length > 0
             ? items.map((i) => ({
@@ -144,7 +146,7 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
                 alwaysShow: true,
                 value: i.value,
               }))
-            : [{ label: `No topic matches “${query}”`, alwaysShow: true }];
+            : [{ label: `Nothing matches “${query}”`, alwaysShow: true }];
       })
       .catch((err) => {
         if (!cts.token.isCancellationRequested) {
@@ -163,7 +165,7 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
     }
     timer = setTimeout(() => run(value), 150);
   });
-  const chosen = await new Promise<SearchItem | undefined>((resolve) => {
+  const chosen = await new Promise<InventoryMatch | undefined>((resolve) => {
     qp.onDidAccept(() => {
       resolve(qp.selectedItems[0]?.value);
       qp.hide();
@@ -179,12 +181,12 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
   if (!chosen) {
     return;
   }
-  const ref = chosen.reference;
-  const uri = ref.uri ? vscode.Uri.parse(ref.uri) : ref.path?.startsWith('/') ? vscode.Uri.file(ref.path) : undefined;
-  if (uri) {
-    await vscode.window.showTextDocument(uri);
+  // Paths are relative to the workspace, with forward slashes.
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder && chosen.path) {
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, ...chosen.path.split('/')));
   } else {
-    void vscode.window.showInformationMessage(`ctxls: ${referenceOf(ref)} has no file path.`);
+    void vscode.window.showInformationMessage(`ctxls: ${chosen.reference} has no file path.`);
   }
 }
 

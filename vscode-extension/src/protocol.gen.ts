@@ -237,6 +237,8 @@ export interface SessionCostParams {
   agent?: string;
   /** ContextWindow is the model's window in tokens; 0 means the default. */
   contextWindow?: number;
+  /** Tokenizer, when set, counts in that encoding rather than the agent's own. */
+  tokenizer?: string;
 }
 
 /** Result of `ctxls/sessionCost`: what a session of an agent loads. */
@@ -249,6 +251,11 @@ export interface SessionCost {
   onDemand: SessionEntry[];
   /** TotalAlwaysLoaded is the sum of AlwaysLoaded's tokens. */
   totalAlwaysLoaded: number;
+  /** Tokenizer names the encoding every figure is counted in, and TokenizerNote says why (and that it is an estimate when it is). */
+  tokenizer: string;
+  tokenizerNote?: string;
+  /** NotCounted says what a real session adds beyond the files listed. */
+  notCounted: string[];
   /** Warnings say where the agent drops or cuts what the files hold. */
   warnings?: string[];
   /** Agents holds, for agent "all", the cost of each agent the project configures, side by side; the lists above are then empty. */
@@ -293,6 +300,8 @@ export interface ChainStep {
   sharedDataTokens: number;
   historyTokens: number;
   inputTokens: number;
+  /** FramingTokens is the cost of the headings and separators between the parts: PromptTokens is the sum of the parts' tokens (command, memory, context, shared data, history, input) and it. */
+  framingTokens: number;
   promptTokens: number;
   /** Cuts says what the prompt lost to fit the model's context window: history messages dropped or shortened, sections shortened. Absent when the prompt fitted whole. */
   cuts?: PromptCut[];
@@ -512,7 +521,8 @@ export interface AgentCost {
   onDemand: SessionEntry[];
   totalAlwaysLoaded: number;
   warnings?: string[];
-  tokenizer?: string;
+  tokenizer: string;
+  tokenizerNote?: string;
 }
 
 /** ContextItem is one topic, or some sections of a topic, that a step loads or that the budget left out. */

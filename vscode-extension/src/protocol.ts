@@ -4,6 +4,8 @@
 
 /** Methods of the ctxls server used by the extension. */
 export const Methods = {
+  inventory: 'ctxls/inventory',
+  inventorySearch: 'ctxls/inventory/search',
   catalog: 'ctxls/catalog',
   search: 'ctxls/search',
   commands: 'ctxls/commands',
@@ -29,6 +31,8 @@ export const Notifications = {
   libraryChanged: 'ctxls/libraryChanged',
   /** An execution was created, recorded, run, made current or deleted. */
   executionsChanged: 'ctxls/executionsChanged',
+  /** Agent files changed on disk or in the editor, saved or not: session costs are stale. */
+  agentFilesChanged: 'ctxls/agentFilesChanged',
 } as const;
 
 export * from './protocol.gen';

@@ -5,6 +5,7 @@ import type {
   CommandInfo,
   DocumentCostResult,
   Execution,
+  InventoryMatch,
   NamedChain,
   SearchItem,
 } from './protocol';
@@ -22,6 +23,49 @@ export interface PickItem<T> {
   separator?: boolean;
   alwaysShow?: boolean;
   value: T;
+}
+
+/** Codicons of the inventory kinds. */
+const kindIcons: Record<string, string> = {
+  topic: 'book',
+  skill: 'sparkle',
+  command: 'terminal',
+  subagent: 'robot',
+  rule: 'law',
+};
+
+/**
+ * Items of the "Search Context" quick pick from `ctxls/inventory/search`:
+ * topics, skills, commands, subagents and rules, best match first, as the
+ * command line's and the MCP server's search list them.
+ */
+export function inventoryPickItems(items: readonly InventoryMatch[]): Array<PickItem<InventoryMatch>> {
+  const sorted = items
+    .filter((i) => i && typeof i.reference === 'string')
+    .slice()
+    .sort((a, b) => (b.relevance ?? 0) - (a.relevance ?? 0));
+  return sorted.map((i) => {
+    const detail: string[] = [];
+    const relevance = formatRelevance(i.relevance);
+    if (relevance) {
+      detail.push(`relevance ${relevance}`);
+    }
+    detail.push(formatTokens(i.tokens));
+    const matched = Array.isArray(i.matchedOn) ? i.matchedOn : [];
+    if (matched.length > 0) {
+      detail.push(`matched on ${matched.join(', ')}`);
+    }
+    detail.push(i.kind === 'topic' && i.type ? i.type : i.kind);
+    return {
+      label: i.reference,
+      description: i.title ?? '',
+      detail: detail.join(' · '),
+      icon: kindIcons[i.kind] ?? 'file',
+      // The query is already matched by the server; keep every result visible.
+      alwaysShow: true,
+      value: i,
+    };
+  });
 }
 
 /** Items of the "Search Context" quick pick, best match first. */

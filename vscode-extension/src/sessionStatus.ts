@@ -40,6 +40,9 @@ export class SessionStatusBar implements vscode.Disposable {
         }
       }),
       server.onDidStart(() => this.schedule(0)),
+      // Follows the server's snapshot: a skill created on disk, an agent
+      // file edited and not saved.
+      server.onAgentFilesChanged(() => this.schedule(200)),
     );
   }
 

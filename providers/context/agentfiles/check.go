@@ -29,6 +29,9 @@ type Diagnostic struct {
 	Message string
 	// Fix is the fix the rule offers, or nil.
 	Fix *Fix
+	// LeftOut is, for a DiagnosticsLeftOut diagnostic, how many
+	// diagnostics of the file past limits.fileDiagnostics it stands for.
+	LeftOut int
 }
 
 // Fix is a titled set of edits of the diagnostic's file. Whether it may be
@@ -136,7 +139,15 @@ type checker struct {
 	f   *File
 	aud audience // who loads a skill from where it lies
 	out []Diagnostic
+	// looked holds what lookRel found for each path, so that a file
+	// naming one path a million times looks once.
+	looked map[string]lookResult
+	// leftOut counts the diagnostics past limits.fileDiagnostics, which
+	// are not kept.
+	leftOut int
 }
+
+type lookResult struct{ exists, escapes bool }
 
 func (s *Set) check(f *File) (out []Diagnostic) {
 	c := &checker{s: s, f: f}
@@ -163,6 +174,10 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 		c.pluginJSON()
 	case KindMCP:
 		c.mcpConfig()
+	case KindSettings, KindHooks:
+		c.claudeJSON()
+	case KindOutputStyle:
+		c.outputStyle()
 	case KindAgentsMd:
 		c.agentsMd()
 	case KindCursorRule:
@@ -199,13 +214,29 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 		c.laxYAML() // in the file's own offsets, after the mapping above
 	}
 	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	if c.leftOut > 0 {
+		c.out = append(c.out, LeftOut(f.Path, c.leftOut, c.s.cfg.Limits.FileDiagnostics))
+	}
 	return c.out
+}
+
+// LeftOut returns the diagnostic of the file at path that stands for
+// leftOut diagnostics past limit, which are not reported.
+func LeftOut(path string, leftOut, limit int) Diagnostic {
+	return Diagnostic{Path: path, Severity: rules.Default(rules.DiagnosticsLeftOut), Code: rules.DiagnosticsLeftOut,
+		Message: rules.LeftOutMessage(leftOut, limit), LeftOut: leftOut}
 }
 
 // add reports a diagnostic with the code's default severity, unless the
 // configuration disables the code. It returns nil for a disabled code.
 func (c *checker) add(span document.Span, code, format string, args ...any) *Diagnostic {
 	if c.s.cfg.Disabled(code) {
+		return nil
+	}
+	// Past the limit a diagnostic is counted, not kept: memory stays
+	// bounded whatever the file holds.
+	if limit := c.s.cfg.Limits.FileDiagnostics; limit > 0 && len(c.out) >= limit {
+		c.leftOut++
 		return nil
 	}
 	c.out = append(c.out, Diagnostic{Path: c.f.Path, Span: span, Severity: rules.Default(code), Code: code, Message: fmt.Sprintf(format, args...)})

@@ -20,7 +20,7 @@ func TestValidFilesAreClean(t *testing.T) {
 	for _, f := range s.Files {
 		seen[f.Kind]++
 	}
-	for k := KindSkill; k <= KindCopilotPrompt; k++ {
+	for k := KindSkill; k <= KindOutputStyle; k++ {
 		if seen[k] == 0 && k != KindMemory && k != KindRule {
 			t.Errorf("testdata/valid has no file of kind %v", k)
 		}

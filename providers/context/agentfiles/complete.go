@@ -32,6 +32,8 @@ type Field struct {
 func fieldsOf(k Kind) []Field {
 	var schema []field
 	switch k {
+	case KindSettings:
+		return settingFields()
 	case KindSkill:
 		schema = skillFields
 	case KindCommand:
@@ -54,6 +56,8 @@ func fieldsOf(k Kind) []Field {
 		schema = clineFields
 	case KindKiroSteering:
 		schema = kiroFields
+	case KindOutputStyle:
+		schema = outputStyleFields
 	}
 	out := make([]Field, len(schema))
 	for i, f := range schema {
@@ -196,9 +200,13 @@ type Completion struct {
 // CompleteFrontmatter returns the keys, or the values of the key, that
 // can be typed at byte offset off of text, the frontmatter of an agent
 // file of kind k, and the span they replace. A subagent's skills are
-// completed with the names of the set's skills. ok is false outside the
+// completed with the names of the set's skills; a Claude Code settings
+// file's top-level JSON keys and their values. ok is false outside the
 // frontmatter or for a kind without fields.
 func (s *Set) CompleteFrontmatter(k Kind, text []byte, off int) (items []Completion, replace document.Span, ok bool) {
+	if k == KindSettings {
+		return completeSettings(text, off)
+	}
 	fields := fieldsOf(k)
 	if len(fields) == 0 {
 		return nil, document.Span{}, false

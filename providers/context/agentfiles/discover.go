@@ -16,6 +16,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/gitignore"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -52,12 +53,16 @@ type Set struct {
 	Root string
 	// Files are the agent files, sorted by Rel.
 	Files []*File
+	// IgnoredFiles and IgnoredDirs count the files and folders the walk
+	// skipped because git ignores them; nothing in such a folder is read.
+	IgnoredFiles, IgnoredDirs int
 
 	cfg    *config.Config
 	root   *fsguard.Root // the check every file read passes
 	all    []string      // every file of the workspace, relative, slash-separated, sorted
 	dirs   map[string]bool
 	byPath map[string]*File
+	pruned []string // the folders skipped because git ignores them
 
 	skillsOnce sync.Once
 	skills     map[string]bool // names and folders of skills, for subagents
@@ -100,6 +105,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	}
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
 	ignore := newIgnore(cfg.Ignore)
+	git := gitignore.New(abs, cfg.Include)
 	var candidates []string
 	links := map[string]string{} // a followed link's path → the path it leads to, both relative
 	// visit records one entry of the walk at rel; a folder it returns
@@ -107,6 +113,13 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	visit := func(rel string, name string, dir bool) bool {
 		if dir {
 			if rel != "." && (config.IgnoredDir(name) || ignore.match(rel)) {
+				return false
+			}
+			// The agents load their folders whether or not git tracks
+			// them (many keep .claude out of the repository).
+			if rel != "." && !AgentDir(name) && git.Ignored(rel, true) {
+				s.IgnoredDirs++
+				s.pruned = append(s.pruned, rel)
 				return false
 			}
 			s.dirs[rel] = true
@@ -118,9 +131,17 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		if len(s.all) < maxWorkspaceFiles {
 			s.all = append(s.all, rel)
 		}
-		if maybeAgentFile(name) {
-			candidates = append(candidates, rel)
+		if !maybeAgentFile(name) {
+			return true
 		}
+		// An agent file git ignores (CLAUDE.local.md,
+		// .claude/settings.local.json) is loaded all the same; any other
+		// is not read.
+		if git.Ignored(rel, false) && Classify(rel, func(string) bool { return false }) == KindUnknown {
+			s.IgnoredFiles++
+			return true
+		}
+		candidates = append(candidates, rel)
 		return true
 	}
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
@@ -489,6 +510,24 @@ func MaybeFile(name string) bool {
 // hidden folders, as the library's does, watches these besides.
 func HiddenDirs() []string {
 	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".vscode", ".gemini", ".codex", ".windsurf", ".clinerules", ".kiro"}
+}
+
+// AgentDir reports whether a folder of this name holds an agent's files
+// (see HiddenDirs): the walk enters it even when git ignores it.
+func AgentDir(name string) bool {
+	return slices.Contains(HiddenDirs(), name)
+}
+
+// UnderIgnored reports whether the relative slash path lies in a folder
+// the walk skipped because git ignores it: whether it exists is not known
+// from the listing.
+func (s *Set) UnderIgnored(rel string) bool {
+	for _, d := range s.pruned {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // ignoreSet holds the configured ignore entries: folder names, or globs

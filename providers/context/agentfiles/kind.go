@@ -48,6 +48,14 @@ const (
 	KindCopilotInstructions
 	// KindCopilotPrompt is a .github/prompts/*.prompt.md file.
 	KindCopilotPrompt
+	// KindSettings is a Claude Code settings file of the project,
+	// .claude/settings.json or .claude/settings.local.json.
+	KindSettings
+	// KindHooks is a plugin's hook configuration, hooks/hooks.json.
+	KindHooks
+	// KindOutputStyle is a Claude Code output style,
+	// .claude/output-styles/*.md or a plugin's output-styles/*.md.
+	KindOutputStyle
 	// KindCursorRuleMd is a plain .md file in a .cursor/rules folder.
 	KindCursorRuleMd
 	// KindCursorLegacy is the legacy .cursorrules file at the root.
@@ -85,6 +93,9 @@ var kindNames = [...]string{
 	KindCursorRule:          "cursor-rule",
 	KindCopilotInstructions: "copilot-instructions",
 	KindCopilotPrompt:       "copilot-prompt",
+	KindSettings:            "settings",
+	KindHooks:               "hooks",
+	KindOutputStyle:         "output-style",
 	KindCursorRuleMd:        "cursor-rule-md",
 	KindCursorLegacy:        "cursorrules",
 	KindCopilotAgent:        "copilot-agent",
@@ -107,7 +118,7 @@ func (k Kind) String() string {
 // isJSON reports whether files of the kind are JSON (or, for Codex's
 // MCP configuration, TOML) rather than markdown.
 func (k Kind) isJSON() bool {
-	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP || k == KindOpenCodeConfig
+	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP || k == KindSettings || k == KindHooks || k == KindOpenCodeConfig
 }
 
 // Classify returns the kind of the file at rel, a slash-separated path
@@ -148,6 +159,14 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 	case "copilot-instructions.md":
 		if path.Base(dir) == ".github" {
 			return KindCopilotInstructions
+		}
+	case "settings.json", "settings.local.json":
+		if dir == ".claude" || strings.HasSuffix(dir, "/.claude") {
+			return KindSettings
+		}
+	case "hooks.json":
+		if path.Base(dir) == "hooks" && isPluginDir(path.Dir(dir), segs[:len(segs)-2], pluginRoot) {
+			return KindHooks
 		}
 	case ".cursorrules":
 		if dir == "." {
@@ -198,6 +217,14 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 			return KindCopilotPrompt
 		}
 	case strings.HasSuffix(base, ".md"):
+		if len(segs) >= 2 && segs[len(segs)-2] == "output-styles" && !strings.EqualFold(base, "README.md") {
+			if i := indexPair(segs, ".claude", "output-styles"); i >= 0 && i+3 == len(segs) {
+				return KindOutputStyle
+			}
+			if isPluginDir(path.Dir(dir), segs[:len(segs)-2], pluginRoot) {
+				return KindOutputStyle
+			}
+		}
 		if indexPair(segs, ".cursor", "rules") >= 0 {
 			return KindCursorRuleMd
 		}
@@ -236,6 +263,16 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		}
 	}
 	return KindUnknown
+}
+
+// isPluginDir reports whether the folder root, whose segments are segs,
+// is a plugin's: it holds .claude-plugin, or it is plugins/NAME.
+func isPluginDir(root string, segs []string, pluginRoot func(dir string) bool) bool {
+	if root == "" {
+		root = "."
+	}
+	n := len(segs)
+	return (n >= 2 && segs[n-2] == "plugins") || (pluginRoot != nil && pluginRoot(root))
 }
 
 // indexPair returns the index of the first segment a followed by b, or -1.

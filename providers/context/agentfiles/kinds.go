@@ -75,7 +75,7 @@ var subagentFields = []field{
 	{"maxTurns", tInt, "The most turns the subagent takes before it stops.", nil},
 	{"memory", tString, "The memory the subagent keeps across runs.", []string{"user", "project", "local"}},
 	{"background", tBool, "true runs the subagent in the background.", boolValues},
-	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high", "max"}},
+	{"effort", tString, "The reasoning effort of the subagent's model.", []string{"low", "medium", "high", "xhigh", "max"}},
 	{"isolation", tString, "worktree runs the subagent in a temporary git worktree of its own.", []string{"worktree"}},
 }
 
@@ -98,8 +98,13 @@ func (c *checker) subagent() {
 		}
 	}
 	if name, _, v := str(root, "name"); v.Exists() && name != "" && !subagentNameRE.MatchString(name) {
-		c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
+		if strings.Contains(name, ":") {
+			c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q holds \":\", which Claude Code reserves for a plugin's namespace (plugin:agent); use lowercase letters, digits and hyphens", name)
+		} else {
+			c.add(c.f.Doc.ValueSpan(v), rules.SubagentNameInvalid, "name %q must be lowercase letters, digits and hyphens", name)
+		}
 	}
+	c.subagentClaude(root)
 	if mode, _, v := str(root, "permissionMode"); v.Exists() && mode != "" && !slices.Contains(permissionModes, mode) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
 	}
@@ -304,7 +309,7 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 			if unmatched == "" {
 				continue
 			}
-			if c.s.matchesAny(pat, opt, g) || c.matchesNested(pat, opt) {
+			if c.s.matchesAny(pat, opt, g) || c.matchesNested(pat, opt) || c.s.mayMatchIgnored(pat) {
 				applies = true
 			} else {
 				misses = append(misses, miss{pat, c.nodeSpan(it)})
@@ -324,6 +329,26 @@ func (c *checker) globs(v document.Node, opt glob.Options, invalid, unmatched, f
 			c.add(m.span, unmatched, "%s %q matches no file of the workspace, so the file is never applied", field, m.pat)
 		}
 	}
+}
+
+// mayMatchIgnored reports whether pat could match a file in a folder the
+// walk skipped because git ignores it: then that it matches nothing
+// listed does not show that it matches nothing.
+func (s *Set) mayMatchIgnored(pat string) bool {
+	if len(s.pruned) == 0 {
+		return false
+	}
+	lit := strings.TrimPrefix(pat, "/")
+	if i := strings.IndexAny(lit, "*?[{"); i >= 0 {
+		lit = lit[:i]
+	}
+	lit = strings.TrimSuffix(lit, "/")
+	for _, d := range s.pruned {
+		if lit == "" || strings.HasPrefix(d+"/", lit) || strings.HasPrefix(lit, d+"/") || lit == d {
+			return true
+		}
+	}
+	return false
 }
 
 // globKey names a glob read with its options.

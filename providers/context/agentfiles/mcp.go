@@ -155,6 +155,19 @@ func (c *checker) mcpConfig() {
 	c.mcpServers(servers, agent, inputs)
 }
 
+// renameKey is the fix that renames the key k, written as JSON or TOML,
+// to name.
+func (c *checker) renameKey(k *jnode, name string) *Fix {
+	text := name
+	switch raw := c.f.Text[k.span.Start:k.span.End]; {
+	case len(raw) > 0 && raw[0] == '"':
+		text = `"` + name + `"`
+	case len(raw) > 0 && raw[0] == '\'':
+		text = "'" + name + "'"
+	}
+	return &Fix{Title: fmt.Sprintf("Rename to %s", name), Edits: []Edit{{Span: k.span, NewText: text}}}
+}
+
 // byteSpan covers the byte at off, or the end of the text.
 func (c *checker) byteSpan(off int) document.Span {
 	end := off
@@ -172,7 +185,9 @@ func (c *checker) mcpServersElsewhere(root *jnode, agent *mcpAgent) {
 			continue
 		}
 		if _, k := root.get(other); k != nil && (agent != geminiMCP || other == "mcp_servers") {
-			c.add(k.span, rules.MCPKeyMisspelled, "%s reads MCP servers from %q, not %q: these servers are never started", agent.name, agent.serversKey, other)
+			if d := c.add(k.span, rules.MCPKeyMisspelled, "%s reads MCP servers from %q, not %q: these servers are never started", agent.name, agent.serversKey, other); d != nil && agent != codexMCP {
+				d.Fix = c.renameKey(k, agent.serversKey)
+			}
 		}
 	}
 }
@@ -202,14 +217,20 @@ func (c *checker) mcpServer(name, v *jnode, agent *mcpAgent, inputs map[string]b
 		}
 		switch {
 		case agent == codexMCP && k.str == "headers":
-			c.add(k.span, rules.MCPKeyMisspelled, "Codex ignores headers; it sends the HTTP headers of http_headers (values) and env_http_headers (names of environment variables)")
+			if d := c.add(k.span, rules.MCPKeyMisspelled, "Codex ignores headers; it sends the HTTP headers of http_headers (values) and env_http_headers (names of environment variables)"); d != nil {
+				d.Fix = c.renameKey(k, "http_headers")
+			}
 		case agent == codexMCP && k.str == "bearer_token":
 			c.add(k.span, rules.MCPKeyMisspelled, "Codex refuses bearer_token in config.toml; name the environment variable that holds the token with bearer_token_env_var")
 		case agent == codexMCP && k.str == "type":
 			c.add(k.span, rules.MCPKeyUndocumented, "Codex has no type key: a server with command runs over stdio, one with url over streamable HTTP")
 		default:
 			if near := closestKey(k.str, agent.keys); near != "" {
-				c.add(k.span, rules.MCPKeyMisspelled, "%s does not know %q and ignores it; did you mean %q?", agent.name, k.str, near)
+				if d := c.add(k.span, rules.MCPKeyMisspelled, "%s does not know %q and ignores it; did you mean %q?", agent.name, k.str, near); d != nil {
+					if _, taken := v.get(near); taken == nil {
+						d.Fix = c.renameKey(k, near)
+					}
+				}
 			} else {
 				c.add(k.span, rules.MCPKeyUndocumented, "%q is not a server key %s documents; it is ignored", k.str, agent.name)
 			}

@@ -120,3 +120,35 @@ func TestSecretIn(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPMisspelledKeyFix checks that the fix of a misspelled key, in JSON
+// and in TOML, renames it so that the file checks clean.
+func TestMCPMisspelledKeyFix(t *testing.T) {
+	t.Parallel()
+	for rel, text := range map[string]string{
+		".mcp.json":          `{"mcpServers": {"s": {"comand": "npx", "args": ["s"]}}}`,
+		".codex/config.toml": "[mcp_servers.s]\ncomand = \"npx\"\n",
+		".vscode/mcp.json":   `{"mcpServers": {"s": {"command": "npx"}}}`,
+	} {
+		dir := t.TempDir()
+		p := writeFile(t, dir, rel, text)
+		s := mustLoad(t, dir, nil)
+		f, ds := s.CheckFile(context.Background(), p, nil)
+		var fixed []byte
+		for _, d := range ds {
+			if d.Code == rules.MCPKeyMisspelled && d.Fix != nil {
+				out, err := ApplyEdits(f.Text, d.Fix.Edits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fixed = out
+			}
+		}
+		if fixed == nil {
+			t.Fatalf("%s: no fix among %+v", rel, ds)
+		}
+		if _, ds := s.CheckFile(context.Background(), p, fixed); len(ds) != 0 {
+			t.Errorf("%s fixed to %s still has %+v", rel, fixed, ds)
+		}
+	}
+}

@@ -225,6 +225,7 @@ var pluginPathFields = []string{"commands", "agents", "skills", "hooks", "mcpSer
 func (c *checker) pluginManifest(root *jnode) {
 	at := document.Span{Start: root.span.Start, End: root.span.Start + 1}
 	c.kebabName(c.requireString(root, at, "name", "a plugin"), "plugin")
+	c.pluginLayout(at)
 	for _, f := range []string{"version", "description", "homepage", "repository", "license"} {
 		if v, k := root.get(f); k != nil && v.kind != '"' {
 			c.add(v.span, rules.PluginFieldInvalid, "%s must be a string, not %s", f, kindName(v.kind))
@@ -266,6 +267,9 @@ func (c *checker) pluginManifest(root *jnode) {
 // pluginPath checks that a path of a plugin manifest exists.
 func (c *checker) pluginPath(v *jnode, field string) {
 	p := v.str
+	if c.pluginPathOutside(v, field) {
+		return
+	}
 	if p == "" || strings.Contains(p, "${") || strings.Contains(p, "://") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // skillFields are the fields of the Agent Skills specification and the
@@ -34,7 +35,7 @@ var skillFields = []field{
 	{"disable-model-invocation", tBool, "Claude Code: true keeps the model from invoking the skill on its own; only the user runs it.", boolValues},
 	{"user-invocable", tBool, "Claude Code: false hides the skill from the / menu; the model can still invoke it.", boolValues},
 	{"model", tString, "Claude Code: the model the skill runs with.", []string{"sonnet", "opus", "haiku", "inherit"}},
-	{"effort", tString, "Claude Code: the reasoning effort of the model while the skill runs.", []string{"low", "medium", "high", "max"}},
+	{"effort", tString, "Claude Code: the reasoning effort of the model while the skill runs.", []string{"low", "medium", "high", "xhigh", "max"}},
 	{"context", tContext, "Claude Code: fork runs the skill in a subagent of its own context. A Forge skill's mapping of primary and topics lists names the topics it loads.", []string{"fork"}},
 	{"agent", tString, "Claude Code: the subagent type that runs the skill when context is fork.", nil},
 	{"paths", tStringOrList, "Claude Code: globs of the files the skill applies to; the skill is offered when such files are involved.", nil},
@@ -72,6 +73,7 @@ func (c *checker) skill() {
 			c.add(c.nodeSpan(v), rules.SkillFieldInvalid, "context must be a string (fork runs the skill in a subagent)")
 		}
 		c.skillName(root)
+		c.skillClaude(root)
 		// A skill's paths may name files the project does not have yet,
 		// so only their syntax is checked.
 		_, pv := root.Field("paths")
@@ -199,6 +201,25 @@ func cutPoint(s string, n int) string {
 	return "…" + string(r[max(0, n-30):n])
 }
 
+// skillCounter returns the tokenizer a skill's body is measured in: that
+// of the agent that loads it, Claude's for a skill of Claude Code, else
+// o200k_base for one of Codex, else the workspace's.
+func (c *checker) skillCounter() tokens.Counter {
+	name := ""
+	switch {
+	case c.aud.claude:
+		name = tokens.Claude
+	case c.aud.codex:
+		name = tokens.O200kBase
+	}
+	if name != "" {
+		if t, err := tokens.New(name); err == nil {
+			return t
+		}
+	}
+	return c.s.counter()
+}
+
 // skillBody warns about a body past the recommended lines or tokens.
 func (c *checker) skillBody() {
 	lim := c.s.cfg.Limits
@@ -215,7 +236,7 @@ func (c *checker) skillBody() {
 		c.add(c.lineSpan(first+lim.SkillBodyLines), rules.SkillBodyTooLong, "the body is %d lines, over the %d the specification recommends; move details into references/ files the body links to", lines, lim.SkillBodyLines)
 		return
 	}
-	counter := c.s.counter()
+	counter := c.skillCounter()
 	if n := counter.Count(string(doc.Text[doc.Body.Start:])); n > lim.SkillBodyTokens {
 		c.add(c.lineSpan(first), rules.SkillBodyTooLong, "the body is %d tokens (%s), over the %d the specification recommends; it is loaded whole when the skill activates", n, counter.Name(), lim.SkillBodyTokens)
 	}
@@ -494,6 +515,19 @@ func (c *checker) existsRel(rel string) bool {
 // look at what. A path above the root is looked for on disk; that is the
 // one look past the workspace, and it reads nothing.
 func (c *checker) lookRel(rel string) (exists, escapes bool) {
+	if r, ok := c.looked[rel]; ok {
+		return r.exists, r.escapes
+	}
+	exists, escapes = c.look(rel)
+	if c.looked == nil {
+		c.looked = map[string]lookResult{}
+	}
+	c.looked[rel] = lookResult{exists, escapes}
+	return exists, escapes
+}
+
+// look is lookRel without the memo.
+func (c *checker) look(rel string) (exists, escapes bool) {
 	p := filepath.Join(c.s.Root, filepath.FromSlash(rel))
 	if !fsguard.Within(c.s.Root, p) {
 		_, err := os.Stat(p)

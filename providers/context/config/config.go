@@ -51,8 +51,17 @@ type Config struct {
 	// directories unless they lead to a configured root, and build, dist
 	// and target at the top of the workspace (see library.Filter).
 	Ignore []string `yaml:"ignore" json:"ignore,omitempty"`
+	// Include lists paths or slash-separated globs, relative to the
+	// workspace, that are read although git ignores them (.gitignore,
+	// .git/info/exclude, the global excludes file); the folders on the
+	// way to them are entered. Ignore and the folders never read win.
+	Include []string `yaml:"include" json:"include,omitempty"`
 	// Tokenizer names the token encoding (see package tokens).
 	Tokenizer string `yaml:"tokenizer" json:"tokenizer"`
+	// TokenizerChosen reports that .ctxls.yaml or the editor's settings
+	// name the tokenizer, which then stands over the tokenizer of an
+	// agent or model that a count is for.
+	TokenizerChosen bool `yaml:"-" json:"-"`
 	// DriftThreshold is the relative difference between declared and
 	// measured tokens beyond which a warning is given (0.25 = 25 %).
 	DriftThreshold float64 `yaml:"driftThreshold" json:"driftThreshold"`
@@ -262,7 +271,7 @@ func unwrapPath(err error) error {
 
 // known lists the top-level keys of .ctxls.yaml.
 var known = map[string]bool{
-	"contextRoots": true, "commandRoots": true, "ignore": true, "tokenizer": true,
+	"contextRoots": true, "commandRoots": true, "ignore": true, "include": true, "tokenizer": true,
 	"driftThreshold": true, "budget": true, "executor": true, "chains": true,
 	"models": true, "defaultModel": true, "maxFileSize": true,
 	"disable": true, "limits": true, "agents": true,
@@ -292,6 +301,9 @@ func Parse(data []byte) (*Config, []Problem) {
 		if key.Value == "chains" {
 			problems = append(problems, decodeChains(cfg, val)...)
 			continue
+		}
+		if key.Value == "tokenizer" {
+			cfg.TokenizerChosen = true
 		}
 		if key.Value == "maxFileSize" {
 			if n, err := parseSize(val.Value); err != nil || val.Kind != yaml.ScalarNode {
@@ -434,6 +446,7 @@ func (c *Config) validate() []Problem {
 	if _, err := tokens.New(c.Tokenizer); err != nil {
 		bad([]string{"tokenizer"}, "%v; using %s", err, def.Tokenizer)
 		c.Tokenizer = def.Tokenizer
+		c.TokenizerChosen = false
 	}
 	if c.DriftThreshold <= 0 {
 		bad([]string{"driftThreshold"}, "driftThreshold must be above 0 (0.25 means 25 %%); using %g", def.DriftThreshold)
@@ -572,6 +585,7 @@ func (c *Config) clone() *Config {
 	out.ContextRoots = append([]string(nil), c.ContextRoots...)
 	out.CommandRoots = append([]string(nil), c.CommandRoots...)
 	out.Ignore = append([]string(nil), c.Ignore...)
+	out.Include = append([]string(nil), c.Include...)
 	out.Disable = append([]string(nil), c.Disable...)
 	out.Executor.Command = append([]string(nil), c.Executor.Command...)
 	out.Chains = make([]Chain, len(c.Chains))

@@ -33,6 +33,10 @@ type Limits struct {
 	MemoryChars int `yaml:"memoryChars" json:"memoryChars"`
 	// ImportDepth is how many hops of @path imports the agent follows.
 	ImportDepth int `yaml:"importDepth" json:"importDepth"`
+	// FileDiagnostics is how many diagnostics of one file are reported; one
+	// more says how many others there are. A file of a million broken
+	// links would otherwise take gigabytes to check and report.
+	FileDiagnostics int `yaml:"fileDiagnostics" json:"fileDiagnostics"`
 }
 
 // Default limits.
@@ -42,6 +46,7 @@ const (
 	DefaultSkillListing       = 1536
 	defaultSkillBodyLines     = 500
 	defaultSkillBodyTokens    = 5000
+	DefaultFileDiagnostics    = 1000
 )
 
 // Limits of the agent facts: their documented defaults.
@@ -66,6 +71,7 @@ func defaultLimits() Limits {
 		CopilotAgentChars:  agentfacts.CapOf("copilot", "custom-agents"),
 		WindsurfRuleChars:  agentfacts.CapOf("windsurf", "rules"),
 		WindsurfTotalChars: agentfacts.CapOf("windsurf", "total"),
+		FileDiagnostics:    DefaultFileDiagnostics,
 	}
 }
 
@@ -90,6 +96,7 @@ func (l *Limits) validate() []Problem {
 		{"copilotAgentChars", &l.CopilotAgentChars, def.CopilotAgentChars},
 		{"windsurfRuleChars", &l.WindsurfRuleChars, def.WindsurfRuleChars},
 		{"windsurfTotalChars", &l.WindsurfTotalChars, def.WindsurfTotalChars},
+		{"fileDiagnostics", &l.FileDiagnostics, def.FileDiagnostics},
 	} {
 		if *f.v < 1 {
 			p = append(p, Problem{Line: -1, Severity: "error", Message: fmt.Sprintf("limits.%s must be at least 1; using %d", f.name, f.fallback)})

@@ -52,6 +52,7 @@ func (c *Config) Apply(s *Settings) (*Config, []Problem) {
 	}
 	if s.Tokenizer != nil && *s.Tokenizer != "" {
 		out.Tokenizer = *s.Tokenizer
+		out.TokenizerChosen = true
 	}
 	if s.DriftThreshold != nil {
 		out.DriftThreshold = *s.DriftThreshold

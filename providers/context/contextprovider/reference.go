@@ -308,6 +308,14 @@ func (p *Provider) Catalog(ctx context.Context, domain string) (List[Reference],
 	return out, nil
 }
 
+// Lookup returns the topic that domain and file name in lib, a library
+// the caller holds for its whole request, or nil and warnings that say
+// why there is none (an unknown domain or file, with suggestions). An
+// error is a name that escapes its root.
+func (p *Provider) Lookup(lib *library.Snapshot, domain, file string) (*library.Topic, []Warning, error) {
+	return p.lookup(lib, domain, file)
+}
+
 // Reference returns the metadata of one file without loading its content.
 func (p *Provider) Reference(ctx context.Context, domain, file string) (ReferenceResult, error) {
 	lib := p.library()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -71,6 +72,80 @@ type Lines struct {
 	// doc is the document that released text, whose Content reads it
 	// back; nil while text is held.
 	doc *Doc
+	// cols marks the character counts along long lines, made when a
+	// position on one is first asked for; copies of l share it.
+	cols *columnMarks
+}
+
+// colStride is the length from which a line's character counts are
+// marked, and the distance between marks: a position on a line of a
+// megabyte (a minified JSON file) counts at most that many bytes, not the
+// line up to it, so that the positions of all the diagnostics of the line
+// take time linear in it.
+const colStride = 1024
+
+// columnMarks holds, for each long line asked about, its column marks,
+// and for a compact index, the line starts of each long group of lines
+// asked about (see Lines.groupStarts).
+type columnMarks struct {
+	mu     sync.Mutex
+	lines  map[int][]colMark
+	groups map[int][]uint32
+}
+
+// colMark is a byte offset that starts a character, and the number of
+// UTF-16 and UTF-32 units of its line before it.
+type colMark struct {
+	off, c16, c32 uint32
+}
+
+// marks returns the column marks of the line of t between start and end,
+// making them the first time: one every colStride bytes, the first at the
+// line's start.
+func (c *columnMarks) marks(t []byte, line, start, end int) []colMark {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m, ok := c.lines[line]; ok {
+		return m
+	}
+	m := make([]colMark, 1, (end-start)/colStride+1)
+	m[0] = colMark{off: uint32(start)}
+	var c16, c32 uint32
+	next := start + colStride
+	for i := start; i < end; {
+		if i >= next {
+			m = append(m, colMark{off: uint32(i), c16: c16, c32: c32})
+			next = i + colStride
+		}
+		if t[i] < utf8.RuneSelf {
+			c16, c32, i = c16+1, c32+1, i+1
+			continue
+		}
+		r, size := utf8.DecodeRune(t[i:end])
+		c16 += uint32(width(r, size, UTF16))
+		c32++
+		i += size
+	}
+	if c.lines == nil {
+		c.lines = map[int][]colMark{}
+	}
+	c.lines[line] = m
+	return m
+}
+
+// lineUnits counts the characters of t between start, the start of line
+// n, and off, at most end, the end of its content.
+func (l *Lines) lineUnits(t []byte, n, start, end, off int, enc Encoding) int {
+	if enc == UTF8 || off-start < colStride || l.cols == nil {
+		return units(t[start:off], enc)
+	}
+	m := l.cols.marks(t, n, start, end)
+	i := sort.Search(len(m), func(i int) bool { return int(m[i].off) > off }) - 1
+	base := m[i].c16
+	if enc == UTF32 {
+		base = m[i].c32
+	}
+	return int(base) + units(t[m[i].off:off], enc)
 }
 
 // linesPerMark is how many lines a mark of a compact Lines stands for: a
@@ -94,7 +169,7 @@ func NewLines(text []byte) *Lines {
 			starts = append(starts, uint32(i+1))
 		}
 	}
-	return &Lines{text: text, starts: starts, count: len(starts)}
+	return &Lines{text: text, starts: starts, count: len(starts), cols: new(columnMarks)}
 }
 
 // compact drops the start of every line but one in linesPerMark. It is for
@@ -157,11 +232,62 @@ func (l *Lines) start(t []byte, n int) int {
 	if l.starts != nil {
 		return int(l.starts[n])
 	}
-	off := int(l.marks[n/linesPerMark])
+	g := n / linesPerMark
+	if gs := l.groupStarts(t, g); gs != nil {
+		return int(gs[n%linesPerMark])
+	}
+	off := int(l.marks[g])
 	for range n % linesPerMark {
 		off += bytes.IndexByte(t[off:], '\n') + 1
 	}
 	return off
+}
+
+// groupStarts returns the starts of the lines of group g of a compact
+// index (lines g*linesPerMark on) when the group spans colStride bytes or
+// more, found once; nil for a shorter group, whose lines are found by
+// looking for newlines from its mark. A look-up in a long group would
+// otherwise read up to the whole group, and the positions of a file of
+// one long line would take time quadratic in it.
+func (l *Lines) groupStarts(t []byte, g int) []uint32 {
+	from, to := int(l.marks[g]), len(t)
+	if g+1 < len(l.marks) {
+		to = int(l.marks[g+1])
+	}
+	if to-from < colStride || l.cols == nil {
+		return nil
+	}
+	c := l.cols
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gs, ok := c.groups[g]; ok {
+		return gs
+	}
+	gs := make([]uint32, 1, linesPerMark)
+	gs[0] = uint32(from)
+	for off := from; len(gs) < linesPerMark && g*linesPerMark+len(gs) < l.count; {
+		off += bytes.IndexByte(t[off:], '\n') + 1
+		gs = append(gs, uint32(off))
+	}
+	if c.groups == nil {
+		c.groups = map[int][]uint32{}
+	}
+	c.groups[g] = gs
+	return gs
+}
+
+// end is End for 0 <= n < l.count, on the indexed text t, for the line
+// that starts at start: found from the start of the next line, not by
+// reading the line.
+func (l *Lines) end(t []byte, n, start int) int {
+	e := len(t)
+	if n+1 < l.count {
+		e = l.start(t, n+1) - 1
+	}
+	if e > start && t[e-1] == '\r' {
+		e--
+	}
+	return e
 }
 
 // End returns the byte offset at which line n's content ends, excluding the
@@ -177,7 +303,7 @@ func (l *Lines) End(n int) int {
 	if !ok {
 		return l.Start(n)
 	}
-	return lineEnd(t, l.start(t, n))
+	return l.end(t, n, l.start(t, n))
 }
 
 // end returns the end of the content of the line of t that starts at start.
@@ -206,7 +332,7 @@ func (l *Lines) Line(n int) []byte {
 		return t[len(t):]
 	}
 	start := l.start(t, n)
-	return t[start:lineEnd(t, start)]
+	return t[start:l.end(t, n, start)]
 }
 
 // LineOf returns the zero-based line holding byte offset off.
@@ -232,6 +358,9 @@ func (l *Lines) lineOf(t []byte, off int) int {
 		return sort.Search(len(l.starts), func(i int) bool { return int(l.starts[i]) > off }) - 1
 	}
 	m := sort.Search(len(l.marks), func(i int) bool { return int(l.marks[i]) > off }) - 1
+	if gs := l.groupStarts(t, m); gs != nil {
+		return m*linesPerMark + sort.Search(len(gs), func(i int) bool { return int(gs[i]) > off }) - 1
+	}
 	return m*linesPerMark + bytes.Count(t[l.marks[m]:off], []byte{'\n'})
 }
 
@@ -260,9 +389,9 @@ func (l *Lines) positionEnd(t []byte, off int, enc Encoding) (Position, int) {
 		line = l.lineOf(t, off)
 	}
 	start := l.start(t, line)
-	e := lineEnd(t, start)
+	e := l.end(t, line, start)
 	off = min(off, e)
-	return Position{Line: line, Character: units(t[start:off], enc)}, e
+	return Position{Line: line, Character: l.lineUnits(t, line, start, e, off, enc)}, e
 }
 
 // Range converts a byte span into a range in the given encoding.
@@ -276,7 +405,7 @@ func (l *Lines) Range(s Span, enc Encoding) Range {
 	// width: no second look-up of the line. The start must begin a
 	// character, so that counting from it counts what counting the line
 	// from its start would.
-	if 0 <= s.Start && s.Start <= s.End && s.End <= e && (s.Start == len(t) || utf8.RuneStart(t[s.Start])) {
+	if 0 <= s.Start && s.Start <= s.End && s.End <= e && s.End-s.Start < colStride && (s.Start == len(t) || utf8.RuneStart(t[s.Start])) {
 		return Range{Start: start, End: Position{Line: start.Line, Character: start.Character + units(t[s.Start:s.End], enc)}}
 	}
 	return Range{Start: start, End: l.position(t, s.End, enc)}
@@ -301,7 +430,7 @@ func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
 		}
 	}
 	start := l.start(t, p.Line)
-	e := lineEnd(t, start)
+	e := l.end(t, p.Line, start)
 	n, i := 0, start
 	for i < e {
 		r, size := utf8.DecodeRune(t[i:e])
@@ -322,6 +451,10 @@ func units(b []byte, enc Encoding) int {
 	}
 	n := 0
 	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			n, i = n+1, i+1
+			continue
+		}
 		r, size := utf8.DecodeRune(b[i:])
 		n += width(r, size, enc)
 		i += size

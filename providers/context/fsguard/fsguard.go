@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -50,6 +51,65 @@ func (e *TooLargeError) Error() string {
 type Root struct {
 	dir  string // absolute and clean
 	real string // dir with its symbolic links resolved
+	// dirs, when set, holds the folders resolved so far (see Memo).
+	dirs *dirMemo
+}
+
+// dirMemo holds folders with their symbolic links resolved, or the error
+// of resolving them.
+type dirMemo struct {
+	mu    sync.Mutex
+	dirs  map[string]resolvedDir
+	files map[string]lstatResult
+}
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+type resolvedDir struct {
+	real string
+	err  error
+}
+
+// Memo returns a root for the same workspace that resolves each folder
+// once: for one request that looks at many files of few folders (a memory
+// file importing a hundred thousand files looks at each in one call
+// rather than one per folder on its path, and at a missing file once). A
+// folder or file replaced after its first look is not seen, so a memo
+// serves one request and is then dropped; a read still opens the file
+// without following a link, and only when it is the file looked at, as
+// Root's reads do. It is safe for
+// concurrent use.
+func (r *Root) Memo() *Root {
+	m := *r
+	m.dirs = &dirMemo{dirs: map[string]resolvedDir{}, files: map[string]lstatResult{}}
+	return &m
+}
+
+// lstat is os.Lstat of p, looked at once.
+func (m *dirMemo) lstat(p string) (fs.FileInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.files[p]; ok {
+		return r.fi, r.err
+	}
+	fi, err := os.Lstat(p)
+	m.files[p] = lstatResult{fi, err}
+	return fi, err
+}
+
+// dir returns dir with its symbolic links resolved, resolving it once.
+func (m *dirMemo) dir(dir string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d, ok := m.dirs[dir]; ok {
+		return d.real, d.err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	m.dirs[dir] = resolvedDir{real, err}
+	return real, err
 }
 
 // NewRoot returns the root of the workspace at dir, an absolute path.
@@ -101,6 +161,11 @@ func (r *Root) resolve(p string) (string, fs.FileInfo, error) {
 	if !Within(r.dir, p) {
 		return "", nil, ErrOutsideWorkspace
 	}
+	if r.dirs != nil {
+		if target, fi, err, ok := r.resolveMemo(p); ok {
+			return target, fi, err
+		}
+	}
 	target, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", nil, unwrapPath(err)
@@ -113,6 +178,32 @@ func (r *Root) resolve(p string) (string, fs.FileInfo, error) {
 		return "", nil, unwrapPath(err)
 	}
 	return target, fi, nil
+}
+
+// resolveMemo is resolve through the folders resolved so far; ok is false
+// when p's own name is a symbolic link, or p is the file system's root,
+// which resolve follows the whole way.
+func (r *Root) resolveMemo(p string) (target string, fi fs.FileInfo, err error, ok bool) {
+	p = filepath.Clean(p)
+	dir, base := filepath.Split(p)
+	if base == "" {
+		return "", nil, nil, false
+	}
+	real, err := r.dirs.dir(filepath.Clean(dir))
+	if err != nil {
+		return "", nil, unwrapPath(err), true
+	}
+	target = filepath.Join(real, base)
+	fi, err = r.dirs.lstat(target)
+	switch {
+	case err != nil:
+		return "", nil, unwrapPath(err), true
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "", nil, nil, false
+	case !Within(r.real, target) && !Within(r.dir, target):
+		return "", nil, ErrOutsideWorkspace, true
+	}
+	return target, fi, nil, true
 }
 
 // ReadFile reads the file at p when Check lets it through and it holds at

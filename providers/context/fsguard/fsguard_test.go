@@ -33,6 +33,7 @@ func tree(t *testing.T) (root, outside string) {
 		"loop2.md":    "loop1.md",
 		"dangling.md": "nowhere.md",
 		"outdir":      outside,
+		"subdir":      "sub",
 		"topipe.md":   "pipe.md",
 	})
 	return root, outside
@@ -41,48 +42,54 @@ func tree(t *testing.T) (root, outside string) {
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	root, outside := tree(t)
-	r := NewRoot(root)
-	for _, tc := range []struct {
-		name string
-		path string
-		want error // nil: readable
-		loop bool
-	}{
-		{name: "regular file", path: "a.md"},
-		{name: "regular file in a directory", path: "sub/b.md"},
-		{name: "link inside the root", path: "inside.md"},
-		{name: "link into a subdirectory", path: "nested.md"},
-		{name: "absolute link outside", path: "out.md", want: ErrOutsideWorkspace},
-		{name: "relative link outside", path: "relout.md", want: ErrOutsideWorkspace},
-		{name: "file below a link to a directory outside", path: "outdir/secret.md", want: ErrOutsideWorkspace},
-		{name: "loop of links", path: "loop1.md", loop: true},
-		{name: "dangling link", path: "dangling.md", want: fs.ErrNotExist},
-		{name: "missing file", path: "gone.md", want: fs.ErrNotExist},
-		{name: "named pipe", path: "pipe.md", want: ErrNotRegular},
-		{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
-		{name: "directory", path: "sub", want: ErrNotRegular},
-		{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			p := tc.path
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(root, p)
-			}
-			fi, err := r.Check(p)
-			switch {
-			case tc.loop:
-				if err == nil || !IsLoop(err) {
-					t.Errorf("Check = %v, %v; want a loop error", fi, err)
+	// A memo resolves as the root does, whatever it resolved before.
+	memo := NewRoot(root).Memo()
+	for _, r := range []*Root{NewRoot(root), memo, memo} {
+		for _, tc := range []struct {
+			name string
+			path string
+			want error // nil: readable
+			loop bool
+		}{
+			{name: "regular file", path: "a.md"},
+			{name: "regular file in a directory", path: "sub/b.md"},
+			{name: "link inside the root", path: "inside.md"},
+			{name: "link into a subdirectory", path: "nested.md"},
+			{name: "absolute link outside", path: "out.md", want: ErrOutsideWorkspace},
+			{name: "relative link outside", path: "relout.md", want: ErrOutsideWorkspace},
+			{name: "file below a link to a directory outside", path: "outdir/secret.md", want: ErrOutsideWorkspace},
+			{name: "missing file below a link to a directory outside", path: "outdir/gone.md", want: fs.ErrNotExist},
+			{name: "file below a link to a directory inside", path: "subdir/b.md"},
+			{name: "file below a missing directory", path: "gone/b.md", want: fs.ErrNotExist},
+			{name: "loop of links", path: "loop1.md", loop: true},
+			{name: "dangling link", path: "dangling.md", want: fs.ErrNotExist},
+			{name: "missing file", path: "gone.md", want: fs.ErrNotExist},
+			{name: "named pipe", path: "pipe.md", want: ErrNotRegular},
+			{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
+			{name: "directory", path: "sub", want: ErrNotRegular},
+			{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				p := tc.path
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(root, p)
 				}
-			case tc.want == nil:
-				if err != nil || !fi.Mode().IsRegular() {
-					t.Errorf("Check = %v, %v; want a regular file", fi, err)
+				fi, err := r.Check(p)
+				switch {
+				case tc.loop:
+					if err == nil || !IsLoop(err) {
+						t.Errorf("Check = %v, %v; want a loop error", fi, err)
+					}
+				case tc.want == nil:
+					if err != nil || !fi.Mode().IsRegular() {
+						t.Errorf("Check = %v, %v; want a regular file", fi, err)
+					}
+				case !errors.Is(err, tc.want):
+					t.Errorf("Check = %v, %v; want %v", fi, err, tc.want)
 				}
-			case !errors.Is(err, tc.want):
-				t.Errorf("Check = %v, %v; want %v", fi, err, tc.want)
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -160,47 +167,50 @@ func TestReadFile(t *testing.T) {
 func TestRootReadFile(t *testing.T) {
 	t.Parallel()
 	root, outside := tree(t)
-	r := NewRoot(root)
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		path string
-		want error // nil: reads "# A\n" or "# B\n"
-	}{
-		{name: "regular file", path: "a.md"},
-		{name: "link inside the root", path: "inside.md"},
-		{name: "link into a subdirectory", path: "nested.md"},
-		{name: "absolute link outside", path: "out.md", want: ErrOutsideWorkspace},
-		{name: "relative link outside", path: "relout.md", want: ErrOutsideWorkspace},
-		{name: "file below a link to a directory outside", path: "outdir/secret.md", want: ErrOutsideWorkspace},
-		{name: "dangling link", path: "dangling.md", want: fs.ErrNotExist},
-		{name: "named pipe", path: "pipe.md", want: ErrNotRegular},
-		{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
-		{name: "directory", path: "sub", want: ErrNotRegular},
-		{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			p := tc.path
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(root, p)
-			}
-			var b []byte
-			var err error
-			fsguardtest.Within(t, "ReadFile", func() { b, err = r.ReadFile(ctx, p, 1<<20) })
-			switch {
-			case tc.want == nil:
-				if err != nil || !strings.HasPrefix(string(b), "# ") {
-					t.Errorf("ReadFile = %q, %v", b, err)
+	// A memo resolves as the root does, whatever it resolved before.
+	memo := NewRoot(root).Memo()
+	for _, r := range []*Root{NewRoot(root), memo, memo} {
+		ctx := context.Background()
+		for _, tc := range []struct {
+			name string
+			path string
+			want error // nil: reads "# A\n" or "# B\n"
+		}{
+			{name: "regular file", path: "a.md"},
+			{name: "link inside the root", path: "inside.md"},
+			{name: "link into a subdirectory", path: "nested.md"},
+			{name: "absolute link outside", path: "out.md", want: ErrOutsideWorkspace},
+			{name: "relative link outside", path: "relout.md", want: ErrOutsideWorkspace},
+			{name: "file below a link to a directory outside", path: "outdir/secret.md", want: ErrOutsideWorkspace},
+			{name: "dangling link", path: "dangling.md", want: fs.ErrNotExist},
+			{name: "named pipe", path: "pipe.md", want: ErrNotRegular},
+			{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
+			{name: "directory", path: "sub", want: ErrNotRegular},
+			{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				p := tc.path
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(root, p)
 				}
-			case !errors.Is(err, tc.want):
-				t.Errorf("ReadFile = %q, %v; want %v", b, err, tc.want)
-			case strings.Contains(err.Error(), outside) && !strings.HasPrefix(tc.path, outside):
-				t.Errorf("ReadFile's error %q shows where the link leads", err)
-			case len(b) != 0:
-				t.Errorf("ReadFile returned %q with its error", b)
-			}
-		})
+				var b []byte
+				var err error
+				fsguardtest.Within(t, "ReadFile", func() { b, err = r.ReadFile(ctx, p, 1<<20) })
+				switch {
+				case tc.want == nil:
+					if err != nil || !strings.HasPrefix(string(b), "# ") {
+						t.Errorf("ReadFile = %q, %v", b, err)
+					}
+				case !errors.Is(err, tc.want):
+					t.Errorf("ReadFile = %q, %v; want %v", b, err, tc.want)
+				case strings.Contains(err.Error(), outside) && !strings.HasPrefix(tc.path, outside):
+					t.Errorf("ReadFile's error %q shows where the link leads", err)
+				case len(b) != 0:
+					t.Errorf("ReadFile returned %q with its error", b)
+				}
+			})
+		}
 	}
 }
 

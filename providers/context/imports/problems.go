@@ -82,13 +82,13 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 			at := filepath.Join(filepath.Dir(e.From), filepath.FromSlash(trimmed))
 			if fi, err := t.guard.Check(at); (err == nil && !fi.IsDir()) || errors.Is(err, fsguard.ErrOutsideWorkspace) {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; put a space before it)", final)
-			} else if sib := siblings(t.guard, at); len(sib) > 0 {
+			} else if sib := t.names.siblings(t.guard, at); len(sib) > 0 {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name; did you mean @%s?)", final, path.Join(path.Dir(trimmed), sib[0]))
 			} else {
 				p.Message += fmt.Sprintf(" (the agent reads the final %q as part of the name)", final)
 			}
 		default:
-			if sib := siblings(t.guard, e.Target); len(sib) > 0 {
+			if sib := t.names.siblings(t.guard, e.Target); len(sib) > 0 {
 				p.Message += fmt.Sprintf(" (did you mean %s?)", filepath.ToSlash(filepath.Join(filepath.Dir(e.Path), sib[0])))
 			}
 		}

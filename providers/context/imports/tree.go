@@ -8,7 +8,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -122,6 +124,10 @@ type Tree struct {
 	MaxHops, MaxChars int
 
 	guard *fsguard.Root
+	// byPath finds a file of Files by its path.
+	byPath map[string]*File
+	// names lists the folders that siblings looks in, each once.
+	names *listings
 }
 
 // Root returns the memory file the tree starts from.
@@ -129,6 +135,9 @@ func (t *Tree) Root() *File { return t.Files[0] }
 
 // File returns the tree's file at path, or nil.
 func (t *Tree) File(path string) *File {
+	if t.byPath != nil {
+		return t.byPath[path]
+	}
 	for _, f := range t.Files {
 		if f.Path == path {
 			return f
@@ -242,7 +251,7 @@ func Build(ctx context.Context, path string, opt Options) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read memory file: %w", err)
 	}
-	b := &builder{ctx: ctx, opt: opt, tree: &Tree{MaxHops: opt.MaxHops, MaxChars: opt.MaxChars, guard: opt.Guard}, onStack: map[string]bool{}, loaded: map[string]bool{}}
+	b := &builder{ctx: ctx, opt: opt, tree: &Tree{MaxHops: opt.MaxHops, MaxChars: opt.MaxChars, guard: opt.Guard, byPath: map[string]*File{}, names: &listings{}}, onStack: map[string]bool{}, loaded: map[string]bool{}}
 	b.visit(path, text, 0)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -278,6 +287,7 @@ func (b *builder) visit(path string, text []byte, hop int) {
 		f.Tokens = b.opt.Counter.Count(string(text))
 	}
 	b.tree.Files = append(b.tree.Files, f)
+	b.tree.byPath[path] = f
 	b.loaded[path] = true
 	b.onStack[path] = true
 	b.stack = append(b.stack, path)
@@ -381,7 +391,7 @@ func (b *builder) mention(dir, clean string) bool {
 	// A dotted name alone ("@app.get", "@pytest.fixture") is a decorator
 	// or a method far more often than a file, unless it ends as files do.
 	ext := path.Ext(base)
-	if fileExt(ext) && (nested || knownExt[strings.ToLower(ext[1:])]) || fileLike(base) || len(siblings(b.opt.Guard, p)) > 0 {
+	if fileExt(ext) && (nested || knownExt[strings.ToLower(ext[1:])]) || fileLike(base) || len(b.tree.names.siblings(b.opt.Guard, p)) > 0 {
 		return false
 	}
 	if !nested {
@@ -440,24 +450,58 @@ func fileLike(name string) bool {
 	return letters >= 3
 }
 
+// listings holds the names of the files of the folders siblings looked
+// in, sorted, each folder listed once: a memory file that imports
+// thousands of missing files of one folder would otherwise list the
+// folder once for each. Its methods are safe for concurrent use; the
+// zero value is empty, and a nil one lists every time.
+type listings struct {
+	mu   sync.Mutex
+	dirs map[string][]string
+}
+
 // siblings returns the names of the files next to p whose name is p's
 // followed by an extension: README.md for README. A folder that guard
 // refuses is not listed.
-func siblings(guard *fsguard.Root, p string) []string {
-	if fi, err := guard.Stat(filepath.Dir(p)); err != nil || !fi.IsDir() {
-		return nil
-	}
-	entries, err := os.ReadDir(filepath.Dir(p))
-	if err != nil {
-		return nil
-	}
+func (c *listings) siblings(guard *fsguard.Root, p string) []string {
+	names := c.files(guard, filepath.Dir(p))
+	prefix := filepath.Base(p) + "."
 	var out []string
-	for _, e := range entries {
-		if rest, ok := strings.CutPrefix(e.Name(), filepath.Base(p)+"."); ok && rest != "" && !e.IsDir() {
-			out = append(out, e.Name())
+	for i, _ := slices.BinarySearch(names, prefix); i < len(names) && strings.HasPrefix(names[i], prefix); i++ {
+		if len(names[i]) > len(prefix) {
+			out = append(out, names[i])
 		}
 	}
 	return out
+}
+
+// files returns the sorted names of the files (not folders) of dir, or
+// nil when guard refuses it or it cannot be listed.
+func (c *listings) files(guard *fsguard.Root, dir string) []string {
+	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if names, ok := c.dirs[dir]; ok {
+			return names
+		}
+	}
+	var names []string
+	if fi, err := guard.Stat(dir); err == nil && fi.IsDir() {
+		// os.ReadDir sorts by name.
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	if c != nil {
+		if c.dirs == nil {
+			c.dirs = map[string][]string{}
+		}
+		c.dirs[dir] = names
+	}
+	return names
 }
 
 // fileExt reports whether ext (".md") looks like a file extension: a dot

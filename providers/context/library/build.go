@@ -29,7 +29,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
 	}
-	s, err := walk(ctx, l.root, cfg.Ignore, cfg.ContextRoots, cfg.CommandRoots)
+	s, err := walk(ctx, l.root, cfg)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
@@ -84,7 +84,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 
 	next := &Snapshot{
-		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: filterFor(l.dir, cfg),
+		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: s.filter,
 		contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
 		warnings: s.warnings,
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/gitignore"
 )
 
 // Directory names that hold context and commands by convention.
@@ -45,6 +46,8 @@ func outputDir(name string) bool {
 //     workspace is itself a context or command root (then they are domains
 //     or commands);
 //   - paths matching the configured ignore patterns are skipped;
+//   - so are paths git ignores (.gitignore, .git/info/exclude, the global
+//     excludes file), unless the configuration includes them back;
 //   - but a configured context or command root, and every directory on the
 //     way to it, is entered whatever its name (only the ignore patterns can
 //     exclude it). A directory entered only on the way to a root
@@ -58,6 +61,7 @@ type Filter struct {
 	ignore   []string
 	roots    []string // configured context and command roots inside dir
 	selfRoot bool     // dir is itself a context or command root
+	git      *gitignore.Matcher
 }
 
 // filterFor returns the filter of the workspace dir (absolute and clean)
@@ -65,20 +69,21 @@ type Filter struct {
 // the workspace play no part.
 func filterFor(dir string, cfg *config.Config) *Filter {
 	var roots []string
-	for _, r := range slices.Concat(cfg.ContextRoots, cfg.CommandRoots) {
+	for _, r := range slices.Concat(cfg.ContextRoots, commandRoots(cfg)) {
 		if p, ok := within(dir, r); ok {
 			roots = append(roots, p)
 		}
 	}
-	return newFilter(dir, cfg.Ignore, roots)
+	return newFilter(dir, cfg.Ignore, roots, gitignore.New(dir, cfg.Include))
 }
 
-func newFilter(dir string, ignore, roots []string) *Filter {
+func newFilter(dir string, ignore, roots []string, git *gitignore.Matcher) *Filter {
 	b := filepath.Base(dir)
 	return &Filter{
 		dir:      dir,
 		ignore:   ignore,
 		roots:    roots,
+		git:      git,
 		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(dir),
 	}
 }
@@ -105,7 +110,19 @@ func (f *Filter) SkipFile(p string) bool {
 	if d := filepath.Dir(p); d != f.dir && f.state(d) != dirRead {
 		return true
 	}
-	return ignoredPath(relSlash(f.dir, p), f.ignore)
+	rel := relSlash(f.dir, p)
+	if ignoredPath(rel, f.ignore) {
+		return true
+	}
+	return f.git.Ignored(rel, false) && innermost(p, f.roots) == ""
+}
+
+// GitIgnored reports whether git ignores the file or folder at p
+// (absolute, below the workspace) and the configuration does not include
+// it back.
+func (f *Filter) GitIgnored(p string, isDir bool) bool {
+	rel, inside := fsguard.Rel(f.dir, p)
+	return inside && f.git.Ignored(rel, isDir)
 }
 
 // state classifies the directory at p.
@@ -118,11 +135,20 @@ func (f *Filter) state(p string) dirState {
 		return dirSkip
 	}
 	base := f.dir
-	if r := innermost(p, f.roots); r != "" {
+	r := innermost(p, f.roots)
+	if r != "" {
 		if r == p {
 			return dirRead
 		}
 		base = r
+	}
+	// A configured root is read although git ignores it: the
+	// configuration names it.
+	if r == "" && f.git.Ignored(rel, true) {
+		if f.leadsToRoot(p) {
+			return dirPass
+		}
+		return dirSkip
 	}
 	parts := strings.Split(relSlash(base, p), "/")
 	blocked := false
@@ -180,13 +206,40 @@ type scan struct {
 	passed   []string
 	files    []entry
 	warnings []Warning
+	// filter is the one the walk went by, git's answers kept.
+	filter *Filter
+}
+
+// DefaultCommandRoots are the command roots of every workspace besides
+// the configured ones: the folder Claude Code reads a project's commands
+// from, which chains run as they run commands/ (a plugin's commands
+// folder is named commands and so a command root already).
+var DefaultCommandRoots = []string{".claude/commands"}
+
+// commandRoots returns the default and the configured command roots of
+// cfg, each once.
+func commandRoots(cfg *config.Config) []string {
+	out := slices.Clone(DefaultCommandRoots)
+	for _, r := range cfg.CommandRoots {
+		if !slices.Contains(out, filepath.ToSlash(filepath.Clean(r))) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// isDir reports whether p is a directory, links not followed.
+func isDir(p string) bool {
+	info, err := os.Lstat(p)
+	return err == nil && info.IsDir()
 }
 
 // walk lists the workspace's markdown files and its context and command
 // roots. It never follows symbolic links to directories (they may loop or
 // leave the workspace), lists only regular files and links that pass the
 // root's check, and skips unreadable directories with a warning.
-func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext, extraCommands []string) (*scan, error) {
+func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config) (*scan, error) {
+	ignore, extraContext, extraCommands := cfg.Ignore, cfg.ContextRoots, commandRoots(cfg)
 	dir := root.Dir()
 	s := &scan{root: root}
 	for _, r := range extraContext {
@@ -199,12 +252,16 @@ func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext
 	}
 	for _, r := range extraCommands {
 		if p, ok := within(dir, r); ok {
+			if slices.Contains(DefaultCommandRoots, r) && !isDir(p) {
+				continue // a default root the workspace does not have
+			}
 			s.commandRoots = append(s.commandRoots, p)
 		} else {
 			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
 		}
 	}
-	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots))
+	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots), gitignore.New(dir, cfg.Include))
+	s.filter = f
 	pass := make(map[string]bool) // directories only on the way to a configured root
 	// Directories named context are candidates, taken once their files
 	// show a library (see ContextRoot); those named commands are command
@@ -244,7 +301,7 @@ func walk(ctx context.Context, root *fsguard.Root, ignore []string, extraContext
 			}
 			return nil
 		}
-		if isMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !ignoredPath(rel, ignore) {
+		if isMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !f.SkipFile(p) {
 			if !d.Type().IsRegular() {
 				// A named pipe would block the read, a device never end.
 				s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})

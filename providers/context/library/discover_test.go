@@ -186,6 +186,22 @@ func TestDiscovery(t *testing.T) {
 			files2:       []string{".claude/commands/review.md", ".claude/commands/sub/COMMAND.md", "context/python/a.md"},
 		},
 		{
+			name: "Claude Code's command folder without configuration",
+			files: map[string]string{
+				".claude/commands/review.md":      "# Review\n",
+				".claude/CLAUDE.md":               "# Not on the way to a root\n",
+				".claude/agents/helper.md":        "# Not on the way to a root\n",
+				".github/commands/deploy.md":      "# Not a root: hidden, not configured\n",
+				"context/python/a.md":             pythonA,
+				".claude/commands/sub/COMMAND.md": "# Sub\n",
+			},
+			contextRoots: []string{"context"},
+			commandRoots: []string{".claude/commands"},
+			topics:       []string{"python/a"},
+			commands:     []string{"review", "sub"},
+			files2:       []string{".claude/commands/review.md", ".claude/commands/sub/COMMAND.md", "context/python/a.md"},
+		},
+		{
 			name: "configured context root below hidden directories",
 			files: map[string]string{
 				".config/.kb/python/a.md": "# A\n",

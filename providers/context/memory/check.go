@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -47,6 +48,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 	}
 	r := &Report{Diagnostics: map[string][]agentfiles.Diagnostic{}, Files: map[string]bool{}, Refused: map[string]string{}}
 	seen := map[key]bool{}
+	trees := map[string]*imports.Tree{} // by memory file, for what loads twice
 	for _, f := range set.Files {
 		if ctx.Err() != nil {
 			break
@@ -55,6 +57,9 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 			continue
 		}
 		ds, t := checkFile(ctx, set, cfg, counter, f, read)
+		if t != nil {
+			trees[f.Path] = t
+		}
 		for _, d := range ds {
 			k := key{d.Path, d.Span, d.Code}
 			if cfg.Disabled(d.Code) || seen[k] {
@@ -75,10 +80,46 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 			}
 		}
 	}
+	keep := func(ds []agentfiles.Diagnostic) {
+		for _, d := range ds {
+			k := key{d.Path, d.Span, d.Code}
+			if cfg.Disabled(d.Code) || seen[k] {
+				continue
+			}
+			seen[k] = true
+			r.Diagnostics[d.Path] = append(r.Diagnostics[d.Path], d)
+		}
+	}
+	if !cfg.Disabled(rules.MemoryCommandUndefined) || !cfg.Disabled(rules.MemoryPathMissing) {
+		rp := newRepo(set.Root, set.Guard(), set.WorkspaceFiles())
+		for _, f := range set.Files {
+			if ctx.Err() != nil || f.Skipped != "" || f.Doc == nil || !promising(f) {
+				continue
+			}
+			doc := f.Doc
+			if read != nil {
+				if text, err := read(f.Path); err == nil {
+					doc = document.Parse(f.Path, text)
+				}
+			}
+			keep(promises(rp, f.Path, f.Rel, doc))
+		}
+	}
+	if !cfg.Disabled(rules.MemoryDuplicate) && ctx.Err() == nil {
+		keep(duplicates(ctx, set, cfg, counter, read, trees))
+	}
 	for p := range r.Diagnostics {
 		slices.SortStableFunc(r.Diagnostics[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	}
 	return r
+}
+
+// promising reports whether f is a file that tells an agent what to run
+// and where things are: a memory file or rule, AGENTS.md, GEMINI.md or
+// the Copilot instructions of the repository.
+func promising(f *agentfiles.File) bool {
+	return Classify(f.Rel) != NotMemory || f.Kind == agentfiles.KindAgentsMd ||
+		f.Kind == agentfiles.KindCopilotInstructions && path.Base(f.Rel) == "copilot-instructions.md"
 }
 
 // reportsRefused reports whether an import of status s leads to a file
@@ -108,16 +149,19 @@ func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, cou
 	if f.Doc == nil {
 		return nil, nil
 	}
+	// The tree looks at each import at least twice: the folders on the
+	// way are resolved once for all.
+	guard := set.Guard().Memo()
 	if read == nil {
 		read = func(p string) ([]byte, error) {
 			if p == f.Path {
 				return f.Text, nil
 			}
-			return imports.ReadFile(set.Guard(), p)
+			return imports.ReadFile(guard, p)
 		}
 	}
 	opt := Options(cfg, set.Root, counter)
-	opt.Guard = set.Guard()
+	opt.Guard = guard
 	opt.Read = read
 	t, err := imports.Build(ctx, f.Path, opt)
 	if err != nil {

@@ -3,7 +3,9 @@
 // under .claude/rules, which load at start unless `paths` globs attach
 // them to the files they match. It checks them (imports, size, rule
 // globs) with codes of the rules table, and says which load at the start
-// of a session.
+// of a session. It also checks what they and AGENTS.md promise about the
+// repository: the scripts, make targets and just recipes they tell the
+// agent to run, the paths they name, and paragraphs a session loads twice.
 package memory
 
 import (

@@ -106,6 +106,11 @@ const (
 		"VS Code docs (https://code.visualstudio.com/docs/copilot/reference/mcp-configuration); " +
 		"Gemini CLI docs (https://geminicli.com/docs/tools/mcp-server/); Codex docs (https://developers.openai.com/codex/mcp) " +
 		"and its parser (https://github.com/openai/codex/blob/main/codex-rs/config/src/mcp_types.rs)"
+	srcHooks       = "Claude Code docs (https://code.claude.com/docs/en/hooks)"
+	srcSettings    = "Claude Code docs (https://code.claude.com/docs/en/settings) and its settings schema (https://json.schemastore.org/claude-code-settings.json)"
+	srcPermissions = "Claude Code docs (https://code.claude.com/docs/en/settings#permission-rule-syntax)"
+	srcStyles      = "Claude Code docs (https://code.claude.com/docs/en/output-styles)"
+	srcPluginsRef  = "Claude Code docs (https://code.claude.com/docs/en/plugins-reference)"
 )
 
 // Codes of the context library.
@@ -124,6 +129,9 @@ const (
 	DuplicateTopic      = "duplicate-topic"
 	FileSkipped         = "file-skipped"
 	Config              = "config"
+	// DiagnosticsLeftOut stands for the diagnostics of a file past
+	// limits.fileDiagnostics.
+	DiagnosticsLeftOut = "diagnostics-left-out"
 	// MarkdownLinkBroken is a relative link of a markdown file that is
 	// not a skill (skills have SkillLinkBroken) naming no file or anchor.
 	MarkdownLinkBroken = "markdown-link-broken"
@@ -138,6 +146,9 @@ const (
 	ImportOutsideProject      = "import-outside-project"
 	MemoryTooLarge            = "memory-too-large"
 	RulePathsInvalid          = "rule-paths-invalid"
+	MemoryCommandUndefined    = "memory-command-undefined"
+	MemoryPathMissing         = "memory-path-missing"
+	MemoryDuplicate           = "memory-duplicate-paragraph"
 )
 
 // Codes of agent files: skills, commands, subagents, plugins, AGENTS.md,
@@ -201,6 +212,27 @@ const (
 	OpenCodeInstructionsMissing = "opencode-instructions-missing"
 )
 
+// Codes of Claude Code hooks, settings, output styles and plugin layout.
+const (
+	HookShapeInvalid           = "hook-shape-invalid"
+	HookEventUnknown           = "hook-event-unknown"
+	HookMatcherInvalid         = "hook-matcher-invalid"
+	HookMatcherIgnored         = "hook-matcher-ignored"
+	HookHandlerInvalid         = "hook-handler-invalid"
+	HookKeyUnknown             = "hook-key-unknown"
+	HookScriptMissing          = "hook-script-missing"
+	HookScriptNotExecutable    = "hook-script-not-executable"
+	HookEnvUnset               = "hook-env-unset"
+	SettingsValueInvalid       = "settings-value-invalid"
+	SettingsPermissionInvalid  = "settings-permission-invalid"
+	SettingsKeyUnknown         = "settings-key-unknown"
+	SettingsKeyIgnored         = "settings-key-ignored"
+	SettingsOutputStyleMissing = "settings-output-style-missing"
+	OutputStyleFieldInvalid    = "output-style-field-invalid"
+	PluginComponentMisplaced   = "plugin-component-misplaced"
+	PluginPathOutside          = "plugin-path-outside"
+)
+
 // table lists every rule, in the order the README shows them.
 var table = []Rule{
 	{UnresolvedReference, Error, "a reference names no topic, domain or file; the fix is a did-you-mean", srcCtxls, Unsafe},
@@ -216,6 +248,7 @@ var table = []Rule{
 	{IndexUnlistedTopic, Warning, "a topic of the domain is missing from its index", srcCtxls, NoFix},
 	{DuplicateTopic, Warning, "two roots define the same `domain/topic`", srcCtxls, NoFix},
 	{FileSkipped, Warning, "a file is binary, larger than `maxFileSize`, or could not be checked", srcCtxls, NoFix},
+	{DiagnosticsLeftOut, Information, "a file has more problems than `limits.fileDiagnostics` (1000 by default); this one says how many are not shown", srcCtxls, NoFix},
 	{Config, Error, "a problem in `.ctxls.yaml` (reported on that file, some as warnings; the defaults are used)", srcCtxls, NoFix},
 	{MarkdownLinkBroken, Warning, "a relative link of a markdown file names no file, or a `#fragment` no heading (GitHub's slugs) or anchor of it; a hint when the file may be made by a build or the path may be a documentation site's page", srcMarkdown, NoFix},
 
@@ -226,6 +259,9 @@ var table = []Rule{
 	{ImportOutsideProject, Information, "an `@path` import with `~/`, an absolute path or a symbolic link out of the project loads a file outside the project; ctxls neither reads nor counts it", srcClaudeCode, NoFix},
 	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
 	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
+	{MemoryCommandUndefined, Warning, "a memory file, AGENTS.md, GEMINI.md or the Copilot instructions tell the agent to run a script (`npm run lint`, `pnpm test:e2e`, `yarn x:y`), make target or just recipe that no package.json, the Makefile or the justfile defines; said only when nothing else can define it (workspace packages, includes, pattern rules, imported modules)", srcCtxls, NoFix},
+	{MemoryPathMissing, Warning, "a code span of a memory file or AGENTS.md is a repository path (two segments or more, the first of which exists) that names nothing; a warning when the only file of that name lies elsewhere (it moved), else a hint; build output and `.gitignore`d paths are left alone", srcCtxls, NoFix},
+	{MemoryDuplicate, Warning, "a paragraph (100 characters or more) that a Claude Code session loads twice at its start: in a memory file and a file it imports, or in a rule without paths; the message says the tokens it costs", srcClaudeCode, NoFix},
 
 	{FrontmatterMissing, Error, "a subagent has no YAML frontmatter, so Claude Code finds no name and does not load it", srcSubagents, NoFix},
 	{AgentUnknownField, Hint, "a frontmatter field the agent does not document (kept)", srcClaudeCode, NoFix},
@@ -249,7 +285,7 @@ var table = []Rule{
 	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcSubagents, NoFix},
 	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcSubagents, NoFix},
 	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcSubagents, NoFix},
-	{JSONSyntax, Error, "a plugin, marketplace, MCP configuration, `.lsp.json` or `opencode.json` file is not valid JSON (VS Code, Cursor and Gemini CLI files may hold comments and trailing commas)", srcJSON, NoFix},
+	{JSONSyntax, Error, "a plugin, marketplace, MCP configuration, `.lsp.json`, Claude Code settings, plugin `hooks.json` or `opencode.json` file is not valid JSON (VS Code, Cursor and Gemini CLI files may hold comments and trailing commas)", srcJSON, NoFix},
 	{PluginFieldMissing, Error, "a required field of a plugin JSON file is missing", srcClaudePlugs, NoFix},
 	{PluginFieldInvalid, Warning, "a field of a plugin JSON file has the wrong type", srcClaudePlugs, NoFix},
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
@@ -260,7 +296,7 @@ var table = []Rule{
 	{MCPFieldInvalid, Warning, "an MCP server field has the wrong type: `command` not a string, `args` not a list of strings, `env` or `headers` not a map of strings, a timeout not a number", srcMCP, NoFix},
 	{MCPTypeUnknown, Warning, "an MCP server's `type` is not one the agent documents (`stdio`, `http`, `sse`; Cursor also `streamable-http`), or a VS Code input's type is unknown", srcMCP, NoFix},
 	{MCPTransportConflict, Warning, "an MCP server gives both `command` and `url`: the agent uses one and ignores the other (Codex refuses the file)", srcMCP, NoFix},
-	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`", srcMCP, NoFix},
+	{MCPKeyMisspelled, Warning, "an MCP server key the agent ignores that is a misspelling of one it reads (did-you-mean), servers under another agent's key, or Codex `headers`/`bearer_token`; the fix renames the key", srcMCP, Unsafe},
 	{MCPKeyUndocumented, Hint, "an MCP server key the agent does not document (kept)", srcMCP, NoFix},
 	{MCPVariableUnexpanded, Warning, "a variable written as the agent does not expand it: `${env:X}` or `$X` in Claude Code (which expands `${X}` and `${X:-default}`), `${input:id}` naming no VS Code input, any variable in Codex's config.toml", srcMCP, NoFix},
 	{MCPSecretPlainText, Warning, "an MCP server's env, header, argument or url holds what looks like a token or key in plain text; the message shows only its first characters", srcMCP, NoFix},
@@ -283,6 +319,24 @@ var table = []Rule{
 	{KiroFieldInvalid, Warning, "a Kiro steering file's `inclusion` is not `always`, `fileMatch`, `manual` or `auto`, `fileMatch` has no `fileMatchPattern`, `auto` no `description`, or a field has the wrong type", srcKiro, NoFix},
 	{OpenCodeInstructionsMissing, Warning, "an `instructions` entry of `opencode.json` names no file of the project (a path that is not there, a glob that matches nothing), or is not a string", srcOpenCode, NoFix},
 	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcVSCodeInstr + "; " + srcCopilot, NoFix},
+
+	{HookShapeInvalid, Error, "a hook configuration (`.claude/settings.json`, `.claude/settings.local.json`, a plugin's `hooks/hooks.json`, the `hooks` of a skill or subagent) is not event → list of matcher groups → `hooks` list of handlers", srcHooks, NoFix},
+	{HookEventUnknown, Warning, "a hook event name Claude Code does not document, so its hooks never run; with a did-you-mean", srcHooks, NoFix},
+	{HookMatcherInvalid, Error, "a hook `matcher` is not a string or not a valid regular expression, so it matches nothing", srcHooks, NoFix},
+	{HookMatcherIgnored, Warning, "a hook `matcher` on an event that takes none (`UserPromptSubmit`, `Stop`, `TaskCreated`, …): the hooks run on every occurrence", srcHooks, NoFix},
+	{HookHandlerInvalid, Error, "a hook handler has no or an unknown `type`, lacks what its type requires (`command`; `prompt`; `url`; `server` and `tool`), gives a field the wrong type, a `timeout` that is not positive, an `if` on an event without tools, or a non-command handler where only commands run", srcHooks, NoFix},
+	{HookKeyUnknown, Hint, "a key of a matcher group, hook handler or plugin `hooks.json` that Claude Code does not document (kept); with a did-you-mean", srcHooks, NoFix},
+	{HookScriptMissing, Error, "a command hook runs a script of the project (`$CLAUDE_PROJECT_DIR/…`, `.claude/…`) or plugin (`${CLAUDE_PLUGIN_ROOT}/…`) that is not there", srcHooks, NoFix},
+	{HookScriptNotExecutable, Warning, "a command hook runs a script of the project or plugin directly, but the file is not executable", srcHooks, NoFix},
+	{HookEnvUnset, Warning, "a command hook reads the tool's input from a variable Claude Code does not set (`$TOOL_INPUT`, `$TOOL_NAME`, `$CLAUDE_FILE_PATHS`, …); the input arrives as JSON on standard input", srcHooks, NoFix},
+	{SettingsValueInvalid, Warning, "a key of `.claude/settings.json` or `.claude/settings.local.json` has the wrong type or value (`env` values not strings, `statusLine` without a command, `enabledPlugins` not `plugin@marketplace`, an unknown enum value, …)", srcSettings, NoFix},
+	{SettingsPermissionInvalid, Warning, "a `permissions` `allow`, `ask` or `deny` rule is not `Tool` or `Tool(specifier)` (unbalanced or empty parentheses, a miscased tool name), so it matches nothing", srcPermissions, NoFix},
+	{SettingsKeyUnknown, Hint, "a settings key Claude Code does not document (kept); with a did-you-mean", srcSettings, NoFix},
+	{SettingsKeyIgnored, Warning, "a settings key the file's scope ignores: a managed-settings-only key in a project's settings, `autoMemoryDirectory` in the shared `.claude/settings.json`, …", srcSettings, NoFix},
+	{SettingsOutputStyleMissing, Warning, "`outputStyle` names neither a built-in style nor one of the project's `.claude/output-styles` (a hint in `settings.local.json`, which may name a user's own)", srcStyles, NoFix},
+	{OutputStyleFieldInvalid, Warning, "an output style's frontmatter field (`name`, `description`, `keep-coding-instructions`) has the wrong type", srcStyles, NoFix},
+	{PluginComponentMisplaced, Error, "a plugin keeps `commands/`, `agents/`, `skills/`, `hooks/` or `output-styles/` inside `.claude-plugin/`, where Claude Code does not look: they belong at the plugin's root", srcPluginsRef, NoFix},
+	{PluginPathOutside, Warning, "a path of a plugin manifest is absolute or climbs out of the plugin with `..`: an installed plugin is copied on its own, so the path will not be there", srcPluginsRef + "; " + srcPluginCache, NoFix},
 }
 
 var byCode = func() map[string]*Rule {

@@ -8,6 +8,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -62,15 +63,17 @@ type Cost struct {
 	OnDemand []Entry `json:"onDemand"`
 	// TotalAlwaysLoaded is the sum of AlwaysLoaded's tokens.
 	TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
+	// Tokenizer names the encoding every figure is counted in, and
+	// TokenizerNote says why (and that it is an estimate when it is).
+	Tokenizer     string `json:"tokenizer"`
+	TokenizerNote string `json:"tokenizerNote,omitempty"`
+	// NotCounted says what a real session adds beyond the files listed.
+	NotCounted []string `json:"notCounted"`
 	// Warnings say where the agent drops or cuts what the files hold.
 	Warnings []string `json:"warnings,omitempty"`
 	// Agents holds, for agent "all", the cost of each agent the project
 	// configures, side by side; the lists above are then empty.
 	Agents []AgentCost `json:"agents,omitempty"`
-	// Tokenizer names the encoding the tokens were counted with; the
-	// JSON of one agent leaves it out, as the tokenizer is the configured
-	// one, and gives it for each agent of all.
-	Tokenizer string `json:"-"`
 }
 
 // AgentCost is one agent's column of a cost of all agents: a Cost
@@ -81,7 +84,8 @@ type AgentCost struct {
 	OnDemand          []Entry  `json:"onDemand"`
 	TotalAlwaysLoaded int      `json:"totalAlwaysLoaded"`
 	Warnings          []string `json:"warnings,omitempty"`
-	Tokenizer         string   `json:"tokenizer,omitempty"`
+	Tokenizer         string   `json:"tokenizer"`
+	TokenizerNote     string   `json:"tokenizerNote,omitempty"`
 }
 
 // All asks Compute for every agent the project configures.
@@ -106,7 +110,8 @@ type Options struct {
 	ContextWindow int
 	// Config supplies the limits; nil means the defaults.
 	Config *config.Config
-	// Counter counts tokens; nil means the configured tokenizer.
+	// Counter counts tokens; nil means the agent's own tokenizer
+	// (TokenizerOf).
 	Counter tokens.Counter
 }
 
@@ -128,15 +133,21 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 	if opt.Config == nil {
 		opt.Config = config.Default()
 	}
+	own := TokenizerOf(opt.Agent)
 	if opt.Counter == nil {
-		c, err := tokens.New(opt.Config.Tokenizer)
+		c, err := tokens.New(own.Name)
 		if err != nil {
 			return nil, fmt.Errorf("session cost: %w", err)
 		}
 		opt.Counter = c
 	}
+	cost := &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{},
+		Tokenizer: opt.Counter.Name(), NotCounted: NotCounted(opt.Agent)}
+	if c, err := tokens.New(own.Name); err == nil && c.Name() == cost.Tokenizer {
+		cost.TokenizerNote = own.Note
+	}
 	b := &builder{ctx: ctx, set: set, opt: opt, seen: map[string]bool{}, later: map[string]bool{}, refused: map[string]bool{},
-		cost: &Cost{Agent: opt.Agent, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}, Tokenizer: opt.Counter.Name()}}
+		cost: cost}
 	switch opt.Agent {
 	case Claude:
 		b.claude()
@@ -167,23 +178,21 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 }
 
 // computeAll costs the session of every agent the project configures,
-// each counted with its own tokenizer when the agent facts name one.
+// each counted in its own tokenizer unless opt names one.
 func computeAll(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, error) {
-	out := &Cost{Agent: All, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}, Agents: []AgentCost{}}
+	out := &Cost{Agent: All, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}, NotCounted: []string{}, Agents: []AgentCost{}}
+	if opt.Counter != nil {
+		out.Tokenizer = opt.Counter.Name()
+	}
 	for _, a := range Configured(set) {
 		o := opt
 		o.Agent = a
-		if f, ok := agentfacts.Lookup(a); ok && f.Tokenizer != "" && (o.Counter == nil || o.Counter.Name() != f.Tokenizer) {
-			if c, err := tokens.New(f.Tokenizer); err == nil {
-				o.Counter = c
-			}
-		}
 		c, err := Compute(ctx, set, o)
 		if err != nil {
 			return nil, err
 		}
 		out.Agents = append(out.Agents, AgentCost{Agent: c.Agent, AlwaysLoaded: c.AlwaysLoaded, OnDemand: c.OnDemand,
-			TotalAlwaysLoaded: c.TotalAlwaysLoaded, Warnings: c.Warnings, Tokenizer: c.Tokenizer})
+			TotalAlwaysLoaded: c.TotalAlwaysLoaded, Warnings: c.Warnings, Tokenizer: c.Tokenizer, TokenizerNote: c.TokenizerNote})
 	}
 	return out, nil
 }
@@ -322,6 +331,7 @@ func (b *builder) claude() {
 			b.memory(f, fmt.Sprintf("nested memory, when Claude reads files in %s/", nestedDir(f.Rel, "")), false)
 		}
 	}
+	b.outputStyle()
 	// A command named like a skill is the skill's: the skill wins.
 	skills := map[string]bool{}
 	for _, f := range b.files(agentfiles.KindSkill) {
@@ -365,6 +375,41 @@ func (b *builder) claude() {
 	if budget := int(float64(b.opt.ContextWindow) * listingShare * charsPerToken); listingChars > budget {
 		b.warn("the listing of skills and commands is %d characters (%d tokens), over Claude Code's budget of %d characters, 1%% of the %d-token context window: Claude Code drops descriptions past that, and a skill without one is not picked",
 			listingChars, listing, budget, b.opt.ContextWindow)
+	}
+}
+
+// outputStyle adds the output style the project's settings select: its
+// body joins the system prompt of every session. settings.local.json
+// overrides settings.json; a built-in style or one outside the project
+// is not counted.
+func (b *builder) outputStyle() {
+	name, from := "", ""
+	for _, f := range b.files(agentfiles.KindSettings) {
+		if f.Rel != ".claude/settings.json" && f.Rel != ".claude/settings.local.json" {
+			continue
+		}
+		var s struct {
+			OutputStyle string `json:"outputStyle"`
+		}
+		if json.Unmarshal(f.Text, &s) != nil || s.OutputStyle == "" {
+			continue
+		}
+		if name == "" || f.Rel == ".claude/settings.local.json" {
+			name, from = s.OutputStyle, f.Rel
+		}
+	}
+	if name == "" {
+		return
+	}
+	for _, f := range b.files(agentfiles.KindOutputStyle) {
+		if !topLevel(f.Rel, ".claude/output-styles/") {
+			continue
+		}
+		file := strings.TrimSuffix(path.Base(f.Rel), ".md")
+		if strings.EqualFold(f.Meta.Name, name) || (f.Meta.Name == "" && strings.EqualFold(file, name)) {
+			b.always(f.Rel, FileTokens(b.opt.Counter, f), fmt.Sprintf("output style %s (outputStyle in %s), in the system prompt", name, from))
+			return
+		}
 	}
 }
 

@@ -129,7 +129,7 @@ func TestClaudeAlwaysLoaded(t *testing.T) {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "agent,alwaysLoaded,onDemand,totalAlwaysLoaded" {
+	if strings.Join(names, ",") != "agent,alwaysLoaded,notCounted,onDemand,tokenizer,totalAlwaysLoaded" {
 		t.Errorf("JSON keys %v", names)
 	}
 }
@@ -351,7 +351,7 @@ func TestGemini(t *testing.T) {
 }
 
 // TestAgentsAreTheFacts checks that every agent of the facts table has a
-// session and that its facts name a tokenizer ctxls counts with.
+// session, counted in the tokenizer its facts name.
 func TestAgentsAreTheFacts(t *testing.T) {
 	t.Parallel()
 	set := load(t, t.TempDir())
@@ -359,8 +359,55 @@ func TestAgentsAreTheFacts(t *testing.T) {
 		if _, err := Compute(context.Background(), set, Options{Agent: a.Name, Counter: counter(t)}); err != nil {
 			t.Errorf("%s: %v", a.Name, err)
 		}
+		if got, want := TokenizerOf(a.Name).Name, a.Tokenizer; got != want {
+			t.Errorf("%s counts in %s, the facts say %s", a.Name, got, want)
+		}
 	}
 	if !slices.Equal(Agents, agentfacts.Names()) {
 		t.Errorf("Agents = %v, the facts' %v", Agents, agentfacts.Names())
+	}
+}
+
+// TestClaudeOutputStyle checks that the output style the project's
+// settings select is always loaded, at its body's tokens, and that
+// settings.local.json wins over settings.json.
+func TestClaudeOutputStyle(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := "Answer in as few words as will do, and never apologise.\n"
+	write(".claude/output-styles/terse.md", "---\nname: Terse\ndescription: Short answers.\n---\n"+body)
+	write(".claude/output-styles/long.md", "---\ndescription: Long answers.\n---\nExplain everything at length.\n")
+	write(".claude/settings.json", `{"outputStyle": "long"}`)
+	write(".claude/settings.local.json", `{"outputStyle": "Terse"}`)
+	c := compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
+	var styles []Entry
+	for _, e := range c.AlwaysLoaded {
+		if strings.Contains(e.Reason, "output style") {
+			styles = append(styles, e)
+		}
+	}
+	if len(styles) != 1 || styles[0].File != ".claude/output-styles/terse.md" {
+		t.Fatalf("output styles always loaded: %v, want terse.md alone", styles)
+	}
+	if n := counter(t).Count(body); styles[0].Tokens != n {
+		t.Errorf("terse.md: %d tokens, its body has %d", styles[0].Tokens, n)
+	}
+
+	write(".claude/settings.local.json", `{"outputStyle": "Explanatory"}`)
+	c = compute(t, dir, Options{Agent: Claude, Counter: counter(t)})
+	for _, e := range c.AlwaysLoaded {
+		if strings.Contains(e.Reason, "output style") {
+			t.Errorf("a built-in style is counted as %s", e.File)
+		}
 	}
 }

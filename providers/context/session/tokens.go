@@ -13,7 +13,7 @@ import (
 // so that one file has one figure.
 func FileTokens(counter tokens.Counter, f *agentfiles.File) int {
 	switch f.Kind {
-	case agentfiles.KindSkill, agentfiles.KindCommand, agentfiles.KindSubagent:
+	case agentfiles.KindSkill, agentfiles.KindCommand, agentfiles.KindSubagent, agentfiles.KindOutputStyle:
 		if f.Doc != nil {
 			return counter.Count(string(f.Doc.Slice(f.Doc.Body)))
 		}

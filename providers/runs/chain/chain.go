@@ -197,7 +197,11 @@ type Step struct {
 	SharedDataTokens int           `json:"sharedDataTokens"`
 	HistoryTokens    int           `json:"historyTokens"`
 	InputTokens      int           `json:"inputTokens"`
-	PromptTokens     int           `json:"promptTokens"`
+	// FramingTokens is the cost of the headings and separators between the
+	// parts: PromptTokens is the sum of the parts' tokens (command, memory,
+	// context, shared data, history, input) and it.
+	FramingTokens int `json:"framingTokens"`
+	PromptTokens  int `json:"promptTokens"`
 	// Cuts says what the prompt lost to fit the model's context window:
 	// history messages dropped or shortened, sections shortened. Absent
 	// when the prompt fitted whole.
@@ -632,7 +636,7 @@ func fillCost(st *Step, kept, dropped []*ContextItem, cost promptCost) {
 	st.Context, st.Dropped = nonNil(kept), nonNil(dropped)
 	st.CommandTokens, st.ContextTokens = cost.command, cost.context
 	st.SharedDataTokens, st.HistoryTokens, st.InputTokens = cost.shared, cost.history, cost.input
-	st.PromptTokens = cost.total
+	st.FramingTokens, st.PromptTokens = cost.framing, cost.total
 }
 
 func nonNil(items []*ContextItem) []*ContextItem {

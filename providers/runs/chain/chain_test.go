@@ -308,7 +308,7 @@ func TestUnknownCommand(t *testing.T) {
 		}
 		if !errors.Is(err, ErrUnknownCommand) || !strings.Contains(err.Error(), `"implemnt"`) ||
 			!strings.Contains(err.Error(), `did you mean "implement"`) ||
-			!strings.Contains(err.Error(), "available commands: brainstorm, implement, review, test") {
+			!strings.Contains(err.Error(), "available commands: brainstorm, implement, review, ship, test") {
 			t.Fatalf("run=%v: %v", run, err)
 		}
 	}
@@ -659,6 +659,22 @@ func TestPromptTokens(t *testing.T) {
 		parts := 5 + len(st.Context)
 		if d := st.PromptTokens - exact; d < -parts || d > parts || st.HistoryTokens == 0 || st.SharedDataTokens == 0 {
 			t.Errorf("%s: %d tokens by parts, %d counted (history %d, shared %d)", st.Command, st.PromptTokens, exact, st.HistoryTokens, st.SharedDataTokens)
+		}
+		// The parts a preview shows add up to its total, and the memory
+		// and context parts to their items.
+		sum := st.CommandTokens + st.MemoryTokens + st.ContextTokens + st.SharedDataTokens + st.HistoryTokens + st.InputTokens + st.FramingTokens
+		if sum != st.PromptTokens || st.FramingTokens <= 0 {
+			t.Errorf("%s: parts sum to %d (framing %d), prompt %d", st.Command, sum, st.FramingTokens, st.PromptTokens)
+		}
+		items, mem := 0, 0
+		for _, it := range st.Context {
+			items += it.Tokens
+		}
+		for _, m := range st.Memory {
+			mem += m.Tokens
+		}
+		if items != st.ContextTokens || mem != st.MemoryTokens {
+			t.Errorf("%s: context items %d of %d, memory items %d of %d", st.Command, items, st.ContextTokens, mem, st.MemoryTokens)
 		}
 	}
 }

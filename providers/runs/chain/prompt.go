@@ -35,6 +35,9 @@ type promptParts struct {
 // promptCost is the token cost of a prompt and of its parts.
 type promptCost struct {
 	command, memory, context, shared, history, input, total int
+	// framing is the cost of the headings and separators between the
+	// parts: total is the parts' sum and it.
+	framing int
 	// perItem is the cost of each context item's content, in order;
 	// perMemory that of each memory file.
 	perItem, perMemory []int
@@ -145,7 +148,8 @@ func assemble(p promptParts, counter tokens.Counter) (string, promptCost) {
 	// library measured when it indexed them): the tokenizer splits at the
 	// line breaks between parts anyway, so the sum is the prompt's cost to
 	// within a token or two per part, without tokenizing every topic again.
-	c.total = c.command + c.memory + c.context + c.shared + c.history + c.input + count(frames.String())
+	c.framing = count(frames.String())
+	c.total = c.command + c.memory + c.context + c.shared + c.history + c.input + c.framing
 	return b.String(), c
 }
 

@@ -50,6 +50,9 @@ test('the server gets the agent files that are not plain markdown', () => {
     '.vscode/mcp.json',
     '.gemini/settings.json',
     '.codex/config.toml',
+    '.claude/settings.json',
+    '.claude/settings.local.json',
+    'plugins/p/hooks/hooks.json',
   ]) {
     assert.ok(selected(p), `${p} is not served`);
   }
@@ -91,20 +94,23 @@ const cost: SessionCost = {
   ],
   onDemand: [{ file: '.claude/skills/deploy/SKILL.md', tokens: 900, reason: 'skill body, when invoked' }],
   totalAlwaysLoaded: 1643,
+  tokenizer: 'claude-5',
+  notCounted: ['the tool schemas of every MCP server the session connects to'],
 };
 
 test('session status text and tooltip', () => {
   assert.equal(sessionStatusText(undefined), undefined);
   assert.equal(sessionStatusText({ ...cost, alwaysLoaded: [], totalAlwaysLoaded: 0 }), undefined);
-  assert.equal(sessionStatusText(cost), '$(hubot) 1,643 tok');
-  assert.equal(sessionStatusText({ ...cost, warnings: ['listing too long'] }), '$(hubot) 1,643 tok $(warning)');
+  assert.equal(sessionStatusText(cost), '$(hubot) 1,643 tok (claude-5)');
+  assert.equal(sessionStatusText({ ...cost, warnings: ['listing too long'] }), '$(hubot) 1,643 tok (claude-5) $(warning)');
   const tip = sessionTooltip({ ...cost, warnings: ['listing too long'] }, 2).split('\n');
   assert.deepEqual(tip, [
-    'A claude session loads 1,643 tok at start:',
+    'A claude session loads 1,643 tok at start (claude-5):',
     'docs/style.md — 1,200 tok (imported by CLAUDE.md (hop 1))',
     'CLAUDE.md — 412 tok (project memory)',
     '… and 1 more',
     '⚠ listing too long',
+    'Not counted: the tool schemas of every MCP server the session connects to',
     'Click for the breakdown.',
   ]);
 });

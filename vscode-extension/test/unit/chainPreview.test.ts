@@ -42,6 +42,26 @@ const preview: ChainPreviewResult = chainResult({
   cacheHits: 2,
 });
 
+test('the breakdown has a row for every part, and the rows add up to the prompt', () => {
+  const step = chainStep({
+    command: 'brainstorm',
+    commandTokens: 600,
+    memoryTokens: 250,
+    contextTokens: 700,
+    framingTokens: 50,
+    promptTokens: 1600,
+  });
+  const html = renderChainPreviewHtml(chainResult({ steps: [step], totalTokens: 1600 }), ['brainstorm'], '', 'vscode-resource:');
+  const table = /<table class="breakdown">(.*?)<\/table>/s.exec(html)?.[1] ?? '';
+  const rows = [...table.matchAll(/<tr><td>([^<]+)<\/td><td class="num">([\d,]+) tok<\/td><\/tr>/g)];
+  assert.deepEqual(
+    rows.map((r) => r[1]),
+    ['Command', 'Memory', 'Context', 'Shared data', 'History', 'Input', 'Headings and separators'],
+  );
+  const sum = rows.reduce((n, r) => n + Number(r[2].replace(/,/g, '')), 0);
+  assert.equal(sum, 1600);
+});
+
 test('summary reads the server figures', () => {
   const sum = summarizePreview(preview);
   assert.equal(sum.totalTokens, 3500);

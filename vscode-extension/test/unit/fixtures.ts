@@ -55,6 +55,7 @@ export function chainStep(p: Partial<ChainStep> & { command: string }): ChainSte
     sharedDataTokens: 0,
     historyTokens: 0,
     inputTokens: 0,
+    framingTokens: 0,
     promptTokens: 0,
     elapsedMs: 0,
     warnings: [],

@@ -6,9 +6,10 @@ import {
   costBreakdownItems,
   costStatusText,
   executionPickItems,
+  inventoryPickItems,
   searchPickItems,
 } from '../../src/quickPick';
-import type { DocumentCostResult, SearchItem } from '../../src/protocol';
+import type { DocumentCostResult, InventoryMatch, SearchItem } from '../../src/protocol';
 import { catalogItem, commandInfo, costItem, execution } from './fixtures';
 
 const results: SearchItem[] = [
@@ -33,6 +34,26 @@ test('search items sorted by relevance with tokens and match fields', () => {
 test('search items skip results without a reference', () => {
   const items = searchPickItems([{ relevance: 1 } as unknown as SearchItem, results[0]]);
   assert.equal(items.length, 1);
+});
+
+test('inventory search items: every kind, best first, with its icon', () => {
+  const matches: InventoryMatch[] = [
+    { reference: 'ops:release', title: 'Release Process', kind: 'topic', tokens: 1204, path: 'context/ops/release.md', type: 'pattern', relevance: 0.5, matchedOn: ['tag'] },
+    { reference: 'deploy-app', title: 'Deploys the app.', kind: 'skill', tokens: 15, path: '.claude/skills/deploy-app/SKILL.md', relevance: 0.9, matchedOn: ['name', 'description'] },
+    { reference: '.claude/agents/auditor.md', title: 'Audits deploy scripts', kind: 'subagent', tokens: 12, path: '.claude/agents/auditor.md', relevance: 0.64, matchedOn: ['description'] },
+  ];
+  const items = inventoryPickItems(matches);
+  assert.deepEqual(
+    items.map((i) => [i.label, i.icon]),
+    [
+      ['deploy-app', 'sparkle'],
+      ['.claude/agents/auditor.md', 'robot'],
+      ['ops:release', 'book'],
+    ],
+  );
+  assert.equal(items[0].detail, 'relevance 90% · 15 tok · matched on name, description · skill');
+  assert.equal(items[2].detail, 'relevance 50% · 1,204 tok · matched on tag · pattern');
+  assert.ok(items.every((i) => i.alwaysShow));
 });
 
 test('chain items list named chains then "build"', () => {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/session"
+)
+
+// Each agent's session is counted in its own tokenizer, named in the text
+// and the JSON, with what a real session adds beyond the files.
+func TestCostCountsInTheAgentsTokenizer(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args      []string
+		tokenizer string
+		note      string
+	}{
+		{[]string{"--agent", "claude"}, "claude-5", "Claude"},
+		{[]string{"--agent", "codex"}, "o200k_base", "GPT-5"},
+		{[]string{"--agent", "cursor"}, "estimate", "an estimate"},
+		{[]string{"--agent", "claude", "--tokenizer", "cl100k_base"}, "cl100k_base", ""},
+	} {
+		out, stderr, err := runCLI(t, append([]string{"cost", claudeProject, "--format", "json"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("cost %v: %v\n%s", c.args, err, stderr)
+		}
+		var cost session.Cost
+		if err := json.Unmarshal([]byte(out), &cost); err != nil {
+			t.Fatal(err)
+		}
+		if cost.Tokenizer != c.tokenizer || !strings.Contains(cost.TokenizerNote, c.note) || (c.note == "") != (cost.TokenizerNote == "") {
+			t.Errorf("cost %v: tokenizer %q, note %q; want %q with a note of %q", c.args, cost.Tokenizer, cost.TokenizerNote, c.tokenizer, c.note)
+		}
+		if len(cost.NotCounted) < 3 || !strings.Contains(strings.Join(cost.NotCounted, "\n"), "MCP") {
+			t.Errorf("cost %v: notCounted %q", c.args, cost.NotCounted)
+		}
+		text, _, err := runCLI(t, append([]string{"cost", claudeProject}, c.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(text, "\n")
+		if !strings.HasSuffix(first, "("+c.tokenizer+")") || !strings.Contains(text, "Not counted") {
+			t.Errorf("cost %v text:\n%s", c.args, text)
+		}
+	}
+	// Claude's tokens differ from o200k_base's: the default is not o200k.
+	count := func(args ...string) int {
+		out, _, err := runCLI(t, append([]string{"cost", claudeProject, "--format", "json"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cost session.Cost
+		if err := json.Unmarshal([]byte(out), &cost); err != nil {
+			t.Fatal(err)
+		}
+		return cost.TotalAlwaysLoaded
+	}
+	if a, b := count(), count("--tokenizer", "o200k_base"); a == b {
+		t.Errorf("claude and o200k_base both count %d", a)
+	}
+	if _, _, status := runCLIStatus(t, "", "cost", claudeProject, "--tokenizer", "nope"); status != 2 {
+		t.Errorf("an unknown tokenizer exits %d", status)
+	}
+}

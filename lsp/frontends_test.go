@@ -1,0 +1,271 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/providers/context/library/libtest"
+)
+
+// frontendsTree is a workspace with every kind the catalog lists: topics
+// of two domains, a skill, a command, a subagent and a rule, and a memory
+// file for the session cost.
+func frontendsTree() map[string]string {
+	return map[string]string{
+		"CLAUDE.md": "# Project\n\nDeploy with care; see the release topic.\n",
+		"context/ops/release.md": "---\ntitle: Release Process\ntags: [release, deploy]\n---\n# Release Process\n\n" +
+			"## Steps\n\nTag, build, deploy, announce.\n",
+		"context/web/api.md": "---\ntitle: REST API\ntags: [rest, http]\n---\n# REST API\n\nResources and verbs.\n",
+		".claude/skills/deploy-app/SKILL.md": "---\nname: deploy-app\ndescription: Deploys the app to staging. Use when asked to deploy or ship.\n---\n\n" +
+			"# Deploy\n\nRun the deploy script, then check the health endpoint.\n",
+		".claude/commands/ship.md":  "---\ndescription: Ship a release after the checks pass\n---\n\nRun the checks, then deploy the release.\n",
+		".claude/agents/auditor.md": "---\nname: auditor\ndescription: Audits deploy scripts for secrets\n---\n\nYou audit deploy scripts. Report every secret you find.\n",
+		".claude/rules/style.md":    "# Style\n\nWrite short functions.\n",
+	}
+}
+
+// frontendEntry is a catalog entry or a search result as every front end
+// gives it: reference, kind, tokens, and the relevance of a result.
+type frontendEntry struct {
+	Reference string  `json:"reference"`
+	Kind      string  `json:"kind"`
+	Tokens    int     `json:"tokens"`
+	Relevance float64 `json:"relevance"`
+}
+
+func (e frontendEntry) String() string {
+	return fmt.Sprintf("%s %s %d %.2f", e.Kind, e.Reference, e.Tokens, e.Relevance)
+}
+
+// frontendAnswers is what one front end answers for the workspace.
+type frontendAnswers struct {
+	catalog []frontendEntry
+	search  map[string][]frontendEntry // by query
+	cost    json.RawMessage            // the session cost of claude
+}
+
+// frontendQueries are the searches compared: one that matches topics and
+// agent files alike, one only agent files, one only a topic.
+var frontendQueries = []string{"deploy", "secrets audit", "rest"}
+
+// TestFrontendsAgree drives the command line, the MCP server over stdio
+// with the MCP SDK's client, and the language server over stdio on one
+// workspace: they list the same catalog of topics, skills, commands,
+// subagents and rules, find the same results in the same order, and give
+// the same session cost, in which every skill, command and subagent costs
+// what the catalog says.
+func TestFrontendsAgree(t *testing.T) {
+	t.Parallel()
+	bin := stdioBinaryPath(t) // built before the deadline starts
+	ctx := stdioCtx(t)
+	dir := libtest.WriteTree(t, frontendsTree())
+
+	answers := map[string]frontendAnswers{
+		"cli": cliAnswers(ctx, t, bin, dir),
+		"mcp": mcpAnswers(ctx, t, bin, dir),
+		"lsp": lspAnswers(ctx, t, bin, dir),
+	}
+
+	cli := answers["cli"]
+	kinds := map[string]bool{}
+	for _, e := range cli.catalog {
+		kinds[e.Kind] = true
+		if e.Tokens <= 0 {
+			t.Errorf("cli catalog: %s has no tokens", e)
+		}
+	}
+	for _, k := range []string{"topic", "skill", "command", "subagent", "rule"} {
+		if !kinds[k] {
+			t.Errorf("cli catalog lists no %s: %v", k, cli.catalog)
+		}
+	}
+	if len(cli.search["deploy"]) < 3 || len(cli.search["secrets audit"]) == 0 || len(cli.search["rest"]) == 0 {
+		t.Errorf("cli search found too little: %v", cli.search)
+	}
+	for _, name := range []string{"mcp", "lsp"} {
+		a := answers[name]
+		if !slices.Equal(sortedEntries(a.catalog), sortedEntries(cli.catalog)) {
+			t.Errorf("%s catalog differs from the cli's:\n%s: %v\ncli: %v", name, name, sortedEntries(a.catalog), sortedEntries(cli.catalog))
+		}
+		for _, q := range frontendQueries {
+			if !slices.Equal(a.search[q], cli.search[q]) {
+				t.Errorf("%s search %q differs from the cli's:\n%s: %v\ncli: %v", name, q, name, a.search[q], cli.search[q])
+			}
+		}
+		if !jsonEqual(a.cost, cli.cost) {
+			t.Errorf("%s session cost differs from the cli's:\n%s: %s\ncli: %s", name, name, a.cost, cli.cost)
+		}
+	}
+
+	// The session cost prices each skill, command and subagent body as
+	// the catalog does.
+	var cost struct {
+		OnDemand []struct {
+			File   string `json:"file"`
+			Tokens int    `json:"tokens"`
+		} `json:"onDemand"`
+	}
+	if err := json.Unmarshal(cli.cost, &cost); err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]string{"deploy-app": ".claude/skills/deploy-app/SKILL.md"}
+	checked := 0
+	for _, e := range cli.catalog {
+		if e.Kind != "skill" && e.Kind != "command" && e.Kind != "subagent" {
+			continue
+		}
+		p := e.Reference
+		if q, ok := paths[p]; ok {
+			p = q
+		}
+		for _, c := range cost.OnDemand {
+			if c.File == p {
+				checked++
+				if c.Tokens != e.Tokens {
+					t.Errorf("%s: %d tokens in the catalog, %d in the session cost", p, e.Tokens, c.Tokens)
+				}
+			}
+		}
+	}
+	if checked != 3 {
+		t.Errorf("compared %d catalog entries with the session cost, want 3: %s", checked, cli.cost)
+	}
+}
+
+// sortedEntries returns entries sorted by kind and reference: MCP lists
+// agent files before topics, the others in the inventory's order.
+func sortedEntries(es []frontendEntry) []frontendEntry {
+	out := slices.Clone(es)
+	slices.SortFunc(out, func(a, b frontendEntry) int {
+		return strings.Compare(a.Kind+"\x00"+a.Reference, b.Kind+"\x00"+b.Reference)
+	})
+	return out
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ra, _ := json.Marshal(x)
+	rb, _ := json.Marshal(y)
+	return bytes.Equal(ra, rb)
+}
+
+// runCtxls runs the binary with args and returns its standard output.
+func runCtxls(ctx context.Context, t *testing.T, bin, dir string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ctxls %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnswers {
+	var a frontendAnswers
+	var cat struct {
+		Entries []frontendEntry `json:"entries"`
+	}
+	if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, "catalog", "--format", "json", dir), &cat); err != nil {
+		t.Fatal(err)
+	}
+	a.catalog = cat.Entries
+	a.search = map[string][]frontendEntry{}
+	for _, q := range frontendQueries {
+		var res struct {
+			Items []frontendEntry `json:"items"`
+		}
+		if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, "search", q, "--format", "json", dir), &res); err != nil {
+			t.Fatal(err)
+		}
+		a.search[q] = res.Items
+	}
+	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", dir)
+	return a
+}
+
+func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnswers {
+	cmd := exec.Command(bin, "mcp", "--dir", dir)
+	cmd.Dir = dir
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "frontends", Version: "test"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to ctxls mcp: %v", err)
+	}
+	defer cs.Close()
+	call := func(tool string, args map[string]any, out any) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("mcp %s: %v", tool, err)
+		}
+		if res.IsError {
+			t.Fatalf("mcp %s: %v", tool, res.Content)
+		}
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("mcp %s: %v", tool, err)
+		}
+	}
+	var a frontendAnswers
+	var cat struct {
+		Entries []frontendEntry `json:"entries"`
+	}
+	call("catalog", map[string]any{}, &cat)
+	a.catalog = cat.Entries
+	a.search = map[string][]frontendEntry{}
+	for _, q := range frontendQueries {
+		var res struct {
+			Results []frontendEntry `json:"results"`
+		}
+		call("search", map[string]any{"query": q}, &res)
+		a.search[q] = res.Results
+	}
+	call("session_cost", map[string]any{"agent": "claude"}, &a.cost)
+	return a
+}
+
+func lspAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnswers {
+	c := StartClient(t, dir, bin, "serve", "--stdio")
+	if _, err := c.Initialize(ctx, dir, nil, nil); err != nil {
+		t.Fatalf("initialize: %v\nstderr: %s", err, stdioTail(c.Stderr(), 2000))
+	}
+	var a frontendAnswers
+	var cat struct {
+		Entries []frontendEntry `json:"entries"`
+	}
+	if err := c.Call(ctx, "ctxls/inventory", map[string]any{}, &cat); err != nil {
+		t.Fatal(err)
+	}
+	a.catalog = cat.Entries
+	a.search = map[string][]frontendEntry{}
+	for _, q := range frontendQueries {
+		var res struct {
+			Items []frontendEntry `json:"items"`
+		}
+		if err := c.Call(ctx, "ctxls/inventory/search", map[string]any{"query": q}, &res); err != nil {
+			t.Fatal(err)
+		}
+		a.search[q] = res.Items
+	}
+	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude"}, &a.cost); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
