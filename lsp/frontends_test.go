@@ -106,14 +106,16 @@ func TestFrontendsAgree(t *testing.T) {
 	}
 
 	// The session cost prices each skill, command and subagent body as
-	// the catalog does.
+	// the catalog does, when both count in one tokenizer (the catalog in
+	// the workspace's, the session cost by default in the agent's).
+	sameTokenizer := runCtxls(ctx, t, bin, dir, "cost", "--tokenizer", "o200k_base", "--format", "json", dir)
 	var cost struct {
 		OnDemand []struct {
 			File   string `json:"file"`
 			Tokens int    `json:"tokens"`
 		} `json:"onDemand"`
 	}
-	if err := json.Unmarshal(cli.cost, &cost); err != nil {
+	if err := json.Unmarshal(sameTokenizer, &cost); err != nil {
 		t.Fatal(err)
 	}
 	paths := map[string]string{"deploy-app": ".claude/skills/deploy-app/SKILL.md"}
