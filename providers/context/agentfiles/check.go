@@ -184,6 +184,18 @@ func (s *Set) check(ctx context.Context, f *File) (out []Diagnostic) {
 		c.cursorRule()
 	case KindCopilotInstructions, KindCopilotPrompt:
 		c.copilot()
+	case KindCursorRuleMd:
+		c.cursorRuleMd()
+	case KindCopilotAgent, KindCopilotChatMode:
+		c.copilotAgent()
+	case KindWindsurfRule, KindWindsurfLegacy:
+		c.windsurfRule()
+	case KindClineRule:
+		c.clineRule()
+	case KindKiroSteering:
+		c.kiroSteering()
+	case KindOpenCodeConfig:
+		c.openCodeConfig()
 	}
 	if len(f.quoted) > 0 {
 		for i := range c.out {
