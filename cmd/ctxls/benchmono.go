@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/context/listing"
 )
 
 // monorepoReport holds what ctxls bench --monorepo measured, in
@@ -70,11 +71,12 @@ func runMonorepoBench(ctx context.Context, dir string, files, runs int, format s
 		rep.Entries = n
 
 		start = time.Now()
-		lib, err := openLibrary(ctx, rep.Dir, false, io.Discard)
+		lst := listing.New()
+		lib, err := openLibraryListed(ctx, rep.Dir, false, lst, io.Discard)
 		if err != nil {
 			return err
 		}
-		agents, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+		agents, err := agentfiles.LoadListed(ctx, lib.Dir(), lib.Config(), lst)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/listing"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -65,20 +66,22 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// A report kept for exactly this workspace is the report. A fix
 	// needs the library, and the cache is only read when no flag asks
 	// for something else.
+	// One listing of the tree serves the fingerprint and both walks.
+	lst := listing.New()
 	var cache *reportCache
 	if !*noCache && !*fix && !*fixUnsafe {
-		cache = openReportCache(ctx, dir, stderr)
+		cache = openReportCacheListed(ctx, dir, lst, stderr)
 		if rep, ok := cache.lookup(); ok {
 			return rep.emit(out, dir, stdout, stderr)
 		}
 	}
 	// Problems in .ctxls.yaml are reported as records below, not warned
 	// about on stderr, so that they count and fail the check.
-	lib, err := openLibrary(ctx, dir, !*noCache, stderr)
+	lib, err := openLibraryListed(ctx, dir, !*noCache, lst, stderr)
 	if err != nil {
 		return err
 	}
-	agents, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	agents, err := agentfiles.LoadListed(ctx, lib.Dir(), lib.Config(), lst)
 	if err != nil {
 		return err
 	}

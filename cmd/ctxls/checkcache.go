@@ -21,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/gitignore"
 	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/context/listing"
 )
 
 // Limits of the workspace fingerprint: a workspace larger than this is
@@ -28,6 +29,10 @@ import (
 const (
 	fingerprintMaxFiles = 200_000
 	fingerprintMaxBytes = 512 << 20
+	// fingerprintMaxStat bounds the files check does not read (source
+	// files) whose modification times the fingerprint takes: past it,
+	// taking them costs about what the check does.
+	fingerprintMaxStat = 20_000
 )
 
 // reportCache keeps check's report of a workspace under a fingerprint of
@@ -51,6 +56,12 @@ const reportName = "check"
 // returns nil when there is none or the workspace is too large to
 // fingerprint.
 func openReportCache(ctx context.Context, dir string, stderr io.Writer) *reportCache {
+	return openReportCacheListed(ctx, dir, nil, stderr)
+}
+
+// openReportCacheListed is openReportCache reading the tree's folders
+// through lst, for the check that follows.
+func openReportCacheListed(ctx context.Context, dir string, lst *listing.Listings, stderr io.Writer) *reportCache {
 	log := warnLogger(stderr)
 	cacheDir, build := indexCache(log)
 	if cacheDir == "" {
@@ -60,7 +71,7 @@ func openReportCache(ctx context.Context, dir string, stderr io.Writer) *reportC
 	if err != nil {
 		return nil
 	}
-	fp, ok := fingerprint(ctx, abs)
+	fp, ok := fingerprintListed(ctx, abs, lst)
 	if !ok {
 		return nil
 	}
@@ -118,6 +129,11 @@ func (rc *reportCache) store(ctx context.Context, rep checkReport) {
 // false when the tree is larger than the limits, cannot be walked, or ctx
 // is done.
 func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
+	return fingerprintListed(ctx, root, nil)
+}
+
+// fingerprintListed is fingerprint reading the folders through lst.
+func fingerprintListed(ctx context.Context, root string, lst *listing.Listings) (indexcache.Hash, bool) {
 	type entry struct {
 		rel  string
 		mode fs.FileMode
@@ -130,14 +146,15 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 	var (
 		entries []entry
 		total   int64
+		stats   int
 	)
 	cfg, _, err := config.Load(root)
 	if err != nil {
 		return indexcache.Hash{}, false
 	}
-	git := gitignore.New(root, cfg.Include)
+	git := gitignore.NewListed(root, cfg.Include, lst)
 	errTooLarge := errors.New("too large")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = lst.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -160,20 +177,20 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 			}
 			e.meta = target
 		case d.Type().IsRegular():
+			e.read = readByCheck(d.Name())
+			if !e.read {
+				stats++ // its size and time are taken below, on all cores
+				break
+			}
 			info, err := d.Info()
 			if err != nil {
 				return err
 			}
 			e.size = info.Size()
-			e.read = readByCheck(d.Name())
-			if e.read {
-				total += e.size
-			} else {
-				e.meta = info.ModTime().UTC().Format(time.RFC3339Nano)
-			}
+			total += e.size
 		}
 		entries = append(entries, e)
-		if len(entries) > fingerprintMaxFiles || total > fingerprintMaxBytes {
+		if len(entries) > fingerprintMaxFiles || total > fingerprintMaxBytes || stats > fingerprintMaxStat {
 			return errTooLarge
 		}
 		return nil
@@ -191,6 +208,13 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 					continue // drain: the fingerprint is abandoned
 				}
 				e := &entries[i]
+				if !e.read {
+					info, err := os.Lstat(filepath.Join(root, e.rel))
+					if e.err = err != nil; err == nil {
+						e.size, e.meta = info.Size(), info.ModTime().UTC().Format(time.RFC3339Nano)
+					}
+					continue
+				}
 				// A file replaced by a link or a pipe since the walk is not
 				// followed.
 				content, err := guard.ReadWalked(ctx, filepath.Join(root, e.rel), fingerprintMaxBytes)
@@ -200,7 +224,7 @@ func fingerprint(ctx context.Context, root string) (indexcache.Hash, bool) {
 		})
 	}
 	for i := range entries {
-		if entries[i].read {
+		if entries[i].mode.IsRegular() {
 			next <- i
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/context/listing"
 )
 
 // parseArgs parses flags wherever they stand among the positional
@@ -176,8 +177,14 @@ func warnLogger(w io.Writer) *slog.Logger {
 // openLibrary is loadLibrary for callers that report the problems of
 // .ctxls.yaml themselves; cache says whether to use the index cache.
 func openLibrary(ctx context.Context, dir string, cache bool, stderr io.Writer) (*library.Snapshot, error) {
+	return openLibraryListed(ctx, dir, cache, nil, stderr)
+}
+
+// openLibraryListed is openLibrary with the scan's folder listings kept
+// in lst, for the agent files' walk that follows.
+func openLibraryListed(ctx context.Context, dir string, cache bool, lst *listing.Listings, stderr io.Writer) (*library.Snapshot, error) {
 	log := warnLogger(stderr)
-	opts := library.Options{Logger: log}
+	opts := library.Options{Logger: log, Listings: lst}
 	if cache {
 		opts.CacheDir, opts.Version = indexCache(log)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/gitignore"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
+	"github.com/ctxls/ctxls/providers/context/listing"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -96,6 +97,12 @@ const maxWorkspaceFiles = 500_000
 // defaults. A file that cannot be read is kept with Skipped set; only a
 // root that cannot be walked is an error.
 func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
+	return LoadListed(ctx, root, cfg, nil)
+}
+
+// LoadListed is Load with the workspace's folders read through lst (see
+// package listing), for a process that walks the tree more than once.
+func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listing.Listings) (*Set, error) {
 	if cfg == nil {
 		cfg = config.Default()
 	}
@@ -105,7 +112,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 	}
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
 	ignore := newIgnore(cfg.Ignore)
-	git := gitignore.New(abs, cfg.Include)
+	git := gitignore.NewListed(abs, cfg.Include, lst)
 	var candidates []string
 	links := map[string]string{} // a followed link's path → the path it leads to, both relative
 	// visit records one entry of the walk at rel; a folder it returns
@@ -144,7 +151,7 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 		candidates = append(candidates, rel)
 		return true
 	}
-	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+	err = lst.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

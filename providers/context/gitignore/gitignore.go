@@ -27,6 +27,7 @@ import (
 	gi "github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
+	"github.com/ctxls/ctxls/providers/context/listing"
 )
 
 // maxIgnoreFile bounds the size of one ignore file read.
@@ -40,14 +41,20 @@ type Matcher struct {
 	base    []string // the workspace's folder relative to the repository's top
 	include []include
 
+	lst *listing.Listings // the walk's listings, which say where no .gitignore is
+
 	mu   sync.Mutex
 	dirs map[string]*dir // by workspace-relative slash path, "." the root
 }
 
 // dir is what is known of one folder: whether git ignores it, and the
-// patterns that apply to the paths in it, lowest precedence first.
+// patterns that apply to the paths in it, lowest precedence first. The
+// folder's own .gitignore is read the first time a path in it is asked
+// about, by when a walk has listed the folder.
 type dir struct {
 	ignored  bool
+	loaded   bool // patterns includes the folder's own .gitignore
+	parent   *dir
 	patterns []pattern
 }
 
@@ -69,11 +76,18 @@ type include struct {
 // workspace-relative paths or globs of paths that are never ignored,
 // nor the folders on the way to them.
 func New(root string, includes []string) *Matcher {
+	return NewListed(root, includes, nil)
+}
+
+// NewListed is New for a walk that reads its folders through lst: a
+// folder whose listing lst holds is not looked into for a .gitignore it
+// does not list.
+func NewListed(root string, includes []string, lst *listing.Listings) *Matcher {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		abs = filepath.Clean(root)
 	}
-	m := &Matcher{root: abs, dirs: map[string]*dir{}}
+	m := &Matcher{root: abs, dirs: map[string]*dir{}, lst: lst}
 	for _, e := range includes {
 		e = strings.Trim(path.Clean(filepath.ToSlash(e)), "/")
 		if e == "" || e == "." {
@@ -108,7 +122,7 @@ func New(root string, includes []string) *Matcher {
 		d := filepath.Join(top, filepath.Join(m.base[:i]...))
 		ps = append(ps, readFile(filepath.Join(d, ".gitignore"), m.base[:i])...)
 	}
-	root0 := &dir{patterns: ps}
+	root0 := &dir{patterns: ps, loaded: true}
 	// A workspace inside an ignored folder of its repository is read all
 	// the same: it is what the user opened.
 	m.dirs["."] = root0
@@ -141,7 +155,7 @@ func (m *Matcher) GitIgnored(rel string, isDir bool) bool {
 		return m.dir(rel).ignored
 	}
 	parent := m.dir(path.Dir(rel))
-	return parent.ignored || match(parent.patterns, m.comps(rel), false)
+	return parent.ignored || match(m.patterns(path.Dir(rel), parent), m.comps(rel), false)
 }
 
 // dir returns what is known of the folder at rel, reading the .gitignore
@@ -151,18 +165,33 @@ func (m *Matcher) dir(rel string) *dir {
 		return d
 	}
 	parent := m.dir(path.Dir(rel))
-	d := &dir{patterns: parent.patterns}
-	comps := m.comps(rel)
-	d.ignored = parent.ignored || match(parent.patterns, comps, true)
-	if !d.ignored || m.leadsToInclude(rel) {
-		// Git reads no .gitignore inside an ignored folder; a folder
-		// included back is read as if git did not ignore it.
-		if own := readFile(filepath.Join(m.root, filepath.FromSlash(rel), ".gitignore"), comps); len(own) > 0 {
-			d.patterns = append(append([]pattern(nil), parent.patterns...), own...)
-		}
-	}
+	d := &dir{parent: parent}
+	d.ignored = parent.ignored || match(m.patterns(path.Dir(rel), parent), m.comps(rel), true)
 	m.dirs[rel] = d
 	return d
+}
+
+// patterns returns the patterns that apply in the folder rel, d, reading
+// its .gitignore the first time. m.mu is held.
+func (m *Matcher) patterns(rel string, d *dir) []pattern {
+	if d.loaded {
+		return d.patterns
+	}
+	d.loaded = true
+	d.patterns = m.patterns(path.Dir(rel), d.parent)
+	// Git reads no .gitignore inside an ignored folder; a folder included
+	// back is read as if git did not ignore it.
+	if d.ignored && !m.leadsToInclude(rel) {
+		return d.patterns
+	}
+	abs := filepath.Join(m.root, filepath.FromSlash(rel))
+	if has, known := m.lst.Has(abs, ".gitignore"); known && !has {
+		return d.patterns
+	}
+	if own := readFile(filepath.Join(abs, ".gitignore"), m.comps(rel)); len(own) > 0 {
+		d.patterns = append(append([]pattern(nil), d.patterns...), own...)
+	}
+	return d.patterns
 }
 
 // comps returns rel's names counted from the repository's top.

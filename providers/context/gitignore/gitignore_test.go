@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/gitignore"
+	"github.com/ctxls/ctxls/providers/context/listing"
 )
 
 // tree is a workspace whose ignore files hold the patterns git reads in
@@ -140,10 +141,10 @@ func git(t *testing.T, dir string, args ...string) string {
 
 // walk lists the files of dir that m does not ignore, never entering a
 // folder m ignores, as discovery does.
-func walk(t *testing.T, dir string, m *gitignore.Matcher) []string {
+func walk(t *testing.T, dir string, m *gitignore.Matcher, lst *listing.Listings) []string {
 	t.Helper()
 	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := lst.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -188,8 +189,14 @@ func TestMatchesGit(t *testing.T) {
 	dir := writeTree(t)
 	m := gitignore.New(dir, nil)
 	want := lines(git(t, dir, "-c", "core.quotePath=false", "ls-files", "--others", "--exclude-standard"))
-	if got := walk(t, dir, m); !slices.Equal(got, want) {
+	if got := walk(t, dir, m, nil); !slices.Equal(got, want) {
 		t.Errorf("files kept:\n got %q\nwant %q", got, want)
+	}
+	// The same through a walk's listings, which spare looking for a
+	// .gitignore where the listing shows none.
+	lst := listing.New()
+	if got := walk(t, dir, gitignore.NewListed(dir, nil, lst), lst); !slices.Equal(got, want) {
+		t.Errorf("files kept, walking through listings:\n got %q\nwant %q", got, want)
 	}
 	var paths []string
 	for name := range tree {

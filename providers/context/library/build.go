@@ -29,7 +29,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
 	}
-	s, err := walk(ctx, l.root, cfg)
+	s, err := walk(ctx, l.root, cfg, l.listings)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}

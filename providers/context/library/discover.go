@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/gitignore"
+	"github.com/ctxls/ctxls/providers/context/listing"
 )
 
 // Directory names that hold context and commands by convention.
@@ -244,7 +245,7 @@ func isDir(p string) bool {
 // roots. It never follows symbolic links to directories (they may loop or
 // leave the workspace), lists only regular files and links that pass the
 // root's check, and skips unreadable directories with a warning.
-func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config) (*scan, error) {
+func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *listing.Listings) (*scan, error) {
 	ignore, extraContext, extraCommands := cfg.Ignore, cfg.ContextRoots, commandRoots(cfg)
 	dir := root.Dir()
 	s := &scan{root: root}
@@ -266,7 +267,7 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config) (*scan, e
 			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
 		}
 	}
-	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots), gitignore.New(dir, cfg.Include))
+	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots), gitignore.NewListed(dir, cfg.Include, lst))
 	s.filter = f
 	pass := make(map[string]bool) // directories only on the way to a configured root
 	// Directories named context are candidates, taken once their files
@@ -274,7 +275,7 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config) (*scan, e
 	// roots unless they lie in a context root.
 	var candidates, commandDirs []string
 	configured := slices.Clone(s.contextRoots)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := lst.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/listing"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
@@ -231,6 +232,11 @@ type Options struct {
 	// demand, is no longer the one indexed (or that vanished): the caller
 	// re-indexes it as after a watcher event. It must not block.
 	Changed func(path string)
+	// Listings, when set, are the folder listings Load's scan reads
+	// through and keeps, for another walk of the same tree in a
+	// short-lived process (see package listing). Only Load's scan uses
+	// them; later scans read the disk.
+	Listings *listing.Listings
 }
 
 // Library follows one workspace: Apply and SetConfig bring it in step
@@ -240,6 +246,8 @@ type Library struct {
 	root *fsguard.Root
 	opts Options
 	log  *slog.Logger
+	// listings are Options.Listings during Load's scan, then nil.
+	listings *listing.Listings
 
 	// applyMu serialises changes: the holder is the one writer of snap.
 	applyMu sync.Mutex
@@ -258,7 +266,10 @@ func Load(ctx context.Context, dir string, cfg *config.Config, opts Options) (*L
 	if err != nil {
 		return nil, err
 	}
-	if err := l.reload(ctx, cfg, problems); err != nil {
+	l.listings = opts.Listings
+	err = l.reload(ctx, cfg, problems)
+	l.listings = nil
+	if err != nil {
 		return nil, err
 	}
 	return l, nil

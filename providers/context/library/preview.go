@@ -45,7 +45,7 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 	if err != nil {
 		return nil, err
 	}
-	s, err := walk(ctx, l.root, cfg)
+	s, err := walk(ctx, l.root, cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", l.dir, err)
 	}

@@ -183,3 +183,27 @@ func TestOpenDocumentInIgnoredDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGitIgnoredFoldersNotWatched checks that the watcher leaves out the
+// folders .gitignore excludes, as the index does, and still follows the
+// others.
+func TestGitIgnoredFoldersNotWatched(t *testing.T) {
+	t.Parallel()
+	files := baseTree()
+	files[".gitignore"] = "generated/\n"
+	files["generated/api/page.md"] = "# Generated\n"
+	files["docs/guide.md"] = "# Guide\n"
+	dir := writeTree(t, files)
+	w := open(t, dir, &recorder{}, nil)
+	if _, ok := w.Snapshot().Library().File(filepath.Join(dir, "generated", "api", "page.md")); ok {
+		t.Error("a page under the ignored generated/ was indexed")
+	}
+	waitFor(t, "the watcher", func() bool { return w.watcher.Load() != nil })
+	got := watched(t, w)
+	if slices.ContainsFunc(got, func(p string) bool { return p == "generated" || strings.HasPrefix(p, "generated/") }) {
+		t.Errorf("the ignored generated/ is watched: %q", got)
+	}
+	if !slices.Contains(got, "docs") {
+		t.Errorf("docs is not watched: %q", got)
+	}
+}
