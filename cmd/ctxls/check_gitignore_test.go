@@ -46,7 +46,7 @@ func TestCheckMonorepoHonoursGitignore(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".ctxls.yaml"), []byte("include:\n  - generated/api/broken.md\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, _ := runCLI(t, "check", dir)
+	out, errOut, _ := runCLI(t, "check", "--show", "hint", dir)
 	if !strings.Contains(out, "generated/api/broken.md") {
 		t.Errorf("an included file is not checked:\n%s%s", out, errOut)
 	}

@@ -228,6 +228,12 @@ func commandRoots(cfg *config.Config) []string {
 	return out
 }
 
+// configured reports whether the commandRoots setting names root, which
+// is then watched for even before it exists.
+func configured(roots []string, root string) bool {
+	return slices.ContainsFunc(roots, func(r string) bool { return filepath.ToSlash(filepath.Clean(r)) == root })
+}
+
 // isDir reports whether p is a directory, links not followed.
 func isDir(p string) bool {
 	info, err := os.Lstat(p)
@@ -252,7 +258,7 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config) (*scan, e
 	}
 	for _, r := range extraCommands {
 		if p, ok := within(dir, r); ok {
-			if slices.Contains(DefaultCommandRoots, r) && !isDir(p) {
+			if slices.Contains(DefaultCommandRoots, r) && !configured(cfg.CommandRoots, r) && !isDir(p) {
 				continue // a default root the workspace does not have
 			}
 			s.commandRoots = append(s.commandRoots, p)
