@@ -286,3 +286,26 @@ func TestInprocSettingsKeys(t *testing.T) {
 		t.Errorf("hover %+v", h)
 	}
 }
+
+// A settings file edited on disk, with no event from the client, is
+// checked again by the server's own watcher; a plugin's hooks.json, out of
+// the hidden folders, when the client reports the change (the extension
+// watches hooks.json files).
+func TestInprocHooksWatched(t *testing.T) {
+	t.Parallel()
+	c := inprocWorkspace(t, map[string]string{
+		".claude/settings.json":                "{\"hooks\": {\"PostToolUsed\": []}}\n",
+		"plugins/p/.claude-plugin/plugin.json": "{\"name\": \"p\"}\n",
+		"plugins/p/hooks/hooks.json":           "{\"hooks\": {}}\n",
+		"context/python/x.md":                  "# X\n\nBody.\n",
+	}, inprocOptions{watch: true})
+	settings := c.uri(".claude/settings.json")
+	c.waitDiagnostics(settings, diagCodes("hook-event-unknown"))
+	since := c.noteCount()
+	inprocWrite(t, c.root, map[string]string{".claude/settings.json": "{\"hooks\": {\"PostToolUse\": []}}\n"})
+	c.waitDiagnosticsSince(since, settings, diagCodes())
+	hooks := c.uri("plugins/p/hooks/hooks.json")
+	inprocWrite(t, c.root, map[string]string{"plugins/p/hooks/hooks.json": "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo $TOOL_NAME\"}]}]}}\n"})
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": hooks, "type": 2}}})
+	c.waitDiagnostics(hooks, diagCodes("hook-env-unset"))
+}

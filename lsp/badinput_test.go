@@ -8,13 +8,18 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -35,6 +40,9 @@ type badCase struct {
 	// command line or the server, because the workspace's exec executor
 	// was not agreed to; the executor would write the file "ran".
 	RefuseRun string `json:"refuseRun"`
+	// Interrupt marks a case long enough to stop midway: ctxls check, sent
+	// SIGTERM while it runs, must exit with status 130.
+	Interrupt bool `json:"interrupt"`
 }
 
 // badSetup is what a case generates at test time.
@@ -43,7 +51,7 @@ type badSetup struct {
 	Path    string `json:"path"`
 	Target  string `json:"target"` // symlink; "@outside/" stands for the directory outside
 	Prefix  string `json:"prefix"`
-	Repeat  string `json:"repeat"`
+	Repeat  string `json:"repeat"` // "{i}" in it stands for the repetition's number
 	Count   int    `json:"count"`
 	Suffix  string `json:"suffix"`
 	Content string `json:"content"` // outside
@@ -62,11 +70,17 @@ type badDiag struct {
 	// Reported marks a warning of the scan about a file that a diagnostic
 	// reports as not read already: check says it once, by the diagnostic.
 	Reported bool `json:"reported"`
+	// Count is how many such diagnostics there are; 0 means one.
+	Count int `json:"count"`
 }
 
 func (d badDiag) String() string { return d.File + " " + d.Code + " " + d.Severity }
 
 const badRoot = "../testdata/badinput"
+
+// badTimeout bounds each part of a case: the cases of a million lines take
+// seconds of CPU, which a machine shared by many processes stretches.
+const badTimeout = 3 * time.Minute
 
 // TestBadInputCatalogue runs every case of testdata/badinput through the
 // library loader, ctxls check and the language server. Each must report
@@ -103,7 +117,7 @@ func TestBadInputCatalogue(t *testing.T) {
 			for _, part := range []struct {
 				name string
 				run  func(*testing.T, string, badCase)
-			}{{"library", badLibrary}, {"check", badCheck}, {"server", badServer}} {
+			}{{"library", badLibrary}, {"check", badCheck}, {"mcp", badMCP}, {"server", badServer}, {"interrupt", badInterrupt}} {
 				t.Run(part.name, func(t *testing.T) {
 					t.Parallel()
 					part.run(t, dir, c)
@@ -135,8 +149,13 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 		case "write", "script":
 			var b bytes.Buffer
 			b.WriteString(s.Prefix)
-			for range s.Count {
-				b.WriteString(s.Repeat)
+			indexed := strings.Contains(s.Repeat, "{i}")
+			for i := range s.Count {
+				if indexed {
+					b.WriteString(strings.ReplaceAll(s.Repeat, "{i}", strconv.Itoa(i)))
+				} else {
+					b.WriteString(s.Repeat)
+				}
 			}
 			b.WriteString(s.Suffix)
 			data := b.Bytes()
@@ -176,18 +195,26 @@ func latin1(s string) []byte {
 // the expected text.
 func sameDiags(t *testing.T, where string, got, want []badDiag) {
 	t.Helper()
+	var expanded []badDiag
+	for _, w := range want {
+		for range max(1, w.Count) {
+			expanded = append(expanded, w)
+		}
+	}
+	want = expanded
 	key := func(d badDiag) string { return d.File + " " + d.Code }
-	gotKeys, wantKeys := make([]string, len(got)), make([]string, len(want))
-	for i, d := range got {
-		gotKeys[i] = key(d)
+	// Counted by key, so that a case of a thousand diagnostics fails
+	// with a line per key.
+	count := func(ds []badDiag) map[string]int {
+		m := map[string]int{}
+		for _, d := range ds {
+			m[key(d)]++
+		}
+		return m
 	}
-	for i, d := range want {
-		wantKeys[i] = key(d)
-	}
-	slices.Sort(gotKeys)
-	slices.Sort(wantKeys)
-	if !slices.Equal(gotKeys, wantKeys) {
-		t.Errorf("%s: diagnostics\n got %q\nwant %q\nin full: %+v", where, gotKeys, wantKeys, got)
+	if gotN, wantN := count(got), count(want); !maps.Equal(gotN, wantN) {
+		sample := got[:min(len(got), 5)]
+		t.Errorf("%s: diagnostics by file and code\n got %v\nwant %v\nthe first: %+v", where, gotN, wantN, sample)
 		return
 	}
 	for _, w := range want {
@@ -216,7 +243,7 @@ func badLibrary(t *testing.T, dir string, c badCase) {
 	case l = <-done:
 	case err := <-errc:
 		t.Fatalf("Load: %v", err)
-	case <-time.After(stdioTimeout):
+	case <-time.After(badTimeout):
 		t.Fatal("Load did not finish")
 	}
 	var got []badDiag
@@ -249,7 +276,7 @@ func badLibrary(t *testing.T, dir string, c badCase) {
 }
 
 func badCheck(t *testing.T, dir string, c badCase) {
-	ctx, cancel := context.WithTimeout(context.Background(), stdioTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), badTimeout)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, stdioBinaryPath(t), "check", "--format", "json", dir)
@@ -307,6 +334,88 @@ func badCheck(t *testing.T, dir string, c badCase) {
 	badNotRun(t, dir, "ctxls chain run")
 }
 
+// badMCP runs the check tool of ctxls mcp: the same diagnostics as
+// ctxls check.
+func badMCP(t *testing.T, dir string, c badCase) {
+	ctx, cancel := context.WithTimeout(context.Background(), badTimeout)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.Command(stdioBinaryPath(t), "mcp", "--dir", dir)
+	cmd.Stderr = &stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "badinput", Version: "test"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect to ctxls mcp: %v", err)
+	}
+	defer cs.Close()
+	var items []badDiag
+	var sent []byte
+	for cursor, pages := "", 0; ; pages++ {
+		if pages > 100 {
+			t.Fatal("check answers page after page")
+		}
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "check", Arguments: map[string]any{"limit": 1000, "cursor": cursor}})
+		if err != nil || res.IsError {
+			t.Fatalf("check: %v %+v; stderr:\n%s", err, res, stderr.String())
+		}
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, raw...)
+		var out struct {
+			Items      []badDiag `json:"items"`
+			NextCursor string    `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("check's result %.200s: %v", raw, err)
+		}
+		items = append(items, out.Items...)
+		if cursor = out.NextCursor; cursor == "" {
+			break
+		}
+	}
+	sameDiags(t, "mcp", items, c.Diagnostics)
+	badHidden(t, "what the MCP server sent", c, sent, stderr.Bytes())
+}
+
+// badInterrupt sends SIGTERM to ctxls check a moment after it started on
+// a case that takes seconds, and wants exit status 130 soon after. The
+// time it took to stop is logged, not judged: the machine may be busy.
+func badInterrupt(t *testing.T, dir string, c badCase) {
+	if !c.Interrupt {
+		return
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(stdioBinaryPath(t), "check", "--no-cache", "--format", "sarif", dir)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("ctxls check finished (%v) before it could be interrupted; stderr:\n%s", err, stderr.String())
+	case <-time.After(time.Second):
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("ctxls check after SIGTERM: %v, want exit status 130; stderr:\n%s", err, stderr.String())
+		}
+		t.Logf("stopped %v after SIGTERM", time.Since(sent).Round(time.Millisecond))
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("ctxls check still runs 30 s after SIGTERM")
+	}
+}
+
 // badHidden fails t when any of outs holds a text the case hides.
 func badHidden(t *testing.T, where string, c badCase, outs ...[]byte) {
 	t.Helper()
@@ -330,7 +439,7 @@ func badNotRun(t *testing.T, dir, what string) {
 func badServer(t *testing.T, dir string, c badCase) {
 	cl := &chainClient{StartClient(t, dir, stdioBinaryPath(t), "serve")}
 	cl.Record()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), badTimeout)
 	defer cancel()
 	if _, err := cl.Initialize(ctx, dir, map[string]any{"window": map[string]any{"workDoneProgress": true}}, nil); err != nil {
 		t.Fatalf("initialize: %v\n%s", err, cl.Stderr())
@@ -360,7 +469,7 @@ func badServer(t *testing.T, dir string, c badCase) {
 		want[d.File] = true
 	}
 	var got []badDiag
-	deadline := time.Now().Add(stdioTimeout)
+	deadline := time.Now().Add(badTimeout)
 	for {
 		got = got[:0]
 		seen := map[string]bool{}

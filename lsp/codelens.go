@@ -23,7 +23,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	}
 	top := v.rng(document.Span{})
 	if t := v.file.Topic; t != nil {
-		label := fmt.Sprintf("%s · %s", present.Key(t), present.Tokens(t.Tokens))
+		label := fmt.Sprintf("%s · %s", present.Key(t), present.TokensIn(t.Tokens, v.lib.Counter().Name()))
 		if d := t.Declared(); d > 0 {
 			label += fmt.Sprintf(" (%s declared)", present.Thousands(d))
 		}
@@ -43,7 +43,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	}
 	if sum.References > 0 {
 		topics := sum.Counted
-		label := fmt.Sprintf("Context: %d topic%s · %s", topics, present.Plural(topics), present.Tokens(sum.Total))
+		label := fmt.Sprintf("Context: %d topic%s · %s", topics, present.Plural(topics), present.TokensIn(sum.Total, v.lib.Counter().Name()))
 		if sum.Unresolved > 0 {
 			label += fmt.Sprintf(" · %d unresolved", sum.Unresolved)
 		}

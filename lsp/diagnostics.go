@@ -291,6 +291,9 @@ func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set
 	// An agent file may be a library file too: one list holds both.
 	var agent []protocol.Diagnostic
 	if af, ads := d.s.agentDiagnostics(ctx, snap, set, path); af != nil {
+		// The file's own checks and its imports' problems, bounded
+		// together.
+		ads = agentfiles.Cap(path, ads, snap.Library().Config().Limits.FileDiagnostics)
 		agent = agentProtocolDiagnostics(af, ads, d.s.encoding())
 		// The agent file's own check judges its YAML as the agent reads
 		// it, with the cause and a fix; the library's would repeat it, or
@@ -319,7 +322,7 @@ func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set
 // maxFileDiagnostics bounds the diagnostics published for one file: a
 // document of hundreds of thousands of references may have as many
 // problems, a notification of tens of megabytes that no editor lists.
-const maxFileDiagnostics = 1000
+const maxFileDiagnostics = config.DefaultFileDiagnostics
 
 // appendFileDiagnostics appends the diagnostics of file f to out, at most
 // maxFileDiagnostics of them and a note of how many there are when there

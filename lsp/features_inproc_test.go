@@ -114,7 +114,7 @@ func TestInprocNavigation(t *testing.T) {
 				Range    struct{ Start, End struct{ Line, Character int } }
 			}
 			c.mustCall("textDocument/hover", at("python:fastapi_patterns for", 3), &h)
-			for _, want := range []string{"FastAPI Patterns", "framework", "onDemand", "measured", "990 declared", "Dependency Injection", "context/python/fastapi_patterns.md"} {
+			for _, want := range []string{"FastAPI Patterns", "framework", "onDemand", "measured", "990 declared", "Dependency Injection", "context/python/fastapi_patterns.md", "Tokens counted in o200k_base."} {
 				if !strings.Contains(h.Contents.Value, want) {
 					t.Errorf("hover lacks %q:\n%s", want, h.Contents.Value)
 				}
@@ -204,7 +204,7 @@ func TestInprocNavigation(t *testing.T) {
 				Command struct{ Title string } `json:"command"`
 			}
 			c.mustCall("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": u}}, &lenses)
-			if len(lenses) != 1 || !strings.Contains(lenses[0].Command.Title, "1 topic · 990 tok") || !strings.Contains(lenses[0].Command.Title, "1 unresolved") {
+			if len(lenses) != 1 || !strings.Contains(lenses[0].Command.Title, "1 topic · 990 tok (o200k_base)") || !strings.Contains(lenses[0].Command.Title, "1 unresolved") {
 				t.Errorf("code lens: %+v", lenses)
 			}
 			var hints []struct {

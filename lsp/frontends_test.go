@@ -47,9 +47,10 @@ func (e frontendEntry) String() string {
 
 // frontendAnswers is what one front end answers for the workspace.
 type frontendAnswers struct {
-	catalog []frontendEntry
-	search  map[string][]frontendEntry // by query
-	cost    json.RawMessage            // the session cost of claude
+	catalog   []frontendEntry
+	tokenizer string                     // the catalog's
+	search    map[string][]frontendEntry // by query
+	cost      json.RawMessage            // the session cost of claude
 }
 
 // frontendQueries are the searches compared: one that matches topics and
@@ -61,7 +62,7 @@ var frontendQueries = []string{"deploy", "secrets audit", "rest"}
 // workspace: they list the same catalog of topics, skills, commands,
 // subagents and rules, find the same results in the same order, and give
 // the same session cost, in which every skill, command and subagent costs
-// what the catalog says.
+// what the catalog says when both count in one tokenizer.
 func TestFrontendsAgree(t *testing.T) {
 	t.Parallel()
 	bin := stdioBinaryPath(t) // built before the deadline starts
@@ -105,17 +106,17 @@ func TestFrontendsAgree(t *testing.T) {
 		}
 	}
 
-	// The session cost prices each skill, command and subagent body as
-	// the catalog does, when both count in one tokenizer (the catalog in
-	// the workspace's, the session cost by default in the agent's).
-	sameTokenizer := runCtxls(ctx, t, bin, dir, "cost", "--tokenizer", "o200k_base", "--format", "json", dir)
+	// Counted in the catalog's tokenizer (a session's cost counts in the
+	// agent's own by default), the session cost prices each skill, command
+	// and subagent body as the catalog does.
+	same := runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", cli.tokenizer, dir)
 	var cost struct {
 		OnDemand []struct {
 			File   string `json:"file"`
 			Tokens int    `json:"tokens"`
 		} `json:"onDemand"`
 	}
-	if err := json.Unmarshal(sameTokenizer, &cost); err != nil {
+	if err := json.Unmarshal(same, &cost); err != nil {
 		t.Fatal(err)
 	}
 	paths := map[string]string{"deploy-app": ".claude/skills/deploy-app/SKILL.md"}
@@ -138,7 +139,7 @@ func TestFrontendsAgree(t *testing.T) {
 		}
 	}
 	if checked != 3 {
-		t.Errorf("compared %d catalog entries with the session cost, want 3: %s", checked, cli.cost)
+		t.Errorf("compared %d catalog entries with the session cost, want 3: %s", checked, same)
 	}
 }
 
@@ -179,12 +180,16 @@ func runCtxls(ctx context.Context, t *testing.T, bin, dir string, args ...string
 func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnswers {
 	var a frontendAnswers
 	var cat struct {
-		Entries []frontendEntry `json:"entries"`
+		Entries   []frontendEntry `json:"entries"`
+		Tokenizer string          `json:"tokenizer"`
 	}
 	if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, "catalog", "--format", "json", dir), &cat); err != nil {
 		t.Fatal(err)
 	}
-	a.catalog = cat.Entries
+	if cat.Tokenizer == "" {
+		t.Fatal("the catalog names no tokenizer")
+	}
+	a.catalog, a.tokenizer = cat.Entries, cat.Tokenizer
 	a.search = map[string][]frontendEntry{}
 	for _, q := range frontendQueries {
 		var res struct {
@@ -195,7 +200,8 @@ func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		}
 		a.search[q] = res.Items
 	}
-	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", dir)
+	// In the catalog's tokenizer, so that the figures compare.
+	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", "o200k_base", dir)
 	return a
 }
 
@@ -239,7 +245,7 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		call("search", map[string]any{"query": q}, &res)
 		a.search[q] = res.Results
 	}
-	call("session_cost", map[string]any{"agent": "claude"}, &a.cost)
+	call("session_cost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost)
 	return a
 }
 
@@ -266,7 +272,7 @@ func lspAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		}
 		a.search[q] = res.Items
 	}
-	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude"}, &a.cost); err != nil {
+	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost); err != nil {
 		t.Fatal(err)
 	}
 	return a

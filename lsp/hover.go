@@ -30,7 +30,7 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if !ok {
 		return nil, nil
 	}
-	return s.hover(md, v.rng(r.Span)), nil
+	return s.hover(md+"\n\n"+present.CountedIn(v.lib.Counter().Name()), v.rng(r.Span)), nil
 }
 
 // hover is a hover of markdown md over rng, in plain text for clients

@@ -109,6 +109,9 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 			}
 		}
 	}
+	if e.Status == imports.Loaded || e.Status == imports.Again {
+		b.WriteString("\n\n" + present.CountedIn(v.lib.Counter().Name()))
+	}
 	rng := v.rng(e.Span)
 	s.mu.Lock()
 	plain := !s.caps.markdown
@@ -162,6 +165,7 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if n := len(t.Files) - 1; n > 0 {
 		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
 	}
+	label += " (" + v.lib.Counter().Name() + ")"
 	// Imports the agent tries and fails to load; a cycle's file and one
 	// outside the project may well be loaded.
 	notLoaded := 0
@@ -266,6 +270,8 @@ func (m *memoryState) check(ctx context.Context, snap *workspace.Snapshot, set *
 // overlayRead reads the editor's text of the files open in snap, the
 // disk's of others.
 func overlayRead(snap *workspace.Snapshot) memory.Read {
+	// One read serves one check: its folders are resolved once.
+	root := snap.Library().Root().Memo()
 	return func(p string) ([]byte, error) {
 		if text, _, ok := snap.Overlay(p); ok {
 			if len(text) > imports.MaxFileBytes {
@@ -273,7 +279,7 @@ func overlayRead(snap *workspace.Snapshot) memory.Read {
 			}
 			return []byte(text), nil
 		}
-		return imports.ReadFile(snap.Library().Root(), p)
+		return imports.ReadFile(root, p)
 	}
 }
 

@@ -664,7 +664,7 @@ func TestSessionCost(t *testing.T) {
 		{toolCase{"claude", map[string]any{"agent": "claude"}, ""}, []string{"CLAUDE.md", "notes/todo.md", ".claude/rules/style.md", ".claude/skills/deploy-app/SKILL.md"}},
 		{toolCase{"claude small window", map[string]any{"agent": "claude", "contextWindow": 1000}, ""}, []string{"CLAUDE.md"}},
 		{toolCase{"codex", map[string]any{"agent": "codex"}, ""}, nil},
-		{toolCase{"unknown agent", map[string]any{"agent": "vim"}, `agent must be one of claude, codex, gemini, cursor, copilot, not "vim"`}, nil},
+		{toolCase{"unknown agent", map[string]any{"agent": "vim"}, `agent must be one of claude, codex, gemini, cursor, copilot, windsurf, cline, kiro, opencode, all, not "vim"`}, nil},
 		{toolCase{"missing agent", map[string]any{}, "agent"}, nil},
 		{toolCase{"negative window", map[string]any{"agent": "claude", "contextWindow": -1}, "negative"}, nil},
 	}

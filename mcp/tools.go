@@ -99,14 +99,14 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "session_cost",
 		Title:       "What a coding agent's session loads",
-		Description: "The tokens a session of claude, codex, cursor or copilot loads from this project before the first prompt (memory files and their imports, rules, the listing of skills and commands) and what loads on demand, as ctxls cost --format json gives them.",
+		Description: "The tokens a session of an agent (claude, codex, gemini, cursor, copilot, windsurf, cline, kiro, opencode) loads from this project before the first prompt (memory files and their imports, rules, the listing of skills and commands) and what loads on demand, as ctxls cost --format json gives them; agent all gives every agent the project configures side by side, under agents.",
 		Annotations: readOnly,
 	}, s.sessionCost)
 }
 
 // SessionCostInput names the agent.
 type SessionCostInput struct {
-	Agent         string `json:"agent" jsonschema:"the agent whose session is costed: claude, codex, cursor or copilot"`
+	Agent         string `json:"agent" jsonschema:"the agent whose session is costed: claude, codex, gemini, cursor, copilot, windsurf, cline, kiro, opencode, or all for every agent the project configures"`
 	ContextWindow int    `json:"contextWindow,omitempty" jsonschema:"the model's context window in tokens (default 200000)"`
 	Tokenizer     string `json:"tokenizer,omitempty" jsonschema:"count in this encoding rather than the agent's own: claude, claude-3, claude-4.7, claude-5, o200k_base, cl100k_base or estimate"`
 }
@@ -132,6 +132,9 @@ func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, 
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	for _, a := range c.Agents {
+		fmt.Fprintf(&b, "%s: %d tokens always loaded (%s), %d files at start\n", a.Agent, a.TotalAlwaysLoaded, a.Tokenizer, len(a.AlwaysLoaded))
 	}
 	return b.String(), *c, nil
 }

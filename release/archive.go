@@ -4,13 +4,16 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -131,18 +134,33 @@ func zipTime(mtime time.Time) time.Time {
 }
 
 // normalizeZip rewrites the zip at path with every entry's time set to
-// mtime and compressed anew, keeping the entries' order, names, modes and
-// content. vsce stamps the files it generates with the time of the build;
-// after this, two builds of the same commit are the same bytes.
+// mtime and compressed anew, in name order after the two entries a VSIX
+// opens with, keeping names, modes and content. vsce stamps the files it
+// generates with the time of the build and lists them in the order it
+// finds them; after this, two builds of the same commit are the same
+// bytes.
 func normalizeZip(path string, mtime time.Time) error {
 	r, err := zip.OpenReader(path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	files := slices.Clone(r.File)
+	first := func(name string) int {
+		switch name {
+		case "[Content_Types].xml":
+			return 0
+		case "extension.vsixmanifest":
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(files, func(a, b *zip.File) int {
+		return cmp.Or(cmp.Compare(first(a.Name), first(b.Name)), strings.Compare(a.Name, b.Name))
+	})
 	var buf bytes.Buffer
 	zw := newZipWriter(&buf)
-	for _, f := range r.File {
+	for _, f := range files {
 		rc, err := f.Open()
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", path, f.Name, err)

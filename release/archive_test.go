@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -33,17 +34,22 @@ func TestArchivesAreDeterministic(t *testing.T) {
 }
 
 // normalizeZip makes two zips that differ only in their entries' times
-// the same bytes, and keeps names, content and the executable bit.
+// the same bytes, whatever the order of its entries, and keeps names,
+// content and the executable bit.
 func TestNormalizeZip(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	type file struct {
+		name string
+		mode os.FileMode
+	}
+	files := []file{{"extension/server/linux-x64/ctxls", 0o755}, {"extension.vsixmanifest", 0o644}, {"[Content_Types].xml", 0o644}}
 	write := func(name string, stamp time.Time) string {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
-		for _, f := range []struct {
-			name string
-			mode os.FileMode
-		}{{"extension.vsixmanifest", 0o644}, {"extension/server/linux-x64/ctxls", 0o755}} {
+		// vsce lists the files in the order it finds them.
+		slices.Reverse(files)
+		for _, f := range files {
 			h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: stamp}
 			h.SetMode(f.mode)
 			w, err := zw.CreateHeader(h)
@@ -79,10 +85,10 @@ func TestNormalizeZip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if len(r.File) != 2 || r.File[0].Name != "extension.vsixmanifest" || r.File[1].Mode().Perm() != 0o755 || !r.File[1].Modified.Equal(mtime) {
-		t.Errorf("entries after normalizing: %v %v %v", r.File[0].Name, r.File[1].Mode(), r.File[1].Modified)
+	if len(r.File) != 3 || r.File[0].Name != "[Content_Types].xml" || r.File[1].Name != "extension.vsixmanifest" || r.File[2].Mode().Perm() != 0o755 || !r.File[2].Modified.Equal(mtime) {
+		t.Errorf("entries after normalizing: %v %v %v %v", r.File[0].Name, r.File[1].Name, r.File[2].Mode(), r.File[2].Modified)
 	}
-	if got := readZipFile(t, r.File[1]); got != "content of extension/server/linux-x64/ctxls" {
+	if got := readZipFile(t, r.File[2]); got != "content of extension/server/linux-x64/ctxls" {
 		t.Errorf("content %q", got)
 	}
 }

@@ -432,7 +432,7 @@ func (c *chainCLI) printResult(res ops.ChainResponse, preview bool) error {
 	}
 	w := c.stdout
 	if preview {
-		fmt.Fprintf(w, "Preview (executor %s, budget %d files / %d tokens)\n", res.Executor, res.Budget.Files, res.Budget.Tokens)
+		fmt.Fprintf(w, "Preview (executor %s, budget %d files / %d tokens, counted in %s)\n", res.Executor, res.Budget.Files, res.Budget.Tokens, res.Tokenizer)
 	} else {
 		fmt.Fprintf(w, "Execution %s: %s (executor %s)\n", res.SessionID, res.State, res.Executor)
 	}
@@ -476,7 +476,7 @@ func (c *chainCLI) printResult(res ops.ChainResponse, preview bool) error {
 	for _, wn := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn.Message)
 	}
-	fmt.Fprintf(w, "\n%d prompt tokens in total, %d cache hits\n", res.TotalTokens, res.CacheHits)
+	fmt.Fprintf(w, "\n%d prompt tokens (%s) in total, %d cache hits\n", res.TotalTokens, res.Tokenizer, res.CacheHits)
 	if !preview && (res.State == execution.StateFailed || res.State == execution.StateInterrupted) {
 		if s, ok := tooLargeStep(res.ChainResult); ok {
 			// Resuming with the same model would fail the same way.

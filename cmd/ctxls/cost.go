@@ -17,15 +17,15 @@ import (
 
 func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("cost", stderr, true)
-	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", "))
+	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", ")+", or all for every agent the project configures, side by side")
 	window := fs.Int("context-window", session.DefaultContextWindow, "the model's context window in tokens")
 	tokenizer := fs.String("tokenizer", "", "count in this encoding: "+strings.Join(tokens.Names(), ", ")+" (default: the agent's own)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(session.Agents, *agent) {
-		return usageError{msg: fmt.Sprintf("--agent must be one of %s, not %q", strings.Join(session.Agents, ", "), *agent)}
+	if !slices.Contains(session.Agents, *agent) && *agent != session.All {
+		return usageError{msg: fmt.Sprintf("--agent must be one of %s or all, not %q", strings.Join(session.Agents, ", "), *agent)}
 	}
 	if *window < 1 {
 		return usageError{msg: fmt.Sprintf("--context-window must be a positive number of tokens, not %d", *window)}
@@ -62,8 +62,86 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return nil
 	}
+	if c.Agent == session.All {
+		printAll(stdout, c, *window)
+		return nil
+	}
 	printCost(stdout, c, *window)
 	return nil
+}
+
+// printAll prints the files each configured agent loads at start side by
+// side: a row per file, a column per agent, tokens in that agent's
+// tokenizer, and "-" where the agent does not load the file at start.
+func printAll(w io.Writer, c *session.Cost, window int) {
+	if len(c.Agents) == 0 {
+		fmt.Fprintln(w, "no agent is configured here: no CLAUDE.md, AGENTS.md, GEMINI.md, .cursor, Copilot, Windsurf, Cline, Kiro or OpenCode file")
+		return
+	}
+	var files []string
+	cells := map[string]map[string]int{}
+	for _, a := range c.Agents {
+		for _, e := range a.AlwaysLoaded {
+			if cells[e.File] == nil {
+				cells[e.File] = map[string]int{}
+				files = append(files, e.File)
+			}
+			cells[e.File][a.Agent] += e.Tokens
+		}
+	}
+	width := len("loaded at start")
+	for _, f := range files {
+		width = max(width, len(f))
+	}
+	// The first column is padded here, so that it reads left-aligned
+	// among the right-aligned numbers.
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\t", width, "loaded at start")
+	for _, a := range c.Agents {
+		fmt.Fprintf(tw, "%s\t", a.Agent)
+	}
+	fmt.Fprintln(tw)
+	for _, f := range files {
+		fmt.Fprintf(tw, "%-*s\t", width, f)
+		for _, a := range c.Agents {
+			if n, ok := cells[f][a.Agent]; ok {
+				fmt.Fprintf(tw, "%s\t", thousands(n))
+			} else {
+				fmt.Fprint(tw, "-\t")
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintf(tw, "%-*s\t", width, "files")
+	for _, a := range c.Agents {
+		n := map[string]bool{}
+		for _, e := range a.AlwaysLoaded {
+			n[e.File] = true
+		}
+		fmt.Fprintf(tw, "%d\t", len(n))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "%-*s\t", width, "tokens")
+	for _, a := range c.Agents {
+		fmt.Fprintf(tw, "%s\t", thousands(a.TotalAlwaysLoaded))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "%-*s\t", width, "of the window")
+	for _, a := range c.Agents {
+		fmt.Fprintf(tw, "%.1f %%\t", 100*float64(a.TotalAlwaysLoaded)/float64(window))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "%-*s\t", width, "tokenizer")
+	for _, a := range c.Agents {
+		fmt.Fprintf(tw, "%s\t", a.Tokenizer)
+	}
+	fmt.Fprintln(tw)
+	tw.Flush()
+	for _, a := range c.Agents {
+		for _, msg := range a.Warnings {
+			fmt.Fprintf(w, "\nwarning (%s): %s\n", a.Agent, msg)
+		}
+	}
 }
 
 func printCost(w io.Writer, c *session.Cost, window int) {

@@ -64,3 +64,27 @@ func TestCostCountsInTheAgentsTokenizer(t *testing.T) {
 		t.Errorf("an unknown tokenizer exits %d", status)
 	}
 }
+
+// A chain preview names the tokenizer of its figures, in text and JSON.
+func TestChainPreviewNamesTokenizer(t *testing.T) {
+	t.Parallel()
+	dir := chainWorkspace(t)
+	out, stderr, status := runCLIStatus(t, "", "chain", "preview", "plan", "implement", "--format", "json", "--dir", dir)
+	if status != 0 {
+		t.Fatalf("chain preview: exit %d: %s", status, stderr)
+	}
+	var res struct {
+		Tokenizer   string `json:"tokenizer"`
+		TotalTokens int    `json:"totalTokens"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.Tokenizer != "o200k_base" || res.TotalTokens == 0 {
+		t.Errorf("preview JSON: %+v", res)
+	}
+	text, _, _ := runCLIStatus(t, "", "chain", "preview", "plan", "implement", "--dir", dir)
+	if !strings.Contains(text, "counted in o200k_base") || !strings.Contains(text, "prompt tokens (o200k_base) in total") {
+		t.Errorf("preview text names no tokenizer:\n%s", text)
+	}
+}

@@ -14,7 +14,9 @@ import (
 
 // SessionCostRequest names the agent whose session is costed.
 type SessionCostRequest struct {
-	// Agent is claude, codex, cursor or copilot; empty means claude.
+	// Agent is one of the agents ctxls knows (claude, codex, gemini,
+	// cursor, copilot, windsurf, cline, kiro, opencode), or all for every
+	// agent the project configures, side by side; empty means claude.
 	Agent string `json:"agent,omitempty"`
 	// ContextWindow is the model's window in tokens; 0 means the default.
 	ContextWindow int `json:"contextWindow,omitempty"`
@@ -78,8 +80,8 @@ func (req SessionCostRequest) agent() (string, error) {
 	if agent == "" {
 		agent = session.Claude
 	}
-	if !slices.Contains(session.Agents, agent) {
-		return "", invalidf("agent must be one of %s, not %q", strings.Join(session.Agents, ", "), req.Agent)
+	if !slices.Contains(session.Agents, agent) && agent != session.All {
+		return "", invalidf("agent must be one of %s, not %q", strings.Join(append(slices.Clone(session.Agents), session.All), ", "), req.Agent)
 	}
 	if req.ContextWindow < 0 {
 		return "", invalidf("contextWindow must not be negative")

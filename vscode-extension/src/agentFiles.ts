@@ -33,12 +33,12 @@ export const DOCUMENT_SELECTOR: readonly Filter[] = [
 ];
 
 /** The files whose changes on disk the server is told of. */
-export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,mcp.json,settings.json,settings.local.json,hooks.json,config.toml}';
+export const WATCH_GLOB = '**/{*.md,*.mdc,.ctxls.yaml,.mcp.json,.lsp.json,plugin.json,marketplace.json,mcp.json,settings.json,settings.local.json,hooks.json,config.toml,.cursorrules,.windsurfrules,.clinerules,opencode.json}';
 
 /** Whether a saved file may change what a session loads. */
 export function affectsSession(fileName: string): boolean {
   const f = fileName.replace(/\\/g, '/');
-  return /\.(md|mdc)$/.test(f) || /(^|\/)(\.ctxls\.yaml|\.mcp\.json|\.lsp\.json|plugin\.json|marketplace\.json|settings(\.local)?\.json)$/.test(f);
+  return /\.(md|mdc)$/.test(f) || /(^|\/)(\.ctxls\.yaml|\.mcp\.json|\.lsp\.json|plugin\.json|marketplace\.json|settings(\.local)?\.json|\.cursorrules|\.windsurfrules|\.clinerules|opencode\.json)$/.test(f);
 }
 
 /** Status bar text of a session cost, or undefined when nothing loads. */
@@ -100,7 +100,7 @@ function byTokens(entries: readonly SessionEntry[]): SessionEntry[] {
 }
 
 /** The agents whose sessions ctxls/sessionCost computes. */
-export const SESSION_AGENTS = ['claude', 'codex', 'cursor', 'copilot'] as const;
+export const SESSION_AGENTS = ['claude', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf', 'cline', 'kiro', 'opencode'] as const;
 export type SessionAgent = (typeof SESSION_AGENTS)[number];
 
 /** The `ctxls.sessionAgent` setting's value, or claude when unset or unknown. */

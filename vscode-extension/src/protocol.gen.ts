@@ -233,7 +233,7 @@ export interface DocumentCostResult {
 
 /** SessionCostRequest names the agent whose session is costed. */
 export interface SessionCostParams {
-  /** Agent is claude, codex, cursor or copilot; empty means claude. */
+  /** Agent is one of the agents ctxls knows (claude, codex, gemini, cursor, copilot, windsurf, cline, kiro, opencode), or all for every agent the project configures, side by side; empty means claude. */
   agent?: string;
   /** ContextWindow is the model's window in tokens; 0 means the default. */
   contextWindow?: number;
@@ -258,6 +258,8 @@ export interface SessionCost {
   notCounted: string[];
   /** Warnings say where the agent drops or cuts what the files hold. */
   warnings?: string[];
+  /** Agents holds, for agent "all", the cost of each agent the project configures, side by side; the lists above are then empty. */
+  agents?: AgentCost[];
 }
 
 /** ChainRequest asks for a chain of commands to be previewed, run or resumed. */
@@ -328,6 +330,8 @@ export interface ChainResult {
   executor: string;
   steps: ChainStep[];
   totalTokens: number;
+  /** Tokenizer names the encoding every token figure is counted in. */
+  tokenizer: string;
   cacheHits: number;
   budget: ContextBudget;
   /** Model is the budget of the model the prompts were fitted to. */
@@ -510,6 +514,17 @@ export interface SessionEntry {
   tokens: number;
   /** Reason says why and when it loads. */
   reason: string;
+}
+
+/** AgentCost is one agent's column of a cost of all agents: a Cost without the columns of others. Its fields are Cost's. */
+export interface AgentCost {
+  agent: string;
+  alwaysLoaded: SessionEntry[];
+  onDemand: SessionEntry[];
+  totalAlwaysLoaded: number;
+  warnings?: string[];
+  tokenizer: string;
+  tokenizerNote?: string;
 }
 
 /** ContextItem is one topic, or some sections of a topic, that a step loads or that the budget left out. */

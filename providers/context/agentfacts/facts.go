@@ -95,9 +95,8 @@ type Agent struct {
 	Name string
 	// Title is how the agent calls itself.
 	Title string
-	// Tokenizer is the ctxls encoding that counts the agent's tokens, or
-	// "" when ctxls has none of the agent's own and uses the configured
-	// one.
+	// Tokenizer is the ctxls encoding that counts the agent's tokens:
+	// "estimate" for an agent that runs whatever model its user picks.
 	Tokenizer string
 	// Facts are the agent's facts, newest last when several hold at
 	// different versions.
@@ -132,7 +131,7 @@ const verified = "2026-12-02"
 // agents is the table. Keep each agent's facts in the order a session
 // meets them.
 var agents = []Agent{
-	{Name: "claude", Title: "Claude Code", Facts: []Fact{
+	{Name: "claude", Title: "Claude Code", Tokenizer: "claude", Facts: []Fact{
 		{ID: "memory", Files: "CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md", Patterns: []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
 			Precedence: "every one found loads; CLAUDE.local.md after CLAUDE.md", Nesting: "a CLAUDE.md of a subfolder loads when Claude reads files there",
 			Load: AtStart, Cap: &Cap{Limit: 40000, Unit: Characters, Scope: "per file, a warning", Key: "memoryChars"},
@@ -154,14 +153,14 @@ var agents = []Agent{
 			Load:       AtStart, Cap: &Cap{Limit: 32 << 10, Unit: Bytes, Scope: "the whole chain", Setting: "project_doc_max_bytes", Key: "agentsMdBytes"},
 			Source: docCodexAgentsMd, Verified: verified},
 	}},
-	{Name: "gemini", Title: "Gemini CLI", Facts: []Fact{
+	{Name: "gemini", Title: "Gemini CLI", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "gemini-md", Files: "GEMINI.md, or the names of context.fileName in .gemini/settings.json", Patterns: []string{"GEMINI.md"},
 			Precedence: "every file found is concatenated, global first", Nesting: "the working folder and its parents up to the project root at start; a subfolder's when a tool reads there",
 			Load: AtStart, Import: "@./file.md, @../file.md, @/absolute; relative to the importing file; cycles skipped; not in code", ImportDepth: 5,
 			Cap: &Cap{Limit: 5, Unit: Hops, Scope: "from the context file", Key: "geminiImportDepth"}, Source: docGeminiMd, Verified: verified},
 		{ID: "imports", Files: "files imported by context files", Load: AtStart, Import: "@path", ImportDepth: 5, Source: docGeminiImports, Verified: verified},
 	}},
-	{Name: "cursor", Title: "Cursor", Facts: []Fact{
+	{Name: "cursor", Title: "Cursor", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "rules", Files: ".cursor/rules/**/*.mdc", Patterns: []string{".cursor/rules/**/*.mdc"}, Precedence: "every rule of its type",
 			Nesting: "a .cursor/rules folder of a subfolder applies to that folder", Load: ByPath, Source: docCursorRules, Verified: verified},
 		{ID: "rules-md", Files: "plain .md files in .cursor/rules", Patterns: []string{".cursor/rules/**/*.md"}, Precedence: "the rules page documents .mdc files with frontmatter; sources disagree on whether a plain .md loads",
@@ -169,7 +168,7 @@ var agents = []Agent{
 		{ID: "cursorrules", Files: ".cursorrules (legacy)", Patterns: []string{".cursorrules"}, Load: AtStart, Source: docCursorRules, Verified: verified},
 		{ID: "agents-md", Files: "AGENTS.md", Patterns: []string{"AGENTS.md"}, Nesting: "an AGENTS.md of a subfolder applies to that folder", Load: AtStart, Source: docCursorRules, Verified: verified},
 	}},
-	{Name: "copilot", Title: "GitHub Copilot", Tokenizer: "o200k_base", Facts: []Fact{
+	{Name: "copilot", Title: "GitHub Copilot", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "instructions", Files: ".github/copilot-instructions.md", Patterns: []string{".github/copilot-instructions.md"}, Load: AtStart, Source: docCopilotRepo, Verified: verified},
 		{ID: "path-instructions", Files: ".github/instructions/**/*.instructions.md", Patterns: []string{".github/instructions/**/*.instructions.md"},
 			Precedence: "applyTo globs, tried under any folder", Load: ByPath, Source: docVSCodeInstr, Verified: verified},
@@ -181,7 +180,7 @@ var agents = []Agent{
 			Load: OnDemand, Source: docVSCodeAgents, Verified: verified},
 		{ID: "agents-md", Files: "AGENTS.md, for the coding agent", Patterns: []string{"AGENTS.md"}, Nesting: "the nearest AGENTS.md up the tree", Load: AtStart, Source: docCopilotCheat, Verified: verified},
 	}},
-	{Name: "windsurf", Title: "Windsurf", Facts: []Fact{
+	{Name: "windsurf", Title: "Windsurf", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "rules", Files: ".windsurf/rules/*.md", Patterns: []string{".windsurf/rules/*.md"}, Precedence: "trigger: always_on, model_decision (by description), glob (by globs), manual (@-mention)",
 			Nesting: ".windsurf/rules of subfolders, and of parents up to the Git root", Load: ByPath,
 			Cap: &Cap{Limit: 6000, Unit: Characters, Scope: "per rule file; the rest is cut", Key: "windsurfRuleChars"}, Source: docWindsurfRules, Verified: verified},
@@ -190,19 +189,19 @@ var agents = []Agent{
 		{ID: "total", Files: "global and workspace rules together", Load: AtStart, Cap: &Cap{Limit: 12000, Unit: Characters, Scope: "all rules, global first", Key: "windsurfTotalChars"}, Source: docWindsurfRules, Verified: verified},
 		{ID: "agents-md", Files: "AGENTS.md", Patterns: []string{"AGENTS.md"}, Nesting: "at the root always on, in a subfolder for the files there", Load: AtStart, Source: docWindsurfRules, Verified: verified},
 	}},
-	{Name: "cline", Title: "Cline", Facts: []Fact{
+	{Name: "cline", Title: "Cline", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "clinerules", Files: ".clinerules/*.md, or a .clinerules file", Patterns: []string{".clinerules/**/*.md", ".clinerules"},
 			Precedence: "the folder's files combined in name order, else the single file; .cursor/rules and .windsurf/rules only when there is no .clinerules",
 			Nesting:    "paths (a list of globs) attaches a rule to the files in context that match", Load: AtStart, Source: docClineRules, Verified: verified},
 		{ID: "conditional", Files: "rules with paths frontmatter", Load: ByPath, Source: docClineCondition, Verified: verified},
 		{ID: "agents-md", Files: "AGENTS.md", Patterns: []string{"AGENTS.md"}, Nesting: "searched in subfolders too", Load: AtStart, Source: docClineRules, Verified: verified},
 	}},
-	{Name: "kiro", Title: "Kiro", Facts: []Fact{
+	{Name: "kiro", Title: "Kiro", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "steering", Files: ".kiro/steering/*.md", Patterns: []string{".kiro/steering/*.md"},
 			Precedence: "inclusion: always (the default), fileMatch (with fileMatchPattern), manual (#name in chat), auto (by description)",
 			Load:       AtStart, Source: docKiroSteering, Verified: verified},
 	}},
-	{Name: "opencode", Title: "OpenCode", Facts: []Fact{
+	{Name: "opencode", Title: "OpenCode", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "agents-md", Files: "AGENTS.md, else CLAUDE.md", Patterns: []string{"AGENTS.md", "CLAUDE.md"},
 			Precedence: "in each folder AGENTS.md, else CLAUDE.md", Nesting: "every one from the working folder up to the project root at start; a subfolder's when the agent reads there",
 			Load: AtStart, Source: docOpenCode, Verified: verified},

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
 // TestReadmeAgrees fails when README.md's per-agent table is not the one
@@ -96,5 +98,19 @@ func TestAtVersion(t *testing.T) {
 	}
 	if CapOf("codex", "agents-md") != 32<<10 {
 		t.Error("Codex's cap is not 32 KiB")
+	}
+}
+
+// TestTokenizers checks that every tokenizer the facts name is one ctxls
+// has.
+func TestTokenizers(t *testing.T) {
+	t.Parallel()
+	for _, a := range All() {
+		if a.Tokenizer == "" {
+			continue
+		}
+		if _, err := tokens.New(a.Tokenizer); err != nil {
+			t.Errorf("%s: %v", a.Name, err)
+		}
 	}
 }

@@ -63,7 +63,7 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 			defer wg.Done()
 			for i := range idx {
 				if s.Files[i].aliasOf == nil { // else reported on the original
-					out[i] = s.check(s.Files[i])
+					out[i] = s.check(ctx, s.Files[i])
 				}
 			}
 		}()
@@ -117,7 +117,7 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 		s.read(ctx, g, content)
 		f = g
 	}
-	return f, s.check(f)
+	return f, s.check(ctx, f)
 }
 
 // counter returns the workspace's tokenizer, made on first use: only
@@ -149,7 +149,7 @@ type checker struct {
 
 type lookResult struct{ exists, escapes bool }
 
-func (s *Set) check(f *File) (out []Diagnostic) {
+func (s *Set) check(ctx context.Context, f *File) (out []Diagnostic) {
 	c := &checker{s: s, f: f}
 	// A check that fails on some input must cost that file its
 	// diagnostics, not the server its life.
@@ -165,7 +165,7 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 	}
 	switch f.Kind {
 	case KindSkill:
-		c.skill()
+		c.skill(ctx)
 	case KindCommand:
 		c.command()
 	case KindSubagent:
@@ -184,6 +184,18 @@ func (s *Set) check(f *File) (out []Diagnostic) {
 		c.cursorRule()
 	case KindCopilotInstructions, KindCopilotPrompt:
 		c.copilot()
+	case KindCursorRuleMd:
+		c.cursorRuleMd()
+	case KindCopilotAgent, KindCopilotChatMode:
+		c.copilotAgent()
+	case KindWindsurfRule, KindWindsurfLegacy:
+		c.windsurfRule()
+	case KindClineRule:
+		c.clineRule()
+	case KindKiroSteering:
+		c.kiroSteering()
+	case KindOpenCodeConfig:
+		c.openCodeConfig()
 	}
 	if len(f.quoted) > 0 {
 		for i := range c.out {
@@ -275,4 +287,29 @@ func (c *checker) nodeSpan(n document.Node) document.Span {
 		return s
 	}
 	return c.lineSpan(0)
+}
+
+// Cap returns ds, the diagnostics of the file at path, when they are at
+// most limit, not counting one that stands for those left out already;
+// otherwise the most severe limit of them, in order of position within a
+// severity, and one that says how many of them and of those left out
+// before are not reported. It does not change ds.
+func Cap(path string, ds []Diagnostic, limit int) []Diagnostic {
+	leftOut, n := 0, 0
+	for _, d := range ds {
+		if d.Code == rules.DiagnosticsLeftOut {
+			leftOut += d.LeftOut
+		} else {
+			n++
+		}
+	}
+	if limit <= 0 || n <= limit {
+		return ds
+	}
+	kept := slices.DeleteFunc(slices.Clone(ds), func(d Diagnostic) bool { return d.Code == rules.DiagnosticsLeftOut })
+	// Severities count up from the most severe, as in LSP.
+	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return int(a.Severity) - int(b.Severity) })
+	kept = kept[:limit]
+	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	return append(kept, LeftOut(path, leftOut+n-limit, limit))
 }

@@ -48,6 +48,14 @@ func fieldsOf(k Kind) []Field {
 		schema = copilotInstructionFields
 	case KindCopilotPrompt:
 		schema = copilotPromptFields
+	case KindCopilotAgent, KindCopilotChatMode:
+		schema = copilotAgentFields
+	case KindWindsurfRule:
+		schema = windsurfFields
+	case KindClineRule:
+		schema = clineFields
+	case KindKiroSteering:
+		schema = kiroFields
 	case KindOutputStyle:
 		schema = outputStyleFields
 	}

@@ -37,6 +37,10 @@ func TestCompleteFrontmatter(t *testing.T) {
 		{"no frontmatter", KindSkill, "# Title\nna|\n", false, nil, ""},
 		{"nested mapping", KindSkill, "---\nmetadata:\n  ver|\n---\n", false, nil, ""},
 		{"memory has no fields", KindMemory, "---\n|\n---\n", false, nil, ""},
+		{"kiro inclusion", KindKiroSteering, "---\ninclusion: f|\n---\n", true, kiroInclusions, "f"},
+		{"windsurf trigger", KindWindsurfRule, "---\ntrigger: |\n---\n", true, windsurfTriggers, ""},
+		{"copilot agent target", KindCopilotAgent, "---\ndescription: x\ntarget: |\n---\n", true, copilotTargets, ""},
+		{"cline key", KindClineRule, "---\npa|\n---\n", true, []string{"paths"}, "pa"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +86,7 @@ func TestCompleteFrontmatter(t *testing.T) {
 // whole key.
 func TestFieldsDocumented(t *testing.T) {
 	t.Parallel()
-	for k := KindSkill; k <= KindCopilotPrompt; k++ {
+	for k := KindSkill; k <= KindOpenCodeConfig; k++ {
 		for _, f := range fieldsOf(k) {
 			if f.Doc == "" || f.Type == "" {
 				t.Errorf("%v field %s: doc %q, type %q", k, f.Name, f.Doc, f.Type)

@@ -341,7 +341,7 @@ func (f *File) lenient() {
 	}
 	claude := false
 	switch f.Kind {
-	case KindCursorRule, KindCopilotInstructions:
+	case KindCursorRule, KindCopilotInstructions, KindWindsurfRule:
 	case KindCommand, KindSkill, KindSubagent:
 		claude = true
 	default:
@@ -489,7 +489,11 @@ func (s *Set) caseTwin(dir, name string) string {
 
 // maybeAgentFile filters file names before classifying their paths.
 func maybeAgentFile(name string) bool {
-	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json") || name == "config.toml"
+	switch name {
+	case ".cursorrules", ".windsurfrules", ".clinerules", "config.toml":
+		return true
+	}
+	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdc") || strings.HasSuffix(name, ".json")
 }
 
 // MaybeFile reports whether a file of that name or path can be an agent
@@ -512,7 +516,7 @@ func MaybeFile(name string) bool {
 // keep skills, rules, commands and instructions. A watcher that skips
 // hidden folders, as the library's does, watches these besides.
 func HiddenDirs() []string {
-	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".vscode", ".gemini", ".codex"}
+	return []string{".claude", ".cursor", ".github", ".agents", ".claude-plugin", ".vscode", ".gemini", ".codex", ".windsurf", ".clinerules", ".kiro"}
 }
 
 // AgentDir reports whether a folder of this name holds an agent's files

@@ -20,6 +20,7 @@ const (
 	tList                          // a list of strings
 	tInt                           // an integer
 	tContext                       // a skill's context: checked on its own
+	tAny                           // any value: its shape is not checked
 )
 
 func (t fieldType) String() string {
@@ -36,6 +37,8 @@ func (t fieldType) String() string {
 		return "an integer"
 	case tContext:
 		return "fork, or in a Forge library a mapping of topic lists"
+	case tAny:
+		return "a value"
 	}
 	return "a string"
 }
@@ -55,7 +58,7 @@ func isString(n document.Node) bool {
 
 func (t fieldType) accepts(n document.Node) bool {
 	switch t {
-	case tContext:
+	case tContext, tAny:
 		return true
 	case tBool:
 		return n.Kind() == document.ScalarNode && n.Tag() == "!!bool"
@@ -151,10 +154,16 @@ func (c *checker) valueSpan(k, v document.Node) document.Span {
 // agent names the agent whose documentation defines the kind.
 func (k Kind) agent() string {
 	switch k {
-	case KindCursorRule:
+	case KindCursorRule, KindCursorRuleMd:
 		return "Cursor"
-	case KindCopilotInstructions, KindCopilotPrompt:
+	case KindCopilotInstructions, KindCopilotPrompt, KindCopilotAgent, KindCopilotChatMode:
 		return "GitHub Copilot"
+	case KindWindsurfRule:
+		return "Windsurf"
+	case KindClineRule:
+		return "Cline"
+	case KindKiroSteering:
+		return "Kiro"
 	case KindSkill:
 		return "the Agent Skills specification or Claude Code"
 	}

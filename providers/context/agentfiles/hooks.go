@@ -151,6 +151,10 @@ type hookPlace struct {
 	// plugin is the folder of the plugin the hooks belong to, relative to
 	// the workspace, or "" for a project's own hooks.
 	plugin string
+	// project is the folder of the project the hooks run in (the one
+	// holding .claude), relative to the workspace, or "" when it is not
+	// known: a plugin's hooks run in whichever project installs it.
+	project string
 	// what names the configuration in messages.
 	what string
 }
@@ -362,17 +366,37 @@ var (
 	scriptRunner = map[string]bool{"bash": true, "sh": true, "zsh": true, "python": true, "python3": true, "node": true, "bun": true, "ruby": true, "perl": true, "pwsh": true, "tsx": true, "deno": true}
 )
 
+// shellAssign matches a shell assignment (NAME=…, export NAME=…) or a
+// read into a variable (read -r NAME).
+var shellAssign = regexp.MustCompile(`(?:^|[\s;&|(])(?:(?:export|local)\s+)?([A-Za-z_][A-Za-z0-9_]*)=|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)`)
+
+// setsVar reports whether the shell text s assigns the variable name.
+func setsVar(s, name string) bool {
+	for _, m := range shellAssign.FindAllStringSubmatch(s, -1) {
+		if m[1] == name || m[2] == name {
+			return true
+		}
+	}
+	return false
+}
+
 // hookCommand checks a command hook's command: the variables it reads and
 // the script it runs.
 func (c *checker) hookCommand(cmd *jnode, at hookPlace, exec bool) {
 	s := cmd.str
+	var names []string
 	for _, m := range unsetToolVar.FindAllStringSubmatchIndex(s, -1) {
 		name := s[m[2]:m[3]]
-		if regexp.MustCompile(`(?:^|[\s;&|(])(?:export\s+|local\s+|read\s+(?:-\w+\s+)*)?` + name + `\b=?`).MatchString(s[:m[0]]) {
+		if slices.Contains(names, "$"+name) {
+			continue
+		}
+		if setsVar(s[:m[0]], name) {
 			continue // the command sets it first
 		}
-		c.add(cmd.span, rules.HookEnvUnset, "the command reads $%s, which Claude Code does not set: the hook's input arrives as JSON on standard input (read it with jq, such as jq -r '.tool_input.file_path')", name)
-		break
+		names = append(names, "$"+name)
+	}
+	if len(names) > 0 {
+		c.add(cmd.span, rules.HookEnvUnset, "the command reads %s, which Claude Code does not set: the hook's input arrives as JSON on standard input (read it with jq, such as jq -r '.tool_input.file_path')", strings.Join(names, " and "))
 	}
 	c.scriptPath(cmd, s, at, exec)
 }
@@ -426,7 +450,10 @@ func (c *checker) hookPath(w string, at hookPlace) (string, bool) {
 	p := w
 	for _, v := range []string{"${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"} {
 		if rest, ok := strings.CutPrefix(p, v); ok {
-			p = "." + rest
+			if at.project == "" {
+				return "", false
+			}
+			p = at.project + rest
 			break
 		}
 	}
@@ -439,8 +466,12 @@ func (c *checker) hookPath(w string, at hookPlace) (string, bool) {
 			break
 		}
 	}
-	if p == w && (at.plugin != "" || !(strings.HasPrefix(p, "./") || strings.HasPrefix(p, ".claude/"))) {
-		return "", false
+	if p == w {
+		// A relative path runs from the project's folder.
+		if at.project == "" || !(strings.HasPrefix(p, "./") || strings.HasPrefix(p, ".claude/")) {
+			return "", false
+		}
+		p = path.Join(at.project, p)
 	}
 	if strings.ContainsAny(p, "$`*?[{~\\") || strings.HasPrefix(p, "/") {
 		return "", false
@@ -547,7 +578,13 @@ func (c *checker) frontmatterHooks(root document.Node) {
 	if v.Kind() != document.MappingNode {
 		return // a wrong type is the field check's to report
 	}
-	c.hookConfig(c.yamlJSON(v, 0), hookPlace{plugin: c.s.pluginRoot(c.f.Rel), what: c.f.Kind.String()})
+	at := hookPlace{plugin: c.s.pluginRoot(c.f.Rel), what: c.f.Kind.String()}
+	if segs := strings.Split(c.f.Rel, "/"); at.plugin == "" {
+		if i := slices.Index(segs, ".claude"); i >= 0 {
+			at.project = path.Join(append([]string{"."}, segs[:i]...)...)
+		}
+	}
+	c.hookConfig(c.yamlJSON(v, 0), at)
 }
 
 // hooksFile checks a plugin's hooks/hooks.json: an object with a hooks

@@ -56,6 +56,26 @@ const (
 	// KindOutputStyle is a Claude Code output style,
 	// .claude/output-styles/*.md or a plugin's output-styles/*.md.
 	KindOutputStyle
+	// KindCursorRuleMd is a plain .md file in a .cursor/rules folder.
+	KindCursorRuleMd
+	// KindCursorLegacy is the legacy .cursorrules file at the root.
+	KindCursorLegacy
+	// KindCopilotAgent is a Copilot custom agent, .github/agents/*.agent.md.
+	KindCopilotAgent
+	// KindCopilotChatMode is a .github/chatmodes/*.chatmode.md file, the
+	// older form of custom agents.
+	KindCopilotChatMode
+	// KindWindsurfRule is a Windsurf rule, .windsurf/rules/*.md.
+	KindWindsurfRule
+	// KindWindsurfLegacy is the legacy .windsurfrules file at the root.
+	KindWindsurfLegacy
+	// KindClineRule is a Cline rule: a .clinerules file, or a .md file of
+	// a .clinerules folder.
+	KindClineRule
+	// KindKiroSteering is a Kiro steering file, .kiro/steering/*.md.
+	KindKiroSteering
+	// KindOpenCodeConfig is OpenCode's opencode.json at the root.
+	KindOpenCodeConfig
 )
 
 var kindNames = [...]string{
@@ -76,6 +96,15 @@ var kindNames = [...]string{
 	KindSettings:            "settings",
 	KindHooks:               "hooks",
 	KindOutputStyle:         "output-style",
+	KindCursorRuleMd:        "cursor-rule-md",
+	KindCursorLegacy:        "cursorrules",
+	KindCopilotAgent:        "copilot-agent",
+	KindCopilotChatMode:     "copilot-chat-mode",
+	KindWindsurfRule:        "windsurf-rule",
+	KindWindsurfLegacy:      "windsurfrules",
+	KindClineRule:           "cline-rule",
+	KindKiroSteering:        "kiro-steering",
+	KindOpenCodeConfig:      "opencode-config",
 }
 
 // String returns the kind's name: "skill", "command", "cursor-rule", ….
@@ -89,7 +118,7 @@ func (k Kind) String() string {
 // isJSON reports whether files of the kind are JSON (or, for Codex's
 // MCP configuration, TOML) rather than markdown.
 func (k Kind) isJSON() bool {
-	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP || k == KindSettings || k == KindHooks
+	return k == KindPlugin || k == KindMarketplace || k == KindMCP || k == KindLSP || k == KindSettings || k == KindHooks || k == KindOpenCodeConfig
 }
 
 // Classify returns the kind of the file at rel, a slash-separated path
@@ -139,6 +168,40 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 		if path.Base(dir) == "hooks" && isPluginDir(path.Dir(dir), segs[:len(segs)-2], pluginRoot) {
 			return KindHooks
 		}
+	case ".cursorrules":
+		if dir == "." {
+			return KindCursorLegacy
+		}
+	case ".windsurfrules":
+		if dir == "." {
+			return KindWindsurfLegacy
+		}
+	case ".clinerules":
+		if dir == "." {
+			return KindClineRule
+		}
+	case "opencode.json":
+		if dir == "." {
+			return KindOpenCodeConfig
+		}
+	}
+	if strings.EqualFold(base, "README.md") && (indexPair(segs, ".cursor", "rules") >= 0 || indexPair(segs, ".github", "agents") == 0) {
+		return KindUnknown // documents its folder: no rule, no agent
+	}
+	if n := len(segs); n == 2 && segs[0] == ".clinerules" && strings.HasSuffix(base, ".md") {
+		return KindClineRule
+	}
+	if i := indexPair(segs, ".windsurf", "rules"); i >= 0 && i+3 == len(segs) && strings.HasSuffix(base, ".md") {
+		return KindWindsurfRule
+	}
+	if i := indexPair(segs, ".kiro", "steering"); i >= 0 && i+3 == len(segs) && strings.HasSuffix(base, ".md") {
+		return KindKiroSteering
+	}
+	if i := indexPair(segs, ".github", "agents"); i == 0 && len(segs) == 3 && strings.HasSuffix(base, ".md") {
+		return KindCopilotAgent
+	}
+	if i := indexPair(segs, ".github", "chatmodes"); i == 0 && len(segs) == 3 && strings.HasSuffix(base, ".chatmode.md") {
+		return KindCopilotChatMode
 	}
 	switch {
 	case strings.HasSuffix(base, ".mdc"):
@@ -161,6 +224,9 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 			if isPluginDir(path.Dir(dir), segs[:len(segs)-2], pluginRoot) {
 				return KindOutputStyle
 			}
+		}
+		if indexPair(segs, ".cursor", "rules") >= 0 {
+			return KindCursorRuleMd
 		}
 		if indexPair(segs, ".claude", "rules") >= 0 {
 			return KindRule

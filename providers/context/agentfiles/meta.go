@@ -23,6 +23,10 @@ type Meta struct {
 	Globs []string
 	// AlwaysApply is a Cursor rule's alwaysApply.
 	AlwaysApply bool
+	// Trigger is a Windsurf rule's trigger.
+	Trigger string
+	// Inclusion is a Kiro steering file's inclusion.
+	Inclusion string
 }
 
 func metaOf(doc *document.Doc) Meta {
@@ -41,7 +45,9 @@ func metaOf(doc *document.Doc) Meta {
 	m.Name = str("name")
 	m.Description = str("description")
 	m.WhenToUse = str("when_to_use")
-	for _, key := range []string{"globs", "paths", "applyTo"} {
+	m.Trigger = str("trigger")
+	m.Inclusion = str("inclusion")
+	for _, key := range []string{"globs", "paths", "applyTo", "fileMatchPattern"} {
 		if _, v := root.Field(key); v.Exists() {
 			m.Globs = append(m.Globs, globList(v)...)
 		}

@@ -210,14 +210,18 @@ func (c *checker) settings(root *jnode) {
 			for j, ek := range v.keys {
 				ev := v.vals[j]
 				if ev.kind != '"' {
-					c.add(ev.span, rules.SettingsValueInvalid, "env values must be strings: write \"%s\" in quotes", spanText(c.f.Text, ev.span))
+					lit := spanText(c.f.Text, ev.span)
+					d := c.add(ev.span, rules.SettingsValueInvalid, "env values must be strings: write \"%s\" in quotes", lit)
+					if d != nil && (ev.kind == '0' || ev.kind == 't' || ev.kind == 'f') {
+						d.Fix = &Fix{Title: "Quote the value", Edits: []Edit{{Span: ev.span, NewText: `"` + lit + `"`}}}
+					}
 				}
 				if !envName.MatchString(ek.str) {
 					c.add(ek.span, rules.SettingsValueInvalid, "%q is not an environment variable name", ek.str)
 				}
 			}
 		case "hooks":
-			c.hookConfig(v, hookPlace{what: "settings"})
+			c.hookConfig(v, hookPlace{what: "settings", project: path.Dir(path.Dir(c.f.Rel))})
 		case "statusLine", "subagentStatusLine", "fileSuggestion":
 			c.commandSetting(k.str, v)
 		case "outputStyle":
@@ -285,8 +289,18 @@ func (c *checker) permissions(p *jnode) {
 					c.add(it.span, rules.SettingsPermissionInvalid, "a permission rule must be a string such as \"Bash(npm test)\", not %s", kindName(it.kind))
 					continue
 				}
-				if why := permissionProblem(it.str); why != "" {
-					c.add(it.span, rules.SettingsPermissionInvalid, "permission rule %q %s", it.str, why)
+				if why, fixed := permissionProblem(it.str); why != "" {
+					d := c.add(it.span, rules.SettingsPermissionInvalid, "permission rule %q %s", it.str, why)
+					// The tool's name is the rule's start; rewrite it alone,
+					// when the file writes it without escapes.
+					n := len(it.str)
+					if i := strings.IndexByte(it.str, '('); i > 0 {
+						n = i
+					}
+					tool := document.Span{Start: it.span.Start + 1, End: it.span.Start + 1 + n}
+					if d != nil && fixed != "" && tool.End <= it.span.End && strings.EqualFold(spanText(c.f.Text, tool), fixed[:tool.Len()]) {
+						d.Fix = &Fix{Title: "Write " + fixed, Edits: []Edit{{Span: tool, NewText: fixed[:tool.Len()]}}}
+					}
 				}
 			}
 		case "defaultMode":
@@ -312,31 +326,29 @@ func (c *checker) permissions(p *jnode) {
 }
 
 // permissionProblem says why a permission rule is not Tool or
-// Tool(specifier) as Claude Code reads them, or "".
-func permissionProblem(r string) string {
+// Tool(specifier) as Claude Code reads them, or "", and the rule as it
+// is meant when that is certain.
+func permissionProblem(r string) (why, fixed string) {
 	if strings.HasPrefix(r, "mcp__") {
-		return ""
-	}
-	if strings.TrimSpace(r) != r {
-		return "has spaces around it; write it without them"
+		return "", ""
 	}
 	m := permissionRule.FindStringSubmatch(r)
 	if m == nil {
 		if i := strings.IndexByte(r, '('); i > 0 && !strings.HasSuffix(r, ")") {
-			return "opens a parenthesis it does not close at its end; write Tool(specifier)"
+			return "opens a parenthesis it does not close at its end; write Tool(specifier)", ""
 		}
-		return "is not Tool or Tool(specifier)"
+		return "is not Tool or Tool(specifier)", ""
 	}
 	tool := m[1]
 	if strings.Contains(r, "(") && strings.TrimSpace(m[2]) == "" {
-		return fmt.Sprintf("has an empty specifier; write %s alone to match every use", tool)
+		return fmt.Sprintf("has an empty specifier; write %s alone to match every use", tool), ""
 	}
 	if !slices.Contains(permissionTools, tool) {
 		if j := slices.IndexFunc(permissionTools, func(t string) bool { return strings.EqualFold(t, tool) }); j >= 0 {
-			return fmt.Sprintf("names %s, but tool names are case-sensitive: write %s", tool, permissionTools[j])
+			return fmt.Sprintf("names %s, but tool names are case-sensitive: write %s", tool, permissionTools[j]), permissionTools[j] + r[len(tool):]
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // commandSetting checks statusLine, subagentStatusLine or fileSuggestion:
@@ -357,7 +369,7 @@ func (c *checker) commandSetting(key string, v *jnode) {
 	case cmd.kind != '"':
 		c.add(cmd.span, rules.SettingsValueInvalid, "%s command must be a string, not %s", key, kindName(cmd.kind))
 	default:
-		c.scriptPath(cmd, cmd.str, hookPlace{what: key}, false)
+		c.scriptPath(cmd, cmd.str, hookPlace{what: key, project: path.Dir(path.Dir(c.f.Rel))}, false)
 	}
 }
 

@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -49,7 +50,7 @@ var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // The Agent Skills specification, named in messages of its rules.
 const specName = "the Agent Skills specification"
 
-func (c *checker) skill() {
+func (c *checker) skill(ctx context.Context) {
 	lim := c.s.cfg.Limits
 	aud := c.s.audienceOf(c.f.Rel, c.f.via)
 	if o := c.f.aliasOf; o != nil {
@@ -122,7 +123,7 @@ func (c *checker) skill() {
 		}
 	}
 	c.skillBody()
-	c.skillLinks()
+	c.skillLinks(ctx)
 }
 
 // headSpan is where a missing field is reported: the key when present,
@@ -316,7 +317,7 @@ var specFolders = []string{"scripts", "references", "assets"}
 //
 // A link that leaves the skill's folder is reported only for a skill that
 // travels (see travelRoot): a project's own skill runs in the repository.
-func (c *checker) skillLinks() {
+func (c *checker) skillLinks(ctx context.Context) {
 	doc := c.f.Doc
 	dir := path.Dir(c.f.Rel)
 	travel, travelWhat := c.s.travelRoot(c.f.Rel)
@@ -366,6 +367,10 @@ func (c *checker) skillLinks() {
 	comments := c.bodyComments()
 	codes := append(slices.Clone(spans), comments...)
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
+		// A body of a million lines stops when the request does.
+		if n%1024 == 0 && ctx.Err() != nil {
+			return
+		}
 		start := doc.Lines.Start(n)
 		if _, in := doc.InFence(start); in {
 			continue

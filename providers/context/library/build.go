@@ -72,8 +72,8 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	st.incoming = newSharedIncoming(st.topics.len())
 	keys := make([][]uint32, len(files))
 	inParallel(ctx, len(files), func(i int) {
-		files[i].Refs = b.scanRefs(files[i], view, 0)
-		keys[i] = st.incoming.keyIDs(refKeys(b, files[i]))
+		files[i].Refs = b.scanRefs(ctx, files[i], view, 0)
+		keys[i] = st.incoming.keyIDs(refKeys(ctx, b, files[i]))
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -457,7 +457,7 @@ func (f *File) releaseTree() {
 // drops path references that lead outside every context root.
 //
 // hint is how many references the file held before (0 when unknown).
-func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
+func (b *builder) scanRefs(ctx context.Context, f *File, v view, hint int) refs.List {
 	if f.Doc == nil {
 		return refs.List{}
 	}
@@ -475,7 +475,17 @@ func (b *builder) scanRefs(f *File, v view, hint int) refs.List {
 			f.cache.refs = indexcache.AppendRefs(nil, all)
 		}
 	}
+	n, stopped := 0, false
 	all = all.Retain(func(r refs.Ref) bool {
+		// Each path looks at the disk: a file of a hundred thousand
+		// stops when the load does, keeping the rest unjudged (the
+		// cancelled load is dropped).
+		if n++; n%1024 == 0 && ctx.Err() != nil {
+			stopped = true
+		}
+		if stopped {
+			return true
+		}
 		if r.Form == refs.PathForm && !b.pathInRoots(f.Path, r) {
 			_, _, ok := b.misplaced(f.Path, r, v.isDomain)
 			return ok
@@ -737,7 +747,7 @@ func (st *state) buildIncoming(files []*File, keys [][]uint32) {
 
 // refKeys lists the index keys of a file's references: "domain/topic" for
 // named topics, "@domain" for domains, "*/stem" for bare file names.
-func refKeys(b *builder, f *File) []string {
+func refKeys(ctx context.Context, b *builder, f *File) []string {
 	var keys []string
 	add := func(k string) {
 		if k != "" {
@@ -759,6 +769,11 @@ func refKeys(b *builder, f *File) []string {
 	topics := map[pair]bool{}
 	paths := map[string]bool{}
 	for _, r := range f.Refs.All() {
+		// A path looks at the disk: a cancelled load stops here, and is
+		// dropped.
+		if len(paths)%1024 == 1023 && ctx.Err() != nil {
+			break
+		}
 		switch r.Form {
 		case refs.DomainForm:
 			addDomain(r.Domain)

@@ -170,7 +170,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, er
 		files = append(files, f)
 	}
 	st := newState(files)
-	f.Refs = p.b.scanRefs(f, st.view(), 0)
+	f.Refs = p.b.scanRefs(context.Background(), f, st.view(), 0)
 	l := &Snapshot{
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter,
 		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, roots: p.b.roots, beside: p.b.beside, readings: p.b.paths,

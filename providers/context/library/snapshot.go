@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -126,7 +127,7 @@ func (st *state) keysOf(b *builder, f *File) []string {
 	if f.inKeys != nil {
 		return st.incoming.keyNames(f.inKeys)
 	}
-	return refKeys(b, f)
+	return refKeys(context.Background(), b, f)
 }
 
 // refile files the file at p, filed under the keys old, under keys

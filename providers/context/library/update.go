@@ -277,12 +277,12 @@ func (a *applyRun) relink() {
 		if a.changed[p] {
 			hint = a.before[p]
 		}
-		nf.Refs = a.b.scanRefs(&nf, v, hint)
+		nf.Refs = a.b.scanRefs(context.Background(), &nf, v, hint)
 		old := a.oldKeys[p] // nil for a new file
 		if !a.changed[p] {
 			old = st.keysOf(a.b, f)
 		}
-		nf.inKeys = st.incoming.keyIDs(st.refile(p, old, refKeys(a.b, &nf)))
+		nf.inKeys = st.incoming.keyIDs(st.refile(p, old, refKeys(context.Background(), a.b, &nf)))
 		st.files.set(p, &nf)
 	}
 	if domainsChanged {

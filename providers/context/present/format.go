@@ -17,6 +17,13 @@ import (
 // Tokens renders a token count: "1,234 tok".
 func Tokens(n int) string { return Thousands(n) + " tok" }
 
+// TokensIn renders a token count with the tokenizer that counted it:
+// "1,234 tok (o200k_base)".
+func TokensIn(n int, tokenizer string) string { return Tokens(n) + " (" + tokenizer + ")" }
+
+// CountedIn is the line that ends a hover: what its figures are counted in.
+func CountedIn(tokenizer string) string { return "Tokens counted in " + tokenizer + "." }
+
 // Thousands formats n with comma separators.
 func Thousands(n int) string {
 	if n < 0 {

@@ -86,6 +86,12 @@ const (
 	srcCodexMd     = "Codex docs (https://developers.openai.com/codex/guides/agents-md)"
 	srcGeminiMd    = "Gemini CLI docs (https://geminicli.com/docs/cli/gemini-md, https://github.com/google-gemini/gemini-cli/blob/main/docs/core/memport.md)"
 	srcCursor      = "Cursor docs (https://cursor.com/docs/context/rules)"
+	srcCopilotAgt  = "GitHub Copilot docs (https://docs.github.com/en/copilot/reference/custom-agents-configuration)"
+	srcVSCodeAgent = "VS Code docs (https://code.visualstudio.com/docs/agent-customization/custom-agents)"
+	srcWindsurf    = "Windsurf docs (https://docs.windsurf.com/windsurf/cascade/memories)"
+	srcCline       = "Cline docs (https://docs.cline.bot/features/cline-rules/conditional-rules)"
+	srcKiro        = "Kiro docs (https://kiro.dev/docs/steering/)"
+	srcOpenCode    = "OpenCode docs (https://opencode.ai/docs/rules)"
 	srcCopilot     = "GitHub Copilot docs (https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions)"
 	srcSubagents   = "Claude Code docs (https://code.claude.com/docs/en/sub-agents)"
 	srcCommands    = "Claude Code docs (https://code.claude.com/docs/en/slash-commands)"
@@ -148,53 +154,62 @@ const (
 // Codes of agent files: skills, commands, subagents, plugins, AGENTS.md,
 // Cursor and Copilot rules.
 const (
-	FrontmatterMissing      = "frontmatter-missing"
-	AgentUnknownField       = "agent-unknown-field"
-	FrontmatterLenientYAML  = "frontmatter-lenient-yaml"
-	SkillNotLoaded          = "skill-not-loaded"
-	SkillNameMissing        = "skill-name-missing"
-	SkillNameInvalid        = "skill-name-invalid"
-	SkillNameMismatch       = "skill-name-mismatch"
-	SkillDescriptionMissing = "skill-description-missing"
-	SkillDescriptionTooLong = "skill-description-too-long"
-	SkillCompatibilityLong  = "skill-compatibility-too-long"
-	SkillMetadataInvalid    = "skill-metadata-invalid"
-	SkillFieldInvalid       = "skill-field-invalid"
-	SkillListingTooLong     = "skill-listing-too-long"
-	SkillBodyTooLong        = "skill-body-too-long"
-	SkillLinkBroken         = "skill-link-broken"
-	SkillLinkOutside        = "skill-link-outside"
-	CommandFieldInvalid     = "command-field-invalid"
-	CommandFileMissing      = "command-file-missing"
-	SubagentFieldMissing    = "subagent-field-missing"
-	SubagentNameInvalid     = "subagent-name-invalid"
-	SubagentFieldInvalid    = "subagent-field-invalid"
-	SubagentSkillMissing    = "subagent-skill-missing"
-	JSONSyntax              = "json-syntax-error"
-	PluginFieldMissing      = "plugin-field-missing"
-	PluginFieldInvalid      = "plugin-field-invalid"
-	PluginNameInvalid       = "plugin-name-invalid"
-	PluginNameDuplicate     = "plugin-name-duplicate"
-	PluginPathMissing       = "plugin-path-missing"
-	TOMLSyntax              = "toml-syntax-error"
-	MCPFieldMissing         = "mcp-server-field-missing"
-	MCPFieldInvalid         = "mcp-server-field-invalid"
-	MCPTypeUnknown          = "mcp-server-type-unknown"
-	MCPTransportConflict    = "mcp-server-transport-conflict"
-	MCPKeyMisspelled        = "mcp-key-misspelled"
-	MCPKeyUndocumented      = "mcp-key-undocumented"
-	MCPVariableUnexpanded   = "mcp-variable-unexpanded"
-	MCPSecretPlainText      = "mcp-secret-plain-text"
-	AgentsMdTooLarge        = "agents-md-too-large"
-	AgentsMdShadowed        = "agents-md-shadowed"
-	GeminiImportMissing     = "gemini-import-missing"
-	GeminiImportCycle       = "gemini-import-cycle"
-	CursorFieldInvalid      = "cursor-field-invalid"
-	CursorRuleNeverLoads    = "cursor-rule-never-loads"
-	CopilotFieldInvalid     = "copilot-field-invalid"
-	CopilotApplyToInvalid   = "copilot-applyto-invalid"
-	CopilotApplyToUnmatched = "copilot-applyto-unmatched"
-	CopilotApplyToMissing   = "copilot-applyto-missing"
+	FrontmatterMissing          = "frontmatter-missing"
+	AgentUnknownField           = "agent-unknown-field"
+	FrontmatterLenientYAML      = "frontmatter-lenient-yaml"
+	SkillNotLoaded              = "skill-not-loaded"
+	SkillNameMissing            = "skill-name-missing"
+	SkillNameInvalid            = "skill-name-invalid"
+	SkillNameMismatch           = "skill-name-mismatch"
+	SkillDescriptionMissing     = "skill-description-missing"
+	SkillDescriptionTooLong     = "skill-description-too-long"
+	SkillCompatibilityLong      = "skill-compatibility-too-long"
+	SkillMetadataInvalid        = "skill-metadata-invalid"
+	SkillFieldInvalid           = "skill-field-invalid"
+	SkillListingTooLong         = "skill-listing-too-long"
+	SkillBodyTooLong            = "skill-body-too-long"
+	SkillLinkBroken             = "skill-link-broken"
+	SkillLinkOutside            = "skill-link-outside"
+	CommandFieldInvalid         = "command-field-invalid"
+	CommandFileMissing          = "command-file-missing"
+	SubagentFieldMissing        = "subagent-field-missing"
+	SubagentNameInvalid         = "subagent-name-invalid"
+	SubagentFieldInvalid        = "subagent-field-invalid"
+	SubagentSkillMissing        = "subagent-skill-missing"
+	JSONSyntax                  = "json-syntax-error"
+	PluginFieldMissing          = "plugin-field-missing"
+	PluginFieldInvalid          = "plugin-field-invalid"
+	PluginNameInvalid           = "plugin-name-invalid"
+	PluginNameDuplicate         = "plugin-name-duplicate"
+	PluginPathMissing           = "plugin-path-missing"
+	TOMLSyntax                  = "toml-syntax-error"
+	MCPFieldMissing             = "mcp-server-field-missing"
+	MCPFieldInvalid             = "mcp-server-field-invalid"
+	MCPTypeUnknown              = "mcp-server-type-unknown"
+	MCPTransportConflict        = "mcp-server-transport-conflict"
+	MCPKeyMisspelled            = "mcp-key-misspelled"
+	MCPKeyUndocumented          = "mcp-key-undocumented"
+	MCPVariableUnexpanded       = "mcp-variable-unexpanded"
+	MCPSecretPlainText          = "mcp-secret-plain-text"
+	AgentsMdTooLarge            = "agents-md-too-large"
+	AgentsMdShadowed            = "agents-md-shadowed"
+	GeminiImportMissing         = "gemini-import-missing"
+	GeminiImportCycle           = "gemini-import-cycle"
+	CursorFieldInvalid          = "cursor-field-invalid"
+	CursorRuleNeverLoads        = "cursor-rule-never-loads"
+	CopilotFieldInvalid         = "copilot-field-invalid"
+	CopilotApplyToInvalid       = "copilot-applyto-invalid"
+	CopilotApplyToUnmatched     = "copilot-applyto-unmatched"
+	CopilotApplyToMissing       = "copilot-applyto-missing"
+	CursorRuleNotMdc            = "cursor-rule-not-mdc"
+	CopilotAgentFieldMissing    = "copilot-agent-field-missing"
+	CopilotAgentTooLong         = "copilot-agent-too-long"
+	CopilotChatModeLegacy       = "copilot-chat-mode-legacy"
+	WindsurfFieldInvalid        = "windsurf-field-invalid"
+	WindsurfRuleTooLong         = "windsurf-rule-too-long"
+	ClinePathsInvalid           = "cline-paths-invalid"
+	KiroFieldInvalid            = "kiro-field-invalid"
+	OpenCodeInstructionsMissing = "opencode-instructions-missing"
 )
 
 // Codes of Claude Code hooks, settings, output styles and plugin layout.
@@ -270,7 +285,7 @@ var table = []Rule{
 	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcSubagents, NoFix},
 	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcSubagents, NoFix},
 	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcSubagents, NoFix},
-	{JSONSyntax, Error, "a plugin, marketplace, MCP configuration, `.lsp.json`, Claude Code settings or plugin `hooks.json` file is not valid JSON (VS Code, Cursor and Gemini CLI files may hold comments and trailing commas)", srcJSON, NoFix},
+	{JSONSyntax, Error, "a plugin, marketplace, MCP configuration, `.lsp.json`, Claude Code settings, plugin `hooks.json` or `opencode.json` file is not valid JSON (VS Code, Cursor and Gemini CLI files may hold comments and trailing commas)", srcJSON, NoFix},
 	{PluginFieldMissing, Error, "a required field of a plugin JSON file is missing", srcClaudePlugs, NoFix},
 	{PluginFieldInvalid, Warning, "a field of a plugin JSON file has the wrong type", srcClaudePlugs, NoFix},
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
@@ -294,6 +309,15 @@ var table = []Rule{
 	{CopilotFieldInvalid, Warning, "a Copilot instructions or prompt field has the wrong type", srcCopilot, NoFix},
 	{CopilotApplyToInvalid, Error, "an `applyTo` glob of Copilot instructions is not a valid glob", srcVSCodeInstr, NoFix},
 	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file (tried under any folder and whatever the case, as VS Code matches it)", srcVSCodeInstr, NoFix},
+	{CursorRuleNotMdc, Hint, "a plain `.md` file in a `.cursor/rules` folder: Cursor documents rules as `.mdc` files, and sources disagree on whether it loads a `.md` there (a `README.md` is left alone)", srcCursor, NoFix},
+	{CopilotAgentFieldMissing, Warning, "a Copilot custom agent (`.github/agents/*.agent.md`) has no `description`, which GitHub documents as required", srcCopilotAgt, NoFix},
+	{CopilotAgentTooLong, Warning, "a Copilot custom agent's prompt is over `limits.copilotAgentChars` characters (30,000), GitHub's maximum; reported at the line where it is passed", srcCopilotAgt, NoFix},
+	{CopilotChatModeLegacy, Information, "a `.github/chatmodes/*.chatmode.md` file: chat modes are the older form of custom agents (`.github/agents/*.agent.md`)", srcVSCodeAgent, NoFix},
+	{WindsurfFieldInvalid, Warning, "a Windsurf rule's `trigger` is not `always_on`, `model_decision`, `glob` or `manual`, `model_decision` has no `description`, `glob` no `globs`, or a field has the wrong type", srcWindsurf, NoFix},
+	{WindsurfRuleTooLong, Warning, "a Windsurf rule file is over `limits.windsurfRuleChars` characters (6,000), past which Windsurf cuts it; reported at the line where the cut falls", srcWindsurf, NoFix},
+	{ClinePathsInvalid, Warning, "a Cline rule's `paths` is not a list of globs, or one of them is not a valid glob", srcCline, NoFix},
+	{KiroFieldInvalid, Warning, "a Kiro steering file's `inclusion` is not `always`, `fileMatch`, `manual` or `auto`, `fileMatch` has no `fileMatchPattern`, `auto` no `description`, or a field has the wrong type", srcKiro, NoFix},
+	{OpenCodeInstructionsMissing, Warning, "an `instructions` entry of `opencode.json` names no file of the project (a path that is not there, a glob that matches nothing), or is not a string", srcOpenCode, NoFix},
 	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcVSCodeInstr + "; " + srcCopilot, NoFix},
 
 	{HookShapeInvalid, Error, "a hook configuration (`.claude/settings.json`, `.claude/settings.local.json`, a plugin's `hooks/hooks.json`, the `hooks` of a skill or subagent) is not event → list of matcher groups → `hooks` list of handlers", srcHooks, NoFix},
@@ -305,11 +329,11 @@ var table = []Rule{
 	{HookScriptMissing, Error, "a command hook runs a script of the project (`$CLAUDE_PROJECT_DIR/…`, `.claude/…`) or plugin (`${CLAUDE_PLUGIN_ROOT}/…`) that is not there", srcHooks, NoFix},
 	{HookScriptNotExecutable, Warning, "a command hook runs a script of the project or plugin directly, but the file is not executable", srcHooks, NoFix},
 	{HookEnvUnset, Warning, "a command hook reads the tool's input from a variable Claude Code does not set (`$TOOL_INPUT`, `$TOOL_NAME`, `$CLAUDE_FILE_PATHS`, …); the input arrives as JSON on standard input", srcHooks, NoFix},
-	{SettingsValueInvalid, Warning, "a key of `.claude/settings.json` or `.claude/settings.local.json` has the wrong type or value (`env` values not strings, `statusLine` without a command, `enabledPlugins` not `plugin@marketplace`, an unknown enum value, …)", srcSettings, NoFix},
-	{SettingsPermissionInvalid, Warning, "a `permissions` `allow`, `ask` or `deny` rule is not `Tool` or `Tool(specifier)` (unbalanced or empty parentheses, a miscased tool name), so it matches nothing", srcPermissions, NoFix},
+	{SettingsValueInvalid, Warning, "a key of `.claude/settings.json` or `.claude/settings.local.json` has the wrong type or value (`env` values not strings, `statusLine` without a command, `enabledPlugins` not `plugin@marketplace`, an unknown enum value, …); the fix quotes an `env` value written as a number or boolean", srcSettings, Safe},
+	{SettingsPermissionInvalid, Warning, "a `permissions` `allow`, `ask` or `deny` rule is not `Tool` or `Tool(specifier)` (unbalanced or empty parentheses, a miscased tool name), so it matches nothing; the fix writes a miscased tool name as the tool is named", srcPermissions, Safe},
 	{SettingsKeyUnknown, Hint, "a settings key Claude Code does not document (kept); with a did-you-mean", srcSettings, NoFix},
 	{SettingsKeyIgnored, Warning, "a settings key the file's scope ignores: a managed-settings-only key in a project's settings, `autoMemoryDirectory` in the shared `.claude/settings.json`, …", srcSettings, NoFix},
-	{SettingsOutputStyleMissing, Warning, "`outputStyle` names neither a built-in style nor one of the project's `.claude/output-styles` (a hint in `settings.local.json`, which may name a user's own)", srcStyles, NoFix},
+	{SettingsOutputStyleMissing, Warning, "`outputStyle` names neither a built-in style nor one of the project's `.claude/output-styles` (not checked in `settings.local.json`, which may name a user's own)", srcStyles, NoFix},
 	{OutputStyleFieldInvalid, Warning, "an output style's frontmatter field (`name`, `description`, `keep-coding-instructions`) has the wrong type", srcStyles, NoFix},
 	{PluginComponentMisplaced, Error, "a plugin keeps `commands/`, `agents/`, `skills/`, `hooks/` or `output-styles/` inside `.claude-plugin/`, where Claude Code does not look: they belong at the plugin's root", srcPluginsRef, NoFix},
 	{PluginPathOutside, Warning, "a path of a plugin manifest is absolute or climbs out of the plugin with `..`: an installed plugin is copied on its own, so the path will not be there", srcPluginsRef + "; " + srcPluginCache, NoFix},

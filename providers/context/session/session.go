@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/document"
@@ -34,8 +35,8 @@ const (
 	Gemini  = "gemini"
 )
 
-// Agents lists the accepted agent names.
-var Agents = []string{Claude, Codex, Gemini, Cursor, Copilot}
+// Agents lists the accepted agent names: those of the agent facts.
+var Agents = agentfacts.Names()
 
 // DefaultContextWindow is the context window assumed when none is given.
 const DefaultContextWindow = 200_000
@@ -70,7 +71,25 @@ type Cost struct {
 	NotCounted []string `json:"notCounted"`
 	// Warnings say where the agent drops or cuts what the files hold.
 	Warnings []string `json:"warnings,omitempty"`
+	// Agents holds, for agent "all", the cost of each agent the project
+	// configures, side by side; the lists above are then empty.
+	Agents []AgentCost `json:"agents,omitempty"`
 }
+
+// AgentCost is one agent's column of a cost of all agents: a Cost
+// without the columns of others. Its fields are Cost's.
+type AgentCost struct {
+	Agent             string   `json:"agent"`
+	AlwaysLoaded      []Entry  `json:"alwaysLoaded"`
+	OnDemand          []Entry  `json:"onDemand"`
+	TotalAlwaysLoaded int      `json:"totalAlwaysLoaded"`
+	Warnings          []string `json:"warnings,omitempty"`
+	Tokenizer         string   `json:"tokenizer"`
+	TokenizerNote     string   `json:"tokenizerNote,omitempty"`
+}
+
+// All asks Compute for every agent the project configures.
+const All = "all"
 
 // Entry is one file, or one file's listing entry, and its cost.
 type Entry struct {
@@ -101,6 +120,9 @@ type Options struct {
 func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, error) {
 	if opt.Agent == "" {
 		opt.Agent = Claude
+	}
+	if opt.Agent == All {
+		return computeAll(ctx, set, opt)
 	}
 	if !slices.Contains(Agents, opt.Agent) {
 		return nil, fmt.Errorf("unknown agent %q (want one of %s)", opt.Agent, strings.Join(Agents, ", "))
@@ -137,6 +159,14 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		b.copilot()
 	case Gemini:
 		b.gemini()
+	case Windsurf:
+		b.windsurf()
+	case Cline:
+		b.cline()
+	case Kiro:
+		b.kiro()
+	case OpenCode:
+		b.opencode()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -145,6 +175,26 @@ func Compute(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, erro
 		b.cost.TotalAlwaysLoaded += e.Tokens
 	}
 	return b.cost, nil
+}
+
+// computeAll costs the session of every agent the project configures,
+// each counted in its own tokenizer unless opt names one.
+func computeAll(ctx context.Context, set *agentfiles.Set, opt Options) (*Cost, error) {
+	out := &Cost{Agent: All, AlwaysLoaded: []Entry{}, OnDemand: []Entry{}, NotCounted: []string{}, Agents: []AgentCost{}}
+	if opt.Counter != nil {
+		out.Tokenizer = opt.Counter.Name()
+	}
+	for _, a := range Configured(set) {
+		o := opt
+		o.Agent = a
+		c, err := Compute(ctx, set, o)
+		if err != nil {
+			return nil, err
+		}
+		out.Agents = append(out.Agents, AgentCost{Agent: c.Agent, AlwaysLoaded: c.AlwaysLoaded, OnDemand: c.OnDemand,
+			TotalAlwaysLoaded: c.TotalAlwaysLoaded, Warnings: c.Warnings, Tokenizer: c.Tokenizer, TokenizerNote: c.TokenizerNote})
+	}
+	return out, nil
 }
 
 type builder struct {
@@ -431,10 +481,15 @@ func (b *builder) codexLink(l agentfiles.ChainLink, budget int, what string) {
 
 func (b *builder) cursor() {
 	b.agentsMd("Cursor")
+	if f := b.rootFile(".cursorrules"); f != nil {
+		b.always(f.Rel, b.count(f.Text), "legacy .cursorrules")
+	}
 	for _, f := range b.files(agentfiles.KindCursorRule) {
 		m := f.Meta
 		body := b.count(f.Text)
 		switch {
+		case !strings.HasPrefix(f.Rel, ".cursor/rules/"):
+			b.onDemand(f.Rel, body, fmt.Sprintf("Cursor rule of %s/, when Cursor works there", nestedDir(f.Rel, ".cursor/rules/")))
 		case m.AlwaysApply:
 			b.always(f.Rel, body, "Cursor rule, alwaysApply")
 		case len(m.Globs) > 0:
@@ -449,10 +504,19 @@ func (b *builder) cursor() {
 }
 
 func (b *builder) copilot() {
+	if f := b.rootFile("AGENTS.md"); f != nil {
+		b.always(f.Rel, b.count(f.Text), "project instructions (AGENTS.md), for the coding agent")
+	}
+	b.nestedAgentsMd("Copilot's coding agent")
+	b.copilotAgents()
 	for _, f := range b.files(agentfiles.KindCopilotInstructions) {
 		body := b.count(f.Text)
 		if path.Base(f.Rel) == "copilot-instructions.md" {
-			b.always(f.Rel, body, "repository instructions")
+			if f.Rel == ".github/copilot-instructions.md" {
+				b.always(f.Rel, body, "repository instructions")
+			} else {
+				b.onDemand(f.Rel, body, fmt.Sprintf("repository instructions of %s/, when it is opened as a workspace of its own", strings.TrimSuffix(f.Rel, "/.github/copilot-instructions.md")))
+			}
 			continue
 		}
 		globs := f.Meta.Globs

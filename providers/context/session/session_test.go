@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
@@ -260,8 +261,8 @@ func TestOtherAgents(t *testing.T) {
 		t.Errorf("cursor: on demand %v", demand)
 	}
 	always, demand, _ = files(Copilot)
-	if !slices.Equal(always, []string{".github/copilot-instructions.md", ".github/instructions/all.instructions.md"}) ||
-		!slices.Equal(demand, []string{".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
+	if !slices.Equal(always, []string{"AGENTS.md", ".github/copilot-instructions.md", ".github/instructions/all.instructions.md"}) ||
+		!slices.Equal(demand, []string{"pkg/AGENTS.md", ".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
 		t.Errorf("copilot: always %v, on demand %v", always, demand)
 	}
 	write(t, dir, "AGENTS.override.md", "Override.\n")
@@ -346,6 +347,24 @@ func TestGemini(t *testing.T) {
 	c = compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
 	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.md" {
 		t.Errorf("with context.fileName AGENTS.md: %+v", c.AlwaysLoaded)
+	}
+}
+
+// TestAgentsAreTheFacts checks that every agent of the facts table has a
+// session, counted in the tokenizer its facts name.
+func TestAgentsAreTheFacts(t *testing.T) {
+	t.Parallel()
+	set := load(t, t.TempDir())
+	for _, a := range agentfacts.All() {
+		if _, err := Compute(context.Background(), set, Options{Agent: a.Name, Counter: counter(t)}); err != nil {
+			t.Errorf("%s: %v", a.Name, err)
+		}
+		if got, want := TokenizerOf(a.Name).Name, a.Tokenizer; got != want {
+			t.Errorf("%s counts in %s, the facts say %s", a.Name, got, want)
+		}
+	}
+	if !slices.Equal(Agents, agentfacts.Names()) {
+		t.Errorf("Agents = %v, the facts' %v", Agents, agentfacts.Names())
 	}
 }
 

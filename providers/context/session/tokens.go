@@ -10,7 +10,7 @@ import (
 // command or a subagent, whose markdown after the frontmatter is the
 // prompt Claude Code gives the model (code.claude.com/docs/en/skills), and
 // the whole text for the others. Every listing of a file's tokens uses it,
-// so that one file has one figure.
+// so that one file has one figure in one tokenizer.
 func FileTokens(counter tokens.Counter, f *agentfiles.File) int {
 	switch f.Kind {
 	case agentfiles.KindSkill, agentfiles.KindCommand, agentfiles.KindSubagent, agentfiles.KindOutputStyle:

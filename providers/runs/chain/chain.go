@@ -161,11 +161,13 @@ type Result struct {
 	State     execution.State `json:"state,omitempty"`
 	RunID     string          `json:"runId,omitempty"`
 	// Executor is the kind of executor that ran the steps.
-	Executor    string        `json:"executor"`
-	Steps       []Step        `json:"steps"`
-	TotalTokens int           `json:"totalTokens"`
-	CacheHits   int           `json:"cacheHits"`
-	Budget      config.Budget `json:"budget"`
+	Executor    string `json:"executor"`
+	Steps       []Step `json:"steps"`
+	TotalTokens int    `json:"totalTokens"`
+	// Tokenizer names the encoding every token figure is counted in.
+	Tokenizer string        `json:"tokenizer"`
+	CacheHits int           `json:"cacheHits"`
+	Budget    config.Budget `json:"budget"`
 	// Model is the budget of the model the prompts were fitted to.
 	Model    history.ModelBudget `json:"model"`
 	Warnings []string            `json:"warnings"`
@@ -340,7 +342,7 @@ func (r *Runner) Preview(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{SessionID: req.SessionID, Executor: KindPreview, Budget: effectiveBudget(lib.Config().Budget), Model: b,
+	res := &Result{SessionID: req.SessionID, Executor: KindPreview, Tokenizer: lib.Counter().Name(), Budget: effectiveBudget(lib.Config().Budget), Model: b,
 		Warnings: append([]string{}, fallbackWarning(b)...)}
 	if e, err := r.executor(lib); err != nil {
 		res.Warnings = append(res.Warnings, err.Error())
@@ -787,7 +789,7 @@ func (r *Runner) drive(ctx context.Context, lib *library.Snapshot, exe Executor,
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{SessionID: sessionID, RunID: run.RunID, Executor: exe.Kind(), Budget: effectiveBudget(lib.Config().Budget), Warnings: []string{}}
+	res := &Result{SessionID: sessionID, RunID: run.RunID, Executor: exe.Kind(), Tokenizer: lib.Counter().Name(), Budget: effectiveBudget(lib.Config().Budget), Warnings: []string{}}
 	if res.Model, err = modelBudget(lib.Config(), model); err == nil {
 		res.Warnings = append(res.Warnings, fallbackWarning(res.Model)...)
 	}

@@ -154,6 +154,14 @@ func (t *charTable) runs(s string, out []run) []run {
 		w := 1
 		if r < utf8.RuneSelf {
 			c = asciiClass[r]
+			if c == cls && cls != clsStray {
+				// The common case: the run goes on, in ASCII.
+				i++
+				for i < len(s) && s[i] < utf8.RuneSelf && asciiClass[s[i]] == cls {
+					i++
+				}
+				continue
+			}
 		} else {
 			r, w = utf8.DecodeRuneInString(s[i:])
 			c = t.runClass(r)
@@ -407,9 +415,37 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 		switch {
 		case rn.cls == clsWordy:
 			fused := i > 0 && runs[i-1].cls == clsStray
+			withBow := !fused && !t.contractionSeam(norm, runs, i)
+			if ascii, upper, titled := asciiCase(b); ascii && !fused {
+				// The common case, written in one pass.
+				marker := byte(0)
+				switch {
+				case tb.allcapsMin > 0 && upper == len(b) && len(b) >= tb.allcapsMin:
+					marker = caps
+				case upper > 0 && titled:
+					marker = shift
+				}
+				at := len(out)
+				if marker != 0 {
+					out = append(out, marker)
+				}
+				if withBow {
+					out = append(out, bow)
+					if seamAt(out, at) {
+						out = append(out[:at-1], out[at:]...)
+					}
+				}
+				if marker != 0 {
+					out = appendLowerASCII(out, b)
+				} else {
+					out = append(out, b...)
+				}
+				out = append(out, eow)
+				continue
+			}
 			at := len(out)
 			out = markCase(out, t, b, tb.allcapsMin, fused)
-			if !fused && !t.contractionSeam(norm, runs, i) {
+			if withBow {
 				// The word start follows the case marker.
 				k := at
 				for k < len(out) && (out[k] == shift || out[k] == caps) {

@@ -19,10 +19,12 @@ type trieNode struct {
 	terminal bool
 }
 
-// newTrie builds the trie of the given pieces.
+// newTrie builds the trie of the given pieces, which it sorts in place.
 func newTrie(pieces []string) *trie {
-	ps := slices.Clone(pieces)
-	sort.Strings(ps)
+	ps := pieces
+	if !sort.StringsAreSorted(ps) {
+		sort.Strings(ps)
+	}
 	ps = slices.Compact(ps)
 	t := &trie{}
 	for i := range t.root {
@@ -30,8 +32,8 @@ func newTrie(pieces []string) *trie {
 	}
 	type job struct {
 		node   int32
-		lo, hi int // the pieces with the node's prefix
-		depth  int
+		lo, hi int32 // the pieces with the node's prefix
+		depth  int32
 	}
 	// A vocabulary's trie has two to three nodes a piece: size for that,
 	// then clip.
@@ -40,19 +42,19 @@ func newTrie(pieces []string) *trie {
 	t.label = make([]byte, 0, size)
 	t.child = make([]int32, 0, size)
 	queue := make([]job, 1, size)
-	queue[0] = job{0, 0, len(ps), 0}
+	queue[0] = job{0, 0, int32(len(ps)), 0}
 	for q := 0; q < len(queue); q++ {
 		j := queue[q]
-		lo := j.lo
-		if lo < j.hi && len(ps[lo]) == j.depth {
+		lo, hi, depth := int(j.lo), int(j.hi), int(j.depth)
+		if lo < hi && len(ps[lo]) == depth {
 			t.nodes[j.node].terminal = true
 			lo++
 		}
 		edgeLo := int32(len(t.label))
-		for k := lo; k < j.hi; {
-			b := ps[k][j.depth]
+		for k := lo; k < hi; {
+			b := ps[k][depth]
 			e := k + 1
-			for e < j.hi && ps[e][j.depth] == b {
+			for e < hi && ps[e][depth] == b {
 				e++
 			}
 			id := int32(len(t.nodes))
@@ -62,7 +64,7 @@ func newTrie(pieces []string) *trie {
 			if j.node == 0 {
 				t.root[b] = id
 			}
-			queue = append(queue, job{id, k, e, j.depth + 1})
+			queue = append(queue, job{id, int32(k), int32(e), j.depth + 1})
 			k = e
 		}
 		t.nodes[j.node].lo, t.nodes[j.node].hi = edgeLo, int32(len(t.label))
