@@ -71,7 +71,7 @@ func stdioBuilt(t testing.TB, build func() (string, error)) string {
 }
 
 // stdioTimeout bounds every wait of a test, generous for 2 shared cores.
-const stdioTimeout = 30 * time.Second
+const stdioTimeout = 60 * time.Second
 
 // stdioCtx returns a context that ends with the test or after stdioTimeout.
 func stdioCtx(t *testing.T) context.Context {
