@@ -68,6 +68,7 @@ export function chainResult(p: Partial<ChainPreviewResult>): ChainPreviewResult 
     executor: 'preview',
     steps: [],
     totalTokens: 0,
+    tokenizer: 'o200k_base',
     cacheHits: 0,
     budget: { files: 6, tokens: 16000 },
     warnings: [],
