@@ -98,7 +98,7 @@ func wantExampleReport(t *testing.T, out string, status int) {
 	if status != 1 {
 		t.Errorf("ctxls check of the example: exit %d, want 1 (it holds errors)\n%s", status, out)
 	}
-	for _, want := range []string{"unresolved-reference", "commands/implement.md", "did you mean 'fastapi_patterns'", "skill-name-mismatch"} {
+	for _, want := range []string{"unresolved-reference", "commands/implement.md", "did you mean 'fastapi_patterns'", "skill-name-invalid"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ctxls check of the example lacks %q:\n%s", want, out)
 		}
