@@ -520,8 +520,9 @@ step('CLAUDE.md shows its import tree cost and the Session Cost view lists what 
     'the memory code lens on CLAUDE.md',
   );
   await screenshot('agent-files-lens');
-  // Two imports load; the third is followed by a colon, so the agent skips it.
-  assert.match(label, /Memory: [\d,]+ tok · with 2 imports [\d,]+ tok · 1 not loaded/, `code lens: ${label}`);
+  // Two imports load; the third is followed by a colon, so the agent skips
+  // it. The figures name their tokenizer.
+  assert.match(label, /Memory: [\d,]+ tok · with 2 imports [\d,]+ tok \([\w.-]+\) · 1 not loaded/, `code lens: ${label}`);
 
   await runCommand('Focus on Session Cost View');
   const view = page.locator('.sidebar .pane', { hasText: 'Session Cost' }).first();
