@@ -387,10 +387,7 @@ func rootsLine(rep checkReport) string {
 // severityCounts says how many of the records are errors and warnings,
 // and, when there are any, information and hints, which are no warnings.
 func severityCounts(records []ops.Diagnostic) string {
-	n := map[string]int{}
-	for _, r := range records {
-		n[r.Severity]++
-	}
+	n := bySeverity(records)
 	out := count(n["error"], "error") + ", " + count(n["warning"], "warning")
 	if n["info"] > 0 {
 		out += fmt.Sprintf(", %d info", n["info"])
@@ -404,10 +401,7 @@ func severityCounts(records []ops.Diagnostic) string {
 // hiddenCounts says how many information and hint records were not
 // printed, as "91 hints" or "2 info and 91 hints".
 func hiddenCounts(records []ops.Diagnostic) string {
-	n := map[string]int{}
-	for _, r := range records {
-		n[r.Severity]++
-	}
+	n := bySeverity(records)
 	var parts []string
 	for _, s := range []string{"error", "warning", "info", "hint"} {
 		switch {
@@ -419,6 +413,15 @@ func hiddenCounts(records []ops.Diagnostic) string {
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// bySeverity counts the records of each severity.
+func bySeverity(records []ops.Diagnostic) map[string]int {
+	n := map[string]int{}
+	for _, r := range records {
+		n[r.Severity]++
+	}
+	return n
 }
 
 func rel(dir, p string) string {
