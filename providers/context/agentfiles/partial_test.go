@@ -14,7 +14,7 @@ func TestLoadForAgreesWithLoad(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	files := map[string]string{
-		".claude/skills/s1/SKILL.md": "---\nname: s1\ndescription: Deploys the service.\n---\n\nSee [the reference](reference.md), [the guide](../../../docs/guide.md),\n[a missing page](missing.md) and [a missing doc](../../../docs/gone.md).\n",
+		".claude/skills/s1/SKILL.md":     "---\nname: s1\ndescription: Deploys the service.\n---\n\nSee [the reference](reference.md), [the guide](../../../docs/guide.md),\n[a missing page](missing.md) and [a missing doc](../../../docs/gone.md).\n",
 		".claude/skills/s1/reference.md": "# Reference\n",
 		".claude/skills/s2/SKILL.md":     "---\nname: s2\ndescription: Builds the service.\n---\n\nBuild it.\n",
 		".claude/agents/builder.md":      "---\nname: builder\ndescription: Builds things.\nskills: [s2, nosuch]\n---\n\nBuild.\n",
