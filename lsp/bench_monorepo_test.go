@@ -16,7 +16,7 @@ import (
 // the time from starting the server to the first diagnostic of its skill,
 // opened at once, whose link is broken; each server on the same tree.
 // ctxls runs cold (its index cache emptied before every start) and warm
-// (see coldWarmServers); the server's binary is built before any is timed.
+// (see coldWarmServers).
 func BenchmarkStdioMonorepoFirstDiagnostic(b *testing.B) {
 	files := 112000
 	if v := os.Getenv("CTXLS_BENCH_MONOREPO"); v != "" {
@@ -37,7 +37,6 @@ func BenchmarkStdioMonorepoFirstDiagnostic(b *testing.B) {
 		b.Fatal(err)
 	}
 	lib := &benchLib{root: root, command: skill, text: string(text)}
-	stdioBinaryPath(b)
 	for _, s := range coldWarmServers(b, lib) {
 		b.Run(s.name, func(b *testing.B) {
 			ctx := benchCtx(b)

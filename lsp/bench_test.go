@@ -522,6 +522,7 @@ func BenchmarkStdioInitializeToDiagnostics(b *testing.B) {
 // cold, with its index cache emptied before every start, and warm, with
 // the cache of an earlier start on the unchanged library lib.
 func coldWarmServers(b *testing.B, lib *benchLib) []benchServer {
+	stdioBinaryPath(b) // built before any start is timed
 	cacheDir := os.Getenv(indexcache.EnvDir)
 	if cacheDir == "" {
 		b.Fatal(indexcache.EnvDir + " is not set; TestMain sets it")

@@ -52,7 +52,12 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 		err error
 	}
 	ready := make(chan previewed, 1)
+	listed := make(chan struct{})
+	// The index starts once the preview is built, so this waits for a
+	// preview only when the server stops meanwhile, which cancels it.
+	defer func() { <-listed }()
 	go func() {
+		defer close(listed)
 		if g := s.opts.previewGate; g != nil {
 			select {
 			case <-g:
