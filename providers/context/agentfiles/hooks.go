@@ -53,7 +53,7 @@ var hookEvents = []hookEvent{
 	{"Setup", "regexp", false, false},
 	{"Elicitation", "regexp", false, false},
 	{"ElicitationResult", "regexp", false, false},
-	{"InstructionsLoaded", "", false, false},
+	{"InstructionsLoaded", "regexp", false, false},
 	{"ConfigChange", "regexp", true, false},
 	{"CwdChanged", "", false, false},
 	{"FileChanged", "files", false, false},
@@ -256,6 +256,23 @@ func (c *checker) hookMatcher(ev hookEvent, m *jnode) {
 		}
 		if _, err := regexp.Compile(p); err != nil {
 			c.add(m.span, rules.HookMatcherInvalid, "matcher %q is not a valid regular expression (%v), so it matches nothing", p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+	case "files":
+		c.fileMatcher(ev, m)
+	}
+}
+
+// filePatternChars are characters of regular expressions and globs that
+// a file name seldom holds.
+const filePatternChars = "^$*+?()[]{}\\"
+
+// fileMatcher checks a FileChanged matcher: Claude Code splits it on |
+// and watches each part as a literal file name of the working folder, so
+// a part written as a pattern watches a file of that odd name.
+func (c *checker) fileMatcher(ev hookEvent, m *jnode) {
+	for _, part := range strings.Split(m.str, "|") {
+		if strings.ContainsAny(part, filePatternChars) {
+			c.add(m.span, rules.HookMatcherFilePattern, "%s watches each |-separated part of its matcher as a literal file name, so %q watches a file of that name, not the files it matches as a pattern: list the names, such as \".envrc|.env\"", ev.name, part)
 		}
 	}
 }
