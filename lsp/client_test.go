@@ -140,6 +140,8 @@ type Client struct {
 	// record, when set, keeps every message the server sent, whole.
 	record   bool
 	received [][]byte
+	// largest is the size of the largest message the server sent.
+	largest int
 }
 
 type stdioWatcher struct {
@@ -278,6 +280,7 @@ func (c *Client) readLoop(stdout io.Reader) {
 		if c.record {
 			c.received = append(c.received, body)
 		}
+		c.largest = max(c.largest, n)
 		c.mu.Unlock()
 		var msg stdioMessage
 		if err := decodeMessage(body, &msg); err != nil {
@@ -286,6 +289,14 @@ func (c *Client) readLoop(stdout io.Reader) {
 		}
 		c.dispatch(msg)
 	}
+}
+
+// Largest returns the size in bytes of the largest message the server
+// has sent.
+func (c *Client) Largest() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.largest
 }
 
 func (c *Client) setReadErr(err error) {

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"go.lsp.dev/protocol"
@@ -26,6 +27,10 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 		return nil, err
 	}
 	out := append([]protocol.DocumentLink{}, s.importLinks(ctx, v)...)
+	size := len("[]")
+	for _, l := range out {
+		size += jsonSize(l)
+	}
 	for _, r := range v.file.Refs.All() {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -47,9 +52,22 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 			target = uri.URI(fmt.Sprintf("%s#L%d", target, line))
 			tip = fmt.Sprintf("%s › %s · %s", present.Title(t.Topic), t.Section.Name, present.Tokens(t.Section.Tokens))
 		}
-		out = append(out, protocol.DocumentLink{Range: v.rng(linkSpan(r)), Target: &target, Tooltip: &tip})
+		l := protocol.DocumentLink{Range: v.rng(linkSpan(r)), Target: &target, Tooltip: &tip}
+		if size += jsonSize(l); size > maxReplyBytes {
+			break
+		}
+		out = append(out, l)
 	}
 	return out, nil
+}
+
+// jsonSize is the size of v's JSON with a separator after it.
+func jsonSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(b) + 1
 }
 
 // linkSpan is the part of a reference that is clickable: the whole key

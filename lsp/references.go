@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -13,6 +15,24 @@ import (
 // referred to hundreds of thousands of times, and a list that long is of
 // no use in an editor and costs the server and the client its size.
 const maxReferences = 10000
+
+// maxReplyBytes bounds the JSON of an answer of references or document
+// links as well as their count: ten thousand locations in files of long
+// paths would be megabytes. With the message's envelope the reply stays
+// within 1 MiB.
+const maxReplyBytes = 1<<20 - 4<<10
+
+// locationJSONSize is the size of the JSON of a location in the file of
+// URI u, with its separator: the URI (with room for the characters JSON
+// escapes) and the range's keys and numbers.
+func locationJSONSize(u uri.URI, r protocol.Range) int {
+	n := len(`{"uri":"","range":{"start":{"line":,"character":},"end":{"line":,"character":}}},`) + len(u)
+	n += 5 * strings.Count(string(u), "&") // escaped as \u0026
+	for _, v := range []uint32{r.Start.Line, r.Start.Character, r.End.Line, r.End.Character} {
+		n += len(strconv.FormatUint(uint64(v), 10))
+	}
+	return n
+}
 
 // References lists every use of the topic (or domain) under the cursor
 // across the workspace, in every form. In a topic file, away from any
@@ -59,6 +79,7 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 	// The locations come file by file: each file's URI is made once.
 	var path string
 	var u uri.URI
+	size := len("[]")
 	for _, l := range locs {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -66,7 +87,12 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 		if l.File.Path != path {
 			path, u = l.File.Path, uriOf(l.File.Path)
 		}
-		out = append(out, refLocation(v, l, u))
+		loc := refLocation(v, l, u)
+		if size += locationJSONSize(loc.URI, loc.Range); size > maxReplyBytes {
+			s.stderr.Debug("references: the answer is cut at its size", "listed", len(out), "bytes", maxReplyBytes)
+			break
+		}
+		out = append(out, loc)
 	}
 	return out, nil
 }

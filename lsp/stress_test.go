@@ -239,7 +239,17 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 		if err := c.Call(ctx, b.method, b.params, &items); err != nil {
 			t.Fatalf("%s after the flood: %v", b.method, err)
 		}
-		if len(items) != b.most {
+		size := 1 // the JSON array's brackets and commas
+		for _, it := range items {
+			size += len(it) + 1
+		}
+		switch {
+		case b.method != "textDocument/inlayHint":
+			// Bounded by their size too: locations in long paths.
+			if len(items) == 0 || len(items) > b.most || size > maxReplyBytes {
+				t.Errorf("%s of the dense document: %d items, %d bytes; want some, at most %d and %d bytes", b.method, len(items), size, b.most, maxReplyBytes)
+			}
+		case len(items) != b.most:
 			t.Errorf("%s of the dense document: %d items, want the bound of %d", b.method, len(items), b.most)
 		}
 	}
@@ -247,7 +257,11 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB with GOMEMLIMIT=%q", len(pending), heavy, peak>>20, os.Getenv("CTXLS_STRESS_GOMEMLIMIT"))
+	if n := c.Largest(); n > 1<<20 {
+		t.Errorf("the largest message of the server is %d bytes, over 1 MiB", n)
+	}
+	t.Logf("%d requests (%d of each heavy one) answered; server resident peak (VmHWM) %d MB with GOMEMLIMIT=%q; largest message %d KiB",
+		len(pending), heavy, peak>>20, os.Getenv("CTXLS_STRESS_GOMEMLIMIT"), c.Largest()>>10)
 	if peak > stressResidentLimit {
 		t.Errorf("server resident peak %d MB, want under %d MB", peak>>20, stressResidentLimit>>20)
 	}
