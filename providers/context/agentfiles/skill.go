@@ -397,7 +397,7 @@ func (c *checker) skillLinks(ctx context.Context) {
 			}
 			p := strings.TrimPrefix(string(text[m[2]:m[3]]), "./")
 			first := p[:strings.IndexByte(p, '/')]
-			if !slices.Contains(specFolders, first) && !c.s.dirs[path.Join(dir, first)] {
+			if !slices.Contains(specFolders, first) && !c.s.hasDir(path.Join(dir, first)) {
 				continue // not the skill's: see the doc comment
 			}
 			if slices.Contains(outputFolders, first) || c.s.exists(path.Join(dir, first, ".gitignore")) {
