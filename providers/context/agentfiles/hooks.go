@@ -303,7 +303,9 @@ func (c *checker) hookHandler(ev hookEvent, h *jnode, at hookPlace) {
 		c.add(t.span, rules.HookHandlerInvalid, "%s", msg)
 		return
 	}
-	if ev.commandOnly && t.str != "command" {
+	// MCP tool hooks run on every event, and WorktreeCreate documents
+	// HTTP hooks; only prompt and agent handlers are left out.
+	if ev.commandOnly && (t.str == "prompt" || t.str == "agent") {
 		c.add(t.span, rules.HookHandlerInvalid, "%s runs command handlers only; a %s handler is not run", ev.name, t.str)
 	}
 	for _, f := range spec.required {
