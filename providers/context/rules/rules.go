@@ -333,7 +333,7 @@ var table = []Rule{
 	{HookEventUnknown, Warning, "a hook event name Claude Code does not document, so its hooks never run; with a did-you-mean", srcHooks, NoFix},
 	{HookMatcherInvalid, Error, "a hook `matcher` is not a string or not a valid regular expression, so it matches nothing", srcHooks, NoFix},
 	{HookMatcherIgnored, Warning, "a hook `matcher` on an event that takes none (`UserPromptSubmit`, `Stop`, `TaskCreated`, …): the hooks run on every occurrence", srcHooks, NoFix},
-	{HookHandlerInvalid, Error, "a hook handler has no or an unknown `type`, lacks what its type requires (`command`; `prompt`; `url`; `server` and `tool`), gives a field the wrong type, a `timeout` that is not positive, an `if` on an event without tools, or a non-command handler where only commands run", srcHooks, NoFix},
+	{HookHandlerInvalid, Error, "a hook handler has no or an unknown `type`, lacks what its type requires (`command`; `prompt`; `url`; `server` and `tool`), gives a field the wrong type, a `timeout` that is not positive, an `if` on an event without tools, or a prompt or agent handler where only commands run", srcHooks, NoFix},
 	{HookKeyUnknown, Hint, "a key of a matcher group, hook handler or plugin `hooks.json` that Claude Code does not document (kept); with a did-you-mean", srcHooks, NoFix},
 	{HookScriptMissing, Error, "a command hook runs a script of the project (`$CLAUDE_PROJECT_DIR/…`, `.claude/…`) or plugin (`${CLAUDE_PLUGIN_ROOT}/…`) that is not there", srcHooks, NoFix},
 	{HookScriptNotExecutable, Warning, "a command hook runs a script of the project or plugin directly, but the file is not executable", srcHooks, NoFix},
