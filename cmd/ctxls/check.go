@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -253,12 +254,17 @@ func (rep checkReport) emit(o emitOptions, dir string, stdout, stderr io.Writer)
 	}
 	switch format {
 	case "json":
-		enc := json.NewEncoder(stdout)
+		// One line per record, buffered: not one write per record.
+		bw := bufio.NewWriter(stdout)
+		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
 		for _, r := range records {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
+		}
+		if err := bw.Flush(); err != nil {
+			return err
 		}
 	case "sarif":
 		if err := writeSARIF(stdout, records, dir); err != nil {

@@ -27,7 +27,7 @@ const (
 // trigger each of them.
 var claudeFamilies = []string{
 	rules.HookShapeInvalid, rules.HookEventUnknown, rules.HookMatcherInvalid, rules.HookMatcherIgnored,
-	rules.HookMatcherFilePattern, rules.HookHandlerInvalid, rules.HookKeyUnknown, rules.HookScriptMissing,
+	rules.HookMatcherFilePattern, rules.HookMatcherNoValue, rules.HookHandlerInvalid, rules.HookKeyUnknown, rules.HookScriptMissing,
 	rules.HookScriptNotExecutable, rules.HookEnvUnset,
 	rules.SettingsValueInvalid, rules.SettingsPermissionInvalid, rules.SettingsKeyUnknown, rules.SettingsKeyIgnored,
 	rules.SettingsOutputStyleMissing, rules.OutputStyleFieldInvalid, rules.JSONSyntax,
