@@ -15,6 +15,8 @@ import (
 // packages with READMEs, pages under an ignored generated/, a CLAUDE.md),
 // the time from starting the server to the first diagnostic of its skill,
 // opened at once, whose link is broken; each server on the same tree.
+// ctxls runs cold (its index cache emptied before every start) and warm
+// (see coldWarmServers).
 func BenchmarkStdioMonorepoFirstDiagnostic(b *testing.B) {
 	files := 112000
 	if v := os.Getenv("CTXLS_BENCH_MONOREPO"); v != "" {
@@ -35,11 +37,19 @@ func BenchmarkStdioMonorepoFirstDiagnostic(b *testing.B) {
 		b.Fatal(err)
 	}
 	lib := &benchLib{root: root, command: skill, text: string(text)}
-	for _, s := range benchServers(b) {
+	for _, s := range coldWarmServers(b, lib) {
 		b.Run(s.name, func(b *testing.B) {
 			ctx := benchCtx(b)
+			if s.setup != nil {
+				s.setup(ctx, b)
+			}
 			var lat benchLatencies
 			for b.Loop() {
+				if s.prepare != nil {
+					b.StopTimer()
+					s.prepare(b)
+					b.StartTimer()
+				}
 				start := time.Now()
 				c := s.open(ctx, b, lib)
 				s.diagnostics(ctx, b, c, stdioFileURI(skill), func(n int) bool { return n > 0 })

@@ -482,6 +482,47 @@ func BenchmarkStdioDiagnosticsAfterEdit(b *testing.B) {
 // and warm, with the cache of an earlier start on the unchanged library.
 func BenchmarkStdioInitializeToDiagnostics(b *testing.B) {
 	lib := benchLibrary(b)
+	servers := coldWarmServers(b, lib)
+	for _, s := range servers {
+		b.Run(s.name, func(b *testing.B) {
+			ctx := benchCtx(b)
+			if s.setup != nil {
+				s.setup(ctx, b)
+			}
+			var lat benchLatencies
+			var rss []float64
+			for b.Loop() {
+				if s.prepare != nil {
+					b.StopTimer()
+					s.prepare(b)
+					b.StartTimer()
+				}
+				start := time.Now()
+				c := s.open(ctx, b, lib)
+				s.diagnostics(ctx, b, c, stdioFileURI(lib.command), func(n int) bool { return n > 0 })
+				lat = append(lat, time.Since(start))
+				b.StopTimer()
+				if mb, ok := benchPeakRSS(c); ok {
+					rss = append(rss, mb)
+				}
+				if err := c.Shutdown(ctx); err != nil {
+					b.Logf("%s shutdown: %v", s.name, err)
+				}
+				b.StartTimer()
+			}
+			lat.report(b)
+			if len(rss) > 0 {
+				b.ReportMetric(slices.Max(rss), "peak-RSS-MB")
+			}
+		})
+	}
+}
+
+// coldWarmServers returns the servers of benchServers with ctxls twice:
+// cold, with its index cache emptied before every start, and warm, with
+// the cache of an earlier start on the unchanged library lib.
+func coldWarmServers(b *testing.B, lib *benchLib) []benchServer {
+	stdioBinaryPath(b) // built before any start is timed
 	cacheDir := os.Getenv(indexcache.EnvDir)
 	if cacheDir == "" {
 		b.Fatal(indexcache.EnvDir + " is not set; TestMain sets it")
@@ -523,39 +564,7 @@ func BenchmarkStdioInitializeToDiagnostics(b *testing.B) {
 		}
 		servers = append(servers, cold, warm)
 	}
-	for _, s := range servers {
-		b.Run(s.name, func(b *testing.B) {
-			ctx := benchCtx(b)
-			if s.setup != nil {
-				s.setup(ctx, b)
-			}
-			var lat benchLatencies
-			var rss []float64
-			for b.Loop() {
-				if s.prepare != nil {
-					b.StopTimer()
-					s.prepare(b)
-					b.StartTimer()
-				}
-				start := time.Now()
-				c := s.open(ctx, b, lib)
-				s.diagnostics(ctx, b, c, stdioFileURI(lib.command), func(n int) bool { return n > 0 })
-				lat = append(lat, time.Since(start))
-				b.StopTimer()
-				if mb, ok := benchPeakRSS(c); ok {
-					rss = append(rss, mb)
-				}
-				if err := c.Shutdown(ctx); err != nil {
-					b.Logf("%s shutdown: %v", s.name, err)
-				}
-				b.StartTimer()
-			}
-			lat.report(b)
-			if len(rss) > 0 {
-				b.ReportMetric(slices.Max(rss), "peak-RSS-MB")
-			}
-		})
-	}
+	return servers
 }
 
 // benchPeakRSS reads the server process's peak resident set size (Linux).

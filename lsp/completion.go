@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/present"
@@ -110,7 +111,15 @@ func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*
 	if kind == agentfiles.KindUnknown {
 		return nil, false
 	}
-	items, rep, ok := s.agentSet(ctx, v.lib).CompleteFrontmatter(kind, v.doc.Text, off)
+	var items []agentfiles.Completion
+	var rep document.Span
+	var ok bool
+	if kind == agentfiles.KindMCP {
+		rel, _ := fsguard.Rel(v.lib.Dir(), v.path)
+		items, rep, ok = agentfiles.CompleteMCP(rel, v.doc.Text, off)
+	} else {
+		items, rep, ok = s.agentSet(ctx, v.lib).CompleteFrontmatter(kind, v.doc.Text, off)
+	}
 	if !ok {
 		return nil, false
 	}

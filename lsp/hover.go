@@ -6,6 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/present"
 )
 
@@ -56,6 +57,14 @@ func (s *Server) fieldHover(v *view, pos protocol.Position) (*protocol.Hover, bo
 	off, err := v.offset(pos)
 	if err != nil {
 		return nil, false
+	}
+	if kind == agentfiles.KindMCP {
+		rel, _ := fsguard.Rel(v.lib.Dir(), v.path)
+		f, span, ok := agentfiles.MCPFieldAt(rel, v.doc.Text, off)
+		if !ok {
+			return nil, false
+		}
+		return s.hover(present.FieldDoc(f), v.rng(span)), true
 	}
 	spotAt := agentfiles.SpotAt
 	if kind == agentfiles.KindSettings {

@@ -37,6 +37,7 @@ type inprocOptions struct {
 	reclaim      func()            // Options.Reclaim
 	idle         func()            // Options.Idle
 	indexGate    chan struct{}     // Options.indexGate
+	previewGate  chan struct{}     // Options.previewGate
 	methods      map[string]method // Options.methods
 	// wrapClient, when set, wraps the server's view of the client once
 	// initialize is answered and before initialized is sent.
@@ -51,7 +52,7 @@ func inprocStart(t testing.TB, dir string, o inprocOptions) *inprocClient {
 	if o.diagDelay == 0 {
 		o.diagDelay = 5 * time.Millisecond
 	}
-	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle, indexGate: o.indexGate, methods: o.methods})
+	srv := New(Options{NoWatch: !o.watch, DiagnosticsDelay: o.diagDelay, Reclaim: o.reclaim, Idle: o.idle, indexGate: o.indexGate, previewGate: o.previewGate, methods: o.methods})
 	c := &inprocClient{Client: newClient(t, cliOut), srv: srv, root: dir, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {

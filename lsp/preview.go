@@ -3,10 +3,14 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 )
@@ -39,28 +43,49 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 	s.mu.Lock()
 	settings := s.settings
 	s.mu.Unlock()
-	p, err := workspace.Preview(ctx, s.rootDir(), workspace.Options{
-		Settings: settings, Logger: s.stderr,
-		CacheDir: s.opts.CacheDir, CacheVersion: s.opts.CacheVersion,
-	})
-	close(built)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.stderr.Debug("preview the workspace", "err", err)
-		}
-		return
+	root := s.rootDir()
+	// The preview lists the whole workspace; the agent files the editor
+	// opens are checked against what they name meanwhile, which takes a
+	// few reads whatever the size of the repository.
+	type previewed struct {
+		p   *library.Preview
+		err error
 	}
-	s.stderr.Debug("previewed the workspace", "files", p.Files(), "fromCache", p.FromCache)
+	ready := make(chan previewed, 1)
+	listed := make(chan struct{})
+	// The index starts once the preview is built, so this waits for a
+	// preview only when the server stops meanwhile, which cancels it.
+	defer func() { <-listed }()
+	go func() {
+		defer close(listed)
+		if g := s.opts.previewGate; g != nil {
+			select {
+			case <-g:
+			case <-ctx.Done():
+			}
+		}
+		p, err := workspace.Preview(ctx, root, workspace.Options{
+			Settings: settings, Logger: s.stderr,
+			CacheDir: s.opts.CacheDir, CacheVersion: s.opts.CacheVersion,
+		})
+		close(built)
+		ready <- previewed{p, err}
+	}()
+	cfg, err := workspace.Config(root, settings)
+	if err != nil {
+		s.stderr.Debug("configuration of the agent files' preview", "err", err)
+		cfg = nil // the defaults: the index reports the configuration's problems
+	}
 	if !s.awaitInitialized(ctx) {
 		return
 	}
-	type doc struct {
-		path, text string
-		version    int32
-	}
-	sent := map[string]int32{}
+	var p *library.Preview
+	waiting := (<-chan previewed)(ready)
+	sent := map[string]int32{}      // the library preview's diagnostics published
+	agentSent := map[string]int32{} // the agent files' early diagnostics computed
+	agents := map[string]earlyAgent{}
 	for {
-		var todo []doc
+		var todo []previewDoc
 		s.mu.Lock()
 		if s.docsLive {
 			s.mu.Unlock()
@@ -68,36 +93,131 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 		}
 		for _, path := range s.earlyOrder {
 			d := s.early[path]
-			if v, ok := sent[path]; d.open && (!ok || v != d.version) {
-				todo = append(todo, doc{path, d.text, d.version})
+			if !d.open {
+				continue
+			}
+			v, libDone := sent[path]
+			av, agentDone := agentSent[path]
+			if p != nil && (!libDone || v != d.version) || !agentDone || av != d.version {
+				todo = append(todo, previewDoc{path, d.text, d.version})
 			}
 		}
 		s.mu.Unlock()
+		var fresh []previewDoc
 		for _, d := range todo {
-			if ctx.Err() != nil {
-				return
+			if v, ok := agentSent[d.path]; !ok || v != d.version {
+				fresh = append(fresh, d)
 			}
-			if len(d.text) > maxPreviewDocument {
-				// The index publishes its diagnostics soon: scanning it
-				// here as well would hold it twice at once.
-				sent[d.path] = d.version
-				continue
-			}
-			f, ds, err := diagnosePreview(p, d.path, d.text)
-			if err != nil {
-				s.stderr.Debug("preview diagnostics", "path", d.path, "err", err)
-				continue
-			}
-			sent[d.path] = d.version
-			s.diags.publishPreview(ctx, d.path, d.version, f, ds)
 		}
-		passed()
+		if len(fresh) > 0 {
+			texts := make(map[string][]byte, len(fresh))
+			for _, d := range fresh {
+				agentSent[d.path] = d.version
+				if rel, ok := fsguard.Rel(root, d.path); ok && len(d.text) <= maxPreviewDocument && agentfiles.Classify(rel, nil) != agentfiles.KindUnknown {
+					texts[d.path] = []byte(d.text)
+				}
+			}
+			for path, a := range s.previewAgents(ctx, root, cfg, texts) {
+				agents[path] = a
+				if p == nil {
+					// The agent file's own diagnostics go out at once;
+					// the library's join them when the preview is built.
+					s.diags.publishPreview(ctx, path, versionOf(fresh, path), nil, nil, a)
+				}
+			}
+		}
+		if p != nil {
+			for _, d := range todo {
+				if ctx.Err() != nil {
+					return
+				}
+				if v, ok := sent[d.path]; ok && v == d.version {
+					continue
+				}
+				sent[d.path] = d.version
+				if len(d.text) > maxPreviewDocument {
+					// The index publishes its diagnostics soon: scanning it
+					// here as well would hold it twice at once.
+					continue
+				}
+				f, ds, err := diagnosePreview(p, d.path, d.text)
+				if err != nil {
+					s.stderr.Debug("preview diagnostics", "path", d.path, "err", err)
+					continue
+				}
+				s.diags.publishPreview(ctx, d.path, d.version, f, ds, agents[d.path])
+			}
+			passed()
+		}
 		select {
 		case <-s.earlyWake:
+		case r := <-waiting:
+			waiting = nil
+			if r.err != nil {
+				if ctx.Err() == nil {
+					s.stderr.Debug("preview the workspace", "err", r.err)
+				}
+				passed()
+				continue
+			}
+			p = r.p
+			s.stderr.Debug("previewed the workspace", "files", p.Files(), "fromCache", p.FromCache)
 		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// earlyAgent is an open agent file as checked before the index is built.
+type earlyAgent struct {
+	file *agentfiles.File
+	ds   []agentfiles.Diagnostic
+}
+
+// previewAgents checks the agent files among texts, the open documents'
+// texts by path, against what they name (see agentfiles.LoadFor).
+func (s *Server) previewAgents(ctx context.Context, root string, cfg *config.Config, texts map[string][]byte) map[string]earlyAgent {
+	if len(texts) == 0 {
+		return nil
+	}
+	paths := make([]string, 0, len(texts))
+	for p := range texts {
+		paths = append(paths, p)
+	}
+	set, err := agentfiles.LoadFor(ctx, root, cfg, paths)
+	if err != nil {
+		s.stderr.Debug("preview the agent files", "err", err)
+		return nil
+	}
+	set = set.WithTexts(ctx, texts)
+	limit := config.DefaultFileDiagnostics
+	if cfg != nil {
+		limit = cfg.Limits.FileDiagnostics
+	}
+	out := map[string]earlyAgent{}
+	for _, p := range paths {
+		f, ds := set.CheckFile(ctx, p, texts[p])
+		if f != nil {
+			out[p] = earlyAgent{f, agentfiles.Cap(p, ds, limit)}
+		}
+	}
+	return out
+}
+
+// previewDoc is an open document as the preview sees it.
+type previewDoc struct {
+	path, text string
+	version    int32
+}
+
+// versionOf returns the version of the document at path among docs.
+func versionOf(docs []previewDoc, path string) int32 {
+	for _, d := range docs {
+		if d.path == path {
+			return d.version
+		}
+	}
+	return 0
 }
 
 // maxPreviewDocument is the largest open document the preview diagnoses:
@@ -118,16 +238,29 @@ func diagnosePreview(p *library.Preview, path, text string) (f *library.File, ds
 	return p.Diagnose(path, []byte(text))
 }
 
-// publishPreview sends the preview's diagnostics of an open document.
-func (d *diagnostics) publishPreview(ctx context.Context, path string, version int32, f *library.File, ds []library.Diagnostic) {
+// publishPreview sends the preview's diagnostics of an open document:
+// those of the library's file f, when the library preview has it, with
+// those of the agent file a, when it is one.
+func (d *diagnostics) publishPreview(ctx context.Context, path string, version int32, f *library.File, ds []library.Diagnostic, a earlyAgent) {
+	if a.file != nil {
+		// As publish does: the agent file's check judges its YAML.
+		ds = slices.DeleteFunc(slices.Clone(ds), func(l library.Diagnostic) bool { return l.Code == library.CodeParseError })
+	}
+	n := len(ds) + len(a.ds)
 	d.mu.Lock()
-	had := d.setPublished(path, len(ds) > 0)
+	had := d.setPublished(path, n > 0)
 	d.mu.Unlock()
-	if len(ds) == 0 && !had || f.Doc == nil {
+	if n == 0 && !had || (f == nil || f.Doc == nil) && a.file == nil {
 		return
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}}
-	params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding())
+	enc := d.s.encoding()
+	if f != nil && f.Doc != nil {
+		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, enc)
+	}
+	if a.file != nil {
+		params.Diagnostics = append(params.Diagnostics, agentProtocolDiagnostics(a.file, a.ds, enc)...)
+	}
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}

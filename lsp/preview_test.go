@@ -81,3 +81,39 @@ func previewStart(t *testing.T) (c *inprocClient, release func()) {
 func ended(c *inprocClient) bool {
 	return slices.ContainsFunc(c.Progress(), func(p ClientProgress) bool { return p.Value.Kind == "end" })
 }
+
+// An agent file opened before the workspace is listed is checked against
+// what it names at once, neither the library's preview nor the index
+// having run; an edit is checked again, and the index's diagnostics
+// follow once it ends.
+func TestPreviewAgentFileBeforeListing(t *testing.T) {
+	t.Parallel()
+	gate := make(chan struct{})
+	release := sync.OnceFunc(func() { close(gate) })
+	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{indexGate: gate, previewGate: gate})
+	t.Cleanup(release)
+	const head = "---\nname: early\ndescription: Checks a skill before the index.\n---\n\n"
+	u := c.open(".claude/skills/early/SKILL.md", head+"See [the notes](notes.md).\n")
+	d := c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return diagVersion(1)(d) && diagHas("skill-link-broken")(d) })
+	if ended(c) {
+		t.Fatal("the index ended before it was let through")
+	}
+	if len(d.Diagnostics) != 1 {
+		t.Errorf("diagnostics before the index: %+v; want the broken link alone", d.Diagnostics)
+	}
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": 2},
+		"contentChanges": []any{map[string]any{"text": head + "No links.\n"}},
+	})
+	c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return diagVersion(2)(d) && len(d.Diagnostics) == 0 })
+	if ended(c) {
+		t.Fatal("the index ended before it was let through")
+	}
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": 3},
+		"contentChanges": []any{map[string]any{"text": head + "See [the guide](guide.md).\n"}},
+	})
+	release()
+	c.waitNote("$/progress", noteContains(`"end"`))
+	c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return diagVersion(3)(d) && diagHas("skill-link-broken")(d) })
+}

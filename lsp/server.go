@@ -61,6 +61,9 @@ type Options struct {
 	// indexGate, when set, holds the initial index back until it is
 	// closed, after the preview is built: tests see the server between.
 	indexGate <-chan struct{}
+	// previewGate, when set, holds the library's preview back until it
+	// is closed: tests see what is published before it.
+	previewGate <-chan struct{}
 	// methods are answered beside customMethods: tests add handlers
 	// that misbehave.
 	methods map[string]method

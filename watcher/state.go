@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 )
@@ -73,6 +74,9 @@ type state struct {
 	anchors    map[string]bool // directory of an extra file → watched
 	watches    map[string]owner
 	polled     map[string]bool // known directories without a watch
+	quiet      map[string]bool // known directories of a Sparse watcher left unwatched; see Options.Sparse
+	quietPolls int             // polls since the quiet directories were last read
+	scanning   bool            // the first scan of a Sparse watcher: read, do not watch yet
 
 	limitLogged bool
 	limitAt     int             // watches held when the kernel refused one; 0 if never
@@ -98,6 +102,7 @@ func (s *state) init(roots, files []string) {
 	}
 	s.watches = make(map[string]owner)
 	s.polled = make(map[string]bool)
+	s.quiet = make(map[string]bool)
 	s.noted = make(map[string]bool)
 }
 
@@ -157,8 +162,13 @@ const (
 )
 
 func (w *Watcher) initialScan() {
+	w.scanning = w.opts.Sparse
 	for _, r := range w.rootsAsc {
 		w.visitRoot(r, nil, 0)
+	}
+	if w.scanning {
+		w.scanning = false
+		w.settleSparse()
 	}
 	for _, a := range slices.Sorted(maps.Keys(w.anchors)) {
 		w.checkAnchor(a, false)
@@ -169,7 +179,7 @@ func (w *Watcher) initialScan() {
 }
 
 func (w *Watcher) needsPoll() bool {
-	if len(w.polled) > 0 || len(w.missing) > 0 {
+	if len(w.polled) > 0 || len(w.missing) > 0 || len(w.quiet) > 0 {
 		return true
 	}
 	for _, ok := range w.anchors {
@@ -223,6 +233,7 @@ func (w *Watcher) apply(req request, b *builder) {
 				w.scanDir(p, node, b, 0)
 			}
 		}
+		w.pollQuiet(b)
 		for _, a := range slices.Sorted(maps.Keys(w.anchors)) {
 			if !w.anchors[a] {
 				w.checkAnchor(a, false)
@@ -435,6 +446,9 @@ func (w *Watcher) visitEntry(parent string, pn *dirNode, name string, typ fs.Fil
 			}
 			return
 		}
+		if w.quiet[parent] {
+			w.wakeQuiet(parent)
+		}
 		fp := fingerprintOf(fi)
 		if wasFile {
 			b.fileSeen(p, true, fl&vStrong != 0 || pn.files[name] != fp)
@@ -542,6 +556,7 @@ func (w *Watcher) removeDir(p string, b *builder) {
 		w.removeDir(filepath.Join(p, name), b)
 	}
 	delete(w.polled, p)
+	delete(w.quiet, p)
 	w.release(p, ownTree)
 	if w.inodes[node.id] == p {
 		delete(w.inodes, node.id)
@@ -594,6 +609,9 @@ func (w *Watcher) checkAnchor(dir string, renew bool) {
 // watchDir makes sure the tree directory p is watched, or polled when no
 // watch can be had. It returns an error only when p is gone or unreadable.
 func (w *Watcher) watchDir(p string, renew bool) error {
+	if w.scanning || w.quiet[p] {
+		return nil // see settleSparse and wakeQuiet
+	}
 	if w.fsw == nil {
 		w.polled[p] = true
 		return nil
@@ -741,4 +759,69 @@ func (w *Watcher) warnOnce(p, msg string, args ...any) {
 	}
 	w.noted[p] = true
 	w.log.Warn(msg, append([]any{"path", p}, args...)...)
+}
+
+// settleSparse ends the first scan of a Sparse watcher, which read every
+// directory and watched none: the directories that hold a matching file,
+// and those on the way to one, are watched (and read again, for what was
+// created before the watch); the others are quiet.
+func (w *Watcher) settleSparse() {
+	live := map[string]bool{}
+	for _, r := range w.rootsAsc {
+		live[r] = true
+	}
+	for p, node := range w.dirs {
+		if len(node.files) == 0 {
+			continue
+		}
+		for d := p; !live[d]; d = filepath.Dir(d) {
+			live[d] = true
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(w.dirs)) {
+		if !live[p] {
+			w.quiet[p] = true
+			continue
+		}
+		if node := w.dirs[p]; node != nil {
+			w.scanDir(p, node, nil, 0)
+		}
+	}
+}
+
+// pollQuiet reads the quiet directories again, every QuietPoll.
+func (w *Watcher) pollQuiet(b *builder) {
+	if len(w.quiet) == 0 {
+		return
+	}
+	w.quietPolls++
+	if time.Duration(w.quietPolls)*w.opts.PollInterval < w.opts.QuietPoll {
+		return
+	}
+	w.quietPolls = 0
+	quiet := slices.Sorted(maps.Keys(w.quiet))
+	for _, p := range quiet {
+		w.dropIfGone(p, b)
+	}
+	for _, p := range quiet {
+		if node := w.dirs[p]; node != nil && w.quiet[p] {
+			w.scanDir(p, node, b, 0)
+		}
+	}
+}
+
+// wakeQuiet watches the quiet directory p, which a matching file turned
+// up in, and the quiet directories on the way to it.
+func (w *Watcher) wakeQuiet(p string) {
+	var woken []string
+	for d := p; w.quiet[d]; d = filepath.Dir(d) {
+		delete(w.quiet, d)
+		woken = append(woken, d)
+	}
+	slices.Reverse(woken) // the outermost first, as the first scan does
+	for _, d := range woken {
+		if err := w.watchDir(d, false); err != nil {
+			w.unusable(d, err, nil)
+		}
+	}
 }

@@ -125,6 +125,17 @@ type Options struct {
 	// PollInterval is how often directories that could not be watched (and
 	// missing roots) are rescanned. Default 2s.
 	PollInterval time.Duration
+	// Sparse watches through the kernel only the directories that hold a
+	// matching file, or lead to one, as the first scan finds them: the
+	// kernel's watches (and the watcher's memory for them) grow with the
+	// directories that matter, not with every directory of the tree. The
+	// others are quiet: rescanned every QuietPoll, and watched from the
+	// moment a matching file turns up in them (a rescan finds it, or
+	// [Watcher.Notify] names it). Directories created later are watched.
+	Sparse bool
+	// QuietPoll is how often the quiet directories of a Sparse watcher are
+	// rescanned. Default 10 PollIntervals; never less than PollInterval.
+	QuietPoll time.Duration
 	// MaxWatches caps the number of directories watched through the kernel;
 	// beyond it directories are polled as when the kernel limit is hit.
 	// Zero means no cap other than the kernel's.
@@ -366,6 +377,10 @@ func New(opts Options) (*Watcher, error) {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = defaultPollInterval
 	}
+	if opts.QuietPoll <= 0 {
+		opts.QuietPoll = 10 * opts.PollInterval
+	}
+	opts.QuietPoll = max(opts.QuietPoll, opts.PollInterval)
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -490,7 +505,8 @@ func (w *Watcher) Waiting(path string) bool {
 }
 
 // Watched returns the directories watched through the kernel, sorted. The
-// other directories below the roots that are not ignored are polled.
+// other directories below the roots that are not ignored are polled (or,
+// for a Sparse watcher, quiet).
 func (w *Watcher) Watched() []string {
 	w.smu.RLock()
 	defer w.smu.RUnlock()

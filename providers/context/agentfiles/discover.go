@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -79,6 +80,11 @@ type Set struct {
 
 	codex       codexConfig // the project's .codex/config.toml
 	geminiNames []string    // Gemini CLI's context file names
+
+	// partial says that the walk listed only the folders of some files
+	// (see LoadFor): what it did not list is looked for on disk, and a
+	// check that needs the whole workspace says nothing.
+	partial bool
 }
 
 // Guard returns the check every file of the workspace passes before it is
@@ -197,7 +203,7 @@ func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listi
 // classify is Classify with what the set knows of the project: its
 // plugin folders and the fallback names of its Codex configuration.
 func (s *Set) classify(rel string) Kind {
-	k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+	k := Classify(rel, func(dir string) bool { return s.hasDir(path.Join(dir, ".claude-plugin")) })
 	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
 		return KindAgentsMd
 	}
@@ -465,8 +471,27 @@ func (s *Set) exists(rel string) bool {
 	if s.dirs[rel] {
 		return true
 	}
-	_, found := slices.BinarySearch(s.all, rel)
-	return found
+	if _, found := slices.BinarySearch(s.all, rel); found {
+		return true
+	}
+	if s.partial {
+		_, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(rel)))
+		return err == nil
+	}
+	return false
+}
+
+// hasDir reports whether the relative slash path names a folder.
+func (s *Set) hasDir(rel string) bool {
+	rel = path.Clean(rel)
+	if s.dirs[rel] {
+		return true
+	}
+	if s.partial {
+		fi, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(rel)))
+		return err == nil && fi.IsDir()
+	}
+	return false
 }
 
 // caseTwin returns the name of a file in folder dir that equals name but

@@ -54,7 +54,7 @@ var hookEvents = []hookEvent{
 	{"Setup", "regexp", false, false},
 	{"Elicitation", "regexp", false, false},
 	{"ElicitationResult", "regexp", false, false},
-	{"InstructionsLoaded", "", false, false},
+	{"InstructionsLoaded", "regexp", false, false},
 	{"ConfigChange", "regexp", true, false},
 	{"CwdChanged", "", false, false},
 	{"FileChanged", "files", false, false},
@@ -252,11 +252,73 @@ func (c *checker) hookMatcher(ev hookEvent, m *jnode) {
 	case "":
 		c.add(m.span, rules.HookMatcherIgnored, "%s takes no matcher: these hooks run on every %s, not only for %q", ev.name, ev.name, p)
 	case "regexp":
+		if vals := hookMatcherValues[ev.name]; vals != nil {
+			c.matcherValues(ev, m, vals)
+		}
 		if exactMatcher.MatchString(p) || jsOnlyRegexp.MatchString(p) {
 			return
 		}
 		if _, err := regexp.Compile(p); err != nil {
 			c.add(m.span, rules.HookMatcherInvalid, "matcher %q is not a valid regular expression (%v), so it matches nothing", p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+	case "files":
+		c.fileMatcher(ev, m)
+	}
+}
+
+// hookMatcherValues are the values the events whose matcher compares a
+// closed set of names document for it.
+var hookMatcherValues = map[string][]string{
+	"SessionStart": {"startup", "resume", "clear", "compact"},
+	"SessionEnd":   {"clear", "resume", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"},
+	"PreCompact":   {"manual", "auto"},
+	"PostCompact":  {"manual", "auto"},
+	"ConfigChange": {"user_settings", "project_settings", "local_settings", "policy_settings", "skills"},
+}
+
+// namesMatcher is a matcher Claude Code compares as exact names: only
+// letters, digits, _ and |.
+var namesMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+
+// matcherValues reports a matcher of an event with a closed set of
+// values that matches none of them: an exact name outside the set, or a
+// regular expression that matches no value.
+func (c *checker) matcherValues(ev hookEvent, m *jnode, vals []string) {
+	p := m.str
+	if namesMatcher.MatchString(p) {
+		for _, part := range strings.Split(p, "|") {
+			if part == "" || slices.Contains(vals, part) {
+				continue
+			}
+			msg := fmt.Sprintf("%s's matcher compares %q as an exact name, but what it is compared with is always one of %s, so this part never matches", ev.name, part, strings.Join(vals, ", "))
+			if s := nearestName(part, vals); s != "" {
+				msg += fmt.Sprintf("; did you mean %s?", s)
+			}
+			c.add(m.span, rules.HookMatcherNoValue, "%s", msg)
+		}
+		return
+	}
+	if jsOnlyRegexp.MatchString(p) {
+		return
+	}
+	re, err := regexp.Compile(p)
+	if err != nil || slices.ContainsFunc(vals, re.MatchString) {
+		return
+	}
+	c.add(m.span, rules.HookMatcherNoValue, "%s's matcher %q matches none of the values it is compared with (%s), so this group never runs", ev.name, p, strings.Join(vals, ", "))
+}
+
+// filePatternChars are characters of regular expressions and globs that
+// a file name seldom holds.
+const filePatternChars = "^$*+?()[]{}\\"
+
+// fileMatcher checks a FileChanged matcher: Claude Code splits it on |
+// and watches each part as a literal file name of the working folder, so
+// a part written as a pattern watches a file of that odd name.
+func (c *checker) fileMatcher(ev hookEvent, m *jnode) {
+	for _, part := range strings.Split(m.str, "|") {
+		if strings.ContainsAny(part, filePatternChars) {
+			c.add(m.span, rules.HookMatcherFilePattern, "%s watches each |-separated part of its matcher as a literal file name, so %q watches a file of that name, not the files it matches as a pattern: list the names, such as \".envrc|.env\"", ev.name, part)
 		}
 	}
 }
@@ -287,7 +349,9 @@ func (c *checker) hookHandler(ev hookEvent, h *jnode, at hookPlace) {
 		c.add(t.span, rules.HookHandlerInvalid, "%s", msg)
 		return
 	}
-	if ev.commandOnly && t.str != "command" {
+	// MCP tool hooks run on every event, and WorktreeCreate documents
+	// HTTP hooks; only prompt and agent handlers are left out.
+	if ev.commandOnly && (t.str == "prompt" || t.str == "agent") {
 		c.add(t.span, rules.HookHandlerInvalid, "%s runs command handlers only; a %s handler is not run", ev.name, t.str)
 	}
 	for _, f := range spec.required {

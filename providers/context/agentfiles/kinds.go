@@ -108,7 +108,8 @@ func (c *checker) subagent() {
 	if mode, _, v := str(root, "permissionMode"); v.Exists() && mode != "" && !slices.Contains(permissionModes, mode) {
 		c.add(c.f.Doc.ValueSpan(v), rules.SubagentFieldInvalid, "permissionMode %q is not one of %s", mode, strings.Join(permissionModes, ", "))
 	}
-	if _, v := root.Field("skills"); v.Exists() {
+	// A partial set does not know every skill of the project.
+	if _, v := root.Field("skills"); v.Exists() && !c.s.partial {
 		names := c.s.skillNames()
 		for _, it := range listItems(v) {
 			for _, name := range strings.Split(it.Value(), ",") {
@@ -433,6 +434,9 @@ func (s *Set) compile(pattern string, opt glob.Options) (*glob.Glob, error) {
 // over the files; a glob the set did not hold (an editor's unsaved text)
 // is matched on its own.
 func (s *Set) matchesAny(pattern string, opt glob.Options, g *glob.Glob) bool {
+	if s.partial {
+		return true // the files it may match were not listed
+	}
 	s.globOnce.Do(s.matchGlobs)
 	if hit, ok := s.globHits[globKey{pattern, opt}]; ok {
 		return hit

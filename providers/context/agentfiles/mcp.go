@@ -32,6 +32,8 @@ type mcpAgent struct {
 	vars func(c *checker, v *jnode, where string, inputs map[string]bool)
 	// secretHint says how the agent reads a value from elsewhere.
 	secretHint string
+	// reserved are the server names the agent keeps for its own servers.
+	reserved []string
 }
 
 var (
@@ -44,6 +46,7 @@ var (
 		headers:    "headers",
 		vars:       claudeVars,
 		secretHint: "${VAR}",
+		reserved:   []string{"workspace", "claude-in-chrome", "computer-use", "Claude Preview", "Claude Browser"},
 	}
 	cursorMCP = &mcpAgent{
 		name:       "Cursor",
@@ -201,6 +204,9 @@ func (c *checker) mcpServers(obj *jnode, agent *mcpAgent, inputs map[string]bool
 	}
 	for i, v := range obj.vals {
 		name := obj.keys[i]
+		if slices.Contains(agent.reserved, name.str) {
+			c.add(name.span, rules.MCPServerNameReserved, "%q is the name of a server built into %s, which skips a configured server of that name at load time: rename it", name.str, agent.name)
+		}
 		if v.kind != '{' {
 			c.add(v.span, rules.MCPFieldInvalid, "server %q must be an object with its configuration, not %s", name.str, kindName(v.kind))
 			continue

@@ -20,7 +20,7 @@ func (s *Set) WithTexts(ctx context.Context, texts map[string][]byte) *Set {
 	if len(texts) == 0 {
 		return s
 	}
-	n := &Set{Root: s.Root, cfg: s.cfg, root: s.root, all: s.all, dirs: s.dirs,
+	n := &Set{Root: s.Root, cfg: s.cfg, root: s.root, all: s.all, dirs: s.dirs, partial: s.partial,
 		Files: make([]*File, 0, len(s.Files)), byPath: make(map[string]*File, len(s.byPath))}
 	texts = cleanKeys(texts)
 	for _, f := range s.Files {
@@ -39,7 +39,7 @@ func (s *Set) WithTexts(ctx context.Context, texts map[string][]byte) *Set {
 		if !ok {
 			continue
 		}
-		k := Classify(rel, func(dir string) bool { return s.dirs[path.Join(dir, ".claude-plugin")] })
+		k := Classify(rel, func(dir string) bool { return s.hasDir(path.Join(dir, ".claude-plugin")) })
 		if k == KindUnknown {
 			continue
 		}

@@ -226,6 +226,18 @@ func (c *checker) pluginManifest(root *jnode) {
 	at := document.Span{Start: root.span.Start, End: root.span.Start + 1}
 	c.kebabName(c.requireString(root, at, "name", "a plugin"), "plugin")
 	c.pluginLayout(at)
+	c.pluginFolderShadowed(root)
+	if uc, k := root.get("userConfig"); k != nil {
+		c.userConfig(uc, "userConfig")
+	}
+	if ch, k := root.get("channels"); k != nil && ch.kind == '[' {
+		for _, it := range ch.items {
+			if uc, uk := it.get("userConfig"); uk != nil {
+				c.userConfig(uc, "a channel's userConfig")
+			}
+		}
+	}
+	c.userConfigRefs(root)
 	for _, f := range []string{"version", "description", "homepage", "repository", "license"} {
 		if v, k := root.get(f); k != nil && v.kind != '"' {
 			c.add(v.span, rules.PluginFieldInvalid, "%s must be a string, not %s", f, kindName(v.kind))
@@ -247,16 +259,24 @@ func (c *checker) pluginManifest(root *jnode) {
 			c.pluginPath(v, f)
 		case '[':
 			for _, it := range v.items {
-				if it.kind == '"' {
+				switch {
+				case it.kind == '"':
 					c.pluginPath(it, f)
-				} else if it.kind != '{' {
+				case it.kind == '{' && f == "hooks":
+					c.pluginHooks(it)
+				case it.kind == '{' && f == "mcpServers":
+					c.mcpServers(it, claudeMCP, nil)
+				case it.kind != '{':
 					c.add(it.span, rules.PluginFieldInvalid, "%s entries must be paths, not %s", f, kindName(it.kind))
 				}
 			}
 		case '{':
 			// An inline configuration (hooks, servers).
-			if f == "mcpServers" {
+			switch f {
+			case "mcpServers":
 				c.mcpServers(v, claudeMCP, nil)
+			case "hooks":
+				c.pluginHooks(v)
 			}
 		default:
 			c.add(v.span, rules.PluginFieldInvalid, "%s must be a path or a list of paths, not %s", f, kindName(v.kind))

@@ -18,7 +18,7 @@ var pluginComponents = []string{"commands", "agents", "skills", "hooks", "output
 func (c *checker) pluginLayout(at document.Span) {
 	dir := path.Dir(c.f.Rel)
 	for _, comp := range pluginComponents {
-		if c.s.dirs[path.Join(dir, comp)] {
+		if c.s.hasDir(path.Join(dir, comp)) {
 			c.add(at, rules.PluginComponentMisplaced, "%s/ lies inside .claude-plugin/, where Claude Code does not look: move it to the plugin's root, next to .claude-plugin", comp)
 		}
 	}

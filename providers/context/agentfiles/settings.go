@@ -380,8 +380,8 @@ func (c *checker) outputStyleSetting(v *jnode) {
 	if strings.Contains(name, ":") {
 		return // a plugin's style, namespaced by the plugin
 	}
-	if slices.ContainsFunc(builtinOutputStyles, func(b string) bool { return strings.EqualFold(b, name) }) {
-		return
+	if slices.ContainsFunc(builtinOutputStyles, func(b string) bool { return strings.EqualFold(b, name) }) || c.s.partial {
+		return // a partial set does not hold every style of the project
 	}
 	var have []string
 	for _, f := range c.s.Files {

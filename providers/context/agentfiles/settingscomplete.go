@@ -31,75 +31,11 @@ func settingFields() []Field {
 // typed) or the string value of one. It reads the text as it is being
 // typed, which need not be valid JSON.
 func SettingSpot(text []byte, off int) (Spot, bool) {
-	if off < 0 || off > len(text) {
+	spot, ok := jsonSpotAt(text, off)
+	if !ok || len(spot.path) != 0 {
 		return Spot{}, false
 	}
-	depth := 0
-	in := false
-	strStart := -1
-	lastSig := byte(0)   // the last significant byte outside strings
-	sigBefore := byte(0) // lastSig when the current string opened
-	key, lastKey := "", ""
-	for i := 0; i < off; i++ {
-		ch := text[i]
-		if in {
-			switch ch {
-			case '\\':
-				i++
-			case '"':
-				in = false
-				if depth == 1 && (sigBefore == '{' || sigBefore == ',') {
-					lastKey = string(text[strStart+1 : i])
-				}
-				lastSig = '"'
-			case '\n':
-				in = false // an unclosed string ends at the line
-			}
-			continue
-		}
-		switch ch {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"':
-			in, strStart, sigBefore = true, i, lastSig
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		}
-		lastSig = ch
-	}
-	if depth != 1 {
-		return Spot{}, false
-	}
-	if !in {
-		if lastSig != '{' && lastSig != ',' {
-			return Spot{}, false
-		}
-		// Where a key can be typed, without its quotes yet.
-		return Spot{Replace: document.Span{Start: off, End: off}, KeySpan: document.Span{Start: off, End: off}}, true
-	}
-	end := off
-	for end < len(text) && text[end] != '"' && text[end] != '\n' {
-		end++
-	}
-	content := document.Span{Start: strStart + 1, End: end}
-	key = string(text[content.Start:content.End])
-	switch sigBefore {
-	case '{', ',':
-		colon := false
-		for j := end + 1; j < len(text); j++ {
-			if c := text[j]; c != ' ' && c != '\t' {
-				colon = c == ':'
-				break
-			}
-		}
-		return Spot{Key: key, Replace: content, KeySpan: content, Colon: colon}, true
-	case ':':
-		return Spot{Key: lastKey, Value: true, Replace: content}, true
-	}
-	return Spot{}, false
+	return spot.Spot, true
 }
 
 // completeSettings returns the keys, or the values of a key, that can be

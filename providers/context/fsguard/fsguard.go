@@ -105,10 +105,28 @@ func (m *dirMemo) lstat(p string) (fs.FileInfo, error) {
 func (m *dirMemo) dir(dir string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.dirLocked(dir)
+}
+
+// dirLocked is dir with m.mu held. A folder is resolved from its parent's
+// resolution and one look at its own name: the thousands of folders of a
+// large tree cost a look each rather than one per folder on their path.
+// A name that is a link, or no folder, is resolved the whole way.
+func (m *dirMemo) dirLocked(dir string) (string, error) {
 	if d, ok := m.dirs[dir]; ok {
 		return d.real, d.err
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	var real string
+	var err error
+	if parent := filepath.Dir(dir); parent == dir {
+		real, err = filepath.EvalSymlinks(dir)
+	} else if rp, perr := m.dirLocked(parent); perr != nil {
+		real, err = "", perr
+	} else if fi, lerr := os.Lstat(filepath.Join(rp, filepath.Base(dir))); lerr == nil && fi.IsDir() {
+		real = filepath.Join(rp, filepath.Base(dir))
+	} else {
+		real, err = filepath.EvalSymlinks(dir)
+	}
 	m.dirs[dir] = resolvedDir{real, err}
 	return real, err
 }

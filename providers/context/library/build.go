@@ -33,7 +33,13 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	b := &builder{root: l.root, cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
+	root := l.root
+	if root != nil {
+		// The build reads every file the walk found: the folders on the
+		// way are resolved once for all, not once per file.
+		root = root.Memo()
+	}
+	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
 	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
 	files := make([]*File, len(s.files))
 	if l.texts != nil {

@@ -91,7 +91,9 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		}
 	}
 	if !cfg.Disabled(rules.MemoryCommandUndefined) || !cfg.Disabled(rules.MemoryPathMissing) {
-		rp := newRepo(set.Root, set.Guard(), set.WorkspaceFiles())
+		// One check reads the package.json of every package of a
+		// monorepo: the folders on the way are resolved once for all.
+		rp := newRepo(set.Root, set.Guard().Memo(), set.WorkspaceFiles())
 		for _, f := range set.Files {
 			if ctx.Err() != nil || f.Skipped != "" || f.Doc == nil || !promising(f) {
 				continue

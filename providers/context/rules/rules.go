@@ -111,6 +111,11 @@ const (
 	srcPermissions = "Claude Code docs (https://code.claude.com/docs/en/settings#permission-rule-syntax)"
 	srcStyles      = "Claude Code docs (https://code.claude.com/docs/en/output-styles)"
 	srcPluginsRef  = "Claude Code docs (https://code.claude.com/docs/en/plugins-reference)"
+	srcPluginPaths = "Claude Code docs (https://code.claude.com/docs/en/plugins-reference#path-behavior-rules)"
+	srcUserConfig  = "Claude Code docs (https://code.claude.com/docs/en/plugins-reference#user-configuration)"
+	srcPluginHooks = "Claude Code docs (https://code.claude.com/docs/en/plugins-reference#hooks)"
+	srcFileChanged = "Claude Code docs (https://code.claude.com/docs/en/hooks#filechanged)"
+	srcMCPClaude   = "Claude Code docs (https://code.claude.com/docs/en/mcp)"
 )
 
 // Codes of the context library.
@@ -231,6 +236,11 @@ const (
 	OutputStyleFieldInvalid    = "output-style-field-invalid"
 	PluginComponentMisplaced   = "plugin-component-misplaced"
 	PluginPathOutside          = "plugin-path-outside"
+	PluginFolderShadowed       = "plugin-folder-shadowed"
+	PluginUserConfigInvalid    = "plugin-user-config-invalid"
+	HookMatcherFilePattern     = "hook-matcher-file-pattern"
+	HookMatcherNoValue         = "hook-matcher-no-value"
+	MCPServerNameReserved      = "mcp-server-name-reserved"
 )
 
 // table lists every rule, in the order the README shows them.
@@ -320,11 +330,11 @@ var table = []Rule{
 	{OpenCodeInstructionsMissing, Warning, "an `instructions` entry of `opencode.json` names no file of the project (a path that is not there, a glob that matches nothing), or is not a string", srcOpenCode, NoFix},
 	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcVSCodeInstr + "; " + srcCopilot, NoFix},
 
-	{HookShapeInvalid, Error, "a hook configuration (`.claude/settings.json`, `.claude/settings.local.json`, a plugin's `hooks/hooks.json`, the `hooks` of a skill or subagent) is not event → list of matcher groups → `hooks` list of handlers", srcHooks, NoFix},
+	{HookShapeInvalid, Error, "a hook configuration (`.claude/settings.json`, `.claude/settings.local.json`, a plugin's `hooks/hooks.json` or the `hooks` of its manifest, the `hooks` of a skill or subagent) is not event → list of matcher groups → `hooks` list of handlers", srcHooks + "; " + srcPluginHooks, NoFix},
 	{HookEventUnknown, Warning, "a hook event name Claude Code does not document, so its hooks never run; with a did-you-mean", srcHooks, NoFix},
 	{HookMatcherInvalid, Error, "a hook `matcher` is not a string or not a valid regular expression, so it matches nothing", srcHooks, NoFix},
 	{HookMatcherIgnored, Warning, "a hook `matcher` on an event that takes none (`UserPromptSubmit`, `Stop`, `TaskCreated`, …): the hooks run on every occurrence", srcHooks, NoFix},
-	{HookHandlerInvalid, Error, "a hook handler has no or an unknown `type`, lacks what its type requires (`command`; `prompt`; `url`; `server` and `tool`), gives a field the wrong type, a `timeout` that is not positive, an `if` on an event without tools, or a non-command handler where only commands run", srcHooks, NoFix},
+	{HookHandlerInvalid, Error, "a hook handler has no or an unknown `type`, lacks what its type requires (`command`; `prompt`; `url`; `server` and `tool`), gives a field the wrong type, a `timeout` that is not positive, an `if` on an event without tools, or a prompt or agent handler where only commands run", srcHooks, NoFix},
 	{HookKeyUnknown, Hint, "a key of a matcher group, hook handler or plugin `hooks.json` that Claude Code does not document (kept); with a did-you-mean", srcHooks, NoFix},
 	{HookScriptMissing, Error, "a command hook runs a script of the project (`$CLAUDE_PROJECT_DIR/…`, `.claude/…`) or plugin (`${CLAUDE_PLUGIN_ROOT}/…`) that is not there", srcHooks, NoFix},
 	{HookScriptNotExecutable, Warning, "a command hook runs a script of the project or plugin directly, but the file is not executable", srcHooks, NoFix},
@@ -337,6 +347,11 @@ var table = []Rule{
 	{OutputStyleFieldInvalid, Warning, "an output style's frontmatter field (`name`, `description`, `keep-coding-instructions`) has the wrong type", srcStyles, NoFix},
 	{PluginComponentMisplaced, Error, "a plugin keeps `commands/`, `agents/`, `skills/`, `hooks/` or `output-styles/` inside `.claude-plugin/`, where Claude Code does not look: they belong at the plugin's root", srcPluginsRef, NoFix},
 	{PluginPathOutside, Warning, "a path of a plugin manifest is absolute or climbs out of the plugin with `..`: an installed plugin is copied on its own, so the path will not be there", srcPluginsRef + "; " + srcPluginCache, NoFix},
+	{PluginFolderShadowed, Warning, "a plugin manifest gives `commands`, `agents` or `outputStyles` while the plugin has the default `commands/`, `agents/` or `output-styles/` folder: the manifest's paths replace the folder, whose files are not loaded (`skills` adds to `skills/`; hooks and servers merge); said only when no path points into the folder", srcPluginPaths, NoFix},
+	{PluginUserConfigInvalid, Warning, "a plugin's `userConfig` (or a channel's) is not an object of options named by identifiers, an option lacks `type`, `title` or `description`, has an unknown type (`string`, `number`, `boolean`, `directory`, `file`), field or field type, `multiple` off a string or `min`/`max` off a number option; or a `${user_config.KEY}` names no option", srcUserConfig, NoFix},
+	{HookMatcherFilePattern, Warning, "a part of a `FileChanged` matcher is written as a regular expression or glob (`^\\.env`, `*.json`): Claude Code splits the matcher on `|` and watches each part as a literal file name, so the hook never fires for the files meant", srcFileChanged, NoFix},
+	{HookMatcherNoValue, Warning, "a matcher of `SessionStart`, `SessionEnd`, `PreCompact`, `PostCompact` or `ConfigChange` matches none of the values the event documents for it (`startup`, `resume`, `clear`, `compact`; `manual`, `auto`; …): an exact name outside the set, or a regular expression matching none; the group never runs; with a did-you-mean", srcHooks + " (#matcher-patterns and each event's section)", NoFix},
+	{MCPServerNameReserved, Warning, "a Claude Code MCP server (`.mcp.json`, a plugin's) is named as a built-in server (`workspace`, `claude-in-chrome`, `computer-use`, `Claude Preview`, `Claude Browser`): Claude Code skips it at load time", srcMCPClaude, NoFix},
 }
 
 var byCode = func() map[string]*Rule {

@@ -216,13 +216,19 @@ func (w *Workspace) startWatcher(ready chan<- started) {
 	// The whole tree is watched, not only the roots: a directory named
 	// context or commands may appear anywhere. The filter keeps out what
 	// the library never reads (dependencies, virtual environments, caches,
-	// build output), which would only use up kernel watches.
+	// build output), which would only use up kernel watches; and of the
+	// rest the kernel watches only the directories that hold markdown or
+	// lead to some (Sparse): in a repository of source files the others
+	// are many. The client's file events (NotifyWatched) name a markdown
+	// file new in one of them at once; the watcher's own rescan finds it
+	// too.
 	f := w.Snapshot().Library().Filter()
 	wt, err := watcher.New(watcher.Options{
 		Roots:        []string{w.dir},
 		Files:        []string{w.cfgPath},
 		Match:        func(p string) bool { return isMarkdown(p) && !f.SkipFile(p) },
 		IgnoreDir:    f.SkipDir,
+		Sparse:       true,
 		Debounce:     w.opts.Debounce,
 		PollInterval: w.opts.PollInterval,
 		MaxWatches:   w.opts.MaxWatches,

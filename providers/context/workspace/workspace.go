@@ -315,6 +315,23 @@ func Preview(ctx context.Context, dir string, opts Options) (*library.Preview, e
 	return library.NewPreview(ctx, abs, cfg, library.Options{Logger: opts.Logger, CacheDir: opts.CacheDir, Version: opts.CacheVersion})
 }
 
+// Config returns the configuration of the workspace at dir with the
+// client's settings (the `ctxls` section; may be nil) laid over its
+// .ctxls.yaml, as Open would use it, without reading anything else.
+// Settings that do not parse are left out, as Preview does.
+func Config(dir string, settings json.RawMessage) (*config.Config, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	st, err := config.ParseSettings(settings)
+	if err != nil {
+		st = &config.Settings{}
+	}
+	cfg, _, err := effectiveConfig(filepath.Clean(abs), st)
+	return cfg, err
+}
+
 // load scans the workspace with cfg, recording problems. plain says that no
 // client settings apply, so that the library may read .ctxls.yaml itself.
 func load(ctx context.Context, dir string, cfg *config.Config, problems []config.Problem, plain bool, opts library.Options) (*library.Library, error) {

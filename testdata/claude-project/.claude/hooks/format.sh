@@ -1,0 +1,2 @@
+#!/bin/sh
+jq -r '.tool_input.file_path' | xargs npx prettier --write
