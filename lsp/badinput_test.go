@@ -325,6 +325,7 @@ func badCheck(t *testing.T, dir string, c badCase) {
 		t.Errorf("check panicked:\n%s", stderr.String())
 	}
 	badHidden(t, "check's output", c, stdout.Bytes(), stderr.Bytes())
+	badSARIF(t, ctx, dir, got)
 	if c.RefuseRun == "" {
 		return
 	}
@@ -337,6 +338,45 @@ func badCheck(t *testing.T, dir string, c badCase) {
 		t.Errorf("ctxls chain run %s: %v, want exit status 2 naming ctxls trust grant; stderr:\n%s", c.RefuseRun, err, stderr.String())
 	}
 	badNotRun(t, dir, "ctxls chain run")
+}
+
+// badSARIF checks that check's SARIF log, written result by result, holds
+// the diagnostics of its JSON lines, one result each, in the same
+// order.
+func badSARIF(t *testing.T, ctx context.Context, dir string, lines []badDiag) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, stdioBinaryPath(t), "check", "--format", "sarif", dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); ctx.Err() != nil || strings.Contains(stderr.String(), "panic") {
+		t.Fatalf("ctxls check --format sarif: %v; stderr:\n%s", err, stderr.String())
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("check's SARIF log (%d bytes) does not parse as one run: %v", stdout.Len(), err)
+	}
+	res := log.Runs[0].Results
+	if len(res) != len(lines) {
+		t.Fatalf("SARIF log has %d results, JSON lines %d", len(res), len(lines))
+	}
+	for i, r := range res {
+		if r.RuleID != lines[i].Code || len(r.Locations) != 1 || !strings.HasSuffix(r.Locations[0].PhysicalLocation.ArtifactLocation.URI, lines[i].File) {
+			t.Errorf("SARIF result %d is %s in %v, JSON line %s in %s", i, r.RuleID, r.Locations, lines[i].Code, lines[i].File)
+		}
+	}
 }
 
 // lockedBuffer is a bytes.Buffer that a process's output may be copied

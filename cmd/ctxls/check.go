@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// The server's memory policy: a check indexes the whole library
+	// once, making as much garbage as model, and with the default GOGC
+	// its peak would be twice the model (10,000 topics: 224–243 MB,
+	// against 173–175 MB).
+	setServerGC()
 	// A report kept for exactly this workspace is the report. A fix
 	// needs the library, and the cache is only read when no flag asks
 	// for something else.
@@ -248,12 +254,17 @@ func (rep checkReport) emit(o emitOptions, dir string, stdout, stderr io.Writer)
 	}
 	switch format {
 	case "json":
-		enc := json.NewEncoder(stdout)
+		// One line per record, buffered: not one write per record.
+		bw := bufio.NewWriter(stdout)
+		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
 		for _, r := range records {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
+		}
+		if err := bw.Flush(); err != nil {
+			return err
 		}
 	case "sarif":
 		if err := writeSARIF(stdout, records, dir); err != nil {

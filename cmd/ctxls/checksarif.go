@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/url"
 	"os"
@@ -102,8 +105,29 @@ func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
 		})
 	}
 	run := sarifRun{Tool: sarifTool{driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
-	for _, r := range records {
-		run.Results = append(run.Results, sarifResult{
+	// The log is written as its results are made, one at a time, so that
+	// the output of a million results never sits in memory whole: the
+	// frame around them is the encoding of the log without results, cut
+	// where they go.
+	var frame bytes.Buffer
+	if err := printJSON(&frame, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}); err != nil {
+		return err
+	}
+	const empty = `"results": []`
+	cut := bytes.Index(frame.Bytes(), []byte(empty))
+	if cut < 0 || len(records) == 0 {
+		_, err := w.Write(frame.Bytes())
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(frame.Bytes()[:cut+len(empty)-1])
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(resultIndent, "  ")
+	for i, r := range records {
+		one.Reset()
+		err := enc.Encode(sarifResult{
 			RuleID:    r.Code,
 			RuleIndex: index[r.Code],
 			Level:     sarifLevel(r.Severity),
@@ -113,9 +137,23 @@ func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
 				Region:           sarifRegion{r.Line, r.Column, r.EndLine, r.EndColumn},
 			}}},
 		})
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n" + resultIndent)
+		bw.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
 	}
-	return printJSON(w, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+	bw.WriteString("\n" + resultIndent[:len(resultIndent)-2] + "]")
+	bw.Write(frame.Bytes()[cut+len(empty):])
+	return bw.Flush()
 }
+
+// resultIndent is the indent of a result in the log as printJSON writes it:
+// log, runs, run, results.
+const resultIndent = "        "
 
 // sarifPrefix is the path of dir relative to the working directory, in
 // slashes, or "" when dir is the working directory or lies outside it.

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"github.com/ctxls/ctxls/providers/ops"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +69,46 @@ func TestSARIFPrefix(t *testing.T) {
 	} {
 		if got := sarifPrefix(dir); got != want {
 			t.Errorf("sarifPrefix(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// The log written result by result is the log encoded whole: the same
+// bytes, for no result, one, and several holding text that HTML escaping
+// would change.
+func TestSARIFStreamedIsWhole(t *testing.T) {
+	t.Parallel()
+	for _, records := range [][]ops.Diagnostic{
+		nil,
+		{{File: "a.md", Line: 1, Column: 1, EndLine: 1, EndColumn: 4, Severity: "error", Code: rules.SkillLinkBroken, Message: "x.md names no file"}},
+		{
+			{File: "dir/a b.md", Line: 2, Column: 3, EndLine: 2, EndColumn: 9, Severity: "warning", Code: rules.SkillBodyTooLong, Message: "<b> & \"q\" — ünï"},
+			{File: "c.md", Line: 9, Column: 1, EndLine: 10, EndColumn: 1, Severity: "hint", Code: rules.SkillLinkBroken, Message: "line\nbreak"},
+		},
+	} {
+		var got, want bytes.Buffer
+		if err := writeSARIF(&got, records, "."); err != nil {
+			t.Fatal(err)
+		}
+		all := rules.All()
+		index := map[string]int{}
+		driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: rules.Repository, Rules: []sarifRule{}}
+		for i, r := range all {
+			index[r.Code] = i
+			driver.Rules = append(driver.Rules, sarifRule{ID: r.Code, ShortDescription: sarifText{r.Doc}, HelpURI: rules.PageURL(r.Code),
+				DefaultConfiguration: sarifConfig{sarifLevel(r.Severity.String())}, Properties: map[string]string{"source": r.Source, "fix": r.Fix.String()}})
+		}
+		run := sarifRun{Tool: sarifTool{driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
+		for _, r := range records {
+			run.Results = append(run.Results, sarifResult{RuleID: r.Code, RuleIndex: index[r.Code], Level: sarifLevel(r.Severity), Message: sarifText{r.Message},
+				Locations: []sarifLocation{{sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.File}).EscapedPath(), URIBaseID: "%SRCROOT%"},
+					Region: sarifRegion{r.Line, r.Column, r.EndLine, r.EndColumn}}}}})
+		}
+		if err := printJSON(&want, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%d records: streamed log differs from the whole one:\n%s\nwant:\n%s", len(records), got.String(), want.String())
 		}
 	}
 }

@@ -27,7 +27,7 @@ func (c *checker) pluginFolderShadowed(root *jnode) {
 	base := c.pluginRoot()
 	for _, rf := range replacingPathFields {
 		v, k := root.get(rf.field)
-		if k == nil || !c.s.dirs[path.Join(base, rf.folder)] {
+		if k == nil || !c.s.hasDir(path.Join(base, rf.folder)) {
 			continue
 		}
 		var paths []string

@@ -245,8 +245,7 @@ func (c *checker) skillBody() {
 
 var (
 	// mdLink matches an inline link or image target: [text](target "title").
-	mdLink   = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)`)
-	schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	mdLink = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)`)
 	// linkDef matches a link reference definition: [label]: target.
 	linkDef = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)`)
 	// barePath matches a relative file path in the text: a folder, a
@@ -274,6 +273,59 @@ var (
 	// mdName matches a bare markdown file name in prose: see FORMS.md.
 	mdName = regexp.MustCompile(`(?:^|[\s(])([\w-]+\.md)\b`)
 )
+
+// findAll is re.FindAllSubmatchIndex(text, -1) on a line that holds need,
+// which every match of re holds; on any other line it is nil.
+func findAll(re *regexp.Regexp, text []byte, need string) [][]int {
+	if !bytes.Contains(text, []byte(need)) {
+		return nil
+	}
+	return re.FindAllSubmatchIndex(text, -1)
+}
+
+// hasScheme reports whether t starts with a URL scheme ("https:",
+// "mailto:"): a letter, then letters, digits, "+", "." or "-", then ":".
+func hasScheme(t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '.' || c == '-'):
+		case i > 0 && c == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// mdNames is mdName's matches on the line text at offset start, tried only
+// when a ".md" of the line lies outside its links, which are checked as
+// links.
+func mdNames(text []byte, start int, links []document.Span) [][]int {
+	for i := 0; ; {
+		j := bytes.Index(text[i:], []byte(".md"))
+		if j < 0 {
+			return nil
+		}
+		i += j
+		if _, in := spanAt(links, start+i); !in {
+			return mdName.FindAllSubmatchIndex(text, -1)
+		}
+		i += 3
+	}
+}
+
+// linkDefAt is linkDef's match on text, tried only where a definition can
+// start: a "[" after at most three spaces, and a "]:" further on.
+func linkDefAt(text []byte) []int {
+	t := bytes.TrimLeft(text, " ")
+	if len(text)-len(t) > 3 || len(t) == 0 || t[0] != '[' || !bytes.Contains(t, []byte("]:")) {
+		return nil
+	}
+	return linkDef.FindSubmatchIndex(text)
+}
 
 // lastWords returns the last n words of b.
 func lastWords(b []byte, n int) []byte {
@@ -321,14 +373,16 @@ func (c *checker) skillLinks(ctx context.Context) {
 	doc := c.f.Doc
 	dir := path.Dir(c.f.Rel)
 	travel, travelWhat := c.s.travelRoot(c.f.Rel)
-	seen := map[int]bool{}
+	// seen holds the starts of the paths of the line checked so far: a
+	// path is checked once, whichever pattern finds it.
+	var seen []int
 	check := func(target string, span document.Span, bare bool) {
-		if seen[span.Start] {
+		if slices.Contains(seen, span.Start) {
 			return
 		}
-		seen[span.Start] = true
+		seen = append(seen, span.Start)
 		t := strings.Trim(target, "<>")
-		if t == "" || t[0] == '#' || t[0] == '/' || t[0] == '~' || schemeRE.MatchString(t) || strings.ContainsAny(t, "{}<>$*") {
+		if t == "" || t[0] == '#' || t[0] == '/' || t[0] == '~' || hasScheme(t) || strings.ContainsAny(t, "{}<>$*") {
 			return
 		}
 		if i := strings.IndexAny(t, "#?"); i >= 0 {
@@ -366,28 +420,39 @@ func (c *checker) skillLinks(ctx context.Context) {
 	// A link the author commented out is not one the reader follows.
 	comments := c.bodyComments()
 	codes := append(slices.Clone(spans), comments...)
-	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
+	first := doc.Lines.LineOf(doc.Body.Start)
+	// The lines are read in order, each found from the end of the one
+	// before, rather than looked up one by one.
+	next := doc.Lines.Start(first)
+	for n := first; n < doc.Lines.Count(); n++ {
 		// A body of a million lines stops when the request does.
 		if n%1024 == 0 && ctx.Err() != nil {
 			return
 		}
-		start := doc.Lines.Start(n)
+		start, end := next, len(doc.Text)
+		if i := bytes.IndexByte(doc.Text[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		next = min(end+1, len(doc.Text))
 		if _, in := doc.InFence(start); in {
 			continue
 		}
-		text := doc.Lines.Line(n)
+		text := bytes.TrimSuffix(doc.Text[start:end], []byte("\r"))
+		seen = seen[:0]
 		var links []document.Span
-		for _, m := range mdLink.FindAllSubmatchIndex(text, -1) {
+		// Each pattern runs only on lines that hold what it needs: a body
+		// of a million lines is read in well under a second.
+		for _, m := range findAll(mdLink, text, "](") {
 			links = append(links, document.Span{Start: start + m[0], End: start + m[1]})
 			if _, in := spanAt(codes, start+m[0]); in {
 				continue
 			}
 			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
 		}
-		if m := linkDef.FindSubmatchIndex(text); m != nil {
+		if m := linkDefAt(text); m != nil {
 			check(string(text[m[2]:m[3]]), document.Span{Start: start + m[2], End: start + m[3]}, false)
 		}
-		for _, m := range barePath.FindAllSubmatchIndex(text, -1) {
+		for _, m := range findAll(barePath, text, "/") {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
 			if _, in := spanAt(links, sp.Start); in {
 				continue // a link's text or target, checked above
@@ -427,7 +492,7 @@ func (c *checker) skillLinks(ctx context.Context) {
 		// the skill has the file under another case: on a case-sensitive
 		// file system the agent finds nothing, and the author did not see
 		// it on theirs.
-		for _, m := range mdName.FindAllSubmatchIndex(text, -1) {
+		for _, m := range mdNames(text, start, links) {
 			sp := document.Span{Start: start + m[2], End: start + m[3]}
 			name := string(text[m[2]:m[3]])
 			_, inCode := spanAt(codes, sp.Start)
@@ -436,8 +501,8 @@ func (c *checker) skillLinks(ctx context.Context) {
 				continue
 			}
 			// "skill.md" names the file the reader is in, whatever its case.
-			if twin := c.s.caseTwin(dir, name); twin != "" && twin != "SKILL.md" && !seen[sp.Start] {
-				seen[sp.Start] = true
+			if twin := c.s.caseTwin(dir, name); twin != "" && twin != "SKILL.md" && !slices.Contains(seen, sp.Start) {
+				seen = append(seen, sp.Start)
 				c.add(sp, rules.SkillLinkBroken, "%s names no file: the skill has %s, and file names are case-sensitive where the agent runs", name, twin)
 			}
 		}
