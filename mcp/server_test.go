@@ -690,6 +690,40 @@ func TestSessionCost(t *testing.T) {
 			t.Errorf("agent %q, total %d, entries sum to %d", out.Agent, out.TotalAlwaysLoaded, sum)
 		}
 	})
+
+	// Agent all answers a column per configured agent, each with its own
+	// files and total, and the text names each.
+	var all struct {
+		Agent        string       `json:"agent"`
+		AlwaysLoaded []costEntry  `json:"alwaysLoaded"`
+		Agents       []costOutput `json:"agents"`
+	}
+	text, isErr := call(t, cs, "session_cost", map[string]any{"agent": "all"}, &all)
+	if isErr {
+		t.Fatalf("session_cost all: %s", text)
+	}
+	if all.Agent != "all" || len(all.AlwaysLoaded) != 0 || len(all.Agents) == 0 {
+		t.Fatalf("session_cost all: agent %q, %d top-level entries, %d columns", all.Agent, len(all.AlwaysLoaded), len(all.Agents))
+	}
+	var claude *costOutput
+	for i, col := range all.Agents {
+		files, sum := keyed(col.AlwaysLoaded, func(e costEntry) (string, int) { return e.File, e.Tokens })
+		if sum != col.TotalAlwaysLoaded {
+			t.Errorf("column %s: total %d, entries sum to %d", col.Agent, col.TotalAlwaysLoaded, sum)
+		}
+		if !strings.Contains(text, col.Agent+": ") {
+			t.Errorf("text does not name column %s:\n%s", col.Agent, text)
+		}
+		if col.Agent == "claude" {
+			claude = &all.Agents[i]
+			if _, ok := files["CLAUDE.md"]; !ok {
+				t.Errorf("claude column lacks CLAUDE.md: %+v", col.AlwaysLoaded)
+			}
+		}
+	}
+	if claude == nil {
+		t.Errorf("no claude column in %+v", all.Agents)
+	}
 }
 
 func TestTopicURI(t *testing.T) {

@@ -101,17 +101,15 @@ func planFixes(ctx context.Context, root *fsguard.Root, records []ops.Diagnostic
 		acc.edits = append(acc.edits, f.edits...)
 	}
 	slices.Sort(order)
-	real := filepath.Clean(root.Real())
 	byTarget := map[string]change{}
 	for _, p := range order {
 		f := byFile[p]
-		target, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
-		}
-		rel, ok := fsguard.Rel(real, target)
-		if !ok {
+		target, rel, err := root.Target(p)
+		switch {
+		case errors.Is(err, fsguard.ErrOutsideWorkspace):
 			continue // a link out of the workspace: never written
+		case err != nil:
+			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
 		}
 		if p != target && (known(target) || known(filepath.Join(root.Dir(), filepath.FromSlash(rel)))) {
 			continue

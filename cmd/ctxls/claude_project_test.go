@@ -32,7 +32,7 @@ var claudeFamilies = []string{
 	rules.SettingsValueInvalid, rules.SettingsPermissionInvalid, rules.SettingsKeyUnknown, rules.SettingsKeyIgnored,
 	rules.SettingsOutputStyleMissing, rules.OutputStyleFieldInvalid, rules.JSONSyntax,
 	rules.SubagentNameInvalid, rules.SubagentFieldInvalid, rules.SkillFieldInvalid,
-	rules.PluginComponentMisplaced, rules.PluginPathOutside, rules.PluginFolderShadowed, rules.PluginUserConfigInvalid,
+	rules.PluginComponentMisplaced, rules.PluginPathOutside, rules.PluginFolderShadowed, rules.PluginUserConfigInvalid, rules.PluginHooksDuplicate,
 	rules.PluginNameDuplicate,
 	rules.MCPFieldMissing, rules.MCPFieldInvalid, rules.MCPTypeUnknown, rules.MCPTransportConflict,
 	rules.MCPKeyMisspelled, rules.MCPVariableUnexpanded, rules.MCPSecretPlainText, rules.MCPServerNameReserved,

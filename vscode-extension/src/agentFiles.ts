@@ -1,7 +1,7 @@
 // Which files the language server serves besides markdown, and the
 // session-cost texts of the status bar. No `vscode` import: unit-tested.
 
-import type { SessionCost, SessionEntry } from './protocol';
+import type { AgentCost, SessionCost, SessionEntry } from './protocol';
 import { formatTokens } from './format';
 
 /** A document filter in the shape vscode-languageclient takes. */
@@ -43,6 +43,10 @@ export function affectsSession(fileName: string): boolean {
 
 /** Status bar text of a session cost, or undefined when nothing loads. */
 export function sessionStatusText(cost: SessionCost | undefined): string | undefined {
+  if (cost && columns(cost).length > 0) {
+    const warn = columns(cost).some((a) => (a.warnings ?? []).length > 0) ? ' $(warning)' : '';
+    return `$(hubot) ${columns(cost).map((a) => `${a.agent} ${formatTokens(a.totalAlwaysLoaded)}`).join(' · ')}${warn}`;
+  }
   if (!cost || !Array.isArray(cost.alwaysLoaded) || cost.alwaysLoaded.length === 0) {
     return undefined;
   }
@@ -51,12 +55,23 @@ export function sessionStatusText(cost: SessionCost | undefined): string | undef
 }
 
 /** The tokenizer a session cost was counted in, as " (name)"; empty from a server that names none. */
-function tokenizerSuffix(cost: SessionCost): string {
+function tokenizerSuffix(cost: { tokenizer?: string }): string {
   return cost.tokenizer ? ` (${cost.tokenizer})` : '';
 }
 
 /** Tooltip of the status bar item: what loads at start, biggest first. */
 export function sessionTooltip(cost: SessionCost, max = 8): string {
+  if (columns(cost).length > 0) {
+    const lines = ['At the start of a session of each agent the project configures:'];
+    for (const a of columns(cost)) {
+      lines.push(`${a.agent} — ${formatTokens(a.totalAlwaysLoaded)} in ${a.alwaysLoaded.length} ${a.alwaysLoaded.length === 1 ? 'file' : 'files'}${tokenizerSuffix(a)}`);
+      for (const w of a.warnings ?? []) {
+        lines.push(`  ⚠ ${w}`);
+      }
+    }
+    lines.push('Click for the breakdown.');
+    return lines.join('\n');
+  }
   const lines = [`A ${cost.agent} session loads ${formatTokens(cost.totalAlwaysLoaded)} at start${tokenizerSuffix(cost)}:`];
   if (cost.tokenizerNote) {
     lines.push(`Tokenizer: ${cost.tokenizerNote}`);
@@ -90,6 +105,12 @@ export function sessionPickItems(cost: SessionCost): Array<{ label: string; desc
       rows.push({ label: e.file, description: formatTokens(e.tokens), detail: e.reason, file: e.file });
     }
   };
+  if (columns(cost).length > 0) {
+    for (const a of columns(cost)) {
+      section(`${a.agent}: loaded at start (${formatTokens(a.totalAlwaysLoaded)}${tokenizerSuffix(a)})`, a.alwaysLoaded ?? []);
+    }
+    return rows;
+  }
   section('Loaded at start', cost.alwaysLoaded ?? []);
   section('Loaded later', cost.onDemand ?? []);
   return rows;
@@ -103,9 +124,26 @@ function byTokens(entries: readonly SessionEntry[]): SessionEntry[] {
 export const SESSION_AGENTS = ['claude', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf', 'cline', 'kiro', 'opencode'] as const;
 export type SessionAgent = (typeof SESSION_AGENTS)[number];
 
+/** The choices of the `ctxls.sessionAgent` setting: one agent, or all side by side. */
+export const SESSION_AGENT_CHOICES = [...SESSION_AGENTS, 'all'] as const;
+export type SessionAgentChoice = (typeof SESSION_AGENT_CHOICES)[number];
+
 /** The `ctxls.sessionAgent` setting's value, or claude when unset or unknown. */
-export function sessionAgent(value: unknown): SessionAgent {
-  return SESSION_AGENTS.find((a) => a === value) ?? 'claude';
+export function sessionAgent(value: unknown): SessionAgentChoice {
+  return SESSION_AGENT_CHOICES.find((a) => a === value) ?? 'claude';
+}
+
+/** Rows of the agent picker: every choice, the current one marked. */
+export function sessionAgentPickItems(current: SessionAgentChoice): Array<{ label: SessionAgentChoice; description: string }> {
+  return SESSION_AGENT_CHOICES.map((a) => ({
+    label: a,
+    description: (a === 'all' ? 'every agent the project configures, side by side' : '') + (a === current ? (a === 'all' ? ' · current' : 'current') : ''),
+  }));
+}
+
+/** The columns of a cost of all agents; empty for one agent's cost. */
+function columns(cost: SessionCost): AgentCost[] {
+  return Array.isArray(cost.agents) ? cost.agents : [];
 }
 
 /** A group of the session tree: what loads at start, the listing, what loads later. */
@@ -124,6 +162,11 @@ export interface SessionGroup {
 export function sessionGroups(cost: SessionCost | undefined): SessionGroup[] {
   if (!cost) {
     return [];
+  }
+  if (columns(cost).length > 0) {
+    // One group per agent: what a session of it loads at start, counted
+    // in its own tokenizer.
+    return columns(cost).map((a) => ({ label: `${a.agent}${tokenizerSuffix(a)}`, tokens: a.totalAlwaysLoaded, entries: byTokens(a.alwaysLoaded ?? []) }));
   }
   const listing = (e: SessionEntry) => / listing$/.test(e.reason);
   const always = cost.alwaysLoaded ?? [];

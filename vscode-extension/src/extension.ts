@@ -84,6 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('ctxls.showCostBreakdown', (arg?: vscode.Uri | string) => status.showBreakdown(arg)),
     vscode.commands.registerCommand('ctxls.showSessionCost', () => session.showBreakdown()),
     vscode.commands.registerCommand('ctxls.refreshSessionCost', () => session.schedule(0)),
+    vscode.commands.registerCommand('ctxls.pickSessionAgent', () => session.pickAgent()),
     vscode.commands.registerCommand('ctxls.refreshContext', () => contextTree.refresh()),
     vscode.commands.registerCommand('ctxls.refreshExecutions', () => executions.refresh()),
     vscode.commands.registerCommand('ctxls.openTopic', async (node?: TopicNode) => {

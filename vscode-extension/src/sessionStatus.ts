@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
 import { Methods, type SessionCost } from './protocol';
 import { Scheduled, quietRequest } from './scheduled';
-import { affectsSession, sessionAgent, sessionPickItems, sessionStatusText, sessionTooltip } from './agentFiles';
+import { affectsSession, sessionAgent, sessionAgentPickItems, sessionPickItems, sessionStatusText, sessionTooltip } from './agentFiles';
 
 export class SessionStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -87,13 +87,32 @@ export class SessionStatusBar implements vscode.Disposable {
         : { label: r.label, description: r.description, detail: r.detail, file: r.file },
     );
     const picked = await vscode.window.showQuickPick(items, {
-      title: sessionStatusText(cost)?.replace(/\$\([\w-]+\) ?/g, '').trim() + ` at the start of a ${cost.agent} session`,
+      title:
+        (cost.agents ?? []).length > 0
+          ? 'At the start of a session of each agent the project configures'
+          : sessionStatusText(cost)?.replace(/\$\([\w-]+\) ?/g, '').trim() + ` at the start of a ${cost.agent} session`,
       placeHolder: 'Files a session loads, most expensive first — pick one to open it',
       matchOnDescription: true,
       matchOnDetail: true,
     });
     if (picked?.file) {
       await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, ...picked.file.split('/')));
+    }
+  }
+
+  /**
+   * Asks which agent's session to count, or all side by side, and keeps
+   * the answer in the workspace's ctxls.sessionAgent setting, whose change
+   * recomputes the cost.
+   */
+  async pickAgent(): Promise<void> {
+    const config = vscode.workspace.getConfiguration('ctxls');
+    const picked = await vscode.window.showQuickPick(sessionAgentPickItems(sessionAgent(config.get('sessionAgent'))), {
+      title: 'ctxls: the agent whose session is counted',
+      placeHolder: 'An agent, or all for every agent the project configures side by side',
+    });
+    if (picked) {
+      await config.update('sessionAgent', picked.label, vscode.ConfigurationTarget.Workspace);
     }
   }
 

@@ -237,12 +237,8 @@ func (s *Set) followSkillLink(ctx context.Context, p, rel string, visit func(rel
 	if err != nil || !fi.IsDir() {
 		return "", false
 	}
-	target, err := filepath.EvalSymlinks(p)
+	target, to, err := s.root.Target(p)
 	if err != nil {
-		return "", false
-	}
-	to, ok := fsguard.Rel(s.root.Real(), target)
-	if !ok {
 		return "", false
 	}
 	if under(rel, to) {

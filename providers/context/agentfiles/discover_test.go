@@ -14,7 +14,9 @@ import (
 
 func TestClassify(t *testing.T) {
 	t.Parallel()
-	plugin := func(dir string) bool { return dir == "tools/myplug" }
+	// tools/myplug holds .claude-plugin, and so does market, the root of
+	// a marketplace whose plugins/NAME folders are plugins.
+	plugin := func(dir string) bool { return dir == "tools/myplug" || dir == "market" }
 	tests := []struct {
 		rel  string
 		want Kind
@@ -26,11 +28,15 @@ func TestClassify(t *testing.T) {
 		{"SKILL.md", KindUnknown},
 		{".claude/commands/review.md", KindCommand},
 		{".claude/commands/git/commit.md", KindCommand},
-		{"plugins/p/commands/c.md", KindCommand},
+		{"market/plugins/p/commands/c.md", KindCommand},
+		{"plugins/p/commands/c.md", KindUnknown},
 		{"tools/myplug/commands/c.md", KindCommand},
 		{"commands/implement.md", KindUnknown},
 		{".claude/agents/reviewer.md", KindSubagent},
-		{"plugins/p/agents/a.md", KindSubagent},
+		{"market/plugins/p/agents/a.md", KindSubagent},
+		// Another tool's plugins folder, with no marketplace above it.
+		{"sdk/examples/plugins/agents-squad/agents/oracle.md", KindUnknown},
+		{"plugins/p/agents/a.md", KindUnknown},
 		{"tools/myplug/agents/a.md", KindSubagent},
 		{"docs/agents/a.md", KindUnknown},
 		{".claude/agents/README.md", KindUnknown},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/rules"
 	"github.com/ctxls/ctxls/providers/context/tokens"
@@ -118,8 +119,8 @@ func (c *checker) geminiImports() {
 // show returns an absolute path relative to the workspace root, with
 // forward slashes, when it lies inside.
 func (s *Set) show(p string) string {
-	if r, err := filepath.Rel(s.Root, p); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
+	if r, ok := fsguard.Rel(s.Root, p); ok {
+		return r
 	}
 	return p
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
@@ -541,7 +542,7 @@ func (c *checker) hookPath(w string, at hookPlace) (string, bool) {
 		return "", false
 	}
 	p = path.Clean(p)
-	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+	if p == "." || fsguard.Climbs(p) {
 		return "", false
 	}
 	return p, true

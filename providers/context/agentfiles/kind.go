@@ -241,7 +241,8 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 			return KindSubagent
 		}
 		// A plugin's commands/ and agents/ sit at its root, next to
-		// .claude-plugin; plugins/NAME/ is the usual place for one.
+		// .claude-plugin; plugins/NAME/ of a marketplace is the usual
+		// place for one whose manifest is left out.
 		for i := len(segs) - 2; i >= 0; i-- {
 			if segs[i] != "commands" && segs[i] != "agents" {
 				continue
@@ -250,7 +251,7 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 			if root == "" {
 				root = "."
 			}
-			isPlugin := (i >= 2 && segs[i-2] == "plugins") || (pluginRoot != nil && pluginRoot(root))
+			isPlugin := isPluginDir(root, segs[:i], pluginRoot)
 			if !isPlugin {
 				continue
 			}
@@ -266,13 +267,23 @@ func Classify(rel string, pluginRoot func(dir string) bool) Kind {
 }
 
 // isPluginDir reports whether the folder root, whose segments are segs,
-// is a plugin's: it holds .claude-plugin, or it is plugins/NAME.
+// is a plugin's: it holds .claude-plugin, or it is plugins/NAME of a
+// marketplace (the folder above plugins holds .claude-plugin). The
+// manifest is optional, but a plugin without one loads only from a
+// marketplace entry: a plugins/NAME folder elsewhere is another tool's
+// (Cline's SDK plugins keep agents/ and skills/ there too).
 func isPluginDir(root string, segs []string, pluginRoot func(dir string) bool) bool {
 	if root == "" {
 		root = "."
 	}
+	if pluginRoot == nil {
+		return false
+	}
+	if pluginRoot(root) {
+		return true
+	}
 	n := len(segs)
-	return (n >= 2 && segs[n-2] == "plugins") || (pluginRoot != nil && pluginRoot(root))
+	return n >= 2 && segs[n-2] == "plugins" && pluginRoot(path.Join(append([]string{"."}, segs[:n-2]...)...))
 }
 
 // indexPair returns the index of the first segment a followed by b, or -1.

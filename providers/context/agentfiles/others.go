@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/internal/glob"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
@@ -227,7 +228,7 @@ func (c *checker) openCodeConfig() {
 			continue
 		}
 		p := it.str
-		if strings.Contains(p, "://") || strings.HasPrefix(p, "~") || path.IsAbs(p) || strings.HasPrefix(p, "..") {
+		if strings.Contains(p, "://") || strings.HasPrefix(p, "~") || path.IsAbs(p) || fsguard.Climbs(p) {
 			continue // a URL or a file outside the project: not checked
 		}
 		clean := strings.TrimPrefix(p, "./")
@@ -268,7 +269,7 @@ func (s *Set) OpenCodeInstructions() []string {
 	var out []string
 	for _, it := range v.items {
 		p := strings.TrimPrefix(it.str, "./")
-		if it.kind != '"' || strings.Contains(p, "://") || strings.HasPrefix(p, "~") || path.IsAbs(p) || strings.HasPrefix(p, "..") {
+		if it.kind != '"' || strings.Contains(p, "://") || strings.HasPrefix(p, "~") || path.IsAbs(p) || fsguard.Climbs(p) {
 			continue
 		}
 		if !strings.ContainsAny(p, "*?[{") {

@@ -254,6 +254,12 @@ func (c *checker) pluginManifest(root *jnode) {
 		if k == nil {
 			continue
 		}
+		if f == "hooks" {
+			c.pluginHooksDefault(v)
+			for _, it := range v.items {
+				c.pluginHooksDefault(it)
+			}
+		}
 		switch v.kind {
 		case '"':
 			c.pluginPath(v, f)

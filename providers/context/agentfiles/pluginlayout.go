@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
 
@@ -34,7 +35,7 @@ func (c *checker) pluginPathOutside(v *jnode, field string) bool {
 	case strings.Contains(p, "${") || strings.Contains(p, "://"):
 		return false
 	}
-	if q := path.Clean(p); q == ".." || strings.HasPrefix(q, "../") {
+	if fsguard.Climbs(p) {
 		c.add(v.span, rules.PluginPathOutside, "%s path %q climbs out of the plugin; an installed plugin is copied on its own, so it will not be there", field, p)
 		return true
 	}

@@ -53,6 +53,15 @@ func (c *checker) pluginFolderShadowed(root *jnode) {
 	}
 }
 
+// pluginHooksDefault reports a manifest hooks path naming the default
+// hooks/hooks.json, which Claude Code loads on its own: the second load
+// fails as a duplicate, and the file's hooks do not load.
+func (c *checker) pluginHooksDefault(v *jnode) {
+	if v.kind == '"' && path.Clean(v.str) == "hooks/hooks.json" {
+		c.add(v.span, rules.PluginHooksDuplicate, "hooks/hooks.json is loaded on its own; naming it in the manifest's hooks makes Claude Code reject it as a duplicate, so its hooks do not load: remove it (hooks lists additional files only)")
+	}
+}
+
 // pluginHooks checks hooks given inline in a plugin manifest: an event
 // map, or a list of event maps and paths.
 func (c *checker) pluginHooks(v *jnode) {

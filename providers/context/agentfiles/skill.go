@@ -342,9 +342,9 @@ func lastWords(b []byte, n int) []byte {
 // it; "." holds every path that does not climb out of it.
 func under(p, root string) bool {
 	if root == "." {
-		return p != ".." && !strings.HasPrefix(p, "../")
+		return !fsguard.Climbs(p)
 	}
-	return p == root || strings.HasPrefix(p, root+"/")
+	return fsguard.Within(root, p)
 }
 
 // outputFolders are folders a skill writes into as it runs.

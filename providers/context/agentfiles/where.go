@@ -46,7 +46,8 @@ func (s *Set) audienceOf(rel string, via []string) audience {
 
 // pluginRoot returns the folder of the Claude Code plugin that holds the
 // file at rel, or "": the nearest folder above it with a
-// .claude-plugin/plugin.json, or a folder plugins/NAME.
+// .claude-plugin/plugin.json, or a folder plugins/NAME of a marketplace
+// (whose .claude-plugin/marketplace.json is above plugins).
 func (s *Set) pluginRoot(rel string) string {
 	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
 		if s.exists(path.Join(dir, ".claude-plugin/plugin.json")) {
@@ -55,7 +56,7 @@ func (s *Set) pluginRoot(rel string) string {
 		if dir == "." || dir == "/" {
 			return ""
 		}
-		if path.Base(path.Dir(dir)) == "plugins" {
+		if up := path.Dir(dir); path.Base(up) == "plugins" && s.exists(path.Join(path.Dir(up), ".claude-plugin/marketplace.json")) {
 			return dir
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -165,6 +166,33 @@ func (r *Root) Check(p string) (fs.FileInfo, error) {
 // the same workspace reached by two paths has one Real.
 func (r *Root) Real() string { return r.real }
 
+// Contains reports whether p, absolute and clean, is the workspace
+// directory or lies below it by its name, through either the directory's
+// own path (Dir) or its path with links resolved (Real). It does not
+// resolve p's links: Check and Target do.
+func (r *Root) Contains(p string) bool { return Within(r.dir, p) || Within(r.real, p) }
+
+// Target returns the file p leads to, its symbolic links resolved, and
+// that file's path relative to the workspace with forward slashes, as Rel
+// gives it, when it lies in the workspace; whatever its type and whether
+// or not p itself lies in the workspace by its name. A link out of the
+// workspace fails with ErrOutsideWorkspace; otherwise the error is the one
+// of resolving p: a loop of links (IsLoop tells), or one wrapping
+// fs.ErrNotExist. Errors are wrapped with p.
+func (r *Root) Target(p string) (target, rel string, err error) {
+	target, err = filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", "", &fs.PathError{Op: "resolve", Path: p, Err: unwrapPath(err)}
+	}
+	if rel, ok := Rel(r.real, target); ok {
+		return target, rel, nil
+	}
+	if rel, ok := Rel(r.dir, target); ok {
+		return target, rel, nil
+	}
+	return "", "", &fs.PathError{Op: "resolve", Path: p, Err: ErrOutsideWorkspace}
+}
+
 // Stat returns the information of what p leads to, its symbolic links
 // resolved, when that lies in the workspace, whatever its type; it fails
 // as Check does.
@@ -188,7 +216,7 @@ func (r *Root) resolve(p string) (string, fs.FileInfo, error) {
 	if err != nil {
 		return "", nil, unwrapPath(err)
 	}
-	if !Within(r.real, target) && !Within(r.dir, target) {
+	if !r.Contains(target) {
 		return "", nil, ErrOutsideWorkspace
 	}
 	fi, err := os.Stat(target)
@@ -218,7 +246,7 @@ func (r *Root) resolveMemo(p string) (target string, fi fs.FileInfo, err error, 
 		return "", nil, unwrapPath(err), true
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return "", nil, nil, false
-	case !Within(r.real, target) && !Within(r.dir, target):
+	case !r.Contains(target):
 		return "", nil, ErrOutsideWorkspace, true
 	}
 	return target, fi, nil, true
@@ -414,8 +442,9 @@ func IsLoop(err error) bool {
 }
 
 // Within reports whether p is dir or lies below it, by their names alone
-// (Root.Check also resolves links). Both must be absolute and clean, as
-// filepath.Clean leaves them; "/x" does not lie in "/x-y".
+// (Root.Check also resolves links). Both must be clean, as filepath.Clean
+// leaves them, and absolute or relative to one folder; "/x" does not lie
+// in "/x-y". The directory comes first: Within(p, dir) asks the opposite.
 func Within(dir, p string) bool {
 	if dir == "" || !strings.HasPrefix(p, dir) {
 		return false
@@ -434,6 +463,14 @@ func Rel(dir, p string) (string, bool) {
 		return ".", true
 	}
 	return filepath.ToSlash(rest), true
+}
+
+// Climbs reports whether the relative slash path p, once cleaned, leaves
+// the folder it is relative to: it is ".." or starts with "../". A name
+// that merely starts with two dots ("..notes") stays inside.
+func Climbs(p string) bool {
+	p = path.Clean(p)
+	return p == ".." || strings.HasPrefix(p, "../")
 }
 
 // unwrapPath returns the error of a *fs.PathError, without the path that

@@ -368,3 +368,76 @@ func TestOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestTarget resolves the links of the tree: a target inside comes with
+// its path in the workspace, through the workspace's own path or a link
+// to it; a link out, a loop and a dangling link fail as Check does.
+func TestTarget(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	via := fsguardtest.Link(t, root, filepath.Join(t.TempDir(), "via"))
+	for _, r := range []*Root{NewRoot(root), NewRoot(via)} {
+		for _, tc := range []struct {
+			path string
+			rel  string // "" when it fails
+			want error
+			loop bool
+		}{
+			{path: "a.md", rel: "a.md"},
+			{path: "inside.md", rel: "a.md"},
+			{path: "nested.md", rel: "sub/b.md"},
+			{path: "subdir", rel: "sub"},
+			{path: "subdir/b.md", rel: "sub/b.md"},
+			{path: ".", rel: "."},
+			{path: "out.md", want: ErrOutsideWorkspace},
+			{path: "relout.md", want: ErrOutsideWorkspace},
+			{path: "outdir", want: ErrOutsideWorkspace},
+			{path: "outdir/secret.md", want: ErrOutsideWorkspace},
+			{path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+			{path: "loop1.md", loop: true},
+			{path: "dangling.md", want: fs.ErrNotExist},
+		} {
+			p := tc.path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(r.Dir(), p)
+			}
+			target, rel, err := r.Target(p)
+			switch {
+			case tc.loop:
+				if err == nil || !IsLoop(err) {
+					t.Errorf("Target(%s) = %q, %q, %v; want a loop error", p, target, rel, err)
+				}
+			case tc.want != nil:
+				if !errors.Is(err, tc.want) || target != "" || rel != "" {
+					t.Errorf("Target(%s) = %q, %q, %v; want %v", p, target, rel, err, tc.want)
+				}
+			case err != nil || rel != tc.rel || target != filepath.Join(r.Real(), filepath.FromSlash(tc.rel)):
+				t.Errorf("Target(%s) = %q, %q, %v; want %q in %s", p, target, rel, err, tc.rel, r.Real())
+			}
+		}
+	}
+}
+
+// TestContains asks by name through both paths of a workspace reached by
+// a link.
+func TestContains(t *testing.T) {
+	t.Parallel()
+	real := t.TempDir()
+	via := fsguardtest.Link(t, real, filepath.Join(t.TempDir(), "via"))
+	r := NewRoot(via)
+	for _, tc := range []struct {
+		p    string
+		want bool
+	}{
+		{filepath.Join(via, "a.md"), true},
+		{filepath.Join(real, "a.md"), true},
+		{via, true},
+		{real + "x", false},
+		{filepath.Dir(real), false},
+		{filepath.Join(via, "..", "x"), false},
+	} {
+		if got := r.Contains(filepath.Clean(tc.p)); got != tc.want {
+			t.Errorf("Contains(%s) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+}

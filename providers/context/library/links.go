@@ -155,7 +155,7 @@ func (t *linkTree) inSite(p string) bool {
 			}
 			for _, src := range srcs {
 				s := filepath.Join(d, filepath.FromSlash(src))
-				if p == s || strings.HasPrefix(p, s+string(filepath.Separator)) {
+				if fsguard.Within(s, p) {
 					return true
 				}
 			}

@@ -238,6 +238,7 @@ const (
 	PluginPathOutside          = "plugin-path-outside"
 	PluginFolderShadowed       = "plugin-folder-shadowed"
 	PluginUserConfigInvalid    = "plugin-user-config-invalid"
+	PluginHooksDuplicate       = "plugin-hooks-duplicate"
 	HookMatcherFilePattern     = "hook-matcher-file-pattern"
 	HookMatcherNoValue         = "hook-matcher-no-value"
 	MCPServerNameReserved      = "mcp-server-name-reserved"
@@ -349,6 +350,7 @@ var table = []Rule{
 	{PluginPathOutside, Warning, "a path of a plugin manifest is absolute or climbs out of the plugin with `..`: an installed plugin is copied on its own, so the path will not be there", srcPluginsRef + "; " + srcPluginCache, NoFix},
 	{PluginFolderShadowed, Warning, "a plugin manifest gives `commands`, `agents` or `outputStyles` while the plugin has the default `commands/`, `agents/` or `output-styles/` folder: the manifest's paths replace the folder, whose files are not loaded (`skills` adds to `skills/`; hooks and servers merge); said only when no path points into the folder", srcPluginPaths, NoFix},
 	{PluginUserConfigInvalid, Warning, "a plugin's `userConfig` (or a channel's) is not an object of options named by identifiers, an option lacks `type`, `title` or `description`, has an unknown type (`string`, `number`, `boolean`, `directory`, `file`), field or field type, `multiple` off a string or `min`/`max` off a number option; or a `${user_config.KEY}` names no option", srcUserConfig, NoFix},
+	{PluginHooksDuplicate, Error, "a plugin manifest's `hooks` names `./hooks/hooks.json`, which Claude Code loads on its own: it rejects the second load (`Duplicate hooks file detected`) and the file's hooks do not load", srcPluginHooks + " and Claude Code's loader message (quoted in https://github.com/verygoodplugins/mcp-automem/pull/35)", NoFix},
 	{HookMatcherFilePattern, Warning, "a part of a `FileChanged` matcher is written as a regular expression or glob (`^\\.env`, `*.json`): Claude Code splits the matcher on `|` and watches each part as a literal file name, so the hook never fires for the files meant", srcFileChanged, NoFix},
 	{HookMatcherNoValue, Warning, "a matcher of `SessionStart`, `SessionEnd`, `PreCompact`, `PostCompact` or `ConfigChange` matches none of the values the event documents for it (`startup`, `resume`, `clear`, `compact`; `manual`, `auto`; …): an exact name outside the set, or a regular expression matching none; the group never runs; with a did-you-mean", srcHooks + " (#matcher-patterns and each event's section)", NoFix},
 	{MCPServerNameReserved, Warning, "a Claude Code MCP server (`.mcp.json`, a plugin's) is named as a built-in server (`workspace`, `claude-in-chrome`, `computer-use`, `Claude Preview`, `Claude Browser`): Claude Code skips it at load time", srcMCPClaude, NoFix},

@@ -243,7 +243,7 @@ func ProgramDigest(dir string, argv []string) (string, error) {
 		prog = filepath.Join(abs, prog)
 	}
 	prog = filepath.Clean(prog)
-	if !fsguard.Within(abs, prog) && !fsguard.Within(fsguard.NewRoot(abs).Real(), prog) {
+	if !fsguard.NewRoot(abs).Contains(prog) {
 		return "", nil
 	}
 	// What runs is digested, wherever a link of the workspace leads: a

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import {
   DOCUMENT_SELECTOR,
   SESSION_AGENTS,
+  SESSION_AGENT_CHOICES,
   affectsSession,
   sessionAgent,
+  sessionAgentPickItems,
   sessionGroups,
   sessionPickItems,
   sessionStatusText,
@@ -159,7 +161,76 @@ test('the session agent setting', () => {
   for (const a of SESSION_AGENTS) {
     assert.equal(sessionAgent(a), a);
   }
+  assert.equal(sessionAgent('all'), 'all');
   const p = manifest.contributes.configuration.properties['ctxls.sessionAgent'];
-  assert.deepEqual(p.enum, [...SESSION_AGENTS]);
+  assert.deepEqual(p.enum, [...SESSION_AGENT_CHOICES]);
+  assert.equal(p.enumDescriptions.length, p.enum.length);
   assert.equal(p.default, 'claude');
+});
+
+test('the agent picker offers every agent and all, and the view title carries it', () => {
+  const items = sessionAgentPickItems('codex');
+  assert.deepEqual(
+    items.map((i) => i.label),
+    [...SESSION_AGENTS, 'all'],
+  );
+  assert.equal(items.find((i) => i.label === 'codex')?.description, 'current');
+  assert.equal(items.find((i) => i.label === 'claude')?.description, '');
+  assert.match(sessionAgentPickItems('all').find((i) => i.label === 'all')?.description ?? '', /side by side · current$/);
+  const menu = manifest.contributes.menus['view/title'].find((m: { command: string }) => m.command === 'ctxls.pickSessionAgent');
+  assert.equal(menu?.when, 'view == ctxls.sessionCost');
+  assert.ok(manifest.contributes.commands.some((c: { command: string }) => c.command === 'ctxls.pickSessionAgent'));
+});
+
+test('a cost of all agents shows a column per agent', () => {
+  const all: SessionCost = {
+    agent: 'all',
+    alwaysLoaded: [],
+    onDemand: [],
+    totalAlwaysLoaded: 0,
+    tokenizer: '',
+    notCounted: [],
+    agents: [
+      {
+        agent: 'claude',
+        tokenizer: 'claude',
+        totalAlwaysLoaded: 450,
+        alwaysLoaded: [
+          { file: 'CLAUDE.md', tokens: 50, reason: 'project memory' },
+          { file: 'docs/style.md', tokens: 400, reason: 'imported by CLAUDE.md (hop 1)' },
+        ],
+        onDemand: [{ file: '.claude/skills/deploy/SKILL.md', tokens: 900, reason: 'skill body when invoked' }],
+      },
+      {
+        agent: 'codex',
+        tokenizer: 'o200k_base',
+        totalAlwaysLoaded: 30,
+        alwaysLoaded: [{ file: 'AGENTS.md', tokens: 30, reason: 'AGENTS.md chain' }],
+        onDemand: [],
+        warnings: ['AGENTS.md chain is cut at 32768 bytes'],
+      },
+    ],
+  };
+  assert.deepEqual(
+    sessionGroups(all).map((g) => [g.label, g.tokens, g.entries.map((e) => e.file)]),
+    [
+      ['claude (claude)', 450, ['docs/style.md', 'CLAUDE.md']],
+      ['codex (o200k_base)', 30, ['AGENTS.md']],
+    ],
+  );
+  assert.equal(sessionStatusText(all), '$(hubot) claude 450 tok · codex 30 tok $(warning)');
+  const rows = sessionPickItems(all);
+  assert.deepEqual(
+    rows.map((r) => (r.separator ? `-- ${r.label}` : `${r.label} ${r.description}`)),
+    [
+      '-- claude: loaded at start (450 tok (claude))',
+      'docs/style.md 400 tok',
+      'CLAUDE.md 50 tok',
+      '-- codex: loaded at start (30 tok (o200k_base))',
+      'AGENTS.md 30 tok',
+    ],
+  );
+  const tip = sessionTooltip(all);
+  assert.match(tip, /^claude — 450 tok in 2 files \(claude\)$/m);
+  assert.match(tip, /^  ⚠ AGENTS.md chain is cut at 32768 bytes$/m);
 });
