@@ -1,6 +1,7 @@
 package agentfiles
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"slices"
@@ -247,7 +248,8 @@ func (c *checker) copilot() {
 		}
 		return
 	}
-	if c.f.Doc.Frontmatter != nil && !root.Exists() {
+	// An empty frontmatter has no root either, and still no applyTo.
+	if fm := c.f.Doc.Frontmatter; fm != nil && !root.Exists() && (fm.Err != nil || len(bytes.TrimSpace(c.f.Doc.Text[fm.Content.Start:fm.Content.End])) > 0) {
 		return // the frontmatter does not parse: its diagnostic says why
 	}
 	if root.Exists() {
