@@ -464,7 +464,9 @@ func badInterrupt(t *testing.T, dir string, c badCase) {
 	select {
 	case err := <-done:
 		t.Fatalf("ctxls check finished (%v) before it could be interrupted; stderr:\n%s", err, stderr.String())
-	case <-time.After(time.Second):
+	// Well after start-up (about 10 ms), well before the shortest case ends
+	// (the 7 MB skill takes about a second of CPU).
+	case <-time.After(200 * time.Millisecond):
 	}
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
