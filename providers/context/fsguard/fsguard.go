@@ -354,6 +354,11 @@ func Open(p string) (*os.File, fs.FileInfo, error) {
 // read reads the file at p, naming it shown in errors. flags are added
 // to those of the open; want, when set, is the file the open must find.
 func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {
+	return readFile(ctx, p, shown, limit, flags, want)
+}
+
+// readOpened reads the file at p through an *os.File, as read does.
+func readOpened(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {
 	f, fi, err := open(p, shown, flags, want)
 	if err != nil {
 		return nil, nil, err
@@ -362,29 +367,49 @@ func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.
 	if fi.Size() > limit {
 		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: &TooLargeError{Size: fi.Size(), Limit: limit}}
 	}
+	buf, err := readAll(ctx, fi.Size(), limit, f.Read)
+	if err != nil {
+		return nil, nil, readError(shown, err)
+	}
+	return buf, fi, nil
+}
+
+// readAll reads with rd until the end of the file, size bytes expected,
+// looking at ctx between chunks: more than limit bytes fail with a
+// *TooLargeError.
+func readAll(ctx context.Context, size, limit int64, rd func([]byte) (int, error)) ([]byte, error) {
 	// Room for one byte more than the file holds tells a file that grew
 	// since Stat.
-	buf := make([]byte, 0, fi.Size()+1)
+	buf := make([]byte, 0, size+1)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if int64(len(buf)) > limit {
-			return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: &TooLargeError{Size: int64(len(buf)), Limit: limit}}
+			return nil, &TooLargeError{Size: int64(len(buf)), Limit: limit}
 		}
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, int(min(readChunk, limit+1-int64(len(buf)))))
 		}
 		end := int(min(int64(cap(buf)), int64(len(buf))+readChunk, limit+1))
-		m, err := f.Read(buf[len(buf):end])
+		m, err := rd(buf[len(buf):end])
 		buf = buf[:len(buf)+m]
 		if errors.Is(err, io.EOF) {
-			return buf, fi, nil
+			return buf, nil
 		}
 		if err != nil {
-			return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: unwrapPath(err)}
+			return nil, err
 		}
 	}
+}
+
+// readError is the error of readAll for the file shown: a cancelled
+// context as it is, the rest wrapped with the path.
+func readError(shown string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &fs.PathError{Op: "read", Path: shown, Err: unwrapPath(err)}
 }
 
 // open opens the file at p for reading, naming it shown in errors, when it
