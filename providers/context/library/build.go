@@ -45,6 +45,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if l.texts != nil {
 		l.texts.indexing.Store(true)
 		defer l.texts.indexing.Store(false)
+		defer l.texts.batch()()
 	}
 	var done, held atomic.Int64
 	inParallel(ctx, len(s.files), func(i int) {
@@ -98,7 +99,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	next := &Snapshot{
 		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: s.filter,
 		contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
-		warnings: s.warnings,
+		warnings: s.warnings, texts: l.texts,
 	}
 	if prev := l.snap.Load(); prev != nil {
 		next.version = prev.version
