@@ -11,8 +11,9 @@ import (
 // readFile is read on the file descriptor itself rather than an
 // *os.File, which would try to add every file it opens to the runtime's
 // poller and set a finalizer: a check reading thousands of small files
-// spends a system call in five on that.
-func readFile(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {
+// spends a system call in five on that. A memo m, when set, tells the
+// file systems it has seen before.
+func readFile(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo, m *dirMemo) ([]byte, fs.FileInfo, error) {
 	var fd int
 	err := retry(func() (err error) {
 		fd, err = syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|openNonblock|flags, 0)
@@ -31,7 +32,7 @@ func readFile(ctx context.Context, p, shown string, limit int64, flags int, want
 	case want != nil && !sameFile(&fi.st, want):
 		err = ErrChanged
 	default:
-		err = specialFD(fd)
+		err = m.special(uint64(fi.st.Dev), fd)
 	}
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: err}
@@ -123,4 +124,23 @@ func (fi *fdInfo) Mode() fs.FileMode {
 		m |= fs.ModeSticky
 	}
 	return m
+}
+
+// special is specialFD of a file on the device dev, looked at once per
+// device.
+func (m *dirMemo) special(dev uint64, fd int) error {
+	if m == nil {
+		return specialFD(fd)
+	}
+	m.mu.Lock()
+	err, ok := m.kernel[dev]
+	m.mu.Unlock()
+	if ok {
+		return err
+	}
+	err = specialFD(fd)
+	m.mu.Lock()
+	m.kernel[dev] = err
+	m.mu.Unlock()
+	return err
 }
