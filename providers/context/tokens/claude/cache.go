@@ -1,7 +1,9 @@
 package claude
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"math/rand/v2"
 	"sync/atomic"
 )
 
@@ -51,4 +53,73 @@ func (c *chunkCache) put(chunk string, cost int) {
 		i ^= (h >> 32) & 1
 	}
 	c.slots[i].Store(&cacheEntry{chunk: chunk, cost: cost})
+}
+
+// smallChunk is the longest chunk, in bytes, a smallCache holds.
+const smallChunk = 16
+
+// smallSlots is the number of entries of a smallCache.
+const smallSlots = 1 << 15
+
+// smallCache maps the short chunks that make up most of a text to their
+// tiling cost, each held in its slot as two words, with no pointer to
+// follow and no string to compare. A slot is a sequence lock: a writer
+// makes its version odd while it fills the slot, and a reader that sees
+// an odd or changed version misses. Two writers of one slot never mix
+// their words: the second finds the version odd and stores nothing.
+type smallCache struct {
+	seed  uint64
+	slots [smallSlots]smallSlot
+}
+
+type smallSlot struct {
+	ver    atomic.Uint32
+	meta   atomic.Uint32 // the chunk's length << 8 | its cost; 0 when empty
+	k0, k1 atomic.Uint64
+}
+
+func newSmallCache() *smallCache { return &smallCache{seed: rand.Uint64()} }
+
+// smallKey packs a chunk of at most 16 bytes into two words: with its
+// length, its first eight bytes and its last eight (or all its bytes)
+// spell it.
+func smallKey(chunk []byte) (k0, k1 uint64) {
+	if n := len(chunk); n >= 8 {
+		return binary.LittleEndian.Uint64(chunk), binary.LittleEndian.Uint64(chunk[n-8:])
+	}
+	for i := len(chunk) - 1; i >= 0; i-- {
+		k0 = k0<<8 | uint64(chunk[i])
+	}
+	return k0, 0
+}
+
+func (c *smallCache) slot(k0, k1 uint64) *smallSlot {
+	h := (k0^c.seed)*0x9E3779B97F4A7C15 ^ k1*0xC2B2AE3D27D4EB4F
+	h ^= h >> 31
+	h *= 0xD6E8FEB86659FD93
+	return &c.slots[h>>(64-15)]
+}
+
+func (c *smallCache) get(chunk []byte) (int, bool) {
+	k0, k1 := smallKey(chunk)
+	s := c.slot(k0, k1)
+	v := s.ver.Load()
+	m, a, b := s.meta.Load(), s.k0.Load(), s.k1.Load()
+	if v&1 != 0 || s.ver.Load() != v || m>>8 != uint32(len(chunk)) || a != k0 || b != k1 {
+		return 0, false
+	}
+	return int(m & 0xFF), true
+}
+
+func (c *smallCache) put(chunk []byte, cost int) {
+	k0, k1 := smallKey(chunk)
+	s := c.slot(k0, k1)
+	v := s.ver.Load()
+	if v&1 != 0 || !s.ver.CompareAndSwap(v, v+1) {
+		return
+	}
+	s.meta.Store(uint32(len(chunk))<<8 | uint32(cost))
+	s.k0.Store(k0)
+	s.k1.Store(k1)
+	s.ver.Store(v + 2)
 }

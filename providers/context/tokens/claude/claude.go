@@ -147,6 +147,7 @@ type tables struct {
 	overhead    int
 	foldQuotes  bool
 	allcapsMin  int
+	small       *smallCache
 	cache       *chunkCache
 }
 
@@ -201,6 +202,7 @@ func parse(data []byte) (*tables, error) {
 		overhead:   vf.MessageOverhead,
 		foldQuotes: vf.FoldQuotes,
 		allcapsMin: vf.AllcapsMin,
+		small:      newSmallCache(),
 		cache:      newChunkCache(),
 	}
 	for _, p := range all {

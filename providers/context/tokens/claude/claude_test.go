@@ -40,7 +40,7 @@ func TestStream(t *testing.T) {
 		{claude5, "42", "42"},
 	} {
 		tb := c.family.load()
-		s, _ := c.family.stream(tb, normalize(c.text, tb.foldQuotes), strippedHead(c.text), nil, nil)
+		s, _ := c.family.stream(tb, normalize(c.text, tb.foldQuotes), strippedHead(c.text), nil, nil, false)
 		got := render(string(s))
 		if got != c.want {
 			t.Errorf("%s %q: stream %q, want %q", c.family.name, c.text, got, c.want)

@@ -19,8 +19,9 @@ func (f *family) count(text string) int {
 		// variants are folded to spaces: those still cost.
 		norm = normalize(strings.TrimRight(text, " \t\n\r\f\v"), t.foldQuotes)
 	}
-	s, _ := f.stream(t, norm, strippedHead(text), make([]byte, 0, len(norm)+len(norm)/2+8), make([]run, 0, len(norm)/3+4))
-	return t.tileChunks(s) + tail
+	_, n := f.stream(t, norm, strippedHead(text), make([]byte, 0, min(len(norm)+len(norm)/2, windowBytes+256)+8),
+		make([]run, 0, min(len(norm)/3, windowRuns+8)+4), true)
+	return n + tail
 }
 
 // tileChunks tiles the marked stream s a chunk at a time. No piece spans
@@ -48,7 +49,18 @@ func (t *tables) tileChunks(s []byte) int {
 // chunkCost returns the tiling of one chunk, from the cache when it is
 // there.
 func (t *tables) chunkCost(chunk []byte) int {
-	if len(chunk) > maxCachedChunk {
+	switch {
+	case len(chunk) == 1:
+		// A byte is a piece or a unit, one token either way.
+		return 1
+	case len(chunk) <= smallChunk:
+		if n, ok := t.small.get(chunk); ok {
+			return n
+		}
+		n := t.tile(string(chunk))
+		t.small.put(chunk, n)
+		return n
+	case len(chunk) > maxCachedChunk:
 		return t.tile(string(chunk))
 	}
 	if n, ok := t.cache.get(chunk); ok {
