@@ -43,14 +43,14 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 			continue
 		}
 		target := uriOf(t.Topic.Path)
-		tip := fmt.Sprintf("%s · %s", present.Title(t.Topic), present.Tokens(t.Topic.Tokens))
+		tip := fmt.Sprintf("%s · %s", present.Title(t.Topic), present.TokensIn(t.Topic.Tokens, v.lib.Counter().Name()))
 		if t.Section != nil {
 			line := 1
 			if f, ok := v.lib.File(t.Topic.Path); ok && f.Doc != nil {
 				line = f.Doc.Lines.LineOf(t.Section.Heading.Start) + 1
 			}
 			target = uri.URI(fmt.Sprintf("%s#L%d", target, line))
-			tip = fmt.Sprintf("%s › %s · %s", present.Title(t.Topic), t.Section.Name, present.Tokens(t.Section.Tokens))
+			tip = fmt.Sprintf("%s › %s · %s", present.Title(t.Topic), t.Section.Name, present.TokensIn(t.Section.Tokens, v.lib.Counter().Name()))
 		}
 		l := protocol.DocumentLink{Range: v.rng(linkSpan(r)), Target: &target, Tooltip: &tip}
 		if size += jsonSize(l); size > maxReplyBytes {

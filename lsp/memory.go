@@ -33,7 +33,8 @@ func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) 
 	if !isMemoryFile(root, v.path) && !s.inMemoryTree(v.path) {
 		return nil, false
 	}
-	opt := memory.Options(v.lib.Config(), root, v.lib.Counter())
+	// Counted as the session's cost counts them, in Claude's tokenizer.
+	opt := memory.Options(v.lib.Config(), root, memory.Counter())
 	opt.Guard = v.lib.Root()
 	read := overlayRead(v.ws)
 	opt.Read = func(p string) ([]byte, error) {
@@ -110,7 +111,7 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		}
 	}
 	if e.Status == imports.Loaded || e.Status == imports.Again {
-		b.WriteString("\n\n" + present.CountedIn(v.lib.Counter().Name()))
+		b.WriteString("\n\n" + present.CountedIn(memory.Counter().Name()))
 	}
 	rng := v.rng(e.Span)
 	s.mu.Lock()
@@ -147,7 +148,7 @@ func (s *Server) importLinks(ctx context.Context, v *view) []protocol.DocumentLi
 		target := uriOf(e.Target)
 		tip := shown(v.lib.Dir(), e.Target)
 		if f := t.File(e.Target); f != nil {
-			tip += " · " + present.Tokens(f.Tokens)
+			tip += " · " + present.TokensIn(f.Tokens, memory.Counter().Name())
 		}
 		out = append(out, protocol.DocumentLink{Range: v.rng(e.PathSpan()), Target: &target, Tooltip: &tip})
 	}
@@ -165,7 +166,7 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if n := len(t.Files) - 1; n > 0 {
 		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
 	}
-	label += " (" + v.lib.Counter().Name() + ")"
+	label += " (" + memory.Counter().Name() + ")"
 	// Imports the agent tries and fails to load; a cycle's file and one
 	// outside the project may well be loaded.
 	notLoaded := 0

@@ -284,6 +284,7 @@ func (p *Provider) Catalog(ctx context.Context, domain string) (List[Reference],
 	}
 	lib := p.library()
 	out := newList[Reference]()
+	out.Tokenizer = lib.Counter().Name()
 	var topics []*library.Topic
 	key := "catalog:*"
 	if domain == "" {

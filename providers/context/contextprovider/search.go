@@ -301,6 +301,7 @@ func (p *Provider) Search(ctx context.Context, query, domain string, limit int) 
 	}
 	out := newList[SearchItem]()
 	lib := p.library()
+	out.Tokenizer = lib.Counter().Name()
 	if domain != "" && !lib.IsDomain(domain) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
 		return out, nil
