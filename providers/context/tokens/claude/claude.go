@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/ctxls/ctxls/providers/context/tokens/internal/slotcache"
 )
 
 // Tokenizer names.
@@ -147,8 +149,10 @@ type tables struct {
 	overhead    int
 	foldQuotes  bool
 	allcapsMin  int
-	small       *smallCache
-	cache       *chunkCache
+	// The tiling costs of chunks: of the short ones inline, of the
+	// others up to maxCachedChunk bytes by pointer.
+	small *slotcache.Small
+	cache *slotcache.Cache[int]
 }
 
 type vocabFile struct {
@@ -192,8 +196,8 @@ func parse(data []byte) (*tables, error) {
 		overhead:   vf.MessageOverhead,
 		foldQuotes: vf.FoldQuotes,
 		allcapsMin: vf.AllcapsMin,
-		small:      newSmallCache(),
-		cache:      newChunkCache(),
+		small:      slotcache.NewSmall(1 << 15),
+		cache:      slotcache.New[int](1 << 16),
 	}
 	for _, h := range vf.BytePieces {
 		b, err := hex.DecodeString(h)

@@ -4,7 +4,13 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/providers/context/tokens/internal/slotcache"
 )
+
+// maxCachedChunk is the longest chunk, in bytes, the cache holds; longer
+// ones seldom repeat.
+const maxCachedChunk = 128
 
 // count returns the tokens text adds to one message of the family.
 func (f *family) count(text string) int {
@@ -53,22 +59,23 @@ func (t *tables) chunkCost(chunk []byte) int {
 	case len(chunk) == 1:
 		// A byte is a piece or a unit, one token either way.
 		return 1
-	case len(chunk) <= smallChunk:
-		if n, ok := t.small.get(chunk); ok {
+	case len(chunk) <= slotcache.SmallKey:
+		if n, ok := t.small.Get(chunk); ok {
 			return n
 		}
 		n := t.tile(string(chunk))
-		t.small.put(chunk, n)
+		t.small.Put(chunk, n)
 		return n
 	case len(chunk) > maxCachedChunk:
 		return t.tile(string(chunk))
 	}
-	if n, ok := t.cache.get(chunk); ok {
+	n, h, ok := t.cache.GetBytes(chunk)
+	if ok {
 		return n
 	}
 	key := string(chunk)
-	n := t.tile(key)
-	t.cache.put(key, n)
+	n = t.tile(key)
+	t.cache.Put(h, key, n)
 	return n
 }
 
