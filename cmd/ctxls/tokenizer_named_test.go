@@ -63,3 +63,27 @@ func TestEveryFigureNamesItsTokenizer(t *testing.T) {
 		}
 	}
 }
+
+// The history of conversations names the tokenizer of its figures, in
+// the JSON and the text of the list, a conversation and its next prompt.
+func TestHistoryNamesItsTokenizer(t *testing.T) {
+	t.Parallel()
+	dir := historyFixture(t)
+	for _, args := range [][]string{
+		{"history"},
+		{"history", "conv-a"},
+		{"history", "conv-a", "--context"},
+	} {
+		json, stderr, status := runCLIStatus(t, "", append(args, "--format", "json", "--dir", dir)...)
+		if status != 0 {
+			t.Fatalf("%v: exit %d: %s", args, status, stderr)
+		}
+		if unnamed, err := tokenstest.Unnamed([]byte(json)); err != nil || len(unnamed) > 0 || !strings.Contains(json, `"tokenizer"`) {
+			t.Errorf("%v --format json: %v, figures without a tokenizer at %v:\n%s", args, err, unnamed, json)
+		}
+		text, stderr, _ := runCLIStatus(t, "", append(args, "--dir", dir)...)
+		if !strings.Contains(text+stderr, "o200k_base") {
+			t.Errorf("%v: the text names no tokenizer:\n%s%s", args, text, stderr)
+		}
+	}
+}

@@ -473,6 +473,8 @@ export interface HistoryListParams {
 /** A page of messages, oldest first; `more` when older ones exist before the first item. */
 export interface HistoryListResult {
   items: HistoryMessage[];
+  /** Tokenizer names the encoding the messages' tokens are counted in. */
+  tokenizer: string;
   warnings: Warning[];
   /** More reports older messages before the first item. */
   more: boolean;
