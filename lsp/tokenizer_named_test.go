@@ -81,6 +81,23 @@ func TestEditorFiguresNameTheirTokenizer(t *testing.T) {
 		for _, l := range links {
 			shown = append(shown, l.Tooltip)
 		}
+		// An inlay hint's label is a bare figure; its tooltip names the
+		// tokenizer.
+		var hints []struct {
+			Label   string `json:"label"`
+			Tooltip string `json:"tooltip"`
+		}
+		end := map[string]any{"line": strings.Count(text, "\n") + 1, "character": 0}
+		if err := c.Call(ctx, "textDocument/inlayHint", map[string]any{"textDocument": doc,
+			"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": end}}, &hints); err != nil {
+			t.Fatal(err)
+		}
+		if f.rel == "commands/review.md" && len(hints) == 0 {
+			t.Errorf("%s: no inlay hints", f.rel)
+		}
+		for _, h := range hints {
+			shown = append(shown, h.Label+"\n\n"+h.Tooltip)
+		}
 		for _, s := range shown {
 			if !tokenstest.TextNames(s) {
 				t.Errorf("%s: a figure without its tokenizer: %q", f.rel, s)
