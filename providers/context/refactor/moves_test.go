@@ -16,7 +16,9 @@ func applyTo(text string, es []Edit) string {
 }
 
 // abs makes a slash path below a workspace absolute.
-func abs(rel string) string { return filepath.Join(string(filepath.Separator)+"w", filepath.FromSlash(rel)) }
+func abs(rel string) string {
+	return filepath.Join(string(filepath.Separator)+"w", filepath.FromSlash(rel))
+}
 
 func TestLinkEdits(t *testing.T) {
 	t.Parallel()
