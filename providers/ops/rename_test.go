@@ -293,3 +293,36 @@ func BenchmarkRenameTopic(b *testing.B) {
 	}
 	b.ReportMetric(float64(edits), "edits")
 }
+
+// BenchmarkMoveFileInLargeWorkspace moves an image that one README of a
+// workspace of 5,000 markdown files links to, as the editor asks before
+// any file moves: every markdown file is looked at for the image's name.
+func BenchmarkMoveFileInLargeWorkspace(b *testing.B) {
+	dir := b.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 5000 {
+		write(fmt.Sprintf("docs/d%d/page%d.md", i%50, i), fmt.Sprintf("# Page %d\n\nSee [the next](../d%d/page%d.md) and [the readme](../../README.md).\n", i, (i+1)%50, i+1))
+	}
+	write("README.md", "# Readme\n\n![logo](assets/logo.svg)\n")
+	write("assets/logo.svg", "<svg/>\n")
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot())})
+	req := ops.MoveFilesRequest{Moves: []ops.FileMove{{From: filepath.Join(dir, "assets", "logo.svg"), To: filepath.Join(dir, "assets", "brand", "logo.svg")}}}
+	for b.Loop() {
+		edit, err := o.MoveFiles(context.Background(), req)
+		if err != nil || len(edit.Files) != 1 {
+			b.Fatalf("MoveFiles = %+v, %v; want the README's edit", edit, err)
+		}
+	}
+}
