@@ -104,11 +104,11 @@ func (o *Ops) RenameTopic(ctx context.Context, req RenameTopicRequest) (Workspac
 // folders move, as an editor asks before it moves them: every reference
 // to a topic that moves in every form, the @imports of memory files and
 // the relative markdown links of every markdown file to what moves, and
-// those a moving file makes. It refuses, with an error that says why, a
-// move onto a file that exists and a move that would break references:
-// out of the workspace, or a topic out of the context roots; both are ErrConflict errors, and a path that is not
-// absolute an ErrInvalid one. Moves from outside the workspace are left
-// alone.
+// those a moving file makes. It refuses, with an ErrConflict error that
+// says why, a move onto a file that exists and a move that would break
+// references: out of the workspace, or of a topic out of the context
+// roots. A path that is not absolute is an ErrInvalid error; moves from
+// outside the workspace are left alone.
 func (o *Ops) MoveFiles(ctx context.Context, req MoveFilesRequest) (WorkspaceEdit, error) {
 	snap := o.opts.Snapshot()
 	lib := snap.Library()
@@ -184,7 +184,11 @@ func (o *Ops) leaving(ctx context.Context, snap Snapshot, m FileMove, files []Fi
 	if len(rels) == 0 {
 		return nil
 	}
-	return withKind(ErrConflict, fmt.Errorf("%s would leave the workspace, and %s refer to it (%s): ctxls follows no reference out of the workspace", present.RelPath(lib, m.From), plural(len(rels), "file"), strings.Join(rels[:min(3, len(rels))], ", ")))
+	list := strings.Join(rels[:min(3, len(rels))], ", ")
+	if len(rels) > 3 {
+		list += fmt.Sprintf(" and %d more", len(rels)-3)
+	}
+	return withKind(ErrConflict, fmt.Errorf("%s would leave the workspace, where ctxls follows no reference; files that refer to it: %s", present.RelPath(lib, m.From), list))
 }
 
 // existing returns an error when m would move a file or folder onto

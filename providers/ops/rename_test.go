@@ -205,7 +205,7 @@ func TestRenamesRefused(t *testing.T) {
 		}, ops.ErrConflict, "README.md exists already"},
 		{"out of the workspace", func() (ops.WorkspaceEdit, error) {
 			return o.MoveFiles(ctx, ops.MoveFilesRequest{Moves: []ops.FileMove{{From: at("docs"), To: filepath.Join(outside, "docs")}}})
-		}, ops.ErrConflict, "docs would leave the workspace, and 2 files refer to it (README.md, commands/use.md)"},
+		}, ops.ErrConflict, "docs would leave the workspace, where ctxls follows no reference; files that refer to it: README.md, commands/use.md"},
 		{"out of the context roots", func() (ops.WorkspaceEdit, error) {
 			return o.MoveFiles(ctx, ops.MoveFilesRequest{Moves: []ops.FileMove{{From: at("context/py/target.md"), To: at("docs/target.md")}}})
 		}, ops.ErrConflict, "context/py/target.md would leave the context roots, and it is the topic py:target to"},
