@@ -29,9 +29,10 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 	switch c.f.Kind {
 	case KindSkill, KindCommand, KindSubagent:
 		// Claude Code's loader tried quoting values already (lenient):
-		// what it still fails on is the error to report.
+		// what it still fails on is the error to report, but for a skill
+		// Codex loads, whose strict loader stops at the first.
 		consequence = "and Claude Code cannot read it either, quoting values as its loader does, so it ignores it"
-		if c.f.quotedErr != nil {
+		if c.f.quotedErr != nil && !(c.f.Kind == KindSkill && c.aud.codex) {
 			yerr = c.f.quotedErr
 		}
 	}
