@@ -46,6 +46,10 @@ type File struct {
 	lax     *laxYAML // the frontmatter only Claude Code's loader reads; see lenient
 	via     []string // the paths of the file through followed links; see joinLinks
 	aliasOf *File    // the file this one is, reached through a followed link
+	// quotedErr is the YAML error of a skill's, command's or subagent's
+	// frontmatter that stays once its values are quoted as Claude Code's
+	// loader quotes them; see lenient.
+	quotedErr *document.YAMLError
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -195,7 +199,22 @@ func (s *Set) classify(rel string) Kind {
 	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
 		return KindAgentsMd
 	}
+	if k == KindUnknown && s.copilotPluginAgent(rel) {
+		return KindCopilotAgent
+	}
 	return k
+}
+
+// copilotPluginAgent reports whether rel is a custom agent of a Copilot
+// CLI plugin: agents/NAME.agent.md in a folder whose plugin.json (at its
+// root, or under .github/plugin) makes it a plugin.
+func (s *Set) copilotPluginAgent(rel string) bool {
+	dir := path.Dir(rel)
+	if !strings.HasSuffix(rel, ".agent.md") || path.Base(dir) != "agents" {
+		return false
+	}
+	root := path.Dir(dir)
+	return s.exists(path.Join(root, "plugin.json")) || s.exists(path.Join(root, ".github/plugin/plugin.json"))
 }
 
 // skillLinkPlace reports whether a symbolic link at rel is one the agents
@@ -392,6 +411,11 @@ func (f *File) lenient() {
 	text = append(text, f.Text[at:]...)
 	doc := document.Parse(f.Path, text)
 	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
+		if claude && doc.Frontmatter != nil {
+			// What Claude Code's loader fails on once it has quoted: quoting
+			// keeps every line where it was.
+			f.quotedErr = doc.Frontmatter.Err
+		}
 		return
 	}
 	doc.HasBOM = f.Doc.HasBOM // the quoted text is parsed without it
