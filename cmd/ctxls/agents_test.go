@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -92,5 +93,82 @@ func TestNineAgents(t *testing.T) {
 		if !strings.Contains(out, "\n"+row) && !strings.Contains(out, " "+row+" ") {
 			t.Errorf("cost --agent all has no row for %s:\n%s", row, out)
 		}
+	}
+}
+
+// TestBrokenAgentConfig breaks the team project's .codex/config.toml or
+// .gemini/settings.json: check reports the mistake at its line, and cost
+// says it counted with the agent's defaults, which it lists.
+func TestBrokenAgentConfig(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, file, text string
+		want             []string // file:line code
+		agent            string
+		atStart          []string
+	}{
+		{"codex TOML syntax", ".codex/config.toml", "project_doc_fallback_filenames = [\"TEAM.md\"\nproject_doc_max_bytes = 600\n",
+			[]string{".codex/config.toml:2 toml-syntax-error"}, session.Codex, []string{"AGENTS.md"}},
+		{"codex fallbacks a string", ".codex/config.toml", "project_doc_fallback_filenames = \"TEAM.md\"\nproject_doc_max_bytes = 600\n",
+			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+		{"codex fallback not a string", ".codex/config.toml", "project_doc_fallback_filenames = [\"TEAM.md\", 7]\n",
+			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+		{"codex max bytes a string", ".codex/config.toml", "# the chain's cap\nproject_doc_fallback_filenames = [\"TEAM.md\"]\nproject_doc_max_bytes = \"600\"\n",
+			[]string{".codex/config.toml:3 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+		{"codex max bytes a float", ".codex/config.toml", "project_doc_max_bytes = 600.5\n",
+			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+		{"codex max bytes negative", ".codex/config.toml", "project_doc_max_bytes = -1\n",
+			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+		{"gemini JSON syntax", ".gemini/settings.json", "{\n  \"context\": {\"fileName\": [\"AGENTS.md\"]\n}\n",
+			[]string{".gemini/settings.json:4 json-syntax-error"}, session.Gemini, []string{"GEMINI.md", "docs/style.md"}},
+		{"gemini fileName a number", ".gemini/settings.json", "{\n  // Gemini CLI reads comments\n  \"context\": {\n    \"fileName\": 5\n  }\n}\n",
+			[]string{".gemini/settings.json:4 gemini-settings-invalid"}, session.Gemini, []string{"GEMINI.md", "docs/style.md"}},
+		{"gemini fileName entry an object", ".gemini/settings.json", "{\"context\": {\"fileName\": [\"AGENTS.md\",\n  {\"name\": \"GEMINI.md\"}]}}\n",
+			[]string{".gemini/settings.json:2 gemini-settings-invalid"}, session.Gemini, []string{"GEMINI.md", "docs/style.md"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			if err := copyTree(teamProject, root); err != nil {
+				t.Fatal(err)
+			}
+			writeText(t, root, c.file, c.text)
+			out, _, _ := runCLI(t, "check", "--no-cache", "--format", "json", root)
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				var d struct {
+					File string `json:"file"`
+					Line int    `json:"line"`
+					Code string `json:"code"`
+				}
+				if err := json.Unmarshal([]byte(line), &d); err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				if strings.HasPrefix(d.File, path.Dir(c.file)+"/") {
+					got = append(got, fmt.Sprintf("%s:%d %s", d.File, d.Line, d.Code))
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("diagnostics of %s: %q, want %q", c.file, got, c.want)
+			}
+			out, _, err := runCLI(t, "cost", "--agent", c.agent, "--format", "json", root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cost session.Cost
+			if err := json.Unmarshal([]byte(out), &cost); err != nil {
+				t.Fatal(err)
+			}
+			var files []string
+			for _, e := range cost.AlwaysLoaded {
+				files = append(files, e.File)
+			}
+			if !slices.Equal(files, c.atStart) {
+				t.Errorf("cost --agent %s loads at start %q, want %q", c.agent, files, c.atStart)
+			}
+			if len(cost.Warnings) == 0 || !strings.Contains(cost.Warnings[0], c.file+" line") || !strings.Contains(cost.Warnings[0], "counted with") {
+				t.Errorf("cost --agent %s warnings %q: none says it counted with the defaults because of %s", c.agent, cost.Warnings, c.file)
+			}
+		})
 	}
 }

@@ -403,6 +403,12 @@ var seeds = []seed{
 		ls = slices.Insert(ls, 0, "recall =")
 		return strings.Join(ls, "\n") + "\n", 1, true
 	}},
+	{code: "codex-config-invalid", what: "Codex project_doc_max_bytes a string", host: in(".codex/config.toml"), inject: func(h *hostFile) (string, int, bool) {
+		if strings.Contains(h.text, "project_doc_max_bytes") {
+			return "", 0, false
+		}
+		return "project_doc_max_bytes = \"65536\"\n" + h.text, 1, true
+	}},
 	{code: "plugin-name-invalid", what: "plugin name not kebab-case", host: in(".claude-plugin/plugin.json"), inject: func(h *hostFile) (string, int, bool) {
 		k := strings.Index(h.text, `"name"`)
 		if k < 0 {

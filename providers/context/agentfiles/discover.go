@@ -80,6 +80,8 @@ type Set struct {
 
 	codex       codexConfig // the project's .codex/config.toml
 	geminiNames []string    // Gemini CLI's context file names
+	// geminiProblem says why .gemini/settings.json gave no names, or "".
+	geminiProblem string
 
 	// partial says that the walk listed only the folders of some files
 	// (see LoadFor): what it did not list is looked for on disk, and a
