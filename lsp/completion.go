@@ -114,10 +114,15 @@ func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*
 	var items []agentfiles.Completion
 	var rep document.Span
 	var ok bool
-	if kind == agentfiles.KindMCP {
+	switch kind {
+	case agentfiles.KindMCP:
 		rel, _ := fsguard.Rel(v.lib.Dir(), v.path)
 		items, rep, ok = agentfiles.CompleteMCP(rel, v.doc.Text, off)
-	} else {
+	case agentfiles.KindOpenCodeConfig:
+		if set := s.agentSet(ctx, v.lib); set != nil {
+			items, rep, ok = set.CompleteOpenCode(v.doc.Text, off, maxCompletionItems)
+		}
+	default:
 		items, rep, ok = s.agentSet(ctx, v.lib).CompleteFrontmatter(kind, v.doc.Text, off)
 	}
 	if !ok {

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,11 +44,22 @@ func (s *Server) importRenameEdits(ctx context.Context, snap *workspace.Snapshot
 	}
 	read := overlayRead(snap)
 	report := memory.Check(ctx, set, lib.Config(), nil, read)
-	files := make([]string, 0, len(report.Files))
-	for p := range report.Files {
-		files = append(files, p)
+	inTree := maps.Clone(report.Files)
+	if inTree == nil {
+		inTree = map[string]bool{}
 	}
-	slices.Sort(files)
+	// Gemini CLI's context files and what their @file imports load.
+	opt := set.GeminiOptions(nil)
+	opt.Read = read
+	for _, f := range set.GeminiFiles() {
+		inTree[f.Path] = true
+		if t, err := imports.Build(ctx, f.Path, opt); err == nil {
+			for _, tf := range t.Files {
+				inTree[tf.Path] = true
+			}
+		}
+	}
+	files := slices.Sorted(maps.Keys(inTree))
 	enc := s.encoding()
 	out := map[string][]protocol.TextEdit{}
 	for _, p := range files {

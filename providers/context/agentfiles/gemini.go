@@ -105,7 +105,7 @@ func (s *Set) isGeminiName(base string) bool { return slices.Contains(s.geminiNa
 // file once, a cycle skipped, up to limits.geminiImportDepth hops, nothing
 // inside code. counter may be nil.
 func (s *Set) GeminiTree(ctx context.Context, f *File, counter tokens.Counter) (*imports.Tree, error) {
-	opt := imports.Options{Root: s.Root, Guard: s.Guard(), MaxHops: s.cfg.Limits.GeminiImportDepth, Counter: counter}
+	opt := s.GeminiOptions(counter)
 	opt.Read = func(p string) ([]byte, error) {
 		if p == f.Path {
 			return f.Text, nil
@@ -113,6 +113,31 @@ func (s *Set) GeminiTree(ctx context.Context, f *File, counter tokens.Counter) (
 		return imports.ReadFile(opt.Guard, p)
 	}
 	return imports.Build(ctx, f.Path, opt)
+}
+
+// GeminiOptions returns the options of import trees as Gemini CLI
+// follows them (see GeminiTree), reading files from disk; counter may be
+// nil.
+func (s *Set) GeminiOptions(counter tokens.Counter) imports.Options {
+	return imports.Options{Root: s.Root, Guard: s.Guard(), MaxHops: s.cfg.Limits.GeminiImportDepth, Counter: counter}
+}
+
+// IsGeminiFile reports whether the file at p is one of Gemini CLI's
+// context files: GEMINI.md, or a name of context.fileName, in any folder.
+func (s *Set) IsGeminiFile(p string) bool {
+	f, ok := s.File(p)
+	return ok && f.Skipped == "" && f.Kind == KindAgentsMd && s.isGeminiName(filepath.Base(p))
+}
+
+// GeminiFiles returns Gemini CLI's context files of the set, by path.
+func (s *Set) GeminiFiles() []*File {
+	var out []*File
+	for _, f := range s.Files {
+		if s.IsGeminiFile(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // geminiImports reports the imports of a Gemini CLI context file that

@@ -1,0 +1,191 @@
+package agentfiles
+
+import (
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/mdlink"
+)
+
+// FileRef is a place in an agent file that names another file of the
+// project, one that is there: a markdown link, a Kiro #[[file:…]]
+// reference, an entry of OpenCode's instructions, the custom agent a
+// Copilot prompt runs with.
+type FileRef struct {
+	// Span covers what names the file, as written.
+	Span document.Span
+	// Target is the file's absolute path.
+	Target string
+	// What says how the file is named: "link", "file reference",
+	// "instructions entry" or "custom agent".
+	What string
+}
+
+// maxFileRefs bounds the references of one file, which a generated file
+// may hold by the hundred thousand.
+const maxFileRefs = 5000
+
+// kiroFileRef is Kiro's reference to a file of the workspace in a
+// steering file, which Kiro reads into the steering file's place.
+var kiroFileRef = regexp.MustCompile(`#\[\[file:([^\]\n]+)\]\]`)
+
+// FileRefs returns the places in text, the editor's text of the agent
+// file at the absolute path p, that name files of the project which are
+// there, in order. The @imports of memory and Gemini CLI context files
+// are the import trees' (see GeminiTree), not listed here.
+func (s *Set) FileRefs(p string, text []byte) []FileRef {
+	rel, ok := fsguard.Rel(s.Root, p)
+	if !ok {
+		return nil
+	}
+	k := s.kindOf(p, rel)
+	if k == KindUnknown {
+		return nil
+	}
+	var out []FileRef
+	add := func(span document.Span, target, what string) {
+		if len(out) < maxFileRefs && s.isFile(target) {
+			out = append(out, FileRef{Span: span, Target: target, What: what})
+		}
+	}
+	switch {
+	case k == KindOpenCodeConfig:
+		root, _, err := parseJSON(text)
+		if err != nil {
+			return nil
+		}
+		v, _ := root.get("instructions")
+		if v == nil || v.kind != '[' {
+			return nil
+		}
+		for _, it := range v.items {
+			q := strings.TrimPrefix(it.str, "./")
+			if it.kind != '"' || strings.ContainsAny(q, "*?[{") || strings.Contains(q, "://") || path.IsAbs(q) || fsguard.Climbs(q) {
+				continue
+			}
+			add(it.span, filepath.Join(s.Root, filepath.FromSlash(q)), "instructions entry")
+		}
+		return out
+	case k.isJSON():
+		return nil
+	}
+	doc := document.Parse(p, text)
+	if k == KindCopilotPrompt {
+		if root := doc.Frontmatter.Root(); root.Exists() {
+			if name, _, v := str(root, "agent"); v.Exists() && isString(v) {
+				if f := s.copilotAgentNamed(name); f != nil {
+					add(doc.ValueSpan(v), f.Path, "custom agent")
+				}
+			}
+		}
+	}
+	dir := filepath.Dir(p)
+	if k == KindKiroSteering {
+		for _, m := range kiroFileRef.FindAllSubmatchIndex(text[doc.Body.Start:], -1) {
+			start, end := doc.Body.Start+m[2], doc.Body.Start+m[3]
+			if _, in := doc.InFence(start); in {
+				continue
+			}
+			q := strings.TrimSpace(string(text[start:end]))
+			// Kiro documents the path from the workspace root; one from the
+			// steering file's folder is tried after it.
+			for _, base := range []string{s.Root, dir} {
+				target := filepath.Join(base, filepath.FromSlash(q))
+				if s.isFile(target) {
+					add(document.Span{Start: start, End: end}, target, "file reference")
+					break
+				}
+			}
+		}
+	}
+	for _, l := range mdlink.Links(doc) {
+		if l.Path == "" {
+			continue
+		}
+		add(l.Span, filepath.Join(dir, filepath.FromSlash(l.Path)), "link")
+	}
+	return sortRefs(out)
+}
+
+func sortRefs(refs []FileRef) []FileRef {
+	slices.SortStableFunc(refs, func(a, b FileRef) int { return a.Span.Start - b.Span.Start })
+	return refs
+}
+
+// kindOf is the kind of the file at p: the set's when it holds the file,
+// else what its path says.
+func (s *Set) kindOf(p, rel string) Kind {
+	if f, ok := s.File(p); ok {
+		return f.Kind
+	}
+	return Classify(rel, nil)
+}
+
+// isFile reports whether p is a regular file ctxls may read: in the
+// workspace, links included.
+func (s *Set) isFile(p string) bool {
+	_, err := s.Guard().Check(p)
+	return err == nil
+}
+
+// copilotAgentNamed returns the custom agent (or chat mode) a prompt's
+// agent names: by its name field, else by its file name.
+func (s *Set) copilotAgentNamed(name string) *File {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil
+	}
+	var byFile *File
+	for _, f := range s.Files {
+		if f.Kind != KindCopilotAgent && f.Kind != KindCopilotChatMode {
+			continue
+		}
+		if f.Meta.Name == name {
+			return f
+		}
+		if byFile == nil && copilotAgentName(f.Rel) == name {
+			byFile = f
+		}
+	}
+	return byFile
+}
+
+// copilotAgentName is a custom agent's name by its file: the file name
+// without .agent.md, .chatmode.md or .md.
+func copilotAgentName(rel string) string {
+	base := path.Base(rel)
+	for _, ext := range []string{".agent.md", ".chatmode.md", ".md"} {
+		if b, ok := strings.CutSuffix(base, ext); ok {
+			return b
+		}
+	}
+	return base
+}
+
+// copilotAgentCompletions lists the project's custom agents by the names
+// a prompt's agent takes, with their descriptions.
+func (s *Set) copilotAgentCompletions() []Completion {
+	var out []Completion
+	seen := map[string]bool{}
+	for _, f := range s.Files {
+		if f.Kind != KindCopilotAgent && f.Kind != KindCopilotChatMode {
+			continue
+		}
+		name := f.Meta.Name
+		if name == "" {
+			name = copilotAgentName(f.Rel)
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, Completion{Label: name, Insert: name, Detail: "custom agent · " + f.Rel, Doc: f.Meta.Description, Value: true})
+	}
+	slices.SortFunc(out, func(a, b Completion) int { return strings.Compare(a.Label, b.Label) })
+	return out
+}
