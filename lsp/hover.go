@@ -20,7 +20,7 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if h, ok := s.importHover(ctx, v, params.Position); ok {
 		return h, nil
 	}
-	if h, ok := s.fieldHover(v, params.Position); ok {
+	if h, ok := s.fieldHover(ctx, v, params.Position); ok {
 		return h, nil
 	}
 	r, ok, err := v.refAt(params.Position)
@@ -53,8 +53,8 @@ func (s *Server) hover(md string, rng protocol.Range) *protocol.Hover {
 
 // fieldHover documents the frontmatter key under the cursor in an agent
 // file.
-func (s *Server) fieldHover(v *view, pos protocol.Position) (*protocol.Hover, bool) {
-	kind := agentKind(v)
+func (s *Server) fieldHover(ctx context.Context, v *view, pos protocol.Position) (*protocol.Hover, bool) {
+	kind := s.agentKind(ctx, v)
 	if kind == agentfiles.KindUnknown {
 		return nil, false
 	}

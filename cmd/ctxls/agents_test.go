@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -168,6 +170,71 @@ func TestBrokenAgentConfig(t *testing.T) {
 			}
 			if len(cost.Warnings) == 0 || !strings.Contains(cost.Warnings[0], c.file+" line") || !strings.Contains(cost.Warnings[0], "counted with") {
 				t.Errorf("cost --agent %s warnings %q: none says it counted with the defaults because of %s", c.agent, cost.Warnings, c.file)
+			}
+		})
+	}
+}
+
+// TestInstructionsLocations checks a *.instructions.md in .github/prompts,
+// where VS Code looks for prompt files but not for instructions: it is no
+// Copilot instructions file, with nothing to report and nothing counted,
+// until chat.instructionsFilesLocations of .vscode/settings.json adds its
+// folder.
+func TestInstructionsLocations(t *testing.T) {
+	t.Parallel()
+	const file = ".github/prompts/upgrade.instructions.md"
+	for _, c := range []struct {
+		name, settings string
+		want           []string // file:line code of file
+		later          bool     // whether cost --agent copilot lists it
+	}{
+		{"no settings", "", nil, false},
+		{"folder added", "{\n  // the team's prompts folder holds instructions too\n  \"chat.instructionsFilesLocations\": {\".github/prompts\": true, \"~/.copilot/instructions\": true},\n}\n",
+			[]string{file + ":1 copilot-applyto-missing"}, true},
+		{"folder turned off", "{\"chat.instructionsFilesLocations\": {\".github/prompts\": false}}\n", nil, false},
+		{"another folder", "{\"chat.instructionsFilesLocations\": {\"docs/instructions\": true}}\n", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			if err := copyTree(teamProject, root); err != nil {
+				t.Fatal(err)
+			}
+			if c.settings != "" {
+				if err := os.MkdirAll(filepath.Join(root, ".vscode"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeText(t, root, ".vscode/settings.json", c.settings)
+			}
+			out, _, _ := runCLI(t, "check", "--no-cache", "--show", "hint", "--format", "json", root)
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				var d struct {
+					File string `json:"file"`
+					Line int    `json:"line"`
+					Code string `json:"code"`
+				}
+				if err := json.Unmarshal([]byte(line), &d); err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				if d.File == file || strings.HasPrefix(d.File, ".vscode/") {
+					got = append(got, fmt.Sprintf("%s:%d %s", d.File, d.Line, d.Code))
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("diagnostics %q, want %q", got, c.want)
+			}
+			out, _, err := runCLI(t, "cost", "--agent", "copilot", "--format", "json", root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cost session.Cost
+			if err := json.Unmarshal([]byte(out), &cost); err != nil {
+				t.Fatal(err)
+			}
+			listed := slices.ContainsFunc(append(cost.AlwaysLoaded, cost.OnDemand...), func(e session.Entry) bool { return e.File == file })
+			if listed != c.later {
+				t.Errorf("cost --agent copilot lists %s: %v, want %v", file, listed, c.later)
 			}
 		})
 	}
