@@ -39,16 +39,28 @@ func TestNineAgents(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s:%d %s", d.File, d.Line, d.Code))
 	}
 	slices.Sort(got)
-	want := []string{
-		".clinerules/web.md:2 cline-paths-invalid",                      // paths is a string
-		".cursor/rules/style.md:1 cursor-rule-not-mdc",                  // a plain .md rule
-		".github/agents/planner.agent.md:1 copilot-agent-field-missing", // no description
-		".kiro/steering/api.md:2 kiro-field-invalid",                    // fileMatch without fileMatchPattern
-		".windsurf/rules/decide.md:2 windsurf-field-invalid",            // model_decision without description
-		"GEMINI.md:5 gemini-import-missing",                             // @./docs/gemini-extra.md
-		"jobs/TEAM.md:12 agents-md-too-large",                           // the chain passes project_doc_max_bytes
-		"opencode.json:5 opencode-instructions-missing",                 // docs/opencode.md
-		"svc/AGENTS.md:1 agents-md-shadowed",                            // AGENTS.override.md beside it
+	// Each mistake, by the agent whose file holds it.
+	mistakes := []struct{ agent, diag string }{
+		{session.Claude, ".claude/rules/web.md:3 rule-paths-invalid"},                      // a paths glob that matches no file
+		{session.Cline, ".clinerules/web.md:2 cline-paths-invalid"},                        // paths is a string
+		{session.Cursor, ".cursor/rules/style.md:1 cursor-rule-not-mdc"},                   // a plain .md rule
+		{session.Copilot, ".github/agents/planner.agent.md:1 copilot-agent-field-missing"}, // no description
+		{session.Kiro, ".kiro/steering/api.md:2 kiro-field-invalid"},                       // fileMatch without fileMatchPattern
+		{session.Windsurf, ".windsurf/rules/decide.md:2 windsurf-field-invalid"},           // model_decision without description
+		{session.Windsurf, ".windsurf/rules/go-review.md:78 windsurf-rule-too-long"},       // past the per-rule cap
+		{session.Gemini, "GEMINI.md:5 gemini-import-missing"},                              // @./docs/gemini-extra.md
+		{session.Codex, "jobs/TEAM.md:12 agents-md-too-large"},                             // the chain passes project_doc_max_bytes
+		{session.OpenCode, "opencode.json:5 opencode-instructions-missing"},                // docs/opencode.md
+		{session.Codex, "svc/AGENTS.md:1 agents-md-shadowed"},                              // AGENTS.override.md beside it
+	}
+	var want []string
+	for _, m := range mistakes {
+		want = append(want, m.diag)
+	}
+	for _, a := range session.Agents {
+		if !slices.ContainsFunc(mistakes, func(m struct{ agent, diag string }) bool { return m.agent == a }) {
+			t.Errorf("no file of %s holds a mistake", a)
+		}
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("diagnostics:\n got  %q\n want %q", got, want)

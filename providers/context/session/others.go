@@ -70,7 +70,8 @@ func (b *builder) windsurf() {
 		add(f, "legacy .windsurfrules")
 	}
 	for _, f := range b.files(agentfiles.KindWindsurfRule) {
-		body := b.count(f.Text)
+		body := b.count(cutChars(f.Text, limit))
+		from := len(b.cost.OnDemand)
 		switch m := f.Meta; m.Trigger {
 		case "always_on":
 			add(f, "Windsurf rule, trigger always_on")
@@ -78,11 +79,20 @@ func (b *builder) windsurf() {
 			b.always(f.Rel, b.count([]byte(listingLine(strings.TrimSuffix(path.Base(f.Rel), ".md"), m.Description))), "Windsurf rule listing")
 			b.onDemand(f.Rel, body, "Windsurf rule, when Cascade decides it fits (model_decision)")
 		case "glob":
+			if len(m.Globs) == 0 {
+				b.onDemand(f.Rel, body, "Windsurf rule with trigger glob but no globs: for no file")
+				break
+			}
 			b.onDemand(f.Rel, body, fmt.Sprintf("Windsurf rule, for files matching %s", strings.Join(m.Globs, ", ")))
 		case "manual":
 			b.onDemand(f.Rel, body, "Windsurf rule, only when @-mentioned (manual)")
 		default:
 			b.onDemand(f.Rel, body, "Windsurf rule without a trigger, as Windsurf applies it")
+		}
+		if utf8.RuneCount(f.Text) > limit {
+			for i := from; i < len(b.cost.OnDemand); i++ {
+				b.cost.OnDemand[i].Reason += fmt.Sprintf(", cut at %d characters", limit)
+			}
 		}
 	}
 	if cap := b.opt.Config.Limits.WindsurfTotalChars; total > cap {
@@ -128,6 +138,10 @@ func (b *builder) kiro() {
 		case "", "always":
 			b.always(f.Rel, body, "steering, inclusion always")
 		case "fileMatch":
+			if len(m.Globs) == 0 {
+				b.onDemand(f.Rel, body, "steering with inclusion fileMatch but no fileMatchPattern: no file includes it")
+				break
+			}
 			b.onDemand(f.Rel, body, fmt.Sprintf("steering, when files matching %s are in context", strings.Join(m.Globs, ", ")))
 		case "manual":
 			b.onDemand(f.Rel, body, fmt.Sprintf("steering, only when referenced as #%s", name))
