@@ -199,32 +199,54 @@ func TestStdioAgentFeatures(t *testing.T) {
 		})
 	}
 
-	// Moving docs/style.md edits the @imports of CLAUDE.md and GEMINI.md
-	// that load it, each in its own syntax.
-	t.Run("rename follows imports", func(t *testing.T) {
-		var edit *stdioWorkspaceEdit
-		if err := c.Call(ctx, "workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
-			"oldUri": stdioFileURI(filepath.Join(root, "docs", "style.md")), "newUri": stdioFileURI(filepath.Join(root, "docs", "guide.md"))}}}, &edit); err != nil {
-			t.Fatal(err)
-		}
-		if edit == nil {
-			t.Fatal("no edit")
-		}
-		edits := map[string][]ClientTextEdit{}
-		for u, es := range edit.Changes {
-			edits[stdioURIPath(u)] = append(edits[stdioURIPath(u)], es...)
-		}
-		for _, dc := range edit.DocumentChanges {
-			if dc.TextDocument != nil {
-				p := stdioURIPath(dc.TextDocument.URI)
-				edits[p] = append(edits[p], dc.Edits...)
+	// Moving a file edits what names it, each in its own syntax: the
+	// @imports of CLAUDE.md and GEMINI.md, Kiro's file references,
+	// OpenCode's instructions, the links of Copilot's instructions.
+	for _, rc := range []struct {
+		name     string
+		old, new string            // relative
+		want     map[string]string // file → what it must hold after the edit
+	}{
+		{"a file", "docs/style.md", "docs/guide.md", map[string]string{
+			"GEMINI.md": "@./docs/guide.md", "CLAUDE.md": "@docs/guide.md", ".kiro/steering/tech.md": "#[[file:docs/guide.md]]"}},
+		{"a folder", "docs", "guides", map[string]string{
+			"GEMINI.md": "@./guides/style.md", "CLAUDE.md": "@guides/style.md", ".kiro/steering/tech.md": "#[[file:guides/style.md]]"}},
+		{"an instructions entry", "CONTRIBUTING.md", "docs/CONTRIBUTING.md", map[string]string{
+			"opencode.json": `"docs/CONTRIBUTING.md"`}},
+		{"a linked file", ".github/prompts/upgrade.instructions.md", ".github/instructions/upgrade.instructions.md", map[string]string{
+			".github/copilot-instructions.md": "(./instructions/upgrade.instructions.md)"}},
+		{"the linking file", ".github/copilot-instructions.md", "docs/copilot-instructions.md", map[string]string{
+			".github/copilot-instructions.md": "(../.github/prompts/upgrade.instructions.md)"}},
+	} {
+		t.Run("rename "+rc.name, func(t *testing.T) {
+			var edit *stdioWorkspaceEdit
+			if err := c.Call(ctx, "workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
+				"oldUri": stdioFileURI(filepath.Join(root, filepath.FromSlash(rc.old))), "newUri": stdioFileURI(filepath.Join(root, filepath.FromSlash(rc.new)))}}}, &edit); err != nil {
+				t.Fatal(err)
 			}
-		}
-		for file, want := range map[string]string{"GEMINI.md": "@./docs/guide.md", "CLAUDE.md": "@docs/guide.md"} {
-			p := filepath.Join(root, file)
-			if after := stdioApplyEdits(t, stdioRead(t, p), edits[p]); !strings.Contains(after, want) || strings.Contains(after, "style.md") {
-				t.Errorf("%s after the move:\n%s\nwant %s", file, after, want)
+			if edit == nil {
+				t.Fatal("no edit")
 			}
-		}
-	})
+			edits := map[string][]ClientTextEdit{}
+			for u, es := range edit.Changes {
+				edits[stdioURIPath(u)] = append(edits[stdioURIPath(u)], es...)
+			}
+			for _, dc := range edit.DocumentChanges {
+				if dc.TextDocument != nil {
+					p := stdioURIPath(dc.TextDocument.URI)
+					edits[p] = append(edits[p], dc.Edits...)
+				}
+			}
+			for file, want := range rc.want {
+				p := filepath.Join(root, filepath.FromSlash(file))
+				if after := stdioApplyEdits(t, stdioRead(t, p), edits[p]); !strings.Contains(after, want) {
+					t.Errorf("%s after the move:\n%s\nwant %s", file, after, want)
+				}
+				delete(edits, p)
+			}
+			for p, es := range edits {
+				t.Errorf("an edit of %s, which names no moved file: %+v", p, es)
+			}
+		})
+	}
 }

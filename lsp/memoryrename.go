@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/memory"
@@ -34,8 +35,10 @@ func moved(p string, moves []fileMove) string {
 }
 
 // importRenameEdits returns, by file, the edits that keep the @imports of
-// every memory file's tree pointing at the same files once the moves are
-// done: imports of a moved file, and the imports a moved file makes.
+// every memory file's and Gemini CLI context file's tree, and the links
+// and other references of agent files, pointing at the same files once
+// the moves are done: those to a moved file, and those a moved file
+// makes.
 func (s *Server) importRenameEdits(ctx context.Context, snap *workspace.Snapshot, moves []fileMove) map[string][]protocol.TextEdit {
 	lib := snap.Library()
 	set := s.agentSet(ctx, lib)
@@ -94,6 +97,23 @@ func (s *Server) importRenameEdits(ctx context.Context, snap *workspace.Snapshot
 				continue
 			}
 			out[p] = append(out[p], protocol.TextEdit{Range: toRange(doc, im.PathSpan(), enc), NewText: strings.ReplaceAll(rel, " ", `\ `)})
+		}
+	}
+	// The links and other references of agent files to files of the
+	// project.
+	ams := make([]agentfiles.Move, len(moves))
+	for i, m := range moves {
+		ams[i] = agentfiles.Move{Old: m.old, New: m.new}
+	}
+	refEdits := set.RenameEdits(ams, read)
+	for _, p := range slices.Sorted(maps.Keys(refEdits)) {
+		text, err := read(p)
+		if err != nil {
+			continue
+		}
+		doc := document.Parse(p, text)
+		for _, e := range refEdits[p] {
+			out[p] = append(out[p], protocol.TextEdit{Range: toRange(doc, e.Span, enc), NewText: e.NewText})
 		}
 	}
 	return out

@@ -24,6 +24,12 @@ type FileRef struct {
 	// What says how the file is named: "link", "file reference",
 	// "instructions entry" or "custom agent".
 	What string
+
+	// path covers the path as written, when moving the file can be
+	// followed by writing another: not a custom agent's name, not a link
+	// written with escapes. base is the folder it is relative to.
+	path document.Span
+	base string
 }
 
 // maxFileRefs bounds the references of one file, which a generated file
@@ -53,6 +59,13 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 			out = append(out, FileRef{Span: span, Target: target, What: what})
 		}
 	}
+	// written marks the last reference added as one whose path, at span
+	// and relative to base, a move can rewrite.
+	written := func(n int, span document.Span, base string) {
+		if len(out) > n {
+			out[n].path, out[n].base = span, base
+		}
+	}
 	switch {
 	case k == KindOpenCodeConfig:
 		root, _, err := parseJSON(text)
@@ -68,7 +81,11 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 			if it.kind != '"' || strings.ContainsAny(q, "*?[{") || strings.Contains(q, "://") || path.IsAbs(q) || fsguard.Climbs(q) {
 				continue
 			}
+			n := len(out)
 			add(it.span, filepath.Join(s.Root, filepath.FromSlash(q)), "instructions entry")
+			if inner := (document.Span{Start: it.span.Start + 1, End: it.span.End - 1}); inner.End > inner.Start && string(text[inner.Start:inner.End]) == it.str {
+				written(n, inner, s.Root)
+			}
 		}
 		return out
 	case k.isJSON():
@@ -97,7 +114,11 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 			for _, base := range []string{s.Root, dir} {
 				target := filepath.Join(base, filepath.FromSlash(q))
 				if s.isFile(target) {
+					n := len(out)
 					add(document.Span{Start: start, End: end}, target, "file reference")
+					if q == string(text[start:end]) {
+						written(n, document.Span{Start: start, End: end}, base)
+					}
 					break
 				}
 			}
@@ -107,7 +128,11 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 		if l.Path == "" {
 			continue
 		}
+		n := len(out)
 		add(l.Span, filepath.Join(dir, filepath.FromSlash(l.Path)), "link")
+		if raw := string(text[l.Span.Start:l.Span.End]); strings.HasPrefix(raw, l.Path) {
+			written(n, document.Span{Start: l.Span.Start, End: l.Span.Start + len(l.Path)}, dir)
+		}
 	}
 	return sortRefs(out)
 }
@@ -187,5 +212,72 @@ func (s *Set) copilotAgentCompletions() []Completion {
 		out = append(out, Completion{Label: name, Insert: name, Detail: "custom agent · " + f.Rel, Doc: f.Meta.Description, Value: true})
 	}
 	slices.SortFunc(out, func(a, b Completion) int { return strings.Compare(a.Label, b.Label) })
+	return out
+}
+
+// Move is a file or folder moving, by absolute paths.
+type Move struct{ Old, New string }
+
+// movedTo returns where p is once the moves are done: p itself when no
+// move concerns it.
+func movedTo(p string, moves []Move) string {
+	for _, m := range moves {
+		if p == m.Old {
+			return m.New
+		}
+		if rest, ok := strings.CutPrefix(p, m.Old+string(filepath.Separator)); ok {
+			return filepath.Join(m.New, rest)
+		}
+	}
+	return p
+}
+
+// RenameEdits returns, by file, the edits that keep the references of the
+// set's agent files to files of the project (see FileRefs) leading to the
+// same files once the moves are done: references to a moved file, and the
+// relative references a moved file makes. read gives a file's text, the
+// editor's when it has one. A path written from the project root stays
+// so; one written with ./ keeps it.
+func (s *Set) RenameEdits(moves []Move, read func(p string) ([]byte, error)) map[string][]Edit {
+	if len(moves) == 0 {
+		return nil
+	}
+	out := map[string][]Edit{}
+	for _, f := range s.Files {
+		if f.Skipped != "" || (f.Kind.isJSON() && f.Kind != KindOpenCodeConfig) {
+			continue
+		}
+		text, err := read(f.Path)
+		if err != nil {
+			continue
+		}
+		dir, newDir := filepath.Dir(f.Path), filepath.Dir(movedTo(f.Path, moves))
+		for _, r := range s.FileRefs(f.Path, text) {
+			if r.path.End <= r.path.Start {
+				continue
+			}
+			newBase := r.base
+			if r.base == dir {
+				newBase = newDir
+			}
+			newTarget := movedTo(r.Target, moves)
+			if newTarget == r.Target && newBase == r.base {
+				continue
+			}
+			rel, err := filepath.Rel(newBase, newTarget)
+			if err != nil {
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			old := string(text[r.path.Start:r.path.End])
+			if strings.HasPrefix(old, "./") && !strings.HasPrefix(rel, "../") {
+				rel = "./" + rel
+			}
+			if rel == old || strings.ContainsAny(rel, " ()<>") {
+				continue
+			}
+			out[f.Path] = append(out[f.Path], Edit{Span: r.path, NewText: rel})
+		}
+	}
 	return out
 }
