@@ -391,6 +391,10 @@ var seeds = []seed{
 	{code: "kiro-field-invalid", what: "Kiro inclusion unknown", host: in("/.kiro/steering/"), inject: func(h *hostFile) (string, int, bool) {
 		return setField(h.text, "inclusion", "sometimes")
 	}},
+	{code: "kiro-file-reference-missing", what: "Kiro file reference names no file", host: in("/.kiro/steering/"), inject: func(h *hostFile) (string, int, bool) {
+		t, n := appendLines(h.text, "See #[[file:docs/recall-missing.md]].")
+		return t, n, true
+	}},
 	{code: "gemini-import-missing", what: "GEMINI.md import names no file", host: in("GEMINI.md"), inject: func(h *hostFile) (string, int, bool) {
 		t, n := appendLines(h.text, "@./docs/recall-missing.md")
 		return t, n, true

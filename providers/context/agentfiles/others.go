@@ -1,7 +1,9 @@
 package agentfiles
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -174,8 +176,9 @@ var (
 )
 
 // kiroSteering checks a Kiro steering file's inclusion and the field
-// each inclusion needs.
+// each inclusion needs, and its references to files of the workspace.
 func (c *checker) kiroSteering() {
+	c.kiroFileRefs()
 	root := c.frontmatter(false, "a Kiro steering file")
 	if !root.Exists() {
 		return
@@ -362,4 +365,30 @@ func (s *Set) CompleteOpenCode(text []byte, off int, limit int) ([]Completion, d
 		}
 	}
 	return out, rep, true
+}
+
+// kiroFileRefs reports a #[[file:…]] reference that names no file: from
+// the workspace root, as Kiro documents it, nor from the steering file's
+// folder. A path out of the workspace is not judged.
+func (c *checker) kiroFileRefs() {
+	if c.f.Doc == nil {
+		return
+	}
+	dir := filepath.Dir(c.f.Path)
+	for _, r := range kiroRefs(c.f.Doc) {
+		if path.IsAbs(r.path) || strings.HasPrefix(r.path, "~") || strings.Contains(r.path, "://") || fsguard.Climbs(r.path) {
+			continue
+		}
+		found := false
+		for _, base := range []string{c.s.Root, dir} {
+			if _, err := c.s.Guard().Stat(filepath.Join(base, filepath.FromSlash(r.path))); err == nil || !errors.Is(err, fs.ErrNotExist) {
+				found = true // there, or there in a form ctxls does not judge
+				break
+			}
+		}
+		if !found {
+			c.add(r.span, rules.KiroFileReferenceMissing, "#[[file:%s]] names no file (looked for %s and %s); Kiro includes nothing in its place",
+				r.path, c.s.show(filepath.Join(c.s.Root, filepath.FromSlash(r.path))), c.s.show(filepath.Join(dir, filepath.FromSlash(r.path))))
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package agentfiles
 
 import (
+	"bytes"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -103,21 +104,16 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 	}
 	dir := filepath.Dir(p)
 	if k == KindKiroSteering {
-		for _, m := range kiroFileRef.FindAllSubmatchIndex(text[doc.Body.Start:], -1) {
-			start, end := doc.Body.Start+m[2], doc.Body.Start+m[3]
-			if _, in := doc.InFence(start); in {
-				continue
-			}
-			q := strings.TrimSpace(string(text[start:end]))
+		for _, r := range kiroRefs(doc) {
 			// Kiro documents the path from the workspace root; one from the
 			// steering file's folder is tried after it.
 			for _, base := range []string{s.Root, dir} {
-				target := filepath.Join(base, filepath.FromSlash(q))
+				target := filepath.Join(base, filepath.FromSlash(r.path))
 				if s.isFile(target) {
 					n := len(out)
-					add(document.Span{Start: start, End: end}, target, "file reference")
-					if q == string(text[start:end]) {
-						written(n, document.Span{Start: start, End: end}, base)
+					add(r.span, target, "file reference")
+					if r.path == string(text[r.span.Start:r.span.End]) {
+						written(n, r.span, base)
 					}
 					break
 				}
@@ -135,6 +131,35 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 		}
 	}
 	return sortRefs(out)
+}
+
+// kiroRef is a #[[file:…]] reference of a Kiro steering file.
+type kiroRef struct {
+	span document.Span // the path as written
+	path string        // the path, trimmed
+}
+
+// kiroRefs returns the #[[file:…]] references of a steering file's body,
+// outside code blocks and code spans, where they describe the syntax.
+func kiroRefs(doc *document.Doc) []kiroRef {
+	text := doc.Text
+	var out []kiroRef
+	for _, m := range kiroFileRef.FindAllSubmatchIndex(text[doc.Body.Start:], maxFileRefs) {
+		open, start, end := doc.Body.Start+m[0], doc.Body.Start+m[2], doc.Body.Start+m[3]
+		if _, in := doc.InFence(open); in {
+			continue
+		}
+		lineStart := bytes.LastIndexByte(text[:open], '\n') + 1
+		if bytes.Count(text[lineStart:open], []byte("`"))%2 == 1 {
+			continue // inside a code span
+		}
+		q := strings.TrimSpace(string(text[start:end]))
+		if q == "" {
+			continue
+		}
+		out = append(out, kiroRef{span: document.Span{Start: start, End: end}, path: q})
+	}
+	return out
 }
 
 func sortRefs(refs []FileRef) []FileRef {

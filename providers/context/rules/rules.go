@@ -219,6 +219,7 @@ const (
 	OpenCodeInstructionsMissing = "opencode-instructions-missing"
 	CodexConfigInvalid          = "codex-config-invalid"
 	GeminiSettingsInvalid       = "gemini-settings-invalid"
+	KiroFileReferenceMissing    = "kiro-file-reference-missing"
 )
 
 // Codes of Claude Code hooks, settings, output styles and plugin layout.
@@ -332,6 +333,7 @@ var table = []Rule{
 	{WindsurfRuleTooLong, Warning, "a Windsurf rule file is over `limits.windsurfRuleChars` characters (6,000), past which Windsurf cuts it; reported at the line where the cut falls", srcWindsurf, NoFix},
 	{ClinePathsInvalid, Warning, "a Cline rule's `paths` is not a list of globs, or one of them is not a valid glob", srcCline, NoFix},
 	{KiroFieldInvalid, Warning, "a Kiro steering file's `inclusion` is not `always`, `fileMatch`, `manual` or `auto`, `fileMatch` has no `fileMatchPattern`, `auto` no `description`, or a field has the wrong type", srcKiro, NoFix},
+	{KiroFileReferenceMissing, Warning, "a `#[[file:…]]` reference of a Kiro steering file names no file, from the workspace root (as Kiro documents it) or from the steering file's folder; references in code are left alone", srcKiro, NoFix},
 	{OpenCodeInstructionsMissing, Warning, "an `instructions` entry of `opencode.json` names no file of the project (a path that is not there, a glob that matches nothing), or is not a string", srcOpenCode, NoFix},
 	{CodexConfigInvalid, Error, "`project_doc_fallback_filenames` of `.codex/config.toml` is not a list of file names, or `project_doc_max_bytes` not a whole number of bytes (the types Codex's configuration reference gives): Codex cannot load the file, and `cost --agent codex` says it counted with Codex's defaults", srcCodexConfig, NoFix},
 	{GeminiSettingsInvalid, Warning, "`context.fileName` of `.gemini/settings.json` is not a file name or a list of file names (`string | string[]` in Gemini CLI's configuration reference); `cost --agent gemini` says it counted `GEMINI.md` in its place", srcGeminiConf, NoFix},
