@@ -74,7 +74,7 @@ func TestNineAgents(t *testing.T) {
 		session.Copilot:  {"AGENTS.md", ".github/agents/planner.agent.md", ".github/agents/reviewer.agent.md", ".github/copilot-instructions.md"},
 		session.Windsurf: {"AGENTS.md", ".windsurf/rules/always.md", ".windsurf/rules/decide.md"},
 		session.Cline:    {".clinerules/general.md", "AGENTS.md"},
-		session.Kiro:     {".kiro/steering/tech.md"},
+		session.Kiro:     {"AGENTS.md", "svc/AGENTS.md", ".kiro/steering/tech.md", "docs/style.md"},
 		session.OpenCode: {"AGENTS.md", "CONTRIBUTING.md"},
 	}
 	for _, agent := range session.Agents {

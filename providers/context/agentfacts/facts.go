@@ -200,7 +200,10 @@ var agents = []Agent{
 	{Name: "kiro", Title: "Kiro", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "steering", Files: ".kiro/steering/*.md", Patterns: []string{".kiro/steering/*.md"},
 			Precedence: "inclusion: always (the default), fileMatch (with fileMatchPattern), manual (#name in chat), auto (by description)",
-			Load:       AtStart, Source: docKiroSteering, Verified: verified},
+			Load:       AtStart, Import: "#[[file:path]], from the workspace root; the file's content is embedded in its place", ImportDepth: 1,
+			Source: docKiroSteering, Verified: verified},
+		{ID: "agents-md", Files: "AGENTS.md", Patterns: []string{"AGENTS.md"}, Precedence: "no inclusion modes: always included",
+			Nesting: "at the root, and those discovered in subfolders", Load: AtStart, Source: docKiroSteering, Verified: verified},
 	}},
 	{Name: "opencode", Title: "OpenCode", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "agents-md", Files: "AGENTS.md, else CLAUDE.md", Patterns: []string{"AGENTS.md", "CLAUDE.md"},
