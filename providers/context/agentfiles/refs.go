@@ -33,8 +33,8 @@ type FileRef struct {
 	base string
 }
 
-// maxFileRefs bounds the references of one file, which a generated file
-// may hold by the hundred thousand.
+// maxFileRefs bounds the references of one file looked for on disk,
+// which a generated file may hold by the hundred thousand.
 const maxFileRefs = 5000
 
 // kiroFileRef is Kiro's reference to a file of the workspace in a
@@ -55,8 +55,9 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 		return nil
 	}
 	var out []FileRef
+	tried := 0 // each try looks at the disk: a file of many links is cut
 	add := func(span document.Span, target, what string) {
-		if len(out) < maxFileRefs && s.isFile(target) {
+		if tried++; tried <= maxFileRefs && s.isFile(target) {
 			out = append(out, FileRef{Span: span, Target: target, What: what})
 		}
 	}
