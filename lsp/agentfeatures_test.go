@@ -20,11 +20,12 @@ type agentFeatureCase struct {
 	file string
 	// text is the editor's text, agentCursor where the cursor is.
 	text string
-	// ask is "completion", "hover", "definition" or "links".
+	// ask is "completion", "hover", "definition", "links" or "lens".
 	ask string
 	// want are the completion labels that must be offered, the strings
 	// the hover must hold, the one file (relative) definition leads to,
-	// or the files (relative) the document's links lead to, in order.
+	// the files (relative) the document's links lead to, in order, or
+	// the strings the titles of its code lenses must hold.
 	want []string
 	// not are completion labels that must not be offered.
 	not []string
@@ -106,6 +107,8 @@ var agentFeatureCases = []agentFeatureCase{
 		ask: "hover", want: []string{"@./docs/style.md", "`docs/style.md`", "hop 1 of 5"}},
 	{name: "gemini import links", file: "GEMINI.md", text: "‸# Gemini\n\n@./docs/style.md\n\n@./docs/gemini-extra.md\n",
 		ask: "links", want: []string{"docs/style.md"}},
+	{name: "gemini lens", file: "GEMINI.md", text: "‸# Gemini\n\n@./docs/style.md\n\n@./docs/gemini-extra.md\n",
+		ask: "lens", want: []string{"Gemini CLI context: ", "with 1 import", "1 not loaded"}},
 	{name: "gemini import definition", file: "GEMINI.md", text: "# Gemini\n\n@./docs/st‸yle.md\n",
 		ask: "definition", want: []string{"docs/style.md"}},
 	{name: "gemini import missing hover", file: "GEMINI.md", text: "# Gemini\n\n@./docs/gemini-ex‸tra.md\n",
@@ -192,6 +195,26 @@ func TestStdioAgentFeatures(t *testing.T) {
 				}
 				if !slices.Equal(got, tc.want) {
 					t.Errorf("links lead to %q, want %q", got, tc.want)
+				}
+			case "lens":
+				var lenses []struct {
+					Command *struct {
+						Title string `json:"title"`
+					} `json:"command"`
+				}
+				if err := c.Call(ctx, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses); err != nil {
+					t.Fatal(err)
+				}
+				var titles string
+				for _, l := range lenses {
+					if l.Command != nil {
+						titles += l.Command.Title + "\n"
+					}
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(titles, w) {
+						t.Errorf("code lenses lack %q:\n%s", w, titles)
+					}
 				}
 			default:
 				t.Fatalf("ask %q", tc.ask)

@@ -169,7 +169,7 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 		return protocol.CodeLens{}, false
 	}
 	what := "Memory"
-	if s.isGeminiFile(ctx, v) {
+	if !isMemoryFile(v.lib.Dir(), v.path) && !s.inMemoryTree(v.path) {
 		what = "Gemini CLI context"
 	}
 	label := fmt.Sprintf("%s: %s", what, present.Tokens(t.Root().Tokens))
