@@ -126,6 +126,16 @@ func TestStdioAgentFeatures(t *testing.T) {
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "agents"))); err != nil {
 		t.Fatal(err)
 	}
+	// A custom agent without a name, which its file names, and a prompt
+	// that runs with it.
+	for rel, text := range map[string]string{
+		".github/agents/helper.agent.md":    "---\ndescription: Helps with the release.\n---\nHelp.\n",
+		".github/prompts/release.prompt.md": "---\ndescription: Cut a release\nagent: helper\n---\nRelease.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := stdioCtx(t)
 	c := stdioStart(t, root)
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
@@ -238,6 +248,9 @@ func TestStdioAgentFeatures(t *testing.T) {
 			"opencode.json": `"docs/CONTRIBUTING.md"`}},
 		{"a linked file", ".github/prompts/upgrade.instructions.md", ".github/instructions/upgrade.instructions.md", map[string]string{
 			".github/copilot-instructions.md": "(./instructions/upgrade.instructions.md)"}},
+		{"a custom agent named by its file", ".github/agents/helper.agent.md", ".github/agents/releaser.agent.md", map[string]string{
+			".github/prompts/release.prompt.md": "agent: releaser"}},
+		{"a custom agent named by its name", ".github/agents/reviewer.agent.md", ".github/agents/critic.agent.md", map[string]string{}},
 		{"the linking file", ".github/copilot-instructions.md", "docs/copilot-instructions.md", map[string]string{
 			".github/copilot-instructions.md": "(../.github/prompts/upgrade.instructions.md)"}},
 	} {
@@ -248,7 +261,10 @@ func TestStdioAgentFeatures(t *testing.T) {
 				t.Fatal(err)
 			}
 			if edit == nil {
-				t.Fatal("no edit")
+				if len(rc.want) > 0 {
+					t.Fatal("no edit")
+				}
+				return
 			}
 			edits := map[string][]ClientTextEdit{}
 			for u, es := range edit.Changes {

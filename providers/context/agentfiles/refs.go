@@ -27,8 +27,9 @@ type FileRef struct {
 	What string
 
 	// path covers the path as written, when moving the file can be
-	// followed by writing another: not a custom agent's name, not a link
-	// written with escapes. base is the folder it is relative to.
+	// followed by writing another: not a link written with escapes, and
+	// a custom agent's name only when it is the file's. base is the
+	// folder it is relative to.
 	path document.Span
 	base string
 }
@@ -98,7 +99,12 @@ func (s *Set) FileRefs(p string, text []byte) []FileRef {
 		if root := doc.Frontmatter.Root(); root.Exists() {
 			if name, _, v := str(root, "agent"); v.Exists() && isString(v) {
 				if f := s.copilotAgentNamed(name); f != nil {
+					n := len(out)
 					add(doc.ValueSpan(v), f.Path, "custom agent")
+					if sp := doc.ValueSpan(v); f.Meta.Name != name && string(text[sp.Start:sp.End]) == name {
+						// Named by its file: a new file name is a new name.
+						written(n, sp, "")
+					}
 				}
 			}
 		}
@@ -280,6 +286,12 @@ func (s *Set) RenameEdits(moves []Move, read func(p string) ([]byte, error)) map
 		dir, newDir := filepath.Dir(f.Path), filepath.Dir(movedTo(f.Path, moves))
 		for _, r := range s.FileRefs(f.Path, text) {
 			if r.path.End <= r.path.Start {
+				continue
+			}
+			if r.What == "custom agent" {
+				if name := copilotAgentName(filepath.ToSlash(movedTo(r.Target, moves))); movedTo(r.Target, moves) != r.Target && name != string(text[r.path.Start:r.path.End]) {
+					out[f.Path] = append(out[f.Path], Edit{Span: r.path, NewText: name})
+				}
 				continue
 			}
 			newBase := r.base
