@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -58,7 +59,29 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 		}
 		out = append(out, l)
 	}
+	// Files an agent file names that are no topics: a link the library
+	// resolved already covers its span.
+	for _, l := range s.fileRefLinks(ctx, v) {
+		if len(out) >= maxDocumentLinks {
+			break
+		}
+		if slices.ContainsFunc(out, func(o protocol.DocumentLink) bool { return overlaps(o.Range, l.Range) }) {
+			continue
+		}
+		if size += jsonSize(l); size > maxReplyBytes {
+			break
+		}
+		out = append(out, l)
+	}
 	return out, nil
+}
+
+// overlaps reports whether two ranges share a position.
+func overlaps(a, b protocol.Range) bool {
+	before := func(p, q protocol.Position) bool {
+		return p.Line < q.Line || (p.Line == q.Line && p.Character < q.Character)
+	}
+	return !before(a.End, b.Start) && !before(b.End, a.Start)
 }
 
 // jsonSize is the size of v's JSON with a separator after it.

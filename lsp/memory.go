@@ -27,14 +27,21 @@ import (
 
 // memoryTree returns the import tree of the view's file when it is a
 // memory file or a file a memory file's imports load (then the tree
-// starts from it), built from the editor's text of every open file.
+// starts from it), or a Gemini CLI context file, whose @file imports
+// Gemini CLI follows by its own limits; the tree is built from the
+// editor's text of every open file.
 func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) {
 	root := v.lib.Dir()
-	if !isMemoryFile(root, v.path) && !s.inMemoryTree(v.path) {
+	var opt imports.Options
+	switch {
+	case isMemoryFile(root, v.path) || s.inMemoryTree(v.path):
+		// Counted as the session's cost counts them, in Claude's tokenizer.
+		opt = memory.Options(v.lib.Config(), root, memory.Counter())
+	case s.isGeminiFile(ctx, v):
+		opt = s.agentSet(ctx, v.lib).GeminiOptions(v.lib.Counter())
+	default:
 		return nil, false
 	}
-	// Counted as the session's cost counts them, in Claude's tokenizer.
-	opt := memory.Options(v.lib.Config(), root, memory.Counter())
 	opt.Guard = v.lib.Root()
 	read := overlayRead(v.ws)
 	opt.Read = func(p string) ([]byte, error) {
@@ -88,7 +95,7 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 		if f == nil {
 			break
 		}
-		if isMemoryFile(root, v.path) {
+		if isMemoryFile(root, v.path) || s.isGeminiFile(ctx, v) {
 			fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
 		} else {
 			// The tree starts here, not at the memory file: no hop to tell.
@@ -162,7 +169,11 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if !ok {
 		return protocol.CodeLens{}, false
 	}
-	label := fmt.Sprintf("Memory: %s", present.Tokens(t.Root().Tokens))
+	what := "Memory"
+	if !isMemoryFile(v.lib.Dir(), v.path) && !s.inMemoryTree(v.path) {
+		what = "Gemini CLI context"
+	}
+	label := fmt.Sprintf("%s: %s", what, present.Tokens(t.Root().Tokens))
 	if n := len(t.Files) - 1; n > 0 {
 		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
 	}
@@ -187,7 +198,7 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 // memoryCompletion completes the path of an @import or of a markdown link
 // target in a memory file, relative to the file's folder.
 func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*protocol.CompletionList, bool) {
-	if !isMemoryFile(v.lib.Dir(), v.path) {
+	if !isMemoryFile(v.lib.Dir(), v.path) && !s.isGeminiFile(ctx, v) {
 		return nil, false
 	}
 	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems, v.lib.Root())
@@ -205,6 +216,13 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 	}
 	slices.SortFunc(items, func(a, b protocol.CompletionItem) int { return strings.Compare(a.Label, b.Label) })
 	return &protocol.CompletionList{Items: items}, true
+}
+
+// isGeminiFile reports whether the view's file is a Gemini CLI context
+// file.
+func (s *Server) isGeminiFile(ctx context.Context, v *view) bool {
+	set := s.agentSet(ctx, v.lib)
+	return set != nil && set.IsGeminiFile(v.path)
 }
 
 // isMemoryFile reports whether path is a memory file of the workspace at

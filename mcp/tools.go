@@ -135,6 +135,9 @@ func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, 
 	}
 	for _, a := range c.Agents {
 		fmt.Fprintf(&b, "%s: %d tokens always loaded (%s), %d files at start\n", a.Agent, a.TotalAlwaysLoaded, a.Tokenizer, len(a.AlwaysLoaded))
+		for _, w := range a.Warnings {
+			fmt.Fprintf(&b, "warning (%s): %s\n", a.Agent, w)
+		}
 	}
 	return b.String(), *c, nil
 }
