@@ -102,11 +102,7 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 			if e.Kind == KindTopic {
 				continue
 			}
-			name := e.Reference
-			if e.Kind != KindSkill {
-				name = strings.TrimSuffix(path.Base(e.Path), path.Ext(e.Path))
-			}
-			texts := [...]string{name, e.Title, e.Path}
+			texts := [...]string{entryName(e), e.Title, e.Path}
 			fields := make([]contextprovider.MatchField, len(agentFields))
 			for i, f := range agentFields {
 				fields[i] = contextprovider.MatchField{Name: f.name, Text: texts[i], Weight: f.weight}
@@ -127,4 +123,14 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 		}
 		return out, nil
 	})
+}
+
+// entryName is the name an agent calls an entry of a kind but topics by:
+// a skill's name, the file name of a command, subagent or rule without
+// its extension.
+func entryName(e InventoryEntry) string {
+	if e.Kind == KindSkill {
+		return e.Reference
+	}
+	return strings.TrimSuffix(path.Base(e.Path), path.Ext(e.Path))
 }

@@ -91,27 +91,37 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 			}
 		}
 		if domain == "" {
-			seen := map[string]bool{}
-			if want(KindCommand) {
-				for _, c := range lib.Commands() {
-					seen[c.Path] = true
-					out.Entries = append(out.Entries, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
-						Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
-				}
-			}
-			for _, f := range o.agentFiles() {
-				k := agentKind(f.Kind)
-				if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
-					continue
-				}
-				out.Entries = append(out.Entries, agentEntry(counter, f, k))
-			}
+			out.Entries = append(out.Entries, agentEntries(lib, o.agentFiles(), want)...)
 		}
 		for _, e := range out.Entries {
 			out.Tokens += e.Tokens
 		}
 		return out, nil
 	})
+}
+
+// agentEntries lists the entries of every kind but topics that want
+// keeps: the commands of lib's command roots, then the agent files of
+// files the inventory lists.
+func agentEntries(lib *library.Snapshot, files []*agentfiles.File, want func(kind string) bool) []InventoryEntry {
+	var out []InventoryEntry
+	counter := lib.Counter()
+	seen := map[string]bool{}
+	if want(KindCommand) {
+		for _, c := range lib.Commands() {
+			seen[c.Path] = true
+			out = append(out, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
+				Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+		}
+	}
+	for _, f := range files {
+		k := agentKind(f.Kind)
+		if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
+			continue
+		}
+		out = append(out, agentEntry(counter, f, k))
+	}
+	return out
 }
 
 // agentKind is the inventory kind of an agent file, or "" for files that
