@@ -204,6 +204,18 @@ func overlapsAny(have, add []agentfiles.Edit) bool {
 	return false
 }
 
+// commonEnds counts the lines a and b share at their start and, of the
+// rest, at their end.
+func commonEnds(a, b []string) (pre, suf int) {
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
 // diffContext is the number of unchanged lines around a change.
 const diffContext = 3
 
@@ -213,14 +225,7 @@ const diffContext = 3
 func fileDiff(rel string, old, new []byte) string {
 	a, b := splitLines(old), splitLines(new)
 	// The lines both begin and end with need no table.
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(a, b)
 	var ops []diffOp
 	for i := range pre {
 		ops = append(ops, diffOp{' ', a[i]})

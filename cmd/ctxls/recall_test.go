@@ -485,14 +485,7 @@ type trial struct {
 // the two differ in one run of lines; a line of that run maps to 0.
 func shift(old, new string, line int) int {
 	a, b := lines(old), lines(new)
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(a, b)
 	switch {
 	case line <= pre:
 		return line

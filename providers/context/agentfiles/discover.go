@@ -183,19 +183,7 @@ func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listi
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
 	slices.Sort(s.all)
-	s.loadCodexConfig(ctx)
-	s.loadGeminiSettings(ctx)
-	for _, rel := range candidates {
-		k := s.classify(rel)
-		if k == KindUnknown {
-			continue
-		}
-		f := &File{Path: filepath.Join(abs, filepath.FromSlash(rel)), Rel: rel, Kind: k}
-		s.read(ctx, f, nil)
-		s.Files = append(s.Files, f)
-		s.byPath[f.Path] = f
-	}
-	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	s.readCandidates(ctx, abs, candidates)
 	s.joinLinks(links)
 	return s, nil
 }
@@ -283,6 +271,28 @@ func (s *Set) joinLinks(links map[string]string) {
 
 // read fills f's text, document and metadata from content, or from disk
 // when content is nil.
+// readCandidates loads the agents' own settings, which decide how some
+// files are classified, then reads every candidate of a known kind once, in
+// path order.
+func (s *Set) readCandidates(ctx context.Context, abs string, rels []string) {
+	s.loadCodexConfig(ctx)
+	s.loadGeminiSettings(ctx)
+	for _, rel := range rels {
+		k := s.classify(rel)
+		if k == KindUnknown {
+			continue
+		}
+		f := &File{Path: filepath.Join(abs, filepath.FromSlash(rel)), Rel: rel, Kind: k}
+		if _, dup := s.byPath[f.Path]; dup {
+			continue
+		}
+		s.read(ctx, f, nil)
+		s.Files = append(s.Files, f)
+		s.byPath[f.Path] = f
+	}
+	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+}
+
 func (s *Set) read(ctx context.Context, f *File, content []byte) {
 	if content == nil {
 		// The workspace's root check, as for the library: a link out of the
