@@ -53,6 +53,7 @@ type frontendAnswers struct {
 	tokenizer string                     // the catalog's
 	search    map[string][]frontendEntry // by query
 	cost      json.RawMessage            // the session cost of claude
+	costText  string                     // and its text, from the CLI and MCP
 	// symbols are the editor's workspace symbols by query: their names
 	// and containers.
 	symbols map[string][]string
@@ -66,7 +67,8 @@ var frontendQueries = []string{"deploy", "secrets audit", "rest"}
 // with the MCP SDK's client, and the language server over stdio on one
 // workspace: they list the same catalog of topics, skills, commands,
 // subagents and rules, find the same results in the same order, and give
-// the same session cost; the editor's workspace symbols are the catalog's
+// the same session cost, which the command line and MCP put in the same
+// words; the editor's workspace symbols are the catalog's
 // entries; and in the session cost every skill, command and subagent costs
 // what the catalog says when both count in one tokenizer.
 func TestFrontendsAgree(t *testing.T) {
@@ -106,6 +108,9 @@ func TestFrontendsAgree(t *testing.T) {
 			if !slices.Equal(a.search[q], cli.search[q]) {
 				t.Errorf("%s search %q differs from the cli's:\n%s: %v\ncli: %v", name, q, name, a.search[q], cli.search[q])
 			}
+		}
+		if name == "mcp" && a.costText != cli.costText {
+			t.Errorf("mcp's session cost says other words than the cli's:\nmcp:\n%s\ncli:\n%s", a.costText, cli.costText)
 		}
 		if !jsonEqual(a.cost, cli.cost) {
 			t.Errorf("%s session cost differs from the cli's:\n%s: %s\ncli: %s", name, name, a.cost, cli.cost)
@@ -226,6 +231,7 @@ func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 	}
 	// In the catalog's tokenizer, so that the figures compare.
 	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", "o200k_base", dir)
+	a.costText = string(runCtxls(ctx, t, bin, dir, "cost", "--tokenizer", "o200k_base", dir))
 	return a
 }
 
@@ -238,6 +244,7 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		t.Fatalf("connect to ctxls mcp: %v", err)
 	}
 	defer cs.Close()
+	var text string // of the last call
 	call := func(tool string, args map[string]any, out any) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
@@ -246,6 +253,12 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		}
 		if res.IsError {
 			t.Fatalf("mcp %s: %v", tool, res.Content)
+		}
+		text = ""
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				text += tc.Text
+			}
 		}
 		raw, err := json.Marshal(res.StructuredContent)
 		if err != nil {
@@ -270,6 +283,7 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		a.search[q] = res.Results
 	}
 	call("session_cost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost)
+	a.costText = text
 	return a
 }
 
