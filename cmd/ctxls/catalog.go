@@ -51,7 +51,7 @@ func openOps(ctx context.Context, dir string, stderr io.Writer) (*ops.Ops, error
 		}
 		return set
 	})
-	return ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: agents}), nil
+	return ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return agents() }}), nil
 }
 
 // openWorkspace picks the workspace of command cmd as workspaceDir does

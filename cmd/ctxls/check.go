@@ -291,7 +291,7 @@ loading_protocol.md, topic frontmatter, a command naming one of its topics)`
 // (nil where it offers none), and the warnings of problems no diagnostic
 // reports. check's JSON output is the diagnostics as ops encodes them.
 func collect(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set) ([]ops.Diagnostic, []*fileFix, []ops.Warning, error) {
-	o := ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func() *agentfiles.Set { return agents }})
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return agents }})
 	defer o.Close()
 	res, err := o.Check(ctx, ops.CheckRequest{})
 	if err != nil {

@@ -103,9 +103,10 @@ type Options struct {
 
 	// Logger receives the log of the stores; nil discards.
 	Logger *slog.Logger
-	// AgentFiles, when set, returns the workspace's agent files (skills,
-	// rules, agent commands) for the inventory and for loading.
-	AgentFiles func() *agentfiles.Set
+	// AgentFiles, when set, returns the agent files (skills, rules, agent
+	// commands) of the snapshot an operation took, for the inventory, for
+	// loading and for a session's cost.
+	AgentFiles func(Snapshot) *agentfiles.Set
 	// Trust remembers the exec executors the user agreed to run; nil
 	// means the store in the user's configuration directory
 	// (trust.Default).
