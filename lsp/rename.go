@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -68,11 +67,8 @@ func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 		return nil, err
 	}
 	m, err := refactor.Rename(v.lib, t, params.NewName)
-	if errors.Is(err, refactor.ErrInvalidName) || errors.Is(err, refactor.ErrExists) {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
-	}
 	if err != nil {
-		return nil, err
+		return nil, opsError(err)
 	}
 	if m.Name == t.Name {
 		return &protocol.WorkspaceEdit{}, nil

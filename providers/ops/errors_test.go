@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/refactor"
 	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/chain"
@@ -37,6 +38,7 @@ func TestErrorCodes(t *testing.T) {
 		{"unknown conversation", history.ErrUnknownConversation, ops.CodeInvalidParams, ops.CodeResourceNotFound},
 		{"forged token", history.ErrInvalidToken, ops.CodeInvalidParams, ops.CodeInvalidParams},
 		{"escape", contextprovider.ErrEscape, ops.CodeInvalidParams, ops.CodeInvalidParams},
+		{"name taken", fmt.Errorf("rename to web:api: %w", refactor.ErrExists), ops.CodeInvalidParams, ops.CodeInvalidParams},
 		{"consent", &ops.ConsentError{Dir: "/w", Command: []string{"./agent"}}, ops.CodeConsent, 0},
 		{"closed", errkind.Mark(errkind.Unavailable, errors.New("the workspace is closed")), 0, 0},
 		{"plain", errors.New("disk on fire"), 0, 0},
@@ -56,12 +58,12 @@ func TestErrorCodes(t *testing.T) {
 }
 
 // TestSentinelsHaveKinds: every sentinel error of the packages the
-// operations call is made with errkind.New, or is another package's
+// operations and the front ends report is made with errkind.New, or is another package's
 // sentinel, so that the operations map it to a protocol code by its kind
 // rather than by a list of every package's errors.
 func TestSentinelsHaveKinds(t *testing.T) {
 	t.Parallel()
-	dirs := []string{"../runs/execution", "../runs/chain", "../runs/history", "../runs/internal/confirm", "../context/contextprovider"}
+	dirs := []string{"../runs/execution", "../runs/chain", "../runs/history", "../runs/internal/confirm", "../context/contextprovider", "../context/refactor"}
 	checked := 0
 	for _, dir := range dirs {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
