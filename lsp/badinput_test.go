@@ -25,6 +25,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // badCase is a case of the bad-input catalogue (testdata/badinput).
@@ -608,8 +609,8 @@ func badServer(t *testing.T, dir string, c badCase) {
 	}
 	if c.RefuseRun != "" {
 		e := cl.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{c.RefuseRun}, "input": "x"})
-		if e.Code != int(codeConsent) {
-			t.Errorf("ctxls/chain/run %s: %v; want the consent refusal (%d)", c.RefuseRun, e, codeConsent)
+		if e.Code != int(ops.CodeConsent) {
+			t.Errorf("ctxls/chain/run %s: %v; want the consent refusal (%d)", c.RefuseRun, e, ops.CodeConsent)
 		}
 		badNotRun(t, dir, "ctxls/chain/run")
 	}

@@ -262,7 +262,14 @@ func (s *Server) openWorkspace() {
 			Snapshot:          func() ops.Snapshot { return ws.Snapshot() },
 			Logger:            s.stderr,
 			ExecutionsChanged: func() { mark(s.stale.executions) },
-			AgentFiles:        func() *agentfiles.Set { return s.agentSnapshot(s.ctx, ws.Snapshot()) },
+			AgentFiles: func(snap ops.Snapshot) *agentfiles.Set {
+				// The snapshots are the workspace's, which the agent files
+				// of an operation follow.
+				if ws, ok := snap.(*workspace.Snapshot); ok {
+					return s.agentSnapshot(s.ctx, ws)
+				}
+				return nil
+			},
 		})
 		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,51 +81,14 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 	if !ok {
 		return nil, false
 	}
-	root := v.lib.Dir()
-	var b strings.Builder
-	fmt.Fprintf(&b, "**@%s**", e.Path)
-	if e.Target != "" {
-		fmt.Fprintf(&b, " → `%s`", shown(root, e.Target))
-	}
-	b.WriteString("\n\n")
-	switch e.Status {
-	case imports.Loaded, imports.Again:
-		f := t.File(e.Target)
-		if f == nil {
-			break
-		}
-		if isMemoryFile(root, v.path) || s.isGeminiFile(ctx, v) {
-			fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
-		} else {
-			// The tree starts here, not at the memory file: no hop to tell.
-			b.WriteString(present.Tokens(f.Tokens))
-		}
-		if sub := t.Subtree(f.Path); sub != f.Tokens {
-			fmt.Fprintf(&b, " · with its imports %s", present.Tokens(sub))
-		}
-		if e.Status == imports.Again {
-			b.WriteString(" · already loaded above, counted once")
-		}
-	case imports.Mention:
-		b.WriteString("Not a file: the agent looks for one at this path and finds none; ctxls takes it for a mention, not an import")
-	default:
-		for _, p := range t.Problems(root) {
-			if p.File == e.From && p.Span == e.Span {
-				fmt.Fprintf(&b, "Not loaded (%s): %s", e.Status, p.Message)
-				break
-			}
-		}
-	}
-	if e.Status == imports.Loaded || e.Status == imports.Again {
-		b.WriteString("\n\n" + present.CountedIn(memory.Counter().Name()))
-	}
+	text := present.ImportHover(t, e, v.lib.Dir(), isMemoryFile(v.lib.Dir(), v.path) || s.isGeminiFile(ctx, v), memory.Counter().Name())
 	rng := v.rng(e.Span)
 	s.mu.Lock()
 	plain := !s.caps.markdown
 	s.mu.Unlock()
-	contents := markup(b.String())
+	contents := markup(text)
 	if plain {
-		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(b.String())}
+		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(text)}
 	}
 	return &protocol.Hover{Contents: contents, Range: &rng}, true
 }
@@ -173,25 +135,7 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if !isMemoryFile(v.lib.Dir(), v.path) && !s.inMemoryTree(v.path) {
 		what = "Gemini CLI context"
 	}
-	label := fmt.Sprintf("%s: %s", what, present.Tokens(t.Root().Tokens))
-	if n := len(t.Files) - 1; n > 0 {
-		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
-	}
-	label += " (" + memory.Counter().Name() + ")"
-	// Imports the agent tries and fails to load; a cycle's file and one
-	// outside the project may well be loaded.
-	notLoaded := 0
-	for _, f := range t.Files {
-		for _, e := range f.Imports {
-			switch e.Status {
-			case imports.Missing, imports.Punctuation, imports.TooDeep, imports.TooLarge:
-				notLoaded++
-			}
-		}
-	}
-	if notLoaded > 0 {
-		label += fmt.Sprintf(" · %d not loaded", notLoaded)
-	}
+	label := present.MemoryLens(t, what, memory.Counter().Name())
 	return protocol.CodeLens{Range: v.rng(document.Span{}), Command: protocol.Command{Title: label}}, true
 }
 

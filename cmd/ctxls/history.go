@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
@@ -112,7 +113,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		fmt.Fprintf(stderr, "%s (%s), %s selected, %d omitted; budget %s (model %s, window %s)\n",
-			count(hc.Tokens, "token"), counter.Name(), count(hc.Selected, "message"), hc.Omitted, thousands(hc.Budget), b.Model, thousands(b.Window))
+			numfmt.Count(hc.Tokens, "token"), counter.Name(), numfmt.Count(hc.Selected, "message"), hc.Omitted, numfmt.Thousands(hc.Budget), b.Model, numfmt.Thousands(b.Window))
 		return nil
 	}
 	runID := *run
@@ -148,7 +149,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	printWarnings(stderr, res.Warnings)
 	if page.More {
-		fmt.Fprintf(stderr, "showing the newest %s; use --limit for more\n", count(len(page.Items), "message"))
+		fmt.Fprintf(stderr, "showing the newest %s; use --limit for more\n", numfmt.Count(len(page.Items), "message"))
 	}
 	for i, m := range page.Items {
 		if i > 0 {

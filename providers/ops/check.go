@@ -73,12 +73,13 @@ type CheckResponse struct {
 // A path outside the workspace is an ErrInvalid error.
 func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
 	return withHeavy(o, ctx, func(ctx context.Context) (CheckResponse, error) {
-		lib := o.Library()
+		snap := o.opts.Snapshot()
+		lib := snap.Library()
 		keep, err := pathFilter(lib.Dir(), req.Path)
 		if err != nil {
 			return CheckResponse{}, err
 		}
-		agents, err := o.agentSet(ctx)
+		agents, err := o.agentSetOrLoad(ctx, snap)
 		if err != nil {
 			return CheckResponse{}, err
 		}
@@ -107,15 +108,13 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 	})
 }
 
-// agentSet returns the workspace's agent files: those the Ops is given,
-// else read from disk.
-func (o *Ops) agentSet(ctx context.Context) (*agentfiles.Set, error) {
-	if o.opts.AgentFiles != nil {
-		if set := o.opts.AgentFiles(); set != nil {
-			return set, nil
-		}
+// agentSetOrLoad returns the agent files of snap: those the Ops is
+// given, else read from disk.
+func (o *Ops) agentSetOrLoad(ctx context.Context, snap Snapshot) (*agentfiles.Set, error) {
+	if set := o.agentSet(snap); set != nil {
+		return set, nil
 	}
-	lib := o.Library()
+	lib := snap.Library()
 	set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
 	if err != nil {
 		return nil, fmt.Errorf("load the agent files: %w", err)

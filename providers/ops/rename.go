@@ -242,7 +242,7 @@ func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move
 		docs[p] = d
 		return d, d != nil
 	}
-	agents, err := o.agentSet(ctx)
+	agents, err := o.agentSetOrLoad(ctx, snap)
 	if err != nil {
 		return WorkspaceEdit{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Diagnostic codes, from the rules table. They are stable: editors and
@@ -301,7 +302,7 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 			first := drift[0]
 			msg := first.message
 			if n := len(drift) - 1; n > 0 {
-				msg += fmt.Sprintf("; %d more token count%s in this file drift too", n, plural(n))
+				msg += fmt.Sprintf("; %d more token count%s in this file drift too", n, numfmt.Plural(n))
 			}
 			d := add(first.span, SeverityInformation, CodeTokenDrift, "%s", msg)
 			d.Tokenizer = l.counter.Name()

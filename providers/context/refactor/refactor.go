@@ -6,7 +6,6 @@
 package refactor
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -19,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/errkind"
 )
 
 // Edit replaces a span of one file's text.
@@ -37,10 +37,11 @@ type Move struct {
 	NewPath string
 }
 
-// Errors of Rename.
+// Errors of Rename, both of kind errkind.Invalid: the new name is not one
+// a topic can take.
 var (
-	ErrInvalidName = errors.New("not a valid topic name: use letters, digits, '_', '-' and '.'")
-	ErrExists      = errors.New("already exists")
+	ErrInvalidName = errkind.New(errkind.Invalid, "not a valid topic name: use letters, digits, '_', '-' and '.'")
+	ErrExists      = errkind.New(errkind.Invalid, "already exists")
 )
 
 // maxFileName is the longest file name, in bytes, that common file
