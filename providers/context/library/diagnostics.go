@@ -92,6 +92,7 @@ func (l *Snapshot) Diagnose(p string) []Diagnostic {
 func (l *Snapshot) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
 	files := l.sortedFiles()
 	out := make([][]Diagnostic, len(files))
+	defer l.texts.batch()()
 	inParallel(ctx, len(files), func(i int) {
 		out[i] = l.diagnosed(files[i])
 	})
