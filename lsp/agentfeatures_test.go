@@ -232,6 +232,42 @@ func TestStdioAgentFeatures(t *testing.T) {
 		})
 	}
 
+	// With agent files open in the editor, each agent's session is still
+	// read with the project's settings: Gemini CLI's context file names,
+	// Codex's fallback names.
+	t.Run("session cost with files open", func(t *testing.T) {
+		for _, rel := range []string{".github/agents/reviewer.agent.md", ".clinerules/web.md"} {
+			uri, _ := stdioOpen(t, c, root, rel)
+			defer func() {
+				if err := c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		var gemini stdioSessionCost
+		if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "gemini"}, &gemini); err != nil {
+			t.Fatal(err)
+		}
+		if gemini.tokensOf("GEMINI.md") <= 0 || gemini.tokensOf("docs/style.md") <= 0 {
+			t.Errorf("gemini loads at start %+v, want GEMINI.md and docs/style.md", gemini.AlwaysLoaded)
+		}
+		var codex struct {
+			OnDemand []struct {
+				File string `json:"file"`
+			} `json:"onDemand"`
+		}
+		if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "codex"}, &codex); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(codex.OnDemand, func(e struct {
+			File string `json:"file"`
+		}) bool {
+			return e.File == "jobs/TEAM.md"
+		}) {
+			t.Errorf("codex loads later %+v, want jobs/TEAM.md, a fallback name of .codex/config.toml", codex.OnDemand)
+		}
+	})
+
 	// Moving a file edits what names it, each in its own syntax: the
 	// @imports of CLAUDE.md and GEMINI.md, Kiro's file references,
 	// OpenCode's instructions, the links of Copilot's instructions.

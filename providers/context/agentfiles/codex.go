@@ -35,33 +35,41 @@ const maxCodexConfig = 256 << 10
 // loadCodexConfig reads the project's .codex/config.toml, if any. A file
 // Codex cannot load leaves Codex's defaults, with the reason kept.
 func (s *Set) loadCodexConfig(ctx context.Context) {
-	s.codex = codexConfig{}
 	p := filepath.Join(s.Root, filepath.FromSlash(codexConfigFile))
 	data, err := s.Guard().ReadFile(ctx, p, maxCodexConfig)
 	if err != nil {
-		return // no file, or one Codex cannot use either: the defaults
+		s.codex = codexConfig{} // no file, or one Codex cannot use either: the defaults
+		return
 	}
+	s.codex = parseCodexConfig(data)
+}
+
+// parseCodexConfig reads what the text of a .codex/config.toml says about
+// the AGENTS.md chain.
+func parseCodexConfig(data []byte) codexConfig {
+	var c codexConfig
 	root, problems, off, err := parseTOML(data)
 	if err != nil {
-		s.codex.Problem = fmt.Sprintf("line %d is not valid TOML (%v)", lineAt(data, off), err)
-		return
+		c.Problem = fmt.Sprintf("line %d is not valid TOML (%v)", lineAt(data, off), err)
+		return c
 	}
 	problems = append(problems, codexDocProblems(data, root)...)
 	if len(problems) > 0 {
-		s.codex.Problem = fmt.Sprintf("line %d: %s", lineAt(data, problems[0].span.Start), problems[0].msg)
-		return
+		c.Problem = fmt.Sprintf("line %d: %s", lineAt(data, problems[0].span.Start), problems[0].msg)
+		return c
 	}
 	if v, _ := root.get("project_doc_fallback_filenames"); v != nil {
 		for _, it := range v.items {
 			if it.str != "" && !strings.ContainsAny(it.str, `/\`) {
-				s.codex.Fallbacks = append(s.codex.Fallbacks, it.str)
+				c.Fallbacks = append(c.Fallbacks, it.str)
 			}
 		}
 	}
 	if v, _ := root.get("project_doc_max_bytes"); v != nil {
 		n, _ := tomlWhole(data[v.span.Start:v.span.End])
-		s.codex.MaxBytes = int(n)
+		c.MaxBytes = int(n)
 	}
+	return c
 }
 
 // CodexConfigProblem says why the project's .codex/config.toml cannot be

@@ -23,13 +23,20 @@ const maxGeminiSettings = 1 << 20
 // .gemini/settings.json: context.fileName, a name or a list of names. A
 // file Gemini CLI cannot use leaves GEMINI.md, with the reason kept.
 func (s *Set) loadGeminiSettings(ctx context.Context) {
-	s.geminiNames = []string{"GEMINI.md"}
-	s.geminiProblem = ""
 	p := filepath.Join(s.Root, filepath.FromSlash(geminiSettingsFile))
 	data, err := s.Guard().ReadFile(ctx, p, maxGeminiSettings)
 	if err != nil {
+		s.geminiNames, s.geminiProblem = []string{"GEMINI.md"}, ""
 		return
 	}
+	s.geminiNames, s.geminiProblem = parseGeminiSettings(data)
+}
+
+// parseGeminiSettings returns the context file names the text of a
+// .gemini/settings.json gives, GEMINI.md when it gives none, and why it
+// cannot be used, or "".
+func parseGeminiSettings(data []byte) (names []string, problem string) {
+	names = []string{"GEMINI.md"}
 	// Gemini CLI reads its settings as JSON with comments.
 	root, off, err := parseJSON(data)
 	if err != nil {
@@ -38,29 +45,28 @@ func (s *Set) loadGeminiSettings(ctx context.Context) {
 		}
 	}
 	if err != nil {
-		s.geminiProblem = fmt.Sprintf("line %d is not valid JSON (%v)", lineAt(data, off), err)
-		return
+		return names, fmt.Sprintf("line %d is not valid JSON (%v)", lineAt(data, off), err)
 	}
 	if p, ok := geminiFileNameProblem(root); ok {
-		s.geminiProblem = fmt.Sprintf("line %d: %s", lineAt(data, p.span.Start), p.msg)
-		return
+		return names, fmt.Sprintf("line %d: %s", lineAt(data, p.span.Start), p.msg)
 	}
 	v, _ := root.get("context")
-	names, _ := v.get("fileName")
+	given, _ := v.get("fileName")
 	var many []string
 	switch {
-	case names == nil:
-	case names.kind == '"':
-		many = []string{names.str}
+	case given == nil:
+	case given.kind == '"':
+		many = []string{given.str}
 	default:
-		for _, it := range names.items {
+		for _, it := range given.items {
 			many = append(many, it.str)
 		}
 	}
 	many = slices.DeleteFunc(many, func(n string) bool { return n == "" || strings.ContainsAny(n, `/\`) })
 	if len(many) > 0 {
-		s.geminiNames = many
+		names = many
 	}
+	return names, ""
 }
 
 // geminiFileNameProblem reports a context.fileName of Gemini CLI's

@@ -22,28 +22,36 @@ const maxVSCodeSettings = 1 << 20
 // Folders of the user's profile and a file VS Code cannot read leave the
 // default alone.
 func (s *Set) loadVSCodeSettings(ctx context.Context) {
-	s.instructionDirs = nil
 	p := filepath.Join(s.Root, filepath.FromSlash(vscodeSettingsFile))
 	data, err := s.Guard().ReadFile(ctx, p, maxVSCodeSettings)
 	if err != nil {
+		s.instructionDirs = nil
 		return
 	}
+	s.instructionDirs = parseVSCodeSettings(data)
+}
+
+// parseVSCodeSettings returns the folders of the workspace the text of a
+// .vscode/settings.json adds for instructions files.
+func parseVSCodeSettings(data []byte) []string {
 	// VS Code reads its settings as JSON with comments.
 	root, _, err := parseJSON(stripJSONC(data))
 	if err != nil {
-		return
+		return nil
 	}
 	v, _ := root.get("chat.instructionsFilesLocations")
 	if v == nil || v.kind != '{' {
-		return
+		return nil
 	}
+	var out []string
 	for i, k := range v.keys {
 		dir := path.Clean(strings.TrimPrefix(strings.ReplaceAll(k.str, `\`, "/"), "./"))
 		if v.vals[i].kind != 't' || dir == "." || path.IsAbs(dir) || strings.HasPrefix(dir, "~") || fsguard.Climbs(dir) || strings.ContainsAny(dir, "*?[{") {
 			continue
 		}
-		s.instructionDirs = append(s.instructionDirs, dir)
+		out = append(out, dir)
 	}
+	return out
 }
 
 // inInstructionsDir reports whether rel, a *.instructions.md file, lies
