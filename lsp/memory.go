@@ -26,13 +26,21 @@ import (
 
 // memoryTree returns the import tree of the view's file when it is a
 // memory file or a file a memory file's imports load (then the tree
-// starts from it), built from the editor's text of every open file.
+// starts from it), or a Gemini CLI context file, whose @file imports
+// Gemini CLI follows by its own limits; the tree is built from the
+// editor's text of every open file.
 func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) {
 	root := v.lib.Dir()
-	if !isMemoryFile(root, v.path) && !s.inMemoryTree(v.path) {
+	var opt imports.Options
+	switch {
+	case isMemoryFile(root, v.path) || s.inMemoryTree(v.path):
+		// Counted as the session's cost counts them, in Claude's tokenizer.
+		opt = memory.Options(v.lib.Config(), root, memory.Counter())
+	case s.isGeminiFile(ctx, v):
+		opt = s.agentSet(ctx, v.lib).GeminiOptions(v.lib.Counter())
+	default:
 		return nil, false
 	}
-	opt := memory.Options(v.lib.Config(), root, v.lib.Counter())
 	opt.Guard = v.lib.Root()
 	read := overlayRead(v.ws)
 	opt.Read = func(p string) ([]byte, error) {
@@ -73,7 +81,7 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 	if !ok {
 		return nil, false
 	}
-	text := present.ImportHover(t, e, v.lib.Dir(), isMemoryFile(v.lib.Dir(), v.path), v.lib.Counter().Name())
+	text := present.ImportHover(t, e, v.lib.Dir(), isMemoryFile(v.lib.Dir(), v.path) || s.isGeminiFile(ctx, v), memory.Counter().Name())
 	rng := v.rng(e.Span)
 	s.mu.Lock()
 	plain := !s.caps.markdown
@@ -109,7 +117,7 @@ func (s *Server) importLinks(ctx context.Context, v *view) []protocol.DocumentLi
 		target := uriOf(e.Target)
 		tip := shown(v.lib.Dir(), e.Target)
 		if f := t.File(e.Target); f != nil {
-			tip += " · " + present.Tokens(f.Tokens)
+			tip += " · " + present.TokensIn(f.Tokens, memory.Counter().Name())
 		}
 		out = append(out, protocol.DocumentLink{Range: v.rng(e.PathSpan()), Target: &target, Tooltip: &tip})
 	}
@@ -123,14 +131,18 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if !ok {
 		return protocol.CodeLens{}, false
 	}
-	label := present.MemoryLens(t, v.lib.Counter().Name())
+	what := "Memory"
+	if !isMemoryFile(v.lib.Dir(), v.path) && !s.inMemoryTree(v.path) {
+		what = "Gemini CLI context"
+	}
+	label := present.MemoryLens(t, what, memory.Counter().Name())
 	return protocol.CodeLens{Range: v.rng(document.Span{}), Command: protocol.Command{Title: label}}, true
 }
 
 // memoryCompletion completes the path of an @import or of a markdown link
 // target in a memory file, relative to the file's folder.
 func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*protocol.CompletionList, bool) {
-	if !isMemoryFile(v.lib.Dir(), v.path) {
+	if !isMemoryFile(v.lib.Dir(), v.path) && !s.isGeminiFile(ctx, v) {
 		return nil, false
 	}
 	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems, v.lib.Root())
@@ -148,6 +160,13 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 	}
 	slices.SortFunc(items, func(a, b protocol.CompletionItem) int { return strings.Compare(a.Label, b.Label) })
 	return &protocol.CompletionList{Items: items}, true
+}
+
+// isGeminiFile reports whether the view's file is a Gemini CLI context
+// file.
+func (s *Server) isGeminiFile(ctx context.Context, v *view) bool {
+	set := s.agentSet(ctx, v.lib)
+	return set != nil && set.IsGeminiFile(v.path)
 }
 
 // isMemoryFile reports whether path is a memory file of the workspace at

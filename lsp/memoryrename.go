@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/memory"
@@ -33,8 +35,10 @@ func moved(p string, moves []fileMove) string {
 }
 
 // importRenameEdits returns, by file, the edits that keep the @imports of
-// every memory file's tree pointing at the same files once the moves are
-// done: imports of a moved file, and the imports a moved file makes.
+// every memory file's and Gemini CLI context file's tree, and the links
+// and other references of agent files, pointing at the same files once
+// the moves are done: those to a moved file, and those a moved file
+// makes.
 func (s *Server) importRenameEdits(ctx context.Context, snap *workspace.Snapshot, moves []fileMove) map[string][]protocol.TextEdit {
 	lib := snap.Library()
 	set := s.agentSet(ctx, lib)
@@ -43,11 +47,22 @@ func (s *Server) importRenameEdits(ctx context.Context, snap *workspace.Snapshot
 	}
 	read := overlayRead(snap)
 	report := memory.Check(ctx, set, lib.Config(), nil, read)
-	files := make([]string, 0, len(report.Files))
-	for p := range report.Files {
-		files = append(files, p)
+	inTree := maps.Clone(report.Files)
+	if inTree == nil {
+		inTree = map[string]bool{}
 	}
-	slices.Sort(files)
+	// Gemini CLI's context files and what their @file imports load.
+	opt := set.GeminiOptions(nil)
+	opt.Read = read
+	for _, f := range set.GeminiFiles() {
+		inTree[f.Path] = true
+		if t, err := imports.Build(ctx, f.Path, opt); err == nil {
+			for _, tf := range t.Files {
+				inTree[tf.Path] = true
+			}
+		}
+	}
+	files := slices.Sorted(maps.Keys(inTree))
 	enc := s.encoding()
 	out := map[string][]protocol.TextEdit{}
 	for _, p := range files {
@@ -82,6 +97,23 @@ func (s *Server) importRenameEdits(ctx context.Context, snap *workspace.Snapshot
 				continue
 			}
 			out[p] = append(out[p], protocol.TextEdit{Range: toRange(doc, im.PathSpan(), enc), NewText: strings.ReplaceAll(rel, " ", `\ `)})
+		}
+	}
+	// The links and other references of agent files to files of the
+	// project.
+	ams := make([]agentfiles.Move, len(moves))
+	for i, m := range moves {
+		ams[i] = agentfiles.Move{Old: m.old, New: m.new}
+	}
+	refEdits := set.RenameEdits(ams, read)
+	for _, p := range slices.Sorted(maps.Keys(refEdits)) {
+		text, err := read(p)
+		if err != nil {
+			continue
+		}
+		doc := document.Parse(p, text)
+		for _, e := range refEdits[p] {
+			out[p] = append(out[p], protocol.TextEdit{Range: toRange(doc, e.Span, enc), NewText: e.NewText})
 		}
 	}
 	return out

@@ -35,6 +35,9 @@ type Diagnostic struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
+	// Tokenizer names the tokenizer of the token counts Message gives;
+	// absent when it gives none.
+	Tokenizer string `json:"tokenizer,omitempty"`
 
 	// Source is the checker's own diagnostic, for a presentation that
 	// offers its fix. It is not part of the result sent.
@@ -178,7 +181,7 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 				continue
 			}
 			d := Diagnostic{File: relSlash(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-				Severity: ld.Severity.String(), Code: ld.Code, Message: ld.Message,
+				Severity: ld.Severity.String(), Code: ld.Code, Message: ld.Message, Tokenizer: ld.Tokenizer,
 				Source: DiagnosticSource{Path: p, Library: &ds[i]}}
 			if f != nil && f.Doc != nil {
 				d.at(f.Doc.Lines, ld.Span)
@@ -189,7 +192,7 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 	add := func(p string, f *agentfiles.File, ds []agentfiles.Diagnostic) {
 		for i, ad := range ds {
 			d := Diagnostic{File: relSlash(lib.Dir(), p), Severity: ad.Severity.String(), Code: ad.Code, Message: ad.Message,
-				Source: DiagnosticSource{Path: p, AgentFile: f, Agent: &ds[i]}}
+				Tokenizer: ad.Tokenizer, Source: DiagnosticSource{Path: p, AgentFile: f, Agent: &ds[i]}}
 			d.at(f.Lines, ad.Span)
 			out = append(out, d)
 		}

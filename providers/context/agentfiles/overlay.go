@@ -2,7 +2,6 @@ package agentfiles
 
 import (
 	"context"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,7 +38,7 @@ func (s *Set) WithTexts(ctx context.Context, texts map[string][]byte) *Set {
 		if !ok {
 			continue
 		}
-		k := Classify(rel, func(dir string) bool { return s.hasDir(path.Join(dir, ".claude-plugin")) })
+		k := s.classify(rel)
 		if k == KindUnknown {
 			continue
 		}

@@ -62,8 +62,11 @@ func warnf(code, format string, args ...any) Warning {
 // List is the shape of every list result: items (never null) and warnings
 // (never null).
 type List[T any] struct {
-	Items    []T       `json:"items"`
-	Warnings []Warning `json:"warnings"`
+	Items []T `json:"items"`
+	// Tokenizer names the encoding of the items' token figures, in a
+	// list whose items have some.
+	Tokenizer string    `json:"tokenizer,omitempty"`
+	Warnings  []Warning `json:"warnings"`
 }
 
 func newList[T any]() List[T] { return List[T]{Items: []T{}, Warnings: []Warning{}} }

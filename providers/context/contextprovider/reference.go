@@ -289,6 +289,7 @@ func (p *Provider) CatalogIn(ctx context.Context, lib *library.Snapshot, domain 
 		return List[Reference]{}, err
 	}
 	out := newList[Reference]()
+	out.Tokenizer = lib.Counter().Name()
 	var topics []*library.Topic
 	key := "catalog:*"
 	if domain == "" {

@@ -306,6 +306,7 @@ func (p *Provider) SearchIn(ctx context.Context, lib *library.Snapshot, query, d
 		return List[SearchItem]{}, err
 	}
 	out := newList[SearchItem]()
+	out.Tokenizer = lib.Counter().Name()
 	if domain != "" && !lib.IsDomain(domain) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
 		return out, nil

@@ -54,11 +54,12 @@ func ImportHover(t *imports.Tree, e imports.Edge, root string, fromMemory bool, 
 	return b.String()
 }
 
-// MemoryLens is the label of the code lens above a memory file whose
-// import tree is t: its own tokens, those of the tree, and how many of
-// its imports the agent tries and fails to load.
-func MemoryLens(t *imports.Tree, tokenizer string) string {
-	label := fmt.Sprintf("Memory: %s", Tokens(t.Root().Tokens))
+// MemoryLens is the label of the code lens above a memory file (or
+// another file that what names) whose import tree is t: its own tokens,
+// those of the tree, and how many of its imports the agent tries and
+// fails to load.
+func MemoryLens(t *imports.Tree, what, tokenizer string) string {
+	label := fmt.Sprintf("%s: %s", what, Tokens(t.Root().Tokens))
 	if n := len(t.Files) - 1; n > 0 {
 		label += fmt.Sprintf(" · with %d import%s %s", n, numfmt.Plural(n), Tokens(t.Tokens))
 	}

@@ -52,7 +52,7 @@ func TestImportHoverAndMemoryLens(t *testing.T) {
 	if seen != len(want) {
 		t.Errorf("saw %d of %d imports", seen, len(want))
 	}
-	lens := MemoryLens(tree, counter.Name())
+	lens := MemoryLens(tree, "Memory", counter.Name())
 	if !strings.HasPrefix(lens, "Memory: ") || !strings.Contains(lens, " · with 2 imports ") || !strings.Contains(lens, "(o200k_base) · 1 not loaded") {
 		t.Errorf("memory lens: %q", lens)
 	}
