@@ -265,12 +265,26 @@ func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move
 		}
 	}
 	importEdits := map[string][]Edit{}
-	for p := range report.Files {
+	for _, p := range importingFiles(ctx, agents, report, read) {
 		if d, ok := doc(p); ok {
 			if es := refactor.ImportEdits(d, p, files); len(es) > 0 {
 				importEdits[p] = es
 			}
 		}
+	}
+	// What agent files name files by besides links and imports (Kiro's
+	// file references, OpenCode's instructions, a prompt's custom agent);
+	// their links are linkEdits', which Merge keeps first.
+	ams := make([]agentfiles.Move, len(files))
+	for i, m := range files {
+		ams[i] = agentfiles.Move{Old: m.From, New: m.To}
+	}
+	agentEdits := map[string][]Edit{}
+	for p, es := range agents.RenameEdits(ams, read) {
+		for _, e := range es {
+			agentEdits[p] = append(agentEdits[p], Edit{Span: e.Span, NewText: e.NewText})
+		}
+		slices.SortFunc(agentEdits[p], func(a, b Edit) int { return a.Span.Start - b.Span.Start })
 	}
 	// The library's text of its files is the one reference edits refer
 	// to; a file whose text cannot be had again is not edited at all.
@@ -279,7 +293,7 @@ func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move
 			delete(refEdits, p)
 		}
 	}
-	merged := refactor.Merge(linkEdits, refEdits, importEdits)
+	merged := refactor.Merge(linkEdits, refEdits, importEdits, agentEdits)
 	out := WorkspaceEdit{Files: make([]FileEdit, 0, len(merged))}
 	for _, p := range slices.Sorted(maps.Keys(merged)) {
 		d, _ := doc(p)
@@ -290,6 +304,27 @@ func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move
 		out.Files = append(out.Files, fe)
 	}
 	return out, nil
+}
+
+// importingFiles returns the files whose @imports a move may break: those
+// of every memory file's import tree (report) and of every Gemini CLI
+// context file's, sorted.
+func importingFiles(ctx context.Context, agents *agentfiles.Set, report *memory.Report, read func(string) ([]byte, error)) []string {
+	in := maps.Clone(report.Files)
+	if in == nil {
+		in = map[string]bool{}
+	}
+	opt := agents.GeminiOptions(nil)
+	opt.Read = read
+	for _, f := range agents.GeminiFiles() {
+		in[f.Path] = true
+		if t, err := imports.Build(ctx, f.Path, opt); err == nil {
+			for _, tf := range t.Files {
+				in[tf.Path] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(in))
 }
 
 // markdownFiles returns the markdown files whose links a move may
