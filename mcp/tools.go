@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/present"
 	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -185,14 +186,6 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput,
 	return checkText(a, out, lo), out, nil
 }
 
-// count writes n and the noun, plural unless n is 1.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // newCheckAnswer keeps a check's answer, its items in the order of ctxls
 // check, and sums them up by code.
 func newCheckAnswer(res ops.CheckResponse) *checkAnswer {
@@ -206,7 +199,7 @@ func newCheckAnswer(res ops.CheckResponse) *checkAnswer {
 		}
 		byCode[d.Code]++
 	}
-	fmt.Fprintf(&b, "%s, %s", count(len(items), "problem"), count(res.Errors, "error"))
+	fmt.Fprintf(&b, "%s, %s", numfmt.Count(len(items), "problem"), numfmt.Count(res.Errors, "error"))
 	for i, c := range codes {
 		sep := "; "
 		if i > 0 {
