@@ -495,6 +495,10 @@ var seeds = []seed{
 	{code: "kiro-field-invalid", what: "Kiro inclusion unknown", host: in("/.kiro/steering/"), inject: func(h *hostFile) (string, int, bool) {
 		return setField(h.text, "inclusion", "sometimes")
 	}},
+	{code: "kiro-file-reference-missing", what: "Kiro file reference names no file", host: in("/.kiro/steering/"), inject: func(h *hostFile) (string, int, bool) {
+		t, n := appendLines(h.text, "See #[[file:docs/recall-missing.md]].")
+		return t, n, true
+	}},
 	{code: "gemini-import-missing", what: "GEMINI.md import names no file", host: in("GEMINI.md"), inject: func(h *hostFile) (string, int, bool) {
 		t, n := appendLines(h.text, "@./docs/recall-missing.md")
 		return t, n, true
@@ -506,6 +510,12 @@ var seeds = []seed{
 		ls := lines(h.text)
 		ls = slices.Insert(ls, 0, "recall =")
 		return strings.Join(ls, "\n") + "\n", 1, true
+	}},
+	{code: "codex-config-invalid", what: "Codex project_doc_max_bytes a string", host: in(".codex/config.toml"), inject: func(h *hostFile) (string, int, bool) {
+		if strings.Contains(h.text, "project_doc_max_bytes") {
+			return "", 0, false
+		}
+		return "project_doc_max_bytes = \"65536\"\n" + h.text, 1, true
 	}},
 	{code: "plugin-name-invalid", what: "plugin name not kebab-case", host: in(".claude-plugin/plugin.json"), inject: func(h *hostFile) (string, int, bool) {
 		k := strings.Index(h.text, `"name"`)

@@ -84,6 +84,11 @@ type Set struct {
 
 	codex       codexConfig // the project's .codex/config.toml
 	geminiNames []string    // Gemini CLI's context file names
+	// geminiProblem says why .gemini/settings.json gave no names, or "".
+	geminiProblem string
+	// instructionDirs are the folders chat.instructionsFilesLocations of
+	// .vscode/settings.json adds for Copilot instructions, relative.
+	instructionDirs []string
 
 	// partial says that the walk listed only the folders of some files
 	// (see LoadFor): what it did not list is looked for on disk, and a
@@ -193,7 +198,9 @@ func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listi
 }
 
 // classify is Classify with what the set knows of the project: its
-// plugin folders and the fallback names of its Codex configuration.
+// plugin folders, the fallback names of its Codex configuration, the
+// context file names of Gemini CLI's and the instructions folders of VS
+// Code's.
 func (s *Set) classify(rel string) Kind {
 	k := Classify(rel, func(dir string) bool { return s.hasDir(path.Join(dir, ".claude-plugin")) })
 	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
@@ -201,6 +208,9 @@ func (s *Set) classify(rel string) Kind {
 	}
 	if k == KindUnknown && s.copilotPluginAgent(rel) {
 		return KindCopilotAgent
+	}
+	if k == KindUnknown && s.inInstructionsDir(rel) {
+		return KindCopilotInstructions
 	}
 	return k
 }
@@ -296,6 +306,7 @@ func (s *Set) joinLinks(links map[string]string) {
 func (s *Set) readCandidates(ctx context.Context, abs string, rels []string) {
 	s.loadCodexConfig(ctx)
 	s.loadGeminiSettings(ctx)
+	s.loadVSCodeSettings(ctx)
 	for _, rel := range rels {
 		k := s.classify(rel)
 		if k == KindUnknown {

@@ -62,6 +62,9 @@ type dirMemo struct {
 	mu    sync.Mutex
 	dirs  map[string]resolvedDir
 	files map[string]lstatResult
+	// kernel holds, by device, whether its file system is one of the
+	// kernel's (the error special gives, or nil).
+	kernel map[uint64]error
 }
 
 type lstatResult struct {
@@ -85,7 +88,7 @@ type resolvedDir struct {
 // concurrent use.
 func (r *Root) Memo() *Root {
 	m := *r
-	m.dirs = &dirMemo{dirs: map[string]resolvedDir{}, files: map[string]lstatResult{}}
+	m.dirs = &dirMemo{dirs: map[string]resolvedDir{}, files: map[string]lstatResult{}, kernel: map[uint64]error{}}
 	return &m
 }
 
@@ -269,6 +272,11 @@ func (r *Root) ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte,
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	if r.dirs != nil && openNoFollow != 0 && Within(r.dir, p) {
+		if data, fi, err, ok := r.readMemo(ctx, p, limit); ok {
+			return data, fi, err
+		}
+	}
 	target, checked, err := r.resolve(p)
 	if err == nil && !checked.Mode().IsRegular() {
 		err = NotRegular(checked.Mode())
@@ -276,7 +284,38 @@ func (r *Root) ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte,
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: err}
 	}
-	return read(ctx, target, p, limit, openNoFollow, checked)
+	return readFile(ctx, target, p, limit, openNoFollow, checked, r.dirs)
+}
+
+// readMemo is ReadFileInfo through the folders resolved so far, without a
+// look at p's own name before the open: the open refuses a link there,
+// and what it opened is checked as ever. ok is false when p's name is a
+// link, its folder leads out of the workspace, or the open fails other
+// than for a missing file: ReadFileInfo then resolves p as it resolves
+// it without a memo, and fails as it does.
+func (r *Root) readMemo(ctx context.Context, p string, limit int64) (data []byte, fi fs.FileInfo, err error, ok bool) {
+	p = filepath.Clean(p)
+	dir, base := filepath.Split(p)
+	if base == "" {
+		return nil, nil, nil, false
+	}
+	real, err := r.dirs.dir(filepath.Clean(dir))
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: unwrapPath(err)}, true
+	}
+	target := filepath.Join(real, base)
+	if !r.Contains(target) {
+		return nil, nil, nil, false
+	}
+	data, fi, err = readFile(ctx, target, p, limit, openNoFollow, nil, r.dirs)
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "open" {
+		if !errors.Is(pe.Err, fs.ErrNotExist) {
+			return nil, nil, nil, false
+		}
+		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: pe.Err}, true
+	}
+	return data, fi, err, true
 }
 
 // ReadWalked reads the file at p, in the workspace, that a walk from the
@@ -354,6 +393,11 @@ func Open(p string) (*os.File, fs.FileInfo, error) {
 // read reads the file at p, naming it shown in errors. flags are added
 // to those of the open; want, when set, is the file the open must find.
 func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {
+	return readFile(ctx, p, shown, limit, flags, want, nil)
+}
+
+// readOpened reads the file at p through an *os.File, as read does.
+func readOpened(ctx context.Context, p, shown string, limit int64, flags int, want fs.FileInfo) ([]byte, fs.FileInfo, error) {
 	f, fi, err := open(p, shown, flags, want)
 	if err != nil {
 		return nil, nil, err
@@ -362,29 +406,49 @@ func read(ctx context.Context, p, shown string, limit int64, flags int, want fs.
 	if fi.Size() > limit {
 		return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: &TooLargeError{Size: fi.Size(), Limit: limit}}
 	}
+	buf, err := readAll(ctx, fi.Size(), limit, f.Read)
+	if err != nil {
+		return nil, nil, readError(shown, err)
+	}
+	return buf, fi, nil
+}
+
+// readAll reads with rd until the end of the file, size bytes expected,
+// looking at ctx between chunks: more than limit bytes fail with a
+// *TooLargeError.
+func readAll(ctx context.Context, size, limit int64, rd func([]byte) (int, error)) ([]byte, error) {
 	// Room for one byte more than the file holds tells a file that grew
 	// since Stat.
-	buf := make([]byte, 0, fi.Size()+1)
+	buf := make([]byte, 0, size+1)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if int64(len(buf)) > limit {
-			return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: &TooLargeError{Size: int64(len(buf)), Limit: limit}}
+			return nil, &TooLargeError{Size: int64(len(buf)), Limit: limit}
 		}
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, int(min(readChunk, limit+1-int64(len(buf)))))
 		}
 		end := int(min(int64(cap(buf)), int64(len(buf))+readChunk, limit+1))
-		m, err := f.Read(buf[len(buf):end])
+		m, err := rd(buf[len(buf):end])
 		buf = buf[:len(buf)+m]
 		if errors.Is(err, io.EOF) {
-			return buf, fi, nil
+			return buf, nil
 		}
 		if err != nil {
-			return nil, nil, &fs.PathError{Op: "read", Path: shown, Err: unwrapPath(err)}
+			return nil, err
 		}
 	}
+}
+
+// readError is the error of readAll for the file shown: a cancelled
+// context as it is, the rest wrapped with the path.
+func readError(shown string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &fs.PathError{Op: "read", Path: shown, Err: unwrapPath(err)}
 }
 
 // open opens the file at p for reading, naming it shown in errors, when it

@@ -441,3 +441,22 @@ func TestContains(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoReadErrors checks that a memo, which opens a file without
+// looking at its name first, fails with the errors of the root's read,
+// word for word.
+func TestMemoReadErrors(t *testing.T) {
+	t.Parallel()
+	root, _ := tree(t)
+	plain, memo := NewRoot(root), NewRoot(root).Memo()
+	for _, rel := range []string{"gone.md", "gone/b.md", "a.md/x.md", "sub", "pipe.md", "topipe.md", "dangling.md", "out.md", "outdir/secret.md", "outdir/gone.md", "loop1.md"} {
+		p := filepath.Join(root, rel)
+		_, want := plain.ReadFile(context.Background(), p, 1<<20)
+		for range 2 {
+			_, got := memo.ReadFile(context.Background(), p, 1<<20)
+			if want == nil || got == nil || got.Error() != want.Error() {
+				t.Errorf("memo ReadFile(%s) = %v; want %v", rel, got, want)
+			}
+		}
+	}
+}

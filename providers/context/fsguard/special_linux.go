@@ -26,20 +26,25 @@ var kernelFS = map[uint32]string{
 }
 
 // special returns an error wrapping ErrNotRegular when f lies on a kernel
-// file system. The magic numbers are 32 bits wide whatever the width of
-// Statfs_t.Type.
+// file system.
 func special(f *os.File) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
 	}
-	var st syscall.Statfs_t
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = syscall.Fstatfs(int(fd), &st) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { serr = specialFD(int(fd)) }); err != nil {
 		return err
 	}
-	if serr != nil {
-		return serr
+	return serr
+}
+
+// specialFD is special of an open file descriptor. The magic numbers are
+// 32 bits wide whatever the width of Statfs_t.Type.
+func specialFD(fd int) error {
+	var st syscall.Statfs_t
+	if err := retry(func() error { return syscall.Fstatfs(fd, &st) }); err != nil {
+		return err
 	}
 	if name, ok := kernelFS[uint32(st.Type)]; ok {
 		return fmt.Errorf("%w (a file of %s)", ErrNotRegular, name)

@@ -45,8 +45,9 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if l.texts != nil {
 		l.texts.indexing.Store(true)
 		defer l.texts.indexing.Store(false)
+		defer l.texts.batch()()
 	}
-	var done atomic.Int64
+	var done, held atomic.Int64
 	inParallel(ctx, len(s.files), func(i int) {
 		files[i] = b.parse(ctx, s.files[i].path, s.files[i].rel, nil)
 		// Drop the text now rather than once every file is parsed and
@@ -55,8 +56,13 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		// heap grows by as much again before each collection, and the
 		// model built among it ends up spread over more pages (10,000
 		// topics: peak resident 240 MiB, 128 MiB after the index; with
-		// this, 170 and 121 MiB).
-		l.release(files[i : i+1])
+		// this, 170 and 121 MiB). The first scanHeldBytes of text are
+		// kept for the scan, which then reads none of those files again:
+		// a repository of a few thousand small markdown files is read
+		// once.
+		if f := files[i]; f == nil || f.Doc == nil || held.Add(int64(f.Doc.Len())) > scanHeldBytes {
+			l.release(files[i : i+1])
+		}
 		if l.opts.Progress != nil {
 			n := done.Add(1)
 			if n%256 == 0 || int(n) == len(files) {
@@ -85,6 +91,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		return ctx.Err()
 	}
 	st.buildIncoming(files, keys)
+	l.release(files) // those kept for the scan
 	if b.cache != nil {
 		l.saveCache(b.cache, b.view, files)
 	}
@@ -92,7 +99,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	next := &Snapshot{
 		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: s.filter,
 		contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
-		warnings: s.warnings,
+		warnings: s.warnings, texts: l.texts,
 	}
 	if prev := l.snap.Load(); prev != nil {
 		next.version = prev.version
@@ -106,6 +113,10 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 	return nil
 }
+
+// scanHeldBytes bounds the text a full index keeps from the parse of its
+// files to the scan of their references.
+const scanHeldBytes = 4 << 20
 
 // inParallel runs fn(0..n-1) on all cores, starting no call once ctx is
 // done.

@@ -286,12 +286,11 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 			}
 			return nil
 		}
-		rel := relSlash(dir, p)
 		if d.Type()&fs.ModeSymlink != 0 {
 			if pass[filepath.Dir(p)] {
 				return nil
 			}
-			return s.symlink(root, p, rel)
+			return s.symlink(root, p, relSlash(dir, p))
 		}
 		if d.IsDir() {
 			switch f.state(p) {
@@ -314,7 +313,7 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 				s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})
 				return nil
 			}
-			s.files = append(s.files, entry{p, rel})
+			s.files = append(s.files, entry{p, relSlash(dir, p)})
 		}
 		return nil
 	})

@@ -338,6 +338,46 @@ type textSource struct {
 	mu   sync.Mutex
 	kept []keptText // most recent last
 	size int
+	// batches counts the reads of many files under way (see batch);
+	// memo, while there is one, resolves their folders once.
+	batches int
+	memo    *fsguard.Root
+}
+
+// batch starts a run of reads of many files (the scan of a full index,
+// the diagnostics of every file): until done is called the folders on
+// their paths are resolved once, not once per file, as one request's
+// reads resolve them (see fsguard.Root.Memo). A text read back is still
+// the one indexed or refused, so what a folder replaced meanwhile could
+// show is that text.
+func (s *textSource) batch() (done func()) {
+	if s == nil {
+		return func() {}
+	}
+	s.mu.Lock()
+	if s.batches == 0 {
+		s.memo = s.l.root.Memo()
+	}
+	s.batches++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.batches--; s.batches == 0 {
+			s.memo = nil
+		}
+		s.mu.Unlock()
+	}
+}
+
+// root is the root reads go through: the memo of a batch under way, or
+// the library's.
+func (s *textSource) root() *fsguard.Root {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.memo != nil {
+		return s.memo
+	}
+	return s.l.root
 }
 
 type keptText struct {
@@ -386,7 +426,7 @@ func (s *textSource) Keep(d *document.Doc, text []byte) {
 // a file that a link now leads out of the workspace is as good as
 // changed.
 func (s *textSource) ReadText(ctx context.Context, p string, limit int64) ([]byte, error) {
-	data, err := s.l.root.ReadFile(ctx, p, limit)
+	data, err := s.root().ReadFile(ctx, p, limit)
 	if errors.Is(err, fsguard.ErrOutsideWorkspace) || errors.Is(err, fsguard.ErrNotRegular) {
 		return nil, fmt.Errorf("%s: %w", p, document.ErrChanged)
 	}

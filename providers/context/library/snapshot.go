@@ -46,7 +46,8 @@ type Snapshot struct {
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64
-	diags        diagTable // every file's, by path
+	diags        diagTable   // every file's, by path
+	texts        *textSource // reads back the released texts; nil for a preview
 }
 
 // withState returns a copy of l whose model is st's.

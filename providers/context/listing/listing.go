@@ -26,18 +26,34 @@ type Listings struct {
 }
 
 type listed struct {
-	ents []fs.DirEntry
+	ents []entry
 	err  error
 }
+
+// entry is one entry of a folder's listing. Its path and name are slices
+// of one string per folder, so that listing a folder allocates the few
+// values of the folder rather than some for each entry, and a walk hands
+// its function the paths without joining them again.
+type entry struct {
+	path, name string
+	typ        fs.FileMode
+}
+
+func (e *entry) Name() string               { return e.name }
+func (e *entry) IsDir() bool                { return e.typ.IsDir() }
+func (e *entry) Type() fs.FileMode          { return e.typ }
+func (e *entry) Info() (fs.FileInfo, error) { return os.Lstat(e.path) }
+func (e *entry) String() string             { return fs.FormatDirEntry(e) }
 
 // New returns an empty set of listings.
 func New() *Listings { return &Listings{dirs: map[string]listed{}} }
 
 // readDir returns the entries of dir, sorted by name, from l when a walk
-// read them before, else from the disk (keeping them in l).
-func (l *Listings) readDir(dir string) ([]fs.DirEntry, error) {
+// read them before, else from the disk (keeping them in l). buf is room
+// for the reads of the disk, reused from folder to folder.
+func (l *Listings) readDir(dir string, buf *[]byte) ([]entry, error) {
 	if l == nil {
-		return os.ReadDir(dir)
+		return readEntries(dir, buf)
 	}
 	l.mu.Lock()
 	got, ok := l.dirs[dir]
@@ -45,11 +61,46 @@ func (l *Listings) readDir(dir string) ([]fs.DirEntry, error) {
 	if ok {
 		return got.ents, got.err
 	}
-	ents, err := os.ReadDir(dir)
+	ents, err := readEntries(dir, buf)
 	l.mu.Lock()
 	l.dirs[dir] = listed{ents, err}
 	l.mu.Unlock()
 	return ents, err
+}
+
+// build returns the entries of the folder dir, sorted by name: the
+// names, in the order read, lie one after another in names, the i-th
+// ending at ends[i], and types[i] is the i-th's type. Their paths are
+// joined to dir as filepath.Join joins them.
+func build(dir string, names []byte, ends []int, types []fs.FileMode) []entry {
+	if len(ends) == 0 {
+		return nil
+	}
+	prefix := filepath.Clean(dir)
+	switch {
+	case prefix == ".":
+		prefix = ""
+	case !os.IsPathSeparator(prefix[len(prefix)-1]):
+		prefix += string(filepath.Separator)
+	}
+	var b strings.Builder
+	b.Grow(len(ends)*len(prefix) + len(names))
+	start := 0
+	for _, end := range ends {
+		b.WriteString(prefix)
+		b.Write(names[start:end])
+		start = end
+	}
+	all := b.String()
+	ents := make([]entry, len(ends))
+	at, start := 0, 0
+	for i, end := range ends {
+		stop := at + len(prefix) + end - start
+		ents[i] = entry{path: all[at:stop], name: all[at+len(prefix) : stop], typ: types[i]}
+		at, start = stop, end
+	}
+	slices.SortFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	return ents
 }
 
 // Has reports whether a walk listed the folder dir, and if so whether it
@@ -64,8 +115,8 @@ func (l *Listings) Has(dir, name string) (has, known bool) {
 	if !ok || got.err != nil {
 		return false, false
 	}
-	_, found := slices.BinarySearchFunc(got.ents, name, func(e fs.DirEntry, name string) int {
-		return strings.Compare(e.Name(), name)
+	_, found := slices.BinarySearchFunc(got.ents, name, func(e entry, name string) int {
+		return strings.Compare(e.name, name)
 	})
 	return found, true
 }
@@ -78,7 +129,8 @@ func (l *Listings) WalkDir(root string, fn fs.WalkDirFunc) error {
 	if err != nil {
 		err = fn(root, nil, err)
 	} else {
-		err = l.walkDir(root, fs.FileInfoToDirEntry(info), fn)
+		var buf []byte
+		err = l.walkDir(root, fs.FileInfoToDirEntry(info), fn, &buf)
 	}
 	if errors.Is(err, fs.SkipDir) || errors.Is(err, fs.SkipAll) {
 		return nil
@@ -86,14 +138,14 @@ func (l *Listings) WalkDir(root string, fn fs.WalkDirFunc) error {
 	return err
 }
 
-func (l *Listings) walkDir(p string, d fs.DirEntry, fn fs.WalkDirFunc) error {
+func (l *Listings) walkDir(p string, d fs.DirEntry, fn fs.WalkDirFunc, buf *[]byte) error {
 	if err := fn(p, d, nil); err != nil || !d.IsDir() {
 		if errors.Is(err, fs.SkipDir) && d.IsDir() {
 			err = nil // the folder is skipped
 		}
 		return err
 	}
-	ents, err := l.readDir(p)
+	ents, err := l.readDir(p, buf)
 	if err != nil {
 		// As filepath.WalkDir: a second call reports the error.
 		if err = fn(p, d, err); err != nil {
@@ -103,8 +155,9 @@ func (l *Listings) walkDir(p string, d fs.DirEntry, fn fs.WalkDirFunc) error {
 			return err
 		}
 	}
-	for _, e := range ents {
-		if err := l.walkDir(filepath.Join(p, e.Name()), e, fn); err != nil {
+	for i := range ents {
+		e := &ents[i]
+		if err := l.walkDir(e.path, e, fn, buf); err != nil {
 			if errors.Is(err, fs.SkipDir) {
 				break
 			}

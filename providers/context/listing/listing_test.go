@@ -96,3 +96,41 @@ func TestWalkDirAsFilepath(t *testing.T) {
 		t.Errorf("a nil Listings kept a listing: %q", nilWalk)
 	}
 }
+
+// TestWalkDirEntries checks that the walk hands its function the paths,
+// names and types filepath.WalkDir hands it, whatever the spelling of the
+// root, links and empty folders included.
+func TestWalkDirEntries(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t)
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a", filepath.Join(dir, "link")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	record := func(seen *[]string) fs.WalkDirFunc {
+		return func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			*seen = append(*seen, p+" "+d.Name()+" "+d.Type().String())
+			return nil
+		}
+	}
+	for _, root := range []string{dir, dir + string(filepath.Separator), filepath.Join(dir, "a") + string(filepath.Separator) + ".." + string(filepath.Separator) + "b"} {
+		var want, got []string
+		if err := filepath.WalkDir(root, record(&want)); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []*listing.Listings{nil, listing.New()} {
+			got = got[:0]
+			if err := l.WalkDir(root, record(&got)); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("walk of %s:\n got %q\nwant %q", root, got, want)
+			}
+		}
+	}
+}

@@ -101,6 +101,8 @@ const (
 	srcClaudePlugs = "Claude Code plugin docs"
 	srcMarkdown    = "Marksman, VS Code markdown"
 	srcTOML        = "TOML 1.0 (https://toml.io/en/v1.0.0)"
+	srcCodexConfig = "Codex docs (https://developers.openai.com/codex/config-reference)"
+	srcGeminiConf  = "Gemini CLI docs (https://geminicli.com/docs/reference/configuration)"
 	// srcMCP are the pages of every agent's MCP server configuration.
 	srcMCP = "Claude Code docs (https://code.claude.com/docs/en/mcp); Cursor docs (https://cursor.com/docs/mcp); " +
 		"VS Code docs (https://code.visualstudio.com/docs/copilot/reference/mcp-configuration); " +
@@ -215,6 +217,9 @@ const (
 	ClinePathsInvalid           = "cline-paths-invalid"
 	KiroFieldInvalid            = "kiro-field-invalid"
 	OpenCodeInstructionsMissing = "opencode-instructions-missing"
+	CodexConfigInvalid          = "codex-config-invalid"
+	GeminiSettingsInvalid       = "gemini-settings-invalid"
+	KiroFileReferenceMissing    = "kiro-file-reference-missing"
 )
 
 // Codes of Claude Code hooks, settings, output styles and plugin layout.
@@ -328,7 +333,10 @@ var table = []Rule{
 	{WindsurfRuleTooLong, Warning, "a Windsurf rule file is over `limits.windsurfRuleChars` characters (6,000), past which Windsurf cuts it; reported at the line where the cut falls", srcWindsurf, NoFix},
 	{ClinePathsInvalid, Warning, "a Cline rule's `paths` is not a list of globs, or one of them is not a valid glob", srcCline, NoFix},
 	{KiroFieldInvalid, Warning, "a Kiro steering file's `inclusion` is not `always`, `fileMatch`, `manual` or `auto`, `fileMatch` has no `fileMatchPattern`, `auto` no `description`, or a field has the wrong type", srcKiro, NoFix},
+	{KiroFileReferenceMissing, Warning, "a `#[[file:…]]` reference of a Kiro steering file names no file, from the workspace root (as Kiro documents it) or from the steering file's folder; references in code are left alone", srcKiro, NoFix},
 	{OpenCodeInstructionsMissing, Warning, "an `instructions` entry of `opencode.json` names no file of the project (a path that is not there, a glob that matches nothing), or is not a string", srcOpenCode, NoFix},
+	{CodexConfigInvalid, Error, "`project_doc_fallback_filenames` of `.codex/config.toml` is not a list of file names, or `project_doc_max_bytes` not a whole number of bytes (the types Codex's configuration reference gives): Codex cannot load the file, and `cost --agent codex` says it counted with Codex's defaults", srcCodexConfig, NoFix},
+	{GeminiSettingsInvalid, Warning, "`context.fileName` of `.gemini/settings.json` is not a file name or a list of file names (`string | string[]` in Gemini CLI's configuration reference); `cost --agent gemini` says it counted `GEMINI.md` in its place", srcGeminiConf, NoFix},
 	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcVSCodeInstr + "; " + srcCopilot, NoFix},
 
 	{HookShapeInvalid, Error, "a hook configuration (`.claude/settings.json`, `.claude/settings.local.json`, a plugin's `hooks/hooks.json` or the `hooks` of its manifest, the `hooks` of a skill or subagent) is not event → list of matcher groups → `hooks` list of handlers", srcHooks + "; " + srcPluginHooks, NoFix},
