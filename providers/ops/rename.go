@@ -218,8 +218,9 @@ func plural(n int, noun string) string {
 
 // moveEdit computes the edit of topics and files that move, from one
 // snapshot: the relative markdown links of every markdown file, the
-// references of the library (refactor.Edits), and the @imports of every
-// memory file's tree; where two find one reference (a link to a topic's
+// references of the library (refactor.Edits), the @imports of every
+// memory file's tree, and the paths in code spans of agent and memory
+// files; where two find one reference (a link to a topic's
 // file is a reference too), the first, which keeps the link's escaping,
 // wins.
 func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move, files []FileMove) (WorkspaceEdit, error) {
@@ -286,6 +287,25 @@ func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move
 		}
 		slices.SortFunc(agentEdits[p], func(a, b Edit) int { return a.Span.Start - b.Span.Start })
 	}
+	// The paths in code spans that skills, rules and memory files give the
+	// agent, which their checks judge as references.
+	exists := func(p string) bool {
+		_, err := lib.Root().Stat(p)
+		return err == nil
+	}
+	codeEdits := map[string][]Edit{}
+	for _, p := range agentMarkdown(agents, report) {
+		if err := ctx.Err(); err != nil {
+			return WorkspaceEdit{}, err
+		}
+		d, ok := doc(p)
+		if !ok || refactor.MovedTo(p, files) == p && !containsAny(d.Text, needles) {
+			continue
+		}
+		if es := refactor.CodePathEdits(d, p, lib.Dir(), files, exists); len(es) > 0 {
+			codeEdits[p] = es
+		}
+	}
 	// The library's text of its files is the one reference edits refer
 	// to; a file whose text cannot be had again is not edited at all.
 	for p := range refEdits {
@@ -293,7 +313,7 @@ func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move
 			delete(refEdits, p)
 		}
 	}
-	merged := refactor.Merge(linkEdits, refEdits, importEdits, agentEdits)
+	merged := refactor.Merge(linkEdits, refEdits, importEdits, codeEdits, agentEdits)
 	out := WorkspaceEdit{Files: make([]FileEdit, 0, len(merged))}
 	for _, p := range slices.Sorted(maps.Keys(merged)) {
 		d, _ := doc(p)
@@ -325,6 +345,22 @@ func importingFiles(ctx context.Context, agents *agentfiles.Set, report *memory.
 		}
 	}
 	return slices.Sorted(maps.Keys(in))
+}
+
+// agentMarkdown returns the markdown files of the agent files and those
+// memory files import, sorted.
+func agentMarkdown(agents *agentfiles.Set, report *memory.Report) []string {
+	var out []string
+	for _, f := range agents.Files {
+		if f.Doc != nil && strings.EqualFold(filepath.Ext(f.Path), ".md") && !report.Files[f.Path] {
+			out = append(out, f.Path)
+		}
+	}
+	for p := range report.Files {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // markdownFiles returns the markdown files whose links a move may

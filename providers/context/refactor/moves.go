@@ -1,9 +1,11 @@
 package refactor
 
 import (
+	"bytes"
 	"net/url"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -74,6 +76,72 @@ func ImportEdits(doc *document.Doc, p string, moves []FileMove) []Edit {
 		}
 		out = append(out, Edit{im.PathSpan(), strings.ReplaceAll(rel, " ", `\ `)})
 	}
+	return out
+}
+
+// codePath matches a code span that may be a relative path: two
+// segments or more, nothing that is not a file name's.
+var codePath = regexp.MustCompile(`^(?:\./)?[A-Za-z0-9_@.][A-Za-z0-9_.@+-]*(?:/[A-Za-z0-9_.@+-]+)+/?$`)
+
+// CodePathEdits returns the edits that keep the paths in the code spans
+// of doc, the file at p, naming the same files once moves are done, as
+// the agents read a skill's or a memory file's paths: relative to the
+// file's folder, or else to the workspace root. A span is a path only
+// where exists says it names something; a path that climbs out of the
+// root is left alone. The text of doc must be held.
+func CodePathEdits(doc *document.Doc, p, root string, moves []FileMove, exists func(string) bool) []Edit {
+	dir, newDir := filepath.Dir(p), filepath.Dir(MovedTo(p, moves))
+	var out []Edit
+	for _, sp := range bodyCodeSpans(doc) {
+		written := string(doc.Slice(sp))
+		if !codePath.MatchString(written) || fsguard.Climbs(written) {
+			continue
+		}
+		for _, base := range []string{dir, root} {
+			target := filepath.Join(base, filepath.FromSlash(written))
+			if !fsguard.Within(root, target) || !exists(target) {
+				continue
+			}
+			newBase := base
+			if base == dir {
+				newBase = newDir
+			}
+			newTarget := MovedTo(target, moves)
+			if newTarget == target && newBase == base {
+				break
+			}
+			rel, ok := relFrom(newBase, newTarget, written)
+			if ok && rel != written && (base == dir || !fsguard.Climbs(rel)) {
+				out = append(out, Edit{sp, rel})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// bodyCodeSpans returns the contents of the code spans of doc's body,
+// paragraph by paragraph, outside fences.
+func bodyCodeSpans(doc *document.Doc) []document.Span {
+	var out []document.Span
+	para := -1
+	flush := func(end int) {
+		if para >= 0 {
+			out = append(out, document.CodeSpans(doc.Text, document.Span{Start: para, End: end})...)
+		}
+		para = -1
+	}
+	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
+		start := doc.Lines.Start(n)
+		if _, in := doc.InFence(start); in || len(bytes.TrimSpace(doc.Lines.Line(n))) == 0 {
+			flush(start)
+			continue
+		}
+		if para < 0 {
+			para = start
+		}
+	}
+	flush(len(doc.Text))
 	return out
 }
 

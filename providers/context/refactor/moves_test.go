@@ -138,3 +138,42 @@ func TestMerge(t *testing.T) {
 		}
 	}
 }
+
+func TestCodePathEdits(t *testing.T) {
+	t.Parallel()
+	there := map[string]bool{}
+	for _, rel := range []string{"docs/guide.md", "docs", ".claude/skills/s/references/a.md", ".claude/skills/s/references", "src/x.go"} {
+		there[abs(rel)] = true
+	}
+	exists := func(p string) bool { return there[p] }
+	tests := []struct {
+		name       string
+		file       string
+		text, want string
+		from, to   string
+	}{
+		{"from the root; one segment is no path", "CLAUDE.md",
+			"Read `docs/guide.md`, `./docs/guide.md`, `docs/` and `docs/none.md`; `docs/guide.md is` no path.\n\n```\ndocs/guide.md\n```\n",
+			"Read `notes/guide.md`, `./notes/guide.md`, `docs/` and `docs/none.md`; `docs/guide.md is` no path.\n\n```\ndocs/guide.md\n```\n",
+			"docs", "notes"},
+		{"from a skill's folder", ".claude/skills/s/SKILL.md",
+			"---\nname: s\n---\nRead `references/a.md` first.\n",
+			"---\nname: s\n---\nRead `guides/a.md` first.\n",
+			".claude/skills/s/references", ".claude/skills/s/guides"},
+		{"the file moves", ".claude/skills/s/SKILL.md",
+			"Read `references/a.md`, and `src/x.go` of the project.\n",
+			"Read `../s/references/a.md`, and `src/x.go` of the project.\n",
+			".claude/skills/s/SKILL.md", ".claude/skills/t/SKILL.md"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := abs(tc.file)
+			doc := document.Parse(p, []byte(tc.text))
+			got := applyTo(tc.text, CodePathEdits(doc, p, abs("."), []FileMove{{From: abs(tc.from), To: abs(tc.to)}}, exists))
+			if got != tc.want {
+				t.Errorf("moving %s to %s, %s becomes\n%q\nwant\n%q", tc.from, tc.to, tc.file, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,8 +1,10 @@
-// Package refactor computes the text edits that keep a context library
-// consistent when a topic is renamed or moved: every reference to it, in
-// every form, follows it to its new domain, name and path. It also writes
-// frontmatter for topics that have none, and builds the quick fixes that
-// the library's diagnostics carry.
+// Package refactor computes the text edits that keep a workspace
+// consistent when a topic is renamed or files and folders move: every
+// reference to a topic, in every form, follows it to its new domain, name
+// and path, and the @imports, markdown links and code-span paths to what
+// moves, and those a moving file makes, lead to the same files. It also
+// writes frontmatter for topics that have none, and builds the quick
+// fixes that the library's diagnostics carry.
 package refactor
 
 import (
