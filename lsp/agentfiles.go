@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync/atomic"
 
 	"go.lsp.dev/protocol"
@@ -11,8 +12,10 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/context/imports"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/memo"
+	"github.com/ctxls/ctxls/providers/context/present"
 	"github.com/ctxls/ctxls/providers/context/workspace"
 )
 
@@ -197,6 +200,55 @@ func (s *Server) agentQuickFixes(ctx context.Context, v *view, start, end int) [
 			IsPreferred: &preferred,
 			Edit:        &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uriOf(v.path): edits}},
 		})
+	}
+	return out
+}
+
+// fileRefAt returns the reference to a file of the project at a position
+// of the view's agent file.
+func (s *Server) fileRefAt(ctx context.Context, v *view, pos protocol.Position) (agentfiles.FileRef, bool) {
+	set := s.agentSet(ctx, v.lib)
+	if set == nil {
+		return agentfiles.FileRef{}, false
+	}
+	off, err := v.offset(pos)
+	if err != nil {
+		return agentfiles.FileRef{}, false
+	}
+	for _, r := range set.FileRefs(v.path, v.doc.Text) {
+		if off >= r.Span.Start && off <= r.Span.End {
+			return r, true
+		}
+	}
+	return agentfiles.FileRef{}, false
+}
+
+// fileRefHover says where a reference of an agent file leads and what the
+// file costs.
+func (s *Server) fileRefHover(ctx context.Context, v *view, pos protocol.Position) (*protocol.Hover, bool) {
+	r, ok := s.fileRefAt(ctx, v, pos)
+	if !ok {
+		return nil, false
+	}
+	md := fmt.Sprintf("**%s** → `%s`", r.What, shown(v.lib.Dir(), r.Target))
+	if text, err := imports.ReadFile(v.lib.Root(), r.Target); err == nil {
+		md += " · " + present.Tokens(v.lib.Counter().Count(string(text))) + "\n\n" + present.CountedIn(v.lib.Counter().Name())
+	}
+	return s.hover(md, v.rng(r.Span)), true
+}
+
+// fileRefLinks makes each reference of the view's agent file to a file of
+// the project a link to it.
+func (s *Server) fileRefLinks(ctx context.Context, v *view) []protocol.DocumentLink {
+	set := s.agentSet(ctx, v.lib)
+	if set == nil {
+		return nil
+	}
+	var out []protocol.DocumentLink
+	for _, r := range set.FileRefs(v.path, v.doc.Text) {
+		target := uriOf(r.Target)
+		tip := r.What + " · " + shown(v.lib.Dir(), r.Target)
+		out = append(out, protocol.DocumentLink{Range: v.rng(r.Span), Target: &target, Tooltip: &tip})
 	}
 	return out
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // badCase is a case of the bad-input catalogue (testdata/badinput).
@@ -44,13 +45,24 @@ type badCase struct {
 	// Interrupt marks a case long enough to stop midway: ctxls check, sent
 	// SIGTERM while it runs, must exit with status 130.
 	Interrupt bool `json:"interrupt"`
+	// Rename renames a topic through the language server, Move moves
+	// files and folders as an editor does (workspace/willRenameFiles,
+	// then the move); After is what the workspace must be once the edit
+	// the server answered is applied. MoveRefused, instead, is what the
+	// server's refusal of the move must say.
+	Rename      *badRename `json:"rename"`
+	Move        []badMove  `json:"move"`
+	MoveRefused string     `json:"moveRefused"`
+	After       *badAfter  `json:"after"`
+	// Fix runs ctxls check --fix twice: the second run must write nothing.
+	Fix *badFix `json:"fix"`
 }
 
 // badSetup is what a case generates at test time.
 type badSetup struct {
-	Kind    string `json:"kind"` // write, script (write, executable), symlink, fifo, outside
+	Kind    string `json:"kind"` // write, script (write, executable), symlink, hardlink, fifo, outside
 	Path    string `json:"path"`
-	Target  string `json:"target"` // symlink; "@outside/" stands for the directory outside
+	Target  string `json:"target"` // symlink ("@outside/" stands for the directory outside); hardlink, in the workspace
 	Prefix  string `json:"prefix"`
 	Repeat  string `json:"repeat"` // "{i}" in it stands for the repetition's number
 	Count   int    `json:"count"`
@@ -118,11 +130,19 @@ func TestBadInputCatalogue(t *testing.T) {
 				t.Fatal("expect.json says nothing about the case")
 			}
 			dir := badWorkspace(t, e.Name(), c)
-			// The three only read dir.
+			// These only read dir; the parts that write make their own.
+			own := func(applies bool, run func(*testing.T, string, badCase)) func(*testing.T, string, badCase) {
+				return func(t *testing.T, _ string, c badCase) {
+					if applies {
+						run(t, badWorkspace(t, e.Name(), c), c)
+					}
+				}
+			}
 			for _, part := range []struct {
 				name string
 				run  func(*testing.T, string, badCase)
-			}{{"library", badLibrary}, {"check", badCheck}, {"mcp", badMCP}, {"server", badServer}, {"interrupt", badInterrupt}} {
+			}{{"library", badLibrary}, {"check", badCheck}, {"mcp", badMCP}, {"server", badServer}, {"interrupt", badInterrupt},
+				{"rename", own(c.Rename != nil || len(c.Move) > 0, badRenameCase)}, {"fix", own(c.Fix != nil, badFixTwice)}} {
 				t.Run(part.name, func(t *testing.T) {
 					t.Parallel()
 					part.run(t, dir, c)
@@ -177,6 +197,10 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 			fsguardtest.Write(t, filepath.Join(outside, filepath.FromSlash(s.Path)), s.Content)
 		case "symlink":
 			fsguardtest.Link(t, strings.Replace(s.Target, "@outside", outside, 1), p)
+		case "hardlink":
+			if err := os.Link(filepath.Join(dir, filepath.FromSlash(s.Target)), p); err != nil {
+				t.Fatal(err)
+			}
 		case "fifo":
 			fsguardtest.Pipe(t, p)
 		default:
@@ -585,8 +609,8 @@ func badServer(t *testing.T, dir string, c badCase) {
 	}
 	if c.RefuseRun != "" {
 		e := cl.rpcErr("ctxls/chain/run", map[string]any{"commands": []string{c.RefuseRun}, "input": "x"})
-		if e.Code != int(codeConsent) {
-			t.Errorf("ctxls/chain/run %s: %v; want the consent refusal (%d)", c.RefuseRun, e, codeConsent)
+		if e.Code != int(ops.CodeConsent) {
+			t.Errorf("ctxls/chain/run %s: %v; want the consent refusal (%d)", c.RefuseRun, e, ops.CodeConsent)
 		}
 		badNotRun(t, dir, "ctxls/chain/run")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // CodeLens shows, above a document that references topics, what loading
@@ -25,10 +26,10 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	if t := v.file.Topic; t != nil {
 		label := fmt.Sprintf("%s · %s", present.Key(t), present.TokensIn(t.Tokens, v.lib.Counter().Name()))
 		if d := t.Declared(); d > 0 {
-			label += fmt.Sprintf(" (%s declared)", present.Thousands(d))
+			label += fmt.Sprintf(" (%s declared)", numfmt.Thousands(d))
 		}
 		_, n := v.lib.FirstReferences(t.ID, 0)
-		label += fmt.Sprintf(" · %d reference%s", n, present.Plural(n))
+		label += fmt.Sprintf(" · %d reference%s", n, numfmt.Plural(n))
 		out = append(out, protocol.CodeLens{Range: top, Command: protocol.Command{Title: label}})
 	}
 	o, err := s.operations(ctx)
@@ -43,7 +44,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	}
 	if sum.References > 0 {
 		topics := sum.Counted
-		label := fmt.Sprintf("Context: %d topic%s · %s", topics, present.Plural(topics), present.TokensIn(sum.Total, v.lib.Counter().Name()))
+		label := fmt.Sprintf("Context: %d topic%s · %s", topics, numfmt.Plural(topics), present.TokensIn(sum.Total, v.lib.Counter().Name()))
 		if sum.Unresolved > 0 {
 			label += fmt.Sprintf(" · %d unresolved", sum.Unresolved)
 		}

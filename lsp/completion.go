@@ -107,18 +107,23 @@ func (s *Server) Completion(ctx context.Context, params *protocol.CompletionPara
 // frontmatterCompletion completes the frontmatter keys of an agent file,
 // their values, and the skill names of a subagent's skills.
 func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*protocol.CompletionList, bool) {
-	kind := agentKind(v)
-	if kind == agentfiles.KindUnknown {
+	fileKind := s.agentKind(ctx, v)
+	if fileKind == agentfiles.KindUnknown {
 		return nil, false
 	}
 	var items []agentfiles.Completion
 	var rep document.Span
 	var ok bool
-	if kind == agentfiles.KindMCP {
+	switch fileKind {
+	case agentfiles.KindMCP:
 		rel, _ := fsguard.Rel(v.lib.Dir(), v.path)
 		items, rep, ok = agentfiles.CompleteMCP(rel, v.doc.Text, off)
-	} else {
-		items, rep, ok = s.agentSet(ctx, v.lib).CompleteFrontmatter(kind, v.doc.Text, off)
+	case agentfiles.KindOpenCodeConfig:
+		if set := s.agentSet(ctx, v.lib); set != nil {
+			items, rep, ok = set.CompleteOpenCode(v.doc.Text, off, maxCompletionItems)
+		}
+	default:
+		items, rep, ok = s.agentSet(ctx, v.lib).CompleteFrontmatter(fileKind, v.doc.Text, off)
 	}
 	if !ok {
 		return nil, false
@@ -130,7 +135,7 @@ func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*
 		doc := it.Doc
 		if it.Value {
 			kind = protocol.CompletionItemKindValue
-		} else if f, ok := agentfiles.FieldNamed(agentKind(v), it.Label); ok {
+		} else if f, ok := agentfiles.FieldNamed(fileKind, it.Label); ok {
 			doc = present.FieldDoc(f)
 		}
 		item := protocol.CompletionItem{
@@ -148,11 +153,18 @@ func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*
 	return &protocol.CompletionList{Items: out}, true
 }
 
-// agentKind is the kind of agent file the view shows.
-func agentKind(v *view) agentfiles.Kind {
+// agentKind is the kind of agent file the view shows: the agent files'
+// kind of it, which knows what the project's settings add, else what its
+// path says.
+func (s *Server) agentKind(ctx context.Context, v *view) agentfiles.Kind {
 	rel, ok := fsguard.Rel(v.lib.Dir(), v.path)
 	if !ok {
 		return agentfiles.KindUnknown
+	}
+	if set := s.agentSet(ctx, v.lib); set != nil {
+		if f, ok := set.File(v.path); ok {
+			return f.Kind
+		}
 	}
 	return agentfiles.Classify(rel, nil)
 }

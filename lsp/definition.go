@@ -23,15 +23,19 @@ func (s *Server) Definition(ctx context.Context, params *protocol.DefinitionPara
 		return loc, nil
 	}
 	r, ok, err := v.refAt(params.Position)
-	if err != nil || !ok {
+	if err != nil {
 		return nil, err
 	}
-	t := v.lib.Resolve(v.file, r)
-	loc, ok := targetLocation(v.lib, t, v.enc)
-	if !ok {
-		return nil, nil
+	if ok {
+		if loc, ok := targetLocation(v.lib, v.lib.Resolve(v.file, r), v.enc); ok {
+			return &loc, nil
+		}
 	}
-	return &loc, nil
+	// A file an agent file names that is no topic of the library.
+	if ref, ok := s.fileRefAt(ctx, v, params.Position); ok {
+		return &protocol.Location{URI: uriOf(ref.Target)}, nil
+	}
+	return nil, nil
 }
 
 // targetLocation is where a resolved reference leads.

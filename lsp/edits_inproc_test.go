@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 // inprocEdit is a workspace edit as the client receives it.
@@ -147,9 +149,12 @@ func TestInprocRename(t *testing.T) {
 		}
 	}
 
-	// Bad names are refused.
-	if err := c.call("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos, "newName": "../x"}, nil); err == nil {
-		t.Error("rename to ../x was accepted")
+	// Bad names, and names another topic has, are refused as invalid
+	// params.
+	for _, name := range []string{"../x", "context_detection"} {
+		if e := c.callErr("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos, "newName": name}); e.Code != jsonrpc2.InvalidParams || name == "context_detection" && !strings.Contains(e.Message, "already exists") {
+			t.Errorf("rename to %s: %v, want invalid params", name, e)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/context/present"
 )
 
 // frontendsTree is a workspace with every kind the catalog lists: topics
@@ -36,13 +37,14 @@ func frontendsTree() map[string]string {
 // gives it: reference, kind, tokens, and the relevance of a result.
 type frontendEntry struct {
 	Reference string  `json:"reference"`
+	Title     string  `json:"title"`
 	Kind      string  `json:"kind"`
 	Tokens    int     `json:"tokens"`
 	Relevance float64 `json:"relevance"`
 }
 
 func (e frontendEntry) String() string {
-	return fmt.Sprintf("%s %s %d %.2f", e.Kind, e.Reference, e.Tokens, e.Relevance)
+	return fmt.Sprintf("%s %s %q %d %.2f", e.Kind, e.Reference, e.Title, e.Tokens, e.Relevance)
 }
 
 // frontendAnswers is what one front end answers for the workspace.
@@ -51,6 +53,10 @@ type frontendAnswers struct {
 	tokenizer string                     // the catalog's
 	search    map[string][]frontendEntry // by query
 	cost      json.RawMessage            // the session cost of claude
+	costText  string                     // and its text, from the CLI and MCP
+	// symbols are the editor's workspace symbols by query: their names
+	// and containers.
+	symbols map[string][]string
 }
 
 // frontendQueries are the searches compared: one that matches topics and
@@ -61,7 +67,9 @@ var frontendQueries = []string{"deploy", "secrets audit", "rest"}
 // with the MCP SDK's client, and the language server over stdio on one
 // workspace: they list the same catalog of topics, skills, commands,
 // subagents and rules, find the same results in the same order, and give
-// the same session cost, in which every skill, command and subagent costs
+// the same session cost, which the command line and MCP put in the same
+// words; the editor's workspace symbols are the catalog's
+// entries; and in the session cost every skill, command and subagent costs
 // what the catalog says when both count in one tokenizer.
 func TestFrontendsAgree(t *testing.T) {
 	t.Parallel()
@@ -101,9 +109,30 @@ func TestFrontendsAgree(t *testing.T) {
 				t.Errorf("%s search %q differs from the cli's:\n%s: %v\ncli: %v", name, q, name, a.search[q], cli.search[q])
 			}
 		}
+		if name == "mcp" && a.costText != cli.costText {
+			t.Errorf("mcp's session cost says other words than the cli's:\nmcp:\n%s\ncli:\n%s", a.costText, cli.costText)
+		}
 		if !jsonEqual(a.cost, cli.cost) {
 			t.Errorf("%s session cost differs from the cli's:\n%s: %s\ncli: %s", name, name, a.cost, cli.cost)
 		}
+	}
+
+	// The editor's symbols are the catalog's entries, each named by its
+	// reference, title and cost; a query finds what it names.
+	var all []string
+	for _, e := range cli.catalog {
+		container := e.Kind
+		if e.Kind == "topic" {
+			container, _, _ = strings.Cut(e.Reference, ":")
+		}
+		all = append(all, present.EntryName(e.Reference, e.Title, e.Tokens)+" in "+container)
+	}
+	slices.Sort(all)
+	if got := slices.Sorted(slices.Values(answers["lsp"].symbols[""])); !slices.Equal(got, all) {
+		t.Errorf("workspace symbols differ from the catalog:\nsymbols: %q\ncatalog: %q", got, all)
+	}
+	if got := answers["lsp"].symbols["deploy"]; len(got) == 0 || !strings.HasPrefix(got[0], "deploy-app — ") {
+		t.Errorf("workspace symbols for deploy: %q, want the skill first", got)
 	}
 
 	// Counted in the catalog's tokenizer (a session's cost counts in the
@@ -202,6 +231,7 @@ func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 	}
 	// In the catalog's tokenizer, so that the figures compare.
 	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", "o200k_base", dir)
+	a.costText = string(runCtxls(ctx, t, bin, dir, "cost", "--tokenizer", "o200k_base", dir))
 	return a
 }
 
@@ -214,6 +244,7 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		t.Fatalf("connect to ctxls mcp: %v", err)
 	}
 	defer cs.Close()
+	var text string // of the last call
 	call := func(tool string, args map[string]any, out any) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
@@ -222,6 +253,12 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		}
 		if res.IsError {
 			t.Fatalf("mcp %s: %v", tool, res.Content)
+		}
+		text = ""
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				text += tc.Text
+			}
 		}
 		raw, err := json.Marshal(res.StructuredContent)
 		if err != nil {
@@ -246,6 +283,7 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		a.search[q] = res.Results
 	}
 	call("session_cost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost)
+	a.costText = text
 	return a
 }
 
@@ -274,6 +312,19 @@ func lspAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 	}
 	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost); err != nil {
 		t.Fatal(err)
+	}
+	a.symbols = map[string][]string{}
+	for _, q := range []string{"", "deploy"} {
+		var syms []struct {
+			Name      string `json:"name"`
+			Container string `json:"containerName"`
+		}
+		if err := c.Call(ctx, "workspace/symbol", map[string]any{"query": q}, &syms); err != nil {
+			t.Fatal(err)
+		}
+		for _, sym := range syms {
+			a.symbols[q] = append(a.symbols[q], sym.Name+" in "+sym.Container)
+		}
 	}
 	return a
 }

@@ -20,18 +20,22 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if h, ok := s.importHover(ctx, v, params.Position); ok {
 		return h, nil
 	}
-	if h, ok := s.fieldHover(v, params.Position); ok {
+	if h, ok := s.fieldHover(ctx, v, params.Position); ok {
 		return h, nil
 	}
 	r, ok, err := v.refAt(params.Position)
-	if err != nil || !ok {
+	if err != nil {
 		return nil, err
 	}
-	md, ok := present.Hover(v.lib, v.lib.Resolve(v.file, r))
-	if !ok {
-		return nil, nil
+	if ok {
+		if md, ok := present.Hover(v.lib, v.lib.Resolve(v.file, r)); ok {
+			return s.hover(md+"\n\n"+present.CountedIn(v.lib.Counter().Name()), v.rng(r.Span)), nil
+		}
 	}
-	return s.hover(md+"\n\n"+present.CountedIn(v.lib.Counter().Name()), v.rng(r.Span)), nil
+	if h, ok := s.fileRefHover(ctx, v, params.Position); ok {
+		return h, nil
+	}
+	return nil, nil
 }
 
 // hover is a hover of markdown md over rng, in plain text for clients
@@ -49,8 +53,8 @@ func (s *Server) hover(md string, rng protocol.Range) *protocol.Hover {
 
 // fieldHover documents the frontmatter key under the cursor in an agent
 // file.
-func (s *Server) fieldHover(v *view, pos protocol.Position) (*protocol.Hover, bool) {
-	kind := agentKind(v)
+func (s *Server) fieldHover(ctx context.Context, v *view, pos protocol.Position) (*protocol.Hover, bool) {
+	kind := s.agentKind(ctx, v)
 	if kind == agentfiles.KindUnknown {
 		return nil, false
 	}
@@ -61,6 +65,13 @@ func (s *Server) fieldHover(v *view, pos protocol.Position) (*protocol.Hover, bo
 	if kind == agentfiles.KindMCP {
 		rel, _ := fsguard.Rel(v.lib.Dir(), v.path)
 		f, span, ok := agentfiles.MCPFieldAt(rel, v.doc.Text, off)
+		if !ok {
+			return nil, false
+		}
+		return s.hover(present.FieldDoc(f), v.rng(span)), true
+	}
+	if kind == agentfiles.KindOpenCodeConfig {
+		f, span, ok := agentfiles.OpenCodeFieldAt(v.doc.Text, off)
 		if !ok {
 			return nil, false
 		}

@@ -76,6 +76,8 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 	}
 	out := []protocol.InlayHint{}
 	pad := true
+	// The label stays short; hovering it names the tokenizer.
+	tip := protocol.String(present.CountedIn(lib.Counter().Name()))
 	for i := sort.Search(len(marks), func(i int) bool { return int(marks[i].End) >= start }); i < len(marks) && int(marks[i].End) <= end && len(out) < maxInlayHints; i++ {
 		m := marks[i]
 		label := present.Tokens(int(m.Tokens))
@@ -87,6 +89,7 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 			Position:    toRange(doc, document.Span{Start: at, End: at}, enc).Start,
 			Label:       protocol.String(label),
 			Kind:        protocol.InlayHintKindType,
+			Tooltip:     tip,
 			PaddingLeft: &pad,
 		})
 	}

@@ -85,8 +85,10 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 
 	yes := true
 	incremental := protocol.TextDocumentSyncKindIncremental
-	mdFiles := protocol.FileOperationRegistrationOptions{Filters: []protocol.FileOperationFilter{
-		{Scheme: ptr("file"), Pattern: protocol.FileOperationPattern{Glob: "**/*.md", Matches: protocol.FileOperationPatternKindFile}},
+	// Imports and links name files of any kind (an image, a package.json),
+	// and a move of any of them is a rename to follow.
+	anyFile := protocol.FileOperationRegistrationOptions{Filters: []protocol.FileOperationFilter{
+		{Scheme: ptr("file"), Pattern: protocol.FileOperationPattern{Glob: "**/*", Matches: protocol.FileOperationPatternKindFile}},
 		{Scheme: ptr("file"), Pattern: protocol.FileOperationPattern{Glob: "**/*", Matches: protocol.FileOperationPatternKindFolder}},
 	}}
 	version := s.opts.Version
@@ -119,7 +121,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 			RenameProvider:       &protocol.RenameOptions{PrepareProvider: &yes},
 			InlayHintProvider:    protocol.Boolean(true),
 			Workspace: &protocol.WorkspaceOptions{
-				FileOperations: &protocol.FileOperationOptions{WillRename: mdFiles},
+				FileOperations: &protocol.FileOperationOptions{WillRename: anyFile},
 			},
 		},
 	}, nil
@@ -260,7 +262,14 @@ func (s *Server) openWorkspace() {
 			Snapshot:          func() ops.Snapshot { return ws.Snapshot() },
 			Logger:            s.stderr,
 			ExecutionsChanged: func() { mark(s.stale.executions) },
-			AgentFiles:        func() *agentfiles.Set { return s.agentSnapshot(s.ctx, ws.Snapshot()) },
+			AgentFiles: func(snap ops.Snapshot) *agentfiles.Set {
+				// The snapshots are the workspace's, which the agent files
+				// of an operation follow.
+				if ws, ok := snap.(*workspace.Snapshot); ok {
+					return s.agentSnapshot(s.ctx, ws)
+				}
+				return nil
+			},
 		})
 		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -43,14 +44,14 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 			continue
 		}
 		target := uriOf(t.Topic.Path)
-		tip := fmt.Sprintf("%s · %s", present.Title(t.Topic), present.Tokens(t.Topic.Tokens))
+		tip := fmt.Sprintf("%s · %s", present.Title(t.Topic), present.TokensIn(t.Topic.Tokens, v.lib.Counter().Name()))
 		if t.Section != nil {
 			line := 1
 			if f, ok := v.lib.File(t.Topic.Path); ok && f.Doc != nil {
 				line = f.Doc.Lines.LineOf(t.Section.Heading.Start) + 1
 			}
 			target = uri.URI(fmt.Sprintf("%s#L%d", target, line))
-			tip = fmt.Sprintf("%s › %s · %s", present.Title(t.Topic), t.Section.Name, present.Tokens(t.Section.Tokens))
+			tip = fmt.Sprintf("%s › %s · %s", present.Title(t.Topic), t.Section.Name, present.TokensIn(t.Section.Tokens, v.lib.Counter().Name()))
 		}
 		l := protocol.DocumentLink{Range: v.rng(linkSpan(r)), Target: &target, Tooltip: &tip}
 		if size += jsonSize(l); size > maxReplyBytes {
@@ -58,7 +59,29 @@ func (s *Server) DocumentLink(ctx context.Context, params *protocol.DocumentLink
 		}
 		out = append(out, l)
 	}
+	// Files an agent file names that are no topics: a link the library
+	// resolved already covers its span.
+	for _, l := range s.fileRefLinks(ctx, v) {
+		if len(out) >= maxDocumentLinks {
+			break
+		}
+		if slices.ContainsFunc(out, func(o protocol.DocumentLink) bool { return overlaps(o.Range, l.Range) }) {
+			continue
+		}
+		if size += jsonSize(l); size > maxReplyBytes {
+			break
+		}
+		out = append(out, l)
+	}
 	return out, nil
+}
+
+// overlaps reports whether two ranges share a position.
+func overlaps(a, b protocol.Range) bool {
+	before := func(p, q protocol.Position) bool {
+		return p.Line < q.Line || (p.Line == q.Line && p.Character < q.Character)
+	}
+	return !before(a.End, b.Start) && !before(b.End, a.Start)
 }
 
 // jsonSize is the size of v's JSON with a separator after it.

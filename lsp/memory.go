@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,13 +26,21 @@ import (
 
 // memoryTree returns the import tree of the view's file when it is a
 // memory file or a file a memory file's imports load (then the tree
-// starts from it), built from the editor's text of every open file.
+// starts from it), or a Gemini CLI context file, whose @file imports
+// Gemini CLI follows by its own limits; the tree is built from the
+// editor's text of every open file.
 func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) {
 	root := v.lib.Dir()
-	if !isMemoryFile(root, v.path) && !s.inMemoryTree(v.path) {
+	var opt imports.Options
+	switch {
+	case isMemoryFile(root, v.path) || s.inMemoryTree(v.path):
+		// Counted as the session's cost counts them, in Claude's tokenizer.
+		opt = memory.Options(v.lib.Config(), root, memory.Counter())
+	case s.isGeminiFile(ctx, v):
+		opt = s.agentSet(ctx, v.lib).GeminiOptions(v.lib.Counter())
+	default:
 		return nil, false
 	}
-	opt := memory.Options(v.lib.Config(), root, v.lib.Counter())
 	opt.Guard = v.lib.Root()
 	read := overlayRead(v.ws)
 	opt.Read = func(p string) ([]byte, error) {
@@ -74,51 +81,14 @@ func (s *Server) importHover(ctx context.Context, v *view, pos protocol.Position
 	if !ok {
 		return nil, false
 	}
-	root := v.lib.Dir()
-	var b strings.Builder
-	fmt.Fprintf(&b, "**@%s**", e.Path)
-	if e.Target != "" {
-		fmt.Fprintf(&b, " → `%s`", shown(root, e.Target))
-	}
-	b.WriteString("\n\n")
-	switch e.Status {
-	case imports.Loaded, imports.Again:
-		f := t.File(e.Target)
-		if f == nil {
-			break
-		}
-		if isMemoryFile(root, v.path) {
-			fmt.Fprintf(&b, "hop %d of %d · %s", f.Hop, t.MaxHops, present.Tokens(f.Tokens))
-		} else {
-			// The tree starts here, not at the memory file: no hop to tell.
-			b.WriteString(present.Tokens(f.Tokens))
-		}
-		if sub := t.Subtree(f.Path); sub != f.Tokens {
-			fmt.Fprintf(&b, " · with its imports %s", present.Tokens(sub))
-		}
-		if e.Status == imports.Again {
-			b.WriteString(" · already loaded above, counted once")
-		}
-	case imports.Mention:
-		b.WriteString("Not a file: the agent looks for one at this path and finds none; ctxls takes it for a mention, not an import")
-	default:
-		for _, p := range t.Problems(root) {
-			if p.File == e.From && p.Span == e.Span {
-				fmt.Fprintf(&b, "Not loaded (%s): %s", e.Status, p.Message)
-				break
-			}
-		}
-	}
-	if e.Status == imports.Loaded || e.Status == imports.Again {
-		b.WriteString("\n\n" + present.CountedIn(v.lib.Counter().Name()))
-	}
+	text := present.ImportHover(t, e, v.lib.Dir(), isMemoryFile(v.lib.Dir(), v.path) || s.isGeminiFile(ctx, v), memory.Counter().Name())
 	rng := v.rng(e.Span)
 	s.mu.Lock()
 	plain := !s.caps.markdown
 	s.mu.Unlock()
-	contents := markup(b.String())
+	contents := markup(text)
 	if plain {
-		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(b.String())}
+		contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: present.PlainText(text)}
 	}
 	return &protocol.Hover{Contents: contents, Range: &rng}, true
 }
@@ -147,7 +117,7 @@ func (s *Server) importLinks(ctx context.Context, v *view) []protocol.DocumentLi
 		target := uriOf(e.Target)
 		tip := shown(v.lib.Dir(), e.Target)
 		if f := t.File(e.Target); f != nil {
-			tip += " · " + present.Tokens(f.Tokens)
+			tip += " · " + present.TokensIn(f.Tokens, memory.Counter().Name())
 		}
 		out = append(out, protocol.DocumentLink{Range: v.rng(e.PathSpan()), Target: &target, Tooltip: &tip})
 	}
@@ -161,32 +131,18 @@ func (s *Server) memoryLens(ctx context.Context, v *view) (protocol.CodeLens, bo
 	if !ok {
 		return protocol.CodeLens{}, false
 	}
-	label := fmt.Sprintf("Memory: %s", present.Tokens(t.Root().Tokens))
-	if n := len(t.Files) - 1; n > 0 {
-		label += fmt.Sprintf(" · with %d import%s %s", n, present.Plural(n), present.Tokens(t.Tokens))
+	what := "Memory"
+	if !isMemoryFile(v.lib.Dir(), v.path) && !s.inMemoryTree(v.path) {
+		what = "Gemini CLI context"
 	}
-	label += " (" + v.lib.Counter().Name() + ")"
-	// Imports the agent tries and fails to load; a cycle's file and one
-	// outside the project may well be loaded.
-	notLoaded := 0
-	for _, f := range t.Files {
-		for _, e := range f.Imports {
-			switch e.Status {
-			case imports.Missing, imports.Punctuation, imports.TooDeep, imports.TooLarge:
-				notLoaded++
-			}
-		}
-	}
-	if notLoaded > 0 {
-		label += fmt.Sprintf(" · %d not loaded", notLoaded)
-	}
+	label := present.MemoryLens(t, what, memory.Counter().Name())
 	return protocol.CodeLens{Range: v.rng(document.Span{}), Command: protocol.Command{Title: label}}, true
 }
 
 // memoryCompletion completes the path of an @import or of a markdown link
 // target in a memory file, relative to the file's folder.
 func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*protocol.CompletionList, bool) {
-	if !isMemoryFile(v.lib.Dir(), v.path) {
+	if !isMemoryFile(v.lib.Dir(), v.path) && !s.isGeminiFile(ctx, v) {
 		return nil, false
 	}
 	found, from, ok := memory.CompletePath(ctx, v.doc, v.path, off, maxCompletionItems, v.lib.Root())
@@ -204,6 +160,13 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 	}
 	slices.SortFunc(items, func(a, b protocol.CompletionItem) int { return strings.Compare(a.Label, b.Label) })
 	return &protocol.CompletionList{Items: items}, true
+}
+
+// isGeminiFile reports whether the view's file is a Gemini CLI context
+// file.
+func (s *Server) isGeminiFile(ctx context.Context, v *view) bool {
+	set := s.agentSet(ctx, v.lib)
+	return set != nil && set.IsGeminiFile(v.path)
 }
 
 // isMemoryFile reports whether path is a memory file of the workspace at

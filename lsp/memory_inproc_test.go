@@ -86,7 +86,7 @@ func TestInprocMemoryFeatures(t *testing.T) {
 		c.mustCall("textDocument/codeLens", map[string]any{"textDocument": doc}, &lenses)
 		if len(lenses) == 0 || !strings.HasPrefix(lenses[0].Command.Title, "Memory: ") ||
 			!strings.Contains(lenses[0].Command.Title, "with 2 imports") || !strings.Contains(lenses[0].Command.Title, "2 not loaded") ||
-			!strings.Contains(lenses[0].Command.Title, "(o200k_base)") {
+			!strings.Contains(lenses[0].Command.Title, "(claude-5)") {
 			t.Errorf("code lenses %+v", lenses)
 		}
 	})

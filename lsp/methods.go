@@ -16,16 +16,6 @@ import (
 // value (nil when absent); the result is encoded with encoding/json.
 type method func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
 
-// codeConflict is the JSON-RPC error code of a request that collides with
-// work in progress: a chain already running in the execution, here or in
-// another ctxls process.
-const codeConflict jsonrpc2.Code = -32001
-
-// codeConsent is the JSON-RPC error code of a chain refused because it
-// would run an exec executor of the workspace's .ctxls.yaml that the user
-// has not agreed to (ctxls/trust/grant agrees).
-const codeConsent jsonrpc2.Code = -32002
-
 // customMethods are the ctxls/* methods next to LSP, by name. Each is an
 // operation of package ops, or, where the protocol adds to it (progress
 // of a running chain), a handler in its feature's file.
@@ -110,19 +100,15 @@ func op[Req, Resp any](fn func(o *ops.Ops, ctx context.Context, req Req) (Resp, 
 	})
 }
 
-// opsError maps the kinds of ops errors to JSON-RPC errors with the
+// opsError gives an ops error the JSON-RPC code of its kind, with the
 // operation's message.
 func opsError(err error) error {
 	var rpc *jsonrpc2.Error
-	switch {
-	case errors.As(err, &rpc):
+	if errors.As(err, &rpc) {
 		return err
-	case errors.Is(err, ops.ErrInvalid):
-		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
-	case errors.Is(err, ops.ErrConflict):
-		return jsonrpc2.NewError(codeConflict, err.Error())
-	case errors.Is(err, ops.ErrConsent):
-		return jsonrpc2.NewError(codeConsent, err.Error())
+	}
+	if code, ok := ops.ErrorCode(ops.LSP, err); ok {
+		return jsonrpc2.NewError(jsonrpc2.Code(code), err.Error())
 	}
 	return err
 }

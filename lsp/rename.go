@@ -3,10 +3,8 @@ package lsp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"path/filepath"
-	"slices"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -16,7 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/present"
 	"github.com/ctxls/ctxls/providers/context/refactor"
 	"github.com/ctxls/ctxls/providers/context/refs"
-	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // PrepareRename accepts the topic part of a reference and proposes the
@@ -60,84 +58,89 @@ func (s *Server) renameTarget(ctx context.Context, at protocol.TextDocumentPosit
 	return v, r, t.Topic, nil
 }
 
-// Rename renames a topic: every reference, the frontmatter id, and the
+// Rename renames a topic: every reference in every form (imports of
+// memory files and markdown links included), the frontmatter id, and the
 // file itself when the client can rename files.
 func (s *Server) Rename(ctx context.Context, params *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
 	v, _, t, err := s.renameTarget(ctx, params.TextDocumentPositionParams)
 	if err != nil {
 		return nil, err
 	}
-	m, err := refactor.Rename(v.lib, t, params.NewName)
-	if errors.Is(err, refactor.ErrInvalidName) || errors.Is(err, refactor.ErrExists) {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
-	}
+	o, err := s.operations(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if m.Name == t.Name {
+	edit, err := o.RenameTopic(ctx, ops.RenameTopicRequest{Topic: t.ID, NewName: params.NewName})
+	if err != nil {
+		return nil, renameError(err)
+	}
+	if len(edit.Moves) == 0 {
 		return &protocol.WorkspaceEdit{}, nil
 	}
-	edits := refactor.Edits(v.lib, []refactor.Move{m}, "", "")
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
-	var renames []refactor.Move
-	if caps.resourceRename {
-		renames = []refactor.Move{m}
-	} else {
+	if !caps.resourceRename {
 		// The references change now and the file does not: say so where
 		// the user looks, not only in the log.
-		msg := "the client cannot rename files: rename " + present.RelPath(v.lib, t.Path) + " to " + filepath.Base(m.NewPath) + " yourself"
+		msg := "the client cannot rename files: rename " + present.RelPath(v.lib, t.Path) + " to " + filepath.Base(edit.Moves[0].To) + " yourself"
 		s.log.Warn(msg)
 		s.showMessage(ctx, protocol.MessageTypeWarning, msg)
+		edit.Moves = nil
 	}
-	return s.workspaceEdit(ctx, v.ws, edits, renames, caps)
+	return s.workspaceEdit(edit, caps), nil
 }
 
-// WillRenameFiles updates every reference to topics the user is moving or
-// renaming in the editor (files, or folders holding topics), and every
-// @import of a memory file's tree that names a moved file or is made by
-// one.
+// renameError is the error of a rename or move the operations refuse:
+// a bad name is bad params, a refusal (a file exists, references would
+// break) a request that failed, with the reason.
+func renameError(err error) error {
+	switch {
+	case errors.Is(err, ops.ErrInvalid):
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	case errors.Is(err, ops.ErrConflict):
+		return jsonrpc2.NewError(codeRequestFailed, err.Error())
+	}
+	return err
+}
+
+// WillRenameFiles keeps every reference whole when the user moves or
+// renames files or folders in the editor: references to the topics that
+// move in every form, the @imports of memory files and the relative
+// markdown links to what moves, and those a moving file makes. A move
+// that would break references (out of the workspace, a topic out of the
+// context roots, onto a file that exists) is refused, and the user told
+// why: the editor moves the files all the same.
 func (s *Server) WillRenameFiles(ctx context.Context, params *protocol.RenameFilesParams) (*protocol.WorkspaceEdit, error) {
-	ws, err := s.workspaceCtx(ctx)
+	o, err := s.operations(ctx)
 	if err != nil {
 		return nil, err
 	}
-	snap := ws.Snapshot()
-	lib := snap.Library()
-	edits := map[string][]refactor.Edit{}
+	var req ops.MoveFilesRequest
 	for _, fr := range params.Files {
 		oldPath, err1 := pathOfString(fr.OldURI)
 		newPath, err2 := pathOfString(fr.NewURI)
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		moves, stranded := refactor.Moves(lib, oldPath, newPath)
-		for _, t := range stranded {
-			s.log.Warn(fmt.Sprintf("%s moves out of the context roots: its references are left as they are", present.RelPath(lib, t.Path)))
-		}
-		for p, es := range refactor.Edits(lib, moves, oldPath, newPath) {
-			for _, e := range es {
-				if !slices.ContainsFunc(edits[p], func(x refactor.Edit) bool { return x.Span == e.Span }) {
-					edits[p] = append(edits[p], e)
-				}
-			}
-		}
+		req.Moves = append(req.Moves, ops.FileMove{From: oldPath, To: newPath})
 	}
-	if len(edits) == 0 {
-		return s.addImportRenames(ctx, snap, params, nil), nil
+	edit, err := o.MoveFiles(ctx, req)
+	if err != nil {
+		if errors.Is(err, ops.ErrConflict) {
+			msg := "references left as they are: " + err.Error()
+			s.log.Warn(msg)
+			s.showMessage(ctx, protocol.MessageTypeWarning, msg)
+		}
+		return nil, renameError(err)
 	}
-	for p := range edits {
-		slices.SortFunc(edits[p], func(a, b refactor.Edit) int { return a.Span.Start - b.Span.Start })
+	if len(edit.Files) == 0 {
+		return nil, nil
 	}
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
-	out, err := s.workspaceEdit(ctx, snap, edits, nil, caps)
-	if err != nil {
-		return nil, err
-	}
-	return s.addImportRenames(ctx, snap, params, out), nil
+	return s.workspaceEdit(edit, caps), nil
 }
 
 // pathOfString is pathOf for a URI held as a string.
@@ -149,44 +152,31 @@ func pathOfString(raw string) (string, error) {
 	return pathOf(u)
 }
 
-// workspaceEdit converts edits (and file renames) into the protocol's
-// form: versioned document changes when the client supports them.
-func (s *Server) workspaceEdit(ctx context.Context, snap *workspace.Snapshot, edits map[string][]refactor.Edit, renames []refactor.Move, caps clientCaps) (*protocol.WorkspaceEdit, error) {
-	lib := snap.Library()
+// workspaceEdit converts an edit of the operations into the protocol's
+// form: versioned document changes, the text edits before the file
+// renames, when the client supports them.
+func (s *Server) workspaceEdit(edit ops.WorkspaceEdit, caps clientCaps) *protocol.WorkspaceEdit {
 	enc := s.encoding()
-	paths := make([]string, 0, len(edits))
-	for p := range edits {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	convert := func(p string) ([]protocol.TextEdit, bool) {
-		f, ok := lib.File(p)
-		if !ok || f.Doc == nil {
-			return nil, false
+	convert := func(fe ops.FileEdit) []protocol.TextEdit {
+		tes := make([]protocol.TextEdit, len(fe.Edits))
+		for i, e := range fe.Edits {
+			tes[i] = protocol.TextEdit{Range: toRange(fe.Doc, e.Span, enc), NewText: e.NewText}
 		}
-		var tes []protocol.TextEdit
-		for _, e := range edits[p] {
-			tes = append(tes, protocol.TextEdit{Range: toRange(f.Doc, e.Span, enc), NewText: e.NewText})
-		}
-		return tes, true
+		return tes
 	}
 	out := &protocol.WorkspaceEdit{}
 	if !caps.documentChanges {
 		out.Changes = map[uri.URI][]protocol.TextEdit{}
-		for _, p := range paths {
-			if tes, ok := convert(p); ok {
-				out.Changes[uriOf(p)] = tes
-			}
+		for _, fe := range edit.Files {
+			out.Changes[uriOf(fe.Path)] = convert(fe)
 		}
-		return out, nil
+		return out
 	}
-	for _, p := range paths {
-		tes, ok := convert(p)
-		if !ok {
-			continue
-		}
-		id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uriOf(p)}}
-		if _, version, open := snap.Overlay(p); open {
+	for _, fe := range edit.Files {
+		tes := convert(fe)
+		id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uriOf(fe.Path)}}
+		if fe.Open {
+			version := fe.Version
 			id.Version = &version
 		}
 		elems := make([]protocol.TextDocumentEditElement, len(tes))
@@ -195,13 +185,13 @@ func (s *Server) workspaceEdit(ctx context.Context, snap *workspace.Snapshot, ed
 		}
 		out.DocumentChanges = append(out.DocumentChanges, &protocol.TextDocumentEdit{TextDocument: id, Edits: elems})
 	}
-	for _, m := range renames {
+	for _, m := range edit.Moves {
 		out.DocumentChanges = append(out.DocumentChanges, &protocol.RenameFile{
 			ResourceOperation: protocol.ResourceOperation{Kind: "rename"},
 			Kind:              "rename",
-			OldURI:            uriOf(m.Topic.Path),
-			NewURI:            uriOf(m.NewPath),
+			OldURI:            uriOf(m.From),
+			NewURI:            uriOf(m.To),
 		})
 	}
-	return out, nil
+	return out
 }

@@ -376,6 +376,27 @@ func stdioInitializeCapabilities(t *testing.T, init json.RawMessage) {
 			t.Errorf("capability %s missing from %s", p, stdioTail(string(init), 1500))
 		}
 	}
+	// A move of any file may break an import or a link (an image, a
+	// package.json): the editor must ask before it moves any.
+	type filter struct {
+		Pattern struct {
+			Glob    string `json:"glob"`
+			Matches string `json:"matches"`
+		} `json:"pattern"`
+	}
+	var ws struct {
+		FileOperations struct {
+			WillRename struct {
+				Filters []filter `json:"filters"`
+			} `json:"willRename"`
+		} `json:"fileOperations"`
+	}
+	_ = json.Unmarshal(res.Capabilities["workspace"], &ws)
+	if f := ws.FileOperations.WillRename.Filters; !slices.ContainsFunc(f, func(x filter) bool {
+		return x.Pattern.Glob == "**/*" && x.Pattern.Matches == "file"
+	}) {
+		t.Errorf("willRename filters %+v do not take every file", f)
+	}
 	// No positionEncodings offered: the server must use UTF-16, either by
 	// saying so or by leaving the field out.
 	if enc, ok := res.Capabilities["positionEncoding"]; ok && string(enc) != `"utf-16"` {

@@ -2,12 +2,12 @@ package lsp
 
 import (
 	"context"
+	"path/filepath"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // DocumentSymbol outlines a document by its sections with their token
@@ -46,29 +46,24 @@ func documentSymbols(hs []present.Heading, v *view) []protocol.DocumentSymbol {
 // maxWorkspaceSymbols bounds the answer to a workspace symbol query.
 const maxWorkspaceSymbols = 500
 
-// Symbols finds topics whose key, title or tags match the query (all its
-// characters in order, ignoring case), best matches first.
+// Symbols finds the topics, skills, commands, subagents and rules that
+// match the query, best matches first: the catalog's entries, each listed
+// by its reference, title and cost.
 func (s *Server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
-	ws, err := s.workspaceCtx(ctx)
+	o, err := s.operations(ctx)
 	if err != nil {
 		return nil, err
 	}
-	lib := ws.Snapshot().Library()
-	topics, err := present.Search(ctx, lib.Topics(), params.Query, maxWorkspaceSymbols)
+	res, err := o.Symbols(ctx, ops.SymbolsRequest{Query: params.Query, Limit: maxWorkspaceSymbols})
 	if err != nil {
-		return nil, err
+		return nil, opsError(err)
 	}
-	out := make(protocol.WorkspaceSymbolSlice, 0, len(topics))
-	enc := s.encoding()
-	for _, t := range topics {
-		container := t.Domain
-		name := present.SymbolName(t)
-		loc := protocol.Location{URI: uriOf(t.Path)}
-		if t.Doc != nil {
-			loc = location(&library.File{Path: t.Path, Doc: t.Doc}, document.Span{}, enc)
-		}
+	dir := o.Library().Dir()
+	out := make(protocol.WorkspaceSymbolSlice, 0, len(res.Items))
+	for _, sym := range res.Items {
+		loc := protocol.Location{URI: uriOf(filepath.Join(dir, filepath.FromSlash(sym.Path)))}
 		out = append(out, protocol.WorkspaceSymbol{
-			BaseSymbolInformation: protocol.BaseSymbolInformation{Name: name, Kind: protocol.SymbolKindFile, ContainerName: &container},
+			BaseSymbolInformation: protocol.BaseSymbolInformation{Name: sym.Name, Kind: protocol.SymbolKindFile, ContainerName: &sym.Container},
 			Location:              &loc,
 		})
 	}

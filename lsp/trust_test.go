@@ -60,8 +60,8 @@ func TestChainConsentStdio(t *testing.T) {
 	}
 	refused := func(what string, e *chainRPCError, runs string) {
 		t.Helper()
-		if e.Code != int(codeConsent) || !strings.Contains(e.Message, "ctxls trust grant --dir") {
-			t.Fatalf("%s: %v; want a consent refusal (%d) naming ctxls trust grant", what, e, codeConsent)
+		if e.Code != int(ops.CodeConsent) || !strings.Contains(e.Message, "ctxls trust grant --dir") {
+			t.Fatalf("%s: %v; want a consent refusal (%d) naming ctxls trust grant", what, e, ops.CodeConsent)
 		}
 		if got := chainAgentRuns(t, log); got != runs {
 			t.Fatalf("%s ran the agent: %q", what, got)

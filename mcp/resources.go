@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
@@ -288,10 +289,14 @@ func parseTopicURI(uri string) (id, section string, err error) {
 }
 
 // resourceError reports a topic that escapes its root as not found, the
-// same as one that does not exist, and anything else as it is.
+// same as one that does not exist, and anything else with the code of its
+// kind.
 func resourceError(uri string, err error) error {
 	if errors.Is(err, contextprovider.ErrEscape) {
 		return sdk.ResourceNotFoundError(uri)
+	}
+	if code, ok := ops.ErrorCode(ops.MCP, err); ok {
+		return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("read %s: %v", uri, err)}
 	}
 	return fmt.Errorf("read %s: %w", uri, err)
 }

@@ -105,7 +105,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.ws = ws
-	s.ops = ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }, Logger: log, AgentFiles: s.agents.Load})
+	s.ops = ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }, Logger: log, AgentFiles: func(ops.Snapshot) *agentfiles.Set { return s.agents.Load() }})
 	s.loadAgentFiles(ctx)
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,

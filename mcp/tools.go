@@ -12,7 +12,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/context/present"
 	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -116,27 +118,7 @@ func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, 
 	if err != nil {
 		return "", session.Cost{}, err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d tokens always loaded (%s)\n", c.Agent, c.TotalAlwaysLoaded, c.Tokenizer)
-	if c.TokenizerNote != "" {
-		fmt.Fprintf(&b, "tokenizer: %s\n", c.TokenizerNote)
-	}
-	for _, e := range c.AlwaysLoaded {
-		fmt.Fprintf(&b, "always\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
-	}
-	for _, e := range c.OnDemand {
-		fmt.Fprintf(&b, "on demand\t%s\t%d tokens\t%s\n", e.File, e.Tokens, e.Reason)
-	}
-	for _, n := range c.NotCounted {
-		fmt.Fprintf(&b, "not counted\t%s\n", n)
-	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	for _, a := range c.Agents {
-		fmt.Fprintf(&b, "%s: %d tokens always loaded (%s), %d files at start\n", a.Agent, a.TotalAlwaysLoaded, a.Tokenizer, len(a.AlwaysLoaded))
-	}
-	return b.String(), *c, nil
+	return present.SessionCost(c, in.ContextWindow), *c, nil
 }
 
 // CheckInput names what to check and selects a page of the answer.
@@ -204,14 +186,6 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput,
 	return checkText(a, out, lo), out, nil
 }
 
-// count writes n and the noun, plural unless n is 1.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // newCheckAnswer keeps a check's answer, its items in the order of ctxls
 // check, and sums them up by code.
 func newCheckAnswer(res ops.CheckResponse) *checkAnswer {
@@ -225,7 +199,7 @@ func newCheckAnswer(res ops.CheckResponse) *checkAnswer {
 		}
 		byCode[d.Code]++
 	}
-	fmt.Fprintf(&b, "%s, %s", count(len(items), "problem"), count(res.Errors, "error"))
+	fmt.Fprintf(&b, "%s, %s", numfmt.Count(len(items), "problem"), numfmt.Count(res.Errors, "error"))
 	for i, c := range codes {
 		sep := "; "
 		if i > 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // benchReport holds what ctxls bench measured. Durations are in
@@ -110,7 +111,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts := libgen.Options{Topics: *topics}
 	if empty(rep.Dir) {
-		fmt.Fprintf(stderr, "generating %s topics in %s…\n", thousands(*topics), rep.Dir)
+		fmt.Fprintf(stderr, "generating %s topics in %s…\n", numfmt.Thousands(*topics), rep.Dir)
 		start := time.Now()
 		if _, err := libgen.Generate(rep.Dir, opts); err != nil {
 			return err
@@ -122,7 +123,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "wrote %s: %s references, %s bytes\n", st.Path, thousands(st.Refs), thousands(st.Bytes))
+		fmt.Fprintf(stderr, "wrote %s: %s references, %s bytes\n", st.Path, numfmt.Thousands(st.Refs), numfmt.Thousands(st.Bytes))
 	}
 	cfg, _, err := config.Load(rep.Dir)
 	if err != nil {
@@ -250,7 +251,7 @@ func printBench(w io.Writer, r benchReport) {
 		src = fmt.Sprintf("generated in %.0f ms", r.GenerateMS)
 	}
 	fmt.Fprintf(tw, "workspace\t%s (%s)\n", r.Dir, src)
-	fmt.Fprintf(tw, "library\t%s files, %s topics, %s domains, %.1f MB\n", thousands(r.Files), thousands(r.Topics), thousands(r.Domains), float64(r.Bytes)/1e6)
+	fmt.Fprintf(tw, "library\t%s files, %s topics, %s domains, %.1f MB\n", numfmt.Thousands(r.Files), numfmt.Thousands(r.Topics), numfmt.Thousands(r.Domains), float64(r.Bytes)/1e6)
 	fmt.Fprintf(tw, "tokenizer\t%s, %d cores\n", r.Tokenizer, r.Cores)
 	fmt.Fprintf(tw, "cold index\t%.0f ms (%s, %.1f MB/s)\n", r.ColdMS, r.cpuText(r.ColdCPUMS), float64(r.Bytes)/1e6/(r.ColdMS/1000))
 	if r.SampledFile != "" {
@@ -259,7 +260,7 @@ func printBench(w io.Writer, r benchReport) {
 	if r.SearchQuery != "" {
 		fmt.Fprintf(tw, "search\t%.2f ms median, %.2f ms with warm caches (%q, %d results)\n", r.SearchMS, r.SearchWarmMS, r.SearchQuery, r.SearchResult)
 	}
-	fmt.Fprintf(tw, "diagnose all\t%.0f ms (%s diagnostics)\n", r.DiagnoseMS, thousands(r.Diagnostics))
+	fmt.Fprintf(tw, "diagnose all\t%.0f ms (%s diagnostics)\n", r.DiagnoseMS, numfmt.Thousands(r.Diagnostics))
 	fmt.Fprintf(tw, "warm index\t%.0f ms (%s) with the index cache of an earlier index\n", r.WarmMS, r.cpuText(r.WarmCPUMS))
 	fmt.Fprintf(tw, "preview\t%.0f ms with the index cache, %.0f ms without\n", r.PreviewMS, r.PreviewColdMS)
 	fmt.Fprintf(tw, "memory after index\t%.0f MiB resident, %.0f MiB peak resident (VmHWM)\n", r.RSSIndexMiB, r.RSSIndexPeakMiB)

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
 	"github.com/ctxls/ctxls/providers/context/library/libgen"
 	"github.com/ctxls/ctxls/providers/context/listing"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // monorepoReport holds what ctxls bench --monorepo measured, in
@@ -53,7 +54,7 @@ func runMonorepoBench(ctx context.Context, dir string, files, runs int, format s
 		rep.Dir = tmp
 	}
 	if empty(rep.Dir) {
-		fmt.Fprintf(stderr, "generating a monorepo of %s files in %s…\n", thousands(files), rep.Dir)
+		fmt.Fprintf(stderr, "generating a monorepo of %s files in %s…\n", numfmt.Thousands(files), rep.Dir)
 		start := time.Now()
 		if _, err := libgen.Monorepo(rep.Dir, files); err != nil {
 			return err
@@ -101,10 +102,10 @@ func runMonorepoBench(ctx context.Context, dir string, files, runs int, format s
 	if rep.Generated {
 		src = fmt.Sprintf("generated in %.0f ms", rep.GenerateMS)
 	}
-	fmt.Fprintf(tw, "workspace\t%s (%s), %s entries\n", rep.Dir, src, thousands(rep.Entries))
+	fmt.Fprintf(tw, "workspace\t%s (%s), %s entries\n", rep.Dir, src, numfmt.Thousands(rep.Entries))
 	fmt.Fprintf(tw, "list the tree\t%.0f ms (the floor: every entry, no file read)\n", rep.ListMS)
 	fmt.Fprintf(tw, "check\t%.0f ms, %.2f× the listing (%s, %s, %s skipped as git ignores them)\n", rep.CheckMS, rep.Ratio,
-		count(rep.Problems, "problem"), count(rep.AgentFiles, "agent file"), count(rep.IgnoredDirs, "folder"))
+		numfmt.Count(rep.Problems, "problem"), numfmt.Count(rep.AgentFiles, "agent file"), numfmt.Count(rep.IgnoredDirs, "folder"))
 	fmt.Fprintf(tw, "runs\t%d, medians\n", rep.Runs)
 	return tw.Flush()
 }

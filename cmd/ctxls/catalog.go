@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/agentfiles"
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -50,7 +51,7 @@ func openOps(ctx context.Context, dir string, stderr io.Writer) (*ops.Ops, error
 		}
 		return set
 	})
-	return ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: agents}), nil
+	return ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return agents() }}), nil
 }
 
 // openWorkspace picks the workspace of command cmd as workspaceDir does
@@ -112,7 +113,7 @@ func printCatalog(w io.Writer, res ops.InventoryResponse) {
 		declared += e.DeclaredTokens
 	}
 	printTable(w, rows, []bool{false, false, false, false, true, true, false})
-	fmt.Fprintf(w, "\n%s · %s tokens measured (%s) · %s declared\n", kindSummary(res.Entries), thousands(res.Tokens), res.Tokenizer, thousands(declared))
+	fmt.Fprintf(w, "\n%s · %s tokens measured (%s) · %s declared\n", kindSummary(res.Entries), numfmt.Thousands(res.Tokens), res.Tokenizer, numfmt.Thousands(declared))
 }
 
 // entryRow is the row of an inventory entry: reference, kind, a topic's
@@ -121,9 +122,9 @@ func printCatalog(w io.Writer, res ops.InventoryResponse) {
 func entryRow(e ops.InventoryEntry, extra []string) []string {
 	decl := "-"
 	if e.DeclaredTokens > 0 {
-		decl = thousands(e.DeclaredTokens)
+		decl = numfmt.Thousands(e.DeclaredTokens)
 	}
-	return append(extra, e.Reference, e.Kind, cmp.Or(e.Type, "-"), cmp.Or(e.LoadingStrategy, "-"), thousands(e.Tokens), decl, e.Title)
+	return append(extra, e.Reference, e.Kind, cmp.Or(e.Type, "-"), cmp.Or(e.LoadingStrategy, "-"), numfmt.Thousands(e.Tokens), decl, e.Title)
 }
 
 // kindSummary counts entries by kind, topics with their domains: "8
@@ -137,10 +138,10 @@ func kindSummary(entries []ops.InventoryEntry) string {
 			domains[d] = true
 		}
 	}
-	parts := []string{count(n[ops.KindTopic], "topic") + " in " + count(len(domains), "domain")}
+	parts := []string{numfmt.Count(n[ops.KindTopic], "topic") + " in " + numfmt.Count(len(domains), "domain")}
 	for _, k := range []string{ops.KindSkill, ops.KindCommand, ops.KindSubagent, ops.KindRule} {
 		if n[k] > 0 {
-			parts = append(parts, count(n[k], k))
+			parts = append(parts, numfmt.Count(n[k], k))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/listing"
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -109,7 +110,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		var written int
 		written, left = writeFixes(changes, lib.Root().Real(), stderr)
 		if written > 0 {
-			fmt.Fprintf(stderr, "fixed %s\n", count(written, "file"))
+			fmt.Fprintf(stderr, "fixed %s\n", numfmt.Count(written, "file"))
 			if lib, err = openLibrary(ctx, dir, !*noCache, stderr); err != nil {
 				return err
 			}
@@ -290,7 +291,7 @@ loading_protocol.md, topic frontmatter, a command naming one of its topics)`
 // (nil where it offers none), and the warnings of problems no diagnostic
 // reports. check's JSON output is the diagnostics as ops encodes them.
 func collect(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set) ([]ops.Diagnostic, []*fileFix, []ops.Warning, error) {
-	o := ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func() *agentfiles.Set { return agents }})
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return agents }})
 	defer o.Close()
 	res, err := o.Check(ctx, ops.CheckRequest{})
 	if err != nil {
@@ -329,7 +330,7 @@ func printCheck(w io.Writer, rep checkReport, records, hidden []ops.Diagnostic) 
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, rootsLine(rep))
-	problems := fmt.Sprintf("%s (%s) in %s", count(len(records), "problem"), severityCounts(records), count(len(files), "file"))
+	problems := fmt.Sprintf("%s (%s) in %s", numfmt.Count(len(records), "problem"), severityCounts(records), numfmt.Count(len(files), "file"))
 	if len(hidden) > 0 {
 		least := "info"
 		for _, r := range hidden {
@@ -341,16 +342,16 @@ func printCheck(w io.Writer, rep checkReport, records, hidden []ops.Diagnostic) 
 	}
 	if len(rep.Roots) == 0 && rep.Topics == 0 {
 		// No library: say what was checked instead.
-		line := fmt.Sprintf("%s · %s and %s checked", problems, count(rep.AgentFiles, "agent file"), count(rep.Markdown, "other markdown file"))
+		line := fmt.Sprintf("%s · %s and %s checked", problems, numfmt.Count(rep.AgentFiles, "agent file"), numfmt.Count(rep.Markdown, "other markdown file"))
 		if rep.Commands > 0 {
-			line += " · " + count(rep.Commands, "command")
+			line += " · " + numfmt.Count(rep.Commands, "command")
 		}
 		fmt.Fprintln(w, line+ignoredText(rep))
 		return
 	}
 	fmt.Fprintf(w, "%s · %s in %s · %s · %s tokens (%s)%s\n", problems,
-		count(rep.Topics, "topic"), count(rep.Domains, "domain"), count(rep.Commands, "command"),
-		thousands(rep.Tokens), rep.Tokenizer, ignoredText(rep))
+		numfmt.Count(rep.Topics, "topic"), numfmt.Count(rep.Domains, "domain"), numfmt.Count(rep.Commands, "command"),
+		numfmt.Thousands(rep.Tokens), rep.Tokenizer, ignoredText(rep))
 }
 
 // ignoredText says how much the check skipped because git ignores it, or
@@ -358,10 +359,10 @@ func printCheck(w io.Writer, rep checkReport, records, hidden []ops.Diagnostic) 
 func ignoredText(rep checkReport) string {
 	var parts []string
 	if rep.IgnoredDirs > 0 {
-		parts = append(parts, count(rep.IgnoredDirs, "folder"))
+		parts = append(parts, numfmt.Count(rep.IgnoredDirs, "folder"))
 	}
 	if rep.IgnoredFiles > 0 {
-		parts = append(parts, count(rep.IgnoredFiles, "markdown or JSON file"))
+		parts = append(parts, numfmt.Count(rep.IgnoredFiles, "markdown or JSON file"))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -376,7 +377,7 @@ func rootsLine(rep checkReport) string {
 	if len(rep.Roots) == 0 {
 		line := "no context library: a folder is one when " + add + " names it, or it holds loading_protocol.md or topic frontmatter"
 		if rep.Passed > 0 {
-			line += fmt.Sprintf(" (%s that looked like one showed neither)", count(rep.Passed, "folder"))
+			line += fmt.Sprintf(" (%s that looked like one showed neither)", numfmt.Count(rep.Passed, "folder"))
 		}
 		return line
 	}
@@ -390,7 +391,7 @@ func rootsLine(rep checkReport) string {
 	}
 	line := noun + ": " + strings.Join(parts, ", ")
 	if rep.Passed > 0 {
-		line += fmt.Sprintf("; %s that looked like one showed nothing", count(rep.Passed, "folder"))
+		line += fmt.Sprintf("; %s that looked like one showed nothing", numfmt.Count(rep.Passed, "folder"))
 	}
 	return line + "; add one with " + add
 }
@@ -399,12 +400,12 @@ func rootsLine(rep checkReport) string {
 // and, when there are any, information and hints, which are no warnings.
 func severityCounts(records []ops.Diagnostic) string {
 	n := bySeverity(records)
-	out := count(n["error"], "error") + ", " + count(n["warning"], "warning")
+	out := numfmt.Count(n["error"], "error") + ", " + numfmt.Count(n["warning"], "warning")
 	if n["info"] > 0 {
 		out += fmt.Sprintf(", %d info", n["info"])
 	}
 	if n["hint"] > 0 {
-		out += ", " + count(n["hint"], "hint")
+		out += ", " + numfmt.Count(n["hint"], "hint")
 	}
 	return out
 }
@@ -420,7 +421,7 @@ func hiddenCounts(records []ops.Diagnostic) string {
 		case s == "info":
 			parts = append(parts, fmt.Sprintf("%d info", n[s]))
 		default:
-			parts = append(parts, count(n[s], s))
+			parts = append(parts, numfmt.Count(n[s], s))
 		}
 	}
 	return strings.Join(parts, " and ")
@@ -441,25 +442,6 @@ func rel(dir, p string) string {
 		return p
 	}
 	return filepath.ToSlash(r)
-}
-
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%s %ss", thousands(n), noun)
-}
-
-// thousands formats n with thin separators: 12,480.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // oneLine escapes the control characters of s as Go does in a string

@@ -78,10 +78,12 @@ type change struct {
 // writes nothing. A fix that overlaps one already taken in its file waits
 // for the next pass. A file reached by several paths (links to it) is
 // fixed only as the check sees it at its own path when the check reads
-// it there (known tells), or else as the first of the links sees it: two
-// paths that name one file (a topic linked into two domains) would
-// otherwise fix it by turns. The changes are sorted by rel.
-func planFixes(ctx context.Context, root *fsguard.Root, records []ops.Diagnostic, fixes []*fileFix, unsafe bool, known func(path string) bool) ([]change, error) {
+// it there, or else as all the links see it alike: two paths that name
+// one file (a topic linked into two domains) would otherwise fix it by
+// turns, each with its own domain's id. A file whose links disagree, or
+// that has several hard links (which writing it anew would separate), is
+// left as it is and returned in conflicts. The changes are sorted by rel.
+func planFixes(ctx context.Context, root *fsguard.Root, records []ops.Diagnostic, fixes []*fileFix, unsafe bool, paths *readPaths) (changes []change, conflicts []conflict, err error) {
 	byFile := map[string]*fileFix{}
 	var order []string
 	for i, r := range records {
@@ -102,6 +104,7 @@ func planFixes(ctx context.Context, root *fsguard.Root, records []ops.Diagnostic
 	}
 	slices.Sort(order)
 	byTarget := map[string]change{}
+	settled := map[string]bool{} // targets whose links were judged together
 	for _, p := range order {
 		f := byFile[p]
 		target, rel, err := root.Target(p)
@@ -109,51 +112,124 @@ func planFixes(ctx context.Context, root *fsguard.Root, records []ops.Diagnostic
 		case errors.Is(err, fsguard.ErrOutsideWorkspace):
 			continue // a link out of the workspace: never written
 		case err != nil:
-			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
+			return nil, nil, fmt.Errorf("fix %s: %w", f.rel, err)
 		}
-		if p != target && (known(target) || known(filepath.Join(root.Dir(), filepath.FromSlash(rel)))) {
+		own := filepath.Join(root.Dir(), filepath.FromSlash(rel))
+		if p != target && (paths.known(target) || paths.known(own)) {
 			continue
 		}
 		if c, ok := byTarget[target]; ok && (c.path == c.origin || p != target) {
 			continue
 		}
-		if f.doc != nil {
-			text, err := f.doc.Content(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("fix %s: %w; run again", f.rel, err)
-			}
-			f.text = text
+		if settled[target] {
+			continue
 		}
-		out, err := agentfiles.ApplyEdits(f.text, lineEndingsOf(f.text, f.edits))
+		out, err := f.apply(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
+			return nil, nil, err
 		}
-		out = keepFinalNewline(f.text, out)
+		if p != target {
+			// Read only through links: each link must make the same of it.
+			links := paths.linksTo(root, rel)
+			if len(links) > 1 {
+				settled[target] = true
+				same, err := sameResult(ctx, byFile, links, f.text, out)
+				if err != nil {
+					return nil, nil, err
+				}
+				if !same {
+					conflicts = append(conflicts, conflict{rel: rel, why: "the fixes of its links " + strings.Join(relsOf(root, links), " and ") + " disagree (each sees it in its own place)"})
+					continue
+				}
+			}
+		}
 		if bytes.Equal(out, f.text) {
 			continue
 		}
 		// A file larger than the text and its byte order mark changed.
-		disk, err := root.ReadFile(ctx, p, int64(len(f.text))+3)
+		disk, fi, err := root.ReadFileInfo(ctx, p, int64(len(f.text))+3)
 		if big := (*fsguard.TooLargeError)(nil); errors.As(err, &big) {
-			return nil, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
+			return nil, nil, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("fix %s: %w", f.rel, err)
+			return nil, nil, fmt.Errorf("fix %s: %w", f.rel, err)
+		}
+		if n := hardLinks(fi); n > 1 {
+			conflicts = append(conflicts, conflict{rel: rel, why: fmt.Sprintf("it has %d hard links, which writing it anew would make separate files", n)})
+			continue
 		}
 		if f.bom {
 			out = append([]byte(bom), out...)
 		}
 		if !bytes.Equal(bytes.TrimPrefix(disk, []byte(bom)), f.text) || f.bom != bytes.HasPrefix(disk, []byte(bom)) {
-			return nil, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
+			return nil, nil, fmt.Errorf("fix %s: the file changed while it was checked; run again", f.rel)
 		}
 		byTarget[target] = change{path: target, rel: rel, old: disk, new: out, origin: p}
 	}
-	out := make([]change, 0, len(byTarget))
+	changes = make([]change, 0, len(byTarget))
 	for _, c := range byTarget {
-		out = append(out, c)
+		changes = append(changes, c)
 	}
-	slices.SortFunc(out, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
-	return out, nil
+	slices.SortFunc(changes, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
+	return changes, conflicts, nil
+}
+
+// conflict is a file the fixes leave as it is, and why.
+type conflict struct {
+	rel string // relative to the workspace, slash-separated
+	why string
+}
+
+// apply returns f's text with its edits applied; it reads the text back
+// when f holds a document instead.
+func (f *fileFix) apply(ctx context.Context) ([]byte, error) {
+	if f.doc != nil && f.text == nil {
+		text, err := f.doc.Content(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("fix %s: %w; run again", f.rel, err)
+		}
+		f.text = text
+	}
+	out, err := agentfiles.ApplyEdits(f.text, lineEndingsOf(f.text, f.edits))
+	if err != nil {
+		return nil, fmt.Errorf("fix %s: %w", f.rel, err)
+	}
+	return keepFinalNewline(f.text, out), nil
+}
+
+// sameResult reports whether every one of links, paths of one file whose
+// text is text, makes out of it: a link without fixes leaves it as it
+// is.
+func sameResult(ctx context.Context, byFile map[string]*fileFix, links []string, text, out []byte) (bool, error) {
+	for _, l := range links {
+		g := byFile[l]
+		if g == nil {
+			if !bytes.Equal(out, text) {
+				return false, nil
+			}
+			continue
+		}
+		o, err := g.apply(ctx)
+		if err != nil {
+			return false, err
+		}
+		if !bytes.Equal(o, out) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// relsOf returns paths relative to the workspace, slash-separated.
+func relsOf(root *fsguard.Root, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if rel, ok := fsguard.Rel(root.Dir(), p); ok {
+			out[i] = rel
+		}
+	}
+	return out
 }
 
 const bom = "\xef\xbb\xbf"
@@ -204,6 +280,18 @@ func overlapsAny(have, add []agentfiles.Edit) bool {
 	return false
 }
 
+// commonEnds counts the lines a and b share at their start and, of the
+// rest, at their end.
+func commonEnds(a, b []string) (pre, suf int) {
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
 // diffContext is the number of unchanged lines around a change.
 const diffContext = 3
 
@@ -213,14 +301,7 @@ const diffContext = 3
 func fileDiff(rel string, old, new []byte) string {
 	a, b := splitLines(old), splitLines(new)
 	// The lines both begin and end with need no table.
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(a, b)
 	var ops []diffOp
 	for i := range pre {
 		ops = append(ops, diffOp{' ', a[i]})

@@ -16,11 +16,12 @@ import (
 )
 
 // entry is one file of a test tree: its content and mode, or the target
-// of a symbolic link.
+// of a symbolic link, or the file of the tree it is a hard link to.
 type entry struct {
 	text string
 	mode fs.FileMode
 	link string
+	hard string
 }
 
 // buildTree writes files under dir.
@@ -38,6 +39,9 @@ func buildTree(t *testing.T, dir string, files map[string]entry) {
 			}
 			continue
 		}
+		if e.hard != "" {
+			continue // made once every file is written
+		}
 		mode := e.mode
 		if mode == 0 {
 			mode = 0o644
@@ -47,6 +51,13 @@ func buildTree(t *testing.T, dir string, files map[string]entry) {
 		}
 		if err := os.Chmod(p, mode); err != nil {
 			t.Fatal(err)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		if to := files[rel].hard; to != "" {
+			if err := os.Link(filepath.Join(dir, filepath.FromSlash(to)), filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

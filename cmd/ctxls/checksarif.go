@@ -55,6 +55,9 @@ type (
 		Level     string          `json:"level"`
 		Message   sarifText       `json:"message"`
 		Locations []sarifLocation `json:"locations"`
+		// Properties name the tokenizer of the token counts the
+		// message gives, when it gives some.
+		Properties map[string]string `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
@@ -127,6 +130,10 @@ func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
 	enc.SetIndent(resultIndent, "  ")
 	for i, r := range records {
 		one.Reset()
+		var props map[string]string
+		if r.Tokenizer != "" {
+			props = map[string]string{"tokenizer": r.Tokenizer}
+		}
 		err := enc.Encode(sarifResult{
 			RuleID:    r.Code,
 			RuleIndex: index[r.Code],
@@ -136,6 +143,7 @@ func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
 				ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: path.Join(prefix, r.File)}).EscapedPath(), URIBaseID: "%SRCROOT%"},
 				Region:           sarifRegion{r.Line, r.Column, r.EndLine, r.EndColumn},
 			}}},
+			Properties: props,
 		})
 		if err != nil {
 			return err

@@ -31,9 +31,19 @@ const maxFixPasses = 10
 // folder. The changes it returns, sorted by path, are what --fix writes
 // and --fix --dry-run prints; old is each file as it was read.
 func settleFixes(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, records []ops.Diagnostic, fixes []*fileFix, unsafe bool, stderr io.Writer) ([]change, error) {
-	plan, err := planFixes(ctx, lib.Root(), records, fixes, unsafe, knownFile(lib, agents))
-	if err != nil || len(plan) == 0 {
+	plan, conflicts, err := planFixes(ctx, lib.Root(), records, fixes, unsafe, newReadPaths(lib, agents))
+	if err != nil {
 		return nil, err
+	}
+	// A file left as it is stays so in every pass: in the copy, links
+	// between its paths may be separate files.
+	left := map[string]bool{}
+	for _, c := range conflicts {
+		fmt.Fprintf(stderr, "ctxls: %s left as it was: %s\n", c.rel, c.why)
+		left[c.rel] = true
+	}
+	if len(plan) == 0 {
+		return nil, nil
 	}
 	sh, err := newShadow(ctx, lib.Root().Real(), lib.Config().MaxFileSize)
 	if err != nil {
@@ -64,6 +74,7 @@ func settleFixes(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 		if plan, err = sh.plan(ctx, unsafe); err != nil {
 			return nil, err
 		}
+		plan = slices.DeleteFunc(plan, func(c change) bool { return left[c.rel] })
 	}
 	var out []change
 	for _, c := range final {
@@ -176,22 +187,61 @@ func (s *shadow) plan(ctx context.Context, unsafe bool) ([]change, error) {
 	if err != nil {
 		return nil, err
 	}
-	return planFixes(ctx, lib.Root(), records, fixes, unsafe, knownFile(lib, agents))
+	plan, _, err := planFixes(ctx, lib.Root(), records, fixes, unsafe, newReadPaths(lib, agents))
+	return plan, err
 }
 
-// knownFile reports whether the check reads a file at path, by that path.
-func knownFile(lib *library.Snapshot, agents *agentfiles.Set) func(string) bool {
-	return func(p string) bool {
-		if _, ok := lib.File(p); ok {
+// readPaths is the paths by which the check reads files: those of the
+// library and of the agent files.
+type readPaths struct {
+	lib    *library.Snapshot
+	agents *agentfiles.Set
+	// links maps the workspace-relative path of a file to the paths the
+	// check reads it by that are links to it (or lie in linked folders);
+	// nil until linksTo first asks.
+	links map[string][]string
+}
+
+func newReadPaths(lib *library.Snapshot, agents *agentfiles.Set) *readPaths {
+	return &readPaths{lib: lib, agents: agents}
+}
+
+// known reports whether the check reads a file at p, by that path.
+func (r *readPaths) known(p string) bool {
+	if _, ok := r.lib.File(p); ok {
+		return true
+	}
+	if r.agents != nil {
+		if _, ok := r.agents.File(p); ok {
 			return true
 		}
-		if agents != nil {
-			if _, ok := agents.File(p); ok {
-				return true
+	}
+	return false
+}
+
+// linksTo returns the paths the check reads that lead, through links, to
+// the file at rel, sorted.
+func (r *readPaths) linksTo(root *fsguard.Root, rel string) []string {
+	if r.links == nil {
+		r.links = map[string][]string{}
+		add := func(p string) {
+			if target, trel, err := root.Target(p); err == nil && target != p && !slices.Contains(r.links[trel], p) {
+				r.links[trel] = append(r.links[trel], p)
 			}
 		}
-		return false
+		for _, f := range r.lib.Files() {
+			add(f.Path)
+		}
+		if r.agents != nil {
+			for _, f := range r.agents.Files {
+				add(f.Path)
+			}
+		}
+		for _, ps := range r.links {
+			slices.Sort(ps)
+		}
 	}
+	return r.links[rel]
 }
 
 func (s *shadow) remove() { os.RemoveAll(s.tmp) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
@@ -65,7 +66,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	db, err := storage.OpenExistingWorkspace(ctx, dir)
 	if errors.Is(err, os.ErrNotExist) {
 		if len(pos) == 0 {
-			return printHistoryConversations(stdout, *fs.format, nil)
+			return printHistoryConversations(stdout, *fs.format, nil, cfg.Tokenizer)
 		}
 		return fmt.Errorf("unknown conversation %q: no history recorded in %s (no %s)", pos[0], dir, storage.WorkspacePath(dir))
 	} else if err != nil {
@@ -84,7 +85,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if len(pos) == 0 {
-		return printHistoryConversations(stdout, *fs.format, cs)
+		return printHistoryConversations(stdout, *fs.format, cs, counter.Name())
 	}
 	// An id or a unique prefix of one, as chain show takes them.
 	ids := make([]string, len(cs))
@@ -105,14 +106,14 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		if *fs.format == "json" {
 			return printJSON(stdout, ops.BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected,
-				Omitted: hc.Omitted, Budget: hc.Budget, Model: b, Warnings: warningsOf(hc.Warnings)})
+				Omitted: hc.Omitted, Budget: hc.Budget, Model: b, Tokenizer: counter.Name(), Warnings: warningsOf(hc.Warnings)})
 		}
 		fmt.Fprint(stdout, hc.Text)
 		for _, w := range hc.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-		fmt.Fprintf(stderr, "%s, %s selected, %d omitted; budget %s (model %s, window %s)\n",
-			count(hc.Tokens, "token"), count(hc.Selected, "message"), hc.Omitted, thousands(hc.Budget), b.Model, thousands(b.Window))
+		fmt.Fprintf(stderr, "%s (%s), %s selected, %d omitted; budget %s (model %s, window %s)\n",
+			numfmt.Count(hc.Tokens, "token"), counter.Name(), numfmt.Count(hc.Selected, "message"), hc.Omitted, numfmt.Thousands(hc.Budget), b.Model, numfmt.Thousands(b.Window))
 		return nil
 	}
 	runID := *run
@@ -139,7 +140,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	res := ops.HistoryListResponse{Items: page.Items, More: page.More, Warnings: []ops.Warning{}}
+	res := ops.HistoryListResponse{Items: page.Items, More: page.More, Tokenizer: counter.Name(), Warnings: []ops.Warning{}}
 	if res.Items == nil {
 		res.Items = []ops.HistoryMessage{}
 	}
@@ -148,7 +149,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	printWarnings(stderr, res.Warnings)
 	if page.More {
-		fmt.Fprintf(stderr, "showing the newest %s; use --limit for more\n", count(len(page.Items), "message"))
+		fmt.Fprintf(stderr, "showing the newest %s; use --limit for more\n", numfmt.Count(len(page.Items), "message"))
 	}
 	for i, m := range page.Items {
 		if i > 0 {
@@ -161,7 +162,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if m.RunID != "" {
 			head = append(head, "run "+m.RunID)
 		}
-		head = append(head, fmt.Sprintf("%d tokens", m.Tokens))
+		head = append(head, fmt.Sprintf("%d tokens (%s)", m.Tokens, counter.Name()))
 		fmt.Fprintln(stdout, strings.Join(head, "  "))
 		for line := range strings.Lines(m.Content) {
 			fmt.Fprint(stdout, "    ", strings.TrimRight(line, "\r\n"), "\n")
@@ -170,19 +171,21 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-func printHistoryConversations(w io.Writer, format string, cs []history.Conversation) error {
+// printHistoryConversations lists the conversations, whose tokens are
+// counted in tokenizer.
+func printHistoryConversations(w io.Writer, format string, cs []history.Conversation, tokenizer string) error {
 	if cs == nil {
 		cs = []history.Conversation{}
 	}
 	if format == "json" {
-		return printJSON(w, ops.ConversationsResponse{Items: cs, Warnings: []ops.Warning{}})
+		return printJSON(w, ops.ConversationsResponse{Items: cs, Tokenizer: tokenizer, Warnings: []ops.Warning{}})
 	}
 	if len(cs) == 0 {
 		fmt.Fprintln(w, "no conversations recorded")
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONVERSATION\tMESSAGES\tTOKENS\tLAST ACTIVITY")
+	fmt.Fprintf(tw, "CONVERSATION\tMESSAGES\tTOKENS (%s)\tLAST ACTIVITY\n", tokenizer)
 	for _, c := range cs {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.ConversationID, c.Messages, c.Tokens, c.LastActivity.Local().Format(time.DateTime))
 	}

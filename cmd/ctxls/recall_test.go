@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -236,6 +237,95 @@ func anySkill(rel string) bool { return strings.HasSuffix(rel, "/SKILL.md") }
 // to Codex's.
 func specSkill(rel string) bool { return anySkill(rel) && strings.HasPrefix(rel, ".github/skills/") }
 
+// specProjectSkill is a project's skill that agents following the Agent
+// Skills specification load from where it lies (Codex's .agents/skills,
+// Copilot's .github/skills), where a name that differs from the folder
+// matters; Claude Code names a skill by its name and needs no match.
+func specProjectSkill(rel string) bool {
+	return strings.HasSuffix(rel, "/SKILL.md") && (strings.HasPrefix(rel, ".agents/skills/") || strings.HasPrefix(rel, ".github/skills/"))
+}
+
+// strictSkill is a skill that an agent whose frontmatter loader does not
+// quote values as Claude Code's does loads from where it lies: Codex's
+// .agents/skills (and .codex/skills) and OpenCode's .opencode/skills.
+func strictSkill(rel string) bool {
+	p := "/" + rel
+	return strings.HasSuffix(rel, "/SKILL.md") && (strings.Contains(p, "/.agents/skills/") || strings.Contains(p, "/.codex/skills/") ||
+		strings.Contains(p, "/.opencode/skills/") || strings.Contains(p, "/.opencode/skill/"))
+}
+
+// specAudience reports whether the skill h is read by agents that follow
+// the Agent Skills specification, whose rules (string metadata values)
+// matter to them: not a skill of .claude/skills, nor of a Claude Code
+// plugin, which only Claude Code loads and which ignores metadata. A
+// plugin is a folder with .claude-plugin/plugin.json, or one a
+// marketplace above it names as a plugin's source.
+func specAudience(h *hostFile) bool {
+	if strings.HasPrefix(h.rel, ".claude/") || strings.Contains(h.rel, "/.claude/") {
+		return false
+	}
+	for dir := path.Dir(h.rel); ; dir = path.Dir(dir) {
+		if h.exists(path.Join(dir, ".claude-plugin", "plugin.json")) {
+			return false
+		}
+		var m struct {
+			Plugins []struct {
+				Source any `json:"source"`
+			} `json:"plugins"`
+		}
+		if b, err := os.ReadFile(filepath.Join(h.root, filepath.FromSlash(dir), ".claude-plugin", "marketplace.json")); err == nil && json.Unmarshal(b, &m) == nil {
+			for _, p := range m.Plugins {
+				if src, ok := p.Source.(string); ok {
+					if root := path.Join(dir, src); root == "." || strings.HasPrefix(h.rel, root+"/") {
+						return false
+					}
+				}
+			}
+		}
+		if dir == "." {
+			return true
+		}
+	}
+}
+
+// cursorRule is a Cursor rule, a .mdc file of a .cursor/rules folder.
+func cursorRule(rel string) bool {
+	return strings.HasSuffix(rel, ".mdc") && strings.Contains("/"+rel, "/.cursor/rules/")
+}
+
+// freeEvent returns the first of Claude Code's hook events that the
+// settings text does not name yet, so that a seeded hook adds an event
+// rather than giving one twice (which is a defect of its own).
+func freeEvent(text string, events ...string) (string, bool) {
+	for _, e := range events {
+		if !strings.Contains(text, `"`+e+`"`) {
+			return e, true
+		}
+	}
+	return "", false
+}
+
+// hookEvents are events a seeded hook may go on.
+var hookEvents = []string{"SessionStart", "Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit", "Notification", "SubagentStop", "PreCompact", "SessionEnd"}
+
+// seedHook puts a hook with handler (and matcher, a member written with
+// its comma, or "") on the first of events, or of hookEvents when none
+// are given, that the settings text does not name.
+func seedHook(text, handler, matcher string, events ...string) (string, int, bool) {
+	if len(events) == 0 {
+		events = hookEvents
+	}
+	ev, ok := freeEvent(text, events...)
+	if !ok {
+		return "", 0, false
+	}
+	hook := `"` + ev + `": [{ ` + matcher + `"hooks": [` + handler + `] }]`
+	if strings.Contains(text, `"hooks"`) {
+		return insertMember(text, "hooks", "    "+hook)
+	}
+	return insertMember(text, "", `  "hooks": { `+hook+` }`)
+}
+
 // subagent is a Claude Code subagent.
 func subagent(rel string) bool {
 	return strings.HasPrefix(rel, ".claude/agents/") && strings.HasSuffix(rel, ".md")
@@ -284,7 +374,7 @@ var seeds = []seed{
 		t, n := appendLines(h.text, "The entry point is `"+top+"/recall-missing-entry.ts`.")
 		return t, n, true
 	}},
-	{code: "skill-name-mismatch", what: "skill name differs from its folder", host: projectSkill, inject: func(h *hostFile) (string, int, bool) {
+	{code: "skill-name-mismatch", what: "skill name differs from its folder", host: specProjectSkill, inject: func(h *hostFile) (string, int, bool) {
 		return setField(h.text, "name", "recall-other-name")
 	}},
 	{code: "skill-name-invalid", what: "skill name not kebab-case", also: []string{"skill-name-mismatch"}, host: anySkill, inject: func(h *hostFile) (string, int, bool) {
@@ -297,11 +387,35 @@ var seeds = []seed{
 		t, n := appendLines(h.text, "Read [the checklist](references/recall-missing-checklist.md) first.")
 		return t, n, true
 	}},
-	{code: "skill-metadata-invalid", what: "skill metadata not a map", host: anySkill, inject: func(h *hostFile) (string, int, bool) {
+	{code: "skill-metadata-invalid", what: "skill metadata value not a string", host: anySkill, inject: func(h *hostFile) (string, int, bool) {
+		if !specAudience(h) {
+			return "", 0, false
+		}
 		return setField(h.text, "metadata", "{version: [1, 2]}")
 	}},
-	{code: "frontmatter-parse-error", what: "unclosed flow sequence in frontmatter", host: anySkill, inject: func(h *hostFile) (string, int, bool) {
+	// Claude Code's loader quotes a value starting with "[" and reads the
+	// skill, so only where a strict loader reads it is this an error.
+	{code: "frontmatter-parse-error", what: "unclosed flow sequence in frontmatter", host: strictSkill, inject: func(h *hostFile) (string, int, bool) {
 		return setField(h.text, "allowed-tools", "[Read, Grep")
+	}},
+	{code: "frontmatter-parse-error", what: "description continued on an unindented line", host: anySkill, inject: func(h *hostFile) (string, int, bool) {
+		ls := lines(h.text)
+		_, end, ok := frontmatter(ls)
+		if !ok {
+			return "", 0, false
+		}
+		i := fieldLine(ls, end, "description")
+		if i < 0 || i+1 < end && strings.HasPrefix(ls[i+1], " ") {
+			return "", 0, false
+		}
+		v := strings.TrimSpace(strings.TrimPrefix(ls[i], "description:"))
+		cut := strings.LastIndexByte(v, ' ')
+		if v == "" || strings.ContainsAny(v[:1], "|>\"'[{&*!%@`") || cut < 0 || strings.Contains(v[cut+1:], ":") {
+			return "", 0, false
+		}
+		ls = slices.Insert(ls, i+1, v[cut+1:])
+		ls[i] = "description: " + v[:cut]
+		return strings.Join(ls, "\n") + "\n", i + 2, true
 	}},
 	{code: "subagent-field-missing", what: "subagent without description", host: subagent, inject: func(h *hostFile) (string, int, bool) {
 		return dropField(h.text, "description")
@@ -334,23 +448,13 @@ var seeds = []seed{
 		return insertMember(h.text, "", `  "hooks": { "PreToolUs": [{ "hooks": [{ "type": "command", "command": "true" }] }] }`)
 	}},
 	{code: "hook-handler-invalid", what: "hook handler of an unknown type", host: settingsFile, inject: func(h *hostFile) (string, int, bool) {
-		if strings.Contains(h.text, `"hooks"`) {
-			return insertMember(h.text, "hooks", `    "Stop": [{ "hooks": [{ "type": "shell", "command": "true" }] }]`)
-		}
-		return insertMember(h.text, "", `  "hooks": { "Stop": [{ "hooks": [{ "type": "shell", "command": "true" }] }] }`)
+		return seedHook(h.text, `{ "type": "shell", "command": "true" }`, "")
 	}},
 	{code: "hook-matcher-invalid", what: "hook matcher not a regular expression", host: settingsFile, inject: func(h *hostFile) (string, int, bool) {
-		if strings.Contains(h.text, `"hooks"`) {
-			return insertMember(h.text, "hooks", `    "PreToolUse": [{ "matcher": "Bash(", "hooks": [{ "type": "command", "command": "true" }] }]`)
-		}
-		return insertMember(h.text, "", `  "hooks": { "PreToolUse": [{ "matcher": "Bash(", "hooks": [{ "type": "command", "command": "true" }] }] }`)
+		return seedHook(h.text, `{ "type": "command", "command": "true" }`, `"matcher": "Bash(", `, "PreToolUse", "PostToolUse")
 	}},
 	{code: "hook-script-missing", what: "hook runs a missing script", host: settingsFile, inject: func(h *hostFile) (string, int, bool) {
-		hook := `"SessionStart": [{ "hooks": [{ "type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/recall-missing.sh" }] }]`
-		if strings.Contains(h.text, `"hooks"`) {
-			return insertMember(h.text, "hooks", "    "+hook)
-		}
-		return insertMember(h.text, "", `  "hooks": { `+hook+` }`)
+		return seedHook(h.text, `{ "type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/recall-missing.sh" }`, "")
 	}},
 	{code: "mcp-server-field-missing", what: "MCP server without command", host: mcpFile, inject: func(h *hostFile) (string, int, bool) {
 		return insertMember(h.text, "mcpServers", `    "recall": { "args": ["serve"] }`)
@@ -364,7 +468,7 @@ var seeds = []seed{
 	{code: "mcp-key-misspelled", what: "MCP server key misspelled", host: mcpFile, inject: func(h *hostFile) (string, int, bool) {
 		return insertMember(h.text, "mcpServers", `    "recall": { "command": "npx", "arg": ["serve"] }`)
 	}},
-	{code: "cursor-field-invalid", what: "Cursor alwaysApply not a boolean", host: in(".mdc"), inject: func(h *hostFile) (string, int, bool) {
+	{code: "cursor-field-invalid", what: "Cursor alwaysApply not a boolean", host: cursorRule, inject: func(h *hostFile) (string, int, bool) {
 		return setField(h.text, "alwaysApply", "sometimes")
 	}},
 	{code: "copilot-applyto-unmatched", what: "applyTo matching no file", host: in(".instructions.md"), inject: func(h *hostFile) (string, int, bool) {
@@ -391,17 +495,27 @@ var seeds = []seed{
 	{code: "kiro-field-invalid", what: "Kiro inclusion unknown", host: in("/.kiro/steering/"), inject: func(h *hostFile) (string, int, bool) {
 		return setField(h.text, "inclusion", "sometimes")
 	}},
+	{code: "kiro-file-reference-missing", what: "Kiro file reference names no file", host: in("/.kiro/steering/"), inject: func(h *hostFile) (string, int, bool) {
+		t, n := appendLines(h.text, "See #[[file:docs/recall-missing.md]].")
+		return t, n, true
+	}},
 	{code: "gemini-import-missing", what: "GEMINI.md import names no file", host: in("GEMINI.md"), inject: func(h *hostFile) (string, int, bool) {
 		t, n := appendLines(h.text, "@./docs/recall-missing.md")
 		return t, n, true
 	}},
-	{code: "opencode-instructions-missing", what: "opencode instructions entry names no file", host: in("opencode.json"), inject: func(h *hostFile) (string, int, bool) {
+	{code: "opencode-instructions-missing", what: "opencode instructions entry names no file", host: func(rel string) bool { return rel == "opencode.json" }, inject: func(h *hostFile) (string, int, bool) {
 		return insertMember(h.text, "", `  "instructions": ["docs/recall-missing.md"]`)
 	}},
 	{code: "toml-syntax-error", what: "Codex config.toml with a bare key", host: in(".codex/config.toml"), inject: func(h *hostFile) (string, int, bool) {
 		ls := lines(h.text)
 		ls = slices.Insert(ls, 0, "recall =")
 		return strings.Join(ls, "\n") + "\n", 1, true
+	}},
+	{code: "codex-config-invalid", what: "Codex project_doc_max_bytes a string", host: in(".codex/config.toml"), inject: func(h *hostFile) (string, int, bool) {
+		if strings.Contains(h.text, "project_doc_max_bytes") {
+			return "", 0, false
+		}
+		return "project_doc_max_bytes = \"65536\"\n" + h.text, 1, true
 	}},
 	{code: "plugin-name-invalid", what: "plugin name not kebab-case", host: in(".claude-plugin/plugin.json"), inject: func(h *hostFile) (string, int, bool) {
 		k := strings.Index(h.text, `"name"`)
@@ -447,6 +561,13 @@ func (d diag) String() string {
 	return fmt.Sprintf("%s:%d %s %s %s", d.File, d.Line, d.Severity, d.Code, d.Message)
 }
 
+// where is the diagnostic without its message: a seed that grows a file
+// changes the figures in the messages of what was there before (the size
+// of an AGENTS.md over its limit) but not where or what they are.
+func (d diag) where() string {
+	return fmt.Sprintf("%s:%d %s %s", d.File, d.Line, d.Severity, d.Code)
+}
+
 // checkJSON runs ctxls check on dir and returns its diagnostics.
 func checkJSON(t *testing.T, dir string) []diag {
 	t.Helper()
@@ -485,14 +606,7 @@ type trial struct {
 // the two differ in one run of lines; a line of that run maps to 0.
 func shift(old, new string, line int) int {
 	a, b := lines(old), lines(new)
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(a, b)
 	switch {
 	case line <= pre:
 		return line
@@ -572,11 +686,11 @@ func seedRepo(t *testing.T, root string) ([]*trial, []diag) {
 			if tr, ok := byFile[d.File]; ok {
 				d.Line = shift(tr.old, tr.new, d.Line)
 			}
-			known[d.String()]++
+			known[d.where()]++
 		}
 		for _, d := range checkJSON(t, root) {
-			if known[d.String()] > 0 {
-				known[d.String()]--
+			if known[d.where()] > 0 {
+				known[d.where()]--
 				continue
 			}
 			tr, ok := byFile[d.File]

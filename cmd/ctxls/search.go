@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -89,5 +90,5 @@ func printSearch(w io.Writer, query string, res ops.InventorySearchResponse) {
 	}
 	printTable(w, rows, []bool{true, false, false, false, false, true, true, false, false})
 	fmt.Fprintf(w, "\n%s for %q: %s · %s tokens measured (%s)\n",
-		count(len(res.Items), "result"), query, kindSummary(entries), thousands(tokens), res.Tokenizer)
+		numfmt.Count(len(res.Items), "result"), query, kindSummary(entries), numfmt.Thousands(tokens), res.Tokenizer)
 }

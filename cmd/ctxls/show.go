@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -42,7 +43,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // showHeader is the line that names what show prints.
 func showHeader(rec ops.ShowResponse, tokenizer string) string {
-	return fmt.Sprintf("%s · %s · %s tokens (%s)", rec.Reference, rec.Title, thousands(rec.Tokens), tokenizer)
+	return fmt.Sprintf("%s · %s · %s tokens (%s)", rec.Reference, rec.Title, numfmt.Thousands(rec.Tokens), tokenizer)
 }
 
 // isTerminal reports whether w, a reader or a writer, is a terminal: a

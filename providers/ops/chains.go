@@ -59,7 +59,7 @@ type ChainResponse struct {
 
 func chainResponse(r *ChainResult, err error) (ChainResponse, error) {
 	if err != nil {
-		return ChainResponse{}, runsError(err)
+		return ChainResponse{}, err
 	}
 	ws := make([]Warning, 0, len(r.Warnings))
 	for _, w := range r.Warnings {

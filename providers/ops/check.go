@@ -35,6 +35,9 @@ type Diagnostic struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
+	// Tokenizer names the tokenizer of the token counts Message gives;
+	// absent when it gives none.
+	Tokenizer string `json:"tokenizer,omitempty"`
 
 	// Source is the checker's own diagnostic, for a presentation that
 	// offers its fix. It is not part of the result sent.
@@ -70,12 +73,13 @@ type CheckResponse struct {
 // A path outside the workspace is an ErrInvalid error.
 func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
 	return withHeavy(o, ctx, func(ctx context.Context) (CheckResponse, error) {
-		lib := o.Library()
+		snap := o.opts.Snapshot()
+		lib := snap.Library()
 		keep, err := pathFilter(lib.Dir(), req.Path)
 		if err != nil {
 			return CheckResponse{}, err
 		}
-		agents, err := o.agentSet(ctx)
+		agents, err := o.agentSetOrLoad(ctx, snap)
 		if err != nil {
 			return CheckResponse{}, err
 		}
@@ -104,15 +108,13 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 	})
 }
 
-// agentSet returns the workspace's agent files: those the Ops is given,
-// else read from disk.
-func (o *Ops) agentSet(ctx context.Context) (*agentfiles.Set, error) {
-	if o.opts.AgentFiles != nil {
-		if set := o.opts.AgentFiles(); set != nil {
-			return set, nil
-		}
+// agentSetOrLoad returns the agent files of snap: those the Ops is
+// given, else read from disk.
+func (o *Ops) agentSetOrLoad(ctx context.Context, snap Snapshot) (*agentfiles.Set, error) {
+	if set := o.agentSet(snap); set != nil {
+		return set, nil
 	}
-	lib := o.Library()
+	lib := snap.Library()
 	set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
 	if err != nil {
 		return nil, fmt.Errorf("load the agent files: %w", err)
@@ -179,7 +181,7 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 				continue
 			}
 			d := Diagnostic{File: relSlash(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-				Severity: ld.Severity.String(), Code: ld.Code, Message: ld.Message,
+				Severity: ld.Severity.String(), Code: ld.Code, Message: ld.Message, Tokenizer: ld.Tokenizer,
 				Source: DiagnosticSource{Path: p, Library: &ds[i]}}
 			if f != nil && f.Doc != nil {
 				d.at(f.Doc.Lines, ld.Span)
@@ -190,7 +192,7 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 	add := func(p string, f *agentfiles.File, ds []agentfiles.Diagnostic) {
 		for i, ad := range ds {
 			d := Diagnostic{File: relSlash(lib.Dir(), p), Severity: ad.Severity.String(), Code: ad.Code, Message: ad.Message,
-				Source: DiagnosticSource{Path: p, AgentFile: f, Agent: &ds[i]}}
+				Tokenizer: ad.Tokenizer, Source: DiagnosticSource{Path: p, AgentFile: f, Agent: &ds[i]}}
 			d.at(f.Lines, ad.Span)
 			out = append(out, d)
 		}

@@ -70,7 +70,7 @@ func (o *Ops) Reference(ctx context.Context, req ReferenceRequest) (ReferenceRes
 		return ReferenceResponse{}, err
 	}
 	res, err := o.prov.Reference(ctx, req.Domain, req.File)
-	return res, providerError(err)
+	return res, err
 }
 
 // TopicRef names a topic: on the wire either a catalog entry or a string
@@ -102,7 +102,7 @@ func (o *Ops) Materialize(ctx context.Context, req MaterializeRequest) (FileResp
 		return FileResponse{}, require(field{name: "reference"})
 	}
 	res, err := o.prov.Materialize(ctx, req.Reference.Reference)
-	return res, providerError(err)
+	return res, err
 }
 
 // MaterializeSectionsRequest names a topic and the sections to load.
@@ -117,7 +117,7 @@ func (o *Ops) MaterializeSections(ctx context.Context, req MaterializeSectionsRe
 		return SectionsResponse{}, require(field{name: "reference"})
 	}
 	res, err := o.prov.MaterializeSections(ctx, req.Reference.Reference, req.Sections)
-	return res, providerError(err)
+	return res, err
 }
 
 // DomainRequest names a domain.
@@ -139,7 +139,7 @@ type Empty struct{}
 // LoadingProtocol returns the library's loading protocol.
 func (o *Ops) LoadingProtocol(ctx context.Context, _ Empty) (LoadingProtocol, error) {
 	res, err := o.prov.LoadingProtocol(ctx)
-	return res, providerError(err)
+	return res, err
 }
 
 // AlwaysLoadFiles returns the files of a domain that are always loaded.
@@ -208,7 +208,7 @@ func (o *Ops) Invalidate(_ context.Context, req InvalidateRequest) (InvalidateRe
 	}
 	n, err := o.prov.Invalidate(req.Domain, req.File)
 	if err != nil {
-		return InvalidateResponse{}, providerError(err)
+		return InvalidateResponse{}, err
 	}
 	return InvalidateResponse{Removed: n, Stats: o.prov.Stats(), Warnings: []Warning{}}, nil
 }

@@ -121,8 +121,10 @@ type DocumentCostResponse struct {
 	Topics []TopicCost        `json:"topics"`
 	Items  []DocumentCostItem `json:"items"`
 	// Omitted is the number of references not listed in Items.
-	Omitted  int       `json:"omitted"`
-	Warnings []Warning `json:"warnings"`
+	Omitted int `json:"omitted"`
+	// Tokenizer names the encoding every token figure is counted in.
+	Tokenizer string    `json:"tokenizer"`
+	Warnings  []Warning `json:"warnings"`
 }
 
 // DocumentCost returns the references of a document, as the editor has it
@@ -135,6 +137,7 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 		res := DocumentCostResponse{URI: req.URI, Topics: []TopicCost{}, Items: []DocumentCostItem{}, Warnings: []Warning{}}
 		snap := o.opts.Snapshot()
 		lib := snap.Library()
+		res.Tokenizer = lib.Counter().Name()
 		f, err := o.document(ctx, snap, req.URI)
 		if err != nil {
 			res.Warnings = append(res.Warnings, Warning{Message: err.Error(), Code: "unreadable-document"})

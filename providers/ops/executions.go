@@ -399,14 +399,14 @@ func deleteInTwoSteps(confirmToken, method, what string, request func() (string,
 	if confirmToken == "" {
 		tok, exp, err := request()
 		if err != nil {
-			return deletion{}, runsError(err)
+			return deletion{}, err
 		}
 		exp = exp.UTC()
 		return deletion{ConfirmToken: tok, ExpiresAt: &exp, Warnings: []Warning{},
 			Message: fmt.Sprintf("call %s again with this confirmToken before %s to delete %s", method, exp.Format(time.RFC3339), what)}, nil
 	}
 	if err := confirm(confirmToken); err != nil {
-		return deletion{}, runsError(err)
+		return deletion{}, err
 	}
 	return deletion{Deleted: true, Warnings: []Warning{}}, nil
 }

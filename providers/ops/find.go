@@ -69,12 +69,15 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 	limit := cmp.Or(req.Limit, contextprovider.DefaultSearchLimit)
 	domain := strings.TrimSpace(req.Domain)
 	return withHeavy(o, ctx, func(ctx context.Context) (InventorySearchResponse, error) {
-		lib := o.Library()
+		// One state for the whole request: the topics and the other kinds
+		// come from the same library and agent files.
+		snap := o.opts.Snapshot()
+		lib := snap.Library()
 		out := InventorySearchResponse{Items: []InventoryMatch{}, Warnings: []Warning{}, Tokenizer: lib.Counter().Name()}
 		if kind == "" || kind == KindTopic {
 			// Every topic that matches, so that the cut below ranks them
 			// with the other kinds.
-			res, err := o.Search(ctx, SearchRequest{Query: req.Query, Domain: domain, Limit: max(len(lib.Topics()), 1)})
+			res, err := o.prov.SearchIn(ctx, lib, req.Query, domain, max(len(lib.Topics()), 1))
 			if err != nil {
 				return InventorySearchResponse{}, err
 			}
@@ -94,7 +97,7 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 		var inv InventoryResponse
 		if domain == "" {
 			var err error
-			if inv, err = o.Inventory(ctx, InventoryRequest{Kind: kind}); err != nil {
+			if inv, err = o.inventoryIn(ctx, lib, o.agentFiles(snap), "", kind); err != nil {
 				return InventorySearchResponse{}, err
 			}
 		}
@@ -102,11 +105,7 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 			if e.Kind == KindTopic {
 				continue
 			}
-			name := e.Reference
-			if e.Kind != KindSkill {
-				name = strings.TrimSuffix(path.Base(e.Path), path.Ext(e.Path))
-			}
-			texts := [...]string{name, e.Title, e.Path}
+			texts := [...]string{entryName(e), e.Title, e.Path}
 			fields := make([]contextprovider.MatchField, len(agentFields))
 			for i, f := range agentFields {
 				fields[i] = contextprovider.MatchField{Name: f.name, Text: texts[i], Weight: f.weight}
@@ -127,4 +126,14 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 		}
 		return out, nil
 	})
+}
+
+// entryName is the name an agent calls an entry of a kind but topics by:
+// a skill's name, the file name of a command, subagent or rule without
+// its extension.
+func entryName(e InventoryEntry) string {
+	if e.Kind == KindSkill {
+		return e.Reference
+	}
+	return strings.TrimSuffix(path.Base(e.Path), path.Ext(e.Path))
 }

@@ -48,17 +48,13 @@ func withHeavy[T any](o *Ops, ctx context.Context, fn func(context.Context) (T, 
 }
 
 // provide checks the fields a request requires, then runs fn, a call of
-// the context provider, as a heavy request and marks its error with the
-// kind it is of.
+// the context provider, as a heavy request.
 func provide[T any](o *Ops, ctx context.Context, required []field, fn func(context.Context) (T, error)) (T, error) {
 	if err := require(required...); err != nil {
 		var zero T
 		return zero, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (T, error) {
-		res, err := fn(ctx)
-		return res, providerError(err)
-	})
+	return withHeavy(o, ctx, fn)
 }
 
 // provideIn runs call, a call of the context provider about a domain with

@@ -84,8 +84,10 @@ type HistoryListRequest struct {
 
 // HistoryListResponse is a page of messages, oldest first.
 type HistoryListResponse struct {
-	Items    []HistoryMessage `json:"items"`
-	Warnings []Warning        `json:"warnings"`
+	Items []HistoryMessage `json:"items"`
+	// Tokenizer names the encoding the messages' tokens are counted in.
+	Tokenizer string    `json:"tokenizer"`
+	Warnings  []Warning `json:"warnings"`
 	// More reports older messages before the first item.
 	More bool `json:"more"`
 }
@@ -97,12 +99,12 @@ func (o *Ops) History(ctx context.Context, req HistoryListRequest) (HistoryListR
 	return withRuns(o, ctx, []field{{"conversationId", req.ConversationID}}, func(st *stores) (HistoryListResponse, error) {
 		page, err := st.hist.List(ctx, req.ConversationID, history.ListRequest{RunID: req.RunID, Limit: req.Limit, Before: int64(req.Before)})
 		if errors.Is(err, history.ErrUnknownConversation) {
-			return HistoryListResponse{Items: []HistoryMessage{}, Warnings: historyUnknown(req.ConversationID)}, nil
+			return HistoryListResponse{Items: []HistoryMessage{}, Tokenizer: o.Library().Counter().Name(), Warnings: historyUnknown(req.ConversationID)}, nil
 		}
 		if err != nil {
 			return HistoryListResponse{}, err
 		}
-		res := HistoryListResponse{Items: page.Items, Warnings: []Warning{}, More: page.More}
+		res := HistoryListResponse{Items: page.Items, Tokenizer: o.Library().Counter().Name(), Warnings: []Warning{}, More: page.More}
 		if res.Items == nil {
 			res.Items = []HistoryMessage{}
 		}
@@ -122,7 +124,9 @@ func (o *Ops) Conversations(ctx context.Context, _ Empty) (ConversationsResponse
 	return withRuns(o, ctx, nil, func(st *stores) (ConversationsResponse, error) {
 		return withHeavy(o, ctx, func(ctx context.Context) (ConversationsResponse, error) {
 			cs, err := st.hist.Conversations(ctx)
-			return newList(cs, nil), err
+			l := newList(cs, nil)
+			l.Tokenizer = o.Library().Counter().Name()
+			return l, err
 		})
 	})
 }
@@ -143,7 +147,9 @@ type BuildHistoryResponse struct {
 	Omitted  int         `json:"omitted"`
 	Budget   int         `json:"budget"`
 	Model    ModelBudget `json:"model"`
-	Warnings []Warning   `json:"warnings"`
+	// Tokenizer names the encoding Tokens and the budgets are counted in.
+	Tokenizer string    `json:"tokenizer"`
+	Warnings  []Warning `json:"warnings"`
 }
 
 // BuildHistory builds the history a conversation's next prompt would
@@ -160,7 +166,7 @@ func (o *Ops) BuildHistory(ctx context.Context, req BuildHistoryRequest) (BuildH
 				ws = append(ws, Warning{Message: w})
 			}
 			return BuildHistoryResponse{Text: hc.Text, Tokens: hc.Tokens, Selected: hc.Selected, Omitted: hc.Omitted,
-				Budget: hc.Budget, Model: b, Warnings: ws}, nil
+				Budget: hc.Budget, Model: b, Tokenizer: o.Library().Counter().Name(), Warnings: ws}, nil
 		})
 	})
 }

@@ -73,45 +73,61 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 		return InventoryResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(inventoryKinds, ", "))
 	}
 	return withHeavy(o, ctx, func(ctx context.Context) (InventoryResponse, error) {
-		domain := strings.TrimSpace(req.Domain)
-		lib := o.Library()
-		counter := lib.Counter()
-		out := InventoryResponse{Entries: []InventoryEntry{}, Tokenizer: counter.Name()}
-		want := func(k string) bool { return kind == "" || kind == k }
-		if want(KindTopic) {
-			res, err := o.Catalog(ctx, CatalogRequest{Domain: domain})
-			if err != nil {
-				return InventoryResponse{}, err
-			}
-			if len(res.Items) == 0 && len(res.Warnings) > 0 {
-				return InventoryResponse{}, withKind(ErrInvalid, errorString(joinWarnings(res.Warnings)))
-			}
-			for _, r := range res.Items {
-				out.Entries = append(out.Entries, topicEntry(lib, r))
-			}
-		}
-		if domain == "" {
-			seen := map[string]bool{}
-			if want(KindCommand) {
-				for _, c := range lib.Commands() {
-					seen[c.Path] = true
-					out.Entries = append(out.Entries, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
-						Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
-				}
-			}
-			for _, f := range o.agentFiles() {
-				k := agentKind(f.Kind)
-				if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
-					continue
-				}
-				out.Entries = append(out.Entries, agentEntry(counter, f, k))
-			}
-		}
-		for _, e := range out.Entries {
-			out.Tokens += e.Tokens
-		}
-		return out, nil
+		snap := o.opts.Snapshot()
+		return o.inventoryIn(ctx, snap.Library(), o.agentFiles(snap), strings.TrimSpace(req.Domain), kind)
 	})
+}
+
+// inventoryIn is the inventory of lib and the agent files files, one
+// state the caller holds for its whole request, of one domain's topics
+// and one kind when they are not empty.
+func (o *Ops) inventoryIn(ctx context.Context, lib *library.Snapshot, files []*agentfiles.File, domain, kind string) (InventoryResponse, error) {
+	counter := lib.Counter()
+	out := InventoryResponse{Entries: []InventoryEntry{}, Tokenizer: counter.Name()}
+	want := func(k string) bool { return kind == "" || kind == k }
+	if want(KindTopic) {
+		res, err := o.prov.CatalogIn(ctx, lib, domain)
+		if err != nil {
+			return InventoryResponse{}, err
+		}
+		if len(res.Items) == 0 && len(res.Warnings) > 0 {
+			return InventoryResponse{}, withKind(ErrInvalid, errorString(joinWarnings(res.Warnings)))
+		}
+		for _, r := range res.Items {
+			out.Entries = append(out.Entries, topicEntry(lib, r))
+		}
+	}
+	if domain == "" {
+		out.Entries = append(out.Entries, agentEntries(lib, files, want)...)
+	}
+	for _, e := range out.Entries {
+		out.Tokens += e.Tokens
+	}
+	return out, nil
+}
+
+// agentEntries lists the entries of every kind but topics that want
+// keeps: the commands of lib's command roots, then the agent files of
+// files the inventory lists.
+func agentEntries(lib *library.Snapshot, files []*agentfiles.File, want func(kind string) bool) []InventoryEntry {
+	var out []InventoryEntry
+	counter := lib.Counter()
+	seen := map[string]bool{}
+	if want(KindCommand) {
+		for _, c := range lib.Commands() {
+			seen[c.Path] = true
+			out = append(out, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
+				Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+		}
+	}
+	for _, f := range files {
+		k := agentKind(f.Kind)
+		if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
+			continue
+		}
+		out = append(out, agentEntry(counter, f, k))
+	}
+	return out
 }
 
 // agentKind is the inventory kind of an agent file, or "" for files that
@@ -152,13 +168,19 @@ func SkillName(f *agentfiles.File) string {
 	return cmp.Or(strings.TrimSpace(f.Meta.Name), path.Base(path.Dir(f.Rel)))
 }
 
-// agentFiles returns the workspace's agent files, none when the Ops has
-// no source of them.
-func (o *Ops) agentFiles() []*agentfiles.File {
+// agentSet returns the agent files of snap, nil when the Ops has no
+// source of them.
+func (o *Ops) agentSet(snap Snapshot) *agentfiles.Set {
 	if o.opts.AgentFiles == nil {
 		return nil
 	}
-	if s := o.opts.AgentFiles(); s != nil {
+	return o.opts.AgentFiles(snap)
+}
+
+// agentFiles returns the agent files of snap, none when the Ops has no
+// source of them.
+func (o *Ops) agentFiles(snap Snapshot) []*agentfiles.File {
+	if s := o.agentSet(snap); s != nil {
 		return s.Files
 	}
 	return nil

@@ -111,8 +111,9 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 	return withHeavy(o, ctx, func(ctx context.Context) (LoadContextResult, error) {
 		// One state for the whole request: every ref resolves against the
 		// same library and agent files, however the workspace changes.
-		lib := o.Library()
-		agents := o.agentFiles()
+		snap := o.opts.Snapshot()
+		lib := snap.Library()
+		agents := o.agentFiles(snap)
 		all := make([]resolved, 0, len(req.Refs))
 		for _, r := range req.Refs {
 			if err := ctx.Err(); err != nil {

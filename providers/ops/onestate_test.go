@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,15 +13,16 @@ import (
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
-// TestLoadContextReadsOneState holds a load_context request after it took
-// its snapshot, moves the workspace on to one without a topic the request
-// names and with other text in the other, and lets the request go on: it
-// answers from the state it started with, whole, rather than from parts of
-// two.
-func TestLoadContextReadsOneState(t *testing.T) {
+// TestRequestsReadOneState holds each request that reads the library and
+// the agent files after it took its snapshot, moves the workspace on to
+// one without a topic the request finds and with other text in the
+// other, and lets the request go on: it answers from the state it
+// started with, whole, rather than from parts of two. Another request
+// meanwhile sees the new state.
+func TestRequestsReadOneState(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	t.Cleanup(cancel) // after the parallel subtests
 	loadLib := func(files map[string]string) *library.Snapshot {
 		t.Helper()
 		lib, err := library.Load(ctx, writeTree(t, files), nil, library.Options{})
@@ -31,61 +33,109 @@ func TestLoadContextReadsOneState(t *testing.T) {
 	}
 	before := loadLib(map[string]string{
 		"context/web/api.md":  "# API\n\nThe text before.\n",
-		"context/web/gone.md": "# Gone\n\nRemoved while the request ran.\n",
+		"context/web/gone.md": "---\ntags: [vanishing]\n---\n# Gone\n\nRemoved while the request ran.\n",
 	})
 	after := loadLib(map[string]string{
 		"context/web/api.md": "# API\n\nThe text after.\n",
 	})
-	var cur atomic.Pointer[library.Snapshot]
-	cur.Store(before)
-	held, release := make(chan struct{}), make(chan struct{})
-	var first atomic.Bool
-	o := ops.New(ops.Options{
-		Snapshot: func() ops.Snapshot { return ops.Static(cur.Load())() },
-		// The request reads the agent files once, after its library: it
-		// waits there while the workspace moves on.
-		AgentFiles: func() *agentfiles.Set {
-			if first.CompareAndSwap(false, true) {
-				close(held)
-				select {
-				case <-release:
-				case <-ctx.Done():
-				}
+
+	// Each request answers with the references it found and any text.
+	tests := []struct {
+		name string
+		run  func(context.Context, *ops.Ops) ([]string, string, error)
+		// before says whether an answer is the state before the change.
+		before func(refs []string, text string) bool
+	}{
+		{"load context", func(ctx context.Context, o *ops.Ops) ([]string, string, error) {
+			res, err := o.LoadContext(ctx, ops.LoadContextRequest{Refs: []string{"web:api", "web:gone"}})
+			var refs []string
+			for _, l := range res.Loaded {
+				refs = append(refs, l.Ref)
 			}
-			return nil
-		},
-	})
-	type answer struct {
-		res ops.LoadContextResult
-		err error
+			return refs, res.Text, err
+		}, func(refs []string, text string) bool {
+			return len(refs) == 2 && strings.Contains(text, "The text before.") &&
+				strings.Contains(text, "Removed while the request ran.") && !strings.Contains(text, "The text after.")
+		}},
+		{"inventory", func(ctx context.Context, o *ops.Ops) ([]string, string, error) {
+			res, err := o.Inventory(ctx, ops.InventoryRequest{})
+			var refs []string
+			for _, e := range res.Entries {
+				refs = append(refs, e.Reference)
+			}
+			return refs, "", err
+		}, func(refs []string, _ string) bool { return slices.Equal(refs, []string{"web:api", "web:gone"}) }},
+		{"inventory search", func(ctx context.Context, o *ops.Ops) ([]string, string, error) {
+			res, err := o.SearchInventory(ctx, ops.InventorySearchRequest{Query: "vanishing"})
+			var refs []string
+			for _, e := range res.Items {
+				refs = append(refs, e.Reference)
+			}
+			return refs, "", err
+		}, func(refs []string, _ string) bool { return slices.Equal(refs, []string{"web:gone"}) }},
+		{"symbols", func(ctx context.Context, o *ops.Ops) ([]string, string, error) {
+			res, err := o.Symbols(ctx, ops.SymbolsRequest{Query: "gone"})
+			var refs []string
+			for _, e := range res.Items {
+				refs = append(refs, e.Reference)
+			}
+			return refs, "", err
+		}, func(refs []string, _ string) bool { return slices.Equal(refs, []string{"web:gone"}) }},
 	}
-	done := make(chan answer, 1)
-	go func() {
-		res, err := o.LoadContext(ctx, ops.LoadContextRequest{Refs: []string{"web:api", "web:gone"}})
-		done <- answer{res, err}
-	}()
-	select {
-	case <-held:
-	case <-ctx.Done():
-		t.Fatal("the request never read the agent files")
-	}
-	cur.Store(after)
-	// Another request sees the new state.
-	if _, err := o.LoadContext(ctx, ops.LoadContextRequest{Refs: []string{"web:gone"}}); err == nil {
-		t.Error("web:gone loads from the new state, which has none")
-	}
-	close(release)
-	var a answer
-	select {
-	case a = <-done:
-	case <-ctx.Done():
-		t.Fatal("the held request did not answer")
-	}
-	if a.err != nil {
-		t.Fatalf("the held request failed: %v", a.err)
-	}
-	if len(a.res.Loaded) != 2 || !strings.Contains(a.res.Text, "The text before.") ||
-		!strings.Contains(a.res.Text, "Removed while the request ran.") || strings.Contains(a.res.Text, "The text after.") {
-		t.Errorf("the held request answered from more than one state: loaded %+v\n%s", a.res.Loaded, a.res.Text)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var cur atomic.Pointer[library.Snapshot]
+			cur.Store(before)
+			held, release := make(chan struct{}), make(chan struct{})
+			var first atomic.Bool
+			o := ops.New(ops.Options{
+				Snapshot: func() ops.Snapshot { return ops.Static(cur.Load())() },
+				// The request reads the agent files once, after its
+				// library: it waits there while the workspace moves on.
+				AgentFiles: func(ops.Snapshot) *agentfiles.Set {
+					if first.CompareAndSwap(false, true) {
+						close(held)
+						select {
+						case <-release:
+						case <-ctx.Done():
+						}
+					}
+					return nil
+				},
+			})
+			type answer struct {
+				refs []string
+				text string
+				err  error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				refs, text, err := tt.run(ctx, o)
+				done <- answer{refs, text, err}
+			}()
+			select {
+			case <-held:
+			case <-ctx.Done():
+				t.Fatal("the request never read the agent files")
+			}
+			cur.Store(after)
+			if refs, text, err := tt.run(ctx, o); err == nil && tt.before(refs, text) {
+				t.Errorf("a request made after the change answers from the state before it: %v", refs)
+			}
+			close(release)
+			var a answer
+			select {
+			case a = <-done:
+			case <-ctx.Done():
+				t.Fatal("the held request did not answer")
+			}
+			if a.err != nil {
+				t.Fatalf("the held request failed: %v", a.err)
+			}
+			if !tt.before(a.refs, a.text) {
+				t.Errorf("the held request answered from more than one state: %v\n%s", a.refs, a.text)
+			}
+		})
 	}
 }

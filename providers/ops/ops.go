@@ -12,7 +12,6 @@ package ops
 //go:generate go run ./internal/protocolts -o ../../vscode-extension/src/protocol.gen.ts
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -21,43 +20,34 @@ import (
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/cost"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/trust"
 )
 
-// Errors that say what kind of failure an operation met. Errors returned
-// by operations match one of them with errors.Is when the kind is known,
-// and keep their own message.
-var (
+// The kinds of failure an operation reports (see package errkind):
+// errors returned by operations match one of them with errors.Is when the
+// kind is known, and keep their own message. ErrorCode gives each its
+// code in the front ends' protocols.
+const (
 	// ErrInvalid is a request that does not make sense: a missing or bad
-	// field, a name that escapes the context root, an unknown execution.
-	ErrInvalid = errors.New("invalid params")
+	// field, a name that escapes the context root, a step out of order.
+	ErrInvalid = errkind.Invalid
+	// ErrNotFound is a request for something that does not exist: an
+	// unknown execution, command or conversation.
+	ErrNotFound = errkind.NotFound
 	// ErrConflict is a request that collides with work in progress, such
 	// as a chain already running in the execution.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = errkind.Conflict
 	// ErrUnavailable is a workspace that is closed or could not be opened.
-	ErrUnavailable = errors.New("unavailable")
+	ErrUnavailable = errkind.Unavailable
 	// ErrConsent is a chain that would run an exec executor of the
 	// workspace's .ctxls.yaml the user has not agreed to (see GrantTrust).
-	ErrConsent = errors.New("consent required")
+	ErrConsent = errkind.Consent
 )
 
-// kindError is an error of a known kind with the message of its cause.
-type kindError struct {
-	kind error
-	err  error
-}
-
-func (e *kindError) Error() string   { return e.err.Error() }
-func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
-
 // withKind marks err as of kind, keeping its message.
-func withKind(kind, err error) error {
-	if err == nil || errors.Is(err, kind) {
-		return err
-	}
-	return &kindError{kind: kind, err: err}
-}
+func withKind(kind errkind.Kind, err error) error { return errkind.Mark(kind, err) }
 
 // invalidf returns an ErrInvalid error with a message of its own.
 func invalidf(format string, args ...any) error {
@@ -113,9 +103,10 @@ type Options struct {
 
 	// Logger receives the log of the stores; nil discards.
 	Logger *slog.Logger
-	// AgentFiles, when set, returns the workspace's agent files (skills,
-	// rules, agent commands) for the inventory and for loading.
-	AgentFiles func() *agentfiles.Set
+	// AgentFiles, when set, returns the agent files (skills, rules, agent
+	// commands) of the snapshot an operation took, for the inventory, for
+	// loading and for a session's cost.
+	AgentFiles func(Snapshot) *agentfiles.Set
 	// Trust remembers the exec executors the user agreed to run; nil
 	// means the store in the user's configuration directory
 	// (trust.Default).
@@ -186,12 +177,4 @@ func (o *Ops) executionsChanged() {
 	if o.opts.ExecutionsChanged != nil {
 		o.opts.ExecutionsChanged()
 	}
-}
-
-// providerError marks a provider's refusal of a name as invalid params.
-func providerError(err error) error {
-	if errors.Is(err, contextprovider.ErrEscape) {
-		return withKind(ErrInvalid, err)
-	}
-	return err
 }

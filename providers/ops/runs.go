@@ -90,7 +90,7 @@ func (o *Ops) Close() error {
 }
 
 // withRuns checks the fields a request requires, then runs fn with the run
-// stores and marks its error with the kind it is of.
+// stores.
 func withRuns[T any](o *Ops, ctx context.Context, required []field, fn func(*stores) (T, error)) (T, error) {
 	var zero T
 	if err := require(required...); err != nil {
@@ -102,28 +102,7 @@ func withRuns[T any](o *Ops, ctx context.Context, required []field, fn func(*sto
 	}
 	res, err := fn(st)
 	if err != nil {
-		return zero, runsError(err)
+		return zero, err
 	}
 	return res, nil
-}
-
-// runsError marks the errors of the run stores with their kind: bad input
-// is ErrInvalid, work in progress ErrConflict.
-func runsError(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, execution.ErrConflict), errors.Is(err, chain.ErrConflict):
-		return withKind(ErrConflict, err)
-	case errors.Is(err, execution.ErrInvalidArgument), errors.Is(err, execution.ErrNotFound),
-		errors.Is(err, execution.ErrNoRunningCommand), errors.Is(err, execution.ErrIsCurrent),
-		errors.Is(err, execution.ErrInvalidToken), errors.Is(err, execution.ErrNoPlan),
-		errors.Is(err, execution.ErrUnfinishedChain),
-		errors.Is(err, chain.ErrUnknownCommand), errors.Is(err, chain.ErrNoCommands),
-		errors.Is(err, chain.ErrExecutor), errors.Is(err, chain.ErrUnknownModel),
-		errors.Is(err, history.ErrInvalid), errors.Is(err, history.ErrBinary), errors.Is(err, history.ErrTooLarge),
-		errors.Is(err, history.ErrInvalidToken), errors.Is(err, history.ErrUnknownConversation):
-		return withKind(ErrInvalid, err)
-	}
-	return err
 }

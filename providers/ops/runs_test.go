@@ -102,8 +102,8 @@ func TestExecutionOperations(t *testing.T) {
 	if _, err := o2.StartCommand(ctx, ops.CommandRequest{SessionID: es.SessionID}); !errors.Is(err, ops.ErrInvalid) {
 		t.Errorf("StartCommand without command: %v; want ErrInvalid", err)
 	}
-	if _, err := o2.Execution(ctx, ops.SessionRequest{SessionID: "nope"}); !errors.Is(err, ops.ErrInvalid) {
-		t.Errorf("Execution(nope): %v; want ErrInvalid", err)
+	if _, err := o2.Execution(ctx, ops.SessionRequest{SessionID: "nope"}); !errors.Is(err, ops.ErrNotFound) {
+		t.Errorf("Execution(nope): %v; want ErrNotFound", err)
 	}
 	keep := false
 	other, err := o2.CreateExecution(ctx, ops.CreateExecutionRequest{ProjectName: "q", MakeCurrent: &keep})
@@ -146,8 +146,8 @@ func TestResumePoint(t *testing.T) {
 	if _, err := o.ResumePoint(ctx, ops.SessionRequest{}); err == nil || !strings.Contains(err.Error(), es.SessionID) || !strings.Contains(err.Error(), "no chain plan") {
 		t.Errorf("ResumePoint of a new current execution: %v; want an error that it has no chain plan", err)
 	}
-	if _, err := o.ResumePoint(ctx, ops.SessionRequest{SessionID: "nope"}); !errors.Is(err, ops.ErrInvalid) {
-		t.Errorf("ResumePoint(nope): %v; want ErrInvalid", err)
+	if _, err := o.ResumePoint(ctx, ops.SessionRequest{SessionID: "nope"}); !errors.Is(err, ops.ErrNotFound) {
+		t.Errorf("ResumePoint(nope): %v; want ErrNotFound", err)
 	}
 }
 

@@ -33,11 +33,8 @@ func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session
 		return nil, err
 	}
 	return withHeavy(o, ctx, func(ctx context.Context) (*session.Cost, error) {
-		lib := o.Library()
-		var set *agentfiles.Set
-		if o.opts.AgentFiles != nil {
-			set = o.opts.AgentFiles()
-		}
+		snap := o.opts.Snapshot()
+		lib, set := snap.Library(), o.agentSet(snap)
 		counter, err := req.counter()
 		if err != nil {
 			return nil, err

@@ -60,7 +60,7 @@ func (o *Ops) Show(ctx context.Context, req ShowRequest) (ShowResponse, error) {
 	}
 	r, err := o.prov.Reference(ctx, domain, file)
 	if err != nil {
-		return ShowResponse{}, providerError(err)
+		return ShowResponse{}, err
 	}
 	if r.ID == "" {
 		return ShowResponse{}, withKind(ErrInvalid, fmt.Errorf("unknown topic %s: %s", req.Reference, joinWarnings(r.Warnings)))
@@ -72,14 +72,14 @@ func (o *Ops) Show(ctx context.Context, req ShowRequest) (ShowResponse, error) {
 	if section == "" {
 		f, err := o.prov.Materialize(ctx, r.Reference)
 		if err != nil {
-			return ShowResponse{}, fmt.Errorf("load %s: %w", r.Key(), providerError(err))
+			return ShowResponse{}, fmt.Errorf("load %s: %w", r.Key(), err)
 		}
 		res.Tokens, res.Content = f.EstimatedTokens, f.Content
 		return res, nil
 	}
 	pc, err := o.prov.MaterializeSections(ctx, r.Reference, []string{section})
 	if err != nil {
-		return ShowResponse{}, fmt.Errorf("load %s#%s: %w", r.Key(), section, providerError(err))
+		return ShowResponse{}, fmt.Errorf("load %s#%s: %w", r.Key(), section, err)
 	}
 	if len(pc.Sections) == 0 {
 		return ShowResponse{}, withKind(ErrInvalid, fmt.Errorf("unknown section %s#%s: %s", r.Key(), section, joinWarnings(pc.Warnings)))

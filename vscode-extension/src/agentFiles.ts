@@ -45,7 +45,7 @@ export function affectsSession(fileName: string): boolean {
 export function sessionStatusText(cost: SessionCost | undefined): string | undefined {
   if (cost && columns(cost).length > 0) {
     const warn = columns(cost).some((a) => (a.warnings ?? []).length > 0) ? ' $(warning)' : '';
-    return `$(hubot) ${columns(cost).map((a) => `${a.agent} ${formatTokens(a.totalAlwaysLoaded)}`).join(' · ')}${warn}`;
+    return `$(hubot) ${columns(cost).map((a) => `${a.agent} ${formatTokens(a.totalAlwaysLoaded)}${tokenizerSuffix(a)}`).join(' · ')}${warn}`;
   }
   if (!cost || !Array.isArray(cost.alwaysLoaded) || cost.alwaysLoaded.length === 0) {
     return undefined;

@@ -468,6 +468,7 @@ export class ChainCommands implements vscode.Disposable {
     const conversationId = e?.conversationId || sessionId;
     // The server pages from the newest messages backwards.
     const messages: HistoryMessage[] = [];
+    let tokenizer: string | undefined;
     let before: number | undefined;
     for (let page = 0; page < 100; page++) {
       const params: HistoryListParams = { conversationId, ...(before !== undefined ? { before } : {}) };
@@ -476,12 +477,13 @@ export class ChainCommands implements vscode.Disposable {
         return;
       }
       messages.unshift(...itemsOf(res));
+      tokenizer = tokenizer ?? res.tokenizer;
       if (!res.more || res.items.length === 0) {
         break;
       }
       before = res.items[0].id;
     }
-    await this.docs.show(`conversation-${shortId(sessionId)}.md`, renderConversation(conversationId, messages));
+    await this.docs.show(`conversation-${shortId(sessionId)}.md`, renderConversation(conversationId, messages, tokenizer));
   }
 
   async deleteExecution(sessionId?: string): Promise<void> {

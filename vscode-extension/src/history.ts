@@ -33,10 +33,11 @@ function roleTitle(role: string): string {
 
 /**
  * A markdown document of a conversation: one heading per message with role,
- * command, run id, mode and token count; the content in a fenced block so
+ * command, run id, mode and token count, the tokenizer named after the
+ * total when the server names it; the content in a fenced block so
  * markdown in prompts does not restructure the document.
  */
-export function renderConversation(conversationId: string, messages: readonly HistoryMessage[]): string {
+export function renderConversation(conversationId: string, messages: readonly HistoryMessage[], tokenizer?: string): string {
   const ordered = orderMessages(messages.filter((m) => m && typeof m.role === 'string'));
   const total = ordered.reduce((s, m) => s + (typeof m.tokens === 'number' ? m.tokens : 0), 0);
   const out: string[] = [];
@@ -48,7 +49,7 @@ export function renderConversation(conversationId: string, messages: readonly Hi
   }
   const commands = [...new Set(ordered.map((m) => m.command).filter((c): c is string => !!c))];
   out.push(
-    `${ordered.length} ${ordered.length === 1 ? 'message' : 'messages'} · ${formatTokens(total)}` +
+    `${ordered.length} ${ordered.length === 1 ? 'message' : 'messages'} · ${formatTokens(total)}${tokenizer ? ` (${tokenizer})` : ''}` +
       (commands.length > 0 ? ` · commands: ${formatChain(commands.map((c) => '/' + c))}` : ''),
   );
   ordered.forEach((m, i) => {

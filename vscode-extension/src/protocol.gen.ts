@@ -159,6 +159,8 @@ export interface NamedChain {
 /** ChainsResponse lists the named chains of the configuration and the executor their steps run with, whose command line a client shows before the first run of an exec executor that the workspace configures. */
 export interface ChainListResult {
   items: NamedChain[];
+  /** Tokenizer names the encoding of the items' token figures, in a list whose items have some. */
+  tokenizer?: string;
   warnings: Warning[];
   executor: ExecutorInfo;
 }
@@ -228,6 +230,8 @@ export interface DocumentCostResult {
   items: DocumentCostItem[];
   /** Omitted is the number of references not listed in Items. */
   omitted: number;
+  /** Tokenizer names the encoding every token figure is counted in. */
+  tokenizer: string;
   warnings: Warning[];
 }
 
@@ -469,6 +473,8 @@ export interface HistoryListParams {
 /** A page of messages, oldest first; `more` when older ones exist before the first item. */
 export interface HistoryListResult {
   items: HistoryMessage[];
+  /** Tokenizer names the encoding the messages' tokens are counted in. */
+  tokenizer: string;
   warnings: Warning[];
   /** More reports older messages before the first item. */
   more: boolean;

@@ -206,7 +206,9 @@ export function costStatusText(result: DocumentCostResult | null | undefined): s
     typeof result?.unresolved === 'number' ? result.unresolved : items.filter((i) => i.resolved === false).length;
   const count = typeof result?.references === 'number' ? result.references : items.length;
   const refs = `${count} ${count === 1 ? 'ref' : 'refs'}`;
-  return `${formatTokens(total)} · ${refs}${unresolved > 0 ? ` · ${unresolved} unresolved` : ''}`;
+  // The tokenizer the figures are counted in; a server that names none sends none.
+  const tokenizer = result?.tokenizer ? ` (${result.tokenizer})` : '';
+  return `${formatTokens(total)}${tokenizer} · ${refs}${unresolved > 0 ? ` · ${unresolved} unresolved` : ''}`;
 }
 
 /** Rows of the cost breakdown quick pick, most expensive first. */

@@ -170,8 +170,9 @@ var agents = []Agent{
 	}},
 	{Name: "copilot", Title: "GitHub Copilot", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "instructions", Files: ".github/copilot-instructions.md", Patterns: []string{".github/copilot-instructions.md"}, Load: AtStart, Source: docCopilotRepo, Verified: verified},
-		{ID: "path-instructions", Files: ".github/instructions/**/*.instructions.md", Patterns: []string{".github/instructions/**/*.instructions.md"},
-			Precedence: "applyTo globs, tried under any folder", Load: ByPath, Source: docVSCodeInstr, Verified: verified},
+		{ID: "path-instructions", Files: ".github/instructions/**/*.instructions.md, and the folders chat.instructionsFilesLocations of .vscode/settings.json adds", Patterns: []string{".github/instructions/**/*.instructions.md"},
+			Precedence: "applyTo globs, tried under any folder; a *.instructions.md elsewhere (.github/prompts, …) loads only when a loaded file links to it",
+			Load:       ByPath, Source: docVSCodeInstr, Verified: verified},
 		{ID: "prompts", Files: ".github/prompts/*.prompt.md", Patterns: []string{".github/prompts/*.prompt.md"}, Load: OnDemand, Source: docVSCodeInstr, Verified: verified},
 		{ID: "custom-agents", Files: ".github/agents/*.agent.md (or *.md)", Patterns: []string{".github/agents/*.agent.md", ".github/agents/*.md"},
 			Precedence: "the file name without .agent.md or .md names the agent; a user's agent overrides the repository's, which overrides the organization's",
@@ -199,7 +200,10 @@ var agents = []Agent{
 	{Name: "kiro", Title: "Kiro", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "steering", Files: ".kiro/steering/*.md", Patterns: []string{".kiro/steering/*.md"},
 			Precedence: "inclusion: always (the default), fileMatch (with fileMatchPattern), manual (#name in chat), auto (by description)",
-			Load:       AtStart, Source: docKiroSteering, Verified: verified},
+			Load:       AtStart, Import: "#[[file:path]], from the workspace root; the file's content is embedded in its place", ImportDepth: 1,
+			Source: docKiroSteering, Verified: verified},
+		{ID: "agents-md", Files: "AGENTS.md", Patterns: []string{"AGENTS.md"}, Precedence: "no inclusion modes: always included",
+			Nesting: "at the root, and those discovered in subfolders", Load: AtStart, Source: docKiroSteering, Verified: verified},
 	}},
 	{Name: "opencode", Title: "OpenCode", Tokenizer: "estimate", Facts: []Fact{
 		{ID: "agents-md", Files: "AGENTS.md, else CLAUDE.md", Patterns: []string{"AGENTS.md", "CLAUDE.md"},

@@ -3,6 +3,8 @@ package agentfacts
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Markers delimit the generated per-agent table in README.md.
@@ -53,7 +55,7 @@ func capCell(a Agent, c *Cap) string {
 		}
 		unit += " (" + tok + ")"
 	}
-	s := fmt.Sprintf("%s %s, %s", thousands(c.Limit), unit, c.Scope)
+	s := fmt.Sprintf("%s %s, %s", numfmt.Thousands(c.Limit), unit, c.Scope)
 	if c.Setting != "" {
 		s += fmt.Sprintf(" (`%s`)", c.Setting)
 	}
@@ -80,14 +82,6 @@ func versions(f Fact) string {
 		return "before " + f.Until
 	}
 	return f.Since + " to before " + f.Until
-}
-
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // Splice returns readme with the block between the markers replaced by

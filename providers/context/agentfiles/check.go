@@ -27,6 +27,9 @@ type Diagnostic struct {
 	Code string
 	// Message says what is wrong.
 	Message string
+	// Tokenizer names the tokenizer of the token counts the message
+	// gives; empty when it gives none.
+	Tokenizer string
 	// Fix is the fix the rule offers, or nil.
 	Fix *Fix
 	// LeftOut is, for a DiagnosticsLeftOut diagnostic, how many

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/ctxls/ctxls/providers/context/rules"
 )
@@ -19,11 +19,11 @@ import (
 type codexConfig struct {
 	// Fallbacks are project_doc_fallback_filenames: names Codex tries in
 	// a folder after AGENTS.override.md and AGENTS.md.
-	Fallbacks []string `toml:"project_doc_fallback_filenames"`
+	Fallbacks []string
 	// MaxBytes is project_doc_max_bytes, 0 when unset.
-	MaxBytes int `toml:"project_doc_max_bytes"`
-	// Problem says why the file could not be read, or "".
-	Problem string `toml:"-"`
+	MaxBytes int
+	// Problem says why the file could not be used, at which line, or "".
+	Problem string
 }
 
 // codexConfigFile is where a project configures Codex.
@@ -32,20 +32,104 @@ const codexConfigFile = ".codex/config.toml"
 // maxCodexConfig bounds .codex/config.toml, a few dozen lines.
 const maxCodexConfig = 256 << 10
 
-// loadCodexConfig reads the project's .codex/config.toml, if any.
+// loadCodexConfig reads the project's .codex/config.toml, if any. A file
+// Codex cannot load leaves Codex's defaults, with the reason kept.
 func (s *Set) loadCodexConfig(ctx context.Context) {
 	p := filepath.Join(s.Root, filepath.FromSlash(codexConfigFile))
 	data, err := s.Guard().ReadFile(ctx, p, maxCodexConfig)
 	if err != nil {
-		return // no file, or one Codex cannot use either: the defaults
-	}
-	var c codexConfig
-	if err := toml.Unmarshal(data, &c); err != nil {
-		s.codex = codexConfig{Problem: err.Error()}
+		s.codex = codexConfig{} // no file, or one Codex cannot use either: the defaults
 		return
 	}
-	c.Fallbacks = slices.DeleteFunc(c.Fallbacks, func(n string) bool { return n == "" || strings.ContainsAny(n, `/\`) })
-	s.codex = c
+	s.codex = parseCodexConfig(data)
+}
+
+// parseCodexConfig reads what the text of a .codex/config.toml says about
+// the AGENTS.md chain.
+func parseCodexConfig(data []byte) codexConfig {
+	var c codexConfig
+	root, problems, off, err := parseTOML(data)
+	if err != nil {
+		c.Problem = fmt.Sprintf("line %d is not valid TOML (%v)", lineAt(data, off), err)
+		return c
+	}
+	problems = append(problems, codexDocProblems(data, root)...)
+	if len(problems) > 0 {
+		c.Problem = fmt.Sprintf("line %d: %s", lineAt(data, problems[0].span.Start), problems[0].msg)
+		return c
+	}
+	if v, _ := root.get("project_doc_fallback_filenames"); v != nil {
+		for _, it := range v.items {
+			if it.str != "" && !strings.ContainsAny(it.str, `/\`) {
+				c.Fallbacks = append(c.Fallbacks, it.str)
+			}
+		}
+	}
+	if v, _ := root.get("project_doc_max_bytes"); v != nil {
+		n, _ := tomlWhole(data[v.span.Start:v.span.End])
+		c.MaxBytes = int(n)
+	}
+	return c
+}
+
+// CodexConfigProblem says why the project's .codex/config.toml cannot be
+// loaded, with the line, or "" when it can (or there is none): Codex's
+// defaults are then what the chain is read with.
+func (s *Set) CodexConfigProblem() string {
+	if s.codex.Problem == "" {
+		return ""
+	}
+	return codexConfigFile + " " + s.codex.Problem
+}
+
+// codexDocProblems checks the keys of .codex/config.toml that shape the
+// AGENTS.md chain against the types Codex's configuration reference
+// gives them: project_doc_fallback_filenames a list of file names,
+// project_doc_max_bytes a number of bytes, which Codex reads as a whole
+// number that is not negative.
+func codexDocProblems(text []byte, root *jnode) []tomlProblem {
+	var out []tomlProblem
+	if v, k := root.get("project_doc_fallback_filenames"); k != nil {
+		if v.kind != '[' {
+			out = append(out, tomlProblem{v.span, fmt.Sprintf("project_doc_fallback_filenames must be a list of file names, as [\"TEAM.md\"], not %s", tomlKindName(text, v))})
+		} else {
+			for _, it := range v.items {
+				if it.kind != '"' {
+					out = append(out, tomlProblem{it.span, fmt.Sprintf("each entry of project_doc_fallback_filenames must be a file name in quotes, not %s", tomlKindName(text, it))})
+				}
+			}
+		}
+	}
+	if v, k := root.get("project_doc_max_bytes"); k != nil {
+		if _, ok := tomlWhole(text[v.span.Start:v.span.End]); v.kind != '0' || !ok {
+			out = append(out, tomlProblem{v.span, fmt.Sprintf("project_doc_max_bytes must be a whole number of bytes, as 65536, not %s", tomlKindName(text, v))})
+		}
+	}
+	return out
+}
+
+// tomlWhole reads a TOML integer that is not negative: decimal with
+// underscores, or hexadecimal, octal or binary.
+func tomlWhole(raw []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(raw), 0, 64)
+	return n, err == nil && n >= 0 && n <= math.MaxInt32
+}
+
+// tomlKindName names a value as a TOML reader sees it: a number by its
+// text, which may be a float, a date or a negative number.
+func tomlKindName(text []byte, v *jnode) string {
+	if v.kind == '0' {
+		return string(text[v.span.Start:v.span.End])
+	}
+	if v.kind == '"' {
+		return fmt.Sprintf("the string %q", v.str)
+	}
+	return kindName(v.kind)
+}
+
+// lineAt is the 1-based line of byte offset off.
+func lineAt(text []byte, off int) int {
+	return bytes.Count(text[:min(max(off, 0), len(text))], []byte("\n")) + 1
 }
 
 // codexNames returns the names Codex tries in a folder, in order.

@@ -200,7 +200,8 @@ type Completion struct {
 // CompleteFrontmatter returns the keys, or the values of the key, that
 // can be typed at byte offset off of text, the frontmatter of an agent
 // file of kind k, and the span they replace. A subagent's skills are
-// completed with the names of the set's skills; a Claude Code settings
+// completed with the names of the set's skills, a Copilot prompt's agent
+// with those of its custom agents; a Claude Code settings
 // file's top-level JSON keys and their values. ok is false outside the
 // frontmatter or for a kind without fields.
 func (s *Set) CompleteFrontmatter(k Kind, text []byte, off int) (items []Completion, replace document.Span, ok bool) {
@@ -242,6 +243,9 @@ func (s *Set) CompleteFrontmatter(k Kind, text []byte, off int) (items []Complet
 	}
 	if k == KindSubagent && f.Name == "skills" && s != nil {
 		items = append(items, s.skillCompletions()...)
+	}
+	if k == KindCopilotPrompt && (f.Name == "agent" || f.Name == "mode") && s != nil {
+		items = append(items, s.copilotAgentCompletions()...)
 	}
 	return items, spot.Replace, true
 }

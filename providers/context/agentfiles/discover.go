@@ -46,6 +46,10 @@ type File struct {
 	lax     *laxYAML // the frontmatter only Claude Code's loader reads; see lenient
 	via     []string // the paths of the file through followed links; see joinLinks
 	aliasOf *File    // the file this one is, reached through a followed link
+	// quotedErr is the YAML error of a skill's, command's or subagent's
+	// frontmatter that stays once its values are quoted as Claude Code's
+	// loader quotes them; see lenient.
+	quotedErr *document.YAMLError
 }
 
 // Set is the agent files of a workspace, read once, with what their checks
@@ -80,6 +84,11 @@ type Set struct {
 
 	codex       codexConfig // the project's .codex/config.toml
 	geminiNames []string    // Gemini CLI's context file names
+	// geminiProblem says why .gemini/settings.json gave no names, or "".
+	geminiProblem string
+	// instructionDirs are the folders chat.instructionsFilesLocations of
+	// .vscode/settings.json adds for Copilot instructions, relative.
+	instructionDirs []string
 
 	// partial says that the walk listed only the folders of some files
 	// (see LoadFor): what it did not list is looked for on disk, and a
@@ -183,31 +192,39 @@ func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listi
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
 	slices.Sort(s.all)
-	s.loadCodexConfig(ctx)
-	s.loadGeminiSettings(ctx)
-	for _, rel := range candidates {
-		k := s.classify(rel)
-		if k == KindUnknown {
-			continue
-		}
-		f := &File{Path: filepath.Join(abs, filepath.FromSlash(rel)), Rel: rel, Kind: k}
-		s.read(ctx, f, nil)
-		s.Files = append(s.Files, f)
-		s.byPath[f.Path] = f
-	}
-	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	s.readCandidates(ctx, abs, candidates)
 	s.joinLinks(links)
 	return s, nil
 }
 
 // classify is Classify with what the set knows of the project: its
-// plugin folders and the fallback names of its Codex configuration.
+// plugin folders, the fallback names of its Codex configuration, the
+// context file names of Gemini CLI's and the instructions folders of VS
+// Code's.
 func (s *Set) classify(rel string) Kind {
 	k := Classify(rel, func(dir string) bool { return s.hasDir(path.Join(dir, ".claude-plugin")) })
 	if k == KindUnknown && (slices.Contains(s.codex.Fallbacks, path.Base(rel)) || slices.Contains(s.geminiNames, path.Base(rel))) {
 		return KindAgentsMd
 	}
+	if k == KindUnknown && s.copilotPluginAgent(rel) {
+		return KindCopilotAgent
+	}
+	if k == KindUnknown && s.inInstructionsDir(rel) {
+		return KindCopilotInstructions
+	}
 	return k
+}
+
+// copilotPluginAgent reports whether rel is a custom agent of a Copilot
+// CLI plugin: agents/NAME.agent.md in a folder whose plugin.json (at its
+// root, or under .github/plugin) makes it a plugin.
+func (s *Set) copilotPluginAgent(rel string) bool {
+	dir := path.Dir(rel)
+	if !strings.HasSuffix(rel, ".agent.md") || path.Base(dir) != "agents" {
+		return false
+	}
+	root := path.Dir(dir)
+	return s.exists(path.Join(root, "plugin.json")) || s.exists(path.Join(root, ".github/plugin/plugin.json"))
 }
 
 // skillLinkPlace reports whether a symbolic link at rel is one the agents
@@ -283,6 +300,29 @@ func (s *Set) joinLinks(links map[string]string) {
 
 // read fills f's text, document and metadata from content, or from disk
 // when content is nil.
+// readCandidates loads the agents' own settings, which decide how some
+// files are classified, then reads every candidate of a known kind once, in
+// path order.
+func (s *Set) readCandidates(ctx context.Context, abs string, rels []string) {
+	s.loadCodexConfig(ctx)
+	s.loadGeminiSettings(ctx)
+	s.loadVSCodeSettings(ctx)
+	for _, rel := range rels {
+		k := s.classify(rel)
+		if k == KindUnknown {
+			continue
+		}
+		f := &File{Path: filepath.Join(abs, filepath.FromSlash(rel)), Rel: rel, Kind: k}
+		if _, dup := s.byPath[f.Path]; dup {
+			continue
+		}
+		s.read(ctx, f, nil)
+		s.Files = append(s.Files, f)
+		s.byPath[f.Path] = f
+	}
+	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+}
+
 func (s *Set) read(ctx context.Context, f *File, content []byte) {
 	if content == nil {
 		// The workspace's root check, as for the library: a link out of the
@@ -382,6 +422,11 @@ func (f *File) lenient() {
 	text = append(text, f.Text[at:]...)
 	doc := document.Parse(f.Path, text)
 	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
+		if claude && doc.Frontmatter != nil {
+			// What Claude Code's loader fails on once it has quoted: quoting
+			// keeps every line where it was.
+			f.quotedErr = doc.Frontmatter.Err
+		}
 		return
 	}
 	doc.HasBOM = f.Doc.HasBOM // the quoted text is parsed without it

@@ -60,7 +60,8 @@ const (
 	KindCursorRuleMd
 	// KindCursorLegacy is the legacy .cursorrules file at the root.
 	KindCursorLegacy
-	// KindCopilotAgent is a Copilot custom agent, .github/agents/*.agent.md.
+	// KindCopilotAgent is a Copilot custom agent, .github/agents/*.agent.md
+	// or agents/*.agent.md of a Copilot CLI plugin (a folder with plugin.json).
 	KindCopilotAgent
 	// KindCopilotChatMode is a .github/chatmodes/*.chatmode.md file, the
 	// older form of custom agents.

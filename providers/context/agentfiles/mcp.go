@@ -125,6 +125,9 @@ func (c *checker) mcpConfig() {
 		for _, p := range problems {
 			c.add(p.span, rules.TOMLSyntax, "%s", p.msg)
 		}
+		for _, p := range codexDocProblems(c.f.Text, r) {
+			c.add(p.span, rules.CodexConfigInvalid, "%s: Codex cannot load this file, and ctxls reads the AGENTS.md chain with Codex's defaults", p.msg)
+		}
 		root = r
 	} else {
 		r, off, err := parseJSON(c.f.Text)
@@ -145,6 +148,11 @@ func (c *checker) mcpConfig() {
 		}
 		c.duplicateKeys(r)
 		root = r
+		if agent == geminiMCP {
+			if p, ok := geminiFileNameProblem(r); ok {
+				c.add(p.span, rules.GeminiSettingsInvalid, "%s; ctxls reads GEMINI.md in its place", p.msg)
+			}
+		}
 	}
 	servers, k := root.get(agent.serversKey)
 	if k == nil {

@@ -1,7 +1,9 @@
 package agentfiles
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -174,8 +176,9 @@ var (
 )
 
 // kiroSteering checks a Kiro steering file's inclusion and the field
-// each inclusion needs.
+// each inclusion needs, and its references to files of the workspace.
 func (c *checker) kiroSteering() {
+	c.kiroFileRefs()
 	root := c.frontmatter(false, "a Kiro steering file")
 	if !root.Exists() {
 		return
@@ -300,4 +303,92 @@ func (s *Set) fact(agent, id string) (agentfacts.Fact, bool) {
 		return agentfacts.Fact{}, false
 	}
 	return a.Fact(id, s.cfg.AgentVersion(agent))
+}
+
+// openCodeFields are the keys of opencode.json ctxls reads.
+var openCodeFields = []field{
+	{"instructions", tList, "Paths and globs of files OpenCode adds to its instructions besides AGENTS.md, relative to the project (URLs are fetched); each must name a file.", nil},
+}
+
+// OpenCodeFieldAt returns the documented top-level key of opencode.json
+// at byte offset off of text, and the key's span.
+func OpenCodeFieldAt(text []byte, off int) (Field, document.Span, bool) {
+	spot, ok := jsonSpotAt(text, off)
+	if !ok || spot.Value || len(spot.path) != 0 {
+		return Field{}, document.Span{}, false
+	}
+	for _, f := range openCodeFields {
+		if f.name == spot.Key {
+			return Field{Name: f.name, Type: f.typ.String(), Doc: f.doc}, spot.KeySpan, true
+		}
+	}
+	return Field{}, document.Span{}, false
+}
+
+// CompleteOpenCode returns the files of the project whose paths start as
+// the instructions entry at byte offset off of text, the editor's
+// opencode.json, and the span they replace: the entry's text. ok is
+// false elsewhere.
+func (s *Set) CompleteOpenCode(text []byte, off int, limit int) ([]Completion, document.Span, bool) {
+	root, _, err := parseJSON(text)
+	if err != nil {
+		return nil, document.Span{}, false
+	}
+	v, _ := root.get("instructions")
+	if v == nil || v.kind != '[' {
+		return nil, document.Span{}, false
+	}
+	listed := map[string]bool{}
+	var at *jnode
+	for _, it := range v.items {
+		if it.kind != '"' {
+			continue
+		}
+		if off > it.span.Start && off < it.span.End {
+			at = it
+		} else {
+			listed[path.Clean(strings.TrimPrefix(it.str, "./"))] = true
+		}
+	}
+	if at == nil {
+		return nil, document.Span{}, false
+	}
+	rep := document.Span{Start: at.span.Start + 1, End: at.span.End - 1}
+	prefix := string(text[rep.Start:off])
+	var out []Completion
+	for _, rel := range s.all {
+		if len(out) >= limit {
+			break
+		}
+		if strings.HasPrefix(rel, strings.TrimPrefix(prefix, "./")) && !listed[rel] {
+			out = append(out, Completion{Label: rel, Insert: rel, Detail: "file", Value: true})
+		}
+	}
+	return out, rep, true
+}
+
+// kiroFileRefs reports a #[[file:…]] reference that names no file: from
+// the workspace root, as Kiro documents it, nor from the steering file's
+// folder. A path out of the workspace is not judged.
+func (c *checker) kiroFileRefs() {
+	if c.f.Doc == nil {
+		return
+	}
+	dir := filepath.Dir(c.f.Path)
+	for _, r := range kiroRefs(c.f.Doc) {
+		if path.IsAbs(r.path) || strings.HasPrefix(r.path, "~") || strings.Contains(r.path, "://") || fsguard.Climbs(r.path) {
+			continue
+		}
+		found := false
+		for _, base := range []string{c.s.Root, dir} {
+			if _, err := c.s.Guard().Stat(filepath.Join(base, filepath.FromSlash(r.path))); err == nil || !errors.Is(err, fs.ErrNotExist) {
+				found = true // there, or there in a form ctxls does not judge
+				break
+			}
+		}
+		if !found {
+			c.add(r.span, rules.KiroFileReferenceMissing, "#[[file:%s]] names no file (looked for %s and %s); Kiro includes nothing in its place",
+				r.path, c.s.show(filepath.Join(c.s.Root, filepath.FromSlash(r.path))), c.s.show(filepath.Join(dir, filepath.FromSlash(r.path))))
+		}
+	}
 }

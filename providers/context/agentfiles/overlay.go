@@ -2,7 +2,6 @@ package agentfiles
 
 import (
 	"context"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,8 +20,24 @@ func (s *Set) WithTexts(ctx context.Context, texts map[string][]byte) *Set {
 		return s
 	}
 	n := &Set{Root: s.Root, cfg: s.cfg, root: s.root, all: s.all, dirs: s.dirs, partial: s.partial,
+		codex: s.codex, geminiNames: s.geminiNames, geminiProblem: s.geminiProblem, instructionDirs: s.instructionDirs,
 		Files: make([]*File, 0, len(s.Files)), byPath: make(map[string]*File, len(s.byPath))}
 	texts = cleanKeys(texts)
+	// The editor's text of a settings file that says which files load is
+	// what the files are read with.
+	at := func(rel string) ([]byte, bool) {
+		text, ok := texts[filepath.Join(s.Root, filepath.FromSlash(rel))]
+		return text, ok
+	}
+	if text, ok := at(codexConfigFile); ok {
+		n.codex = parseCodexConfig(text)
+	}
+	if text, ok := at(geminiSettingsFile); ok {
+		n.geminiNames, n.geminiProblem = parseGeminiSettings(text)
+	}
+	if text, ok := at(vscodeSettingsFile); ok {
+		n.instructionDirs = parseVSCodeSettings(text)
+	}
 	for _, f := range s.Files {
 		if text, ok := texts[f.Path]; ok {
 			g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind, via: f.via, aliasOf: f.aliasOf}
@@ -39,7 +54,7 @@ func (s *Set) WithTexts(ctx context.Context, texts map[string][]byte) *Set {
 		if !ok {
 			continue
 		}
-		k := Classify(rel, func(dir string) bool { return s.hasDir(path.Join(dir, ".claude-plugin")) })
+		k := n.classify(rel)
 		if k == KindUnknown {
 			continue
 		}

@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
@@ -59,5 +60,67 @@ func TestWithTexts(t *testing.T) {
 	}
 	if set.WithTexts(t.Context(), nil) != set {
 		t.Error("no texts made a new set")
+	}
+}
+
+// The set WithTexts returns keeps what the project's settings say about
+// which files load (Codex's fallback names and cap, Gemini CLI's context
+// file names, VS Code's instructions folders), read from the editor's
+// text of a settings file it has open.
+func TestWithTextsSettings(t *testing.T) {
+	t.Parallel()
+	dir := fsguardtest.TempTree(t, map[string]string{
+		".codex/config.toml":                 "project_doc_fallback_filenames = [\"TEAM.md\"]\nproject_doc_max_bytes = 600\n",
+		".gemini/settings.json":              "{\"context\": {\"fileName\": [\"AGENTS.md\", \"GEMINI.md\"]}}\n",
+		".vscode/settings.json":              "{\"chat.instructionsFilesLocations\": {\".github/prompts\": true}}\n",
+		"jobs/TEAM.md":                       "# Jobs\n",
+		"GEMINI.md":                          "# Gemini\n",
+		".claude/commands/go.md":             "Go.\n",
+		".github/prompts/up.instructions.md": "Upgrade.\n",
+	})
+	set, err := Load(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type state struct {
+		cap      int
+		gemini   string
+		problems string
+		team     Kind
+		notes    Kind
+	}
+	of := func(s *Set) state {
+		kind := func(rel string) Kind {
+			if f, ok := s.File(filepath.Join(dir, filepath.FromSlash(rel))); ok {
+				return f.Kind
+			}
+			return KindUnknown
+		}
+		return state{s.CodexCap(), strings.Join(s.GeminiNames(), ","), s.CodexConfigProblem() + s.GeminiSettingsProblem(),
+			kind("jobs/TEAM.md"), kind(".github/prompts/notes.instructions.md")}
+	}
+	disk := state{600, "AGENTS.md,GEMINI.md", "", KindAgentsMd, KindUnknown}
+	if got := of(set); got != disk {
+		t.Errorf("on disk: %+v, want %+v", got, disk)
+	}
+	notes := filepath.Join(dir, ".github", "prompts", "notes.instructions.md")
+	// Another file open: the settings stay the disk's, and a new file in
+	// an instructions folder of theirs is an instructions file.
+	if got := of(set.WithTexts(t.Context(), map[string][]byte{
+		filepath.Join(dir, ".claude", "commands", "go.md"): []byte("Go on.\n"),
+		notes: []byte("Notes.\n"),
+	})); got != (state{600, "AGENTS.md,GEMINI.md", "", KindAgentsMd, KindCopilotInstructions}) {
+		t.Errorf("with a command open: %+v", got)
+	}
+	// The settings open, broken in the editor: the defaults, and why.
+	got := of(set.WithTexts(t.Context(), map[string][]byte{
+		filepath.Join(dir, ".codex", "config.toml"):    []byte("project_doc_max_bytes = \"600\"\n"),
+		filepath.Join(dir, ".gemini", "settings.json"): []byte("{\"context\": {\"fileName\": 5}}\n"),
+		filepath.Join(dir, ".vscode", "settings.json"): []byte("{}\n"),
+		notes: []byte("Notes.\n"),
+	}))
+	if got.cap != 32<<10 || got.gemini != "GEMINI.md" || !strings.Contains(got.problems, ".codex/config.toml line 1") ||
+		!strings.Contains(got.problems, ".gemini/settings.json line 1") || got.notes != KindUnknown {
+		t.Errorf("with the settings broken in the editor: %+v", got)
 	}
 }

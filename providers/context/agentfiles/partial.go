@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
@@ -96,22 +95,7 @@ func LoadFor(ctx context.Context, root string, cfg *config.Config, paths []strin
 	}
 	slices.Sort(s.all)
 	s.all = slices.Compact(s.all)
-	s.loadCodexConfig(ctx)
-	s.loadGeminiSettings(ctx)
-	for _, rel := range rels {
-		k := s.classify(rel)
-		if k == KindUnknown {
-			continue
-		}
-		f := &File{Path: filepath.Join(abs, filepath.FromSlash(rel)), Rel: rel, Kind: k}
-		if _, dup := s.byPath[f.Path]; dup {
-			continue
-		}
-		s.read(ctx, f, nil)
-		s.Files = append(s.Files, f)
-		s.byPath[f.Path] = f
-	}
-	slices.SortFunc(s.Files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	s.readCandidates(ctx, abs, rels)
 	return s, nil
 }
 

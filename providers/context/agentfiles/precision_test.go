@@ -12,27 +12,31 @@ import (
 
 // Each folder of testdata/precision is a workspace shaped like a real
 // repository's files that ctxls once flagged wrongly, or flagged twice;
-// its want.txt lists every diagnostic the workspace must produce, one
+// each folder of testdata/recall one shaped like a real repository's
+// files with a defect ctxls once missed or reported as another. Its
+// want.txt lists every diagnostic the workspace must produce, one
 // "file:line code" a line (often none), and nothing else may be produced.
 func TestPrecisionFixtures(t *testing.T) {
 	t.Parallel()
-	dirs, err := os.ReadDir("testdata/precision")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range dirs {
-		t.Run(d.Name(), func(t *testing.T) {
-			t.Parallel()
-			dir := filepath.Join("testdata/precision", d.Name())
-			data, err := os.ReadFile(filepath.Join(dir, "want.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := strings.Fields(strings.ReplaceAll(string(data), " ", "|"))
-			if got := diagnosticLines(t, dir); !slices.Equal(got, want) {
-				t.Errorf("diagnostics:\n got  %v\n want %v", got, want)
-			}
-		})
+	for _, top := range []string{"testdata/precision", "testdata/recall"} {
+		dirs, err := os.ReadDir(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range dirs {
+			t.Run(filepath.Base(top)+"/"+d.Name(), func(t *testing.T) {
+				t.Parallel()
+				dir := filepath.Join(top, d.Name())
+				data, err := os.ReadFile(filepath.Join(dir, "want.txt"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := strings.Fields(strings.ReplaceAll(string(data), " ", "|"))
+				if got := diagnosticLines(t, dir); !slices.Equal(got, want) {
+					t.Errorf("diagnostics:\n got  %v\n want %v", got, want)
+				}
+			})
+		}
 	}
 }
 

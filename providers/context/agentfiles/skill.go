@@ -239,7 +239,9 @@ func (c *checker) skillBody() {
 	}
 	counter := c.skillCounter()
 	if n := counter.Count(string(doc.Text[doc.Body.Start:])); n > lim.SkillBodyTokens {
-		c.add(c.lineSpan(first), rules.SkillBodyTooLong, "the body is %d tokens (%s), over the %d the specification recommends; it is loaded whole when the skill activates", n, counter.Name(), lim.SkillBodyTokens)
+		if d := c.add(c.lineSpan(first), rules.SkillBodyTooLong, "the body is %d tokens (%s), over the %d the specification recommends; it is loaded whole when the skill activates", n, counter.Name(), lim.SkillBodyTokens); d != nil {
+			d.Tokenizer = counter.Name()
+		}
 	}
 }
 

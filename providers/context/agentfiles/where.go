@@ -17,6 +17,11 @@ type audience struct {
 	// .codex/skills), and skips a skill without frontmatter, name or
 	// description, or whose YAML does not parse.
 	codex bool
+	// opencode: OpenCode loads it, from .opencode/skills (or
+	// .opencode/skill), with a loader whose fallback for YAML that does
+	// not parse rewrites only values holding ":", and fails the skill
+	// when that does not help.
+	opencode bool
 	// spec: agents that follow the specification may read it: a skill of
 	// .agents/skills or .github/skills, one that travels (a collection, a
 	// package), or one that lies where no agent looks.
@@ -34,6 +39,8 @@ func (s *Set) audienceOf(rel string, via []string) audience {
 			a.claude = true
 		case indexPair(segs, ".agents", "skills") >= 0, indexPair(segs, ".codex", "skills") >= 0:
 			a.codex, a.spec = true, true
+		case indexPair(segs, ".opencode", "skills") >= 0, indexPair(segs, ".opencode", "skill") >= 0:
+			a.opencode, a.spec = true, true
 		case s.pluginRoot(p) != "":
 			a.claude = true
 		default:

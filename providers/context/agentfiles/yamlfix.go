@@ -24,14 +24,20 @@ var keyValue = regexp.MustCompile(`^([A-Za-z_][\w.-]*):(?:[ \t]+(.*?))?[ \t]*$`)
 //     indented;
 //   - indentation by tabs becomes spaces.
 func (c *checker) yamlError(fm *document.Frontmatter) {
-	line := fm.Err.Line
+	yerr := fm.Err
 	consequence := "so the agent ignores it"
 	switch c.f.Kind {
 	case KindSkill, KindCommand, KindSubagent:
-		// Claude Code's loader tried quoting values already (lenient).
+		// Claude Code's loader tried quoting values already (lenient):
+		// what it still fails on is the error to report, but for a skill
+		// Codex loads, whose strict loader stops at the first.
 		consequence = "and Claude Code cannot read it either, quoting values as its loader does, so it ignores it"
+		if c.f.quotedErr != nil && !(c.f.Kind == KindSkill && c.aud.codex) {
+			yerr = c.f.quotedErr
+		}
 	}
-	d := c.add(c.lineSpan(line), rules.FrontmatterParse, "frontmatter is not valid YAML, %s: %s", consequence, fm.Err.Message)
+	line := yerr.Line
+	d := c.add(c.lineSpan(line), rules.FrontmatterParse, "frontmatter is not valid YAML, %s: %s", consequence, yerr.Message)
 	if d == nil {
 		return
 	}
@@ -151,10 +157,14 @@ func (c *checker) laxYAML() {
 	}
 	span := lineOf(lines, lax.lines[0]) // in the file's offsets: the others are mapped already
 	var d *Diagnostic
-	if c.f.Kind == KindSkill && c.aud.codex {
+	switch {
+	case c.f.Kind == KindSkill && c.aud.codex:
 		d = c.add(span, rules.FrontmatterParse, "frontmatter is not valid YAML (%s: %s), so Codex, which loads the skills of .agents/skills, skips this skill; Claude Code reads it once its loader has quoted the value",
 			strings.Join(causes, "; "), lax.err.Message)
-	} else {
+	case c.f.Kind == KindSkill && c.aud.opencode && !c.opencodeReads():
+		d = c.add(span, rules.FrontmatterParse, "frontmatter is not valid YAML (%s: %s), so OpenCode, which loads the skills of .opencode/skills, fails to load this skill: its loader rewrites only values holding \":\"; Claude Code reads it once its loader has quoted the value",
+			strings.Join(causes, "; "), lax.err.Message)
+	default:
 		d = c.add(span, rules.FrontmatterLenientYAML, "frontmatter is not valid YAML (%s: %s); Claude Code reads it once its loader has quoted the value, but strict YAML readers (Codex, validators, previews) reject it; quote it",
 			strings.Join(causes, "; "), lax.err.Message)
 	}
@@ -165,6 +175,27 @@ func (c *checker) laxYAML() {
 		}
 		d.Fix = &Fix{Title: title, Edits: edits}
 	}
+}
+
+// opencodeKey is a key OpenCode's frontmatter fallback rewrites the
+// value of.
+var opencodeKey = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// opencodeReads reports whether OpenCode reads the frontmatter that
+// strict YAML rejects: when the YAML does not parse, its loader writes the
+// value of each top-level "key: value" line whose key is letters, digits
+// and underscores and whose value holds ":" as a block scalar, and tries
+// once more. Every line strict YAML rejects must be one of those.
+func (c *checker) opencodeReads() bool {
+	lines := c.f.Lines
+	for _, n := range c.f.lax.lines {
+		line := lines.Line(n)
+		i := bytes.IndexByte(line, ':')
+		if i < 0 || !opencodeKey.Match(line[:i]) || !bytes.Contains(line[i+1:], []byte(":")) {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlQuote writes s as a double-quoted YAML scalar.

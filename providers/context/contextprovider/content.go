@@ -222,6 +222,7 @@ func (p *Provider) domainFiles(domain string) (lib *library.Snapshot, dom *libra
 	}
 	lib = p.library()
 	out = newList[ContextFile]()
+	out.Tokenizer = lib.Counter().Name()
 	dom, ok := lib.Domain(domain)
 	if !ok || strings.ContainsAny(domain, `/\`) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))

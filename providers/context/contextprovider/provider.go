@@ -27,12 +27,13 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/errkind"
 )
 
 // ErrEscape is returned for a domain, file or reference that names
 // something outside the context root: a path with "..", an absolute path,
 // or a symbolic link whose target lies outside the root.
-var ErrEscape = errors.New("refused: name escapes the context root")
+var ErrEscape = errkind.New(errkind.Invalid, "refused: name escapes the context root")
 
 // Warning is a problem attached to a result. Code is stable and
 // machine-readable; Message is for people.
@@ -61,8 +62,11 @@ func warnf(code, format string, args ...any) Warning {
 // List is the shape of every list result: items (never null) and warnings
 // (never null).
 type List[T any] struct {
-	Items    []T       `json:"items"`
-	Warnings []Warning `json:"warnings"`
+	Items []T `json:"items"`
+	// Tokenizer names the encoding of the items' token figures, in a
+	// list whose items have some.
+	Tokenizer string    `json:"tokenizer,omitempty"`
+	Warnings  []Warning `json:"warnings"`
 }
 
 func newList[T any]() List[T] { return List[T]{Items: []T{}, Warnings: []Warning{}} }

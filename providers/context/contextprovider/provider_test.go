@@ -111,12 +111,12 @@ func TestJSONShape(t *testing.T) {
 	// Empty lists are [] and never null.
 	empty, _ := p.Catalog(bg, "nope")
 	b, _ = json.Marshal(empty)
-	if !strings.HasPrefix(string(b), `{"items":[],"warnings":[{`) {
+	if !strings.HasPrefix(string(b), `{"items":[],"tokenizer":"o200k_base","warnings":[{`) {
 		t.Errorf("empty catalog = %s", b)
 	}
 	s, _ := p.Search(bg, "zzzzqqq", "", 0)
 	b, _ = json.Marshal(s)
-	if string(b) != `{"items":[],"warnings":[]}` {
+	if string(b) != `{"items":[],"tokenizer":"o200k_base","warnings":[]}` {
 		t.Errorf("empty search = %s", b)
 	}
 	sr, _ := p.Search(bg, "fastapi", "", 1)

@@ -279,11 +279,17 @@ func (p *Provider) lookupID(lib *library.Snapshot, id string) (*library.Topic, [
 // context root (loading_protocol, cross_domain) are listed with an empty
 // domain when domain is empty.
 func (p *Provider) Catalog(ctx context.Context, domain string) (List[Reference], error) {
+	return p.CatalogIn(ctx, p.library(), domain)
+}
+
+// CatalogIn is Catalog over lib, a library the caller holds for its
+// whole request.
+func (p *Provider) CatalogIn(ctx context.Context, lib *library.Snapshot, domain string) (List[Reference], error) {
 	if err := checkName(domain); err != nil {
 		return List[Reference]{}, err
 	}
-	lib := p.library()
 	out := newList[Reference]()
+	out.Tokenizer = lib.Counter().Name()
 	var topics []*library.Topic
 	key := "catalog:*"
 	if domain == "" {

@@ -296,11 +296,17 @@ func bestWeight(fields uint8) float32 {
 // first; at most limit are returned (DefaultSearchLimit when limit ≤ 0),
 // with a warning when more matched.
 func (p *Provider) Search(ctx context.Context, query, domain string, limit int) (List[SearchItem], error) {
+	return p.SearchIn(ctx, p.library(), query, domain, limit)
+}
+
+// SearchIn is Search over lib, a library the caller holds for its whole
+// request.
+func (p *Provider) SearchIn(ctx context.Context, lib *library.Snapshot, query, domain string, limit int) (List[SearchItem], error) {
 	if err := checkName(domain); err != nil {
 		return List[SearchItem]{}, err
 	}
 	out := newList[SearchItem]()
-	lib := p.library()
+	out.Tokenizer = lib.Counter().Name()
 	if domain != "" && !lib.IsDomain(domain) {
 		out.Warnings = append(out.Warnings, notFoundDomain(lib, domain))
 		return out, nil

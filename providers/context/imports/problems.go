@@ -10,6 +10,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Problem is something the agent does not load, or loads at a cost worth
@@ -42,7 +43,7 @@ func (t *Tree) Problems(root string) []Problem {
 	if r.Chars > t.MaxChars {
 		out = append(out, Problem{File: r.Path, Span: r.firstLine, Code: rules.MemoryTooLarge,
 			Message: fmt.Sprintf("%s has %s characters, over the %s at which Claude Code warns that memory is large; move parts into imports loaded on demand, rules with paths, or skills",
-				filepath.Base(r.Path), thousands(r.Chars), thousands(t.MaxChars))})
+				filepath.Base(r.Path), numfmt.Thousands(r.Chars), numfmt.Thousands(t.MaxChars))})
 	}
 	for _, f := range t.Files {
 		for _, e := range f.Imports {
@@ -65,7 +66,7 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 		}
 		p.Code = rules.MemoryTooLarge
 		p.Message = fmt.Sprintf("%s loads %s characters, over the %s at which Claude Code warns that memory is large",
-			written, thousands(f.Chars), thousands(t.MaxChars))
+			written, numfmt.Thousands(f.Chars), numfmt.Thousands(t.MaxChars))
 	case Again:
 		return p, false
 	case Missing:
@@ -140,13 +141,4 @@ func show(root, p string) string {
 		return rel
 	}
 	return p
-}
-
-// thousands formats n with comma separators: 40,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

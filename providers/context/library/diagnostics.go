@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/document"
 	"github.com/ctxls/ctxls/providers/context/refs"
 	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Diagnostic codes, from the rules table. They are stable: editors and
@@ -54,6 +55,9 @@ type Diagnostic struct {
 	Severity Severity
 	Code     string
 	Message  string
+	// Tokenizer names the tokenizer of the token counts the message
+	// gives; empty when it gives none.
+	Tokenizer string
 	// Fix carries what a quick fix needs, or nil.
 	Fix *Fix
 }
@@ -299,9 +303,10 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 			first := drift[0]
 			msg := first.message
 			if n := len(drift) - 1; n > 0 {
-				msg += fmt.Sprintf("; %d more token count%s in this file drift too", n, plural(n))
+				msg += fmt.Sprintf("; %d more token count%s in this file drift too", n, numfmt.Plural(n))
 			}
 			d := add(first.span, SeverityInformation, CodeTokenDrift, "%s", msg)
+			d.Tokenizer = l.counter.Name()
 			d.Fix = &Fix{Replace: first.span, Declared: first.declared, Measured: first.measured}
 			for _, x := range drift[1:] {
 				d.Fix.More = append(d.Fix.More, Fix{Replace: x.span, Declared: x.declared, Measured: x.measured})

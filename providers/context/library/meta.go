@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Topic types and loading strategies a topic's frontmatter may declare.
@@ -206,7 +207,7 @@ func decodeMeta(doc *document.Doc, m *Metadata, required bool) []metaProblem {
 		}
 		if len(missing) > 0 {
 			s := document.Span{Start: doc.Frontmatter.Span.Start, End: doc.Frontmatter.Span.Start + 3}
-			probs = append(probs, metaProblem{CodeMissingField, s, fmt.Sprintf("frontmatter lacks required field%s %s", plural(len(missing)), strings.Join(missing, ", "))})
+			probs = append(probs, metaProblem{CodeMissingField, s, fmt.Sprintf("frontmatter lacks required field%s %s", numfmt.Plural(len(missing)), strings.Join(missing, ", "))})
 		}
 	}
 	return probs
@@ -372,11 +373,4 @@ func humanize(stem string) string {
 		words[i] = strings.ToUpper(w[:1]) + w[1:]
 	}
 	return strings.Join(words, " ")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -95,7 +96,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		// monorepo: the folders on the way are resolved once for all.
 		rp := newRepo(set.Root, set.Guard().Memo(), set.WorkspaceFiles())
 		for _, f := range set.Files {
-			if ctx.Err() != nil || f.Skipped != "" || f.Doc == nil || !promising(f) {
+			if ctx.Err() != nil || f.Skipped != "" || f.Doc == nil || !promising(f) || linkToPromising(set, f) {
 				continue
 			}
 			doc := f.Doc
@@ -114,6 +115,19 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		slices.SortStableFunc(r.Diagnostics[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	}
 	return r
+}
+
+// linkToPromising reports whether f is a symbolic link to another file of
+// the set that promises are checked in (a CLAUDE.md that links to
+// AGENTS.md): the text is that file's, and its problems are reported
+// there, once.
+func linkToPromising(set *agentfiles.Set, f *agentfiles.File) bool {
+	_, rel, err := set.Guard().Target(f.Path)
+	if err != nil || rel == f.Rel {
+		return false
+	}
+	g, ok := set.File(filepath.Join(set.Root, filepath.FromSlash(rel)))
+	return ok && g != f && g.Skipped == "" && g.Doc != nil && promising(g)
 }
 
 // promising reports whether f is a file that tells an agent what to run

@@ -143,18 +143,16 @@ func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, co
 				continue
 			}
 			if counter == nil {
-				c, err := tokens.New(cfg.Tokenizer)
-				if err != nil {
-					c, _ = tokens.New(tokens.Default)
-				}
-				counter = c
+				counter = Counter()
 			}
 			where := fmt.Sprintf("line %d", f.line)
 			if f.path != l.path {
 				where = fmt.Sprintf("%s:%d", relTo(set.Root, f.path), f.line)
 			}
 			out = append(out, agentfiles.Diagnostic{Path: l.path, Span: p.span, Severity: rules.Default(rules.MemoryDuplicate), Code: rules.MemoryDuplicate,
-				Message: fmt.Sprintf("this paragraph is loaded a second time in every Claude Code session (first at %s): %d tokens spent twice", where, counter.Count(string(doc.Text[p.span.Start:p.span.End])))})
+				Message: fmt.Sprintf("this paragraph is loaded a second time in every Claude Code session (first at %s): %d tokens (%s) spent twice", where,
+					counter.Count(string(doc.Text[p.span.Start:p.span.End])), counter.Name()),
+				Tokenizer: counter.Name()})
 		}
 	}
 	return out

@@ -66,6 +66,17 @@ func Classify(rel string) Kind {
 // IsMemory reports whether rel names a memory file or a rule.
 func IsMemory(rel string) bool { return Classify(rel) != NotMemory }
 
+// Counter returns the tokenizer memory files are counted in: Claude Code
+// loads them, and Claude Code runs Claude models, so the newest Claude
+// family's, as ctxls cost --agent claude counts them.
+func Counter() tokens.Counter {
+	c, err := tokens.New(tokens.Claude)
+	if err != nil {
+		c, _ = tokens.New(tokens.Default)
+	}
+	return c
+}
+
 // Options returns the import tree options a configuration sets, for the
 // project at root.
 func Options(cfg *config.Config, root string, counter tokens.Counter) imports.Options {

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,5 +147,52 @@ func BenchmarkPromises(b *testing.B) {
 				Check(context.Background(), set, bc.cfg, nil, nil)
 			}
 		})
+	}
+}
+
+// TestPromisesOfLinkedFiles checks repositories whose CLAUDE.md and
+// GEMINI.md are symbolic links to AGENTS.md, or AGENTS.md one to
+// CLAUDE.md, as real repositories keep them: a path that names nothing is
+// reported once, on the file that holds the text, not again on each link.
+func TestPromisesOfLinkedFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		real  string
+		links []string
+	}{
+		{"CLAUDE.md links to AGENTS.md", "AGENTS.md", []string{"CLAUDE.md"}},
+		{"AGENTS.md links to CLAUDE.md", "CLAUDE.md", []string{"AGENTS.md"}},
+		{"a package's CLAUDE.md and GEMINI.md link to its AGENTS.md", "pkg/AGENTS.md", []string{"pkg/CLAUDE.md", "pkg/GEMINI.md"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			write(t, dir, "src/index.ts", "export {}\n")
+			write(t, dir, "pkg/src/index.ts", "export {}\n")
+			write(t, dir, tc.real, "# Guide\n\nThe entry point is `src/missing-entry.ts`.\n")
+			for _, l := range tc.links {
+				if err := os.Symlink(filepath.Base(tc.real), filepath.Join(dir, filepath.FromSlash(l))); err != nil {
+					t.Skipf("no symbolic links here: %v", err)
+				}
+			}
+			want := []string{tc.real + ":3:21 hint memory-path-missing"}
+			if got := promiseLines(t, dir, nil); !slices.Equal(got, want) {
+				t.Errorf("diagnostics:\n got  %s\n want %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+			}
+		})
+	}
+}
+
+// write puts text in the file at the slash path rel under dir.
+func write(t *testing.T, dir, rel, text string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

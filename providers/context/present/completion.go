@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Item is a completion item as an editor lists it.
@@ -84,7 +85,7 @@ func TopicDoc(t *library.Topic) string {
 func SectionItem(i int, sec *library.Section) Item {
 	detail := Tokens(sec.Tokens)
 	if sec.Declared > 0 {
-		detail += fmt.Sprintf(" · %s declared", Thousands(sec.Declared))
+		detail += fmt.Sprintf(" · %s declared", numfmt.Thousands(sec.Declared))
 	}
 	it := Item{
 		Label:       sec.Name,

@@ -7,15 +7,15 @@
 package present
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Tokens renders a token count: "1,234 tok".
-func Tokens(n int) string { return Thousands(n) + " tok" }
+func Tokens(n int) string { return numfmt.Thousands(n) + " tok" }
 
 // TokensIn renders a token count with the tokenizer that counted it:
 // "1,234 tok (o200k_base)".
@@ -23,26 +23,6 @@ func TokensIn(n int, tokenizer string) string { return Tokens(n) + " (" + tokeni
 
 // CountedIn is the line that ends a hover: what its figures are counted in.
 func CountedIn(tokenizer string) string { return "Tokens counted in " + tokenizer + "." }
-
-// Thousands formats n with comma separators.
-func Thousands(n int) string {
-	if n < 0 {
-		return "-" + Thousands(-n)
-	}
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// Plural returns the "s" that follows a noun counted n times.
-func Plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
 
 // Title returns a topic's title, or its key when it has none.
 func Title(t *library.Topic) string {

@@ -7,7 +7,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/library"
 )
 
-func TestThousandsAndTokens(t *testing.T) {
+func TestTokens(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		n    int
@@ -24,20 +24,8 @@ func TestThousandsAndTokens(t *testing.T) {
 		{-12, "-12"},
 	}
 	for _, tc := range tests {
-		if got := Thousands(tc.n); got != tc.want {
-			t.Errorf("Thousands(%d) = %q, want %q", tc.n, got, tc.want)
-		}
 		if got := Tokens(tc.n); got != tc.want+" tok" {
 			t.Errorf("Tokens(%d) = %q, want %q", tc.n, got, tc.want+" tok")
-		}
-	}
-}
-
-func TestPlural(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int]string{0: "s", 1: "", 2: "s", 10: "s"} {
-		if got := Plural(n); got != want {
-			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

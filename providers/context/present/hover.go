@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/cost"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // Hover renders the hover of a resolved reference: the topic, section or
@@ -60,7 +61,7 @@ func topicHover(lib *library.Snapshot, t *library.Topic, sec *library.Section) s
 	}
 	price := Tokens(t.Tokens) + " measured"
 	if d := t.Declared(); d > 0 {
-		price += fmt.Sprintf(" · %s declared", Thousands(d))
+		price += fmt.Sprintf(" · %s declared", numfmt.Thousands(d))
 	}
 	line = append(line, price)
 	b.WriteString(strings.Join(line, " · "))
@@ -79,9 +80,9 @@ func topicHover(lib *library.Snapshot, t *library.Topic, sec *library.Section) s
 			if sec != nil && strings.EqualFold(s.Name, sec.Name) {
 				name = "**" + name + "**"
 			}
-			tokens := Thousands(s.Tokens)
+			tokens := numfmt.Thousands(s.Tokens)
 			if s.Declared > 0 {
-				tokens += fmt.Sprintf(" (%s declared)", Thousands(s.Declared))
+				tokens += fmt.Sprintf(" (%s declared)", numfmt.Thousands(s.Declared))
 			}
 			fmt.Fprintf(&b, "| %s | %s |\n", strings.ReplaceAll(name, "|", "\\|"), tokens)
 		}
@@ -97,7 +98,7 @@ func topicHover(lib *library.Snapshot, t *library.Topic, sec *library.Section) s
 			names = append(names, "`"+id+"`")
 		}
 		fmt.Fprintf(&b, "Cross-domain triggers: %s\n\n", strings.Join(names, ", "))
-		fmt.Fprintf(&b, "Loading it with its %d trigger%s costs %s\n\n", len(triggers), Plural(len(triggers)), Tokens(total))
+		fmt.Fprintf(&b, "Loading it with its %d trigger%s costs %s\n\n", len(triggers), numfmt.Plural(len(triggers)), Tokens(total))
 	}
 	fmt.Fprintf(&b, "`%s`", RelPath(lib, t.Path))
 	return b.String()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // load writes files (path → text) under a temporary workspace and loads
@@ -39,7 +40,7 @@ func TestTopicHover(t *testing.T) {
 	}
 	routes, _ := fast.Section("Routes | paths")
 	models, _ := fast.Section("Models")
-	table := fmt.Sprintf("| Section | Tokens |\n|---|---:|\n| Routes \\| paths | %s |\n| Models | %s |\n\n", Thousands(routes.Tokens), Thousands(models.Tokens))
+	table := fmt.Sprintf("| Section | Tokens |\n|---|---:|\n| Routes \\| paths | %s |\n| Models | %s |\n\n", numfmt.Thousands(routes.Tokens), numfmt.Thousands(models.Tokens))
 	body := fmt.Sprintf("**Fast\\*API** `python:fastapi`\n\nframework · onDemand · %s measured · 1,234 declared\n\nFast APIs with Python.\n\n", Tokens(fast.Tokens)) +
 		table + "Tags: web, a\\_b\n\n" +
 		"Cross-domain triggers: `security/auth`, `security/auth.md`, `missing/x`\n\n" +

@@ -1,72 +1,37 @@
 package present
 
 import (
-	"context"
 	"fmt"
-	"sort"
 	"strings"
-
-	"github.com/ctxls/ctxls/providers/context/library"
 )
 
-// Search returns up to limit topics whose key, title or tags match query
-// (all its characters in order, ignoring case), best matches first and
-// otherwise in the order given. The empty query matches every topic. It
-// stops with the context's error when ctx ends.
-func Search(ctx context.Context, topics []*library.Topic, query string, limit int) ([]*library.Topic, error) {
-	q := strings.ToLower(strings.TrimSpace(query))
-	type hit struct {
-		t     *library.Topic
-		score int
-	}
-	var hits []hit
-	for _, t := range topics {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		score, ok := matchScore(q, t)
-		if ok {
-			hits = append(hits, hit{t, score})
-		}
-	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
-	out := make([]*library.Topic, len(hits))
-	for i, h := range hits {
-		out[i] = h.t
-	}
-	return out, nil
+// EntryName is how anything an agent loads is listed among workspace
+// symbols: what it is called by, its title and its measured cost.
+func EntryName(ref, title string, tokens int) string {
+	return fmt.Sprintf("%s — %s · %s", ref, title, Tokens(tokens))
 }
 
-// SymbolName is how a topic is listed among workspace symbols: its key,
-// title and measured cost.
-func SymbolName(t *library.Topic) string {
-	return fmt.Sprintf("%s — %s · %s", Key(t), Title(t), Tokens(t.Tokens))
-}
-
-// matchScore scores a topic against a lower-case query: a prefix of the
-// name beats a substring of the key, which beats a substring of the
-// title, which beats a subsequence of the key or a substring of a tag.
-// The empty query matches everything.
-func matchScore(q string, t *library.Topic) (int, bool) {
+// MatchScore scores what an agent loads against a lower-case query by the
+// name it is called by, the key or path it is referred to by, its title
+// and its tags: a prefix of the name beats a substring of the key, which
+// beats a substring of the title, which beats a subsequence of the key or
+// a substring of a tag. The empty query matches everything.
+func MatchScore(q, name, key, title string, tags []string) (int, bool) {
 	if q == "" {
 		return 0, true
 	}
-	k := strings.ToLower(Key(t))
-	name := strings.ToLower(t.Name)
+	k := strings.ToLower(key)
 	switch {
-	case strings.HasPrefix(name, q):
+	case strings.HasPrefix(strings.ToLower(name), q):
 		return 4, true
 	case strings.Contains(k, q):
 		return 3, true
-	case strings.Contains(strings.ToLower(t.Meta.Title), q):
+	case strings.Contains(strings.ToLower(title), q):
 		return 2, true
 	case subsequence(q, k):
 		return 1, true
 	}
-	for _, tag := range t.Meta.Tags {
+	for _, tag := range tags {
 		if strings.Contains(strings.ToLower(tag), q) {
 			return 1, true
 		}

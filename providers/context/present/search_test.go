@@ -1,8 +1,6 @@
 package present
 
 import (
-	"context"
-	"slices"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/context/library"
@@ -55,9 +53,9 @@ func TestMatchScore(t *testing.T) {
 		{"python:fastapi_patterns", 3, true},
 	}
 	for _, tc := range tests {
-		score, ok := matchScore(tc.q, tp)
+		score, ok := MatchScore(tc.q, tp.Name, Key(tp), tp.Meta.Title, tp.Meta.Tags)
 		if score != tc.score || ok != tc.ok {
-			t.Errorf("matchScore(%q) = %d, %v; want %d, %v", tc.q, score, ok, tc.score, tc.ok)
+			t.Errorf("MatchScore(%q) = %d, %v; want %d, %v", tc.q, score, ok, tc.score, tc.ok)
 		}
 	}
 }
@@ -83,39 +81,9 @@ func TestSubsequence(t *testing.T) {
 	}
 }
 
-func TestSearch(t *testing.T) {
+func TestEntryName(t *testing.T) {
 	t.Parallel()
-	all := topics("zeta", "alpha_fast", "fast_one", "fxaxsxt", "fast_two", "other")
-	all[0].Meta.Title = "Fast Zeta"
-	tests := []struct {
-		query string
-		limit int
-		want  []string
-	}{
-		{"", 10, []string{"zeta", "alpha_fast", "fast_one", "fxaxsxt", "fast_two", "other"}},
-		{"", 2, []string{"zeta", "alpha_fast"}},
-		// Best first; equal scores keep their order.
-		{"  FAST ", 10, []string{"fast_one", "fast_two", "alpha_fast", "zeta", "fxaxsxt"}},
-		{"fast", 3, []string{"fast_one", "fast_two", "alpha_fast"}},
-		{"nothing", 10, []string{}},
-	}
-	for _, tc := range tests {
-		got, err := Search(context.Background(), all, tc.query, tc.limit)
-		if err != nil || !slices.Equal(names(got), tc.want) {
-			t.Errorf("Search(%q, %d) = %v, %v; want %v", tc.query, tc.limit, names(got), err, tc.want)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if got, err := Search(ctx, all, "", 10); err != context.Canceled || got != nil {
-		t.Errorf("Search after cancel = %v, %v", names(got), err)
-	}
-}
-
-func TestSymbolName(t *testing.T) {
-	t.Parallel()
-	tp := &library.Topic{ID: "python/fastapi", Domain: "python", Name: "fastapi", Tokens: 1234, Meta: library.Metadata{Title: "FastAPI"}}
-	if got, want := SymbolName(tp), "python:fastapi — FastAPI · 1,234 tok"; got != want {
-		t.Errorf("SymbolName = %q, want %q", got, want)
+	if got, want := EntryName("python:fastapi", "FastAPI", 1234), "python:fastapi — FastAPI · 1,234 tok"; got != want {
+		t.Errorf("EntryName = %q, want %q", got, want)
 	}
 }

@@ -1,12 +1,13 @@
-// Package refactor computes the text edits that keep a context library
-// consistent when a topic is renamed or moved: every reference to it, in
-// every form, follows it to its new domain, name and path. It also writes
-// frontmatter for topics that have none, and builds the quick fixes that
-// the library's diagnostics carry.
+// Package refactor computes the text edits that keep a workspace
+// consistent when a topic is renamed or files and folders move: every
+// reference to a topic, in every form, follows it to its new domain, name
+// and path, and the @imports, markdown links and code-span paths to what
+// moves, and those a moving file makes, lead to the same files. It also
+// writes frontmatter for topics that have none, and builds the quick
+// fixes that the library's diagnostics carry.
 package refactor
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -19,6 +20,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/fsguard"
 	"github.com/ctxls/ctxls/providers/context/library"
 	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/errkind"
 )
 
 // Edit replaces a span of one file's text.
@@ -37,10 +39,11 @@ type Move struct {
 	NewPath string
 }
 
-// Errors of Rename.
+// Errors of Rename, both of kind errkind.Invalid: the new name is not one
+// a topic can take.
 var (
-	ErrInvalidName = errors.New("not a valid topic name: use letters, digits, '_', '-' and '.'")
-	ErrExists      = errors.New("already exists")
+	ErrInvalidName = errkind.New(errkind.Invalid, "not a valid topic name: use letters, digits, '_', '-' and '.'")
+	ErrExists      = errkind.New(errkind.Invalid, "already exists")
 )
 
 // maxFileName is the longest file name, in bytes, that common file
@@ -153,10 +156,11 @@ func domainDir(lib *library.Snapshot, p string) (string, bool) {
 
 // Edits computes, by file, the edits that follow topics to their new
 // place: every reference to them and their own frontmatter id and domain.
-// When a folder rename renames a domain (oldDir and newDir directly in a
-// context root), pass both to rewrite the domain where it is named alone
-// too; otherwise pass "".
-func Edits(lib *library.Snapshot, moves []Move, oldDir, newDir string) map[string][]Edit {
+// files are the files and folders that move, the topics' files among
+// them: a path reference made by a file that moves is rewritten from the
+// file's new place, and a folder directly in a context root that moves to
+// another one renames its domain where it is named alone too.
+func Edits(lib *library.Snapshot, moves []Move, files []FileMove) map[string][]Edit {
 	out := map[string][]Edit{}
 	add := func(p string, e Edit) {
 		if !slices.ContainsFunc(out[p], func(x Edit) bool { return x.Span == e.Span }) {
@@ -166,7 +170,7 @@ func Edits(lib *library.Snapshot, moves []Move, oldDir, newDir string) map[strin
 	for _, m := range moves {
 		t := m.Topic
 		for _, loc := range lib.References(t.ID) {
-			for _, e := range refEdits(lib, loc, m) {
+			for _, e := range refEdits(lib, loc, m, files) {
 				add(loc.File.Path, e)
 			}
 		}
@@ -182,13 +186,34 @@ func Edits(lib *library.Snapshot, moves []Move, oldDir, newDir string) map[strin
 			}
 		}
 	}
-	if oldDir != "" {
-		oldDomain, okOld := domainDir(lib, oldDir)
-		newDomain, okNew := domainDir(lib, newDir)
+	for _, fm := range files {
+		oldDomain, okOld := domainDir(lib, fm.From)
+		newDomain, okNew := domainDir(lib, fm.To)
 		if okOld && okNew && oldDomain != newDomain && lib.IsDomain(oldDomain) {
 			for _, loc := range lib.DomainReferences(oldDomain) {
 				if loc.Ref.DomainSpan.Len() > 0 {
 					add(loc.File.Path, Edit{loc.Ref.DomainSpan, newDomain})
+				}
+			}
+		}
+	}
+	// The path references a moving file makes to topics that stay.
+	if len(files) > 0 {
+		for _, f := range lib.Files() {
+			newPath := MovedTo(f.Path, files)
+			if newPath == f.Path {
+				continue
+			}
+			for _, r := range f.Refs.All() {
+				if r.Form != refs.PathForm || r.PathSpan.Len() == 0 {
+					continue
+				}
+				res := lib.Resolve(f, r)
+				if res.Topic == nil || MovedTo(res.Topic.Path, files) != res.Topic.Path {
+					continue // a topic that moves: its references are done
+				}
+				if text := newPathText(lib, f.Path, newPath, r.Path, res.Topic.Path, res.Topic.Path); text != r.Path {
+					add(f.Path, Edit{r.PathSpan, text})
 				}
 			}
 		}
@@ -200,7 +225,7 @@ func Edits(lib *library.Snapshot, moves []Move, oldDir, newDir string) map[strin
 }
 
 // refEdits rewrites one reference for a move.
-func refEdits(lib *library.Snapshot, loc library.Location, m Move) []Edit {
+func refEdits(lib *library.Snapshot, loc library.Location, m Move, files []FileMove) []Edit {
 	r := loc.Ref
 	switch r.Form {
 	case refs.KeyForm, refs.CallForm, refs.IDForm:
@@ -216,46 +241,49 @@ func refEdits(lib *library.Snapshot, loc library.Location, m Move) []Edit {
 		if r.PathSpan.Len() == 0 || loc.File.Doc == nil {
 			return nil
 		}
-		return []Edit{{r.PathSpan, newPathText(lib, loc.File, r.Path, m)}}
+		from := loc.File.Path
+		return []Edit{{r.PathSpan, newPathText(lib, from, MovedTo(from, files), r.Path, m.Topic.Path, m.NewPath)}}
 	}
 	return nil
 }
 
-// newPathText rewrites a path reference in the style it was written: a
-// path relative to the referring file stays relative to it, a path from
-// the workspace or context root stays so, a bare file name stays bare.
-func newPathText(lib *library.Snapshot, f *library.File, written string, m Move) string {
+// newPathText rewrites a path reference, made by the file at from (which
+// moves to newFrom) to the topic at target (which moves to newTarget),
+// in the style it was written: a path relative to the referring file
+// stays relative to it, a path from the workspace or context root stays
+// so, a bare file name stays bare.
+func newPathText(lib *library.Snapshot, from, newFrom, written, target, newTarget string) string {
 	slash := filepath.ToSlash
 	if filepath.IsAbs(written) {
-		return m.NewPath
+		return newTarget
 	}
-	fromFile := filepath.Join(filepath.Dir(f.Path), filepath.FromSlash(written))
-	if filepath.Clean(fromFile) == m.Topic.Path {
-		if rel, err := filepath.Rel(filepath.Dir(f.Path), m.NewPath); err == nil {
-			if strings.HasPrefix(written, "./") && !strings.HasPrefix(rel, "..") {
-				rel = "./" + rel
-			}
-			return slash(rel)
+	fromFile := filepath.Join(filepath.Dir(from), filepath.FromSlash(written))
+	if filepath.Clean(fromFile) == target {
+		if rel, ok := relFrom(filepath.Dir(newFrom), newTarget, written); ok {
+			return rel
 		}
 	}
-	if filepath.Join(lib.Dir(), filepath.FromSlash(written)) == m.Topic.Path {
-		if rel, err := filepath.Rel(lib.Dir(), m.NewPath); err == nil {
+	if filepath.Join(lib.Dir(), filepath.FromSlash(written)) == target {
+		if rel, err := filepath.Rel(lib.Dir(), newTarget); err == nil {
 			return slash(rel)
 		}
 	}
 	for _, root := range lib.ContextRoots() {
-		if filepath.Join(root, filepath.FromSlash(written)) == m.Topic.Path {
-			if rel, err := filepath.Rel(root, m.NewPath); err == nil {
+		if filepath.Join(root, filepath.FromSlash(written)) == target {
+			if rel, err := filepath.Rel(root, newTarget); err == nil {
 				return slash(rel)
 			}
 		}
 	}
 	if !strings.ContainsAny(written, "/\\") {
-		return filepath.Base(m.NewPath) // a bare name found by its stem
+		return filepath.Base(newTarget) // a bare name found by its stem
+	}
+	if target == newTarget {
+		return written
 	}
 	// Unknown style: keep the directories as written, change the name.
 	dir := written[:strings.LastIndexAny(written, "/\\")+1]
-	return dir + filepath.Base(m.NewPath)
+	return dir + filepath.Base(newTarget)
 }
 
 // NameSpan is the span holding the topic's name in a reference: the topic

@@ -99,14 +99,14 @@ func TestMovesAndEdits(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				edits = Edits(lib.Snapshot(), []Move{m}, "", "")
+				edits = Edits(lib.Snapshot(), []Move{m}, []FileMove{{From: m.Topic.Path, To: m.NewPath}})
 			} else {
 				from, to := filepath.Join(dir, tc.from), filepath.Join(dir, tc.to)
 				moves, stranded := Moves(lib.Snapshot(), from, to)
 				if len(moves) == 0 || len(stranded) > 0 {
 					t.Fatalf("moves %v stranded %v", moves, stranded)
 				}
-				edits = Edits(lib.Snapshot(), moves, from, to)
+				edits = Edits(lib.Snapshot(), moves, []FileMove{{From: from, To: to}})
 			}
 			apply(t, edits)
 			for rel, wants := range tc.want {

@@ -79,7 +79,7 @@ const (
 	srcSkillSpec   = "Agent Skills specification (https://agentskills.io/specification)"
 	srcSkillsDocs  = "Claude Code docs (https://code.claude.com/docs/en/skills)"
 	srcCodexSkills = "Codex docs (https://developers.openai.com/codex/skills)"
-	srcClaudeYAML  = "Claude Code's frontmatter loader (https://github.com/anthropics/claude-code/issues/91871)"
+	srcClaudeYAML  = "Claude Code's frontmatter loader (https://github.com/anthropics/claude-code/issues/91871); OpenCode's (https://github.com/anomalyco/opencode/blob/dev/packages/opencode/src/config/markdown.ts)"
 	srcVSCodeInstr = "VS Code docs (https://code.visualstudio.com/docs/agent-customization/custom-instructions)"
 	srcClaudeCode  = "Claude Code docs"
 	srcCodex       = "Codex docs"
@@ -101,6 +101,8 @@ const (
 	srcClaudePlugs = "Claude Code plugin docs"
 	srcMarkdown    = "Marksman, VS Code markdown"
 	srcTOML        = "TOML 1.0 (https://toml.io/en/v1.0.0)"
+	srcCodexConfig = "Codex docs (https://developers.openai.com/codex/config-reference)"
+	srcGeminiConf  = "Gemini CLI docs (https://geminicli.com/docs/reference/configuration)"
 	// srcMCP are the pages of every agent's MCP server configuration.
 	srcMCP = "Claude Code docs (https://code.claude.com/docs/en/mcp); Cursor docs (https://cursor.com/docs/mcp); " +
 		"VS Code docs (https://code.visualstudio.com/docs/copilot/reference/mcp-configuration); " +
@@ -215,6 +217,9 @@ const (
 	ClinePathsInvalid           = "cline-paths-invalid"
 	KiroFieldInvalid            = "kiro-field-invalid"
 	OpenCodeInstructionsMissing = "opencode-instructions-missing"
+	CodexConfigInvalid          = "codex-config-invalid"
+	GeminiSettingsInvalid       = "gemini-settings-invalid"
+	KiroFileReferenceMissing    = "kiro-file-reference-missing"
 )
 
 // Codes of Claude Code hooks, settings, output styles and plugin layout.
@@ -271,12 +276,12 @@ var table = []Rule{
 	{MemoryTooLarge, Warning, "a memory file is over `limits.memoryChars` characters (40,000)", srcClaudeCode, NoFix},
 	{RulePathsInvalid, Warning, "a `.claude/rules` `paths` glob is invalid or matches no file", srcClaudeCode, NoFix},
 	{MemoryCommandUndefined, Warning, "a memory file, AGENTS.md, GEMINI.md or the Copilot instructions tell the agent to run a script (`npm run lint`, `pnpm test:e2e`, `yarn x:y`), make target or just recipe that no package.json, the Makefile or the justfile defines; said only when nothing else can define it (workspace packages, includes, pattern rules, imported modules)", srcCtxls, NoFix},
-	{MemoryPathMissing, Warning, "a code span of a memory file or AGENTS.md is a repository path (two segments or more, the first of which exists) that names nothing; a warning when the only file of that name lies elsewhere (it moved), else a hint; build output and `.gitignore`d paths are left alone", srcCtxls, NoFix},
+	{MemoryPathMissing, Warning, "a code span of a memory file or AGENTS.md is a repository path (two segments or more, the first of which exists) that names nothing; a warning when the only file of that name lies elsewhere (it moved), else a hint; build output and `.gitignore`d paths are left alone; a file that is a symbolic link to another one checked (CLAUDE.md to AGENTS.md) is reported on that one, once", srcCtxls, NoFix},
 	{MemoryDuplicate, Warning, "a paragraph (100 characters or more) that a Claude Code session loads twice at its start: in a memory file and a file it imports, or in a rule without paths; the message says the tokens it costs", srcClaudeCode, NoFix},
 
 	{FrontmatterMissing, Error, "a subagent has no YAML frontmatter, so Claude Code finds no name and does not load it", srcSubagents, NoFix},
 	{AgentUnknownField, Hint, "a frontmatter field the agent does not document (kept)", srcClaudeCode, NoFix},
-	{FrontmatterLenientYAML, Warning, "the frontmatter of a skill, command or subagent is not valid YAML, but Claude Code reads it once it has quoted the values holding `: ` or a reserved character, as its loader does; strict YAML readers (Codex, validators, previews) reject it; the fix quotes them", srcClaudeYAML, Safe},
+	{FrontmatterLenientYAML, Warning, "the frontmatter of a skill, command or subagent is not valid YAML, but Claude Code reads it once it has quoted the values holding `: ` or a reserved character, as its loader does; strict YAML readers (Codex, validators, previews) reject it; the fix quotes them. A skill Codex (`.agents/skills`) or OpenCode (`.opencode/skills`, whose loader rewrites only values holding `:`) loads and fails to read is `frontmatter-parse-error` instead", srcClaudeYAML, Safe},
 	{SkillNotLoaded, Error, "a skill of `.agents/skills` that Codex skips: no frontmatter, no `name` or `description`, a `name` over 64 or a `description` over `limits.skillDescription` characters", srcCodexSkills, NoFix},
 	{SkillNameMissing, Warning, "a skill that agents following the specification read has no `name` (Claude Code names a skill after its folder and does not need one)", srcSkillSpec, NoFix},
 	{SkillNameInvalid, Warning, "a skill `name` is not 1-64 characters of `a-z 0-9 -` without leading, trailing or doubled hyphens", srcSkillSpec + "; " + srcSkillsDocs, NoFix},
@@ -321,14 +326,17 @@ var table = []Rule{
 	{CopilotApplyToInvalid, Error, "an `applyTo` glob of Copilot instructions is not a valid glob", srcVSCodeInstr, NoFix},
 	{CopilotApplyToUnmatched, Warning, "an `applyTo` glob of Copilot instructions matches no file (tried under any folder and whatever the case, as VS Code matches it)", srcVSCodeInstr, NoFix},
 	{CursorRuleNotMdc, Hint, "a plain `.md` file in a `.cursor/rules` folder: Cursor documents rules as `.mdc` files, and sources disagree on whether it loads a `.md` there (a `README.md` is left alone)", srcCursor, NoFix},
-	{CopilotAgentFieldMissing, Warning, "a Copilot custom agent (`.github/agents/*.agent.md`) has no `description`, which GitHub documents as required", srcCopilotAgt, NoFix},
+	{CopilotAgentFieldMissing, Warning, "a Copilot custom agent (`.github/agents/*.agent.md`, or `agents/*.agent.md` of a Copilot CLI plugin, a folder with `plugin.json`) has no `description`, which GitHub documents as required", srcCopilotAgt, NoFix},
 	{CopilotAgentTooLong, Warning, "a Copilot custom agent's prompt is over `limits.copilotAgentChars` characters (30,000), GitHub's maximum; reported at the line where it is passed", srcCopilotAgt, NoFix},
 	{CopilotChatModeLegacy, Information, "a `.github/chatmodes/*.chatmode.md` file: chat modes are the older form of custom agents (`.github/agents/*.agent.md`)", srcVSCodeAgent, NoFix},
 	{WindsurfFieldInvalid, Warning, "a Windsurf rule's `trigger` is not `always_on`, `model_decision`, `glob` or `manual`, `model_decision` has no `description`, `glob` no `globs`, or a field has the wrong type", srcWindsurf, NoFix},
 	{WindsurfRuleTooLong, Warning, "a Windsurf rule file is over `limits.windsurfRuleChars` characters (6,000), past which Windsurf cuts it; reported at the line where the cut falls", srcWindsurf, NoFix},
 	{ClinePathsInvalid, Warning, "a Cline rule's `paths` is not a list of globs, or one of them is not a valid glob", srcCline, NoFix},
 	{KiroFieldInvalid, Warning, "a Kiro steering file's `inclusion` is not `always`, `fileMatch`, `manual` or `auto`, `fileMatch` has no `fileMatchPattern`, `auto` no `description`, or a field has the wrong type", srcKiro, NoFix},
+	{KiroFileReferenceMissing, Warning, "a `#[[file:…]]` reference of a Kiro steering file names no file, from the workspace root (as Kiro documents it) or from the steering file's folder; references in code are left alone", srcKiro, NoFix},
 	{OpenCodeInstructionsMissing, Warning, "an `instructions` entry of `opencode.json` names no file of the project (a path that is not there, a glob that matches nothing), or is not a string", srcOpenCode, NoFix},
+	{CodexConfigInvalid, Error, "`project_doc_fallback_filenames` of `.codex/config.toml` is not a list of file names, or `project_doc_max_bytes` not a whole number of bytes (the types Codex's configuration reference gives): Codex cannot load the file, and `cost --agent codex` says it counted with Codex's defaults", srcCodexConfig, NoFix},
+	{GeminiSettingsInvalid, Warning, "`context.fileName` of `.gemini/settings.json` is not a file name or a list of file names (`string | string[]` in Gemini CLI's configuration reference); `cost --agent gemini` says it counted `GEMINI.md` in its place", srcGeminiConf, NoFix},
 	{CopilotApplyToMissing, Warning, "a `.github/instructions` file has no `applyTo`, so Copilot never attaches it by the files at hand (VS Code may still add it by its description)", srcVSCodeInstr + "; " + srcCopilot, NoFix},
 
 	{HookShapeInvalid, Error, "a hook configuration (`.claude/settings.json`, `.claude/settings.local.json`, a plugin's `hooks/hooks.json` or the `hooks` of its manifest, the `hooks` of a skill or subagent) is not event → list of matcher groups → `hooks` list of handlers", srcHooks + "; " + srcPluginHooks, NoFix},

@@ -70,7 +70,8 @@ func (b *builder) windsurf() {
 		add(f, "legacy .windsurfrules")
 	}
 	for _, f := range b.files(agentfiles.KindWindsurfRule) {
-		body := b.count(f.Text)
+		body := b.count(cutChars(f.Text, limit))
+		from := len(b.cost.OnDemand)
 		switch m := f.Meta; m.Trigger {
 		case "always_on":
 			add(f, "Windsurf rule, trigger always_on")
@@ -78,11 +79,20 @@ func (b *builder) windsurf() {
 			b.always(f.Rel, b.count([]byte(listingLine(strings.TrimSuffix(path.Base(f.Rel), ".md"), m.Description))), "Windsurf rule listing")
 			b.onDemand(f.Rel, body, "Windsurf rule, when Cascade decides it fits (model_decision)")
 		case "glob":
+			if len(m.Globs) == 0 {
+				b.onDemand(f.Rel, body, "Windsurf rule with trigger glob but no globs: for no file")
+				break
+			}
 			b.onDemand(f.Rel, body, fmt.Sprintf("Windsurf rule, for files matching %s", strings.Join(m.Globs, ", ")))
 		case "manual":
 			b.onDemand(f.Rel, body, "Windsurf rule, only when @-mentioned (manual)")
 		default:
 			b.onDemand(f.Rel, body, "Windsurf rule without a trigger, as Windsurf applies it")
+		}
+		if utf8.RuneCount(f.Text) > limit {
+			for i := from; i < len(b.cost.OnDemand); i++ {
+				b.cost.OnDemand[i].Reason += fmt.Sprintf(", cut at %d characters", limit)
+			}
 		}
 	}
 	if cap := b.opt.Config.Limits.WindsurfTotalChars; total > cap {
@@ -117,17 +127,47 @@ func (b *builder) cline() {
 	b.nestedAgentsMd("Cline")
 }
 
+// kiro adds the AGENTS.md files Kiro always includes, the workspace's
+// steering files by their inclusion, and the files their #[[file:…]]
+// references embed where the steering file loads.
 func (b *builder) kiro() {
-	for _, f := range b.files(agentfiles.KindKiroSteering) {
+	if f := b.rootFile("AGENTS.md"); f != nil {
+		b.always(f.Rel, b.count(f.Text), "AGENTS.md, always included")
+	}
+	for _, f := range b.files(agentfiles.KindAgentsMd) {
+		if dir := path.Dir(f.Rel); dir != "." && path.Base(f.Rel) == "AGENTS.md" {
+			b.always(f.Rel, b.count(f.Text), fmt.Sprintf("AGENTS.md of %s/, always included (Kiro discovers AGENTS.md in subfolders)", dir))
+		}
+	}
+	// The files included always first: what they embed is in context from
+	// the start, whichever file loaded later embeds it too.
+	steering := b.files(agentfiles.KindKiroSteering)
+	slices.SortStableFunc(steering, func(x, y *agentfiles.File) int {
+		always := func(f *agentfiles.File) bool { return f.Meta.Inclusion == "" || f.Meta.Inclusion == "always" }
+		switch {
+		case always(x) && !always(y):
+			return -1
+		case always(y) && !always(x):
+			return 1
+		}
+		return 0
+	})
+	for _, f := range steering {
 		if path.Dir(f.Rel) != ".kiro/steering" {
 			continue // a subfolder's .kiro: not the workspace's steering
 		}
 		body := b.count(f.Text)
 		name := strings.TrimSuffix(path.Base(f.Rel), ".md")
+		atStart := false
 		switch m := f.Meta; m.Inclusion {
 		case "", "always":
 			b.always(f.Rel, body, "steering, inclusion always")
+			atStart = true
 		case "fileMatch":
+			if len(m.Globs) == 0 {
+				b.onDemand(f.Rel, body, "steering with inclusion fileMatch but no fileMatchPattern: no file includes it")
+				break
+			}
 			b.onDemand(f.Rel, body, fmt.Sprintf("steering, when files matching %s are in context", strings.Join(m.Globs, ", ")))
 		case "manual":
 			b.onDemand(f.Rel, body, fmt.Sprintf("steering, only when referenced as #%s", name))
@@ -136,6 +176,30 @@ func (b *builder) kiro() {
 			b.onDemand(f.Rel, body, "steering, when its description fits the request (auto)")
 		default:
 			b.onDemand(f.Rel, body, fmt.Sprintf("steering with inclusion %q, which Kiro does not document", m.Inclusion))
+		}
+		b.kiroRefs(f, atStart)
+	}
+}
+
+// kiroRefs adds the files a steering file's #[[file:…]] references embed,
+// each once, at start or later with the steering file.
+func (b *builder) kiroRefs(f *agentfiles.File, always bool) {
+	for _, r := range b.set.FileRefs(f.Path, f.Text) {
+		if r.What != "file reference" {
+			continue
+		}
+		text, err := imports.ReadFile(b.set.Guard(), r.Target)
+		if err != nil {
+			continue
+		}
+		rel, why := b.rel(r.Target), fmt.Sprintf("embedded by %s (#[[file:]])", f.Rel)
+		switch {
+		case always && !b.seen[r.Target]:
+			b.seen[r.Target] = true
+			b.always(rel, b.count(text), why)
+		case !always && !b.seen[r.Target] && !b.later[r.Target]:
+			b.later[r.Target] = true
+			b.onDemand(rel, b.count(text), why+", when it loads")
 		}
 	}
 }

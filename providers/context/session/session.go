@@ -447,6 +447,9 @@ func (b *builder) agentsMd(agent string) {
 // own as loading when Codex starts there.
 func (b *builder) codex() {
 	budget := b.set.CodexCap()
+	if p := b.set.CodexConfigProblem(); p != "" {
+		b.warn("%s, so Codex cannot load it; counted with Codex's defaults: AGENTS.override.md, else AGENTS.md, in each folder, and a cap of %d bytes", p, budget)
+	}
 	for _, l := range b.set.CodexChain(".") {
 		b.codexLink(l, budget, "project instructions")
 	}
@@ -539,6 +542,9 @@ func (b *builder) copilot() {
 // names of context.fileName) and what their @file imports load, and lists
 // those of subfolders as loading when a tool reads files there.
 func (b *builder) gemini() {
+	if p := b.set.GeminiSettingsProblem(); p != "" {
+		b.warn("%s, so its context.fileName is not read; counted with Gemini CLI's default context file, GEMINI.md", p)
+	}
 	for _, name := range b.set.GeminiNames() {
 		f, ok := b.set.File(filepath.Join(b.set.Root, name))
 		if !ok || f.Skipped != "" {

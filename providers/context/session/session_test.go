@@ -411,3 +411,36 @@ func TestClaudeOutputStyle(t *testing.T) {
 		}
 	}
 }
+
+// TestKiro checks Kiro's session: AGENTS.md always included, at the root
+// and in subfolders; steering by inclusion; and the files #[[file:…]]
+// references embed, at start with a steering file always included, later
+// with one included later, each once, and none for a file that is not
+// there or a reference in code.
+func TestKiro(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, "AGENTS.md", "Build with make.\n")
+	write(t, dir, "api/AGENTS.md", "The API's notes.\n")
+	write(t, dir, "docs/style.md", "Short functions.\n")
+	write(t, dir, "docs/api.yaml", "openapi: 3.1.0\n")
+	write(t, dir, ".kiro/steering/tech.md", "---\ninclusion: always\n---\nSee #[[file:docs/style.md]] and #[[file:docs/none.md]]; `#[[file:docs/api.yaml]]` in code.\n")
+	write(t, dir, ".kiro/steering/api.md", "---\ninclusion: manual\n---\nThe API: #[[file:docs/api.yaml]], styled as #[[file:docs/style.md]].\n")
+	c := compute(t, dir, Options{Agent: Kiro, Counter: counter(t)})
+	var always, later []string
+	for _, e := range c.AlwaysLoaded {
+		always = append(always, e.File)
+	}
+	for _, e := range c.OnDemand {
+		later = append(later, e.File)
+	}
+	if want := []string{"AGENTS.md", "api/AGENTS.md", ".kiro/steering/tech.md", "docs/style.md"}; !slices.Equal(always, want) {
+		t.Errorf("at start %q, want %q", always, want)
+	}
+	if want := []string{".kiro/steering/api.md", "docs/api.yaml"}; !slices.Equal(later, want) {
+		t.Errorf("later %q, want %q", later, want)
+	}
+	if e := c.AlwaysLoaded[3]; e.Tokens != fileTokens(t, dir, "docs/style.md") || !strings.Contains(e.Reason, ".kiro/steering/tech.md") {
+		t.Errorf("docs/style.md: %+v", e)
+	}
+}

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/ctxls/ctxls/providers/context/agentfacts"
 	"github.com/ctxls/ctxls/providers/context/tokens"
 )
 
@@ -48,17 +49,11 @@ func NotCounted(agent string) []string {
 
 // agentTitle is an agent's name as its makers write it.
 func agentTitle(agent string) string {
-	switch agent {
-	case Claude, "":
-		return "Claude Code"
-	case Codex:
-		return "Codex"
-	case Cursor:
-		return "Cursor"
-	case Copilot:
-		return "GitHub Copilot"
-	case "gemini":
-		return "Gemini CLI"
+	if agent == "" {
+		agent = Claude
+	}
+	if a, ok := agentfacts.Lookup(agent); ok {
+		return a.Title
 	}
 	return agent
 }

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -128,7 +129,9 @@ func benchCode(tb testing.TB) string {
 // BenchmarkClaudeVsO200k counts the same source code and prose with the
 // newest Claude family and with o200k_base in turn, each iteration both,
 // and reports the time of each and their ratio: interleaving keeps the
-// ratio fair on a machine whose load changes.
+// ratio fair on a machine whose load changes. Where the thread's CPU time
+// can be read, it reports that ratio too (claude/o200k-cpu), which other
+// processes' load does not move.
 func BenchmarkClaudeVsO200k(b *testing.B) {
 	cl, _ := New(Claude)
 	o2, _ := New(O200kBase)
@@ -136,20 +139,28 @@ func BenchmarkClaudeVsO200k(b *testing.B) {
 		cl.Count("warm up")
 		o2.Count("warm up")
 		b.Run(tx.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.SetBytes(2 * int64(len(tx.text)))
-			var tc, to time.Duration
+			var tc, to, cc, co time.Duration
 			for b.Loop() {
-				t0 := time.Now()
+				t0, c0 := time.Now(), threadCPU()
 				cl.Count(tx.text)
-				t1 := time.Now()
+				t1, c1 := time.Now(), threadCPU()
 				o2.Count(tx.text)
+				c2 := threadCPU()
 				tc += t1.Sub(t0)
 				to += time.Since(t1)
+				cc += c1 - c0
+				co += c2 - c1
 			}
 			n := float64(b.N)
 			b.ReportMetric(float64(tc.Nanoseconds())/n/1e6, "claude-ms/op")
 			b.ReportMetric(float64(to.Nanoseconds())/n/1e6, "o200k-ms/op")
 			b.ReportMetric(float64(tc)/float64(to), "claude/o200k")
+			if co > 0 {
+				b.ReportMetric(float64(cc)/float64(co), "claude/o200k-cpu")
+			}
 		})
 	}
 }

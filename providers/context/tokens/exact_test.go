@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer/codec"
+
+	"github.com/ctxls/ctxls/providers/context/tokens/internal/slotcache"
 )
 
 // exactCases are texts on which the splitter is most likely to differ from
@@ -288,7 +290,7 @@ func TestCountConcurrent(t *testing.T) {
 	for _, shared := range bpeCounters(t) {
 		// An empty cache, so that goroutines race to fill it.
 		c := *shared
-		c.cache = newPieceCache()
+		c.cache = slotcache.New[string](1 << 17)
 		want := make([]int, len(texts))
 		for i, text := range texts {
 			want[i] = len(referenceStarts(t, reference(c.name), text))

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/tokens/claude"
+	"github.com/ctxls/ctxls/providers/context/tokens/internal/slotcache"
 )
 
 // Encoding names accepted by New.
@@ -85,8 +86,16 @@ type bpe struct {
 	name  string
 	vocab func() *vocab
 	split splitFunc
-	cache *pieceCache
+	// cache holds, for each short piece, the byte offsets within it at
+	// which its tokens after the first start, a byte each: a piece has
+	// one token more than its offsets.
+	cache *slotcache.Cache[string]
 }
+
+// maxCachedPiece is the longest piece, in bytes, that the cache holds, so
+// that a byte holds a token offset. Longer pieces are rare and seldom
+// repeat; markdown table rules, which do, are shorter.
+const maxCachedPiece = 255
 
 // o200k and cl100k are the process's one counter of each encoding, made
 // on first use. A piece's tokens depend on the encoding alone, so the
@@ -105,7 +114,7 @@ func newBPE(name string, split splitFunc, ranks string) *bpe {
 		name:  name,
 		vocab: sync.OnceValue(func() *vocab { return parseRanks(ranks) }),
 		split: split,
-		cache: newPieceCache(),
+		cache: slotcache.New[string](1 << 17),
 	}
 }
 
@@ -119,7 +128,7 @@ func (b *bpe) Count(text string) int {
 			// Every byte is a token.
 			n++
 		case e-i <= maxCachedPiece:
-			n += len(b.cached(text[i:e]).starts) + 1
+			n += len(b.cached(text[i:e])) + 1
 		default:
 			n += len(b.encodePiece(text[i:e]))
 		}
@@ -165,7 +174,7 @@ func (b *bpe) tokenStarts(text string) []int {
 			starts = append(starts, i)
 		case e-i <= maxCachedPiece:
 			starts = append(starts, i)
-			for _, o := range []byte(b.cached(text[i:e]).starts) {
+			for _, o := range []byte(b.cached(text[i:e])) {
 				starts = append(starts, i+int(o))
 			}
 		default:
@@ -177,22 +186,22 @@ func (b *bpe) tokenStarts(text string) []int {
 	return starts
 }
 
-// cached returns the cache entry for a piece of at most maxCachedPiece
-// bytes, encoding the piece on a miss.
-func (b *bpe) cached(piece string) *cacheEntry {
-	e, h := b.cache.get(piece)
-	if e != nil {
-		return e
+// cached returns the token offsets of a piece of at most maxCachedPiece
+// bytes, as the cache holds them, encoding the piece on a miss.
+func (b *bpe) cached(piece string) string {
+	offs, h, ok := b.cache.Get(piece)
+	if ok {
+		return offs
 	}
 	starts := b.encodePiece(piece)
-	offs := make([]byte, len(starts)-1)
+	enc := make([]byte, len(starts)-1)
 	for k, o := range starts[1:] {
-		offs[k] = byte(o)
+		enc[k] = byte(o)
 	}
+	offs = string(enc)
 	// Clone the piece so the entry does not keep the whole text alive.
-	e = &cacheEntry{piece: strings.Clone(piece), starts: string(offs)}
-	b.cache.put(h, e)
-	return e
+	b.cache.Put(h, strings.Clone(piece), offs)
+	return offs
 }
 
 // encodePiece returns the offsets in piece at which its tokens start.

@@ -24,6 +24,7 @@ import (
 	"github.com/ctxls/ctxls/providers/context/config"
 	"github.com/ctxls/ctxls/providers/context/contextprovider"
 	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
 )
@@ -31,15 +32,15 @@ import (
 // Errors of the Runner; test with errors.Is.
 var (
 	// ErrUnknownCommand: a command name names no command of the library.
-	ErrUnknownCommand = errors.New("unknown command")
+	ErrUnknownCommand = errkind.New(errkind.NotFound, "unknown command")
 	// ErrConflict: a chain already runs in the execution in this process.
 	// One running in another process gives execution.ErrConflict.
-	ErrConflict = errors.New("a chain is already running")
+	ErrConflict = errkind.New(errkind.Conflict, "a chain is already running")
 	// ErrNoCommands: a chain without commands.
-	ErrNoCommands = errors.New("a chain needs at least one command")
+	ErrNoCommands = errkind.New(errkind.Invalid, "a chain needs at least one command")
 	// ErrUnknownModel: a model the configuration does not define, or no
 	// model named where the configuration defines several and no default.
-	ErrUnknownModel = errors.New("unknown model")
+	ErrUnknownModel = errkind.New(errkind.Invalid, "unknown model")
 )
 
 // Message is one message of a step's conversation.

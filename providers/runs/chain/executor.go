@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/errkind"
 )
 
 // Executor kinds of the configuration.
@@ -33,7 +34,7 @@ const defaultMaxOutput = 4 << 20
 const stderrTail = 4 << 10
 
 // ErrExecutor reports an executor that is misconfigured or cannot start.
-var ErrExecutor = errors.New("executor")
+var ErrExecutor = errkind.New(errkind.Invalid, "executor")
 
 // Job is one step handed to an executor.
 type Job struct {

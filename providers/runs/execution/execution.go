@@ -14,13 +14,13 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/runs/internal/confirm"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -28,28 +28,28 @@ import (
 // Errors returned by the Store; test for them with errors.Is.
 var (
 	// ErrNotFound: the execution, step or run does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errkind.New(errkind.NotFound, "not found")
 	// ErrInvalidArgument: a parameter is empty, out of range or not
 	// serialisable.
-	ErrInvalidArgument = errors.New("invalid argument")
+	ErrInvalidArgument = errkind.New(errkind.Invalid, "invalid argument")
 	// ErrNoRunningCommand: CompleteCommand or CompleteStep found no running
 	// attempt of the command.
-	ErrNoRunningCommand = errors.New("no running command")
+	ErrNoRunningCommand = errkind.New(errkind.Invalid, "no running command")
 	// ErrConflict: the command, chain or execution is busy with work that a
 	// live process runs. The errors that match it name that process by its
 	// pid and host.
-	ErrConflict = errors.New("command is running in another process")
+	ErrConflict = errkind.New(errkind.Conflict, "command is running in another process")
 	// ErrIsCurrent: the current execution cannot be deleted.
-	ErrIsCurrent = errors.New("the current execution cannot be deleted")
+	ErrIsCurrent = errkind.New(errkind.Invalid, "the current execution cannot be deleted")
 	// ErrInvalidToken: a delete confirmation token that this process did not
 	// issue for this execution, was used already, or expired.
 	ErrInvalidToken = confirm.ErrInvalidToken
 	// ErrNoPlan: the execution has no chain plan to resume.
-	ErrNoPlan = errors.New("execution has no chain plan")
+	ErrNoPlan = errkind.New(errkind.Invalid, "execution has no chain plan")
 	// ErrUnfinishedChain: a new chain cannot start in an execution whose
 	// chain has a command that did not succeed; that chain is resumed
 	// instead.
-	ErrUnfinishedChain = errors.New("unfinished chain")
+	ErrUnfinishedChain = errkind.New(errkind.Invalid, "unfinished chain")
 )
 
 // Status is the status of one attempt of a command.
@@ -384,13 +384,12 @@ func (s *Store) argsAt(now time.Time, dead []string) []any {
 	return []any{sql.Named("now", ms(now)), sql.Named("self", s.owner), sql.Named("dead", list)}
 }
 
-// conflictError matches ErrConflict and carries a message of its own, so
-// that the message can say what is busy and where.
+// conflictError wraps ErrConflict, and so its kind, with a message of its
+// own, so that the message can say what is busy and where.
 type conflictError struct{ msg string }
 
 func (e *conflictError) Error() string { return e.msg }
-
-func (e *conflictError) Is(target error) bool { return target == ErrConflict }
+func (e *conflictError) Unwrap() error { return ErrConflict }
 
 func conflictf(format string, args ...any) error {
 	return &conflictError{msg: fmt.Sprintf(format, args...)}

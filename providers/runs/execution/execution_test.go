@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
@@ -353,8 +354,8 @@ func TestOwners(t *testing.T) {
 	host, _ := os.Hostname()
 	where := fmt.Sprintf("running in another process (pid %d on host %s)", os.Getpid(), host)
 	_, err := b.StartCommand(ctx, id, "build", nil)
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.owner) {
-		t.Fatalf("start of a command another live process runs: %v", err)
+	if !errors.Is(err, ErrConflict) || errkind.Of(err) != errkind.Conflict || !strings.Contains(err.Error(), where) || strings.Contains(err.Error(), a.owner) {
+		t.Fatalf("start of a command another live process runs: %v (kind %v)", err, errkind.Of(err))
 	}
 	// A resume: the plan is set, a run of kind RunKindRun would set another.
 	runA := must[*Run](t)(a.StartRun(ctx, id, RunKindResume))

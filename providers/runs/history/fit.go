@@ -2,16 +2,16 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/errkind"
 )
 
 // ErrPromptTooLarge: the parts of a prompt that are never cut (the system
 // text and the latest request) do not fit the model's window by themselves.
-var ErrPromptTooLarge = errors.New("prompt does not fit the model's context window")
+var ErrPromptTooLarge = errkind.New(errkind.Invalid, "prompt does not fit the model's context window")
 
 // Section is a part of a prompt between the system text and the history,
 // such as loaded context or upstream shared data.

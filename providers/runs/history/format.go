@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
 // defaultFormat is what FormatOptions{} normalizes to.
@@ -173,12 +175,11 @@ func omitted(n int, unit string) string {
 	return "... (" + plural(n, unit) + " omitted) ...\n"
 }
 
-// plural returns n and unit, with an "s" unless n is 1.
+// plural returns n and unit, with an "s" unless n is 1. Unlike
+// numfmt.Count it does not group the digits, as the markers of the
+// shortened messages stored so far do not.
 func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
+	return strconv.Itoa(n) + " " + unit + numfmt.Plural(n)
 }
 
 // defaultFormatter measures the shortened bodies stored with long messages.

@@ -13,7 +13,6 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/runs/internal/confirm"
 	"github.com/ctxls/ctxls/providers/runs/storage"
 )
@@ -51,13 +51,13 @@ const maxIDBytes = 256
 var (
 	// ErrInvalid: a message or request with a bad field; the error says
 	// which and why.
-	ErrInvalid = errors.New("invalid history request")
+	ErrInvalid = errkind.New(errkind.Invalid, "invalid history request")
 	// ErrBinary: content that is not UTF-8 text.
-	ErrBinary = errors.New("content is binary, not UTF-8 text")
+	ErrBinary = errkind.New(errkind.Invalid, "content is binary, not UTF-8 text")
 	// ErrTooLarge: content above the store's size limit.
-	ErrTooLarge = errors.New("content too large")
+	ErrTooLarge = errkind.New(errkind.Invalid, "content too large")
 	// ErrUnknownConversation: no conversation with that id.
-	ErrUnknownConversation = errors.New("unknown conversation")
+	ErrUnknownConversation = errkind.New(errkind.NotFound, "unknown conversation")
 	// ErrInvalidToken: a delete confirmation token that was not issued for
 	// the conversation, was used already, or expired.
 	ErrInvalidToken = confirm.ErrInvalidToken

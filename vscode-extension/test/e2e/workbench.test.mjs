@@ -439,7 +439,7 @@ step('opens a command and completes a topic with its token cost', 'completion', 
 });
 
 step('the status bar shows the reference cost of the command file and opens a breakdown', 'status-bar', async () => {
-  const item = page.locator('.statusbar-item', { hasText: /[\d,]+ tok · \d+ refs?/ }).first();
+  const item = page.locator('.statusbar-item', { hasText: /[\d,]+ tok \([\w.-]+\) · \d+ refs?/ }).first();
   await eventually(() => item.isVisible(), WAIT * 2, 'the token cost in the status bar');
   const text = await item.innerText();
   await item.click();
@@ -664,7 +664,7 @@ step('Run Chain records an execution with its steps and conversation', 'chain-ru
 
 step('a changed ctxls setting reaches the server', 'settings', async () => {
   await page.locator('.tabs-container .tab', { hasText: 'implement.md' }).first().click();
-  const item = page.locator('.statusbar-item', { hasText: /[\d,]+ tok · \d+ refs?/ }).first();
+  const item = page.locator('.statusbar-item', { hasText: /[\d,]+ tok \([\w.-]+\) · \d+ refs?/ }).first();
   const before = await eventually(async () => (await item.isVisible()) && (await item.innerText()), WAIT, 'the token cost in the status bar');
   // The word-count estimate gives other costs than the default BPE tokenizer.
   mkdirSync(join(workspace, '.vscode'), { recursive: true });

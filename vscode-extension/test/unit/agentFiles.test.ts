@@ -218,7 +218,7 @@ test('a cost of all agents shows a column per agent', () => {
       ['codex (o200k_base)', 30, ['AGENTS.md']],
     ],
   );
-  assert.equal(sessionStatusText(all), '$(hubot) claude 450 tok · codex 30 tok $(warning)');
+  assert.equal(sessionStatusText(all), '$(hubot) claude 450 tok (claude) · codex 30 tok (o200k_base) $(warning)');
   const rows = sessionPickItems(all);
   assert.deepEqual(
     rows.map((r) => (r.separator ? `-- ${r.label}` : `${r.label} ${r.description}`)),

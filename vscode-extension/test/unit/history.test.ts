@@ -27,9 +27,9 @@ test('messages ordered by instant, not by the text of their times', () => {
 });
 
 test('conversation shows roles, commands, run ids and tokens', () => {
-  const md = renderConversation('sess-1', messages);
+  const md = renderConversation('sess-1', messages, 'o200k_base');
   assert.match(md, /^# Conversation sess-1/);
-  assert.match(md, /3 messages · 47 tok · commands: \/brainstorm → \/implement/);
+  assert.match(md, /3 messages · 47 tok \(o200k_base\) · commands: \/brainstorm → \/implement/);
   assert.match(md, /## 1\. User — \/brainstorm · run r1 · run mode · 3 tok/);
   assert.match(md, /## 2\. Assistant — \/brainstorm · run r1 · run mode · 40 tok/);
   assert.match(md, /## 3\. User — \/implement · run r2 · run mode · 4 tok/);

@@ -109,6 +109,7 @@ function cost(items: DocumentCostResult['items'], total?: number): DocumentCostR
     topics: [],
     items,
     omitted: 0,
+    tokenizer: 'o200k_base',
     warnings: [],
   };
 }
@@ -124,13 +125,13 @@ test('status text for document cost', () => {
         costItem({ reference: 'python:django', resolved: false, counted: false }),
       ]),
     ),
-    '1,700 tok · 3 refs · 1 unresolved',
+    '1,700 tok (o200k_base) · 3 refs · 1 unresolved',
   );
-  assert.equal(costStatusText(cost([costItem({ reference: 'a:b', tokens: 5 })])), '5 tok · 1 ref');
+  assert.equal(costStatusText(cost([costItem({ reference: 'a:b', tokens: 5 })])), '5 tok (o200k_base) · 1 ref');
   // A reply that lists only its first references still counts them all.
   assert.equal(
     costStatusText({ ...cost([costItem({ reference: 'a:b', tokens: 5 })]), references: 4000, unresolved: 2000, omitted: 3999 }),
-    '5 tok · 4000 refs · 2000 unresolved',
+    '5 tok (o200k_base) · 4000 refs · 2000 unresolved',
   );
 });
 

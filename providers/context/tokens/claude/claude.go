@@ -16,12 +16,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	_ "embed"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
+
+	"github.com/ctxls/ctxls/providers/context/tokens/internal/slotcache"
 )
 
 // Tokenizer names.
@@ -147,14 +149,20 @@ type tables struct {
 	overhead    int
 	foldQuotes  bool
 	allcapsMin  int
-	cache       *chunkCache
+	// The tiling costs of chunks: of the short ones inline, of the
+	// others up to maxCachedChunk bytes by pointer.
+	small *slotcache.Small
+	cache *slotcache.Cache[int]
 }
 
 type vocabFile struct {
-	Family          string `json:"family"`
-	MessageOverhead int    `json:"message_overhead"`
-	FoldQuotes      bool   `json:"fold_quotes"`
-	AllcapsMin      int    `json:"allcaps_min"`
+	Family          string   `json:"family"`
+	MessageOverhead int      `json:"message_overhead"`
+	FoldQuotes      bool     `json:"fold_quotes"`
+	AllcapsMin      int      `json:"allcaps_min"`
+	Pieces          int      `json:"pieces"`
+	Nodes           int      `json:"nodes"`
+	BytePieces      []string `json:"byte_pieces"`
 }
 
 func (v *vocabulary) load() (*tables, error) {
@@ -163,16 +171,12 @@ func (v *vocabulary) load() (*tables, error) {
 }
 
 func parse(data []byte) (*tables, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	raw, err := gunzip(data)
 	if err != nil {
 		return nil, fmt.Errorf("claude vocabulary: %w", err)
 	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("claude vocabulary: %w", err)
-	}
-	// A line of JSON with the scalars, then three NUL-separated lists
-	// separated by two NULs: pieces, contraction suffixes, hex byte pieces.
+	// A line of JSON with the scalars, then the trie of the pieces as gen
+	// writes it.
 	head, body, ok := bytes.Cut(raw, []byte("\n"))
 	if !ok {
 		return nil, fmt.Errorf("claude vocabulary: no header line")
@@ -181,46 +185,53 @@ func parse(data []byte) (*tables, error) {
 	if err := json.Unmarshal(head, &vf); err != nil {
 		return nil, fmt.Errorf("claude vocabulary: %w", err)
 	}
-	lists := strings.Split(string(body), "\x00\x00")
-	if len(lists) != 3 {
-		return nil, fmt.Errorf("claude vocabulary: %d lists, want 3", len(lists))
-	}
-	pieces := strings.Split(lists[0], "\x00")
-	contractions := strings.Split(lists[1], "\x00")
-	byteHex := strings.Split(lists[2], "\x00")
-	// A contraction suffix also stands glued to its word end: the
-	// apostrophe is the word's start, so it writes no marker of its own.
-	all := pieces
-	for _, c := range contractions {
-		all = append(all, c+string(rune(eow)))
+	trie, err := readTrie(body, vf.Nodes, vf.Pieces)
+	if err != nil {
+		return nil, fmt.Errorf("claude vocabulary: %w", err)
 	}
 	t := &tables{
 		chars:      newCharTable(),
-		pieces:     newTrie(all),
-		bytePieces: make(map[string]struct{}, len(byteHex)),
+		pieces:     trie,
+		bytePieces: make(map[string]struct{}, len(vf.BytePieces)),
 		overhead:   vf.MessageOverhead,
 		foldQuotes: vf.FoldQuotes,
 		allcapsMin: vf.AllcapsMin,
-		cache:      newChunkCache(),
+		small:      slotcache.NewSmall(1 << 15),
+		cache:      slotcache.New[int](1 << 16),
 	}
-	for _, p := range all {
-		if err := chunkSafe(p); err != nil {
-			return nil, err
-		}
-	}
-	for _, h := range byteHex {
+	for _, h := range vf.BytePieces {
 		b, err := hex.DecodeString(h)
 		if err != nil {
 			return nil, fmt.Errorf("claude vocabulary: byte piece %q: %w", h, err)
 		}
 		t.bytePieces[string(b)] = struct{}{}
 	}
-	for _, p := range pieces {
-		if p != "" && strings.Trim(p, "\n") == "" {
-			t.newlineRuns = append(t.newlineRuns, len(p))
+	// The newline-run pieces, which the frame's tail is tiled with, end
+	// on the path of newlines from the root.
+	for n, k := trie.next(0, '\n'), 1; n > 0; n, k = trie.next(n, '\n'), k+1 {
+		if trie.nodes[n].terminal {
+			t.newlineRuns = append(t.newlineRuns, k)
 		}
 	}
 	return t, nil
+}
+
+// gunzip returns the decompressed data, read into a buffer of the size
+// the gzip trailer gives.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	size := 0
+	if len(data) >= 4 {
+		size = int(binary.LittleEndian.Uint32(data[len(data)-4:]))
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, 64<<20)+1))
+	if _, err := buf.ReadFrom(zr); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // load returns the family's vocabulary tables. The vocabularies are

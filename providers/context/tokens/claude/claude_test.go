@@ -40,7 +40,7 @@ func TestStream(t *testing.T) {
 		{claude5, "42", "42"},
 	} {
 		tb := c.family.load()
-		s, _ := c.family.stream(tb, normalize(c.text, tb.foldQuotes), strippedHead(c.text), nil, nil)
+		s, _ := c.family.stream(tb, normalize(c.text, tb.foldQuotes), strippedHead(c.text), nil, nil, false)
 		got := render(string(s))
 		if got != c.want {
 			t.Errorf("%s %q: stream %q, want %q", c.family.name, c.text, got, c.want)
@@ -109,18 +109,60 @@ func TestParseErrors(t *testing.T) {
 }
 
 // BenchmarkFirstCount is what the first count after start costs: parsing
-// the vocabulary, building its tables, and counting a short text.
+// the vocabulary, building its tables, and counting a short text. Where
+// the thread's CPU time can be read it reports that too (cpu-ms/op),
+// which other processes' load does not move.
 func BenchmarkFirstCount(b *testing.B) {
 	for _, data := range []struct {
 		name string
 		data []byte
 	}{{Claude3, v3Data}, {Claude47, v47Data}} {
 		b.Run(data.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
+			c0 := threadCPU()
 			for b.Loop() {
 				f := &family{name: data.name, vocab: &vocabulary{data: data.data}, frameBow: true, frameTail: tailLadder}
 				f.count("Hello, world! This is the first count.")
 			}
+			if c := threadCPU() - c0; c > 0 {
+				b.ReportMetric(float64(c.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
+			}
 		})
+	}
+}
+
+// TestVocabulariesChunkSafe checks of every piece what the chunk-at-a-time
+// tiling rests on, and that the trie holds as many pieces as measured.
+func TestVocabulariesChunkSafe(t *testing.T) {
+	t.Parallel()
+	for _, v := range []*vocabulary{{data: v3Data}, {data: v47Data}} {
+		tb, err := v.load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		// Walk the trie depth first, spelling each piece.
+		var walk func(node int32, prefix []byte)
+		walk = func(node int32, prefix []byte) {
+			nd := tb.pieces.nodes[node]
+			if nd.terminal {
+				n++
+				if err := chunkSafe(string(prefix)); err != nil {
+					t.Error(err)
+				}
+				if !tb.pieces.has(string(prefix)) {
+					t.Errorf("piece %q not found", prefix)
+				}
+			}
+			for k := nd.lo; k < nd.hi; k++ {
+				walk(k+1, append(prefix, tb.pieces.label[k]))
+			}
+		}
+		walk(0, nil)
+		if n < 10000 {
+			t.Errorf("%d pieces, want a vocabulary", n)
+		}
 	}
 }

@@ -4,7 +4,13 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxls/ctxls/providers/context/tokens/internal/slotcache"
 )
+
+// maxCachedChunk is the longest chunk, in bytes, the cache holds; longer
+// ones seldom repeat.
+const maxCachedChunk = 128
 
 // count returns the tokens text adds to one message of the family.
 func (f *family) count(text string) int {
@@ -19,8 +25,9 @@ func (f *family) count(text string) int {
 		// variants are folded to spaces: those still cost.
 		norm = normalize(strings.TrimRight(text, " \t\n\r\f\v"), t.foldQuotes)
 	}
-	s, _ := f.stream(t, norm, strippedHead(text), make([]byte, 0, len(norm)+len(norm)/2+8), make([]run, 0, len(norm)/3+4))
-	return t.tileChunks(s) + tail
+	_, n := f.stream(t, norm, strippedHead(text), make([]byte, 0, min(len(norm)+len(norm)/2, windowBytes+256)+8),
+		make([]run, 0, min(len(norm)/3, windowRuns+8)+4), true)
+	return n + tail
 }
 
 // tileChunks tiles the marked stream s a chunk at a time. No piece spans
@@ -48,15 +55,27 @@ func (t *tables) tileChunks(s []byte) int {
 // chunkCost returns the tiling of one chunk, from the cache when it is
 // there.
 func (t *tables) chunkCost(chunk []byte) int {
-	if len(chunk) > maxCachedChunk {
+	switch {
+	case len(chunk) == 1:
+		// A byte is a piece or a unit, one token either way.
+		return 1
+	case len(chunk) <= slotcache.SmallKey:
+		if n, ok := t.small.Get(chunk); ok {
+			return n
+		}
+		n := t.tile(string(chunk))
+		t.small.Put(chunk, n)
+		return n
+	case len(chunk) > maxCachedChunk:
 		return t.tile(string(chunk))
 	}
-	if n, ok := t.cache.get(chunk); ok {
+	n, h, ok := t.cache.GetBytes(chunk)
+	if ok {
 		return n
 	}
 	key := string(chunk)
-	n := t.tile(key)
-	t.cache.put(key, n)
+	n = t.tile(key)
+	t.cache.Put(h, key, n)
 	return n
 }
 

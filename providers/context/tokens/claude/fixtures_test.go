@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -129,5 +130,39 @@ func TestFixtures(t *testing.T) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		t.Logf("%-24s %4d/%4d exact", k, results[k].exact, results[k].docs)
+	}
+}
+
+// TestConcurrentCounts counts fixtures from several goroutines at once
+// on tables of their own, so that the caches fill while they are read,
+// and checks every count against the recorded one.
+func TestConcurrentCounts(t *testing.T) {
+	t.Parallel()
+	var fixtures []fixture
+	for i, fx := range readFixtures(t) {
+		if i%4 == 0 {
+			fixtures = append(fixtures, fx)
+		}
+	}
+	f := &family{name: Claude47, vocab: &vocabulary{data: v47Data}, frameBow: true, frameTail: tailLadder}
+	const workers = 4
+	errs := make(chan string, workers)
+	for w := range workers {
+		go func() {
+			bad := ""
+			// Each worker walks the documents from its own start.
+			for k := range len(fixtures) {
+				fx := fixtures[(k+w*len(fixtures)/workers)%len(fixtures)]
+				if got, want := f.count(fx.text)+f.load().overhead, fx.counts["v4.7"]; got != want && bad == "" {
+					bad = fmt.Sprintf("%s %s: got %d, want %d", fx.corpus, fx.id, got, want)
+				}
+			}
+			errs <- bad
+		}()
+	}
+	for range workers {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
 	}
 }

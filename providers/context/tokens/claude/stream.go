@@ -48,14 +48,7 @@ func spaceFold(r rune) bool {
 // characters the endpoint drops, curly quotes folded where the family
 // folds them, and space variants written as spaces.
 func normalize(text string, foldQuotes bool) string {
-	plain := true
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c >= utf8.RuneSelf || c < ' ' && c != '\t' && c != '\n' || c == 0x7F {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if plainText(text) {
 		return text
 	}
 	if !utf8.ValidString(text) {
@@ -102,6 +95,40 @@ func normalize(text string, foldQuotes bool) string {
 	return string(append(out, t[done:]...))
 }
 
+// plainText reports text that normalizes to itself: ASCII with no
+// control character but tab and newline. It tests eight bytes at a time.
+func plainText(text string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		x := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		if x&highs != 0 {
+			return false
+		}
+		// A byte below a space, or a DEL: look at the eight one by one.
+		del := x ^ 0x7F*ones
+		if (x-0x20*ones)&^x&highs != 0 || (del-ones)&^del&highs != 0 {
+			if !plainBytes(text[i : i+8]) {
+				return false
+			}
+		}
+	}
+	return plainBytes(text[i:])
+}
+
+func plainBytes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c < ' ' && c != '\t' && c != '\n' || c == 0x7F {
+			return false
+		}
+	}
+	return true
+}
+
 // strippedHead reports whether the text's first character is one the
 // endpoint drops: the space it then exposes is not absorbed by the frame.
 func strippedHead(text string) bool {
@@ -117,68 +144,97 @@ type run struct {
 	lo, hi int32
 }
 
-// runs splits normalized text into maximal runs of one class, each hard
-// run split further where the kind of character changes. It appends to
-// out, whose storage it reuses.
-func (t *charTable) runs(s string, out []run) []run {
-	if s == "" {
+// runSplitter splits normalized text into maximal runs of one class,
+// each hard run split further where the kind of character changes. It
+// yields the runs a batch at a time, so that a long text is marked in a
+// window of bounded size.
+type runSplitter struct {
+	t     *charTable
+	s     string
+	i     int   // the next byte to classify
+	start int   // the start of the open run
+	cls   uint8 // the class of the open run
+	done  bool
+}
+
+func newRunSplitter(t *charTable, s string) *runSplitter {
+	sp := &runSplitter{t: t, s: s, done: s == ""}
+	if !sp.done {
+		r0, w := utf8.DecodeRuneInString(s)
+		sp.i, sp.cls = w, t.runClass(r0)
+		if sp.cls == clsWordy && t.strayMark(r0) {
+			sp.cls = clsStray
+		}
+	}
+	return sp
+}
+
+// emit appends the run [lo, hi) of class cls, a hard run as its parts.
+func (sp *runSplitter) emit(out []run, cls uint8, lo, hi int) []run {
+	if cls != clsHard {
+		return append(out, run{cls, int32(lo), int32(hi)})
+	}
+	s, t := sp.s, sp.t
+	first, w := utf8.DecodeRuneInString(s[lo:])
+	start, kind := lo, t.hardKind(first)
+	for i := lo + w; i < hi; {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !variationSelector(r) {
+			if k := t.hardKind(r); k != kind {
+				out = append(out, run{clsHard, int32(start), int32(i)})
+				start, kind = i, k
+			}
+		}
+		i += w
+	}
+	return append(out, run{clsHard, int32(start), int32(hi)})
+}
+
+// next appends runs to out until it holds at least limit of them or the
+// text ends, and returns it.
+func (sp *runSplitter) next(out []run, limit int) []run {
+	if sp.done {
 		return out
 	}
-	emit := func(cls uint8, lo, hi int) {
-		if cls != clsHard {
-			out = append(out, run{cls, int32(lo), int32(hi)})
-			return
-		}
-		first, w := utf8.DecodeRuneInString(s[lo:])
-		start, kind := lo, t.hardKind(first)
-		for i := lo + w; i < hi; {
-			r, w := utf8.DecodeRuneInString(s[i:])
-			if !variationSelector(r) {
-				if k := t.hardKind(r); k != kind {
-					out = append(out, run{clsHard, int32(start), int32(i)})
-					start, kind = i, k
+	s, t := sp.s, sp.t
+	i, start, cls := sp.i, sp.start, sp.cls
+	for i < len(s) && len(out) < limit {
+		if b := s[i]; b < utf8.RuneSelf {
+			// The common case, ASCII: no ASCII character is a mark, so
+			// one goes on a run of its class or starts a run.
+			if c := asciiClass[b]; c != cls || cls == clsStray {
+				if cls == clsHard {
+					out = sp.emit(out, cls, start, i)
+				} else {
+					out = append(out, run{cls, int32(start), int32(i)})
 				}
+				start, cls = i, c
 			}
-			i += w
-		}
-		out = append(out, run{clsHard, int32(start), int32(hi)})
-	}
-	r0, w := utf8.DecodeRuneInString(s)
-	start, cls := 0, t.runClass(r0)
-	if cls == clsWordy && t.strayMark(r0) {
-		cls = clsStray
-	}
-	for i := w; i < len(s); {
-		var c uint8
-		r := rune(s[i])
-		w := 1
-		if r < utf8.RuneSelf {
-			c = asciiClass[r]
-			if c == cls && cls != clsStray {
-				// The common case: the run goes on, in ASCII.
+			i++
+			for i < len(s) && byteClass[s[i]] == cls {
 				i++
-				for i < len(s) && s[i] < utf8.RuneSelf && asciiClass[s[i]] == cls {
-					i++
-				}
-				continue
 			}
-		} else {
-			r, w = utf8.DecodeRuneInString(s[i:])
-			c = t.runClass(r)
+			continue
 		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		c := t.runClass(r)
 		switch {
 		case c == cls && cls != clsStray:
 		case cls == clsStray && c == clsWordy && t.strayMark(r):
 		case c == clsWordy && cls != clsWordy && r >= utf8.RuneSelf && t.strayMark(r):
-			emit(cls, start, i)
+			out = sp.emit(out, cls, start, i)
 			start, cls = i, clsStray
 		default:
-			emit(cls, start, i)
+			out = sp.emit(out, cls, start, i)
 			start, cls = i, c
 		}
 		i += w
 	}
-	emit(cls, start, len(s))
+	if i >= len(s) {
+		out = sp.emit(out, cls, start, len(s))
+		sp.done = true
+	}
+	sp.i, sp.start, sp.cls = i, start, cls
 	return out
 }
 
@@ -186,6 +242,19 @@ func (t *charTable) runs(s string, out []run) []run {
 var asciiClass = func() (a [utf8.RuneSelf]uint8) {
 	for r := range a {
 		a[r] = (*charTable)(nil).classifyASCII(rune(r))
+	}
+	return a
+}()
+
+// byteClass is asciiClass for every byte, and for the bytes of non-ASCII
+// characters a value that is no class, so that one lookup tells whether
+// an ASCII run goes on.
+var byteClass = func() (a [256]uint8) {
+	for b := range a {
+		a[b] = 0xFF
+		if b < utf8.RuneSelf {
+			a[b] = asciiClass[b]
+		}
 	}
 	return a
 }()
@@ -365,10 +434,20 @@ func anyUpper(rs []rune, except rune) bool {
 	return false
 }
 
-// stream appends to out normalized text as the marked stream the tiler
-// covers, and returns it with runs, whose storage the caller may reuse.
-func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, runs []run) ([]byte, []run) {
+// The window the stream is written in: the runs split at a time, and
+// the stream bytes gathered before they are tiled.
+const (
+	windowRuns  = 512
+	windowBytes = 2048
+)
+
+// stream writes normalized text as the marked stream the tiler covers,
+// in out and runs, whose storage it reuses. With tile set it tiles the
+// stream as it goes, a window at a time, and returns the cost and the
+// last window; otherwise it returns the whole stream.
+func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, runs []run, tile bool) ([]byte, int) {
 	t := tb.chars
+	out = out[:0]
 	if f.frameTail == tailLadder {
 		norm = strings.TrimRight(norm, "\n")
 	}
@@ -376,18 +455,18 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 	if f.frameBow && !headStripped && strings.HasPrefix(norm, " ") && !strings.HasPrefix(norm, "  ") {
 		norm = norm[1:]
 	}
-	runs = t.runs(norm, runs[:0])
+	sp := newRunSplitter(t, norm)
+	runs = sp.next(runs[:0], windowRuns)
 	if len(runs) == 0 {
-		return out, runs
+		return out, 0
 	}
-	n := len(runs)
 	body := func(i int) string { return norm[runs[i].lo:runs[i].hi] }
 	bordersSpace := func(i, side int) bool {
 		j := i + side
 		if j < 0 {
 			return f.frameBow
 		}
-		if j >= n || runs[j].cls != clsSpace {
+		if j >= len(runs) || runs[j].cls != clsSpace {
 			return false
 		}
 		b := body(j)
@@ -410,12 +489,30 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 			out = append(out, bow)
 		}
 	}
-	for i, rn := range runs {
+	cost, pending := 0, 0
+	for i := 0; i < len(runs); i++ {
+		if i+1 == len(runs) && !sp.done {
+			// Slide the window, keeping the two runs before this one,
+			// which the rules look back at; the next is looked ahead at.
+			keep := i - 2
+			runs = runs[:copy(runs, runs[keep:])]
+			i -= keep
+			runs = sp.next(runs, windowRuns)
+		}
+		if tile && len(out) >= windowBytes && out[len(out)-1] == eow {
+			// What precedes a word end is final, and a chunk ends there.
+			cost += tb.tileChunks(out[pending:])
+			out = append(out[:0], eow)
+			pending = 1
+		}
+		rn := runs[i]
 		b := body(i)
 		switch {
 		case rn.cls == clsWordy:
 			fused := i > 0 && runs[i-1].cls == clsStray
-			withBow := !fused && !t.contractionSeam(norm, runs, i)
+			// A contraction suffix is at most two letters after a lone
+			// apostrophe.
+			withBow := !fused && !(len(b) <= 2 && i > 0 && runs[i-1].cls == clsPunct && t.contractionSeam(norm, runs, i))
 			if ascii, upper, titled := asciiCase(b); ascii && !fused {
 				// The common case, written in one pass.
 				marker := byte(0)
@@ -426,14 +523,15 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 					marker = shift
 				}
 				at := len(out)
+				if withBow && seamAt(out, at) {
+					at--
+					out = out[:at]
+				}
 				if marker != 0 {
 					out = append(out, marker)
 				}
 				if withBow {
 					out = append(out, bow)
-					if seamAt(out, at) {
-						out = append(out[:at-1], out[at:]...)
-					}
 				}
 				if marker != 0 {
 					out = appendLowerASCII(out, b)
@@ -441,6 +539,20 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 					out = append(out, b...)
 				}
 				out = append(out, eow)
+				if tile && withBow {
+					// The word is a chunk of its own: tile what precedes
+					// it, then the word.
+					switch at - pending {
+					case 0:
+					case 1:
+						cost++ // a byte is one token
+					default:
+						cost += tb.tileChunks(out[pending:at])
+					}
+					cost += tb.chunkCost(out[at:])
+					out = append(out[:0], eow)
+					pending = 1
+				}
 				continue
 			}
 			at := len(out)
@@ -462,7 +574,7 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 		case rn.cls == clsStray:
 			out = appendBow(out)
 			out = append(out, b...)
-			if !(i+1 < n && runs[i+1].cls == clsWordy) {
+			if !(i+1 < len(runs) && runs[i+1].cls == clsWordy) {
 				out = append(out, eow)
 			}
 		case rn.cls == clsSpace:
@@ -475,6 +587,9 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 			if bordersSpace(i, +1) {
 				out = append(out, eow)
 			}
+		case rn.cls == clsDigit && b[0] < utf8.RuneSelf && b[len(b)-1] < utf8.RuneSelf:
+			// ASCII digits at both ends take no border markers.
+			out = append(out, b...)
 		case rn.cls == clsPunct || t.borderable(b):
 			if bordersSpace(i, -1) && !opensWord(norm, runs, i) {
 				out = appendBow(out)
@@ -495,7 +610,10 @@ func (f *family) stream(tb *tables, norm string, headStripped bool, out []byte, 
 			out = append(out, b...)
 		}
 	}
-	return out, runs
+	if tile {
+		cost += tb.tileChunks(out[pending:])
+	}
+	return out, cost
 }
 
 // The seam: a single space between a word end and the next word start

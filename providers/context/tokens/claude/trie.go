@@ -1,78 +1,64 @@
 package claude
 
 import (
-	"slices"
-	"sort"
+	"encoding/binary"
+	"fmt"
 )
 
-// trie is a byte trie over the vocabulary, its nodes' children stored
-// contiguously and sorted by label so a step is a binary search.
+// trie is a byte trie over the vocabulary in breadth-first order: a
+// node's edges are contiguous and sorted by label, so a step is a binary
+// search, and the child along edge k is node k+1.
 type trie struct {
 	root  [256]int32 // the child of the root for each byte, -1 for none
 	nodes []trieNode
 	label []byte
-	child []int32
 }
 
 type trieNode struct {
-	lo, hi   int32 // the node's edges: label[lo:hi], child[lo:hi]
+	lo, hi   int32 // the node's edges: label[lo:hi]
 	terminal bool
 }
 
-// newTrie builds the trie of the given pieces, which it sorts in place.
-func newTrie(pieces []string) *trie {
-	ps := pieces
-	if !sort.StringsAreSorted(ps) {
-		sort.Strings(ps)
+// readTrie reads a trie of the given nodes and pieces as gen writes it:
+// for each node a uvarint of its edges times two plus one if a piece
+// ends there, then every edge's label.
+func readTrie(data []byte, nodes, pieces int) (*trie, error) {
+	if nodes < 1 || nodes > len(data) {
+		return nil, fmt.Errorf("trie of %d nodes in %d bytes", nodes, len(data))
 	}
-	ps = slices.Compact(ps)
-	t := &trie{}
+	t := &trie{nodes: make([]trieNode, nodes)}
+	edges, ends := 0, 0
+	for i := range t.nodes {
+		c, w := binary.Uvarint(data)
+		if w <= 0 || c>>1 > 256 {
+			return nil, fmt.Errorf("trie node %d: bad edge count", i)
+		}
+		data = data[w:]
+		t.nodes[i] = trieNode{lo: int32(edges), hi: int32(edges + int(c>>1)), terminal: c&1 != 0}
+		edges += int(c >> 1)
+		ends += int(c & 1)
+	}
+	// Every node but the root is the child of one edge.
+	if edges != nodes-1 || len(data) != edges || ends != pieces {
+		return nil, fmt.Errorf("trie of %d nodes has %d edges, %d labels and %d pieces, want %d", nodes, edges, len(data), ends, pieces)
+	}
+	t.label = data
 	for i := range t.root {
 		t.root[i] = -1
 	}
-	type job struct {
-		node   int32
-		lo, hi int32 // the pieces with the node's prefix
-		depth  int32
+	root := t.nodes[0]
+	for k := root.lo; k < root.hi; k++ {
+		t.root[t.label[k]] = k + 1
 	}
-	// A vocabulary's trie has two to three nodes a piece: size for that,
-	// then clip.
-	size := 3*len(ps) + 1
-	t.nodes = make([]trieNode, 1, size)
-	t.label = make([]byte, 0, size)
-	t.child = make([]int32, 0, size)
-	queue := make([]job, 1, size)
-	queue[0] = job{0, 0, int32(len(ps)), 0}
-	for q := 0; q < len(queue); q++ {
-		j := queue[q]
-		lo, hi, depth := int(j.lo), int(j.hi), int(j.depth)
-		if lo < hi && len(ps[lo]) == depth {
-			t.nodes[j.node].terminal = true
-			lo++
-		}
-		edgeLo := int32(len(t.label))
-		for k := lo; k < hi; {
-			b := ps[k][depth]
-			e := k + 1
-			for e < hi && ps[e][depth] == b {
-				e++
+	for i := range t.nodes {
+		n := t.nodes[i]
+		for k := n.lo + 1; k < n.hi; k++ {
+			if t.label[k-1] >= t.label[k] {
+				return nil, fmt.Errorf("trie node %d: edges out of order", i)
 			}
-			id := int32(len(t.nodes))
-			t.nodes = append(t.nodes, trieNode{})
-			t.label = append(t.label, b)
-			t.child = append(t.child, id)
-			if j.node == 0 {
-				t.root[b] = id
-			}
-			queue = append(queue, job{id, int32(k), int32(e), j.depth + 1})
-			k = e
 		}
-		t.nodes[j.node].lo, t.nodes[j.node].hi = edgeLo, int32(len(t.label))
 	}
-	t.nodes = slices.Clone(t.nodes)
-	t.label = slices.Clone(t.label)
-	t.child = slices.Clone(t.child)
-	return t
+	return t, nil
 }
 
 // next returns the child of node n along byte b, or -1.
@@ -86,7 +72,7 @@ func (t *trie) next(n int32, b byte) int32 {
 		m := (lo + hi) / 2
 		switch l := t.label[m]; {
 		case l == b:
-			return t.child[m]
+			return int32(m + 1)
 		case l < b:
 			lo = m + 1
 		default:

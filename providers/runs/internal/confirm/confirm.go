@@ -6,10 +6,11 @@ package confirm
 
 import (
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ctxls/ctxls/providers/errkind"
 )
 
 // defaultTTL is how long a token stays valid when New is given no TTL.
@@ -17,7 +18,7 @@ const defaultTTL = 5 * time.Minute
 
 // ErrInvalidToken is returned by Consume for a token that was not issued for
 // the key, was used already, or expired.
-var ErrInvalidToken = errors.New("invalid delete confirmation token")
+var ErrInvalidToken = errkind.New(errkind.Invalid, "invalid delete confirmation token")
 
 // Tokens holds the tokens issued by one process. They live in memory only:
 // a confirmation does not survive a restart, by design. Tokens is safe for

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package tokens
+
+import "time"
+
+// threadCPU returns 0: the thread's CPU time is read on Linux only.
+func threadCPU() time.Duration { return 0 }
