@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -485,12 +486,8 @@ func badInterrupt(t *testing.T, dir string, c badCase) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		t.Fatalf("ctxls check finished (%v) before it could be interrupted; stderr:\n%s", err, stderr.String())
-	// Well after start-up (about 10 ms), well before the shortest case ends
-	// (the 7 MB skill takes about a second of CPU).
-	case <-time.After(200 * time.Millisecond):
+	if err := awaitWorking(cmd.Process.Pid, dir, done); err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
 	}
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -506,6 +503,46 @@ func badInterrupt(t *testing.T, dir string, c badCase) {
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		t.Fatalf("ctxls check still runs 30 s after SIGTERM")
+	}
+}
+
+// awaitWorking returns once the process pid has a file of dir open: it is
+// then past its start, where SIGTERM is the default's to handle (exit
+// 143), and in its work. A timer instead fails on a loaded machine both
+// ways: the signal comes before the handler or after the work. Where
+// /proc does not list a process's files, it waits 200 ms, past a start of
+// about 10 ms and well before the shortest case ends.
+func awaitWorking(pid int, dir string, done <-chan error) error {
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	if _, err := os.Stat(fds); err != nil {
+		select {
+		case err := <-done:
+			return fmt.Errorf("ctxls check finished (%v) before it could be interrupted", err)
+		case <-time.After(200 * time.Millisecond):
+			return nil
+		}
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return fmt.Errorf("ctxls check finished (%v) before it could be interrupted", err)
+		case <-deadline:
+			return fmt.Errorf("ctxls check opened no file of %s in 30 s", dir)
+		case <-tick.C:
+		}
+		entries, _ := os.ReadDir(fds)
+		for _, e := range entries {
+			if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && (strings.HasPrefix(target, real+"/") || strings.HasPrefix(target, dir+"/")) {
+				return nil
+			}
+		}
 	}
 }
 
