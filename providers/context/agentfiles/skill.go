@@ -418,7 +418,7 @@ func (c *checker) skillLinks(ctx context.Context) {
 			}
 		}
 	}
-	spans := c.bodyCodeSpans()
+	spans := c.f.Doc.BodyCodeSpans()
 	// A link the author commented out is not one the reader follows.
 	comments := c.bodyComments()
 	codes := append(slices.Clone(spans), comments...)
@@ -533,34 +533,6 @@ func (c *checker) bodyComments() []document.Span {
 		out = append(out, document.Span{Start: open, End: end})
 		at = end
 	}
-	return out
-}
-
-// bodyCodeSpans returns the code spans of the body outside fences. A code
-// span may run over a line break but not past a paragraph's end, so the
-// backticks are paired paragraph by paragraph.
-func (c *checker) bodyCodeSpans() []document.Span {
-	doc := c.f.Doc
-	var out []document.Span
-	para := -1
-	flush := func(end int) {
-		if para >= 0 {
-			out = append(out, document.CodeSpans(doc.Text, document.Span{Start: para, End: end})...)
-		}
-		para = -1
-	}
-	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
-		start := doc.Lines.Start(n)
-		text := doc.Lines.Line(n)
-		if _, in := doc.InFence(start); in || len(bytes.TrimSpace(text)) == 0 {
-			flush(start)
-			continue
-		}
-		if para < 0 {
-			para = start
-		}
-	}
-	flush(len(doc.Text))
 	return out
 }
 

@@ -141,3 +141,29 @@ func CodeSpans(text []byte, s Span) []Span {
 	}
 	return out
 }
+
+// BodyCodeSpans returns the code spans of d's body outside fences. A code
+// span may run over a line break but not past a paragraph's end, so the
+// backticks are paired paragraph by paragraph.
+func (d *Doc) BodyCodeSpans() []Span {
+	var out []Span
+	para := -1
+	flush := func(end int) {
+		if para >= 0 {
+			out = append(out, CodeSpans(d.Text, Span{Start: para, End: end})...)
+		}
+		para = -1
+	}
+	for n := d.Lines.LineOf(d.Body.Start); n < d.Lines.Count(); n++ {
+		start := d.Lines.Start(n)
+		if _, in := d.InFence(start); in || len(bytes.TrimSpace(d.Lines.Line(n))) == 0 {
+			flush(start)
+			continue
+		}
+		if para < 0 {
+			para = start
+		}
+	}
+	flush(len(d.Text))
+	return out
+}

@@ -1,7 +1,6 @@
 package refactor
 
 import (
-	"bytes"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -92,7 +91,7 @@ var codePath = regexp.MustCompile(`^(?:\./)?[A-Za-z0-9_@.][A-Za-z0-9_.@+-]*(?:/[
 func CodePathEdits(doc *document.Doc, p, root string, moves []FileMove, exists func(string) bool) []Edit {
 	dir, newDir := filepath.Dir(p), filepath.Dir(MovedTo(p, moves))
 	var out []Edit
-	for _, sp := range bodyCodeSpans(doc) {
+	for _, sp := range doc.BodyCodeSpans() {
 		written := string(doc.Slice(sp))
 		if !codePath.MatchString(written) || fsguard.Climbs(written) {
 			continue
@@ -117,31 +116,6 @@ func CodePathEdits(doc *document.Doc, p, root string, moves []FileMove, exists f
 			break
 		}
 	}
-	return out
-}
-
-// bodyCodeSpans returns the contents of the code spans of doc's body,
-// paragraph by paragraph, outside fences.
-func bodyCodeSpans(doc *document.Doc) []document.Span {
-	var out []document.Span
-	para := -1
-	flush := func(end int) {
-		if para >= 0 {
-			out = append(out, document.CodeSpans(doc.Text, document.Span{Start: para, End: end})...)
-		}
-		para = -1
-	}
-	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
-		start := doc.Lines.Start(n)
-		if _, in := doc.InFence(start); in || len(bytes.TrimSpace(doc.Lines.Line(n))) == 0 {
-			flush(start)
-			continue
-		}
-		if para < 0 {
-			para = start
-		}
-	}
-	flush(len(doc.Text))
 	return out
 }
 
