@@ -506,15 +506,17 @@ func badInterrupt(t *testing.T, dir string, c badCase) {
 	}
 }
 
-// awaitWorking returns once the process pid has a file of dir open: it is
-// then past its start, where SIGTERM is the default's to handle (exit
-// 143), and in its work. A timer instead fails on a loaded machine both
-// ways: the signal comes before the handler or after the work. Where
-// /proc does not list a process's files, it waits 200 ms, past a start of
-// about 10 ms and well before the shortest case ends.
+// awaitWorking returns once the process pid has read half of the largest
+// file of dir: it is then past its start, where SIGTERM is the default's
+// to handle (exit 143), and in its work. A timer instead fails on a loaded
+// machine both ways: the signal comes before the handler or after the
+// work; open files are no sign either, as a case's file is read whole
+// and closed at once. Where /proc does not count what a process read, it
+// waits 200 ms, past a start of about 10 ms and well before the shortest
+// case ends.
 func awaitWorking(pid int, dir string, done <-chan error) error {
-	fds := fmt.Sprintf("/proc/%d/fd", pid)
-	if _, err := os.Stat(fds); err != nil {
+	counters := fmt.Sprintf("/proc/%d/io", pid)
+	if _, err := os.ReadFile(counters); err != nil {
 		select {
 		case err := <-done:
 			return fmt.Errorf("ctxls check finished (%v) before it could be interrupted", err)
@@ -522,7 +524,16 @@ func awaitWorking(pid int, dir string, done <-chan error) error {
 			return nil
 		}
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	var largest int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if info, err := d.Info(); err == nil {
+			largest = max(largest, info.Size())
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -534,13 +545,18 @@ func awaitWorking(pid int, dir string, done <-chan error) error {
 		case err := <-done:
 			return fmt.Errorf("ctxls check finished (%v) before it could be interrupted", err)
 		case <-deadline:
-			return fmt.Errorf("ctxls check opened no file of %s in 30 s", dir)
+			return fmt.Errorf("ctxls check read less than %d bytes in 30 s", largest/2)
 		case <-tick.C:
 		}
-		entries, _ := os.ReadDir(fds)
-		for _, e := range entries {
-			if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && (strings.HasPrefix(target, real+"/") || strings.HasPrefix(target, dir+"/")) {
-				return nil
+		data, err := os.ReadFile(counters)
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(data)) {
+			if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= largest/2 {
+					return nil
+				}
 			}
 		}
 	}
