@@ -632,7 +632,7 @@ step('Run Chain records an execution with its steps and conversation', 'chain-ru
     'the conversation document',
   );
   await screenshot('conversation');
-  assert.match(doc, /3 messages · [\d,]+ tok · commands: \/brainstorm → \/implement → \/test/);
+  assert.match(doc, /3 messages · [\d,]+ tok \(o200k_base\) · commands: \/brainstorm → \/implement → \/test/);
   assert.match(doc, /1\. User — \/brainstorm · run [0-9a-f-]+ · run mode · [\d,]+ tok/);
 
   // The Executions view lists it as current, with its three steps. (A click
@@ -678,7 +678,7 @@ step('a changed ctxls setting reaches the server', 'settings', async () => {
     `the status bar cost to change from "${before}" after setting ctxls.tokenizer`,
   );
   await screenshot('settings-estimate');
-  assert.match(after, /[\d,]+ tok · \d+ refs?/);
+  assert.match(after, /[\d,]+ tok \(estimate\) · \d+ refs?/);
 });
 
 step('Restart Server starts a new server that answers again', 'restart', async () => {
