@@ -178,18 +178,7 @@ func badCheckJSON(t *testing.T, ctx context.Context, dir string) []badDiag {
 	if err := cmd.Run(); ctx.Err() != nil || strings.Contains(stderr.String(), "panic") {
 		t.Fatalf("ctxls check: %v\n%s", err, stderr.String())
 	}
-	var got []badDiag
-	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var d badDiag
-		if err := json.Unmarshal([]byte(line), &d); err != nil {
-			t.Fatalf("check output line %q: %v", line, err)
-		}
-		got = append(got, d)
-	}
-	return got
+	return badParseJSON(t, stdout.Bytes())
 }
 
 // badFixTwice runs ctxls check --fix twice: the first may fix and may

@@ -315,17 +315,7 @@ func badCheck(t *testing.T, dir string, c badCase) {
 	if ctx.Err() != nil {
 		t.Fatalf("ctxls check did not finish; stderr:\n%s", stderr.String())
 	}
-	var got []badDiag
-	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var d badDiag
-		if err := json.Unmarshal([]byte(line), &d); err != nil {
-			t.Fatalf("check output line %q: %v", line, err)
-		}
-		got = append(got, d)
-	}
+	got := badParseJSON(t, stdout.Bytes())
 	sameDiags(t, "check", got, c.Diagnostics)
 	wantStatus := 0
 	for _, d := range got {
@@ -560,6 +550,24 @@ func awaitWorking(pid int, dir string, done <-chan error) error {
 			}
 		}
 	}
+}
+
+// badParseJSON returns the diagnostics of ctxls check --format json's
+// output, one object a line.
+func badParseJSON(t *testing.T, out []byte) []badDiag {
+	t.Helper()
+	var got []badDiag
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line == "" {
+			continue
+		}
+		var d badDiag
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatalf("check output line %q: %v", line, err)
+		}
+		got = append(got, d)
+	}
+	return got
 }
 
 // badHidden fails t when any of outs holds a text the case hides.
