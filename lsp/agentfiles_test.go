@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 // Agent files get diagnostics from the first publication on, follow the

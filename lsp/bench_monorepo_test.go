@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/library/libgen"
 )
 
 // BenchmarkStdioMonorepoFirstDiagnostic measures, on a generated

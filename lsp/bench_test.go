@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/indexcache"
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/indexcache"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // The benchmarks drive server binaries over stdio on a generated library

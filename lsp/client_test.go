@@ -26,7 +26,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // This file holds the one LSP client of the tests, written from the LSP

@@ -6,9 +6,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/numfmt"
+	"github.com/ctxls/ctxls/providers/present"
 )
 
 // CodeLens shows, above a document that references topics, what loading

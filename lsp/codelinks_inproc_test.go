@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // Every published diagnostic links its code to the rule's page, in the
@@ -32,7 +32,7 @@ func TestInprocDiagnosticCodesLinkTheirPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range p.Diagnostics {
-			want := rules.Repository + "/blob/main/docs/rules/" + d.Code + ".md"
+			want := diag.Repository + "/blob/main/docs/rules/" + d.Code + ".md"
 			if d.CodeDescription.Href != want {
 				t.Errorf("%s: %s links %q, want %q", rel, d.Code, d.CodeDescription.Href, want)
 			}

@@ -10,10 +10,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/refs"
-	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refs"
+	"github.com/ctxls/ctxls/providers/workspace"
 )
 
 // pathOf converts a file URI into a cleaned absolute path.

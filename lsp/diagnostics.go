@@ -11,11 +11,11 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/workspace"
 )
 
 // diagnostics publishes the library's diagnostics: for the whole workspace

@@ -11,8 +11,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // holdingClient holds the first publication whose message contains hold

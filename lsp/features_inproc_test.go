@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 // inprocNote is written with an emoji and CJK text before each reference,

@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
-	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/library/libtest"
+	"github.com/ctxls/ctxls/providers/present"
 )
 
 // frontendsTree is a workspace with every kind the catalog lists: topics

@@ -6,11 +6,11 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/cost"
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/memo"
-	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/memo"
+	"github.com/ctxls/ctxls/providers/present"
+	"github.com/ctxls/ctxls/providers/refcost"
 )
 
 // maxInlayHints bounds the hints of one reply: an editor asks for the
@@ -40,7 +40,7 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 	if err != nil {
 		return nil, err
 	}
-	compute := func(ctx context.Context) (*document.Doc, []cost.Mark, error) {
+	compute := func(ctx context.Context) (*document.Doc, []refcost.Mark, error) {
 		ctx, release, err := o.Heavy(ctx)
 		if err != nil {
 			return nil, nil, err
@@ -50,14 +50,14 @@ func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 		if err != nil {
 			return nil, nil, err
 		}
-		marks, err := cost.Marks(ctx, v.lib, v.file)
+		marks, err := refcost.Marks(ctx, v.lib, v.file)
 		return v.doc, marks, err
 	}
 	snap := ws.Snapshot()
 	lib := snap.Library()
 	_, version, open := snap.Overlay(path)
 	var doc *document.Doc
-	var marks []cost.Mark
+	var marks []refcost.Mark
 	if open {
 		doc, marks, err = s.inlays.get(ctx, path, inlayKey{version: version, lib: lib, libVersion: lib.Version()}, compute)
 	} else {
@@ -130,14 +130,14 @@ type inlayDoc struct {
 // inlayMarks are the marks of a document and the text they are in.
 type inlayMarks struct {
 	doc   *document.Doc
-	marks []cost.Mark
+	marks []refcost.Mark
 }
 
 // get returns the marks of the document at path for key, running compute
 // when no request has, and waiting for the request that runs it
 // otherwise. A computation stopped by its caller's ctx is started again by
 // the next caller.
-func (c *inlayCache) get(ctx context.Context, path string, key inlayKey, compute func(context.Context) (*document.Doc, []cost.Mark, error)) (*document.Doc, []cost.Mark, error) {
+func (c *inlayCache) get(ctx context.Context, path string, key inlayKey, compute func(context.Context) (*document.Doc, []refcost.Mark, error)) (*document.Doc, []refcost.Mark, error) {
 	m, err := c.calls.Do(ctx, inlayGen{key.lib, key.libVersion}, inlayDoc{path, key.version}, func(ctx context.Context) (inlayMarks, error) {
 		doc, marks, err := compute(ctx)
 		return inlayMarks{doc, marks}, err

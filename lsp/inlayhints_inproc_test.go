@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/cost"
-	"github.com/ctxls/ctxls/providers/context/document"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/refcost"
 )
 
 // TestInlayCache checks that the marks of a document are computed once per
@@ -21,7 +21,7 @@ func TestInlayCache(t *testing.T) {
 	c := newInlayCache()
 	var runs atomic.Int32
 	release := make(chan struct{})
-	compute := func(ctx context.Context) (*document.Doc, []cost.Mark, error) {
+	compute := func(ctx context.Context) (*document.Doc, []refcost.Mark, error) {
 		runs.Add(1)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -31,7 +31,7 @@ func TestInlayCache(t *testing.T) {
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
-		return &document.Doc{}, []cost.Mark{{End: 3, Tokens: 7, Counted: true}}, nil
+		return &document.Doc{}, []refcost.Mark{{End: 3, Tokens: 7, Counted: true}}, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

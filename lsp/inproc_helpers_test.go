@@ -14,7 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // inprocClient is the test client (client_test.go) driving a Server in

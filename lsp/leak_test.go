@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
-	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/agentload"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 )
@@ -90,7 +90,7 @@ func TestLeakyRepositoryStdio(t *testing.T) {
 		}
 		var lenses json.RawMessage
 		c.must("textDocument/codeLens", map[string]any{"textDocument": doc}, &lenses)
-		var cost session.Cost
+		var cost agentload.Cost
 		c.must("ctxls/sessionCost", map[string]any{"agent": "claude"}, &cost)
 		if len(cost.AlwaysLoaded) != 1 || cost.AlwaysLoaded[0].File != "CLAUDE.md" {
 			t.Errorf("%s: sessionCost loads %+v; want CLAUDE.md alone", when, cost.AlwaysLoaded)

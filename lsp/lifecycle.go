@@ -10,10 +10,10 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/workspace"
 )
 
 // Initialize answers the initialize request: it negotiates the position

@@ -10,7 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 

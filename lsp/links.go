@@ -9,10 +9,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/present"
-	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/present"
+	"github.com/ctxls/ctxls/providers/refs"
 )
 
 // maxDocumentLinks bounds the links of one answer, which has no range: a

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // nvimResult is what testdata/nvim/init.lua writes.
@@ -156,7 +156,7 @@ func testNeovimConfig(t *testing.T, nvim, config string) {
 	for _, d := range res.Diagnostics {
 		if d.Lnum == wantLine && strings.Contains(d.Message, "fastapi") {
 			found = true
-			if want := rules.PageURL("unresolved-reference"); d.Href != want {
+			if want := diag.PageURL("unresolved-reference"); d.Href != want {
 				t.Errorf("the diagnostic's code links %q, want %q", d.Href, want)
 			}
 		}

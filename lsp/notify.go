@@ -3,7 +3,7 @@ package lsp
 import (
 	"context"
 
-	"github.com/ctxls/ctxls/providers/context/workspace"
+	"github.com/ctxls/ctxls/providers/workspace"
 )
 
 // Notifications the server sends so that the client refreshes its views

@@ -10,11 +10,11 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/present"
-	"github.com/ctxls/ctxls/providers/context/refactor"
-	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/present"
+	"github.com/ctxls/ctxls/providers/refactor"
+	"github.com/ctxls/ctxls/providers/refs"
 )
 
 // PrepareRename accepts the topic part of a reference and proposes the

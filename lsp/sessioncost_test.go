@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // stdioSessionCost is the part of ctxls/sessionCost the tests read.

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/indexcache"
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/indexcache"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/trust"
 )

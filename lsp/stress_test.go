@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // stressResidentLimit is the most resident memory the server may reach

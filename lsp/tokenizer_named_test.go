@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/tokens/tokenstest"
+	"github.com/ctxls/ctxls/providers/tokens/tokenstest"
 )
 
 // Over stdio, every figure of the editor features names its tokenizer:

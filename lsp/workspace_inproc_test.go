@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // mentions reports whether any diagnostic message contains s.

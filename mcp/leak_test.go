@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 // testLeakyRepository serves, with `ctxls mcp`, a cloned repository whose

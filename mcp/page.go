@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/memo"
+	"github.com/ctxls/ctxls/providers/memo"
 )
 
 // Page sizes of the tools that answer with lists. An agent reads the

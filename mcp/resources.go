@@ -11,12 +11,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/fsguard"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/contextapi"
+	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // Resource URIs: a topic is ctxls://topics/ followed by its id
@@ -234,7 +234,7 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 	if err != nil {
 		return nil, err
 	}
-	ref := &ops.TopicRef{Reference: contextprovider.Reference{ID: id}}
+	ref := &ops.TopicRef{Reference: contextapi.Reference{ID: id}}
 	var text string
 	if section == "" {
 		f, err := s.ops.Materialize(ctx, ops.MaterializeRequest{Reference: ref})
@@ -292,7 +292,7 @@ func parseTopicURI(uri string) (id, section string, err error) {
 // same as one that does not exist, and anything else with the code of its
 // kind.
 func resourceError(uri string, err error) error {
-	if errors.Is(err, contextprovider.ErrEscape) {
+	if errors.Is(err, contextapi.ErrEscape) {
 		return sdk.ResourceNotFoundError(uri)
 	}
 	if code, ok := ops.ErrorCode(ops.MCP, err); ok {
@@ -301,7 +301,7 @@ func resourceError(uri string, err error) error {
 	return fmt.Errorf("read %s: %w", uri, err)
 }
 
-func joinWarnings(ws []contextprovider.Warning) string {
+func joinWarnings(ws []contextapi.Warning) string {
 	msgs := make([]string, 0, len(ws))
 	for _, w := range ws {
 		msgs = append(msgs, w.Message)

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )

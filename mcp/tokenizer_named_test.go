@@ -7,9 +7,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
-	"github.com/ctxls/ctxls/providers/context/tokens"
-	"github.com/ctxls/ctxls/providers/context/tokens/tokenstest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
+	"github.com/ctxls/ctxls/providers/tokens"
+	"github.com/ctxls/ctxls/providers/tokens/tokenstest"
 )
 
 // Every token figure of every tool's result names its tokenizer, in the

@@ -11,11 +11,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/present"
-	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/agentload"
+	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/present"
 )
 
 // CatalogInput filters the catalog and selects a page of it.
@@ -113,10 +113,10 @@ type SessionCostInput struct {
 	Tokenizer     string `json:"tokenizer,omitempty" jsonschema:"count in this encoding rather than the agent's own: claude, claude-3, claude-4.7, claude-5, o200k_base, cl100k_base or estimate"`
 }
 
-func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, session.Cost, error) {
+func (s *Server) sessionCost(ctx context.Context, in SessionCostInput) (string, agentload.Cost, error) {
 	c, err := s.ops.SessionCost(ctx, ops.SessionCostRequest{Agent: in.Agent, ContextWindow: in.ContextWindow, Tokenizer: in.Tokenizer})
 	if err != nil {
-		return "", session.Cost{}, err
+		return "", agentload.Cost{}, err
 	}
 	return present.SessionCost(c, in.ContextWindow), *c, nil
 }
@@ -347,7 +347,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 		return "", SearchOutput{}, err
 	}
 	for _, w := range res.Warnings {
-		if w.Code == contextprovider.WarnDomainNotFound {
+		if w.Code == contextapi.WarnDomainNotFound {
 			return "", SearchOutput{}, fmt.Errorf("%s", w.Message)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/fsguard"
 )
 
 // fileID identifies a directory independently of its path, to recognise a

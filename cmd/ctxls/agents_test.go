@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/agentload"
 )
 
 // teamProject holds files of all nine agents ctxls knows, each agent's
@@ -41,23 +41,23 @@ func TestNineAgents(t *testing.T) {
 	slices.Sort(got)
 	// Each mistake, by the agent whose file holds it.
 	mistakes := []struct{ agent, diag string }{
-		{session.Claude, ".claude/rules/web.md:3 rule-paths-invalid"},                      // a paths glob that matches no file
-		{session.Cline, ".clinerules/web.md:2 cline-paths-invalid"},                        // paths is a string
-		{session.Cursor, ".cursor/rules/style.md:1 cursor-rule-not-mdc"},                   // a plain .md rule
-		{session.Copilot, ".github/agents/planner.agent.md:1 copilot-agent-field-missing"}, // no description
-		{session.Kiro, ".kiro/steering/api.md:2 kiro-field-invalid"},                       // fileMatch without fileMatchPattern
-		{session.Windsurf, ".windsurf/rules/decide.md:2 windsurf-field-invalid"},           // model_decision without description
-		{session.Windsurf, ".windsurf/rules/go-review.md:78 windsurf-rule-too-long"},       // past the per-rule cap
-		{session.Gemini, "GEMINI.md:5 gemini-import-missing"},                              // @./docs/gemini-extra.md
-		{session.Codex, "jobs/TEAM.md:12 agents-md-too-large"},                             // the chain passes project_doc_max_bytes
-		{session.OpenCode, "opencode.json:5 opencode-instructions-missing"},                // docs/opencode.md
-		{session.Codex, "svc/AGENTS.md:1 agents-md-shadowed"},                              // AGENTS.override.md beside it
+		{agentload.Claude, ".claude/rules/web.md:3 rule-paths-invalid"},                      // a paths glob that matches no file
+		{agentload.Cline, ".clinerules/web.md:2 cline-paths-invalid"},                        // paths is a string
+		{agentload.Cursor, ".cursor/rules/style.md:1 cursor-rule-not-mdc"},                   // a plain .md rule
+		{agentload.Copilot, ".github/agents/planner.agent.md:1 copilot-agent-field-missing"}, // no description
+		{agentload.Kiro, ".kiro/steering/api.md:2 kiro-field-invalid"},                       // fileMatch without fileMatchPattern
+		{agentload.Windsurf, ".windsurf/rules/decide.md:2 windsurf-field-invalid"},           // model_decision without description
+		{agentload.Windsurf, ".windsurf/rules/go-review.md:78 windsurf-rule-too-long"},       // past the per-rule cap
+		{agentload.Gemini, "GEMINI.md:5 gemini-import-missing"},                              // @./docs/gemini-extra.md
+		{agentload.Codex, "jobs/TEAM.md:12 agents-md-too-large"},                             // the chain passes project_doc_max_bytes
+		{agentload.OpenCode, "opencode.json:5 opencode-instructions-missing"},                // docs/opencode.md
+		{agentload.Codex, "svc/AGENTS.md:1 agents-md-shadowed"},                              // AGENTS.override.md beside it
 	}
 	var want []string
 	for _, m := range mistakes {
 		want = append(want, m.diag)
 	}
-	for _, a := range session.Agents {
+	for _, a := range agentload.Agents {
 		if !slices.ContainsFunc(mistakes, func(m struct{ agent, diag string }) bool { return m.agent == a }) {
 			t.Errorf("no file of %s holds a mistake", a)
 		}
@@ -67,22 +67,22 @@ func TestNineAgents(t *testing.T) {
 	}
 
 	atStart := map[string][]string{
-		session.Claude:   {"CLAUDE.md", "docs/style.md"},
-		session.Codex:    {"AGENTS.md"},
-		session.Gemini:   {"GEMINI.md", "docs/style.md"},
-		session.Cursor:   {"AGENTS.md", ".cursorrules", ".cursor/rules/always.mdc"},
-		session.Copilot:  {"AGENTS.md", ".github/agents/planner.agent.md", ".github/agents/reviewer.agent.md", ".github/copilot-instructions.md"},
-		session.Windsurf: {"AGENTS.md", ".windsurf/rules/always.md", ".windsurf/rules/decide.md"},
-		session.Cline:    {".clinerules/general.md", "AGENTS.md"},
-		session.Kiro:     {"AGENTS.md", "svc/AGENTS.md", ".kiro/steering/tech.md", "docs/style.md"},
-		session.OpenCode: {"AGENTS.md", "CONTRIBUTING.md"},
+		agentload.Claude:   {"CLAUDE.md", "docs/style.md"},
+		agentload.Codex:    {"AGENTS.md"},
+		agentload.Gemini:   {"GEMINI.md", "docs/style.md"},
+		agentload.Cursor:   {"AGENTS.md", ".cursorrules", ".cursor/rules/always.mdc"},
+		agentload.Copilot:  {"AGENTS.md", ".github/agents/planner.agent.md", ".github/agents/reviewer.agent.md", ".github/copilot-instructions.md"},
+		agentload.Windsurf: {"AGENTS.md", ".windsurf/rules/always.md", ".windsurf/rules/decide.md"},
+		agentload.Cline:    {".clinerules/general.md", "AGENTS.md"},
+		agentload.Kiro:     {"AGENTS.md", "svc/AGENTS.md", ".kiro/steering/tech.md", "docs/style.md"},
+		agentload.OpenCode: {"AGENTS.md", "CONTRIBUTING.md"},
 	}
-	for _, agent := range session.Agents {
+	for _, agent := range agentload.Agents {
 		out, _, err := runCLI(t, "cost", "--agent", agent, "--format", "json", teamProject)
 		if err != nil {
 			t.Fatalf("cost --agent %s: %v", agent, err)
 		}
-		var c session.Cost
+		var c agentload.Cost
 		if err := json.Unmarshal([]byte(out), &c); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestNineAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := strings.Fields(strings.SplitN(out, "\n", 2)[0])
-	if want := append([]string{"loaded", "at", "start"}, session.Agents...); !slices.Equal(header, want) {
+	if want := append([]string{"loaded", "at", "start"}, agentload.Agents...); !slices.Equal(header, want) {
 		t.Errorf("cost --agent all header %q, want a column per agent %q", header, want)
 	}
 	for _, row := range []string{"CLAUDE.md", "GEMINI.md", ".kiro/steering/tech.md", "CONTRIBUTING.md"} {
@@ -122,23 +122,23 @@ func TestBrokenAgentConfig(t *testing.T) {
 		atStart          []string
 	}{
 		{"codex TOML syntax", ".codex/config.toml", "project_doc_fallback_filenames = [\"TEAM.md\"\nproject_doc_max_bytes = 600\n",
-			[]string{".codex/config.toml:2 toml-syntax-error"}, session.Codex, []string{"AGENTS.md"}},
+			[]string{".codex/config.toml:2 toml-syntax-error"}, agentload.Codex, []string{"AGENTS.md"}},
 		{"codex fallbacks a string", ".codex/config.toml", "project_doc_fallback_filenames = \"TEAM.md\"\nproject_doc_max_bytes = 600\n",
-			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+			[]string{".codex/config.toml:1 codex-config-invalid"}, agentload.Codex, []string{"AGENTS.md"}},
 		{"codex fallback not a string", ".codex/config.toml", "project_doc_fallback_filenames = [\"TEAM.md\", 7]\n",
-			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+			[]string{".codex/config.toml:1 codex-config-invalid"}, agentload.Codex, []string{"AGENTS.md"}},
 		{"codex max bytes a string", ".codex/config.toml", "# the chain's cap\nproject_doc_fallback_filenames = [\"TEAM.md\"]\nproject_doc_max_bytes = \"600\"\n",
-			[]string{".codex/config.toml:3 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+			[]string{".codex/config.toml:3 codex-config-invalid"}, agentload.Codex, []string{"AGENTS.md"}},
 		{"codex max bytes a float", ".codex/config.toml", "project_doc_max_bytes = 600.5\n",
-			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+			[]string{".codex/config.toml:1 codex-config-invalid"}, agentload.Codex, []string{"AGENTS.md"}},
 		{"codex max bytes negative", ".codex/config.toml", "project_doc_max_bytes = -1\n",
-			[]string{".codex/config.toml:1 codex-config-invalid"}, session.Codex, []string{"AGENTS.md"}},
+			[]string{".codex/config.toml:1 codex-config-invalid"}, agentload.Codex, []string{"AGENTS.md"}},
 		{"gemini JSON syntax", ".gemini/settings.json", "{\n  \"context\": {\"fileName\": [\"AGENTS.md\"]\n}\n",
-			[]string{".gemini/settings.json:4 json-syntax-error"}, session.Gemini, []string{"GEMINI.md", "docs/style.md"}},
+			[]string{".gemini/settings.json:4 json-syntax-error"}, agentload.Gemini, []string{"GEMINI.md", "docs/style.md"}},
 		{"gemini fileName a number", ".gemini/settings.json", "{\n  // Gemini CLI reads comments\n  \"context\": {\n    \"fileName\": 5\n  }\n}\n",
-			[]string{".gemini/settings.json:4 gemini-settings-invalid"}, session.Gemini, []string{"GEMINI.md", "docs/style.md"}},
+			[]string{".gemini/settings.json:4 gemini-settings-invalid"}, agentload.Gemini, []string{"GEMINI.md", "docs/style.md"}},
 		{"gemini fileName entry an object", ".gemini/settings.json", "{\"context\": {\"fileName\": [\"AGENTS.md\",\n  {\"name\": \"GEMINI.md\"}]}}\n",
-			[]string{".gemini/settings.json:2 gemini-settings-invalid"}, session.Gemini, []string{"GEMINI.md", "docs/style.md"}},
+			[]string{".gemini/settings.json:2 gemini-settings-invalid"}, agentload.Gemini, []string{"GEMINI.md", "docs/style.md"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -169,7 +169,7 @@ func TestBrokenAgentConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var cost session.Cost
+			var cost agentload.Cost
 			if err := json.Unmarshal([]byte(out), &cost); err != nil {
 				t.Fatal(err)
 			}
@@ -240,11 +240,11 @@ func TestInstructionsLocations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var cost session.Cost
+			var cost agentload.Cost
 			if err := json.Unmarshal([]byte(out), &cost); err != nil {
 				t.Fatal(err)
 			}
-			listed := slices.ContainsFunc(append(cost.AlwaysLoaded, cost.OnDemand...), func(e session.Entry) bool { return e.File == file })
+			listed := slices.ContainsFunc(append(cost.AlwaysLoaded, cost.OnDemand...), func(e agentload.Entry) bool { return e.File == file })
 			if listed != c.later {
 				t.Errorf("cost --agent copilot lists %s: %v, want %v", file, listed, c.later)
 			}

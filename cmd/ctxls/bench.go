@@ -17,10 +17,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/contextapi"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libgen"
 	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
@@ -203,7 +203,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if rep.SearchQuery != "" {
 		var cold, warm []float64
 		for range *iterations {
-			prov := contextprovider.NewStatic(lib)
+			prov := contextapi.NewStatic(lib)
 			for _, times := range []*[]float64{&cold, &warm} {
 				start := time.Now()
 				res, err := prov.Search(ctx, rep.SearchQuery, "", 10)

@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/library/libgen"
-	"github.com/ctxls/ctxls/providers/context/listing"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/library/libgen"
+	"github.com/ctxls/ctxls/providers/listing"
 	"github.com/ctxls/ctxls/providers/numfmt"
 )
 

@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/execution"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
-	"github.com/ctxls/ctxls/providers/context/library/libgen"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/library/libgen"
 )
 
 // TestCheckMonorepoHonoursGitignore checks a generated monorepo whose

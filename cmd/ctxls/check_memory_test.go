@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // TestCheckMemory runs check on a Claude Code project whose memory file
@@ -16,7 +16,7 @@ import (
 // in a code span, a fence and an e-mail address that are not imports.
 func TestCheckMemory(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join("..", "..", "providers", "context", "imports", "testdata", "project")
+	dir := filepath.Join("..", "..", "providers", "imports", "testdata", "project")
 	out := runExit(t, 1, "check", dir, "--format", "json") // a missing import is an error
 	var got []string
 	for _, r := range decodeRecords(t, out) {

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/library/libgen"
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libgen"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // readBytes is how much process pid has read so far (rchar in

@@ -16,12 +16,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/fsguard"
-	"github.com/ctxls/ctxls/providers/context/gitignore"
-	"github.com/ctxls/ctxls/providers/context/indexcache"
-	"github.com/ctxls/ctxls/providers/context/listing"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/gitignore"
+	"github.com/ctxls/ctxls/providers/indexcache"
+	"github.com/ctxls/ctxls/providers/listing"
 )
 
 // Limits of the workspace fingerprint: a workspace larger than this is

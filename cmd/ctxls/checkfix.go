@@ -9,13 +9,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/fsguard"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/refactor"
-	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/refactor"
 )
 
 // fileFix is the fix of one diagnostic: edits of a file's text.
@@ -58,8 +58,8 @@ func agentFix(f *agentfiles.File, d agentfiles.Diagnostic) *fileFix {
 }
 
 func safe(code string) bool {
-	r, _ := rules.Lookup(code)
-	return r.Fix == rules.Safe
+	r, _ := diag.Lookup(code)
+	return r.Fix == diag.Safe
 }
 
 // change is what the fixes of one pass, or of every pass, make of one

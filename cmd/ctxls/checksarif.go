@@ -10,8 +10,8 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard"
-	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -94,15 +94,15 @@ func sarifLevel(severity string) string {
 // at the repository root on a folder of it; else relative to dir.
 func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
 	prefix := sarifPrefix(dir)
-	all := rules.All()
+	all := diag.All()
 	index := map[string]int{}
-	driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: rules.Repository, Rules: []sarifRule{}}
+	driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: diag.Repository, Rules: []sarifRule{}}
 	for i, r := range all {
 		index[r.Code] = i
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   r.Code,
 			ShortDescription:     sarifText{r.Doc},
-			HelpURI:              rules.PageURL(r.Code),
+			HelpURI:              diag.PageURL(r.Code),
 			DefaultConfiguration: sarifConfig{sarifLevel(r.Severity.String())},
 			Properties:           map[string]string{"source": r.Source, "fix": r.Fix.String()},
 		})

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // Every rule of the SARIF log has the address of its page, and the page is
@@ -35,10 +35,10 @@ func TestSARIFRulesLinkTheirPages(t *testing.T) {
 		t.Fatalf("not one SARIF run (%v):\n%s", err, out)
 	}
 	driver := log.Runs[0].Tool.Driver
-	if driver.InformationURI != rules.Repository || len(driver.Rules) != len(rules.All()) {
+	if driver.InformationURI != diag.Repository || len(driver.Rules) != len(diag.All()) {
 		t.Fatalf("informationUri %q, %d rules", driver.InformationURI, len(driver.Rules))
 	}
-	prefix := rules.Repository + "/blob/main/"
+	prefix := diag.Repository + "/blob/main/"
 	for _, r := range driver.Rules {
 		rel, ok := strings.CutPrefix(r.HelpURI, prefix)
 		if !ok {
@@ -80,22 +80,22 @@ func TestSARIFStreamedIsWhole(t *testing.T) {
 	t.Parallel()
 	for _, records := range [][]ops.Diagnostic{
 		nil,
-		{{File: "a.md", Line: 1, Column: 1, EndLine: 1, EndColumn: 4, Severity: "error", Code: rules.SkillLinkBroken, Message: "x.md names no file"}},
+		{{File: "a.md", Line: 1, Column: 1, EndLine: 1, EndColumn: 4, Severity: "error", Code: diag.SkillLinkBroken, Message: "x.md names no file"}},
 		{
-			{File: "dir/a b.md", Line: 2, Column: 3, EndLine: 2, EndColumn: 9, Severity: "warning", Code: rules.SkillBodyTooLong, Message: "<b> & \"q\" — ünï"},
-			{File: "c.md", Line: 9, Column: 1, EndLine: 10, EndColumn: 1, Severity: "hint", Code: rules.SkillLinkBroken, Message: "line\nbreak"},
+			{File: "dir/a b.md", Line: 2, Column: 3, EndLine: 2, EndColumn: 9, Severity: "warning", Code: diag.SkillBodyTooLong, Message: "<b> & \"q\" — ünï"},
+			{File: "c.md", Line: 9, Column: 1, EndLine: 10, EndColumn: 1, Severity: "hint", Code: diag.SkillLinkBroken, Message: "line\nbreak"},
 		},
 	} {
 		var got, want bytes.Buffer
 		if err := writeSARIF(&got, records, "."); err != nil {
 			t.Fatal(err)
 		}
-		all := rules.All()
+		all := diag.All()
 		index := map[string]int{}
-		driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: rules.Repository, Rules: []sarifRule{}}
+		driver := sarifDriver{Name: "ctxls", Version: buildVersion(), InformationURI: diag.Repository, Rules: []sarifRule{}}
 		for i, r := range all {
 			index[r.Code] = i
-			driver.Rules = append(driver.Rules, sarifRule{ID: r.Code, ShortDescription: sarifText{r.Doc}, HelpURI: rules.PageURL(r.Code),
+			driver.Rules = append(driver.Rules, sarifRule{ID: r.Code, ShortDescription: sarifText{r.Doc}, HelpURI: diag.PageURL(r.Code),
 				DefaultConfiguration: sarifConfig{sarifLevel(r.Severity.String())}, Properties: map[string]string{"source": r.Source, "fix": r.Fix.String()}})
 		}
 		run := sarifRun{Tool: sarifTool{driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // mistakesProject is a Claude Code project holding every kind of mistake
@@ -26,17 +26,17 @@ const (
 // configurations and what memory files promise. The project must
 // trigger each of them.
 var claudeFamilies = []string{
-	rules.HookShapeInvalid, rules.HookEventUnknown, rules.HookMatcherInvalid, rules.HookMatcherIgnored,
-	rules.HookMatcherFilePattern, rules.HookMatcherNoValue, rules.HookHandlerInvalid, rules.HookKeyUnknown, rules.HookScriptMissing,
-	rules.HookScriptNotExecutable, rules.HookEnvUnset,
-	rules.SettingsValueInvalid, rules.SettingsPermissionInvalid, rules.SettingsKeyUnknown, rules.SettingsKeyIgnored,
-	rules.SettingsOutputStyleMissing, rules.OutputStyleFieldInvalid, rules.JSONSyntax,
-	rules.SubagentNameInvalid, rules.SubagentFieldInvalid, rules.SkillFieldInvalid,
-	rules.PluginComponentMisplaced, rules.PluginPathOutside, rules.PluginFolderShadowed, rules.PluginUserConfigInvalid, rules.PluginHooksDuplicate,
-	rules.PluginNameDuplicate,
-	rules.MCPFieldMissing, rules.MCPFieldInvalid, rules.MCPTypeUnknown, rules.MCPTransportConflict,
-	rules.MCPKeyMisspelled, rules.MCPVariableUnexpanded, rules.MCPSecretPlainText, rules.MCPServerNameReserved,
-	rules.MemoryCommandUndefined, rules.MemoryPathMissing, rules.MemoryDuplicate,
+	diag.HookShapeInvalid, diag.HookEventUnknown, diag.HookMatcherInvalid, diag.HookMatcherIgnored,
+	diag.HookMatcherFilePattern, diag.HookMatcherNoValue, diag.HookHandlerInvalid, diag.HookKeyUnknown, diag.HookScriptMissing,
+	diag.HookScriptNotExecutable, diag.HookEnvUnset,
+	diag.SettingsValueInvalid, diag.SettingsPermissionInvalid, diag.SettingsKeyUnknown, diag.SettingsKeyIgnored,
+	diag.SettingsOutputStyleMissing, diag.OutputStyleFieldInvalid, diag.JSONSyntax,
+	diag.SubagentNameInvalid, diag.SubagentFieldInvalid, diag.SkillFieldInvalid,
+	diag.PluginComponentMisplaced, diag.PluginPathOutside, diag.PluginFolderShadowed, diag.PluginUserConfigInvalid, diag.PluginHooksDuplicate,
+	diag.PluginNameDuplicate,
+	diag.MCPFieldMissing, diag.MCPFieldInvalid, diag.MCPTypeUnknown, diag.MCPTransportConflict,
+	diag.MCPKeyMisspelled, diag.MCPVariableUnexpanded, diag.MCPSecretPlainText, diag.MCPServerNameReserved,
+	diag.MemoryCommandUndefined, diag.MemoryPathMissing, diag.MemoryDuplicate,
 }
 
 // readWant reads "file:line code # why" lines, skipping comments.
@@ -98,7 +98,7 @@ func TestClaudeProject(t *testing.T) {
 	want := readWant(t, mistakesProjectWant)
 	if runtime.GOOS == "windows" {
 		// Windows has no executable bit.
-		want = slices.DeleteFunc(want, func(w string) bool { return strings.HasSuffix(w, " "+rules.HookScriptNotExecutable) })
+		want = slices.DeleteFunc(want, func(w string) bool { return strings.HasSuffix(w, " "+diag.HookScriptNotExecutable) })
 	}
 	for _, g := range got {
 		if !slices.Contains(want, g) {
@@ -119,7 +119,7 @@ func TestClaudeProject(t *testing.T) {
 		if !slices.ContainsFunc(readWant(t, mistakesProjectWant), func(w string) bool { return strings.HasSuffix(w, " "+code) }) {
 			t.Errorf("no mistake of the project triggers %s", code)
 		}
-		if _, ok := rules.Lookup(code); !ok {
+		if _, ok := diag.Lookup(code); !ok {
 			t.Errorf("%s is not in the rules table", code)
 		}
 		if !strings.Contains(string(readme), "[`"+code+"`]") {

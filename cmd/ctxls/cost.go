@@ -9,23 +9,23 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/present"
-	"github.com/ctxls/ctxls/providers/context/session"
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/present"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("cost", stderr, true)
-	agent := fs.String("agent", session.Claude, "the agent: "+strings.Join(session.Agents, ", ")+", or all for every agent the project configures, side by side")
-	window := fs.Int("context-window", session.DefaultContextWindow, "the model's context window in tokens")
+	agent := fs.String("agent", agentload.Claude, "the agent: "+strings.Join(agentload.Agents, ", ")+", or all for every agent the project configures, side by side")
+	window := fs.Int("context-window", agentload.DefaultContextWindow, "the model's context window in tokens")
 	tokenizer := fs.String("tokenizer", "", "count in this encoding: "+strings.Join(tokens.Names(), ", ")+" (default: the agent's own)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(session.Agents, *agent) && *agent != session.All {
-		return usageError{msg: fmt.Sprintf("--agent must be one of %s or all, not %q", strings.Join(session.Agents, ", "), *agent)}
+	if !slices.Contains(agentload.Agents, *agent) && *agent != agentload.All {
+		return usageError{msg: fmt.Sprintf("--agent must be one of %s or all, not %q", strings.Join(agentload.Agents, ", "), *agent)}
 	}
 	if *window < 1 {
 		return usageError{msg: fmt.Sprintf("--context-window must be a positive number of tokens, not %d", *window)}

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
-	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/agentload"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
-var claudeProject = filepath.Join("..", "..", "providers", "context", "session", "testdata", "claude")
+var claudeProject = filepath.Join("..", "..", "providers", "agentload", "testdata", "claude")
 
 func TestCostCommand(t *testing.T) {
 	t.Parallel()
@@ -19,7 +19,7 @@ func TestCostCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cost: %v\n%s", err, stderr)
 	}
-	var c session.Cost
+	var c agentload.Cost
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatalf("output is not the JSON object: %v\n%s", err, out)
 	}
@@ -85,7 +85,7 @@ func TestCostExampleLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cost --agent %s: %v\n%s", agent, err, stderr)
 		}
-		var c session.Cost
+		var c agentload.Cost
 		if err := json.Unmarshal([]byte(out), &c); err != nil {
 			t.Fatal(err)
 		}

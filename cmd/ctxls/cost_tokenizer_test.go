@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/agentload"
 )
 
 // Each agent's session is counted in its own tokenizer, named in the text
@@ -26,7 +26,7 @@ func TestCostCountsInTheAgentsTokenizer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cost %v: %v\n%s", c.args, err, stderr)
 		}
-		var cost session.Cost
+		var cost agentload.Cost
 		if err := json.Unmarshal([]byte(out), &cost); err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestCostCountsInTheAgentsTokenizer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cost session.Cost
+		var cost agentload.Cost
 		if err := json.Unmarshal([]byte(out), &cost); err != nil {
 			t.Fatal(err)
 		}

@@ -9,9 +9,9 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/listing"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/listing"
 )
 
 // parseArgs parses flags wherever they stand among the positional

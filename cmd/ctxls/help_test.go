@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // Help is an answer, not an error: standard output, status 0, nothing on

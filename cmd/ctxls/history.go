@@ -10,11 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/history"
 	"github.com/ctxls/ctxls/providers/runs/storage"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // historyFixture makes a workspace with a small model and two recorded

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 )
 

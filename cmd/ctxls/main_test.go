@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/trust"
 )

@@ -548,8 +548,8 @@ var seeds = []seed{
 	}},
 }
 
-// diag is one diagnostic of check's JSON output.
-type diag struct {
+// jsonDiag is one diagnostic of check's JSON output.
+type jsonDiag struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
 	Severity string `json:"severity"`
@@ -557,30 +557,30 @@ type diag struct {
 	Message  string `json:"message"`
 }
 
-func (d diag) String() string {
+func (d jsonDiag) String() string {
 	return fmt.Sprintf("%s:%d %s %s %s", d.File, d.Line, d.Severity, d.Code, d.Message)
 }
 
 // where is the diagnostic without its message: a seed that grows a file
 // changes the figures in the messages of what was there before (the size
 // of an AGENTS.md over its limit) but not where or what they are.
-func (d diag) where() string {
+func (d jsonDiag) where() string {
 	return fmt.Sprintf("%s:%d %s %s", d.File, d.Line, d.Severity, d.Code)
 }
 
 // checkJSON runs ctxls check on dir and returns its diagnostics.
-func checkJSON(t *testing.T, dir string) []diag {
+func checkJSON(t *testing.T, dir string) []jsonDiag {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"check", "--no-cache", "--format", "json", "--show", "hint", "--fail-on", "never", dir}, strings.NewReader(""), &out, &errOut)
 	if err != nil {
 		t.Fatalf("check %s: %v\n%s", dir, err, errOut.String())
 	}
-	var ds []diag
+	var ds []jsonDiag
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		var d diag
+		var d jsonDiag
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			t.Fatalf("check %s: line %q: %v", dir, sc.Text(), err)
 		}
@@ -599,7 +599,7 @@ type trial struct {
 	// found says check reported the seed's rule at its line.
 	found bool
 	// extra are the other new diagnostics of the trial's file.
-	extra []diag
+	extra []jsonDiag
 }
 
 // shift maps a line of a file's old text to its line in new text, where
@@ -619,7 +619,7 @@ func shift(old, new string, line int) int {
 // seedRepo puts every seed that has a host in root into one, in rounds in
 // which no file takes two, runs check for each round and returns the
 // trials and the new diagnostics of files no seed went into.
-func seedRepo(t *testing.T, root string) ([]*trial, []diag) {
+func seedRepo(t *testing.T, root string) ([]*trial, []jsonDiag) {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -671,7 +671,7 @@ func seedRepo(t *testing.T, root string) ([]*trial, []diag) {
 		}
 	}
 	before := checkJSON(t, root)
-	var others []diag
+	var others []jsonDiag
 	var trials []*trial
 	for _, round := range rounds {
 		byFile := map[string]*trial{}

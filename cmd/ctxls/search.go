@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -29,7 +29,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newWorkspaceFlags("search", stderr, true)
 	domain := fs.String("domain", "", "search only this domain's topics")
 	kind := fs.String("kind", "", "search only this kind: topic, skill, command, subagent or rule")
-	limit := fs.Int("limit", contextprovider.DefaultSearchLimit, "most results to show")
+	limit := fs.Int("limit", contextapi.DefaultSearchLimit, "most results to show")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err

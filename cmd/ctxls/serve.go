@@ -13,7 +13,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/ctxls/ctxls/lsp"
-	"github.com/ctxls/ctxls/providers/context/indexcache"
+	"github.com/ctxls/ctxls/providers/indexcache"
 )
 
 // runServe runs the language server over stdin and stdout.

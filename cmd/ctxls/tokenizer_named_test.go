@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
-	"github.com/ctxls/ctxls/providers/context/tokens/tokenstest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
+	"github.com/ctxls/ctxls/providers/tokens/tokenstest"
 )
 
 // tokenizerWorkspace is the example library with the agent files whose

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // maxTokensInput bounds what ctxls tokens reads of one file, so that a

@@ -14,7 +14,7 @@ import (
 
 // claudeFixtures holds documents with the input_tokens that Claude's
 // count_tokens recorded for each, per family.
-var claudeFixtures = filepath.Join("..", "..", "providers", "context", "tokens", "claude", "testdata")
+var claudeFixtures = filepath.Join("..", "..", "providers", "tokens", "claude", "testdata")
 
 type recordedDoc struct {
 	id, text string

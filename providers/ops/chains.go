@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 )

@@ -7,13 +7,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/fsguard"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/memory"
-	"github.com/ctxls/ctxls/providers/context/rules"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/memory"
 )
 
 // CheckRequest asks for the diagnostics of the workspace, or of one file
@@ -200,7 +200,7 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 	for p, ds := range agentDiags {
 		if f, ok := agents.File(p); ok && keep(p) {
 			add(p, f, ds)
-			if f.Skipped != "" && hasCode(ds, rules.FileSkipped) {
+			if f.Skipped != "" && hasCode(ds, diag.FileSkipped) {
 				reported[p] = true
 			}
 		}
@@ -254,7 +254,7 @@ func capFiles(out []Diagnostic, limit int) []Diagnostic {
 		i = j
 		leftOut, summary := 0, Diagnostic{}
 		kept := slices.DeleteFunc(slices.Clone(group), func(d Diagnostic) bool {
-			if d.Code != rules.DiagnosticsLeftOut {
+			if d.Code != diag.DiagnosticsLeftOut {
 				return false
 			}
 			if d.Source.Agent != nil {
@@ -276,10 +276,10 @@ func capFiles(out []Diagnostic, limit int) []Diagnostic {
 		}
 		capped = append(capped, kept...)
 		if leftOut > 0 {
-			summary.File, summary.Code = group[0].File, rules.DiagnosticsLeftOut
-			summary.Severity = rules.Default(rules.DiagnosticsLeftOut).String()
+			summary.File, summary.Code = group[0].File, diag.DiagnosticsLeftOut
+			summary.Severity = diag.Default(diag.DiagnosticsLeftOut).String()
 			summary.Line, summary.Column, summary.EndLine, summary.EndColumn = 1, 1, 1, 1
-			summary.Message = rules.LeftOutMessage(leftOut, limit)
+			summary.Message = diag.LeftOutMessage(leftOut, limit)
 			summary.Source = DiagnosticSource{Path: group[0].Source.Path}
 			capped = append(capped, summary)
 		}

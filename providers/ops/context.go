@@ -4,23 +4,23 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/contextapi"
 )
 
 // Response types of the context operations, as the ContextProvider
 // returns them.
 type (
-	Reference         = contextprovider.Reference
-	SearchItem        = contextprovider.SearchItem
-	ContextFile       = contextprovider.ContextFile
-	ReferenceResponse = contextprovider.ReferenceResult
-	FileResponse      = contextprovider.FileResult
-	SectionsResponse  = contextprovider.PartialContextFile
-	DomainIndex       = contextprovider.DomainIndex
-	LoadingProtocol   = contextprovider.LoadingProtocol
-	DetectionResult   = contextprovider.DetectionResult
-	Signals           = contextprovider.Signals
-	CacheStats        = contextprovider.Stats
+	Reference         = contextapi.Reference
+	SearchItem        = contextapi.SearchItem
+	ContextFile       = contextapi.ContextFile
+	ReferenceResponse = contextapi.ReferenceResult
+	FileResponse      = contextapi.FileResult
+	SectionsResponse  = contextapi.PartialContextFile
+	DomainIndex       = contextapi.DomainIndex
+	LoadingProtocol   = contextapi.LoadingProtocol
+	DetectionResult   = contextapi.DetectionResult
+	Signals           = contextapi.Signals
+	CacheStats        = contextapi.Stats
 	CatalogResponse   = List[Reference]
 	SearchResponse    = List[SearchItem]
 	ContextFileList   = List[ContextFile]
@@ -76,7 +76,7 @@ func (o *Ops) Reference(ctx context.Context, req ReferenceRequest) (ReferenceRes
 // TopicRef names a topic: on the wire either a catalog entry or a string
 // such as "domain:topic" or "domain/topic".
 type TopicRef struct {
-	contextprovider.Reference
+	contextapi.Reference
 }
 
 // UnmarshalJSON accepts a string or an object.

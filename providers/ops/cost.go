@@ -7,10 +7,10 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/ctxls/ctxls/providers/context/cost"
-	"github.com/ctxls/ctxls/providers/context/document"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refcost"
+	"github.com/ctxls/ctxls/providers/refs"
 )
 
 // listLimit bounds the references a cost reply lists: a document may make
@@ -154,7 +154,7 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 		}
 		for _, rc := range s.Items {
 			it := DocumentCostItem{
-				Reference: cost.Text(rc.Ref, rc.Target),
+				Reference: refcost.Text(rc.Ref, rc.Target),
 				Form:      rc.Ref.Form.String(),
 				Domain:    rc.Ref.Domain,
 				Topic:     rc.Ref.Topic,
@@ -182,8 +182,8 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 
 // CostSummary prices the references of f, a document of the library in
 // effect, through the cache the cost operations share.
-func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*cost.Summary, error) {
-	return withHeavy(o, ctx, func(ctx context.Context) (*cost.Summary, error) {
+func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*refcost.Summary, error) {
+	return withHeavy(o, ctx, func(ctx context.Context) (*refcost.Summary, error) {
 		return o.costs.Summary(ctx, o.Library(), f)
 	})
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/library"
 )
 
 // diagnoseAll returns the diagnostics a check of path needs, keyed by

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/refactor"
+	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/refactor"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
@@ -37,7 +37,7 @@ func TestErrorCodes(t *testing.T) {
 		{"unknown command", chain.ErrUnknownCommand, ops.CodeInvalidParams, ops.CodeResourceNotFound},
 		{"unknown conversation", history.ErrUnknownConversation, ops.CodeInvalidParams, ops.CodeResourceNotFound},
 		{"forged token", history.ErrInvalidToken, ops.CodeInvalidParams, ops.CodeInvalidParams},
-		{"escape", contextprovider.ErrEscape, ops.CodeInvalidParams, ops.CodeInvalidParams},
+		{"escape", contextapi.ErrEscape, ops.CodeInvalidParams, ops.CodeInvalidParams},
 		{"name taken", fmt.Errorf("rename to web:api: %w", refactor.ErrExists), ops.CodeInvalidParams, ops.CodeInvalidParams},
 		{"consent", &ops.ConsentError{Dir: "/w", Command: []string{"./agent"}}, ops.CodeConsent, 0},
 		{"closed", errkind.Mark(errkind.Unavailable, errors.New("the workspace is closed")), 0, 0},
@@ -63,7 +63,7 @@ func TestErrorCodes(t *testing.T) {
 // rather than by a list of every package's errors.
 func TestSentinelsHaveKinds(t *testing.T) {
 	t.Parallel()
-	dirs := []string{"../runs/execution", "../runs/chain", "../runs/history", "../runs/internal/confirm", "../context/contextprovider", "../context/refactor"}
+	dirs := []string{"../runs/execution", "../runs/chain", "../runs/history", "../runs/internal/confirm", "../contextapi", "../refactor"}
 	checked := 0
 	for _, dir := range dirs {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))

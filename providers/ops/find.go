@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
+	"github.com/ctxls/ctxls/providers/contextapi"
 )
 
 // InventorySearchRequest asks for what matches Query among the topics,
@@ -66,7 +66,7 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 	if kind != "" && !slices.Contains(inventoryKinds, kind) {
 		return InventorySearchResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(inventoryKinds, ", "))
 	}
-	limit := cmp.Or(req.Limit, contextprovider.DefaultSearchLimit)
+	limit := cmp.Or(req.Limit, contextapi.DefaultSearchLimit)
 	domain := strings.TrimSpace(req.Domain)
 	return withHeavy(o, ctx, func(ctx context.Context) (InventorySearchResponse, error) {
 		// One state for the whole request: the topics and the other kinds
@@ -82,11 +82,11 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 				return InventorySearchResponse{}, err
 			}
 			for _, w := range res.Warnings {
-				if w.Code == contextprovider.WarnDomainNotFound {
+				if w.Code == contextapi.WarnDomainNotFound {
 					out.Warnings = append(out.Warnings, w)
 					return out, nil
 				}
-				if w.Code != contextprovider.WarnTruncated {
+				if w.Code != contextapi.WarnTruncated {
 					out.Warnings = append(out.Warnings, w)
 				}
 			}
@@ -106,11 +106,11 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 				continue
 			}
 			texts := [...]string{entryName(e), e.Title, e.Path}
-			fields := make([]contextprovider.MatchField, len(agentFields))
+			fields := make([]contextapi.MatchField, len(agentFields))
 			for i, f := range agentFields {
-				fields[i] = contextprovider.MatchField{Name: f.name, Text: texts[i], Weight: f.weight}
+				fields[i] = contextapi.MatchField{Name: f.name, Text: texts[i], Weight: f.weight}
 			}
-			if rel, on := contextprovider.Match(req.Query, fields...); rel > 0 {
+			if rel, on := contextapi.Match(req.Query, fields...); rel > 0 {
 				out.Items = append(out.Items, InventoryMatch{InventoryEntry: e, Relevance: rel, MatchedOn: on})
 			}
 		}
@@ -121,7 +121,7 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 			return cmp.Compare(a.Reference, b.Reference)
 		})
 		if len(out.Items) > limit {
-			out.Warnings = append(out.Warnings, Warning{Code: contextprovider.WarnTruncated, Message: fmt.Sprintf("showing the best %d of %d matches", limit, len(out.Items))})
+			out.Warnings = append(out.Warnings, Warning{Code: contextapi.WarnTruncated, Message: fmt.Sprintf("showing the best %d of %d matches", limit, len(out.Items))})
 			out.Items = out.Items[:limit]
 		}
 		return out, nil

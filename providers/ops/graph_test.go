@@ -59,14 +59,14 @@ func TestBadImport(t *testing.T) {
 		{"cmd/ctxls", "lsp", false},
 		{"cmd/ctxls", "providers/ops", false},
 		{"lsp", "providers/ops", false},
-		{"lsp", "providers/context/library", false},
-		{"mcp", "providers/context/present", false},
+		{"lsp", "providers/library", false},
+		{"mcp", "providers/present", false},
 		{"providers/ops", "providers/runs/chain", false},
 		{"providers/ops/internal/protocolts", "providers/ops", false},
-		{"providers/context/library", "watcher", false},
-		{"providers/context/library", "providers/ops", true},
+		{"providers/library", "watcher", false},
+		{"providers/library", "providers/ops", true},
 		{"providers/runs/chain", "lsp", true},
-		{"providers/context/present", "mcp", true},
+		{"providers/present", "mcp", true},
 		{"watcher", "cmd/ctxls", true},
 		{"providers/ops", "lsp", true},
 		{"lsp", "mcp", true},
@@ -130,7 +130,7 @@ func TestImportGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, need := range []string{"cmd/ctxls", "lsp", "mcp", "providers/ops", "providers/context/library"} {
+	for _, need := range []string{"cmd/ctxls", "lsp", "mcp", "providers/ops", "providers/library"} {
 		if _, ok := graph[module+"/"+need]; !ok {
 			t.Fatalf("the walk found no package %s: %v", need, len(graph))
 		}

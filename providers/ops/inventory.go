@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/session"
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/agentload"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // Kinds of inventory entries.
@@ -155,7 +155,7 @@ func topicEntry(lib *library.Snapshot, r Reference) InventoryEntry {
 // agentEntry is the inventory entry of an agent file of kind k.
 func agentEntry(counter tokens.Counter, f *agentfiles.File, k string) InventoryEntry {
 	e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
-		Kind: k, Tokens: session.FileTokens(counter, f), Path: f.Rel}
+		Kind: k, Tokens: agentload.FileTokens(counter, f), Path: f.Rel}
 	if k == KindSkill {
 		e.Reference = SkillName(f)
 	}

@@ -16,11 +16,11 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/cost"
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/errkind"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refcost"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/trust"
 )
@@ -71,11 +71,11 @@ func require(fields ...field) error {
 
 // Warning is a problem attached to a response. Code is stable and
 // machine-readable; Message is for people.
-type Warning = contextprovider.Warning
+type Warning = contextapi.Warning
 
 // List is the shape of every list response: items and warnings, neither
 // ever null.
-type List[T any] = contextprovider.List[T]
+type List[T any] = contextapi.List[T]
 
 // newList returns a list of items and warnings, with empty slices for nil.
 func newList[T any](items []T, warnings []Warning) List[T] {
@@ -139,10 +139,10 @@ func (static) Overlay(string) (text string, version int32, ok bool) { return "",
 type Ops struct {
 	opts Options
 	log  *slog.Logger
-	prov *contextprovider.Provider
+	prov *contextapi.Provider
 	runs runs
 	// costs shares the pricing of documents among requests.
-	costs *cost.Cache
+	costs *refcost.Cache
 	// heavySem holds a token per heavy request in progress.
 	heavySem chan struct{}
 	// trustErr is why there is no store of agreed executors; every exec
@@ -161,8 +161,8 @@ func New(opts Options) *Ops {
 		log = slog.New(slog.DiscardHandler)
 	}
 	lib := func() *library.Snapshot { return opts.Snapshot().Library() }
-	o := &Ops{opts: opts, log: log, prov: contextprovider.New(lib),
-		costs: cost.NewCache(listLimit), heavySem: make(chan struct{}, heavyRequests)}
+	o := &Ops{opts: opts, log: log, prov: contextapi.New(lib),
+		costs: refcost.NewCache(listLimit), heavySem: make(chan struct{}, heavyRequests)}
 	if o.opts.Trust == nil {
 		o.opts.Trust, o.trustErr = trust.Default()
 	}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/agentfiles"
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/session"
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/agentload"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // SessionCostRequest names the agent whose session is costed.
@@ -27,12 +27,12 @@ type SessionCostRequest struct {
 
 // SessionCost is what a session of the agent loads from the workspace: the
 // same object as ctxls cost --format json.
-func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session.Cost, error) {
+func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*agentload.Cost, error) {
 	agent, err := req.agent()
 	if err != nil {
 		return nil, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (*session.Cost, error) {
+	return withHeavy(o, ctx, func(ctx context.Context) (*agentload.Cost, error) {
 		snap := o.opts.Snapshot()
 		lib, set := snap.Library(), o.agentSet(snap)
 		counter, err := req.counter()
@@ -46,7 +46,7 @@ func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*session
 // SessionCostIn is SessionCost for the workspace at dir with its
 // configuration and counter, without indexing its library: a session's
 // cost reads the agent files only, and ctxls cost runs on its own.
-func SessionCostIn(ctx context.Context, dir string, cfg *config.Config, req SessionCostRequest) (*session.Cost, error) {
+func SessionCostIn(ctx context.Context, dir string, cfg *config.Config, req SessionCostRequest) (*agentload.Cost, error) {
 	agent, err := req.agent()
 	if err != nil {
 		return nil, err
@@ -75,10 +75,10 @@ func (req SessionCostRequest) counter() (tokens.Counter, error) {
 func (req SessionCostRequest) agent() (string, error) {
 	agent := strings.TrimSpace(req.Agent)
 	if agent == "" {
-		agent = session.Claude
+		agent = agentload.Claude
 	}
-	if !slices.Contains(session.Agents, agent) && agent != session.All {
-		return "", invalidf("agent must be one of %s, not %q", strings.Join(append(slices.Clone(session.Agents), session.All), ", "), req.Agent)
+	if !slices.Contains(agentload.Agents, agent) && agent != agentload.All {
+		return "", invalidf("agent must be one of %s, not %q", strings.Join(append(slices.Clone(agentload.Agents), agentload.All), ", "), req.Agent)
 	}
 	if req.ContextWindow < 0 {
 		return "", invalidf("contextWindow must not be negative")
@@ -88,12 +88,12 @@ func (req SessionCostRequest) agent() (string, error) {
 
 // costSession computes the cost from set, or from the agent files it loads
 // when set is nil.
-func costSession(ctx context.Context, dir string, cfg *config.Config, counter tokens.Counter, set *agentfiles.Set, agent string, window int) (*session.Cost, error) {
+func costSession(ctx context.Context, dir string, cfg *config.Config, counter tokens.Counter, set *agentfiles.Set, agent string, window int) (*agentload.Cost, error) {
 	if set == nil {
 		var err error
 		if set, err = agentfiles.Load(ctx, dir, cfg); err != nil {
 			return nil, fmt.Errorf("session cost: %w", err)
 		}
 	}
-	return session.Compute(ctx, set, session.Options{Agent: agent, ContextWindow: window, Config: cfg, Counter: counter})
+	return agentload.Compute(ctx, set, agentload.Options{Agent: agent, ContextWindow: window, Config: cfg, Counter: counter})
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/library"
 )
 
 // ShowRequest names a topic, or one section of it, in any written form:

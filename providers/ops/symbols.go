@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/present"
+	"github.com/ctxls/ctxls/providers/contextapi"
+	"github.com/ctxls/ctxls/providers/present"
 )
 
 // SymbolsRequest asks for what an editor's symbol search for Query finds
@@ -77,7 +77,7 @@ func (o *Ops) Symbols(ctx context.Context, req SymbolsRequest) (SymbolsResponse,
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
 	var warnings []Warning
 	if len(hits) > limit {
-		warnings = append(warnings, Warning{Code: contextprovider.WarnTruncated, Message: fmt.Sprintf("showing the best %d of %d matches", limit, len(hits))})
+		warnings = append(warnings, Warning{Code: contextapi.WarnTruncated, Message: fmt.Sprintf("showing the best %d of %d matches", limit, len(hits))})
 		hits = hits[:limit]
 	}
 	items := make([]Symbol, len(hits))

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 )
 

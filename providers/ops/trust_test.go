@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/trust"
 )

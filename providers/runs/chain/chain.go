@@ -21,10 +21,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/library"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/errkind"
+	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
 )
@@ -80,7 +80,7 @@ type Options struct {
 	Store *execution.Store
 	// Provider materializes context and applies the loading protocol's
 	// budget; required.
-	Provider *contextprovider.Provider
+	Provider *contextapi.Provider
 	// Library returns the current library snapshot (default: the
 	// Provider's library).
 	Library func() *library.Snapshot

@@ -21,10 +21,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/contextapi"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
@@ -132,7 +132,7 @@ func newEnvConfig(t testing.TB, edit func(string) string) *env {
 	check(t, err)
 	t.Cleanup(func() { e.store.Close() })
 	e.hist = history.Open(e.db, e.lib.Snapshot().Counter())
-	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib.Snapshot()), History: StoreHistory(e.hist)})
+	e.runner = New(Options{Store: e.store, Provider: contextapi.NewStatic(e.lib.Snapshot()), History: StoreHistory(e.hist)})
 	return e
 }
 
@@ -757,7 +757,7 @@ func serveChain(dir string) int {
 			var store *execution.Store
 			if store, err = execution.New(ctx, db, execution.Options{}); err == nil {
 				hist := &crashingHistory{History: StoreHistory(history.Open(db, lib.Snapshot().Counter())), crash: os.Getenv(crashEnv)}
-				runner := New(Options{Store: store, Provider: contextprovider.NewStatic(lib.Snapshot()), History: hist})
+				runner := New(Options{Store: store, Provider: contextapi.NewStatic(lib.Snapshot()), History: hist})
 				_, err = runner.Run(ctx, Request{Commands: feature, Input: "add sorting"})
 			}
 		}
@@ -985,7 +985,7 @@ func TestPromptTooLarge(t *testing.T) {
 	check(t, os.WriteFile(cfgPath, []byte(modelsYAML(string(cfg))), 0o644))
 	e.lib, err = library.Load(ctx, e.dir, nil, library.Options{})
 	check(t, err)
-	e.runner = New(Options{Store: e.store, Provider: contextprovider.NewStatic(e.lib.Snapshot()), History: StoreHistory(e.hist)})
+	e.runner = New(Options{Store: e.store, Provider: contextapi.NewStatic(e.lib.Snapshot()), History: StoreHistory(e.hist)})
 
 	pv, err := e.runner.Preview(ctx, Request{Commands: feature, Input: "x"})
 	check(t, err)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/contextprovider"
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/refs"
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/contextapi"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 )
 
@@ -57,8 +57,8 @@ func (c *ContextItem) key() execution.ContextKey {
 
 // materialize loads the item's content through the provider: the topic's
 // body, or its sections one after the other.
-func (c *ContextItem) materialize(ctx context.Context, p *contextprovider.Provider) (string, error) {
-	ref := contextprovider.Reference{ID: c.ID}
+func (c *ContextItem) materialize(ctx context.Context, p *contextapi.Provider) (string, error) {
+	ref := contextapi.Reference{ID: c.ID}
 	if len(c.sections) == 0 {
 		f, err := p.Materialize(ctx, ref)
 		if err != nil {
@@ -83,7 +83,7 @@ func (c *ContextItem) materialize(ctx context.Context, p *contextprovider.Provid
 	return strings.Join(parts, "\n\n"), nil
 }
 
-func warningsText(ws []contextprovider.Warning) string {
+func warningsText(ws []contextapi.Warning) string {
 	if len(ws) == 0 {
 		return "not found"
 	}
@@ -116,7 +116,7 @@ type pathRef struct {
 // alone brings its always-load topics; topics of domains the command does
 // not name as a whole are cross-domain. Unresolved references are reported
 // as warnings and skipped.
-func collect(lib *library.Snapshot, cmd *library.Command) ([]contextprovider.Request, []string) {
+func collect(lib *library.Snapshot, cmd *library.Command) ([]contextapi.Request, []string) {
 	f, ok := lib.File(cmd.Path)
 	if !ok {
 		return nil, []string{fmt.Sprintf("command file %s is not indexed", cmd.Path)}
@@ -219,13 +219,13 @@ func collect(lib *library.Snapshot, cmd *library.Command) ([]contextprovider.Req
 	if len(primary) == 0 && len(wants) > 0 {
 		primary[wants[0].topic.Domain] = true
 	}
-	reqs := make([]contextprovider.Request, 0, len(wants))
+	reqs := make([]contextapi.Request, 0, len(wants))
 	for _, w := range wants {
-		rq := contextprovider.Request{ID: w.topic.ID, Section: w.section, Reason: w.reason}
+		rq := contextapi.Request{ID: w.topic.ID, Section: w.section, Reason: w.reason}
 		if w.topic.AlwaysLoad() && w.topic.Meta.Type != "index" && w.topic.Meta.Type != "detection" {
-			rq.Kind, rq.Reason = contextprovider.KindAlways, "always-load"
+			rq.Kind, rq.Reason = contextapi.KindAlways, "always-load"
 		} else if !primary[w.topic.Domain] && w.topic.Domain != "" {
-			rq.Kind = contextprovider.KindCrossDomain
+			rq.Kind = contextapi.KindCrossDomain
 			if rq.Reason == "reference" {
 				rq.Reason = "cross-domain"
 			}
@@ -245,7 +245,7 @@ func refText(f *library.File, r refs.Ref) string {
 // plan applies the loading protocol's budget to a command's references:
 // the items to load in priority order and those the budget dropped, each
 // with its reason, plus warnings.
-func plan(ctx context.Context, p *contextprovider.Provider, lib *library.Snapshot, cmd *library.Command, budget config.Budget) (kept, dropped []*ContextItem, warnings []string) {
+func plan(ctx context.Context, p *contextapi.Provider, lib *library.Snapshot, cmd *library.Command, budget config.Budget) (kept, dropped []*ContextItem, warnings []string) {
 	reqs, warnings := collect(lib, cmd)
 	pl := p.Plan(ctx, reqs, budget)
 	for _, it := range pl.Items {
@@ -262,7 +262,7 @@ func plan(ctx context.Context, p *contextprovider.Provider, lib *library.Snapsho
 	return kept, dropped, warnings
 }
 
-func itemOf(it contextprovider.PlanItem, why string) *ContextItem {
+func itemOf(it contextapi.PlanItem, why string) *ContextItem {
 	c := &ContextItem{
 		Reference: it.Reference, ID: it.ID, Domain: it.Domain, Topic: it.Topic, Title: it.Title,
 		Kind: it.Kind.String(), LoadingStrategy: it.LoadingStrategy, Tokens: it.Tokens, Reason: it.Reason,
@@ -272,9 +272,9 @@ func itemOf(it contextprovider.PlanItem, why string) *ContextItem {
 		c.Section = strings.Join(it.Sections, ",")
 	}
 	switch {
-	case it.Kind == contextprovider.KindLookup:
+	case it.Kind == contextapi.KindLookup:
 		c.Reason = "lookup"
-	case it.Kind == contextprovider.KindFramework && c.Reason == "reference":
+	case it.Kind == contextapi.KindFramework && c.Reason == "reference":
 		c.Reason = "framework"
 	}
 	if why != "" {

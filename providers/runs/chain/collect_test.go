@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/library"
-	"github.com/ctxls/ctxls/providers/context/library/libtest"
+	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // TestCollectBoundsPathReferences checks that a command of more distinct

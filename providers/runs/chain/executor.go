@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/errkind"
 )
 

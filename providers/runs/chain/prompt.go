@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // loaded is one context item with the content that goes into the prompt.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/config"
+	"github.com/ctxls/ctxls/providers/config"
 )
 
 // fallbackContextWindow is the context window assumed when the

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/runs/storage"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // appenderEnv names the database a child process of

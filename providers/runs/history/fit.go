@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/errkind"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // ErrPromptTooLarge: the parts of a prompt that are never cut (the system

@@ -20,10 +20,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/runs/internal/confirm"
 	"github.com/ctxls/ctxls/providers/runs/storage"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // Roles of a message.

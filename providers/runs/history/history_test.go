@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/tokens"
 	"github.com/ctxls/ctxls/providers/runs/storage"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // openStore opens a store on a fresh database file with the real tokenizer.

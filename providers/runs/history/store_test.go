@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/config"
-	"github.com/ctxls/ctxls/providers/context/tokens"
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/runs/execution"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 func TestAppendAndList(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 // TestOpenWorkspaceRefusesLinks ships the state directory, or one of its

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard"
+	"github.com/ctxls/ctxls/providers/fsguard"
 )
 
 // FileName is the name of the file of grants in the configuration

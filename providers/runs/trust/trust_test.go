@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/providers/context/fsguard"
-	"github.com/ctxls/ctxls/providers/context/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

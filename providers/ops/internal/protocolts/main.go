@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"github.com/ctxls/ctxls/providers/context/session"
+	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/ops/internal/tsgen"
 	"github.com/ctxls/ctxls/providers/runs/chain"
@@ -63,7 +63,7 @@ func config(dir string) tsgen.Config {
 		Header: header,
 		Docs:   tsgen.SourceDocs(dir, module),
 		Names: map[string]string{
-			"contextprovider.Reference": "CatalogItem",
+			"contextapi.Reference": "CatalogItem",
 			"config.Chain":              "NamedChain",
 			"chain.Step":                "ChainStep",
 			"chain.ContextItem":         "StepContextItem",
@@ -106,7 +106,7 @@ func config(dir string) tsgen.Config {
 			root[ops.DocumentCostItem]("DocumentCostItem", "One reference of a document (`ctxls/documentCost`)."),
 			root[ops.DocumentCostResponse]("DocumentCostResult", ""),
 			root[ops.SessionCostRequest]("SessionCostParams", ""),
-			root[session.Cost]("SessionCost", "Result of `ctxls/sessionCost`: what a session of an agent loads."),
+			root[agentload.Cost]("SessionCost", "Result of `ctxls/sessionCost`: what a session of an agent loads."),
 			root[ops.ChainRequest]("ChainParams", ""),
 			root[chain.Step]("ChainStep", "One step of a chain preview or run."),
 			root[ops.ChainResponse]("ChainResult", "Result of `ctxls/chain/preview`, `…/run` and `…/resume`."),

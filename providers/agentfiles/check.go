@@ -1,0 +1,318 @@
+package agentfiles
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/tokens"
+)
+
+// Diagnostic is a problem in one agent file.
+type Diagnostic struct {
+	// Path is the file's absolute path.
+	Path string
+	// Span is where the problem is, in bytes of the file's text.
+	Span document.Span
+	// Severity is the code's default severity from the rules table.
+	Severity diag.Severity
+	// Code is the rule's code.
+	Code string
+	// Message says what is wrong.
+	Message string
+	// Tokenizer names the tokenizer of the token counts the message
+	// gives; empty when it gives none.
+	Tokenizer string
+	// Fix is the fix the rule offers, or nil.
+	Fix *Fix
+	// LeftOut is, for a DiagnosticsLeftOut diagnostic, how many
+	// diagnostics of the file past limits.fileDiagnostics it stands for.
+	LeftOut int
+}
+
+// Fix is a titled set of edits of the diagnostic's file. Whether it may be
+// applied unattended is the rule's FixSafety.
+type Fix struct {
+	// Title says what the fix does.
+	Title string
+	// Edits change the file's text; they do not overlap.
+	Edits []Edit
+}
+
+// Edit replaces a span of a file's text.
+type Edit struct {
+	// Span is the replaced bytes of the file's text.
+	Span document.Span
+	// NewText replaces them.
+	NewText string
+}
+
+// Check returns the diagnostics of every agent file that has some, keyed
+// by absolute path, without the codes the configuration disables.
+func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
+	out := make([][]Diagnostic, len(s.Files))
+	idx := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				if s.Files[i].aliasOf == nil { // else reported on the original
+					out[i] = s.check(ctx, s.Files[i])
+				}
+			}
+		}()
+	}
+	for i := range s.Files {
+		if ctx.Err() != nil {
+			break
+		}
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	m := map[string][]Diagnostic{}
+	for i, f := range s.Files {
+		if len(out[i]) > 0 {
+			m[f.Path] = out[i]
+		}
+	}
+	return m
+}
+
+// CheckFile checks the file at the absolute path p with content in place
+// of what is on disk (an editor's unsaved text; nil reads the disk). It
+// returns the file as checked and its diagnostics, or a nil file when p is
+// not an agent file. A file that appeared after Load is checked too, with
+// what the set knows of the rest of the workspace.
+func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, []Diagnostic) {
+	p = filepath.Clean(p)
+	f, ok := s.File(p)
+	if !ok {
+		rel, ok := fsguard.Rel(s.Root, p)
+		if !ok {
+			return nil, nil
+		}
+		k := s.classify(rel)
+		if k == KindUnknown {
+			return nil, nil
+		}
+		if content == nil {
+			if _, err := os.Stat(p); err != nil {
+				return nil, nil // gone, or never there
+			}
+		}
+		f = &File{Path: p, Rel: rel, Kind: k}
+		if content == nil {
+			s.read(ctx, f, nil)
+		}
+	}
+	if content != nil {
+		g := &File{Path: f.Path, Rel: f.Rel, Kind: f.Kind, via: f.via, aliasOf: f.aliasOf}
+		s.read(ctx, g, content)
+		f = g
+	}
+	return f, s.check(ctx, f)
+}
+
+// counter returns the workspace's tokenizer, made on first use: only
+// skills need it, and its vocabulary takes a while to load.
+func (s *Set) counter() tokens.Counter {
+	s.counterOnce.Do(func() {
+		c, err := tokens.New(s.cfg.Tokenizer)
+		if err != nil {
+			c, _ = tokens.New(tokens.Default)
+		}
+		s.ctr = c
+	})
+	return s.ctr
+}
+
+// checker gathers the diagnostics of one file.
+type checker struct {
+	s   *Set
+	f   *File
+	aud audience // who loads a skill from where it lies
+	out []Diagnostic
+	// looked holds what lookRel found for each path, so that a file
+	// naming one path a million times looks once.
+	looked map[string]lookResult
+	// leftOut counts the diagnostics past limits.fileDiagnostics, which
+	// are not kept.
+	leftOut int
+}
+
+type lookResult struct{ exists, escapes bool }
+
+func (s *Set) check(ctx context.Context, f *File) (out []Diagnostic) {
+	c := &checker{s: s, f: f}
+	// A check that fails on some input must cost that file its
+	// diagnostics, not the server its life.
+	defer func() {
+		if r := recover(); r != nil {
+			out = []Diagnostic{{Path: f.Path, Severity: diag.Default(diag.FileSkipped), Code: diag.FileSkipped,
+				Message: fmt.Sprintf("could not be checked (an internal error of ctxls: %v); please report it", r)}}
+		}
+	}()
+	if f.Skipped != "" {
+		c.add(document.Span{}, diag.FileSkipped, "%s", f.Skipped)
+		return c.out
+	}
+	switch f.Kind {
+	case KindSkill:
+		c.skill(ctx)
+	case KindCommand:
+		c.command()
+	case KindSubagent:
+		c.subagent()
+	case KindPlugin, KindMarketplace, KindLSP:
+		c.pluginJSON()
+	case KindMCP:
+		c.mcpConfig()
+	case KindSettings, KindHooks:
+		c.claudeJSON()
+	case KindOutputStyle:
+		c.outputStyle()
+	case KindAgentsMd:
+		c.agentsMd()
+	case KindCursorRule:
+		c.cursorRule()
+	case KindCopilotInstructions, KindCopilotPrompt:
+		c.copilot()
+	case KindCursorRuleMd:
+		c.cursorRuleMd()
+	case KindCopilotAgent, KindCopilotChatMode:
+		c.copilotAgent()
+	case KindWindsurfRule, KindWindsurfLegacy:
+		c.windsurfRule()
+	case KindClineRule:
+		c.clineRule()
+	case KindKiroSteering:
+		c.kiroSteering()
+	case KindOpenCodeConfig:
+		c.openCodeConfig()
+	}
+	if len(f.quoted) > 0 {
+		for i := range c.out {
+			d := &c.out[i]
+			d.Span = f.fileSpan(d.Span)
+			if d.Fix != nil {
+				edits := make([]Edit, len(d.Fix.Edits))
+				for j, e := range d.Fix.Edits {
+					edits[j] = Edit{Span: f.fileSpan(e.Span), NewText: e.NewText}
+				}
+				d.Fix = &Fix{Title: d.Fix.Title, Edits: edits}
+			}
+		}
+	}
+	if f.lax != nil {
+		c.laxYAML() // in the file's own offsets, after the mapping above
+	}
+	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	if c.leftOut > 0 {
+		c.out = append(c.out, LeftOut(f.Path, c.leftOut, c.s.cfg.Limits.FileDiagnostics))
+	}
+	return c.out
+}
+
+// LeftOut returns the diagnostic of the file at path that stands for
+// leftOut diagnostics past limit, which are not reported.
+func LeftOut(path string, leftOut, limit int) Diagnostic {
+	return Diagnostic{Path: path, Severity: diag.Default(diag.DiagnosticsLeftOut), Code: diag.DiagnosticsLeftOut,
+		Message: diag.LeftOutMessage(leftOut, limit), LeftOut: leftOut}
+}
+
+// add reports a diagnostic with the code's default severity, unless the
+// configuration disables the code. It returns nil for a disabled code.
+func (c *checker) add(span document.Span, code, format string, args ...any) *Diagnostic {
+	if c.s.cfg.Disabled(code) {
+		return nil
+	}
+	// Past the limit a diagnostic is counted, not kept: memory stays
+	// bounded whatever the file holds.
+	if limit := c.s.cfg.Limits.FileDiagnostics; limit > 0 && len(c.out) >= limit {
+		c.leftOut++
+		return nil
+	}
+	c.out = append(c.out, Diagnostic{Path: c.f.Path, Span: span, Severity: diag.Default(code), Code: code, Message: fmt.Sprintf(format, args...)})
+	return &c.out[len(c.out)-1]
+}
+
+// lineSpan covers the zero-based line n, without its terminator, in the
+// offsets of the text the checks read: Doc's, which differ from the
+// file's after a value read leniently was quoted (see fileSpan).
+func (c *checker) lineSpan(n int) document.Span {
+	l := c.f.Lines
+	if c.f.Doc != nil {
+		l = c.f.Doc.Lines
+	}
+	return lineOf(l, n)
+}
+
+// lineOf covers the zero-based line n of l, without its terminator.
+func lineOf(l *document.Lines, n int) document.Span {
+	n = max(0, min(n, l.Count()-1))
+	return document.Span{Start: l.Start(n), End: l.End(n)}
+}
+
+// frontmatter checks that the file's frontmatter parses, reporting why not
+// (with a fix for the usual causes), and returns its root mapping, a zero
+// Node when there is none.
+// required says whether a missing frontmatter is a problem.
+func (c *checker) frontmatter(required bool, what string) document.Node {
+	doc := c.f.Doc
+	fm := doc.Frontmatter
+	if fm == nil {
+		if required {
+			c.add(c.lineSpan(0), diag.FrontmatterMissing, "%s has no YAML frontmatter (a block between --- lines at the top of the file)", what)
+		}
+		return document.Node{}
+	}
+	if fm.Err != nil {
+		c.yamlError(fm)
+		return document.Node{}
+	}
+	return fm.Root()
+}
+
+// nodeSpan is the span of a frontmatter node, or the frontmatter's first
+// line when the node has no position.
+func (c *checker) nodeSpan(n document.Node) document.Span {
+	if s := c.f.Doc.NodeSpan(n); s.End > s.Start {
+		return s
+	}
+	return c.lineSpan(0)
+}
+
+// Cap returns ds, the diagnostics of the file at path, when they are at
+// most limit, not counting one that stands for those left out already;
+// otherwise the most severe limit of them, in order of position within a
+// severity, and one that says how many of them and of those left out
+// before are not reported. It does not change ds.
+func Cap(path string, ds []Diagnostic, limit int) []Diagnostic {
+	leftOut, n := 0, 0
+	for _, d := range ds {
+		if d.Code == diag.DiagnosticsLeftOut {
+			leftOut += d.LeftOut
+		} else {
+			n++
+		}
+	}
+	if limit <= 0 || n <= limit {
+		return ds
+	}
+	kept := slices.DeleteFunc(slices.Clone(ds), func(d Diagnostic) bool { return d.Code == diag.DiagnosticsLeftOut })
+	// Severities count up from the most severe, as in LSP.
+	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return int(a.Severity) - int(b.Severity) })
+	kept = kept[:limit]
+	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	return append(kept, LeftOut(path, leftOut+n-limit, limit))
+}

@@ -1,7 +1,0 @@
-package config
-
-import "github.com/ctxls/ctxls/providers/context/rules"
-
-// ProblemCode is the diagnostic code of every problem in .ctxls.yaml, the
-// same for the language server and `ctxls check`.
-const ProblemCode = rules.Config

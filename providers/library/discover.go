@@ -1,0 +1,490 @@
+package library
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/gitignore"
+	"github.com/ctxls/ctxls/providers/listing"
+)
+
+// Directory names that hold context and commands by convention.
+const (
+	ContextDirName = "context"
+	CommandDirName = "commands"
+)
+
+// hidden reports whether name is a hidden file or directory name.
+func hidden(name string) bool {
+	return strings.HasPrefix(name, ".") && name != "." && name != ".."
+}
+
+// outputDir reports whether a directory of this name at the top of a
+// workspace holds build output (which may copy the library, making every
+// topic a duplicate) rather than sources.
+func outputDir(name string) bool {
+	switch name {
+	case "build", "dist", "target":
+		return true
+	}
+	return false
+}
+
+// A Filter decides which directories and files of a workspace the library
+// reads, and so which directories a file watcher has to watch:
+//
+//   - directories named by [config.IgnoredDir] and hidden directories are skipped;
+//   - so are build, dist and target at the top of the workspace, unless the
+//     workspace is itself a context or command root (then they are domains
+//     or commands);
+//   - paths matching the configured ignore patterns are skipped;
+//   - so are paths git ignores (.gitignore, .git/info/exclude, the global
+//     excludes file), unless the configuration includes them back;
+//   - but a configured context or command root, and every directory on the
+//     way to it, is entered whatever its name (only the ignore patterns can
+//     exclude it). A directory entered only on the way to a root
+//     (".claude" for the root ".claude/commands") is passed through: its
+//     own files and its other sub-directories are not read.
+//
+// Below a configured root the same rules apply again, counted from the root.
+// A Filter is immutable and safe for concurrent use.
+type Filter struct {
+	dir      string
+	ignore   []string
+	roots    []string // configured context and command roots inside dir
+	selfRoot bool     // dir is itself a context or command root
+	git      *gitignore.Matcher
+}
+
+// filterFor returns the filter of the workspace dir (absolute and clean)
+// under the ignore patterns and extra roots of cfg. Configured roots outside
+// the workspace play no part.
+func filterFor(dir string, cfg *config.Config) *Filter {
+	var roots []string
+	for _, r := range slices.Concat(cfg.ContextRoots, commandRoots(cfg)) {
+		if p, ok := within(dir, r); ok {
+			roots = append(roots, p)
+		}
+	}
+	return newFilter(dir, cfg.Ignore, roots, gitignore.New(dir, cfg.Include))
+}
+
+func newFilter(dir string, ignore, roots []string, git *gitignore.Matcher) *Filter {
+	b := filepath.Base(dir)
+	return &Filter{
+		dir:      dir,
+		ignore:   ignore,
+		roots:    roots,
+		git:      git,
+		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(dir),
+	}
+}
+
+// dirState says how far a walk goes into a directory.
+type dirState uint8
+
+const (
+	dirRead dirState = iota // read its files, enter its sub-directories
+	dirPass                 // only on the way to a configured root
+	dirSkip                 // neither read nor entered
+)
+
+// SkipDir reports whether the directory at p (absolute, below the
+// workspace) is neither read nor watched.
+func (f *Filter) SkipDir(p string) bool {
+	return f.state(p) == dirSkip
+}
+
+// SkipFile reports whether the file at p (absolute, below the workspace) is
+// not read: its directory is skipped or only passed through, or an ignore
+// pattern matches it.
+func (f *Filter) SkipFile(p string) bool {
+	if d := filepath.Dir(p); d != f.dir && f.state(d) != dirRead {
+		return true
+	}
+	rel := relSlash(f.dir, p)
+	if ignoredPath(rel, f.ignore) {
+		return true
+	}
+	return f.git.Ignored(rel, false) && innermost(p, f.roots) == ""
+}
+
+// GitIgnored reports whether git ignores the file or folder at p
+// (absolute, below the workspace) and the configuration does not include
+// it back.
+func (f *Filter) GitIgnored(p string, isDir bool) bool {
+	rel, inside := fsguard.Rel(f.dir, p)
+	return inside && f.git.Ignored(rel, isDir)
+}
+
+// state classifies the directory at p.
+func (f *Filter) state(p string) dirState {
+	if p == f.dir {
+		return dirRead
+	}
+	rel, inside := fsguard.Rel(f.dir, p)
+	if !inside || ignoredPath(rel, f.ignore) {
+		return dirSkip
+	}
+	base := f.dir
+	r := innermost(p, f.roots)
+	if r != "" {
+		if r == p {
+			return dirRead
+		}
+		base = r
+	}
+	// A configured root is read although git ignores it: the
+	// configuration names it.
+	if r == "" && f.git.Ignored(rel, true) {
+		if f.leadsToRoot(p) {
+			return dirPass
+		}
+		return dirSkip
+	}
+	parts := strings.Split(relSlash(base, p), "/")
+	blocked := false
+	for i, part := range parts {
+		if config.IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
+			blocked = true
+			break
+		}
+	}
+	switch {
+	case !blocked:
+		return dirRead
+	case f.leadsToRoot(p):
+		return dirPass
+	}
+	return dirSkip
+}
+
+// leadsToRoot reports whether a configured root lies below p.
+func (f *Filter) leadsToRoot(p string) bool {
+	for _, r := range f.roots {
+		if r != p && fsguard.Within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// innermost returns the longest of roots that holds p, or "".
+func innermost(p string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		if len(r) > len(best) && fsguard.Within(r, p) {
+			best = r
+		}
+	}
+	return best
+}
+
+// entry is a markdown file found by the walk.
+type entry struct {
+	path string
+	rel  string
+}
+
+// scan is what a walk of the workspace found.
+type scan struct {
+	// root is the check every file the scan reads passes.
+	root         *fsguard.Root
+	contextRoots []string
+	commandRoots []string
+	// roots are the context roots with what showed each; passed are the
+	// directories that looked like one but showed nothing.
+	roots    []ContextRoot
+	passed   []string
+	files    []entry
+	warnings []Warning
+	// filter is the one the walk went by, git's answers kept.
+	filter *Filter
+}
+
+// DefaultCommandRoots are the command roots of every workspace besides
+// the configured ones: the folder Claude Code reads a project's commands
+// from, which chains run as they run commands/ (a plugin's commands
+// folder is named commands and so a command root already).
+var DefaultCommandRoots = []string{".claude/commands"}
+
+// commandRoots returns the default and the configured command roots of
+// cfg, each once.
+func commandRoots(cfg *config.Config) []string {
+	out := slices.Clone(DefaultCommandRoots)
+	for _, r := range cfg.CommandRoots {
+		if !slices.Contains(out, filepath.ToSlash(filepath.Clean(r))) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// configured reports whether the commandRoots setting names root, which
+// is then watched for even before it exists.
+func configured(roots []string, root string) bool {
+	return slices.ContainsFunc(roots, func(r string) bool { return filepath.ToSlash(filepath.Clean(r)) == root })
+}
+
+// isDir reports whether p is a directory, links not followed.
+func isDir(p string) bool {
+	info, err := os.Lstat(p)
+	return err == nil && info.IsDir()
+}
+
+// walk lists the workspace's markdown files and its context and command
+// roots. It never follows symbolic links to directories (they may loop or
+// leave the workspace), lists only regular files and links that pass the
+// root's check, and skips unreadable directories with a warning.
+func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *listing.Listings) (*scan, error) {
+	ignore, extraContext, extraCommands := cfg.Ignore, cfg.ContextRoots, commandRoots(cfg)
+	dir := root.Dir()
+	s := &scan{root: root}
+	for _, r := range extraContext {
+		if p, ok := within(dir, r); ok {
+			s.contextRoots = append(s.contextRoots, p)
+			s.roots = append(s.roots, ContextRoot{Dir: p, Why: "contextRoots in " + config.FileName})
+		} else {
+			s.warnings = append(s.warnings, Warning{r, "configured context root is outside the workspace; ignored"})
+		}
+	}
+	for _, r := range extraCommands {
+		if p, ok := within(dir, r); ok {
+			if slices.Contains(DefaultCommandRoots, r) && !configured(cfg.CommandRoots, r) && !isDir(p) {
+				continue // a default root the workspace does not have
+			}
+			s.commandRoots = append(s.commandRoots, p)
+		} else {
+			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
+		}
+	}
+	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots), gitignore.NewListed(dir, cfg.Include, lst))
+	s.filter = f
+	pass := make(map[string]bool) // directories only on the way to a configured root
+	// Directories named context are candidates, taken once their files
+	// show a library (see ContextRoot); those named commands are command
+	// roots unless they lie in a context root.
+	var candidates, commandDirs []string
+	configured := slices.Clone(s.contextRoots)
+	err := lst.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("cannot read: %v; skipped", unwrapPath(err))})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if pass[filepath.Dir(p)] {
+				return nil
+			}
+			return s.symlink(root, p, relSlash(dir, p))
+		}
+		if d.IsDir() {
+			switch f.state(p) {
+			case dirSkip:
+				return fs.SkipDir
+			case dirPass:
+				pass[p] = true
+				return nil
+			}
+			if d.Name() == ContextDirName && p != dir && underAny(p, configured) == "" {
+				candidates = append(candidates, p)
+			} else if d.Name() == CommandDirName && underAny(p, configured) == "" && underAny(p, s.commandRoots) == "" && underAny(p, commandDirs) == "" {
+				commandDirs = append(commandDirs, p)
+			}
+			return nil
+		}
+		if isMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !f.SkipFile(p) {
+			if !d.Type().IsRegular() {
+				// A named pipe would block the read, a device never end.
+				s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})
+				return nil
+			}
+			s.files = append(s.files, entry{p, relSlash(dir, p)})
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if underAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(dir)) {
+		// The workspace itself is the library, or holds none.
+		candidates = append(candidates, dir)
+	}
+	s.decideRoots(dir, candidates, slices.Concat(s.commandRoots, commandDirs))
+	s.contextRoots = s.contextRoots[:0]
+	for _, r := range s.roots {
+		s.contextRoots = append(s.contextRoots, r.Dir)
+	}
+	for _, c := range commandDirs {
+		if underAny(c, s.contextRoots) == "" {
+			s.commandRoots = append(s.commandRoots, c)
+		}
+	}
+	slices.Sort(s.contextRoots)
+	slices.Sort(s.commandRoots)
+	return s, nil
+}
+
+// symlink decides about a symbolic link met by the walk: a link to a
+// markdown file is listed when it passes the root's check.
+func (s *scan) symlink(root *fsguard.Root, p, rel string) error {
+	target, err := os.Stat(p)
+	if err == nil && target.IsDir() {
+		s.warnings = append(s.warnings, Warning{p, "symbolic link to a directory is not followed (it could loop or leave the workspace)"})
+		return nil
+	}
+	if err == nil && !isMarkdown(p) {
+		return nil
+	}
+	if _, err := root.Check(p); err != nil {
+		msg := fmt.Sprintf("%v; skipped", err)
+		switch {
+		case errors.Is(err, fs.ErrNotExist), fsguard.IsLoop(err):
+			msg = fmt.Sprintf("broken or looping symbolic link (%v); skipped", err)
+		case !errors.Is(err, fsguard.ErrOutsideWorkspace) && !errors.Is(err, fsguard.ErrNotRegular):
+			msg = fmt.Sprintf("cannot read link target: %v; skipped", err)
+		}
+		s.warnings = append(s.warnings, Warning{p, msg})
+		return nil
+	}
+	s.files = append(s.files, entry{p, rel})
+	return nil
+}
+
+// looksLikeContextRoot reports whether dir is itself laid out as a context
+// root: it holds a loading protocol or cross-domain file, or an index.md
+// beside sub-directories that hold index.md files.
+func looksLikeContextRoot(dir string) bool {
+	for _, name := range []string{"loading_protocol.md", "cross_domain.md"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	domains := 0
+	for _, e := range ents {
+		if e.IsDir() && !config.IgnoredDir(e.Name()) && !hidden(e.Name()) {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
+				domains++
+			}
+		}
+	}
+	return domains >= 2
+}
+
+func isMarkdown(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+// ignoredPath reports whether a workspace-relative path matches one of
+// the configured ignore patterns (a directory name or a glob).
+func ignoredPath(rel string, patterns []string) bool {
+	for _, pat := range patterns {
+		pat = strings.Trim(pat, "/")
+		if pat == "" {
+			continue
+		}
+		if ok, _ := path.Match(pat, rel); ok {
+			return true
+		}
+		for _, part := range strings.Split(rel, "/") {
+			if ok, _ := path.Match(pat, part); ok {
+				return true
+			}
+		}
+		if strings.HasPrefix(rel, pat+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// within joins p to dir when relative, cleans it, and reports whether the
+// result stays inside dir.
+func within(dir, p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	return p, fsguard.Within(dir, p)
+}
+
+// underAny returns the first of roots that holds p, or "".
+func underAny(p string, roots []string) string {
+	for _, r := range roots {
+		if fsguard.Within(r, p) {
+			return r
+		}
+	}
+	return ""
+}
+
+func relSlash(base, p string) string {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if e, ok := err.(*fs.PathError); ok {
+		pe = e
+		return pe.Err
+	}
+	return err
+}
+
+// classify says what role a markdown file plays given the roots.
+type class struct {
+	kind    Kind
+	root    string // context or command root
+	domain  string // topic files
+	name    string // topic name within domain, or command name
+	relPath string // relative to root
+}
+
+func classify(p string, contextRoots, commandRoots []string) class {
+	if r := underAny(p, contextRoots); r != "" {
+		rel := relSlash(r, p)
+		stem := strings.TrimSuffix(rel, path.Ext(rel))
+		domain, name, found := strings.Cut(stem, "/")
+		if !found {
+			return class{kind: TopicFile, root: r, name: stem, relPath: rel}
+		}
+		return class{kind: TopicFile, root: r, domain: domain, name: name, relPath: rel}
+	}
+	if r := underAny(p, commandRoots); r != "" {
+		rel := relSlash(r, p)
+		parts := strings.Split(rel, "/")
+		switch {
+		case len(parts) == 1:
+			stem := strings.TrimSuffix(parts[0], path.Ext(parts[0]))
+			if !strings.EqualFold(stem, "index") && !strings.EqualFold(stem, "readme") && !strings.HasPrefix(stem, "_") {
+				return class{kind: CommandFile, root: r, name: stem, relPath: rel}
+			}
+		case len(parts) == 2 && strings.EqualFold(parts[1], "COMMAND.md") && !strings.HasPrefix(parts[0], "_"):
+			return class{kind: CommandFile, root: r, name: parts[0], relPath: rel}
+		}
+	}
+	return class{kind: OtherFile}
+}
