@@ -250,9 +250,9 @@ export interface SessionCost {
   /** Agent is the agent's name. */
   agent: string;
   /** AlwaysLoaded lists what is in context from the first prompt: whole files, and one listing entry per skill, command or subagent. */
-  alwaysLoaded: Entry[];
+  alwaysLoaded: SessionEntry[];
   /** OnDemand lists what loads later: skill bodies when invoked, rules when matching files are read, nested memory files, prompts. */
-  onDemand: Entry[];
+  onDemand: SessionEntry[];
   /** TotalAlwaysLoaded is the sum of AlwaysLoaded's tokens. */
   totalAlwaysLoaded: number;
   /** Tokenizer names the encoding every figure is counted in, and TokenizerNote says why (and that it is an estimate when it is). */
@@ -513,7 +513,7 @@ export interface TopicCost {
 }
 
 /** Entry is one file, or one file's listing entry, and its cost. */
-export interface Entry {
+export interface SessionEntry {
   /** File is relative to the project, with forward slashes. */
   file: string;
   /** Tokens is what the entry puts in context. */
@@ -525,8 +525,8 @@ export interface Entry {
 /** AgentCost is one agent's column of a cost of all agents: a Cost without the columns of others. Its fields are Cost's. */
 export interface AgentCost {
   agent: string;
-  alwaysLoaded: Entry[];
-  onDemand: Entry[];
+  alwaysLoaded: SessionEntry[];
+  onDemand: SessionEntry[];
   totalAlwaysLoaded: number;
   warnings?: string[];
   tokenizer: string;

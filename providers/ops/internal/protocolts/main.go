@@ -72,14 +72,10 @@ func config(dir string) tsgen.Config {
 			"execution.Progress":   "ExecutionProgress",
 			"execution.Plan":       "ExecutionPlan",
 			"config.Budget":        "ContextBudget",
-			"library.Metadata":     "TopicMetadata",
-			"session.Entry":        "SessionEntry",
-			"session.Cost":         "SessionCost",
+			"agentload.Entry":      "SessionEntry",
 		},
 		Literal: map[string]string{
-			"ops.TopicRef":    "string | CatalogItem",
-			"ops.MessageID":   "number | string",
-			"config.Duration": "string",
+			"ops.MessageID": "number | string",
 		},
 		Roots: []tsgen.Root{
 			root[ops.Warning]("Warning", "A warning attached to a result."),

@@ -8,6 +8,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -51,13 +52,14 @@ type generator struct {
 	names map[reflect.Type]string // declared or being declared
 	owner map[string]reflect.Type // TypeScript name → the type declared under it
 	queue []reflect.Type
+	used  map[string]bool // keys of Config.Names and Config.Literal consulted
 	err   error
 }
 
 // Generate returns the declarations of cfg.Roots and of every named struct
 // type they reach.
 func Generate(cfg Config) ([]byte, error) {
-	g := &generator{cfg: cfg, names: map[reflect.Type]string{}, owner: map[string]reflect.Type{}}
+	g := &generator{cfg: cfg, names: map[reflect.Type]string{}, owner: map[string]reflect.Type{}, used: map[string]bool{}}
 	g.out.WriteString(cfg.Header)
 	g.out.WriteString(`
 /** Shape of every list result: items and warnings, never null. */
@@ -73,6 +75,15 @@ export interface ListResult<T> {
 		t := g.queue[0]
 		g.queue = g.queue[1:]
 		g.declareStruct(g.names[t], t, g.doc(t, ""))
+	}
+	// A key that names no type reached (a package renamed, a type gone)
+	// would silently change the generated names.
+	for _, m := range []map[string]string{cfg.Names, cfg.Literal} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !g.used[k] {
+				g.fail("tsgen: %s in Config names no type the roots reach", k)
+			}
+		}
 	}
 	if g.err != nil {
 		return nil, g.err
@@ -112,6 +123,7 @@ func (g *generator) declareRoot(r Root) {
 			return
 		}
 		g.names[t] = r.Name
+		g.used[qualified(t)] = true // a root's own name stands for any rename
 		g.claim(r.Name, t)
 		d := r.Doc
 		if d == "" {
@@ -232,6 +244,9 @@ func (g *generator) doc(t reflect.Type, field string) string {
 // literal reports whether t encodes itself as a string.
 func (g *generator) literal(t reflect.Type) bool {
 	_, ok := g.cfg.Literal[qualified(t)]
+	if ok {
+		g.used[qualified(t)] = true
+	}
 	return ok
 }
 
@@ -239,6 +254,7 @@ func (g *generator) literal(t reflect.Type) bool {
 func (g *generator) ts(t reflect.Type) string {
 	if t.Name() != "" && t.PkgPath() != "" {
 		if lit, ok := g.cfg.Literal[qualified(t)]; ok {
+			g.used[qualified(t)] = true
 			return lit
 		}
 	}
@@ -298,6 +314,7 @@ func (g *generator) ts(t reflect.Type) string {
 		}
 		n := t.Name()
 		if r, ok := g.cfg.Names[qualified(t)]; ok {
+			g.used[qualified(t)] = true
 			n = r
 		}
 		g.claim(n, t)

@@ -88,6 +88,10 @@ func TestGenerateErrors(t *testing.T) {
 		Names: map[string]string{"tsgen.inner": "B"}}); err == nil {
 		t.Error("two types named B: no error")
 	}
+	if _, err := Generate(Config{Roots: []Root{{Name: "B", Type: reflect.TypeFor[b]()}},
+		Names: map[string]string{"gone.inner": "C"}}); err == nil || !strings.Contains(err.Error(), "gone.inner") {
+		t.Errorf("a rename of a type no root reaches: %v, want an error naming it", err)
+	}
 }
 
 func TestSourceDocs(t *testing.T) {
