@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -13,96 +12,21 @@ import (
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
-	"github.com/ctxls/ctxls/providers/library"
-	"github.com/ctxls/ctxls/providers/memo"
 	"github.com/ctxls/ctxls/providers/present"
 	"github.com/ctxls/ctxls/providers/workspace"
 )
 
-// agentState holds the workspace's agent files, read again whenever the
-// library is rebuilt (a new configuration, a reload) or an agent file
-// changes. Concurrent requests share one reading and hold no lock while it
-// runs.
-type agentState struct {
-	sets *memo.Cache[agentGen, struct{}, *agentfiles.Set]
-	// epoch counts the changes to agent files; each starts a generation.
-	epoch atomic.Uint64
-	// open is the set of the last workspace snapshot asked for, with the
-	// editor's texts of its open agent files (see agentSnapshot).
-	open atomic.Pointer[openAgents]
-}
-
-// openAgents is the agent files of one workspace snapshot, open texts
-// included.
-type openAgents struct {
-	snap  *workspace.Snapshot
-	epoch uint64
-	set   *agentfiles.Set
-}
-
-// agentGen is what the agent files were read for.
-type agentGen struct {
-	lib   *library.Snapshot
-	epoch uint64
-}
-
-func newAgentState() agentState {
-	older := func(a, b agentGen) bool { return a.lib == b.lib && a.epoch < b.epoch }
-	return agentState{sets: memo.New[agentGen, struct{}, *agentfiles.Set](1, older)}
-}
-
-// agentSet returns the agent files of the workspace of lib.
-func (s *Server) agentSet(ctx context.Context, lib *library.Snapshot) *agentfiles.Set {
-	a := &s.agents
-	gen := agentGen{lib: lib, epoch: a.epoch.Load()}
-	set, err := a.sets.Do(ctx, gen, struct{}{}, func(ctx context.Context) (*agentfiles.Set, error) {
-		return agentfiles.Load(ctx, lib.Dir(), lib.Config())
-	})
+// agentSet returns the agent files of the workspace snapshot snap, the
+// editor's texts of the open ones in place (see
+// workspace.Snapshot.AgentFiles); nil when they cannot be read.
+func (s *Server) agentSet(ctx context.Context, snap *workspace.Snapshot) *agentfiles.Set {
+	set, err := snap.AgentFiles(ctx)
 	if err != nil {
 		s.stderr.Debug("agent files", "err", err)
 		return nil
 	}
 	return set
 }
-
-// agentSnapshot returns the agent files of the workspace snapshot snap:
-// those on disk, with the editor's texts of the open ones, saved or not,
-// in their place. Every view of the agent files (the session cost, the
-// inventory, loading a skill) reads them so, and one snapshot reads them
-// once.
-func (s *Server) agentSnapshot(ctx context.Context, snap *workspace.Snapshot) *agentfiles.Set {
-	a := &s.agents
-	epoch := a.epoch.Load()
-	if o := a.open.Load(); o != nil && o.snap == snap && o.epoch == epoch {
-		return o.set
-	}
-	set := s.agentSet(ctx, snap.Library())
-	if set == nil {
-		return nil
-	}
-	texts := map[string][]byte{}
-	for _, p := range snap.OpenPaths() {
-		rel, ok := fsguard.Rel(set.Root, p)
-		if !ok {
-			continue
-		}
-		if _, held := set.File(p); !held && agentfiles.Classify(rel, nil) == agentfiles.KindUnknown {
-			continue
-		}
-		if text, _, open := snap.Overlay(p); open {
-			texts[p] = []byte(text)
-		}
-	}
-	set = set.WithTexts(ctx, texts)
-	if ctx.Err() == nil {
-		a.open.Store(&openAgents{snap: snap, epoch: epoch, set: set})
-	}
-	return set
-}
-
-// forgetAgents drops the agent files read so far: the next use reads
-// them again from disk.
-func (s *Server) forgetAgents() { s.agents.epoch.Add(1) }
 
 // isAgentFile reports whether path is one of the agent files ctxls checks.
 func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
@@ -113,7 +37,7 @@ func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 	if agentfiles.Classify(rel, nil) != agentfiles.KindUnknown {
 		return true
 	}
-	set := s.agentSet(s.ctx, ws.Snapshot().Library())
+	set := s.agentSet(s.ctx, ws.Snapshot())
 	if set == nil {
 		return false
 	}
@@ -173,7 +97,7 @@ func (s *Server) agentPaths(ctx context.Context, snap *workspace.Snapshot, set *
 // agentQuickFixes returns the fixes of the view's agent-file diagnostics
 // that overlap the byte range [start, end].
 func (s *Server) agentQuickFixes(ctx context.Context, v *view, start, end int) []protocol.CommandOrCodeAction {
-	set := s.agentSet(ctx, v.lib)
+	set := s.agentSet(ctx, v.ws)
 	if set == nil {
 		return nil
 	}
@@ -207,7 +131,7 @@ func (s *Server) agentQuickFixes(ctx context.Context, v *view, start, end int) [
 // fileRefAt returns the reference to a file of the project at a position
 // of the view's agent file.
 func (s *Server) fileRefAt(ctx context.Context, v *view, pos protocol.Position) (agentfiles.FileRef, bool) {
-	set := s.agentSet(ctx, v.lib)
+	set := s.agentSet(ctx, v.ws)
 	if set == nil {
 		return agentfiles.FileRef{}, false
 	}
@@ -240,7 +164,7 @@ func (s *Server) fileRefHover(ctx context.Context, v *view, pos protocol.Positio
 // fileRefLinks makes each reference of the view's agent file to a file of
 // the project a link to it.
 func (s *Server) fileRefLinks(ctx context.Context, v *view) []protocol.DocumentLink {
-	set := s.agentSet(ctx, v.lib)
+	set := s.agentSet(ctx, v.ws)
 	if set == nil {
 		return nil
 	}

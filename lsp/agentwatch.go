@@ -44,7 +44,7 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	if len(agents) == 0 {
 		return
 	}
-	s.forgetAgents()
+	ws.AgentFilesChanged(agents)
 	mark(s.stale.agents)
 	for _, p := range agents {
 		s.diags.touch(p)
@@ -54,7 +54,7 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	}
 	// A subagent's skills name skills: one created, renamed or removed
 	// changes what the subagents' checks say.
-	if set := s.agentSet(s.ctx, ws.Snapshot().Library()); set != nil {
+	if set := s.agentSet(s.ctx, ws.Snapshot()); set != nil {
 		for _, f := range set.Files {
 			if f.Kind == agentfiles.KindSubagent {
 				s.diags.touch(f.Path)

@@ -119,11 +119,11 @@ func (s *Server) frontmatterCompletion(ctx context.Context, v *view, off int) (*
 		rel, _ := fsguard.Rel(v.lib.Dir(), v.path)
 		items, rep, ok = agentfiles.CompleteMCP(rel, v.doc.Text, off)
 	case agentfiles.KindOpenCodeConfig:
-		if set := s.agentSet(ctx, v.lib); set != nil {
+		if set := s.agentSet(ctx, v.ws); set != nil {
 			items, rep, ok = set.CompleteOpenCode(v.doc.Text, off, maxCompletionItems)
 		}
 	default:
-		items, rep, ok = s.agentSet(ctx, v.lib).CompleteFrontmatter(fileKind, v.doc.Text, off)
+		items, rep, ok = s.agentSet(ctx, v.ws).CompleteFrontmatter(fileKind, v.doc.Text, off)
 	}
 	if !ok {
 		return nil, false
@@ -161,7 +161,7 @@ func (s *Server) agentKind(ctx context.Context, v *view) agentfiles.Kind {
 	if !ok {
 		return agentfiles.KindUnknown
 	}
-	if set := s.agentSet(ctx, v.lib); set != nil {
+	if set := s.agentSet(ctx, v.ws); set != nil {
 		if f, ok := set.File(v.path); ok {
 			return f.Kind
 		}

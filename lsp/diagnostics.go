@@ -123,7 +123,7 @@ func (d *diagnostics) flush() {
 	// taken once and passed down.
 	snap := ws.Snapshot()
 	lib := snap.Library()
-	set := d.s.agentSet(ctx, lib)
+	set := d.s.agentSet(ctx, snap)
 	for p := range pending {
 		if filepath.Base(p) == config.FileName {
 			d.publishConfig(ctx, lib)
@@ -201,7 +201,7 @@ func (d *diagnostics) publishAllLocked(ctx context.Context) {
 	}
 	snap := ws.Snapshot()
 	lib := snap.Library()
-	set := d.s.agentSet(ctx, lib)
+	set := d.s.agentSet(ctx, snap)
 	open := map[string]bool{}
 	for _, p := range snap.OpenPaths() {
 		open[p] = true

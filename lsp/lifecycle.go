@@ -266,7 +266,7 @@ func (s *Server) openWorkspace() {
 				// The snapshots are the workspace's, which the agent files
 				// of an operation follow.
 				if ws, ok := snap.(*workspace.Snapshot); ok {
-					return s.agentSnapshot(s.ctx, ws)
+					return s.agentSet(s.ctx, ws)
 				}
 				return nil
 			},

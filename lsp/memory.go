@@ -37,7 +37,7 @@ func (s *Server) memoryTree(ctx context.Context, v *view) (*imports.Tree, bool) 
 		// Counted as the session's cost counts them, in Claude's tokenizer.
 		opt = memory.Options(v.lib.Config(), root, memory.Counter())
 	case s.isGeminiFile(ctx, v):
-		opt = s.agentSet(ctx, v.lib).GeminiOptions(v.lib.Counter())
+		opt = s.agentSet(ctx, v.ws).GeminiOptions(v.lib.Counter())
 	default:
 		return nil, false
 	}
@@ -165,7 +165,7 @@ func (s *Server) memoryCompletion(ctx context.Context, v *view, off int) (*proto
 // isGeminiFile reports whether the view's file is a Gemini CLI context
 // file.
 func (s *Server) isGeminiFile(ctx context.Context, v *view) bool {
-	set := s.agentSet(ctx, v.lib)
+	set := s.agentSet(ctx, v.ws)
 	return set != nil && set.IsGeminiFile(v.path)
 }
 

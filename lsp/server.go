@@ -135,8 +135,6 @@ type Server struct {
 	// chains maps the work-done token of each running chain request to the
 	// cancel function of that request, for window/workDoneProgress/cancel.
 	chains sync.Map
-	// agents holds the workspace's agent files (agentfiles.go).
-	agents agentState
 	// memory holds the problems of the memory files' imports (memory.go).
 	memory memoryState
 	// inlays keeps the priced references of open documents (inlayhints.go).
@@ -176,7 +174,6 @@ func New(opts Options) *Server {
 		logq:        make(chan *protocol.LogMessageParams, logQueue),
 		stale:       newStaleViews(),
 		inlays:      newInlayCache(),
-		agents:      newAgentState(),
 	}
 	s.log = slog.New(&clientLogHandler{next: log.Handler(), s: s})
 	s.diags = newDiagnostics(s)

@@ -72,8 +72,14 @@ func (s *Server) addResourceTemplates() {
 // workspace and removes those that went. The SDK tells connected clients
 // that the list changed, once for a burst of changes.
 func (s *Server) syncResources() {
-	lib := s.ws.Snapshot().Library()
+	// One snapshot for the topics and the skills alike.
+	snap := s.ws.Snapshot()
+	lib := snap.Library()
 	topics := lib.Topics()
+	set, err := snap.AgentFiles(context.Background())
+	if err != nil {
+		s.log.Warn("mcp: agent files", "err", err)
+	}
 	s.rmu.Lock()
 	defer s.rmu.Unlock()
 	seen := make(map[string]bool, len(topics))
@@ -120,7 +126,7 @@ func (s *Server) syncResources() {
 			setServed(t.ID, !out, false)
 		}
 	}
-	if set := s.agents.Load(); set != nil {
+	if set != nil {
 		for _, f := range set.Files {
 			if f.Kind != agentfiles.KindSkill || f.Doc == nil {
 				continue
@@ -267,7 +273,7 @@ func (s *Server) readSkill(uri string) (*sdk.ReadResourceResult, error) {
 	s.rmu.Lock()
 	r, ok := s.resources[uri]
 	s.rmu.Unlock()
-	set := s.agents.Load()
+	set, _ := s.ws.Snapshot().AgentFiles(context.Background())
 	if !ok || r.skill == nil || r.outside || set == nil || outsideRoot(set.Root, r.skill.Path, map[string]*fsguard.Root{}) {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}

@@ -43,11 +43,10 @@ type Options struct {
 // Server is an MCP server over one workspace. Its methods are safe for
 // concurrent use.
 type Server struct {
-	ws     *workspace.Workspace
-	ops    *ops.Ops
-	srv    *sdk.Server
-	log    *slog.Logger
-	agents atomic.Pointer[agentfiles.Set]
+	ws  *workspace.Workspace
+	ops *ops.Ops
+	srv *sdk.Server
+	log *slog.Logger
 	// agentWatch follows the hidden agent folders the workspace skips.
 	agentWatch *agentwatch.Watcher
 	// ready is set once the fields above are; updates of the workspace
@@ -105,8 +104,19 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.ws = ws
-	s.ops = ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }, Logger: log, AgentFiles: func(ops.Snapshot) *agentfiles.Set { return s.agents.Load() }})
-	s.loadAgentFiles(ctx)
+	s.ops = ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }, Logger: log, AgentFiles: func(snap ops.Snapshot) *agentfiles.Set {
+		// An operation's agent files are those of its own snapshot, read
+		// once for it whichever call asks first.
+		ws, ok := snap.(*workspace.Snapshot)
+		if !ok {
+			return nil
+		}
+		set, err := ws.AgentFiles(context.Background())
+		if err != nil {
+			log.Warn("mcp: agent files", "err", err)
+		}
+		return set
+	}})
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -126,7 +136,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if !opts.NoWatch {
 		// Skills, rules and commands of the agent folders, which the
 		// workspace's watcher skips.
-		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, func([]string) { s.refresh() })
+		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, s.ws.AgentFilesChanged)
 		if err != nil {
 			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
 		}
@@ -138,26 +148,14 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 const instructions = `ctxls serves this project's context library: markdown topics grouped in domains ("domain:topic"), commands and skills.
 Use catalog or search to find what exists and what it costs in tokens, then load_context with the refs you need and a budgetTokens bound: it returns the text, what was loaded and what was left out. check reports the library's problems.`
 
-// refresh reads the agent files again and resyncs the resources, one
-// caller at a time, so that an older read never replaces a newer one.
+// refresh resyncs the resources with the workspace's snapshot, one
+// caller at a time, so that an older sync never replaces a newer one.
 func (s *Server) refresh() {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	s.loadAgentFiles(context.Background())
 	s.syncResources()
 	s.gen.Add(1)
 	s.warm()
-}
-
-// loadAgentFiles reads the workspace's agent files again (skills, rules,
-// agent commands), keeping the previous set when that fails.
-func (s *Server) loadAgentFiles(ctx context.Context) {
-	set, err := agentfiles.Load(ctx, s.ws.Dir(), s.ws.Snapshot().Library().Config())
-	if err != nil {
-		s.log.Warn("mcp: agent files", "err", err)
-		return
-	}
-	s.agents.Store(set)
 }
 
 // warm asks for the answers of the current version to be computed in the

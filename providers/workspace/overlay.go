@@ -61,13 +61,20 @@ func (w *Workspace) editOverlays(edit func(map[string]overlay)) {
 		m = make(map[string]overlay)
 	}
 	edit(m)
-	w.cur.Store(&state{lib: cur.lib, snap: Snapshot{lib: cur.snap.lib, overlays: m}})
+	w.cur.Store(&state{lib: cur.lib, snap: Snapshot{lib: cur.snap.lib, overlays: m, agents: newAgents(cur.snap.agents.disk)}})
 }
 
 // setLibrary publishes the next state with lib's snapshot, lib in place of
 // the library. The caller holds applyMu.
 func (w *Workspace) setLibrary(lib *library.Library) {
-	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), overlays: w.cur.Load().snap.overlays}})
+	cur := w.cur.Load()
+	disk := cur.snap.agents.disk
+	if ls := lib.Snapshot(); ls != cur.snap.lib {
+		// The agent files are read for a library's directory and
+		// configuration and lie partly in it (CLAUDE.md, AGENTS.md).
+		disk = nil
+	}
+	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), overlays: cur.snap.overlays, agents: newAgents(disk)}})
 }
 
 // apply applies changes to the library, the editor's texts and the disk's

@@ -155,6 +155,7 @@ type state struct {
 type Snapshot struct {
 	lib      *library.Snapshot
 	overlays map[string]overlay
+	agents   *agents
 }
 
 // Library returns the library's model, diagnostics included.
@@ -287,7 +288,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	}
 	self.Store(w)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot()}})
+	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), agents: newAgents(nil)}})
 	w.logWarnings(nil)
 	w.wg.Add(2)
 	go w.deliver()
