@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/ops"
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func TestEncodeResult(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
@@ -26,7 +27,7 @@ func load(t *testing.T) (*library.Library, string) {
 }
 
 // apply applies edits to the files on disk.
-func apply(t *testing.T, edits map[string][]Edit) {
+func apply(t *testing.T, edits map[string][]diag.Edit) {
 	t.Helper()
 	for p, es := range edits {
 		data, err := os.ReadFile(p)
@@ -92,7 +93,7 @@ func TestMovesAndEdits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			lib, dir := load(t)
-			var edits map[string][]Edit
+			var edits map[string][]diag.Edit
 			if tc.from == "" {
 				fastapi, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 				m, err := Rename(lib.Snapshot(), fastapi, "fastapi_guide")
