@@ -23,7 +23,7 @@ func (t *Tree) Problems(root string) []diag.Diagnostic {
 	if r.Chars > t.MaxChars {
 		out = append(out, diag.New(r.Path, r.firstLine, diag.MemoryTooLarge,
 			"%s has %s characters, over the %s at which Claude Code warns that memory is large; move parts into imports loaded on demand, rules with paths, or skills",
-				filepath.Base(r.Path), numfmt.Thousands(r.Chars), numfmt.Thousands(t.MaxChars)))
+			filepath.Base(r.Path), numfmt.Thousands(r.Chars), numfmt.Thousands(t.MaxChars)))
 	}
 	for _, f := range t.Files {
 		for _, e := range f.Imports {

@@ -8,6 +8,7 @@
 package refactor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -76,7 +77,10 @@ func Rename(lib *library.Snapshot, t *library.Topic, newName string) (Move, erro
 			return Move{}, fmt.Errorf("topic %s:%s %w (the names differ only in case)", o.Domain, o.Name, ErrExists)
 		}
 	}
-	if _, err := os.Stat(m.NewPath); err == nil && !sameFile(m.NewPath, t.Path) {
+	// Through the guard: a link at the new name is a file there, whether
+	// it leads into the workspace or out of it.
+	root := lib.Root()
+	if _, err := root.Stat(m.NewPath); (err == nil || errors.Is(err, fsguard.ErrOutsideWorkspace)) && !sameFile(root, m.NewPath, t.Path) {
 		return Move{}, fmt.Errorf("%s %w", m.NewPath, ErrExists)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(t.Path))
@@ -88,11 +92,11 @@ func Rename(lib *library.Snapshot, t *library.Topic, newName string) (Move, erro
 	return m, nil
 }
 
-// sameFile reports whether a and b are one file (a case-only rename on a
-// case-insensitive file system).
-func sameFile(a, b string) bool {
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
+// sameFile reports whether a and b are one file of the workspace at root
+// (a case-only rename on a case-insensitive file system).
+func sameFile(root *fsguard.Root, a, b string) bool {
+	ia, errA := root.Stat(a)
+	ib, errB := root.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
