@@ -295,7 +295,7 @@ func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set
 	if af, ads := d.s.agentDiagnostics(ctx, snap, set, path); af != nil {
 		// The file's own checks and its imports' problems, bounded
 		// together.
-		ads = agentfiles.Cap(path, ads, snap.Library().Config().Limits.FileDiagnostics)
+		ads = diag.Cap(path, ads, snap.Library().Config().Limits.FileDiagnostics)
 		agent = agentProtocolDiagnostics(af, ads, d.s.encoding(), ops.FileLines(snap.Library(), set))
 		// The agent file's own check judges its YAML as the agent reads
 		// it, with the cause and a fix; the library's would repeat it, or

@@ -199,7 +199,7 @@ func (s *Server) previewAgents(ctx context.Context, root string, cfg *config.Con
 	for _, p := range paths {
 		f, ds := set.CheckFile(ctx, p, texts[p])
 		if f != nil {
-			out[p] = earlyAgent{f, agentfiles.Cap(p, ds, limit)}
+			out[p] = earlyAgent{f, diag.Cap(p, ds, limit)}
 		}
 	}
 	return out

@@ -182,7 +182,7 @@ func (f *fileFix) apply(ctx context.Context) ([]byte, error) {
 		}
 		f.text = text
 	}
-	out, err := agentfiles.ApplyEdits(f.text, lineEndingsOf(f.text, f.edits))
+	out, err := diag.ApplyEdits(f.text, lineEndingsOf(f.text, f.edits))
 	if err != nil {
 		return nil, fmt.Errorf("fix %s: %w", f.rel, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 )
@@ -35,7 +34,7 @@ func TestUnifiedDiff(t *testing.T) {
 				"@@ -2,10 +2,9 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n-line 8\n line 9\n line 10\n line 11\n"},
 	}
 	for _, tc := range tests {
-		fixed, err := agentfiles.ApplyEdits([]byte(text), tc.edits)
+		fixed, err := diag.ApplyEdits([]byte(text), tc.edits)
 		if err != nil {
 			t.Fatal(err)
 		}

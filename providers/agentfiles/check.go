@@ -179,16 +179,9 @@ func (s *Set) check(ctx context.Context, f *File) (out []diag.Diagnostic) {
 	}
 	slices.SortStableFunc(c.out, func(a, b diag.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	if c.leftOut > 0 {
-		c.out = append(c.out, LeftOut(f.Path, c.leftOut, c.s.cfg.Limits.FileDiagnostics))
+		c.out = append(c.out, diag.LeftOut(f.Path, c.leftOut, c.s.cfg.Limits.FileDiagnostics))
 	}
 	return c.out
-}
-
-// LeftOut returns the diagnostic of the file at path that stands for
-// leftOut diagnostics past limit, which are not reported.
-func LeftOut(path string, leftOut, limit int) diag.Diagnostic {
-	return diag.Diagnostic{Path: path, Severity: diag.Default(diag.DiagnosticsLeftOut), Code: diag.DiagnosticsLeftOut,
-		Message: diag.LeftOutMessage(leftOut, limit), LeftOut: leftOut}
 }
 
 // add reports a diagnostic with the code's default severity, unless the
@@ -251,29 +244,4 @@ func (c *checker) nodeSpan(n document.Node) document.Span {
 		return s
 	}
 	return c.lineSpan(0)
-}
-
-// Cap returns ds, the diagnostics of the file at path, when they are at
-// most limit, not counting one that stands for those left out already;
-// otherwise the most severe limit of them, in order of position within a
-// severity, and one that says how many of them and of those left out
-// before are not reported. It does not change ds.
-func Cap(path string, ds []diag.Diagnostic, limit int) []diag.Diagnostic {
-	leftOut, n := 0, 0
-	for _, d := range ds {
-		if d.Code == diag.DiagnosticsLeftOut {
-			leftOut += d.LeftOut
-		} else {
-			n++
-		}
-	}
-	if limit <= 0 || n <= limit {
-		return ds
-	}
-	kept := slices.DeleteFunc(slices.Clone(ds), func(d diag.Diagnostic) bool { return d.Code == diag.DiagnosticsLeftOut })
-	// Severities count up from the most severe, as in LSP.
-	slices.SortStableFunc(kept, func(a, b diag.Diagnostic) int { return int(a.Severity) - int(b.Severity) })
-	kept = kept[:limit]
-	slices.SortStableFunc(kept, func(a, b diag.Diagnostic) int { return a.Span.Start - b.Span.Start })
-	return append(kept, LeftOut(path, leftOut+n-limit, limit))
 }

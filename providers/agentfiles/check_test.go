@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
-	"github.com/ctxls/ctxls/providers/document"
 )
 
 // TestValidFilesAreClean checks that the valid fixtures, which use every
@@ -201,7 +200,7 @@ func TestFixes(t *testing.T) {
 			if len(ds) != 1 || ds[0].Code != tc.code || len(ds[0].Fixes) == 0 {
 				t.Fatalf("diagnostics = %+v, want one %s with a fix", ds, tc.code)
 			}
-			fixed, err := ApplyEdits([]byte(tc.content), ds[0].Fixes[0].Edits)
+			fixed, err := diag.ApplyEdits([]byte(tc.content), ds[0].Fixes[0].Edits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,18 +212,6 @@ func TestFixes(t *testing.T) {
 				t.Errorf("after %q: %+v", ds[0].Fixes[0].Title, after)
 			}
 		})
-	}
-}
-
-func TestApplyEditsRejectsOverlaps(t *testing.T) {
-	t.Parallel()
-	_, err := ApplyEdits([]byte("abcdef"), []diag.Edit{{Span: document.Span{Start: 1, End: 4}}, {Span: document.Span{Start: 3, End: 5}}})
-	if err == nil {
-		t.Fatal("overlapping edits were applied")
-	}
-	got, err := ApplyEdits([]byte("abcdef"), []diag.Edit{{Span: document.Span{Start: 4, End: 5}, NewText: "E"}, {Span: document.Span{Start: 0, End: 1}, NewText: "A"}})
-	if err != nil || string(got) != "AbcdEf" {
-		t.Fatalf("ApplyEdits = %q, %v", got, err)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 func FuzzClassify(f *testing.F) {
@@ -40,7 +42,7 @@ func FuzzCheckFile(f *testing.F) {
 					t.Fatalf("%s: %s span %v outside %d bytes", rel, d.Code, d.Span, len(file.Text))
 				}
 				if len(d.Fixes) > 0 {
-					if _, err := ApplyEdits(file.Text, d.Fixes[0].Edits); err != nil {
+					if _, err := diag.ApplyEdits(file.Text, d.Fixes[0].Edits); err != nil {
 						t.Fatalf("%s: fix of %s: %v", rel, d.Code, err)
 					}
 				}

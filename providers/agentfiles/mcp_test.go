@@ -137,7 +137,7 @@ func TestMCPMisspelledKeyFix(t *testing.T) {
 		var fixed []byte
 		for _, d := range ds {
 			if d.Code == diag.MCPKeyMisspelled && len(d.Fixes) > 0 {
-				out, err := ApplyEdits(f.Text, d.Fixes[0].Edits)
+				out, err := diag.ApplyEdits(f.Text, d.Fixes[0].Edits)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // Each folder of testdata/precision is a workspace shaped like a real
@@ -74,7 +76,7 @@ func TestDiagnosticText(t *testing.T) {
 			case tc.fix != "" && len(fixes) == 0:
 				t.Errorf("no fix, want one")
 			case tc.fix != "":
-				if got, err := ApplyEdits([]byte(tc.content), fixes[0].Edits); err != nil || string(got) != tc.fix {
+				if got, err := diag.ApplyEdits([]byte(tc.content), fixes[0].Edits); err != nil || string(got) != tc.fix {
 					t.Errorf("fixed text %q (%v), want %q", got, err, tc.fix)
 				}
 			}
