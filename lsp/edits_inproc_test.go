@@ -316,3 +316,41 @@ func TestInprocRenameWithoutResourceOperations(t *testing.T) {
 	// The user is told to rename the file.
 	c.waitNote("window/showMessage", noteContains("fastapi_guide.md yourself"))
 }
+
+// TestInprocDuplicateTopicRelated checks that the diagnostic of a topic
+// defined twice points at the definition used, as related information.
+func TestInprocDuplicateTopicRelated(t *testing.T) {
+	t.Parallel()
+	c := inprocWorkspace(t, map[string]string{
+		"context/python/a.md":      "# A\n\nText.\n",
+		"docs/context/python/a.md": "---\ndomain: python\n---\n# A\n\nText.\n",
+	}, inprocOptions{})
+	type diagnostic = struct {
+		URI string
+		inprocDiagnostic
+	}
+	var got *diagnostic
+	c.waitNote("textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+		var d inprocDiagnostics
+		if json.Unmarshal(raw, &d) != nil {
+			return false
+		}
+		for _, x := range d.Diagnostics {
+			if x.Code == "duplicate-topic" {
+				got = &diagnostic{d.URI, x}
+				return true
+			}
+		}
+		return false
+	})
+	other := c.uri("context/python/a.md")
+	if got.URI == other {
+		other = c.uri("docs/context/python/a.md")
+	}
+	if len(got.Related) != 1 {
+		t.Fatalf("diagnostic %+v, want one related place", got)
+	}
+	if r := got.Related[0]; r.Location.URI != other || r.Location.Range.Start.Line != 0 || r.Message == "" {
+		t.Errorf("related %+v, want the start of %s", r, other)
+	}
+}

@@ -260,15 +260,25 @@ func (c *inprocClient) waitNoteSince(since int, method string, ok func(json.RawM
 
 // inprocDiagnostics is the decoded form of publishDiagnostics.
 type inprocDiagnostics struct {
-	URI         string `json:"uri"`
-	Version     *int32 `json:"version"`
-	Diagnostics []struct {
-		Range    protocolRange   `json:"range"`
-		Severity int             `json:"severity"`
-		Code     string          `json:"code"`
-		Message  string          `json:"message"`
-		Data     json.RawMessage `json:"data"`
-	} `json:"diagnostics"`
+	URI         string             `json:"uri"`
+	Version     *int32             `json:"version"`
+	Diagnostics []inprocDiagnostic `json:"diagnostics"`
+}
+
+// inprocDiagnostic is one diagnostic as the client decodes it.
+type inprocDiagnostic struct {
+	Range    protocolRange   `json:"range"`
+	Severity int             `json:"severity"`
+	Code     string          `json:"code"`
+	Message  string          `json:"message"`
+	Data     json.RawMessage `json:"data"`
+	Related  []struct {
+		Location struct {
+			URI   string        `json:"uri"`
+			Range protocolRange `json:"range"`
+		} `json:"location"`
+		Message string `json:"message"`
+	} `json:"relatedInformation"`
 }
 
 // protocolRange is a range as the client decodes it.

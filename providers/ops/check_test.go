@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -67,5 +68,42 @@ func TestCheckReportsRefusedFileOnce(t *testing.T) {
 		if notes != tt.warnNotes {
 			t.Errorf("Check(%q): docs/notes.md among the warnings %v = %v; want %v", tt.path, res.Warnings, notes, tt.warnNotes)
 		}
+	}
+}
+
+// TestCheckDuplicateTopicRelated checks that the record of a topic
+// defined twice names the definition used as a related place, at its
+// start, relative to the workspace.
+func TestCheckDuplicateTopicRelated(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{
+		"context/python/a.md":      "# A\n\nText.\n",
+		"docs/context/python/a.md": "---\ndomain: python\n---\n# A\n\nText.\n",
+	})
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot())})
+	defer o.Close()
+	res, err := o.Check(t.Context(), ops.CheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dups []ops.Diagnostic
+	for _, d := range res.Items {
+		if d.Code == "duplicate-topic" {
+			dups = append(dups, d)
+		} else if len(d.Related) > 0 {
+			t.Errorf("%s has related places: %+v", d.Code, d.Related)
+		}
+	}
+	if len(dups) != 1 || len(dups[0].Related) != 1 {
+		t.Fatalf("duplicate-topic records %+v, want one with one related place", dups)
+	}
+	files := []string{"context/python/a.md", "docs/context/python/a.md"}
+	r := dups[0].Related[0]
+	if !slices.Contains(files, r.File) || r.File == dups[0].File || r.Line != 1 || r.Column != 1 || r.Message == "" {
+		t.Errorf("related %+v of %s, want the start of the other file", r, dups[0].File)
 	}
 }
