@@ -17,8 +17,8 @@ func (s *Server) chainRun(ctx context.Context, p ops.ChainRunRequest) (ops.Chain
 	return s.driveChain(ctx, p, title, (*ops.Ops).RunChain)
 }
 
-func (s *Server) chainResume(ctx context.Context, p ops.ChainRunRequest) (ops.ChainResponse, error) {
-	return s.driveChain(ctx, p, "Resume chain", (*ops.Ops).ResumeChain)
+func (s *Server) chainResume(ctx context.Context, p ops.ChainResumeRequest) (ops.ChainResponse, error) {
+	return s.driveChain(ctx, p.ChainRunRequest(), "Resume chain", (*ops.Ops).ResumeChain)
 }
 
 // driveChain runs or resumes a chain, reporting each step with $/progress

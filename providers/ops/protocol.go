@@ -37,13 +37,35 @@ func (n Notification[Params]) Spec() Spec {
 	return Spec{Name: string(n), Params: reflect.TypeFor[Params]()}
 }
 
-// ChainRunRequest is the params of ctxls/chain/run and ctxls/chain/resume:
-// the chain's request and the work-done token the language server reports
+// ChainRunRequest is the params of ctxls/chain/run: the chain's request and the work-done token the language server reports
 // its steps on with $/progress.
 type ChainRunRequest struct {
 	ChainRequest
 	// WorkDoneToken is the LSP progress token, a string or an integer.
 	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
+}
+
+// ChainResumeRequest is the params of ctxls/chain/resume: what of a
+// ChainRequest resuming reads, and the work-done token.
+type ChainResumeRequest struct {
+	// SessionID is the execution whose chain continues.
+	SessionID string `json:"sessionId"`
+	// Model names the configured model whose context window the prompts
+	// are fitted to (default: the configuration's defaultModel).
+	Model string `json:"model,omitempty"`
+	// ExecutorCommand is the executor's command line as the client showed
+	// it to the user, as in a ChainRequest.
+	ExecutorCommand []string `json:"executorCommand,omitempty"`
+	// WorkDoneToken is the LSP progress token, a string or an integer.
+	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
+}
+
+// ChainRunRequest returns r as the request it resumes with.
+func (r ChainResumeRequest) ChainRunRequest() ChainRunRequest {
+	return ChainRunRequest{
+		ChainRequest:  ChainRequest{SessionID: r.SessionID, Model: r.Model, ExecutorCommand: r.ExecutorCommand},
+		WorkDoneToken: r.WorkDoneToken,
+	}
 }
 
 // The custom methods of the language server.
@@ -124,7 +146,7 @@ const (
 	// MethodChainRun runs a chain, reporting its steps on the work-done token.
 	MethodChainRun Method[ChainRunRequest, ChainResponse] = "ctxls/chain/run"
 	// MethodChainResume resumes a chain, reporting its steps on the work-done token.
-	MethodChainResume Method[ChainRunRequest, ChainResponse] = "ctxls/chain/resume"
+	MethodChainResume Method[ChainResumeRequest, ChainResponse] = "ctxls/chain/resume"
 	// MethodChainCancel stops the chain running in an execution, or every
 	// chain when the session ID is empty.
 	MethodChainCancel Method[SessionRequest, CancelChainResponse] = "ctxls/chain/cancel"

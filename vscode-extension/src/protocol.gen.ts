@@ -282,7 +282,7 @@ export interface ChainParams {
   executorCommand?: string[];
 }
 
-/** ChainRunRequest is the params of ctxls/chain/run and ctxls/chain/resume: the chain's request and the work-done token the language server reports its steps on with $/progress. */
+/** ChainRunRequest is the params of ctxls/chain/run: the chain's request and the work-done token the language server reports its steps on with $/progress. */
 export interface ChainRunParams {
   /** Commands are command names, with or without a leading "/", or names of chains from the configuration. */
   commands: string[];
@@ -295,6 +295,18 @@ export interface ChainRunParams {
   /** Model names the configured model whose context window the prompts are fitted to (default: the configuration's defaultModel). */
   model?: string;
   /** ExecutorCommand, when given (run and resume), is the executor's command line as the client showed it to the user: the chain runs only while the configuration's exec executor still has exactly that argv, so that an edit of .ctxls.yaml after the user agreed does not run something else. An empty list agrees to no exec executor. */
+  executorCommand?: string[];
+  /** WorkDoneToken is the LSP progress token, a string or an integer. */
+  workDoneToken?: unknown;
+}
+
+/** ChainResumeRequest is the params of ctxls/chain/resume: what of a ChainRequest resuming reads, and the work-done token. */
+export interface ChainResumeParams {
+  /** SessionID is the execution whose chain continues. */
+  sessionId: string;
+  /** Model names the configured model whose context window the prompts are fitted to (default: the configuration's defaultModel). */
+  model?: string;
+  /** ExecutorCommand is the executor's command line as the client showed it to the user, as in a ChainRequest. */
   executorCommand?: string[];
   /** WorkDoneToken is the LSP progress token, a string or an integer. */
   workDoneToken?: unknown;
@@ -1212,7 +1224,7 @@ export interface RequestMap {
   /** Runs a chain, reporting its steps on the work-done token. */
   'ctxls/chain/run': { params: ChainRunParams; result: ChainResult };
   /** Resumes a chain, reporting its steps on the work-done token. */
-  'ctxls/chain/resume': { params: ChainRunParams; result: ChainResult };
+  'ctxls/chain/resume': { params: ChainResumeParams; result: ChainResult };
   /** Stops the chain running in an execution, or every chain when the session ID is empty. */
   'ctxls/chain/cancel': { params: SessionParams; result: ChainCancelResult };
   /** Says whether the exec executor in effect may run. */
@@ -1235,6 +1247,12 @@ export interface RequestMap {
 
 /** The name of a custom request. */
 export type RequestMethod = keyof RequestMap;
+
+/** The params of a custom request. */
+export type RequestParams<M extends RequestMethod> = RequestMap[M]['params'];
+
+/** The result of a custom request. */
+export type RequestResult<M extends RequestMethod> = RequestMap[M]['result'];
 
 /** The notifications the server sends: the params of each. */
 export interface NotificationMap {

@@ -119,6 +119,7 @@ func config(dir string) tsgen.Config {
 			root[agentload.Cost]("SessionCost", "Result of `ctxls/sessionCost`: what a session of an agent loads."),
 			root[ops.ChainRequest]("ChainParams", ""),
 			root[ops.ChainRunRequest]("ChainRunParams", ""),
+			root[ops.ChainResumeRequest]("ChainResumeParams", ""),
 			root[chain.Step]("ChainStep", "One step of a chain preview or run."),
 			root[ops.ChainResponse]("ChainResult", "Result of `ctxls/chain/preview`, `…/run` and `…/resume`."),
 			root[ops.CancelChainResponse]("ChainCancelResult", "Result of `ctxls/chain/cancel`: the executions whose chains were stopped."),

@@ -131,7 +131,16 @@ func (g *generator) methodMaps() string {
 			fmt.Fprintf(&b, "  %s: { params: %s; result: %s };\n", quote(m.Name), g.ts(m.Params), result)
 		}
 		b.WriteString("}\n")
-		b.WriteString("\n/** The name of a custom request. */\nexport type RequestMethod = keyof RequestMap;\n")
+		b.WriteString(`
+/** The name of a custom request. */
+export type RequestMethod = keyof RequestMap;
+
+/** The params of a custom request. */
+export type RequestParams<M extends RequestMethod> = RequestMap[M]['params'];
+
+/** The result of a custom request. */
+export type RequestResult<M extends RequestMethod> = RequestMap[M]['result'];
+`)
 	}
 	if len(g.cfg.Notifications) > 0 {
 		b.WriteString("\n/** The notifications the server sends: the params of each. */\n")
