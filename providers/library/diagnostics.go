@@ -171,7 +171,7 @@ func (l *Snapshot) diagnose(f *File) []diag.Diagnostic {
 	if t := f.Topic; t != nil {
 		if cur := l.topics.get(t.ID); cur != t && cur != nil {
 			d := add(headSpan(doc), CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
-			d.Related = []diag.Related{{Path: cur.Path, Message: "topic " + t.ID + " as used"}}
+			d.Related = []diag.Related{{Path: cur.Path, Message: "the definition of topic " + t.ID + " that is used"}}
 		}
 		l.diagnoseTopic(f, add)
 	}
