@@ -185,40 +185,65 @@ func TestFrontendsAgree(t *testing.T) {
 		t.Errorf("workspace symbols for deploy: %q, want the skill first", got)
 	}
 
-	// Counted in the catalog's tokenizer (a session's cost counts in the
-	// agent's own by default), the session cost prices each skill, command
-	// and subagent body as the catalog does.
-	same := runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", cli.tokenizer, dir)
-	var cost struct {
-		OnDemand []struct {
-			File   string `json:"file"`
-			Tokens int    `json:"tokens"`
-		} `json:"onDemand"`
+	// In one tokenizer the session cost prices each skill, command and
+	// subagent body as the catalog does: the cost counted in the
+	// catalog's (the library's), and the catalog counted in the cost's (by
+	// default the agent's own).
+	var own struct {
+		Tokenizer string `json:"tokenizer"`
 	}
-	if err := json.Unmarshal(same, &cost); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, "cost", "--format", "json", dir), &own); err != nil || own.Tokenizer == "" || own.Tokenizer == cli.tokenizer {
+		t.Fatalf("the session cost counts in %q (%v), want the agent's own, not the catalog's %s", own.Tokenizer, err, cli.tokenizer)
 	}
-	paths := map[string]string{"deploy-app": ".claude/skills/deploy-app/SKILL.md"}
-	checked := 0
-	for _, e := range cli.catalog {
-		if e.Kind != "skill" && e.Kind != "command" && e.Kind != "subagent" {
-			continue
+	for _, tc := range []struct {
+		name                  string
+		catalogArgs, costArgs []string
+	}{
+		{"the catalog's tokenizer", nil, []string{"--tokenizer", cli.tokenizer}},
+		{"the agent's tokenizer", []string{"--tokenizer", own.Tokenizer}, nil},
+	} {
+		var cat struct {
+			Entries   []frontendEntry `json:"entries"`
+			Tokenizer string          `json:"tokenizer"`
 		}
-		p := e.Reference
-		if q, ok := paths[p]; ok {
-			p = q
+		if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, append([]string{"catalog", "--format", "json", dir}, tc.catalogArgs...)...), &cat); err != nil {
+			t.Fatal(err)
 		}
-		for _, c := range cost.OnDemand {
-			if c.File == p {
-				checked++
-				if c.Tokens != e.Tokens {
-					t.Errorf("%s: %d tokens in the catalog, %d in the session cost", p, e.Tokens, c.Tokens)
+		raw := runCtxls(ctx, t, bin, dir, append([]string{"cost", "--format", "json", dir}, tc.costArgs...)...)
+		var cost struct {
+			OnDemand []struct {
+				File   string `json:"file"`
+				Tokens int    `json:"tokens"`
+			} `json:"onDemand"`
+			Tokenizer string `json:"tokenizer"`
+		}
+		if err := json.Unmarshal(raw, &cost); err != nil {
+			t.Fatal(err)
+		}
+		if cat.Tokenizer != cost.Tokenizer {
+			t.Errorf("%s: the catalog counts in %s, the session cost in %s", tc.name, cat.Tokenizer, cost.Tokenizer)
+		}
+		checked := 0
+		for _, e := range cat.Entries {
+			if e.Kind != "skill" && e.Kind != "command" && e.Kind != "subagent" {
+				continue
+			}
+			p := e.Reference
+			if e.Kind == "skill" {
+				p = ".claude/skills/" + e.Reference + "/SKILL.md"
+			}
+			for _, c := range cost.OnDemand {
+				if c.File == p {
+					checked++
+					if c.Tokens != e.Tokens {
+						t.Errorf("%s: %s: %d tokens in the catalog, %d in the session cost", tc.name, p, e.Tokens, c.Tokens)
+					}
 				}
 			}
 		}
-	}
-	if checked != 3 {
-		t.Errorf("compared %d catalog entries with the session cost, want 3: %s", checked, same)
+		if checked != 3 {
+			t.Errorf("%s: compared %d catalog entries with the session cost, want 3: %s", tc.name, checked, raw)
+		}
 	}
 }
 

@@ -67,6 +67,8 @@ export type SearchResult = ListResult<SearchItem>;
 export interface InventoryParams {
   domain?: string;
   kind?: string;
+  /** Tokenizer, when set, counts in that encoding rather than the library's, as a session's cost counts in its agent's. */
+  tokenizer?: string;
 }
 
 /** One topic, skill, command, subagent or rule of `ctxls/inventory`. */
@@ -75,7 +77,7 @@ export interface InventoryEntry {
   reference: string;
   title: string;
   kind: string;
-  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads. */
+  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads and counts in the same tokenizer. */
   tokens: number;
   /** ID is a topic's id ("domain/name"), empty for other kinds. */
   id?: string;
@@ -102,6 +104,8 @@ export interface InventorySearchParams {
   kind?: string;
   /** Limit is the most results returned; 0 means the default of 50. */
   limit?: number;
+  /** Tokenizer, when set, counts in that encoding rather than the library's, as InventoryRequest's does. */
+  tokenizer?: string;
 }
 
 /** One result of `ctxls/inventory/search`. */
@@ -110,7 +114,7 @@ export interface InventoryMatch {
   reference: string;
   title: string;
   kind: string;
-  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads. */
+  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads and counts in the same tokenizer. */
   tokens: number;
   /** ID is a topic's id ("domain/name"), empty for other kinds. */
   id?: string;
