@@ -140,8 +140,13 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 // a skill's name, the file name of a command, subagent or rule without
 // its extension.
 func entryName(e InventoryEntry) string {
-	if e.Kind == KindSkill {
+	if e.Kind == KindSkill && e.Reference != e.Path {
 		return e.Reference
+	}
+	if e.Kind == KindSkill {
+		// Its name is shared, so its path is its reference: the name
+		// is its folder's.
+		return path.Base(path.Dir(e.Path))
 	}
 	return strings.TrimSuffix(path.Base(e.Path), path.Ext(e.Path))
 }

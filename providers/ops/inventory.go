@@ -39,11 +39,12 @@ type InventoryRequest struct {
 // InventoryEntry is one thing an agent can load.
 type InventoryEntry struct {
 	// Reference is what LoadContext takes: "domain:topic" for a topic, the
-	// name of a skill, the workspace-relative path of a command, subagent
-	// or rule.
+	// name of a skill (its path when other skills have the same name), the
+	// workspace-relative path of a command, subagent or rule.
 	Reference string `json:"reference"`
-	Title     string `json:"title"`
-	Kind      string `json:"kind"`
+	// Title is one line: a description's line breaks are spaces.
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
 	// Tokens is the measured cost of the body, the figure the session
 	// cost gives the same file when it loads and counts in the same
 	// tokenizer.
@@ -136,8 +137,16 @@ func agentEntries(lib *library.Snapshot, counter tokens.Counter, files []*agentf
 	if want(KindCommand) {
 		for _, c := range lib.Commands() {
 			seen[c.Path] = true
-			out = append(out, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
+			out = append(out, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: oneLine(cmp.Or(c.Description, c.Name)),
 				Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+		}
+	}
+	// A skill's name is its reference unless other skills share it (a
+	// plugin copied for several agents): then only its path tells which.
+	skills := map[string]int{}
+	for _, f := range files {
+		if f.Kind == agentfiles.KindSkill && f.Doc != nil {
+			skills[SkillName(f)]++
 		}
 	}
 	for _, f := range files {
@@ -145,7 +154,11 @@ func agentEntries(lib *library.Snapshot, counter tokens.Counter, files []*agentf
 		if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
 			continue
 		}
-		out = append(out, agentEntry(counter, f, k))
+		e := agentEntry(counter, f, k)
+		if k == KindSkill && skills[e.Reference] > 1 {
+			e.Reference = f.Rel
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -176,18 +189,27 @@ func topicEntry(lib *library.Snapshot, counter tokens.Counter, r Reference) Inve
 			n = counter.Count(t.Body())
 		}
 	}
-	return InventoryEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic, Tokens: n, ID: r.ID,
+	return InventoryEntry{Reference: r.Key(), Title: oneLine(r.Title), Kind: KindTopic, Tokens: n, ID: r.ID,
 		Path: relSlash(lib.Dir(), r.Path), Type: r.Type, LoadingStrategy: r.LoadingStrategy, DeclaredTokens: r.EstimatedTokens}
 }
 
 // agentEntry is the inventory entry of an agent file of kind k.
 func agentEntry(counter tokens.Counter, f *agentfiles.File, k string) InventoryEntry {
-	e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
+	e := InventoryEntry{Reference: f.Rel, Title: oneLine(cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel))),
 		Kind: k, Tokens: agentload.FileTokens(counter, f), Path: f.Rel}
 	if k == KindSkill {
 		e.Reference = SkillName(f)
 	}
 	return e
+}
+
+// oneLine is s with every run of white space, line breaks among them, one
+// space: a title is shown on one line of a table, a list or a symbol.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t\v\f") && !strings.Contains(s, "  ") {
+		return strings.TrimSpace(s)
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // SkillName is the name a skill is called by: its frontmatter name, else

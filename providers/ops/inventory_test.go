@@ -3,6 +3,8 @@ package ops_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
@@ -96,5 +98,62 @@ func TestInventoryTokenizer(t *testing.T) {
 		if err := call(); !errors.Is(err, ops.ErrInvalid) {
 			t.Errorf("an unknown tokenizer: %v, want an invalid request", err)
 		}
+	}
+}
+
+// TestInventoryReferencesAreUnique: skills of one name in several folders
+// (a plugin copied for several agents) are each named by their path, so
+// that LoadContext loads the one an entry lists; a skill whose name is
+// its own keeps it; and every title is one line.
+func TestInventoryReferencesAreUnique(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := writeTree(t, map[string]string{
+		"plugins/claude/docs/skills/find-docs/SKILL.md": "---\nname: find-docs\ndescription: |\n  Finds documentation.\n  Use when asked about a library.\n---\n\nClaude's copy.\n",
+		"plugins/codex/docs/skills/find-docs/SKILL.md":  "---\nname: find-docs\ndescription: Finds documentation\n---\n\nCodex's copy.\n",
+		".claude/skills/deploy-app/SKILL.md":            "---\nname: deploy-app\ndescription: Deploys\n  the app\n---\n\nRun the script.\n",
+	})
+	lib, err := library.Load(ctx, dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := agentfiles.Load(ctx, dir, lib.Snapshot().Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot()), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return set }})
+	inv, err := o.Inventory(ctx, ops.InventoryRequest{Kind: ops.KindSkill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ title, body string }{
+		"plugins/claude/docs/skills/find-docs/SKILL.md": {"Finds documentation. Use when asked about a library.", "Claude's copy."},
+		"plugins/codex/docs/skills/find-docs/SKILL.md":  {"Finds documentation", "Codex's copy."},
+		"deploy-app": {"Deploys the app", "Run the script."},
+	}
+	if len(inv.Entries) != len(want) {
+		t.Fatalf("%d skills, want %d: %+v", len(inv.Entries), len(want), inv.Entries)
+	}
+	for _, e := range inv.Entries {
+		w, ok := want[e.Reference]
+		if !ok || e.Title != w.title {
+			t.Errorf("skill %q titled %q; want one of %v", e.Reference, e.Title, want)
+			continue
+		}
+		res, err := o.LoadContext(ctx, ops.LoadContextRequest{Refs: []string{e.Reference}})
+		if err != nil {
+			t.Errorf("load %s: %v", e.Reference, err)
+			continue
+		}
+		if !strings.Contains(res.Text, w.body) {
+			t.Errorf("load %s: %q, want the body %q", e.Reference, res.Text, w.body)
+		}
+	}
+	found, err := o.SearchInventory(ctx, ops.InventorySearchRequest{Query: "find-docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Items) != 2 || found.Items[0].Relevance != found.Items[1].Relevance || !slices.Contains(found.Items[0].MatchedOn, "name") {
+		t.Errorf("search find-docs: %+v, want both copies, matched on their name", found.Items)
 	}
 }

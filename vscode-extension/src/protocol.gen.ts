@@ -73,8 +73,9 @@ export interface InventoryParams {
 
 /** One topic, skill, command, subagent or rule of `ctxls/inventory`. */
 export interface InventoryEntry {
-  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill, the workspace-relative path of a command, subagent or rule. */
+  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill (its path when other skills have the same name), the workspace-relative path of a command, subagent or rule. */
   reference: string;
+  /** Title is one line: a description's line breaks are spaces. */
   title: string;
   kind: string;
   /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads and counts in the same tokenizer. */
@@ -110,8 +111,9 @@ export interface InventorySearchParams {
 
 /** One result of `ctxls/inventory/search`. */
 export interface InventoryMatch {
-  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill, the workspace-relative path of a command, subagent or rule. */
+  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill (its path when other skills have the same name), the workspace-relative path of a command, subagent or rule. */
   reference: string;
+  /** Title is one line: a description's line breaks are spaces. */
   title: string;
   kind: string;
   /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads and counts in the same tokenizer. */
