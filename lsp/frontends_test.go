@@ -57,7 +57,34 @@ type frontendAnswers struct {
 	// symbols are the editor's workspace symbols by query: their names
 	// and containers.
 	symbols map[string][]string
+	// preview is the chain preview of the command in .claude/commands,
+	// from the CLI and the editor (MCP has no chains).
+	preview *chainPreview
 }
+
+// chainPreview is what a chain preview says of its prompts' cost.
+type chainPreview struct {
+	Steps []struct {
+		Command string `json:"command"`
+		Memory  []struct {
+			Key    string `json:"key"`
+			Tokens int    `json:"tokens"`
+		} `json:"memory"`
+		MemoryTokens     int `json:"memoryTokens"`
+		CommandTokens    int `json:"commandTokens"`
+		ContextTokens    int `json:"contextTokens"`
+		SharedDataTokens int `json:"sharedDataTokens"`
+		HistoryTokens    int `json:"historyTokens"`
+		InputTokens      int `json:"inputTokens"`
+		FramingTokens    int `json:"framingTokens"`
+		PromptTokens     int `json:"promptTokens"`
+	} `json:"steps"`
+	TotalTokens int    `json:"totalTokens"`
+	Tokenizer   string `json:"tokenizer"`
+}
+
+// previewInput is the input of the compared chain preview.
+const previewInput = "cut release 1.2"
 
 // frontendQueries are the searches compared: one that matches topics and
 // agent files alike, one only agent files, one only a topic.
@@ -68,9 +95,11 @@ var frontendQueries = []string{"deploy", "secrets audit", "rest"}
 // workspace: they list the same catalog of topics, skills, commands,
 // subagents and rules, find the same results in the same order, and give
 // the same session cost, which the command line and MCP put in the same
-// words; the editor's workspace symbols are the catalog's
-// entries; and in the session cost every skill, command and subagent costs
-// what the catalog says when both count in one tokenizer.
+// words; the editor's workspace symbols are the catalog's entries; the
+// command line and the editor preview a chain of the command in
+// .claude/commands alike, its parts adding up to its total; and in the
+// session cost every skill, command and subagent costs what the catalog
+// says when both count in one tokenizer.
 func TestFrontendsAgree(t *testing.T) {
 	t.Parallel()
 	bin := stdioBinaryPath(t) // built before the deadline starts
@@ -99,6 +128,27 @@ func TestFrontendsAgree(t *testing.T) {
 	if len(cli.search["deploy"]) < 3 || len(cli.search["secrets audit"]) == 0 || len(cli.search["rest"]) == 0 {
 		t.Errorf("cli search found too little: %v", cli.search)
 	}
+	// The command in .claude/commands is a chain's command with no
+	// .ctxls.yaml naming its folder; its preview's parts, the project
+	// memory among them, add up to each prompt's total and the prompts to
+	// the chain's, and the editor previews what the command line does.
+	if pv := cli.preview; len(pv.Steps) != 1 || pv.Steps[0].Command != "ship" || pv.Tokenizer == "" {
+		t.Errorf("cli chain preview of ship: %+v", pv)
+	} else {
+		st := pv.Steps[0]
+		sum := st.CommandTokens + st.MemoryTokens + st.ContextTokens + st.SharedDataTokens + st.HistoryTokens + st.InputTokens + st.FramingTokens
+		mem := 0
+		for _, m := range st.Memory {
+			mem += m.Tokens
+		}
+		if st.MemoryTokens == 0 || mem != st.MemoryTokens || st.InputTokens == 0 || sum != st.PromptTokens || pv.TotalTokens != st.PromptTokens {
+			t.Errorf("chain preview parts sum to %d (memory %d of items %d, input %d), prompt %d, total %d", sum, st.MemoryTokens, mem, st.InputTokens, st.PromptTokens, pv.TotalTokens)
+		}
+	}
+	if lsp := answers["lsp"].preview; fmt.Sprintf("%+v", lsp) != fmt.Sprintf("%+v", cli.preview) {
+		t.Errorf("the editor's chain preview differs from the cli's:\nlsp: %+v\ncli: %+v", lsp, cli.preview)
+	}
+
 	for _, name := range []string{"mcp", "lsp"} {
 		a := answers[name]
 		if !slices.Equal(sortedEntries(a.catalog), sortedEntries(cli.catalog)) {
@@ -135,40 +185,65 @@ func TestFrontendsAgree(t *testing.T) {
 		t.Errorf("workspace symbols for deploy: %q, want the skill first", got)
 	}
 
-	// Counted in the catalog's tokenizer (a session's cost counts in the
-	// agent's own by default), the session cost prices each skill, command
-	// and subagent body as the catalog does.
-	same := runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", cli.tokenizer, dir)
-	var cost struct {
-		OnDemand []struct {
-			File   string `json:"file"`
-			Tokens int    `json:"tokens"`
-		} `json:"onDemand"`
+	// In one tokenizer the session cost prices each skill, command and
+	// subagent body as the catalog does: the cost counted in the
+	// catalog's (the library's), and the catalog counted in the cost's (by
+	// default the agent's own).
+	var own struct {
+		Tokenizer string `json:"tokenizer"`
 	}
-	if err := json.Unmarshal(same, &cost); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, "cost", "--format", "json", dir), &own); err != nil || own.Tokenizer == "" || own.Tokenizer == cli.tokenizer {
+		t.Fatalf("the session cost counts in %q (%v), want the agent's own, not the catalog's %s", own.Tokenizer, err, cli.tokenizer)
 	}
-	paths := map[string]string{"deploy-app": ".claude/skills/deploy-app/SKILL.md"}
-	checked := 0
-	for _, e := range cli.catalog {
-		if e.Kind != "skill" && e.Kind != "command" && e.Kind != "subagent" {
-			continue
+	for _, tc := range []struct {
+		name                  string
+		catalogArgs, costArgs []string
+	}{
+		{"the catalog's tokenizer", nil, []string{"--tokenizer", cli.tokenizer}},
+		{"the agent's tokenizer", []string{"--tokenizer", own.Tokenizer}, nil},
+	} {
+		var cat struct {
+			Entries   []frontendEntry `json:"entries"`
+			Tokenizer string          `json:"tokenizer"`
 		}
-		p := e.Reference
-		if q, ok := paths[p]; ok {
-			p = q
+		if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, append([]string{"catalog", "--format", "json", dir}, tc.catalogArgs...)...), &cat); err != nil {
+			t.Fatal(err)
 		}
-		for _, c := range cost.OnDemand {
-			if c.File == p {
-				checked++
-				if c.Tokens != e.Tokens {
-					t.Errorf("%s: %d tokens in the catalog, %d in the session cost", p, e.Tokens, c.Tokens)
+		raw := runCtxls(ctx, t, bin, dir, append([]string{"cost", "--format", "json", dir}, tc.costArgs...)...)
+		var cost struct {
+			OnDemand []struct {
+				File   string `json:"file"`
+				Tokens int    `json:"tokens"`
+			} `json:"onDemand"`
+			Tokenizer string `json:"tokenizer"`
+		}
+		if err := json.Unmarshal(raw, &cost); err != nil {
+			t.Fatal(err)
+		}
+		if cat.Tokenizer != cost.Tokenizer {
+			t.Errorf("%s: the catalog counts in %s, the session cost in %s", tc.name, cat.Tokenizer, cost.Tokenizer)
+		}
+		checked := 0
+		for _, e := range cat.Entries {
+			if e.Kind != "skill" && e.Kind != "command" && e.Kind != "subagent" {
+				continue
+			}
+			p := e.Reference
+			if e.Kind == "skill" {
+				p = ".claude/skills/" + e.Reference + "/SKILL.md"
+			}
+			for _, c := range cost.OnDemand {
+				if c.File == p {
+					checked++
+					if c.Tokens != e.Tokens {
+						t.Errorf("%s: %s: %d tokens in the catalog, %d in the session cost", tc.name, p, e.Tokens, c.Tokens)
+					}
 				}
 			}
 		}
-	}
-	if checked != 3 {
-		t.Errorf("compared %d catalog entries with the session cost, want 3: %s", checked, same)
+		if checked != 3 {
+			t.Errorf("%s: compared %d catalog entries with the session cost, want 3: %s", tc.name, checked, raw)
+		}
 	}
 }
 
@@ -232,6 +307,10 @@ func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 	// In the catalog's tokenizer, so that the figures compare.
 	a.cost = runCtxls(ctx, t, bin, dir, "cost", "--format", "json", "--tokenizer", "o200k_base", dir)
 	a.costText = string(runCtxls(ctx, t, bin, dir, "cost", "--tokenizer", "o200k_base", dir))
+	a.preview = new(chainPreview)
+	if err := json.Unmarshal(runCtxls(ctx, t, bin, dir, "chain", "preview", "ship", "--input", previewInput, "--format", "json", "--dir", dir), a.preview); err != nil {
+		t.Fatal(err)
+	}
 	return a
 }
 
@@ -311,6 +390,10 @@ func lspAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 		a.search[q] = res.Items
 	}
 	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost); err != nil {
+		t.Fatal(err)
+	}
+	a.preview = new(chainPreview)
+	if err := c.Call(ctx, "ctxls/chain/preview", map[string]any{"commands": []string{"ship"}, "input": previewInput}, a.preview); err != nil {
 		t.Fatal(err)
 	}
 	a.symbols = map[string][]string{}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
@@ -78,16 +79,56 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) (
 			text.WriteString(tc.Text)
 		}
 	}
-	if !res.IsError && out != nil {
+	if !res.IsError {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s: structured content %s: %v", name, b, err)
+		validateOutput(t, cs, name, b)
+		if out != nil {
+			if err := json.Unmarshal(b, out); err != nil {
+				t.Fatalf("%s: structured content %s: %v", name, b, err)
+			}
 		}
 	}
 	return text.String(), res.IsError
+}
+
+// validateOutput fails unless structured, a tool's structured content,
+// is valid against the output schema the server lists for the tool, as a
+// client that checks it (the TypeScript SDK's does) finds it: an empty
+// list must come as [], not null, now that the schemas say "array".
+func validateOutput(t *testing.T, cs *sdk.ClientSession, name string, structured []byte) {
+	t.Helper()
+	for tool, err := range cs.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name != name {
+			continue
+		}
+		raw, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatalf("%s: output schema: %v", name, err)
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", name, err)
+		}
+		var v any
+		if err := json.Unmarshal(structured, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(v); err != nil {
+			t.Errorf("%s: structured content is not valid against the output schema: %v\n%.600s", name, err, structured)
+		}
+		return
+	}
+	t.Fatalf("no tool %s listed", name)
 }
 
 // toolCase is one call of a table test: a tool's arguments and, when the
@@ -249,19 +290,27 @@ func TestToolsList(t *testing.T) {
 		if tool.InputSchema == nil || tool.OutputSchema == nil {
 			t.Errorf("tool %s lacks an input or output schema", tool.Name)
 		}
-		// Every type of the input schema is one plain JSON Schema type,
-		// as every client accepts; never a list such as ["null","array"].
-		raw, err := json.Marshal(tool.InputSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var schema any
-		if err := json.Unmarshal(raw, &schema); err != nil {
-			t.Fatal(err)
-		}
-		for where, typ := range schemaTypes(schema, tool.Name) {
-			if s, ok := typ.(string); !ok || !slices.Contains([]string{"object", "array", "string", "integer", "number", "boolean"}, s) {
-				t.Errorf("%s: type %v, want one plain type", where, typ)
+		// Every type of the input and the output schema is one plain
+		// JSON Schema type, as every client accepts; never a list such
+		// as ["null","array"].
+		for part, s := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
+			raw, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var schema any
+			if err := json.Unmarshal(raw, &schema); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for where, typ := range schemaTypes(schema, tool.Name+" "+part) {
+				n++
+				if s, ok := typ.(string); !ok || !slices.Contains([]string{"object", "array", "string", "integer", "number", "boolean"}, s) {
+					t.Errorf("%s: type %v, want one plain type", where, typ)
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s %s schema names no type: %s", tool.Name, part, raw)
 			}
 		}
 		names = append(names, tool.Name)
@@ -270,6 +319,38 @@ func TestToolsList(t *testing.T) {
 	for _, w := range want {
 		if !slices.Contains(names, w) {
 			t.Errorf("tools %v lack %s", names, w)
+		}
+	}
+}
+
+// TestToolsOutputsEmpty calls every tool where its lists are empty (an
+// empty workspace, a query that matches nothing, a budget that fits
+// nothing), and the call helper
+// checks each answer against the tool's output schema: no list may come
+// as null where the schema says array.
+func TestToolsOutputsEmpty(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tool  string
+		args  map[string]any
+		topic bool // the call needs the topic web:api
+	}{
+		{"catalog", map[string]any{}, false},
+		{"search", map[string]any{"query": "nothing-matches-this"}, false},
+		{"check", map[string]any{}, false},
+		{"load_context", map[string]any{"refs": []string{"web:api"}, "budgetTokens": 1}, true},
+		{"session_cost", map[string]any{"agent": "claude"}, false},
+		{"session_cost", map[string]any{"agent": "all"}, false},
+	}
+	for _, tree := range []map[string]string{{}, {"context/web/api.md": "# API\n\nVerbs.\n"}} {
+		_, cs := connect(t, libtest.WriteTree(t, tree), nil)
+		for _, tt := range tests {
+			if tt.topic && len(tree) == 0 {
+				continue
+			}
+			if text, isErr := call(t, cs, tt.tool, tt.args, nil); isErr {
+				t.Errorf("%s %v over %d files: %s", tt.tool, tt.args, len(tree), text)
+			}
 		}
 	}
 }

@@ -300,7 +300,7 @@ func TestAnswersComputedAhead(t *testing.T) {
 			gen := srv.gen.Load()
 			var checked, listed bool
 			a, checked = srv.checks.Get(gen, "")
-			_, listed = srv.catalogs.Get(gen, "\x00")
+			_, listed = srv.catalogs.Get(gen, "\x00\x00")
 			return checked && listed
 		})
 		return a

@@ -20,10 +20,11 @@ import (
 
 // CatalogInput filters the catalog and selects a page of it.
 type CatalogInput struct {
-	Domain string `json:"domain,omitempty" jsonschema:"list only this domain's topics"`
-	Kind   string `json:"kind,omitempty" jsonschema:"list only this kind: topic, skill, command, subagent or rule"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"most entries to return (default 100, at most 1000)"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page; none for the first page"`
+	Domain    string `json:"domain,omitempty" jsonschema:"list only this domain's topics"`
+	Kind      string `json:"kind,omitempty" jsonschema:"list only this kind: topic, skill, command, subagent or rule"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"most entries to return (default 100, at most 1000)"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page; none for the first page"`
+	Tokenizer string `json:"tokenizer,omitempty" jsonschema:"count in this encoding: claude, claude-3, claude-4.7, claude-5, o200k_base, cl100k_base or estimate (default: as load_context counts)"`
 }
 
 // CatalogEntry is one loadable thing of the workspace.
@@ -45,10 +46,11 @@ type CatalogOutput struct {
 
 // SearchInput is a search query.
 type SearchInput struct {
-	Query  string `json:"query" jsonschema:"words to look for in topics' tags, titles, section keywords, detection triggers and names, and in the names, descriptions and paths of skills, commands, subagents and rules"`
-	Domain string `json:"domain,omitempty" jsonschema:"search only this domain's topics"`
-	Kind   string `json:"kind,omitempty" jsonschema:"search only this kind: topic, skill, command, subagent or rule"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"most results to return (default 50)"`
+	Query     string `json:"query" jsonschema:"words to look for in topics' tags, titles, section keywords, detection triggers and names, and in the names, descriptions and paths of skills, commands, subagents and rules"`
+	Domain    string `json:"domain,omitempty" jsonschema:"search only this domain's topics"`
+	Kind      string `json:"kind,omitempty" jsonschema:"search only this kind: topic, skill, command, subagent or rule"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"most results to return (default 50)"`
+	Tokenizer string `json:"tokenizer,omitempty" jsonschema:"count in this encoding: claude, claude-3, claude-4.7, claude-5, o200k_base, cl100k_base or estimate (default: as load_context counts)"`
 }
 
 // SearchResult is one matching entry of the catalog.
@@ -77,13 +79,13 @@ func (s *Server) addTools() {
 	addTool(s.srv, &sdk.Tool{
 		Name:        "catalog",
 		Title:       "Catalog of the context library",
-		Description: "Lists the topics, skills, commands, subagents and rules of the project's context library with their reference, title, kind and measured token cost: skills, commands, subagents and rules first, then topics by domain. Answers in pages of 100 entries unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page. The first page of a long catalog also sums the topics up by domain: pass a domain to list one domain's topics.",
+		Description: "Lists the topics, skills, commands, subagents and rules of the project's context library with their reference, title, kind and measured token cost: skills, commands, subagents and rules first, then topics by domain. Answers in pages of 100 entries unless limit says otherwise (at most 1000); nextCursor, passed as cursor, gets the next page. The first page of a long catalog also sums the topics up by domain: pass a domain to list one domain's topics. Tokens are counted as load_context counts them; tokenizer says which.",
 		Annotations: readOnly,
 	}, s.catalog)
 	addTool(s.srv, &sdk.Tool{
 		Name:        "search",
 		Title:       "Search the context library",
-		Description: "Finds topics by tags, titles, section keywords, detection triggers and names, and skills, commands, subagents and rules by names, descriptions and paths, in one list, best first, with relevance 0..1 and token costs.",
+		Description: "Finds topics by tags, titles, section keywords, detection triggers and names, and skills, commands, subagents and rules by names, descriptions and paths, in one list, best first, with relevance 0..1 and token costs, counted as load_context counts them.",
 		Annotations: readOnly,
 	}, s.search)
 	addTool(s.srv, &sdk.Tool{
@@ -265,8 +267,9 @@ type domainSum struct {
 
 func (s *Server) catalog(ctx context.Context, in CatalogInput) (string, CatalogOutput, error) {
 	domain, kind := strings.TrimSpace(in.Domain), strings.TrimSpace(in.Kind)
-	a, err := s.catalogs.Do(ctx, s.gen.Load(), domain+"\x00"+kind, func(ctx context.Context) (*catalogAnswer, error) {
-		res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: domain, Kind: kind})
+	tokenizer := s.tokenizer(ctx, in.Tokenizer)
+	a, err := s.catalogs.Do(ctx, s.gen.Load(), domain+"\x00"+kind+"\x00"+tokenizer, func(ctx context.Context) (*catalogAnswer, error) {
+		res, err := s.ops.Inventory(ctx, ops.InventoryRequest{Domain: domain, Kind: kind, Tokenizer: tokenizer})
 		if err != nil {
 			return nil, err
 		}
@@ -342,7 +345,7 @@ func catalogText(a *catalogAnswer, out CatalogOutput, lo int) string {
 
 func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutput, error) {
 	q := strings.TrimSpace(in.Query)
-	res, err := s.ops.SearchInventory(ctx, ops.InventorySearchRequest{Query: q, Domain: strings.TrimSpace(in.Domain), Kind: strings.TrimSpace(in.Kind), Limit: in.Limit})
+	res, err := s.ops.SearchInventory(ctx, ops.InventorySearchRequest{Query: q, Domain: strings.TrimSpace(in.Domain), Kind: strings.TrimSpace(in.Kind), Limit: in.Limit, Tokenizer: s.tokenizer(ctx, in.Tokenizer)})
 	if err != nil {
 		return "", SearchOutput{}, err
 	}
@@ -364,14 +367,24 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 	return fmt.Sprintf("%d results for %q (tokens: %s)\n", len(out.Results), q, out.Tokenizer) + b.String(), out, nil
 }
 
+// tokenizer is the encoding a tool counts in: named, when the call names
+// one; else that of the client's models unless the workspace's
+// .ctxls.yaml names one, so that the catalog, search and load_context
+// give one file one figure; "" for the library's.
+func (s *Server) tokenizer(ctx context.Context, named string) string {
+	if named = strings.TrimSpace(named); named != "" {
+		return named
+	}
+	if lib := s.ops.Library(); lib == nil || !lib.Config().TokenizerChosen {
+		return clientTokenizer(clientName(ctx))
+	}
+	return ""
+}
+
 func (s *Server) loadContext(ctx context.Context, in LoadContextInput) (string, ops.LoadContextResult, error) {
 	// The budget is the client's: counted in the tokenizer of its models,
 	// unless the workspace names one.
-	tokenizer := ""
-	if lib := s.ops.Library(); lib == nil || !lib.Config().TokenizerChosen {
-		tokenizer = clientTokenizer(clientName(ctx))
-	}
-	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens, Tokenizer: tokenizer})
+	res, err := s.ops.LoadContext(ctx, ops.LoadContextRequest{Refs: in.Refs, BudgetTokens: in.BudgetTokens, Tokenizer: s.tokenizer(ctx, "")})
 	if err != nil {
 		return "", ops.LoadContextResult{}, err
 	}

@@ -30,6 +30,7 @@ func addTool[In, Out any](srv *sdk.Server, t *sdk.Tool, h typedHandler[In, Out])
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}
 	plainTypes(inSchema)
+	plainTypes(outSchema)
 	resolved, err := inSchema.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
@@ -69,8 +70,9 @@ func addTool[In, Out any](srv *sdk.Server, t *sdk.Tool, h typedHandler[In, Out])
 
 // plainTypes gives every schema under s one type where it was inferred
 // as that type or null (Go slices, maps and pointers): a tool's arguments
-// are never null, and clients and their checks (the MCP Inspector among
-// them) expect plain JSON Schema types, not a list of two.
+// are never null, its outputs encode empty lists as [] rather than null,
+// and clients and their checks (the MCP Inspector among them) expect
+// plain JSON Schema types, not a list of two.
 func plainTypes(s *jsonschema.Schema) {
 	if s == nil {
 		return

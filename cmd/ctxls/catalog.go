@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
+	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 // workspaceDir picks the workspace of command cmd: --dir (flagDir), else
@@ -84,15 +85,19 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newWorkspaceFlags("catalog", stderr, true)
 	domain := fs.String("domain", "", "list only this domain's topics")
 	kind := fs.String("kind", "", "list only this kind: topic, skill, command, subagent or rule")
+	tokenizer := tokenizerFlag(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
+		return err
+	}
+	if err := checkTokenizer(*tokenizer); err != nil {
 		return err
 	}
 	o, err := openWorkspace(ctx, "catalog", *fs.dir, pos, stderr)
 	if err != nil {
 		return err
 	}
-	res, err := o.Inventory(ctx, ops.InventoryRequest{Domain: *domain, Kind: *kind})
+	res, err := o.Inventory(ctx, ops.InventoryRequest{Domain: *domain, Kind: *kind, Tokenizer: *tokenizer})
 	if err != nil {
 		return err
 	}
@@ -100,6 +105,23 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return printJSON(stdout, res)
 	}
 	printCatalog(stdout, res)
+	return nil
+}
+
+// tokenizerFlag defines the --tokenizer flag of catalog and search.
+func tokenizerFlag(fs workspaceFlags) *string {
+	return fs.String("tokenizer", "", "count in this encoding: "+strings.Join(tokens.Names(), ", ")+" (default: the library's)")
+}
+
+// checkTokenizer fails with a usage error unless name is empty or names a
+// tokenizer.
+func checkTokenizer(name string) error {
+	if name == "" {
+		return nil
+	}
+	if _, err := tokens.New(name); err != nil {
+		return usageError{msg: err.Error()}
+	}
 	return nil
 }
 

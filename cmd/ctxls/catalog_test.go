@@ -34,15 +34,20 @@ func TestCatalogCommand(t *testing.T) {
 		items   int // -1: any number above zero
 		domains []string
 		kinds   []string
+		// tokenizer is the one the catalog must count in; "" for any.
+		tokenizer string
 	}{
 		{"all, dir flag", []string{"catalog", "--dir", exampleDir, "--format", "json"}, 0, -1, []string{"git", "python", "security", "testing", ""},
-			[]string{"topic", "skill", "command", "subagent", "rule"}},
-		{"positional dir", []string{"catalog", exampleDir, "--format", "json", "--domain", "python"}, 0, 8, []string{"python"}, []string{"topic"}},
-		{"one kind", []string{"catalog", exampleDir, "--format", "json", "--kind", "skill"}, 0, 2, nil, []string{"skill"}},
-		{"missing domain", []string{"catalog", exampleDir, "--format", "json", "--domain", "pyton"}, -1, 0, nil, nil},
-		{"unknown kind", []string{"catalog", exampleDir, "--format", "json", "--kind", "skills"}, -1, 0, nil, nil},
-		{"bad format", []string{"catalog", exampleDir, "--format", "xml"}, 2, 0, nil, nil},
-		{"escaping domain", []string{"catalog", exampleDir, "--domain", "../.."}, -1, 0, nil, nil},
+			[]string{"topic", "skill", "command", "subagent", "rule"}, ""},
+		{"positional dir", []string{"catalog", exampleDir, "--format", "json", "--domain", "python"}, 0, 8, []string{"python"}, []string{"topic"}, ""},
+		{"one kind", []string{"catalog", exampleDir, "--format", "json", "--kind", "skill"}, 0, 2, nil, []string{"skill"}, ""},
+		{"missing domain", []string{"catalog", exampleDir, "--format", "json", "--domain", "pyton"}, -1, 0, nil, nil, ""},
+		{"unknown kind", []string{"catalog", exampleDir, "--format", "json", "--kind", "skills"}, -1, 0, nil, nil, ""},
+		{"bad format", []string{"catalog", exampleDir, "--format", "xml"}, 2, 0, nil, nil, ""},
+		{"escaping domain", []string{"catalog", exampleDir, "--domain", "../.."}, -1, 0, nil, nil, ""},
+		{"library's tokenizer", []string{"catalog", exampleDir, "--format", "json", "--kind", "skill"}, 0, 2, nil, []string{"skill"}, "o200k_base"},
+		{"named tokenizer", []string{"catalog", exampleDir, "--format", "json", "--kind", "skill", "--tokenizer", "claude-5"}, 0, 2, nil, []string{"skill"}, "claude-5"},
+		{"unknown tokenizer", []string{"catalog", exampleDir, "--tokenizer", "gpt"}, 2, 0, nil, nil, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,6 +104,9 @@ func TestCatalogCommand(t *testing.T) {
 			}
 			if len(kinds) != len(c.kinds) {
 				t.Errorf("kinds %v, want %v", kinds, c.kinds)
+			}
+			if c.tokenizer != "" && res.Tokenizer != c.tokenizer {
+				t.Errorf("counted in %s, want %s", res.Tokenizer, c.tokenizer)
 			}
 			if sum != res.Tokens || res.Tokenizer == "" {
 				t.Errorf("tokens %d (%s), entries sum to %d", res.Tokens, res.Tokenizer, sum)

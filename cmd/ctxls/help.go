@@ -33,8 +33,11 @@ prints them as a diff. When DIR holds nothing ctxls recognises it says
 what it looks for.`},
 	{name: "catalog", args: "[DIR]", short: "topics, skills, commands, subagents and rules with their token costs",
 		doc: `Lists every topic, skill, command, subagent and rule with its measured
-token cost (the figure ctxls cost gives the same file), and a topic's
-type, loading strategy and declared cost.`},
+token cost, and a topic's type, loading strategy and declared cost. The
+catalog serves every agent, so it counts in the library's tokenizer
+(.ctxls.yaml's tokenizer, o200k_base by default); ctxls cost counts a
+session in its agent's own. Given one --tokenizer, both give a file the
+same figure.`},
 	{name: "cost", args: "[DIR]", short: "what a session of an agent started in DIR loads, in tokens",
 		doc: `Tells what a session of the agent started in DIR (default .) loads: at
 start, and later on demand, with measured tokens.`},
@@ -42,7 +45,8 @@ start, and later on demand, with measured tokens.`},
 		doc: `Finds topics whose tags, section keywords, titles, detection triggers or
 names match QUERY, and skills, commands, subagents and rules whose names,
 descriptions or paths do, in one list, best first. Quote a QUERY of
-several words. Exits 0 when something matches, 1 when nothing does.`},
+several words. Token costs are counted as the catalog counts them.
+Exits 0 when something matches, 1 when nothing does.`},
 	{name: "show", args: "domain:topic[#Section]", short: "print a topic, or one of its sections",
 		doc: `Prints a topic's body without frontmatter, or only the named section,
 exactly, so that it can be piped. Given a domain alone, it lists its topics.

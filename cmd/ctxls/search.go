@@ -30,8 +30,12 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	domain := fs.String("domain", "", "search only this domain's topics")
 	kind := fs.String("kind", "", "search only this kind: topic, skill, command, subagent or rule")
 	limit := fs.Int("limit", contextapi.DefaultSearchLimit, "most results to show")
+	tokenizer := tokenizerFlag(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
+		return err
+	}
+	if err := checkTokenizer(*tokenizer); err != nil {
 		return err
 	}
 	// QUERY [DIR], like catalog [DIR] and grep PATTERN [FILE]: guessing
@@ -55,7 +59,7 @@ func search(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	res, err := o.SearchInventory(ctx, ops.InventorySearchRequest{Query: query, Domain: *domain, Kind: *kind, Limit: *limit})
+	res, err := o.SearchInventory(ctx, ops.InventorySearchRequest{Query: query, Domain: *domain, Kind: *kind, Limit: *limit, Tokenizer: *tokenizer})
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,7 @@ type Set struct {
 	dirs   map[string]bool
 	byPath map[string]*File
 	pruned []string // the folders skipped because git ignores them
+	git    *gitignore.Matcher
 
 	skillsOnce sync.Once
 	skills     map[string]bool // names and folders of skills, for subagents
@@ -128,6 +129,7 @@ func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listi
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
 	ignore := newIgnore(cfg.Ignore)
 	git := gitignore.NewListed(abs, cfg.Include, lst)
+	s.git = git
 	var candidates []string
 	links := map[string]string{} // a followed link's path → the path it leads to, both relative
 	// visit records one entry of the walk at rel; a folder it returns
@@ -509,6 +511,11 @@ func (s *Set) File(p string) (*File, bool) {
 // WorkspaceFiles returns every file of the workspace, relative to the root
 // with forward slashes, sorted. Globs are matched against it.
 func (s *Set) WorkspaceFiles() []string { return s.all }
+
+// GitIgnored reports whether git ignores the file or folder at rel, a
+// workspace-relative slash path, whatever the workspace includes back:
+// the walk's own answer, from the same ignore files.
+func (s *Set) GitIgnored(rel string, isDir bool) bool { return s.git.GitIgnored(rel, isDir) }
 
 // exists reports whether the relative slash path names a file or folder.
 func (s *Set) exists(rel string) bool {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/gitignore"
 )
 
 // maxPartialEntries bounds the entries a partial set lists for its files:
@@ -35,7 +36,8 @@ func LoadFor(ctx context.Context, root string, cfg *config.Config, paths []strin
 	if err != nil {
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
-	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}, partial: true}
+	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}, partial: true,
+		git: gitignore.New(abs, cfg.Include)}
 	ignore := newIgnore(cfg.Ignore)
 	listed := map[string]bool{}
 	var rels []string

@@ -94,7 +94,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 	if !cfg.Disabled(diag.MemoryCommandUndefined) || !cfg.Disabled(diag.MemoryPathMissing) {
 		// One check reads the package.json of every package of a
 		// monorepo: the folders on the way are resolved once for all.
-		rp := newRepo(set.Root, set.Guard().Memo(), set.WorkspaceFiles())
+		rp := newRepo(set.Root, set.Guard().Memo(), set.WorkspaceFiles(), set.GitIgnored)
 		for _, f := range set.Files {
 			if ctx.Err() != nil || f.Skipped != "" || f.Doc == nil || !promising(f) || linkToPromising(set, f) {
 				continue

@@ -196,3 +196,49 @@ func write(t *testing.T, dir, rel, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPathMissingGitIgnored checks that a missing path git ignores (by the
+// root's or a nested .gitignore) is left alone as build output, and that
+// one a negation brings back, or no pattern names, is reported.
+func TestPathMissingGitIgnored(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path string
+		reported   bool
+	}{
+		{"folder pattern", "out-web/app.js", false},
+		{"name pattern", "src/api.gen.ts", false},
+		{"nested gitignore", "src/cache/index.json", false},
+		{"negation brings it back", "out-keep/notes.txt", true},
+		{"named by no pattern", "src/gone.ts", true},
+		{"pattern of another folder", "docs/cache/x.json", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			files := map[string]string{
+				".gitignore":     "out-*/\n!out-keep/\n*.gen.ts\n",
+				"src/.gitignore": "cache/\n",
+				"src/main.ts":    "",
+				"docs/guide.txt": "",
+				"out-keep/a.txt": "",
+				"out-web/old.js": "",
+				"CLAUDE.md":      "# Project\n\nSee `" + tt.path + "` for it.\n",
+			}
+			for name, text := range files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := promiseLines(t, dir, nil)
+			if reported := slices.Contains(got, "CLAUDE.md:3:6 hint memory-path-missing"); reported != tt.reported {
+				t.Errorf("%s reported: %v, want %v (got %v)", tt.path, reported, tt.reported, got)
+			}
+		})
+	}
+}

@@ -5,12 +5,12 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
-	"github.com/ctxls/ctxls/providers/internal/glob"
 )
 
 // repo answers what memory files promise about the repository: which
@@ -27,9 +27,10 @@ type repo struct {
 	anyScript map[string]bool
 	makes     map[string]*recipes
 	justs     map[string]*recipes
-	ignores   map[string][]*glob.Glob // a folder → its .gitignore's patterns
-	baseNames map[string][]string     // a file's name → where files of that name are
-	index     map[string]bool         // the listed files and the folders holding them
+	// ignored reports whether git ignores a path: the workspace walk's
+	// matcher.
+	ignored   func(rel string, isDir bool) bool
+	baseNames map[string][]string // a file's name → where files of that name are
 }
 
 // recipes are the targets of a Makefile or the recipes of a justfile.
@@ -41,23 +42,22 @@ type recipes struct {
 	open  bool
 }
 
-func newRepo(root string, guard *fsguard.Root, files []string) *repo {
-	return &repo{root: root, guard: guard, files: files, pkgs: map[string]map[string]bool{}, makes: map[string]*recipes{}, justs: map[string]*recipes{}, ignores: map[string][]*glob.Glob{}}
+func newRepo(root string, guard *fsguard.Root, files []string, ignored func(rel string, isDir bool) bool) *repo {
+	return &repo{root: root, guard: guard, files: files, ignored: ignored, pkgs: map[string]map[string]bool{}, makes: map[string]*recipes{}, justs: map[string]*recipes{}}
 }
 
 // listed reports whether rel is a file of the workspace's list or a
 // folder holding one, and whether the list can tell: it leaves out the
 // folders every walk skips (node_modules, …), and stops at a bound.
 func (r *repo) listed(rel string) (found, sure bool) {
-	if r.index == nil {
-		r.index = make(map[string]bool, len(r.files))
-		for _, f := range r.files {
-			for p := f; p != "." && !r.index[p]; p = path.Dir(p) {
-				r.index[p] = true
-			}
-		}
+	// The list is sorted, so a file is found by its path and a folder by
+	// the first path that starts with it and a slash; no index of every
+	// folder of a large tree is built for the few paths a check asks about.
+	if _, ok := slices.BinarySearch(r.files, rel); ok {
+		return true, true
 	}
-	if r.index[rel] {
+	prefix := rel + "/"
+	if i, _ := slices.BinarySearch(r.files, prefix); i < len(r.files) && strings.HasPrefix(r.files[i], prefix) {
 		return true, true
 	}
 	if len(r.files) >= maxListed {
@@ -246,55 +246,15 @@ var generatedDirs = map[string]bool{
 
 // mayBeGenerated reports whether rel lies where a build, an install or
 // the user writes files the repository does not hold: a folder such as
-// dist or node_modules, or a path a .gitignore of its folders names.
+// dist or node_modules, or a path git ignores (rel names nothing, so it
+// is asked about as a file and as a folder).
 func (r *repo) mayBeGenerated(rel string) bool {
-	segs := strings.Split(rel, "/")
-	for _, s := range segs {
+	for _, s := range strings.Split(rel, "/") {
 		if generatedDirs[s] {
 			return true
 		}
 	}
-	for i := range segs {
-		dir := strings.Join(segs[:i], "/")
-		if dir == "" {
-			dir = "."
-		}
-		for _, g := range r.gitignore(dir) {
-			for j := i; j < len(segs); j++ {
-				if g.Match(strings.Join(segs[i:j+1], "/")) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// gitignore returns the patterns of the .gitignore in dir, relative to
-// dir; negations are left out, so a path they would bring back counts as
-// ignored.
-func (r *repo) gitignore(dir string) []*glob.Glob {
-	if g, ok := r.ignores[dir]; ok {
-		return g
-	}
-	var out []*glob.Glob
-	if b, ok := r.read(path.Join(dir, ".gitignore")); ok {
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "!") {
-				continue
-			}
-			line = strings.TrimSuffix(line, "/")
-			if !strings.Contains(line, "/") {
-				line = "**/" + line
-			}
-			if g, err := glob.Compile(strings.TrimPrefix(line, "/")); err == nil {
-				out = append(out, g)
-			}
-		}
-	}
-	r.ignores[dir] = out
-	return out
+	return r.ignored != nil && (r.ignored(rel, false) || r.ignored(rel, true))
 }
 
 // sameName returns the files of the workspace named base.

@@ -20,6 +20,9 @@ type InventorySearchRequest struct {
 	Kind   string `json:"kind,omitempty"`
 	// Limit is the most results returned; 0 means the default of 50.
 	Limit int `json:"limit,omitempty"`
+	// Tokenizer, when set, counts in that encoding rather than the
+	// library's, as InventoryRequest's does.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // InventoryMatch is one result: an inventory entry, how well it matched
@@ -68,12 +71,17 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 	}
 	limit := cmp.Or(req.Limit, contextapi.DefaultSearchLimit)
 	domain := strings.TrimSpace(req.Domain)
+	own, err := namedCounter(req.Tokenizer)
+	if err != nil {
+		return InventorySearchResponse{}, err
+	}
 	return withHeavy(o, ctx, func(ctx context.Context) (InventorySearchResponse, error) {
 		// One state for the whole request: the topics and the other kinds
 		// come from the same library and agent files.
 		snap := o.opts.Snapshot()
 		lib := snap.Library()
-		out := InventorySearchResponse{Items: []InventoryMatch{}, Warnings: []Warning{}, Tokenizer: lib.Counter().Name()}
+		counter := cmp.Or(own, lib.Counter())
+		out := InventorySearchResponse{Items: []InventoryMatch{}, Warnings: []Warning{}, Tokenizer: counter.Name()}
 		if kind == "" || kind == KindTopic {
 			// Every topic that matches, so that the cut below ranks them
 			// with the other kinds.
@@ -91,13 +99,13 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 				}
 			}
 			for _, it := range res.Items {
-				out.Items = append(out.Items, InventoryMatch{InventoryEntry: topicEntry(lib, it.Reference), Relevance: it.Relevance, MatchedOn: it.MatchedOn})
+				out.Items = append(out.Items, InventoryMatch{InventoryEntry: topicEntry(lib, counter, it.Reference), Relevance: it.Relevance, MatchedOn: it.MatchedOn})
 			}
 		}
 		var inv InventoryResponse
 		if domain == "" {
 			var err error
-			if inv, err = o.inventoryIn(ctx, lib, o.agentFiles(snap), "", kind); err != nil {
+			if inv, err = o.inventoryIn(ctx, lib, o.agentFiles(snap), counter, "", kind); err != nil {
 				return InventorySearchResponse{}, err
 			}
 		}
@@ -132,8 +140,13 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 // a skill's name, the file name of a command, subagent or rule without
 // its extension.
 func entryName(e InventoryEntry) string {
-	if e.Kind == KindSkill {
+	if e.Kind == KindSkill && e.Reference != e.Path {
 		return e.Reference
+	}
+	if e.Kind == KindSkill {
+		// Its name is shared, so its path is its reference: the name
+		// is its folder's.
+		return path.Base(path.Dir(e.Path))
 	}
 	return strings.TrimSuffix(path.Base(e.Path), path.Ext(e.Path))
 }

@@ -31,18 +31,23 @@ var inventoryKinds = []string{KindTopic, KindSkill, KindCommand, KindSubagent, K
 type InventoryRequest struct {
 	Domain string `json:"domain,omitempty"`
 	Kind   string `json:"kind,omitempty"`
+	// Tokenizer, when set, counts in that encoding rather than the
+	// library's, as a session's cost counts in its agent's.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // InventoryEntry is one thing an agent can load.
 type InventoryEntry struct {
 	// Reference is what LoadContext takes: "domain:topic" for a topic, the
-	// name of a skill, the workspace-relative path of a command, subagent
-	// or rule.
+	// name of a skill (its path when other skills have the same name), the
+	// workspace-relative path of a command, subagent or rule.
 	Reference string `json:"reference"`
-	Title     string `json:"title"`
-	Kind      string `json:"kind"`
+	// Title is one line: a description's line breaks are spaces.
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
 	// Tokens is the measured cost of the body, the figure the session
-	// cost gives the same file when it loads.
+	// cost gives the same file when it loads and counts in the same
+	// tokenizer.
 	Tokens int `json:"tokens"`
 	// ID is a topic's id ("domain/name"), empty for other kinds.
 	ID string `json:"id,omitempty"`
@@ -72,17 +77,34 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 	if kind != "" && !slices.Contains(inventoryKinds, kind) {
 		return InventoryResponse{}, invalidf("unknown kind %q: use %s", req.Kind, strings.Join(inventoryKinds, ", "))
 	}
+	own, err := namedCounter(req.Tokenizer)
+	if err != nil {
+		return InventoryResponse{}, err
+	}
 	return withHeavy(o, ctx, func(ctx context.Context) (InventoryResponse, error) {
 		snap := o.opts.Snapshot()
-		return o.inventoryIn(ctx, snap.Library(), o.agentFiles(snap), strings.TrimSpace(req.Domain), kind)
+		lib := snap.Library()
+		return o.inventoryIn(ctx, lib, o.agentFiles(snap), cmp.Or(own, lib.Counter()), strings.TrimSpace(req.Domain), kind)
 	})
+}
+
+// namedCounter returns the counter of the tokenizer called name, nil for
+// none.
+func namedCounter(name string) (tokens.Counter, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, nil
+	}
+	c, err := tokens.New(strings.TrimSpace(name))
+	if err != nil {
+		return nil, invalidf("%v", err)
+	}
+	return c, nil
 }
 
 // inventoryIn is the inventory of lib and the agent files files, one
 // state the caller holds for its whole request, of one domain's topics
-// and one kind when they are not empty.
-func (o *Ops) inventoryIn(ctx context.Context, lib *library.Snapshot, files []*agentfiles.File, domain, kind string) (InventoryResponse, error) {
-	counter := lib.Counter()
+// and one kind when they are not empty, counted by counter.
+func (o *Ops) inventoryIn(ctx context.Context, lib *library.Snapshot, files []*agentfiles.File, counter tokens.Counter, domain, kind string) (InventoryResponse, error) {
 	out := InventoryResponse{Entries: []InventoryEntry{}, Tokenizer: counter.Name()}
 	want := func(k string) bool { return kind == "" || kind == k }
 	if want(KindTopic) {
@@ -94,11 +116,11 @@ func (o *Ops) inventoryIn(ctx context.Context, lib *library.Snapshot, files []*a
 			return InventoryResponse{}, withKind(ErrInvalid, errorString(joinWarnings(res.Warnings)))
 		}
 		for _, r := range res.Items {
-			out.Entries = append(out.Entries, topicEntry(lib, r))
+			out.Entries = append(out.Entries, topicEntry(lib, counter, r))
 		}
 	}
 	if domain == "" {
-		out.Entries = append(out.Entries, agentEntries(lib, files, want)...)
+		out.Entries = append(out.Entries, agentEntries(lib, counter, files, want)...)
 	}
 	for _, e := range out.Entries {
 		out.Tokens += e.Tokens
@@ -107,17 +129,24 @@ func (o *Ops) inventoryIn(ctx context.Context, lib *library.Snapshot, files []*a
 }
 
 // agentEntries lists the entries of every kind but topics that want
-// keeps: the commands of lib's command roots, then the agent files of
-// files the inventory lists.
-func agentEntries(lib *library.Snapshot, files []*agentfiles.File, want func(kind string) bool) []InventoryEntry {
+// keeps, counted by counter: the commands of lib's command roots, then
+// the agent files of files the inventory lists.
+func agentEntries(lib *library.Snapshot, counter tokens.Counter, files []*agentfiles.File, want func(kind string) bool) []InventoryEntry {
 	var out []InventoryEntry
-	counter := lib.Counter()
 	seen := map[string]bool{}
 	if want(KindCommand) {
 		for _, c := range lib.Commands() {
 			seen[c.Path] = true
-			out = append(out, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: cmp.Or(c.Description, c.Name),
+			out = append(out, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: oneLine(cmp.Or(c.Description, c.Name)),
 				Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+		}
+	}
+	// A skill's name is its reference unless other skills share it (a
+	// plugin copied for several agents): then only its path tells which.
+	skills := map[string]int{}
+	for _, f := range files {
+		if f.Kind == agentfiles.KindSkill && f.Doc != nil {
+			skills[SkillName(f)]++
 		}
 	}
 	for _, f := range files {
@@ -125,7 +154,11 @@ func agentEntries(lib *library.Snapshot, files []*agentfiles.File, want func(kin
 		if k == "" || !want(k) || seen[f.Path] || f.Doc == nil {
 			continue
 		}
-		out = append(out, agentEntry(counter, f, k))
+		e := agentEntry(counter, f, k)
+		if k == KindSkill && skills[e.Reference] > 1 {
+			e.Reference = f.Rel
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -146,20 +179,37 @@ func agentKind(k agentfiles.Kind) string {
 	return ""
 }
 
-// topicEntry is the inventory entry of a topic.
-func topicEntry(lib *library.Snapshot, r Reference) InventoryEntry {
-	return InventoryEntry{Reference: r.Key(), Title: r.Title, Kind: KindTopic, Tokens: r.MeasuredTokens, ID: r.ID,
+// topicEntry is the inventory entry of a topic, its body counted by
+// counter: the library measured it in its own tokenizer, and in another
+// it is counted again.
+func topicEntry(lib *library.Snapshot, counter tokens.Counter, r Reference) InventoryEntry {
+	n := r.MeasuredTokens
+	if counter.Name() != lib.Counter().Name() {
+		if t, ok := lib.Topic(r.ID); ok {
+			n = counter.Count(t.Body())
+		}
+	}
+	return InventoryEntry{Reference: r.Key(), Title: oneLine(r.Title), Kind: KindTopic, Tokens: n, ID: r.ID,
 		Path: relSlash(lib.Dir(), r.Path), Type: r.Type, LoadingStrategy: r.LoadingStrategy, DeclaredTokens: r.EstimatedTokens}
 }
 
 // agentEntry is the inventory entry of an agent file of kind k.
 func agentEntry(counter tokens.Counter, f *agentfiles.File, k string) InventoryEntry {
-	e := InventoryEntry{Reference: f.Rel, Title: cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel)),
+	e := InventoryEntry{Reference: f.Rel, Title: oneLine(cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel))),
 		Kind: k, Tokens: agentload.FileTokens(counter, f), Path: f.Rel}
 	if k == KindSkill {
 		e.Reference = SkillName(f)
 	}
 	return e
+}
+
+// oneLine is s with every run of white space, line breaks among them, one
+// space: a title is shown on one line of a table, a list or a symbol.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t\v\f") && !strings.Contains(s, "  ") {
+		return strings.TrimSpace(s)
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // SkillName is the name a skill is called by: its frontmatter name, else

@@ -67,15 +67,18 @@ export type SearchResult = ListResult<SearchItem>;
 export interface InventoryParams {
   domain?: string;
   kind?: string;
+  /** Tokenizer, when set, counts in that encoding rather than the library's, as a session's cost counts in its agent's. */
+  tokenizer?: string;
 }
 
 /** One topic, skill, command, subagent or rule of `ctxls/inventory`. */
 export interface InventoryEntry {
-  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill, the workspace-relative path of a command, subagent or rule. */
+  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill (its path when other skills have the same name), the workspace-relative path of a command, subagent or rule. */
   reference: string;
+  /** Title is one line: a description's line breaks are spaces. */
   title: string;
   kind: string;
-  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads. */
+  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads and counts in the same tokenizer. */
   tokens: number;
   /** ID is a topic's id ("domain/name"), empty for other kinds. */
   id?: string;
@@ -102,15 +105,18 @@ export interface InventorySearchParams {
   kind?: string;
   /** Limit is the most results returned; 0 means the default of 50. */
   limit?: number;
+  /** Tokenizer, when set, counts in that encoding rather than the library's, as InventoryRequest's does. */
+  tokenizer?: string;
 }
 
 /** One result of `ctxls/inventory/search`. */
 export interface InventoryMatch {
-  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill, the workspace-relative path of a command, subagent or rule. */
+  /** Reference is what LoadContext takes: "domain:topic" for a topic, the name of a skill (its path when other skills have the same name), the workspace-relative path of a command, subagent or rule. */
   reference: string;
+  /** Title is one line: a description's line breaks are spaces. */
   title: string;
   kind: string;
-  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads. */
+  /** Tokens is the measured cost of the body, the figure the session cost gives the same file when it loads and counts in the same tokenizer. */
   tokens: number;
   /** ID is a topic's id ("domain/name"), empty for other kinds. */
   id?: string;

@@ -673,7 +673,7 @@ func TestPromptTokens(t *testing.T) {
 		for _, m := range st.Memory {
 			mem += m.Tokens
 		}
-		if items != st.ContextTokens || mem != st.MemoryTokens {
+		if items != st.ContextTokens || mem != st.MemoryTokens || len(st.Memory) == 0 {
 			t.Errorf("%s: context items %d of %d, memory items %d of %d", st.Command, items, st.ContextTokens, mem, st.MemoryTokens)
 		}
 	}
