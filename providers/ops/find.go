@@ -97,7 +97,7 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 		var inv InventoryResponse
 		if domain == "" {
 			var err error
-			if inv, err = o.inventoryIn(ctx, lib, o.agentFiles(snap), "", kind); err != nil {
+			if inv, err = o.inventoryIn(ctx, lib, o.agentFiles(ctx, snap), "", kind); err != nil {
 				return InventorySearchResponse{}, err
 			}
 		}

@@ -85,25 +85,23 @@ func TestRequestsReadOneState(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var cur atomic.Pointer[library.Snapshot]
-			cur.Store(before)
 			held, release := make(chan struct{}), make(chan struct{})
 			var first atomic.Bool
-			o := ops.New(ops.Options{
-				Snapshot: func() ops.Snapshot { return ops.Static(cur.Load())() },
-				// The request reads the agent files once, after its
-				// library: it waits there while the workspace moves on.
-				AgentFiles: func(ops.Snapshot) *agentfiles.Set {
-					if first.CompareAndSwap(false, true) {
-						close(held)
-						select {
-						case <-release:
-						case <-ctx.Done():
-						}
+			// The request reads the agent files of its snapshot once,
+			// after its library: it waits there while the workspace moves
+			// on.
+			hold := func() {
+				if first.CompareAndSwap(false, true) {
+					close(held)
+					select {
+					case <-release:
+					case <-ctx.Done():
 					}
-					return nil
-				},
-			})
+				}
+			}
+			var cur atomic.Pointer[heldSnapshot]
+			cur.Store(&heldSnapshot{lib: before, hold: hold})
+			o := ops.New(ops.Options{Snapshot: func() ops.Snapshot { return cur.Load() }})
 			type answer struct {
 				refs []string
 				text string
@@ -119,7 +117,7 @@ func TestRequestsReadOneState(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("the request never read the agent files")
 			}
-			cur.Store(after)
+			cur.Store(&heldSnapshot{lib: after, hold: func() {}})
 			if refs, text, err := tt.run(ctx, o); err == nil && tt.before(refs, text) {
 				t.Errorf("a request made after the change answers from the state before it: %v", refs)
 			}
@@ -138,4 +136,18 @@ func TestRequestsReadOneState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// heldSnapshot is a snapshot whose agent files (none) are read through
+// hold, which may wait.
+type heldSnapshot struct {
+	lib  *library.Snapshot
+	hold func()
+}
+
+func (s *heldSnapshot) Library() *library.Snapshot                         { return s.lib }
+func (*heldSnapshot) Overlay(string) (text string, version int32, ok bool) { return "", 0, false }
+func (s *heldSnapshot) AgentFiles(context.Context) (*agentfiles.Set, error) {
+	s.hold()
+	return nil, nil
 }
