@@ -123,7 +123,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if !opts.NoWatch {
 		// Skills, rules and commands of the agent folders, which the
 		// workspace's watcher skips.
-		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, s.ws.AgentFilesChanged)
+		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, func(paths []string) { s.ws.AgentFilesChanged(paths) })
 		if err != nil {
 			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
 		}
