@@ -29,16 +29,17 @@ func (s *Server) agentSet(ctx context.Context, snap *workspace.Snapshot) *agentf
 	return set
 }
 
-// isAgentFile reports whether path is one of the agent files ctxls checks.
-func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
-	rel, ok := fsguard.Rel(ws.Dir(), path)
+// isAgentFile reports whether path is one of the agent files ctxls checks
+// in snap.
+func (s *Server) isAgentFile(snap *workspace.Snapshot, path string) bool {
+	rel, ok := fsguard.Rel(snap.Library().Dir(), path)
 	if !ok {
 		return false
 	}
 	if agentfiles.Classify(rel, nil) != agentfiles.KindUnknown {
 		return true
 	}
-	set := s.agentSet(s.ctx, ws.Snapshot())
+	set := s.agentSet(s.ctx, snap)
 	if set == nil {
 		return false
 	}

@@ -29,12 +29,15 @@ func (s *Server) watchAgentDirs(ws *workspace.Workspace) {
 
 // agentFilesChanged reads the agent files again when any of paths is one
 // and schedules the diagnostics of those that are, and of the subagents
-// when a skill changed.
+// when a skill changed. Which paths are agent files the snapshot before
+// the change says (a file removed is in it); which subagents there are,
+// the snapshot the change makes.
 func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	var agents []string
 	skills := false
+	snap := ws.Snapshot()
 	for _, p := range paths {
-		if s.isAgentFile(ws, p) {
+		if s.isAgentFile(snap, p) {
 			agents = append(agents, p)
 			if rel, ok := fsguard.Rel(ws.Dir(), p); ok && agentfiles.Classify(rel, nil) == agentfiles.KindSkill {
 				skills = true
@@ -44,7 +47,7 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	if len(agents) == 0 {
 		return
 	}
-	ws.AgentFilesChanged(agents)
+	next := ws.AgentFilesChanged(agents)
 	mark(s.stale.agents)
 	for _, p := range agents {
 		s.diags.touch(p)
@@ -54,7 +57,7 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	}
 	// A subagent's skills name skills: one created, renamed or removed
 	// changes what the subagents' checks say.
-	if set := s.agentSet(s.ctx, ws.Snapshot()); set != nil {
+	if set := s.agentSet(s.ctx, next); set != nil {
 		for _, f := range set.Files {
 			if f.Kind == agentfiles.KindSubagent {
 				s.diags.touch(f.Path)

@@ -38,7 +38,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	}
 	// The shared cache prices a document once per version of the library
 	// and of its text, however many lenses and cost requests ask.
-	sum, err := o.CostSummary(ctx, v.file)
+	sum, err := o.CostSummary(ctx, v.lib, v.file)
 	if err != nil {
 		return nil, err
 	}

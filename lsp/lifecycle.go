@@ -10,7 +10,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/workspace"
@@ -262,14 +261,6 @@ func (s *Server) openWorkspace() {
 			Snapshot:          func() ops.Snapshot { return ws.Snapshot() },
 			Logger:            s.stderr,
 			ExecutionsChanged: func() { mark(s.stale.executions) },
-			AgentFiles: func(snap ops.Snapshot) *agentfiles.Set {
-				// The snapshots are the workspace's, which the agent files
-				// of an operation follow.
-				if ws, ok := snap.(*workspace.Snapshot); ok {
-					return s.agentSet(s.ctx, ws)
-				}
-				return nil
-			},
 		})
 		s.live.Store(ws)
 		// Documents opened while the index was built join it now, under

@@ -64,12 +64,8 @@ func (s *Server) onUpdate(u workspace.Update) {
 		mark(s.stale.agents)
 		return
 	}
-	ws := s.live.Load()
 	for _, p := range u.Changed {
-		if ws == nil {
-			break
-		}
-		if _, _, open := ws.Snapshot().Overlay(p); !open {
+		if _, _, open := u.Snapshot.Overlay(p); !open {
 			mark(s.stale.library)
 			// A memory file's imports are files of the library.
 			mark(s.stale.agents)

@@ -16,7 +16,7 @@ func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	return s.docEvent(ctx, td.URI, func(d *earlyDoc, _ string) error {
 		d.text, d.version, d.open = td.Text, td.Version, true
 		return nil
-	}, func(ws *workspace.Workspace, path string) error {
+	}, func(ws *workspace.Workspace, _ *workspace.Snapshot, path string) error {
 		ws.DidOpen(path, td.Text, td.Version)
 		return nil
 	})
@@ -33,8 +33,8 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 			d.text, d.version = text, params.TextDocument.Version
 		}
 		return err
-	}, func(ws *workspace.Workspace, path string) error {
-		text, _, open := ws.Snapshot().Overlay(path)
+	}, func(ws *workspace.Workspace, snap *workspace.Snapshot, path string) error {
+		text, _, open := snap.Overlay(path)
 		if !open {
 			return invalidParams("didChange for %s, which is not open", path)
 		}
@@ -49,10 +49,10 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 
 // docEvent applies an event of the document at u: to its early record
 // (under the server's lock) while the initial index is built, and to the
-// workspace after; both are given the path u names. The inlay marks of
-// the document go with any event, and the diagnostics of an agent file
-// follow its new text.
-func (s *Server) docEvent(ctx context.Context, u uri.URI, early func(d *earlyDoc, path string) error, live func(ws *workspace.Workspace, path string) error) error {
+// workspace after, with the snapshot the event starts from; both are
+// given the path u names. The inlay marks of the document go with any
+// event, and the diagnostics of an agent file follow its new text.
+func (s *Server) docEvent(ctx context.Context, u uri.URI, early func(d *earlyDoc, path string) error, live func(ws *workspace.Workspace, snap *workspace.Snapshot, path string) error) error {
 	path, err := pathOf(u)
 	if err != nil {
 		return err
@@ -65,10 +65,13 @@ func (s *Server) docEvent(ctx context.Context, u uri.URI, early func(d *earlyDoc
 	if err != nil {
 		return err
 	}
-	if err := live(ws, path); err != nil {
+	// Whether the document is an agent file is the same before its event
+	// as after: its path and the workspace's other files say.
+	snap := ws.Snapshot()
+	if err := live(ws, snap, path); err != nil {
 		return err
 	}
-	if s.isAgentFile(ws, path) {
+	if s.isAgentFile(snap, path) {
 		s.diags.touch(path)
 		mark(s.stale.agents)
 	}
@@ -121,7 +124,7 @@ func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	return s.docEvent(ctx, params.TextDocument.URI, func(d *earlyDoc, _ string) error {
 		d.open = false
 		return nil
-	}, func(ws *workspace.Workspace, path string) error {
+	}, func(ws *workspace.Workspace, _ *workspace.Snapshot, path string) error {
 		ws.DidClose(path)
 		return nil
 	})

@@ -18,7 +18,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/agentwatch"
 	"github.com/ctxls/ctxls/providers/memo"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -104,19 +103,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.ws = ws
-	s.ops = ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }, Logger: log, AgentFiles: func(snap ops.Snapshot) *agentfiles.Set {
-		// An operation's agent files are those of its own snapshot, read
-		// once for it whichever call asks first.
-		ws, ok := snap.(*workspace.Snapshot)
-		if !ok {
-			return nil
-		}
-		set, err := ws.AgentFiles(context.Background())
-		if err != nil {
-			log.Warn("mcp: agent files", "err", err)
-		}
-		return set
-	}})
+	s.ops = ops.New(ops.Options{Snapshot: func() ops.Snapshot { return ws.Snapshot() }, Logger: log})
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context library", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -136,7 +123,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if !opts.NoWatch {
 		// Skills, rules and commands of the agent folders, which the
 		// workspace's watcher skips.
-		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, s.ws.AgentFilesChanged)
+		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, func(paths []string) { s.ws.AgentFilesChanged(paths) })
 		if err != nil {
 			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
 		}

@@ -891,3 +891,48 @@ func TestSkillFollowsDisk(t *testing.T) {
 	}
 	t.Errorf("catalog lacks the new skill: %+v", out.Entries)
 }
+
+// TestSessionCostFollowsDisk creates a skill on disk while a client is
+// connected: once the skill is served, session_cost answers with its
+// listing entry and the larger total, from the same state, not the figure
+// it gave before.
+func TestSessionCostFollowsDisk(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, fixture())
+	changed := make(chan struct{}, 16)
+	_, cs := connect(t, dir, &sdk.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
+	type costOutput struct {
+		AlwaysLoaded []struct {
+			File string `json:"file"`
+		} `json:"alwaysLoaded"`
+		TotalAlwaysLoaded int `json:"totalAlwaysLoaded"`
+	}
+	cost := func() (costOutput, bool) {
+		t.Helper()
+		var out costOutput
+		if text, isErr := call(t, cs, "session_cost", map[string]any{"agent": "claude"}, &out); isErr {
+			t.Fatalf("session_cost: %s", text)
+		}
+		return out, slices.ContainsFunc(out.AlwaysLoaded, func(e struct {
+			File string `json:"file"`
+		}) bool {
+			return e.File == ".claude/skills/fresh/SKILL.md"
+		})
+	}
+	before, listed := cost()
+	if listed {
+		t.Fatalf("the skill is costed before it exists: %+v", before)
+	}
+	p := filepath.Join(dir, ".claude", "skills", "fresh", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeWhole(t, p, "---\nname: fresh\ndescription: Use when the user asks for something fresh and new.\n---\n\nFresh body.\n")
+	readAfterChange(t, cs, changed, "ctxls://skills/fresh")
+	after, listed := cost()
+	if !listed || after.TotalAlwaysLoaded <= before.TotalAlwaysLoaded {
+		t.Errorf("session_cost once the skill is served: %d tokens (before %d), skill listed %v", after.TotalAlwaysLoaded, before.TotalAlwaysLoaded, listed)
+	}
+}

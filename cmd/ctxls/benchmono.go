@@ -15,6 +15,7 @@ import (
 	"github.com/ctxls/ctxls/providers/library/libgen"
 	"github.com/ctxls/ctxls/providers/listing"
 	"github.com/ctxls/ctxls/providers/numfmt"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // monorepoReport holds what ctxls bench --monorepo measured, in
@@ -81,7 +82,7 @@ func runMonorepoBench(ctx context.Context, dir string, files, runs int, format s
 		if err != nil {
 			return err
 		}
-		records, _, _, err := collect(ctx, lib, agents)
+		records, _, _, err := collect(ctx, ops.StaticWith(lib, agents)())
 		if err != nil {
 			return err
 		}

@@ -8,10 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/tokens"
@@ -36,23 +34,15 @@ func workspaceDir(cmd, flagDir string, dirArgs []string) (string, error) {
 	return dir, nil
 }
 
-// openOps loads the workspace at dir and returns the operations over it,
-// with its agent files read on first use (a catalog of one domain's topics
-// needs none).
+// openOps loads the workspace at dir and returns the operations over its
+// one snapshot, whose agent files are read on first use (a catalog of one
+// domain's topics needs none).
 func openOps(ctx context.Context, dir string, stderr io.Writer) (*ops.Ops, error) {
 	lib, err := loadLibrary(ctx, dir, stderr)
 	if err != nil {
 		return nil, err
 	}
-	agents := sync.OnceValue(func() *agentfiles.Set {
-		set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
-		if err != nil {
-			fmt.Fprintf(stderr, "warning: agent files: %v\n", err)
-			return nil
-		}
-		return set
-	})
-	return ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return agents() }}), nil
+	return ops.New(ops.Options{Snapshot: ops.Static(lib), Logger: warnLogger(stderr)}), nil
 }
 
 // openWorkspace picks the workspace of command cmd as workspaceDir does

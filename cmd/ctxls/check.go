@@ -92,7 +92,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	records, fixes, warnings, err := collect(ctx, lib, agents)
+	// The command's one snapshot, with the agent files read through the
+	// library's listings.
+	records, fixes, warnings, err := collect(ctx, ops.StaticWith(lib, agents)())
 	if err != nil {
 		return err
 	}
@@ -114,10 +116,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if lib, err = openLibrary(ctx, dir, !*noCache, stderr); err != nil {
 				return err
 			}
-			if agents, err = agentfiles.Load(ctx, lib.Dir(), lib.Config()); err != nil {
+			// The files written make the next state: one snapshot of it.
+			snap := ops.Static(lib)()
+			if agents, err = snap.AgentFiles(ctx); err != nil {
 				return err
 			}
-			if records, _, warnings, err = collect(ctx, lib, agents); err != nil {
+			if records, _, warnings, err = collect(ctx, snap); err != nil {
 				return err
 			}
 		}
@@ -290,8 +294,9 @@ loading_protocol.md, topic frontmatter, a command naming one of its topics)`
 // collect gathers the diagnostics ops.Check reports, the fix each offers
 // (nil where it offers none), and the warnings of problems no diagnostic
 // reports. check's JSON output is the diagnostics as ops encodes them.
-func collect(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set) ([]ops.Diagnostic, []*fileFix, []ops.Warning, error) {
-	o := ops.New(ops.Options{Snapshot: ops.Static(lib), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return agents }})
+func collect(ctx context.Context, snap ops.Snapshot) ([]ops.Diagnostic, []*fileFix, []ops.Warning, error) {
+	lib := snap.Library()
+	o := ops.New(ops.Options{Snapshot: func() ops.Snapshot { return snap }})
 	defer o.Close()
 	res, err := o.Check(ctx, ops.CheckRequest{})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/present"
@@ -47,7 +48,13 @@ func runCost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return usageError{msg: err.Error()}
 		}
 	}
-	c, err := ops.SessionCostIn(ctx, abs, cfg, ops.SessionCostRequest{Agent: *agent, ContextWindow: *window, Tokenizer: *tokenizer})
+	// The command's one state: the agent files, read once; a session's
+	// cost needs no library.
+	set, err := agentfiles.Load(ctx, abs, cfg)
+	if err != nil {
+		return fmt.Errorf("session cost: %w", err)
+	}
+	c, err := ops.SessionCostOf(ctx, set, cfg, ops.SessionCostRequest{Agent: *agent, ContextWindow: *window, Tokenizer: *tokenizer})
 	if err != nil {
 		return err
 	}

@@ -179,11 +179,12 @@ func (s *shadow) plan(ctx context.Context, unsafe bool) ([]change, error) {
 	if err != nil {
 		return nil, err
 	}
-	agents, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
+	snap := ops.Static(lib)()
+	agents, err := snap.AgentFiles(ctx)
 	if err != nil {
 		return nil, err
 	}
-	records, fixes, _, err := collect(ctx, lib, agents)
+	records, fixes, _, err := collect(ctx, snap)
 	if err != nil {
 		return nil, err
 	}

@@ -91,6 +91,10 @@ type Set struct {
 	// .vscode/settings.json adds for Copilot instructions, relative.
 	instructionDirs []string
 
+	// parsed, when not nil, keeps the parses of the files read, for the
+	// next reading and for the editor's texts (see WithTexts).
+	parsed *Parsed
+
 	// partial says that the walk listed only the folders of some files
 	// (see LoadFor): what it did not list is looked for on disk, and a
 	// check that needs the whole workspace says nothing.
@@ -119,6 +123,12 @@ func Load(ctx context.Context, root string, cfg *config.Config) (*Set, error) {
 // LoadListed is Load with the workspace's folders read through lst (see
 // package listing), for a process that walks the tree more than once.
 func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listing.Listings) (*Set, error) {
+	return load(ctx, root, cfg, lst, nil)
+}
+
+// load is LoadListed with the files parsed through parsed, when it is not
+// nil.
+func load(ctx context.Context, root string, cfg *config.Config, lst *listing.Listings, parsed *Parsed) (*Set, error) {
 	if cfg == nil {
 		cfg = config.Default()
 	}
@@ -126,7 +136,7 @@ func LoadListed(ctx context.Context, root string, cfg *config.Config, lst *listi
 	if err != nil {
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
-	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}}
+	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}, parsed: parsed}
 	ignore := newIgnore(cfg.Ignore)
 	git := gitignore.NewListed(abs, cfg.Include, lst)
 	s.git = git
@@ -349,6 +359,11 @@ func (s *Set) read(ctx context.Context, f *File, content []byte) {
 			return
 		}
 	}
+	s.parsed.parse(f, content)
+}
+
+// parseInto fills f's text, document and metadata from content.
+func parseInto(f *File, content []byte) {
 	if document.IsBinary(content) {
 		f.Skipped = "is binary; not checked"
 		f.Lines = document.NewLines(nil)

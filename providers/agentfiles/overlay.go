@@ -19,7 +19,7 @@ func (s *Set) WithTexts(ctx context.Context, texts map[string][]byte) *Set {
 	if len(texts) == 0 {
 		return s
 	}
-	n := &Set{Root: s.Root, cfg: s.cfg, root: s.root, all: s.all, dirs: s.dirs, partial: s.partial, git: s.git,
+	n := &Set{Root: s.Root, cfg: s.cfg, root: s.root, all: s.all, dirs: s.dirs, partial: s.partial, git: s.git, parsed: s.parsed,
 		codex: s.codex, geminiNames: s.geminiNames, geminiProblem: s.geminiProblem, instructionDirs: s.instructionDirs,
 		Files: make([]*File, 0, len(s.Files)), byPath: make(map[string]*File, len(s.byPath))}
 	texts = cleanKeys(texts)

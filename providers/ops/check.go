@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,7 +91,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 		if err != nil {
 			return CheckResponse{}, err
 		}
-		agents, err := o.agentSetOrLoad(ctx, snap)
+		agents, err := snap.AgentFiles(ctx)
 		if err != nil {
 			return CheckResponse{}, err
 		}
@@ -119,20 +118,6 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 		}
 		return res, nil
 	})
-}
-
-// agentSetOrLoad returns the agent files of snap: those the Ops is
-// given, else read from disk.
-func (o *Ops) agentSetOrLoad(ctx context.Context, snap Snapshot) (*agentfiles.Set, error) {
-	if set := o.agentSet(snap); set != nil {
-		return set, nil
-	}
-	lib := snap.Library()
-	set, err := agentfiles.Load(ctx, lib.Dir(), lib.Config())
-	if err != nil {
-		return nil, fmt.Errorf("load the agent files: %w", err)
-	}
-	return set, nil
 }
 
 // pathFilter returns the test of the files a check covers.

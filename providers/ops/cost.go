@@ -180,11 +180,12 @@ func (o *Ops) DocumentCost(ctx context.Context, req DocumentCostRequest) (Docume
 	})
 }
 
-// CostSummary prices the references of f, a document of the library in
-// effect, through the cache the cost operations share.
-func (o *Ops) CostSummary(ctx context.Context, f *library.File) (*refcost.Summary, error) {
+// CostSummary prices the references of f, a document of lib (the library
+// of the snapshot the caller's request took), through the cache the cost
+// operations share: once per library version and document text.
+func (o *Ops) CostSummary(ctx context.Context, lib *library.Snapshot, f *library.File) (*refcost.Summary, error) {
 	return withHeavy(o, ctx, func(ctx context.Context) (*refcost.Summary, error) {
-		return o.costs.Summary(ctx, o.Library(), f)
+		return o.costs.Summary(ctx, lib, f)
 	})
 }
 

@@ -105,7 +105,7 @@ func (o *Ops) SearchInventory(ctx context.Context, req InventorySearchRequest) (
 		var inv InventoryResponse
 		if domain == "" {
 			var err error
-			if inv, err = o.inventoryIn(ctx, lib, o.agentFiles(snap), counter, "", kind); err != nil {
+			if inv, err = o.inventoryIn(ctx, lib, o.agentFiles(ctx, snap), counter, "", kind); err != nil {
 				return InventorySearchResponse{}, err
 			}
 		}

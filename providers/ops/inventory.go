@@ -84,7 +84,7 @@ func (o *Ops) Inventory(ctx context.Context, req InventoryRequest) (InventoryRes
 	return withHeavy(o, ctx, func(ctx context.Context) (InventoryResponse, error) {
 		snap := o.opts.Snapshot()
 		lib := snap.Library()
-		return o.inventoryIn(ctx, lib, o.agentFiles(snap), cmp.Or(own, lib.Counter()), strings.TrimSpace(req.Domain), kind)
+		return o.inventoryIn(ctx, lib, o.agentFiles(ctx, snap), cmp.Or(own, lib.Counter()), strings.TrimSpace(req.Domain), kind)
 	})
 }
 
@@ -218,22 +218,18 @@ func SkillName(f *agentfiles.File) string {
 	return cmp.Or(strings.TrimSpace(f.Meta.Name), path.Base(path.Dir(f.Rel)))
 }
 
-// agentSet returns the agent files of snap, nil when the Ops has no
-// source of them.
-func (o *Ops) agentSet(snap Snapshot) *agentfiles.Set {
-	if o.opts.AgentFiles == nil {
+// agentFiles returns the agent files of snap, none when they cannot be
+// read: a listing shows the library all the same.
+func (o *Ops) agentFiles(ctx context.Context, snap Snapshot) []*agentfiles.File {
+	set, err := snap.AgentFiles(ctx)
+	if err != nil {
+		o.log.Warn("agent files", "err", err)
 		return nil
 	}
-	return o.opts.AgentFiles(snap)
-}
-
-// agentFiles returns the agent files of snap, none when the Ops has no
-// source of them.
-func (o *Ops) agentFiles(snap Snapshot) []*agentfiles.File {
-	if s := o.agentSet(snap); s != nil {
-		return s.Files
+	if set == nil {
+		return nil
 	}
-	return nil
+	return set.Files
 }
 
 // skillIn returns the skill of files called name.

@@ -37,7 +37,7 @@ func TestInventoryTokenizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := ops.New(ops.Options{Snapshot: ops.Static(snap), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return set }})
+	o := ops.New(ops.Options{Snapshot: ops.StaticWith(snap, set)})
 	// want is what counter counts of the body of the entry at path.
 	want := func(counter tokens.Counter, path string) int {
 		for _, f := range set.Files {
@@ -121,7 +121,7 @@ func TestInventoryReferencesAreUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot()), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return set }})
+	o := ops.New(ops.Options{Snapshot: ops.StaticWith(lib.Snapshot(), set)})
 	inv, err := o.Inventory(ctx, ops.InventoryRequest{Kind: ops.KindSkill})
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func (o *Ops) LoadContext(ctx context.Context, req LoadContextRequest) (LoadCont
 		// same library and agent files, however the workspace changes.
 		snap := o.opts.Snapshot()
 		lib := snap.Library()
-		agents := o.agentFiles(snap)
+		agents := o.agentFiles(ctx, snap)
 		all := make([]resolved, 0, len(req.Refs))
 		for _, r := range req.Refs {
 			if err := ctx.Err(); err != nil {

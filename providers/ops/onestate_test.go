@@ -3,6 +3,7 @@ package ops_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,20 +24,30 @@ func TestRequestsReadOneState(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel) // after the parallel subtests
-	loadLib := func(files map[string]string) *library.Snapshot {
+	type state struct {
+		lib    *library.Snapshot
+		agents *agentfiles.Set
+	}
+	load := func(files map[string]string) state {
 		t.Helper()
 		lib, err := library.Load(ctx, writeTree(t, files), nil, library.Options{})
 		if err != nil {
 			t.Fatalf("Load: %v", err)
 		}
-		return lib.Snapshot()
+		set, err := agentfiles.Load(ctx, lib.Snapshot().Dir(), lib.Snapshot().Config())
+		if err != nil {
+			t.Fatalf("agentfiles.Load: %v", err)
+		}
+		return state{lib.Snapshot(), set}
 	}
-	before := loadLib(map[string]string{
-		"context/web/api.md":  "# API\n\nThe text before.\n",
+	before := load(map[string]string{
+		"context/web/api.md":  "# API\n\nThe text before. See [the guide](guide.md).\n",
 		"context/web/gone.md": "---\ntags: [vanishing]\n---\n# Gone\n\nRemoved while the request ran.\n",
+		"CLAUDE.md":           "# Before\n",
 	})
-	after := loadLib(map[string]string{
+	after := load(map[string]string{
 		"context/web/api.md": "# API\n\nThe text after.\n",
+		"CLAUDE.md":          "# After\n\n" + strings.Repeat("A longer memory file. ", 40) + "\n",
 	})
 
 	// Each request answers with the references it found and any text.
@@ -81,29 +92,55 @@ func TestRequestsReadOneState(t *testing.T) {
 			}
 			return refs, "", err
 		}, func(refs []string, _ string) bool { return slices.Equal(refs, []string{"web:gone"}) }},
+		{"check", func(ctx context.Context, o *ops.Ops) ([]string, string, error) {
+			res, err := o.Check(ctx, ops.CheckRequest{})
+			var files []string
+			for _, d := range res.Items {
+				files = append(files, d.File+" "+d.Code)
+			}
+			return files, "", err
+		}, func(files []string, _ string) bool {
+			return slices.ContainsFunc(files, func(f string) bool { return strings.HasPrefix(f, "context/web/api.md ") })
+		}},
+		{"session cost", func(ctx context.Context, o *ops.Ops) ([]string, string, error) {
+			res, err := o.SessionCost(ctx, ops.SessionCostRequest{})
+			if err != nil {
+				return nil, "", err
+			}
+			var files []string
+			for _, e := range res.AlwaysLoaded {
+				files = append(files, e.File)
+				if e.File == "CLAUDE.md" {
+					return files, strconv.Itoa(e.Tokens), nil
+				}
+			}
+			return files, "", nil
+		}, func(_ []string, tokens string) bool {
+			// CLAUDE.md before the change is a heading alone.
+			n, err := strconv.Atoi(tokens)
+			return err == nil && n < 20
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var cur atomic.Pointer[library.Snapshot]
-			cur.Store(before)
 			held, release := make(chan struct{}), make(chan struct{})
 			var first atomic.Bool
-			o := ops.New(ops.Options{
-				Snapshot: func() ops.Snapshot { return ops.Static(cur.Load())() },
-				// The request reads the agent files once, after its
-				// library: it waits there while the workspace moves on.
-				AgentFiles: func(ops.Snapshot) *agentfiles.Set {
-					if first.CompareAndSwap(false, true) {
-						close(held)
-						select {
-						case <-release:
-						case <-ctx.Done():
-						}
+			// The request reads the agent files of its snapshot once,
+			// after its library: it waits there while the workspace moves
+			// on.
+			hold := func() {
+				if first.CompareAndSwap(false, true) {
+					close(held)
+					select {
+					case <-release:
+					case <-ctx.Done():
 					}
-					return nil
-				},
-			})
+				}
+			}
+			var cur atomic.Pointer[heldSnapshot]
+			cur.Store(&heldSnapshot{lib: before.lib, agents: before.agents, hold: hold})
+			o := ops.New(ops.Options{Snapshot: func() ops.Snapshot { return cur.Load() }})
 			type answer struct {
 				refs []string
 				text string
@@ -119,7 +156,7 @@ func TestRequestsReadOneState(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("the request never read the agent files")
 			}
-			cur.Store(after)
+			cur.Store(&heldSnapshot{lib: after.lib, agents: after.agents, hold: func() {}})
 			if refs, text, err := tt.run(ctx, o); err == nil && tt.before(refs, text) {
 				t.Errorf("a request made after the change answers from the state before it: %v", refs)
 			}
@@ -138,4 +175,19 @@ func TestRequestsReadOneState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// heldSnapshot is a snapshot whose agent files are read through hold,
+// which may wait.
+type heldSnapshot struct {
+	lib    *library.Snapshot
+	agents *agentfiles.Set
+	hold   func()
+}
+
+func (s *heldSnapshot) Library() *library.Snapshot                         { return s.lib }
+func (*heldSnapshot) Overlay(string) (text string, version int32, ok bool) { return "", 0, false }
+func (s *heldSnapshot) AgentFiles(context.Context) (*agentfiles.Set, error) {
+	s.hold()
+	return s.agents, nil
 }

@@ -12,14 +12,18 @@ package ops
 //go:generate go run ./internal/protocolts -o ../../vscode-extension/src/protocol.gen.ts
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/memo"
 	"github.com/ctxls/ctxls/providers/refcost"
 	"github.com/ctxls/ctxls/providers/runs/chain"
 	"github.com/ctxls/ctxls/providers/runs/trust"
@@ -103,10 +107,6 @@ type Options struct {
 
 	// Logger receives the log of the stores; nil discards.
 	Logger *slog.Logger
-	// AgentFiles, when set, returns the agent files (skills, rules, agent
-	// commands) of the snapshot an operation took, for the inventory, for
-	// loading and for a session's cost.
-	AgentFiles func(Snapshot) *agentfiles.Set
 	// Trust remembers the exec executors the user agreed to run; nil
 	// means the store in the user's configuration directory
 	// (trust.Default).
@@ -114,25 +114,68 @@ type Options struct {
 }
 
 // Snapshot is the workspace at one moment (a *workspace.Snapshot): the
-// library with the diagnostics of its files, and the editor's texts of the
-// open documents, which win over the files on disk.
+// library with the diagnostics of its files, the editor's texts of the
+// open documents, which win over the files on disk, and the agent files
+// (skills, rules, agent commands, memory files) as they are then.
+//
+// An operation takes one snapshot when it starts and reads everything
+// from it. What the operations derive from a snapshot (a session's cost)
+// is kept for it, so the dynamic type of a Snapshot must be comparable
+// (a pointer) and a snapshot must not change.
 type Snapshot interface {
 	Library() *library.Snapshot
 	Overlay(path string) (text string, version int32, ok bool)
+	// AgentFiles returns the agent files of the snapshot, read once for
+	// it whoever asks first; nil with no error when it has none.
+	AgentFiles(ctx context.Context) (*agentfiles.Set, error)
 }
 
 // Static returns the Options.Snapshot of a library that does not change
 // and of which no document is open, as a command that answers and exits
-// has.
+// has: one snapshot, whose agent files are read from the library's
+// directory the first time an operation asks.
 func Static(lib *library.Snapshot) func() Snapshot {
-	s := static{lib}
+	s := &static{lib: lib}
 	return func() Snapshot { return s }
 }
 
-type static struct{ lib *library.Snapshot }
+// StaticWith is Static with the agent files read already; agents may be
+// nil for none.
+func StaticWith(lib *library.Snapshot, agents *agentfiles.Set) func() Snapshot {
+	s := &static{lib: lib, done: true, agents: agents}
+	return func() Snapshot { return s }
+}
 
-func (s static) Library() *library.Snapshot                         { return s.lib }
-func (static) Overlay(string) (text string, version int32, ok bool) { return "", 0, false }
+type static struct {
+	lib *library.Snapshot
+
+	mu     sync.Mutex
+	done   bool
+	agents *agentfiles.Set
+	err    error
+}
+
+func (s *static) Library() *library.Snapshot                         { return s.lib }
+func (*static) Overlay(string) (text string, version int32, ok bool) { return "", 0, false }
+
+// AgentFiles reads the agent files once; a reading stopped by its
+// caller's ctx is not kept, so the next caller reads again.
+func (s *static) AgentFiles(ctx context.Context) (*agentfiles.Set, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return s.agents, s.err
+	}
+	set, err := agentfiles.Load(ctx, s.lib.Dir(), s.lib.Config())
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		err = fmt.Errorf("load the agent files: %w", err)
+	}
+	s.agents, s.err, s.done = set, err, true
+	return set, err
+}
 
 // Ops is the operations over one workspace. It is safe for concurrent
 // use.
@@ -143,6 +186,9 @@ type Ops struct {
 	runs runs
 	// costs shares the pricing of documents among requests.
 	costs *refcost.Cache
+	// sessions keeps the session costs of the latest snapshot asked
+	// about, each computed once however many requests ask at once.
+	sessions *memo.Cache[Snapshot, sessionKey, *agentload.Cost]
 	// heavySem holds a token per heavy request in progress.
 	heavySem chan struct{}
 	// trustErr is why there is no store of agreed executors; every exec
@@ -162,7 +208,8 @@ func New(opts Options) *Ops {
 	}
 	lib := func() *library.Snapshot { return opts.Snapshot().Library() }
 	o := &Ops{opts: opts, log: log, prov: contextapi.New(lib),
-		costs: refcost.NewCache(listLimit), heavySem: make(chan struct{}, heavyRequests)}
+		costs: refcost.NewCache(listLimit), sessions: memo.New[Snapshot, sessionKey, *agentload.Cost](sessionEntries, nil),
+		heavySem: make(chan struct{}, heavyRequests)}
 	if o.opts.Trust == nil {
 		o.opts.Trust, o.trustErr = trust.Default()
 	}

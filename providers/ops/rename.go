@@ -244,7 +244,7 @@ func (o *Ops) moveEdit(ctx context.Context, snap Snapshot, moves []refactor.Move
 		docs[p] = d
 		return d, d != nil
 	}
-	agents, err := o.agentSetOrLoad(ctx, snap)
+	agents, err := snap.AgentFiles(ctx)
 	if err != nil {
 		return WorkspaceEdit{}, err
 	}

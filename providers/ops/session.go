@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,27 +27,42 @@ type SessionCostRequest struct {
 }
 
 // SessionCost is what a session of the agent loads from the workspace: the
-// same object as ctxls cost --format json.
+// same object as ctxls cost --format json. It is computed once per
+// snapshot and request, and shared: callers must not change it.
 func (o *Ops) SessionCost(ctx context.Context, req SessionCostRequest) (*agentload.Cost, error) {
 	agent, err := req.agent()
 	if err != nil {
 		return nil, err
 	}
-	return withHeavy(o, ctx, func(ctx context.Context) (*agentload.Cost, error) {
-		snap := o.opts.Snapshot()
-		lib, set := snap.Library(), o.agentSet(snap)
-		counter, err := req.counter()
-		if err != nil {
-			return nil, err
-		}
-		return costSession(ctx, lib.Dir(), lib.Config(), counter, set, agent, req.ContextWindow)
+	snap := o.opts.Snapshot()
+	key := sessionKey{agent: agent, window: req.ContextWindow, tokenizer: req.Tokenizer}
+	return o.sessions.Do(ctx, snap, key, func(ctx context.Context) (*agentload.Cost, error) {
+		return withHeavy(o, ctx, func(ctx context.Context) (*agentload.Cost, error) {
+			set, err := snap.AgentFiles(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("session cost: %w", err)
+			}
+			return SessionCostOf(ctx, set, snap.Library().Config(), req)
+		})
 	})
 }
 
-// SessionCostIn is SessionCost for the workspace at dir with its
-// configuration and counter, without indexing its library: a session's
-// cost reads the agent files only, and ctxls cost runs on its own.
-func SessionCostIn(ctx context.Context, dir string, cfg *config.Config, req SessionCostRequest) (*agentload.Cost, error) {
+// sessionKey is one session cost of a snapshot: the request, its agent
+// resolved.
+type sessionKey struct {
+	agent, tokenizer string
+	window           int
+}
+
+// sessionEntries bounds the session costs kept for a snapshot: one per
+// agent, tokenizer and window asked about.
+const sessionEntries = 64
+
+// SessionCostOf is SessionCost for the agent files of set, read with the
+// configuration cfg (nil for the defaults), without a library: a
+// session's cost reads the agent files only, and ctxls cost runs on its
+// own.
+func SessionCostOf(ctx context.Context, set *agentfiles.Set, cfg *config.Config, req SessionCostRequest) (*agentload.Cost, error) {
 	agent, err := req.agent()
 	if err != nil {
 		return nil, err
@@ -55,7 +71,10 @@ func SessionCostIn(ctx context.Context, dir string, cfg *config.Config, req Sess
 	if err != nil {
 		return nil, err
 	}
-	return costSession(ctx, dir, cfg, counter, nil, agent, req.ContextWindow)
+	if set == nil {
+		return nil, withKind(ErrUnavailable, errors.New("session cost: the workspace has no agent files to read"))
+	}
+	return agentload.Compute(ctx, set, agentload.Options{Agent: agent, ContextWindow: req.ContextWindow, Config: cfg, Counter: counter})
 }
 
 // counter returns the counter of the request's tokenizer, nil for the
@@ -84,16 +103,4 @@ func (req SessionCostRequest) agent() (string, error) {
 		return "", invalidf("contextWindow must not be negative")
 	}
 	return agent, nil
-}
-
-// costSession computes the cost from set, or from the agent files it loads
-// when set is nil.
-func costSession(ctx context.Context, dir string, cfg *config.Config, counter tokens.Counter, set *agentfiles.Set, agent string, window int) (*agentload.Cost, error) {
-	if set == nil {
-		var err error
-		if set, err = agentfiles.Load(ctx, dir, cfg); err != nil {
-			return nil, fmt.Errorf("session cost: %w", err)
-		}
-	}
-	return agentload.Compute(ctx, set, agentload.Options{Agent: agent, ContextWindow: window, Config: cfg, Counter: counter})
 }

@@ -67,7 +67,7 @@ func (o *Ops) Symbols(ctx context.Context, req SymbolsRequest) (SymbolsResponse,
 			Type: t.Meta.Type, LoadingStrategy: t.Meta.LoadingStrategy, EstimatedTokens: t.Declared(), MeasuredTokens: t.Tokens})
 		hits = append(hits, hit{Symbol{InventoryEntry: e, Name: present.EntryName(e.Reference, e.Title, e.Tokens), Container: t.Domain}, score})
 	}
-	for _, e := range agentEntries(lib, lib.Counter(), o.agentFiles(snap), func(string) bool { return true }) {
+	for _, e := range agentEntries(lib, lib.Counter(), o.agentFiles(ctx, snap), func(string) bool { return true }) {
 		score, ok := present.MatchScore(q, entryName(e), e.Reference, e.Title, nil)
 		if !ok {
 			continue

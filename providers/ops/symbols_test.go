@@ -31,7 +31,7 @@ func TestSymbolsAreTheInventory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot()), AgentFiles: func(ops.Snapshot) *agentfiles.Set { return set }})
+	o := ops.New(ops.Options{Snapshot: ops.StaticWith(lib.Snapshot(), set)})
 	inv, err := o.Inventory(ctx, ops.InventoryRequest{})
 	if err != nil {
 		t.Fatal(err)

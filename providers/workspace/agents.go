@@ -35,17 +35,22 @@ func (c *agentCell) get(ctx context.Context, read func(context.Context) (*agentf
 // agents holds the agent files of one snapshot: disk is what is on disk for
 // the snapshot's library and generation of agent-file changes, shared by
 // the snapshots that differ only in their open documents; open is disk
-// with the editor's texts of the open agent files in place.
+// with the editor's texts of the open agent files in place. Both parse
+// through the workspace's parsed, so that a file read again with the same
+// text is not parsed again.
 type agents struct {
-	disk *agentCell
-	open *agentCell
+	disk   *agentCell
+	open   *agentCell
+	parsed *agentfiles.Parsed
 }
 
-func newAgents(disk *agentCell) *agents {
+// agents returns the agent files of a next snapshot, sharing disk when it
+// is not nil.
+func (w *Workspace) agents(disk *agentCell) *agents {
 	if disk == nil {
 		disk = &agentCell{}
 	}
-	return &agents{disk: disk, open: &agentCell{}}
+	return &agents{disk: disk, open: &agentCell{}, parsed: w.parsed}
 }
 
 // AgentFiles returns the agent files of the snapshot: those on disk, with
@@ -60,7 +65,7 @@ func (s *Snapshot) AgentFiles(ctx context.Context) (*agentfiles.Set, error) {
 	return s.agents.open.get(ctx, func(ctx context.Context) (*agentfiles.Set, error) {
 		lib := s.Library()
 		set, err := s.agents.disk.get(ctx, func(ctx context.Context) (*agentfiles.Set, error) {
-			return agentfiles.Load(ctx, lib.Dir(), lib.Config())
+			return s.agents.parsed.Load(ctx, lib.Dir(), lib.Config())
 		})
 		if err != nil || set == nil {
 			return nil, err
@@ -83,17 +88,15 @@ func (s *Snapshot) AgentFiles(ctx context.Context) (*agentfiles.Set, error) {
 // AgentFilesChanged tells the workspace that the agent files at paths
 // changed on disk (see package agentwatch for the folders the workspace's
 // watcher skips): the next snapshot reads the agent files again, and
-// OnUpdate names paths.
-func (w *Workspace) AgentFilesChanged(paths []string) {
-	if len(paths) == 0 {
-		return
-	}
+// OnUpdate names paths. It returns the snapshot in effect after.
+func (w *Workspace) AgentFilesChanged(paths []string) *Snapshot {
 	w.applyMu.Lock()
 	defer w.applyMu.Unlock()
-	if w.closed() {
-		return
+	if len(paths) == 0 || w.closed() {
+		return w.Snapshot()
 	}
 	cur := w.cur.Load()
-	w.cur.Store(&state{lib: cur.lib, snap: Snapshot{lib: cur.snap.lib, overlays: cur.snap.overlays, agents: newAgents(nil)}})
+	w.cur.Store(&state{lib: cur.lib, snap: Snapshot{lib: cur.snap.lib, overlays: cur.snap.overlays, agents: w.agents(nil)}})
 	w.publish(Update{Changed: paths, Affected: paths})
+	return w.Snapshot()
 }

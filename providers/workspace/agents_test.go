@@ -83,3 +83,74 @@ func TestSnapshotAgentFiles(t *testing.T) {
 		return false
 	})
 }
+
+// TestAgentFilesParsedOnce moves the workspace on by edits of a document
+// that is no agent file, an unsaved edit of a skill and a skill changed on
+// disk: the agent files are not read again for the edits of other
+// documents, and a file whose text stayed keeps its parse in every next
+// snapshot, while one whose text changed is parsed again.
+func TestAgentFilesParsedOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dir := writeTree(t, map[string]string{
+		"context/web/api.md":             topicText("web", "api", "API"),
+		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the site.\n---\nRun the deploy.\n",
+		"CLAUDE.md":                      "# Project\n",
+	})
+	w := open(t, dir, &recorder{}, func(o *Options) { o.Watch = false })
+	api := filepath.Join(dir, "context", "web", "api.md")
+	skill := filepath.Join(dir, ".claude", "skills", "deploy", "SKILL.md")
+	memory := filepath.Join(dir, "CLAUDE.md")
+
+	read := func() *agentfiles.Set {
+		t.Helper()
+		set, err := w.Snapshot().AgentFiles(ctx)
+		if err != nil || set == nil {
+			t.Fatalf("AgentFiles: %v, %v", set, err)
+		}
+		return set
+	}
+	file := func(set *agentfiles.Set, p string) *agentfiles.File {
+		t.Helper()
+		f, ok := set.File(p)
+		if !ok || f.Doc == nil {
+			t.Fatalf("%s is not among the agent files", p)
+		}
+		return f
+	}
+
+	first := read()
+	w.DidOpen(api, topicText("web", "api", "API")+"\nEdited.\n", 1)
+	w.DidChange(api, topicText("web", "api", "API")+"\nEdited again.\n", 2)
+	if read() != first {
+		t.Error("an edit of a topic read the agent files again")
+	}
+
+	w.DidOpen(skill, "---\nname: deploy\ndescription: Deploys the site.\n---\nUnsaved.\n", 1)
+	edited := read()
+	if file(edited, skill).Doc == file(first, skill).Doc {
+		t.Error("the skill's unsaved text was not parsed")
+	}
+	if file(edited, memory) != file(first, memory) {
+		t.Error("an edit of the skill read CLAUDE.md again")
+	}
+	w.DidChange(api, topicText("web", "api", "API")+"\nAnd again.\n", 3)
+	if file(read(), skill).Doc != file(edited, skill).Doc {
+		t.Error("the skill's unsaved text, unchanged, was parsed again for an edit of a topic")
+	}
+
+	w.DidClose(skill)
+	writeFile(t, dir, ".claude/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploys the site.\n---\nSaved steps.\n")
+	w.AgentFilesChanged([]string{skill})
+	saved := read()
+	if saved == edited {
+		t.Fatal("a skill changed on disk did not make the agent files be read again")
+	}
+	if got := string(file(saved, skill).Text); !strings.Contains(got, "Saved steps.") {
+		t.Errorf("the skill as saved: %q", got)
+	}
+	if file(saved, memory).Doc != file(first, memory).Doc {
+		t.Error("CLAUDE.md, unchanged on disk, was parsed again")
+	}
+}

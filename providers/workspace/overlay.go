@@ -61,20 +61,23 @@ func (w *Workspace) editOverlays(edit func(map[string]overlay)) {
 		m = make(map[string]overlay)
 	}
 	edit(m)
-	w.cur.Store(&state{lib: cur.lib, snap: Snapshot{lib: cur.snap.lib, overlays: m, agents: newAgents(cur.snap.agents.disk)}})
+	w.cur.Store(&state{lib: cur.lib, snap: Snapshot{lib: cur.snap.lib, overlays: m, agents: w.agents(cur.snap.agents.disk)}})
 }
 
 // setLibrary publishes the next state with lib's snapshot, lib in place of
-// the library. The caller holds applyMu.
-func (w *Workspace) setLibrary(lib *library.Library) {
+// the library. diskSame says that the disk did not change since the
+// current snapshot (the changes were the editor's texts): its agent files
+// on disk stay, unless the configuration they are read with changed. The
+// caller holds applyMu.
+func (w *Workspace) setLibrary(lib *library.Library, diskSame bool) {
 	cur := w.cur.Load()
 	disk := cur.snap.agents.disk
-	if ls := lib.Snapshot(); ls != cur.snap.lib {
+	if ls := lib.Snapshot(); ls != cur.snap.lib && (!diskSame || ls.Config() != cur.snap.lib.Config() || ls.Dir() != cur.snap.lib.Dir()) {
 		// The agent files are read for a library's directory and
 		// configuration and lie partly in it (CLAUDE.md, AGENTS.md).
 		disk = nil
 	}
-	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), overlays: cur.snap.overlays, agents: newAgents(disk)}})
+	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), overlays: cur.snap.overlays, agents: w.agents(disk)}})
 }
 
 // apply applies changes to the library, the editor's texts and the disk's
@@ -99,7 +102,8 @@ func (w *Workspace) apply(ctx context.Context, changes []library.Change) {
 		// again, before the next snapshot shows it.
 		u.merge(w.restoreOverlays(ctx, lib))
 	}
-	w.setLibrary(lib)
+	// The editor's texts alone leave the disk as it was.
+	w.setLibrary(lib, !res.Reloaded && !slices.ContainsFunc(changes, func(c library.Change) bool { return c.Content == nil || c.FromDisk }))
 	w.logWarnings(warned)
 	w.publish(u)
 }

@@ -348,7 +348,7 @@ func (w *Workspace) rebuild(ctx context.Context, cfg *config.Config, problems []
 		return Update{}, err
 	}
 	w.restoreOverlays(ctx, nl)
-	w.setLibrary(nl)
+	w.setLibrary(nl, false)
 	select {
 	case w.rescan <- struct{}{}:
 	default:

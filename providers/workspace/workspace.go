@@ -38,6 +38,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/watcher"
@@ -110,12 +111,18 @@ type Update struct {
 	// every file's diagnostics may have changed, and the snapshots show a
 	// new library.
 	Reloaded bool
+	// Snapshot is the snapshot the changes made: the one to read them in.
+	// Later snapshots may exist by the time OnUpdate is called.
+	Snapshot *Snapshot
 }
 
 func (u *Update) merge(o Update) {
 	u.Changed = union(u.Changed, o.Changed)
 	u.Affected = union(u.Affected, o.Affected)
 	u.Reloaded = u.Reloaded || o.Reloaded
+	if o.Snapshot != nil {
+		u.Snapshot = o.Snapshot
+	}
 }
 
 func (u Update) empty() bool { return len(u.Changed) == 0 && len(u.Affected) == 0 && !u.Reloaded }
@@ -185,6 +192,9 @@ type Workspace struct {
 	// changed re-indexes a file the library found changed on reading
 	// its text back (library.Options.Changed).
 	changed func(path string)
+
+	// parsed keeps the parses of the agent files the snapshots read.
+	parsed *agentfiles.Parsed
 
 	// applyMu serialises every change to the library and to cur, so
 	// that overlays, disk changes and configuration changes are applied
@@ -285,10 +295,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		rescan:   make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		changed:  changed,
+		parsed:   &agentfiles.Parsed{},
 	}
 	self.Store(w)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), agents: newAgents(nil)}})
+	w.cur.Store(&state{lib: lib, snap: Snapshot{lib: lib.Snapshot(), agents: w.agents(nil)}})
 	w.logWarnings(nil)
 	w.wg.Add(2)
 	go w.deliver()
@@ -426,6 +437,7 @@ func (w *Workspace) publish(u Update) {
 	if u.empty() || w.opts.OnUpdate == nil {
 		return
 	}
+	u.Snapshot = w.Snapshot()
 	select {
 	case waiting := <-w.updates:
 		waiting.merge(u)
