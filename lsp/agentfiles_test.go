@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
@@ -61,7 +62,7 @@ func TestInprocAgentFileCreated(t *testing.T) {
 	dir := c.root
 	agent := c.uri(".claude/agents/a.md")
 	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
-	inprocWrite(t, dir, map[string]string{".agents/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
+	testtree.WriteFiles(t, dir, map[string]string{".agents/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
 	skill := c.uri(".agents/skills/deploy/SKILL.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": skill, "type": 1}, map[string]any{"uri": agent, "type": 2}}})
@@ -91,16 +92,16 @@ func TestInprocAgentFileWatched(t *testing.T) {
 	skill := c.uri(".agents/skills/x/SKILL.md")
 	c.waitDiagnostics(skill, mismatch)
 	since := c.noteCount()
-	inprocWrite(t, dir, map[string]string{".agents/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
+	testtree.WriteFiles(t, dir, map[string]string{".agents/skills/x/SKILL.md": "---\nname: x\ndescription: Does x.\n---\nBody.\n"})
 	c.waitDiagnosticsSince(since, skill, diagCodes())
 	// A skill created in a folder that did not exist is seen too, and the
 	// subagent naming it is checked again.
 	agent := c.uri(".claude/agents/a.md")
-	inprocWrite(t, dir, map[string]string{".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [fresh]\n---\nAgent.\n"})
+	testtree.WriteFiles(t, dir, map[string]string{".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [fresh]\n---\nAgent.\n"})
 	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
 	since = c.noteCount()
 	fresh := c.uri(".agents/skills/fresh/SKILL.md")
-	inprocWrite(t, dir, map[string]string{".agents/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
+	testtree.WriteFiles(t, dir, map[string]string{".agents/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
 	c.waitDiagnostics(fresh, mismatch)
 	c.waitDiagnosticsSince(since, agent, diagCodes())
 }
@@ -173,7 +174,7 @@ func TestStdioAgentFileDiagnosticsAndFix(t *testing.T) {
 	root := t.TempDir()
 	rel := ".agents/skills/deploy/SKILL.md"
 	text := "---\nname: deploy\ndescription: Use when: shipping a release\n---\n\nDeploy it.\n"
-	inprocWrite(t, root, map[string]string{rel: text})
+	testtree.WriteFiles(t, root, map[string]string{rel: text})
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {
@@ -217,7 +218,7 @@ func TestStdioAgentFileDiagnosticsAndFix(t *testing.T) {
 func TestInprocLinkedSkills(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	inprocWrite(t, dir, map[string]string{
+	testtree.WriteFiles(t, dir, map[string]string{
 		".cline/skills/publish/SKILL.md": "---\nname: publish\ndescription: Publishes the CLI. Use when releasing.\n---\n\nRead [the checklist](references/checklist.md).\n",
 		".claude/agents/releaser.md":     "---\nname: releaser\ndescription: Releases. Use when asked to ship.\nskills: [publish, notes]\n---\nRelease.\n",
 	})
@@ -302,10 +303,10 @@ func TestInprocHooksWatched(t *testing.T) {
 	settings := c.uri(".claude/settings.json")
 	c.waitDiagnostics(settings, diagCodes("hook-event-unknown"))
 	since := c.noteCount()
-	inprocWrite(t, c.root, map[string]string{".claude/settings.json": "{\"hooks\": {\"PostToolUse\": []}}\n"})
+	testtree.WriteFiles(t, c.root, map[string]string{".claude/settings.json": "{\"hooks\": {\"PostToolUse\": []}}\n"})
 	c.waitDiagnosticsSince(since, settings, diagCodes())
 	hooks := c.uri("plugins/p/hooks/hooks.json")
-	inprocWrite(t, c.root, map[string]string{"plugins/p/hooks/hooks.json": "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo $TOOL_NAME\"}]}]}}\n"})
+	testtree.WriteFiles(t, c.root, map[string]string{"plugins/p/hooks/hooks.json": "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo $TOOL_NAME\"}]}]}}\n"})
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": hooks, "type": 2}}})
 	c.waitDiagnostics(hooks, diagCodes("hook-env-unset"))
 }

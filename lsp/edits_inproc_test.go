@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // inprocEdit is a workspace edit as the client receives it.
@@ -97,7 +99,7 @@ func TestInprocRename(t *testing.T) {
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)
-	inprocWrite(t, dir, map[string]string{"commands/notes.md": inprocNoteText})
+	testtree.WriteFiles(t, dir, map[string]string{"commands/notes.md": inprocNoteText})
 	pos := inprocPos(t, inprocNoteText, "python:fastapi_patterns for", 10, false)
 
 	var prep struct {

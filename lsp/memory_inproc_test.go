@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // memoryProject is a small Claude Code project: a CLAUDE.md whose first
@@ -24,7 +26,7 @@ const memoryText = "# Memory 😀\n\nRead @docs/guide.md first.\nThe plan is in 
 func TestInprocMemoryFeatures(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	inprocWrite(t, dir, memoryProject)
+	testtree.WriteFiles(t, dir, memoryProject)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("CLAUDE.md", memoryText)
 	doc := map[string]any{"uri": u}
@@ -119,7 +121,7 @@ func TestInprocSessionCost(t *testing.T) {
 	for k, v := range memoryProject {
 		files[k] = v
 	}
-	inprocWrite(t, dir, files)
+	testtree.WriteFiles(t, dir, files)
 	c := inprocStart(t, dir, inprocOptions{})
 	var res struct {
 		Agent        string `json:"agent"`
@@ -212,7 +214,7 @@ func TestInprocMemoryRename(t *testing.T) {
 	}
 	for _, tc := range tests {
 		dir := t.TempDir()
-		inprocWrite(t, dir, files)
+		testtree.WriteFiles(t, dir, files)
 		c := inprocStart(t, dir, inprocOptions{})
 		var edit inprocEdit
 		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
@@ -237,7 +239,7 @@ func TestInprocMemoryDiskChange(t *testing.T) {
 	dir := c.root
 	more := filepath.Join(dir, "docs/more.md")
 	c.waitDiagnostics(string(uriOf(more)), diagCodes("import-missing"))
-	inprocWrite(t, dir, map[string]string{"docs/more.md": "More, and nothing else.\n"})
+	testtree.WriteFiles(t, dir, map[string]string{"docs/more.md": "More, and nothing else.\n"})
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": string(uriOf(more)), "type": 2}}})
 	c.waitDiagnostics(string(uriOf(more)), diagCodes())

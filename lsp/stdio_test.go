@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
@@ -1106,7 +1107,7 @@ func stdioDiskChangesRepublish(t *testing.T, ctx context.Context, c *Client, roo
 	// sees it and the unopened review.md loses that diagnostic.
 	topic := "---\nid: security/threat_model\ndomain: security\ntitle: Threat Model\ntype: reference\n" +
 		"estimatedTokens: 20\nloadingStrategy: onDemand\n---\n\n# Threat Model\n\nList the assets, the attackers and the entry points before reviewing a change.\n"
-	libtest.WriteFiles(t, root, map[string]string{"context/security/threat_model.md": topic})
+	testtree.WriteFiles(t, root, map[string]string{"context/security/threat_model.md": topic})
 	if _, err := c.WaitDiagnostics(ctx, reviewURI, func(ds []ClientDiagnostic) bool {
 		return !stdioDiagAt(ds, "unresolved-reference", threatLine, "threat_model") &&
 			stdioDiagAt(ds, "unresolved-reference", djangoLine, "django")
@@ -1445,7 +1446,7 @@ func TestStdioBadConfigurationWarns(t *testing.T) {
 	root := stdioWorkspace(t)
 	// A config file with a tokenizer that does not exist and broken YAML
 	// further down: the server says so and keeps serving the library.
-	libtest.WriteFiles(t, root, map[string]string{".ctxls.yaml": "tokenizer: gpt-17\ndriftThreshold: [oops\n"})
+	testtree.WriteFiles(t, root, map[string]string{".ctxls.yaml": "tokenizer: gpt-17\ndriftThreshold: [oops\n"})
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
@@ -39,7 +40,7 @@ func load(t testing.TB, dir string, cfg *config.Config) *Library {
 // directory and loads it as load does with the default configuration.
 func loadTree(t testing.TB, files map[string]string) *Library {
 	t.Helper()
-	return load(t, fsguardtest.TempTree(t, files), nil)
+	return load(t, testtree.New(t, files), nil)
 }
 
 // wantDiag is a diagnostic reduced to what tests compare.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -25,7 +26,7 @@ func TestRequestsReadOneState(t *testing.T) {
 	t.Cleanup(cancel) // after the parallel subtests
 	loadLib := func(files map[string]string) *library.Snapshot {
 		t.Helper()
-		lib, err := library.Load(ctx, writeTree(t, files), nil, library.Options{})
+		lib, err := library.Load(ctx, libtest.WriteTree(t, files), nil, library.Options{})
 		if err != nil {
 			t.Fatalf("Load: %v", err)
 		}
