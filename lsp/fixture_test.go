@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -566,14 +567,17 @@ func (r *fixtureRun) location(l ClientLocation) string {
 // locations renders locations one a line, sorted when sorted is set (the
 // order of references is the server's own).
 func (r *fixtureRun) locations(locs []ClientLocation, sorted bool) string {
-	var lines []string
-	for _, l := range locs {
-		lines = append(lines, r.location(l)+"\n")
-	}
 	if sorted {
-		slices.Sort(lines)
+		locs = slices.Clone(locs)
+		slices.SortFunc(locs, func(a, b ClientLocation) int {
+			return cmp.Or(strings.Compare(a.URI, b.URI), a.Range.Start.Line-b.Range.Start.Line, a.Range.Start.Character-b.Range.Start.Character)
+		})
 	}
-	return strings.Join(lines, "")
+	var b strings.Builder
+	for _, l := range locs {
+		b.WriteString(r.location(l) + "\n")
+	}
+	return b.String()
 }
 
 // workspaceEdit renders a WorkspaceEdit: its file operations and its
