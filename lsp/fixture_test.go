@@ -36,7 +36,8 @@ import (
 // The sections whose name starts with @ are, in order:
 //
 //	@open path               the editor (re)opens path with this text, cursors
-//	                         marked, after closing every document it had open
+//	                         marked, or with its text on disk when the section
+//	                         is empty, after closing every document it had open
 //	@hover [cursor]          hover at the cursor (‸ when none is named)
 //	@definition [cursor]     definition
 //	@references [cursor]     references without the declaration
@@ -177,7 +178,11 @@ func runFixture(t *testing.T, path string) {
 			if err := r.c.CloseAll(); err != nil {
 				t.Fatal(err)
 			}
-			r.open(args, f.Data)
+			text := f.Data
+			if text == "" {
+				text = stdioRead(t, filepath.Join(r.root, filepath.FromSlash(args)))
+			}
+			r.open(args, text)
 			continue
 		}
 		want := f.Data
@@ -580,31 +585,45 @@ func (r *fixtureRun) locations(locs []ClientLocation, sorted bool) string {
 	return b.String()
 }
 
-// workspaceEdit renders a WorkspaceEdit: its file operations and its
-// text edits, one a line, in order of file and position.
+// workspaceEdit renders a WorkspaceEdit: its text edits in order of file
+// and position, then its file operations, one a line.
 func (r *fixtureRun) workspaceEdit(e *stdioWorkspaceEdit) string {
 	if e == nil {
 		return "null\n"
 	}
-	var lines []string
-	edit := func(uri string, es []ClientTextEdit) {
+	type edit struct {
+		uri string
+		ClientTextEdit
+	}
+	var edits []edit
+	for uri, es := range e.Changes {
 		for _, te := range es {
-			lines = append(lines, fmt.Sprintf("%s:%s %q\n", r.rel(uri), fixtureRange(te.Range), te.NewText))
+			edits = append(edits, edit{uri, te})
 		}
 	}
-	for uri, es := range e.Changes {
-		edit(uri, es)
-	}
+	var ops []string
 	for _, dc := range e.DocumentChanges {
 		switch {
 		case dc.Kind != "":
-			lines = append(lines, fmt.Sprintf("%s %s %s\n", dc.Kind, r.rel(dc.OldURI), r.rel(dc.NewURI)))
+			ops = append(ops, fmt.Sprintf("%s %s %s\n", dc.Kind, r.rel(dc.OldURI), r.rel(dc.NewURI)))
 		case dc.TextDocument != nil:
-			edit(dc.TextDocument.URI, dc.Edits)
+			for _, te := range dc.Edits {
+				edits = append(edits, edit{dc.TextDocument.URI, te})
+			}
 		}
 	}
-	slices.Sort(lines)
-	return strings.Join(lines, "")
+	slices.SortStableFunc(edits, func(a, b edit) int {
+		return cmp.Or(strings.Compare(a.uri, b.uri), a.Range.Start.Line-b.Range.Start.Line, a.Range.Start.Character-b.Range.Start.Character)
+	})
+	var b strings.Builder
+	for _, e := range edits {
+		fmt.Fprintf(&b, "%s:%s %q\n", r.rel(e.uri), fixtureRange(e.Range), e.NewText)
+	}
+	slices.Sort(ops)
+	for _, op := range ops {
+		b.WriteString(op)
+	}
+	return b.String()
 }
 
 // fixtureDiff is a line diff of want and got: lines only in want start
