@@ -195,7 +195,7 @@ func runFixture(t *testing.T, path string) {
 			changed = true
 			continue
 		}
-		t.Errorf("%s: %s: the answer differs (-want +got):\n%s", path, f.Name, fixtureDiff(want, got))
+		t.Errorf("%s: file %d, -- %s --: the answer differs (-want +got; -update writes what the server gave):\n%s", path, i+1, f.Name, fixtureDiff(want, got))
 	}
 	if changed {
 		if err := os.WriteFile(path, testtree.Format(a), 0o644); err != nil {
@@ -659,13 +659,45 @@ func fixtureDiff(want, got string) string {
 		case i < n && j < m && a[i] == b[j]:
 			line(" ", a[i])
 			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			line("+", b[j])
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 			line("-", a[i])
 			i++
+		default:
+			line("+", b[j])
+			j++
 		}
 	}
 	return out.String()
+}
+
+func TestFixtureMarks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, text string
+		marks    []fixtureMark
+	}{
+		{"no cursor", "no cursor", nil},
+		{"a‸b", "ab", []fixtureMark{{"‸", 1}}},
+		{"😀«x»y«long name»", "😀y", []fixtureMark{{"x", 4}, {"long name", 5}}},
+		{"an « alone", "an « alone", nil},
+	} {
+		text, marks := fixtureMarks(tc.in)
+		if text != tc.text || !slices.Equal(marks, tc.marks) {
+			t.Errorf("fixtureMarks(%q) = %q, %v; want %q, %v", tc.in, text, marks, tc.text, tc.marks)
+		}
+	}
+}
+
+func TestFixtureDiff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ want, got, diff string }{
+		{"a\nb\n", "a\nb\n", " a\n b\n"},
+		{"a\nb\nc\n", "a\nB\nc\n", " a\n-b\n+B\n c\n"},
+		{"a\n", "", "-a\n"},
+		{"", "a\n", "+a\n"},
+	} {
+		if got := fixtureDiff(tc.want, tc.got); got != tc.diff {
+			t.Errorf("fixtureDiff(%q, %q) = %q, want %q", tc.want, tc.got, got, tc.diff)
+		}
+	}
 }

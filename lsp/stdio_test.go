@@ -333,7 +333,6 @@ func TestStdio(t *testing.T) {
 		}
 	})
 	for _, tc := range []stdioCase{
-		{"UnicodeColumnsUTF16", stdioUnicodeColumnsUTF16},
 		{"IncrementalChangeClearsDiagnostics", stdioIncrementalChangeClearsDiagnostics},
 		{"DiskChangesRepublish", stdioDiskChangesRepublish},
 		{"ConfigurationChange", stdioConfigurationChange},
@@ -414,22 +413,6 @@ func stdioInitializeCapabilities(t *testing.T, init json.RawMessage) {
 	}
 }
 
-// stdioCheckSpan checks that one diagnostic lies on line and starts within
-// [start, end) — the reference's span, or the part naming the topic.
-func stdioCheckSpan(t *testing.T, diags []ClientDiagnostic, line, start, end int) {
-	t.Helper()
-	for _, d := range diags {
-		if d.Range.Start.Line != line || d.Range.End.Line != line {
-			continue
-		}
-		if d.Range.Start.Character >= start && d.Range.Start.Character < end &&
-			d.Range.End.Character > d.Range.Start.Character && d.Range.End.Character <= end {
-			return
-		}
-	}
-	t.Errorf("no diagnostic within line %d columns [%d, %d); got %s", line, start, end, stdioDiagSummary(diags))
-}
-
 func stdioLabels(items []stdioCompletionItem) []string {
 	var out []string
 	for _, it := range items {
@@ -462,33 +445,6 @@ func stdioDiagAt(diags []ClientDiagnostic, code string, line int, substr string)
 		}
 	}
 	return false
-}
-
-func TestStdioPositionEncodingUTF8(t *testing.T) {
-	t.Parallel()
-	c, root, enc := stdioStartEncodings(t, []string{"utf-8", "utf-16"})
-	ctx := stdioCtx(t)
-	if enc != "utf-8" {
-		t.Fatalf("positionEncoding = %q, want utf-8 when the client offers it", enc)
-	}
-
-	// A line with emoji and CJK text before an unresolved reference: the
-	// diagnostic's columns must count UTF-8 bytes now.
-	uri, text := stdioOpen(t, c, root, "commands/unicode8.md",
-		"# Unicode\n\n🚀 测试 héllo 👩‍💻 load `python:fastapi_missing` and `python:fastapi_patterns` now.\n")
-	line, _, col8 := stdioFind(t, text, "python:fastapi_missing", 0)
-	diags, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) > 0 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdioCheckSpan(t, diags, line, col8, col8+len("python:fastapi_missing"))
-
-	// Hover at the first byte of the resolved reference's topic name.
-	hl, _, h8 := stdioFind(t, text, "fastapi_patterns`", 0)
-	hover, _ := stdioHoverText(ctx, t, c, uri, hl, h8+1)
-	if !strings.Contains(hover, "FastAPI Patterns") {
-		t.Errorf("hover at UTF-8 column %d = %q, want the FastAPI Patterns topic", h8+1, hover)
-	}
 }
 
 func TestStdioPositionEncodingNegotiation(t *testing.T) {
@@ -533,89 +489,6 @@ func stdioStartEncodings(t *testing.T, offered []string) (c *Client, root, encod
 		t.Fatal(err)
 	}
 	return c, root, res.Capabilities.PositionEncoding
-}
-
-func stdioUnicodeColumnsUTF16(t *testing.T, ctx context.Context, c *Client, root string) {
-	// Emoji outside the BMP count two UTF-16 units, CJK one, combining
-	// sequences several: columns differ from runes and from bytes.
-	uri, text := stdioOpen(t, c, root, "commands/unicode.md", "# Unicode\n\n"+
-		"🚀🚀 测试文本 e\u0301 👩‍💻 then `python:fastapi_patterns` and `python:fastapi_missing`\n"+
-		"漢字 getConditionalContext(\"python\", \"pydantic_models\")\n")
-	ml, m16, m8 := stdioFind(t, text, "python:fastapi_missing", 0)
-	if m16 == m8 {
-		t.Fatalf("test line has no multi-byte text before the reference")
-	}
-	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) > 0 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdioCheckSpan(t, ds, ml, m16, m16+stdioUTF16Len("python:fastapi_missing"))
-	if len(ds) != 1 {
-		t.Errorf("want one diagnostic (the missing topic), got %s", stdioDiagSummary(ds))
-	}
-
-	// Hover and definition at the exact UTF-16 column of the topic name,
-	// and at one unit before the reference (nothing there).
-	hl, h16, _ := stdioFind(t, text, "python:fastapi_patterns", 0)
-	if got, rng := stdioHoverText(ctx, t, c, uri, hl, h16); !strings.Contains(got, "FastAPI Patterns") {
-		t.Errorf("hover at UTF-16 column %d = %q, want FastAPI Patterns", h16, got)
-	} else if rng != nil && (rng.Start.Character != h16 || rng.End.Character != h16+len("python:fastapi_patterns")) {
-		t.Errorf("hover range %+v, want columns %d..%d", *rng, h16, h16+len("python:fastapi_patterns"))
-	}
-	if got, _ := stdioHoverText(ctx, t, c, uri, hl, h16-2); got != "" {
-		t.Errorf("hover two units before the reference (on the backtick's left) = %q, want none", got)
-	}
-	cl, c16, _ := stdioFind(t, text, `"pydantic_models"`, 0)
-	raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, cl, c16+3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if locs := stdioLocations(t, raw); len(locs) != 1 || !strings.HasSuffix(stdioURIPath(locs[0].URI), "/python/pydantic_models.md") {
-		t.Errorf("definition after CJK text = %s, want pydantic_models.md", raw)
-	}
-	// A rename on the emoji line: its edits, applied with UTF-16 offsets,
-	// must land exactly on the topic names.
-	params := stdioPos(uri, hl, h16+len("python:fa"))
-	params["newName"] = "fastapi_routes"
-	var edit stdioWorkspaceEdit
-	if err := c.Call(ctx, "textDocument/rename", params, &edit); err != nil {
-		t.Fatalf("rename on the emoji line: %v", err)
-	}
-	var mine []ClientTextEdit
-	for u, es := range edit.Changes {
-		if stdioSameURI(u, uri) {
-			mine = append(mine, es...)
-		}
-	}
-	for _, dc := range edit.DocumentChanges {
-		if dc.TextDocument != nil && stdioSameURI(dc.TextDocument.URI, uri) {
-			mine = append(mine, dc.Edits...)
-		}
-	}
-	renamed := stdioApplyEdits(t, text, mine)
-	if want := strings.Replace(text, "`python:fastapi_patterns`", "`python:fastapi_routes`", 1); renamed != want {
-		t.Errorf("rename edits on the emoji line give\n%s\nwant\n%s", renamed, want)
-	}
-
-	// Completion after `python:` on the emoji line.
-	line := "🚀🚀 测试文本 e\u0301 👩‍💻 then `python:"
-	edited := text + line + "\n"
-	if err := c.Notify("textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": 2},
-		"contentChanges": []any{map[string]any{"text": edited}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	items := stdioCompletion(ctx, t, c, uri, 4, stdioUTF16Len(line))
-	if !slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "fastapi_patterns") }) {
-		t.Errorf("completion after python: on an emoji line lacks fastapi_patterns: %v", stdioLabels(items))
-	}
-	for _, it := range items {
-		if it.TextEdit != nil && it.TextEdit.Range != nil && it.TextEdit.Range.End.Character != stdioUTF16Len(line) {
-			t.Errorf("completion edit %+v does not end at the cursor (UTF-16 column %d)", *it.TextEdit.Range, stdioUTF16Len(line))
-			break
-		}
-	}
 }
 
 func stdioIncrementalChangeClearsDiagnostics(t *testing.T, ctx context.Context, c *Client, root string) {
