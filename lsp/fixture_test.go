@@ -366,6 +366,12 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 				fmt.Fprintf(&b, " | insert %q", it.InsertText)
 			}
 			b.WriteString("\n")
+			// The documentation, indented, below its item.
+			if doc := fixtureDoc(it.Documentation); doc != "" {
+				for _, l := range strings.Split(strings.TrimRight(r.rel(doc), "\n"), "\n") {
+					b.WriteString("\t" + l + "\n")
+				}
+			}
 		}
 		return b.String()
 	case "prepareRename":
@@ -524,6 +530,20 @@ func (r *fixtureRun) quietDiagnostics(uri string) []ClientDiagnostic {
 			n = m
 		}
 	}
+}
+
+// fixtureDoc returns the text of a completion item's documentation, a
+// string or markup content.
+func fixtureDoc(raw json.RawMessage) string {
+	var markup struct {
+		Value string `json:"value"`
+	}
+	if json.Unmarshal(raw, &markup) == nil && markup.Value != "" {
+		return markup.Value
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }
 
 // fixtureCovers reports whether rng holds the cursor.
