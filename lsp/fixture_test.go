@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -53,7 +54,8 @@ import (
 //	@workspaceSymbol query   workspace symbols
 //	@willRename old new      the edits before a file or folder is moved
 //
-// and each holds the answer the request must get.
+// and each holds the answer the request must get: its result rendered as
+// text, or "error CODE: message" for an error response.
 var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests with the server's")
 
 // fixtureDir holds the request fixtures.
@@ -290,12 +292,19 @@ func (r *fixtureRun) doc(args []string) string {
 	return r.lastURI
 }
 
-// call sends a request and decodes its result into out.
-func (r *fixtureRun) call(method string, params, out any) {
+// call sends a request and decodes its result into out. An error
+// response is an answer too: call returns it rendered, "" for a result.
+func (r *fixtureRun) call(method string, params, out any) string {
 	r.t.Helper()
-	if err := r.c.Call(r.ctx, method, params, out); err != nil {
+	err := r.c.Call(r.ctx, method, params, out)
+	var rpcErr *ClientRPCError
+	if errors.As(err, &rpcErr) {
+		return fmt.Sprintf("error %d: %s\n", rpcErr.Code, r.rel(rpcErr.Message))
+	}
+	if err != nil {
 		r.t.Fatalf("%s: %v\nstderr: %s", method, err, stdioTail(r.c.Stderr(), 2000))
 	}
+	return ""
 }
 
 // ask sends the request of verb and renders its answer. want is the
@@ -313,7 +322,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			} `json:"contents"`
 			Range *ClientRange `json:"range"`
 		}
-		r.call("textDocument/hover", stdioPos(cur.uri, cur.line, cur.char), &h)
+		if e := r.call("textDocument/hover", stdioPos(cur.uri, cur.line, cur.char), &h); e != "" {
+			return e
+		}
 		if h == nil {
 			return "null\n"
 		}
@@ -325,19 +336,25 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 	case "definition":
 		cur := r.cursor(args)
 		var raw json.RawMessage
-		r.call("textDocument/definition", stdioPos(cur.uri, cur.line, cur.char), &raw)
+		if e := r.call("textDocument/definition", stdioPos(cur.uri, cur.line, cur.char), &raw); e != "" {
+			return e
+		}
 		return r.locations(stdioLocations(r.t, raw), false)
 	case "references":
 		cur := r.cursor(args)
 		params := stdioPos(cur.uri, cur.line, cur.char)
 		params["context"] = map[string]any{"includeDeclaration": false}
 		var raw json.RawMessage
-		r.call("textDocument/references", params, &raw)
+		if e := r.call("textDocument/references", params, &raw); e != "" {
+			return e
+		}
 		return r.locations(stdioLocations(r.t, raw), true)
 	case "completion":
 		cur := r.cursor(args)
 		var raw json.RawMessage
-		r.call("textDocument/completion", stdioPos(cur.uri, cur.line, cur.char), &raw)
+		if e := r.call("textDocument/completion", stdioPos(cur.uri, cur.line, cur.char), &raw); e != "" {
+			return e
+		}
 		items, err := stdioDecodeCompletion(raw)
 		if err != nil {
 			r.t.Fatal(err)
@@ -377,7 +394,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 	case "prepareRename":
 		cur := r.cursor(args)
 		var raw json.RawMessage
-		r.call("textDocument/prepareRename", stdioPos(cur.uri, cur.line, cur.char), &raw)
+		if e := r.call("textDocument/prepareRename", stdioPos(cur.uri, cur.line, cur.char), &raw); e != "" {
+			return e
+		}
 		return string(raw) + "\n"
 	case "rename":
 		if len(args) != 2 {
@@ -387,16 +406,20 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 		params := stdioPos(cur.uri, cur.line, cur.char)
 		params["newName"] = args[1]
 		var edit *stdioWorkspaceEdit
-		r.call("textDocument/rename", params, &edit)
+		if e := r.call("textDocument/rename", params, &edit); e != "" {
+			return e
+		}
 		return r.workspaceEdit(edit)
 	case "willRename":
 		if len(args) != 2 {
 			r.t.Fatalf("@willRename old new, not %q", args)
 		}
 		var edit *stdioWorkspaceEdit
-		r.call("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
+		if e := r.call("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
 			"oldUri": stdioFileURI(filepath.Join(r.root, filepath.FromSlash(args[0]))),
-			"newUri": stdioFileURI(filepath.Join(r.root, filepath.FromSlash(args[1])))}}}, &edit)
+			"newUri": stdioFileURI(filepath.Join(r.root, filepath.FromSlash(args[1])))}}}, &edit); e != "" {
+			return e
+		}
 		return r.workspaceEdit(edit)
 	case "codeAction":
 		cur := r.cursor(args)
@@ -412,11 +435,13 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			Kind  string              `json:"kind"`
 			Edit  *stdioWorkspaceEdit `json:"edit"`
 		}
-		r.call("textDocument/codeAction", map[string]any{
+		if e := r.call("textDocument/codeAction", map[string]any{
 			"textDocument": map[string]any{"uri": cur.uri},
 			"range":        ds[i].Range,
 			"context":      map[string]any{"diagnostics": []ClientDiagnostic{ds[i]}, "only": []string{"quickfix"}},
-		}, &actions)
+		}, &actions); e != "" {
+			return e
+		}
 		var b strings.Builder
 		for _, a := range actions {
 			fmt.Fprintf(&b, "%s (%s)\n", a.Title, a.Kind)
@@ -429,7 +454,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 		return b.String()
 	case "symbols":
 		var syms []fixtureSymbol
-		r.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &syms)
+		if e := r.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &syms); e != "" {
+			return e
+		}
 		var b strings.Builder
 		fixtureSymbols(&b, syms, "")
 		return b.String()
@@ -438,7 +465,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			Name     string         `json:"name"`
 			Location ClientLocation `json:"location"`
 		}
-		r.call("workspace/symbol", map[string]any{"query": strings.Join(args, " ")}, &syms)
+		if e := r.call("workspace/symbol", map[string]any{"query": strings.Join(args, " ")}, &syms); e != "" {
+			return e
+		}
 		var b strings.Builder
 		for _, s := range syms {
 			fmt.Fprintf(&b, "%s %s\n", s.Name, r.location(s.Location))
@@ -449,7 +478,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			Range  ClientRange `json:"range"`
 			Target string      `json:"target"`
 		}
-		r.call("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &links)
+		if e := r.call("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &links); e != "" {
+			return e
+		}
 		var b strings.Builder
 		for _, l := range links {
 			fmt.Fprintf(&b, "%s %s\n", fixtureRange(l.Range), r.rel(l.Target))
@@ -462,7 +493,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 				Title string `json:"title"`
 			} `json:"command"`
 		}
-		r.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &lenses)
+		if e := r.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &lenses); e != "" {
+			return e
+		}
 		var b strings.Builder
 		for _, l := range lenses {
 			title := "(unresolved)"
@@ -477,8 +510,10 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			Label    json.RawMessage `json:"label"`
 			Position ClientPosition  `json:"position"`
 		}
-		r.call("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)},
-			"range": ClientRange{End: ClientPosition{Line: 1 << 20}}}, &hints)
+		if e := r.call("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)},
+			"range": ClientRange{End: ClientPosition{Line: 1 << 20}}}, &hints); e != "" {
+			return e
+		}
 		var b strings.Builder
 		for _, h := range hints {
 			var label string
