@@ -2,17 +2,18 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/present"
+	"github.com/ctxls/ctxls/providers/refactor"
 	"github.com/ctxls/ctxls/providers/workspace"
 )
 
@@ -49,7 +50,7 @@ func (s *Server) isAgentFile(ws *workspace.Workspace, path string) bool {
 // snap and set, the agent files of snap's library, of its open text when
 // the editor has it open, and the file as checked; nil when path is no
 // agent file.
-func (s *Server) agentDiagnostics(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
+func (s *Server) agentDiagnostics(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string) (*agentfiles.File, []diag.Diagnostic) {
 	if set == nil {
 		return nil, nil
 	}
@@ -61,22 +62,10 @@ func (s *Server) agentDiagnostics(ctx context.Context, snap *workspace.Snapshot,
 }
 
 // agentProtocolDiagnostics converts the diagnostics of an agent file.
-func agentProtocolDiagnostics(f *agentfiles.File, ds []agentfiles.Diagnostic, enc document.Encoding) []protocol.Diagnostic {
+func agentProtocolDiagnostics(f *agentfiles.File, ds []diag.Diagnostic, enc document.Encoding, linesOf func(string) *document.Lines) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, len(ds))
-	for _, d := range ds {
-		r := f.Lines.Range(d.Span, enc)
-		pd := protocol.Diagnostic{
-			Range:           protocol.Range{Start: toPos(r.Start), End: toPos(r.End)},
-			Severity:        protocol.DiagnosticSeverity(d.Severity),
-			Code:            protocol.String(d.Code),
-			CodeDescription: codeLink(d.Code),
-			Source:          protocol.NewOptional("ctxls"),
-			Message:         protocol.String(d.Message),
-		}
-		if raw, err := json.Marshal(diagData{Code: d.Code}); err == nil {
-			pd.Data = raw
-		}
-		out = append(out, pd)
+	for i := range ds {
+		out = append(out, toDiagnostic(f.Lines, &ds[i], enc, linesOf))
 	}
 	return out
 }
@@ -106,24 +95,8 @@ func (s *Server) agentQuickFixes(ctx context.Context, v *view, start, end int) [
 		return nil
 	}
 	var out []protocol.CommandOrCodeAction
-	pds := agentProtocolDiagnostics(f, ds, v.enc)
-	for i, d := range ds {
-		if d.Fix == nil || d.Span.End < start || d.Span.Start > end {
-			continue
-		}
-		kind := protocol.CodeActionKindQuickFix
-		preferred := true
-		edits := make([]protocol.TextEdit, len(d.Fix.Edits))
-		for j, e := range d.Fix.Edits {
-			edits[j] = protocol.TextEdit{Range: v.rng(e.Span), NewText: e.NewText}
-		}
-		out = append(out, &protocol.CodeAction{
-			Title:       d.Fix.Title,
-			Kind:        &kind,
-			Diagnostics: []protocol.Diagnostic{pds[i]},
-			IsPreferred: &preferred,
-			Edit:        &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uriOf(v.path): edits}},
-		})
+	for _, fx := range refactor.Fixes(ds, start, end) {
+		out = append(out, s.quickFix(v, f.Lines, fx, ops.FileLines(v.lib, set)))
 	}
 	return out
 }

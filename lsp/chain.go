@@ -12,26 +12,19 @@ import (
 	"github.com/ctxls/ctxls/providers/runs/chain"
 )
 
-// chainRunParams are the parameters of ctxls/chain/run and resume: the
-// operation's request and the work-done token its progress reports on.
-type chainRunParams struct {
-	ops.ChainRequest
-	WorkDoneToken json.RawMessage `json:"workDoneToken,omitempty"`
-}
-
-func (s *Server) chainRun(ctx context.Context, p chainRunParams) (ops.ChainResponse, error) {
+func (s *Server) chainRun(ctx context.Context, p ops.ChainRunRequest) (ops.ChainResponse, error) {
 	title := "Chain " + strings.Join(p.Commands, " → ")
 	return s.driveChain(ctx, p, title, (*ops.Ops).RunChain)
 }
 
-func (s *Server) chainResume(ctx context.Context, p chainRunParams) (ops.ChainResponse, error) {
-	return s.driveChain(ctx, p, "Resume chain", (*ops.Ops).ResumeChain)
+func (s *Server) chainResume(ctx context.Context, p ops.ChainResumeRequest) (ops.ChainResponse, error) {
+	return s.driveChain(ctx, p.ChainRunRequest(), "Resume chain", (*ops.Ops).ResumeChain)
 }
 
 // driveChain runs or resumes a chain, reporting each step with $/progress
 // on the request's work-done token. Cancelling the request, or the
 // progress, stops the running agent.
-func (s *Server) driveChain(ctx context.Context, p chainRunParams, title string,
+func (s *Server) driveChain(ctx context.Context, p ops.ChainRunRequest, title string,
 	do func(*ops.Ops, context.Context, ops.ChainRequest) (ops.ChainResponse, error)) (ops.ChainResponse, error) {
 	o, err := s.operations(ctx)
 	if err != nil {

@@ -7,7 +7,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/refactor"
 )
 
@@ -44,8 +47,9 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	out := []protocol.CommandOrCodeAction{}
 	synced := v.doc.Len() == fileLen(v.lib, v.path)
 	if want(protocol.CodeActionKindQuickFix) && synced {
+		lines := ops.FileLines(v.lib, s.agentSet(ctx, v.ws))
 		for _, f := range refactor.Fixes(v.lib.Diagnose(v.path), start, end) {
-			out = append(out, s.quickFix(v, f))
+			out = append(out, s.quickFix(v, fileLines(v.file), f, lines))
 		}
 	}
 	if want(protocol.CodeActionKindQuickFix) {
@@ -60,6 +64,15 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	return out, nil
 }
 
+// fileLines returns the lines of a library file's text, or nil for a file
+// without text.
+func fileLines(f *library.File) *document.Lines {
+	if f == nil || f.Doc == nil {
+		return nil
+	}
+	return f.Doc.Lines
+}
+
 // fileLen is the length of the library's text of a file.
 func fileLen(lib *library.Snapshot, p string) int {
 	if f, ok := lib.File(p); ok && f.Doc != nil {
@@ -68,12 +81,14 @@ func fileLen(lib *library.Snapshot, p string) int {
 	return 0
 }
 
-// quickFix converts a fix of the view's document into a quick fix.
-func (s *Server) quickFix(v *view, f refactor.Fix) *protocol.CodeAction {
+// quickFix converts a fix of the view's document into a quick fix; lines
+// are those of the text the spans of the fix's diagnostic are in, linesOf
+// those of the files of its related places.
+func (s *Server) quickFix(v *view, lines *document.Lines, f refactor.Fix, linesOf func(string) *document.Lines) *protocol.CodeAction {
 	kind := protocol.CodeActionKindQuickFix
 	a := &protocol.CodeAction{Title: f.Title, Kind: &kind, Edit: s.editOf(v, f.Edits)}
 	if f.Diagnostic != nil {
-		a.Diagnostics = []protocol.Diagnostic{toDiagnostic(v.file, *f.Diagnostic, v.enc)}
+		a.Diagnostics = []protocol.Diagnostic{toDiagnostic(lines, f.Diagnostic, v.enc, linesOf)}
 	}
 	if f.Preferred {
 		preferred := true
@@ -83,7 +98,7 @@ func (s *Server) quickFix(v *view, f refactor.Fix) *protocol.CodeAction {
 }
 
 // editOf turns edits of the view's document into a workspace edit.
-func (s *Server) editOf(v *view, edits []refactor.Edit) *protocol.WorkspaceEdit {
+func (s *Server) editOf(v *view, edits []diag.Edit) *protocol.WorkspaceEdit {
 	tes := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {
 		tes[i] = protocol.TextEdit{Range: v.rng(e.Span), NewText: e.NewText}

@@ -13,8 +13,10 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/workspace"
 )
 
@@ -287,18 +289,18 @@ func (d *diagnostics) setPublished(path string, some bool) bool {
 
 // publish sends one file's diagnostics, ds of snap, with those of the
 // agent files of set, snap's, unless it has none now and had none before.
-func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string, ds []library.Diagnostic) {
+func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string, ds []diag.Diagnostic) {
 	// An agent file may be a library file too: one list holds both.
 	var agent []protocol.Diagnostic
 	if af, ads := d.s.agentDiagnostics(ctx, snap, set, path); af != nil {
 		// The file's own checks and its imports' problems, bounded
 		// together.
 		ads = agentfiles.Cap(path, ads, snap.Library().Config().Limits.FileDiagnostics)
-		agent = agentProtocolDiagnostics(af, ads, d.s.encoding())
+		agent = agentProtocolDiagnostics(af, ads, d.s.encoding(), ops.FileLines(snap.Library(), set))
 		// The agent file's own check judges its YAML as the agent reads
 		// it, with the cause and a fix; the library's would repeat it, or
 		// call an error what the agent reads.
-		ds = slices.DeleteFunc(slices.Clone(ds), func(l library.Diagnostic) bool { return l.Code == library.CodeParseError })
+		ds = slices.DeleteFunc(slices.Clone(ds), func(l diag.Diagnostic) bool { return l.Code == library.CodeParseError })
 	}
 	d.mu.Lock()
 	had := d.setPublished(path, len(ds)+len(agent) > 0)
@@ -311,7 +313,7 @@ func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set
 		params.Version = protocol.NewOptional(version)
 	}
 	if f, ok := snap.Library().File(path); ok {
-		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding())
+		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding(), ops.FileLines(snap.Library(), set))
 	}
 	params.Diagnostics = append(params.Diagnostics, agent...)
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
@@ -327,10 +329,11 @@ const maxFileDiagnostics = config.DefaultFileDiagnostics
 // appendFileDiagnostics appends the diagnostics of file f to out, at most
 // maxFileDiagnostics of them and a note of how many there are when there
 // are more.
-func appendFileDiagnostics(out []protocol.Diagnostic, f *library.File, ds []library.Diagnostic, enc document.Encoding) []protocol.Diagnostic {
+func appendFileDiagnostics(out []protocol.Diagnostic, f *library.File, ds []diag.Diagnostic, enc document.Encoding, linesOf func(string) *document.Lines) []protocol.Diagnostic {
 	shown := boundDiagnostics(ds)
-	for _, dg := range shown {
-		out = append(out, toDiagnostic(f, dg, enc))
+	lines := fileLines(f)
+	for i := range shown {
+		out = append(out, toDiagnostic(lines, &shown[i], enc, linesOf))
 	}
 	if len(shown) < len(ds) {
 		out = append(out, protocol.Diagnostic{
@@ -346,39 +349,59 @@ func appendFileDiagnostics(out []protocol.Diagnostic, f *library.File, ds []libr
 // boundDiagnostics returns ds when it is within maxFileDiagnostics, else
 // the most severe maxFileDiagnostics of them, in order of position within
 // a severity.
-func boundDiagnostics(ds []library.Diagnostic) []library.Diagnostic {
+func boundDiagnostics(ds []diag.Diagnostic) []diag.Diagnostic {
 	if len(ds) <= maxFileDiagnostics {
 		return ds
 	}
 	ds = slices.Clone(ds)
 	// Severities count up from the most severe, as in LSP.
-	slices.SortStableFunc(ds, func(a, b library.Diagnostic) int { return int(a.Severity) - int(b.Severity) })
+	slices.SortStableFunc(ds, func(a, b diag.Diagnostic) int { return int(a.Severity) - int(b.Severity) })
 	return ds[:maxFileDiagnostics]
 }
 
-// diagData is what a diagnostic carries for the code actions that fix it.
+// diagData is what a diagnostic carries: its code. Code actions recompute
+// the fixes from the file's text rather than trust data the client keeps.
 type diagData struct {
-	Code string       `json:"code"`
-	Fix  *library.Fix `json:"fix,omitempty"`
+	Code string `json:"code"`
 }
 
-func toDiagnostic(f *library.File, dg library.Diagnostic, enc document.Encoding) protocol.Diagnostic {
-	var rg protocol.Range // a skipped file has no text: its start
-	if f.Doc != nil {
-		rg = toRange(f.Doc, dg.Span, enc)
-	}
+// toDiagnostic converts d, a diagnostic of a file whose text has lines
+// (nil for a file without text: its start), to the protocol. It is the
+// one conversion of every checker's diagnostics. linesOf returns the lines
+// of the file a related place is in, or nil; linesOf may be nil.
+func toDiagnostic(lines *document.Lines, d *diag.Diagnostic, enc document.Encoding, linesOf func(string) *document.Lines) protocol.Diagnostic {
 	out := protocol.Diagnostic{
-		Range:           rg,
-		Severity:        protocol.DiagnosticSeverity(dg.Severity),
-		Code:            protocol.String(dg.Code),
-		CodeDescription: codeLink(dg.Code),
+		Range:           rangeIn(lines, d.Span, enc),
+		Severity:        protocol.DiagnosticSeverity(d.Severity),
+		Code:            protocol.String(d.Code),
+		CodeDescription: codeLink(d.Code),
 		Source:          protocol.NewOptional("ctxls"),
-		Message:         protocol.String(dg.Message),
+		Message:         protocol.String(d.Message),
 	}
-	if raw, err := json.Marshal(diagData{Code: dg.Code, Fix: dg.Fix}); err == nil {
+	for _, r := range d.Related {
+		var rl *document.Lines
+		if linesOf != nil {
+			rl = linesOf(r.Path)
+		}
+		out.RelatedInformation = append(out.RelatedInformation, protocol.DiagnosticRelatedInformation{
+			Location: protocol.Location{URI: uriOf(r.Path), Range: rangeIn(rl, r.Span, enc)},
+			Message:  r.Message,
+		})
+	}
+	if raw, err := json.Marshal(diagData{Code: d.Code}); err == nil {
 		out.Data = raw
 	}
 	return out
+}
+
+// rangeIn converts a byte span of a text with lines into a protocol
+// range; the start of the text when lines is nil.
+func rangeIn(lines *document.Lines, sp document.Span, enc document.Encoding) protocol.Range {
+	if lines == nil {
+		return protocol.Range{}
+	}
+	r := lines.Range(sp, enc)
+	return protocol.Range{Start: toPos(r.Start), End: toPos(r.End)}
 }
 
 // stop ends publishing.

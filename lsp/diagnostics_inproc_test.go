@@ -11,7 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -163,12 +163,12 @@ func TestInprocDiagnosticsBounded(t *testing.T) {
 // are kept: the most severe, in order of position within a severity.
 func TestBoundDiagnostics(t *testing.T) {
 	t.Parallel()
-	var ds []library.Diagnostic
+	var ds []diag.Diagnostic
 	for i := range maxFileDiagnostics + 10 {
-		ds = append(ds, library.Diagnostic{Severity: library.SeverityHint, Message: fmt.Sprintf("hint %d", i)})
+		ds = append(ds, diag.Diagnostic{Severity: diag.Hint, Message: fmt.Sprintf("hint %d", i)})
 	}
-	ds = append(ds, library.Diagnostic{Severity: library.SeverityWarning, Message: "warning"})
-	ds = append(ds, library.Diagnostic{Severity: library.SeverityError, Message: "error"})
+	ds = append(ds, diag.Diagnostic{Severity: diag.Warning, Message: "warning"})
+	ds = append(ds, diag.Diagnostic{Severity: diag.Error, Message: "error"})
 	got := boundDiagnostics(ds)
 	if len(got) != maxFileDiagnostics {
 		t.Fatalf("%d kept, want %d", len(got), maxFileDiagnostics)

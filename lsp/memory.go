@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
@@ -247,7 +248,7 @@ func overlayRead(snap *workspace.Snapshot) memory.Read {
 }
 
 // checkAgentFile is set.CheckFile with the memory problems of path added.
-func (s *Server) checkAgentFile(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string, content []byte) (*agentfiles.File, []agentfiles.Diagnostic) {
+func (s *Server) checkAgentFile(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string, content []byte) (*agentfiles.File, []diag.Diagnostic) {
 	f, ds := set.CheckFile(ctx, path, content)
 	mf, mds := s.memoryDiagnostics(ctx, snap, set, path)
 	if len(mds) == 0 {
@@ -262,7 +263,7 @@ func (s *Server) checkAgentFile(ctx context.Context, snap *workspace.Snapshot, s
 // memoryDiagnostics returns the memory problems of path and the file their
 // spans refer to, checking every tree again when path is a memory file or
 // a file of a tree.
-func (s *Server) memoryDiagnostics(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string) (*agentfiles.File, []agentfiles.Diagnostic) {
+func (s *Server) memoryDiagnostics(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string) (*agentfiles.File, []diag.Diagnostic) {
 	rel, ok := fsguard.Rel(snap.Library().Dir(), path)
 	if !ok {
 		return nil, nil
@@ -311,8 +312,8 @@ func (s *Server) inMemoryTree(path string) bool {
 // changedFiles returns the files whose problems differ between a and b.
 func changedFiles(a, b *memory.Report) map[string]bool {
 	out := map[string]bool{}
-	same := func(x, y []agentfiles.Diagnostic) bool {
-		return slices.EqualFunc(x, y, func(d, e agentfiles.Diagnostic) bool {
+	same := func(x, y []diag.Diagnostic) bool {
+		return slices.EqualFunc(x, y, func(d, e diag.Diagnostic) bool {
 			return d.Span == e.Span && d.Code == e.Code && d.Message == e.Message
 		})
 	}

@@ -16,66 +16,82 @@ import (
 // value (nil when absent); the result is encoded with encoding/json.
 type method func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
 
-// customMethods are the ctxls/* methods next to LSP, by name. Each is an
-// operation of package ops, or, where the protocol adds to it (progress
-// of a running chain), a handler in its feature's file.
-var customMethods = map[string]method{
-	"ctxls/commands":     op((*ops.Ops).Commands),
-	"ctxls/documentCost": op((*ops.Ops).DocumentCost),
-	"ctxls/sessionCost":  op((*ops.Ops).SessionCost),
+// customMethods are the ctxls/* methods next to LSP, by name: the
+// methods of ops.Methods, each registered with an operation of package
+// ops of its params and result types or, where the protocol adds to it
+// (progress of a running chain), a handler in its feature's file.
+var customMethods = methodTable(
+	op(ops.MethodCommands, (*ops.Ops).Commands),
+	op(ops.MethodDocumentCost, (*ops.Ops).DocumentCost),
+	op(ops.MethodSessionCost, (*ops.Ops).SessionCost),
 
-	"ctxls/inventory":           op((*ops.Ops).Inventory),
-	"ctxls/inventory/search":    op((*ops.Ops).SearchInventory),
-	"ctxls/catalog":             op((*ops.Ops).Catalog),
-	"ctxls/domainIndex":         op((*ops.Ops).DomainIndex),
-	"ctxls/loadingProtocol":     op((*ops.Ops).LoadingProtocol),
-	"ctxls/search":              op((*ops.Ops).Search),
-	"ctxls/alwaysLoadFiles":     op((*ops.Ops).AlwaysLoadFiles),
-	"ctxls/detectProjectType":   op((*ops.Ops).DetectProjectType),
-	"ctxls/conditionalContext":  op((*ops.Ops).ConditionalContext),
-	"ctxls/crossDomainContext":  op((*ops.Ops).CrossDomainContext),
-	"ctxls/reference":           op((*ops.Ops).Reference),
-	"ctxls/materialize":         op((*ops.Ops).Materialize),
-	"ctxls/materializeSections": op((*ops.Ops).MaterializeSections),
-	"ctxls/invalidate":          op((*ops.Ops).Invalidate),
+	op(ops.MethodInventory, (*ops.Ops).Inventory),
+	op(ops.MethodInventorySearch, (*ops.Ops).SearchInventory),
+	op(ops.MethodCatalog, (*ops.Ops).Catalog),
+	op(ops.MethodDomainIndex, (*ops.Ops).DomainIndex),
+	op(ops.MethodLoadingProtocol, (*ops.Ops).LoadingProtocol),
+	op(ops.MethodSearch, (*ops.Ops).Search),
+	op(ops.MethodAlwaysLoadFiles, (*ops.Ops).AlwaysLoadFiles),
+	op(ops.MethodDetectProjectType, (*ops.Ops).DetectProjectType),
+	op(ops.MethodConditionalContext, (*ops.Ops).ConditionalContext),
+	op(ops.MethodCrossDomainContext, (*ops.Ops).CrossDomainContext),
+	op(ops.MethodReference, (*ops.Ops).Reference),
+	op(ops.MethodMaterialize, (*ops.Ops).Materialize),
+	op(ops.MethodMaterializeSections, (*ops.Ops).MaterializeSections),
+	op(ops.MethodInvalidate, (*ops.Ops).Invalidate),
 
-	"ctxls/execution/create":             op((*ops.Ops).CreateExecution),
-	"ctxls/execution/getOrCreate":        op((*ops.Ops).GetOrCreateExecution),
-	"ctxls/execution/startCommand":       op((*ops.Ops).StartCommand),
-	"ctxls/execution/completeCommand":    op((*ops.Ops).CompleteCommand),
-	"ctxls/execution/recordContextLoad":  op((*ops.Ops).RecordContextLoad),
-	"ctxls/execution/getCachedContext":   op((*ops.Ops).CachedContext),
-	"ctxls/execution/recordMemoryLoad":   op((*ops.Ops).RecordMemoryLoad),
-	"ctxls/execution/getCachedMemory":    op((*ops.Ops).CachedMemory),
-	"ctxls/execution/setSharedData":      op((*ops.Ops).SetSharedData),
-	"ctxls/execution/getSharedData":      op((*ops.Ops).SharedData),
-	"ctxls/execution/getPreviousCommand": op((*ops.Ops).PreviousCommand),
-	"ctxls/execution/list":               op((*ops.Ops).Executions),
-	"ctxls/execution/get":                op((*ops.Ops).Execution),
-	"ctxls/execution/setCurrent":         op((*ops.Ops).SetCurrentExecution),
-	"ctxls/execution/delete":             op((*ops.Ops).DeleteExecution),
+	op(ops.MethodExecutionCreate, (*ops.Ops).CreateExecution),
+	op(ops.MethodExecutionGetOrCreate, (*ops.Ops).GetOrCreateExecution),
+	op(ops.MethodExecutionStartCommand, (*ops.Ops).StartCommand),
+	op(ops.MethodExecutionCompleteCommand, (*ops.Ops).CompleteCommand),
+	op(ops.MethodExecutionRecordContextLoad, (*ops.Ops).RecordContextLoad),
+	op(ops.MethodExecutionGetCachedContext, (*ops.Ops).CachedContext),
+	op(ops.MethodExecutionRecordMemoryLoad, (*ops.Ops).RecordMemoryLoad),
+	op(ops.MethodExecutionGetCachedMemory, (*ops.Ops).CachedMemory),
+	op(ops.MethodExecutionSetSharedData, (*ops.Ops).SetSharedData),
+	op(ops.MethodExecutionGetSharedData, (*ops.Ops).SharedData),
+	op(ops.MethodExecutionGetPreviousCommand, (*ops.Ops).PreviousCommand),
+	op(ops.MethodExecutionList, (*ops.Ops).Executions),
+	op(ops.MethodExecutionGet, (*ops.Ops).Execution),
+	op(ops.MethodExecutionSetCurrent, (*ops.Ops).SetCurrentExecution),
+	op(ops.MethodExecutionDelete, (*ops.Ops).DeleteExecution),
 
-	"ctxls/chain/list":    op((*ops.Ops).Chains),
-	"ctxls/chain/preview": op((*ops.Ops).PreviewChain),
-	"ctxls/chain/run":     handle((*Server).chainRun),
-	"ctxls/chain/resume":  handle((*Server).chainResume),
-	"ctxls/chain/cancel":  op((*ops.Ops).CancelChain),
+	op(ops.MethodChainList, (*ops.Ops).Chains),
+	op(ops.MethodChainPreview, (*ops.Ops).PreviewChain),
+	handle(ops.MethodChainRun, (*Server).chainRun),
+	handle(ops.MethodChainResume, (*Server).chainResume),
+	op(ops.MethodChainCancel, (*ops.Ops).CancelChain),
 
-	"ctxls/trust":        op((*ops.Ops).Trust),
-	"ctxls/trust/grant":  op((*ops.Ops).GrantTrust),
-	"ctxls/trust/revoke": op((*ops.Ops).RevokeTrust),
+	op(ops.MethodTrust, (*ops.Ops).Trust),
+	op(ops.MethodTrustGrant, (*ops.Ops).GrantTrust),
+	op(ops.MethodTrustRevoke, (*ops.Ops).RevokeTrust),
 
-	"ctxls/history/append":        op((*ops.Ops).AppendMessage),
-	"ctxls/history/list":          op((*ops.Ops).History),
-	"ctxls/history/conversations": op((*ops.Ops).Conversations),
-	"ctxls/history/buildContext":  op((*ops.Ops).BuildHistory),
-	"ctxls/history/delete":        op((*ops.Ops).DeleteConversation),
+	op(ops.MethodHistoryAppend, (*ops.Ops).AppendMessage),
+	op(ops.MethodHistoryList, (*ops.Ops).History),
+	op(ops.MethodHistoryConversations, (*ops.Ops).Conversations),
+	op(ops.MethodHistoryBuildContext, (*ops.Ops).BuildHistory),
+	op(ops.MethodHistoryDelete, (*ops.Ops).DeleteConversation),
+)
+
+// registered is a method with its name.
+type registered struct {
+	name string
+	call method
 }
 
-// handle makes a method of a typed handler: params are decoded into Req
+// methodTable returns the methods by name.
+func methodTable(ms ...registered) map[string]method {
+	t := make(map[string]method, len(ms))
+	for _, m := range ms {
+		t[m.name] = m.call
+	}
+	return t
+}
+
+// handle registers m with a typed handler: params are decoded into Req
 // and the Resp returned is the result.
-func handle[Req, Resp any](fn func(s *Server, ctx context.Context, req Req) (Resp, error)) method {
-	return func(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+func handle[Req, Resp any](m ops.Method[Req, Resp], fn func(s *Server, ctx context.Context, req Req) (Resp, error)) registered {
+	return registered{name: string(m), call: func(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 		var req Req
 		if err := decodeParams(params, &req); err != nil {
 			return nil, err
@@ -85,12 +101,12 @@ func handle[Req, Resp any](fn func(s *Server, ctx context.Context, req Req) (Res
 			return nil, opsError(err)
 		}
 		return res, nil
-	}
+	}}
 }
 
-// op makes a method of an operation, run on the live workspace's Ops.
-func op[Req, Resp any](fn func(o *ops.Ops, ctx context.Context, req Req) (Resp, error)) method {
-	return handle(func(s *Server, ctx context.Context, req Req) (Resp, error) {
+// op registers m with an operation, run on the live workspace's Ops.
+func op[Req, Resp any](m ops.Method[Req, Resp], fn func(o *ops.Ops, ctx context.Context, req Req) (Resp, error)) registered {
+	return handle(m, func(s *Server, ctx context.Context, req Req) (Resp, error) {
 		o, err := s.operations(ctx)
 		if err != nil {
 			var zero Resp

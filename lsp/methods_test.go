@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/ops"
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 func TestEncodeResult(t *testing.T) {
@@ -247,5 +250,21 @@ func TestInprocContextProviderMethods(t *testing.T) {
 			}
 			tc.check(t, m)
 		})
+	}
+}
+
+// The server answers exactly the methods of ops.Methods, which the
+// extension's request types are generated from: a method added to one and
+// not the other fails here.
+func TestCustomMethodsAreOpsMethods(t *testing.T) {
+	t.Parallel()
+	var want []string
+	for _, m := range ops.Methods() {
+		want = append(want, m.Name)
+	}
+	slices.Sort(want)
+	got := slices.Sorted(maps.Keys(customMethods))
+	if !slices.Equal(got, want) {
+		t.Errorf("the server registers\n%v\nops.Methods lists\n%v", got, want)
 	}
 }

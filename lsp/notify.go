@@ -3,22 +3,8 @@ package lsp
 import (
 	"context"
 
+	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/workspace"
-)
-
-// Notifications the server sends so that the client refreshes its views
-// when something changed instead of polling.
-const (
-	// notifyLibraryChanged: topics, commands or the configuration changed
-	// on disk or in the settings, or a document was saved.
-	notifyLibraryChanged = "ctxls/libraryChanged"
-	// notifyExecutionsChanged: this server created, recorded, ran, made
-	// current or deleted an execution.
-	notifyExecutionsChanged = "ctxls/executionsChanged"
-	// notifyAgentFilesChanged: agent files changed on disk, or in the
-	// editor and not saved, or the configuration changed; the session
-	// costs are stale.
-	notifyAgentFilesChanged = "ctxls/agentFilesChanged"
 )
 
 // staleViews holds the notifications waiting to be sent, one of each at
@@ -50,19 +36,19 @@ func (s *Server) sendStale(ctx context.Context) {
 		return
 	}
 	for {
-		method := ""
+		var n ops.Notification[ops.Empty]
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.stale.library:
-			method = notifyLibraryChanged
+			n = ops.NotifyLibraryChanged
 		case <-s.stale.executions:
-			method = notifyExecutionsChanged
+			n = ops.NotifyExecutionsChanged
 		case <-s.stale.agents:
-			method = notifyAgentFilesChanged
+			n = ops.NotifyAgentFilesChanged
 		}
-		if err := s.conn.Notify(ctx, method, struct{}{}); err != nil {
-			s.stderr.Debug("notify the client", "method", method, "err", err)
+		if err := s.conn.Notify(ctx, string(n), ops.Empty{}); err != nil {
+			s.stderr.Debug("notify the client", "method", n, "err", err)
 		}
 	}
 }

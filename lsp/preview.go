@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/workspace"
@@ -171,7 +172,7 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 // earlyAgent is an open agent file as checked before the index is built.
 type earlyAgent struct {
 	file *agentfiles.File
-	ds   []agentfiles.Diagnostic
+	ds   []diag.Diagnostic
 }
 
 // previewAgents checks the agent files among texts, the open documents'
@@ -229,7 +230,7 @@ const maxPreviewDocument = 1 << 20
 // diagnosePreview diagnoses a document against the preview. The preview's
 // topics have no text: should a check ever reach for one, the document
 // waits for the index rather than take the server down.
-func diagnosePreview(p *library.Preview, path, text string) (f *library.File, ds []library.Diagnostic, err error) {
+func diagnosePreview(p *library.Preview, path, text string) (f *library.File, ds []diag.Diagnostic, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			f, ds, err = nil, nil, fmt.Errorf("preview diagnostics of %s: %v", path, r)
@@ -241,10 +242,10 @@ func diagnosePreview(p *library.Preview, path, text string) (f *library.File, ds
 // publishPreview sends the preview's diagnostics of an open document:
 // those of the library's file f, when the library preview has it, with
 // those of the agent file a, when it is one.
-func (d *diagnostics) publishPreview(ctx context.Context, path string, version int32, f *library.File, ds []library.Diagnostic, a earlyAgent) {
+func (d *diagnostics) publishPreview(ctx context.Context, path string, version int32, f *library.File, ds []diag.Diagnostic, a earlyAgent) {
 	if a.file != nil {
 		// As publish does: the agent file's check judges its YAML.
-		ds = slices.DeleteFunc(slices.Clone(ds), func(l library.Diagnostic) bool { return l.Code == library.CodeParseError })
+		ds = slices.DeleteFunc(slices.Clone(ds), func(l diag.Diagnostic) bool { return l.Code == library.CodeParseError })
 	}
 	n := len(ds) + len(a.ds)
 	d.mu.Lock()
@@ -256,10 +257,10 @@ func (d *diagnostics) publishPreview(ctx context.Context, path string, version i
 	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}}
 	enc := d.s.encoding()
 	if f != nil && f.Doc != nil {
-		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, enc)
+		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, enc, nil)
 	}
 	if a.file != nil {
-		params.Diagnostics = append(params.Diagnostics, agentProtocolDiagnostics(a.file, a.ds, enc)...)
+		params.Diagnostics = append(params.Diagnostics, agentProtocolDiagnostics(a.file, a.ds, enc, nil)...)
 	}
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)

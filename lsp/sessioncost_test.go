@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // stdioSessionCost is the part of ctxls/sessionCost the tests read.
@@ -61,15 +62,15 @@ func TestSessionCostFollowsSnapshot(t *testing.T) {
 	// change by the time the client is told.
 	after := func(what string, change func(), ok func(stdioSessionCost) bool) stdioSessionCost {
 		t.Helper()
-		told := c.Expect(notifyAgentFilesChanged, nil)
+		told := c.Expect(string(ops.NotifyAgentFilesChanged), nil)
 		change()
 		select {
 		case <-told:
 		case <-ctx.Done():
-			t.Fatalf("%s: no %s before the deadline", what, notifyAgentFilesChanged)
+			t.Fatalf("%s: no %s before the deadline", what, string(ops.NotifyAgentFilesChanged))
 		}
 		for {
-			next := c.Expect(notifyAgentFilesChanged, nil)
+			next := c.Expect(string(ops.NotifyAgentFilesChanged), nil)
 			sc := cost()
 			if ok(sc) {
 				return sc

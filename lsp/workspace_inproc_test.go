@@ -133,17 +133,17 @@ func TestInprocChangeNotifications(t *testing.T) {
 
 	since := c.noteCount()
 	c.mustCall("ctxls/execution/create", map[string]any{"projectName": "p"}, nil)
-	c.waitNoteSince(since, notifyExecutionsChanged, nil)
+	c.waitNoteSince(since, string(ops.NotifyExecutionsChanged), nil)
 
 	since = c.noteCount()
 	testtree.WriteFiles(t, dir, map[string]string{"context/python/new_topic.md": "# New topic\n\nText.\n"})
 	u := c.uri("context/python/new_topic.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": u, "type": 1}}})
-	c.waitNoteSince(since, notifyLibraryChanged, nil)
+	c.waitNoteSince(since, string(ops.NotifyLibraryChanged), nil)
 
 	since = c.noteCount()
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"tokenizer": "estimate"}}})
-	c.waitNoteSince(since, notifyLibraryChanged, nil)
+	c.waitNoteSince(since, string(ops.NotifyLibraryChanged), nil)
 
 	doc := c.open("commands/implement.md")
 	c.waitDiagnostics(doc, nil)
@@ -153,14 +153,14 @@ func TestInprocChangeNotifications(t *testing.T) {
 	c.waitDiagnosticsSince(since, doc, nil)
 	c.mu.Lock()
 	for _, n := range c.notifications[since:] {
-		if n.Method == notifyLibraryChanged {
+		if n.Method == string(ops.NotifyLibraryChanged) {
 			t.Errorf("an edit of an open document sent %s", n.Method)
 		}
 	}
 	c.mu.Unlock()
 	since = c.noteCount()
 	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": doc}})
-	c.waitNoteSince(since, notifyLibraryChanged, nil)
+	c.waitNoteSince(since, string(ops.NotifyLibraryChanged), nil)
 }
 
 // The tokenizer setting applies to the next chain step without a

@@ -303,12 +303,13 @@ func collect(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set)
 	fixes := make([]*fileFix, len(res.Items))
 	for i, d := range res.Items {
 		switch src := d.Source; {
-		case src.Library != nil:
+		case src.Diagnostic == nil:
+		case src.AgentFile != nil:
+			fixes[i] = agentFix(src.AgentFile, src.Diagnostic)
+		default:
 			if f, ok := lib.File(src.Path); ok && f.Doc != nil {
-				fixes[i] = libraryFix(src.Path, f.Doc, *src.Library)
+				fixes[i] = libraryFix(f.Doc, src.Diagnostic)
 			}
-		case src.Agent != nil:
-			fixes[i] = agentFix(src.AgentFile, *src.Agent)
 		}
 	}
 	return res.Items, fixes, res.Warnings, nil

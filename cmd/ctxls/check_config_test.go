@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestCheckReportsConfigProblems(t *testing.T) {
 			if exitCode(err) != c.code {
 				t.Errorf("exit = %v, want %d", err, c.code)
 			}
-			if got := decodeRecords(t, out); !slices.Equal(got, c.want) {
+			if got := decodeRecords(t, out); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("records = %+v\nwant %+v", got, c.want)
 			}
 			// Reported once, as records.
@@ -160,7 +161,7 @@ func TestCheckReportsUnknownChainCommand(t *testing.T) {
 	out := runExit(t, 1, "check", dir, "--format", "json")
 	want := []ops.Diagnostic{{File: ".ctxls.yaml", Line: 3, Column: 1, EndLine: 4, EndColumn: 1, Severity: "error", Code: "config",
 		Message: `chain "broken" names "deploy", which is no command of the workspace`}}
-	if got := decodeRecords(t, out); !slices.Equal(got, want) {
+	if got := decodeRecords(t, out); !reflect.DeepEqual(got, want) {
 		t.Errorf("records = %+v\nwant %+v", got, want)
 	}
 }

@@ -6,16 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxls/ctxls/providers/library/libtest"
-	"github.com/ctxls/ctxls/providers/ops"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // runCLI runs one command line in process.
@@ -280,7 +282,7 @@ func TestCheckPositionsAndExitStatus(t *testing.T) {
 		recs := decodeRecords(t, out)
 		want := ops.Diagnostic{File: "commands/c.md", Line: 3, Column: 12, EndLine: 3, EndColumn: 16, Severity: "error", Code: "unresolved-reference",
 			Message: `domain python has no topic "nope"`}
-		if len(recs) != 1 || recs[0] != want {
+		if len(recs) != 1 || !reflect.DeepEqual(recs[0], want) {
 			t.Errorf("records = %+v\nwant %+v", recs, want)
 		}
 	})

@@ -13,9 +13,7 @@ import (
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
-	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/ops"
-	"github.com/ctxls/ctxls/providers/refactor"
 )
 
 // fileFix is the fix of one diagnostic: edits of a file's text.
@@ -27,34 +25,28 @@ type fileFix struct {
 	// its files, and only a check that fixes needs it again.
 	doc   *document.Doc
 	bom   bool // the file on disk starts with a byte order mark
-	edits []agentfiles.Edit
+	edits []diag.Edit
 	safe  bool
 }
 
-// libraryFix returns the preferred fix of a library diagnostic, or nil.
-func libraryFix(p string, doc *document.Doc, d library.Diagnostic) *fileFix {
-	if d.Fix == nil {
+// libraryFix returns the preferred fix of a library file's diagnostic,
+// doc holding the file's text, or nil.
+func libraryFix(doc *document.Doc, d *diag.Diagnostic) *fileFix {
+	f, ok := d.Preferred()
+	if !ok {
 		return nil
 	}
-	for _, f := range refactor.Fixes([]library.Diagnostic{d}, d.Span.Start, d.Span.End) {
-		if !f.Preferred {
-			continue
-		}
-		ff := &fileFix{path: p, doc: doc, bom: doc.HasBOM, safe: safe(d.Code)}
-		for _, e := range f.Edits {
-			ff.edits = append(ff.edits, agentfiles.Edit{Span: e.Span, NewText: e.NewText})
-		}
-		return ff
-	}
-	return nil
+	return &fileFix{path: d.Path, doc: doc, bom: doc.HasBOM, edits: f.Edits, safe: safe(d.Code)}
 }
 
-// agentFix returns the fix of an agent-file diagnostic, or nil.
-func agentFix(f *agentfiles.File, d agentfiles.Diagnostic) *fileFix {
-	if d.Fix == nil {
+// agentFix returns the preferred fix of a diagnostic of the agent file f,
+// or nil.
+func agentFix(f *agentfiles.File, d *diag.Diagnostic) *fileFix {
+	fx, ok := d.Preferred()
+	if !ok {
 		return nil
 	}
-	return &fileFix{path: f.Path, text: f.Text, bom: f.Doc != nil && f.Doc.HasBOM, edits: d.Fix.Edits, safe: safe(d.Code)}
+	return &fileFix{path: f.Path, text: f.Text, bom: f.Doc != nil && f.Doc.HasBOM, edits: fx.Edits, safe: safe(d.Code)}
 }
 
 func safe(code string) bool {
@@ -236,12 +228,12 @@ const bom = "\xef\xbb\xbf"
 
 // lineEndingsOf returns the edits with the line breaks of the text they
 // edit: in a file whose lines end in CRLF, the lines a fix adds do too.
-func lineEndingsOf(text []byte, edits []agentfiles.Edit) []agentfiles.Edit {
+func lineEndingsOf(text []byte, edits []diag.Edit) []diag.Edit {
 	i := bytes.IndexByte(text, '\n')
 	if i <= 0 || text[i-1] != '\r' {
 		return edits
 	}
-	out := make([]agentfiles.Edit, len(edits))
+	out := make([]diag.Edit, len(edits))
 	for j, e := range edits {
 		e.NewText = strings.ReplaceAll(strings.ReplaceAll(e.NewText, "\r\n", "\n"), "\n", "\r\n")
 		out[j] = e
@@ -269,7 +261,7 @@ func keepFinalNewline(text, out []byte) []byte {
 	return out
 }
 
-func overlapsAny(have, add []agentfiles.Edit) bool {
+func overlapsAny(have, add []diag.Edit) bool {
 	for _, a := range add {
 		for _, h := range have {
 			if a.Span.Start < h.Span.End && h.Span.Start < a.Span.End || a.Span == h.Span {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 )
 
@@ -22,14 +23,14 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		edits []agentfiles.Edit
+		edits []diag.Edit
 		want  string
 	}{
-		{"two hunks far apart", []agentfiles.Edit{{Span: at("line 2\n"), NewText: "two\n"}, {Span: at("line 18"), NewText: "eighteen\nand more"}},
+		{"two hunks far apart", []diag.Edit{{Span: at("line 2\n"), NewText: "two\n"}, {Span: at("line 18"), NewText: "eighteen\nand more"}},
 			"--- a/f.md\n+++ b/f.md\n" +
 				"@@ -1,5 +1,5 @@\n line 1\n-line 2\n+two\n line 3\n line 4\n line 5\n" +
 				"@@ -15,6 +15,7 @@\n line 15\n line 16\n line 17\n-line 18\n+eighteen\n+and more\n line 19\n line 20\n"},
-		{"near edits share a hunk", []agentfiles.Edit{{Span: at("line 5"), NewText: "five"}, {Span: at("line 8\n"), NewText: ""}},
+		{"near edits share a hunk", []diag.Edit{{Span: at("line 5"), NewText: "five"}, {Span: at("line 8\n"), NewText: ""}},
 			"--- a/f.md\n+++ b/f.md\n" +
 				"@@ -2,10 +2,9 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n-line 8\n line 9\n line 10\n line 11\n"},
 	}

@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/ctxls/ctxls/providers/ops"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/ops"
 
 	"github.com/ctxls/ctxls/providers/diag"
 )

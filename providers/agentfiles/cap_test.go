@@ -13,13 +13,13 @@ import (
 
 func TestCap(t *testing.T) {
 	t.Parallel()
-	var ds []Diagnostic
+	var ds []diag.Diagnostic
 	for i := range 10 {
 		sev := diag.Hint
 		if i%3 == 0 {
 			sev = diag.Error
 		}
-		ds = append(ds, Diagnostic{Span: document.Span{Start: i}, Severity: sev, Code: fmt.Sprint(i)})
+		ds = append(ds, diag.Diagnostic{Span: document.Span{Start: i}, Severity: sev, Code: fmt.Sprint(i)})
 	}
 	ds = append(ds, LeftOut("f", 7, 10))
 	for _, tc := range []struct {

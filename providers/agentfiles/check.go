@@ -15,49 +15,10 @@ import (
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
-// Diagnostic is a problem in one agent file.
-type Diagnostic struct {
-	// Path is the file's absolute path.
-	Path string
-	// Span is where the problem is, in bytes of the file's text.
-	Span document.Span
-	// Severity is the code's default severity from the rules table.
-	Severity diag.Severity
-	// Code is the rule's code.
-	Code string
-	// Message says what is wrong.
-	Message string
-	// Tokenizer names the tokenizer of the token counts the message
-	// gives; empty when it gives none.
-	Tokenizer string
-	// Fix is the fix the rule offers, or nil.
-	Fix *Fix
-	// LeftOut is, for a DiagnosticsLeftOut diagnostic, how many
-	// diagnostics of the file past limits.fileDiagnostics it stands for.
-	LeftOut int
-}
-
-// Fix is a titled set of edits of the diagnostic's file. Whether it may be
-// applied unattended is the rule's FixSafety.
-type Fix struct {
-	// Title says what the fix does.
-	Title string
-	// Edits change the file's text; they do not overlap.
-	Edits []Edit
-}
-
-// Edit replaces a span of a file's text.
-type Edit struct {
-	// Span is the replaced bytes of the file's text.
-	Span document.Span
-	// NewText replaces them.
-	NewText string
-}
-
 // Check returns the diagnostics of every agent file that has some, keyed
 // by absolute path, without the codes the configuration disables.
-func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
-	out := make([][]Diagnostic, len(s.Files))
+func (s *Set) Check(ctx context.Context) map[string][]diag.Diagnostic {
+	out := make([][]diag.Diagnostic, len(s.Files))
 	idx := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -79,7 +40,7 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 	}
 	close(idx)
 	wg.Wait()
-	m := map[string][]Diagnostic{}
+	m := map[string][]diag.Diagnostic{}
 	for i, f := range s.Files {
 		if len(out[i]) > 0 {
 			m[f.Path] = out[i]
@@ -93,7 +54,7 @@ func (s *Set) Check(ctx context.Context) map[string][]Diagnostic {
 // returns the file as checked and its diagnostics, or a nil file when p is
 // not an agent file. A file that appeared after Load is checked too, with
 // what the set knows of the rest of the workspace.
-func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, []Diagnostic) {
+func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, []diag.Diagnostic) {
 	p = filepath.Clean(p)
 	f, ok := s.File(p)
 	if !ok {
@@ -141,7 +102,7 @@ type checker struct {
 	s   *Set
 	f   *File
 	aud audience // who loads a skill from where it lies
-	out []Diagnostic
+	out []diag.Diagnostic
 	// looked holds what lookRel found for each path, so that a file
 	// naming one path a million times looks once.
 	looked map[string]lookResult
@@ -152,13 +113,13 @@ type checker struct {
 
 type lookResult struct{ exists, escapes bool }
 
-func (s *Set) check(ctx context.Context, f *File) (out []Diagnostic) {
+func (s *Set) check(ctx context.Context, f *File) (out []diag.Diagnostic) {
 	c := &checker{s: s, f: f}
 	// A check that fails on some input must cost that file its
 	// diagnostics, not the server its life.
 	defer func() {
 		if r := recover(); r != nil {
-			out = []Diagnostic{{Path: f.Path, Severity: diag.Default(diag.FileSkipped), Code: diag.FileSkipped,
+			out = []diag.Diagnostic{{Path: f.Path, Severity: diag.Default(diag.FileSkipped), Code: diag.FileSkipped,
 				Message: fmt.Sprintf("could not be checked (an internal error of ctxls: %v); please report it", r)}}
 		}
 	}()
@@ -204,19 +165,19 @@ func (s *Set) check(ctx context.Context, f *File) (out []Diagnostic) {
 		for i := range c.out {
 			d := &c.out[i]
 			d.Span = f.fileSpan(d.Span)
-			if d.Fix != nil {
-				edits := make([]Edit, len(d.Fix.Edits))
-				for j, e := range d.Fix.Edits {
-					edits[j] = Edit{Span: f.fileSpan(e.Span), NewText: e.NewText}
+			for k, fix := range d.Fixes {
+				edits := make([]diag.Edit, len(fix.Edits))
+				for j, e := range fix.Edits {
+					edits[j] = diag.Edit{Span: f.fileSpan(e.Span), NewText: e.NewText}
 				}
-				d.Fix = &Fix{Title: d.Fix.Title, Edits: edits}
+				d.Fixes[k].Edits = edits
 			}
 		}
 	}
 	if f.lax != nil {
 		c.laxYAML() // in the file's own offsets, after the mapping above
 	}
-	slices.SortStableFunc(c.out, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	slices.SortStableFunc(c.out, func(a, b diag.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	if c.leftOut > 0 {
 		c.out = append(c.out, LeftOut(f.Path, c.leftOut, c.s.cfg.Limits.FileDiagnostics))
 	}
@@ -225,14 +186,14 @@ func (s *Set) check(ctx context.Context, f *File) (out []Diagnostic) {
 
 // LeftOut returns the diagnostic of the file at path that stands for
 // leftOut diagnostics past limit, which are not reported.
-func LeftOut(path string, leftOut, limit int) Diagnostic {
-	return Diagnostic{Path: path, Severity: diag.Default(diag.DiagnosticsLeftOut), Code: diag.DiagnosticsLeftOut,
+func LeftOut(path string, leftOut, limit int) diag.Diagnostic {
+	return diag.Diagnostic{Path: path, Severity: diag.Default(diag.DiagnosticsLeftOut), Code: diag.DiagnosticsLeftOut,
 		Message: diag.LeftOutMessage(leftOut, limit), LeftOut: leftOut}
 }
 
 // add reports a diagnostic with the code's default severity, unless the
 // configuration disables the code. It returns nil for a disabled code.
-func (c *checker) add(span document.Span, code, format string, args ...any) *Diagnostic {
+func (c *checker) add(span document.Span, code, format string, args ...any) *diag.Diagnostic {
 	if c.s.cfg.Disabled(code) {
 		return nil
 	}
@@ -242,7 +203,7 @@ func (c *checker) add(span document.Span, code, format string, args ...any) *Dia
 		c.leftOut++
 		return nil
 	}
-	c.out = append(c.out, Diagnostic{Path: c.f.Path, Span: span, Severity: diag.Default(code), Code: code, Message: fmt.Sprintf(format, args...)})
+	c.out = append(c.out, diag.Diagnostic{Path: c.f.Path, Span: span, Severity: diag.Default(code), Code: code, Message: fmt.Sprintf(format, args...)})
 	return &c.out[len(c.out)-1]
 }
 
@@ -297,7 +258,7 @@ func (c *checker) nodeSpan(n document.Node) document.Span {
 // otherwise the most severe limit of them, in order of position within a
 // severity, and one that says how many of them and of those left out
 // before are not reported. It does not change ds.
-func Cap(path string, ds []Diagnostic, limit int) []Diagnostic {
+func Cap(path string, ds []diag.Diagnostic, limit int) []diag.Diagnostic {
 	leftOut, n := 0, 0
 	for _, d := range ds {
 		if d.Code == diag.DiagnosticsLeftOut {
@@ -309,10 +270,10 @@ func Cap(path string, ds []Diagnostic, limit int) []Diagnostic {
 	if limit <= 0 || n <= limit {
 		return ds
 	}
-	kept := slices.DeleteFunc(slices.Clone(ds), func(d Diagnostic) bool { return d.Code == diag.DiagnosticsLeftOut })
+	kept := slices.DeleteFunc(slices.Clone(ds), func(d diag.Diagnostic) bool { return d.Code == diag.DiagnosticsLeftOut })
 	// Severities count up from the most severe, as in LSP.
-	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return int(a.Severity) - int(b.Severity) })
+	slices.SortStableFunc(kept, func(a, b diag.Diagnostic) int { return int(a.Severity) - int(b.Severity) })
 	kept = kept[:limit]
-	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	slices.SortStableFunc(kept, func(a, b diag.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return append(kept, LeftOut(path, leftOut+n-limit, limit))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 )
 
@@ -198,10 +199,10 @@ func TestFixes(t *testing.T) {
 			p := testtree.WriteAt(t, dir, tc.rel, tc.content)
 			s := mustLoad(t, dir, nil)
 			ds := s.Check(context.Background())[p]
-			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Fix == nil {
+			if len(ds) != 1 || ds[0].Code != tc.code || len(ds[0].Fixes) == 0 {
 				t.Fatalf("diagnostics = %+v, want one %s with a fix", ds, tc.code)
 			}
-			fixed, err := ApplyEdits([]byte(tc.content), ds[0].Fix.Edits)
+			fixed, err := ApplyEdits([]byte(tc.content), ds[0].Fixes[0].Edits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +211,7 @@ func TestFixes(t *testing.T) {
 			}
 			_, after := s.CheckFile(context.Background(), p, fixed)
 			if len(after) != 0 {
-				t.Errorf("after %q: %+v", ds[0].Fix.Title, after)
+				t.Errorf("after %q: %+v", ds[0].Fixes[0].Title, after)
 			}
 		})
 	}
@@ -218,11 +219,11 @@ func TestFixes(t *testing.T) {
 
 func TestApplyEditsRejectsOverlaps(t *testing.T) {
 	t.Parallel()
-	_, err := ApplyEdits([]byte("abcdef"), []Edit{{Span: document.Span{Start: 1, End: 4}}, {Span: document.Span{Start: 3, End: 5}}})
+	_, err := ApplyEdits([]byte("abcdef"), []diag.Edit{{Span: document.Span{Start: 1, End: 4}}, {Span: document.Span{Start: 3, End: 5}}})
 	if err == nil {
 		t.Fatal("overlapping edits were applied")
 	}
-	got, err := ApplyEdits([]byte("abcdef"), []Edit{{Span: document.Span{Start: 4, End: 5}, NewText: "E"}, {Span: document.Span{Start: 0, End: 1}, NewText: "A"}})
+	got, err := ApplyEdits([]byte("abcdef"), []diag.Edit{{Span: document.Span{Start: 4, End: 5}, NewText: "E"}, {Span: document.Span{Start: 0, End: 1}, NewText: "A"}})
 	if err != nil || string(got) != "AbcdEf" {
 		t.Fatalf("ApplyEdits = %q, %v", got, err)
 	}

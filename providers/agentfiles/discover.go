@@ -596,7 +596,7 @@ func AgentDir(name string) bool {
 // from the listing.
 func (s *Set) UnderIgnored(rel string) bool {
 	for _, d := range s.pruned {
-		if rel == d || strings.HasPrefix(rel, d+"/") {
+		if fsguard.Within(d, rel) {
 			return true
 		}
 	}

@@ -3,13 +3,15 @@ package agentfiles
 import (
 	"fmt"
 	"slices"
+
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // ApplyEdits returns text with the edits applied. Edits may come in any
 // order but must not overlap.
-func ApplyEdits(text []byte, edits []Edit) ([]byte, error) {
+func ApplyEdits(text []byte, edits []diag.Edit) ([]byte, error) {
 	es := slices.Clone(edits)
-	slices.SortStableFunc(es, func(a, b Edit) int { return a.Span.Start - b.Span.Start })
+	slices.SortStableFunc(es, func(a, b diag.Edit) int { return a.Span.Start - b.Span.Start })
 	out := make([]byte, 0, len(text))
 	at := 0
 	for _, e := range es {

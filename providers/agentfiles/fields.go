@@ -134,7 +134,7 @@ func (c *checker) typed(root document.Node, schema []field, code string, own ...
 			// alwaysApply: "true" is a string, not the boolean it spells.
 			d := c.add(c.valueSpan(k, v), code, "%s is the string %q, not the boolean %s; remove the quotes", f.name, v.Value(), v.Value())
 			if d != nil {
-				d.Fix = &Fix{Title: "Remove the quotes", Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: v.Value()}}}
+				d.Fixes = []diag.Fix{{Title: "Remove the quotes", Edits: []diag.Edit{{Span: c.f.Doc.NodeSpan(v), NewText: v.Value()}}, Preferred: true}}
 			}
 			continue
 		}

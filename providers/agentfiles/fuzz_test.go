@@ -39,8 +39,8 @@ func FuzzCheckFile(f *testing.F) {
 				if d.Span.Start < 0 || d.Span.Start > d.Span.End || d.Span.End > len(file.Text) {
 					t.Fatalf("%s: %s span %v outside %d bytes", rel, d.Code, d.Span, len(file.Text))
 				}
-				if d.Fix != nil {
-					if _, err := ApplyEdits(file.Text, d.Fix.Edits); err != nil {
+				if len(d.Fixes) > 0 {
+					if _, err := ApplyEdits(file.Text, d.Fixes[0].Edits); err != nil {
 						t.Fatalf("%s: fix of %s: %v", rel, d.Code, err)
 					}
 				}

@@ -168,7 +168,7 @@ func (c *checker) mcpConfig() {
 
 // renameKey is the fix that renames the key k, written as JSON or TOML,
 // to name.
-func (c *checker) renameKey(k *jnode, name string) *Fix {
+func (c *checker) renameKey(k *jnode, name string) diag.Fix {
 	text := name
 	switch raw := c.f.Text[k.span.Start:k.span.End]; {
 	case len(raw) > 0 && raw[0] == '"':
@@ -176,7 +176,7 @@ func (c *checker) renameKey(k *jnode, name string) *Fix {
 	case len(raw) > 0 && raw[0] == '\'':
 		text = "'" + name + "'"
 	}
-	return &Fix{Title: fmt.Sprintf("Rename to %s", name), Edits: []Edit{{Span: k.span, NewText: text}}}
+	return diag.Fix{Title: fmt.Sprintf("Rename to %s", name), Preferred: true, Edits: []diag.Edit{{Span: k.span, NewText: text}}}
 }
 
 // byteSpan covers the byte at off, or the end of the text.
@@ -197,7 +197,7 @@ func (c *checker) mcpServersElsewhere(root *jnode, agent *mcpAgent) {
 		}
 		if _, k := root.get(other); k != nil && (agent != geminiMCP || other == "mcp_servers") {
 			if d := c.add(k.span, diag.MCPKeyMisspelled, "%s reads MCP servers from %q, not %q: these servers are never started", agent.name, agent.serversKey, other); d != nil && agent != codexMCP {
-				d.Fix = c.renameKey(k, agent.serversKey)
+				d.Fixes = []diag.Fix{c.renameKey(k, agent.serversKey)}
 			}
 		}
 	}
@@ -232,7 +232,7 @@ func (c *checker) mcpServer(name, v *jnode, agent *mcpAgent, inputs map[string]b
 		switch {
 		case agent == codexMCP && k.str == "headers":
 			if d := c.add(k.span, diag.MCPKeyMisspelled, "Codex ignores headers; it sends the HTTP headers of http_headers (values) and env_http_headers (names of environment variables)"); d != nil {
-				d.Fix = c.renameKey(k, "http_headers")
+				d.Fixes = []diag.Fix{c.renameKey(k, "http_headers")}
 			}
 		case agent == codexMCP && k.str == "bearer_token":
 			c.add(k.span, diag.MCPKeyMisspelled, "Codex refuses bearer_token in config.toml; name the environment variable that holds the token with bearer_token_env_var")
@@ -242,7 +242,7 @@ func (c *checker) mcpServer(name, v *jnode, agent *mcpAgent, inputs map[string]b
 			if near := closestKey(k.str, agent.keys); near != "" {
 				if d := c.add(k.span, diag.MCPKeyMisspelled, "%s does not know %q and ignores it; did you mean %q?", agent.name, k.str, near); d != nil {
 					if _, taken := v.get(near); taken == nil {
-						d.Fix = c.renameKey(k, near)
+						d.Fixes = []diag.Fix{c.renameKey(k, near)}
 					}
 				}
 			} else {

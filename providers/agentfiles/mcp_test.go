@@ -137,8 +137,8 @@ func TestMCPMisspelledKeyFix(t *testing.T) {
 		f, ds := s.CheckFile(context.Background(), p, nil)
 		var fixed []byte
 		for _, d := range ds {
-			if d.Code == diag.MCPKeyMisspelled && d.Fix != nil {
-				out, err := ApplyEdits(f.Text, d.Fix.Edits)
+			if d.Code == diag.MCPKeyMisspelled && len(d.Fixes) > 0 {
+				out, err := ApplyEdits(f.Text, d.Fixes[0].Edits)
 				if err != nil {
 					t.Fatal(err)
 				}

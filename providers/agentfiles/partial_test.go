@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // A partial set finds what a file names as the whole set does, and never
@@ -47,7 +49,7 @@ func TestLoadForAgreesWithLoad(t *testing.T) {
 		}
 		_, want := full.CheckFile(ctx, p, nil)
 		_, got := part.CheckFile(ctx, p, nil)
-		key := func(d Diagnostic) string { return d.Code + " " + d.Message }
+		key := func(d diag.Diagnostic) string { return d.Code + " " + d.Message }
 		wantKeys := map[string]bool{}
 		for _, d := range want {
 			wantKeys[key(d)] = true
@@ -75,7 +77,7 @@ func TestLoadForAgreesWithLoad(t *testing.T) {
 	// The whole set does report what the partial one leaves out, so the
 	// comparison above has something to leave out.
 	_, ds := full.CheckFile(ctx, filepath.Join(root, ".claude/agents/builder.md"), nil)
-	if !slices.ContainsFunc(ds, func(d Diagnostic) bool { return d.Code == "subagent-skill-missing" }) {
+	if !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == "subagent-skill-missing" }) {
 		t.Errorf("the whole set misses the unknown skill: %v", ds)
 	}
 }

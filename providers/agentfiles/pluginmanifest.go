@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/fsguard"
 )
 
 // replacingPathFields are the manifest fields whose paths replace the
@@ -44,8 +45,7 @@ func (c *checker) pluginFolderShadowed(root *jnode) {
 			continue
 		}
 		if slices.ContainsFunc(paths, func(p string) bool {
-			q := path.Clean(p)
-			return q == rf.folder || strings.HasPrefix(q, rf.folder+"/")
+			return fsguard.Within(rf.folder, path.Clean(p))
 		}) {
 			continue
 		}

@@ -70,13 +70,13 @@ func TestDiagnosticText(t *testing.T) {
 			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Message != tc.message {
 				t.Fatalf("diagnostics %+v, want one %s: %s", ds, tc.code, tc.message)
 			}
-			switch fix := ds[0].Fix; {
-			case tc.fix == "" && fix != nil:
-				t.Errorf("fix %+v, want none", fix)
-			case tc.fix != "" && fix == nil:
+			switch fixes := ds[0].Fixes; {
+			case tc.fix == "" && len(fixes) > 0:
+				t.Errorf("fixes %+v, want none", fixes)
+			case tc.fix != "" && len(fixes) == 0:
 				t.Errorf("no fix, want one")
 			case tc.fix != "":
-				if got, err := ApplyEdits([]byte(tc.content), fix.Edits); err != nil || string(got) != tc.fix {
+				if got, err := ApplyEdits([]byte(tc.content), fixes[0].Edits); err != nil || string(got) != tc.fix {
 					t.Errorf("fixed text %q (%v), want %q", got, err, tc.fix)
 				}
 			}

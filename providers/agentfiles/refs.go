@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/mdlink"
@@ -270,11 +271,11 @@ func movedTo(p string, moves []Move) string {
 // relative references a moved file makes. read gives a file's text, the
 // editor's when it has one. A path written from the project root stays
 // so; one written with ./ keeps it.
-func (s *Set) RenameEdits(moves []Move, read func(p string) ([]byte, error)) map[string][]Edit {
+func (s *Set) RenameEdits(moves []Move, read func(p string) ([]byte, error)) map[string][]diag.Edit {
 	if len(moves) == 0 {
 		return nil
 	}
-	out := map[string][]Edit{}
+	out := map[string][]diag.Edit{}
 	for _, f := range s.Files {
 		if f.Skipped != "" || (f.Kind.isJSON() && f.Kind != KindOpenCodeConfig) {
 			continue
@@ -290,7 +291,7 @@ func (s *Set) RenameEdits(moves []Move, read func(p string) ([]byte, error)) map
 			}
 			if r.What == "custom agent" {
 				if name := copilotAgentName(filepath.ToSlash(movedTo(r.Target, moves))); movedTo(r.Target, moves) != r.Target && name != string(text[r.path.Start:r.path.End]) {
-					out[f.Path] = append(out[f.Path], Edit{Span: r.path, NewText: name})
+					out[f.Path] = append(out[f.Path], diag.Edit{Span: r.path, NewText: name})
 				}
 				continue
 			}
@@ -314,7 +315,7 @@ func (s *Set) RenameEdits(moves []Move, read func(p string) ([]byte, error)) map
 			if rel == old || strings.ContainsAny(rel, " ()<>") {
 				continue
 			}
-			out[f.Path] = append(out[f.Path], Edit{Span: r.path, NewText: rel})
+			out[f.Path] = append(out[f.Path], diag.Edit{Span: r.path, NewText: rel})
 		}
 	}
 	return out

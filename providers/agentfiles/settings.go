@@ -213,7 +213,7 @@ func (c *checker) settings(root *jnode) {
 					lit := spanText(c.f.Text, ev.span)
 					d := c.add(ev.span, diag.SettingsValueInvalid, "env values must be strings: write \"%s\" in quotes", lit)
 					if d != nil && (ev.kind == '0' || ev.kind == 't' || ev.kind == 'f') {
-						d.Fix = &Fix{Title: "Quote the value", Edits: []Edit{{Span: ev.span, NewText: `"` + lit + `"`}}}
+						d.Fixes = []diag.Fix{{Title: "Quote the value", Edits: []diag.Edit{{Span: ev.span, NewText: `"` + lit + `"`}}, Preferred: true}}
 					}
 				}
 				if !envName.MatchString(ek.str) {
@@ -299,7 +299,7 @@ func (c *checker) permissions(p *jnode) {
 					}
 					tool := document.Span{Start: it.span.Start + 1, End: it.span.Start + 1 + n}
 					if d != nil && fixed != "" && tool.End <= it.span.End && strings.EqualFold(spanText(c.f.Text, tool), fixed[:tool.Len()]) {
-						d.Fix = &Fix{Title: "Write " + fixed, Edits: []Edit{{Span: tool, NewText: fixed[:tool.Len()]}}}
+						d.Fixes = []diag.Fix{{Title: "Write " + fixed, Edits: []diag.Edit{{Span: tool, NewText: fixed[:tool.Len()]}}, Preferred: true}}
 					}
 				}
 			}

@@ -22,13 +22,13 @@ func TestSettingsFixes(t *testing.T) {
 		for p, ds := range s.Check(context.Background()) {
 			f, _ := s.File(p)
 			for _, d := range ds {
-				if d.Code != tc.code || d.Fix == nil {
+				if d.Code != tc.code || len(d.Fixes) == 0 {
 					continue
 				}
 				fixed++
 				text := string(f.Text)
-				for i := len(d.Fix.Edits) - 1; i >= 0; i-- {
-					e := d.Fix.Edits[i]
+				for i := len(d.Fixes[0].Edits) - 1; i >= 0; i-- {
+					e := d.Fixes[0].Edits[i]
 					text = text[:e.Span.Start] + e.NewText + text[e.Span.End:]
 				}
 				start := d.Span.Start

@@ -169,7 +169,7 @@ func (c *checker) skillName(root document.Node) {
 	case skillNameProblem(folder) == "":
 		d := c.add(c.f.Doc.ValueSpan(v), diag.SkillNameMismatch, "name %q differs from the skill's folder, %s; %s requires them equal", name, folder, specName)
 		if d != nil {
-			d.Fix = &Fix{Title: fmt.Sprintf("Rename the skill to %s (its folder)", folder), Edits: []Edit{{Span: c.f.Doc.NodeSpan(v), NewText: folder}}}
+			d.Fixes = []diag.Fix{{Title: fmt.Sprintf("Rename the skill to %s (its folder)", folder), Edits: []diag.Edit{{Span: c.f.Doc.NodeSpan(v), NewText: folder}}, Preferred: true}}
 		}
 	default:
 		// The folder's name cannot be a skill's name, so renaming the

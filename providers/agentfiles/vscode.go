@@ -61,7 +61,7 @@ func (s *Set) inInstructionsDir(rel string) bool {
 		return false
 	}
 	for _, d := range s.instructionDirs {
-		if strings.HasPrefix(rel, d+"/") {
+		if fsguard.Within(d, rel) {
 			return true
 		}
 	}

@@ -47,7 +47,7 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 	for n := first; n < doc.Lines.Count() && doc.Lines.Start(n) < fm.Content.End; n++ {
 		last = n
 	}
-	var edits []Edit
+	var edits []diag.Edit
 	var causes []string
 	indented := func(n int) bool {
 		if n > last {
@@ -66,7 +66,7 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 			continue
 		case text[0] == '\t':
 			tabs := len(text) - len(bytes.TrimLeft(text, "\t"))
-			edits = append(edits, Edit{Span: document.Span{Start: doc.Lines.Start(n), End: doc.Lines.Start(n) + tabs}, NewText: strings.Repeat("  ", tabs)})
+			edits = append(edits, diag.Edit{Span: document.Span{Start: doc.Lines.Start(n), End: doc.Lines.Start(n) + tabs}, NewText: strings.Repeat("  ", tabs)})
 			causes = append(causes, fmt.Sprintf("line %d is indented with tabs", n+1))
 			continue
 		case text[0] == ' ' || text[0] == '-':
@@ -75,7 +75,7 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 		m := keyValue.FindSubmatchIndex(text)
 		if m == nil {
 			if prevValue {
-				edits = append(edits, Edit{Span: document.Span{Start: doc.Lines.Start(n), End: doc.Lines.Start(n)}, NewText: "  "})
+				edits = append(edits, diag.Edit{Span: document.Span{Start: doc.Lines.Start(n), End: doc.Lines.Start(n)}, NewText: "  "})
 				causes = append(causes, fmt.Sprintf("line %d continues the value above but is not indented", n+1))
 			}
 			continue
@@ -97,7 +97,7 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 			inner = inner[1 : len(inner)-1]
 		}
 		start := doc.Lines.Start(n) + m[4]
-		edits = append(edits, Edit{Span: document.Span{Start: start, End: start + len(value)}, NewText: yamlQuote(inner)})
+		edits = append(edits, diag.Edit{Span: document.Span{Start: start, End: start + len(value)}, NewText: yamlQuote(inner)})
 		switch {
 		case strings.Contains(value, ": ") || strings.HasSuffix(value, ":"):
 			causes = append(causes, fmt.Sprintf("the value of %s holds \": \" and is not quoted", key))
@@ -122,7 +122,7 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 			title = "Quote the value"
 		}
 	}
-	d.Fix = &Fix{Title: title, Edits: edits}
+	d.Fixes = []diag.Fix{{Title: title, Edits: edits, Preferred: true}}
 }
 
 // laxYAML reports a frontmatter that strict YAML rejects and Claude Code
@@ -133,7 +133,7 @@ func (c *checker) yamlError(fm *document.Frontmatter) {
 func (c *checker) laxYAML() {
 	lax := c.f.lax
 	lines := c.f.Lines
-	var edits []Edit
+	var edits []diag.Edit
 	var causes []string
 	for _, q := range c.f.quoted {
 		n := lines.LineOf(q[0])
@@ -141,7 +141,7 @@ func (c *checker) laxYAML() {
 			continue
 		}
 		value := string(c.f.Text[q[0]:q[1]])
-		edits = append(edits, Edit{Span: document.Span{Start: q[0], End: q[1]}, NewText: yamlQuote(value)})
+		edits = append(edits, diag.Edit{Span: document.Span{Start: q[0], End: q[1]}, NewText: yamlQuote(value)})
 		key := string(bytes.TrimSpace(c.f.Text[lines.Start(n) : lines.Start(n)+bytes.IndexByte(lines.Line(n), ':')]))
 		switch {
 		case strings.Contains(value, ": "):
@@ -156,7 +156,7 @@ func (c *checker) laxYAML() {
 		return
 	}
 	span := lineOf(lines, lax.lines[0]) // in the file's offsets: the others are mapped already
-	var d *Diagnostic
+	var d *diag.Diagnostic
 	switch {
 	case c.f.Kind == KindSkill && c.aud.codex:
 		d = c.add(span, diag.FrontmatterParse, "frontmatter is not valid YAML (%s: %s), so Codex, which loads the skills of .agents/skills, skips this skill; Claude Code reads it once its loader has quoted the value",
@@ -173,7 +173,7 @@ func (c *checker) laxYAML() {
 		if len(edits) > 1 {
 			title = "Quote the values"
 		}
-		d.Fix = &Fix{Title: title, Edits: edits}
+		d.Fixes = []diag.Fix{{Title: title, Edits: edits, Preferred: true}}
 	}
 }
 

@@ -207,6 +207,7 @@ func (r *Root) Stat(p string) (fs.FileInfo, error) {
 // resolve returns the file p leads to, its symbolic links resolved, and
 // its information, when it lies in the workspace.
 func (r *Root) resolve(p string) (string, fs.FileInfo, error) {
+	p = filepath.Clean(p)
 	if !Within(r.dir, p) {
 		return "", nil, ErrOutsideWorkspace
 	}
@@ -508,12 +509,36 @@ func IsLoop(err error) bool {
 // Within reports whether p is dir or lies below it, by their names alone
 // (Root.Check also resolves links). Both must be clean, as filepath.Clean
 // leaves them, and absolute or relative to one folder; "/x" does not lie
-// in "/x-y". The directory comes first: Within(p, dir) asks the opposite.
+// in "/x-y". A p that climbs back out with a ".." element below dir
+// ("/x/../y") is not within: it is not clean, and a guard does not guess.
+// Slash paths are paths on every system. The directory comes first:
+// Within(p, dir) asks the opposite.
 func Within(dir, p string) bool {
 	if dir == "" || !strings.HasPrefix(p, dir) {
 		return false
 	}
-	return len(p) == len(dir) || os.IsPathSeparator(p[len(dir)]) || os.IsPathSeparator(dir[len(dir)-1])
+	if len(p) > len(dir) && !os.IsPathSeparator(p[len(dir)]) && !os.IsPathSeparator(dir[len(dir)-1]) {
+		return false
+	}
+	return !hasDotDot(p[len(dir):])
+}
+
+// hasDotDot reports whether one of the elements of p is "..".
+func hasDotDot(p string) bool {
+	for i := 0; i < len(p); {
+		for i < len(p) && os.IsPathSeparator(p[i]) {
+			i++
+		}
+		j := i
+		for j < len(p) && !os.IsPathSeparator(p[j]) {
+			j++
+		}
+		if j-i == 2 && p[i] == '.' && p[i+1] == '.' {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 // Rel returns p relative to dir with forward slashes ("." for dir

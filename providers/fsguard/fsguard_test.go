@@ -69,6 +69,8 @@ func TestCheck(t *testing.T) {
 			{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
 			{name: "directory", path: "sub", want: ErrNotRegular},
 			{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+			{name: "path climbing out with ..", path: root + "/sub/../../" + filepath.Base(outside) + "/secret.md", want: ErrOutsideWorkspace},
+			{name: "path with a .. that stays inside", path: root + "/sub/../a.md"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
@@ -188,6 +190,8 @@ func TestRootReadFile(t *testing.T) {
 			{name: "link to a named pipe", path: "topipe.md", want: ErrNotRegular},
 			{name: "directory", path: "sub", want: ErrNotRegular},
 			{name: "path outside the root", path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+			{name: "path climbing out with ..", path: root + "/sub/../../" + filepath.Base(outside) + "/secret.md", want: ErrOutsideWorkspace},
+			{name: "path with a .. that stays inside", path: root + "/sub/../a.md"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()

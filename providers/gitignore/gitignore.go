@@ -26,6 +26,7 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	gi "github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/internal/glob"
 	"github.com/ctxls/ctxls/providers/listing"
 )
@@ -146,7 +147,7 @@ func (m *Matcher) GitIgnored(rel string, isDir bool) bool {
 		return false
 	}
 	rel = path.Clean(rel)
-	if rel == "." || rel == "" || rel == ".." || strings.HasPrefix(rel, "../") {
+	if rel == "." || rel == "" || fsguard.Climbs(rel) {
 		return false
 	}
 	m.mu.Lock()
@@ -206,7 +207,7 @@ func (m *Matcher) comps(rel string) []string {
 // of its globs, or is a folder on the way to one of them.
 func (m *Matcher) included(rel string, isDir bool) bool {
 	for _, in := range m.include {
-		if in.glob == nil && (rel == in.path || strings.HasPrefix(rel, in.path+"/")) {
+		if in.glob == nil && fsguard.Within(in.path, rel) {
 			return true
 		}
 		if in.glob != nil {

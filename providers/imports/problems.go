@@ -13,37 +13,17 @@ import (
 	"github.com/ctxls/ctxls/providers/numfmt"
 )
 
-// Problem is something the agent does not load, or loads at a cost worth
-// a warning, at a place in a file of a tree.
-type Problem struct {
-	// File is the file the problem is in (absolute).
-	File string
-	// Span is the exact place: the import, or the first line of a file
-	// too large.
-	Span document.Span
-	// Code is a code of the rules table.
-	Code string
-	// Message says what the agent does and why.
-	Message string
-	// Fix is the safe edit that makes the agent load the import, or nil.
-	Fix *Edit
-}
-
-// Edit replaces Span of File's text with NewText.
-type Edit struct {
-	Span    document.Span
-	NewText string
-}
-
-// Problems returns the problems of the tree's files, in tree order and
-// then document order. Paths in messages are shown relative to root.
-func (t *Tree) Problems(root string) []Problem {
-	var out []Problem
+// Problems returns the problems of the tree's files: what the agent does
+// not load, or loads at a cost worth a warning, in tree order and then
+// document order, each with its code's default severity. Paths in
+// messages are shown relative to root.
+func (t *Tree) Problems(root string) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	r := t.Root()
 	if r.Chars > t.MaxChars {
-		out = append(out, Problem{File: r.Path, Span: r.firstLine, Code: diag.MemoryTooLarge,
-			Message: fmt.Sprintf("%s has %s characters, over the %s at which Claude Code warns that memory is large; move parts into imports loaded on demand, rules with paths, or skills",
-				filepath.Base(r.Path), numfmt.Thousands(r.Chars), numfmt.Thousands(t.MaxChars))})
+		out = append(out, diag.New(r.Path, r.firstLine, diag.MemoryTooLarge,
+			"%s has %s characters, over the %s at which Claude Code warns that memory is large; move parts into imports loaded on demand, rules with paths, or skills",
+			filepath.Base(r.Path), numfmt.Thousands(r.Chars), numfmt.Thousands(t.MaxChars)))
 	}
 	for _, f := range t.Files {
 		for _, e := range f.Imports {
@@ -55,8 +35,8 @@ func (t *Tree) Problems(root string) []Problem {
 	return out
 }
 
-func (t *Tree) problem(root string, e Edge) (Problem, bool) {
-	p := Problem{File: e.From, Span: e.Span}
+func (t *Tree) problem(root string, e Edge) (diag.Diagnostic, bool) {
+	p := diag.Diagnostic{Path: e.From, Span: e.Span}
 	written := "@" + e.Path
 	switch e.Status {
 	case Loaded:
@@ -98,7 +78,8 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 		p.Message = fmt.Sprintf("%s is not loaded: the agent reads the trailing %q as part of the file name; put a space before it",
 			written, e.Trailing)
 		end := e.PathSpan().End
-		p.Fix = &Edit{Span: document.Span{Start: end, End: end}, NewText: " "}
+		p.Fixes = []diag.Fix{{Title: "Put a space between the import and the punctuation", Preferred: true,
+			Edits: []diag.Edit{{Span: document.Span{Start: end, End: end}, NewText: " "}}}}
 	case Cycle:
 		chain := make([]string, 0, len(e.Chain)+1)
 		for _, c := range e.Chain {
@@ -132,6 +113,7 @@ func (t *Tree) problem(root string, e Edge) (Problem, bool) {
 	default:
 		return p, false
 	}
+	p.Severity = diag.Default(p.Code)
 	return p, true
 }
 

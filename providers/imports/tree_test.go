@@ -63,11 +63,11 @@ func TestBuildProject(t *testing.T) {
 	type problem struct{ file, at, code string }
 	var got []problem
 	for _, p := range tree.Problems(root) {
-		b, err := os.ReadFile(p.File)
+		b, err := os.ReadFile(p.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, problem{show(root, p.File), string(b[p.Span.Start:p.Span.End]), p.Code})
+		got = append(got, problem{show(root, p.Path), string(b[p.Span.Start:p.Span.End]), p.Code})
 		if p.Message == "" {
 			t.Errorf("%v: no message", p)
 		}
@@ -95,10 +95,10 @@ func TestBuildFixAndMessages(t *testing.T) {
 	for _, p := range tree.Problems(root) {
 		switch p.Code {
 		case diag.ImportTrailingPunctuation:
-			if p.Fix == nil {
+			if len(p.Fixes) == 0 {
 				t.Fatal("trailing punctuation without a fix")
 			}
-			fixed := string(text[:p.Fix.Span.Start]) + p.Fix.NewText + string(text[p.Fix.Span.End:])
+			fixed := string(text[:p.Fixes[0].Edits[0].Span.Start]) + p.Fixes[0].Edits[0].NewText + string(text[p.Fixes[0].Edits[0].Span.End:])
 			if !strings.Contains(fixed, "@docs/workflow.md : read") {
 				t.Errorf("fix gives %q", fixed)
 			}
@@ -111,7 +111,7 @@ func TestBuildFixAndMessages(t *testing.T) {
 				t.Errorf("too-deep message %q", p.Message)
 			}
 		default:
-			if p.Fix != nil {
+			if len(p.Fixes) > 0 {
 				t.Errorf("%s has a fix", p.Code)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -56,7 +57,7 @@ func TestMalformedYAML(t *testing.T) {
 				t.Error("no diagnostic for malformed frontmatter")
 			}
 			for _, d := range ds {
-				if d.Code == CodeParseError && d.Severity != SeverityError {
+				if d.Code == CodeParseError && d.Severity != diag.Error {
 					t.Errorf("parse error severity %v", d.Severity)
 				}
 			}
@@ -154,7 +155,7 @@ func TestHugeFile(t *testing.T) {
 			t.Fatalf("huge file: ok %v skipped %q", ok, f.Skipped)
 		}
 		ds := diagsOf(t, l, "context/python/huge.md")
-		if len(ds) != 1 || ds[0].Code != codeFileSkipped || ds[0].Severity != SeverityWarning {
+		if len(ds) != 1 || ds[0].Code != codeFileSkipped || ds[0].Severity != diag.Warning {
 			t.Errorf("diagnostics = %v", ds)
 		}
 		if !strings.Contains(l.Snapshot().Diagnose(huge)[0].Message, "maxFileSize") {
@@ -250,7 +251,7 @@ func TestCRLF(t *testing.T) {
 		t.Errorf("good sections: %+v", good.Sections)
 	}
 	got := slices.DeleteFunc(diagsOf(t, l, "context/python/x.md"), func(d wantDiag) bool { return d.Code == CodeTokenDrift })
-	want := []wantDiag{{CodeUnresolved, SeverityError, "nope"}}
+	want := []wantDiag{{CodeUnresolved, diag.Error, "nope"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("diagnostics = %v, want %v", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -37,48 +38,9 @@ const (
 	maxUnlistedPerIndex = 50
 )
 
-// Severity follows the LSP numbering.
-type Severity = diag.Severity
-
-// Severities.
-const (
-	SeverityError       = diag.Error
-	SeverityWarning     = diag.Warning
-	SeverityInformation = diag.Information
-	SeverityHint        = diag.Hint
-)
-
-// Diagnostic is a problem in one file.
-type Diagnostic struct {
-	Path     string
-	Span     document.Span
-	Severity Severity
-	Code     string
-	Message  string
-	// Tokenizer names the tokenizer of the token counts the message
-	// gives; empty when it gives none.
-	Tokenizer string
-	// Fix carries what a quick fix needs, or nil.
-	Fix *Fix
-}
-
-// Fix is the machine-readable part of a diagnostic that code actions use.
-type Fix struct {
-	// Replace is the span a did-you-mean candidate replaces.
-	Replace document.Span `json:"replace"`
-	// Candidates are replacement texts, best first.
-	Candidates []string `json:"candidates,omitempty"`
-	// Declared and Measured are token counts for token-drift.
-	Declared int `json:"declared,omitempty"`
-	Measured int `json:"measured,omitempty"`
-	// More are the other token counts of the same file that drift: a
-	// file has one token-drift diagnostic, whose fix updates them all.
-	More []Fix `json:"more,omitempty"`
-}
-
 // Diagnose returns the diagnostics of the file at path, in order. The
 // slice is shared with other callers: it must not be changed.
-func (l *Snapshot) Diagnose(p string) []Diagnostic {
+func (l *Snapshot) Diagnose(p string) []diag.Diagnostic {
 	f := l.files.get(filepath.Clean(p))
 	if f == nil {
 		return nil
@@ -89,14 +51,14 @@ func (l *Snapshot) Diagnose(p string) []Diagnostic {
 // DiagnoseAll returns the diagnostics of every file that has some, keyed by
 // path, computed on all cores for the files not diagnosed yet. The slices
 // are shared with other callers: they must not be changed.
-func (l *Snapshot) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
+func (l *Snapshot) DiagnoseAll(ctx context.Context) map[string][]diag.Diagnostic {
 	files := l.sortedFiles()
-	out := make([][]Diagnostic, len(files))
+	out := make([][]diag.Diagnostic, len(files))
 	defer l.texts.batch()()
 	inParallel(ctx, len(files), func(i int) {
 		out[i] = l.diagnosed(files[i])
 	})
-	m := make(map[string][]Diagnostic)
+	m := make(map[string][]diag.Diagnostic)
 	for i, f := range files {
 		if len(out[i]) > 0 {
 			m[f.Path] = out[i]
@@ -111,11 +73,11 @@ func (l *Snapshot) DiagnoseAll(ctx context.Context) map[string][]Diagnostic {
 // file until a change affects the file.
 type diagEntry struct {
 	once sync.Once
-	ds   []Diagnostic
+	ds   []diag.Diagnostic
 }
 
 // diagnosed returns the diagnostics of f, a file of l, from its entry.
-func (l *Snapshot) diagnosed(f *File) []Diagnostic {
+func (l *Snapshot) diagnosed(f *File) []diag.Diagnostic {
 	e := l.diags.get(f.Path)
 	if e == nil {
 		return l.diagnose(f) // a preview's model keeps none
@@ -185,15 +147,15 @@ func (t *diagTable) next(files cowMap[*File], affected map[string]bool) diagTabl
 	return diagTable{base: base}
 }
 
-func (l *Snapshot) diagnose(f *File) []Diagnostic {
-	var ds []Diagnostic
-	// Severities come from the rules table; sev only documents the call.
-	add := func(s document.Span, _ Severity, code, format string, args ...any) *Diagnostic {
-		ds = append(ds, Diagnostic{Path: f.Path, Span: s, Severity: diag.Default(code), Code: code, Message: fmt.Sprintf(format, args...)})
+func (l *Snapshot) diagnose(f *File) []diag.Diagnostic {
+	var ds []diag.Diagnostic
+	// Severities come from the rules table.
+	add := func(s document.Span, code, format string, args ...any) *diag.Diagnostic {
+		ds = append(ds, diag.New(f.Path, s, code, format, args...))
 		return &ds[len(ds)-1]
 	}
 	if f.Skipped != "" {
-		add(document.Span{}, SeverityWarning, codeFileSkipped, "%s", f.Skipped)
+		add(document.Span{}, codeFileSkipped, "%s", f.Skipped)
 		return ds
 	}
 	doc := f.Doc
@@ -201,15 +163,15 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 	// agent file's is judged by the agent files' checks).
 	if fm := doc.Frontmatter; fm != nil && fm.Err != nil && f.Kind != OtherFile {
 		line := min(fm.Err.Line, doc.Lines.Count()-1)
-		add(document.Span{Start: doc.Lines.Start(line), End: doc.Lines.End(line)}, SeverityError, CodeParseError, "frontmatter cannot be parsed: %s", fm.Err.Message)
+		add(document.Span{Start: doc.Lines.Start(line), End: doc.Lines.End(line)}, CodeParseError, "frontmatter cannot be parsed: %s", fm.Err.Message)
 	}
 	for _, p := range f.problems {
-		sev := SeverityWarning
-		add(p.span, sev, p.code, "%s", p.message)
+		add(p.span, p.code, "%s", p.message)
 	}
 	if t := f.Topic; t != nil {
 		if cur := l.topics.get(t.ID); cur != t && cur != nil {
-			add(headSpan(doc), SeverityWarning, CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
+			d := add(headSpan(doc), CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
+			d.Related = []diag.Related{{Path: cur.Path, Message: "topic " + t.ID + " as used"}}
 		}
 		l.diagnoseTopic(f, add)
 	}
@@ -257,30 +219,41 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		if len(tg.Candidates) > 0 {
 			msg += "; did you mean " + quoteList(tg.Candidates) + "?"
 		}
-		d := add(span, SeverityError, code, "%s", msg)
-		d.Fix = &Fix{Replace: span, Candidates: tg.Candidates}
+		d := add(span, code, "%s", msg)
+		d.Fixes = replaceBy(span, tg.Candidates)
 	}
 	ds = append(ds, l.linkDiagnostics(f)...)
 	if len(l.cfg.Disable) > 0 {
-		ds = slices.DeleteFunc(ds, func(d Diagnostic) bool { return l.cfg.Disabled(d.Code) })
+		ds = slices.DeleteFunc(ds, func(d diag.Diagnostic) bool { return l.cfg.Disabled(d.Code) })
 	}
-	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
+	slices.SortStableFunc(ds, func(a, b diag.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	return ds
 }
 
+// replaceBy returns the fixes that replace span by each candidate, the
+// first one preferred.
+func replaceBy(span document.Span, candidates []string) []diag.Fix {
+	var out []diag.Fix
+	for i, c := range candidates {
+		out = append(out, diag.Fix{Title: fmt.Sprintf("Change to '%s'", c), Preferred: i == 0,
+			Edits: []diag.Edit{{Span: span, NewText: c}}})
+	}
+	return out
+}
+
 // diagnoseTopic adds the checks that only apply to topic files.
-func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, string, string, ...any) *diag.Diagnostic) {
 	t, doc := f.Topic, f.Doc
 	root := doc.Frontmatter.Root() // parsed once for all the checks below
 	field := func(key string) (k, v document.Node) { return root.Field(key) }
 	if root.Exists() && t.Domain != "" {
 		if k, v := field("id"); k.Exists() && t.Meta.ID != t.ID {
-			d := add(doc.NodeSpan(v), SeverityWarning, codeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
-			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.ID}}
+			d := add(doc.NodeSpan(v), codeIDMismatch, "id %q does not match the file's path, which gives %q", t.Meta.ID, t.ID)
+			d.Fixes = replaceBy(doc.ValueSpan(v), []string{t.ID})
 		}
 		if k, v := field("domain"); k.Exists() && t.Meta.Domain != t.Domain {
-			d := add(doc.NodeSpan(v), SeverityWarning, codeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
-			d.Fix = &Fix{Replace: doc.ValueSpan(v), Candidates: []string{t.Domain}}
+			d := add(doc.NodeSpan(v), codeIDMismatch, "domain %q does not match the directory the file is in, %q", t.Meta.Domain, t.Domain)
+			d.Fixes = replaceBy(doc.ValueSpan(v), []string{t.Domain})
 		}
 	}
 	if root.Exists() {
@@ -291,7 +264,7 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 		var drift []driftAt
 		if _, v := field("estimatedTokens"); v.Exists() && t.Meta.EstimatedTokens > 0 {
 			if drifted(t.Meta.EstimatedTokens, t.Tokens, threshold) {
-				drift = append(drift, driftAt{doc.NodeSpan(v), t.Meta.EstimatedTokens, t.Tokens,
+				drift = append(drift, driftAt{doc.NodeSpan(v), t.Tokens,
 					fmt.Sprintf("declares %d tokens but the body measures %d (%s), %s off; the threshold is %.0f %%",
 						t.Meta.EstimatedTokens, t.Tokens, l.counter.Name(), percent(t.Meta.EstimatedTokens, t.Tokens), threshold*100)})
 			}
@@ -305,12 +278,18 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 			if n := len(drift) - 1; n > 0 {
 				msg += fmt.Sprintf("; %d more token count%s in this file drift too", n, numfmt.Plural(n))
 			}
-			d := add(first.span, SeverityInformation, CodeTokenDrift, "%s", msg)
+			d := add(first.span, CodeTokenDrift, "%s", msg)
 			d.Tokenizer = l.counter.Name()
-			d.Fix = &Fix{Replace: first.span, Declared: first.declared, Measured: first.measured}
-			for _, x := range drift[1:] {
-				d.Fix.More = append(d.Fix.More, Fix{Replace: x.span, Declared: x.declared, Measured: x.measured})
+			// One fix updates every number of the file.
+			edits := make([]diag.Edit, len(drift))
+			for i, x := range drift {
+				edits[i] = diag.Edit{Span: x.span, NewText: strconv.Itoa(x.measured)}
 			}
+			title := fmt.Sprintf("Update declared tokens to %d (measured)", first.measured)
+			if len(edits) > 1 {
+				title = fmt.Sprintf("Update all %d declared token numbers in this file", len(edits))
+			}
+			d.Fixes = []diag.Fix{{Title: title, Preferred: true, Edits: edits}}
 		}()
 		if _, secs := field("sections"); secs.Exists() {
 			for item := range secs.Items() {
@@ -321,18 +300,18 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 				s, ok := t.Section(name.Value())
 				if !ok {
 					names := t.SectionNames()
-					d := add(doc.NodeSpan(name), SeverityWarning, codeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value())
+					d := add(doc.NodeSpan(name), codeSectionMissing, "section %q is named in the frontmatter but no heading has that name", name.Value())
 					for i := range names {
 						names[i] = unnumbered(names[i])
 					}
 					if c := Suggest(name.Value(), names, 3); len(c) > 0 {
 						d.Message += "; did you mean " + quoteList(c) + "?"
-						d.Fix = &Fix{Replace: doc.ValueSpan(name), Candidates: c}
+						d.Fixes = replaceBy(doc.ValueSpan(name), c)
 					}
 					continue
 				}
 				if tokNode.Exists() && s.Declared > 0 && drifted(s.Declared, s.Tokens, threshold) {
-					drift = append(drift, driftAt{doc.NodeSpan(tokNode), s.Declared, s.Tokens,
+					drift = append(drift, driftAt{doc.NodeSpan(tokNode), s.Tokens,
 						fmt.Sprintf("section %q declares %d tokens but measures %d (%s), %s off",
 							s.Name, s.Declared, s.Tokens, l.counter.Name(), percent(s.Declared, s.Tokens))})
 				}
@@ -347,7 +326,7 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 // diagnoseIndex checks a domain index: what it lists must exist (through
 // references and indexedFiles) and every topic of the domain should be
 // listed.
-func (l *Snapshot) diagnoseIndex(f *File, add func(document.Span, Severity, string, string, ...any) *Diagnostic) {
+func (l *Snapshot) diagnoseIndex(f *File, add func(document.Span, string, string, ...any) *diag.Diagnostic) {
 	t := f.Topic
 	d := l.domains[t.Domain]
 	if d == nil {
@@ -386,7 +365,7 @@ func (l *Snapshot) diagnoseIndex(f *File, add func(document.Span, Severity, stri
 		if n++; n > maxUnlistedPerIndex {
 			break
 		}
-		add(headSpan(f.Doc), SeverityWarning, codeIndexUnlisted, "topic %s (%s) is not listed in this index", x.Key(), path.Base(x.RelPath))
+		add(headSpan(f.Doc), codeIndexUnlisted, "topic %s (%s) is not listed in this index", x.Key(), path.Base(x.RelPath))
 	}
 }
 
@@ -414,9 +393,9 @@ func drifted(declared, measured int, threshold float64) bool {
 
 // driftAt is one declared token count that drifts.
 type driftAt struct {
-	span               document.Span
-	declared, measured int
-	message            string
+	span     document.Span
+	measured int
+	message  string
 }
 
 func percent(declared, measured int) string {

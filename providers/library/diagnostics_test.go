@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // base is a small library the diagnostic cases add to.
@@ -44,31 +45,31 @@ func TestDiagnostics(t *testing.T) {
 			name:  "unresolved key form with did-you-mean",
 			files: with(map[string]string{"commands/review.md": "# Review\n\nLoad python:django first.\n"}),
 			file:  "commands/review.md",
-			want:  []wantDiag{{CodeUnresolved, SeverityError, "django"}},
+			want:  []wantDiag{{CodeUnresolved, diag.Error, "django"}},
 		},
 		{
 			name:  "unresolved call form and unknown domain",
 			files: with(map[string]string{"commands/review.md": "# Review\n\n```js\ngetReference(\"pyton\", \"django_patterns\")\ngetConditionalContext(\"python\", \"flask\")\n```\n"}),
 			file:  "commands/review.md",
-			want:  []wantDiag{{CodeUnresolved, SeverityError, "pyton"}, {CodeUnresolved, SeverityError, "flask"}},
+			want:  []wantDiag{{CodeUnresolved, diag.Error, "pyton"}, {CodeUnresolved, diag.Error, "flask"}},
 		},
 		{
 			name:  "unresolved id form in a context list",
 			files: with(map[string]string{"commands/review.md": "---\ncontext:\n  - python\n  - python/djangoo\n  - rust\n---\n# Review\n"}),
 			file:  "commands/review.md",
-			want:  []wantDiag{{CodeUnresolved, SeverityError, "djangoo"}, {CodeUnresolved, SeverityError, "rust"}},
+			want:  []wantDiag{{CodeUnresolved, diag.Error, "djangoo"}, {CodeUnresolved, diag.Error, "rust"}},
 		},
 		{
 			name:  "unresolved path form",
 			files: with(map[string]string{"commands/review.md": "# Review\n\nSee [secure](../context/security/secure_codin.md).\n"}),
 			file:  "commands/review.md",
-			want:  []wantDiag{{CodeUnresolved, SeverityError, "../context/security/secure_codin.md"}},
+			want:  []wantDiag{{CodeUnresolved, diag.Error, "../context/security/secure_codin.md"}},
 		},
 		{
 			name:  "unknown section",
 			files: with(map[string]string{"commands/review.md": "# Review\n\nRead `python:django_patterns#Securty Issues`.\n"}),
 			file:  "commands/review.md",
-			want:  []wantDiag{{codeUnknownSection, SeverityError, "Securty Issues"}},
+			want:  []wantDiag{{codeUnknownSection, diag.Error, "Securty Issues"}},
 		},
 		{
 			name:  "resolved references of every form are silent",
@@ -80,52 +81,52 @@ func TestDiagnostics(t *testing.T) {
 			name:  "frontmatter missing fields",
 			files: with(map[string]string{"context/python/x.md": "---\nid: python/x\ntitle: X\n---\n# X\n"}),
 			file:  "context/python/x.md",
-			want:  []wantDiag{{CodeMissingField, SeverityWarning, "---"}},
+			want:  []wantDiag{{CodeMissingField, diag.Warning, "---"}},
 		},
 		{
 			name:  "frontmatter invalid values",
 			files: with(map[string]string{"context/python/x.md": "---\nid: python/x\ndomain: python\ntitle: X\ntype: recipe\nestimatedTokens: lots\nloadingStrategy: sometimes\nversion: one\nlastUpdated: yesterday\ntags: python\n---\n# X\n"}),
 			file:  "context/python/x.md",
 			want: []wantDiag{
-				{codeInvalidValue, SeverityWarning, "recipe"},
-				{codeInvalidValue, SeverityWarning, "lots"},
-				{codeInvalidValue, SeverityWarning, "sometimes"},
-				{codeInvalidValue, SeverityWarning, "one"},
-				{codeInvalidValue, SeverityWarning, "yesterday"},
-				{codeInvalidValue, SeverityWarning, "python"},
+				{codeInvalidValue, diag.Warning, "recipe"},
+				{codeInvalidValue, diag.Warning, "lots"},
+				{codeInvalidValue, diag.Warning, "sometimes"},
+				{codeInvalidValue, diag.Warning, "one"},
+				{codeInvalidValue, diag.Warning, "yesterday"},
+				{codeInvalidValue, diag.Warning, "python"},
 			},
 		},
 		{
 			name:  "frontmatter id and domain mismatch",
 			files: with(map[string]string{"context/python/x.md": strings.Replace(strings.Replace(topicFM("python/x", "reference", 3), "id: python/x", "id: python/y", 1), "domain: python", "domain: snake", 1) + "# X\n"}),
 			file:  "context/python/x.md",
-			want:  []wantDiag{{codeIDMismatch, SeverityWarning, "python/y"}, {codeIDMismatch, SeverityWarning, "snake"}},
+			want:  []wantDiag{{codeIDMismatch, diag.Warning, "python/y"}, {codeIDMismatch, diag.Warning, "snake"}},
 		},
 		{
 			name:  "frontmatter parse error",
 			files: with(map[string]string{"context/python/x.md": "---\nid: python/x\ntitle: x\nfoo: : bar\n---\n# X\n"}),
 			file:  "context/python/x.md",
-			want:  []wantDiag{{CodeParseError, SeverityError, "foo: : bar"}},
+			want:  []wantDiag{{CodeParseError, diag.Error, "foo: : bar"}},
 		},
 		{
 			name: "section named in frontmatter without a heading",
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 3,
 				"sections:\n  - name: Security Issue\n    estimatedTokens: 3\n") + "# X\n\n## Security Issues\n\nA.\n"}),
 			file: "context/python/x.md",
-			want: []wantDiag{{codeSectionMissing, SeverityWarning, "Security Issue"}},
+			want: []wantDiag{{codeSectionMissing, diag.Warning, "Security Issue"}},
 		},
 		{
 			name:  "token drift of the body",
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 5000) + "# X\n\nShort body.\n"}),
 			file:  "context/python/x.md",
-			want:  []wantDiag{{CodeTokenDrift, SeverityInformation, "5000"}},
+			want:  []wantDiag{{CodeTokenDrift, diag.Information, "5000"}},
 		},
 		{
 			name: "token drift of a section",
 			files: with(map[string]string{"context/python/x.md": topicFM("python/x", "reference", 300,
 				"sections:\n  - name: Long\n    estimatedTokens: 20\n") + "# X\n\n## Long\n\n" + strings.Repeat("Many words make a long section here. ", 40) + "\n"}),
 			file: "context/python/x.md",
-			want: []wantDiag{{CodeTokenDrift, SeverityInformation, "20"}},
+			want: []wantDiag{{CodeTokenDrift, diag.Information, "20"}},
 		},
 		{
 			// One report per file, at the first drifting number.
@@ -134,7 +135,7 @@ func TestDiagnostics(t *testing.T) {
 				"sections:\n  - name: Long\n    estimatedTokens: 20\n  - name: Other\n    estimatedTokens: 900\n") +
 				"# X\n\n## Long\n\n" + strings.Repeat("Many words make a long section here. ", 40) + "\n\n## Other\n\nShort.\n"}),
 			file: "context/python/x.md",
-			want: []wantDiag{{CodeTokenDrift, SeverityInformation, "5000"}},
+			want: []wantDiag{{CodeTokenDrift, diag.Information, "5000"}},
 		},
 		{
 			name: "index lists a missing topic and misses one",
@@ -145,9 +146,9 @@ func TestDiagnostics(t *testing.T) {
 			}),
 			file: "context/python/index.md",
 			want: []wantDiag{
-				{codeIndexMissing, SeverityWarning, "ghost"},
-				{codeIndexUnlisted, SeverityWarning, "Python"},
-				{codeIndexMissing, SeverityWarning, "phantom.md"},
+				{codeIndexMissing, diag.Warning, "ghost"},
+				{codeIndexUnlisted, diag.Warning, "Python"},
+				{codeIndexMissing, diag.Warning, "phantom.md"},
 			},
 		},
 		{
@@ -162,8 +163,8 @@ func TestDiagnostics(t *testing.T) {
 			}),
 			file: "context/python/index.md",
 			want: []wantDiag{
-				{codeIndexMissing, SeverityWarning, "ghost"},
-				{codeIndexMissing, SeverityWarning, "./phantom.md"},
+				{codeIndexMissing, diag.Warning, "ghost"},
+				{codeIndexMissing, diag.Warning, "./phantom.md"},
 			},
 		},
 	}
@@ -207,8 +208,8 @@ func TestDidYouMean(t *testing.T) {
 	text := string(docText(f.Doc))
 	for i, w := range wants {
 		d := ds[i]
-		if d.Code != w.code || d.Fix == nil || len(d.Fix.Candidates) == 0 || d.Fix.Candidates[0] != w.candidate {
-			t.Fatalf("diagnostic %d = %s %+v, want %s with candidate %q", i, d.Code, d.Fix, w.code, w.candidate)
+		if c := candidates(d); d.Code != w.code || len(c) == 0 || c[0] != w.candidate {
+			t.Fatalf("diagnostic %d = %s %+v, want %s with candidate %q", i, d.Code, d.Fixes, w.code, w.candidate)
 		}
 		if !strings.Contains(d.Message, "did you mean '"+w.candidate+"'") {
 			t.Errorf("message %q lacks the candidate", d.Message)
@@ -217,8 +218,8 @@ func TestDidYouMean(t *testing.T) {
 	// Applying every fix (from the end, so spans stay valid) must leave
 	// references that resolve.
 	for i := len(ds) - 1; i >= 0; i-- {
-		r := ds[i].Fix.Replace
-		text = text[:r.Start] + ds[i].Fix.Candidates[0] + text[r.End:]
+		e := ds[i].Fixes[0].Edits[0]
+		text = text[:e.Span.Start] + e.NewText + text[e.Span.End:]
 	}
 	if _, err := l.Apply(context.Background(), []Change{{Path: p, Content: []byte(text)}}); err != nil {
 		t.Fatal(err)
@@ -360,7 +361,7 @@ func TestForgeSkillContextResolves(t *testing.T) {
 			"Load python:{topic} as needed.\n",
 	}
 	l := loadTree(t, files)
-	wantDiags(t, l, "skills/deps/SKILL.md", "a skill's references", wantDiag{CodeUnresolved, SeverityError, "virtual_envs"})
+	wantDiags(t, l, "skills/deps/SKILL.md", "a skill's references", wantDiag{CodeUnresolved, diag.Error, "virtual_envs"})
 }
 
 // A field means what the file's kind says: "context: fork" in a skill is
@@ -375,7 +376,7 @@ func TestSkillContextForkIsNoReference(t *testing.T) {
 	}
 	l := loadTree(t, files)
 	wantDiags(t, l, "skills/plain/SKILL.md", "a skill's context: fork")
-	wantDiags(t, l, "commands/ship.md", "a command's context list", wantDiag{CodeUnresolved, SeverityError, "forks"})
+	wantDiags(t, l, "commands/ship.md", "a command's context list", wantDiag{CodeUnresolved, diag.Error, "forks"})
 }
 
 // A preview diagnoses a document as the full index does, read from the
@@ -446,7 +447,7 @@ func TestPreviewDiagnose(t *testing.T) {
 	}
 }
 
-func diagCodes(ds []Diagnostic) []string {
+func diagCodes(ds []diag.Diagnostic) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, d.Code)

@@ -410,7 +410,7 @@ func ignoredPath(rel string, patterns []string) bool {
 				return true
 			}
 		}
-		if strings.HasPrefix(rel, pat+"/") {
+		if fsguard.Within(pat, rel) {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
@@ -43,10 +44,21 @@ func loadTree(t testing.TB, files map[string]string) *Library {
 	return load(t, testtree.New(t, files), nil)
 }
 
+// candidates returns the replacement texts of d's fixes, in order.
+func candidates(d diag.Diagnostic) []string {
+	var out []string
+	for _, f := range d.Fixes {
+		for _, e := range f.Edits {
+			out = append(out, e.NewText)
+		}
+	}
+	return out
+}
+
 // wantDiag is a diagnostic reduced to what tests compare.
 type wantDiag struct {
 	Code     string
-	Severity Severity
+	Severity diag.Severity
 	Text     string // the text the span covers
 }
 

@@ -21,7 +21,7 @@ func isSkill(f *File) bool { return filepath.Base(f.Path) == "SKILL.md" }
 // linkDiagnostics checks the relative links of f as plain markdown, when
 // it is neither a topic nor a command (their links into the library are
 // references, judged as such) nor a skill.
-func (l *Snapshot) linkDiagnostics(f *File) []Diagnostic {
+func (l *Snapshot) linkDiagnostics(f *File) []diag.Diagnostic {
 	if f.Doc == nil || isSkill(f) || f.Kind != OtherFile {
 		return nil
 	}
@@ -38,7 +38,7 @@ func (l *Snapshot) linkDiagnostics(f *File) []Diagnostic {
 		}
 	}
 	tree := &linkTree{l: l, anchors: map[string]mdlink.Anchors{}}
-	var ds []Diagnostic
+	var ds []diag.Diagnostic
 	for _, p := range mdlink.Check(doc, f.Path, l.dir, tree) {
 		if refStarts[p.Link.Span.Start] {
 			continue
@@ -47,7 +47,7 @@ func (l *Snapshot) linkDiagnostics(f *File) []Diagnostic {
 		if p.Uncertain {
 			sev = diag.Hint
 		}
-		ds = append(ds, Diagnostic{Path: f.Path, Span: p.Link.Span, Severity: sev, Code: diag.MarkdownLinkBroken, Message: p.Message})
+		ds = append(ds, diag.Diagnostic{Path: f.Path, Span: p.Link.Span, Severity: sev, Code: diag.MarkdownLinkBroken, Message: p.Message})
 	}
 	return ds
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
@@ -105,7 +106,7 @@ Validate input.
 	var unknown []string
 	for _, d := range diagsOf(t, l, "context/python/fastapi_patterns.md") {
 		if d.Code == codeUnknownField {
-			if d.Severity != SeverityWarning {
+			if d.Severity != diag.Warning {
 				t.Errorf("unknown field severity = %v", d.Severity)
 			}
 			unknown = append(unknown, d.Text)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/tokens"
@@ -149,7 +150,7 @@ func (b *builder) sketchTopic(c class, p string, headings []indexcache.Heading, 
 // Diagnose returns the diagnostics of the document at path with the given
 // content against the preview, and the file they refer to (its Doc
 // converts their spans).
-func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, error) {
+func (p *Preview) Diagnose(path string, content []byte) (*File, []diag.Diagnostic, error) {
 	path = filepath.Clean(path)
 	// Only topics are measured; loading the tokenizer's tables takes
 	// longer than the rest of a command's diagnostics.

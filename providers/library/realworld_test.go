@@ -3,6 +3,8 @@ package library
 import (
 	"slices"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // Regression tests for findings on a real context library (numbered
@@ -27,12 +29,12 @@ func TestNumberedHeadingsWithAnchors(t *testing.T) {
 	got := slices.DeleteFunc(diagsOf(t, l, "context/angular/common_issues.md"), func(d wantDiag) bool { return d.Code == CodeTokenDrift })
 	// Only the frontmatter name that really differs from its heading is
 	// reported, and the suggestion drops the outline number.
-	if want := []wantDiag{{codeSectionMissing, SeverityWarning, "What to Check"}}; !slices.Equal(got, want) {
+	if want := []wantDiag{{codeSectionMissing, diag.Warning, "What to Check"}}; !slices.Equal(got, want) {
 		t.Errorf("diagnostics = %v, want %v", got, want)
 	}
 	for _, d := range l.Snapshot().Diagnose(tp.Path) {
-		if d.Code == codeSectionMissing && (d.Fix == nil || d.Fix.Candidates[0] != "What to Check (by Area)") {
-			t.Errorf("fix = %+v", d.Fix)
+		if d.Code == codeSectionMissing && (len(d.Fixes) == 0 || candidates(d)[0] != "What to Check (by Area)") {
+			t.Errorf("fixes = %+v", d.Fixes)
 		}
 	}
 	wantDiags(t, l, "commands/review.md", "references by anchor and unnumbered name")
@@ -67,13 +69,13 @@ func TestPathOneLevelTooDeep(t *testing.T) {
 			"- Memory: `../../memory/commands/index.md`\n- Skill: `../../skills/angular/SKILL.md`\n- Missing: `../../security/nothing_here.md`\n",
 	})
 	if !wantDiags(t, l, "context/angular/index.md", "paths one level too deep",
-		wantDiag{CodeUnresolved, SeverityError, "../../security/security_guidelines.md"},
-		wantDiag{codeIndexMissing, SeverityWarning, "../../security/nothing_here.md"}) {
+		wantDiag{CodeUnresolved, diag.Error, "../../security/security_guidelines.md"},
+		wantDiag{codeIndexMissing, diag.Warning, "../../security/nothing_here.md"}) {
 		t.FailNow()
 	}
 	d := l.Snapshot().Diagnose(l.Snapshot().Dir() + "/context/angular/index.md")[0]
-	if d.Fix == nil || !slices.Equal(d.Fix.Candidates, []string{"../security/security_guidelines.md"}) {
-		t.Errorf("fix = %+v", d.Fix)
+	if !slices.Equal(candidates(d), []string{"../security/security_guidelines.md"}) {
+		t.Errorf("fixes = %+v", d.Fixes)
 	}
 	// Removing the topic changes the diagnostic, so the index depends on it.
 	res, err := l.Apply(t.Context(), []Change{{Path: "context/security/security_guidelines.md", Removed: true}})
@@ -95,8 +97,8 @@ func TestBareNamesInIndexProse(t *testing.T) {
 		"context/schema/notes.md": "# Notes\n\nWrite ghost.md and **phantom.md** later.\n",
 	})
 	wantDiags(t, l, "context/schema/index.md", "only notes.md unlisted, ghost.md missing",
-		wantDiag{codeIndexUnlisted, SeverityWarning, "Schema"},
-		wantDiag{codeIndexMissing, SeverityWarning, "ghost.md"})
+		wantDiag{codeIndexUnlisted, diag.Warning, "Schema"},
+		wantDiag{codeIndexMissing, diag.Warning, "ghost.md"})
 	wantDiags(t, l, "context/schema/notes.md", "bare names outside an index")
 }
 
@@ -155,5 +157,5 @@ func TestSectionByCollapsedAnchor(t *testing.T) {
 		"context/web/deploy.md": topicFM("web/deploy", "reference", 10) + "# Deploy\n\n## Browser WebRTC + server sideband\n\nA.\n",
 		"commands/ship.md":      "# Ship\n\nSee `web:deploy#browser-webrtc-server-sideband`, `web:deploy#browser-webrtc--server-sideband` and `web:deploy#browser-webrtc-server`.\n",
 	})
-	wantDiags(t, l, "commands/ship.md", "anchors of either rule", wantDiag{codeUnknownSection, SeverityError, "browser-webrtc-server"})
+	wantDiags(t, l, "commands/ship.md", "anchors of either rule", wantDiag{codeUnknownSection, diag.Error, "browser-webrtc-server"})
 }

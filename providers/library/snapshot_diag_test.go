@@ -9,12 +9,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ctxls/ctxls/providers/diag"
 )
 
 // uncached diagnoses every file of s from scratch, as DiagnoseAll reports
 // them.
-func uncached(s *Snapshot) map[string][]Diagnostic {
-	m := map[string][]Diagnostic{}
+func uncached(s *Snapshot) map[string][]diag.Diagnostic {
+	m := map[string][]diag.Diagnostic{}
 	for _, f := range s.sortedFiles() {
 		if ds := s.diagnose(f); len(ds) > 0 {
 			m[f.Path] = ds
@@ -114,7 +116,7 @@ func TestSnapshotReadsAgree(t *testing.T) {
 			return fmt.Errorf("Diagnose(a) = %v, DiagnoseAll has %v", ds, all[a])
 		}
 		_, hasX := s.Topic("python/x")
-		broken := slices.ContainsFunc(ds, func(d Diagnostic) bool { return d.Code == CodeUnresolved })
+		broken := slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == CodeUnresolved })
 		if hasX == broken {
 			return fmt.Errorf("python/x exists: %v, but a's reference to it is unresolved: %v (version %d)", hasX, broken, v)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 )
 
@@ -83,7 +84,7 @@ func TestApply(t *testing.T) {
 			changed:  []string{review},
 			affected: []string{review},
 			check: func(t *testing.T) {
-				wantDiags(t, l, "commands/review.md", "editor content naming a missing section", wantDiag{codeUnknownSection, SeverityError, "Routes"})
+				wantDiags(t, l, "commands/review.md", "editor content naming a missing section", wantDiag{codeUnknownSection, diag.Error, "Routes"})
 				if got := locations(l, "python/django_patterns"); !slices.Equal(got, []string{wantRefs[0], wantRefs[2]}) {
 					t.Errorf("References(django) = %v", got)
 				}

@@ -21,7 +21,7 @@ import (
 type Report struct {
 	// Diagnostics holds the problems by absolute path: in memory files,
 	// and in the files their imports load.
-	Diagnostics map[string][]agentfiles.Diagnostic
+	Diagnostics map[string][]diag.Diagnostic
 	// Files holds every file of every memory file's import tree, the
 	// memory files included.
 	Files map[string]bool
@@ -47,7 +47,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	r := &Report{Diagnostics: map[string][]agentfiles.Diagnostic{}, Files: map[string]bool{}, Refused: map[string]string{}}
+	r := &Report{Diagnostics: map[string][]diag.Diagnostic{}, Files: map[string]bool{}, Refused: map[string]string{}}
 	seen := map[key]bool{}
 	trees := map[string]*imports.Tree{} // by memory file, for what loads twice
 	for _, f := range set.Files {
@@ -81,7 +81,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 			}
 		}
 	}
-	keep := func(ds []agentfiles.Diagnostic) {
+	keep := func(ds []diag.Diagnostic) {
 		for _, d := range ds {
 			k := key{d.Path, d.Span, d.Code}
 			if cfg.Disabled(d.Code) || seen[k] {
@@ -112,7 +112,7 @@ func Check(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter
 		keep(duplicates(ctx, set, cfg, counter, read, trees))
 	}
 	for p := range r.Diagnostics {
-		slices.SortStableFunc(r.Diagnostics[p], func(a, b agentfiles.Diagnostic) int { return a.Span.Start - b.Span.Start })
+		slices.SortStableFunc(r.Diagnostics[p], func(a, b diag.Diagnostic) int { return a.Span.Start - b.Span.Start })
 	}
 	return r
 }
@@ -161,7 +161,7 @@ type key struct {
 // rule, its paths globs) and its import tree, nil when the file cannot be
 // read. Disabled codes are left in; Check drops them. read nil reads f's
 // text and the disk.
-func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]agentfiles.Diagnostic, *imports.Tree) {
+func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, f *agentfiles.File, read Read) ([]diag.Diagnostic, *imports.Tree) {
 	if f.Doc == nil {
 		return nil, nil
 	}
@@ -183,16 +183,9 @@ func checkFile(ctx context.Context, set *agentfiles.Set, cfg *config.Config, cou
 	if err != nil {
 		t = nil
 	}
-	var out []agentfiles.Diagnostic
+	var out []diag.Diagnostic
 	if t != nil {
-		for _, p := range t.Problems(set.Root) {
-			d := agentfiles.Diagnostic{Path: p.File, Span: p.Span, Severity: diag.Default(p.Code), Code: p.Code, Message: p.Message}
-			if p.Fix != nil {
-				d.Fix = &agentfiles.Fix{Title: "Put a space between the import and the punctuation",
-					Edits: []agentfiles.Edit{{Span: p.Fix.Span, NewText: p.Fix.NewText}}}
-			}
-			out = append(out, d)
-		}
+		out = append(out, t.Problems(set.Root)...)
 	}
 	if Classify(f.Rel) == Rule {
 		doc := f.Doc
@@ -276,7 +269,7 @@ func globNodes(v document.Node) []document.Node {
 
 // rulePaths checks a rule's paths: a glob or a list of globs, each valid
 // and matching at least one file of the workspace.
-func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diagnostic {
+func rulePaths(path string, doc *document.Doc, files []string) []diag.Diagnostic {
 	if doc.Frontmatter == nil || doc.Frontmatter.Err != nil {
 		return nil
 	}
@@ -284,13 +277,13 @@ func rulePaths(path string, doc *document.Doc, files []string) []agentfiles.Diag
 	if !v.Exists() || v.Tag() == "!!null" {
 		return nil
 	}
-	var out []agentfiles.Diagnostic
+	var out []diag.Diagnostic
 	bad := func(n document.Node, format string, args ...any) {
 		sp := doc.NodeSpan(n)
 		if sp.Len() == 0 {
 			sp = doc.NodeSpan(k)
 		}
-		out = append(out, agentfiles.Diagnostic{Path: path, Span: sp, Severity: diag.Default(diag.RulePathsInvalid),
+		out = append(out, diag.Diagnostic{Path: path, Span: sp, Severity: diag.Default(diag.RulePathsInvalid),
 			Code: diag.RulePathsInvalid, Message: fmt.Sprintf(format, args...)})
 	}
 	if v.Kind() == document.MappingNode {

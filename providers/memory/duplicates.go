@@ -126,13 +126,13 @@ func paragraphs(doc *document.Doc) []paragraph {
 // duplicates reports each paragraph that a session loads a second time:
 // in a memory file and a file it imports, or in a rule, with the tokens
 // the second copy costs.
-func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, read Read, trees map[string]*imports.Tree) []agentfiles.Diagnostic {
+func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, counter tokens.Counter, read Read, trees map[string]*imports.Tree) []diag.Diagnostic {
 	type first struct {
 		path string
 		line int
 	}
 	seen := map[string]first{}
-	var out []agentfiles.Diagnostic
+	var out []diag.Diagnostic
 	for _, l := range startFiles(ctx, set, cfg, read, trees) {
 		doc := document.Parse(l.path, l.text)
 		for _, p := range paragraphs(doc) {
@@ -149,7 +149,7 @@ func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, co
 			if f.path != l.path {
 				where = fmt.Sprintf("%s:%d", relTo(set.Root, f.path), f.line)
 			}
-			out = append(out, agentfiles.Diagnostic{Path: l.path, Span: p.span, Severity: diag.Default(diag.MemoryDuplicate), Code: diag.MemoryDuplicate,
+			out = append(out, diag.Diagnostic{Path: l.path, Span: p.span, Severity: diag.Default(diag.MemoryDuplicate), Code: diag.MemoryDuplicate,
 				Message: fmt.Sprintf("this paragraph is loaded a second time in every Claude Code session (first at %s): %d tokens (%s) spent twice", where,
 					counter.Count(string(doc.Text[p.span.Start:p.span.End])), counter.Name()),
 				Tokenizer: counter.Name()})

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 )
@@ -82,11 +81,11 @@ type word struct {
 // promises returns the diagnostics of what the memory file f says of the
 // repository: commands it runs that nothing defines, and paths in code
 // spans that name nothing.
-func promises(r *repo, file, rel string, doc *document.Doc) []agentfiles.Diagnostic {
+func promises(r *repo, file, rel string, doc *document.Doc) []diag.Diagnostic {
 	base := path.Dir(rel)
-	var out []agentfiles.Diagnostic
+	var out []diag.Diagnostic
 	add := func(s document.Span, sev diag.Severity, code, format string, args ...any) {
-		out = append(out, agentfiles.Diagnostic{Path: file, Span: s, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
+		out = append(out, diag.Diagnostic{Path: file, Span: s, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	for _, sn := range snippets(doc) {
 		dir := base
@@ -299,10 +298,10 @@ var repoPathRE = regexp.MustCompile(`^(?:\./)?[A-Za-z0-9_@][A-Za-z0-9_.@+-]*(?:/
 // repository (two segments or more, the first of which exists next to
 // the memory file or at the root) and names nothing. It is a warning when
 // the only file of that name lies elsewhere (it moved), a hint otherwise.
-func (r *repo) missingPath(base string, sn snippet) (agentfiles.Diagnostic, bool) {
+func (r *repo) missingPath(base string, sn snippet) (diag.Diagnostic, bool) {
 	p := sn.text
 	if !repoPathRE.MatchString(p) || strings.Contains(p, "..") || strings.Contains(p, "//") || strings.HasPrefix(path.Base(p), ".env") {
-		return agentfiles.Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
 	p = strings.TrimSuffix(strings.TrimPrefix(p, "./"), "/")
 	first, _, _ := strings.Cut(p, "/")
@@ -313,10 +312,10 @@ func (r *repo) missingPath(base string, sn snippet) (agentfiles.Diagnostic, bool
 	case r.exists(first):
 		rel = p
 	default:
-		return agentfiles.Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
 	if r.exists(rel) || (base != "." && r.exists(p)) || r.mayBeGenerated(rel) {
-		return agentfiles.Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
 	name := path.Base(rel)
 	msg := fmt.Sprintf("%s names nothing in the repository (looked for %s)", sn.text, rel)
@@ -327,5 +326,5 @@ func (r *repo) missingPath(base string, sn snippet) (agentfiles.Diagnostic, bool
 		sev = diag.Warning
 		msg += fmt.Sprintf("; the only file of that name is %s", others[0])
 	}
-	return agentfiles.Diagnostic{Span: document.Span{Start: sn.start, End: sn.start + len(sn.text)}, Severity: sev, Code: diag.MemoryPathMissing, Message: msg}, true
+	return diag.Diagnostic{Span: document.Span{Start: sn.start, End: sn.start + len(sn.text)}, Severity: sev, Code: diag.MemoryPathMissing, Message: msg}, true
 }

@@ -38,22 +38,35 @@ type Diagnostic struct {
 	// Tokenizer names the tokenizer of the token counts Message gives;
 	// absent when it gives none.
 	Tokenizer string `json:"tokenizer,omitempty"`
+	// Related are other places the message speaks of.
+	Related []RelatedPlace `json:"related,omitempty"`
 
 	// Source is the checker's own diagnostic, for a presentation that
 	// offers its fix. It is not part of the result sent.
 	Source DiagnosticSource `json:"-"`
 }
 
-// DiagnosticSource is where a Diagnostic comes from: a library file's
-// diagnostic, or an agent file's (memory files and their imports
-// included). Both are nil for a problem of the configuration file.
+// RelatedPlace is another place a diagnostic's message speaks of.
+type RelatedPlace struct {
+	// File is relative to the workspace directory, with forward slashes.
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// DiagnosticSource is where a Diagnostic comes from.
 type DiagnosticSource struct {
 	// Path is the file's absolute path.
-	Path    string
-	Library *library.Diagnostic
-	// AgentFile holds the text Agent's span is in.
+	Path string
+	// Diagnostic is the checker's diagnostic: of a library file or of an
+	// agent file (memory files and their imports included). It is nil for
+	// a problem of the configuration file and for the count of those left
+	// out.
+	Diagnostic *diag.Diagnostic
+	// AgentFile holds the text the spans of an agent file's Diagnostic
+	// are in; nil for a library file's, whose text the library holds.
 	AgentFile *agentfiles.File
-	Agent     *agentfiles.Diagnostic
 }
 
 // CheckResponse is every diagnostic, sorted by file and position, and
@@ -95,7 +108,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 			if d.Code == library.CodeDuplicateTopic {
 				dup[d.File] = true
 			}
-			if d.Severity == library.SeverityError.String() {
+			if d.Severity == diag.Error.String() {
 				res.Errors++
 			}
 		}
@@ -147,8 +160,9 @@ func pathFilter(dir, path string) (func(string) bool, error) {
 // returns the files (absolute) that are not read and that one of them
 // reports so: an agent file skipped, a link out of the workspace that an
 // import names. The library's warning of such a file would say it again.
-func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, keep func(string) bool, all map[string][]library.Diagnostic) ([]Diagnostic, map[string]bool) {
+func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.Set, keep func(string) bool, all map[string][]diag.Diagnostic) ([]Diagnostic, map[string]bool) {
 	out := []Diagnostic{}
+	linesOf := FileLines(lib, agents)
 	reported := map[string]bool{}
 	cfg := lib.Config()
 	if keep(filepath.Join(lib.Dir(), config.FileName)) && !cfg.Disabled(config.ProblemCode) {
@@ -174,26 +188,23 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 			continue
 		}
 		f, _ := lib.File(p)
-		for i, ld := range ds {
+		for i := range ds {
 			// An agent file's YAML is judged by its own check, as the
 			// agent reads it, with the cause and a fix.
-			if _, ok := agents.File(p); ok && ld.Code == library.CodeParseError {
+			if _, ok := agents.File(p); ok && ds[i].Code == library.CodeParseError {
 				continue
 			}
-			d := Diagnostic{File: relSlash(lib.Dir(), p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-				Severity: ld.Severity.String(), Code: ld.Code, Message: ld.Message, Tokenizer: ld.Tokenizer,
-				Source: DiagnosticSource{Path: p, Library: &ds[i]}}
+			var lines *document.Lines // a skipped file has no text: its start
 			if f != nil && f.Doc != nil {
-				d.at(f.Doc.Lines, ld.Span)
+				lines = f.Doc.Lines
 			}
-			out = append(out, d)
+			out = append(out, record(lib.Dir(), p, lines, &ds[i], linesOf))
 		}
 	}
-	add := func(p string, f *agentfiles.File, ds []agentfiles.Diagnostic) {
-		for i, ad := range ds {
-			d := Diagnostic{File: relSlash(lib.Dir(), p), Severity: ad.Severity.String(), Code: ad.Code, Message: ad.Message,
-				Tokenizer: ad.Tokenizer, Source: DiagnosticSource{Path: p, AgentFile: f, Agent: &ds[i]}}
-			d.at(f.Lines, ad.Span)
+	add := func(p string, f *agentfiles.File, ds []diag.Diagnostic) {
+		for i := range ds {
+			d := record(lib.Dir(), p, f.Lines, &ds[i], linesOf)
+			d.Source.AgentFile = f
 			out = append(out, d)
 		}
 	}
@@ -257,8 +268,8 @@ func capFiles(out []Diagnostic, limit int) []Diagnostic {
 			if d.Code != diag.DiagnosticsLeftOut {
 				return false
 			}
-			if d.Source.Agent != nil {
-				leftOut += d.Source.Agent.LeftOut
+			if d.Source.Diagnostic != nil {
+				leftOut += d.Source.Diagnostic.LeftOut
 			}
 			summary = d
 			return true
@@ -288,15 +299,49 @@ func capFiles(out []Diagnostic, limit int) []Diagnostic {
 }
 
 // hasCode reports whether one of ds has the code.
-func hasCode(ds []agentfiles.Diagnostic, code string) bool {
-	return slices.ContainsFunc(ds, func(d agentfiles.Diagnostic) bool { return d.Code == code })
+func hasCode(ds []diag.Diagnostic, code string) bool {
+	return slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == code })
 }
 
-// at sets the diagnostic's 1-based range from a span of a file's text.
-func (d *Diagnostic) at(lines *document.Lines, s document.Span) {
-	rg := lines.Range(s, document.UTF32)
-	d.Line, d.Column = rg.Start.Line+1, rg.Start.Character+1
-	d.EndLine, d.EndColumn = rg.End.Line+1, rg.End.Character+1
+// FileLines returns the lookup of the lines of the text of a file of lib
+// or of agents (which may be nil), nil for a file of neither or one
+// without text: where the related places of diagnostics are.
+func FileLines(lib *library.Snapshot, agents *agentfiles.Set) func(string) *document.Lines {
+	return func(p string) *document.Lines {
+		if f, ok := lib.File(p); ok && f.Doc != nil {
+			return f.Doc.Lines
+		}
+		if agents != nil {
+			if f, ok := agents.File(p); ok {
+				return f.Lines
+			}
+		}
+		return nil
+	}
+}
+
+// record converts d, a diagnostic of the file at p whose text has lines
+// (nil for a file without text), into the JSON of the CLI and MCP, paths
+// relative to dir. linesOf returns the lines of the file a related place
+// is in, or nil.
+func record(dir, p string, lines *document.Lines, d *diag.Diagnostic, linesOf func(string) *document.Lines) Diagnostic {
+	out := Diagnostic{File: relSlash(dir, p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
+		Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Tokenizer: d.Tokenizer,
+		Source: DiagnosticSource{Path: p, Diagnostic: d}}
+	if lines != nil {
+		rg := lines.Range(d.Span, document.UTF32)
+		out.Line, out.Column = rg.Start.Line+1, rg.Start.Character+1
+		out.EndLine, out.EndColumn = rg.End.Line+1, rg.End.Character+1
+	}
+	for _, r := range d.Related {
+		place := RelatedPlace{File: relSlash(dir, r.Path), Line: 1, Column: 1, Message: r.Message}
+		if l := linesOf(r.Path); l != nil {
+			pos := l.Position(r.Span.Start, document.UTF32)
+			place.Line, place.Column = pos.Line+1, pos.Character+1
+		}
+		out.Related = append(out.Related, place)
+	}
+	return out
 }
 
 // relSlash returns p relative to dir with forward slashes, or p when it

@@ -77,7 +77,7 @@ func executionResponse(es *ExecutionState, err error) (ExecutionResponse, error)
 // SessionRequest names an execution; some operations take the current one
 // when SessionID is empty.
 type SessionRequest struct {
-	SessionID string `json:"sessionId"`
+	SessionID string `json:"sessionId,omitempty"`
 }
 
 // CommandRequest records the start or the end of a command by hand.
@@ -415,7 +415,7 @@ func deleteInTwoSteps(confirmToken, method, what string, request func() (string,
 // confirmed.
 func (o *Ops) DeleteExecution(ctx context.Context, req DeleteExecutionRequest) (DeleteExecutionResponse, error) {
 	return withRuns(o, ctx, []field{{"sessionId", req.SessionID}}, func(st *stores) (DeleteExecutionResponse, error) {
-		d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/execution/delete", "execution "+req.SessionID+" and everything it recorded",
+		d, err := deleteInTwoSteps(req.ConfirmToken, string(MethodExecutionDelete), "execution "+req.SessionID+" and everything it recorded",
 			func() (string, time.Time, error) { return st.exec.RequestDelete(ctx, req.SessionID) },
 			func(tok string) error { return st.exec.ConfirmDelete(ctx, req.SessionID, tok) })
 		if err != nil {

@@ -190,7 +190,7 @@ type DeleteConversationResponse struct {
 // confirmed.
 func (o *Ops) DeleteConversation(ctx context.Context, req DeleteConversationRequest) (DeleteConversationResponse, error) {
 	return withRuns(o, ctx, []field{{"conversationId", req.ConversationID}}, func(st *stores) (DeleteConversationResponse, error) {
-		d, err := deleteInTwoSteps(req.ConfirmToken, "ctxls/history/delete", "conversation "+req.ConversationID+" and its messages",
+		d, err := deleteInTwoSteps(req.ConfirmToken, string(MethodHistoryDelete), "conversation "+req.ConversationID+" and its messages",
 			func() (string, time.Time, error) { return st.hist.RequestDelete(ctx, req.ConversationID) },
 			func(tok string) error { return st.hist.ConfirmDelete(ctx, req.ConversationID, tok) })
 		switch {

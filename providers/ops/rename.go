@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
@@ -24,7 +25,7 @@ import (
 type FileMove = refactor.FileMove
 
 // Edit replaces a span of a file's text.
-type Edit = refactor.Edit
+type Edit = diag.Edit
 
 // RenameTopicRequest asks for the edit that renames the topic Topic
 // ("domain/name") to NewName in its folder: a file stem, with or without

@@ -42,7 +42,7 @@ func ImportHover(t *imports.Tree, e imports.Edge, root string, fromMemory bool, 
 		b.WriteString("Not a file: the agent looks for one at this path and finds none; ctxls takes it for a mention, not an import")
 	default:
 		for _, p := range t.Problems(root) {
-			if p.File == e.From && p.Span == e.Span {
+			if p.Path == e.From && p.Span == e.Span {
 				fmt.Fprintf(&b, "Not loaded (%s): %s", e.Status, p.Message)
 				break
 			}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
@@ -56,9 +57,9 @@ func relFrom(dir, target, written string) (string, bool) {
 // the file at p, naming the same files once moves are done: imports of a
 // file that moves, and every import of doc when doc itself moves. The
 // text of doc must be held.
-func ImportEdits(doc *document.Doc, p string, moves []FileMove) []Edit {
+func ImportEdits(doc *document.Doc, p string, moves []FileMove) []diag.Edit {
 	dir, newDir := filepath.Dir(p), filepath.Dir(MovedTo(p, moves))
-	var out []Edit
+	var out []diag.Edit
 	for _, im := range imports.Scan(doc) {
 		if im.Kind() != imports.Relative {
 			continue
@@ -73,7 +74,7 @@ func ImportEdits(doc *document.Doc, p string, moves []FileMove) []Edit {
 		if !ok || rel == clean {
 			continue
 		}
-		out = append(out, Edit{im.PathSpan(), strings.ReplaceAll(rel, " ", `\ `)})
+		out = append(out, diag.Edit{Span: im.PathSpan(), NewText: strings.ReplaceAll(rel, " ", `\ `)})
 	}
 	return out
 }
@@ -88,9 +89,9 @@ var codePath = regexp.MustCompile(`^(?:\./)?[A-Za-z0-9_@.][A-Za-z0-9_.@+-]*(?:/[
 // file's folder, or else to the workspace root. A span is a path only
 // where exists says it names something; a path that climbs out of the
 // root is left alone. The text of doc must be held.
-func CodePathEdits(doc *document.Doc, p, root string, moves []FileMove, exists func(string) bool) []Edit {
+func CodePathEdits(doc *document.Doc, p, root string, moves []FileMove, exists func(string) bool) []diag.Edit {
 	dir, newDir := filepath.Dir(p), filepath.Dir(MovedTo(p, moves))
-	var out []Edit
+	var out []diag.Edit
 	for _, sp := range doc.BodyCodeSpans() {
 		written := string(doc.Slice(sp))
 		if !codePath.MatchString(written) || fsguard.Climbs(written) {
@@ -111,7 +112,7 @@ func CodePathEdits(doc *document.Doc, p, root string, moves []FileMove, exists f
 			}
 			rel, ok := relFrom(newBase, newTarget, written)
 			if ok && rel != written && (base == dir || !fsguard.Climbs(rel)) {
-				out = append(out, Edit{sp, rel})
+				out = append(out, diag.Edit{Span: sp, NewText: rel})
 			}
 			break
 		}
@@ -130,9 +131,9 @@ var pageExts = []string{".md", ".mdx"}
 // its fragment and query, its "./", its final slash and its escaping;
 // a link without an extension to a page that moves keeps going without.
 // The text of doc must be held.
-func LinkEdits(doc *document.Doc, p string, moves []FileMove) []Edit {
+func LinkEdits(doc *document.Doc, p string, moves []FileMove) []diag.Edit {
 	dir, newDir := filepath.Dir(p), filepath.Dir(MovedTo(p, moves))
-	var out []Edit
+	var out []diag.Edit
 	for _, l := range mdlink.Links(doc) {
 		if l.Path == "" {
 			continue
@@ -166,7 +167,7 @@ func LinkEdits(doc *document.Doc, p string, moves []FileMove) []Edit {
 		if text == written {
 			continue
 		}
-		out = append(out, Edit{document.Span{Start: l.Span.Start, End: l.Span.Start + len(written)}, text})
+		out = append(out, diag.Edit{Span: document.Span{Start: l.Span.Start, End: l.Span.Start + len(written)}, NewText: text})
 	}
 	return out
 }
@@ -189,14 +190,14 @@ func linkPath(rel, written string, angled bool) string {
 // apart: an edit that overlaps one of an earlier set, or an earlier one
 // of its own set, is left out. Two ways of finding one reference (a
 // topic's path and a markdown link to it) give one edit so.
-func Merge(sets ...map[string][]Edit) map[string][]Edit {
-	out := map[string][]Edit{}
+func Merge(sets ...map[string][]diag.Edit) map[string][]diag.Edit {
+	out := map[string][]diag.Edit{}
 	for _, set := range sets {
 		for p, es := range set {
 			kept := out[p]
 			for _, e := range es {
 				// kept is sorted by start: only its neighbours can overlap.
-				i, _ := slices.BinarySearchFunc(kept, e.Span.Start, func(k Edit, start int) int { return k.Span.Start - start })
+				i, _ := slices.BinarySearchFunc(kept, e.Span.Start, func(k diag.Edit, start int) int { return k.Span.Start - start })
 				if i > 0 && editsOverlap(kept[i-1], e) || i < len(kept) && editsOverlap(kept[i], e) {
 					continue
 				}
@@ -212,6 +213,6 @@ func Merge(sets ...map[string][]Edit) map[string][]Edit {
 
 // editsOverlap reports whether a and b overlap, or replace the same empty
 // span.
-func editsOverlap(a, b Edit) bool {
+func editsOverlap(a, b diag.Edit) bool {
 	return a.Span == b.Span || a.Span.Start < b.Span.End && b.Span.Start < a.Span.End
 }

@@ -4,11 +4,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 )
 
 // applyTo applies sorted, apart edits to text.
-func applyTo(text string, es []Edit) string {
+func applyTo(text string, es []diag.Edit) string {
 	for i := len(es) - 1; i >= 0; i-- {
 		text = text[:es[i].Span.Start] + es[i].NewText + text[es[i].Span.End:]
 	}
@@ -124,11 +125,11 @@ func TestMerge(t *testing.T) {
 	t.Parallel()
 	sp := func(a, b int) document.Span { return document.Span{Start: a, End: b} }
 	got := Merge(
-		map[string][]Edit{"f": {{sp(10, 20), "link"}, {sp(0, 5), "first"}}},
-		map[string][]Edit{"f": {{sp(10, 20), "ref"}, {sp(15, 25), "overlap"}, {sp(30, 30), "insert"}, {sp(20, 22), "after"}}, "g": {}},
-		map[string][]Edit{"f": {{sp(30, 30), "again"}}},
+		map[string][]diag.Edit{"f": {{Span: sp(10, 20), NewText: "link"}, {Span: sp(0, 5), NewText: "first"}}},
+		map[string][]diag.Edit{"f": {{Span: sp(10, 20), NewText: "ref"}, {Span: sp(15, 25), NewText: "overlap"}, {Span: sp(30, 30), NewText: "insert"}, {Span: sp(20, 22), NewText: "after"}}, "g": {}},
+		map[string][]diag.Edit{"f": {{Span: sp(30, 30), NewText: "again"}}},
 	)
-	want := []Edit{{sp(0, 5), "first"}, {sp(10, 20), "link"}, {sp(20, 22), "after"}, {sp(30, 30), "insert"}}
+	want := []diag.Edit{{Span: sp(0, 5), NewText: "first"}, {Span: sp(10, 20), NewText: "link"}, {Span: sp(20, 22), NewText: "after"}, {Span: sp(30, 30), NewText: "insert"}}
 	if len(got) != 1 || len(got["f"]) != len(want) {
 		t.Fatalf("Merge = %v, want f: %v", got, want)
 	}

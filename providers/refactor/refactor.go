@@ -8,6 +8,7 @@
 package refactor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -16,18 +17,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/errkind"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/refs"
 )
-
-// Edit replaces a span of one file's text.
-type Edit struct {
-	Span    document.Span
-	NewText string
-}
 
 // Move is where a topic goes.
 type Move struct {
@@ -81,7 +77,10 @@ func Rename(lib *library.Snapshot, t *library.Topic, newName string) (Move, erro
 			return Move{}, fmt.Errorf("topic %s:%s %w (the names differ only in case)", o.Domain, o.Name, ErrExists)
 		}
 	}
-	if _, err := os.Stat(m.NewPath); err == nil && !sameFile(m.NewPath, t.Path) {
+	// Through the guard: a link at the new name is a file there, whether
+	// it leads into the workspace or out of it.
+	root := lib.Root()
+	if _, err := root.Stat(m.NewPath); (err == nil || errors.Is(err, fsguard.ErrOutsideWorkspace)) && !sameFile(root, m.NewPath, t.Path) {
 		return Move{}, fmt.Errorf("%s %w", m.NewPath, ErrExists)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(t.Path))
@@ -93,11 +92,11 @@ func Rename(lib *library.Snapshot, t *library.Topic, newName string) (Move, erro
 	return m, nil
 }
 
-// sameFile reports whether a and b are one file (a case-only rename on a
-// case-insensitive file system).
-func sameFile(a, b string) bool {
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
+// sameFile reports whether a and b are one file of the workspace at root
+// (a case-only rename on a case-insensitive file system).
+func sameFile(root *fsguard.Root, a, b string) bool {
+	ia, errA := root.Stat(a)
+	ib, errB := root.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
@@ -160,10 +159,10 @@ func domainDir(lib *library.Snapshot, p string) (string, bool) {
 // them: a path reference made by a file that moves is rewritten from the
 // file's new place, and a folder directly in a context root that moves to
 // another one renames its domain where it is named alone too.
-func Edits(lib *library.Snapshot, moves []Move, files []FileMove) map[string][]Edit {
-	out := map[string][]Edit{}
-	add := func(p string, e Edit) {
-		if !slices.ContainsFunc(out[p], func(x Edit) bool { return x.Span == e.Span }) {
+func Edits(lib *library.Snapshot, moves []Move, files []FileMove) map[string][]diag.Edit {
+	out := map[string][]diag.Edit{}
+	add := func(p string, e diag.Edit) {
+		if !slices.ContainsFunc(out[p], func(x diag.Edit) bool { return x.Span == e.Span }) {
 			out[p] = append(out[p], e)
 		}
 	}
@@ -179,10 +178,10 @@ func Edits(lib *library.Snapshot, moves []Move, files []FileMove) map[string][]E
 		}
 		if root := t.Doc.Frontmatter.Root(); root.Exists() {
 			if _, val := root.Field("id"); val.Exists() && val.Value() == t.ID {
-				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain + "/" + m.Name})
+				add(t.Path, diag.Edit{Span: t.Doc.ValueSpan(val), NewText: m.Domain + "/" + m.Name})
 			}
 			if _, val := root.Field("domain"); val.Exists() && m.Domain != t.Domain && val.Value() == t.Domain {
-				add(t.Path, Edit{t.Doc.ValueSpan(val), m.Domain})
+				add(t.Path, diag.Edit{Span: t.Doc.ValueSpan(val), NewText: m.Domain})
 			}
 		}
 	}
@@ -192,7 +191,7 @@ func Edits(lib *library.Snapshot, moves []Move, files []FileMove) map[string][]E
 		if okOld && okNew && oldDomain != newDomain && lib.IsDomain(oldDomain) {
 			for _, loc := range lib.DomainReferences(oldDomain) {
 				if loc.Ref.DomainSpan.Len() > 0 {
-					add(loc.File.Path, Edit{loc.Ref.DomainSpan, newDomain})
+					add(loc.File.Path, diag.Edit{Span: loc.Ref.DomainSpan, NewText: newDomain})
 				}
 			}
 		}
@@ -213,28 +212,28 @@ func Edits(lib *library.Snapshot, moves []Move, files []FileMove) map[string][]E
 					continue // a topic that moves: its references are done
 				}
 				if text := newPathText(lib, f.Path, newPath, r.Path, res.Topic.Path, res.Topic.Path); text != r.Path {
-					add(f.Path, Edit{r.PathSpan, text})
+					add(f.Path, diag.Edit{Span: r.PathSpan, NewText: text})
 				}
 			}
 		}
 	}
 	for p := range out {
-		slices.SortFunc(out[p], func(a, b Edit) int { return a.Span.Start - b.Span.Start })
+		slices.SortFunc(out[p], func(a, b diag.Edit) int { return a.Span.Start - b.Span.Start })
 	}
 	return out
 }
 
 // refEdits rewrites one reference for a move.
-func refEdits(lib *library.Snapshot, loc library.Location, m Move, files []FileMove) []Edit {
+func refEdits(lib *library.Snapshot, loc library.Location, m Move, files []FileMove) []diag.Edit {
 	r := loc.Ref
 	switch r.Form {
 	case refs.KeyForm, refs.CallForm, refs.IDForm:
-		var es []Edit
+		var es []diag.Edit
 		if m.Domain != r.Domain && r.DomainSpan.Len() > 0 {
-			es = append(es, Edit{r.DomainSpan, m.Domain})
+			es = append(es, diag.Edit{Span: r.DomainSpan, NewText: m.Domain})
 		}
 		if m.Name != strings.TrimSuffix(r.Topic, ".md") && r.TopicSpan.Len() > 0 {
-			es = append(es, Edit{r.TopicSpan, m.Name})
+			es = append(es, diag.Edit{Span: r.TopicSpan, NewText: m.Name})
 		}
 		return es
 	case refs.PathForm:
@@ -242,7 +241,7 @@ func refEdits(lib *library.Snapshot, loc library.Location, m Move, files []FileM
 			return nil
 		}
 		from := loc.File.Path
-		return []Edit{{r.PathSpan, newPathText(lib, from, MovedTo(from, files), r.Path, m.Topic.Path, m.NewPath)}}
+		return []diag.Edit{{Span: r.PathSpan, NewText: newPathText(lib, from, MovedTo(from, files), r.Path, m.Topic.Path, m.NewPath)}}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
@@ -26,7 +27,7 @@ func load(t *testing.T) (*library.Library, string) {
 }
 
 // apply applies edits to the files on disk.
-func apply(t *testing.T, edits map[string][]Edit) {
+func apply(t *testing.T, edits map[string][]diag.Edit) {
 	t.Helper()
 	for p, es := range edits {
 		data, err := os.ReadFile(p)
@@ -67,6 +68,44 @@ func TestRenameErrors(t *testing.T) {
 	}
 }
 
+// TestRenameOntoExistingName checks that a rename refuses a new name that
+// something the library does not know holds already, through the path
+// guard: a file, a link into the workspace and a link out of it.
+func TestRenameOntoExistingName(t *testing.T) {
+	t.Parallel()
+	lib, dir := load(t)
+	fastapi, _ := lib.Snapshot().Topic("python/fastapi_patterns")
+	outside := filepath.Join(t.TempDir(), "elsewhere.md")
+	if err := os.WriteFile(outside, []byte("# Elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	py := filepath.Join(dir, "context", "python")
+	// Made after the load, so that only the check of the disk sees them.
+	if err := os.WriteFile(filepath.Join(py, "plain.md"), []byte("# Plain\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"link_in.md": filepath.Join(py, "plain.md"), "link_out.md": outside}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(py, name)); err != nil {
+			t.Skipf("symbolic links: %v", err)
+		}
+	}
+	tests := []struct {
+		name string
+		want error
+	}{
+		{"plain", ErrExists},
+		{"link_in", ErrExists},
+		{"link_out", ErrExists},
+		{"free", nil},
+	}
+	for _, tc := range tests {
+		if _, err := Rename(lib.Snapshot(), fastapi, tc.name); !errors.Is(err, tc.want) {
+			t.Errorf("Rename(%q): %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
 func TestMovesAndEdits(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -92,7 +131,7 @@ func TestMovesAndEdits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			lib, dir := load(t)
-			var edits map[string][]Edit
+			var edits map[string][]diag.Edit
 			if tc.from == "" {
 				fastapi, _ := lib.Snapshot().Topic("python/fastapi_patterns")
 				m, err := Rename(lib.Snapshot(), fastapi, "fastapi_guide")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/testtree"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/watcher/watchertest"
@@ -70,7 +71,7 @@ func TestConfiguredRootInDotDirectoryIsWatched(t *testing.T) {
 
 			p := testtree.WriteAt(t, dir, ".claude/commands/deploy.md", "# Deploy\n\nLoad `python:zzz`.\n")
 			waitFor(t, "the new command deploy", func() bool { return commandNames(w)["deploy"] })
-			if !slices.ContainsFunc(w.Snapshot().Library().Diagnose(p), func(d library.Diagnostic) bool {
+			if !slices.ContainsFunc(w.Snapshot().Library().Diagnose(p), func(d diag.Diagnostic) bool {
 				return d.Code == library.CodeUnresolved && strings.Contains(d.Message, "zzz")
 			}) {
 				t.Errorf("no diagnostic for the unresolved python:zzz in %s: %+v", p, w.Snapshot().Library().Diagnose(p))

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/testtree"
-	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -88,7 +88,7 @@ func TestOpenIndexedTextKeepsDiagnostics(t *testing.T) {
 	if len(first) == 0 {
 		t.Fatal("no diagnostics for the broken references")
 	}
-	same := func(ds []library.Diagnostic) bool { return len(ds) > 0 && &ds[0] == &first[0] }
+	same := func(ds []diag.Diagnostic) bool { return len(ds) > 0 && &ds[0] == &first[0] }
 	w.DidOpen(a, text, 1)
 	if !same(w.Snapshot().Library().Diagnose(a)) {
 		t.Error("didOpen with the indexed text diagnosed the document again")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/testtree"
+	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/watcher/watchertest"
@@ -123,8 +124,8 @@ func TestFileChanges(t *testing.T) {
 	waitInSync(t, w)
 }
 
-func hasCode(ds []library.Diagnostic, code string) bool {
-	return slices.ContainsFunc(ds, func(d library.Diagnostic) bool { return d.Code == code })
+func hasCode(ds []diag.Diagnostic, code string) bool {
+	return slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == code })
 }
 
 func TestDirectories(t *testing.T) {

@@ -10,23 +10,15 @@ import { formatChain, formatTokens, shortId } from './format';
 import { renderConversation, renderSharedData } from './history';
 import { executionState, isResumable, plannedCommands } from './executionsTree';
 import {
-  Methods,
   itemsOf,
   warningText,
-  type ChainListResult,
   type ChainParams,
   type ChainPreviewResult,
-  type ChainRunParams,
   type ChainRunResult,
-  type CommandsResult,
   type Execution,
-  type ExecutionDeleteResult,
-  type ExecutionListResult,
   type HistoryListParams,
-  type HistoryListResult,
   type HistoryMessage,
   type TrustGrantParams,
-  type TrustResult,
 } from './protocol';
 import type { ExecutorInfo } from './protocol.gen';
 import { chainPickItems, executionPickItems, type PickItem } from './quickPick';
@@ -82,7 +74,7 @@ export class ChainCommands implements vscode.Disposable {
       }
       return undefined;
     }
-    const list = await this.server.tryRequest<ChainListResult>(Methods.chainList, {});
+    const list = await this.server.tryRequest('ctxls/chain/list', {});
     if (!list) {
       return undefined;
     }
@@ -103,7 +95,7 @@ export class ChainCommands implements vscode.Disposable {
       // The server refuses a grant of any other command line than the one
       // in effect, so an edit of .ctxls.yaml meanwhile is not agreed to.
       const params: TrustGrantParams = { command: decision.command };
-      const granted = await this.server.tryRequest<TrustResult>(Methods.trustGrant, params);
+      const granted = await this.server.tryRequest('ctxls/trust/grant', params);
       if (!granted) {
         return undefined;
       }
@@ -141,8 +133,8 @@ export class ChainCommands implements vscode.Disposable {
   /** Asks for a chain: a named one or one built command by command. */
   private async pickChain(title: string): Promise<string[] | undefined> {
     const [named, commands] = await Promise.all([
-      quietRequest<ChainListResult>(this.server, Methods.chainList, {}),
-      this.server.tryRequest<CommandsResult>(Methods.commands, {}),
+      quietRequest(this.server, 'ctxls/chain/list', {}),
+      this.server.tryRequest('ctxls/commands', {}),
     ]);
     const chains = itemsOf(named);
     const commandList = itemsOf(commands);
@@ -210,7 +202,7 @@ export class ChainCommands implements vscode.Disposable {
     }
     this.drafts.clear();
     await this.runWithProgress(commands, (workDoneToken, token) =>
-      this.server.request<ChainRunResult>(Methods.chainRun, { commands, input, workDoneToken, ...allowed } satisfies ChainRunParams, token),
+      this.server.request('ctxls/chain/run', { commands, input, workDoneToken, ...allowed }, token),
     );
   }
 
@@ -237,7 +229,7 @@ export class ChainCommands implements vscode.Disposable {
     await this.runWithProgress(
       commands.length > 0 ? commands : [`session ${shortId(id)}`],
       (workDoneToken, token) =>
-        this.server.request<ChainRunResult>(Methods.chainResume, { sessionId: id, workDoneToken, ...allowed }, token),
+        this.server.request('ctxls/chain/resume', { sessionId: id, workDoneToken, ...allowed }, token),
       id,
     );
   }
@@ -324,14 +316,14 @@ export class ChainCommands implements vscode.Disposable {
     let sessionId = run.sessionId;
     if (!sessionId) {
       // The running chain is the current execution while it runs.
-      const current = await this.server.request<Execution>(Methods.executionGet, {}).catch(() => undefined);
+      const current = await this.server.request('ctxls/execution/get', {}).catch(() => undefined);
       if (current?.sessionId && /run/i.test(executionState(current))) {
         sessionId = current.sessionId;
       }
     }
     if (sessionId) {
-      await this.server.request(Methods.chainCancel, { sessionId }).catch((err) => {
-        this.server.output.appendLine(`[ctxls] ${Methods.chainCancel}: ${String(err)}`);
+      await this.server.request('ctxls/chain/cancel', { sessionId }).catch((err) => {
+        this.server.output.appendLine(`[ctxls] ctxls/chain/cancel: ${String(err)}`);
       });
     }
     run.cancel.cancel();
@@ -354,7 +346,7 @@ export class ChainCommands implements vscode.Disposable {
       }
       sessionId = picked.sessionId;
     }
-    const res = await this.server.tryRequest(Methods.chainCancel, { sessionId });
+    const res = await this.server.tryRequest('ctxls/chain/cancel', { sessionId });
     if (res !== undefined) {
       void vscode.window.showInformationMessage(`ctxls: cancel requested for ${shortId(sessionId)}.`);
     }
@@ -375,10 +367,10 @@ export class ChainCommands implements vscode.Disposable {
       { location: vscode.ProgressLocation.Notification, title: `ctxls: previewing ${formatChain(commands)}`, cancellable: true },
       (_progress, token) =>
         Promise.all([
-          this.server.tryRequest<ChainPreviewResult>(Methods.chainPreview, { commands, input }, token),
+          this.server.tryRequest('ctxls/chain/preview', { commands, input }, token),
           // The executor in effect: the panel shows the command line each
           // step would run.
-          this.server.tryRequest<ChainListResult>(Methods.chainList, {}, token),
+          this.server.tryRequest('ctxls/chain/list', {}, token),
         ]),
     );
     if (!result) {
@@ -410,7 +402,7 @@ export class ChainCommands implements vscode.Disposable {
     filter: (e: Execution) => boolean,
     none: string,
   ): Promise<Execution | undefined> {
-    const list = await this.server.tryRequest<ExecutionListResult>(Methods.executionList, {});
+    const list = await this.server.tryRequest('ctxls/execution/list', {});
     if (!list) {
       return undefined;
     }
@@ -440,7 +432,7 @@ export class ChainCommands implements vscode.Disposable {
     if (!sessionId) {
       return;
     }
-    const res = await this.server.tryRequest(Methods.executionSetCurrent, { sessionId });
+    const res = await this.server.tryRequest('ctxls/execution/setCurrent', { sessionId });
     if (res !== undefined) {
       this.executions.refresh();
     }
@@ -451,7 +443,7 @@ export class ChainCommands implements vscode.Disposable {
     if (!sessionId) {
       return;
     }
-    const e = await this.server.tryRequest<Execution>(Methods.executionGet, { sessionId });
+    const e = await this.server.tryRequest('ctxls/execution/get', { sessionId });
     if (!e) {
       return;
     }
@@ -464,7 +456,7 @@ export class ChainCommands implements vscode.Disposable {
       return;
     }
     // The execution names its conversation; older servers use the session id.
-    const e = await this.server.request<Execution>(Methods.executionGet, { sessionId }).catch(() => undefined);
+    const e = await this.server.request('ctxls/execution/get', { sessionId }).catch(() => undefined);
     const conversationId = e?.conversationId || sessionId;
     // The server pages from the newest messages backwards.
     const messages: HistoryMessage[] = [];
@@ -472,7 +464,7 @@ export class ChainCommands implements vscode.Disposable {
     let before: number | undefined;
     for (let page = 0; page < 100; page++) {
       const params: HistoryListParams = { conversationId, ...(before !== undefined ? { before } : {}) };
-      const res = await this.server.tryRequest<HistoryListResult>(Methods.historyList, params);
+      const res = await this.server.tryRequest('ctxls/history/list', params);
       if (!res) {
         return;
       }
@@ -496,7 +488,7 @@ export class ChainCommands implements vscode.Disposable {
     const outcome = await deleteExecutionFlow(
       id,
       async (params) => {
-        const res = await this.server.tryRequest<ExecutionDeleteResult>(Methods.executionDelete, params);
+        const res = await this.server.tryRequest('ctxls/execution/delete', params);
         if (res === undefined) {
           failed = true;
         }

@@ -15,7 +15,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
-import { Notifications } from './protocol';
+import type { NotificationMap, NotificationMethod, RequestMethod, RequestParams, RequestResult } from './protocol';
 import { resolveServer, serverSettings, type Inspected } from './settings';
 import { DOCUMENT_SELECTOR, WATCH_GLOB } from './agentFiles';
 import { serverAllowed, trustedServerSettings } from './trust';
@@ -52,6 +52,15 @@ export function ensureExecutable(p: string): void {
       // Reported by the start failure that follows.
     }
   }
+}
+
+/** Handles a notification of the server, typed by its method. */
+function onServerNotification<N extends NotificationMethod>(
+  client: LanguageClient,
+  method: N,
+  handler: (params: NotificationMap[N]) => void,
+): vscode.Disposable {
+  return client.onNotification(method, handler);
 }
 
 /** Owns the language client; survives restarts. */
@@ -196,9 +205,9 @@ export class CtxlsServer implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('ctxls', 'ctxls', serverOptions, clientOptions);
-    client.onNotification(Notifications.libraryChanged, () => this.libraryEmitter.fire());
-    client.onNotification(Notifications.executionsChanged, () => this.executionsEmitter.fire());
-    client.onNotification(Notifications.agentFilesChanged, () => this.agentFilesEmitter.fire());
+    onServerNotification(client, 'ctxls/libraryChanged', () => this.libraryEmitter.fire());
+    onServerNotification(client, 'ctxls/executionsChanged', () => this.executionsEmitter.fire());
+    onServerNotification(client, 'ctxls/agentFilesChanged', () => this.agentFilesEmitter.fire());
     this.client = client;
     try {
       await client.start();
@@ -245,7 +254,11 @@ export class CtxlsServer implements vscode.Disposable {
   }
 
   /** Sends a request, starting the server first when needed. */
-  async request<R>(method: string, params: unknown, token?: CancellationToken): Promise<R> {
+  async request<M extends RequestMethod>(
+    method: M,
+    params: RequestParams<M>,
+    token?: CancellationToken,
+  ): Promise<RequestResult<M>> {
     await this.start();
     const client = this.client;
     if (!client) {
@@ -253,13 +266,19 @@ export class CtxlsServer implements vscode.Disposable {
     }
     // An explicit undefined token would count as a second parameter and
     // turn the params into an array.
-    return token ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
+    return token
+      ? client.sendRequest<RequestResult<M>>(method, params, token)
+      : client.sendRequest<RequestResult<M>>(method, params);
   }
 
   /** Sends a request and shows its failure to the user; undefined on failure. */
-  async tryRequest<R>(method: string, params: unknown, token?: CancellationToken): Promise<R | undefined> {
+  async tryRequest<M extends RequestMethod>(
+    method: M,
+    params: RequestParams<M>,
+    token?: CancellationToken,
+  ): Promise<RequestResult<M> | undefined> {
     try {
-      return await this.request<R>(method, params, token);
+      return await this.request(method, params, token);
     } catch (err) {
       if (token?.isCancellationRequested) {
         return undefined;

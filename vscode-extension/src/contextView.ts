@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
 import { buildContextTree, treeSummary, type ContextNode, type DomainNode, type TopicNode } from './contextTree';
-import { Methods, itemsOf, warningText, type CatalogResult } from './protocol';
+import { itemsOf, warningText } from './protocol';
 
 /** Uri of a topic node's file: its `uri`, else an absolute `path` (the server gives paths relative to the workspace). */
 export function topicUri(node: Pick<TopicNode, 'path' | 'uri'>): vscode.Uri | undefined {
@@ -44,7 +44,7 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
     }
     if (!this.loading) {
       this.loading = (async () => {
-        const result = await this.server.tryRequest<CatalogResult>(Methods.catalog, {});
+        const result = await this.server.tryRequest('ctxls/catalog', {});
         const domains = buildContextTree(itemsOf(result));
         const warnings = (result?.warnings ?? []).map(warningText);
         if (this.view) {

@@ -9,7 +9,7 @@ import {
   type CommandNode,
   type ExecutionNode,
 } from './executionsTree';
-import { Methods, type Execution, type ExecutionListResult } from './protocol';
+import type { Execution } from './protocol';
 
 export type ExecutionsTreeNode = ExecutionNode | CommandNode;
 
@@ -28,7 +28,7 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<Execution
   /** Executions as last listed (loads them when needed). */
   async list(): Promise<ExecutionNode[]> {
     if (!this.nodes) {
-      const result = await this.server.tryRequest<ExecutionListResult>(Methods.executionList, {});
+      const result = await this.server.tryRequest('ctxls/execution/list', {});
       this.nodes = buildExecutionNodes(result);
     }
     return this.nodes;
@@ -42,7 +42,7 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<Execution
       let execution: Execution = element.execution;
       if (commandsOf(execution).length === 0) {
         // The list may carry summaries only; fetch the full record.
-        const full = await this.server.tryRequest<Execution>(Methods.executionGet, { sessionId: element.sessionId });
+        const full = await this.server.tryRequest('ctxls/execution/get', { sessionId: element.sessionId });
         if (full && typeof full === 'object') {
           execution = { ...execution, ...full };
         }

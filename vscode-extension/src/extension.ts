@@ -6,7 +6,7 @@ import { ChainCommands } from './chains';
 import { ContextTreeProvider, topicUri } from './contextView';
 import type { ContextNode, TopicNode } from './contextTree';
 import { ExecutionsTreeProvider } from './executionsView';
-import { Methods, itemsOf, type InventoryMatch, type InventorySearchResult } from './protocol';
+import { itemsOf, type InventoryMatch } from './protocol';
 import { inventoryPickItems } from './quickPick';
 import { ReadonlyDocs, SCHEME } from './readonlyDocs';
 import { CostStatusBar } from './statusBar';
@@ -132,7 +132,7 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
     pending = cts;
     qp.busy = true;
     srv
-      .request<InventorySearchResult>(Methods.inventorySearch, { query }, cts.token)
+      .request('ctxls/inventory/search', { query }, cts.token)
       .then((res) => {
         if (cts.token.isCancellationRequested) {
           return;

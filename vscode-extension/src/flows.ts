@@ -1,7 +1,7 @@
 // Multi-step interactions with the server, written against small function
 // parameters instead of `vscode` so they can be unit-tested.
 
-import type { CommandInfo, ExecutionDeleteResult } from './protocol';
+import type { CommandInfo, ExecutionDeleteParams, ExecutionDeleteResult } from './protocol';
 import { commandPickItems, type CommandChoice, type PickItem } from './quickPick';
 
 /** Outcome of the two-step delete. */
@@ -14,7 +14,7 @@ export type DeleteOutcome = 'deleted' | 'declined' | 'failed';
  */
 export async function deleteExecutionFlow(
   sessionId: string,
-  request: (params: { sessionId: string; confirmToken?: string }) => Promise<ExecutionDeleteResult | null | undefined>,
+  request: (params: ExecutionDeleteParams) => Promise<ExecutionDeleteResult | null | undefined>,
   confirm: (message: string) => Promise<boolean>,
 ): Promise<{ outcome: DeleteOutcome; message?: string }> {
   const first = await request({ sessionId });

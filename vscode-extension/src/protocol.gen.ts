@@ -282,6 +282,36 @@ export interface ChainParams {
   executorCommand?: string[];
 }
 
+/** ChainRunRequest is the params of ctxls/chain/run: the chain's request and the work-done token the language server reports its steps on with $/progress. */
+export interface ChainRunParams {
+  /** Commands are command names, with or without a leading "/", or names of chains from the configuration. */
+  commands: string[];
+  /** Input is the user's input, the last part of every prompt. */
+  input: string;
+  /** SessionID continues an execution; empty creates one (run) or previews without one. */
+  sessionId?: string;
+  /** ProjectName names a created execution's project (default: the workspace directory's name). */
+  projectName?: string;
+  /** Model names the configured model whose context window the prompts are fitted to (default: the configuration's defaultModel). */
+  model?: string;
+  /** ExecutorCommand, when given (run and resume), is the executor's command line as the client showed it to the user: the chain runs only while the configuration's exec executor still has exactly that argv, so that an edit of .ctxls.yaml after the user agreed does not run something else. An empty list agrees to no exec executor. */
+  executorCommand?: string[];
+  /** WorkDoneToken is the LSP progress token, a string or an integer. */
+  workDoneToken?: unknown;
+}
+
+/** ChainResumeRequest is the params of ctxls/chain/resume: what of a ChainRequest resuming reads, and the work-done token. */
+export interface ChainResumeParams {
+  /** SessionID is the execution whose chain continues. */
+  sessionId: string;
+  /** Model names the configured model whose context window the prompts are fitted to (default: the configuration's defaultModel). */
+  model?: string;
+  /** ExecutorCommand is the executor's command line as the client showed it to the user, as in a ChainRequest. */
+  executorCommand?: string[];
+  /** WorkDoneToken is the LSP progress token, a string or an integer. */
+  workDoneToken?: unknown;
+}
+
 /** One step of a chain preview or run. */
 export interface ChainStep {
   command: string;
@@ -351,7 +381,7 @@ export interface ChainCancelResult {
 
 /** SessionRequest names an execution; some operations take the current one when SessionID is empty. */
 export interface SessionParams {
-  sessionId: string;
+  sessionId?: string;
 }
 
 /** One attempt of a command. */
@@ -619,3 +649,620 @@ export interface ExecutionPlan {
   commands: string[];
   input: string;
 }
+
+/** Empty is the request of an operation that takes no parameters. */
+export type Empty = Record<string, never>;
+
+/** DomainIndex is the structured index of a domain. */
+export interface DomainIndex {
+  domain: string;
+  title?: string;
+  path?: string;
+  files: FileEntry[];
+  workflows: WorkflowEntry[];
+  detectionHints: DetectionHint[];
+  warnings: Warning[];
+}
+
+/** DomainRequest names a domain. */
+export interface DomainRequest {
+  domain: string;
+}
+
+/** LoadingProtocol is the loading protocol as data: its steps, the file budget per invocation (tokenBudget, as the interface names it), the token limit and the priority order used when over budget. */
+export interface LoadingProtocol {
+  steps: ProtocolStep[];
+  tokenBudget: number;
+  tokenLimit: number;
+  priorityOrder: string[];
+  /** Path is the loading_protocol.md the steps were read from, if any. */
+  path?: string;
+  warnings: Warning[];
+}
+
+/** ContextFile is a materialized context file: its body without frontmatter and the token cost of that body. Reason and Relevance say why a file was selected when a method chose it. */
+export interface ContextFile {
+  id: string;
+  domain: string;
+  title: string;
+  content: string;
+  estimatedTokens: number;
+  declaredTokens?: number;
+  path: string;
+  uri?: string;
+  metadata: Metadata | null;
+  reason?: string;
+  relevance?: number;
+  matchedOn?: string[];
+}
+
+/** DetectionResult is the outcome of DetectProjectType. Framework, Libraries and TestingFramework are lower-case names as the detection tables spell them; RecommendedFiles are topic ids, framework topics first, each group by score. Matches explain every detected entry. */
+export interface DetectionResult {
+  framework: string;
+  libraries: string[];
+  architecture: string;
+  testingFramework: string;
+  recommendedFiles: string[];
+  matches?: DetectionMatch[];
+  warnings: Warning[];
+}
+
+/** DetectRequest gives the signals of a project to match against a domain's detection rules. */
+export interface DetectRequest {
+  domain: string;
+  signals: Signals;
+}
+
+/** ConditionalRequest gives a detection result whose context is wanted. */
+export interface ConditionalRequest {
+  domain: string;
+  detection: DetectionResult;
+}
+
+/** CrossDomainRequest gives the triggers met while working in a domain. */
+export interface CrossDomainRequest {
+  domain: string;
+  triggers: string[];
+}
+
+/** ReferenceResult is the result of Reference: the reference (empty when the file does not exist) and warnings. */
+export interface ReferenceResult {
+  id: string;
+  domain: string;
+  title: string;
+  type: string;
+  estimatedTokens?: number;
+  measuredTokens: number;
+  loadingStrategy: string;
+  /** Path is the file's path relative to the workspace (the library's root), slash-separated; URI locates it absolutely. */
+  path: string;
+  uri?: string;
+  tags?: string[];
+  version?: string;
+  lastUpdated?: string;
+  maintainedFor?: string;
+  sections?: SectionInfo[];
+  crossDomainTriggers?: string[];
+  detectionTriggers?: string[];
+  warnings: Warning[];
+}
+
+/** ReferenceRequest names a file of a domain. */
+export interface ReferenceRequest {
+  domain?: string;
+  file: string;
+}
+
+/** FileResult is the result of Materialize: the file (empty when it does not exist) and warnings. */
+export interface FileResult {
+  id: string;
+  domain: string;
+  title: string;
+  content: string;
+  estimatedTokens: number;
+  declaredTokens?: number;
+  path: string;
+  uri?: string;
+  metadata: Metadata | null;
+  reason?: string;
+  relevance?: number;
+  matchedOn?: string[];
+  warnings: Warning[];
+}
+
+/** MaterializeRequest names the topic whose content is loaded. */
+export interface MaterializeRequest {
+  reference: TopicRef | null;
+}
+
+/** PartialContextFile is the result of MaterializeSections. */
+export interface PartialContextFile {
+  id: string;
+  domain: string;
+  title: string;
+  sections: SectionContent[];
+  totalTokens: number;
+  path?: string;
+  metadata?: Metadata;
+  warnings: Warning[];
+}
+
+/** MaterializeSectionsRequest names a topic and the sections to load. */
+export interface MaterializeSectionsRequest {
+  reference: TopicRef | null;
+  sections: string[];
+}
+
+/** InvalidateResponse says how many entries were dropped and what the caches hold now. */
+export interface InvalidateResponse {
+  removed: number;
+  stats: Stats;
+  warnings: Warning[];
+}
+
+/** InvalidateRequest names the cache entries to drop: all when Domain is empty, a domain's, or one file's. */
+export interface InvalidateRequest {
+  domain: string;
+  file: string;
+}
+
+/** CreateExecutionRequest asks for a new execution. */
+export interface CreateExecutionRequest {
+  projectName: string;
+  projectType?: string;
+  /** MakeCurrent false keeps the current execution; absent or true makes the new one current. */
+  makeCurrent?: boolean;
+}
+
+/** ProjectRequest names a project. */
+export interface ProjectRequest {
+  projectName: string;
+}
+
+/** CommandResponse is one attempt of a command with the response's warnings. */
+export interface CommandResponse {
+  command: string;
+  /** StartedAt is when this attempt started. */
+  startedAt: string;
+  completedAt: string | null;
+  status: string;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  /** ContextLoaded lists the "domain:topic" keys recorded while it ran. */
+  contextLoaded: string[];
+  /** MemoryUpdated lists the "layer:key" memory entries it updated. */
+  memoryUpdated: string[];
+  skillsInvoked: string[];
+  /** Attempts is this attempt's number, 1 for the first; for the entries of CommandHistory that is the number of attempts made of the step. */
+  attempts: number;
+  /** Step is the 0-based position of the command in the execution. */
+  step: number;
+  /** FirstAttemptAt is when the step's first attempt started, LastAttemptAt when its latest one did (StartedAt of that attempt): retries keep the first. */
+  firstAttemptAt: string;
+  lastAttemptAt: string;
+  warnings: Warning[];
+}
+
+/** CommandRequest records the start or the end of a command by hand. */
+export interface CommandRequest {
+  sessionId: string;
+  command: string;
+  inputs?: Record<string, unknown>;
+  /** Status ends the command (default success). */
+  status?: string;
+  outputs?: Record<string, unknown>;
+  /** MemoryUpdated ("layer:key") and SkillsInvoked are added to the attempt's lists. */
+  memoryUpdated?: string[];
+  skillsInvoked?: string[];
+}
+
+/** RecordResponse says what was recorded. */
+export interface RecordResponse {
+  recorded: boolean;
+  key: string;
+  /** Bytes is the size of the content recorded. */
+  bytes: number;
+  warnings: Warning[];
+}
+
+/** ContextLoadRequest records a topic loaded in an execution. Without Content the topic is recorded as the library has it. */
+export interface ContextLoadRequest {
+  sessionId: string;
+  domain: string;
+  topic: string;
+  content?: string;
+}
+
+/** CachedResponse is a cache lookup: Content is null on a miss. */
+export interface CachedResponse {
+  cached: boolean;
+  content: string | null;
+  warnings: Warning[];
+}
+
+/** MemoryLoadRequest records a memory entry loaded in an execution. */
+export interface MemoryLoadRequest {
+  sessionId: string;
+  layer: string;
+  key: string;
+  content: string | null;
+}
+
+/** SharedDataResponse is a shared value: Stored after a set, Found and Value after a get (Value is null when not found). */
+export interface SharedDataResponse {
+  key: string;
+  stored?: boolean;
+  found?: boolean;
+  value?: unknown;
+  warnings: Warning[];
+}
+
+/** SharedDataRequest names, and for SetSharedData gives, a value shared between the commands of an execution. */
+export interface SharedDataRequest {
+  sessionId: string;
+  key: string;
+  value?: unknown;
+}
+
+/** PreviousCommandRequest asks for the latest attempt of a command, or of the latest command when Command is empty. */
+export interface PreviousCommandRequest {
+  sessionId: string;
+  command?: string;
+}
+
+/** SetCurrentResponse confirms the current execution. */
+export interface SetCurrentResponse {
+  sessionId: string;
+  isCurrent: boolean;
+  warnings: Warning[];
+}
+
+/** MessageResponse is a stored message. */
+export interface MessageResponse {
+  id: number;
+  conversationId: string;
+  role: string;
+  content: string;
+  mode: string;
+  runId?: string;
+  command?: string;
+  step?: number;
+  attempt?: number;
+  createdAt: string;
+  /** Tokens is the measured token count of Content. */
+  tokens: number;
+  warnings: Warning[];
+}
+
+/** AppendMessageRequest is a message to append to a conversation. */
+export interface AppendMessageRequest {
+  conversationId: string;
+  role: string;
+  content: string;
+  mode?: string;
+  runId?: string;
+  command?: string;
+}
+
+/** Conversation summarizes one conversation. */
+export interface Conversation {
+  conversationId: string;
+  /** SessionID is the execution the conversation belongs to, if any. */
+  sessionId?: string;
+  createdAt: string;
+  /** Messages is the number of messages, Tokens their total tokens. */
+  messages: number;
+  tokens: number;
+  /** LastActivity is the time of the newest message (CreatedAt when there is none). */
+  lastActivity: string;
+}
+
+/** BuildHistoryResponse is the history text of a next prompt and what it took and left out. */
+export interface BuildHistoryResponse {
+  text: string;
+  tokens: number;
+  selected: number;
+  omitted: number;
+  budget: number;
+  model: ModelBudget;
+  /** Tokenizer names the encoding Tokens and the budgets are counted in. */
+  tokenizer: string;
+  warnings: Warning[];
+}
+
+/** BuildHistoryRequest asks for the history a conversation's next prompt would receive. */
+export interface BuildHistoryRequest {
+  conversationId: string;
+  strategy: StrategySpec;
+  formatter?: FormatOptions;
+  /** Model names the configured model whose budget applies; "" is the default model. */
+  model?: string;
+}
+
+/** DeleteConversationResponse is the token to confirm with, or the deletion. */
+export interface DeleteConversationResponse {
+  conversationId: string;
+  deleted: boolean;
+  confirmToken?: string;
+  expiresAt?: string;
+  message: string;
+  warnings: Warning[];
+}
+
+/** DeleteConversationRequest deletes a conversation in two calls: the first, without ConfirmToken, returns a token that the second passes back. */
+export interface DeleteConversationRequest {
+  conversationId: string;
+  confirmToken?: string;
+}
+
+/** FileEntry is one file of a domain index. */
+export interface FileEntry {
+  id: string;
+  path: string;
+  title?: string;
+  type?: string;
+  loadingStrategy?: string;
+  description?: string;
+  estimatedTokens?: number;
+  measuredTokens: number;
+  /** Listed says the index's indexedFiles names the file; Exists says the file is there. */
+  listed: boolean;
+  exists: boolean;
+}
+
+/** WorkflowEntry is a loading workflow of an index: an ordered list or a table row that names files for a task. */
+export interface WorkflowEntry {
+  name: string;
+  files: string[];
+}
+
+/** DetectionHint is a set of code patterns that call for files. */
+export interface DetectionHint {
+  name: string;
+  category: string;
+  patterns: string[];
+  files: string[];
+}
+
+/** ProtocolStep is one step of the loading protocol. */
+export interface ProtocolStep {
+  step: number;
+  name: string;
+  description?: string;
+  /** Method is the JSON-RPC method that performs the step. */
+  method: string;
+}
+
+/** Metadata is a topic's effective metadata: frontmatter fields where given, derived values (path, first heading, footer, headings) elsewhere. */
+export interface Metadata {
+  id: string;
+  domain: string;
+  title: string;
+  type: string;
+  estimatedTokens?: number;
+  loadingStrategy: string;
+  version?: string;
+  lastUpdated?: string;
+  maintainedFor?: string;
+  sections?: SectionMeta[];
+  tags?: string[];
+  crossDomainTriggers?: string[];
+  detectionTriggers?: string[];
+  indexedFiles?: IndexedFile[];
+  extra?: Record<string, unknown>;
+}
+
+/** DetectionMatch is one detected framework, library or testing framework with the files it calls for and the evidence. */
+export interface DetectionMatch {
+  name: string;
+  category: string;
+  score: number;
+  files: string[];
+  evidence: Evidence[];
+}
+
+/** Signals are what a caller found in a project, the DetectionSignals of the interface. */
+export interface Signals {
+  imports?: string[];
+  filePatterns?: string[];
+  codePatterns?: string[];
+  configFiles?: string[];
+}
+
+/** TopicRef names a topic: on the wire either a catalog entry or a string such as "domain:topic" or "domain/topic". */
+export interface TopicRef {
+  id: string;
+  domain: string;
+  title: string;
+  type: string;
+  estimatedTokens?: number;
+  measuredTokens: number;
+  loadingStrategy: string;
+  /** Path is the file's path relative to the workspace (the library's root), slash-separated; URI locates it absolutely. */
+  path: string;
+  uri?: string;
+  tags?: string[];
+  version?: string;
+  lastUpdated?: string;
+  maintainedFor?: string;
+  sections?: SectionInfo[];
+  crossDomainTriggers?: string[];
+  detectionTriggers?: string[];
+}
+
+/** SectionContent is one loaded section. */
+export interface SectionContent {
+  name: string;
+  content: string;
+  estimatedTokens: number;
+}
+
+/** Stats are the cache counters of the three tiers. */
+export interface Stats {
+  catalog: TierStats;
+  reference: TierStats;
+  content: TierStats;
+}
+
+/** StrategySpec is the JSON form of a strategy: {kind: "recent"|"tokenBudget", maxMessages?, tokenBudget?}. */
+export interface StrategySpec {
+  kind: string;
+  maxMessages?: number;
+  tokenBudget?: number;
+}
+
+/** FormatOptions configure the line formatter. */
+export interface FormatOptions {
+  /** MaxOutputLines is the most lines a message keeps whole. */
+  maxOutputLines: number;
+  /** HeadLines and TailLines are the lines kept at the start and the end of a longer message. */
+  headLines: number;
+  tailLines: number;
+}
+
+/** SectionMeta is a section as the frontmatter declares it. */
+export interface SectionMeta {
+  name: string;
+  estimatedTokens?: number;
+  keywords?: string[];
+}
+
+/** IndexedFile is one entry of an index's indexedFiles list. */
+export interface IndexedFile {
+  id: string;
+  path: string;
+  type?: string;
+  loadingStrategy?: string;
+}
+
+/** Evidence is one signal that matched one pattern. */
+export interface Evidence {
+  signal: string;
+  kind: string;
+  pattern: string;
+  source: string;
+  score: number;
+}
+
+/** TierStats counts the lookups of one cache tier. */
+export interface TierStats {
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
+/** The custom requests of the server: the params and the result of each method. */
+export interface RequestMap {
+  /** Lists every command with its references and their total token cost. */
+  'ctxls/commands': { params: Empty; result: CommandsResult };
+  /** Returns the references of a document, as the editor has it, and what loading them costs. */
+  'ctxls/documentCost': { params: DocumentCostParams; result: DocumentCostResult };
+  /** Returns what a session of an agent loads from the workspace. */
+  'ctxls/sessionCost': { params: SessionCostParams; result: SessionCost | null };
+  /** Lists the topics, skills, commands, subagents and rules. */
+  'ctxls/inventory': { params: InventoryParams; result: InventoryResult };
+  /** Searches the inventory. */
+  'ctxls/inventory/search': { params: InventorySearchParams; result: InventorySearchResult };
+  /** Lists the topics of the library. */
+  'ctxls/catalog': { params: CatalogParams; result: CatalogResult };
+  /** Returns the index of a domain. */
+  'ctxls/domainIndex': { params: DomainRequest; result: DomainIndex };
+  /** Returns the library's loading protocol. */
+  'ctxls/loadingProtocol': { params: Empty; result: LoadingProtocol };
+  /** Searches the topics. */
+  'ctxls/search': { params: SearchParams; result: SearchResult };
+  /** Lists the files of a domain that are always loaded. */
+  'ctxls/alwaysLoadFiles': { params: DomainRequest; result: ListResult<ContextFile> };
+  /** Matches a project against the detection rules. */
+  'ctxls/detectProjectType': { params: DetectRequest; result: DetectionResult };
+  /** Lists the topics detection calls for. */
+  'ctxls/conditionalContext': { params: ConditionalRequest; result: ListResult<ContextFile> };
+  /** Lists the topics of other domains whose triggers hold. */
+  'ctxls/crossDomainContext': { params: CrossDomainRequest; result: ListResult<ContextFile> };
+  /** Returns the metadata of one file without its content. */
+  'ctxls/reference': { params: ReferenceRequest; result: ReferenceResult };
+  /** Loads a topic's body without frontmatter. */
+  'ctxls/materialize': { params: MaterializeRequest; result: FileResult };
+  /** Loads some sections of a topic. */
+  'ctxls/materializeSections': { params: MaterializeSectionsRequest; result: PartialContextFile };
+  /** Drops entries of the context provider's caches. */
+  'ctxls/invalidate': { params: InvalidateRequest; result: InvalidateResponse };
+  /** Creates an execution. */
+  'ctxls/execution/create': { params: CreateExecutionRequest; result: ExecutionState };
+  /** Returns a project's current execution, created when there is none. */
+  'ctxls/execution/getOrCreate': { params: ProjectRequest; result: ExecutionState };
+  /** Records the start of a command. */
+  'ctxls/execution/startCommand': { params: CommandRequest; result: CommandResponse };
+  /** Records the end of a command. */
+  'ctxls/execution/completeCommand': { params: CommandRequest; result: CommandResponse };
+  /** Records a topic loaded in an execution. */
+  'ctxls/execution/recordContextLoad': { params: ContextLoadRequest; result: RecordResponse };
+  /** Returns a topic an execution loaded. */
+  'ctxls/execution/getCachedContext': { params: ContextLoadRequest; result: CachedResponse };
+  /** Records a memory entry loaded in an execution. */
+  'ctxls/execution/recordMemoryLoad': { params: MemoryLoadRequest; result: RecordResponse };
+  /** Returns a memory entry an execution loaded. */
+  'ctxls/execution/getCachedMemory': { params: MemoryLoadRequest; result: CachedResponse };
+  /** Sets a value shared by an execution's commands. */
+  'ctxls/execution/setSharedData': { params: SharedDataRequest; result: SharedDataResponse };
+  /** Returns a value shared by an execution's commands. */
+  'ctxls/execution/getSharedData': { params: SharedDataRequest; result: SharedDataResponse };
+  /** Returns the latest attempt of a command, or null. */
+  'ctxls/execution/getPreviousCommand': { params: PreviousCommandRequest; result: CommandResponse | null };
+  /** Lists the executions. */
+  'ctxls/execution/list': { params: ExecutionListParams; result: ExecutionListResult };
+  /** Returns an execution, the current one without a session ID. */
+  'ctxls/execution/get': { params: SessionParams; result: ExecutionState };
+  /** Makes an execution the current one. */
+  'ctxls/execution/setCurrent': { params: SessionParams; result: SetCurrentResponse };
+  /** Deletes an execution in two steps. */
+  'ctxls/execution/delete': { params: ExecutionDeleteParams; result: ExecutionDeleteResult };
+  /** Lists the named chains and the executor. */
+  'ctxls/chain/list': { params: Empty; result: ChainListResult };
+  /** Previews a chain's prompts without running it. */
+  'ctxls/chain/preview': { params: ChainParams; result: ChainResult };
+  /** Runs a chain, reporting its steps on the work-done token. */
+  'ctxls/chain/run': { params: ChainRunParams; result: ChainResult };
+  /** Resumes a chain, reporting its steps on the work-done token. */
+  'ctxls/chain/resume': { params: ChainResumeParams; result: ChainResult };
+  /** Stops the chain running in an execution, or every chain when the session ID is empty. */
+  'ctxls/chain/cancel': { params: SessionParams; result: ChainCancelResult };
+  /** Says whether the exec executor in effect may run. */
+  'ctxls/trust': { params: Empty; result: TrustResult };
+  /** Agrees to the exec executor of the workspace. */
+  'ctxls/trust/grant': { params: TrustGrantParams; result: TrustResult };
+  /** Withdraws the workspace's grant. */
+  'ctxls/trust/revoke': { params: Empty; result: TrustRevokeResult };
+  /** Appends a message to a conversation. */
+  'ctxls/history/append': { params: AppendMessageRequest; result: MessageResponse };
+  /** Returns a page of a conversation's messages. */
+  'ctxls/history/list': { params: HistoryListParams; result: HistoryListResult };
+  /** Lists the conversations. */
+  'ctxls/history/conversations': { params: Empty; result: ListResult<Conversation> };
+  /** Builds the history a conversation's next prompt would receive, within a model's budget. */
+  'ctxls/history/buildContext': { params: BuildHistoryRequest; result: BuildHistoryResponse };
+  /** Deletes a conversation in two steps. */
+  'ctxls/history/delete': { params: DeleteConversationRequest; result: DeleteConversationResponse };
+}
+
+/** The name of a custom request. */
+export type RequestMethod = keyof RequestMap;
+
+/** The params of a custom request. */
+export type RequestParams<M extends RequestMethod> = RequestMap[M]['params'];
+
+/** The result of a custom request. */
+export type RequestResult<M extends RequestMethod> = RequestMap[M]['result'];
+
+/** The notifications the server sends: the params of each. */
+export interface NotificationMap {
+  /** Topics, commands or the configuration changed on disk or in the settings, or a document was saved. */
+  'ctxls/libraryChanged': Empty;
+  /** The server created, recorded, ran, made current or deleted an execution. */
+  'ctxls/executionsChanged': Empty;
+  /** Agent files changed on disk, or in the editor and not saved, or the configuration changed; the session costs are stale. */
+  'ctxls/agentFilesChanged': Empty;
+}
+
+/** The name of a notification the server sends. */
+export type NotificationMethod = keyof NotificationMap;

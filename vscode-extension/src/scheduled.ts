@@ -2,10 +2,11 @@
 // request winning.
 
 import type { Disposable } from 'vscode';
+import type { RequestMethod, RequestParams, RequestResult } from './protocol';
 
 /** The part of the client a quiet request needs. */
 export interface BackgroundServer {
-  request<R>(method: string, params: unknown): Promise<R>;
+  request<M extends RequestMethod>(method: M, params: RequestParams<M>): Promise<RequestResult<M>>;
   readonly output: { appendLine(line: string): void };
 }
 
@@ -43,9 +44,13 @@ export class Scheduled implements Disposable {
  * failure goes to the output channel, not to a message, and gives
  * undefined.
  */
-export async function quietRequest<R>(server: BackgroundServer, method: string, params: unknown): Promise<R | undefined> {
+export async function quietRequest<M extends RequestMethod>(
+  server: BackgroundServer,
+  method: M,
+  params: RequestParams<M>,
+): Promise<RequestResult<M> | undefined> {
   try {
-    return await server.request<R>(method, params);
+    return await server.request(method, params);
   } catch (err) {
     server.output.appendLine(`[ctxls] ${method}: ${String(err)}`);
     return undefined;

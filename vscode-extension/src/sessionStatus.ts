@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
-import { Methods, type SessionCost } from './protocol';
+import type { SessionCost, SessionCostParams } from './protocol';
 import { Scheduled, quietRequest } from './scheduled';
 import { affectsSession, sessionAgent, sessionAgentPickItems, sessionPickItems, sessionStatusText, sessionTooltip } from './agentFiles';
 
@@ -57,7 +57,7 @@ export class SessionStatusBar implements vscode.Disposable {
       this.onCost(undefined);
       return;
     }
-    const cost = await quietRequest<SessionCost>(this.server, Methods.sessionCost, this.params());
+    const cost = (await quietRequest(this.server, 'ctxls/sessionCost', this.params())) ?? undefined;
     if (!latest()) {
       return;
     }
@@ -75,7 +75,7 @@ export class SessionStatusBar implements vscode.Disposable {
 
   /** Shows what the session loads; picking a row opens its file. */
   async showBreakdown(): Promise<void> {
-    const cost = this.last ?? (await this.server.tryRequest<SessionCost>(Methods.sessionCost, this.params()));
+    const cost = this.last ?? (await this.server.tryRequest('ctxls/sessionCost', this.params())) ?? undefined;
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!cost || !folder) {
       void vscode.window.showInformationMessage('ctxls: no session cost yet; is the server running?');
@@ -117,7 +117,7 @@ export class SessionStatusBar implements vscode.Disposable {
   }
 
   /** The request's parameters: the agent of the ctxls.sessionAgent setting. */
-  private params(): { agent: string } {
+  private params(): SessionCostParams {
     return { agent: sessionAgent(vscode.workspace.getConfiguration('ctxls').get('sessionAgent')) };
   }
 

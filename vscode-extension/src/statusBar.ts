@@ -2,7 +2,7 @@
 
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
-import { Methods, type DocumentCostItem, type DocumentCostResult } from './protocol';
+import { type DocumentCostItem, type DocumentCostResult } from './protocol';
 import { costBreakdownItems, costStatusText } from './quickPick';
 import { formatTokens } from './format';
 import { Scheduled, quietRequest } from './scheduled';
@@ -54,7 +54,7 @@ export class CostStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const result = await quietRequest<DocumentCostResult>(this.server, Methods.documentCost, { uri: doc.uri.toString() });
+    const result = await quietRequest(this.server, 'ctxls/documentCost', { uri: doc.uri.toString() });
     if (!latest()) {
       return;
     }
@@ -80,7 +80,7 @@ export class CostStatusBar implements vscode.Disposable {
     }
     let result = this.last?.uri === uri.toString() ? this.last.result : undefined;
     if (!result) {
-      result = await this.server.tryRequest<DocumentCostResult>(Methods.documentCost, { uri: uri.toString() });
+      result = await this.server.tryRequest('ctxls/documentCost', { uri: uri.toString() });
     }
     const items = costBreakdownItems(result).map((p) => ({
       label: `${p.icon ? `$(${p.icon}) ` : ''}${p.label}`,

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { RequestMethod, RequestParams, RequestResult, TrustRevokeResult } from '../../src/protocol';
 import { Scheduled, quietRequest } from '../../src/scheduled';
 
 test('Scheduled runs the last of a burst once, after its delay', (t) => {
@@ -42,16 +43,17 @@ test('Scheduled tells an update that a later one started', async (t) => {
 
 test('quietRequest logs a failure and gives undefined', async () => {
   const lines: string[] = [];
+  const trust: TrustRevokeResult = { revoked: true };
   const server = {
     output: { appendLine: (l: string) => lines.push(l) },
-    request: async <R>(method: string, params: unknown): Promise<R> => {
-      if (method === 'bad') {
+    request: async <M extends RequestMethod>(method: M, _params: RequestParams<M>): Promise<RequestResult<M>> => {
+      if (method === 'ctxls/trust') {
         throw new Error('boom');
       }
-      return { method, params } as R;
+      return trust as RequestResult<M>;
     },
   };
-  assert.deepEqual(await quietRequest(server, 'good', { a: 1 }), { method: 'good', params: { a: 1 } });
-  assert.equal(await quietRequest(server, 'bad', {}), undefined);
-  assert.deepEqual(lines, ['[ctxls] bad: Error: boom']);
+  assert.deepEqual(await quietRequest(server, 'ctxls/trust/revoke', {}), { revoked: true });
+  assert.equal(await quietRequest(server, 'ctxls/trust', {}), undefined);
+  assert.deepEqual(lines, ['[ctxls] ctxls/trust: Error: boom']);
 });

@@ -56,12 +56,26 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// config is what the extension uses, under the names it uses, with the
-// doc comments of the Go sources under dir.
+// methods returns specs as tsgen declares them, with the doc comments of
+// their constants in package ops.
+func methods(specs []ops.Spec, docs map[string]string) []tsgen.Method {
+	out := make([]tsgen.Method, len(specs))
+	for i, s := range specs {
+		out[i] = tsgen.Method{Name: s.Name, Params: s.Params, Result: s.Result, Doc: docs[s.Name]}
+	}
+	return out
+}
+
+// config is every method and notification of the server, with the types
+// the extension names under the names it uses and the doc comments of the
+// Go sources under dir.
 func config(dir string) tsgen.Config {
+	constDocs := tsgen.ConstDocs(dir, module, reflect.TypeFor[ops.Spec]().PkgPath())
 	return tsgen.Config{
-		Header: header,
-		Docs:   tsgen.SourceDocs(dir, module),
+		Header:        header,
+		Docs:          tsgen.SourceDocs(dir, module),
+		Requests:      methods(ops.Methods(), constDocs),
+		Notifications: methods(ops.Notifications(), constDocs),
 		Names: map[string]string{
 			"contextapi.Reference": "CatalogItem",
 			"config.Chain":         "NamedChain",
@@ -104,6 +118,8 @@ func config(dir string) tsgen.Config {
 			root[ops.SessionCostRequest]("SessionCostParams", ""),
 			root[agentload.Cost]("SessionCost", "Result of `ctxls/sessionCost`: what a session of an agent loads."),
 			root[ops.ChainRequest]("ChainParams", ""),
+			root[ops.ChainRunRequest]("ChainRunParams", ""),
+			root[ops.ChainResumeRequest]("ChainResumeParams", ""),
 			root[chain.Step]("ChainStep", "One step of a chain preview or run."),
 			root[ops.ChainResponse]("ChainResult", "Result of `ctxls/chain/preview`, `…/run` and `…/resume`."),
 			root[ops.CancelChainResponse]("ChainCancelResult", "Result of `ctxls/chain/cancel`: the executions whose chains were stopped."),

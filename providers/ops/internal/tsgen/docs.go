@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -25,19 +26,68 @@ func SourceDocs(root, module string) func(pkgPath, typeName, field string) strin
 	}
 }
 
-// parseDocs reads the docs of the struct types of one package.
-func parseDocs(root, module, pkgPath string) map[string]map[string]string {
-	out := map[string]map[string]string{}
+// ConstDocs returns the doc comments of the string constants of one
+// package of the module rooted at root, by the constants' values, each
+// without the constant's name it starts with.
+func ConstDocs(root, module, pkgPath string) map[string]string {
+	out := map[string]string{}
+	for _, f := range parsePackage(root, module, pkgPath) {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				d := vs.Doc
+				if d == nil && len(gd.Specs) == 1 {
+					d = gd.Doc
+				}
+				for i, v := range vs.Values {
+					lit, ok := v.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING || i >= len(vs.Names) {
+						continue
+					}
+					s, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						continue
+					}
+					out[s] = withoutName(text(d), vs.Names[i].Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// withoutName drops the name a Go doc comment starts with ("MethodX
+// lists …", "NotifyY: …"), as the text is read under another name.
+func withoutName(doc, name string) string {
+	rest, ok := strings.CutPrefix(doc, name)
+	if !ok || rest == "" || (rest[0] != ' ' && rest[0] != ':') {
+		return doc
+	}
+	rest = strings.TrimLeft(rest, ": ")
+	if rest == "" {
+		return ""
+	}
+	return strings.ToUpper(rest[:1]) + rest[1:]
+}
+
+// parsePackage parses the non-test Go files of one package of the module
+// rooted at root, with comments; none when the package is elsewhere.
+func parsePackage(root, module, pkgPath string) []*ast.File {
 	rel, ok := strings.CutPrefix(pkgPath, module)
 	if !ok {
-		return out
+		return nil
 	}
 	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(rel, "/")))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return out
+		return nil
 	}
 	fset := token.NewFileSet()
+	var files []*ast.File
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -47,6 +97,15 @@ func parseDocs(root, module, pkgPath string) map[string]map[string]string {
 		if err != nil {
 			continue
 		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// parseDocs reads the docs of the struct types of one package.
+func parseDocs(root, module, pkgPath string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, f := range parsePackage(root, module, pkgPath) {
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {

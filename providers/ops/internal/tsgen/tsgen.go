@@ -22,12 +22,30 @@ type Root struct {
 	Doc  string
 }
 
+// Method is a JSON-RPC method or notification to declare in a map from
+// its name to its types.
+type Method struct {
+	Name   string
+	Params reflect.Type
+	// Result is nil for a notification.
+	Result reflect.Type
+	Doc    string
+}
+
 // Config says what to generate.
 type Config struct {
 	// Header is written first, as it is.
 	Header string
 	// Roots are declared in order, with the named types they use.
 	Roots []Root
+	// Requests, when set, are declared last as the interface RequestMap:
+	// each method's name to its params and result, a result that may be
+	// nil (a pointer) with "| null". The types they reach are declared
+	// under their root's name or their own.
+	Requests []Method
+	// Notifications, when set, are declared as NotificationMap: each
+	// notification's name to its params.
+	Notifications []Method
 	// Names renames Go types ("package.Name" of the declaring package's
 	// last path element) whose name would be ambiguous or unclear.
 	Names map[string]string
@@ -71,17 +89,19 @@ export interface ListResult<T> {
 	for _, r := range cfg.Roots {
 		g.declareRoot(r)
 	}
+	methodMaps := g.methodMaps()
 	for len(g.queue) > 0 {
 		t := g.queue[0]
 		g.queue = g.queue[1:]
 		g.declareStruct(g.names[t], t, g.doc(t, ""))
 	}
+	g.out.WriteString(methodMaps)
 	// A key that names no type reached (a package renamed, a type gone)
 	// would silently change the generated names.
 	for _, m := range []map[string]string{cfg.Names, cfg.Literal} {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if !g.used[k] {
-				g.fail("tsgen: %s in Config names no type the roots reach", k)
+				g.fail("tsgen: %s in Config names no type the roots or methods reach", k)
 			}
 		}
 	}
@@ -89,6 +109,55 @@ export interface ListResult<T> {
 		return nil, g.err
 	}
 	return g.out.Bytes(), nil
+}
+
+// methodMaps returns the declarations of RequestMap and NotificationMap,
+// queueing the types they reach.
+func (g *generator) methodMaps() string {
+	var b strings.Builder
+	if len(g.cfg.Requests) > 0 {
+		b.WriteString("\n/** The custom requests of the server: the params and the result of each method. */\n")
+		b.WriteString("export interface RequestMap {\n")
+		for _, m := range g.cfg.Requests {
+			if m.Result == nil {
+				g.fail("tsgen: request %s has no result type", m.Name)
+				continue
+			}
+			result := g.ts(m.Result)
+			if m.Result.Kind() == reflect.Pointer {
+				result += " | null"
+			}
+			b.WriteString(doc(m.Doc, "  "))
+			fmt.Fprintf(&b, "  %s: { params: %s; result: %s };\n", quote(m.Name), g.ts(m.Params), result)
+		}
+		b.WriteString("}\n")
+		b.WriteString(`
+/** The name of a custom request. */
+export type RequestMethod = keyof RequestMap;
+
+/** The params of a custom request. */
+export type RequestParams<M extends RequestMethod> = RequestMap[M]['params'];
+
+/** The result of a custom request. */
+export type RequestResult<M extends RequestMethod> = RequestMap[M]['result'];
+`)
+	}
+	if len(g.cfg.Notifications) > 0 {
+		b.WriteString("\n/** The notifications the server sends: the params of each. */\n")
+		b.WriteString("export interface NotificationMap {\n")
+		for _, m := range g.cfg.Notifications {
+			b.WriteString(doc(m.Doc, "  "))
+			fmt.Fprintf(&b, "  %s: %s;\n", quote(m.Name), g.ts(m.Params))
+		}
+		b.WriteString("}\n")
+		b.WriteString("\n/** The name of a notification the server sends. */\nexport type NotificationMethod = keyof NotificationMap;\n")
+	}
+	return b.String()
+}
+
+// quote returns s as a TypeScript string literal.
+func quote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'"
 }
 
 func (g *generator) fail(format string, args ...any) {
@@ -134,6 +203,10 @@ func (g *generator) declareRoot(r Root) {
 	}
 	g.out.WriteString("\n" + doc(r.Doc, ""))
 	fmt.Fprintf(&g.out, "export type %s = %s;\n", r.Name, g.ts(r.Type))
+	if _, ok := g.names[t]; !ok && isList(t) {
+		// Later uses of the list type read as the root's name.
+		g.names[t] = r.Name
+	}
 }
 
 func isList(t reflect.Type) bool {
@@ -159,6 +232,11 @@ type field struct {
 func (g *generator) declareStruct(name string, t reflect.Type, docText string) {
 	fields := g.fields(t, 0, nil)
 	g.out.WriteString("\n" + doc(docText, ""))
+	if len(fields) == 0 {
+		// An interface without members would accept any value.
+		fmt.Fprintf(&g.out, "export type %s = Record<string, never>;\n", name)
+		return
+	}
 	fmt.Fprintf(&g.out, "export interface %s {\n", name)
 	for _, f := range fields {
 		opt := ""
@@ -289,6 +367,9 @@ func (g *generator) ts(t reflect.Type) string {
 		return "Record<string, " + g.ts(t.Elem()) + ">"
 	case reflect.Struct:
 		if isList(t) {
+			if n, ok := g.names[t]; ok {
+				return n
+			}
 			items, _ := t.FieldByName("Items")
 			return "ListResult<" + g.ts(items.Type.Elem()) + ">"
 		}

@@ -109,3 +109,81 @@ func TestSourceDocs(t *testing.T) {
 		}
 	}
 }
+
+type empty struct{}
+
+type params struct {
+	Q string `json:"q"`
+}
+
+func TestGenerateMethodMaps(t *testing.T) {
+	t.Parallel()
+	got, err := Generate(Config{
+		Roots: []Root{
+			{Name: "ParamsOfM", Type: reflect.TypeFor[params]()},
+			{Name: "Items", Type: reflect.TypeFor[List[inner]]()},
+		},
+		Requests: []Method{
+			{Name: "x/m", Params: reflect.TypeFor[params](), Result: reflect.TypeFor[List[inner]](), Doc: "Does m."},
+			{Name: "x/maybe", Params: reflect.TypeFor[empty](), Result: reflect.TypeFor[*inner]()},
+		},
+		Notifications: []Method{{Name: "x/it's", Params: reflect.TypeFor[empty]()}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"export interface RequestMap {\n  /** Does m. */\n  'x/m': { params: ParamsOfM; result: Items };\n",
+		"  'x/maybe': { params: empty; result: inner | null };\n}\n",
+		"export type RequestMethod = keyof RequestMap;\n",
+		"export interface NotificationMap {\n  'x/it\\'s': empty;\n}\n",
+		"export type NotificationMethod = keyof NotificationMap;\n",
+		"export type empty = Record<string, never>;\n",
+		"export interface inner {\n",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if i, j := strings.Index(string(got), "export interface inner"), strings.Index(string(got), "export interface RequestMap"); i > j {
+		t.Errorf("a type the requests reach is declared after RequestMap:\n%s", got)
+	}
+	if _, err := Generate(Config{Requests: []Method{{Name: "x/n", Params: reflect.TypeFor[params]()}}}); err == nil {
+		t.Error("a request without a result: no error")
+	}
+}
+
+func TestConstDocs(t *testing.T) {
+	t.Parallel()
+	docs := ConstDocs(filepath.Join("..", "..", "..", ".."), "github.com/ctxls/ctxls", "github.com/ctxls/ctxls/providers/ops")
+	tests := []struct{ value, want string }{
+		{"ctxls/catalog", "Lists the topics of the library."},
+		{"ctxls/libraryChanged", "Topics, commands or the configuration changed on disk or in the settings, or a document was saved."},
+		{"ctxls/nope", ""},
+	}
+	for _, tt := range tests {
+		if got := docs[tt.value]; got != tt.want {
+			t.Errorf("ConstDocs()[%q] = %q, want %q", tt.value, got, tt.want)
+		}
+	}
+	if got := ConstDocs(".", "github.com/ctxls/ctxls", "example.com/elsewhere"); len(got) != 0 {
+		t.Errorf("a package outside the module: %v", got)
+	}
+}
+
+func TestWithoutName(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ doc, name, want string }{
+		{"MethodX lists things.", "MethodX", "Lists things."},
+		{"NotifyY: it changed.", "NotifyY", "It changed."},
+		{"MethodXY lists.", "MethodX", "MethodXY lists."},
+		{"Other words.", "MethodX", "Other words."},
+		{"MethodX", "MethodX", "MethodX"},
+		{"", "MethodX", ""},
+	}
+	for _, tt := range tests {
+		if got := withoutName(tt.doc, tt.name); got != tt.want {
+			t.Errorf("withoutName(%q, %q) = %q, want %q", tt.doc, tt.name, got, tt.want)
+		}
+	}
+}
