@@ -23,6 +23,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
@@ -188,14 +189,14 @@ func badWorkspace(t *testing.T, name string, c badCase) string {
 			if strings.Contains(s.Repeat, "\u00ff") {
 				data = latin1(b.String()) // binary: one byte per character
 			}
-			fsguardtest.Write(t, p, string(data))
+			testtree.Write(t, p, string(data))
 			if s.Kind == "script" {
 				if err := os.Chmod(p, 0o755); err != nil {
 					t.Fatal(err)
 				}
 			}
 		case "outside":
-			fsguardtest.Write(t, filepath.Join(outside, filepath.FromSlash(s.Path)), s.Content)
+			testtree.Write(t, filepath.Join(outside, filepath.FromSlash(s.Path)), s.Content)
 		case "symlink":
 			fsguardtest.Link(t, strings.Replace(s.Target, "@outside", outside, 1), p)
 		case "hardlink":

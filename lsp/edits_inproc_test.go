@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // inprocEdit is a workspace edit as the client receives it.
@@ -92,28 +92,18 @@ func inprocApply(t *testing.T, e inprocEdit) (renames [][2]string) {
 	return renames
 }
 
+// TestInprocRename applies a rename's edits and its file rename as a
+// client does and reads the files after; the answers to prepareRename and
+// rename, and the names refused, are the fixture
+// testdata/requests/library/rename.txtar.
 func TestInprocRename(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	u := c.open("commands/notes.md", inprocNoteText)
-	inprocWrite(t, dir, map[string]string{"commands/notes.md": inprocNoteText})
+	testtree.WriteFiles(t, dir, map[string]string{"commands/notes.md": inprocNoteText})
 	pos := inprocPos(t, inprocNoteText, "python:fastapi_patterns for", 10, false)
 
-	var prep struct {
-		Range       struct{ Start, End struct{ Line, Character int } }
-		Placeholder string
-	}
-	c.mustCall("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, &prep)
-	if prep.Placeholder != "fastapi_patterns" || prep.Range.End.Character-prep.Range.Start.Character != len("fastapi_patterns") {
-		t.Fatalf("prepareRename: %+v", prep)
-	}
-	// Where there is nothing to rename the client gets RequestFailed and
-	// a reason to show.
-	e := c.callErr("textDocument/prepareRename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 0}})
-	if e.Code != -32803 || !strings.Contains(e.Message, "no topic reference") {
-		t.Errorf("prepareRename away from a reference: %v, want RequestFailed (-32803)", e)
-	}
 	var edit inprocEdit
 	c.mustCall("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos, "newName": "fastapi_guide"}, &edit)
 	renames := inprocApply(t, edit)
@@ -149,51 +139,6 @@ func TestInprocRename(t *testing.T) {
 		}
 	}
 
-	// Bad names, and names another topic has, are refused as invalid
-	// params.
-	for _, name := range []string{"../x", "context_detection"} {
-		if e := c.callErr("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos, "newName": name}); e.Code != jsonrpc2.InvalidParams || name == "context_detection" && !strings.Contains(e.Message, "already exists") {
-			t.Errorf("rename to %s: %v, want invalid params", name, e)
-		}
-	}
-}
-
-func TestInprocWillRenameFiles(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		from, to string
-		want     map[string][]string
-	}{
-		{"context/python/fastapi_patterns.md", "context/security/fastapi_security.md", map[string][]string{
-			"commands/implement.md":   {"security/fastapi_security,", `getConditionalContext("security", "fastapi_security")`, "`security:fastapi_security#Dependency Injection`"},
-			"commands/review.md":      {"context/security/fastapi_security.md"},
-			"context/python/index.md": {"{id: security/fastapi_security, path: ../security/fastapi_security.md"},
-		}},
-	}
-	tests = append(tests, struct {
-		from, to string
-		want     map[string][]string
-	}{"context/git", "context/vcs", map[string][]string{
-		"commands/implement.md": {"context: [python, vcs, python/fastapi_patterns, security/secure_coding, vcs/commit_conventions]", `getDomainIndex("vcs")`, "`vcs:commit_conventions`"},
-	}})
-	for _, tc := range tests {
-		dir := inprocCopyLibrary(t)
-		c := inprocStart(t, dir, inprocOptions{})
-		var edit inprocEdit
-		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
-			"oldUri": c.uri(tc.from), "newUri": c.uri(tc.to)}}}, &edit)
-		if renames := inprocApply(t, edit); len(renames) != 0 {
-			t.Errorf("willRenameFiles asks for renames itself: %v", renames)
-		}
-		for rel, wants := range tc.want {
-			data := c.read(rel)
-			for _, w := range wants {
-				if !strings.Contains(data, w) {
-					t.Errorf("%s lacks %q after moving %s", rel, w, tc.from)
-				}
-			}
-		}
-	}
 }
 
 func TestInprocDiagnosticsAndFixes(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -353,7 +354,7 @@ func diagVersion(v int32) func(inprocDiagnostics) bool {
 func inprocWorkspace(t *testing.T, files map[string]string, o inprocOptions) *inprocClient {
 	t.Helper()
 	dir := t.TempDir()
-	inprocWrite(t, dir, libtest.WithRoot(files))
+	testtree.WriteFiles(t, dir, libtest.WithRoot(files))
 	return inprocStart(t, dir, o)
 }
 
@@ -361,12 +362,6 @@ func inprocWorkspace(t *testing.T, files map[string]string, o inprocOptions) *in
 func inprocCopyLibrary(t *testing.T) string {
 	t.Helper()
 	return libtest.CopyExample(t)
-}
-
-// inprocWrite writes files (relative path → content) under dir.
-func inprocWrite(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	libtest.WriteFiles(t, dir, files)
 }
 
 // inprocPos returns the position of the first occurrence of needle in

@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -158,7 +159,7 @@ func TestInprocChainNamingNoCommand(t *testing.T) {
 		!strings.Contains(got.Diagnostics[0].Message, `chain "broken" names "deploy"`) {
 		t.Fatalf("diagnostics of .ctxls.yaml: %+v", got.Diagnostics)
 	}
-	inprocWrite(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
+	testtree.WriteFiles(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
 	deploy := c.uri("commands", "deploy.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": deploy, "type": 1}}})
 	c.waitDiagnostics(cfg, diagCodes())

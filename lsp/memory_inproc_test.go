@@ -6,110 +6,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
-// memoryProject is a small Claude Code project: a CLAUDE.md whose first
-// import loads a guide that imports a second file, and whose second import
-// is cut by a colon; the "@docs/" being typed names a folder.
+// memoryProject is a small Claude Code project: a guide that imports a
+// second file, and files that are no agent files. The requests in its
+// CLAUDE.md are the fixture testdata/requests/claude/memory.txtar.
 var memoryProject = map[string]string{
 	"docs/guide.md":   "# Guide\n\nSee @more.md for more.\n",
 	"docs/more.md":    "More words here.\n",
 	"docs/extra.md":   "extra\n",
 	"src/main.go":     "package main\n",
 	".claude/x/y.txt": "y\n",
-}
-
-const memoryText = "# Memory 😀\n\nRead @docs/guide.md first.\nThe plan is in @docs/extra.md: read it.\nLink [g](docs/gu) and @docs/\n"
-
-func TestInprocMemoryFeatures(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	inprocWrite(t, dir, memoryProject)
-	c := inprocStart(t, dir, inprocOptions{})
-	u := c.open("CLAUDE.md", memoryText)
-	doc := map[string]any{"uri": u}
-
-	t.Run("hover", func(t *testing.T) {
-		t.Parallel()
-		var h struct {
-			Contents struct{ Value string } `json:"contents"`
-			Range    struct {
-				Start, End struct{ Line, Character int }
-			} `json:"range"`
-		}
-		c.mustCall("textDocument/hover", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, "@docs/guide", 3, false)}, &h)
-		for _, want := range []string{"`docs/guide.md`", "hop 1 of 4", " tok", "with its imports"} {
-			if !strings.Contains(h.Contents.Value, want) {
-				t.Errorf("hover %q lacks %q", h.Contents.Value, want)
-			}
-		}
-		if h.Range.Start.Line != 2 || h.Range.Start.Character != 5 || h.Range.End.Character != 5+len("@docs/guide.md") {
-			t.Errorf("hover range %+v, want the import on line 2 from 5", h.Range)
-		}
-		c.mustCall("textDocument/hover", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, "@docs/extra", 3, false)}, &h)
-		if !strings.Contains(h.Contents.Value, "Not loaded (trailing punctuation)") {
-			t.Errorf("hover on the cut import: %q", h.Contents.Value)
-		}
-	})
-
-	t.Run("definition", func(t *testing.T) {
-		t.Parallel()
-		var locs json.RawMessage
-		c.mustCall("textDocument/definition", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, "@docs/guide", 3, false)}, &locs)
-		if !strings.Contains(string(locs), "docs/guide.md") {
-			t.Errorf("definition %s does not lead to docs/guide.md", locs)
-		}
-	})
-
-	t.Run("links", func(t *testing.T) {
-		t.Parallel()
-		var links []struct {
-			Target  string `json:"target"`
-			Tooltip string `json:"tooltip"`
-		}
-		c.mustCall("textDocument/documentLink", map[string]any{"textDocument": doc}, &links)
-		var targets []string
-		for _, l := range links {
-			targets = append(targets, filepath.Base(l.Target))
-		}
-		// The cut import still links to the file that was meant.
-		if strings.Join(targets, ",") != "guide.md,extra.md" {
-			t.Errorf("links to %v, want guide.md and extra.md", targets)
-		}
-	})
-
-	t.Run("code lens", func(t *testing.T) {
-		t.Parallel()
-		var lenses []struct {
-			Command struct{ Title string } `json:"command"`
-		}
-		c.mustCall("textDocument/codeLens", map[string]any{"textDocument": doc}, &lenses)
-		if len(lenses) == 0 || !strings.HasPrefix(lenses[0].Command.Title, "Memory: ") ||
-			!strings.Contains(lenses[0].Command.Title, "with 2 imports") || !strings.Contains(lenses[0].Command.Title, "2 not loaded") ||
-			!strings.Contains(lenses[0].Command.Title, "(claude-5)") {
-			t.Errorf("code lenses %+v", lenses)
-		}
-	})
-
-	t.Run("completion", func(t *testing.T) {
-		t.Parallel()
-		for _, tc := range []struct{ needle, want string }{
-			{"@docs/\n", "guide.md"},
-			{"](docs/gu", "guide.md"},
-		} {
-			var list struct {
-				Items []struct{ Label string } `json:"items"`
-			}
-			c.mustCall("textDocument/completion", map[string]any{"textDocument": doc, "position": inprocPos(t, memoryText, tc.needle, len(strings.TrimSuffix(tc.needle, "\n")), false)}, &list)
-			var labels []string
-			for _, it := range list.Items {
-				labels = append(labels, it.Label)
-			}
-			if !strings.Contains(strings.Join(labels, ","), tc.want) {
-				t.Errorf("completion at %q: %v, want %s", tc.needle, labels, tc.want)
-			}
-		}
-	})
 }
 
 func TestInprocSessionCost(t *testing.T) {
@@ -119,7 +28,7 @@ func TestInprocSessionCost(t *testing.T) {
 	for k, v := range memoryProject {
 		files[k] = v
 	}
-	inprocWrite(t, dir, files)
+	testtree.WriteFiles(t, dir, files)
 	c := inprocStart(t, dir, inprocOptions{})
 	var res struct {
 		Agent        string `json:"agent"`
@@ -212,7 +121,7 @@ func TestInprocMemoryRename(t *testing.T) {
 	}
 	for _, tc := range tests {
 		dir := t.TempDir()
-		inprocWrite(t, dir, files)
+		testtree.WriteFiles(t, dir, files)
 		c := inprocStart(t, dir, inprocOptions{})
 		var edit inprocEdit
 		c.mustCall("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
@@ -237,7 +146,7 @@ func TestInprocMemoryDiskChange(t *testing.T) {
 	dir := c.root
 	more := filepath.Join(dir, "docs/more.md")
 	c.waitDiagnostics(string(uriOf(more)), diagCodes("import-missing"))
-	inprocWrite(t, dir, map[string]string{"docs/more.md": "More, and nothing else.\n"})
+	testtree.WriteFiles(t, dir, map[string]string{"docs/more.md": "More, and nothing else.\n"})
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": string(uriOf(more)), "type": 2}}})
 	c.waitDiagnostics(string(uriOf(more)), diagCodes())

@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -105,7 +106,7 @@ func TestInprocWarningDoesNotBlockReading(t *testing.T) {
 func TestInprocGenericErrorCode(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
-	inprocWrite(t, dir, map[string]string{".ctxls": "not a directory"})
+	testtree.WriteFiles(t, dir, map[string]string{".ctxls": "not a directory"})
 	c := inprocStart(t, dir, inprocOptions{})
 	if e := c.callErr("ctxls/execution/list", map[string]any{}); e.Code != codeRequestFailed || !strings.Contains(e.Message, "database") {
 		t.Fatalf("execution/list without a database: %v, want RequestFailed (%d) naming the database", e, codeRequestFailed)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/runs/chain/chaintest"
@@ -304,7 +305,9 @@ type stdioCase struct {
 // only open files with their disk text: they take turns on one server,
 // each finding no document open, the first finding the server just
 // indexed; at the end the server shuts down and exits. Every other case
-// has a server of its own.
+// has a server of its own. The requests an editor sends in the example
+// library's files, with their answers, are the fixtures of
+// testdata/requests/library (TestFixtures).
 func TestStdio(t *testing.T) {
 	t.Parallel()
 	t.Run("Shared", func(t *testing.T) {
@@ -312,15 +315,8 @@ func TestStdio(t *testing.T) {
 		c, root, init := stdioStartInit(t)
 		t.Run("InitializeCapabilities", func(t *testing.T) { stdioInitializeCapabilities(t, init) })
 		for _, tc := range []stdioCase{
-			{"DiagnosticsPublished", stdioDiagnosticsPublished},
-			{"CompletionAfterDomain", stdioCompletionAfterDomain},
-			{"Hover", stdioHover},
-			{"Definition", stdioDefinition},
-			{"References", stdioReferences},
 			{"UnopenedFiles", stdioUnopenedFiles},
 			{"WillRenameFiles", stdioWillRenameFiles},
-			{"CodeActionDidYouMean", stdioCodeActionDidYouMean},
-			{"SymbolsAndLinks", stdioSymbolsAndLinks},
 			{"CustomMethods", stdioCustomMethods},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -337,8 +333,6 @@ func TestStdio(t *testing.T) {
 		}
 	})
 	for _, tc := range []stdioCase{
-		{"Rename", stdioRename},
-		{"UnicodeColumnsUTF16", stdioUnicodeColumnsUTF16},
 		{"IncrementalChangeClearsDiagnostics", stdioIncrementalChangeClearsDiagnostics},
 		{"DiskChangesRepublish", stdioDiskChangesRepublish},
 		{"ConfigurationChange", stdioConfigurationChange},
@@ -419,22 +413,6 @@ func stdioInitializeCapabilities(t *testing.T, init json.RawMessage) {
 	}
 }
 
-// stdioCheckSpan checks that one diagnostic lies on line and starts within
-// [start, end) — the reference's span, or the part naming the topic.
-func stdioCheckSpan(t *testing.T, diags []ClientDiagnostic, line, start, end int) {
-	t.Helper()
-	for _, d := range diags {
-		if d.Range.Start.Line != line || d.Range.End.Line != line {
-			continue
-		}
-		if d.Range.Start.Character >= start && d.Range.Start.Character < end &&
-			d.Range.End.Character > d.Range.Start.Character && d.Range.End.Character <= end {
-			return
-		}
-	}
-	t.Errorf("no diagnostic within line %d columns [%d, %d); got %s", line, start, end, stdioDiagSummary(diags))
-}
-
 func stdioLabels(items []stdioCompletionItem) []string {
 	var out []string
 	for _, it := range items {
@@ -467,90 +445,6 @@ func stdioDiagAt(diags []ClientDiagnostic, code string, line int, substr string)
 		}
 	}
 	return false
-}
-
-func stdioDiagnosticsPublished(t *testing.T, ctx context.Context, c *Client, root string) {
-	review := stdioRead(t, filepath.Join(root, "commands", "review.md"))
-	lineOf := func(needle string) int { l, _, _ := stdioFind(t, review, needle, 0); return l }
-	want := []struct {
-		code, substr string
-		line         int
-	}{
-		{"unresolved-reference", "threat_model", lineOf(`getReference("security", "threat_model")`)},
-		{"unknown-section", "Nonexistent Section", lineOf("python:fastapi_patterns#Nonexistent Section")},
-		{"unresolved-reference", "django", lineOf("load python:django and")},
-		{"unresolved-reference", "owasp_checklist", lineOf("owasp_checklist.md")},
-	}
-	// The whole workspace is diagnosed after the initial index: review.md
-	// gets its diagnostics without being opened.
-	reviewURI := stdioFileURI(filepath.Join(root, "commands", "review.md"))
-	check := func(ds []ClientDiagnostic) bool {
-		for _, w := range want {
-			if !stdioDiagAt(ds, w.code, w.line, w.substr) {
-				return false
-			}
-		}
-		return true
-	}
-	ds, err := c.WaitDiagnostics(ctx, reviewURI, check)
-	if err != nil {
-		t.Fatalf("workspace diagnostics of the unopened review.md: %v", err)
-	}
-	// Team conventions: https:, 10:30, note:, skill: are no references.
-	for _, d := range ds {
-		for _, notRef := range []string{"https", "10:30", "note", "skill"} {
-			if strings.Contains(d.Message, `"`+notRef) || strings.Contains(d.Message, "domain "+notRef) {
-				t.Errorf("false diagnostic for %q: %s", notRef, d.Message)
-			}
-		}
-	}
-
-	// Opening a document publishes its diagnostics too.
-	uri, text := stdioOpen(t, c, root, "commands/implement.md")
-	fl, _, _ := stdioFind(t, text, "python:fastapi`", 0)
-	ds, err = c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
-		return stdioDiagAt(ds, "unresolved-reference", fl, "fastapi")
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The plan note inside a ```text fence and the run-time topic loop
-	// are no references.
-	for _, d := range ds {
-		if strings.Contains(d.Message, "flask") {
-			t.Errorf("unexpected diagnostic %d:%d %s", d.Range.Start.Line, d.Range.Start.Character, d.Message)
-		}
-	}
-	if len(ds) != 1 {
-		t.Errorf("implement.md has %d diagnostics, want exactly the unresolved python:fastapi: %s", len(ds), stdioDiagSummary(ds))
-	}
-}
-
-func TestStdioPositionEncodingUTF8(t *testing.T) {
-	t.Parallel()
-	c, root, enc := stdioStartEncodings(t, []string{"utf-8", "utf-16"})
-	ctx := stdioCtx(t)
-	if enc != "utf-8" {
-		t.Fatalf("positionEncoding = %q, want utf-8 when the client offers it", enc)
-	}
-
-	// A line with emoji and CJK text before an unresolved reference: the
-	// diagnostic's columns must count UTF-8 bytes now.
-	uri, text := stdioOpen(t, c, root, "commands/unicode8.md",
-		"# Unicode\n\n🚀 测试 héllo 👩‍💻 load `python:fastapi_missing` and `python:fastapi_patterns` now.\n")
-	line, _, col8 := stdioFind(t, text, "python:fastapi_missing", 0)
-	diags, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) > 0 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdioCheckSpan(t, diags, line, col8, col8+len("python:fastapi_missing"))
-
-	// Hover at the first byte of the resolved reference's topic name.
-	hl, _, h8 := stdioFind(t, text, "fastapi_patterns`", 0)
-	hover, _ := stdioHoverText(ctx, t, c, uri, hl, h8+1)
-	if !strings.Contains(hover, "FastAPI Patterns") {
-		t.Errorf("hover at UTF-8 column %d = %q, want the FastAPI Patterns topic", h8+1, hover)
-	}
 }
 
 func TestStdioPositionEncodingNegotiation(t *testing.T) {
@@ -595,364 +489,6 @@ func stdioStartEncodings(t *testing.T, offered []string) (c *Client, root, encod
 		t.Fatal(err)
 	}
 	return c, root, res.Capabilities.PositionEncoding
-}
-
-func stdioCompletionAfterDomain(t *testing.T, ctx context.Context, c *Client, root string) {
-	uri, text := stdioOpen(t, c, root, "commands/implement.md")
-
-	line, col, _ := stdioFind(t, text, "python:common_issues", 0)
-	items := stdioCompletion(ctx, t, c, uri, line, col+len("python:"))
-	if len(items) == 0 {
-		t.Fatalf("no completion after python:")
-	}
-	byText := map[string]stdioCompletionItem{}
-	for _, it := range items {
-		byText[it.Label] = it
-		byText[it.text()] = it
-	}
-	for _, topic := range []string{"fastapi_patterns", "common_issues", "django_patterns", "pydantic_models"} {
-		it, ok := byText[topic]
-		if !ok {
-			for _, cand := range items {
-				if strings.Contains(cand.Label, topic) {
-					it, ok = cand, true
-					break
-				}
-			}
-		}
-		if !ok {
-			t.Errorf("completion after python: lacks %s; labels: %v", topic, stdioLabels(items))
-			continue
-		}
-		if !stdioTokDetail.MatchString(it.Detail) {
-			t.Errorf("item %s detail %q does not show the token cost as `· N tok`", topic, it.Detail)
-		}
-		// Clients show labelDetails in every row, the detail only for the
-		// focused item.
-		if it.LabelDetails == nil || !stdioTokDetail.MatchString(it.LabelDetails.Description) {
-			t.Errorf("item %s labelDetails %+v do not show the token cost", topic, it.LabelDetails)
-		}
-	}
-	if it, ok := byText["fastapi_patterns"]; ok && !strings.Contains(it.Detail, "FastAPI Patterns") {
-		t.Errorf("fastapi_patterns detail %q lacks its title", it.Detail)
-	}
-	// Topics of other domains are not offered after python:.
-	for _, it := range items {
-		if strings.Contains(it.Label, "commit_conventions") || strings.Contains(it.Label, "secure_coding") {
-			t.Errorf("completion after python: offers %q of another domain", it.Label)
-		}
-	}
-
-	// With part of the name typed, accepting an item that carries a text
-	// edit must give the full reference, not the prefix twice.
-	partial := stdioCompletion(ctx, t, c, uri, line, col+len("python:co"))
-	if !slices.ContainsFunc(partial, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "common_issues") }) {
-		t.Errorf("completion at python:co| lacks common_issues: %v", stdioLabels(partial))
-	}
-	for _, it := range partial {
-		if it.TextEdit == nil || !strings.Contains(it.text(), "common_issues") {
-			continue
-		}
-		rng := it.TextEdit.Range
-		if rng == nil {
-			rng = it.TextEdit.Insert
-		}
-		if rng == nil {
-			continue
-		}
-		got := stdioApplyEdits(t, text, []ClientTextEdit{{Range: *rng, NewText: it.TextEdit.NewText}})
-		gotLine := strings.Split(got, "\n")[line]
-		wantLine := strings.Split(text, "\n")[line]
-		// The rest of the old name stays after the cursor in insert mode.
-		if !strings.Contains(gotLine, "`python:common_issues") || strings.Contains(gotLine, "python:cocommon") || strings.Contains(gotLine, "python:python:") {
-			t.Errorf("accepting %q at python:co| gives %q (was %q)", it.Label, gotLine, wantLine)
-		}
-	}
-
-	// After `#`, the sections of the topic.
-	sl, sc, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
-	sections := stdioCompletion(ctx, t, c, uri, sl, sc+len("python:fastapi_patterns#"))
-	labels := stdioLabels(sections)
-	if !slices.ContainsFunc(labels, func(l string) bool { return strings.Contains(l, "Security Issues") }) {
-		t.Errorf("section completion lacks Security Issues: %v", labels)
-	}
-}
-
-func stdioHover(t *testing.T, ctx context.Context, c *Client, root string) {
-	uri, text := stdioOpen(t, c, root, "commands/implement.md")
-
-	cases := []struct {
-		name, needle string
-		offset       int
-		want         []string
-	}{
-		{"key form", "python:fastapi_patterns#Dependency Injection", len("python:fa"), []string{"FastAPI Patterns", "framework", "tok", "fastapi_patterns.md"}},
-		{"call form", `getConditionalContext("python", "sqlalchemy_patterns")`, len(`getConditionalContext("python", "sq`), []string{"sqlalchemy", "tok"}},
-		{"id form in context list", "python/fastapi_patterns", 10, []string{"FastAPI Patterns"}},
-		{"path form", "context/security/secure_coding.md", 20, []string{"tok"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			line, col, _ := stdioFind(t, text, tc.needle, 0)
-			got, rng := stdioHoverText(ctx, t, c, uri, line, col+tc.offset)
-			for _, w := range tc.want {
-				if !strings.Contains(strings.ToLower(got), strings.ToLower(w)) {
-					t.Errorf("hover on %s lacks %q:\n%s", tc.needle, w, got)
-				}
-			}
-			if rng != nil && (rng.Start.Line != line || rng.Start.Character > col+tc.offset || rng.End.Character <= col+tc.offset) {
-				t.Errorf("hover range %+v does not cover the hovered column %d of line %d", *rng, col+tc.offset, line)
-			}
-		})
-	}
-	// Declared and measured tokens both appear: the topic declares 990.
-	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
-	got, _ := stdioHoverText(ctx, t, c, uri, line, col+3)
-	if !strings.Contains(got, "990") {
-		t.Errorf("hover lacks the declared 990 tokens:\n%s", got)
-	}
-	// Plain prose is no reference.
-	pl, pc, _ := stdioFind(t, text, "You are implementing", 0)
-	if got, _ := stdioHoverText(ctx, t, c, uri, pl, pc+2); got != "" {
-		t.Errorf("hover on plain prose = %q, want none", got)
-	}
-}
-
-func stdioDefinition(t *testing.T, ctx context.Context, c *Client, root string) {
-	uri, text := stdioOpen(t, c, root, "commands/implement.md")
-	topic := filepath.Join(root, "context", "python", "fastapi_patterns.md")
-	topicText := stdioRead(t, topic)
-	headingLine, _, _ := stdioFind(t, topicText, "## Dependency Injection", 0)
-
-	cases := []struct {
-		name, needle string
-		offset       int
-		wantLine     int // -1: any line
-	}{
-		{"topic via call form", `getConditionalContext("python", "fastapi_patterns")`, len(`getConditionalContext("python", "fa`), -1},
-		{"section", "python:fastapi_patterns#Dependency Injection", len("python:fastapi_patterns#Dep"), headingLine},
-		{"id form", "python/fastapi_patterns", 8, -1},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			line, col, _ := stdioFind(t, text, tc.needle, 0)
-			raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, line, col+tc.offset))
-			if err != nil {
-				t.Fatal(err)
-			}
-			locs := stdioLocations(t, raw)
-			if len(locs) != 1 {
-				t.Fatalf("definition = %s, want one location", raw)
-			}
-			if stdioURIPath(locs[0].URI) != topic {
-				t.Errorf("definition in %s, want %s", locs[0].URI, topic)
-			}
-			if tc.wantLine >= 0 && locs[0].Range.Start.Line != tc.wantLine {
-				t.Errorf("definition at line %d, want the heading at line %d", locs[0].Range.Start.Line, tc.wantLine)
-			}
-		})
-	}
-}
-
-func stdioReferences(t *testing.T, ctx context.Context, c *Client, root string) {
-	uri, text := stdioOpen(t, c, root, "commands/implement.md")
-	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
-	params := stdioPos(uri, line, col+10)
-	params["context"] = map[string]any{"includeDeclaration": false}
-	raw, err := c.CallRaw(ctx, "textDocument/references", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	locs := stdioLocations(t, raw)
-	type at struct {
-		file string
-		line int
-	}
-	got := map[at]bool{}
-	for _, l := range locs {
-		rel, _ := filepath.Rel(root, stdioURIPath(l.URI))
-		got[at{filepath.ToSlash(rel), l.Range.Start.Line}] = true
-	}
-	implement := text
-	review := stdioRead(t, filepath.Join(root, "commands", "review.md"))
-	lineOf := func(text, needle string, nth int) int {
-		l, _, _ := stdioFind(t, text, needle, nth)
-		return l
-	}
-	want := []at{
-		{"commands/implement.md", lineOf(implement, "python/fastapi_patterns", 0)},                             // id form in context:
-		{"commands/implement.md", lineOf(implement, `getConditionalContext("python", "fastapi_patterns")`, 0)}, // call form
-		{"commands/implement.md", lineOf(implement, "python:fastapi_patterns#Dependency Injection", 0)},        // key form with section
-		{"commands/implement.md", lineOf(implement, `recordContextLoad(state, "python", "fastapi_patterns"`, 0)},
-		{"commands/review.md", lineOf(review, "context/python/fastapi_patterns.md", 0)}, // path form, unopened file
-		{"commands/review.md", lineOf(review, "python:fastapi_patterns#Security Issues", 0)},
-		{"commands/brainstorm.md", lineOf(stdioRead(t, filepath.Join(root, "commands", "brainstorm.md")), "python:fastapi_patterns#Application Structure", 0)},
-		{"context/python/index.md", lineOf(stdioRead(t, filepath.Join(root, "context", "python", "index.md")), "python/fastapi_patterns", 0)}, // indexedFiles id
-	}
-	for _, w := range want {
-		if !got[w] {
-			t.Errorf("references lack %s:%d", w.file, w.line+1)
-		}
-	}
-	// `python:fastapi` names another (missing) topic and is not a use.
-	if bad := (at{"commands/implement.md", lineOf(implement, "python:fastapi`", 0)}); got[bad] {
-		t.Errorf("references include %s:%d, a reference to another topic", bad.file, bad.line+1)
-	}
-}
-
-func stdioRename(t *testing.T, ctx context.Context, c *Client, root string) {
-	uri, text := stdioOpen(t, c, root, "commands/implement.md")
-	line, col, _ := stdioFind(t, text, "python:fastapi_patterns#Dependency Injection", 0)
-	pos := stdioPos(uri, line, col+len("python:fast"))
-
-	var prep json.RawMessage
-	if err := c.Call(ctx, "textDocument/prepareRename", pos, &prep); err != nil {
-		t.Fatalf("prepareRename: %v", err)
-	}
-	if strings.TrimSpace(string(prep)) == "null" {
-		t.Fatalf("prepareRename refused a topic reference")
-	}
-
-	params := stdioPos(uri, line, col+len("python:fast"))
-	params["newName"] = "fastapi_routes"
-	var edit stdioWorkspaceEdit
-	if err := c.Call(ctx, "textDocument/rename", params, &edit); err != nil {
-		t.Fatalf("rename: %v", err)
-	}
-	edits := map[string][]ClientTextEdit{}
-	for u, es := range edit.Changes {
-		edits[stdioURIPath(u)] = append(edits[stdioURIPath(u)], es...)
-	}
-	var renamed bool
-	oldPath := filepath.Join(root, "context", "python", "fastapi_patterns.md")
-	newPath := filepath.Join(root, "context", "python", "fastapi_routes.md")
-	for _, dc := range edit.DocumentChanges {
-		switch {
-		case dc.Kind == "rename":
-			if stdioURIPath(dc.OldURI) == oldPath && stdioURIPath(dc.NewURI) == newPath {
-				renamed = true
-			} else {
-				t.Errorf("unexpected file rename %s -> %s", dc.OldURI, dc.NewURI)
-			}
-		case dc.TextDocument != nil:
-			p := stdioURIPath(dc.TextDocument.URI)
-			edits[p] = append(edits[p], dc.Edits...)
-		}
-	}
-	if !renamed {
-		t.Errorf("rename has no file rename %s -> %s (the client supports resource operations)", oldPath, newPath)
-	}
-	implPath := filepath.Join(root, "commands", "implement.md")
-	after := stdioApplyEdits(t, text, edits[implPath])
-	for _, w := range []string{
-		"python/fastapi_routes,",
-		`getConditionalContext("python", "fastapi_routes")`,
-		"`python:fastapi_routes#Dependency Injection`",
-		`recordContextLoad(state, "python", "fastapi_routes", content)`,
-	} {
-		if !strings.Contains(after, w) {
-			t.Errorf("implement.md after rename lacks %q", w)
-		}
-	}
-	if strings.Contains(after, "fastapi_patterns") {
-		t.Errorf("implement.md after rename still names fastapi_patterns:\n%s", after)
-	}
-	// Untouched text stays: the unresolved python:fastapi is another topic.
-	if !strings.Contains(after, "`python:fastapi`") {
-		t.Errorf("rename changed the reference to the other topic python:fastapi")
-	}
-	reviewPath := filepath.Join(root, "commands", "review.md")
-	reviewAfter := stdioApplyEdits(t, stdioRead(t, reviewPath), edits[reviewPath])
-	for _, w := range []string{"context/python/fastapi_routes.md", "python:fastapi_routes#Security Issues"} {
-		if !strings.Contains(reviewAfter, w) {
-			t.Errorf("review.md (not open) after rename lacks %q", w)
-		}
-	}
-}
-
-func stdioUnicodeColumnsUTF16(t *testing.T, ctx context.Context, c *Client, root string) {
-	// Emoji outside the BMP count two UTF-16 units, CJK one, combining
-	// sequences several: columns differ from runes and from bytes.
-	uri, text := stdioOpen(t, c, root, "commands/unicode.md", "# Unicode\n\n"+
-		"🚀🚀 测试文本 e\u0301 👩‍💻 then `python:fastapi_patterns` and `python:fastapi_missing`\n"+
-		"漢字 getConditionalContext(\"python\", \"pydantic_models\")\n")
-	ml, m16, m8 := stdioFind(t, text, "python:fastapi_missing", 0)
-	if m16 == m8 {
-		t.Fatalf("test line has no multi-byte text before the reference")
-	}
-	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return len(ds) > 0 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdioCheckSpan(t, ds, ml, m16, m16+stdioUTF16Len("python:fastapi_missing"))
-	if len(ds) != 1 {
-		t.Errorf("want one diagnostic (the missing topic), got %s", stdioDiagSummary(ds))
-	}
-
-	// Hover and definition at the exact UTF-16 column of the topic name,
-	// and at one unit before the reference (nothing there).
-	hl, h16, _ := stdioFind(t, text, "python:fastapi_patterns", 0)
-	if got, rng := stdioHoverText(ctx, t, c, uri, hl, h16); !strings.Contains(got, "FastAPI Patterns") {
-		t.Errorf("hover at UTF-16 column %d = %q, want FastAPI Patterns", h16, got)
-	} else if rng != nil && (rng.Start.Character != h16 || rng.End.Character != h16+len("python:fastapi_patterns")) {
-		t.Errorf("hover range %+v, want columns %d..%d", *rng, h16, h16+len("python:fastapi_patterns"))
-	}
-	if got, _ := stdioHoverText(ctx, t, c, uri, hl, h16-2); got != "" {
-		t.Errorf("hover two units before the reference (on the backtick's left) = %q, want none", got)
-	}
-	cl, c16, _ := stdioFind(t, text, `"pydantic_models"`, 0)
-	raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, cl, c16+3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if locs := stdioLocations(t, raw); len(locs) != 1 || !strings.HasSuffix(stdioURIPath(locs[0].URI), "/python/pydantic_models.md") {
-		t.Errorf("definition after CJK text = %s, want pydantic_models.md", raw)
-	}
-	// A rename on the emoji line: its edits, applied with UTF-16 offsets,
-	// must land exactly on the topic names.
-	params := stdioPos(uri, hl, h16+len("python:fa"))
-	params["newName"] = "fastapi_routes"
-	var edit stdioWorkspaceEdit
-	if err := c.Call(ctx, "textDocument/rename", params, &edit); err != nil {
-		t.Fatalf("rename on the emoji line: %v", err)
-	}
-	var mine []ClientTextEdit
-	for u, es := range edit.Changes {
-		if stdioSameURI(u, uri) {
-			mine = append(mine, es...)
-		}
-	}
-	for _, dc := range edit.DocumentChanges {
-		if dc.TextDocument != nil && stdioSameURI(dc.TextDocument.URI, uri) {
-			mine = append(mine, dc.Edits...)
-		}
-	}
-	renamed := stdioApplyEdits(t, text, mine)
-	if want := strings.Replace(text, "`python:fastapi_patterns`", "`python:fastapi_routes`", 1); renamed != want {
-		t.Errorf("rename edits on the emoji line give\n%s\nwant\n%s", renamed, want)
-	}
-
-	// Completion after `python:` on the emoji line.
-	line := "🚀🚀 测试文本 e\u0301 👩‍💻 then `python:"
-	edited := text + line + "\n"
-	if err := c.Notify("textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": 2},
-		"contentChanges": []any{map[string]any{"text": edited}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	items := stdioCompletion(ctx, t, c, uri, 4, stdioUTF16Len(line))
-	if !slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "fastapi_patterns") }) {
-		t.Errorf("completion after python: on an emoji line lacks fastapi_patterns: %v", stdioLabels(items))
-	}
-	for _, it := range items {
-		if it.TextEdit != nil && it.TextEdit.Range != nil && it.TextEdit.Range.End.Character != stdioUTF16Len(line) {
-			t.Errorf("completion edit %+v does not end at the cursor (UTF-16 column %d)", *it.TextEdit.Range, stdioUTF16Len(line))
-			break
-		}
-	}
 }
 
 func stdioIncrementalChangeClearsDiagnostics(t *testing.T, ctx context.Context, c *Client, root string) {
@@ -1106,7 +642,7 @@ func stdioDiskChangesRepublish(t *testing.T, ctx context.Context, c *Client, roo
 	// sees it and the unopened review.md loses that diagnostic.
 	topic := "---\nid: security/threat_model\ndomain: security\ntitle: Threat Model\ntype: reference\n" +
 		"estimatedTokens: 20\nloadingStrategy: onDemand\n---\n\n# Threat Model\n\nList the assets, the attackers and the entry points before reviewing a change.\n"
-	libtest.WriteFiles(t, root, map[string]string{"context/security/threat_model.md": topic})
+	testtree.WriteFiles(t, root, map[string]string{"context/security/threat_model.md": topic})
 	if _, err := c.WaitDiagnostics(ctx, reviewURI, func(ds []ClientDiagnostic) bool {
 		return !stdioDiagAt(ds, "unresolved-reference", threatLine, "threat_model") &&
 			stdioDiagAt(ds, "unresolved-reference", djangoLine, "django")
@@ -1201,130 +737,6 @@ func stdioCancelRequest(t *testing.T, ctx context.Context, c *Client, root strin
 		t.Fatal(err)
 	}
 	stdioAlive(t, c)
-}
-
-func stdioCodeActionDidYouMean(t *testing.T, ctx context.Context, c *Client, root string) {
-	uri, text := stdioOpen(t, c, root, "commands/implement.md")
-	line, _, _ := stdioFind(t, text, "python:fastapi`", 0)
-	ds, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool {
-		return stdioDiagAt(ds, "unresolved-reference", line, "fastapi")
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var diag ClientDiagnostic
-	for _, d := range ds {
-		if d.Range.Start.Line == line {
-			diag = d
-		}
-	}
-	var actions []struct {
-		Title string              `json:"title"`
-		Kind  string              `json:"kind"`
-		Edit  *stdioWorkspaceEdit `json:"edit"`
-	}
-	if err := c.Call(ctx, "textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": uri},
-		"range":        diag.Range,
-		"context":      map[string]any{"diagnostics": []ClientDiagnostic{diag}, "only": []string{"quickfix"}},
-	}, &actions); err != nil {
-		t.Fatalf("codeAction: %v", err)
-	}
-	fixed := false
-	for _, a := range actions {
-		if a.Edit == nil {
-			continue
-		}
-		var edits []ClientTextEdit
-		for u, es := range a.Edit.Changes {
-			if stdioSameURI(u, uri) {
-				edits = append(edits, es...)
-			}
-		}
-		for _, dc := range a.Edit.DocumentChanges {
-			if dc.TextDocument != nil && stdioSameURI(dc.TextDocument.URI, uri) {
-				edits = append(edits, dc.Edits...)
-			}
-		}
-		after := stdioApplyEdits(t, text, edits)
-		if strings.Contains(after, "Routing conventions come from `python:fastapi_patterns` as well.") {
-			fixed = true
-		}
-	}
-	if !fixed {
-		t.Errorf("no quick fix rewrites python:fastapi to python:fastapi_patterns; actions: %+v", actions)
-	}
-}
-
-func stdioSymbolsAndLinks(t *testing.T, ctx context.Context, c *Client, root string) {
-	topicURI, _ := stdioOpen(t, c, root, "context/python/fastapi_patterns.md")
-
-	// Document symbols: the sections, with their token costs.
-	var raw json.RawMessage
-	if err := c.Call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": topicURI}}, &raw); err != nil {
-		t.Fatalf("documentSymbol: %v", err)
-	}
-	type symbol struct {
-		Name     string   `json:"name"`
-		Detail   string   `json:"detail"`
-		Children []symbol `json:"children"`
-	}
-	var syms []symbol
-	if err := json.Unmarshal(raw, &syms); err != nil {
-		t.Fatalf("documentSymbol result %s: %v", stdioTail(string(raw), 300), err)
-	}
-	var flat []symbol
-	var walk func([]symbol)
-	walk = func(ss []symbol) {
-		for _, s := range ss {
-			flat = append(flat, s)
-			walk(s.Children)
-		}
-	}
-	walk(syms)
-	found := false
-	for _, s := range flat {
-		if strings.Contains(s.Name, "Dependency Injection") {
-			found = true
-			if !strings.Contains(s.Detail+s.Name, "tok") {
-				t.Errorf("section symbol %q (detail %q) shows no token cost", s.Name, s.Detail)
-			}
-		}
-	}
-	if !found {
-		t.Errorf("document symbols lack the Dependency Injection section: %s", stdioTail(string(raw), 500))
-	}
-
-	// Workspace symbols: topics of every domain.
-	type wsymbol struct {
-		Name     string          `json:"name"`
-		Location json.RawMessage `json:"location"`
-	}
-	var wsyms []wsymbol
-	if err := c.Call(ctx, "workspace/symbol", map[string]any{"query": "commit"}, &wsyms); err != nil {
-		t.Fatalf("workspace/symbol: %v", err)
-	}
-	if !slices.ContainsFunc(wsyms, func(s wsymbol) bool {
-		return strings.Contains(s.Name, "commit_conventions") || strings.Contains(strings.ToLower(s.Name), "commit conventions")
-	}) {
-		t.Errorf("workspace symbols for \"commit\" lack git's commit_conventions: %+v", wsyms)
-	}
-
-	// Document links: the markdown link and the path form of review.md.
-	reviewURI, _ := stdioOpen(t, c, root, "commands/review.md")
-	type link struct {
-		Target string `json:"target"`
-	}
-	var links []link
-	if err := c.Call(ctx, "textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": reviewURI}}, &links); err != nil {
-		t.Fatalf("documentLink: %v", err)
-	}
-	want := filepath.Join(root, "context", "security", "secrets_management.md")
-	if !slices.ContainsFunc(links, func(l link) bool {
-		return stdioURIPath(strings.SplitN(l.Target, "#", 2)[0]) == want
-	}) {
-		t.Errorf("document links lack %s: %+v", want, links)
-	}
 }
 
 func stdioCustomMethods(t *testing.T, ctx context.Context, c *Client, root string) {
@@ -1445,7 +857,7 @@ func TestStdioBadConfigurationWarns(t *testing.T) {
 	root := stdioWorkspace(t)
 	// A config file with a tokenizer that does not exist and broken YAML
 	// further down: the server says so and keeps serving the library.
-	libtest.WriteFiles(t, root, map[string]string{".ctxls.yaml": "tokenizer: gpt-17\ndriftThreshold: [oops\n"})
+	testtree.WriteFiles(t, root, map[string]string{".ctxls.yaml": "tokenizer: gpt-17\ndriftThreshold: [oops\n"})
 	c := stdioStart(t, root)
 	ctx := stdioCtx(t)
 	if _, err := c.Initialize(ctx, root, nil, nil); err != nil {

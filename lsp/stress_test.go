@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -83,7 +84,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	// another soft limit.
 	env := []string{"GOGC=", "GOMEMLIMIT=" + os.Getenv("CTXLS_STRESS_GOMEMLIMIT")}
 	root := stdioWorkspace(t)
-	libtest.WriteFiles(t, root, map[string]string{"context/python/a.md": libtest.DenseTopic})
+	testtree.WriteFiles(t, root, map[string]string{"context/python/a.md": libtest.DenseTopic})
 	dense := filepath.Join(root, "commands", "dense.md")
 	text := libtest.DenseCommand(stressDenseReferences)
 	if len(text) >= 8<<20 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -56,7 +57,7 @@ func TestInprocConfiguration(t *testing.T) {
 func TestInprocLogAndProgress(t *testing.T) {
 	t.Parallel()
 	dir, _ := inprocSynthetic(t, 3, 10, 10)
-	inprocWrite(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
+	testtree.WriteFiles(t, dir, map[string]string{".ctxls.yaml": "tokenizer: o200k_base\nbudgets: 3\n"})
 	c := inprocStart(t, dir, inprocOptions{})
 	c.mustCall("ctxls/commands", map[string]any{}, nil)
 	c.waitNote("window/logMessage", noteContains("budgets"))
@@ -135,7 +136,7 @@ func TestInprocChangeNotifications(t *testing.T) {
 	c.waitNoteSince(since, string(ops.NotifyExecutionsChanged), nil)
 
 	since = c.noteCount()
-	inprocWrite(t, dir, map[string]string{"context/python/new_topic.md": "# New topic\n\nText.\n"})
+	testtree.WriteFiles(t, dir, map[string]string{"context/python/new_topic.md": "# New topic\n\nText.\n"})
 	u := c.uri("context/python/new_topic.md")
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": u, "type": 1}}})
 	c.waitNoteSince(since, string(ops.NotifyLibraryChanged), nil)

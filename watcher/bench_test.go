@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // cpu returns the user+system CPU time used so far by the process, or by
@@ -107,7 +109,7 @@ func BenchmarkOneFileChange(b *testing.B) {
 	var files []string
 	for i := range 10 {
 		p := filepath.Join(root, "dom", fmt.Sprintf("t%d.md", i))
-		writeFile(b, p, "x")
+		testtree.Write(b, p, "x")
 		files = append(files, p)
 	}
 	w := benchWatcher(b, root)
@@ -116,7 +118,7 @@ func BenchmarkOneFileChange(b *testing.B) {
 	for i := range b.N {
 		p := files[i%len(files)]
 		m.measure(
-			func() { writeFile(b, p, fmt.Sprintf("content %d", i)) },
+			func() { testtree.Write(b, p, fmt.Sprintf("content %d", i)) },
 			func() int { return collect(b, w, Modified, map[string]bool{p: true}) },
 		)
 	}

@@ -3,6 +3,7 @@ package watcher
 import (
 	"context"
 	"fmt"
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 	"io/fs"
 	"log/slog"
@@ -253,7 +254,7 @@ func (c *consumer) barrier(t testing.TB, dir string) {
 	barrierSeq.n++
 	p := filepath.Join(dir, fmt.Sprintf("zz-barrier-%d.md", barrierSeq.n))
 	barrierSeq.Unlock()
-	writeFile(t, p, "barrier")
+	testtree.Write(t, p, "barrier")
 	c.waitUntil(t, "barrier "+p, func() bool { return c.files[p] })
 }
 
@@ -408,16 +409,6 @@ func (e *env) waitDisk(t testing.TB) {
 	})
 }
 
-func writeFile(t testing.TB, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func mkdirAll(t testing.TB, p string) {
 	t.Helper()
 	if err := os.MkdirAll(p, 0o755); err != nil {
@@ -442,7 +433,7 @@ func removeAll(t testing.TB, p string) {
 // atomicSave writes content to tmp and renames it over target, as editors do.
 func atomicSave(t testing.TB, tmp, target, content string) {
 	t.Helper()
-	writeFile(t, tmp, content)
+	testtree.Write(t, tmp, content)
 	rename(t, tmp, target)
 }
 
@@ -483,7 +474,7 @@ func startAtLimit(t *testing.T, opts Options, want int) (string, *env, *watchert
 	t.Helper()
 	root := t.TempDir()
 	for _, d := range []string{"a", "b", "c", "c/d"} {
-		writeFile(t, filepath.Join(root, d, "f.md"), d)
+		testtree.Write(t, filepath.Join(root, d, "f.md"), d)
 	}
 	limits := new(watchertest.Recorder[string])
 	opts.Roots, opts.OnLimit = []string{root}, limits.Add
@@ -547,7 +538,7 @@ func (e *env) endBurst(t testing.TB, clk *watchertest.Clock, root, what string, 
 	t.Helper()
 	last := filepath.Join(root, "zz-end-of-burst.md")
 	written := filepath.Join(t.TempDir(), "end.md")
-	writeFile(t, written, "end")
+	testtree.Write(t, written, "end")
 	rename(t, written, last)
 	watchertest.WaitFor(t, "the watcher to receive the event for "+last, func() bool { return e.w.Waiting(last) })
 	e.stepUntil(t, what, time.Millisecond, func(int) { clk.Advance(time.Second) }, cond)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 func TestUnreadableDirectory(t *testing.T) {
@@ -25,8 +27,8 @@ func TestUnreadableDirectory(t *testing.T) {
 	}
 	root := t.TempDir()
 	locked := filepath.Join(root, "locked")
-	writeFile(t, filepath.Join(locked, "a.md"), "a")
-	writeFile(t, filepath.Join(root, "b.md"), "b")
+	testtree.Write(t, filepath.Join(locked, "a.md"), "a")
+	testtree.Write(t, filepath.Join(root, "b.md"), "b")
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
@@ -14,11 +15,11 @@ import (
 func sparseTree(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "a", "README.md"), "a")
-	writeFile(t, filepath.Join(root, "x", "y", "notes.md"), "y")
-	writeFile(t, filepath.Join(root, "b", "package.json"), "{}")
-	writeFile(t, filepath.Join(root, "b", "src", "m.ts"), "export {}")
-	writeFile(t, filepath.Join(root, "b", "src", "lib", "n.ts"), "export {}")
+	testtree.Write(t, filepath.Join(root, "a", "README.md"), "a")
+	testtree.Write(t, filepath.Join(root, "x", "y", "notes.md"), "y")
+	testtree.Write(t, filepath.Join(root, "b", "package.json"), "{}")
+	testtree.Write(t, filepath.Join(root, "b", "src", "m.ts"), "export {}")
+	testtree.Write(t, filepath.Join(root, "b", "src", "lib", "n.ts"), "export {}")
 	return root
 }
 
@@ -37,10 +38,10 @@ func TestSparseWatchesOnlyWhatMatters(t *testing.T) {
 		t.Errorf("Watched() = %q, want %q", got, want)
 	}
 	// A watched directory reports at once; a quiet one on its next read.
-	e.expect(t, func() { writeFile(t, filepath.Join(root, "a", "new.md"), "n") },
+	e.expect(t, func() { testtree.Write(t, filepath.Join(root, "a", "new.md"), "n") },
 		Change{Path: filepath.Join(root, "a", "new.md"), Kind: Created})
 	m := e.c.mark()
-	writeFile(t, filepath.Join(root, "b", "src", "lib", "doc.md"), "d")
+	testtree.Write(t, filepath.Join(root, "b", "src", "lib", "doc.md"), "d")
 	e.c.waitUntil(t, "the file in a quiet directory reported", func() bool {
 		return len(e.c.log) > m && e.c.equalsDisk(walkDisk(t, e.opts.Roots, nil))
 	})
@@ -65,14 +66,14 @@ func TestSparseNotifyWakesQuietDirectory(t *testing.T) {
 	}
 	first := filepath.Join(src, "first.md")
 	e.expect(t, func() {
-		writeFile(t, first, "1")
+		testtree.Write(t, first, "1")
 		e.w.Notify(first)
 	}, Change{Path: first, Kind: Created})
 	if !slices.Contains(e.watched(), src) {
 		t.Fatalf("b/src not watched after a markdown file turned up in it: %q", e.watched())
 	}
 	second := filepath.Join(src, "second.md")
-	e.expect(t, func() { writeFile(t, second, "2") }, Change{Path: second, Kind: Created})
+	e.expect(t, func() { testtree.Write(t, second, "2") }, Change{Path: second, Kind: Created})
 }
 
 // The watch limit counts the directories that matter only: a tree with
@@ -91,11 +92,11 @@ func TestSparseWatchLimit(t *testing.T) {
 		t.Fatalf("%d watches, want 4", n)
 	}
 	m := e.c.mark()
-	writeFile(t, filepath.Join(root, "b", "doc.md"), "d") // b wakes: one watch too many
+	testtree.Write(t, filepath.Join(root, "b", "doc.md"), "d") // b wakes: one watch too many
 	e.c.waitUntil(t, "the file in b reported", func() bool {
 		return len(e.c.log) > m && e.c.equalsDisk(walkDisk(t, e.opts.Roots, nil))
 	})
 	requireLimitWarned(t, e, limits, "watch limit reached: 4 directories watched")
-	writeFile(t, filepath.Join(root, "b", "more.md"), "m") // b is polled now
+	testtree.Write(t, filepath.Join(root, "b", "more.md"), "m") // b is polled now
 	e.waitDisk(t)
 }

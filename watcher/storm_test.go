@@ -3,6 +3,7 @@ package watcher
 import (
 	"flag"
 	"fmt"
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 	"io/fs"
 	"math/rand/v2"
@@ -91,7 +92,7 @@ func (s *storm) name(prefix, ext string) string {
 func (s *storm) probe() {
 	dirs, _ := s.scan()
 	for _, d := range dirs {
-		writeFile(s.t, filepath.Join(d, "probe.md"), "probe")
+		testtree.Write(s.t, filepath.Join(d, "probe.md"), "probe")
 	}
 }
 
@@ -135,9 +136,9 @@ func (s *storm) populate(n int) {
 	}
 	for range n {
 		dirs, _ := s.scan()
-		writeFile(s.t, filepath.Join(s.pick(dirs), s.fileName()), s.content())
+		testtree.Write(s.t, filepath.Join(s.pick(dirs), s.fileName()), s.content())
 	}
-	writeFile(s.t, filepath.Join(s.root, ".git", "HEAD"), "ref")
+	testtree.Write(s.t, filepath.Join(s.root, ".git", "HEAD"), "ref")
 }
 
 // run performs n operations. Errors from operations that race with nothing
@@ -149,7 +150,7 @@ func (s *storm) run(n int, w *Watcher) {
 		sub := dirs[1:] // never the root itself
 		switch op := s.rng.IntN(100); {
 		case op < 20: // create a file
-			writeFile(t, filepath.Join(s.pick(dirs), s.fileName()), s.content())
+			testtree.Write(t, filepath.Join(s.pick(dirs), s.fileName()), s.content())
 		case op < 34 && len(files) > 0: // modify, sometimes to the same size
 			p := s.pick(files)
 			c := s.content()
@@ -158,7 +159,7 @@ func (s *storm) run(n int, w *Watcher) {
 					c = strings.Repeat("y", len(old))
 				}
 			}
-			writeFile(t, p, c)
+			testtree.Write(t, p, c)
 		case op < 42 && len(files) > 0: // delete
 			removeAll(t, s.pick(files))
 		case op < 50 && len(files) > 0: // rename, maybe over another file
@@ -184,7 +185,7 @@ func (s *storm) run(n int, w *Watcher) {
 			}
 			mkdirAll(t, p)
 			for range s.rng.IntN(4) {
-				writeFile(t, filepath.Join(p, s.fileName()), s.content())
+				testtree.Write(t, filepath.Join(p, s.fileName()), s.content())
 			}
 		case op < 79 && len(sub) > 0: // remove a directory tree
 			removeAll(t, s.pick(sub))
@@ -198,8 +199,8 @@ func (s *storm) run(n int, w *Watcher) {
 			}
 			rename(t, from, filepath.Join(s.pick(targets), s.name("m", "")))
 		case op < 97: // noise in ignored directories
-			writeFile(t, filepath.Join(s.root, ".git", "objects", s.name("o", ".md")), s.content())
-			writeFile(t, filepath.Join(s.pick(dirs), "node_modules", s.name("n", ".md")), s.content())
+			testtree.Write(t, filepath.Join(s.root, ".git", "objects", s.name("o", ".md")), s.content())
+			testtree.Write(t, filepath.Join(s.pick(dirs), "node_modules", s.name("n", ".md")), s.content())
 		case op < 98 && w != nil && s.rescans: // a rescan in the middle of it all
 			w.Rescan()
 		default: // a client notification for a random path
@@ -241,23 +242,23 @@ func TestBurstIsOneBatch(t *testing.T) {
 				mkdirAll(t, filepath.Dir(paths[i]))
 			}
 			for _, p := range paths {
-				writeFile(t, p, "new")
+				testtree.Write(t, p, "new")
 			}
 		}, Created},
 		{"directory by directory", false, func(t *testing.T, paths []string) {
 			for _, p := range paths {
-				writeFile(t, p, "new") // creates the directory with its first file
+				testtree.Write(t, p, "new") // creates the directory with its first file
 			}
 		}, Created},
 		{"rewrite", true, func(t *testing.T, paths []string) {
 			for _, p := range paths {
-				writeFile(t, p, "changed")
+				testtree.Write(t, p, "changed")
 			}
 		}, Modified},
 		{"remove and create again", true, func(t *testing.T, paths []string) {
 			for _, p := range paths {
 				removeAll(t, p)
-				writeFile(t, p, "checked out")
+				testtree.Write(t, p, "checked out")
 			}
 		}, Modified},
 	}
@@ -268,7 +269,7 @@ func TestBurstIsOneBatch(t *testing.T) {
 			paths := tree(root)
 			if tc.existing {
 				for _, p := range paths {
-					writeFile(t, p, "old")
+					testtree.Write(t, p, "old")
 				}
 			}
 			clk := watchertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 func created(p string) Change    { return Change{Path: p, Kind: Created} }
@@ -32,7 +34,7 @@ func TestInitialScan(t *testing.T) {
 		".git/objects/x.md", "node_modules/pkg/readme.md", ".ctxls/cache.md", ".hidden/c.md",
 		"python/node_modules/d.md",
 	} {
-		writeFile(t, filepath.Join(root, p), p)
+		testtree.Write(t, filepath.Join(root, p), p)
 	}
 	e := start(t, Options{Roots: []string{root}})
 
@@ -56,14 +58,14 @@ func TestCreateModifyDelete(t *testing.T) {
 	a := filepath.Join(root, "a.md")
 
 	e.expect(t, func() {
-		writeFile(t, a, "one")
-		writeFile(t, filepath.Join(root, "other.txt"), "not markdown")
+		testtree.Write(t, a, "one")
+		testtree.Write(t, filepath.Join(root, "other.txt"), "not markdown")
 	}, created(a))
 
-	requireChanges(t, dedupe(e.changes(t, func() { writeFile(t, a, "two, longer") })), modified(a))
+	requireChanges(t, dedupe(e.changes(t, func() { testtree.Write(t, a, "two, longer") })), modified(a))
 
 	// Same size, written again: still a change, since an event named it.
-	requireChanges(t, dedupe(e.changes(t, func() { writeFile(t, a, "two, LONGER") })), modified(a))
+	requireChanges(t, dedupe(e.changes(t, func() { testtree.Write(t, a, "two, LONGER") })), modified(a))
 
 	e.expect(t, func() {
 		if err := os.Remove(a); err != nil {
@@ -91,7 +93,7 @@ func TestCreateAndDeleteWithinOneWindowReportsNothing(t *testing.T) {
 	e := start(t, Options{Roots: []string{root}, Debounce: 200 * time.Millisecond})
 	p := filepath.Join(root, "flash.md")
 	got := e.changes(t, func() {
-		writeFile(t, p, "x")
+		testtree.Write(t, p, "x")
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +119,7 @@ func TestAtomicSave(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			a := filepath.Join(root, "a.md")
-			writeFile(t, a, "old")
+			testtree.Write(t, a, "old")
 			mkdirAll(t, filepath.Join(root, ".cache"))
 			e := start(t, Options{Roots: []string{root}})
 
@@ -141,7 +143,7 @@ func TestRenameInPlace(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	a, b := filepath.Join(root, "a.md"), filepath.Join(root, "b.md")
-	writeFile(t, a, "a")
+	testtree.Write(t, a, "a")
 	e := start(t, Options{Roots: []string{root}})
 	e.expect(t, func() { rename(t, a, b) }, removed(a), created(b))
 }
@@ -152,8 +154,8 @@ func TestMkdirPWithFile(t *testing.T) {
 	c := filepath.Join(root, "a", "b", "c")
 	e.expect(t, func() {
 		mkdirAll(t, c)
-		writeFile(t, filepath.Join(c, "f.md"), "f")
-		writeFile(t, filepath.Join(root, "a", "g.md"), "g")
+		testtree.Write(t, filepath.Join(c, "f.md"), "f")
+		testtree.Write(t, filepath.Join(root, "a", "g.md"), "g")
 	},
 		createdDir(filepath.Join(root, "a")),
 		createdDir(filepath.Join(root, "a", "b")),
@@ -162,7 +164,7 @@ func TestMkdirPWithFile(t *testing.T) {
 		created(filepath.Join(root, "a", "g.md")),
 	)
 	// The new directories are watched: a change deep inside is seen.
-	e.expect(t, func() { writeFile(t, filepath.Join(c, "h.md"), "h") }, created(filepath.Join(c, "h.md")))
+	e.expect(t, func() { testtree.Write(t, filepath.Join(c, "h.md"), "h") }, created(filepath.Join(c, "h.md")))
 }
 
 func TestDirectoryRename(t *testing.T) {
@@ -174,8 +176,8 @@ func TestDirectoryRename(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			from, to := filepath.Join(root, names[0]), filepath.Join(root, names[1])
-			writeFile(t, filepath.Join(from, "x.md"), "x")
-			writeFile(t, filepath.Join(from, "sub", "y.md"), "y")
+			testtree.Write(t, filepath.Join(from, "x.md"), "x")
+			testtree.Write(t, filepath.Join(from, "sub", "y.md"), "y")
 			e := start(t, Options{Roots: []string{root}})
 
 			e.expect(t, func() { rename(t, from, to) },
@@ -188,9 +190,9 @@ func TestDirectoryRename(t *testing.T) {
 			// Changes inside the moved tree, at every depth, are still seen,
 			// under the new names.
 			e.expect(t, func() {
-				writeFile(t, filepath.Join(to, "sub", "z.md"), "z")
+				testtree.Write(t, filepath.Join(to, "sub", "z.md"), "z")
 				atomicSave(t, filepath.Join(to, "sub", ".y.tmp"), filepath.Join(to, "sub", "y.md"), "y2")
-				writeFile(t, filepath.Join(to, "w.md"), "w")
+				testtree.Write(t, filepath.Join(to, "w.md"), "w")
 			},
 				created(filepath.Join(to, "sub", "z.md")),
 				modified(filepath.Join(to, "sub", "y.md")),
@@ -208,8 +210,8 @@ func TestDirectoryRename(t *testing.T) {
 			rename(t, from, to)
 			e.settle(t)
 			e.expect(t, func() {
-				writeFile(t, filepath.Join(to, "after.md"), "a")
-				writeFile(t, filepath.Join(to, "sub", "after.md"), "a")
+				testtree.Write(t, filepath.Join(to, "after.md"), "a")
+				testtree.Write(t, filepath.Join(to, "sub", "after.md"), "a")
 			},
 				created(filepath.Join(to, "after.md")),
 				created(filepath.Join(to, "sub", "after.md")),
@@ -222,7 +224,7 @@ func TestDirectoryMovedIntoAndOutOfIgnored(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	d := filepath.Join(root, "d")
-	writeFile(t, filepath.Join(d, "sub", "x.md"), "x")
+	testtree.Write(t, filepath.Join(d, "sub", "x.md"), "x")
 	mkdirAll(t, filepath.Join(root, ".trash"))
 	e := start(t, Options{Roots: []string{root}})
 
@@ -235,7 +237,7 @@ func TestDirectoryMovedIntoAndOutOfIgnored(t *testing.T) {
 		}
 	}
 	e.expect(t, func() {
-		writeFile(t, filepath.Join(root, ".trash", "d", "sub", "ignored.md"), "i")
+		testtree.Write(t, filepath.Join(root, ".trash", "d", "sub", "ignored.md"), "i")
 		rename(t, filepath.Join(root, ".trash", "d"), d)
 	},
 		createdDir(d), createdDir(filepath.Join(d, "sub")),
@@ -246,10 +248,10 @@ func TestDirectoryDelete(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	d := filepath.Join(root, "dom")
-	writeFile(t, filepath.Join(d, "a.md"), "a")
-	writeFile(t, filepath.Join(d, "b.txt"), "b")
-	writeFile(t, filepath.Join(d, "sub", "c.md"), "c")
-	writeFile(t, filepath.Join(root, "keep.md"), "k")
+	testtree.Write(t, filepath.Join(d, "a.md"), "a")
+	testtree.Write(t, filepath.Join(d, "b.txt"), "b")
+	testtree.Write(t, filepath.Join(d, "sub", "c.md"), "c")
+	testtree.Write(t, filepath.Join(root, "keep.md"), "k")
 	e := start(t, Options{Roots: []string{root}})
 
 	e.expect(t, func() { removeAll(t, d) },
@@ -263,16 +265,16 @@ func TestDirectoryDelete(t *testing.T) {
 func TestIgnoredDirectoriesNeverWatched(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, ".git", "HEAD.md"), "x")
-	writeFile(t, filepath.Join(root, "node_modules", "p", "r.md"), "x")
+	testtree.Write(t, filepath.Join(root, ".git", "HEAD.md"), "x")
+	testtree.Write(t, filepath.Join(root, "node_modules", "p", "r.md"), "x")
 	e := start(t, Options{Roots: []string{root}})
 
 	e.expect(t, func() {
-		writeFile(t, filepath.Join(root, ".git", "refs", "heads", "main.md"), "x")
-		writeFile(t, filepath.Join(root, "node_modules", "p", "r.md"), "changed")
-		writeFile(t, filepath.Join(root, "dom", "node_modules", "q", "s.md"), "x")
-		writeFile(t, filepath.Join(root, "dom", ".ctxls", "db.md"), "x")
-		writeFile(t, filepath.Join(root, ".vscode", "settings.md"), "x")
+		testtree.Write(t, filepath.Join(root, ".git", "refs", "heads", "main.md"), "x")
+		testtree.Write(t, filepath.Join(root, "node_modules", "p", "r.md"), "changed")
+		testtree.Write(t, filepath.Join(root, "dom", "node_modules", "q", "s.md"), "x")
+		testtree.Write(t, filepath.Join(root, "dom", ".ctxls", "db.md"), "x")
+		testtree.Write(t, filepath.Join(root, ".vscode", "settings.md"), "x")
 	}, createdDir(filepath.Join(root, "dom")))
 	want := []string{root, filepath.Join(root, "dom")}
 	if got := e.watched(); !slices.Equal(got, want) {
@@ -296,12 +298,12 @@ func TestCustomMatchAndIgnore(t *testing.T) {
 		IgnoreDir: func(p string) bool { return filepath.Base(p) == "skip" },
 	})
 	m := e.c.mark()
-	writeFile(t, filepath.Join(root, "a.txt"), "a")
-	writeFile(t, filepath.Join(root, "b.md"), "b")
-	writeFile(t, filepath.Join(root, "skip", "c.txt"), "c")
-	writeFile(t, filepath.Join(root, ".dot", "d.txt"), "d")
+	testtree.Write(t, filepath.Join(root, "a.txt"), "a")
+	testtree.Write(t, filepath.Join(root, "b.md"), "b")
+	testtree.Write(t, filepath.Join(root, "skip", "c.txt"), "c")
+	testtree.Write(t, filepath.Join(root, ".dot", "d.txt"), "d")
 	p := filepath.Join(root, "end.txt")
-	writeFile(t, p, "end")
+	testtree.Write(t, p, "end")
 	e.c.waitUntil(t, "end.txt", func() bool { return e.c.files[p] })
 	requireChanges(t, e.c.since(m),
 		created(filepath.Join(root, "a.txt")),
@@ -315,7 +317,7 @@ func TestNotify(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
 		a := filepath.Join(root, "a.md")
-		writeFile(t, a, "a")
+		testtree.Write(t, a, "a")
 		e := start(t, Options{Roots: []string{root}})
 		m := e.c.mark()
 		atomicSave(t, filepath.Join(root, "a.tmp"), a, "a2")
@@ -328,7 +330,7 @@ func TestNotify(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
 		a := filepath.Join(root, "a.md")
-		writeFile(t, a, "a")
+		testtree.Write(t, a, "a")
 		e := start(t, Options{Roots: []string{root}})
 		e.expect(t, func() {
 			atomicSave(t, filepath.Join(root, "a.tmp"), a, "a2")
@@ -340,13 +342,13 @@ func TestNotify(t *testing.T) {
 		root := t.TempDir()
 		sub := filepath.Join(root, "sub")
 		a := filepath.Join(sub, "a.md")
-		writeFile(t, a, "a")
+		testtree.Write(t, a, "a")
 		// Only the root gets a watch; sub is polled, but not within the test.
 		e := start(t, Options{Roots: []string{root}, MaxWatches: 1, PollInterval: time.Hour})
 		m := e.c.mark()
-		writeFile(t, a, "a changed")
+		testtree.Write(t, a, "a changed")
 		b := filepath.Join(sub, "new", "b.md")
-		writeFile(t, b, "b")
+		testtree.Write(t, b, "b")
 		e.w.Notify(a, b)
 		e.c.waitUntil(t, "notified changes", func() bool { return len(e.c.log) >= m+3 })
 		requireChanges(t, e.c.since(m), modified(a), createdDir(filepath.Dir(b)), created(b))
@@ -355,7 +357,7 @@ func TestNotify(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
 		outside := filepath.Join(t.TempDir(), "o.md")
-		writeFile(t, outside, "o")
+		testtree.Write(t, outside, "o")
 		e := start(t, Options{Roots: []string{root}})
 		e.expect(t, func() { e.w.Notify(outside, "relative.md", root+"-sibling/x.md") })
 	})
@@ -384,12 +386,12 @@ func TestWatchLimitFallback(t *testing.T) {
 func exerciseFallback(t *testing.T, e *env, root string) {
 	t.Helper()
 	ops := []func(){
-		func() { writeFile(t, filepath.Join(root, "c", "d", "f.md"), "changed") },
-		func() { writeFile(t, filepath.Join(root, "c", "g.md"), "new") },
+		func() { testtree.Write(t, filepath.Join(root, "c", "d", "f.md"), "changed") },
+		func() { testtree.Write(t, filepath.Join(root, "c", "g.md"), "new") },
 		func() { removeAll(t, filepath.Join(root, "b", "f.md")) },
-		func() { writeFile(t, filepath.Join(root, "c", "n1", "n2", "h.md"), "deep") },
+		func() { testtree.Write(t, filepath.Join(root, "c", "n1", "n2", "h.md"), "deep") },
 		func() { rename(t, filepath.Join(root, "c", "d"), filepath.Join(root, "a", "moved")) },
-		func() { writeFile(t, filepath.Join(root, "new", "i.md"), "i") },
+		func() { testtree.Write(t, filepath.Join(root, "new", "i.md"), "i") },
 		func() { removeAll(t, filepath.Join(root, "c")) },
 	}
 	for i, op := range ops {
@@ -405,13 +407,13 @@ func TestRescan(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	sub := filepath.Join(root, "sub")
-	writeFile(t, filepath.Join(sub, "a.md"), "a")
+	testtree.Write(t, filepath.Join(sub, "a.md"), "a")
 	e := start(t, Options{Roots: []string{root}, MaxWatches: 1, PollInterval: time.Hour})
 
 	// sub is polled (hourly): only a rescan finds these.
 	m := e.c.mark()
-	writeFile(t, filepath.Join(sub, "a.md"), "a changed")
-	writeFile(t, filepath.Join(sub, "b.md"), "b")
+	testtree.Write(t, filepath.Join(sub, "a.md"), "a changed")
+	testtree.Write(t, filepath.Join(sub, "b.md"), "b")
 	e.w.Rescan()
 	e.c.waitUntil(t, "rescan batch", func() bool { return len(e.c.batches) > 0 && e.c.batches[len(e.c.batches)-1].Rescan })
 	requireChanges(t, e.c.since(m), modified(filepath.Join(sub, "a.md")), created(filepath.Join(sub, "b.md")))
@@ -438,8 +440,8 @@ func TestExtraFiles(t *testing.T) {
 	e := start(t, Options{Roots: []string{ctx}, Files: []string{cfg}})
 
 	e.expect(t, func() {
-		writeFile(t, cfg, "tokenizer: estimate\n")
-		writeFile(t, filepath.Join(ws, "README.md"), "outside the roots")
+		testtree.Write(t, cfg, "tokenizer: estimate\n")
+		testtree.Write(t, filepath.Join(ws, "README.md"), "outside the roots")
 	}, created(cfg))
 
 	e.expect(t, func() { atomicSave(t, filepath.Join(ws, ".ctxls.yaml.tmp"), cfg, "tokenizer: o200k_base\n") }, modified(cfg))
@@ -460,9 +462,9 @@ func TestExtraFileInsideRoot(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	cfg := filepath.Join(ws, ".ctxls.yaml")
-	writeFile(t, cfg, "a: 1\n")
+	testtree.Write(t, cfg, "a: 1\n")
 	e := start(t, Options{Roots: []string{ws}, Files: []string{cfg}})
-	requireChanges(t, dedupe(e.changes(t, func() { writeFile(t, cfg, "a: 2\n") })), modified(cfg))
+	requireChanges(t, dedupe(e.changes(t, func() { testtree.Write(t, cfg, "a: 2\n") })), modified(cfg))
 	if got := e.watched(); !slices.Equal(got, []string{ws}) {
 		t.Errorf("watched %q", got)
 	}
@@ -472,7 +474,7 @@ func TestRootRemovedAndRecreated(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
 	root := filepath.Join(parent, "context")
-	writeFile(t, filepath.Join(root, "d", "a.md"), "a")
+	testtree.Write(t, filepath.Join(root, "d", "a.md"), "a")
 	e := start(t, Options{Roots: []string{root}, PollInterval: 30 * time.Millisecond})
 
 	m := e.c.mark()
@@ -482,7 +484,7 @@ func TestRootRemovedAndRecreated(t *testing.T) {
 		removedDir(root), removedDir(filepath.Join(root, "d")), removed(filepath.Join(root, "d", "a.md")))
 
 	m = e.c.mark()
-	writeFile(t, filepath.Join(root, "d", "b.md"), "b")
+	testtree.Write(t, filepath.Join(root, "d", "b.md"), "b")
 	e.waitDisk(t)
 	requireChanges(t, e.c.since(m),
 		createdDir(root), createdDir(filepath.Join(root, "d")), created(filepath.Join(root, "d", "b.md")))
@@ -497,7 +499,7 @@ func TestMissingRootAtStart(t *testing.T) {
 	if got := e.w.Files(); len(got) != 0 {
 		t.Fatalf("Files() = %q", got)
 	}
-	writeFile(t, filepath.Join(root, "a.md"), "a")
+	testtree.Write(t, filepath.Join(root, "a.md"), "a")
 	e.waitDisk(t)
 	e.settle(t)
 }
@@ -506,15 +508,15 @@ func TestNestedRoots(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	inner := filepath.Join(ws, ".hidden", "context")
-	writeFile(t, filepath.Join(inner, "a.md"), "a")
-	writeFile(t, filepath.Join(ws, "b.md"), "b")
+	testtree.Write(t, filepath.Join(inner, "a.md"), "a")
+	testtree.Write(t, filepath.Join(ws, "b.md"), "b")
 	e := start(t, Options{Roots: []string{ws, inner}})
 	want := []string{filepath.Join(inner, "a.md"), filepath.Join(ws, "b.md")}
 	if got := e.w.Files(); !slices.Equal(got, want) {
 		t.Fatalf("Files() = %q, want %q", got, want)
 	}
 	m := e.c.mark()
-	writeFile(t, filepath.Join(inner, "c.md"), "c")
+	testtree.Write(t, filepath.Join(inner, "c.md"), "c")
 	e.c.barrier(t, inner)
 	e.settle(t)
 	requireChanges(t, e.c.since(m), created(filepath.Join(inner, "c.md")))
@@ -527,7 +529,7 @@ func TestMaxWaitFlushesEndlessStream(t *testing.T) {
 	p := filepath.Join(root, "busy.md")
 	// Write every 20ms (well under the debounce) until a batch arrives.
 	e.stepUntil(t, "a batch while events kept coming", 20*time.Millisecond,
-		func(i int) { writeFile(t, p, strings.Repeat("x", i)) },
+		func(i int) { testtree.Write(t, p, strings.Repeat("x", i)) },
 		func() bool { return len(e.c.batches) > 0 })
 }
 
@@ -536,7 +538,7 @@ func TestClose(t *testing.T) {
 	root := t.TempDir()
 	w, _ := newWatcher(t, Options{Roots: []string{root}, Debounce: time.Millisecond})
 	// A batch nobody receives must not keep Close waiting.
-	writeFile(t, filepath.Join(root, "a.md"), "a")
+	testtree.Write(t, filepath.Join(root, "a.md"), "a")
 	deadline := time.Now().Add(waitTimeout)
 	for len(w.Files()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
@@ -566,8 +568,8 @@ func TestSymlinks(t *testing.T) {
 	setup := func(t *testing.T) (root, outside string) {
 		root = t.TempDir()
 		outside = t.TempDir()
-		writeFile(t, filepath.Join(root, "dom", "a.md"), "a")
-		writeFile(t, filepath.Join(outside, "o.md"), "o")
+		testtree.Write(t, filepath.Join(root, "dom", "a.md"), "a")
+		testtree.Write(t, filepath.Join(outside, "o.md"), "o")
 		for link, target := range map[string]string{
 			"dom/loop":  root,    // a loop back to the root
 			"dom/self":  ".",     // a loop to itself
@@ -605,7 +607,7 @@ func TestSymlinks(t *testing.T) {
 			t.Errorf("loops not reported:\n%s", logs)
 		}
 		// Changes in the linked directory are seen under the link's path.
-		writeFile(t, filepath.Join(outside, "p.md"), "p")
+		testtree.Write(t, filepath.Join(outside, "p.md"), "p")
 		p := filepath.Join(root, "ext", "p.md")
 		timeout := time.After(waitTimeout)
 		for seen := false; !seen; {
@@ -649,7 +651,7 @@ func TestIrrelevantWritesDoNotDelay(t *testing.T) {
 	root := t.TempDir()
 	e := start(t, Options{Roots: []string{root}, Debounce: 500 * time.Millisecond, MaxWait: time.Hour})
 	log := filepath.Join(root, "build.log")
-	writeFile(t, log, "start")
+	testtree.Write(t, log, "start")
 	p := filepath.Join(root, "topic.md")
 	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -664,7 +666,7 @@ func TestIrrelevantWritesDoNotDelay(t *testing.T) {
 				t.Fatal(err)
 			}
 			if i == 5 {
-				writeFile(t, p, "# Topic\n")
+				testtree.Write(t, p, "# Topic\n")
 			}
 		},
 		func() bool { return slices.ContainsFunc(e.c.log, func(c Change) bool { return c.Path == p }) })

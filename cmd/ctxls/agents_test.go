@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/agentload"
 )
 
@@ -146,7 +147,7 @@ func TestBrokenAgentConfig(t *testing.T) {
 			if err := copyTree(teamProject, root); err != nil {
 				t.Fatal(err)
 			}
-			writeText(t, root, c.file, c.text)
+			testtree.WriteAt(t, root, c.file, c.text)
 			out, _, _ := runCLI(t, "check", "--no-cache", "--format", "json", root)
 			var got []string
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -216,7 +217,7 @@ func TestInstructionsLocations(t *testing.T) {
 				if err := os.MkdirAll(filepath.Join(root, ".vscode"), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				writeText(t, root, ".vscode/settings.json", c.settings)
+				testtree.WriteAt(t, root, ".vscode/settings.json", c.settings)
 			}
 			out, _, _ := runCLI(t, "check", "--no-cache", "--show", "hint", "--format", "json", root)
 			var got []string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -28,7 +29,7 @@ func agentWorkspace(t *testing.T, extra map[string]string) string {
 	for k, v := range extra {
 		files[k] = v
 	}
-	libtest.WriteFiles(t, dir, files)
+	testtree.WriteFiles(t, dir, files)
 	return dir
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libgen"
@@ -65,9 +66,9 @@ func TestCheckSpecialFilesAndSignals(t *testing.T) {
 	t.Run("finishes and warns", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		fsguardtest.Write(t, filepath.Join(dir, "commands", "c.md"), "# C\n\nUse python:host and python:good.\n")
+		testtree.Write(t, filepath.Join(dir, "commands", "c.md"), "# C\n\nUse python:host and python:good.\n")
 		specialTree(t, dir)
-		fsguardtest.Write(t, filepath.Join(dir, "context", "python", "good.md"), "# Good\n")
+		testtree.Write(t, filepath.Join(dir, "context", "python", "good.md"), "# Good\n")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		var stdout, stderr bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -298,7 +299,7 @@ func TestChainTooLargeSuggestsLargerModel(t *testing.T) {
 func TestChainRunDetectsProjectType(t *testing.T) {
 	t.Parallel()
 	dir := libtest.CopyExample(t)
-	libtest.WriteFiles(t, dir, map[string]string{"main.py": "from fastapi import FastAPI\n"})
+	testtree.WriteFiles(t, dir, map[string]string{"main.py": "from fastapi import FastAPI\n"})
 	id := chainRunID(t, dir, "review")
 	out, stderr, status := runCLIStatus(t, "", "chain", "show", id, "--dir", dir, "--format", "json")
 	var st struct {

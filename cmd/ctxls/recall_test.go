@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // The recall corpus: each seed injects one defect of one rule into a file
@@ -677,7 +679,7 @@ func seedRepo(t *testing.T, root string) ([]*trial, []jsonDiag) {
 		byFile := map[string]*trial{}
 		for _, tr := range round {
 			byFile[tr.rel] = tr
-			writeText(t, root, tr.rel, tr.new)
+			testtree.WriteAt(t, root, tr.rel, tr.new)
 		}
 		// The diagnostics check gave before, each moved to its line in
 		// the seeded text.
@@ -705,18 +707,11 @@ func seedRepo(t *testing.T, root string) ([]*trial, []jsonDiag) {
 			}
 		}
 		for _, tr := range round {
-			writeText(t, root, tr.rel, tr.old)
+			testtree.WriteAt(t, root, tr.rel, tr.old)
 		}
 		trials = append(trials, round...)
 	}
 	return trials, others
-}
-
-func writeText(t *testing.T, root, rel, text string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // copyTree copies the regular files, folders and symbolic links under src

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/tokens/tokenstest"
 )
@@ -16,7 +17,7 @@ func tokenizerWorkspace(t *testing.T) string {
 	t.Helper()
 	dir := libtest.CopyExample(t)
 	para := "Every change ships with a test that fails before the change and passes after it, and with a line in the changelog that says what users see.\n"
-	libtest.WriteFiles(t, dir, map[string]string{
+	testtree.WriteFiles(t, dir, map[string]string{
 		"CLAUDE.md":                   "# Project\n\n" + para + "\n@docs/style.md\n",
 		"docs/style.md":               "# Style\n\n" + para,
 		".claude/skills/big/SKILL.md": "---\nname: big\ndescription: A skill whose body is long.\n---\n\n" + strings.Repeat("Word after word the body goes on and on, loaded whole when the skill runs. ", 900) + "\n",

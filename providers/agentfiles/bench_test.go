@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // writeSkills writes n skills into dir, each with frontmatter, a body of
@@ -22,8 +24,8 @@ func writeSkills(tb testing.TB, dir string, n int) {
 		}
 		body := strings.Repeat(fmt.Sprintf("## Step\n\nRun the %d tool, then read [the guide](references/guide.md).\n\n", i), 8)
 		content := fmt.Sprintf("---\nname: %s\ndescription: Does task %d. Use when the user asks for task %d.\nallowed-tools: Read Grep\nmetadata:\n  version: \"1.0\"\n---\n\n# %s\n\n%s", fmName, i, i, name, body)
-		writeFile(tb, d, "SKILL.md", content)
-		writeFile(tb, d, "references/guide.md", "# Guide\n")
+		testtree.WriteAt(tb, d, "SKILL.md", content)
+		testtree.WriteAt(tb, d, "references/guide.md", "# Guide\n")
 	}
 }
 
@@ -55,7 +57,7 @@ func writeRulesRepo(tb testing.TB, dir string, files, rules int) {
 	exts := []string{"ts", "tsx", "go", "py", "md", "json"}
 	for i := range files {
 		rel := fmt.Sprintf("packages/pkg%03d/src/mod%02d/file%05d.%s", i%200, i%30, i, exts[i%len(exts)])
-		writeFile(tb, dir, rel, "")
+		testtree.WriteAt(tb, dir, rel, "")
 	}
 	for i := range rules {
 		var pat string
@@ -70,9 +72,9 @@ func writeRulesRepo(tb testing.TB, dir string, files, rules int) {
 			pat = fmt.Sprintf("**/generated%03d/**/*.rs", i) // matches nothing
 		}
 		if i%2 == 0 {
-			writeFile(tb, dir, fmt.Sprintf(".cursor/rules/r%03d.mdc", i), fmt.Sprintf("---\ndescription: Rule %d\nglobs: %s\n---\nRule.\n", i, pat))
+			testtree.WriteAt(tb, dir, fmt.Sprintf(".cursor/rules/r%03d.mdc", i), fmt.Sprintf("---\ndescription: Rule %d\nglobs: %s\n---\nRule.\n", i, pat))
 		} else {
-			writeFile(tb, dir, fmt.Sprintf(".github/instructions/i%03d.instructions.md", i), fmt.Sprintf("---\napplyTo: %q\n---\nRule.\n", pat))
+			testtree.WriteAt(tb, dir, fmt.Sprintf(".github/instructions/i%03d.instructions.md", i), fmt.Sprintf("---\napplyTo: %q\n---\nRule.\n", pat))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 )
 
@@ -14,7 +15,7 @@ func TestCheckLeftOut(t *testing.T) {
 	t.Parallel()
 	const links = 2500
 	dir := t.TempDir()
-	p := writeFile(t, dir, ".claude/skills/big/SKILL.md", "---\nname: big\ndescription: Big. Use when asked.\n---\n# Big\n"+strings.Repeat("[x](gone.md)\n", links))
+	p := testtree.WriteAt(t, dir, ".claude/skills/big/SKILL.md", "---\nname: big\ndescription: Big. Use when asked.\n---\n# Big\n"+strings.Repeat("[x](gone.md)\n", links))
 	s := mustLoad(t, dir, nil)
 	var kept, leftOut, summaries int
 	for _, d := range s.Check(context.Background())[p] {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 )
@@ -194,7 +195,7 @@ func TestFixes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			p := writeFile(t, dir, tc.rel, tc.content)
+			p := testtree.WriteAt(t, dir, tc.rel, tc.content)
 			s := mustLoad(t, dir, nil)
 			ds := s.Check(context.Background())[p]
 			if len(ds) != 1 || ds[0].Code != tc.code || len(ds[0].Fixes) == 0 {
@@ -240,7 +241,7 @@ func TestBrokenFilesNeverCrash(t *testing.T) {
 	for i, content := range contents {
 		dir := t.TempDir()
 		for _, rel := range paths {
-			writeFile(t, dir, rel, content)
+			testtree.WriteAt(t, dir, rel, content)
 		}
 		s, err := Load(context.Background(), dir, nil)
 		if err != nil {
@@ -263,7 +264,7 @@ func TestBrokenFilesNeverCrash(t *testing.T) {
 func TestTooLargeFileIsSkipped(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	p := writeFile(t, dir, "AGENTS.md", strings.Repeat("x", 2000))
+	p := testtree.WriteAt(t, dir, "AGENTS.md", strings.Repeat("x", 2000))
 	cfg := config.Default()
 	cfg.MaxFileSize = 1000
 	s := mustLoad(t, dir, cfg)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
@@ -100,7 +101,7 @@ func TestDiscoverSkipsTestdata(t *testing.T) {
 	dir := t.TempDir()
 	for _, rel := range []string{"skills/kept/SKILL.md", "pkg/testdata/skills/fixture/SKILL.md",
 		"testdata/CLAUDE.md", "vendor/x/AGENTS.md", "CLAUDE.md"} {
-		writeFile(t, dir, rel, "---\nname: x\ndescription: X.\n---\n")
+		testtree.WriteAt(t, dir, rel, "---\nname: x\ndescription: X.\n---\n")
 	}
 	tests := []struct {
 		root string
@@ -155,7 +156,7 @@ func mustLoad(t testing.TB, root string, cfg *config.Config) *Set {
 func TestLoadSpecialFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	fsguardtest.Write(t, filepath.Join(dir, "notes.md"), "# Inside\n")
+	testtree.Write(t, filepath.Join(dir, "notes.md"), "# Inside\n")
 	fsguardtest.Links(t, dir, map[string]string{
 		"CLAUDE.md": fsguardtest.Outside(t, "secret.md", "TOP-SECRET\n"),
 		"GEMINI.md": filepath.Join(dir, "notes.md"),
@@ -184,13 +185,6 @@ func TestLoadSpecialFiles(t *testing.T) {
 	}
 }
 
-// writeFile writes content at the slash path rel below dir and returns
-// the file's path.
-func writeFile(t testing.TB, dir, rel, content string) string {
-	t.Helper()
-	return fsguardtest.Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
-}
-
 // TestSkillLinksThroughSymlinks checks the links of a skill whose paths
 // pass symbolic links to folders, which the listing of the workspace does
 // not enter: a link to a folder of the workspace names its files, and a
@@ -199,7 +193,7 @@ func writeFile(t testing.TB, dir, rel, content string) string {
 func TestSkillLinksThroughSymlinks(t *testing.T) {
 	t.Parallel()
 	secret := fsguardtest.Outside(t, "notes.md", "# Private\n")
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"shared/guide.md": "# Guide\n",
 		".claude/skills/x/SKILL.md": "---\nname: x\ndescription: Does x. Use when x is needed.\n---\n# X\n\n" +
 			"See [the guide](refs/guide.md), [the notes](private/notes.md) and [a gap](refs/none.md).\n",

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
@@ -17,7 +18,7 @@ func TestSkillLinks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	skill := "---\nname: %s\ndescription: Does %s. Use when asked.\n---\n\nSee [the notes](references/notes.md).\n"
-	fsguardtest.WriteTree(t, dir, map[string]string{
+	testtree.WriteFiles(t, dir, map[string]string{
 		// A skill of Codex's folder, without a name: Codex skips it, and
 		// Claude Code reads it too through the link.
 		".agents/skills/opentui/SKILL.md":            "---\ndescription: Builds TUIs. Use when asked.\n---\n\nSee [the notes](references/notes.md).\n",

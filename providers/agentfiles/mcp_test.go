@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 )
 
@@ -50,7 +51,7 @@ func TestMCPHostileInput(t *testing.T) {
 	paths := []string{".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".gemini/settings.json", ".codex/config.toml"}
 	dir := t.TempDir()
 	for _, rel := range paths {
-		writeFile(t, dir, rel, "{}")
+		testtree.WriteAt(t, dir, rel, "{}")
 	}
 	s := mustLoad(t, dir, nil)
 	for i, content := range contents {
@@ -77,7 +78,7 @@ func TestMCPSecretsNeverEchoed(t *testing.T) {
 	t.Parallel()
 	const secret = "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ12"
 	dir := t.TempDir()
-	writeFile(t, dir, ".mcp.json", `{"mcpServers": {"gh": {"command": "npx", "env": {"GITHUB_TOKEN": "`+secret+`"}}}}`)
+	testtree.WriteAt(t, dir, ".mcp.json", `{"mcpServers": {"gh": {"command": "npx", "env": {"GITHUB_TOKEN": "`+secret+`"}}}}`)
 	s := mustLoad(t, dir, nil)
 	found := false
 	for _, ds := range s.Check(context.Background()) {
@@ -131,7 +132,7 @@ func TestMCPMisspelledKeyFix(t *testing.T) {
 		".vscode/mcp.json":   `{"mcpServers": {"s": {"command": "npx"}}}`,
 	} {
 		dir := t.TempDir()
-		p := writeFile(t, dir, rel, text)
+		p := testtree.WriteAt(t, dir, rel, text)
 		s := mustLoad(t, dir, nil)
 		f, ds := s.CheckFile(context.Background(), p, nil)
 		var fixed []byte

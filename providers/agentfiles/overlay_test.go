@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // An editor's unsaved texts replace the disk's in the set WithTexts
 // returns, and only there.
 func TestWithTexts(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		".claude/skills/a/SKILL.md": "---\nname: a\ndescription: On disk.\n---\n\nBody.\n",
 		".claude/commands/go.md":    "Go.\n",
 	})
@@ -69,7 +69,7 @@ func TestWithTexts(t *testing.T) {
 // text of a settings file it has open.
 func TestWithTextsSettings(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		".codex/config.toml":                 "project_doc_fallback_filenames = [\"TEAM.md\"]\nproject_doc_max_bytes = 600\n",
 		".gemini/settings.json":              "{\"context\": {\"fileName\": [\"AGENTS.md\", \"GEMINI.md\"]}}\n",
 		".vscode/settings.json":              "{\"chat.instructionsFilesLocations\": {\".github/prompts\": true}}\n",

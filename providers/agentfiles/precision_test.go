@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 )
 
@@ -64,7 +65,7 @@ func TestDiagnosticText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeFile(t, dir, tc.rel, tc.content)
+			testtree.WriteAt(t, dir, tc.rel, tc.content)
 			s := mustLoad(t, dir, nil)
 			ds := s.Check(context.Background())[filepath.Join(s.Root, filepath.FromSlash(tc.rel))]
 			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Message != tc.message {
@@ -97,7 +98,7 @@ func TestLinesAfterQuotedValue(t *testing.T) {
 	for i := range 637 {
 		fmt.Fprintf(&body, "Step %d: restyle the next component.\n", i)
 	}
-	writeFile(t, dir, ".claude/skills/ui4/SKILL.md", "---\nname: ui4\ndescription: Manually invoked skill for reskinning Payload UI components. Requires Figma URL. Usage: /ui4\n---\n"+body.String())
+	testtree.WriteAt(t, dir, ".claude/skills/ui4/SKILL.md", "---\nname: ui4\ndescription: Manually invoked skill for reskinning Payload UI components. Requires Figma URL. Usage: /ui4\n---\n"+body.String())
 	got := diagnosticLines(t, dir)
 	want := []string{
 		".claude/skills/ui4/SKILL.md:3|frontmatter-lenient-yaml",
@@ -115,10 +116,10 @@ func TestLinesAfterQuotedValue(t *testing.T) {
 func TestGlobCompiledOnce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "src/a.ts", "")
+	testtree.WriteAt(t, dir, "src/a.ts", "")
 	for i := range 8 {
-		writeFile(t, dir, fmt.Sprintf(".cursor/rules/r%d.mdc", i), "---\nglobs: src/**/*.ts\n---\nRule.\n")
-		writeFile(t, dir, fmt.Sprintf(".github/instructions/i%d.instructions.md", i), "---\napplyTo: \"src/**/*.ts\"\n---\nRule.\n")
+		testtree.WriteAt(t, dir, fmt.Sprintf(".cursor/rules/r%d.mdc", i), "---\nglobs: src/**/*.ts\n---\nRule.\n")
+		testtree.WriteAt(t, dir, fmt.Sprintf(".github/instructions/i%d.instructions.md", i), "---\napplyTo: \"src/**/*.ts\"\n---\nRule.\n")
 	}
 	s := mustLoad(t, dir, nil)
 	if ds := s.Check(t.Context()); len(ds) != 0 {
@@ -143,8 +144,8 @@ func TestMemoryFileOverCodexCap(t *testing.T) {
 	for i := 0; b.Len() <= 40_000; i++ {
 		fmt.Fprintf(&b, "## Convention %d\n\nKeep functions short and name them after what they return.\n\n", i)
 	}
-	writeFile(t, dir, "AGENTS.md", b.String())
-	writeFile(t, dir, "GEMINI.md", b.String())
+	testtree.WriteAt(t, dir, "AGENTS.md", b.String())
+	testtree.WriteAt(t, dir, "GEMINI.md", b.String())
 	got := diagnosticLines(t, dir)
 	if len(got) != 1 || !strings.HasPrefix(got[0], "AGENTS.md:") || !strings.HasSuffix(got[0], "|agents-md-too-large") {
 		t.Errorf("diagnostics %v, want one agents-md-too-large on AGENTS.md", got)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/agentfacts"
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
@@ -157,7 +158,7 @@ func TestSkillListingCut(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	desc := strings.Repeat("word ", 400) // 2,000 characters
-	write(t, dir, ".claude/skills/long/SKILL.md", "---\nname: long\ndescription: "+desc+"\n---\nbody\n")
+	testtree.WriteAt(t, dir, ".claude/skills/long/SKILL.md", "---\nname: long\ndescription: "+desc+"\n---\nbody\n")
 	c := compute(t, dir, Options{Counter: counter(t)})
 	cut := "- long: " + strings.TrimSpace(desc)[:config.DefaultSkillListing] + "\n"
 	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].Tokens != counter(t).Count(cut) {
@@ -168,8 +169,8 @@ func TestSkillListingCut(t *testing.T) {
 func TestCommandHiddenBySkill(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write(t, dir, ".claude/skills/review/SKILL.md", "---\nname: review\ndescription: Review a diff.\n---\nbody\n")
-	write(t, dir, ".claude/commands/review.md", "---\ndescription: Old review command.\n---\nReview.\n")
+	testtree.WriteAt(t, dir, ".claude/skills/review/SKILL.md", "---\nname: review\ndescription: Review a diff.\n---\nbody\n")
+	testtree.WriteAt(t, dir, ".claude/commands/review.md", "---\ndescription: Old review command.\n---\nReview.\n")
 	c := compute(t, dir, Options{Counter: counter(t)})
 	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != ".claude/skills/review/SKILL.md" {
 		t.Errorf("alwaysLoaded %+v, want only the skill's listing entry", c.AlwaysLoaded)
@@ -189,11 +190,11 @@ func TestCodexChain(t *testing.T) {
 	dir := t.TempDir()
 	root := strings.Repeat("r", 20000)
 	nested := strings.Repeat("n", 20000)
-	write(t, dir, "AGENTS.md", root)
-	write(t, dir, "pkg/AGENTS.md", nested)
-	write(t, dir, "empty/AGENTS.md", " \n")
-	write(t, dir, "empty/NOTES.md", "notes\n")
-	write(t, dir, ".codex/config.toml", "project_doc_fallback_filenames = [\"NOTES.md\"]\n")
+	testtree.WriteAt(t, dir, "AGENTS.md", root)
+	testtree.WriteAt(t, dir, "pkg/AGENTS.md", nested)
+	testtree.WriteAt(t, dir, "empty/AGENTS.md", " \n")
+	testtree.WriteAt(t, dir, "empty/NOTES.md", "notes\n")
+	testtree.WriteAt(t, dir, ".codex/config.toml", "project_doc_fallback_filenames = [\"NOTES.md\"]\n")
 	c := compute(t, dir, Options{Agent: Codex, Counter: counter(t)})
 	var pkg, empty *Entry
 	for i, e := range c.OnDemand {
@@ -218,17 +219,17 @@ func TestOtherAgents(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	big := "# Agents\n\n" + strings.Repeat("Keep the build green. ", 2000) // about 44 KB
-	write(t, dir, "AGENTS.md", big)
-	write(t, dir, "pkg/AGENTS.md", "pkg notes\n")
-	write(t, dir, ".cursor/rules/always.mdc", "---\nalwaysApply: true\n---\nAlways.\n")
-	write(t, dir, ".cursor/rules/go.mdc", "---\nglobs: \"**/*.go\"\n---\nGo.\n")
-	write(t, dir, ".cursor/rules/asked.mdc", "---\ndescription: Database migrations\n---\nMigrate.\n")
-	write(t, dir, ".cursor/rules/manual.mdc", "Manual.\n")
-	write(t, dir, ".github/copilot-instructions.md", "Be brief.\n")
-	write(t, dir, ".github/instructions/all.instructions.md", "---\napplyTo: \"**\"\n---\nAll.\n")
-	write(t, dir, ".github/instructions/go.instructions.md", "---\napplyTo: \"**/*.go\"\n---\nGo.\n")
-	write(t, dir, ".github/prompts/plan.prompt.md", "---\ndescription: Plan\n---\nPlan it.\n")
-	write(t, dir, "CLAUDE.md", "claude only\n")
+	testtree.WriteAt(t, dir, "AGENTS.md", big)
+	testtree.WriteAt(t, dir, "pkg/AGENTS.md", "pkg notes\n")
+	testtree.WriteAt(t, dir, ".cursor/rules/always.mdc", "---\nalwaysApply: true\n---\nAlways.\n")
+	testtree.WriteAt(t, dir, ".cursor/rules/go.mdc", "---\nglobs: \"**/*.go\"\n---\nGo.\n")
+	testtree.WriteAt(t, dir, ".cursor/rules/asked.mdc", "---\ndescription: Database migrations\n---\nMigrate.\n")
+	testtree.WriteAt(t, dir, ".cursor/rules/manual.mdc", "Manual.\n")
+	testtree.WriteAt(t, dir, ".github/copilot-instructions.md", "Be brief.\n")
+	testtree.WriteAt(t, dir, ".github/instructions/all.instructions.md", "---\napplyTo: \"**\"\n---\nAll.\n")
+	testtree.WriteAt(t, dir, ".github/instructions/go.instructions.md", "---\napplyTo: \"**/*.go\"\n---\nGo.\n")
+	testtree.WriteAt(t, dir, ".github/prompts/plan.prompt.md", "---\ndescription: Plan\n---\nPlan it.\n")
+	testtree.WriteAt(t, dir, "CLAUDE.md", "claude only\n")
 	set := load(t, dir)
 	files := func(agent string) (always, demand []string, c *Cost) {
 		c, err := Compute(context.Background(), set, Options{Agent: agent, Counter: counter(t)})
@@ -265,7 +266,7 @@ func TestOtherAgents(t *testing.T) {
 		!slices.Equal(demand, []string{"pkg/AGENTS.md", ".github/instructions/go.instructions.md", ".github/prompts/plan.prompt.md"}) {
 		t.Errorf("copilot: always %v, on demand %v", always, demand)
 	}
-	write(t, dir, "AGENTS.override.md", "Override.\n")
+	testtree.WriteAt(t, dir, "AGENTS.override.md", "Override.\n")
 	c, err := Compute(context.Background(), load(t, dir), Options{Agent: Codex, Counter: counter(t)})
 	if err != nil || len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.override.md" || c.AlwaysLoaded[0].Tokens != counter(t).Count("Override.\n") {
 		t.Errorf("codex with an override: %+v, %v", c, err)
@@ -273,11 +274,6 @@ func TestOtherAgents(t *testing.T) {
 	if _, err := Compute(context.Background(), set, Options{Agent: "zed"}); err == nil {
 		t.Error("an unknown agent gave no error")
 	}
-}
-
-func write(t *testing.T, dir, rel, text string) {
-	t.Helper()
-	fsguardtest.Write(t, filepath.Join(dir, rel), text)
 }
 
 // compute loads the agent files under dir and computes their cost with
@@ -297,7 +293,7 @@ func compute(t *testing.T, dir string, opt Options) *Cost {
 // link that leaves the workspace.
 func TestClaudeLinkedSkills(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		".agents/skills/opentui/SKILL.md":    "---\nname: opentui\ndescription: Builds terminal UIs with OpenTUI. Use for TUI work.\n---\n\n# OpenTUI\n",
 		".cline/skills/publish-cli/SKILL.md": "---\nname: publish-cli\ndescription: Publishes the CLI to npm. Use when releasing.\n---\n\n# Publish\n",
 	})
@@ -323,11 +319,11 @@ func TestGemini(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	big := strings.Repeat("Gemini has no byte cap. ", 2000) // 48 KB
-	write(t, dir, "GEMINI.md", "# Project\n\n@./docs/style.md\n\n"+big)
-	write(t, dir, "docs/style.md", "Style.\n\n@./more.md\n")
-	write(t, dir, "docs/more.md", "More.\n\n@./style.md\n")
-	write(t, dir, "pkg/GEMINI.md", "pkg\n")
-	write(t, dir, "AGENTS.md", "codex only\n")
+	testtree.WriteAt(t, dir, "GEMINI.md", "# Project\n\n@./docs/style.md\n\n"+big)
+	testtree.WriteAt(t, dir, "docs/style.md", "Style.\n\n@./more.md\n")
+	testtree.WriteAt(t, dir, "docs/more.md", "More.\n\n@./style.md\n")
+	testtree.WriteAt(t, dir, "pkg/GEMINI.md", "pkg\n")
+	testtree.WriteAt(t, dir, "AGENTS.md", "codex only\n")
 	c := compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
 	var always []string
 	for _, e := range c.AlwaysLoaded {
@@ -343,7 +339,7 @@ func TestGemini(t *testing.T) {
 		t.Errorf("on demand %+v", c.OnDemand)
 	}
 	// context.fileName naming AGENTS.md makes it Gemini's context file.
-	write(t, dir, ".gemini/settings.json", `{"context": {"fileName": "AGENTS.md"}}`)
+	testtree.WriteAt(t, dir, ".gemini/settings.json", `{"context": {"fileName": "AGENTS.md"}}`)
 	c = compute(t, dir, Options{Agent: Gemini, Counter: counter(t)})
 	if len(c.AlwaysLoaded) != 1 || c.AlwaysLoaded[0].File != "AGENTS.md" {
 		t.Errorf("with context.fileName AGENTS.md: %+v", c.AlwaysLoaded)
@@ -420,12 +416,12 @@ func TestClaudeOutputStyle(t *testing.T) {
 func TestKiro(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write(t, dir, "AGENTS.md", "Build with make.\n")
-	write(t, dir, "api/AGENTS.md", "The API's notes.\n")
-	write(t, dir, "docs/style.md", "Short functions.\n")
-	write(t, dir, "docs/api.yaml", "openapi: 3.1.0\n")
-	write(t, dir, ".kiro/steering/tech.md", "---\ninclusion: always\n---\nSee #[[file:docs/style.md]] and #[[file:docs/none.md]]; `#[[file:docs/api.yaml]]` in code.\n")
-	write(t, dir, ".kiro/steering/api.md", "---\ninclusion: manual\n---\nThe API: #[[file:docs/api.yaml]], styled as #[[file:docs/style.md]].\n")
+	testtree.WriteAt(t, dir, "AGENTS.md", "Build with make.\n")
+	testtree.WriteAt(t, dir, "api/AGENTS.md", "The API's notes.\n")
+	testtree.WriteAt(t, dir, "docs/style.md", "Short functions.\n")
+	testtree.WriteAt(t, dir, "docs/api.yaml", "openapi: 3.1.0\n")
+	testtree.WriteAt(t, dir, ".kiro/steering/tech.md", "---\ninclusion: always\n---\nSee #[[file:docs/style.md]] and #[[file:docs/none.md]]; `#[[file:docs/api.yaml]]` in code.\n")
+	testtree.WriteAt(t, dir, ".kiro/steering/api.md", "---\ninclusion: manual\n---\nThe API: #[[file:docs/api.yaml]], styled as #[[file:docs/style.md]].\n")
 	c := compute(t, dir, Options{Agent: Kiro, Counter: counter(t)})
 	var always, later []string
 	for _, e := range c.AlwaysLoaded {

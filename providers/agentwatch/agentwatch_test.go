@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
@@ -18,16 +19,6 @@ type recorder struct {
 // seen returns every path reported so far.
 func (r *recorder) seen() []string { return slices.Concat(r.All()...) }
 
-func write(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestWatchReportsAgentFiles drives a real watcher on a temporary
 // workspace: files that may be agent files are reported when written,
 // changed or removed, in a folder there at the start or created later;
@@ -37,7 +28,7 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	skill := filepath.Join(dir, ".claude", "skills", "deploy", "SKILL.md")
-	write(t, skill, "---\nname: deploy\n---\n")
+	testtree.Write(t, skill, "---\nname: deploy\n---\n")
 	var rec recorder
 	w, err := Watch(dir, Options{Debounce: 20 * time.Millisecond, PollInterval: 50 * time.Millisecond}, rec.Add)
 	if err != nil {
@@ -56,15 +47,15 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 		filepath.Join(dir, "docs", "guide.md"),
 	}
 	for _, p := range ignored {
-		write(t, p, "x")
+		testtree.Write(t, p, "x")
 	}
-	write(t, skill, "---\nname: deploy\ndescription: Changed.\n---\n")
+	testtree.Write(t, skill, "---\nname: deploy\ndescription: Changed.\n---\n")
 	waitFor(skill)
 	rule := filepath.Join(dir, ".cursor", "rules", "style.mdc") // .cursor did not exist
-	write(t, rule, "# Style\n")
+	testtree.Write(t, rule, "# Style\n")
 	waitFor(rule)
 	manifest := filepath.Join(dir, ".claude-plugin", "plugin.json")
-	write(t, manifest, "{}")
+	testtree.Write(t, manifest, "{}")
 	waitFor(manifest)
 	// Counted before the removal: a report that comes between the two
 	// would otherwise be missed.
@@ -88,7 +79,7 @@ func TestWatchReportsAgentFiles(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	n := len(rec.seen())
-	write(t, filepath.Join(dir, ".github", "copilot-instructions.md"), "# After close\n")
+	testtree.Write(t, filepath.Join(dir, ".github", "copilot-instructions.md"), "# After close\n")
 	time.Sleep(200 * time.Millisecond) // ten debounces: a call would have come
 	if got := rec.seen(); len(got) != n {
 		t.Errorf("reported after Close: %v", got[n:])

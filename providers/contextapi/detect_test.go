@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
-	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 func TestDetectProjectType(t *testing.T) {
@@ -220,7 +220,7 @@ func TestCrossDomainForgeStyle(t *testing.T) {
 		t.Errorf("warnings %v", res.Warnings)
 	}
 	// The {domain} row names a topic angular lacks.
-	libtest.WriteFiles(t, dir, map[string]string{"context/angular/index.md": "# Angular\n"})
+	testtree.WriteFiles(t, dir, map[string]string{"context/angular/index.md": "# Angular\n"})
 	p = NewStatic(loadDir(t, dir, nil).Snapshot())
 	res, _ = p.CrossDomainContext(bg, "angular", []string{"perf"})
 	if len(res.Items) != 0 || !hasWarning(res.Warnings, WarnUnresolved, "angular/performance_patterns.md") {

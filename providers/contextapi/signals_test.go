@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -17,7 +18,7 @@ func projectWithExample(t *testing.T, files map[string]string) *Provider {
 	t.Helper()
 	dir := t.TempDir()
 	libtest.CopyTree(t, libtest.ExampleDir(t), dir)
-	libtest.WriteFiles(t, dir, files)
+	testtree.WriteFiles(t, dir, files)
 	return NewStatic(loadDir(t, dir, nil).Snapshot())
 }
 
@@ -111,7 +112,7 @@ func BenchmarkDetectWorkspace(b *testing.B) {
 	for i := range 3000 {
 		files[fmt.Sprintf("app/pkg%02d/mod%d.py", i%30, i)] = fmt.Sprintf("import os\nfrom fastapi import APIRouter\nfrom app.pkg%02d import helper%d\n\n%s", i%30, i, strings.Repeat("x = 1\n", 200))
 	}
-	libtest.WriteFiles(b, dir, files)
+	testtree.WriteFiles(b, dir, files)
 	p := NewStatic(loadDir(b, dir, nil).Snapshot())
 	for b.Loop() {
 		if got, err := p.DetectWorkspace(b.Context()); err != nil || got != "fastapi" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
@@ -21,8 +22,8 @@ func tree(t *testing.T) (root, outside string) {
 	root = t.TempDir()
 	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n")
 	outside = filepath.Dir(secret)
-	fsguardtest.Write(t, filepath.Join(root, "a.md"), "# A\n")
-	fsguardtest.Write(t, filepath.Join(root, "sub/b.md"), "# B\n")
+	testtree.Write(t, filepath.Join(root, "a.md"), "# A\n")
+	testtree.Write(t, filepath.Join(root, "sub/b.md"), "# B\n")
 	fsguardtest.Pipe(t, filepath.Join(root, "pipe.md"))
 	fsguardtest.Links(t, root, map[string]string{
 		"inside.md":   "a.md",
@@ -100,7 +101,7 @@ func TestCheck(t *testing.T) {
 func TestCheckRootBehindLink(t *testing.T) {
 	t.Parallel()
 	real := t.TempDir()
-	fsguardtest.Link(t, fsguardtest.Write(t, filepath.Join(real, "a.md"), "# A\n"), filepath.Join(real, "abs.md"))
+	fsguardtest.Link(t, testtree.Write(t, filepath.Join(real, "a.md"), "# A\n"), filepath.Join(real, "abs.md"))
 	via := fsguardtest.Link(t, real, filepath.Join(t.TempDir(), "via"))
 	r := NewRoot(via)
 	for _, name := range []string{"a.md", "abs.md"} {
@@ -139,7 +140,7 @@ func TestReadFile(t *testing.T) {
 	t.Run("larger than a chunk", func(t *testing.T) {
 		t.Parallel()
 		data := strings.Repeat("0123456789abcdef", 3*readChunk/16+7)
-		p := fsguardtest.Write(t, filepath.Join(t.TempDir(), "big.md"), data)
+		p := testtree.Write(t, filepath.Join(t.TempDir(), "big.md"), data)
 		b, err := ReadFile(ctx, p, int64(len(data)))
 		if err != nil || string(b) != data {
 			t.Errorf("ReadFile = %d bytes, %v; want %d", len(b), err, len(data))

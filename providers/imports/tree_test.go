@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/tokens"
@@ -264,8 +265,8 @@ func importStatuses(tree *Tree) []string {
 func TestBuildImportOfPipe(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	claude := fsguardtest.Write(t, filepath.Join(dir, "CLAUDE.md"), "@pipe.md @a.md\n")
-	fsguardtest.Write(t, filepath.Join(dir, "a.md"), "a\n")
+	claude := testtree.Write(t, filepath.Join(dir, "CLAUDE.md"), "@pipe.md @a.md\n")
+	testtree.Write(t, filepath.Join(dir, "a.md"), "a\n")
 	fsguardtest.Pipe(t, filepath.Join(dir, "pipe.md"))
 	tree := fsguardtest.Call(t, "Build", func() (*Tree, error) { return Build(context.Background(), claude, Options{Root: dir}) })
 	got := importStatuses(tree)
@@ -281,7 +282,7 @@ func TestBuildImportOfPipe(t *testing.T) {
 func TestRootCheck(t *testing.T) {
 	t.Parallel()
 	secret := fsguardtest.Outside(t, "id_rsa", "key material")
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"CLAUDE.md":    "@docs/notes.md @keys/id_rsa @docs/pipe.md @docs/a.md @docs/inside.md @docs/real.md\n",
 		"docs/real.md": "# Real\n",
 	})
@@ -332,7 +333,7 @@ func TestRootCheck(t *testing.T) {
 func TestFinalPeriodBeforeLinkOut(t *testing.T) {
 	t.Parallel()
 	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n")
-	dir := fsguardtest.TempTree(t, map[string]string{"CLAUDE.md": "See @notes.md.\n"})
+	dir := testtree.New(t, map[string]string{"CLAUDE.md": "See @notes.md.\n"})
 	fsguardtest.Link(t, secret, filepath.Join(dir, "notes.md"))
 	tree, err := Build(t.Context(), filepath.Join(dir, "CLAUDE.md"), Options{Root: dir})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
@@ -73,7 +74,7 @@ func TestRandomBytes(t *testing.T) {
 		for j := range data {
 			data[j] = byte(r.UintN(256))
 		}
-		dir := fsguardtest.TempTree(t, map[string]string{
+		dir := testtree.New(t, map[string]string{
 			"context/python/noise.md": string(data),
 			"context/python/good.md":  goodTopic,
 		})
@@ -103,13 +104,13 @@ func TestRandomText(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	// One tree, its two files rewritten for each case: a fresh tree per
 	// case would create 1,400 inodes, and each Load reads the disk anew.
-	dir := fsguardtest.TempTree(t, map[string]string{"context/python/good.md": goodTopic})
+	dir := testtree.New(t, map[string]string{"context/python/good.md": goodTopic})
 	for i := range 200 {
 		var b strings.Builder
 		for range r.IntN(200) {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 		}
-		fsguardtest.WriteTree(t, dir, map[string]string{
+		testtree.WriteFiles(t, dir, map[string]string{
 			"context/python/x.md": b.String(),
 			"commands/c.md":       b.String(),
 		})
@@ -143,8 +144,8 @@ func TestHugeFile(t *testing.T) {
 			b.WriteString(line)
 		}
 	}
-	dir := fsguardtest.TempTree(t, map[string]string{"context/python/good.md": goodTopic})
-	huge := fsguardtest.Write(t, filepath.Join(dir, "context/python/huge.md"), b.String())
+	dir := testtree.New(t, map[string]string{"context/python/good.md": goodTopic})
+	huge := testtree.Write(t, filepath.Join(dir, "context/python/huge.md"), b.String())
 
 	t.Run("above the limit is skipped with a warning", func(t *testing.T) {
 		t.Parallel()
@@ -230,7 +231,7 @@ func TestCRLF(t *testing.T) {
 	src := topicFM("python/x", "reference", 20, "sections:\n  - name: Security Issues\n    estimatedTokens: 12") +
 		"\n# X Title\n\n## Security Issues\n\nSee python:good#Part and [g](good.md).\n\n```js\ngetReference(\"python\", \"nope\")\n```\n\n**Version**: 1.2.3\n**Last Updated**: 2026-01-02\n"
 	crlf := strings.ReplaceAll(src, "\n", "\r\n")
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/python/x.md":    crlf,
 		"context/python/good.md": strings.ReplaceAll(goodTopic, "\n", "\r\n"),
 	})
@@ -265,7 +266,7 @@ func TestCRLF(t *testing.T) {
 	if !slices.Equal(forms, []refs.Form{refs.KeyForm, refs.PathForm, refs.CallForm}) {
 		t.Errorf("forms = %v", forms)
 	}
-	fb := fsguardtest.Write(t, filepath.Join(dir, "context/python/fb.md"), "# FB\r\n\r\n*Last Updated: 2026-02-10*\r\n**Maintained For**: x skill\r\n")
+	fb := testtree.Write(t, filepath.Join(dir, "context/python/fb.md"), "# FB\r\n\r\n*Last Updated: 2026-02-10*\r\n**Maintained For**: x skill\r\n")
 	if _, err := l.Apply(t.Context(), []Change{{Path: fb}}); err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestBOM(t *testing.T) {
 
 func TestSymlinks(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/python/good.md": goodTopic,
 		"outside/secret.md":      "# Secret\n",
 	})

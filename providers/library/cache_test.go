@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/indexcache"
 )
 
@@ -58,7 +58,7 @@ func summarize(t *testing.T, l *Library) summary {
 // An index from the cache is the index computed afresh.
 func TestCacheSameIndex(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, cacheTree)
+	dir := testtree.New(t, cacheTree)
 	cacheDir := t.TempDir()
 	want := summarize(t, load(t, dir, nil))
 	cold := summarize(t, loadCached(t, dir, cacheDir))
@@ -100,7 +100,7 @@ func poison(t *testing.T, l *Library, cacheDir, rel string) {
 
 func TestCacheUsedOnlyForSameContent(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, cacheTree)
+	dir := testtree.New(t, cacheTree)
 	cacheDir := t.TempDir()
 	rel := "context/python/testing.md"
 	p := filepath.Join(dir, rel)
@@ -142,7 +142,7 @@ func TestCacheUsedOnlyForSameContent(t *testing.T) {
 // mean: a section that appears elsewhere.
 func TestCacheViewChange(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, cacheTree)
+	dir := testtree.New(t, cacheTree)
 	cacheDir := t.TempDir()
 	loadCached(t, dir, cacheDir)
 	p := filepath.Join(dir, "context/python/testing.md")
@@ -158,7 +158,7 @@ func TestCacheViewChange(t *testing.T) {
 // A damaged cache file is discarded and the index is right.
 func TestCacheDamaged(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, cacheTree)
+	dir := testtree.New(t, cacheTree)
 	cacheDir := t.TempDir()
 	l := loadCached(t, dir, cacheDir)
 	want := summarize(t, l)

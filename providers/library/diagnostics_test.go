@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 // base is a small library the diagnostic cases add to.
@@ -307,7 +307,7 @@ func TestDriftThresholdConfigurable(t *testing.T) {
 	}{{0.25, true}, {5, false}} {
 		cfg := config.Default()
 		cfg.DriftThreshold = tc.threshold
-		l := load(t, fsguardtest.TempTree(t, files), cfg)
+		l := load(t, testtree.New(t, files), cfg)
 		got := slices.Contains(codes(diagsOf(t, l, "context/python/x.md")), CodeTokenDrift)
 		if got != tc.drift {
 			t.Errorf("threshold %v: drift reported %v, want %v", tc.threshold, got, tc.drift)
@@ -345,7 +345,7 @@ func TestDisabledCodesAreNotReported(t *testing.T) {
 	files := with(map[string]string{"context/python/x.md": src})
 	cfg := config.Default()
 	cfg.Disable = []string{CodeTokenDrift}
-	got := codes(diagsOf(t, load(t, fsguardtest.TempTree(t, files), cfg), "context/python/x.md"))
+	got := codes(diagsOf(t, load(t, testtree.New(t, files), cfg), "context/python/x.md"))
 	if slices.Contains(got, CodeTokenDrift) || !slices.Contains(got, CodeUnresolved) {
 		t.Errorf("codes with token-drift disabled = %v, want the unresolved reference only", got)
 	}
@@ -389,7 +389,7 @@ func TestPreviewDiagnose(t *testing.T) {
 		"commands/review.md":        "# Review\n\nLoad engineering/cross_domain and python:dup and python:fastapi#Routing and `../context/python/missing.md`.\n",
 		"context/python/skipped.md": "binary\x00data",
 	})
-	dir := fsguardtest.TempTree(t, tree)
+	dir := testtree.New(t, tree)
 	full := load(t, dir, nil)
 	cacheDir := t.TempDir()
 	for _, run := range []string{"no cache", "cold cache", "warm cache"} {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
@@ -291,7 +292,7 @@ func TestDiscovery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := fsguardtest.TempTree(t, tc.files)
+			dir := testtree.New(t, tc.files)
 			cfg := config.Default()
 			if tc.cfg != nil {
 				tc.cfg(cfg)
@@ -361,7 +362,7 @@ func TestDomainsAreDirectories(t *testing.T) {
 // a command root in a hidden directory.
 func TestConfiguredRootInDotDirectory(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		".ctxls.yaml":                      "commandRoots: [.claude/commands]\n",
 		"context/python/index.md":          "---\ndomain: python\n---\n# Python\n",
 		".claude/commands/review.md":       "---\ndescription: Review\n---\n\nLoad `python:zzz`.\n",
@@ -437,7 +438,7 @@ func TestFilter(t *testing.T) {
 // everything else. A change naming the pipe must not block either.
 func TestSpecialFiles(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/python/good.md": goodTopic,
 		"commands/c.md":          "# C\n\nUse python:good#Part.\n",
 	})
@@ -489,7 +490,7 @@ func TestConfigNotWhatItSeems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := fsguardtest.TempTree(t, map[string]string{"context/python/good.md": goodTopic})
+			dir := testtree.New(t, map[string]string{"context/python/good.md": goodTopic})
 			tc.make(t, filepath.Join(dir, ".ctxls.yaml"))
 			l := loadWithin(t, dir)
 			probs := l.Snapshot().ConfigProblems()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
@@ -40,7 +41,7 @@ func load(t testing.TB, dir string, cfg *config.Config) *Library {
 // directory and loads it as load does with the default configuration.
 func loadTree(t testing.TB, files map[string]string) *Library {
 	t.Helper()
-	return load(t, fsguardtest.TempTree(t, files), nil)
+	return load(t, testtree.New(t, files), nil)
 }
 
 // candidates returns the replacement texts of d's fixes, in order.

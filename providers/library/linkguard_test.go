@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestLinkOutOfWorkspaceNotRead(t *testing.T) {
 	t.Parallel()
 	secret := fsguardtest.Outside(t, "secret.md", "# Secret heading\n\nkey material\n")
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"docs/guide.md": "# Guide\n\nSee [the key](../keys/secret.md#nope) and [the heading](../keys/secret.md#secret-headin).\n",
 	})
 	fsguardtest.Link(t, filepath.Dir(secret), filepath.Join(dir, "keys"))

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
@@ -228,7 +228,7 @@ func TestTokenMeasurement(t *testing.T) {
 	for _, name := range []string{tokens.O200kBase, "cl100k_base", "estimate"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := fsguardtest.TempTree(t, map[string]string{"context/d/t.md": src})
+			dir := testtree.New(t, map[string]string{"context/d/t.md": src})
 			cfg := config.Default()
 			cfg.Tokenizer = name
 			l := load(t, dir, cfg)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // TestPluginCommandsDoNotCollide: two plugins may each have a command of
@@ -12,7 +12,7 @@ import (
 // two plain command folders with one collide, and are warned about.
 func TestPluginCommandsDoNotCollide(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"plugins/claude/context7/.claude-plugin/plugin.json": "{\"name\": \"context7\"}\n",
 		"plugins/claude/context7/commands/docs.md":           "# Docs\n",
 		"plugins/copilot/context7/plugin.json":               "{\"name\": \"context7\"}\n",

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/refs"
 )
 
@@ -18,7 +18,7 @@ func TestReferencesAgreeWithResolve(t *testing.T) {
 	t.Parallel()
 	trees := map[string]string{
 		"example": filepath.Join("..", "..", "examples", "library"),
-		"paths": fsguardtest.TempTree(t, map[string]string{
+		"paths": testtree.New(t, map[string]string{
 			"context/python/index.md":    "# Python\n\n- [a](a.md)\n- [b](b.md#Usage)\n",
 			"context/python/a.md":        "# A\n\nSee [b](./b.md), [b again](../python/b.md) and b.md.\n",
 			"context/python/b.md":        "# B\n\n## Usage\n\nBack to [a](a.md#Nothing) and [gone](gone.md).\n",

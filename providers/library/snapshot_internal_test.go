@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 // renderModel writes out everything a snapshot holds: files with their
@@ -104,7 +104,7 @@ func TestSnapshotUnchangedByApply(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Tokenizer = "estimate"
-	l := load(t, fsguardtest.TempTree(t, files), cfg)
+	l := load(t, testtree.New(t, files), cfg)
 	steps := [][]Change{
 		{{Path: "context/python/a.md", Content: []byte("# A\n\n## Usage\n\nNow python:b and go:c.\n")}},
 		{{Path: "context/go/n00.md", Content: []byte("# N\n\npython:b\n")}},
@@ -196,13 +196,13 @@ func TestApplySamePathTwice(t *testing.T) {
 			cfg.Tokenizer = "estimate"
 			initial := maps.Clone(others)
 			initial["context/python/a.md"] = "# A\n\npython:b @python\n"
-			l := load(t, fsguardtest.TempTree(t, initial), cfg)
+			l := load(t, testtree.New(t, initial), cfg)
 			if _, err := l.Apply(t.Context(), tc.changes); err != nil {
 				t.Fatal(err)
 			}
 			final := maps.Clone(others)
 			maps.Copy(final, tc.final)
-			fresh := load(t, fsguardtest.TempTree(t, final), cfg)
+			fresh := load(t, testtree.New(t, final), cfg)
 			got, want := withoutVersion(renderModel(l.snap.Load())), withoutVersion(renderModel(fresh.snap.Load()))
 			if got != want {
 				t.Errorf("after Apply the model differs from a fresh index:\n%s", lineDiff(want, got))

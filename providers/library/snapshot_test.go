@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
@@ -48,7 +49,7 @@ func TestReaderNotBlockedByApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	libtest.WriteFiles(t, dir, map[string]string{"context/python/a.md": "# A\n\nSee python:b, changed behind the index's back.\n"})
+	testtree.WriteFiles(t, dir, map[string]string{"context/python/a.md": "# A\n\nSee python:b, changed behind the index's back.\n"})
 
 	applied := make(chan error, 1)
 	go func() {

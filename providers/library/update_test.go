@@ -10,10 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
 // locations renders References(id) as "rel:text" strings.
@@ -32,7 +32,7 @@ func TestApply(t *testing.T) {
 		"commands/other.md":  "# Other\n\nSee [d](../context/python/django_patterns.md).\n",
 		"notes/readme.md":    "# Notes\n",
 	})
-	dir := fsguardtest.TempTree(t, files)
+	dir := testtree.New(t, files)
 	l := load(t, dir, nil)
 	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 	review, other, flask, django := abs("commands/review.md"), abs("commands/other.md"), abs("context/python/flask_patterns.md"), abs("context/python/django_patterns.md")
@@ -141,7 +141,7 @@ func TestApply(t *testing.T) {
 			name: "create the domain directory with a topic",
 			change: func() Change {
 				p := abs("context/rust/borrowing.md")
-				fsguardtest.Write(t, p, "# Borrowing\n")
+				testtree.Write(t, p, "# Borrowing\n")
 				return Change{Path: filepath.Dir(p)}
 			},
 			changed:  []string{abs("context/rust/borrowing.md")},
@@ -232,7 +232,7 @@ func snapshot(l *Library) []string {
 
 func TestApplyConfigReloads(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"kb/python/a.md":  "# A\n",
 		"commands/c.md":   "# C\n\npython:a\n",
 		"context/go/x.md": "# X\n",
@@ -254,7 +254,7 @@ func TestApplyConfigReloads(t *testing.T) {
 		t.Errorf("refs = %+v", f.Refs.Slice())
 	}
 	// A new context root directory needs a rescan too.
-	fsguardtest.Write(t, filepath.Join(dir, "more/context/rust/b.md"), "---\ndomain: rust\n---\n# B\n")
+	testtree.Write(t, filepath.Join(dir, "more/context/rust/b.md"), "---\ndomain: rust\n---\n# B\n")
 	res, err = l.Apply(t.Context(), []Change{{Path: filepath.Join(dir, "more/context/rust/b.md")}})
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +273,7 @@ func must(t *testing.T, err error) {
 
 func TestApplyIncrementalSnapshotsAndDuplicates(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/python/a.md":             "# A\n",
 		"context/python/index.md":         "# Python\n\n- `a.md`\n",
 		"docs/context/python/a.md":        "# A again\n",
@@ -351,7 +351,7 @@ func domainSummary(l *Library) []string {
 
 func TestApplyAffectedIsProportional(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/python/a.md":     "# A\n\n## Part\n",
 		"context/python/b.md":     "# B\n",
 		"context/python/index.md": "# Python\n\n- `a.md`\n- `b.md`\n",
@@ -398,7 +398,7 @@ func TestApplyAffectedIsProportional(t *testing.T) {
 // inside such a folder is read.
 func TestApplyFollowsTheScan(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/python/index.md": "# Python\n",
 		".cache/kb/notes.md":      "# Notes\n",
 	})
@@ -417,7 +417,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := filepath.Join(dir, filepath.FromSlash(c.rel))
-		fsguardtest.Write(t, p, "# New\n\nSee python:nothing_here.\n")
+		testtree.Write(t, p, "# New\n\nSee python:nothing_here.\n")
 		if _, err := l.Apply(context.Background(), []Change{{Path: p}}); err != nil {
 			t.Fatal(err)
 		}
@@ -427,7 +427,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 	}
 	// A new directory brings what the scan would read of it, no more.
 	sub := filepath.Join(dir, "docs", "more")
-	fsguardtest.WriteTree(t, sub, map[string]string{"a.md": "# A\n", ".hidden/b.md": "# B\n"})
+	testtree.WriteFiles(t, sub, map[string]string{"a.md": "# A\n", ".hidden/b.md": "# B\n"})
 	if _, err := l.Apply(context.Background(), []Change{{Path: sub}}); err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestApplyFollowsTheScan(t *testing.T) {
 
 func TestReleasedTextReadBack(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/python/a.md": "# A\n\n## Part\n\nSee `python:b` and `git:x`.\n",
 		"context/python/b.md": "---\ndomain: python\n---\n# B\n\n## Only\n\nText of b.\n",
 		"context/git/x.md":    "# X\n",
@@ -482,8 +482,8 @@ func TestReleasedTextReadBack(t *testing.T) {
 	// a changes on disk unseen; a new domain makes every file's references
 	// be scanned again, and a's stay those of its indexed text.
 	before := a.Refs.Len()
-	fsguardtest.Write(t, a.Path, "# A\n\nNothing now.\n")
-	newDomain := fsguardtest.Write(t, filepath.Join(dir, "context/rust/y.md"), "# Y\n")
+	testtree.Write(t, a.Path, "# A\n\nNothing now.\n")
+	newDomain := testtree.Write(t, filepath.Join(dir, "context/rust/y.md"), "# Y\n")
 	if _, err := l.Apply(t.Context(), []Change{{Path: newDomain}}); err != nil {
 		t.Fatal(err)
 	}

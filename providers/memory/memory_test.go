@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
@@ -70,7 +71,7 @@ func TestPathPrefixAt(t *testing.T) {
 
 func TestCompletePath(t *testing.T) {
 	t.Parallel()
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"docs/guide.md":   "g",
 		"docs/more.md":    "m",
 		"docs/.hidden.md": "h",

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
@@ -169,9 +170,9 @@ func TestPromisesOfLinkedFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			write(t, dir, "src/index.ts", "export {}\n")
-			write(t, dir, "pkg/src/index.ts", "export {}\n")
-			write(t, dir, tc.real, "# Guide\n\nThe entry point is `src/missing-entry.ts`.\n")
+			testtree.WriteAt(t, dir, "src/index.ts", "export {}\n")
+			testtree.WriteAt(t, dir, "pkg/src/index.ts", "export {}\n")
+			testtree.WriteAt(t, dir, tc.real, "# Guide\n\nThe entry point is `src/missing-entry.ts`.\n")
 			for _, l := range tc.links {
 				if err := os.Symlink(filepath.Base(tc.real), filepath.Join(dir, filepath.FromSlash(l))); err != nil {
 					t.Skipf("no symbolic links here: %v", err)
@@ -182,18 +183,6 @@ func TestPromisesOfLinkedFiles(t *testing.T) {
 				t.Errorf("diagnostics:\n got  %s\n want %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
 			}
 		})
-	}
-}
-
-// write puts text in the file at the slash path rel under dir.
-func write(t *testing.T, dir, rel, text string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -216,8 +205,7 @@ func TestPathMissingGitIgnored(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			files := map[string]string{
+			dir := testtree.New(t, map[string]string{
 				".gitignore":     "out-*/\n!out-keep/\n*.gen.ts\n",
 				"src/.gitignore": "cache/\n",
 				"src/main.ts":    "",
@@ -225,16 +213,7 @@ func TestPathMissingGitIgnored(t *testing.T) {
 				"out-keep/a.txt": "",
 				"out-web/old.js": "",
 				"CLAUDE.md":      "# Project\n\nSee `" + tt.path + "` for it.\n",
-			}
-			for name, text := range files {
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			})
 			got := promiseLines(t, dir, nil)
 			if reported := slices.Contains(got, "CLAUDE.md:3:6 hint memory-path-missing"); reported != tt.reported {
 				t.Errorf("%s reported: %v, want %v (got %v)", tt.path, reported, tt.reported, got)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
@@ -21,7 +22,7 @@ import (
 func TestCheckReportsRefusedFileOnce(t *testing.T) {
 	t.Parallel()
 	secret := fsguardtest.Outside(t, "secret.md", "# Secret\n")
-	dir := fsguardtest.TempTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"CLAUDE.md": "# Project\n\nSee @docs/notes.md for the setup.\n",
 	})
 	fsguardtest.Links(t, dir, map[string]string{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -30,7 +31,7 @@ func TestRequestsReadOneState(t *testing.T) {
 	}
 	load := func(files map[string]string) state {
 		t.Helper()
-		lib, err := library.Load(ctx, writeTree(t, files), nil, library.Options{})
+		lib, err := library.Load(ctx, libtest.WriteTree(t, files), nil, library.Options{})
 		if err != nil {
 			t.Fatalf("Load: %v", err)
 		}

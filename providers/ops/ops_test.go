@@ -15,13 +15,6 @@ import (
 	"github.com/ctxls/ctxls/providers/workspace"
 )
 
-// writeTree writes files (relative path → content) under a new temporary
-// directory and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	return libtest.WriteTree(t, files)
-}
-
 const fastapi = `---
 id: python/fastapi_patterns
 domain: python
@@ -46,7 +39,7 @@ var tree = map[string]string{
 
 func load(t *testing.T, files map[string]string) (*ops.Ops, string) {
 	t.Helper()
-	dir := writeTree(t, files)
+	dir := libtest.WriteTree(t, files)
 	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -156,7 +149,7 @@ func TestCheck(t *testing.T) {
 
 func TestDocumentCostOverlay(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, tree)
+	dir := libtest.WriteTree(t, tree)
 	ws, err := workspace.Open(context.Background(), dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)

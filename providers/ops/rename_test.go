@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/workspace"
 )
@@ -135,7 +136,7 @@ func TestRenamesAreWhole(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeTree(t, renameTree(20, 6))
+			dir := libtest.WriteTree(t, renameTree(20, 6))
 			if broken := brokenAfter(t, dir); len(broken) > 0 {
 				t.Fatalf("broken before: %v", broken)
 			}
@@ -180,7 +181,7 @@ func TestRenamesAreWhole(t *testing.T) {
 
 func TestRenamesRefused(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, renameTree(2, 2))
+	dir := libtest.WriteTree(t, renameTree(2, 2))
 	outside := t.TempDir()
 	o, _ := loadDir(t, dir)
 	ctx := context.Background()
@@ -235,7 +236,7 @@ func TestRenamesRefused(t *testing.T) {
 // version.
 func TestRenameOverlay(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, renameTree(1, 2))
+	dir := libtest.WriteTree(t, renameTree(1, 2))
 	ws, err := workspace.Open(context.Background(), dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -20,7 +21,7 @@ import (
 func TestChainFollowsTokenizer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := writeTree(t, tree)
+	dir := libtest.WriteTree(t, tree)
 	exact, err := library.Load(ctx, dir, nil, library.Options{})
 	if err != nil {
 		t.Fatal(err)

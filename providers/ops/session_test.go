@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/library"
@@ -37,7 +38,7 @@ func TestSessionCostOncePerSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dir := writeTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"CLAUDE.md":          "# Project\n\nUse the tests.\n",
 		"context/web/api.md": "# API\n",
 	})

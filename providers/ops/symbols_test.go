@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestSymbolsAreTheInventory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := writeTree(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/ops/release.md":             "---\ntitle: Release Process\ntags: [deploy]\n---\n# Release Process\n\nTag and ship.\n",
 		".claude/skills/deploy-app/SKILL.md": "---\nname: deploy-app\ndescription: Deploys the app\n---\n\nRun the script.\n",
 		".claude/commands/ship.md":           "---\ndescription: Ship a release\n---\n\nRun the checks.\n",

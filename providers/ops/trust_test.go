@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/runs/trust"
 )
@@ -30,7 +31,7 @@ func consentWorkspace(t *testing.T, settings string) (*ops.Ops, string, *trust.S
 	files := maps.Clone(tree)
 	files[".ctxls.yaml"] = "executor:\n  kind: exec\n  command: [\"./agent.sh\"]\n"
 	files["agent.sh"] = agentScript
-	dir := writeTree(t, files)
+	dir := libtest.WriteTree(t, files)
 	if err := os.Chmod(filepath.Join(dir, "agent.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/imports"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
 func TestImportHoverAndMemoryLens(t *testing.T) {
 	t.Parallel()
-	root := fsguardtest.TempTree(t, map[string]string{
+	root := testtree.New(t, map[string]string{
 		"CLAUDE.md":     "# Project\n\nSee @docs/style.md\nand @docs/gone.md\nask @someone\n",
 		"docs/style.md": "# Style\n\nShort functions, see @more.md\n",
 		"docs/more.md":  "# More\n\nMore rules.\n",

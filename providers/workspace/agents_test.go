@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // TestSnapshotAgentFiles changes the agent files under snapshots already
@@ -18,7 +20,7 @@ func TestSnapshotAgentFiles(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dir := writeTree(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/web/api.md":              topicText("web", "api", "API"),
 		".claude/skills/deploy/SKILL.md":  "---\nname: deploy\ndescription: Deploys the site.\n---\nRun the deploy.\n",
 		".claude/skills/deploy/notes.txt": "notes\n",
@@ -62,7 +64,7 @@ func TestSnapshotAgentFiles(t *testing.T) {
 		t.Errorf("the snapshot before the edit changed under it: %q", got)
 	}
 
-	writeFile(t, dir, ".claude/skills/release/SKILL.md", "---\nname: release\ndescription: Cuts a release.\n---\nTag it.\n")
+	testtree.WriteAt(t, dir, ".claude/skills/release/SKILL.md", "---\nname: release\ndescription: Cuts a release.\n---\nTag it.\n")
 	w.AgentFilesChanged([]string{created})
 	if _, ok := read(edited).File(created); ok {
 		t.Error("the snapshot before the skill was created shows it")
@@ -93,7 +95,7 @@ func TestAgentFilesParsedOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dir := writeTree(t, map[string]string{
+	dir := testtree.New(t, map[string]string{
 		"context/web/api.md":             topicText("web", "api", "API"),
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the site.\n---\nRun the deploy.\n",
 		"CLAUDE.md":                      "# Project\n",

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
@@ -61,29 +63,29 @@ func TestConfiguredRootInDotDirectoryIsWatched(t *testing.T) {
 			for rel, content := range tc.files {
 				files[rel] = content
 			}
-			dir := writeTree(t, files)
+			dir := libtest.WriteTree(t, files)
 			w := open(t, dir, &recorder{}, nil)
 			if want := len(tc.files) > 0; commandNames(w)["review"] != want {
 				t.Fatalf("command review indexed = %v at start, want %v", !want, want)
 			}
 
-			p := writeFile(t, dir, ".claude/commands/deploy.md", "# Deploy\n\nLoad `python:zzz`.\n")
+			p := testtree.WriteAt(t, dir, ".claude/commands/deploy.md", "# Deploy\n\nLoad `python:zzz`.\n")
 			waitFor(t, "the new command deploy", func() bool { return commandNames(w)["deploy"] })
 			if !slices.ContainsFunc(w.Snapshot().Library().Diagnose(p), func(d diag.Diagnostic) bool {
 				return d.Code == library.CodeUnresolved && strings.Contains(d.Message, "zzz")
 			}) {
 				t.Errorf("no diagnostic for the unresolved python:zzz in %s: %+v", p, w.Snapshot().Library().Diagnose(p))
 			}
-			writeFile(t, dir, ".claude/commands/deploy.md", "# Deploy\n\nLoad `python:async`.\n")
+			testtree.WriteAt(t, dir, ".claude/commands/deploy.md", "# Deploy\n\nLoad `python:async`.\n")
 			waitFor(t, "the change to deploy.md", func() bool {
 				txt, _ := textOf(w, p)
 				return strings.Contains(txt, "python:async")
 			})
 
 			// Beside the root, .claude stays out of the index.
-			writeFile(t, dir, ".claude/agents/helper.md", "# Helper\n")
-			writeFile(t, dir, ".claude/notes.md", "# Notes\n")
-			writeFile(t, dir, ".claude/commands/sentinel.md", "# Sentinel\n")
+			testtree.WriteAt(t, dir, ".claude/agents/helper.md", "# Helper\n")
+			testtree.WriteAt(t, dir, ".claude/notes.md", "# Notes\n")
+			testtree.WriteAt(t, dir, ".claude/commands/sentinel.md", "# Sentinel\n")
 			waitFor(t, "the sentinel", func() bool { return commandNames(w)["sentinel"] })
 			for _, f := range w.Snapshot().Library().Files() {
 				if rel, _ := filepath.Rel(dir, f.Path); strings.HasPrefix(rel, ".claude") && !strings.HasPrefix(rel, filepath.Join(".claude", "commands")) {
@@ -113,7 +115,7 @@ func TestHeavyDirectoriesAreNotWatched(t *testing.T) {
 	files["context/build/make.md"] = topicText("build", "make", "Make")
 	files["commands/build/COMMAND.md"] = "# Build\n"
 	files["src/lib/notes.md"] = "# Notes\n"
-	dir := writeTree(t, files)
+	dir := libtest.WriteTree(t, files)
 	w := open(t, dir, &recorder{}, nil)
 
 	got := watched(t, w)
@@ -135,10 +137,10 @@ func TestHeavyDirectoriesAreNotWatched(t *testing.T) {
 
 	// Changes in the domain named build, or a new domain named dist, are
 	// followed; new files in ignored directories are not.
-	writeFile(t, dir, "context/build/ninja.md", topicText("build", "ninja", "Ninja"))
-	writeFile(t, dir, "context/dist/wheels.md", topicText("dist", "wheels", "Wheels"))
-	writeFile(t, dir, "build/context/dom/z.md", "# Z\n")
-	writeFile(t, dir, "venv/context/dom/z.md", "# Z\n")
+	testtree.WriteAt(t, dir, "context/build/ninja.md", topicText("build", "ninja", "Ninja"))
+	testtree.WriteAt(t, dir, "context/dist/wheels.md", topicText("dist", "wheels", "Wheels"))
+	testtree.WriteAt(t, dir, "build/context/dom/z.md", "# Z\n")
+	testtree.WriteAt(t, dir, "venv/context/dom/z.md", "# Z\n")
 	waitFor(t, "build/ninja and dist/wheels", func() bool { return hasTopic(w, "build/ninja") && hasTopic(w, "dist/wheels") })
 	if hasTopic(w, "dom/z") || hasTopic(w, "dom/y") {
 		t.Error("indexed a topic in an ignored directory")
@@ -150,7 +152,7 @@ func TestHeavyDirectoriesAreNotWatched(t *testing.T) {
 // even when the watcher is started again (the ignored paths changed).
 func TestWatchLimitReportedOnce(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	said := new(watchertest.Recorder[string])
 	w := open(t, dir, &recorder{}, func(o *Options) {
 		o.MaxWatches = 1
@@ -169,8 +171,8 @@ func TestWatchLimitReportedOnce(t *testing.T) {
 // leaves the library alone, and so does closing it.
 func TestOpenDocumentInIgnoredDirectory(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	p := writeFile(t, dir, ".github/PULL_REQUEST_TEMPLATE.md", "# PR\n")
+	dir := libtest.WriteTree(t, baseTree())
+	p := testtree.WriteAt(t, dir, ".github/PULL_REQUEST_TEMPLATE.md", "# PR\n")
 	w := open(t, dir, &recorder{}, nil)
 	w.DidOpen(p, "# PR\n\nSee `python:nowhere`.\n", 1)
 	if _, ok := w.Snapshot().Library().File(p); ok {
@@ -194,7 +196,7 @@ func TestGitIgnoredFoldersNotWatched(t *testing.T) {
 	files[".gitignore"] = "generated/\n"
 	files["generated/api/page.md"] = "# Generated\n"
 	files["docs/guide.md"] = "# Guide\n"
-	dir := writeTree(t, files)
+	dir := libtest.WriteTree(t, files)
 	w := open(t, dir, &recorder{}, nil)
 	if _, ok := w.Snapshot().Library().File(filepath.Join(dir, "generated", "api", "page.md")); ok {
 		t.Error("a page under the ignored generated/ was indexed")

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // TestLiveSyncRootCheck adds, while the workspace runs, the files that are
@@ -27,9 +29,9 @@ func TestLiveSyncRootCheck(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeTree(t, baseTree())
+			dir := libtest.WriteTree(t, baseTree())
 			outside := t.TempDir()
-			writeFile(t, outside, "host.md", "# Host secret\n\n## Status\n\nfrom outside\n")
+			testtree.WriteAt(t, outside, "host.md", "# Host secret\n\n## Status\n\nfrom outside\n")
 			w := openGuarded(t, dir, watch)
 
 			py := filepath.Join(dir, "context/python")
@@ -42,7 +44,7 @@ func TestLiveSyncRootCheck(t *testing.T) {
 			fsguardtest.Links(t, py, links)
 			fsguardtest.Pipe(t, filepath.Join(py, "pipe.md"))
 			// The marker comes last: once it is in, so is what came before.
-			writeFile(t, dir, "context/python/after.md", "# After\n")
+			testtree.WriteAt(t, dir, "context/python/after.md", "# After\n")
 			paths := []string{filepath.Join(py, "outdir", "host.md"), filepath.Join(py, "after.md")}
 			for name := range links {
 				paths = append(paths, filepath.Join(py, name))
@@ -78,9 +80,9 @@ func TestLiveSyncRootCheck(t *testing.T) {
 // outside file's text.
 func TestLiveSyncLinkRetargeted(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	outside := t.TempDir()
-	writeFile(t, outside, "host.md", "# Host secret\n")
+	testtree.WriteAt(t, outside, "host.md", "# Host secret\n")
 	link := fsguardtest.Link(t, "async.md", filepath.Join(dir, "context/python/alias.md"))
 	w := open(t, dir, nil, nil)
 	if !hasTopic(w, "python/alias") {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
@@ -19,27 +20,13 @@ import (
 // waitDeadline bounds every wait for something asynchronous.
 const waitDeadline = watchertest.Deadline
 
-// writeFile writes content at rel below dir, creating directories.
-func writeFile(t testing.TB, dir, rel, content string) string {
-	t.Helper()
-	libtest.WriteFiles(t, dir, map[string]string{rel: content})
-	return filepath.Join(dir, filepath.FromSlash(rel))
-}
-
-// writeTree writes files (relative path → content) under a new temporary
-// directory and returns it.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	return libtest.WriteTree(t, files)
-}
-
 // restartWatcher writes config to .ctxls.yaml and waits until the
 // workspace has replaced its watcher, as it does when the watched set
 // changes.
 func restartWatcher(t testing.TB, w *Workspace, dir, config string) {
 	t.Helper()
 	old := w.watcher.Load()
-	writeFile(t, dir, ".ctxls.yaml", config)
+	testtree.WriteAt(t, dir, ".ctxls.yaml", config)
 	waitFor(t, "a new watcher", func() bool {
 		wt := w.watcher.Load()
 		return wt != nil && wt != old
@@ -85,7 +72,7 @@ func benchFiles(domains, topics int, variant string) map[string]string {
 func benchTree(tb testing.TB, dir string, domains, topics int, variant string) []string {
 	tb.Helper()
 	files := benchFiles(domains, topics, variant)
-	libtest.WriteFiles(tb, dir, files)
+	testtree.WriteFiles(tb, dir, files)
 	var paths []string
 	for rel := range files {
 		if strings.HasPrefix(rel, "context/") {
@@ -181,7 +168,7 @@ func open(t testing.TB, dir string, rec *recorder, mod func(*Options)) *Workspac
 // with a recorder of its updates.
 func openBase(t testing.TB, mod func(*Options)) (string, *recorder, *Workspace) {
 	t.Helper()
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	rec := &recorder{}
 	return dir, rec, open(t, dir, rec, mod)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
@@ -31,7 +32,7 @@ func unwatched(o *Options) { o.Watch = false }
 // workspace's next snapshot shows the change.
 func TestSnapshotUnchangedByEdits(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/python/a.md": "# A\n\npython:b\n",
 		"context/python/b.md": "# B\n",
 	})
@@ -48,7 +49,7 @@ func TestSnapshotUnchangedByEdits(t *testing.T) {
 	}{
 		{"open with a broken reference", func() { w.DidOpen(a, "# A\n\npython:c\n", 1) }},
 		{"a new file on disk fixes it", func() {
-			libtest.WriteFiles(t, dir, map[string]string{"context/python/c.md": "# C\n"})
+			testtree.WriteFiles(t, dir, map[string]string{"context/python/c.md": "# C\n"})
 			fromDisk(c)
 		}},
 		{"edit back", func() { w.DidChange(a, "# A\n\npython:b\n", 2) }},
@@ -80,7 +81,7 @@ func TestSnapshotUnchangedByEdits(t *testing.T) {
 func TestOpenIndexedTextKeepsDiagnostics(t *testing.T) {
 	t.Parallel()
 	text := "# A\n\nSee python:missing and python:gone.\n"
-	dir := writeTree(t, map[string]string{"context/python/a.md": text})
+	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": text})
 	w := open(t, dir, nil, unwatched)
 	a := filepath.Join(dir, "context/python/a.md")
 	first := w.Snapshot().Library().Diagnose(a)

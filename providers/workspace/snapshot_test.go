@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -36,7 +37,7 @@ func TestStateUnchangedByChanges(t *testing.T) {
 		func() { w.DidOpen(b, "# B\n\n## New\n", 1) },
 		func() { w.DidClose(a) },
 		func() {
-			libtest.WriteFiles(t, dir, map[string]string{"context/go/c.md": "# C\n"})
+			testtree.WriteFiles(t, dir, map[string]string{"context/go/c.md": "# C\n"})
 			w.applyMu.Lock()
 			defer w.applyMu.Unlock()
 			w.applyPaths(t.Context(), []string{filepath.Join(dir, "context/go/c.md")}, false)
@@ -161,7 +162,7 @@ func TestReadersDuringEdits(t *testing.T) {
 		case 1:
 			w.DidChange(p, fmt.Sprintf("# T\n\npython:t%d python:t%d\n", i%3, i%5), int32(i))
 		case 2:
-			libtest.WriteFiles(t, dir, map[string]string{fmt.Sprintf("context/python/n%d.md", i): "# N\n\npython:t1\n"})
+			testtree.WriteFiles(t, dir, map[string]string{fmt.Sprintf("context/python/n%d.md", i): "# N\n\npython:t1\n"})
 			w.applyMu.Lock()
 			w.applyPaths(t.Context(), []string{filepath.Join(dir, fmt.Sprintf("context/python/n%d.md", i))}, false)
 			w.applyMu.Unlock()

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/watcher/watchertest"
 )
 
@@ -92,7 +94,7 @@ func (s *storm) content(domain, name string) string {
 }
 
 func (s *storm) write(p, content string) {
-	writeFile(s.t, filepath.Dir(p), filepath.Base(p), content)
+	testtree.Write(s.t, p, content)
 }
 
 // step performs one random operation.
@@ -194,7 +196,7 @@ func TestStorm(t *testing.T) {
 		seed := rn.seed
 		t.Run(fmt.Sprintf("seed%d-maxwatches%d", seed, rn.maxWatches), func(t *testing.T) {
 			t.Parallel()
-			dir := writeTree(t, baseTree())
+			dir := libtest.WriteTree(t, baseTree())
 			rec := &recorder{}
 			w := open(t, dir, rec, func(o *Options) {
 				o.Debounce = 10 * time.Millisecond
@@ -336,7 +338,7 @@ func TestCheckoutIsOnePass(t *testing.T) {
 // its own.
 func moveFile(t *testing.T, dir, rel, content string) string {
 	t.Helper()
-	written := writeFile(t, t.TempDir(), "moved.md", content)
+	written := testtree.WriteAt(t, t.TempDir(), "moved.md", content)
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.Rename(written, p); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
@@ -19,7 +20,7 @@ import (
 
 func TestOpenIndexes(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	var progress int
 	w := open(t, dir, nil, func(o *Options) { o.Progress = func(done, total int) { progress = total } })
 	for _, id := range []string{"python/async", "git/commits", "git/branches"} {
@@ -46,14 +47,14 @@ func TestFileChanges(t *testing.T) {
 	// In turn: each case edits the tree the next one reads, and all share rec.
 	t.Run("create", func(t *testing.T) {
 		rec.Reset()
-		p := writeFile(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
+		p := testtree.WriteAt(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
 		waitFor(t, "git/tags to appear", func() bool { return hasTopic(w, "git/tags") })
 		waitFor(t, "an update naming tags.md", func() bool { return slices.Contains(rec.changed(), p) })
 	})
 
 	t.Run("modify affects referrers", func(t *testing.T) {
 		rec.Reset()
-		writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", "Commit Messages"))
+		testtree.WriteAt(t, dir, "context/git/commits.md", topicText("git", "commits", "Commit Messages"))
 		waitFor(t, "the new title", func() bool {
 			tp, ok := w.Snapshot().Library().Topic("git/commits")
 			return ok && tp.Meta.Title == "Commit Messages"
@@ -133,9 +134,9 @@ func TestDirectories(t *testing.T) {
 
 	// In turn: cases move or remove what earlier ones made.
 	t.Run("new domain with mkdir -p", func(t *testing.T) {
-		writeFile(t, dir, "context/rust/deep/nested/ownership.md", "# Ownership\n")
-		writeFile(t, dir, "context/rust/index.md", "# Rust\n")
-		writeFile(t, dir, "context/rust/lifetimes.md", topicText("rust", "lifetimes", "Lifetimes", "rust:index"))
+		testtree.WriteAt(t, dir, "context/rust/deep/nested/ownership.md", "# Ownership\n")
+		testtree.WriteAt(t, dir, "context/rust/index.md", "# Rust\n")
+		testtree.WriteAt(t, dir, "context/rust/lifetimes.md", topicText("rust", "lifetimes", "Lifetimes", "rust:index"))
 		waitFor(t, "the rust domain", func() bool {
 			return hasTopic(w, "rust/lifetimes") && hasTopic(w, "rust/index") && hasTopic(w, "rust/deep/nested/ownership")
 		})
@@ -152,7 +153,7 @@ func TestDirectories(t *testing.T) {
 			return hasTopic(w, "oxide/lifetimes") && hasTopic(w, "oxide/deep/nested/ownership") && !hasTopic(w, "rust/lifetimes")
 		})
 		// The moved tree must stay watched at its new place.
-		writeFile(t, dir, "context/oxide/deep/nested/borrowing.md", "# Borrowing\n")
+		testtree.WriteAt(t, dir, "context/oxide/deep/nested/borrowing.md", "# Borrowing\n")
 		waitFor(t, "a file in the moved tree", func() bool { return hasTopic(w, "oxide/deep/nested/borrowing") })
 	})
 
@@ -164,14 +165,14 @@ func TestDirectories(t *testing.T) {
 	})
 
 	t.Run("new context root", func(t *testing.T) {
-		writeFile(t, dir, "docs/context/web/http.md", topicText("web", "http", "HTTP"))
+		testtree.WriteAt(t, dir, "docs/context/web/http.md", topicText("web", "http", "HTTP"))
 		waitFor(t, "a second context root", func() bool { return hasTopic(w, "web/http") })
 	})
 
 	t.Run("ignored directories", func(t *testing.T) {
-		writeFile(t, dir, "node_modules/pkg/context/x/y.md", "# Y\n")
-		writeFile(t, dir, ".git/context/x/z.md", "# Z\n")
-		writeFile(t, dir, "context/git/ignored_sentinel.md", "# S\n")
+		testtree.WriteAt(t, dir, "node_modules/pkg/context/x/y.md", "# Y\n")
+		testtree.WriteAt(t, dir, ".git/context/x/z.md", "# Z\n")
+		testtree.WriteAt(t, dir, "context/git/ignored_sentinel.md", "# S\n")
 		waitFor(t, "the sentinel", func() bool { return hasTopic(w, "git/ignored_sentinel") })
 		for _, f := range w.Snapshot().Library().Files() {
 			if strings.Contains(f.Path, "node_modules") || strings.Contains(f.Path, ".git"+string(filepath.Separator)) {
@@ -225,15 +226,15 @@ func TestOverlayPrecedence(t *testing.T) {
 	// A disk write to the open document is ignored; a write elsewhere in
 	// the same moment is applied, which tells that the batch was handled.
 	disk := topicText("git", "commits", "Written On Disk")
-	writeFile(t, dir, "context/git/commits.md", disk)
-	writeFile(t, dir, "context/git/sentinel.md", "# Sentinel\n")
+	testtree.WriteAt(t, dir, "context/git/commits.md", disk)
+	testtree.WriteAt(t, dir, "context/git/sentinel.md", "# Sentinel\n")
 	waitFor(t, "the sentinel", func() bool { return hasTopic(w, "git/sentinel") })
 	if got, _ := textOf(w, p); got != edited2 {
 		t.Fatalf("a disk write replaced the open document's text: %q", got)
 	}
 	w.NotifyWatched([]string{p})
 	w.watcher.Load().Rescan()
-	writeFile(t, dir, "context/git/sentinel2.md", "# Sentinel\n")
+	testtree.WriteAt(t, dir, "context/git/sentinel2.md", "# Sentinel\n")
 	w.NotifyWatched([]string{filepath.Join(dir, "context/git/sentinel2.md")})
 	waitFor(t, "the second sentinel", func() bool { return hasTopic(w, "git/sentinel2") })
 	if got, _ := textOf(w, p); got != edited2 {
@@ -242,7 +243,7 @@ func TestOverlayPrecedence(t *testing.T) {
 
 	// A configuration change rebuilds the library from disk; the open
 	// document must survive it.
-	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ndriftThreshold: 0.5\n")
+	testtree.WriteAt(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ndriftThreshold: 0.5\n")
 	waitFor(t, "the new drift threshold", func() bool { return w.Snapshot().Library().Config().DriftThreshold == 0.5 })
 	if got, _ := textOf(w, p); got != edited2 {
 		t.Fatalf("a reload replaced the open document's text: %q", got)
@@ -286,7 +287,7 @@ func TestNotifyWatchedWithoutWatcher(t *testing.T) {
 	waitFor(t, "python to go", func() bool { return !hasTopic(w, "python/async") })
 
 	// A notification naming a new directory reads what is in it.
-	writeFile(t, dir, "context/go/a/b.md", "# B\n")
+	testtree.WriteAt(t, dir, "context/go/a/b.md", "# B\n")
 	w.NotifyWatched([]string{filepath.Join(dir, "context/go")})
 	waitFor(t, "go/a/b", func() bool { return hasTopic(w, "go/a/b") })
 	waitInSync(t, w)
@@ -311,7 +312,7 @@ func notifyTwice(t *testing.T, dir string, w *Workspace, rec *recorder, title st
 	// an in-place write is two events, which a loaded machine can split
 	// across two batches.
 	p := filepath.Join(dir, "context/git/commits.md")
-	writeFile(t, dir, "context/git/commits.md.tmp~", topicText("git", "commits", title))
+	testtree.WriteAt(t, dir, "context/git/commits.md.tmp~", topicText("git", "commits", title))
 	if err := os.Rename(p+".tmp~", p); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func notifyTwice(t *testing.T, dir string, w *Workspace, rec *recorder, title st
 		tp, ok := w.Snapshot().Library().Topic("git/commits")
 		return ok && tp.Meta.Title == title
 	})
-	s := writeFile(t, dir, "context/git/sentinel.md", "# Sentinel\n")
+	s := testtree.WriteAt(t, dir, "context/git/sentinel.md", "# Sentinel\n")
 	w.NotifyWatched([]string{p, s})
 	waitFor(t, "the sentinel", func() bool { return hasTopic(w, "git/sentinel") })
 	n := 0
@@ -334,9 +335,9 @@ func notifyTwice(t *testing.T, dir string, w *Workspace, rec *recorder, title st
 
 func TestConfigChanges(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
-	writeFile(t, dir, "docs/web/http.md", topicText("web", "http", "HTTP"))
-	writeFile(t, dir, "context/drafts/wip.md", "# WIP\n")
+	dir := libtest.WriteTree(t, baseTree())
+	testtree.WriteAt(t, dir, "docs/web/http.md", topicText("web", "http", "HTTP"))
+	testtree.WriteAt(t, dir, "context/drafts/wip.md", "# WIP\n")
 	rec := &recorder{}
 	w := open(t, dir, rec, nil)
 	if hasTopic(w, "web/http") {
@@ -344,7 +345,7 @@ func TestConfigChanges(t *testing.T) {
 	}
 
 	cfgPath := filepath.Join(dir, ".ctxls.yaml")
-	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\nignore: [drafts]\n")
+	testtree.WriteAt(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\nignore: [drafts]\n")
 	waitFor(t, "docs as a context root", func() bool { return hasTopic(w, "web/http") })
 	waitFor(t, "drafts ignored", func() bool { return !hasTopic(w, "drafts/wip") })
 	waitFor(t, "a reload update naming .ctxls.yaml", func() bool {
@@ -353,8 +354,8 @@ func TestConfigChanges(t *testing.T) {
 
 	// The watcher is started again without the ignored directory; new
 	// files there stay out, files elsewhere come in.
-	writeFile(t, dir, "context/drafts/more.md", "# More\n")
-	writeFile(t, dir, "docs/web/tls.md", topicText("web", "tls", "TLS"))
+	testtree.WriteAt(t, dir, "context/drafts/more.md", "# More\n")
+	testtree.WriteAt(t, dir, "docs/web/tls.md", topicText("web", "tls", "TLS"))
 	waitFor(t, "web/tls", func() bool { return hasTopic(w, "web/tls") })
 	if hasTopic(w, "drafts/more") {
 		t.Error("a file in an ignored directory was indexed")
@@ -367,7 +368,7 @@ func TestConfigChanges(t *testing.T) {
 	if c := w.Snapshot().Library().Config(); c.Tokenizer != "estimate" || c.DriftThreshold != 0.9 {
 		t.Fatalf("after SetSettings tokenizer=%q drift=%v", c.Tokenizer, c.DriftThreshold)
 	}
-	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\nbudget: {files: 3}\n")
+	testtree.WriteAt(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\nbudget: {files: 3}\n")
 	waitFor(t, "the file's new budget", func() bool { return w.Snapshot().Library().Config().Budget.Files == 3 })
 	if c := w.Snapshot().Library().Config(); c.Tokenizer != "estimate" || c.DriftThreshold != 0.9 {
 		t.Errorf("a file change dropped the settings: tokenizer=%q drift=%v", c.Tokenizer, c.DriftThreshold)
@@ -379,20 +380,20 @@ func TestConfigChanges(t *testing.T) {
 	}
 
 	// Problems in the file are kept for diagnostics of .ctxls.yaml.
-	writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\ndriftThreshold: lots\n")
+	testtree.WriteAt(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\ncontextRoots: [docs]\ndriftThreshold: lots\n")
 	waitFor(t, "a configuration problem", func() bool { return len(w.Snapshot().Library().ConfigProblems()) > 0 })
 }
 
 func TestWatchLimit(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	logs := &logBuffer{}
 	w := open(t, dir, nil, func(o *Options) {
 		o.MaxWatches = 2
 		o.Logger = textLogger(logs)
 	})
-	writeFile(t, dir, "context/python/polled.md", topicText("python", "polled", "Polled"))
-	writeFile(t, dir, "context/newdomain/x.md", "# X\n")
+	testtree.WriteAt(t, dir, "context/python/polled.md", topicText("python", "polled", "Polled"))
+	testtree.WriteAt(t, dir, "context/newdomain/x.md", "# X\n")
 	waitFor(t, "changes in polled directories", func() bool { return hasTopic(w, "python/polled") && hasTopic(w, "newdomain/x") })
 	if n := logs.count("watch limit reached"); n != 1 {
 		t.Errorf("the watch limit was reported %d times, want once", n)
@@ -401,7 +402,7 @@ func TestWatchLimit(t *testing.T) {
 
 	// A new ignore pattern starts the watcher again: still one report.
 	restartWatcher(t, w, dir, "tokenizer: o200k_base\nignore: [drafts]\n")
-	writeFile(t, dir, "context/python/polled2.md", "# Polled\n")
+	testtree.WriteAt(t, dir, "context/python/polled2.md", "# Polled\n")
 	waitFor(t, "a change seen by the new watcher", func() bool { return hasTopic(w, "python/polled2") })
 	if n := logs.count("watch limit reached"); n != 1 {
 		t.Errorf("the watch limit was reported %d times, want once", n)
@@ -410,7 +411,7 @@ func TestWatchLimit(t *testing.T) {
 
 func TestSymlinkLoopAndUnreadable(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	if err := os.Symlink("..", filepath.Join(dir, "context/python/loop")); err != nil {
 		t.Skip("no symbolic links:", err)
 	}
@@ -422,7 +423,7 @@ func TestSymlinkLoopAndUnreadable(t *testing.T) {
 	if n := logs.count("symbolic link"); n == 0 {
 		t.Errorf("no warning about symbolic links; log:\n%s", strings.Join(logs.All(), ""))
 	}
-	writeFile(t, dir, "context/python/after.md", "# After\n")
+	testtree.WriteAt(t, dir, "context/python/after.md", "# After\n")
 	waitFor(t, "a change beside the loop", func() bool { return hasTopic(w, "python/after") })
 	waitInSync(t, w)
 }
@@ -430,7 +431,7 @@ func TestSymlinkLoopAndUnreadable(t *testing.T) {
 func TestNoGoroutineLeak(t *testing.T) {
 	t.Parallel()
 	// The subtests run in turn: they all watch and write dir.
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	t.Run("close twice", func(t *testing.T) {
 		watchertest.CheckGoroutines(t)
 		rec := &recorder{}
@@ -439,7 +440,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitWatching(t, w)
-		writeFile(t, dir, "context/git/leak.md", "# Leak\n")
+		testtree.WriteAt(t, dir, "context/git/leak.md", "# Leak\n")
 		w.NotifyWatched([]string{filepath.Join(dir, "context/git/leak.md")})
 		waitFor(t, "the change", func() bool { return hasTopic(w, "git/leak") })
 		w.DidOpen(filepath.Join(dir, "README.md"), "# Changed\n", 1)
@@ -460,7 +461,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		waitWatching(t, w)
 		restartWatcher(t, w, dir, "tokenizer: o200k_base\nignore: [drafts]\n")
 		// Changed again at once: Close may meet a watcher still starting.
-		writeFile(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
+		testtree.WriteAt(t, dir, ".ctxls.yaml", "tokenizer: o200k_base\n")
 		waitFor(t, "the ignore list to go", func() bool { return len(w.Snapshot().Library().Config().Ignore) == 0 })
 		w.Close()
 	})
@@ -482,7 +483,7 @@ func TestReloadThreshold(t *testing.T) {
 	edited := topicText("git", "branches", "Open Branches")
 	w.DidOpen(doc, edited, 1)
 	for i := range 6 {
-		writeFile(t, dir, "context/burst/t"+string(rune('a'+i))+".md", "# Burst\n")
+		testtree.WriteAt(t, dir, "context/burst/t"+string(rune('a'+i))+".md", "# Burst\n")
 	}
 	waitFor(t, "a reloading update", func() bool {
 		return slices.ContainsFunc(rec.All(), func(u Update) bool { return u.Reloaded })
@@ -503,15 +504,15 @@ func TestChangesWhileStarting(t *testing.T) {
 	for i := range 300 {
 		files["context/many/t"+strconv.Itoa(i)+".md"] = topicText("many", "t"+strconv.Itoa(i), "Many")
 	}
-	dir := writeTree(t, files)
+	dir := libtest.WriteTree(t, files)
 	w, err := Open(context.Background(), dir, Options{Watch: true, Debounce: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	writeFile(t, dir, "context/git/commits.md", topicText("git", "commits", "Early"))
+	testtree.WriteAt(t, dir, "context/git/commits.md", topicText("git", "commits", "Early"))
 	os.Remove(filepath.Join(dir, "context/git/branches.md"))
-	writeFile(t, dir, "context/early/x.md", "# Early\n")
+	testtree.WriteAt(t, dir, "context/early/x.md", "# Early\n")
 	for i := range 50 {
 		os.Remove(filepath.Join(dir, "context/many/t"+strconv.Itoa(i)+".md"))
 	}
@@ -530,7 +531,7 @@ func TestRebuildDuringBurst(t *testing.T) {
 	clk := watchertest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	dir, _, w := openBase(t, func(o *Options) { o.clock = clk })
 	brief := filepath.Join(dir, "context/brief")
-	writeFile(t, dir, "context/brief/a.md", topicText("brief", "a", "Brief"))
+	testtree.WriteAt(t, dir, "context/brief/a.md", topicText("brief", "a", "Brief"))
 	waitFor(t, "the event of the new directory", func() bool { return w.watcher.Load().Waiting(brief) })
 	if err := w.SetSettings(t.Context(), json.RawMessage(`{"driftThreshold":0.5}`)); err != nil {
 		t.Fatal(err)
@@ -552,9 +553,9 @@ func TestUnreadableDirectory(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("permissions do not apply to root")
 	}
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	locked := filepath.Join(dir, "context/locked")
-	writeFile(t, dir, "context/locked/x.md", "# X\n")
+	testtree.WriteAt(t, dir, "context/locked/x.md", "# X\n")
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -564,28 +565,28 @@ func TestUnreadableDirectory(t *testing.T) {
 	if logs.count("locked") == 0 {
 		t.Errorf("no warning about the unreadable directory; log:\n%s", strings.Join(logs.All(), ""))
 	}
-	writeFile(t, dir, "context/git/after.md", "# After\n")
+	testtree.WriteAt(t, dir, "context/git/after.md", "# After\n")
 	waitFor(t, "a change beside it", func() bool { return hasTopic(w, "git/after") })
 }
 
 func TestTypeChange(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, baseTree())
+	dir := libtest.WriteTree(t, baseTree())
 	w := open(t, dir, nil, nil)
 	p := filepath.Join(dir, "context/git/shape.md")
-	writeFile(t, dir, "context/git/shape.md", "# File\n")
+	testtree.WriteAt(t, dir, "context/git/shape.md", "# File\n")
 	waitFor(t, "the file", func() bool { return hasTopic(w, "git/shape") })
 	// The file becomes a directory holding a topic, then a file again.
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "context/git/shape.md/inner.md", "# Inner\n")
+	testtree.WriteAt(t, dir, "context/git/shape.md/inner.md", "# Inner\n")
 	waitFor(t, "the directory's topic", func() bool { return hasTopic(w, "git/shape.md/inner") })
 	waitInSync(t, w)
 	if err := os.RemoveAll(p); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "context/git/shape.md", "# File again\n")
+	testtree.WriteAt(t, dir, "context/git/shape.md", "# File again\n")
 	waitFor(t, "the file again", func() bool { return hasTopic(w, "git/shape") && !hasTopic(w, "git/shape.md/inner") })
 	waitInSync(t, w)
 }
@@ -610,7 +611,7 @@ func TestExampleLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "context/python/fastapi_patterns.md", strings.Replace(string(text), "## Testing", "## Tests", 1))
+	testtree.WriteAt(t, dir, "context/python/fastapi_patterns.md", strings.Replace(string(text), "## Testing", "## Tests", 1))
 	waitFor(t, "the update", func() bool { return slices.Contains(rec.changed(), tp.Path) })
 	aff := rec.affected()
 	for _, loc := range refs {
@@ -627,14 +628,14 @@ func TestCreateResolvesWaitingReferences(t *testing.T) {
 	t.Parallel()
 	files := baseTree()
 	files["context/python/waiting.md"] = topicText("python", "waiting", "Waiting", "git:tags")
-	dir := writeTree(t, files)
+	dir := libtest.WriteTree(t, files)
 	rec := &recorder{}
 	w := open(t, dir, rec, nil)
 	waiting := filepath.Join(dir, "context/python/waiting.md")
 	if !hasCode(w.Snapshot().Library().Diagnose(waiting), library.CodeUnresolved) {
 		t.Fatal("waiting.md has no unresolved reference to begin with")
 	}
-	writeFile(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
+	testtree.WriteAt(t, dir, "context/git/tags.md", topicText("git", "tags", "Tags"))
 	waitFor(t, "git/tags", func() bool { return hasTopic(w, "git/tags") })
 	waitFor(t, "the update", func() bool { return slices.Contains(rec.changed(), filepath.Join(dir, "context/git/tags.md")) })
 	if !slices.Contains(rec.affected(), waiting) {
@@ -655,7 +656,7 @@ func TestNewRootFromFileRebuildsAside(t *testing.T) {
 	edited := topicText("git", "commits", "Open")
 	w.DidOpen(doc, edited, 1)
 	before := w.Snapshot().Library()
-	p := writeFile(t, dir, "extra/context/web/http.md", topicText("web", "http", "HTTP"))
+	p := testtree.WriteAt(t, dir, "extra/context/web/http.md", topicText("web", "http", "HTTP"))
 	w.NotifyWatched([]string{p})
 	waitFor(t, "web/http", func() bool { return hasTopic(w, "web/http") })
 	if w.Snapshot().Library() == before {

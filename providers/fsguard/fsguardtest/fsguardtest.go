@@ -1,9 +1,10 @@
-// Package fsguardtest makes the files of a test's workspace: ordinary
-// ones, and those that are not what they seem and that code reading a
-// workspace must neither follow out of it nor block on: named pipes,
-// symbolic links (out of the workspace, in loops, dangling) and files
-// outside the workspace. It runs the code under test with a deadline, so
-// that a read blocked on a pipe fails the test instead of hanging it.
+// Package fsguardtest makes the files of a test's workspace that are not
+// what they seem (internal/testtree writes the ordinary ones), which code
+// reading a workspace must neither follow out of it nor block on: named
+// pipes, symbolic links (out of the workspace, in loops, dangling) and
+// files outside the workspace. It runs the code under test with a
+// deadline, so that a read blocked on a pipe fails the test instead of
+// hanging it.
 package fsguardtest
 
 import (
@@ -12,6 +13,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // deadline bounds every wait of [Within]. It is generous: the machines
@@ -43,39 +46,11 @@ func Links(t testing.TB, dir string, links map[string]string) {
 	}
 }
 
-// Write writes content at p, creating its directory, and returns p.
-func Write(t testing.TB, p, content string) string {
-	t.Helper()
-	mkdir(t, p)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// WriteTree writes files (slash path → content) below dir, making the
-// directories they need.
-func WriteTree(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		Write(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
-	}
-}
-
-// TempTree writes files as WriteTree does below a new temporary
-// directory and returns the directory.
-func TempTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	WriteTree(t, dir, files)
-	return dir
-}
-
 // Outside writes content at name in a new directory of its own, outside
 // any workspace of the test, and returns its path.
 func Outside(t testing.TB, name, content string) string {
 	t.Helper()
-	return Write(t, filepath.Join(t.TempDir(), name), content)
+	return testtree.Write(t, filepath.Join(t.TempDir(), name), content)
 }
 
 // Within runs f on another goroutine and fails the test when it has not

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // Secrets the cloned repository of Leaky tries to get out.
@@ -34,12 +36,12 @@ type Leaky struct {
 func NewLeaky(t testing.TB, files map[string]string) Leaky {
 	t.Helper()
 	home := t.TempDir()
-	Write(t, filepath.Join(home, ".ssh", "id_rsa"), "-----BEGIN RSA PRIVATE KEY-----\n"+SecretKey+"\n-----END RSA PRIVATE KEY-----\n")
+	testtree.Write(t, filepath.Join(home, ".ssh", "id_rsa"), "-----BEGIN RSA PRIVATE KEY-----\n"+SecretKey+"\n-----END RSA PRIVATE KEY-----\n")
 	dir := filepath.Join(home, "repo")
-	WriteTree(t, dir, map[string]string{
+	testtree.WriteFiles(t, dir, map[string]string{
 		"CLAUDE.md": "# Project\n\nSee @docs/notes.md and @docs/env.md for the setup.\n",
 	})
-	WriteTree(t, dir, files)
+	testtree.WriteFiles(t, dir, files)
 	Links(t, dir, map[string]string{
 		"docs/notes.md": "../../.ssh/id_rsa",
 		"docs/env.md":   "/proc/self/environ",

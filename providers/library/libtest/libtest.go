@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library"
 )
 
@@ -23,7 +23,7 @@ import (
 // show it by no other file.
 func WriteTree(t testing.TB, files map[string]string) string {
 	t.Helper()
-	return fsguardtest.TempTree(t, WithRoot(files))
+	return testtree.New(t, WithRoot(files))
 }
 
 // WithRoot returns files with a .ctxls.yaml naming context in
@@ -98,13 +98,6 @@ func CopyExample(t testing.TB) string {
 	dst := filepath.Join(t.TempDir(), "library")
 	CopyTree(t, ExampleDir(t), dst)
 	return dst
-}
-
-// WriteFiles writes files (slash path → text) under dir, making the
-// folders they need and replacing what is there.
-func WriteFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	fsguardtest.WriteTree(t, dir, files)
 }
 
 // Load writes files as WriteTree does and loads the workspace with the

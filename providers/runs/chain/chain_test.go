@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/library"
@@ -1146,7 +1147,7 @@ func TestCrashBetweenHistoryAndCompletion(t *testing.T) {
 func TestChainMemory(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "executor:\n  kind: preview\n")
-	libtest.WriteFiles(t, e.dir, map[string]string{
+	testtree.WriteFiles(t, e.dir, map[string]string{
 		"CLAUDE.md":     "# Project\n\nUse tabs. See @docs/style.md and @AGENTS.md.\n",
 		"docs/style.md": "Style: MEMORY-STYLE-RULE.\n",
 		"AGENTS.md":     "Agents: MEMORY-AGENTS-RULE.\n",
@@ -1184,7 +1185,7 @@ func TestChainMemory(t *testing.T) {
 
 	// The memory is the execution's: a later run in it keeps what was
 	// loaded, whatever the files say now.
-	libtest.WriteFiles(t, e.dir, map[string]string{"docs/style.md": "Style: CHANGED.\n"})
+	testtree.WriteFiles(t, e.dir, map[string]string{"docs/style.md": "Style: CHANGED.\n"})
 	res2, err := e.runner.Run(ctx, Request{Commands: []string{"test"}, SessionID: res.SessionID})
 	check(t, err)
 	st, err := e.store.Get(ctx, res.SessionID)

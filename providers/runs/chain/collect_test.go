@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
@@ -26,7 +27,7 @@ func TestCollectBoundsPathReferences(t *testing.T) {
 		b.WriteString("[late](../context/python/django_patterns.md)\n")
 	}
 	dir := libtest.CopyExample(t)
-	libtest.WriteFiles(t, dir, map[string]string{"commands/links.md": b.String()})
+	testtree.WriteFiles(t, dir, map[string]string{"commands/links.md": b.String()})
 	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
 	if err != nil {
 		t.Fatal(err)

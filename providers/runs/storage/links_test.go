@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
@@ -43,7 +44,7 @@ func TestOpenWorkspaceRefusesLinks(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else if tc.name != "dangling database" {
-				fsguardtest.Write(t, target, "")
+				testtree.Write(t, target, "")
 			}
 			link := fsguardtest.Link(t, target, filepath.Join(root, filepath.FromSlash(tc.link)))
 			db, err := OpenWorkspace(context.Background(), root)
@@ -117,7 +118,7 @@ func TestOpenWorkspaceRefusesSpecialFiles(t *testing.T) {
 	t.Run("file as state directory", func(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
-		fsguardtest.Write(t, filepath.Join(root, DirName), "x")
+		testtree.Write(t, filepath.Join(root, DirName), "x")
 		_, err := OpenWorkspace(context.Background(), root)
 		if !errors.Is(err, errLink) || !strings.Contains(err.Error(), "not a directory") {
 			t.Errorf("error = %v, want errLink for a file", err)

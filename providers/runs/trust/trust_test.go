@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
@@ -18,7 +19,7 @@ var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // workspace makes a workspace holding a script and a store outside it.
 func workspace(t *testing.T) (dir string, s *Store) {
 	t.Helper()
-	dir = fsguardtest.TempTree(t, map[string]string{"tools/agent.sh": "#!/bin/sh\ncat\n"})
+	dir = testtree.New(t, map[string]string{"tools/agent.sh": "#!/bin/sh\ncat\n"})
 	return dir, Open(filepath.Join(t.TempDir(), "ctxls", FileName))
 }
 
@@ -60,7 +61,7 @@ func TestGrantCheckRevoke(t *testing.T) {
 		}
 	}
 	// The repository rewrites its script: the same argv is asked about again.
-	fsguardtest.Write(t, filepath.Join(dir, "tools/agent.sh"), "#!/bin/sh\ncat ~/.ssh/id_rsa\n")
+	testtree.Write(t, filepath.Join(dir, "tools/agent.sh"), "#!/bin/sh\ncat ~/.ssh/id_rsa\n")
 	if st := check(argv); st.Agreed || !strings.Contains(st.Changed, "./tools/agent.sh") {
 		t.Errorf("Check after the script changed = %+v; want refused, naming the program", st)
 	}
@@ -86,7 +87,7 @@ func TestGrantCheckRevoke(t *testing.T) {
 func TestWorkspacesApart(t *testing.T) {
 	t.Parallel()
 	dir, s := workspace(t)
-	other := fsguardtest.TempTree(t, map[string]string{"tools/agent.sh": "#!/bin/sh\ncat\n"})
+	other := testtree.New(t, map[string]string{"tools/agent.sh": "#!/bin/sh\ncat\n"})
 	argv := []string{"claude", "-p"}
 	if _, err := s.Grant(dir, argv, now); err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestStoreFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A store that is not JSON is an error that names it, never a grant.
-	fsguardtest.Write(t, s.Path(), "{not json")
+	testtree.Write(t, s.Path(), "{not json")
 	if st, err := s.Check(dir, []string{"claude"}); err == nil || st.Agreed || !strings.Contains(err.Error(), s.Path()) {
 		t.Errorf("Check of a broken store = %+v, %v", st, err)
 	}

@@ -1,0 +1,758 @@
+package lsp
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/internal/testtree"
+	"github.com/ctxls/ctxls/providers/library/libtest"
+)
+
+// This file runs the request fixtures under testdata/requests, as gopls
+// runs its marker tests: each is a txtar archive holding a workspace, the
+// editor's text with its cursors, the requests and their answers. The
+// runner starts the server binary over stdio on the workspace, sends each
+// request and compares the answer, rendered as text, with the one in the
+// archive. With -update it writes the answers it got instead.
+//
+// An archive's comment may set, one per line:
+//
+//	base: library       start from a copy of examples/library
+//	base: agents        start from a copy of testdata/agents (the team project)
+//	encoding: utf-8     offer UTF-8 positions (columns count bytes)
+//	capabilities: JSON  merged into the client's default capabilities
+//
+// Its files are written over the base. A file whose text holds cursors is
+// written without them and opened in the editor. A cursor is ‸ or «name».
+// The sections whose name starts with @ are, in order:
+//
+//	@open path               the editor (re)opens path with this text, cursors
+//	                         marked, or with its text on disk when the section
+//	                         is empty, after closing every document it had open
+//	@hover [cursor]          hover at the cursor (‸ when none is named)
+//	@definition [cursor]     definition
+//	@references [cursor]     references without the declaration
+//	@completion [cursor]     completion items
+//	@prepareRename [cursor]  prepareRename
+//	@rename cursor newName   rename (‸ as the cursor "‸")
+//	@codeAction [cursor]     quick fixes for the diagnostic at the cursor
+//	@symbols [path]          document symbols (of the last opened document
+//	@links [path]            document links   when no path is given)
+//	@lens [path]             code lenses
+//	@hints [path]            inlay hints of the whole document
+//	@diagnostics [path]      the diagnostics the server publishes
+//	@workspaceSymbol query   workspace symbols
+//	@willRename old new      the edits before a file or folder is moved
+//
+// and each holds the answer the request must get: its result rendered as
+// text, or "error CODE: message" for an error response.
+var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests with the server's")
+
+// fixtureDir holds the request fixtures.
+const fixtureDir = "testdata/requests"
+
+// TestFixtures runs every archive under testdata/requests, each on a
+// server of its own.
+func TestFixtures(t *testing.T) {
+	t.Parallel()
+	var paths []string
+	err := filepath.WalkDir(fixtureDir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".txtar") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.ToSlash(strings.TrimPrefix(p, fixtureDir+string(filepath.Separator))), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			runFixture(t, p)
+		})
+	}
+}
+
+// fixtureCursor is a cursor of the editor's text.
+type fixtureCursor struct {
+	uri  string
+	line int
+	char int
+}
+
+// fixtureRun is the state of one archive's run.
+type fixtureRun struct {
+	t       *testing.T
+	ctx     context.Context
+	c       *Client
+	root    string
+	utf8    bool
+	cursors map[string]fixtureCursor
+	lastURI string
+	version map[string]int // of the documents open
+}
+
+func runFixture(t *testing.T, path string) {
+	a := testtree.ReadArchive(t, path)
+	r := &fixtureRun{t: t, ctx: stdioCtx(t), cursors: map[string]fixtureCursor{}, version: map[string]int{}}
+	caps := stdioDefaultCapabilities()
+	base := ""
+	for _, line := range strings.Split(a.Comment, "\n") {
+		key, value, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		switch key {
+		case "base":
+			base = value
+		case "encoding":
+			if value != "utf-8" {
+				t.Fatalf("encoding %q: only utf-8 is offered beside the default", value)
+			}
+			r.utf8 = true
+			caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
+		case "capabilities":
+			var more map[string]any
+			if err := json.Unmarshal([]byte(value), &more); err != nil {
+				t.Fatalf("capabilities: %v", err)
+			}
+			fixtureMerge(caps, more)
+		}
+	}
+	switch base {
+	case "":
+		r.root = t.TempDir()
+	case "library":
+		r.root = libtest.CopyExample(t)
+	case "agents":
+		r.root = filepath.Join(t.TempDir(), "project")
+		libtest.CopyTree(t, filepath.Join("..", "testdata", "agents"), r.root)
+	default:
+		t.Fatalf("base %q", base)
+	}
+	disk := map[string]string{}
+	var opens []testtree.File
+	for _, f := range a.Files {
+		if strings.HasPrefix(f.Name, "@") {
+			continue
+		}
+		text, marks := fixtureMarks(f.Data)
+		disk[f.Name] = text
+		if len(marks) > 0 {
+			opens = append(opens, f)
+		}
+	}
+	testtree.WriteFiles(t, r.root, disk)
+
+	r.c = stdioStart(t, r.root)
+	init, err := r.c.Initialize(r.ctx, r.root, caps, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v\nstderr: %s", err, stdioTail(r.c.Stderr(), 2000))
+	}
+	if r.utf8 && !strings.Contains(string(init), `"positionEncoding":"utf-8"`) {
+		t.Fatalf("the server did not take UTF-8 positions: %s", stdioTail(string(init), 500))
+	}
+	for _, f := range opens {
+		r.open(f.Name, f.Data)
+	}
+
+	changed := false
+	for i, f := range a.Files {
+		if !strings.HasPrefix(f.Name, "@") {
+			continue
+		}
+		verb, args, _ := strings.Cut(strings.TrimPrefix(f.Name, "@"), " ")
+		if verb == "open" {
+			if err := r.c.CloseAll(); err != nil {
+				t.Fatal(err)
+			}
+			text := f.Data
+			if text == "" {
+				text = stdioRead(t, filepath.Join(r.root, filepath.FromSlash(args)))
+			}
+			r.open(args, text)
+			continue
+		}
+		want := f.Data
+		got := r.ask(verb, strings.Fields(args), want)
+		if got == want {
+			continue
+		}
+		if *fixtureUpdate {
+			a.Files[i].Data = got
+			changed = true
+			continue
+		}
+		t.Errorf("%s: file %d, -- %s --: the answer differs (-want +got; -update writes what the server gave):\n%s", path, i+1, f.Name, fixtureDiff(want, got))
+	}
+	if changed {
+		if err := os.WriteFile(path, testtree.Format(a), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fixtureMerge merges more into caps, object by object.
+func fixtureMerge(caps, more map[string]any) {
+	for k, v := range more {
+		if sub, ok := v.(map[string]any); ok {
+			if have, ok := caps[k].(map[string]any); ok {
+				fixtureMerge(have, sub)
+				continue
+			}
+		}
+		caps[k] = v
+	}
+}
+
+// fixtureMark is a cursor in a text: its name and byte offset.
+type fixtureMark struct {
+	name string
+	off  int
+}
+
+// fixtureMarks returns text without its cursors, and the cursors.
+func fixtureMarks(text string) (string, []fixtureMark) {
+	var b strings.Builder
+	var marks []fixtureMark
+	for i := 0; i < len(text); {
+		switch {
+		case strings.HasPrefix(text[i:], "‸"):
+			marks = append(marks, fixtureMark{"‸", b.Len()})
+			i += len("‸")
+			continue
+		case strings.HasPrefix(text[i:], "«"):
+			if j := strings.Index(text[i:], "»"); j > 0 {
+				marks = append(marks, fixtureMark{text[i+len("«") : i+j], b.Len()})
+				i += j + len("»")
+				continue
+			}
+		}
+		b.WriteByte(text[i])
+		i++
+	}
+	return b.String(), marks
+}
+
+// open opens rel with text, its cursors taken out.
+func (r *fixtureRun) open(rel, text string) {
+	r.t.Helper()
+	text, marks := fixtureMarks(text)
+	uri := stdioFileURI(filepath.Join(r.root, filepath.FromSlash(rel)))
+	if err := r.c.DidOpen(uri, text); err != nil {
+		r.t.Fatal(err)
+	}
+	r.version[uri] = 1
+	r.lastURI = uri
+	for _, m := range marks {
+		before := text[:m.off]
+		start := strings.LastIndexByte(before, '\n') + 1
+		char := m.off - start
+		if !r.utf8 {
+			char = stdioUTF16Len(before[start:])
+		}
+		r.cursors[m.name] = fixtureCursor{uri, strings.Count(before, "\n"), char}
+	}
+}
+
+// cursor returns the cursor named by args[0], or ‸.
+func (r *fixtureRun) cursor(args []string) fixtureCursor {
+	r.t.Helper()
+	name := "‸"
+	if len(args) > 0 {
+		name = args[0]
+	}
+	c, ok := r.cursors[name]
+	if !ok {
+		r.t.Fatalf("no cursor %q in the texts opened", name)
+	}
+	return c
+}
+
+// doc returns the URI of the document args[0] names, or of the last one
+// opened.
+func (r *fixtureRun) doc(args []string) string {
+	if len(args) > 0 {
+		return stdioFileURI(filepath.Join(r.root, filepath.FromSlash(args[0])))
+	}
+	return r.lastURI
+}
+
+// call sends a request and decodes its result into out. An error
+// response is an answer too: call returns it rendered, "" for a result.
+func (r *fixtureRun) call(method string, params, out any) string {
+	r.t.Helper()
+	err := r.c.Call(r.ctx, method, params, out)
+	var rpcErr *ClientRPCError
+	if errors.As(err, &rpcErr) {
+		return fmt.Sprintf("error %d: %s\n", rpcErr.Code, r.rel(rpcErr.Message))
+	}
+	if err != nil {
+		r.t.Fatalf("%s: %v\nstderr: %s", method, err, stdioTail(r.c.Stderr(), 2000))
+	}
+	return ""
+}
+
+// ask sends the request of verb and renders its answer. want is the
+// answer of the archive, which a request answered from what the server
+// publishes in its own time waits for.
+func (r *fixtureRun) ask(verb string, args []string, want string) string {
+	r.t.Helper()
+	switch verb {
+	case "hover":
+		cur := r.cursor(args)
+		var h *struct {
+			Contents struct {
+				Kind  string `json:"kind"`
+				Value string `json:"value"`
+			} `json:"contents"`
+			Range *ClientRange `json:"range"`
+		}
+		if e := r.call("textDocument/hover", stdioPos(cur.uri, cur.line, cur.char), &h); e != "" {
+			return e
+		}
+		if h == nil {
+			return "null\n"
+		}
+		head := h.Contents.Kind
+		if h.Range != nil {
+			head += " " + fixtureRange(*h.Range)
+		}
+		return head + "\n\n" + r.rel(h.Contents.Value) + "\n"
+	case "definition":
+		cur := r.cursor(args)
+		var raw json.RawMessage
+		if e := r.call("textDocument/definition", stdioPos(cur.uri, cur.line, cur.char), &raw); e != "" {
+			return e
+		}
+		return r.locations(stdioLocations(r.t, raw), false)
+	case "references":
+		cur := r.cursor(args)
+		params := stdioPos(cur.uri, cur.line, cur.char)
+		params["context"] = map[string]any{"includeDeclaration": false}
+		var raw json.RawMessage
+		if e := r.call("textDocument/references", params, &raw); e != "" {
+			return e
+		}
+		return r.locations(stdioLocations(r.t, raw), true)
+	case "completion":
+		cur := r.cursor(args)
+		var raw json.RawMessage
+		if e := r.call("textDocument/completion", stdioPos(cur.uri, cur.line, cur.char), &raw); e != "" {
+			return e
+		}
+		items, err := stdioDecodeCompletion(raw)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, it := range items {
+			fmt.Fprintf(&b, "%s", it.Label)
+			if it.Detail != "" {
+				fmt.Fprintf(&b, " | %s", it.Detail)
+			}
+			if it.LabelDetails != nil && it.LabelDetails.Description != "" {
+				fmt.Fprintf(&b, " | %s", it.LabelDetails.Description)
+			}
+			if it.SortText != "" {
+				fmt.Fprintf(&b, " | sort %s", it.SortText)
+			}
+			if e := it.TextEdit; e != nil {
+				rng := e.Range
+				if rng == nil {
+					rng = e.Insert
+				}
+				if rng != nil {
+					fmt.Fprintf(&b, " | %s %q", fixtureRange(*rng), e.NewText)
+				}
+			} else if it.InsertText != "" {
+				fmt.Fprintf(&b, " | insert %q", it.InsertText)
+			}
+			b.WriteString("\n")
+			// The documentation, indented, below its item.
+			if doc := fixtureDoc(it.Documentation); doc != "" {
+				for _, l := range strings.Split(strings.TrimRight(r.rel(doc), "\n"), "\n") {
+					b.WriteString("\t" + l + "\n")
+				}
+			}
+		}
+		return b.String()
+	case "prepareRename":
+		cur := r.cursor(args)
+		var raw json.RawMessage
+		if e := r.call("textDocument/prepareRename", stdioPos(cur.uri, cur.line, cur.char), &raw); e != "" {
+			return e
+		}
+		return string(raw) + "\n"
+	case "rename":
+		if len(args) != 2 {
+			r.t.Fatalf("@rename cursor newName, not %q", args)
+		}
+		cur := r.cursor(args)
+		params := stdioPos(cur.uri, cur.line, cur.char)
+		params["newName"] = args[1]
+		var edit *stdioWorkspaceEdit
+		if e := r.call("textDocument/rename", params, &edit); e != "" {
+			return e
+		}
+		return r.workspaceEdit(edit)
+	case "willRename":
+		if len(args) != 2 {
+			r.t.Fatalf("@willRename old new, not %q", args)
+		}
+		var edit *stdioWorkspaceEdit
+		if e := r.call("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{
+			"oldUri": stdioFileURI(filepath.Join(r.root, filepath.FromSlash(args[0]))),
+			"newUri": stdioFileURI(filepath.Join(r.root, filepath.FromSlash(args[1])))}}}, &edit); e != "" {
+			return e
+		}
+		return r.workspaceEdit(edit)
+	case "codeAction":
+		cur := r.cursor(args)
+		ds, err := r.c.WaitDiagnostics(r.ctx, cur.uri, func(ds []ClientDiagnostic) bool {
+			return slices.ContainsFunc(ds, func(d ClientDiagnostic) bool { return fixtureCovers(d.Range, cur) })
+		})
+		if err != nil {
+			r.t.Fatalf("no diagnostic at the cursor: %v", err)
+		}
+		i := slices.IndexFunc(ds, func(d ClientDiagnostic) bool { return fixtureCovers(d.Range, cur) })
+		var actions []struct {
+			Title string              `json:"title"`
+			Kind  string              `json:"kind"`
+			Edit  *stdioWorkspaceEdit `json:"edit"`
+		}
+		if e := r.call("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": cur.uri},
+			"range":        ds[i].Range,
+			"context":      map[string]any{"diagnostics": []ClientDiagnostic{ds[i]}, "only": []string{"quickfix"}},
+		}, &actions); e != "" {
+			return e
+		}
+		var b strings.Builder
+		for _, a := range actions {
+			fmt.Fprintf(&b, "%s (%s)\n", a.Title, a.Kind)
+			for _, l := range strings.SplitAfter(r.workspaceEdit(a.Edit), "\n") {
+				if l != "" {
+					b.WriteString("\t" + l)
+				}
+			}
+		}
+		return b.String()
+	case "symbols":
+		var syms []fixtureSymbol
+		if e := r.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &syms); e != "" {
+			return e
+		}
+		var b strings.Builder
+		fixtureSymbols(&b, syms, "")
+		return b.String()
+	case "workspaceSymbol":
+		var syms []struct {
+			Name     string         `json:"name"`
+			Location ClientLocation `json:"location"`
+		}
+		if e := r.call("workspace/symbol", map[string]any{"query": strings.Join(args, " ")}, &syms); e != "" {
+			return e
+		}
+		var b strings.Builder
+		for _, s := range syms {
+			fmt.Fprintf(&b, "%s %s\n", s.Name, r.location(s.Location))
+		}
+		return b.String()
+	case "links":
+		var links []struct {
+			Range  ClientRange `json:"range"`
+			Target string      `json:"target"`
+		}
+		if e := r.call("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &links); e != "" {
+			return e
+		}
+		var b strings.Builder
+		for _, l := range links {
+			fmt.Fprintf(&b, "%s %s\n", fixtureRange(l.Range), r.rel(l.Target))
+		}
+		return b.String()
+	case "lens":
+		var lenses []struct {
+			Range   ClientRange `json:"range"`
+			Command *struct {
+				Title string `json:"title"`
+			} `json:"command"`
+		}
+		if e := r.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &lenses); e != "" {
+			return e
+		}
+		var b strings.Builder
+		for _, l := range lenses {
+			title := "(unresolved)"
+			if l.Command != nil {
+				title = l.Command.Title
+			}
+			fmt.Fprintf(&b, "%s %s\n", fixtureRange(l.Range), title)
+		}
+		return b.String()
+	case "hints":
+		var hints []struct {
+			Label    json.RawMessage `json:"label"`
+			Position ClientPosition  `json:"position"`
+		}
+		if e := r.call("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)},
+			"range": ClientRange{End: ClientPosition{Line: 1 << 20}}}, &hints); e != "" {
+			return e
+		}
+		var b strings.Builder
+		for _, h := range hints {
+			var label string
+			if json.Unmarshal(h.Label, &label) != nil {
+				label = string(h.Label)
+			}
+			fmt.Fprintf(&b, "%d:%d %s\n", h.Position.Line, h.Position.Character, label)
+		}
+		return b.String()
+	case "diagnostics":
+		uri := r.doc(args)
+		render := func(ds []ClientDiagnostic) string {
+			var b strings.Builder
+			for _, d := range ds {
+				fmt.Fprintf(&b, "%s %d %s: %s\n", fixtureRange(d.Range), d.Severity, d.CodeString(), r.rel(d.Message))
+			}
+			return b.String()
+		}
+		if *fixtureUpdate {
+			// No answer to wait for: take the publication after which the
+			// server stays quiet.
+			return render(r.quietDiagnostics(uri))
+		}
+		ds, _ := r.c.WaitDiagnostics(r.ctx, uri, func(ds []ClientDiagnostic) bool { return render(ds) == want })
+		return render(ds)
+	}
+	r.t.Fatalf("unknown request @%s", verb)
+	return ""
+}
+
+// quietDiagnostics waits for a publication of uri's diagnostics and then
+// until none has come for two seconds, and returns the last.
+func (r *fixtureRun) quietDiagnostics(uri string) []ClientDiagnostic {
+	r.t.Helper()
+	if _, err := r.c.WaitDiagnostics(r.ctx, uri, func([]ClientDiagnostic) bool { return true }); err != nil {
+		r.t.Fatal(err)
+	}
+	n := len(r.c.Notifications("textDocument/publishDiagnostics"))
+	for {
+		select {
+		case <-r.ctx.Done():
+			r.t.Fatal("diagnostics kept coming")
+		case <-time.After(2 * time.Second):
+		}
+		if m := len(r.c.Notifications("textDocument/publishDiagnostics")); m == n {
+			p, _ := r.c.LatestDiagnostics(uri)
+			return p.Diagnostics
+		} else {
+			n = m
+		}
+	}
+}
+
+// fixtureDoc returns the text of a completion item's documentation, a
+// string or markup content.
+func fixtureDoc(raw json.RawMessage) string {
+	var markup struct {
+		Value string `json:"value"`
+	}
+	if json.Unmarshal(raw, &markup) == nil && markup.Value != "" {
+		return markup.Value
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// fixtureCovers reports whether rng holds the cursor.
+func fixtureCovers(rng ClientRange, cur fixtureCursor) bool {
+	at := ClientPosition{cur.line, cur.char}
+	before := func(a, b ClientPosition) bool {
+		return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
+	}
+	return before(rng.Start, at) && before(at, rng.End)
+}
+
+// fixtureSymbol is a DocumentSymbol.
+type fixtureSymbol struct {
+	Name     string          `json:"name"`
+	Detail   string          `json:"detail"`
+	Kind     int             `json:"kind"`
+	Range    ClientRange     `json:"range"`
+	Children []fixtureSymbol `json:"children"`
+}
+
+func fixtureSymbols(b *strings.Builder, syms []fixtureSymbol, indent string) {
+	for _, s := range syms {
+		fmt.Fprintf(b, "%s%s | %s | kind %d %s\n", indent, s.Name, s.Detail, s.Kind, fixtureRange(s.Range))
+		fixtureSymbols(b, s.Children, indent+"\t")
+	}
+}
+
+// fixtureRange renders a range as line:char-line:char, zero-based, in
+// the units of the encoding.
+func fixtureRange(r ClientRange) string {
+	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+}
+
+// rel replaces the workspace's URI and path in s with $ROOT.
+func (r *fixtureRun) rel(s string) string {
+	s = strings.ReplaceAll(s, stdioFileURI(r.root), "$ROOT")
+	return strings.ReplaceAll(s, r.root, "$ROOT")
+}
+
+// location renders a location as its path relative to the workspace and
+// its range.
+func (r *fixtureRun) location(l ClientLocation) string {
+	return r.rel(l.URI) + ":" + fixtureRange(l.Range)
+}
+
+// locations renders locations one a line, sorted when sorted is set (the
+// order of references is the server's own).
+func (r *fixtureRun) locations(locs []ClientLocation, sorted bool) string {
+	if sorted {
+		locs = slices.Clone(locs)
+		slices.SortFunc(locs, func(a, b ClientLocation) int {
+			return cmp.Or(strings.Compare(a.URI, b.URI), a.Range.Start.Line-b.Range.Start.Line, a.Range.Start.Character-b.Range.Start.Character)
+		})
+	}
+	var b strings.Builder
+	for _, l := range locs {
+		b.WriteString(r.location(l) + "\n")
+	}
+	return b.String()
+}
+
+// workspaceEdit renders a WorkspaceEdit: its text edits in order of file
+// and position, then its file operations, one a line.
+func (r *fixtureRun) workspaceEdit(e *stdioWorkspaceEdit) string {
+	if e == nil {
+		return "null\n"
+	}
+	type edit struct {
+		uri string
+		ClientTextEdit
+	}
+	var edits []edit
+	for uri, es := range e.Changes {
+		for _, te := range es {
+			edits = append(edits, edit{uri, te})
+		}
+	}
+	var ops []string
+	for _, dc := range e.DocumentChanges {
+		switch {
+		case dc.Kind != "":
+			ops = append(ops, fmt.Sprintf("%s %s %s\n", dc.Kind, r.rel(dc.OldURI), r.rel(dc.NewURI)))
+		case dc.TextDocument != nil:
+			for _, te := range dc.Edits {
+				edits = append(edits, edit{dc.TextDocument.URI, te})
+			}
+		}
+	}
+	slices.SortStableFunc(edits, func(a, b edit) int {
+		return cmp.Or(strings.Compare(a.uri, b.uri), a.Range.Start.Line-b.Range.Start.Line, a.Range.Start.Character-b.Range.Start.Character)
+	})
+	var b strings.Builder
+	for _, e := range edits {
+		fmt.Fprintf(&b, "%s:%s %q\n", r.rel(e.uri), fixtureRange(e.Range), e.NewText)
+	}
+	slices.Sort(ops)
+	for _, op := range ops {
+		b.WriteString(op)
+	}
+	return b.String()
+}
+
+// fixtureDiff is a line diff of want and got: lines only in want start
+// with -, lines only in got with +.
+func fixtureDiff(want, got string) string {
+	a, b := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
+	// Longest common subsequence, by dynamic programming: answers are
+	// short.
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	line := func(prefix, s string) {
+		if s == "" {
+			return
+		}
+		out.WriteString(prefix + strings.TrimSuffix(s, "\n") + "\n")
+	}
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			line(" ", a[i])
+			i, j = i+1, j+1
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			line("-", a[i])
+			i++
+		default:
+			line("+", b[j])
+			j++
+		}
+	}
+	return out.String()
+}
+
+func TestFixtureMarks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, text string
+		marks    []fixtureMark
+	}{
+		{"no cursor", "no cursor", nil},
+		{"a‸b", "ab", []fixtureMark{{"‸", 1}}},
+		{"😀«x»y«long name»", "😀y", []fixtureMark{{"x", 4}, {"long name", 5}}},
+		{"an « alone", "an « alone", nil},
+	} {
+		text, marks := fixtureMarks(tc.in)
+		if text != tc.text || !slices.Equal(marks, tc.marks) {
+			t.Errorf("fixtureMarks(%q) = %q, %v; want %q, %v", tc.in, text, marks, tc.text, tc.marks)
+		}
+	}
+}
+
+func TestFixtureDiff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ want, got, diff string }{
+		{"a\nb\n", "a\nb\n", " a\n b\n"},
+		{"a\nb\nc\n", "a\nB\nc\n", " a\n-b\n+B\n c\n"},
+		{"a\n", "", "-a\n"},
+		{"", "a\n", "+a\n"},
+	} {
+		if got := fixtureDiff(tc.want, tc.got); got != tc.diff {
+			t.Errorf("fixtureDiff(%q, %q) = %q, want %q", tc.want, tc.got, got, tc.diff)
+		}
+	}
+}
