@@ -11,7 +11,6 @@ import (
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/library"
-	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -92,7 +91,7 @@ func TestSessionCostOncePerSnapshot(t *testing.T) {
 		t.Errorf("16 requests for 2 agents read the snapshot's agent files %d times, want 2", n)
 	}
 
-	libtest.WriteFiles(t, dir, map[string]string{
+	testtree.WriteFiles(t, dir, map[string]string{
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Ship the service to production when the user asks to deploy.\n---\n# Deploy\n\nRun the pipeline.\n",
 	})
 	next := snapshot()

@@ -143,7 +143,7 @@ func TestAgentFilesParsedOnce(t *testing.T) {
 	}
 
 	w.DidClose(skill)
-	writeFile(t, dir, ".claude/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploys the site.\n---\nSaved steps.\n")
+	testtree.WriteAt(t, dir, ".claude/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploys the site.\n---\nSaved steps.\n")
 	w.AgentFilesChanged([]string{skill})
 	saved := read()
 	if saved == edited {
