@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -22,7 +22,7 @@ import (
 func TestInventoryTokenizer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := testtree.New(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/ops/release.md":             "---\ntitle: Release Process\ntags: [deploy]\n---\n# Release Process\n\nTag, build, deploy and announce the release.\n",
 		".claude/skills/deploy-app/SKILL.md": "---\nname: deploy-app\ndescription: Deploys the app\n---\n\nRun the deploy script, then check the health endpoint.\n",
 		".claude/commands/ship.md":           "---\ndescription: Ship a release\n---\n\nRun the checks, then deploy the release.\n",
@@ -109,7 +109,7 @@ func TestInventoryTokenizer(t *testing.T) {
 func TestInventoryReferencesAreUnique(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := testtree.New(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"plugins/claude/docs/skills/find-docs/SKILL.md": "---\nname: find-docs\ndescription: |\n  Finds documentation.\n  Use when asked about a library.\n---\n\nClaude's copy.\n",
 		"plugins/codex/docs/skills/find-docs/SKILL.md":  "---\nname: find-docs\ndescription: Finds documentation\n---\n\nCodex's copy.\n",
 		".claude/skills/deploy-app/SKILL.md":            "---\nname: deploy-app\ndescription: Deploys\n  the app\n---\n\nRun the script.\n",

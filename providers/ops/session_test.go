@@ -11,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/agentload"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
 
@@ -37,7 +38,7 @@ func TestSessionCostOncePerSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dir := testtree.New(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"CLAUDE.md":          "# Project\n\nUse the tests.\n",
 		"context/web/api.md": "# API\n",
 	})

@@ -95,7 +95,7 @@ func TestAgentFilesParsedOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dir := testtree.New(t, map[string]string{
+	dir := libtest.WriteTree(t, map[string]string{
 		"context/web/api.md":             topicText("web", "api", "API"),
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the site.\n---\nRun the deploy.\n",
 		"CLAUDE.md":                      "# Project\n",
