@@ -19,6 +19,7 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/internal/parallel"
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -81,7 +82,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	// Each file's keys are numbered as they are found: strings made for
 	// each until every file is scanned, they would leave holes among the
 	// references scanned meanwhile.
-	st.incoming = newSharedIncoming(st.topics.len())
+	st.incoming = newSharedIncoming(st.topics.Len())
 	keys := make([][]uint32, len(files))
 	inParallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(ctx, files[i], view, 0)
@@ -107,7 +108,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	next = next.withState(st)
 	next.diags = newDiags(next.files)
 	l.snap.Store(next)
-	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", st.topics.len(), "domains", len(st.domains), "commands", len(st.commands))
+	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", st.topics.Len(), "domains", len(st.domains), "commands", len(st.commands))
 	if l.opts.AfterIndex != nil {
 		l.opts.AfterIndex()
 	}
@@ -589,9 +590,9 @@ func isBare(p string) bool { return !strings.ContainsAny(p, "/\\") }
 
 // state is the set of indexes built from a set of files.
 type state struct {
-	files    cowMap[*File]
-	topics   cowMap[*Topic]
-	byStem   cowMap[[]*Topic]
+	files    cowmap.Map[*File]
+	topics   cowmap.Map[*Topic]
+	byStem   cowmap.Map[[]*Topic]
 	domains  map[string]*Domain
 	commands map[string]*Command
 	incoming sharedIncoming
@@ -610,14 +611,14 @@ type state struct {
 
 func newState(files []*File) *state {
 	st := &state{
-		files:    newCowMap[*File](len(files)),
+		files:    cowmap.New[*File](len(files)),
 		aliases:  map[string]*Topic{},
 		domains:  map[string]*Domain{},
 		commands: map[string]*Command{},
 	}
 	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
-		st.files.set(f.Path, f)
+		st.files.Set(f.Path, f)
 	}
 	st.rebuildTopics()
 	return st
@@ -625,15 +626,15 @@ func newState(files []*File) *state {
 
 // rebuildTopics recomputes topics, domains and commands from files.
 func (st *state) rebuildTopics() {
-	st.topics = newCowMap[*Topic](st.files.len())
+	st.topics = cowmap.New[*Topic](st.files.Len())
 	clear(st.aliases)
-	st.byStem = newCowMap[[]*Topic](st.files.len())
+	st.byStem = cowmap.New[[]*Topic](st.files.Len())
 	clear(st.domains)
 	clear(st.commands)
 	st.warnings = nil
 	st.dupTopics = map[string]bool{}
 	st.dupCommands = map[string]bool{}
-	files := slices.SortedFunc(st.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	files := slices.SortedFunc(st.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
 		st.addFile(f)
 	}
@@ -644,17 +645,17 @@ func (st *state) addFile(f *File) {
 	switch {
 	case f.Topic != nil:
 		t := f.Topic
-		if prev, dup := st.topics.lookup(t.ID); dup {
+		if prev, dup := st.topics.Lookup(t.ID); dup {
 			st.dupTopics[t.ID] = true
 			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
 			return
 		}
-		st.topics.set(t.ID, t)
+		st.topics.Set(t.ID, t)
 		if a := alias(t); a != "" && st.aliases[a] == nil {
 			st.aliases[a] = t
 		}
 		stem := path.Base(t.Name)
-		st.byStem.set(stem, append(st.byStem.get(stem), t))
+		st.byStem.Set(stem, append(st.byStem.Get(stem), t))
 		if t.Domain == "" {
 			return
 		}
@@ -705,7 +706,7 @@ func alias(t *Topic) string {
 // view answers the questions the reference scanner asks.
 type view struct {
 	domains map[string]bool
-	topics  cowMap[*Topic]
+	topics  cowmap.Map[*Topic]
 	// names maps each domain name to the model's own copy of it.
 	names map[string]string
 }
@@ -729,7 +730,7 @@ func (v view) share(r *refs.Ref) {
 	}
 	r.Domain = name
 	if r.Topic != "" {
-		if t := v.topics.get(name + "/" + r.Topic); t != nil && t.Domain == name && t.Name == r.Topic {
+		if t := v.topics.Get(name + "/" + r.Topic); t != nil && t.Domain == name && t.Name == r.Topic {
 			r.Topic = t.Name
 		}
 	}
@@ -738,7 +739,7 @@ func (v view) share(r *refs.Ref) {
 func (v view) isDomain(name string) bool { return v.domains[name] }
 
 func (v view) sections(domain, topic string) []string {
-	t := v.topics.get(domain + "/" + strings.TrimSuffix(topic, ".md"))
+	t := v.topics.Get(domain + "/" + strings.TrimSuffix(topic, ".md"))
 	if t == nil {
 		return nil
 	}
@@ -753,7 +754,7 @@ func (v view) sections(domain, topic string) []string {
 // numbers of the refKeys of each file in st.incoming.
 func (st *state) buildIncoming(files []*File, keys [][]uint32) {
 	for i, f := range files {
-		if st.files.get(f.Path) == f {
+		if st.files.Get(f.Path) == f {
 			for _, k := range keys[i] {
 				st.incoming.addID(k, f.Path)
 			}

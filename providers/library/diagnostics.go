@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -79,7 +80,7 @@ type Fix struct {
 // Diagnose returns the diagnostics of the file at path, in order. The
 // slice is shared with other callers: it must not be changed.
 func (l *Snapshot) Diagnose(p string) []Diagnostic {
-	f := l.files.get(filepath.Clean(p))
+	f := l.files.Get(filepath.Clean(p))
 	if f == nil {
 		return nil
 	}
@@ -130,7 +131,7 @@ func (l *Snapshot) diagnosed(f *File) []Diagnostic {
 // An edit that affects a hundred files of ten thousand then copies a few
 // hundred entries, not the shards of base that they fall in.
 type diagTable struct {
-	base   cowMap[*diagEntry]
+	base   cowmap.Map[*diagEntry]
 	recent map[string]*diagEntry
 }
 
@@ -140,12 +141,12 @@ const maxRecent = 256
 
 // newDiags returns a table with an entry, not yet worked out, for every
 // file.
-func newDiags(files cowMap[*File]) diagTable {
-	m := newCowMap[*diagEntry](files.len())
-	entries := make([]diagEntry, files.len())
+func newDiags(files cowmap.Map[*File]) diagTable {
+	m := cowmap.New[*diagEntry](files.Len())
+	entries := make([]diagEntry, files.Len())
 	i := 0
-	for p := range files.all() {
-		m.set(p, &entries[i])
+	for p := range files.All() {
+		m.Set(p, &entries[i])
 		i++
 	}
 	return diagTable{base: m}
@@ -155,18 +156,18 @@ func (t *diagTable) get(p string) *diagEntry {
 	if e, ok := t.recent[p]; ok {
 		return e
 	}
-	return t.base.get(p)
+	return t.base.Get(p)
 }
 
 // next returns the table of the snapshot after a change: t's entries, with
 // new ones for the affected files of files and none for the files gone.
-func (t *diagTable) next(files cowMap[*File], affected map[string]bool) diagTable {
+func (t *diagTable) next(files cowmap.Map[*File], affected map[string]bool) diagTable {
 	recent := make(map[string]*diagEntry, len(t.recent)+len(affected))
 	maps.Copy(recent, t.recent)
 	entries := make([]diagEntry, len(affected))
 	for p := range affected {
 		recent[p] = nil
-		if files.get(p) != nil {
+		if files.Get(p) != nil {
 			recent[p] = &entries[0]
 			entries = entries[1:]
 		}
@@ -174,12 +175,12 @@ func (t *diagTable) next(files cowMap[*File], affected map[string]bool) diagTabl
 	if len(recent) <= maxRecent {
 		return diagTable{base: t.base, recent: recent}
 	}
-	base := t.base.fork()
+	base := t.base.Fork()
 	for p, e := range recent {
 		if e != nil {
-			base.set(p, e)
+			base.Set(p, e)
 		} else {
-			base.del(p)
+			base.Delete(p)
 		}
 	}
 	return diagTable{base: base}
@@ -208,7 +209,7 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 		add(p.span, sev, p.code, "%s", p.message)
 	}
 	if t := f.Topic; t != nil {
-		if cur := l.topics.get(t.ID); cur != t && cur != nil {
+		if cur := l.topics.Get(t.ID); cur != t && cur != nil {
 			add(headSpan(doc), SeverityWarning, CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
 		}
 		l.diagnoseTopic(f, add)
@@ -367,7 +368,7 @@ func (l *Snapshot) diagnoseIndex(f *File, add func(document.Span, Severity, stri
 				val := vn.Value()
 				switch k.Value() {
 				case "id":
-					if x := l.topics.get(val); x != nil {
+					if x := l.topics.Get(val); x != nil {
 						listed[x] = true
 					}
 				case "path":

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"iter"
 	"math/bits"
 	"slices"
@@ -15,17 +16,17 @@ import (
 // pairs of a large library, and files keep the numbers of their keys;
 // the numbers come from tables that the forks of an index share.
 type sharedIncoming struct {
-	m     cowMap[*fileSet]
+	m     cowmap.Map[*fileSet]
 	keys  *nameTable
 	files *nameTable
 }
 
 func newSharedIncoming(n int) sharedIncoming {
-	return sharedIncoming{newCowMap[*fileSet](n), &nameTable{}, &nameTable{}}
+	return sharedIncoming{cowmap.New[*fileSet](n), &nameTable{}, &nameTable{}}
 }
 
 func (ix *sharedIncoming) fork() sharedIncoming {
-	return sharedIncoming{ix.m.fork(), ix.keys, ix.files}
+	return sharedIncoming{ix.m.Fork(), ix.keys, ix.files}
 }
 
 // keyIDs returns the numbers of keys, numbering those new to the index.
@@ -51,7 +52,7 @@ func (ix *sharedIncoming) keyNames(ids []uint32) []string {
 // shard returns the shard of key k for a change, copied first unless ix
 // owns it.
 func (ix *sharedIncoming) shard(k string) map[string]*fileSet {
-	return ix.m.writable(shardOf(k))
+	return ix.m.Writable(cowmap.ShardOf(k))
 }
 
 // add files the path p under key k and returns the index's copy of k.
@@ -85,7 +86,7 @@ func (ix *sharedIncoming) remove(k, p string) {
 // paths returns the paths filed under key k, in no particular order.
 func (ix *sharedIncoming) paths(k string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		s, _ := ix.m.lookup(k)
+		s, _ := ix.m.Lookup(k)
 		if s == nil {
 			return
 		}

@@ -39,7 +39,7 @@ func TestIncomingIndexSmallAndLarge(t *testing.T) {
 		}
 	}
 	check("all added")
-	if s, _ := ix.m.lookup("@python"); s.bits == nil {
+	if s, _ := ix.m.Lookup("@python"); s.bits == nil {
 		t.Errorf("a set of every file but one is still a list")
 	}
 	for i := 0; i < 2*minBitset; i += 3 {
@@ -82,10 +82,10 @@ func TestFileSetStaysListAmongManyFiles(t *testing.T) {
 	}
 	late := "/w/late.md"
 	ix.add("@big", late)
-	if s, _ := ix.m.lookup("d/few"); s.bits != nil || len(s.list) != files/64 {
+	if s, _ := ix.m.Lookup("d/few"); s.bits != nil || len(s.list) != files/64 {
 		t.Errorf("d/few: list of %d, bitset of %d words; want a list of %d", len(s.list), len(s.bits), files/64)
 	}
-	if s, _ := ix.m.lookup("@big"); s.bits == nil {
+	if s, _ := ix.m.Lookup("@big"); s.bits == nil {
 		t.Fatalf("@big is a list of %d", len(s.list))
 	}
 	got := slices.Collect(ix.paths("@big"))

@@ -491,7 +491,7 @@ func (l *Snapshot) Warnings() []Warning {
 
 // File returns the file at an absolute path.
 func (l *Snapshot) File(path string) (*File, bool) {
-	f := l.files.get(filepath.Clean(path))
+	f := l.files.Get(filepath.Clean(path))
 	return f, f != nil
 }
 
@@ -516,7 +516,7 @@ func (l *Snapshot) Topics() []*Topic {
 // what such a caller does with them.
 func (l *Snapshot) TopicsUnordered() []*Topic {
 	topics := &l.topics
-	return slices.AppendSeq(make([]*Topic, 0, topics.len()), topics.values())
+	return slices.AppendSeq(make([]*Topic, 0, topics.Len()), topics.Values())
 }
 
 // SortTopics sorts topics by id, the order of Topics.

@@ -62,7 +62,7 @@ func (t *linkTree) Stat(p string) (exists, dir, visible bool) {
 	if _, ok := within(t.l.dir, p); !ok {
 		return false, false, false
 	}
-	if t.l.files.get(p) != nil {
+	if t.l.files.Get(p) != nil {
 		return true, false, true
 	}
 	// What a link out of the workspace leads to is not looked into.
@@ -89,7 +89,7 @@ func (t *linkTree) Anchors(p string) (mdlink.Anchors, bool) {
 // when it holds the file, or nil.
 func (t *linkTree) read(p string) mdlink.Anchors {
 	var doc *document.Doc
-	if f := t.l.files.get(p); f != nil && f.Doc != nil {
+	if f := t.l.files.Get(p); f != nil && f.Doc != nil {
 		held, err := f.Doc.Held(context.Background())
 		if err != nil {
 			return nil

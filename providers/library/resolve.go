@@ -97,7 +97,7 @@ func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	if !ok {
 		return l.unknownDomain(r.Domain, r.Domain+"/"+name, suggest)
 	}
-	t, ok := l.topics.lookup(r.Domain + "/" + name)
+	t, ok := l.topics.Lookup(r.Domain + "/" + name)
 	if !ok {
 		t, ok = l.aliases[r.Domain+"/"+name]
 	}
@@ -167,7 +167,7 @@ func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	}
 	if isBare(r.Path) {
 		stem := strings.TrimSuffix(r.Path, path.Ext(r.Path))
-		found := l.byStem.get(stem)
+		found := l.byStem.Get(stem)
 		if len(found) > 0 {
 			// Prefer the referring file's own domain, then the first by id.
 			best := found[0]
@@ -216,7 +216,7 @@ func (l *Snapshot) nearFiles(c class, dir, inRoot, written string) []string {
 	if d := l.domains[c.domain]; c.domain != "" && d != nil {
 		near = d.Topics
 	} else {
-		for _, t := range l.topics.all() {
+		for _, t := range l.topics.All() {
 			near = append(near, t)
 		}
 	}
@@ -254,7 +254,7 @@ func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) 
 		return Target{Kind: NotAReference}
 	}
 	d := l.domains[domain]
-	if t := l.topics.get(domain + "/" + stem); t != nil {
+	if t := l.topics.Get(domain + "/" + stem); t != nil {
 		fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path)
 		if err != nil {
 			fix = t.Path
@@ -269,7 +269,7 @@ func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) 
 		names = d.TopicNames()
 	}
 	for _, name := range Suggest(stem, names, 3) {
-		if t := l.topics.get(domain + "/" + name); t != nil {
+		if t := l.topics.Get(domain + "/" + name); t != nil {
 			if fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path); err == nil {
 				cands = append(cands, filepath.ToSlash(fix))
 			}
@@ -312,8 +312,8 @@ func listsTopics(f *File) bool {
 // topicAt returns the topic stored at an absolute, clean path (as
 // filepath.Join returns), if any.
 func (l *Snapshot) topicAt(p string) *Topic {
-	if f := l.files.get(p); f != nil && f.Topic != nil {
-		if t := l.topics.get(f.Topic.ID); t == f.Topic {
+	if f := l.files.Get(p); f != nil && f.Topic != nil {
+		if t := l.topics.Get(f.Topic.ID); t == f.Topic {
 			return t
 		}
 	}
@@ -534,7 +534,7 @@ func (l *Snapshot) FirstReferences(id string, n int) ([]Location, int) {
 }
 
 func (l *Snapshot) references(id string, limit int) ([]Location, int) {
-	t := l.topics.get(id)
+	t := l.topics.Get(id)
 	if t == nil {
 		t = l.aliases[id]
 	}
@@ -566,7 +566,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 	// reference the id it would build and look up.
 	var ids []string
 	for _, k := range []string{t.ID, alias(t)} {
-		if got, ok := l.topics.lookup(k); k != "" && (ok && got == t || !ok && l.aliases[k] == t) {
+		if got, ok := l.topics.Lookup(k); k != "" && (ok && got == t || !ok && l.aliases[k] == t) {
 			ids = append(ids, k)
 		}
 	}
@@ -579,7 +579,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 	}
 	var hits []hit
 	for _, p := range sorted {
-		f := l.files.get(p)
+		f := l.files.Get(p)
 		if f == nil {
 			continue
 		}
@@ -643,7 +643,7 @@ func (l *Snapshot) domainReferences(name string) []Location {
 	slices.Sort(paths)
 	var out []Location
 	for _, p := range paths {
-		if f := l.files.get(p); f != nil {
+		if f := l.files.Get(p); f != nil {
 			for _, r := range f.Refs.All() {
 				if r.Form == refs.DomainForm && r.Domain == name {
 					out = append(out, Location{File: f, Ref: r})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
@@ -34,10 +35,10 @@ type Snapshot struct {
 	roots        rootInfo // what showed each context root, and the candidates passed over
 	beside       map[string]map[string]bool
 	readings     *pathMemo // readings of path references under these roots
-	files        cowMap[*File]
-	topics       cowMap[*Topic]
+	files        cowmap.Map[*File]
+	topics       cowmap.Map[*Topic]
 	aliases      map[string]*Topic // frontmatter ids of root files
-	byStem       cowMap[[]*Topic]
+	byStem       cowmap.Map[[]*Topic]
 	domains      map[string]*Domain
 	commands     map[string]*Command
 	incoming     sharedIncoming // target key → referring file paths
@@ -65,7 +66,7 @@ func (l *Snapshot) withState(st *state) *Snapshot {
 // is copied before it changes (see state.update and state.own).
 func (l *Snapshot) state() *state {
 	return &state{
-		files: l.files.fork(), topics: l.topics.fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.fork(),
+		files: l.files.Fork(), topics: l.topics.Fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.Fork(),
 		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.fork(),
 		dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings,
 		owned: map[string]bool{},
@@ -74,11 +75,11 @@ func (l *Snapshot) state() *state {
 
 // sortedFiles returns every file, sorted by path.
 func (l *Snapshot) sortedFiles() []*File {
-	return slices.SortedFunc(l.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	return slices.SortedFunc(l.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 }
 
 func (l *Snapshot) topic(id string) (*Topic, bool) {
-	if t, ok := l.topics.lookup(id); ok {
+	if t, ok := l.topics.Lookup(id); ok {
 		return t, true
 	}
 	t, ok := l.aliases[id]
@@ -91,8 +92,8 @@ func (l *Snapshot) isDomain(name string) bool {
 }
 
 func (l *Snapshot) paths() []string {
-	out := make([]string, 0, l.files.len())
-	for p := range l.files.all() {
+	out := make([]string, 0, l.files.Len())
+	for p := range l.files.All() {
 		out = append(out, p)
 	}
 	return out
@@ -100,7 +101,7 @@ func (l *Snapshot) paths() []string {
 
 func (l *Snapshot) filesUnder(dir string) []string {
 	var out []string
-	for p := range l.files.all() {
+	for p := range l.files.All() {
 		if p != dir && fsguard.Within(dir, p) {
 			out = append(out, p)
 		}

@@ -23,13 +23,13 @@ func renderModel(m *Snapshot) string {
 		}
 	}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range m.topics.all() {
+		for id := range m.topics.All() {
 			if !yield(id) {
 				return
 			}
 		}
 	}) {
-		t := m.topics.get(id)
+		t := m.topics.Get(id)
 		fmt.Fprintf(&b, "topic %s %s tokens=%d sections=%d\n", id, t.RelPath, t.Tokens, len(t.Sections))
 		for _, loc := range m.References(id) {
 			fmt.Fprintf(&b, "  referred by %s at %v\n", loc.File.Rel, loc.Ref.Span)
@@ -39,7 +39,7 @@ func renderModel(m *Snapshot) string {
 		fmt.Fprintf(&b, "alias %s %s\n", a, m.aliases[a].ID)
 	}
 	var stems []string
-	for stem, list := range m.byStem.all() {
+	for stem, list := range m.byStem.All() {
 		ids := make([]string, len(list))
 		for i, t := range list {
 			ids[i] = t.ID
@@ -67,7 +67,7 @@ func renderModel(m *Snapshot) string {
 		fmt.Fprintf(&b, "command %s %s\n", name, relSlash(m.dir, m.commands[name].Path))
 	}
 	var keys []string
-	for k := range m.incoming.m.all() {
+	for k := range m.incoming.m.All() {
 		var paths []string
 		for p := range m.incoming.paths(k) {
 			paths = append(paths, relSlash(m.dir, p))

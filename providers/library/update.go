@@ -228,7 +228,7 @@ func (a *applyRun) swap() bool {
 	st := a.st
 	a.changed, a.affected, a.before, a.oldKeys = map[string]bool{}, map[string]bool{}, map[string]int{}, map[string][]string{}
 	for i, u := range a.ups {
-		old, nf := st.files.get(u.path), a.built[i]
+		old, nf := st.files.Get(u.path), a.built[i]
 		if old == nil && nf == nil {
 			continue
 		}
@@ -239,16 +239,16 @@ func (a *applyRun) swap() bool {
 				a.before[u.path] = old.Refs.Len()
 				a.oldKeys[u.path] = st.keysOf(a.b, old)
 			}
-			st.files.del(u.path)
+			st.files.Delete(u.path)
 		}
 		if nf != nil {
-			st.files.set(u.path, nf)
+			st.files.Set(u.path, nf)
 		}
 		a.changed[u.path] = true
 		a.pairs = append(a.pairs, filePair{old, nf})
 	}
 	for p, keys := range a.oldKeys {
-		if st.files.get(p) == nil {
+		if st.files.Get(p) == nil {
 			st.refile(p, keys, nil) // dropped; relink refiles the others
 		}
 	}
@@ -283,18 +283,18 @@ func (a *applyRun) relink() {
 			old = st.keysOf(a.b, f)
 		}
 		nf.inKeys = st.incoming.keyIDs(st.refile(p, old, refKeys(context.Background(), a.b, &nf)))
-		st.files.set(p, &nf)
+		st.files.Set(p, &nf)
 	}
 	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
-		for p, f := range st.files.all() {
+		for p, f := range st.files.All() {
 			rescan(p, f)
 			a.affected[p] = true
 		}
 		return
 	}
 	for p := range a.changed {
-		if f := st.files.get(p); f != nil {
+		if f := st.files.Get(p); f != nil {
 			rescan(p, f)
 		}
 	}
@@ -353,7 +353,7 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 				if st.dupTopics[t.ID] {
 					return false, false
 				}
-				if cur := st.topics.get(t.ID); f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
+				if cur := st.topics.Get(t.ID); f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
 					return false, false // a new definition of an existing id
 				}
 			}
@@ -389,17 +389,17 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 	}
 	for _, pr := range pairs {
 		if pr.old != nil {
-			if t := pr.old.Topic; t != nil && st.topics.get(t.ID) == t {
-				st.topics.del(t.ID)
+			if t := pr.old.Topic; t != nil && st.topics.Get(t.ID) == t {
+				st.topics.Delete(t.ID)
 				if a := alias(t); a != "" && st.aliases[a] == t {
 					delete(st.aliases, a)
 				}
 				stem := path.Base(t.Name)
 				// Copies: the lists belong to the published snapshot too.
-				if list := slices.DeleteFunc(slices.Clone(st.byStem.get(stem)), func(x *Topic) bool { return x == t }); len(list) > 0 {
-					st.byStem.set(stem, list)
+				if list := slices.DeleteFunc(slices.Clone(st.byStem.Get(stem)), func(x *Topic) bool { return x == t }); len(list) > 0 {
+					st.byStem.Set(stem, list)
 				} else {
-					st.byStem.del(stem)
+					st.byStem.Delete(stem)
 				}
 				if t.Domain != "" {
 					d := domain(t.Domain)
@@ -422,14 +422,14 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 		}
 		if pr.new != nil {
 			if t := pr.new.Topic; t != nil {
-				st.topics.set(t.ID, t)
+				st.topics.Set(t.ID, t)
 				if a := alias(t); a != "" && st.aliases[a] == nil {
 					st.aliases[a] = t
 				}
 				stem := path.Base(t.Name)
-				list := st.byStem.get(stem)
+				list := st.byStem.Get(stem)
 				i, _ := slices.BinarySearchFunc(list, t.Path, func(x *Topic, p string) int { return strings.Compare(x.Path, p) })
-				st.byStem.set(stem, slices.Insert(slices.Clip(list), i, t))
+				st.byStem.Set(stem, slices.Insert(slices.Clip(list), i, t))
 				if t.Domain != "" {
 					d := domain(t.Domain)
 					if dir := filepath.Join(t.Root, t.Domain); !slices.Contains(d.Dirs, dir) {
@@ -479,7 +479,7 @@ func dependents(st *state, f *File, edit bool) []string {
 		out = append(out, d.Index.Path)
 	}
 	// Files with a same-named topic see a duplicate appear or go.
-	if cur := st.topics.get(t.ID); cur != nil {
+	if cur := st.topics.Get(t.ID); cur != nil {
 		out = append(out, cur.Path)
 	}
 	return out
