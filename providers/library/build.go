@@ -20,6 +20,7 @@ import (
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/internal/parallel"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -82,11 +83,11 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	// Each file's keys are numbered as they are found: strings made for
 	// each until every file is scanned, they would leave holes among the
 	// references scanned meanwhile.
-	st.incoming = newSharedIncoming(st.topics.Len())
+	st.incoming = incoming.New(st.topics.Len())
 	keys := make([][]uint32, len(files))
 	inParallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(ctx, files[i], view, 0)
-		keys[i] = st.incoming.keyIDs(refKeys(ctx, b, files[i]))
+		keys[i] = st.incoming.KeyIDs(refKeys(ctx, b, files[i]))
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -595,7 +596,7 @@ type state struct {
 	byStem   cowmap.Map[[]*Topic]
 	domains  map[string]*Domain
 	commands map[string]*Command
-	incoming sharedIncoming
+	incoming incoming.Index
 	// aliases maps the frontmatter id of a file directly in a context root
 	// ("engineering/cross_domain" for cross_domain.md) to its topic.
 	aliases map[string]*Topic
@@ -756,7 +757,7 @@ func (st *state) buildIncoming(files []*File, keys [][]uint32) {
 	for i, f := range files {
 		if st.files.Get(f.Path) == f {
 			for _, k := range keys[i] {
-				st.incoming.addID(k, f.Path)
+				st.incoming.AddID(k, f.Path)
 			}
 			f.inKeys = keys[i]
 		}

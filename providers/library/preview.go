@@ -12,6 +12,7 @@ import (
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/indexcache"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
@@ -175,7 +176,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []Diagnostic, er
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter,
 		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, roots: p.b.roots, beside: p.b.beside, readings: p.b.paths,
 		files: st.files, topics: st.topics, aliases: st.aliases, byStem: st.byStem, domains: st.domains, commands: st.commands,
-		incoming: newSharedIncoming(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
+		incoming: incoming.New(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
 	}
 	return f, l.diagnose(f), nil
 }

@@ -543,7 +543,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 	}
 	paths := map[string]bool{}
 	for _, k := range []string{t.ID, "*/" + path.Base(t.Name), alias(t)} {
-		for p := range l.incoming.paths(k) {
+		for p := range l.incoming.Paths(k) {
 			paths[p] = true
 		}
 	}
@@ -637,7 +637,7 @@ func (l *Snapshot) DomainReferences(name string) []Location {
 
 func (l *Snapshot) domainReferences(name string) []Location {
 	var paths []string
-	for p := range l.incoming.paths("@" + name) {
+	for p := range l.incoming.Paths("@" + name) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
@@ -41,7 +42,7 @@ type Snapshot struct {
 	byStem       cowmap.Map[[]*Topic]
 	domains      map[string]*Domain
 	commands     map[string]*Command
-	incoming     sharedIncoming // target key → referring file paths
+	incoming     incoming.Index // target key → referring file paths
 	warnings     []Warning      // from the scan
 	dupWarnings  []Warning      // duplicate topics and commands
 	dupTopics    map[string]bool
@@ -67,7 +68,7 @@ func (l *Snapshot) withState(st *state) *Snapshot {
 func (l *Snapshot) state() *state {
 	return &state{
 		files: l.files.Fork(), topics: l.topics.Fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.Fork(),
-		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.fork(),
+		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.Fork(),
 		dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings,
 		owned: map[string]bool{},
 	}
@@ -118,16 +119,13 @@ func (st *state) own(k string) {
 		return // a fresh index owns every set
 	}
 	st.owned[k] = true
-	sh := st.incoming.shard(k)
-	if s := sh[k]; s != nil {
-		sh[k] = s.clone()
-	}
+	st.incoming.Own(k)
 }
 
 // keysOf returns the keys f is filed under in the incoming index.
 func (st *state) keysOf(b *builder, f *File) []string {
 	if f.inKeys != nil {
-		return st.incoming.keyNames(f.inKeys)
+		return st.incoming.KeyNames(f.inKeys)
 	}
 	return refKeys(context.Background(), b, f)
 }
@@ -141,7 +139,7 @@ func (st *state) refile(p string, old, keys []string) []string {
 	i := 0
 	drop := func(k string) {
 		st.own(k)
-		st.incoming.remove(k, p)
+		st.incoming.Remove(k, p)
 	}
 	for j, k := range keys {
 		for i < len(old) && old[i] < k {
@@ -154,7 +152,7 @@ func (st *state) refile(p string, old, keys []string) []string {
 			continue
 		}
 		st.own(k)
-		keys[j] = st.incoming.add(k, p)
+		keys[j] = st.incoming.Add(k, p)
 	}
 	for _, k := range old[i:] {
 		drop(k)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 )
 
 // renderModel writes out everything a snapshot holds: files with their
@@ -17,7 +18,7 @@ import (
 func renderModel(m *Snapshot) string {
 	var b strings.Builder
 	for _, f := range m.sortedFiles() {
-		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, m.incoming.keyNames(f.inKeys))
+		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, m.incoming.KeyNames(f.inKeys))
 		for _, r := range f.Refs.All() {
 			fmt.Fprintf(&b, "  ref %v %q %q %q %q %v\n", r.Form, r.Domain, r.Topic, r.Section, r.Path, r.Span)
 		}
@@ -67,9 +68,9 @@ func renderModel(m *Snapshot) string {
 		fmt.Fprintf(&b, "command %s %s\n", name, relSlash(m.dir, m.commands[name].Path))
 	}
 	var keys []string
-	for k := range m.incoming.m.All() {
+	for k := range m.incoming.Keys() {
 		var paths []string
-		for p := range m.incoming.paths(k) {
+		for p := range m.incoming.Paths(k) {
 			paths = append(paths, relSlash(m.dir, p))
 		}
 		if len(paths) == 0 {
@@ -98,7 +99,7 @@ func TestSnapshotUnchangedByApply(t *testing.T) {
 		"context/go/c.md":         "# C\n\npython:a python:b @python\n",
 		"context/shared.md":       "---\nid: eng/shared\n---\n# Shared\n\npython:a\n",
 	}
-	for i := range 2 * minBitset {
+	for i := range 2 * incoming.MinBitset {
 		// Enough files naming python:a and @python that their sets are bitsets.
 		files[fmt.Sprintf("context/go/n%02d.md", i)] = "# N\n\npython:a @python\n"
 	}

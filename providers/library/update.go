@@ -282,7 +282,7 @@ func (a *applyRun) relink() {
 		if !a.changed[p] {
 			old = st.keysOf(a.b, f)
 		}
-		nf.inKeys = st.incoming.keyIDs(st.refile(p, old, refKeys(context.Background(), a.b, &nf)))
+		nf.inKeys = st.incoming.KeyIDs(st.refile(p, old, refKeys(context.Background(), a.b, &nf)))
 		st.files.Set(p, &nf)
 	}
 	if domainsChanged {
@@ -471,7 +471,7 @@ func dependents(st *state, f *File, edit bool) []string {
 	}
 	var out []string
 	for _, k := range keys {
-		for p := range st.incoming.paths(k) {
+		for p := range st.incoming.Paths(k) {
 			out = append(out, p)
 		}
 	}
