@@ -246,7 +246,7 @@ func (b *builder) ownMeta(m *Metadata) {
 	m.Domain, m.Type, m.LoadingStrategy = in.intern(m.Domain), in.intern(m.Type), in.intern(m.LoadingStrategy)
 	m.Version, m.LastUpdated, m.MaintainedFor = in.intern(m.Version), in.intern(m.LastUpdated), in.intern(m.MaintainedFor)
 	if b.slabs != nil && len(m.Sections) > 0 {
-		m.Sections = append(b.slabs.metas.take(len(m.Sections))[:0], m.Sections...)
+		m.Sections = append(b.slabs.metas.Take(len(m.Sections))[:0], m.Sections...)
 	}
 	for i := range m.Sections {
 		s := &m.Sections[i]
@@ -338,7 +338,7 @@ func (b *builder) read(ctx context.Context, p string) ([]byte, fs.FileInfo, erro
 // checked p against the workspace root.
 func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *File {
 	c := classify(p, b.contextRoots, b.commandRoots)
-	f := &b.slabs.fileSlab().take(1)[0]
+	f := &b.slabs.fileSlab().Take(1)[0]
 	*f = File{Path: p, Rel: rel, Kind: c.kind}
 	var size, mtime int64
 	if content == nil {
@@ -392,7 +392,7 @@ func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaP
 	if c.domain != "" {
 		id = c.domain + "/" + c.name
 	}
-	t := &b.slabs.topicSlab().take(1)[0]
+	t := &b.slabs.topicSlab().Take(1)[0]
 	*t = Topic{
 		ID: id, Domain: c.domain, Name: c.name, Path: doc.Path, Root: c.root, RelPath: c.relPath,
 		HasFrontmatter: doc.Frontmatter != nil, Doc: doc,
@@ -418,7 +418,7 @@ func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaP
 		fc.tokens, fc.sections = total, per
 	}
 	t.Tokens = total
-	t.Sections = b.slabs.sectionSlab().take(len(secs))[:0]
+	t.Sections = b.slabs.sectionSlab().Take(len(secs))[:0]
 	wants := make([]wantMatch, len(t.Meta.Sections))
 	for i, m := range t.Meta.Sections {
 		wants[i] = wantKey(m.Name)
