@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/refs"
@@ -326,7 +327,7 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, Severity, stri
 					for i := range names {
 						names[i] = unnumbered(names[i])
 					}
-					if c := Suggest(name.Value(), names, 3); len(c) > 0 {
+					if c := closest.Names(name.Value(), names, 3); len(c) > 0 {
 						d.Message += "; did you mean " + quoteList(c) + "?"
 						d.Fix = &Fix{Replace: doc.ValueSpan(name), Candidates: c}
 					}
