@@ -11,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
 // SectionInfo is a section of a topic: its name, declared and measured
@@ -255,7 +256,7 @@ func (p *Provider) lookupID(lib *library.Snapshot, id string) (*library.Topic, [
 		return nil, nil, err
 	}
 	// The path form: "context/python/x.md".
-	if rest, ok := strings.CutPrefix(strings.TrimPrefix(id, "./"), library.ContextDirName+"/"); ok && !lib.IsDomain(library.ContextDirName) {
+	if rest, ok := strings.CutPrefix(strings.TrimPrefix(id, "./"), discover.ContextDirName+"/"); ok && !lib.IsDomain(discover.ContextDirName) {
 		id = rest
 	}
 	domain, file := "", id

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/internal/parallel"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/refs"
@@ -31,7 +32,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
 	}
-	s, err := walk(ctx, l.root, cfg, l.listings)
+	s, err := discover.Walk(ctx, l.root, cfg, l.listings)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
@@ -41,17 +42,17 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		// way are resolved once for all, not once per file.
 		root = root.Memo()
 	}
-	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
-	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
-	files := make([]*File, len(s.files))
+	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo(), slabs: &slabs{}}
+	b.cache = l.openCache(cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
+	files := make([]*File, len(s.Files))
 	if l.texts != nil {
 		l.texts.indexing.Store(true)
 		defer l.texts.indexing.Store(false)
 		defer l.texts.batch()()
 	}
 	var done, held atomic.Int64
-	inParallel(ctx, len(s.files), func(i int) {
-		files[i] = b.parse(ctx, s.files[i].path, s.files[i].rel, nil)
+	inParallel(ctx, len(s.Files), func(i int) {
+		files[i] = b.parse(ctx, s.Files[i].Path, s.Files[i].Rel, nil)
 		// Drop the text now rather than once every file is parsed and
 		// scanned: the scan reads it back (and does not keep it).
 		// Otherwise the text of the whole library is live at once, the
@@ -99,9 +100,9 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 
 	next := &Snapshot{
-		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: s.filter,
-		contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
-		warnings: s.warnings, texts: l.texts,
+		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: s.Filter,
+		contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
+		warnings: s.Warnings, texts: l.texts,
 	}
 	if prev := l.snap.Load(); prev != nil {
 		next.version = prev.version
@@ -139,7 +140,7 @@ type builder struct {
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
-	roots        rootInfo
+	roots        discover.RootInfo
 	// beside holds, per context root, the names of the directories next
 	// to it (in its parent), which workspace-relative paths start with.
 	beside map[string]map[string]bool
@@ -337,9 +338,9 @@ func (b *builder) read(ctx context.Context, p string) ([]byte, fs.FileInfo, erro
 // are scanned separately, once the set of domains is known. The caller has
 // checked p against the workspace root.
 func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *File {
-	c := classify(p, b.contextRoots, b.commandRoots)
+	c := discover.Classify(p, b.contextRoots, b.commandRoots)
 	f := &b.slabs.fileSlab().Take(1)[0]
-	*f = File{Path: p, Rel: rel, Kind: c.kind}
+	*f = File{Path: p, Rel: rel, Kind: c.Kind}
 	var size, mtime int64
 	if content == nil {
 		var info fs.FileInfo
@@ -351,10 +352,10 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 			f.Skipped = fmt.Sprintf("file is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(big.Size), humanBytes(b.cfg.MaxFileSize), config.FileName)
 			return f
 		case errors.Is(err, fsguard.ErrNotRegular):
-			f.Skipped = fmt.Sprintf("%v; not indexed", unwrapPath(err))
+			f.Skipped = fmt.Sprintf("%v; not indexed", discover.UnwrapPath(err))
 			return f
 		case err != nil:
-			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
+			f.Skipped = fmt.Sprintf("cannot read: %v", discover.UnwrapPath(err))
 			return f
 		}
 		size, mtime = info.Size(), info.ModTime().UnixNano()
@@ -371,11 +372,11 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 		f.cache.entry, f.cache.hit = b.cache.Lookup(p, f.cache.hash)
 	}
 	f.Doc = document.Parse(p, content)
-	switch c.kind {
-	case TopicFile:
+	switch c.Kind {
+	case discover.TopicFile:
 		f.Topic, f.problems = b.topic(f.Doc, c, f.cache)
-	case CommandFile:
-		f.Command = command(f.Doc, c.name, p)
+	case discover.CommandFile:
+		f.Command = command(f.Doc, c.Name, p)
 	}
 	// Free the tree now rather than after the references are scanned:
 	// the trees of every file of a library would otherwise be live at
@@ -387,19 +388,19 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 
 // topic builds a topic from a parsed file, with the token counts of the
 // index cache when fc holds them.
-func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaProblem) {
-	id := c.name
-	if c.domain != "" {
-		id = c.domain + "/" + c.name
+func (b *builder) topic(doc *document.Doc, c discover.Class, fc *cached) (*Topic, []metaProblem) {
+	id := c.Name
+	if c.Domain != "" {
+		id = c.Domain + "/" + c.Name
 	}
 	t := &b.slabs.topicSlab().Take(1)[0]
 	*t = Topic{
-		ID: id, Domain: c.domain, Name: c.name, Path: doc.Path, Root: c.root, RelPath: c.relPath,
+		ID: id, Domain: c.Domain, Name: c.Name, Path: doc.Path, Root: c.Root, RelPath: c.RelPath,
 		HasFrontmatter: doc.Frontmatter != nil, Doc: doc,
 	}
-	probs := decodeMeta(doc, &t.Meta, c.domain != "")
+	probs := decodeMeta(doc, &t.Meta, c.Domain != "")
 	b.ownMeta(&t.Meta)
-	derive(&t.Meta, doc, c.domain, id, c.name)
+	derive(&t.Meta, doc, c.Domain, id, c.Name)
 
 	secs := doc.Sections()
 	spans := make([][2]int, len(secs))
@@ -519,9 +520,9 @@ func (b *builder) scanRefs(ctx context.Context, f *File, v view, hint int) refs.
 // by its kind: a field means what the kind of file says it means.
 func refFields(f *File) refs.Fields {
 	switch {
-	case f.Kind == TopicFile:
+	case f.Kind == discover.TopicFile:
 		return refs.TopicFields
-	case f.Kind == CommandFile:
+	case f.Kind == discover.CommandFile:
 		return refs.CommandFields
 	case filepath.Base(f.Path) == "SKILL.md":
 		return refs.SkillFields
@@ -604,7 +605,7 @@ type state struct {
 	// file defines; warnings says which definition won.
 	dupTopics   map[string]bool
 	dupCommands map[string]bool
-	warnings    []Warning
+	warnings    []discover.Warning
 	// owned, when set, holds the keys whose incoming sets this state may
 	// change: the others belong to a published snapshot too (see own).
 	owned map[string]bool
@@ -648,7 +649,7 @@ func (st *state) addFile(f *File) {
 		t := f.Topic
 		if prev, dup := st.topics.Lookup(t.ID); dup {
 			st.dupTopics[t.ID] = true
-			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
+			st.warnings = append(st.warnings, discover.Warning{Path: f.Path, Message: fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
 			return
 		}
 		st.topics.Set(t.ID, t)
@@ -679,8 +680,8 @@ func (st *state) addFile(f *File) {
 	case f.Command != nil:
 		if prev, dup := st.commands[f.Command.Name]; dup {
 			st.dupCommands[f.Command.Name] = true
-			if !namespaced(f.Path, prev.Path) {
-				st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
+			if !discover.Namespaced(f.Path, prev.Path) {
+				st.warnings = append(st.warnings, discover.Warning{Path: f.Path, Message: fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
 			}
 			return
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/internal/closest"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/refs"
@@ -201,7 +202,7 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 	doc := f.Doc
 	// The frontmatter of plain markdown is no library's business (and an
 	// agent file's is judged by the agent files' checks).
-	if fm := doc.Frontmatter; fm != nil && fm.Err != nil && f.Kind != OtherFile {
+	if fm := doc.Frontmatter; fm != nil && fm.Err != nil && f.Kind != discover.OtherFile {
 		line := min(fm.Err.Line, doc.Lines.Count()-1)
 		add(document.Span{Start: doc.Lines.Start(line), End: doc.Lines.End(line)}, SeverityError, CodeParseError, "frontmatter cannot be parsed: %s", fm.Err.Message)
 	}
@@ -211,14 +212,14 @@ func (l *Snapshot) diagnose(f *File) []Diagnostic {
 	}
 	if t := f.Topic; t != nil {
 		if cur := l.topics.Get(t.ID); cur != t && cur != nil {
-			add(headSpan(doc), SeverityWarning, CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
+			add(headSpan(doc), SeverityWarning, CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, discover.RelSlash(l.dir, cur.Path))
 		}
 		l.diagnoseTopic(f, add)
 	}
 	missing := map[string]bool{}
 	// Plain markdown is checked for its links only; a skill names the
 	// library in its frontmatter alone.
-	plain := f.Kind == OtherFile
+	plain := f.Kind == discover.OtherFile
 	for _, r := range f.Refs.All() {
 		if plain && (!isSkill(f) || r.Where != refs.Frontmatter) {
 			continue

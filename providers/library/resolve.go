@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/internal/closest"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/refs"
 )
 
@@ -190,18 +191,18 @@ func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	if inRoot == "" {
 		return l.misplacedPath(b, f, r, suggest)
 	}
-	c := classify(inRoot, l.contextRoots, nil)
+	c := discover.Classify(inRoot, l.contextRoots, nil)
 	dir := filepath.Dir(inRoot)
 	var cands []string
 	if suggest {
 		cands = l.nearFiles(c, dir, inRoot, r.Path)
 	}
-	missing := c.name
-	if c.domain != "" {
-		missing = c.domain + "/" + c.name
+	missing := c.Name
+	if c.Domain != "" {
+		missing = c.Domain + "/" + c.Name
 	}
 	return Target{Kind: Unresolved, Failed: PartPath,
-		Message:    missingFileMessage(c, relSlash(l.dir, c.root)),
+		Message:    missingFileMessage(c, discover.RelSlash(l.dir, c.Root)),
 		Candidates: cands,
 		Missing:    missing}
 }
@@ -210,9 +211,9 @@ func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 // written as the reference wrote its path: among the files beside it, those
 // of its domain when it has one (every topic otherwise; a large library has
 // thousands).
-func (l *Snapshot) nearFiles(c class, dir, inRoot, written string) []string {
+func (l *Snapshot) nearFiles(c discover.Class, dir, inRoot, written string) []string {
 	var near []*Topic
-	if d := l.domains[c.domain]; c.domain != "" && d != nil {
+	if d := l.domains[c.Domain]; c.Domain != "" && d != nil {
 		near = d.Topics
 	} else {
 		for _, t := range l.topics.All() {
@@ -236,11 +237,11 @@ func (l *Snapshot) nearFiles(c class, dir, inRoot, written string) []string {
 // domain (or context root, for a file directly in one) and file name: the
 // path as written is already what the diagnostic points at, and relative
 // paths are hard to read back.
-func missingFileMessage(c class, root string) string {
-	if c.domain != "" {
-		return fmt.Sprintf("domain %s has no topic file %s", c.domain, strings.TrimPrefix(c.relPath, c.domain+"/"))
+func missingFileMessage(c discover.Class, root string) string {
+	if c.Domain != "" {
+		return fmt.Sprintf("domain %s has no topic file %s", c.Domain, strings.TrimPrefix(c.RelPath, c.Domain+"/"))
 	}
-	return fmt.Sprintf("context root %s/ has no topic file %s", root, c.relPath)
+	return fmt.Sprintf("context root %s/ has no topic file %s", root, c.RelPath)
 }
 
 // misplacedPath resolves a path reference that leads outside every context
@@ -282,11 +283,11 @@ func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) 
 // meantInRoot reports whether a missing file at p would be a topic: it lies
 // directly in a context root, or in one of its existing domains.
 func (l *Snapshot) meantInRoot(p string) bool {
-	root := underAny(p, l.contextRoots)
+	root := discover.UnderAny(p, l.contextRoots)
 	if root == "" {
 		return false
 	}
-	rel := relSlash(root, p)
+	rel := discover.RelSlash(root, p)
 	domain, _, nested := strings.Cut(rel, "/")
 	if !nested {
 		return true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/tokens"
@@ -28,12 +29,12 @@ type Snapshot struct {
 	dir          string
 	root         *fsguard.Root
 	cfg          *config.Config
-	filter       *Filter // cfg's directory rules
+	filter       *discover.Filter // cfg's directory rules
 	cfgProblems  []config.Problem
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
-	roots        rootInfo // what showed each context root, and the candidates passed over
+	roots        discover.RootInfo // what showed each context root, and the candidates passed over
 	beside       map[string]map[string]bool
 	readings     *pathMemo // readings of path references under these roots
 	files        cowmap.Map[*File]
@@ -42,9 +43,9 @@ type Snapshot struct {
 	byStem       cowmap.Map[[]*Topic]
 	domains      map[string]*Domain
 	commands     map[string]*Command
-	incoming     incoming.Index // target key → referring file paths
-	warnings     []Warning      // from the scan
-	dupWarnings  []Warning      // duplicate topics and commands
+	incoming     incoming.Index     // target key → referring file paths
+	warnings     []discover.Warning // from the scan
+	dupWarnings  []discover.Warning // duplicate topics and commands
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64
@@ -159,3 +160,12 @@ func (st *state) refile(p string, old, keys []string) []string {
 	}
 	return keys
 }
+
+// ContextRootsTaken returns the context roots with what showed each to be
+// one, sorted by directory.
+func (l *Snapshot) ContextRootsTaken() []discover.ContextRoot { return slices.Clone(l.roots.Roots) }
+
+// PassedOver returns the directories that looked like context roots (a
+// folder named context, a workspace laid out as one) but whose files
+// showed none, sorted.
+func (l *Snapshot) PassedOver() []string { return slices.Clone(l.roots.Passed) }

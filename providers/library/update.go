@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
 // Change is one file that changed.
@@ -105,7 +106,7 @@ type applyRun struct {
 	cur *Snapshot // the model the run starts from
 	b   *builder
 	cfg *config.Config
-	flt *Filter
+	flt *discover.Filter
 
 	ups   []fileUpdate // the files to parse again or drop
 	built []*File      // the new version of each, nil for a drop
@@ -140,11 +141,11 @@ type reloadRequest struct {
 func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 	l := a.l
 	for _, c := range changes {
-		p, ok := within(l.dir, c.Path)
+		p, ok := discover.Within(l.dir, c.Path)
 		if !ok {
 			continue // outside the workspace: none of our business
 		}
-		rel := relSlash(l.dir, p)
+		rel := discover.RelSlash(l.dir, p)
 		if rel == config.FileName {
 			cfg, problems, err := config.Load(l.dir)
 			if err != nil {
@@ -161,7 +162,7 @@ func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 		if (c.Removed || c.Content == nil) && a.collectFromDisk(p, c.Removed) {
 			continue
 		}
-		if !isMarkdown(p) {
+		if !discover.IsMarkdown(p) {
 			continue
 		}
 		if c.Content != nil && !l.mayHold(p) {
@@ -216,7 +217,7 @@ func (a *applyRun) parse(ctx context.Context) error {
 	a.built = make([]*File, len(a.ups))
 	inParallel(ctx, len(a.ups), func(i int) {
 		if u := a.ups[i]; !u.removed {
-			a.built[i] = a.b.parse(ctx, u.path, relSlash(a.l.dir, u.path), u.content)
+			a.built[i] = a.b.parse(ctx, u.path, discover.RelSlash(a.l.dir, u.path), u.content)
 		}
 	})
 	return ctx.Err()
@@ -328,7 +329,7 @@ func (a *applyRun) commit() Result {
 	if a.rootsChanged {
 		next.roots = a.b.roots
 	}
-	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w Warning) bool { return a.changed[w.Path] })
+	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w discover.Warning) bool { return a.changed[w.Path] })
 	next.diags = a.cur.diags.next(next.files, a.affected)
 	a.l.snap.Store(next)
 	return Result{Changed: sortedKeys(a.changed), Affected: sortedKeys(a.affected), Reloaded: false}
@@ -493,20 +494,20 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 			return true // the root itself or a parent of it changed
 		}
 	}
-	rel := relSlash(l.dir, p)
+	rel := discover.RelSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts {
-		if part != ContextDirName && part != CommandDirName {
+		if part != discover.ContextDirName && part != discover.CommandDirName {
 			continue
 		}
 		dir := filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/")))
-		if underAny(dir, b.contextRoots) != "" || underAny(dir, b.commandRoots) != "" {
+		if discover.UnderAny(dir, b.contextRoots) != "" || discover.UnderAny(dir, b.commandRoots) != "" {
 			continue
 		}
-		if part == CommandDirName && underAny(dir, b.contextRoots) != "" {
+		if part == discover.CommandDirName && discover.UnderAny(dir, b.contextRoots) != "" {
 			continue
 		}
-		if part == ContextDirName && i < len(parts)-1 && isMarkdown(p) {
+		if part == discover.ContextDirName && i < len(parts)-1 && discover.IsMarkdown(p) {
 			continue // a file of a folder that is no library: see changesEvidence
 		}
 		return true
@@ -520,41 +521,41 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 // on disk show, so an editor's unsaved text changes none.
 func (a *applyRun) changesEvidence(p string) bool {
 	l, b := a.l, a.b
-	for i, r := range b.roots.roots {
+	for i, r := range b.roots.Roots {
 		if r.Evidence != p {
 			continue
 		}
 		// Most often the root still shows what it is by another file:
 		// then only its reason changes.
-		why, ev, ok := evidenceOnDisk(l.root, r.Dir, b.commandRoots, a.flt)
+		why, ev, ok := discover.EvidenceOnDisk(l.root, r.Dir, b.commandRoots, a.flt)
 		if !ok {
 			return true
 		}
-		roots := slices.Clone(b.roots.roots)
+		roots := slices.Clone(b.roots.Roots)
 		roots[i].Why, roots[i].Evidence = why, ev
-		b.roots.roots = roots
+		b.roots.Roots = roots
 		a.rootsChanged = true
 		return false
 	}
-	if underAny(p, b.contextRoots) != "" || !isMarkdown(p) {
+	if discover.UnderAny(p, b.contextRoots) != "" || !discover.IsMarkdown(p) {
 		return false
 	}
-	rel := relSlash(l.dir, p)
+	rel := discover.RelSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts[:len(parts)-1] {
-		if part == ContextDirName && showsRoot(l.root, filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
+		if part == discover.ContextDirName && discover.ShowsRoot(l.root, filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
 			return true
 		}
 	}
-	if slices.Contains(b.roots.passed, l.dir) && showsRoot(l.root, l.dir, p) {
+	if slices.Contains(b.roots.Passed, l.dir) && discover.ShowsRoot(l.root, l.dir, p) {
 		return true
 	}
 	// A command may name a topic of a directory passed over.
-	return len(b.roots.passed) > 0 && underAny(p, b.commandRoots) != ""
+	return len(b.roots.Passed) > 0 && discover.UnderAny(p, b.commandRoots) != ""
 }
 
 // markdownUnder lists the markdown files under dir that the scan reads.
-func markdownUnder(flt *Filter, dir string) []string {
+func markdownUnder(flt *discover.Filter, dir string) []string {
 	if flt.SkipDir(dir) {
 		return nil
 	}
@@ -566,7 +567,7 @@ func markdownUnder(flt *Filter, dir string) []string {
 		if d.IsDir() && p != dir && flt.SkipDir(p) {
 			return fs.SkipDir
 		}
-		if d.Type().IsRegular() && isMarkdown(d.Name()) && !flt.SkipFile(p) {
+		if d.Type().IsRegular() && discover.IsMarkdown(d.Name()) && !flt.SkipFile(p) {
 			out = append(out, p)
 		}
 		return nil
