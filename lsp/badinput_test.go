@@ -26,6 +26,7 @@ import (
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -295,7 +296,7 @@ func badLibrary(t *testing.T, dir string, c badCase) {
 	}
 	sameDiags(t, "library", got, want)
 	for _, w := range c.Warnings {
-		if !slices.ContainsFunc(l.Snapshot().Warnings(), func(lw library.Warning) bool {
+		if !slices.ContainsFunc(l.Snapshot().Warnings(), func(lw discover.Warning) bool {
 			return strings.HasSuffix(lw.Path, filepath.FromSlash(w.File)) && strings.Contains(lw.Message, w.Message)
 		}) {
 			t.Errorf("no warning for %s saying %q; warnings: %v", w.File, w.Message, l.Snapshot().Warnings())

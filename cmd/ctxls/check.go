@@ -17,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/providers/atomicfile"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/listing"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -178,8 +179,8 @@ type checkReport struct {
 	Tokenizer string           `json:"tokenizer"`
 	// Roots are the context roots taken, relative, with what showed each;
 	// Passed counts the folders that looked like one and showed nothing.
-	Roots  []library.ContextRoot `json:"roots"`
-	Passed int                   `json:"passed"`
+	Roots  []discover.ContextRoot `json:"roots"`
+	Passed int                    `json:"passed"`
 	// AgentFiles and Markdown count the agent files and the other
 	// markdown files (their links) checked.
 	AgentFiles int `json:"agentFiles"`
@@ -213,7 +214,7 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 		}
 	}
 	for _, f := range lib.Files() {
-		if f.Kind == library.OtherFile && !agent[f.Path] {
+		if f.Kind == discover.OtherFile && !agent[f.Path] {
 			rep.Markdown++
 		}
 	}

@@ -49,7 +49,7 @@ type Config struct {
 	// come on top of what is never read anyway: version control,
 	// dependency, virtual-environment and cache directories, other hidden
 	// directories unless they lead to a configured root, and build, dist
-	// and target at the top of the workspace (see library.Filter).
+	// and target at the top of the workspace (see discover.Filter).
 	Ignore []string `yaml:"ignore" json:"ignore,omitempty"`
 	// Include lists paths or slash-separated globs, relative to the
 	// workspace, that are read although git ignores them (.gitignore,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library"
 )
 
@@ -172,7 +173,7 @@ func (p *Provider) MaterializeSections(ctx context.Context, ref Reference, secti
 		if !ok {
 			w := warnf(WarnSectionNotFound, "section %q not found in %s", name, t.Key())
 			names := t.SectionNames()
-			if sug := library.Suggest(name, names, 3); len(sug) > 0 {
+			if sug := closest.Names(name, names, 3); len(sug) > 0 {
 				w.Message += fmt.Sprintf("; did you mean %s?", strings.Join(sug, ", "))
 			} else if len(names) > 0 {
 				w.Message += fmt.Sprintf("; its sections are %s", strings.Join(names[:min(len(names), 12)], ", "))

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
 // SectionInfo is a section of a topic: its name, declared and measured
@@ -222,7 +224,7 @@ func (p *Provider) lookup(lib *library.Snapshot, domain, file string) (*library.
 			return nil, []Warning{notFoundDomain(lib, domain)}, nil
 		}
 		w := warnf(WarnFileNotFound, "file %q not found in domain %q", strings.TrimSuffix(file, ".md"), domain)
-		if s := library.Suggest(strings.TrimSuffix(file, ".md"), d.TopicNames(), 3); len(s) > 0 {
+		if s := closest.Names(strings.TrimSuffix(file, ".md"), d.TopicNames(), 3); len(s) > 0 {
 			w.Message += fmt.Sprintf("; did you mean %s?", strings.Join(s, ", "))
 		}
 		return nil, []Warning{w}, nil
@@ -237,7 +239,7 @@ func notFoundDomain(lib *library.Snapshot, domain string) Warning {
 		names = append(names, d.Name)
 	}
 	w := warnf(WarnDomainNotFound, "domain %q not found", domain)
-	if s := library.Suggest(domain, names, 3); len(s) > 0 {
+	if s := closest.Names(domain, names, 3); len(s) > 0 {
 		w.Message += fmt.Sprintf("; did you mean %s?", strings.Join(s, ", "))
 	}
 	return w
@@ -254,7 +256,7 @@ func (p *Provider) lookupID(lib *library.Snapshot, id string) (*library.Topic, [
 		return nil, nil, err
 	}
 	// The path form: "context/python/x.md".
-	if rest, ok := strings.CutPrefix(strings.TrimPrefix(id, "./"), library.ContextDirName+"/"); ok && !lib.IsDomain(library.ContextDirName) {
+	if rest, ok := strings.CutPrefix(strings.TrimPrefix(id, "./"), discover.ContextDirName+"/"); ok && !lib.IsDomain(discover.ContextDirName) {
 		id = rest
 	}
 	domain, file := "", id

@@ -19,6 +19,9 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/internal/parallel"
+	"github.com/ctxls/ctxls/providers/library/discover"
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -29,7 +32,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
 	}
-	s, err := walk(ctx, l.root, cfg, l.listings)
+	s, err := discover.Walk(ctx, l.root, cfg, l.listings)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
@@ -39,17 +42,17 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		// way are resolved once for all, not once per file.
 		root = root.Memo()
 	}
-	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo(), slabs: &slabs{}}
-	b.cache = l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
-	files := make([]*File, len(s.files))
+	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo(), slabs: &slabs{}}
+	b.cache = l.openCache(cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
+	files := make([]*File, len(s.Files))
 	if l.texts != nil {
 		l.texts.indexing.Store(true)
 		defer l.texts.indexing.Store(false)
 		defer l.texts.batch()()
 	}
 	var done, held atomic.Int64
-	inParallel(ctx, len(s.files), func(i int) {
-		files[i] = b.parse(ctx, s.files[i].path, s.files[i].rel, nil)
+	inParallel(ctx, len(s.Files), func(i int) {
+		files[i] = b.parse(ctx, s.Files[i].Path, s.Files[i].Rel, nil)
 		// Drop the text now rather than once every file is parsed and
 		// scanned: the scan reads it back (and does not keep it).
 		// Otherwise the text of the whole library is live at once, the
@@ -81,11 +84,11 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	// Each file's keys are numbered as they are found: strings made for
 	// each until every file is scanned, they would leave holes among the
 	// references scanned meanwhile.
-	st.incoming = newSharedIncoming(st.topics.len())
+	st.incoming = incoming.New(st.topics.Len())
 	keys := make([][]uint32, len(files))
 	inParallel(ctx, len(files), func(i int) {
 		files[i].Refs = b.scanRefs(ctx, files[i], view, 0)
-		keys[i] = st.incoming.keyIDs(refKeys(ctx, b, files[i]))
+		keys[i] = st.incoming.KeyIDs(refKeys(ctx, b, files[i]))
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -97,9 +100,9 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	}
 
 	next := &Snapshot{
-		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: s.filter,
-		contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
-		warnings: s.warnings, texts: l.texts,
+		dir: l.dir, root: l.root, cfg: cfg, cfgProblems: problems, counter: counter, filter: s.Filter,
+		contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: b.roots, beside: b.beside, readings: b.paths,
+		warnings: s.Warnings, texts: l.texts,
 	}
 	if prev := l.snap.Load(); prev != nil {
 		next.version = prev.version
@@ -107,7 +110,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	next = next.withState(st)
 	next.diags = newDiags(next.files)
 	l.snap.Store(next)
-	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", st.topics.len(), "domains", len(st.domains), "commands", len(st.commands))
+	l.log.Info("indexed workspace", "dir", l.dir, "files", len(files), "topics", st.topics.Len(), "domains", len(st.domains), "commands", len(st.commands))
 	if l.opts.AfterIndex != nil {
 		l.opts.AfterIndex()
 	}
@@ -137,7 +140,7 @@ type builder struct {
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
-	roots        rootInfo
+	roots        discover.RootInfo
 	// beside holds, per context root, the names of the directories next
 	// to it (in its parent), which workspace-relative paths start with.
 	beside map[string]map[string]bool
@@ -244,7 +247,7 @@ func (b *builder) ownMeta(m *Metadata) {
 	m.Domain, m.Type, m.LoadingStrategy = in.intern(m.Domain), in.intern(m.Type), in.intern(m.LoadingStrategy)
 	m.Version, m.LastUpdated, m.MaintainedFor = in.intern(m.Version), in.intern(m.LastUpdated), in.intern(m.MaintainedFor)
 	if b.slabs != nil && len(m.Sections) > 0 {
-		m.Sections = append(b.slabs.metas.take(len(m.Sections))[:0], m.Sections...)
+		m.Sections = append(b.slabs.metas.Take(len(m.Sections))[:0], m.Sections...)
 	}
 	for i := range m.Sections {
 		s := &m.Sections[i]
@@ -335,9 +338,9 @@ func (b *builder) read(ctx context.Context, p string) ([]byte, fs.FileInfo, erro
 // are scanned separately, once the set of domains is known. The caller has
 // checked p against the workspace root.
 func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *File {
-	c := classify(p, b.contextRoots, b.commandRoots)
-	f := &b.slabs.fileSlab().take(1)[0]
-	*f = File{Path: p, Rel: rel, Kind: c.kind}
+	c := discover.Classify(p, b.contextRoots, b.commandRoots)
+	f := &b.slabs.fileSlab().Take(1)[0]
+	*f = File{Path: p, Rel: rel, Kind: c.Kind}
 	var size, mtime int64
 	if content == nil {
 		var info fs.FileInfo
@@ -349,10 +352,10 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 			f.Skipped = fmt.Sprintf("file is %s, above the %s limit (maxFileSize in %s); not indexed", humanBytes(big.Size), humanBytes(b.cfg.MaxFileSize), config.FileName)
 			return f
 		case errors.Is(err, fsguard.ErrNotRegular):
-			f.Skipped = fmt.Sprintf("%v; not indexed", unwrapPath(err))
+			f.Skipped = fmt.Sprintf("%v; not indexed", discover.UnwrapPath(err))
 			return f
 		case err != nil:
-			f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
+			f.Skipped = fmt.Sprintf("cannot read: %v", discover.UnwrapPath(err))
 			return f
 		}
 		size, mtime = info.Size(), info.ModTime().UnixNano()
@@ -369,11 +372,11 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 		f.cache.entry, f.cache.hit = b.cache.Lookup(p, f.cache.hash)
 	}
 	f.Doc = document.Parse(p, content)
-	switch c.kind {
-	case TopicFile:
+	switch c.Kind {
+	case discover.TopicFile:
 		f.Topic, f.problems = b.topic(f.Doc, c, f.cache)
-	case CommandFile:
-		f.Command = command(f.Doc, c.name, p)
+	case discover.CommandFile:
+		f.Command = command(f.Doc, c.Name, p)
 	}
 	// Free the tree now rather than after the references are scanned:
 	// the trees of every file of a library would otherwise be live at
@@ -385,19 +388,19 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 
 // topic builds a topic from a parsed file, with the token counts of the
 // index cache when fc holds them.
-func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaProblem) {
-	id := c.name
-	if c.domain != "" {
-		id = c.domain + "/" + c.name
+func (b *builder) topic(doc *document.Doc, c discover.Class, fc *cached) (*Topic, []metaProblem) {
+	id := c.Name
+	if c.Domain != "" {
+		id = c.Domain + "/" + c.Name
 	}
-	t := &b.slabs.topicSlab().take(1)[0]
+	t := &b.slabs.topicSlab().Take(1)[0]
 	*t = Topic{
-		ID: id, Domain: c.domain, Name: c.name, Path: doc.Path, Root: c.root, RelPath: c.relPath,
+		ID: id, Domain: c.Domain, Name: c.Name, Path: doc.Path, Root: c.Root, RelPath: c.RelPath,
 		HasFrontmatter: doc.Frontmatter != nil, Doc: doc,
 	}
-	probs := decodeMeta(doc, &t.Meta, c.domain != "")
+	probs := decodeMeta(doc, &t.Meta, c.Domain != "")
 	b.ownMeta(&t.Meta)
-	derive(&t.Meta, doc, c.domain, id, c.name)
+	derive(&t.Meta, doc, c.Domain, id, c.Name)
 
 	secs := doc.Sections()
 	spans := make([][2]int, len(secs))
@@ -416,7 +419,7 @@ func (b *builder) topic(doc *document.Doc, c class, fc *cached) (*Topic, []metaP
 		fc.tokens, fc.sections = total, per
 	}
 	t.Tokens = total
-	t.Sections = b.slabs.sectionSlab().take(len(secs))[:0]
+	t.Sections = b.slabs.sectionSlab().Take(len(secs))[:0]
 	wants := make([]wantMatch, len(t.Meta.Sections))
 	for i, m := range t.Meta.Sections {
 		wants[i] = wantKey(m.Name)
@@ -517,9 +520,9 @@ func (b *builder) scanRefs(ctx context.Context, f *File, v view, hint int) refs.
 // by its kind: a field means what the kind of file says it means.
 func refFields(f *File) refs.Fields {
 	switch {
-	case f.Kind == TopicFile:
+	case f.Kind == discover.TopicFile:
 		return refs.TopicFields
-	case f.Kind == CommandFile:
+	case f.Kind == discover.CommandFile:
 		return refs.CommandFields
 	case filepath.Base(f.Path) == "SKILL.md":
 		return refs.SkillFields
@@ -589,12 +592,12 @@ func isBare(p string) bool { return !strings.ContainsAny(p, "/\\") }
 
 // state is the set of indexes built from a set of files.
 type state struct {
-	files    cowMap[*File]
-	topics   cowMap[*Topic]
-	byStem   cowMap[[]*Topic]
+	files    cowmap.Map[*File]
+	topics   cowmap.Map[*Topic]
+	byStem   cowmap.Map[[]*Topic]
 	domains  map[string]*Domain
 	commands map[string]*Command
-	incoming sharedIncoming
+	incoming incoming.Index
 	// aliases maps the frontmatter id of a file directly in a context root
 	// ("engineering/cross_domain" for cross_domain.md) to its topic.
 	aliases map[string]*Topic
@@ -602,7 +605,7 @@ type state struct {
 	// file defines; warnings says which definition won.
 	dupTopics   map[string]bool
 	dupCommands map[string]bool
-	warnings    []Warning
+	warnings    []discover.Warning
 	// owned, when set, holds the keys whose incoming sets this state may
 	// change: the others belong to a published snapshot too (see own).
 	owned map[string]bool
@@ -610,14 +613,14 @@ type state struct {
 
 func newState(files []*File) *state {
 	st := &state{
-		files:    newCowMap[*File](len(files)),
+		files:    cowmap.New[*File](len(files)),
 		aliases:  map[string]*Topic{},
 		domains:  map[string]*Domain{},
 		commands: map[string]*Command{},
 	}
 	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
-		st.files.set(f.Path, f)
+		st.files.Set(f.Path, f)
 	}
 	st.rebuildTopics()
 	return st
@@ -625,15 +628,15 @@ func newState(files []*File) *state {
 
 // rebuildTopics recomputes topics, domains and commands from files.
 func (st *state) rebuildTopics() {
-	st.topics = newCowMap[*Topic](st.files.len())
+	st.topics = cowmap.New[*Topic](st.files.Len())
 	clear(st.aliases)
-	st.byStem = newCowMap[[]*Topic](st.files.len())
+	st.byStem = cowmap.New[[]*Topic](st.files.Len())
 	clear(st.domains)
 	clear(st.commands)
 	st.warnings = nil
 	st.dupTopics = map[string]bool{}
 	st.dupCommands = map[string]bool{}
-	files := slices.SortedFunc(st.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	files := slices.SortedFunc(st.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
 		st.addFile(f)
 	}
@@ -644,17 +647,17 @@ func (st *state) addFile(f *File) {
 	switch {
 	case f.Topic != nil:
 		t := f.Topic
-		if prev, dup := st.topics.lookup(t.ID); dup {
+		if prev, dup := st.topics.Lookup(t.ID); dup {
 			st.dupTopics[t.ID] = true
-			st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
+			st.warnings = append(st.warnings, discover.Warning{Path: f.Path, Message: fmt.Sprintf("topic %s is also defined by %s, which wins", t.ID, prev.Path)})
 			return
 		}
-		st.topics.set(t.ID, t)
+		st.topics.Set(t.ID, t)
 		if a := alias(t); a != "" && st.aliases[a] == nil {
 			st.aliases[a] = t
 		}
 		stem := path.Base(t.Name)
-		st.byStem.set(stem, append(st.byStem.get(stem), t))
+		st.byStem.Set(stem, append(st.byStem.Get(stem), t))
 		if t.Domain == "" {
 			return
 		}
@@ -677,8 +680,8 @@ func (st *state) addFile(f *File) {
 	case f.Command != nil:
 		if prev, dup := st.commands[f.Command.Name]; dup {
 			st.dupCommands[f.Command.Name] = true
-			if !namespaced(f.Path, prev.Path) {
-				st.warnings = append(st.warnings, Warning{f.Path, fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
+			if !discover.Namespaced(f.Path, prev.Path) {
+				st.warnings = append(st.warnings, discover.Warning{Path: f.Path, Message: fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
 			}
 			return
 		}
@@ -705,7 +708,7 @@ func alias(t *Topic) string {
 // view answers the questions the reference scanner asks.
 type view struct {
 	domains map[string]bool
-	topics  cowMap[*Topic]
+	topics  cowmap.Map[*Topic]
 	// names maps each domain name to the model's own copy of it.
 	names map[string]string
 }
@@ -729,7 +732,7 @@ func (v view) share(r *refs.Ref) {
 	}
 	r.Domain = name
 	if r.Topic != "" {
-		if t := v.topics.get(name + "/" + r.Topic); t != nil && t.Domain == name && t.Name == r.Topic {
+		if t := v.topics.Get(name + "/" + r.Topic); t != nil && t.Domain == name && t.Name == r.Topic {
 			r.Topic = t.Name
 		}
 	}
@@ -738,7 +741,7 @@ func (v view) share(r *refs.Ref) {
 func (v view) isDomain(name string) bool { return v.domains[name] }
 
 func (v view) sections(domain, topic string) []string {
-	t := v.topics.get(domain + "/" + strings.TrimSuffix(topic, ".md"))
+	t := v.topics.Get(domain + "/" + strings.TrimSuffix(topic, ".md"))
 	if t == nil {
 		return nil
 	}
@@ -753,9 +756,9 @@ func (v view) sections(domain, topic string) []string {
 // numbers of the refKeys of each file in st.incoming.
 func (st *state) buildIncoming(files []*File, keys [][]uint32) {
 	for i, f := range files {
-		if st.files.get(f.Path) == f {
+		if st.files.Get(f.Path) == f {
 			for _, k := range keys[i] {
-				st.incoming.addID(k, f.Path)
+				st.incoming.AddID(k, f.Path)
 			}
 			f.inKeys = keys[i]
 		}

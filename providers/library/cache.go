@@ -96,15 +96,15 @@ func viewKey(st *state) uint64 {
 		h.Write([]byte(d))
 		h.Write([]byte{0})
 	}
-	ids := make([]string, 0, st.topics.len())
-	for id := range st.topics.all() {
+	ids := make([]string, 0, st.topics.Len())
+	for id := range st.topics.All() {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
 		h.Write([]byte{1})
 		h.Write([]byte(id))
-		t := st.topics.get(id)
+		t := st.topics.Get(id)
 		for i := range t.Sections {
 			for _, n := range t.Sections[i].names() {
 				h.Write([]byte{2})

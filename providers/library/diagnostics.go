@@ -14,6 +14,9 @@ import (
 
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/internal/closest"
+	"github.com/ctxls/ctxls/providers/library/discover"
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/numfmt"
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -41,7 +44,7 @@ const (
 // Diagnose returns the diagnostics of the file at path, in order. The
 // slice is shared with other callers: it must not be changed.
 func (l *Snapshot) Diagnose(p string) []diag.Diagnostic {
-	f := l.files.get(filepath.Clean(p))
+	f := l.files.Get(filepath.Clean(p))
 	if f == nil {
 		return nil
 	}
@@ -92,7 +95,7 @@ func (l *Snapshot) diagnosed(f *File) []diag.Diagnostic {
 // An edit that affects a hundred files of ten thousand then copies a few
 // hundred entries, not the shards of base that they fall in.
 type diagTable struct {
-	base   cowMap[*diagEntry]
+	base   cowmap.Map[*diagEntry]
 	recent map[string]*diagEntry
 }
 
@@ -102,12 +105,12 @@ const maxRecent = 256
 
 // newDiags returns a table with an entry, not yet worked out, for every
 // file.
-func newDiags(files cowMap[*File]) diagTable {
-	m := newCowMap[*diagEntry](files.len())
-	entries := make([]diagEntry, files.len())
+func newDiags(files cowmap.Map[*File]) diagTable {
+	m := cowmap.New[*diagEntry](files.Len())
+	entries := make([]diagEntry, files.Len())
 	i := 0
-	for p := range files.all() {
-		m.set(p, &entries[i])
+	for p := range files.All() {
+		m.Set(p, &entries[i])
 		i++
 	}
 	return diagTable{base: m}
@@ -117,18 +120,18 @@ func (t *diagTable) get(p string) *diagEntry {
 	if e, ok := t.recent[p]; ok {
 		return e
 	}
-	return t.base.get(p)
+	return t.base.Get(p)
 }
 
 // next returns the table of the snapshot after a change: t's entries, with
 // new ones for the affected files of files and none for the files gone.
-func (t *diagTable) next(files cowMap[*File], affected map[string]bool) diagTable {
+func (t *diagTable) next(files cowmap.Map[*File], affected map[string]bool) diagTable {
 	recent := make(map[string]*diagEntry, len(t.recent)+len(affected))
 	maps.Copy(recent, t.recent)
 	entries := make([]diagEntry, len(affected))
 	for p := range affected {
 		recent[p] = nil
-		if files.get(p) != nil {
+		if files.Get(p) != nil {
 			recent[p] = &entries[0]
 			entries = entries[1:]
 		}
@@ -136,12 +139,12 @@ func (t *diagTable) next(files cowMap[*File], affected map[string]bool) diagTabl
 	if len(recent) <= maxRecent {
 		return diagTable{base: t.base, recent: recent}
 	}
-	base := t.base.fork()
+	base := t.base.Fork()
 	for p, e := range recent {
 		if e != nil {
-			base.set(p, e)
+			base.Set(p, e)
 		} else {
-			base.del(p)
+			base.Delete(p)
 		}
 	}
 	return diagTable{base: base}
@@ -161,7 +164,7 @@ func (l *Snapshot) diagnose(f *File) []diag.Diagnostic {
 	doc := f.Doc
 	// The frontmatter of plain markdown is no library's business (and an
 	// agent file's is judged by the agent files' checks).
-	if fm := doc.Frontmatter; fm != nil && fm.Err != nil && f.Kind != OtherFile {
+	if fm := doc.Frontmatter; fm != nil && fm.Err != nil && f.Kind != discover.OtherFile {
 		line := min(fm.Err.Line, doc.Lines.Count()-1)
 		add(document.Span{Start: doc.Lines.Start(line), End: doc.Lines.End(line)}, CodeParseError, "frontmatter cannot be parsed: %s", fm.Err.Message)
 	}
@@ -169,8 +172,8 @@ func (l *Snapshot) diagnose(f *File) []diag.Diagnostic {
 		add(p.span, p.code, "%s", p.message)
 	}
 	if t := f.Topic; t != nil {
-		if cur := l.topics.get(t.ID); cur != t && cur != nil {
-			d := add(headSpan(doc), CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, relSlash(l.dir, cur.Path))
+		if cur := l.topics.Get(t.ID); cur != t && cur != nil {
+			d := add(headSpan(doc), CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, discover.RelSlash(l.dir, cur.Path))
 			d.Related = []diag.Related{{Path: cur.Path, Message: "the definition of topic " + t.ID + " that is used"}}
 		}
 		l.diagnoseTopic(f, add)
@@ -178,7 +181,7 @@ func (l *Snapshot) diagnose(f *File) []diag.Diagnostic {
 	missing := map[string]bool{}
 	// Plain markdown is checked for its links only; a skill names the
 	// library in its frontmatter alone.
-	plain := f.Kind == OtherFile
+	plain := f.Kind == discover.OtherFile
 	for _, r := range f.Refs.All() {
 		if plain && (!isSkill(f) || r.Where != refs.Frontmatter) {
 			continue
@@ -304,7 +307,7 @@ func (l *Snapshot) diagnoseTopic(f *File, add func(document.Span, string, string
 					for i := range names {
 						names[i] = unnumbered(names[i])
 					}
-					if c := Suggest(name.Value(), names, 3); len(c) > 0 {
+					if c := closest.Names(name.Value(), names, 3); len(c) > 0 {
 						d.Message += "; did you mean " + quoteList(c) + "?"
 						d.Fixes = replaceBy(doc.ValueSpan(name), c)
 					}
@@ -346,7 +349,7 @@ func (l *Snapshot) diagnoseIndex(f *File, add func(document.Span, string, string
 				val := vn.Value()
 				switch k.Value() {
 				case "id":
-					if x := l.topics.get(val); x != nil {
+					if x := l.topics.Get(val); x != nil {
 						listed[x] = true
 					}
 				case "path":

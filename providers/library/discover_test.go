@@ -9,6 +9,7 @@ import (
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
 // discoveryCase is a tree to load and what discovery must find in it.
@@ -20,7 +21,7 @@ type discoveryCase struct {
 	commandRoots []string
 	topics       []string
 	commands     []string
-	kinds        map[string]Kind
+	kinds        map[string]discover.Kind
 	files2       []string // every file indexed, relative; nil leaves it unchecked
 }
 
@@ -38,7 +39,7 @@ func TestDiscovery(t *testing.T) {
 				"src/context/io/x.md":   "---\ndomain: storage\ntitle: X\n---\n# X\n",
 				"README.md":             "# Crate\n",
 			},
-			kinds: map[string]Kind{"src/context/README.md": OtherFile, "src/context/io/x.md": OtherFile},
+			kinds: map[string]discover.Kind{"src/context/README.md": discover.OtherFile, "src/context/io/x.md": discover.OtherFile},
 		},
 		{
 			name: "folders holding an index.md are no library",
@@ -47,7 +48,7 @@ func TestDiscovery(t *testing.T) {
 				"docs/deploy.md": "# D\n\n## Browser WebRTC + server sideband\n",
 				"guide/index.md": "# G\n",
 			},
-			kinds: map[string]Kind{"docs/deploy.md": OtherFile},
+			kinds: map[string]discover.Kind{"docs/deploy.md": discover.OtherFile},
 		},
 		{
 			name: "a loading protocol shows a library",
@@ -67,7 +68,7 @@ func TestDiscovery(t *testing.T) {
 			},
 			contextRoots: []string{"a/context", "b/context"},
 			topics:       []string{"go/y", "python/x"},
-			kinds:        map[string]Kind{"c/context/go/y.md": OtherFile},
+			kinds:        map[string]discover.Kind{"c/context/go/y.md": discover.OtherFile},
 		},
 		{
 			name: "a command naming a topic shows a library",
@@ -94,7 +95,7 @@ func TestDiscovery(t *testing.T) {
 			},
 			contextRoots: []string{"context", "docs/context"},
 			topics:       []string{"go/b", "index", "python/a"},
-			kinds:        map[string]Kind{"notes.md": OtherFile, "context/python/a.md": TopicFile},
+			kinds:        map[string]discover.Kind{"notes.md": discover.OtherFile, "context/python/a.md": discover.TopicFile},
 		},
 		{
 			name: "configured context root",
@@ -106,7 +107,7 @@ func TestDiscovery(t *testing.T) {
 			cfg:          func(c *config.Config) { c.ContextRoots = []string{"kb"} },
 			contextRoots: []string{"kb"},
 			topics:       []string{"go/b", "python/a"},
-			kinds:        map[string]Kind{"other/c.md": OtherFile},
+			kinds:        map[string]discover.Kind{"other/c.md": discover.OtherFile},
 		},
 		{
 			name: "configured root outside the workspace is ignored",
@@ -135,11 +136,11 @@ func TestDiscovery(t *testing.T) {
 			commandRoots: []string{"commands", "plugin/commands"},
 			topics:       []string{"commands/how_to", "python/a"},
 			commands:     []string{"deploy", "implement", "test"},
-			kinds: map[string]Kind{
-				"commands/test/examples.md":  OtherFile,
-				"commands/index.md":          OtherFile,
-				"commands/_docs/COMMAND.md":  OtherFile,
-				"context/commands/how_to.md": TopicFile,
+			kinds: map[string]discover.Kind{
+				"commands/test/examples.md":  discover.OtherFile,
+				"commands/index.md":          discover.OtherFile,
+				"commands/_docs/COMMAND.md":  discover.OtherFile,
+				"context/commands/how_to.md": discover.TopicFile,
 			},
 		},
 		{
@@ -312,7 +313,7 @@ func TestDiscovery(t *testing.T) {
 			if got := fileNames(l); tc.files2 != nil && !slices.Equal(got, tc.files2) {
 				t.Errorf("files = %v, want %v", got, tc.files2)
 			}
-			f := filterFor(dir, cfg)
+			f := discover.FilterFor(dir, cfg)
 			for rel := range tc.files {
 				if !strings.HasSuffix(rel, ".md") {
 					continue
@@ -389,7 +390,7 @@ func TestFilter(t *testing.T) {
 	cfg.CommandRoots = []string{".claude/commands"}
 	cfg.ContextRoots = []string{"build/kb", "../outside"}
 	cfg.Ignore = []string{"drafts"}
-	f := filterFor(dir, cfg)
+	f := discover.FilterFor(dir, cfg)
 	tests := []struct {
 		rel      string
 		skipDir  bool // as a directory

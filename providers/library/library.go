@@ -25,32 +25,11 @@ import (
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/listing"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
-
-// Kind says what role a markdown file plays.
-type Kind int
-
-const (
-	// OtherFile is any markdown file outside context and command roots.
-	OtherFile Kind = iota
-	// TopicFile is a markdown file inside a context root.
-	TopicFile
-	// CommandFile is a command inside a command root.
-	CommandFile
-)
-
-func (k Kind) String() string {
-	switch k {
-	case TopicFile:
-		return "topic"
-	case CommandFile:
-		return "command"
-	}
-	return "markdown"
-}
 
 // File is one markdown file of the workspace.
 type File struct {
@@ -59,7 +38,7 @@ type File struct {
 	// Rel is the path relative to the workspace, with forward slashes.
 	Rel string
 	// Kind is the file's role.
-	Kind Kind
+	Kind discover.Kind
 	// Doc is the parsed content; nil when the file was skipped.
 	Doc *document.Doc
 	// Refs are the references the file makes, in order.
@@ -201,15 +180,6 @@ type Command struct {
 
 // Body returns the command's prompt text without frontmatter.
 func (c *Command) Body() string { return string(c.Doc.Slice(c.Doc.Body)) }
-
-// Warning is a problem with the workspace that belongs to no diagnostic,
-// such as a directory that could not be read.
-type Warning struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Path, w.Message) }
 
 // Options tune a Library.
 type Options struct {
@@ -461,7 +431,7 @@ func (l *Snapshot) Config() *config.Config { return l.cfg }
 
 // Filter returns the directory rules of the configuration: what a scan of
 // the workspace reads, and what Apply accepts.
-func (l *Snapshot) Filter() *Filter { return l.filter }
+func (l *Snapshot) Filter() *discover.Filter { return l.filter }
 
 // ConfigProblems returns what was wrong with the configuration.
 func (l *Snapshot) ConfigProblems() []config.Problem {
@@ -485,13 +455,13 @@ func (l *Snapshot) CommandRoots() []string {
 }
 
 // Warnings returns workspace problems that are not diagnostics.
-func (l *Snapshot) Warnings() []Warning {
+func (l *Snapshot) Warnings() []discover.Warning {
 	return slices.Concat(l.warnings, l.dupWarnings)
 }
 
 // File returns the file at an absolute path.
 func (l *Snapshot) File(path string) (*File, bool) {
-	f := l.files.get(filepath.Clean(path))
+	f := l.files.Get(filepath.Clean(path))
 	return f, f != nil
 }
 
@@ -516,7 +486,7 @@ func (l *Snapshot) Topics() []*Topic {
 // what such a caller does with them.
 func (l *Snapshot) TopicsUnordered() []*Topic {
 	topics := &l.topics
-	return slices.AppendSeq(make([]*Topic, 0, topics.len()), topics.values())
+	return slices.AppendSeq(make([]*Topic, 0, topics.Len()), topics.Values())
 }
 
 // SortTopics sorts topics by id, the order of Topics.

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/mdlink"
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -22,7 +23,7 @@ func isSkill(f *File) bool { return filepath.Base(f.Path) == "SKILL.md" }
 // it is neither a topic nor a command (their links into the library are
 // references, judged as such) nor a skill.
 func (l *Snapshot) linkDiagnostics(f *File) []diag.Diagnostic {
-	if f.Doc == nil || isSkill(f) || f.Kind != OtherFile {
+	if f.Doc == nil || isSkill(f) || f.Kind != discover.OtherFile {
 		return nil
 	}
 	doc, err := f.Doc.Held(context.Background())
@@ -30,7 +31,7 @@ func (l *Snapshot) linkDiagnostics(f *File) []diag.Diagnostic {
 		return nil
 	}
 	refStarts := map[int]bool{}
-	if f.Kind != OtherFile {
+	if f.Kind != discover.OtherFile {
 		for _, r := range f.Refs.All() {
 			if r.Form == refs.PathForm {
 				refStarts[r.Span.Start] = true
@@ -59,10 +60,10 @@ type linkTree struct {
 }
 
 func (t *linkTree) Stat(p string) (exists, dir, visible bool) {
-	if _, ok := within(t.l.dir, p); !ok {
+	if _, ok := discover.Within(t.l.dir, p); !ok {
 		return false, false, false
 	}
-	if t.l.files.get(p) != nil {
+	if t.l.files.Get(p) != nil {
 		return true, false, true
 	}
 	// What a link out of the workspace leads to is not looked into.
@@ -89,7 +90,7 @@ func (t *linkTree) Anchors(p string) (mdlink.Anchors, bool) {
 // when it holds the file, or nil.
 func (t *linkTree) read(p string) mdlink.Anchors {
 	var doc *document.Doc
-	if f := t.l.files.get(p); f != nil && f.Doc != nil {
+	if f := t.l.files.Get(p); f != nil && f.Doc != nil {
 		held, err := f.Doc.Held(context.Background())
 		if err != nil {
 			return nil
@@ -115,7 +116,7 @@ func (t *linkTree) Generated(p string) bool {
 	if t.l.filter != nil && t.l.filter.SkipFile(p) {
 		return true
 	}
-	for _, part := range strings.Split(relSlash(t.l.dir, p), "/") {
+	for _, part := range strings.Split(discover.RelSlash(t.l.dir, p), "/") {
 		switch part {
 		case "out", "_build", "site", "public", "generated", "gen", "build", "dist", "target":
 			return true
@@ -146,7 +147,7 @@ var siteSources = map[string][]string{
 // site found in one of its parent folders.
 func (t *linkTree) inSite(p string) bool {
 	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-		if _, ok := within(t.l.dir, d); !ok {
+		if _, ok := discover.Within(t.l.dir, d); !ok {
 			return false
 		}
 		for name, srcs := range siteSources {

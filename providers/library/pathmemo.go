@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
 // pathReading is what a path reference written in one directory may mean:
@@ -94,19 +96,19 @@ func (b *builder) readPath(dir, p string) *pathReading {
 		add(filepath.Join(filepath.Dir(root), fp))
 		// dir stands for the referring file: a file is under root exactly
 		// when its directory is.
-		if b.beside[root][first] && underAny(dir, []string{root}) == "" {
+		if b.beside[root][first] && discover.UnderAny(dir, []string{root}) == "" {
 			continue
 		}
 		add(filepath.Join(root, fp))
 	}
 	seen := map[string]bool{}
 	for _, c := range r.candidates {
-		root := underAny(c, b.contextRoots)
+		root := discover.UnderAny(c, b.contextRoots)
 		if root == "" {
 			continue
 		}
 		r.inRoots = true
-		if k := strings.TrimSuffix(relSlash(root, c), path.Ext(c)); !seen[k] {
+		if k := strings.TrimSuffix(discover.RelSlash(root, c), path.Ext(c)); !seen[k] {
 			seen[k] = true
 			r.keys = append(r.keys, k)
 		}

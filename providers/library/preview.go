@@ -13,6 +13,8 @@ import (
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/indexcache"
+	"github.com/ctxls/ctxls/providers/library/discover"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
@@ -46,16 +48,16 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 	if err != nil {
 		return nil, err
 	}
-	s, err := walk(ctx, l.root, cfg, nil)
+	s, err := discover.Walk(ctx, l.root, cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	cache := l.openCache(cfg.Tokenizer, s.contextRoots, s.commandRoots)
-	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{root: l.root, cfg: cfg, contextRoots: s.contextRoots, commandRoots: s.commandRoots, roots: s.info(), beside: besideRoots(s.contextRoots), paths: newPathMemo()}}
-	p.files = make([]*File, len(s.files))
-	hits := make([]bool, len(s.files))
-	inParallel(ctx, len(s.files), func(i int) {
-		p.files[i], hits[i] = p.b.sketch(ctx, s.files[i].path, s.files[i].rel, cache)
+	cache := l.openCache(cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
+	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{root: l.root, cfg: cfg, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo()}}
+	p.files = make([]*File, len(s.Files))
+	hits := make([]bool, len(s.Files))
+	inParallel(ctx, len(s.Files), func(i int) {
+		p.files[i], hits[i] = p.b.sketch(ctx, s.Files[i].Path, s.Files[i].Rel, cache)
 	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -75,11 +77,11 @@ func (p *Preview) Files() int { return len(p.files) }
 // topic its id and sections. hit reports whether that came from the
 // cache.
 func (b *builder) sketch(ctx context.Context, p, rel string, cache *indexcache.Cache) (f *File, hit bool) {
-	c := classify(p, b.contextRoots, b.commandRoots)
-	f = &File{Path: p, Rel: rel, Kind: c.kind}
+	c := discover.Classify(p, b.contextRoots, b.commandRoots)
+	f = &File{Path: p, Rel: rel, Kind: c.Kind}
 	info, err := os.Stat(p)
 	if err != nil {
-		f.Skipped = fmt.Sprintf("cannot read: %v", unwrapPath(err))
+		f.Skipped = fmt.Sprintf("cannot read: %v", discover.UnwrapPath(err))
 		return f, false
 	}
 	var headings []indexcache.Heading
@@ -100,7 +102,7 @@ func (b *builder) sketch(ctx context.Context, p, rel string, cache *indexcache.C
 		// frontmatter (a name, an id); the topics of domains need their
 		// headings alone.
 		parse := document.ParseOutline
-		if c.kind != TopicFile || c.domain == "" {
+		if c.Kind != discover.TopicFile || c.Domain == "" {
 			parse = document.Parse
 		}
 		doc := parse(p, content)
@@ -108,34 +110,34 @@ func (b *builder) sketch(ctx context.Context, p, rel string, cache *indexcache.C
 			name, anchor := headingName(s.Text)
 			headings = append(headings, indexcache.Heading{Name: strings.Clone(name), Anchor: strings.Clone(anchor), Level: s.Level})
 		}
-		if c.kind == TopicFile && c.domain == "" {
+		if c.Kind == discover.TopicFile && c.Domain == "" {
 			if _, v := doc.Frontmatter.Field("id"); v.Exists() && v.Value() != "" {
 				alias = strings.Clone(v.Value())
 			}
 		}
-		if c.kind == CommandFile {
-			f.Command = command(doc, c.name, p)
+		if c.Kind == discover.CommandFile {
+			f.Command = command(doc, c.Name, p)
 			f.Command.Doc = nil
 		}
 	}
-	switch c.kind {
-	case TopicFile:
+	switch c.Kind {
+	case discover.TopicFile:
 		f.Topic = b.sketchTopic(c, p, headings, alias)
-	case CommandFile:
+	case discover.CommandFile:
 		if f.Command == nil {
-			f.Command = &Command{Name: c.name, Path: p}
+			f.Command = &Command{Name: c.Name, Path: p}
 		}
 	}
 	return f, hit
 }
 
 // sketchTopic returns a topic without text from its headings.
-func (b *builder) sketchTopic(c class, p string, headings []indexcache.Heading, alias string) *Topic {
-	id := c.name
-	if c.domain != "" {
-		id = c.domain + "/" + c.name
+func (b *builder) sketchTopic(c discover.Class, p string, headings []indexcache.Heading, alias string) *Topic {
+	id := c.Name
+	if c.Domain != "" {
+		id = c.Domain + "/" + c.Name
 	}
-	t := &Topic{ID: id, Domain: c.domain, Name: c.name, Path: p, Root: c.root, RelPath: c.relPath}
+	t := &Topic{ID: id, Domain: c.Domain, Name: c.Name, Path: p, Root: c.Root, RelPath: c.RelPath}
 	t.Meta.ID = id
 	if alias != "" {
 		t.Meta.ID, t.Meta.declared = alias, []string{"id"}
@@ -154,7 +156,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []diag.Diagnosti
 	path = filepath.Clean(path)
 	// Only topics are measured; loading the tokenizer's tables takes
 	// longer than the rest of a command's diagnostics.
-	if classify(path, p.b.contextRoots, p.b.commandRoots).kind == TopicFile {
+	if discover.Classify(path, p.b.contextRoots, p.b.commandRoots).Kind == discover.TopicFile {
 		p.counterOnce.Do(func() {
 			p.b.counter, p.counterErr = tokens.New(p.cfg.Tokenizer)
 		})
@@ -163,7 +165,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []diag.Diagnosti
 		}
 	}
 	// The content is given, so parse reads nothing and needs no context.
-	f := p.b.parse(context.Background(), path, relSlash(p.dir, path), content)
+	f := p.b.parse(context.Background(), path, discover.RelSlash(p.dir, path), content)
 	files := slices.Clone(p.files)
 	if i := slices.IndexFunc(files, func(g *File) bool { return g.Path == path }); i >= 0 {
 		files[i] = f
@@ -176,7 +178,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []diag.Diagnosti
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter,
 		contextRoots: p.b.contextRoots, commandRoots: p.b.commandRoots, roots: p.b.roots, beside: p.b.beside, readings: p.b.paths,
 		files: st.files, topics: st.topics, aliases: st.aliases, byStem: st.byStem, domains: st.domains, commands: st.commands,
-		incoming: newSharedIncoming(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
+		incoming: incoming.New(0), dupTopics: st.dupTopics, dupCommands: st.dupCommands,
 	}
 	return f, l.diagnose(f), nil
 }

@@ -102,20 +102,6 @@ func TestBareNamesInIndexProse(t *testing.T) {
 	wantDiags(t, l, "context/schema/notes.md", "bare names outside an index")
 }
 
-func TestSuggestNeedsSameFirstWordForLargeDistance(t *testing.T) {
-	t.Parallel()
-	names := []string{"build_patterns", "analysis_patterns", "implementation_strategies"}
-	if got := Suggest("etl_patterns", names, 3); len(got) != 0 {
-		t.Errorf("Suggest(etl_patterns) = %v, want none", got)
-	}
-	if got := Suggest("biuld_patterns", names, 3); len(got) == 0 || got[0] != "build_patterns" {
-		t.Errorf("Suggest(biuld_patterns) = %v", got)
-	}
-	if got := Suggest("analysis_pattern", names, 3); len(got) == 0 || got[0] != "analysis_patterns" {
-		t.Errorf("Suggest(analysis_pattern) = %v", got)
-	}
-}
-
 func TestRootFileFrontmatterIDAlias(t *testing.T) {
 	t.Parallel()
 	l := loadTree(t, map[string]string{

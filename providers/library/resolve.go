@@ -6,10 +6,10 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctxls/ctxls/providers/internal/closest"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/refs"
 )
 
@@ -97,14 +97,14 @@ func (l *Snapshot) resolveWith(f *File, r refs.Ref, suggest bool) Target {
 	if !ok {
 		return l.unknownDomain(r.Domain, r.Domain+"/"+name, suggest)
 	}
-	t, ok := l.topics.lookup(r.Domain + "/" + name)
+	t, ok := l.topics.Lookup(r.Domain + "/" + name)
 	if !ok {
 		t, ok = l.aliases[r.Domain+"/"+name]
 	}
 	if !ok {
 		var cands []string
 		if suggest {
-			cands = Suggest(name, d.TopicNames(), 3)
+			cands = closest.Names(name, d.TopicNames(), 3)
 		}
 		return Target{Kind: Unresolved, Domain: d, Failed: PartTopic,
 			Message:    fmt.Sprintf("domain %s has no topic %q", r.Domain, name),
@@ -124,7 +124,7 @@ func withSection(t *Topic, section string, suggest bool) Target {
 	}
 	var cands []string
 	if suggest {
-		cands = Suggest(section, t.SectionNames(), 3)
+		cands = closest.Names(section, t.SectionNames(), 3)
 	}
 	return Target{Kind: Unresolved, Topic: t, Failed: PartSection,
 		Message:    fmt.Sprintf("topic %s has no section %q", t.ID, section),
@@ -140,7 +140,7 @@ func (l *Snapshot) unknownDomain(name, missing string, suggest bool) Target {
 		for n := range l.domains {
 			names = append(names, n)
 		}
-		cands = Suggest(name, names, 3)
+		cands = closest.Names(name, names, 3)
 	}
 	return Target{Kind: Unresolved, Failed: PartDomain,
 		Message:    fmt.Sprintf("no domain %q", name),
@@ -167,7 +167,7 @@ func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	}
 	if isBare(r.Path) {
 		stem := strings.TrimSuffix(r.Path, path.Ext(r.Path))
-		found := l.byStem.get(stem)
+		found := l.byStem.Get(stem)
 		if len(found) > 0 {
 			// Prefer the referring file's own domain, then the first by id.
 			best := found[0]
@@ -191,18 +191,18 @@ func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 	if inRoot == "" {
 		return l.misplacedPath(b, f, r, suggest)
 	}
-	c := classify(inRoot, l.contextRoots, nil)
+	c := discover.Classify(inRoot, l.contextRoots, nil)
 	dir := filepath.Dir(inRoot)
 	var cands []string
 	if suggest {
 		cands = l.nearFiles(c, dir, inRoot, r.Path)
 	}
-	missing := c.name
-	if c.domain != "" {
-		missing = c.domain + "/" + c.name
+	missing := c.Name
+	if c.Domain != "" {
+		missing = c.Domain + "/" + c.Name
 	}
 	return Target{Kind: Unresolved, Failed: PartPath,
-		Message:    missingFileMessage(c, relSlash(l.dir, c.root)),
+		Message:    missingFileMessage(c, discover.RelSlash(l.dir, c.Root)),
 		Candidates: cands,
 		Missing:    missing}
 }
@@ -211,12 +211,12 @@ func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 // written as the reference wrote its path: among the files beside it, those
 // of its domain when it has one (every topic otherwise; a large library has
 // thousands).
-func (l *Snapshot) nearFiles(c class, dir, inRoot, written string) []string {
+func (l *Snapshot) nearFiles(c discover.Class, dir, inRoot, written string) []string {
 	var near []*Topic
-	if d := l.domains[c.domain]; c.domain != "" && d != nil {
+	if d := l.domains[c.Domain]; c.Domain != "" && d != nil {
 		near = d.Topics
 	} else {
-		for _, t := range l.topics.all() {
+		for _, t := range l.topics.All() {
 			near = append(near, t)
 		}
 	}
@@ -226,7 +226,7 @@ func (l *Snapshot) nearFiles(c class, dir, inRoot, written string) []string {
 			names = append(names, filepath.Base(t.Path))
 		}
 	}
-	cands := Suggest(filepath.Base(inRoot), names, 3)
+	cands := closest.Names(filepath.Base(inRoot), names, 3)
 	for i, c := range cands {
 		cands[i] = path.Join(path.Dir(written), c)
 	}
@@ -237,11 +237,11 @@ func (l *Snapshot) nearFiles(c class, dir, inRoot, written string) []string {
 // domain (or context root, for a file directly in one) and file name: the
 // path as written is already what the diagnostic points at, and relative
 // paths are hard to read back.
-func missingFileMessage(c class, root string) string {
-	if c.domain != "" {
-		return fmt.Sprintf("domain %s has no topic file %s", c.domain, strings.TrimPrefix(c.relPath, c.domain+"/"))
+func missingFileMessage(c discover.Class, root string) string {
+	if c.Domain != "" {
+		return fmt.Sprintf("domain %s has no topic file %s", c.Domain, strings.TrimPrefix(c.RelPath, c.Domain+"/"))
 	}
-	return fmt.Sprintf("context root %s/ has no topic file %s", root, c.relPath)
+	return fmt.Sprintf("context root %s/ has no topic file %s", root, c.RelPath)
 }
 
 // misplacedPath resolves a path reference that leads outside every context
@@ -254,7 +254,7 @@ func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) 
 		return Target{Kind: NotAReference}
 	}
 	d := l.domains[domain]
-	if t := l.topics.get(domain + "/" + stem); t != nil {
+	if t := l.topics.Get(domain + "/" + stem); t != nil {
 		fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path)
 		if err != nil {
 			fix = t.Path
@@ -268,8 +268,8 @@ func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) 
 	if suggest {
 		names = d.TopicNames()
 	}
-	for _, name := range Suggest(stem, names, 3) {
-		if t := l.topics.get(domain + "/" + name); t != nil {
+	for _, name := range closest.Names(stem, names, 3) {
+		if t := l.topics.Get(domain + "/" + name); t != nil {
 			if fix, err := filepath.Rel(filepath.Dir(f.Path), t.Path); err == nil {
 				cands = append(cands, filepath.ToSlash(fix))
 			}
@@ -283,11 +283,11 @@ func (l *Snapshot) misplacedPath(b *builder, f *File, r refs.Ref, suggest bool) 
 // meantInRoot reports whether a missing file at p would be a topic: it lies
 // directly in a context root, or in one of its existing domains.
 func (l *Snapshot) meantInRoot(p string) bool {
-	root := underAny(p, l.contextRoots)
+	root := discover.UnderAny(p, l.contextRoots)
 	if root == "" {
 		return false
 	}
-	rel := relSlash(root, p)
+	rel := discover.RelSlash(root, p)
 	domain, _, nested := strings.Cut(rel, "/")
 	if !nested {
 		return true
@@ -312,8 +312,8 @@ func listsTopics(f *File) bool {
 // topicAt returns the topic stored at an absolute, clean path (as
 // filepath.Join returns), if any.
 func (l *Snapshot) topicAt(p string) *Topic {
-	if f := l.files.get(p); f != nil && f.Topic != nil {
-		if t := l.topics.get(f.Topic.ID); t == f.Topic {
+	if f := l.files.Get(p); f != nil && f.Topic != nil {
+		if t := l.topics.Get(f.Topic.ID); t == f.Topic {
 			return t
 		}
 	}
@@ -345,173 +345,6 @@ func (t *Topic) SectionNames() []string {
 	return names
 }
 
-// Suggest returns up to n names close to want, best first: names that
-// extend or shorten it by whole words ("django" → "django_patterns"),
-// names whose first words want misspells ("djangoo" → "django_patterns"),
-// names sharing its words, then names within an edit distance that is
-// small for their length, so that short names ("zz", "goo") do not match
-// everything of about their length.
-func Suggest(want string, names []string, n int) []string {
-	type scored struct {
-		name  string
-		score int
-	}
-	w := strings.ToLower(want)
-	wWords := splitWords(w)
-	var out []scored
-	for _, name := range names {
-		c := strings.ToLower(name)
-		if c == w {
-			out = append(out, scored{name, 0})
-			continue
-		}
-		score := -1
-		if w != "" && (wordPrefix(c, w) || wordPrefix(w, c)) {
-			score = 10 + abs(len(c)-len(w))/4
-		} else if d, ok := prefixTypo(w, c); ok {
-			score = 15 + d
-		} else if len(wWords) > 0 && containsWords(splitWords(c), wWords) {
-			score = 20 + abs(len(c)-len(w))/4
-		} else if limit := typoLimit(w, c); abs(utf8.RuneCountInString(w)-utf8.RuneCountInString(c)) <= limit {
-			// Names that differ in length by more than the limit are
-			// further apart than that: no need to measure them. Beyond two
-			// edits the names must also start with the same word, so
-			// "etl_patterns" does not suggest "build_patterns".
-			if d := distance(w, c); d <= limit && (d <= 2 || firstWord(w) == firstWord(c)) {
-				score = 30 + d
-			}
-		}
-		if score >= 0 {
-			out = append(out, scored{name, score})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score < out[j].score
-		}
-		return out[i].name < out[j].name
-	})
-	res := make([]string, 0, min(n, len(out)))
-	for _, s := range out[:min(n, len(out))] {
-		res = append(res, s.name)
-	}
-	return res
-}
-
-// typoLimit is the largest edit distance at which b still reads as a
-// misspelling of a: a third of the longer name and at least one edit, but
-// fewer edits than the shorter name has letters, since rewriting all of
-// "x" gives any one-letter name.
-func typoLimit(a, b string) int {
-	la, lb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
-	return min(max(1, max(la, lb)/3), min(la, lb)-1)
-}
-
-// wordPrefix reports whether p is a proper prefix of s that ends where a
-// word of s ends: "django" of "django_patterns", not "goo" of "good".
-func wordPrefix(s, p string) bool {
-	return len(p) < len(s) && strings.HasPrefix(s, p) && isWordSep(rune(s[len(p)]))
-}
-
-// prefixTypo reports whether want misspells a word-aligned proper prefix
-// of name ("djangoo" for "django" of "django_patterns"), and by how many
-// edits. The prefix must be long enough that a third of it allows an
-// edit, so "goo" does not misspell "go" of "go_modules".
-func prefixTypo(want, name string) (int, bool) {
-	best, found := 0, false
-	n := utf8.RuneCountInString(want)
-	for i, r := range name {
-		if !isWordSep(r) || i == 0 {
-			continue
-		}
-		p := name[:i]
-		np := utf8.RuneCountInString(p)
-		// A prefix whose length differs from want's by more than the
-		// limit is further than that from it.
-		limit := np / 3
-		if limit == 0 || abs(n-np) > limit {
-			continue
-		}
-		if d := distance(want, p); d <= limit && (!found || d < best) {
-			best, found = d, true
-		}
-	}
-	return best, found
-}
-
-func firstWord(s string) string {
-	if w := splitWords(s); len(w) > 0 {
-		return w[0]
-	}
-	return ""
-}
-
-func isWordSep(r rune) bool {
-	return r == '_' || r == '-' || r == ' ' || r == '/' || r == '.'
-}
-
-func splitWords(s string) []string {
-	return strings.FieldsFunc(s, isWordSep)
-}
-
-// containsWords reports whether every word of want is a word of have or,
-// when it has at least three letters, starts one ("fixture" of
-// "fixtures"); a letter or two starts too many words to mean anything.
-func containsWords(have, want []string) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(have, func(h string) bool {
-			return h == w || utf8.RuneCountInString(w) >= 3 && strings.HasPrefix(h, w)
-		}) {
-			return false
-		}
-	}
-	return true
-}
-
-// distance is the Levenshtein edit distance between a and b, in runes.
-func distance(a, b string) int {
-	// Names are short: the buffers stay on the stack, and a diagnostics
-	// pass that measures thousands of names allocates nothing here.
-	var abuf, bbuf [48]rune
-	var pbuf, cbuf [49]int
-	ra, rb := appendRunes(abuf[:0], a), appendRunes(bbuf[:0], b)
-	prev, cur := pbuf[:0], cbuf[:0]
-	if n := len(rb) + 1; n > len(pbuf) {
-		prev, cur = make([]int, n), make([]int, n)
-	} else {
-		prev, cur = pbuf[:n], cbuf[:n]
-	}
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-func appendRunes(dst []rune, s string) []rune {
-	for _, r := range s {
-		dst = append(dst, r)
-	}
-	return dst
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // Location is one reference and the file making it.
 type Location struct {
 	File *File
@@ -534,7 +367,7 @@ func (l *Snapshot) FirstReferences(id string, n int) ([]Location, int) {
 }
 
 func (l *Snapshot) references(id string, limit int) ([]Location, int) {
-	t := l.topics.get(id)
+	t := l.topics.Get(id)
 	if t == nil {
 		t = l.aliases[id]
 	}
@@ -543,7 +376,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 	}
 	paths := map[string]bool{}
 	for _, k := range []string{t.ID, "*/" + path.Base(t.Name), alias(t)} {
-		for p := range l.incoming.paths(k) {
+		for p := range l.incoming.Paths(k) {
 			paths[p] = true
 		}
 	}
@@ -566,7 +399,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 	// reference the id it would build and look up.
 	var ids []string
 	for _, k := range []string{t.ID, alias(t)} {
-		if got, ok := l.topics.lookup(k); k != "" && (ok && got == t || !ok && l.aliases[k] == t) {
+		if got, ok := l.topics.Lookup(k); k != "" && (ok && got == t || !ok && l.aliases[k] == t) {
 			ids = append(ids, k)
 		}
 	}
@@ -579,7 +412,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 	}
 	var hits []hit
 	for _, p := range sorted {
-		f := l.files.get(p)
+		f := l.files.Get(p)
 		if f == nil {
 			continue
 		}
@@ -637,13 +470,13 @@ func (l *Snapshot) DomainReferences(name string) []Location {
 
 func (l *Snapshot) domainReferences(name string) []Location {
 	var paths []string
-	for p := range l.incoming.paths("@" + name) {
+	for p := range l.incoming.Paths("@" + name) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	var out []Location
 	for _, p := range paths {
-		if f := l.files.get(p); f != nil {
+		if f := l.files.Get(p); f != nil {
 			for _, r := range f.Refs.All() {
 				if r.Form == refs.DomainForm && r.Domain == name {
 					out = append(out, Location{File: f, Ref: r})

@@ -8,6 +8,9 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library/discover"
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
 
@@ -26,23 +29,23 @@ type Snapshot struct {
 	dir          string
 	root         *fsguard.Root
 	cfg          *config.Config
-	filter       *Filter // cfg's directory rules
+	filter       *discover.Filter // cfg's directory rules
 	cfgProblems  []config.Problem
 	counter      tokens.Counter
 	contextRoots []string
 	commandRoots []string
-	roots        rootInfo // what showed each context root, and the candidates passed over
+	roots        discover.RootInfo // what showed each context root, and the candidates passed over
 	beside       map[string]map[string]bool
 	readings     *pathMemo // readings of path references under these roots
-	files        cowMap[*File]
-	topics       cowMap[*Topic]
+	files        cowmap.Map[*File]
+	topics       cowmap.Map[*Topic]
 	aliases      map[string]*Topic // frontmatter ids of root files
-	byStem       cowMap[[]*Topic]
+	byStem       cowmap.Map[[]*Topic]
 	domains      map[string]*Domain
 	commands     map[string]*Command
-	incoming     sharedIncoming // target key → referring file paths
-	warnings     []Warning      // from the scan
-	dupWarnings  []Warning      // duplicate topics and commands
+	incoming     incoming.Index     // target key → referring file paths
+	warnings     []discover.Warning // from the scan
+	dupWarnings  []discover.Warning // duplicate topics and commands
 	dupTopics    map[string]bool
 	dupCommands  map[string]bool
 	version      uint64
@@ -65,8 +68,8 @@ func (l *Snapshot) withState(st *state) *Snapshot {
 // is copied before it changes (see state.update and state.own).
 func (l *Snapshot) state() *state {
 	return &state{
-		files: l.files.fork(), topics: l.topics.fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.fork(),
-		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.fork(),
+		files: l.files.Fork(), topics: l.topics.Fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.Fork(),
+		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.Fork(),
 		dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings,
 		owned: map[string]bool{},
 	}
@@ -74,11 +77,11 @@ func (l *Snapshot) state() *state {
 
 // sortedFiles returns every file, sorted by path.
 func (l *Snapshot) sortedFiles() []*File {
-	return slices.SortedFunc(l.files.values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	return slices.SortedFunc(l.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 }
 
 func (l *Snapshot) topic(id string) (*Topic, bool) {
-	if t, ok := l.topics.lookup(id); ok {
+	if t, ok := l.topics.Lookup(id); ok {
 		return t, true
 	}
 	t, ok := l.aliases[id]
@@ -91,8 +94,8 @@ func (l *Snapshot) isDomain(name string) bool {
 }
 
 func (l *Snapshot) paths() []string {
-	out := make([]string, 0, l.files.len())
-	for p := range l.files.all() {
+	out := make([]string, 0, l.files.Len())
+	for p := range l.files.All() {
 		out = append(out, p)
 	}
 	return out
@@ -100,7 +103,7 @@ func (l *Snapshot) paths() []string {
 
 func (l *Snapshot) filesUnder(dir string) []string {
 	var out []string
-	for p := range l.files.all() {
+	for p := range l.files.All() {
 		if p != dir && fsguard.Within(dir, p) {
 			out = append(out, p)
 		}
@@ -117,16 +120,13 @@ func (st *state) own(k string) {
 		return // a fresh index owns every set
 	}
 	st.owned[k] = true
-	sh := st.incoming.shard(k)
-	if s := sh[k]; s != nil {
-		sh[k] = s.clone()
-	}
+	st.incoming.Own(k)
 }
 
 // keysOf returns the keys f is filed under in the incoming index.
 func (st *state) keysOf(b *builder, f *File) []string {
 	if f.inKeys != nil {
-		return st.incoming.keyNames(f.inKeys)
+		return st.incoming.KeyNames(f.inKeys)
 	}
 	return refKeys(context.Background(), b, f)
 }
@@ -140,7 +140,7 @@ func (st *state) refile(p string, old, keys []string) []string {
 	i := 0
 	drop := func(k string) {
 		st.own(k)
-		st.incoming.remove(k, p)
+		st.incoming.Remove(k, p)
 	}
 	for j, k := range keys {
 		for i < len(old) && old[i] < k {
@@ -153,10 +153,19 @@ func (st *state) refile(p string, old, keys []string) []string {
 			continue
 		}
 		st.own(k)
-		keys[j] = st.incoming.add(k, p)
+		keys[j] = st.incoming.Add(k, p)
 	}
 	for _, k := range old[i:] {
 		drop(k)
 	}
 	return keys
 }
+
+// ContextRootsTaken returns the context roots with what showed each to be
+// one, sorted by directory.
+func (l *Snapshot) ContextRootsTaken() []discover.ContextRoot { return slices.Clone(l.roots.Roots) }
+
+// PassedOver returns the directories that looked like context roots (a
+// folder named context, a workspace laid out as one) but whose files
+// showed none, sorted.
+func (l *Snapshot) PassedOver() []string { return slices.Clone(l.roots.Passed) }

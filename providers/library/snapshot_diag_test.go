@@ -62,7 +62,7 @@ func TestDiagnosticsCarriedOver(t *testing.T) {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		next := l.Snapshot()
-		for p := range next.files.all() {
+		for p := range next.files.All() {
 			carried := prev.diags.get(p) != nil && prev.diags.get(p) == next.diags.get(p)
 			if affected := slices.Contains(res.Affected, p); carried == affected {
 				t.Errorf("%s: %s affected %v, diagnostics carried over %v", st.name, filepath.Base(p), affected, carried)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/library/discover"
+	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 )
 
 // renderModel writes out everything a snapshot holds: files with their
@@ -17,19 +19,19 @@ import (
 func renderModel(m *Snapshot) string {
 	var b strings.Builder
 	for _, f := range m.sortedFiles() {
-		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, m.incoming.keyNames(f.inKeys))
+		fmt.Fprintf(&b, "file %s %v skipped=%q keys=%v\n", f.Rel, f.Kind, f.Skipped, m.incoming.KeyNames(f.inKeys))
 		for _, r := range f.Refs.All() {
 			fmt.Fprintf(&b, "  ref %v %q %q %q %q %v\n", r.Form, r.Domain, r.Topic, r.Section, r.Path, r.Span)
 		}
 	}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range m.topics.all() {
+		for id := range m.topics.All() {
 			if !yield(id) {
 				return
 			}
 		}
 	}) {
-		t := m.topics.get(id)
+		t := m.topics.Get(id)
 		fmt.Fprintf(&b, "topic %s %s tokens=%d sections=%d\n", id, t.RelPath, t.Tokens, len(t.Sections))
 		for _, loc := range m.References(id) {
 			fmt.Fprintf(&b, "  referred by %s at %v\n", loc.File.Rel, loc.Ref.Span)
@@ -39,7 +41,7 @@ func renderModel(m *Snapshot) string {
 		fmt.Fprintf(&b, "alias %s %s\n", a, m.aliases[a].ID)
 	}
 	var stems []string
-	for stem, list := range m.byStem.all() {
+	for stem, list := range m.byStem.All() {
 		ids := make([]string, len(list))
 		for i, t := range list {
 			ids[i] = t.ID
@@ -56,7 +58,7 @@ func renderModel(m *Snapshot) string {
 		}
 		dirs := make([]string, len(d.Dirs))
 		for i, dir := range d.Dirs {
-			dirs[i] = relSlash(m.dir, dir)
+			dirs[i] = discover.RelSlash(m.dir, dir)
 		}
 		fmt.Fprintf(&b, "domain %s %v %v index=%v detection=%v\n", name, dirs, ids, d.Index != nil, d.Detection != nil)
 		for _, loc := range m.domainReferences(name) {
@@ -64,13 +66,13 @@ func renderModel(m *Snapshot) string {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.commands)) {
-		fmt.Fprintf(&b, "command %s %s\n", name, relSlash(m.dir, m.commands[name].Path))
+		fmt.Fprintf(&b, "command %s %s\n", name, discover.RelSlash(m.dir, m.commands[name].Path))
 	}
 	var keys []string
-	for k := range m.incoming.m.all() {
+	for k := range m.incoming.Keys() {
 		var paths []string
-		for p := range m.incoming.paths(k) {
-			paths = append(paths, relSlash(m.dir, p))
+		for p := range m.incoming.Paths(k) {
+			paths = append(paths, discover.RelSlash(m.dir, p))
 		}
 		if len(paths) == 0 {
 			continue // an emptied set is as good as none
@@ -98,7 +100,7 @@ func TestSnapshotUnchangedByApply(t *testing.T) {
 		"context/go/c.md":         "# C\n\npython:a python:b @python\n",
 		"context/shared.md":       "---\nid: eng/shared\n---\n# Shared\n\npython:a\n",
 	}
-	for i := range 2 * minBitset {
+	for i := range 2 * incoming.MinBitset {
 		// Enough files naming python:a and @python that their sets are bitsets.
 		files[fmt.Sprintf("context/go/n%02d.md", i)] = "# N\n\npython:a @python\n"
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
 // Change is one file that changed.
@@ -105,7 +106,7 @@ type applyRun struct {
 	cur *Snapshot // the model the run starts from
 	b   *builder
 	cfg *config.Config
-	flt *Filter
+	flt *discover.Filter
 
 	ups   []fileUpdate // the files to parse again or drop
 	built []*File      // the new version of each, nil for a drop
@@ -140,11 +141,11 @@ type reloadRequest struct {
 func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 	l := a.l
 	for _, c := range changes {
-		p, ok := within(l.dir, c.Path)
+		p, ok := discover.Within(l.dir, c.Path)
 		if !ok {
 			continue // outside the workspace: none of our business
 		}
-		rel := relSlash(l.dir, p)
+		rel := discover.RelSlash(l.dir, p)
 		if rel == config.FileName {
 			cfg, problems, err := config.Load(l.dir)
 			if err != nil {
@@ -161,7 +162,7 @@ func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 		if (c.Removed || c.Content == nil) && a.collectFromDisk(p, c.Removed) {
 			continue
 		}
-		if !isMarkdown(p) {
+		if !discover.IsMarkdown(p) {
 			continue
 		}
 		if c.Content != nil && !l.mayHold(p) {
@@ -216,7 +217,7 @@ func (a *applyRun) parse(ctx context.Context) error {
 	a.built = make([]*File, len(a.ups))
 	inParallel(ctx, len(a.ups), func(i int) {
 		if u := a.ups[i]; !u.removed {
-			a.built[i] = a.b.parse(ctx, u.path, relSlash(a.l.dir, u.path), u.content)
+			a.built[i] = a.b.parse(ctx, u.path, discover.RelSlash(a.l.dir, u.path), u.content)
 		}
 	})
 	return ctx.Err()
@@ -228,7 +229,7 @@ func (a *applyRun) swap() bool {
 	st := a.st
 	a.changed, a.affected, a.before, a.oldKeys = map[string]bool{}, map[string]bool{}, map[string]int{}, map[string][]string{}
 	for i, u := range a.ups {
-		old, nf := st.files.get(u.path), a.built[i]
+		old, nf := st.files.Get(u.path), a.built[i]
 		if old == nil && nf == nil {
 			continue
 		}
@@ -239,16 +240,16 @@ func (a *applyRun) swap() bool {
 				a.before[u.path] = old.Refs.Len()
 				a.oldKeys[u.path] = st.keysOf(a.b, old)
 			}
-			st.files.del(u.path)
+			st.files.Delete(u.path)
 		}
 		if nf != nil {
-			st.files.set(u.path, nf)
+			st.files.Set(u.path, nf)
 		}
 		a.changed[u.path] = true
 		a.pairs = append(a.pairs, filePair{old, nf})
 	}
 	for p, keys := range a.oldKeys {
-		if st.files.get(p) == nil {
+		if st.files.Get(p) == nil {
 			st.refile(p, keys, nil) // dropped; relink refiles the others
 		}
 	}
@@ -282,19 +283,19 @@ func (a *applyRun) relink() {
 		if !a.changed[p] {
 			old = st.keysOf(a.b, f)
 		}
-		nf.inKeys = st.incoming.keyIDs(st.refile(p, old, refKeys(context.Background(), a.b, &nf)))
-		st.files.set(p, &nf)
+		nf.inKeys = st.incoming.KeyIDs(st.refile(p, old, refKeys(context.Background(), a.b, &nf)))
+		st.files.Set(p, &nf)
 	}
 	if domainsChanged {
 		// A new or vanished domain changes which key forms exist anywhere.
-		for p, f := range st.files.all() {
+		for p, f := range st.files.All() {
 			rescan(p, f)
 			a.affected[p] = true
 		}
 		return
 	}
 	for p := range a.changed {
-		if f := st.files.get(p); f != nil {
+		if f := st.files.Get(p); f != nil {
 			rescan(p, f)
 		}
 	}
@@ -328,7 +329,7 @@ func (a *applyRun) commit() Result {
 	if a.rootsChanged {
 		next.roots = a.b.roots
 	}
-	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w Warning) bool { return a.changed[w.Path] })
+	next.warnings = slices.DeleteFunc(slices.Clone(a.cur.warnings), func(w discover.Warning) bool { return a.changed[w.Path] })
 	next.diags = a.cur.diags.next(next.files, a.affected)
 	a.l.snap.Store(next)
 	return Result{Changed: sortedKeys(a.changed), Affected: sortedKeys(a.affected), Reloaded: false}
@@ -353,7 +354,7 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 				if st.dupTopics[t.ID] {
 					return false, false
 				}
-				if cur := st.topics.get(t.ID); f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
+				if cur := st.topics.Get(t.ID); f == pr.new && cur != nil && (pr.old == nil || pr.old.Topic == nil || cur != pr.old.Topic) {
 					return false, false // a new definition of an existing id
 				}
 			}
@@ -389,17 +390,17 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 	}
 	for _, pr := range pairs {
 		if pr.old != nil {
-			if t := pr.old.Topic; t != nil && st.topics.get(t.ID) == t {
-				st.topics.del(t.ID)
+			if t := pr.old.Topic; t != nil && st.topics.Get(t.ID) == t {
+				st.topics.Delete(t.ID)
 				if a := alias(t); a != "" && st.aliases[a] == t {
 					delete(st.aliases, a)
 				}
 				stem := path.Base(t.Name)
 				// Copies: the lists belong to the published snapshot too.
-				if list := slices.DeleteFunc(slices.Clone(st.byStem.get(stem)), func(x *Topic) bool { return x == t }); len(list) > 0 {
-					st.byStem.set(stem, list)
+				if list := slices.DeleteFunc(slices.Clone(st.byStem.Get(stem)), func(x *Topic) bool { return x == t }); len(list) > 0 {
+					st.byStem.Set(stem, list)
 				} else {
-					st.byStem.del(stem)
+					st.byStem.Delete(stem)
 				}
 				if t.Domain != "" {
 					d := domain(t.Domain)
@@ -422,14 +423,14 @@ func (st *state) update(pairs []filePair) (domainsChanged, ok bool) {
 		}
 		if pr.new != nil {
 			if t := pr.new.Topic; t != nil {
-				st.topics.set(t.ID, t)
+				st.topics.Set(t.ID, t)
 				if a := alias(t); a != "" && st.aliases[a] == nil {
 					st.aliases[a] = t
 				}
 				stem := path.Base(t.Name)
-				list := st.byStem.get(stem)
+				list := st.byStem.Get(stem)
 				i, _ := slices.BinarySearchFunc(list, t.Path, func(x *Topic, p string) int { return strings.Compare(x.Path, p) })
-				st.byStem.set(stem, slices.Insert(slices.Clip(list), i, t))
+				st.byStem.Set(stem, slices.Insert(slices.Clip(list), i, t))
 				if t.Domain != "" {
 					d := domain(t.Domain)
 					if dir := filepath.Join(t.Root, t.Domain); !slices.Contains(d.Dirs, dir) {
@@ -471,7 +472,7 @@ func dependents(st *state, f *File, edit bool) []string {
 	}
 	var out []string
 	for _, k := range keys {
-		for p := range st.incoming.paths(k) {
+		for p := range st.incoming.Paths(k) {
 			out = append(out, p)
 		}
 	}
@@ -479,7 +480,7 @@ func dependents(st *state, f *File, edit bool) []string {
 		out = append(out, d.Index.Path)
 	}
 	// Files with a same-named topic see a duplicate appear or go.
-	if cur := st.topics.get(t.ID); cur != nil {
+	if cur := st.topics.Get(t.ID); cur != nil {
 		out = append(out, cur.Path)
 	}
 	return out
@@ -493,20 +494,20 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 			return true // the root itself or a parent of it changed
 		}
 	}
-	rel := relSlash(l.dir, p)
+	rel := discover.RelSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts {
-		if part != ContextDirName && part != CommandDirName {
+		if part != discover.ContextDirName && part != discover.CommandDirName {
 			continue
 		}
 		dir := filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/")))
-		if underAny(dir, b.contextRoots) != "" || underAny(dir, b.commandRoots) != "" {
+		if discover.UnderAny(dir, b.contextRoots) != "" || discover.UnderAny(dir, b.commandRoots) != "" {
 			continue
 		}
-		if part == CommandDirName && underAny(dir, b.contextRoots) != "" {
+		if part == discover.CommandDirName && discover.UnderAny(dir, b.contextRoots) != "" {
 			continue
 		}
-		if part == ContextDirName && i < len(parts)-1 && isMarkdown(p) {
+		if part == discover.ContextDirName && i < len(parts)-1 && discover.IsMarkdown(p) {
 			continue // a file of a folder that is no library: see changesEvidence
 		}
 		return true
@@ -520,41 +521,41 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 // on disk show, so an editor's unsaved text changes none.
 func (a *applyRun) changesEvidence(p string) bool {
 	l, b := a.l, a.b
-	for i, r := range b.roots.roots {
+	for i, r := range b.roots.Roots {
 		if r.Evidence != p {
 			continue
 		}
 		// Most often the root still shows what it is by another file:
 		// then only its reason changes.
-		why, ev, ok := evidenceOnDisk(l.root, r.Dir, b.commandRoots, a.flt)
+		why, ev, ok := discover.EvidenceOnDisk(l.root, r.Dir, b.commandRoots, a.flt)
 		if !ok {
 			return true
 		}
-		roots := slices.Clone(b.roots.roots)
+		roots := slices.Clone(b.roots.Roots)
 		roots[i].Why, roots[i].Evidence = why, ev
-		b.roots.roots = roots
+		b.roots.Roots = roots
 		a.rootsChanged = true
 		return false
 	}
-	if underAny(p, b.contextRoots) != "" || !isMarkdown(p) {
+	if discover.UnderAny(p, b.contextRoots) != "" || !discover.IsMarkdown(p) {
 		return false
 	}
-	rel := relSlash(l.dir, p)
+	rel := discover.RelSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts[:len(parts)-1] {
-		if part == ContextDirName && showsRoot(l.root, filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
+		if part == discover.ContextDirName && discover.ShowsRoot(l.root, filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {
 			return true
 		}
 	}
-	if slices.Contains(b.roots.passed, l.dir) && showsRoot(l.root, l.dir, p) {
+	if slices.Contains(b.roots.Passed, l.dir) && discover.ShowsRoot(l.root, l.dir, p) {
 		return true
 	}
 	// A command may name a topic of a directory passed over.
-	return len(b.roots.passed) > 0 && underAny(p, b.commandRoots) != ""
+	return len(b.roots.Passed) > 0 && discover.UnderAny(p, b.commandRoots) != ""
 }
 
 // markdownUnder lists the markdown files under dir that the scan reads.
-func markdownUnder(flt *Filter, dir string) []string {
+func markdownUnder(flt *discover.Filter, dir string) []string {
 	if flt.SkipDir(dir) {
 		return nil
 	}
@@ -566,7 +567,7 @@ func markdownUnder(flt *Filter, dir string) []string {
 		if d.IsDir() && p != dir && flt.SkipDir(p) {
 			return fs.SkipDir
 		}
-		if d.Type().IsRegular() && isMarkdown(d.Name()) && !flt.SkipFile(p) {
+		if d.Type().IsRegular() && discover.IsMarkdown(d.Name()) && !flt.SkipFile(p) {
 			out = append(out, p)
 		}
 		return nil

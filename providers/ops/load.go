@@ -11,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
+	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -288,7 +289,7 @@ func (o *Ops) resolveRef(ctx context.Context, lib *library.Snapshot, agents []*a
 		s, ok := t.Section(section)
 		if !ok {
 			hint := ""
-			if sug := library.Suggest(section, t.SectionNames(), 3); len(sug) > 0 {
+			if sug := closest.Names(section, t.SectionNames(), 3); len(sug) > 0 {
 				hint = "; did you mean " + strings.Join(sug, ", ") + "?"
 			}
 			return resolved{}, badRef("%s has no section %q%s", t.Key(), section, hint)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
 // ShowRequest names a topic, or one section of it, in any written form:
@@ -39,7 +40,7 @@ func (o *Ops) Show(ctx context.Context, req ShowRequest) (ShowResponse, error) {
 		ref, section = ref[:i], strings.TrimSpace(ref[i+1:])
 	}
 	// The path form names the file under its context root.
-	ref = strings.TrimPrefix(strings.TrimPrefix(ref, "./"), library.ContextDirName+"/")
+	ref = strings.TrimPrefix(strings.TrimPrefix(ref, "./"), discover.ContextDirName+"/")
 	domain, file := "", ref
 	if i := strings.IndexAny(ref, ":/"); i >= 0 {
 		domain, file = ref[:i], ref[i+1:]

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/internal/parallel"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/watcher"
 )
 
@@ -370,7 +371,7 @@ type collector struct {
 	w          *Workspace
 	lib        *library.Snapshot
 	cfg        *config.Config
-	flt        *library.Filter // cfg's directory rules
+	flt        *discover.Filter // cfg's directory rules
 	exhaustive bool
 	seen       map[string]bool
 	changes    []library.Change
@@ -507,7 +508,7 @@ func (c *collector) inNewRoot(dir string) bool {
 		return v
 	}
 	b := filepath.Base(dir)
-	v := (b == library.ContextDirName || b == library.CommandDirName) && !c.roots0[dir] && c.rootish(dir)
+	v := (b == discover.ContextDirName || b == discover.CommandDirName) && !c.roots0[dir] && c.rootish(dir)
 	if !v {
 		v = c.inNewRoot(filepath.Dir(dir))
 	}
@@ -568,14 +569,14 @@ func (c *collector) filesUnder(dir string) []string {
 // command root, or holds one: creating or removing it changes which files
 // are topics and commands.
 func (c *collector) rootish(p string) bool {
-	if b := filepath.Base(p); b == library.ContextDirName || b == library.CommandDirName {
+	if b := filepath.Base(p); b == discover.ContextDirName || b == discover.CommandDirName {
 		// Within a context root such a name is an ordinary directory.
 		for _, r := range c.lib.ContextRoots() {
 			if within(r, p) && r != p {
 				return false
 			}
 		}
-		if b == library.CommandDirName {
+		if b == discover.CommandDirName {
 			for _, r := range c.lib.CommandRoots() {
 				if within(r, p) && r != p {
 					return false

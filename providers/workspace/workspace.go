@@ -6,7 +6,7 @@
 // The watcher covers the whole workspace directory (the library indexes
 // every markdown file in it, and a context or command root may appear
 // anywhere) except the directories the library never reads (see
-// library.Filter), plus .ctxls.yaml.
+// discover.Filter), plus .ctxls.yaml.
 // After each quiet period the paths it names are read again and compared
 // with what the library holds; only what differs is applied, in one pass per
 // batch, so a burst such as a checkout costs one update and a change seen
@@ -41,6 +41,7 @@ import (
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/watcher"
 )
 
@@ -463,7 +464,7 @@ func (w *Workspace) deliver() {
 }
 
 // logWarnings logs the library's workspace warnings that are not in seen.
-func (w *Workspace) logWarnings(seen []library.Warning) {
+func (w *Workspace) logWarnings(seen []discover.Warning) {
 	for _, wa := range w.Snapshot().Library().Warnings() {
 		if !slices.Contains(seen, wa) {
 			w.log.Warn("workspace: "+wa.Message, "path", wa.Path)

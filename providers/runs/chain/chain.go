@@ -24,6 +24,7 @@ import (
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/contextapi"
 	"github.com/ctxls/ctxls/providers/errkind"
+	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/runs/execution"
 	"github.com/ctxls/ctxls/providers/runs/history"
@@ -266,7 +267,7 @@ func commandsOf(lib *library.Snapshot, names []string) ([]*library.Command, erro
 		msg = strings.Join(q, ", ")
 	}
 	hint := ""
-	if s := library.Suggest(strings.TrimPrefix(unknown[0], "/"), avail, 1); len(s) > 0 {
+	if s := closest.Names(strings.TrimPrefix(unknown[0], "/"), avail, 1); len(s) > 0 {
 		hint = fmt.Sprintf(" (did you mean %q?)", s[0])
 	}
 	if len(avail) == 0 {

@@ -1,36 +1,42 @@
-package library
+// Package incoming is the index of incoming references of a library: for
+// the key of each target, the files that refer to it.
+package incoming
 
 import (
 	"iter"
 	"math/bits"
 	"slices"
 	"sync"
+
+	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 )
 
-// sharedIncoming maps the key of a target ("domain/topic", "@domain",
+// Index maps the key of a target ("domain/topic", "@domain",
 // "*/stem") to the files that refer to it. The sets are in the shards of
-// a cowMap: an edit copies the few shards whose keys it files or unfiles
+// a cowmap.Map: an edit copies the few shards whose keys it files or unfiles
 // rather than the index of every target. A set holds numbers of files
 // rather than their paths, for the hundreds of thousands of (key, file)
 // pairs of a large library, and files keep the numbers of their keys;
 // the numbers come from tables that the forks of an index share.
-type sharedIncoming struct {
-	m     cowMap[*fileSet]
+type Index struct {
+	m     cowmap.Map[*fileSet]
 	keys  *nameTable
 	files *nameTable
 }
 
-func newSharedIncoming(n int) sharedIncoming {
-	return sharedIncoming{newCowMap[*fileSet](n), &nameTable{}, &nameTable{}}
+// New returns an empty index sized for about n keys.
+func New(n int) Index {
+	return Index{cowmap.New[*fileSet](n), &nameTable{}, &nameTable{}}
 }
 
-func (ix *sharedIncoming) fork() sharedIncoming {
-	return sharedIncoming{ix.m.fork(), ix.keys, ix.files}
+// Fork returns a copy of ix that shares its sets until it changes them.
+func (ix *Index) Fork() Index {
+	return Index{ix.m.Fork(), ix.keys, ix.files}
 }
 
-// keyIDs returns the numbers of keys, numbering those new to the index.
+// KeyIDs returns the numbers of keys, numbering those new to the index.
 // It is safe to call from several goroutines.
-func (ix *sharedIncoming) keyIDs(keys []string) []uint32 {
+func (ix *Index) KeyIDs(keys []string) []uint32 {
 	ids := make([]uint32, len(keys))
 	for i, k := range keys {
 		ids[i] = ix.keys.id(k)
@@ -38,8 +44,8 @@ func (ix *sharedIncoming) keyIDs(keys []string) []uint32 {
 	return ids
 }
 
-// keyNames returns the keys numbered ids.
-func (ix *sharedIncoming) keyNames(ids []uint32) []string {
+// KeyNames returns the keys numbered ids.
+func (ix *Index) KeyNames(ids []uint32) []string {
 	names := ix.keys.all()
 	out := make([]string, len(ids))
 	for i, id := range ids {
@@ -50,17 +56,37 @@ func (ix *sharedIncoming) keyNames(ids []uint32) []string {
 
 // shard returns the shard of key k for a change, copied first unless ix
 // owns it.
-func (ix *sharedIncoming) shard(k string) map[string]*fileSet {
-	return ix.m.writable(shardOf(k))
+func (ix *Index) shard(k string) map[string]*fileSet {
+	return ix.m.Writable(cowmap.ShardOf(k))
 }
 
-// add files the path p under key k and returns the index's copy of k.
-func (ix *sharedIncoming) add(k, p string) string {
-	return ix.addID(ix.keys.id(k), p)
+// Own copies the set under key k, which ix may share with the index it
+// was forked from, into ix's own shard before it changes.
+func (ix *Index) Own(k string) {
+	sh := ix.shard(k)
+	if s := sh[k]; s != nil {
+		sh[k] = s.clone()
+	}
 }
 
-// addID files the path p under the key numbered k and returns the key.
-func (ix *sharedIncoming) addID(id uint32, p string) string {
+// Keys yields every key with a set, in no particular order.
+func (ix *Index) Keys() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for k := range ix.m.All() {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Add files the path p under key k and returns the index's copy of k.
+func (ix *Index) Add(k, p string) string {
+	return ix.AddID(ix.keys.id(k), p)
+}
+
+// AddID files the path p under the key numbered k and returns the key.
+func (ix *Index) AddID(id uint32, p string) string {
 	k := ix.keys.all()[id]
 	sh := ix.shard(k)
 	s := sh[k]
@@ -72,7 +98,8 @@ func (ix *sharedIncoming) addID(id uint32, p string) string {
 	return s.key
 }
 
-func (ix *sharedIncoming) remove(k, p string) {
+// Remove takes the path p out of the set under key k.
+func (ix *Index) Remove(k, p string) {
 	s := ix.shard(k)[k]
 	if s == nil {
 		return
@@ -82,10 +109,10 @@ func (ix *sharedIncoming) remove(k, p string) {
 	}
 }
 
-// paths returns the paths filed under key k, in no particular order.
-func (ix *sharedIncoming) paths(k string) iter.Seq[string] {
+// Paths returns the paths filed under key k, in no particular order.
+func (ix *Index) Paths(k string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		s, _ := ix.m.lookup(k)
+		s, _ := ix.m.Lookup(k)
 		if s == nil {
 			return
 		}
@@ -154,9 +181,9 @@ type fileSet struct {
 	bits []uint64
 }
 
-// minBitset is the size below which a set stays a list whatever the
+// MinBitset is the size below which a set stays a list whatever the
 // number of files.
-const minBitset = 32
+const MinBitset = 32
 
 func (s *fileSet) add(f uint32, files int) {
 	if s.bits != nil {
@@ -167,7 +194,7 @@ func (s *fileSet) add(f uint32, files int) {
 		return
 	}
 	// A list costs 32 bits a file, a bitset one bit for every file.
-	if len(s.list) < minBitset || 32*(len(s.list)+1) <= files {
+	if len(s.list) < MinBitset || 32*(len(s.list)+1) <= files {
 		s.list = append(s.list, f)
 		return
 	}

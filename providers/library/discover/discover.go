@@ -1,4 +1,9 @@
-package library
+// Package discover finds what a workspace holds for the library: it
+// walks the workspace under its filter (ignored and generated folders,
+// git's ignore rules), decides which folders are context roots and on what
+// evidence, finds the command roots, and says what role each markdown
+// file plays (topic, command or other).
+package discover
 
 import (
 	"context"
@@ -22,6 +27,39 @@ const (
 	ContextDirName = "context"
 	CommandDirName = "commands"
 )
+
+// Kind says what role a markdown file plays.
+type Kind int
+
+const (
+	// OtherFile is any markdown file outside context and command roots.
+	OtherFile Kind = iota
+	// TopicFile is a markdown file inside a context root.
+	TopicFile
+	// CommandFile is a command inside a command root.
+	CommandFile
+)
+
+// String returns the role's name: "topic", "command" or "markdown".
+func (k Kind) String() string {
+	switch k {
+	case TopicFile:
+		return "topic"
+	case CommandFile:
+		return "command"
+	}
+	return "markdown"
+}
+
+// Warning is a problem with the workspace that belongs to no diagnostic,
+// such as a directory that could not be read.
+type Warning struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// String returns the path and the message.
+func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Path, w.Message) }
 
 // hidden reports whether name is a hidden file or directory name.
 func hidden(name string) bool {
@@ -65,13 +103,13 @@ type Filter struct {
 	git      *gitignore.Matcher
 }
 
-// filterFor returns the filter of the workspace dir (absolute and clean)
+// FilterFor returns the filter of the workspace dir (absolute and clean)
 // under the ignore patterns and extra roots of cfg. Configured roots outside
 // the workspace play no part.
-func filterFor(dir string, cfg *config.Config) *Filter {
+func FilterFor(dir string, cfg *config.Config) *Filter {
 	var roots []string
 	for _, r := range slices.Concat(cfg.ContextRoots, commandRoots(cfg)) {
-		if p, ok := within(dir, r); ok {
+		if p, ok := Within(dir, r); ok {
 			roots = append(roots, p)
 		}
 	}
@@ -111,7 +149,7 @@ func (f *Filter) SkipFile(p string) bool {
 	if d := filepath.Dir(p); d != f.dir && f.state(d) != dirRead {
 		return true
 	}
-	rel := relSlash(f.dir, p)
+	rel := RelSlash(f.dir, p)
 	if ignoredPath(rel, f.ignore) {
 		return true
 	}
@@ -151,7 +189,7 @@ func (f *Filter) state(p string) dirState {
 		}
 		return dirSkip
 	}
-	parts := strings.Split(relSlash(base, p), "/")
+	parts := strings.Split(RelSlash(base, p), "/")
 	blocked := false
 	for i, part := range parts {
 		if config.IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
@@ -189,26 +227,26 @@ func innermost(p string, roots []string) string {
 	return best
 }
 
-// entry is a markdown file found by the walk.
-type entry struct {
-	path string
-	rel  string
+// Entry is a markdown file found by the walk.
+type Entry struct {
+	Path string
+	Rel  string
 }
 
-// scan is what a walk of the workspace found.
-type scan struct {
+// Scan is what a walk of the workspace found.
+type Scan struct {
 	// root is the check every file the scan reads passes.
 	root         *fsguard.Root
-	contextRoots []string
-	commandRoots []string
+	ContextRoots []string
+	CommandRoots []string
 	// roots are the context roots with what showed each; passed are the
 	// directories that looked like one but showed nothing.
 	roots    []ContextRoot
 	passed   []string
-	files    []entry
-	warnings []Warning
-	// filter is the one the walk went by, git's answers kept.
-	filter *Filter
+	Files    []Entry
+	Warnings []Warning
+	// Filter is the one the walk went by, git's answers kept.
+	Filter *Filter
 }
 
 // DefaultCommandRoots are the command roots of every workspace besides
@@ -241,46 +279,46 @@ func isDir(p string) bool {
 	return err == nil && info.IsDir()
 }
 
-// walk lists the workspace's markdown files and its context and command
+// Walk lists the workspace's markdown files and its context and command
 // roots. It never follows symbolic links to directories (they may loop or
 // leave the workspace), lists only regular files and links that pass the
 // root's check, and skips unreadable directories with a warning.
-func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *listing.Listings) (*scan, error) {
+func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *listing.Listings) (*Scan, error) {
 	ignore, extraContext, extraCommands := cfg.Ignore, cfg.ContextRoots, commandRoots(cfg)
 	dir := root.Dir()
-	s := &scan{root: root}
+	s := &Scan{root: root}
 	for _, r := range extraContext {
-		if p, ok := within(dir, r); ok {
-			s.contextRoots = append(s.contextRoots, p)
+		if p, ok := Within(dir, r); ok {
+			s.ContextRoots = append(s.ContextRoots, p)
 			s.roots = append(s.roots, ContextRoot{Dir: p, Why: "contextRoots in " + config.FileName})
 		} else {
-			s.warnings = append(s.warnings, Warning{r, "configured context root is outside the workspace; ignored"})
+			s.Warnings = append(s.Warnings, Warning{r, "configured context root is outside the workspace; ignored"})
 		}
 	}
 	for _, r := range extraCommands {
-		if p, ok := within(dir, r); ok {
+		if p, ok := Within(dir, r); ok {
 			if slices.Contains(DefaultCommandRoots, r) && !configured(cfg.CommandRoots, r) && !isDir(p) {
 				continue // a default root the workspace does not have
 			}
-			s.commandRoots = append(s.commandRoots, p)
+			s.CommandRoots = append(s.CommandRoots, p)
 		} else {
-			s.warnings = append(s.warnings, Warning{r, "configured command root is outside the workspace; ignored"})
+			s.Warnings = append(s.Warnings, Warning{r, "configured command root is outside the workspace; ignored"})
 		}
 	}
-	f := newFilter(dir, ignore, slices.Concat(s.contextRoots, s.commandRoots), gitignore.NewListed(dir, cfg.Include, lst))
-	s.filter = f
+	f := newFilter(dir, ignore, slices.Concat(s.ContextRoots, s.CommandRoots), gitignore.NewListed(dir, cfg.Include, lst))
+	s.Filter = f
 	pass := make(map[string]bool) // directories only on the way to a configured root
 	// Directories named context are candidates, taken once their files
 	// show a library (see ContextRoot); those named commands are command
 	// roots unless they lie in a context root.
 	var candidates, commandDirs []string
-	configured := slices.Clone(s.contextRoots)
+	configured := slices.Clone(s.ContextRoots)
 	err := lst.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
-			s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("cannot read: %v; skipped", unwrapPath(err))})
+			s.Warnings = append(s.Warnings, Warning{p, fmt.Sprintf("cannot read: %v; skipped", UnwrapPath(err))})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -290,7 +328,7 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 			if pass[filepath.Dir(p)] {
 				return nil
 			}
-			return s.symlink(root, p, relSlash(dir, p))
+			return s.symlink(root, p, RelSlash(dir, p))
 		}
 		if d.IsDir() {
 			switch f.state(p) {
@@ -300,54 +338,54 @@ func walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 				pass[p] = true
 				return nil
 			}
-			if d.Name() == ContextDirName && p != dir && underAny(p, configured) == "" {
+			if d.Name() == ContextDirName && p != dir && UnderAny(p, configured) == "" {
 				candidates = append(candidates, p)
-			} else if d.Name() == CommandDirName && underAny(p, configured) == "" && underAny(p, s.commandRoots) == "" && underAny(p, commandDirs) == "" {
+			} else if d.Name() == CommandDirName && UnderAny(p, configured) == "" && UnderAny(p, s.CommandRoots) == "" && UnderAny(p, commandDirs) == "" {
 				commandDirs = append(commandDirs, p)
 			}
 			return nil
 		}
-		if isMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !f.SkipFile(p) {
+		if IsMarkdown(d.Name()) && !pass[filepath.Dir(p)] && !f.SkipFile(p) {
 			if !d.Type().IsRegular() {
 				// A named pipe would block the read, a device never end.
-				s.warnings = append(s.warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})
+				s.Warnings = append(s.Warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})
 				return nil
 			}
-			s.files = append(s.files, entry{p, relSlash(dir, p)})
+			s.Files = append(s.Files, Entry{p, RelSlash(dir, p)})
 		}
 		return nil
 	})
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if underAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(dir)) {
+	if UnderAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(dir)) {
 		// The workspace itself is the library, or holds none.
 		candidates = append(candidates, dir)
 	}
-	s.decideRoots(dir, candidates, slices.Concat(s.commandRoots, commandDirs))
-	s.contextRoots = s.contextRoots[:0]
+	s.decideRoots(dir, candidates, slices.Concat(s.CommandRoots, commandDirs))
+	s.ContextRoots = s.ContextRoots[:0]
 	for _, r := range s.roots {
-		s.contextRoots = append(s.contextRoots, r.Dir)
+		s.ContextRoots = append(s.ContextRoots, r.Dir)
 	}
 	for _, c := range commandDirs {
-		if underAny(c, s.contextRoots) == "" {
-			s.commandRoots = append(s.commandRoots, c)
+		if UnderAny(c, s.ContextRoots) == "" {
+			s.CommandRoots = append(s.CommandRoots, c)
 		}
 	}
-	slices.Sort(s.contextRoots)
-	slices.Sort(s.commandRoots)
+	slices.Sort(s.ContextRoots)
+	slices.Sort(s.CommandRoots)
 	return s, nil
 }
 
 // symlink decides about a symbolic link met by the walk: a link to a
 // markdown file is listed when it passes the root's check.
-func (s *scan) symlink(root *fsguard.Root, p, rel string) error {
+func (s *Scan) symlink(root *fsguard.Root, p, rel string) error {
 	target, err := os.Stat(p)
 	if err == nil && target.IsDir() {
-		s.warnings = append(s.warnings, Warning{p, "symbolic link to a directory is not followed (it could loop or leave the workspace)"})
+		s.Warnings = append(s.Warnings, Warning{p, "symbolic link to a directory is not followed (it could loop or leave the workspace)"})
 		return nil
 	}
-	if err == nil && !isMarkdown(p) {
+	if err == nil && !IsMarkdown(p) {
 		return nil
 	}
 	if _, err := root.Check(p); err != nil {
@@ -358,10 +396,10 @@ func (s *scan) symlink(root *fsguard.Root, p, rel string) error {
 		case !errors.Is(err, fsguard.ErrOutsideWorkspace) && !errors.Is(err, fsguard.ErrNotRegular):
 			msg = fmt.Sprintf("cannot read link target: %v; skipped", err)
 		}
-		s.warnings = append(s.warnings, Warning{p, msg})
+		s.Warnings = append(s.Warnings, Warning{p, msg})
 		return nil
 	}
-	s.files = append(s.files, entry{p, rel})
+	s.Files = append(s.Files, Entry{p, rel})
 	return nil
 }
 
@@ -389,7 +427,8 @@ func looksLikeContextRoot(dir string) bool {
 	return domains >= 2
 }
 
-func isMarkdown(name string) bool {
+// IsMarkdown reports whether name is a markdown file name.
+func IsMarkdown(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
 	return ext == ".md" || ext == ".markdown"
 }
@@ -417,9 +456,9 @@ func ignoredPath(rel string, patterns []string) bool {
 	return false
 }
 
-// within joins p to dir when relative, cleans it, and reports whether the
+// Within joins p to dir when relative, cleans it, and reports whether the
 // result stays inside dir.
-func within(dir, p string) (string, bool) {
+func Within(dir, p string) (string, bool) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
 	}
@@ -427,8 +466,8 @@ func within(dir, p string) (string, bool) {
 	return p, fsguard.Within(dir, p)
 }
 
-// underAny returns the first of roots that holds p, or "".
-func underAny(p string, roots []string) string {
+// UnderAny returns the first of roots that holds p, or "".
+func UnderAny(p string, roots []string) string {
 	for _, r := range roots {
 		if fsguard.Within(r, p) {
 			return r
@@ -437,7 +476,9 @@ func underAny(p string, roots []string) string {
 	return ""
 }
 
-func relSlash(base, p string) string {
+// RelSlash returns p relative to base with forward slashes, or p itself
+// with forward slashes when it has no path relative to base.
+func RelSlash(base, p string) string {
 	r, err := filepath.Rel(base, p)
 	if err != nil {
 		return filepath.ToSlash(p)
@@ -445,7 +486,9 @@ func relSlash(base, p string) string {
 	return filepath.ToSlash(r)
 }
 
-func unwrapPath(err error) error {
+// UnwrapPath returns the error inside a *fs.PathError, whose message
+// would repeat the path, or err itself.
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if e, ok := err.(*fs.PathError); ok {
 		pe = e
@@ -454,37 +497,38 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// classify says what role a markdown file plays given the roots.
-type class struct {
-	kind    Kind
-	root    string // context or command root
-	domain  string // topic files
-	name    string // topic name within domain, or command name
-	relPath string // relative to root
+// Class is the role a markdown file plays given the roots.
+type Class struct {
+	Kind    Kind
+	Root    string // context or command root
+	Domain  string // topic files
+	Name    string // topic name within domain, or command name
+	RelPath string // relative to root
 }
 
-func classify(p string, contextRoots, commandRoots []string) class {
-	if r := underAny(p, contextRoots); r != "" {
-		rel := relSlash(r, p)
+// Classify says what role the markdown file at p plays given the roots.
+func Classify(p string, contextRoots, commandRoots []string) Class {
+	if r := UnderAny(p, contextRoots); r != "" {
+		rel := RelSlash(r, p)
 		stem := strings.TrimSuffix(rel, path.Ext(rel))
 		domain, name, found := strings.Cut(stem, "/")
 		if !found {
-			return class{kind: TopicFile, root: r, name: stem, relPath: rel}
+			return Class{Kind: TopicFile, Root: r, Name: stem, RelPath: rel}
 		}
-		return class{kind: TopicFile, root: r, domain: domain, name: name, relPath: rel}
+		return Class{Kind: TopicFile, Root: r, Domain: domain, Name: name, RelPath: rel}
 	}
-	if r := underAny(p, commandRoots); r != "" {
-		rel := relSlash(r, p)
+	if r := UnderAny(p, commandRoots); r != "" {
+		rel := RelSlash(r, p)
 		parts := strings.Split(rel, "/")
 		switch {
 		case len(parts) == 1:
 			stem := strings.TrimSuffix(parts[0], path.Ext(parts[0]))
 			if !strings.EqualFold(stem, "index") && !strings.EqualFold(stem, "readme") && !strings.HasPrefix(stem, "_") {
-				return class{kind: CommandFile, root: r, name: stem, relPath: rel}
+				return Class{Kind: CommandFile, Root: r, Name: stem, RelPath: rel}
 			}
 		case len(parts) == 2 && strings.EqualFold(parts[1], "COMMAND.md") && !strings.HasPrefix(parts[0], "_"):
-			return class{kind: CommandFile, root: r, name: parts[0], relPath: rel}
+			return Class{Kind: CommandFile, Root: r, Name: parts[0], RelPath: rel}
 		}
 	}
-	return class{kind: OtherFile}
+	return Class{Kind: OtherFile}
 }

@@ -1,4 +1,4 @@
-package library
+package discover
 
 import (
 	"bufio"
@@ -65,7 +65,7 @@ const frontmatterPrefix = 8 << 10
 // decideRoots settles which candidate directories are context roots. The
 // configured roots are in s.roots already; candidates not taken are left
 // in s.passed.
-func (s *scan) decideRoots(dir string, candidates, commandDirs []string) {
+func (s *Scan) decideRoots(dir string, candidates, commandDirs []string) {
 	slices.Sort(candidates)
 	under := func(p string) bool {
 		for _, r := range s.roots {
@@ -104,38 +104,38 @@ func (s *scan) decideRoots(dir string, candidates, commandDirs []string) {
 
 // fileEvidence looks in the candidate c for a loading protocol or a topic's
 // frontmatter, in c and in its folders.
-func (s *scan) fileEvidence(c string) (why, evidence string, ok bool) {
-	var files []entry
-	for _, e := range s.files {
-		if e.path != c && fsguard.Within(c, e.path) {
-			rel := relSlash(c, e.path)
+func (s *Scan) fileEvidence(c string) (why, evidence string, ok bool) {
+	var files []Entry
+	for _, e := range s.Files {
+		if e.Path != c && fsguard.Within(c, e.Path) {
+			rel := RelSlash(c, e.Path)
 			if strings.Count(rel, "/") <= 1 {
-				files = append(files, entry{e.path, rel})
+				files = append(files, Entry{e.Path, rel})
 			}
 		}
 	}
 	for _, name := range protocolFiles {
 		for _, e := range files {
-			if e.rel == name {
-				return "it holds " + e.rel, e.path, true
+			if e.Rel == name {
+				return "it holds " + e.Rel, e.Path, true
 			}
 		}
 	}
 	for _, e := range files {
-		if path.Base(e.rel) == detectionFile && e.rel != detectionFile {
-			return "it holds " + e.rel, e.path, true
+		if path.Base(e.Rel) == detectionFile && e.Rel != detectionFile {
+			return "it holds " + e.Rel, e.Path, true
 		}
 	}
 	// Domain files first: a root's own files are more often prose.
-	slices.SortStableFunc(files, func(a, b entry) int {
-		return strings.Count(b.rel, "/") - strings.Count(a.rel, "/")
+	slices.SortStableFunc(files, func(a, b Entry) int {
+		return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/")
 	})
 	for i, e := range files {
 		if i == maxEvidenceReads {
 			break
 		}
-		if key, ok := topicFrontmatter(s.root, e.path, e.rel); ok {
-			return "topic frontmatter (" + key + ") in " + e.rel, e.path, true
+		if key, ok := topicFrontmatter(s.root, e.Path, e.Rel); ok {
+			return "topic frontmatter (" + key + ") in " + e.Rel, e.Path, true
 		}
 	}
 	return "", "", false
@@ -190,22 +190,22 @@ type commandFile struct {
 }
 
 // commandFiles reads the commands in the candidate command directories.
-func (s *scan) commandFiles(dirs []string) []commandFile {
+func (s *Scan) commandFiles(dirs []string) []commandFile {
 	var out []commandFile
-	for _, e := range s.files {
-		r := underAny(e.path, dirs)
+	for _, e := range s.Files {
+		r := UnderAny(e.Path, dirs)
 		if r == "" {
 			continue
 		}
-		parts := strings.Split(relSlash(r, e.path), "/")
+		parts := strings.Split(RelSlash(r, e.Path), "/")
 		if len(parts) > 2 || len(parts) == 2 && !strings.EqualFold(parts[1], "COMMAND.md") {
 			continue
 		}
-		text, err := s.root.ReadFile(context.Background(), e.path, config.Default().MaxFileSize)
+		text, err := s.root.ReadFile(context.Background(), e.Path, config.Default().MaxFileSize)
 		if err != nil {
 			continue
 		}
-		out = append(out, commandFile{e.rel, document.Parse(e.path, text)})
+		out = append(out, commandFile{e.Rel, document.Parse(e.Path, text)})
 	}
 	return out
 }
@@ -242,19 +242,20 @@ func commandEvidence(dir, c string, cmds []commandFile) (why, evidence string, o
 	return "", "", false
 }
 
-// rootInfo is what the scan decided about context roots.
-type rootInfo struct {
-	roots  []ContextRoot
-	passed []string
+// RootInfo is what the scan decided about context roots.
+type RootInfo struct {
+	Roots  []ContextRoot
+	Passed []string
 }
 
-func (s *scan) info() rootInfo { return rootInfo{roots: s.roots, passed: s.passed} }
+// Info returns what the scan decided about context roots.
+func (s *Scan) Info() RootInfo { return RootInfo{Roots: s.roots, Passed: s.passed} }
 
-// showsRoot reports whether the markdown file at p, in the candidate c,
+// ShowsRoot reports whether the markdown file at p, in the candidate c,
 // is a loading protocol or holds topic frontmatter now; root is the
 // workspace's check.
-func showsRoot(root *fsguard.Root, c, p string) bool {
-	rel := relSlash(c, p)
+func ShowsRoot(root *fsguard.Root, c, p string) bool {
+	rel := RelSlash(c, p)
 	if strings.Count(rel, "/") > 1 {
 		return false
 	}
@@ -265,21 +266,12 @@ func showsRoot(root *fsguard.Root, c, p string) bool {
 	return ok
 }
 
-// ContextRootsTaken returns the context roots with what showed each to be
-// one, sorted by directory.
-func (l *Snapshot) ContextRootsTaken() []ContextRoot { return slices.Clone(l.roots.roots) }
-
-// PassedOver returns the directories that looked like context roots (a
-// folder named context, a workspace laid out as one) but whose files
-// showed none, sorted.
-func (l *Snapshot) PassedOver() []string { return slices.Clone(l.roots.passed) }
-
-// evidenceOnDisk looks again at what the files on disk show of the
+// EvidenceOnDisk looks again at what the files on disk show of the
 // candidate c: its files and those of its folders, and the commands of
 // the command roots.
-func evidenceOnDisk(root *fsguard.Root, c string, commandRoots []string, flt *Filter) (why, evidence string, ok bool) {
+func EvidenceOnDisk(root *fsguard.Root, c string, commandRoots []string, flt *Filter) (why, evidence string, ok bool) {
 	dir := root.Dir()
-	s := &scan{root: root}
+	s := &Scan{root: root}
 	list := func(d string, depth int) {
 		var walkDir func(d string, depth int)
 		walkDir = func(d string, depth int) {
@@ -292,8 +284,8 @@ func evidenceOnDisk(root *fsguard.Root, c string, commandRoots []string, flt *Fi
 				switch {
 				case e.IsDir() && depth > 0 && !flt.SkipDir(p):
 					walkDir(p, depth-1)
-				case e.Type().IsRegular() && isMarkdown(e.Name()) && !flt.SkipFile(p):
-					s.files = append(s.files, entry{p, relSlash(dir, p)})
+				case e.Type().IsRegular() && IsMarkdown(e.Name()) && !flt.SkipFile(p):
+					s.Files = append(s.Files, Entry{p, RelSlash(dir, p)})
 				}
 			}
 		}

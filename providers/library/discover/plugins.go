@@ -1,4 +1,4 @@
-package library
+package discover
 
 import (
 	"os"
@@ -31,9 +31,9 @@ func pluginOf(command string) string {
 	}
 }
 
-// namespaced reports whether two command files of a name are commands of
+// Namespaced reports whether two command files of a name are commands of
 // two plugins, which do not collide.
-func namespaced(a, b string) bool {
+func Namespaced(a, b string) bool {
 	pa, pb := pluginOf(a), pluginOf(b)
 	return pa != "" && pb != "" && pa != pb
 }

@@ -1,4 +1,4 @@
-package library
+package slab
 
 import (
 	"testing"
@@ -10,8 +10,8 @@ import (
 // one array until it is used up; and that a nil slab still allocates.
 func TestSlabTake(t *testing.T) {
 	t.Parallel()
-	var s slab[int]
-	a, b := s.take(3), s.take(2)
+	var s Slab[int]
+	a, b := s.Take(3), s.Take(2)
 	if len(a) != 3 || cap(a) != 3 || len(b) != 2 || cap(b) != 2 {
 		t.Fatalf("len/cap %d/%d and %d/%d, want 3/3 and 2/2", len(a), cap(a), len(b), cap(b))
 	}
@@ -25,16 +25,16 @@ func TestSlabTake(t *testing.T) {
 	if a[3] != 8 || b[0] != 0 || b[1] != 0 {
 		t.Fatalf("a = %v, b = %v after writes to a", a, b)
 	}
-	big := s.take(slabSize)
-	if len(big) != slabSize {
-		t.Errorf("take(%d) gave %d", slabSize, len(big))
+	big := s.Take(Size)
+	if len(big) != Size {
+		t.Errorf("take(%d) gave %d", Size, len(big))
 	}
-	var none *slab[int]
-	if got := none.take(4); len(got) != 4 || cap(got) != 4 {
+	var none *Slab[int]
+	if got := none.Take(4); len(got) != 4 || cap(got) != 4 {
 		t.Errorf("nil slab gave len %d cap %d", len(got), cap(got))
 	}
-	for range slabSize {
-		if got := s.take(1); len(got) != 1 || got[0] != 0 {
+	for range Size {
+		if got := s.Take(1); len(got) != 1 || got[0] != 0 {
 			t.Fatalf("take(1) = %v", got)
 		}
 	}
