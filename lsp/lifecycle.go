@@ -285,9 +285,6 @@ func (s *Server) openWorkspace() {
 	if ws != nil && len(watched) > 0 {
 		ws.NotifyWatched(watched)
 	}
-	if ws != nil && !s.opts.NoWatch {
-		s.watchAgentDirs(ws)
-	}
 	close(s.ready)
 	if err != nil {
 		s.log.Error("open the workspace", "dir", s.rootDir(), "err", err)

@@ -59,12 +59,18 @@ func (s *Server) sendStale(ctx context.Context) {
 // every keystroke would cost more than it shows.
 func (s *Server) onUpdate(u workspace.Update) {
 	s.diags.onUpdate(u)
+	if u.Snapshot != nil {
+		s.touchSubagents(u.Snapshot, u.Changed)
+	}
 	if u.Reloaded {
 		mark(s.stale.library)
 		mark(s.stale.agents)
 		return
 	}
 	for _, p := range u.Changed {
+		if u.Snapshot == nil {
+			break
+		}
 		if _, _, open := u.Snapshot.Overlay(p); !open {
 			mark(s.stale.library)
 			// A memory file's imports are files of the library.

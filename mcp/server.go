@@ -18,7 +18,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/providers/agentwatch"
 	"github.com/ctxls/ctxls/providers/memo"
 	"github.com/ctxls/ctxls/providers/ops"
 	"github.com/ctxls/ctxls/providers/workspace"
@@ -46,8 +45,6 @@ type Server struct {
 	ops *ops.Ops
 	srv *sdk.Server
 	log *slog.Logger
-	// agentWatch follows the hidden agent folders the workspace skips.
-	agentWatch *agentwatch.Watcher
 	// ready is set once the fields above are; updates of the workspace
 	// wait for it.
 	ready atomic.Bool
@@ -120,14 +117,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.stopWarm = stop
 	go s.warmLoop(warmCtx)
 	s.warm()
-	if !opts.NoWatch {
-		// Skills, rules and commands of the agent folders, which the
-		// workspace's watcher skips.
-		s.agentWatch, err = agentwatch.Watch(s.ws.Dir(), agentwatch.Options{Debounce: opts.Debounce, Logger: log}, func(paths []string) { s.ws.AgentFilesChanged(paths) })
-		if err != nil {
-			log.Warn("mcp: agent folders are not watched; skills and rules change on restart", "err", err)
-		}
-	}
 	return s, nil
 }
 
@@ -183,9 +172,6 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 
 // Close stops watching the workspace.
 func (s *Server) Close() error {
-	if s.agentWatch != nil {
-		s.agentWatch.Close()
-	}
 	s.stopWarm()
 	<-s.warmed
 	return s.ws.Close()

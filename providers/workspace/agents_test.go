@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,43 @@ func TestAgentFilesParsedOnce(t *testing.T) {
 	}
 	if file(saved, memory).Doc != file(first, memory).Doc {
 		t.Error("CLAUDE.md, unchanged on disk, was parsed again")
+	}
+}
+
+// TestWatchedAgentFolders creates a skill on disk in a hidden folder the
+// workspace's file watcher skips, with no event from a client: the
+// workspace's own watch of the agent folders makes the next snapshot,
+// and its update names the skill.
+func TestWatchedAgentFolders(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dir := libtest.WriteTree(t, map[string]string{
+		"context/web/api.md":             topicText("web", "api", "API"),
+		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the site.\n---\nRun the deploy.\n",
+	})
+	rec := &recorder{}
+	w := open(t, dir, rec, nil)
+	before := w.Snapshot()
+	if _, err := before.AgentFiles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	created := testtree.WriteAt(t, dir, ".claude/skills/release/SKILL.md", "---\nname: release\ndescription: Cuts a release.\n---\nTag it.\n")
+	waitFor(t, "an update naming the created skill", func() bool {
+		return slices.Contains(rec.changed(), created)
+	})
+	set, err := w.Snapshot().AgentFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := set.File(created); !ok {
+		t.Error("the snapshot after the update does not hold the created skill")
+	}
+	old, err := before.AgentFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := old.File(created); ok {
+		t.Error("the snapshot taken before the skill was created shows it")
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
+	"github.com/ctxls/ctxls/providers/agentwatch"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/discover"
@@ -49,7 +50,9 @@ import (
 type Options struct {
 	// Settings is the `ctxls` section of the client's settings; may be nil.
 	Settings json.RawMessage
-	// Watch starts the file watcher.
+	// Watch starts the file watchers: of the workspace's files, and of
+	// the hidden folders agent files live in (see package agentwatch),
+	// which the first skips.
 	Watch bool
 	// Logger receives warnings (watch limit, unreadable directories) and
 	// debug messages; nil discards.
@@ -196,6 +199,9 @@ type Workspace struct {
 
 	// parsed keeps the parses of the agent files the snapshots read.
 	parsed *agentfiles.Parsed
+	// agentWatch follows the agent folders when Options.Watch is set; set
+	// once by Open.
+	agentWatch *agentwatch.Watcher
 
 	// applyMu serialises every change to the library and to cur, so
 	// that overlays, disk changes and configuration changes are applied
@@ -305,6 +311,16 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	w.wg.Add(2)
 	go w.deliver()
 	go w.sync(start)
+	if opts.Watch {
+		// The hidden folders agent files live in, which the watcher above
+		// skips: a skill created on disk makes the next snapshot as an
+		// edit does.
+		aw, err := agentwatch.Watch(w.dir, agentwatch.Options{Debounce: opts.Debounce, Logger: log}, func(paths []string) { w.AgentFilesChanged(paths) })
+		if err != nil {
+			log.Warn("workspace: agent folders are not watched; skills and rules changed on disk are read when a client reports them", "err", err)
+		}
+		w.agentWatch = aw
+	}
 	return w, nil
 }
 
@@ -416,6 +432,9 @@ func (w *Workspace) Close() error {
 		w.wg.Wait()
 		if wt := w.watcher.Swap(nil); wt != nil {
 			err = wt.Close()
+		}
+		if w.agentWatch != nil {
+			err = errors.Join(err, w.agentWatch.Close())
 		}
 	})
 	return err
