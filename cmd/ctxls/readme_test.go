@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -141,4 +143,70 @@ func TestEverySubcommandHasHelp(t *testing.T) {
 	if found == 0 {
 		t.Fatal("found no case of dispatch in main.go")
 	}
+}
+
+// The README's Development table has a row for every Go package of the
+// module, and every folder a row names exists, so that a reader finds any
+// feature from it.
+func TestReadmeFolderTable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "## Development\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Development" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n\n`")
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\|")
+	rows := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		dir := strings.TrimSuffix(m[1], "/")
+		rows[dir] = true
+		if fi, err := os.Stat(filepath.Join("../..", dir)); err != nil || !fi.IsDir() {
+			t.Errorf("README.md's Development table names %s, which is not a folder of the repository", m[1])
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatal("README.md's Development table has no rows")
+	}
+	root := "../.."
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		switch d.Name() {
+		case "testdata", "node_modules", ".git", "vscode-extension":
+			return filepath.SkipDir
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel != "." && hasPackage(t, p) && !rows[rel] {
+			t.Errorf("README.md's Development table has no row for the package in %s", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hasPackage reports whether dir holds a Go file that is not a test.
+func hasPackage(t *testing.T, dir string) bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(entries, func(e fs.DirEntry) bool {
+		n := e.Name()
+		return !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go")
+	})
 }
