@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -36,9 +37,13 @@ import (
 // written without them and opened in the editor. A cursor is ‸ or «name».
 // The sections whose name starts with @ are, in order:
 //
-//	@open path               the editor (re)opens path with this text, cursors
-//	                         marked, or with its text on disk when the section
-//	                         is empty, after closing every document it had open
+//	@open path...            the editor (re)opens path with this text, cursors
+//	                         marked, or each path with its text on disk when
+//	                         the section is empty, after closing every
+//	                         document it had open
+//	@change path             the editor replaces the whole text of the open
+//	                         document path with this one, cursors marked
+//	@close path              the editor closes path: the disk is its truth again
 //	@hover [cursor]          hover at the cursor (‸ when none is named)
 //	@definition [cursor]     definition
 //	@references [cursor]     references without the declaration
@@ -46,6 +51,8 @@ import (
 //	@prepareRename [cursor]  prepareRename
 //	@rename cursor newName   rename (‸ as the cursor "‸")
 //	@codeAction [cursor]     quick fixes for the diagnostic at the cursor
+//	@codeAction cursor kind  the actions of kind (a prefix, as "refactor")
+//	                         at the cursor, with no diagnostic in the context
 //	@symbols [path]          document symbols (of the last opened document
 //	@links [path]            document links   when no path is given)
 //	@lens [path]             code lenses
@@ -53,9 +60,13 @@ import (
 //	@diagnostics [path]      the diagnostics the server publishes
 //	@workspaceSymbol query   workspace symbols
 //	@willRename old new      the edits before a file or folder is moved
+//	@method name [params]    a custom method, its params a JSON object ({}
+//	                         when none) in which $ROOT is the workspace's URI;
+//	                         the answer is its result as indented JSON
 //
 // and each holds the answer the request must get: its result rendered as
-// text, or "error CODE: message" for an error response.
+// text, or "error CODE: message" for an error response. In every answer
+// the workspace's URI and path are written $ROOT.
 var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests with the server's")
 
 // fixtureDir holds the request fixtures.
@@ -176,19 +187,43 @@ func runFixture(t *testing.T, path string) {
 			continue
 		}
 		verb, args, _ := strings.Cut(strings.TrimPrefix(f.Name, "@"), " ")
-		if verb == "open" {
+		switch verb {
+		case "open":
 			if err := r.c.CloseAll(); err != nil {
 				t.Fatal(err)
 			}
-			text := f.Data
-			if text == "" {
-				text = stdioRead(t, filepath.Join(r.root, filepath.FromSlash(args)))
+			clear(r.version)
+			paths := strings.Fields(args)
+			if f.Data != "" && len(paths) != 1 {
+				t.Fatalf("-- %s --: a text opens one path", f.Name)
 			}
-			r.open(args, text)
+			for _, p := range paths {
+				text := f.Data
+				if text == "" {
+					text = stdioRead(t, filepath.Join(r.root, filepath.FromSlash(p)))
+				}
+				r.open(p, text)
+			}
+			continue
+		case "change":
+			r.change(args, f.Data)
+			continue
+		case "close":
+			uri := r.doc([]string{args})
+			if err := r.c.DidClose(uri); err != nil {
+				t.Fatal(err)
+			}
+			delete(r.version, uri)
 			continue
 		}
 		want := f.Data
-		got := r.ask(verb, strings.Fields(args), want)
+		var got string
+		if verb == "method" {
+			name, params, _ := strings.Cut(args, " ")
+			got = r.method(name, params)
+		} else {
+			got = r.ask(verb, strings.Fields(args), want)
+		}
 		if got == want {
 			continue
 		}
@@ -258,6 +293,32 @@ func (r *fixtureRun) open(rel, text string) {
 	}
 	r.version[uri] = 1
 	r.lastURI = uri
+	r.mark(uri, text, marks)
+}
+
+// change replaces the text of the open document rel with text, its
+// cursors taken out.
+func (r *fixtureRun) change(rel, text string) {
+	r.t.Helper()
+	text, marks := fixtureMarks(text)
+	uri := r.doc([]string{rel})
+	v, ok := r.version[uri]
+	if !ok {
+		r.t.Fatalf("@change %s: the document is not open", rel)
+	}
+	r.version[uri] = v + 1
+	if err := r.c.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": v + 1},
+		"contentChanges": []any{map[string]any{"text": text}},
+	}); err != nil {
+		r.t.Fatal(err)
+	}
+	r.lastURI = uri
+	r.mark(uri, text, marks)
+}
+
+// mark records the cursors of uri's text.
+func (r *fixtureRun) mark(uri, text string, marks []fixtureMark) {
 	for _, m := range marks {
 		before := text[:m.off]
 		start := strings.LastIndexByte(before, '\n') + 1
@@ -423,6 +484,14 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 		return r.workspaceEdit(edit)
 	case "codeAction":
 		cur := r.cursor(args)
+		if len(args) == 2 {
+			at := ClientRange{Start: ClientPosition{cur.line, cur.char}, End: ClientPosition{cur.line, cur.char}}
+			return r.codeActions(map[string]any{
+				"textDocument": map[string]any{"uri": cur.uri},
+				"range":        at,
+				"context":      map[string]any{"diagnostics": []any{}, "only": []string{args[1]}},
+			})
+		}
 		ds, err := r.c.WaitDiagnostics(r.ctx, cur.uri, func(ds []ClientDiagnostic) bool {
 			return slices.ContainsFunc(ds, func(d ClientDiagnostic) bool { return fixtureCovers(d.Range, cur) })
 		})
@@ -430,28 +499,11 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			r.t.Fatalf("no diagnostic at the cursor: %v", err)
 		}
 		i := slices.IndexFunc(ds, func(d ClientDiagnostic) bool { return fixtureCovers(d.Range, cur) })
-		var actions []struct {
-			Title string              `json:"title"`
-			Kind  string              `json:"kind"`
-			Edit  *stdioWorkspaceEdit `json:"edit"`
-		}
-		if e := r.call("textDocument/codeAction", map[string]any{
+		return r.codeActions(map[string]any{
 			"textDocument": map[string]any{"uri": cur.uri},
 			"range":        ds[i].Range,
 			"context":      map[string]any{"diagnostics": []ClientDiagnostic{ds[i]}, "only": []string{"quickfix"}},
-		}, &actions); e != "" {
-			return e
-		}
-		var b strings.Builder
-		for _, a := range actions {
-			fmt.Fprintf(&b, "%s (%s)\n", a.Title, a.Kind)
-			for _, l := range strings.SplitAfter(r.workspaceEdit(a.Edit), "\n") {
-				if l != "" {
-					b.WriteString("\t" + l)
-				}
-			}
-		}
-		return b.String()
+		})
 	case "symbols":
 		var syms []fixtureSymbol
 		if e := r.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &syms); e != "" {
@@ -529,6 +581,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			var b strings.Builder
 			for _, d := range ds {
 				fmt.Fprintf(&b, "%s %d %s: %s\n", fixtureRange(d.Range), d.Severity, d.CodeString(), r.rel(d.Message))
+				for _, rel := range d.Related {
+					fmt.Fprintf(&b, "\trelated %s %s\n", r.location(rel.Location), r.rel(rel.Message))
+				}
 			}
 			return b.String()
 		}
@@ -542,6 +597,152 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 	}
 	r.t.Fatalf("unknown request @%s", verb)
 	return ""
+}
+
+// codeActions asks for the code actions of params and renders each: its
+// title and kind, and its edit indented below.
+func (r *fixtureRun) codeActions(params map[string]any) string {
+	r.t.Helper()
+	var actions []struct {
+		Title string              `json:"title"`
+		Kind  string              `json:"kind"`
+		Edit  *stdioWorkspaceEdit `json:"edit"`
+	}
+	if e := r.call("textDocument/codeAction", params, &actions); e != "" {
+		return e
+	}
+	var b strings.Builder
+	for _, a := range actions {
+		fmt.Fprintf(&b, "%s (%s)\n", a.Title, a.Kind)
+		for _, l := range strings.SplitAfter(r.workspaceEdit(a.Edit), "\n") {
+			if l != "" {
+				b.WriteString("\t" + l)
+			}
+		}
+	}
+	return b.String()
+}
+
+// method calls a custom method with params, JSON in which $ROOT stands
+// for the workspace's URI, and renders its result as indented JSON.
+func (r *fixtureRun) method(name, params string) string {
+	r.t.Helper()
+	params = strings.TrimSpace(params)
+	if params == "" {
+		params = "{}"
+	}
+	params = strings.ReplaceAll(params, "$ROOT", stdioFileURI(r.root))
+	if !json.Valid([]byte(params)) {
+		r.t.Fatalf("@method %s: params %s are not JSON", name, params)
+	}
+	var raw json.RawMessage
+	if e := r.call(name, json.RawMessage(params), &raw); e != "" {
+		return e
+	}
+	out, err := fixtureJSON(raw)
+	if err != nil {
+		r.t.Fatalf("%s: result %s: %v", name, raw, err)
+	}
+	return r.rel(out)
+}
+
+// fixtureJSONWidth is the width up to which fixtureJSON writes an object
+// or array on one line.
+const fixtureJSONWidth = 100
+
+// fixtureJSON renders a JSON value indented, its keys in the order they
+// came, each object or array that fits on fixtureJSONWidth columns on one
+// line.
+func fixtureJSON(raw []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := fixtureJSONValue(dec)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	v.write(&b, "")
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+// fixtureJSONNode is a JSON value: a scalar's text, or an object's keys
+// and values, or an array's values.
+type fixtureJSONNode struct {
+	scalar string
+	delim  json.Delim // '{' or '[' for an object or array
+	keys   []string
+	vals   []*fixtureJSONNode
+}
+
+func fixtureJSONValue(dec *json.Decoder) (*fixtureJSONNode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		text, err := json.Marshal(tok)
+		return &fixtureJSONNode{scalar: string(text)}, err
+	}
+	n := &fixtureJSONNode{delim: d}
+	for dec.More() {
+		if d == '{' {
+			key, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := json.Marshal(key)
+			n.keys = append(n.keys, string(k))
+		}
+		v, err := fixtureJSONValue(dec)
+		if err != nil {
+			return nil, err
+		}
+		n.vals = append(n.vals, v)
+	}
+	_, err = dec.Token() // the closing delimiter
+	return n, err
+}
+
+// compact is the value on one line.
+func (n *fixtureJSONNode) compact() string {
+	if n.delim == 0 {
+		return n.scalar
+	}
+	var b strings.Builder
+	b.WriteRune(rune(n.delim))
+	for i, v := range n.vals {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if n.delim == '{' {
+			b.WriteString(n.keys[i] + ": ")
+		}
+		b.WriteString(v.compact())
+	}
+	b.WriteRune(rune(n.delim) + 2) // '}' or ']'
+	return b.String()
+}
+
+func (n *fixtureJSONNode) write(b *strings.Builder, indent string) {
+	if one := n.compact(); n.delim == 0 || len(n.vals) == 0 || len(indent)+len(one) <= fixtureJSONWidth {
+		b.WriteString(one)
+		return
+	}
+	b.WriteRune(rune(n.delim))
+	for i, v := range n.vals {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n" + indent + "  ")
+		if n.delim == '{' {
+			b.WriteString(n.keys[i] + ": ")
+		}
+		v.write(b, indent+"  ")
+	}
+	b.WriteString("\n" + indent)
+	b.WriteRune(rune(n.delim) + 2)
 }
 
 // quietDiagnostics waits for a publication of uri's diagnostics and then

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,51 +8,6 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 )
-
-// memoryProject is a small Claude Code project: a guide that imports a
-// second file, and files that are no agent files. The requests in its
-// CLAUDE.md are the fixture testdata/requests/claude/memory.txtar.
-var memoryProject = map[string]string{
-	"docs/guide.md":   "# Guide\n\nSee @more.md for more.\n",
-	"docs/more.md":    "More words here.\n",
-	"docs/extra.md":   "extra\n",
-	"src/main.go":     "package main\n",
-	".claude/x/y.txt": "y\n",
-}
-
-func TestInprocSessionCost(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	files := map[string]string{"CLAUDE.md": "# Memory\n\nSee @docs/guide.md now.\n"}
-	for k, v := range memoryProject {
-		files[k] = v
-	}
-	testtree.WriteFiles(t, dir, files)
-	c := inprocStart(t, dir, inprocOptions{})
-	var res struct {
-		Agent        string `json:"agent"`
-		AlwaysLoaded []struct {
-			File   string `json:"file"`
-			Tokens int    `json:"tokens"`
-			Reason string `json:"reason"`
-		} `json:"alwaysLoaded"`
-		OnDemand          []json.RawMessage `json:"onDemand"`
-		TotalAlwaysLoaded int               `json:"totalAlwaysLoaded"`
-	}
-	c.mustCall("ctxls/sessionCost", map[string]any{}, &res)
-	var got []string
-	sum := 0
-	for _, e := range res.AlwaysLoaded {
-		got = append(got, e.File)
-		sum += e.Tokens
-	}
-	if res.Agent != "claude" || strings.Join(got, ",") != "CLAUDE.md,docs/guide.md,docs/more.md" || sum != res.TotalAlwaysLoaded || sum == 0 || res.OnDemand == nil {
-		t.Errorf("session cost %+v", res)
-	}
-	if err := c.call("ctxls/sessionCost", map[string]any{"agent": "vim"}, nil); err == nil || !strings.Contains(err.Error(), "agent must be one of") {
-		t.Errorf("unknown agent: %v", err)
-	}
-}
 
 // Memory files get the problems of their imports from the first
 // publication on, a file an import loads gets the problems of its own

@@ -317,7 +317,6 @@ func TestStdio(t *testing.T) {
 		for _, tc := range []stdioCase{
 			{"UnopenedFiles", stdioUnopenedFiles},
 			{"WillRenameFiles", stdioWillRenameFiles},
-			{"CustomMethods", stdioCustomMethods},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Cleanup(func() {
@@ -737,48 +736,6 @@ func stdioCancelRequest(t *testing.T, ctx context.Context, c *Client, root strin
 		t.Fatal(err)
 	}
 	stdioAlive(t, c)
-}
-
-func stdioCustomMethods(t *testing.T, ctx context.Context, c *Client, root string) {
-	type list struct {
-		Items    []json.RawMessage `json:"items"`
-		Warnings []json.RawMessage `json:"warnings"`
-	}
-	var all list
-	raw, err := c.CallRaw(ctx, "ctxls/catalog", map[string]any{})
-	if err != nil {
-		t.Fatalf("ctxls/catalog: %v", err)
-	}
-	if err := json.Unmarshal(raw, &all); err != nil || len(all.Items) == 0 {
-		t.Fatalf("ctxls/catalog = %s, want items", stdioTail(string(raw), 300))
-	}
-	// A domain that does not exist: an empty list (not null) and a warning.
-	raw, err = c.CallRaw(ctx, "ctxls/catalog", map[string]any{"domain": "cobol"})
-	if err != nil {
-		t.Fatalf("ctxls/catalog cobol: %v", err)
-	}
-	var none struct {
-		Items    *[]json.RawMessage `json:"items"`
-		Warnings []json.RawMessage  `json:"warnings"`
-	}
-	if err := json.Unmarshal(raw, &none); err != nil || none.Items == nil || len(*none.Items) != 0 || len(none.Warnings) == 0 {
-		t.Errorf("ctxls/catalog for a missing domain = %s, want items [] and a warning", raw)
-	}
-	// Bad parameters: invalid params with a message; an escaping name is refused.
-	for _, params := range []any{
-		map[string]any{"domain": 42},
-		map[string]any{"domain": "../../etc", "file": "passwd"},
-	} {
-		method := "ctxls/catalog"
-		if m := params.(map[string]any); m["file"] != nil {
-			method = "ctxls/reference"
-		}
-		_, err := c.CallRaw(ctx, method, params)
-		var rpcErr *ClientRPCError
-		if !errors.As(err, &rpcErr) || rpcErr.Code != -32602 || rpcErr.Message == "" {
-			t.Errorf("%s %v: err = %v, want InvalidParams (-32602) with a message", method, params, err)
-		}
-	}
 }
 
 func TestStdioIndexProgress(t *testing.T) {
