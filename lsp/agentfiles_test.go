@@ -10,47 +10,6 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
-// Agent files get diagnostics from the first publication on, follow the
-// editor's text, and offer their fixes as quick fixes.
-func TestInprocAgentFiles(t *testing.T) {
-	t.Parallel()
-	c := inprocWorkspace(t, map[string]string{
-		".agents/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
-		".mcp.json":                      "{\"mcpServers\": {\"a\": {\"command\": 1}}}\n",
-		"context/python/x.md":            "# X\n\nBody.\n",
-	}, inprocOptions{})
-	skill := c.uri(".agents/skills/deploy/SKILL.md")
-	d := c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
-	if r := d.Diagnostics[0].Range; r.Start.Line != 1 || r.Start.Character != 6 || r.End.Character != 16 {
-		t.Errorf("range %+v, want 1:6-16 (the name)", r)
-	}
-	c.waitDiagnostics(c.uri(".mcp.json"), diagCodes("mcp-server-field-invalid"))
-
-	var actions []struct {
-		Title string
-		Edit  inprocEdit
-	}
-	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": skill},
-		"range": d.Diagnostics[0].Range, "context": map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}}}, &actions)
-	if len(actions) != 1 || actions[0].Title != "Rename the skill to deploy (its folder)" ||
-		len(actions[0].Edit.Changes[skill]) != 1 || actions[0].Edit.Changes[skill][0].NewText != "deploy" {
-		t.Fatalf("code actions: %+v", actions)
-	}
-
-	// The editor's text is what is checked.
-	c.open(".agents/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Use when: shipping\n---\nBody.\n")
-	c.waitDiagnostics(skill, diagCodes("frontmatter-parse-error"))
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": skill, "version": 2},
-		"contentChanges": []any{map[string]any{"text": "---\nname: deploy\ndescription: \"Use when: shipping\"\n---\nBody.\n"}}})
-	c.waitDiagnostics(skill, diagCodes())
-	// Closing hands the file back to the disk, where the name is wrong.
-	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": skill}})
-	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
-}
-
-// Skills of .agents/skills, which Codex loads and agents following the
-// Agent Skills specification read, get its rules.
-
 // A skill created on disk is checked once the client reports it, and a
 // subagent naming it is then satisfied.
 func TestInprocAgentFileCreated(t *testing.T) {

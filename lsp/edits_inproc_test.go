@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -141,39 +140,20 @@ func TestInprocRename(t *testing.T) {
 
 }
 
-func TestInprocDiagnosticsAndFixes(t *testing.T) {
+// TestInprocChangeVersionAndData checks that an incremental change with a
+// UTF-16 range that fixes a reference clears its diagnostic at the
+// change's version, and that a diagnostic's data names its code only, so
+// that its fix is recomputed from the text. The diagnostics and their
+// fixes are the fixture testdata/requests/library/fixes.txtar.
+func TestInprocChangeVersionAndData(t *testing.T) {
 	t.Parallel()
-	dir := inprocCopyLibrary(t)
-	c := inprocStart(t, dir, inprocOptions{})
-	implement := c.uri("commands/implement.md")
-	// Workspace diagnostics arrive after the initial index, unopened files included.
-	d := c.waitDiagnostics(implement, anyDiagnostics)
-	if d.Diagnostics[0].Code != "unresolved-reference" {
-		t.Fatalf("implement.md: %+v", d)
-	}
-
+	c := inprocStart(t, inprocCopyLibrary(t), inprocOptions{})
 	text := "# Notes\n\n😀 中文 see python:django here\n"
 	u := c.open("commands/notes.md", text)
-	d = c.waitDiagnostics(u, func(d inprocDiagnostics) bool { return len(d.Diagnostics) == 1 })
-	got := d.Diagnostics[0]
-	start := inprocPos(t, text, "django here", 0, false)
-	if got.Code != "unresolved-reference" || got.Range.Start.Line != 2 || int(got.Range.Start.Character) != start["character"] {
-		t.Errorf("diagnostic %+v, want unresolved-reference at %v", got, start)
+	d := c.waitDiagnostics(u, diagCodes("unresolved-reference"))
+	if data := string(d.Diagnostics[0].Data); data != `{"code":"unresolved-reference"}` {
+		t.Errorf("diagnostic data = %s, want the code only", data)
 	}
-
-	// The quick fix offers the close name.
-	var actions []struct {
-		Title string
-		Edit  inprocEdit
-	}
-	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
-		"range":   map[string]any{"start": map[string]any{"line": 2, "character": start["character"]}, "end": map[string]any{"line": 2, "character": start["character"]}},
-		"context": map[string]any{"diagnostics": []any{}}}, &actions)
-	if len(actions) == 0 || actions[0].Title != "Change to 'django_patterns'" {
-		t.Fatalf("code actions: %+v", actions)
-	}
-
-	// Fixing the text clears the diagnostics (incremental change, UTF-16 range).
 	end := inprocPos(t, text, "django here", len("django"), false)
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2},
 		"contentChanges": []any{map[string]any{"range": map[string]any{"start": end, "end": end}, "text": "_patterns"}}})
@@ -181,64 +161,11 @@ func TestInprocDiagnosticsAndFixes(t *testing.T) {
 	if d.Version == nil || *d.Version != 2 {
 		t.Errorf("cleared diagnostics carry version %v, want 2", d.Version)
 	}
-
-	// Token drift: the fix rewrites the declared number.
-	django := c.open("context/python/django_patterns.md")
-	d = c.waitDiagnostics(django, func(d inprocDiagnostics) bool {
-		for _, x := range d.Diagnostics {
-			if x.Code == "token-drift" {
-				return true
-			}
-		}
-		return false
-	})
-	var drift inprocDiagnostics
+	// The drift's fix too is recomputed: the data holds no number.
+	d = c.waitDiagnostics(c.open("context/python/django_patterns.md"), diagHas("token-drift"))
 	for _, x := range d.Diagnostics {
-		if x.Code == "token-drift" {
-			drift.Diagnostics = append(drift.Diagnostics, x)
-		}
-	}
-	r := drift.Diagnostics[0].Range
-	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": django},
-		"range": r, "context": map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}}}, &actions)
-	if len(actions) == 0 || !strings.HasPrefix(actions[0].Title, "Update declared tokens to ") {
-		t.Fatalf("drift actions: %+v", actions)
-	}
-	// The data names the code only: the fix is recomputed from the text.
-	var data json.RawMessage = drift.Diagnostics[0].Data
-	if string(data) != `{"code":"token-drift"}` {
-		t.Errorf("diagnostic data = %s", data)
-	}
-}
-
-func TestInprocAddFrontmatter(t *testing.T) {
-	t.Parallel()
-	c := inprocWorkspace(t, map[string]string{
-		"context/go/errors.md": "# Error Handling\n\nWrap errors with context.\n\n## Wrapping\n\nUse %w.\n\n## Sentinels\n\nCompare with errors.Is.\n",
-	}, inprocOptions{})
-	u := c.open("context/go/errors.md")
-	var actions []struct {
-		Title string
-		Kind  string
-		Edit  inprocEdit
-	}
-	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
-		"range":   map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}},
-		"context": map[string]any{"diagnostics": []any{}}}, &actions)
-	var add *inprocEdit
-	for i := range actions {
-		if actions[i].Kind == string(kindAddFrontmatter) {
-			add = &actions[i].Edit
-		}
-	}
-	if add == nil {
-		t.Fatalf("no add-frontmatter action among %+v", actions)
-	}
-	inprocApply(t, *add)
-	data := c.read("context/go/errors.md")
-	for _, want := range []string{"---\nid: go/errors\n", "title: Error Handling\n", "  - name: Wrapping\n", "loadingStrategy: onDemand\n"} {
-		if !strings.Contains(data, want) {
-			t.Errorf("frontmatter lacks %q:\n%s", want, data)
+		if x.Code == "token-drift" && string(x.Data) != `{"code":"token-drift"}` {
+			t.Errorf("token-drift data = %s, want the code only", x.Data)
 		}
 	}
 }
@@ -260,42 +187,4 @@ func TestInprocRenameWithoutResourceOperations(t *testing.T) {
 	}
 	// The user is told to rename the file.
 	c.waitNote("window/showMessage", noteContains("fastapi_guide.md yourself"))
-}
-
-// TestInprocDuplicateTopicRelated checks that the diagnostic of a topic
-// defined twice points at the definition used, as related information.
-func TestInprocDuplicateTopicRelated(t *testing.T) {
-	t.Parallel()
-	c := inprocWorkspace(t, map[string]string{
-		"context/python/a.md":      "# A\n\nText.\n",
-		"docs/context/python/a.md": "---\ndomain: python\n---\n# A\n\nText.\n",
-	}, inprocOptions{})
-	type diagnostic = struct {
-		URI string
-		inprocDiagnostic
-	}
-	var got *diagnostic
-	c.waitNote("textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
-		var d inprocDiagnostics
-		if json.Unmarshal(raw, &d) != nil {
-			return false
-		}
-		for _, x := range d.Diagnostics {
-			if x.Code == "duplicate-topic" {
-				got = &diagnostic{d.URI, x}
-				return true
-			}
-		}
-		return false
-	})
-	other := c.uri("context/python/a.md")
-	if got.URI == other {
-		other = c.uri("docs/context/python/a.md")
-	}
-	if len(got.Related) != 1 {
-		t.Fatalf("diagnostic %+v, want one related place", got)
-	}
-	if r := got.Related[0]; r.Location.URI != other || r.Location.Range.Start.Line != 0 || r.Message == "" {
-		t.Errorf("related %+v, want the start of %s", r, other)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +34,11 @@ import (
 //	encoding: utf-8     offer UTF-8 positions (columns count bytes)
 //	capabilities: JSON  merged into the client's default capabilities
 //
-// Its files are written over the base. A file whose text holds cursors is
-// written without them and opened in the editor. A cursor is ‸ or «name».
+// Its files are written over the base; without a base, a .ctxls.yaml
+// naming context as the context root comes with files under context/
+// unless the archive has its own. A file whose text holds cursors is
+// written without them and opened in the editor. A cursor is ‸ or «name»;
+// a section may name one line:char too, in the last document opened.
 // The sections whose name starts with @ are, in order:
 //
 //	@open path...            the editor (re)opens path with this text, cursors
@@ -66,7 +70,8 @@ import (
 //
 // and each holds the answer the request must get: its result rendered as
 // text, or "error CODE: message" for an error response. In every answer
-// the workspace's URI and path are written $ROOT.
+// the workspace's URI and path are written $ROOT. An argument that holds
+// a space is written as a Go string: @willRename a.md "b c.md".
 var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests with the server's")
 
 // fixtureDir holds the request fixtures.
@@ -167,6 +172,11 @@ func runFixture(t *testing.T, path string) {
 			opens = append(opens, f)
 		}
 	}
+	if base == "" {
+		// A tree of topics under context/ is a library, as libtest
+		// writes it.
+		disk = libtest.WithRoot(disk)
+	}
 	testtree.WriteFiles(t, r.root, disk)
 
 	r.c = stdioStart(t, r.root)
@@ -193,7 +203,7 @@ func runFixture(t *testing.T, path string) {
 				t.Fatal(err)
 			}
 			clear(r.version)
-			paths := strings.Fields(args)
+			paths := fixtureArgs(t, args)
 			if f.Data != "" && len(paths) != 1 {
 				t.Fatalf("-- %s --: a text opens one path", f.Name)
 			}
@@ -222,7 +232,7 @@ func runFixture(t *testing.T, path string) {
 			name, params, _ := strings.Cut(args, " ")
 			got = r.method(name, params)
 		} else {
-			got = r.ask(verb, strings.Fields(args), want)
+			got = r.ask(verb, fixtureArgs(t, args), want)
 		}
 		if got == want {
 			continue
@@ -239,6 +249,29 @@ func runFixture(t *testing.T, path string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// fixtureArgs splits a section's arguments at spaces; an argument that
+// holds a space is written as a Go string, "like this".
+func fixtureArgs(t *testing.T, s string) []string {
+	t.Helper()
+	var args []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if s[0] != '"' {
+			arg, rest, _ := strings.Cut(s, " ")
+			args = append(args, arg)
+			s = rest
+			continue
+		}
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			t.Fatalf("arguments %s: %v", s, err)
+		}
+		arg, _ := strconv.Unquote(q)
+		args = append(args, arg)
+		s = s[len(q):]
+	}
+	return args
 }
 
 // fixtureMerge merges more into caps, object by object.
@@ -330,18 +363,23 @@ func (r *fixtureRun) mark(uri, text string, marks []fixtureMark) {
 	}
 }
 
-// cursor returns the cursor named by args[0], or ‸.
+// cursor returns the cursor named by args[0], or ‸; a name line:char is
+// that position of the last document opened.
 func (r *fixtureRun) cursor(args []string) fixtureCursor {
 	r.t.Helper()
 	name := "‸"
 	if len(args) > 0 {
 		name = args[0]
 	}
-	c, ok := r.cursors[name]
-	if !ok {
-		r.t.Fatalf("no cursor %q in the texts opened", name)
+	if c, ok := r.cursors[name]; ok {
+		return c
 	}
-	return c
+	var line, char int
+	if _, err := fmt.Sscanf(name, "%d:%d", &line, &char); err == nil {
+		return fixtureCursor{r.lastURI, line, char}
+	}
+	r.t.Fatalf("no cursor %q in the texts opened", name)
+	return fixtureCursor{}
 }
 
 // doc returns the URI of the document args[0] names, or of the last one

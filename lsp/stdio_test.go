@@ -316,7 +316,6 @@ func TestStdio(t *testing.T) {
 		t.Run("InitializeCapabilities", func(t *testing.T) { stdioInitializeCapabilities(t, init) })
 		for _, tc := range []stdioCase{
 			{"UnopenedFiles", stdioUnopenedFiles},
-			{"WillRenameFiles", stdioWillRenameFiles},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Cleanup(func() {
@@ -579,51 +578,6 @@ func stdioUnopenedFiles(t *testing.T, ctx context.Context, c *Client, root strin
 		}
 	}
 	stdioAlive(t, c)
-}
-
-func stdioWillRenameFiles(t *testing.T, ctx context.Context, c *Client, root string) {
-	oldPath := filepath.Join(root, "context", "security", "secure_coding.md")
-	newPath := filepath.Join(root, "context", "security", "coding_baseline.md")
-	var edit *stdioWorkspaceEdit
-	if err := c.Call(ctx, "workspace/willRenameFiles", map[string]any{
-		"files": []any{map[string]any{"oldUri": stdioFileURI(oldPath), "newUri": stdioFileURI(newPath)}},
-	}, &edit); err != nil {
-		t.Fatalf("willRenameFiles: %v", err)
-	}
-	if edit == nil {
-		t.Fatal("willRenameFiles returned no edit for a referenced topic")
-	}
-	edits := map[string][]ClientTextEdit{}
-	for u, es := range edit.Changes {
-		edits[stdioURIPath(u)] = append(edits[stdioURIPath(u)], es...)
-	}
-	for _, dc := range edit.DocumentChanges {
-		if dc.Kind != "" {
-			t.Errorf("willRenameFiles edit renames files itself (%s %s): the editor does that", dc.Kind, dc.OldURI)
-			continue
-		}
-		if dc.TextDocument != nil {
-			p := stdioURIPath(dc.TextDocument.URI)
-			edits[p] = append(edits[p], dc.Edits...)
-		}
-	}
-	impl := filepath.Join(root, "commands", "implement.md")
-	implAfter := stdioApplyEdits(t, stdioRead(t, impl), edits[impl])
-	for _, w := range []string{"security/coding_baseline,", "`context/security/coding_baseline.md`"} {
-		if !strings.Contains(implAfter, w) {
-			t.Errorf("implement.md after the file rename lacks %q", w)
-		}
-	}
-	review := filepath.Join(root, "commands", "review.md")
-	reviewAfter := stdioApplyEdits(t, stdioRead(t, review), edits[review])
-	for _, w := range []string{`getReference("security", "coding_baseline")`, "(../context/security/coding_baseline.md)", "security/coding_baseline,"} {
-		if !strings.Contains(reviewAfter, w) {
-			t.Errorf("review.md after the file rename lacks %q", w)
-		}
-	}
-	if strings.Contains(reviewAfter, "secure_coding") || strings.Contains(implAfter, "secure_coding") {
-		t.Errorf("a reference to secure_coding survived the file rename")
-	}
 }
 
 func stdioDiskChangesRepublish(t *testing.T, ctx context.Context, c *Client, root string) {
