@@ -38,7 +38,8 @@ import (
 // naming context as the context root comes with files under context/
 // unless the archive has its own. A file whose text holds cursors is
 // written without them and opened in the editor. A cursor is ‸ or «name»;
-// a section may name one line:char too, in the last document opened.
+// a section may name one line:char too, in the last document opened, or
+// path:line:char.
 // The sections whose name starts with @ are, in order:
 //
 //	@open path...            the editor (re)opens path with this text, cursors
@@ -64,6 +65,7 @@ import (
 //	@diagnostics [path]      the diagnostics the server publishes
 //	@workspaceSymbol query   workspace symbols
 //	@willRename old new      the edits before a file or folder is moved
+//	@messages                the messages the server has shown (type and text)
 //	@method name [params]    a custom method, its params a JSON object ({}
 //	                         when none) in which $ROOT is the workspace's URI;
 //	                         the answer is its result as indented JSON
@@ -364,7 +366,7 @@ func (r *fixtureRun) mark(uri, text string, marks []fixtureMark) {
 }
 
 // cursor returns the cursor named by args[0], or ‸; a name line:char is
-// that position of the last document opened.
+// that position of the last document opened, path:line:char that of path.
 func (r *fixtureRun) cursor(args []string) fixtureCursor {
 	r.t.Helper()
 	name := "‸"
@@ -374,12 +376,19 @@ func (r *fixtureRun) cursor(args []string) fixtureCursor {
 	if c, ok := r.cursors[name]; ok {
 		return c
 	}
-	var line, char int
-	if _, err := fmt.Sscanf(name, "%d:%d", &line, &char); err == nil {
-		return fixtureCursor{r.lastURI, line, char}
+	// [path:]line:char
+	uri := r.lastURI
+	parts := strings.Split(name, ":")
+	if n := len(parts); n > 2 {
+		uri = r.doc([]string{strings.Join(parts[:n-2], ":")})
+		parts = parts[n-2:]
 	}
-	r.t.Fatalf("no cursor %q in the texts opened", name)
-	return fixtureCursor{}
+	line, err1 := strconv.Atoi(parts[0])
+	char, err2 := strconv.Atoi(parts[len(parts)-1])
+	if len(parts) != 2 || err1 != nil || err2 != nil {
+		r.t.Fatalf("no cursor %q in the texts opened", name)
+	}
+	return fixtureCursor{uri, line, char}
 }
 
 // doc returns the URI of the document args[0] names, or of the last one
@@ -632,6 +641,36 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 		}
 		ds, _ := r.c.WaitDiagnostics(r.ctx, uri, func(ds []ClientDiagnostic) bool { return render(ds) == want })
 		return render(ds)
+	case "messages":
+		render := func() string {
+			var b strings.Builder
+			for _, n := range r.c.Notifications("window/showMessage") {
+				var m struct {
+					Type    int    `json:"type"`
+					Message string `json:"message"`
+				}
+				if err := json.Unmarshal(n.Params, &m); err != nil {
+					r.t.Fatalf("window/showMessage %s: %v", n.Params, err)
+				}
+				fmt.Fprintf(&b, "%d %s\n", m.Type, r.rel(m.Message))
+			}
+			return b.String()
+		}
+		if *fixtureUpdate {
+			r.quiet("window/showMessage")
+			return render()
+		}
+		for {
+			ch := r.c.Expect("window/showMessage", func(json.RawMessage) bool { return true })
+			if got := render(); got == want {
+				return got
+			}
+			select {
+			case <-ch:
+			case <-r.ctx.Done():
+				return render()
+			}
+		}
 	}
 	r.t.Fatalf("unknown request @%s", verb)
 	return ""
@@ -790,19 +829,26 @@ func (r *fixtureRun) quietDiagnostics(uri string) []ClientDiagnostic {
 	if _, err := r.c.WaitDiagnostics(r.ctx, uri, func([]ClientDiagnostic) bool { return true }); err != nil {
 		r.t.Fatal(err)
 	}
-	n := len(r.c.Notifications("textDocument/publishDiagnostics"))
+	r.quiet("textDocument/publishDiagnostics")
+	p, _ := r.c.LatestDiagnostics(uri)
+	return p.Diagnostics
+}
+
+// quiet waits until no notification of method has come for two seconds.
+func (r *fixtureRun) quiet(method string) {
+	r.t.Helper()
+	n := len(r.c.Notifications(method))
 	for {
 		select {
 		case <-r.ctx.Done():
-			r.t.Fatal("diagnostics kept coming")
+			r.t.Fatalf("%s kept coming", method)
 		case <-time.After(2 * time.Second):
 		}
-		if m := len(r.c.Notifications("textDocument/publishDiagnostics")); m == n {
-			p, _ := r.c.LatestDiagnostics(uri)
-			return p.Diagnostics
-		} else {
-			n = m
+		m := len(r.c.Notifications(method))
+		if m == n {
+			return
 		}
+		n = m
 	}
 }
 
@@ -880,7 +926,8 @@ func (r *fixtureRun) locations(locs []ClientLocation, sorted bool) string {
 }
 
 // workspaceEdit renders a WorkspaceEdit: its text edits in order of file
-// and position, then its file operations, one a line.
+// and position, then its file operations and the versions of the open
+// documents its edits apply to, one a line.
 func (r *fixtureRun) workspaceEdit(e *stdioWorkspaceEdit) string {
 	if e == nil {
 		return "null\n"
@@ -903,6 +950,9 @@ func (r *fixtureRun) workspaceEdit(e *stdioWorkspaceEdit) string {
 		case dc.TextDocument != nil:
 			for _, te := range dc.Edits {
 				edits = append(edits, edit{dc.TextDocument.URI, te})
+			}
+			if v := dc.TextDocument.Version; v != nil {
+				ops = append(ops, fmt.Sprintf("edits %s at version %d\n", r.rel(dc.TextDocument.URI), *v))
 			}
 		}
 	}

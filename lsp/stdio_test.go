@@ -300,32 +300,17 @@ type stdioCase struct {
 }
 
 // TestStdio runs its cases on servers started on a copy of the example
-// library and initialized with the default (UTF-16) capabilities. The
-// cases of Shared change nothing on disk or in the server's settings and
-// only open files with their disk text: they take turns on one server,
-// each finding no document open, the first finding the server just
-// indexed; at the end the server shuts down and exits. Every other case
-// has a server of its own. The requests an editor sends in the example
-// library's files, with their answers, are the fixtures of
+// library and initialized with the default (UTF-16) capabilities, each
+// on a server of its own; the first checks the result of initialize and
+// that the server shuts down and exits. The requests an editor sends in
+// the example library's files, with their answers, are the fixtures of
 // testdata/requests/library (TestFixtures).
 func TestStdio(t *testing.T) {
 	t.Parallel()
-	t.Run("Shared", func(t *testing.T) {
+	t.Run("InitializeAndShutdown", func(t *testing.T) {
 		t.Parallel()
-		c, root, init := stdioStartInit(t)
-		t.Run("InitializeCapabilities", func(t *testing.T) { stdioInitializeCapabilities(t, init) })
-		for _, tc := range []stdioCase{
-			{"UnopenedFiles", stdioUnopenedFiles},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				t.Cleanup(func() {
-					if err := c.CloseAll(); err != nil {
-						t.Error(err)
-					}
-				})
-				tc.run(t, stdioCtx(t), c, root)
-			})
-		}
+		c, _, init := stdioStartInit(t)
+		stdioInitializeCapabilities(t, init)
 		if err := c.Shutdown(stdioCtx(t)); err != nil {
 			t.Errorf("shutdown and exit: %v", err)
 		}
@@ -428,7 +413,8 @@ type stdioWorkspaceEdit struct {
 		OldURI       string `json:"oldUri"`
 		NewURI       string `json:"newUri"`
 		TextDocument *struct {
-			URI string `json:"uri"`
+			URI     string `json:"uri"`
+			Version *int   `json:"version"`
 		} `json:"textDocument"`
 		Edits []ClientTextEdit `json:"edits"`
 	} `json:"documentChanges"`
@@ -547,37 +533,6 @@ func stdioIncrementalChangeClearsDiagnostics(t *testing.T, ctx context.Context, 
 	}); err != nil {
 		t.Errorf("diagnostics after close do not follow the disk: %v", err)
 	}
-}
-
-func stdioUnopenedFiles(t *testing.T, ctx context.Context, c *Client, root string) {
-	path := filepath.Join(root, "commands", "review.md")
-	text := stdioRead(t, path)
-	uri := stdioFileURI(path)
-	line, col, _ := stdioFind(t, text, "git:pull_requests", 0)
-	got, _ := stdioHoverText(ctx, t, c, uri, line, col+6)
-	if !strings.Contains(strings.ToLower(got), "pull") {
-		t.Errorf("hover in an unopened file = %q, want the pull_requests topic", got)
-	}
-	raw, err := c.CallRaw(ctx, "textDocument/definition", stdioPos(uri, line, col+6))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if locs := stdioLocations(t, raw); len(locs) != 1 || !strings.HasSuffix(stdioURIPath(locs[0].URI), "/git/pull_requests.md") {
-		t.Errorf("definition in an unopened file = %s", raw)
-	}
-	items := stdioCompletion(ctx, t, c, uri, line, col+len("git:"))
-	if !slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "commit_conventions") }) {
-		t.Errorf("completion in an unopened file lacks git topics: %v", stdioLabels(items))
-	}
-	// A file that does not exist: an empty answer or an error, no crash.
-	missing := stdioFileURI(filepath.Join(root, "commands", "nope.md"))
-	if _, err := c.CallRaw(ctx, "textDocument/hover", stdioPos(missing, 0, 0)); err != nil {
-		var rpcErr *ClientRPCError
-		if !errors.As(err, &rpcErr) {
-			t.Fatalf("hover on a missing file: %v", err)
-		}
-	}
-	stdioAlive(t, c)
 }
 
 func stdioDiskChangesRepublish(t *testing.T, ctx context.Context, c *Client, root string) {
