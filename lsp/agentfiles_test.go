@@ -10,32 +10,6 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
 
-// A skill created on disk is checked once the client reports it, and a
-// subagent naming it is then satisfied.
-func TestInprocAgentFileCreated(t *testing.T) {
-	t.Parallel()
-	c := inprocWorkspace(t, map[string]string{
-		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",
-	}, inprocOptions{})
-	dir := c.root
-	agent := c.uri(".claude/agents/a.md")
-	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
-	testtree.WriteFiles(t, dir, map[string]string{".agents/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
-	skill := c.uri(".agents/skills/deploy/SKILL.md")
-	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
-		map[string]any{"uri": skill, "type": 1}, map[string]any{"uri": agent, "type": 2}}})
-	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
-	c.waitDiagnostics(agent, diagCodes())
-
-	// Deleting the skill clears its diagnostics and breaks the subagent again.
-	c.remove(".agents/skills/deploy/SKILL.md")
-	since := c.noteCount()
-	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
-		map[string]any{"uri": skill, "type": 3}, map[string]any{"uri": agent, "type": 2}}})
-	c.waitDiagnosticsSince(since, skill, diagCodes())
-	c.waitDiagnosticsSince(since, agent, diagCodes("subagent-skill-missing"))
-}
-
 // A skill edited on disk, in a hidden folder the library's watcher skips
 // and with no event from the client, is checked again by the server's
 // own watcher.

@@ -49,6 +49,10 @@ import (
 //	@change path             the editor replaces the whole text of the open
 //	                         document path with this one, cursors marked
 //	@close path              the editor closes path: the disk is its truth again
+//	@write path              another program writes path with this text, and
+//	                         the editor's watcher tells the server
+//	@remove path             another program removes path, and the editor's
+//	                         watcher tells the server
 //	@hover [cursor]          hover at the cursor (‸ when none is named)
 //	@definition [cursor]     definition
 //	@references [cursor]     references without the declaration
@@ -220,6 +224,9 @@ func runFixture(t *testing.T, path string) {
 		case "change":
 			r.change(args, f.Data)
 			continue
+		case "write", "remove":
+			r.disk(verb, args, f.Data)
+			continue
 		case "close":
 			uri := r.doc([]string{args})
 			if err := r.c.DidClose(uri); err != nil {
@@ -350,6 +357,29 @@ func (r *fixtureRun) change(rel, text string) {
 	}
 	r.lastURI = uri
 	r.mark(uri, text, marks)
+}
+
+// disk writes rel with text, or removes it, as another program does, and
+// tells the server as the editor's watcher does.
+func (r *fixtureRun) disk(verb, rel, text string) {
+	r.t.Helper()
+	p := filepath.Join(r.root, filepath.FromSlash(rel))
+	change := 2 // changed
+	if verb == "remove" {
+		change = 3
+		if err := os.Remove(p); err != nil {
+			r.t.Fatal(err)
+		}
+	} else {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			change = 1 // created
+		}
+		testtree.Write(r.t, p, text)
+	}
+	if err := r.c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+		map[string]any{"uri": stdioFileURI(p), "type": change}}}); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 // mark records the cursors of uri's text.
