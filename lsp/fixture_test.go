@@ -49,6 +49,7 @@ import (
 //	@change path             the editor replaces the whole text of the open
 //	                         document path with this one, cursors marked
 //	@close path              the editor closes path: the disk is its truth again
+//	@settings {json}         the editor's ctxls settings change to these
 //	@write path              another program writes path with this text, and
 //	                         the editor's watcher tells the server
 //	@remove path             another program removes path, and the editor's
@@ -223,6 +224,15 @@ func runFixture(t *testing.T, path string) {
 			continue
 		case "change":
 			r.change(args, f.Data)
+			continue
+		case "settings":
+			var settings map[string]any
+			if err := json.Unmarshal([]byte(args), &settings); err != nil {
+				t.Fatalf("-- %s --: %v", f.Name, err)
+			}
+			if err := r.c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": settings}}); err != nil {
+				t.Fatal(err)
+			}
 			continue
 		case "write", "remove":
 			r.disk(verb, args, f.Data)

@@ -318,7 +318,6 @@ func TestStdio(t *testing.T) {
 	for _, tc := range []stdioCase{
 		{"IncrementalChangeClearsDiagnostics", stdioIncrementalChangeClearsDiagnostics},
 		{"DiskChangesRepublish", stdioDiskChangesRepublish},
-		{"ConfigurationChange", stdioConfigurationChange},
 		{"CancelRequest", stdioCancelRequest},
 		{"BadInputGarbage", stdioBadInputGarbage},
 		{"BadInputInvalidJSON", stdioBadInputInvalidJSON},
@@ -580,34 +579,6 @@ func stdioDiskChangesRepublish(t *testing.T, ctx context.Context, c *Client, roo
 	items := stdioCompletion(ctx, t, c, draft, 0, len("Load security:"))
 	if !slices.ContainsFunc(items, func(it stdioCompletionItem) bool { return strings.Contains(it.text(), "threat_model") }) {
 		t.Errorf("completion after security: lacks the topic created on disk: %v", stdioLabels(items))
-	}
-}
-
-func stdioConfigurationChange(t *testing.T, ctx context.Context, c *Client, root string) {
-	// django_patterns declares 2400 tokens, about three times what it
-	// measures: a drift warning at the default 25 % threshold.
-	uri := stdioFileURI(filepath.Join(root, "context", "python", "django_patterns.md"))
-	hasDrift := func(ds []ClientDiagnostic) bool {
-		return slices.ContainsFunc(ds, func(d ClientDiagnostic) bool { return d.CodeString() == "token-drift" })
-	}
-	if _, err := c.WaitDiagnostics(ctx, uri, hasDrift); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Notify("workspace/didChangeConfiguration", map[string]any{
-		"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 5}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitDiagnostics(ctx, uri, func(ds []ClientDiagnostic) bool { return !hasDrift(ds) }); err != nil {
-		t.Fatalf("a drift threshold of 500 %% from the client's settings did not clear the warning: %v", err)
-	}
-	if err := c.Notify("workspace/didChangeConfiguration", map[string]any{
-		"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 0.25}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitDiagnostics(ctx, uri, hasDrift); err != nil {
-		t.Fatalf("restoring the threshold did not bring the warning back: %v", err)
 	}
 }
 

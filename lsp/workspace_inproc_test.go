@@ -34,18 +34,6 @@ func TestInprocDiskChanges(t *testing.T) {
 	c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return mentions(d, "sqlalchemy_patterns") })
 }
 
-func TestInprocConfiguration(t *testing.T) {
-	t.Parallel()
-	dir := inprocCopyLibrary(t)
-	c := inprocStart(t, dir, inprocOptions{})
-	django := c.uri("context/python/django_patterns.md")
-	drift := diagHas("token-drift")
-	c.waitDiagnostics(django, drift)
-	since := c.noteCount()
-	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 10}}})
-	c.waitDiagnosticsSince(since, django, func(d inprocDiagnostics) bool { return !drift(d) })
-}
-
 func TestInprocLogAndProgress(t *testing.T) {
 	t.Parallel()
 	dir, _ := inprocSynthetic(t, 3, 10, 10)
