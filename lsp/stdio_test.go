@@ -122,9 +122,7 @@ func stdioOpen(t *testing.T, c *Client, root, rel string, write ...string) (uri,
 	t.Helper()
 	path := filepath.Join(root, rel)
 	if len(write) > 0 {
-		if err := os.WriteFile(path, []byte(write[0]), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testtree.Write(t, path, write[0])
 	}
 	text = stdioRead(t, path)
 	uri = stdioFileURI(path)
@@ -558,9 +556,7 @@ func stdioDiskChangesRepublish(t *testing.T, ctx context.Context, c *Client, roo
 	}
 	// An edit of review.md itself on disk, announced by the client too.
 	fixed := strings.Replace(review, "load python:django and", "load python:django_patterns and", 1)
-	if err := os.WriteFile(reviewPath, []byte(fixed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testtree.Write(t, reviewPath, fixed)
 	if err := c.Notify("workspace/didChangeWatchedFiles", map[string]any{
 		"changes": []any{map[string]any{"uri": reviewURI, "type": 2}},
 	}); err != nil {
