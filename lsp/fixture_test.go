@@ -17,22 +17,27 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/testtree"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // This file runs the request fixtures under testdata/requests, as gopls
 // runs its marker tests: each is a txtar archive holding a workspace, the
 // editor's text with its cursors, the requests and their answers. The
-// runner starts the server binary over stdio on the workspace, sends each
-// request and compares the answer, rendered as text, with the one in the
-// archive. With -update it writes the answers it got instead.
+// runner starts the server binary over stdio on the workspace (or a
+// Server in this process, see below), sends each request and compares the
+// answer, rendered as text, with the one in the archive. With -update it
+// writes the answers it got instead.
 //
 // An archive's comment may set, one per line:
 //
-//	base: library       start from a copy of examples/library
-//	base: agents        start from a copy of testdata/agents (the team project)
-//	encoding: utf-8     offer UTF-8 positions (columns count bytes)
-//	capabilities: JSON  merged into the client's default capabilities
+//	base: library          start from a copy of examples/library
+//	base: agents           start from a copy of testdata/agents (the team project)
+//	encoding: utf-8        offer UTF-8 positions (columns count bytes)
+//	capabilities: JSON     merged into the client's default capabilities
+//	link: path -> target   a symbolic link at path to target
+//	server: in-process     serve from this process, without a file watcher of
+//	                       the server's own: only the editor's tells of changes
 //
 // Its files are written over the base; without a base, a .ctxls.yaml
 // naming context as the context root comes with files under context/
@@ -134,6 +139,8 @@ func runFixture(t *testing.T, path string) {
 	r := &fixtureRun{t: t, ctx: stdioCtx(t), cursors: map[string]fixtureCursor{}, version: map[string]int{}}
 	caps := stdioDefaultCapabilities()
 	base := ""
+	links := map[string]string{}
+	inProcess := false
 	for _, line := range strings.Split(a.Comment, "\n") {
 		key, value, ok := strings.Cut(line, ": ")
 		if !ok {
@@ -148,6 +155,17 @@ func runFixture(t *testing.T, path string) {
 			}
 			r.utf8 = true
 			caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
+		case "server":
+			if value != "in-process" {
+				t.Fatalf("server %q: only in-process is offered beside the binary", value)
+			}
+			inProcess = true
+		case "link":
+			path, target, ok := strings.Cut(value, " -> ")
+			if !ok {
+				t.Fatalf("link %q: want path -> target", value)
+			}
+			links[path] = target
 		case "capabilities":
 			var more map[string]any
 			if err := json.Unmarshal([]byte(value), &more); err != nil {
@@ -185,8 +203,13 @@ func runFixture(t *testing.T, path string) {
 		disk = libtest.WithRoot(disk)
 	}
 	testtree.WriteFiles(t, r.root, disk)
+	fsguardtest.Links(t, r.root, links)
 
-	r.c = stdioStart(t, r.root)
+	if inProcess {
+		r.c = inprocStart(t, r.root, inprocOptions{noInit: true}).Client
+	} else {
+		r.c = stdioStart(t, r.root)
+	}
 	init, err := r.c.Initialize(r.ctx, r.root, caps, nil)
 	if err != nil {
 		t.Fatalf("initialize: %v\nstderr: %s", err, stdioTail(r.c.Stderr(), 2000))
