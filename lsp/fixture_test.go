@@ -43,9 +43,11 @@ import (
 // naming context as the context root comes with files under context/
 // unless the archive has its own. A file whose text holds cursors is
 // written without them and opened in the editor. A cursor is ‸ or «name»;
-// a section may name one line:char too, in the last document opened, or
-// path:line:char.
-// The sections whose name starts with @ are, in order:
+// a section may give a position instead, line:char in the last document
+// opened or path:line:char.
+//
+// The sections whose name starts with @ run in order. These change what
+// the server sees and hold a text or nothing:
 //
 //	@open path...            the editor (re)opens path with this text, cursors
 //	                         marked, or each path with its text on disk when
@@ -59,6 +61,9 @@ import (
 //	                         the editor's watcher tells the server
 //	@remove path             another program removes path, and the editor's
 //	                         watcher tells the server
+//
+// These ask, and each holds the answer it must get:
+//
 //	@hover [cursor]          hover at the cursor (‸ when none is named)
 //	@definition [cursor]     definition
 //	@references [cursor]     references without the declaration
@@ -80,10 +85,12 @@ import (
 //	                         when none) in which $ROOT is the workspace's URI;
 //	                         the answer is its result as indented JSON
 //
-// and each holds the answer the request must get: its result rendered as
-// text, or "error CODE: message" for an error response. In every answer
-// the workspace's URI and path are written $ROOT. An argument that holds
-// a space is written as a Go string: @willRename a.md "b c.md".
+// An answer is the result rendered as text, or "error CODE: message" for
+// an error response; in every answer the workspace's URI and path are
+// written $ROOT. The answers the server sends in its own time
+// (diagnostics, messages) are waited for until they are the archive's.
+// An argument that holds a space is written as a Go string:
+// @willRename a.md "b c.md".
 var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests with the server's")
 
 // fixtureDir holds the request fixtures.
