@@ -1,81 +1,10 @@
 package lsp
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/testtree"
-	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 )
-
-// Agent files get diagnostics from the first publication on, follow the
-// editor's text, and offer their fixes as quick fixes.
-func TestInprocAgentFiles(t *testing.T) {
-	t.Parallel()
-	c := inprocWorkspace(t, map[string]string{
-		".agents/skills/deploy/SKILL.md": "---\nname: deploy-app\ndescription: Deploys.\n---\nBody.\n",
-		".mcp.json":                      "{\"mcpServers\": {\"a\": {\"command\": 1}}}\n",
-		"context/python/x.md":            "# X\n\nBody.\n",
-	}, inprocOptions{})
-	skill := c.uri(".agents/skills/deploy/SKILL.md")
-	d := c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
-	if r := d.Diagnostics[0].Range; r.Start.Line != 1 || r.Start.Character != 6 || r.End.Character != 16 {
-		t.Errorf("range %+v, want 1:6-16 (the name)", r)
-	}
-	c.waitDiagnostics(c.uri(".mcp.json"), diagCodes("mcp-server-field-invalid"))
-
-	var actions []struct {
-		Title string
-		Edit  inprocEdit
-	}
-	c.mustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": skill},
-		"range": d.Diagnostics[0].Range, "context": map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}}}, &actions)
-	if len(actions) != 1 || actions[0].Title != "Rename the skill to deploy (its folder)" ||
-		len(actions[0].Edit.Changes[skill]) != 1 || actions[0].Edit.Changes[skill][0].NewText != "deploy" {
-		t.Fatalf("code actions: %+v", actions)
-	}
-
-	// The editor's text is what is checked.
-	c.open(".agents/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Use when: shipping\n---\nBody.\n")
-	c.waitDiagnostics(skill, diagCodes("frontmatter-parse-error"))
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": skill, "version": 2},
-		"contentChanges": []any{map[string]any{"text": "---\nname: deploy\ndescription: \"Use when: shipping\"\n---\nBody.\n"}}})
-	c.waitDiagnostics(skill, diagCodes())
-	// Closing hands the file back to the disk, where the name is wrong.
-	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": skill}})
-	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
-}
-
-// Skills of .agents/skills, which Codex loads and agents following the
-// Agent Skills specification read, get its rules.
-
-// A skill created on disk is checked once the client reports it, and a
-// subagent naming it is then satisfied.
-func TestInprocAgentFileCreated(t *testing.T) {
-	t.Parallel()
-	c := inprocWorkspace(t, map[string]string{
-		".claude/agents/a.md": "---\nname: a\ndescription: Reviews.\nskills: [deploy]\n---\nAgent.\n",
-	}, inprocOptions{})
-	dir := c.root
-	agent := c.uri(".claude/agents/a.md")
-	c.waitDiagnostics(agent, diagCodes("subagent-skill-missing"))
-	testtree.WriteFiles(t, dir, map[string]string{".agents/skills/deploy/SKILL.md": "---\nname: deploy-x\ndescription: Deploys.\n---\n"})
-	skill := c.uri(".agents/skills/deploy/SKILL.md")
-	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
-		map[string]any{"uri": skill, "type": 1}, map[string]any{"uri": agent, "type": 2}}})
-	c.waitDiagnostics(skill, diagCodes("skill-name-mismatch"))
-	c.waitDiagnostics(agent, diagCodes())
-
-	// Deleting the skill clears its diagnostics and breaks the subagent again.
-	c.remove(".agents/skills/deploy/SKILL.md")
-	since := c.noteCount()
-	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
-		map[string]any{"uri": skill, "type": 3}, map[string]any{"uri": agent, "type": 2}}})
-	c.waitDiagnosticsSince(since, skill, diagCodes())
-	c.waitDiagnosticsSince(since, agent, diagCodes("subagent-skill-missing"))
-}
 
 // A skill edited on disk, in a hidden folder the library's watcher skips
 // and with no event from the client, is checked again by the server's
@@ -105,51 +34,19 @@ func TestInprocAgentFileWatched(t *testing.T) {
 	c.waitDiagnosticsSince(since, agent, diagCodes())
 }
 
-// Skills whose folders under .claude/skills are links, as Cline's
-// repository keeps them, are the editor's too: a subagent may name them,
-// and a linked skill opened through the link gets its diagnostics.
-func TestInprocLinkedSkills(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	testtree.WriteFiles(t, dir, map[string]string{
-		".cline/skills/publish/SKILL.md": "---\nname: publish\ndescription: Publishes the CLI. Use when releasing.\n---\n\nRead [the checklist](references/checklist.md).\n",
-		".claude/agents/releaser.md":     "---\nname: releaser\ndescription: Releases. Use when asked to ship.\nskills: [publish, notes]\n---\nRelease.\n",
-	})
-	fsguardtest.Links(t, dir, map[string]string{".claude/skills/publish": "../../.cline/skills/publish"})
-	c := inprocStart(t, dir, inprocOptions{})
-	// Only notes is missing: publish is found through the link.
-	d := c.waitDiagnostics(c.uri(".claude/agents/releaser.md"), diagCodes("subagent-skill-missing"))
-	if msg := d.Diagnostics[0].Message; !strings.Contains(msg, "notes") || strings.Contains(msg, "publish") {
-		t.Errorf("message %q, want it about notes only", msg)
-	}
-	linked := ".claude/skills/publish/SKILL.md"
-	text, err := os.ReadFile(filepath.Join(dir, linked))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.open(linked, string(text))
-	c.waitDiagnostics(c.uri(linked), diagCodes("skill-link-broken"))
-}
-
 // A settings file edited on disk, with no event from the client, is
-// checked again by the server's own watcher; a plugin's hooks.json, out of
-// the hidden folders, when the client reports the change (the extension
-// watches hooks.json files).
+// checked again by the server's own watcher. A plugin's hooks.json, which
+// the client reports, is the fixture
+// testdata/requests/agents/plugin-hooks.txtar.
 func TestInprocHooksWatched(t *testing.T) {
 	t.Parallel()
 	c := inprocWorkspace(t, map[string]string{
-		".claude/settings.json":                "{\"hooks\": {\"PostToolUsed\": []}}\n",
-		"plugins/p/.claude-plugin/plugin.json": "{\"name\": \"p\"}\n",
-		"plugins/p/hooks/hooks.json":           "{\"hooks\": {}}\n",
-		"context/python/x.md":                  "# X\n\nBody.\n",
+		".claude/settings.json": "{\"hooks\": {\"PostToolUsed\": []}}\n",
+		"context/python/x.md":   "# X\n\nBody.\n",
 	}, inprocOptions{watch: true})
 	settings := c.uri(".claude/settings.json")
 	c.waitDiagnostics(settings, diagCodes("hook-event-unknown"))
 	since := c.noteCount()
 	testtree.WriteFiles(t, c.root, map[string]string{".claude/settings.json": "{\"hooks\": {\"PostToolUse\": []}}\n"})
 	c.waitDiagnosticsSince(since, settings, diagCodes())
-	hooks := c.uri("plugins/p/hooks/hooks.json")
-	testtree.WriteFiles(t, c.root, map[string]string{"plugins/p/hooks/hooks.json": "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo $TOOL_NAME\"}]}]}}\n"})
-	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": hooks, "type": 2}}})
-	c.waitDiagnostics(hooks, diagCodes("hook-env-unset"))
 }

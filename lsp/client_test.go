@@ -73,6 +73,10 @@ type ClientDiagnostic struct {
 	Code     json.RawMessage `json:"code"`
 	Source   string          `json:"source"`
 	Message  string          `json:"message"`
+	Related  []struct {
+		Location ClientLocation `json:"location"`
+		Message  string         `json:"message"`
+	} `json:"relatedInformation,omitempty"`
 }
 
 // CodeString returns the diagnostic's code as a string.
@@ -774,6 +778,14 @@ func (c *Client) DidOpen(uri, text string) error {
 	return c.Notify("textDocument/didOpen", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": text},
 	})
+}
+
+// DidClose closes a document.
+func (c *Client) DidClose(uri string) error {
+	c.mu.Lock()
+	delete(c.open, uri)
+	c.mu.Unlock()
+	return c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
 }
 
 // CloseAll closes every document DidOpen opened, so that the next user of

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -10,35 +11,59 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/testtree"
+	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
 // This file runs the request fixtures under testdata/requests, as gopls
 // runs its marker tests: each is a txtar archive holding a workspace, the
 // editor's text with its cursors, the requests and their answers. The
-// runner starts the server binary over stdio on the workspace, sends each
-// request and compares the answer, rendered as text, with the one in the
-// archive. With -update it writes the answers it got instead.
+// runner starts the server binary over stdio on the workspace (or a
+// Server in this process, see below), sends each request and compares the
+// answer, rendered as text, with the one in the archive. With -update it
+// writes the answers it got instead.
 //
 // An archive's comment may set, one per line:
 //
-//	base: library       start from a copy of examples/library
-//	base: agents        start from a copy of testdata/agents (the team project)
-//	encoding: utf-8     offer UTF-8 positions (columns count bytes)
-//	capabilities: JSON  merged into the client's default capabilities
+//	base: library          start from a copy of examples/library
+//	base: agents           start from a copy of testdata/agents (the team project)
+//	encoding: utf-8        offer UTF-8 positions (columns count bytes)
+//	capabilities: JSON     merged into the client's default capabilities
+//	link: path -> target   a symbolic link at path to target
+//	server: in-process     serve from this process, without a file watcher of
+//	                       the server's own: only the editor's tells of changes
 //
-// Its files are written over the base. A file whose text holds cursors is
-// written without them and opened in the editor. A cursor is ‸ or «name».
-// The sections whose name starts with @ are, in order:
+// Its files are written over the base; without a base, a .ctxls.yaml
+// naming context as the context root comes with files under context/
+// unless the archive has its own. A file whose text holds cursors is
+// written without them and opened in the editor. A cursor is ‸ or «name»;
+// a section may give a position instead, line:char in the last document
+// opened or path:line:char.
 //
-//	@open path               the editor (re)opens path with this text, cursors
-//	                         marked, or with its text on disk when the section
-//	                         is empty, after closing every document it had open
+// The sections whose name starts with @ run in order. These change what
+// the server sees and hold a text or nothing:
+//
+//	@open path...            the editor (re)opens path with this text, cursors
+//	                         marked, or each path with its text on disk when
+//	                         the section is empty, after closing every
+//	                         document it had open
+//	@change path             the editor replaces the whole text of the open
+//	                         document path with this one, cursors marked
+//	@close path              the editor closes path: the disk is its truth again
+//	@settings {json}         the editor's ctxls settings change to these
+//	@write path              another program writes path with this text, and
+//	                         the editor's watcher tells the server
+//	@remove path             another program removes path, and the editor's
+//	                         watcher tells the server
+//
+// These ask, and each holds the answer it must get:
+//
 //	@hover [cursor]          hover at the cursor (‸ when none is named)
 //	@definition [cursor]     definition
 //	@references [cursor]     references without the declaration
@@ -46,6 +71,8 @@ import (
 //	@prepareRename [cursor]  prepareRename
 //	@rename cursor newName   rename (‸ as the cursor "‸")
 //	@codeAction [cursor]     quick fixes for the diagnostic at the cursor
+//	@codeAction cursor kind  the actions of kind (a prefix, as "refactor")
+//	                         at the cursor, with no diagnostic in the context
 //	@symbols [path]          document symbols (of the last opened document
 //	@links [path]            document links   when no path is given)
 //	@lens [path]             code lenses
@@ -53,9 +80,17 @@ import (
 //	@diagnostics [path]      the diagnostics the server publishes
 //	@workspaceSymbol query   workspace symbols
 //	@willRename old new      the edits before a file or folder is moved
+//	@messages                the messages the server has shown (type and text)
+//	@method name [params]    a custom method, its params a JSON object ({}
+//	                         when none) in which $ROOT is the workspace's URI;
+//	                         the answer is its result as indented JSON
 //
-// and each holds the answer the request must get: its result rendered as
-// text, or "error CODE: message" for an error response.
+// An answer is the result rendered as text, or "error CODE: message" for
+// an error response; in every answer the workspace's URI and path are
+// written $ROOT. The answers the server sends in its own time
+// (diagnostics, messages) are waited for until they are the archive's.
+// An argument that holds a space is written as a Go string:
+// @willRename a.md "b c.md".
 var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests with the server's")
 
 // fixtureDir holds the request fixtures.
@@ -111,6 +146,8 @@ func runFixture(t *testing.T, path string) {
 	r := &fixtureRun{t: t, ctx: stdioCtx(t), cursors: map[string]fixtureCursor{}, version: map[string]int{}}
 	caps := stdioDefaultCapabilities()
 	base := ""
+	links := map[string]string{}
+	inProcess := false
 	for _, line := range strings.Split(a.Comment, "\n") {
 		key, value, ok := strings.Cut(line, ": ")
 		if !ok {
@@ -125,6 +162,17 @@ func runFixture(t *testing.T, path string) {
 			}
 			r.utf8 = true
 			caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
+		case "server":
+			if value != "in-process" {
+				t.Fatalf("server %q: only in-process is offered beside the binary", value)
+			}
+			inProcess = true
+		case "link":
+			path, target, ok := strings.Cut(value, " -> ")
+			if !ok {
+				t.Fatalf("link %q: want path -> target", value)
+			}
+			links[path] = target
 		case "capabilities":
 			var more map[string]any
 			if err := json.Unmarshal([]byte(value), &more); err != nil {
@@ -156,9 +204,19 @@ func runFixture(t *testing.T, path string) {
 			opens = append(opens, f)
 		}
 	}
+	if base == "" {
+		// A tree of topics under context/ is a library, as libtest
+		// writes it.
+		disk = libtest.WithRoot(disk)
+	}
 	testtree.WriteFiles(t, r.root, disk)
+	fsguardtest.Links(t, r.root, links)
 
-	r.c = stdioStart(t, r.root)
+	if inProcess {
+		r.c = inprocStart(t, r.root, inprocOptions{noInit: true}).Client
+	} else {
+		r.c = stdioStart(t, r.root)
+	}
 	init, err := r.c.Initialize(r.ctx, r.root, caps, nil)
 	if err != nil {
 		t.Fatalf("initialize: %v\nstderr: %s", err, stdioTail(r.c.Stderr(), 2000))
@@ -176,19 +234,55 @@ func runFixture(t *testing.T, path string) {
 			continue
 		}
 		verb, args, _ := strings.Cut(strings.TrimPrefix(f.Name, "@"), " ")
-		if verb == "open" {
+		switch verb {
+		case "open":
 			if err := r.c.CloseAll(); err != nil {
 				t.Fatal(err)
 			}
-			text := f.Data
-			if text == "" {
-				text = stdioRead(t, filepath.Join(r.root, filepath.FromSlash(args)))
+			clear(r.version)
+			paths := fixtureArgs(t, args)
+			if f.Data != "" && len(paths) != 1 {
+				t.Fatalf("-- %s --: a text opens one path", f.Name)
 			}
-			r.open(args, text)
+			for _, p := range paths {
+				text := f.Data
+				if text == "" {
+					text = stdioRead(t, filepath.Join(r.root, filepath.FromSlash(p)))
+				}
+				r.open(p, text)
+			}
+			continue
+		case "change":
+			r.change(args, f.Data)
+			continue
+		case "settings":
+			var settings map[string]any
+			if err := json.Unmarshal([]byte(args), &settings); err != nil {
+				t.Fatalf("-- %s --: %v", f.Name, err)
+			}
+			if err := r.c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": settings}}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		case "write", "remove":
+			r.disk(verb, args, f.Data)
+			continue
+		case "close":
+			uri := r.doc([]string{args})
+			if err := r.c.DidClose(uri); err != nil {
+				t.Fatal(err)
+			}
+			delete(r.version, uri)
 			continue
 		}
 		want := f.Data
-		got := r.ask(verb, strings.Fields(args), want)
+		var got string
+		if verb == "method" {
+			name, params, _ := strings.Cut(args, " ")
+			got = r.method(name, params)
+		} else {
+			got = r.ask(verb, fixtureArgs(t, args), want)
+		}
 		if got == want {
 			continue
 		}
@@ -204,6 +298,29 @@ func runFixture(t *testing.T, path string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// fixtureArgs splits a section's arguments at spaces; an argument that
+// holds a space is written as a Go string, "like this".
+func fixtureArgs(t *testing.T, s string) []string {
+	t.Helper()
+	var args []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if s[0] != '"' {
+			arg, rest, _ := strings.Cut(s, " ")
+			args = append(args, arg)
+			s = rest
+			continue
+		}
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			t.Fatalf("arguments %s: %v", s, err)
+		}
+		arg, _ := strconv.Unquote(q)
+		args = append(args, arg)
+		s = s[len(q):]
+	}
+	return args
 }
 
 // fixtureMerge merges more into caps, object by object.
@@ -258,6 +375,55 @@ func (r *fixtureRun) open(rel, text string) {
 	}
 	r.version[uri] = 1
 	r.lastURI = uri
+	r.mark(uri, text, marks)
+}
+
+// change replaces the text of the open document rel with text, its
+// cursors taken out.
+func (r *fixtureRun) change(rel, text string) {
+	r.t.Helper()
+	text, marks := fixtureMarks(text)
+	uri := r.doc([]string{rel})
+	v, ok := r.version[uri]
+	if !ok {
+		r.t.Fatalf("@change %s: the document is not open", rel)
+	}
+	r.version[uri] = v + 1
+	if err := r.c.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": v + 1},
+		"contentChanges": []any{map[string]any{"text": text}},
+	}); err != nil {
+		r.t.Fatal(err)
+	}
+	r.lastURI = uri
+	r.mark(uri, text, marks)
+}
+
+// disk writes rel with text, or removes it, as another program does, and
+// tells the server as the editor's watcher does.
+func (r *fixtureRun) disk(verb, rel, text string) {
+	r.t.Helper()
+	p := filepath.Join(r.root, filepath.FromSlash(rel))
+	change := 2 // changed
+	if verb == "remove" {
+		change = 3
+		if err := os.Remove(p); err != nil {
+			r.t.Fatal(err)
+		}
+	} else {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			change = 1 // created
+		}
+		testtree.Write(r.t, p, text)
+	}
+	if err := r.c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+		map[string]any{"uri": stdioFileURI(p), "type": change}}}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// mark records the cursors of uri's text.
+func (r *fixtureRun) mark(uri, text string, marks []fixtureMark) {
 	for _, m := range marks {
 		before := text[:m.off]
 		start := strings.LastIndexByte(before, '\n') + 1
@@ -269,18 +435,30 @@ func (r *fixtureRun) open(rel, text string) {
 	}
 }
 
-// cursor returns the cursor named by args[0], or ‸.
+// cursor returns the cursor named by args[0], or ‸; a name line:char is
+// that position of the last document opened, path:line:char that of path.
 func (r *fixtureRun) cursor(args []string) fixtureCursor {
 	r.t.Helper()
 	name := "‸"
 	if len(args) > 0 {
 		name = args[0]
 	}
-	c, ok := r.cursors[name]
-	if !ok {
+	if c, ok := r.cursors[name]; ok {
+		return c
+	}
+	// [path:]line:char
+	uri := r.lastURI
+	parts := strings.Split(name, ":")
+	if n := len(parts); n > 2 {
+		uri = r.doc([]string{strings.Join(parts[:n-2], ":")})
+		parts = parts[n-2:]
+	}
+	line, err1 := strconv.Atoi(parts[0])
+	char, err2 := strconv.Atoi(parts[len(parts)-1])
+	if len(parts) != 2 || err1 != nil || err2 != nil {
 		r.t.Fatalf("no cursor %q in the texts opened", name)
 	}
-	return c
+	return fixtureCursor{uri, line, char}
 }
 
 // doc returns the URI of the document args[0] names, or of the last one
@@ -423,6 +601,14 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 		return r.workspaceEdit(edit)
 	case "codeAction":
 		cur := r.cursor(args)
+		if len(args) == 2 {
+			at := ClientRange{Start: ClientPosition{cur.line, cur.char}, End: ClientPosition{cur.line, cur.char}}
+			return r.codeActions(map[string]any{
+				"textDocument": map[string]any{"uri": cur.uri},
+				"range":        at,
+				"context":      map[string]any{"diagnostics": []any{}, "only": []string{args[1]}},
+			})
+		}
 		ds, err := r.c.WaitDiagnostics(r.ctx, cur.uri, func(ds []ClientDiagnostic) bool {
 			return slices.ContainsFunc(ds, func(d ClientDiagnostic) bool { return fixtureCovers(d.Range, cur) })
 		})
@@ -430,28 +616,11 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			r.t.Fatalf("no diagnostic at the cursor: %v", err)
 		}
 		i := slices.IndexFunc(ds, func(d ClientDiagnostic) bool { return fixtureCovers(d.Range, cur) })
-		var actions []struct {
-			Title string              `json:"title"`
-			Kind  string              `json:"kind"`
-			Edit  *stdioWorkspaceEdit `json:"edit"`
-		}
-		if e := r.call("textDocument/codeAction", map[string]any{
+		return r.codeActions(map[string]any{
 			"textDocument": map[string]any{"uri": cur.uri},
 			"range":        ds[i].Range,
 			"context":      map[string]any{"diagnostics": []ClientDiagnostic{ds[i]}, "only": []string{"quickfix"}},
-		}, &actions); e != "" {
-			return e
-		}
-		var b strings.Builder
-		for _, a := range actions {
-			fmt.Fprintf(&b, "%s (%s)\n", a.Title, a.Kind)
-			for _, l := range strings.SplitAfter(r.workspaceEdit(a.Edit), "\n") {
-				if l != "" {
-					b.WriteString("\t" + l)
-				}
-			}
-		}
-		return b.String()
+		})
 	case "symbols":
 		var syms []fixtureSymbol
 		if e := r.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": r.doc(args)}}, &syms); e != "" {
@@ -529,6 +698,9 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 			var b strings.Builder
 			for _, d := range ds {
 				fmt.Fprintf(&b, "%s %d %s: %s\n", fixtureRange(d.Range), d.Severity, d.CodeString(), r.rel(d.Message))
+				for _, rel := range d.Related {
+					fmt.Fprintf(&b, "\trelated %s %s\n", r.location(rel.Location), r.rel(rel.Message))
+				}
 			}
 			return b.String()
 		}
@@ -539,9 +711,185 @@ func (r *fixtureRun) ask(verb string, args []string, want string) string {
 		}
 		ds, _ := r.c.WaitDiagnostics(r.ctx, uri, func(ds []ClientDiagnostic) bool { return render(ds) == want })
 		return render(ds)
+	case "messages":
+		render := func() string {
+			var b strings.Builder
+			for _, n := range r.c.Notifications("window/showMessage") {
+				var m struct {
+					Type    int    `json:"type"`
+					Message string `json:"message"`
+				}
+				if err := json.Unmarshal(n.Params, &m); err != nil {
+					r.t.Fatalf("window/showMessage %s: %v", n.Params, err)
+				}
+				fmt.Fprintf(&b, "%d %s\n", m.Type, r.rel(m.Message))
+			}
+			return b.String()
+		}
+		if *fixtureUpdate {
+			r.quiet("window/showMessage")
+			return render()
+		}
+		for {
+			ch := r.c.Expect("window/showMessage", func(json.RawMessage) bool { return true })
+			if got := render(); got == want {
+				return got
+			}
+			select {
+			case <-ch:
+			case <-r.ctx.Done():
+				return render()
+			}
+		}
 	}
 	r.t.Fatalf("unknown request @%s", verb)
 	return ""
+}
+
+// codeActions asks for the code actions of params and renders each: its
+// title and kind, and its edit indented below.
+func (r *fixtureRun) codeActions(params map[string]any) string {
+	r.t.Helper()
+	var actions []struct {
+		Title string              `json:"title"`
+		Kind  string              `json:"kind"`
+		Edit  *stdioWorkspaceEdit `json:"edit"`
+	}
+	if e := r.call("textDocument/codeAction", params, &actions); e != "" {
+		return e
+	}
+	var b strings.Builder
+	for _, a := range actions {
+		fmt.Fprintf(&b, "%s (%s)\n", a.Title, a.Kind)
+		for _, l := range strings.SplitAfter(r.workspaceEdit(a.Edit), "\n") {
+			if l != "" {
+				b.WriteString("\t" + l)
+			}
+		}
+	}
+	return b.String()
+}
+
+// method calls a custom method with params, JSON in which $ROOT stands
+// for the workspace's URI, and renders its result as indented JSON.
+func (r *fixtureRun) method(name, params string) string {
+	r.t.Helper()
+	params = strings.TrimSpace(params)
+	if params == "" {
+		params = "{}"
+	}
+	params = strings.ReplaceAll(params, "$ROOT", stdioFileURI(r.root))
+	if !json.Valid([]byte(params)) {
+		r.t.Fatalf("@method %s: params %s are not JSON", name, params)
+	}
+	var raw json.RawMessage
+	if e := r.call(name, json.RawMessage(params), &raw); e != "" {
+		return e
+	}
+	out, err := fixtureJSON(raw)
+	if err != nil {
+		r.t.Fatalf("%s: result %s: %v", name, raw, err)
+	}
+	return r.rel(out)
+}
+
+// fixtureJSONWidth is the width up to which fixtureJSON writes an object
+// or array on one line.
+const fixtureJSONWidth = 100
+
+// fixtureJSON renders a JSON value indented, its keys in the order they
+// came, each object or array that fits on fixtureJSONWidth columns on one
+// line.
+func fixtureJSON(raw []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := fixtureJSONValue(dec)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	v.write(&b, "")
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+// fixtureJSONNode is a JSON value: a scalar's text, or an object's keys
+// and values, or an array's values.
+type fixtureJSONNode struct {
+	scalar string
+	delim  json.Delim // '{' or '[' for an object or array
+	keys   []string
+	vals   []*fixtureJSONNode
+}
+
+func fixtureJSONValue(dec *json.Decoder) (*fixtureJSONNode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		text, err := json.Marshal(tok)
+		return &fixtureJSONNode{scalar: string(text)}, err
+	}
+	n := &fixtureJSONNode{delim: d}
+	for dec.More() {
+		if d == '{' {
+			key, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := json.Marshal(key)
+			n.keys = append(n.keys, string(k))
+		}
+		v, err := fixtureJSONValue(dec)
+		if err != nil {
+			return nil, err
+		}
+		n.vals = append(n.vals, v)
+	}
+	_, err = dec.Token() // the closing delimiter
+	return n, err
+}
+
+// compact is the value on one line.
+func (n *fixtureJSONNode) compact() string {
+	if n.delim == 0 {
+		return n.scalar
+	}
+	var b strings.Builder
+	b.WriteRune(rune(n.delim))
+	for i, v := range n.vals {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if n.delim == '{' {
+			b.WriteString(n.keys[i] + ": ")
+		}
+		b.WriteString(v.compact())
+	}
+	b.WriteRune(rune(n.delim) + 2) // '}' or ']'
+	return b.String()
+}
+
+func (n *fixtureJSONNode) write(b *strings.Builder, indent string) {
+	if one := n.compact(); n.delim == 0 || len(n.vals) == 0 || len(indent)+len(one) <= fixtureJSONWidth {
+		b.WriteString(one)
+		return
+	}
+	b.WriteRune(rune(n.delim))
+	for i, v := range n.vals {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n" + indent + "  ")
+		if n.delim == '{' {
+			b.WriteString(n.keys[i] + ": ")
+		}
+		v.write(b, indent+"  ")
+	}
+	b.WriteString("\n" + indent)
+	b.WriteRune(rune(n.delim) + 2)
 }
 
 // quietDiagnostics waits for a publication of uri's diagnostics and then
@@ -551,19 +899,26 @@ func (r *fixtureRun) quietDiagnostics(uri string) []ClientDiagnostic {
 	if _, err := r.c.WaitDiagnostics(r.ctx, uri, func([]ClientDiagnostic) bool { return true }); err != nil {
 		r.t.Fatal(err)
 	}
-	n := len(r.c.Notifications("textDocument/publishDiagnostics"))
+	r.quiet("textDocument/publishDiagnostics")
+	p, _ := r.c.LatestDiagnostics(uri)
+	return p.Diagnostics
+}
+
+// quiet waits until no notification of method has come for two seconds.
+func (r *fixtureRun) quiet(method string) {
+	r.t.Helper()
+	n := len(r.c.Notifications(method))
 	for {
 		select {
 		case <-r.ctx.Done():
-			r.t.Fatal("diagnostics kept coming")
+			r.t.Fatalf("%s kept coming", method)
 		case <-time.After(2 * time.Second):
 		}
-		if m := len(r.c.Notifications("textDocument/publishDiagnostics")); m == n {
-			p, _ := r.c.LatestDiagnostics(uri)
-			return p.Diagnostics
-		} else {
-			n = m
+		m := len(r.c.Notifications(method))
+		if m == n {
+			return
 		}
+		n = m
 	}
 }
 
@@ -641,7 +996,8 @@ func (r *fixtureRun) locations(locs []ClientLocation, sorted bool) string {
 }
 
 // workspaceEdit renders a WorkspaceEdit: its text edits in order of file
-// and position, then its file operations, one a line.
+// and position, then its file operations and the versions of the open
+// documents its edits apply to, one a line.
 func (r *fixtureRun) workspaceEdit(e *stdioWorkspaceEdit) string {
 	if e == nil {
 		return "null\n"
@@ -664,6 +1020,9 @@ func (r *fixtureRun) workspaceEdit(e *stdioWorkspaceEdit) string {
 		case dc.TextDocument != nil:
 			for _, te := range dc.Edits {
 				edits = append(edits, edit{dc.TextDocument.URI, te})
+			}
+			if v := dc.TextDocument.Version; v != nil {
+				ops = append(ops, fmt.Sprintf("edits %s at version %d\n", r.rel(dc.TextDocument.URI), *v))
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -141,26 +140,4 @@ func TestInprocMissingRootShowsMessage(t *testing.T) {
 	if err := c.call("ctxls/catalog", map[string]any{}, &res); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("catalog on a missing root: %v, %v; want an error that says the folder does not exist", res, err)
 	}
-}
-
-// A chain of .ctxls.yaml that names no command is a problem of that file,
-// which goes away once the command exists.
-func TestInprocChainNamingNoCommand(t *testing.T) {
-	t.Parallel()
-	c := inprocWorkspace(t, map[string]string{
-		".ctxls.yaml":           "chains:\n  ok: [implement]\n  broken: [implement, deploy]\n",
-		"commands/implement.md": "# Implement\n",
-		"context/python/a.md":   "# A\n\nText.\n",
-	}, inprocOptions{})
-	dir := c.root
-	cfg := c.uri(".ctxls.yaml")
-	got := c.waitDiagnostics(cfg, anyDiagnostics)
-	if len(got.Diagnostics) != 1 || got.Diagnostics[0].Range.Start.Line != 2 ||
-		!strings.Contains(got.Diagnostics[0].Message, `chain "broken" names "deploy"`) {
-		t.Fatalf("diagnostics of .ctxls.yaml: %+v", got.Diagnostics)
-	}
-	testtree.WriteFiles(t, dir, map[string]string{"commands/deploy.md": "# Deploy\n"})
-	deploy := c.uri("commands", "deploy.md")
-	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": deploy, "type": 1}}})
-	c.waitDiagnostics(cfg, diagCodes())
 }

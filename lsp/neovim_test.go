@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 )
 
@@ -71,14 +72,8 @@ func testNeovimConfig(t *testing.T, nvim, config string) {
 	// A Cursor rule and an MCP configuration, each with a problem.
 	mdc := filepath.Join(root, ".cursor", "rules", "broken.mdc")
 	mcpJSON := filepath.Join(root, ".mcp.json")
-	for path, text := range map[string]string{
-		mdc:     "---\ndescription: Broken\nalwaysApply: maybe\n---\n\n# Broken\n",
-		mcpJSON: "{\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"docs-mcp\"},\n    \"docs\": {\"command\": \"other\"}\n  }\n}\n",
-	} {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, mdc, "---\ndescription: Broken\nalwaysApply: maybe\n---\n\n# Broken\n")
+	testtree.Write(t, mcpJSON, "{\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"docs-mcp\"},\n    \"docs\": {\"command\": \"other\"}\n  }\n}\n")
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "result.json")
 	initLua, err := filepath.Abs(filepath.Join("testdata", "nvim", "init.lua"))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
 )
@@ -92,12 +93,7 @@ func TestSessionCostFollowsSnapshot(t *testing.T) {
 	// A skill created on disk, in a folder that did not exist.
 	beta := filepath.Join(dir, ".claude", "skills", "beta", "SKILL.md")
 	created := after("a skill created on disk", func() {
-		if err := os.MkdirAll(filepath.Dir(beta), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(beta, []byte("---\nname: beta\ndescription: Second skill, made while the server ran.\n---\n\nBeta body.\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testtree.Write(t, beta, "---\nname: beta\ndescription: Second skill, made while the server ran.\n---\n\nBeta body.\n")
 	}, func(sc stdioSessionCost) bool { return sc.tokensOf(".claude/skills/beta/SKILL.md") > 0 })
 	if created.TotalAlwaysLoaded <= start.TotalAlwaysLoaded {
 		t.Errorf("total %d after a skill was created, %d before", created.TotalAlwaysLoaded, start.TotalAlwaysLoaded)

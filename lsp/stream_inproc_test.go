@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // inprocRaw is the test client over pipes to a Server in this process,
@@ -143,30 +141,5 @@ func TestInprocCancelRequest(t *testing.T) {
 	c.send(frame(`{"jsonrpc":"2.0","id":3,"method":"ctxls/commands","params":{}}`))
 	if m := c.response("3"); m["error"] != nil {
 		t.Errorf("the next request failed: %s", m["error"])
-	}
-}
-
-func TestInprocDocumentCost(t *testing.T) {
-	t.Parallel()
-	dir := inprocCopyLibrary(t)
-	c := inprocStart(t, dir, inprocOptions{})
-	u := c.open("commands/notes.md", inprocNoteText)
-	var res ops.DocumentCostResponse
-	c.mustCall("ctxls/documentCost", map[string]any{"uri": u}, &res)
-	if res.Total <= 0 || len(res.Items) != 4 {
-		t.Fatalf("documentCost: %+v", res)
-	}
-	if it := res.Items[1]; it.Reference != "python:fastapi_patterns#Dependency Injection" || it.Line != 3 || it.Counted || !it.Resolved {
-		t.Errorf("section item: %+v", it)
-	}
-	if it := res.Items[3]; it.Resolved || it.Reference != "python:django" {
-		t.Errorf("unresolved item: %+v", it)
-	}
-	c.mustCall("ctxls/documentCost", map[string]any{"uri": string(uriOf(dir + "/nope.md"))}, &res)
-	if len(res.Items) != 0 || len(res.Warnings) != 1 {
-		t.Errorf("missing file: %+v", res)
-	}
-	if err := c.call("ctxls/documentCost", map[string]any{}, nil); err == nil {
-		t.Error("documentCost without uri succeeded")
 	}
 }

@@ -90,9 +90,7 @@ func TestStdioFloodBoundedMemory(t *testing.T) {
 	if len(text) >= 8<<20 {
 		t.Fatalf("dense document is %d bytes, over the file limit", len(text))
 	}
-	if err := os.WriteFile(dense, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testtree.Write(t, dense, text)
 	c := startClientEnv(t, root, env, stdioBinaryPath(t), "serve", "--stdio")
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()

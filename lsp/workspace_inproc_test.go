@@ -20,38 +20,18 @@ func mentions(d inprocDiagnostics, s string) bool {
 	return false
 }
 
+// TestInprocDiskChanges checks that the server's own watcher sees a
+// topic deleted on disk, with no event from the client: the references to
+// it in a file nobody has open are published again. The same after the
+// client's event is the fixture testdata/requests/library/topic-removed.txtar.
 func TestInprocDiskChanges(t *testing.T) {
 	t.Parallel()
-	for _, viaWatcher := range []bool{true, false} {
-		name := map[bool]string{true: "watcher", false: "didChangeWatchedFiles"}[viaWatcher]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dir := inprocCopyLibrary(t)
-			c := inprocStart(t, dir, inprocOptions{watch: viaWatcher})
-			implement := c.uri("commands/implement.md")
-			c.waitDiagnostics(implement, nil) // the initial publication
-			// Deleting a topic breaks the references to it in a file nobody
-			// has open: its diagnostics are published again.
-			victim := "context/python/sqlalchemy_patterns.md"
-			c.remove(victim)
-			if !viaWatcher {
-				c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": c.uri(victim), "type": 3}}})
-			}
-			c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return mentions(d, "sqlalchemy_patterns") })
-		})
-	}
-}
-
-func TestInprocConfiguration(t *testing.T) {
-	t.Parallel()
 	dir := inprocCopyLibrary(t)
-	c := inprocStart(t, dir, inprocOptions{})
-	django := c.uri("context/python/django_patterns.md")
-	drift := diagHas("token-drift")
-	c.waitDiagnostics(django, drift)
-	since := c.noteCount()
-	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxls": map[string]any{"driftThreshold": 10}}})
-	c.waitDiagnosticsSince(since, django, func(d inprocDiagnostics) bool { return !drift(d) })
+	c := inprocStart(t, dir, inprocOptions{watch: true})
+	implement := c.uri("commands/implement.md")
+	c.waitDiagnostics(implement, nil) // the initial publication
+	c.remove("context/python/sqlalchemy_patterns.md")
+	c.waitDiagnostics(implement, func(d inprocDiagnostics) bool { return mentions(d, "sqlalchemy_patterns") })
 }
 
 func TestInprocLogAndProgress(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // The hooks of .pre-commit-hooks.yaml run ctxls check once over the
@@ -87,15 +89,7 @@ func TestPreCommitTryRepo(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for name, text := range files {
-			path := filepath.Join(repo, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testtree.WriteFiles(t, repo, files)
 		for _, args := range [][]string{{"init", "-q"}, {"add", "."}} {
 			if out, status := command(t, time.Minute, repo, env, "git", args...); status != 0 {
 				t.Fatalf("git %v: %s", args, out)

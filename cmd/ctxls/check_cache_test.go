@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -155,13 +156,7 @@ func TestCheckReportCache(t *testing.T) {
 func BenchmarkFingerprint(b *testing.B) {
 	dir := b.TempDir()
 	for i := range 4000 {
-		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%40), "sub", fmt.Sprintf("f%04d.md", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(strings.Repeat("line of text\n", 20)), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		testtree.WriteAt(b, dir, fmt.Sprintf("d%02d/sub/f%04d.md", i%40, i), strings.Repeat("line of text\n", 20))
 	}
 	for b.Loop() {
 		if _, ok := fingerprint(b.Context(), dir); !ok {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // writeRulesRepo writes a repository of files empty files in nested
@@ -17,15 +17,7 @@ import (
 // file.
 func writeRulesRepo(tb testing.TB, dir string, files, rules int) {
 	tb.Helper()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { testtree.WriteAt(tb, dir, rel, content) }
 	exts := []string{"ts", "tsx", "go", "py", "md", "json"}
 	for i := range files {
 		write(fmt.Sprintf("packages/pkg%03d/src/mod%02d/file%05d.%s", i%200, i%30, i, exts[i%len(exts)]), "")

@@ -2,11 +2,11 @@ package agentfiles
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/diag"
 )
 
@@ -24,15 +24,7 @@ func TestLoadForAgreesWithLoad(t *testing.T) {
 		"docs/guide.md":                  "# Guide\n",
 		"src/a/index.ts":                 "export {}\n",
 	}
-	for rel, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.WriteFiles(t, root, files)
 	ctx := context.Background()
 	full, err := Load(ctx, root, nil)
 	if err != nil {

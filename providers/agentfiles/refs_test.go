@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/testtree"
 )
 
 // FileRefs names only files of the project that are there: not a link
@@ -12,7 +14,7 @@ import (
 func TestFileRefs(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	for rel, text := range map[string]string{
+	testtree.WriteFiles(t, root, map[string]string{
 		"docs/a.md":                              "# A\n",
 		".github/agents/x.agent.md":              "---\nname: Xavier\ndescription: X.\n---\nBody.\n",
 		".github/agents/helper.agent.md":         "---\ndescription: Helps.\n---\nBody.\n",
@@ -26,15 +28,7 @@ func TestFileRefs(t *testing.T) {
 		".cursor/rules/c.mdc":                    "---\nalwaysApply: true\n---\n[a](../../docs/a.md)\n",
 		".clinerules/general.md":                 "[a](../docs/a.md)\n",
 		".github/instructions/i.instructions.md": "---\napplyTo: \"**\"\n---\n[a](../../docs/a.md)\n",
-	} {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s := mustLoad(t, root, nil)
 	for rel, want := range map[string][]string{
 		".github/prompts/p.prompt.md":            {"custom agent .github/agents/x.agent.md"},

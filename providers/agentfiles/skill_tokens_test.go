@@ -2,11 +2,11 @@ package agentfiles
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -30,15 +30,7 @@ func TestSkillBodyTokensInTheAgentsTokenizer(t *testing.T) {
 	}
 	dir := t.TempDir()
 	skill := "---\nname: big\ndescription: A big skill.\n---\n" + body
-	for _, rel := range []string{".claude/skills/big/SKILL.md", ".agents/skills/big/SKILL.md"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(skill), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.WriteFiles(t, dir, map[string]string{".claude/skills/big/SKILL.md": skill, ".agents/skills/big/SKILL.md": skill})
 	set, err := Load(context.Background(), dir, config.Default())
 	if err != nil {
 		t.Fatal(err)

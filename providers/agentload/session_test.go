@@ -370,16 +370,7 @@ func TestAgentsAreTheFacts(t *testing.T) {
 func TestClaudeOutputStyle(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(rel, text string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, text string) { testtree.WriteAt(t, dir, rel, text) }
 	body := "Answer in as few words as will do, and never apologise.\n"
 	write(".claude/output-styles/terse.md", "---\nname: Terse\ndescription: Short answers.\n---\n"+body)
 	write(".claude/output-styles/long.md", "---\ndescription: Long answers.\n---\nExplain everything at length.\n")

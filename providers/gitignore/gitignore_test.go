@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/gitignore"
 	"github.com/ctxls/ctxls/providers/listing"
 )
@@ -102,26 +103,11 @@ func writeTree(t *testing.T) string {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("GIT_CONFIG_GLOBAL", "")
 	os.Unsetenv("GIT_CONFIG_GLOBAL") // restored by Setenv's cleanup
-	if err := os.MkdirAll(filepath.Join(home, ".config", "git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".config", "git", "ignore"), []byte("global.md\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testtree.WriteAt(t, home, ".config/git/ignore", "global.md\n")
 	dir := t.TempDir()
 	git(t, dir, "init", "-q")
-	for name, content := range tree {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("excluded.md\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testtree.WriteFiles(t, dir, tree)
+	testtree.WriteAt(t, dir, ".git/info/exclude", "excluded.md\n")
 	return dir
 }
 

@@ -135,16 +135,7 @@ func TestBuildDepthSetting(t *testing.T) {
 func TestBuildEdgeCases(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, text string) { testtree.WriteAt(t, dir, name, text) }
 	write("proj/CLAUDE.md", "@self.md @a.md @a.md @b.md @folder @../outside.md @big.md @huge.md @CLAUDE.md @a.md.\n"+
 		"Ask @alice, install @types/node and @v2.1; not @folder/none nor @gone.md\n"+
 		"See @README and @LICENSE and @Makefile\nRead @README.\n")

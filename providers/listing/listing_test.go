@@ -8,22 +8,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/listing"
 )
 
 func writeTree(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	files := map[string]string{}
 	for _, rel := range []string{"a/x.md", "a/skip/y.md", "b/z.md", "b/c/d.md", "e.md", "f/stop.md", "f/after.md", "g/h.md"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[rel] = ""
 	}
-	return dir
+	return testtree.New(t, files)
 }
 
 // visit records the walk and skips as a discovery walk does: a folder by

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/document"
 )
 
@@ -89,15 +90,7 @@ func (tr tree) Generated(p string) bool { return strings.Contains(p, "/dist/") }
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	write := func(rel, text string) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, text string) { testtree.WriteAt(t, root, rel, text) }
 	write("docs/deploy.md", "# D\n\n## Browser WebRTC + server sideband\n")
 	write("docs/empty.md", "")
 	write("src/main.rs", "")

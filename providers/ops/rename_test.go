@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -265,16 +266,7 @@ func TestRenameOverlay(t *testing.T) {
 // imported 201 times by CLAUDE.md and a rule, and linked 8 times: the
 // whole edit, from one snapshot, as the server's rename computes it.
 func BenchmarkRenameTopic(b *testing.B) {
-	dir := b.TempDir()
-	for rel, text := range renameTree(3000, 201) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := testtree.New(b, renameTree(3000, 201))
 	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -300,15 +292,7 @@ func BenchmarkRenameTopic(b *testing.B) {
 // any file moves: every markdown file is looked at for the image's name.
 func BenchmarkMoveFileInLargeWorkspace(b *testing.B) {
 	dir := b.TempDir()
-	write := func(rel, text string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	write := func(rel, text string) { testtree.WriteAt(b, dir, rel, text) }
 	for i := range 5000 {
 		write(fmt.Sprintf("docs/d%d/page%d.md", i%50, i), fmt.Sprintf("# Page %d\n\nSee [the next](../d%d/page%d.md) and [the readme](../../README.md).\n", i, (i+1)%50, i+1))
 	}
