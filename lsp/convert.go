@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
@@ -125,6 +126,10 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 func readText(ctx context.Context, lib *library.Snapshot, path string) ([]byte, error) {
 	data, err := lib.ReadDocument(ctx, path)
 	if err != nil {
+		// The guard's error names the path already.
+		if pe, ok := err.(*fs.PathError); ok {
+			err = pe.Err
+		}
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
 	}
 	if document.IsBinary(data) {

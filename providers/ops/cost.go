@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"go.lsp.dev/uri"
@@ -207,6 +208,10 @@ func (o *Ops) document(ctx context.Context, snap Snapshot, raw string) (*library
 	}
 	data, err := lib.ReadDocument(ctx, path)
 	if err != nil {
+		// The guard's error names the path already.
+		if pe, ok := err.(*fs.PathError); ok {
+			err = pe.Err
+		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if document.IsBinary(data) {
