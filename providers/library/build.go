@@ -22,6 +22,7 @@ import (
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/library/internal/incoming"
+	"github.com/ctxls/ctxls/providers/mdlink"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -377,6 +378,10 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 		f.Topic, f.problems = b.topic(f.Doc, c, f.cache)
 	case discover.CommandFile:
 		f.Command = command(f.Doc, c.Name, p)
+	}
+	if checksLinks(f) {
+		ix := mdlink.Index(f.Doc)
+		f.links = &ix
 	}
 	// Free the tree now rather than after the references are scanned:
 	// the trees of every file of a library would otherwise be live at
