@@ -137,6 +137,11 @@ func load(ctx context.Context, root string, cfg *config.Config, lst *listing.Lis
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}, parsed: parsed}
+	if lst != nil {
+		// The listings serve one command, and so does the set: its reads
+		// of the files the walk listed need not look at their folders.
+		s.root = s.root.Listed(lst)
+	}
 	ignore := newIgnore(cfg.Ignore)
 	git := gitignore.NewListed(abs, cfg.Include, lst)
 	s.git = git

@@ -38,9 +38,14 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
 	root := l.root
-	if root != nil {
+	switch {
+	case root != nil && l.listings != nil:
 		// The build reads every file the walk found: the folders on the
-		// way are resolved once for all, not once per file.
+		// way, which the walk listed, are not looked at again.
+		root = root.Listed(l.listings)
+	case root != nil:
+		// The folders on the way are resolved once for all, not once per
+		// file.
 		root = root.Memo()
 	}
 	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo(), slabs: &slabs{}}

@@ -121,6 +121,28 @@ func (l *Listings) Has(dir, name string) (has, known bool) {
 	return found, true
 }
 
+// EntryType returns the type of the entry name of the folder dir as the
+// folder's listing gave it (a symbolic link is a link, whatever it leads
+// to), and false when no walk listed dir or it holds no such entry.
+func (l *Listings) EntryType(dir, name string) (fs.FileMode, bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	got, ok := l.dirs[dir]
+	l.mu.Unlock()
+	if !ok || got.err != nil {
+		return 0, false
+	}
+	i, found := slices.BinarySearchFunc(got.ents, name, func(e entry, name string) int {
+		return strings.Compare(e.name, name)
+	})
+	if !found {
+		return 0, false
+	}
+	return got.ents[i].typ, true
+}
+
 // WalkDir is filepath.WalkDir with its folders read through l: the same
 // order, the same calls of fn, the same meaning of fs.SkipDir and
 // fs.SkipAll.
