@@ -1,6 +1,7 @@
 package listing_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -183,5 +184,28 @@ func TestEntryType(t *testing.T) {
 	var none *listing.Listings
 	if _, ok := none.EntryType(dir, "e.md"); ok {
 		t.Error("a nil set of listings knows an entry")
+	}
+}
+
+// BenchmarkWalkDir lists a tree of 200 folders of 50 files each, as a
+// check's first walk lists a repository.
+func BenchmarkWalkDir(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 200 {
+		d := filepath.Join(dir, fmt.Sprintf("p%03d", i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range 50 {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("m%03d.ts", j)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := listing.New().WalkDir(dir, func(string, fs.DirEntry, error) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
