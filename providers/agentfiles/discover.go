@@ -168,6 +168,12 @@ func load(ctx context.Context, root string, cfg *config.Config, lst *listing.Lis
 			return true
 		}
 		if len(s.all) < maxWorkspaceFiles {
+			if len(s.all) == cap(s.all) {
+				// Double the room: append grows a long slice by a
+				// quarter, copying the paths of a large tree many times
+				// over on the way.
+				s.all = slices.Grow(s.all, max(len(s.all), 1024))
+			}
 			s.all = append(s.all, rel)
 		}
 		if !maybeAgentFile(name) {
