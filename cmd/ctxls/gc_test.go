@@ -1,10 +1,12 @@
 package main
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 func gcCycles() uint64 {
@@ -68,4 +70,69 @@ func TestCollectIfDue(t *testing.T) {
 		t.Fatal("did not collect with more than half the room used")
 	}
 	runtime.KeepAlive(keep)
+}
+
+// gcPolicy returns the process's GOGC (-1 when off) and memory limit.
+func gcPolicy() (percent int, limit int64) {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return int(int64(s[0].Value.Uint64())), int64(s[1].Value.Uint64())
+}
+
+// TestHeapFloor sets the process's GC policy, so it runs alone, and puts
+// back the one it found.
+func TestHeapFloor(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	tests := []struct {
+		name string
+		// end ends the floor: a collection, or the caller's lift.
+		end func(t *testing.T, lift func())
+	}{
+		{"a collection at the floor lifts it", func(t *testing.T, lift func()) {
+			deadline := time.Now().Add(10 * time.Second)
+			for p, _ := gcPolicy(); p != serverGCPercent; p, _ = gcPolicy() {
+				if time.Now().After(deadline) {
+					t.Fatalf("GOGC still %d 10 s after the first collection", p)
+				}
+				runtime.GC()
+				time.Sleep(time.Millisecond)
+			}
+		}},
+		{"the caller lifts it", func(t *testing.T, lift func()) { lift() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GOGC", "")
+			t.Setenv("GOMEMLIMIT", "")
+			debug.SetGCPercent(100)
+			debug.SetMemoryLimit(math.MaxInt64)
+			lift := setCheckGC()
+			defer lift()
+			if p, l := gcPolicy(); p != -1 || l != checkHeapFloor {
+				t.Fatalf("under the floor: GOGC %d, limit %d; want off and %d", p, l, checkHeapFloor)
+			}
+			tt.end(t, lift)
+			if p, l := gcPolicy(); p != serverGCPercent || l != serverMemoryLimit {
+				t.Fatalf("after the floor: GOGC %d, limit %d; want %d and %d", p, l, serverGCPercent, serverMemoryLimit)
+			}
+			// Lifting again, or the collection's lift coming late, keeps
+			// what the process has set since.
+			debug.SetGCPercent(100)
+			lift()
+			runtime.GC()
+			if p, _ := gcPolicy(); p != 100 {
+				t.Fatalf("a second lift set GOGC %d over the 100 set since", p)
+			}
+		})
+	}
+	t.Run("GOGC set", func(t *testing.T) {
+		t.Setenv("GOGC", "200")
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+		setCheckGC()()
+		if p, _ := gcPolicy(); p == -1 {
+			t.Fatal("the floor turned GOGC off though the environment sets it")
+		}
+	})
 }

@@ -137,6 +137,11 @@ func load(ctx context.Context, root string, cfg *config.Config, lst *listing.Lis
 		return nil, fmt.Errorf("agent files of %s: %w", root, err)
 	}
 	s := &Set{Root: abs, cfg: cfg, root: fsguard.NewRoot(abs), dirs: map[string]bool{".": true}, byPath: map[string]*File{}, parsed: parsed}
+	if lst != nil {
+		// The listings serve one command, and so does the set: its reads
+		// of the files the walk listed need not look at their folders.
+		s.root = s.root.Listed(lst)
+	}
 	ignore := newIgnore(cfg.Ignore)
 	git := gitignore.NewListed(abs, cfg.Include, lst)
 	s.git = git
@@ -163,6 +168,12 @@ func load(ctx context.Context, root string, cfg *config.Config, lst *listing.Lis
 			return true
 		}
 		if len(s.all) < maxWorkspaceFiles {
+			if len(s.all) == cap(s.all) {
+				// Double the room: append grows a long slice by a
+				// quarter, copying the paths of a large tree many times
+				// over on the way.
+				s.all = slices.Grow(s.all, max(len(s.all), 1024))
+			}
 			s.all = append(s.all, rel)
 		}
 		if !maybeAgentFile(name) {

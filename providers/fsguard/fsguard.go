@@ -54,6 +54,16 @@ type Root struct {
 	real string // dir with its symbolic links resolved
 	// dirs, when set, holds the folders resolved so far (see Memo).
 	dirs *dirMemo
+	// listed, when set, holds the folders a walk listed (see Listed).
+	listed Lister
+}
+
+// Lister is what a walk of the workspace read of its folders.
+type Lister interface {
+	// EntryType returns the type of the entry name of the folder dir,
+	// as the listing of dir gave it, and false when no walk listed dir
+	// or dir has no such entry.
+	EntryType(dir, name string) (fs.FileMode, bool)
 }
 
 // dirMemo holds folders with their symbolic links resolved, or the error
@@ -62,6 +72,9 @@ type dirMemo struct {
 	mu    sync.Mutex
 	dirs  map[string]resolvedDir
 	files map[string]lstatResult
+	// walked holds whether a folder was reached by a walk from the
+	// workspace's directory through folders alone (see Listed).
+	walked map[string]bool
 	// kernel holds, by device, whether its file system is one of the
 	// kernel's (the error special gives, or nil).
 	kernel map[uint64]error
@@ -88,8 +101,72 @@ type resolvedDir struct {
 // concurrent use.
 func (r *Root) Memo() *Root {
 	m := *r
-	m.dirs = &dirMemo{dirs: map[string]resolvedDir{}, files: map[string]lstatResult{}, kernel: map[uint64]error{}}
+	m.dirs = &dirMemo{dirs: map[string]resolvedDir{}, files: map[string]lstatResult{}, kernel: map[uint64]error{}, walked: map[string]bool{}}
 	return &m
+}
+
+// Listed returns a memo (see Memo) that also trusts what a walk of the
+// workspace listed, for one command that reads files the walk found: a
+// file listed as a regular file, in a folder listed in its parent as a
+// folder (not a link) and so on up to the workspace's directory, is read
+// without a look at its folders. The walk saw each of them as a folder,
+// so that a link put on the way since is not noticed, as ReadWalked does
+// not notice it; the open still refuses a link at the file's own name,
+// and what it opened is checked as ever. Any other path is read as the
+// memo reads it.
+func (r *Root) Listed(l Lister) *Root {
+	m := r.Memo()
+	m.listed = l
+	return m
+}
+
+// walkedDir reports whether dir is the workspace's directory or a folder
+// that the listing of its parent, itself walked, gives as a folder.
+func (r *Root) walkedDir(dir string) bool {
+	if dir == r.dir {
+		return true
+	}
+	m := r.dirs
+	m.mu.Lock()
+	ok, known := m.walked[dir]
+	m.mu.Unlock()
+	if known {
+		return ok
+	}
+	parent := filepath.Dir(dir)
+	ok = parent != dir && Within(r.dir, parent)
+	if ok {
+		typ, listed := r.listed.EntryType(parent, filepath.Base(dir))
+		ok = listed && typ == fs.ModeDir && r.walkedDir(parent)
+	}
+	m.mu.Lock()
+	m.walked[dir] = ok
+	m.mu.Unlock()
+	return ok
+}
+
+// readListed is ReadFileInfo of a file a walk listed (see Listed); ok is
+// false for any other path, or when the open fails other than for a
+// missing file: ReadFileInfo then reads p as it reads it without a
+// listing.
+func (r *Root) readListed(ctx context.Context, p string, limit int64) (data []byte, fi fs.FileInfo, err error, ok bool) {
+	dir, base := filepath.Split(p)
+	if base == "" || p != filepath.Clean(p) {
+		return nil, nil, nil, false
+	}
+	dir = filepath.Clean(dir)
+	if typ, listed := r.listed.EntryType(dir, base); !listed || !typ.IsRegular() || !r.walkedDir(dir) {
+		return nil, nil, nil, false
+	}
+	data, fi, err = readFile(ctx, p, p, limit, openNoFollow, nil, r.dirs)
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "open" {
+		if !errors.Is(pe.Err, fs.ErrNotExist) {
+			return nil, nil, nil, false
+		}
+		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: pe.Err}, true
+	}
+	return data, fi, err, true
 }
 
 // lstat is os.Lstat of p, looked at once.
@@ -274,6 +351,11 @@ func (r *Root) ReadFileInfo(ctx context.Context, p string, limit int64) ([]byte,
 		return nil, nil, err
 	}
 	if r.dirs != nil && openNoFollow != 0 && Within(r.dir, p) {
+		if r.listed != nil {
+			if data, fi, err, ok := r.readListed(ctx, p, limit); ok {
+				return data, fi, err
+			}
+		}
 		if data, fi, err, ok := r.readMemo(ctx, p, limit); ok {
 			return data, fi, err
 		}

@@ -5,6 +5,7 @@ package fsguard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
+	"github.com/ctxls/ctxls/providers/listing"
 )
 
 // tree makes a workspace and a directory outside it with the entries the
@@ -463,5 +465,66 @@ func TestMemoReadErrors(t *testing.T) {
 				t.Errorf("memo ReadFile(%s) = %v; want %v", rel, got, want)
 			}
 		}
+	}
+}
+
+// fakeListing is a Lister of given entries: by folder, each name's type.
+type fakeListing map[string]map[string]fs.FileMode
+
+func (l fakeListing) EntryType(dir, name string) (fs.FileMode, bool) {
+	typ, ok := l[dir][name]
+	return typ, ok
+}
+
+// TestListed reads through what a walk listed: every path reads as it
+// reads without the listing, a folder the walk found as a link included,
+// whatever a listing of that folder says, and a file replaced by a link
+// or removed since the walk fails as it fails without the listing.
+func TestListed(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	lst := listing.New()
+	if err := lst.WalkDir(root, func(p string, d fs.DirEntry, err error) error { return err }); err != nil {
+		t.Fatal(err)
+	}
+	// A listing that also went into the links to folders, inside and out.
+	through := fakeListing{
+		root:                           {"a.md": 0, "sub": fs.ModeDir, "outdir": fs.ModeSymlink, "subdir": fs.ModeSymlink},
+		filepath.Join(root, "sub"):     {"b.md": 0},
+		filepath.Join(root, "outdir"):  {"secret.md": 0},
+		filepath.Join(root, "subdir"):  {"b.md": 0},
+		filepath.Join(root, "missing"): {"x.md": 0},
+	}
+	plain := NewRoot(root)
+	rels := []string{"a.md", "sub/b.md", "inside.md", "nested.md", "out.md", "relout.md", "loop1.md", "dangling.md", "pipe.md", "topipe.md", "sub", "outdir/secret.md", "subdir/b.md", "missing/x.md", "gone.md"}
+	for name, l := range map[string]Lister{"walk": lst, "through links": through} {
+		listed := plain.Listed(l)
+		for _, rel := range rels {
+			p := filepath.Join(root, filepath.FromSlash(rel))
+			want, wantErr := plain.ReadFile(t.Context(), p, 1<<20)
+			got, err := listed.ReadFile(t.Context(), p, 1<<20)
+			if string(got) != string(want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("%s: ReadFile(%s) = %q, %v; want %q, %v", name, rel, got, err, want, wantErr)
+			}
+			if err != nil && strings.Contains(err.Error(), outside) {
+				t.Errorf("%s: ReadFile(%s)'s error %q shows where a link leads", name, rel, err)
+			}
+		}
+	}
+
+	// Since the walk: a file replaced by a link out, another removed.
+	listed := plain.Listed(lst)
+	if err := os.Remove(filepath.Join(root, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	fsguardtest.Link(t, filepath.Join(outside, "secret.md"), filepath.Join(root, "a.md"))
+	if b, err := listed.ReadFile(t.Context(), filepath.Join(root, "a.md"), 1<<20); !errors.Is(err, ErrOutsideWorkspace) || len(b) != 0 {
+		t.Errorf("ReadFile of a listed file replaced by a link out = %q, %v; want ErrOutsideWorkspace", b, err)
+	}
+	if err := os.Remove(filepath.Join(root, "sub", "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := listed.ReadFile(t.Context(), filepath.Join(root, "sub", "b.md"), 1<<20); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile of a listed file removed since = %v; want fs.ErrNotExist", err)
 	}
 }

@@ -64,6 +64,27 @@ type pattern struct {
 	p      gi.Pattern
 	domain []string // the folder of its file, relative to the repository's top
 	simple bool     // no slash but a trailing one: matches a last name only
+	// A simple pattern without wildcards or escapes is its name, or a
+	// "*" and the end of its names (suffix): those are matched without
+	// the general matcher, which most patterns of a .gitignore are.
+	name, suffix string
+	dirOnly      bool // a trailing slash: matches folders only
+	negated      bool // a leading "!": includes back what it matches
+}
+
+// plain reports whether a simple pattern is matched by name or suffix.
+func (p *pattern) plain() bool { return p.name != "" || p.suffix != "" }
+
+// matchPlain is the answer of a plain pattern for a path whose last name
+// is last: Exclude, Include or NoMatch, as the general matcher gives it.
+func (p *pattern) matchPlain(last string, isDir bool) gi.MatchResult {
+	switch {
+	case p.name != "" && last != p.name, p.suffix != "" && !strings.HasSuffix(last, p.suffix), p.dirOnly && !isDir:
+		return gi.NoMatch
+	case p.negated:
+		return gi.Include
+	}
+	return gi.Exclude
 }
 
 // include is one entry of the workspace's list of paths read although
@@ -156,7 +177,7 @@ func (m *Matcher) GitIgnored(rel string, isDir bool) bool {
 		return m.dir(rel).ignored
 	}
 	parent := m.dir(path.Dir(rel))
-	return parent.ignored || match(m.patterns(path.Dir(rel), parent), m.comps(rel), false)
+	return parent.ignored || m.match(m.patterns(path.Dir(rel), parent), rel, false)
 }
 
 // dir returns what is known of the folder at rel, reading the .gitignore
@@ -167,7 +188,7 @@ func (m *Matcher) dir(rel string) *dir {
 	}
 	parent := m.dir(path.Dir(rel))
 	d := &dir{parent: parent}
-	d.ignored = parent.ignored || match(m.patterns(path.Dir(rel), parent), m.comps(rel), true)
+	d.ignored = parent.ignored || m.match(m.patterns(path.Dir(rel), parent), rel, true)
 	m.dirs[rel] = d
 	return d
 }
@@ -229,13 +250,28 @@ func (m *Matcher) leadsToInclude(rel string) bool {
 	return m.included(rel, true)
 }
 
-// match reports whether the last pattern of ps that matches the path
-// (names from the repository's top) excludes it.
-func match(ps []pattern, comps []string, isDir bool) bool {
+// match reports whether the last pattern of ps that matches rel, a
+// clean workspace-relative path, excludes it.
+func (m *Matcher) match(ps []pattern, rel string, isDir bool) bool {
+	depth := len(m.base) + strings.Count(rel, "/") + 1
+	last := rel[strings.LastIndexByte(rel, '/')+1:]
+	var comps []string // rel's names from the repository's top, when a pattern needs them
 	for i := len(ps) - 1; i >= 0; i-- {
-		p := ps[i]
-		if len(comps) <= len(p.domain) {
+		p := &ps[i]
+		if depth <= len(p.domain) {
 			continue
+		}
+		if p.plain() {
+			switch p.matchPlain(last, isDir) {
+			case gi.Exclude:
+				return true
+			case gi.Include:
+				return false
+			}
+			continue
+		}
+		if comps == nil {
+			comps = m.comps(rel)
 		}
 		target := comps
 		if p.simple {
@@ -307,6 +343,17 @@ func parseLine(line string, domain []string) (pattern, bool) {
 		return pattern{}, false
 	}
 	simple := !strings.Contains(core, "/")
+	p := pattern{domain: append([]string(nil), domain...), simple: simple, dirOnly: dirOnly, negated: neg}
+	if simple {
+		// Without wildcards or escapes, a name matches only itself, and
+		// "*" with such an end every name that ends so.
+		switch rest, star := strings.CutPrefix(core, "*"); {
+		case !strings.ContainsAny(core, `*?[\`):
+			p.name = core
+		case star && rest != "" && !strings.ContainsAny(rest, `*?[\`):
+			p.suffix = rest
+		}
+	}
 	core = gitGlob(core)
 	if dirOnly {
 		core += "/"
@@ -314,7 +361,8 @@ func parseLine(line string, domain []string) (pattern, bool) {
 	if neg {
 		core = "!" + core
 	}
-	return pattern{p: gi.ParsePattern(core, domain), domain: append([]string(nil), domain...), simple: simple}, true
+	p.p = gi.ParsePattern(core, domain)
+	return p, true
 }
 
 // trimTrailingSpace removes the spaces at the end of a line that a

@@ -2,6 +2,7 @@ package gitignore_test
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -43,6 +44,8 @@ var tree = map[string]string{
 	"keep.log":              "",
 	"x/keep.log":            "",
 	"x/y.log":               "",
+	"x/.log":                "",
+	"tools/build":           "", // a file: "build/" names folders only
 	"build/out.md":          "",
 	"src/build/out.md":      "",
 	"src/build.md":          "",
@@ -265,6 +268,41 @@ func TestCoreExcludesFile(t *testing.T) {
 	for rel, want := range map[string]bool{"code.ts": true, "global.md": false} {
 		if got, git := m.Ignored(rel, false), git(t, dir, "check-ignore", rel) != ""; got != want || git != want {
 			t.Errorf("Ignored(%q) = %v, git %v, want %v", rel, got, git, want)
+		}
+	}
+}
+
+// BenchmarkMonorepo asks a fresh matcher about the folders and files of a
+// monorepo's packages, as a check's walk does, under the patterns such a
+// repository ignores its build output with.
+func BenchmarkMonorepo(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("generated/\ndist/\n*.log\nnode_modules\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var dirs, files []string
+	for i := range 2000 {
+		p := fmt.Sprintf("packages/p%04d", i)
+		dirs = append(dirs, p, p+"/src", p+"/src/lib")
+		files = append(files, p+"/README.md", p+"/package.json", p+"/src/index.ts", p+"/src/lib/util.ts")
+		if err := os.MkdirAll(filepath.Join(dir, p, "src", "lib"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The walk's listings, which tell the folders that hold no .gitignore.
+	lst := listing.New()
+	if err := lst.WalkDir(dir, func(string, fs.DirEntry, error) error { return nil }); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m := gitignore.NewListed(dir, nil, lst)
+		m.Ignored("packages", true)
+		for _, d := range dirs {
+			m.Ignored(d, true)
+		}
+		for _, f := range files {
+			m.Ignored(f, false)
 		}
 	}
 }

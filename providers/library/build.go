@@ -22,6 +22,7 @@ import (
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
 	"github.com/ctxls/ctxls/providers/library/internal/incoming"
+	"github.com/ctxls/ctxls/providers/mdlink"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -37,9 +38,14 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		return fmt.Errorf("scan %s: %w", l.dir, err)
 	}
 	root := l.root
-	if root != nil {
+	switch {
+	case root != nil && l.listings != nil:
 		// The build reads every file the walk found: the folders on the
-		// way are resolved once for all, not once per file.
+		// way, which the walk listed, are not looked at again.
+		root = root.Listed(l.listings)
+	case root != nil:
+		// The folders on the way are resolved once for all, not once per
+		// file.
 		root = root.Memo()
 	}
 	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo(), slabs: &slabs{}}
@@ -377,6 +383,10 @@ func (b *builder) parse(ctx context.Context, p, rel string, content []byte) *Fil
 		f.Topic, f.problems = b.topic(f.Doc, c, f.cache)
 	case discover.CommandFile:
 		f.Command = command(f.Doc, c.Name, p)
+	}
+	if checksLinks(f) {
+		ix := mdlink.Index(f.Doc)
+		f.links = &ix
 	}
 	// Free the tree now rather than after the references are scanned:
 	// the trees of every file of a library would otherwise be live at

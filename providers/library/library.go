@@ -27,6 +27,7 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/listing"
+	"github.com/ctxls/ctxls/providers/mdlink"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -51,6 +52,10 @@ type File struct {
 	Skipped string
 
 	problems []metaProblem
+	// links are the markdown links of a plain file, taken from the text
+	// it was indexed from, which the check of its links then need not
+	// read again; nil for any other file.
+	links *mdlink.Indexed
 	// inKeys are the numbers of the keys the file is filed under in the
 	// incoming index; refile reuses them (computing the keys resolves
 	// every path reference again).

@@ -12,38 +12,37 @@ import (
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/mdlink"
-	"github.com/ctxls/ctxls/providers/refs"
 )
 
 // isSkill reports whether f is an Agent Skill's SKILL.md, whose links the
 // agent files' checks judge (skill-link-broken).
 func isSkill(f *File) bool { return filepath.Base(f.Path) == "SKILL.md" }
 
+// checksLinks reports whether the links of f are checked as plain
+// markdown: it is neither a topic nor a command (their links into the
+// library are references, judged as such) nor a skill.
+func checksLinks(f *File) bool {
+	return f.Doc != nil && !isSkill(f) && f.Kind == discover.OtherFile
+}
+
 // linkDiagnostics checks the relative links of f as plain markdown, when
-// it is neither a topic nor a command (their links into the library are
-// references, judged as such) nor a skill.
+// checksLinks says so, as they are in the text f was indexed from.
 func (l *Snapshot) linkDiagnostics(f *File) []diag.Diagnostic {
-	if f.Doc == nil || isSkill(f) || f.Kind != discover.OtherFile {
+	if !checksLinks(f) {
 		return nil
 	}
-	doc, err := f.Doc.Held(context.Background())
-	if err != nil {
-		return nil
-	}
-	refStarts := map[int]bool{}
-	if f.Kind != discover.OtherFile {
-		for _, r := range f.Refs.All() {
-			if r.Form == refs.PathForm {
-				refStarts[r.Span.Start] = true
-			}
+	ix := f.links
+	if ix == nil {
+		doc, err := f.Doc.Held(context.Background())
+		if err != nil {
+			return nil
 		}
+		held := mdlink.Index(doc)
+		ix = &held
 	}
 	tree := &linkTree{l: l, anchors: map[string]mdlink.Anchors{}}
 	var ds []diag.Diagnostic
-	for _, p := range mdlink.Check(doc, f.Path, l.dir, tree) {
-		if refStarts[p.Link.Span.Start] {
-			continue
-		}
+	for _, p := range ix.Check(f.Path, l.dir, tree) {
 		sev := diag.Default(diag.MarkdownLinkBroken)
 		if p.Uncertain {
 			sev = diag.Hint

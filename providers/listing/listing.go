@@ -48,12 +48,22 @@ func (e *entry) String() string             { return fs.FormatDirEntry(e) }
 // New returns an empty set of listings.
 func New() *Listings { return &Listings{dirs: map[string]listed{}} }
 
+// scratch is room for the reads of the disk that a walk reuses from
+// folder to folder: the buffer the system fills, and the names, ends and
+// types of the folder being read, which build copies.
+type scratch struct {
+	buf   []byte
+	names []byte
+	ends  []int
+	types []fs.FileMode
+}
+
 // readDir returns the entries of dir, sorted by name, from l when a walk
-// read them before, else from the disk (keeping them in l). buf is room
-// for the reads of the disk, reused from folder to folder.
-func (l *Listings) readDir(dir string, buf *[]byte) ([]entry, error) {
+// read them before, else from the disk (keeping them in l), with the
+// room s.
+func (l *Listings) readDir(dir string, s *scratch) ([]entry, error) {
 	if l == nil {
-		return readEntries(dir, buf)
+		return readEntries(dir, s)
 	}
 	l.mu.Lock()
 	got, ok := l.dirs[dir]
@@ -61,7 +71,7 @@ func (l *Listings) readDir(dir string, buf *[]byte) ([]entry, error) {
 	if ok {
 		return got.ents, got.err
 	}
-	ents, err := readEntries(dir, buf)
+	ents, err := readEntries(dir, s)
 	l.mu.Lock()
 	l.dirs[dir] = listed{ents, err}
 	l.mu.Unlock()
@@ -121,6 +131,28 @@ func (l *Listings) Has(dir, name string) (has, known bool) {
 	return found, true
 }
 
+// EntryType returns the type of the entry name of the folder dir as the
+// folder's listing gave it (a symbolic link is a link, whatever it leads
+// to), and false when no walk listed dir or it holds no such entry.
+func (l *Listings) EntryType(dir, name string) (fs.FileMode, bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	got, ok := l.dirs[dir]
+	l.mu.Unlock()
+	if !ok || got.err != nil {
+		return 0, false
+	}
+	i, found := slices.BinarySearchFunc(got.ents, name, func(e entry, name string) int {
+		return strings.Compare(e.name, name)
+	})
+	if !found {
+		return 0, false
+	}
+	return got.ents[i].typ, true
+}
+
 // WalkDir is filepath.WalkDir with its folders read through l: the same
 // order, the same calls of fn, the same meaning of fs.SkipDir and
 // fs.SkipAll.
@@ -129,8 +161,7 @@ func (l *Listings) WalkDir(root string, fn fs.WalkDirFunc) error {
 	if err != nil {
 		err = fn(root, nil, err)
 	} else {
-		var buf []byte
-		err = l.walkDir(root, fs.FileInfoToDirEntry(info), fn, &buf)
+		err = l.walkDir(root, fs.FileInfoToDirEntry(info), fn, &scratch{})
 	}
 	if errors.Is(err, fs.SkipDir) || errors.Is(err, fs.SkipAll) {
 		return nil
@@ -138,14 +169,14 @@ func (l *Listings) WalkDir(root string, fn fs.WalkDirFunc) error {
 	return err
 }
 
-func (l *Listings) walkDir(p string, d fs.DirEntry, fn fs.WalkDirFunc, buf *[]byte) error {
+func (l *Listings) walkDir(p string, d fs.DirEntry, fn fs.WalkDirFunc, s *scratch) error {
 	if err := fn(p, d, nil); err != nil || !d.IsDir() {
 		if errors.Is(err, fs.SkipDir) && d.IsDir() {
 			err = nil // the folder is skipped
 		}
 		return err
 	}
-	ents, err := l.readDir(p, buf)
+	ents, err := l.readDir(p, s)
 	if err != nil {
 		// As filepath.WalkDir: a second call reports the error.
 		if err = fn(p, d, err); err != nil {
@@ -157,7 +188,7 @@ func (l *Listings) walkDir(p string, d fs.DirEntry, fn fs.WalkDirFunc, buf *[]by
 	}
 	for i := range ents {
 		e := &ents[i]
-		if err := l.walkDir(e.path, e, fn, buf); err != nil {
+		if err := l.walkDir(e.path, e, fn, s); err != nil {
 			if errors.Is(err, fs.SkipDir) {
 				break
 			}

@@ -1,6 +1,7 @@
 package listing_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -126,6 +127,80 @@ func TestWalkDirEntries(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("walk of %s:\n got %q\nwant %q", root, got, want)
 			}
+		}
+	}
+}
+
+// TestEntryType checks the types a walk's listings give: a link is a link,
+// whether it leads to a folder outside the tree or nowhere, and a folder
+// the walk did not list is not known.
+func TestEntryType(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.md"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range map[string]string{"out": outside, "gone": filepath.Join(outside, "missing")} {
+		if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	lst := listing.New()
+	if err := lst.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() && d.Name() == "c" {
+			return fs.SkipDir
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		dir, name string
+		typ       fs.FileMode
+		ok        bool
+	}{
+		{dir, "e.md", 0, true},
+		{dir, "a", fs.ModeDir, true},
+		{dir, "out", fs.ModeSymlink, true},
+		{dir, "gone", fs.ModeSymlink, true},
+		{dir, "nothing", 0, false},
+		{filepath.Join(dir, "b"), "c", fs.ModeDir, true},
+		{filepath.Join(dir, "b", "c"), "d.md", 0, false},   // skipped, so not listed
+		{filepath.Join(dir, "out"), "secret.md", 0, false}, // a link is not walked into
+	}
+	for _, tt := range tests {
+		typ, ok := lst.EntryType(tt.dir, tt.name)
+		if typ != tt.typ || ok != tt.ok {
+			rel, _ := filepath.Rel(dir, filepath.Join(tt.dir, tt.name))
+			t.Errorf("EntryType of %s = %v, %v; want %v, %v", rel, typ, ok, tt.typ, tt.ok)
+		}
+	}
+	var none *listing.Listings
+	if _, ok := none.EntryType(dir, "e.md"); ok {
+		t.Error("a nil set of listings knows an entry")
+	}
+}
+
+// BenchmarkWalkDir lists a tree of 200 folders of 50 files each, as a
+// check's first walk lists a repository.
+func BenchmarkWalkDir(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 200 {
+		d := filepath.Join(dir, fmt.Sprintf("p%03d", i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range 50 {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("m%03d.ts", j)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := listing.New().WalkDir(dir, func(string, fs.DirEntry, error) error { return nil }); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

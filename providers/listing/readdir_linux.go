@@ -17,7 +17,7 @@ const direntBuf = 8 << 10
 // for each entry, which for a tree of a hundred thousand files is most of
 // what a walk allocates. A name whose type the file system does not give
 // is looked at, as os does.
-func readEntries(dir string, buf *[]byte) ([]entry, error) {
+func readEntries(dir string, s *scratch) ([]entry, error) {
 	var fd int
 	err := retry(func() (err error) {
 		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
@@ -27,16 +27,16 @@ func readEntries(dir string, buf *[]byte) ([]entry, error) {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer syscall.Close(fd)
-	if len(*buf) < direntBuf {
-		*buf = make([]byte, direntBuf)
+	if len(s.buf) < direntBuf {
+		s.buf = make([]byte, direntBuf)
 	}
-	var names []byte
-	var ends []int
-	var types []fs.FileMode
+	names, ends, types := s.names[:0], s.ends[:0], s.types[:0]
+	// The next folder reuses the room this one grew.
+	defer func() { s.names, s.ends, s.types = names, ends, types }()
 	for {
 		var n int
 		err := retry(func() (err error) {
-			n, err = syscall.ReadDirent(fd, *buf)
+			n, err = syscall.ReadDirent(fd, s.buf)
 			return err
 		})
 		if err != nil {
@@ -45,7 +45,7 @@ func readEntries(dir string, buf *[]byte) ([]entry, error) {
 		if n <= 0 {
 			return build(dir, names, ends, types), nil
 		}
-		for rec := (*buf)[:n]; len(rec) >= 19; {
+		for rec := s.buf[:n]; len(rec) >= 19; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 			reclen := int(binary.NativeEndian.Uint16(rec[16:18]))
 			if reclen < 19 || reclen > len(rec) {

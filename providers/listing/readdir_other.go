@@ -8,7 +8,7 @@ import (
 )
 
 // readEntries lists the folder dir as os.ReadDir does.
-func readEntries(dir string, _ *[]byte) ([]entry, error) {
+func readEntries(dir string, _ *scratch) ([]entry, error) {
 	des, err := os.ReadDir(dir)
 	var names []byte
 	ends := make([]int, len(des))

@@ -60,17 +60,48 @@ func isMarkdown(p string) bool {
 // Check returns the problems of the links of doc, the markdown file at the
 // absolute path file, in the workspace at root.
 func Check(doc *document.Doc, file, root string, tree Tree) []Problem {
+	return Index(doc).Check(file, root, tree)
+}
+
+// Indexed is what checking the links of a document needs of its text: its
+// links, and its own anchors when a link names one. It lets an index check
+// the links of a document whose text it no longer holds.
+type Indexed struct {
+	Links []Link
+	// Self holds the document's anchors; nil when no link names a
+	// fragment of the document itself.
+	Self Anchors
+}
+
+// Index returns what checking the links of doc needs of its text, which
+// must be held.
+func Index(doc *document.Doc) Indexed {
+	ix := Indexed{Links: Links(doc)}
+	for _, l := range ix.Links {
+		if selfFragment(l) {
+			ix.Self = DocAnchors(doc)
+			break
+		}
+	}
+	return ix
+}
+
+// selfFragment reports whether l names a heading or anchor of its own
+// document.
+func selfFragment(l Link) bool {
+	return l.Path == "" && l.Fragment != "" && !lineAnchor.MatchString(l.Fragment)
+}
+
+// Check returns the problems of the links of the markdown file at the
+// absolute path file, indexed as ix, in the workspace at root.
+func (ix Indexed) Check(file, root string, tree Tree) []Problem {
 	var out []Problem
-	var self Anchors
-	for _, l := range Links(doc) {
+	for _, l := range ix.Links {
 		if l.Path == "" {
-			if l.Fragment == "" || lineAnchor.MatchString(l.Fragment) {
+			if !selfFragment(l) {
 				continue
 			}
-			if self == nil {
-				self = DocAnchors(doc)
-			}
-			if !self.Has(l.Fragment) {
+			if !ix.Self.Has(l.Fragment) {
 				p := Problem{Link: l, Anchor: true, Uncertain: tree.Generated(file), Message: fmt.Sprintf("#%s names no heading or anchor of this file", l.Fragment)}
 				if p.Uncertain {
 					p.Message += siteAnchors

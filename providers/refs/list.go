@@ -158,7 +158,7 @@ type ListBuilder struct {
 }
 
 // minChunk is the size of a builder's first chunk when no size is given.
-const minChunk = 256
+const minChunk = 16
 
 // Grow makes room for n more references.
 func (b *ListBuilder) Grow(n int) {
