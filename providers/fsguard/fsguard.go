@@ -554,6 +554,18 @@ func Rel(dir, p string) (string, bool) {
 	return filepath.ToSlash(rest), true
 }
 
+// RelSlash returns p relative to dir with forward slashes, as ctxls names
+// the files of a workspace to the user: "." for dir itself, a path with
+// ".." for one outside it (unlike Rel), and p itself with forward slashes
+// when it has no path relative to dir.
+func RelSlash(dir, p string) string {
+	r, err := filepath.Rel(dir, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
 // Climbs reports whether the relative slash path p, once cleaned, leaves
 // the folder it is relative to: it is ".." or starts with "../". A name
 // that merely starts with two dots ("..notes") stays inside.

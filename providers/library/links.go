@@ -116,7 +116,7 @@ func (t *linkTree) Generated(p string) bool {
 	if t.l.filter != nil && t.l.filter.SkipFile(p) {
 		return true
 	}
-	for _, part := range strings.Split(discover.RelSlash(t.l.dir, p), "/") {
+	for _, part := range strings.Split(fsguard.RelSlash(t.l.dir, p), "/") {
 		switch part {
 		case "out", "_build", "site", "public", "generated", "gen", "build", "dist", "target":
 			return true

@@ -112,7 +112,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 			}
 		}
 		for _, w := range lib.Warnings() {
-			if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] && !reported[w.Path] {
+			if p := fsguard.RelSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] && !reported[w.Path] {
 				res.Warnings = append(res.Warnings, Warning{Message: p + ": " + w.Message})
 			}
 		}
@@ -272,7 +272,7 @@ func FileLines(lib *library.Snapshot, agents *agentfiles.Set) func(string) *docu
 // relative to dir. linesOf returns the lines of the file a related place
 // is in, or nil.
 func record(dir, p string, lines *document.Lines, d *diag.Diagnostic, linesOf func(string) *document.Lines) Diagnostic {
-	out := Diagnostic{File: relSlash(dir, p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
+	out := Diagnostic{File: fsguard.RelSlash(dir, p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 		Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Tokenizer: d.Tokenizer,
 		Source: DiagnosticSource{Path: p, Diagnostic: d}}
 	if lines != nil {
@@ -281,7 +281,7 @@ func record(dir, p string, lines *document.Lines, d *diag.Diagnostic, linesOf fu
 		out.EndLine, out.EndColumn = rg.End.Line+1, rg.End.Character+1
 	}
 	for _, r := range d.Related {
-		place := RelatedPlace{File: relSlash(dir, r.Path), Line: 1, Column: 1, Message: r.Message}
+		place := RelatedPlace{File: fsguard.RelSlash(dir, r.Path), Line: 1, Column: 1, Message: r.Message}
 		if l := linesOf(r.Path); l != nil {
 			pos := l.Position(r.Span.Start, document.UTF32)
 			place.Line, place.Column = pos.Line+1, pos.Character+1
@@ -321,14 +321,4 @@ func ConfigDiagnostics(lib *library.Snapshot) (*document.Lines, []diag.Diagnosti
 		out = append(out, d)
 	}
 	return lines, out
-}
-
-// relSlash returns p relative to dir with forward slashes, or p when it
-// is not under dir.
-func relSlash(dir, p string) string {
-	r, err := filepath.Rel(dir, p)
-	if err != nil {
-		return p
-	}
-	return filepath.ToSlash(r)
 }

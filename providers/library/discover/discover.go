@@ -149,7 +149,7 @@ func (f *Filter) SkipFile(p string) bool {
 	if d := filepath.Dir(p); d != f.dir && f.state(d) != dirRead {
 		return true
 	}
-	rel := RelSlash(f.dir, p)
+	rel := fsguard.RelSlash(f.dir, p)
 	if ignoredPath(rel, f.ignore) {
 		return true
 	}
@@ -189,7 +189,7 @@ func (f *Filter) state(p string) dirState {
 		}
 		return dirSkip
 	}
-	parts := strings.Split(RelSlash(base, p), "/")
+	parts := strings.Split(fsguard.RelSlash(base, p), "/")
 	blocked := false
 	for i, part := range parts {
 		if config.IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
@@ -328,7 +328,7 @@ func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 			if pass[filepath.Dir(p)] {
 				return nil
 			}
-			return s.symlink(root, p, RelSlash(dir, p))
+			return s.symlink(root, p, fsguard.RelSlash(dir, p))
 		}
 		if d.IsDir() {
 			switch f.state(p) {
@@ -351,7 +351,7 @@ func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 				s.Warnings = append(s.Warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})
 				return nil
 			}
-			s.Files = append(s.Files, Entry{p, RelSlash(dir, p)})
+			s.Files = append(s.Files, Entry{p, fsguard.RelSlash(dir, p)})
 		}
 		return nil
 	})
@@ -476,16 +476,6 @@ func UnderAny(p string, roots []string) string {
 	return ""
 }
 
-// RelSlash returns p relative to base with forward slashes, or p itself
-// with forward slashes when it has no path relative to base.
-func RelSlash(base, p string) string {
-	r, err := filepath.Rel(base, p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	return filepath.ToSlash(r)
-}
-
 // UnwrapPath returns the error inside a *fs.PathError, whose message
 // would repeat the path, or err itself.
 func UnwrapPath(err error) error {
@@ -509,7 +499,7 @@ type Class struct {
 // Classify says what role the markdown file at p plays given the roots.
 func Classify(p string, contextRoots, commandRoots []string) Class {
 	if r := UnderAny(p, contextRoots); r != "" {
-		rel := RelSlash(r, p)
+		rel := fsguard.RelSlash(r, p)
 		stem := strings.TrimSuffix(rel, path.Ext(rel))
 		domain, name, found := strings.Cut(stem, "/")
 		if !found {
@@ -518,7 +508,7 @@ func Classify(p string, contextRoots, commandRoots []string) Class {
 		return Class{Kind: TopicFile, Root: r, Domain: domain, Name: name, RelPath: rel}
 	}
 	if r := UnderAny(p, commandRoots); r != "" {
-		rel := RelSlash(r, p)
+		rel := fsguard.RelSlash(r, p)
 		parts := strings.Split(rel, "/")
 		switch {
 		case len(parts) == 1:

@@ -108,7 +108,7 @@ func (s *Scan) fileEvidence(c string) (why, evidence string, ok bool) {
 	var files []Entry
 	for _, e := range s.Files {
 		if e.Path != c && fsguard.Within(c, e.Path) {
-			rel := RelSlash(c, e.Path)
+			rel := fsguard.RelSlash(c, e.Path)
 			if strings.Count(rel, "/") <= 1 {
 				files = append(files, Entry{e.Path, rel})
 			}
@@ -197,7 +197,7 @@ func (s *Scan) commandFiles(dirs []string) []commandFile {
 		if r == "" {
 			continue
 		}
-		parts := strings.Split(RelSlash(r, e.Path), "/")
+		parts := strings.Split(fsguard.RelSlash(r, e.Path), "/")
 		if len(parts) > 2 || len(parts) == 2 && !strings.EqualFold(parts[1], "COMMAND.md") {
 			continue
 		}
@@ -255,7 +255,7 @@ func (s *Scan) Info() RootInfo { return RootInfo{Roots: s.roots, Passed: s.passe
 // is a loading protocol or holds topic frontmatter now; root is the
 // workspace's check.
 func ShowsRoot(root *fsguard.Root, c, p string) bool {
-	rel := RelSlash(c, p)
+	rel := fsguard.RelSlash(c, p)
 	if strings.Count(rel, "/") > 1 {
 		return false
 	}
@@ -285,7 +285,7 @@ func EvidenceOnDisk(root *fsguard.Root, c string, commandRoots []string, flt *Fi
 				case e.IsDir() && depth > 0 && !flt.SkipDir(p):
 					walkDir(p, depth-1)
 				case e.Type().IsRegular() && IsMarkdown(e.Name()) && !flt.SkipFile(p):
-					s.Files = append(s.Files, Entry{p, RelSlash(dir, p)})
+					s.Files = append(s.Files, Entry{p, fsguard.RelSlash(dir, p)})
 				}
 			}
 		}
