@@ -3,7 +3,6 @@ package library
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -151,7 +150,7 @@ func (t *linkTree) inSite(p string) bool {
 			return false
 		}
 		for name, srcs := range siteSources {
-			if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+			if _, err := t.l.root.Stat(filepath.Join(d, name)); err != nil {
 				continue
 			}
 			for _, src := range srcs {

@@ -123,7 +123,7 @@ func newFilter(dir string, ignore, roots []string, git *gitignore.Matcher) *Filt
 		ignore:   ignore,
 		roots:    roots,
 		git:      git,
-		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(dir),
+		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(fsguard.NewRoot(dir), dir),
 	}
 }
 
@@ -273,9 +273,10 @@ func configured(roots []string, root string) bool {
 	return slices.ContainsFunc(roots, func(r string) bool { return filepath.ToSlash(filepath.Clean(r)) == root })
 }
 
-// isDir reports whether p is a directory, links not followed.
-func isDir(p string) bool {
-	info, err := os.Lstat(p)
+// isDir reports whether p, in the workspace of root, is a directory, links
+// not followed.
+func isDir(root *fsguard.Root, p string) bool {
+	info, err := root.Lstat(p)
 	return err == nil && info.IsDir()
 }
 
@@ -297,7 +298,7 @@ func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 	}
 	for _, r := range extraCommands {
 		if p, ok := Within(dir, r); ok {
-			if slices.Contains(DefaultCommandRoots, r) && !configured(cfg.CommandRoots, r) && !isDir(p) {
+			if slices.Contains(DefaultCommandRoots, r) && !configured(cfg.CommandRoots, r) && !isDir(root, p) {
 				continue // a default root the workspace does not have
 			}
 			s.CommandRoots = append(s.CommandRoots, p)
@@ -358,7 +359,7 @@ func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if UnderAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(dir)) {
+	if UnderAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(root, dir)) {
 		// The workspace itself is the library, or holds none.
 		candidates = append(candidates, dir)
 	}
@@ -403,12 +404,13 @@ func (s *Scan) symlink(root *fsguard.Root, p, rel string) error {
 	return nil
 }
 
-// looksLikeContextRoot reports whether dir is itself laid out as a context
-// root: it holds a loading protocol or cross-domain file, or an index.md
-// beside sub-directories that hold index.md files.
-func looksLikeContextRoot(dir string) bool {
+// looksLikeContextRoot reports whether dir, a folder of the workspace of
+// root, is itself laid out as a context root: it holds a loading protocol
+// or cross-domain file, or an index.md beside sub-directories that hold
+// index.md files.
+func looksLikeContextRoot(root *fsguard.Root, dir string) bool {
 	for _, name := range []string{"loading_protocol.md", "cross_domain.md"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+		if _, err := root.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}
 	}
@@ -419,7 +421,7 @@ func looksLikeContextRoot(dir string) bool {
 	domains := 0
 	for _, e := range ents {
 		if e.IsDir() && !config.IgnoredDir(e.Name()) && !hidden(e.Name()) {
-			if _, err := os.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
+			if _, err := root.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
 				domains++
 			}
 		}
