@@ -58,10 +58,9 @@ type RelatedPlace struct {
 type DiagnosticSource struct {
 	// Path is the file's absolute path.
 	Path string
-	// Diagnostic is the checker's diagnostic: of a library file or of an
-	// agent file (memory files and their imports included). It is nil for
-	// a problem of the configuration file and for the count of those left
-	// out.
+	// Diagnostic is the checker's diagnostic: of a library file, of an
+	// agent file (memory files and their imports included) or of the
+	// configuration file, or the one that counts those left out.
 	Diagnostic *diag.Diagnostic
 	// AgentFile holds the text the spans of an agent file's Diagnostic
 	// are in; nil for a library file's, whose text the library holds.
