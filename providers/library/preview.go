@@ -173,7 +173,7 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []diag.Diagnosti
 	} else {
 		files = append(files, f)
 	}
-	st := newState(files)
+	st := newState(p.b.root, files)
 	f.Refs = p.b.scanRefs(context.Background(), f, st.view(), 0)
 	l := &Snapshot{
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter,
