@@ -8,7 +8,6 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/diag"
-	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
 	"github.com/ctxls/ctxls/providers/ops"
@@ -60,15 +59,6 @@ func (s *Server) agentDiagnostics(ctx context.Context, snap *workspace.Snapshot,
 		content = []byte(text)
 	}
 	return s.checkAgentFile(ctx, snap, set, path, content)
-}
-
-// agentProtocolDiagnostics converts the diagnostics of an agent file.
-func agentProtocolDiagnostics(f *agentfiles.File, ds []diag.Diagnostic, enc document.Encoding, linesOf func(string) *document.Lines) []protocol.Diagnostic {
-	out := make([]protocol.Diagnostic, 0, len(ds))
-	for i := range ds {
-		out = append(out, toDiagnostic(f.Lines, &ds[i], enc, linesOf))
-	}
-	return out
 }
 
 // agentPaths returns the agent files of set that have diagnostics in

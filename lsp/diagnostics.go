@@ -41,9 +41,8 @@ type diagnostics struct {
 	last      time.Time       // when the last flush started
 	published map[string]bool // files whose last published list was not empty
 	stopped   bool
-	// chainProblems are the chain commands naming no command, as last
-	// published with the problems of .ctxls.yaml.
-	chainProblems []config.Problem
+	// config are the diagnostics of .ctxls.yaml as last published.
+	config []diag.Diagnostic
 }
 
 func newDiagnostics(s *Server) *diagnostics {
@@ -128,31 +127,16 @@ func (d *diagnostics) flush() {
 	set := d.s.agentSet(ctx, snap)
 	for p := range pending {
 		if filepath.Base(p) == config.FileName {
-			d.publishConfig(ctx, lib)
+			d.publishConfig(ctx, lib, false)
 			continue
 		}
 		d.publish(ctx, snap, set, p, lib.Diagnose(p))
 	}
 	// A command added or removed changes which chains name no command.
-	if len(lib.Config().Chains) > 0 && !slices.Equal(chainProblems(lib), d.lastChainProblems()) {
-		d.publishConfig(ctx, lib)
+	if len(lib.Config().Chains) > 0 {
+		d.publishConfig(ctx, lib, true)
 	}
 	d.scheduleIdle()
-}
-
-// chainProblems reports the chains of .ctxls.yaml that name no command of
-// the library.
-func chainProblems(lib *library.Snapshot) []config.Problem {
-	return lib.Config().UnknownChainCommands(func(name string) bool {
-		_, ok := lib.Command(name)
-		return ok
-	})
-}
-
-func (d *diagnostics) lastChainProblems() []config.Problem {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.chainProblems
 }
 
 // scheduleIdle runs Options.Idle after idleDelay unless a change comes
@@ -236,43 +220,40 @@ func (d *diagnostics) publishAllLocked(ctx context.Context) {
 	for _, p := range stale {
 		d.publish(ctx, snap, set, p, nil)
 	}
-	d.publishConfig(ctx, lib)
+	d.publishConfig(ctx, lib, false)
 	if r := d.s.opts.Reclaim; r != nil {
 		r()
 	}
 }
 
-// publishConfig publishes the problems of .ctxls.yaml on that file.
-func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Snapshot) {
+// publishConfig publishes the diagnostics of .ctxls.yaml that ops gives;
+// with changed, only when they differ from those published last.
+func (d *diagnostics) publishConfig(ctx context.Context, lib *library.Snapshot, changed bool) {
 	path := filepath.Join(lib.Dir(), config.FileName)
-	chains := chainProblems(lib)
-	problems := append(lib.ConfigProblems(), chains...)
+	lines, ds := ops.ConfigDiagnostics(lib)
 	d.mu.Lock()
-	d.chainProblems = chains
-	had := d.setPublished(path, len(problems) > 0)
+	if changed && slices.EqualFunc(ds, d.config, sameDiagnostic) {
+		d.mu.Unlock()
+		return
+	}
+	d.config = ds
+	had := d.setPublished(path, len(ds) > 0)
 	d.mu.Unlock()
-	if len(problems) == 0 && !had {
+	if len(ds) == 0 && !had {
 		return
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Diagnostics: []protocol.Diagnostic{}}
-	for _, p := range problems {
-		line := uint32(max(p.Line, 0))
-		sev := protocol.DiagnosticSeverityWarning
-		if p.Severity == "error" {
-			sev = protocol.DiagnosticSeverityError
-		}
-		params.Diagnostics = append(params.Diagnostics, protocol.Diagnostic{
-			Range:           protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}},
-			Severity:        sev,
-			Code:            protocol.String(config.ProblemCode),
-			CodeDescription: codeLink(config.ProblemCode),
-			Source:          protocol.NewOptional("ctxls"),
-			Message:         protocol.String(p.Message),
-		})
+	for i := range ds {
+		params.Diagnostics = append(params.Diagnostics, toDiagnostic(lines, &ds[i], d.s.encoding(), nil))
 	}
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}
+}
+
+// sameDiagnostic reports whether a and b say the same at the same place.
+func sameDiagnostic(a, b diag.Diagnostic) bool {
+	return a.Span == b.Span && a.Severity == b.Severity && a.Code == b.Code && a.Message == b.Message
 }
 
 // setPublished records whether the list published for path is not empty,
@@ -291,72 +272,68 @@ func (d *diagnostics) setPublished(path string, some bool) bool {
 // agent files of set, snap's, unless it has none now and had none before.
 func (d *diagnostics) publish(ctx context.Context, snap *workspace.Snapshot, set *agentfiles.Set, path string, ds []diag.Diagnostic) {
 	// An agent file may be a library file too: one list holds both.
-	var agent []protocol.Diagnostic
-	if af, ads := d.s.agentDiagnostics(ctx, snap, set, path); af != nil {
-		// The file's own checks and its imports' problems, bounded
-		// together.
-		ads = diag.Cap(path, ads, snap.Library().Config().Limits.FileDiagnostics)
-		agent = agentProtocolDiagnostics(af, ads, d.s.encoding(), ops.FileLines(snap.Library(), set))
+	var agentLines *document.Lines
+	af, ads := d.s.agentDiagnostics(ctx, snap, set, path)
+	if af != nil {
+		agentLines = af.Lines
 		// The agent file's own check judges its YAML as the agent reads
 		// it, with the cause and a fix; the library's would repeat it, or
 		// call an error what the agent reads.
 		ds = slices.DeleteFunc(slices.Clone(ds), func(l diag.Diagnostic) bool { return l.Code == library.CodeParseError })
 	}
+	var libLines *document.Lines
+	if f, ok := snap.Library().File(path); ok {
+		libLines = fileLines(f)
+	} else {
+		ds = nil
+	}
+	n := len(ds) + len(ads)
 	d.mu.Lock()
-	had := d.setPublished(path, len(ds)+len(agent) > 0)
+	had := d.setPublished(path, n > 0)
 	d.mu.Unlock()
-	if len(ds)+len(agent) == 0 && !had {
+	if n == 0 && !had {
 		return
 	}
-	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Diagnostics: []protocol.Diagnostic{}}
+	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path)}
 	if _, version, open := snap.Overlay(path); open {
 		params.Version = protocol.NewOptional(version)
 	}
-	if f, ok := snap.Library().File(path); ok {
-		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, d.s.encoding(), ops.FileLines(snap.Library(), set))
-	}
-	params.Diagnostics = append(params.Diagnostics, agent...)
+	lib := snap.Library()
+	params.Diagnostics = fileDiagnostics(path, libLines, ds, agentLines, ads, lib.Config().Limits.FileDiagnostics, d.s.encoding(), ops.FileLines(lib, set))
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}
 }
 
-// maxFileDiagnostics bounds the diagnostics published for one file: a
-// document of hundreds of thousands of references may have as many
-// problems, a notification of tens of megabytes that no editor lists.
-const maxFileDiagnostics = config.DefaultFileDiagnostics
-
-// appendFileDiagnostics appends the diagnostics of file f to out, at most
-// maxFileDiagnostics of them and a note of how many there are when there
-// are more.
-func appendFileDiagnostics(out []protocol.Diagnostic, f *library.File, ds []diag.Diagnostic, enc document.Encoding, linesOf func(string) *document.Lines) []protocol.Diagnostic {
-	shown := boundDiagnostics(ds)
-	lines := fileLines(f)
-	for i := range shown {
-		out = append(out, toDiagnostic(lines, &shown[i], enc, linesOf))
+// fileDiagnostics converts the diagnostics of the file at path to the
+// protocol: lib, the library's, whose spans are in the text of libLines,
+// and agent, the agent file's, in that of agentLines; at most limit of
+// them, bounded together as every front end bounds them, and one that
+// says how many are left out. linesOf returns the lines of the file a
+// related place is in, or nil; linesOf may be nil.
+func fileDiagnostics(path string, libLines *document.Lines, lib []diag.Diagnostic, agentLines *document.Lines, agent []diag.Diagnostic, limit int, enc document.Encoding, linesOf func(string) *document.Lines) []protocol.Diagnostic {
+	// The bound reorders what it is given: a list of places, not of the
+	// diagnostics, which the library shares with other readers.
+	type placed struct {
+		d     *diag.Diagnostic
+		lines *document.Lines
 	}
-	if len(shown) < len(ds) {
-		out = append(out, protocol.Diagnostic{
-			Severity: protocol.DiagnosticSeverityInformation,
-			Source:   protocol.NewOptional("ctxls"),
-			Message: protocol.String(fmt.Sprintf("ctxls shows %d of the %d problems of this file, the most severe first; ctxls check %s lists them all",
-				len(shown), len(ds), filepath.Base(f.Path))),
-		})
+	all := make([]placed, 0, len(lib)+len(agent))
+	for i := range lib {
+		all = append(all, placed{&lib[i], libLines})
+	}
+	for i := range agent {
+		all = append(all, placed{&agent[i], agentLines})
+	}
+	all = diag.Cap(all, limit, func(p *placed) *diag.Diagnostic { return p.d }, func(n int) placed {
+		d := diag.LeftOut(path, n, limit)
+		return placed{d: &d}
+	})
+	out := make([]protocol.Diagnostic, 0, len(all))
+	for _, p := range all {
+		out = append(out, toDiagnostic(p.lines, p.d, enc, linesOf))
 	}
 	return out
-}
-
-// boundDiagnostics returns ds when it is within maxFileDiagnostics, else
-// the most severe maxFileDiagnostics of them, in order of position within
-// a severity.
-func boundDiagnostics(ds []diag.Diagnostic) []diag.Diagnostic {
-	if len(ds) <= maxFileDiagnostics {
-		return ds
-	}
-	ds = slices.Clone(ds)
-	// Severities count up from the most severe, as in LSP.
-	slices.SortStableFunc(ds, func(a, b diag.Diagnostic) int { return int(a.Severity) - int(b.Severity) })
-	return ds[:maxFileDiagnostics]
 }
 
 // diagData is what a diagnostic carries: its code. Code actions recompute

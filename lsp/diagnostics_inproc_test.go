@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
@@ -122,16 +123,17 @@ func TestInprocSlowPublicationDoesNotOvertakeNewer(t *testing.T) {
 }
 
 // TestInprocDiagnosticsBounded checks that a file with more problems than
-// maxFileDiagnostics publishes that many, the most severe first, and one
-// more that says how many there are; and that a file under the bound
-// publishes all of its own.
+// limits.fileDiagnostics publishes that many, the most severe in order of
+// position, and one more that says how many are left out, as ctxls check
+// does; and that a file under the bound publishes all of its own.
 func TestInprocDiagnosticsBounded(t *testing.T) {
 	t.Parallel()
 	dir := inprocCopyLibrary(t)
 	c := inprocStart(t, dir, inprocOptions{})
 	var b strings.Builder
 	b.WriteString("# Many\n\n")
-	n := maxFileDiagnostics + 300
+	limit := config.DefaultFileDiagnostics
+	n := limit + 300
 	for i := range n {
 		fmt.Fprintf(&b, "python:fastapi_patterns#Nope%d\n", i)
 	}
@@ -140,47 +142,23 @@ func TestInprocDiagnosticsBounded(t *testing.T) {
 	}
 	u := c.open("commands/many.md", b.String())
 	d := c.waitDiagnostics(u, anyDiagnostics)
-	if len(d.Diagnostics) != maxFileDiagnostics+1 {
-		t.Fatalf("%d diagnostics published, want %d and a note", len(d.Diagnostics), maxFileDiagnostics)
+	if len(d.Diagnostics) != limit+1 {
+		t.Fatalf("%d diagnostics published, want %d and a note", len(d.Diagnostics), limit)
 	}
 	last := d.Diagnostics[len(d.Diagnostics)-1]
-	if want := fmt.Sprintf("ctxls shows %d of the %d problems", maxFileDiagnostics, n+5); !strings.Contains(last.Message, want) {
-		t.Errorf("last diagnostic %q; want a note containing %q", last.Message, want)
+	if want := diag.LeftOutMessage(n+5-limit, limit); last.Code != diag.DiagnosticsLeftOut || last.Message != want {
+		t.Errorf("last diagnostic %s %q; want %s %q", last.Code, last.Message, diag.DiagnosticsLeftOut, want)
 	}
-	for i, dg := range d.Diagnostics[1:maxFileDiagnostics] {
-		if dg.Severity < d.Diagnostics[i].Severity {
-			t.Fatalf("diagnostic %d (severity %d) follows a less severe one (%d)", i+1, dg.Severity, d.Diagnostics[i].Severity)
+	// Every problem is an error: those kept are the first, one a line
+	// from the third.
+	for i, dg := range d.Diagnostics[:limit] {
+		if dg.Severity != int(diag.Error) || dg.Range.Start.Line != uint32(i+2) {
+			t.Fatalf("diagnostic %d: severity %d at line %d, want an error at line %d", i, dg.Severity, dg.Range.Start.Line, i+2)
 		}
 	}
 	small := c.open("commands/few.md", "# Few\n\npython:missing_a python:missing_b\n")
 	d = c.waitDiagnostics(small, anyDiagnostics)
 	if len(d.Diagnostics) != 2 {
 		t.Errorf("a file of 2 problems published %d diagnostics: %+v", len(d.Diagnostics), d.Diagnostics)
-	}
-}
-
-// TestBoundDiagnostics checks which diagnostics of a file over the bound
-// are kept: the most severe, in order of position within a severity.
-func TestBoundDiagnostics(t *testing.T) {
-	t.Parallel()
-	var ds []diag.Diagnostic
-	for i := range maxFileDiagnostics + 10 {
-		ds = append(ds, diag.Diagnostic{Severity: diag.Hint, Message: fmt.Sprintf("hint %d", i)})
-	}
-	ds = append(ds, diag.Diagnostic{Severity: diag.Warning, Message: "warning"})
-	ds = append(ds, diag.Diagnostic{Severity: diag.Error, Message: "error"})
-	got := boundDiagnostics(ds)
-	if len(got) != maxFileDiagnostics {
-		t.Fatalf("%d kept, want %d", len(got), maxFileDiagnostics)
-	}
-	if got[0].Message != "error" || got[1].Message != "warning" || got[2].Message != "hint 0" || got[len(got)-1].Message != fmt.Sprintf("hint %d", maxFileDiagnostics-3) {
-		t.Errorf("kept %q, %q, %q ... %q; want the error, the warning, then the first hints", got[0].Message, got[1].Message, got[2].Message, got[len(got)-1].Message)
-	}
-	if ds[0].Message != "hint 0" {
-		t.Error("boundDiagnostics reordered its argument")
-	}
-	few := ds[:3]
-	if got := boundDiagnostics(few); len(got) != 3 || &got[0] != &few[0] {
-		t.Error("diagnostics under the bound are not returned as they are")
 	}
 }

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -270,7 +269,7 @@ func (s *Server) memoryDiagnostics(ctx context.Context, snap *workspace.Snapshot
 	}
 	cur := s.memory.cur.Load()
 	stale := cur == nil || cur.set != set
-	if !stale && !memory.IsMemory(filepath.ToSlash(rel)) && !cur.report.Files[path] {
+	if !stale && !memory.IsMemory(rel) && !cur.report.Files[path] {
 		return nil, nil
 	}
 	kept, replaced := s.memory.check(ctx, snap, set)

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/workspace"
@@ -77,6 +78,10 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 		s.stderr.Debug("configuration of the agent files' preview", "err", err)
 		cfg = nil // the defaults: the index reports the configuration's problems
 	}
+	limit := config.DefaultFileDiagnostics
+	if cfg != nil {
+		limit = cfg.Limits.FileDiagnostics
+	}
 	if !s.awaitInitialized(ctx) {
 		return
 	}
@@ -123,7 +128,7 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 				if p == nil {
 					// The agent file's own diagnostics go out at once;
 					// the library's join them when the preview is built.
-					s.diags.publishPreview(ctx, path, versionOf(fresh, path), nil, nil, a)
+					s.diags.publishPreview(ctx, path, versionOf(fresh, path), nil, nil, a, limit)
 				}
 			}
 		}
@@ -146,7 +151,7 @@ func (s *Server) runPreview(ctx context.Context, built chan<- struct{}, passed f
 					s.stderr.Debug("preview diagnostics", "path", d.path, "err", err)
 					continue
 				}
-				s.diags.publishPreview(ctx, d.path, d.version, f, ds, agents[d.path])
+				s.diags.publishPreview(ctx, d.path, d.version, f, ds, agents[d.path], limit)
 			}
 			passed()
 		}
@@ -191,15 +196,11 @@ func (s *Server) previewAgents(ctx context.Context, root string, cfg *config.Con
 		return nil
 	}
 	set = set.WithTexts(ctx, texts)
-	limit := config.DefaultFileDiagnostics
-	if cfg != nil {
-		limit = cfg.Limits.FileDiagnostics
-	}
 	out := map[string]earlyAgent{}
 	for _, p := range paths {
 		f, ds := set.CheckFile(ctx, p, texts[p])
 		if f != nil {
-			out[p] = earlyAgent{f, diag.Cap(p, ds, limit)}
+			out[p] = earlyAgent{f, ds}
 		}
 	}
 	return out
@@ -241,8 +242,8 @@ func diagnosePreview(p *library.Preview, path, text string) (f *library.File, ds
 
 // publishPreview sends the preview's diagnostics of an open document:
 // those of the library's file f, when the library preview has it, with
-// those of the agent file a, when it is one.
-func (d *diagnostics) publishPreview(ctx context.Context, path string, version int32, f *library.File, ds []diag.Diagnostic, a earlyAgent) {
+// those of the agent file a, when it is one, at most limit of them.
+func (d *diagnostics) publishPreview(ctx context.Context, path string, version int32, f *library.File, ds []diag.Diagnostic, a earlyAgent, limit int) {
 	if a.file != nil {
 		// As publish does: the agent file's check judges its YAML.
 		ds = slices.DeleteFunc(slices.Clone(ds), func(l diag.Diagnostic) bool { return l.Code == library.CodeParseError })
@@ -254,14 +255,17 @@ func (d *diagnostics) publishPreview(ctx context.Context, path string, version i
 	if n == 0 && !had || (f == nil || f.Doc == nil) && a.file == nil {
 		return
 	}
-	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}}
-	enc := d.s.encoding()
+	params := &protocol.PublishDiagnosticsParams{URI: uriOf(path), Version: protocol.NewOptional(version)}
+	var libLines, agentLines *document.Lines
 	if f != nil && f.Doc != nil {
-		params.Diagnostics = appendFileDiagnostics(params.Diagnostics, f, ds, enc, nil)
+		libLines = f.Doc.Lines
+	} else {
+		ds = nil
 	}
 	if a.file != nil {
-		params.Diagnostics = append(params.Diagnostics, agentProtocolDiagnostics(a.file, a.ds, enc, nil)...)
+		agentLines = a.file.Lines
 	}
+	params.Diagnostics = fileDiagnostics(path, libLines, ds, agentLines, a.ds, limit, d.s.encoding(), nil)
 	if err := d.s.client.PublishDiagnostics(context.WithoutCancel(ctx), params); err != nil {
 		d.s.stderr.Debug("publish diagnostics", "path", path, "err", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -161,7 +160,7 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput,
 			abs = filepath.Join(s.ws.Dir(), abs)
 		}
 		key = filepath.Clean(abs)
-		if _, err := os.Stat(abs); err != nil && errors.Is(err, fs.ErrNotExist) {
+		if _, err := s.ws.Snapshot().Library().Root().Stat(abs); err != nil && errors.Is(err, fs.ErrNotExist) {
 			// Checked after the workspace bound, so that the error of a
 			// path outside it says so rather than whether it exists.
 			if _, err := s.ops.Check(ctx, ops.CheckRequest{Path: p}); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/contextapi"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libgen"
 	"github.com/ctxls/ctxls/providers/numfmt"
@@ -171,7 +172,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	// One-file re-index through Apply, alternating two versions of a topic.
 	if t := sampleTopic(lib); t != nil {
-		rep.SampledFile = rel(lib.Dir(), t.Path)
+		rep.SampledFile = fsguard.RelSlash(lib.Dir(), t.Path)
 		orig, err := t.Doc.Content(ctx)
 		if err != nil {
 			return err

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +15,7 @@ import (
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/atomicfile"
 	"github.com/ctxls/ctxls/providers/config"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/listing"
@@ -201,7 +201,7 @@ func newCheckReport(lib *library.Snapshot, agents *agentfiles.Set, records []ops
 		rep.Tokens += t.Tokens
 	}
 	for _, r := range lib.ContextRootsTaken() {
-		r.Dir, r.Evidence = rel(lib.Dir(), r.Dir), ""
+		r.Dir, r.Evidence = fsguard.RelSlash(lib.Dir(), r.Dir), ""
 		rep.Roots = append(rep.Roots, r)
 	}
 	rep.Passed = len(lib.PassedOver())
@@ -441,14 +441,6 @@ func bySeverity(records []ops.Diagnostic) map[string]int {
 		n[r.Severity]++
 	}
 	return n
-}
-
-func rel(dir, p string) string {
-	r, err := filepath.Rel(dir, p)
-	if err != nil {
-		return p
-	}
-	return filepath.ToSlash(r)
 }
 
 // oneLine escapes the control characters of s as Go does in a string

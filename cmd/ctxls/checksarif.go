@@ -55,12 +55,19 @@ type (
 		Level     string          `json:"level"`
 		Message   sarifText       `json:"message"`
 		Locations []sarifLocation `json:"locations"`
+		// RelatedLocations are the other places the message speaks of,
+		// such as the other copy of a duplicate.
+		RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
 		// Properties name the tokenizer of the token counts the
 		// message gives, when it gives some.
 		Properties map[string]string `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
+		// ID numbers a related location within its result, from 1.
+		ID               int           `json:"id,omitempty"`
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+		// Message says what is at a related location.
+		Message *sarifText `json:"message,omitempty"`
 	}
 	sarifPhysical struct {
 		ArtifactLocation sarifArtifact `json:"artifactLocation"`
@@ -70,11 +77,12 @@ type (
 		URI       string `json:"uri"`
 		URIBaseID string `json:"uriBaseId"`
 	}
+	// sarifRegion is a region of a file; a related place has no end.
 	sarifRegion struct {
 		StartLine   int `json:"startLine"`
 		StartColumn int `json:"startColumn"`
-		EndLine     int `json:"endLine"`
-		EndColumn   int `json:"endColumn"`
+		EndLine     int `json:"endLine,omitempty"`
+		EndColumn   int `json:"endColumn,omitempty"`
 	}
 )
 
@@ -134,16 +142,24 @@ func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
 		if r.Tokenizer != "" {
 			props = map[string]string{"tokenizer": r.Tokenizer}
 		}
+		var related []sarifLocation
+		for j, rp := range r.Related {
+			related = append(related, sarifLocation{ID: j + 1, PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: sarifURI(prefix, rp.File), URIBaseID: "%SRCROOT%"},
+				Region:           sarifRegion{StartLine: rp.Line, StartColumn: rp.Column},
+			}, Message: &sarifText{rp.Message}})
+		}
 		err := enc.Encode(sarifResult{
 			RuleID:    r.Code,
 			RuleIndex: index[r.Code],
 			Level:     sarifLevel(r.Severity),
 			Message:   sarifText{r.Message},
-			Locations: []sarifLocation{{sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: path.Join(prefix, r.File)}).EscapedPath(), URIBaseID: "%SRCROOT%"},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: sarifURI(prefix, r.File), URIBaseID: "%SRCROOT%"},
 				Region:           sarifRegion{r.Line, r.Column, r.EndLine, r.EndColumn},
 			}}},
-			Properties: props,
+			RelatedLocations: related,
+			Properties:       props,
 		})
 		if err != nil {
 			return err
@@ -157,6 +173,12 @@ func writeSARIF(w io.Writer, records []ops.Diagnostic, dir string) error {
 	bw.WriteString("\n" + resultIndent[:len(resultIndent)-2] + "]")
 	bw.Write(frame.Bytes()[cut+len(empty):])
 	return bw.Flush()
+}
+
+// sarifURI is the address of the file at the slash path file of the
+// workspace, whose path from the working directory is prefix.
+func sarifURI(prefix, file string) string {
+	return (&url.URL{Path: path.Join(prefix, file)}).EscapedPath()
 }
 
 // resultIndent is the indent of a result in the log as printJSON writes it:

@@ -6,12 +6,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/providers/ops"
-
 	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/library/libtest"
+	"github.com/ctxls/ctxls/providers/ops"
 )
 
 // Every rule of the SARIF log has the address of its page, and the page is
@@ -102,7 +103,7 @@ func TestSARIFStreamedIsWhole(t *testing.T) {
 		run := sarifRun{Tool: sarifTool{driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
 		for _, r := range records {
 			run.Results = append(run.Results, sarifResult{RuleID: r.Code, RuleIndex: index[r.Code], Level: sarifLevel(r.Severity), Message: sarifText{r.Message},
-				Locations: []sarifLocation{{sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.File}).EscapedPath(), URIBaseID: "%SRCROOT%"},
+				Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.File}).EscapedPath(), URIBaseID: "%SRCROOT%"},
 					Region: sarifRegion{r.Line, r.Column, r.EndLine, r.EndColumn}}}}})
 		}
 		if err := printJSON(&want, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}); err != nil {
@@ -111,5 +112,69 @@ func TestSARIFStreamedIsWhole(t *testing.T) {
 		if got.String() != want.String() {
 			t.Errorf("%d records: streamed log differs from the whole one:\n%s\nwant:\n%s", len(records), got.String(), want.String())
 		}
+	}
+}
+
+// A diagnostic with related information, a topic defined twice, carries
+// the other copy as a related location of its result, named as the
+// result's file is, with what the place is.
+func TestSARIFRelatedLocations(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{
+		"context/python/a.md":      "# A\n\nText.\n",
+		"docs/context/python/a.md": "---\ndomain: python\n---\n# A\n\nText.\n",
+	})
+	out := runExit(t, 0, "check", "--no-cache", "--format", "sarif", dir)
+	type location struct {
+		ID               int `json:"id"`
+		PhysicalLocation struct {
+			ArtifactLocation struct {
+				URI       string `json:"uri"`
+				URIBaseID string `json:"uriBaseId"`
+			} `json:"artifactLocation"`
+			Region struct {
+				StartLine   int `json:"startLine"`
+				StartColumn int `json:"startColumn"`
+			} `json:"region"`
+		} `json:"physicalLocation"`
+		Message *struct {
+			Text string `json:"text"`
+		} `json:"message"`
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID           string     `json:"ruleId"`
+				Locations        []location `json:"locations"`
+				RelatedLocations []location `json:"relatedLocations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("not one SARIF run (%v):\n%s", err, out)
+	}
+	dups := 0
+	for _, r := range log.Runs[0].Results {
+		if r.RuleID != diag.DuplicateTopic {
+			if len(r.RelatedLocations) > 0 {
+				t.Errorf("%s has related locations: %+v", r.RuleID, r.RelatedLocations)
+			}
+			continue
+		}
+		dups++
+		if len(r.Locations) != 1 || len(r.RelatedLocations) != 1 {
+			t.Fatalf("%s: %d locations, %d related, want 1 and 1", r.RuleID, len(r.Locations), len(r.RelatedLocations))
+		}
+		rel, at := r.RelatedLocations[0], r.Locations[0].PhysicalLocation.ArtifactLocation.URI
+		files := []string{"context/python/a.md", "docs/context/python/a.md"}
+		uri := rel.PhysicalLocation.ArtifactLocation
+		if rel.ID != 1 || !slices.Contains(files, uri.URI) || uri.URI == at || uri.URIBaseID != "%SRCROOT%" ||
+			rel.PhysicalLocation.Region.StartLine != 1 || rel.PhysicalLocation.Region.StartColumn != 1 ||
+			rel.Message == nil || !strings.Contains(rel.Message.Text, "python/a") {
+			t.Errorf("related location %+v (message %v) of %s, want id 1 at the start of the other copy", rel, rel.Message, at)
+		}
+	}
+	if dups != 1 {
+		t.Errorf("%d results of %s, want 1:\n%s", dups, diag.DuplicateTopic, out)
 	}
 }

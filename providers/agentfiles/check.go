@@ -2,8 +2,8 @@ package agentfiles
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -67,7 +67,9 @@ func (s *Set) CheckFile(ctx context.Context, p string, content []byte) (*File, [
 			return nil, nil
 		}
 		if content == nil {
-			if _, err := os.Stat(p); err != nil {
+			// A link out of the workspace is checked: its read says it is
+			// not read.
+			if _, err := s.Guard().Stat(p); err != nil && !errors.Is(err, fsguard.ErrOutsideWorkspace) {
 				return nil, nil // gone, or never there
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -553,7 +552,7 @@ func (s *Set) exists(rel string) bool {
 		return true
 	}
 	if s.partial {
-		_, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(rel)))
+		_, err := s.Guard().Lstat(filepath.Join(s.Root, filepath.FromSlash(rel)))
 		return err == nil
 	}
 	return false
@@ -566,7 +565,7 @@ func (s *Set) hasDir(rel string) bool {
 		return true
 	}
 	if s.partial {
-		fi, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(rel)))
+		fi, err := s.Guard().Lstat(filepath.Join(s.Root, filepath.FromSlash(rel)))
 		return err == nil && fi.IsDir()
 	}
 	return false

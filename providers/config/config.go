@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfacts"
 	"github.com/ctxls/ctxls/providers/diag"
+	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -85,7 +86,16 @@ type Config struct {
 	// the agent facts (claude, codex, …); an agent left out follows its
 	// newest documented behaviour.
 	Agents map[string]AgentSetting `yaml:"agents" json:"agents,omitempty"`
+
+	// lines index the text of .ctxls.yaml the configuration was parsed
+	// from, where its problems are; nil for the defaults.
+	lines *document.Lines
 }
+
+// Lines returns the lines of the text of .ctxls.yaml that c was parsed
+// from, which the lines of its problems count: nil when c was read from
+// no file.
+func (c *Config) Lines() *document.Lines { return c.lines }
 
 // AgentSetting is what .ctxls.yaml says about one agent.
 type AgentSetting struct {
@@ -277,9 +287,11 @@ var known = map[string]bool{
 	"disable": true, "limits": true, "agents": true,
 }
 
-// Parse parses the content of a .ctxls.yaml file.
+// Parse parses the content of a .ctxls.yaml file. The configuration
+// keeps data, which the caller must not change.
 func Parse(data []byte) (*Config, []Problem) {
 	cfg := Default()
+	cfg.lines = document.NewLines(data)
 	var problems []Problem
 	if len(bytes.TrimSpace(data)) == 0 {
 		return cfg, nil

@@ -212,7 +212,7 @@ func (p *Provider) lookup(lib *library.Snapshot, domain, file string) (*library.
 	// root; refuse it rather than report it missing.
 	for _, root := range lib.ContextRoots() {
 		cand := filepath.Join(root, filepath.FromSlash(id)+".md")
-		if fi, err := os.Lstat(cand); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if fi, err := lib.Root().Lstat(cand); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			if err := checkInside(root, cand); err != nil {
 				return nil, nil, err
 			}

@@ -18,27 +18,50 @@ func LeftOut(path string, leftOut, limit int) Diagnostic {
 		Message: LeftOutMessage(leftOut, limit), LeftOut: leftOut}
 }
 
-// Cap returns ds, the diagnostics of the file at path, when they are at
-// most limit, not counting one that stands for those left out already;
-// otherwise the most severe limit of them, in order of position within a
-// severity, and one that says how many of them and of those left out
-// before are not reported. It does not change ds.
-func Cap(path string, ds []Diagnostic, limit int) []Diagnostic {
-	leftOut, n := 0, 0
-	for _, d := range ds {
-		if d.Code == DiagnosticsLeftOut {
-			leftOut += d.LeftOut
+// Cap bounds ds, the diagnostics of one file, to limit, the one bound of
+// every front end. of returns the Diagnostic an element of ds holds;
+// leftOut makes the element that stands for n diagnostics not reported.
+//
+// It works in place: it reorders ds and returns a prefix of it, so that a
+// file of a million problems is not held twice, and the caller must own
+// ds. The DiagnosticsLeftOut diagnostics of ds, which stand for those
+// their checker left out, are taken out. Of the others it keeps all when
+// they are at most limit, else the most severe limit of them in order of
+// position; when any are left out, now or before, the result ends with
+// one element that says how many. A limit of 0 or less bounds nothing:
+// ds is returned as it is.
+func Cap[T any](ds []T, limit int, of func(*T) *Diagnostic, leftOut func(n int) T) []T {
+	if limit <= 0 {
+		return ds
+	}
+	before, n := 0, 0
+	for i := range ds {
+		if d := of(&ds[i]); d.Code == DiagnosticsLeftOut {
+			before += d.LeftOut
 		} else {
 			n++
 		}
 	}
-	if limit <= 0 || n <= limit {
+	if n == len(ds) && n <= limit {
 		return ds
 	}
-	kept := slices.DeleteFunc(slices.Clone(ds), func(d Diagnostic) bool { return d.Code == DiagnosticsLeftOut })
-	// Severities count up from the most severe, as in LSP.
-	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return int(a.Severity) - int(b.Severity) })
-	kept = kept[:limit]
-	slices.SortStableFunc(kept, func(a, b Diagnostic) int { return a.Span.Start - b.Span.Start })
-	return append(kept, LeftOut(path, leftOut+n-limit, limit))
+	kept := slices.DeleteFunc(ds, func(e T) bool { return of(&e).Code == DiagnosticsLeftOut })
+	if n > limit {
+		// Severities count up from the most severe, as in LSP; the sort is
+		// stable, so that diagnostics at one place keep their order.
+		slices.SortStableFunc(kept, func(a, b T) int {
+			da, db := of(&a), of(&b)
+			if da.Severity != db.Severity {
+				return int(da.Severity) - int(db.Severity)
+			}
+			return da.Span.Start - db.Span.Start
+		})
+		kept = kept[:limit]
+		slices.SortStableFunc(kept, func(a, b T) int { return of(&a).Span.Start - of(&b).Span.Start })
+	}
+	if out := before + n - len(kept); out > 0 {
+		// There is room: at least one element was taken out or cut.
+		kept = append(kept, leftOut(out))
+	}
+	return kept
 }

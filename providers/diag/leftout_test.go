@@ -2,6 +2,7 @@ package diag
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,31 +11,63 @@ import (
 
 func TestCap(t *testing.T) {
 	t.Parallel()
-	var ds []Diagnostic
-	for i := range 10 {
-		sev := Hint
-		if i%3 == 0 {
-			sev = Error
-		}
-		ds = append(ds, Diagnostic{Span: document.Span{Start: i}, Severity: sev, Code: fmt.Sprint(i)})
+	// at makes the diagnostic of code spec: its first letter is its
+	// severity (e error, w warning, h hint), its number its offset; a
+	// letter between tells apart diagnostics at one place.
+	at := func(spec string) Diagnostic {
+		sev := map[byte]Severity{'e': Error, 'w': Warning, 'h': Hint}[spec[0]]
+		start, _ := strconv.Atoi(strings.TrimLeft(spec[1:], "XYZ"))
+		return Diagnostic{Path: "f", Span: document.Span{Start: start, End: start + 1}, Severity: sev, Code: spec}
 	}
-	ds = append(ds, LeftOut("f", 7, 10))
 	for _, tc := range []struct {
-		limit   int
-		codes   string
-		leftOut int
+		name  string
+		ds    string // diagnostics by severity and offset; "-N" stands for N left out before
+		limit int
+		want  string // the codes kept, "-N" the one for N left out
 	}{
-		{limit: 10, codes: "0 1 2 3 4 5 6 7 8 9 " + DiagnosticsLeftOut, leftOut: 7},
-		{limit: 5, codes: "0 1 3 6 9 " + DiagnosticsLeftOut, leftOut: 12},
-		{limit: 2, codes: "0 3 " + DiagnosticsLeftOut, leftOut: 15},
+		{name: "under the limit", ds: "e3 h1 w2", limit: 5, want: "e3 h1 w2"},
+		{name: "at the limit", ds: "h1 h2 h3", limit: 3, want: "h1 h2 h3"},
+		{name: "no limit", ds: "h1 h2 h3 -4", limit: 0, want: "h1 h2 h3 -4"},
+		{name: "most severe kept, by position", ds: "h0 e5 h1 w9 e2 h3", limit: 3, want: "e2 e5 w9 -3"},
+		{name: "within a severity the first by position", ds: "h4 h2 h0 h3 h1", limit: 2, want: "h0 h1 -3"},
+		{name: "one place keeps its order", ds: "wX7 wY7 wZ7", limit: 2, want: "wX7 wY7 -1"},
+		{name: "left out before is added", ds: "-7 h1 e2 h3", limit: 2, want: "h1 e2 -8"},
+		{name: "left out before alone is merged at the end", ds: "-2 h1 -3 h2", limit: 5, want: "h1 h2 -5"},
+		{name: "only left out", ds: "-4", limit: 1, want: "-4"},
+		{name: "nothing", ds: "", limit: 1, want: ""},
 	} {
-		got := Cap("f", ds, tc.limit)
-		var codes []string
-		for _, d := range got {
-			codes = append(codes, d.Code)
-		}
-		if strings.Join(codes, " ") != tc.codes || got[len(got)-1].LeftOut != tc.leftOut {
-			t.Errorf("Cap(%d) = %v, left out %d; want %s, %d", tc.limit, codes, got[len(got)-1].LeftOut, tc.codes, tc.leftOut)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ds []Diagnostic
+			for _, s := range strings.Fields(tc.ds) {
+				if n, ok := strings.CutPrefix(s, "-"); ok {
+					k, _ := strconv.Atoi(n)
+					ds = append(ds, LeftOut("f", k, tc.limit))
+					continue
+				}
+				ds = append(ds, at(s))
+			}
+			first := ds
+			got := Cap(ds, tc.limit, func(d *Diagnostic) *Diagnostic { return d },
+				func(n int) Diagnostic { return LeftOut("f", n, tc.limit) })
+			var codes []string
+			for _, d := range got {
+				if d.Code == DiagnosticsLeftOut {
+					codes = append(codes, fmt.Sprint("-", d.LeftOut))
+					if d.Message != LeftOutMessage(d.LeftOut, tc.limit) {
+						t.Errorf("left-out message %q", d.Message)
+					}
+					continue
+				}
+				codes = append(codes, d.Code)
+			}
+			if s := strings.Join(codes, " "); s != tc.want {
+				t.Errorf("Cap(%s, %d) = %s, want %s", tc.ds, tc.limit, s, tc.want)
+			}
+			// In place: the result is the list given, not a copy of it.
+			if len(got) > 0 && &got[0] != &first[0] {
+				t.Errorf("Cap(%s, %d) copied the list", tc.ds, tc.limit)
+			}
+		})
 	}
 }

@@ -281,6 +281,51 @@ func (r *Root) Stat(p string) (fs.FileInfo, error) {
 	return fi, err
 }
 
+// Lstat returns the information of p itself, a symbolic link at its name
+// not followed, when p lies in the workspace, links in its directories
+// resolved: for the looks that, as the walk of the workspace, do not
+// follow links (Stat follows them). It fails with ErrOutsideWorkspace
+// when p or a link in its directories leads out of the workspace, and
+// with the error of the look otherwise, wrapped with p.
+func (r *Root) Lstat(p string) (fs.FileInfo, error) {
+	p = filepath.Clean(p)
+	if p == r.dir {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, &fs.PathError{Op: "lstat", Path: p, Err: unwrapPath(err)}
+		}
+		return fi, nil
+	}
+	dir, base := filepath.Split(p)
+	if !Within(r.dir, p) {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: ErrOutsideWorkspace}
+	}
+	var real string
+	var err error
+	if r.dirs != nil {
+		real, err = r.dirs.dir(filepath.Clean(dir))
+	} else {
+		real, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: unwrapPath(err)}
+	}
+	if !r.Contains(real) {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: ErrOutsideWorkspace}
+	}
+	target := filepath.Join(real, base)
+	var fi fs.FileInfo
+	if r.dirs != nil {
+		fi, err = r.dirs.lstat(target)
+	} else {
+		fi, err = os.Lstat(target)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: unwrapPath(err)}
+	}
+	return fi, nil
+}
+
 // resolve returns the file p leads to, its symbolic links resolved, and
 // its information, when it lies in the workspace.
 func (r *Root) resolve(p string) (string, fs.FileInfo, error) {
@@ -634,6 +679,18 @@ func Rel(dir, p string) (string, bool) {
 		return ".", true
 	}
 	return filepath.ToSlash(rest), true
+}
+
+// RelSlash returns p relative to dir with forward slashes, as ctxls names
+// the files of a workspace to the user: "." for dir itself, a path with
+// ".." for one outside it (unlike Rel), and p itself with forward slashes
+// when it has no path relative to dir.
+func RelSlash(dir, p string) string {
+	r, err := filepath.Rel(dir, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
 }
 
 // Climbs reports whether the relative slash path p, once cleaned, leaves

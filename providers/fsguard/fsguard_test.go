@@ -98,6 +98,51 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestLstat looks at names without following a link there, and refuses
+// what lies outside the workspace by its name or by a link on the way.
+func TestLstat(t *testing.T) {
+	t.Parallel()
+	root, outside := tree(t)
+	memo := NewRoot(root).Memo()
+	for _, r := range []*Root{NewRoot(root), memo, memo} {
+		for _, tc := range []struct {
+			path string
+			want error       // nil: found
+			mode fs.FileMode // of what is found
+		}{
+			{path: "a.md"},
+			{path: "sub/b.md"},
+			{path: "sub", mode: fs.ModeDir},
+			{path: ".", mode: fs.ModeDir},
+			{path: "out.md", mode: fs.ModeSymlink},
+			{path: "dangling.md", mode: fs.ModeSymlink},
+			{path: "outdir", mode: fs.ModeSymlink},
+			{path: "subdir/b.md"},
+			{path: "pipe.md", mode: fs.ModeNamedPipe},
+			{path: "gone.md", want: fs.ErrNotExist},
+			{path: "gone/b.md", want: fs.ErrNotExist},
+			{path: "outdir/secret.md", want: ErrOutsideWorkspace},
+			{path: "outdir/gone.md", want: ErrOutsideWorkspace},
+			{path: filepath.Join(outside, "secret.md"), want: ErrOutsideWorkspace},
+			{path: root + "/sub/../../" + filepath.Base(outside) + "/secret.md", want: ErrOutsideWorkspace},
+		} {
+			p := tc.path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			fi, err := r.Lstat(p)
+			switch {
+			case tc.want != nil:
+				if !errors.Is(err, tc.want) {
+					t.Errorf("Lstat(%s) = %v, %v; want %v", tc.path, fi, err, tc.want)
+				}
+			case err != nil || fi.Mode().Type() != tc.mode:
+				t.Errorf("Lstat(%s) = %v, %v; want mode %v", tc.path, fi, err, tc.mode)
+			}
+		}
+	}
+}
+
 // TestCheckRootBehindLink opens the workspace through a link to it: files
 // inside are inside, whichever of the two paths their links use.
 func TestCheckRootBehindLink(t *testing.T) {

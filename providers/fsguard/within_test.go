@@ -112,3 +112,21 @@ func TestClimbs(t *testing.T) {
 		}
 	}
 }
+
+func TestRelSlash(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		dir, p, want string
+	}{
+		{"/ws", "/ws/a/b.md", "a/b.md"},
+		{"/ws", "/ws", "."},
+		{"/ws/", "/ws/CLAUDE.md", "CLAUDE.md"},
+		{"/ws", "/other/x.md", "../other/x.md"},
+		{"/ws", "/wsx/y.md", "../wsx/y.md"},
+		{"/ws", "rel/z.md", "rel/z.md"}, // no path from an absolute folder to a relative one
+	} {
+		if got := RelSlash(filepath.FromSlash(tc.dir), filepath.FromSlash(tc.p)); got != tc.want {
+			t.Errorf("RelSlash(%q, %q) = %q, want %q", tc.dir, tc.p, got, tc.want)
+		}
+	}
+}

@@ -82,7 +82,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	st := newState(files)
+	st := newState(b.root, files)
 	view := st.view()
 	if b.cache != nil {
 		b.view = viewKey(st)
@@ -619,10 +619,15 @@ type state struct {
 	// owned, when set, holds the keys whose incoming sets this state may
 	// change: the others belong to a published snapshot too (see own).
 	owned map[string]bool
+	// root is the check of the workspace's files that the model looks at
+	// beyond its own, such as a plugin's manifest.
+	root *fsguard.Root
 }
 
-func newState(files []*File) *state {
+// newState returns the model of files, the files of the workspace of root.
+func newState(root *fsguard.Root, files []*File) *state {
 	st := &state{
+		root:     root,
 		files:    cowmap.New[*File](len(files)),
 		aliases:  map[string]*Topic{},
 		domains:  map[string]*Domain{},
@@ -690,7 +695,7 @@ func (st *state) addFile(f *File) {
 	case f.Command != nil:
 		if prev, dup := st.commands[f.Command.Name]; dup {
 			st.dupCommands[f.Command.Name] = true
-			if !discover.Namespaced(f.Path, prev.Path) {
+			if !discover.Namespaced(st.root, f.Path, prev.Path) {
 				st.warnings = append(st.warnings, discover.Warning{Path: f.Path, Message: fmt.Sprintf("command %s is also defined by %s, which wins", f.Command.Name, prev.Path)})
 			}
 			return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/internal/cowmap"
@@ -173,7 +174,7 @@ func (l *Snapshot) diagnose(f *File) []diag.Diagnostic {
 	}
 	if t := f.Topic; t != nil {
 		if cur := l.topics.Get(t.ID); cur != t && cur != nil {
-			d := add(headSpan(doc), CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, discover.RelSlash(l.dir, cur.Path))
+			d := add(headSpan(doc), CodeDuplicateTopic, "topic %s is also defined by %s, which is the one used", t.ID, fsguard.RelSlash(l.dir, cur.Path))
 			d.Related = []diag.Related{{Path: cur.Path, Message: "the definition of topic " + t.ID + " that is used"}}
 		}
 		l.diagnoseTopic(f, add)

@@ -3,7 +3,6 @@ package library
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -115,7 +114,7 @@ func (t *linkTree) Generated(p string) bool {
 	if t.l.filter != nil && t.l.filter.SkipFile(p) {
 		return true
 	}
-	for _, part := range strings.Split(discover.RelSlash(t.l.dir, p), "/") {
+	for _, part := range strings.Split(fsguard.RelSlash(t.l.dir, p), "/") {
 		switch part {
 		case "out", "_build", "site", "public", "generated", "gen", "build", "dist", "target":
 			return true
@@ -150,7 +149,7 @@ func (t *linkTree) inSite(p string) bool {
 			return false
 		}
 		for name, srcs := range siteSources {
-			if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+			if _, err := t.l.root.Stat(filepath.Join(d, name)); err != nil {
 				continue
 			}
 			for _, src := range srcs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library/discover"
 )
 
@@ -108,7 +109,7 @@ func (b *builder) readPath(dir, p string) *pathReading {
 			continue
 		}
 		r.inRoots = true
-		if k := strings.TrimSuffix(discover.RelSlash(root, c), path.Ext(c)); !seen[k] {
+		if k := strings.TrimSuffix(fsguard.RelSlash(root, c), path.Ext(c)); !seen[k] {
 			seen[k] = true
 			r.keys = append(r.keys, k)
 		}

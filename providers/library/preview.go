@@ -12,6 +12,7 @@ import (
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/indexcache"
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/library/internal/incoming"
@@ -165,14 +166,14 @@ func (p *Preview) Diagnose(path string, content []byte) (*File, []diag.Diagnosti
 		}
 	}
 	// The content is given, so parse reads nothing and needs no context.
-	f := p.b.parse(context.Background(), path, discover.RelSlash(p.dir, path), content)
+	f := p.b.parse(context.Background(), path, fsguard.RelSlash(p.dir, path), content)
 	files := slices.Clone(p.files)
 	if i := slices.IndexFunc(files, func(g *File) bool { return g.Path == path }); i >= 0 {
 		files[i] = f
 	} else {
 		files = append(files, f)
 	}
-	st := newState(files)
+	st := newState(p.b.root, files)
 	f.Refs = p.b.scanRefs(context.Background(), f, st.view(), 0)
 	l := &Snapshot{
 		dir: p.dir, cfg: p.cfg, counter: p.b.counter,

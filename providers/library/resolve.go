@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/internal/closest"
 	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/refs"
@@ -202,7 +203,7 @@ func (l *Snapshot) resolvePath(f *File, r refs.Ref, suggest bool) Target {
 		missing = c.Domain + "/" + c.Name
 	}
 	return Target{Kind: Unresolved, Failed: PartPath,
-		Message:    missingFileMessage(c, discover.RelSlash(l.dir, c.Root)),
+		Message:    missingFileMessage(c, fsguard.RelSlash(l.dir, c.Root)),
 		Candidates: cands,
 		Missing:    missing}
 }
@@ -287,7 +288,7 @@ func (l *Snapshot) meantInRoot(p string) bool {
 	if root == "" {
 		return false
 	}
-	rel := discover.RelSlash(root, p)
+	rel := fsguard.RelSlash(root, p)
 	domain, _, nested := strings.Cut(rel, "/")
 	if !nested {
 		return true

@@ -71,7 +71,7 @@ func (l *Snapshot) state() *state {
 		files: l.files.Fork(), topics: l.topics.Fork(), aliases: maps.Clone(l.aliases), byStem: l.byStem.Fork(),
 		domains: maps.Clone(l.domains), commands: maps.Clone(l.commands), incoming: l.incoming.Fork(),
 		dupTopics: l.dupTopics, dupCommands: l.dupCommands, warnings: l.dupWarnings,
-		owned: map[string]bool{},
+		owned: map[string]bool{}, root: l.root,
 	}
 }
 

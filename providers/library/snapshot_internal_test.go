@@ -9,7 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/testtree"
 	"github.com/ctxls/ctxls/providers/config"
-	"github.com/ctxls/ctxls/providers/library/discover"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library/internal/incoming"
 )
 
@@ -58,7 +58,7 @@ func renderModel(m *Snapshot) string {
 		}
 		dirs := make([]string, len(d.Dirs))
 		for i, dir := range d.Dirs {
-			dirs[i] = discover.RelSlash(m.dir, dir)
+			dirs[i] = fsguard.RelSlash(m.dir, dir)
 		}
 		fmt.Fprintf(&b, "domain %s %v %v index=%v detection=%v\n", name, dirs, ids, d.Index != nil, d.Detection != nil)
 		for _, loc := range m.domainReferences(name) {
@@ -66,13 +66,13 @@ func renderModel(m *Snapshot) string {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.commands)) {
-		fmt.Fprintf(&b, "command %s %s\n", name, discover.RelSlash(m.dir, m.commands[name].Path))
+		fmt.Fprintf(&b, "command %s %s\n", name, fsguard.RelSlash(m.dir, m.commands[name].Path))
 	}
 	var keys []string
 	for k := range m.incoming.Keys() {
 		var paths []string
 		for p := range m.incoming.Paths(k) {
-			paths = append(paths, discover.RelSlash(m.dir, p))
+			paths = append(paths, fsguard.RelSlash(m.dir, p))
 		}
 		if len(paths) == 0 {
 			continue // an emptied set is as good as none

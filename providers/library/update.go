@@ -145,7 +145,7 @@ func (a *applyRun) collect(changes []Change) (*reloadRequest, error) {
 		if !ok {
 			continue // outside the workspace: none of our business
 		}
-		rel := discover.RelSlash(l.dir, p)
+		rel := fsguard.RelSlash(l.dir, p)
 		if rel == config.FileName {
 			cfg, problems, err := config.Load(l.dir)
 			if err != nil {
@@ -217,7 +217,7 @@ func (a *applyRun) parse(ctx context.Context) error {
 	a.built = make([]*File, len(a.ups))
 	inParallel(ctx, len(a.ups), func(i int) {
 		if u := a.ups[i]; !u.removed {
-			a.built[i] = a.b.parse(ctx, u.path, discover.RelSlash(a.l.dir, u.path), u.content)
+			a.built[i] = a.b.parse(ctx, u.path, fsguard.RelSlash(a.l.dir, u.path), u.content)
 		}
 	})
 	return ctx.Err()
@@ -494,7 +494,7 @@ func (l *Library) touchesRoots(p string, b *builder) bool {
 			return true // the root itself or a parent of it changed
 		}
 	}
-	rel := discover.RelSlash(l.dir, p)
+	rel := fsguard.RelSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts {
 		if part != discover.ContextDirName && part != discover.CommandDirName {
@@ -540,7 +540,7 @@ func (a *applyRun) changesEvidence(p string) bool {
 	if discover.UnderAny(p, b.contextRoots) != "" || !discover.IsMarkdown(p) {
 		return false
 	}
-	rel := discover.RelSlash(l.dir, p)
+	rel := fsguard.RelSlash(l.dir, p)
 	parts := strings.Split(rel, "/")
 	for i, part := range parts[:len(parts)-1] {
 		if part == discover.ContextDirName && discover.ShowsRoot(l.root, filepath.Join(l.dir, filepath.FromSlash(strings.Join(parts[:i+1], "/"))), p) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/fsguard"
 )
 
 // A Tree answers what checking links asks of the files around a document.
@@ -136,11 +137,7 @@ func check(l Link, file, root string, tree Tree) (Problem, bool) {
 	}
 	if !exists {
 		p := Problem{Link: l, Uncertain: path.Ext(l.Path) == "" || !knownExt(l.Path) || builtExt(l.Path) || tree.Generated(target)}
-		rel, err := filepath.Rel(root, target)
-		if err != nil {
-			rel = target
-		}
-		p.Message = fmt.Sprintf("%s names no file (looked for %s)", l.Path, filepath.ToSlash(rel))
+		p.Message = fmt.Sprintf("%s names no file (looked for %s)", l.Path, fsguard.RelSlash(root, target))
 		switch {
 		case path.Ext(l.Path) == "":
 			p.Message += "; it may be a page a documentation site serves"

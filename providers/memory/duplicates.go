@@ -3,13 +3,13 @@ package memory
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/config"
 	"github.com/ctxls/ctxls/providers/diag"
 	"github.com/ctxls/ctxls/providers/document"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/imports"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -147,7 +147,7 @@ func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, co
 			}
 			where := fmt.Sprintf("line %d", f.line)
 			if f.path != l.path {
-				where = fmt.Sprintf("%s:%d", relTo(set.Root, f.path), f.line)
+				where = fmt.Sprintf("%s:%d", fsguard.RelSlash(set.Root, f.path), f.line)
 			}
 			out = append(out, diag.Diagnostic{Path: l.path, Span: p.span, Severity: diag.Default(diag.MemoryDuplicate), Code: diag.MemoryDuplicate,
 				Message: fmt.Sprintf("this paragraph is loaded a second time in every Claude Code session (first at %s): %d tokens (%s) spent twice", where,
@@ -156,11 +156,4 @@ func duplicates(ctx context.Context, set *agentfiles.Set, cfg *config.Config, co
 		}
 	}
 	return out
-}
-
-func relTo(root, p string) string {
-	if r, err := filepath.Rel(root, p); err == nil {
-		return filepath.ToSlash(r)
-	}
-	return p
 }

@@ -58,10 +58,9 @@ type RelatedPlace struct {
 type DiagnosticSource struct {
 	// Path is the file's absolute path.
 	Path string
-	// Diagnostic is the checker's diagnostic: of a library file or of an
-	// agent file (memory files and their imports included). It is nil for
-	// a problem of the configuration file and for the count of those left
-	// out.
+	// Diagnostic is the checker's diagnostic: of a library file, of an
+	// agent file (memory files and their imports included) or of the
+	// configuration file, or the one that counts those left out.
 	Diagnostic *diag.Diagnostic
 	// AgentFile holds the text the spans of an agent file's Diagnostic
 	// are in; nil for a library file's, whose text the library holds.
@@ -112,7 +111,7 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 			}
 		}
 		for _, w := range lib.Warnings() {
-			if p := relSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] && !reported[w.Path] {
+			if p := fsguard.RelSlash(lib.Dir(), w.Path); keep(w.Path) && !dup[p] && !reported[w.Path] {
 				res.Warnings = append(res.Warnings, Warning{Message: p + ": " + w.Message})
 			}
 		}
@@ -150,21 +149,10 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 	linesOf := FileLines(lib, agents)
 	reported := map[string]bool{}
 	cfg := lib.Config()
-	if keep(filepath.Join(lib.Dir(), config.FileName)) && !cfg.Disabled(config.ProblemCode) {
-		problems := lib.ConfigProblems()
-		problems = append(problems, cfg.UnknownChainCommands(func(name string) bool {
-			_, ok := lib.Command(name)
-			return ok
-		})...)
-		for _, p := range problems {
-			// Like the language server, a problem covers its whole line; one
-			// without a line points at the start of the file.
-			d := Diagnostic{File: config.FileName, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-				Severity: p.Severity, Code: config.ProblemCode, Message: p.Message}
-			if p.Line >= 0 {
-				d.Line, d.EndLine = p.Line+1, p.Line+2
-			}
-			out = append(out, d)
+	if path := filepath.Join(lib.Dir(), config.FileName); keep(path) {
+		lines, ds := ConfigDiagnostics(lib)
+		for i := range ds {
+			out = append(out, record(lib.Dir(), path, lines, &ds[i], linesOf))
 		}
 	}
 	agentDiags := agents.Check(ctx)
@@ -226,59 +214,32 @@ func diagnostics(ctx context.Context, lib *library.Snapshot, agents *agentfiles.
 		}
 		return a.Column - b.Column
 	})
-	return capFiles(out, cfg.Limits.FileDiagnostics), reported
+	return capFiles(lib.Dir(), out, cfg.Limits.FileDiagnostics), reported
 }
 
-// severityRank orders severities from the most severe.
-var severityRank = map[string]int{"error": 0, "warning": 1, "info": 2, "hint": 3}
-
-// capFiles keeps at most limit diagnostics of each file of out (sorted by
-// file), the most severe first and then in order of position, and ends
-// each file that had more with one that says how many are left out,
-// counting those its checker left out already.
-func capFiles(out []Diagnostic, limit int) []Diagnostic {
+// capFiles bounds the diagnostics of each file of out (sorted by file),
+// the records of the workspace dir, to limit, in place, as diag.Cap does.
+func capFiles(dir string, out []Diagnostic, limit int) []Diagnostic {
 	if limit <= 0 {
 		return out
 	}
-	capped := out[:0:0]
+	capped := out[:0]
 	for i := 0; i < len(out); {
 		j := i
 		for j < len(out) && out[j].File == out[i].File {
 			j++
 		}
-		group := out[i:j]
+		// The group ends at its last element: what Cap appends cannot
+		// reach the next file's.
+		group := out[i:j:j]
 		i = j
-		leftOut, summary := 0, Diagnostic{}
-		kept := slices.DeleteFunc(slices.Clone(group), func(d Diagnostic) bool {
-			if d.Code != diag.DiagnosticsLeftOut {
-				return false
-			}
-			if d.Source.Diagnostic != nil {
-				leftOut += d.Source.Diagnostic.LeftOut
-			}
-			summary = d
-			return true
+		path := group[0].Source.Path
+		kept := diag.Cap(group, limit, func(d *Diagnostic) *diag.Diagnostic { return d.Source.Diagnostic }, func(n int) Diagnostic {
+			d := diag.LeftOut(path, n, limit)
+			return record(dir, path, nil, &d, nil)
 		})
-		if len(kept) > limit {
-			slices.SortStableFunc(kept, func(a, b Diagnostic) int { return severityRank[a.Severity] - severityRank[b.Severity] })
-			leftOut += len(kept) - limit
-			kept = kept[:limit]
-			slices.SortStableFunc(kept, func(a, b Diagnostic) int {
-				if a.Line != b.Line {
-					return a.Line - b.Line
-				}
-				return a.Column - b.Column
-			})
-		}
+		// kept lies at or after capped's end: the copy moves it down.
 		capped = append(capped, kept...)
-		if leftOut > 0 {
-			summary.File, summary.Code = group[0].File, diag.DiagnosticsLeftOut
-			summary.Severity = diag.Default(diag.DiagnosticsLeftOut).String()
-			summary.Line, summary.Column, summary.EndLine, summary.EndColumn = 1, 1, 1, 1
-			summary.Message = diag.LeftOutMessage(leftOut, limit)
-			summary.Source = DiagnosticSource{Path: group[0].Source.Path}
-			capped = append(capped, summary)
-		}
 	}
 	return capped
 }
@@ -310,7 +271,7 @@ func FileLines(lib *library.Snapshot, agents *agentfiles.Set) func(string) *docu
 // relative to dir. linesOf returns the lines of the file a related place
 // is in, or nil.
 func record(dir, p string, lines *document.Lines, d *diag.Diagnostic, linesOf func(string) *document.Lines) Diagnostic {
-	out := Diagnostic{File: relSlash(dir, p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
+	out := Diagnostic{File: fsguard.RelSlash(dir, p), Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 		Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Tokenizer: d.Tokenizer,
 		Source: DiagnosticSource{Path: p, Diagnostic: d}}
 	if lines != nil {
@@ -319,7 +280,7 @@ func record(dir, p string, lines *document.Lines, d *diag.Diagnostic, linesOf fu
 		out.EndLine, out.EndColumn = rg.End.Line+1, rg.End.Character+1
 	}
 	for _, r := range d.Related {
-		place := RelatedPlace{File: relSlash(dir, r.Path), Line: 1, Column: 1, Message: r.Message}
+		place := RelatedPlace{File: fsguard.RelSlash(dir, r.Path), Line: 1, Column: 1, Message: r.Message}
 		if l := linesOf(r.Path); l != nil {
 			pos := l.Position(r.Span.Start, document.UTF32)
 			place.Line, place.Column = pos.Line+1, pos.Character+1
@@ -329,12 +290,34 @@ func record(dir, p string, lines *document.Lines, d *diag.Diagnostic, linesOf fu
 	return out
 }
 
-// relSlash returns p relative to dir with forward slashes, or p when it
-// is not under dir.
-func relSlash(dir, p string) string {
-	r, err := filepath.Rel(dir, p)
-	if err != nil {
-		return p
+// ConfigDiagnostics returns the problems of lib's configuration file,
+// .ctxls.yaml, as diagnostics of that file, the same for every front end:
+// those of the file itself, then the chains that name no command of lib.
+// Each covers its line, or the file's start when it has none. The lines
+// of the file's text, which their spans are in, come with them; nil when
+// no file was read. There are none when the configuration disables their
+// code.
+func ConfigDiagnostics(lib *library.Snapshot) (*document.Lines, []diag.Diagnostic) {
+	cfg := lib.Config()
+	if cfg.Disabled(config.ProblemCode) {
+		return cfg.Lines(), nil
 	}
-	return filepath.ToSlash(r)
+	problems := append(lib.ConfigProblems(), cfg.UnknownChainCommands(func(name string) bool {
+		_, ok := lib.Command(name)
+		return ok
+	})...)
+	path := filepath.Join(lib.Dir(), config.FileName)
+	lines := cfg.Lines()
+	var out []diag.Diagnostic
+	for _, p := range problems {
+		d := diag.Diagnostic{Path: path, Severity: diag.Warning, Code: config.ProblemCode, Message: p.Message}
+		if p.Severity == "error" {
+			d.Severity = diag.Error
+		}
+		if p.Line >= 0 && lines != nil {
+			d.Span = document.Span{Start: lines.Start(p.Line), End: lines.Start(p.Line + 1)}
+		}
+		out = append(out, d)
+	}
+	return lines, out
 }

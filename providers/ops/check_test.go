@@ -2,12 +2,14 @@ package ops_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/testtree"
+	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/fsguard/fsguardtest"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/library/libtest"
@@ -106,5 +108,57 @@ func TestCheckDuplicateTopicRelated(t *testing.T) {
 	r := dups[0].Related[0]
 	if !slices.Contains(files, r.File) || r.File == dups[0].File || r.Line != 1 || r.Column != 1 || r.Message == "" {
 		t.Errorf("related %+v of %s, want the start of the other file", r, dups[0].File)
+	}
+}
+
+// TestConfigDiagnostics checks the diagnostics of .ctxls.yaml: each covers
+// the line of its problem, or the file's start, with the problem's
+// severity and words; disabling their code leaves none.
+func TestConfigDiagnostics(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string // line:column-line:column severity message
+	}{
+		{name: "no file"},
+		{name: "unknown setting and a chain of no command", yaml: "bogus: 1\nchains:\n  go: [nosuch]\n", want: []string{
+			`1:1-2:1 warning unknown setting "bogus" is ignored`,
+			`3:1-4:1 error chain "go" names "nosuch", which is no command of the workspace`,
+		}},
+		{name: "unparsable", yaml: "a: [\n", want: []string{"1:1-1:1 error cannot parse"}},
+		{name: "disabled", yaml: "bogus: 1\ndisable: [config]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tree := map[string]string{"context/python/a.md": "# A\n\nText.\n"}
+			if tc.yaml != "" {
+				tree[".ctxls.yaml"] = tc.yaml
+			}
+			dir := libtest.WriteTree(t, tree)
+			lib, err := library.Load(t.Context(), dir, nil, library.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines, ds := ops.ConfigDiagnostics(lib.Snapshot())
+			var got []string
+			for _, d := range ds {
+				rg := document.Range{}
+				if lines != nil {
+					rg = lines.Range(d.Span, document.UTF32)
+				}
+				got = append(got, fmt.Sprintf("%d:%d-%d:%d %s %s", rg.Start.Line+1, rg.Start.Character+1, rg.End.Line+1, rg.End.Character+1, d.Severity, d.Message))
+				if d.Code != "config" || d.Path != filepath.Join(dir, ".ctxls.yaml") {
+					t.Errorf("diagnostic of code %s at %s", d.Code, d.Path)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("ConfigDiagnostics = %q, want %q", got, tc.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Errorf("diagnostic %d = %q, want %q", i, got[i], tc.want[i])
+				}
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/agentfiles"
 	"github.com/ctxls/ctxls/providers/agentload"
+	"github.com/ctxls/ctxls/providers/fsguard"
 	"github.com/ctxls/ctxls/providers/library"
 	"github.com/ctxls/ctxls/providers/tokens"
 )
@@ -137,8 +138,8 @@ func agentEntries(lib *library.Snapshot, counter tokens.Counter, files []*agentf
 	if want(KindCommand) {
 		for _, c := range lib.Commands() {
 			seen[c.Path] = true
-			out = append(out, InventoryEntry{Reference: relSlash(lib.Dir(), c.Path), Title: oneLine(cmp.Or(c.Description, c.Name)),
-				Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: relSlash(lib.Dir(), c.Path)})
+			out = append(out, InventoryEntry{Reference: fsguard.RelSlash(lib.Dir(), c.Path), Title: oneLine(cmp.Or(c.Description, c.Name)),
+				Kind: KindCommand, Tokens: counter.Count(c.Body()), Path: fsguard.RelSlash(lib.Dir(), c.Path)})
 		}
 	}
 	// A skill's name is its reference unless other skills share it (a
@@ -190,7 +191,7 @@ func topicEntry(lib *library.Snapshot, counter tokens.Counter, r Reference) Inve
 		}
 	}
 	return InventoryEntry{Reference: r.Key(), Title: oneLine(r.Title), Kind: KindTopic, Tokens: n, ID: r.ID,
-		Path: relSlash(lib.Dir(), r.Path), Type: r.Type, LoadingStrategy: r.LoadingStrategy, DeclaredTokens: r.EstimatedTokens}
+		Path: fsguard.RelSlash(lib.Dir(), r.Path), Type: r.Type, LoadingStrategy: r.LoadingStrategy, DeclaredTokens: r.EstimatedTokens}
 }
 
 // agentEntry is the inventory entry of an agent file of kind k.

@@ -126,7 +126,7 @@ func (o *Ops) MoveFiles(ctx context.Context, req MoveFilesRequest) (WorkspaceEdi
 		if fsguard.Within(m.From, m.To) {
 			return WorkspaceEdit{}, invalidf("%s cannot move into itself", present.RelPath(lib, m.From))
 		}
-		if err := existing(dir, m); err != nil {
+		if err := existing(lib.Root(), m); err != nil {
 			return WorkspaceEdit{}, withKind(ErrConflict, err)
 		}
 		files = append(files, m)
@@ -193,17 +193,17 @@ func (o *Ops) leaving(ctx context.Context, snap Snapshot, m FileMove, files []Fi
 }
 
 // existing returns an error when m would move a file or folder onto
-// another that exists in the workspace at dir; one file by two names (a
+// another that exists in the workspace of root; one file by two names (a
 // change of case on a file system that ignores case) is no other.
-func existing(dir string, m FileMove) error {
-	if !fsguard.Within(dir, m.To) {
+func existing(root *fsguard.Root, m FileMove) error {
+	if !fsguard.Within(root.Dir(), m.To) {
 		return nil
 	}
-	to, err := os.Lstat(m.To)
+	to, err := root.Lstat(m.To)
 	if err != nil {
 		return nil // nothing there, or nothing ctxls can tell
 	}
-	if from, err := os.Lstat(m.From); err == nil && os.SameFile(from, to) {
+	if from, err := root.Lstat(m.From); err == nil && os.SameFile(from, to) {
 		return nil
 	}
 	return fmt.Errorf("%s exists already: move it away first, or pick another name", m.To)

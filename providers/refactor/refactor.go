@@ -252,7 +252,6 @@ func refEdits(lib *library.Snapshot, loc library.Location, m Move, files []FileM
 // stays relative to it, a path from the workspace or context root stays
 // so, a bare file name stays bare.
 func newPathText(lib *library.Snapshot, from, newFrom, written, target, newTarget string) string {
-	slash := filepath.ToSlash
 	if filepath.IsAbs(written) {
 		return newTarget
 	}
@@ -263,15 +262,11 @@ func newPathText(lib *library.Snapshot, from, newFrom, written, target, newTarge
 		}
 	}
 	if filepath.Join(lib.Dir(), filepath.FromSlash(written)) == target {
-		if rel, err := filepath.Rel(lib.Dir(), newTarget); err == nil {
-			return slash(rel)
-		}
+		return fsguard.RelSlash(lib.Dir(), newTarget)
 	}
 	for _, root := range lib.ContextRoots() {
 		if filepath.Join(root, filepath.FromSlash(written)) == target {
-			if rel, err := filepath.Rel(root, newTarget); err == nil {
-				return slash(rel)
-			}
+			return fsguard.RelSlash(root, newTarget)
 		}
 	}
 	if !strings.ContainsAny(written, "/\\") {

@@ -266,7 +266,10 @@ func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Tim
 	}
 	var paths []string
 	cutoff := since.Add(-mtimeSlack)
-	for _, f := range w.Snapshot().Library().Files() {
+	lib := w.Snapshot().Library()
+	// One look at each folder, not at every folder of each file's path.
+	root := lib.Root().Memo()
+	for _, f := range lib.Files() {
 		if !onDisk[f.Path] {
 			paths = append(paths, f.Path)
 			continue
@@ -275,7 +278,7 @@ func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Tim
 		if since.IsZero() {
 			continue
 		}
-		if fi, err := os.Stat(f.Path); err != nil || !fi.ModTime().Before(cutoff) {
+		if fi, err := root.Stat(f.Path); err != nil || !fi.ModTime().Before(cutoff) {
 			paths = append(paths, f.Path)
 		}
 	}
@@ -284,7 +287,7 @@ func (w *Workspace) reconcile(ctx context.Context, disk []string, since time.Tim
 			paths = append(paths, p)
 		}
 	}
-	if fi, err := os.Stat(w.cfgPath); err == nil && !since.IsZero() && !fi.ModTime().Before(cutoff) {
+	if fi, err := root.Stat(w.cfgPath); err == nil && !since.IsZero() && !fi.ModTime().Before(cutoff) {
 		paths = append(paths, w.cfgPath)
 	}
 	slices.Sort(paths)

@@ -123,7 +123,7 @@ func newFilter(dir string, ignore, roots []string, git *gitignore.Matcher) *Filt
 		ignore:   ignore,
 		roots:    roots,
 		git:      git,
-		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(dir),
+		selfRoot: b == ContextDirName || b == CommandDirName || slices.Contains(roots, dir) || looksLikeContextRoot(fsguard.NewRoot(dir), dir),
 	}
 }
 
@@ -149,7 +149,7 @@ func (f *Filter) SkipFile(p string) bool {
 	if d := filepath.Dir(p); d != f.dir && f.state(d) != dirRead {
 		return true
 	}
-	rel := RelSlash(f.dir, p)
+	rel := fsguard.RelSlash(f.dir, p)
 	if ignoredPath(rel, f.ignore) {
 		return true
 	}
@@ -189,7 +189,7 @@ func (f *Filter) state(p string) dirState {
 		}
 		return dirSkip
 	}
-	parts := strings.Split(RelSlash(base, p), "/")
+	parts := strings.Split(fsguard.RelSlash(base, p), "/")
 	blocked := false
 	for i, part := range parts {
 		if config.IgnoredDir(part) || hidden(part) || i == 0 && base == f.dir && !f.selfRoot && outputDir(part) {
@@ -273,9 +273,10 @@ func configured(roots []string, root string) bool {
 	return slices.ContainsFunc(roots, func(r string) bool { return filepath.ToSlash(filepath.Clean(r)) == root })
 }
 
-// isDir reports whether p is a directory, links not followed.
-func isDir(p string) bool {
-	info, err := os.Lstat(p)
+// isDir reports whether p, in the workspace of root, is a directory, links
+// not followed.
+func isDir(root *fsguard.Root, p string) bool {
+	info, err := root.Lstat(p)
 	return err == nil && info.IsDir()
 }
 
@@ -297,7 +298,7 @@ func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 	}
 	for _, r := range extraCommands {
 		if p, ok := Within(dir, r); ok {
-			if slices.Contains(DefaultCommandRoots, r) && !configured(cfg.CommandRoots, r) && !isDir(p) {
+			if slices.Contains(DefaultCommandRoots, r) && !configured(cfg.CommandRoots, r) && !isDir(root, p) {
 				continue // a default root the workspace does not have
 			}
 			s.CommandRoots = append(s.CommandRoots, p)
@@ -328,7 +329,7 @@ func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 			if pass[filepath.Dir(p)] {
 				return nil
 			}
-			return s.symlink(root, p, RelSlash(dir, p))
+			return s.symlink(root, p, fsguard.RelSlash(dir, p))
 		}
 		if d.IsDir() {
 			switch f.state(p) {
@@ -351,14 +352,14 @@ func Walk(ctx context.Context, root *fsguard.Root, cfg *config.Config, lst *list
 				s.Warnings = append(s.Warnings, Warning{p, fmt.Sprintf("%v; skipped", fsguard.NotRegular(d.Type()))})
 				return nil
 			}
-			s.Files = append(s.Files, Entry{p, RelSlash(dir, p)})
+			s.Files = append(s.Files, Entry{p, fsguard.RelSlash(dir, p)})
 		}
 		return nil
 	})
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if UnderAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(dir)) {
+	if UnderAny(dir, configured) == "" && (filepath.Base(dir) == ContextDirName || len(configured) == 0 && looksLikeContextRoot(root, dir)) {
 		// The workspace itself is the library, or holds none.
 		candidates = append(candidates, dir)
 	}
@@ -403,12 +404,13 @@ func (s *Scan) symlink(root *fsguard.Root, p, rel string) error {
 	return nil
 }
 
-// looksLikeContextRoot reports whether dir is itself laid out as a context
-// root: it holds a loading protocol or cross-domain file, or an index.md
-// beside sub-directories that hold index.md files.
-func looksLikeContextRoot(dir string) bool {
+// looksLikeContextRoot reports whether dir, a folder of the workspace of
+// root, is itself laid out as a context root: it holds a loading protocol
+// or cross-domain file, or an index.md beside sub-directories that hold
+// index.md files.
+func looksLikeContextRoot(root *fsguard.Root, dir string) bool {
 	for _, name := range []string{"loading_protocol.md", "cross_domain.md"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+		if _, err := root.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}
 	}
@@ -419,7 +421,7 @@ func looksLikeContextRoot(dir string) bool {
 	domains := 0
 	for _, e := range ents {
 		if e.IsDir() && !config.IgnoredDir(e.Name()) && !hidden(e.Name()) {
-			if _, err := os.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
+			if _, err := root.Stat(filepath.Join(dir, e.Name(), "index.md")); err == nil {
 				domains++
 			}
 		}
@@ -476,16 +478,6 @@ func UnderAny(p string, roots []string) string {
 	return ""
 }
 
-// RelSlash returns p relative to base with forward slashes, or p itself
-// with forward slashes when it has no path relative to base.
-func RelSlash(base, p string) string {
-	r, err := filepath.Rel(base, p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	return filepath.ToSlash(r)
-}
-
 // UnwrapPath returns the error inside a *fs.PathError, whose message
 // would repeat the path, or err itself.
 func UnwrapPath(err error) error {
@@ -509,7 +501,7 @@ type Class struct {
 // Classify says what role the markdown file at p plays given the roots.
 func Classify(p string, contextRoots, commandRoots []string) Class {
 	if r := UnderAny(p, contextRoots); r != "" {
-		rel := RelSlash(r, p)
+		rel := fsguard.RelSlash(r, p)
 		stem := strings.TrimSuffix(rel, path.Ext(rel))
 		domain, name, found := strings.Cut(stem, "/")
 		if !found {
@@ -518,7 +510,7 @@ func Classify(p string, contextRoots, commandRoots []string) Class {
 		return Class{Kind: TopicFile, Root: r, Domain: domain, Name: name, RelPath: rel}
 	}
 	if r := UnderAny(p, commandRoots); r != "" {
-		rel := RelSlash(r, p)
+		rel := fsguard.RelSlash(r, p)
 		parts := strings.Split(rel, "/")
 		switch {
 		case len(parts) == 1:

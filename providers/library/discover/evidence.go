@@ -92,7 +92,7 @@ func (s *Scan) decideRoots(dir string, candidates, commandDirs []string) {
 			if under(c) {
 				continue
 			}
-			if why, ev, ok := commandEvidence(dir, c, cmds); ok {
+			if why, ev, ok := commandEvidence(s.root, c, cmds); ok {
 				s.roots = append(s.roots, ContextRoot{Dir: c, Why: why, Evidence: ev})
 				continue
 			}
@@ -108,7 +108,7 @@ func (s *Scan) fileEvidence(c string) (why, evidence string, ok bool) {
 	var files []Entry
 	for _, e := range s.Files {
 		if e.Path != c && fsguard.Within(c, e.Path) {
-			rel := RelSlash(c, e.Path)
+			rel := fsguard.RelSlash(c, e.Path)
 			if strings.Count(rel, "/") <= 1 {
 				files = append(files, Entry{e.Path, rel})
 			}
@@ -197,7 +197,7 @@ func (s *Scan) commandFiles(dirs []string) []commandFile {
 		if r == "" {
 			continue
 		}
-		parts := strings.Split(RelSlash(r, e.Path), "/")
+		parts := strings.Split(fsguard.RelSlash(r, e.Path), "/")
 		if len(parts) > 2 || len(parts) == 2 && !strings.EqualFold(parts[1], "COMMAND.md") {
 			continue
 		}
@@ -211,9 +211,10 @@ func (s *Scan) commandFiles(dirs []string) []commandFile {
 }
 
 // commandEvidence reports whether one of the commands names a topic of
-// the candidate c by domain:topic (or domain/topic in its context list)
-// whose file is in c.
-func commandEvidence(dir, c string, cmds []commandFile) (why, evidence string, ok bool) {
+// the candidate c, a folder of the workspace of root, by domain:topic (or
+// domain/topic in its context list) whose file is in c.
+func commandEvidence(root *fsguard.Root, c string, cmds []commandFile) (why, evidence string, ok bool) {
+	dir := root.Dir()
 	domains := map[string]bool{}
 	ents, err := os.ReadDir(c)
 	if err != nil {
@@ -234,7 +235,7 @@ func commandEvidence(dir, c string, cmds []commandFile) (why, evidence string, o
 				continue
 			}
 			p := filepath.Join(c, r.Domain, filepath.FromSlash(r.Topic)+".md")
-			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			if _, err := root.Check(p); err == nil {
 				return cmd.rel + " names " + r.Domain + ":" + r.Topic, filepath.Join(dir, filepath.FromSlash(cmd.rel)), true
 			}
 		}
@@ -255,7 +256,7 @@ func (s *Scan) Info() RootInfo { return RootInfo{Roots: s.roots, Passed: s.passe
 // is a loading protocol or holds topic frontmatter now; root is the
 // workspace's check.
 func ShowsRoot(root *fsguard.Root, c, p string) bool {
-	rel := RelSlash(c, p)
+	rel := fsguard.RelSlash(c, p)
 	if strings.Count(rel, "/") > 1 {
 		return false
 	}
@@ -285,7 +286,7 @@ func EvidenceOnDisk(root *fsguard.Root, c string, commandRoots []string, flt *Fi
 				case e.IsDir() && depth > 0 && !flt.SkipDir(p):
 					walkDir(p, depth-1)
 				case e.Type().IsRegular() && IsMarkdown(e.Name()) && !flt.SkipFile(p):
-					s.Files = append(s.Files, Entry{p, RelSlash(dir, p)})
+					s.Files = append(s.Files, Entry{p, fsguard.RelSlash(dir, p)})
 				}
 			}
 		}
@@ -298,5 +299,5 @@ func EvidenceOnDisk(root *fsguard.Root, c string, commandRoots []string, flt *Fi
 	for _, r := range commandRoots {
 		list(r, 1)
 	}
-	return commandEvidence(dir, c, s.commandFiles(commandRoots))
+	return commandEvidence(root, c, s.commandFiles(commandRoots))
 }
