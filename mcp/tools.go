@@ -2,9 +2,7 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -155,19 +153,11 @@ func (s *Server) check(ctx context.Context, in CheckInput) (string, CheckOutput,
 	}
 	key := ""
 	if p != "" {
-		abs := p
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(s.ws.Dir(), abs)
+		key = p
+		if !filepath.IsAbs(key) {
+			key = filepath.Join(s.ws.Dir(), key)
 		}
-		key = filepath.Clean(abs)
-		if _, err := s.ws.Snapshot().Library().Root().Stat(abs); err != nil && errors.Is(err, fs.ErrNotExist) {
-			// Checked after the workspace bound, so that the error of a
-			// path outside it says so rather than whether it exists.
-			if _, err := s.ops.Check(ctx, ops.CheckRequest{Path: p}); err != nil {
-				return "", CheckOutput{}, err
-			}
-			return "", CheckOutput{}, fmt.Errorf("%s does not exist in the workspace", p)
-		}
+		key = filepath.Clean(key)
 	}
 	a, err := s.checks.Do(ctx, s.gen.Load(), key, func(ctx context.Context) (*checkAnswer, error) {
 		res, err := s.ops.Check(ctx, ops.CheckRequest{Path: p})

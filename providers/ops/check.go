@@ -2,6 +2,9 @@ package ops
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,6 +92,14 @@ func (o *Ops) Check(ctx context.Context, req CheckRequest) (CheckResponse, error
 		keep, err := pathFilter(lib.Dir(), req.Path)
 		if err != nil {
 			return CheckResponse{}, err
+		}
+		if p := strings.TrimSpace(req.Path); p != "" {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(lib.Dir(), p)
+			}
+			if _, err := lib.Root().Stat(p); errors.Is(err, fs.ErrNotExist) {
+				return CheckResponse{}, withKind(ErrNotFound, fmt.Errorf("%s does not exist in the workspace", req.Path))
+			}
 		}
 		agents, err := snap.AgentFiles(ctx)
 		if err != nil {

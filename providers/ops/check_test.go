@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -160,5 +161,37 @@ func TestConfigDiagnostics(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A check of a path the workspace does not hold is an error of kind not
+// found, and one of a path outside it an invalid request, whether or not
+// the path exists there.
+func TestCheckPathErrors(t *testing.T) {
+	t.Parallel()
+	dir := libtest.WriteTree(t, map[string]string{"context/python/a.md": "# A\n\nText.\n"})
+	lib, err := library.Load(context.Background(), dir, nil, library.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ops.New(ops.Options{Snapshot: ops.Static(lib.Snapshot())})
+	defer o.Close()
+	tests := []struct {
+		path string
+		kind error
+	}{
+		{"context/python/nope.md", ops.ErrNotFound},
+		{filepath.Join(dir, "nope"), ops.ErrNotFound},
+		{"../outside", ops.ErrInvalid},
+		{"..", ops.ErrInvalid},
+	}
+	for _, tt := range tests {
+		_, err := o.Check(t.Context(), ops.CheckRequest{Path: tt.path})
+		if !errors.Is(err, tt.kind) {
+			t.Errorf("Check(%q) = %v, want an error of kind %v", tt.path, err, tt.kind)
+		}
+	}
+	if _, err := o.Check(t.Context(), ops.CheckRequest{Path: "context/python/a.md"}); err != nil {
+		t.Errorf("Check of a file the workspace holds: %v", err)
 	}
 }
