@@ -256,7 +256,7 @@ func (s *Server) checkAgentFile(ctx context.Context, snap *workspace.Snapshot, s
 	if f == nil {
 		f = mf
 	}
-	return f, append(ds, mds...)
+	return f, slices.Concat(ds, mds) // ds may be a list the set keeps
 }
 
 // memoryDiagnostics returns the memory problems of path and the file their
