@@ -132,10 +132,9 @@ func (x *raw) put(b []byte, prev int) int {
 	return n
 }
 
-// decode decodes the reference encoded at b[i:] and returns it with the
-// offset of the next; prev is the Span.Start of the reference before it.
-func decode(b []byte, i, prev int) (raw, int) {
-	var x raw
+// decode sets x to the reference encoded at b[i:] and returns the offset
+// of the next; prev is the Span.Start of the reference before it.
+func (x *raw) decode(b []byte, i, prev int) int {
 	var v uint64
 	v, i = uvarint(b, i)
 	x.start = prev + int(v)
@@ -143,10 +142,11 @@ func decode(b []byte, i, prev int) (raw, int) {
 	x.end = x.start + int(v)
 	head, i := uvarint(b, i)
 	x.form, x.where = uint8(head&7), uint8(head>>3&7)
+	x.sub, x.name, x.call, x.field = [4]document.Span{}, [5]uint32{}, 0, 0
 	if x.form == oddForm {
 		v, i = uvarint(b, i)
 		x.name[0] = uint32(v)
-		return x, i
+		return i
 	}
 	for k, bit := range subBits {
 		if head&bit != 0 {
@@ -170,7 +170,7 @@ func decode(b []byte, i, prev int) (raw, int) {
 		v, i = uvarint(b, i)
 		x.field = uint32(v) + 1
 	}
-	return x, i
+	return i
 }
 
 // uvarint decodes the varint at b[i:], which the list wrote itself.
@@ -199,21 +199,22 @@ func (l List) At(i int) Ref {
 	if i < 0 || i >= l.n {
 		panic("refs: List.At index out of range")
 	}
-	x, next := l.seek(i / blockLen)
+	var x raw
+	next := l.seek(i/blockLen, &x)
 	for range i % blockLen {
-		x, next = decode(l.data, next, x.start)
+		next = x.decode(l.data, next, x.start)
 	}
 	return l.unpack(&x)
 }
 
-// seek decodes the first reference of block b and returns it with the
-// offset of the next.
-func (l List) seek(b int) (raw, int) {
+// seek sets x to the first reference of block b and returns the offset of
+// the next.
+func (l List) seek(b int, x *raw) int {
 	bk := l.blocks[b]
 	// Its distance is from the reference before it, whose start the
 	// block's own stands for.
 	d, _ := uvarint(l.data, int(bk.off))
-	return decode(l.data, int(bk.off), int(bk.start)-int(d))
+	return x.decode(l.data, int(bk.off), int(bk.start)-int(d))
 }
 
 func (l List) unpack(x *raw) Ref {
@@ -255,11 +256,10 @@ func (l List) tag(id uint32) string {
 // raws yields the encoded references in order.
 func (l List) raws() iter.Seq2[int, *raw] {
 	return func(yield func(int, *raw) bool) {
-		next, prev := 0, 0
+		var x raw
+		next := 0
 		for i := range l.n {
-			var x raw
-			x, next = decode(l.data, next, prev)
-			prev = x.start
+			next = x.decode(l.data, next, x.start)
 			if !yield(i, &x) {
 				return
 			}
@@ -292,11 +292,11 @@ func (l List) Picked(idx []int) iter.Seq2[int, Ref] {
 			}
 			if b := i / blockLen; cur < 0 || b > cur/blockLen {
 				// Past the block of x: start from the block of i.
-				x, next = l.seek(b)
+				next = l.seek(b, &x)
 				cur = b * blockLen
 			}
 			for cur < i {
-				x, next = decode(l.data, next, x.start)
+				next = x.decode(l.data, next, x.start)
 				cur++
 			}
 			if !yield(i, l.unpack(&x)) {
@@ -326,9 +326,10 @@ func (l List) Find(off int) (Ref, bool) {
 		return Ref{}, false
 	}
 	// The last reference of the block that starts at or before off.
-	x, next := l.seek(b)
+	var x, y raw
+	next := l.seek(b, &x)
 	for i := b*blockLen + 1; i < min(l.n, (b+1)*blockLen); i++ {
-		y, after := decode(l.data, next, x.start)
+		after := y.decode(l.data, next, x.start)
 		if y.start > off {
 			break
 		}
@@ -475,7 +476,7 @@ func merge(runs []run, dedup bool) run {
 			continue
 		}
 		c := cursor{r: r}
-		c.x, c.next = decode(r.data, 0, 0)
+		c.next = c.x.decode(r.data, 0, 0)
 		cs = append(cs, c)
 		size += len(r.data)
 		blocks += len(r.blocks)
@@ -498,7 +499,7 @@ func merge(runs []run, dedup bool) run {
 			cs = slices.Delete(cs, m, m+1)
 			continue
 		}
-		c.x, c.next = decode(c.r.data, c.next, c.x.start)
+		c.next = c.x.decode(c.r.data, c.next, c.x.start)
 	}
 	if dedup {
 		out.overlaps = false
