@@ -15,7 +15,8 @@ import (
 // hundreds of thousands of them. The references are encoded one after the
 // other as varints, each number a short distance (from the previous
 // reference, from the reference's own start) or the small id of a name in
-// a table the list shares among them, which makes about 11 bytes a
+// a table the list shares among them; a part as long as its name, as
+// parts usually are, has no length written. That makes 8 to 10 bytes a
 // reference of an ordinary document. An index of every blockLen-th
 // reference lets At and Find decode at most one block; All and Picked walk
 // the list once.
@@ -70,6 +71,9 @@ const (
 	hasFragment
 	hasCall
 	hasField
+	// hasLengths says that the parts' lengths are written; without it
+	// each part is as long as its name, as a part written is.
+	hasLengths
 )
 
 // subBits and nameBits are the head bits of raw.sub and raw.name, in
@@ -86,14 +90,25 @@ const oddForm = 7
 // maxRawLen bounds the length of one encoded reference: 17 varints.
 const maxRawLen = 17 * binary.MaxVarintLen64
 
+// nameLen returns the length of the name of id in names.
+func nameLen(names []string, id uint32) int {
+	if id == 0 {
+		return 0
+	}
+	return len(names[id-1])
+}
+
 // put encodes x at the start of b, which has room for maxRawLen bytes,
 // and returns the length written. prev is the Span.Start of the reference
-// before it.
-func (x *raw) put(b []byte, prev int) int {
+// before it; names are the names of x's ids.
+func (x *raw) put(b []byte, prev int, names []string) int {
 	head := uint64(x.form) | uint64(x.where)<<3
 	for i, s := range x.sub {
 		if s != (document.Span{}) {
 			head |= subBits[i]
+			if s.Len() != nameLen(names, x.name[i]) {
+				head |= hasLengths
+			}
 		}
 	}
 	for i, id := range x.name {
@@ -116,7 +131,9 @@ func (x *raw) put(b []byte, prev int) int {
 	for _, s := range x.sub {
 		if s != (document.Span{}) {
 			n += binary.PutUvarint(b[n:], uint64(s.Start-x.start))
-			n += binary.PutUvarint(b[n:], uint64(s.End-s.Start))
+			if head&hasLengths != 0 {
+				n += binary.PutUvarint(b[n:], uint64(s.End-s.Start))
+			}
 		}
 	}
 	for _, id := range x.name {
@@ -133,8 +150,9 @@ func (x *raw) put(b []byte, prev int) int {
 }
 
 // decode sets x to the reference encoded at b[i:] and returns the offset
-// of the next; prev is the Span.Start of the reference before it.
-func (x *raw) decode(b []byte, i, prev int) int {
+// of the next; prev is the Span.Start of the reference before it, names
+// the names of the ids.
+func (x *raw) decode(b []byte, i, prev int, names []string) int {
 	var v uint64
 	v, i = uvarint(b, i)
 	x.start = prev + int(v)
@@ -148,18 +166,28 @@ func (x *raw) decode(b []byte, i, prev int) int {
 		x.name[0] = uint32(v)
 		return i
 	}
+	var off, n [4]uint64
 	for k, bit := range subBits {
 		if head&bit != 0 {
-			var off, n uint64
-			off, i = uvarint(b, i)
-			n, i = uvarint(b, i)
-			x.sub[k] = document.Span{Start: x.start + int(off), End: x.start + int(off+n)}
+			off[k], i = uvarint(b, i)
+			if head&hasLengths != 0 {
+				n[k], i = uvarint(b, i)
+			}
 		}
 	}
 	for k, bit := range nameBits {
 		if head&bit != 0 {
 			v, i = uvarint(b, i)
 			x.name[k] = uint32(v) + 1
+		}
+	}
+	for k, bit := range subBits {
+		if head&bit != 0 {
+			if head&hasLengths == 0 {
+				n[k] = uint64(nameLen(names, x.name[k]))
+			}
+			a := x.start + int(off[k])
+			x.sub[k] = document.Span{Start: a, End: a + int(n[k])}
 		}
 	}
 	if head&hasCall != 0 {
@@ -202,7 +230,7 @@ func (l List) At(i int) Ref {
 	var x raw
 	next := l.seek(i/blockLen, &x)
 	for range i % blockLen {
-		next = x.decode(l.data, next, x.start)
+		next = x.decode(l.data, next, x.start, l.names)
 	}
 	return l.unpack(&x)
 }
@@ -214,7 +242,7 @@ func (l List) seek(b int, x *raw) int {
 	// Its distance is from the reference before it, whose start the
 	// block's own stands for.
 	d, _ := uvarint(l.data, int(bk.off))
-	return x.decode(l.data, int(bk.off), int(bk.start)-int(d))
+	return x.decode(l.data, int(bk.off), int(bk.start)-int(d), l.names)
 }
 
 func (l List) unpack(x *raw) Ref {
@@ -259,7 +287,7 @@ func (l List) raws() iter.Seq2[int, *raw] {
 		var x raw
 		next := 0
 		for i := range l.n {
-			next = x.decode(l.data, next, x.start)
+			next = x.decode(l.data, next, x.start, l.names)
 			if !yield(i, &x) {
 				return
 			}
@@ -296,7 +324,7 @@ func (l List) Picked(idx []int) iter.Seq2[int, Ref] {
 				cur = b * blockLen
 			}
 			for cur < i {
-				next = x.decode(l.data, next, x.start)
+				next = x.decode(l.data, next, x.start, l.names)
 				cur++
 			}
 			if !yield(i, l.unpack(&x)) {
@@ -329,7 +357,7 @@ func (l List) Find(off int) (Ref, bool) {
 	var x, y raw
 	next := l.seek(b, &x)
 	for i := b*blockLen + 1; i < min(l.n, (b+1)*blockLen); i++ {
-		after := y.decode(l.data, next, x.start)
+		after := y.decode(l.data, next, x.start, l.names)
 		if y.start > off {
 			break
 		}
@@ -394,15 +422,16 @@ func (b *ListBuilder) Grow(n int) {
 	}
 }
 
-// add appends x, which must not sort before the last reference of r.
-func (r *run) add(x *raw) {
+// add appends x, which must not sort before the last reference of r;
+// names are the names of its ids.
+func (r *run) add(x *raw, names []string) {
 	if r.n%blockLen == 0 {
 		r.blocks = append(r.blocks, block{off: uint32(len(r.data)), start: uint32(x.start)})
 	}
 	if cap(r.data)-len(r.data) < maxRawLen {
 		r.data = growData(r.data)
 	}
-	k := x.put(r.data[len(r.data):len(r.data)+maxRawLen], r.last.start)
+	k := x.put(r.data[len(r.data):len(r.data)+maxRawLen], r.last.start, names)
 	r.data = r.data[:len(r.data)+k]
 	if x.start < r.keptEnd {
 		r.overlaps = true
@@ -414,13 +443,15 @@ func (r *run) add(x *raw) {
 }
 
 // growData returns b with room for more: twice its size while it is small,
-// an eighth more past that.
+// an eighth more past that (append would add a quarter).
 func growData(b []byte) []byte {
 	more := len(b) / 8
 	if len(b) < 64<<10 {
 		more = len(b)
 	}
-	return slices.Grow(b, max(more, 4*maxRawLen))
+	nb := make([]byte, len(b), len(b)+max(more, 4*maxRawLen))
+	copy(nb, b)
+	return nb
 }
 
 // before reports whether x sorts before y in a List: by start, the longer
@@ -443,7 +474,7 @@ func (b *ListBuilder) Add(r Ref) {
 	if b.cur.n > 0 && before(&x, &b.cur.last) {
 		b.endRun()
 	}
-	b.cur.add(&x)
+	b.cur.add(&x, b.l.names)
 }
 
 // endRun closes the current run, merging the last runs while one is not
@@ -452,16 +483,17 @@ func (b *ListBuilder) endRun() {
 	b.runs = append(b.runs, b.cur)
 	b.cur = run{}
 	for k := len(b.runs); k >= 2 && b.runs[k-2].n <= 2*b.runs[k-1].n; k-- {
-		b.runs[k-2] = merge(b.runs[k-2:k], false)
+		b.runs[k-2] = merge(b.runs[k-2:k], b.l.names, false)
 		b.runs[k-1] = run{}
 		b.runs = b.runs[:k-1]
 	}
 }
 
 // merge merges runs, adjacent and in the order they were added, keeping
-// the order they were added in among equal references. dedup drops every
-// reference that overlaps one kept before it.
-func merge(runs []run, dedup bool) run {
+// the order they were added in among equal references; names are the
+// names of their ids. dedup drops every reference that overlaps one kept
+// before it.
+func merge(runs []run, names []string, dedup bool) run {
 	type cursor struct {
 		r    *run
 		i    int
@@ -476,7 +508,7 @@ func merge(runs []run, dedup bool) run {
 			continue
 		}
 		c := cursor{r: r}
-		c.next = c.x.decode(r.data, 0, 0)
+		c.next = c.x.decode(r.data, 0, 0, names)
 		cs = append(cs, c)
 		size += len(r.data)
 		blocks += len(r.blocks)
@@ -493,13 +525,13 @@ func merge(runs []run, dedup bool) run {
 		}
 		c := &cs[m]
 		if !dedup || c.x.start >= out.keptEnd || out.n == 0 {
-			out.add(&c.x)
+			out.add(&c.x, names)
 		}
 		if c.i++; c.i == c.r.n {
 			cs = slices.Delete(cs, m, m+1)
 			continue
 		}
-		c.next = c.x.decode(c.r.data, c.next, c.x.start)
+		c.next = c.x.decode(c.r.data, c.next, c.x.start, names)
 	}
 	if dedup {
 		out.overlaps = false
@@ -576,7 +608,7 @@ func (b *ListBuilder) List() List {
 	case len(runs) == 1 && !runs[0].overlaps:
 		r = runs[0]
 	default:
-		r = merge(runs, true)
+		r = merge(runs, l.names, true)
 	}
 	clear(runs)
 	l.n, l.data, l.blocks = r.n, r.data, r.blocks
@@ -632,7 +664,7 @@ func (l List) Retain(keep func(Ref) bool) List {
 		if n%blockLen == 0 {
 			l.blocks[n/blockLen] = block{off: uint32(w), start: uint32(x.start)}
 		}
-		k := x.put(buf[:], prev)
+		k := x.put(buf[:], prev, l.names)
 		w += copy(l.data[w:], buf[:k])
 		prev = x.start
 		n++
