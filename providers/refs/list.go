@@ -57,30 +57,20 @@ type raw struct {
 	call, field uint32
 }
 
-// The bits of an encoded reference's head, after its form (3 bits) and
-// its place (3 bits): which parts it has.
+// An encoded reference's head holds its form (3 bits), its place (3
+// bits), then which of its parts and names it has.
 const (
-	hasDomainSpan = 1 << (6 + iota)
-	hasTopicSpan
-	hasDomain
-	hasTopic
-	hasSectionSpan
-	hasSection
-	hasPathSpan
-	hasPath
-	hasFragment
-	hasCall
-	hasField
+	// partShift is the first of 4 bits that tell which spans of raw.sub
+	// are written.
+	partShift = 6
+	// nameShift is the first of 5 bits that tell which ids of raw.name
+	// are written.
+	nameShift = partShift + 4
+	hasCall   = 1 << (nameShift + 5)
+	hasField  = hasCall << 1
 	// hasLengths says that the parts' lengths are written; without it
 	// each part is as long as its name, as a part written is.
-	hasLengths
-)
-
-// subBits and nameBits are the head bits of raw.sub and raw.name, in
-// order.
-var (
-	subBits  = [4]uint64{hasDomainSpan, hasTopicSpan, hasSectionSpan, hasPathSpan}
-	nameBits = [5]uint64{hasDomain, hasTopic, hasSection, hasPath, hasFragment}
+	hasLengths = hasField << 1
 )
 
 // oddForm is the form of an entry that stands for a reference kept whole
@@ -103,17 +93,17 @@ func nameLen(names []string, id uint32) int {
 // before it; names are the names of x's ids.
 func (x *raw) put(b []byte, prev int, names []string) int {
 	head := uint64(x.form) | uint64(x.where)<<3
-	for i, s := range x.sub {
+	for k, s := range x.sub {
 		if s != (document.Span{}) {
-			head |= subBits[i]
-			if s.Len() != nameLen(names, x.name[i]) {
+			head |= 1 << (partShift + k)
+			if s.Len() != nameLen(names, x.name[k]) {
 				head |= hasLengths
 			}
 		}
 	}
-	for i, id := range x.name {
+	for k, id := range x.name {
 		if id != 0 {
-			head |= nameBits[i]
+			head |= 1 << (nameShift + k)
 		}
 	}
 	if x.call != 0 {
@@ -160,34 +150,30 @@ func (x *raw) decode(b []byte, i, prev int, names []string) int {
 	x.end = x.start + int(v)
 	head, i := uvarint(b, i)
 	x.form, x.where = uint8(head&7), uint8(head>>3&7)
-	x.sub, x.name, x.call, x.field = [4]document.Span{}, [5]uint32{}, 0, 0
+	x.sub = [4]document.Span{}
+	x.name = [5]uint32{}
+	x.call, x.field = 0, 0
 	if x.form == oddForm {
 		v, i = uvarint(b, i)
 		x.name[0] = uint32(v)
 		return i
 	}
-	var off, n [4]uint64
-	for k, bit := range subBits {
-		if head&bit != 0 {
-			off[k], i = uvarint(b, i)
-			if head&hasLengths != 0 {
-				n[k], i = uvarint(b, i)
+	lengths := head&hasLengths != 0
+	var off, n [4]int
+	for k, parts := 0, head>>partShift&0xf; parts != 0; k, parts = k+1, parts>>1 {
+		if parts&1 != 0 {
+			v, i = uvarint(b, i)
+			off[k] = int(v)
+			if lengths {
+				v, i = uvarint(b, i)
+				n[k] = int(v)
 			}
 		}
 	}
-	for k, bit := range nameBits {
-		if head&bit != 0 {
+	for k, ids := 0, head>>nameShift&0x1f; ids != 0; k, ids = k+1, ids>>1 {
+		if ids&1 != 0 {
 			v, i = uvarint(b, i)
 			x.name[k] = uint32(v) + 1
-		}
-	}
-	for k, bit := range subBits {
-		if head&bit != 0 {
-			if head&hasLengths == 0 {
-				n[k] = uint64(nameLen(names, x.name[k]))
-			}
-			a := x.start + int(off[k])
-			x.sub[k] = document.Span{Start: a, End: a + int(n[k])}
 		}
 	}
 	if head&hasCall != 0 {
@@ -197,6 +183,15 @@ func (x *raw) decode(b []byte, i, prev int, names []string) int {
 	if head&hasField != 0 {
 		v, i = uvarint(b, i)
 		x.field = uint32(v) + 1
+	}
+	for k, parts := 0, head>>partShift&0xf; parts != 0; k, parts = k+1, parts>>1 {
+		if parts&1 != 0 {
+			if !lengths {
+				n[k] = nameLen(names, x.name[k])
+			}
+			a := x.start + off[k]
+			x.sub[k] = document.Span{Start: a, End: a + n[k]}
+		}
 	}
 	return i
 }
@@ -298,8 +293,11 @@ func (l List) raws() iter.Seq2[int, *raw] {
 // All yields the references with their index, in order.
 func (l List) All() iter.Seq2[int, Ref] {
 	return func(yield func(int, Ref) bool) {
-		for i, x := range l.raws() {
-			if !yield(i, l.unpack(x)) {
+		var x raw
+		next := 0
+		for i := range l.n {
+			next = x.decode(l.data, next, x.start, l.names)
+			if !yield(i, l.unpack(&x)) {
 				return
 			}
 		}
