@@ -383,9 +383,9 @@ func NewList(rs []Ref) List {
 //
 // It keeps what it is given as runs, each in order and encoded as a List
 // is: a scanner finds references in a few passes over the text, each in
-// order, and List merges the runs. A run grows by an eighth rather than
-// doubling, so that a document of many references is not held twice
-// while it is read.
+// order, and List merges the runs. A run grows by chunks rather than by
+// copying what it holds, so that a document of many references is not
+// held twice while it is read, nor copied over and over.
 type ListBuilder struct {
 	l List
 	// runs are the runs before cur, in the order they were added; their
@@ -399,8 +399,13 @@ type ListBuilder struct {
 
 // run is a sequence of encoded references in the order of List.
 type run struct {
-	n      int
-	data   []byte
+	n int
+	// full are the chunks filled before data, size their length in all.
+	// No reference spans two chunks.
+	full [][]byte
+	size int
+	data []byte
+	// blocks locate references as if the chunks were one.
 	blocks []block
 	// last is the last reference added.
 	last raw
@@ -416,19 +421,52 @@ const bytesPerRef = 8
 
 // Grow makes room for n more references.
 func (b *ListBuilder) Grow(n int) {
-	if n > 0 {
-		b.cur.data = slices.Grow(b.cur.data, n*bytesPerRef)
+	if need := n * bytesPerRef; n > 0 && cap(b.cur.data)-len(b.cur.data) < need {
+		b.cur.newChunk(need)
 	}
+}
+
+// maxChunk is the size of a run's chunks once it holds that much: before,
+// each chunk is as large as the ones before it together.
+const maxChunk = 1 << 20
+
+// newChunk starts a chunk of at least n bytes.
+func (r *run) newChunk(n int) {
+	if len(r.data) > 0 {
+		r.full = append(r.full, r.data)
+		r.size += len(r.data)
+	}
+	r.data = make([]byte, 0, max(n, min(r.size, maxChunk), 4*maxRawLen))
+}
+
+// chunk returns the i-th chunk of r.
+func (r *run) chunk(i int) []byte {
+	if i < len(r.full) {
+		return r.full[i]
+	}
+	return r.data
+}
+
+// flat returns the chunks of r as one.
+func (r *run) flat() []byte {
+	if len(r.full) == 0 {
+		return r.data
+	}
+	b := make([]byte, 0, r.size+len(r.data))
+	for _, c := range r.full {
+		b = append(b, c...)
+	}
+	return append(b, r.data...)
 }
 
 // add appends x, which must not sort before the last reference of r;
 // names are the names of its ids.
 func (r *run) add(x *raw, names []string) {
-	if r.n%blockLen == 0 {
-		r.blocks = append(r.blocks, block{off: uint32(len(r.data)), start: uint32(x.start)})
-	}
 	if cap(r.data)-len(r.data) < maxRawLen {
-		r.data = growData(r.data)
+		r.newChunk(0)
+	}
+	if r.n%blockLen == 0 {
+		r.blocks = append(r.blocks, block{off: uint32(r.size + len(r.data)), start: uint32(x.start)})
 	}
 	k := x.put(r.data[len(r.data):len(r.data)+maxRawLen], r.last.start, names)
 	r.data = r.data[:len(r.data)+k]
@@ -439,18 +477,6 @@ func (r *run) add(x *raw, names []string) {
 	}
 	r.last = *x
 	r.n++
-}
-
-// growData returns b with room for more: twice its size while it is small,
-// an eighth more past that (append would add a quarter).
-func growData(b []byte) []byte {
-	more := len(b) / 8
-	if len(b) < 64<<10 {
-		more = len(b)
-	}
-	nb := make([]byte, len(b), len(b)+max(more, 4*maxRawLen))
-	copy(nb, b)
-	return nb
 }
 
 // before reports whether x sorts before y in a List: by start, the longer
@@ -493,28 +519,27 @@ func (b *ListBuilder) endRun() {
 // names of their ids. dedup drops every reference that overlaps one kept
 // before it.
 func merge(runs []run, names []string, dedup bool) run {
+	// A cursor is at reference i of r, x, encoded in chunk c before next.
 	type cursor struct {
 		r    *run
-		i    int
+		i, c int
+		buf  []byte
 		next int
 		x    raw
 	}
 	cs := make([]cursor, 0, len(runs))
-	size, blocks := 0, 0
+	blocks := 0
 	for i := range runs {
 		r := &runs[i]
 		if r.n == 0 {
 			continue
 		}
-		c := cursor{r: r}
-		c.next = c.x.decode(r.data, 0, 0, names)
+		c := cursor{r: r, buf: r.chunk(0)}
+		c.next = c.x.decode(c.buf, 0, 0, names)
 		cs = append(cs, c)
-		size += len(r.data)
 		blocks += len(r.blocks)
 	}
-	// Merged, the distances are shorter: the runs' size is room enough
-	// unless the encoding of the names runs longer.
-	out := run{data: make([]byte, 0, size+maxRawLen), blocks: make([]block, 0, blocks+1)}
+	out := run{blocks: make([]block, 0, blocks+1)}
 	for len(cs) > 0 {
 		m := 0
 		for k := 1; k < len(cs); k++ {
@@ -530,7 +555,11 @@ func merge(runs []run, names []string, dedup bool) run {
 			cs = slices.Delete(cs, m, m+1)
 			continue
 		}
-		c.next = c.x.decode(c.r.data, c.next, c.x.start, names)
+		if c.next == len(c.buf) {
+			c.c++
+			c.buf, c.next = c.r.chunk(c.c), 0
+		}
+		c.next = c.x.decode(c.buf, c.next, c.x.start, names)
 	}
 	if dedup {
 		out.overlaps = false
@@ -610,7 +639,7 @@ func (b *ListBuilder) List() List {
 		r = merge(runs, l.names, true)
 	}
 	clear(runs)
-	l.n, l.data, l.blocks = r.n, r.data, r.blocks
+	l.n, l.data, l.blocks = r.n, r.flat(), r.blocks
 	l.names = tight(l.names)
 	l.tags = tight(l.tags)
 	l.odd = tight(l.odd)
