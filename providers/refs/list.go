@@ -240,26 +240,24 @@ func (l List) seek(b int, x *raw) int {
 	return x.decode(l.data, int(bk.off), int(bk.start)-int(d), l.names)
 }
 
-func (l List) unpack(x *raw) Ref {
+// unpackTo sets r to the reference x encodes.
+func (l List) unpackTo(x *raw, r *Ref) {
 	if x.form == oddForm {
-		return l.odd[x.name[0]]
+		*r = l.odd[x.name[0]]
+		return
 	}
-	return Ref{
-		Form:        Form(x.form),
-		Where:       Where(x.where),
-		Span:        document.Span{Start: x.start, End: x.end},
-		Domain:      l.name(x.name[0]),
-		DomainSpan:  x.sub[0],
-		Topic:       l.name(x.name[1]),
-		TopicSpan:   x.sub[1],
-		Section:     l.name(x.name[2]),
-		SectionSpan: x.sub[2],
-		Path:        l.name(x.name[3]),
-		PathSpan:    x.sub[3],
-		Fragment:    l.name(x.name[4]),
-		Call:        l.tag(x.call),
-		Field:       l.tag(x.field),
-	}
+	r.Form, r.Where = Form(x.form), Where(x.where)
+	r.Span = document.Span{Start: x.start, End: x.end}
+	r.DomainSpan, r.TopicSpan, r.SectionSpan, r.PathSpan = x.sub[0], x.sub[1], x.sub[2], x.sub[3]
+	r.Domain, r.Topic, r.Section = l.name(x.name[0]), l.name(x.name[1]), l.name(x.name[2])
+	r.Path, r.Fragment = l.name(x.name[3]), l.name(x.name[4])
+	r.Call, r.Field = l.tag(x.call), l.tag(x.field)
+}
+
+func (l List) unpack(x *raw) Ref {
+	var r Ref
+	l.unpackTo(x, &r)
+	return r
 }
 
 func (l List) name(id uint32) string {
@@ -294,10 +292,12 @@ func (l List) raws() iter.Seq2[int, *raw] {
 func (l List) All() iter.Seq2[int, Ref] {
 	return func(yield func(int, Ref) bool) {
 		var x raw
+		var r Ref
 		next := 0
 		for i := range l.n {
 			next = x.decode(l.data, next, x.start, l.names)
-			if !yield(i, l.unpack(&x)) {
+			l.unpackTo(&x, &r)
+			if !yield(i, r) {
 				return
 			}
 		}
@@ -311,6 +311,7 @@ func (l List) All() iter.Seq2[int, Ref] {
 func (l List) Picked(idx []int) iter.Seq2[int, Ref] {
 	return func(yield func(int, Ref) bool) {
 		var x raw
+		var r Ref
 		cur, next := -1, 0 // the index of x and where the one after it is
 		for _, i := range idx {
 			if i < 0 || i >= l.n || i < cur {
@@ -325,7 +326,8 @@ func (l List) Picked(idx []int) iter.Seq2[int, Ref] {
 				next = x.decode(l.data, next, x.start, l.names)
 				cur++
 			}
-			if !yield(i, l.unpack(&x)) {
+			l.unpackTo(&x, &r)
+			if !yield(i, r) {
 				return
 			}
 		}
