@@ -404,19 +404,23 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 			ids = append(ids, k)
 		}
 	}
-	// The hits are gathered first and unpacked once into a list of their
-	// exact length: a Location is large, and growing a list of tens of
+	// The hits are gathered first, as indexes in each file's list, and
+	// read back in one pass of each list into a list of their exact
+	// length: a Location is large, and growing a list of tens of
 	// thousands of them costs more than finding them.
-	type hit struct {
-		f *File
-		i int
+	type group struct {
+		f    *File
+		hits []int
 	}
-	var hits []hit
+	var groups []group
+	var hits []int
+	total := 0
 	for _, p := range sorted {
 		f := l.files.Get(p)
 		if f == nil {
 			continue
 		}
+		hits = hits[len(hits):]
 		for i, r := range f.Refs.All() {
 			if r.Form == refs.DomainForm {
 				continue
@@ -426,7 +430,7 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 				// whether or not its section exists: no need to build the
 				// failure that resolving a missing section would.
 				if namesAny(ids, r.Domain, strings.TrimSuffix(r.Topic, ".md")) && l.domains[r.Domain] != nil {
-					hits = append(hits, hit{f, i})
+					hits = append(hits, i)
 				}
 				continue
 			}
@@ -436,22 +440,31 @@ func (l *Snapshot) references(id string, limit int) ([]Location, int) {
 			// No suggestions: a reference that fails names no topic here,
 			// and looking for close names costs more than the resolving.
 			if tg := l.resolveWith(f, r, false); tg.Topic == t && (tg.OK() || tg.Failed == PartSection) {
-				hits = append(hits, hit{f, i})
+				hits = append(hits, i)
 			}
 		}
+		if len(hits) > 0 {
+			groups = append(groups, group{f, hits})
+			total += len(hits)
+		}
 	}
-	n := len(hits)
+	n := total
 	if limit >= 0 {
 		n = min(n, limit)
 	}
 	if n == 0 {
-		return nil, len(hits)
+		return nil, total
 	}
-	out := make([]Location, n)
-	for j, h := range hits[:n] {
-		out[j] = Location{File: h.f, Ref: h.f.Refs.At(h.i)}
+	out := make([]Location, 0, n)
+	for _, g := range groups {
+		for _, r := range g.f.Refs.Picked(g.hits[:min(len(g.hits), n-len(out))]) {
+			out = append(out, Location{File: g.f, Ref: r})
+		}
+		if len(out) == n {
+			break
+		}
 	}
-	return out, len(hits)
+	return out, total
 }
 
 // namesAny reports whether one of ids is domain/name.

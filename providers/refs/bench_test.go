@@ -55,7 +55,8 @@ func BenchmarkScanList(b *testing.B) {
 	for b.Loop() {
 		l = ScanList(d, opts)
 	}
-	size := cap(l.items)*int(unsafe.Sizeof(packed{})) + cap(l.names)*int(unsafe.Sizeof("")) + cap(l.odd)*int(unsafe.Sizeof(Ref{}))
+	size := cap(l.data) + cap(l.blocks)*int(unsafe.Sizeof(block{})) + cap(l.names)*int(unsafe.Sizeof("")) +
+		cap(l.tags)*int(unsafe.Sizeof("")) + cap(l.odd)*int(unsafe.Sizeof(Ref{}))
 	b.ReportMetric(float64(l.Len()), "refs")
 	b.ReportMetric(float64(size)/float64(l.Len()), "retained-B/ref")
 }
