@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
 import { buildContextTree, type ContextNode, type EntryNode, type GroupNode } from './contextTree';
+import { Scheduled } from './scheduled';
 
 /**
  * Uri of an entry's file. The server gives paths relative to the
@@ -28,6 +29,8 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
   /** Counts refreshes, so that a load a refresh overtook keeps nothing. */
   private generation = 0;
   private view: vscode.TreeView<ContextNode> | undefined;
+  /** Coalesces the refreshes of a burst of changes (typing in a skill). */
+  private readonly soon = new Scheduled(async () => this.refresh());
 
   constructor(private readonly server: CtxlsServer) {}
 
@@ -42,6 +45,11 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
     this.groups = undefined;
     this.loading = undefined;
     this.changed.fire(undefined);
+  }
+
+  /** Reloads the inventory once the changes reported within delayMs are in. */
+  refreshSoon(delayMs = 200): void {
+    this.soon.schedule(delayMs);
   }
 
   private load(): Promise<GroupNode[]> {
@@ -116,6 +124,7 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
   }
 
   dispose(): void {
+    this.soon.dispose();
     this.changed.dispose();
   }
 }

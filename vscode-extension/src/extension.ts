@@ -73,8 +73,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     // The server says when the views are stale: no timers, no guesses.
     srv.onLibraryChanged(() => contextTree.refresh()),
-    // The tree lists skills, commands, subagents and rules too.
-    srv.onAgentFilesChanged(() => contextTree.refresh()),
+    // The tree lists skills, commands, subagents and rules too; they
+    // change as the user types, unsaved.
+    srv.onAgentFilesChanged(() => contextTree.refreshSoon()),
     srv.onExecutionsChanged(() => executions.refresh()),
     vscode.commands.registerCommand('ctxls.restartServer', async () => {
       await vscode.window.withProgress(
