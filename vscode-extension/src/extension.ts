@@ -6,7 +6,7 @@ import { ChainCommands } from './chains';
 import { ContextTreeProvider, entryUri } from './contextView';
 import type { ContextNode, EntryNode } from './contextTree';
 import { ExecutionsTreeProvider } from './executionsView';
-import { itemsOf, type InventoryMatch } from './protocol';
+import { itemsOf, warningText, type InventoryMatch } from './protocol';
 import { inventoryPickItems } from './quickPick';
 import { ReadonlyDocs, SCHEME } from './readonlyDocs';
 import { CostStatusBar } from './statusBar';
@@ -151,6 +151,10 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
                 value: i.value,
               }))
             : [{ label: `Nothing matches “${query}”`, alwaysShow: true }];
+        // "showing the best 50 of 73 matches": the list is not all there is.
+        for (const w of res.warnings ?? []) {
+          qp.items = [...qp.items, { label: `$(info) ${warningText(w)}`, alwaysShow: true }];
+        }
       })
       .catch((err) => {
         if (!cts.token.isCancellationRequested) {
