@@ -91,7 +91,7 @@ import (
 // (diagnostics, messages) are waited for until they are the archive's.
 // An argument that holds a space is written as a Go string:
 // @willRename a.md "b c.md".
-var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests with the server's")
+var fixtureUpdate = flag.Bool("update", false, "rewrite the answers of the fixtures under testdata/requests, and the editor's answers TestFrontendsAgree keeps, with the server's")
 
 // fixtureDir holds the request fixtures.
 const fixtureDir = "testdata/requests"

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -60,7 +62,21 @@ type frontendAnswers struct {
 	// preview is the chain preview of the command in .claude/commands,
 	// from the CLI and the editor (MCP has no chains).
 	preview *chainPreview
+	// editor is what the editor's views are built from, as the language
+	// server sends it: the inventory and the search results by query.
+	editor editorAnswers
 }
+
+// editorAnswers are the language server's answers that the extension's
+// Context Library view and Search Context quick pick show.
+type editorAnswers struct {
+	Inventory json.RawMessage            `json:"inventory"`
+	Search    map[string]json.RawMessage `json:"search"`
+}
+
+// editorAnswersFile holds the editorAnswers of frontendsTree, which the
+// extension's unit tests build its tree and its search items from.
+const editorAnswersFile = "../vscode-extension/test/unit/testdata/frontends.json"
 
 // chainPreview is what a chain preview says of its prompts' cost.
 type chainPreview struct {
@@ -167,6 +183,8 @@ func TestFrontendsAgree(t *testing.T) {
 		}
 	}
 
+	checkEditorAnswers(t, answers["lsp"].editor)
+
 	// The editor's symbols are the catalog's entries, each named by its
 	// reference, title and cost; a query finds what it names.
 	var all []string
@@ -255,6 +273,35 @@ func sortedEntries(es []frontendEntry) []frontendEntry {
 		return strings.Compare(a.Kind+"\x00"+a.Reference, b.Kind+"\x00"+b.Reference)
 	})
 	return out
+}
+
+// checkEditorAnswers holds editorAnswersFile to the language server's
+// answers, so that the extension's tests build the editor's views from
+// what the server sends for the workspace the front ends are compared on;
+// with -update it rewrites the file.
+func checkEditorAnswers(t *testing.T, got editorAnswers) {
+	t.Helper()
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	if *fixtureUpdate {
+		if err := os.MkdirAll(filepath.Dir(editorAnswersFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(editorAnswersFile, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(editorAnswersFile)
+	if err != nil {
+		t.Fatalf("%v (go test ./lsp -run TestFrontendsAgree -update writes it)", err)
+	}
+	if !jsonEqual(b, want) {
+		t.Errorf("%s is not what the language server answers; go test ./lsp -run TestFrontendsAgree -update rewrites it:\ngot:\n%s", editorAnswersFile, b)
+	}
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
@@ -375,18 +422,27 @@ func lspAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 	var cat struct {
 		Entries []frontendEntry `json:"entries"`
 	}
-	if err := c.Call(ctx, "ctxls/inventory", map[string]any{}, &cat); err != nil {
+	if err := c.Call(ctx, "ctxls/inventory", map[string]any{}, &a.editor.Inventory); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(a.editor.Inventory, &cat); err != nil {
 		t.Fatal(err)
 	}
 	a.catalog = cat.Entries
 	a.search = map[string][]frontendEntry{}
+	a.editor.Search = map[string]json.RawMessage{}
 	for _, q := range frontendQueries {
+		var raw json.RawMessage
+		if err := c.Call(ctx, "ctxls/inventory/search", map[string]any{"query": q}, &raw); err != nil {
+			t.Fatal(err)
+		}
 		var res struct {
 			Items []frontendEntry `json:"items"`
 		}
-		if err := c.Call(ctx, "ctxls/inventory/search", map[string]any{"query": q}, &res); err != nil {
+		if err := json.Unmarshal(raw, &res); err != nil {
 			t.Fatal(err)
 		}
+		a.editor.Search[q] = raw
 		a.search[q] = res.Items
 	}
 	if err := c.Call(ctx, "ctxls/sessionCost", map[string]any{"agent": "claude", "tokenizer": "o200k_base"}, &a.cost); err != nil {

@@ -1,27 +1,36 @@
-// The "Context Library" tree view: domains → topics from `ctxls/catalog`.
+// The "Context Library" tree view: from `ctxls/inventory`, the topics by
+// domain, then the skills, commands, subagents and rules.
 
 import * as vscode from 'vscode';
 import type { CtxlsServer } from './client';
-import { buildContextTree, treeSummary, type ContextNode, type DomainNode, type TopicNode } from './contextTree';
-import { itemsOf, warningText } from './protocol';
+import { buildContextTree, type ContextNode, type EntryNode, type GroupNode } from './contextTree';
+import { Scheduled } from './scheduled';
 
-/** Uri of a topic node's file: its `uri`, else an absolute `path` (the server gives paths relative to the workspace). */
-export function topicUri(node: Pick<TopicNode, 'path' | 'uri'>): vscode.Uri | undefined {
-  if (node.uri) {
-    return vscode.Uri.parse(node.uri);
+/**
+ * Uri of an entry's file. The server gives paths relative to the
+ * workspace, with forward slashes; an absolute path is taken as it is.
+ */
+export function entryUri(node: Pick<EntryNode, 'path'>): vscode.Uri | undefined {
+  if (!node.path) {
+    return undefined;
   }
-  if (node.path && node.path.startsWith('/')) {
+  if (node.path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(node.path)) {
     return vscode.Uri.file(node.path);
   }
-  return undefined;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return folder ? vscode.Uri.joinPath(folder.uri, ...node.path.split('/')) : undefined;
 }
 
 export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ContextNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private domains: DomainNode[] | undefined;
-  private loading: Promise<DomainNode[]> | undefined;
+  private groups: GroupNode[] | undefined;
+  private loading: Promise<GroupNode[]> | undefined;
+  /** Counts refreshes, so that a load a refresh overtook keeps nothing. */
+  private generation = 0;
   private view: vscode.TreeView<ContextNode> | undefined;
+  /** Coalesces the refreshes of a burst of changes (typing in a skill). */
+  private readonly soon = new Scheduled(async () => this.refresh());
 
   constructor(private readonly server: CtxlsServer) {}
 
@@ -30,29 +39,37 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
     this.view = view;
   }
 
-  /** Reloads the catalog now. */
+  /** Reloads the inventory now. */
   refresh(): void {
-    this.domains = undefined;
+    this.generation++;
+    this.groups = undefined;
     this.loading = undefined;
     this.changed.fire(undefined);
   }
 
+  /** Reloads the inventory once the changes reported within delayMs are in. */
+  refreshSoon(delayMs = 200): void {
+    this.soon.schedule(delayMs);
+  }
 
-  private async load(): Promise<DomainNode[]> {
-    if (this.domains) {
-      return this.domains;
+  private load(): Promise<GroupNode[]> {
+    if (this.groups) {
+      return Promise.resolve(this.groups);
     }
     if (!this.loading) {
+      const generation = this.generation;
       this.loading = (async () => {
-        const result = await this.server.tryRequest('ctxls/catalog', {});
-        const domains = buildContextTree(itemsOf(result));
-        const warnings = (result?.warnings ?? []).map(warningText);
-        if (this.view) {
-          this.view.description = treeSummary(domains);
-          this.view.message = warnings.length > 0 ? `⚠ ${warnings.slice(0, 3).join(' · ')}` : undefined;
+        const result = await this.server.tryRequest('ctxls/inventory', {});
+        const tree = buildContextTree(result);
+        if (generation !== this.generation) {
+          return tree.groups;
         }
-        this.domains = domains;
-        return domains;
+        if (this.view) {
+          this.view.description = tree.summary;
+          this.view.message = undefined;
+        }
+        this.groups = tree.groups;
+        return tree.groups;
       })();
     }
     return this.loading;
@@ -62,27 +79,31 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
     if (!element) {
       return this.load();
     }
-    if (element.kind === 'domain') {
-      return element.topics;
+    if (element.kind === 'group') {
+      return element.children;
     }
     return [];
   }
 
   getParent(element: ContextNode): ContextNode | undefined {
-    if (element.kind === 'topic' && this.domains) {
-      return this.domains.find((d) => d.topics.includes(element));
+    if (element.kind === 'entry' && this.groups) {
+      return this.groups.find((g) => g.children.includes(element));
     }
     return undefined;
   }
 
   getTreeItem(node: ContextNode): vscode.TreeItem {
-    if (node.kind === 'domain') {
-      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
+    if (node.kind === 'group') {
+      // Domains open as before; the groups of the other kinds start closed
+      // so that the topics stay in sight.
+      const state =
+        node.entryKind === 'topic' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+      const item = new vscode.TreeItem(node.label, state);
       item.id = node.key;
       item.description = node.description;
       item.tooltip = new vscode.MarkdownString(node.tooltip);
-      item.iconPath = new vscode.ThemeIcon('folder-library');
-      item.contextValue = 'ctxlsDomain';
+      item.iconPath = new vscode.ThemeIcon(node.icon);
+      item.contextValue = node.entryKind === 'topic' ? 'ctxlsDomain' : 'ctxlsKind';
       return item;
     }
     const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
@@ -93,16 +114,17 @@ export class ContextTreeProvider implements vscode.TreeDataProvider<ContextNode>
       node.icon,
       node.alwaysLoad ? new vscode.ThemeColor('charts.orange') : undefined,
     );
-    item.contextValue = 'ctxlsTopic';
-    const uri = topicUri(node);
+    item.contextValue = node.entryKind === 'topic' ? 'ctxlsTopic' : 'ctxlsEntry';
+    const uri = entryUri(node);
     if (uri) {
       item.resourceUri = uri;
-      item.command = { command: 'ctxls.openTopic', title: 'Open Topic', arguments: [node] };
+      item.command = { command: 'ctxls.openTopic', title: 'Open', arguments: [node] };
     }
     return item;
   }
 
   dispose(): void {
+    this.soon.dispose();
     this.changed.dispose();
   }
 }

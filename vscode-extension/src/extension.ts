@@ -3,10 +3,10 @@
 import * as vscode from 'vscode';
 import { CtxlsServer } from './client';
 import { ChainCommands } from './chains';
-import { ContextTreeProvider, topicUri } from './contextView';
-import type { ContextNode, TopicNode } from './contextTree';
+import { ContextTreeProvider, entryUri } from './contextView';
+import type { ContextNode, EntryNode } from './contextTree';
 import { ExecutionsTreeProvider } from './executionsView';
-import { itemsOf, type InventoryMatch } from './protocol';
+import { itemsOf, warningText, type InventoryMatch } from './protocol';
 import { inventoryPickItems } from './quickPick';
 import { ReadonlyDocs, SCHEME } from './readonlyDocs';
 import { CostStatusBar } from './statusBar';
@@ -73,6 +73,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     // The server says when the views are stale: no timers, no guesses.
     srv.onLibraryChanged(() => contextTree.refresh()),
+    // The tree lists skills, commands, subagents and rules too; they
+    // change as the user types, unsaved.
+    srv.onAgentFilesChanged(() => contextTree.refreshSoon()),
     srv.onExecutionsChanged(() => executions.refresh()),
     vscode.commands.registerCommand('ctxls.restartServer', async () => {
       await vscode.window.withProgress(
@@ -87,15 +90,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('ctxls.pickSessionAgent', () => session.pickAgent()),
     vscode.commands.registerCommand('ctxls.refreshContext', () => contextTree.refresh()),
     vscode.commands.registerCommand('ctxls.refreshExecutions', () => executions.refresh()),
-    vscode.commands.registerCommand('ctxls.openTopic', async (node?: TopicNode) => {
-      const uri = node ? topicUri(node) : undefined;
+    vscode.commands.registerCommand('ctxls.openTopic', async (node?: EntryNode) => {
+      const uri = node ? entryUri(node) : undefined;
       if (uri) {
         await vscode.window.showTextDocument(uri, { preview: true });
       }
     }),
     vscode.commands.registerCommand('ctxls.copyReference', async (node?: ContextNode) => {
       const selected = node ?? contextView.selection[0];
-      if (!selected || selected.kind !== 'topic') {
+      if (!selected || selected.kind !== 'entry') {
         return;
       }
       await vscode.env.clipboard.writeText(selected.reference);
@@ -137,7 +140,7 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
         if (cts.token.isCancellationRequested) {
           return;
         }
-        const items = inventoryPickItems(itemsOf(res));
+        const items = inventoryPickItems(itemsOf(res), res.tokenizer);
         qp.items =
           items.length > 0
             ? items.map((i) => ({
@@ -148,6 +151,10 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
                 value: i.value,
               }))
             : [{ label: `Nothing matches “${query}”`, alwaysShow: true }];
+        // "showing the best 50 of 73 matches": the list is not all there is.
+        for (const w of res.warnings ?? []) {
+          qp.items = [...qp.items, { label: `$(info) ${warningText(w)}`, alwaysShow: true }];
+        }
       })
       .catch((err) => {
         if (!cts.token.isCancellationRequested) {
@@ -182,10 +189,9 @@ async function searchContext(srv: CtxlsServer): Promise<void> {
   if (!chosen) {
     return;
   }
-  // Paths are relative to the workspace, with forward slashes.
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (folder && chosen.path) {
-    await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, ...chosen.path.split('/')));
+  const uri = entryUri(chosen);
+  if (uri) {
+    await vscode.window.showTextDocument(uri);
   } else {
     void vscode.window.showInformationMessage(`ctxls: ${chosen.reference} has no file path.`);
   }

@@ -7,11 +7,11 @@ import type {
   Execution,
   InventoryMatch,
   NamedChain,
-  SearchItem,
 } from './protocol';
 import { itemsOf } from './protocol';
+import { AGENT_KINDS } from './contextTree';
 import { commandNamesOf, executionState, isCurrentExecution, startedOf } from './executionsTree';
-import { formatChain, formatRelevance, formatTimestamp, formatTokens, costOf, referenceOf, shortId } from './format';
+import { formatChain, formatRelevance, formatTimestamp, formatTokens, shortId } from './format';
 
 export interface PickItem<T> {
   label: string;
@@ -25,80 +25,46 @@ export interface PickItem<T> {
   value: T;
 }
 
-/** Codicons of the inventory kinds. */
+/** Codicons of the inventory kinds, as the context browser shows them. */
 const kindIcons: Record<string, string> = {
   topic: 'book',
-  skill: 'sparkle',
-  command: 'terminal',
-  subagent: 'robot',
-  rule: 'law',
+  ...Object.fromEntries(AGENT_KINDS.map((k) => [k.kind, k.icon])),
 };
 
 /**
  * Items of the "Search Context" quick pick from `ctxls/inventory/search`:
- * topics, skills, commands, subagents and rules, best match first, as the
- * command line's and the MCP server's search list them.
+ * topics, skills, commands, subagents and rules in the server's order,
+ * best match first, as the command line's and the MCP server's search list
+ * them; tokens counted in tokenizer, the one the response names.
  */
-export function inventoryPickItems(items: readonly InventoryMatch[]): Array<PickItem<InventoryMatch>> {
-  const sorted = items
+export function inventoryPickItems(
+  items: readonly InventoryMatch[],
+  tokenizer?: string,
+): Array<PickItem<InventoryMatch>> {
+  return items
     .filter((i) => i && typeof i.reference === 'string')
-    .slice()
-    .sort((a, b) => (b.relevance ?? 0) - (a.relevance ?? 0));
-  return sorted.map((i) => {
-    const detail: string[] = [];
-    const relevance = formatRelevance(i.relevance);
-    if (relevance) {
-      detail.push(`relevance ${relevance}`);
-    }
-    detail.push(formatTokens(i.tokens));
-    const matched = Array.isArray(i.matchedOn) ? i.matchedOn : [];
-    if (matched.length > 0) {
-      detail.push(`matched on ${matched.join(', ')}`);
-    }
-    detail.push(i.kind === 'topic' && i.type ? i.type : i.kind);
-    return {
-      label: i.reference,
-      description: i.title ?? '',
-      detail: detail.join(' · '),
-      icon: kindIcons[i.kind] ?? 'file',
-      // The query is already matched by the server; keep every result visible.
-      alwaysShow: true,
-      value: i,
-    };
-  });
-}
-
-/** Items of the "Search Context" quick pick, best match first. */
-export function searchPickItems(items: readonly SearchItem[]): Array<PickItem<SearchItem>> {
-  const sorted = items
-    .filter((i) => i && i.reference && typeof i.reference.id === 'string')
-    .slice()
-    .sort((a, b) => (b.relevance ?? 0) - (a.relevance ?? 0));
-  return sorted.map((i) => {
-    const ref = i.reference;
-    const detail: string[] = [];
-    const relevance = formatRelevance(i.relevance);
-    if (relevance) {
-      detail.push(`relevance ${relevance}`);
-    }
-    detail.push(formatTokens(costOf(ref)));
-    const matched = Array.isArray(i.matchedOn) ? i.matchedOn : i.matchedOn ? [i.matchedOn] : [];
-    if (matched.length > 0) {
-      detail.push(`matched on ${matched.join(', ')}`);
-    }
-    if (ref.type) {
-      detail.push(ref.type);
-    }
-    return {
-      label: referenceOf(ref),
-      description: ref.title ?? '',
-      detail: detail.join(' · '),
-      icon: 'book',
-      // The query is already matched by the server; keep every result visible.
-      alwaysShow: true,
-      value: i,
-    };
-  });
+    .map((i) => {
+      const detail: string[] = [];
+      const relevance = formatRelevance(i.relevance);
+      if (relevance) {
+        detail.push(`relevance ${relevance}`);
+      }
+      detail.push(tokenizer ? `${formatTokens(i.tokens)} (${tokenizer})` : formatTokens(i.tokens));
+      const matched = Array.isArray(i.matchedOn) ? i.matchedOn : [];
+      if (matched.length > 0) {
+        detail.push(`matched on ${matched.join(', ')}`);
+      }
+      detail.push(i.kind === 'topic' && i.type ? i.type : i.kind);
+      return {
+        label: i.reference,
+        description: i.title ?? '',
+        detail: detail.join(' · '),
+        icon: kindIcons[i.kind] ?? 'file',
+        // The query is already matched by the server; keep every result visible.
+        alwaysShow: true,
+        value: i,
+      };
+    });
 }
 
 /** What the chain picker returns. */

@@ -573,6 +573,10 @@ step('the context browser lists domains and topics with tokens', 'context-browse
   for (const domain of ['git', 'python', 'security', 'testing']) {
     assert.ok(labels.includes(domain), `domain ${domain} is listed: ${JSON.stringify(labels)}`);
   }
+  // After the domains, the other kinds ctxls catalog lists.
+  for (const group of ['Skills', 'Commands', 'Subagents', 'Rules']) {
+    assert.ok(labels.includes(group), `group ${group} is listed: ${JSON.stringify(labels)}`);
+  }
 });
 
 step('Preview Chain shows every step of a named chain', 'chain-preview', async () => {

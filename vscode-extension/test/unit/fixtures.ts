@@ -2,7 +2,6 @@
 // so that tests state only what they are about.
 
 import type {
-  CatalogItem,
   ChainPreviewResult,
   ChainStep,
   CommandExecution,
@@ -10,20 +9,22 @@ import type {
   DocumentCostItem,
   Execution,
   ExecutionDeleteResult,
+  InventoryEntry,
   StepContextItem,
 } from '../../src/protocol';
 
-export function catalogItem(p: Partial<CatalogItem> & { id: string }): CatalogItem {
-  const slash = p.id.indexOf('/');
-  return {
-    domain: slash > 0 ? p.id.slice(0, slash) : '',
-    title: '',
-    type: 'reference',
-    measuredTokens: 0,
-    loadingStrategy: 'onDemand',
-    path: `/lib/context/${p.id}.md`,
-    ...p,
-  };
+/**
+ * An inventory entry; a topic's reference is `domain:name` of its id and
+ * its path under context/, another kind's reference is its path.
+ */
+export function inventoryEntry(p: Partial<InventoryEntry> & { reference: string; kind?: string }): InventoryEntry {
+  const kind = p.kind ?? 'topic';
+  if (kind !== 'topic') {
+    return { title: '', kind, tokens: 0, path: p.reference, ...p };
+  }
+  const colon = p.reference.indexOf(':');
+  const id = colon > 0 ? `${p.reference.slice(0, colon)}/${p.reference.slice(colon + 1)}` : p.reference;
+  return { title: '', kind, tokens: 0, id, path: `context/${id}.md`, type: 'reference', loadingStrategy: 'onDemand', ...p };
 }
 
 export function stepItem(p: Partial<StepContextItem> & { reference: string }): StepContextItem {

@@ -7,53 +7,52 @@ import {
   costStatusText,
   executionPickItems,
   inventoryPickItems,
-  searchPickItems,
 } from '../../src/quickPick';
-import type { DocumentCostResult, InventoryMatch, SearchItem } from '../../src/protocol';
-import { catalogItem, commandInfo, costItem, execution } from './fixtures';
+import type { DocumentCostResult, InventoryMatch } from '../../src/protocol';
+import { commandInfo, costItem, execution } from './fixtures';
 
-const results: SearchItem[] = [
-  { reference: catalogItem({ id: 'python/common_issues', title: 'Common Issues', measuredTokens: 500, type: 'always' }), relevance: 0.4, matchedOn: ['tags'] },
-  { reference: catalogItem({ id: 'python/fastapi_patterns', title: 'FastAPI Patterns', measuredTokens: 1204, estimatedTokens: 1000, type: 'pattern' }), relevance: 0.93, matchedOn: ['title', 'keywords'] },
-  { reference: catalogItem({ id: 'security/owasp', title: 'OWASP', measuredTokens: 700 }), relevance: 0.61, matchedOn: ['content'] },
+// Results as `ctxls/inventory/search` sends them: best first, ties by reference.
+const matches: InventoryMatch[] = [
+  { reference: 'deploy-app', title: 'Deploys the app.', kind: 'skill', tokens: 15, path: '.claude/skills/deploy-app/SKILL.md', relevance: 0.9, matchedOn: ['name', 'description'] },
+  { reference: '.claude/agents/auditor.md', title: 'Audits deploy scripts', kind: 'subagent', tokens: 12, path: '.claude/agents/auditor.md', relevance: 0.64, matchedOn: ['description'] },
+  { reference: '.claude/commands/ship.md', title: 'Ship a release', kind: 'command', tokens: 9, path: '.claude/commands/ship.md', relevance: 0.5, matchedOn: ['description'] },
+  { reference: 'ops:release', title: 'Release Process', kind: 'topic', tokens: 1204, id: 'ops/release', path: 'context/ops/release.md', type: 'pattern', relevance: 0.5, matchedOn: ['tag'] },
+  { reference: '.claude/rules/deploy.md', title: 'deploy.md', kind: 'rule', tokens: 7, path: '.claude/rules/deploy.md', relevance: 0.3, matchedOn: ['path'] },
 ];
 
-test('search items sorted by relevance with tokens and match fields', () => {
-  const items = searchPickItems(results);
-  assert.deepEqual(
-    items.map((i) => i.label),
-    ['python:fastapi_patterns', 'security:owasp', 'python:common_issues'],
-  );
-  assert.equal(items[0].description, 'FastAPI Patterns');
-  assert.equal(items[0].detail, 'relevance 93% · 1,204 tok · matched on title, keywords · pattern');
-  assert.equal(items[1].detail, 'relevance 61% · 700 tok · matched on content · reference');
-  assert.equal(items[2].detail, 'relevance 40% · 500 tok · matched on tags · always');
-  assert.ok(items.every((i) => i.alwaysShow));
-});
-
-test('search items skip results without a reference', () => {
-  const items = searchPickItems([{ relevance: 1 } as unknown as SearchItem, results[0]]);
-  assert.equal(items.length, 1);
-});
-
-test('inventory search items: every kind, best first, with its icon', () => {
-  const matches: InventoryMatch[] = [
-    { reference: 'ops:release', title: 'Release Process', kind: 'topic', tokens: 1204, path: 'context/ops/release.md', type: 'pattern', relevance: 0.5, matchedOn: ['tag'] },
-    { reference: 'deploy-app', title: 'Deploys the app.', kind: 'skill', tokens: 15, path: '.claude/skills/deploy-app/SKILL.md', relevance: 0.9, matchedOn: ['name', 'description'] },
-    { reference: '.claude/agents/auditor.md', title: 'Audits deploy scripts', kind: 'subagent', tokens: 12, path: '.claude/agents/auditor.md', relevance: 0.64, matchedOn: ['description'] },
-  ];
-  const items = inventoryPickItems(matches);
+test('inventory search items: every kind, in the server order, with its icon', () => {
+  const items = inventoryPickItems(matches, 'o200k_base');
   assert.deepEqual(
     items.map((i) => [i.label, i.icon]),
     [
       ['deploy-app', 'sparkle'],
       ['.claude/agents/auditor.md', 'robot'],
+      ['.claude/commands/ship.md', 'terminal'],
       ['ops:release', 'book'],
+      ['.claude/rules/deploy.md', 'law'],
     ],
   );
-  assert.equal(items[0].detail, 'relevance 90% · 15 tok · matched on name, description · skill');
-  assert.equal(items[2].detail, 'relevance 50% · 1,204 tok · matched on tag · pattern');
+  assert.equal(items[0].description, 'Deploys the app.');
+  assert.equal(items[0].detail, 'relevance 90% · 15 tok (o200k_base) · matched on name, description · skill');
+  assert.equal(items[3].detail, 'relevance 50% · 1,204 tok (o200k_base) · matched on tag · pattern');
   assert.ok(items.every((i) => i.alwaysShow));
+  assert.deepEqual(items.map((i) => i.value), matches);
+});
+
+test('inventory search items keep the order the server sends, not one of their own', () => {
+  // Equal relevance is ordered by the server (by reference); the items
+  // never reorder what the command line's search lists.
+  const reversed = matches.slice().reverse();
+  assert.deepEqual(
+    inventoryPickItems(reversed).map((i) => i.label),
+    reversed.map((m) => m.reference),
+  );
+});
+
+test('inventory search items skip results without a reference; no tokenizer, no name', () => {
+  const items = inventoryPickItems([{ relevance: 1 } as unknown as InventoryMatch, matches[4]]);
+  assert.equal(items.length, 1);
+  assert.equal(items[0].detail, 'relevance 30% · 7 tok · matched on path · rule');
 });
 
 test('chain items list named chains then "build"', () => {

@@ -4,7 +4,7 @@
 // type) fails the check.
 
 import type { CtxlsServer } from '../../src/client';
-import type { CatalogItem, SessionCost, TrustResult } from '../../src/protocol';
+import type { CatalogItem, InventoryEntry, InventoryMatch, SessionCost, TrustResult } from '../../src/protocol';
 import { quietRequest } from '../../src/scheduled';
 
 declare const server: CtxlsServer;
@@ -18,6 +18,10 @@ export async function requestTypes(): Promise<void> {
   await server.tryRequest('ctxls/catalog', { domain: 'd', query: 'q' });
   // @ts-expect-error a required param left out
   await server.tryRequest('ctxls/search', {});
+  // @ts-expect-error searching the inventory needs a query
+  await server.request('ctxls/inventory/search', { kind: 'skill' });
+  // @ts-expect-error the inventory's filters are strings
+  await server.tryRequest('ctxls/inventory', { kind: 1 });
   // @ts-expect-error params to a method that takes none
   await quietRequest(server, 'ctxls/chain/list', { name: 'x' });
   // @ts-expect-error resuming names the execution
@@ -29,5 +33,12 @@ export async function requestTypes(): Promise<void> {
   const trust: TrustResult = catalog;
   // @ts-expect-error a result the server may send as null
   const cost: SessionCost = await server.request('ctxls/sessionCost', {});
-  void [items, trust, cost];
+  const inventory = await server.request('ctxls/inventory', {});
+  const entries: InventoryEntry[] = inventory.entries;
+  const tokenizer: string = inventory.tokenizer;
+  const found = await server.request('ctxls/inventory/search', { query: 'deploy' });
+  const matches: InventoryMatch[] = found.items;
+  // @ts-expect-error an inventory lists entries, not items
+  void inventory.items;
+  void [items, trust, cost, entries, tokenizer, matches];
 }
