@@ -481,9 +481,7 @@ func UnderAny(p string, roots []string) string {
 // UnwrapPath returns the error inside a *fs.PathError, whose message
 // would repeat the path, or err itself.
 func UnwrapPath(err error) error {
-	var pe *fs.PathError
-	if e, ok := err.(*fs.PathError); ok {
-		pe = e
+	if pe, ok := err.(*fs.PathError); ok {
 		return pe.Err
 	}
 	return err
