@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/refs"
 	"github.com/ctxls/ctxls/providers/workspace"
 )
@@ -126,11 +126,7 @@ func (s *Server) view(ctx context.Context, u uri.URI) (*view, error) {
 func readText(ctx context.Context, lib *library.Snapshot, path string) ([]byte, error) {
 	data, err := lib.ReadDocument(ctx, path)
 	if err != nil {
-		// The guard's error names the path already.
-		if pe, ok := err.(*fs.PathError); ok {
-			err = pe.Err
-		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "read %s: %v", path, discover.UnwrapPath(err))
 	}
 	if document.IsBinary(data) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not a text file", path)

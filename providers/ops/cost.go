@@ -3,13 +3,13 @@ package ops
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 
 	"go.lsp.dev/uri"
 
 	"github.com/ctxls/ctxls/providers/document"
 	"github.com/ctxls/ctxls/providers/library"
+	"github.com/ctxls/ctxls/providers/library/discover"
 	"github.com/ctxls/ctxls/providers/refcost"
 	"github.com/ctxls/ctxls/providers/refs"
 )
@@ -208,11 +208,7 @@ func (o *Ops) document(ctx context.Context, snap Snapshot, raw string) (*library
 	}
 	data, err := lib.ReadDocument(ctx, path)
 	if err != nil {
-		// The guard's error names the path already.
-		if pe, ok := err.(*fs.PathError); ok {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", path, discover.UnwrapPath(err))
 	}
 	if document.IsBinary(data) {
 		return nil, fmt.Errorf("%s is not a text file", path)
