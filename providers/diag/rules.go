@@ -180,6 +180,7 @@ const (
 	SkillLinkOutside            = "skill-link-outside"
 	CommandFieldInvalid         = "command-field-invalid"
 	CommandFileMissing          = "command-file-missing"
+	CommandShadowed             = "command-shadowed"
 	SubagentFieldMissing        = "subagent-field-missing"
 	SubagentNameInvalid         = "subagent-name-invalid"
 	SubagentFieldInvalid        = "subagent-field-invalid"
@@ -299,6 +300,7 @@ var table = []Rule{
 	{SkillLinkOutside, Warning, "a link of a skill that travels leaves what travels with it: a plugin's folder, a collection skill's own folder, a package's packages (a project's own skill runs in place)", srcSkillSpec + "; " + srcPluginCache, NoFix},
 	{CommandFieldInvalid, Warning, "a command field (`description`, `argument-hint`, `allowed-tools`, `model`) has the wrong type", srcCommands, NoFix},
 	{CommandFileMissing, Error, "an `@path` file reference in a command names no file", srcCommands, NoFix},
+	{CommandShadowed, Warning, "a command of `.claude/commands` has the name of a skill of `.claude/skills` (its `name`, else its folder): the skill takes precedence, so `/name` runs the skill and the command never loads; the related place is the skill. Not said when the skill has `user-invocable: false`", srcSkillsDocs, NoFix},
 	{SubagentFieldMissing, Error, "a subagent has no `name` or no `description`", srcSubagents, NoFix},
 	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcSubagents, NoFix},
 	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcSubagents, NoFix},
