@@ -32,6 +32,14 @@ func TestInprocAgentFileWatched(t *testing.T) {
 	testtree.WriteFiles(t, dir, map[string]string{".agents/skills/fresh/SKILL.md": "---\nname: stale\ndescription: New.\n---\n"})
 	c.waitDiagnostics(fresh, mismatch)
 	c.waitDiagnosticsSince(since, agent, diagCodes())
+	// A skill created with a command's name shadows the command, which is
+	// checked again.
+	cmd := c.uri(".claude/commands/lint.md")
+	testtree.WriteFiles(t, dir, map[string]string{".claude/commands/lint.md": "Lint as @docs/lint-rules.md says.\n"})
+	c.waitDiagnostics(cmd, diagCodes("command-file-missing"))
+	since = c.noteCount()
+	testtree.WriteFiles(t, dir, map[string]string{".claude/skills/lint/SKILL.md": "---\nname: lint\ndescription: Lints.\n---\nLint.\n"})
+	c.waitDiagnosticsSince(since, cmd, diagHas("command-shadowed"))
 }
 
 // A settings file edited on disk, with no event from the client, is

@@ -25,10 +25,11 @@ func (s *Server) agentFilesChanged(ws *workspace.Workspace, paths []string) {
 	}
 }
 
-// touchSubagents schedules the diagnostics of the subagents of snap when
-// one of changed is a skill: a subagent's skills name skills, and one
-// created, renamed or removed changes what the subagents' checks say.
-func (s *Server) touchSubagents(snap *workspace.Snapshot, changed []string) {
+// touchSkillUsers schedules the diagnostics of the files of snap whose
+// checks name skills when one of changed is a skill: a subagent's skills
+// name skills, and a command of .claude/commands is shadowed by a skill
+// of its name, so one created, renamed or removed changes what they say.
+func (s *Server) touchSkillUsers(snap *workspace.Snapshot, changed []string) {
 	skills := false
 	for _, p := range changed {
 		if rel, ok := fsguard.Rel(snap.Library().Dir(), p); ok && agentfiles.Classify(rel, nil) == agentfiles.KindSkill {
@@ -41,7 +42,7 @@ func (s *Server) touchSubagents(snap *workspace.Snapshot, changed []string) {
 	}
 	if set := s.agentSet(s.ctx, snap); set != nil {
 		for _, f := range set.Files {
-			if f.Kind == agentfiles.KindSubagent {
+			if f.Kind == agentfiles.KindSubagent || f.Kind == agentfiles.KindCommand {
 				s.diags.touch(f.Path)
 			}
 		}

@@ -162,7 +162,7 @@ func testNeovimConfig(t *testing.T, nvim, config string) {
 
 	want := map[string]struct{ filetype, code string }{
 		mdc:     {"markdown", "cursor-field-invalid"},
-		mcpJSON: {"json", "plugin-name-duplicate"},
+		mcpJSON: {"json", "json-duplicate-key"},
 	}
 	for _, e := range res.Extra {
 		w, ok := want[e.File]

@@ -60,7 +60,7 @@ func (s *Server) sendStale(ctx context.Context) {
 func (s *Server) onUpdate(u workspace.Update) {
 	s.diags.onUpdate(u)
 	if u.Snapshot != nil {
-		s.touchSubagents(u.Snapshot, u.Changed)
+		s.touchSkillUsers(u.Snapshot, u.Changed)
 	}
 	if u.Reloaded {
 		mark(s.stale.library)

@@ -33,7 +33,7 @@ var claudeFamilies = []string{
 	diag.SettingsOutputStyleMissing, diag.OutputStyleFieldInvalid, diag.JSONSyntax,
 	diag.SubagentNameInvalid, diag.SubagentFieldInvalid, diag.SkillFieldInvalid,
 	diag.PluginComponentMisplaced, diag.PluginPathOutside, diag.PluginFolderShadowed, diag.PluginUserConfigInvalid, diag.PluginHooksDuplicate,
-	diag.PluginNameDuplicate,
+	diag.JSONDuplicateKey,
 	diag.MCPFieldMissing, diag.MCPFieldInvalid, diag.MCPTypeUnknown, diag.MCPTransportConflict,
 	diag.MCPKeyMisspelled, diag.MCPVariableUnexpanded, diag.MCPSecretPlainText, diag.MCPServerNameReserved,
 	diag.MemoryCommandUndefined, diag.MemoryPathMissing, diag.MemoryDuplicate,

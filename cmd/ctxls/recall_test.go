@@ -470,6 +470,9 @@ var seeds = []seed{
 	{code: "mcp-key-misspelled", what: "MCP server key misspelled", host: mcpFile, inject: func(h *hostFile) (string, int, bool) {
 		return insertMember(h.text, "mcpServers", `    "recall": { "command": "npx", "arg": ["serve"] }`)
 	}},
+	{code: "json-duplicate-key", what: "MCP server given twice", host: mcpFile, inject: func(h *hostFile) (string, int, bool) {
+		return insertMember(h.text, "mcpServers", `    "recall": { "command": "npx" }, "recall": { "command": "uvx" }`)
+	}},
 	{code: "cursor-field-invalid", what: "Cursor alwaysApply not a boolean", host: cursorRule, inject: func(h *hostFile) (string, int, bool) {
 		return setField(h.text, "alwaysApply", "sometimes")
 	}},
@@ -506,6 +509,19 @@ var seeds = []seed{
 		return t, n, true
 	}},
 	{code: "opencode-instructions-missing", what: "opencode instructions entry names no file", host: func(rel string) bool { return rel == "opencode.json" }, inject: func(h *hostFile) (string, int, bool) {
+		// A second "instructions" would be dropped for the one that
+		// follows, so an existing list takes the entry.
+		if k := strings.Index(h.text, `"instructions"`); k >= 0 {
+			if open := strings.IndexByte(h.text[k:], '['); open >= 0 {
+				at := k + open + 1
+				rest := strings.TrimLeft(h.text[at:], " \t\r\n")
+				entry := `"docs/recall-missing.md"`
+				if !strings.HasPrefix(rest, "]") {
+					entry += ", "
+				}
+				return h.text[:at] + entry + h.text[at:], strings.Count(h.text[:at], "\n") + 1, true
+			}
+		}
 		return insertMember(h.text, "", `  "instructions": ["docs/recall-missing.md"]`)
 	}},
 	{code: "toml-syntax-error", what: "Codex config.toml with a bare key", host: in(".codex/config.toml"), inject: func(h *hostFile) (string, int, bool) {

@@ -123,6 +123,7 @@ const (
 	docKiroSteering   = "https://kiro.dev/docs/steering/"
 	docOpenCode       = "https://opencode.ai/docs/instructions"
 	docOpenCodeRules  = "https://opencode.ai/docs/rules"
+	docOpenCodeSkills = "https://opencode.ai/docs/skills"
 )
 
 // verified is the date the facts below were last checked.
@@ -210,6 +211,9 @@ var agents = []Agent{
 			Precedence: "in each folder AGENTS.md, else CLAUDE.md", Nesting: "every one from the working folder up to the project root at start; a subfolder's when the agent reads there",
 			Load: AtStart, Source: docOpenCode, Verified: verified},
 		{ID: "instructions", Files: "the instructions paths and globs of opencode.json", Patterns: []string{"opencode.json"}, Load: AtStart, Source: docOpenCodeRules, Verified: verified},
+		{ID: "skills", Files: ".opencode/skills, .claude/skills, .agents/skills: a SKILL.md at any depth", Patterns: []string{".opencode/skills/**/SKILL.md", ".claude/skills/**/SKILL.md", ".agents/skills/**/SKILL.md"},
+			Precedence: "every folder is read; the skill tool lists each skill by name and description", Nesting: "the folders of the working folder and of every parent up to the project root",
+			Load: Listed, Source: docOpenCodeSkills, Verified: "2026-12-04"},
 	}},
 }
 

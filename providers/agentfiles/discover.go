@@ -73,6 +73,9 @@ type Set struct {
 	skillsOnce sync.Once
 	skills     map[string]bool // names and folders of skills, for subagents
 
+	commandSkillsOnce sync.Once
+	commandSkills     map[string]*File // see projectSkill
+
 	counterOnce sync.Once
 	ctr         tokens.Counter // see counter
 

@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -32,6 +33,7 @@ func (c *checker) command() {
 	if root := c.frontmatter(false, "a command"); root.Exists() {
 		c.typed(root, commandFields, diag.CommandFieldInvalid)
 	}
+	c.commandShadowed()
 	doc := c.f.Doc
 	for n := doc.Lines.LineOf(doc.Body.Start); n < doc.Lines.Count(); n++ {
 		start := doc.Lines.Start(n)
@@ -138,6 +140,54 @@ func listItems(v document.Node) []document.Node {
 		}
 	}
 	return out
+}
+
+// commandShadowed reports a command of the project's .claude/commands
+// that a skill of its .claude/skills answers for: Claude Code's skills
+// page says that when a skill and a command share a name, the skill takes
+// precedence, so /name runs the skill and the command never loads. A
+// skill the user cannot invoke (user-invocable: false) is not said to
+// shadow it, as the page does not say which one /name runs then.
+func (c *checker) commandShadowed() {
+	if c.s.partial || path.Dir(c.f.Rel) != ".claude/commands" {
+		return
+	}
+	name := strings.TrimSuffix(path.Base(c.f.Rel), ".md")
+	sk := c.s.projectSkill(name)
+	if sk == nil {
+		return
+	}
+	d := c.add(lineOf(c.f.Lines, 0), diag.CommandShadowed, "the skill %s is also named %s, and Claude Code runs the skill when a skill and a command share a name: /%s never loads this command", sk.Rel, name, name)
+	if d != nil {
+		d.Related = []diag.Related{{Path: sk.Path, Span: lineOf(sk.Lines, 0), Message: fmt.Sprintf("the skill /%s runs", name)}}
+	}
+}
+
+// projectSkill returns the skill of the project's .claude/skills that
+// answers to /name, or nil: its name field, else its folder's name.
+func (s *Set) projectSkill(name string) *File {
+	s.commandSkillsOnce.Do(func() {
+		s.commandSkills = map[string]*File{}
+		for _, f := range s.Files {
+			rest, ok := strings.CutPrefix(f.Rel, ".claude/skills/")
+			if f.Kind != KindSkill || f.Skipped != "" || !ok || strings.Count(rest, "/") != 1 || f.Doc == nil {
+				continue
+			}
+			if fm := f.Doc.Frontmatter; fm != nil {
+				if _, v := fm.Root().Field("user-invocable"); v.Exists() && v.Value() == "false" {
+					continue
+				}
+			}
+			n := f.Meta.Name
+			if n == "" {
+				n = path.Dir(rest)
+			}
+			if s.commandSkills[n] == nil {
+				s.commandSkills[n] = f
+			}
+		}
+	})
+	return s.commandSkills[name]
 }
 
 // skillNames are the names skills answer to: their name field and their

@@ -146,7 +146,7 @@ func (c *checker) mcpConfig() {
 			c.add(r.span, diag.MCPFieldInvalid, "the file must hold a JSON object, not %s", kindName(r.kind))
 			return
 		}
-		c.duplicateKeys(r)
+		c.duplicateKeys(r, agent.name)
 		root = r
 		if agent == geminiMCP {
 			if p, ok := geminiFileNameProblem(r); ok {

@@ -217,6 +217,7 @@ func (c *checker) openCodeConfig() {
 	if root.kind != '{' {
 		return
 	}
+	c.duplicateKeys(root, "OpenCode")
 	v, k := root.get("instructions")
 	if k == nil {
 		return

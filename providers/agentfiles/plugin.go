@@ -152,7 +152,7 @@ func (c *checker) pluginJSON() {
 		c.add(root.span, diag.PluginFieldInvalid, "the file must hold a JSON object, not %s", kindName(root.kind))
 		return
 	}
-	c.duplicateKeys(root)
+	c.duplicateKeys(root, "Claude Code")
 	switch c.f.Kind {
 	case KindPlugin:
 		c.pluginManifest(root)
@@ -173,21 +173,46 @@ func (c *checker) pluginJSON() {
 	}
 }
 
-// duplicateKeys reports an object key given twice, at any depth: JSON
-// parsers keep only the last.
-func (c *checker) duplicateKeys(n *jnode) {
+// duplicateKeys reports an object key given again, at any depth: every
+// agent reads its JSON files with a parser that keeps the last value of a
+// name, so the earlier one is dropped without a word. who names the agent
+// that reads the file.
+func (c *checker) duplicateKeys(n *jnode, who string) {
 	if n.kind == '{' {
-		seen := map[string]bool{}
+		first := map[string]*jnode{}
 		for _, k := range n.keys {
-			if seen[k.str] {
-				c.add(k.span, diag.PluginNameDuplicate, "%q is given twice in this object; only the last one counts", k.str)
+			if commentKey(k.str) {
+				continue
 			}
-			seen[k.str] = true
+			f, ok := first[k.str]
+			if !ok {
+				first[k.str] = k
+				continue
+			}
+			var d *diag.Diagnostic
+			if l1, l2 := c.f.Lines.LineOf(f.span.Start)+1, c.f.Lines.LineOf(k.span.Start)+1; l1 != l2 {
+				d = c.add(k.span, diag.JSONDuplicateKey, "%q is given twice in this object, on lines %d and %d: %s keeps only the last, so the value on line %d is dropped", k.str, l1, l2, who, l1)
+			} else {
+				d = c.add(k.span, diag.JSONDuplicateKey, "%q is given twice in this object, both on line %d: %s keeps only the last, so the first value is dropped", k.str, l1, who)
+			}
+			if d != nil {
+				d.Related = []diag.Related{{Path: c.f.Path, Span: f.span, Message: fmt.Sprintf("the first %q, whose value %s drops", k.str, who)}}
+			}
 		}
 	}
-	for _, v := range append(n.vals, n.items...) {
-		c.duplicateKeys(v)
+	for _, v := range n.vals {
+		c.duplicateKeys(v, who)
 	}
+	for _, v := range n.items {
+		c.duplicateKeys(v, who)
+	}
+}
+
+// commentKey says whether a key is one written as a comment ("//",
+// "// note", "$comment"): no agent reads it, so repeating it, as such
+// comments often are, drops nothing.
+func commentKey(k string) bool {
+	return strings.HasPrefix(k, "//") || k == "$comment"
 }
 
 // pluginRoot is the folder, relative to the workspace, a plugin or

@@ -434,7 +434,7 @@ func (c *checker) claudeJSON() {
 		c.add(root.span, diag.SettingsValueInvalid, "the file must hold a JSON object, not %s", kindName(root.kind))
 		return
 	}
-	c.duplicateKeys(root)
+	c.duplicateKeys(root, "Claude Code")
 	if c.f.Kind == KindHooks {
 		c.hooksFile(root)
 		return

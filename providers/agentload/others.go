@@ -232,6 +232,38 @@ func (b *builder) opencode() {
 		}
 		b.always(rel, b.count(text), "instructions of opencode.json")
 	}
+	b.opencodeSkills()
+}
+
+// openCodeSkillDirs are the project folders OpenCode finds skills in, in
+// the order its skills page lists them; .opencode/skill is the singular
+// form its loader still reads.
+var openCodeSkillDirs = []string{".opencode/skills/", ".opencode/skill/", ".claude/skills/", ".agents/skills/"}
+
+// opencodeSkills adds the skills a session at the project root finds: a
+// SKILL.md at any depth of a skill folder. The skill tool lists each by
+// name and description; the body loads when the agent calls it. A name
+// found twice is one skill, listed once.
+func (b *builder) opencodeSkills() {
+	names := map[string]bool{}
+	for _, dir := range openCodeSkillDirs {
+		for _, f := range b.files(agentfiles.KindSkill) {
+			if !strings.HasPrefix(f.Rel, dir) {
+				continue
+			}
+			name := f.Meta.Name
+			if name == "" {
+				name = path.Base(path.Dir(f.Rel))
+			}
+			if names[name] {
+				continue
+			}
+			names[name] = true
+			from := strings.TrimSuffix(dir, "/")
+			b.always(f.Rel, b.count([]byte(listingLine(name, strings.TrimSpace(f.Meta.Description)))), "skill listing ("+from+")")
+			b.onDemand(f.Rel, FileTokens(b.opt.Counter, f), "skill body, when the agent loads it with its skill tool")
+		}
+	}
 }
 
 // copilotAgents adds the custom agents and chat modes: a custom agent's
@@ -287,7 +319,9 @@ func configured(set *agentfiles.Set, agent string) bool {
 	case Kiro:
 		return has(agentfiles.KindKiroSteering)
 	case OpenCode:
-		return has(agentfiles.KindOpenCodeConfig)
+		return has(agentfiles.KindOpenCodeConfig) || slices.ContainsFunc(set.Files, func(f *agentfiles.File) bool {
+			return f.Kind == agentfiles.KindSkill && strings.HasPrefix(f.Rel, ".opencode/")
+		})
 	}
 	return false
 }

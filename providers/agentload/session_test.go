@@ -431,3 +431,59 @@ func TestKiro(t *testing.T) {
 		t.Errorf("docs/style.md: %+v", e)
 	}
 }
+
+// TestOpenCodeSkills checks that an OpenCode session lists the skills of
+// every folder its skills page names, at any depth of the folder, each
+// name once, and loads a body only when the agent calls it; skills of a
+// subfolder's .claude/skills or of other folders are not counted.
+func TestOpenCodeSkills(t *testing.T) {
+	t.Parallel()
+	dir := testtree.New(t, map[string]string{
+		"opencode.json":                        "{}\n",
+		".opencode/skills/release/SKILL.md":    "---\nname: release\ndescription: Cut a release.\n---\nRelease steps.\n",
+		".opencode/skill/legacy/SKILL.md":      "---\nname: legacy\ndescription: The singular folder.\n---\nOld.\n",
+		".claude/skills/review/SKILL.md":       "---\nname: review\ndescription: Review a diff.\n---\nReview it.\n",
+		".agents/skills/group/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy the app.\n---\nDeploy.\n",
+		".agents/skills/release/SKILL.md":      "---\nname: release\ndescription: The same name again.\n---\nAgain.\n",
+		"pkg/.claude/skills/nested/SKILL.md":   "---\nname: nested\ndescription: Only when started in pkg.\n---\nNested.\n",
+		"skills/collection/SKILL.md":           "---\nname: collection\ndescription: Not a folder OpenCode reads.\n---\nNo.\n",
+	})
+	c := compute(t, dir, Options{Agent: OpenCode, Counter: counter(t)})
+	type row struct{ file, reason string }
+	var always, demand []row
+	for _, e := range c.AlwaysLoaded {
+		always = append(always, row{e.File, e.Reason})
+	}
+	for _, e := range c.OnDemand {
+		demand = append(demand, row{e.File, e.Reason})
+	}
+	wantAlways := []row{
+		{".opencode/skills/release/SKILL.md", "skill listing (.opencode/skills)"},
+		{".opencode/skill/legacy/SKILL.md", "skill listing (.opencode/skill)"},
+		{".claude/skills/review/SKILL.md", "skill listing (.claude/skills)"},
+		{".agents/skills/group/deploy/SKILL.md", "skill listing (.agents/skills)"},
+	}
+	if !slices.Equal(always, wantAlways) {
+		t.Errorf("alwaysLoaded:\n got  %v\n want %v", always, wantAlways)
+	}
+	if len(demand) != len(wantAlways) {
+		t.Errorf("onDemand %v, want one body per listed skill", demand)
+	}
+	listed := map[string]string{
+		".opencode/skills/release/SKILL.md":    listingLine("release", "Cut a release."),
+		".opencode/skill/legacy/SKILL.md":      listingLine("legacy", "The singular folder."),
+		".claude/skills/review/SKILL.md":       listingLine("review", "Review a diff."),
+		".agents/skills/group/deploy/SKILL.md": listingLine("deploy", "Deploy the app."),
+	}
+	for i, e := range c.AlwaysLoaded {
+		if want := counter(t).Count(listed[e.File]); e.Tokens != want {
+			t.Errorf("%s: listing of %d tokens, want %d", e.File, e.Tokens, want)
+		}
+		if i < len(c.OnDemand) && c.OnDemand[i].File != e.File {
+			t.Errorf("body %s follows the listing of %s", c.OnDemand[i].File, e.File)
+		}
+	}
+	if got := Configured(load(t, testtree.New(t, map[string]string{".opencode/skills/a/SKILL.md": "---\nname: a\ndescription: A.\n---\n"}))); !slices.Contains(got, OpenCode) {
+		t.Errorf("a project with .opencode/skills configures %v, want OpenCode among them", got)
+	}
+}

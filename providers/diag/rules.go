@@ -98,6 +98,7 @@ const (
 	srcPluginCache = "Claude Code plugin docs (https://code.claude.com/docs/en/plugins/loading)"
 	srcYAML        = "YAML 1.2"
 	srcJSON        = "JSON (RFC 8259)"
+	srcJSONDup     = "JSON (RFC 8259 §4, https://www.rfc-editor.org/rfc/rfc8259#section-4: \"many implementations report the last name/value pair only\") and JavaScript's JSON.parse, which every agent reading these files uses or follows (ECMA-262: preceding values for the same key are overwritten)"
 	srcClaudePlugs = "Claude Code plugin docs"
 	srcMarkdown    = "Marksman, VS Code markdown"
 	srcTOML        = "TOML 1.0 (https://toml.io/en/v1.0.0)"
@@ -179,11 +180,13 @@ const (
 	SkillLinkOutside            = "skill-link-outside"
 	CommandFieldInvalid         = "command-field-invalid"
 	CommandFileMissing          = "command-file-missing"
+	CommandShadowed             = "command-shadowed"
 	SubagentFieldMissing        = "subagent-field-missing"
 	SubagentNameInvalid         = "subagent-name-invalid"
 	SubagentFieldInvalid        = "subagent-field-invalid"
 	SubagentSkillMissing        = "subagent-skill-missing"
 	JSONSyntax                  = "json-syntax-error"
+	JSONDuplicateKey            = "json-duplicate-key"
 	PluginFieldMissing          = "plugin-field-missing"
 	PluginFieldInvalid          = "plugin-field-invalid"
 	PluginNameInvalid           = "plugin-name-invalid"
@@ -297,15 +300,17 @@ var table = []Rule{
 	{SkillLinkOutside, Warning, "a link of a skill that travels leaves what travels with it: a plugin's folder, a collection skill's own folder, a package's packages (a project's own skill runs in place)", srcSkillSpec + "; " + srcPluginCache, NoFix},
 	{CommandFieldInvalid, Warning, "a command field (`description`, `argument-hint`, `allowed-tools`, `model`) has the wrong type", srcCommands, NoFix},
 	{CommandFileMissing, Error, "an `@path` file reference in a command names no file", srcCommands, NoFix},
+	{CommandShadowed, Warning, "a command of `.claude/commands` has the name of a skill of `.claude/skills` (its `name`, else its folder): the skill takes precedence, so `/name` runs the skill and the command never loads; the related place is the skill. Not said when the skill has `user-invocable: false`", srcSkillsDocs, NoFix},
 	{SubagentFieldMissing, Error, "a subagent has no `name` or no `description`", srcSubagents, NoFix},
 	{SubagentNameInvalid, Error, "a subagent `name` is not lowercase letters, digits and hyphens", srcSubagents, NoFix},
 	{SubagentFieldInvalid, Warning, "a subagent field (`tools`, `model`, `permissionMode`, `skills`) has the wrong type or value", srcSubagents, NoFix},
 	{SubagentSkillMissing, Error, "a subagent's `skills` names a skill that does not exist", srcSubagents, NoFix},
 	{JSONSyntax, Error, "a plugin, marketplace, MCP configuration, `.lsp.json`, Claude Code settings, plugin `hooks.json` or `opencode.json` file is not valid JSON (VS Code, Cursor and Gemini CLI files may hold comments and trailing commas)", srcJSON, NoFix},
+	{JSONDuplicateKey, Warning, "an object of a JSON file an agent reads (Claude Code settings, `.mcp.json`, a plugin's `plugin.json`, `marketplace.json`, `hooks/hooks.json`, `.lsp.json`, Cursor's or VS Code's `mcp.json`, `.gemini/settings.json`, `opencode.json`) gives a key twice, at any depth (two `hooks`, two servers of one name): the agent keeps the last value and drops the first without a word; the message names both lines, and the related place is the first. Keys written as comments (`//`, `$comment`) are not counted", srcJSONDup, NoFix},
 	{PluginFieldMissing, Error, "a required field of a plugin JSON file is missing", srcClaudePlugs, NoFix},
 	{PluginFieldInvalid, Warning, "a field of a plugin JSON file has the wrong type", srcClaudePlugs, NoFix},
 	{PluginNameInvalid, Error, "a plugin, marketplace or server name is not kebab-case", srcClaudePlugs, NoFix},
-	{PluginNameDuplicate, Error, "two plugins of a marketplace have the same name, or a JSON object gives a key (a server name, …) twice", srcClaudePlugs, NoFix},
+	{PluginNameDuplicate, Error, "two plugins of a marketplace have the same name", srcClaudePlugs, NoFix},
 	{PluginPathMissing, Error, "a path or local plugin source named by a plugin JSON file does not exist", srcClaudePlugs, NoFix},
 	{TOMLSyntax, Error, "a Codex `.codex/config.toml` is not valid TOML, or gives a key or table twice", srcTOML, NoFix},
 	{MCPFieldMissing, Error, "an MCP server (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`, `.gemini/settings.json`, `.codex/config.toml`, a plugin's `mcpServers`) has no `command` (stdio) or no `url` (http, sse), or a VS Code input no `id` or `type`", srcMCP, NoFix},
