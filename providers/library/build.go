@@ -29,6 +29,7 @@ import (
 
 // reload scans the whole workspace again with cfg and replaces the model.
 func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []config.Problem) error {
+	reading := l.readCache()
 	counter, err := tokens.New(cfg.Tokenizer)
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
@@ -49,7 +50,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		root = root.Memo()
 	}
 	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo(), slabs: &slabs{}}
-	b.cache = l.openCache(cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
+	b.cache = l.openCache(reading, cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
 	files := make([]*File, len(s.Files))
 	if l.texts != nil {
 		l.texts.indexing.Store(true)
