@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
@@ -638,12 +639,29 @@ func newState(root *fsguard.Root, files []*File) *state {
 	for _, f := range files {
 		st.files.Set(f.Path, f)
 	}
-	st.rebuildTopics()
+	// files is sorted already: sorting the map's values again would cost
+	// as much as the rest.
+	st.rebuildFrom(func(yield func(*File) bool) {
+		for i, f := range files {
+			if i+1 < len(files) && files[i+1].Path == f.Path {
+				continue // the map holds the last of a path given twice
+			}
+			if !yield(f) {
+				return
+			}
+		}
+	})
 	return st
 }
 
 // rebuildTopics recomputes topics, domains and commands from files.
 func (st *state) rebuildTopics() {
+	st.rebuildFrom(slices.Values(slices.SortedFunc(st.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })))
+}
+
+// rebuildFrom recomputes topics, domains and commands from sorted, every
+// file of st.files in the order of their paths.
+func (st *state) rebuildFrom(sorted iter.Seq[*File]) {
 	st.topics = cowmap.New[*Topic](st.files.Len())
 	clear(st.aliases)
 	st.byStem = cowmap.New[[]*Topic](st.files.Len())
@@ -652,8 +670,7 @@ func (st *state) rebuildTopics() {
 	st.warnings = nil
 	st.dupTopics = map[string]bool{}
 	st.dupCommands = map[string]bool{}
-	files := slices.SortedFunc(st.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
-	for _, f := range files {
+	for f := range sorted {
 		st.addFile(f)
 	}
 	st.sortDomains()
