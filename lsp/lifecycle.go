@@ -224,6 +224,9 @@ func (s *Server) openWorkspace() {
 	case <-ctx.Done():
 	}
 	lead.Stop()
+	if s.opts.Started != nil {
+		s.opts.Started()
+	}
 	if g := s.opts.indexGate; g != nil {
 		select {
 		case <-g:

@@ -54,6 +54,11 @@ type Options struct {
 	// housekeeping such as a garbage collection that would otherwise fall
 	// on the next keystroke.
 	Idle func()
+	// Started, when set, runs once the diagnostics of the documents open
+	// at start are out (or the preview gave up on them), before the index
+	// of the workspace begins: a server can keep a start-up policy until
+	// then, such as collecting no garbage while the first answer is due.
+	Started func()
 	// CacheDir and CacheVersion configure the index cache of the
 	// workspace (see library.Options); an empty CacheDir keeps none.
 	CacheDir, CacheVersion string

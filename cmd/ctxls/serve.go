@@ -31,7 +31,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(pos) > 0 {
 		return usageError{msg: "serve takes no arguments"}
 	}
-	log := startServer(stderr, slog.LevelInfo, *verbose)
+	// The start allocates a few tens of megabytes, the preview of the
+	// workspace, before the first diagnostics: under the server's policy
+	// from Go's 4 MB heap that is a dozen collections on the way. The
+	// floor of a check holds until those diagnostics are out.
+	lift := setCheckGC()
+	log := newServerLogger(stderr, slog.LevelInfo, *verbose)
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -40,7 +45,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer stop()
 	}
 	cacheDir, cacheVersion := indexCache(log)
-	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: buildVersion(), Reclaim: debug.FreeOSMemory, Idle: collectIfDue, CacheDir: cacheDir, CacheVersion: cacheVersion})
+	srv := lsp.New(lsp.Options{Logger: log, Dir: *dir, Version: buildVersion(), Reclaim: debug.FreeOSMemory, Idle: collectIfDue, Started: lift, CacheDir: cacheDir, CacheVersion: cacheVersion})
 	err = srv.Serve(ctx, stdin, stdout)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
 		return exitError(1)
@@ -55,10 +60,16 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // its logger, which writes messages of level and above to w, or with
 // verbose the debug messages too.
 func startServer(w io.Writer, level slog.Level, verbose bool) *slog.Logger {
+	setServerGC()
+	return newServerLogger(w, level, verbose)
+}
+
+// newServerLogger returns the logger of a server, which writes messages
+// of level and above to w, or with verbose the debug messages too.
+func newServerLogger(w io.Writer, level slog.Level, verbose bool) *slog.Logger {
 	if verbose {
 		level = slog.LevelDebug
 	}
-	setServerGC()
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 

@@ -166,30 +166,101 @@ func Open(dir string, key Key) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("index cache: no directory")
 	}
-	sum := sha256.Sum256([]byte(key.Root))
+	return read(dir, key.Root).open(key), nil
+}
+
+// A Reading is the cache file of a workspace being read and decoded in
+// the background, while the caller works out the rest of the key.
+type Reading struct {
+	done chan struct{}
+	f    *file
+}
+
+// Read starts reading the cache of the workspace root from dir. Open of
+// the result waits for the read and gives what the package's Open gives.
+func Read(dir, root string) *Reading {
+	r := &Reading{done: make(chan struct{})}
+	if dir == "" {
+		close(r.done)
+		return r
+	}
+	go func() {
+		defer close(r.done)
+		r.f = read(dir, root)
+	}()
+	return r
+}
+
+// Open returns the cache under key, whose Root is the root given to Read.
+func (r *Reading) Open(key Key) (*Cache, error) {
+	<-r.done
+	if r.f == nil {
+		return nil, errors.New("index cache: no directory")
+	}
+	return r.f.open(key), nil
+}
+
+// file is a cache file as read from disk, before its key is checked.
+type file struct {
+	path string
+	// missing says there is no cache file; err why the file read is none.
+	missing bool
+	err     error
+	// The header's key, and why the rest did not decode (checked once the
+	// key matches: a foreign file is reported as such).
+	root, version, settings string
+	bodyErr                 error
+	entries                 map[string]Entry
+	results                 map[string]result
+}
+
+// read reads the cache file of the workspace root from dir.
+func read(dir, root string) *file {
+	sum := sha256.Sum256([]byte(root))
+	f := &file{path: filepath.Join(dir, fmt.Sprintf("index-%x.bin", sum[:12]))}
+	data, err := readBounded(f.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		f.missing = true
+	case err != nil:
+		f.err = err
+	default:
+		f.decode(data)
+	}
+	return f
+}
+
+// open returns the cache of f under key.
+func (f *file) open(key Key) *Cache {
 	c := &Cache{
-		path:    filepath.Join(dir, fmt.Sprintf("index-%x.bin", sum[:12])),
+		path:    f.path,
 		key:     key,
 		cur:     map[string]Entry{},
 		results: map[string]result{},
 	}
-	data, err := readBounded(c.path)
+	var err error
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case f.missing:
 		c.old = map[string]Entry{}
 		c.dirty = true
-		return c, nil
-	case err != nil:
-		c.discard(err.Error())
-		return c, nil
+		return c
+	case f.err != nil:
+		err = f.err
+	case f.root != key.Root:
+		err = fmt.Errorf("cache of another workspace (%s)", f.root)
+	case f.version != key.Version:
+		err = errors.New("cache of another ctxls build")
+	case f.settings != key.Settings:
+		err = errors.New("cache of other settings")
+	case f.bodyErr != nil:
+		err = f.bodyErr
 	}
-	old, results, err := decode(data, key)
 	if err != nil {
 		c.discard(err.Error())
-		return c, nil
+		return c
 	}
-	c.old, c.results = old, results
-	return c, nil
+	c.old, c.results = f.entries, f.results
+	return c
 }
 
 func (c *Cache) discard(why string) {
@@ -352,29 +423,29 @@ func encode(key Key, entries map[string]Entry, results map[string]result) []byte
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 }
 
-// decode reads a cache file written under key. Entries' Refs are slices of
-// data.
-func decode(data []byte, key Key) (map[string]Entry, map[string]result, error) {
+// decode reads a cache file into f. Entries' Refs are slices of data.
+func (f *file) decode(data []byte) {
 	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
-		return nil, nil, errors.New("not a ctxls index cache of this format")
+		f.err = errors.New("not a ctxls index cache of this format")
+		return
 	}
 	body := data[:len(data)-4]
 	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(data[len(body):]) {
-		return nil, nil, errors.New("checksum mismatch: the cache file is damaged")
+		f.err = errors.New("checksum mismatch: the cache file is damaged")
+		return
 	}
 	r := &reader{b: body[len(magic):]}
-	root, version, settings := r.string(), r.string(), r.string()
+	f.root, f.version, f.settings = r.string(), r.string(), r.string()
 	if r.err != nil {
-		return nil, nil, r.err
+		f.err = r.err
+		return
 	}
-	switch {
-	case root != key.Root:
-		return nil, nil, fmt.Errorf("cache of another workspace (%s)", root)
-	case version != key.Version:
-		return nil, nil, errors.New("cache of another ctxls build")
-	case settings != key.Settings:
-		return nil, nil, errors.New("cache of other settings")
-	}
+	f.entries, f.results, f.bodyErr = decodeBody(r)
+}
+
+// decodeBody reads the entries and results that follow a cache file's
+// header.
+func decodeBody(r *reader) (map[string]Entry, map[string]result, error) {
 	n := r.count(len(r.b))
 	out := make(map[string]Entry, n)
 	for range n {

@@ -269,3 +269,41 @@ func TestResults(t *testing.T) {
 		t.Errorf("after saving entries: result kept %v, %d entries", ok, c.Len())
 	}
 }
+
+// A cache read before its key is complete opens as Open opens it.
+func TestReadThenOpen(t *testing.T) {
+	t.Parallel()
+	dir := saved(t)
+	tests := []struct {
+		name    string
+		dir     string
+		key     Key
+		entries int
+		discard bool
+	}{
+		{"same key", dir, testKey, 2, false},
+		{"other version", dir, Key{Root: testKey.Root, Version: "v2", Settings: testKey.Settings}, 0, true},
+		{"other settings", dir, Key{Root: testKey.Root, Version: testKey.Version, Settings: "cl100k_base"}, 0, true},
+		{"no file", t.TempDir(), testKey, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Read(tt.dir, tt.key.Root).Open(tt.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Open(tt.dir, tt.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Len() != tt.entries || (c.Discarded() != "") != tt.discard || c.Discarded() != want.Discarded() || c.Path() != want.Path() {
+				t.Errorf("Read then Open: %d entries, discarded %q at %s; Open: %d, %q at %s; want %d entries",
+					c.Len(), c.Discarded(), c.Path(), want.Len(), want.Discarded(), want.Path(), tt.entries)
+			}
+		})
+	}
+	if _, err := Read("", testKey.Root).Open(testKey); err == nil {
+		t.Error("Read without a directory opened a cache")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,6 +30,7 @@ import (
 
 // reload scans the whole workspace again with cfg and replaces the model.
 func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []config.Problem) error {
+	reading := l.readCache()
 	counter, err := tokens.New(cfg.Tokenizer)
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
@@ -49,7 +51,7 @@ func (l *Library) reload(ctx context.Context, cfg *config.Config, problems []con
 		root = root.Memo()
 	}
 	b := &builder{root: root, cfg: cfg, counter: counter, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo(), slabs: &slabs{}}
-	b.cache = l.openCache(cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
+	b.cache = l.openCache(reading, cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
 	files := make([]*File, len(s.Files))
 	if l.texts != nil {
 		l.texts.indexing.Store(true)
@@ -637,12 +639,29 @@ func newState(root *fsguard.Root, files []*File) *state {
 	for _, f := range files {
 		st.files.Set(f.Path, f)
 	}
-	st.rebuildTopics()
+	// files is sorted already: sorting the map's values again would cost
+	// as much as the rest.
+	st.rebuildFrom(func(yield func(*File) bool) {
+		for i, f := range files {
+			if i+1 < len(files) && files[i+1].Path == f.Path {
+				continue // the map holds the last of a path given twice
+			}
+			if !yield(f) {
+				return
+			}
+		}
+	})
 	return st
 }
 
 // rebuildTopics recomputes topics, domains and commands from files.
 func (st *state) rebuildTopics() {
+	st.rebuildFrom(slices.Values(slices.SortedFunc(st.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })))
+}
+
+// rebuildFrom recomputes topics, domains and commands from sorted, every
+// file of st.files in the order of their paths.
+func (st *state) rebuildFrom(sorted iter.Seq[*File]) {
 	st.topics = cowmap.New[*Topic](st.files.Len())
 	clear(st.aliases)
 	st.byStem = cowmap.New[[]*Topic](st.files.Len())
@@ -651,8 +670,7 @@ func (st *state) rebuildTopics() {
 	st.warnings = nil
 	st.dupTopics = map[string]bool{}
 	st.dupCommands = map[string]bool{}
-	files := slices.SortedFunc(st.files.Values(), func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
-	for _, f := range files {
+	for f := range sorted {
 		st.addFile(f)
 	}
 	st.sortDomains()

@@ -23,14 +23,24 @@ type cached struct {
 	refs        []byte
 }
 
-// openCache opens the index cache of the workspace for an index under
-// counter's tokenizer and the roots the walk found, or returns nil when
-// the library keeps none or it cannot be opened.
-func (l *Library) openCache(tokenizer string, roots ...[]string) *indexcache.Cache {
+// readCache starts reading the index cache of the workspace, so that the
+// read overlaps the walk whose roots complete its key; nil when the
+// library keeps none.
+func (l *Library) readCache() *indexcache.Reading {
 	if l.opts.CacheDir == "" {
 		return nil
 	}
-	c, err := indexcache.Open(l.opts.CacheDir, l.cacheKey(tokenizer, roots...))
+	return indexcache.Read(l.opts.CacheDir, l.dir)
+}
+
+// openCache opens the index cache r of readCache for an index under
+// counter's tokenizer and the roots the walk found, or returns nil when
+// the library keeps none or it cannot be opened.
+func (l *Library) openCache(r *indexcache.Reading, tokenizer string, roots ...[]string) *indexcache.Cache {
+	if r == nil {
+		return nil
+	}
+	c, err := r.Open(l.cacheKey(tokenizer, roots...))
 	if err != nil {
 		l.log.Warn("index cache unavailable; indexing everything", "err", err)
 		return nil

@@ -49,11 +49,12 @@ func NewPreview(ctx context.Context, dir string, cfg *config.Config, opts Option
 	if err != nil {
 		return nil, err
 	}
+	reading := l.readCache()
 	s, err := discover.Walk(ctx, l.root, cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", l.dir, err)
 	}
-	cache := l.openCache(cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
+	cache := l.openCache(reading, cfg.Tokenizer, s.ContextRoots, s.CommandRoots)
 	p := &Preview{dir: l.dir, cfg: cfg, b: &builder{root: l.root, cfg: cfg, contextRoots: s.ContextRoots, commandRoots: s.CommandRoots, roots: s.Info(), beside: besideRoots(s.ContextRoots), paths: newPathMemo()}}
 	p.files = make([]*File, len(s.Files))
 	hits := make([]bool, len(s.Files))
