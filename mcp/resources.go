@@ -131,7 +131,7 @@ func (s *Server) syncResources() {
 			if f.Kind != agentfiles.KindSkill || f.Doc == nil {
 				continue
 			}
-			name := ops.SkillName(f)
+			name := f.SkillName()
 			if seen[skillURI(name)] {
 				continue // two skills of one name: the first is served
 			}

@@ -2,7 +2,6 @@ package agentfiles
 
 import (
 	"bytes"
-	"path"
 	"slices"
 	"strings"
 
@@ -259,10 +258,7 @@ func (s *Set) skillCompletions() []Completion {
 		if f.Kind != KindSkill {
 			continue
 		}
-		name := f.Meta.Name
-		if name == "" {
-			name = path.Base(path.Dir(f.Rel))
-		}
+		name := f.SkillName()
 		if seen[name] {
 			continue
 		}

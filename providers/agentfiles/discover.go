@@ -2,6 +2,7 @@ package agentfiles
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,12 @@ type File struct {
 	// frontmatter that stays once its values are quoted as Claude Code's
 	// loader quotes them; see lenient.
 	quotedErr *document.YAMLError
+}
+
+// SkillName is the name a skill is invoked and listed by: the name its
+// frontmatter gives, else its folder's.
+func (f *File) SkillName() string {
+	return cmp.Or(strings.TrimSpace(f.Meta.Name), path.Base(path.Dir(f.Rel)))
 }
 
 // Set is the agent files of a workspace, read once, with what their checks

@@ -251,10 +251,7 @@ func (b *builder) opencodeSkills() {
 			if !strings.HasPrefix(f.Rel, dir) {
 				continue
 			}
-			name := f.Meta.Name
-			if name == "" {
-				name = path.Base(path.Dir(f.Rel))
-			}
+			name := f.SkillName()
 			if names[name] {
 				continue
 			}

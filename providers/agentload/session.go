@@ -598,9 +598,7 @@ func listingOf(f *agentfiles.File, max int) (string, string) {
 	name := f.Meta.Name
 	switch f.Kind {
 	case agentfiles.KindSkill:
-		if name == "" {
-			name = path.Base(path.Dir(f.Rel))
-		}
+		name = f.SkillName()
 	case agentfiles.KindCommand:
 		name = strings.TrimSuffix(path.Base(f.Rel), ".md")
 	default:

@@ -159,6 +159,14 @@ func (r *Root) readListed(ctx context.Context, p string, limit int64) (data []by
 		return nil, nil, nil, false
 	}
 	data, fi, err = readFile(ctx, p, p, limit, openNoFollow, nil, r.dirs)
+	return shortcutResult(p, data, fi, err)
+}
+
+// shortcutResult is what a read of p that took a shortcut gives: its
+// result, with a missing file the error of a read of p, or ok false when
+// p could not be opened for another reason, which the careful read then
+// decides.
+func shortcutResult(p string, data []byte, fi fs.FileInfo, err error) ([]byte, fs.FileInfo, error, bool) {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Op == "open" {
 		if !errors.Is(pe.Err, fs.ErrNotExist) {
@@ -436,14 +444,7 @@ func (r *Root) readMemo(ctx context.Context, p string, limit int64) (data []byte
 		return nil, nil, nil, false
 	}
 	data, fi, err = readFile(ctx, target, p, limit, openNoFollow, nil, r.dirs)
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Op == "open" {
-		if !errors.Is(pe.Err, fs.ErrNotExist) {
-			return nil, nil, nil, false
-		}
-		return nil, nil, &fs.PathError{Op: "read", Path: p, Err: pe.Err}, true
-	}
-	return data, fi, err, true
+	return shortcutResult(p, data, fi, err)
 }
 
 // ReadWalked reads the file at p, in the workspace, that a walk from the

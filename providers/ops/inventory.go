@@ -147,7 +147,7 @@ func agentEntries(lib *library.Snapshot, counter tokens.Counter, files []*agentf
 	skills := map[string]int{}
 	for _, f := range files {
 		if f.Kind == agentfiles.KindSkill && f.Doc != nil {
-			skills[SkillName(f)]++
+			skills[f.SkillName()]++
 		}
 	}
 	for _, f := range files {
@@ -199,7 +199,7 @@ func agentEntry(counter tokens.Counter, f *agentfiles.File, k string) InventoryE
 	e := InventoryEntry{Reference: f.Rel, Title: oneLine(cmp.Or(f.Meta.Description, f.Meta.Name, path.Base(f.Rel))),
 		Kind: k, Tokens: agentload.FileTokens(counter, f), Path: f.Rel}
 	if k == KindSkill {
-		e.Reference = SkillName(f)
+		e.Reference = f.SkillName()
 	}
 	return e
 }
@@ -211,12 +211,6 @@ func oneLine(s string) string {
 		return strings.TrimSpace(s)
 	}
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// SkillName is the name a skill is called by: its frontmatter name, else
-// its folder's.
-func SkillName(f *agentfiles.File) string {
-	return cmp.Or(strings.TrimSpace(f.Meta.Name), path.Base(path.Dir(f.Rel)))
 }
 
 // agentFiles returns the agent files of snap, none when they cannot be
@@ -236,7 +230,7 @@ func (o *Ops) agentFiles(ctx context.Context, snap Snapshot) []*agentfiles.File 
 // skillIn returns the skill of files called name.
 func skillIn(files []*agentfiles.File, name string) (*agentfiles.File, bool) {
 	for _, f := range files {
-		if f.Kind == agentfiles.KindSkill && SkillName(f) == name {
+		if f.Kind == agentfiles.KindSkill && f.SkillName() == name {
 			return f, true
 		}
 	}
