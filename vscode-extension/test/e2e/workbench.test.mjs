@@ -540,6 +540,46 @@ step('CLAUDE.md shows its import tree cost and the Session Cost view lists what 
   assert.doesNotMatch(rows, /common_issues\.md/, 'the import the agent skips is not counted as loaded');
 });
 
+step('the session cost in the status bar follows an unsaved edit and a skill created on disk', 'session-follows', async () => {
+  const item = page.locator('.statusbar-item:has(.codicon-hubot)').first();
+  const tokens = (text) => Number((/([\d,]+) tok/.exec(text) ?? ['', 'NaN'])[1].replace(/,/g, ''));
+  const settled = async (what) => {
+    const text = await eventually(async () => ((await item.count()) > 0 && /[\d,]+ tok/.test(await item.innerText()) ? item.innerText() : undefined), WAIT * 2, what);
+    return tokens(text);
+  };
+  const start = await settled('the session cost in the status bar');
+  const changed = async (from, what) =>
+    eventually(
+      async () => {
+        const n = tokens(await item.innerText());
+        return n > from ? n : undefined;
+      },
+      WAIT,
+      what,
+    );
+
+  // CLAUDE.md loads at start: text typed into it, not saved, costs tokens.
+  await openFile('CLAUDE.md');
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\nEvery change ships with its tests, its documentation and a note in the changelog for the people who use it.');
+  const edited = await changed(start, 'the session cost after an unsaved edit of CLAUDE.md');
+  await screenshot('session-unsaved-edit');
+  await runCommand('File: Revert File');
+  await eventually(async () => tokens(await item.innerText()) === start, WAIT, 'the session cost back after the edit was reverted');
+
+  // A skill is listed at start by its name and description.
+  const skill = join(workspace, '.claude', 'skills', 'release-checklist');
+  mkdirSync(skill, { recursive: true });
+  writeFileSync(
+    join(skill, 'SKILL.md'),
+    '---\nname: release-checklist\ndescription: Walks through the checks a release needs before it is tagged, such as the changelog, the version numbers, migration notes and the smoke tests.\n---\n\nRun the checks in order.\n',
+  );
+  const created = await changed(start, 'the session cost after a skill was created on disk');
+  await screenshot('session-skill-created');
+  assert.ok(edited > start && created > start, `session cost ${start}, after the edit ${edited}, after the skill ${created}`);
+});
+
 step('the context browser lists domains and topics with tokens', 'context-browser', async () => {
   // Focusing the view opens the ctxls side bar whatever its state (a click
   // on the activity bar icon would close it if it were open).
