@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctxls/ctxls/providers/library/libtest"
 )
 
@@ -99,28 +97,10 @@ func configOnly(records []string) []string {
 
 // mcpConfigProblems returns what the MCP check tool reports.
 func mcpConfigProblems(ctx context.Context, t *testing.T, bin, dir string) []string {
-	cmd := exec.Command(bin, "mcp", "--dir", dir)
-	cmd.Dir = dir
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "frontends", Version: "test"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to ctxls mcp: %v", err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "check", Arguments: map[string]any{"path": ".ctxls.yaml"}})
-	if err != nil || res.IsError {
-		t.Fatalf("mcp check: %v %v", err, res)
-	}
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var page struct {
 		Items []configRecord `json:"items"`
 	}
-	if err := json.Unmarshal(raw, &page); err != nil {
-		t.Fatal(err)
-	}
+	mcpCall(ctx, t, mcpConnect(ctx, t, bin, dir), "check", map[string]any{"path": ".ctxls.yaml"}, &page)
 	var out []string
 	for _, r := range page.Items {
 		out = append(out, r.String())

@@ -361,7 +361,10 @@ func cliAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 	return a
 }
 
-func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnswers {
+// mcpConnect starts `ctxls mcp` on dir and connects a client to it, closed
+// when the test ends.
+func mcpConnect(ctx context.Context, t *testing.T, bin, dir string) *sdk.ClientSession {
+	t.Helper()
 	cmd := exec.Command(bin, "mcp", "--dir", dir)
 	cmd.Dir = dir
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "frontends", Version: "test"}, nil).
@@ -369,30 +372,43 @@ func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnsw
 	if err != nil {
 		t.Fatalf("connect to ctxls mcp: %v", err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// mcpCall calls tool, decodes its structured result into out and returns
+// its text.
+func mcpCall(ctx context.Context, t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, out any) string {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("mcp %s: %v", tool, err)
+	}
+	if res.IsError {
+		t.Fatalf("mcp %s: %v", tool, res.Content)
+	}
+	var text string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatalf("mcp %s: %v", tool, err)
+	}
+	return text
+}
+
+func mcpAnswers(ctx context.Context, t *testing.T, bin, dir string) frontendAnswers {
+	cs := mcpConnect(ctx, t, bin, dir)
 	var text string // of the last call
 	call := func(tool string, args map[string]any, out any) {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("mcp %s: %v", tool, err)
-		}
-		if res.IsError {
-			t.Fatalf("mcp %s: %v", tool, res.Content)
-		}
-		text = ""
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				text += tc.Text
-			}
-		}
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("mcp %s: %v", tool, err)
-		}
+		text = mcpCall(ctx, t, cs, tool, args, out)
 	}
 	var a frontendAnswers
 	var cat struct {
