@@ -178,10 +178,7 @@ func (s *Set) projectSkill(name string) *File {
 					continue
 				}
 			}
-			n := f.Meta.Name
-			if n == "" {
-				n = path.Dir(rest)
-			}
+			n := f.SkillName()
 			if s.commandSkills[n] == nil {
 				s.commandSkills[n] = f
 			}
